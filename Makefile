@@ -1,0 +1,69 @@
+# The front door. `make run` and `make test` work from a fresh clone on Debian:
+# both install missing packages first (scripts/install-deps.sh).
+#   make run         build (release) and start arbiter-server on the built-in scene
+#   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
+#   make build       release build only          make bench   run the benchmarks
+#   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
+#   make clean
+# Extra arguments for the server: make run ARGS="--port 7000"
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ARGS ?=
+BIN := build/release/bin
+
+.PHONY: all deps build run test test-release test-asan test-debug test-fuzz fuzz-long bench clean help
+
+all: build
+
+help:
+	@sed -n '1,10p' Makefile
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+run: build
+	@if [ -x $(BIN)/arbiter-server ]; then \
+	  exec $(BIN)/arbiter-server $(ARGS); \
+	else \
+	  exec $(BIN)/arbiter-sim --ticks 600 --every 60 $(ARGS); \
+	fi
+
+test: deps test-release test-asan test-debug test-fuzz
+
+test-release:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+	ctest --preset release -j $(JOBS)
+
+# Every test once more under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
+
+# -O0: the golden determinism hashes must come out the same as in release and asan.
+test-debug:
+	cmake --preset debug >/dev/null
+	cmake --build --preset debug -j $(JOBS)
+	ctest --preset debug -j $(JOBS) -L 'unit|replay'
+
+# Each libFuzzer target for a short bounded time (scripts/fuzz.sh).
+test-fuzz:
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+	scripts/fuzz.sh build/fuzz/bin $${FUZZ_SECONDS:-10}
+
+fuzz-long:
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+	scripts/fuzz.sh build/fuzz/bin $${FUZZ_SECONDS:-600}
+
+bench: build
+	@for b in $(BIN)/bench-*; do [ -x "$$b" ] && "$$b"; done
+
+clean:
+	rm -rf build

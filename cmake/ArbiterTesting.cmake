@@ -1,0 +1,20 @@
+# arb_add_test(NAME SOURCES a.c b.c LIBS lib... LABELS unit|integration|replay|fuzz
+#              [ARGS ...] [TIMEOUT s] [SERIAL] [INCLUDES dir...])
+# Builds one cmocka test executable and registers it with ctest.
+# SERIAL marks tests that measure rates or bind ports and must not share the 2 cores.
+function(arb_add_test name)
+  cmake_parse_arguments(T "SERIAL" "TIMEOUT" "SOURCES;LIBS;LABELS;ARGS;INCLUDES" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} arb::cmocka)
+  if(T_INCLUDES)
+    target_include_directories(${name} PRIVATE ${T_INCLUDES})
+  endif()
+  add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+  if(T_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()

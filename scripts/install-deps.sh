@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the Debian packages arbiter builds and tests with. Does nothing when all are
+# present. Uses sudo when not run as root. Usage: scripts/install-deps.sh [--docker] [--runtime]
+#   (no flag)  build + test dependencies (what `make run` and `make test` need)
+#   --docker   also what `make test-docker` needs (podman, debootstrap, iproute2)
+#   --runtime  only the shared libraries the binaries link (used by docker/Dockerfile)
+set -euo pipefail
+
+build_pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev
+  libcmocka-dev clang libclang-rt-14-dev
+  libsdl2-dev
+)
+bench_pkgs=(libchipmunk-dev libbox2d-dev)
+docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs)
+runtime_pkgs=(libuv1 libenet7 libmsgpackc2 libjansson4 libxxhash0)
+
+want=("${build_pkgs[@]}" "${bench_pkgs[@]}")
+case "${1:-}" in
+  --docker) want+=("${docker_pkgs[@]}") ;;
+  --runtime) want=("${runtime_pkgs[@]}") ;;
+  "") ;;
+  -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+  *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps.sh: missing packages (${missing[*]}) and no apt-get on this machine;" \
+       "install them by hand" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

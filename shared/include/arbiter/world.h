@@ -1,0 +1,166 @@
+// arbiter — the simulated world: bodies, the fixed step, the state hash, save/restore.
+//
+// One shape per body. Bodies are referred to by generation-checked ids. Iteration order
+// everywhere is body slot order (ids and creation order), never pointer order.
+// Ownership: arb_world_create allocates through the def's allocator; arb_world_destroy
+// frees everything. Functions taking a stale or null id do nothing and return an error
+// or a zero value.
+#pragma once
+
+#include "collision.h"
+#include "id.h"
+
+ARB_C_BEGIN
+
+typedef struct arb_world arb_world;
+
+/// Memory hooks (per world, not global). Both NULL = malloc/free.
+typedef void* arb_alloc_fn(size_t size, void* user);
+typedef void arb_free_fn(void* ptr, void* user);
+
+typedef struct arb_world_def {
+  arb_vec2 gravity;              ///< m/s^2; default (0, -9.81)
+  int substeps;                  ///< solver substeps per step; default 4
+  float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1
+  float contact_hertz;           ///< contact softness (stiffness) in Hz; default 30
+  float contact_damping_ratio;   ///< contact bounciness damping; default 10
+  float max_contact_push_speed;  ///< m/s cap on penetration recovery; default 3
+  float max_linear_speed;        ///< m/s clamp (keeps the step finite); default 400
+  int body_capacity;             ///< initial capacity hint (grows as needed)
+  arb_alloc_fn* alloc;
+  arb_free_fn* free;
+  void* alloc_user;
+  int internal_value;  ///< set by arb_default_world_def; DO NOT SET
+} arb_world_def;
+
+typedef enum arb_body_type {
+  ARB_BODY_DYNAMIC = 0,  ///< default: moved by forces and contacts
+  ARB_BODY_STATIC,       ///< never moves, infinite mass
+  ARB_BODY_KINEMATIC,    ///< moved only by its velocity, infinite mass
+  ARB_BODY_TYPE_COUNT
+} arb_body_type;
+
+/// The shape a body carries, with its material and collision filter.
+typedef struct arb_shape_def {
+  arb_shape_type type;
+  union {
+    arb_circle circle;
+    arb_polygon polygon;
+    arb_segment segment;
+  };
+  float density;      ///< kg/m^2; default 1
+  float friction;     ///< default 0.6; mixed as sqrt(fa*fb)
+  float restitution;  ///< default 0; mixed as max(ra, rb)
+  uint32_t category_bits;  ///< default 1
+  uint32_t mask_bits;      ///< default all bits
+  int32_t group;           ///< same positive group: always collide; same negative: never
+} arb_shape_def;
+
+typedef struct arb_body_def {
+  arb_body_type type;
+  arb_vec2 position;         ///< world position of the body origin, meters
+  float angle;               ///< radians
+  arb_vec2 linear_velocity;  ///< m/s of the body origin
+  float angular_velocity;    ///< rad/s
+  float linear_damping;      ///< per-second rate: v *= 1/(1 + dt*damping) each step
+  float angular_damping;     ///< per-second rate
+  float gravity_scale;       ///< default 1
+  float mass;                ///< kg; > 0 overrides the shape's density
+  bool fixed_rotation;
+  bool bullet;               ///< continuous collision against everything
+  uint64_t user_data;        ///< not simulated, not hashed
+  arb_shape_def shape;
+  int internal_value;        ///< set by arb_default_body_def; DO NOT SET
+} arb_body_def;
+
+ARB_API arb_world_def arb_default_world_def(void);
+ARB_API arb_body_def arb_default_body_def(void);
+/// Defaults for the shape part (density 1, friction 0.6, filter: collide with all).
+ARB_API arb_shape_def arb_default_shape_def(void);
+
+/// Returns NULL on invalid def or out of memory.
+ARB_API arb_world* arb_world_create(const arb_world_def* def);
+ARB_API void arb_world_destroy(arb_world* world);
+
+/// Advance by exactly dt seconds (the fixed tick). Not allowed from inside callbacks.
+ARB_API void arb_world_step(arb_world* world, float dt);
+/// Number of completed steps (part of the simulated state).
+ARB_API uint64_t arb_world_get_step_count(const arb_world* world);
+ARB_API arb_vec2 arb_world_get_gravity(const arb_world* world);
+ARB_API void arb_world_set_gravity(arb_world* world, arb_vec2 gravity);
+
+/// XXH3-64 over a canonical little-endian serialization of all simulated state.
+ARB_API uint64_t arb_world_hash(const arb_world* world);
+
+/// Serialize the whole simulated state into buf. Returns the number of bytes needed;
+/// writes nothing when buf is NULL or cap is too small. The image carries a format
+/// version and layout hash.
+ARB_API int arb_world_save(const arb_world* world, uint8_t* buf, int cap);
+/// Replace the world's state with a saved image. Restore then step gives bit-identical
+/// results to never having saved. Returns 0 or ARB_E_* (image untrusted, fully checked).
+ARB_API int arb_world_restore(arb_world* world, const uint8_t* buf, int len);
+
+/// Bytes currently allocated by this world (for leak and no-allocation-in-step tests).
+ARB_API int64_t arb_world_get_byte_count(const arb_world* world);
+
+// ---- bodies ----------------------------------------------------------------------------
+
+/// Returns the null id on an invalid def (non-finite values, bad shape, bad type).
+ARB_API arb_body_id arb_body_create(arb_world* world, const arb_body_def* def);
+/// Destroys the body and its contacts. Allowed between steps.
+ARB_API int arb_body_destroy(arb_world* world, arb_body_id id);
+ARB_API bool arb_body_is_valid(const arb_world* world, arb_body_id id);
+
+/// Bodies in slot order. Writes up to cap ids, returns the total count.
+ARB_API int arb_world_get_bodies(const arb_world* world, arb_body_id* out, int cap);
+ARB_API int arb_world_get_body_count(const arb_world* world);
+
+ARB_API arb_body_type arb_body_get_type(const arb_world* world, arb_body_id id);
+ARB_API arb_vec2 arb_body_get_position(const arb_world* world, arb_body_id id);
+ARB_API arb_rot arb_body_get_rotation(const arb_world* world, arb_body_id id);
+ARB_API float arb_body_get_angle(const arb_world* world, arb_body_id id);
+ARB_API arb_transform arb_body_get_transform(const arb_world* world, arb_body_id id);
+/// Teleport. Wakes nothing, keeps velocity.
+ARB_API void arb_body_set_transform(arb_world* world, arb_body_id id, arb_vec2 position, float angle);
+ARB_API arb_vec2 arb_body_get_world_center(const arb_world* world, arb_body_id id);
+ARB_API arb_vec2 arb_body_get_linear_velocity(const arb_world* world, arb_body_id id);
+ARB_API void arb_body_set_linear_velocity(arb_world* world, arb_body_id id, arb_vec2 v);
+ARB_API float arb_body_get_angular_velocity(const arb_world* world, arb_body_id id);
+ARB_API void arb_body_set_angular_velocity(arb_world* world, arb_body_id id, float w);
+/// Velocity of a world point attached to the body.
+ARB_API arb_vec2 arb_body_get_point_velocity(const arb_world* world, arb_body_id id, arb_vec2 world_point);
+
+/// Forces and torques accumulate until the next step, which applies and clears them.
+ARB_API void arb_body_apply_force(arb_world* world, arb_body_id id, arb_vec2 force, arb_vec2 world_point);
+ARB_API void arb_body_apply_force_to_center(arb_world* world, arb_body_id id, arb_vec2 force);
+ARB_API void arb_body_apply_torque(arb_world* world, arb_body_id id, float torque);
+/// Impulses change velocity immediately.
+ARB_API void arb_body_apply_linear_impulse(arb_world* world, arb_body_id id, arb_vec2 impulse, arb_vec2 world_point);
+ARB_API void arb_body_apply_angular_impulse(arb_world* world, arb_body_id id, float impulse);
+
+ARB_API float arb_body_get_mass(const arb_world* world, arb_body_id id);
+/// 0 for static and kinematic bodies (infinite mass).
+ARB_API float arb_body_get_inverse_mass(const arb_world* world, arb_body_id id);
+/// About the center of mass.
+ARB_API float arb_body_get_rotational_inertia(const arb_world* world, arb_body_id id);
+ARB_API const arb_shape_def* arb_body_get_shape(const arb_world* world, arb_body_id id);
+ARB_API arb_aabb arb_body_get_aabb(const arb_world* world, arb_body_id id);
+ARB_API uint64_t arb_body_get_user_data(const arb_world* world, arb_body_id id);
+ARB_API void arb_body_set_user_data(arb_world* world, arb_body_id id, uint64_t user_data);
+ARB_API void arb_body_set_damping(arb_world* world, arb_body_id id, float linear, float angular);
+ARB_API void arb_body_set_gravity_scale(arb_world* world, arb_body_id id, float scale);
+
+/// A contact touching the body, as seen from it: normal points away from this body.
+typedef struct arb_contact_data {
+  arb_body_id other;
+  arb_vec2 normal;       ///< unit, from this body towards the other
+  arb_vec2 points[2];    ///< world
+  float separations[2];  ///< meters
+  float normal_impulses[2];
+  int point_count;
+} arb_contact_data;
+
+/// Touching contacts of a body after the last step (deterministic order). Returns total count.
+ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
+
+ARB_C_END

@@ -1,0 +1,76 @@
+// arbiter — the game rules layer: a scene's world plus the players' avatars.
+//
+// This is the deterministic core shared by the live server and by every offline
+// re-simulation (arbiter-replay, the viewer's replay player): both feed it the same
+// joins, leaves and controls at tick boundaries, so live == offline by construction.
+// It does no I/O and knows nothing of networking or wall time.
+//
+// Per tick, in this order: arb_game_join / arb_game_leave (applied immediately, in call
+// order), arb_game_set_controls for each client, then arb_game_step.
+#pragma once
+
+#include <arbiter/scene.h>
+
+ARB_C_BEGIN
+
+typedef struct arb_game arb_game;
+
+/// Player controls for one tick, already quantized and dequantized by the protocol so the
+/// server and every replay see exactly the same floats.
+typedef struct arb_controls {
+  float move_x, move_y;  ///< [-1, 1]
+  float aim;             ///< radians, [-pi, pi]
+  uint32_t buttons;      ///< ARB_BUTTON_* bits
+  float steer;           ///< [-1, 1], vehicles
+  float throttle;        ///< [0, 1], vehicles
+  float brake;           ///< [0, 1], vehicles
+} arb_controls;
+
+#define ARB_BUTTON_JUMP (1u << 0)
+#define ARB_BUTTON_FIRE (1u << 1)
+#define ARB_BUTTON_USE (1u << 2)
+
+/// Kind of avatar a client asks for; 0 = the scene's default.
+typedef enum arb_avatar_kind {
+  ARB_AVATAR_DEFAULT = 0,
+  ARB_AVATAR_FORCE,
+  ARB_AVATAR_VEHICLE,
+  ARB_AVATAR_KIND_COUNT
+} arb_avatar_kind;
+
+/// A simulated object as the network sees it: stable entity ids, never reused.
+typedef struct arb_entity {
+  uint32_t id;          ///< entity id, > 0, assigned in creation order
+  arb_body_id body;
+  uint32_t owner;       ///< client id of the avatar's player, 0 = world
+} arb_entity;
+
+/// The game owns its world. The scene must outlive the game.
+ARB_API int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out);
+ARB_API void arb_game_destroy(arb_game* game);
+ARB_API arb_world* arb_game_get_world(arb_game* game);
+ARB_API const arb_scene* arb_game_get_scene(const arb_game* game);
+ARB_API uint64_t arb_game_get_tick(const arb_game* game);
+/// Fixed step length, 1 / tick_rate seconds.
+ARB_API float arb_game_get_dt(const arb_game* game);
+
+/// Spawn the client's avatar (spawn point chosen deterministically from the game state).
+/// Writes the avatar's entity id. Fails for an id already joined or ARB_E_FULL.
+ARB_API int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint32_t* entity_id);
+ARB_API int arb_game_leave(arb_game* game, uint32_t client_id);
+/// Controls are held until replaced. Values are clamped to their ranges.
+ARB_API int arb_game_set_controls(arb_game* game, uint32_t client_id, const arb_controls* controls);
+/// Apply every avatar's controller, then step the world once.
+ARB_API void arb_game_step(arb_game* game);
+/// World hash plus the game's own state (avatars, controls, tick, rng).
+ARB_API uint64_t arb_game_hash(const arb_game* game);
+
+/// Entities in id order. Writes up to cap, returns the total.
+ARB_API int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap);
+ARB_API int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* out);
+
+/// Whole game state (world + avatars), for checkpoints. Same contract as arb_world_save.
+ARB_API int arb_game_save(const arb_game* game, uint8_t* buf, int cap);
+ARB_API int arb_game_restore(arb_game* game, const uint8_t* buf, int len);
+
+ARB_C_END
