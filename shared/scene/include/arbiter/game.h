@@ -9,34 +9,12 @@
 // order), arb_game_set_controls for each client, then arb_game_step.
 #pragma once
 
+#include <arbiter/controls.h>
 #include <arbiter/scene.h>
 
 ARB_C_BEGIN
 
 typedef struct arb_game arb_game;
-
-/// Player controls for one tick, already quantized and dequantized by the protocol so the
-/// server and every replay see exactly the same floats.
-typedef struct arb_controls {
-  float move_x, move_y;  ///< [-1, 1]
-  float aim;             ///< radians, [-pi, pi]
-  uint32_t buttons;      ///< ARB_BUTTON_* bits
-  float steer;           ///< [-1, 1], vehicles
-  float throttle;        ///< [0, 1], vehicles
-  float brake;           ///< [0, 1], vehicles
-} arb_controls;
-
-#define ARB_BUTTON_JUMP (1u << 0)
-#define ARB_BUTTON_FIRE (1u << 1)
-#define ARB_BUTTON_USE (1u << 2)
-
-/// Kind of avatar a client asks for; 0 = the scene's default.
-typedef enum arb_avatar_kind {
-  ARB_AVATAR_DEFAULT = 0,
-  ARB_AVATAR_FORCE,
-  ARB_AVATAR_VEHICLE,
-  ARB_AVATAR_KIND_COUNT
-} arb_avatar_kind;
 
 /// A simulated object as the network sees it: stable entity ids, never reused.
 typedef struct arb_entity {
