@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Fails when simulation code uses something that breaks bit-exact replays
+# (docs/DETERMINISM.md, "Rules"): libm transcendental functions, C library randomness,
+# wall-clock time, unstable sorting, pointer-value ordering, or -ffast-math.
+# Usage: scripts/check-determinism.sh [ROOT]   (ROOT defaults to the repository)
+set -euo pipefail
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+dirs=("$root/shared/src" "$root/shared/include" "$root/shared/scene/src")
+status=0
+
+report() {  # pattern, why
+  local hits
+  hits=$(grep -rnE --include='*.c' --include='*.h' "$1" "${dirs[@]}" 2>/dev/null \
+         | grep -v 'DET-ALLOW' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(//|/?\*)' || true)
+  if [ -n "$hits" ]; then
+    echo "check-determinism: $2:"
+    echo "$hits" | sed 's/^/  /'
+    status=1
+  fi
+}
+
+# Comment lines are skipped; a line may opt out with a DET-ALLOW comment saying why.
+# Word boundaries keep arb_sin / arb_cos / arb_atan2 legal.
+report '(^|[^_[:alnum:]])(sin|cos|tan|asin|acos|atan|atan2|exp|exp2|log|log2|log10|pow|cbrt|hypot|sinh|cosh|tanh)f?[[:space:]]*\(' \
+  "libm transcendental call (results differ across libms/CPUs; use arb_sin/arb_cos/arb_atan2)"
+report '(^|[^_[:alnum:]])(rand|srand|random|drand48|arc4random)[[:space:]]*\(' \
+  "C library randomness (use the seeded, recorded generator)"
+report '(^|[^_[:alnum:]])(time|clock|clock_gettime|gettimeofday)[[:space:]]*\(' \
+  "wall-clock time in the simulation (time is tick x dt)"
+report '(^|[^_[:alnum:]])qsort[[:space:]]*\(' \
+  "qsort is not stable: ties would order by implementation detail"
+report '\(u?intptr_t\)' \
+  "pointer value used as a number (ordering by address is not deterministic)"
+report '#pragma[[:space:]]+GCC[[:space:]]+optimize|fast-math|-Ofast' \
+  "fast-math style optimisation"
+
+if grep -rnE -- '-ffast-math|-Ofast|-mfma' "$root/CMakeLists.txt" "$root/cmake" "$root/shared" \
+     --include='*.txt' --include='*.cmake' 2>/dev/null | grep -vE 'fno-fast-math|never' ; then
+  echo "check-determinism: fast-math/FMA flag in the build files (above)"
+  status=1
+fi
+if ! grep -q -- '-ffp-contract=off' "$root/CMakeLists.txt"; then
+  echo "check-determinism: -ffp-contract=off missing from CMakeLists.txt"
+  status=1
+fi
+[ $status -eq 0 ] && echo "check-determinism: ok (${dirs[*]#$root/})"
+exit $status
