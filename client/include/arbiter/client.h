@@ -1,0 +1,275 @@
+// arbiter — the thin client library (libarbiter_client).
+//
+// A game embeds one or more arb_client objects. The library has no threads and no global
+// state: the application calls arb_client_update(client, now) from its own loop, and all
+// network work (connect, handshake, receiving snapshots, sending inputs, reconnecting)
+// happens inside that call without blocking. Several clients can live in one process.
+//
+//   arb_client_config cfg = arb_client_default_config();
+//   cfg.host = "127.0.0.1"; cfg.port = 7777; cfg.name = "alice";
+//   arb_client* c = NULL;
+//   if (arb_client_create(&cfg, &c) != 0) ...
+//   arb_client_connect(c);
+//   for (;;) {
+//     double now = seconds_since_any_fixed_origin();
+//     arb_client_update(c, now);
+//     arb_client_event ev;
+//     while (arb_client_poll_event(c, &ev) > 0) { ... }
+//     arb_client_set_controls(c, &my_controls);
+//     int n = arb_client_sample(c, now, states, cap);   // interpolated world
+//     draw(states, n);
+//   }
+//   arb_client_destroy(c);
+//
+// Time: every `now` / `render_time` argument is in seconds on one monotonic clock of the
+// application's choosing (it must never go backwards). The library never reads a clock.
+//
+// Ownership: arb_client_create allocates through the config's allocator and copies every
+// string of the config; arb_client_destroy frees everything. Pointers returned by getters
+// stay valid until the next arb_client_update or arb_client_destroy unless stated.
+// Errors: 0 or a negative ARB_E_* code (arb_strerror). Nothing here exits or prints; log
+// lines go to the config's log hook.
+#pragma once
+
+#include <arbiter/base.h>
+#include <arbiter/collision.h>
+#include <arbiter/controls.h>
+#include <arbiter/math.h>
+
+ARB_C_BEGIN
+
+typedef struct arb_client arb_client;
+
+// ---- configuration ---------------------------------------------------------------------
+
+typedef enum arb_client_log_level {
+  ARB_CLIENT_LOG_DEBUG = 0,
+  ARB_CLIENT_LOG_INFO,
+  ARB_CLIENT_LOG_WARN,
+  ARB_CLIENT_LOG_ERROR,
+  ARB_CLIENT_LOG_OFF,
+} arb_client_log_level;
+
+/// Memory hooks; both NULL = malloc/free.
+typedef void* arb_client_alloc_fn(size_t size, void* user);
+typedef void arb_client_free_fn(void* ptr, void* user);
+/// One log line (no trailing newline); `message` is valid during the call only.
+typedef void arb_client_log_fn(void* user, arb_client_log_level level, const char* message);
+
+typedef struct arb_client_config {
+  const char* host;          ///< server address or name (IPv4); default "127.0.0.1"; copied
+  uint16_t port;             ///< UDP port; default 7777
+  const char* name;          ///< player name shown to others; default "player"; copied
+  const char* token;         ///< optional connect token, NULL = none; copied
+  arb_avatar_kind avatar;    ///< requested avatar kind; default ARB_AVATAR_DEFAULT
+
+  // Interpolation (seconds). The delay starts at 2 snapshot intervals and adapts to the
+  // observed snapshot interval and arrival jitter within [min, max].
+  float interp_delay_min;       ///< default 0.010
+  float interp_delay_max;       ///< default 0.500
+  float extrapolation_limit;    ///< at most this long past the newest snapshot; default 0.25
+  float blend_time;             ///< a correction after a gap fades out over this; default 0.2
+  float teleport_distance;      ///< meters; larger corrections snap; default 2
+
+  // Connection.
+  float connect_timeout;        ///< seconds to get welcomed; default 5
+  float timeout;                ///< seconds of silence before the link counts as lost; default 3
+  bool auto_reconnect;          ///< reconnect after a lost link (never after a reject); default true
+  float reconnect_delay_min;    ///< first backoff delay, doubling each attempt; default 0.25
+  float reconnect_delay_max;    ///< backoff cap; default 4
+  int input_redundancy;         ///< inputs repeated per packet, 1..8; default 8
+
+  int max_entities;             ///< safety limit on tracked entities; default 16384
+
+  arb_client_alloc_fn* alloc;
+  arb_client_free_fn* free;
+  void* alloc_user;
+  arb_client_log_fn* log;       ///< NULL = silent
+  void* log_user;
+  arb_client_log_level log_level;  ///< lines below this level are not formatted; default INFO
+
+  int internal_value;  ///< set by arb_client_default_config; DO NOT SET
+} arb_client_config;
+
+ARB_API arb_client_config arb_client_default_config(void);
+
+/// Validate the config and allocate a client (not connected yet). *out = NULL on failure.
+ARB_API int arb_client_create(const arb_client_config* config, arb_client** out);
+/// Sends a disconnect if connected (best effort, no waiting) and frees everything.
+ARB_API void arb_client_destroy(arb_client* client);
+
+// ---- connection ------------------------------------------------------------------------
+
+typedef enum arb_client_state {
+  ARB_CLIENT_DISCONNECTED = 0,  ///< idle: never connected, disconnected on request, or rejected
+  ARB_CLIENT_CONNECTING,        ///< ENet connect + hello sent, waiting for welcome
+  ARB_CLIENT_CONNECTED,         ///< welcomed; snapshots flow
+  ARB_CLIENT_RECONNECT_WAIT,    ///< lost the link; waiting for the backoff delay
+} arb_client_state;
+
+/// Start connecting (resolution of host happens here, non-blocking for numeric addresses).
+/// ARB_E_STATE when already connecting or connected.
+ARB_API int arb_client_connect(arb_client* client);
+/// Disconnect with a reason (sent to the server, at most 127 bytes kept). No reconnect.
+ARB_API int arb_client_disconnect(arb_client* client, const char* reason);
+ARB_API arb_client_state arb_client_get_state(const arb_client* client);
+/// Do all network work due at `now` (seconds, monotonic): receive, decode, ack, send
+/// inputs at the tick rate, time out, reconnect. Never blocks. Returns 0 or ARB_E_*.
+ARB_API int arb_client_update(arb_client* client, double now);
+
+/// What the server said in its welcome (valid while connected; zeroed otherwise).
+typedef struct arb_client_session {
+  uint32_t client_id;         ///< our client id on the server
+  uint32_t avatar_entity;     ///< our avatar's entity id (0 = none)
+  int tick_rate;              ///< server ticks per second
+  int snapshot_rate;          ///< snapshots per second
+  uint64_t welcome_tick;      ///< server tick when the welcome was sent
+  char scene_name[64];
+  uint64_t scene_hash;
+} arb_client_session;
+
+ARB_API const arb_client_session* arb_client_get_session(const arb_client* client);
+
+// ---- events ----------------------------------------------------------------------------
+
+typedef enum arb_client_event_type {
+  ARB_CLIENT_EVENT_NONE = 0,
+  ARB_CLIENT_EVENT_CONNECTED,       ///< welcomed; arb_client_get_session is valid
+  ARB_CLIENT_EVENT_REJECTED,        ///< code = server reject code, text = server's reason
+  ARB_CLIENT_EVENT_DISCONNECTED,    ///< text = reason (server's, ours, or "timed out")
+  ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available)
+  ARB_CLIENT_EVENT_ENTITY_LEFT,     ///< entity_id is gone
+  ARB_CLIENT_EVENT_NOTICE,          ///< text = server notice
+  ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, text = name
+  ARB_CLIENT_EVENT_PLAYER_LEFT,     ///< client_id, text = name or reason
+} arb_client_event_type;
+
+typedef struct arb_client_event {
+  arb_client_event_type type;
+  uint32_t entity_id;   ///< ENTITY_* events
+  uint32_t client_id;   ///< PLAYER_* events
+  int code;             ///< REJECTED: protocol reject code; DISCONNECTED: 1 = will reconnect
+  double time;          ///< `now` of the update that produced it
+  char text[128];       ///< reason, notice or name; NUL-terminated
+} arb_client_event;
+
+/// Pop the oldest event into *out: 1 = got one, 0 = queue empty. The queue is bounded
+/// (1024 events); when it overflows the oldest events are dropped and counted in stats.
+ARB_API int arb_client_poll_event(arb_client* client, arb_client_event* out);
+/// Human readable name of an event type ("connected", ...).
+ARB_API const char* arb_client_event_name(arb_client_event_type type);
+
+// ---- input -----------------------------------------------------------------------------
+
+/// Set the controls to send from now on (held until replaced). They are quantized exactly
+/// as the server will quantize them; arb_client_get_controls returns the quantized values
+/// (what the server will apply). Non-finite values are rejected with ARB_E_NONFINITE.
+ARB_API int arb_client_set_controls(arb_client* client, const arb_controls* controls);
+ARB_API arb_controls arb_client_get_controls(const arb_client* client);
+/// Sequence number of the newest input sent (0 = none yet).
+ARB_API uint32_t arb_client_get_input_sequence(const arb_client* client);
+
+// ---- world state -----------------------------------------------------------------------
+
+/// Geometry of one shape, in its body's frame. Circles: center + radius; polygons:
+/// count vertices (counter-clockwise) + radius 0; segments: vertices[0..1], count 2.
+typedef struct arb_client_shape {
+  arb_shape_type type;
+  arb_vec2 center;   ///< circle center
+  float radius;      ///< circle radius, meters
+  arb_vec2 vertices[ARB_MAX_POLYGON_VERTICES];
+  int count;
+} arb_client_shape;
+
+/// Everything needed to draw an entity (from its "entered" record).
+typedef struct arb_client_entity_desc {
+  uint32_t id;            ///< entity id, > 0
+  int body_type;          ///< arb_body_type of the body (dynamic, static, kinematic)
+  uint32_t owner;         ///< client id of the avatar's player, 0 = world
+  uint32_t kind;          ///< protocol entity kind (body, avatar, particle, ...), see PROTOCOL.md
+  arb_client_shape shape;
+} arb_client_entity_desc;
+
+/// Known entities' descriptions, in id order. Writes up to cap, returns the total count.
+ARB_API int arb_client_get_entities(const arb_client* client, arb_client_entity_desc* out, int cap);
+/// ARB_E_NOT_FOUND if the entity is not known.
+ARB_API int arb_client_get_entity(const arb_client* client, uint32_t entity_id, arb_client_entity_desc* out);
+
+/// Static geometry sent in the welcome (the level), placed in the world.
+typedef struct arb_client_static_body {
+  arb_vec2 position;  ///< meters
+  float angle;        ///< radians
+  arb_client_shape shape;
+} arb_client_static_body;
+
+/// The welcome's static geometry; *count receives the number of bodies. Valid until the
+/// next welcome (reconnect) or destroy. NULL with *count = 0 before the first welcome.
+ARB_API const arb_client_static_body* arb_client_get_static_geometry(const arb_client* client, int* count);
+
+#define ARB_CLIENT_SAMPLE_INTERPOLATED 0u  ///< between two snapshots
+#define ARB_CLIENT_SAMPLE_EXTRAPOLATED 1u  ///< past the newest snapshot (<= extrapolation_limit)
+#define ARB_CLIENT_SAMPLE_HELD 2u          ///< past the extrapolation limit: holding still
+#define ARB_CLIENT_SAMPLE_BLENDING 4u      ///< a correction after a gap is fading out
+
+/// One entity's state at the sampled time.
+typedef struct arb_client_entity_state {
+  uint32_t id;
+  uint32_t owner;            ///< as in the description
+  arb_vec2 position;         ///< meters
+  float angle;               ///< radians, (-pi, pi]
+  arb_rot rotation;          ///< same as angle
+  arb_vec2 linear_velocity;  ///< m/s (from the bracketing snapshots)
+  float angular_velocity;    ///< rad/s
+  uint32_t flags;            ///< ARB_CLIENT_SAMPLE_*
+} arb_client_entity_state;
+
+/// Every known entity's position and rotation interpolated at (estimated server time at
+/// render_time − interpolation delay), in id order. Writes up to max, returns the total
+/// number of entities (may exceed max). render_time must not go backwards between calls
+/// (an earlier time is treated as the previous one). 0 before the first snapshot.
+ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client_entity_state* out, int max);
+/// The server time (seconds, tick * dt) the last arb_client_sample rendered.
+ARB_API double arb_client_get_sample_time(const arb_client* client);
+/// Estimated current server time in seconds at `now` (smoothed, never goes backwards);
+/// 0 before the first snapshot. The server tick is floor(time * tick_rate).
+ARB_API double arb_client_get_server_time(arb_client* client, double now);
+/// Tick of the newest snapshot received (0 = none).
+ARB_API uint64_t arb_client_get_snapshot_tick(const arb_client* client);
+
+// ---- statistics ------------------------------------------------------------------------
+
+typedef struct arb_client_stats {
+  float rtt;                    ///< seconds, smoothed round-trip time (ENet)
+  float rtt_variance;           ///< seconds
+  float packet_loss;            ///< [0,1] fraction of snapshots that never arrived (recent)
+  float snapshots_per_second;   ///< complete snapshots received, last second
+  float bytes_in_per_second;    ///< UDP payload + ENet headers, last second
+  float bytes_out_per_second;
+  float interp_delay;           ///< seconds, current interpolation delay
+  float interp_delay_target;    ///< seconds, what the delay is converging to
+  float snapshot_interval;      ///< seconds, smoothed interval between received snapshots
+  float jitter;                 ///< seconds, smoothed arrival jitter
+  int buffer_depth;             ///< snapshots newer than the sampled time
+  float extrapolation_time;     ///< seconds past the newest snapshot at the last sample (0 = interpolating)
+  uint64_t bytes_in, bytes_out;       ///< totals since create
+  uint64_t packets_in, packets_out;   ///< totals since create
+  uint64_t snapshots_received;  ///< complete snapshots accepted
+  uint64_t snapshot_parts;      ///< snapshot packets accepted
+  uint64_t snapshots_duplicate; ///< parts for a snapshot already complete
+  uint64_t snapshots_late;      ///< older than the newest complete one (still used for interpolation)
+  uint64_t snapshots_lost;      ///< expected snapshots never completed
+  uint64_t baseline_missing;    ///< deltas against a baseline we no longer have
+  uint64_t decode_errors;       ///< packets that failed to decode (all kinds)
+  uint64_t inputs_sent;         ///< input packets
+  uint64_t events_dropped;      ///< event queue overflows
+  uint32_t connects;            ///< times welcomed
+  uint32_t reconnects;          ///< reconnect attempts after a lost link
+  int entity_count;             ///< known entities
+} arb_client_stats;
+
+ARB_API void arb_client_get_stats(const arb_client* client, arb_client_stats* out);
+
+/// The reason of the last decode error ("snapshot: entity 12 field 'x': ..."), or "".
+ARB_API const char* arb_client_get_last_error(const arb_client* client);
+
+ARB_C_END
