@@ -42,6 +42,8 @@ ARB_API float arb_cos(float x);
 ARB_API float arb_atan2(float y, float x);
 /// A rotation of `radians` (normalized cos/sin pair computed with arb_cos/arb_sin).
 ARB_API arb_rot arb_rot_from_angle(float radians);
+/// sin and cos of x from one range reduction (same bits as arb_sin / arb_cos).
+ARB_API void arb_sincos(float x, float* s, float* c);
 
 static const arb_vec2 arb_vec2_zero = {0.0f, 0.0f};
 static const arb_rot arb_rot_identity = {1.0f, 0.0f};

@@ -1,0 +1,362 @@
+// DETERMINISM-CRITICAL: results must be bit-identical on server and client.
+//
+// Narrow phase: contact manifolds for every pair of shape kinds. All functions are pure,
+// allocate nothing and work in shape A's frame (or relative to A's origin in world axes),
+// which keeps precision when the pair is far from the world origin.
+//
+// Output convention (see collision.h): normal is unit, world axes, from A to B; each
+// point lies midway between the two surfaces; anchor_a = point - xfa.p and
+// anchor_b = point - xfb.p; separation < 0 is overlap; points are reported while the
+// surfaces are closer than ARB_SPECULATIVE_DISTANCE (speculative contacts).
+//
+// Polygon-polygon is SAT (best face of each polygon) followed by clipping the incident
+// edge of one polygon against the reference face of the other:
+//
+//          v11 ---------- v12        reference face (poly 1), normal n1 points up
+//        ^  |    x         x  |
+//   n1   |     v22 ----------- v21   incident edge (poly 2), roughly anti-parallel
+//
+// The two clipped incident points give up to two contacts; their feature ids name the
+// reference and incident vertices, so they stay the same while the same faces touch.
+#include <arbiter/collision.h>
+
+#include <float.h>
+
+// The reference face is only switched to B when B's axis is better by this much: without
+// the hysteresis, a box resting on a box would alternate reference faces from step to
+// step on rounding noise and lose its warm-start ids.
+#define ARB__FLIP_TOLERANCE (0.1f * ARB_LINEAR_SLOP)
+
+static arb_manifold arb__empty_manifold(void) {
+  arb_manifold m;
+  m.normal = arb_vec2_zero;
+  m.point_count = 0;
+  for (int i = 0; i < 2; ++i) {
+    m.points[i].point = m.points[i].anchor_a = m.points[i].anchor_b = arb_vec2_zero;
+    m.points[i].separation = 0.0f;
+    m.points[i].normal_impulse = m.points[i].tangent_impulse = 0.0f;
+    m.points[i].id = 0;
+  }
+  return m;
+}
+
+// Append a point given relative to xfa.p in world axes.
+static void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
+                           float separation, uint16_t id) {
+  arb_manifold_point* mp = &m->points[m->point_count++];
+  mp->anchor_a = rel_a;
+  mp->anchor_b = arb_add(rel_a, arb_sub(xfa.p, xfb.p));
+  mp->point = arb_add(xfa.p, rel_a);
+  mp->separation = separation;
+  mp->normal_impulse = 0.0f;
+  mp->tangent_impulse = 0.0f;
+  mp->id = id;
+}
+
+// Position of B's local point in A's local frame.
+static arb_vec2 arb__b_point_in_a(arb_transform xfa, arb_transform xfb, arb_vec2 local_b) {
+  arb_vec2 rel = arb_add(arb_rotate(xfb.q, local_b), arb_sub(xfb.p, xfa.p));
+  return arb_inv_rotate(xfa.q, rel);
+}
+
+arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
+                                 arb_transform xfb) {
+  arb_manifold m = arb__empty_manifold();
+  // Both centres relative to A's origin (world axes).
+  arb_vec2 ca = arb_rotate(xfa.q, a->center);
+  arb_vec2 cb = arb_add(arb_rotate(xfb.q, b->center), arb_sub(xfb.p, xfa.p));
+  float dist;
+  arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(cb, ca));  // B - A, never A + B
+  float separation = dist - a->radius - b->radius;
+  if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+  // Coincident centres: any direction is as good as another; pick world up so the
+  // choice is deterministic and a circle dropped exactly onto another is pushed upward.
+  if (normal.x == 0.0f && normal.y == 0.0f) normal = arb_v2(0.0f, 1.0f);
+  arb_vec2 pa = arb_mul_add(ca, a->radius, normal);
+  arb_vec2 pb = arb_mul_sub(cb, b->radius, normal);
+  m.normal = normal;
+  arb__add_point(&m, arb_lerp(pa, pb, 0.5f), xfa, xfb, separation, 0);
+  return m;
+}
+
+// The circle's centre is taken into A's frame; the polygon face of greatest separation
+// decides between the face region and the two vertex regions at its ends.
+arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
+                                            const arb_circle* b, arb_transform xfb) {
+  arb_manifold m = arb__empty_manifold();
+  int count = a->count;
+  if (count < 3) return m;
+  arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
+  float radius = b->radius;
+
+  // Face of least penetration / most separation.
+  int edge = 0;
+  float s_max = -FLT_MAX;
+  for (int i = 0; i < count; ++i) {
+    float s = arb_dot(a->normals[i], arb_sub(c, a->vertices[i]));
+    if (s > s_max) {
+      s_max = s;
+      edge = i;
+    }
+  }
+  if (s_max - radius > ARB_SPECULATIVE_DISTANCE) return m;
+
+  arb_vec2 v1 = a->vertices[edge];
+  arb_vec2 v2 = a->vertices[edge + 1 < count ? edge + 1 : 0];
+  arb_vec2 normal;
+  arb_vec2 on_a;  // closest point on the polygon surface
+  float separation;
+  if (s_max <= 0.0f) {
+    // Centre inside (or on) the polygon: push out through the nearest face.
+    normal = a->normals[edge];
+    on_a = arb_mul_sub(c, s_max, normal);
+    separation = s_max - radius;
+  } else {
+    // Outside: the closest feature is that face or one of its end vertices.
+    float u1 = arb_dot(arb_sub(c, v1), arb_sub(v2, v1));
+    float u2 = arb_dot(arb_sub(c, v2), arb_sub(v1, v2));
+    if (u1 <= 0.0f || u2 <= 0.0f) {
+      arb_vec2 v = u1 <= 0.0f ? v1 : v2;
+      float dist;
+      normal = arb_get_length_and_normalize(&dist, arb_sub(c, v));
+      // dist >= s_max > 0 here, so the normal is never zero.
+      separation = dist - radius;
+      if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+      on_a = v;
+    } else {
+      normal = a->normals[edge];
+      on_a = arb_mul_sub(c, s_max, normal);
+      separation = s_max - radius;
+    }
+  }
+  arb_vec2 on_b = arb_mul_sub(c, radius, normal);
+  m.normal = arb_rotate(xfa.q, normal);
+  arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(on_a, on_b, 0.5f)), xfa, xfb, separation, 0);
+  return m;
+}
+
+arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
+                                            const arb_circle* b, arb_transform xfb) {
+  arb_manifold m = arb__empty_manifold();
+  arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
+  arb_vec2 e = arb_sub(a->b, a->a);
+  float ee = arb_dot(e, e);
+  float t = ee > 0.0f ? arb_clampf(arb_dot(arb_sub(c, a->a), e) / ee, 0.0f, 1.0f) : 0.0f;
+  arb_vec2 closest = arb_mul_add(a->a, t, e);
+  float dist;
+  arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(c, closest));
+  float separation = dist - b->radius;
+  if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+  if (normal.x == 0.0f && normal.y == 0.0f) {
+    // Centre exactly on the segment: use the segment's left normal (up for a segment
+    // drawn left to right, the usual ground).
+    normal = arb_normalize(arb_left_perp(e));
+    if (normal.x == 0.0f && normal.y == 0.0f) normal = arb_v2(0.0f, 1.0f);
+  }
+  arb_vec2 on_b = arb_mul_sub(c, b->radius, normal);
+  m.normal = arb_rotate(xfa.q, normal);
+  arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(closest, on_b, 0.5f)), xfa, xfb, separation, 0);
+  return m;
+}
+
+// ---- polygon-polygon (SAT + clipping) --------------------------------------------------
+
+// A convex vertex loop in A's frame. count 2 is a two-sided segment (edges a->b, b->a).
+typedef struct arb__hull {
+  arb_vec2 v[ARB_MAX_POLYGON_VERTICES];
+  arb_vec2 n[ARB_MAX_POLYGON_VERTICES];
+  int count;
+} arb__hull;
+
+// Largest separation of poly2 from poly1 along poly1's face normals. Stops early once an
+// axis separates the pair beyond the speculative margin (the caller then gives up).
+static float arb__max_separation(const arb_vec2* v1, const arb_vec2* n1, int c1,
+                                 const arb_vec2* v2, int c2, int* edge) {
+  int best = 0;
+  float max_sep = -FLT_MAX;
+  for (int i = 0; i < c1; ++i) {
+    arb_vec2 n = n1[i];
+    arb_vec2 v = v1[i];
+    float si = FLT_MAX;
+    for (int j = 0; j < c2; ++j) {
+      float sij = arb_dot(n, arb_sub(v2[j], v));
+      if (sij < si) si = sij;
+    }
+    if (si > max_sep) {
+      max_sep = si;
+      best = i;
+      if (si > ARB_SPECULATIVE_DISTANCE) break;
+    }
+  }
+  *edge = best;
+  return max_sep;
+}
+
+// Closest points between segments p1-q1 and p2-q2: fractions f1, f2 in [0, 1], exactly
+// 0 or 1 when the closest point is an end point.
+static void arb__segment_closest(arb_vec2 p1, arb_vec2 q1, arb_vec2 p2, arb_vec2 q2, float* f1,
+                                 float* f2) {
+  arb_vec2 d1 = arb_sub(q1, p1);
+  arb_vec2 d2 = arb_sub(q2, p2);
+  arb_vec2 r = arb_sub(p1, p2);
+  float a = arb_dot(d1, d1);
+  float e = arb_dot(d2, d2);
+  float f = arb_dot(d2, r);
+  float s, t;
+  float eps = 1.0e-12f;
+  if (a <= eps && e <= eps) {
+    s = t = 0.0f;
+  } else if (a <= eps) {
+    s = 0.0f;
+    t = arb_clampf(f / e, 0.0f, 1.0f);
+  } else {
+    float c = arb_dot(d1, r);
+    if (e <= eps) {
+      t = 0.0f;
+      s = arb_clampf(-c / a, 0.0f, 1.0f);
+    } else {
+      float b = arb_dot(d1, d2);
+      float denom = a * e - b * b;
+      s = denom > 0.0f ? arb_clampf((b * f - c * e) / denom, 0.0f, 1.0f) : 0.0f;
+      t = (b * s + f) / e;
+      if (t < 0.0f) {
+        t = 0.0f;
+        s = arb_clampf(-c / a, 0.0f, 1.0f);
+      } else if (t > 1.0f) {
+        t = 1.0f;
+        s = arb_clampf((b - c) / a, 0.0f, 1.0f);
+      }
+    }
+  }
+  *f1 = s;
+  *f2 = t;
+}
+
+// hb is B in A's frame. ids name A's vertex in the high byte whichever side is reference.
+static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca,
+                                       const arb__hull* hb, arb_transform xfa, arb_transform xfb) {
+  arb_manifold m = arb__empty_manifold();
+  int edge_a, edge_b;
+  float sep_a = arb__max_separation(va, na, ca, hb->v, hb->count, &edge_a);
+  if (sep_a > ARB_SPECULATIVE_DISTANCE) return m;
+  float sep_b = arb__max_separation(hb->v, hb->n, hb->count, va, ca, &edge_b);
+  if (sep_b > ARB_SPECULATIVE_DISTANCE) return m;
+
+  const arb_vec2 *v1, *n1, *v2, *n2;
+  int c1, c2, e1;
+  bool flip = sep_b > sep_a + ARB__FLIP_TOLERANCE;
+  if (flip) {
+    v1 = hb->v; n1 = hb->n; c1 = hb->count; e1 = edge_b;
+    v2 = va; n2 = na; c2 = ca;
+  } else {
+    v1 = va; n1 = na; c1 = ca; e1 = edge_a;
+    v2 = hb->v; n2 = hb->n; c2 = hb->count;
+  }
+  arb_vec2 normal = n1[e1];
+
+  // Incident edge: the face of poly 2 most anti-parallel to the reference normal.
+  int e2 = 0;
+  float min_dot = FLT_MAX;
+  for (int i = 0; i < c2; ++i) {
+    float d = arb_dot(normal, n2[i]);
+    if (d < min_dot) {
+      min_dot = d;
+      e2 = i;
+    }
+  }
+  int i11 = e1, i12 = e1 + 1 < c1 ? e1 + 1 : 0;
+  int i21 = e2, i22 = e2 + 1 < c2 ? e2 + 1 : 0;
+  arb_vec2 v11 = v1[i11], v12 = v1[i12];
+  arb_vec2 v21 = v2[i21], v22 = v2[i22];
+  arb_vec2 world_normal = arb_rotate(xfa.q, flip ? arb_neg(normal) : normal);
+
+#define ARB__ID(ref, inc) (flip ? ARB_MAKE_FEATURE_ID(inc, ref) : ARB_MAKE_FEATURE_ID(ref, inc))
+
+  float sep = arb_maxf(sep_a, sep_b);
+  if (sep > ARB__FLIP_TOLERANCE) {
+    // Not touching: if the closest features are two vertices (corner facing corner), the
+    // face normal misjudges both direction and distance; use the true closest points.
+    float f1, f2;
+    arb__segment_closest(v11, v12, v21, v22, &f1, &f2);
+    if ((f1 == 0.0f || f1 == 1.0f) && (f2 == 0.0f || f2 == 1.0f)) {
+      arb_vec2 p1 = f1 == 0.0f ? v11 : v12;
+      arb_vec2 p2 = f2 == 0.0f ? v21 : v22;
+      float dist;
+      arb_vec2 n = arb_get_length_and_normalize(&dist, arb_sub(p2, p1));
+      if (dist > ARB_SPECULATIVE_DISTANCE) return m;
+      if (n.x != 0.0f || n.y != 0.0f) {
+        m.normal = arb_rotate(xfa.q, flip ? arb_neg(n) : n);
+        int ref = f1 == 0.0f ? i11 : i12;
+        int inc = f2 == 0.0f ? i21 : i22;
+        arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(p1, p2, 0.5f)), xfa, xfb, dist,
+                       ARB__ID(ref, inc));
+        return m;
+      }
+    }
+  }
+
+  // Clip the incident edge to the side planes of the reference face. Coordinates along
+  // the face tangent, measured from v11: the face spans [0, upper1], the incident edge
+  // [lower2 (at v22), upper2 (at v21)].
+  arb_vec2 tangent = arb_left_perp(normal);
+  float upper1 = arb_dot(arb_sub(v12, v11), tangent);
+  float upper2 = arb_dot(arb_sub(v21, v11), tangent);
+  float lower2 = arb_dot(arb_sub(v22, v11), tangent);
+  float span = upper2 - lower2;
+  arb_vec2 v_lower = v22, v_upper = v21;
+  if (span > 1.0e-6f) {
+    if (lower2 < 0.0f) v_lower = arb_lerp(v22, v21, arb_clampf(-lower2 / span, 0.0f, 1.0f));
+    if (upper2 > upper1) {
+      v_upper = arb_lerp(v22, v21, arb_clampf((upper1 - lower2) / span, 0.0f, 1.0f));
+    }
+  }
+  float sep_lower = arb_dot(arb_sub(v_lower, v11), normal);
+  float sep_upper = arb_dot(arb_sub(v_upper, v11), normal);
+  // Edges that do not overlap along the tangent clip to the same point: report it once.
+  bool single = arb_distance_sq(v_lower, v_upper) < ARB_LINEAR_SLOP * ARB_LINEAR_SLOP * 0.01f;
+
+  m.normal = world_normal;
+  if (sep_lower <= ARB_SPECULATIVE_DISTANCE) {
+    arb_vec2 p = arb_mul_sub(v_lower, 0.5f * sep_lower, normal);
+    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_lower, ARB__ID(i11, i22));
+  }
+  if (!single && sep_upper <= ARB_SPECULATIVE_DISTANCE) {
+    arb_vec2 p = arb_mul_sub(v_upper, 0.5f * sep_upper, normal);
+    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_upper, ARB__ID(i12, i21));
+  }
+#undef ARB__ID
+  if (m.point_count == 0) m.normal = arb_vec2_zero;
+  return m;
+}
+
+arb_manifold arb_collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
+                                  arb_transform xfb) {
+  if (a->count < 3 || b->count < 3) return arb__empty_manifold();
+  arb_transform xf = arb_inv_transform_mul(xfa, xfb);  // B's frame in A's frame
+  arb__hull hb;
+  hb.count = b->count;
+  for (int i = 0; i < b->count; ++i) {
+    hb.v[i] = arb_transform_point(xf, b->vertices[i]);
+    hb.n[i] = arb_rotate(xf.q, b->normals[i]);
+  }
+  return arb__collide_hulls(a->vertices, a->normals, a->count, &hb, xfa, xfb);
+}
+
+arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
+                                             const arb_polygon* b, arb_transform xfb) {
+  if (b->count < 3) return arb__empty_manifold();
+  // The segment is a two-vertex hull: edge 0 runs a->b, edge 1 runs b->a; with the
+  // polygon's normals these are all the separating axes in 2D.
+  arb_vec2 va[2] = {a->a, a->b};
+  arb_vec2 n0 = arb_normalize(arb_right_perp(arb_sub(a->b, a->a)));
+  if (n0.x == 0.0f && n0.y == 0.0f) return arb__empty_manifold();  // zero-length segment
+  arb_vec2 na[2] = {n0, arb_neg(n0)};
+  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb__hull hb;
+  hb.count = b->count;
+  for (int i = 0; i < b->count; ++i) {
+    hb.v[i] = arb_transform_point(xf, b->vertices[i]);
+    hb.n[i] = arb_rotate(xf.q, b->normals[i]);
+  }
+  return arb__collide_hulls(va, na, 2, &hb, xfa, xfb);
+}
