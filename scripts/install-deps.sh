@@ -4,24 +4,28 @@
 #   (no flag)  build + test dependencies (what `make run` and `make test` need)
 #   --docker   also what `make test-docker` needs (podman, debootstrap, iproute2)
 #   --runtime  only the shared libraries the binaries link (used by docker/Dockerfile)
+#   --build    only what a Release build of the programs needs (docker/Dockerfile build stage)
 set -euo pipefail
 
-build_pkgs=(
+core_pkgs=(
   build-essential cmake ninja-build pkg-config git
   libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev
+)
+build_pkgs=("${core_pkgs[@]}"
   libcmocka-dev clang libclang-rt-14-dev
   libsdl2-dev
 )
 bench_pkgs=(libchipmunk-dev libbox2d-dev)
-docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs)
+docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)
 runtime_pkgs=(libuv1 libenet7 libmsgpackc2 libjansson4 libxxhash0)
 
 want=("${build_pkgs[@]}" "${bench_pkgs[@]}")
 case "${1:-}" in
   --docker) want+=("${docker_pkgs[@]}") ;;
   --runtime) want=("${runtime_pkgs[@]}") ;;
+  --build) want=("${core_pkgs[@]}") ;;
   "") ;;
-  -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
   *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
