@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages arbiter builds and tests with. Does nothing when all are
-# present. Uses sudo when not run as root. Usage: scripts/install-deps.sh [--docker] [--runtime]
+# present. Uses sudo when not run as root. Usage: scripts/install-deps.sh [--docker|--runtime|--build]
 #   (no flag)  build + test dependencies (what `make run` and `make test` need)
 #   --docker   also what `make test-docker` needs (podman, debootstrap, iproute2)
 #   --runtime  only the shared libraries the binaries link (used by docker/Dockerfile)
