@@ -1,0 +1,406 @@
+// arbiter — the wire protocol: message structs, quantization, msgpack encode/decode and
+// the delta-snapshot builder. protocol/PROTOCOL.md is the specification; this header is
+// its C binding. Knows nothing of sockets: callers hand packets to ENet themselves.
+//
+// Conventions
+// - Encoders write into a caller buffer and return the number of bytes the message needs
+//   (> 0). If that is more than `cap` (or buf is NULL) the buffer holds nothing usable:
+//   call again with a bigger one. A message that breaks the spec (a field out of range,
+//   NaN, a count over a limit) is not encoded: the encoder returns a negative ARB_E_*.
+// - Decoders are total and bounded: any byte string gives ARB_OK and a filled struct, or a
+//   negative ARB_E_* and, when `err` is not NULL, a reason such as
+//   "snapshot: changed[3] field 'x': expected int, got str". They never allocate, and the
+//   output struct is only meaningful when they return ARB_OK.
+// - Nothing here allocates except arb_proto_snapshot_builder_create.
+#pragma once
+
+#include <arbiter/base.h>
+#include <arbiter/controls.h>
+#include <arbiter/math.h>
+
+ARB_C_BEGIN
+
+// ---- constants (PROTOCOL.md, "Limits") --------------------------------------------------
+
+#define ARB_PROTO_VERSION 1u
+
+/// ENet channels. The server and clients create their hosts with ARB_PROTO_CHANNEL_COUNT.
+#define ARB_PROTO_CHANNEL_CONTROL 0   ///< reliable: hello, welcome, reject, event
+#define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping
+#define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unreliable (sequenced): snapshot, pong
+#define ARB_PROTO_CHANNEL_COUNT 3
+
+/// Largest snapshot packet the builder produces by default (bytes). ENet's largest
+/// unfragmented payload at MTU 1400 is 1372.
+#define ARB_PROTO_DEFAULT_PAYLOAD 1200
+#define ARB_PROTO_MIN_PAYLOAD 256           ///< smallest payload limit the builder accepts
+#define ARB_PROTO_MAX_PAYLOAD 4096          ///< largest unreliable packet (input, snapshot, ping, pong)
+#define ARB_PROTO_MAX_RELIABLE (1024 * 1024)  ///< largest reliable message (welcome with geometry)
+
+#define ARB_PROTO_MAX_NAME 32         ///< bytes of a client name (UTF-8, no control chars), without NUL
+#define ARB_PROTO_MAX_TEXT 200        ///< bytes of a reject/notice/disconnect text, without NUL
+#define ARB_PROTO_MAX_TOKEN 256       ///< bytes of an opaque connect token
+#define ARB_PROTO_MAX_SCENE_NAME 64   ///< bytes of a scene name, without NUL
+#define ARB_PROTO_MAX_INPUTS 8        ///< redundant inputs per input packet
+#define ARB_PROTO_MAX_DEPTH 6         ///< msgpack nesting (arrays in arrays) any message may use
+#define ARB_PROTO_MAX_STATIC 4096     ///< static bodies in a welcome
+#define ARB_PROTO_MAX_ENTITIES 65536  ///< entities in one snapshot (all parts together)
+#define ARB_PROTO_MAX_PARTS 255       ///< packets one snapshot may be split into
+#define ARB_PROTO_MAX_PART_ENTERED 128  ///< entered entities in one snapshot packet
+#define ARB_PROTO_MAX_PART_CHANGED 512  ///< changed entities in one snapshot packet
+#define ARB_PROTO_MAX_PART_REMOVED 512  ///< removed ids in one snapshot packet
+#define ARB_PROTO_MAX_CLIENTS 1024    ///< clients of one server (also joins/inputs per replay tick)
+#define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
+#define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
+
+/// Message type codes: element 0 of every message array.
+typedef enum arb_proto_msg_type {
+  ARB_PROTO_MSG_NONE = 0,  ///< never sent
+  ARB_PROTO_MSG_HELLO = 1,     ///< client -> server, control channel
+  ARB_PROTO_MSG_WELCOME = 2,   ///< server -> client, control channel
+  ARB_PROTO_MSG_REJECT = 3,    ///< server -> client, control channel, then disconnect
+  ARB_PROTO_MSG_INPUT = 4,     ///< client -> server, input channel, unsequenced
+  ARB_PROTO_MSG_SNAPSHOT = 5,  ///< server -> client, snapshot channel, unreliable
+  ARB_PROTO_MSG_EVENT = 6,     ///< server -> client, control channel
+  ARB_PROTO_MSG_PING = 7,      ///< client -> server, input channel, unsequenced
+  ARB_PROTO_MSG_PONG = 8,      ///< server -> client, snapshot channel, unreliable
+  ARB_PROTO_MSG_TYPE_COUNT
+} arb_proto_msg_type;
+
+/// Why a hello was refused (reject.reason) or a client is disconnected (event.code).
+typedef enum arb_proto_reason {
+  ARB_PROTO_REASON_NONE = 0,
+  ARB_PROTO_REASON_VERSION = 1,    ///< protocol version mismatch
+  ARB_PROTO_REASON_FULL = 2,       ///< server full
+  ARB_PROTO_REASON_BAD_TOKEN = 3,  ///< connect token missing or invalid
+  ARB_PROTO_REASON_MALFORMED = 4,  ///< a message from the client did not decode
+  ARB_PROTO_REASON_BAD_NAME = 5,   ///< name empty, too long, or not allowed
+  ARB_PROTO_REASON_SHUTDOWN = 6,   ///< server is shutting down
+  ARB_PROTO_REASON_KICKED = 7,     ///< removed by the operator
+  ARB_PROTO_REASON_TIMEOUT = 8,    ///< no traffic from the client
+  ARB_PROTO_REASON_OTHER = 9,      ///< see the text
+  ARB_PROTO_REASON_COUNT
+} arb_proto_reason;
+
+/// ARB_BUILD_ID of this build (CMake: "arbiter-<version>-<git describe>"), for replay headers.
+ARB_API const char* arb_proto_build_id(void);
+
+/// Short name of a reason ("version", "full", ...), "unknown" when out of range.
+ARB_API const char* arb_proto_reason_name(int reason);
+/// Name of a message type ("hello", ...), "unknown" when out of range.
+ARB_API const char* arb_proto_msg_name(int type);
+
+/// Where and why a decode failed.
+typedef struct arb_proto_error {
+  int code;          ///< the ARB_E_* the decoder returned
+  size_t offset;     ///< byte offset in the input where the problem was found
+  char reason[192];  ///< "<message>: <field path>: <why>", NUL-terminated
+} arb_proto_error;
+
+// ---- quantization (PROTOCOL.md, "Quantization"; bit-exact on every side) --------------
+
+/// Positions: int32 units of 1/128 m. Velocities: int32 units of 1/256 m/s.
+/// Angular velocity: int32 units of 1/256 rad/s. Angles: uint16 of a full turn.
+#define ARB_PROTO_POS_SCALE 128.0f
+#define ARB_PROTO_VEL_SCALE 256.0f
+#define ARB_PROTO_ANGVEL_SCALE 256.0f
+#define ARB_PROTO_ANGLE_STEPS 65536
+
+/// Quantize: round to nearest (halves away from zero), clamp to int32; NaN -> 0.
+ARB_API int32_t arb_proto_quantize_pos(float meters);
+ARB_API float arb_proto_dequantize_pos(int32_t q);
+ARB_API int32_t arb_proto_quantize_vel(float meters_per_second);
+ARB_API float arb_proto_dequantize_vel(int32_t q);
+ARB_API int32_t arb_proto_quantize_angvel(float radians_per_second);
+ARB_API float arb_proto_dequantize_angvel(int32_t q);
+/// Any finite angle -> turn fraction in [0, 65535] (wraps); NaN/Inf -> 0.
+ARB_API uint16_t arb_proto_quantize_angle(float radians);
+/// -> [-pi, pi): values >= 32768 are read as negative.
+ARB_API float arb_proto_dequantize_angle(uint16_t q);
+
+/// One tick of controls as sent and recorded. move/steer: q/127 in [-1, 1];
+/// throttle/brake: q/255 in [0, 1]; aim: the angle quantization above.
+typedef struct arb_proto_controls_q {
+  int8_t move_x, move_y;  ///< [-127, 127]
+  uint16_t aim;           ///< turn fraction
+  uint16_t buttons;       ///< ARB_BUTTON_* bits (only the low 16 bits travel)
+  int8_t steer;           ///< [-127, 127]
+  uint8_t throttle;       ///< [0, 255]
+  uint8_t brake;          ///< [0, 255]
+} arb_proto_controls_q;
+
+/// Clamp to range (NaN -> 0) and quantize.
+ARB_API arb_proto_controls_q arb_proto_quantize_controls(const arb_controls* c);
+/// The exact floats the game applies; identical in client, server and replay.
+ARB_API arb_controls arb_proto_dequantize_controls(const arb_proto_controls_q* q);
+/// quantize(dequantize(q)) == q for every valid q; this snaps a client's own controls to
+/// what the server will apply (for prediction).
+ARB_API arb_controls arb_proto_snap_controls(const arb_controls* c);
+
+/// Quantized dynamic state of one entity.
+typedef struct arb_proto_entity_state {
+  int32_t x, y;    ///< position, 1/128 m
+  uint16_t angle;  ///< turn fraction
+  int32_t vx, vy;  ///< linear velocity, 1/256 m/s
+  int32_t w;       ///< angular velocity, 1/256 rad/s
+} arb_proto_entity_state;
+
+ARB_API arb_proto_entity_state arb_proto_quantize_state(arb_vec2 position, float angle,
+                                                        arb_vec2 velocity, float angular_velocity);
+ARB_API void arb_proto_dequantize_state(const arb_proto_entity_state* q, arb_vec2* position,
+                                        float* angle, arb_vec2* velocity, float* angular_velocity);
+
+// ---- shapes and entity descriptions -----------------------------------------------------
+
+/// A shape in its body's local frame (kinds are arb_shape_type from collision.h).
+typedef struct arb_proto_shape {
+  uint8_t kind;        ///< 1 circle, 2 polygon, 3 segment
+  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8
+  float radius;        ///< circle radius, meters, (0, ARB_PROTO_MAX_COORD]; 0 otherwise
+  arb_vec2 points[8];  ///< meters, |coord| <= ARB_PROTO_MAX_COORD
+} arb_proto_shape;
+
+/// What a client needs to draw an entity; sent once, when the entity enters its view.
+typedef struct arb_proto_entity_desc {
+  uint8_t body_type;    ///< arb_body_type: 0 dynamic, 1 static, 2 kinematic
+  uint8_t avatar_kind;  ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
+  uint32_t owner;       ///< client id of the owning player, 0 = world
+  arb_proto_shape shape;
+} arb_proto_entity_desc;
+
+/// A static body of the level, exact floats (welcome message).
+typedef struct arb_proto_static_body {
+  arb_vec2 position;  ///< meters, world frame
+  float angle;        ///< radians, finite
+  arb_proto_shape shape;
+} arb_proto_static_body;
+
+// ---- messages ---------------------------------------------------------------------------
+
+/// Client -> server, first message after the ENet connect.
+typedef struct arb_proto_hello {
+  uint32_t version;                     ///< ARB_PROTO_VERSION
+  char name[ARB_PROTO_MAX_NAME + 1];    ///< 1..32 bytes UTF-8, no control characters
+  uint8_t token[ARB_PROTO_MAX_TOKEN];   ///< opaque connect token
+  uint16_t token_len;                   ///< 0 = no token
+  uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default)
+} arb_proto_hello;
+
+/// Server -> client: accepted. The static geometry is referenced, not copied: the encoder
+/// reads `statics[0..static_count)`, the decoder writes up to `static_cap` bodies into the
+/// caller's `statics` array (ARB_E_TOO_BIG when the message holds more).
+typedef struct arb_proto_welcome {
+  uint32_t client_id;      ///< > 0
+  uint32_t entity_id;      ///< the client's avatar entity, > 0
+  uint16_t tick_rate;      ///< simulation ticks per second, 1..1000
+  uint16_t snapshot_rate;  ///< snapshots per second, 1..tick_rate
+  uint32_t server_tick;    ///< tick at the time of the welcome
+  char scene_name[ARB_PROTO_MAX_SCENE_NAME + 1];
+  uint64_t scene_hash;     ///< XXH3-64 of the scene text
+  arb_proto_static_body* statics;
+  int static_count;        ///< 0..ARB_PROTO_MAX_STATIC
+  int static_cap;          ///< decoder only: capacity of statics
+} arb_proto_welcome;
+
+/// Server -> client: refused; the server disconnects right after.
+typedef struct arb_proto_reject {
+  uint8_t reason;                     ///< arb_proto_reason
+  uint32_t server_version;            ///< the server's ARB_PROTO_VERSION
+  char text[ARB_PROTO_MAX_TEXT + 1];  ///< human readable detail, may be empty
+} arb_proto_reject;
+
+/// One tick of input with its sequence number.
+typedef struct arb_proto_input_cmd {
+  uint32_t seq;  ///< per client, starts at 1, +1 per client tick
+  arb_proto_controls_q controls;
+} arb_proto_input_cmd;
+
+/// Client -> server, every client tick, unsequenced. Carries the newest inputs so a lost
+/// packet costs nothing.
+typedef struct arb_proto_input {
+  uint32_t packet_seq;  ///< per client, starts at 1, +1 per input packet (loss/duplicate stats)
+  uint32_t ack_tick;  ///< newest snapshot tick the client received completely; 0 = none
+  int count;          ///< 0..ARB_PROTO_MAX_INPUTS
+  arb_proto_input_cmd cmds[ARB_PROTO_MAX_INPUTS];  ///< newest first, seq strictly decreasing
+} arb_proto_input;
+
+/// An entity that entered the client's view (or whose description changed): full state.
+typedef struct arb_proto_entered {
+  uint32_t id;  ///< entity id, > 0
+  arb_proto_entity_desc desc;
+  arb_proto_entity_state state;
+} arb_proto_entered;
+
+/// Bits of arb_proto_changed.mask, in wire order.
+#define ARB_PROTO_FIELD_X (1u << 0)
+#define ARB_PROTO_FIELD_Y (1u << 1)
+#define ARB_PROTO_FIELD_ANGLE (1u << 2)
+#define ARB_PROTO_FIELD_VX (1u << 3)
+#define ARB_PROTO_FIELD_VY (1u << 4)
+#define ARB_PROTO_FIELD_W (1u << 5)
+#define ARB_PROTO_FIELD_ALL 0x3Fu
+
+/// An entity present in the baseline whose quantized state changed. On the wire each
+/// present field is the difference to the baseline value (angle: mod 65536); in this
+/// struct `delta` holds the differences for the fields in `mask`, zero for the others
+/// (arb_proto_entity_set_apply adds them to the baseline).
+typedef struct arb_proto_changed {
+  uint32_t id;
+  uint8_t mask;  ///< ARB_PROTO_FIELD_* bits, != 0
+  arb_proto_entity_state delta;  ///< x,y,vx,vy,w: wrapping int32 differences; angle: mod 65536
+} arb_proto_changed;
+
+/// One snapshot packet ("part"). A snapshot of tick T against baseline B is split into
+/// part_count packets; each holds a disjoint set of entities and can be applied on its own.
+typedef struct arb_proto_snapshot {
+  uint32_t tick;            ///< server tick, > 0
+  uint32_t baseline_tick;   ///< 0 = full snapshot; else the acked tick it is a delta against
+  uint32_t last_input_seq;  ///< newest input seq the server applied for this client, 0 = none
+  uint8_t part_index;       ///< 0..part_count-1
+  uint8_t part_count;       ///< 1..ARB_PROTO_MAX_PARTS
+  int entered_count, changed_count, removed_count;
+  arb_proto_entered entered[ARB_PROTO_MAX_PART_ENTERED];
+  arb_proto_changed changed[ARB_PROTO_MAX_PART_CHANGED];
+  uint32_t removed[ARB_PROTO_MAX_PART_REMOVED];  ///< ids that left the view
+} arb_proto_snapshot;
+
+typedef enum arb_proto_event_kind {
+  ARB_PROTO_EVENT_NONE = 0,
+  ARB_PROTO_EVENT_JOINED = 1,      ///< client_id, entity_id, text = name
+  ARB_PROTO_EVENT_LEFT = 2,        ///< client_id, code = arb_proto_reason, text = name
+  ARB_PROTO_EVENT_NOTICE = 3,      ///< text from the server operator
+  ARB_PROTO_EVENT_DISCONNECT = 4,  ///< to the client being dropped: code, text
+  ARB_PROTO_EVENT_KIND_COUNT
+} arb_proto_event_kind;
+
+/// Server -> client, reliable.
+typedef struct arb_proto_event {
+  uint8_t kind;        ///< arb_proto_event_kind
+  uint32_t tick;       ///< server tick it happened at
+  uint32_t client_id;  ///< JOINED/LEFT: who; else 0
+  uint32_t entity_id;  ///< JOINED: the avatar; else 0
+  uint8_t code;        ///< LEFT/DISCONNECT: arb_proto_reason; else 0
+  char text[ARB_PROTO_MAX_TEXT + 1];
+} arb_proto_event;
+
+/// Client -> server, optional clock sync (ENet's RTT is also fine).
+typedef struct arb_proto_ping {
+  uint32_t ping_id;
+  uint64_t client_time_us;  ///< client clock, echoed back
+} arb_proto_ping;
+
+/// Server -> client, answer to a ping.
+typedef struct arb_proto_pong {
+  uint32_t ping_id;
+  uint64_t client_time_us;  ///< copied from the ping
+  uint32_t server_tick;     ///< last completed tick when the pong was sent
+  uint64_t server_time_us;  ///< server monotonic clock
+} arb_proto_pong;
+
+// ---- encode / decode --------------------------------------------------------------------
+
+/// The message type of a packet (reads element 0 only). ARB_E_CORRUPT/TRUNCATED if the
+/// packet does not start with an array whose first element is a known type code.
+ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
+
+ARB_API int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_snapshot(const arb_proto_snapshot* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap);
+ARB_API int arb_proto_encode_pong(const arb_proto_pong* m, uint8_t* buf, size_t cap);
+
+/// A hello whose version differs from ARB_PROTO_VERSION returns ARB_E_VERSION with
+/// out->version set (the first two elements of a hello are frozen across versions), so
+/// the server can answer with a reject of reason VERSION.
+ARB_API int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out, arb_proto_error* err);
+/// Set out->statics / out->static_cap before calling (statics may be NULL with cap 0).
+ARB_API int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_reject(const uint8_t* buf, size_t len, arb_proto_reject* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_snapshot(const uint8_t* buf, size_t len, arb_proto_snapshot* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_event(const uint8_t* buf, size_t len, arb_proto_event* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_ping(const uint8_t* buf, size_t len, arb_proto_ping* out, arb_proto_error* err);
+ARB_API int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, arb_proto_error* err);
+
+// ---- entity sets: what a client sees at one tick -----------------------------------------
+
+/// One entity of a view. desc_version is server-side bookkeeping (not on the wire): when
+/// it differs from the baseline's, the entity is re-sent as entered.
+typedef struct arb_proto_entity {
+  uint32_t id;            ///< > 0
+  uint32_t desc_version;  ///< bump when the entity's description changes
+  arb_proto_entity_state state;
+} arb_proto_entity;
+
+/// A set of entities sorted by strictly increasing id, in caller-owned storage.
+typedef struct arb_proto_entity_set {
+  arb_proto_entity* items;
+  int count;
+  int cap;
+} arb_proto_entity_set;
+
+/// Find an entity by id (binary search); NULL when absent.
+ARB_API const arb_proto_entity* arb_proto_entity_set_find(const arb_proto_entity_set* set, uint32_t id);
+/// dst = src. ARB_E_NOSPACE when dst->cap < src->count.
+ARB_API int arb_proto_entity_set_copy(arb_proto_entity_set* dst, const arb_proto_entity_set* src);
+/// Apply one snapshot part to `view` (which must start as a copy of the part's baseline,
+/// or empty for a full snapshot; apply the parts of one tick to the same view in any
+/// order). Entered entities are inserted or replaced (desc_version left 0), changed ones
+/// get their deltas added, removed ones are deleted. Fails without changing `view` on a
+/// changed/removed id the view lacks (wrong baseline), ARB_E_NOSPACE when cap is reached.
+ARB_API int arb_proto_entity_set_apply(arb_proto_entity_set* view, const arb_proto_snapshot* part,
+                                       arb_proto_error* err);
+
+// ---- snapshot builder (server side) ------------------------------------------------------
+
+typedef struct arb_proto_snapshot_builder arb_proto_snapshot_builder;
+
+typedef struct arb_proto_builder_def {
+  int payload_limit;  ///< bytes per packet, [ARB_PROTO_MIN_PAYLOAD, ARB_PROTO_MAX_PAYLOAD]; 0 = 1200
+  int max_entities;   ///< largest current/baseline set, <= ARB_PROTO_MAX_ENTITIES; 0 = 4096
+} arb_proto_builder_def;
+
+/// Fills the description of an entity that enters a client's view. Return 0, or a
+/// negative ARB_E_* to abort the build.
+typedef int arb_proto_describe_fn(void* user, uint32_t entity_id, arb_proto_entity_desc* desc);
+
+typedef struct arb_proto_build_args {
+  uint32_t tick;            ///< > 0
+  uint32_t baseline_tick;   ///< 0 = full snapshot (baseline ignored)
+  uint32_t last_input_seq;
+  const arb_proto_entity_set* baseline;  ///< the view sent for baseline_tick, which the client acked
+  const arb_proto_entity_set* current;   ///< the entities this client should see now
+  /// NULL, or one value per current->items[i]: higher goes first when not everything fits
+  /// in max_parts. Ties and NULL: id order. Removals always go first.
+  const uint32_t* priority;
+  arb_proto_describe_fn* describe;
+  void* describe_user;
+  int max_parts;  ///< packet budget for this snapshot, 1..ARB_PROTO_MAX_PARTS; 0 = max
+  /// Out: the view the client has after applying all parts. Store it per tick: it is the
+  /// baseline when the client acks this tick. cap >= current->count + baseline->count.
+  arb_proto_entity_set* sent;
+} arb_proto_build_args;
+
+/// The packets of one build. Views into the builder, valid until its next build.
+typedef struct arb_proto_build_result {
+  int packet_count;           ///< >= 1 (an empty delta is one packet)
+  const uint8_t* packets[ARB_PROTO_MAX_PARTS];
+  int sizes[ARB_PROTO_MAX_PARTS];  ///< each <= payload_limit
+  int entered, changed, removed;   ///< entities written
+  int deferred;  ///< differences left for a later snapshot because max_parts was reached
+  int bytes;     ///< sum of sizes
+} arb_proto_build_result;
+
+/// Allocates all memory up front (warm-up); builds never allocate.
+ARB_API int arb_proto_snapshot_builder_create(const arb_proto_builder_def* def, arb_proto_snapshot_builder** out);
+ARB_API void arb_proto_snapshot_builder_destroy(arb_proto_snapshot_builder* b);
+/// Diff current against baseline and split into packets: removed ids first, then entered
+/// and changed entities by priority. Nothing is dropped silently: what does not fit in
+/// max_parts is counted in `deferred` and absent from `sent`, so it is sent next time.
+ARB_API int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_build_args* args,
+                                     arb_proto_build_result* result);
+
+ARB_C_END
