@@ -53,7 +53,9 @@ typedef struct arb_mass_data {
 /// not finite, two points coincide (closer than ARB_LINEAR_SLOP), the polygon is not
 /// convex, or its area is (nearly) zero. `why` may be NULL; it points to a static string.
 ARB_API int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out, const char** why);
-/// Axis-aligned box centred on the origin; half extents > 0.
+/// Axis-aligned box centred on the origin. Half extents must be finite and > 0 (callers
+/// validate; scene files are checked by the scene loader). Invalid extents give a
+/// polygon with count 0, which has no mass and collides with nothing.
 ARB_API arb_polygon arb_make_box(float half_width, float half_height);
 /// Box centred at `center`, rotated by `rotation`, in the body frame.
 ARB_API arb_polygon arb_make_offset_box(float half_width, float half_height, arb_vec2 center, arb_rot rotation);
@@ -123,11 +125,83 @@ typedef struct arb_cast_output {
   bool hit;
 } arb_cast_output;
 
-/// Ray casts in the shape's local frame. A ray that starts inside a solid shape
-/// (circle, polygon) reports a hit at fraction 0 with a zero normal.
+/// Ray casts in the shape's local frame. A ray that starts inside (or on the boundary
+/// of) a solid shape (circle, polygon, AABB) reports a hit at fraction 0 with a zero
+/// normal. Only hits with 0 <= fraction <= max_fraction count; shapes behind the origin
+/// are misses. Segments are two-sided; a ray parallel to a segment (even collinear)
+/// misses it. Non-finite input is a miss.
 ARB_API arb_cast_output arb_ray_cast_circle(const arb_ray_input* input, const arb_circle* shape);
 ARB_API arb_cast_output arb_ray_cast_polygon(const arb_ray_input* input, const arb_polygon* shape);
 ARB_API arb_cast_output arb_ray_cast_segment(const arb_ray_input* input, const arb_segment* shape);
 ARB_API arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb box);
+
+// ---- distance and time of impact (continuous collision) --------------------------------
+
+/// Any shape as a convex core (up to 8 points) grown by a radius: a circle is its centre
+/// with its radius, a segment its two end points, a polygon its vertices. Local frame.
+typedef struct arb_shape_proxy {
+  arb_vec2 points[ARB_MAX_POLYGON_VERTICES];  ///< convex core, local frame
+  int count;                                  ///< 1..ARB_MAX_POLYGON_VERTICES
+  float radius;                               ///< meters, >= 0
+} arb_shape_proxy;
+
+/// count is clamped to [0, ARB_MAX_POLYGON_VERTICES]; points are copied.
+ARB_API arb_shape_proxy arb_make_proxy(const arb_vec2* points, int count, float radius);
+ARB_API arb_shape_proxy arb_make_circle_proxy(const arb_circle* shape);
+ARB_API arb_shape_proxy arb_make_polygon_proxy(const arb_polygon* shape);
+ARB_API arb_shape_proxy arb_make_segment_proxy(const arb_segment* shape);
+
+typedef struct arb_distance_output {
+  arb_vec2 point_a;  ///< closest point on A's surface, world
+  arb_vec2 point_b;  ///< closest point on B's surface, world (= point_a when touching)
+  arb_vec2 normal;   ///< unit, world, from A to B; zero when the cores overlap
+  float distance;    ///< between the surfaces (radii included), meters; 0 when overlapping
+  int iterations;    ///< GJK iterations used (at most 32)
+} arb_distance_output;
+
+/// Closest points between two convex proxies placed by transforms (GJK). Overlapping
+/// shapes report distance 0 (no penetration depth: use the manifold functions for that).
+ARB_API arb_distance_output arb_shape_distance(const arb_shape_proxy* a, arb_transform xfa,
+                                               const arb_shape_proxy* b, arb_transform xfb);
+
+/// The motion of a body over one step, for continuous collision: its centre of mass moves
+/// linearly from c1 to c2 and its rotation turns from q1 to q2 at constant angular speed
+/// (the shorter way round, so at most pi per sweep).
+typedef struct arb_sweep {
+  arb_vec2 local_center;  ///< centre of mass in the body frame
+  arb_vec2 c1, c2;        ///< world centre of mass at t = 0 and t = 1
+  arb_rot q1, q2;         ///< world rotation at t = 0 and t = 1
+} arb_sweep;
+
+/// The body transform (origin and rotation) at time t in [0, 1] of the sweep.
+ARB_API arb_transform arb_get_sweep_transform(const arb_sweep* sweep, float t);
+
+typedef struct arb_toi_input {
+  arb_shape_proxy proxy_a;  ///< A's shape in A's body frame
+  arb_shape_proxy proxy_b;  ///< B's shape in B's body frame
+  arb_sweep sweep_a;
+  arb_sweep sweep_b;
+  float max_fraction;       ///< only look in [0, max_fraction], max_fraction <= 1
+} arb_toi_input;
+
+typedef enum arb_toi_state {
+  ARB_TOI_UNKNOWN = 0,
+  ARB_TOI_FAILED,      ///< bad input, or out of iterations: fraction is still a safe time
+  ARB_TOI_OVERLAPPED,  ///< already touching or overlapping at t = 0
+  ARB_TOI_HIT,         ///< the surfaces come within ARB_LINEAR_SLOP at `fraction`
+  ARB_TOI_SEPARATED,   ///< no contact up to max_fraction
+} arb_toi_state;
+
+typedef struct arb_toi_output {
+  arb_toi_state state;
+  float fraction;  ///< time in [0, max_fraction]; before it the shapes never touch
+} arb_toi_output;
+
+/// Time of impact by conservative advancement: repeatedly measure the distance (GJK) and
+/// advance by distance / (largest possible approach speed), so the shapes can not pass
+/// through each other however fast they move. Stops when the surfaces are within
+/// ARB_LINEAR_SLOP (+- a quarter slop), leaving the rest to the speculative contacts.
+/// At most 64 iterations.
+ARB_API arb_toi_output arb_time_of_impact(const arb_toi_input* input);
 
 ARB_C_END
