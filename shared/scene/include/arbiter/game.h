@@ -51,4 +51,22 @@ ARB_API int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_e
 ARB_API int arb_game_save(const arb_game* game, uint8_t* buf, int cap);
 ARB_API int arb_game_restore(arb_game* game, const uint8_t* buf, int len);
 
+/// Most avatars a game holds at once (joins beyond fail with ARB_E_FULL).
+#define ARB_GAME_MAX_AVATARS 4096
+
+/// The avatar of a client: ARB_OK and *out filled, or ARB_E_NOT_FOUND.
+ARB_API int arb_game_get_avatar(const arb_game* game, uint32_t client_id, arb_entity* out);
+ARB_API int arb_game_get_avatar_count(const arb_game* game);
+/// The controls currently held for a client (after clamping).
+ARB_API int arb_game_get_controls(const arb_game* game, uint32_t client_id, arb_controls* out);
+
+/// Sink for arb_game_write_json; called several times per line.
+typedef void arb_write_fn(const char* data, size_t len, void* user);
+
+/// One JSON line (with its trailing newline) describing the current tick, the format
+/// arbiter-sim prints (docs/SCENES.md): {"tick":N,"hash":"<16 hex>","bodies":[...]} with
+/// entities in id order, or only tick and hash when with_bodies is false. "hash" is
+/// arb_world_hash. Avatars carry "name":"avatar" and "owner":<client id>.
+ARB_API void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* write, void* user);
+
 ARB_C_END

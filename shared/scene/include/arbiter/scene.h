@@ -44,4 +44,68 @@ ARB_API int arb_scene_get_body_count(const arb_scene* scene);
 /// Name of scene body i, or NULL when it has none.
 ARB_API const char* arb_scene_get_body_name(const arb_scene* scene, int i);
 
+// ---- limits (documented in docs/SCENES.md) ---------------------------------------------
+
+#define ARB_SCENE_VERSION 1
+#define ARB_SCENE_MAX_FILE_SIZE (64 * 1024 * 1024)  ///< bytes
+#define ARB_SCENE_MAX_BODIES 100000
+#define ARB_SCENE_MAX_DEPTH 64         ///< nesting of JSON arrays/objects
+#define ARB_SCENE_MAX_SPAWN_POINTS 1024
+#define ARB_SCENE_MAX_NAME 64          ///< bytes in a body or scene name, without the NUL
+#define ARB_SCENE_MAX_COORD 1.0e6f     ///< |position|, |point| in meters
+#define ARB_SCENE_MAX_SIZE 1.0e4f      ///< radius, half extents, |polygon point|, meters
+#define ARB_SCENE_MAX_SPEED 1.0e4f     ///< |velocity| m/s, |angular velocity| rad/s
+
+// ---- scene contents (read-only views; valid while the scene lives) ------------------------
+
+ARB_API arb_vec2 arb_scene_get_gravity(const arb_scene* scene);
+/// Solver substeps per tick (the world default when the scene does not say).
+ARB_API int arb_scene_get_substeps(const arb_scene* scene);
+/// The scene's `seed` (0 when absent); mixed into the game's random generator.
+ARB_API uint64_t arb_scene_get_seed(const arb_scene* scene);
+/// A world definition with the scene's gravity and substeps (other fields default).
+ARB_API arb_world_def arb_scene_get_world_def(const arb_scene* scene);
+/// Definition of scene body i (0-based, scene order) or NULL when out of range. Static
+/// geometry for a client's welcome message comes from here.
+ARB_API const arb_body_def* arb_scene_get_body_def(const arb_scene* scene, int i);
+/// Index of the body with this name, or -1.
+ARB_API int arb_scene_find_body(const arb_scene* scene, const char* name);
+
+/// Which rule turns a player's controls into forces on its avatar.
+typedef enum arb_controller_type {
+  ARB_CONTROLLER_NONE = 0,
+  ARB_CONTROLLER_FORCE,    ///< move axes become a force; optional jump (controller_force.c)
+  ARB_CONTROLLER_VEHICLE,  ///< reserved for the vehicle controller (physics extras)
+  ARB_CONTROLLER_TYPE_COUNT
+} arb_controller_type;
+
+typedef enum arb_force_mode {
+  ARB_FORCE_MODE_AUTO = 0,    ///< platformer when the scene has gravity, else top-down
+  ARB_FORCE_MODE_PLATFORMER,  ///< move_x only (along the ground), jump when grounded
+  ARB_FORCE_MODE_TOP_DOWN,    ///< move_x and move_y, no jump
+  ARB_FORCE_MODE_COUNT
+} arb_force_mode;
+
+/// Parameters of the force controller (docs/SCENES.md, "avatar").
+typedef struct arb_force_controller_def {
+  arb_force_mode mode;
+  float max_force;     ///< N, the largest force the controller applies
+  float max_speed;     ///< m/s, the controller never accelerates the avatar beyond this
+  float jump_impulse;  ///< N*s, applied against gravity when grounded; 0 = no jump
+  float air_control;   ///< [0, 1], fraction of max_force available while airborne
+} arb_force_controller_def;
+
+/// The template every player's avatar is spawned from.
+typedef struct arb_scene_avatar {
+  arb_body_def body;               ///< dynamic body: shape, material, filter, damping
+  arb_controller_type controller;  ///< the controller for ARB_AVATAR_DEFAULT
+  arb_force_controller_def force;  ///< used by ARB_CONTROLLER_FORCE
+} arb_scene_avatar;
+
+/// The avatar template (the defaults when the scene has no `avatar` section).
+ARB_API const arb_scene_avatar* arb_scene_get_avatar(const arb_scene* scene);
+/// Spawn points (at least one: [0, 0] when the scene lists none).
+ARB_API int arb_scene_get_spawn_point_count(const arb_scene* scene);
+ARB_API arb_vec2 arb_scene_get_spawn_point(const arb_scene* scene, int i);
+
 ARB_C_END

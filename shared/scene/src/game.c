@@ -1,0 +1,571 @@
+// The game rules layer: a scene's world plus the players' avatars (see game.h).
+//
+// DETERMINISM: avatars are stepped in client-id order; spawn choice uses the game's own
+// PCG32 generator, seeded from the scene and the caller's seed and advanced only by joins;
+// the hash and the save image are explicit little-endian serializations, field by field.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "game_internal.h"
+
+#define GAME_IMAGE_MAGIC 0x47425241u  // "ARBG" little-endian
+#define GAME_IMAGE_VERSION 1u
+
+// ---- random numbers (PCG32, O'Neill) --------------------------------------------------
+
+#define PCG_MULT 6364136223846793005ull
+#define PCG_INC 1442695040888963407ull
+
+static uint32_t pcg32_next(uint64_t* state) {
+  uint64_t old = *state;
+  *state = old * PCG_MULT + PCG_INC;
+  uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
+  uint32_t rot = (uint32_t)(old >> 59u);
+  return (xorshifted >> rot) | (xorshifted << ((32u - rot) & 31u));
+}
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// ---- canonical serialization (hash and save share it) -----------------------------------
+
+typedef struct state_writer {
+  uint8_t* buf;  ///< NULL: only count / hash
+  size_t cap, len;
+  XXH3_state_t* hash;  ///< non-NULL: feed the bytes to the hash as well
+} state_writer;
+
+static void put_bytes(state_writer* w, const uint8_t* b, size_t n) {
+  if (w->buf && w->len + n <= w->cap) memcpy(w->buf + w->len, b, n);
+  if (w->hash) XXH3_64bits_update(w->hash, b, n);
+  w->len += n;
+}
+
+static void put_u32(state_writer* w, uint32_t v) {
+  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  put_bytes(w, b, 4);
+}
+
+static void put_u64(state_writer* w, uint64_t v) {
+  put_u32(w, (uint32_t)v);
+  put_u32(w, (uint32_t)(v >> 32));
+}
+
+static uint32_t float_bits(float f) {
+  if (f == 0.0f) f = 0.0f;  // -0 and +0 behave the same in every rule here; hash them alike
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static void put_f32(state_writer* w, float f) { put_u32(w, float_bits(f)); }
+
+static void write_state(const arb_game* g, state_writer* w) {
+  put_u64(w, g->tick);
+  put_u64(w, g->rng);
+  put_u32(w, g->next_entity_id);
+  put_u32(w, g->join_count);
+  put_u32(w, (uint32_t)g->avatar_count);
+  for (int i = 0; i < g->avatar_count; i++) {  // DET: join (entity id) order
+    const arb_avatar* a = &g->avatars[i];
+    put_u32(w, a->client_id);
+    put_u32(w, a->entity_id);
+    put_u32(w, (uint32_t)a->body.index1);
+    put_u32(w, a->body.generation);
+    put_u32(w, (uint32_t)a->controller);
+    put_f32(w, a->controls.move_x);
+    put_f32(w, a->controls.move_y);
+    put_f32(w, a->controls.aim);
+    put_u32(w, a->controls.buttons);
+    put_f32(w, a->controls.steer);
+    put_f32(w, a->controls.throttle);
+    put_f32(w, a->controls.brake);
+    put_u32(w, (uint32_t)a->jump_cooldown);
+  }
+}
+
+#define AVATAR_IMAGE_BYTES (13u * 4u)
+#define STATE_HEADER_BYTES (8u + 8u + 4u + 4u + 4u)
+
+// ---- lifetime -------------------------------------------------------------------------
+
+static float bounding_radius(const arb_shape_def* s) {
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE: return arb_length(s->circle.center) + s->circle.radius;
+    case ARB_SHAPE_POLYGON: {
+      float r = 0.0f;
+      for (int i = 0; i < s->polygon.count; i++) r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
+      return r;
+    }
+    default: return 0.0f;
+  }
+}
+
+int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out) {
+  if (!scene || !out) return ARB_E_INVAL;
+  *out = NULL;
+  arb_game* g = calloc(1, sizeof *g);
+  if (!g) return ARB_E_NOMEM;
+  g->scene = scene;
+  g->dt = 1.0f / (float)arb_scene_get_tick_rate(scene);
+  g->rng = splitmix64(arb_scene_get_seed(scene)) ^ splitmix64(seed ^ 0x6172626974657221ull);
+  g->scene_body_count = arb_scene_get_body_count(scene);
+  g->next_entity_id = (uint32_t)g->scene_body_count + 1;
+  g->spawn_clearance = 2.0f * bounding_radius(&arb_scene_get_avatar(scene)->body.shape);
+  if (g->scene_body_count > 0) {
+    g->scene_bodies = calloc((size_t)g->scene_body_count, sizeof *g->scene_bodies);
+    if (!g->scene_bodies) {
+      free(g);
+      return ARB_E_NOMEM;
+    }
+  }
+  int rc = arb_scene_create_world(scene, &g->world, g->scene_bodies, g->scene_body_count);
+  if (rc != ARB_OK) {
+    free(g->scene_bodies);
+    free(g);
+    return rc;
+  }
+  for (int i = 0; i < g->scene_body_count; i++) arb_body_set_user_data(g->world, g->scene_bodies[i], (uint64_t)i + 1);
+  *out = g;
+  return ARB_OK;
+}
+
+void arb_game_destroy(arb_game* game) {
+  if (!game) return;
+  arb_world_destroy(game->world);
+  free(game->scene_bodies);
+  free(game->avatars);
+  free(game->by_client);
+  free(game);
+}
+
+arb_world* arb_game_get_world(arb_game* game) { return game->world; }
+const arb_scene* arb_game_get_scene(const arb_game* game) { return game->scene; }
+uint64_t arb_game_get_tick(const arb_game* game) { return game->tick; }
+float arb_game_get_dt(const arb_game* game) { return game->dt; }
+int arb_game_get_avatar_count(const arb_game* game) { return game->avatar_count; }
+
+// ---- avatars --------------------------------------------------------------------------
+
+// Position in by_client where client_id is or would be inserted.
+static int client_slot(const arb_game* g, uint32_t client_id, bool* found) {
+  int lo = 0, hi = g->avatar_count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    uint32_t c = g->avatars[g->by_client[mid]].client_id;
+    if (c < client_id) lo = mid + 1;
+    else hi = mid;
+  }
+  *found = lo < g->avatar_count && g->avatars[g->by_client[lo]].client_id == client_id;
+  return lo;
+}
+
+static arb_avatar* find_avatar(const arb_game* g, uint32_t client_id) {
+  bool found;
+  int slot = client_slot(g, client_id, &found);
+  return found ? &g->avatars[g->by_client[slot]] : NULL;
+}
+
+static int reserve_avatars(arb_game* g, int n) {
+  if (n <= g->avatar_cap) return ARB_OK;
+  int cap = g->avatar_cap ? g->avatar_cap : 16;
+  while (cap < n) cap *= 2;
+  arb_avatar* a = realloc(g->avatars, (size_t)cap * sizeof *a);
+  if (!a) return ARB_E_NOMEM;
+  g->avatars = a;
+  int* b = realloc(g->by_client, (size_t)cap * sizeof *b);
+  if (!b) return ARB_E_NOMEM;
+  g->by_client = b;
+  g->avatar_cap = cap;
+  return ARB_OK;
+}
+
+// Start at a random spawn point and take the first one (cyclically) with no avatar
+// within the clearance; when all are taken, the random one. One rng draw per join.
+static arb_vec2 choose_spawn(arb_game* g) {
+  int count = arb_scene_get_spawn_point_count(g->scene);
+  int start = (int)(pcg32_next(&g->rng) % (uint32_t)count);
+  float clear_sq = g->spawn_clearance * g->spawn_clearance;
+  for (int k = 0; k < count; k++) {
+    arb_vec2 p = arb_scene_get_spawn_point(g->scene, (start + k) % count);
+    bool taken = false;
+    for (int i = 0; i < g->avatar_count && !taken; i++) {  // DET: join order
+      taken = arb_distance_sq(p, arb_body_get_position(g->world, g->avatars[i].body)) < clear_sq;
+    }
+    if (!taken) return p;
+  }
+  return arb_scene_get_spawn_point(g->scene, start);
+}
+
+static int controller_for_kind(const arb_game* g, arb_avatar_kind kind, arb_controller_type* out) {
+  switch (kind) {
+    case ARB_AVATAR_DEFAULT: *out = arb_scene_get_avatar(g->scene)->controller; break;
+    case ARB_AVATAR_FORCE: *out = ARB_CONTROLLER_FORCE; break;
+    case ARB_AVATAR_VEHICLE:
+      // Switch point: the vehicle controller (physics extras) is not in this build.
+      return ARB_E_NOT_FOUND;
+    default: return ARB_E_INVAL;
+  }
+  return *out == ARB_CONTROLLER_FORCE ? ARB_OK : ARB_E_NOT_FOUND;
+}
+
+int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint32_t* entity_id) {
+  if (!game || client_id == 0) return ARB_E_INVAL;
+  arb_controller_type controller;
+  int rc = controller_for_kind(game, kind, &controller);
+  if (rc != ARB_OK) return rc;
+  bool found;
+  int slot = client_slot(game, client_id, &found);
+  if (found) return ARB_E_STATE;
+  if (game->avatar_count >= ARB_GAME_MAX_AVATARS || game->next_entity_id == UINT32_MAX) return ARB_E_FULL;
+  rc = reserve_avatars(game, game->avatar_count + 1);
+  if (rc != ARB_OK) return rc;
+
+  arb_body_def def = arb_scene_get_avatar(game->scene)->body;
+  def.position = choose_spawn(game);
+  def.user_data = game->next_entity_id;
+  arb_body_id body = arb_body_create(game->world, &def);
+  if (arb_body_id_is_null(body)) return ARB_E_NOMEM;  // the template was validated at load
+
+  arb_avatar* a = &game->avatars[game->avatar_count];
+  memset(a, 0, sizeof *a);
+  a->client_id = client_id;
+  a->entity_id = game->next_entity_id++;
+  a->body = body;
+  a->controller = controller;
+  memmove(&game->by_client[slot + 1], &game->by_client[slot], (size_t)(game->avatar_count - slot) * sizeof(int));
+  game->by_client[slot] = game->avatar_count;
+  game->avatar_count++;
+  game->join_count++;
+  if (entity_id) *entity_id = a->entity_id;
+  return ARB_OK;
+}
+
+int arb_game_leave(arb_game* game, uint32_t client_id) {
+  if (!game) return ARB_E_INVAL;
+  bool found;
+  int slot = client_slot(game, client_id, &found);
+  if (!found) return ARB_E_NOT_FOUND;
+  int index = game->by_client[slot];
+  arb_body_destroy(game->world, game->avatars[index].body);
+  memmove(&game->avatars[index], &game->avatars[index + 1], (size_t)(game->avatar_count - index - 1) * sizeof(arb_avatar));
+  memmove(&game->by_client[slot], &game->by_client[slot + 1], (size_t)(game->avatar_count - slot - 1) * sizeof(int));
+  game->avatar_count--;
+  for (int i = 0; i < game->avatar_count; i++) {
+    if (game->by_client[i] > index) game->by_client[i]--;
+  }
+  return ARB_OK;
+}
+
+static float clamp_axis(float v, float lo, float hi) { return arb_clampf(v, lo, hi); }
+
+static bool controls_finite(const arb_controls* c) {
+  return arb_is_valid_float(c->move_x) && arb_is_valid_float(c->move_y) && arb_is_valid_float(c->aim) &&
+         arb_is_valid_float(c->steer) && arb_is_valid_float(c->throttle) && arb_is_valid_float(c->brake);
+}
+
+int arb_game_set_controls(arb_game* game, uint32_t client_id, const arb_controls* controls) {
+  if (!game || !controls) return ARB_E_INVAL;
+  if (!controls_finite(controls)) return ARB_E_NONFINITE;
+  arb_avatar* a = find_avatar(game, client_id);
+  if (!a) return ARB_E_NOT_FOUND;
+  arb_controls c = *controls;
+  c.move_x = clamp_axis(c.move_x, -1.0f, 1.0f);
+  c.move_y = clamp_axis(c.move_y, -1.0f, 1.0f);
+  c.aim = clamp_axis(c.aim, -ARB_PI, ARB_PI);
+  c.steer = clamp_axis(c.steer, -1.0f, 1.0f);
+  c.throttle = clamp_axis(c.throttle, 0.0f, 1.0f);
+  c.brake = clamp_axis(c.brake, 0.0f, 1.0f);
+  a->controls = c;
+  return ARB_OK;
+}
+
+int arb_game_get_controls(const arb_game* game, uint32_t client_id, arb_controls* out) {
+  arb_avatar* a = find_avatar(game, client_id);
+  if (!a) return ARB_E_NOT_FOUND;
+  if (out) *out = a->controls;
+  return ARB_OK;
+}
+
+void arb_game_step(arb_game* game) {
+  const arb_scene_avatar* tpl = arb_scene_get_avatar(game->scene);
+  arb_vec2 gravity = arb_world_get_gravity(game->world);
+  for (int i = 0; i < game->avatar_count; i++) {  // DET: client-id order
+    arb_avatar* a = &game->avatars[game->by_client[i]];
+    switch (a->controller) {
+      case ARB_CONTROLLER_FORCE: arb__controller_force_apply(game->world, &tpl->force, gravity, game->dt, a); break;
+      default: break;  // join refuses kinds without a controller
+    }
+  }
+  arb_world_step(game->world, game->dt);
+  game->tick++;
+}
+
+uint64_t arb_game_hash(const arb_game* game) {
+  XXH3_state_t st;
+  XXH3_64bits_reset_withSeed(&st, arb_world_hash(game->world));
+  state_writer w = {NULL, 0, 0, &st};
+  write_state(game, &w);
+  return XXH3_64bits_digest(&st);
+}
+
+// ---- entities -------------------------------------------------------------------------
+
+int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap) {
+  int total = game->scene_body_count + game->avatar_count;
+  int k = 0;
+  for (int i = 0; i < game->scene_body_count && k < cap; i++, k++) {
+    out[k] = (arb_entity){(uint32_t)i + 1, game->scene_bodies[i], 0};
+  }
+  for (int i = 0; i < game->avatar_count && k < cap; i++, k++) {
+    const arb_avatar* a = &game->avatars[i];
+    out[k] = (arb_entity){a->entity_id, a->body, a->client_id};
+  }
+  return total;
+}
+
+int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* out) {
+  if (entity_id == 0) return ARB_E_NOT_FOUND;
+  if (entity_id <= (uint32_t)game->scene_body_count) {
+    if (out) *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0};
+    return ARB_OK;
+  }
+  int lo = 0, hi = game->avatar_count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (game->avatars[mid].entity_id < entity_id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < game->avatar_count && game->avatars[lo].entity_id == entity_id) {
+    const arb_avatar* a = &game->avatars[lo];
+    if (out) *out = (arb_entity){a->entity_id, a->body, a->client_id};
+    return ARB_OK;
+  }
+  return ARB_E_NOT_FOUND;
+}
+
+int arb_game_get_avatar(const arb_game* game, uint32_t client_id, arb_entity* out) {
+  const arb_avatar* a = find_avatar(game, client_id);
+  if (!a) return ARB_E_NOT_FOUND;
+  if (out) *out = (arb_entity){a->entity_id, a->body, a->client_id};
+  return ARB_OK;
+}
+
+// ---- save / restore -------------------------------------------------------------------
+//
+// Image (all little-endian):
+//   u32 magic "ARBG" | u32 version | u64 scene hash
+//   u64 tick | u64 rng | u32 next_entity_id | u32 join_count | u32 avatar_count
+//   avatar_count x { u32 client_id, u32 entity_id, i32 body index1, u32 body generation,
+//                    u32 controller, f32 move_x, f32 move_y, f32 aim, u32 buttons,
+//                    f32 steer, f32 throttle, f32 brake, i32 jump_cooldown }
+//   u32 world image length | world image (arb_world_save)
+
+int arb_game_save(const arb_game* game, uint8_t* buf, int cap) {
+  int world_len = arb_world_save(game->world, NULL, 0);
+  if (world_len < 0) return world_len;
+  uint64_t total = 16u + STATE_HEADER_BYTES + (uint64_t)game->avatar_count * AVATAR_IMAGE_BYTES + 4u + (uint64_t)world_len;
+  if (total > (uint64_t)INT32_MAX) return ARB_E_TOO_BIG;
+  if (!buf || cap < 0 || (uint64_t)cap < total) return (int)total;
+  state_writer w = {buf, (size_t)cap, 0, NULL};
+  put_u32(&w, GAME_IMAGE_MAGIC);
+  put_u32(&w, GAME_IMAGE_VERSION);
+  put_u64(&w, arb_scene_get_hash(game->scene));
+  write_state(game, &w);
+  put_u32(&w, (uint32_t)world_len);
+  int written = arb_world_save(game->world, buf + w.len, (int)(total - w.len));
+  if (written != world_len) return written < 0 ? written : ARB_E_STATE;
+  return (int)total;
+}
+
+typedef struct state_reader {
+  const uint8_t* buf;
+  size_t len, pos;
+  bool short_read;  ///< sticky: any read past the end
+} state_reader;
+
+static uint32_t get_u32(state_reader* r) {
+  if (r->len - r->pos < 4 || r->pos > r->len) {
+    r->short_read = true;
+    r->pos = r->len;
+    return 0;
+  }
+  const uint8_t* b = r->buf + r->pos;
+  r->pos += 4;
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static uint64_t get_u64(state_reader* r) {
+  uint64_t lo = get_u32(r);
+  return lo | (uint64_t)get_u32(r) << 32;
+}
+
+static float get_f32(state_reader* r) {
+  uint32_t u = get_u32(r);
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
+  if (!game || !buf || len < 0) return ARB_E_INVAL;
+  state_reader r = {buf, (size_t)len, 0, false};
+  if (get_u32(&r) != GAME_IMAGE_MAGIC) return r.short_read ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
+  if (get_u32(&r) != GAME_IMAGE_VERSION) return r.short_read ? ARB_E_TRUNCATED : ARB_E_VERSION;
+  if (get_u64(&r) != arb_scene_get_hash(game->scene)) return r.short_read ? ARB_E_TRUNCATED : ARB_E_INVAL;
+  uint64_t tick = get_u64(&r);
+  uint64_t rng = get_u64(&r);
+  uint32_t next_entity = get_u32(&r);
+  uint32_t join_count = get_u32(&r);
+  uint32_t count = get_u32(&r);
+  if (r.short_read) return ARB_E_TRUNCATED;
+  if (count > ARB_GAME_MAX_AVATARS) return ARB_E_TOO_BIG;
+  if (next_entity <= (uint32_t)game->scene_body_count || count > join_count) return ARB_E_CORRUPT;
+  if ((uint64_t)count * AVATAR_IMAGE_BYTES > r.len - r.pos) return ARB_E_TRUNCATED;
+
+  arb_avatar* avatars = calloc(count ? count : 1, sizeof *avatars);
+  int* by_client = calloc(count ? count : 1, sizeof *by_client);
+  uint8_t* backup = NULL;
+  int rc = (avatars && by_client) ? ARB_OK : ARB_E_NOMEM;
+  for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
+    arb_avatar* a = &avatars[i];
+    a->client_id = get_u32(&r);
+    a->entity_id = get_u32(&r);
+    a->body.index1 = (int32_t)get_u32(&r);
+    a->body.generation = get_u32(&r);
+    uint32_t controller = get_u32(&r);
+    a->controls.move_x = get_f32(&r);
+    a->controls.move_y = get_f32(&r);
+    a->controls.aim = get_f32(&r);
+    a->controls.buttons = get_u32(&r);
+    a->controls.steer = get_f32(&r);
+    a->controls.throttle = get_f32(&r);
+    a->controls.brake = get_f32(&r);
+    a->jump_cooldown = (int32_t)get_u32(&r);
+    a->controller = (arb_controller_type)controller;
+    bool ordered = i == 0 || a->entity_id > avatars[i - 1].entity_id;
+    if (a->client_id == 0 || !ordered || a->entity_id <= (uint32_t)game->scene_body_count ||
+        a->entity_id >= next_entity || controller != ARB_CONTROLLER_FORCE || !controls_finite(&a->controls) ||
+        a->jump_cooldown < 0 || a->jump_cooldown > arb__force_jump_cooldown_ticks(game->dt)) {
+      rc = ARB_E_CORRUPT;
+    }
+  }
+  // Client ids unique: sort indices by client id (insertion sort on at most 4096).
+  for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
+    int k = (int)i;
+    while (k > 0 && avatars[by_client[k - 1]].client_id > avatars[i].client_id) {
+      by_client[k] = by_client[k - 1];
+      k--;
+    }
+    by_client[k] = (int)i;
+    if (k > 0 && avatars[by_client[k - 1]].client_id == avatars[i].client_id) rc = ARB_E_CORRUPT;
+  }
+  uint32_t world_len = rc == ARB_OK ? get_u32(&r) : 0;
+  if (rc == ARB_OK && (r.short_read || world_len != r.len - r.pos)) {
+    rc = r.short_read || world_len > r.len - r.pos ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
+  }
+  // The world restore commits on success only; the avatar bodies are checked after it,
+  // so keep the current world to put back if they do not match.
+  int backup_len = 0;
+  if (rc == ARB_OK) {
+    backup_len = arb_world_save(game->world, NULL, 0);
+    backup = backup_len > 0 ? malloc((size_t)backup_len) : NULL;
+    if (!backup || arb_world_save(game->world, backup, backup_len) != backup_len) rc = ARB_E_NOMEM;
+  }
+  if (rc == ARB_OK) rc = arb_world_restore(game->world, buf + r.pos, (int)world_len);
+  if (rc == ARB_OK) {
+    for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
+      if (!arb_body_is_valid(game->world, avatars[i].body)) rc = ARB_E_CORRUPT;
+    }
+    for (int i = 0; i < game->scene_body_count && rc == ARB_OK; i++) {
+      if (!arb_body_is_valid(game->world, game->scene_bodies[i])) rc = ARB_E_CORRUPT;
+    }
+    if (rc != ARB_OK) arb_world_restore(game->world, backup, backup_len);
+  }
+  free(backup);
+  if (rc != ARB_OK) {
+    free(avatars);
+    free(by_client);
+    return rc;
+  }
+  free(game->avatars);
+  free(game->by_client);
+  game->avatars = avatars;
+  game->by_client = by_client;
+  game->avatar_count = (int)count;
+  game->avatar_cap = count ? (int)count : 1;
+  game->tick = tick;
+  game->rng = rng;
+  game->next_entity_id = next_entity;
+  game->join_count = join_count;
+  return ARB_OK;
+}
+
+// ---- JSON lines (arbiter-sim, arbiter-replay dump) ------------------------------------------
+
+static void write_str(arb_write_fn* write, void* user, const char* s) { write(s, strlen(s), user); }
+
+// Names never hold control characters (the loader refuses them); quote and backslash remain.
+static void write_json_string(arb_write_fn* write, void* user, const char* s) {
+  write("\"", 1, user);
+  const char* run = s;
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') {
+      if (s > run) write(run, (size_t)(s - run), user);
+      char esc[2] = {'\\', *s};
+      write(esc, 2, user);
+      run = s + 1;
+    }
+  }
+  if (s > run) write(run, (size_t)(s - run), user);
+  write("\"", 1, user);
+}
+
+static void write_entity(const arb_game* game, const arb_entity* e, bool first, arb_write_fn* write, void* user) {
+  char buf[320];
+  snprintf(buf, sizeof buf, "%s{\"id\":%u,\"name\":", first ? "" : ",", e->id);
+  write_str(write, user, buf);
+  const char* name = e->owner ? "avatar" : arb_scene_get_body_name(game->scene, (int)e->id - 1);
+  write_json_string(write, user, name ? name : "");
+  arb_vec2 p = arb_body_get_position(game->world, e->body);
+  arb_vec2 v = arb_body_get_linear_velocity(game->world, e->body);
+  float a = arb_body_get_angle(game->world, e->body);
+  float w = arb_body_get_angular_velocity(game->world, e->body);
+  int n = 0;
+  if (e->owner) n = snprintf(buf, sizeof buf, ",\"owner\":%u", e->owner);
+  snprintf(buf + n, sizeof buf - (size_t)n, ",\"p\":[%.9g,%.9g],\"a\":%.9g,\"v\":[%.9g,%.9g],\"w\":%.9g}", (double)p.x,
+           (double)p.y, (double)a, (double)v.x, (double)v.y, (double)w);
+  write_str(write, user, buf);
+}
+
+void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* write, void* user) {
+  char buf[96];
+  snprintf(buf, sizeof buf, "{\"tick\":%llu,\"hash\":\"%016llx\"", (unsigned long long)game->tick,
+           (unsigned long long)arb_world_hash(game->world));
+  write_str(write, user, buf);
+  if (with_bodies) {
+    write_str(write, user, ",\"bodies\":[");
+    bool first = true;
+    for (int i = 0; i < game->scene_body_count; i++) {  // DET: entity id order
+      arb_entity e = {(uint32_t)i + 1, game->scene_bodies[i], 0};
+      write_entity(game, &e, first, write, user);
+      first = false;
+    }
+    for (int i = 0; i < game->avatar_count; i++) {
+      const arb_avatar* av = &game->avatars[i];
+      arb_entity e = {av->entity_id, av->body, av->client_id};
+      write_entity(game, &e, first, write, user);
+      first = false;
+    }
+    write_str(write, user, "]");
+  }
+  write_str(write, user, "}\n");
+}

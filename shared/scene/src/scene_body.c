@@ -1,0 +1,361 @@
+// Scene sections that describe bodies: `bodies`, `avatar`, `spawn_points`, and the shape
+// and material objects they share. Every value is checked here with a precise path, so
+// the physics world only ever sees finite, in-range definitions.
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_parse.h"
+
+static const sj_bounds POSITIVE_SIZE = {0.0, ARB_SCENE_MAX_SIZE, true};
+static const sj_bounds DENSITY = {0.0, 1.0e6, true};
+static const sj_bounds MASS = {0.0, 1.0e9, true};
+static const sj_bounds FRICTION = {0.0, 100.0, false};
+static const sj_bounds UNIT = {0.0, 1.0, false};
+static const sj_bounds DAMPING = {0.0, 1.0e4, false};
+static const sj_bounds SCALE = {-1.0e4, 1.0e4, false};
+static const sj_bounds ANGLE = {-1.0e4, 1.0e4, false};
+static const sj_bounds SPEED = {-ARB_SCENE_MAX_SPEED, ARB_SCENE_MAX_SPEED, false};
+static const sj_bounds FORCE = {0.0, 1.0e9, false};
+
+// ---- shapes -------------------------------------------------------------------------
+
+static int check_min_size(sj_ctx* ctx, const char* key, float v) {
+  if (v >= ARB_LINEAR_SLOP) return 0;
+  size_t mark = sj_push_key(ctx, key);
+  sj_fail(ctx, ARB_E_RANGE, "must be at least %.9g m (ARB_LINEAR_SLOP), got %.9g", (double)ARB_LINEAR_SLOP, (double)v);
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
+static int parse_circle(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"radius", "center", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  float r = 0.0f, cx = 0.0f, cy = 0.0f;
+  if (sj_float(ctx, v, "radius", true, POSITIVE_SIZE, &r)) return ctx->code;
+  if (check_min_size(ctx, "radius", r)) return ctx->code;
+  if (sj_vec2(ctx, v, "center", false, ARB_SCENE_MAX_SIZE, &cx, &cy)) return ctx->code;
+  shape->type = ARB_SHAPE_CIRCLE;
+  shape->circle.center = arb_v2(cx, cy);
+  shape->circle.radius = r;
+  return 0;
+}
+
+static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"half_width", "half_height", "center", "angle", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  float hw = 0.0f, hh = 0.0f, cx = 0.0f, cy = 0.0f, angle = 0.0f;
+  if (sj_float(ctx, v, "half_width", true, POSITIVE_SIZE, &hw)) return ctx->code;
+  if (check_min_size(ctx, "half_width", hw)) return ctx->code;
+  if (sj_float(ctx, v, "half_height", true, POSITIVE_SIZE, &hh)) return ctx->code;
+  if (check_min_size(ctx, "half_height", hh)) return ctx->code;
+  if (sj_vec2(ctx, v, "center", false, ARB_SCENE_MAX_SIZE, &cx, &cy)) return ctx->code;
+  if (sj_float(ctx, v, "angle", false, ANGLE, &angle)) return ctx->code;
+  shape->type = ARB_SHAPE_POLYGON;
+  if (cx == 0.0f && cy == 0.0f && angle == 0.0f) {
+    shape->polygon = arb_make_box(hw, hh);
+  } else {
+    shape->polygon = arb_make_offset_box(hw, hh, arb_v2(cx, cy), arb_rot_from_angle(angle));
+  }
+  return 0;
+}
+
+static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"points", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  json_t* pts = json_object_get(v, "points");
+  size_t mark = sj_push_key(ctx, "points");
+  if (!pts) {
+    sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+  } else if (!json_is_array(pts)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s", sj_type_name(pts));
+  } else if (json_array_size(pts) < 3 || json_array_size(pts) > ARB_MAX_POLYGON_VERTICES) {
+    sj_fail(ctx, json_array_size(pts) < 3 ? ARB_E_INVAL : ARB_E_TOO_BIG,
+            "a polygon needs 3 to %d points, got %zu", ARB_MAX_POLYGON_VERTICES, json_array_size(pts));
+  } else {
+    arb_vec2 p[ARB_MAX_POLYGON_VERTICES];
+    int n = (int)json_array_size(pts);
+    for (int i = 0; i < n && !ctx->code; i++) {
+      size_t m = sj_push_index(ctx, (size_t)i);
+      sj_vec2_value(ctx, json_array_get(pts, (size_t)i), ARB_SCENE_MAX_SIZE, &p[i].x, &p[i].y);
+      sj_pop(ctx, m);
+    }
+    if (!ctx->code) {
+      const char* why = NULL;
+      if (arb_make_polygon(p, n, &shape->polygon, &why) != ARB_OK) {
+        sj_fail(ctx, ARB_E_INVAL, "not a valid convex polygon: %s", why ? why : "rejected");
+      } else {
+        shape->type = ARB_SHAPE_POLYGON;
+      }
+    }
+  }
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
+static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"a", "b", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  arb_vec2 a = arb_vec2_zero, b = arb_vec2_zero;
+  if (sj_vec2(ctx, v, "a", true, ARB_SCENE_MAX_COORD, &a.x, &a.y)) return ctx->code;
+  if (sj_vec2(ctx, v, "b", true, ARB_SCENE_MAX_COORD, &b.x, &b.y)) return ctx->code;
+  if (arb_distance(a, b) < ARB_LINEAR_SLOP) {
+    size_t mark = sj_push_key(ctx, "b");
+    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %.9g m)", (double)ARB_LINEAR_SLOP);
+    sj_pop(ctx, mark);
+    return ctx->code;
+  }
+  shape->type = ARB_SHAPE_SEGMENT;
+  shape->segment.a = a;
+  shape->segment.b = b;
+  return 0;
+}
+
+// `shape` holds exactly one of the kinds. Segments have no area, hence no mass: only
+// bodies that never need one (static, kinematic) may use them.
+static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment) {
+  static const char* const keys[] = {"circle", "box", "polygon", "segment", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  if (json_object_size(v) != 1) {
+    return sj_fail(ctx, ARB_E_INVAL, "must hold exactly one of circle, box, polygon, segment (has %zu)",
+                   json_object_size(v));
+  }
+  const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
+  json_t* body = json_object_iter_value(json_object_iter((json_t*)v));
+  size_t mark = sj_push_key(ctx, kind);
+  if (sj_expect_object(ctx, body)) {
+    // reported
+  } else if (strcmp(kind, "circle") == 0) {
+    parse_circle(ctx, body, shape);
+  } else if (strcmp(kind, "box") == 0) {
+    parse_box(ctx, body, shape);
+  } else if (strcmp(kind, "polygon") == 0) {
+    parse_polygon(ctx, body, shape);
+  } else if (!allow_segment) {
+    sj_fail(ctx, ARB_E_INVAL, "segments have no mass: only static or kinematic bodies may use them");
+  } else {
+    parse_segment(ctx, body, shape);
+  }
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
+// ---- material, damping, filter (bodies and the avatar) ----------------------------------
+
+static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
+  long long category = def->shape.category_bits, mask = def->shape.mask_bits, group = def->shape.group;
+  sj_float(ctx, v, "density", false, DENSITY, &def->shape.density);
+  sj_float(ctx, v, "mass", false, MASS, &def->mass);
+  sj_float(ctx, v, "friction", false, FRICTION, &def->shape.friction);
+  sj_float(ctx, v, "restitution", false, UNIT, &def->shape.restitution);
+  sj_float(ctx, v, "linear_damping", false, DAMPING, &def->linear_damping);
+  sj_float(ctx, v, "angular_damping", false, DAMPING, &def->angular_damping);
+  sj_float(ctx, v, "gravity_scale", false, SCALE, &def->gravity_scale);
+  sj_bool(ctx, v, "fixed_rotation", &def->fixed_rotation);
+  sj_bool(ctx, v, "bullet", &def->bullet);
+  sj_int(ctx, v, "category", false, 0, 0xFFFFFFFFll, &category);
+  sj_int(ctx, v, "mask", false, 0, 0xFFFFFFFFll, &mask);
+  sj_int(ctx, v, "group", false, INT32_MIN, INT32_MAX, &group);
+  def->shape.category_bits = (uint32_t)category;
+  def->shape.mask_bits = (uint32_t)mask;
+  def->shape.group = (int32_t)group;
+  return ctx->code;
+}
+
+// ---- bodies -------------------------------------------------------------------------
+
+static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
+  static const char* const keys[] = {
+      "name", "type", "shape", "position", "angle", "velocity", "angular_velocity", "density", "mass",
+      "restitution", "friction", "linear_damping", "angular_damping", "gravity_scale", "fixed_rotation",
+      "bullet", "category", "mask", "group", NULL};
+  static const char* const types[] = {"dynamic", "static", "kinematic", NULL};
+  static const arb_body_type type_values[] = {ARB_BODY_DYNAMIC, ARB_BODY_STATIC, ARB_BODY_KINEMATIC};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+
+  arb_body_def* def = &body->def;
+  *def = arb_default_body_def();
+  const char* name = NULL;
+  int type = 0;
+  if (sj_string(ctx, v, "name", false, ARB_SCENE_MAX_NAME, &name)) return ctx->code;
+  if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
+  def->type = type_values[type];
+
+  json_t* shape = json_object_get(v, "shape");
+  size_t mark = sj_push_key(ctx, "shape");
+  if (!shape) {
+    sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+  } else {
+    parse_shape(ctx, shape, &def->shape, def->type != ARB_BODY_DYNAMIC);
+  }
+  sj_pop(ctx, mark);
+  if (ctx->code) return ctx->code;
+
+  sj_vec2(ctx, v, "position", false, ARB_SCENE_MAX_COORD, &def->position.x, &def->position.y);
+  sj_float(ctx, v, "angle", false, ANGLE, &def->angle);
+  sj_vec2(ctx, v, "velocity", false, ARB_SCENE_MAX_SPEED, &def->linear_velocity.x, &def->linear_velocity.y);
+  sj_float(ctx, v, "angular_velocity", false, SPEED, &def->angular_velocity);
+  if (parse_material(ctx, v, def)) return ctx->code;
+
+  if (name) {
+    size_t n = strlen(name);
+    body->name = malloc(n + 1);
+    if (!body->name) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+    memcpy(body->name, name, n + 1);
+  }
+  return 0;
+}
+
+int arb__scene_parse_bodies(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
+  if (!json_is_array(value)) return sj_fail(ctx, ARB_E_INVAL, "expected an array of bodies, got %s", sj_type_name(value));
+  size_t n = json_array_size(value);
+  if (n > ARB_SCENE_MAX_BODIES) {
+    return sj_fail(ctx, ARB_E_TOO_BIG, "%zu bodies, the limit is %d", n, ARB_SCENE_MAX_BODIES);
+  }
+  if (n == 0) return 0;
+  scene->bodies = calloc(n, sizeof *scene->bodies);
+  if (!scene->bodies) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    size_t mark = sj_push_index(ctx, i);
+    // Counted before parsing so a half-parsed body's name is freed with the scene.
+    scene->body_count = (int)i + 1;
+    parse_body(ctx, json_array_get(value, i), &scene->bodies[i]);
+    sj_pop(ctx, mark);
+    if (ctx->code) return ctx->code;
+  }
+  return 0;
+}
+
+typedef struct name_ref {
+  const char* name;
+  int index;
+} name_ref;
+
+static int compare_names(const void* a, const void* b) {
+  const name_ref* x = a;
+  const name_ref* y = b;
+  int c = strcmp(x->name, y->name);
+  if (c) return c;
+  return (x->index > y->index) - (x->index < y->index);  // total order: no ties
+}
+
+int arb__scene_check_names(sj_ctx* ctx, const arb_scene* scene) {
+  int named = 0;
+  for (int i = 0; i < scene->body_count; i++) named += scene->bodies[i].name != NULL;
+  if (named < 2) return 0;
+  name_ref* refs = malloc((size_t)named * sizeof *refs);
+  if (!refs) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+  int k = 0;
+  for (int i = 0; i < scene->body_count; i++) {
+    if (scene->bodies[i].name) refs[k++] = (name_ref){scene->bodies[i].name, i};
+  }
+  qsort(refs, (size_t)named, sizeof *refs, compare_names);
+  // Report the duplicate that comes first in the file (the lowest second occurrence).
+  int dup = -1, first = -1;
+  for (int i = 1; i < named; i++) {
+    if (strcmp(refs[i].name, refs[i - 1].name) == 0 && (i < 2 || strcmp(refs[i - 1].name, refs[i - 2].name) != 0)) {
+      if (dup < 0 || refs[i].index < dup) {
+        dup = refs[i].index;
+        first = refs[i - 1].index;
+      }
+    }
+  }
+  free(refs);
+  if (dup < 0) return 0;
+  size_t m1 = sj_push_key(ctx, "bodies");
+  size_t m2 = sj_push_index(ctx, (size_t)dup);
+  size_t m3 = sj_push_key(ctx, "name");
+  sj_fail(ctx, ARB_E_INVAL, "duplicate name \"%s\" (first used by bodies[%d])", scene->bodies[dup].name, first);
+  sj_pop(ctx, m3);
+  sj_pop(ctx, m2);
+  sj_pop(ctx, m1);
+  return ctx->code;
+}
+
+// ---- avatar -------------------------------------------------------------------------
+
+void arb__scene_default_avatar(arb_scene_avatar* avatar) {
+  memset(avatar, 0, sizeof *avatar);
+  avatar->body = arb_default_body_def();
+  avatar->body.type = ARB_BODY_DYNAMIC;
+  avatar->body.fixed_rotation = true;
+  avatar->body.shape.type = ARB_SHAPE_CIRCLE;
+  avatar->body.shape.circle.center = arb_vec2_zero;
+  avatar->body.shape.circle.radius = 0.5f;
+  avatar->controller = ARB_CONTROLLER_FORCE;
+  avatar->force.mode = ARB_FORCE_MODE_AUTO;
+  avatar->force.max_force = 20.0f;
+  avatar->force.max_speed = 5.0f;
+  avatar->force.jump_impulse = 0.0f;
+  avatar->force.air_control = 0.3f;
+}
+
+static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avatar) {
+  static const char* const keys[] = {"type", "mode", "max_force", "max_speed", "jump_impulse", "air_control", NULL};
+  // Index = arb_controller_type - 1. "vehicle" is recognised so its refusal is explicit.
+  static const char* const types[] = {"force", "vehicle", NULL};
+  static const char* const modes[] = {"auto", "platformer", "top_down", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  int type = 0, mode = 0;
+  if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
+  if (type + 1 == ARB_CONTROLLER_VEHICLE) {
+    // Switch point: when the vehicle controller lands, parse its section here.
+    size_t mark = sj_push_key(ctx, "type");
+    sj_fail(ctx, ARB_E_INVAL, "the \"vehicle\" controller is not available in this build (only \"force\")");
+    sj_pop(ctx, mark);
+    return ctx->code;
+  }
+  avatar->controller = ARB_CONTROLLER_FORCE;
+  if (sj_enum(ctx, v, "mode", modes, &mode)) return ctx->code;
+  avatar->force.mode = (arb_force_mode)mode;
+  sj_float(ctx, v, "max_force", false, FORCE, &avatar->force.max_force);
+  sj_float(ctx, v, "max_speed", false, (sj_bounds){0.0, ARB_SCENE_MAX_SPEED, false}, &avatar->force.max_speed);
+  sj_float(ctx, v, "jump_impulse", false, FORCE, &avatar->force.jump_impulse);
+  sj_float(ctx, v, "air_control", false, UNIT, &avatar->force.air_control);
+  return ctx->code;
+}
+
+int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
+  static const char* const keys[] = {
+      "shape", "density", "mass", "friction", "restitution", "linear_damping", "angular_damping",
+      "gravity_scale", "fixed_rotation", "bullet", "category", "mask", "group", "controller", NULL};
+  if (sj_check_keys(ctx, value, keys)) return ctx->code;
+  arb_scene_avatar* avatar = &scene->avatar;
+  json_t* shape = json_object_get(value, "shape");
+  if (shape) {
+    size_t mark = sj_push_key(ctx, "shape");
+    parse_shape(ctx, shape, &avatar->body.shape, false);
+    sj_pop(ctx, mark);
+  }
+  if (parse_material(ctx, value, &avatar->body)) return ctx->code;
+  json_t* controller = json_object_get(value, "controller");
+  if (controller) {
+    size_t mark = sj_push_key(ctx, "controller");
+    parse_controller(ctx, controller, avatar);
+    sj_pop(ctx, mark);
+  }
+  return ctx->code;
+}
+
+// ---- spawn points -------------------------------------------------------------------
+
+int arb__scene_parse_spawn_points(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
+  if (!json_is_array(value)) {
+    return sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s", sj_type_name(value));
+  }
+  size_t n = json_array_size(value);
+  if (n == 0 || n > ARB_SCENE_MAX_SPAWN_POINTS) {
+    return sj_fail(ctx, n == 0 ? ARB_E_INVAL : ARB_E_TOO_BIG, "needs 1 to %d points, got %zu",
+                   ARB_SCENE_MAX_SPAWN_POINTS, n);
+  }
+  scene->spawn_points = calloc(n, sizeof *scene->spawn_points);
+  if (!scene->spawn_points) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+  scene->spawn_count = (int)n;
+  for (size_t i = 0; i < n && !ctx->code; i++) {
+    size_t mark = sj_push_index(ctx, i);
+    sj_vec2_value(ctx, json_array_get(value, i), ARB_SCENE_MAX_COORD, &scene->spawn_points[i].x,
+                  &scene->spawn_points[i].y);
+    sj_pop(ctx, mark);
+  }
+  return ctx->code;
+}
