@@ -1,0 +1,231 @@
+// Flag and environment parsing for arbiter-server (see docs/SERVER.md).
+#include "sv_config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ARB_BUILD_ID
+#define ARB_BUILD_ID "arbiter-unknown"
+#endif
+
+typedef enum opt_kind { OPT_INT, OPT_FLOAT, OPT_STR, OPT_LEVEL, OPT_FORMAT, OPT_U64 } opt_kind;
+
+typedef struct opt {
+  const char* flag;  ///< without leading "--"
+  const char* env;
+  const char* metavar;
+  opt_kind kind;
+  size_t offset;     ///< into sv_config
+  size_t size;       ///< for strings: buffer size
+  long long min, max;  ///< for ints
+  const char* help;
+} opt;
+
+#define OFF(f) offsetof(sv_config, f)
+#define SZ(f) sizeof(((sv_config*)0)->f)
+
+static const opt opts[] = {
+    {"port", "ARBITER_PORT", "N", OPT_INT, OFF(port), 0, 0, 65535,
+     "UDP port for clients; 0 = any free port (the bound port is logged). Default 7777."},
+    {"bind", "ARBITER_BIND", "ADDR", OPT_STR, OFF(bind), SZ(bind), 0, 0,
+     "IPv4 address to listen on. Default 0.0.0.0."},
+    {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 4000,
+     "Player slots; one more connects and gets reject \"server full\". Default 64."},
+    {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000,
+     "Simulation ticks per second. Default: the scene's tick_rate (built-in scene: 60)."},
+    {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000,
+     "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
+    {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0,
+     "Scene JSON file (docs/SCENES.md). Default: the built-in scene."},
+    {"record", "ARBITER_RECORD", "FILE|DIR", OPT_STR, OFF(record), SZ(record), 0, 0,
+     "Write a replay log. A directory gets arbiter-YYYYmmdd-HHMMSS-PID.arbrec. Default off."},
+    {"http-port", "ARBITER_HTTP_PORT", "N", OPT_INT, OFF(http_port), 0, -1, 65535,
+     "TCP port for GET /healthz and /metrics; 0 = off, -1 = any free port. Default 8080."},
+    {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0,
+     "Address for the HTTP listener. Default 127.0.0.1."},
+    {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0,
+     "Send each client only entities within M meters of its avatar; 0 = everything (default)."},
+    {"log-level", "ARBITER_LOG_LEVEL", "LEVEL", OPT_LEVEL, OFF(log_level), 0, 0, 0,
+     "error, warn, info or debug. Default info."},
+    {"log-format", "ARBITER_LOG_FORMAT", "FMT", OPT_FORMAT, OFF(log_format), 0, 0, 0,
+     "text or json, one line per event on stderr. Default text."},
+    {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0,
+     "Game random seed (recorded in the replay log). Default 1."},
+    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000,
+     "A connection that sends no valid hello within MS is dropped. Default 2000."},
+    {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000,
+     "A silent client is timed out after about MS. Default 3000."},
+    {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000,
+     "Input packets per second per client; more are dropped and counted. Default 120."},
+    {"byte-rate-limit", "ARBITER_BYTE_RATE_LIMIT", "N", OPT_INT, OFF(byte_rate_limit), 0, 256, 100000000,
+     "Bytes per second per client; more are dropped and counted. Default 16384."},
+    {"strike-limit", "ARBITER_STRIKE_LIMIT", "N", OPT_INT, OFF(strike_limit), 0, 1, 1000000,
+     "Malformed messages a client may send before it is disconnected. Default 10."},
+    {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100,
+     "Ticks run in one wake-up before the rest of the lag is dropped. Default 5."},
+};
+#define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
+
+sv_config sv_default_config(void) {
+  sv_config c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.bind, sizeof c.bind, "0.0.0.0");
+  c.port = 7777;
+  c.max_clients = 64;
+  c.tick_rate = 0;
+  c.snapshot_rate = 30;
+  c.http_port = 8080;
+  snprintf(c.http_bind, sizeof c.http_bind, "127.0.0.1");
+  c.log_level = SV_LOG_INFO;
+  c.log_format = SV_LOG_TEXT;
+  c.seed = 1;
+  c.hello_timeout_ms = 2000;
+  c.peer_timeout_ms = 3000;
+  c.input_rate_limit = 120;
+  c.byte_rate_limit = 16384;
+  c.strike_limit = 10;
+  c.max_catchup_ticks = 5;
+  return c;
+}
+
+void sv_config_print_help(FILE* out, const char* prog) {
+  fprintf(out,
+          "Usage: %s [options]\n"
+          "The arbiter authoritative physics server: one world at a fixed tick, clients over\n"
+          "ENet/UDP, optional replay recording and HTTP /healthz + /metrics.\n\n"
+          "Options (each also read from the environment variable shown; flags win):\n",
+          prog);
+  for (int i = 0; i < OPT_COUNT; ++i) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s %s", opts[i].flag, opts[i].metavar);
+    fprintf(out, "  %-28s %s\n  %-28s [env %s]\n", left, opts[i].help, "", opts[i].env);
+  }
+  fprintf(out,
+          "  %-28s Show this help and exit.\n"
+          "  %-28s Show the build id and exit.\n\n"
+          "Signals: SIGINT/SIGTERM stop the server cleanly (clients are told, the log is closed).\n"
+          "Exit status: 0 clean stop, 1 runtime failure, 2 invalid configuration.\n",
+          "--help", "--version");
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(char* err, size_t cap, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+// `source` names where the value came from, for the error message ("--port", "ARBITER_PORT").
+static int set_value(sv_config* cfg, const opt* o, const char* value, const char* source, char* err, size_t cap) {
+  char* base = (char*)cfg + o->offset;
+  char* end = NULL;
+  switch (o->kind) {
+    case OPT_INT: {
+      errno = 0;
+      long long v = strtoll(value, &end, 10);
+      if (*value == '\0' || *end != '\0' || errno != 0)
+        return fail(err, cap, "%s: \"%s\" is not an integer", source, value);
+      if (v < o->min || v > o->max)
+        return fail(err, cap, "%s: %lld is out of range [%lld, %lld]", source, v, o->min, o->max);
+      *(int*)base = (int)v;
+      return 0;
+    }
+    case OPT_U64: {
+      errno = 0;
+      if (*value == '-') return fail(err, cap, "%s: \"%s\" must not be negative", source, value);
+      unsigned long long v = strtoull(value, &end, 0);
+      if (*value == '\0' || *end != '\0' || errno != 0)
+        return fail(err, cap, "%s: \"%s\" is not an unsigned integer", source, value);
+      *(uint64_t*)base = (uint64_t)v;
+      return 0;
+    }
+    case OPT_FLOAT: {
+      errno = 0;
+      float v = strtof(value, &end);
+      if (*value == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
+        return fail(err, cap, "%s: \"%s\" is not a finite number", source, value);
+      if (v < 0.0f || v > 1.0e6f) return fail(err, cap, "%s: %s is out of range [0, 1e6]", source, value);
+      *(float*)base = v;
+      return 0;
+    }
+    case OPT_STR:
+      if (strlen(value) >= o->size)
+        return fail(err, cap, "%s: value is longer than %zu characters", source, o->size - 1);
+      memcpy(base, value, strlen(value) + 1);
+      return 0;
+    case OPT_LEVEL:
+      if (sv_log_parse_level(value, (sv_log_level*)base) != 0)
+        return fail(err, cap, "%s: \"%s\" is not one of error, warn, info, debug", source, value);
+      return 0;
+    case OPT_FORMAT:
+      if (sv_log_parse_format(value, (sv_log_format*)base) != 0)
+        return fail(err, cap, "%s: \"%s\" is not one of text, json", source, value);
+      return 0;
+  }
+  return fail(err, cap, "%s: internal error", source);
+}
+
+static int check_ipv4(const char* s, const char* what, char* err, size_t cap) {
+  unsigned a, b, c, d;
+  char extra;
+  if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
+    return fail(err, cap, "%s: \"%s\" is not an IPv4 address (ENet 1.3 is IPv4 only)", what, s);
+  return 0;
+}
+
+int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err_cap, FILE* out) {
+  for (int i = 0; i < OPT_COUNT; ++i) {
+    const char* v = getenv(opts[i].env);
+    if (v != NULL && set_value(cfg, &opts[i], v, opts[i].env, err, err_cap) != 0) return -1;
+  }
+  for (int a = 1; a < argc; ++a) {
+    const char* arg = argv[a];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      sv_config_print_help(out, argv[0]);
+      return 1;
+    }
+    if (strcmp(arg, "--version") == 0) {
+      fprintf(out, "%s\n", ARB_BUILD_ID);
+      return 1;
+    }
+    if (strncmp(arg, "--", 2) != 0)
+      return fail(err, err_cap, "unexpected argument \"%s\" (see --help)", arg);
+    const char* name = arg + 2;
+    const char* eq = strchr(name, '=');
+    size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+    const opt* o = NULL;
+    for (int i = 0; i < OPT_COUNT; ++i) {
+      if (strlen(opts[i].flag) == name_len && strncmp(opts[i].flag, name, name_len) == 0) o = &opts[i];
+    }
+    if (o == NULL) return fail(err, err_cap, "unknown option \"%s\" (see --help)", arg);
+    const char* value;
+    if (eq) {
+      value = eq + 1;
+    } else {
+      if (a + 1 >= argc) return fail(err, err_cap, "--%s needs a value (%s)", o->flag, o->metavar);
+      value = argv[++a];
+    }
+    char source[80];
+    snprintf(source, sizeof source, "--%s", o->flag);
+    if (set_value(cfg, o, value, source, err, err_cap) != 0) return -1;
+  }
+  if (check_ipv4(cfg->bind, "--bind", err, err_cap) != 0) return -1;
+  if (check_ipv4(cfg->http_bind, "--http-bind", err, err_cap) != 0) return -1;
+  if (cfg->http_port > 0 && cfg->http_port == cfg->port && cfg->port != 0) {
+    // UDP and TCP could share a number, but it is almost always a typo in a config.
+    return fail(err, err_cap, "--http-port %d is the same as --port", cfg->http_port);
+  }
+  if (cfg->tick_rate != 0 && cfg->snapshot_rate > cfg->tick_rate)
+    return fail(err, err_cap, "--snapshot-rate %d is higher than --tick-rate %d", cfg->snapshot_rate,
+                cfg->tick_rate);
+  return 0;
+}

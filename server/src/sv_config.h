@@ -1,0 +1,42 @@
+// Server configuration: defaults, command-line flags and ARBITER_* environment variables.
+// Precedence: flag > environment variable > default. Every option is listed once in the
+// table in sv_config.c, which also generates --help.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sv_log.h"
+
+typedef struct sv_config {
+  char bind[64];           ///< IPv4 address to bind (ENet 1.3 is IPv4 only); default 0.0.0.0
+  int port;                ///< UDP port, 0 = any free port (logged); default 7777
+  int max_clients;         ///< sessions; 1..4000; default 64
+  int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
+  int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30
+  char scene[1024];        ///< scene file; "" = built-in default scene
+  char record[1024];       ///< replay log file or directory; "" = no recording
+  int http_port;           ///< TCP port for /healthz and /metrics; 0 = off; -1 = any free port
+  char http_bind[64];      ///< address for the HTTP listener; default 127.0.0.1
+  float view_radius;       ///< meters; 0 = everything
+  sv_log_level log_level;  ///< default info
+  sv_log_format log_format;
+  uint64_t seed;           ///< game seed (recorded); default 1
+  int hello_timeout_ms;    ///< connect -> hello deadline; default 2000
+  int peer_timeout_ms;     ///< ENet timeout for silent peers; default 3000
+  int input_rate_limit;    ///< input packets per second per client; default 120
+  int byte_rate_limit;     ///< bytes per second per client; default 16384
+  int strike_limit;        ///< malformed messages before a kick; default 10
+  int max_catchup_ticks;   ///< ticks run per wake before lag is dropped; default 5
+} sv_config;
+
+sv_config sv_default_config(void);
+
+/// Apply ARBITER_* environment variables then argv flags onto *cfg.
+/// Returns 0 to run, 1 when --help or --version was handled (text written to out),
+/// or -1 with one clear message in err (the caller exits with status 2).
+int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err_cap, FILE* out);
+
+/// Print --help.
+void sv_config_print_help(FILE* out, const char* prog);

@@ -1,0 +1,183 @@
+// Minimal HTTP responder (see sv_http.h).
+#include "sv_http.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct http_conn {
+  uv_tcp_t tcp;
+  uv_timer_t timer;
+  uv_write_t write_req;
+  sv_http* server;
+  int handles_open;  ///< freed when both tcp and timer are closed
+  bool responding;
+  size_t len;
+  char req[SV_HTTP_MAX_REQUEST + 1];
+  char* out;         ///< response bytes (malloc'd), freed on close
+} http_conn;
+
+static void on_handle_closed(uv_handle_t* handle) {
+  http_conn* c = handle->data;
+  if (--c->handles_open == 0) {
+    c->server->conns--;
+    free(c->out);
+    free(c);
+  }
+}
+
+static void conn_close(http_conn* c) {
+  if (!uv_is_closing((uv_handle_t*)&c->tcp)) uv_close((uv_handle_t*)&c->tcp, on_handle_closed);
+  if (!uv_is_closing((uv_handle_t*)&c->timer)) uv_close((uv_handle_t*)&c->timer, on_handle_closed);
+}
+
+static void on_timeout(uv_timer_t* timer) { conn_close(timer->data); }
+
+static void on_written(uv_write_t* req, int status) {
+  (void)status;
+  conn_close(req->data);
+}
+
+static const char* reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+  }
+}
+
+static void respond(http_conn* c, int status, const char* content_type, const char* body, size_t body_len,
+                    bool head_only) {
+  c->responding = true;
+  uv_read_stop((uv_stream_t*)&c->tcp);
+  char header[256];
+  int hl = snprintf(header, sizeof header,
+                    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
+                    reason_phrase(status), content_type, body_len);
+  size_t send_body = head_only ? 0 : body_len;
+  c->out = malloc((size_t)hl + send_body);
+  if (c->out == NULL) {
+    conn_close(c);
+    return;
+  }
+  memcpy(c->out, header, (size_t)hl);
+  if (send_body) memcpy(c->out + hl, body, send_body);
+  uv_buf_t buf = uv_buf_init(c->out, (unsigned)((size_t)hl + send_body));
+  c->write_req.data = c;
+  if (uv_write(&c->write_req, (uv_stream_t*)&c->tcp, &buf, 1, on_written) != 0) conn_close(c);
+}
+
+static void respond_text(http_conn* c, int status, const char* text) {
+  respond(c, status, "text/plain; charset=utf-8", text, strlen(text), false);
+}
+
+static void handle_request(http_conn* c) {
+  // Request line: METHOD SP TARGET SP HTTP/x.y
+  char method[8], target[512], version[16];
+  if (sscanf(c->req, "%7s %511s %15s", method, target, version) != 3 || strncmp(version, "HTTP/1.", 7) != 0) {
+    respond_text(c, 400, "bad request\n");
+    return;
+  }
+  bool head = strcmp(method, "HEAD") == 0;
+  if (!head && strcmp(method, "GET") != 0) {
+    respond_text(c, 405, "only GET and HEAD\n");
+    return;
+  }
+  char* q = strchr(target, '?');
+  if (q) *q = '\0';
+  char* body = malloc(SV_HTTP_MAX_BODY);
+  if (body == NULL) {
+    conn_close(c);
+    return;
+  }
+  sv_http_reply reply = {404, "text/plain; charset=utf-8", body, 0};
+  c->server->handler(c->server->user, target, &reply);
+  if (reply.body_len > SV_HTTP_MAX_BODY) reply.body_len = SV_HTTP_MAX_BODY;
+  c->server->requests++;
+  respond(c, reply.status, reply.content_type, body, reply.body_len, head);
+  free(body);
+}
+
+static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
+  http_conn* c = handle->data;
+  (void)suggested;
+  size_t room = SV_HTTP_MAX_REQUEST - c->len;
+  // One spare byte beyond the limit lets on_read tell "exactly full" from "too big".
+  *buf = uv_buf_init(c->req + c->len, (unsigned)(room + 1));
+}
+
+static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  http_conn* c = stream->data;
+  (void)buf;
+  if (c->responding) return;
+  if (nread < 0) {
+    conn_close(c);
+    return;
+  }
+  c->len += (size_t)nread;
+  if (c->len > SV_HTTP_MAX_REQUEST) {
+    c->len = SV_HTTP_MAX_REQUEST;
+    c->req[c->len] = '\0';
+    respond_text(c, 431, "request too large\n");
+    return;
+  }
+  c->req[c->len] = '\0';
+  if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) handle_request(c);
+}
+
+static void on_connection(uv_stream_t* listener, int status) {
+  sv_http* h = listener->data;
+  if (status < 0) return;
+  http_conn* c = calloc(1, sizeof *c);
+  if (c == NULL) return;
+  c->server = h;
+  uv_tcp_init(listener->loop, &c->tcp);
+  uv_timer_init(listener->loop, &c->timer);
+  c->tcp.data = c;
+  c->timer.data = c;
+  c->handles_open = 2;
+  h->conns++;
+  if (uv_accept(listener, (uv_stream_t*)&c->tcp) != 0 || h->conns > SV_HTTP_MAX_CONNS) {
+    conn_close(c);
+    return;
+  }
+  uv_timer_start(&c->timer, on_timeout, SV_HTTP_TIMEOUT_MS, 0);
+  uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
+}
+
+int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler, void* user,
+                 char* err, size_t err_cap) {
+  memset(h, 0, sizeof *h);
+  h->handler = handler;
+  h->user = user;
+  struct sockaddr_in addr;
+  int rc = uv_ip4_addr(bind, port, &addr);
+  if (rc != 0) {
+    snprintf(err, err_cap, "--http-bind: \"%s\": %s", bind, uv_strerror(rc));
+    return -1;
+  }
+  uv_tcp_init(loop, &h->listener);
+  h->listener.data = h;
+  h->open = true;
+  rc = uv_tcp_bind(&h->listener, (const struct sockaddr*)&addr, 0);
+  if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, 64, on_connection);
+  if (rc != 0) {
+    snprintf(err, err_cap, "cannot listen on TCP %s:%d: %s", bind, port, uv_strerror(rc));
+    sv_http_close(h);
+    return -1;
+  }
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  if (uv_tcp_getsockname(&h->listener, (struct sockaddr*)&ss, &len) == 0)
+    h->port = ntohs(((struct sockaddr_in*)&ss)->sin_port);
+  return 0;
+}
+
+void sv_http_close(sv_http* h) {
+  if (h->open && !uv_is_closing((uv_handle_t*)&h->listener)) uv_close((uv_handle_t*)&h->listener, NULL);
+  h->open = false;
+}

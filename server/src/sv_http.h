@@ -1,0 +1,43 @@
+// A deliberately tiny HTTP/1.x responder on libuv TCP for /healthz and /metrics.
+//
+// One request per connection (Connection: close). Requests are cut off when the header
+// exceeds SV_HTTP_MAX_REQUEST bytes (431) or does not arrive within SV_HTTP_TIMEOUT_MS
+// (connection closed); at most SV_HTTP_MAX_CONNS connections are open at once (more are
+// closed on accept). Only GET and HEAD; the handler decides status and body.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+#define SV_HTTP_MAX_REQUEST 2048
+#define SV_HTTP_TIMEOUT_MS 2000
+#define SV_HTTP_MAX_CONNS 32
+#define SV_HTTP_MAX_BODY (32 * 1024)
+
+typedef struct sv_http_reply {
+  int status;                ///< 200, 404, 503, ...
+  const char* content_type;  ///< static string
+  char* body;                ///< buffer of SV_HTTP_MAX_BODY bytes provided by sv_http
+  size_t body_len;
+} sv_http_reply;
+
+/// Fill reply for GET `path` (query string removed). Runs on the loop thread.
+typedef void sv_http_handler(void* user, const char* path, sv_http_reply* reply);
+
+typedef struct sv_http {
+  uv_tcp_t listener;
+  bool open;
+  int port;        ///< bound TCP port
+  int conns;       ///< open connections
+  sv_http_handler* handler;
+  void* user;
+  unsigned long long requests;
+} sv_http;
+
+/// Listen on bind:port (port 0 = any free port). Returns 0 or -1 with a message in err.
+int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler, void* user,
+                 char* err, size_t err_cap);
+/// Stop listening. Open connections finish or time out on their own; the loop must run
+/// until they are closed.
+void sv_http_close(sv_http* h);

@@ -1,0 +1,130 @@
+// Prometheus text rendering of the server metrics (names listed in docs/SERVER.md).
+#include "sv_metrics.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+// Tick duration: 50 µs .. 100 ms; a 60 Hz tick has 16.7 ms to spend.
+static const double tick_bounds[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004,
+                                     0.008,   0.0167, 0.033,   0.05,   0.1};
+// Snapshot payload bytes, up to the 1200-byte packet budget.
+static const double snapshot_bounds[] = {32, 64, 128, 256, 384, 512, 768, 1024, 1200};
+
+void sv_histogram_init(sv_histogram* h, const double* bounds, int bucket_count) {
+  memset(h, 0, sizeof *h);
+  h->bounds = bounds;
+  h->bucket_count = bucket_count > SV_HIST_MAX_BUCKETS ? SV_HIST_MAX_BUCKETS : bucket_count;
+}
+
+void sv_histogram_observe(sv_histogram* h, double value) {
+  int i = 0;
+  while (i < h->bucket_count && value > h->bounds[i]) ++i;
+  h->counts[i]++;
+  h->sum += value;
+  h->count++;
+}
+
+void sv_metrics_init(sv_metrics* m) {
+  memset(m, 0, sizeof *m);
+  sv_histogram_init(&m->tick_seconds, tick_bounds, (int)(sizeof tick_bounds / sizeof tick_bounds[0]));
+  sv_histogram_init(&m->snapshot_bytes, snapshot_bounds,
+                    (int)(sizeof snapshot_bounds / sizeof snapshot_bounds[0]));
+}
+
+const char* sv_reject_reason_name(sv_reject_reason r) {
+  static const char* const names[] = {"decode", "unexpected", "nonfinite", "version"};
+  return (unsigned)r < SV_REJECT_REASON_COUNT ? names[r] : "unknown";
+}
+
+const char* sv_drop_reason_name(sv_drop_reason r) {
+  static const char* const names[] = {"rate_packets", "rate_bytes", "stale"};
+  return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
+}
+
+typedef struct out_buf {
+  char* p;
+  size_t len, cap;
+  int overflow;
+} out_buf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void outf(out_buf* o, const char* fmt, ...) {
+  if (o->overflow) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= o->cap - o->len) {
+    o->overflow = 1;
+    return;
+  }
+  o->len += (size_t)n;
+}
+
+static void counter(out_buf* o, const char* name, const char* help, uint64_t v) {
+  outf(o, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 "\n", name, help, name, name, v);
+}
+
+static void gauge(out_buf* o, const char* name, const char* help, double v) {
+  outf(o, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, v);
+}
+
+static void histogram(out_buf* o, const char* name, const char* help, const sv_histogram* h) {
+  outf(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+  uint64_t cum = 0;
+  for (int i = 0; i < h->bucket_count; ++i) {
+    cum += h->counts[i];
+    outf(o, "%s_bucket{le=\"%.17g\"} %" PRIu64 "\n", name, h->bounds[i], cum);
+  }
+  cum += h->counts[h->bucket_count];
+  outf(o, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, cum);
+  outf(o, "%s_sum %.17g\n%s_count %" PRIu64 "\n", name, h->sum, name, h->count);
+}
+
+int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
+  out_buf o = {buf, 0, cap, 0};
+  counter(&o, "arbiter_ticks_total", "Simulation ticks run.", m->ticks_total);
+  gauge(&o, "arbiter_tick", "Current simulation tick.", (double)m->tick);
+  gauge(&o, "arbiter_tick_rate_hz", "Configured tick rate.", m->tick_rate_hz);
+  histogram(&o, "arbiter_tick_duration_seconds", "Wall time of one tick (simulation, recording, snapshots).",
+            &m->tick_seconds);
+  counter(&o, "arbiter_tick_overruns_total", "Ticks that took longer than the tick period.",
+          m->tick_overruns_total);
+  counter(&o, "arbiter_ticks_skipped_total", "Due ticks dropped by the catch-up limit (lag).",
+          m->ticks_skipped_total);
+  gauge(&o, "arbiter_clients_connected", "Clients in a session (welcomed).", (double)m->clients_connected);
+  gauge(&o, "arbiter_peers_connected", "ENet peers connected, including handshakes in progress.",
+        (double)m->peers_connected);
+  counter(&o, "arbiter_clients_joined_total", "Clients welcomed.", m->clients_joined_total);
+  counter(&o, "arbiter_clients_left_total", "Sessions ended (disconnect, timeout, kick).", m->clients_left_total);
+  counter(&o, "arbiter_clients_rejected_total", "Connections refused with a reject message.",
+          m->clients_rejected_total);
+  counter(&o, "arbiter_clients_kicked_total", "Clients disconnected by the server (strikes, hello timeout).",
+          m->clients_kicked_total);
+  counter(&o, "arbiter_bytes_in_total", "Application payload bytes received.", m->bytes_in_total);
+  counter(&o, "arbiter_bytes_out_total", "Application payload bytes sent.", m->bytes_out_total);
+  counter(&o, "arbiter_packets_in_total", "Application packets received.", m->packets_in_total);
+  counter(&o, "arbiter_packets_out_total", "Application packets sent.", m->packets_out_total);
+  counter(&o, "arbiter_snapshots_sent_total", "Snapshot packets sent.", m->snapshots_sent_total);
+  histogram(&o, "arbiter_snapshot_bytes", "Encoded snapshot payload size in bytes.", &m->snapshot_bytes);
+  counter(&o, "arbiter_inputs_applied_total", "Input messages accepted.", m->inputs_applied_total);
+  outf(&o, "# HELP arbiter_inputs_dropped_total Input messages dropped, by reason.\n"
+           "# TYPE arbiter_inputs_dropped_total counter\n");
+  for (int i = 0; i < SV_DROP_REASON_COUNT; ++i)
+    outf(&o, "arbiter_inputs_dropped_total{reason=\"%s\"} %" PRIu64 "\n", sv_drop_reason_name((sv_drop_reason)i),
+         m->inputs_dropped_total[i]);
+  outf(&o, "# HELP arbiter_messages_rejected_total Client messages rejected, by reason.\n"
+           "# TYPE arbiter_messages_rejected_total counter\n");
+  for (int i = 0; i < SV_REJECT_REASON_COUNT; ++i)
+    outf(&o, "arbiter_messages_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
+         sv_reject_reason_name((sv_reject_reason)i), m->messages_rejected_total[i]);
+  counter(&o, "arbiter_recording_bytes_total", "Bytes appended to the replay log.", m->recording_bytes_total);
+  counter(&o, "arbiter_recording_errors_total", "Replay log write errors.", m->recording_errors_total);
+  counter(&o, "arbiter_http_requests_total", "HTTP requests answered.", m->http_requests_total);
+  gauge(&o, "arbiter_start_time_seconds", "Unix time the server started.", (double)m->start_unix_seconds);
+  return o.overflow ? -1 : (int)o.len;
+}

@@ -1,0 +1,72 @@
+// Server metrics: plain counters, gauges and fixed-bucket histograms in one struct owned
+// by the server, rendered as Prometheus text (exposition format 0.0.4) for GET /metrics.
+// Updating a metric is a field increment: nothing here allocates or locks.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SV_HIST_MAX_BUCKETS 16
+
+typedef struct sv_histogram {
+  const double* bounds;  ///< upper bounds, ascending, not owned (static tables)
+  int bucket_count;      ///< number of finite bounds (<= SV_HIST_MAX_BUCKETS)
+  uint64_t counts[SV_HIST_MAX_BUCKETS + 1];  ///< per bucket (not cumulative); last = +Inf
+  double sum;
+  uint64_t count;
+} sv_histogram;
+
+void sv_histogram_init(sv_histogram* h, const double* bounds, int bucket_count);
+void sv_histogram_observe(sv_histogram* h, double value);
+
+/// Why a client message was rejected (label values of arbiter_messages_rejected_total).
+typedef enum sv_reject_reason {
+  SV_REJECT_DECODE = 0,   ///< bytes that do not decode as a protocol message
+  SV_REJECT_UNEXPECTED,   ///< a valid message that is not allowed in the session's state
+  SV_REJECT_NONFINITE,    ///< NaN or infinite values in an input
+  SV_REJECT_VERSION,      ///< hello with an unsupported protocol version
+  SV_REJECT_REASON_COUNT
+} sv_reject_reason;
+
+/// Why an input was dropped (label values of arbiter_inputs_dropped_total).
+typedef enum sv_drop_reason {
+  SV_DROP_RATE_PACKETS = 0,  ///< over the per-client packets/s limit
+  SV_DROP_RATE_BYTES,        ///< over the per-client bytes/s limit
+  SV_DROP_STALE,             ///< older than or equal to an input already applied (duplicates)
+  SV_DROP_REASON_COUNT
+} sv_drop_reason;
+
+typedef struct sv_metrics {
+  uint64_t ticks_total;
+  uint64_t tick_overruns_total;     ///< ticks that took longer than the tick period
+  uint64_t ticks_skipped_total;     ///< due ticks dropped by the catch-up limit
+  sv_histogram tick_seconds;        ///< wall time of one tick (sim + snapshots)
+  int64_t clients_connected;        ///< welcomed sessions
+  int64_t peers_connected;          ///< ENet peers, including ones not yet welcomed
+  uint64_t clients_joined_total;
+  uint64_t clients_left_total;
+  uint64_t clients_rejected_total;  ///< reject messages sent (full, version, ...)
+  uint64_t clients_kicked_total;    ///< disconnected by the server (strikes, hello timeout)
+  uint64_t bytes_in_total, bytes_out_total;      ///< UDP payload bytes, as ENet counts them
+  uint64_t packets_in_total, packets_out_total;  ///< application packets (ENet receive events / sends)
+  uint64_t snapshots_sent_total;
+  sv_histogram snapshot_bytes;      ///< encoded snapshot payload size
+  uint64_t inputs_applied_total;    ///< input messages accepted into a client's slot
+  uint64_t inputs_dropped_total[SV_DROP_REASON_COUNT];
+  uint64_t messages_rejected_total[SV_REJECT_REASON_COUNT];
+  uint64_t recording_bytes_total;   ///< bytes appended to the replay log
+  uint64_t recording_errors_total;
+  uint64_t http_requests_total;
+  double tick_rate_hz;              ///< configured
+  uint64_t tick;                    ///< current simulation tick
+  uint64_t start_unix_seconds;
+} sv_metrics;
+
+void sv_metrics_init(sv_metrics* m);
+
+/// Render everything as Prometheus text into buf. Returns the length written (without NUL)
+/// or -1 when cap is too small (16 KiB is plenty).
+int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap);
+
+const char* sv_reject_reason_name(sv_reject_reason r);
+const char* sv_drop_reason_name(sv_drop_reason r);

@@ -1,0 +1,55 @@
+// ENet glue on the libuv loop.
+//
+// ENet's socket is watched with uv_poll; when it is readable every pending event is
+// drained with enet_host_service(host, &ev, 0) until it returns 0. The server also calls
+// sv_net_service once per tick (acks, retransmits and timeouts only happen inside
+// service calls) and sv_net_flush right after queueing a tick's snapshots.
+// Channels: 0 reliable control (hello/welcome/reject/bye), 1 unsequenced inputs,
+// 2 unreliable snapshots (+ snapshot acks from clients).
+#pragma once
+
+#include <enet/enet.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "sv_metrics.h"
+
+#define SV_NET_CHANNELS 3
+#define SV_CH_CONTROL 0
+#define SV_CH_INPUT 1
+#define SV_CH_SNAPSHOT 2
+
+/// Largest packet a peer may send us; inputs and control messages are far smaller.
+#define SV_NET_MAX_INCOMING 4096
+
+typedef struct sv_net sv_net;
+/// One ENet event. For RECEIVE the packet is destroyed by sv_net after the callback
+/// returns: do not keep pointers into it.
+typedef void sv_net_event_fn(void* user, const ENetEvent* ev);
+
+struct sv_net {
+  ENetHost* host;
+  uv_poll_t poll;
+  bool poll_open;
+  uint16_t port;              ///< the bound UDP port (useful with --port 0)
+  sv_net_event_fn* on_event;
+  void* user;
+  sv_metrics* metrics;        ///< not owned
+  bool in_service;            ///< guards re-entrant service from inside a callback
+};
+
+/// Bind and start watching. peer_count covers the player slots plus a margin for peers
+/// that are only told "server full". Returns 0 or -1 with a message in err.
+int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, sv_net_event_fn* on_event,
+                void* user, sv_metrics* metrics, char* err, size_t err_cap);
+/// Drain every pending event (non-blocking).
+void sv_net_service(sv_net* n);
+/// Copy data into a new ENet packet and queue it. Returns 0 or -1 (packet freed).
+int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags);
+/// Send queued packets now.
+void sv_net_flush(sv_net* n);
+/// Stop watching, close the poll handle; the ENet host is destroyed once the handle is
+/// closed (run the loop afterwards). Safe to call twice.
+void sv_net_close(sv_net* n);

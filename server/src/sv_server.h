@@ -1,0 +1,137 @@
+// The server context: one world (through the game rules layer), one libuv loop, one ENet
+// host, sessions, recorder, metrics and the HTTP endpoint. Everything hangs off sv_server,
+// so a test or a benchmark can run a server inside its own process.
+//
+// Life cycle: sv_server_init (config in, everything bound and ready) -> uv_run(loop) until
+// sv_server_stop has finished its shutdown -> sv_server_deinit.
+//
+// One tick (sv_tick in sv_server.c):
+//   service ENet (acks, timeouts) -> joins, leaves, inputs at the tick boundary (game +
+//   recorded, in the replay log's order) -> arb_game_step -> hash -> tick record ->
+//   welcomes -> every K ticks: capture + per-client delta snapshots -> enet_host_flush.
+#pragma once
+
+#include <arbiter/game.h>
+#include <arbiter/protocol.h>
+#include <arbiter/replay_log.h>
+#include <arbiter/scene.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "sv_config.h"
+#include "sv_http.h"
+#include "sv_input.h"
+#include "sv_log.h"
+#include "sv_metrics.h"
+#include "sv_net.h"
+#include "sv_record.h"
+#include "sv_snapshot.h"
+#include "sv_ticker.h"
+
+typedef enum sv_session_state {
+  SV_SESSION_FREE = 0,
+  SV_SESSION_AWAIT_HELLO,  ///< connected, no valid hello yet (bounded by hello_timeout_ms)
+  SV_SESSION_JOINING,      ///< hello accepted; avatar spawns at the next tick boundary
+  SV_SESSION_ACTIVE,       ///< welcomed, has an avatar
+  SV_SESSION_CLOSING,      ///< rejected or kicked: waiting for ENet to finish the disconnect
+} sv_session_state;
+
+typedef struct sv_session {
+  sv_session_state state;
+  ENetPeer* peer;
+  uint32_t client_id;       ///< > 0 once the hello is accepted; never reused
+  uint32_t entity_id;       ///< the avatar, once ACTIVE
+  uint8_t avatar_kind;      ///< as requested in the hello
+  char name[ARB_PROTO_MAX_NAME + 1];
+  char addr[32];            ///< "a.b.c.d:port"
+  uint64_t connected_ns;    ///< uv_hrtime at connect
+  sv_input_state input;
+  sv_snap_client snap;
+  bool snap_ready;          ///< snap allocated
+  uint64_t snapshots_sent;
+  uint64_t bytes_sent;
+} sv_session;
+
+typedef struct sv_server {
+  sv_config cfg;
+  sv_log log;
+  uv_loop_t* loop;           ///< not owned
+  sv_metrics metrics;
+
+  arb_scene* scene;
+  arb_game* game;
+  int tick_rate;             ///< effective Hz
+  int snapshot_every;        ///< K: a snapshot every K ticks
+  arb_proto_static_body* statics;  ///< welcome geometry
+  int static_count;
+
+  sv_net net;
+  sv_http http;
+  bool http_on;
+  sv_ticker ticker;
+  uv_signal_t sig_int, sig_term;
+  uv_timer_t grace_timer;    ///< shutdown: lets the goodbyes go out
+  bool grace_open;
+
+  int peer_capacity;         ///< ENet peers (player slots + margin for "server full")
+  sv_session* sessions;      ///< peer_capacity, indexed by ENet peer index
+  int active_count;          ///< JOINING + ACTIVE sessions (the player slots in use)
+  uint32_t next_client_id;
+  int* join_queue;           ///< session indices in hello order
+  int join_count;
+  uint32_t* leave_queue;     ///< client ids whose avatars despawn at the next tick
+  int leave_count;
+  sv_input_limits limits;
+
+  sv_snapshot snapshot;
+  int max_entities;
+
+  bool recording;
+  sv_record record;
+  arb_replay_tick* tick_rec; ///< reused every tick (large)
+  uint8_t* rec_buf;          ///< encoding buffer
+  size_t rec_buf_cap;
+  uint64_t last_flush_ns;
+  uint64_t ticks_recorded;
+  uint64_t last_recorded_tick;
+
+  uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
+  size_t msg_buf_cap;
+
+  bool stopping;             ///< SIGTERM/SIGINT seen: no new connections
+  bool stopped;              ///< everything closed; uv_run returns
+  int exit_code;
+  uint64_t last_hash;
+  uint64_t tick_cpu_ns_total;  ///< thread CPU time spent in ticks
+  uint64_t last_stats_ns;
+
+  // Optional observer, called after every tick with its wall duration (benchmarks).
+  void (*on_tick_done)(void* user, uint64_t tick, uint64_t wall_ns, uint64_t cpu_ns);
+  void* on_tick_user;
+} sv_server;
+
+#define SV_INIT_FAILED (-1)      ///< runtime failure (bind, memory, recording file)
+#define SV_INIT_BAD_CONFIG (-2)  ///< the configuration or the scene is invalid
+
+/// Load the scene, create the game, bind UDP and HTTP, start the ticker and signal
+/// handlers on `loop`. Returns 0, or SV_INIT_* with one clear message in err. After a
+/// failure the process is expected to exit (handles may be left open on the loop).
+int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap);
+/// Begin a clean shutdown (what SIGINT/SIGTERM do): tell clients, finish, close the log.
+void sv_server_stop(sv_server* s, const char* why);
+/// Free everything; the loop must have run until all handles closed.
+void sv_server_deinit(sv_server* s);
+
+// ---- internal, shared between sv_server.c and sv_session.c ----
+void sv_session_on_net_event(void* user, const ENetEvent* ev);
+/// Hello timeouts (called every tick).
+void sv_session_check_timeouts(sv_server* s, uint64_t now_ns);
+/// Queue a reliable message on the control channel.
+int sv_session_send_control(sv_server* s, sv_session* ss, const uint8_t* data, size_t len);
+/// Disconnect a session with a reason (event DISCONNECT, then ENet disconnect). Queues the
+/// avatar's despawn when it has one.
+void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text);
+/// Welcome the queued joins after they were applied to the game.
+void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick);
+sv_session* sv_session_by_client(sv_server* s, uint32_t client_id);

@@ -1,0 +1,299 @@
+// Sessions: ENet connect -> hello (bounded time) -> version and capacity checks ->
+// queued join (applied at the next tick boundary) -> inputs -> leave queued on
+// disconnect, timeout or kick. Everything a client sends is validated here; a client
+// can only ever touch its own input slot.
+#include <stdio.h>
+#include <string.h>
+
+#include "sv_server.h"
+
+static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
+  size_t idx = (size_t)(peer - s->net.host->peers);
+  if (idx >= (size_t)s->peer_capacity) return NULL;
+  return &s->sessions[idx];
+}
+
+sv_session* sv_session_by_client(sv_server* s, uint32_t client_id) {
+  if (client_id == 0) return NULL;
+  for (int i = 0; i < s->peer_capacity; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) && ss->client_id == client_id) return ss;
+  }
+  return NULL;
+}
+
+int sv_session_send_control(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
+  return sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_CONTROL, data, len, ENET_PACKET_FLAG_RELIABLE);
+}
+
+static void remove_from_join_queue(sv_server* s, int idx) {
+  int w = 0;
+  for (int i = 0; i < s->join_count; ++i)
+    if (s->join_queue[i] != idx) s->join_queue[w++] = s->join_queue[i];
+  s->join_count = w;
+}
+
+// The session stops holding a player slot; an avatar already in the game despawns at the
+// next tick boundary.
+static void release_slot(sv_server* s, sv_session* ss) {
+  int idx = (int)(ss - s->sessions);
+  if (ss->state == SV_SESSION_JOINING) {
+    remove_from_join_queue(s, idx);
+    s->active_count--;
+  } else if (ss->state == SV_SESSION_ACTIVE) {
+    s->leave_queue[s->leave_count++] = ss->client_id;
+    s->active_count--;
+    s->metrics.clients_connected--;
+    s->metrics.clients_left_total++;
+  }
+}
+
+static void send_event(sv_server* s, sv_session* ss, const arb_proto_event* ev) {
+  int n = arb_proto_encode_event(ev, s->msg_buf, s->msg_buf_cap);
+  if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+}
+
+void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text) {
+  if (ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
+  arb_proto_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ARB_PROTO_EVENT_DISCONNECT;
+  ev.tick = (uint32_t)arb_game_get_tick(s->game);
+  ev.code = (uint8_t)reason;
+  snprintf(ev.text, sizeof ev.text, "%s", text);
+  send_event(s, ss, &ev);
+  SV_LOG(&s->log, SV_LOG_INFO, "client_kicked", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+         SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
+  if (reason != ARB_PROTO_REASON_SHUTDOWN) s->metrics.clients_kicked_total++;
+  release_slot(s, ss);
+  ss->state = SV_SESSION_CLOSING;
+  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+}
+
+static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text) {
+  arb_proto_reject r;
+  memset(&r, 0, sizeof r);
+  r.reason = (uint8_t)reason;
+  r.server_version = ARB_PROTO_VERSION;
+  snprintf(r.text, sizeof r.text, "%s", text);
+  int n = arb_proto_encode_reject(&r, s->msg_buf, s->msg_buf_cap);
+  if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  s->metrics.clients_rejected_total++;
+  SV_LOG(&s->log, SV_LOG_INFO, "client_rejected", SV_LS("addr", ss->addr),
+         SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
+  release_slot(s, ss);
+  ss->state = SV_SESSION_CLOSING;
+  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+}
+
+// A malformed or out-of-place message: counted, logged at debug, and a strike.
+static void strike(sv_server* s, sv_session* ss, sv_reject_reason why, const char* detail) {
+  s->metrics.messages_rejected_total[why]++;
+  ss->input.strikes++;
+  SV_LOG(&s->log, SV_LOG_DEBUG, "message_rejected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+         SV_LS("reason", sv_reject_reason_name(why)), SV_LS("detail", detail), SV_LU("strikes", ss->input.strikes));
+  if (ss->input.strikes >= (uint32_t)s->cfg.strike_limit) {
+    char text[128];
+    snprintf(text, sizeof text, "too many malformed messages (%u)", ss->input.strikes);
+    sv_session_kick(s, ss, ARB_PROTO_REASON_MALFORMED, text);
+  }
+}
+
+static void on_connect(sv_server* s, ENetPeer* peer) {
+  sv_session* ss = session_of(s, peer);
+  char ip[20];
+  if (enet_address_get_host_ip(&peer->address, ip, sizeof ip) != 0) snprintf(ip, sizeof ip, "?");
+  if (ss == NULL || s->stopping) {
+    enet_peer_disconnect_now(peer, ARB_PROTO_REASON_SHUTDOWN);
+    return;
+  }
+  memset(ss, 0, sizeof *ss);
+  ss->state = SV_SESSION_AWAIT_HELLO;
+  ss->peer = peer;
+  peer->data = ss;
+  snprintf(ss->addr, sizeof ss->addr, "%s:%u", ip, (unsigned)peer->address.port);
+  ss->connected_ns = uv_hrtime();
+  sv_input_init(&ss->input, &s->limits, ss->connected_ns);
+  // Notice dead clients in ~peer_timeout instead of ENet's ~30 s default.
+  enet_peer_timeout(peer, 0, (enet_uint32)(s->cfg.peer_timeout_ms / 2), (enet_uint32)s->cfg.peer_timeout_ms);
+  s->metrics.peers_connected++;
+  SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr));
+}
+
+static void on_disconnect(sv_server* s, ENetPeer* peer) {
+  sv_session* ss = session_of(s, peer);
+  if (ss == NULL || ss->state == SV_SESSION_FREE) return;
+  if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
+    SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+           SV_LU("snapshots_sent", ss->snapshots_sent));
+  }
+  release_slot(s, ss);
+  if (ss->snap_ready) sv_snap_client_free(&ss->snap);
+  memset(ss, 0, sizeof *ss);
+  peer->data = NULL;
+  s->metrics.peers_connected--;
+}
+
+static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
+  arb_proto_hello h;
+  arb_proto_error perr;
+  int rc = arb_proto_decode_hello(data, len, &h, &perr);
+  if (rc == ARB_E_VERSION) {
+    s->metrics.messages_rejected_total[SV_REJECT_VERSION]++;
+    char text[96];
+    snprintf(text, sizeof text, "protocol version %u not supported; server speaks %u", h.version,
+             ARB_PROTO_VERSION);
+    reject(s, ss, ARB_PROTO_REASON_VERSION, text);
+    return;
+  }
+  if (rc != 0) {
+    strike(s, ss, SV_REJECT_DECODE, perr.reason);
+    return;
+  }
+  if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT) {
+    strike(s, ss, SV_REJECT_UNEXPECTED, "hello: unknown avatar_kind");
+    return;
+  }
+  if (s->active_count >= s->cfg.max_clients) {
+    reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
+    return;
+  }
+  int idx = (int)(ss - s->sessions);
+  if (!ss->snap_ready) {
+    if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) {
+      reject(s, ss, ARB_PROTO_REASON_OTHER, "server out of memory");
+      return;
+    }
+    ss->snap_ready = true;
+  }
+  ss->client_id = s->next_client_id++;
+  ss->avatar_kind = h.avatar_kind;
+  snprintf(ss->name, sizeof ss->name, "%s", h.name);
+  ss->state = SV_SESSION_JOINING;
+  s->active_count++;
+  s->join_queue[s->join_count++] = idx;
+  SV_LOG(&s->log, SV_LOG_DEBUG, "hello_accepted", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+         SV_LS("name", ss->name));
+}
+
+static void on_input(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
+  arb_proto_input in;
+  arb_proto_error perr;
+  int rc = arb_proto_decode_input(data, len, &in, &perr);
+  if (rc == ARB_E_NONFINITE) {
+    strike(s, ss, SV_REJECT_NONFINITE, perr.reason);
+    return;
+  }
+  if (rc != 0) {
+    strike(s, ss, SV_REJECT_DECODE, perr.reason);
+    return;
+  }
+  if (ss->snap_ready) sv_snap_client_ack(&ss->snap, in.ack_tick);
+  if (sv_input_offer(&ss->input, &in)) s->metrics.inputs_applied_total++;
+  else s->metrics.inputs_dropped_total[SV_DROP_STALE]++;
+}
+
+static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
+  arb_proto_ping p;
+  arb_proto_error perr;
+  if (arb_proto_decode_ping(data, len, &p, &perr) != 0) {
+    strike(s, ss, SV_REJECT_DECODE, perr.reason);
+    return;
+  }
+  arb_proto_pong pong = {p.ping_id, p.client_time_us, (uint32_t)arb_game_get_tick(s->game), uv_hrtime() / 1000u};
+  uint8_t buf[64];
+  int n = arb_proto_encode_pong(&pong, buf, sizeof buf);
+  if (n > 0 && (size_t)n <= sizeof buf)
+    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, buf, (size_t)n, 0);
+}
+
+static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
+  sv_session* ss = session_of(s, peer);
+  if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
+  const uint8_t* data = packet->data;
+  size_t len = packet->dataLength;
+  // Rate limits come first and cost no decoding; over-limit packets are dropped, not struck.
+  sv_admit a = sv_input_admit(&ss->input, &s->limits, len, uv_hrtime());
+  if (a != SV_ADMIT_OK) {
+    s->metrics.inputs_dropped_total[a == SV_ADMIT_OVER_PACKETS ? SV_DROP_RATE_PACKETS : SV_DROP_RATE_BYTES]++;
+    return;
+  }
+  arb_proto_msg_type type;
+  if (arb_proto_peek_type(data, len, &type) != 0) {
+    strike(s, ss, SV_REJECT_DECODE, "not a protocol message");
+    return;
+  }
+  switch (ss->state) {
+    case SV_SESSION_AWAIT_HELLO:
+      if (type == ARB_PROTO_MSG_HELLO) on_hello(s, ss, data, len);
+      else strike(s, ss, SV_REJECT_UNEXPECTED, "expected hello");
+      return;
+    case SV_SESSION_JOINING:
+    case SV_SESSION_ACTIVE:
+      if (type == ARB_PROTO_MSG_INPUT) on_input(s, ss, data, len);
+      else if (type == ARB_PROTO_MSG_PING) on_ping(s, ss, data, len);
+      else strike(s, ss, SV_REJECT_UNEXPECTED, arb_proto_msg_name((int)type));
+      return;
+    default:
+      return;
+  }
+}
+
+void sv_session_on_net_event(void* user, const ENetEvent* ev) {
+  sv_server* s = user;
+  switch (ev->type) {
+    case ENET_EVENT_TYPE_CONNECT: on_connect(s, ev->peer); break;
+    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer); break;
+    case ENET_EVENT_TYPE_RECEIVE: on_receive(s, ev->peer, ev->packet); break;
+    default: break;
+  }
+}
+
+void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
+  uint64_t limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
+  for (int i = 0; i < s->peer_capacity; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > limit) {
+      char text[64];
+      snprintf(text, sizeof text, "no hello within %d ms", s->cfg.hello_timeout_ms);
+      sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+    }
+  }
+}
+
+void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
+  arb_proto_welcome w;
+  memset(&w, 0, sizeof w);
+  w.client_id = ss->client_id;
+  w.entity_id = ss->entity_id;
+  w.tick_rate = (uint16_t)s->tick_rate;
+  w.snapshot_rate = (uint16_t)(s->tick_rate / s->snapshot_every);
+  if (w.snapshot_rate == 0) w.snapshot_rate = 1;
+  w.server_tick = tick;
+  snprintf(w.scene_name, sizeof w.scene_name, "%s", arb_scene_get_name(s->scene));
+  w.scene_hash = arb_scene_get_hash(s->scene);
+  w.statics = s->statics;
+  w.static_count = s->static_count;
+  int n = arb_proto_encode_welcome(&w, s->msg_buf, s->msg_buf_cap);
+  if (n <= 0 || (size_t)n > s->msg_buf_cap) {
+    SV_LOG(&s->log, SV_LOG_ERROR, "welcome_encode_failed", SV_LI("rc", n));
+    sv_session_kick(s, ss, ARB_PROTO_REASON_OTHER, "server could not encode the welcome");
+    return;
+  }
+  sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  // Tell the others; they learn the avatar's shape from their next snapshot.
+  arb_proto_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ARB_PROTO_EVENT_JOINED;
+  ev.tick = tick;
+  ev.client_id = ss->client_id;
+  ev.entity_id = ss->entity_id;
+  snprintf(ev.text, sizeof ev.text, "%s", ss->name);
+  int en = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
+  if (en > 0 && (size_t)en <= s->msg_buf_cap) {
+    for (int i = 0; i < s->peer_capacity; ++i) {
+      sv_session* o = &s->sessions[i];
+      if (o != ss && o->state == SV_SESSION_ACTIVE) sv_session_send_control(s, o, s->msg_buf, (size_t)en);
+    }
+  }
+}
