@@ -140,7 +140,7 @@ typedef enum arb_client_event_type {
   ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available)
   ARB_CLIENT_EVENT_ENTITY_LEFT,     ///< entity_id is gone
   ARB_CLIENT_EVENT_NOTICE,          ///< text = server notice
-  ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, text = name
+  ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, entity_id (their avatar), text = name
   ARB_CLIENT_EVENT_PLAYER_LEFT,     ///< client_id, text = name or reason
 } arb_client_event_type;
 
@@ -148,7 +148,8 @@ typedef struct arb_client_event {
   arb_client_event_type type;
   uint32_t entity_id;   ///< ENTITY_* events
   uint32_t client_id;   ///< PLAYER_* events
-  int code;             ///< REJECTED: protocol reject code; DISCONNECTED: 1 = will reconnect
+  int code;             ///< REJECTED / DISCONNECTED / PLAYER_LEFT: arb_proto_reason code
+  bool will_reconnect;  ///< DISCONNECTED: the library retries after its backoff delay
   double time;          ///< `now` of the update that produced it
   char text[128];       ///< reason, notice or name; NUL-terminated
 } arb_client_event;
@@ -186,7 +187,7 @@ typedef struct arb_client_entity_desc {
   uint32_t id;            ///< entity id, > 0
   int body_type;          ///< arb_body_type of the body (dynamic, static, kinematic)
   uint32_t owner;         ///< client id of the avatar's player, 0 = world
-  uint32_t kind;          ///< protocol entity kind (body, avatar, particle, ...), see PROTOCOL.md
+  int avatar_kind;        ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
   arb_client_shape shape;
 } arb_client_entity_desc;
 

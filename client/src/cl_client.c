@@ -1,0 +1,621 @@
+// The arb_client object: config, state machine and glue (see cl_client.h).
+#include "cl_client.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define CL_CONFIG_MAGIC 0x41524243  // "ARBC": arb_client_default_config was used
+
+// ---- config ----------------------------------------------------------------------------
+
+arb_client_config arb_client_default_config(void) {
+  arb_client_config c;
+  memset(&c, 0, sizeof c);
+  c.host = "127.0.0.1";
+  c.port = 7777;
+  c.name = "player";
+  c.token = NULL;
+  c.avatar = ARB_AVATAR_DEFAULT;
+  c.interp_delay_min = 0.010f;
+  c.interp_delay_max = 0.500f;
+  c.extrapolation_limit = 0.25f;
+  c.blend_time = 0.2f;
+  c.teleport_distance = 2.0f;
+  c.connect_timeout = 5.0f;
+  c.timeout = 3.0f;
+  c.auto_reconnect = true;
+  c.reconnect_delay_min = 0.25f;
+  c.reconnect_delay_max = 4.0f;
+  c.input_redundancy = ARB_PROTO_MAX_INPUTS;
+  c.max_entities = 16384;
+  c.log_level = ARB_CLIENT_LOG_INFO;
+  c.internal_value = CL_CONFIG_MAGIC;
+  return c;
+}
+
+static void cl_log(arb_client* c, arb_client_log_level level, const char* fmt, ...) {
+  if (!c->cfg.log || level < c->cfg.log_level) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  c->cfg.log(c->cfg.log_user, level, line);
+}
+
+// vsnprintf: truncation is intended here (bounded texts), without the compiler's
+// format-truncation warning that snprintf of long fields into short buffers triggers.
+static void fmt(char* dst, size_t cap, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(dst, cap, format, ap);
+  va_end(ap);
+}
+
+static bool positive(float x) { return isfinite(x) && x > 0.0f; }
+
+static int validate_config(const arb_client_config* cfg) {
+  if (cfg->internal_value != CL_CONFIG_MAGIC) return ARB_E_INVAL;
+  if (!cfg->host || !cfg->host[0] || strlen(cfg->host) >= 256) return ARB_E_INVAL;
+  if (!cfg->name || !cfg->name[0] || strlen(cfg->name) > ARB_PROTO_MAX_NAME) return ARB_E_INVAL;
+  if (cfg->token && strlen(cfg->token) > ARB_PROTO_MAX_TOKEN) return ARB_E_INVAL;
+  if ((int)cfg->avatar < 0 || cfg->avatar >= ARB_AVATAR_KIND_COUNT) return ARB_E_INVAL;
+  if (!positive(cfg->interp_delay_max) || !isfinite(cfg->interp_delay_min) || cfg->interp_delay_min < 0.0f ||
+      cfg->interp_delay_min > cfg->interp_delay_max)
+    return ARB_E_INVAL;
+  if (!isfinite(cfg->extrapolation_limit) || cfg->extrapolation_limit < 0.0f) return ARB_E_INVAL;
+  if (!isfinite(cfg->blend_time) || cfg->blend_time < 0.0f) return ARB_E_INVAL;
+  if (!positive(cfg->teleport_distance) || !positive(cfg->connect_timeout) || !positive(cfg->timeout))
+    return ARB_E_INVAL;
+  if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min) return ARB_E_INVAL;
+  if (cfg->input_redundancy < 1 || cfg->input_redundancy > ARB_PROTO_MAX_INPUTS) return ARB_E_INVAL;
+  if (cfg->max_entities < 1 || cfg->max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_INVAL;
+  if ((cfg->alloc == NULL) != (cfg->free == NULL)) return ARB_E_INVAL;
+  return 0;
+}
+
+int arb_client_create(const arb_client_config* config, arb_client** out) {
+  if (!out) return ARB_E_INVAL;
+  *out = NULL;
+  if (!config) return ARB_E_INVAL;
+  int rc = validate_config(config);
+  if (rc) return rc;
+  cl_mem mem = {config->alloc, config->free, config->alloc_user};
+  arb_client* c = (arb_client*)cl_calloc(&mem, sizeof *c);
+  if (!c) return ARB_E_NOMEM;
+  c->mem = mem;
+  c->cfg = *config;
+  fmt(c->host, sizeof c->host, "%s", config->host);
+  fmt(c->name, sizeof c->name, "%s", config->name);
+  if (config->token) {
+    c->token_len = (int)strlen(config->token);
+    memcpy(c->token, config->token, (size_t)c->token_len);
+  }
+  c->cfg.host = c->host;
+  c->cfg.name = c->name;
+  c->cfg.token = NULL;
+  c->backoff = config->reconnect_delay_min;
+
+  cl_interp_params ip;
+  ip.nominal_interval = 1.0f / 30.0f;
+  ip.delay_min = config->interp_delay_min;
+  ip.delay_max = config->interp_delay_max;
+  ip.extrapolation_limit = config->extrapolation_limit;
+  ip.blend_time = config->blend_time;
+  ip.teleport_distance = config->teleport_distance;
+  ip.max_entities = config->max_entities;
+  cl_interp_init(&c->interp, &ip, &mem);
+  cl_clock_reset(&c->clock);
+  cl_input_init(&c->input, config->input_redundancy);
+  cl_events_clear(&c->events);
+  if ((rc = cl_snapshots_init(&c->snaps, config->max_entities, &mem)) != 0 || (rc = cl_net_init(&c->net)) != 0) {
+    arb_client_destroy(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+void arb_client_destroy(arb_client* c) {
+  if (!c) return;
+  cl_net_deinit(&c->net);
+  cl_snapshots_deinit(&c->snaps);
+  cl_interp_deinit(&c->interp);
+  cl_free(&c->mem, c->statics);
+  cl_mem mem = c->mem;
+  cl_free(&mem, c);
+}
+
+// ---- connection state ------------------------------------------------------------------
+
+static double ticks_per_snapshot(const arb_client* c) {
+  if (c->session.tick_rate > 0 && c->session.snapshot_rate > 0)
+    return (double)c->session.tick_rate / c->session.snapshot_rate;
+  return 2.0;
+}
+
+static void set_state(arb_client* c, arb_client_state s) {
+  c->state = s;
+  c->state_since = c->now;
+}
+
+// Everything learned from one connection goes; entities leave visibly.
+static void forget_world(arb_client* c) {
+  for (int i = 0; i < c->interp.count; i++)
+    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, c->interp.ents[i].desc.id, 0, 0, false, NULL);
+  cl_interp_reset(&c->interp);
+  cl_snapshots_reset(&c->snaps);
+  cl_clock_reset(&c->clock);
+  cl_loss_reset_connection(&c->loss, ticks_per_snapshot(c));
+  memset(&c->session, 0, sizeof c->session);
+  c->clock_tick = 0;
+  c->last_input_seq = 0;
+}
+
+static int start_connect(arb_client* c) {
+  int rc = cl_net_connect(&c->net, c->host, c->cfg.port, (uint32_t)(c->cfg.timeout * 1000.0f));
+  if (rc) {
+    fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s", c->host, arb_strerror(rc));
+    cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->last_error);
+    return rc;
+  }
+  set_state(c, ARB_CLIENT_CONNECTING);
+  cl_log(c, ARB_CLIENT_LOG_INFO, "connecting to %s:%u as '%s'", c->host, (unsigned)c->cfg.port, c->name);
+  return 0;
+}
+
+int arb_client_connect(arb_client* c) {
+  if (!c) return ARB_E_INVAL;
+  if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
+  c->backoff = c->cfg.reconnect_delay_min;
+  return start_connect(c);
+}
+
+// The link is gone (for any reason but our own request). Decide whether to come back.
+static void link_lost(arb_client* c, int code, const char* why, bool may_reconnect) {
+  bool was_connected = c->state == ARB_CLIENT_CONNECTED;
+  cl_net_drop(&c->net, 0);
+  forget_world(c);
+  bool again = may_reconnect && c->cfg.auto_reconnect;
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, code, again, why);
+  cl_log(c, ARB_CLIENT_LOG_WARN, "%s: %s%s", was_connected ? "disconnected" : "connect failed", why,
+         again ? " (will reconnect)" : "");
+  if (again) {
+    set_state(c, ARB_CLIENT_RECONNECT_WAIT);
+    c->reconnect_at = c->now + c->backoff;
+    c->backoff *= 2.0f;
+    if (c->backoff > c->cfg.reconnect_delay_max) c->backoff = c->cfg.reconnect_delay_max;
+  } else {
+    set_state(c, ARB_CLIENT_DISCONNECTED);
+  }
+}
+
+int arb_client_disconnect(arb_client* c, const char* reason) {
+  if (!c) return ARB_E_INVAL;
+  if (c->state == ARB_CLIENT_DISCONNECTED) return ARB_E_STATE;
+  cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
+  forget_world(c);
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE, false,
+                 reason ? reason : "disconnected by the application");
+  set_state(c, ARB_CLIENT_DISCONNECTED);
+  return 0;
+}
+
+arb_client_state arb_client_get_state(const arb_client* c) { return c ? c->state : ARB_CLIENT_DISCONNECTED; }
+
+const arb_client_session* arb_client_get_session(const arb_client* c) { return &c->session; }
+
+// ---- messages --------------------------------------------------------------------------
+
+static void count_error(arb_client* c, const arb_proto_error* e, const char* what) {
+  c->decode_errors++;
+  fmt(c->last_error, sizeof c->last_error, "%s", e && e->reason[0] ? e->reason : what);
+  cl_log(c, ARB_CLIENT_LOG_DEBUG, "dropped packet: %s", c->last_error);
+}
+
+static void send_hello(arb_client* c) {
+  arb_proto_hello h;
+  memset(&h, 0, sizeof h);
+  h.version = ARB_PROTO_VERSION;
+  fmt(h.name, sizeof h.name, "%s", c->name);
+  memcpy(h.token, c->token, (size_t)c->token_len);
+  h.token_len = (uint16_t)c->token_len;
+  h.avatar_kind = (uint8_t)c->cfg.avatar;
+  int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
+  if (n <= 0 || (size_t)n > sizeof c->buf) {
+    fmt(c->last_error, sizeof c->last_error, "hello: cannot encode (%s)", arb_strerror(n));
+    return;
+  }
+  cl_net_send(&c->net, ARB_PROTO_CHANNEL_CONTROL, c->buf, (size_t)n, true);
+  cl_net_flush(&c->net);
+}
+
+static void shape_from_proto(const arb_proto_shape* s, arb_client_shape* o) {
+  memset(o, 0, sizeof *o);
+  o->type = (arb_shape_type)s->kind;
+  int count = s->count > ARB_MAX_POLYGON_VERTICES ? ARB_MAX_POLYGON_VERTICES : s->count;
+  if (s->kind == ARB_SHAPE_CIRCLE) {
+    o->center = count > 0 ? s->points[0] : arb_vec2_zero;
+    o->radius = s->radius;
+    o->count = 0;
+  } else {
+    o->count = count;
+    for (int i = 0; i < count; i++) o->vertices[i] = s->points[i];
+  }
+}
+
+static void desc_from_proto(uint32_t id, const arb_proto_entity_desc* d, arb_client_entity_desc* o) {
+  memset(o, 0, sizeof *o);
+  o->id = id;
+  o->body_type = d->body_type;
+  o->owner = d->owner;
+  o->avatar_kind = d->avatar_kind;
+  shape_from_proto(&d->shape, &o->shape);
+}
+
+static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
+  if (c->state != ARB_CLIENT_CONNECTING) {
+    count_error(c, NULL, "welcome while not connecting");
+    return;
+  }
+  arb_proto_welcome w;
+  memset(&w, 0, sizeof w);
+  // Temporary room for the largest allowed level; kept at its real size afterwards.
+  w.static_cap = ARB_PROTO_MAX_STATIC;
+  w.statics = (arb_proto_static_body*)cl_alloc(&c->mem, sizeof(arb_proto_static_body) * ARB_PROTO_MAX_STATIC);
+  if (!w.statics) {
+    link_lost(c, ARB_PROTO_REASON_OTHER, "out of memory for the welcome", true);
+    return;
+  }
+  arb_proto_error err;
+  int rc = arb_proto_decode_welcome(data, len, &w, &err);
+  if (rc != ARB_OK) {
+    cl_free(&c->mem, w.statics);
+    count_error(c, &err, "welcome: malformed");
+    link_lost(c, ARB_PROTO_REASON_MALFORMED, c->last_error, true);
+    return;
+  }
+  cl_free(&c->mem, c->statics);
+  c->statics = NULL;
+  c->static_count = 0;
+  if (w.static_count > 0) {
+    c->statics = (arb_client_static_body*)cl_alloc(&c->mem, sizeof(arb_client_static_body) * (size_t)w.static_count);
+    if (c->statics) {
+      for (int i = 0; i < w.static_count; i++) {
+        c->statics[i].position = w.statics[i].position;
+        c->statics[i].angle = w.statics[i].angle;
+        shape_from_proto(&w.statics[i].shape, &c->statics[i].shape);
+      }
+      c->static_count = w.static_count;
+    }
+  }
+  cl_free(&c->mem, w.statics);
+
+  forget_world(c);
+  c->session.client_id = w.client_id;
+  c->session.avatar_entity = w.entity_id;
+  c->session.tick_rate = w.tick_rate;
+  c->session.snapshot_rate = w.snapshot_rate;
+  c->session.welcome_tick = w.server_tick;
+  fmt(c->session.scene_name, sizeof c->session.scene_name, "%s", w.scene_name);
+  c->session.scene_hash = w.scene_hash;
+  cl_interp_set_nominal_interval(&c->interp, 1.0f / (float)w.snapshot_rate);
+  cl_input_restart(&c->input, w.tick_rate);
+  c->backoff = c->cfg.reconnect_delay_min;
+  c->connects++;
+  set_state(c, ARB_CLIENT_CONNECTED);
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);
+  cl_log(c, ARB_CLIENT_LOG_INFO, "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",
+         w.client_id, w.entity_id, w.tick_rate, w.snapshot_rate, w.scene_name);
+}
+
+static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
+  arb_proto_reject r;
+  arb_proto_error err;
+  if (arb_proto_decode_reject(data, len, &r, &err) != ARB_OK) {
+    count_error(c, &err, "reject: malformed");
+    return;
+  }
+  char text[128];
+  fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(r.reason), r.text[0] ? ": " : "", r.text);
+  cl_net_drop(&c->net, 0);
+  forget_world(c);
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_REJECTED, c->now, 0, 0, r.reason, false, text);
+  cl_log(c, ARB_CLIENT_LOG_WARN, "rejected by the server: %s", text);
+  set_state(c, ARB_CLIENT_DISCONNECTED);
+}
+
+static bool reason_allows_reconnect(int code) {
+  return !(code == ARB_PROTO_REASON_VERSION || code == ARB_PROTO_REASON_BAD_TOKEN ||
+           code == ARB_PROTO_REASON_BAD_NAME || code == ARB_PROTO_REASON_KICKED ||
+           code == ARB_PROTO_REASON_FULL);
+}
+
+static void on_event(arb_client* c, const uint8_t* data, size_t len) {
+  arb_proto_event e;
+  arb_proto_error err;
+  if (arb_proto_decode_event(data, len, &e, &err) != ARB_OK) {
+    count_error(c, &err, "event: malformed");
+    return;
+  }
+  switch (e.kind) {
+    case ARB_PROTO_EVENT_JOINED:
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_JOINED, c->now, e.entity_id, e.client_id, 0, false, e.text);
+      break;
+    case ARB_PROTO_EVENT_LEFT:
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_LEFT, c->now, 0, e.client_id, e.code, false, e.text);
+      break;
+    case ARB_PROTO_EVENT_NOTICE:
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_NOTICE, c->now, 0, 0, 0, false, e.text);
+      break;
+    case ARB_PROTO_EVENT_DISCONNECT: {
+      char text[128];
+      fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(e.code), e.text[0] ? ": " : "", e.text);
+      link_lost(c, e.code, text, reason_allows_reconnect(e.code));
+      break;
+    }
+    default:
+      count_error(c, NULL, "event: unknown kind");
+  }
+}
+
+static void push_entity(arb_client* c, const arb_proto_entity* pe, double t) {
+  cl_sample s;
+  s.t = t;
+  arb_proto_dequantize_state(&pe->state, &s.p, &s.a, &s.v, &s.w);
+  int rc = cl_interp_push(&c->interp, pe->id, &s);
+  (void)rc;  // unknown ids (not in the newest view) are skipped on purpose
+}
+
+static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* d) {
+  bool known = cl_interp_find(&c->interp, id) != NULL;
+  arb_client_entity_desc desc;
+  desc_from_proto(id, d, &desc);
+  int rc = cl_interp_add(&c->interp, &desc);
+  if (rc) {
+    fmt(c->last_error, sizeof c->last_error, "entity %u: %s (max_entities %d)", id, arb_strerror(rc), c->cfg.max_entities);
+    return;
+  }
+  if (!known) cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_ENTERED, c->now, id, d->owner, 0, false, NULL);
+}
+
+static void remove_entity(arb_client* c, uint32_t id) {
+  if (cl_interp_remove(&c->interp, id) == 0)
+    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, id, 0, 0, false, NULL);
+}
+
+// The newest complete view decides who exists; older parts only add history.
+static void reconcile(arb_client* c, const cl_slot* sl) {
+  for (int i = c->interp.count - 1; i >= 0; i--) {
+    uint32_t id = c->interp.ents[i].desc.id;
+    if (!arb_proto_entity_set_find(&sl->set, id)) remove_entity(c, id);
+  }
+  for (int i = 0; i < sl->set.count; i++) {
+    uint32_t id = sl->set.items[i].id;
+    if (cl_interp_find(&c->interp, id)) continue;
+    const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, id);
+    if (d) add_entity(c, id, d);
+    else count_error(c, NULL, "snapshot: entity without a description");
+  }
+}
+
+static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
+  if (c->state != ARB_CLIENT_CONNECTED) return;
+  uint32_t newest_before = c->snaps.newest_complete;
+  cl_snap_result res;
+  arb_proto_error err;
+  int rc = cl_snapshots_receive(&c->snaps, data, len, &res, &err);
+  if (rc < 0) {
+    fmt(c->last_error, sizeof c->last_error, "%s", err.reason);
+    cl_log(c, ARB_CLIENT_LOG_DEBUG, "dropped snapshot: %s", c->last_error);
+    return;
+  }
+  if (rc == 0) return;
+  const arb_proto_snapshot* p = res.part;
+  double tick_dt = 1.0 / (double)c->session.tick_rate;
+  double t = (double)res.tick * tick_dt;
+  if (p->last_input_seq > c->last_input_seq) c->last_input_seq = p->last_input_seq;
+
+  if (res.tick > c->clock_tick) {
+    float rtt, var;
+    cl_net_rtt(&c->net, &rtt, &var);
+    cl_clock_sample(&c->clock, c->now, t, rtt);
+    c->clock_tick = res.tick;
+  }
+  // Newer than anything complete: this part's enters and leaves are current.
+  if (res.tick > newest_before) {
+    for (int i = 0; i < p->entered_count; i++) add_entity(c, p->entered[i].id, &p->entered[i].desc);
+    for (int i = 0; i < p->removed_count; i++) remove_entity(c, p->removed[i]);
+  }
+  for (int i = 0; i < p->entered_count; i++) {
+    const arb_proto_entity* pe = arb_proto_entity_set_find(&res.slot->set, p->entered[i].id);
+    if (pe) push_entity(c, pe, t);
+  }
+  for (int i = 0; i < p->changed_count; i++) {
+    const arb_proto_entity* pe = arb_proto_entity_set_find(&res.slot->set, p->changed[i].id);
+    if (pe) push_entity(c, pe, t);
+  }
+  if (res.completed) {
+    cl_loss_on_snapshot(&c->loss, res.tick);
+    if (res.newest) reconcile(c, res.slot);
+    for (int i = 0; i < res.slot->set.count; i++) push_entity(c, &res.slot->set.items[i], t);
+    cl_interp_on_snapshot(&c->interp, t, cl_clock_server_time(&c->clock, c->now));
+  }
+}
+
+static void on_packet(arb_client* c, const cl_net_event* ev) {
+  c->last_receive = c->now;
+  arb_proto_msg_type type;
+  if (arb_proto_peek_type(ev->data, ev->len, &type) != ARB_OK) {
+    count_error(c, NULL, "packet: not a protocol message");
+    return;
+  }
+  switch (type) {
+    case ARB_PROTO_MSG_WELCOME: on_welcome(c, ev->data, ev->len); break;
+    case ARB_PROTO_MSG_REJECT: on_reject(c, ev->data, ev->len); break;
+    case ARB_PROTO_MSG_EVENT: on_event(c, ev->data, ev->len); break;
+    case ARB_PROTO_MSG_SNAPSHOT: on_snapshot(c, ev->data, ev->len); break;
+    case ARB_PROTO_MSG_PONG: break;  // we use ENet's RTT
+    default: count_error(c, NULL, "packet: message type a server does not send"); break;
+  }
+}
+
+static void send_inputs(arb_client* c) {
+  arb_proto_input msg;
+  if (cl_input_due(&c->input, c->now, c->snaps.newest_complete, &msg) == 0) return;
+  int n = arb_proto_encode_input(&msg, c->buf, sizeof c->buf);
+  if (n <= 0 || (size_t)n > sizeof c->buf) {
+    fmt(c->last_error, sizeof c->last_error, "input: cannot encode (%s)", arb_strerror(n));
+    return;
+  }
+  if (cl_net_send(&c->net, ARB_PROTO_CHANNEL_INPUT, c->buf, (size_t)n, false) == 0) c->inputs_sent++;
+}
+
+int arb_client_update(arb_client* c, double now) {
+  if (!c || !isfinite(now)) return ARB_E_INVAL;
+  if (!c->have_now || now > c->now) c->now = now;
+  if (!c->have_now) {
+    c->have_now = true;
+    c->state_since = now;
+    c->last_receive = now;
+  }
+
+  if (c->state == ARB_CLIENT_RECONNECT_WAIT && c->now >= c->reconnect_at) {
+    c->reconnects++;
+    if (start_connect(c) != 0) link_lost(c, ARB_PROTO_REASON_OTHER, c->last_error, true);
+  }
+
+  // Drain everything ENet has; events may change the state as we go.
+  for (int guard = 0; guard < 100000; guard++) {
+    cl_net_event ev;
+    int rc = cl_net_poll(&c->net, &ev);
+    if (rc <= 0) break;
+    if (c->state == ARB_CLIENT_DISCONNECTED || c->state == ARB_CLIENT_RECONNECT_WAIT) continue;
+    if (ev.type == CL_NET_CONNECTED) {
+      c->last_receive = c->now;
+      send_hello(c);
+    } else if (ev.type == CL_NET_RECEIVED) {
+      on_packet(c, &ev);
+    } else if (ev.type == CL_NET_DISCONNECTED) {
+      link_lost(c, ARB_PROTO_REASON_TIMEOUT,
+                c->state == ARB_CLIENT_CONNECTING ? "no answer from the server" : "connection lost", true);
+    }
+  }
+
+  if (c->state == ARB_CLIENT_CONNECTING && c->now - c->state_since > c->cfg.connect_timeout) {
+    link_lost(c, ARB_PROTO_REASON_TIMEOUT, "connect timed out", true);
+  } else if (c->state == ARB_CLIENT_CONNECTED) {
+    if (c->now - c->last_receive > c->cfg.timeout) {
+      link_lost(c, ARB_PROTO_REASON_TIMEOUT, "timed out: nothing from the server", true);
+    } else {
+      send_inputs(c);
+    }
+  }
+  cl_net_flush(&c->net);
+  cl_net_account(&c->net);
+  cl_rate_update(&c->snap_rate, c->now, c->snaps.completed);
+  cl_rate_update(&c->in_rate, c->now, c->net.bytes_in);
+  cl_rate_update(&c->out_rate, c->now, c->net.bytes_out);
+  cl_loss_update(&c->loss, c->now, ticks_per_snapshot(c));
+  return 0;
+}
+
+// ---- events, input, state --------------------------------------------------------------
+
+int arb_client_poll_event(arb_client* c, arb_client_event* out) {
+  if (!c || !out) return 0;
+  return cl_events_pop(&c->events, out);
+}
+
+const char* arb_client_event_name(arb_client_event_type type) {
+  switch (type) {
+    case ARB_CLIENT_EVENT_NONE: return "none";
+    case ARB_CLIENT_EVENT_CONNECTED: return "connected";
+    case ARB_CLIENT_EVENT_REJECTED: return "rejected";
+    case ARB_CLIENT_EVENT_DISCONNECTED: return "disconnected";
+    case ARB_CLIENT_EVENT_ENTITY_ENTERED: return "entity_entered";
+    case ARB_CLIENT_EVENT_ENTITY_LEFT: return "entity_left";
+    case ARB_CLIENT_EVENT_NOTICE: return "notice";
+    case ARB_CLIENT_EVENT_PLAYER_JOINED: return "player_joined";
+    case ARB_CLIENT_EVENT_PLAYER_LEFT: return "player_left";
+  }
+  return "unknown";
+}
+
+int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
+  if (!c || !controls) return ARB_E_INVAL;
+  return cl_input_set(&c->input, controls);
+}
+
+arb_controls arb_client_get_controls(const arb_client* c) { return c->input.snapped; }
+
+uint32_t arb_client_get_input_sequence(const arb_client* c) { return c->input.seq; }
+
+int arb_client_get_entities(const arb_client* c, arb_client_entity_desc* out, int cap) {
+  if (!c) return 0;
+  for (int i = 0; out && i < c->interp.count && i < cap; i++) out[i] = c->interp.ents[i].desc;
+  return c->interp.count;
+}
+
+int arb_client_get_entity(const arb_client* c, uint32_t id, arb_client_entity_desc* out) {
+  const cl_entity* e = c ? cl_interp_find_const(&c->interp, id) : NULL;
+  if (!e) return ARB_E_NOT_FOUND;
+  if (out) *out = e->desc;
+  return 0;
+}
+
+const arb_client_static_body* arb_client_get_static_geometry(const arb_client* c, int* count) {
+  if (count) *count = c ? c->static_count : 0;
+  return c ? c->statics : NULL;
+}
+
+int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state* out, int max) {
+  if (!c || !isfinite(render_time) || !c->clock.synced) return 0;
+  double est = cl_clock_server_time(&c->clock, render_time);
+  double T = cl_interp_frame(&c->interp, est, render_time);
+  c->sample_time = T;
+  return cl_interp_sample(&c->interp, T, out, max < 0 ? 0 : max, true);
+}
+
+double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
+
+double arb_client_get_server_time(arb_client* c, double now) {
+  return c ? cl_clock_server_time(&c->clock, now) : 0.0;
+}
+
+uint64_t arb_client_get_snapshot_tick(const arb_client* c) { return c->snaps.newest_complete; }
+
+void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
+  memset(o, 0, sizeof *o);
+  if (!c) return;
+  cl_net_rtt(&c->net, &o->rtt, &o->rtt_variance);
+  o->packet_loss = c->loss.recent;
+  o->snapshots_per_second = c->snap_rate.rate;
+  o->bytes_in_per_second = c->in_rate.rate;
+  o->bytes_out_per_second = c->out_rate.rate;
+  o->interp_delay = c->interp.delay;
+  o->interp_delay_target = c->interp.target;
+  o->snapshot_interval = c->interp.interval;
+  o->jitter = c->interp.lag_dev;
+  o->buffer_depth = cl_interp_buffer_depth(&c->interp, c->interp.T);
+  o->extrapolation_time = c->interp.extrapolation;
+  o->bytes_in = c->net.bytes_in;
+  o->bytes_out = c->net.bytes_out;
+  o->packets_in = c->net.packets_in;
+  o->packets_out = c->net.packets_out;
+  o->snapshots_received = c->snaps.completed;
+  o->snapshot_parts = c->snaps.parts;
+  o->snapshots_duplicate = c->snaps.duplicates;
+  o->snapshots_late = c->snaps.late;
+  o->snapshots_lost = cl_loss_lost(&c->loss, ticks_per_snapshot(c));
+  o->baseline_missing = c->snaps.baseline_missing;
+  o->decode_errors = c->snaps.errors + c->decode_errors;
+  o->inputs_sent = c->inputs_sent;
+  o->events_dropped = c->events.dropped;
+  o->connects = c->connects;
+  o->reconnects = c->reconnects;
+  o->entity_count = c->interp.count;
+}
+
+const char* arb_client_get_last_error(const arb_client* c) { return c ? c->last_error : ""; }

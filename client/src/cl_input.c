@@ -1,0 +1,61 @@
+// Input commands (see cl_input.h).
+#include "cl_input.h"
+
+#include <math.h>
+#include <string.h>
+
+void cl_input_init(cl_input* in, int redundancy) {
+  memset(in, 0, sizeof *in);
+  if (redundancy < 1) redundancy = 1;
+  if (redundancy > ARB_PROTO_MAX_INPUTS) redundancy = ARB_PROTO_MAX_INPUTS;
+  in->redundancy = redundancy;
+  arb_controls zero;
+  memset(&zero, 0, sizeof zero);
+  in->current = arb_proto_quantize_controls(&zero);
+  in->snapped = arb_proto_dequantize_controls(&in->current);
+}
+
+void cl_input_restart(cl_input* in, int tick_rate) {
+  in->recent_count = 0;
+  in->seq = 0;
+  in->packet_seq = 0;
+  in->tick_period = tick_rate > 0 ? 1.0 / tick_rate : 1.0 / 60.0;
+  in->started = false;
+}
+
+int cl_input_set(cl_input* in, const arb_controls* c) {
+  if (!isfinite(c->move_x) || !isfinite(c->move_y) || !isfinite(c->aim) || !isfinite(c->steer) ||
+      !isfinite(c->throttle) || !isfinite(c->brake))
+    return ARB_E_NONFINITE;
+  in->current = arb_proto_quantize_controls(c);
+  in->snapped = arb_proto_dequantize_controls(&in->current);
+  return 0;
+}
+
+int cl_input_due(cl_input* in, double now, uint32_t ack_tick, arb_proto_input* msg) {
+  if (!in->started) {
+    in->started = true;
+    in->next_tick = now;
+  }
+  int due = 0;
+  while (now >= in->next_tick && due < ARB_PROTO_MAX_INPUTS) {
+    in->next_tick += in->tick_period;
+    due++;
+  }
+  // Far behind (a stalled application): skip ahead instead of catching up forever.
+  if (now >= in->next_tick) in->next_tick = now + in->tick_period;
+  if (due == 0) return 0;
+  for (int k = 0; k < due; k++) {
+    memmove(&in->recent[1], &in->recent[0], (ARB_PROTO_MAX_INPUTS - 1) * sizeof in->recent[0]);
+    in->recent[0].seq = ++in->seq;
+    in->recent[0].controls = in->current;
+    if (in->recent_count < ARB_PROTO_MAX_INPUTS) in->recent_count++;
+  }
+  memset(msg, 0, sizeof *msg);
+  msg->packet_seq = ++in->packet_seq;
+  msg->ack_tick = ack_tick;
+  msg->count = in->recent_count < in->redundancy ? in->recent_count : in->redundancy;
+  if (msg->count < due && due <= ARB_PROTO_MAX_INPUTS) msg->count = due;  // never skip a tick
+  for (int i = 0; i < msg->count; i++) msg->cmds[i] = in->recent[i];
+  return due;
+}

@@ -1,0 +1,350 @@
+// Snapshot history and interpolation (design notes in cl_interp.h).
+#include "cl_interp.h"
+
+#include <math.h>
+
+#define CL_PI 3.14159265358979323846
+
+// Delay controller gains (per newest snapshot) and slew rates (per second of render time).
+#define CL_EWMA 0.1f
+#define CL_DELAY_UP_RATE 0.10
+#define CL_DELAY_DOWN_RATE 0.05
+// Arrivals before the target leaves its start value (2 nominal intervals).
+#define CL_WARMUP_ARRIVALS 8
+// Corrections smaller than this are rounding noise, not worth a blend.
+#define CL_OFFSET_EPS 1e-5f
+
+static float wrap_angle(float a) {
+  if (a > (float)CL_PI || a <= -(float)CL_PI) {
+    double w = fmod((double)a + CL_PI, 2.0 * CL_PI);
+    if (w <= 0.0) w += 2.0 * CL_PI;
+    a = (float)(w - CL_PI);
+  }
+  return a;
+}
+
+static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem) {
+  memset(in, 0, sizeof *in);
+  in->p = *p;
+  in->mem = *mem;
+  if (!(in->p.nominal_interval > 0.0f)) in->p.nominal_interval = 1.0f / 30.0f;
+  cl_interp_reset(in);
+  return 0;
+}
+
+void cl_interp_deinit(cl_interp* in) {
+  cl_free(&in->mem, in->ents);
+  in->ents = NULL;
+  in->count = in->cap = 0;
+}
+
+void cl_interp_set_nominal_interval(cl_interp* in, float interval) {
+  if (interval > 0.0f && isfinite(interval)) in->p.nominal_interval = interval;
+  in->interval = in->p.nominal_interval;
+  in->target = (float)clampd(2.0 * in->p.nominal_interval, in->p.delay_min, in->p.delay_max);
+  in->delay = in->target;
+}
+
+void cl_interp_reset(cl_interp* in) {
+  in->count = 0;
+  in->have_newest = false;
+  in->newest_t = 0.0;
+  in->arrivals = 0;
+  in->lag_mean = in->lag_dev = 0.0f;
+  in->have_T = false;
+  in->T = 0.0;
+  in->last_render = 0.0;
+  in->ntimes = 0;
+  in->extrapolation = 0.0f;
+  cl_interp_set_nominal_interval(in, in->p.nominal_interval);
+}
+
+// ---- entity table (sorted by id) -------------------------------------------------------
+
+static int lower_bound(const cl_interp* in, uint32_t id) {
+  int lo = 0, hi = in->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (in->ents[mid].desc.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+cl_entity* cl_interp_find(cl_interp* in, uint32_t id) {
+  int i = lower_bound(in, id);
+  return (i < in->count && in->ents[i].desc.id == id) ? &in->ents[i] : NULL;
+}
+
+const cl_entity* cl_interp_find_const(const cl_interp* in, uint32_t id) {
+  int i = lower_bound(in, id);
+  return (i < in->count && in->ents[i].desc.id == id) ? &in->ents[i] : NULL;
+}
+
+int cl_interp_add(cl_interp* in, const arb_client_entity_desc* desc) {
+  int i = lower_bound(in, desc->id);
+  if (i < in->count && in->ents[i].desc.id == desc->id) {
+    in->ents[i].desc = *desc;
+    return 0;
+  }
+  if (in->count >= in->p.max_entities) return ARB_E_FULL;
+  int rc = cl_grow(&in->mem, (void**)&in->ents, &in->cap, in->count + 1, sizeof(cl_entity));
+  if (rc) return rc;
+  memmove(&in->ents[i + 1], &in->ents[i], (size_t)(in->count - i) * sizeof(cl_entity));
+  in->count++;
+  cl_entity* e = &in->ents[i];
+  memset(e, 0, sizeof *e);
+  e->desc = *desc;
+  return 0;
+}
+
+int cl_interp_remove(cl_interp* in, uint32_t id) {
+  int i = lower_bound(in, id);
+  if (i >= in->count || in->ents[i].desc.id != id) return ARB_E_NOT_FOUND;
+  memmove(&in->ents[i], &in->ents[i + 1], (size_t)(in->count - i - 1) * sizeof(cl_entity));
+  in->count--;
+  return 0;
+}
+
+// ---- evaluation ------------------------------------------------------------------------
+
+typedef struct cl_eval {
+  arb_vec2 p, v;
+  float a, w;
+  uint32_t flags;
+} cl_eval;
+
+static cl_eval from_sample(const cl_sample* s, uint32_t flags) {
+  cl_eval r = {s->p, s->v, s->a, s->w, flags};
+  return r;
+}
+
+// A jump the velocities cannot explain: the server teleported the body.
+static bool is_teleport(const cl_interp* in, const cl_sample* a, const cl_sample* b) {
+  float dx = b->p.x - a->p.x, dy = b->p.y - a->p.y;
+  float d = sqrtf(dx * dx + dy * dy);
+  if (d <= in->p.teleport_distance) return false;
+  float va = sqrtf(a->v.x * a->v.x + a->v.y * a->v.y);
+  float vb = sqrtf(b->v.x * b->v.x + b->v.y * b->v.y);
+  float vmax = va > vb ? va : vb;
+  return d > 2.0f * vmax * (float)(b->t - a->t) + 0.1f;
+}
+
+static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
+  const cl_sample* h = e->hist;
+  int n = e->count;
+  if (T <= h[0].t) return from_sample(&h[0], T < h[0].t ? ARB_CLIENT_SAMPLE_HELD : 0u);
+  const cl_sample* last = &h[n - 1];
+  if (T >= last->t) {
+    double dt = T - last->t;
+    if (dt == 0.0) return from_sample(last, 0u);
+    uint32_t flags = ARB_CLIENT_SAMPLE_EXTRAPOLATED;
+    if (dt > in->p.extrapolation_limit) {
+      dt = in->p.extrapolation_limit;
+      flags = ARB_CLIENT_SAMPLE_HELD;
+    }
+    cl_eval r = from_sample(last, flags);
+    r.p.x = last->p.x + (float)dt * last->v.x;
+    r.p.y = last->p.y + (float)dt * last->v.y;
+    r.a = wrap_angle(last->a + (float)dt * last->w);
+    if (flags == ARB_CLIENT_SAMPLE_HELD) {
+      r.v = arb_vec2_zero;
+      r.w = 0.0f;
+    }
+    return r;
+  }
+  // Binary search for the bracketing pair h[i].t <= T < h[i+1].t.
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if (h[mid].t <= T) lo = mid;
+    else hi = mid;
+  }
+  const cl_sample* a = &h[lo];
+  const cl_sample* b = &h[lo + 1];
+  if (T == a->t) return from_sample(a, 0u);
+  if (is_teleport(in, a, b)) return from_sample(a, 0u);
+  float u = (float)((T - a->t) / (b->t - a->t));
+  cl_eval r;
+  r.p.x = a->p.x + (b->p.x - a->p.x) * u;
+  r.p.y = a->p.y + (b->p.y - a->p.y) * u;
+  r.a = wrap_angle(a->a + wrap_angle(b->a - a->a) * u);
+  r.v.x = a->v.x + (b->v.x - a->v.x) * u;
+  r.v.y = a->v.y + (b->v.y - a->v.y) * u;
+  r.w = a->w + (b->w - a->w) * u;
+  r.flags = 0u;
+  return r;
+}
+
+// Curve plus the fading correction.
+static cl_eval eval_output(const cl_interp* in, const cl_entity* e, double T) {
+  cl_eval r = eval_curve(in, e, T);
+  if (e->blending) {
+    double f = 1.0;
+    if (in->p.blend_time > 0.0f) f = 1.0 - (T - e->off_t0) / in->p.blend_time;
+    if (f > 1.0) f = 1.0;
+    if (f > 0.0) {
+      r.p.x += e->off_p.x * (float)f;
+      r.p.y += e->off_p.y * (float)f;
+      r.a = wrap_angle(r.a + e->off_a * (float)f);
+      r.flags |= ARB_CLIENT_SAMPLE_BLENDING;
+    }
+  }
+  return r;
+}
+
+static bool sample_is_finite(const cl_sample* s) {
+  return isfinite(s->t) && isfinite(s->p.x) && isfinite(s->p.y) && isfinite(s->a) &&
+         isfinite(s->v.x) && isfinite(s->v.y) && isfinite(s->w);
+}
+
+int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
+  cl_entity* e = cl_interp_find(in, id);
+  if (!e) return ARB_E_NOT_FOUND;
+  if (!sample_is_finite(s_in)) return ARB_E_NONFINITE;
+  cl_sample s = *s_in;
+  s.a = wrap_angle(s.a);
+
+  // Find the insertion point (histories are short; the common case is "append").
+  int i = e->count;
+  while (i > 0 && e->hist[i - 1].t > s.t) i--;
+  if (i > 0 && e->hist[i - 1].t == s.t) return 0;  // duplicate
+  if (e->count == CL_HISTORY) {
+    if (i == 0) return 0;  // older than everything we keep
+    memmove(&e->hist[0], &e->hist[1], (size_t)(i - 1) * sizeof(cl_sample));
+    i--;
+  } else {
+    memmove(&e->hist[i + 1], &e->hist[i], (size_t)(e->count - i) * sizeof(cl_sample));
+    e->count++;
+  }
+  e->hist[i] = s;
+
+  // Keep the rendered path continuous: whatever the new sample changed at the last
+  // rendered time becomes a fading offset (or a snap when it is a teleport).
+  if (e->has_out) {
+    cl_eval now = eval_curve(in, e, e->out_t);
+    float ox = e->out_p.x - now.p.x, oy = e->out_p.y - now.p.y;
+    float oa = wrap_angle(e->out_a - now.a);
+    float d2 = ox * ox + oy * oy;
+    float td = in->p.teleport_distance;
+    if (d2 > td * td || (fabsf(ox) < CL_OFFSET_EPS && fabsf(oy) < CL_OFFSET_EPS && fabsf(oa) < CL_OFFSET_EPS)) {
+      e->blending = false;
+      e->off_p = arb_vec2_zero;
+      e->off_a = 0.0f;
+    } else {
+      e->blending = true;
+      e->off_p = arb_v2(ox, oy);
+      e->off_a = oa;
+      e->off_t0 = e->out_t;
+    }
+  }
+  return 0;
+}
+
+void cl_interp_on_snapshot(cl_interp* in, double t, double est_now) {
+  // Recent snapshot times (for the buffer depth), ascending, duplicates skipped.
+  int i = in->ntimes;
+  while (i > 0 && in->times[i - 1] > t) i--;
+  if (!(i > 0 && in->times[i - 1] == t)) {
+    if (in->ntimes == CL_TIMES) {
+      if (i > 0) {
+        memmove(&in->times[0], &in->times[1], (size_t)(i - 1) * sizeof(double));
+        in->times[i - 1] = t;
+      }
+    } else {
+      memmove(&in->times[i + 1], &in->times[i], (size_t)(in->ntimes - i) * sizeof(double));
+      in->times[i] = t;
+      in->ntimes++;
+    }
+  }
+
+  if (in->have_newest && t <= in->newest_t) return;  // late or duplicate: no timing info
+  float lag = (float)(est_now - t);
+  if (!in->have_newest) {
+    in->lag_mean = lag;
+    in->lag_dev = 0.0f;
+  } else {
+    float interval = (float)(t - in->newest_t);
+    // A long outage is not the normal cadence; clamp its weight.
+    if (interval > 4.0f * in->p.nominal_interval) interval = 4.0f * in->p.nominal_interval;
+    in->interval += CL_EWMA * (interval - in->interval);
+    float dev = fabsf(lag - in->lag_mean);
+    in->lag_mean += CL_EWMA * (lag - in->lag_mean);
+    in->lag_dev += CL_EWMA * (dev - in->lag_dev);
+  }
+  in->have_newest = true;
+  in->newest_t = t;
+  in->arrivals++;
+  if (in->arrivals >= CL_WARMUP_ARRIVALS) {
+    double target = (double)in->lag_mean + in->interval + 3.0 * in->lag_dev;
+    in->target = (float)clampd(target, in->p.delay_min, in->p.delay_max);
+  }
+}
+
+double cl_interp_frame(cl_interp* in, double est_now, double render_time) {
+  double dt = in->have_T ? render_time - in->last_render : 0.0;
+  if (dt < 0.0) dt = 0.0;
+  if (render_time > in->last_render || !in->have_T) in->last_render = render_time;
+  double diff = (double)in->target - in->delay;
+  double up = CL_DELAY_UP_RATE * dt, down = CL_DELAY_DOWN_RATE * dt;
+  if (diff > up) in->delay += (float)up;
+  else if (diff < -down) in->delay -= (float)down;
+  else in->delay = in->target;
+
+  double T = est_now - in->delay;
+  if (in->have_T && T < in->T) T = in->T;
+  in->T = T;
+  in->have_T = true;
+  double ex = in->have_newest ? T - in->newest_t : 0.0;
+  in->extrapolation = ex > 0.0 ? (float)ex : 0.0f;
+  return T;
+}
+
+static void fill_state(const cl_entity* e, const cl_eval* r, arb_client_entity_state* o) {
+  o->id = e->desc.id;
+  o->owner = e->desc.owner;
+  o->position = r->p;
+  o->angle = r->a;
+  o->rotation = arb_rot_from_angle(r->a);
+  o->linear_velocity = r->v;
+  o->angular_velocity = r->w;
+  o->flags = r->flags;
+}
+
+int cl_interp_sample(cl_interp* in, double T, arb_client_entity_state* out, int max, bool commit) {
+  int n = 0;
+  for (int i = 0; i < in->count; i++) {
+    cl_entity* e = &in->ents[i];
+    if (e->count == 0) continue;
+    cl_eval r = eval_output(in, e, T);
+    if (commit) {
+      if (e->blending && in->p.blend_time > 0.0f && T - e->off_t0 >= in->p.blend_time) {
+        e->blending = false;
+        r.flags &= ~ARB_CLIENT_SAMPLE_BLENDING;
+      }
+      e->has_out = true;
+      e->out_t = T;
+      e->out_p = r.p;
+      e->out_a = r.a;
+    }
+    if (out && n < max) fill_state(e, &r, &out[n]);
+    n++;
+  }
+  return n;
+}
+
+int cl_interp_eval(const cl_interp* in, uint32_t id, double T, arb_client_entity_state* out) {
+  const cl_entity* e = cl_interp_find_const(in, id);
+  if (!e || e->count == 0) return ARB_E_NOT_FOUND;
+  cl_eval r = eval_curve(in, e, T);
+  fill_state(e, &r, out);
+  return 0;
+}
+
+int cl_interp_buffer_depth(const cl_interp* in, double T) {
+  int n = 0;
+  for (int i = in->ntimes - 1; i >= 0 && in->times[i] > T; i--) n++;
+  return n;
+}

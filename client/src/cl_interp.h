@@ -1,0 +1,132 @@
+// cl_interp — per-entity snapshot history and interpolation of remote state.
+//
+// Every decoded snapshot pushes each entity's state at the snapshot's server time
+// (tick * dt) into that entity's history (sorted by time; duplicates ignored; late,
+// reordered samples slot into place). The application renders at
+//
+//     T = estimated server time (cl_clock) - interpolation delay
+//
+// and for each entity:
+//
+//   history:  s0 ---- s1 ---- s2 ---- s3 (newest)
+//   T inside  |<-lerp->|                            linear in position/angle: exact at
+//                                                   snapshot times, speed <= chord speed
+//   T past newest        extrapolate with s3's velocities for <= extrapolation_limit,
+//                        then hold still (flags EXTRAPOLATED / HELD)
+//
+// Corrections: whenever a push changes what the entity's curve says at the last rendered
+// time T_out (a snapshot arriving after a gap, a reordered one filling a hole), the
+// difference (last output - new curve at T_out) becomes an offset that fades linearly to
+// zero over blend_time of server time, so the output never jumps -- unless the difference
+// is larger than teleport_distance, which snaps (a real teleport). Two snapshots further
+// apart than teleport_distance and than their velocities explain are a teleport too: the
+// entity stays at the first until the second's time instead of sliding across the map.
+//
+// Delay: starts at 2 nominal snapshot intervals. Each newest snapshot gives its arrival
+// lag (estimated server time at arrival - its send time) and the interval since the
+// previous newest; smoothed mean lag + mean interval + 3 * mean absolute lag deviation is
+// the target (clamped to [delay_min, delay_max]). The delay moves towards the target at
+// most 10 %/s upwards and 5 %/s downwards, so the rendered timeline keeps advancing at
+// 0.9..1.05 of real time and never backwards.
+//
+// Independent of ENet and of real clocks: tests drive it with synthetic streams.
+#pragma once
+
+#include <arbiter/client.h>
+
+#include "cl_mem.h"
+
+/// History per entity: about one second at 30 snapshots/s.
+#define CL_HISTORY 32
+/// Recent snapshot times kept for the buffer-depth statistic.
+#define CL_TIMES 64
+
+typedef struct cl_sample {
+  double t;         ///< server time, seconds
+  arb_vec2 p;       ///< meters
+  float a;          ///< radians, (-pi, pi]
+  arb_vec2 v;       ///< m/s
+  float w;          ///< rad/s
+} cl_sample;
+
+typedef struct cl_entity {
+  arb_client_entity_desc desc;
+  cl_sample hist[CL_HISTORY];  ///< ascending t, no duplicates
+  int count;
+  bool has_out;                ///< an output was committed
+  double out_t;                ///< server time of the last committed output
+  arb_vec2 out_p;              ///< last committed output position
+  float out_a;                 ///< last committed output angle
+  arb_vec2 off_p;              ///< correction at off_t0, fading to 0 over blend_time
+  float off_a;
+  double off_t0;
+  bool blending;               ///< off_p/off_a are non-zero
+} cl_entity;
+
+typedef struct cl_interp_params {
+  float nominal_interval;     ///< seconds between snapshots announced by the server
+  float delay_min, delay_max; ///< seconds
+  float extrapolation_limit;  ///< seconds
+  float blend_time;           ///< seconds (server time)
+  float teleport_distance;    ///< meters
+  int max_entities;
+} cl_interp_params;
+
+typedef struct cl_interp {
+  cl_interp_params p;
+  cl_mem mem;
+  cl_entity* ents;     ///< sorted by desc.id
+  int count, cap;
+
+  // delay controller
+  bool have_newest;
+  double newest_t;     ///< newest snapshot time pushed through cl_interp_on_snapshot
+  int arrivals;
+  float interval;      ///< smoothed seconds between newest snapshots
+  float lag_mean;      ///< smoothed (server estimate at arrival - snapshot time)
+  float lag_dev;       ///< smoothed |lag - lag_mean|
+  float target;        ///< delay target, seconds
+  float delay;         ///< delay in use, seconds
+
+  // render timeline
+  bool have_T;
+  double T;            ///< last committed render server time
+  double last_render;  ///< render_time of the last frame
+  double times[CL_TIMES];  ///< recent snapshot times, ascending
+  int ntimes;
+  float extrapolation; ///< seconds past newest_t at the last frame (0 = inside)
+} cl_interp;
+
+int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem);
+void cl_interp_deinit(cl_interp* in);
+/// Drop all entities and timing (a new connection).
+void cl_interp_reset(cl_interp* in);
+/// Change the nominal interval (from a welcome); restarts the delay at 2 intervals.
+void cl_interp_set_nominal_interval(cl_interp* in, float interval);
+
+/// Add an entity (or replace its description if known). ARB_E_FULL past max_entities.
+int cl_interp_add(cl_interp* in, const arb_client_entity_desc* desc);
+/// Forget an entity. ARB_E_NOT_FOUND if unknown.
+int cl_interp_remove(cl_interp* in, uint32_t id);
+cl_entity* cl_interp_find(cl_interp* in, uint32_t id);
+const cl_entity* cl_interp_find_const(const cl_interp* in, uint32_t id);
+
+/// Push one entity state at server time s->t. Ignored (returns 0) for duplicates and for
+/// samples older than a full history. ARB_E_NOT_FOUND for an unknown entity, ARB_E_NONFINITE
+/// for non-finite values.
+int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s);
+/// A complete snapshot at server time t was received while the clock estimate was
+/// est_now: feeds the delay controller (only snapshots newer than any before count).
+void cl_interp_on_snapshot(cl_interp* in, double t, double est_now);
+
+/// Advance the render timeline: slews the delay for the render time elapsed and returns
+/// T = est_now - delay, never less than the previous T.
+double cl_interp_frame(cl_interp* in, double est_now, double render_time);
+/// Every entity's state at server time T, in id order; writes up to max, returns the
+/// entity count. commit = remember the outputs as the reference for later corrections
+/// (the normal path); commit = false only peeks (tests, debugging).
+int cl_interp_sample(cl_interp* in, double T, arb_client_entity_state* out, int max, bool commit);
+/// The uncorrected curve of one entity at T (no blend offset). 0 or ARB_E_NOT_FOUND.
+int cl_interp_eval(const cl_interp* in, uint32_t id, double T, arb_client_entity_state* out);
+/// Snapshots newer than T among the recent ones.
+int cl_interp_buffer_depth(const cl_interp* in, double T);

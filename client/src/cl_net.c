@@ -1,0 +1,141 @@
+// ENet transport (see cl_net.h). The only client file that includes <enet/enet.h>.
+#include "cl_net.h"
+
+#include <enet/enet.h>
+#include <string.h>
+
+#include <arbiter/base.h>
+#include <arbiter/protocol.h>
+
+int cl_net_init(cl_net* n) {
+  memset(n, 0, sizeof *n);
+  // On POSIX enet_initialize only checks the platform; it keeps no state, so calling it
+  // per client is harmless and keeps the library free of a global init call.
+  if (enet_initialize() != 0) return ARB_E_IO;
+  n->host = enet_host_create(NULL, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+  if (!n->host) return ARB_E_IO;
+  // A hostile server must not make us buffer ENet's 32 MiB defaults.
+  n->host->maximumPacketSize = ARB_PROTO_MAX_RELIABLE + 1024;
+  n->host->maximumWaitingData = 4u * ARB_PROTO_MAX_RELIABLE;
+  return 0;
+}
+
+static void release_packet(cl_net* n) {
+  if (n->packet) {
+    enet_packet_destroy((ENetPacket*)n->packet);
+    n->packet = NULL;
+  }
+}
+
+void cl_net_deinit(cl_net* n) {
+  release_packet(n);
+  if (n->host) {
+    if (n->peer) {
+      enet_peer_disconnect_now(n->peer, 0);
+      n->peer = NULL;
+    }
+    enet_host_destroy(n->host);
+  }
+  memset(n, 0, sizeof *n);
+}
+
+int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms) {
+  if (!n->host) return ARB_E_STATE;
+  release_packet(n);
+  if (n->peer) {
+    enet_peer_reset(n->peer);
+    n->peer = NULL;
+  }
+  ENetAddress addr;
+  memset(&addr, 0, sizeof addr);
+  if (enet_address_set_host_ip(&addr, host) != 0 && enet_address_set_host(&addr, host) != 0)
+    return ARB_E_INVAL;
+  addr.port = port;
+  n->peer = enet_host_connect(n->host, &addr, ARB_PROTO_CHANNEL_COUNT, 0);
+  if (!n->peer) return ARB_E_IO;
+  if (timeout_ms < 300) timeout_ms = 300;
+  enet_peer_timeout(n->peer, 0, timeout_ms / 3, timeout_ms);
+  return 0;
+}
+
+void cl_net_drop(cl_net* n, uint32_t code) {
+  release_packet(n);
+  if (!n->peer) return;
+  enet_peer_disconnect_now(n->peer, code);
+  n->peer = NULL;
+}
+
+int cl_net_poll(cl_net* n, cl_net_event* ev) {
+  release_packet(n);
+  memset(ev, 0, sizeof *ev);
+  if (!n->host) return 0;
+  ENetEvent e;
+  for (;;) {
+    int rc = enet_host_service(n->host, &e, 0);
+    if (rc < 0) return ARB_E_IO;
+    if (rc == 0) return 0;
+    switch (e.type) {
+      case ENET_EVENT_TYPE_CONNECT:
+        if (e.peer != n->peer) continue;
+        ev->type = CL_NET_CONNECTED;
+        return 1;
+      case ENET_EVENT_TYPE_RECEIVE:
+        if (e.peer != n->peer) {
+          enet_packet_destroy(e.packet);
+          continue;
+        }
+        n->packet = e.packet;
+        ev->type = CL_NET_RECEIVED;
+        ev->channel = e.channelID;
+        ev->data = e.packet->data;
+        ev->len = e.packet->dataLength;
+        return 1;
+      case ENET_EVENT_TYPE_DISCONNECT:
+        if (e.peer != n->peer) continue;
+        n->peer = NULL;
+        ev->type = CL_NET_DISCONNECTED;
+        ev->code = e.data;
+        return 1;
+      default:
+        continue;
+    }
+  }
+}
+
+int cl_net_send(cl_net* n, int channel, const uint8_t* data, size_t len, bool reliable) {
+  if (!n->peer || n->peer->state != ENET_PEER_STATE_CONNECTED) return ARB_E_STATE;
+  ENetPacket* p = enet_packet_create(data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
+  if (!p) return ARB_E_NOMEM;
+  if (enet_peer_send(n->peer, (enet_uint8)channel, p) != 0) {
+    enet_packet_destroy(p);  // ENet keeps ownership only on success
+    return ARB_E_IO;
+  }
+  return 0;
+}
+
+void cl_net_flush(cl_net* n) {
+  if (n->host) enet_host_flush(n->host);
+}
+
+void cl_net_rtt(const cl_net* n, float* rtt, float* variance) {
+  *rtt = 0.0f;
+  *variance = 0.0f;
+  if (n->peer && n->peer->state == ENET_PEER_STATE_CONNECTED) {
+    *rtt = (float)n->peer->roundTripTime / 1000.0f;
+    *variance = (float)n->peer->roundTripTimeVariance / 1000.0f;
+  }
+}
+
+void cl_net_account(cl_net* n) {
+  if (!n->host) return;
+  uint32_t s = n->host->totalSentData, r = n->host->totalReceivedData;
+  uint32_t sp = n->host->totalSentPackets, rp = n->host->totalReceivedPackets;
+  n->bytes_out += (uint32_t)(s - n->last_sent);
+  n->bytes_in += (uint32_t)(r - n->last_received);
+  n->packets_out += (uint32_t)(sp - n->last_sent_packets);
+  n->packets_in += (uint32_t)(rp - n->last_received_packets);
+  n->last_sent = s;
+  n->last_received = r;
+  n->last_sent_packets = sp;
+  n->last_received_packets = rp;
+}

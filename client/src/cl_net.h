@@ -1,0 +1,55 @@
+// cl_net — the client's ENet transport: one ENet host with one peer per arb_client (so
+// several clients in a process never share sockets or state). Non-blocking only:
+// enet_host_service with timeout 0, drained until empty. Host names are resolved with
+// ENet (numeric IPv4 addresses never block; a DNS name may, once per connect).
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct _ENetHost cl_enet_host;
+typedef struct _ENetPeer cl_enet_peer;
+
+typedef enum cl_net_event_type {
+  CL_NET_NONE = 0,
+  CL_NET_CONNECTED,     ///< ENet handshake done
+  CL_NET_RECEIVED,      ///< data/len/channel valid until the next cl_net call
+  CL_NET_DISCONNECTED,  ///< the peer is gone (disconnect or timeout); data = ENet's code
+} cl_net_event_type;
+
+typedef struct cl_net_event {
+  cl_net_event_type type;
+  int channel;
+  const uint8_t* data;
+  size_t len;
+  uint32_t code;
+} cl_net_event;
+
+typedef struct cl_net {
+  cl_enet_host* host;
+  cl_enet_peer* peer;
+  void* packet;          ///< ENetPacket of the last RECEIVED event, destroyed on the next poll
+  uint32_t last_sent, last_received;      ///< ENet's 32-bit totals at the last accounting
+  uint32_t last_sent_packets, last_received_packets;
+  uint64_t bytes_out, bytes_in, packets_out, packets_in;  ///< 64-bit totals
+} cl_net;
+
+/// Create the host (no connection yet). 0 or ARB_E_*.
+int cl_net_init(cl_net* n);
+void cl_net_deinit(cl_net* n);
+/// Start an ENet connect to host:port; timeout_ms bounds how long ENet keeps a silent
+/// link. 0, ARB_E_INVAL (unresolvable host) or ARB_E_STATE.
+int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms);
+/// Drop the peer at once (sends one unreliable disconnect carrying `code`).
+void cl_net_drop(cl_net* n, uint32_t code);
+/// Next network event, non-blocking: 1 = *ev filled, 0 = nothing pending, < 0 = error.
+int cl_net_poll(cl_net* n, cl_net_event* ev);
+/// Queue a packet on a channel: reliable or unsequenced. 0 or ARB_E_*.
+int cl_net_send(cl_net* n, int channel, const uint8_t* data, size_t len, bool reliable);
+/// Push queued packets out now.
+void cl_net_flush(cl_net* n);
+/// Smoothed round-trip time and its variance, seconds (0 when not connected).
+void cl_net_rtt(const cl_net* n, float* rtt, float* variance);
+/// Update the 64-bit byte and packet totals from ENet's wrapping counters.
+void cl_net_account(cl_net* n);

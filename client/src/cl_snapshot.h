@@ -1,0 +1,82 @@
+// cl_snapshot — snapshot parts in, complete views out (Quake 3 style delta decoding).
+//
+// The server sends the view of tick T as a delta against a baseline B the client acked
+// (B = 0: full), split into part_count packets that each apply on their own:
+//
+//   slots (ring of CL_SLOTS views, keyed by tick):
+//     [B complete] --copy--> [T in progress: parts 0,2 of 3] --part 1--> [T complete]
+//
+// A part of a tick we have no slot for opens one by copying B's complete view (a B we no
+// longer have, or never had, is counted in baseline_missing and the part dropped). A part
+// seen before is a duplicate; a part older than every slot is dropped as too late. The
+// newest complete tick is what the client acks. Older complete views stay as baselines
+// for about a second (the server deltas against the last ack it received).
+//
+// Entity descriptions arrive only in "entered" records; they are kept in a table keyed by
+// id while any slot's view still holds the entity.
+//
+// Untrusted input: every packet goes through arb_proto_decode_snapshot (bounded, total);
+// anything inconsistent (a part index past part_count, a baseline that differs from the
+// slot's, a delta for an id the baseline lacks) is counted as a decode error with a
+// reason, never asserted. Independent of ENet.
+#pragma once
+
+#include <arbiter/protocol.h>
+
+#include "cl_mem.h"
+
+/// Views kept: ~1 s of baselines at 30 snapshots/s plus ticks still being assembled.
+#define CL_SLOTS 40
+
+typedef struct cl_slot {
+  bool used;
+  bool complete;
+  uint32_t tick;
+  uint32_t baseline;
+  uint8_t part_count;
+  int parts_seen;
+  uint8_t seen[32];         ///< bitmap of part indexes received (256 bits)
+  arb_proto_entity_set set; ///< the view: baseline + the parts received so far
+} cl_slot;
+
+typedef struct cl_desc_entry {
+  uint32_t id;
+  arb_proto_entity_desc desc;
+} cl_desc_entry;
+
+typedef struct cl_snapshots {
+  cl_mem mem;
+  int max_entities;
+  cl_slot slots[CL_SLOTS];
+  uint32_t newest_complete;   ///< tick, 0 = none
+  cl_desc_entry* descs;       ///< sorted by id
+  int ndescs, desc_cap;
+  arb_proto_snapshot* part;   ///< decode scratch (large; allocated once)
+  // counters (the client's stats read them)
+  uint64_t parts, completed, duplicates, late, baseline_missing, errors;
+} cl_snapshots;
+
+/// What one accepted part did.
+typedef struct cl_snap_result {
+  uint32_t tick;
+  bool completed;              ///< this part completed its tick
+  bool newest;                 ///< tick is newer than every complete tick before it
+  const cl_slot* slot;         ///< the view of `tick` (complete or not)
+  const arb_proto_snapshot* part;  ///< the decoded part (valid until the next receive)
+} cl_snap_result;
+
+int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem);
+void cl_snapshots_deinit(cl_snapshots* s);
+/// Forget every view (new connection). Counters are kept.
+void cl_snapshots_reset(cl_snapshots* s);
+
+/// Decode and apply one snapshot packet. Returns 1 when applied (res filled), 0 when
+/// dropped as duplicate or late (counted), or a negative ARB_E_* for a bad packet or a
+/// missing baseline (counted; err says why).
+int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
+                         arb_proto_error* err);
+
+/// The complete view of a tick, or NULL.
+const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
+/// Description of an entity present in some view, or NULL.
+const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
