@@ -326,11 +326,13 @@ for line in open(sys.argv[1], encoding="utf-8"):
     if not re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? [-+0-9.eE]+|[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? ([-+]?Inf|NaN)( [0-9]+)?", line) and not re.fullmatch(r"\S+ [-+0-9.eE]+ [0-9]+", line):
         print("bad metrics line:", line); ok = False
 sys.exit(0 if ok and n > 0 else 1)' "$tmp/metrics"
-during_clients=$(grep -E '^arbiter_[a-z_]*clients[a-z_]*(\{[^}]*\})? ' "$tmp/metrics.during" 2>/dev/null | grep -v -E 'total|max' | head -1 | awk '{print $NF}')
+during_clients=$(awk '$1 == "arbiter_clients_connected" {print $2}' "$tmp/metrics.during" 2>/dev/null)
 check "/metrics during the run showed $BOT_CLIENTS connected clients (${during_clients:-none})" \
   test "${during_clients%.*}" = "$BOT_CLIENTS"
-ticks=$(grep -E '^arbiter_ticks_total ' "$tmp/metrics" | awk '{print $2}')
+ticks=$(awk '$1 == "arbiter_ticks_total" {print $2}' "$tmp/metrics")
 check "/metrics counts ticks (${ticks:-none})" test "${ticks:-0}" != 0
+recbytes=$(awk '$1 == "arbiter_recording_bytes_total" {print $2}' "$tmp/metrics")
+check "/metrics counts recording bytes (${recbytes:-none})" test "${recbytes:-0}" != 0
 
 # --- 6. stop and the recording ----------------------------------------------------------
 step "SIGTERM to the server; the recording in the volume"

@@ -4,7 +4,8 @@
  * loopback by default.
  *
  * Usage: arbiter-probe [--host IPV4] [--port N] [--path /healthz] [--timeout-ms N] [--print]
- * The port defaults to $ARBITER_HTTP_PORT, else 8080 (the server's own defaults).
+ * Defaults follow the server's own settings: port $ARBITER_HTTP_PORT (else 8080), host
+ * $ARBITER_HTTP_BIND unless it is unset or 0.0.0.0 (then 127.0.0.1).
  * Exit: 0 healthy (HTTP 200), 1 unhealthy or unreachable, 2 bad usage. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -34,7 +35,7 @@ static void usage(FILE *out) {
   fputs("usage: arbiter-probe [--host IPV4] [--port N] [--path /healthz] [--timeout-ms N] [--print]\n"
         "Sends GET PATH to the arbiter-server HTTP endpoint and exits 0 if it answers 200,\n"
         "1 if it answers anything else or cannot be reached in time, 2 on bad usage.\n"
-        "  --host IPV4       address to ask (default 127.0.0.1)\n"
+        "  --host IPV4       address to ask (default $ARBITER_HTTP_BIND, else 127.0.0.1)\n"
         "  --port N          HTTP port (default $ARBITER_HTTP_PORT, else 8080)\n"
         "  --path P          request path (default /healthz)\n"
         "  --timeout-ms N    limit for the whole exchange (default 2000)\n"
@@ -73,7 +74,8 @@ static int wait_fd(int fd, short events, long deadline) {
 
 static int parse_args(int argc, char **argv, probe_opts *o) {
   const char *env_port = getenv("ARBITER_HTTP_PORT");
-  o->host = "127.0.0.1";
+  const char *env_bind = getenv("ARBITER_HTTP_BIND");
+  o->host = (env_bind && *env_bind && strcmp(env_bind, "0.0.0.0") != 0) ? env_bind : "127.0.0.1";
   o->port = 8080;
   o->path = "/healthz";
   o->timeout_ms = 2000;
