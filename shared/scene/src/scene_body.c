@@ -23,7 +23,7 @@ static const sj_bounds FORCE = {0.0, 1.0e9, false};
 static int check_min_size(sj_ctx* ctx, const char* key, float v) {
   if (v >= ARB_LINEAR_SLOP) return 0;
   size_t mark = sj_push_key(ctx, key);
-  sj_fail(ctx, ARB_E_RANGE, "must be at least %.9g m (ARB_LINEAR_SLOP), got %.9g", (double)ARB_LINEAR_SLOP, (double)v);
+  sj_fail(ctx, ARB_E_RANGE, "must be at least %g m (ARB_LINEAR_SLOP), got %g", (double)ARB_LINEAR_SLOP, (double)v);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -101,7 +101,7 @@ static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   if (sj_vec2(ctx, v, "b", true, ARB_SCENE_MAX_COORD, &b.x, &b.y)) return ctx->code;
   if (arb_distance(a, b) < ARB_LINEAR_SLOP) {
     size_t mark = sj_push_key(ctx, "b");
-    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %.9g m)", (double)ARB_LINEAR_SLOP);
+    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %g m)", (double)ARB_LINEAR_SLOP);
     sj_pop(ctx, mark);
     return ctx->code;
   }
