@@ -163,4 +163,25 @@ typedef struct arb_contact_data {
 /// Touching contacts of a body after the last step (deterministic order). Returns total count.
 ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
 
+/// A pair of bodies that started or stopped touching during the last step.
+typedef struct arb_contact_event {
+  arb_body_id a, b;
+} arb_contact_event;
+
+/// Begin/end touch events of the last step, in contact order (deterministic). The array
+/// stays valid until the next step or body destruction. Returns the count.
+ARB_API int arb_world_get_begin_touch_events(const arb_world* world, const arb_contact_event** out);
+ARB_API int arb_world_get_end_touch_events(const arb_world* world, const arb_contact_event** out);
+
+/// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
+ARB_API int arb_world_query_aabb(const arb_world* world, arb_aabb box, arb_body_id* out, int cap);
+
+/// Closest body hit by a ray (origin + fraction * translation, fraction in [0, 1]).
+typedef struct arb_ray_result {
+  arb_body_id body;  ///< null when nothing was hit
+  arb_vec2 point, normal;
+  float fraction;
+} arb_ray_result;
+ARB_API arb_ray_result arb_world_cast_ray(const arb_world* world, arb_vec2 origin, arb_vec2 translation);
+
 ARB_C_END

@@ -1,0 +1,134 @@
+// bench-physics: step the benchmark scenes (scenes.c) with arbiter and, when they were
+// found at build time, Chipmunk2D and Box2D 2.4; print ms/step side by side.
+// Benchmarks print figures; they never fail.
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scenes.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+typedef struct result {
+  double ms_per_step;  // minimum over runs
+  double p99;          // p99 single step of the best run
+  float sink;          // top box: initial y - final y
+  int bodies;
+} result;
+
+static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
+  result r = {1e30, 0.0, 0.0f, s->count};
+  double* times = malloc((size_t)steps * sizeof *times);
+  for (int run = 0; run < runs; ++run) {
+    void* w = e->create(s);
+    float y0 = s->top_body >= 0 ? e->body_y(w, s->top_body) : 0.0f;
+    e->step(w, s->dt);  // the first step is not timed (pair creation, warm-up)
+    double total = 0.0;
+    for (int i = 0; i < steps - 1; ++i) {
+      double t0 = now_ms();
+      e->step(w, s->dt);
+      times[i] = now_ms() - t0;
+      total += times[i];
+    }
+    double ms = total / (double)(steps - 1);
+    if (ms < r.ms_per_step) {
+      r.ms_per_step = ms;
+      qsort(times, (size_t)(steps - 1), sizeof *times, cmp_double);
+      int k = (int)((double)(steps - 1) * 0.99);
+      if (k >= steps - 1) k = steps - 2;
+      r.p99 = times[k];
+      r.sink = s->top_body >= 0 ? y0 - e->body_y(w, s->top_body) : 0.0f;
+    }
+    e->destroy(w);
+  }
+  free(times);
+  return r;
+}
+
+static void usage(FILE* f) {
+  fprintf(f,
+          "usage: bench-physics [--scene NAME] [--runs N] [--quick] [--engine NAME]\n"
+          "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
+          "  N runs, default 4; the first step is not timed), the p99 single step and the\n"
+          "  pyramid's top-box sink. Scenes: large_pyramid many_pyramids rain_circles\n"
+          "  free_field (default: all). --quick: 1 run and a fifth of the steps.\n"
+          "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
+          "  Other engines are compared with the same scene and substeps (see\n"
+          "  docs/BENCHMARKS.md); the ratio column is other/arbiter (> 1: arbiter faster).\n");
+}
+
+int main(int argc, char** argv) {
+  const char* only_scene = NULL;
+  const char* only_engine = NULL;
+  int runs = 4;
+  int quick = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
+      only_scene = argv[++i];
+    } else if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc) {
+      only_engine = argv[++i];
+    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      runs = atoi(argv[++i]);
+      if (runs < 1) runs = 1;
+    } else if (strcmp(argv[i], "--quick") == 0) {
+      quick = 1;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (quick) runs = 1;
+  const bench_engine* engines[3];
+  int n_engines = 0;
+  engines[n_engines++] = &bench_engine_arbiter;
+#ifdef BENCH_HAVE_CHIPMUNK
+  engines[n_engines++] = &bench_engine_chipmunk;
+#endif
+#ifdef BENCH_HAVE_BOX2D
+  engines[n_engines++] = &bench_engine_box2d;
+#endif
+  printf("%-14s %-9s %7s %10s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "p99 ms",
+         "sink m", "ratio", "configuration");
+  for (int si = 0; bench_scene_names[si]; ++si) {
+    if (only_scene && strcmp(only_scene, bench_scene_names[si]) != 0) continue;
+    bench_scene s;
+    if (bench_scene_build(bench_scene_names[si], &s) != 0) continue;
+    int steps = quick ? s.steps / 5 : s.steps;
+    double base = 0.0;
+    for (int ei = 0; ei < n_engines; ++ei) {
+      const bench_engine* e = engines[ei];
+      if (only_engine && strcmp(only_engine, e->name) != 0) continue;
+      result r = run_scene(e, &s, steps, runs);
+      if (ei == 0) base = r.ms_per_step;
+      char sink[32] = "-";
+      if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r.sink);
+      char ratio[32] = "1.00";
+      if (ei > 0) {
+        if (base > 0.0) {
+          snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_step / base);
+        } else {
+          snprintf(ratio, sizeof ratio, "-");
+        }
+      }
+      printf("%-14s %-9s %7d %10.3f %9.3f %9s %8s  %s\n", s.name, e->name, r.bodies, r.ms_per_step,
+             r.p99, sink, ratio, e->config);
+      fflush(stdout);
+    }
+    bench_scene_free(&s);
+  }
+  return 0;
+}

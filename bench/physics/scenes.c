@@ -1,0 +1,145 @@
+// bench/physics — the benchmark scenes, defined as the reference engine (Box2D v3)
+// defines large_pyramid and many_pyramids; rain_circles and free_field as the issue
+// describes them. 1/60 s step, gravity (0, -10), friction 0.6, restitution 0, density 1.
+#include "scenes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char* const bench_scene_names[] = {"large_pyramid", "many_pyramids", "rain_circles", "free_field", NULL};
+
+typedef struct builder {
+  bench_body* b;
+  int count, cap;
+} builder;
+
+static bench_body* add(builder* bl) {
+  if (bl->count == bl->cap) {
+    bl->cap = bl->cap ? bl->cap * 2 : 1024;
+    bl->b = realloc(bl->b, (size_t)bl->cap * sizeof *bl->b);
+    if (!bl->b) abort();
+  }
+  bench_body* b = &bl->b[bl->count++];
+  memset(b, 0, sizeof *b);
+  return b;
+}
+
+static void add_box(builder* bl, int is_static, float x, float y, float hw, float hh) {
+  bench_body* b = add(bl);
+  b->is_static = is_static;
+  b->kind = BENCH_BOX;
+  b->x = x;
+  b->y = y;
+  b->hw = hw;
+  b->hh = hh;
+}
+
+// A pyramid of 1x1 boxes resting exactly on each other (Box2D v3 benchmark layout).
+static int add_pyramid(builder* bl, int base, float extent, float center_x, float base_y) {
+  int top = -1;
+  for (int i = 0; i < base; ++i) {
+    float y = (2.0f * (float)i + 1.0f) * extent + base_y;
+    for (int j = i; j < base; ++j) {
+      float x = ((float)i + 1.0f) * extent + 2.0f * (float)(j - i) * extent + center_x;
+      top = bl->count;
+      add_box(bl, 0, x, y, extent, extent);
+    }
+  }
+  return top;
+}
+
+// Deterministic uniform numbers in [0, 1) for the scene layout (not the simulation).
+static float lcg(unsigned* s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (float)(*s >> 8) / 16777216.0f;
+}
+
+int bench_scene_build(const char* name, bench_scene* s) {
+  memset(s, 0, sizeof *s);
+  builder bl = {0};
+  s->gx = 0.0f;
+  s->gy = -10.0f;
+  s->dt = 1.0f / 60.0f;
+  s->friction = 0.6f;
+  s->top_body = -1;
+  if (strcmp(name, "large_pyramid") == 0) {
+    // Base 100 (5050 boxes) on a static 200 x 2 m box centred at (0, -1); 500 steps.
+    s->name = "large_pyramid";
+    s->steps = 500;
+    add_box(&bl, 1, 0.0f, -1.0f, 100.0f, 1.0f);
+    int base = 100;
+    s->top_body = add_pyramid(&bl, base, 0.5f, -0.5f * (float)base, 0.0f);
+  } else if (strcmp(name, "many_pyramids") == 0) {
+    // 20 x 20 pyramids of base 10 on 20 static ground segments 11 m apart; 200 steps.
+    s->name = "many_pyramids";
+    s->steps = 200;
+    int base = 10, rows = 20, cols = 20;
+    float extent = 0.5f;
+    float ground_dy = 2.0f * extent * ((float)base + 1.0f);
+    float ground_w = 2.0f * extent * (float)cols * ((float)base + 1.0f);
+    float gy = 0.0f;
+    for (int i = 0; i < rows; ++i) {
+      bench_body* g = add(&bl);
+      g->is_static = 1;
+      g->kind = BENCH_SEGMENT;
+      g->ax = -ground_w;
+      g->ay = gy;
+      g->bx = ground_w;
+      g->by = gy;
+      gy += ground_dy;
+    }
+    float base_w = 2.0f * extent * (float)base, base_y = 0.0f;
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) {
+        float cx = -0.5f * ground_w + (float)j * (base_w + 2.0f * extent) + extent;
+        int top = add_pyramid(&bl, base, extent, cx - 0.5f, base_y);
+        if (i == 0 && j == 0) s->top_body = top;
+      }
+      base_y += ground_dy;
+    }
+  } else if (strcmp(name, "rain_circles") == 0) {
+    // 4000 circles, r 0.25-0.5, dropped in columns into a box 40 m wide with 40 m walls
+    // standing on a wide ground (what overflows the rim lands there); 1000 steps.
+    s->name = "rain_circles";
+    s->steps = 1000;
+    add_box(&bl, 1, 0.0f, -1.0f, 100.0f, 1.0f);  // wide ground, top at y = 0
+    add_box(&bl, 1, -20.5f, 20.0f, 0.5f, 20.0f);  // left wall
+    add_box(&bl, 1, 20.5f, 20.0f, 0.5f, 20.0f);   // right wall
+    unsigned seed = 12345u;
+    int cols = 36;
+    for (int k = 0; k < 4000; ++k) {
+      int row = k / cols, col = k % cols;
+      bench_body* c = add(&bl);
+      c->kind = BENCH_CIRCLE;
+      c->radius = 0.25f + 0.25f * lcg(&seed);
+      c->x = -17.5f + (float)col * 1.0f + 0.2f * (lcg(&seed) - 0.5f);
+      c->y = 45.0f + (float)row * 1.1f;
+    }
+  } else if (strcmp(name, "free_field") == 0) {
+    // 1000 bodies (boxes and circles alternating) on a 40 x 25 grid, 3 m apart, all with
+    // the same velocity: they fall and drift together and never touch; 1000 steps.
+    s->name = "free_field";
+    s->steps = 1000;
+    for (int k = 0; k < 1000; ++k) {
+      bench_body* b = add(&bl);
+      b->kind = (k & 1) ? BENCH_CIRCLE : BENCH_BOX;
+      b->hw = b->hh = 0.5f;
+      b->radius = 0.5f;
+      b->x = (float)(k % 40) * 3.0f;
+      b->y = (float)(k / 40) * 3.0f;
+      b->vx = 2.0f;
+      b->vy = 1.0f;
+      b->w = 0.5f;
+    }
+  } else {
+    return -1;
+  }
+  s->count = bl.count;
+  s->bodies = bl.b;
+  return 0;
+}
+
+void bench_scene_free(bench_scene* s) {
+  free(s->bodies);
+  memset(s, 0, sizeof *s);
+}

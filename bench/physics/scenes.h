@@ -1,0 +1,58 @@
+// bench/physics — engine-neutral descriptions of the benchmark scenes, so every engine
+// (arbiter, Chipmunk2D, Box2D 2.4) builds exactly the same bodies. See docs/BENCHMARKS.md.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { BENCH_BOX = 0, BENCH_CIRCLE = 1, BENCH_SEGMENT = 2 };
+
+typedef struct bench_body {
+  int is_static;
+  int kind;              // BENCH_*
+  float x, y;            // body position
+  float hw, hh;          // box half extents
+  float radius;          // circle radius
+  float ax, ay, bx, by;  // segment end points (body frame)
+  float vx, vy, w;       // initial velocity
+} bench_body;
+
+typedef struct bench_scene {
+  const char* name;
+  float gx, gy;
+  float dt;
+  float friction;  // every shape; mixed sqrt(fa*fb) (so the pair value is the same)
+  int steps;       // default step count (the first one is not timed)
+  int top_body;    // index of the pyramid's top box (stability figure) or -1
+  int count;
+  bench_body* bodies;
+} bench_scene;
+
+/// Names of the scenes, NULL-terminated.
+extern const char* const bench_scene_names[];
+/// Builds the named scene (malloc). Returns 0, or -1 for an unknown name.
+int bench_scene_build(const char* name, bench_scene* out);
+void bench_scene_free(bench_scene* s);
+
+/// One engine behind a neutral interface.
+typedef struct bench_engine {
+  const char* name;
+  const char* config;  // how substeps/iterations are matched
+  void* (*create)(const bench_scene* s);
+  void (*step)(void* world, float dt);
+  float (*body_y)(void* world, int index);
+  void (*destroy)(void* world);
+} bench_engine;
+
+extern const bench_engine bench_engine_arbiter;
+#ifdef BENCH_HAVE_CHIPMUNK
+extern const bench_engine bench_engine_chipmunk;
+#endif
+#ifdef BENCH_HAVE_BOX2D
+extern const bench_engine bench_engine_box2d;
+#endif
+
+#ifdef __cplusplus
+}
+#endif

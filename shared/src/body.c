@@ -1,0 +1,489 @@
+// DETERMINISM-CRITICAL: bodies behind generation-checked ids. Slots are reused LIFO from
+// a free list that is part of the saved state, so ids come out the same after a restore.
+#include "world.h"
+
+// ---- validation and mass ----------------------------------------------------------------
+
+static bool arb__finite_nonneg(float x) { return arb_is_valid_float(x) && x >= 0.0f; }
+
+bool arb__validate_shape(const arb_shape_def* s, const char** why) {
+  const char* dummy;
+  if (!why) why = &dummy;
+  if (!arb__finite_nonneg(s->density)) return *why = "density must be finite and >= 0", false;
+  if (!arb__finite_nonneg(s->friction)) return *why = "friction must be finite and >= 0", false;
+  if (!arb__finite_nonneg(s->restitution)) return *why = "restitution must be finite and >= 0", false;
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE:
+      if (!arb_vec2_is_valid(s->circle.center)) return *why = "circle center not finite", false;
+      if (!arb_is_valid_float(s->circle.radius) || s->circle.radius <= 0.0f) {
+        return *why = "circle radius must be > 0", false;
+      }
+      return true;
+    case ARB_SHAPE_POLYGON: {
+      const arb_polygon* p = &s->polygon;
+      if (p->count < 3 || p->count > ARB_MAX_POLYGON_VERTICES) return *why = "polygon vertex count", false;
+      for (int i = 0; i < p->count; ++i) {
+        if (!arb_vec2_is_valid(p->vertices[i]) || !arb_vec2_is_valid(p->normals[i])) {
+          return *why = "polygon vertex not finite", false;
+        }
+        float len = arb_length(p->normals[i]);
+        if (len < 0.999f || len > 1.001f) return *why = "polygon normal not unit length", false;
+      }
+      if (!arb_vec2_is_valid(p->centroid)) return *why = "polygon centroid not finite", false;
+      // Convex and counter-clockwise: every vertex lies behind every edge.
+      for (int i = 0; i < p->count; ++i) {
+        int i2 = i + 1 < p->count ? i + 1 : 0;
+        arb_vec2 e = arb_sub(p->vertices[i2], p->vertices[i]);
+        if (arb_cross(e, p->normals[i]) > 0.0f) return *why = "polygon normal points inwards", false;
+        for (int j = 0; j < p->count; ++j) {
+          if (arb_dot(p->normals[i], arb_sub(p->vertices[j], p->vertices[i])) > ARB_LINEAR_SLOP) {
+            return *why = "polygon not convex", false;
+          }
+        }
+        if (arb_length(e) < ARB_LINEAR_SLOP) return *why = "polygon has coincident vertices", false;
+      }
+      return true;
+    }
+    case ARB_SHAPE_SEGMENT:
+      if (!arb_vec2_is_valid(s->segment.a) || !arb_vec2_is_valid(s->segment.b)) {
+        return *why = "segment end not finite", false;
+      }
+      if (arb_distance(s->segment.a, s->segment.b) < ARB_LINEAR_SLOP) {
+        return *why = "segment too short", false;
+      }
+      return true;
+    default:
+      return *why = "unknown shape type", false;
+  }
+}
+
+static bool arb__validate_body_def(const arb_body_def* d) {
+  if ((int)d->type < 0 || d->type >= ARB_BODY_TYPE_COUNT) return false;
+  if (!arb_vec2_is_valid(d->position) || !arb_is_valid_float(d->angle)) return false;
+  if (!arb_vec2_is_valid(d->linear_velocity) || !arb_is_valid_float(d->angular_velocity)) return false;
+  if (!arb__finite_nonneg(d->linear_damping) || !arb__finite_nonneg(d->angular_damping)) return false;
+  if (!arb_is_valid_float(d->gravity_scale) || !arb__finite_nonneg(d->mass)) return false;
+  if (!arb__validate_shape(&d->shape, NULL)) return false;
+  // Segments have no area: they are static (or kinematic) geometry only.
+  if (d->type == ARB_BODY_DYNAMIC && d->shape.type == ARB_SHAPE_SEGMENT) return false;
+  return true;
+}
+
+static arb_mass_data arb__shape_mass(const arb_shape_def* s) {
+  arb_mass_data md = {0.0f, {0.0f, 0.0f}, 0.0f};
+  if (s->type == ARB_SHAPE_CIRCLE) md = arb_compute_circle_mass(&s->circle, s->density);
+  if (s->type == ARB_SHAPE_POLYGON) md = arb_compute_polygon_mass(&s->polygon, s->density);
+  return md;
+}
+
+// Sets mass, inertia and the solver's inverses from the shape, the def's mass override
+// and the body type.
+static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
+  arb__body* b = &w->bodies[index];
+  arb__body_sim* sim = &w->sims[index];
+  b->mass = 0.0f;
+  b->inertia = 0.0f;
+  b->local_center = arb_vec2_zero;
+  sim->inv_mass = 0.0f;
+  sim->inv_inertia = 0.0f;
+  arb_mass_data md = arb__shape_mass(&b->shape);
+  if (b->shape.type != ARB_SHAPE_SEGMENT) b->local_center = md.center;
+  if (sim->type != ARB_BODY_DYNAMIC) return true;
+  float mass = md.mass, inertia = md.rotational_inertia;
+  if (mass_override > 0.0f) {
+    if (mass > 0.0f) {
+      inertia *= mass_override / mass;
+    } else {
+      inertia = 0.0f;
+    }
+    mass = mass_override;
+  }
+  if (!(mass > 0.0f) || !arb_is_valid_float(mass) || !arb_is_valid_float(inertia)) return false;
+  b->mass = mass;
+  b->inertia = inertia;
+  sim->inv_mass = 1.0f / mass;
+  sim->inv_inertia = (!b->fixed_rotation && inertia > 0.0f) ? 1.0f / inertia : 0.0f;
+  return true;
+}
+
+// ---- broad-phase glue -------------------------------------------------------------------
+
+int arb__body_shape_rank(arb_shape_type t) {
+  // The collide functions take (segment | polygon | circle) first in this order.
+  return t == ARB_SHAPE_SEGMENT ? 0 : (t == ARB_SHAPE_POLYGON ? 1 : 2);
+}
+
+arb_aabb arb__body_compute_aabb(const arb__body* b) {
+  switch (b->shape.type) {
+    case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&b->shape.circle, b->xf);
+    case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
+    case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&b->shape.segment, b->xf);
+    default: {
+      arb_aabb a = {b->xf.p, b->xf.p};
+      return a;
+    }
+  }
+}
+
+void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
+  arb__body* b = &w->bodies[index];
+  arb_aabb tight = arb__body_compute_aabb(b);
+  // Manifolds appear within the speculative distance, so the proxy must cover it.
+  const float s = ARB_SPECULATIVE_DISTANCE;
+  tight.lower = arb_sub(tight.lower, arb_v2(s, s));
+  tight.upper = arb_add(tight.upper, arb_v2(s, s));
+  if (!force && b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, tight)) return;
+  const float m = ARB__AABB_MARGIN;
+  b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
+  b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));
+  arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
+  if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
+  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
+  b->moved = 1;
+}
+
+bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
+  const arb_shape_def* sa = &a->shape;
+  const arb_shape_def* sb = &b->shape;
+  if (sa->group == sb->group && sa->group != 0) return sa->group > 0;
+  return (sa->mask_bits & sb->category_bits) != 0 && (sb->mask_bits & sa->category_bits) != 0;
+}
+
+// ---- ids --------------------------------------------------------------------------------
+
+arb__body* arb__body_get(const arb_world* w, arb_body_id id) {
+  if (!w || id.index1 <= 0 || id.index1 > w->body_slots) return NULL;
+  arb__body* b = &w->bodies[id.index1 - 1];
+  if (!b->in_use || b->generation != id.generation) return NULL;
+  return b;
+}
+
+static arb_body_id arb__make_id(const arb_world* w, int index) {
+  arb_body_id id = {index + 1, w->bodies[index].generation};
+  return id;
+}
+
+static bool arb__ensure_body_capacity(arb_world* w, int need) {
+  if (need <= w->body_capacity) return true;
+  int cap = w->body_capacity * 2 > need ? w->body_capacity * 2 : need;
+  arb__body* bodies = arb__grow(w, w->bodies, w->body_slots, cap, sizeof *bodies);
+  if (!bodies) return false;
+  w->bodies = bodies;
+  arb__body_state* states = arb__grow(w, w->states, w->body_slots, cap, sizeof *states);
+  if (!states) return false;
+  w->states = states;
+  arb__body_sim* sims = arb__grow(w, w->sims, w->body_slots, cap, sizeof *sims);
+  if (!sims) return false;
+  w->sims = sims;
+  w->body_capacity = cap;
+  return true;
+}
+
+arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
+  if (!w || w->locked || !def || !arb__validate_body_def(def)) return arb_null_body_id;
+  int index;
+  if (w->free_head != ARB__NULL) {
+    index = w->free_head;
+  } else {
+    if (w->body_slots >= ARB__MAX_BODIES) return arb_null_body_id;
+    if (!arb__ensure_body_capacity(w, w->body_slots + 1)) return arb_null_body_id;
+    index = w->body_slots;
+    memset(&w->bodies[index], 0, sizeof w->bodies[index]);
+    w->bodies[index].generation = 1;
+  }
+  arb__body* b = &w->bodies[index];
+  uint32_t generation = b->generation;
+  int next_free = b->next_free;
+  memset(b, 0, sizeof *b);
+  b->generation = generation;
+  b->shape = def->shape;
+  b->fixed_rotation = def->fixed_rotation;
+  b->bullet = def->bullet;
+  b->user_data = def->user_data;
+  b->proxy = ARB__NULL;
+  b->contact_head = ARB__NULL;
+  b->next_free = ARB__NULL;
+  arb__body_sim* sim = &w->sims[index];
+  sim->type = (int32_t)def->type;
+  sim->gravity_scale = def->gravity_scale;
+  sim->linear_damping = def->linear_damping;
+  sim->angular_damping = def->angular_damping;
+  if (!arb__body_set_mass(w, index, def->mass)) {
+    sim->type = -1;
+    return arb_null_body_id;
+  }
+  // Commit the slot only now that nothing can fail except the tree allocation.
+  if (index == w->free_head) {
+    w->free_head = next_free;
+  } else {
+    w->body_slots += 1;
+  }
+  b->in_use = 1;
+  b->xf.p = def->position;
+  b->xf.q = arb_rot_from_angle(def->angle);
+  b->center = arb_transform_point(b->xf, b->local_center);
+  arb__body_state* st = &w->states[index];
+  memset(st, 0, sizeof *st);
+  st->dq = arb_rot_identity;
+  if (def->type != ARB_BODY_STATIC) {
+    st->v = def->linear_velocity;
+    st->w = b->fixed_rotation && def->type == ARB_BODY_DYNAMIC ? 0.0f : def->angular_velocity;
+  }
+  w->body_count += 1;
+  arb__body_refresh_proxy(w, index, true);
+  return arb__make_id(w, index);
+}
+
+int arb_body_destroy(arb_world* w, arb_body_id id) {
+  if (!w) return ARB_E_INVAL;
+  if (w->locked) return ARB_E_STATE;
+  arb__body* b = arb__body_get(w, id);
+  if (!b) return ARB_E_STALE_ID;
+  int index = id.index1 - 1;
+  arb__destroy_body_contacts(w, index);
+  arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
+  if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
+  b->proxy = ARB__NULL;
+  b->in_use = 0;
+  b->moved = 0;
+  b->generation += 1;
+  if (b->generation == 0) b->generation = 1;
+  b->next_free = w->free_head;
+  w->free_head = index;
+  w->sims[index].type = -1;
+  memset(&w->states[index], 0, sizeof w->states[index]);
+  w->body_count -= 1;
+  return 0;
+}
+
+bool arb_body_is_valid(const arb_world* w, arb_body_id id) { return arb__body_get(w, id) != NULL; }
+
+int arb_world_get_bodies(const arb_world* w, arb_body_id* out, int cap) {
+  if (!w) return 0;
+  int n = 0;
+  for (int i = 0; i < w->body_slots; ++i) {
+    if (!w->bodies[i].in_use) continue;
+    if (out && n < cap) out[n] = arb__make_id(w, i);
+    n += 1;
+  }
+  return n;
+}
+
+int arb_world_get_body_count(const arb_world* w) { return w ? w->body_count : 0; }
+
+// ---- accessors --------------------------------------------------------------------------
+
+#define ARB__BODY_OR(ret)            \
+  arb__body* b = arb__body_get(w, id); \
+  if (!b) return ret;                  \
+  int index = id.index1 - 1;           \
+  (void)index
+
+arb_body_type arb_body_get_type(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(ARB_BODY_STATIC);
+  return (arb_body_type)w->sims[index].type;
+}
+arb_vec2 arb_body_get_position(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(arb_vec2_zero);
+  return b->xf.p;
+}
+arb_rot arb_body_get_rotation(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(arb_rot_identity);
+  return b->xf.q;
+}
+float arb_body_get_angle(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0.0f);
+  return arb_rot_angle(b->xf.q);
+}
+arb_transform arb_body_get_transform(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(arb_transform_identity);
+  return b->xf;
+}
+void arb_body_set_transform(arb_world* w, arb_body_id id, arb_vec2 position, float angle) {
+  if (w && w->locked) return;
+  ARB__BODY_OR();
+  if (!arb_vec2_is_valid(position) || !arb_is_valid_float(angle)) return;
+  b->xf.p = position;
+  b->xf.q = arb_rot_from_angle(angle);
+  b->center = arb_transform_point(b->xf, b->local_center);
+  arb__body_refresh_proxy(w, index, true);
+}
+arb_vec2 arb_body_get_world_center(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(arb_vec2_zero);
+  return b->center;
+}
+arb_vec2 arb_body_get_linear_velocity(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(arb_vec2_zero);
+  return w->states[index].v;
+}
+void arb_body_set_linear_velocity(arb_world* w, arb_body_id id, arb_vec2 v) {
+  ARB__BODY_OR();
+  if (w->sims[index].type == ARB_BODY_STATIC || !arb_vec2_is_valid(v)) return;
+  w->states[index].v = v;
+}
+float arb_body_get_angular_velocity(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0.0f);
+  return w->states[index].w;
+}
+void arb_body_set_angular_velocity(arb_world* w, arb_body_id id, float av) {
+  ARB__BODY_OR();
+  if (w->sims[index].type == ARB_BODY_STATIC || !arb_is_valid_float(av)) return;
+  if (b->fixed_rotation && w->sims[index].type == ARB_BODY_DYNAMIC) return;
+  w->states[index].w = av;
+}
+arb_vec2 arb_body_get_point_velocity(const arb_world* w, arb_body_id id, arb_vec2 p) {
+  ARB__BODY_OR(arb_vec2_zero);
+  const arb__body_state* st = &w->states[index];
+  return arb_add(st->v, arb_cross_sv(st->w, arb_sub(p, b->center)));
+}
+
+void arb_body_apply_force(arb_world* w, arb_body_id id, arb_vec2 f, arb_vec2 p) {
+  ARB__BODY_OR();
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f) || !arb_vec2_is_valid(p)) return;
+  b->force = arb_add(b->force, f);
+  b->torque += arb_cross(arb_sub(p, b->center), f);
+}
+void arb_body_apply_force_to_center(arb_world* w, arb_body_id id, arb_vec2 f) {
+  ARB__BODY_OR();
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f)) return;
+  b->force = arb_add(b->force, f);
+}
+void arb_body_apply_torque(arb_world* w, arb_body_id id, float torque) {
+  ARB__BODY_OR();
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_is_valid_float(torque)) return;
+  b->torque += torque;
+}
+void arb_body_apply_linear_impulse(arb_world* w, arb_body_id id, arb_vec2 j, arb_vec2 p) {
+  ARB__BODY_OR();
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(j) || !arb_vec2_is_valid(p)) return;
+  arb__body_state* st = &w->states[index];
+  const arb__body_sim* sim = &w->sims[index];
+  st->v = arb_mul_add(st->v, sim->inv_mass, j);
+  st->w += sim->inv_inertia * arb_cross(arb_sub(p, b->center), j);
+}
+void arb_body_apply_angular_impulse(arb_world* w, arb_body_id id, float j) {
+  ARB__BODY_OR();
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_is_valid_float(j)) return;
+  w->states[index].w += w->sims[index].inv_inertia * j;
+}
+
+float arb_body_get_mass(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0.0f);
+  return b->mass;
+}
+float arb_body_get_inverse_mass(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0.0f);
+  return w->sims[index].inv_mass;
+}
+float arb_body_get_rotational_inertia(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0.0f);
+  return b->inertia;
+}
+const arb_shape_def* arb_body_get_shape(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(NULL);
+  return &b->shape;
+}
+arb_aabb arb_body_get_aabb(const arb_world* w, arb_body_id id) {
+  arb_aabb zero = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+  ARB__BODY_OR(zero);
+  return arb__body_compute_aabb(b);
+}
+uint64_t arb_body_get_user_data(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0);
+  return b->user_data;
+}
+void arb_body_set_user_data(arb_world* w, arb_body_id id, uint64_t user_data) {
+  ARB__BODY_OR();
+  b->user_data = user_data;
+}
+void arb_body_set_damping(arb_world* w, arb_body_id id, float linear, float angular) {
+  ARB__BODY_OR();
+  if (!arb__finite_nonneg(linear) || !arb__finite_nonneg(angular)) return;
+  w->sims[index].linear_damping = linear;
+  w->sims[index].angular_damping = angular;
+}
+void arb_body_set_gravity_scale(arb_world* w, arb_body_id id, float scale) {
+  ARB__BODY_OR();
+  if (!arb_is_valid_float(scale)) return;
+  w->sims[index].gravity_scale = scale;
+}
+
+// ---- queries ----------------------------------------------------------------------------
+
+int arb_body_get_contacts(const arb_world* w, arb_body_id id, arb_contact_data* out, int cap) {
+  ARB__BODY_OR(0);
+  // Output in contact array order (deterministic) independent of the edge-list order,
+  // which is not part of the state: repeatedly pick the next larger contact index.
+  int n = 0, last = -1;
+  for (;;) {
+    int best = -1, best_side = 0;
+    for (int e = b->contact_head; e != ARB__NULL;) {
+      int ci = e >> 1, side = e & 1;
+      if (ci > last && (best < 0 || ci < best)) {
+        best = ci;
+        best_side = side;
+      }
+      e = w->contacts[ci].next[side];
+    }
+    if (best < 0) break;
+    last = best;
+    const arb__contact* c = &w->contacts[best];
+    if (!(c->flags & ARB__CONTACT_TOUCHING)) continue;
+    if (out && n < cap) {
+      arb_contact_data* d = &out[n];
+      memset(d, 0, sizeof *d);
+      int other = best_side == 0 ? c->body_b : c->body_a;
+      d->other = arb__make_id(w, other);
+      d->normal = best_side == 0 ? c->manifold.normal : arb_neg(c->manifold.normal);
+      d->point_count = c->manifold.point_count;
+      for (int k = 0; k < c->manifold.point_count; ++k) {
+        d->points[k] = c->manifold.points[k].point;
+        d->separations[k] = c->manifold.points[k].separation;
+        d->normal_impulses[k] = c->manifold.points[k].normal_impulse;
+      }
+    }
+    n += 1;
+  }
+  return n;
+}
+
+int arb_world_query_aabb(const arb_world* w, arb_aabb box, arb_body_id* out, int cap) {
+  if (!w) return 0;
+  int n = 0;
+  for (int i = 0; i < w->body_slots; ++i) {
+    const arb__body* b = &w->bodies[i];
+    if (!b->in_use || !arb_aabb_overlaps(b->fat_aabb, box)) continue;
+    if (!arb_aabb_overlaps(arb__body_compute_aabb(b), box)) continue;
+    if (out && n < cap) out[n] = arb__make_id(w, i);
+    n += 1;
+  }
+  return n;
+}
+
+arb_ray_result arb_world_cast_ray(const arb_world* w, arb_vec2 origin, arb_vec2 translation) {
+  arb_ray_result r;
+  memset(&r, 0, sizeof r);
+  if (!w || !arb_vec2_is_valid(origin) || !arb_vec2_is_valid(translation)) return r;
+  float best = 1.0f;
+  arb_ray_input in = {origin, translation, 1.0f};
+  for (int i = 0; i < w->body_slots; ++i) {
+    const arb__body* b = &w->bodies[i];
+    if (!b->in_use) continue;
+    in.max_fraction = best;
+    if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
+    arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), best};
+    arb_cast_output o;
+    memset(&o, 0, sizeof o);
+    if (b->shape.type == ARB_SHAPE_CIRCLE) o = arb_ray_cast_circle(&local, &b->shape.circle);
+    if (b->shape.type == ARB_SHAPE_POLYGON) o = arb_ray_cast_polygon(&local, &b->shape.polygon);
+    if (b->shape.type == ARB_SHAPE_SEGMENT) o = arb_ray_cast_segment(&local, &b->shape.segment);
+    // Strictly closer only: on a tie the lower slot wins (deterministic).
+    if (!o.hit || o.fraction > best || (o.fraction == best && !arb_body_id_is_null(r.body))) continue;
+    best = o.fraction;
+    r.body = arb__make_id(w, i);
+    r.fraction = o.fraction;
+    r.point = arb_transform_point(b->xf, o.point);
+    r.normal = arb_rotate(b->xf.q, o.normal);
+  }
+  return r;
+}

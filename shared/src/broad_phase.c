@@ -1,0 +1,356 @@
+// DETERMINISM-CRITICAL: broad phase. Two dynamic AABB trees (static bodies; dynamic and
+// kinematic bodies) over fat AABBs, and the pair update.
+//
+// Why a tree with fat AABBs (measured on bench-physics, see docs/BENCHMARKS.md):
+//   - Stacks and piles rest: with a 0.1 m margin almost no proxy moves once a pyramid has
+//     settled, so the per-step broad-phase cost is one AABB containment test per body and
+//     no queries at all. Sort-and-sweep re-sorts and re-sweeps every step, and in a
+//     100-high pyramid each box overlaps ~200 others on either axis (O(n * column)).
+//   - A uniform grid needs a cell size: rain_circles (r 0.25-0.5) and a 200 m ground box
+//     in the same world make any single size bad, and it must be rebuilt every step.
+//   - Only moved proxies query, so falling debris (rain_circles) costs O(moved * log n).
+// Determinism: the tree's shape depends on insertion history (and is rebuilt differently
+// after a restore), so nothing may depend on it. Query hits are collected as pair keys
+// (lower slot, higher slot), sorted, de-duplicated and only then turned into contacts.
+#include "world.h"
+
+// ---- tree -------------------------------------------------------------------------------
+
+void arb__tree_init(arb__tree* t) {
+  memset(t, 0, sizeof *t);
+  t->root = ARB__NULL;
+  t->free_list = ARB__NULL;
+}
+
+void arb__tree_free(arb_world* w, arb__tree* t) {
+  arb__free(w, t->nodes);
+  arb__tree_init(t);
+}
+
+static int arb__tree_alloc_node(arb_world* w, arb__tree* t) {
+  if (t->free_list == ARB__NULL) {
+    int cap = t->capacity ? t->capacity * 2 : 64;
+    arb__tree_node* nodes = arb__grow(w, t->nodes, t->capacity, cap, sizeof *nodes);
+    if (!nodes) return ARB__NULL;
+    t->nodes = nodes;
+    for (int i = t->capacity; i < cap; ++i) {
+      t->nodes[i].parent = i + 1 < cap ? i + 1 : ARB__NULL;
+      t->nodes[i].height = -1;
+    }
+    t->free_list = t->capacity;
+    t->capacity = cap;
+  }
+  int n = t->free_list;
+  t->free_list = t->nodes[n].parent;
+  arb__tree_node* node = &t->nodes[n];
+  node->parent = ARB__NULL;
+  node->child1 = ARB__NULL;
+  node->child2 = ARB__NULL;
+  node->height = 0;
+  node->body = ARB__NULL;
+  t->count += 1;
+  return n;
+}
+
+static void arb__tree_free_node(arb__tree* t, int n) {
+  t->nodes[n].parent = t->free_list;
+  t->nodes[n].height = -1;
+  t->free_list = n;
+  t->count -= 1;
+}
+
+// AVL-style rotation that keeps the tree balanced (the classic dynamic tree rotation).
+static int arb__tree_balance(arb__tree* t, int ia) {
+  arb__tree_node* n = t->nodes;
+  arb__tree_node* a = &n[ia];
+  if (a->height < 2) return ia;
+  int ib = a->child1, ic = a->child2;
+  arb__tree_node* b = &n[ib];
+  arb__tree_node* c = &n[ic];
+  int balance = c->height - b->height;
+  if (balance > 1) {  // rotate c up
+    int i_f = c->child1, ig = c->child2;
+    arb__tree_node* f = &n[i_f];
+    arb__tree_node* g = &n[ig];
+    c->child1 = ia;
+    c->parent = a->parent;
+    a->parent = ic;
+    if (c->parent != ARB__NULL) {
+      if (n[c->parent].child1 == ia) {
+        n[c->parent].child1 = ic;
+      } else {
+        n[c->parent].child2 = ic;
+      }
+    } else {
+      t->root = ic;
+    }
+    if (f->height > g->height) {
+      c->child2 = i_f;
+      a->child2 = ig;
+      g->parent = ia;
+      a->aabb = arb_aabb_union(b->aabb, g->aabb);
+      c->aabb = arb_aabb_union(a->aabb, f->aabb);
+      a->height = 1 + arb_maxi(b->height, g->height);
+      c->height = 1 + arb_maxi(a->height, f->height);
+    } else {
+      c->child2 = ig;
+      a->child2 = i_f;
+      f->parent = ia;
+      a->aabb = arb_aabb_union(b->aabb, f->aabb);
+      c->aabb = arb_aabb_union(a->aabb, g->aabb);
+      a->height = 1 + arb_maxi(b->height, f->height);
+      c->height = 1 + arb_maxi(a->height, g->height);
+    }
+    return ic;
+  }
+  if (balance < -1) {  // rotate b up
+    int id = b->child1, ie = b->child2;
+    arb__tree_node* d = &n[id];
+    arb__tree_node* e = &n[ie];
+    b->child1 = ia;
+    b->parent = a->parent;
+    a->parent = ib;
+    if (b->parent != ARB__NULL) {
+      if (n[b->parent].child1 == ia) {
+        n[b->parent].child1 = ib;
+      } else {
+        n[b->parent].child2 = ib;
+      }
+    } else {
+      t->root = ib;
+    }
+    if (d->height > e->height) {
+      b->child2 = id;
+      a->child1 = ie;
+      e->parent = ia;
+      a->aabb = arb_aabb_union(c->aabb, e->aabb);
+      b->aabb = arb_aabb_union(a->aabb, d->aabb);
+      a->height = 1 + arb_maxi(c->height, e->height);
+      b->height = 1 + arb_maxi(a->height, d->height);
+    } else {
+      b->child2 = ie;
+      a->child1 = id;
+      d->parent = ia;
+      a->aabb = arb_aabb_union(c->aabb, d->aabb);
+      b->aabb = arb_aabb_union(a->aabb, e->aabb);
+      a->height = 1 + arb_maxi(c->height, d->height);
+      b->height = 1 + arb_maxi(a->height, e->height);
+    }
+    return ib;
+  }
+  return ia;
+}
+
+static void arb__tree_fix_upwards(arb__tree* t, int i) {
+  while (i != ARB__NULL) {
+    i = arb__tree_balance(t, i);
+    arb__tree_node* node = &t->nodes[i];
+    const arb__tree_node* c1 = &t->nodes[node->child1];
+    const arb__tree_node* c2 = &t->nodes[node->child2];
+    node->height = 1 + arb_maxi(c1->height, c2->height);
+    node->aabb = arb_aabb_union(c1->aabb, c2->aabb);
+    i = node->parent;
+  }
+}
+
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body) {
+  int leaf = arb__tree_alloc_node(w, t);
+  if (leaf == ARB__NULL) return ARB__NULL;
+  t->nodes[leaf].aabb = aabb;
+  t->nodes[leaf].body = body;
+  if (t->root == ARB__NULL) {
+    t->root = leaf;
+    return leaf;
+  }
+  // Descend by the surface-area heuristic to the cheapest sibling.
+  int i = t->root;
+  while (t->nodes[i].height > 0) {
+    const arb__tree_node* node = &t->nodes[i];
+    float area = arb_aabb_perimeter(node->aabb);
+    float combined = arb_aabb_perimeter(arb_aabb_union(node->aabb, aabb));
+    float cost = 2.0f * combined;
+    float inherit = 2.0f * (combined - area);
+    float cost_child[2];
+    for (int k = 0; k < 2; ++k) {
+      const arb__tree_node* ch = &t->nodes[k == 0 ? node->child1 : node->child2];
+      float c = arb_aabb_perimeter(arb_aabb_union(aabb, ch->aabb)) + inherit;
+      if (ch->height > 0) c -= arb_aabb_perimeter(ch->aabb);
+      cost_child[k] = c;
+    }
+    if (cost < cost_child[0] && cost < cost_child[1]) break;
+    i = cost_child[0] <= cost_child[1] ? node->child1 : node->child2;
+  }
+  int sibling = i;
+  int old_parent = t->nodes[sibling].parent;
+  int parent = arb__tree_alloc_node(w, t);
+  if (parent == ARB__NULL) {
+    arb__tree_free_node(t, leaf);
+    return ARB__NULL;
+  }
+  arb__tree_node* p = &t->nodes[parent];
+  p->parent = old_parent;
+  p->aabb = arb_aabb_union(aabb, t->nodes[sibling].aabb);
+  p->height = t->nodes[sibling].height + 1;
+  p->child1 = sibling;
+  p->child2 = leaf;
+  if (old_parent != ARB__NULL) {
+    if (t->nodes[old_parent].child1 == sibling) {
+      t->nodes[old_parent].child1 = parent;
+    } else {
+      t->nodes[old_parent].child2 = parent;
+    }
+  } else {
+    t->root = parent;
+  }
+  t->nodes[sibling].parent = parent;
+  t->nodes[leaf].parent = parent;
+  arb__tree_fix_upwards(t, parent);
+  return leaf;
+}
+
+void arb__tree_remove(arb__tree* t, int leaf) {
+  if (leaf == t->root) {
+    t->root = ARB__NULL;
+    arb__tree_free_node(t, leaf);
+    return;
+  }
+  int parent = t->nodes[leaf].parent;
+  int grand = t->nodes[parent].parent;
+  int sibling = t->nodes[parent].child1 == leaf ? t->nodes[parent].child2 : t->nodes[parent].child1;
+  if (grand != ARB__NULL) {
+    if (t->nodes[grand].child1 == parent) {
+      t->nodes[grand].child1 = sibling;
+    } else {
+      t->nodes[grand].child2 = sibling;
+    }
+    t->nodes[sibling].parent = grand;
+    arb__tree_free_node(t, parent);
+    arb__tree_fix_upwards(t, grand);
+  } else {
+    t->root = sibling;
+    t->nodes[sibling].parent = ARB__NULL;
+    arb__tree_free_node(t, parent);
+  }
+  arb__tree_free_node(t, leaf);
+}
+
+// ---- sorting (qsort is not stable and not allowed in shared/: LSD radix sort) ----------
+
+void arb__sort_u64(arb_world* w, uint64_t* keys, int count) {
+  if (count < 2) return;
+  if (count <= 32) {
+    for (int i = 1; i < count; ++i) {
+      uint64_t k = keys[i];
+      int j = i - 1;
+      while (j >= 0 && keys[j] > k) {
+        keys[j + 1] = keys[j];
+        --j;
+      }
+      keys[j + 1] = k;
+    }
+    return;
+  }
+  uint64_t* tmp = arb__stack_alloc(w, (size_t)count * sizeof *tmp);
+  if (!tmp) return;
+  uint64_t* src = keys;
+  uint64_t* dst = tmp;
+  uint64_t all_or = 0;
+  for (int i = 0; i < count; ++i) all_or |= keys[i];
+  for (int shift = 0; shift < 64; shift += 8) {
+    if (((all_or >> shift) & 0xffu) == 0) continue;  // digit is zero in every key
+    int hist[256];
+    memset(hist, 0, sizeof hist);
+    for (int i = 0; i < count; ++i) hist[(src[i] >> shift) & 0xffu] += 1;
+    int sum = 0;
+    for (int d = 0; d < 256; ++d) {
+      int c = hist[d];
+      hist[d] = sum;
+      sum += c;
+    }
+    for (int i = 0; i < count; ++i) dst[hist[(src[i] >> shift) & 0xffu]++] = src[i];
+    uint64_t* s = src;
+    src = dst;
+    dst = s;
+  }
+  if (src != keys) memcpy(keys, src, (size_t)count * sizeof *keys);
+  arb__stack_free(w, tmp);
+}
+
+// ---- pair update ------------------------------------------------------------------------
+
+typedef struct arb__pair_query {
+  arb_world* w;
+  uint64_t* keys;
+  int count, capacity;
+  bool overflow;
+} arb__pair_query;
+
+static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, arb_aabb box) {
+  if (t->root == ARB__NULL) return;
+  int stack[256];
+  int top = 0;
+  stack[top++] = t->root;
+  arb_world* w = q->w;
+  const arb__body* bs = &w->bodies[self];
+  while (top > 0) {
+    int i = stack[--top];
+    const arb__tree_node* node = &t->nodes[i];
+    if (!arb_aabb_overlaps(node->aabb, box)) continue;
+    if (node->height > 0) {
+      if (top + 2 > 256) continue;  // a balanced tree is never this deep (2^128 leaves)
+      stack[top++] = node->child1;
+      stack[top++] = node->child2;
+      continue;
+    }
+    int other = node->body;
+    if (other == self) continue;
+    const arb__body* bo = &w->bodies[other];
+    // Both moved: the lower slot reports the pair (the other would report it again).
+    if (bo->moved && other < self) continue;
+    int ta = w->sims[self].type, tb = w->sims[other].type;
+    if (ta != ARB_BODY_DYNAMIC && tb != ARB_BODY_DYNAMIC) continue;
+    if (!arb__contact_has_collider(bs->shape.type, bo->shape.type)) continue;
+    if (!arb__body_should_collide(bs, bo)) continue;
+    uint64_t key = arb__pair_key(self, other);
+    if (arb__map_find(&w->pair_map, key) != ARB__NULL) continue;
+    if (q->count == q->capacity) {
+      q->overflow = true;
+      continue;
+    }
+    q->keys[q->count++] = key;
+  }
+}
+
+void arb__update_pairs(arb_world* w) {
+  int moved = 0;
+  for (int i = 0; i < w->body_slots; ++i) moved += w->bodies[i].moved;
+  if (moved == 0) return;
+  // Capacity guess from the previous high-water mark; on overflow the pass repeats with
+  // a bigger buffer (only during warm-up: the arena remembers the size next step).
+  int capacity = 4 * moved + 64;
+  for (;;) {
+    arb__pair_query q = {w, NULL, 0, capacity, false};
+    q.keys = arb__stack_alloc(w, (size_t)capacity * sizeof *q.keys);
+    if (!q.keys) return;
+    for (int i = 0; i < w->body_slots; ++i) {
+      const arb__body* b = &w->bodies[i];
+      if (!b->moved) continue;
+      if (w->sims[i].type != ARB_BODY_STATIC) arb__query_tree(&q, &w->static_tree, i, b->fat_aabb);
+      arb__query_tree(&q, &w->dynamic_tree, i, b->fat_aabb);
+    }
+    if (q.overflow) {
+      arb__stack_free(w, q.keys);
+      capacity *= 4;
+      continue;
+    }
+    arb__sort_u64(w, q.keys, q.count);
+    for (int k = 0; k < q.count; ++k) {
+      if (k > 0 && q.keys[k] == q.keys[k - 1]) continue;
+      int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
+      arb__contact_create(w, lo, hi);
+    }
+    arb__stack_free(w, q.keys);
+    break;
+  }
+  for (int i = 0; i < w->body_slots; ++i) w->bodies[i].moved = 0;
+}

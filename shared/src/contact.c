@@ -1,0 +1,312 @@
+// DETERMINISM-CRITICAL: contact lifecycle. Contacts live in one dense array whose order
+// is the solver order; removal swaps the last contact into the hole, which depends only
+// on which contacts are removed and in what (index) order. A pair map finds a contact by
+// body pair (lookup only, never iterated). Per-body edge lists serve body destruction and
+// arb_body_get_contacts; their order is not state, so every use of them is order-free.
+#include "world.h"
+
+#include <math.h>
+
+// ---- pair map ---------------------------------------------------------------------------
+
+static uint32_t arb__mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return (uint32_t)k;
+}
+
+int arb__map_find(const arb__pair_map* m, uint64_t key) {
+  if (m->capacity == 0) return ARB__NULL;
+  uint32_t mask = (uint32_t)m->capacity - 1;
+  for (uint32_t i = arb__mix(key) & mask;; i = (i + 1) & mask) {
+    if (m->keys[i] == key) return m->values[i];
+    if (m->keys[i] == 0) return ARB__NULL;
+  }
+}
+
+static void arb__map_put(arb__pair_map* m, uint64_t key, int value) {
+  uint32_t mask = (uint32_t)m->capacity - 1;
+  uint32_t i = arb__mix(key) & mask;
+  while (m->keys[i] != 0 && m->keys[i] != key) i = (i + 1) & mask;
+  if (m->keys[i] == 0) m->count += 1;
+  m->keys[i] = key;
+  m->values[i] = value;
+}
+
+int arb__map_insert(arb_world* w, arb__pair_map* m, uint64_t key, int value) {
+  if (2 * (m->count + 1) > m->capacity) {
+    int cap = m->capacity ? m->capacity * 2 : 256;
+    uint64_t* keys = arb__alloc(w, (size_t)cap * sizeof *keys);
+    int32_t* values = arb__alloc(w, (size_t)cap * sizeof *values);
+    if (!keys || !values) {
+      arb__free(w, keys);
+      arb__free(w, values);
+      return ARB_E_NOMEM;
+    }
+    memset(keys, 0, (size_t)cap * sizeof *keys);
+    arb__pair_map old = *m;
+    m->keys = keys;
+    m->values = values;
+    m->capacity = cap;
+    m->count = 0;
+    for (int i = 0; i < old.capacity; ++i) {
+      if (old.keys[i] != 0) arb__map_put(m, old.keys[i], old.values[i]);
+    }
+    arb__free(w, old.keys);
+    arb__free(w, old.values);
+  }
+  arb__map_put(m, key, value);
+  return 0;
+}
+
+void arb__map_set(arb__pair_map* m, uint64_t key, int value) {
+  uint32_t mask = (uint32_t)m->capacity - 1;
+  for (uint32_t i = arb__mix(key) & mask;; i = (i + 1) & mask) {
+    if (m->keys[i] == key) {
+      m->values[i] = value;
+      return;
+    }
+    if (m->keys[i] == 0) return;
+  }
+}
+
+void arb__map_remove(arb__pair_map* m, uint64_t key) {
+  if (m->capacity == 0) return;
+  uint32_t mask = (uint32_t)m->capacity - 1;
+  uint32_t i = arb__mix(key) & mask;
+  while (m->keys[i] != key) {
+    if (m->keys[i] == 0) return;
+    i = (i + 1) & mask;
+  }
+  // Backward-shift deletion keeps probe chains intact without tombstones.
+  uint32_t j = i;
+  for (;;) {
+    j = (j + 1) & mask;
+    if (m->keys[j] == 0) break;
+    uint32_t home = arb__mix(m->keys[j]) & mask;
+    bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (between) continue;
+    m->keys[i] = m->keys[j];
+    m->values[i] = m->values[j];
+    i = j;
+  }
+  m->keys[i] = 0;
+  m->count -= 1;
+}
+
+void arb__map_free(arb_world* w, arb__pair_map* m) {
+  arb__free(w, m->keys);
+  arb__free(w, m->values);
+  memset(m, 0, sizeof *m);
+}
+
+// ---- edges ------------------------------------------------------------------------------
+
+static void arb__set_next(arb_world* w, int edge, int value) {
+  w->contacts[edge >> 1].next[edge & 1] = value;
+}
+
+static void arb__set_prev(arb_world* w, int edge, int value) {
+  w->contacts[edge >> 1].prev[edge & 1] = value;
+}
+
+void arb__contact_link(arb_world* w, int index) {
+  for (int side = 0; side < 2; ++side) {
+    arb__contact* c = &w->contacts[index];
+    arb__body* b = &w->bodies[side == 0 ? c->body_a : c->body_b];
+    int edge = index * 2 + side;
+    c->prev[side] = ARB__NULL;
+    c->next[side] = b->contact_head;
+    if (b->contact_head != ARB__NULL) arb__set_prev(w, b->contact_head, edge);
+    b->contact_head = edge;
+  }
+}
+
+static void arb__contact_unlink(arb_world* w, int index) {
+  for (int side = 0; side < 2; ++side) {
+    arb__contact* c = &w->contacts[index];
+    int prev = c->prev[side], next = c->next[side];
+    if (prev != ARB__NULL) {
+      arb__set_next(w, prev, next);
+    } else {
+      w->bodies[side == 0 ? c->body_a : c->body_b].contact_head = next;
+    }
+    if (next != ARB__NULL) arb__set_prev(w, next, prev);
+  }
+}
+
+// The contact at `from` moves to `to`: re-point its neighbours and the body heads.
+static void arb__contact_relink(arb_world* w, int from, int to) {
+  for (int side = 0; side < 2; ++side) {
+    arb__contact* c = &w->contacts[to];
+    int edge = to * 2 + side;
+    if (c->prev[side] != ARB__NULL) {
+      arb__set_next(w, c->prev[side], edge);
+    } else {
+      w->bodies[side == 0 ? c->body_a : c->body_b].contact_head = edge;
+    }
+    if (c->next[side] != ARB__NULL) arb__set_prev(w, c->next[side], edge);
+  }
+  (void)from;
+}
+
+// ---- lifecycle --------------------------------------------------------------------------
+
+bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b) {
+  return !(a == ARB_SHAPE_SEGMENT && b == ARB_SHAPE_SEGMENT);
+}
+
+int arb__contact_create(arb_world* w, int a, int b) {
+  if (w->contact_count == w->contact_capacity) {
+    if (w->contact_capacity >= ARB__MAX_CONTACTS) return ARB_E_FULL;
+    int cap = w->contact_capacity ? w->contact_capacity * 2 : 256;
+    arb__contact* cs = arb__grow(w, w->contacts, w->contact_count, cap, sizeof *cs);
+    if (!cs) return ARB_E_NOMEM;
+    w->contacts = cs;
+    w->contact_capacity = cap;
+  }
+  const arb__body* ba = &w->bodies[a];
+  const arb__body* bb = &w->bodies[b];
+  int ra = arb__body_shape_rank(ba->shape.type), rb = arb__body_shape_rank(bb->shape.type);
+  if (rb < ra || (rb == ra && b < a)) {
+    int t = a;
+    a = b;
+    b = t;
+    const arb__body* tb = ba;
+    ba = bb;
+    bb = tb;
+  }
+  int index = w->contact_count;
+  if (arb__map_insert(w, &w->pair_map, arb__pair_key(a, b), index) != 0) return ARB_E_NOMEM;
+  arb__contact* c = &w->contacts[index];
+  memset(c, 0, sizeof *c);
+  c->body_a = a;
+  c->body_b = b;
+  // Mixing: friction sqrt(fa*fb) (a zero-friction surface makes the pair frictionless);
+  // restitution max(ra, rb) (a bouncy ball bounces on any floor).
+  c->friction = sqrtf(ba->shape.friction * bb->shape.friction);
+  c->restitution = arb_maxf(ba->shape.restitution, bb->shape.restitution);
+  w->contact_count += 1;
+  arb__contact_link(w, index);
+  return 0;
+}
+
+void arb__contact_destroy(arb_world* w, int index) {
+  arb__contact* c = &w->contacts[index];
+  arb__contact_unlink(w, index);
+  arb__map_remove(&w->pair_map, arb__pair_key(c->body_a, c->body_b));
+  int last = w->contact_count - 1;
+  if (index != last) {
+    w->contacts[index] = w->contacts[last];
+    arb__contact_relink(w, last, index);
+    const arb__contact* m = &w->contacts[index];
+    arb__map_set(&w->pair_map, arb__pair_key(m->body_a, m->body_b), index);
+  }
+  w->contact_count -= 1;
+}
+
+void arb__destroy_body_contacts(arb_world* w, int body) {
+  // Remove from the highest contact index down: the result depends only on the set of
+  // contacts, not on the order of the body's edge list.
+  for (;;) {
+    int best = ARB__NULL;
+    for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+      if ((e >> 1) > best) best = e >> 1;
+    }
+    if (best == ARB__NULL) break;
+    arb__contact_destroy(w, best);
+  }
+}
+
+// ---- narrow phase -----------------------------------------------------------------------
+
+static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b) {
+  const arb_shape_def* sa = &a->shape;
+  const arb_shape_def* sb = &b->shape;
+  arb_manifold m;
+  memset(&m, 0, sizeof m);
+  switch (sa->type) {
+    case ARB_SHAPE_SEGMENT:
+      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_segment_and_circle(&sa->segment, a->xf, &sb->circle, b->xf);
+      if (sb->type == ARB_SHAPE_POLYGON) return arb_collide_segment_and_polygon(&sa->segment, a->xf, &sb->polygon, b->xf);
+      return m;
+    case ARB_SHAPE_POLYGON:
+      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_polygon_and_circle(&sa->polygon, a->xf, &sb->circle, b->xf);
+      if (sb->type == ARB_SHAPE_POLYGON) return arb_collide_polygons(&sa->polygon, a->xf, &sb->polygon, b->xf);
+      return m;
+    case ARB_SHAPE_CIRCLE:
+      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_circles(&sa->circle, a->xf, &sb->circle, b->xf);
+      return m;
+    default:
+      return m;
+  }
+}
+
+static void arb__push_event(arb_world* w, bool begin, int a, int b) {
+  arb_contact_event** arr = begin ? &w->begin_events : &w->end_events;
+  int* count = begin ? &w->begin_count : &w->end_count;
+  int* cap = begin ? &w->event_capacity_begin : &w->event_capacity_end;
+  if (*count == *cap) {
+    int ncap = *cap ? *cap * 2 : 64;
+    arb_contact_event* p = arb__grow(w, *arr, *count, ncap, sizeof *p);
+    if (!p) return;
+    *arr = p;
+    *cap = ncap;
+  }
+  arb_contact_event* e = &(*arr)[(*count)++];
+  e->a.index1 = a + 1;
+  e->a.generation = w->bodies[a].generation;
+  e->b.index1 = b + 1;
+  e->b.generation = w->bodies[b].generation;
+}
+
+void arb__collide(arb_world* w) {
+  int n = w->contact_count;
+  if (n == 0) return;
+  int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
+  int doomed_count = 0;
+  for (int i = 0; i < n; ++i) {
+    arb__contact* c = &w->contacts[i];
+    const arb__body* a = &w->bodies[c->body_a];
+    const arb__body* b = &w->bodies[c->body_b];
+    if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) {
+      if (doomed) doomed[doomed_count++] = i;
+      continue;
+    }
+    arb_manifold old = c->manifold;
+    c->manifold = arb__collide_pair(a, b);
+    arb_manifold* m = &c->manifold;
+    // Carry last step's impulses to points with the same feature id (warm starting).
+    for (int k = 0; k < m->point_count; ++k) {
+      arb_manifold_point* p = &m->points[k];
+      p->normal_impulse = 0.0f;
+      p->tangent_impulse = 0.0f;
+      for (int j = 0; j < old.point_count; ++j) {
+        if (old.points[j].id == p->id) {
+          p->normal_impulse = old.points[j].normal_impulse;
+          p->tangent_impulse = old.points[j].tangent_impulse;
+          break;
+        }
+      }
+    }
+    bool touching = m->point_count > 0;
+    bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
+    if (touching && !was) {
+      c->flags |= ARB__CONTACT_TOUCHING;
+      arb__push_event(w, true, c->body_a, c->body_b);
+    } else if (!touching && was) {
+      c->flags &= ~ARB__CONTACT_TOUCHING;
+      arb__push_event(w, false, c->body_a, c->body_b);
+    }
+  }
+  // Highest index first: a swap-remove then only moves contacts that are already done.
+  for (int k = doomed_count - 1; k >= 0; --k) {
+    arb__contact* c = &w->contacts[doomed[k]];
+    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
+    arb__contact_destroy(w, doomed[k]);
+  }
+  arb__stack_free(w, doomed);
+}

@@ -1,0 +1,246 @@
+// DETERMINISM-CRITICAL: the world, its memory, and the step pipeline (see world.h).
+// Iteration is always in body slot order or contact array order.
+#include "world.h"
+
+#include <stdlib.h>
+
+// ---- memory -----------------------------------------------------------------------------
+
+// Every block carries its size in front so the byte count is exact without the caller
+// passing sizes back (keeps the allocator hooks a plain alloc/free pair).
+#define ARB__HEADER 32
+
+void* arb__alloc(arb_world* w, size_t size) {
+  size_t total = size + ARB__HEADER;
+  void* raw = w->def.alloc ? w->def.alloc(total, w->def.alloc_user) : malloc(total);
+  if (!raw) return NULL;
+  memcpy(raw, &size, sizeof size);
+  w->byte_count += (int64_t)size;
+  return (uint8_t*)raw + ARB__HEADER;
+}
+
+void arb__free(arb_world* w, void* ptr) {
+  if (!ptr) return;
+  uint8_t* raw = (uint8_t*)ptr - ARB__HEADER;
+  size_t size;
+  memcpy(&size, raw, sizeof size);
+  w->byte_count -= (int64_t)size;
+  if (w->def.free) {
+    w->def.free(raw, w->def.alloc_user);
+  } else {
+    free(raw);
+  }
+}
+
+void* arb__grow(arb_world* w, void* old, int old_cap, int new_cap, size_t elem) {
+  void* p = arb__alloc(w, (size_t)new_cap * elem);
+  if (!p) return NULL;
+  if (old && old_cap > 0) memcpy(p, old, (size_t)old_cap * elem);
+  arb__free(w, old);
+  return p;
+}
+
+void* arb__stack_alloc(arb_world* w, size_t size) {
+  arb__stack* s = &w->stack;
+  size = (size + 31u) & ~(size_t)31u;
+  if (size == 0) size = 32;
+  if (s->count == ARB__STACK_MAX_ENTRIES) return NULL;  // programmer error: too deep
+  arb__stack_entry* e = &s->entries[s->count];
+  e->size = size;
+  if (s->top + size > s->capacity) {
+    e->ptr = arb__alloc(w, size);
+    e->heap = true;
+  } else {
+    e->ptr = s->data + s->top;
+    e->heap = false;
+  }
+  if (!e->ptr) return NULL;
+  s->top += size;
+  if (s->top > s->high_water) s->high_water = s->top;
+  s->count += 1;
+  return e->ptr;
+}
+
+void arb__stack_free(arb_world* w, void* ptr) {
+  arb__stack* s = &w->stack;
+  if (!ptr || s->count == 0) return;
+  arb__stack_entry* e = &s->entries[s->count - 1];
+  if (e->ptr != ptr) return;  // not LIFO: programmer error, leak into the next reset
+  if (e->heap) arb__free(w, e->ptr);
+  s->top -= e->size;
+  s->count -= 1;
+}
+
+// Called at the start of a step: grow the arena to last step's high-water mark so this
+// step (and every later one of the same size) allocates nothing.
+static void arb__stack_prepare(arb_world* w) {
+  arb__stack* s = &w->stack;
+  s->top = 0;
+  s->count = 0;
+  if (s->high_water > s->capacity) {
+    size_t cap = s->high_water + s->high_water / 2;
+    uint8_t* p = arb__alloc(w, cap);
+    if (!p) return;  // keep the old arena; the step falls back to the heap
+    arb__free(w, s->data);
+    s->data = p;
+    s->capacity = cap;
+  }
+}
+
+// ---- defs -------------------------------------------------------------------------------
+
+#define ARB__DEF_COOKIE 0x4152424e  // "ARBN": the def came from arb_default_*_def
+
+arb_world_def arb_default_world_def(void) {
+  arb_world_def d;
+  memset(&d, 0, sizeof d);
+  d.gravity = arb_v2(0.0f, -9.81f);
+  d.substeps = 4;
+  d.restitution_threshold = 1.0f;
+  d.contact_hertz = 30.0f;
+  d.contact_damping_ratio = 10.0f;
+  d.max_contact_push_speed = 3.0f;
+  d.max_linear_speed = 400.0f;
+  d.body_capacity = 16;
+  d.internal_value = ARB__DEF_COOKIE;
+  return d;
+}
+
+arb_shape_def arb_default_shape_def(void) {
+  arb_shape_def s;
+  memset(&s, 0, sizeof s);
+  s.type = ARB_SHAPE_NONE;
+  s.density = 1.0f;
+  s.friction = 0.6f;
+  s.restitution = 0.0f;
+  s.category_bits = 1u;
+  s.mask_bits = 0xffffffffu;
+  s.group = 0;
+  return s;
+}
+
+arb_body_def arb_default_body_def(void) {
+  arb_body_def d;
+  memset(&d, 0, sizeof d);
+  d.type = ARB_BODY_DYNAMIC;
+  d.gravity_scale = 1.0f;
+  d.shape = arb_default_shape_def();
+  d.internal_value = ARB__DEF_COOKIE;
+  return d;
+}
+
+static bool arb__world_def_valid(const arb_world_def* d) {
+  if (d->internal_value != ARB__DEF_COOKIE) return false;
+  if (!arb_vec2_is_valid(d->gravity)) return false;
+  if (d->substeps < 1 || d->substeps > ARB__MAX_SUBSTEPS) return false;
+  float f[] = {d->restitution_threshold, d->contact_hertz, d->contact_damping_ratio,
+               d->max_contact_push_speed, d->max_linear_speed};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {
+    if (!arb_is_valid_float(f[i]) || f[i] < 0.0f) return false;
+  }
+  if (d->max_linear_speed <= 0.0f) return false;
+  if ((d->alloc == NULL) != (d->free == NULL)) return false;
+  if (d->body_capacity < 0 || d->body_capacity > ARB__MAX_BODIES) return false;
+  return true;
+}
+
+// ---- world ------------------------------------------------------------------------------
+
+arb_world* arb_world_create(const arb_world_def* def) {
+  if (!def || !arb__world_def_valid(def)) return NULL;
+  arb_world tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.def = *def;
+  arb_world* w = arb__alloc(&tmp, sizeof *w);
+  if (!w) return NULL;
+  *w = tmp;
+  w->free_head = ARB__NULL;
+  arb__tree_init(&w->static_tree);
+  arb__tree_init(&w->dynamic_tree);
+  int cap = def->body_capacity > 0 ? def->body_capacity : 16;
+  w->bodies = arb__alloc(w, (size_t)cap * sizeof *w->bodies);
+  w->states = arb__alloc(w, (size_t)cap * sizeof *w->states);
+  w->sims = arb__alloc(w, (size_t)cap * sizeof *w->sims);
+  if (!w->bodies || !w->states || !w->sims) {
+    arb_world_destroy(w);
+    return NULL;
+  }
+  w->body_capacity = cap;
+  return w;
+}
+
+void arb_world_destroy(arb_world* w) {
+  if (!w) return;
+  arb__free(w, w->bodies);
+  arb__free(w, w->states);
+  arb__free(w, w->sims);
+  arb__free(w, w->contacts);
+  arb__map_free(w, &w->pair_map);
+  arb__tree_free(w, &w->static_tree);
+  arb__tree_free(w, &w->dynamic_tree);
+  arb__free(w, w->begin_events);
+  arb__free(w, w->end_events);
+  for (int i = 0; i < w->stack.count; ++i) {
+    if (w->stack.entries[i].heap) arb__free(w, w->stack.entries[i].ptr);
+  }
+  arb__free(w, w->stack.data);
+  arb__free(w, w);  // the struct's own block was counted in w itself
+}
+
+int64_t arb_world_get_byte_count(const arb_world* w) {
+  // Everything, the world struct included: after arb_world_destroy the allocator hooks
+  // have seen exactly this many bytes returned.
+  return w ? w->byte_count : 0;
+}
+
+uint64_t arb_world_get_step_count(const arb_world* w) { return w ? w->step_count : 0; }
+arb_vec2 arb_world_get_gravity(const arb_world* w) { return w ? w->def.gravity : arb_vec2_zero; }
+void arb_world_set_gravity(arb_world* w, arb_vec2 g) {
+  if (w && !w->locked && arb_vec2_is_valid(g)) w->def.gravity = g;
+}
+
+// Transforms from the substep deltas, forces cleared, AABBs refreshed. A body whose tight
+// AABB left its fat AABB gets a new fat AABB and is queried for new pairs next step.
+static void arb__finalize(arb_world* w) {
+  int n = w->body_slots;
+  for (int i = 0; i < n; ++i) {
+    arb__body_sim* sim = &w->sims[i];
+    if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) continue;
+    arb__body* b = &w->bodies[i];
+    arb__body_state* st = &w->states[i];
+    b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
+    b->center = arb_add(b->center, st->dp);
+    b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
+    st->dp = arb_vec2_zero;
+    st->dq = arb_rot_identity;
+    b->force = arb_vec2_zero;
+    b->torque = 0.0f;
+    arb__body_refresh_proxy(w, i, false);
+  }
+}
+
+void arb_world_step(arb_world* w, float dt) {
+  if (!w || w->locked || !arb_is_valid_float(dt) || dt <= 0.0f) return;
+  w->locked = true;
+  arb__stack_prepare(w);
+  w->begin_count = 0;
+  w->end_count = 0;
+  arb__update_pairs(w);
+  arb__collide(w);
+  arb__solve(w, dt);
+  arb__finalize(w);
+  w->step_count += 1;
+  w->locked = false;
+}
+
+int arb_world_get_begin_touch_events(const arb_world* w, const arb_contact_event** out) {
+  if (!w || !out) return 0;
+  *out = w->begin_events;
+  return w->begin_count;
+}
+
+int arb_world_get_end_touch_events(const arb_world* w, const arb_contact_event** out) {
+  if (!w || !out) return 0;
+  *out = w->end_events;
+  return w->end_count;
+}

@@ -1,0 +1,254 @@
+// arbiter — internal world layout shared by world.c, body.c, contact.c, broad_phase.c,
+// contact_solver.c, hash.c and snapshot.c. Not a public header.
+//
+// DETERMINISM-CRITICAL: every array here is iterated in index order only; the order of
+// elements depends only on the order of API calls (creation, destruction) and on the
+// simulation, never on pointer values, hash-table layout or time.
+//
+// ---- The step pipeline (arb_world_step) -------------------------------------------------
+//
+//   1. arena reset     grow the per-step stack arena to the high-water mark of the last
+//                      step (the only allocation; none once the scene has warmed up).
+//   2. update pairs    broad_phase.c: every body whose fat AABB changed since the last
+//                      step (flag `moved`, set by creation, teleport or finalize) queries
+//                      the AABB trees; new pairs are sorted by (lower slot, higher slot) and
+//                      appended to the contact array in that order.
+//   3. collide         contact.c: for each contact in array order, destroy it when the fat
+//                      AABBs stopped overlapping, else recompute the manifold and carry the
+//                      impulses of matching feature ids (warm starting). Begin/end touch
+//                      events are recorded here.
+//   4. solve           contact_solver.c: prepare constraints from touching contacts, apply
+//                      the accumulated forces (once, dt*F/m), then `substeps` times:
+//                      integrate velocities (gravity, damping) -> warm start -> solve with
+//                      soft bias -> integrate positions -> relax (no bias); then restitution
+//                      and store impulses back into the contacts.
+//   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
+//                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`.
+//
+// Extension points (joints, springs, particles, vehicles, bullets):
+//   - A joint is another constraint kind solved inside the same substep loop: add a
+//     prepare_joints() beside prepare_contacts(), and call warm_start/solve/relax for joints
+//     before the contacts in contact_solver.c (joints first, contacts last: contacts are
+//     the hard limits). Joints use the same body state array (v, w, dp, dq) and softness.
+//   - Springs and vehicles are force generators: they run before step 4 and write into the
+//     body force/torque accumulators (or a dedicated pass right before the substep loop).
+//   - Verlet particles are a separate array stepped after finalize; they may read body
+//     transforms but must not write them.
+//   - Bullets (CCD): after finalize, sweep fast `bullet` bodies against static geometry
+//     (time of impact) and pull them back to the time of impact before the AABB update.
+//   Every new piece of state must be added to hash.c / snapshot.c (canonical writer and
+//   restore), or restore+step stops being bit-exact.
+#pragma once
+
+#include <string.h>
+
+#include "arbiter/world.h"
+
+// Margin added around a body's tight AABB for its broad-phase proxy: small enough that
+// few false pairs appear, large enough that resting bodies never touch the tree.
+#define ARB__AABB_MARGIN 0.1f
+// Rotation per substep is clamped to this (keeps the small-angle integrator sane).
+#define ARB__MAX_ROTATION (0.25f * ARB_PI)
+#define ARB__NULL (-1)
+// Hard limits that also bound what arb_world_restore accepts.
+#define ARB__MAX_BODIES (1 << 22)
+#define ARB__MAX_CONTACTS (1 << 24)
+#define ARB__MAX_SUBSTEPS 64
+
+// ---- memory -----------------------------------------------------------------------------
+
+void* arb__alloc(arb_world* w, size_t size);
+void arb__free(arb_world* w, void* ptr);
+/// Grow an array to new_cap elements (copying old_cap), freeing the old block.
+void* arb__grow(arb_world* w, void* old, int old_cap, int new_cap, size_t elem);
+
+// Per-step LIFO arena. Allocations beyond the arena's capacity fall back to the heap for
+// this step and raise the high-water mark; the next step starts with a larger arena.
+#define ARB__STACK_MAX_ENTRIES 32
+typedef struct arb__stack_entry {
+  void* ptr;
+  size_t size;
+  bool heap;
+} arb__stack_entry;
+
+typedef struct arb__stack {
+  uint8_t* data;
+  size_t capacity;
+  size_t top;
+  size_t high_water;
+  int count;
+  arb__stack_entry entries[ARB__STACK_MAX_ENTRIES];
+} arb__stack;
+
+void* arb__stack_alloc(arb_world* w, size_t size);
+void arb__stack_free(arb_world* w, void* ptr);
+
+// ---- bodies -----------------------------------------------------------------------------
+
+// Solver-hot per-body data, one entry per body slot (static bodies keep v = w = 0 and
+// are never written with anything but their own value since their inverse mass is 0).
+typedef struct arb__body_state {
+  arb_vec2 v;
+  float w;
+  uint32_t flags;  // unused, keeps the struct at 32 bytes
+  arb_vec2 dp;     // position change of the centre of mass during this step
+  arb_rot dq;      // rotation change during this step
+} arb__body_state;
+
+// Per-body constants the integrators read, compact for cache use.
+typedef struct arb__body_sim {
+  float inv_mass;
+  float inv_inertia;
+  float gravity_scale;
+  float linear_damping;
+  float angular_damping;
+  int32_t type;  // arb_body_type, or -1 for a free slot
+} arb__body_sim;
+
+typedef struct arb__body {
+  arb_shape_def shape;
+  arb_transform xf;       // body origin
+  arb_vec2 center;        // world centre of mass
+  arb_vec2 local_center;  // centre of mass in the body frame
+  arb_vec2 force;
+  float torque;
+  float mass, inertia;  // inertia about the centre of mass
+  arb_aabb fat_aabb;    // broad-phase proxy box (state: decides contact lifetime)
+  uint64_t user_data;
+  uint32_t generation;
+  int32_t next_free;     // free-list link when the slot is unused
+  int32_t proxy;         // tree node (not state: rebuilt on restore)
+  int32_t contact_head;  // first contact edge (contact*2+side), list order is not state
+  uint8_t in_use;
+  uint8_t fixed_rotation;
+  uint8_t bullet;
+  uint8_t moved;  // fat AABB changed since the last pair update (state)
+} arb__body;
+
+// ---- broad phase: dynamic AABB tree ----------------------------------------------------
+
+typedef struct arb__tree_node {
+  arb_aabb aabb;
+  int32_t parent;  // or next free
+  int32_t child1, child2;
+  int32_t height;  // leaf = 0, free = -1
+  int32_t body;    // leaf payload
+} arb__tree_node;
+
+typedef struct arb__tree {
+  arb__tree_node* nodes;
+  int32_t capacity;
+  int32_t count;
+  int32_t root;
+  int32_t free_list;
+} arb__tree;
+
+void arb__tree_init(arb__tree* t);
+void arb__tree_free(arb_world* w, arb__tree* t);
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body);
+void arb__tree_remove(arb__tree* t, int leaf);
+
+// ---- contacts ---------------------------------------------------------------------------
+
+#define ARB__CONTACT_TOUCHING 1u
+
+typedef struct arb__contact {
+  int32_t body_a, body_b;  // slots; A has the first shape of the collide function
+  int32_t prev[2], next[2];  // per-body edge lists (edge = contact*2 + side)
+  float friction, restitution;
+  uint32_t flags;
+  arb_manifold manifold;
+} arb__contact;
+
+// Open-addressing map from a body pair to a contact index. Lookup only: never iterated.
+typedef struct arb__pair_map {
+  uint64_t* keys;  // 0 = empty (pair keys are never 0: the higher slot is >= 1)
+  int32_t* values;
+  int32_t capacity;  // power of two
+  int32_t count;
+} arb__pair_map;
+
+static inline uint64_t arb__pair_key(int a, int b) {
+  uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+  return ((uint64_t)lo << 32) | hi;
+}
+
+int arb__map_find(const arb__pair_map* m, uint64_t key);
+int arb__map_insert(arb_world* w, arb__pair_map* m, uint64_t key, int value);
+void arb__map_set(arb__pair_map* m, uint64_t key, int value);
+void arb__map_remove(arb__pair_map* m, uint64_t key);
+void arb__map_free(arb_world* w, arb__pair_map* m);
+
+// ---- the world --------------------------------------------------------------------------
+
+struct arb_world {
+  arb_world_def def;
+  uint64_t step_count;
+  int64_t byte_count;
+
+  arb__body* bodies;
+  arb__body_state* states;
+  arb__body_sim* sims;
+  int32_t body_capacity;  // allocated
+  int32_t body_slots;     // slots ever used (high-water); slot order = iteration order
+  int32_t body_count;     // live
+  int32_t free_head;      // free slot list (LIFO, part of the state)
+
+  arb__contact* contacts;
+  int32_t contact_count, contact_capacity;
+  arb__pair_map pair_map;
+
+  arb__tree static_tree;   // static bodies
+  arb__tree dynamic_tree;  // dynamic and kinematic bodies
+
+  arb_contact_event* begin_events;
+  arb_contact_event* end_events;
+  int32_t begin_count, end_count, event_capacity_begin, event_capacity_end;
+
+  arb__stack stack;
+  bool locked;  // inside arb_world_step
+};
+
+// body.c
+int arb__body_shape_rank(arb_shape_type t);
+arb_aabb arb__body_compute_aabb(const arb__body* b);
+void arb__body_refresh_proxy(arb_world* w, int index, bool force);
+bool arb__body_should_collide(const arb__body* a, const arb__body* b);
+arb__body* arb__body_get(const arb_world* w, arb_body_id id);
+bool arb__validate_shape(const arb_shape_def* s, const char** why);
+
+// contact.c
+int arb__contact_create(arb_world* w, int a, int b);
+void arb__contact_destroy(arb_world* w, int index);
+void arb__contact_link(arb_world* w, int index);
+void arb__collide(arb_world* w);
+void arb__destroy_body_contacts(arb_world* w, int body);
+bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
+
+// broad_phase.c
+void arb__update_pairs(arb_world* w);
+void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
+
+// contact_solver.c
+void arb__solve(arb_world* w, float dt);
+
+// hash.c: canonical serialization shared by the hash and the snapshot.
+typedef struct arb__writer {
+  uint8_t* buf;  // NULL: only count (or hash when hashing)
+  size_t cap, len;
+  void* hash_state;  // XXH3 state when hashing
+  uint8_t chunk[256];
+  size_t chunk_len;
+  bool for_hash;  // omit what is not simulated (user data)
+} arb__writer;
+
+void arb__w_bytes(arb__writer* wr, const void* p, size_t n);
+void arb__w_u8(arb__writer* wr, uint8_t v);
+void arb__w_u16(arb__writer* wr, uint16_t v);
+void arb__w_u32(arb__writer* wr, uint32_t v);
+void arb__w_i32(arb__writer* wr, int32_t v);
+void arb__w_u64(arb__writer* wr, uint64_t v);
+void arb__w_f32(arb__writer* wr, float v);
+void arb__w_vec2(arb__writer* wr, arb_vec2 v);
+void arb__serialize_state(const arb_world* w, arb__writer* wr);
+uint64_t arb__hash_bytes(const void* p, size_t n);
