@@ -1,0 +1,280 @@
+// arbiter-view — live mode (see view_live.h).
+#include "view_live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct view_live {
+  view_live_config cfg;
+  char host[256];
+  char name[64];
+  arb_client* client;
+  // Connection story for the on-screen messages.
+  double state_since;      // when the current connect attempt started
+  double retry_at;         // > 0: reconnect ourselves at this time (after a reject/failure)
+  char problem[512];       // last thing that went wrong ("" = nothing)
+  uint32_t problem_rgb;
+  int attempts;
+  bool ever_connected;
+  arb_avatar_kind kind;    // our avatar's kind once we have seen it
+  // Grow-only buffers.
+  arb_client_entity_desc* descs;
+  int desc_cap;
+  arb_client_entity_state* states;
+  int state_cap;
+  double last_snapshot_seen;  // for the jitter estimate
+};
+
+static void start_connect(view_live* l, double now) {
+  l->attempts++;
+  l->state_since = now;
+  l->retry_at = 0.0;
+  int rc = arb_client_connect(l->client);
+  if (rc != 0 && rc != ARB_E_STATE) {
+    snprintf(l->problem, sizeof l->problem, "cannot connect to %s:%u: %s", l->host,
+             (unsigned)l->cfg.port, arb_strerror(rc));
+    l->problem_rgb = VIEW_RGB_ERROR;
+    l->retry_at = now + l->cfg.retry_delay;
+  }
+}
+
+int view_live_create(const view_live_config* cfg, view_live** out, char* err, size_t err_cap) {
+  *out = NULL;
+  view_live* l = calloc(1, sizeof *l);
+  if (!l) {
+    snprintf(err, err_cap, "out of memory");
+    return ARB_E_NOMEM;
+  }
+  l->cfg = *cfg;
+  snprintf(l->host, sizeof l->host, "%s", cfg->host ? cfg->host : "127.0.0.1");
+  snprintf(l->name, sizeof l->name, "%s", cfg->name ? cfg->name : "viewer");
+  l->cfg.host = l->host;
+  l->cfg.name = l->name;
+  if (l->cfg.retry_delay <= 0.0f) l->cfg.retry_delay = 2.0f;
+  l->kind = cfg->avatar;
+  arb_client_config cc = arb_client_default_config();
+  cc.host = l->host;
+  cc.port = cfg->port;
+  cc.name = l->name;
+  cc.avatar = cfg->avatar;
+  cc.auto_reconnect = true;
+  cc.connect_timeout = 3.0f;
+  int rc = arb_client_create(&cc, &l->client);
+  if (rc != 0) {
+    snprintf(err, err_cap, "client: %s", arb_strerror(rc));
+    free(l);
+    return rc;
+  }
+  *out = l;
+  return 0;
+}
+
+void view_live_destroy(view_live* l) {
+  if (!l) return;
+  if (l->client) {
+    arb_client_disconnect(l->client, "viewer closed");
+    arb_client_destroy(l->client);
+  }
+  free(l->descs);
+  free(l->states);
+  free(l);
+}
+
+bool view_live_connected(const view_live* l) {
+  return arb_client_get_state(l->client) == ARB_CLIENT_CONNECTED;
+}
+
+arb_avatar_kind view_live_avatar_kind(const view_live* l) { return l->kind; }
+
+void view_live_retry(view_live* l, double now) {
+  arb_client_state st = arb_client_get_state(l->client);
+  if (st == ARB_CLIENT_CONNECTED) return;
+  if (st != ARB_CLIENT_DISCONNECTED) arb_client_disconnect(l->client, "retry");
+  start_connect(l, now);
+}
+
+void view_live_update(view_live* l, double now, const arb_controls* controls) {
+  if (l->attempts == 0) start_connect(l, now);
+  if (l->retry_at > 0.0 && now >= l->retry_at) start_connect(l, now);
+  arb_client_update(l->client, now);
+  arb_client_event ev;
+  while (arb_client_poll_event(l->client, &ev) > 0) {
+    switch (ev.type) {
+      case ARB_CLIENT_EVENT_CONNECTED:
+        l->problem[0] = '\0';
+        l->ever_connected = true;
+        l->attempts = 1;
+        break;
+      case ARB_CLIENT_EVENT_REJECTED:
+        // The library never reconnects after a reject; we do, slowly, on a timer.
+        snprintf(l->problem, sizeof l->problem, "rejected by %s:%u: %s", l->host,
+                 (unsigned)l->cfg.port, ev.text[0] ? ev.text : "no reason given");
+        l->problem_rgb = VIEW_RGB_ERROR;
+        l->retry_at = now + 2.0 * l->cfg.retry_delay;
+        break;
+      case ARB_CLIENT_EVENT_DISCONNECTED:
+        snprintf(l->problem, sizeof l->problem, "disconnected: %s", ev.text[0] ? ev.text : "link lost");
+        l->problem_rgb = VIEW_RGB_WARN;
+        l->state_since = now;
+        break;
+      default: break;
+    }
+  }
+  arb_client_state st = arb_client_get_state(l->client);
+  // A connect that gave up (or a drop without auto-reconnect) leaves the client idle:
+  // schedule our own retry so the window keeps trying.
+  if (st == ARB_CLIENT_DISCONNECTED && l->retry_at <= 0.0) {
+    if (!l->problem[0]) {
+      snprintf(l->problem, sizeof l->problem, "no answer from %s:%u", l->host, (unsigned)l->cfg.port);
+      l->problem_rgb = VIEW_RGB_WARN;
+    }
+    l->retry_at = now + l->cfg.retry_delay;
+  }
+  if (st == ARB_CLIENT_CONNECTED && controls) arb_client_set_controls(l->client, controls);
+}
+
+static view_shape shape_from_client(const arb_client_shape* cs) {
+  view_shape s;
+  memset(&s, 0, sizeof s);
+  s.type = cs->type;
+  switch (cs->type) {
+    case ARB_SHAPE_CIRCLE:
+      s.circle.center = cs->center;
+      s.circle.radius = cs->radius;
+      break;
+    case ARB_SHAPE_POLYGON: {
+      int n = cs->count;
+      if (n < 3 || n > ARB_MAX_POLYGON_VERTICES) {
+        s.type = ARB_SHAPE_NONE;
+        break;
+      }
+      s.polygon.count = n;
+      for (int i = 0; i < n; i++) s.polygon.vertices[i] = cs->vertices[i];
+      break;
+    }
+    case ARB_SHAPE_SEGMENT:
+      s.segment.a = cs->vertices[0];
+      s.segment.b = cs->vertices[1];
+      break;
+    default: s.type = ARB_SHAPE_NONE; break;
+  }
+  return s;
+}
+
+static bool grow(void** p, int* cap, int need, size_t elem) {
+  if (need <= *cap) return true;
+  int c = *cap ? *cap : 256;
+  while (c < need) c *= 2;
+  void* np = realloc(*p, (size_t)c * elem);
+  if (!np) return false;
+  *p = np;
+  *cap = c;
+  return true;
+}
+
+void view_live_fill(view_live* l, double now, view_frame* f) {
+  view_frame_clear(f);
+  int ns = 0;
+  const arb_client_static_body* st = arb_client_get_static_geometry(l->client, &ns);
+  for (int i = 0; i < ns; i++) {
+    view_body* b = view_frame_add_body(f);
+    if (!b) break;
+    b->role = VIEW_ROLE_STATIC;
+    b->shape = shape_from_client(&st[i].shape);
+    b->xf.p = st[i].position;
+    b->xf.q = arb_rot_from_angle(st[i].angle);
+  }
+  int nd = arb_client_get_entities(l->client, NULL, 0);
+  if (nd > 0 && grow((void**)&l->descs, &l->desc_cap, nd, sizeof *l->descs))
+    nd = arb_client_get_entities(l->client, l->descs, nd);
+  else
+    nd = 0;
+  if (nd > l->desc_cap) nd = l->desc_cap;
+  int want = nd > 0 ? nd : 1;
+  int n = 0;
+  if (grow((void**)&l->states, &l->state_cap, want, sizeof *l->states)) {
+    n = arb_client_sample(l->client, now, l->states, l->state_cap);
+    if (n > l->state_cap) n = l->state_cap;
+  }
+  const arb_client_session* ses = arb_client_get_session(l->client);
+  uint32_t own = ses ? ses->client_id : 0;
+  uint32_t own_entity = ses ? ses->avatar_entity : 0;
+  // Both lists are in id order: merge.
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    const arb_client_entity_state* s = &l->states[i];
+    while (k < nd && l->descs[k].id < s->id) k++;
+    if (k >= nd || l->descs[k].id != s->id) continue;  // described later
+    const arb_client_entity_desc* d = &l->descs[k];
+    view_body* b = view_frame_add_body(f);
+    if (!b) break;
+    b->id = s->id;
+    b->shape = shape_from_client(&d->shape);
+    b->xf.p = s->position;
+    b->xf.q = s->rotation;
+    b->velocity = s->linear_velocity;
+    b->has_velocity = true;
+    if (d->body_type == ARB_BODY_STATIC)
+      b->role = VIEW_ROLE_STATIC;
+    else if (d->owner == 0)
+      b->role = VIEW_ROLE_WORLD;
+    else if ((own && d->owner == own) || (own_entity && s->id == own_entity))
+      b->role = VIEW_ROLE_OWN;
+    else
+      b->role = VIEW_ROLE_OTHER;
+    if (b->role == VIEW_ROLE_OWN) {
+      f->focus = s->position;
+      f->has_focus = true;
+    }
+  }
+  view_frame_compute_bounds(f);
+}
+
+void view_live_stats(view_live* l, view_stats* s) {
+  memset(s, 0, sizeof *s);
+  arb_client_stats cs;
+  arb_client_get_stats(l->client, &cs);
+  s->valid = true;
+  s->rtt_ms = cs.rtt * 1000.0f;
+  s->loss_pct = cs.packet_loss * 100.0f;
+  s->snapshots_per_s = cs.snapshots_per_second;
+  s->kbps_in = cs.bytes_in_per_second * 8.0f / 1000.0f;
+  s->kbps_out = cs.bytes_out_per_second * 8.0f / 1000.0f;
+  s->interp_delay_ms = cs.interp_delay * 1000.0f;
+  s->extrapolation_ms = cs.extrapolation_time * 1000.0f;
+  s->jitter_ms = cs.jitter * 1000.0f;
+  s->buffer_depth = cs.buffer_depth;
+  s->entity_count = cs.entity_count;
+  s->server_tick = arb_client_get_snapshot_tick(l->client);
+}
+
+void view_live_messages(view_live* l, double now, view_text_lines* status, view_text_lines* message) {
+  arb_client_state st = arb_client_get_state(l->client);
+  const arb_client_session* ses = arb_client_get_session(l->client);
+  if (st == ARB_CLIENT_CONNECTED && ses) {
+    view_lines_add(status, VIEW_RGB_OK, "live  %s:%u  scene '%s'", l->host, (unsigned)l->cfg.port,
+                   ses->scene_name);
+    view_lines_add(status, VIEW_RGB_TEXT_DIM, "client %u  tick %llu  F1 help", ses->client_id,
+                   (unsigned long long)arb_client_get_snapshot_tick(l->client));
+    return;
+  }
+  view_lines_add(status, VIEW_RGB_WARN, "live  %s:%u  not connected", l->host, (unsigned)l->cfg.port);
+  if (l->problem[0]) view_lines_add(message, l->problem_rgb, "%s", l->problem);
+  switch (st) {
+    case ARB_CLIENT_CONNECTING:
+      view_lines_add(message, VIEW_RGB_TEXT, "connecting to %s:%u ... %.0f s (attempt %d)", l->host,
+                     (unsigned)l->cfg.port, now - l->state_since, l->attempts);
+      if (now - l->state_since > 2.0)
+        view_lines_add(message, VIEW_RGB_TEXT_DIM, "is arbiter-server running on that port?");
+      break;
+    case ARB_CLIENT_RECONNECT_WAIT:
+      view_lines_add(message, VIEW_RGB_TEXT, "connection lost - reconnecting shortly");
+      break;
+    default:
+      if (l->retry_at > now)
+        view_lines_add(message, VIEW_RGB_TEXT, "retrying in %.0f s", l->retry_at - now + 0.5);
+      break;
+  }
+  view_lines_add(message, VIEW_RGB_TEXT_DIM, "R retry now   Esc quit");
+}

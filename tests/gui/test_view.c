@@ -1,0 +1,370 @@
+// gui test: arbiter-view screenshots, live and replay.
+//
+// One server (recording) + 3 bots + the viewer in screenshot mode (two frames 1 s apart)
+// on an ephemeral 127.0.0.1 port; then the recording is stopped and replayed by the
+// viewer, again two frames 1 s apart. Each PNG is decoded here (an independent reader,
+// zlib inflate + all five PNG filters) and must have the requested size, contain the own
+// avatar, other avatars, world bodies and static geometry in their exact palette colours,
+// and differ from the frame taken 1 s later.
+//
+// argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "view_palette.h"
+
+extern char** environ;
+
+#define SHOT_W 640
+#define SHOT_H 400
+
+static const char* g_bin;
+static char g_work[512];
+
+// ---- processes --------------------------------------------------------------------------
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static pid_t spawn(const char* log_name, char* const argv[]) {
+  char log[700];
+  snprintf(log, sizeof log, "%s/%s", g_work, log_name);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    fprintf(stderr, "cannot start %s: %s\n", argv[0], strerror(rc));
+    return -1;
+  }
+  return pid;
+}
+
+// Wait up to timeout_ms; returns the exit status (0..255), 128+signal, or -1 on timeout.
+static int wait_for(pid_t pid, int timeout_ms) {
+  for (int t = 0; t <= timeout_ms; t += 20) {
+    int st = 0;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    sleep_ms(20);
+  }
+  return -1;
+}
+
+static void stop(pid_t pid) {
+  if (pid <= 0) return;
+  kill(pid, SIGTERM);
+  if (wait_for(pid, 3000) < 0) {
+    kill(pid, SIGKILL);
+    wait_for(pid, 2000);
+  }
+}
+
+static void show_log(const char* name) {
+  char path[700], line[512];
+  snprintf(path, sizeof path, "%s/%s", g_work, name);
+  FILE* f = fopen(path, "r");
+  if (!f) return;
+  fprintf(stderr, "---- %s ----\n", name);
+  int n = 0;
+  while (fgets(line, sizeof line, f) && n++ < 60) fputs(line, stderr);
+  fclose(f);
+}
+
+static bool log_contains(const char* name, const char* needle) {
+  char path[700], line[1024];
+  snprintf(path, sizeof path, "%s/%s", g_work, name);
+  FILE* f = fopen(path, "r");
+  if (!f) return false;
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+  fclose(f);
+  return found;
+}
+
+// A free UDP port on 127.0.0.1 (released just before the server binds it).
+static int free_udp_port(void) {
+  int s = socket(AF_INET, SOCK_DGRAM, 0);
+  assert_true(s >= 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(bind(s, (struct sockaddr*)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+// ---- PNG reading --------------------------------------------------------------------------
+
+typedef struct image {
+  int w, h;
+  uint8_t* rgb;  // w*h*3
+} image;
+
+static uint32_t be32(const uint8_t* p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int paeth(int a, int b, int c) {
+  int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+  return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+}
+
+// Reads 8-bit RGB or RGBA, non-interlaced PNGs. Returns 0 or -1 with a message.
+static int png_read(const char* path, image* out) {
+  memset(out, 0, sizeof *out);
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: missing\n", path);
+    return -1;
+  }
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t* data = malloc((size_t)size);
+  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    free(data);
+    return -1;
+  }
+  fclose(f);
+  static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (size < 8 || memcmp(data, sig, 8) != 0) {
+    fprintf(stderr, "%s: not a PNG\n", path);
+    free(data);
+    return -1;
+  }
+  size_t pos = 8, zlen = 0;
+  uint8_t* z = malloc((size_t)size);
+  int w = 0, h = 0, ctype = -1, depth = 0, interlace = 0;
+  bool end = false;
+  while (pos + 12 <= (size_t)size && !end) {
+    uint32_t len = be32(data + pos);
+    const uint8_t* type = data + pos + 4;
+    const uint8_t* body = data + pos + 8;
+    if (pos + 12 + len > (size_t)size) break;
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), type, 4 + len);
+    if (crc != be32(body + len)) {
+      fprintf(stderr, "%s: bad CRC in chunk %.4s\n", path, (const char*)type);
+      free(data);
+      free(z);
+      return -1;
+    }
+    if (!memcmp(type, "IHDR", 4) && len == 13) {
+      w = (int)be32(body);
+      h = (int)be32(body + 4);
+      depth = body[8];
+      ctype = body[9];
+      interlace = body[12];
+    } else if (!memcmp(type, "IDAT", 4)) {
+      memcpy(z + zlen, body, len);
+      zlen += len;
+    } else if (!memcmp(type, "IEND", 4)) {
+      end = true;
+    }
+    pos += 12 + len;
+  }
+  free(data);
+  int bpp = ctype == 2 ? 3 : (ctype == 6 ? 4 : 0);
+  if (!end || w <= 0 || h <= 0 || depth != 8 || bpp == 0 || interlace != 0) {
+    fprintf(stderr, "%s: unsupported or incomplete PNG (%dx%d depth %d type %d)\n", path, w, h, depth, ctype);
+    free(z);
+    return -1;
+  }
+  size_t stride = (size_t)w * (size_t)bpp;
+  uLongf raw_len = (uLongf)((stride + 1) * (size_t)h);
+  uint8_t* raw = malloc(raw_len);
+  int zr = uncompress(raw, &raw_len, z, (uLong)zlen);
+  free(z);
+  if (zr != Z_OK || raw_len != (stride + 1) * (size_t)h) {
+    fprintf(stderr, "%s: inflate failed (%d)\n", path, zr);
+    free(raw);
+    return -1;
+  }
+  uint8_t* px = calloc(stride * (size_t)h, 1);
+  for (int y = 0; y < h; y++) {
+    int filter = raw[(size_t)y * (stride + 1)];
+    const uint8_t* in = raw + (size_t)y * (stride + 1) + 1;
+    uint8_t* row = px + (size_t)y * stride;
+    const uint8_t* up = y ? row - stride : NULL;
+    for (size_t x = 0; x < stride; x++) {
+      int a = x >= (size_t)bpp ? row[x - (size_t)bpp] : 0;
+      int b = up ? up[x] : 0;
+      int c = (up && x >= (size_t)bpp) ? up[x - (size_t)bpp] : 0;
+      int pred = 0;
+      switch (filter) {
+        case 0: pred = 0; break;
+        case 1: pred = a; break;
+        case 2: pred = b; break;
+        case 3: pred = (a + b) / 2; break;
+        case 4: pred = paeth(a, b, c); break;
+        default:
+          fprintf(stderr, "%s: bad filter %d on row %d\n", path, filter, y);
+          free(raw);
+          free(px);
+          return -1;
+      }
+      row[x] = (uint8_t)(in[x] + pred);
+    }
+  }
+  free(raw);
+  out->w = w;
+  out->h = h;
+  out->rgb = malloc((size_t)w * (size_t)h * 3);
+  for (size_t i = 0; i < (size_t)w * (size_t)h; i++) memcpy(out->rgb + 3 * i, px + (size_t)bpp * i, 3);
+  free(px);
+  return 0;
+}
+
+static int count_rgb(const image* im, uint32_t rgb) {
+  int n = 0;
+  for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
+    const uint8_t* p = im->rgb + 3 * i;
+    if (p[0] == VIEW_R(rgb) && p[1] == VIEW_G(rgb) && p[2] == VIEW_B(rgb)) n++;
+  }
+  return n;
+}
+
+static int count_diff(const image* a, const image* b) {
+  int n = 0;
+  for (size_t i = 0; i < (size_t)a->w * (size_t)a->h; i++)
+    if (memcmp(a->rgb + 3 * i, b->rgb + 3 * i, 3) != 0) n++;
+  return n;
+}
+
+// Both frames: right size, the expected colours, and different from each other.
+static void check_pair(const char* first, const char* second, int min_other) {
+  char p1[700], p2[700];
+  snprintf(p1, sizeof p1, "%s/%s", g_work, first);
+  snprintf(p2, sizeof p2, "%s/%s", g_work, second);
+  image a, b;
+  assert_int_equal(png_read(p1, &a), 0);
+  assert_int_equal(png_read(p2, &b), 0);
+  assert_int_equal(a.w, SHOT_W);
+  assert_int_equal(a.h, SHOT_H);
+  assert_int_equal(b.w, SHOT_W);
+  assert_int_equal(b.h, SHOT_H);
+  const image* ims[2] = {&a, &b};
+  for (int i = 0; i < 2; i++) {
+    int own = count_rgb(ims[i], VIEW_RGB_OWN), other = count_rgb(ims[i], VIEW_RGB_OTHER);
+    int world = count_rgb(ims[i], VIEW_RGB_WORLD), stat = count_rgb(ims[i], VIEW_RGB_STATIC);
+    int bg = count_rgb(ims[i], VIEW_RGB_BACKGROUND);
+    fprintf(stderr, "%s: own %d, other %d, world %d, static %d, background %d pixels\n",
+            i ? second : first, own, other, world, stat, bg);
+    assert_true(own >= 8);
+    assert_true(other >= min_other);
+    assert_true(world >= 50);
+    assert_true(stat >= 50);
+    assert_true(bg >= SHOT_W * SHOT_H / 10);
+  }
+  int diff = count_diff(&a, &b);
+  fprintf(stderr, "%s vs %s: %d pixels differ\n", first, second, diff);
+  assert_true(diff >= 50);
+  free(a.rgb);
+  free(b.rgb);
+}
+
+// ---- the test -------------------------------------------------------------------------
+
+static void test_view_live_and_replay_screenshots(void** state) {
+  (void)state;
+  char server[600], bot[600], view[600], port[16], rec[700];
+  snprintf(server, sizeof server, "%s/arbiter-server", g_bin);
+  snprintf(bot, sizeof bot, "%s/arbiter-bot", g_bin);
+  snprintf(view, sizeof view, "%s/arbiter-view", g_bin);
+  snprintf(port, sizeof port, "%d", free_udp_port());
+  snprintf(rec, sizeof rec, "%s/session.arbrec", g_work);
+  char shot[4][700];
+  const char* names[4] = {"live-1.png", "live-2.png", "replay-1.png", "replay-2.png"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(shot[i], sizeof shot[i], "%s/%s", g_work, names[i]);
+    unlink(shot[i]);
+  }
+  setenv("SDL_VIDEODRIVER", "dummy", 1);
+
+  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", "0",
+                     "--record", rec, NULL};
+  pid_t sv = spawn("server.log", sv_argv);
+  assert_true(sv > 0);
+  sleep_ms(300);
+  char* bot_argv[] = {bot, "--host", "127.0.0.1", "--port", port, "--clients", "3",
+                      "--duration", "12", "--behaviour", "random", "--seed", "7", NULL};
+  pid_t bots = spawn("bots.log", bot_argv);
+  char* view_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400",
+                       "--fps", "30", "--screenshot", shot[0], "--after", "3",
+                       "--screenshot", shot[1], "--after", "4", NULL};
+  pid_t vw = spawn("view-live.log", view_argv);
+  int vrc = wait_for(vw, 15000);
+  if (vrc != 0) {
+    if (vrc < 0) stop(vw);
+    show_log("view-live.log");
+    show_log("server.log");
+    show_log("bots.log");
+  }
+  // Let the bots play on a little so the recording has movement after the joins.
+  sleep_ms(500);
+  stop(bots);
+  stop(sv);
+  assert_int_equal(vrc, 0);
+  check_pair(names[0], names[1], 8);
+
+  // Replay: from 1 s into the recording (bots joined by then), frames at +1 s and +2 s.
+  char* rv_argv[] = {view, "--replay", rec, "--seek", "60", "--size", "640x400", "--fps", "30",
+                     "--screenshot", shot[2], "--after", "1", "--screenshot", shot[3], "--after",
+                     "2", NULL};
+  pid_t rv = spawn("view-replay.log", rv_argv);
+  assert_true(rv > 0);
+  vrc = wait_for(rv, 15000);
+  if (vrc < 0) stop(rv);
+  if (vrc != 0) show_log("view-replay.log");
+  assert_int_equal(vrc, 0);
+  // The re-simulation must agree with the server's recorded hashes.
+  if (!log_contains("view-replay.log", "0 mismatches")) show_log("view-replay.log");
+  assert_true(log_contains("view-replay.log", "0 mismatches"));
+  // A replay has no "own" player: the followed avatar (lowest client id) is drawn in the
+  // own colour, the others in the other colour.
+  check_pair(names[2], names[3], 8);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: test_view BIN_DIR WORK_DIR\n");
+    return 2;
+  }
+  g_bin = argv[1];
+  snprintf(g_work, sizeof g_work, "%s", argv[2]);
+  mkdir(g_work, 0755);
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_view_live_and_replay_screenshots),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

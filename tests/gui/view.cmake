@@ -1,0 +1,29 @@
+# gui tests: arbiter-view screenshots (live: server + 3 bots + viewer; replay of the
+# recording). Needs SDL2 (libsdl2-dev) and the server and bot programs; without them the
+# test is registered anyway and reports SKIPPED with the reason (ctest SKIP_RETURN_CODE).
+set(_view_skip "")
+if(NOT TARGET arb::sdl2)
+  set(_view_skip "SDL2 (Debian libsdl2-dev) is not installed, so arbiter-view is not built")
+elseif(NOT TARGET arbiter-view)
+  set(_view_skip "arbiter-view is not built (zlib or a library it needs is missing)")
+elseif(NOT TARGET arbiter-server OR NOT TARGET arbiter-bot)
+  set(_view_skip "arbiter-server or arbiter-bot is not built")
+endif()
+find_package(ZLIB QUIET)
+
+if(_view_skip STREQUAL "" AND ZLIB_FOUND)
+  arb_add_test(test_view
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view.c
+    LIBS ZLIB::ZLIB
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/view
+    LABELS gui SERIAL TIMEOUT 60
+    ARGS $<TARGET_FILE_DIR:arbiter-view> ${CMAKE_CURRENT_BINARY_DIR}/test_view.d)
+  # The programs must be built before the test runs them.
+  add_dependencies(test_view arbiter-view arbiter-server arbiter-bot)
+else()
+  if(_view_skip STREQUAL "")
+    set(_view_skip "zlib (zlib1g-dev) is not installed")
+  endif()
+  add_test(NAME test_view COMMAND sh -c "echo 'SKIPPED: test_view: ${_view_skip}'; exit 77")
+  set_tests_properties(test_view PROPERTIES LABELS gui SKIP_RETURN_CODE 77)
+endif()
