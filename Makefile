@@ -4,14 +4,14 @@
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
 #   make build       release build only          make bench   run the benchmarks
 #   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
-#   make clean
+#   make clean       make test-docker   build docker/Dockerfile with podman, run the image (root)
 # Extra arguments for the server: make run ARGS="--port 7000"
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 BIN := build/release/bin
 
-.PHONY: all deps build run test test-release test-asan test-debug test-fuzz fuzz-long bench clean help
+.PHONY: all deps build run test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
 
 all: build
 
@@ -67,3 +67,7 @@ bench: build
 
 clean:
 	rm -rf build
+
+# The container image, built and run without a Docker engine (scripts/test-docker.sh).
+test-docker:
+	scripts/test-docker.sh

@@ -156,7 +156,13 @@ echo "image $IMAGE: $((size / 1000000)) MB ($size bytes)"
 # --- 3. the image as built --------------------------------------------------------------
 step "image config, contents and compose lint"
 podman image inspect "$IMAGE" >"$tmp/inspect.json"
-cfgval() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))[0]["Config"]; v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$tmp/inspect.json" "$1"; }
+# cfgval EXPR: a Python expression over c (the image's Config) and h (its Healthcheck,
+# which podman keeps beside Config).
+cfgval() {
+  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; c=d["Config"]
+h=c.get("Healthcheck") or d.get("Healthcheck") or {}
+v=eval(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$tmp/inspect.json" "$1"
+}
 user=$(cfgval 'c.get("User","")')
 uid=${user%%:*}
 gid=${user#*:}; [ "$gid" = "$user" ] && gid=$uid
@@ -164,7 +170,7 @@ check "image USER is a numeric non-root uid ($user)" test -n "$uid" -a "$uid" !=
 check "ENTRYPOINT is [\"arbiter-server\"]" test "$(cfgval 'c.get("Entrypoint")')" = '["arbiter-server"]'
 check "EXPOSE 7777/udp and 8080/tcp" test "$(cfgval 'sorted((c.get("ExposedPorts") or {}).keys())')" = '["7777/udp", "8080/tcp"]'
 check "VOLUME /var/lib/arbiter/recordings" test "$(cfgval 'sorted((c.get("Volumes") or {}).keys())')" = '["/var/lib/arbiter/recordings"]'
-healthcheck=$(cfgval '(c.get("Healthcheck") or {}).get("Test") or []')
+healthcheck=$(cfgval 'h.get("Test") or []')
 check "HEALTHCHECK is set ($healthcheck)" test "$healthcheck" != '[]'
 check "STOPSIGNAL SIGTERM" test "$(cfgval 'c.get("StopSignal","")')" = SIGTERM
 mapfile -t image_env < <(cfgval '"\n".join(c.get("Env") or [])')
@@ -172,7 +178,7 @@ printf '%s\n' "${image_env[@]}" | grep -q '^PATH=' || image_env+=("PATH=/usr/loc
 image_env+=("HOSTNAME=arbiter-test" "HOME=/var/lib/arbiter")
 check "ENV has ARBITER_* configuration" grep -q '^ARBITER_' <(printf '%s\n' "${image_env[@]}")
 workdir=$(cfgval 'c.get("WorkingDir") or "/"')
-hc_cmd=$(cfgval '" ".join((c.get("Healthcheck") or {}).get("Test", [])[1:])')
+hc_cmd=$(cfgval '" ".join(h.get("Test", [])[1:])')
 
 ctr=$(podman create --no-healthcheck "$IMAGE")
 root=$(podman mount "$ctr")
