@@ -1,6 +1,7 @@
 # The front door. `make run` and `make test` work from a fresh clone on Debian:
 # both install missing packages first (scripts/install-deps.sh).
 #   make run         build (release) and start arbiter-server on the built-in scene
+#   make demo        server + 4 bots + arbiter-view; closing the window stops them all
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
 #   make build       release build only          make bench   run the benchmarks
 #   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
@@ -11,7 +12,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 BIN := build/release/bin
 
-.PHONY: all deps build run test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
+.PHONY: all deps build run demo test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
 
 all: build
 
@@ -31,6 +32,10 @@ run: build
 	else \
 	  exec $(BIN)/arbiter-sim --ticks 600 --every 60 $(ARGS); \
 	fi
+
+# Server on the default scene, 4 bots and the viewer (scripts/demo.sh); ARGS go to the viewer.
+demo: build
+	@scripts/demo.sh $(ARGS)
 
 test: deps test-release test-asan test-debug test-fuzz
 
