@@ -205,6 +205,9 @@ arb_distance_output arb_shape_distance(const arb_shape_proxy* a, arb_transform x
     v->wb = bl[v->ib];
     v->w = arb_sub(v->wb, v->wa);
     ++iter;
+    // No real progress towards the origin: converged within float precision.
+    float pp = arb_dot(p, p);
+    if (pp - arb_dot(v->w, p) <= 1.0e-6f * pp) break;
     // No new vertex: converged (the main exit; also stops cycling on rounding noise).
     bool duplicate = false;
     for (int i = 0; i < save_count; ++i) {
