@@ -4,3 +4,17 @@ arb_add_test(test_scene SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_scene.c
 target_compile_definitions(test_scene PRIVATE
   ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes"
   ARB_DEFAULT_SCENE_FILE="${PROJECT_SOURCE_DIR}/shared/scene/default_scene.json")
+arb_add_test(test_game SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_game.c
+             LIBS arbiter_scene LABELS unit determinism TIMEOUT 60)
+target_compile_definitions(test_game PRIVATE ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes")
+# arbiter-sim: golden final hashes of tests/scenes/*.json, exit status 2 on bad input.
+if(TARGET arbiter-sim)
+  add_test(NAME test_scene_sim_golden
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/../scenes/check_sim.sh golden
+                   $<TARGET_FILE:arbiter-sim> ${CMAKE_CURRENT_LIST_DIR}/../scenes)
+  add_test(NAME test_scene_sim_bad
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/../scenes/check_sim.sh bad
+                   $<TARGET_FILE:arbiter-sim> ${CMAKE_CURRENT_LIST_DIR}/../scenes)
+  set_tests_properties(test_scene_sim_golden PROPERTIES LABELS "unit;determinism" TIMEOUT 60)
+  set_tests_properties(test_scene_sim_bad PROPERTIES LABELS "unit" TIMEOUT 60)
+endif()
