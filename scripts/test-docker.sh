@@ -195,6 +195,8 @@ echo "programs: $(echo $programs)"
 for p in arbiter-server arbiter-bot arbiter-replay; do
   check "$p is in the image" test -x "$root/usr/local/bin/$p"
 done
+scene=$(printf '%s\n' "${image_env[@]}" | sed -n 's/^ARBITER_SCENE=//p')
+check "the default scene ARBITER_SCENE=${scene:-unset} is in the image" test -n "$scene" -a -f "$root$scene"
 missing_libs=""
 : >"$tmp/libs"
 for p in $programs; do
@@ -363,6 +365,10 @@ else
 fi
 check "the recordings verify with the image's own arbiter-replay (arbiter-verify-recordings)" \
   in_container - "$vol" arbiter-verify-recordings /var/lib/arbiter/recordings
+# Everything the session wrote went to the volume: the container layer is unchanged, so
+# `docker run --read-only` works.
+changes=$(podman diff "$ctr" 2>/dev/null | grep -v -E '^[ACD] /(proc|dev|sys)(/|$)' || true)
+check "the server wrote nothing outside the volume (read-only root works)${changes:+: $(echo $changes)}" test -z "$changes"
 
 step "summary"
 echo "image $IMAGE: $((size / 1000000)) MB; total time $((SECONDS - t0)) s"
