@@ -127,6 +127,9 @@ typedef struct arb_replay_reader {
   uint64_t tick_count;        ///< valid tick records read so far
   uint64_t record_count;      ///< valid records read so far, header included
   arb_proto_error error;      ///< why it stopped, when not CLEAN
+  bool saw_end;               ///< internal: the end record was read
+  bool tick_known;            ///< internal: game_tick is set
+  uint64_t game_tick;         ///< internal: tick of the game state at `offset`
 } arb_replay_reader;
 
 /// Check the magic and the header record. The buffer must outlive the reader. Returns

@@ -1,0 +1,484 @@
+// Message codec: every message is one msgpack array [type, field, ...] (PROTOCOL.md,
+// "Messages"). Encoders check the struct, then pack with msgpack-c into the caller's
+// buffer; decoders read with the bounded reader in mp_read.c and check every field.
+//
+//   hello    [1, version, name:str, token:bin, avatar_kind]
+//   welcome  [2, client_id, entity_id, tick_rate, snapshot_rate, server_tick,
+//             scene_name:str, scene_hash, [[x, y, angle, shape], ...]]
+//   reject   [3, reason, server_version, text:str]
+//   input    [4, packet_seq, ack_tick, [[seq, mx, my, aim, buttons, steer, thr, brk], ...]]
+//   snapshot [5, ...]                     (codec_snapshot.c)
+//   event    [6, kind, tick, client_id, entity_id, code, text:str]
+//   ping     [7, ping_id, client_time_us]
+//   pong     [8, ping_id, client_time_us, server_tick, server_time_us]
+//   shape    [1, cx, cy, r] | [2, x0, y0, ... x(n-1), y(n-1)] | [3, ax, ay, bx, by]
+#include <math.h>
+#include <string.h>
+
+#include <arbiter/collision.h>
+#include <arbiter/world.h>
+
+#include "codec.h"
+
+// ---- shared pieces -----------------------------------------------------------------------
+
+static bool coord_ok(float v) { return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD; }
+
+int arb__check_shape(const arb_proto_shape* s) {
+  int need;
+  switch (s->kind) {
+    case ARB_SHAPE_CIRCLE:
+      if (s->count != 1) return ARB_E_INVAL;
+      if (!isfinite(s->radius)) return ARB_E_NONFINITE;
+      if (!(s->radius > 0.0f) || s->radius > ARB_PROTO_MAX_COORD) return ARB_E_RANGE;
+      need = 1;
+      break;
+    case ARB_SHAPE_POLYGON:
+      if (s->count < 3 || s->count > ARB_MAX_POLYGON_VERTICES) return ARB_E_INVAL;
+      need = s->count;
+      break;
+    case ARB_SHAPE_SEGMENT:
+      if (s->count != 2) return ARB_E_INVAL;
+      need = 2;
+      break;
+    default:
+      return ARB_E_INVAL;
+  }
+  for (int i = 0; i < need; i++) {
+    if (!isfinite(s->points[i].x) || !isfinite(s->points[i].y)) return ARB_E_NONFINITE;
+    if (!coord_ok(s->points[i].x) || !coord_ok(s->points[i].y)) return ARB_E_RANGE;
+  }
+  return 0;
+}
+
+int arb__check_desc(const arb_proto_entity_desc* d) {
+  if (d->body_type >= ARB_BODY_TYPE_COUNT || d->avatar_kind >= ARB_AVATAR_KIND_COUNT) return ARB_E_RANGE;
+  return arb__check_shape(&d->shape);
+}
+
+int arb__check_controls(const arb_proto_controls_q* c) {
+  if (c->move_x < -127 || c->move_y < -127 || c->steer < -127) return ARB_E_RANGE;
+  return 0;
+}
+
+void arb__pack_shape(msgpack_packer* pk, const arb_proto_shape* s) {
+  int n = s->kind == ARB_SHAPE_CIRCLE ? 1 : s->count;
+  msgpack_pack_array(pk, (size_t)(1 + 2 * n + (s->kind == ARB_SHAPE_CIRCLE ? 1 : 0)));
+  msgpack_pack_uint8(pk, s->kind);
+  for (int i = 0; i < n; i++) {
+    msgpack_pack_float(pk, s->points[i].x);
+    msgpack_pack_float(pk, s->points[i].y);
+  }
+  if (s->kind == ARB_SHAPE_CIRCLE) msgpack_pack_float(pk, s->radius);
+}
+
+static const char* const point_field[2][ARB_MAX_POLYGON_VERTICES] = {
+    {"shape.x0", "shape.x1", "shape.x2", "shape.x3", "shape.x4", "shape.x5", "shape.x6", "shape.x7"},
+    {"shape.y0", "shape.y1", "shape.y2", "shape.y3", "shape.y4", "shape.y5", "shape.y6", "shape.y7"}};
+
+int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
+  memset(s, 0, sizeof *s);
+  size_t at = d->pos;
+  uint32_t n;
+  ARB__TRY(arb__dec_array(d, "shape", 1, 1 + 2 * ARB_MAX_POLYGON_VERTICES, &n));
+  uint32_t kind;
+  ARB__TRY(arb__dec_u32(d, "shape.kind", ARB_SHAPE_CIRCLE, ARB_SHAPE_SEGMENT, &kind));
+  uint32_t want_min, want_max;
+  switch (kind) {
+    case ARB_SHAPE_CIRCLE: want_min = want_max = 4; break;
+    case ARB_SHAPE_SEGMENT: want_min = want_max = 5; break;
+    default: want_min = 7; want_max = 1 + 2 * ARB_MAX_POLYGON_VERTICES; break;
+  }
+  if (n < want_min || n > want_max || (n - 1) % 2 != (kind == ARB_SHAPE_CIRCLE ? 1u : 0u)) {
+    d->pos = at;
+    return arb__dec_fail(d, ARB_E_CORRUPT, "shape", "%s shape with %u elements, expected %s",
+                         kind == ARB_SHAPE_CIRCLE ? "circle" : kind == ARB_SHAPE_SEGMENT ? "segment" : "polygon", n,
+                         kind == ARB_SHAPE_CIRCLE ? "4" : kind == ARB_SHAPE_SEGMENT ? "5" : "7, 9, ... 17");
+  }
+  s->kind = (uint8_t)kind;
+  int points = kind == ARB_SHAPE_CIRCLE ? 1 : (int)(n - 1) / 2;
+  s->count = (uint8_t)points;
+  for (int i = 0; i < points; i++) {
+    ARB__TRY(arb__dec_float(d, point_field[0][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].x));
+    ARB__TRY(arb__dec_float(d, point_field[1][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].y));
+  }
+  if (kind == ARB_SHAPE_CIRCLE) {
+    size_t rat = d->pos;
+    ARB__TRY(arb__dec_float(d, "shape.radius", 0.0, ARB_PROTO_MAX_COORD, &s->radius));
+    if (!(s->radius > 0.0f)) {
+      d->pos = rat;
+      return arb__dec_fail(d, ARB_E_RANGE, "shape.radius", "must be > 0");
+    }
+  }
+  return 0;
+}
+
+void arb__pack_controls(msgpack_packer* pk, const arb_proto_controls_q* c) {
+  msgpack_pack_int8(pk, c->move_x);
+  msgpack_pack_int8(pk, c->move_y);
+  msgpack_pack_uint16(pk, c->aim);
+  msgpack_pack_uint16(pk, c->buttons);
+  msgpack_pack_int8(pk, c->steer);
+  msgpack_pack_uint8(pk, c->throttle);
+  msgpack_pack_uint8(pk, c->brake);
+}
+
+int arb__unpack_controls(arb__dec* d, arb_proto_controls_q* c) {
+  int64_t v;
+  uint32_t u;
+  ARB__TRY(arb__dec_int(d, "move_x", -127, 127, &v));
+  c->move_x = (int8_t)v;
+  ARB__TRY(arb__dec_int(d, "move_y", -127, 127, &v));
+  c->move_y = (int8_t)v;
+  ARB__TRY(arb__dec_u32(d, "aim", 0, 65535, &u));
+  c->aim = (uint16_t)u;
+  ARB__TRY(arb__dec_u32(d, "buttons", 0, ARB_PROTO_MAX_BUTTONS, &u));
+  c->buttons = (uint16_t)u;
+  ARB__TRY(arb__dec_int(d, "steer", -127, 127, &v));
+  c->steer = (int8_t)v;
+  ARB__TRY(arb__dec_u32(d, "throttle", 0, 255, &u));
+  c->throttle = (uint8_t)u;
+  ARB__TRY(arb__dec_u32(d, "brake", 0, 255, &u));
+  c->brake = (uint8_t)u;
+  return 0;
+}
+
+int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_t max_len) {
+  if (d->len > max_len)
+    return arb__dec_fail(d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %zu allowed", d->len, max_len);
+  uint32_t n;
+  ARB__TRY(arb__dec_array(d, "message", 1, 255, &n));
+  uint32_t t;
+  size_t at = d->pos;
+  ARB__TRY(arb__dec_u32(d, "type", 0, 255, &t));
+  if (t != (uint32_t)type) {
+    d->pos = at;
+    return arb__dec_fail(d, ARB_E_CORRUPT, "type", "message type %u (%s), expected %d (%s)", t, arb_proto_msg_name((int)t),
+                         (int)type, arb_proto_msg_name(type));
+  }
+  if (n != fields) {
+    d->pos = 0;
+    return arb__dec_fail(d, ARB_E_CORRUPT, NULL, "array of %u elements, expected %u", n, fields);
+  }
+  return 0;
+}
+
+int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, NULL, "message");
+  uint32_t n, t;
+  ARB__TRY(arb__dec_array(&d, "message", 1, 255, &n));
+  ARB__TRY(arb__dec_u32(&d, "type", 1, ARB_PROTO_MSG_TYPE_COUNT - 1, &t));
+  if (type) *type = (arb_proto_msg_type)t;
+  return 0;
+}
+
+// ---- hello -------------------------------------------------------------------------------
+
+int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
+  if (!m) return ARB_E_INVAL;
+  size_t nl = arb__strnlen(m->name, sizeof m->name);
+  if (nl == 0 || nl > ARB_PROTO_MAX_NAME || !arb__utf8_valid((const uint8_t*)m->name, nl, true)) return ARB_E_INVAL;
+  if (m->token_len > ARB_PROTO_MAX_TOKEN || m->avatar_kind >= ARB_AVATAR_KIND_COUNT) return ARB_E_RANGE;
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 5);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_HELLO);
+  msgpack_pack_uint32(&pk, m->version);
+  msgpack_pack_str_with_body(&pk, m->name, nl);
+  msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
+  msgpack_pack_uint8(&pk, m->avatar_kind);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "hello");
+  if (len > ARB_PROTO_MAX_PAYLOAD)
+    return arb__dec_fail(&d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %d allowed", len, ARB_PROTO_MAX_PAYLOAD);
+  // [1, version] is frozen across protocol versions: check the version before the rest,
+  // so a client of another version gets a clear "version" reject.
+  uint32_t n, t;
+  ARB__TRY(arb__dec_array(&d, "message", 2, 255, &n));
+  size_t at = d.pos;
+  ARB__TRY(arb__dec_u32(&d, "type", 0, 255, &t));
+  if (t != ARB_PROTO_MSG_HELLO) {
+    d.pos = at;
+    return arb__dec_fail(&d, ARB_E_CORRUPT, "type", "message type %u (%s), expected 1 (hello)", t, arb_proto_msg_name((int)t));
+  }
+  memset(out, 0, sizeof *out);
+  at = d.pos;
+  ARB__TRY(arb__dec_u32(&d, "version", 0, UINT32_MAX, &out->version));
+  if (out->version != ARB_PROTO_VERSION) {
+    d.pos = at;
+    return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u", out->version,
+                         ARB_PROTO_VERSION);
+  }
+  if (n != 5) {
+    d.pos = 0;
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 5", n);
+  }
+  ARB__TRY(arb__dec_text(&d, "name", 1, ARB_PROTO_MAX_NAME, true, out->name));
+  const uint8_t* tok;
+  uint32_t tl;
+  ARB__TRY(arb__dec_bin(&d, "token", ARB_PROTO_MAX_TOKEN, &tok, &tl));
+  memcpy(out->token, tok, tl);
+  out->token_len = (uint16_t)tl;
+  uint32_t k;
+  ARB__TRY(arb__dec_u32(&d, "avatar_kind", 0, ARB_AVATAR_KIND_COUNT - 1, &k));
+  out->avatar_kind = (uint8_t)k;
+  return arb__dec_end(&d);
+}
+
+// ---- welcome -----------------------------------------------------------------------------
+
+static int check_static(const arb_proto_static_body* b) {
+  if (!isfinite(b->position.x) || !isfinite(b->position.y) || !isfinite(b->angle)) return ARB_E_NONFINITE;
+  if (!coord_ok(b->position.x) || !coord_ok(b->position.y) || !coord_ok(b->angle)) return ARB_E_RANGE;
+  return arb__check_shape(&b->shape);
+}
+
+int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap) {
+  if (!m || m->client_id == 0 || m->entity_id == 0) return ARB_E_INVAL;
+  if (m->tick_rate < 1 || m->tick_rate > 1000 || m->snapshot_rate < 1 || m->snapshot_rate > m->tick_rate)
+    return ARB_E_RANGE;
+  size_t sl = arb__strnlen(m->scene_name, sizeof m->scene_name);
+  if (sl > ARB_PROTO_MAX_SCENE_NAME || !arb__utf8_valid((const uint8_t*)m->scene_name, sl, false)) return ARB_E_INVAL;
+  if (m->static_count < 0 || m->static_count > ARB_PROTO_MAX_STATIC) return ARB_E_TOO_BIG;
+  if (m->static_count > 0 && !m->statics) return ARB_E_INVAL;
+  for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 9);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_WELCOME);
+  msgpack_pack_uint32(&pk, m->client_id);
+  msgpack_pack_uint32(&pk, m->entity_id);
+  msgpack_pack_uint16(&pk, m->tick_rate);
+  msgpack_pack_uint16(&pk, m->snapshot_rate);
+  msgpack_pack_uint32(&pk, m->server_tick);
+  msgpack_pack_str_with_body(&pk, m->scene_name, sl);
+  msgpack_pack_uint64(&pk, m->scene_hash);
+  msgpack_pack_array(&pk, (size_t)m->static_count);
+  for (int i = 0; i < m->static_count; i++) {
+    const arb_proto_static_body* b = &m->statics[i];
+    msgpack_pack_array(&pk, 4);
+    msgpack_pack_float(&pk, b->position.x);
+    msgpack_pack_float(&pk, b->position.y);
+    msgpack_pack_float(&pk, b->angle);
+    arb__pack_shape(&pk, &b->shape);
+  }
+  return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "welcome");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_WELCOME, 9, ARB_PROTO_MAX_RELIABLE));
+  arb_proto_static_body* statics = out->statics;
+  int cap = out->static_cap;
+  if (cap < 0 || (cap > 0 && !statics)) return arb__dec_fail(&d, ARB_E_INVAL, NULL, "static_cap %d without storage", cap);
+  memset(out, 0, sizeof *out);
+  out->statics = statics;
+  out->static_cap = cap;
+  uint32_t u;
+  ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &out->client_id));
+  ARB__TRY(arb__dec_u32(&d, "entity_id", 1, UINT32_MAX, &out->entity_id));
+  ARB__TRY(arb__dec_u32(&d, "tick_rate", 1, 1000, &u));
+  out->tick_rate = (uint16_t)u;
+  ARB__TRY(arb__dec_u32(&d, "snapshot_rate", 1, out->tick_rate, &u));
+  out->snapshot_rate = (uint16_t)u;
+  ARB__TRY(arb__dec_u32(&d, "server_tick", 0, UINT32_MAX, &out->server_tick));
+  ARB__TRY(arb__dec_text(&d, "scene_name", 0, ARB_PROTO_MAX_SCENE_NAME, false, out->scene_name));
+  ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));
+  uint32_t n;
+  ARB__TRY(arb__dec_array(&d, "statics", 0, ARB_PROTO_MAX_STATIC, &n));
+  if ((int)n > cap)
+    return arb__dec_fail(&d, ARB_E_TOO_BIG, "statics", "%u static bodies, the caller has room for %d", n, cap);
+  d.list = "statics";
+  d.id_label = "body";
+  for (uint32_t i = 0; i < n; i++) {
+    arb_proto_static_body* b = &statics[i];
+    d.index = (int)i;
+    uint32_t k;
+    ARB__TRY(arb__dec_array(&d, NULL, 4, 4, &k));
+    ARB__TRY(arb__dec_float(&d, "x", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->position.x));
+    ARB__TRY(arb__dec_float(&d, "y", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->position.y));
+    ARB__TRY(arb__dec_float(&d, "angle", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->angle));
+    ARB__TRY(arb__unpack_shape(&d, &b->shape));
+  }
+  out->static_count = (int)n;
+  return arb__dec_end(&d);
+}
+
+// ---- reject ------------------------------------------------------------------------------
+
+int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap) {
+  if (!m || m->reason == 0 || m->reason >= ARB_PROTO_REASON_COUNT) return ARB_E_RANGE;
+  size_t tl = arb__strnlen(m->text, sizeof m->text);
+  if (tl > ARB_PROTO_MAX_TEXT || !arb__utf8_valid((const uint8_t*)m->text, tl, false)) return ARB_E_INVAL;
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 4);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_REJECT);
+  msgpack_pack_uint8(&pk, m->reason);
+  msgpack_pack_uint32(&pk, m->server_version);
+  msgpack_pack_str_with_body(&pk, m->text, tl);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_reject(const uint8_t* buf, size_t len, arb_proto_reject* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "reject");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_REJECT, 4, ARB_PROTO_MAX_RELIABLE));
+  memset(out, 0, sizeof *out);
+  uint32_t u;
+  ARB__TRY(arb__dec_u32(&d, "reason", 1, ARB_PROTO_REASON_COUNT - 1, &u));
+  out->reason = (uint8_t)u;
+  ARB__TRY(arb__dec_u32(&d, "server_version", 0, UINT32_MAX, &out->server_version));
+  ARB__TRY(arb__dec_text(&d, "text", 0, ARB_PROTO_MAX_TEXT, false, out->text));
+  return arb__dec_end(&d);
+}
+
+// ---- input -------------------------------------------------------------------------------
+
+int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
+  if (!m || m->count < 0 || m->count > ARB_PROTO_MAX_INPUTS) return ARB_E_TOO_BIG;
+  for (int i = 0; i < m->count; i++) {
+    if (m->cmds[i].seq == 0 || (i > 0 && m->cmds[i].seq >= m->cmds[i - 1].seq)) return ARB_E_INVAL;
+    ARB__TRY(arb__check_controls(&m->cmds[i].controls));
+  }
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 4);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_INPUT);
+  msgpack_pack_uint32(&pk, m->packet_seq);
+  msgpack_pack_uint32(&pk, m->ack_tick);
+  msgpack_pack_array(&pk, (size_t)m->count);
+  for (int i = 0; i < m->count; i++) {
+    msgpack_pack_array(&pk, 8);
+    msgpack_pack_uint32(&pk, m->cmds[i].seq);
+    arb__pack_controls(&pk, &m->cmds[i].controls);
+  }
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "input");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_INPUT, 4, ARB_PROTO_MAX_PAYLOAD));
+  out->count = 0;
+  ARB__TRY(arb__dec_u32(&d, "packet_seq", 0, UINT32_MAX, &out->packet_seq));
+  ARB__TRY(arb__dec_u32(&d, "ack_tick", 0, UINT32_MAX, &out->ack_tick));
+  uint32_t n;
+  ARB__TRY(arb__dec_array(&d, "inputs", 0, ARB_PROTO_MAX_INPUTS, &n));
+  d.list = "inputs";
+  d.id_label = "seq";
+  for (uint32_t i = 0; i < n; i++) {
+    arb_proto_input_cmd* c = &out->cmds[i];
+    d.index = (int)i;
+    d.id = 0;
+    uint32_t k;
+    ARB__TRY(arb__dec_array(&d, NULL, 8, 8, &k));
+    size_t at = d.pos;
+    ARB__TRY(arb__dec_u32(&d, "seq", 1, UINT32_MAX, &c->seq));
+    if (i > 0 && c->seq >= out->cmds[i - 1].seq) {
+      d.pos = at;
+      return arb__dec_fail(&d, ARB_E_CORRUPT, "seq", "%u after %u: inputs must be newest first", c->seq,
+                           out->cmds[i - 1].seq);
+    }
+    d.id = c->seq;
+    ARB__TRY(arb__unpack_controls(&d, &c->controls));
+  }
+  out->count = (int)n;
+  return arb__dec_end(&d);
+}
+
+// ---- event -------------------------------------------------------------------------------
+
+int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap) {
+  if (!m || m->kind == 0 || m->kind >= ARB_PROTO_EVENT_KIND_COUNT || m->code >= ARB_PROTO_REASON_COUNT)
+    return ARB_E_RANGE;
+  size_t tl = arb__strnlen(m->text, sizeof m->text);
+  if (tl > ARB_PROTO_MAX_TEXT || !arb__utf8_valid((const uint8_t*)m->text, tl, false)) return ARB_E_INVAL;
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 7);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_EVENT);
+  msgpack_pack_uint8(&pk, m->kind);
+  msgpack_pack_uint32(&pk, m->tick);
+  msgpack_pack_uint32(&pk, m->client_id);
+  msgpack_pack_uint32(&pk, m->entity_id);
+  msgpack_pack_uint8(&pk, m->code);
+  msgpack_pack_str_with_body(&pk, m->text, tl);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_event(const uint8_t* buf, size_t len, arb_proto_event* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "event");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_EVENT, 7, ARB_PROTO_MAX_RELIABLE));
+  memset(out, 0, sizeof *out);
+  uint32_t u;
+  ARB__TRY(arb__dec_u32(&d, "kind", 1, ARB_PROTO_EVENT_KIND_COUNT - 1, &u));
+  out->kind = (uint8_t)u;
+  ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
+  ARB__TRY(arb__dec_u32(&d, "client_id", 0, UINT32_MAX, &out->client_id));
+  ARB__TRY(arb__dec_u32(&d, "entity_id", 0, UINT32_MAX, &out->entity_id));
+  ARB__TRY(arb__dec_u32(&d, "code", 0, ARB_PROTO_REASON_COUNT - 1, &u));
+  out->code = (uint8_t)u;
+  ARB__TRY(arb__dec_text(&d, "text", 0, ARB_PROTO_MAX_TEXT, false, out->text));
+  return arb__dec_end(&d);
+}
+
+// ---- ping / pong -------------------------------------------------------------------------
+
+int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap) {
+  if (!m) return ARB_E_INVAL;
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 3);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_PING);
+  msgpack_pack_uint32(&pk, m->ping_id);
+  msgpack_pack_uint64(&pk, m->client_time_us);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_ping(const uint8_t* buf, size_t len, arb_proto_ping* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "ping");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_PING, 3, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_u32(&d, "ping_id", 0, UINT32_MAX, &out->ping_id));
+  ARB__TRY(arb__dec_uint(&d, "client_time_us", 0, UINT64_MAX, &out->client_time_us));
+  return arb__dec_end(&d);
+}
+
+int arb_proto_encode_pong(const arb_proto_pong* m, uint8_t* buf, size_t cap) {
+  if (!m) return ARB_E_INVAL;
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 5);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_PONG);
+  msgpack_pack_uint32(&pk, m->ping_id);
+  msgpack_pack_uint64(&pk, m->client_time_us);
+  msgpack_pack_uint32(&pk, m->server_tick);
+  msgpack_pack_uint64(&pk, m->server_time_us);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "pong");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_PONG, 5, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_u32(&d, "ping_id", 0, UINT32_MAX, &out->ping_id));
+  ARB__TRY(arb__dec_uint(&d, "client_time_us", 0, UINT64_MAX, &out->client_time_us));
+  ARB__TRY(arb__dec_u32(&d, "server_tick", 0, UINT32_MAX, &out->server_tick));
+  ARB__TRY(arb__dec_uint(&d, "server_time_us", 0, UINT64_MAX, &out->server_time_us));
+  return arb__dec_end(&d);
+}
