@@ -597,7 +597,7 @@ void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   o->interp_delay = c->interp.delay;
   o->interp_delay_target = c->interp.target;
   o->snapshot_interval = c->interp.interval;
-  o->jitter = c->interp.lag_dev;
+  o->jitter = c->interp.need_dev;
   o->buffer_depth = cl_interp_buffer_depth(&c->interp, c->interp.T);
   o->extrapolation_time = c->interp.extrapolation;
   o->bytes_in = c->net.bytes_in;

@@ -9,10 +9,13 @@
 #define CL_EWMA 0.1f
 #define CL_DELAY_UP_RATE 0.10
 #define CL_DELAY_DOWN_RATE 0.05
+// Safety margin on top of the measured need (server timer and frame granularity).
+#define CL_DELAY_MARGIN 0.002
 // Arrivals before the target leaves its start value (2 nominal intervals).
 #define CL_WARMUP_ARRIVALS 8
-// Corrections smaller than this are rounding noise, not worth a blend.
-#define CL_OFFSET_EPS 1e-5f
+// Corrections below this (meters / radians) are quantization noise or the curvature of a
+// short extrapolation: applied at once instead of fading for blend_time.
+#define CL_OFFSET_SNAP 0.005f
 
 static float wrap_angle(float a) {
   if (a > (float)CL_PI || a <= -(float)CL_PI) {
@@ -52,7 +55,7 @@ void cl_interp_reset(cl_interp* in) {
   in->have_newest = false;
   in->newest_t = 0.0;
   in->arrivals = 0;
-  in->lag_mean = in->lag_dev = 0.0f;
+  in->need_mean = in->need_dev = 0.0f;
   in->have_T = false;
   in->T = 0.0;
   in->last_render = 0.0;
@@ -229,7 +232,7 @@ int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
     float oa = wrap_angle(e->out_a - now.a);
     float d2 = ox * ox + oy * oy;
     float td = in->p.teleport_distance;
-    if (d2 > td * td || (fabsf(ox) < CL_OFFSET_EPS && fabsf(oy) < CL_OFFSET_EPS && fabsf(oa) < CL_OFFSET_EPS)) {
+    if (d2 > td * td || (d2 < CL_OFFSET_SNAP * CL_OFFSET_SNAP && fabsf(oa) < CL_OFFSET_SNAP)) {
       e->blending = false;
       e->off_p = arb_vec2_zero;
       e->off_a = 0.0f;
@@ -261,24 +264,31 @@ void cl_interp_on_snapshot(cl_interp* in, double t, double est_now) {
   }
 
   if (in->have_newest && t <= in->newest_t) return;  // late or duplicate: no timing info
-  float lag = (float)(est_now - t);
-  if (!in->have_newest) {
-    in->lag_mean = lag;
-    in->lag_dev = 0.0f;
-  } else {
+  if (in->have_newest) {
+    // Until this arrival the newest state we had was newest_t: rendering had to stay
+    // `needed` behind the estimate to never run out. Outages are clamped: they are what
+    // extrapolation is for, not the cadence to plan for.
+    float needed = (float)(est_now - in->newest_t);
+    float cap = in->need_mean + 4.0f * in->p.nominal_interval;
+    if (in->arrivals > 1 && needed > cap) needed = cap;
     float interval = (float)(t - in->newest_t);
-    // A long outage is not the normal cadence; clamp its weight.
     if (interval > 4.0f * in->p.nominal_interval) interval = 4.0f * in->p.nominal_interval;
-    in->interval += CL_EWMA * (interval - in->interval);
-    float dev = fabsf(lag - in->lag_mean);
-    in->lag_mean += CL_EWMA * (lag - in->lag_mean);
-    in->lag_dev += CL_EWMA * (dev - in->lag_dev);
+    float k = in->arrivals < 2 * CL_WARMUP_ARRIVALS ? CL_EWMA : 0.5f * CL_EWMA;
+    if (in->arrivals == 1) {
+      in->need_mean = needed;
+      in->need_dev = 0.0f;
+    } else {
+      float dev = fabsf(needed - in->need_mean);
+      in->need_mean += k * (needed - in->need_mean);
+      in->need_dev += k * (dev - in->need_dev);
+    }
+    in->interval += k * (interval - in->interval);
   }
   in->have_newest = true;
   in->newest_t = t;
   in->arrivals++;
-  if (in->arrivals >= CL_WARMUP_ARRIVALS) {
-    double target = (double)in->lag_mean + in->interval + 3.0 * in->lag_dev;
+  if (in->arrivals > CL_WARMUP_ARRIVALS) {
+    double target = (double)in->need_mean + 2.5 * in->need_dev + CL_DELAY_MARGIN;
     in->target = (float)clampd(target, in->p.delay_min, in->p.delay_max);
   }
 }

@@ -22,12 +22,14 @@
 // apart than teleport_distance and than their velocities explain are a teleport too: the
 // entity stays at the first until the second's time instead of sliding across the map.
 //
-// Delay: starts at 2 nominal snapshot intervals. Each newest snapshot gives its arrival
-// lag (estimated server time at arrival - its send time) and the interval since the
-// previous newest; smoothed mean lag + mean interval + 3 * mean absolute lag deviation is
-// the target (clamped to [delay_min, delay_max]). The delay moves towards the target at
-// most 10 %/s upwards and 5 %/s downwards, so the rendered timeline keeps advancing at
-// 0.9..1.05 of real time and never backwards.
+// Delay: starts at 2 nominal snapshot intervals. Each snapshot newer than all before
+// tells how far behind the clock estimate rendering had to be to not run out of data
+// until it came: need = estimated server time at arrival - previous newest snapshot time
+// (one interval + one-way delay + jitter; outages clamped, extrapolation covers them).
+// Target = smoothed mean need + 2.5 * mean absolute deviation of need + 2 ms, clamped to
+// [delay_min, delay_max]. The delay moves towards the target at most 10 %/s upwards and
+// 5 %/s downwards, so the rendered timeline keeps advancing at 0.9..1.05 of real time
+// and never backwards.
 //
 // Independent of ENet and of real clocks: tests drive it with synthetic streams.
 #pragma once
@@ -83,8 +85,8 @@ typedef struct cl_interp {
   double newest_t;     ///< newest snapshot time pushed through cl_interp_on_snapshot
   int arrivals;
   float interval;      ///< smoothed seconds between newest snapshots
-  float lag_mean;      ///< smoothed (server estimate at arrival - snapshot time)
-  float lag_dev;       ///< smoothed |lag - lag_mean|
+  float need_mean;     ///< smoothed need (see above), seconds
+  float need_dev;      ///< smoothed |need - need_mean|: the arrival jitter, seconds
   float target;        ///< delay target, seconds
   float delay;         ///< delay in use, seconds
 

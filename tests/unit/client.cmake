@@ -1,0 +1,9 @@
+# Client library unit tests (issue 6): interpolation and clock on synthetic streams,
+# snapshot assembly against baselines. The internals are reached through client/src.
+if(TARGET arbiter_client)
+  arb_add_test(test_client_interp
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_interp.c
+    LIBS arbiter_client arbiter_protocol arbiter_shared m
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    LABELS unit TIMEOUT 60)
+endif()
