@@ -41,11 +41,23 @@ typedef struct state_writer {
   uint8_t* buf;  ///< NULL: only count / hash
   size_t cap, len;
   XXH3_state_t* hash;  ///< non-NULL: feed the bytes to the hash as well
+  uint8_t chunk[256];  ///< hash input is batched (fewer update calls)
+  size_t fill;
 } state_writer;
 
+static void flush_hash(state_writer* w) {
+  if (w->hash && w->fill) XXH3_64bits_update(w->hash, w->chunk, w->fill);
+  w->fill = 0;
+}
+
+// Values are at most 8 bytes, so one always fits after a flush.
 static void put_bytes(state_writer* w, const uint8_t* b, size_t n) {
   if (w->buf && w->len + n <= w->cap) memcpy(w->buf + w->len, b, n);
-  if (w->hash) XXH3_64bits_update(w->hash, b, n);
+  if (w->hash) {
+    if (w->fill + n > sizeof w->chunk) flush_hash(w);
+    memcpy(w->chunk + w->fill, b, n);
+    w->fill += n;
+  }
   w->len += n;
 }
 
@@ -312,8 +324,9 @@ void arb_game_step(arb_game* game) {
 uint64_t arb_game_hash(const arb_game* game) {
   XXH3_state_t st;
   XXH3_64bits_reset_withSeed(&st, arb_world_hash(game->world));
-  state_writer w = {NULL, 0, 0, &st};
+  state_writer w = {.hash = &st};
   write_state(game, &w);
+  flush_hash(&w);
   return XXH3_64bits_digest(&st);
 }
 
@@ -375,7 +388,7 @@ int arb_game_save(const arb_game* game, uint8_t* buf, int cap) {
   uint64_t total = 16u + STATE_HEADER_BYTES + (uint64_t)game->avatar_count * AVATAR_IMAGE_BYTES + 4u + (uint64_t)world_len;
   if (total > (uint64_t)INT32_MAX) return ARB_E_TOO_BIG;
   if (!buf || cap < 0 || (uint64_t)cap < total) return (int)total;
-  state_writer w = {buf, (size_t)cap, 0, NULL};
+  state_writer w = {.buf = buf, .cap = (size_t)cap};
   put_u32(&w, GAME_IMAGE_MAGIC);
   put_u32(&w, GAME_IMAGE_VERSION);
   put_u64(&w, arb_scene_get_hash(game->scene));
