@@ -29,8 +29,6 @@ int main(int argc, char** argv) {
   static sv_server server;  // large; keep it off the stack
   rc = sv_server_init(&server, &loop, &cfg, err, sizeof err);
   if (rc != 0) {
-    sv_log_field f = SV_LS("error", err);
-    sv_log_emit(&server.log, SV_LOG_ERROR, "startup_failed", &f, 1);
     fprintf(stderr, "arbiter-server: %s\n", err);
     return rc == SV_INIT_BAD_CONFIG ? 2 : 1;
   }

@@ -183,10 +183,12 @@ static int check_ipv4(const char* s, const char* what, char* err, size_t cap) {
 }
 
 int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err_cap, FILE* out) {
-  for (int i = 0; i < OPT_COUNT; ++i) {
-    const char* v = getenv(opts[i].env);
-    if (v != NULL && set_value(cfg, &opts[i], v, opts[i].env, err, err_cap) != 0) return -1;
-  }
+  // Pass 1: find the flags (and --help/--version) without applying them, so an option
+  // given as a flag never looks at its environment variable.
+  const opt* given[OPT_COUNT];
+  const char* given_value[OPT_COUNT];
+  int given_count = 0;
+  bool by_flag[OPT_COUNT] = {false};
   for (int a = 1; a < argc; ++a) {
     const char* arg = argv[a];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -202,21 +204,32 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
     const char* name = arg + 2;
     const char* eq = strchr(name, '=');
     size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-    const opt* o = NULL;
+    int found = -1;
     for (int i = 0; i < OPT_COUNT; ++i) {
-      if (strlen(opts[i].flag) == name_len && strncmp(opts[i].flag, name, name_len) == 0) o = &opts[i];
+      if (strlen(opts[i].flag) == name_len && strncmp(opts[i].flag, name, name_len) == 0) found = i;
     }
-    if (o == NULL) return fail(err, err_cap, "unknown option \"%s\" (see --help)", arg);
+    if (found < 0) return fail(err, err_cap, "unknown option \"%s\" (see --help)", arg);
     const char* value;
     if (eq) {
       value = eq + 1;
     } else {
-      if (a + 1 >= argc) return fail(err, err_cap, "--%s needs a value (%s)", o->flag, o->metavar);
+      if (a + 1 >= argc) return fail(err, err_cap, "--%s needs a value (%s)", opts[found].flag, opts[found].metavar);
       value = argv[++a];
     }
+    if (given_count < OPT_COUNT) {
+      given[given_count] = &opts[found];
+      given_value[given_count++] = value;
+    }
+    by_flag[found] = true;
+  }
+  for (int i = 0; i < OPT_COUNT; ++i) {
+    const char* v = getenv(opts[i].env);
+    if (v != NULL && !by_flag[i] && set_value(cfg, &opts[i], v, opts[i].env, err, err_cap) != 0) return -1;
+  }
+  for (int g = 0; g < given_count; ++g) {
     char source[80];
-    snprintf(source, sizeof source, "--%s", o->flag);
-    if (set_value(cfg, o, value, source, err, err_cap) != 0) return -1;
+    snprintf(source, sizeof source, "--%s", given[g]->flag);
+    if (set_value(cfg, given[g], given_value[g], source, err, err_cap) != 0) return -1;
   }
   if (check_ipv4(cfg->bind, "--bind", err, err_cap) != 0) return -1;
   if (check_ipv4(cfg->http_bind, "--http-bind", err, err_cap) != 0) return -1;

@@ -1,0 +1,56 @@
+// Shared bits of the server integration tests: the server path from argv and a cmocka
+// main that passes it on.
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "testclient.h"
+
+static const char* g_server_exe;
+
+#define SERVER_TEST_MAIN(...)                                                        \
+  int main(int argc, char** argv) {                                                  \
+    if (argc < 2) {                                                                  \
+      fprintf(stderr, "usage: %s PATH-TO-arbiter-server\n", argv[0]);                \
+      return 2;                                                                      \
+    }                                                                                \
+    g_server_exe = argv[1];                                                          \
+    enet_initialize();                                                               \
+    const struct CMUnitTest tests[] = {__VA_ARGS__};                                 \
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);                              \
+    enet_deinitialize();                                                             \
+    return rc;                                                                       \
+  }
+
+/// Start clients 0..n-1 named prefix-i and wait until all are welcomed (or fail the test).
+static inline void connect_all(tc_client** cs, int n, uint16_t port, const char* prefix) {
+  for (int i = 0; i < n; ++i) {
+    char name[32];
+    snprintf(name, sizeof name, "%s-%d", prefix, i);
+    assert_int_equal(tc_start(cs[i], port, name, ARB_PROTO_VERSION), 0);
+  }
+  int welcomed = tc_wait_settled(cs, n, 10000);
+  assert_int_equal(welcomed, n);
+}
+
+/// Pump clients for duration_ms, each sending an input every 1/60 s (controls[i] or zero).
+static inline void drive(tc_client** cs, int n, const arb_controls* controls, int duration_ms) {
+  uint64_t end = tc_now_ms() + (uint64_t)duration_ms;
+  uint64_t next_input = 0;
+  arb_controls zero;
+  memset(&zero, 0, sizeof zero);
+  while (tc_now_ms() < end) {
+    uint64_t now = tc_now_ms();
+    if (now >= next_input) {
+      for (int i = 0; i < n; ++i)
+        if (cs[i]->state == TC_WELCOMED) tc_send_input(cs[i], controls ? &controls[i] : &zero);
+      next_input = now + 16;
+    }
+    for (int i = 0; i < n; ++i) tc_service(cs[i], 0);
+    tc_sleep_ms(1);
+  }
+}

@@ -1,0 +1,69 @@
+// A client connects, is welcomed, receives snapshots at the configured rate (±10 % over
+// 5 s on loopback), and its input moves its own avatar and no other.
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_server_common.h"
+
+static void test_server_snapshots_rate_and_own_avatar(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--snapshot-rate", "30", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  tc_client* cs[2] = {tc_create(), tc_create()};
+  connect_all(cs, 2, (uint16_t)s.port, "snap");
+  tc_client *a = cs[0], *b = cs[1];
+  assert_int_equal(a->welcome.tick_rate, 60);
+  assert_int_equal(a->welcome.snapshot_rate, 30);
+  assert_true(a->welcome.static_count > 0);
+  assert_int_not_equal(a->welcome.entity_id, b->welcome.entity_id);
+  assert_int_not_equal(a->welcome.client_id, b->welcome.client_id);
+
+  // Let the avatars fall onto the ground and settle.
+  drive(cs, 2, NULL, 1500);
+  arb_proto_entity_state a0, b0;
+  assert_true(tc_entity(a, a->welcome.entity_id, &a0));
+  assert_true(tc_entity(a, b->welcome.entity_id, &b0));
+  assert_true(tc_entity(b, a->welcome.entity_id, &a0));
+
+  // A walks away from B (towards the open side), B stays still; 5 s measured.
+  float ax = arb_proto_dequantize_pos(a0.x), bx = arb_proto_dequantize_pos(b0.x);
+  arb_controls ctl[2];
+  memset(ctl, 0, sizeof ctl);
+  ctl[0].move_x = ax < bx ? -1.0f : 1.0f;
+  uint64_t snaps0 = a->snapshots_complete;
+  uint32_t tick0 = a->latest_tick;
+  uint64_t t0 = tc_now_ms();
+  drive(cs, 2, ctl, 5000);
+  double secs = (double)(tc_now_ms() - t0) / 1000.0;
+  double rate = (double)(a->snapshots_complete - snaps0) / secs;
+  double tick_span = (double)(a->latest_tick - tick0) / 2.0 / secs;  // K = 2 ticks per snapshot
+  print_message("snapshots: %.1f/s complete (%.1f/s by tick span), %llu errors, %llu bytes\n", rate, tick_span,
+                (unsigned long long)a->snapshot_errors, (unsigned long long)a->snapshot_bytes);
+  assert_true(rate >= 27.0 && rate <= 33.0);
+  assert_true(b->snapshots_complete > 100);
+  assert_true(a->last_input_seq_acked > 0);
+
+  arb_proto_entity_state a1, b1;
+  assert_true(tc_entity(b, a->welcome.entity_id, &a1));  // seen from the other client
+  assert_true(tc_entity(b, b->welcome.entity_id, &b1));
+  float dxa = arb_proto_dequantize_pos(a1.x) - ax;
+  float dxb = arb_proto_dequantize_pos(b1.x) - bx;
+  print_message("avatar A moved %.3f m, B moved %.3f m\n", dxa, dxb);
+  assert_true(fabsf(dxa) > 0.5f);
+  assert_true((dxa > 0) == (ctl[0].move_x > 0));
+  assert_true(fabsf(dxb) < 0.05f);
+
+  for (int i = 0; i < 2; ++i) {
+    tc_close(cs[i]);
+    tc_destroy(cs[i]);
+  }
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_snapshots_rate_and_own_avatar))
