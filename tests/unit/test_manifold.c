@@ -203,6 +203,41 @@ static void test_feature_ids_stable(void** state) {
   }
 }
 
+static void test_parallel_edges(void** state) {
+  (void)state;
+  // Identical boxes stacked with coincident side faces: the clip lands exactly on the
+  // reference face's ends. Two points at x = -0.5 and x = +0.5.
+  arb_polygon box = arb_make_box(0.5f, 0.5f);
+  arb_transform xa = xf_at(0.0f, 0.0f, 0.0f), xb = xf_at(0.0f, 0.99f, 0.0f);
+  arb_manifold m = arb_collide_polygons(&box, xa, &box, xb);
+  check_manifold(&m, xa, xb);
+  assert_int_equal(m.point_count, 2);
+  near(m.normal.y, 1.0f, 1e-6f);
+  near(fminf(m.points[0].point.x, m.points[1].point.x), -0.5f, 1e-6f);
+  near(fmaxf(m.points[0].point.x, m.points[1].point.x), 0.5f, 1e-6f);
+  // Side by side, touching along a vertical face (a row of boxes): normal +x.
+  xb = xf_at(0.999f, 0.0f, 0.0f);
+  m = arb_collide_polygons(&box, xa, &box, xb);
+  assert_int_equal(m.point_count, 2);
+  near(m.normal.x, 1.0f, 1e-6f);
+  near(m.points[0].separation, -0.001f, 1e-6f);
+  // Corner facing corner within the margin, faces aligned: a single point (the clipped
+  // incident edge collapses to its end), not two coincident ones.
+  xb = xf_at(1.0f, 1.004f, 0.0f);
+  m = arb_collide_polygons(&box, xa, &box, xb);
+  check_manifold(&m, xa, xb);
+  assert_int_equal(m.point_count, 1);
+  // Thin sliver polygons at grazing angles keep finite output.
+  arb_polygon plank = arb_make_box(5.0f, 0.01f);
+  for (int i = 0; i < 100; ++i) {
+    float a = 1e-4f * (float)(i - 50);
+    arb_transform xp = xf_at(0.1f * (float)i, 0.019f, a);
+    m = arb_collide_polygons(&plank, xa, &plank, xp);
+    check_manifold(&m, xa, xp);
+    assert_true(m.point_count >= 1);
+  }
+}
+
 static void test_rotated_boxes(void** state) {
   (void)state;
   arb_polygon ground = arb_make_box(10.0f, 1.0f), box = arb_make_box(0.5f, 0.5f);
@@ -404,6 +439,7 @@ int main(void) {
       cmocka_unit_test(test_polygon_circle_center_inside),
       cmocka_unit_test(test_box_resting_on_box),
       cmocka_unit_test(test_feature_ids_stable),
+      cmocka_unit_test(test_parallel_edges),
       cmocka_unit_test(test_rotated_boxes),
       cmocka_unit_test(test_segment_circle),
       cmocka_unit_test(test_segment_polygon),

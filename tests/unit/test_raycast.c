@@ -177,11 +177,63 @@ static void test_ray_transformed_consistency(void** state) {
   }
 }
 
+static uint32_t rng_state = 4242u;
+static float rnd(float lo, float hi) {
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
+}
+
+// Random convex polygons and rays: a hit lies on the boundary and nothing before it is
+// inside; a miss has no sampled point inside.
+static void test_ray_polygon_random(void** state) {
+  (void)state;
+  int hits = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    int n = 3 + iter % 6;
+    arb_vec2 pts[8];
+    for (int i = 0; i < n; ++i) {
+      float a = 6.2831853f * ((float)i + rnd(-0.3f, 0.3f)) / (float)n;
+      pts[i] = arb_v2(rnd(0.5f, 2.0f) * arb_cos(a) + 1.0f, rnd(0.5f, 2.0f) * arb_sin(a) - 0.5f);
+    }
+    arb_polygon p;
+    if (arb_make_polygon(pts, n, &p, NULL) != 0) continue;
+    // Half the rays aim roughly at the polygon, half go anywhere.
+    arb_vec2 o = arb_v2(rnd(-5, 5), rnd(-5, 5));
+    arb_vec2 d = iter % 2 ? arb_v2(rnd(-8, 8), rnd(-8, 8))
+                          : arb_scale(rnd(1.0f, 2.0f), arb_sub(arb_v2(1.0f + rnd(-1, 1), -0.5f + rnd(-1, 1)), o));
+    arb_ray_input in = {o, d, rnd(0.2f, 1.0f)};
+    arb_cast_output out = arb_ray_cast_polygon(&in, &p);
+    float limit = out.hit ? out.fraction : in.max_fraction;
+    for (int k = 0; k < 100; ++k) {
+      float t = limit * (float)k / 100.0f;
+      arb_vec2 q = arb_mul_add(in.origin, t, in.translation);
+      // Strictly inside by a margin (rounding at the boundary is not a failure).
+      bool deep = true;
+      for (int i = 0; i < p.count; ++i) {
+        if (arb_dot(p.normals[i], arb_sub(q, p.vertices[i])) > -1e-4f) deep = false;
+      }
+      if (deep && !(out.hit && out.fraction == 0.0f)) fail_msg("iter %d: inside at t=%g before the hit", iter, (double)t);
+    }
+    if (out.hit && out.fraction > 0.0f) {
+      ++hits;
+      assert_true(out.fraction <= in.max_fraction);
+      near(arb_length(out.normal), 1.0f, 1e-5f);
+      assert_true(arb_dot(out.normal, in.translation) < 0.0f);
+      float worst = -1.0f;  // the hit point is on the boundary: max face distance ~ 0
+      for (int i = 0; i < p.count; ++i) worst = fmaxf(worst, arb_dot(p.normals[i], arb_sub(out.point, p.vertices[i])));
+      near(worst, 0.0f, 1e-4f);
+    }
+  }
+  print_message("random polygon rays: %d hits\n", hits);
+  assert_true(hits > 300);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ray_circle),  cmocka_unit_test(test_ray_polygon),
       cmocka_unit_test(test_ray_segment), cmocka_unit_test(test_ray_aabb),
       cmocka_unit_test(test_ray_transformed_consistency),
+      cmocka_unit_test(test_ray_polygon_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
