@@ -508,9 +508,13 @@ static int run(app* a) {
 
     view_camera_update(&a->cam, &a->frame, (float)dt);
     view_render_frame(a->renderer, &a->cam, &a->frame, &a->opt.debug);
-    view_overlay_status(a->renderer, &a->font, 8, 8, &status);
-    if (a->show_stats)
-      view_overlay_stats(a->renderer, &a->font, &stats, &a->graph, a->cam.width - 24 * VIEW_CHAR_W - 24, 8);
+    SDL_Rect sbox = view_overlay_status(a->renderer, &a->font, 8, 8, &status);
+    if (a->show_stats) {
+      // Top-right; below the status box when the window is too narrow for both.
+      int sx = a->cam.width - view_overlay_stats_width() - 8;
+      int sy = sx < sbox.x + sbox.w + 8 ? sbox.y + sbox.h + 8 : 8;
+      view_overlay_stats(a->renderer, &a->font, &stats, &a->graph, sx < 0 ? 0 : sx, sy);
+    }
     view_overlay_message(a->renderer, &a->font, a->cam.width, a->cam.height, &message);
     if (a->show_help) {
       const char* const* lines = a->live ? help_live : (a->replay ? help_replay : help_sandbox);

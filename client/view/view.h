@@ -222,8 +222,11 @@ void view_overlay_help(SDL_Renderer* r, const view_font* font, int width, int he
 void view_overlay_message(SDL_Renderer* r, const view_font* font, int width, int height,
                           const view_text_lines* t);
 /// Lines in a box at the top-left corner (mode, tick, hints).
-void view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
-                         const view_text_lines* t);
+/// Returns the box drawn (w = h = 0 when there were no lines).
+SDL_Rect view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
+                             const view_text_lines* t);
+/// Width in pixels of the stats panel.
+int view_overlay_stats_width(void);
 
 // ---- input ----------------------------------------------------------------------------
 

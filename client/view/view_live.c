@@ -262,12 +262,15 @@ void view_live_messages(view_live* l, double now, view_text_lines* status, view_
   view_lines_add(status, VIEW_RGB_WARN, "live  %s:%u  not connected", l->host, (unsigned)l->cfg.port);
   if (l->problem[0]) view_lines_add(message, l->problem_rgb, "%s", l->problem);
   switch (st) {
-    case ARB_CLIENT_CONNECTING:
-      view_lines_add(message, VIEW_RGB_TEXT, "connecting to %s:%u ... %.0f s (attempt %d)", l->host,
-                     (unsigned)l->cfg.port, now - l->state_since, l->attempts);
+    case ARB_CLIENT_CONNECTING: {
+      arb_client_stats cs;
+      arb_client_get_stats(l->client, &cs);  // the library's own reconnects count as attempts
+      view_lines_add(message, VIEW_RGB_TEXT, "connecting to %s:%u ... %.0f s (attempt %u)", l->host,
+                     (unsigned)l->cfg.port, now - l->state_since, (unsigned)l->attempts + cs.reconnects);
       if (now - l->state_since > 2.0)
         view_lines_add(message, VIEW_RGB_TEXT_DIM, "is arbiter-server running on that port?");
       break;
+    }
     case ARB_CLIENT_RECONNECT_WAIT:
       view_lines_add(message, VIEW_RGB_TEXT, "connection lost - reconnecting shortly");
       break;

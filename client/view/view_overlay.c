@@ -32,17 +32,26 @@ static void panel(SDL_Renderer* r, int x, int y, int w, int h) {
   SDL_RenderDrawRect(r, &box);
 }
 
-void view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
-                         const view_text_lines* t) {
-  if (t->count == 0) return;
+SDL_Rect view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
+                             const view_text_lines* t) {
+  SDL_Rect box = {x, y, 0, 0};
+  if (t->count == 0) return box;
   int w = 0;
   for (int i = 0; i < t->count; i++) {
     int lw = view_text_width(t->line[i]);
     if (lw > w) w = lw;
   }
-  panel(r, x, y, w + 2 * PAD, t->count * VIEW_LINE_H + 2 * PAD - 4);
+  box.w = w + 2 * PAD;
+  box.h = t->count * VIEW_LINE_H + 2 * PAD - 4;
+  panel(r, x, y, box.w, box.h);
   for (int i = 0; i < t->count; i++)
     view_text(font, r, x + PAD, y + PAD + i * VIEW_LINE_H, t->rgb[i], t->line[i]);
+  return box;
+}
+
+int view_overlay_stats_width(void) {
+  int w = 24 * VIEW_CHAR_W;
+  return (w < VIEW_GRAPH_LEN ? VIEW_GRAPH_LEN : w) + 2 * PAD;
 }
 
 void view_overlay_message(SDL_Renderer* r, const view_font* font, int width, int height,

@@ -34,6 +34,7 @@ struct view_replay {
   double acc;            // ticks owed to real time
   int64_t seek_target;   // -1 = none
   bool at_end;
+  uint64_t max_checked;  // highest tick compared so far (re-simulating after a seek does not count twice)
   view_replay_check check;
 };
 
@@ -152,11 +153,14 @@ static int advance_one(view_replay* r) {
   }
   arb_game_step(r->game);
   uint64_t h = arb_game_hash(r->game);
-  r->check.checked++;
   r->check.last_ok = h == t->world_hash;
-  if (!r->check.last_ok) {
-    r->check.mismatches++;
-    if (!r->check.first_mismatch || t->tick < r->check.first_mismatch) r->check.first_mismatch = t->tick;
+  if (t->tick > r->max_checked) {
+    r->max_checked = t->tick;
+    r->check.checked++;
+    if (!r->check.last_ok) {
+      r->check.mismatches++;
+      if (!r->check.first_mismatch) r->check.first_mismatch = t->tick;
+    }
   }
   if (t->tick % VIEW_REPLAY_CHECKPOINT_EVERY == 0) add_checkpoint(r);
   return 1;
