@@ -15,7 +15,7 @@ void* arb__alloc(arb_world* w, size_t size) {
   void* raw = w->def.alloc ? w->def.alloc(total, w->def.alloc_user) : malloc(total);
   if (!raw) return NULL;
   memcpy(raw, &size, sizeof size);
-  w->byte_count += (int64_t)size;
+  w->byte_count += (int64_t)total;
   return (uint8_t*)raw + ARB__HEADER;
 }
 
@@ -24,7 +24,7 @@ void arb__free(arb_world* w, void* ptr) {
   uint8_t* raw = (uint8_t*)ptr - ARB__HEADER;
   size_t size;
   memcpy(&size, raw, sizeof size);
-  w->byte_count -= (int64_t)size;
+  w->byte_count -= (int64_t)(size + ARB__HEADER);
   if (w->def.free) {
     w->def.free(raw, w->def.alloc_user);
   } else {

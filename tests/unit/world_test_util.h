@@ -1,0 +1,37 @@
+// Helpers shared by test_world.c, test_seed_behaviours.c and test_determinism.c.
+#pragma once
+
+#include <arbiter/world.h>
+
+static inline arb_world* wt_world(arb_vec2 gravity) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = gravity;
+  return arb_world_create(&wd);
+}
+
+static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
+  arb_body_def bd = arb_default_body_def();
+  bd.type = type;
+  bd.position = arb_v2(x, y);
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(hw, hh);
+  return arb_body_create(w, &bd);
+}
+
+static inline arb_body_id wt_circle(arb_world* w, arb_body_type type, float x, float y, float r) {
+  arb_body_def bd = arb_default_body_def();
+  bd.type = type;
+  bd.position = arb_v2(x, y);
+  bd.shape.type = ARB_SHAPE_CIRCLE;
+  bd.shape.circle.radius = r;
+  return arb_body_create(w, &bd);
+}
+
+static inline arb_body_id wt_segment(arb_world* w, float ax, float ay, float bx, float by) {
+  arb_body_def bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.shape.type = ARB_SHAPE_SEGMENT;
+  bd.shape.segment.a = arb_v2(ax, ay);
+  bd.shape.segment.b = arb_v2(bx, by);
+  return arb_body_create(w, &bd);
+}
