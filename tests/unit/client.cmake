@@ -7,3 +7,9 @@ if(TARGET arbiter_client)
     INCLUDES ${PROJECT_SOURCE_DIR}/client/src
     LABELS unit TIMEOUT 60)
 endif()
+if(TARGET arbiter_netem_model)
+  arb_add_test(test_client_netem
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_netem.c
+    LIBS arbiter_netem_model
+    LABELS unit TIMEOUT 30)
+endif()

@@ -1,0 +1,250 @@
+// arbiter-netem: a UDP proxy that makes the network worse on purpose (loss, latency,
+// jitter, duplication, reordering, bandwidth cap), per direction, reproducibly (seeded).
+// This kernel has no netem qdisc; this is how tests and users see a bad network.
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "netem_proxy.h"
+
+static void usage(FILE* f) {
+  fprintf(f,
+          "usage: arbiter-netem --server HOST:PORT [options]\n"
+          "\n"
+          "A UDP proxy between clients and a server that applies network impairments.\n"
+          "Clients connect to --listen instead of the server. Every setting applies to both\n"
+          "directions; --up-X sets it for client->server only, --down-X for server->client only.\n"
+          "\n"
+          "  --server HOST:PORT     where to forward to (required; numeric IPv4/IPv6 address)\n"
+          "  --listen HOST:PORT     where clients send to (default 127.0.0.1:0 = ephemeral port;\n"
+          "                         the bound port is printed as 'listening on HOST:PORT')\n"
+          "  --loss PCT             drop this percentage of datagrams (0..100, default 0)\n"
+          "  --latency MS           one-way delay in milliseconds (default 0)\n"
+          "  --jitter MS            +- uniform variation of the delay (default 0); datagrams whose\n"
+          "                         delays cross overtake each other, as on real links\n"
+          "  --dup PCT              send a second copy of this percentage (own delay draw)\n"
+          "  --reorder PCT          hold this percentage back by --reorder-delay (default 0)\n"
+          "  --reorder-delay MS     extra delay of a reordered datagram (default 2*jitter + 10)\n"
+          "  --rate KBIT            bandwidth cap in kbit/s (default 0 = unlimited)\n"
+          "  --queue MS             bottleneck queue: drop datagrams that would wait longer\n"
+          "                         (default 200)\n"
+          "  --up-loss, --down-loss, --up-latency, ... per-direction versions of the above\n"
+          "  --seed N               random seed (default 1): same seed + same traffic = same fate\n"
+          "  --duration S           exit after S seconds (default 0 = run until SIGINT/SIGTERM)\n"
+          "  --stats S              print a counters line to stderr every S seconds (default 0)\n"
+          "  --port-file FILE       also write the bound listen port to FILE\n"
+          "  --help                 this text\n"
+          "\n"
+          "On exit a JSON summary of the per-direction counters goes to stdout.\n"
+          "Example: arbiter-netem --server 127.0.0.1:7777 --listen 127.0.0.1:7778 \\\n"
+          "           --loss 10 --latency 60 --jitter 20 --dup 2 --reorder 2 --seed 7\n");
+}
+
+static int parse_double(const char* s, double lo, double hi, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_hostport(const char* s, struct sockaddr_storage* out) {
+  char host[256];
+  const char* colon = strrchr(s, ':');
+  if (!colon || colon == s || (size_t)(colon - s) >= sizeof host) return -1;
+  size_t n = (size_t)(colon - s);
+  memcpy(host, s, n);
+  host[n] = '\0';
+  char* end = NULL;
+  long port = strtol(colon + 1, &end, 10);
+  if (!end || *end != '\0' || port < 0 || port > 65535) return -1;
+  // Strip brackets of [v6]:port.
+  char* h = host;
+  if (h[0] == '[' && n > 2 && h[n - 1] == ']') {
+    h[n - 1] = '\0';
+    h++;
+  }
+  memset(out, 0, sizeof *out);
+  if (uv_ip4_addr(h, (int)port, (struct sockaddr_in*)out) == 0) return 0;
+  if (uv_ip6_addr(h, (int)port, (struct sockaddr_in6*)out) == 0) return 0;
+  return -1;
+}
+
+static uv_signal_t sig_int, sig_term;
+static netem_proxy proxy;
+
+static void on_signal(uv_signal_t* s, int signum) {
+  (void)signum;
+  uv_signal_stop(&sig_int);
+  uv_signal_stop(&sig_term);
+  uv_close((uv_handle_t*)&sig_int, NULL);
+  uv_close((uv_handle_t*)&sig_term, NULL);
+  netem_proxy_stop((netem_proxy*)s->data);
+}
+
+static void print_dir(const char* name, const netem_dir* d, int last) {
+  const netem_counters* c = &d->c;
+  printf("  \"%s\": {\"packets_in\": %llu, \"bytes_in\": %llu, \"packets_out\": %llu, \"bytes_out\": %llu, "
+         "\"lost\": %llu, \"queue_drops\": %llu, \"duplicated\": %llu, \"reordered\": %llu, \"send_errors\": %llu, "
+         "\"loss_pct\": %g, \"latency_ms\": %g, \"jitter_ms\": %g, \"dup_pct\": %g, \"reorder_pct\": %g, "
+         "\"rate_kbps\": %g}%s\n",
+         name, (unsigned long long)c->packets_in, (unsigned long long)c->bytes_in,
+         (unsigned long long)c->packets_out, (unsigned long long)c->bytes_out, (unsigned long long)c->lost,
+         (unsigned long long)c->queue_drops, (unsigned long long)c->duplicated, (unsigned long long)c->reordered,
+         (unsigned long long)c->send_errors, d->p.loss * 100.0, d->p.latency_ms, d->p.jitter_ms, d->p.dup * 100.0,
+         d->p.reorder * 100.0, d->p.rate_kbps, last ? "" : ",");
+}
+
+int main(int argc, char** argv) {
+  netem_params both[2];
+  memset(both, 0, sizeof both);
+  bool reorder_delay_set[2] = {false, false};
+  for (int d = 0; d < 2; d++) both[d].queue_ms = 200.0;
+  const char* server = NULL;
+  const char* listen_at = "127.0.0.1:0";
+  const char* port_file = NULL;
+  double seed = 1, duration = 0, stats = 0;
+
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "arbiter-netem: %s: missing value or unknown flag (see --help)\n", a);
+      return 2;
+    }
+    const char* v = argv[++i];
+    int dirs[2] = {1, 1};  // which directions a setting applies to
+    const char* name = strncmp(a, "--", 2) == 0 ? a + 2 : a;
+    bool prefixed = false;
+    if (!strncmp(a, "--up-", 5)) {
+      dirs[1] = 0;
+      name = a + 5;
+      prefixed = true;
+    } else if (!strncmp(a, "--down-", 7)) {
+      dirs[0] = 0;
+      name = a + 7;
+      prefixed = true;
+    }
+    double x = 0;
+    bool is_param = true;
+    int bad = 0;
+    if (!strcmp(name, "loss")) bad = parse_double(v, 0, 100, &x);
+    else if (!strcmp(name, "dup")) bad = parse_double(v, 0, 100, &x);
+    else if (!strcmp(name, "reorder")) bad = parse_double(v, 0, 100, &x);
+    else if (!strcmp(name, "latency")) bad = parse_double(v, 0, 60000, &x);
+    else if (!strcmp(name, "jitter")) bad = parse_double(v, 0, 60000, &x);
+    else if (!strcmp(name, "reorder-delay")) bad = parse_double(v, 0, 60000, &x);
+    else if (!strcmp(name, "rate")) bad = parse_double(v, 0, 1e9, &x);
+    else if (!strcmp(name, "queue")) bad = parse_double(v, 0, 60000, &x);
+    else is_param = false;
+    if (is_param) {
+      if (bad) {
+        fprintf(stderr, "arbiter-netem: %s: invalid value '%s' (see --help for the range)\n", a, v);
+        return 2;
+      }
+      for (int d = 0; d < 2; d++) {
+        if (!dirs[d]) continue;
+        if (!strcmp(name, "loss")) both[d].loss = x / 100.0;
+        else if (!strcmp(name, "dup")) both[d].dup = x / 100.0;
+        else if (!strcmp(name, "reorder")) both[d].reorder = x / 100.0;
+        else if (!strcmp(name, "latency")) both[d].latency_ms = x;
+        else if (!strcmp(name, "jitter")) both[d].jitter_ms = x;
+        else if (!strcmp(name, "reorder-delay")) {
+          both[d].reorder_ms = x;
+          reorder_delay_set[d] = true;
+        } else if (!strcmp(name, "rate")) both[d].rate_kbps = x;
+        else if (!strcmp(name, "queue")) both[d].queue_ms = x;
+      }
+      continue;
+    }
+    if (prefixed) {
+      fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--server")) server = v;
+    else if (!strcmp(a, "--listen")) listen_at = v;
+    else if (!strcmp(a, "--port-file")) port_file = v;
+    else if (!strcmp(a, "--seed")) bad = parse_double(v, 0, 1e18, &seed);
+    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0, 1e9, &duration);
+    else if (!strcmp(a, "--stats")) bad = parse_double(v, 0, 1e9, &stats);
+    else {
+      fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
+      return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
+      return 2;
+    }
+  }
+  if (!server) {
+    fprintf(stderr, "arbiter-netem: --server HOST:PORT is required (see --help)\n");
+    return 2;
+  }
+  struct sockaddr_storage srv, lst;
+  if (parse_hostport(server, &srv) != 0) {
+    fprintf(stderr, "arbiter-netem: --server '%s': expected a numeric address and port, e.g. 127.0.0.1:7777\n", server);
+    return 2;
+  }
+  if (parse_hostport(listen_at, &lst) != 0) {
+    fprintf(stderr, "arbiter-netem: --listen '%s': expected a numeric address and port, e.g. 127.0.0.1:0\n", listen_at);
+    return 2;
+  }
+  for (int d = 0; d < 2; d++)
+    if (!reorder_delay_set[d]) both[d].reorder_ms = 2.0 * both[d].jitter_ms + 10.0;
+
+  uv_loop_t* loop = uv_default_loop();
+  proxy.duration_s = duration;
+  proxy.stats_interval_s = stats;
+  int rc = netem_proxy_start(&proxy, loop, (const struct sockaddr*)&lst, (const struct sockaddr*)&srv, &both[0],
+                             &both[1], (uint64_t)seed);
+  if (rc != 0) {
+    fprintf(stderr, "arbiter-netem: cannot listen on %s: %s\n", listen_at, uv_strerror(rc));
+    return 1;
+  }
+  int port = netem_proxy_port(&proxy);
+  char host[64];
+  const char* colon = strrchr(listen_at, ':');
+  snprintf(host, sizeof host, "%.*s", (int)(colon - listen_at), listen_at);
+  printf("arbiter-netem: listening on %s:%d, forwarding to %s\n", host, port, server);
+  fflush(stdout);
+  if (port_file) {
+    FILE* f = fopen(port_file, "w");
+    if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0) {
+      fprintf(stderr, "arbiter-netem: cannot write --port-file %s\n", port_file);
+      return 1;
+    }
+  }
+  uv_signal_init(loop, &sig_int);
+  uv_signal_init(loop, &sig_term);
+  sig_int.data = sig_term.data = &proxy;
+  uv_signal_start(&sig_int, on_signal, SIGINT);
+  uv_signal_start(&sig_term, on_signal, SIGTERM);
+  // A --duration stop closes the proxy's handles; the signal watchers then keep the loop
+  // alive, so unref them: they must not be the reason the process keeps running.
+  uv_unref((uv_handle_t*)&sig_int);
+  uv_unref((uv_handle_t*)&sig_term);
+
+  uv_run(loop, UV_RUN_DEFAULT);
+
+  printf("{\n  \"sessions\": %llu,\n  \"sessions_refused\": %llu,\n", (unsigned long long)proxy.sessions_opened,
+         (unsigned long long)proxy.session_refused);
+  print_dir("up", &proxy.up, 0);
+  print_dir("down", &proxy.down, 1);
+  printf("}\n");
+  netem_proxy_free(&proxy);
+  if (!uv_is_closing((uv_handle_t*)&sig_int)) {
+    uv_close((uv_handle_t*)&sig_int, NULL);
+    uv_close((uv_handle_t*)&sig_term, NULL);
+    uv_run(loop, UV_RUN_DEFAULT);
+  }
+  uv_loop_close(loop);
+  return 0;
+}
