@@ -105,7 +105,8 @@ int arb_proto_encode_snapshot(const arb_proto_snapshot* m, uint8_t* buf, size_t 
   for (int i = 0; i < m->changed_count; i++) arb__pack_changed(&pk, &m->changed[i]);
   msgpack_pack_array(&pk, (size_t)m->removed_count);
   for (int i = 0; i < m->removed_count; i++) msgpack_pack_uint32(&pk, m->removed[i]);
-  return arb__wbuf_result(&w);
+  // An unreliable packet the decoder would refuse is not a snapshot.
+  return w.len > ARB_PROTO_MAX_PAYLOAD ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
 }
 
 static int dec_i32(arb__dec* d, const char* field, int32_t* out) {

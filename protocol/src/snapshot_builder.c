@@ -226,11 +226,13 @@ int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_buil
     int full = bytes + sz > (size_t)b->payload_limit || (it->kind == K_REMOVED && nr >= ARB_PROTO_MAX_PART_REMOVED) ||
                (it->kind == K_ENTERED && ne >= ARB_PROTO_MAX_PART_ENTERED) ||
                (it->kind == K_CHANGED && nc >= ARB_PROTO_MAX_PART_CHANGED);
+    if (full && parts == max_parts) {
+      // Strict priority: once the budget is spent, everything after waits its turn
+      // (no smaller, less important item jumps the queue).
+      deferred = nsend - k;
+      break;
+    }
     if (full) {
-      if (parts == max_parts) {
-        deferred++;
-        continue;
-      }
       parts++;
       ne = nc = nr = 0;
       bytes = HEADER_BOUND;

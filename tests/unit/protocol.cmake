@@ -1,0 +1,6 @@
+# Protocol tests (protocol/, PROTOCOL.md). All fast, no sockets.
+set(_proto_libs arbiter_protocol arb::msgpack)
+arb_add_test(test_proto_codec SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_codec.c
+             LIBS ${_proto_libs} LABELS unit)
+arb_add_test(test_proto_delta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_delta.c
+             LIBS ${_proto_libs} LABELS unit)

@@ -1,0 +1,594 @@
+// Protocol codec: round trips with boundary values, quantization, float encodings,
+// reason strings.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_proto_fixtures.h"
+#include "test_proto_msgpack.h"
+
+static uint8_t buf[2 * 1024 * 1024];
+
+// ---- quantization ------------------------------------------------------------------------
+
+static void test_proto_quantize_pos(void** state) {
+  (void)state;
+  assert_int_equal(arb_proto_quantize_pos(0.0f), 0);
+  assert_int_equal(arb_proto_quantize_pos(1.0f), 128);
+  assert_int_equal(arb_proto_quantize_pos(1.0f / 256.0f), 1);    // half rounds away from zero
+  assert_int_equal(arb_proto_quantize_pos(-1.0f / 256.0f), -1);
+  assert_int_equal(arb_proto_quantize_pos(0.99f / 256.0f), 0);
+  assert_int_equal(arb_proto_quantize_pos(NAN), 0);
+  assert_int_equal(arb_proto_quantize_pos(INFINITY), INT32_MAX);
+  assert_int_equal(arb_proto_quantize_pos(-INFINITY), -INT32_MAX);
+  assert_int_equal(arb_proto_quantize_pos(1e9f), INT32_MAX);
+  assert_int_equal(arb_proto_quantize_pos(-1e6f), -128000000);
+  assert_true(arb_proto_dequantize_pos(128) == 1.0f);
+  assert_true(arb_proto_dequantize_pos(-1) == -1.0f / 128.0f);
+  assert_int_equal(arb_proto_quantize_vel(1.0f), 256);
+  assert_int_equal(arb_proto_quantize_angvel(-2.0f), -512);
+  assert_true(arb_proto_dequantize_vel(-256) == -1.0f);
+  assert_true(arb_proto_dequantize_angvel(512) == 2.0f);
+  // Error is at most half a step over the scene's range.
+  for (float v = -1.0e6f; v <= 1.0e6f; v += 12345.678f) {
+    float back = arb_proto_dequantize_pos(arb_proto_quantize_pos(v));
+    assert_true(fabsf(back - v) <= 1.0f / 256.0f + fabsf(v) * 1.2e-7f);
+  }
+}
+
+static void test_proto_quantize_angle(void** state) {
+  (void)state;
+  assert_int_equal(arb_proto_quantize_angle(0.0f), 0);
+  assert_int_equal(arb_proto_quantize_angle(ARB_PI / 2), 16384);
+  assert_int_equal(arb_proto_quantize_angle(-ARB_PI / 2), 49152);
+  assert_int_equal(arb_proto_quantize_angle(ARB_PI), 32768);
+  assert_int_equal(arb_proto_quantize_angle(-ARB_PI), 32768);
+  assert_int_equal(arb_proto_quantize_angle(2 * ARB_PI), 0);
+  assert_int_equal(arb_proto_quantize_angle(NAN), 0);
+  assert_int_equal(arb_proto_quantize_angle(INFINITY), 0);
+  assert_int_equal(arb_proto_quantize_angle(1e30f), arb_proto_quantize_angle(1e30f));
+  assert_true(arb_proto_dequantize_angle(0) == 0.0f);
+  assert_true(arb_proto_dequantize_angle(16384) == (float)(ARB_PI / 2));
+  assert_true(arb_proto_dequantize_angle(32768) == -3.14159274101257324f);
+  for (uint32_t q = 0; q < 65536; q++) {
+    float a = arb_proto_dequantize_angle((uint16_t)q);
+    assert_true(a >= -3.1415927f && a < 3.1415927f);
+    assert_int_equal(arb_proto_quantize_angle(a), q);
+  }
+}
+
+static void controls_equal(const arb_proto_controls_q* a, const arb_proto_controls_q* b) {
+  assert_int_equal(a->move_x, b->move_x);
+  assert_int_equal(a->move_y, b->move_y);
+  assert_int_equal(a->aim, b->aim);
+  assert_int_equal(a->buttons, b->buttons);
+  assert_int_equal(a->steer, b->steer);
+  assert_int_equal(a->throttle, b->throttle);
+  assert_int_equal(a->brake, b->brake);
+}
+
+static void test_proto_quantize_controls(void** state) {
+  (void)state;
+  // quantize(dequantize(q)) == q for every value of every field.
+  for (int v = -127; v <= 127; v++) {
+    arb_proto_controls_q q;
+    memset(&q, 0, sizeof q);
+    q.move_x = (int8_t)v;
+    q.move_y = (int8_t)-v;
+    q.steer = (int8_t)v;
+    q.throttle = (uint8_t)(v + 127);
+    q.brake = (uint8_t)(v + 128);
+    q.aim = (uint16_t)(v * 300 + 40000);
+    q.buttons = (uint16_t)(v * 250 + 32768);
+    arb_controls c = arb_proto_dequantize_controls(&q);
+    arb_proto_controls_q back = arb_proto_quantize_controls(&c);
+    controls_equal(&q, &back);
+    assert_true(c.move_x >= -1.0f && c.move_x <= 1.0f);
+    // PROTOCOL.md promises float32(q / 127) both as float64-then-round and as a float32
+    // division, so any language gets the same value.
+    assert_true(c.move_x == (float)v / 127.0f);
+    assert_true(c.throttle == (float)(v + 127) / 255.0f);
+  }
+  arb_controls c = {2.0f, -5.0f, 100.0f, 0xFFFFFFFFu, NAN, -1.0f, 7.0f};
+  arb_proto_controls_q q = arb_proto_quantize_controls(&c);
+  assert_int_equal(q.move_x, 127);
+  assert_int_equal(q.move_y, -127);
+  assert_int_equal(q.buttons, 0xFFFF);
+  assert_int_equal(q.steer, 0);
+  assert_int_equal(q.throttle, 0);
+  assert_int_equal(q.brake, 255);
+  arb_controls s1 = arb_proto_snap_controls(&c);
+  arb_controls s2 = arb_proto_snap_controls(&s1);
+  assert_memory_equal(&s1, &s2, sizeof s1);
+  // Out-of-range int8 -128 (never produced) still dequantizes inside [-1, 1].
+  q.move_x = -128;
+  assert_true(arb_proto_dequantize_controls(&q).move_x == -1.0f);
+}
+
+// ---- round trips -------------------------------------------------------------------------
+
+static void test_proto_hello_roundtrip(void** state) {
+  (void)state;
+  arb_proto_hello m = fx_hello(), out;
+  arb_proto_error err;
+  int n = arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)n, &out, &err), 0);
+  assert_memory_equal(&m, &out, sizeof m);
+  // Boundaries: 32-byte name with multi-byte UTF-8, full token, last avatar kind.
+  memset(&m, 0, sizeof m);
+  m.version = ARB_PROTO_VERSION;
+  strcpy(m.name, "\xc3\xa9t\xc3\xa9\xe2\x82\xac-01234567890123456789012");  // 32 bytes
+  assert_int_equal(strlen(m.name), 32);
+  m.token_len = ARB_PROTO_MAX_TOKEN;
+  for (int i = 0; i < ARB_PROTO_MAX_TOKEN; i++) m.token[i] = (uint8_t)i;
+  m.avatar_kind = ARB_AVATAR_KIND_COUNT - 1;
+  n = arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)n, &out, &err), 0);
+  assert_memory_equal(&m, &out, sizeof m);
+  // Too small a buffer: the size is reported, nothing claimed.
+  assert_int_equal(arb_proto_encode_hello(&m, buf, 3), n);
+  assert_int_equal(arb_proto_encode_hello(&m, NULL, 0), n);
+  // Invalid messages are not encoded.
+  m.name[0] = '\0';
+  assert_true(arb_proto_encode_hello(&m, buf, sizeof buf) < 0);
+  strcpy(m.name, "bad\x01name");
+  assert_true(arb_proto_encode_hello(&m, buf, sizeof buf) < 0);
+  strcpy(m.name, "\xff");
+  assert_true(arb_proto_encode_hello(&m, buf, sizeof buf) < 0);
+}
+
+static void test_proto_hello_version(void** state) {
+  (void)state;
+  // A future client's hello with more fields: we must still see its version.
+  tmp_buf t;
+  tmp_init(&t);
+  msgpack_pack_array(&t.pk, 7);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_uint32(&t.pk, 99);
+  tmp_str(&t, "x");
+  msgpack_pack_nil(&t.pk);
+  msgpack_pack_nil(&t.pk);
+  msgpack_pack_nil(&t.pk);
+  msgpack_pack_nil(&t.pk);
+  arb_proto_hello out;
+  arb_proto_error err;
+  assert_int_equal(arb_proto_decode_hello((const uint8_t*)t.sb.data, t.sb.size, &out, &err), ARB_E_VERSION);
+  assert_int_equal(out.version, 99);
+  assert_string_equal(err.reason, "hello: field 'version': protocol version 99, this side speaks 1");
+  tmp_free(&t);
+}
+
+static void test_proto_welcome_roundtrip(void** state) {
+  (void)state;
+  arb_proto_welcome m = fx_welcome(), out;
+  arb_proto_static_body got[ARB_PROTO_MAX_STATIC];
+  arb_proto_error err;
+  int n = arb_proto_encode_welcome(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  memset(&out, 0, sizeof out);
+  out.statics = got;
+  out.static_cap = ARB_PROTO_MAX_STATIC;
+  assert_int_equal(arb_proto_decode_welcome(buf, (size_t)n, &out, &err), 0);
+  assert_int_equal(out.static_count, 2);
+  assert_memory_equal(got, fx_statics, 2 * sizeof got[0]);
+  assert_string_equal(out.scene_name, "arena");
+  // Caller room is respected.
+  out.statics = got;
+  out.static_cap = 1;
+  assert_int_equal(arb_proto_decode_welcome(buf, (size_t)n, &out, &err), ARB_E_TOO_BIG);
+  // Boundaries: max ids, rates, hash, 64-byte scene name, 4096 statics of 8-gons at the range limit.
+  static arb_proto_static_body many[ARB_PROTO_MAX_STATIC];
+  memset(many, 0, sizeof many);
+  for (int i = 0; i < ARB_PROTO_MAX_STATIC; i++) {
+    many[i].position = arb_v2(i % 2 ? ARB_PROTO_MAX_COORD : -ARB_PROTO_MAX_COORD, (float)i);
+    many[i].angle = -ARB_PROTO_MAX_COORD;
+    many[i].shape.kind = (uint8_t)(1 + i % 3);
+    many[i].shape.count = many[i].shape.kind == 1 ? 1 : many[i].shape.kind == 3 ? 2 : 8;
+    for (int k = 0; k < many[i].shape.count; k++) many[i].shape.points[k] = arb_v2((float)k, -ARB_PROTO_MAX_COORD);
+    if (many[i].shape.kind == 1) many[i].shape.radius = i % 2 ? 1e-30f : ARB_PROTO_MAX_COORD;
+  }
+  memset(&m, 0, sizeof m);
+  m.client_id = UINT32_MAX;
+  m.entity_id = UINT32_MAX;
+  m.tick_rate = 1000;
+  m.snapshot_rate = 1000;
+  m.server_tick = UINT32_MAX;
+  memset(m.scene_name, 'n', ARB_PROTO_MAX_SCENE_NAME);
+  m.scene_hash = UINT64_MAX;
+  m.statics = many;
+  m.static_count = ARB_PROTO_MAX_STATIC;
+  n = arb_proto_encode_welcome(&m, buf, sizeof buf);
+  assert_true(n > 0 && n <= ARB_PROTO_MAX_RELIABLE);
+  memset(&out, 0, sizeof out);
+  out.statics = got;
+  out.static_cap = ARB_PROTO_MAX_STATIC;
+  assert_int_equal(arb_proto_decode_welcome(buf, (size_t)n, &out, &err), 0);
+  assert_int_equal(out.client_id, UINT32_MAX);
+  assert_true(out.scene_hash == UINT64_MAX);
+  assert_int_equal(strlen(out.scene_name), ARB_PROTO_MAX_SCENE_NAME);
+  assert_memory_equal(got, many, sizeof many);
+  // Invalid: NaN coordinate, snapshot rate above tick rate, one static too many.
+  many[5].position.x = NAN;
+  assert_int_equal(arb_proto_encode_welcome(&m, buf, sizeof buf), ARB_E_NONFINITE);
+  many[5].position.x = 0;
+  m.static_count = ARB_PROTO_MAX_STATIC + 1;
+  assert_int_equal(arb_proto_encode_welcome(&m, buf, sizeof buf), ARB_E_TOO_BIG);
+  m.static_count = 1;
+  m.snapshot_rate = 1001;
+  assert_true(arb_proto_encode_welcome(&m, buf, sizeof buf) < 0);
+}
+
+static void test_proto_reject_event_roundtrip(void** state) {
+  (void)state;
+  arb_proto_error err;
+  for (int r = 1; r < ARB_PROTO_REASON_COUNT; r++) {
+    arb_proto_reject m, out;
+    memset(&m, 0, sizeof m);
+    m.reason = (uint8_t)r;
+    m.server_version = r == 1 ? UINT32_MAX : 0;
+    memset(m.text, 'a' + r, r == 2 ? ARB_PROTO_MAX_TEXT : (size_t)r);
+    int n = arb_proto_encode_reject(&m, buf, sizeof buf);
+    assert_true(n > 0);
+    assert_int_equal(arb_proto_decode_reject(buf, (size_t)n, &out, &err), 0);
+    assert_memory_equal(&m, &out, sizeof m);
+  }
+  arb_proto_reject bad;
+  memset(&bad, 0, sizeof bad);
+  assert_true(arb_proto_encode_reject(&bad, buf, sizeof buf) < 0);  // reason 0
+  for (int k = 1; k < ARB_PROTO_EVENT_KIND_COUNT; k++) {
+    arb_proto_event m, out;
+    memset(&m, 0, sizeof m);
+    m.kind = (uint8_t)k;
+    m.tick = UINT32_MAX;
+    m.client_id = (uint32_t)k;
+    m.entity_id = UINT32_MAX - (uint32_t)k;
+    m.code = (uint8_t)(ARB_PROTO_REASON_COUNT - 1);
+    memset(m.text, 'z', k == 3 ? ARB_PROTO_MAX_TEXT : 0);
+    int n = arb_proto_encode_event(&m, buf, sizeof buf);
+    assert_true(n > 0);
+    assert_int_equal(arb_proto_decode_event(buf, (size_t)n, &out, &err), 0);
+    assert_memory_equal(&m, &out, sizeof m);
+  }
+}
+
+static void test_proto_input_roundtrip(void** state) {
+  (void)state;
+  arb_proto_error err;
+  arb_proto_input m = fx_input(), out;
+  memset(&out, 0, sizeof out);
+  int n = arb_proto_encode_input(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_input(buf, (size_t)n, &out, &err), 0);
+  assert_memory_equal(&m, &out, sizeof m);
+  // 8 inputs at the extremes.
+  memset(&m, 0, sizeof m);
+  m.packet_seq = UINT32_MAX;
+  m.ack_tick = UINT32_MAX;
+  m.count = ARB_PROTO_MAX_INPUTS;
+  for (int i = 0; i < m.count; i++) {
+    m.cmds[i].seq = UINT32_MAX - (uint32_t)i;
+    m.cmds[i].controls.move_x = i % 2 ? 127 : -127;
+    m.cmds[i].controls.move_y = i % 2 ? -127 : 127;
+    m.cmds[i].controls.aim = i % 2 ? 65535 : 0;
+    m.cmds[i].controls.buttons = 0xFFFF;
+    m.cmds[i].controls.steer = -127;
+    m.cmds[i].controls.throttle = 255;
+    m.cmds[i].controls.brake = 255;
+  }
+  n = arb_proto_encode_input(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_input(buf, (size_t)n, &out, &err), 0);
+  assert_memory_equal(&m, &out, sizeof m);
+  // Empty input (ack only).
+  m.count = 0;
+  n = arb_proto_encode_input(&m, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_input(buf, (size_t)n, &out, &err), 0);
+  assert_int_equal(out.count, 0);
+  // Order must be newest first; more than 8 is refused.
+  m.count = 2;
+  m.cmds[0].seq = 5;
+  m.cmds[1].seq = 6;
+  assert_int_equal(arb_proto_encode_input(&m, buf, sizeof buf), ARB_E_INVAL);
+  m.count = 9;
+  assert_int_equal(arb_proto_encode_input(&m, buf, sizeof buf), ARB_E_TOO_BIG);
+}
+
+static void test_proto_ping_pong_roundtrip(void** state) {
+  (void)state;
+  arb_proto_error err;
+  arb_proto_ping p, po;
+  memset(&p, 0, sizeof p);
+  memset(&po, 0, sizeof po);
+  p.ping_id = UINT32_MAX;
+  p.client_time_us = UINT64_MAX;
+  int n = arb_proto_encode_ping(&p, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_ping(buf, (size_t)n, &po, &err), 0);
+  assert_memory_equal(&p, &po, sizeof p);
+  arb_proto_pong q, qo;
+  memset(&q, 0, sizeof q);
+  memset(&qo, 0, sizeof qo);
+  q.client_time_us = UINT64_MAX;
+  q.server_tick = UINT32_MAX;
+  q.server_time_us = UINT64_MAX;
+  n = arb_proto_encode_pong(&q, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_pong(buf, (size_t)n, &qo, &err), 0);
+  assert_memory_equal(&q, &qo, sizeof q);
+  arb_proto_msg_type t;
+  assert_int_equal(arb_proto_peek_type(buf, (size_t)n, &t), 0);
+  assert_int_equal(t, ARB_PROTO_MSG_PONG);
+  // A pong is not a ping.
+  assert_int_equal(arb_proto_decode_ping(buf, (size_t)n, &po, &err), ARB_E_CORRUPT);
+  assert_string_equal(err.reason, "ping: field 'type': message type 8 (pong), expected 7 (ping)");
+}
+
+static void snapshot_equal(const arb_proto_snapshot* a, const arb_proto_snapshot* b) {
+  assert_int_equal(a->tick, b->tick);
+  assert_int_equal(a->baseline_tick, b->baseline_tick);
+  assert_int_equal(a->last_input_seq, b->last_input_seq);
+  assert_int_equal(a->part_index, b->part_index);
+  assert_int_equal(a->part_count, b->part_count);
+  assert_int_equal(a->entered_count, b->entered_count);
+  assert_int_equal(a->changed_count, b->changed_count);
+  assert_int_equal(a->removed_count, b->removed_count);
+  for (int i = 0; i < a->entered_count; i++) {
+    assert_int_equal(a->entered[i].id, b->entered[i].id);
+    assert_memory_equal(&a->entered[i].desc, &b->entered[i].desc, sizeof a->entered[i].desc);
+    assert_memory_equal(&a->entered[i].state, &b->entered[i].state, sizeof a->entered[i].state);
+  }
+  for (int i = 0; i < a->changed_count; i++) {
+    assert_int_equal(a->changed[i].id, b->changed[i].id);
+    assert_int_equal(a->changed[i].mask, b->changed[i].mask);
+    assert_memory_equal(&a->changed[i].delta, &b->changed[i].delta, sizeof a->changed[i].delta);
+  }
+  if (a->removed_count) assert_memory_equal(a->removed, b->removed, (size_t)a->removed_count * sizeof a->removed[0]);
+}
+
+static void test_proto_snapshot_roundtrip(void** state) {
+  (void)state;
+  static arb_proto_snapshot m, out;
+  arb_proto_error err;
+  fx_snapshot(&m);
+  int n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
+  snapshot_equal(&m, &out);
+  // Extreme values in every field.
+  memset(&m, 0, sizeof m);
+  m.tick = UINT32_MAX;
+  m.baseline_tick = UINT32_MAX - 1;
+  m.last_input_seq = UINT32_MAX;
+  m.part_index = ARB_PROTO_MAX_PARTS - 1;
+  m.part_count = ARB_PROTO_MAX_PARTS;
+  m.entered_count = 3;
+  for (int i = 0; i < 3; i++) {
+    arb_proto_entered* e = &m.entered[i];
+    e->id = UINT32_MAX - 2 + (uint32_t)i;
+    e->desc.body_type = (uint8_t)i;
+    e->desc.avatar_kind = (uint8_t)i;
+    e->desc.owner = i == 2 ? UINT32_MAX : (uint32_t)i;
+    e->desc.shape = i == 0 ? fx_circle(-ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD)
+                           : i == 1 ? fx_segment(0, 0, 1e-30f, -1e-30f) : fx_box(0.001f, ARB_PROTO_MAX_COORD);
+    int32_t v = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : 0;
+    e->state.x = e->state.y = e->state.vx = e->state.vy = e->state.w = v;
+    e->state.angle = i == 0 ? 0 : 65535;
+  }
+  m.changed_count = 3;
+  for (int i = 0; i < 3; i++) {
+    arb_proto_changed* c = &m.changed[i];
+    c->id = 1 + (uint32_t)i;
+    c->mask = i == 2 ? 1 : ARB_PROTO_FIELD_ALL;
+    int32_t v = i == 0 ? INT32_MIN : INT32_MAX;
+    c->delta.x = v;
+    if (c->mask == ARB_PROTO_FIELD_ALL) {
+      c->delta.y = c->delta.vx = c->delta.vy = c->delta.w = v;
+      c->delta.angle = i == 0 ? 32768 : 32767;
+    }
+  }
+  m.removed_count = 2;
+  m.removed[0] = 10;
+  m.removed[1] = 0xFFFFFF00u;
+  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
+  snapshot_equal(&m, &out);
+  // Each list at its count limit (small values so the packet stays under the payload cap).
+  memset(&m, 0, sizeof m);
+  m.tick = 2;
+  m.baseline_tick = 1;
+  m.part_count = 1;
+  m.changed_count = ARB_PROTO_MAX_PART_CHANGED;
+  for (int i = 0; i < m.changed_count; i++) {
+    m.changed[i].id = 1 + (uint32_t)i;
+    m.changed[i].mask = ARB_PROTO_FIELD_W;
+    m.changed[i].delta.w = -1;
+  }
+  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
+  snapshot_equal(&m, &out);
+  m.changed_count = 0;
+  m.removed_count = ARB_PROTO_MAX_PART_REMOVED;
+  for (int i = 0; i < m.removed_count; i++) m.removed[i] = 1 + (uint32_t)i;
+  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
+  snapshot_equal(&m, &out);
+  m.removed_count = 0;
+  m.entered_count = ARB_PROTO_MAX_PART_ENTERED;
+  for (int i = 0; i < m.entered_count; i++) {
+    memset(&m.entered[i], 0, sizeof m.entered[i]);
+    m.entered[i].id = 1 + (uint32_t)i;
+    m.entered[i].desc.shape = fx_circle(0, 0, 1);
+  }
+  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
+  assert_true(n > 0 && n <= ARB_PROTO_MAX_PAYLOAD);
+  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
+  snapshot_equal(&m, &out);
+  // Invalid structs are not encoded: one over a limit, unsorted ids, an id in two lists,
+  // changes in a full snapshot, an oversize packet.
+  m.entered_count = ARB_PROTO_MAX_PART_ENTERED + 1;
+  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_TOO_BIG);
+  m.entered_count = 2;
+  m.entered[1].id = 1;
+  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
+  m.entered[1].id = 2;
+  m.removed_count = 1;
+  m.removed[0] = 2;
+  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
+  m.removed_count = 0;
+  m.baseline_tick = 0;
+  m.changed_count = 1;
+  m.changed[0].id = 9;
+  m.changed[0].mask = 1;
+  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
+  m.changed_count = 0;
+  m.entered_count = ARB_PROTO_MAX_PART_ENTERED;
+  for (int i = 0; i < m.entered_count; i++) m.entered[i].desc.shape = fx_box(1.5f, 2.5f);
+  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_TOO_BIG);
+}
+
+// ---- floats: int, float32, float64; NaN and infinity ------------------------------------
+
+static int welcome_with_x(int how, double v, arb_proto_static_body* got, arb_proto_error* err) {
+  tmp_buf t;
+  tmp_init(&t);
+  msgpack_pack_array(&t.pk, 9);
+  msgpack_pack_uint8(&t.pk, 2);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_uint8(&t.pk, 60);
+  msgpack_pack_uint8(&t.pk, 20);
+  msgpack_pack_uint8(&t.pk, 0);
+  tmp_str(&t, "s");
+  msgpack_pack_uint8(&t.pk, 0);
+  msgpack_pack_array(&t.pk, 1);
+  msgpack_pack_array(&t.pk, 4);
+  if (how == 0) msgpack_pack_int64(&t.pk, (int64_t)v);
+  if (how == 1) msgpack_pack_float(&t.pk, (float)v);
+  if (how == 2) msgpack_pack_double(&t.pk, v);
+  if (how == 3) msgpack_pack_uint64(&t.pk, UINT64_MAX);
+  msgpack_pack_float(&t.pk, 0);
+  msgpack_pack_int8(&t.pk, -3);  // angle as a negative int
+  msgpack_pack_array(&t.pk, 4);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_uint8(&t.pk, 0);
+  msgpack_pack_double(&t.pk, 0.5);
+  msgpack_pack_uint8(&t.pk, 2);  // radius as an int
+  arb_proto_welcome out;
+  memset(&out, 0, sizeof out);
+  out.statics = got;
+  out.static_cap = 1;
+  int rc = arb_proto_decode_welcome((const uint8_t*)t.sb.data, t.sb.size, &out, err);
+  tmp_free(&t);
+  return rc;
+}
+
+static void test_proto_float_encodings(void** state) {
+  (void)state;
+  arb_proto_static_body got;
+  arb_proto_error err;
+  for (int how = 0; how < 3; how++) {
+    assert_int_equal(welcome_with_x(how, -5.0, &got, &err), 0);
+    assert_true(got.position.x == -5.0f);
+    assert_true(got.angle == -3.0f);
+    assert_true(got.shape.radius == 2.0f);
+    assert_true(got.shape.points[0].y == 0.5f);
+  }
+  assert_int_equal(welcome_with_x(2, 0.1, &got, &err), 0);
+  assert_true(got.position.x == 0.1f);  // float64 rounds to the nearest float32
+  assert_int_equal(welcome_with_x(2, NAN, &got, &err), ARB_E_NONFINITE);
+  assert_string_equal(err.reason, "welcome: statics[0] field 'x': NaN is not allowed");
+  assert_int_equal(welcome_with_x(1, INFINITY, &got, &err), ARB_E_NONFINITE);
+  assert_string_equal(err.reason, "welcome: statics[0] field 'x': infinity is not allowed");
+  assert_int_equal(welcome_with_x(2, 2e6, &got, &err), ARB_E_RANGE);
+  assert_int_equal(welcome_with_x(3, 0, &got, &err), ARB_E_RANGE);
+}
+
+// ---- reason strings ----------------------------------------------------------------------
+
+static void test_proto_reason_strings(void** state) {
+  (void)state;
+  arb_proto_error err;
+  static arb_proto_snapshot out;
+  // snapshot whose changed entity 12 has a str where 'x' should be.
+  tmp_buf t;
+  tmp_init(&t);
+  msgpack_pack_array(&t.pk, 9);
+  msgpack_pack_uint8(&t.pk, 5);
+  msgpack_pack_uint8(&t.pk, 20);
+  msgpack_pack_uint8(&t.pk, 10);
+  msgpack_pack_uint8(&t.pk, 0);
+  msgpack_pack_uint8(&t.pk, 0);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_array(&t.pk, 0);
+  msgpack_pack_array(&t.pk, 1);
+  msgpack_pack_array(&t.pk, 3);
+  msgpack_pack_uint8(&t.pk, 12);
+  msgpack_pack_uint8(&t.pk, 1);
+  tmp_str(&t, "oops");
+  msgpack_pack_array(&t.pk, 0);
+  assert_int_equal(arb_proto_decode_snapshot((const uint8_t*)t.sb.data, t.sb.size, &out, &err), ARB_E_CORRUPT);
+  assert_string_equal(err.reason, "snapshot: changed[0] (entity 12) field 'x': expected int, got str");
+  assert_int_equal(err.offset, 12);
+  tmp_free(&t);
+
+  // Truncated, trailing bytes, wrong message, empty input.
+  arb_proto_ping p = fx_ping(), po;
+  int n = arb_proto_encode_ping(&p, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_ping(buf, (size_t)n - 1, &po, &err), ARB_E_TRUNCATED);
+  assert_non_null(strstr(err.reason, "ping: field 'client_time_us': input ends early"));
+  buf[n] = 0xc0;
+  assert_int_equal(arb_proto_decode_ping(buf, (size_t)n + 1, &po, &err), ARB_E_CORRUPT);
+  assert_string_equal(err.reason, "ping: 1 unexpected bytes after the message");
+  assert_int_equal(arb_proto_decode_ping(buf, 0, &po, &err), ARB_E_TRUNCATED);
+  assert_string_equal(err.reason, "ping: field 'message': expected array, got end of input");
+  assert_int_equal(arb_proto_decode_ping(NULL, 0, &po, NULL), ARB_E_TRUNCATED);
+
+  // An input packet with its commands out of order says which one.
+  tmp_init(&t);
+  msgpack_pack_array(&t.pk, 4);
+  msgpack_pack_uint8(&t.pk, 4);
+  msgpack_pack_uint8(&t.pk, 1);
+  msgpack_pack_uint8(&t.pk, 0);
+  msgpack_pack_array(&t.pk, 2);
+  for (int i = 0; i < 2; i++) {
+    msgpack_pack_array(&t.pk, 8);
+    msgpack_pack_uint8(&t.pk, (uint8_t)(5 + i));
+    for (int k = 0; k < 7; k++) msgpack_pack_uint8(&t.pk, 0);
+  }
+  arb_proto_input in;
+  assert_int_equal(arb_proto_decode_input((const uint8_t*)t.sb.data, t.sb.size, &in, &err), ARB_E_CORRUPT);
+  assert_string_equal(err.reason, "input: inputs[1] field 'seq': 6 after 5: inputs must be newest first");
+  tmp_free(&t);
+
+  assert_string_equal(arb_proto_reason_name(ARB_PROTO_REASON_VERSION), "version");
+  assert_string_equal(arb_proto_reason_name(99), "unknown");
+  assert_string_equal(arb_proto_msg_name(ARB_PROTO_MSG_SNAPSHOT), "snapshot");
+  assert_non_null(arb_proto_build_id());
+  assert_true(strncmp(arb_proto_build_id(), "arbiter-", 8) == 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_proto_quantize_pos),
+      cmocka_unit_test(test_proto_quantize_angle),
+      cmocka_unit_test(test_proto_quantize_controls),
+      cmocka_unit_test(test_proto_hello_roundtrip),
+      cmocka_unit_test(test_proto_hello_version),
+      cmocka_unit_test(test_proto_welcome_roundtrip),
+      cmocka_unit_test(test_proto_reject_event_roundtrip),
+      cmocka_unit_test(test_proto_input_roundtrip),
+      cmocka_unit_test(test_proto_ping_pong_roundtrip),
+      cmocka_unit_test(test_proto_snapshot_roundtrip),
+      cmocka_unit_test(test_proto_float_encodings),
+      cmocka_unit_test(test_proto_reason_strings),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

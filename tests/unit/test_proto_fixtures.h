@@ -1,0 +1,264 @@
+// Sample messages shared by the protocol tests, the golden vectors in PROTOCOL.md and the
+// fuzz seed corpus. Changing a value here changes a golden vector: update PROTOCOL.md
+// (test_proto_golden --print prints the blocks).
+#pragma once
+
+#include <string.h>
+
+#include <arbiter/collision.h>
+#include <arbiter/protocol.h>
+#include <arbiter/replay_log.h>
+#include <arbiter/world.h>
+
+static inline arb_proto_shape fx_box(float hw, float hh) {
+  arb_proto_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = ARB_SHAPE_POLYGON;
+  s.count = 4;
+  s.points[0] = arb_v2(-hw, -hh);
+  s.points[1] = arb_v2(hw, -hh);
+  s.points[2] = arb_v2(hw, hh);
+  s.points[3] = arb_v2(-hw, hh);
+  return s;
+}
+
+static inline arb_proto_shape fx_circle(float cx, float cy, float r) {
+  arb_proto_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = ARB_SHAPE_CIRCLE;
+  s.count = 1;
+  s.points[0] = arb_v2(cx, cy);
+  s.radius = r;
+  return s;
+}
+
+static inline arb_proto_shape fx_segment(float ax, float ay, float bx, float by) {
+  arb_proto_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = ARB_SHAPE_SEGMENT;
+  s.count = 2;
+  s.points[0] = arb_v2(ax, ay);
+  s.points[1] = arb_v2(bx, by);
+  return s;
+}
+
+static inline arb_proto_hello fx_hello(void) {
+  arb_proto_hello m;
+  memset(&m, 0, sizeof m);
+  m.version = ARB_PROTO_VERSION;
+  strcpy(m.name, "ada");
+  m.token_len = 2;
+  m.token[0] = 0xbe;
+  m.token[1] = 0xef;
+  m.avatar_kind = ARB_AVATAR_FORCE;
+  return m;
+}
+
+static arb_proto_static_body fx_statics[2];
+
+static inline arb_proto_welcome fx_welcome(void) {
+  arb_proto_welcome m;
+  memset(&m, 0, sizeof m);
+  m.client_id = 7;
+  m.entity_id = 300;
+  m.tick_rate = 60;
+  m.snapshot_rate = 20;
+  m.server_tick = 1000;
+  strcpy(m.scene_name, "arena");
+  m.scene_hash = 0x0123456789abcdefull;
+  memset(fx_statics, 0, sizeof fx_statics);
+  fx_statics[0].position = arb_v2(0.0f, 0.0f);
+  fx_statics[0].angle = 0.0f;
+  fx_statics[0].shape = fx_segment(-20.0f, 0.0f, 20.0f, 0.0f);
+  fx_statics[1].position = arb_v2(5.0f, 2.5f);
+  fx_statics[1].angle = 0.5f;
+  fx_statics[1].shape = fx_box(1.0f, 0.5f);
+  m.statics = fx_statics;
+  m.static_count = 2;
+  m.static_cap = 2;
+  return m;
+}
+
+static inline arb_proto_reject fx_reject(void) {
+  arb_proto_reject m;
+  memset(&m, 0, sizeof m);
+  m.reason = ARB_PROTO_REASON_FULL;
+  m.server_version = ARB_PROTO_VERSION;
+  strcpy(m.text, "server full");
+  return m;
+}
+
+static inline arb_proto_input fx_input(void) {
+  arb_proto_input m;
+  memset(&m, 0, sizeof m);
+  m.packet_seq = 500;
+  m.ack_tick = 990;
+  m.count = 2;
+  m.cmds[0].seq = 501;
+  m.cmds[0].controls.move_x = 127;
+  m.cmds[0].controls.move_y = -127;
+  m.cmds[0].controls.aim = 16384;
+  m.cmds[0].controls.buttons = ARB_BUTTON_JUMP | ARB_BUTTON_FIRE;
+  m.cmds[0].controls.steer = -64;
+  m.cmds[0].controls.throttle = 255;
+  m.cmds[0].controls.brake = 0;
+  m.cmds[1].seq = 500;
+  m.cmds[1].controls.move_x = 0;
+  m.cmds[1].controls.move_y = 0;
+  m.cmds[1].controls.aim = 65535;
+  return m;
+}
+
+/* A delta snapshot: one entity entered (a box), one changed (x and angle), one removed. */
+static inline void fx_snapshot(arb_proto_snapshot* m) {
+  memset(m, 0, sizeof *m);
+  m->tick = 1020;
+  m->baseline_tick = 1010;
+  m->last_input_seq = 499;
+  m->part_index = 0;
+  m->part_count = 1;
+  m->entered_count = 1;
+  m->entered[0].id = 301;
+  m->entered[0].desc.body_type = ARB_BODY_DYNAMIC;
+  m->entered[0].desc.avatar_kind = 0;
+  m->entered[0].desc.owner = 0;
+  m->entered[0].desc.shape = fx_box(0.5f, 0.5f);
+  m->entered[0].state.x = 640;   /* 5 m */
+  m->entered[0].state.y = -128;  /* -1 m */
+  m->entered[0].state.angle = 8192;
+  m->entered[0].state.vx = 256;  /* 1 m/s */
+  m->entered[0].state.vy = 0;
+  m->entered[0].state.w = -256;
+  m->changed_count = 1;
+  m->changed[0].id = 12;
+  m->changed[0].mask = ARB_PROTO_FIELD_X | ARB_PROTO_FIELD_ANGLE;
+  m->changed[0].delta.x = -3;
+  m->changed[0].delta.angle = 65535; /* -1 step */
+  m->removed_count = 1;
+  m->removed[0] = 40;
+}
+
+/* A full snapshot of one avatar (circle). */
+static inline void fx_snapshot_full(arb_proto_snapshot* m) {
+  memset(m, 0, sizeof *m);
+  m->tick = 1000;
+  m->baseline_tick = 0;
+  m->last_input_seq = 0;
+  m->part_index = 0;
+  m->part_count = 1;
+  m->entered_count = 1;
+  m->entered[0].id = 300;
+  m->entered[0].desc.body_type = ARB_BODY_DYNAMIC;
+  m->entered[0].desc.avatar_kind = ARB_AVATAR_FORCE;
+  m->entered[0].desc.owner = 7;
+  m->entered[0].desc.shape = fx_circle(0.0f, 0.0f, 0.25f);
+  m->entered[0].state.x = 0;
+  m->entered[0].state.y = 256;
+}
+
+static inline arb_proto_event fx_event(void) {
+  arb_proto_event m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_PROTO_EVENT_JOINED;
+  m.tick = 1000;
+  m.client_id = 7;
+  m.entity_id = 300;
+  strcpy(m.text, "ada");
+  return m;
+}
+
+static inline arb_proto_ping fx_ping(void) {
+  arb_proto_ping m;
+  memset(&m, 0, sizeof m);
+  m.ping_id = 42;
+  m.client_time_us = 1234567890123ull;
+  return m;
+}
+
+static inline arb_proto_pong fx_pong(void) {
+  arb_proto_pong m;
+  memset(&m, 0, sizeof m);
+  m.ping_id = 42;
+  m.client_time_us = 1234567890123ull;
+  m.server_tick = 1000;
+  m.server_time_us = 16666000ull;
+  return m;
+}
+
+static const char fx_scene_text[] = "{\"version\":1}";
+
+static inline arb_replay_header fx_replay_header(void) {
+  arb_replay_header h;
+  memset(&h, 0, sizeof h);
+  h.format_version = ARB_REPLAY_FORMAT_VERSION;
+  h.build_id = "arbiter-0.1.0-test";
+  h.build_id_len = strlen(h.build_id);
+  h.scene_text = fx_scene_text;
+  h.scene_len = strlen(fx_scene_text);
+  h.scene_hash = 0x1122334455667788ull;
+  h.tick_rate = 60;
+  h.seed = 42;
+  h.start_time_ms = 1763700000000ll;
+  return h;
+}
+
+/* Fills a tick record (heap-allocated by the caller: it is large). */
+static inline void fx_replay_tick(arb_replay_tick* t, uint64_t tick) {
+  t->tick = tick;
+  t->join_count = 1;
+  t->joins[0].client_id = 7;
+  t->joins[0].avatar_kind = ARB_AVATAR_FORCE;
+  t->joins[0].entity_id = 300;
+  strcpy(t->joins[0].name, "ada");
+  t->leave_count = 1;
+  t->leaves[0] = 3;
+  t->input_count = 1;
+  t->inputs[0].client_id = 7;
+  t->inputs[0].seq = 501;
+  memset(&t->inputs[0].controls, 0, sizeof t->inputs[0].controls);
+  t->inputs[0].controls.move_x = 127;
+  t->inputs[0].controls.aim = 16384;
+  t->inputs[0].controls.buttons = ARB_BUTTON_JUMP;
+  t->world_hash = 0xfedcba9876543210ull;
+}
+
+static const uint8_t fx_checkpoint_state[] = {1, 2, 3, 4};
+
+static inline arb_replay_checkpoint fx_replay_checkpoint(uint64_t tick) {
+  arb_replay_checkpoint c = {tick, 0xfedcba9876543210ull, fx_checkpoint_state, sizeof fx_checkpoint_state};
+  return c;
+}
+
+static inline arb_replay_end fx_replay_end(uint64_t last_tick, uint64_t count) {
+  arb_replay_end e = {last_tick, count, 1763700060000ll};
+  return e;
+}
+
+// ---- the golden vectors: one per message kind and replay record kind --------------------
+
+#define FX_GOLDEN_COUNT 13
+static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
+    "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end"};
+
+/* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
+static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
+  static arb_proto_snapshot snap;
+  static arb_replay_tick tick;
+  switch (i) {
+    case 0: { arb_proto_hello m = fx_hello(); return arb_proto_encode_hello(&m, buf, cap); }
+    case 1: { arb_proto_welcome m = fx_welcome(); return arb_proto_encode_welcome(&m, buf, cap); }
+    case 2: { arb_proto_reject m = fx_reject(); return arb_proto_encode_reject(&m, buf, cap); }
+    case 3: { arb_proto_input m = fx_input(); return arb_proto_encode_input(&m, buf, cap); }
+    case 4: fx_snapshot(&snap); return arb_proto_encode_snapshot(&snap, buf, cap);
+    case 5: fx_snapshot_full(&snap); return arb_proto_encode_snapshot(&snap, buf, cap);
+    case 6: { arb_proto_event m = fx_event(); return arb_proto_encode_event(&m, buf, cap); }
+    case 7: { arb_proto_ping m = fx_ping(); return arb_proto_encode_ping(&m, buf, cap); }
+    case 8: { arb_proto_pong m = fx_pong(); return arb_proto_encode_pong(&m, buf, cap); }
+    case 9: { arb_replay_header h = fx_replay_header(); return arb_replay_encode_header(&h, buf, cap); }
+    case 10: memset(&tick, 0, sizeof tick); fx_replay_tick(&tick, 1001); return arb_replay_encode_tick(&tick, buf, cap);
+    case 11: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
+    case 12: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
+    default: return ARB_E_INVAL;
+  }
+}

@@ -1,0 +1,18 @@
+// Test helper: build msgpack bytes by hand with msgpack-c's sbuffer (to craft messages
+// our encoders would refuse: wrong types, other float encodings, bad values).
+#pragma once
+
+#include <msgpack.h>
+#include <string.h>
+
+typedef struct tmp_buf {
+  msgpack_sbuffer sb;
+  msgpack_packer pk;
+} tmp_buf;
+
+static inline void tmp_init(tmp_buf* t) {
+  msgpack_sbuffer_init(&t->sb);
+  msgpack_packer_init(&t->pk, &t->sb, msgpack_sbuffer_write);
+}
+static inline void tmp_free(tmp_buf* t) { msgpack_sbuffer_destroy(&t->sb); }
+static inline void tmp_str(tmp_buf* t, const char* s) { msgpack_pack_str_with_body(&t->pk, s, strlen(s)); }
