@@ -204,6 +204,8 @@ int arb_client_disconnect(arb_client* c, const char* reason) {
 
 arb_client_state arb_client_get_state(const arb_client* c) { return c ? c->state : ARB_CLIENT_DISCONNECTED; }
 
+int arb_client_get_fd(const arb_client* c) { return c ? cl_net_fd(&c->net) : -1; }
+
 const arb_client_session* arb_client_get_session(const arb_client* c) { return &c->session; }
 
 // ---- messages --------------------------------------------------------------------------

@@ -139,3 +139,5 @@ void cl_net_account(cl_net* n) {
   n->last_sent_packets = sp;
   n->last_received_packets = rp;
 }
+
+int cl_net_fd(const cl_net* n) { return n->host ? (int)n->host->socket : -1; }

@@ -51,5 +51,7 @@ int cl_net_send(cl_net* n, int channel, const uint8_t* data, size_t len, bool re
 void cl_net_flush(cl_net* n);
 /// Smoothed round-trip time and its variance, seconds (0 when not connected).
 void cl_net_rtt(const cl_net* n, float* rtt, float* variance);
+/// The socket descriptor, -1 without a host.
+int cl_net_fd(const cl_net* n);
 /// Update the 64-bit byte and packet totals from ENet's wrapping counters.
 void cl_net_account(cl_net* n);

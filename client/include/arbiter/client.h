@@ -117,6 +117,11 @@ ARB_API arb_client_state arb_client_get_state(const arb_client* client);
 /// inputs at the tick rate, time out, reconnect. Never blocks. Returns 0 or ARB_E_*.
 ARB_API int arb_client_update(arb_client* client, double now);
 
+/// The UDP socket's file descriptor (-1 if none), for applications that want to sleep
+/// until data arrives (poll, epoll, uv_poll) instead of calling arb_client_update on a
+/// timer. Watch it for readability only; never read from or close it.
+ARB_API int arb_client_get_fd(const arb_client* client);
+
 /// What the server said in its welcome (valid while connected; zeroed otherwise).
 typedef struct arb_client_session {
   uint32_t client_id;         ///< our client id on the server

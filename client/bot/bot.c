@@ -1,0 +1,154 @@
+// Bot behaviours and per-bot measurements (see bot.h).
+#include "bot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double bot_rand(bot* b) {
+  uint64_t x = b->rng;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  b->rng = x;
+  return (double)(x >> 11) * (1.0 / 9007199254740992.0);
+}
+
+const char* bot_behaviour_name(bot_behaviour k) {
+  switch (k) {
+    case BOT_IDLE: return "idle";
+    case BOT_RANDOM: return "random";
+    case BOT_CIRCLE: return "circle";
+    case BOT_SEEK: return "seek";
+  }
+  return "?";
+}
+
+int bot_parse_behaviour(const char* s, bot_behaviour* out) {
+  static const bot_behaviour all[] = {BOT_IDLE, BOT_RANDOM, BOT_CIRCLE, BOT_SEEK};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (strcmp(s, bot_behaviour_name(all[i])) == 0) {
+      *out = all[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static const arb_client_entity_state* find_state(const arb_client_entity_state* s, int n, uint32_t id) {
+  int lo = 0, hi = n;  // samples come in id order
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (s[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < n && s[lo].id == id) ? &s[lo] : NULL;
+}
+
+void bot_behave(bot* b, double now) {
+  arb_controls* c = &b->controls;
+  switch (b->behaviour) {
+    case BOT_IDLE:
+      memset(c, 0, sizeof *c);
+      break;
+    case BOT_RANDOM:
+      if (now >= b->next_change) {
+        double a = bot_rand(b) * 6.283185307179586;
+        memset(c, 0, sizeof *c);
+        c->move_x = (float)cos(a);
+        c->move_y = (float)sin(a);
+        c->aim = (float)(a - 3.141592653589793);
+        c->buttons = bot_rand(b) < 0.2 ? ARB_BUTTON_JUMP : 0u;
+        c->steer = (float)(2.0 * bot_rand(b) - 1.0);
+        c->throttle = (float)bot_rand(b);
+        b->next_change = now + 0.5 + bot_rand(b);
+      }
+      break;
+    case BOT_CIRCLE: {
+      double a = b->phase + now;
+      memset(c, 0, sizeof *c);
+      c->move_x = (float)cos(a);
+      c->move_y = (float)sin(a);
+      c->aim = (float)remainder(a, 6.283185307179586);
+      c->steer = 0.5f;
+      c->throttle = 0.6f;
+      break;
+    }
+    case BOT_SEEK: {
+      memset(c, 0, sizeof *c);
+      const arb_client_session* s = arb_client_get_session(b->client);
+      const arb_client_entity_state* me = find_state(b->states, b->count, s->avatar_entity);
+      if (!me) break;
+      // Nearest other dynamic entity (avatars of others included).
+      const arb_client_entity_state* best = NULL;
+      float best_d2 = 0.0f;
+      for (int i = 0; i < b->count; i++) {
+        const arb_client_entity_state* e = &b->states[i];
+        if (e->id == me->id) continue;
+        arb_client_entity_desc d;
+        if (arb_client_get_entity(b->client, e->id, &d) != 0 || d.body_type != 0) continue;
+        float dx = e->position.x - me->position.x, dy = e->position.y - me->position.y;
+        float d2 = dx * dx + dy * dy;
+        if (!best || d2 < best_d2) {
+          best = e;
+          best_d2 = d2;
+        }
+      }
+      if (!best || best_d2 < 1e-6f) break;
+      float len = sqrtf(best_d2);
+      c->move_x = (best->position.x - me->position.x) / len;
+      c->move_y = (best->position.y - me->position.y) / len;
+      c->aim = atan2f(c->move_y, c->move_x);
+      c->throttle = 1.0f;
+      break;
+    }
+  }
+  arb_client_set_controls(b->client, c);
+}
+
+// Continuity of what a game would draw: between two frames an entity may move by what
+// its sampled velocities explain (twice that, for acceleration within the frame and the
+// fade-in of a correction after a gap) plus 10 cm. A snap to a corrected position would
+// exceed it; a correction fading in over the blend time does not.
+void bot_sample(bot* b, double now) {
+  if (arb_client_get_state(b->client) != ARB_CLIENT_CONNECTED) {
+    b->prev_T = -1.0;
+    b->prev_count = 0;
+    return;
+  }
+  int n = arb_client_sample(b->client, now, b->states, b->cap);
+  if (n > b->cap) {
+    int cap = n + n / 2 + 16;
+    arb_client_entity_state* s = (arb_client_entity_state*)realloc(b->states, sizeof *s * (size_t)cap);
+    arb_client_entity_state* p = (arb_client_entity_state*)realloc(b->prev, sizeof *p * (size_t)cap);
+    if (s) b->states = s;
+    if (p) b->prev = p;
+    if (!s || !p) return;
+    b->cap = cap;
+    b->prev_count = 0;  // the retry below resamples at the same time: no continuity step
+    n = arb_client_sample(b->client, now, b->states, b->cap);
+  }
+  b->count = n < b->cap ? n : b->cap;
+  double T = arb_client_get_sample_time(b->client);
+  if (b->prev_T >= 0.0 && b->prev_count > 0) {
+    float dT = (float)(T - b->prev_T);
+    for (int i = 0; i < b->count; i++) {
+      const arb_client_entity_state* cur = &b->states[i];
+      const arb_client_entity_state* old = find_state(b->prev, b->prev_count, cur->id);
+      if (!old) continue;
+      float v0 = sqrtf(old->linear_velocity.x * old->linear_velocity.x + old->linear_velocity.y * old->linear_velocity.y);
+      float v1 = sqrtf(cur->linear_velocity.x * cur->linear_velocity.x + cur->linear_velocity.y * cur->linear_velocity.y);
+      float vmax = v0 > v1 ? v0 : v1;
+      float dx = cur->position.x - old->position.x, dy = cur->position.y - old->position.y;
+      float step = sqrtf(dx * dx + dy * dy);
+      float allowed = 2.0f * vmax * dT + 0.1f;
+      float ratio = step / allowed;
+      if (ratio > b->worst_step) b->worst_step = ratio;
+      if (ratio > 1.0f) b->discontinuities++;
+      b->samples++;
+    }
+  }
+  memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
+  b->prev_count = b->count;
+  b->prev_T = T;
+}

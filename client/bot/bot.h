@@ -1,0 +1,49 @@
+// arbiter-bot internals: one bot = one arb_client with a scripted behaviour and its own
+// measurements. Several hundred bots share one process and one loop (main.c).
+#pragma once
+
+#include <arbiter/client.h>
+
+typedef enum bot_behaviour {
+  BOT_IDLE = 0,  ///< no input at all
+  BOT_RANDOM,    ///< a random direction (and sometimes jump) every 0.5..1.5 s
+  BOT_CIRCLE,    ///< move axes turning at 1 rad/s: the avatar runs in circles
+  BOT_SEEK,      ///< move towards the nearest other entity's interpolated position
+} bot_behaviour;
+
+typedef struct bot {
+  int index;
+  arb_client* client;
+  uint64_t rng;
+  bot_behaviour behaviour;
+  arb_controls controls;
+  double next_change;       ///< random: when to pick a new direction
+  double phase;             ///< circle: starting angle
+
+  // lifecycle
+  bool ever_connected;
+  bool rejected;
+  char reason[128];         ///< rejection or last disconnect reason
+  double connected_since;   ///< < 0 when not connected
+  double connected_time;    ///< seconds spent connected
+  int snapshot_rate;        ///< from the welcome
+  uint32_t disconnects;
+
+  // interpolated state and continuity
+  arb_client_entity_state* states;  ///< this frame's sample
+  arb_client_entity_state* prev;    ///< last frame's sample (same connection)
+  int cap, count, prev_count;
+  double prev_T;            ///< server time of the previous sample (<0 = none)
+  uint64_t samples;         ///< entity-frames checked for continuity
+  uint64_t discontinuities; ///< entity-frames with a step the velocities cannot explain
+  float worst_step;         ///< largest step / allowed step seen
+} bot;
+
+/// Seeded xorshift per bot: the same --seed replays the same inputs.
+double bot_rand(bot* b);
+/// Choose this frame's controls from the behaviour (uses the last sample for seek).
+void bot_behave(bot* b, double now);
+/// Sample the interpolated world and update the continuity counters.
+void bot_sample(bot* b, double now);
+const char* bot_behaviour_name(bot_behaviour k);
+int bot_parse_behaviour(const char* s, bot_behaviour* out);

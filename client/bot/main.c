@@ -1,0 +1,383 @@
+// arbiter-bot: N headless clients in one process and one loop, sending scripted inputs.
+// The load generator for benchmarks and the traffic for integration tests and demos.
+//
+// stdout: the JSON summary at the end (only that). stderr: one progress line per second
+// and the clients' warnings. Exit status: 0 = every client connected, was never rejected
+// and received snapshots; 1 = some did not (the summary says which and why); 2 = bad flags.
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bot.h"
+
+#define BOT_MAX_CLIENTS 4000
+#define BOT_FRAME 0.016  // seconds between samples/behaviour updates (about 60 frames/s)
+
+static volatile sig_atomic_t g_stop = 0;
+static void on_signal(int sig) {
+  (void)sig;
+  g_stop = 1;
+}
+
+static double mono_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE* f) {
+  fprintf(f,
+          "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
+          "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
+          "\n"
+          "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
+          "inputs at the server's tick rate and interpolating the world like a game would.\n"
+          "\n"
+          "  --host H        server address (default 127.0.0.1)\n"
+          "  --port P        server UDP port (default 7777)\n"
+          "  --clients N     number of clients, 1..%d (default 1)\n"
+          "  --duration S    seconds to run, > 0 (default 10)\n"
+          "  --behaviour B   idle: no input; random: a new random direction every 0.5-1.5 s;\n"
+          "                  circle: run in circles; seek: chase the nearest other body\n"
+          "                  (default random)\n"
+          "  --seed X        seed of the scripted inputs (default 1); client i uses X + i\n"
+          "  --per-client    add one JSON object per client to the summary\n"
+          "  --help          this text\n"
+          "\n"
+          "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
+          "kbit/s in and out (all clients together), RTT p50/p99 across clients. At the end\n"
+          "a JSON summary goes to stdout. Exit status 1 when any client failed to connect,\n"
+          "was rejected, or received no snapshot; 2 for invalid flags.\n",
+          BOT_MAX_CLIENTS);
+}
+
+static int parse_long(const char* s, long lo, long hi, long* out) {
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end != '\0' || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_double(const char* s, double lo, double hi, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
+}
+
+static void log_to_stderr(void* user, arb_client_log_level level, const char* msg) {
+  bot* b = (bot*)user;
+  static const char* names[] = {"debug", "info", "warn", "error"};
+  fprintf(stderr, "arbiter-bot: client %d: %s: %s\n", b->index, names[level < 4 ? level : 3], msg);
+}
+
+static int cmp_float(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static float percentile(float* v, int n, double p) {
+  if (n <= 0) return 0.0f;
+  qsort(v, (size_t)n, sizeof *v, cmp_float);
+  int i = (int)ceil(p * n) - 1;
+  if (i < 0) i = 0;
+  if (i >= n) i = n - 1;
+  return v[i];
+}
+
+static void drain_events(bot* b, double now) {
+  arb_client_event ev;
+  while (arb_client_poll_event(b->client, &ev) > 0) {
+    switch (ev.type) {
+      case ARB_CLIENT_EVENT_CONNECTED:
+        b->ever_connected = true;
+        b->connected_since = now;
+        b->snapshot_rate = arb_client_get_session(b->client)->snapshot_rate;
+        break;
+      case ARB_CLIENT_EVENT_REJECTED:
+        b->rejected = true;
+        snprintf(b->reason, sizeof b->reason, "%s", ev.text);
+        fprintf(stderr, "arbiter-bot: client %d: rejected: %s\n", b->index, ev.text);
+        break;
+      case ARB_CLIENT_EVENT_DISCONNECTED:
+        if (b->connected_since >= 0.0) {
+          b->connected_time += now - b->connected_since;
+          b->connected_since = -1.0;
+        }
+        b->disconnects++;
+        snprintf(b->reason, sizeof b->reason, "%s", ev.text);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+typedef struct totals {
+  int connected, ever, rejected, no_snapshots;
+  double snaps, expected, bytes_in, bytes_out, connected_time;
+  uint64_t decode_errors, reconnects, lost, samples, discontinuities, inputs;
+  float worst_step;
+} totals;
+
+static void json_escape(FILE* f, const char* s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+int main(int argc, char** argv) {
+  const char* host = "127.0.0.1";
+  long port = 7777, nclients = 1, seed = 1;
+  double duration = 10.0;
+  bot_behaviour behaviour = BOT_RANDOM;
+  bool per_client = false;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!strcmp(a, "--per-client")) {
+      per_client = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "arbiter-bot: %s: missing value or unknown flag (see --help)\n", a);
+      return 2;
+    }
+    const char* v = argv[++i];
+    int bad = 0;
+    if (!strcmp(a, "--host")) host = v;
+    else if (!strcmp(a, "--port")) bad = parse_long(v, 1, 65535, &port);
+    else if (!strcmp(a, "--clients")) bad = parse_long(v, 1, BOT_MAX_CLIENTS, &nclients);
+    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &duration);
+    else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &seed);
+    else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &behaviour);
+    else {
+      fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
+      return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "arbiter-bot: %s: invalid value '%s' (see --help)\n", a, v);
+      return 2;
+    }
+  }
+
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGPIPE, SIG_IGN);
+
+  bot* bots = (bot*)calloc((size_t)nclients, sizeof *bots);
+  struct pollfd* fds = (struct pollfd*)calloc((size_t)nclients, sizeof *fds);
+  float* rtts = (float*)calloc((size_t)nclients, sizeof *rtts);
+  if (!bots || !fds || !rtts) {
+    fprintf(stderr, "arbiter-bot: out of memory\n");
+    return 1;
+  }
+  double t0 = mono_now();
+  for (long i = 0; i < nclients; i++) {
+    bot* b = &bots[i];
+    b->index = (int)i;
+    b->behaviour = behaviour;
+    b->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(seed + i) * 0xBF58476D1CE4E5B9ull);
+    if (b->rng == 0) b->rng = 1;
+    b->phase = bot_rand(b) * 6.283185307179586;
+    b->connected_since = -1.0;
+    b->prev_T = -1.0;
+    arb_client_config cfg = arb_client_default_config();
+    char name[32];
+    snprintf(name, sizeof name, "bot-%ld-%ld", seed, i);
+    cfg.host = host;
+    cfg.port = (uint16_t)port;
+    cfg.name = name;
+    cfg.log = log_to_stderr;
+    cfg.log_user = b;
+    cfg.log_level = ARB_CLIENT_LOG_WARN;
+    int rc = arb_client_create(&cfg, &b->client);
+    if (rc != 0) {
+      fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));
+      return 1;
+    }
+    rc = arb_client_connect(b->client);
+    if (rc != 0) {
+      fprintf(stderr, "arbiter-bot: client %ld: cannot connect to %s:%ld: %s (%s)\n", i, host, port,
+              arb_strerror(rc), arb_client_get_last_error(b->client));
+      return 1;
+    }
+  }
+
+  double next_frame = t0, next_progress = t0 + 1.0, end = t0 + duration;
+  uint64_t last_snaps = 0, last_in = 0, last_out = 0;
+  double last_progress = t0;
+  while (!g_stop) {
+    double now = mono_now();
+    if (now >= end) break;
+    for (long i = 0; i < nclients; i++) {
+      arb_client_update(bots[i].client, now);
+      drain_events(&bots[i], now);
+    }
+    if (now >= next_frame) {
+      for (long i = 0; i < nclients; i++) {
+        bot_sample(&bots[i], now);
+        bot_behave(&bots[i], now - t0);
+      }
+      next_frame += BOT_FRAME;
+      if (next_frame < now) next_frame = now + BOT_FRAME;
+    }
+    if (now >= next_progress) {
+      int connected = 0;
+      uint64_t snaps = 0, in = 0, out = 0;
+      int nr = 0;
+      for (long i = 0; i < nclients; i++) {
+        arb_client_stats st;
+        arb_client_get_stats(bots[i].client, &st);
+        snaps += st.snapshots_received;
+        in += st.bytes_in;
+        out += st.bytes_out;
+        if (arb_client_get_state(bots[i].client) == ARB_CLIENT_CONNECTED) {
+          connected++;
+          rtts[nr++] = st.rtt * 1000.0f;
+        }
+      }
+      double dt = now - last_progress;
+      float p50 = percentile(rtts, nr, 0.50), p99 = percentile(rtts, nr, 0.99);
+      fprintf(stderr, "arbiter-bot: t=%.0fs connected=%d/%ld snapshots/s=%.1f kbps_in=%.1f kbps_out=%.1f rtt_p50=%.1fms rtt_p99=%.1fms\n",
+              now - t0, connected, nclients, (double)(snaps - last_snaps) / dt, (double)(in - last_in) * 8.0 / 1000.0 / dt,
+              (double)(out - last_out) * 8.0 / 1000.0 / dt, p50, p99);
+      last_snaps = snaps;
+      last_in = in;
+      last_out = out;
+      last_progress = now;
+      next_progress += 1.0;
+      if (next_progress < now) next_progress = now + 1.0;
+    }
+    // Sleep until a socket is readable or the next frame is due (inputs go out from
+    // arb_client_update at the tick rate, so wake at least every 4 ms for them).
+    for (long i = 0; i < nclients; i++) {
+      fds[i].fd = arb_client_get_fd(bots[i].client);
+      fds[i].events = POLLIN;
+      fds[i].revents = 0;
+    }
+    double wait = next_frame - mono_now();
+    if (wait > 0.004) wait = 0.004;
+    if (wait > 0.0) poll(fds, (nfds_t)nclients, (int)(wait * 1000.0 + 0.5));
+  }
+  double t_end = mono_now();
+  double elapsed = t_end - t0;
+
+  totals tot;
+  memset(&tot, 0, sizeof tot);
+  tot.worst_step = 0.0f;
+  int nr = 0;
+  for (long i = 0; i < nclients; i++) {
+    bot* b = &bots[i];
+    if (b->connected_since >= 0.0) b->connected_time += t_end - b->connected_since;
+    arb_client_stats st;
+    arb_client_get_stats(b->client, &st);
+    if (arb_client_get_state(b->client) == ARB_CLIENT_CONNECTED) {
+      tot.connected++;
+      rtts[nr++] = st.rtt * 1000.0f;
+    }
+    if (b->ever_connected) tot.ever++;
+    if (b->rejected) tot.rejected++;
+    if (st.snapshots_received == 0) tot.no_snapshots++;
+    tot.snaps += (double)st.snapshots_received;
+    tot.expected += b->connected_time * b->snapshot_rate;
+    tot.bytes_in += (double)st.bytes_in;
+    tot.bytes_out += (double)st.bytes_out;
+    tot.connected_time += b->connected_time;
+    tot.decode_errors += st.decode_errors;
+    tot.reconnects += st.reconnects;
+    tot.lost += st.snapshots_lost;
+    tot.samples += b->samples;
+    tot.discontinuities += b->discontinuities;
+    tot.inputs += st.inputs_sent;
+    if (b->worst_step > tot.worst_step) tot.worst_step = b->worst_step;
+  }
+  bool ok = tot.ever == nclients && tot.rejected == 0 && tot.no_snapshots == 0;
+  float p50 = percentile(rtts, nr, 0.50), p99 = percentile(rtts, nr, 0.99);
+  double ct = tot.connected_time > 0.0 ? tot.connected_time : 1.0;
+
+  printf("{\n");
+  printf("  \"ok\": %s,\n", ok ? "true" : "false");
+  printf("  \"host\": ");
+  json_escape(stdout, host);
+  printf(",\n  \"port\": %ld,\n  \"clients\": %ld,\n  \"behaviour\": \"%s\",\n  \"seed\": %ld,\n", port, nclients,
+         bot_behaviour_name(behaviour), seed);
+  printf("  \"duration_s\": %.3f,\n", elapsed);
+  printf("  \"connected_at_end\": %d,\n  \"ever_connected\": %d,\n  \"rejected\": %d,\n  \"without_snapshots\": %d,\n",
+         tot.connected, tot.ever, tot.rejected, tot.no_snapshots);
+  printf("  \"reconnects\": %llu,\n", (unsigned long long)tot.reconnects);
+  printf("  \"snapshots_received\": %.0f,\n  \"snapshots_expected\": %.0f,\n  \"snapshot_ratio\": %.4f,\n", tot.snaps,
+         tot.expected, tot.expected > 0.0 ? tot.snaps / tot.expected : 0.0);
+  printf("  \"snapshots_lost\": %llu,\n", (unsigned long long)tot.lost);
+  printf("  \"snapshots_per_client_per_s\": %.2f,\n", tot.snaps / ct);
+  printf("  \"bytes_in_per_client_per_s\": %.1f,\n  \"bytes_out_per_client_per_s\": %.1f,\n", tot.bytes_in / ct,
+         tot.bytes_out / ct);
+  printf("  \"inputs_sent\": %llu,\n", (unsigned long long)tot.inputs);
+  printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
+  printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
+  printf("  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": %.3f%s\n",
+         (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
+         per_client ? "," : "");
+  if (per_client) {
+    printf("  \"per_client\": [\n");
+    for (long i = 0; i < nclients; i++) {
+      bot* b = &bots[i];
+      arb_client_stats st;
+      arb_client_get_stats(b->client, &st);
+      const arb_client_session* s = arb_client_get_session(b->client);
+      double ctime = b->connected_time > 0.0 ? b->connected_time : 1.0;
+      printf("    {\"index\": %d, \"client_id\": %u, \"avatar\": %u, \"state\": %d, \"ever_connected\": %s, "
+             "\"rejected\": %s, \"reason\": ",
+             b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
+             b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
+      json_escape(stdout, b->reason);
+      printf(", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, \"duplicates\": %llu, "
+             "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, "
+             "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, "
+             "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
+             b->connected_time, (unsigned long long)st.snapshots_received, b->connected_time * b->snapshot_rate,
+             (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
+             (unsigned long long)st.snapshots_late, (unsigned long long)st.baseline_missing,
+             (unsigned long long)st.decode_errors, st.reconnects, (double)st.bytes_in / ctime,
+             (double)st.bytes_out / ctime, st.rtt * 1000.0f, st.interp_delay * 1000.0f,
+             (unsigned long long)b->discontinuities, b->worst_step, i + 1 < nclients ? "," : "");
+    }
+    printf("  ]\n");
+  }
+  printf("}\n");
+  fflush(stdout);
+
+  for (long i = 0; i < nclients; i++) {
+    bot* b = &bots[i];
+    if (!b->ever_connected && !b->rejected)
+      fprintf(stderr, "arbiter-bot: client %d never connected (%s)\n", b->index,
+              b->reason[0] ? b->reason : "no answer from the server");
+    arb_client_disconnect(b->client, "bot finished");
+    arb_client_destroy(b->client);
+    free(b->states);
+    free(b->prev);
+  }
+  free(bots);
+  free(fds);
+  free(rtts);
+  return ok ? 0 : 1;
+}
