@@ -5,9 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <arbiter/collision.h>
+
+#ifndef MANIFOLD_GOLDEN_HASH
+#define MANIFOLD_GOLDEN_HASH 0x64570328053a5e84ull  // gcc -O0/-O2/ASan, clang -O2 (x86-64 baseline)
+#endif
 
 static void near(float a, float b, float tol) {
   if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
@@ -431,6 +436,72 @@ static void test_random_invariants(void** state) {
   assert_true(with_points > 1000);  // the sampling really exercises contacts
 }
 
+// Bit-exact golden value over many manifolds (every pair kind): the narrow phase feeds
+// the world hash, so every build and platform must produce the same bits.
+static uint64_t fnv_bits(uint64_t h, float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  for (int i = 0; i < 4; ++i) {
+    h ^= (u >> (8 * i)) & 0xffu;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static uint64_t hash_manifold(uint64_t h, const arb_manifold* m) {
+  h = fnv_bits(h, (float)m->point_count);
+  h = fnv_bits(h, m->normal.x);
+  h = fnv_bits(h, m->normal.y);
+  for (int i = 0; i < m->point_count; ++i) {
+    const arb_manifold_point* p = &m->points[i];
+    h = fnv_bits(h, p->anchor_a.x);
+    h = fnv_bits(h, p->anchor_a.y);
+    h = fnv_bits(h, p->anchor_b.x);
+    h = fnv_bits(h, p->anchor_b.y);
+    h = fnv_bits(h, p->point.x);
+    h = fnv_bits(h, p->point.y);
+    h = fnv_bits(h, p->separation);
+    h = fnv_bits(h, (float)p->id);
+  }
+  return h;
+}
+
+static void test_manifold_golden_bits(void** state) {
+  (void)state;
+  rng_state = 2024u;
+  uint64_t h = 1469598103934665603ull;
+  for (int iter = 0; iter < 3000; ++iter) {
+    // One draw per statement: the order of evaluation of function arguments and
+    // initializers is unspecified in C, and compilers do differ.
+    float r[16];
+    arb_polygon pa = random_polygon();
+    arb_polygon pb = random_polygon();
+    for (int k = 0; k < 16; ++k) r[k] = rnd(-1.0f, 1.0f);
+    arb_circle ca = {{0.3f * r[0], 0.3f * r[1]}, 0.5f + 0.45f * r[2]};
+    arb_circle cb = {{0.3f * r[3], 0.3f * r[4]}, 0.5f + 0.45f * r[5]};
+    arb_segment sa = {{3.0f * r[6], 3.0f * r[7]}, {3.0f * r[8] + 3.5f, 3.0f * r[9]}};
+    float bx = 100.0f * r[10], by = 100.0f * r[11];
+    arb_transform xa = xf_at(bx, by, 10.0f * r[12]);
+    arb_transform xb = xf_at(bx + 2.5f * r[13], by + 2.5f * r[14], 10.0f * r[15]);
+    arb_manifold m = arb_collide_polygons(&pa, xa, &pb, xb);
+    h = hash_manifold(h, &m);
+    m = arb_collide_polygon_and_circle(&pa, xa, &cb, xb);
+    h = hash_manifold(h, &m);
+    m = arb_collide_circles(&ca, xa, &cb, xb);
+    h = hash_manifold(h, &m);
+    m = arb_collide_segment_and_circle(&sa, xa, &cb, xb);
+    h = hash_manifold(h, &m);
+    m = arb_collide_segment_and_polygon(&sa, xa, &pb, xb);
+    h = hash_manifold(h, &m);
+    arb_mass_data md = arb_compute_polygon_mass(&pa, 1.5f);
+    h = fnv_bits(h, md.mass);
+    h = fnv_bits(h, md.rotational_inertia);
+    h = fnv_bits(h, md.center.x);
+  }
+  print_message("manifold golden hash: 0x%016llx\n", (unsigned long long)h);
+  assert_true(h == MANIFOLD_GOLDEN_HASH);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_circles),
@@ -444,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_segment_circle),
       cmocka_unit_test(test_segment_polygon),
       cmocka_unit_test(test_random_invariants),
+      cmocka_unit_test(test_manifold_golden_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

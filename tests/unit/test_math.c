@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <arbiter/math.h>
@@ -14,6 +15,9 @@
 #define SIN_COS_MAX_ERR 1.0e-7   // |x| <= 1e6
 #define ATAN2_MAX_ERR 2.5e-7     // angle in [-pi, pi]: half an ulp of pi is 1.2e-7
 #define PI_D 3.14159265358979323846
+#ifndef TRIG_GOLDEN_HASH
+#define TRIG_GOLDEN_HASH 0xf996b53d72361017ull  // gcc -O0/-O2/-O3 -march=native, clang -O2, ASan
+#endif
 
 static void near(float a, float b, float tol) {
   if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
@@ -240,6 +244,37 @@ static void test_atan2_vs_libm(void** state) {
   }
 }
 
+// Bit-exact golden values: the same inputs must give the same bits in every build
+// (debug -O0, release -O2, ASan) and on every platform; a change here means the trig
+// code or the floating-point flags changed, which changes every simulation hash.
+static uint64_t fnv_bits(uint64_t h, float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  for (int i = 0; i < 4; ++i) {
+    h ^= (u >> (8 * i)) & 0xffu;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static void test_trig_golden_bits(void** state) {
+  (void)state;
+  uint64_t h = 1469598103934665603ull;
+  for (int i = -20000; i <= 20000; ++i) {
+    float x = 0.00731f * (float)i * (1.0f + 0.001f * (float)(i % 17));
+    float s, c;
+    arb_sincos(x, &s, &c);
+    h = fnv_bits(h, s);
+    h = fnv_bits(h, c);
+    h = fnv_bits(h, arb_atan2(x, 1.0f - 0.0003f * (float)i));
+    arb_rot q = arb_rot_from_angle(x);
+    h = fnv_bits(h, q.c);
+    h = fnv_bits(h, q.s);
+  }
+  print_message("trig golden hash: 0x%016llx\n", (unsigned long long)h);
+  assert_true(h == TRIG_GOLDEN_HASH);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vec_ops),      cmocka_unit_test(test_normalize),
@@ -247,6 +282,7 @@ int main(void) {
       cmocka_unit_test(test_rotate_towards), cmocka_unit_test(test_transforms),
       cmocka_unit_test(test_aabb),         cmocka_unit_test(test_trig_vs_libm),
       cmocka_unit_test(test_atan2_vs_libm),
+      cmocka_unit_test(test_trig_golden_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
