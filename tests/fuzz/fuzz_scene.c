@@ -2,12 +2,11 @@
 // accepts joins, steps, and round-trips through save/restore; nothing may crash or leak.
 // Built as a libFuzzer target (fuzz-scene) in the fuzz preset, and otherwise as a plain
 // program that runs the seed corpus (test_fuzz_scene_corpus) under every ctest build.
+#include <arbiter/game.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <arbiter/game.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

@@ -1,16 +1,18 @@
 // Game rules layer: joins/leaves, entity ids, controls, the force controller, spawn
 // choice, hash, save/restore and determinism of the whole layer.
+// cmocka needs these before it, in this order.
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+// clang-format on
 
+#include <arbiter/game.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <arbiter/game.h>
 
 #ifndef ARB_TEST_SCENES_DIR
 #error "ARB_TEST_SCENES_DIR must name tests/scenes"
@@ -242,7 +244,7 @@ static void test_game_force_controller_top_down(void** state) {
   arb_vec2 p0 = avatar_pos(game, 5), q0 = avatar_pos(game, 6);
   arb_controls c = {0};
   c.move_x = 1.0f;
-  c.move_y = 1.0f;  // diagonal: speed limited to max_speed, not sqrt(2) * max_speed
+  c.move_y = 1.0f;              // diagonal: speed limited to max_speed, not sqrt(2) * max_speed
   c.buttons = ARB_BUTTON_JUMP;  // no jump in top-down mode
   assert_int_equal(arb_game_set_controls(game, 5, &c), ARB_OK);
   steps(game, 60);
@@ -292,7 +294,8 @@ static void test_game_full(void** state) {
   (void)state;
   arb_scene* scene = load("minimal.json");
   arb_game* game = make_game(scene, 1);
-  for (uint32_t c = 1; c <= ARB_GAME_MAX_AVATARS; c++) assert_int_equal(arb_game_join(game, c, 0, NULL), ARB_OK);
+  for (uint32_t c = 1; c <= ARB_GAME_MAX_AVATARS; c++)
+    assert_int_equal(arb_game_join(game, c, 0, NULL), ARB_OK);
   assert_int_equal(arb_game_join(game, ARB_GAME_MAX_AVATARS + 1, 0, NULL), ARB_E_FULL);
   assert_int_equal(arb_game_leave(game, 1), ARB_OK);
   assert_int_equal(arb_game_join(game, ARB_GAME_MAX_AVATARS + 1, 0, NULL), ARB_OK);
@@ -358,7 +361,8 @@ static void test_game_save_restore_exact(void** state) {
       assert_true(image_len > 0);
       image = malloc((size_t)image_len);
       assert_non_null(image);
-      assert_int_equal(arb_game_save(straight, image, image_len - 1), image_len);  // too small: size only
+      assert_int_equal(arb_game_save(straight, image, image_len - 1),
+                       image_len);  // too small: size only
       assert_int_equal(arb_game_save(straight, image, image_len), image_len);
       assert_int_equal(arb_game_restore(resumed, image, image_len), ARB_OK);
       assert_int_equal(arb_game_hash(resumed), arb_game_hash(straight));
@@ -437,7 +441,9 @@ static void test_game_json_line(void** state) {
   assert_string_equal(s.buf, want);
   s.len = 0;
   arb_game_write_json(game, true, sink_write, &s);
-  assert_non_null(strstr(s.buf, "\"bodies\":[{\"id\":1,\"name\":\"ground\",\"p\":[0,-1],\"a\":0,\"v\":[0,0],\"w\":0}"));
+  assert_non_null(strstr(
+      s.buf,
+      "\"bodies\":[{\"id\":1,\"name\":\"ground\",\"p\":[0,-1],\"a\":0,\"v\":[0,0],\"w\":0}"));
   assert_non_null(strstr(s.buf, "{\"id\":12,\"name\":\"avatar\",\"owner\":9,\"p\":["));
   assert_true(s.buf[s.len - 1] == '\n' && s.buf[s.len - 2] == '}');
   arb_game_destroy(game);

@@ -1,19 +1,21 @@
 // Scene loader: every class of bad input is refused with the right code, JSON path and
 // reason (never a crash); good scenes load with the documented defaults.
 #define _POSIX_C_SOURCE 200809L
+// cmocka needs these before it, in this order.
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+// clang-format on
 
+#include <arbiter/scene.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <unistd.h>
-
-#include <arbiter/scene.h>
 
 #ifndef ARB_TEST_SCENES_DIR
 #error "ARB_TEST_SCENES_DIR must name tests/scenes"
@@ -27,26 +29,38 @@ typedef struct bad_case {
 } bad_case;
 
 static const bad_case bad_cases[] = {
-    {"bad_unknown_key.json", ARB_E_INVAL, "bodies[1].colour", "unknown key (expected one of: name, type, shape"},
+    {"bad_unknown_key.json", ARB_E_INVAL, "bodies[1].colour",
+     "unknown key (expected one of: name, type, shape"},
     {"bad_wrong_type.json", ARB_E_INVAL, "bodies[0].position", "expected [x, y], got a string"},
-    {"bad_negative_radius.json", ARB_E_RANGE, "bodies[3].shape.circle.radius", "must be > 0 and <= 10000, got -1"},
-    {"bad_nonconvex.json", ARB_E_INVAL, "bodies[0].shape.polygon.points", "not a valid convex polygon: the polygon is not convex"},
-    {"bad_too_many_vertices.json", ARB_E_TOO_BIG, "bodies[1].shape.polygon.points", "a polygon needs 3 to 8 points, got 9"},
-    {"bad_duplicate_name.json", ARB_E_INVAL, "bodies[2].name", "duplicate name \"crate\" (first used by bodies[0])"},
+    {"bad_negative_radius.json", ARB_E_RANGE, "bodies[3].shape.circle.radius",
+     "must be > 0 and <= 10000, got -1"},
+    {"bad_nonconvex.json", ARB_E_INVAL, "bodies[0].shape.polygon.points",
+     "not a valid convex polygon: the polygon is not convex"},
+    {"bad_too_many_vertices.json", ARB_E_TOO_BIG, "bodies[1].shape.polygon.points",
+     "a polygon needs 3 to 8 points, got 9"},
+    {"bad_duplicate_name.json", ARB_E_INVAL, "bodies[2].name",
+     "duplicate name \"crate\" (first used by bodies[0])"},
     {"bad_missing_shape.json", ARB_E_INVAL, "bodies[2].shape", "missing (required)"},
     {"bad_missing_radius.json", ARB_E_INVAL, "bodies[0].shape.circle.radius", "missing (required)"},
-    {"bad_two_shapes.json", ARB_E_INVAL, "bodies[0].shape", "exactly one of circle, box, polygon, segment (has 2)"},
+    {"bad_two_shapes.json", ARB_E_INVAL, "bodies[0].shape",
+     "exactly one of circle, box, polygon, segment (has 2)"},
     {"bad_version.json", ARB_E_VERSION, "version", "unsupported scene version 2"},
     {"bad_not_object.json", ARB_E_INVAL, "", "a scene must be a JSON object, got an array"},
-    {"bad_dynamic_segment.json", ARB_E_INVAL, "bodies[1].shape.segment", "only static or kinematic bodies"},
-    {"bad_vehicle.json", ARB_E_INVAL, "avatar.controller.type", "\"vehicle\" controller is not available"},
-    {"bad_spawn_points.json", ARB_E_INVAL, "spawn_points[1]", "expected [x, y], got an array of 1 elements"},
+    {"bad_dynamic_segment.json", ARB_E_INVAL, "bodies[1].shape.segment",
+     "only static or kinematic bodies"},
+    {"bad_vehicle.json", ARB_E_INVAL, "avatar.controller.type",
+     "\"vehicle\" controller is not available"},
+    {"bad_spawn_points.json", ARB_E_INVAL, "spawn_points[1]",
+     "expected [x, y], got an array of 1 elements"},
     {"bad_tick_rate.json", ARB_E_RANGE, "tick_rate", "must be between 1 and 1000, got 0"},
-    {"bad_restitution.json", ARB_E_RANGE, "bodies[2].restitution", "must be between 0 and 1, got 2"},
-    {"bad_body_type.json", ARB_E_INVAL, "bodies[0].type", "unknown value \"ghost\" (expected one of: \"dynamic\""},
+    {"bad_restitution.json", ARB_E_RANGE, "bodies[2].restitution",
+     "must be between 0 and 1, got 2"},
+    {"bad_body_type.json", ARB_E_INVAL, "bodies[0].type",
+     "unknown value \"ghost\" (expected one of: \"dynamic\""},
     {"bad_filter.json", ARB_E_RANGE, "bodies[0].mask", "must be between 0 and 4294967295, got -1"},
     {"bad_gravity.json", ARB_E_INVAL, "gravity", "expected [x, y], got an array of 1 elements"},
-    {"bad_float_overflow.json", ARB_E_NONFINITE, "bodies[0].velocity[0]", "not a finite float32 number, got 1e+300"},
+    {"bad_float_overflow.json", ARB_E_NONFINITE, "bodies[0].velocity[0]",
+     "not a finite float32 number, got 1e+300"},
     {"bad_nan_literal.json", ARB_E_CORRUPT, "", "invalid JSON:"},
     {"bad_syntax.json", ARB_E_CORRUPT, "", "invalid JSON:"},
     {"bad_duplicate_key.json", ARB_E_CORRUPT, "", "duplicate object key"},
@@ -67,7 +81,8 @@ static void test_scene_bad_files_give_path_and_reason(void** state) {
     arb_scene_error err;
     int rc = arb_scene_load_file(path, &scene, &err);
     if (rc != c->code || strcmp(err.path, c->path) != 0 || !strstr(err.message, c->message)) {
-      print_error("%s: got %s path \"%s\" message \"%s\"\n", c->file, arb_err_name(rc), err.path, err.message);
+      print_error("%s: got %s path \"%s\" message \"%s\"\n", c->file, arb_err_name(rc), err.path,
+                  err.message);
     }
     assert_int_equal(rc, c->code);
     assert_null(scene);
@@ -91,9 +106,11 @@ static void test_scene_every_bad_file_is_in_the_table(void** state) {
   struct dirent* e;
   while ((e = readdir(dir)) != NULL) {
     size_t len = strlen(e->d_name);
-    if (strncmp(e->d_name, "bad_", 4) != 0 || len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (strncmp(e->d_name, "bad_", 4) != 0 || len < 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+      continue;
     bool listed = false;
-    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) listed |= strcmp(bad_cases[i].file, e->d_name) == 0;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++)
+      listed |= strcmp(bad_cases[i].file, e->d_name) == 0;
     if (!listed) print_error("%s has no entry in bad_cases\n", e->d_name);
     n++;
   }
@@ -130,30 +147,34 @@ typedef struct inline_case {
 static void test_scene_bad_inline(void** state) {
   (void)state;
   static const inline_case cases[] = {
-      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":0.001}}}]}", ARB_E_RANGE, "bodies[0].shape.circle.radius",
-       "must be at least 0.005"},
-      {"{\"bodies\":[{\"shape\":{\"box\":{\"half_width\":1}}}]}", ARB_E_INVAL, "bodies[0].shape.box.half_height",
-       "missing (required)"},
+      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":0.001}}}]}", ARB_E_RANGE,
+       "bodies[0].shape.circle.radius", "must be at least 0.005"},
+      {"{\"bodies\":[{\"shape\":{\"box\":{\"half_width\":1}}}]}", ARB_E_INVAL,
+       "bodies[0].shape.box.half_height", "missing (required)"},
       {"{\"bodies\":[{\"shape\":{\"polygon\":{\"points\":[[0,0],[1,0]]}}}]}", ARB_E_INVAL,
        "bodies[0].shape.polygon.points", "a polygon needs 3 to 8 points, got 2"},
       {"{\"bodies\":[{\"shape\":{\"polygon\":{\"points\":[[0,0],[1,0],[2,0]]}}}]}", ARB_E_INVAL,
        "bodies[0].shape.polygon.points", "collinear"},
       {"{\"bodies\":[{\"shape\":{\"polygon\":{\"points\":[[0,0],[1,0],[1,\"a\"]]}}}]}", ARB_E_INVAL,
        "bodies[0].shape.polygon.points[2][1]", "expected a number, got a string"},
-      {"{\"bodies\":[{\"type\":\"static\",\"shape\":{\"segment\":{\"a\":[1,1],\"b\":[1,1]}}}]}", ARB_E_INVAL,
-       "bodies[0].shape.segment.b", "coincide"},
+      {"{\"bodies\":[{\"type\":\"static\",\"shape\":{\"segment\":{\"a\":[1,1],\"b\":[1,1]}}}]}",
+       ARB_E_INVAL, "bodies[0].shape.segment.b", "coincide"},
       {"{\"bodies\":[{\"shape\":{}}]}", ARB_E_INVAL, "bodies[0].shape", "has 0"},
-      {"{\"bodies\":[{\"shape\":{\"circle\":5}}]}", ARB_E_INVAL, "bodies[0].shape.circle", "expected an object, got an integer"},
-      {"{\"bodies\":[{\"name\":\"\",\"shape\":{\"circle\":{\"radius\":1}}}]}", ARB_E_INVAL, "bodies[0].name", "must not be empty"},
-      {"{\"bodies\":[{\"name\":\"a\\nb\",\"shape\":{\"circle\":{\"radius\":1}}}]}", ARB_E_INVAL, "bodies[0].name",
-       "control character"},
-      {"{\"bodies\":[{\"name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"shape\":{\"circle\":"
+      {"{\"bodies\":[{\"shape\":{\"circle\":5}}]}", ARB_E_INVAL, "bodies[0].shape.circle",
+       "expected an object, got an integer"},
+      {"{\"bodies\":[{\"name\":\"\",\"shape\":{\"circle\":{\"radius\":1}}}]}", ARB_E_INVAL,
+       "bodies[0].name", "must not be empty"},
+      {"{\"bodies\":[{\"name\":\"a\\nb\",\"shape\":{\"circle\":{\"radius\":1}}}]}", ARB_E_INVAL,
+       "bodies[0].name", "control character"},
+      {"{\"bodies\":[{\"name\":"
+       "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"shape\":{"
+       "\"circle\":"
        "{\"radius\":1}}}]}",
        ARB_E_TOO_BIG, "bodies[0].name", "longer than 64 bytes"},
-      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"density\":0}]}", ARB_E_RANGE, "bodies[0].density",
-       "must be > 0"},
-      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"density\":1e39}]}", ARB_E_NONFINITE, "bodies[0].density",
-       "not a finite float32"},
+      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"density\":0}]}", ARB_E_RANGE,
+       "bodies[0].density", "must be > 0"},
+      {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"density\":1e39}]}", ARB_E_NONFINITE,
+       "bodies[0].density", "not a finite float32"},
       {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"fixed_rotation\":1}]}", ARB_E_INVAL,
        "bodies[0].fixed_rotation", "expected true or false, got an integer"},
       {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":1}},\"position\":[2e6,0]}]}", ARB_E_RANGE,
@@ -164,13 +185,15 @@ static void test_scene_bad_inline(void** state) {
       {"{\"substeps\":65}", ARB_E_RANGE, "substeps", "between 1 and 64"},
       {"{\"name\":5}", ARB_E_INVAL, "name", "expected a string"},
       {"{\"spawn_points\":[]}", ARB_E_INVAL, "spawn_points", "needs 1 to 1024 points, got 0"},
-      {"{\"avatar\":{\"shape\":{\"segment\":{\"a\":[0,0],\"b\":[1,0]}}}}", ARB_E_INVAL, "avatar.shape.segment",
-       "only static or kinematic"},
-      {"{\"avatar\":{\"controller\":{\"air_control\":1.5}}}", ARB_E_RANGE, "avatar.controller.air_control",
-       "between 0 and 1"},
-      {"{\"avatar\":{\"controller\":{\"mode\":\"sideways\"}}}", ARB_E_INVAL, "avatar.controller.mode", "unknown value"},
+      {"{\"avatar\":{\"shape\":{\"segment\":{\"a\":[0,0],\"b\":[1,0]}}}}", ARB_E_INVAL,
+       "avatar.shape.segment", "only static or kinematic"},
+      {"{\"avatar\":{\"controller\":{\"air_control\":1.5}}}", ARB_E_RANGE,
+       "avatar.controller.air_control", "between 0 and 1"},
+      {"{\"avatar\":{\"controller\":{\"mode\":\"sideways\"}}}", ARB_E_INVAL,
+       "avatar.controller.mode", "unknown value"},
       {"{\"avatar\":{\"wings\":2}}", ARB_E_INVAL, "avatar.wings", "unknown key"},
-      {"{\"vehicles\":[]}", ARB_E_INVAL, "vehicles", "unknown key (expected one of: version, name, seed"},
+      {"{\"vehicles\":[]}", ARB_E_INVAL, "vehicles",
+       "unknown key (expected one of: version, name, seed"},
       {"{\"gravity\":[0,-9.81]} x", ARB_E_CORRUPT, "", "invalid JSON"},
       {"{\"a\":\"\\u0000\"}", ARB_E_CORRUPT, "", "invalid JSON"},
       {"{\"gravity\":[0,1e25]}", ARB_E_RANGE, "gravity[1]", "between -1000 and 1000"},
@@ -181,8 +204,10 @@ static void test_scene_bad_inline(void** state) {
     arb_scene* scene = NULL;
     arb_scene_error err;
     int rc = load_text(cases[i].text, &scene, &err);
-    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 || !strstr(err.message, cases[i].message)) {
-      print_error("case %zu: got %s path \"%s\" message \"%s\"\n", i, arb_err_name(rc), err.path, err.message);
+    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 ||
+        !strstr(err.message, cases[i].message)) {
+      print_error("case %zu: got %s path \"%s\" message \"%s\"\n", i, arb_err_name(rc), err.path,
+                  err.message);
     }
     assert_int_equal(rc, cases[i].code);
     assert_null(scene);
@@ -276,7 +301,8 @@ static void test_scene_defaults_applied(void** state) {
   assert_int_equal(av->body.shape.type, ARB_SHAPE_CIRCLE);
   assert_true(av->body.shape.circle.radius == 0.5f);
   assert_true(av->body.fixed_rotation);
-  assert_true(av->force.max_force == 20.0f && av->force.max_speed == 5.0f && av->force.jump_impulse == 0.0f);
+  assert_true(av->force.max_force == 20.0f && av->force.max_speed == 5.0f &&
+              av->force.jump_impulse == 0.0f);
   assert_int_equal(arb_scene_get_spawn_point_count(scene), 1);
   size_t len = 0;
   assert_non_null(arb_scene_get_text(scene, &len));
@@ -310,19 +336,23 @@ static void test_scene_all_keys(void** state) {
   assert_int_equal(hex->shape.polygon.count, 6);
   assert_true(hex->angle == 0.3f && hex->shape.density == 2.0f && hex->shape.restitution == 0.2f);
   const arb_body_def* ball = arb_scene_get_body_def(scene, arb_scene_find_body(scene, "ball"));
-  assert_true(ball->bullet && ball->linear_velocity.x == -2.0f && ball->shape.circle.center.x == 0.1f);
+  assert_true(ball->bullet && ball->linear_velocity.x == -2.0f &&
+              ball->shape.circle.center.x == 0.1f);
   const arb_body_def* heavy = arb_scene_get_body_def(scene, arb_scene_find_body(scene, "heavy"));
-  assert_true(heavy->mass == 10.0f && heavy->linear_damping == 0.5f && heavy->angular_damping == 0.5f);
+  assert_true(heavy->mass == 10.0f && heavy->linear_damping == 0.5f &&
+              heavy->angular_damping == 0.5f);
   const arb_body_def* ghost = arb_scene_get_body_def(scene, arb_scene_find_body(scene, "ghost"));
   assert_int_equal(ghost->shape.category_bits, 2);
   assert_int_equal(ghost->shape.mask_bits, 1);
   assert_int_equal(ghost->shape.group, -1);
-  assert_true(arb_scene_get_body_def(scene, arb_scene_find_body(scene, "floaty"))->gravity_scale == 0.25f);
+  assert_true(arb_scene_get_body_def(scene, arb_scene_find_body(scene, "floaty"))->gravity_scale ==
+              0.25f);
   assert_true(arb_scene_get_body_def(scene, arb_scene_find_body(scene, "upright"))->fixed_rotation);
   assert_int_equal(arb_scene_find_body(scene, "nobody"), -1);
   const arb_scene_avatar* av = arb_scene_get_avatar(scene);
   assert_int_equal(av->body.shape.type, ARB_SHAPE_POLYGON);
-  assert_true(av->body.shape.density == 1.5f && av->force.max_force == 40.0f && av->force.jump_impulse == 5.0f);
+  assert_true(av->body.shape.density == 1.5f && av->force.max_force == 40.0f &&
+              av->force.jump_impulse == 5.0f);
   assert_int_equal(arb_scene_get_spawn_point_count(scene), 2);
   assert_true(arb_scene_get_spawn_point(scene, 1).x == 2.0f);
 
@@ -364,7 +394,8 @@ static void test_scene_default_loads(void** state) {
 
 static void test_scene_every_good_file_loads(void** state) {
   (void)state;
-  static const char* const good[] = {"minimal.json", "stack.json", "pyramid.json", "mixed.json", "topdown.json"};
+  static const char* const good[] = {"minimal.json", "stack.json", "pyramid.json", "mixed.json",
+                                     "topdown.json"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     char path[512];
     scene_path(path, sizeof path, good[i]);

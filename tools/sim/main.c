@@ -1,11 +1,10 @@
 // arbiter-sim: load a scene (or the built-in one), step it headless for N ticks and print
 // the state as JSON lines. Output format and scene keys: docs/SCENES.md.
+#include <arbiter/game.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <arbiter/game.h>
 
 #ifndef ARB_BUILD_ID
 #define ARB_BUILD_ID "arbiter-unknown"
@@ -18,7 +17,8 @@ static const char usage[] =
     "\n"
     "Run a scene headless for N fixed ticks (1/tick_rate s each) and print JSON lines on\n"
     "stdout: every K ticks and always after the last tick,\n"
-    "  {\"tick\":N,\"hash\":\"<16 hex>\",\"bodies\":[{\"id\":I,\"name\":\"...\",\"p\":[x,y],\"a\":angle,\n"
+    "  {\"tick\":N,\"hash\":\"<16 "
+    "hex>\",\"bodies\":[{\"id\":I,\"name\":\"...\",\"p\":[x,y],\"a\":angle,\n"
     "   \"v\":[vx,vy],\"w\":w},...]}\n"
     "bodies in scene order (id = index + 1); \"hash\" is arb_world_hash (XXH3-64 of the\n"
     "whole world state). Without SCENE.json the built-in default scene is used.\n"
@@ -39,7 +39,8 @@ static int bad_usage(const char* fmt, const char* arg) {
   return 2;
 }
 
-static int parse_count(const char* s, unsigned long long lo, unsigned long long hi, unsigned long long* out) {
+static int parse_count(const char* s, unsigned long long lo, unsigned long long hi,
+                       unsigned long long* out) {
   if (!s || !*s || *s == '-' || *s == '+') return -1;
   char* end = NULL;
   errno = 0;
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
       }
       bool is_ticks = a[2] == 't';
       if (is_ticks) {
-        if (parse_count(value, 0, MAX_TICKS, &ticks)) return bad_usage("--ticks: not an integer in 0..1000000000: %s", value);
+        if (parse_count(value, 0, MAX_TICKS, &ticks))
+          return bad_usage("--ticks: not an integer in 0..1000000000: %s", value);
         have_ticks = true;
       } else if (parse_count(value, 1, MAX_TICKS, &every)) {
         return bad_usage("--every: not an integer in 1..1000000000: %s", value);
@@ -98,7 +100,8 @@ int main(int argc, char** argv) {
 
   arb_scene* scene = NULL;
   arb_scene_error err;
-  int rc = scene_path ? arb_scene_load_file(scene_path, &scene, &err) : arb_scene_load_default(&scene, &err);
+  int rc = scene_path ? arb_scene_load_file(scene_path, &scene, &err)
+                      : arb_scene_load_default(&scene, &err);
   if (rc != ARB_OK) {
     char msg[1024];
     arb_scene_error_format(&err, msg, sizeof msg);
@@ -117,7 +120,8 @@ int main(int argc, char** argv) {
   setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
   for (unsigned long long t = 1; t <= ticks; t++) {
     arb_game_step(game);
-    if (every && t % every == 0 && t != ticks) arb_game_write_json(game, !hash_only, write_stdout, NULL);
+    if (every && t % every == 0 && t != ticks)
+      arb_game_write_json(game, !hash_only, write_stdout, NULL);
   }
   arb_game_write_json(game, !hash_only, write_stdout, NULL);
   int status = 0;

@@ -36,8 +36,8 @@ static bool is_grounded(const arb_world* world, arb_body_id body, arb_vec2 down)
   return false;
 }
 
-void arb__controller_force_apply(arb_world* world, const arb_force_controller_def* def, arb_vec2 gravity, float dt,
-                                 arb_avatar* avatar) {
+void arb__controller_force_apply(arb_world* world, const arb_force_controller_def* def,
+                                 arb_vec2 gravity, float dt, arb_avatar* avatar) {
   if (avatar->jump_cooldown > 0) avatar->jump_cooldown--;
   float mass = arb_body_get_mass(world, avatar->body);
   if (!(mass > 0.0f) || !(dt > 0.0f)) return;
@@ -72,7 +72,8 @@ void arb__controller_force_apply(arb_world* world, const arb_force_controller_de
   f = arb_clampf(f, -limit, limit);
   if (f != 0.0f) arb_body_apply_force_to_center(world, avatar->body, arb_scale(f, right));
 
-  if ((c->buttons & ARB_BUTTON_JUMP) && grounded && avatar->jump_cooldown == 0 && def->jump_impulse > 0.0f) {
+  if ((c->buttons & ARB_BUTTON_JUMP) && grounded && avatar->jump_cooldown == 0 &&
+      def->jump_impulse > 0.0f) {
     arb_body_apply_linear_impulse(world, avatar->body, arb_scale(def->jump_impulse, up),
                                   arb_body_get_world_center(world, avatar->body));
     avatar->jump_cooldown = arb__force_jump_cooldown_ticks(dt);

@@ -72,13 +72,14 @@ static void put_u64(state_writer* w, uint64_t v) {
 }
 
 static uint32_t float_bits(float f) {
-  if (f == 0.0f) f = 0.0f;  // -0 and +0 behave the same in every rule here; hash them alike
   uint32_t u;
   memcpy(&u, &f, sizeof u);
   return u;
 }
 
-static void put_f32(state_writer* w, float f) { put_u32(w, float_bits(f)); }
+static void put_f32(state_writer* w, float f) {
+  put_u32(w, float_bits(f));
+}
 
 static void write_state(const arb_game* g, state_writer* w) {
   put_u64(w, g->tick);
@@ -111,13 +112,16 @@ static void write_state(const arb_game* g, state_writer* w) {
 
 static float bounding_radius(const arb_shape_def* s) {
   switch (s->type) {
-    case ARB_SHAPE_CIRCLE: return arb_length(s->circle.center) + s->circle.radius;
+    case ARB_SHAPE_CIRCLE:
+      return arb_length(s->circle.center) + s->circle.radius;
     case ARB_SHAPE_POLYGON: {
       float r = 0.0f;
-      for (int i = 0; i < s->polygon.count; i++) r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
+      for (int i = 0; i < s->polygon.count; i++)
+        r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
       return r;
     }
-    default: return 0.0f;
+    default:
+      return 0.0f;
   }
 }
 
@@ -145,7 +149,8 @@ int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out) {
     free(g);
     return rc;
   }
-  for (int i = 0; i < g->scene_body_count; i++) arb_body_set_user_data(g->world, g->scene_bodies[i], (uint64_t)i + 1);
+  for (int i = 0; i < g->scene_body_count; i++)
+    arb_body_set_user_data(g->world, g->scene_bodies[i], (uint64_t)i + 1);
   *out = g;
   return ARB_OK;
 }
@@ -159,11 +164,21 @@ void arb_game_destroy(arb_game* game) {
   free(game);
 }
 
-arb_world* arb_game_get_world(arb_game* game) { return game->world; }
-const arb_scene* arb_game_get_scene(const arb_game* game) { return game->scene; }
-uint64_t arb_game_get_tick(const arb_game* game) { return game->tick; }
-float arb_game_get_dt(const arb_game* game) { return game->dt; }
-int arb_game_get_avatar_count(const arb_game* game) { return game->avatar_count; }
+arb_world* arb_game_get_world(arb_game* game) {
+  return game->world;
+}
+const arb_scene* arb_game_get_scene(const arb_game* game) {
+  return game->scene;
+}
+uint64_t arb_game_get_tick(const arb_game* game) {
+  return game->tick;
+}
+float arb_game_get_dt(const arb_game* game) {
+  return game->dt;
+}
+int arb_game_get_avatar_count(const arb_game* game) {
+  return game->avatar_count;
+}
 
 // ---- avatars --------------------------------------------------------------------------
 
@@ -173,8 +188,10 @@ static int client_slot(const arb_game* g, uint32_t client_id, bool* found) {
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     uint32_t c = g->avatars[g->by_client[mid]].client_id;
-    if (c < client_id) lo = mid + 1;
-    else hi = mid;
+    if (c < client_id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   *found = lo < g->avatar_count && g->avatars[g->by_client[lo]].client_id == client_id;
   return lo;
@@ -219,12 +236,17 @@ static arb_vec2 choose_spawn(arb_game* g) {
 
 static int controller_for_kind(const arb_game* g, arb_avatar_kind kind, arb_controller_type* out) {
   switch (kind) {
-    case ARB_AVATAR_DEFAULT: *out = arb_scene_get_avatar(g->scene)->controller; break;
-    case ARB_AVATAR_FORCE: *out = ARB_CONTROLLER_FORCE; break;
+    case ARB_AVATAR_DEFAULT:
+      *out = arb_scene_get_avatar(g->scene)->controller;
+      break;
+    case ARB_AVATAR_FORCE:
+      *out = ARB_CONTROLLER_FORCE;
+      break;
     case ARB_AVATAR_VEHICLE:
       // Switch point: the vehicle controller (physics extras) is not in this build.
       return ARB_E_NOT_FOUND;
-    default: return ARB_E_INVAL;
+    default:
+      return ARB_E_INVAL;
   }
   return *out == ARB_CONTROLLER_FORCE ? ARB_OK : ARB_E_NOT_FOUND;
 }
@@ -237,7 +259,8 @@ int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint
   bool found;
   int slot = client_slot(game, client_id, &found);
   if (found) return ARB_E_STATE;
-  if (game->avatar_count >= ARB_GAME_MAX_AVATARS || game->next_entity_id == UINT32_MAX) return ARB_E_FULL;
+  if (game->avatar_count >= ARB_GAME_MAX_AVATARS || game->next_entity_id == UINT32_MAX)
+    return ARB_E_FULL;
   rc = reserve_avatars(game, game->avatar_count + 1);
   if (rc != ARB_OK) return rc;
 
@@ -253,7 +276,8 @@ int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint
   a->entity_id = game->next_entity_id++;
   a->body = body;
   a->controller = controller;
-  memmove(&game->by_client[slot + 1], &game->by_client[slot], (size_t)(game->avatar_count - slot) * sizeof(int));
+  memmove(&game->by_client[slot + 1], &game->by_client[slot],
+          (size_t)(game->avatar_count - slot) * sizeof(int));
   game->by_client[slot] = game->avatar_count;
   game->avatar_count++;
   game->join_count++;
@@ -268,8 +292,10 @@ int arb_game_leave(arb_game* game, uint32_t client_id) {
   if (!found) return ARB_E_NOT_FOUND;
   int index = game->by_client[slot];
   arb_body_destroy(game->world, game->avatars[index].body);
-  memmove(&game->avatars[index], &game->avatars[index + 1], (size_t)(game->avatar_count - index - 1) * sizeof(arb_avatar));
-  memmove(&game->by_client[slot], &game->by_client[slot + 1], (size_t)(game->avatar_count - slot - 1) * sizeof(int));
+  memmove(&game->avatars[index], &game->avatars[index + 1],
+          (size_t)(game->avatar_count - index - 1) * sizeof(arb_avatar));
+  memmove(&game->by_client[slot], &game->by_client[slot + 1],
+          (size_t)(game->avatar_count - slot - 1) * sizeof(int));
   game->avatar_count--;
   for (int i = 0; i < game->avatar_count; i++) {
     if (game->by_client[i] > index) game->by_client[i]--;
@@ -277,11 +303,21 @@ int arb_game_leave(arb_game* game, uint32_t client_id) {
   return ARB_OK;
 }
 
-static float clamp_axis(float v, float lo, float hi) { return arb_clampf(v, lo, hi); }
+// Adding +0 turns -0 into +0: controls that act the same are stored (and hashed) the same.
+static float clamp_axis(float v, float lo, float hi) {
+  return arb_clampf(v, lo, hi) + 0.0f;
+}
+
+static bool controls_in_range(const arb_controls* c) {
+  return c->move_x >= -1.0f && c->move_x <= 1.0f && c->move_y >= -1.0f && c->move_y <= 1.0f &&
+         c->aim >= -ARB_PI && c->aim <= ARB_PI && c->steer >= -1.0f && c->steer <= 1.0f &&
+         c->throttle >= 0.0f && c->throttle <= 1.0f && c->brake >= 0.0f && c->brake <= 1.0f;
+}
 
 static bool controls_finite(const arb_controls* c) {
-  return arb_is_valid_float(c->move_x) && arb_is_valid_float(c->move_y) && arb_is_valid_float(c->aim) &&
-         arb_is_valid_float(c->steer) && arb_is_valid_float(c->throttle) && arb_is_valid_float(c->brake);
+  return arb_is_valid_float(c->move_x) && arb_is_valid_float(c->move_y) &&
+         arb_is_valid_float(c->aim) && arb_is_valid_float(c->steer) &&
+         arb_is_valid_float(c->throttle) && arb_is_valid_float(c->brake);
 }
 
 int arb_game_set_controls(arb_game* game, uint32_t client_id, const arb_controls* controls) {
@@ -313,8 +349,11 @@ void arb_game_step(arb_game* game) {
   for (int i = 0; i < game->avatar_count; i++) {  // DET: client-id order
     arb_avatar* a = &game->avatars[game->by_client[i]];
     switch (a->controller) {
-      case ARB_CONTROLLER_FORCE: arb__controller_force_apply(game->world, &tpl->force, gravity, game->dt, a); break;
-      default: break;  // join refuses kinds without a controller
+      case ARB_CONTROLLER_FORCE:
+        arb__controller_force_apply(game->world, &tpl->force, gravity, game->dt, a);
+        break;
+      default:
+        break;  // join refuses kinds without a controller
     }
   }
   arb_world_step(game->world, game->dt);
@@ -354,8 +393,10 @@ int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* o
   int lo = 0, hi = game->avatar_count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (game->avatars[mid].entity_id < entity_id) lo = mid + 1;
-    else hi = mid;
+    if (game->avatars[mid].entity_id < entity_id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < game->avatar_count && game->avatars[lo].entity_id == entity_id) {
     const arb_avatar* a = &game->avatars[lo];
@@ -385,7 +426,8 @@ int arb_game_get_avatar(const arb_game* game, uint32_t client_id, arb_entity* ou
 int arb_game_save(const arb_game* game, uint8_t* buf, int cap) {
   int world_len = arb_world_save(game->world, NULL, 0);
   if (world_len < 0) return world_len;
-  uint64_t total = 16u + STATE_HEADER_BYTES + (uint64_t)game->avatar_count * AVATAR_IMAGE_BYTES + 4u + (uint64_t)world_len;
+  uint64_t total = 16u + STATE_HEADER_BYTES + (uint64_t)game->avatar_count * AVATAR_IMAGE_BYTES +
+                   4u + (uint64_t)world_len;
   if (total > (uint64_t)INT32_MAX) return ARB_E_TOO_BIG;
   if (!buf || cap < 0 || (uint64_t)cap < total) return (int)total;
   state_writer w = {.buf = buf, .cap = (size_t)cap};
@@ -433,7 +475,8 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
   state_reader r = {buf, (size_t)len, 0, false};
   if (get_u32(&r) != GAME_IMAGE_MAGIC) return r.short_read ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
   if (get_u32(&r) != GAME_IMAGE_VERSION) return r.short_read ? ARB_E_TRUNCATED : ARB_E_VERSION;
-  if (get_u64(&r) != arb_scene_get_hash(game->scene)) return r.short_read ? ARB_E_TRUNCATED : ARB_E_INVAL;
+  if (get_u64(&r) != arb_scene_get_hash(game->scene))
+    return r.short_read ? ARB_E_TRUNCATED : ARB_E_INVAL;
   uint64_t tick = get_u64(&r);
   uint64_t rng = get_u64(&r);
   uint32_t next_entity = get_u32(&r);
@@ -466,7 +509,8 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
     a->controller = (arb_controller_type)controller;
     bool ordered = i == 0 || a->entity_id > avatars[i - 1].entity_id;
     if (a->client_id == 0 || !ordered || a->entity_id <= (uint32_t)game->scene_body_count ||
-        a->entity_id >= next_entity || controller != ARB_CONTROLLER_FORCE || !controls_finite(&a->controls) ||
+        a->entity_id >= next_entity || controller != ARB_CONTROLLER_FORCE ||
+        !controls_finite(&a->controls) || !controls_in_range(&a->controls) ||
         a->jump_cooldown < 0 || a->jump_cooldown > arb__force_jump_cooldown_ticks(game->dt)) {
       rc = ARB_E_CORRUPT;
     }
@@ -524,7 +568,9 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
 
 // ---- JSON lines (arbiter-sim, arbiter-replay dump) ------------------------------------------
 
-static void write_str(arb_write_fn* write, void* user, const char* s) { write(s, strlen(s), user); }
+static void write_str(arb_write_fn* write, void* user, const char* s) {
+  write(s, strlen(s), user);
+}
 
 // Names never hold control characters (the loader refuses them); quote and backslash remain.
 static void write_json_string(arb_write_fn* write, void* user, const char* s) {
@@ -542,7 +588,8 @@ static void write_json_string(arb_write_fn* write, void* user, const char* s) {
   write("\"", 1, user);
 }
 
-static void write_entity(const arb_game* game, const arb_entity* e, bool first, arb_write_fn* write, void* user) {
+static void write_entity(const arb_game* game, const arb_entity* e, bool first, arb_write_fn* write,
+                         void* user) {
   char buf[320];
   snprintf(buf, sizeof buf, "%s{\"id\":%u,\"name\":", first ? "" : ",", e->id);
   write_str(write, user, buf);
@@ -554,8 +601,9 @@ static void write_entity(const arb_game* game, const arb_entity* e, bool first, 
   float w = arb_body_get_angular_velocity(game->world, e->body);
   int n = 0;
   if (e->owner) n = snprintf(buf, sizeof buf, ",\"owner\":%u", e->owner);
-  snprintf(buf + n, sizeof buf - (size_t)n, ",\"p\":[%.9g,%.9g],\"a\":%.9g,\"v\":[%.9g,%.9g],\"w\":%.9g}", (double)p.x,
-           (double)p.y, (double)a, (double)v.x, (double)v.y, (double)w);
+  snprintf(buf + n, sizeof buf - (size_t)n,
+           ",\"p\":[%.9g,%.9g],\"a\":%.9g,\"v\":[%.9g,%.9g],\"w\":%.9g}", (double)p.x, (double)p.y,
+           (double)a, (double)v.x, (double)v.y, (double)w);
   write_str(write, user, buf);
 }
 

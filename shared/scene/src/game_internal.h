@@ -5,8 +5,8 @@
 #include <arbiter/game.h>
 
 typedef struct arb_avatar {
-  uint32_t client_id;   ///< > 0, unique among avatars
-  uint32_t entity_id;   ///< > scene body count, unique, increasing with join order
+  uint32_t client_id;  ///< > 0, unique among avatars
+  uint32_t entity_id;  ///< > scene body count, unique, increasing with join order
   arb_body_id body;
   arb_controller_type controller;
   arb_controls controls;  ///< clamped, held until replaced
@@ -14,18 +14,18 @@ typedef struct arb_avatar {
 } arb_avatar;
 
 struct arb_game {
-  const arb_scene* scene;  ///< borrowed; outlives the game
-  arb_world* world;        ///< owned
-  float dt;                ///< seconds, 1 / tick_rate
-  uint64_t tick;           ///< completed arb_game_step calls
-  uint64_t rng;            ///< PCG32 state (spawn choice)
-  uint32_t next_entity_id; ///< never decreases: ids are never reused
-  uint32_t join_count;     ///< successful joins so far
+  const arb_scene* scene;     ///< borrowed; outlives the game
+  arb_world* world;           ///< owned
+  float dt;                   ///< seconds, 1 / tick_rate
+  uint64_t tick;              ///< completed arb_game_step calls
+  uint64_t rng;               ///< PCG32 state (spawn choice)
+  uint32_t next_entity_id;    ///< never decreases: ids are never reused
+  uint32_t join_count;        ///< successful joins so far
   arb_body_id* scene_bodies;  ///< entity i+1 is scene body i
   int scene_body_count;
   arb_avatar* avatars;  ///< in join order, which is entity id order
   int avatar_count, avatar_cap;
-  int* by_client;       ///< avatar indices sorted by client id (controller order)
+  int* by_client;         ///< avatar indices sorted by client id (controller order)
   float spawn_clearance;  ///< m: a spawn point closer than this to an avatar is taken
 };
 
@@ -34,5 +34,5 @@ int arb__force_jump_cooldown_ticks(float dt);
 
 /// Apply the force controller of one avatar for this tick (forces/impulses only; the world
 /// step integrates them). Reads contacts of the last step to decide whether it is grounded.
-void arb__controller_force_apply(arb_world* world, const arb_force_controller_def* def, arb_vec2 gravity, float dt,
-                                 arb_avatar* avatar);
+void arb__controller_force_apply(arb_world* world, const arb_force_controller_def* def,
+                                 arb_vec2 gravity, float dt, arb_avatar* avatar);

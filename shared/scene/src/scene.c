@@ -13,7 +13,8 @@
 // ---- top-level sections -------------------------------------------------------------
 
 static int parse_version(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
-  if (!json_is_integer(v)) return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
+  if (!json_is_integer(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
   if (json_integer_value(v) != ARB_SCENE_VERSION) {
     return sj_fail(ctx, ARB_E_VERSION, "unsupported scene version %lld (this build reads %d)",
                    (long long)json_integer_value(v), ARB_SCENE_VERSION);
@@ -23,14 +24,16 @@ static int parse_version(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
 }
 
 static int parse_name(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
-  if (!json_is_string(v)) return sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
+  if (!json_is_string(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
   size_t n = json_string_length(v);
   if (n == 0 || n > ARB_SCENE_MAX_NAME) {
     return sj_fail(ctx, ARB_E_RANGE, "must be 1 to %d bytes long, got %zu", ARB_SCENE_MAX_NAME, n);
   }
   const char* s = json_string_value(v);
   for (size_t i = 0; i < n; i++) {
-    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return sj_fail(ctx, ARB_E_INVAL, "contains a control character");
+    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      return sj_fail(ctx, ARB_E_INVAL, "contains a control character");
   }
   char* copy = malloc(n + 1);
   if (!copy) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
@@ -53,9 +56,11 @@ static int parse_gravity(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
 }
 
 static int parse_small_int(sj_ctx* ctx, const json_t* v, int lo, int hi, int* out) {
-  if (!json_is_integer(v)) return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
+  if (!json_is_integer(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
   json_int_t i = json_integer_value(v);
-  if (i < lo || i > hi) return sj_fail(ctx, ARB_E_RANGE, "must be between %d and %d, got %lld", lo, hi, (long long)i);
+  if (i < lo || i > hi)
+    return sj_fail(ctx, ARB_E_RANGE, "must be between %d and %d, got %lld", lo, hi, (long long)i);
   *out = (int)i;
   return 0;
 }
@@ -174,7 +179,8 @@ int arb_scene_load_string(const char* text, size_t len, const char* name, arb_sc
   sj_init(&ctx, err);
   if (!text) return sj_fail(&ctx, ARB_E_INVAL, "no text");
   if (len > ARB_SCENE_MAX_FILE_SIZE) {
-    return sj_fail(&ctx, ARB_E_TOO_BIG, "scene is %zu bytes, the limit is %d", len, ARB_SCENE_MAX_FILE_SIZE);
+    return sj_fail(&ctx, ARB_E_TOO_BIG, "scene is %zu bytes, the limit is %d", len,
+                   ARB_SCENE_MAX_FILE_SIZE);
   }
   int depth = sj_max_depth(text, len, ARB_SCENE_MAX_DEPTH);
   if (depth > ARB_SCENE_MAX_DEPTH) {
@@ -239,7 +245,8 @@ int arb_scene_load_file(const char* path, arb_scene** out, arb_scene_error* err)
   while (buf) {
     if (len == cap) {
       if (cap > ARB_SCENE_MAX_FILE_SIZE) {
-        rc = sj_fail(&ctx, ARB_E_TOO_BIG, "file is larger than the limit of %d bytes", ARB_SCENE_MAX_FILE_SIZE);
+        rc = sj_fail(&ctx, ARB_E_TOO_BIG, "file is larger than the limit of %d bytes",
+                     ARB_SCENE_MAX_FILE_SIZE);
         break;
       }
       char* grown = realloc(buf, cap * 2);
@@ -257,14 +264,17 @@ int arb_scene_load_file(const char* path, arb_scene** out, arb_scene_error* err)
   fclose(f);
   if (!buf) return sj_fail(&ctx, ARB_E_NOMEM, "out of memory");
   if (rc == 0 && len > ARB_SCENE_MAX_FILE_SIZE) {
-    rc = sj_fail(&ctx, ARB_E_TOO_BIG, "file is larger than the limit of %d bytes", ARB_SCENE_MAX_FILE_SIZE);
+    rc = sj_fail(&ctx, ARB_E_TOO_BIG, "file is larger than the limit of %d bytes",
+                 ARB_SCENE_MAX_FILE_SIZE);
   }
   if (rc == 0) rc = arb_scene_load_string(buf, len, path, out, err);
   free(buf);
   return rc;
 }
 
-const char* arb_scene_default_text(void) { return arb__default_scene_text(NULL); }
+const char* arb_scene_default_text(void) {
+  return arb__default_scene_text(NULL);
+}
 
 int arb_scene_load_default(arb_scene** out, arb_scene_error* err) {
   size_t len;
@@ -297,18 +307,30 @@ void arb_scene_error_format(const arb_scene_error* err, char* buf, size_t cap) {
 
 // ---- accessors ----------------------------------------------------------------------
 
-const char* arb_scene_get_name(const arb_scene* scene) { return scene->name; }
+const char* arb_scene_get_name(const arb_scene* scene) {
+  return scene->name;
+}
 
 const char* arb_scene_get_text(const arb_scene* scene, size_t* len) {
   if (len) *len = scene->text_len;
   return scene->text;
 }
 
-uint64_t arb_scene_get_hash(const arb_scene* scene) { return scene->hash; }
-int arb_scene_get_tick_rate(const arb_scene* scene) { return scene->tick_rate; }
-arb_vec2 arb_scene_get_gravity(const arb_scene* scene) { return scene->gravity; }
-uint64_t arb_scene_get_seed(const arb_scene* scene) { return scene->seed; }
-int arb_scene_get_body_count(const arb_scene* scene) { return scene->body_count; }
+uint64_t arb_scene_get_hash(const arb_scene* scene) {
+  return scene->hash;
+}
+int arb_scene_get_tick_rate(const arb_scene* scene) {
+  return scene->tick_rate;
+}
+arb_vec2 arb_scene_get_gravity(const arb_scene* scene) {
+  return scene->gravity;
+}
+uint64_t arb_scene_get_seed(const arb_scene* scene) {
+  return scene->seed;
+}
+int arb_scene_get_body_count(const arb_scene* scene) {
+  return scene->body_count;
+}
 
 int arb_scene_get_substeps(const arb_scene* scene) {
   if (scene->substeps > 0) return scene->substeps;
@@ -341,15 +363,20 @@ int arb_scene_find_body(const arb_scene* scene, const char* name) {
   return -1;
 }
 
-const arb_scene_avatar* arb_scene_get_avatar(const arb_scene* scene) { return &scene->avatar; }
-int arb_scene_get_spawn_point_count(const arb_scene* scene) { return scene->spawn_count; }
+const arb_scene_avatar* arb_scene_get_avatar(const arb_scene* scene) {
+  return &scene->avatar;
+}
+int arb_scene_get_spawn_point_count(const arb_scene* scene) {
+  return scene->spawn_count;
+}
 
 arb_vec2 arb_scene_get_spawn_point(const arb_scene* scene, int i) {
   if (i < 0 || i >= scene->spawn_count) return arb_vec2_zero;
   return scene->spawn_points[i];
 }
 
-int arb_scene_create_world(const arb_scene* scene, arb_world** out, arb_body_id* body_ids, int cap) {
+int arb_scene_create_world(const arb_scene* scene, arb_world** out, arb_body_id* body_ids,
+                           int cap) {
   if (!scene || !out) return ARB_E_INVAL;
   *out = NULL;
   arb_world_def wd = arb_scene_get_world_def(scene);

@@ -23,7 +23,8 @@ static const sj_bounds FORCE = {0.0, 1.0e9, false};
 static int check_min_size(sj_ctx* ctx, const char* key, float v) {
   if (v >= ARB_LINEAR_SLOP) return 0;
   size_t mark = sj_push_key(ctx, key);
-  sj_fail(ctx, ARB_E_RANGE, "must be at least %g m (ARB_LINEAR_SLOP), got %g", (double)ARB_LINEAR_SLOP, (double)v);
+  sj_fail(ctx, ARB_E_RANGE, "must be at least %g m (ARB_LINEAR_SLOP), got %g",
+          (double)ARB_LINEAR_SLOP, (double)v);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -71,7 +72,8 @@ static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
     sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s", sj_type_name(pts));
   } else if (json_array_size(pts) < 3 || json_array_size(pts) > ARB_MAX_POLYGON_VERTICES) {
     sj_fail(ctx, json_array_size(pts) < 3 ? ARB_E_INVAL : ARB_E_TOO_BIG,
-            "a polygon needs 3 to %d points, got %zu", ARB_MAX_POLYGON_VERTICES, json_array_size(pts));
+            "a polygon needs 3 to %d points, got %zu", ARB_MAX_POLYGON_VERTICES,
+            json_array_size(pts));
   } else {
     arb_vec2 p[ARB_MAX_POLYGON_VERTICES];
     int n = (int)json_array_size(pts);
@@ -101,7 +103,8 @@ static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   if (sj_vec2(ctx, v, "b", true, ARB_SCENE_MAX_COORD, &b.x, &b.y)) return ctx->code;
   if (arb_distance(a, b) < ARB_LINEAR_SLOP) {
     size_t mark = sj_push_key(ctx, "b");
-    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %g m)", (double)ARB_LINEAR_SLOP);
+    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %g m)",
+            (double)ARB_LINEAR_SLOP);
     sj_pop(ctx, mark);
     return ctx->code;
   }
@@ -117,7 +120,8 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
   static const char* const keys[] = {"circle", "box", "polygon", "segment", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   if (json_object_size(v) != 1) {
-    return sj_fail(ctx, ARB_E_INVAL, "must hold exactly one of circle, box, polygon, segment (has %zu)",
+    return sj_fail(ctx, ARB_E_INVAL,
+                   "must hold exactly one of circle, box, polygon, segment (has %zu)",
                    json_object_size(v));
   }
   const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
@@ -132,7 +136,8 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
   } else if (strcmp(kind, "polygon") == 0) {
     parse_polygon(ctx, body, shape);
   } else if (!allow_segment) {
-    sj_fail(ctx, ARB_E_INVAL, "segments have no mass: only static or kinematic bodies may use them");
+    sj_fail(ctx, ARB_E_INVAL,
+            "segments have no mass: only static or kinematic bodies may use them");
   } else {
     parse_segment(ctx, body, shape);
   }
@@ -143,7 +148,8 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
 // ---- material, damping, filter (bodies and the avatar) ----------------------------------
 
 static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
-  long long category = def->shape.category_bits, mask = def->shape.mask_bits, group = def->shape.group;
+  long long category = def->shape.category_bits, mask = def->shape.mask_bits,
+            group = def->shape.group;
   sj_float(ctx, v, "density", false, DENSITY, &def->shape.density);
   sj_float(ctx, v, "mass", false, MASS, &def->mass);
   sj_float(ctx, v, "friction", false, FRICTION, &def->shape.friction);
@@ -165,12 +171,29 @@ static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
 // ---- bodies -------------------------------------------------------------------------
 
 static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
-  static const char* const keys[] = {
-      "name", "type", "shape", "position", "angle", "velocity", "angular_velocity", "density", "mass",
-      "restitution", "friction", "linear_damping", "angular_damping", "gravity_scale", "fixed_rotation",
-      "bullet", "category", "mask", "group", NULL};
+  static const char* const keys[] = {"name",
+                                     "type",
+                                     "shape",
+                                     "position",
+                                     "angle",
+                                     "velocity",
+                                     "angular_velocity",
+                                     "density",
+                                     "mass",
+                                     "restitution",
+                                     "friction",
+                                     "linear_damping",
+                                     "angular_damping",
+                                     "gravity_scale",
+                                     "fixed_rotation",
+                                     "bullet",
+                                     "category",
+                                     "mask",
+                                     "group",
+                                     NULL};
   static const char* const types[] = {"dynamic", "static", "kinematic", NULL};
-  static const arb_body_type type_values[] = {ARB_BODY_DYNAMIC, ARB_BODY_STATIC, ARB_BODY_KINEMATIC};
+  static const arb_body_type type_values[] = {ARB_BODY_DYNAMIC, ARB_BODY_STATIC,
+                                              ARB_BODY_KINEMATIC};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
 
   arb_body_def* def = &body->def;
@@ -193,7 +216,8 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
 
   sj_vec2(ctx, v, "position", false, ARB_SCENE_MAX_COORD, &def->position.x, &def->position.y);
   sj_float(ctx, v, "angle", false, ANGLE, &def->angle);
-  sj_vec2(ctx, v, "velocity", false, ARB_SCENE_MAX_SPEED, &def->linear_velocity.x, &def->linear_velocity.y);
+  sj_vec2(ctx, v, "velocity", false, ARB_SCENE_MAX_SPEED, &def->linear_velocity.x,
+          &def->linear_velocity.y);
   sj_float(ctx, v, "angular_velocity", false, SPEED, &def->angular_velocity);
   if (parse_material(ctx, v, def)) return ctx->code;
 
@@ -207,7 +231,8 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
 }
 
 int arb__scene_parse_bodies(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  if (!json_is_array(value)) return sj_fail(ctx, ARB_E_INVAL, "expected an array of bodies, got %s", sj_type_name(value));
+  if (!json_is_array(value))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an array of bodies, got %s", sj_type_name(value));
   size_t n = json_array_size(value);
   if (n > ARB_SCENE_MAX_BODIES) {
     return sj_fail(ctx, ARB_E_TOO_BIG, "%zu bodies, the limit is %d", n, ARB_SCENE_MAX_BODIES);
@@ -253,7 +278,8 @@ int arb__scene_check_names(sj_ctx* ctx, const arb_scene* scene) {
   // Report the duplicate that comes first in the file (the lowest second occurrence).
   int dup = -1, first = -1;
   for (int i = 1; i < named; i++) {
-    if (strcmp(refs[i].name, refs[i - 1].name) == 0 && (i < 2 || strcmp(refs[i - 1].name, refs[i - 2].name) != 0)) {
+    if (strcmp(refs[i].name, refs[i - 1].name) == 0 &&
+        (i < 2 || strcmp(refs[i - 1].name, refs[i - 2].name) != 0)) {
       if (dup < 0 || refs[i].index < dup) {
         dup = refs[i].index;
         first = refs[i - 1].index;
@@ -265,7 +291,8 @@ int arb__scene_check_names(sj_ctx* ctx, const arb_scene* scene) {
   size_t m1 = sj_push_key(ctx, "bodies");
   size_t m2 = sj_push_index(ctx, (size_t)dup);
   size_t m3 = sj_push_key(ctx, "name");
-  sj_fail(ctx, ARB_E_INVAL, "duplicate name \"%s\" (first used by bodies[%d])", scene->bodies[dup].name, first);
+  sj_fail(ctx, ARB_E_INVAL, "duplicate name \"%s\" (first used by bodies[%d])",
+          scene->bodies[dup].name, first);
   sj_pop(ctx, m3);
   sj_pop(ctx, m2);
   sj_pop(ctx, m1);
@@ -291,7 +318,8 @@ void arb__scene_default_avatar(arb_scene_avatar* avatar) {
 }
 
 static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avatar) {
-  static const char* const keys[] = {"type", "mode", "max_force", "max_speed", "jump_impulse", "air_control", NULL};
+  static const char* const keys[] = {"type",         "mode",        "max_force", "max_speed",
+                                     "jump_impulse", "air_control", NULL};
   // Index = arb_controller_type - 1. "vehicle" is recognised so its refusal is explicit.
   static const char* const types[] = {"force", "vehicle", NULL};
   static const char* const modes[] = {"auto", "platformer", "top_down", NULL};
@@ -301,7 +329,8 @@ static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avat
   if (type + 1 == ARB_CONTROLLER_VEHICLE) {
     // Switch point: when the vehicle controller lands, parse its section here.
     size_t mark = sj_push_key(ctx, "type");
-    sj_fail(ctx, ARB_E_INVAL, "the \"vehicle\" controller is not available in this build (only \"force\")");
+    sj_fail(ctx, ARB_E_INVAL,
+            "the \"vehicle\" controller is not available in this build (only \"force\")");
     sj_pop(ctx, mark);
     return ctx->code;
   }
@@ -309,16 +338,19 @@ static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avat
   if (sj_enum(ctx, v, "mode", modes, &mode)) return ctx->code;
   avatar->force.mode = (arb_force_mode)mode;
   sj_float(ctx, v, "max_force", false, FORCE, &avatar->force.max_force);
-  sj_float(ctx, v, "max_speed", false, (sj_bounds){0.0, ARB_SCENE_MAX_SPEED, false}, &avatar->force.max_speed);
+  sj_float(ctx, v, "max_speed", false, (sj_bounds){0.0, ARB_SCENE_MAX_SPEED, false},
+           &avatar->force.max_speed);
   sj_float(ctx, v, "jump_impulse", false, FORCE, &avatar->force.jump_impulse);
   sj_float(ctx, v, "air_control", false, UNIT, &avatar->force.air_control);
   return ctx->code;
 }
 
 int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  static const char* const keys[] = {
-      "shape", "density", "mass", "friction", "restitution", "linear_damping", "angular_damping",
-      "gravity_scale", "fixed_rotation", "bullet", "category", "mask", "group", "controller", NULL};
+  static const char* const keys[] = {"shape",           "density",       "mass",
+                                     "friction",        "restitution",   "linear_damping",
+                                     "angular_damping", "gravity_scale", "fixed_rotation",
+                                     "bullet",          "category",      "mask",
+                                     "group",           "controller",    NULL};
   if (sj_check_keys(ctx, value, keys)) return ctx->code;
   arb_scene_avatar* avatar = &scene->avatar;
   json_t* shape = json_object_get(value, "shape");
@@ -341,7 +373,8 @@ int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) 
 
 int arb__scene_parse_spawn_points(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   if (!json_is_array(value)) {
-    return sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s", sj_type_name(value));
+    return sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s",
+                   sj_type_name(value));
   }
   size_t n = json_array_size(value);
   if (n == 0 || n > ARB_SCENE_MAX_SPAWN_POINTS) {

@@ -10,7 +10,7 @@ typedef struct arb_scene_body {
 } arb_scene_body;
 
 struct arb_scene {
-  char* text;   ///< the exact source text, NUL-terminated (replay logs embed it)
+  char* text;  ///< the exact source text, NUL-terminated (replay logs embed it)
   size_t text_len;
   uint64_t hash;  ///< XXH3-64 of text
   char* name;     ///< `name`, else the file's base name without ".json"

@@ -66,21 +66,29 @@ int sj_fail(sj_ctx* ctx, int code, const char* fmt, ...) {
 
 const char* sj_type_name(const json_t* v) {
   switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
+    case JSON_OBJECT:
+      return "an object";
+    case JSON_ARRAY:
+      return "an array";
+    case JSON_STRING:
+      return "a string";
+    case JSON_INTEGER:
+      return "an integer";
+    case JSON_REAL:
+      return "a number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
+    case JSON_FALSE:
+      return "a boolean";
+    case JSON_NULL:
+      return "null";
   }
   return "an unknown value";
 }
 
 int sj_expect_object(sj_ctx* ctx, const json_t* v) {
   if (ctx->code) return ctx->code;
-  if (!json_is_object(v)) return sj_fail(ctx, ARB_E_INVAL, "expected an object, got %s", sj_type_name(v));
+  if (!json_is_object(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an object, got %s", sj_type_name(v));
   return 0;
 }
 
@@ -119,13 +127,15 @@ static int range_fail(sj_ctx* ctx, double v, sj_bounds b) {
   if (b.hi >= DBL_MAX) {
     return sj_fail(ctx, ARB_E_RANGE, "must be %s %.9g, got %.9g", b.lo_open ? ">" : ">=", b.lo, v);
   }
-  if (b.lo_open) return sj_fail(ctx, ARB_E_RANGE, "must be > %.9g and <= %.9g, got %.9g", b.lo, b.hi, v);
+  if (b.lo_open)
+    return sj_fail(ctx, ARB_E_RANGE, "must be > %.9g and <= %.9g, got %.9g", b.lo, b.hi, v);
   return sj_fail(ctx, ARB_E_RANGE, "must be between %.9g and %.9g, got %.9g", b.lo, b.hi, v);
 }
 
 int sj_float_value(sj_ctx* ctx, const json_t* v, sj_bounds b, float* out) {
   if (ctx->code) return ctx->code;
-  if (!json_is_number(v)) return sj_fail(ctx, ARB_E_INVAL, "expected a number, got %s", sj_type_name(v));
+  if (!json_is_number(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected a number, got %s", sj_type_name(v));
   double d = json_number_value(v);
   // jansson refuses NaN/Infinity literals and doubles that overflow, but 1e300 is a
   // fine double and an infinite float32: the simulation is float32, so check that.
@@ -137,7 +147,8 @@ int sj_float_value(sj_ctx* ctx, const json_t* v, sj_bounds b, float* out) {
   return 0;
 }
 
-int sj_float(sj_ctx* ctx, const json_t* obj, const char* key, bool required, sj_bounds b, float* out) {
+int sj_float(sj_ctx* ctx, const json_t* obj, const char* key, bool required, sj_bounds b,
+             float* out) {
   if (ctx->code) return ctx->code;
   json_t* v = json_object_get(obj, key);
   size_t mark = sj_push_key(ctx, key);
@@ -154,7 +165,8 @@ int sj_vec2_value(sj_ctx* ctx, const json_t* v, float bound, float* x, float* y)
   if (ctx->code) return ctx->code;
   if (!json_is_array(v) || json_array_size(v) != 2) {
     if (json_is_array(v)) {
-      return sj_fail(ctx, ARB_E_INVAL, "expected [x, y], got an array of %zu elements", json_array_size(v));
+      return sj_fail(ctx, ARB_E_INVAL, "expected [x, y], got an array of %zu elements",
+                     json_array_size(v));
     }
     return sj_fail(ctx, ARB_E_INVAL, "expected [x, y], got %s", sj_type_name(v));
   }
@@ -171,7 +183,8 @@ int sj_vec2_value(sj_ctx* ctx, const json_t* v, float bound, float* x, float* y)
   return 0;
 }
 
-int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, float bound, float* x, float* y) {
+int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, float bound, float* x,
+            float* y) {
   if (ctx->code) return ctx->code;
   json_t* v = json_object_get(obj, key);
   size_t mark = sj_push_key(ctx, key);
@@ -198,8 +211,8 @@ int sj_bool(sj_ctx* ctx, const json_t* obj, const char* key, bool* out) {
   return ctx->code;
 }
 
-int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long long lo, long long hi,
-           long long* out) {
+int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long long lo,
+           long long hi, long long* out) {
   if (ctx->code) return ctx->code;
   json_t* v = json_object_get(obj, key);
   size_t mark = sj_push_key(ctx, key);
@@ -290,9 +303,12 @@ int sj_max_depth(const char* text, size_t len, int limit) {
   for (size_t i = 0; i < len; i++) {
     char ch = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
       continue;
     }
     if (ch == '"') {

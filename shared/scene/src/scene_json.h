@@ -7,11 +7,10 @@
 // can return early with `if (sj_...) return ctx->code;` without losing the first message.
 #pragma once
 
+#include <arbiter/scene.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <arbiter/scene.h>
 
 typedef struct sj_ctx {
   arb_scene_error* err;  ///< where the first failure is written
@@ -49,14 +48,16 @@ typedef struct sj_bounds {
 /// Read a finite float32 at the current path (the caller pushed the key).
 int sj_float_value(sj_ctx* ctx, const json_t* v, sj_bounds b, float* out);
 /// Optional member: leaves *out untouched when absent. `required` makes absence an error.
-int sj_float(sj_ctx* ctx, const json_t* obj, const char* key, bool required, sj_bounds b, float* out);
+int sj_float(sj_ctx* ctx, const json_t* obj, const char* key, bool required, sj_bounds b,
+             float* out);
 /// [x, y], each within [-bound, bound].
 int sj_vec2_value(sj_ctx* ctx, const json_t* v, float bound, float* x, float* y);
-int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, float bound, float* x, float* y);
+int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, float bound, float* x,
+            float* y);
 int sj_bool(sj_ctx* ctx, const json_t* obj, const char* key, bool* out);
 /// An integer in [lo, hi].
-int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long long lo, long long hi,
-           long long* out);
+int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long long lo,
+           long long hi, long long* out);
 /// A string of 1..max_len bytes without control characters; *out borrows jansson's copy.
 int sj_string(sj_ctx* ctx, const json_t* obj, const char* key, bool required, size_t max_len,
               const char** out);

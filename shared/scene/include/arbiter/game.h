@@ -18,9 +18,9 @@ typedef struct arb_game arb_game;
 
 /// A simulated object as the network sees it: stable entity ids, never reused.
 typedef struct arb_entity {
-  uint32_t id;          ///< entity id, > 0, assigned in creation order
+  uint32_t id;  ///< entity id, > 0, assigned in creation order
   arb_body_id body;
-  uint32_t owner;       ///< client id of the avatar's player, 0 = world
+  uint32_t owner;  ///< client id of the avatar's player, 0 = world
 } arb_entity;
 
 /// The game owns its world. The scene must outlive the game.
@@ -34,7 +34,8 @@ ARB_API float arb_game_get_dt(const arb_game* game);
 
 /// Spawn the client's avatar (spawn point chosen deterministically from the game state).
 /// Writes the avatar's entity id. Fails for an id already joined or ARB_E_FULL.
-ARB_API int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint32_t* entity_id);
+ARB_API int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind,
+                          uint32_t* entity_id);
 ARB_API int arb_game_leave(arb_game* game, uint32_t client_id);
 /// Controls are held until replaced. Values are clamped to their ranges.
 ARB_API int arb_game_set_controls(arb_game* game, uint32_t client_id, const arb_controls* controls);
@@ -67,6 +68,7 @@ typedef void arb_write_fn(const char* data, size_t len, void* user);
 /// arbiter-sim prints (docs/SCENES.md): {"tick":N,"hash":"<16 hex>","bodies":[...]} with
 /// entities in id order, or only tick and hash when with_bodies is false. "hash" is
 /// arb_world_hash. Avatars carry "name":"avatar" and "owner":<client id>.
-ARB_API void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* write, void* user);
+ARB_API void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* write,
+                                 void* user);
 
 ARB_C_END

@@ -23,8 +23,8 @@ ARB_API void arb_scene_error_format(const arb_scene_error* err, char* buf, size_
 
 /// Parse and validate. On failure returns ARB_E_* and fills *err; *out stays NULL.
 ARB_API int arb_scene_load_file(const char* path, arb_scene** out, arb_scene_error* err);
-ARB_API int arb_scene_load_string(const char* text, size_t len, const char* name,
-                                  arb_scene** out, arb_scene_error* err);
+ARB_API int arb_scene_load_string(const char* text, size_t len, const char* name, arb_scene** out,
+                                  arb_scene_error* err);
 /// The built-in default scene (a walled arena with a pyramid and loose circles).
 ARB_API int arb_scene_load_default(arb_scene** out, arb_scene_error* err);
 ARB_API const char* arb_scene_default_text(void);
@@ -39,7 +39,8 @@ ARB_API int arb_scene_get_tick_rate(const arb_scene* scene);
 
 /// Create a world holding the scene's bodies in scene order. body_ids (may be NULL)
 /// receives up to cap ids, one per scene body. Returns ARB_OK or ARB_E_*.
-ARB_API int arb_scene_create_world(const arb_scene* scene, arb_world** out, arb_body_id* body_ids, int cap);
+ARB_API int arb_scene_create_world(const arb_scene* scene, arb_world** out, arb_body_id* body_ids,
+                                   int cap);
 ARB_API int arb_scene_get_body_count(const arb_scene* scene);
 /// Name of scene body i, or NULL when it has none.
 ARB_API const char* arb_scene_get_body_name(const arb_scene* scene, int i);
@@ -49,12 +50,12 @@ ARB_API const char* arb_scene_get_body_name(const arb_scene* scene, int i);
 #define ARB_SCENE_VERSION 1
 #define ARB_SCENE_MAX_FILE_SIZE (64 * 1024 * 1024)  ///< bytes
 #define ARB_SCENE_MAX_BODIES 100000
-#define ARB_SCENE_MAX_DEPTH 64         ///< nesting of JSON arrays/objects
+#define ARB_SCENE_MAX_DEPTH 64  ///< nesting of JSON arrays/objects
 #define ARB_SCENE_MAX_SPAWN_POINTS 1024
-#define ARB_SCENE_MAX_NAME 64          ///< bytes in a body or scene name, without the NUL
-#define ARB_SCENE_MAX_COORD 1.0e6f     ///< |position|, |point| in meters
-#define ARB_SCENE_MAX_SIZE 1.0e4f      ///< radius, half extents, |polygon point|, meters
-#define ARB_SCENE_MAX_SPEED 1.0e4f     ///< |velocity| m/s, |angular velocity| rad/s
+#define ARB_SCENE_MAX_NAME 64       ///< bytes in a body or scene name, without the NUL
+#define ARB_SCENE_MAX_COORD 1.0e6f  ///< |position|, |point| in meters
+#define ARB_SCENE_MAX_SIZE 1.0e4f   ///< radius, half extents, |polygon point|, meters
+#define ARB_SCENE_MAX_SPEED 1.0e4f  ///< |velocity| m/s, |angular velocity| rad/s
 
 // ---- scene contents (read-only views; valid while the scene lives) ------------------------
 
