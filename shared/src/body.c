@@ -169,7 +169,7 @@ static bool arb__ensure_body_capacity(arb_world* w, int need) {
   arb__body* bodies = arb__grow(w, w->bodies, w->body_slots, cap, sizeof *bodies);
   if (!bodies) return false;
   w->bodies = bodies;
-  arb__body_state* states = arb__grow(w, w->states, w->body_slots, cap, sizeof *states);
+  arb__body_state* states = arb__grow(w, w->states, w->body_slots, cap + 1, sizeof *states);
   if (!states) return false;
   w->states = states;
   arb__body_sim* sims = arb__grow(w, w->sims, w->body_slots, cap, sizeof *sims);

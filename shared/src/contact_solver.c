@@ -17,6 +17,12 @@
 //     Warm starting carries impulses between steps by feature id, and speculative points
 //     (positive separation, bias = s/h) stop fast bodies at the surface instead of after
 //     penetrating.
+// Layout: constraints are graph-coloured (no two constraints of a colour share a moving
+// body), then packed four at a time into "wide" constraints solved with 4-lane float
+// vectors (SSE2, or a portable 4-float struct elsewhere). Every lane operation is one
+// IEEE single-precision add/sub/mul/div/min/max/select, so both implementations give the
+// same bits: SIMD here is only a way to run four independent scalar solves at once.
+// (-DARB_NO_SIMD forces the portable path; the golden hashes must not change.)
 // Materials: friction sqrt(fa*fb), restitution max(ra, rb), applied only to approach
 // speeds above world.restitution_threshold and only for points that carried an impulse.
 // Forces: the accumulated force/torque is applied once per step (dt*F/m, at the start),
@@ -25,28 +31,80 @@
 // this is exact). Damping: v *= 1/(1 + dt*c) once per step.
 #include "world.h"
 
+// ---- 4-lane floats ----------------------------------------------------------------------
+
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+#include <emmintrin.h>
+typedef __m128 f4;
+static inline f4 f4_set(float a) { return _mm_set1_ps(a); }
+static inline f4 f4_zero(void) { return _mm_setzero_ps(); }
+static inline f4 f4_add(f4 a, f4 b) { return _mm_add_ps(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return _mm_sub_ps(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return _mm_mul_ps(a, b); }
+/// a > b ? a : b per lane (also the scalar definition below).
+static inline f4 f4_max(f4 a, f4 b) { return _mm_max_ps(a, b); }
+/// a < b ? a : b per lane.
+static inline f4 f4_min(f4 a, f4 b) { return _mm_min_ps(a, b); }
+static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
+static inline f4 f4_le(f4 a, f4 b) { return _mm_cmple_ps(a, b); }
+static inline f4 f4_and(f4 a, f4 b) { return _mm_and_ps(a, b); }
+/// mask ? a : b per lane.
+static inline f4 f4_select(f4 mask, f4 a, f4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
+static inline bool f4_any(f4 mask) { return _mm_movemask_ps(mask) != 0; }
+static inline float f4_lane(f4 a, int i) {
+  float t[4];
+  _mm_storeu_ps(t, a);
+  return t[i];
+}
+static inline f4 f4_load4(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
+#else
+typedef struct f4 {
+  float v[4];
+} f4;
+static inline f4 f4_set(float a) { f4 r = {{a, a, a, a}}; return r; }
+static inline f4 f4_zero(void) { return f4_set(0.0f); }
+#define ARB__F4_OP(name, expr)                          \
+  static inline f4 name(f4 a, f4 b) {                   \
+    f4 r;                                               \
+    for (int i = 0; i < 4; ++i) r.v[i] = (expr);        \
+    return r;                                           \
+  }
+ARB__F4_OP(f4_add, a.v[i] + b.v[i])
+ARB__F4_OP(f4_sub, a.v[i] - b.v[i])
+ARB__F4_OP(f4_mul, a.v[i] * b.v[i])
+ARB__F4_OP(f4_max, a.v[i] > b.v[i] ? a.v[i] : b.v[i])
+ARB__F4_OP(f4_min, a.v[i] < b.v[i] ? a.v[i] : b.v[i])
+static inline float arb__mask(bool m) {
+  uint32_t u = m ? 0xffffffffu : 0u;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline bool arb__is_set(float m) {
+  uint32_t u;
+  memcpy(&u, &m, 4);
+  return u != 0u;
+}
+ARB__F4_OP(f4_gt, arb__mask(a.v[i] > b.v[i]))
+ARB__F4_OP(f4_le, arb__mask(a.v[i] <= b.v[i]))
+ARB__F4_OP(f4_and, arb__mask(arb__is_set(a.v[i]) && arb__is_set(b.v[i])))
+static inline f4 f4_select(f4 m, f4 a, f4 b) {
+  f4 r;
+  for (int i = 0; i < 4; ++i) r.v[i] = arb__is_set(m.v[i]) ? a.v[i] : b.v[i];
+  return r;
+}
+static inline bool f4_any(f4 m) {
+  return arb__is_set(m.v[0]) || arb__is_set(m.v[1]) || arb__is_set(m.v[2]) || arb__is_set(m.v[3]);
+}
+static inline float f4_lane(f4 a, int i) { return a.v[i]; }
+static inline f4 f4_load4(float a, float b, float c, float d) { f4 r = {{a, b, c, d}}; return r; }
+#endif
+
+// ---- constraints ------------------------------------------------------------------------
+
 typedef struct arb__soft {
   float bias_rate, mass_scale, impulse_scale;
 } arb__soft;
-
-typedef struct arb__cpoint {
-  arb_vec2 ra, rb;  // anchors relative to the centres of mass, world axes at step start
-  float base_separation;
-  float normal_impulse, tangent_impulse, max_normal_impulse;
-  float normal_mass, tangent_mass;
-  float relative_velocity;  // normal approach speed at step start (restitution)
-} arb__cpoint;
-
-typedef struct arb__constraint {
-  int32_t a, b;
-  arb_vec2 normal;
-  float friction, restitution;
-  float ma, ia, mb, ib;
-  arb__soft soft;
-  int32_t contact;
-  int32_t point_count;
-  arb__cpoint points[2];
-} arb__constraint;
 
 static arb__soft arb__make_soft(float hertz, float zeta, float h) {
   arb__soft s = {0.0f, 1.0f, 0.0f};
@@ -61,185 +119,393 @@ static arb__soft arb__make_soft(float hertz, float zeta, float h) {
   return s;
 }
 
-static int arb__prepare(arb_world* w, arb__constraint* cs, arb__soft soft, arb__soft static_soft) {
-  int n = 0;
-  for (int i = 0; i < w->contact_count; ++i) {
+// One manifold point of four constraints.
+typedef struct arb__wide_point {
+  f4 rax, ray, rbx, rby;  // anchors relative to the centres of mass (world axes, step start)
+  f4 base_separation;
+  f4 normal_impulse, tangent_impulse, max_normal_impulse;
+  f4 normal_mass, tangent_mass;
+  f4 relative_velocity;  // normal approach speed at step start (restitution)
+} arb__wide_point;
+
+// Four constraints of one colour (or one overflow constraint and three empty lanes).
+// An empty lane or a missing second point has zero masses: it applies exactly nothing.
+typedef struct arb__wide {
+  int32_t a[4], b[4];    // body state index; static bodies and empty lanes: the dummy
+  int32_t contact[4];    // contact index or -1
+  f4 ma, ia, mb, ib;
+  f4 nx, ny;
+  f4 friction, restitution;
+  f4 bias_rate, mass_scale, impulse_scale;
+  arb__wide_point p[2];
+} arb__wide;
+
+typedef struct arb__lane_body {
+  f4 vx, vy, w, flags;
+} arb__lane_body;
+
+typedef struct arb__lane_pose {
+  f4 dpx, dpy, dqc, dqs;
+} arb__lane_pose;
+
+static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const int32_t idx[4]) {
+  arb__lane_body b;
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+  __m128 r0 = _mm_loadu_ps(&st[idx[0]].v.x);
+  __m128 r1 = _mm_loadu_ps(&st[idx[1]].v.x);
+  __m128 r2 = _mm_loadu_ps(&st[idx[2]].v.x);
+  __m128 r3 = _mm_loadu_ps(&st[idx[3]].v.x);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  b.vx = r0;
+  b.vy = r1;
+  b.w = r2;
+  b.flags = r3;
+#else
+  for (int i = 0; i < 4; ++i) {
+    const arb__body_state* s = &st[idx[i]];
+    b.vx.v[i] = s->v.x;
+    b.vy.v[i] = s->v.y;
+    b.w.v[i] = s->w;
+    memcpy(&b.flags.v[i], &s->flags, 4);
+  }
+#endif
+  return b;
+}
+
+static inline void arb__scatter_vel(arb__body_state* st, const int32_t idx[4], arb__lane_body b) {
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+  __m128 r0 = b.vx, r1 = b.vy, r2 = b.w, r3 = b.flags;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  // Lanes are stored in order; the dummy may appear in several lanes (it stays zero).
+  _mm_storeu_ps(&st[idx[0]].v.x, r0);
+  _mm_storeu_ps(&st[idx[1]].v.x, r1);
+  _mm_storeu_ps(&st[idx[2]].v.x, r2);
+  _mm_storeu_ps(&st[idx[3]].v.x, r3);
+#else
+  for (int i = 0; i < 4; ++i) {
+    arb__body_state* s = &st[idx[i]];
+    s->v.x = b.vx.v[i];
+    s->v.y = b.vy.v[i];
+    s->w = b.w.v[i];
+    memcpy(&s->flags, &b.flags.v[i], 4);
+  }
+#endif
+}
+
+static inline arb__lane_pose arb__gather_pose(const arb__body_state* st, const int32_t idx[4]) {
+  arb__lane_pose p;
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+  __m128 r0 = _mm_loadu_ps(&st[idx[0]].dp.x);
+  __m128 r1 = _mm_loadu_ps(&st[idx[1]].dp.x);
+  __m128 r2 = _mm_loadu_ps(&st[idx[2]].dp.x);
+  __m128 r3 = _mm_loadu_ps(&st[idx[3]].dp.x);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  p.dpx = r0;
+  p.dpy = r1;
+  p.dqc = r2;
+  p.dqs = r3;
+#else
+  for (int i = 0; i < 4; ++i) {
+    const arb__body_state* s = &st[idx[i]];
+    p.dpx.v[i] = s->dp.x;
+    p.dpy.v[i] = s->dp.y;
+    p.dqc.v[i] = s->dq.c;
+    p.dqs.v[i] = s->dq.s;
+  }
+#endif
+  return p;
+}
+
+// Graph colouring: constraints of one colour share no moving body, so the four lanes of
+// a wide constraint never touch the same body. Greedy in contact order, colours in
+// order, overflow last (one constraint per wide entry): a pure function of the contact
+// array. Static bodies never change in the solver, so they do not constrain colouring.
+#define ARB__COLOR_COUNT 31
+#define ARB__OVERFLOW ARB__COLOR_COUNT
+
+typedef struct arb__solver {
+  uint8_t* colors;  // arena block under `wides`
+  arb__wide* wides;
+  int count;
+  int dummy;  // index of the dummy body state
+  float inv_h;
+  float max_push;
+  float restitution_threshold;
+} arb__solver;
+
+static void arb__fill_lane(arb_world* w, arb__wide* k, int lane, int ci, arb__soft soft, arb__soft static_soft, int dummy) {
+  const arb__contact* c = &w->contacts[ci];
+  const arb_manifold* m = &c->manifold;
+  int ia = c->body_a, ib = c->body_b;
+  const arb__body* A = &w->bodies[ia];
+  const arb__body* B = &w->bodies[ib];
+  const arb__body_state* sa = &w->states[ia];
+  const arb__body_state* sb = &w->states[ib];
+  float ma = w->sims[ia].inv_mass, iA = w->sims[ia].inv_inertia;
+  float mb = w->sims[ib].inv_mass, iB = w->sims[ib].inv_inertia;
+  arb__soft sf = (ma == 0.0f || mb == 0.0f) ? static_soft : soft;
+  k->a[lane] = w->sims[ia].type == ARB_BODY_STATIC ? dummy : ia;
+  k->b[lane] = w->sims[ib].type == ARB_BODY_STATIC ? dummy : ib;
+  k->contact[lane] = ci;
+  float* f;
+#define ARB__SETL(field, value) (f = (float*)&k->field, f[lane] = (value))
+  ARB__SETL(ma, ma);
+  ARB__SETL(ia, iA);
+  ARB__SETL(mb, mb);
+  ARB__SETL(ib, iB);
+  ARB__SETL(nx, m->normal.x);
+  ARB__SETL(ny, m->normal.y);
+  ARB__SETL(friction, c->friction);
+  ARB__SETL(restitution, c->restitution);
+  ARB__SETL(bias_rate, sf.bias_rate);
+  ARB__SETL(mass_scale, sf.mass_scale);
+  ARB__SETL(impulse_scale, sf.impulse_scale);
+  arb_vec2 oa = arb_sub(A->center, A->xf.p), ob = arb_sub(B->center, B->xf.p);
+  arb_vec2 nrm = m->normal, tan = arb_right_perp(m->normal);
+  for (int j = 0; j < m->point_count; ++j) {
+    const arb_manifold_point* mp = &m->points[j];
+    arb_vec2 ra = arb_sub(mp->anchor_a, oa);
+    arb_vec2 rb = arb_sub(mp->anchor_b, ob);
+    float rna = arb_cross(ra, nrm), rnb = arb_cross(rb, nrm);
+    float kn = ma + mb + iA * rna * rna + iB * rnb * rnb;
+    float rta = arb_cross(ra, tan), rtb = arb_cross(rb, tan);
+    float kt = ma + mb + iA * rta * rta + iB * rtb * rtb;
+    arb_vec2 va = arb_add(sa->v, arb_cross_sv(sa->w, ra));
+    arb_vec2 vb = arb_add(sb->v, arb_cross_sv(sb->w, rb));
+    ARB__SETL(p[j].rax, ra.x);
+    ARB__SETL(p[j].ray, ra.y);
+    ARB__SETL(p[j].rbx, rb.x);
+    ARB__SETL(p[j].rby, rb.y);
+    ARB__SETL(p[j].base_separation, mp->separation - arb_dot(arb_sub(rb, ra), nrm));
+    ARB__SETL(p[j].normal_impulse, mp->normal_impulse);
+    ARB__SETL(p[j].tangent_impulse, mp->tangent_impulse);
+    ARB__SETL(p[j].normal_mass, kn > 0.0f ? 1.0f / kn : 0.0f);
+    ARB__SETL(p[j].tangent_mass, kt > 0.0f ? 1.0f / kt : 0.0f);
+    ARB__SETL(p[j].relative_velocity, arb_dot(nrm, arb_sub(vb, va)));
+  }
+#undef ARB__SETL
+}
+
+static void arb__empty_wide(arb__wide* k, int dummy) {
+  memset(k, 0, sizeof *k);  // all-zero floats: empty lanes
+  for (int i = 0; i < 4; ++i) {
+    k->a[i] = dummy;
+    k->b[i] = dummy;
+    k->contact[i] = -1;
+  }
+}
+
+// Colour the touching contacts and pack them into wide constraints. Returns the count.
+static int arb__prepare(arb_world* w, arb__solver* sv, arb__soft soft, arb__soft static_soft) {
+  int ncontacts = w->contact_count;
+  sv->wides = NULL;
+  sv->count = 0;
+  if (ncontacts == 0) return 0;
+  uint8_t* colors = arb__stack_alloc(w, (size_t)ncontacts);
+  uint32_t* masks = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *masks);
+  if (!colors || !masks) {
+    arb__stack_free(w, masks);
+    arb__stack_free(w, colors);
+    return 0;
+  }
+  memset(masks, 0, (size_t)w->body_slots * sizeof *masks);
+  int per_color[ARB__COLOR_COUNT + 1];
+  memset(per_color, 0, sizeof per_color);
+  for (int i = 0; i < ncontacts; ++i) {
     const arb__contact* c = &w->contacts[i];
-    const arb_manifold* m = &c->manifold;
-    if (m->point_count == 0) continue;
-    arb__constraint* k = &cs[n++];
-    int ia = c->body_a, ib = c->body_b;
-    const arb__body* A = &w->bodies[ia];
-    const arb__body* B = &w->bodies[ib];
-    const arb__body_state* sa = &w->states[ia];
-    const arb__body_state* sb = &w->states[ib];
-    k->a = ia;
-    k->b = ib;
-    k->normal = m->normal;
-    k->friction = c->friction;
-    k->restitution = c->restitution;
-    k->ma = w->sims[ia].inv_mass;
-    k->ia = w->sims[ia].inv_inertia;
-    k->mb = w->sims[ib].inv_mass;
-    k->ib = w->sims[ib].inv_inertia;
-    k->soft = (k->ma == 0.0f || k->mb == 0.0f) ? static_soft : soft;
-    k->contact = i;
-    k->point_count = m->point_count;
-    arb_vec2 oa = arb_sub(A->center, A->xf.p), ob = arb_sub(B->center, B->xf.p);
-    arb_vec2 nrm = m->normal, tan = arb_right_perp(m->normal);
-    for (int j = 0; j < m->point_count; ++j) {
-      const arb_manifold_point* mp = &m->points[j];
-      arb__cpoint* p = &k->points[j];
-      p->ra = arb_sub(mp->anchor_a, oa);
-      p->rb = arb_sub(mp->anchor_b, ob);
-      p->base_separation = mp->separation - arb_dot(arb_sub(p->rb, p->ra), nrm);
-      p->normal_impulse = mp->normal_impulse;
-      p->tangent_impulse = mp->tangent_impulse;
-      p->max_normal_impulse = 0.0f;
-      float rna = arb_cross(p->ra, nrm), rnb = arb_cross(p->rb, nrm);
-      float kn = k->ma + k->mb + k->ia * rna * rna + k->ib * rnb * rnb;
-      p->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
-      float rta = arb_cross(p->ra, tan), rtb = arb_cross(p->rb, tan);
-      float kt = k->ma + k->mb + k->ia * rta * rta + k->ib * rtb * rtb;
-      p->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-      arb_vec2 va = arb_add(sa->v, arb_cross_sv(sa->w, p->ra));
-      arb_vec2 vb = arb_add(sb->v, arb_cross_sv(sb->w, p->rb));
-      p->relative_velocity = arb_dot(nrm, arb_sub(vb, va));
+    if (c->manifold.point_count == 0) {
+      colors[i] = 0xff;
+      continue;
     }
-  }
-  return n;
-}
-
-static void arb__warm_start(arb_world* w, arb__constraint* cs, int n) {
-  arb__body_state* st = w->states;
-  for (int i = 0; i < n; ++i) {
-    arb__constraint* k = &cs[i];
-    arb__body_state* sa = &st[k->a];
-    arb__body_state* sb = &st[k->b];
-    arb_vec2 va = sa->v, vb = sb->v;
-    float wa = sa->w, wb = sb->w;
-    arb_vec2 nrm = k->normal, tan = arb_right_perp(k->normal);
-    for (int j = 0; j < k->point_count; ++j) {
-      const arb__cpoint* p = &k->points[j];
-      arb_vec2 P = arb_add(arb_scale(p->normal_impulse, nrm), arb_scale(p->tangent_impulse, tan));
-      wa -= k->ia * arb_cross(p->ra, P);
-      va = arb_mul_sub(va, k->ma, P);
-      wb += k->ib * arb_cross(p->rb, P);
-      vb = arb_mul_add(vb, k->mb, P);
-    }
-    sa->v = va;
-    sa->w = wa;
-    sb->v = vb;
-    sb->w = wb;
-  }
-}
-
-static void arb__solve_contacts(arb_world* w, arb__constraint* cs, int n, float inv_h, bool use_bias) {
-  arb__body_state* st = w->states;
-  const float max_push = w->def.max_contact_push_speed;
-  for (int i = 0; i < n; ++i) {
-    arb__constraint* k = &cs[i];
-    arb__body_state* sa = &st[k->a];
-    arb__body_state* sb = &st[k->b];
-    arb_vec2 va = sa->v, vb = sb->v;
-    float wa = sa->w, wb = sb->w;
-    const arb_vec2 dp = arb_sub(sb->dp, sa->dp);
-    const arb_rot qa = sa->dq, qb = sb->dq;
-    const arb_vec2 nrm = k->normal, tan = arb_right_perp(k->normal);
-    const float ma = k->ma, ia = k->ia, mb = k->mb, ib = k->ib;
-    float total_normal = 0.0f;
-    for (int j = 0; j < k->point_count; ++j) {
-      arb__cpoint* p = &k->points[j];
-      // Current separation from the substep deltas (anchors rotate with the bodies).
-      arb_vec2 d = arb_add(dp, arb_sub(arb_rotate(qb, p->rb), arb_rotate(qa, p->ra)));
-      float s = arb_dot(d, nrm) + p->base_separation;
-      float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-      if (s > 0.0f) {
-        bias = s * inv_h;  // speculative: allow closing the gap, no more
-      } else if (use_bias) {
-        bias = arb_maxf(k->soft.bias_rate * s, -max_push);
-        mass_scale = k->soft.mass_scale;
-        impulse_scale = k->soft.impulse_scale;
+    int a = c->body_a, b = c->body_b;
+    bool ma = w->sims[a].type != ARB_BODY_STATIC, mb = w->sims[b].type != ARB_BODY_STATIC;
+    uint32_t used = (ma ? masks[a] : 0u) | (mb ? masks[b] : 0u);
+    int color = ARB__OVERFLOW;
+    for (int k = 0; k < ARB__COLOR_COUNT; ++k) {
+      if ((used & (1u << k)) == 0u) {
+        color = k;
+        break;
       }
-      arb_vec2 dv = arb_sub(arb_add(vb, arb_cross_sv(wb, p->rb)), arb_add(va, arb_cross_sv(wa, p->ra)));
-      float vn = arb_dot(dv, nrm);
-      float impulse = -p->normal_mass * mass_scale * (vn + bias) - impulse_scale * p->normal_impulse;
-      float nimp = arb_maxf(p->normal_impulse + impulse, 0.0f);
-      impulse = nimp - p->normal_impulse;
-      p->normal_impulse = nimp;
-      p->max_normal_impulse = arb_maxf(p->max_normal_impulse, impulse);
-      total_normal += nimp;
-      arb_vec2 P = arb_scale(impulse, nrm);
-      wa -= ia * arb_cross(p->ra, P);
-      va = arb_mul_sub(va, ma, P);
-      wb += ib * arb_cross(p->rb, P);
-      vb = arb_mul_add(vb, mb, P);
     }
-    (void)total_normal;
-    for (int j = 0; j < k->point_count; ++j) {
-      arb__cpoint* p = &k->points[j];
-      arb_vec2 dv = arb_sub(arb_add(vb, arb_cross_sv(wb, p->rb)), arb_add(va, arb_cross_sv(wa, p->ra)));
-      float vt = arb_dot(dv, tan);
-      float impulse = -p->tangent_mass * vt;
-      float max_friction = k->friction * p->normal_impulse;
-      float timp = arb_clampf(p->tangent_impulse + impulse, -max_friction, max_friction);
-      impulse = timp - p->tangent_impulse;
-      p->tangent_impulse = timp;
-      arb_vec2 P = arb_scale(impulse, tan);
-      wa -= ia * arb_cross(p->ra, P);
-      va = arb_mul_sub(va, ma, P);
-      wb += ib * arb_cross(p->rb, P);
-      vb = arb_mul_add(vb, mb, P);
+    if (color != ARB__OVERFLOW) {
+      if (ma) masks[a] |= 1u << color;
+      if (mb) masks[b] |= 1u << color;
     }
-    sa->v = va;
-    sa->w = wa;
-    sb->v = vb;
-    sb->w = wb;
+    colors[i] = (uint8_t)color;
+    per_color[color] += 1;
+  }
+  // Wide entries per colour: ceil(n/4); overflow constraints one per entry.
+  int offsets[ARB__COLOR_COUNT + 2];
+  int lanes[ARB__COLOR_COUNT + 1];
+  offsets[0] = 0;
+  for (int k = 0; k <= ARB__COLOR_COUNT; ++k) {
+    int nw = k == ARB__OVERFLOW ? per_color[k] : (per_color[k] + 3) / 4;
+    offsets[k + 1] = offsets[k] + nw;
+    lanes[k] = 0;
+  }
+  int nwide = offsets[ARB__COLOR_COUNT + 1];
+  arb__stack_free(w, masks);
+  sv->colors = colors;  // freed by arb__solve after the wide array (LIFO)
+  arb__wide* wides = NULL;
+  if (nwide > 0) {
+    wides = arb__stack_alloc(w, (size_t)nwide * sizeof *wides);
+    if (!wides) return 0;
+    for (int i = 0; i < nwide; ++i) arb__empty_wide(&wides[i], sv->dummy);
+    for (int i = 0; i < ncontacts; ++i) {
+      int color = colors[i];
+      if (color == 0xff) continue;
+      int slot = lanes[color]++;
+      int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
+      int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
+      arb__fill_lane(w, &wides[entry], lane, i, soft, static_soft, sv->dummy);
+    }
+  }
+  sv->wides = wides;
+  sv->count = nwide;
+  return nwide;
+}
+
+// ---- solver passes ----------------------------------------------------------------------
+
+// Applies impulse P = (px, py) at anchors ra/rb: A loses it, B gains it.
+#define ARB__APPLY(A, B, k, pt, px, py)                                                         \
+  do {                                                                                         \
+    A.vx = f4_sub(A.vx, f4_mul(k->ma, px));                                                    \
+    A.vy = f4_sub(A.vy, f4_mul(k->ma, py));                                                    \
+    A.w = f4_sub(A.w, f4_mul(k->ia, f4_sub(f4_mul(pt->rax, py), f4_mul(pt->ray, px))));        \
+    B.vx = f4_add(B.vx, f4_mul(k->mb, px));                                                    \
+    B.vy = f4_add(B.vy, f4_mul(k->mb, py));                                                    \
+    B.w = f4_add(B.w, f4_mul(k->ib, f4_sub(f4_mul(pt->rbx, py), f4_mul(pt->rby, px))));        \
+  } while (0)
+
+// Relative velocity of B's anchor point with respect to A's: (vB + wB x rB) - (vA + wA x rA).
+static inline void arb__rel_vel(const arb__lane_body* A, const arb__lane_body* B, const arb__wide_point* pt, f4* dvx, f4* dvy) {
+  f4 vax = f4_sub(A->vx, f4_mul(A->w, pt->ray));
+  f4 vay = f4_add(A->vy, f4_mul(A->w, pt->rax));
+  f4 vbx = f4_sub(B->vx, f4_mul(B->w, pt->rby));
+  f4 vby = f4_add(B->vy, f4_mul(B->w, pt->rbx));
+  *dvx = f4_sub(vbx, vax);
+  *dvy = f4_sub(vby, vay);
+}
+
+static void arb__warm_start(arb__body_state* st, arb__solver* sv) {
+  for (int i = 0; i < sv->count; ++i) {
+    arb__wide* k = &sv->wides[i];
+    arb__lane_body A = arb__gather_vel(st, k->a);
+    arb__lane_body B = arb__gather_vel(st, k->b);
+    f4 tx = k->ny, ty = f4_sub(f4_zero(), k->nx);  // tangent = right perp of the normal
+    for (int j = 0; j < 2; ++j) {
+      const arb__wide_point* pt = &k->p[j];
+      f4 px = f4_add(f4_mul(pt->normal_impulse, k->nx), f4_mul(pt->tangent_impulse, tx));
+      f4 py = f4_add(f4_mul(pt->normal_impulse, k->ny), f4_mul(pt->tangent_impulse, ty));
+      ARB__APPLY(A, B, k, pt, px, py);
+    }
+    arb__scatter_vel(st, k->a, A);
+    arb__scatter_vel(st, k->b, B);
   }
 }
 
-static void arb__apply_restitution(arb_world* w, arb__constraint* cs, int n) {
-  arb__body_state* st = w->states;
-  const float threshold = w->def.restitution_threshold;
-  for (int i = 0; i < n; ++i) {
-    arb__constraint* k = &cs[i];
-    if (k->restitution == 0.0f) continue;
-    arb__body_state* sa = &st[k->a];
-    arb__body_state* sb = &st[k->b];
-    arb_vec2 va = sa->v, vb = sb->v;
-    float wa = sa->w, wb = sb->w;
-    const arb_vec2 nrm = k->normal;
-    for (int j = 0; j < k->point_count; ++j) {
-      arb__cpoint* p = &k->points[j];
+static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_bias) {
+  const f4 zero = f4_zero(), one = f4_set(1.0f);
+  const f4 inv_h = f4_set(sv->inv_h);
+  const f4 neg_push = f4_set(-sv->max_push);
+  const f4 bias_on = use_bias ? f4_gt(one, zero) : f4_gt(zero, one);
+  for (int i = 0; i < sv->count; ++i) {
+    arb__wide* k = &sv->wides[i];
+    arb__lane_body A = arb__gather_vel(st, k->a);
+    arb__lane_body B = arb__gather_vel(st, k->b);
+    arb__lane_pose PA = arb__gather_pose(st, k->a);
+    arb__lane_pose PB = arb__gather_pose(st, k->b);
+    f4 dpx = f4_sub(PB.dpx, PA.dpx), dpy = f4_sub(PB.dpy, PA.dpy);
+    for (int j = 0; j < 2; ++j) {
+      arb__wide_point* pt = &k->p[j];
+      // Current separation from the substep deltas (anchors rotate with the bodies).
+      f4 qrbx = f4_sub(f4_mul(PB.dqc, pt->rbx), f4_mul(PB.dqs, pt->rby));
+      f4 qrby = f4_add(f4_mul(PB.dqs, pt->rbx), f4_mul(PB.dqc, pt->rby));
+      f4 qrax = f4_sub(f4_mul(PA.dqc, pt->rax), f4_mul(PA.dqs, pt->ray));
+      f4 qray = f4_add(f4_mul(PA.dqs, pt->rax), f4_mul(PA.dqc, pt->ray));
+      f4 dx = f4_add(dpx, f4_sub(qrbx, qrax));
+      f4 dy = f4_add(dpy, f4_sub(qrby, qray));
+      f4 s = f4_add(f4_add(f4_mul(dx, k->nx), f4_mul(dy, k->ny)), pt->base_separation);
+      // s > 0: speculative, allow closing the gap and no more. Else soft push-out (only
+      // with bias), capped at max_contact_push_speed.
+      f4 spec = f4_gt(s, zero);
+      f4 soft_on = f4_and(bias_on, f4_le(s, zero));
+      f4 bias = f4_select(spec, f4_mul(s, inv_h), f4_select(soft_on, f4_max(f4_mul(k->bias_rate, s), neg_push), zero));
+      f4 mass_scale = f4_select(soft_on, k->mass_scale, one);
+      f4 impulse_scale = f4_select(soft_on, k->impulse_scale, zero);
+      f4 dvx, dvy;
+      arb__rel_vel(&A, &B, pt, &dvx, &dvy);
+      f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
+      f4 impulse = f4_sub(f4_sub(zero, f4_mul(f4_mul(pt->normal_mass, mass_scale), f4_add(vn, bias))),
+                          f4_mul(impulse_scale, pt->normal_impulse));
+      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
+      impulse = f4_sub(nimp, pt->normal_impulse);
+      pt->normal_impulse = nimp;
+      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
+      ARB__APPLY(A, B, k, pt, px, py);
+    }
+    f4 tx = k->ny, ty = f4_sub(zero, k->nx);
+    for (int j = 0; j < 2; ++j) {
+      arb__wide_point* pt = &k->p[j];
+      f4 dvx, dvy;
+      arb__rel_vel(&A, &B, pt, &dvx, &dvy);
+      f4 vt = f4_add(f4_mul(dvx, tx), f4_mul(dvy, ty));
+      f4 impulse = f4_sub(zero, f4_mul(pt->tangent_mass, vt));
+      f4 max_f = f4_mul(k->friction, pt->normal_impulse);
+      f4 timp = f4_min(f4_max(f4_add(pt->tangent_impulse, impulse), f4_sub(zero, max_f)), max_f);
+      impulse = f4_sub(timp, pt->tangent_impulse);
+      pt->tangent_impulse = timp;
+      f4 px = f4_mul(impulse, tx), py = f4_mul(impulse, ty);
+      ARB__APPLY(A, B, k, pt, px, py);
+    }
+    arb__scatter_vel(st, k->a, A);
+    arb__scatter_vel(st, k->b, B);
+  }
+}
+
+static void arb__apply_restitution(arb__body_state* st, arb__solver* sv) {
+  const f4 zero = f4_zero();
+  const f4 neg_threshold = f4_set(-sv->restitution_threshold);
+  for (int i = 0; i < sv->count; ++i) {
+    arb__wide* k = &sv->wides[i];
+    f4 bouncy = f4_gt(k->restitution, zero);
+    if (!f4_any(bouncy)) continue;
+    arb__lane_body A = arb__gather_vel(st, k->a);
+    arb__lane_body B = arb__gather_vel(st, k->b);
+    for (int j = 0; j < 2; ++j) {
+      arb__wide_point* pt = &k->p[j];
       // Only real impacts bounce: fast enough, and the point actually pushed.
-      if (p->relative_velocity > -threshold || p->max_normal_impulse == 0.0f) continue;
-      arb_vec2 dv = arb_sub(arb_add(vb, arb_cross_sv(wb, p->rb)), arb_add(va, arb_cross_sv(wa, p->ra)));
-      float vn = arb_dot(dv, nrm);
-      float impulse = -p->normal_mass * (vn + k->restitution * p->relative_velocity);
-      float nimp = arb_maxf(p->normal_impulse + impulse, 0.0f);
-      impulse = nimp - p->normal_impulse;
-      p->normal_impulse = nimp;
-      p->max_normal_impulse = arb_maxf(p->max_normal_impulse, impulse);
-      arb_vec2 P = arb_scale(impulse, nrm);
-      wa -= k->ia * arb_cross(p->ra, P);
-      va = arb_mul_sub(va, k->ma, P);
-      wb += k->ib * arb_cross(p->rb, P);
-      vb = arb_mul_add(vb, k->mb, P);
+      f4 apply = f4_and(bouncy, f4_and(f4_le(pt->relative_velocity, neg_threshold), f4_gt(pt->max_normal_impulse, zero)));
+      if (!f4_any(apply)) continue;
+      f4 dvx, dvy;
+      arb__rel_vel(&A, &B, pt, &dvx, &dvy);
+      f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
+      f4 impulse = f4_sub(zero, f4_mul(pt->normal_mass, f4_add(vn, f4_mul(k->restitution, pt->relative_velocity))));
+      impulse = f4_select(apply, impulse, zero);
+      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
+      impulse = f4_sub(nimp, pt->normal_impulse);
+      pt->normal_impulse = nimp;
+      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
+      ARB__APPLY(A, B, k, pt, px, py);
     }
-    sa->v = va;
-    sa->w = wa;
-    sb->v = vb;
-    sb->w = wb;
+    arb__scatter_vel(st, k->a, A);
+    arb__scatter_vel(st, k->b, B);
   }
 }
 
-static void arb__store_impulses(arb_world* w, const arb__constraint* cs, int n) {
-  for (int i = 0; i < n; ++i) {
-    const arb__constraint* k = &cs[i];
-    arb_manifold* m = &w->contacts[k->contact].manifold;
-    for (int j = 0; j < k->point_count; ++j) {
-      m->points[j].normal_impulse = k->points[j].normal_impulse;
-      m->points[j].tangent_impulse = k->points[j].tangent_impulse;
+static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
+  for (int i = 0; i < sv->count; ++i) {
+    const arb__wide* k = &sv->wides[i];
+    for (int lane = 0; lane < 4; ++lane) {
+      if (k->contact[lane] < 0) continue;
+      arb_manifold* m = &w->contacts[k->contact[lane]].manifold;
+      for (int j = 0; j < m->point_count; ++j) {
+        m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
+        m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
+      }
     }
   }
 }
@@ -291,27 +557,32 @@ static void arb__integrate_positions(arb_world* w, float h) {
 void arb__solve(arb_world* w, float dt) {
   const int substeps = w->def.substeps;
   const float h = dt / (float)substeps;
-  const float inv_h = 1.0f / h;
   // Contacts stiffer than a quarter of the substep rate would be under-resolved.
   float hertz = arb_minf(w->def.contact_hertz, 0.25f * (float)substeps / dt);
   arb__soft soft = arb__make_soft(hertz, w->def.contact_damping_ratio, h);
   arb__soft static_soft = arb__make_soft(2.0f * hertz, w->def.contact_damping_ratio, h);
 
-  arb__constraint* cs = NULL;
-  int n = 0;
-  if (w->contact_count > 0) {
-    cs = arb__stack_alloc(w, (size_t)w->contact_count * sizeof *cs);
-    if (cs) n = arb__prepare(w, cs, soft, static_soft);
-  }
+  arb__solver sv;
+  memset(&sv, 0, sizeof sv);
+  sv.dummy = w->body_capacity;
+  sv.inv_h = 1.0f / h;
+  sv.max_push = w->def.max_contact_push_speed;
+  sv.restitution_threshold = w->def.restitution_threshold;
+  arb__body_state* st = w->states;
+  memset(&st[sv.dummy], 0, sizeof st[sv.dummy]);
+  st[sv.dummy].dq = arb_rot_identity;
+  arb__prepare(w, &sv, soft, static_soft);
   arb__apply_forces(w, dt);
   for (int s = 0; s < substeps; ++s) {
     arb__integrate_velocities(w, h);
-    arb__warm_start(w, cs, n);
-    arb__solve_contacts(w, cs, n, inv_h, true);
+    arb__warm_start(st, &sv);
+    arb__solve_contacts(st, &sv, true);
     arb__integrate_positions(w, h);
-    arb__solve_contacts(w, cs, n, inv_h, false);
+    arb__solve_contacts(st, &sv, false);
   }
-  arb__apply_restitution(w, cs, n);
-  arb__store_impulses(w, cs, n);
-  arb__stack_free(w, cs);
+  arb__apply_restitution(st, &sv);
+  arb__store_impulses(w, &sv);
+  // LIFO: the wide array is the newest block, the colour array below it.
+  if (sv.wides) arb__stack_free(w, sv.wides);
+  if (sv.colors) arb__stack_free(w, sv.colors);
 }

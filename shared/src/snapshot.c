@@ -239,7 +239,7 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
 
   int cap = slots > 16 ? slots : 16;
   arb__body* bodies = arb__alloc(w, (size_t)cap * sizeof *bodies);
-  arb__body_state* states = arb__alloc(w, (size_t)cap * sizeof *states);
+  arb__body_state* states = arb__alloc(w, (size_t)(cap + 1) * sizeof *states);
   arb__body_sim* sims = arb__alloc(w, (size_t)cap * sizeof *sims);
   arb__contact* contacts = NULL;
   arb__pair_map map;

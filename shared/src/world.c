@@ -159,7 +159,7 @@ arb_world* arb_world_create(const arb_world_def* def) {
   arb__tree_init(&w->dynamic_tree);
   int cap = def->body_capacity > 0 ? def->body_capacity : 16;
   w->bodies = arb__alloc(w, (size_t)cap * sizeof *w->bodies);
-  w->states = arb__alloc(w, (size_t)cap * sizeof *w->states);
+  w->states = arb__alloc(w, (size_t)(cap + 1) * sizeof *w->states);  // + the solver dummy
   w->sims = arb__alloc(w, (size_t)cap * sizeof *w->sims);
   if (!w->bodies || !w->states || !w->sims) {
     arb_world_destroy(w);

@@ -187,7 +187,7 @@ struct arb_world {
   int64_t byte_count;
 
   arb__body* bodies;
-  arb__body_state* states;
+  arb__body_state* states;  // body_capacity + 1: the last entry is the solver dummy
   arb__body_sim* sims;
   int32_t body_capacity;  // allocated
   int32_t body_slots;     // slots ever used (high-water); slot order = iteration order
