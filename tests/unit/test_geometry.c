@@ -53,6 +53,8 @@ static void test_polygon_rejects(void** state) {
   expect_reject(nan_pt, 3, "NaN");
   arb_vec2 inf_pt[3] = {{0, 0}, {INFINITY, 0}, {0, 1}};
   expect_reject(inf_pt, 3, "NaN");
+  arb_vec2 far_pt[3] = {{0, 0}, {2e4f, 0}, {0, 1}};
+  expect_reject(far_pt, 3, "farther");
   // NULL `why` is allowed; NULL points is an error, not a crash.
   arb_polygon p;
   assert_int_equal(arb_make_polygon(collinear, 3, &p, NULL), ARB_E_INVAL);
@@ -207,6 +209,57 @@ static void test_aabbs_and_points(void** state) {
   assert_false(arb_point_in_polygon(arb_v2(1.01f, 0.0f), &b));
 }
 
+static uint32_t rng_state = 99u;
+static uint32_t rnd_u32(void) {
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return rng_state;
+}
+
+// Hostile input (scene files are untrusted): random bit patterns (NaN, Inf, denormals,
+// huge values), random counts, near-duplicates and near-collinear points. Every call
+// either fails with a reason or yields a polygon that satisfies all invariants and has
+// finite, positive mass.
+static void test_polygon_hostile_input(void** state) {
+  (void)state;
+  int accepted = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    arb_vec2 pts[12];
+    int count = (int)(rnd_u32() % 14u) - 1;  // -1 .. 12
+    int mode = iter % 4;
+    for (int i = 0; i < 12; ++i) {
+      if (mode == 0) {  // raw bits
+        uint32_t a = rnd_u32(), b = rnd_u32();
+        memcpy(&pts[i].x, &a, sizeof a);
+        memcpy(&pts[i].y, &b, sizeof b);
+      } else {  // plausible shapes with perturbations that may break them
+        float ang = 6.2831853f * (float)i / (float)(count > 0 ? count : 1);
+        float r = mode == 1 ? 1.0f : (float)(rnd_u32() % 1000u) * 0.002f;
+        pts[i] = arb_v2(r * arb_cos(ang), r * arb_sin(ang));
+        if (mode == 3) {
+          pts[i].x += (float)((int)(rnd_u32() % 200u) - 100) * 1e-4f;
+          if (i > 0 && rnd_u32() % 8u == 0) pts[i] = pts[i - 1];
+        }
+      }
+    }
+    arb_polygon p;
+    const char* why = NULL;
+    int rc = arb_make_polygon(pts, count, &p, &why);
+    if (rc != 0) {
+      assert_int_equal(rc, ARB_E_INVAL);
+      assert_non_null(why);
+      continue;
+    }
+    ++accepted;
+    assert_null(why);
+    assert_in_range(p.count, 3, ARB_MAX_POLYGON_VERTICES);
+    check_polygon_invariants(&p);
+    arb_mass_data md = arb_compute_polygon_mass(&p, 1.0f);
+    assert_true(isfinite(md.mass) && md.mass > 0.0f);
+    assert_true(isfinite(md.rotational_inertia) && md.rotational_inertia > 0.0f);
+  }
+  assert_true(accepted > 1000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_polygon_rejects),
@@ -215,6 +268,7 @@ int main(void) {
       cmocka_unit_test(test_box_inertia_exact),
       cmocka_unit_test(test_mass_circle_and_polygon),
       cmocka_unit_test(test_aabbs_and_points),
+      cmocka_unit_test(test_polygon_hostile_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,8 @@ ARB_C_BEGIN
 #define ARB_MAX_POLYGON_VERTICES 8
 /// Collision and constraint tolerance in meters (sizes below this are degenerate).
 #define ARB_LINEAR_SLOP 0.005f
+/// Polygon vertices must lie within this distance (per axis, meters) of the body origin.
+#define ARB_MAX_POLYGON_COORD 1.0e4f
 
 typedef enum arb_shape_type {
   ARB_SHAPE_NONE = 0,  ///< invalid / unset
@@ -49,9 +51,11 @@ typedef struct arb_mass_data {
 
 /// Validate points and build a convex polygon. Accepts clockwise or counter-clockwise
 /// order (output is counter-clockwise). Fails with ARB_E_INVAL and a reason in *why when
-/// there are fewer than 3 or more than ARB_MAX_POLYGON_VERTICES points, the points are
-/// not finite, two points coincide (closer than ARB_LINEAR_SLOP), the polygon is not
-/// convex, or its area is (nearly) zero. `why` may be NULL; it points to a static string.
+/// there are fewer than 3 or more than ARB_MAX_POLYGON_VERTICES points, a point is not
+/// finite or is beyond ARB_MAX_POLYGON_COORD, two points coincide (closer than
+/// ARB_LINEAR_SLOP), three consecutive points are collinear, the polygon is not convex (or
+/// self-intersecting), or its area is (nearly) zero. `why` may be NULL; it points to a
+/// static string. On failure *out is not written.
 ARB_API int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out, const char** why);
 /// Axis-aligned box centred on the origin. Half extents must be finite and > 0 (callers
 /// validate; scene files are checked by the scene loader). Invalid extents give a
