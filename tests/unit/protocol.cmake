@@ -4,3 +4,7 @@ arb_add_test(test_proto_codec SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_codec
              LIBS ${_proto_libs} LABELS unit)
 arb_add_test(test_proto_delta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_delta.c
              LIBS ${_proto_libs} LABELS unit)
+arb_add_test(test_proto_replay SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_replay.c
+             LIBS ${_proto_libs} LABELS unit replay INCLUDES ${XXHASH_INCLUDE_DIRS})
+arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_golden.c
+             LIBS ${_proto_libs} LABELS unit ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)

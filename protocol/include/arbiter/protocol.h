@@ -25,9 +25,12 @@ ARB_C_BEGIN
 #define ARB_PROTO_VERSION 1u
 
 /// ENet channels. The server and clients create their hosts with ARB_PROTO_CHANNEL_COUNT.
+/// Unsequenced = ENET_PACKET_FLAG_UNSEQUENCED: ENet's plain unreliable delivery drops a
+/// packet older than one already received on the channel, which would lose parts of a
+/// split snapshot that arrive out of order; ticks and sequence numbers order things instead.
 #define ARB_PROTO_CHANNEL_CONTROL 0   ///< reliable: hello, welcome, reject, event
-#define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping
-#define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unreliable (sequenced): snapshot, pong
+#define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping (client), pong (server)
+#define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unsequenced: snapshot
 #define ARB_PROTO_CHANNEL_COUNT 3
 
 /// Largest snapshot packet the builder produces by default (bytes). ENet's largest
@@ -60,10 +63,10 @@ typedef enum arb_proto_msg_type {
   ARB_PROTO_MSG_WELCOME = 2,   ///< server -> client, control channel
   ARB_PROTO_MSG_REJECT = 3,    ///< server -> client, control channel, then disconnect
   ARB_PROTO_MSG_INPUT = 4,     ///< client -> server, input channel, unsequenced
-  ARB_PROTO_MSG_SNAPSHOT = 5,  ///< server -> client, snapshot channel, unreliable
+  ARB_PROTO_MSG_SNAPSHOT = 5,  ///< server -> client, snapshot channel, unsequenced
   ARB_PROTO_MSG_EVENT = 6,     ///< server -> client, control channel
   ARB_PROTO_MSG_PING = 7,      ///< client -> server, input channel, unsequenced
-  ARB_PROTO_MSG_PONG = 8,      ///< server -> client, snapshot channel, unreliable
+  ARB_PROTO_MSG_PONG = 8,      ///< server -> client, input channel, unsequenced
   ARB_PROTO_MSG_TYPE_COUNT
 } arb_proto_msg_type;
 
@@ -307,6 +310,7 @@ ARB_API int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_
 ARB_API int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap);
 ARB_API int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap);
 ARB_API int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap);
+/// ARB_E_TOO_BIG when the packet would exceed ARB_PROTO_MAX_PAYLOAD (the builder splits).
 ARB_API int arb_proto_encode_snapshot(const arb_proto_snapshot* m, uint8_t* buf, size_t cap);
 ARB_API int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap);
 ARB_API int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap);

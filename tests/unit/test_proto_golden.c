@@ -1,0 +1,225 @@
+// Golden byte vectors: every message kind and replay record kind, encoded from the
+// fixtures, must equal the hex shown in PROTOCOL.md ("```hex golden=<name>" blocks), and
+// the doc's bytes must decode to the fixture. So the spec cannot drift from the code.
+//
+//   test_proto_golden PROTOCOL.md          check (ctest)
+//   test_proto_golden --print              print the blocks to paste into PROTOCOL.md
+//   test_proto_golden --write-corpus DIR   write fuzz seeds DIR/<target>/<name>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "test_proto_fixtures.h"
+
+static const char* doc_path;
+static char* doc;
+
+static uint8_t enc[8192];
+
+static int encode(int i, uint8_t* out, size_t cap) {
+  int64_t n = fx_golden_encode(i, out, cap);
+  assert_true(n > 0 && (size_t)n <= cap);
+  return (int)n;
+}
+
+/* Hex of block `name` in the doc: returns the byte count, -1 if absent, -2 if twice. */
+static int doc_block(const char* name, uint8_t* out, size_t cap) {
+  char tag[64];
+  snprintf(tag, sizeof tag, "```hex golden=%s\n", name);
+  const char* p = strstr(doc, tag);
+  if (!p) return -1;
+  if (strstr(p + 1, tag)) return -2;
+  p += strlen(tag);
+  const char* end = strstr(p, "```");
+  if (!end) return -1;
+  int n = 0;
+  while (p < end) {
+    unsigned v;
+    int used;
+    if (*p == ' ' || *p == '\n') {
+      p++;
+      continue;
+    }
+    if (sscanf(p, "%2x%n", &v, &used) != 1 || used != 2 || (size_t)n >= cap) return -3;
+    out[n++] = (uint8_t)v;
+    p += 2;
+  }
+  return n;
+}
+
+static void print_block(const char* name, const uint8_t* b, int n) {
+  printf("```hex golden=%s\n", name);
+  for (int i = 0; i < n; i++) printf("%02x%s", b[i], (i % 16 == 15 || i == n - 1) ? "\n" : " ");
+  printf("```\n\n");
+}
+
+/* Decode the doc's bytes with the matching decoder and encode again: same bytes. */
+static void redecode(int i, const uint8_t* b, int n) {
+  static arb_proto_snapshot snap;
+  static arb_proto_static_body statics[8];
+  static arb_replay_tick tick;
+  static uint8_t again[8192];
+  arb_proto_error err;
+  int64_t m = -1;
+  const char* name = fx_golden_names[i];
+  if (!strcmp(name, "hello")) {
+    arb_proto_hello x;
+    assert_int_equal(arb_proto_decode_hello(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_hello(&x, again, sizeof again);
+  } else if (!strcmp(name, "welcome")) {
+    arb_proto_welcome x;
+    memset(&x, 0, sizeof x);
+    x.statics = statics;
+    x.static_cap = 8;
+    assert_int_equal(arb_proto_decode_welcome(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_welcome(&x, again, sizeof again);
+  } else if (!strcmp(name, "reject")) {
+    arb_proto_reject x;
+    assert_int_equal(arb_proto_decode_reject(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_reject(&x, again, sizeof again);
+  } else if (!strcmp(name, "input")) {
+    arb_proto_input x;
+    assert_int_equal(arb_proto_decode_input(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_input(&x, again, sizeof again);
+  } else if (!strncmp(name, "snapshot", 8)) {
+    assert_int_equal(arb_proto_decode_snapshot(b, (size_t)n, &snap, &err), 0);
+    m = arb_proto_encode_snapshot(&snap, again, sizeof again);
+  } else if (!strcmp(name, "event")) {
+    arb_proto_event x;
+    assert_int_equal(arb_proto_decode_event(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_event(&x, again, sizeof again);
+  } else if (!strcmp(name, "ping")) {
+    arb_proto_ping x;
+    assert_int_equal(arb_proto_decode_ping(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_ping(&x, again, sizeof again);
+  } else if (!strcmp(name, "pong")) {
+    arb_proto_pong x;
+    assert_int_equal(arb_proto_decode_pong(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_pong(&x, again, sizeof again);
+  } else if (!strcmp(name, "replay_header")) {
+    arb_replay_reader r;
+    assert_int_equal(arb_replay_reader_open(&r, b, (size_t)n, &err), 0);
+    m = arb_replay_encode_header(&r.header, again, sizeof again);
+  } else {
+    // A record: put it behind a header (and, for the end record, the tick record it
+    // closes) so the reader validates it in context.
+    static uint8_t file[8192];
+    int h = encode(9, file, sizeof file);
+    int is_end = !strcmp(name, "replay_end");
+    if (is_end) h += encode(10, file + h, sizeof file - (size_t)h);
+    memcpy(file + h, b, (size_t)n);
+    arb_replay_reader r;
+    arb_replay_record rec;
+    assert_int_equal(arb_replay_reader_open(&r, file, (size_t)(h + n), &err), 0);
+    assert_int_equal(arb_replay_reader_next(&r, &rec), 1);
+    if (is_end) assert_int_equal(arb_replay_reader_next(&r, &rec), 1);
+    if (rec.kind == ARB_REPLAY_TICK) {
+      assert_int_equal(arb_replay_decode_tick(&rec, &tick, &err), 0);
+      m = arb_replay_encode_tick(&tick, again, sizeof again);
+    } else if (rec.kind == ARB_REPLAY_CHECKPOINT) {
+      arb_replay_checkpoint c;
+      assert_int_equal(arb_replay_decode_checkpoint(&rec, &c, &err), 0);
+      m = arb_replay_encode_checkpoint(&c, again, sizeof again);
+    } else {
+      arb_replay_end e;
+      assert_int_equal(arb_replay_decode_end(&rec, &e, &err), 0);
+      m = arb_replay_encode_end(&e, again, sizeof again);
+    }
+  }
+  assert_int_equal(m, n);
+  assert_memory_equal(again, b, (size_t)n);
+}
+
+static void test_proto_golden_vectors_match_doc(void** state) {
+  (void)state;
+  assert_non_null(doc);
+  static uint8_t from_doc[8192];
+  for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
+    int n = encode(i, enc, sizeof enc);
+    int d = doc_block(fx_golden_names[i], from_doc, sizeof from_doc);
+    if (d < 0) fail_msg("PROTOCOL.md: golden block '%s' %s", fx_golden_names[i], d == -2 ? "appears twice" : "missing or bad hex");
+    if (d != n || memcmp(enc, from_doc, (size_t)n) != 0) {
+      fprintf(stderr, "PROTOCOL.md is out of date for '%s'; the code encodes:\n", fx_golden_names[i]);
+      print_block(fx_golden_names[i], enc, n);
+      fail_msg("golden vector '%s' differs from PROTOCOL.md", fx_golden_names[i]);
+    }
+    redecode(i, from_doc, d);
+  }
+}
+
+static int write_file(const char* dir, const char* sub, const char* name, const uint8_t* b, size_t n) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  mkdir(path, 0777);
+  snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
+  FILE* f = fopen(path, "wb");
+  if (!f) return 1;
+  fwrite(b, 1, n, f);
+  return fclose(f) != 0;
+}
+
+static const char* corpus_of(const char* name) {
+  if (!strcmp(name, "input") || !strcmp(name, "ping")) return "proto_input";
+  if (!strncmp(name, "snapshot", 8) || !strcmp(name, "pong")) return "proto_snapshot";
+  if (!strncmp(name, "replay", 6)) return "replay";
+  return "proto_control";
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && !strcmp(argv[1], "--print")) {
+    for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
+      int64_t n = fx_golden_encode(i, enc, sizeof enc);
+      if (n <= 0) return 1;
+      print_block(fx_golden_names[i], enc, (int)n);
+    }
+    return 0;
+  }
+  if (argc == 3 && !strcmp(argv[1], "--write-corpus")) {
+    int bad = 0;
+    static uint8_t file[16384];
+    size_t flen = 0;
+    for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
+      int64_t n = fx_golden_encode(i, enc, sizeof enc);
+      if (n <= 0) return 1;
+      const char* c = corpus_of(fx_golden_names[i]);
+      if (strcmp(c, "replay") != 0) {
+        bad |= write_file(argv[2], c, fx_golden_names[i], enc, (size_t)n);
+      } else {
+        memcpy(file + flen, enc, (size_t)n);
+        flen += (size_t)n;
+      }
+    }
+    // The replay reader takes whole files: header, tick, checkpoint, end.
+    bad |= write_file(argv[2], "replay", "golden.arbrec", file, flen);
+    return bad;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_proto_golden PROTOCOL.md | --print | --write-corpus DIR\n");
+    return 2;
+  }
+  doc_path = argv[1];
+  FILE* f = fopen(doc_path, "rb");
+  if (!f) {
+    fprintf(stderr, "test_proto_golden: cannot open %s: %s\n", doc_path, strerror(errno));
+    return 1;
+  }
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  doc = calloc(1, (size_t)len + 1);
+  if (fread(doc, 1, (size_t)len, f) != (size_t)len) return 1;
+  fclose(f);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_proto_golden_vectors_match_doc),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  free(doc);
+  return rc;
+}
