@@ -274,7 +274,7 @@ int arb__scene_check_names(sj_ctx* ctx, const arb_scene* scene) {
   for (int i = 0; i < scene->body_count; i++) {
     if (scene->bodies[i].name) refs[k++] = (name_ref){scene->bodies[i].name, i};
   }
-  qsort(refs, (size_t)named, sizeof *refs, compare_names);
+  qsort(refs, (size_t)named, sizeof *refs, compare_names);  // DET-ALLOW: total order, no ties
   // Report the duplicate that comes first in the file (the lowest second occurrence).
   int dup = -1, first = -1;
   for (int i = 1; i < named; i++) {
