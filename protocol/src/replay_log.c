@@ -178,7 +178,12 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   if (n != 7) return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "header of %u elements, expected 7", n);
   const uint8_t* s;
   uint32_t sl;
+  at = d.pos;
   ARB__TRY(arb__dec_str(&d, "build_id", ARB_REPLAY_MAX_BUILD_ID, &s, &sl));
+  if (!arb__utf8_valid(s, sl, true)) {
+    d.pos = at;
+    return arb__dec_fail(&d, ARB_E_CORRUPT, "build_id", "not valid UTF-8 without control characters");
+  }
   h->build_id = (const char*)s;
   h->build_id_len = sl;
   ARB__TRY(arb__dec_bin(&d, "scene_text", ARB_REPLAY_MAX_SCENE_TEXT, &s, &sl));

@@ -7,4 +7,6 @@ arb_add_test(test_proto_delta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_delta
 arb_add_test(test_proto_replay SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_replay.c
              LIBS ${_proto_libs} LABELS unit replay INCLUDES ${XXHASH_INCLUDE_DIRS})
 arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_golden.c
-             LIBS ${_proto_libs} LABELS unit ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)
+             LIBS ${_proto_libs} LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
+arb_add_test(test_proto_malformed SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_malformed.c
+             LIBS ${_proto_libs} LABELS unit INCLUDES ${XXHASH_INCLUDE_DIRS})

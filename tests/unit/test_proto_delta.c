@@ -81,6 +81,12 @@ static void world_add(world* w) {
   w->desc[e->id] = random_desc(e->id, 1);
 }
 
+/* Positions wrap like the protocol's int32 arithmetic does (no signed overflow). */
+static int32_t wrap_add(int32_t a, int32_t b) {
+  uint32_t r = (uint32_t)a + (uint32_t)b;
+  return r <= (uint32_t)INT32_MAX ? (int32_t)r : -(int32_t)(~r) - 1;
+}
+
 static void world_step(world* w) {
   // leave
   for (int i = 0; i < w->set.count; i++) {
@@ -94,8 +100,8 @@ static void world_step(world* w) {
   for (int i = 0; i < w->set.count; i++) {
     arb_proto_entity* e = &w->items[i];
     if (chance(40)) continue;
-    if (chance(50)) e->state.x += (int32_t)(rnd() % 64) - 32;
-    if (chance(50)) e->state.y = chance(5) ? random_i32() : e->state.y + (int32_t)(rnd() % 64) - 32;
+    if (chance(50)) e->state.x = wrap_add(e->state.x, (int32_t)(rnd() % 64) - 32);
+    if (chance(50)) e->state.y = chance(5) ? random_i32() : wrap_add(e->state.y, (int32_t)(rnd() % 64) - 32);
     if (chance(30)) e->state.angle = (uint16_t)(e->state.angle + rnd() % 2000);
     if (chance(20)) e->state.vx = random_i32();
     if (chance(20)) e->state.vy = random_i32();
