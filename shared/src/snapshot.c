@@ -300,8 +300,8 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
     err = r.err;
     goto fail;
   }
-  // A contact takes at least 33 bytes.
-  if (ncontacts < 0 || ncontacts > ARB__MAX_CONTACTS || (size_t)ncontacts * 33 > r.len - r.pos) {
+  // A contact takes at least 29 bytes (no points).
+  if (ncontacts < 0 || ncontacts > ARB__MAX_CONTACTS || (size_t)ncontacts * 29 > r.len - r.pos) {
     err = ARB_E_TOO_BIG;
     goto fail;
   }
