@@ -83,6 +83,18 @@ tmp=$(mktemp -d /tmp/arbiter-test-docker.XXXXXX)
 exec 9>"$CACHE/test-docker.lock"
 flock -w 900 9 || die "another test-docker run holds $CACHE/test-docker.lock"
 
+# Leftovers of a run that was killed before its cleanup could run (names carry its pid).
+for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^arbiter-dt-[0-9]*$' || true); do
+  kill -0 "${n#arbiter-dt-}" 2>/dev/null || ip netns del "$n" 2>/dev/null || true
+done
+for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^arbdt[0-9]*h$' || true); do
+  p=${l#arbdt}; kill -0 "${p%h}" 2>/dev/null || ip link del "$l" 2>/dev/null || true
+done
+if command -v podman >/dev/null 2>&1; then
+  podman ps -a --filter label=org.arbiter.test-docker --format '{{.ID}} {{index .Labels "org.arbiter.test-docker"}}' 2>/dev/null |
+    while read -r id p; do kill -0 "$p" 2>/dev/null || { podman umount "$id"; podman rm -f "$id"; } >/dev/null 2>&1 || true; done
+fi
+
 # --- 1. packages and base image ---------------------------------------------------------
 step "packages (scripts/install-deps.sh --docker)"
 scripts/install-deps.sh --docker
@@ -190,7 +202,7 @@ check "ENV has ARBITER_* configuration" grep -q '^ARBITER_' <(printf '%s\n' "${i
 workdir=$(cfgval 'c.get("WorkingDir") or "/"')
 hc_cmd=$(cfgval '" ".join(h.get("Test", [])[1:])')
 
-ctr=$(podman create --no-healthcheck "$IMAGE")
+ctr=$(podman create --no-healthcheck --label "org.arbiter.test-docker=$$" "$IMAGE")
 root=$(podman mount "$ctr")
 echo "container root: $root"
 check "user $uid exists in the image's /etc/passwd" grep -q "^[^:]*:[^:]*:$uid:" "$root/etc/passwd"
