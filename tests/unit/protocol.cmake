@@ -1,4 +1,7 @@
 # Protocol tests (protocol/, PROTOCOL.md). All fast, no sockets.
+if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without ArbiterTesting
+  return()
+endif()
 set(_proto_libs arbiter_protocol arb::msgpack)
 arb_add_test(test_proto_codec SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_codec.c
              LIBS ${_proto_libs} LABELS unit)
