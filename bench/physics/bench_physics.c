@@ -58,11 +58,12 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 
 static void usage(FILE* f) {
   fprintf(f,
-          "usage: bench-physics [--scene NAME] [--runs N] [--quick] [--engine NAME]\n"
+          "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the p99 single step and the\n"
           "  pyramid's top-box sink. Scenes: large_pyramid many_pyramids rain_circles\n"
-          "  free_field (default: all). --quick: 1 run and a fifth of the steps.\n"
+          "  free_field (default: all). --other-runs N: runs for the other engines\n"
+          "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
           "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
           "  docs/BENCHMARKS.md); the ratio column is other/arbiter (> 1: arbiter faster).\n");
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   const char* only_scene = NULL;
   const char* only_engine = NULL;
   int runs = 4;
+  int other_runs = 1;
   int quick = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -84,6 +86,9 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = atoi(argv[++i]);
       if (runs < 1) runs = 1;
+    } else if (strcmp(argv[i], "--other-runs") == 0 && i + 1 < argc) {
+      other_runs = atoi(argv[++i]);
+      if (other_runs < 1) other_runs = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
     } else {
@@ -91,7 +96,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (quick) runs = 1;
+  if (quick) runs = other_runs = 1;
   const bench_engine* engines[3];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
@@ -112,7 +117,7 @@ int main(int argc, char** argv) {
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
       if (only_engine && strcmp(only_engine, e->name) != 0) continue;
-      result r = run_scene(e, &s, steps, runs);
+      result r = run_scene(e, &s, steps, ei == 0 ? runs : other_runs);
       if (ei == 0) base = r.ms_per_step;
       char sink[32] = "-";
       if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r.sink);

@@ -1,0 +1,97 @@
+// bench/physics — the scenes built with Chipmunk2D 7 (Debian libchipmunk-dev).
+// Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four times) with
+// Chipmunk's default 10 iterations, collision slop 0.005 m (arbiter's linear slop; the
+// default 0.1 m lets a 1 m box sink 10 %), sleeping off. Chipmunk multiplies friction
+// (fa*fb), so each shape gets sqrt(0.6) to give the same pair friction 0.6.
+#include <chipmunk/chipmunk.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "scenes.h"
+
+enum { CP_SUBSTEPS = 4 };
+
+typedef struct cp_bench {
+  cpSpace* space;
+  cpBody** bodies;
+  cpShape** shapes;
+  int count;
+} cp_bench;
+
+static void* chipmunk_create(const bench_scene* s) {
+  cp_bench* b = calloc(1, sizeof *b);
+  b->space = cpSpaceNew();
+  cpSpaceSetGravity(b->space, cpv(s->gx, s->gy));
+  cpSpaceSetIterations(b->space, 10);
+  cpSpaceSetCollisionSlop(b->space, 0.005);
+  b->bodies = calloc((size_t)s->count, sizeof *b->bodies);
+  b->shapes = calloc((size_t)s->count, sizeof *b->shapes);
+  b->count = s->count;
+  float friction = sqrtf(s->friction);
+  for (int i = 0; i < s->count; ++i) {
+    const bench_body* d = &s->bodies[i];
+    cpBody* body;
+    if (d->is_static) {
+      body = cpBodyNewStatic();
+    } else {
+      double mass, moment;
+      if (d->kind == BENCH_BOX) {
+        mass = 4.0 * d->hw * d->hh;
+        moment = cpMomentForBox(mass, 2.0 * d->hw, 2.0 * d->hh);
+      } else {
+        mass = 3.14159265358979 * d->radius * d->radius;
+        moment = cpMomentForCircle(mass, 0.0, d->radius, cpvzero);
+      }
+      body = cpBodyNew(mass, moment);
+      cpBodySetVelocity(body, cpv(d->vx, d->vy));
+      cpBodySetAngularVelocity(body, d->w);
+    }
+    cpBodySetPosition(body, cpv(d->x, d->y));
+    cpSpaceAddBody(b->space, body);
+    cpShape* shape;
+    if (d->kind == BENCH_BOX) {
+      shape = cpBoxShapeNew(body, 2.0 * d->hw, 2.0 * d->hh, 0.0);
+    } else if (d->kind == BENCH_CIRCLE) {
+      shape = cpCircleShapeNew(body, d->radius, cpvzero);
+    } else {
+      shape = cpSegmentShapeNew(body, cpv(d->ax, d->ay), cpv(d->bx, d->by), 0.0);
+    }
+    cpShapeSetFriction(shape, friction);
+    cpShapeSetElasticity(shape, 0.0);
+    cpSpaceAddShape(b->space, shape);
+    if (d->is_static) cpSpaceReindexShapesForBody(b->space, body);
+    b->bodies[i] = body;
+    b->shapes[i] = shape;
+  }
+  return b;
+}
+
+static void chipmunk_step(void* p, float dt) {
+  cp_bench* b = p;
+  for (int i = 0; i < CP_SUBSTEPS; ++i) cpSpaceStep(b->space, dt / CP_SUBSTEPS);
+}
+
+static float chipmunk_body_y(void* p, int index) {
+  cp_bench* b = p;
+  return (float)cpBodyGetPosition(b->bodies[index]).y;
+}
+
+static void chipmunk_destroy(void* p) {
+  cp_bench* b = p;
+  for (int i = 0; i < b->count; ++i) {
+    cpSpaceRemoveShape(b->space, b->shapes[i]);
+    cpShapeFree(b->shapes[i]);
+  }
+  for (int i = 0; i < b->count; ++i) {
+    cpSpaceRemoveBody(b->space, b->bodies[i]);
+    cpBodyFree(b->bodies[i]);
+  }
+  cpSpaceFree(b->space);
+  free(b->bodies);
+  free(b->shapes);
+  free(b);
+}
+
+const bench_engine bench_engine_chipmunk = {"chipmunk", "4 substeps x 10 iterations, slop 0.005",
+                                            chipmunk_create, chipmunk_step, chipmunk_body_y,
+                                            chipmunk_destroy};
