@@ -59,9 +59,9 @@ int arb__dec_end(arb__dec* d);
 int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bool no_control, char* out);
 
 static inline int arb__dec_u32(arb__dec* d, const char* field, uint32_t min, uint32_t max, uint32_t* out) {
-  uint64_t v;
+  uint64_t v = 0;  // written on every path: keeps -O2 -Wmaybe-uninitialized quiet in callers
   int rc = arb__dec_uint(d, field, min, max, &v);
-  if (rc == 0) *out = (uint32_t)v;
+  *out = (uint32_t)v;
   return rc;
 }
 
