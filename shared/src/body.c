@@ -209,7 +209,10 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   sim->linear_damping = def->linear_damping;
   sim->angular_damping = def->angular_damping;
   if (!arb__body_set_mass(w, index, def->mass)) {
+    // A dynamic body without mass (density 0 and no mass override): leave the slot as
+    // it was, still linked into the free list.
     sim->type = -1;
+    b->next_free = next_free;
     return arb_null_body_id;
   }
   // Commit the slot only now that nothing can fail except the tree allocation.

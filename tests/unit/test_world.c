@@ -82,8 +82,27 @@ static void test_invalid_defs_rejected(void** state) {
   bd.shape.segment.b = arb_v2(1.0f, 0.0f);
   assert_true(arb_body_id_is_null(arb_body_create(w, &bd)));
   bd.type = ARB_BODY_STATIC;
-  assert_false(arb_body_id_is_null(arb_body_create(w, &bd)));
+  arb_body_id seg = arb_body_create(w, &bd);
+  assert_false(arb_body_id_is_null(seg));
   assert_int_equal(arb_world_get_body_count(w), 1);
+  // A dynamic body with no mass is refused, also when it would reuse a free slot, and
+  // the free slot stays usable.
+  arb_body_id t1 = wt_circle(w, ARB_BODY_DYNAMIC, 5.0f, 5.0f, 1.0f);
+  arb_body_id t2 = wt_circle(w, ARB_BODY_DYNAMIC, 8.0f, 5.0f, 1.0f);
+  assert_int_equal(arb_body_destroy(w, t1), 0);
+  assert_int_equal(arb_body_destroy(w, t2), 0);  // free list: t2's slot, then t1's
+  bd = arb_default_body_def();
+  bd.shape.type = ARB_SHAPE_CIRCLE;
+  bd.shape.circle.radius = 1.0f;
+  bd.shape.density = 0.0f;
+  assert_true(arb_body_id_is_null(arb_body_create(w, &bd)));
+  arb_body_id r2 = wt_circle(w, ARB_BODY_DYNAMIC, 5.0f, 5.0f, 1.0f);
+  arb_body_id r1 = wt_circle(w, ARB_BODY_DYNAMIC, 8.0f, 5.0f, 1.0f);
+  arb_body_id fresh = wt_circle(w, ARB_BODY_DYNAMIC, 11.0f, 5.0f, 1.0f);
+  assert_int_equal(r2.index1, t2.index1);
+  assert_int_equal(r1.index1, t1.index1);
+  assert_true(fresh.index1 > t2.index1 && fresh.index1 > t1.index1);
+  assert_int_equal(arb_world_get_body_count(w), 4);
   arb_world_destroy(w);
 }
 
