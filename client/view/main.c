@@ -543,13 +543,12 @@ int main(int argc, char** argv) {
   // Screenshots render off-screen: the dummy video driver and the software renderer give
   // the same pixels as a real window (see docs/VIEWER.md) without needing an X server.
   if (shots && !getenv("SDL_VIDEODRIVER")) setenv("SDL_VIDEODRIVER", "dummy", 1);
+  // Load the log or scene first: a bad file is reported before any window appears.
+  if (open_mode(&a) != 0) return 1;
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
     fprintf(stderr, "arbiter-view: cannot start SDL video: %s\n"
             "  (no display? use --screenshot, or set SDL_VIDEODRIVER=dummy)\n", SDL_GetError());
-    return 1;
-  }
-  if (open_mode(&a) != 0) {
-    SDL_Quit();
+    close_mode(&a);
     return 1;
   }
   const char* title = a.opt.mode == MODE_REPLAY ? "arbiter-view (replay)"

@@ -48,7 +48,7 @@ typedef struct view_replay_check {
   uint64_t mismatches;      ///< ticks whose hash differed
   uint64_t first_mismatch;  ///< tick of the first difference, 0 = none
   bool last_ok;             ///< the current tick matched
-  char error[160];          ///< a replay error that stopped playback ("" = none)
+  char error[320];          ///< a replay error that stopped playback ("" = none)
   char log_end[200];        ///< how the log ends (clean, truncated at ...)
 } view_replay_check;
 
