@@ -153,7 +153,7 @@ void tc_service(tc_client* c, int timeout_ms) {
     switch (ev.type) {
       case ENET_EVENT_TYPE_CONNECT:
         c->state = TC_CONNECTED;
-        send_hello(c, c->hello_version);
+        if (c->hello_version != 0) send_hello(c, c->hello_version);
         break;
       case ENET_EVENT_TYPE_RECEIVE:
         c->bytes_received += ev.packet->dataLength;
@@ -306,6 +306,34 @@ bool tc_log_find(const char* log_path, const char* event, const char* key, char*
   return found;
 }
 
+// Servers still running when the test process exits (a failed assertion jumps out of
+// the test) are killed by an atexit handler.
+static pid_t tracked[16];
+
+static void kill_tracked(void) {
+  for (int i = 0; i < 16; ++i) {
+    if (tracked[i] > 0 && waitpid(tracked[i], NULL, WNOHANG) == 0) {
+      kill(tracked[i], SIGKILL);
+      waitpid(tracked[i], NULL, 0);
+    }
+    tracked[i] = 0;
+  }
+}
+
+static void track(pid_t pid) {
+  static bool registered;
+  if (!registered) {
+    atexit(kill_tracked);
+    registered = true;
+  }
+  for (int i = 0; i < 16; ++i) {
+    if (tracked[i] == 0) {
+      tracked[i] = pid;
+      return;
+    }
+  }
+}
+
 int tc_server_start(tc_server* s, const char* exe, const char* const* extra_args) {
   memset(s, 0, sizeof *s);
   snprintf(s->log_path, sizeof s->log_path, "/tmp/arbiter-test-%d-%u.log", (int)getpid(),
@@ -329,10 +357,17 @@ int tc_server_start(tc_server* s, const char* exe, const char* const* extra_args
       dup2(fd, 2);
       close(fd);
     }
+    // Not the test's stdout: a server left behind must not hold the test's pipe open.
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      dup2(devnull, 1);
+      close(devnull);
+    }
     execv(exe, (char* const*)argv);
     _exit(127);
   }
   s->pid = pid;
+  track(pid);
   uint64_t end = tc_now_ms() + 10000;
   char value[64];
   while (tc_now_ms() < end) {

@@ -66,7 +66,8 @@ typedef struct tc_client {
 /// Allocate a client (large struct). Free with tc_destroy.
 tc_client* tc_create(void);
 void tc_destroy(tc_client* c);
-/// Connect to 127.0.0.1:port and send hello (avatar kind 0). Does not wait for the welcome.
+/// Connect to 127.0.0.1:port and send hello (avatar kind 0) with this protocol version
+/// (0 = send no hello at all). Does not wait for the welcome.
 int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version);
 /// Service the client's ENet host once with the given timeout, handling all events.
 void tc_service(tc_client* c, int timeout_ms);

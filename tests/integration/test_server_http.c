@@ -1,0 +1,225 @@
+// GET /healthz and /metrics answer, /metrics parses as Prometheus text (exposition format
+// 0.0.4) with every metric the server documents, anything else is 404, and oversize or
+// slow requests are cut off. A stalled process (SIGSTOP) comes back lagging: 503 and
+// skipped ticks counted, then healthy again.
+#include <ctype.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_server_common.h"
+
+// ---- a strict-enough Prometheus text parser ------------------------------------------
+
+#define MAX_FAMILIES 64
+
+typedef struct family {
+  char name[96];
+  char type[16];
+} family;
+
+static bool name_ok(const char* s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == ':')) return false;
+  for (size_t i = 1; i < n; ++i)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':')) return false;
+  return true;
+}
+
+static bool value_ok(const char* s) {
+  if (strcmp(s, "+Inf") == 0 || strcmp(s, "-Inf") == 0 || strcmp(s, "NaN") == 0) return true;
+  char* end;
+  strtod(s, &end);
+  return end != s && *end == '\0';
+}
+
+// Returns the number of samples, or -(line number) of the first bad line.
+static int parse_prometheus(char* text, family* fams, int* fam_count) {
+  int samples = 0, lineno = 0;
+  *fam_count = 0;
+  for (char* line = text; line && *line;) {
+    char* nl = strchr(line, '\n');
+    if (nl == NULL) return -(lineno + 1);  // every line ends with \n
+    *nl = '\0';
+    lineno++;
+    if (strncmp(line, "# HELP ", 7) == 0) {
+      // name, then free text
+    } else if (strncmp(line, "# TYPE ", 7) == 0) {
+      char name[96], type[16];
+      if (sscanf(line + 7, "%95s %15s", name, type) != 2 || !name_ok(name, strlen(name))) return -lineno;
+      if (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "histogram") && strcmp(type, "summary") &&
+          strcmp(type, "untyped"))
+        return -lineno;
+      if (*fam_count >= MAX_FAMILIES) return -lineno;
+      snprintf(fams[*fam_count].name, sizeof fams[0].name, "%s", name);
+      snprintf(fams[*fam_count].type, sizeof fams[0].type, "%s", type);
+      (*fam_count)++;
+    } else if (line[0] == '#') {
+      // other comments are allowed
+    } else {
+      size_t n = strcspn(line, "{ ");
+      if (!name_ok(line, n)) return -lineno;
+      char* p = line + n;
+      if (*p == '{') {
+        p++;
+        while (*p != '}') {
+          size_t ln = strcspn(p, "=");
+          if (!name_ok(p, ln) || p[ln] != '=' || p[ln + 1] != '"') return -lineno;
+          p += ln + 2;
+          while (*p && *p != '"') p += (*p == '\\' && p[1]) ? 2 : 1;
+          if (*p != '"') return -lineno;
+          p++;
+          if (*p == ',') p++;
+          else if (*p != '}') return -lineno;
+        }
+        p++;
+      }
+      if (*p != ' ') return -lineno;
+      p++;
+      char* sp = strchr(p, ' ');  // optional timestamp
+      if (sp) *sp = '\0';
+      if (!value_ok(p)) return -lineno;
+      // The sample must belong to a declared family (histograms: _bucket/_sum/_count).
+      bool known = false;
+      for (int f = 0; f < *fam_count && !known; ++f) {
+        size_t fl = strlen(fams[f].name);
+        if (strncmp(line, fams[f].name, fl) != 0) continue;
+        const char* rest = line + fl;
+        if (rest == line + n) known = true;
+        else if (strcmp(fams[f].type, "histogram") == 0 &&
+                 (strncmp(rest, "_bucket", 7) == 0 || strncmp(rest, "_sum", 4) == 0 || strncmp(rest, "_count", 6) == 0))
+          known = true;
+      }
+      if (!known) return -lineno;
+      samples++;
+    }
+    line = nl + 1;
+  }
+  return samples;
+}
+
+static void check_histogram(const char* text, const char* name) {
+  // Buckets are cumulative (non-decreasing) and the +Inf bucket equals _count.
+  char key[160];
+  double prev = -1, inf = NAN;
+  for (const char* line = text; line && *line;) {
+    snprintf(key, sizeof key, "%s_bucket{le=\"", name);
+    if (strncmp(line, key, strlen(key)) == 0) {
+      const char* v = strchr(line, ' ');
+      double x = strtod(v + 1, NULL);
+      assert_true(x >= prev);
+      prev = x;
+      if (strncmp(line + strlen(key), "+Inf", 4) == 0) inf = x;
+    }
+    line = strchr(line, '\n');
+    if (line) line++;
+  }
+  snprintf(key, sizeof key, "%s_count", name);
+  assert_true(inf == tc_metric(text, key));
+}
+
+static void test_server_http_healthz_and_metrics(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  assert_true(s.http_port > 0);
+  tc_client* cs[1] = {tc_create()};
+  connect_all(cs, 1, (uint16_t)s.port, "http");
+  drive(cs, 1, NULL, 500);
+
+  char* body = NULL;
+  assert_int_equal(tc_http_get(s.http_port, "/healthz", &body), 200);
+  assert_non_null(body);
+  assert_true(strncmp(body, "ok", 2) == 0);
+  free(body);
+
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  assert_non_null(body);
+  char* copy = strdup(body);
+  family fams[MAX_FAMILIES];
+  int nfam = 0;
+  int samples = parse_prometheus(copy, fams, &nfam);
+  if (samples <= 0) print_error("metrics line %d is not Prometheus text:\n%s\n", -samples, body);
+  assert_true(samples > 30);
+  free(copy);
+  const char* required[] = {"arbiter_ticks_total",          "arbiter_tick_duration_seconds",
+                            "arbiter_tick_overruns_total",  "arbiter_clients_connected",
+                            "arbiter_bytes_in_total",       "arbiter_bytes_out_total",
+                            "arbiter_packets_in_total",     "arbiter_packets_out_total",
+                            "arbiter_snapshot_bytes",       "arbiter_inputs_dropped_total",
+                            "arbiter_messages_rejected_total", "arbiter_recording_bytes_total"};
+  for (size_t r = 0; r < sizeof required / sizeof required[0]; ++r) {
+    bool found = false;
+    for (int f = 0; f < nfam; ++f) found |= strcmp(fams[f].name, required[r]) == 0;
+    if (!found) print_error("missing metric %s\n", required[r]);
+    assert_true(found);
+  }
+  check_histogram(body, "arbiter_tick_duration_seconds");
+  check_histogram(body, "arbiter_snapshot_bytes");
+  assert_true(tc_metric(body, "arbiter_ticks_total") > 30);
+  assert_true(tc_metric(body, "arbiter_clients_connected") == 1.0);
+  assert_true(tc_metric(body, "arbiter_snapshots_sent_total") > 5);
+  assert_true(tc_metric(body, "arbiter_bytes_out_total") > 1000);
+  free(body);
+
+  assert_int_equal(tc_http_get(s.http_port, "/", &body), 404);
+  free(body);
+  assert_int_equal(tc_http_get(s.http_port, "/metrics/../etc/passwd", &body), 404);
+  free(body);
+
+  char resp[4096];
+  const char post[] = "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n";
+  tc_http_raw(s.http_port, post, sizeof post - 1, 3000, resp, sizeof resp);
+  assert_true(strncmp(resp, "HTTP/1.1 405", 12) == 0);
+  const char garbage[] = "\x01\x02\x03 nonsense\r\n\r\n";
+  tc_http_raw(s.http_port, garbage, sizeof garbage - 1, 3000, resp, sizeof resp);
+  assert_true(strncmp(resp, "HTTP/1.1 400", 12) == 0);
+
+  // Oversize: a header that never ends.
+  size_t big_len = 8000;
+  char* big = malloc(big_len);
+  memcpy(big, "GET /metrics HTTP/1.1\r\nX-Pad: ", 30);
+  memset(big + 30, 'a', big_len - 30);
+  tc_http_raw(s.http_port, big, big_len, 3000, resp, sizeof resp);
+  free(big);
+  assert_true(strncmp(resp, "HTTP/1.1 431", 12) == 0);
+
+  // Slow: half a request line, then silence. The server hangs up (after its 2 s limit);
+  // the answer is empty, and we never wait more than 6 s.
+  uint64_t t0 = tc_now_ms();
+  int got = tc_http_raw(s.http_port, "GET /hea", 8, 6000, resp, sizeof resp);
+  assert_int_equal(got, 0);
+  assert_true(tc_now_ms() - t0 < 5900);  // closed by the server, not by our own timeout
+
+  // The server still works afterwards.
+  assert_int_equal(tc_http_get(s.http_port, "/healthz", &body), 200);
+  free(body);
+
+  // Stall the whole process for 0.5 s: it wakes up behind, drops the lag, says 503.
+  kill(s.pid, SIGSTOP);
+  tc_sleep_ms(500);
+  kill(s.pid, SIGCONT);
+  tc_sleep_ms(100);
+  assert_int_equal(tc_http_get(s.http_port, "/healthz", &body), 503);
+  free(body);
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  assert_true(tc_metric(body, "arbiter_ticks_skipped_total") > 0);
+  free(body);
+  // Healthy again once it has ticked normally for a while.
+  int status = 0;
+  for (int i = 0; i < 40 && status != 200; ++i) {
+    tc_sleep_ms(100);
+    status = tc_http_get(s.http_port, "/healthz", &body);
+    free(body);
+  }
+  assert_int_equal(status, 200);
+
+  tc_close(cs[0]);
+  tc_destroy(cs[0]);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_http_healthz_and_metrics))

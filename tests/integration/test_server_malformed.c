@@ -1,0 +1,124 @@
+// Malformed traffic: random bytes, truncated and wrong-typed messages, NaN inputs, a
+// wrong protocol version, a silent connection and an input flood. Each sender is dropped
+// or its packets are counted as rejected; the server keeps ticking, the honest client
+// keeps receiving snapshots, and /metrics shows the counts.
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_server_common.h"
+
+static double metric(int port, const char* name) {
+  char* text = NULL;
+  int status = tc_http_get(port, "/metrics", &text);
+  assert_int_equal(status, 200);
+  double v = tc_metric(text, name);
+  free(text);
+  return v;
+}
+
+static void test_server_malformed_traffic_is_counted_and_survived(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--strike-limit", "20", "--hello-timeout-ms", "500", "--input-rate-limit", "120", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  double ticks0 = metric(s.http_port, "arbiter_ticks_total");
+
+  enum { GOOD, MANGLER, FLOODER, RANDOM, SILENT, OLD, N };
+  tc_client* cs[N];
+  for (int i = 0; i < N; ++i) assert_non_null(cs[i] = tc_create());
+  connect_all(cs, 3, (uint16_t)s.port, "mal");  // GOOD, MANGLER, FLOODER welcomed
+  assert_int_equal(tc_start(cs[RANDOM], (uint16_t)s.port, "random", ARB_PROTO_VERSION), 0);
+  assert_int_equal(tc_start(cs[SILENT], (uint16_t)s.port, "silent", 0), 0);
+  assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 99), 0);
+  drive(cs, N, NULL, 300);
+  uint64_t good_before = cs[GOOD]->snapshots_complete;
+
+  // MANGLER: truncated, wrong-typed, NaN and out-of-place messages (fewer than the strike limit).
+  arb_controls ctl;
+  memset(&ctl, 0, sizeof ctl);
+  arb_proto_input in;
+  memset(&in, 0, sizeof in);
+  in.packet_seq = 1;
+  in.count = 1;
+  in.cmds[0].seq = 1000;
+  uint8_t buf[256];
+  int n = arb_proto_encode_input(&in, buf, sizeof buf);
+  assert_true(n > 4);
+  static const uint8_t wrong_type[] = {0x94, 0x04, 0xa1, 'x', 0x00, 0x90};  // [4, "x", 0, []]
+  // [4, 1, 0, [[1, NaN (float32), 0, 0, 0, 0, 0, 0]]]
+  static const uint8_t nan_input[] = {0x94, 0x04, 0x01, 0x00, 0x91, 0x98, 0x01, 0xca, 0x7f, 0xc0,
+                                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  uint8_t hello[128];
+  arb_proto_hello h;
+  memset(&h, 0, sizeof h);
+  h.version = ARB_PROTO_VERSION;
+  snprintf(h.name, sizeof h.name, "again");
+  int hn = arb_proto_encode_hello(&h, hello, sizeof hello);
+  assert_true(hn > 0);
+  for (int k = 0; k < 3; ++k) {
+    tc_send_raw(cs[MANGLER], ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n / 2, true);
+    tc_send_raw(cs[MANGLER], ARB_PROTO_CHANNEL_INPUT, wrong_type, sizeof wrong_type, true);
+    tc_send_raw(cs[MANGLER], ARB_PROTO_CHANNEL_INPUT, nan_input, sizeof nan_input, true);
+    tc_send_raw(cs[MANGLER], ARB_PROTO_CHANNEL_CONTROL, hello, (size_t)hn, true);
+  }
+  // RANDOM: welcomed first, then garbage until the strike limit disconnects it.
+  tc_wait_settled(cs + RANDOM, 1, 3000);
+  assert_int_equal(cs[RANDOM]->state, TC_WELCOMED);
+  srand(12345);
+  for (int k = 0; k < 40; ++k) {
+    uint8_t junk[200];
+    int len = 1 + rand() % (int)sizeof junk;
+    for (int b = 0; b < len; ++b) junk[b] = (uint8_t)rand();
+    tc_send_raw(cs[RANDOM], (uint8_t)(k % 3), junk, (size_t)len, true);
+  }
+  // FLOODER: 2000 valid inputs as fast as possible.
+  for (int k = 0; k < 2000; ++k) {
+    tc_send_input(cs[FLOODER], &ctl);
+    if (k % 100 == 0) tc_service(cs[FLOODER], 0);
+  }
+  drive(cs, N, NULL, 1500);
+
+  // GOOD kept receiving at about the configured 30/s through all of it.
+  uint64_t good_got = cs[GOOD]->snapshots_complete - good_before;
+  print_message("good client: %llu snapshots in 1.8 s\n", (unsigned long long)good_got);
+  assert_true(good_got >= 30);
+  assert_int_equal(cs[GOOD]->state, TC_WELCOMED);
+  assert_int_equal(cs[MANGLER]->state, TC_WELCOMED);  // under the strike limit: counted, not kicked
+  assert_int_equal(cs[FLOODER]->state, TC_WELCOMED);  // over the rate: dropped, not kicked
+
+  assert_int_equal(cs[RANDOM]->state, TC_DISCONNECTED);
+  assert_int_equal(cs[RANDOM]->disconnect_event.kind, ARB_PROTO_EVENT_DISCONNECT);
+  assert_int_equal(cs[RANDOM]->disconnect_event.code, ARB_PROTO_REASON_MALFORMED);
+  assert_int_equal(cs[SILENT]->state, TC_DISCONNECTED);
+  assert_int_equal(cs[SILENT]->disconnect_event.code, ARB_PROTO_REASON_TIMEOUT);
+  assert_int_equal(cs[OLD]->state, TC_REJECTED);
+  assert_int_equal(cs[OLD]->reject.reason, ARB_PROTO_REASON_VERSION);
+
+  double decode = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"decode\"}");
+  double unexpected = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"unexpected\"}");
+  double version = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"version\"}");
+  double rate = metric(s.http_port, "arbiter_inputs_dropped_total{reason=\"rate_packets\"}");
+  double kicked = metric(s.http_port, "arbiter_clients_kicked_total");
+  double ticks1 = metric(s.http_port, "arbiter_ticks_total");
+  print_message("decode %.0f unexpected %.0f version %.0f rate-dropped %.0f kicked %.0f ticks %.0f -> %.0f\n", decode,
+                unexpected, version, rate, kicked, ticks0, ticks1);
+  assert_true(decode >= 9 + 20 - 3);  // MANGLER's 9 + RANDOM's strikes (some junk may peek as a type)
+  assert_true(unexpected >= 3);
+  assert_true(version >= 1);
+  assert_true(rate >= 1000);
+  assert_true(kicked >= 2);  // RANDOM (strikes) and SILENT (no hello)
+  assert_true(ticks1 > ticks0 + 60);
+
+  for (int i = 0; i < N; ++i) {
+    tc_close(cs[i]);
+    tc_destroy(cs[i]);
+  }
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_malformed_traffic_is_counted_and_survived))
