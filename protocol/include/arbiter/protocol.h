@@ -302,8 +302,9 @@ typedef struct arb_proto_pong {
 
 // ---- encode / decode --------------------------------------------------------------------
 
-/// The message type of a packet (reads element 0 only). ARB_E_CORRUPT/TRUNCATED if the
-/// packet does not start with an array whose first element is a known type code.
+/// The message type of a packet (reads element 0 only), to pick the decoder. A negative
+/// ARB_E_* if the packet does not start with an array whose first element is a known type
+/// code. The full decoder still checks everything.
 ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
 
 ARB_API int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap);
