@@ -5,7 +5,7 @@
 // viewer, again two frames 1 s apart. Each PNG is decoded here (an independent reader,
 // zlib inflate + all five PNG filters) and must have the requested size, contain the own
 // avatar, other avatars, world bodies and static geometry in their exact palette colours,
-// and differ from the frame taken 1 s later.
+// and differ from the frame taken 1 s later in where bodies are drawn (not just in text).
 //
 // argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR
 #define _POSIX_C_SOURCE 200809L
@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -253,10 +254,20 @@ static int count_rgb(const image* im, uint32_t rgb) {
   return n;
 }
 
-static int count_diff(const image* a, const image* b) {
+// Which moving thing a pixel shows: 0 none, 1 own avatar, 2 other avatar, 3 world body.
+static int classify(const uint8_t* p) {
+  static const uint32_t moving[3] = {VIEW_RGB_OWN, VIEW_RGB_OTHER, VIEW_RGB_WORLD};
+  for (int k = 0; k < 3; k++)
+    if (p[0] == VIEW_R(moving[k]) && p[1] == VIEW_G(moving[k]) && p[2] == VIEW_B(moving[k])) return k + 1;
+  return 0;
+}
+
+// Pixels where a body is drawn in one frame and not (or another one) in the other: motion
+// only, so the changing tick counter in the status text does not count.
+static int count_moved(const image* a, const image* b) {
   int n = 0;
   for (size_t i = 0; i < (size_t)a->w * (size_t)a->h; i++)
-    if (memcmp(a->rgb + 3 * i, b->rgb + 3 * i, 3) != 0) n++;
+    if (classify(a->rgb + 3 * i) != classify(b->rgb + 3 * i)) n++;
   return n;
 }
 
@@ -285,9 +296,9 @@ static void check_pair(const char* first, const char* second, int min_other) {
     assert_true(stat >= 50);
     assert_true(bg >= SHOT_W * SHOT_H / 10);
   }
-  int diff = count_diff(&a, &b);
-  fprintf(stderr, "%s vs %s: %d pixels differ\n", first, second, diff);
-  assert_true(diff >= 50);
+  int moved = count_moved(&a, &b);
+  fprintf(stderr, "%s vs %s: %d body pixels moved\n", first, second, moved);
+  assert_true(moved >= 20);
   free(a.rgb);
   free(b.rgb);
 }
