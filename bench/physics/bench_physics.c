@@ -25,10 +25,11 @@ typedef struct result {
   double p99;          // p99 single step of the best run
   float sink;          // top box: initial y - final y
   int bodies;
+  char report[256];
 } result;
 
 static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
-  result r = {1e30, 0.0, 0.0f, s->count};
+  result r = {1e30, 0.0, 0.0f, s->count, ""};
   double* times = malloc((size_t)steps * sizeof *times);
   for (int run = 0; run < runs; ++run) {
     void* w = e->create(s);
@@ -49,6 +50,7 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
       if (k >= steps - 1) k = steps - 2;
       r.p99 = times[k];
       r.sink = s->top_body >= 0 ? y0 - e->body_y(w, s->top_body) : 0.0f;
+      if (e->report) e->report(w, r.report, (int)sizeof r.report);
     }
     e->destroy(w);
   }
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
       }
       printf("%-14s %-9s %7d %10.3f %9.3f %9s %8s  %s\n", s.name, e->name, r.bodies, r.ms_per_step,
              r.p99, sink, ratio, e->config);
+      if (r.report[0]) printf("%-14s %-9s %s\n", "", "", r.report);
       fflush(stdout);
     }
     bench_scene_free(&s);

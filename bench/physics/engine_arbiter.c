@@ -1,6 +1,9 @@
 // bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults).
+#define _POSIX_C_SOURCE 200809L
 #include <arbiter/world.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "scenes.h"
 
@@ -58,6 +61,39 @@ static void arbiter_destroy(void* p) {
   free(b);
 }
 
+static double ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+// What the server pays per tick besides the step: the state hash, and a save/restore.
+static void arbiter_report(void* p, char* line, int cap) {
+  arb_bench* b = p;
+  enum { REPS = 10 };
+  volatile uint64_t sink = 0;
+  double t0 = ms_now();
+  for (int i = 0; i < REPS; ++i) sink ^= arb_world_hash(b->world);
+  double hash_ms = (ms_now() - t0) / REPS;
+  int n = arb_world_save(b->world, NULL, 0);
+  uint8_t* img = malloc((size_t)n);
+  t0 = ms_now();
+  for (int i = 0; i < REPS; ++i) arb_world_save(b->world, img, n);
+  double save_ms = (ms_now() - t0) / REPS;
+  arb_world_def wd = arb_default_world_def();
+  arb_world* w2 = arb_world_create(&wd);
+  t0 = ms_now();
+  int rc = 0;
+  for (int i = 0; i < REPS; ++i) rc |= arb_world_restore(w2, img, n);
+  double restore_ms = (ms_now() - t0) / REPS;
+  snprintf(line, (size_t)cap, "state: hash %.3f ms, save %.3f ms (%d bytes), restore %.3f ms%s, %lld bytes allocated",
+           hash_ms, save_ms, n, restore_ms, rc ? " (FAILED)" : "",
+           (long long)arb_world_get_byte_count(b->world));
+  arb_world_destroy(w2);
+  free(img);
+  (void)sink;
+}
+
 const bench_engine bench_engine_arbiter = {"arbiter", "4 substeps, 1 relax, soft contacts 30 Hz",
                                            arbiter_create, arbiter_step, arbiter_body_y,
-                                           arbiter_destroy};
+                                           arbiter_destroy, arbiter_report};

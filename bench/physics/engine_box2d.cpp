@@ -62,4 +62,4 @@ void box2d_destroy(void* p) { delete static_cast<b2_bench*>(p); }
 }  // namespace
 
 extern "C" const bench_engine bench_engine_box2d = {"box2d-2.4", "1 step x 8 velocity + 3 position iterations",
-                                                    box2d_create, box2d_step, box2d_body_y, box2d_destroy};
+                                                    box2d_create, box2d_step, box2d_body_y, box2d_destroy, nullptr};

@@ -94,4 +94,4 @@ static void chipmunk_destroy(void* p) {
 
 const bench_engine bench_engine_chipmunk = {"chipmunk", "4 substeps x 10 iterations, slop 0.005",
                                             chipmunk_create, chipmunk_step, chipmunk_body_y,
-                                            chipmunk_destroy};
+                                            chipmunk_destroy, NULL};

@@ -43,6 +43,8 @@ typedef struct bench_engine {
   void (*step)(void* world, float dt);
   float (*body_y)(void* world, int index);
   void (*destroy)(void* world);
+  /// Optional: one line of extra figures about the final state (NULL: none).
+  void (*report)(void* world, char* line, int cap);
 } bench_engine;
 
 extern const bench_engine bench_engine_arbiter;

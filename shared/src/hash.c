@@ -8,52 +8,39 @@
 
 #include "world.h"
 
-static void arb__w_flush(arb__writer* wr) {
-  if (wr->hash_state && wr->chunk_len > 0) {
-    XXH3_64bits_update((XXH3_state_t*)wr->hash_state, wr->chunk, wr->chunk_len);
-  }
-  wr->chunk_len = 0;
+void arb__writer_init_hash(arb__writer* wr, void* xxh3_state) {
+  wr->base = wr->cur = wr->chunk;
+  wr->end = wr->chunk + sizeof wr->chunk;
+  wr->flushed = 0;
+  wr->hash_state = xxh3_state;
+  wr->direct = false;
+  wr->for_hash = true;
 }
 
-void arb__w_bytes(arb__writer* wr, const void* p, size_t n) {
-  if (wr->hash_state) {
-    if (wr->chunk_len + n > sizeof wr->chunk) arb__w_flush(wr);
-    if (n > sizeof wr->chunk) {
-      XXH3_64bits_update((XXH3_state_t*)wr->hash_state, p, n);
-    } else {
-      memcpy(wr->chunk + wr->chunk_len, p, n);
-      wr->chunk_len += n;
-    }
-  } else if (wr->buf && wr->len + n <= wr->cap) {
-    memcpy(wr->buf + wr->len, p, n);
-  }
-  wr->len += n;
+void arb__writer_init_count(arb__writer* wr) {
+  arb__writer_init_hash(wr, NULL);
+  wr->for_hash = false;
 }
 
-void arb__w_u8(arb__writer* wr, uint8_t v) { arb__w_bytes(wr, &v, 1); }
-void arb__w_u16(arb__writer* wr, uint16_t v) {
-  uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-  arb__w_bytes(wr, b, 2);
+void arb__writer_init_buffer(arb__writer* wr, uint8_t* buf, size_t cap) {
+  wr->base = wr->cur = buf;
+  wr->end = buf + cap;
+  wr->flushed = 0;
+  wr->hash_state = NULL;
+  wr->direct = true;
+  wr->for_hash = false;
 }
-void arb__w_u32(arb__writer* wr, uint32_t v) {
-  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-  arb__w_bytes(wr, b, 4);
+
+void arb__writer_flush(arb__writer* wr) {
+  if (wr->direct) return;  // the size pass guaranteed the room
+  size_t n = (size_t)(wr->cur - wr->base);
+  if (wr->hash_state && n > 0) XXH3_64bits_update((XXH3_state_t*)wr->hash_state, wr->base, n);
+  wr->flushed += n;
+  wr->cur = wr->base;
 }
-void arb__w_i32(arb__writer* wr, int32_t v) { arb__w_u32(wr, (uint32_t)v); }
-void arb__w_u64(arb__writer* wr, uint64_t v) {
-  arb__w_u32(wr, (uint32_t)v);
-  arb__w_u32(wr, (uint32_t)(v >> 32));
-}
-void arb__w_f32(arb__writer* wr, float v) {
-  uint32_t bits;
-  memcpy(&bits, &v, 4);
-  if (v != v) bits = 0x7fc00000u;  // canonical NaN
-  arb__w_u32(wr, bits);
-}
-void arb__w_vec2(arb__writer* wr, arb_vec2 v) {
-  arb__w_f32(wr, v.x);
-  arb__w_f32(wr, v.y);
-}
+
+// Largest record: a live body with an 8-vertex polygon (~250 bytes).
+#define ARB__MAX_RECORD 512
 
 static void arb__w_shape(arb__writer* wr, const arb_shape_def* s) {
   arb__w_u8(wr, (uint8_t)s->type);
@@ -86,6 +73,7 @@ static void arb__w_shape(arb__writer* wr, const arb_shape_def* s) {
 // The layout is documented in snapshot.c (and must be mirrored by its reader).
 void arb__serialize_state(const arb_world* w, arb__writer* wr) {
   const arb_world_def* d = &w->def;
+  arb__w_reserve(wr, ARB__MAX_RECORD);
   arb__w_vec2(wr, d->gravity);
   arb__w_i32(wr, d->substeps);
   arb__w_f32(wr, d->restitution_threshold);
@@ -99,6 +87,7 @@ void arb__serialize_state(const arb_world* w, arb__writer* wr) {
   arb__w_i32(wr, w->free_head);
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
+    arb__w_reserve(wr, ARB__MAX_RECORD);
     arb__w_u32(wr, b->generation);
     arb__w_u8(wr, b->in_use);
     if (!b->in_use) {
@@ -132,9 +121,11 @@ void arb__serialize_state(const arb_world* w, arb__writer* wr) {
     if (!wr->for_hash) arb__w_u64(wr, b->user_data);
     arb__w_shape(wr, &b->shape);
   }
+  arb__w_reserve(wr, ARB__MAX_RECORD);
   arb__w_i32(wr, w->contact_count);
   for (int i = 0; i < w->contact_count; ++i) {
     const arb__contact* c = &w->contacts[i];
+    arb__w_reserve(wr, ARB__MAX_RECORD);
     arb__w_i32(wr, c->body_a);
     arb__w_i32(wr, c->body_b);
     arb__w_u32(wr, c->flags);
@@ -162,11 +153,9 @@ uint64_t arb_world_hash(const arb_world* w) {
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
   arb__writer wr;
-  memset(&wr, 0, sizeof wr);
-  wr.hash_state = &state;
-  wr.for_hash = true;
+  arb__writer_init_hash(&wr, &state);
   arb__serialize_state(w, &wr);
-  arb__w_flush(&wr);
+  arb__writer_flush(&wr);
   return XXH3_64bits_digest(&state);
 }
 

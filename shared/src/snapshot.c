@@ -40,15 +40,15 @@ static uint64_t arb__layout_hash(void) { return arb__hash_bytes(arb__layout, siz
 int arb_world_save(const arb_world* w, uint8_t* buf, int cap) {
   if (!w || cap < 0) return ARB_E_INVAL;
   arb__writer wr;
-  memset(&wr, 0, sizeof wr);
+  arb__writer_init_count(&wr);
   arb__serialize_state(w, &wr);  // size pass
-  size_t payload = wr.len;
+  arb__writer_flush(&wr);
+  size_t payload = arb__writer_len(&wr);
   size_t total = ARB__IMAGE_HEADER + payload + 8;
   if (total > (size_t)INT32_MAX) return ARB_E_TOO_BIG;
   if (!buf || (size_t)cap < total) return (int)total;
-  memset(&wr, 0, sizeof wr);
-  wr.buf = buf;
-  wr.cap = (size_t)cap;
+  // Straight into the caller's buffer: the size pass wrote exactly the same bytes.
+  arb__writer_init_buffer(&wr, buf, total);
   arb__w_u32(&wr, ARB__IMAGE_MAGIC);
   arb__w_u32(&wr, ARB__IMAGE_VERSION);
   arb__w_u64(&wr, arb__layout_hash());

@@ -232,23 +232,59 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
 
-// hash.c: canonical serialization shared by the hash and the snapshot.
+// hash.c: canonical serialization shared by the hash and the snapshot. The writer
+// stages bytes in `chunk` and hands full chunks to the XXH3 state (hashing) or drops
+// them (size pass), or writes straight into the caller's buffer (save, whose size is
+// known from the size pass). Callers reserve room for a whole record once, then use
+// the unchecked little-endian stores below.
 typedef struct arb__writer {
-  uint8_t* buf;  // NULL: only count (or hash when hashing)
-  size_t cap, len;
+  uint8_t* base;  // start of the staging area (or of the output buffer)
+  uint8_t* cur;
+  uint8_t* end;
+  size_t flushed;    // bytes already handed on
   void* hash_state;  // XXH3 state when hashing
-  uint8_t chunk[256];
-  size_t chunk_len;
-  bool for_hash;  // omit what is not simulated (user data)
+  bool direct;       // writing into the caller's buffer (never flushes)
+  bool for_hash;     // omit what is not simulated (user data)
+  uint8_t chunk[8192];
 } arb__writer;
 
-void arb__w_bytes(arb__writer* wr, const void* p, size_t n);
-void arb__w_u8(arb__writer* wr, uint8_t v);
-void arb__w_u16(arb__writer* wr, uint16_t v);
-void arb__w_u32(arb__writer* wr, uint32_t v);
-void arb__w_i32(arb__writer* wr, int32_t v);
-void arb__w_u64(arb__writer* wr, uint64_t v);
-void arb__w_f32(arb__writer* wr, float v);
-void arb__w_vec2(arb__writer* wr, arb_vec2 v);
+void arb__writer_init_hash(arb__writer* wr, void* xxh3_state);
+void arb__writer_init_count(arb__writer* wr);
+void arb__writer_init_buffer(arb__writer* wr, uint8_t* buf, size_t cap);
+void arb__writer_flush(arb__writer* wr);
+static inline size_t arb__writer_len(const arb__writer* wr) {
+  return wr->flushed + (size_t)(wr->cur - wr->base);
+}
+static inline void arb__w_reserve(arb__writer* wr, size_t n) {
+  if ((size_t)(wr->end - wr->cur) < n) arb__writer_flush(wr);
+}
+static inline void arb__w_u8(arb__writer* wr, uint8_t v) { *wr->cur++ = v; }
+static inline void arb__w_u16(arb__writer* wr, uint16_t v) {
+  wr->cur[0] = (uint8_t)v;
+  wr->cur[1] = (uint8_t)(v >> 8);
+  wr->cur += 2;
+}
+static inline void arb__w_u32(arb__writer* wr, uint32_t v) {
+  wr->cur[0] = (uint8_t)v;
+  wr->cur[1] = (uint8_t)(v >> 8);
+  wr->cur[2] = (uint8_t)(v >> 16);
+  wr->cur[3] = (uint8_t)(v >> 24);
+  wr->cur += 4;
+}
+static inline void arb__w_i32(arb__writer* wr, int32_t v) { arb__w_u32(wr, (uint32_t)v); }
+static inline void arb__w_u64(arb__writer* wr, uint64_t v) {
+  arb__w_u32(wr, (uint32_t)v);
+  arb__w_u32(wr, (uint32_t)(v >> 32));
+}
+static inline void arb__w_f32(arb__writer* wr, float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  if (v != v) bits = 0x7fc00000u;  // one canonical NaN (inputs are validated: never seen)
+  arb__w_u32(wr, bits);
+}
+static inline void arb__w_vec2(arb__writer* wr, arb_vec2 v) {
+  arb__w_f32(wr, v.x);
+  arb__w_f32(wr, v.y);
+}
 void arb__serialize_state(const arb_world* w, arb__writer* wr);
 uint64_t arb__hash_bytes(const void* p, size_t n);
