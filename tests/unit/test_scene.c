@@ -198,6 +198,9 @@ static void test_scene_bad_inline(void** state) {
       {"{\"a\":\"\\u0000\"}", ARB_E_CORRUPT, "", "invalid JSON"},
       {"{\"gravity\":[0,1e25]}", ARB_E_RANGE, "gravity[1]", "between -1000 and 1000"},
       {"{\"tick_rate\":99999999999999999999999999}", ARB_E_CORRUPT, "", "too big integer"},
+      {"{\"bodies\":[{\"shape\":{\"box\":{\"half_width\":5000,\"half_height\":1,\"center\":[9000,0]"
+       "}}}]}",
+       ARB_E_RANGE, "bodies[0].shape.box", "reaches farther than 10000 m"},
       {"\"just a string\"", ARB_E_CORRUPT, "", "expected near"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

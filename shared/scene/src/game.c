@@ -362,6 +362,9 @@ void arb_game_step(arb_game* game) {
 
 uint64_t arb_game_hash(const arb_game* game) {
   XXH3_state_t st;
+  // xxHash 0.8.1 reads st.seed before setting it in reset_withSeed: when stack garbage
+  // equals the seed it skips building the secret and the hash depends on old stack bytes.
+  XXH3_INITSTATE(&st);
   XXH3_64bits_reset_withSeed(&st, arb_world_hash(game->world));
   state_writer w = {.hash = &st};
   write_state(game, &w);

@@ -58,6 +58,14 @@ static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   } else {
     shape->polygon = arb_make_offset_box(hw, hh, arb_v2(cx, cy), arb_rot_from_angle(angle));
   }
+  // The engine bounds polygon coordinates; an offset box can reach past that.
+  for (int i = 0; i < shape->polygon.count; i++) {
+    arb_vec2 p = shape->polygon.vertices[i];
+    if (arb_absf(p.x) > ARB_MAX_POLYGON_COORD || arb_absf(p.y) > ARB_MAX_POLYGON_COORD) {
+      return sj_fail(ctx, ARB_E_RANGE, "the box reaches farther than %g m from the body origin",
+                     (double)ARB_MAX_POLYGON_COORD);
+    }
+  }
   return 0;
 }
 
