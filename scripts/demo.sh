@@ -32,13 +32,20 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-echo "demo: arbiter-server on 127.0.0.1:$PORT (default scene), $BOTS bots, viewer" >&2
-"$BIN/arbiter-server" --bind 127.0.0.1 --port "$PORT" --http-port 0 &
+LOGS=build/demo
+mkdir -p "$LOGS"
+echo "demo: arbiter-server on 127.0.0.1:$PORT (default scene), $BOTS bots, viewer;" \
+     "logs in $LOGS/server.log and $LOGS/bots.log" >&2
+"$BIN/arbiter-server" --bind 127.0.0.1 --port "$PORT" --http-port 0 2>"$LOGS/server.log" &
 pids+=($!)
 sleep 0.5
-kill -0 "${pids[0]}" 2>/dev/null || { echo "demo: the server did not start (port $PORT busy? try DEMO_PORT=7000)" >&2; exit 1; }
+if ! kill -0 "${pids[0]}" 2>/dev/null; then
+  tail -n 5 "$LOGS/server.log" >&2
+  echo "demo: the server did not start (port $PORT busy? try DEMO_PORT=7000)" >&2
+  exit 1
+fi
 "$BIN/arbiter-bot" --host 127.0.0.1 --port "$PORT" --clients "$BOTS" --duration 86400 \
-  --behaviour random --seed "$RANDOM" >/dev/null &
+  --behaviour random --seed "$RANDOM" >"$LOGS/bots.log" 2>&1 &
 pids+=($!)
 # The viewer in the foreground: when its window closes, the trap stops the rest.
 "$BIN/arbiter-view" --host 127.0.0.1 --port "$PORT" "$@"
