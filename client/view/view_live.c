@@ -23,7 +23,6 @@ struct view_live {
   int desc_cap;
   arb_client_entity_state* states;
   int state_cap;
-  double last_snapshot_seen;  // for the jitter estimate
 };
 
 static void start_connect(view_live* l, double now) {

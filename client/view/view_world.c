@@ -57,7 +57,6 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
   arb_body_id* ids = nb <= 256 ? stack_ids : malloc((size_t)nb * sizeof(arb_body_id));
   if (!ids) return;
   nb = arb_world_get_bodies(w, ids, nb);
-  bool have_static = false;
   for (int i = 0; i < nb; i++) {
     view_body* b = view_frame_add_body(f);
     if (!b) break;
@@ -67,7 +66,6 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
     b->xf = arb_body_get_transform(w, id);
     arb_body_type type = arb_body_get_type(w, id);
     b->role = type == ARB_BODY_STATIC ? VIEW_ROLE_STATIC : VIEW_ROLE_WORLD;
-    have_static = have_static || type == ARB_BODY_STATIC;
     // Entities are few next to bodies in big scenes, but a linear search per body is
     // fine at the sizes a viewer draws; owners are what colour the avatars.
     for (int k = 0; k < ne; k++) {
@@ -101,6 +99,5 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
     }
   }
   if (ids != stack_ids) free(ids);
-  (void)have_static;
   view_frame_compute_bounds(f);
 }
