@@ -70,7 +70,7 @@ cleanup() {
   ip netns del "$NS" 2>/dev/null
   if [ -n "$ctr" ]; then
     podman umount "$ctr" >/dev/null 2>&1
-    podman rm -f "$ctr" >/dev/null 2>&1
+    podman rm -f -v "$ctr" >/dev/null 2>&1
   fi
   [ -n "$tmp" ] && rm -rf "$tmp"
 }
@@ -92,7 +92,7 @@ for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'
 done
 if command -v podman >/dev/null 2>&1; then
   podman ps -a --filter label=org.arbiter.test-docker --format '{{.ID}} {{index .Labels "org.arbiter.test-docker"}}' 2>/dev/null |
-    while read -r id p; do kill -0 "$p" 2>/dev/null || { podman umount "$id"; podman rm -f "$id"; } >/dev/null 2>&1 || true; done
+    while read -r id p; do kill -0 "$p" 2>/dev/null || { podman umount "$id"; podman rm -f -v "$id"; } >/dev/null 2>&1 || true; done
 fi
 
 # --- 1. packages and base image ---------------------------------------------------------
@@ -202,7 +202,7 @@ check "ENV has ARBITER_* configuration" grep -q '^ARBITER_' <(printf '%s\n' "${i
 workdir=$(cfgval 'c.get("WorkingDir") or "/"')
 hc_cmd=$(cfgval '" ".join(h.get("Test", [])[1:])')
 
-ctr=$(podman create --no-healthcheck --label "org.arbiter.test-docker=$$" "$IMAGE")
+ctr=$(podman create --no-healthcheck --image-volume ignore --label "org.arbiter.test-docker=$$" "$IMAGE")
 root=$(podman mount "$ctr")
 echo "container root: $root"
 check "user $uid exists in the image's /etc/passwd" grep -q "^[^:]*:[^:]*:$uid:" "$root/etc/passwd"
