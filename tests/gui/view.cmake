@@ -1,6 +1,16 @@
 # gui tests: arbiter-view screenshots (live: server + 3 bots + viewer; replay of the
 # recording). Needs SDL2 (libsdl2-dev) and the server and bot programs; without them the
 # test is registered anyway and reports SKIPPED with the reason (ctest SKIP_RETURN_CODE).
+# The replay driver has no SDL in it: its test runs everywhere (label unit).
+if(TARGET arbiter_scene AND TARGET arbiter_protocol)
+  arb_add_test(test_view_replay
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view_replay.c ${PROJECT_SOURCE_DIR}/client/view/view_replay.c
+    LIBS arbiter_scene arbiter_protocol arbiter_shared
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/view
+    LABELS unit TIMEOUT 60
+    ARGS ${CMAKE_CURRENT_BINARY_DIR})
+endif()
+
 set(_view_skip "")
 if(NOT TARGET arb::sdl2)
   set(_view_skip "SDL2 (Debian libsdl2-dev) is not installed, so arbiter-view is not built")
