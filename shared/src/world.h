@@ -207,6 +207,9 @@ struct arb_world {
 
   arb__stack stack;
   bool locked;  // inside arb_world_step
+
+  // Springs, joints, particles, vehicles, bullets (extras.h; NULL until first used).
+  struct arb__extras* extras;
 };
 
 // body.c
