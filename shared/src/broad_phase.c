@@ -1,14 +1,18 @@
 // DETERMINISM-CRITICAL: broad phase. Two dynamic AABB trees (static bodies; dynamic and
 // kinematic bodies) over fat AABBs, and the pair update.
 //
-// Why a tree with fat AABBs (measured on bench-physics, see docs/BENCHMARKS.md):
+// Why a tree with fat AABBs (reasoned from the benchmark scenes, then checked with perf
+// on bench-physics; figures in docs/BENCHMARKS.md):
 //   - Stacks and piles rest: with a 0.1 m margin almost no proxy moves once a pyramid has
 //     settled, so the per-step broad-phase cost is one AABB containment test per body and
-//     no queries at all. Sort-and-sweep re-sorts and re-sweeps every step, and in a
-//     100-high pyramid each box overlaps ~200 others on either axis (O(n * column)).
-//   - A uniform grid needs a cell size: rain_circles (r 0.25-0.5) and a 200 m ground box
-//     in the same world make any single size bad, and it must be rebuilt every step.
-//   - Only moved proxies query, so falling debris (rain_circles) costs O(moved * log n).
+//     no queries at all (tree functions are < 2 % of large_pyramid and many_pyramids).
+//     Sort-and-sweep re-sorts and re-sweeps every step, and in a 100-high pyramid each box
+//     overlaps ~100 others on the sweep axis (a whole column or a whole row).
+//   - A uniform grid needs one cell size: rain_circles (r 0.25-0.5) next to a 200 m ground
+//     box makes any single size bad, and it is rebuilt or updated every step.
+//   - Only moved proxies query, so falling debris costs O(moved * log n): about a third
+//     of rain_circles (4000 circles falling, most proxies moving every step), most of
+//     free_field (1000 bodies in flight, 0.3-0.4 ms/step in total).
 // Determinism: the tree's shape depends on insertion history (and is rebuilt differently
 // after a restore), so nothing may depend on it. Query hits are collected as pair keys
 // (lower slot, higher slot), sorted, de-duplicated and only then turned into contacts.
