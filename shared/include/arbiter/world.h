@@ -20,7 +20,8 @@ typedef void arb_free_fn(void* ptr, void* user);
 
 typedef struct arb_world_def {
   arb_vec2 gravity;              ///< m/s^2; default (0, -9.81)
-  int substeps;                  ///< solver substeps per step; default 4
+  int substeps;                  ///< solver substeps per step (1..64); default 4. Each substep
+                                 ///< runs one soft solve and one relax pass over the contacts.
   float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1
   float contact_hertz;           ///< contact softness (stiffness) in Hz; default 30
   float contact_damping_ratio;   ///< contact bounciness damping; default 10
@@ -94,7 +95,7 @@ ARB_API uint64_t arb_world_hash(const arb_world* world);
 
 /// Serialize the whole simulated state into buf. Returns the number of bytes needed;
 /// writes nothing when buf is NULL or cap is too small. The image carries a format
-/// version and layout hash.
+/// version and layout hash (format: shared/src/snapshot.c). User data is saved too.
 ARB_API int arb_world_save(const arb_world* world, uint8_t* buf, int cap);
 /// Replace the world's state with a saved image. Restore then step gives bit-identical
 /// results to never having saved. Returns 0 or ARB_E_* (image untrusted, fully checked).
@@ -105,7 +106,8 @@ ARB_API int64_t arb_world_get_byte_count(const arb_world* world);
 
 // ---- bodies ----------------------------------------------------------------------------
 
-/// Returns the null id on an invalid def (non-finite values, bad shape, bad type).
+/// Returns the null id on an invalid def (non-finite values, bad shape, bad type, negative
+/// damping, a segment on a dynamic body, a dynamic body with no mass).
 ARB_API arb_body_id arb_body_create(arb_world* world, const arb_body_def* def);
 /// Destroys the body and its contacts. Allowed between steps.
 ARB_API int arb_body_destroy(arb_world* world, arb_body_id id);
