@@ -9,6 +9,11 @@
 #include "sv_config.h"
 #include "sv_server.h"
 
+static void close_any(uv_handle_t* h, void* arg) {
+  (void)arg;
+  if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
 int main(int argc, char** argv) {
   sv_config cfg = sv_default_config();
   char err[1024];
@@ -30,6 +35,13 @@ int main(int argc, char** argv) {
   rc = sv_server_init(&server, &loop, &cfg, err, sizeof err);
   if (rc != 0) {
     fprintf(stderr, "arbiter-server: %s\n", err);
+    // Close whatever was opened before the failure, so nothing leaks.
+    sv_net_close(&server.net);
+    uv_walk(&loop, close_any, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    sv_server_deinit(&server);
+    uv_loop_close(&loop);
+    enet_deinitialize();
     return rc == SV_INIT_BAD_CONFIG ? 2 : 1;
   }
   uv_run(&loop, UV_RUN_DEFAULT);

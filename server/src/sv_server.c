@@ -447,7 +447,7 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
   }
 
   if (cfg->record[0]) {
-    if (sv_record_open(&s->record, cfg->record, err, err_cap) != 0) return -1;
+    if (sv_record_open(&s->record, cfg->record, err, err_cap) != 0) return SV_INIT_BAD_CONFIG;
     s->recording = true;
     size_t scene_len = 0;
     const char* scene_text = arb_scene_get_text(s->scene, &scene_len);

@@ -116,7 +116,7 @@ typedef struct sv_server {
 
 /// Load the scene, create the game, bind UDP and HTTP, start the ticker and signal
 /// handlers on `loop`. Returns 0, or SV_INIT_* with one clear message in err. After a
-/// failure the process is expected to exit (handles may be left open on the loop).
+/// failure: sv_net_close, close the loop's remaining handles, run it, then sv_server_deinit.
 int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap);
 /// Begin a clean shutdown (what SIGINT/SIGTERM do): tell clients, finish, close the log.
 void sv_server_stop(sv_server* s, const char* why);
