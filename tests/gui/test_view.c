@@ -321,6 +321,30 @@ static void test_view_live_and_replay_screenshots(void** state) {
   }
   setenv("SDL_VIDEODRIVER", "dummy", 1);
 
+  // Nobody listens on the port yet: the viewer must keep drawing (a message, not a frozen
+  // window) and write its frame on time.
+  char nobody[700];
+  snprintf(nobody, sizeof nobody, "%s/no-server.png", g_work);
+  char* ns_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400", "--fps", "30",
+                     "--screenshot", nobody, "--after", "1.5", NULL};
+  pid_t ns = spawn("view-no-server.log", ns_argv);
+  assert_true(ns > 0);
+  int nrc = wait_for(ns, 10000);
+  if (nrc != 0) {
+    if (nrc < 0) stop(ns);
+    show_log("view-no-server.log");
+  }
+  assert_int_equal(nrc, 0);
+  image none;
+  assert_int_equal(png_read(nobody, &none), 0);
+  assert_int_equal(none.w, SHOT_W);
+  assert_int_equal(none.h, SHOT_H);
+  int warn = count_rgb(&none, VIEW_RGB_WARN), own0 = count_rgb(&none, VIEW_RGB_OWN);
+  fprintf(stderr, "no-server.png: warning text %d pixels, own avatar %d pixels\n", warn, own0);
+  assert_true(warn >= 50);  // "not connected" in the status box
+  assert_int_equal(own0, 0);
+  free(none.rgb);
+
   char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", "0",
                      "--record", rec, NULL};
   pid_t sv = spawn("server.log", sv_argv);
