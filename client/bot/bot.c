@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 double bot_rand(bot* b) {
   uint64_t x = b->rng;
@@ -145,6 +146,10 @@ void bot_sample(bot* b, double now) {
       float ratio = step / allowed;
       if (ratio > b->worst_step) b->worst_step = ratio;
       if (ratio > 1.0f) b->discontinuities++;
+      if (ratio > 1.0f && getenv("ARBITER_BOT_TRACE_JUMPS"))
+        fprintf(stderr, "DISC bot %d id %u T %.4f dT %.4f step %.3f allowed %.3f v %.2f/%.2f flags %u->%u pos (%.2f,%.2f)->(%.2f,%.2f)\n",
+                b->index, cur->id, T, dT, step, allowed, v0, v1, old->flags, cur->flags, old->position.x, old->position.y,
+                cur->position.x, cur->position.y);
       b->samples++;
     }
   }

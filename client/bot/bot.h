@@ -26,8 +26,11 @@ typedef struct bot {
   char reason[128];         ///< rejection or last disconnect reason
   double connected_since;   ///< < 0 when not connected
   double connected_time;    ///< seconds spent connected
+  double streaming_since;   ///< first snapshot of the current connection (< 0: none yet)
+  double streaming_time;    ///< seconds from each connection's first snapshot to its end
   int snapshot_rate;        ///< from the welcome
-  uint32_t disconnects;
+  uint32_t drops;           ///< connections lost after a welcome
+  uint32_t connect_failures;  ///< connect attempts that never got a welcome
 
   // interpolated state and continuity
   arb_client_entity_state* states;  ///< this frame's sample

@@ -114,8 +114,14 @@ static void drain_events(bot* b, double now) {
         if (b->connected_since >= 0.0) {
           b->connected_time += now - b->connected_since;
           b->connected_since = -1.0;
+          b->drops++;
+        } else {
+          b->connect_failures++;
         }
-        b->disconnects++;
+        if (b->streaming_since >= 0.0) {
+          b->streaming_time += now - b->streaming_since;
+          b->streaming_since = -1.0;
+        }
         snprintf(b->reason, sizeof b->reason, "%s", ev.text);
         break;
       default:
@@ -127,7 +133,7 @@ static void drain_events(bot* b, double now) {
 typedef struct totals {
   int connected, ever, rejected, no_snapshots;
   double snaps, expected, bytes_in, bytes_out, connected_time;
-  uint64_t decode_errors, reconnects, lost, samples, discontinuities, inputs;
+  uint64_t decode_errors, reconnects, lost, samples, discontinuities, inputs, drops, connect_failures;
   float worst_step;
 } totals;
 
@@ -200,6 +206,7 @@ int main(int argc, char** argv) {
     if (b->rng == 0) b->rng = 1;
     b->phase = bot_rand(b) * 6.283185307179586;
     b->connected_since = -1.0;
+    b->streaming_since = -1.0;
     b->prev_T = -1.0;
     arb_client_config cfg = arb_client_default_config();
     char name[32];
@@ -230,8 +237,11 @@ int main(int argc, char** argv) {
     double now = mono_now();
     if (now >= end) break;
     for (long i = 0; i < nclients; i++) {
-      arb_client_update(bots[i].client, now);
-      drain_events(&bots[i], now);
+      bot* b = &bots[i];
+      arb_client_update(b->client, now);
+      drain_events(b, now);
+      if (b->streaming_since < 0.0 && b->connected_since >= 0.0 && arb_client_get_snapshot_tick(b->client) != 0)
+        b->streaming_since = now;
     }
     if (now >= next_frame) {
       for (long i = 0; i < nclients; i++) {
@@ -289,6 +299,7 @@ int main(int argc, char** argv) {
   for (long i = 0; i < nclients; i++) {
     bot* b = &bots[i];
     if (b->connected_since >= 0.0) b->connected_time += t_end - b->connected_since;
+    if (b->streaming_since >= 0.0) b->streaming_time += t_end - b->streaming_since;
     arb_client_stats st;
     arb_client_get_stats(b->client, &st);
     if (arb_client_get_state(b->client) == ARB_CLIENT_CONNECTED) {
@@ -299,7 +310,9 @@ int main(int argc, char** argv) {
     if (b->rejected) tot.rejected++;
     if (st.snapshots_received == 0) tot.no_snapshots++;
     tot.snaps += (double)st.snapshots_received;
-    tot.expected += b->connected_time * b->snapshot_rate;
+    tot.expected += b->streaming_time * b->snapshot_rate;
+    tot.drops += b->drops;
+    tot.connect_failures += b->connect_failures;
     tot.bytes_in += (double)st.bytes_in;
     tot.bytes_out += (double)st.bytes_out;
     tot.connected_time += b->connected_time;
@@ -324,7 +337,8 @@ int main(int argc, char** argv) {
   printf("  \"duration_s\": %.3f,\n", elapsed);
   printf("  \"connected_at_end\": %d,\n  \"ever_connected\": %d,\n  \"rejected\": %d,\n  \"without_snapshots\": %d,\n",
          tot.connected, tot.ever, tot.rejected, tot.no_snapshots);
-  printf("  \"reconnects\": %llu,\n", (unsigned long long)tot.reconnects);
+  printf("  \"reconnects\": %llu,\n  \"drops\": %llu,\n  \"connect_failures\": %llu,\n",
+         (unsigned long long)tot.reconnects, (unsigned long long)tot.drops, (unsigned long long)tot.connect_failures);
   printf("  \"snapshots_received\": %.0f,\n  \"snapshots_expected\": %.0f,\n  \"snapshot_ratio\": %.4f,\n", tot.snaps,
          tot.expected, tot.expected > 0.0 ? tot.snaps / tot.expected : 0.0);
   printf("  \"snapshots_lost\": %llu,\n", (unsigned long long)tot.lost);
@@ -351,13 +365,13 @@ int main(int argc, char** argv) {
              b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
       json_escape(stdout, b->reason);
       printf(", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, \"duplicates\": %llu, "
-             "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, "
+             "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, \"drops\": %u, "
              "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, "
              "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
-             b->connected_time, (unsigned long long)st.snapshots_received, b->connected_time * b->snapshot_rate,
+             b->connected_time, (unsigned long long)st.snapshots_received, b->streaming_time * b->snapshot_rate,
              (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
              (unsigned long long)st.snapshots_late, (unsigned long long)st.baseline_missing,
-             (unsigned long long)st.decode_errors, st.reconnects, (double)st.bytes_in / ctime,
+             (unsigned long long)st.decode_errors, st.reconnects, b->drops, (double)st.bytes_in / ctime,
              (double)st.bytes_out / ctime, st.rtt * 1000.0f, st.interp_delay * 1000.0f,
              (unsigned long long)b->discontinuities, b->worst_step, i + 1 < nclients ? "," : "");
     }

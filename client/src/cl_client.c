@@ -154,7 +154,10 @@ static void forget_world(arb_client* c) {
 }
 
 static int start_connect(arb_client* c) {
-  int rc = cl_net_connect(&c->net, c->host, c->cfg.port, (uint32_t)(c->cfg.timeout * 1000.0f));
+  // The handshake gets the whole connect_timeout: on a lossy link ENet's first connect
+  // retransmissions are 0.5 s, 1 s, 2 s apart.
+  float t = c->cfg.connect_timeout > c->cfg.timeout ? c->cfg.connect_timeout : c->cfg.timeout;
+  int rc = cl_net_connect(&c->net, c->host, c->cfg.port, (uint32_t)(t * 1000.0f));
   if (rc) {
     fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s", c->host, arb_strerror(rc));
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->last_error);
@@ -306,6 +309,7 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   cl_input_restart(&c->input, w.tick_rate);
   c->backoff = c->cfg.reconnect_delay_min;
   c->connects++;
+  cl_net_set_timeout(&c->net, (uint32_t)(c->cfg.timeout * 1000.0f));
   set_state(c, ARB_CLIENT_CONNECTED);
   cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);
   cl_log(c, ARB_CLIENT_LOG_INFO, "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",

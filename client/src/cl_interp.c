@@ -8,14 +8,19 @@
 // Delay controller gains (per newest snapshot) and slew rates (per second of render time).
 #define CL_EWMA 0.1f
 #define CL_DELAY_UP_RATE 0.10
+// While rendering past the newest snapshot we are guessing: slow the timeline harder
+// (half speed) so the data catches up, instead of extrapolating further.
+#define CL_DELAY_UP_RATE_STARVED 0.5
 #define CL_DELAY_DOWN_RATE 0.05
 // Safety margin on top of the measured need (server timer and frame granularity).
 #define CL_DELAY_MARGIN 0.002
 // Arrivals before the target leaves its start value (2 nominal intervals).
-#define CL_WARMUP_ARRIVALS 8
+#define CL_WARMUP_ARRIVALS 3
 // Corrections below this (meters / radians) are quantization noise or the curvature of a
 // short extrapolation: applied at once instead of fading for blend_time.
 #define CL_OFFSET_SNAP 0.005f
+// Slowest fade speed of a correction, m/s and rad/s (see cl_interp_push).
+#define CL_FADE_MIN_SPEED 1.0f
 
 static float wrap_angle(float a) {
   if (a > (float)CL_PI || a <= -(float)CL_PI) {
@@ -138,7 +143,12 @@ static bool is_teleport(const cl_interp* in, const cl_sample* a, const cl_sample
 static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
   const cl_sample* h = e->hist;
   int n = e->count;
-  if (T <= h[0].t) return from_sample(&h[0], T < h[0].t ? ARB_CLIENT_SAMPLE_HELD : 0u);
+  if (T < h[0].t) {  // before its first snapshot: shown where it entered, still
+    cl_eval r = from_sample(&h[0], ARB_CLIENT_SAMPLE_HELD);
+    r.v = arb_vec2_zero;
+    r.w = 0.0f;
+    return r;
+  }
   const cl_sample* last = &h[n - 1];
   if (T >= last->t) {
     double dt = T - last->t;
@@ -167,32 +177,45 @@ static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
   }
   const cl_sample* a = &h[lo];
   const cl_sample* b = &h[lo + 1];
-  if (T == a->t) return from_sample(a, 0u);
-  if (is_teleport(in, a, b)) return from_sample(a, 0u);
+  cl_eval r = from_sample(a, 0u);
+  if (is_teleport(in, a, b)) {  // stays at a until b's time
+    r.v = arb_vec2_zero;
+    r.w = 0.0f;
+    return r;
+  }
+  // The drawn motion is the chord a -> b; its velocity is what the entity is seen doing
+  // (the snapshots' own velocities can disagree with it, e.g. across a bounce).
+  float span = (float)(b->t - a->t);
+  float da = wrap_angle(b->a - a->a);
+  r.v = arb_v2((b->p.x - a->p.x) / span, (b->p.y - a->p.y) / span);
+  r.w = da / span;
+  if (T == a->t) return r;  // exactly the snapshot's position and angle
   float u = (float)((T - a->t) / (b->t - a->t));
-  cl_eval r;
   r.p.x = a->p.x + (b->p.x - a->p.x) * u;
   r.p.y = a->p.y + (b->p.y - a->p.y) * u;
-  r.a = wrap_angle(a->a + wrap_angle(b->a - a->a) * u);
-  r.v.x = a->v.x + (b->v.x - a->v.x) * u;
-  r.v.y = a->v.y + (b->v.y - a->v.y) * u;
-  r.w = a->w + (b->w - a->w) * u;
-  r.flags = 0u;
+  r.a = wrap_angle(a->a + da * u);
   return r;
 }
 
-// Curve plus the fading correction.
+// Curve plus the fading correction. The reported velocities are those of what is drawn
+// (curve + fade), so a renderer's velocity vectors and a continuity check agree with the
+// motion on screen.
 static cl_eval eval_output(const cl_interp* in, const cl_entity* e, double T) {
   cl_eval r = eval_curve(in, e, T);
   if (e->blending) {
     double f = 1.0;
-    if (in->p.blend_time > 0.0f) f = 1.0 - (T - e->off_t0) / in->p.blend_time;
+    if (e->off_dur > 0.0f) f = 1.0 - (T - e->off_t0) / e->off_dur;
     if (f > 1.0) f = 1.0;
     if (f > 0.0) {
       r.p.x += e->off_p.x * (float)f;
       r.p.y += e->off_p.y * (float)f;
       r.a = wrap_angle(r.a + e->off_a * (float)f);
       r.flags |= ARB_CLIENT_SAMPLE_BLENDING;
+      if (T >= e->off_t0 && e->off_dur > 0.0f) {
+        r.v.x -= e->off_p.x / e->off_dur;
+        r.v.y -= e->off_p.y / e->off_dur;
+        r.w -= e->off_a / e->off_dur;
+      }
     }
   }
   return r;
@@ -209,6 +232,23 @@ int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
   if (!sample_is_finite(s_in)) return ARB_E_NONFINITE;
   cl_sample s = *s_in;
   s.a = wrap_angle(s.a);
+
+  // How far the rendered output was extrapolating this entity, and how fast: a correction
+  // up to what that guess could have got wrong is a blend, not a teleport.
+  float guess = 0.0f, guess_speed = 0.0f;
+  float fading = 0.0f;  // what is left of an earlier correction at out_t
+  if (e->has_out && e->count > 0) {
+    const cl_sample* last = &e->hist[e->count - 1];
+    double ex = e->out_t - last->t;
+    if (ex > in->p.extrapolation_limit) ex = in->p.extrapolation_limit;
+    if (ex > 0.0) guess = (float)ex;
+    guess_speed = sqrtf(last->v.x * last->v.x + last->v.y * last->v.y);
+    if (e->blending) {
+      double f = e->off_dur > 0.0f ? 1.0 - (e->out_t - e->off_t0) / e->off_dur : 0.0;
+      if (f > 1.0) f = 1.0;
+      if (f > 0.0) fading = (float)f * sqrtf(e->off_p.x * e->off_p.x + e->off_p.y * e->off_p.y);
+    }
+  }
 
   // Find the insertion point (histories are short; the common case is "append").
   int i = e->count;
@@ -231,16 +271,27 @@ int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
     float ox = e->out_p.x - now.p.x, oy = e->out_p.y - now.p.y;
     float oa = wrap_angle(e->out_a - now.a);
     float d2 = ox * ox + oy * oy;
-    float td = in->p.teleport_distance;
+    float td = in->p.teleport_distance + 2.0f * guess_speed * guess + fading;
     if (d2 > td * td || (d2 < CL_OFFSET_SNAP * CL_OFFSET_SNAP && fabsf(oa) < CL_OFFSET_SNAP)) {
       e->blending = false;
       e->off_p = arb_vec2_zero;
       e->off_a = 0.0f;
     } else {
+      // Fade over blend_time, or longer so that the correction never moves the entity
+      // faster than the entity itself moves (at least 1 m/s, 1 rad/s): a correction
+      // must not look like motion the body never had.
+      float v = sqrtf(s.v.x * s.v.x + s.v.y * s.v.y);
+      float w = fabsf(s.w);
+      float dur = in->p.blend_time;
+      float dp = sqrtf(d2) / (v > CL_FADE_MIN_SPEED ? v : CL_FADE_MIN_SPEED);
+      float da = fabsf(oa) / (w > CL_FADE_MIN_SPEED ? w : CL_FADE_MIN_SPEED);
+      if (dp > dur) dur = dp;
+      if (da > dur) dur = da;
       e->blending = true;
       e->off_p = arb_v2(ox, oy);
       e->off_a = oa;
       e->off_t0 = e->out_t;
+      e->off_dur = dur;
     }
   }
   return 0;
@@ -298,7 +349,8 @@ double cl_interp_frame(cl_interp* in, double est_now, double render_time) {
   if (dt < 0.0) dt = 0.0;
   if (render_time > in->last_render || !in->have_T) in->last_render = render_time;
   double diff = (double)in->target - in->delay;
-  double up = CL_DELAY_UP_RATE * dt, down = CL_DELAY_DOWN_RATE * dt;
+  double up = (in->extrapolation > 0.0f ? CL_DELAY_UP_RATE_STARVED : CL_DELAY_UP_RATE) * dt;
+  double down = CL_DELAY_DOWN_RATE * dt;
   if (diff > up) in->delay += (float)up;
   else if (diff < -down) in->delay -= (float)down;
   else in->delay = in->target;
@@ -330,7 +382,7 @@ int cl_interp_sample(cl_interp* in, double T, arb_client_entity_state* out, int 
     if (e->count == 0) continue;
     cl_eval r = eval_output(in, e, T);
     if (commit) {
-      if (e->blending && in->p.blend_time > 0.0f && T - e->off_t0 >= in->p.blend_time) {
+      if (e->blending && T - e->off_t0 >= e->off_dur) {
         e->blending = false;
         r.flags &= ~ARB_CLIENT_SAMPLE_BLENDING;
       }

@@ -17,19 +17,25 @@
 // Corrections: whenever a push changes what the entity's curve says at the last rendered
 // time T_out (a snapshot arriving after a gap, a reordered one filling a hole), the
 // difference (last output - new curve at T_out) becomes an offset that fades linearly to
-// zero over blend_time of server time, so the output never jumps -- unless the difference
-// is larger than teleport_distance, which snaps (a real teleport). Two snapshots further
-// apart than teleport_distance and than their velocities explain are a teleport too: the
-// entity stays at the first until the second's time instead of sliding across the map.
+// zero, so the output never jumps. The fade lasts blend_time, or longer when needed so
+// the correction moves the entity no faster than its own speed (at least 1 m/s, 1 rad/s):
+// during a fade the output moves at most twice as fast as the body. Differences below
+// 5 mm / 5 mrad are applied at once (quantization noise). A difference larger than
+// teleport_distance plus what the extrapolation could have got wrong (2 * speed * time
+// extrapolated) plus what is left of an earlier correction snaps: a real teleport.
+// Sampled velocities include the fade, so they describe the motion actually drawn. Two snapshots further apart than
+// teleport_distance and than their velocities explain are a teleport too: the entity
+// stays at the first until the second's time instead of sliding across the map.
 //
 // Delay: starts at 2 nominal snapshot intervals. Each snapshot newer than all before
 // tells how far behind the clock estimate rendering had to be to not run out of data
 // until it came: need = estimated server time at arrival - previous newest snapshot time
 // (one interval + one-way delay + jitter; outages clamped, extrapolation covers them).
 // Target = smoothed mean need + 2.5 * mean absolute deviation of need + 2 ms, clamped to
-// [delay_min, delay_max]. The delay moves towards the target at most 10 %/s upwards and
-// 5 %/s downwards, so the rendered timeline keeps advancing at 0.9..1.05 of real time
-// and never backwards.
+// [delay_min, delay_max]. The delay moves towards the target at most 10 %/s upwards
+// (50 %/s while the render time is past the newest snapshot: better slow down than guess)
+// and 5 %/s downwards, so the rendered timeline keeps advancing at 0.5..1.05 of real
+// time and never backwards.
 //
 // Independent of ENet and of real clocks: tests drive it with synthetic streams.
 #pragma once
@@ -59,9 +65,10 @@ typedef struct cl_entity {
   double out_t;                ///< server time of the last committed output
   arb_vec2 out_p;              ///< last committed output position
   float out_a;                 ///< last committed output angle
-  arb_vec2 off_p;              ///< correction at off_t0, fading to 0 over blend_time
+  arb_vec2 off_p;              ///< correction at off_t0, fading to 0 over off_dur
   float off_a;
   double off_t0;
+  float off_dur;               ///< >= blend_time, see cl_interp_push
   bool blending;               ///< off_p/off_a are non-zero
 } cl_entity;
 

@@ -53,9 +53,14 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
   addr.port = port;
   n->peer = enet_host_connect(n->host, &addr, ARB_PROTO_CHANNEL_COUNT, 0);
   if (!n->peer) return ARB_E_IO;
+  cl_net_set_timeout(n, timeout_ms);
+  return 0;
+}
+
+void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
+  if (!n->peer) return;
   if (timeout_ms < 300) timeout_ms = 300;
   enet_peer_timeout(n->peer, 0, timeout_ms / 3, timeout_ms);
-  return 0;
 }
 
 void cl_net_drop(cl_net* n, uint32_t code) {

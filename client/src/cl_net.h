@@ -41,6 +41,8 @@ void cl_net_deinit(cl_net* n);
 /// Start an ENet connect to host:port; timeout_ms bounds how long ENet keeps a silent
 /// link. 0, ARB_E_INVAL (unresolvable host) or ARB_E_STATE.
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms);
+/// Change how long ENet keeps a silent link (after the handshake).
+void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms);
 /// Drop the peer at once (sends one unreliable disconnect carrying `code`).
 void cl_net_drop(cl_net* n, uint32_t code);
 /// Next network event, non-blocking: 1 = *ev filled, 0 = nothing pending, < 0 = error.

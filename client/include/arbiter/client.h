@@ -224,8 +224,12 @@ typedef struct arb_client_entity_state {
   arb_vec2 position;         ///< meters
   float angle;               ///< radians, (-pi, pi]
   arb_rot rotation;          ///< same as angle
-  arb_vec2 linear_velocity;  ///< m/s (from the bracketing snapshots)
-  float angular_velocity;    ///< rad/s
+  /// m/s of the motion as sampled: the chord between the two bracketing snapshots, the
+  /// newest snapshot's velocity while extrapolating, 0 while held, plus the rate of a
+  /// fading correction. (The server's own velocity is in the snapshots: the chord is
+  /// what makes position(t + dt) ~= position(t) + velocity * dt hold for drawing.)
+  arb_vec2 linear_velocity;
+  float angular_velocity;    ///< rad/s, same rules
   uint32_t flags;            ///< ARB_CLIENT_SAMPLE_*
 } arb_client_entity_state;
 

@@ -1,0 +1,30 @@
+# Client library, arbiter-bot and arbiter-netem integration tests (issue 6). Real
+# processes on 127.0.0.1 with ephemeral ports; SERIAL (they measure snapshot rates).
+# Total about 60 s in release.
+if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
+  add_library(arbiter_client_testutil STATIC ${CMAKE_CURRENT_LIST_DIR}/test_client_util.c)
+  target_include_directories(arbiter_client_testutil PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(arbiter_client_testutil PUBLIC arbiter_client arb::jansson)
+
+  # Garbage from a fake server (an ENet host inside the test): needs no real server.
+  arb_add_test(test_client_garbage
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_garbage.c
+    LIBS arbiter_client_testutil arbiter_client arbiter_protocol arbiter_shared arb::enet
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    LABELS integration SERIAL TIMEOUT 60)
+
+  if(TARGET arbiter-server)
+    arb_add_test(test_client_live
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_live.c
+      LIBS arbiter_client_testutil arbiter_client
+      LABELS integration SERIAL TIMEOUT 120
+      ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot>)
+    if(TARGET arbiter-netem)
+      arb_add_test(test_client_netem_live
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_netem_live.c
+        LIBS arbiter_client_testutil arbiter_client
+        LABELS integration SERIAL TIMEOUT 120
+        ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem>)
+    endif()
+  endif()
+endif()

@@ -1,0 +1,400 @@
+// The client library against a hostile fake server: an ENet host inside this test that
+// welcomes the client properly and then sends random bytes on every channel, snapshots
+// with flipped bytes and truncated at every offset, deltas against baselines the client
+// never had, deltas for entities its baseline lacks, parts that contradict each other, a
+// second welcome, unknown event kinds. The client must count the errors, keep its world,
+// keep acking the newest good snapshot, and decode the next valid snapshot; no crash, no
+// leak, no undefined behaviour (this test also runs under ASan + UBSan).
+// Then the snapshot assembler alone gets 20 000 random and mutated packets.
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <enet/enet.h>
+
+#include <arbiter/protocol.h>
+
+#include "cl_snapshot.h"
+#include "test_client_util.h"
+
+static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
+static uint32_t rnd(void) {
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
+  return (uint32_t)(g_rng >> 16);
+}
+
+// ---- the fake server ------------------------------------------------------------------
+
+typedef struct fake {
+  ENetHost* host;
+  ENetPeer* peer;
+  int port;
+  bool got_hello;
+  char hello_name[64];
+  uint32_t last_ack;     // newest ack_tick seen in the client's inputs
+  int inputs;
+  arb_client* client;
+} fake;
+
+static void fake_service(fake* f) {
+  ENetEvent ev;
+  while (enet_host_service(f->host, &ev, 0) > 0) {
+    if (ev.type == ENET_EVENT_TYPE_CONNECT) f->peer = ev.peer;
+    if (ev.type == ENET_EVENT_TYPE_RECEIVE) {
+      arb_proto_msg_type t;
+      if (arb_proto_peek_type(ev.packet->data, ev.packet->dataLength, &t) == ARB_OK) {
+        if (t == ARB_PROTO_MSG_HELLO) {
+          arb_proto_hello h;
+          if (arb_proto_decode_hello(ev.packet->data, ev.packet->dataLength, &h, NULL) == ARB_OK) {
+            f->got_hello = true;
+            snprintf(f->hello_name, sizeof f->hello_name, "%s", h.name);
+          }
+        } else if (t == ARB_PROTO_MSG_INPUT) {
+          arb_proto_input in;
+          if (arb_proto_decode_input(ev.packet->data, ev.packet->dataLength, &in, NULL) == ARB_OK) {
+            f->last_ack = in.ack_tick;
+            f->inputs++;
+          }
+        }
+      }
+      enet_packet_destroy(ev.packet);
+    }
+    if (ev.type == ENET_EVENT_TYPE_DISCONNECT) f->peer = NULL;
+  }
+}
+
+// Pump both ends for `seconds` (the client in this same thread).
+static void run(fake* f, double seconds) {
+  double end = cu_now() + seconds;
+  do {
+    fake_service(f);
+    arb_client_update(f->client, cu_now());
+    cu_sleep(0.001);
+  } while (cu_now() < end);
+}
+
+static void send_raw(fake* f, int channel, const void* data, size_t len) {
+  assert_non_null(f->peer);
+  ENetPacket* p = enet_packet_create(data, len, channel == 0 ? ENET_PACKET_FLAG_RELIABLE : 0);
+  assert_non_null(p);
+  if (enet_peer_send(f->peer, (enet_uint8)channel, p) != 0) enet_packet_destroy(p);
+}
+
+static arb_proto_shape circle_shape(float r) {
+  arb_proto_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = 1;
+  s.count = 1;
+  s.radius = r;
+  return s;
+}
+
+static arb_proto_shape box_shape(float h) {
+  arb_proto_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = 2;
+  s.count = 4;
+  s.points[0] = arb_v2(-h, -h);
+  s.points[1] = arb_v2(h, -h);
+  s.points[2] = arb_v2(h, h);
+  s.points[3] = arb_v2(-h, h);
+  return s;
+}
+
+static arb_proto_snapshot g_snap;  // large: static, not on the stack
+static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
+
+static int encode(const arb_proto_snapshot* s) {
+  int n = arb_proto_encode_snapshot(s, g_buf, sizeof g_buf);
+  assert_true(n > 0 && (size_t)n <= sizeof g_buf);
+  return n;
+}
+
+// Full snapshot of tick 2: entity 1 (circle) at (1, 2), entity 2 (box) at (-3, 0).
+static int full_snapshot(void) {
+  memset(&g_snap, 0, sizeof g_snap);
+  g_snap.tick = 2;
+  g_snap.part_count = 1;
+  g_snap.entered_count = 2;
+  g_snap.entered[0].id = 1;
+  g_snap.entered[0].desc.shape = circle_shape(0.5f);
+  g_snap.entered[0].state = arb_proto_quantize_state(arb_v2(1, 2), 0.0f, arb_v2(0, 0), 0.0f);
+  g_snap.entered[1].id = 2;
+  g_snap.entered[1].desc.shape = box_shape(1.0f);
+  g_snap.entered[1].desc.owner = 9;
+  g_snap.entered[1].state = arb_proto_quantize_state(arb_v2(-3, 0), 0.0f, arb_v2(0, 0), 0.0f);
+  return encode(&g_snap);
+}
+
+// Delta of `tick` against `baseline`: entity `id` moves by dx (1/128 m units).
+static int delta_snapshot(uint32_t tick, uint32_t baseline, uint32_t id, int32_t dx) {
+  memset(&g_snap, 0, sizeof g_snap);
+  g_snap.tick = tick;
+  g_snap.baseline_tick = baseline;
+  g_snap.part_count = 1;
+  g_snap.changed_count = 1;
+  g_snap.changed[0].id = id;
+  g_snap.changed[0].mask = ARB_PROTO_FIELD_X;
+  g_snap.changed[0].delta.x = dx;
+  return encode(&g_snap);
+}
+
+static void test_client_garbage_from_fake_server(void** state) {
+  (void)state;
+  fake f;
+  memset(&f, 0, sizeof f);
+  ENetAddress addr;
+  enet_address_set_host_ip(&addr, "127.0.0.1");
+  addr.port = 0;
+  f.host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+  assert_non_null(f.host);
+  ENetAddress bound;
+  assert_int_equal(enet_socket_get_address(f.host->socket, &bound), 0);
+  f.port = bound.port;
+
+  f.client = cu_client(f.port, "victim");
+  assert_non_null(f.client);
+  double end = cu_now() + 5.0;
+  while (!f.got_hello && cu_now() < end) run(&f, 0.01);
+  assert_true(f.got_hello);
+  assert_string_equal(f.hello_name, "victim");
+
+  // Garbage before the welcome: ignored and counted, the handshake still completes.
+  uint8_t junk[512];
+  for (int i = 0; i < 20; i++) {
+    size_t len = rnd() % 300;
+    for (size_t k = 0; k < len; k++) junk[k] = (uint8_t)rnd();
+    send_raw(&f, (int)(rnd() % 3), junk, len);
+  }
+  arb_proto_static_body statics[1];
+  memset(statics, 0, sizeof statics);
+  statics[0].shape.kind = 3;
+  statics[0].shape.count = 2;
+  statics[0].shape.points[0] = arb_v2(-10, 0);
+  statics[0].shape.points[1] = arb_v2(10, 0);
+  arb_proto_welcome w;
+  memset(&w, 0, sizeof w);
+  w.client_id = 9;
+  w.entity_id = 2;
+  w.tick_rate = 60;
+  w.snapshot_rate = 30;
+  w.server_tick = 1;
+  snprintf(w.scene_name, sizeof w.scene_name, "fake");
+  w.statics = statics;
+  w.static_count = 1;
+  static uint8_t wbuf[4096];
+  int wn = arb_proto_encode_welcome(&w, wbuf, sizeof wbuf);
+  assert_true(wn > 0 && (size_t)wn <= sizeof wbuf);
+  send_raw(&f, 0, wbuf, (size_t)wn);
+  run(&f, 0.2);
+  assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
+  int nstatic = 0;
+  const arb_client_static_body* sb = arb_client_get_static_geometry(f.client, &nstatic);
+  assert_int_equal(nstatic, 1);
+  assert_int_equal(sb[0].shape.type, ARB_SHAPE_SEGMENT);
+  assert_true(sb[0].shape.vertices[1].x == 10.0f);
+
+  // A good full snapshot: both entities known, acked.
+  int n = full_snapshot();
+  send_raw(&f, 2, g_buf, (size_t)n);
+  run(&f, 0.2);
+  arb_client_stats st;
+  arb_client_get_stats(f.client, &st);
+  assert_int_equal((int)st.snapshots_received, 1);
+  assert_int_equal(st.entity_count, 2);
+  assert_int_equal(f.last_ack, 2u);
+  arb_client_entity_desc d;
+  assert_int_equal(arb_client_get_entity(f.client, 2, &d), 0);
+  assert_int_equal(d.shape.type, ARB_SHAPE_POLYGON);
+  assert_int_equal(d.shape.count, 4);
+  assert_int_equal((int)d.owner, 9);
+  uint64_t errors0 = st.decode_errors;
+
+  int expected_errors = 0;
+  // 1. Random bytes on every channel.
+  for (int i = 0; i < 300; i++) {
+    size_t len = 1 + rnd() % 400;
+    for (size_t k = 0; k < len; k++) junk[k] = (uint8_t)rnd();
+    junk[0] = (uint8_t)(0x90 + rnd() % 16);  // mostly a msgpack array header, to get past the first check
+    send_raw(&f, (int)(rnd() % 3), junk, len);
+    expected_errors++;
+    if (i % 50 == 0) run(&f, 0.01);
+  }
+  run(&f, 0.3);
+  // 2. A valid delta, truncated at every byte offset.
+  n = delta_snapshot(4, 2, 1, 128);
+  static uint8_t good[ARB_PROTO_MAX_PAYLOAD];
+  memcpy(good, g_buf, (size_t)n);
+  for (int cut = 1; cut < n; cut++) {
+    send_raw(&f, 2, good, (size_t)cut);
+    expected_errors++;
+  }
+  run(&f, 0.3);
+  // 3. Bytes flipped (some flips still decode; only count what the decoder refuses).
+  for (int i = 0; i < 300; i++) {
+    memcpy(junk, good, (size_t)n);
+    int flips = 1 + (int)(rnd() % 3);
+    for (int k = 0; k < flips; k++) junk[rnd() % (uint32_t)n] ^= (uint8_t)(1u << (rnd() % 8));
+    send_raw(&f, 2, junk, (size_t)n);
+  }
+  run(&f, 0.3);
+  // 4. A delta against a baseline the client never had.
+  n = delta_snapshot(1000, 999, 1, 64);
+  send_raw(&f, 2, g_buf, (size_t)n);
+  // 5. A delta for an entity its (real) baseline lacks.
+  n = delta_snapshot(1002, 2, 77, 64);
+  send_raw(&f, 2, g_buf, (size_t)n);
+  expected_errors++;
+  // 6. Two parts of one tick that disagree on the part count.
+  memset(&g_snap, 0, sizeof g_snap);
+  g_snap.tick = 1004;
+  g_snap.baseline_tick = 2;
+  g_snap.part_index = 0;
+  g_snap.part_count = 2;
+  n = encode(&g_snap);
+  send_raw(&f, 2, g_buf, (size_t)n);
+  g_snap.part_count = 3;
+  n = encode(&g_snap);
+  send_raw(&f, 2, g_buf, (size_t)n);
+  expected_errors++;
+  // 7. A second welcome, and events of an unknown kind.
+  send_raw(&f, 0, wbuf, (size_t)wn);
+  expected_errors++;
+  arb_proto_event e;
+  memset(&e, 0, sizeof e);
+  e.kind = ARB_PROTO_EVENT_NOTICE;
+  snprintf(e.text, sizeof e.text, "hello from the fake server");
+  static uint8_t ebuf[1024];
+  int en = arb_proto_encode_event(&e, ebuf, sizeof ebuf);
+  assert_true(en > 0);
+  send_raw(&f, 0, ebuf, (size_t)en);
+  run(&f, 0.3);
+
+  arb_client_get_stats(f.client, &st);
+  print_message("decode errors %llu (at least %d expected), baseline missing %llu, entities %d, state %d, last error '%s'\n",
+                (unsigned long long)(st.decode_errors - errors0), expected_errors,
+                (unsigned long long)st.baseline_missing, st.entity_count, (int)arb_client_get_state(f.client),
+                arb_client_get_last_error(f.client));
+  assert_true(st.decode_errors - errors0 >= (uint64_t)expected_errors);
+  assert_true(st.baseline_missing >= 1);
+  assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
+  assert_int_equal(st.entity_count, 2);
+  assert_true(arb_client_get_last_error(f.client)[0] != '\0');
+  bool notice = false;
+  arb_client_event ev;
+  while (arb_client_poll_event(f.client, &ev) > 0)
+    if (ev.type == ARB_CLIENT_EVENT_NOTICE && strstr(ev.text, "fake server")) notice = true;
+  assert_true(notice);
+
+  // Still healthy: a valid delta against the acked baseline moves entity 1 by +2 m, and
+  // becomes the new ack.
+  n = delta_snapshot(2000, 2, 1, 256);
+  send_raw(&f, 2, g_buf, (size_t)n);
+  run(&f, 0.3);
+  arb_client_get_stats(f.client, &st);
+  assert_int_equal(arb_client_get_snapshot_tick(f.client), 2000u);
+  assert_int_equal(f.last_ack, 2000u);
+  assert_true(f.inputs > 10);
+  arb_client_entity_state s[4];
+  int cnt = arb_client_sample(f.client, cu_now() + 100.0, s, 4);  // far past: held at tick 2000
+  assert_int_equal(cnt, 2);
+  assert_int_equal((int)s[0].id, 1);
+  assert_true(s[0].position.x == 3.0f && s[0].position.y == 2.0f);
+
+  arb_client_disconnect(f.client, "done");
+  arb_client_destroy(f.client);
+  enet_host_destroy(f.host);
+}
+
+// The snapshot assembler on its own: random bytes and mutations of valid packets from a
+// random but consistent stream. Never crashes; the newest complete tick never goes back.
+static void test_client_garbage_assembler_fuzz(void** state) {
+  (void)state;
+  cl_mem mem = {NULL, NULL, NULL};
+  cl_snapshots s;
+  assert_int_equal(cl_snapshots_init(&s, 256, &mem), 0);
+  uint32_t newest = 0;
+  static uint8_t pkt[ARB_PROTO_MAX_PAYLOAD];
+  int applied = 0;
+  for (int i = 0; i < 20000; i++) {
+    size_t len;
+    int kind = (int)(rnd() % 4);
+    if (kind == 0) {  // random bytes
+      len = rnd() % 200;
+      for (size_t k = 0; k < len; k++) pkt[k] = (uint8_t)rnd();
+    } else {  // a plausible part: random tick/baseline/part, entered/changed/removed
+      // Mostly consistent: a tick a little past the newest, a delta against a view the
+      // assembler holds (or nonsense a quarter of the time), changes to ids it has.
+      memset(&g_snap, 0, sizeof g_snap);
+      g_snap.tick = s.newest_complete + 1 + rnd() % 6;
+      const cl_slot* base = NULL;
+      if (s.newest_complete && rnd() % 4 != 0) {
+        uint32_t b = s.newest_complete - (rnd() % 3 == 0 ? 2 * (rnd() % 4) : 0);
+        base = cl_snapshots_get(&s, b);
+        if (base) g_snap.baseline_tick = b;
+      } else if (rnd() % 2) {
+        g_snap.baseline_tick = rnd() % g_snap.tick;
+      }
+      g_snap.part_count = (uint8_t)(1 + rnd() % 3);
+      g_snap.part_index = (uint8_t)(rnd() % g_snap.part_count);
+      g_snap.entered_count = (int)(rnd() % 4);
+      for (int k = 0; k < g_snap.entered_count; k++) {
+        g_snap.entered[k].id = 1 + (uint32_t)k + 4 * (rnd() % 5);
+        g_snap.entered[k].desc.shape = circle_shape(0.25f);
+        g_snap.entered[k].state.x = (int32_t)(rnd() % 1000);
+      }
+      if (g_snap.baseline_tick && base && base->set.count > 0) {
+        g_snap.changed_count = (int)(rnd() % 3);
+        for (int k = 0; k < g_snap.changed_count; k++) {
+          g_snap.changed[k].id = base->set.items[rnd() % (uint32_t)base->set.count].id;
+          g_snap.changed[k].mask = ARB_PROTO_FIELD_X;
+          g_snap.changed[k].delta.x = (int32_t)(rnd() % 64) - 32;
+        }
+        if (g_snap.changed_count == 2 && g_snap.changed[1].id == g_snap.changed[0].id) g_snap.changed_count = 1;
+        g_snap.removed_count = (int)(rnd() % 4 == 0);
+        if (g_snap.removed_count) g_snap.removed[0] = base->set.items[rnd() % (uint32_t)base->set.count].id;
+      }
+      int n = arb_proto_encode_snapshot(&g_snap, pkt, sizeof pkt);
+      if (n <= 0) continue;  // the generator made something the encoder refuses
+      len = (size_t)n;
+      if (kind == 3) pkt[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
+    }
+    cl_snap_result res;
+    arb_proto_error err;
+    int rc = cl_snapshots_receive(&s, pkt, len, &res, &err);
+    if (rc == 1) {
+      applied++;
+      assert_true(res.slot->set.count <= 256 + ARB_PROTO_MAX_PART_ENTERED);
+    } else if (rc < 0) {
+      assert_true(err.reason[0] != '\0');
+    }
+    assert_true(s.newest_complete >= newest);
+    newest = s.newest_complete;
+  }
+  print_message("assembler: %d parts applied, %llu complete, %llu errors, %llu baselines missing, %llu duplicates\n",
+                applied, (unsigned long long)s.completed, (unsigned long long)s.errors,
+                (unsigned long long)s.baseline_missing, (unsigned long long)s.duplicates);
+  assert_true(applied > 1000);
+  assert_true(s.completed > 100);
+  cl_snapshots_deinit(&s);
+}
+
+int main(void) {
+  if (enet_initialize() != 0) return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_client_garbage_from_fake_server),
+      cmocka_unit_test(test_client_garbage_assembler_fuzz),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  enet_deinitialize();
+  cu_cleanup();
+  return rc;
+}

@@ -1,0 +1,318 @@
+// The client library and arbiter-bot against a real arbiter-server (127.0.0.1, ephemeral
+// ports, every wait bounded):
+//  - 8 bots for 10 s each receive >= 95 % of the snapshots the server's rate promises;
+//  - a client pressing "right" sees its own avatar's interpolated x increase;
+//  - a full server rejects the extra client with its reason ("server full"), reported as
+//    an event by the library and in arbiter-bot's summary and exit status;
+//  - the server restarts (SIGTERM, then kill -9) on the same port: bots and library
+//    clients reconnect by themselves and receive snapshots again.
+// argv: arbiter-server arbiter-bot
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_client_util.h"
+
+static const char* g_server;
+static const char* g_bot;
+
+static double jnum(const json_t* o, const char* key) {
+  const json_t* v = json_object_get(o, key);
+  assert_non_null(v);
+  return json_number_value(v);
+}
+
+// ---- 8 bots, 10 s ----------------------------------------------------------------------
+
+static void test_client_live_bots_receive_snapshots(void** state) {
+  (void)state;
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+  int status = -1;
+  json_t* j = cu_run_bot(g_bot, port, 8, 10.0, "random", &status);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_non_null(j);
+  assert_int_equal(status, 0);
+  assert_true(json_is_true(json_object_get(j, "ok")));
+  assert_int_equal((int)jnum(j, "ever_connected"), 8);
+  assert_int_equal((int)jnum(j, "connected_at_end"), 8);
+  assert_int_equal((int)jnum(j, "decode_errors"), 0);
+  double ratio = jnum(j, "snapshot_ratio");
+  print_message("8 bots: snapshot ratio %.4f, %.1f snapshots/s per client\n", ratio, jnum(j, "snapshots_per_client_per_s"));
+  assert_true(ratio >= 0.95);
+  // Each bot on its own, not only on average.
+  json_t* per = json_object_get(j, "per_client");
+  assert_int_equal((int)json_array_size(per), 8);
+  for (size_t i = 0; i < json_array_size(per); i++) {
+    json_t* c = json_array_get(per, i);
+    double got = jnum(c, "snapshots"), expected = jnum(c, "expected");
+    assert_true(expected >= 9.0 * 30.0);  // connected for (nearly) the whole 10 s at 30/s
+    assert_true(got >= 0.95 * expected);
+  }
+  json_decref(j);
+}
+
+// ---- own avatar moves right ------------------------------------------------------------
+
+typedef struct waiter {
+  arb_client* c;
+  bool connected, rejected;
+  int code;
+  char text[128];
+} waiter;
+
+static void drain(waiter* w) {
+  arb_client_event ev;
+  while (arb_client_poll_event(w->c, &ev) > 0) {
+    if (ev.type == ARB_CLIENT_EVENT_CONNECTED) w->connected = true;
+    if (ev.type == ARB_CLIENT_EVENT_REJECTED) {
+      w->rejected = true;
+      w->code = ev.code;
+      snprintf(w->text, sizeof w->text, "%s", ev.text);
+    }
+  }
+}
+
+static bool has_avatar_state(void* user) {
+  waiter* w = (waiter*)user;
+  drain(w);
+  if (!w->connected) return false;
+  arb_client_entity_state st[512];
+  int n = arb_client_sample(w->c, cu_now(), st, 512);
+  uint32_t me = arb_client_get_session(w->c)->avatar_entity;
+  for (int i = 0; i < n && i < 512; i++)
+    if (st[i].id == me) return true;
+  return false;
+}
+
+static bool own_x(arb_client* c, float* x) {
+  static arb_client_entity_state st[4096];
+  int n = arb_client_sample(c, cu_now(), st, 4096);
+  uint32_t me = arb_client_get_session(c)->avatar_entity;
+  for (int i = 0; i < n && i < 4096; i++) {
+    if (st[i].id == me) {
+      *x = st[i].position.x;
+      return true;
+    }
+  }
+  return false;
+}
+
+static void test_client_live_right_moves_own_avatar(void** state) {
+  (void)state;
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+  waiter w;
+  memset(&w, 0, sizeof w);
+  w.c = cu_client(port, "righty");
+  assert_non_null(w.c);
+  arb_client* cs[1] = {w.c};
+  assert_true(cu_pump(cs, 1, 5.0, has_avatar_state, &w));
+  // Let the avatar settle (spawn, land), then press right.
+  cu_pump(cs, 1, 0.7, NULL, NULL);
+  float x0 = 0.0f, x1 = 0.0f, prev = 0.0f;
+  assert_true(own_x(w.c, &x0));
+  arb_controls right;
+  memset(&right, 0, sizeof right);
+  right.move_x = 1.0f;
+  assert_int_equal(arb_client_set_controls(w.c, &right), 0);
+  assert_true(arb_client_get_controls(w.c).move_x == 1.0f);  // 127/127 quantizes exactly
+  prev = x0;
+  int increases = 0, frames = 0;
+  double end = cu_now() + 1.5;
+  while (cu_now() < end) {
+    cu_pump(cs, 1, 0.016, NULL, NULL);
+    float x;
+    assert_true(own_x(w.c, &x));
+    if (x > prev) increases++;
+    frames++;
+    prev = x;
+  }
+  assert_true(own_x(w.c, &x1));
+  print_message("own avatar x %.3f -> %.3f after 1.5 s of 'right' (%d of %d frames moved right), input seq %u\n", x0, x1,
+                increases, frames, arb_client_get_input_sequence(w.c));
+  assert_true(x1 > x0 + 0.5f);
+  assert_true(arb_client_get_input_sequence(w.c) > 60);  // ~60 inputs/s were sent
+  arb_client_stats st;
+  arb_client_get_stats(w.c, &st);
+  assert_true(st.snapshots_received > 50);
+  assert_int_equal((int)st.decode_errors, 0);
+  arb_client_disconnect(w.c, "test over");
+  arb_client_destroy(w.c);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+}
+
+// ---- full server -----------------------------------------------------------------------
+
+typedef struct three {
+  waiter w[3];
+} three;
+
+static bool two_in_one_out(void* user) {
+  three* t = (three*)user;
+  int in = 0, out = 0;
+  for (int i = 0; i < 3; i++) {
+    drain(&t->w[i]);
+    in += t->w[i].connected;
+    out += t->w[i].rejected;
+  }
+  return in == 2 && out == 1;
+}
+
+static void test_client_live_full_server_reason(void** state) {
+  (void)state;
+  const char* extra[] = {"--max-clients", "2", NULL};
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, extra);
+  assert_true(port > 0);
+  three t;
+  memset(&t, 0, sizeof t);
+  arb_client* cs[3];
+  for (int i = 0; i < 3; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "full-%d", i);
+    t.w[i].c = cs[i] = cu_client(port, name);
+    assert_non_null(cs[i]);
+    cu_pump(cs, i + 1, 0.3, NULL, NULL);  // in order: the third is the one too many
+  }
+  assert_true(cu_pump(cs, 3, 5.0, two_in_one_out, &t));
+  assert_false(t.w[0].rejected || t.w[1].rejected);
+  assert_true(t.w[2].rejected);
+  print_message("rejected: code %d, '%s'\n", t.w[2].code, t.w[2].text);
+  assert_int_equal(t.w[2].code, 2);  // ARB_PROTO_REASON_FULL
+  assert_non_null(strstr(t.w[2].text, "full"));
+  assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);  // no retry after a reject
+  cu_pump(cs, 3, 0.5, NULL, NULL);
+  assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);
+
+  // arbiter-bot reports the same and exits non-zero.
+  int status = -1;
+  json_t* j = cu_run_bot(g_bot, port, 1, 2.0, "idle", &status);
+  assert_non_null(j);
+  assert_int_equal(status, 1);
+  assert_true(json_is_false(json_object_get(j, "ok")));
+  assert_int_equal((int)jnum(j, "rejected"), 1);
+  const char* reason = json_string_value(json_object_get(json_array_get(json_object_get(j, "per_client"), 0), "reason"));
+  assert_non_null(reason);
+  assert_non_null(strstr(reason, "full"));
+  json_decref(j);
+  for (int i = 0; i < 3; i++) arb_client_destroy(cs[i]);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+}
+
+// ---- server restart --------------------------------------------------------------------
+
+typedef struct group {
+  arb_client** cs;
+  int n;
+  uint32_t min_connects;
+  uint64_t snaps_at_least;
+} group;
+
+static bool all_back(void* user) {
+  group* g = (group*)user;
+  for (int i = 0; i < g->n; i++) {
+    arb_client_event ev;
+    while (arb_client_poll_event(g->cs[i], &ev) > 0) {
+    }
+    arb_client_stats st;
+    arb_client_get_stats(g->cs[i], &st);
+    if (arb_client_get_state(g->cs[i]) != ARB_CLIENT_CONNECTED || st.connects < g->min_connects ||
+        st.snapshots_received < g->snaps_at_least)
+      return false;
+  }
+  return true;
+}
+
+static void test_client_live_server_restart_reconnects(void** state) {
+  (void)state;
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+
+  // arbiter-bot across a graceful restart (SIGTERM: the server says why it leaves).
+  char portbuf[16];
+  snprintf(portbuf, sizeof portbuf, "%d", port);
+  char* argv[] = {(char*)g_bot, "--port", portbuf, "--clients", "4", "--duration", "7", "--behaviour", "circle", NULL};
+  cu_proc bot;
+  assert_int_equal(cu_spawn(&bot, "restart-bot", argv), 0);
+  // Library clients too, for the hard kill below.
+  arb_client* cs[3];
+  for (int i = 0; i < 3; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "lib-%d", i);
+    cs[i] = cu_client(port, name);
+    assert_non_null(cs[i]);
+  }
+  group g = {cs, 3, 1, 10};
+  assert_true(cu_pump(cs, 3, 5.0, all_back, &g));
+  cu_pump(cs, 3, 1.0, NULL, NULL);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  cu_pump(cs, 3, 0.5, NULL, NULL);
+  int port2 = cu_server_start(&srv, g_server, port, NULL);
+  assert_int_equal(port2, port);
+  arb_client_stats st;
+  arb_client_get_stats(cs[0], &st);
+  g.min_connects = 2;
+  g.snaps_at_least = st.snapshots_received + 10;
+  assert_true(cu_pump(cs, 3, 8.0, all_back, &g));
+
+  // The bot's summary: everyone reconnected and is connected at the end.
+  int status = -1;
+  while ((status = cu_wait(&bot, 0.01)) < 0 && bot.pid > 0) cu_pump(cs, 3, 0.05, NULL, NULL);
+  assert_int_equal(status, 0);
+  json_error_t jerr;
+  json_t* j = json_load_file(bot.out, 0, &jerr);
+  assert_non_null(j);
+  print_message("bots after a graceful restart: reconnects %d, connected at end %d\n", (int)jnum(j, "reconnects"),
+                (int)jnum(j, "connected_at_end"));
+  assert_int_equal((int)jnum(j, "connected_at_end"), 4);
+  assert_true(jnum(j, "reconnects") >= 4);
+  json_decref(j);
+
+  // kill -9: no goodbye; the clients notice the silence, back off and come back.
+  assert_int_equal(cu_stop(&srv, SIGKILL), 128 + SIGKILL);
+  cu_pump(cs, 3, 0.5, NULL, NULL);
+  assert_int_equal(cu_server_start(&srv, g_server, port, NULL), port);
+  arb_client_get_stats(cs[0], &st);
+  g.min_connects = 3;
+  g.snaps_at_least = st.snapshots_received + 10;
+  double t0 = cu_now();
+  assert_true(cu_pump(cs, 3, 15.0, all_back, &g));
+  print_message("library clients back %.1f s after a kill -9 restart\n", cu_now() - t0);
+  for (int i = 0; i < 3; i++) {
+    arb_client_get_stats(cs[i], &st);
+    assert_true(st.reconnects >= 2);
+    arb_client_destroy(cs[i]);
+  }
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT\n", argv[0]);
+    return 2;
+  }
+  g_server = argv[1];
+  g_bot = argv[2];
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
+      cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
+      cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
+      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  cu_cleanup();
+  return rc;
+}

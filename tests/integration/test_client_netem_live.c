@@ -1,0 +1,110 @@
+// 8 bots for 10 s through arbiter-netem at 10 % loss, 60 +- 20 ms one-way latency, 2 %
+// duplication and 2 % reordering (both directions, seeded): every bot connects and stays
+// connected (no connection lost once welcomed), the bots receive >= 85 % of the
+// snapshots the server's rate promises (counted from each bot's first snapshot), and the
+// interpolated positions it samples every frame stay continuous (arbiter-bot counts a
+// discontinuity when an entity moves further between two frames than twice what its
+// sampled velocity explains plus 10 cm; we require none).
+// argv: arbiter-server arbiter-bot arbiter-netem
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_client_util.h"
+
+static const char* g_server;
+static const char* g_bot;
+static const char* g_netem;
+
+static double jnum(const json_t* o, const char* key) {
+  const json_t* v = json_object_get(o, key);
+  assert_non_null(v);
+  return json_number_value(v);
+}
+
+static void test_client_netem_bots_survive_bad_network(void** state) {
+  (void)state;
+  cu_proc srv, net;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+  const char* impair[] = {"--loss", "10", "--latency", "60", "--jitter", "20", "--dup", "2", "--reorder", "2",
+                          "--seed", "11", NULL};
+  int nport = cu_netem_start(&net, g_netem, port, impair);
+  assert_true(nport > 0);
+
+  int status = -1;
+  json_t* j = cu_run_bot(g_bot, nport, 8, 10.0, "circle", &status);
+  assert_int_equal(cu_stop(&net, SIGTERM), 0);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_non_null(j);
+
+  // The proxy really impaired the traffic.
+  // stdout: the "listening on ..." line, then the JSON summary.
+  json_error_t jerr;
+  FILE* f = fopen(net.out, "r");
+  assert_non_null(f);
+  char line[512];
+  assert_non_null(fgets(line, sizeof line, f));
+  json_t* n = json_loadf(f, 0, &jerr);
+  fclose(f);
+  assert_non_null(n);
+  json_t* down = json_object_get(n, "down");
+  print_message("netem down: in %.0f lost %.0f duplicated %.0f reordered %.0f\n", jnum(down, "packets_in"),
+                jnum(down, "lost"), jnum(down, "duplicated"), jnum(down, "reordered"));
+  assert_true(jnum(down, "lost") > 0.05 * jnum(down, "packets_in"));
+  assert_true(jnum(down, "duplicated") > 0 && jnum(down, "reordered") > 0);
+  assert_true(jnum(json_object_get(n, "up"), "lost") > 0);
+  json_decref(n);
+
+  print_message("through netem: ok %d, snapshot ratio %.4f, reconnects %.0f (drops %.0f), discontinuities %.0f of %.0f samples "
+                "(worst step ratio %.3f), rtt p50 %.1f ms\n",
+                json_is_true(json_object_get(j, "ok")), jnum(j, "snapshot_ratio"), jnum(j, "reconnects"),
+                jnum(j, "drops"), jnum(j, "discontinuities"), jnum(j, "continuity_samples"), jnum(j, "worst_step_ratio"),
+                jnum(j, "rtt_ms_p50"));
+  assert_int_equal(status, 0);
+  assert_int_equal((int)jnum(j, "ever_connected"), 8);
+  assert_int_equal((int)jnum(j, "connected_at_end"), 8);
+  // Stay connected: no connection lost after its welcome. (A handshake that loses too
+  // many packets may be retried; that is connect_failures, reported, not a drop.)
+  assert_int_equal((int)jnum(j, "drops"), 0);
+  // >= 85 % of the snapshots over all bots; every single bot >= 80 % (10 s at 30/s is
+  // ~290 snapshots per bot: one bot's share varies by about 2 % from run to run).
+  assert_true(jnum(j, "snapshot_ratio") >= 0.85);
+  json_t* per = json_object_get(j, "per_client");
+  assert_int_equal((int)json_array_size(per), 8);
+  for (size_t i = 0; i < json_array_size(per); i++) {
+    json_t* c = json_array_get(per, i);
+    assert_true(jnum(c, "expected") >= 4.0 * 30.0);
+    assert_true(jnum(c, "snapshots") >= 0.80 * jnum(c, "expected"));
+  }
+  // Continuity: thousands of entity-frames checked, none jumped.
+  assert_true(jnum(j, "continuity_samples") > 8 * 300.0);
+  assert_int_equal((int)jnum(j, "discontinuities"), 0);
+  assert_true(jnum(j, "rtt_ms_p50") > 80.0);  // the 2 x 60 ms really applied
+  json_decref(j);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT ARBITER-NETEM\n", argv[0]);
+    return 2;
+  }
+  g_server = argv[1];
+  g_bot = argv[2];
+  g_netem = argv[3];
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_client_netem_bots_survive_bad_network, cu_teardown),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  cu_cleanup();
+  return rc;
+}

@@ -1,0 +1,52 @@
+// Helpers for the client integration tests: child processes (arbiter-server,
+// arbiter-netem, arbiter-bot) with their output in a temporary directory, bounded waits,
+// and pumping library clients. Everything on 127.0.0.1 with ephemeral ports.
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <arbiter/client.h>
+
+typedef struct cu_proc {
+  pid_t pid;        ///< 0 = not running
+  char out[512];    ///< stdout file
+  char err[512];    ///< stderr file
+} cu_proc;
+
+/// A fresh temporary directory for this test program (removed by cu_cleanup).
+const char* cu_tmpdir(void);
+void cu_cleanup(void);
+double cu_now(void);
+void cu_sleep(double seconds);
+
+/// SIGKILL and reap every child still running (test teardown: a failed assert must not
+/// leave servers behind).
+void cu_kill_all(void);
+/// cmocka teardown calling cu_kill_all.
+int cu_teardown(void** state);
+
+/// Start argv[0] with argv; stdout/stderr go to <tmpdir>/<tag>.out/.err. 0 or -1.
+int cu_spawn(cu_proc* p, const char* tag, char* const argv[]);
+/// Wait up to timeout seconds; returns the exit status (>= 0), 128+signal, or -1 on timeout.
+int cu_wait(cu_proc* p, double timeout);
+/// Send sig and wait up to 3 s (then SIGKILL). Returns the exit status as cu_wait.
+int cu_stop(cu_proc* p, int sig);
+
+/// arbiter-server on 127.0.0.1, port 0 (ephemeral) unless port > 0, HTTP off, plus extra
+/// args (NULL-terminated, may be NULL). Waits for its startup line; returns the UDP port
+/// or -1.
+int cu_server_start(cu_proc* p, const char* exe, int port, const char* const* extra);
+/// arbiter-netem in front of server_port with extra args; returns its listen port or -1.
+int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* const* extra);
+/// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
+/// *exit_status receives the exit status. Returns the JSON object (json_decref it) or NULL.
+json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
+
+/// A library client to 127.0.0.1:port with the test's defaults.
+arb_client* cu_client(int port, const char* name);
+/// Update every client (NULL entries skipped) for `seconds`, every 2 ms, returning early
+/// when done(user) says so (done may be NULL; it may poll events). Returns true when done.
+bool cu_pump(arb_client** cs, int n, double seconds, bool (*done)(void* user), void* user);
