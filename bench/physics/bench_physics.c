@@ -81,7 +81,8 @@ static void usage(FILE* f) {
           "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
           "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
-          "  docs/BENCHMARKS.md); the ratio column is other/arbiter (> 1: arbiter faster).\n");
+          "  docs/BENCHMARKS.md); the ratio column is other/arbiter CPU time per step\n"
+          "  (> 1: arbiter faster).\n");
 }
 
 int main(int argc, char** argv) {
@@ -133,13 +134,13 @@ int main(int argc, char** argv) {
       const bench_engine* e = engines[ei];
       if (only_engine && strncmp(only_engine, e->name, strlen(only_engine)) != 0) continue;
       result r = run_scene(e, &s, steps, ei == 0 ? runs : other_runs);
-      if (ei == 0) base = r.ms_per_step;
+      if (ei == 0) base = r.cpu_per_step;
       char sink[32] = "-";
       if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r.sink);
       char ratio[32] = "1.00";
       if (ei > 0) {
         if (base > 0.0) {
-          snprintf(ratio, sizeof ratio, "%.2f", r.ms_per_step / base);
+          snprintf(ratio, sizeof ratio, "%.2f", r.cpu_per_step / base);
         } else {
           snprintf(ratio, sizeof ratio, "-");
         }
