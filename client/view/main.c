@@ -498,7 +498,7 @@ static int run(app* a) {
       uint32_t follow = a->opt.follow ? a->opt.follow : view_game_first_owner(g, &a->frame);
       view_frame_from_game(&a->frame, g, follow, a->opt.debug.contacts);
       replay_status(a, &status);
-      if (follow) view_lines_add(&status, VIEW_RGB_OWN, "following client %u (green)", follow);
+      if (follow) view_lines_add(&status, VIEW_RGB_OWN_EDGE, "following client %u (green)", follow);
     } else {
       view_input_controls(keys, a->opt.avatar, mouse_aim(a), &controls);
       view_sandbox_update(a->sandbox, dt, &controls, a->sandbox_paused);
