@@ -335,12 +335,65 @@ static void test_proto_replay_bad_content(void** state) {
   assert_int_equal(arb_replay_encode_tick(&tick_rec, copy, (size_t)need), need);
 }
 
+static void test_proto_replay_max_clients(void** state) {
+  (void)state;
+  // A tick with the most joins, leaves and inputs a record may hold, at extreme values.
+  static uint8_t file[1 << 20];
+  memset(&tick_rec, 0, sizeof tick_rec);
+  tick_rec.tick = UINT64_MAX;
+  tick_rec.world_hash = UINT64_MAX;
+  tick_rec.join_count = tick_rec.leave_count = tick_rec.input_count = ARB_PROTO_MAX_CLIENTS;
+  for (int i = 0; i < ARB_PROTO_MAX_CLIENTS; i++) {
+    arb_replay_join* j = &tick_rec.joins[i];
+    j->client_id = UINT32_MAX - (uint32_t)i;
+    j->avatar_kind = ARB_AVATAR_KIND_COUNT - 1;
+    j->entity_id = UINT32_MAX;
+    memset(j->name, 'a' + i % 26, ARB_PROTO_MAX_NAME);
+    tick_rec.leaves[i] = (uint32_t)i + 1;
+    arb_replay_input* in = &tick_rec.inputs[i];
+    in->client_id = (uint32_t)i + 1;
+    in->seq = UINT32_MAX;
+    in->controls.move_x = -127;
+    in->controls.move_y = 127;
+    in->controls.aim = 65535;
+    in->controls.buttons = 0xFFFF;
+    in->controls.steer = 127;
+    in->controls.throttle = 255;
+    in->controls.brake = 255;
+  }
+  arb_replay_header h = fx_replay_header();
+  int64_t n = arb_replay_encode_header(&h, file, sizeof file);
+  assert_true(n > 0);
+  int64_t k = arb_replay_encode_tick(&tick_rec, file + n, sizeof file - (size_t)n);
+  assert_true(k > 0 && n + k <= (int64_t)sizeof file);
+  arb_replay_reader r;
+  arb_replay_record rec;
+  arb_proto_error err;
+  assert_int_equal(arb_replay_reader_open(&r, file, (size_t)(n + k), &err), 0);
+  assert_int_equal(arb_replay_reader_next(&r, &rec), 1);
+  memset(&tick_out, 0, sizeof tick_out);
+  assert_int_equal(arb_replay_decode_tick(&rec, &tick_out, &err), 0);
+  assert_true(tick_out.tick == UINT64_MAX && tick_out.world_hash == UINT64_MAX);
+  assert_int_equal(tick_out.join_count, ARB_PROTO_MAX_CLIENTS);
+  assert_memory_equal(tick_out.joins, tick_rec.joins, sizeof tick_rec.joins);
+  assert_memory_equal(tick_out.leaves, tick_rec.leaves, sizeof tick_rec.leaves);
+  for (int i = 0; i < ARB_PROTO_MAX_CLIENTS; i++) {
+    assert_int_equal(tick_out.inputs[i].client_id, tick_rec.inputs[i].client_id);
+    assert_int_equal(tick_out.inputs[i].seq, tick_rec.inputs[i].seq);
+    assert_int_equal(tick_out.inputs[i].controls.aim, 65535);
+    assert_int_equal(tick_out.inputs[i].controls.move_x, -127);
+  }
+  assert_int_equal(arb_replay_reader_next(&r, &rec), 0);
+  assert_int_equal(r.stop, ARB_REPLAY_STOP_EOF);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_proto_replay_roundtrip),
       cmocka_unit_test(test_proto_replay_truncated),
       cmocka_unit_test(test_proto_replay_bitflip),
       cmocka_unit_test(test_proto_replay_bad_content),
+      cmocka_unit_test(test_proto_replay_max_clients),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

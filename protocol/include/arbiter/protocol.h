@@ -52,7 +52,7 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_PART_ENTERED 128  ///< entered entities in one snapshot packet
 #define ARB_PROTO_MAX_PART_CHANGED 512  ///< changed entities in one snapshot packet
 #define ARB_PROTO_MAX_PART_REMOVED 512  ///< removed ids in one snapshot packet
-#define ARB_PROTO_MAX_CLIENTS 1024    ///< clients of one server (also joins/inputs per replay tick)
+#define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
 
