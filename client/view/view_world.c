@@ -51,6 +51,10 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
   arb_entity* ents = entity_scratch(f, ne);
   if (!ents) ne = 0;
   ne = ents ? arb_game_get_entities(game, ents, ne) : 0;
+  // Only avatars (owned entities) change a body's colour: keep those, a handful.
+  int na = 0;
+  for (int k = 0; k < ne; k++)
+    if (ents[k].owner != 0) ents[na++] = ents[k];
 
   int nb = arb_world_get_body_count(w);
   arb_body_id stack_ids[256];
@@ -66,10 +70,8 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
     b->xf = arb_body_get_transform(w, id);
     arb_body_type type = arb_body_get_type(w, id);
     b->role = type == ARB_BODY_STATIC ? VIEW_ROLE_STATIC : VIEW_ROLE_WORLD;
-    // Entities are few next to bodies in big scenes, but a linear search per body is
-    // fine at the sizes a viewer draws; owners are what colour the avatars.
-    for (int k = 0; k < ne; k++) {
-      if (!arb_body_id_equals(ents[k].body, id) || ents[k].owner == 0) continue;
+    for (int k = 0; k < na; k++) {
+      if (!arb_body_id_equals(ents[k].body, id)) continue;
       b->role = ents[k].owner == own_client ? VIEW_ROLE_OWN : VIEW_ROLE_OTHER;
       if (ents[k].owner == own_client) {
         f->focus = b->xf.p;
