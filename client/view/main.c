@@ -285,6 +285,8 @@ typedef struct app {
   view_sandbox* sandbox;
   bool show_help, show_stats, sandbox_paused, dragging;
   bool quit;
+  long frames;         // displayed frames, for the exit summary
+  double busy_seconds; // time spent producing them (without the frame-cap sleep)
 } app;
 
 static double seconds_now(void) {
@@ -525,12 +527,16 @@ static int run(app* a) {
     }
 
     if (shots && next_shot < a->opt.shot_count && frame_start - t0 >= a->opt.shot_after[next_shot]) {
+      a->frames++;
+      a->busy_seconds += seconds_now() - frame_start;
       if (take_screenshot(a, a->opt.shot_file[next_shot]) != 0) return 1;
       if (++next_shot == a->opt.shot_count) return 0;
     }
     SDL_RenderPresent(a->renderer);
 
     double spent = seconds_now() - frame_start;
+    a->frames++;
+    a->busy_seconds += spent;
     if (spent < frame_time) SDL_Delay((Uint32)((frame_time - spent) * 1000.0));
   }
   return 0;
@@ -575,6 +581,9 @@ int main(int argc, char** argv) {
   SDL_GetRendererOutputSize(a.renderer, &w, &h);
   view_camera_init(&a.cam, w, h);
   int rc = run(&a);
+  if (a.frames > 0)
+    fprintf(stderr, "arbiter-view: %ld frames, %.2f ms of work per frame (%s renderer)\n", a.frames,
+            1000.0 * a.busy_seconds / (double)a.frames, shots ? "software" : "default");
   if (a.replay) {
     // One line for scripts and tests: did the re-simulation agree with the recording?
     const view_replay_check* ck = view_replay_get_check(a.replay);
