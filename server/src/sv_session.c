@@ -116,6 +116,11 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   sv_input_init(&ss->input, &s->limits, ss->connected_ns);
   // Notice dead clients in ~peer_timeout instead of ENet's ~30 s default.
   enet_peer_timeout(peer, 0, (enet_uint32)(s->cfg.peer_timeout_ms / 2), (enet_uint32)s->cfg.peer_timeout_ms);
+  // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
+  // snapshot split in parts is only usable whole, and an unacked client gets full
+  // (multi-part) snapshots, so random drops under load can starve it for good. Keep the
+  // throttle at "send everything": snapshot size is bounded by our own payload budget.
+  enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, 0, 0);
   s->metrics.peers_connected++;
   SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr));
 }
