@@ -62,10 +62,16 @@ tmp=""
 ctr=""
 server_launcher=""
 server_pid=""
+kill_tree() {  # children first, so none is re-parented out of reach
+  local p
+  for p in $(pgrep -P "$1" || true); do kill_tree "$p"; done
+  kill -KILL "$1" 2>/dev/null || true
+}
 cleanup() {
   set +e
+  trap '' INT TERM   # a second signal must not cut the cleanup short
   [ -n "$server_pid" ] && kill -KILL "$server_pid" 2>/dev/null
-  [ -n "$server_launcher" ] && { kill -KILL "$server_launcher" 2>/dev/null; wait "$server_launcher" 2>/dev/null; }
+  [ -n "$server_launcher" ] && { kill_tree "$server_launcher"; wait "$server_launcher" 2>/dev/null; }
   ip link del "$VETH_HOST" 2>/dev/null
   ip netns del "$NS" 2>/dev/null
   if [ -n "$ctr" ]; then
@@ -73,12 +79,14 @@ cleanup() {
     podman rm -f -v "$ctr" >/dev/null 2>&1
   fi
   [ -n "$tmp" ] && rm -rf "$tmp"
+  rm -rf "$CACHE/rootfs.$$" "$CACHE/debian-bookworm-slim.tar.tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$CACHE"
 tmp=$(mktemp -d /tmp/arbiter-test-docker.XXXXXX)
+echo $$ >"$tmp/pid"
 # One run at a time: the veth addresses and the image tag are fixed.
 exec 9>"$CACHE/test-docker.lock"
 flock -w 900 9 || die "another test-docker run holds $CACHE/test-docker.lock"
@@ -89,6 +97,9 @@ for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^arbiter-dt-[0-9
 done
 for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^arbdt[0-9]*h$' || true); do
   p=${l#arbdt}; kill -0 "${p%h}" 2>/dev/null || ip link del "$l" 2>/dev/null || true
+done
+for d in /tmp/arbiter-test-docker.*; do  # temporary trees of dead runs (pid inside)
+  [ -f "$d/pid" ] && ! kill -0 "$(cat "$d/pid")" 2>/dev/null && rm -rf "$d"
 done
 if command -v podman >/dev/null 2>&1; then
   podman ps -a --filter label=org.arbiter.test-docker --format '{{.ID}} {{index .Labels "org.arbiter.test-docker"}}' 2>/dev/null |
@@ -339,9 +350,9 @@ step "the image's arbiter-bot: $BOT_CLIENTS clients for $BOT_SECONDS s from the 
 ( sleep $((BOT_SECONDS / 2)); curl -sS -m 2 "$url/metrics" >"$tmp/metrics.during" 2>&1 ) &
 metrics_job=$!
 bot_rc=0
-timeout $((BOT_SECONDS + 30)) unshare --mount --pid --fork "$tmp/container-init" "$root" "" "$uid:$gid" "$workdir" \
-  /usr/bin/env -i "${image_env[@]}" arbiter-bot --host "$CT_IP" --port "$game_port" --clients "$BOT_CLIENTS" \
-  --duration "$BOT_SECONDS" --seed 7 >"$CACHE/bot.log" 2>&1 || bot_rc=$?
+# timeout runs inside the container: it is the bot's parent there and can always kill it.
+in_container - - timeout -s KILL $((BOT_SECONDS + 30)) arbiter-bot --host "$CT_IP" --port "$game_port" \
+  --clients "$BOT_CLIENTS" --duration "$BOT_SECONDS" --seed 7 >"$CACHE/bot.log" 2>&1 || bot_rc=$?
 wait "$metrics_job" || true
 tail -3 "$CACHE/bot.log"
 check "arbiter-bot: $BOT_CLIENTS clients connected and received snapshots (exit $bot_rc)" test "$bot_rc" = 0
@@ -390,7 +401,7 @@ else
 fi
 if [ $has_replay = 1 ]; then
   check "the recordings verify with the image's own arbiter-replay (arbiter-verify-recordings)" \
-    in_container - "$vol" arbiter-verify-recordings /var/lib/arbiter/recordings
+    in_container - "$vol" timeout -s KILL 300 arbiter-verify-recordings /var/lib/arbiter/recordings
 else
   echo "NOTE  no arbiter-replay in this revision: the recording was checked for presence and size only"
 fi
