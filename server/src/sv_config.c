@@ -34,7 +34,7 @@ static const opt opts[] = {
      "UDP port for clients; 0 = any free port (the bound port is logged). Default 7777."},
     {"bind", "ARBITER_BIND", "ADDR", OPT_STR, OFF(bind), SZ(bind), 0, 0,
      "IPv4 address to listen on. Default 0.0.0.0."},
-    {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 4000,
+    {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024,
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
     {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000,
      "Simulation ticks per second. Default: the scene's tick_rate (built-in scene: 60)."},

@@ -12,7 +12,7 @@
 typedef struct sv_config {
   char bind[64];           ///< IPv4 address to bind (ENet 1.3 is IPv4 only); default 0.0.0.0
   int port;                ///< UDP port, 0 = any free port (logged); default 7777
-  int max_clients;         ///< sessions; 1..4000; default 64
+  int max_clients;         ///< sessions; 1..1024 (ARB_PROTO_MAX_CLIENTS: joins per replay tick); default 64
   int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
   int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30
   char scene[1024];        ///< scene file; "" = built-in default scene

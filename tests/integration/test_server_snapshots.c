@@ -1,5 +1,6 @@
 // A client connects, is welcomed, receives snapshots at the configured rate (±10 % over
-// 5 s on loopback), and its input moves its own avatar and no other.
+// 5 s on loopback), and its input moves its own avatar and no other. With --view-radius
+// it sees only what is near its avatar.
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,4 +67,33 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   unlink(s.log_path);
 }
 
-SERVER_TEST_MAIN(cmocka_unit_test(test_server_snapshots_rate_and_own_avatar))
+// --view-radius: a client sees its own avatar and only entities within the radius.
+static void test_server_snapshots_view_radius(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--view-radius", "4", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  tc_client* cs[1] = {tc_create()};
+  connect_all(cs, 1, (uint16_t)s.port, "radius");
+  drive(cs, 1, NULL, 1500);
+  tc_client* c = cs[0];
+  arb_proto_entity_state me;
+  assert_true(tc_entity(c, c->welcome.entity_id, &me));
+  const arb_proto_entity_set* view = &c->ring[c->latest_slot];
+  float mx = arb_proto_dequantize_pos(me.x), my = arb_proto_dequantize_pos(me.y);
+  for (int i = 0; i < view->count; ++i) {
+    float dx = arb_proto_dequantize_pos(view->items[i].state.x) - mx;
+    float dy = arb_proto_dequantize_pos(view->items[i].state.y) - my;
+    assert_true(dx * dx + dy * dy <= 4.05f * 4.05f);
+  }
+  // The built-in scene has 21 dynamic bodies spread over 40 m: most are out of view.
+  print_message("%d entities within 4 m\n", view->count);
+  assert_true(view->count >= 1 && view->count < 10);
+  tc_close(c);
+  tc_destroy(c);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_snapshots_rate_and_own_avatar),
+                 cmocka_unit_test(test_server_snapshots_view_radius))
