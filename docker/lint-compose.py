@@ -8,6 +8,10 @@ ports the image exposes, its volume path, and ARBITER_* variables arbiter-server
 
 Usage: lint-compose.py COMPOSE [--root IMAGE_ROOT] [--config IMAGE_INSPECT_JSON]
                                [--server-help FILE]
+       lint-compose.py COMPOSE --argv SERVICE | --env SERVICE
+The second form prints what a service would run, for scripts/test-docker.sh to run it:
+its entrypoint + command (one argument per line; empty entrypoint = the image's), or its
+environment (NAME=VALUE lines), with ${VAR:-default} interpolated as Compose does.
 Exit: 0 clean, 1 problems (one line each on stderr), 2 bad usage or unreadable file.
 """
 import argparse
@@ -56,6 +60,8 @@ def main():
     ap.add_argument("--root", help="root directory of the built image (podman mount)")
     ap.add_argument("--config", help="`podman image inspect` JSON of the built image")
     ap.add_argument("--server-help", help="file holding `arbiter-server --help` output")
+    ap.add_argument("--argv", metavar="SERVICE", help="print the service's entrypoint and command")
+    ap.add_argument("--env", metavar="SERVICE", help="print the service's environment")
     args = ap.parse_args()
 
     problems = []
@@ -74,6 +80,20 @@ def main():
         return 2
     doc = interpolate(doc)
     base = os.path.dirname(os.path.abspath(args.compose))
+    if args.argv or args.env:
+        svc = (doc.get("services") or {}).get(args.argv or args.env)
+        if not isinstance(svc, dict):
+            print(f"lint-compose: {args.compose}: no service '{args.argv or args.env}'", file=sys.stderr)
+            return 2
+        if args.argv:
+            for a in as_list(svc.get("entrypoint")) + as_list(svc.get("command")):
+                print(a)
+        else:
+            env = svc.get("environment") or {}
+            items = env.items() if isinstance(env, dict) else [str(e).split("=", 1) for e in env]
+            for k, v in items:
+                print(f"{k}={'' if v is None else v}")
+        return 0
 
     cfg = {}
     if args.config:

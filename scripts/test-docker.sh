@@ -11,9 +11,11 @@
 #     runs in its own network + pid + mount namespaces (chroot, the image's uid, env,
 #     /proc, /dev, the recordings volume bind-mounted from a host directory), reachable from
 #     the host over a veth pair (10.213.0.1 host, 10.213.0.2 container, /30)
-#  5. the image's arbiter-bot, 8 clients for 10 s from the host against 10.213.0.2;
-#     /healthz and /metrics over the veth; the HEALTHCHECK inside the container
-#  6. SIGTERM -> exit 0; the recording in the volume verifies with the image's arbiter-replay
+#  5. the server gets compose's `server` environment; compose's `bots` command (the image's
+#     arbiter-bot, 8 clients, 10 s, `--host server` = 10.213.0.2 via /etc/hosts) runs from
+#     the host; /healthz and /metrics over the veth; the HEALTHCHECK inside the container
+#  6. SIGTERM -> exit 0; compose's `verify` command re-simulates the recording in the
+#     volume with the image's arbiter-replay
 # Cleanup (processes, namespace, veth, mounts, container) always runs. Needs root.
 #
 # Environment: ARBITER_DOCKER_CACHE (default /var/cache/arbiter-docker), ARBITER_DOCKER_BASE
@@ -245,7 +247,7 @@ check "every program's shared libraries resolve in the image${missing_libs:+ (mi
 # Which packages those libraries come from, against install-deps.sh --runtime's list.
 used_pkgs=$(sort -u "$tmp/libs" | while read -r l; do chroot "$root" dpkg -S "$(readlink -f "$root$l" | sed "s#^$root##")" 2>/dev/null || chroot "$root" dpkg -S "$l" 2>/dev/null; done \
   | cut -d: -f1 | sort -u | tr '\n' ' ')
-runtime_pkgs=$(sed -n 's/^runtime_pkgs=(\(.*\))$/\1/p' scripts/install-deps.sh)
+runtime_pkgs=$(sed -n 's/^runtime_pkgs=(\(.*\))$/\1/p' "$ctx/scripts/install-deps.sh")
 echo "libraries come from: $used_pkgs"
 echo "install-deps.sh --runtime: $runtime_pkgs"
 unused=""
@@ -265,7 +267,7 @@ else
   help_arg=()
 fi
 check "docker/compose.yaml lint (parses; names only existing images, programs, ports, paths)" \
-  /usr/bin/python3 docker/lint-compose.py docker/compose.yaml --root "$root" --config "$tmp/inspect.json" "${help_arg[@]}"
+  /usr/bin/python3 "$ctx/docker/lint-compose.py" "$ctx/docker/compose.yaml" --root "$root" --config "$tmp/inspect.json" "${help_arg[@]}"
 
 # --- 4. run the server as a container ---------------------------------------------------
 step "network namespace $NS, veth $VETH_HOST ($HOST_IP) <-> $VETH_CT ($CT_IP)"
@@ -287,31 +289,40 @@ chown "$(stat -c %u:%g "$root/var/lib/arbiter/recordings")" "$vol"
 cat >"$tmp/container-init" <<'EOF'
 #!/bin/sh
 set -e
-root=$1 vol=$2 user=$3 workdir=$4; shift 4
+root=$1 vol=$2 hosts=$3 user=$4 workdir=$5; shift 5
 mount --make-rprivate /
 mount -t proc proc "$root/proc"
 mount -t tmpfs -o nosuid,mode=755,size=1m tmpfs "$root/dev"
 for n in null zero random urandom; do : >"$root/dev/$n"; mount --bind "/dev/$n" "$root/dev/$n"; done
 ln -s /proc/self/fd "$root/dev/fd"
 [ -z "$vol" ] || mount --bind "$vol" "$root/var/lib/arbiter/recordings"
+[ -z "$hosts" ] || mount --bind "$hosts" "$root/etc/hosts"
 cd "$root$workdir"
 exec chroot --userspec="$user" "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"
 EOF
 chmod +x "$tmp/container-init"
-in_container() {  # in_container NETNS|- VOLUME|- CMD...: a new pid+mount namespace on the image root
+# Compose's service network, reduced to what the bots need: the name `server`.
+printf '127.0.0.1\tlocalhost\n%s\tserver\n' "$CT_IP" >"$tmp/hosts"
+# in_container NETNS|- VOLUME|- CMD...: new pid + mount namespaces on the image root, with
+# the image's environment plus the compose service's (ct_env), like `docker compose run`.
+ct_env=()
+in_container() {
   local net=$1 v=$2; shift 2
   [ "$v" = - ] && v=""
-  if [ "$net" = - ]; then
-    unshare --mount --pid --fork "$tmp/container-init" "$root" "$v" "$uid:$gid" "$workdir" /usr/bin/env -i "${image_env[@]}" "$@"
-  else
-    ip netns exec "$net" unshare --mount --pid --fork "$tmp/container-init" "$root" "$v" "$uid:$gid" "$workdir" /usr/bin/env -i "${image_env[@]}" "$@"
-  fi
+  local run=(unshare --mount --pid --fork "$tmp/container-init" "$root" "$v" "$tmp/hosts" "$uid:$gid" "$workdir"
+             /usr/bin/env -i "${image_env[@]}" "${ct_env[@]}" "$@")
+  if [ "$net" = - ]; then "${run[@]}"; else ip netns exec "$net" "${run[@]}"; fi
 }
+compose() { /usr/bin/python3 "$ctx/docker/lint-compose.py" "$ctx/docker/compose.yaml" "$@"; }
 
-step "start the image's entrypoint in the container (log: $CACHE/server.log)"
+step "start the image's entrypoint with compose's server environment (log: $CACHE/server.log)"
 entry=$(cfgval '" ".join(c.get("Entrypoint") or [])')
+out=$(compose --env server) || die "docker/compose.yaml: cannot read the server's environment"
+mapfile -t ct_env <<<"$out"; [ -n "$out" ] || ct_env=()
+echo "compose server environment: ${ct_env[*]}"
 in_container "$NS" "$vol" $entry >"$CACHE/server.log" 2>&1 &
 server_launcher=$!
+ct_env=()
 # The launcher is a subshell -> ip netns exec/unshare -> the container's pid 1.
 descendant_named() {
   local p q
@@ -332,7 +343,6 @@ check "the server is pid 1 of its pid namespace (signals reach it as under docke
   test "$(awk '/^NSpid:/{print $NF}' "/proc/$server_pid/status")" = 1
 
 http_port=$(printf '%s\n' "${image_env[@]}" | sed -n 's/^ARBITER_HTTP_PORT=//p'); http_port=${http_port:-8080}
-game_port=$(printf '%s\n' "${image_env[@]}" | sed -n 's/^ARBITER_PORT=//p'); game_port=${game_port:-7777}
 url=http://$CT_IP:$http_port
 ready=0
 for _ in $(seq 100); do
@@ -346,13 +356,15 @@ check "the image's HEALTHCHECK ($hc_cmd) passes inside the container" \
   nsenter -t "$server_pid" -n -m -p -r -w -S "$uid" -G "$gid" /usr/bin/env -i "${image_env[@]}" $hc_cmd
 
 # --- 5. traffic -------------------------------------------------------------------------
-step "the image's arbiter-bot: $BOT_CLIENTS clients for $BOT_SECONDS s from the host to $CT_IP:$game_port"
+out=$(BOT_CLIENTS=$BOT_CLIENTS BOT_SECONDS=$BOT_SECONDS compose --argv bots) && [ -n "$out" ] ||
+  die "docker/compose.yaml: cannot read the bots service's command"
+mapfile -t bot_argv <<<"$out"
+step "compose's bots service from the host ('server' = $CT_IP): ${bot_argv[*]}"
 ( sleep $((BOT_SECONDS / 2)); curl -sS -m 2 "$url/metrics" >"$tmp/metrics.during" 2>&1 ) &
 metrics_job=$!
 bot_rc=0
 # timeout runs inside the container: it is the bot's parent there and can always kill it.
-in_container - - timeout -s KILL $((BOT_SECONDS + 30)) arbiter-bot --host "$CT_IP" --port "$game_port" \
-  --clients "$BOT_CLIENTS" --duration "$BOT_SECONDS" --seed 7 >"$CACHE/bot.log" 2>&1 || bot_rc=$?
+in_container - - timeout -s KILL $((BOT_SECONDS + 30)) "${bot_argv[@]}" >"$CACHE/bot.log" 2>&1 || bot_rc=$?
 wait "$metrics_job" || true
 tail -3 "$CACHE/bot.log"
 check "arbiter-bot: $BOT_CLIENTS clients connected and received snapshots (exit $bot_rc)" test "$bot_rc" = 0
@@ -400,8 +412,10 @@ else
   pass "the HEALTHCHECK fails once the server is gone"
 fi
 if [ $has_replay = 1 ]; then
-  check "the recordings verify with the image's own arbiter-replay (arbiter-verify-recordings)" \
-    in_container - "$vol" timeout -s KILL 300 arbiter-verify-recordings /var/lib/arbiter/recordings
+  out=$(compose --argv verify) && [ -n "$out" ] || die "docker/compose.yaml: cannot read the verify service's command"
+  mapfile -t verify_argv <<<"$out"
+  check "compose's verify service (${verify_argv[*]}): the recording verifies with the image's arbiter-replay" \
+    in_container - "$vol" timeout -s KILL 300 "${verify_argv[@]}"
 else
   echo "NOTE  no arbiter-replay in this revision: the recording was checked for presence and size only"
 fi
