@@ -31,6 +31,8 @@
 // this is exact). Damping: v *= 1/(1 + dt*c) once per step.
 #include "world.h"
 
+#include "extras.h"  // joints: solved in the substep loop, before the contacts
+
 // ---- 4-lane floats ----------------------------------------------------------------------
 
 #if defined(__SSE2__) && !defined(ARB_NO_SIMD)
@@ -572,12 +574,16 @@ void arb__solve(arb_world* w, float dt) {
   memset(&st[sv.dummy], 0, sizeof st[sv.dummy]);
   st[sv.dummy].dq = arb_rot_identity;
   arb__prepare(w, &sv, soft, static_soft);
+  arb__joints_prepare(w, dt, h);
   arb__apply_forces(w, dt);
   for (int s = 0; s < substeps; ++s) {
     arb__integrate_velocities(w, h);
+    arb__joints_warm_start(w);
     arb__warm_start(st, &sv);
+    arb__joints_solve(w, h, true);
     arb__solve_contacts(st, &sv, true);
     arb__integrate_positions(w, h);
+    arb__joints_solve(w, h, false);
     arb__solve_contacts(st, &sv, false);
   }
   arb__apply_restitution(st, &sv);

@@ -8,6 +8,8 @@
 
 #include "world.h"
 
+#include "extras.h"
+
 void arb__writer_init_hash(arb__writer* wr, void* xxh3_state) {
   wr->base = wr->cur = wr->chunk;
   wr->end = wr->chunk + sizeof wr->chunk;
@@ -145,6 +147,7 @@ void arb__serialize_state(const arb_world* w, arb__writer* wr) {
       arb__w_u16(wr, p->id);
     }
   }
+  arb__extras_serialize(w, wr);  // nothing at all for a world without extras
 }
 
 uint64_t arb_world_hash(const arb_world* w) {

@@ -17,12 +17,16 @@
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
 //       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id
+//     then, only when the world has springs, joints, vehicles or particles, the extras
+//       section (tag 'XTRA'; layout in extras_io.c)
 //   u64 XXH3-64 of the payload
 // The trees, pair map and edge lists are rebuilt on restore; nothing depends on their
 // shape (see broad_phase.c and contact.c), so restore + step == uninterrupted step.
 // The image is untrusted: every count is bounded by the bytes present, every float must
 // be finite, every index must name a live body, and mass data must be consistent.
 #include "world.h"
+
+#include "extras.h"
 
 #define ARB__IMAGE_MAGIC 0x57425241u
 #define ARB__IMAGE_VERSION 1u
@@ -242,6 +246,7 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
   arb__body_state* states = arb__alloc(w, (size_t)(cap + 1) * sizeof *states);
   arb__body_sim* sims = arb__alloc(w, (size_t)cap * sizeof *sims);
   arb__contact* contacts = NULL;
+  arb__extras* extras = NULL;  // physics extras section, detached until the commit
   arb__pair_map map;
   memset(&map, 0, sizeof map);
   arb__tree st_tree, dyn_tree;
@@ -361,10 +366,9 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
     err = r.err;
     goto fail;
   }
-  if (r.pos != r.len) {
-    err = ARB_E_CORRUPT;
-    goto fail;
-  }
+  // Whatever follows the contacts is the optional physics extras section (extras_io.c).
+  err = arb__extras_read(w, r.p + r.pos, r.len - r.pos, &extras);
+  if (err) goto fail;
   for (int i = 0; i < slots; ++i) {
     arb__body* b = &bodies[i];
     if (!b->in_use) continue;
@@ -402,9 +406,11 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
   w->begin_count = 0;
   w->end_count = 0;
   for (int i = 0; i < ncontacts; ++i) arb__contact_link(w, i);
+  arb__extras_commit(w, extras);
   return 0;
 
 fail:
+  arb__extras_release(w, extras);
   arb__tree_free(w, &st_tree);
   arb__tree_free(w, &dyn_tree);
   arb__map_free(w, &map);

@@ -2,6 +2,8 @@
 // Iteration is always in body slot order or contact array order.
 #include "world.h"
 
+#include "extras.h"
+
 #include <stdlib.h>
 
 // ---- memory -----------------------------------------------------------------------------
@@ -184,6 +186,7 @@ void arb_world_destroy(arb_world* w) {
     if (w->stack.entries[i].heap) arb__free(w, w->stack.entries[i].ptr);
   }
   arb__free(w, w->stack.data);
+  arb__extras_free(w);
   arb__free(w, w);  // the struct's own block was counted in w itself
 }
 
@@ -227,8 +230,11 @@ void arb_world_step(arb_world* w, float dt) {
   w->end_count = 0;
   arb__update_pairs(w);
   arb__collide(w);
+  arb__extras_pre_solve(w, dt);
   arb__solve(w, dt);
+  arb__joints_project(w);
   arb__finalize(w);
+  arb__extras_post_step(w, dt);
   w->step_count += 1;
   w->locked = false;
 }

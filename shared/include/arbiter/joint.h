@@ -1,0 +1,71 @@
+// arbiter — springs and joints between bodies (physics extras).
+//
+// Springs are force generators: each step, before the solver, a spring adds
+// -k*(length - rest) along its axis plus damping on the relative speed along the axis to
+// the two bodies' force accumulators (a body and a fixed world point when body_b is null).
+// Joints are constraints solved inside the contact solver's substep loop (joints first,
+// contacts last), with the same soft-step scheme as contacts, so chains and ragdolls hold.
+// A spring or joint whose body was destroyed does nothing (it keeps its slot until
+// destroyed). Both are part of the world hash and of arb_world_save/arb_world_restore.
+// Creation and destruction are allowed between steps only.
+#pragma once
+
+#include "world.h"
+
+ARB_C_BEGIN
+
+/// Handle of a spring, joint, vehicle or particle object: slot index + 1 and generation.
+typedef struct arb_extra_id {
+  int32_t index1;       ///< slot + 1; 0 = null
+  uint32_t generation;  ///< must match the slot's generation
+} arb_extra_id;
+
+static inline bool arb_extra_id_is_null(arb_extra_id id) { return id.index1 == 0; }
+
+typedef struct arb_spring_def {
+  arb_body_id body_a;       ///< required; usually dynamic
+  arb_body_id body_b;       ///< null: the spring is tied to the world point local_anchor_b
+  arb_vec2 local_anchor_a;  ///< in body A's frame (relative to its origin), meters
+  arb_vec2 local_anchor_b;  ///< in body B's frame, or a world point when body_b is null
+  float rest_length;        ///< meters, >= 0
+  float stiffness;          ///< k, N/m, >= 0
+  float damping;            ///< c, N*s/m, >= 0 (force -c * relative speed along the axis)
+  int internal_value;       ///< set by arb_default_spring_def; DO NOT SET
+} arb_spring_def;
+
+ARB_API arb_spring_def arb_default_spring_def(void);
+/// Returns the null id on an invalid def (non-finite or negative values, stale body).
+ARB_API arb_extra_id arb_spring_create(arb_world* world, const arb_spring_def* def);
+ARB_API int arb_spring_destroy(arb_world* world, arb_extra_id id);
+/// Current length between the anchors (0 for a stale id).
+ARB_API float arb_spring_get_length(const arb_world* world, arb_extra_id id);
+ARB_API int arb_world_get_spring_count(const arb_world* world);
+
+typedef enum arb_joint_type {
+  ARB_JOINT_NONE = 0,
+  ARB_JOINT_DISTANCE,  ///< keeps the anchors `length` apart (rigid rod, or a soft spring)
+  ARB_JOINT_REVOLUTE,  ///< pins the anchors together; free rotation about the pin
+  ARB_JOINT_TYPE_COUNT
+} arb_joint_type;
+
+typedef struct arb_joint_def {
+  arb_joint_type type;
+  arb_body_id body_a;       ///< required
+  arb_body_id body_b;       ///< null: the world (local_anchor_b is then a world point)
+  arb_vec2 local_anchor_a;  ///< in body A's frame, meters
+  arb_vec2 local_anchor_b;  ///< in body B's frame, or a world point
+  float length;             ///< distance joint: rest length (m); < 0 = the current distance
+  float hertz;              ///< distance joint: 0 = rigid rod, > 0 = soft (spring frequency)
+  float damping_ratio;      ///< distance joint with hertz > 0: damping ratio (1 = critical)
+  bool collide_connected;   ///< reserved: connected bodies still collide (contacts unaware)
+  int internal_value;       ///< set by arb_default_joint_def; DO NOT SET
+} arb_joint_def;
+
+ARB_API arb_joint_def arb_default_joint_def(void);
+ARB_API arb_extra_id arb_joint_create(arb_world* world, const arb_joint_def* def);
+ARB_API int arb_joint_destroy(arb_world* world, arb_extra_id id);
+/// World positions of the two anchors (zero for a stale id).
+ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a, arb_vec2* b);
+ARB_API int arb_world_get_joint_count(const arb_world* world);
+
+ARB_C_END

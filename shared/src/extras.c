@@ -1,0 +1,100 @@
+// DETERMINISM-CRITICAL: the physics extras' container and step hooks (see extras.h).
+// Iteration is in slot / creation order only.
+#include "extras.h"
+
+arb__extras* arb__extras_get(arb_world* w) {
+  if (w->extras) return w->extras;
+  arb__extras* x = arb__alloc(w, sizeof *x);
+  if (!x) return NULL;
+  memset(x, 0, sizeof *x);
+  x->constraint_iterations = ARB__DEFAULT_CONSTRAINT_ITERATIONS;
+  w->extras = x;
+  return x;
+}
+
+void arb__extras_release(arb_world* w, arb__extras* x) {
+  if (!x) return;
+  arb__free(w, x->springs);
+  arb__free(w, x->joints);
+  arb__free(w, x->vehicles);
+  arb__free(w, x->particles);
+  arb__free(w, x->constraints);
+  arb__free(w, x);
+}
+
+void arb__extras_free(arb_world* w) {
+  if (!w) return;
+  arb__extras_release(w, w->extras);
+  w->extras = NULL;
+}
+
+bool arb__extras_empty(const arb__extras* x) {
+  return !x || (x->spring_slots == 0 && x->joint_slots == 0 && x->vehicle_slots == 0 &&
+                x->particle_count == 0 && x->constraint_count == 0 &&
+                x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS);
+}
+
+int arb__body_slot(const arb_world* w, arb_body_id id) {
+  return arb__body_get(w, id) ? id.index1 - 1 : -1;
+}
+
+static void arb__insert_sorted(int32_t* out, int* count, int32_t v) {
+  int n = *count;
+  while (n > 0 && out[n - 1] > v) {
+    out[n] = out[n - 1];
+    n -= 1;
+  }
+  out[n] = v;
+  *count += 1;
+}
+
+// Tree traversal order depends on the tree's shape, which is not state (trees are rebuilt
+// on restore): results are kept sorted by slot, and an overflowing query falls back to a
+// slot-order scan so the result never depends on the traversal.
+static bool arb__collect_tree(const arb__tree* t, arb_aabb box, int32_t* out, int* count, int cap) {
+  if (t->root == ARB__NULL) return true;
+  int32_t stack[256];
+  int top = 0;
+  stack[top++] = t->root;
+  while (top > 0) {
+    int n = stack[--top];
+    const arb__tree_node* node = &t->nodes[n];
+    if (!arb_aabb_overlaps(node->aabb, box)) continue;
+    if (node->height == 0) {
+      if (*count >= cap) return false;
+      arb__insert_sorted(out, count, node->body);
+    } else {
+      if (top + 2 > 256) return false;
+      stack[top++] = node->child1;
+      stack[top++] = node->child2;
+    }
+  }
+  return true;
+}
+
+void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap) {
+  *count = 0;
+  if (arb__collect_tree(&w->static_tree, box, out, count, cap) &&
+      arb__collect_tree(&w->dynamic_tree, box, out, count, cap)) {
+    return;
+  }
+  *count = 0;
+  for (int i = 0; i < w->body_slots && *count < cap; ++i) {
+    if (w->bodies[i].in_use && arb_aabb_overlaps(w->bodies[i].fat_aabb, box)) out[(*count)++] = i;
+  }
+}
+
+void arb__extras_pre_solve(arb_world* w, float dt) {
+  arb__extras* x = w->extras;
+  arb__ccd_begin(w);
+  if (!x) return;
+  x->last_dt = dt;
+  if (x->spring_slots > 0) arb__springs_apply(w);
+  if (x->vehicle_slots > 0) arb__vehicles_apply(w, dt);
+}
+
+void arb__extras_post_step(arb_world* w, float dt) {
+  arb__ccd_finish(w);
+  arb__extras* x = w->extras;
+  if (x && x->particle_count > 0) arb__particles_step(w, dt);
+}

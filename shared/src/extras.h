@@ -1,0 +1,135 @@
+// arbiter — internal state of the physics extras (springs, joints, Verlet particles,
+// vehicles, continuous collision) hanging off arb_world.extras. Not a public header.
+//
+// DETERMINISM-CRITICAL: every array is iterated in slot (creation) order. Objects refer to
+// bodies by generation-checked id and look them up every step: a destroyed body makes its
+// springs, joints and vehicles inactive, never dangling.
+//
+// Step hooks (world.c, contact_solver.c):
+//   arb__extras_pre_solve    springs and vehicles write the body force accumulators;
+//                            bullet sweeps record their start poses
+//   arb__joints_*            joints inside the solver's substep loop (before contacts)
+//   arb__extras_post_step    after finalize: continuous collision of bullets, then the
+//                            Verlet particles (they read the final body poses)
+// Serialization (hash.c, snapshot.c): arb__extras_serialize writes nothing when there are
+// no extras, so worlds without them hash and save exactly as before.
+#pragma once
+
+#include "arbiter/joint.h"
+#include "arbiter/particles.h"
+#include "arbiter/vehicle.h"
+#include "world.h"
+
+typedef struct arb__spring {
+  uint32_t generation;
+  uint8_t in_use;
+  arb_body_id body_a, body_b;
+  arb_vec2 local_a, local_b;
+  float rest_length, stiffness, damping;
+} arb__spring;
+
+typedef struct arb__joint {
+  uint32_t generation;
+  uint8_t in_use;
+  uint8_t type;  // arb_joint_type
+  arb_body_id body_a, body_b;
+  arb_vec2 local_a, local_b;  // body frames (origin-relative), or world point for b
+  float length, hertz, damping_ratio;
+  arb_vec2 impulse;  // accumulated (warm start), state
+  // Solver scratch, rebuilt by prepare every step (not state).
+  uint8_t active;    // both bodies alive this step
+  int32_t ia, ib;    // body slots or -1 (world / static / stale)
+  float ma, mb, iA, iB;
+  arb_vec2 ra, rb;     // anchors relative to the centres of mass at step start
+  arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
+} arb__joint;
+
+typedef struct arb__particle {
+  arb_vec2 p, prev;
+  float inv_mass;  // 0 = pinned
+  float mass;
+  float radius;
+  float damping;
+  uint32_t mask_bits;
+} arb__particle;
+
+typedef struct arb__constraint {
+  int32_t a, b;
+  float rest, stiffness;
+} arb__constraint;
+
+typedef struct arb__wheel {
+  arb_wheel_def def;
+  float spin;   // rad/s, state
+  float steer;  // radians, state (from the last step's input)
+  uint8_t skid; // state (reported, hashed)
+} arb__wheel;
+
+typedef struct arb__vehicle {
+  uint32_t generation;
+  uint8_t in_use;
+  arb_body_id chassis;
+  int32_t wheel_count;
+  float max_steer, friction, ground_gravity, rolling, drag;
+  float steer_in, throttle_in, brake_in;  // held input, state
+  arb__wheel wheels[ARB_VEHICLE_MAX_WHEELS];
+} arb__vehicle;
+
+typedef struct arb__extras {
+  arb__spring* springs;
+  int32_t spring_slots, spring_cap;
+  arb__joint* joints;
+  int32_t joint_slots, joint_cap;
+  arb__vehicle* vehicles;
+  int32_t vehicle_slots, vehicle_cap;
+  arb__particle* particles;
+  int32_t particle_count, particle_cap;
+  arb__constraint* constraints;
+  int32_t constraint_count, constraint_cap;
+  int32_t constraint_iterations;
+  float last_dt;  // dt of the last step (particle velocities), state
+  // Bullet sweep scratch (not state): start poses of dynamic bodies for this step.
+  arb_vec2* sweep_c;
+  arb_rot* sweep_q;
+  int32_t sweep_cap;
+  bool sweeping;
+  // Joint solver scratch (not state).
+  float joint_bias_rate, joint_mass_scale, joint_impulse_scale;
+} arb__extras;
+
+#define ARB__MAX_EXTRAS (1 << 20)
+#define ARB__DEFAULT_CONSTRAINT_ITERATIONS 8
+
+arb__extras* arb__extras_get(arb_world* w);  // creates on first use (NULL on no memory)
+void arb__extras_free(arb_world* w);
+void arb__extras_release(arb_world* w, arb__extras* x);  // frees a detached extras block
+bool arb__extras_empty(const arb__extras* x);
+
+void arb__extras_pre_solve(arb_world* w, float dt);
+void arb__extras_post_step(arb_world* w, float dt);
+
+// joint_solver.c (called from contact_solver.c's arb__solve)
+void arb__joints_prepare(arb_world* w, float dt, float h);
+void arb__joints_warm_start(arb_world* w);
+void arb__joints_solve(arb_world* w, float h, bool use_bias);
+// world.c, between the solver and finalize: position projection of rigid joints.
+void arb__joints_project(arb_world* w);
+
+// spring.c / vehicle.c / particles.c / ccd.c
+void arb__springs_apply(arb_world* w);
+void arb__vehicles_apply(arb_world* w, float dt);
+void arb__particles_step(arb_world* w, float dt);
+void arb__ccd_begin(arb_world* w);
+void arb__ccd_finish(arb_world* w);
+
+// Lookups shared by the extras.
+int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
+void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);
+
+// extras_io.c: serialization (hash.c) and restore (snapshot.c).
+void arb__extras_serialize(const arb_world* w, arb__writer* wr);
+/// Parse the extras section of an image (bytes after the contacts). len == 0 gives
+/// *out = NULL (no extras). Returns 0 or ARB_E_*; *out is detached until committed.
+int arb__extras_read(arb_world* w, const uint8_t* p, size_t len, arb__extras** out);
+/// Replace the world's extras with `x` (may be NULL). Cannot fail.
+void arb__extras_commit(arb_world* w, arb__extras* x);

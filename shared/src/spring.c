@@ -1,0 +1,142 @@
+// DETERMINISM-CRITICAL: springs between bodies (force generators, see joint.h).
+// Springs are applied in slot order before the solver; the force enters the bodies'
+// accumulators, which the solver applies once per step (semi-implicit Euler at the step
+// level, so an undamped spring keeps its energy and its period).
+#include "extras.h"
+
+#define ARB__SPRING_COOKIE 0x53505247  // "SPRG"
+
+arb_spring_def arb_default_spring_def(void) {
+  arb_spring_def d;
+  memset(&d, 0, sizeof d);
+  d.internal_value = ARB__SPRING_COOKIE;
+  return d;
+}
+
+static bool arb__spring_def_ok(const arb_world* w, const arb_spring_def* d) {
+  if (d->internal_value != ARB__SPRING_COOKIE) return false;
+  if (arb__body_slot(w, d->body_a) < 0) return false;
+  if (!arb_body_id_is_null(d->body_b) && arb__body_slot(w, d->body_b) < 0) return false;
+  if (arb_body_id_equals(d->body_a, d->body_b)) return false;
+  if (!arb_vec2_is_valid(d->local_anchor_a) || !arb_vec2_is_valid(d->local_anchor_b)) return false;
+  float f[] = {d->rest_length, d->stiffness, d->damping};
+  for (int i = 0; i < 3; ++i) {
+    if (!arb_is_valid_float(f[i]) || f[i] < 0.0f) return false;
+  }
+  return true;
+}
+
+arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
+  arb_extra_id none = {0, 0};
+  if (!w || w->locked || !def || !arb__spring_def_ok(w, def)) return none;
+  arb__extras* x = arb__extras_get(w);
+  if (!x) return none;
+  int slot = 0;
+  while (slot < x->spring_slots && x->springs[slot].in_use) ++slot;  // DET: lowest free slot
+  if (slot == x->spring_slots) {
+    if (slot >= ARB__MAX_EXTRAS) return none;
+    if (slot == x->spring_cap) {
+      int cap = x->spring_cap ? 2 * x->spring_cap : 8;
+      arb__spring* s = arb__grow(w, x->springs, x->spring_slots, cap, sizeof *s);
+      if (!s) return none;
+      x->springs = s;
+      x->spring_cap = cap;
+    }
+    memset(&x->springs[slot], 0, sizeof x->springs[slot]);
+    x->spring_slots += 1;
+  }
+  arb__spring* s = &x->springs[slot];
+  s->generation += 1;
+  if (s->generation == 0) s->generation = 1;
+  s->in_use = 1;
+  s->body_a = def->body_a;
+  s->body_b = def->body_b;
+  s->local_a = def->local_anchor_a;
+  s->local_b = def->local_anchor_b;
+  s->rest_length = def->rest_length;
+  s->stiffness = def->stiffness;
+  s->damping = def->damping;
+  arb_extra_id id = {slot + 1, s->generation};
+  return id;
+}
+
+static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
+  const arb__extras* x = w ? w->extras : NULL;
+  if (!x || id.index1 <= 0 || id.index1 > x->spring_slots) return NULL;
+  arb__spring* s = &x->springs[id.index1 - 1];
+  return s->in_use && s->generation == id.generation ? s : NULL;
+}
+
+int arb_spring_destroy(arb_world* w, arb_extra_id id) {
+  if (!w) return ARB_E_INVAL;
+  if (w->locked) return ARB_E_STATE;
+  arb__spring* s = arb__spring_get(w, id);
+  if (!s) return ARB_E_STALE_ID;
+  s->in_use = 0;
+  return 0;
+}
+
+int arb_world_get_spring_count(const arb_world* w) {
+  int n = 0;
+  if (w && w->extras) {
+    for (int i = 0; i < w->extras->spring_slots; ++i) n += w->extras->springs[i].in_use;
+  }
+  return n;
+}
+
+// World anchor points and their velocities; false when body A is gone.
+static bool arb__spring_points(const arb_world* w, const arb__spring* s, arb_vec2* pa, arb_vec2* pb,
+                               arb_vec2* va, arb_vec2* vb, int* ia, int* ib) {
+  *ia = arb__body_slot(w, s->body_a);
+  *ib = arb_body_id_is_null(s->body_b) ? -1 : arb__body_slot(w, s->body_b);
+  if (*ia < 0 || (*ib < 0 && !arb_body_id_is_null(s->body_b))) return false;
+  const arb__body* a = &w->bodies[*ia];
+  *pa = arb_transform_point(a->xf, s->local_a);
+  const arb__body_state* sa = &w->states[*ia];
+  *va = arb_add(sa->v, arb_cross_sv(sa->w, arb_sub(*pa, a->center)));
+  if (*ib >= 0) {
+    const arb__body* b = &w->bodies[*ib];
+    const arb__body_state* sb = &w->states[*ib];
+    *pb = arb_transform_point(b->xf, s->local_b);
+    *vb = arb_add(sb->v, arb_cross_sv(sb->w, arb_sub(*pb, b->center)));
+  } else {
+    *pb = s->local_b;
+    *vb = arb_vec2_zero;
+  }
+  return true;
+}
+
+float arb_spring_get_length(const arb_world* w, arb_extra_id id) {
+  const arb__spring* s = arb__spring_get(w, id);
+  arb_vec2 pa, pb, va, vb;
+  int ia, ib;
+  if (!s || !arb__spring_points(w, s, &pa, &pb, &va, &vb, &ia, &ib)) return 0.0f;
+  return arb_distance(pa, pb);
+}
+
+static void arb__add_force(arb_world* w, int slot, arb_vec2 f, arb_vec2 point) {
+  if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC) return;
+  arb__body* b = &w->bodies[slot];
+  b->force = arb_add(b->force, f);
+  b->torque += arb_cross(arb_sub(point, b->center), f);
+}
+
+void arb__springs_apply(arb_world* w) {
+  arb__extras* x = w->extras;
+  for (int i = 0; i < x->spring_slots; ++i) {  // DET: slot order
+    const arb__spring* s = &x->springs[i];
+    if (!s->in_use) continue;
+    arb_vec2 pa, pb, va, vb;
+    int ia, ib;
+    if (!arb__spring_points(w, s, &pa, &pb, &va, &vb, &ia, &ib)) continue;
+    float len;
+    arb_vec2 axis = arb_get_length_and_normalize(&len, arb_sub(pb, pa));
+    if (len < ARB_LINEAR_SLOP * 0.01f) continue;  // no direction: no force
+    float speed = arb_dot(arb_sub(vb, va), axis);
+    // Tension pulls A towards B: positive when stretched or separating.
+    float tension = s->stiffness * (len - s->rest_length) + s->damping * speed;
+    arb_vec2 f = arb_scale(tension, axis);
+    arb__add_force(w, ia, f, pa);
+    arb__add_force(w, ib, arb_neg(f), pb);
+  }
+}
