@@ -147,13 +147,13 @@ void bot_sample(bot* b, double now) {
       if (ratio > b->worst_step) b->worst_step = ratio;
       if (ratio > 1.0f) b->discontinuities++;
       if (ratio > 1.0f && getenv("ARBITER_BOT_TRACE_JUMPS"))
-        fprintf(stderr, "DISC bot %d id %u T %.4f dT %.4f step %.3f allowed %.3f v %.2f/%.2f flags %u->%u pos (%.2f,%.2f)->(%.2f,%.2f)\n",
+        fprintf(stderr, "arbiter-bot: jump: client %d id %u T %.4f dT %.4f step %.3f allowed %.3f v %.2f/%.2f flags %u->%u pos (%.2f,%.2f)->(%.2f,%.2f)\n",
                 b->index, cur->id, T, dT, step, allowed, v0, v1, old->flags, cur->flags, old->position.x, old->position.y,
                 cur->position.x, cur->position.y);
       b->samples++;
     }
   }
-  memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
+  if (b->count > 0) memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
   b->prev_count = b->count;
   b->prev_T = T;
 }

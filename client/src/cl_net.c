@@ -60,7 +60,11 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   if (!n->peer) return;
   if (timeout_ms < 300) timeout_ms = 300;
-  enet_peer_timeout(n->peer, 0, timeout_ms / 3, timeout_ms);
+  // ENet gives up when one reliable command stays unacknowledged this long. On a lossy
+  // link (10 % each way) a ping can miss its five retransmissions within 3 s while
+  // snapshots flow fine, so ENet gets 3x the silence timeout; a dead server is noticed
+  // by the client's own silence check (nothing at all received for `timeout`).
+  enet_peer_timeout(n->peer, 0, timeout_ms, 3u * timeout_ms);
 }
 
 void cl_net_drop(cl_net* n, uint32_t code) {

@@ -38,10 +38,12 @@ typedef struct cl_net {
 /// Create the host (no connection yet). 0 or ARB_E_*.
 int cl_net_init(cl_net* n);
 void cl_net_deinit(cl_net* n);
-/// Start an ENet connect to host:port; timeout_ms bounds how long ENet keeps a silent
-/// link. 0, ARB_E_INVAL (unresolvable host) or ARB_E_STATE.
+/// Start an ENet connect to host:port; timeout_ms bounds how long ENet waits for
+/// acknowledgements (see cl_net_set_timeout). 0, ARB_E_INVAL (unresolvable host) or
+/// ARB_E_STATE.
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms);
-/// Change how long ENet keeps a silent link (after the handshake).
+/// ENet's timeouts for unacknowledged reliable commands: minimum timeout_ms, maximum
+/// 3 * timeout_ms (the client's own silence check is the fast path).
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms);
 /// Drop the peer at once (sends one unreliable disconnect carrying `code`).
 void cl_net_drop(cl_net* n, uint32_t code);

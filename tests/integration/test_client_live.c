@@ -179,7 +179,7 @@ static void test_client_live_full_server_reason(void** state) {
   memset(&t, 0, sizeof t);
   arb_client* cs[3];
   for (int i = 0; i < 3; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "full-%d", i);
     t.w[i].c = cs[i] = cu_client(port, name);
     assert_non_null(cs[i]);
@@ -249,7 +249,7 @@ static void test_client_live_server_restart_reconnects(void** state) {
   // Library clients too, for the hard kill below.
   arb_client* cs[3];
   for (int i = 0; i < 3; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "lib-%d", i);
     cs[i] = cu_client(port, name);
     assert_non_null(cs[i]);

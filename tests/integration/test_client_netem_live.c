@@ -82,6 +82,12 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   assert_int_equal((int)json_array_size(per), 8);
   for (size_t i = 0; i < json_array_size(per); i++) {
     json_t* c = json_array_get(per, i);
+    print_message("  bot %zu: %.0f of %.0f snapshots (%.1f %%), lost %.0f, connected %.1f s\n", i, jnum(c, "snapshots"),
+                  jnum(c, "expected"), 100.0 * jnum(c, "snapshots") / jnum(c, "expected"), jnum(c, "lost"),
+                  jnum(c, "connected_s"));
+  }
+  for (size_t i = 0; i < json_array_size(per); i++) {
+    json_t* c = json_array_get(per, i);
     assert_true(jnum(c, "expected") >= 4.0 * 30.0);
     assert_true(jnum(c, "snapshots") >= 0.80 * jnum(c, "expected"));
   }
