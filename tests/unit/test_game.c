@@ -235,6 +235,42 @@ static void test_game_force_controller_moves_own_avatar_only(void** state) {
   arb_scene_destroy(scene);
 }
 
+// The default scene is playable: a run and one jump from the floor lands on the ledge
+// (top at y = 2.5 m, x in [-13, -7]); the controller then stops the avatar there.
+static void test_game_default_ledge_reachable(void** state) {
+  (void)state;
+  arb_scene* scene = load(NULL);
+  arb_game* game = make_game(scene, 1);
+  steps(game, 300);  // the loose balls have fallen and settled
+  assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
+  arb_entity e;
+  assert_int_equal(arb_game_get_avatar(game, 1, &e), ARB_OK);
+  arb_body_set_transform(arb_game_get_world(game), e.body, arb_v2(-19.0f, 0.41f), 0.0f);
+  float radius = arb_scene_get_avatar(scene)->body.shape.circle.radius;
+  bool jumped = false;
+  float peak = 0.0f;
+  for (int t = 0; t < 240; t++) {
+    arb_vec2 p = avatar_pos(game, 1);
+    peak = arb_maxf(peak, p.y);
+    arb_controls c = {0};
+    c.move_x = p.x < -11.0f ? 1.0f : 0.0f;  // run right, stop over the ledge
+    if (!jumped && p.x > -16.5f) {          // one jump, from the floor, at full speed
+      c.buttons = ARB_BUTTON_JUMP;
+      jumped = true;
+    }
+    assert_int_equal(arb_game_set_controls(game, 1, &c), ARB_OK);
+    arb_game_step(game);
+  }
+  arb_vec2 p = avatar_pos(game, 1);
+  // Resting on the ledge: centre one radius above its top (2 cm contact slack), still.
+  assert_true(peak > 2.5f + radius);
+  assert_true(arb_absf(p.y - (2.5f + radius)) < 0.02f);
+  assert_true(p.x > -13.0f && p.x < -7.0f);
+  assert_true(arb_length(avatar_vel(game, 1)) < 0.05f);
+  arb_game_destroy(game);
+  arb_scene_destroy(scene);
+}
+
 static void test_game_force_controller_top_down(void** state) {
   (void)state;
   arb_scene* scene = load("topdown.json");
@@ -456,6 +492,7 @@ int main(void) {
       cmocka_unit_test(test_game_entity_ids_stable_never_reused),
       cmocka_unit_test(test_game_controls_clamped_and_held),
       cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
+      cmocka_unit_test(test_game_default_ledge_reachable),
       cmocka_unit_test(test_game_force_controller_top_down),
       cmocka_unit_test(test_game_spawn_choice_deterministic),
       cmocka_unit_test(test_game_full),
