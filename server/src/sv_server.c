@@ -186,8 +186,10 @@ static void sv_tick(void* user) {
       // Not in the game, so no leave will be needed: release the slot before the kick.
       ss->state = SV_SESSION_AWAIT_HELLO;
       s->active_count--;
-      sv_session_kick(s, ss, rc == ARB_E_FULL ? ARB_PROTO_REASON_FULL : ARB_PROTO_REASON_OTHER,
-                      rc == ARB_E_FULL ? "server full" : "could not spawn an avatar");
+      char text[96];
+      if (rc == ARB_E_FULL) snprintf(text, sizeof text, "server full");
+      else snprintf(text, sizeof text, "cannot spawn avatar kind %u: %s", ss->avatar_kind, arb_strerror(rc));
+      sv_session_kick(s, ss, rc == ARB_E_FULL ? ARB_PROTO_REASON_FULL : ARB_PROTO_REASON_OTHER, text);
       continue;
     }
     ss->entity_id = entity;
