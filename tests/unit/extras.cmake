@@ -3,3 +3,6 @@
 # time_scale,extras_io}.c; owner: extras). Total run time in release: a few seconds.
 arb_add_test(test_extras_physics SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extras_physics.c
              LIBS arbiter_shared m LABELS unit TIMEOUT 120)
+arb_add_test(test_extras_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extras_determinism.c
+             LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120
+             INCLUDES ${XXHASH_INCLUDE_DIRS})
