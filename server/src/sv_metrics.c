@@ -78,7 +78,7 @@ static void histogram(out_buf* o, const char* name, const char* help, const sv_h
   uint64_t cum = 0;
   for (int i = 0; i < h->bucket_count; ++i) {
     cum += h->counts[i];
-    outf(o, "%s_bucket{le=\"%.17g\"} %" PRIu64 "\n", name, h->bounds[i], cum);
+    outf(o, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name, h->bounds[i], cum);
   }
   cum += h->counts[h->bucket_count];
   outf(o, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, cum);

@@ -17,4 +17,9 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_scene)
       LABELS integration SERIAL TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server>)
   endforeach()
+  # The building blocks in-process (no sockets, well under a second).
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_modules.c)
+    arb_add_test(test_server_modules SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_modules.c
+      LIBS arbiter_server LABELS integration TIMEOUT 60)
+  endif()
 endif()

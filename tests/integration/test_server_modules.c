@@ -1,0 +1,165 @@
+// In-process checks of the server's building blocks (no sockets): input slot semantics
+// (newest wins, duplicates and reordering are stale, held until replaced), the per-client
+// rate buckets, flag/environment precedence, log line formats and the metrics text.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sv_config.h"
+#include "sv_input.h"
+#include "sv_log.h"
+#include "sv_metrics.h"
+
+static arb_proto_input input_of(const uint32_t* seqs, int n) {
+  arb_proto_input in;
+  memset(&in, 0, sizeof in);
+  in.count = n;
+  for (int i = 0; i < n; ++i) {
+    in.cmds[i].seq = seqs[i];
+    in.cmds[i].controls.move_x = (int8_t)seqs[i];
+  }
+  return in;
+}
+
+static void test_server_input_newest_wins_and_dupes_are_stale(void** state) {
+  (void)state;
+  sv_input_limits lim = {120, 16384};
+  sv_input_state s;
+  sv_input_init(&s, &lim, 0);
+  arb_proto_input_cmd cmd;
+  assert_false(sv_input_take(&s, &cmd));  // nothing yet: the game holds its controls
+
+  uint32_t a[] = {3, 2, 1};
+  arb_proto_input in = input_of(a, 3);
+  assert_true(sv_input_offer(&s, &in));
+  assert_false(sv_input_offer(&s, &in));  // the same packet again (ENet duplicate)
+  uint32_t b[] = {5, 4, 3};
+  in = input_of(b, 3);
+  assert_true(sv_input_offer(&s, &in));  // two newer before the tick: newest wins
+  uint32_t c[] = {4, 3, 2};
+  in = input_of(c, 3);
+  assert_false(sv_input_offer(&s, &in));  // reordered older packet
+  assert_true(sv_input_take(&s, &cmd));
+  assert_int_equal(cmd.seq, 5);
+  assert_int_equal(cmd.controls.move_x, 5);
+  assert_false(sv_input_take(&s, &cmd));  // applied once; held afterwards
+  in = input_of(b, 3);
+  assert_false(sv_input_offer(&s, &in));  // already applied
+  uint32_t d[] = {6};
+  in = input_of(d, 1);
+  assert_true(sv_input_offer(&s, &in));
+  assert_true(sv_input_take(&s, &cmd));
+  assert_int_equal(cmd.seq, 6);
+  in.count = 0;
+  assert_false(sv_input_offer(&s, &in));  // an empty input carries nothing
+}
+
+static void test_server_input_rate_buckets(void** state) {
+  (void)state;
+  sv_input_limits lim = {100, 1000};
+  sv_input_state s;
+  sv_input_init(&s, &lim, 0);
+  // Burst of half a second: 50 packets, then refused without refill.
+  int ok = 0;
+  for (int i = 0; i < 200; ++i) ok += sv_input_admit(&s, &lim, 1, 0) == SV_ADMIT_OK;
+  assert_int_equal(ok, 50);
+  assert_int_equal(sv_input_admit(&s, &lim, 1, 0), SV_ADMIT_OVER_PACKETS);
+  // 100 ms later: 10 more packets.
+  ok = 0;
+  for (int i = 0; i < 200; ++i) ok += sv_input_admit(&s, &lim, 1, 100000000u) == SV_ADMIT_OK;
+  assert_int_equal(ok, 10);
+  // Bytes: 500-byte burst; a 600-byte packet never fits, a refused packet costs nothing.
+  sv_input_init(&s, &lim, 0);
+  assert_int_equal(sv_input_admit(&s, &lim, 600, 0), SV_ADMIT_OVER_BYTES);
+  assert_int_equal(sv_input_admit(&s, &lim, 400, 0), SV_ADMIT_OK);
+  assert_int_equal(sv_input_admit(&s, &lim, 200, 0), SV_ADMIT_OVER_BYTES);
+  assert_int_equal(sv_input_admit(&s, &lim, 100, 0), SV_ADMIT_OK);
+}
+
+static void test_server_config_precedence_in_process(void** state) {
+  (void)state;
+  char err[256];
+  FILE* out = fopen("/dev/null", "w");
+  setenv("ARBITER_PORT", "1234", 1);
+  setenv("ARBITER_SNAPSHOT_RATE", "20", 1);
+  sv_config c = sv_default_config();
+  char* argv1[] = {"arbiter-server", "--port=4321", "--log-format", "json", NULL};
+  assert_int_equal(sv_config_parse(&c, 4, argv1, err, sizeof err, out), 0);
+  assert_int_equal(c.port, 4321);         // flag beats variable
+  assert_int_equal(c.snapshot_rate, 20);  // variable beats default
+  assert_int_equal(c.log_format, SV_LOG_JSON);
+  assert_int_equal(c.max_clients, 64);
+  unsetenv("ARBITER_PORT");
+  unsetenv("ARBITER_SNAPSHOT_RATE");
+  c = sv_default_config();
+  char* argv2[] = {"arbiter-server", "--max-clients", "1025", NULL};
+  assert_int_equal(sv_config_parse(&c, 3, argv2, err, sizeof err, out), -1);
+  assert_non_null(strstr(err, "--max-clients"));
+  c = sv_default_config();
+  char* argv3[] = {"arbiter-server", "--help", NULL};
+  assert_int_equal(sv_config_parse(&c, 2, argv3, err, sizeof err, out), 1);
+  fclose(out);
+}
+
+static void test_server_log_lines(void** state) {
+  (void)state;
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  sv_log log;
+  sv_log_init(&log, f, SV_LOG_INFO, SV_LOG_JSON);
+  SV_LOG(&log, SV_LOG_INFO, "client_joined", SV_LU("client", 3), SV_LS("name", "a \"quoted\"\nname"),
+         SV_LX("hash", 0x0123456789abcdefull), SV_LD("x", 1.5));
+  SV_LOG(&log, SV_LOG_DEBUG, "hidden", SV_LI("n", 1));  // above the level: skipped
+  log.format = SV_LOG_TEXT;
+  SV_LOG(&log, SV_LOG_WARN, "tick_lag", SV_LU("skipped_ticks", 7), SV_LS("why", "two words"));
+  fclose(f);
+  char* nl = strchr(text, '\n');
+  assert_non_null(nl);
+  assert_non_null(strstr(text, "\"level\":\"info\",\"event\":\"client_joined\",\"client\":3,"));
+  assert_non_null(strstr(text, "\"name\":\"a \\\"quoted\\\"\\nname\""));
+  assert_non_null(strstr(text, "\"hash\":\"0123456789abcdef\""));
+  assert_null(strstr(text, "hidden"));
+  assert_non_null(strstr(nl + 1, "warn  tick_lag skipped_ticks=7 why=\"two words\"\n"));
+  assert_null(strchr(strchr(nl + 1, '\n') + 1, '\n'));  // exactly two lines
+  free(text);
+}
+
+static void test_server_metrics_text(void** state) {
+  (void)state;
+  sv_metrics m;
+  sv_metrics_init(&m);
+  m.ticks_total = 42;
+  m.inputs_dropped_total[SV_DROP_RATE_PACKETS] = 5;
+  sv_histogram_observe(&m.tick_seconds, 0.0003);
+  sv_histogram_observe(&m.tick_seconds, 0.2);  // beyond the last bound: +Inf only
+  static char buf[32768];
+  int n = sv_metrics_render(&m, buf, sizeof buf);
+  assert_true(n > 0 && (size_t)n < sizeof buf);
+  assert_non_null(strstr(buf, "# TYPE arbiter_ticks_total counter\narbiter_ticks_total 42\n"));
+  assert_non_null(strstr(buf, "arbiter_inputs_dropped_total{reason=\"rate_packets\"} 5\n"));
+  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.00025\"} 0\n"));
+  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.0005\"} 1\n"));
+  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.1\"} 1\n"));
+  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"+Inf\"} 2\n"));
+  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_count 2\n"));
+  assert_int_equal(sv_metrics_render(&m, buf, 100), -1);  // too small: refused, not cut
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
+      cmocka_unit_test(test_server_input_rate_buckets),
+      cmocka_unit_test(test_server_config_precedence_in_process),
+      cmocka_unit_test(test_server_log_lines),
+      cmocka_unit_test(test_server_metrics_text),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
