@@ -75,30 +75,40 @@ static void respond_text(http_conn* c, int status, const char* text) {
   respond(c, status, "text/plain; charset=utf-8", text, strlen(text), false);
 }
 
+int sv_http_parse_request(const char* header, sv_http_request* out) {
+  memset(out, 0, sizeof *out);
+  // Request line: METHOD SP TARGET SP HTTP/x.y (widths bound every copy).
+  char version[16];
+  if (sscanf(header, "%7s %511s %15s", out->method, out->path, version) != 3 || strncmp(version, "HTTP/1.", 7) != 0)
+    return 400;
+  out->head = strcmp(out->method, "HEAD") == 0;
+  if (!out->head && strcmp(out->method, "GET") != 0) return 405;
+  char* q = strchr(out->path, '?');
+  if (q) *q = '\0';
+  return 0;
+}
+
 static void handle_request(http_conn* c) {
-  // Request line: METHOD SP TARGET SP HTTP/x.y
-  char method[8], target[512], version[16];
-  if (sscanf(c->req, "%7s %511s %15s", method, target, version) != 3 || strncmp(version, "HTTP/1.", 7) != 0) {
+  sv_http_request req;
+  int bad = sv_http_parse_request(c->req, &req);
+  if (bad == 400) {
     respond_text(c, 400, "bad request\n");
     return;
   }
-  bool head = strcmp(method, "HEAD") == 0;
-  if (!head && strcmp(method, "GET") != 0) {
+  if (bad != 0) {
     respond_text(c, 405, "only GET and HEAD\n");
     return;
   }
-  char* q = strchr(target, '?');
-  if (q) *q = '\0';
   char* body = malloc(SV_HTTP_MAX_BODY);
   if (body == NULL) {
     conn_close(c);
     return;
   }
   sv_http_reply reply = {404, "text/plain; charset=utf-8", body, 0};
-  c->server->handler(c->server->user, target, &reply);
+  c->server->handler(c->server->user, req.path, &reply);
   if (reply.body_len > SV_HTTP_MAX_BODY) reply.body_len = SV_HTTP_MAX_BODY;
   c->server->requests++;
-  respond(c, reply.status, reply.content_type, body, reply.body_len, head);
+  respond(c, reply.status, reply.content_type, body, reply.body_len, req.head);
   free(body);
 }
 

@@ -22,6 +22,17 @@ typedef struct sv_http_reply {
   size_t body_len;
 } sv_http_reply;
 
+/// The parts of a request line the server uses.
+typedef struct sv_http_request {
+  char method[8];
+  char path[512];  ///< query string removed
+  bool head;       ///< HEAD: answer without a body
+} sv_http_request;
+
+/// Parse the request line of a NUL-terminated request header (untrusted bytes). Returns 0,
+/// or the HTTP status to answer with: 400 (not "METHOD TARGET HTTP/1.x"), 405 (not GET/HEAD).
+int sv_http_parse_request(const char* header, sv_http_request* out);
+
 /// Fill reply for GET `path` (query string removed). Runs on the loop thread.
 typedef void sv_http_handler(void* user, const char* path, sv_http_reply* reply);
 

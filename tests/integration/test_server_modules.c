@@ -1,6 +1,7 @@
 // In-process checks of the server's building blocks (no sockets): input slot semantics
 // (newest wins, duplicates and reordering are stale, held until replaced), the per-client
-// rate buckets, flag/environment precedence, log line formats and the metrics text.
+// rate buckets, flag/environment precedence, log line formats, the metrics text and the
+// HTTP request-line parser (with a deterministic random-input run).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "sv_config.h"
+#include "sv_http.h"
 #include "sv_input.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
@@ -153,6 +155,60 @@ static void test_server_metrics_text(void** state) {
   assert_int_equal(sv_metrics_render(&m, buf, 100), -1);  // too small: refused, not cut
 }
 
+// The HTTP request-line parser takes untrusted bytes: known cases, then 200 000 random
+// and mutated headers (a deterministic mini-fuzz; ASan checks every access).
+static void test_server_http_request_parser(void** state) {
+  (void)state;
+  sv_http_request r;
+  assert_int_equal(sv_http_parse_request("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n", &r), 0);
+  assert_string_equal(r.path, "/metrics");
+  assert_false(r.head);
+  assert_int_equal(sv_http_parse_request("HEAD /healthz HTTP/1.0\r\n\r\n", &r), 0);
+  assert_true(r.head);
+  assert_int_equal(sv_http_parse_request("POST / HTTP/1.1\r\n\r\n", &r), 405);
+  assert_int_equal(sv_http_parse_request("GET /\r\n\r\n", &r), 400);
+  assert_int_equal(sv_http_parse_request("GET / SPDY/3\r\n\r\n", &r), 400);
+  assert_int_equal(sv_http_parse_request("", &r), 400);
+  assert_int_equal(sv_http_parse_request("GETTINGLONGMETHOD / HTTP/1.1\r\n", &r), 400);
+
+  static const char* seeds[] = {"GET /healthz HTTP/1.1\r\n\r\n", "HEAD /metrics?a=b HTTP/1.0\r\n\r\n",
+                                "GET / HTTP/1.1\r\nX: y\r\n\r\n"};
+  char buf[SV_HTTP_MAX_REQUEST + 1];
+  uint32_t x = 2463534242u;
+  for (int iter = 0; iter < 200000; ++iter) {
+    size_t len;
+    if (iter % 2 == 0) {  // pure random bytes, random length up to the server's limit
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      len = x % (SV_HTTP_MAX_REQUEST + 1);
+      for (size_t i = 0; i < len; ++i) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        buf[i] = (char)(x & 0xff);
+        if (buf[i] == 0) buf[i] = ' ';
+      }
+    } else {  // a valid request with a few bytes flipped, inserted or cut
+      const char* seed = seeds[iter % 3];
+      len = strlen(seed);
+      memcpy(buf, seed, len);
+      for (int k = 0; k < 3; ++k) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        buf[x % len] = (char)((x >> 8) & 0xff ? (x >> 8) & 0xff : 'a');
+      }
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      if (x % 4 == 0) len = x % (len + 1);
+      if (x % 4 == 1) {  // a long token
+        size_t extra = x % 1500;
+        memset(buf + len, 'A', extra);
+        len += extra;
+      }
+    }
+    buf[len] = '\0';
+    int rc = sv_http_parse_request(buf, &r);
+    assert_true(rc == 0 || rc == 400 || rc == 405);
+    assert_true(strlen(r.method) < sizeof r.method && strlen(r.path) < sizeof r.path);
+    if (rc == 0) assert_true(strcmp(r.method, "GET") == 0 || strcmp(r.method, "HEAD") == 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
@@ -160,6 +216,7 @@ int main(void) {
       cmocka_unit_test(test_server_config_precedence_in_process),
       cmocka_unit_test(test_server_log_lines),
       cmocka_unit_test(test_server_metrics_text),
+      cmocka_unit_test(test_server_http_request_parser),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
