@@ -28,3 +28,10 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
     endif()
   endif()
 endif()
+
+# Install the "client" component and build a program with pkg-config only.
+if(TARGET arbiter_client AND TARGET arbiter-bot)
+  add_test(NAME test_client_install
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_client_install.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(test_client_install PROPERTIES LABELS integration TIMEOUT 60)
+endif()
