@@ -6,6 +6,7 @@
 #include <string.h>
 
 typedef struct http_conn {
+  struct http_conn *prev, *next;  ///< in sv_http.conn_list, so a stop can close them all
   uv_tcp_t tcp;
   uv_timer_t timer;
   uv_write_t write_req;
@@ -20,7 +21,11 @@ typedef struct http_conn {
 static void on_handle_closed(uv_handle_t* handle) {
   http_conn* c = handle->data;
   if (--c->handles_open == 0) {
-    c->server->conns--;
+    sv_http* h = c->server;
+    if (c->prev) c->prev->next = c->next;
+    else h->conn_list = c->next;
+    if (c->next) c->next->prev = c->prev;
+    h->conns--;
     free(c->out);
     free(c);
   }
@@ -150,6 +155,9 @@ static void on_connection(uv_stream_t* listener, int status) {
   c->tcp.data = c;
   c->timer.data = c;
   c->handles_open = 2;
+  c->next = h->conn_list;
+  if (c->next) c->next->prev = c;
+  h->conn_list = c;
   h->conns++;
   if (uv_accept(listener, (uv_stream_t*)&c->tcp) != 0 || h->conns > SV_HTTP_MAX_CONNS) {
     conn_close(c);
@@ -190,4 +198,6 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
 void sv_http_close(sv_http* h) {
   if (h->open && !uv_is_closing((uv_handle_t*)&h->listener)) uv_close((uv_handle_t*)&h->listener, NULL);
   h->open = false;
+  // A slow client must not hold the shutdown for its 2 s timeout.
+  for (http_conn* c = h->conn_list; c; c = c->next) conn_close(c);
 }

@@ -41,6 +41,7 @@ typedef struct sv_http {
   bool open;
   int port;        ///< bound TCP port
   int conns;       ///< open connections
+  struct http_conn* conn_list;  ///< the open connections (internal)
   sv_http_handler* handler;
   void* user;
   unsigned long long requests;
@@ -49,6 +50,5 @@ typedef struct sv_http {
 /// Listen on bind:port (port 0 = any free port). Returns 0 or -1 with a message in err.
 int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler, void* user,
                  char* err, size_t err_cap);
-/// Stop listening. Open connections finish or time out on their own; the loop must run
-/// until they are closed.
+/// Stop listening and close every open connection; the loop must run until they are closed.
 void sv_http_close(sv_http* h);
