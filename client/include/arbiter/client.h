@@ -110,7 +110,9 @@ typedef enum arb_client_state {
 /// Start connecting (resolution of host happens here, non-blocking for numeric addresses).
 /// ARB_E_STATE when already connecting or connected.
 ARB_API int arb_client_connect(arb_client* client);
-/// Disconnect with a reason (sent to the server, at most 127 bytes kept). No reconnect.
+/// Disconnect now (no reconnect). The server is told at once with an ENet disconnect
+/// (the protocol has no client-side reason text); `reason` (may be NULL) becomes the text
+/// of the local ARB_CLIENT_EVENT_DISCONNECTED event (at most 127 bytes kept).
 ARB_API int arb_client_disconnect(arb_client* client, const char* reason);
 ARB_API arb_client_state arb_client_get_state(const arb_client* client);
 /// Do all network work due at `now` (seconds, monotonic): receive, decode, ack, send
