@@ -195,7 +195,7 @@ static void on_input(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
   }
   if (ss->snap_ready) sv_snap_client_ack(&ss->snap, in.ack_tick);
   if (sv_input_offer(&ss->input, &in)) s->metrics.inputs_applied_total++;
-  else s->metrics.inputs_dropped_total[SV_DROP_STALE]++;
+  else if (in.count > 0) s->metrics.inputs_dropped_total[SV_DROP_STALE]++;  // count 0: just an ack
 }
 
 static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
