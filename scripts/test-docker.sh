@@ -268,6 +268,15 @@ else
 fi
 check "docker/compose.yaml lint (parses; names only existing images, programs, ports, paths)" \
   /usr/bin/python3 "$ctx/docker/lint-compose.py" "$ctx/docker/compose.yaml" --root "$root" --config "$tmp/inspect.json" "${help_arg[@]}"
+# The lint must be able to fail: a program, a port and a volume path the image lacks.
+mkdir -p "$tmp/lint"
+sed -e "s#context: \.\.#context: $ctx#" -e 's#"arbiter-bot"#"arbiter-bott"#' -e 's#7777:7777/udp#7777:7778/udp#' \
+    -e 's#recordings:/var/lib/arbiter/recordings:ro#recordings:/var/lib/arbiter/rec:ro#' \
+    "$ctx/docker/compose.yaml" >"$tmp/lint/compose.yaml"
+/usr/bin/python3 "$ctx/docker/lint-compose.py" "$tmp/lint/compose.yaml" --root "$root" --config "$tmp/inspect.json" \
+  >/dev/null 2>"$tmp/lint/out" || true
+check "the lint rejects a compose file with a missing program, port and volume path ($(wc -l <"$tmp/lint/out") problems)" \
+  test "$(grep -c -E "arbiter-bott|7778|/var/lib/arbiter/rec'" "$tmp/lint/out")" = 3
 
 # --- 4. run the server as a container ---------------------------------------------------
 step "network namespace $NS, veth $VETH_HOST ($HOST_IP) <-> $VETH_CT ($CT_IP)"
