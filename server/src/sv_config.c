@@ -68,6 +68,8 @@ static const opt opts[] = {
      "Malformed messages a client may send before it is disconnected. Default 10."},
     {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100,
      "Ticks run in one wake-up before the rest of the lag is dropped. Default 5."},
+    {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000,
+     "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = none. Default 600."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 
@@ -90,6 +92,7 @@ sv_config sv_default_config(void) {
   c.byte_rate_limit = 16384;
   c.strike_limit = 10;
   c.max_catchup_ticks = 5;
+  c.checkpoint_every = 600;
   return c;
 }
 

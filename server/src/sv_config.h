@@ -29,6 +29,7 @@ typedef struct sv_config {
   int byte_rate_limit;     ///< bytes per second per client; default 16384
   int strike_limit;        ///< malformed messages before a kick; default 10
   int max_catchup_ticks;   ///< ticks run per wake before lag is dropped; default 5
+  int checkpoint_every;    ///< ticks between replay-log checkpoints; 0 = none; default 600
 } sv_config;
 
 sv_config sv_default_config(void);

@@ -118,11 +118,35 @@ static int record_bytes(sv_server* s, int64_t (*enc)(const void*, uint8_t*, size
 static int64_t enc_header(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_header(r, b, c); }
 static int64_t enc_tick(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_tick(r, b, c); }
 static int64_t enc_end(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_end(r, b, c); }
+static int64_t enc_checkpoint(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_checkpoint(r, b, c); }
 
 static void record_error_once(sv_server* s, const char* what, int rc) {
   if (s->metrics.recording_errors_total <= 1)
     SV_LOG(&s->log, SV_LOG_ERROR, "recording_failed", SV_LS("what", what), SV_LS("error", arb_strerror(rc)),
            SV_LS("path", s->record.path));
+}
+
+// A whole-game checkpoint every --checkpoint-every ticks lets arbiter-replay seek and
+// localise a divergence to bodies and fields. The scratch buffer only grows.
+static void record_checkpoint(sv_server* s, uint64_t tick) {
+  int need = arb_game_save(s->game, NULL, 0);
+  int rc = need > 0 ? 0 : (need < 0 ? need : ARB_E_STATE);
+  if (rc == 0 && (size_t)need > s->cp_buf_cap) {
+    uint8_t* bigger = realloc(s->cp_buf, (size_t)need);
+    if (bigger == NULL) rc = ARB_E_NOMEM;
+    else {
+      s->cp_buf = bigger;
+      s->cp_buf_cap = (size_t)need;
+    }
+  }
+  if (rc == 0 && arb_game_save(s->game, s->cp_buf, need) != need) rc = ARB_E_STATE;
+  if (rc == 0) {
+    arb_replay_checkpoint cp = {tick, s->last_hash, s->cp_buf, (size_t)need};
+    rc = record_bytes(s, enc_checkpoint, &cp);
+  } else {
+    s->metrics.recording_errors_total++;
+  }
+  if (rc != 0) record_error_once(s, "checkpoint", rc);
 }
 
 // ---- the tick --------------------------------------------------------------------------
@@ -247,6 +271,7 @@ static void sv_tick(void* user) {
     else {
       s->ticks_recorded++;
       s->last_recorded_tick = tick;
+      if (s->cfg.checkpoint_every > 0 && tick % (uint64_t)s->cfg.checkpoint_every == 0) record_checkpoint(s, tick);
     }
     if (t0 - s->last_flush_ns >= SV_FLUSH_INTERVAL_NS) {
       if (sv_record_flush(&s->record) != 0) record_error_once(s, "flush", ARB_E_IO);
@@ -333,8 +358,13 @@ static void close_handle(uv_handle_t* h) {
   if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
-static void on_grace_done(uv_timer_t* t) {
+static void on_grace_tick(uv_timer_t* t) {
   sv_server* s = t->data;
+  // Retransmits and the disconnect handshakes only happen inside service calls.
+  sv_net_service(&s->net);
+  sv_net_flush(&s->net);
+  if (s->metrics.peers_connected > 0 && uv_hrtime() - s->grace_start_ns < (uint64_t)SV_GRACE_MS * 1000000u) return;
+  uv_timer_stop(t);
   sv_net_close(&s->net);
   if (s->http_on) sv_http_close(&s->http);
   sv_ticker_close(&s->ticker);
@@ -374,11 +404,13 @@ void sv_server_stop(sv_server* s, const char* why) {
   }
   SV_LOG(&s->log, SV_LOG_INFO, "server_stopped", SV_LU("tick", s->metrics.tick), SV_LX("hash", s->last_hash),
          SV_LU("ticks_total", s->metrics.ticks_total), SV_LD("tick_cpu_ms_total", (double)s->tick_cpu_ns_total * 1e-6));
-  // Keep servicing ENet briefly (uv_poll is still active) so the goodbyes are delivered.
+  // Keep servicing ENet until every peer has gone or SV_GRACE_MS passed, so the goodbyes
+  // are delivered.
   uv_timer_init(s->loop, &s->grace_timer);
   s->grace_open = true;
   s->grace_timer.data = s;
-  uv_timer_start(&s->grace_timer, on_grace_done, SV_GRACE_MS, 0);
+  s->grace_start_ns = uv_hrtime();
+  uv_timer_start(&s->grace_timer, on_grace_tick, 5, 5);
 }
 
 // ---- init / deinit -----------------------------------------------------------------------
@@ -524,5 +556,6 @@ void sv_server_deinit(sv_server* s) {
   free(s->tick_rec);
   free(s->msg_buf);
   free(s->rec_buf);
+  free(s->cp_buf);
   memset(s, 0, sizeof *s);
 }

@@ -73,6 +73,7 @@ typedef struct sv_server {
   uv_signal_t sig_int, sig_term;
   uv_timer_t grace_timer;    ///< shutdown: lets the goodbyes go out
   bool grace_open;
+  uint64_t grace_start_ns;
 
   int peer_capacity;         ///< ENet peers (player slots + margin for "server full")
   sv_session* sessions;      ///< peer_capacity, indexed by ENet peer index
@@ -95,6 +96,8 @@ typedef struct sv_server {
   uint64_t last_flush_ns;
   uint64_t ticks_recorded;
   uint64_t last_recorded_tick;
+  uint8_t* cp_buf;           ///< arb_game_save scratch for checkpoint records (grows only)
+  size_t cp_buf_cap;
 
   uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
   size_t msg_buf_cap;
