@@ -312,11 +312,18 @@ static void sv_tick(void* user) {
   if (s->on_tick_done) s->on_tick_done(s->on_tick_user, tick, t1 - t0, cpu);
 }
 
+// Logged once per lag episode (at most every 5 s while it lasts); every skipped tick is counted.
 static void on_lag(void* user, uint64_t skipped) {
   sv_server* s = user;
   s->metrics.ticks_skipped_total += skipped;
-  SV_LOG(&s->log, SV_LOG_WARN, "tick_lag", SV_LU("skipped_ticks", skipped),
-         SV_LU("skipped_total", s->metrics.ticks_skipped_total), SV_LU("tick", s->metrics.tick));
+  s->lag_unlogged += skipped;
+  uint64_t now = uv_hrtime();
+  if (s->lag_logged_ns != 0 && now - s->lag_logged_ns < 5000000000u) return;
+  SV_LOG(&s->log, SV_LOG_WARN, "tick_lag", SV_LU("skipped_ticks", s->lag_unlogged),
+         SV_LU("skipped_total", s->metrics.ticks_skipped_total), SV_LU("tick", s->metrics.tick),
+         SV_LI("max_catchup_ticks", s->cfg.max_catchup_ticks));
+  s->lag_logged_ns = now;
+  s->lag_unlogged = 0;
 }
 
 // ---- HTTP ------------------------------------------------------------------------------

@@ -108,6 +108,8 @@ typedef struct sv_server {
   uint64_t last_hash;
   uint64_t tick_cpu_ns_total;  ///< thread CPU time spent in ticks
   uint64_t last_stats_ns;
+  uint64_t lag_logged_ns;    ///< last tick_lag log line, 0 = never
+  uint64_t lag_unlogged;     ///< ticks skipped since that line
 
   // Optional observer, called after every tick with its wall duration (benchmarks).
   void (*on_tick_done)(void* user, uint64_t tick, uint64_t wall_ns, uint64_t cpu_ns);
