@@ -249,5 +249,7 @@ typedef struct arb_game arb_game;
 /// Fill a frame from a game's world: every body, avatars coloured by owner (own_client
 /// gets VIEW_ROLE_OWN; 0 = nobody), contacts when want_contacts.
 void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bool want_contacts);
+/// Append the world's Verlet particles, their constraints and vehicle wheels.
+void view_frame_add_extras(view_frame* f, const arb_world* w);
 /// Lowest client id owning an entity (the avatar a replay follows by default), 0 = none.
 uint32_t view_game_first_owner(const arb_game* game, view_frame* f);

@@ -101,5 +101,6 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
     }
   }
   if (ids != stack_ids) free(ids);
+  view_frame_add_extras(f, w);
   view_frame_compute_bounds(f);
 }
