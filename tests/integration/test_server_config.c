@@ -97,7 +97,7 @@ static void test_server_config_help_lists_every_flag(void** state) {
                             "--snapshot-rate", "ARBITER_SNAPSHOT_RATE", "--scene",     "ARBITER_SCENE",
                             "--record",     "ARBITER_RECORD",      "--http-port",     "ARBITER_HTTP_PORT",
                             "--log-level",  "ARBITER_LOG_LEVEL",   "--log-format",    "ARBITER_LOG_FORMAT",
-                            "--view-radius", "ARBITER_VIEW_RADIUS", "--help"};
+                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "--help"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
     if (strstr(r->out, expected[i]) == NULL) print_error("--help lacks %s\n", expected[i]);
     assert_non_null(strstr(r->out, expected[i]));

@@ -1,6 +1,7 @@
 // A server started with --record and driven by 4 clients for 10 s produces a log whose
 // re-simulation (scene text from the log -> arb_game, then every tick's joins, leaves and
-// inputs) reproduces every tick's hash and the final hash the live server logged.
+// inputs) reproduces every tick's hash and the final hash the live server logged; every
+// checkpoint in the log matches the re-simulation and restores to its hash.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   char path[128];
   snprintf(path, sizeof path, "/tmp/arbiter-test-replay-%d.arbrec", (int)getpid());
   tc_server s;
-  const char* extra[] = {"--record", path, "--seed", "77", NULL};
+  const char* extra[] = {"--record", path, "--seed", "77", "--checkpoint-every", "120", NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   tc_client* cs[CLIENTS];
   for (int i = 0; i < CLIENTS; ++i) cs[i] = tc_create();
@@ -91,8 +92,23 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
 
   static arb_replay_tick t;
   arb_replay_record rec;
-  uint64_t ticks = 0, joins = 0, leaves = 0, inputs = 0, mismatches = 0;
+  uint64_t ticks = 0, joins = 0, leaves = 0, inputs = 0, mismatches = 0, checkpoints = 0;
   while (arb_replay_reader_next(&r, &rec) == 1) {
+    if (rec.kind == ARB_REPLAY_CHECKPOINT) {
+      // A checkpoint is the state after the step of the tick just replayed: same hash, and
+      // a fresh game restored from it has that hash too.
+      arb_replay_checkpoint cp;
+      assert_int_equal(arb_replay_decode_checkpoint(&rec, &cp, &err), 0);
+      assert_int_equal(cp.tick, arb_game_get_tick(game));
+      assert_true(cp.world_hash == arb_game_hash(game));
+      arb_game* other = NULL;
+      assert_int_equal(arb_game_create(scene, r.header.seed, &other), 0);
+      assert_int_equal(arb_game_restore(other, cp.state, (int)cp.state_len), 0);
+      assert_true(arb_game_hash(other) == cp.world_hash);
+      arb_game_destroy(other);
+      checkpoints++;
+      continue;
+    }
     if (rec.kind != ARB_REPLAY_TICK) continue;
     assert_int_equal(arb_replay_decode_tick(&rec, &t, &err), 0);
     for (int j = 0; j < t.join_count; ++j) {
@@ -114,14 +130,15 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
     inputs += (uint64_t)t.input_count;
   }
   char why[256];
-  print_message("replayed %llu ticks, %llu joins, %llu leaves, %llu inputs, %llu hash mismatches; %s\n",
+  print_message("replayed %llu ticks, %llu joins, %llu leaves, %llu inputs, %llu checkpoints, %llu hash mismatches; %s\n",
                 (unsigned long long)ticks, (unsigned long long)joins, (unsigned long long)leaves,
-                (unsigned long long)inputs, (unsigned long long)mismatches,
+                (unsigned long long)inputs, (unsigned long long)checkpoints, (unsigned long long)mismatches,
                 arb_replay_reader_describe(&r, why, sizeof why));
   assert_int_equal(r.stop, ARB_REPLAY_STOP_CLEAN);
   assert_int_equal(mismatches, 0);
   assert_int_equal(joins, CLIENTS + 1);
   assert_int_equal(leaves, 1);
+  assert_true(checkpoints >= 4);  // every 120 ticks over ~600
   assert_true(inputs > 4 * 500);  // ~4 clients x 60/s x 10 s, minus the gap
   assert_int_equal(arb_game_get_tick(game), live_tick);
   assert_true(arb_game_hash(game) == live_hash);
