@@ -9,7 +9,8 @@
 // impact (ties: the lower slot, by strict comparison in slot order) and keeps its
 // velocity: it now sits within the speculative distance of what it hit, so the next
 // step's speculative contact stops it at the surface instead of behind it. Bodies it
-// already touches at its start pose are left to the ordinary contacts.
+// already touches at its start pose (overlap, or a hit at t = 0) are left to the ordinary
+// contacts.
 // The start poses are step scratch (per-step arena), not state: they are recomputed from
 // the state at every step, so restore + step is unaffected.
 #include "extras.h"
@@ -81,7 +82,10 @@ static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
     in.sweep_b = arb__sweep(w, x, j, false);
     in.max_fraction = t;
     arb_toi_output out = arb_time_of_impact(&in);
-    if (out.state == ARB_TOI_HIT && out.fraction < t) t = out.fraction;
+    // A hit at t = 0 is a bullet already resting on the surface (it was placed there by
+    // the last step): its contact exists and handles it; pinning it there would stop a
+    // bullet that is leaving.
+    if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t) t = out.fraction;
   }
   if (t >= 1.0f) return;
   arb_transform xf = arb_get_sweep_transform(&sa, t);

@@ -190,6 +190,20 @@ float arb_vehicle_get_forward_speed(const arb_world* w, arb_extra_id id) {
   return arb_dot(w->states[slot].v, arb_rotate(w->bodies[slot].xf.q, arb_v2(1.0f, 0.0f)));
 }
 
+arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis) {
+  arb_extra_id id = {0, 0};
+  const arb__extras* x = w ? w->extras : NULL;
+  for (int i = 0; x && i < x->vehicle_slots; ++i) {  // DET: slot order
+    const arb__vehicle* v = &x->vehicles[i];
+    if (v->in_use && arb_body_id_equals(v->chassis, chassis)) {
+      id.index1 = i + 1;
+      id.generation = v->generation;
+      return id;
+    }
+  }
+  return id;
+}
+
 int arb_world_get_vehicles(const arb_world* w, arb_extra_id* out, int cap) {
   int n = 0;
   const arb__extras* x = w ? w->extras : NULL;

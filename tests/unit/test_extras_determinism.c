@@ -235,8 +235,8 @@ static const xcase cases[] = {
     {"joints", scene_joints, NULL, 0x83f38085110d0a40ull},
     {"particles", scene_particles, NULL, 0xdd9870541c3ee009ull},
     {"vehicles", scene_vehicles, tick_vehicles, 0xc301e91fd0d95436ull},
-    {"bullets", scene_bullets, tick_bullets, 0xa32c8ce0c95a2008ull},
-    {"mixed", scene_mixed, tick_mixed, 0x2db60834e3c4e63aull},
+    {"bullets", scene_bullets, tick_bullets, 0x6c0793bfaf5e36caull},
+    {"mixed", scene_mixed, tick_mixed, 0xbcc6fee4421cc2c9ull},
 };
 
 static void run(const xcase* c, arb_world* w, int from, int to, uint64_t* hashes) {

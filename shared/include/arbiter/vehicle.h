@@ -60,6 +60,8 @@ ARB_API arb_transform arb_vehicle_get_wheel_transform(const arb_world* world, ar
 ARB_API bool arb_vehicle_is_wheel_skidding(const arb_world* world, arb_extra_id id, int wheel);
 /// Speed of the chassis along its forward axis, m/s.
 ARB_API float arb_vehicle_get_forward_speed(const arb_world* world, arb_extra_id id);
+/// The vehicle built on this chassis (the lowest slot if several), or the null id.
+ARB_API arb_extra_id arb_vehicle_find_by_chassis(const arb_world* world, arb_body_id chassis);
 /// Vehicles in slot order (for the game layer). Writes up to cap ids, returns the total.
 ARB_API int arb_world_get_vehicles(const arb_world* world, arb_extra_id* out, int cap);
 

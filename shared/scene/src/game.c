@@ -10,6 +10,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "controller_vehicle.h"
 #include "game_internal.h"
 
 #define GAME_IMAGE_MAGIC 0x47425241u  // "ARBG" little-endian
@@ -243,12 +244,12 @@ static int controller_for_kind(const arb_game* g, arb_avatar_kind kind, arb_cont
       *out = ARB_CONTROLLER_FORCE;
       break;
     case ARB_AVATAR_VEHICLE:
-      // Switch point: the vehicle controller (physics extras) is not in this build.
-      return ARB_E_NOT_FOUND;
+      *out = ARB_CONTROLLER_VEHICLE;
+      break;
     default:
       return ARB_E_INVAL;
   }
-  return *out == ARB_CONTROLLER_FORCE ? ARB_OK : ARB_E_NOT_FOUND;
+  return *out == ARB_CONTROLLER_FORCE || *out == ARB_CONTROLLER_VEHICLE ? ARB_OK : ARB_E_NOT_FOUND;
 }
 
 int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint32_t* entity_id) {
@@ -264,11 +265,16 @@ int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint
   rc = reserve_avatars(game, game->avatar_count + 1);
   if (rc != ARB_OK) return rc;
 
-  arb_body_def def = arb_scene_get_avatar(game->scene)->body;
+  const arb_scene_avatar* tpl = arb_scene_get_avatar(game->scene);
+  arb_body_def def = controller == ARB_CONTROLLER_VEHICLE ? tpl->vehicle_body : tpl->body;
   def.position = choose_spawn(game);
   def.user_data = game->next_entity_id;
   arb_body_id body = arb_body_create(game->world, &def);
   if (arb_body_id_is_null(body)) return ARB_E_NOMEM;  // the template was validated at load
+  if (controller == ARB_CONTROLLER_VEHICLE && arb__controller_vehicle_attach(game->world, tpl, body) != ARB_OK) {
+    arb_body_destroy(game->world, body);
+    return ARB_E_NOMEM;  // the vehicle template was validated at load
+  }
 
   arb_avatar* a = &game->avatars[game->avatar_count];
   memset(a, 0, sizeof *a);
@@ -291,6 +297,9 @@ int arb_game_leave(arb_game* game, uint32_t client_id) {
   int slot = client_slot(game, client_id, &found);
   if (!found) return ARB_E_NOT_FOUND;
   int index = game->by_client[slot];
+  if (game->avatars[index].controller == ARB_CONTROLLER_VEHICLE) {
+    arb__controller_vehicle_detach(game->world, game->avatars[index].body);
+  }
   arb_body_destroy(game->world, game->avatars[index].body);
   memmove(&game->avatars[index], &game->avatars[index + 1],
           (size_t)(game->avatar_count - index - 1) * sizeof(arb_avatar));
@@ -351,6 +360,9 @@ void arb_game_step(arb_game* game) {
     switch (a->controller) {
       case ARB_CONTROLLER_FORCE:
         arb__controller_force_apply(game->world, &tpl->force, gravity, game->dt, a);
+        break;
+      case ARB_CONTROLLER_VEHICLE:
+        arb__controller_vehicle_apply(game->world, a);
         break;
       default:
         break;  // join refuses kinds without a controller
@@ -512,7 +524,8 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
     a->controller = (arb_controller_type)controller;
     bool ordered = i == 0 || a->entity_id > avatars[i - 1].entity_id;
     if (a->client_id == 0 || !ordered || a->entity_id <= (uint32_t)game->scene_body_count ||
-        a->entity_id >= next_entity || controller != ARB_CONTROLLER_FORCE ||
+        a->entity_id >= next_entity ||
+        (controller != ARB_CONTROLLER_FORCE && controller != ARB_CONTROLLER_VEHICLE) ||
         !controls_finite(&a->controls) || !controls_in_range(&a->controls) ||
         a->jump_cooldown < 0 || a->jump_cooldown > arb__force_jump_cooldown_ticks(game->dt)) {
       rc = ARB_E_CORRUPT;

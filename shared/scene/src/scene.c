@@ -8,6 +8,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "scene_extras.h"
 #include "scene_parse.h"
 
 // ---- top-level sections -------------------------------------------------------------
@@ -88,6 +89,13 @@ static const struct {
     {"bodies", arb__scene_parse_bodies},
     {"avatar", arb__scene_parse_avatar},
     {"spawn_points", arb__scene_parse_spawn_points},
+    // Physics extras (scene_extras.c): after `bodies`, which they refer to.
+    {"springs", arb__scene_parse_springs},
+    {"joints", arb__scene_parse_joints},
+    {"particles", arb__scene_parse_particles},
+    {"constraints", arb__scene_parse_constraints},
+    {"constraint_iterations", arb__scene_parse_constraint_iterations},
+    {"vehicles", arb__scene_parse_vehicles},
 };
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
 
@@ -134,6 +142,18 @@ static int check_with_world(sj_ctx* ctx, const arb_scene* scene) {
     if (arb_body_id_is_null(arb_body_create(world, &def))) {
       size_t m = sj_push_key(ctx, "avatar");
       sj_fail(ctx, ARB_E_INVAL, "rejected by the physics world (invalid body definition)");
+      sj_pop(ctx, m);
+    }
+  }
+  if (!ctx->code) arb__scene_build_extras(scene, world, ctx);
+  if (!ctx->code && scene->avatar.controller == ARB_CONTROLLER_VEHICLE) {
+    arb_vehicle_def vd = scene->avatar.vehicle;
+    arb_body_def def = scene->avatar.vehicle_body;
+    def.position = arb_v2(0.0f, 0.0f);
+    vd.chassis = arb_body_create(world, &def);
+    if (arb_extra_id_is_null(arb_vehicle_create(world, &vd))) {
+      size_t m = sj_push_key(ctx, "avatar");
+      sj_fail(ctx, ARB_E_INVAL, "rejected by the physics world (invalid vehicle definition)");
       sj_pop(ctx, m);
     }
   }
@@ -287,6 +307,7 @@ void arb_scene_destroy(arb_scene* scene) {
   for (int i = 0; i < scene->body_count; i++) free(scene->bodies[i].name);
   free(scene->bodies);
   free(scene->spawn_points);
+  arb__scene_free_extras(scene);
   free(scene->name);
   free(scene->text);
   free(scene);
@@ -389,6 +410,10 @@ int arb_scene_create_world(const arb_scene* scene, arb_world** out, arb_body_id*
       return ARB_E_INVAL;
     }
     if (body_ids && i < cap) body_ids[i] = id;
+  }
+  if (arb__scene_build_extras(scene, world, NULL) != 0) {
+    arb_world_destroy(world);
+    return ARB_E_INVAL;
   }
   *out = world;
   return ARB_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene_extras.h"
 #include "scene_parse.h"
 
 static const sj_bounds POSITIVE_SIZE = {0.0, ARB_SCENE_MAX_SIZE, true};
@@ -323,6 +324,7 @@ void arb__scene_default_avatar(arb_scene_avatar* avatar) {
   avatar->force.max_speed = 5.0f;
   avatar->force.jump_impulse = 0.0f;
   avatar->force.air_control = 0.3f;
+  arb__scene_default_vehicle_avatar(avatar);
 }
 
 static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avatar) {
@@ -331,17 +333,13 @@ static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avat
   // Index = arb_controller_type - 1. "vehicle" is recognised so its refusal is explicit.
   static const char* const types[] = {"force", "vehicle", NULL};
   static const char* const modes[] = {"auto", "platformer", "top_down", NULL};
+  json_t* t = json_is_object(v) ? json_object_get(v, "type") : NULL;
+  if (t && json_is_string(t) && strcmp(json_string_value(t), "vehicle") == 0) {
+    return arb__scene_parse_vehicle_controller(ctx, v, avatar);  // scene_extras.c
+  }
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   int type = 0, mode = 0;
   if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
-  if (type + 1 == ARB_CONTROLLER_VEHICLE) {
-    // Switch point: when the vehicle controller lands, parse its section here.
-    size_t mark = sj_push_key(ctx, "type");
-    sj_fail(ctx, ARB_E_INVAL,
-            "the \"vehicle\" controller is not available in this build (only \"force\")");
-    sj_pop(ctx, mark);
-    return ctx->code;
-  }
   avatar->controller = ARB_CONTROLLER_FORCE;
   if (sj_enum(ctx, v, "mode", modes, &mode)) return ctx->code;
   avatar->force.mode = (arb_force_mode)mode;

@@ -24,6 +24,7 @@ struct arb_scene {
   arb_scene_avatar avatar;
   arb_vec2* spawn_points;
   int spawn_count;
+  struct arb_scene_extras* extras;  ///< springs, joints, particles, vehicles (scene_extras.c)
 };
 
 /// The built-in scene's text (generated from shared/scene/default_scene.json).

@@ -4,6 +4,7 @@
 // error that names the file, the JSON path and the reason.
 #pragma once
 
+#include <arbiter/vehicle.h>
 #include <arbiter/world.h>
 
 ARB_C_BEGIN
@@ -76,7 +77,7 @@ ARB_API int arb_scene_find_body(const arb_scene* scene, const char* name);
 typedef enum arb_controller_type {
   ARB_CONTROLLER_NONE = 0,
   ARB_CONTROLLER_FORCE,    ///< move axes become a force; optional jump (controller_force.c)
-  ARB_CONTROLLER_VEHICLE,  ///< reserved for the vehicle controller (physics extras)
+  ARB_CONTROLLER_VEHICLE,  ///< steer/throttle/brake drive a vehicle (controller_vehicle.c)
   ARB_CONTROLLER_TYPE_COUNT
 } arb_controller_type;
 
@@ -101,6 +102,8 @@ typedef struct arb_scene_avatar {
   arb_body_def body;               ///< dynamic body: shape, material, filter, damping
   arb_controller_type controller;  ///< the controller for ARB_AVATAR_DEFAULT
   arb_force_controller_def force;  ///< used by ARB_CONTROLLER_FORCE
+  arb_body_def vehicle_body;       ///< chassis of vehicle avatars (ARB_AVATAR_VEHICLE)
+  arb_vehicle_def vehicle;         ///< their wheels (chassis id set at spawn)
 } arb_scene_avatar;
 
 /// The avatar template (the defaults when the scene has no `avatar` section).
