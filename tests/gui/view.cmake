@@ -1,6 +1,10 @@
 # gui tests: arbiter-view screenshots (live: server + 3 bots + viewer; replay of the
 # recording). Needs SDL2 (libsdl2-dev) and the server and bot programs; without them the
 # test is registered anyway and reports SKIPPED with the reason (ctest SKIP_RETURN_CODE).
+if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without ArbiterTesting
+  return()
+endif()
+
 # The replay driver has no SDL in it: its test runs everywhere (label unit).
 if(TARGET arbiter_scene AND TARGET arbiter_protocol)
   arb_add_test(test_view_replay
