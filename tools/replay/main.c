@@ -1,0 +1,152 @@
+// arbiter-replay: verify and inspect .arbrec replay logs (docs/DETERMINISM.md).
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_cmd.h"
+#include "rp_log.h"
+
+#ifndef ARB_BUILD_ID
+#define ARB_BUILD_ID "arbiter-unknown"
+#endif
+
+static const char usage[] =
+    "usage: arbiter-replay verify LOG [--allow-truncated] [--quiet] [--max-bodies N]\n"
+    "       arbiter-replay info   LOG [--allow-truncated]\n"
+    "       arbiter-replay dump   LOG [--from A] [--to B] [--every K] [--hash-only] [--allow-truncated]\n"
+    "       arbiter-replay seek   LOG --tick T [--hash-only] [--allow-truncated]\n"
+    "       arbiter-replay --help | --version      (LOG may be - for stdin)\n"
+    "\n"
+    "Re-simulates a replay log recorded by arbiter-server --record from the scene text the\n"
+    "log carries, applying the recorded joins, leaves and controls tick by tick.\n"
+    "\n"
+    "verify  compare the game hash after every tick with the recorded one, and the whole\n"
+    "        saved state with every checkpoint record. Exit 0 when all match; exit 1 at the\n"
+    "        first divergence, printing the tick, the expected and actual hash and, when the\n"
+    "        log has checkpoints, which bodies differ in which fields (recorded state of the\n"
+    "        first checkpoint at or after the divergent tick vs the re-simulation). Prints the\n"
+    "        final tick and hash and the re-simulation speed (ticks/s).\n"
+    "info    header (format, build id, scene name and hash, tick rate, seed, start time),\n"
+    "        tick range and duration, checkpoints, every client with its join and leave\n"
+    "        ticks, and the file's integrity (how and where reading stopped).\n"
+    "dump    the re-simulated state of ticks A..B (default: the whole log) as JSON lines,\n"
+    "        the format arbiter-sim prints: {\"tick\":N,\"hash\":\"...\",\"bodies\":[...]}\n"
+    "        (\"hash\" is arb_world_hash). Starts from the nearest checkpoint at or before A.\n"
+    "seek    the state at tick T as one JSON line, re-simulated from the nearest checkpoint\n"
+    "        at or before T instead of from tick 0.\n"
+    "\n"
+    "options:\n"
+    "  --allow-truncated  use the readable prefix of a log that does not end cleanly (server\n"
+    "                     killed, disk full, damaged tail) and say where it ends\n"
+    "  --quiet            verify: print only the result line(s)\n"
+    "  --max-bodies N     verify: list at most N differing entities (default 20)\n"
+    "  --from A, --to B   dump: tick range, inclusive (0 = the state before the first tick)\n"
+    "  --every K          dump: print every K-th tick of the range and always the last one\n"
+    "  --tick T           seek: the tick to show\n"
+    "  --hash-only        dump/seek: print only {\"tick\":N,\"hash\":\"...\"}\n"
+    "\n"
+    "self-test (proves verification can fail):\n"
+    "  --perturb-gravity T  verify: scale gravity by (1 + 2^-20) before the step of tick T;\n"
+    "                       the log must then diverge at tick T or later\n"
+    "\n"
+    "exit status: 0 ok, 1 divergence (the re-simulation differs from the recording),\n"
+    "2 unreadable or unusable log or bad arguments (one line on stderr says why).\n";
+
+static int bad_usage(const char* fmt, const char* arg) {
+  fprintf(stderr, "arbiter-replay: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(see arbiter-replay --help)\n");
+  return RP_EXIT_UNREADABLE;
+}
+
+static int parse_u64(const char* s, unsigned long long max, unsigned long long* out) {
+  if (!s || !*s || *s == '-' || *s == '+') return -1;
+  char* end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end != '\0' || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return RP_EXIT_UNREADABLE;
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return RP_EXIT_OK;
+    }
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("arbiter-replay %s\n", ARB_BUILD_ID);
+      return RP_EXIT_OK;
+    }
+  }
+  rp_opts o = rp_default_opts();
+  const char* cmd = argv[1];
+  if (strcmp(cmd, "verify") == 0) o.cmd = RP_CMD_VERIFY;
+  else if (strcmp(cmd, "info") == 0) o.cmd = RP_CMD_INFO;
+  else if (strcmp(cmd, "dump") == 0) o.cmd = RP_CMD_DUMP;
+  else if (strcmp(cmd, "seek") == 0) o.cmd = RP_CMD_SEEK;
+  else return bad_usage("unknown command \"%s\" (verify, info, dump or seek)", cmd);
+
+  const char* path = NULL;
+  bool have_tick = false;
+  for (int i = 2; i < argc; i++) {
+    const char* a = argv[i];
+    unsigned long long v = 0;
+    const char* value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--allow-truncated") == 0) {
+      o.allow_truncated = true;
+    } else if (strcmp(a, "--quiet") == 0 && o.cmd == RP_CMD_VERIFY) {
+      o.quiet = true;
+    } else if (strcmp(a, "--hash-only") == 0 && (o.cmd == RP_CMD_DUMP || o.cmd == RP_CMD_SEEK)) {
+      o.hash_only = true;
+    } else if (strcmp(a, "--max-bodies") == 0 && o.cmd == RP_CMD_VERIFY) {
+      if (parse_u64(value, 1000000, &v) != 0) return bad_usage("--max-bodies needs a count, got \"%s\"", value ? value : "");
+      o.max_bodies = (int)v;
+      i++;
+    } else if (strcmp(a, "--perturb-gravity") == 0 && o.cmd == RP_CMD_VERIFY) {
+      if (parse_u64(value, (unsigned long long)INT64_MAX, &v) != 0 || v == 0)
+        return bad_usage("--perturb-gravity needs a tick >= 1, got \"%s\"", value ? value : "");
+      o.perturb_tick = (int64_t)v;
+      i++;
+    } else if ((strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0 || strcmp(a, "--every") == 0) &&
+               o.cmd == RP_CMD_DUMP) {
+      if (parse_u64(value, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick count", a);
+      if (a[2] == 'f') o.from = v;
+      else if (a[2] == 't') o.to = v;
+      else if (v == 0) return bad_usage("%s must be >= 1", a);
+      else o.every = v;
+      i++;
+    } else if (strcmp(a, "--tick") == 0 && o.cmd == RP_CMD_SEEK) {
+      if (parse_u64(value, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick", a);
+      o.tick = v;
+      have_tick = true;
+      i++;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return bad_usage("unknown option \"%s\" for this command", a);
+    } else if (path) {
+      return bad_usage("more than one LOG given (\"%s\")", a);
+    } else {
+      path = a;
+    }
+  }
+  if (!path) return bad_usage("%s needs a LOG file", cmd);
+  if (o.cmd == RP_CMD_SEEK && !have_tick) return bad_usage("%s needs --tick T", cmd);
+  o.name = path;
+
+  uint8_t* data = NULL;
+  size_t len = 0;
+  char err[512];
+  if (rp_log_read_file(path, &data, &len, err, sizeof err) != ARB_OK) {
+    fprintf(stderr, "arbiter-replay: %s\n", err);
+    return RP_EXIT_UNREADABLE;
+  }
+  int status = rp_run(&o, data, len, stdout, stderr);
+  fflush(stdout);
+  return status;
+}

@@ -1,0 +1,392 @@
+// arbiter-replay — verify, info, dump and seek (see rp_cmd.h and main.c's --help).
+#define _POSIX_C_SOURCE 200809L  // clock_gettime
+
+#include "rp_cmd.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rp_log.h"
+#include "rp_sim.h"
+
+rp_opts rp_default_opts(void) {
+  rp_opts o;
+  memset(&o, 0, sizeof o);
+  o.name = "log";
+  o.to = UINT64_MAX;
+  o.every = 1;
+  o.perturb_tick = -1;
+  o.max_bodies = 20;
+  return o;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double tick_seconds(const rp_log* log, uint64_t tick) {
+  unsigned rate = log->start.header.tick_rate ? log->start.header.tick_rate : 1;
+  return (double)tick / (double)rate;
+}
+
+static void print_rate(FILE* out, const rp_log* log, uint64_t ticks, double secs) {
+  double rate = secs > 0 ? (double)ticks / secs : 0.0;
+  unsigned hz = log->start.header.tick_rate ? log->start.header.tick_rate : 1;
+  fprintf(out, "re-simulated %" PRIu64 " ticks in %.3f s: %.0f ticks/s (%.0fx real time at %u Hz)\n",
+          ticks, secs, rate, rate / hz, hz);
+}
+
+// Put a sim at the state before tick `first` of the log: tick 0 when the log starts at
+// tick 1, else the latest checkpoint at or before first - 1. With prefer_checkpoint, the
+// latest checkpoint at or before `target` (seek/dump skip the ticks before it).
+static int start_sim(rp_sim* sim, const rp_log* log, uint64_t target, bool prefer_checkpoint,
+                     const rp_checkpoint** used) {
+  *used = NULL;
+  const rp_checkpoint* cp = prefer_checkpoint ? rp_log_checkpoint_at_or_before(log, target) : NULL;
+  bool from_zero = log->first_tick <= 1;  // 0: a log with no tick records
+  if (!cp && !from_zero) {
+    cp = rp_log_checkpoint_at_or_before(log, log->first_tick - 1);
+    if (!cp) {
+      snprintf(sim->why, sizeof sim->why,
+               "the log starts at tick %" PRIu64 " with no checkpoint before it: nothing to start from",
+               log->first_tick);
+      return ARB_E_STATE;
+    }
+  }
+  if (!cp) return ARB_OK;
+  *used = cp;
+  return rp_sim_start_at(sim, cp);
+}
+
+// ---- verify -------------------------------------------------------------------------------
+
+typedef struct verify_ctx {
+  uint64_t cps_matched;
+  uint64_t last_identical;  ///< tick of the last checkpoint whose state matched bit for bit
+  bool cp_differs;
+  const arb_replay_checkpoint* bad_cp;
+  arb_replay_checkpoint bad_cp_copy;
+} verify_ctx;
+
+// A checkpoint of the current tick: the whole saved state must equal the recording's
+// bytes (stronger than the hash). Stop at the first one that does not.
+static int on_verify_checkpoint(rp_sim* sim, const arb_replay_checkpoint* cp, void* user) {
+  verify_ctx* v = user;
+  int n = arb_game_save(sim->game, NULL, 0);
+  bool same = false;
+  if (n > 0 && (size_t)n == cp->state_len) {
+    uint8_t* buf = malloc((size_t)n);
+    if (buf && arb_game_save(sim->game, buf, n) == n) same = memcmp(buf, cp->state, (size_t)n) == 0;
+    free(buf);
+  }
+  if (same && arb_game_hash(sim->game) == cp->world_hash) {
+    v->cps_matched++;
+    v->last_identical = cp->tick;
+    return 0;
+  }
+  v->cp_differs = true;
+  v->bad_cp_copy = *cp;
+  v->bad_cp = &v->bad_cp_copy;
+  return 1;
+}
+
+// The recorded state of a checkpoint in a game of its own, for comparison.
+static int load_recorded(const rp_sim* sim, const uint8_t* state, size_t len, arb_game** out) {
+  int rc = arb_game_create(sim->scene, sim->log->start.header.seed, out);
+  if (rc != ARB_OK) return rc;
+  rc = len <= (size_t)INT32_MAX ? arb_game_restore(*out, state, (int)len) : ARB_E_TOO_BIG;
+  if (rc != ARB_OK) {
+    arb_game_destroy(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+static void compare_at(rp_sim* sim, const uint8_t* state, size_t len, uint64_t tick, uint64_t diverged,
+                       const rp_opts* o, FILE* out) {
+  arb_game* rec = NULL;
+  int rc = load_recorded(sim, state, len, &rec);
+  if (rc != ARB_OK) {
+    fprintf(out, "  the checkpoint of tick %" PRIu64 " does not restore: %s\n", tick, arb_strerror(rc));
+    return;
+  }
+  if (tick == diverged)
+    fprintf(out, "  at tick %" PRIu64 " (a checkpoint), recorded vs re-simulated:\n", tick);
+  else
+    fprintf(out,
+            "  at tick %" PRIu64 " (the next checkpoint, %" PRIu64
+            " ticks after the divergence; differences spread by then), recorded vs re-simulated:\n",
+            tick, tick - diverged);
+  rp_diff_games(rec, sim->game, o->max_bodies, "    ", out);
+  arb_game_destroy(rec);
+}
+
+// Where the first difference is: the recorded truth exists only at checkpoints, so compare
+// the re-simulation with the first checkpoint at or after the divergent tick.
+static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const verify_ctx* v,
+                     const rp_opts* o, FILE* out) {
+  if (v->last_identical)
+    fprintf(out, "  last state identical to the recording bit for bit: tick %" PRIu64 " (checkpoint)\n",
+            v->last_identical);
+  if (log->cp_count == 0) {
+    fprintf(out,
+            "  the log has no checkpoints, so the differing bodies can not be shown (record with "
+            "arbiter-server --checkpoint-every N)\n");
+    return;
+  }
+  const rp_checkpoint* cp = rp_log_checkpoint_at_or_after(log, diverged);
+  if (!cp) {
+    fprintf(out, "  no checkpoint at or after tick %" PRIu64 " to compare bodies with\n", diverged);
+    return;
+  }
+  sim->strict = false;  // the world differs now: joins may land elsewhere
+  while (arb_game_get_tick(sim->game) < cp->tick) {
+    int rc = rp_sim_step(sim, NULL, NULL);
+    if (rc == RP_STEP_END || (rc < 0 && rc != RP_STEP_JOIN_MISMATCH)) {
+      fprintf(out, "  could not re-simulate to the checkpoint of tick %" PRIu64 ": %s\n", cp->tick,
+              rc == RP_STEP_END ? "the log ends" : sim->why);
+      return;
+    }
+  }
+  compare_at(sim, cp->state, cp->state_len, cp->tick, diverged, o, out);
+}
+
+static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
+  rp_sim sim;
+  double t0 = now_s();
+  int rc = rp_sim_init(&sim, log);
+  const rp_checkpoint* start = NULL;
+  if (rc == ARB_OK) rc = start_sim(&sim, log, 0, false, &start);
+  if (rc != ARB_OK) {
+    fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
+    rp_sim_deinit(&sim);
+    return RP_EXIT_UNREADABLE;
+  }
+  uint64_t start_tick = arb_game_get_tick(sim.game);
+  if (!o->quiet && start)
+    fprintf(out, "starting from the checkpoint of tick %" PRIu64 " (the log begins there)\n", start_tick);
+  verify_ctx v;
+  memset(&v, 0, sizeof v);
+  int status = RP_EXIT_OK;
+  uint64_t checked = 0;
+  for (;;) {
+    uint64_t tick = arb_game_get_tick(sim.game);
+    if (o->perturb_tick >= 0 && tick + 1 == (uint64_t)o->perturb_tick) rp_sim_perturb_gravity(&sim);
+    rc = rp_sim_step(&sim, on_verify_checkpoint, &v);
+    if (rc == RP_STEP_END) break;
+    tick = arb_game_get_tick(sim.game);
+    if (rc == RP_STEP_STOPPED) {
+      fprintf(out,
+              "DIVERGED at tick %" PRIu64 " (%.2f s): the tick hash matched but the checkpoint state "
+              "differs from the recording (recorded hash %016" PRIx64 ", re-simulated %016" PRIx64 ")\n",
+              tick, tick_seconds(log, tick), v.bad_cp->world_hash, arb_game_hash(sim.game));
+      compare_at(&sim, v.bad_cp->state, v.bad_cp->state_len, tick, tick, o, out);
+      status = RP_EXIT_DIVERGED;
+      break;
+    }
+    if (rc < 0 && rc != RP_STEP_JOIN_MISMATCH) {
+      fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
+      status = RP_EXIT_UNREADABLE;
+      break;
+    }
+    checked++;
+    uint64_t h = arb_game_hash(sim.game);
+    if (rc == RP_STEP_JOIN_MISMATCH || h != sim.recorded_hash) {
+      fprintf(out,
+              "DIVERGED at tick %" PRIu64 " (%.2f s): expected hash %016" PRIx64 ", actual %016" PRIx64 "\n",
+              tick, tick_seconds(log, tick), sim.recorded_hash, h);
+      if (rc == RP_STEP_JOIN_MISMATCH) fprintf(out, "  %s\n", sim.why);
+      localise(&sim, log, tick, &v, o, out);
+      status = RP_EXIT_DIVERGED;
+      break;
+    }
+  }
+  double secs = now_s() - t0;
+  if (status == RP_EXIT_OK) {
+    uint64_t last = arb_game_get_tick(sim.game);
+    fprintf(out,
+            "OK: %" PRIu64 " ticks verified (%" PRIu64 "..%" PRIu64 "), %" PRIu64
+            " checkpoints identical bit for bit; final tick %" PRIu64 " hash %016" PRIx64 "\n",
+            checked, checked ? start_tick + 1 : start_tick, last, v.cps_matched, last, arb_game_hash(sim.game));
+    if (!rp_log_is_clean(log))
+      fprintf(out, "the log ends early, verified its readable prefix up to tick %" PRIu64 ": %s\n", last,
+              log->stop_text);
+  }
+  if (status != RP_EXIT_UNREADABLE && !o->quiet) print_rate(out, log, checked, secs);
+  rp_sim_deinit(&sim);
+  return status;
+}
+
+// ---- info ---------------------------------------------------------------------------------
+
+static const char* avatar_kind_name(unsigned k) {
+  switch (k) {
+    case 0: return "scene default";
+    case 1: return "force";
+    case 2: return "vehicle";
+    default: return "unknown";
+  }
+}
+
+static void print_utc(FILE* out, int64_t ms) {
+  time_t t = (time_t)(ms / 1000);
+  struct tm tmv;
+  if (ms > 0 && gmtime_r(&t, &tmv)) {
+    char buf[64];
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tmv);
+    fprintf(out, "%s.%03dZ", buf, (int)(ms % 1000));
+  } else {
+    fprintf(out, "%" PRId64 " ms", ms);
+  }
+}
+
+static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
+  const arb_replay_header* h = &log->start.header;
+  fprintf(out, "file:        %s (%zu bytes)\n", o->name, log->len);
+  fprintf(out, "format:      .arbrec version %u\n", h->format_version);
+  fprintf(out, "build id:    %.*s\n", (int)h->build_id_len, h->build_id);
+  arb_scene* scene = NULL;
+  arb_scene_error serr;
+  memset(&serr, 0, sizeof serr);
+  int src = arb_scene_load_string(h->scene_text, h->scene_len, "recorded scene", &scene, &serr);
+  if (src == ARB_OK) {
+    bool hash_ok = arb_scene_get_hash(scene) == h->scene_hash;
+    fprintf(out, "scene:       \"%s\", %zu bytes, hash %016" PRIx64 " (%s)\n", arb_scene_get_name(scene),
+            h->scene_len, h->scene_hash, hash_ok ? "matches the text" : "DOES NOT match the text");
+    if (!hash_ok) src = ARB_E_CORRUPT;
+  } else {
+    char msg[320];
+    arb_scene_error_format(&serr, msg, sizeof msg);
+    fprintf(out, "scene:       %zu bytes, hash %016" PRIx64 ", DOES NOT LOAD: %s\n", h->scene_len, h->scene_hash, msg);
+  }
+  fprintf(out, "tick rate:   %u Hz\nseed:        %" PRIu64 "\nstarted:     ", h->tick_rate, h->seed);
+  print_utc(out, h->start_time_ms);
+  fputc('\n', out);
+  if (log->tick_count)
+    fprintf(out, "ticks:       %" PRIu64 "..%" PRIu64 " (%" PRIu64 " tick records), %.2f s of game time\n",
+            log->first_tick, log->last_tick, log->tick_count, tick_seconds(log, log->tick_count));
+  else
+    fprintf(out, "ticks:       none\n");
+  fprintf(out, "checkpoints: %d", log->cp_count);
+  for (int i = 0; i < log->cp_count && i < 12; i++) fprintf(out, "%s%" PRIu64, i ? ", " : " at ticks ", log->cps[i].tick);
+  if (log->cp_count > 12) fprintf(out, ", ... %" PRIu64, log->cps[log->cp_count - 1].tick);
+  if (log->cp_count) fprintf(out, " (%zu bytes of state each, the last)", log->cps[log->cp_count - 1].state_len);
+  fprintf(out, "\nclients:     %d\n", log->client_count);
+  for (int i = 0; i < log->client_count; i++) {
+    const rp_client* c = &log->clients[i];
+    fprintf(out, "  client %u \"%s\", %s avatar, entity %u: joined tick %" PRIu64 " (%.2f s)", c->client_id,
+            c->name, avatar_kind_name(c->avatar_kind), c->entity_id, c->join_tick, tick_seconds(log, c->join_tick));
+    if (c->leave_tick)
+      fprintf(out, ", left tick %" PRIu64 " (%.2f s)\n", c->leave_tick, tick_seconds(log, c->leave_tick));
+    else
+      fprintf(out, ", still there at the end\n");
+  }
+  fprintf(out, "integrity:   ");
+  if (rp_log_is_clean(log)) {
+    fprintf(out, "clean: every record's checksum verified; end record (last tick %" PRIu64 ", %" PRIu64
+            " tick records, ended ", log->end.last_tick, log->end.tick_count);
+    print_utc(out, log->end.end_time_ms);
+    fprintf(out, ")\n");
+  } else {
+    fprintf(out, "%s\n", log->stop_text);
+  }
+  if (scene) arb_scene_destroy(scene);
+  if (src != ARB_OK) {
+    fprintf(err, "arbiter-replay: %s: the recorded scene is unusable\n", o->name);
+    return RP_EXIT_UNREADABLE;
+  }
+  return RP_EXIT_OK;
+}
+
+// ---- dump and seek ------------------------------------------------------------------------
+
+static void write_to(const char* data, size_t len, void* user) { fwrite(data, 1, len, (FILE*)user); }
+
+static int cmd_dump(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
+  uint64_t from = o->cmd == RP_CMD_SEEK ? o->tick : o->from;
+  uint64_t to = o->cmd == RP_CMD_SEEK ? o->tick : (o->to == UINT64_MAX ? log->last_tick : o->to);
+  uint64_t lowest = log->first_tick ? log->first_tick - 1 : 0;
+  if (log->first_tick > 1 && !rp_log_checkpoint_at_or_before(log, log->first_tick - 1)) lowest = log->first_tick;
+  if (from > to || to > log->last_tick || from < lowest) {
+    fprintf(err, "arbiter-replay: %s: tick range %" PRIu64 "..%" PRIu64 " is outside the log (%" PRIu64 "..%" PRIu64 ")\n",
+            o->name, from, to, lowest, log->last_tick);
+    return RP_EXIT_UNREADABLE;
+  }
+  rp_sim sim;
+  double t0 = now_s();
+  int rc = rp_sim_init(&sim, log);
+  const rp_checkpoint* cp = NULL;
+  if (rc == ARB_OK) rc = start_sim(&sim, log, from, true, &cp);
+  if (rc != ARB_OK) {
+    fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
+    rp_sim_deinit(&sim);
+    return RP_EXIT_UNREADABLE;
+  }
+  uint64_t start = arb_game_get_tick(sim.game), stepped = 0, mismatch = 0;
+  int status = RP_EXIT_OK;
+  for (;;) {
+    uint64_t tick = arb_game_get_tick(sim.game);
+    if (tick >= from && ((tick - from) % o->every == 0 || tick == to))
+      arb_game_write_json(sim.game, !o->hash_only, write_to, out);
+    if (tick >= to) break;
+    rc = rp_sim_step(&sim, NULL, NULL);
+    if (rc == RP_STEP_END || (rc < 0 && rc != RP_STEP_JOIN_MISMATCH)) {
+      fprintf(err, "arbiter-replay: %s: stopped at tick %" PRIu64 ": %s\n", o->name, tick,
+              rc == RP_STEP_END ? "the log ends" : sim.why);
+      status = RP_EXIT_UNREADABLE;
+      break;
+    }
+    stepped++;
+    if (!mismatch && (rc == RP_STEP_JOIN_MISMATCH || arb_game_hash(sim.game) != sim.recorded_hash)) {
+      mismatch = arb_game_get_tick(sim.game);
+      sim.strict = false;
+      fprintf(err, "arbiter-replay: %s: WARNING: the re-simulation diverges from the recording at tick %" PRIu64
+              " (run verify); the states printed from there on are this build's\n", o->name, mismatch);
+      status = RP_EXIT_DIVERGED;
+    }
+  }
+  fflush(out);
+  if (cp) fprintf(err, "started from the checkpoint of tick %" PRIu64 "; ", start);
+  else fprintf(err, "started from tick %" PRIu64 "; ", start);
+  print_rate(err, log, stepped, now_s() - t0);
+  rp_sim_deinit(&sim);
+  return status;
+}
+
+// ---- entry --------------------------------------------------------------------------------
+
+int rp_run(const rp_opts* o, uint8_t* data, size_t len, FILE* out, FILE* err) {
+  rp_log log;
+  char why[512];
+  int rc = rp_log_open(&log, data, len, why, sizeof why);
+  if (rc != ARB_OK) {
+    fprintf(err, "arbiter-replay: %s: %s\n", o->name, why);
+    rp_log_close(&log);
+    return RP_EXIT_UNREADABLE;
+  }
+  int status;
+  if (o->cmd == RP_CMD_INFO) {
+    status = cmd_info(&log, o, out, err);
+    if (status == RP_EXIT_OK && !rp_log_is_clean(&log) && !o->allow_truncated) {
+      fprintf(err, "arbiter-replay: %s: the log does not end cleanly (see integrity; --allow-truncated accepts it)\n",
+              o->name);
+      status = RP_EXIT_UNREADABLE;
+    }
+  } else if (!rp_log_is_clean(&log) && !o->allow_truncated) {
+    fprintf(err,
+            "arbiter-replay: %s: the log does not end cleanly: %s\n"
+            "(--allow-truncated uses the readable prefix, up to tick %" PRIu64 ")\n",
+            o->name, log.stop_text, log.last_tick);
+    status = RP_EXIT_UNREADABLE;
+  } else if (o->cmd == RP_CMD_VERIFY) {
+    status = cmd_verify(&log, o, out, err);
+  } else {
+    status = cmd_dump(&log, o, out, err);
+  }
+  rp_log_close(&log);
+  return status;
+}
