@@ -225,6 +225,10 @@ void view_live_fill(view_live* l, double now, view_frame* f) {
     if (b->role == VIEW_ROLE_OWN) {
       f->focus = s->position;
       f->has_focus = true;
+      // The server says what our avatar is (the scene's choice when we asked for the
+      // default): the keys then drive only that controller's inputs.
+      if (d->avatar_kind > ARB_AVATAR_DEFAULT && d->avatar_kind < ARB_AVATAR_KIND_COUNT)
+        l->kind = (arb_avatar_kind)d->avatar_kind;
     }
   }
   view_frame_compute_bounds(f);
