@@ -258,7 +258,9 @@ void view_live_messages(view_live* l, double now, view_text_lines* status, view_
   if (st == ARB_CLIENT_CONNECTED && ses) {
     view_lines_add(status, VIEW_RGB_OK, "live  %s:%u  scene '%s'", l->host, (unsigned)l->cfg.port,
                    ses->scene_name);
-    view_lines_add(status, VIEW_RGB_TEXT_DIM, "client %u  tick %llu  F1 help", ses->client_id,
+    static const char* const kinds[] = {"avatar", "force avatar", "vehicle avatar"};
+    view_lines_add(status, VIEW_RGB_TEXT_DIM, "client %u (%s)  tick %llu  F1 help", ses->client_id,
+                   kinds[l->kind < ARB_AVATAR_KIND_COUNT ? l->kind : 0],
                    (unsigned long long)arb_client_get_snapshot_tick(l->client));
     return;
   }
