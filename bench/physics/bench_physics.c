@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "scenes.h"
+#include "scenes_extras.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -82,7 +83,9 @@ static void usage(FILE* f) {
           "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
           "  docs/BENCHMARKS.md); the ratio column is other/arbiter CPU time per step\n"
-          "  (> 1: arbiter faster).\n");
+          "  (> 1: arbiter faster).\n"
+          "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
+          "  bullets_1000, printed after the others (--scene selects them too).\n");
 }
 
 int main(int argc, char** argv) {
@@ -152,6 +155,9 @@ int main(int argc, char** argv) {
       fflush(stdout);
     }
     bench_scene_free(&s);
+  }
+  if (!only_engine || strncmp(only_engine, "arbiter", strlen(only_engine)) == 0) {
+    bench_extras_run(only_scene, quick, runs);  // physics extras: arbiter only
   }
   return 0;
 }

@@ -1,0 +1,200 @@
+// bench/physics — the physics-extras scenes (arbiter only: the other engines have no
+// common interface for these): a 50x50 Verlet cloth, 100 vehicles on a plane, 1000
+// bullets in a walled box. Same timing rules as bench_physics.c (first step untimed,
+// minimum of the runs, thread CPU time, p99 single step). See docs/BENCHMARKS.md,
+// "Physics extras".
+#define _POSIX_C_SOURCE 200809L
+#include <arbiter/joint.h>
+#include <arbiter/particles.h>
+#include <arbiter/vehicle.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scenes_extras.h"
+
+static double wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static double thread_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static arb_world* make_world(arb_vec2 g, float max_speed) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = g;
+  if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
+  wd.body_capacity = 1100;
+  return arb_world_create(&wd);
+}
+
+static void add_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
+  arb_body_def bd = arb_default_body_def();
+  bd.type = type;
+  bd.position = arb_v2(x, y);
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(hw, hh);
+  arb_body_create(w, &bd);
+}
+
+// 50 x 50 particles 0.1 m apart (structural constraints), top row pinned every 7th,
+// draping over a static circle onto the ground. 4 substeps x 8 relaxation passes.
+static arb_world* build_cloth(int* count) {
+  arb_world* w = make_world(arb_v2(0.0f, -9.81f), 0.0f);
+  add_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
+  arb_body_def bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.position = arb_v2(0.5f, 2.0f);
+  bd.shape.type = ARB_SHAPE_CIRCLE;
+  bd.shape.circle.radius = 1.0f;
+  arb_body_create(w, &bd);
+  const int n = 50;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      arb_particle_def pd = arb_default_particle_def();
+      pd.position = arb_v2(-2.0f + 0.1f * (float)i, 3.5f + 0.1f * (float)j);
+      pd.radius = 0.04f;
+      pd.damping = 0.2f;
+      pd.pinned = j == n - 1 && i % 7 == 0;
+      arb_particle_create(w, &pd);
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      int k = j * n + i;
+      arb_constraint_def cd = {k, k + 1, -1.0f, 1.0f};
+      if (i + 1 < n) arb_constraint_create(w, &cd);
+      cd.b = k + n;
+      if (j + 1 < n) arb_constraint_create(w, &cd);
+    }
+  }
+  *count = arb_world_get_particle_count(w);
+  return w;
+}
+
+// 100 cars (4 m x 2 m, 1000 kg, 4 wheels) in a 10 x 10 grid on a walled plane, full
+// throttle with a different steering each: they drive, turn, skid and collide.
+static arb_world* build_vehicles(int* count) {
+  arb_world* w = make_world(arb_v2(0.0f, 0.0f), 0.0f);
+  add_box(w, ARB_BODY_STATIC, 0.0f, -80.0f, 80.0f, 1.0f);
+  add_box(w, ARB_BODY_STATIC, 0.0f, 80.0f, 80.0f, 1.0f);
+  add_box(w, ARB_BODY_STATIC, -80.0f, 0.0f, 1.0f, 80.0f);
+  add_box(w, ARB_BODY_STATIC, 80.0f, 0.0f, 1.0f, 80.0f);
+  for (int k = 0; k < 100; ++k) {
+    arb_body_def bd = arb_default_body_def();
+    bd.position = arb_v2(-50.0f + 10.0f * (float)(k % 10), -50.0f + 10.0f * (float)(k / 10));
+    bd.angle = 0.6f * (float)k;
+    bd.mass = 1000.0f;
+    bd.shape.type = ARB_SHAPE_POLYGON;
+    bd.shape.polygon = arb_make_box(2.0f, 1.0f);
+    arb_vehicle_def vd = arb_default_vehicle_def();
+    vd.chassis = arb_body_create(w, &bd);
+    arb_extra_id v = arb_vehicle_create(w, &vd);
+    arb_vehicle_set_input(w, v, (float)(k % 5 - 2) * 0.3f, 1.0f, 0.0f);
+  }
+  *count = arb_world_get_vehicles(w, NULL, 0);
+  return w;
+}
+
+// 1000 bullets (circles r 0.05 m) at 100-400 m/s in a 20 m x 20 m box of 0.1 m walls.
+static arb_world* build_bullets(int* count) {
+  arb_world* w = make_world(arb_v2(0.0f, 0.0f), 1000.0f);
+  add_box(w, ARB_BODY_STATIC, 0.0f, -10.0f, 10.0f, 0.05f);
+  add_box(w, ARB_BODY_STATIC, 0.0f, 10.0f, 10.0f, 0.05f);
+  add_box(w, ARB_BODY_STATIC, -10.0f, 0.0f, 0.05f, 10.0f);
+  add_box(w, ARB_BODY_STATIC, 10.0f, 0.0f, 0.05f, 10.0f);
+  uint32_t seed = 12345u;
+  for (int k = 0; k < 1000; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    float a = (float)(seed >> 8) * (6.2831853f / 16777216.0f);
+    seed = seed * 1664525u + 1013904223u;
+    float speed = 100.0f + 300.0f * (float)(seed >> 8) / 16777216.0f;
+    arb_body_def bd = arb_default_body_def();
+    bd.position = arb_v2(-9.0f + 0.6f * (float)(k % 31), -9.0f + 0.55f * (float)(k / 31));
+    bd.linear_velocity = arb_v2(speed * arb_cos(a), speed * arb_sin(a));
+    bd.bullet = true;
+    bd.shape.type = ARB_SHAPE_CIRCLE;
+    bd.shape.circle.radius = 0.05f;
+    bd.shape.restitution = 0.8f;
+    bd.shape.friction = 0.0f;
+    arb_body_create(w, &bd);
+  }
+  *count = 1000;
+  return w;
+}
+
+// How many bullets are outside the box at the end (must be 0: none tunnelled).
+static int escaped(arb_world* w) {
+  arb_body_id ids[1100];
+  int n = arb_world_get_bodies(w, ids, 1100);
+  int out = 0;
+  for (int i = 0; i < n && i < 1100; ++i) {
+    if (arb_body_get_type(w, ids[i]) != ARB_BODY_DYNAMIC) continue;
+    arb_vec2 p = arb_body_get_position(w, ids[i]);
+    out += p.x < -10.0f || p.x > 10.0f || p.y < -10.0f || p.y > 10.0f;
+  }
+  return out;
+}
+
+static int cmp_d(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+typedef struct xscene {
+  const char* name;
+  const char* what;  // unit of the count column
+  arb_world* (*build)(int* count);
+  int steps;
+  const char* config;
+} xscene;
+
+static const xscene xscenes[] = {
+    {"cloth_50x50", "particles", build_cloth, 300, "4 substeps x 8 relaxation passes, 4900 constraints"},
+    {"vehicles_100", "vehicles", build_vehicles, 300, "4 wheels each, 4 tyre iterations, 4 substeps"},
+    {"bullets_1000", "bullets", build_bullets, 300, "CCD (time of impact) against walls and bodies"},
+};
+
+const char* const bench_extras_scene_names[] = {"cloth_50x50", "vehicles_100", "bullets_1000", NULL};
+
+void bench_extras_run(const char* only_scene, int quick, int runs) {
+  for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
+    const xscene* x = &xscenes[si];
+    if (only_scene && strcmp(only_scene, x->name) != 0) continue;
+    int steps = quick ? x->steps / 5 : x->steps;
+    double best = 1e30, best_cpu = 1e30, p99 = 0.0;
+    double* times = malloc((size_t)steps * sizeof *times);
+    int count = 0, out = 0;
+    for (int r = 0; r < runs && times; ++r) {
+      arb_world* w = x->build(&count);
+      arb_world_step(w, 1.0f / 60.0f);  // untimed: pairs and arena warm-up
+      double total = 0.0, c0 = thread_ms();
+      for (int i = 0; i < steps - 1; ++i) {
+        double t0 = wall_ms();
+        arb_world_step(w, 1.0f / 60.0f);
+        times[i] = wall_ms() - t0;
+        total += times[i];
+      }
+      double cpu = (thread_ms() - c0) / (double)(steps - 1);
+      if (cpu < best_cpu) best_cpu = cpu;
+      if (total / (double)(steps - 1) < best) {
+        best = total / (double)(steps - 1);
+        qsort(times, (size_t)(steps - 1), sizeof *times, cmp_d);
+        p99 = times[(int)((double)(steps - 2) * 0.99)];
+      }
+      if (x->build == build_bullets) out = escaped(w);
+      arb_world_destroy(w);
+    }
+    free(times);
+    printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s  %d %s; %s\n", x->name, "arbiter", count, best, best_cpu, p99,
+           "-", "-", count, x->what, x->config);
+    if (x->build == build_bullets) printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
+    fflush(stdout);
+  }
+}
