@@ -31,7 +31,11 @@ endif()
 
 # Install the "client" component and build a program with pkg-config only.
 if(TARGET arbiter_client AND TARGET arbiter-bot)
+  # The consumer is compiled with this build's flags (an ASan build installs sanitized
+  # archives, which need the sanitizer runtime at link time).
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" ARB_BT)
+  set(ARB_CONSUMER_FLAGS "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${ARB_BT}} ${CMAKE_EXE_LINKER_FLAGS}")
   add_test(NAME test_client_install
-           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_client_install.sh ${CMAKE_BINARY_DIR})
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_client_install.sh ${CMAKE_BINARY_DIR} "${ARB_CONSUMER_FLAGS}")
   set_tests_properties(test_client_install PROPERTIES LABELS integration TIMEOUT 60)
 endif()

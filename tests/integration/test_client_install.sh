@@ -3,9 +3,10 @@
 # component into a temporary prefix, compile a small program with only
 # `pkg-config --cflags --libs arbiter-client`, run it (creates a client, checks the
 # defaults and the quantization of controls, destroys it; no network needed).
-# usage: test_client_install.sh BUILD_DIR
+# usage: test_client_install.sh BUILD_DIR [CFLAGS]   (CFLAGS: the build's own flags)
 set -eu
 BUILD=$1
+FLAGS=${2:-}
 TMP=$(mktemp -d /tmp/arbiter-client-install.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 cmake --install "$BUILD" --component client --prefix "$TMP/prefix" >/dev/null
@@ -34,5 +35,6 @@ int main(void) {
   return 0;
 }
 C
-cc -std=c11 -Wall -Werror "$TMP/game.c" $(pkg-config --cflags --libs arbiter-client) -o "$TMP/game"
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Werror $FLAGS "$TMP/game.c" $(pkg-config --cflags --libs arbiter-client) -o "$TMP/game"
 "$TMP/game"
