@@ -201,6 +201,13 @@ static void arb__r_body(arb__reader* r, arb__body* b, arb__body_sim* sim, arb__b
     ok = ok && sim->inv_mass == 0.0f && sim->inv_inertia == 0.0f;
   }
   if (type == ARB_BODY_STATIC) ok = ok && st->v.x == 0.0f && st->v.y == 0.0f && st->w == 0.0f;
+  // The centre of mass must be where the transform puts the local centre (finalize
+  // derives one from the other; a mismatch would act as a huge lever arm).
+  if (ok) {
+    arb_vec2 c = arb_transform_point(b->xf, b->local_center);
+    float tol = 1e-3f * (1.0f + arb_maxf(arb_absf(c.x), arb_absf(c.y)));
+    ok = arb_absf(c.x - b->center.x) <= tol && arb_absf(c.y - b->center.y) <= tol;
+  }
   if (!ok) arb__r_fail(r, ARB_E_CORRUPT);
 }
 
@@ -350,6 +357,7 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
       p->normal_impulse = arb__r_f32(&r);
       p->tangent_impulse = arb__r_f32(&r);
       p->id = arb__r_u16(&r);
+      if (!r.err && p->normal_impulse < 0.0f) arb__r_fail(&r, ARB_E_CORRUPT);  // the solver clamps at 0
     }
     if (r.err) break;
     uint64_t key = arb__pair_key(a, b);

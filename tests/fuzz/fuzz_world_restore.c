@@ -60,11 +60,15 @@ static int try_image(const uint8_t* img, size_t len) {
     uint8_t* again = malloc((size_t)n);
     if (!again || arb_world_save(w, again, n) != n) abort();
     arb_world* w2 = new_world();
+    // A hostile but well-formed image (say, a huge impulse) may step into non-finite
+    // values: not a crash, and the image of such a world is refused as NONFINITE.
+    // Otherwise the round trip must be exact.
     int rc2 = arb_world_restore(w2, again, n);
-    if (rc2 != 0 || arb_world_hash(w2) != h) {
+    if (rc2 != 0 && rc2 != ARB_E_NONFINITE) {
       fprintf(stderr, "fuzz_world_restore: re-restore failed: %s\n", arb_strerror(rc2));
       abort();
     }
+    if (rc2 == 0 && arb_world_hash(w2) != h) abort();
     arb_world_destroy(w2);
     free(again);
   } else if (arb_strerror(rc)[0] == '\0') {
