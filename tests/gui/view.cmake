@@ -26,8 +26,18 @@ endif()
 find_package(ZLIB QUIET)
 
 if(_view_skip STREQUAL "" AND ZLIB_FOUND)
+  # Camera, font table, key mapping, PNG writer: no window needed.
+  set(_view_dir ${PROJECT_SOURCE_DIR}/client/view)
+  arb_add_test(test_view_units
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view_units.c ${CMAKE_CURRENT_LIST_DIR}/png_read.c
+            ${_view_dir}/view_camera.c ${_view_dir}/view_frame.c ${_view_dir}/view_font.c
+            ${_view_dir}/view_input.c ${_view_dir}/view_png.c
+    LIBS arbiter_shared arb::sdl2 ZLIB::ZLIB m
+    INCLUDES ${_view_dir}
+    LABELS unit gui TIMEOUT 30
+    ARGS ${CMAKE_CURRENT_BINARY_DIR})
   arb_add_test(test_view
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view.c
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view.c ${CMAKE_CURRENT_LIST_DIR}/png_read.c
     LIBS ZLIB::ZLIB
     INCLUDES ${PROJECT_SOURCE_DIR}/client/view
     LABELS gui SERIAL TIMEOUT 60
@@ -38,6 +48,8 @@ else()
   if(_view_skip STREQUAL "")
     set(_view_skip "zlib (zlib1g-dev) is not installed")
   endif()
-  add_test(NAME test_view COMMAND sh -c "echo 'SKIPPED: test_view: ${_view_skip}'; exit 77")
-  set_tests_properties(test_view PROPERTIES LABELS gui SKIP_RETURN_CODE 77)
+  foreach(_t test_view test_view_units)
+    add_test(NAME ${_t} COMMAND sh -c "echo 'SKIPPED: ${_t}: ${_view_skip}'; exit 77")
+    set_tests_properties(${_t} PROPERTIES LABELS gui SKIP_RETURN_CODE 77)
+  endforeach()
 endif()
