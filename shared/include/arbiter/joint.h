@@ -5,6 +5,8 @@
 // the two bodies' force accumulators (a body and a fixed world point when body_b is null).
 // Joints are constraints solved inside the contact solver's substep loop (joints first,
 // contacts last), with the same soft-step scheme as contacts, so chains and ragdolls hold.
+// Jointed bodies still collide with each other: give them the same negative shape group
+// (arb_shape_def.group) when they overlap at the joint, as chain links do.
 // A spring or joint whose body was destroyed does nothing (it keeps its slot until
 // destroyed). Both are part of the world hash and of arb_world_save/arb_world_restore.
 // Creation and destruction are allowed between steps only.
@@ -57,7 +59,6 @@ typedef struct arb_joint_def {
   float length;             ///< distance joint: rest length (m); < 0 = the current distance
   float hertz;              ///< distance joint: 0 = rigid rod, > 0 = soft (spring frequency)
   float damping_ratio;      ///< distance joint with hertz > 0: damping ratio (1 = critical)
-  bool collide_connected;   ///< reserved: connected bodies still collide (contacts unaware)
   int internal_value;       ///< set by arb_default_joint_def; DO NOT SET
 } arb_joint_def;
 
