@@ -25,12 +25,14 @@ void view_graph_push(view_graph* g, float jitter_ms, float delay_ms) {
   if (g->count < VIEW_GRAPH_LEN) g->count++;
 }
 
-static void panel(SDL_Renderer* r, int x, int y, int w, int h) {
-  view_fill_rect(r, x, y, w, h, 0x000000u, PANEL_ALPHA);
+static void panel_alpha(SDL_Renderer* r, int x, int y, int w, int h, uint8_t alpha) {
+  view_fill_rect(r, x, y, w, h, 0x000000u, alpha);
   view_set_rgb(r, VIEW_RGB_TEXT_DIM, 255);
   SDL_Rect box = {x, y, w, h};
   SDL_RenderDrawRect(r, &box);
 }
+
+static void panel(SDL_Renderer* r, int x, int y, int w, int h) { panel_alpha(r, x, y, w, h, PANEL_ALPHA); }
 
 SDL_Rect view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
                              const view_text_lines* t) {
@@ -82,7 +84,7 @@ void view_overlay_help(SDL_Renderer* r, const view_font* font, int width, int he
   int x = (width - bw) / 2, y = (height - bh) / 2;
   if (x < 0) x = 0;
   if (y < 0) y = 0;
-  panel(r, x, y, bw, bh);
+  panel_alpha(r, x, y, bw, bh, 255);  // opaque: nothing behind may show through the help
   for (int i = 0; i < n; i++) {
     // A line starting with '#' is a heading.
     bool head = lines[i][0] == '#';
