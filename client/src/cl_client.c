@@ -172,7 +172,11 @@ int arb_client_connect(arb_client* c) {
   if (!c) return ARB_E_INVAL;
   if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
   c->backoff = c->cfg.reconnect_delay_min;
-  return start_connect(c);
+  int rc = start_connect(c);
+  // We do not know the time here (the application may not have called update for a
+  // while): the connect timeout starts at the next update.
+  if (rc == 0) c->state_since = -1.0;
+  return rc;
 }
 
 // The link is gone (for any reason but our own request). Decide whether to come back.
@@ -374,7 +378,8 @@ static void push_entity(arb_client* c, const arb_proto_entity* pe, double t) {
   (void)rc;  // unknown ids (not in the newest view) are skipped on purpose
 }
 
-static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* d) {
+// `tick`: the snapshot that lists the entity. Known entities keep their history.
+static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* d, uint32_t tick) {
   bool known = cl_interp_find(&c->interp, id) != NULL;
   arb_client_entity_desc desc;
   desc_from_proto(id, d, &desc);
@@ -383,25 +388,34 @@ static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* 
     fmt(c->last_error, sizeof c->last_error, "entity %u: %s (max_entities %d)", id, arb_strerror(rc), c->cfg.max_entities);
     return;
   }
+  cl_entity* e = cl_interp_find(&c->interp, id);
+  if (e && tick > e->tag) e->tag = tick;
   if (!known) cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_ENTERED, c->now, id, d->owner, 0, false, NULL);
 }
 
-static void remove_entity(arb_client* c, uint32_t id) {
-  if (cl_interp_remove(&c->interp, id) == 0)
-    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, id, 0, 0, false, NULL);
+// Removed as of `tick` -- unless a newer snapshot (parts arrive in any order) lists it.
+static void remove_entity(arb_client* c, uint32_t id, uint32_t tick) {
+  cl_entity* e = cl_interp_find(&c->interp, id);
+  if (!e || e->tag > tick) return;
+  cl_interp_remove(&c->interp, id);
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, id, 0, 0, false, NULL);
 }
 
 // The newest complete view decides who exists; older parts only add history.
 static void reconcile(arb_client* c, const cl_slot* sl) {
   for (int i = c->interp.count - 1; i >= 0; i--) {
     uint32_t id = c->interp.ents[i].desc.id;
-    if (!arb_proto_entity_set_find(&sl->set, id)) remove_entity(c, id);
+    if (!arb_proto_entity_set_find(&sl->set, id)) remove_entity(c, id, sl->tick);
   }
   for (int i = 0; i < sl->set.count; i++) {
     uint32_t id = sl->set.items[i].id;
-    if (cl_interp_find(&c->interp, id)) continue;
+    cl_entity* e = cl_interp_find(&c->interp, id);
+    if (e) {
+      if (sl->tick > e->tag) e->tag = sl->tick;
+      continue;
+    }
     const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, id);
-    if (d) add_entity(c, id, d);
+    if (d) add_entity(c, id, d, sl->tick);
     else count_error(c, NULL, "snapshot: entity without a description");
   }
 }
@@ -431,8 +445,8 @@ static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   }
   // Newer than anything complete: this part's enters and leaves are current.
   if (res.tick > newest_before) {
-    for (int i = 0; i < p->entered_count; i++) add_entity(c, p->entered[i].id, &p->entered[i].desc);
-    for (int i = 0; i < p->removed_count; i++) remove_entity(c, p->removed[i]);
+    for (int i = 0; i < p->entered_count; i++) add_entity(c, p->entered[i].id, &p->entered[i].desc, res.tick);
+    for (int i = 0; i < p->removed_count; i++) remove_entity(c, p->removed[i], res.tick);
   }
   for (int i = 0; i < p->entered_count; i++) {
     const arb_proto_entity* pe = arb_proto_entity_set_find(&res.slot->set, p->entered[i].id);
@@ -487,6 +501,7 @@ int arb_client_update(arb_client* c, double now) {
     c->last_receive = now;
   }
 
+  if (c->state_since < 0.0) c->state_since = c->now;
   if (c->state == ARB_CLIENT_RECONNECT_WAIT && c->now >= c->reconnect_at) {
     c->reconnects++;
     if (start_connect(c) != 0) link_lost(c, ARB_PROTO_REASON_OTHER, c->last_error, true);

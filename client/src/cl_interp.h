@@ -70,6 +70,7 @@ typedef struct cl_entity {
   double off_t0;
   float off_dur;               ///< >= blend_time, see cl_interp_push
   bool blending;               ///< off_p/off_a are non-zero
+  uint32_t tag;                ///< the owner's bookkeeping (cl_client: newest tick listing it)
 } cl_entity;
 
 typedef struct cl_interp_params {
