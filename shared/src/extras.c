@@ -31,7 +31,7 @@ void arb__extras_free(arb_world* w) {
 bool arb__extras_empty(const arb__extras* x) {
   return !x || (x->spring_slots == 0 && x->joint_slots == 0 && x->vehicle_slots == 0 &&
                 x->particle_count == 0 && x->constraint_count == 0 &&
-                x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS);
+                x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS && x->last_dt == 0.0f);
 }
 
 int arb__body_slot(const arb_world* w, arb_body_id id) {
@@ -88,7 +88,6 @@ void arb__extras_pre_solve(arb_world* w, float dt) {
   arb__extras* x = w->extras;
   arb__ccd_begin(w);
   if (!x) return;
-  x->last_dt = dt;
   if (x->spring_slots > 0) arb__springs_apply(w);
   if (x->vehicle_slots > 0) arb__vehicles_apply(w, dt);
 }
@@ -96,5 +95,8 @@ void arb__extras_pre_solve(arb_world* w, float dt) {
 void arb__extras_post_step(arb_world* w, float dt) {
   arb__ccd_finish(w);
   arb__extras* x = w->extras;
-  if (x && x->particle_count > 0) arb__particles_step(w, dt);
+  if (x && x->particle_count > 0) {
+    x->last_dt = dt;  // only with particles (it is state: see arb__extras_empty)
+    arb__particles_step(w, dt);
+  }
 }

@@ -87,7 +87,7 @@ typedef struct arb__extras {
   arb__constraint* constraints;
   int32_t constraint_count, constraint_cap;
   int32_t constraint_iterations;
-  float last_dt;  // dt of the last step (particle velocities), state
+  float last_dt;  // dt of the last step with particles (their velocities), state; 0 without
   // Bullet sweep scratch (not state): start poses of dynamic bodies for this step.
   arb_vec2* sweep_c;
   arb_rot* sweep_q;

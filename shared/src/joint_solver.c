@@ -223,8 +223,9 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
 
 static void arb__jmove(arb__jbody* b, float m, float i, arb_vec2 r, arb_vec2 P) {
   if (!b->st) return;
-  b->st->dp = arb_mul_add(b->st->dp, m, P);
-  b->st->dq = arb_rot_integrate(b->st->dq, i * arb_cross(r, P));
+  // Kinematic bodies (m = i = 0) and fixed rotation (i = 0) keep their exact pose bits.
+  if (m != 0.0f) b->st->dp = arb_mul_add(b->st->dp, m, P);
+  if (i != 0.0f) b->st->dq = arb_rot_integrate(b->st->dq, i * arb_cross(r, P));
   b->dp = b->st->dp;
   b->dq = b->st->dq;
 }

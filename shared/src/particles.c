@@ -143,6 +143,7 @@ void arb_particles_clear(arb_world* w) {
   if (!w || w->locked || !w->extras) return;
   w->extras->particle_count = 0;
   w->extras->constraint_count = 0;
+  w->extras->last_dt = 0.0f;
 }
 
 // ---- step -------------------------------------------------------------------------------

@@ -231,10 +231,10 @@ typedef struct xcase {
 } xcase;
 
 static const xcase cases[] = {
-    {"springs", scene_springs, NULL, 0x5bd5dab7c701e612ull},
-    {"joints", scene_joints, NULL, 0x83f38085110d0a40ull},
+    {"springs", scene_springs, NULL, 0x9912a2c6e9b3de61ull},
+    {"joints", scene_joints, NULL, 0x6a0ea5a99dbb9fa0ull},
     {"particles", scene_particles, NULL, 0xdd9870541c3ee009ull},
-    {"vehicles", scene_vehicles, tick_vehicles, 0xc301e91fd0d95436ull},
+    {"vehicles", scene_vehicles, tick_vehicles, 0xaa5395f79a567d89ull},
     {"bullets", scene_bullets, tick_bullets, 0x6c0793bfaf5e36caull},
     {"mixed", scene_mixed, tick_mixed, 0xbcc6fee4421cc2c9ull},
 };
