@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,19 @@ int main(int argc, char** argv) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGPIPE, SIG_IGN);
+
+  // One UDP socket per client: raise the descriptor limit as far as allowed.
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(nclients + 32)) {
+    rlim_t want = (rlim_t)(nclients + 32);
+    rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(nclients + 32)) {
+      fprintf(stderr, "arbiter-bot: --clients %ld needs %ld file descriptors, the limit is %llu (ulimit -n)\n", nclients,
+              nclients + 32, (unsigned long long)rl.rlim_cur);
+      return 2;
+    }
+  }
 
   bot* bots = (bot*)calloc((size_t)nclients, sizeof *bots);
   struct pollfd* fds = (struct pollfd*)calloc((size_t)nclients, sizeof *fds);
