@@ -86,9 +86,12 @@ static void arbiter_report(void* p, char* line, int cap) {
   int rc = 0;
   for (int i = 0; i < REPS; ++i) rc |= arb_world_restore(w2, img, n);
   double restore_ms = (ms_now() - t0) / REPS;
-  snprintf(line, (size_t)cap, "state: hash %.3f ms, save %.3f ms (%d bytes), restore %.3f ms%s, %lld bytes allocated",
-           hash_ms, save_ms, n, restore_ms, rc ? " (FAILED)" : "",
-           (long long)arb_world_get_byte_count(b->world));
+  arb_world_counters wc = arb_world_get_counters(b->world);
+  snprintf(line, (size_t)cap,
+           "%d contacts (%d touching); hash %.3f ms, save %.3f ms (%d bytes), restore %.3f ms%s; "
+           "%lld bytes allocated",
+           wc.contact_count, wc.touching_count, hash_ms, save_ms, n, restore_ms, rc ? " (FAILED)" : "",
+           (long long)wc.byte_count);
   arb_world_destroy(w2);
   free(img);
   (void)sink;

@@ -226,6 +226,12 @@ static void test_contacts_and_events(void** state) {
   assert_float_equal(cd[0].normal_impulses[0] + cd[0].normal_impulses[1], 10.0f * DT / 4.0f, 0.02f);
   assert_int_equal(arb_body_get_contacts(w, ground, cd, 4), 1);
   assert_float_equal(cd[0].normal.y, 1.0f, 1e-5f);
+  arb_world_counters wc = arb_world_get_counters(w);
+  assert_int_equal(wc.body_count, 2);
+  assert_int_equal(wc.contact_count, 1);
+  assert_int_equal(wc.touching_count, 1);
+  assert_int_equal(wc.byte_count, arb_world_get_byte_count(w));
+  assert_true(wc.arena_bytes > 0 && wc.arena_bytes < wc.byte_count);
   // Queries.
   arb_body_id hits[4];
   arb_aabb q = {{-0.1f, 0.1f}, {0.1f, 0.2f}};

@@ -186,4 +186,16 @@ typedef struct arb_ray_result {
 } arb_ray_result;
 ARB_API arb_ray_result arb_world_cast_ray(const arb_world* world, arb_vec2 origin, arb_vec2 translation);
 
+/// Sizes of the world after the last step, for metrics and benchmarks (not state).
+typedef struct arb_world_counters {
+  int body_count;
+  int contact_count;       ///< pairs whose fat AABBs overlap
+  int touching_count;      ///< contacts with manifold points (solved)
+  int static_tree_height;  ///< broad-phase tree heights (balance check)
+  int dynamic_tree_height;
+  int64_t byte_count;      ///< same as arb_world_get_byte_count
+  int64_t arena_bytes;     ///< per-step arena capacity (part of byte_count)
+} arb_world_counters;
+ARB_API arb_world_counters arb_world_get_counters(const arb_world* world);
+
 ARB_C_END
