@@ -176,8 +176,12 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
              SV_LS("error", arb_strerror(rc)));
       continue;
     }
+    // Unsequenced, not ENet's plain unreliable mode: that one drops any packet older than
+    // one already received on the channel, which would lose reordered parts of a split
+    // snapshot (PROTOCOL.md, "Channels").
     for (int p = 0; p < res.packet_count; ++p) {
-      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, res.packets[p], (size_t)res.sizes[p], 0) == 0) {
+      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, res.packets[p], (size_t)res.sizes[p],
+                      ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
         s->metrics.snapshots_sent_total++;
         sv_histogram_observe(&s->metrics.snapshot_bytes, res.sizes[p]);
         ss->bytes_sent += (uint64_t)res.sizes[p];

@@ -209,7 +209,7 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
   uint8_t buf[64];
   int n = arb_proto_encode_pong(&pong, buf, sizeof buf);
   if (n > 0 && (size_t)n <= sizeof buf)
-    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, buf, (size_t)n, 0);
+    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, ENET_PACKET_FLAG_UNSEQUENCED);
 }
 
 static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
