@@ -1,6 +1,9 @@
 # Client library, arbiter-bot and arbiter-netem integration tests (issue 6). Real
 # processes on 127.0.0.1 with ephemeral ports; SERIAL (they measure snapshot rates).
 # Total about 60 s in release.
+if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without ArbiterTesting
+  return()
+endif()
 if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
   add_library(arbiter_client_testutil STATIC ${CMAKE_CURRENT_LIST_DIR}/test_client_util.c)
   target_include_directories(arbiter_client_testutil PUBLIC ${CMAKE_CURRENT_LIST_DIR})
