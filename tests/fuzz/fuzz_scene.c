@@ -25,9 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t c = 1; c <= 3; c++) {
     if (arb_game_join(game, c, ARB_AVATAR_DEFAULT, NULL) != ARB_OK) abort();
   }
+  // Every scene also offers vehicle avatars (the scene's vehicle template or the default kart).
+  if (arb_game_join(game, 4, ARB_AVATAR_VEHICLE, NULL) != ARB_OK) abort();
   arb_controls ctl = {1.0f, -1.0f, 0.5f, ARB_BUTTON_JUMP, 0.0f, 0.0f, 0.0f};
   arb_game_set_controls(game, 2, &ctl);
+  arb_controls drive = {0.0f, 0.0f, 0.0f, 0u, 0.5f, 1.0f, 0.0f};
+  arb_game_set_controls(game, 4, &drive);
   for (int t = 0; t < 4; t++) arb_game_step(game);
+  if (arb_game_leave(game, 1) != ARB_OK) abort();
   int n = arb_game_save(game, NULL, 0);
   if (n > 0) {
     uint8_t* image = malloc((size_t)n);
