@@ -568,6 +568,17 @@ static void test_bullet_thin_wall(void** state) {
   }
   printf("500 m/s into a 0.1 m wall: bullets stopped 24/24, plain bodies tunnelled %d/24\n", passed_plain);
   assert_true(passed_plain > 0);  // without CCD it does tunnel: the test is meaningful
+  // Conservative advancement has no speed limit: 10 km/s (167 m per step) is stopped too.
+  for (int k = 0; k < 8; ++k) {
+    arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 20000.0f);
+    wt_box(w, ARB_BODY_STATIC, 5.0f + 0.013f * (float)k, 0.0f, 0.05f, 2.0f);
+    arb_body_id b = bullet(w, -(float)k * 0.37f, 0.0f, 10000.0f, true);
+    for (int s = 0; s < 20; ++s) {
+      arb_world_step(w, XT_DT);
+      assert_true(arb_body_get_position(w, b).x < 4.95f + 0.013f * (float)k - 0.04f);
+    }
+    arb_world_destroy(w);
+  }
 }
 
 static void test_bullet_vs_moving_body(void** state) {
