@@ -423,8 +423,20 @@ fi
 if [ $has_replay = 1 ]; then
   out=$(compose --argv verify) && [ -n "$out" ] || die "docker/compose.yaml: cannot read the verify service's command"
   mapfile -t verify_argv <<<"$out"
+  verify_rc=0
+  in_container - "$vol" timeout -s KILL 300 "${verify_argv[@]}" >"$tmp/verify.out" 2>&1 || verify_rc=$?
+  cat "$tmp/verify.out"
   check "compose's verify service (${verify_argv[*]}): the recording verifies with the image's arbiter-replay" \
-    in_container - "$vol" timeout -s KILL 300 "${verify_argv[@]}"
+    test "$verify_rc" = 0
+  # Live equals offline: the tick and state hash the server logged as it stopped.
+  live=$(/usr/bin/python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    try: e=json.loads(l)
+    except ValueError: continue
+    if e.get("event")=="server_stopped": print(e.get("tick"), e.get("hash"))' "$CACHE/server.log")
+  replayed=$(sed -n 's/.*final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1 \2/p' "$tmp/verify.out" | tail -1)
+  check "the replayed final tick and hash equal the live server's (${live:-none} / ${replayed:-none})" \
+    test -n "$live" -a "$live" = "$replayed"
 else
   echo "NOTE  no arbiter-replay in this revision: the recording was checked for presence and size only"
 fi
