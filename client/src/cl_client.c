@@ -599,6 +599,23 @@ int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state
   return cl_interp_sample(&c->interp, T, out, max < 0 ? 0 : max, true);
 }
 
+int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int max) {
+  if (!c || c->snaps.newest_complete == 0) return 0;
+  const cl_slot* sl = cl_snapshots_get(&c->snaps, c->snaps.newest_complete);
+  if (!sl) return 0;
+  for (int i = 0; out && i < sl->set.count && i < max; i++) {
+    const arb_proto_entity* pe = &sl->set.items[i];
+    arb_client_entity_state* o = &out[i];
+    memset(o, 0, sizeof *o);
+    o->id = pe->id;
+    const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, pe->id);
+    o->owner = d ? d->owner : 0;
+    arb_proto_dequantize_state(&pe->state, &o->position, &o->angle, &o->linear_velocity, &o->angular_velocity);
+    o->rotation = arb_rot_from_angle(o->angle);
+  }
+  return sl->set.count;
+}
+
 double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
 
 double arb_client_get_server_time(arb_client* c, double now) {

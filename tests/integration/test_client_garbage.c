@@ -352,6 +352,14 @@ static void test_client_garbage_from_fake_server(void** state) {
   assert_int_equal(d.shape.type, ARB_SHAPE_CIRCLE);
   assert_int_equal(arb_client_get_snapshot_tick(f.client), 2200u);
   assert_int_equal(f.last_ack, 2200u);
+  // The raw newest snapshot: entity 2 where the full snapshot put it, entity 3 at (5, 5).
+  arb_client_entity_state raw[4];
+  assert_int_equal(arb_client_get_latest(f.client, raw, 4), 2);
+  assert_int_equal((int)raw[0].id, 2);
+  assert_true(raw[0].position.x == -3.0f && raw[0].position.y == 0.0f);
+  assert_int_equal((int)raw[0].owner, 9);
+  assert_int_equal((int)raw[1].id, 3);
+  assert_true(raw[1].position.x == 5.0f && raw[1].position.y == 5.0f);
 
   arb_client_disconnect(f.client, "done");
   arb_client_destroy(f.client);

@@ -240,6 +240,11 @@ typedef struct arb_client_entity_state {
 /// number of entities (may exceed max). render_time must not go backwards between calls
 /// (an earlier time is treated as the previous one). 0 before the first snapshot.
 ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client_entity_state* out, int max);
+/// The raw states of the newest complete snapshot (dequantized, not interpolated; flags
+/// 0, velocities as the server sent them), in id order: for debug views that draw the
+/// latest authoritative state next to the interpolated one ("ghosts"). Writes up to max,
+/// returns the total count; 0 before the first complete snapshot.
+ARB_API int arb_client_get_latest(const arb_client* client, arb_client_entity_state* out, int max);
 /// The server time (seconds, tick * dt) the last arb_client_sample rendered.
 ARB_API double arb_client_get_sample_time(const arb_client* client);
 /// Estimated current server time in seconds at `now` (smoothed, never goes backwards);
