@@ -227,10 +227,7 @@ headers=$(find "$root/usr/include" -name '*.h' 2>/dev/null | wc -l)
 check "no C headers in the image ($headers found)" test "$headers" -eq 0
 programs=$(cd "$root/usr/local/bin" && ls)
 echo "programs: $(echo $programs)"
-# arbiter-replay is required once the source tree defines it (it landed after the image).
-has_replay=0
-grep -rqs --include=CMakeLists.txt 'add_executable(arbiter-replay' "$ctx" && has_replay=1
-for p in arbiter-server arbiter-bot $([ $has_replay = 1 ] && echo arbiter-replay); do
+for p in arbiter-server arbiter-bot arbiter-replay; do
   check "$p is in the image" test -x "$root/usr/local/bin/$p"
 done
 scene=$(printf '%s\n' "${image_env[@]}" | sed -n 's/^ARBITER_SCENE=//p')
@@ -420,26 +417,22 @@ if ip netns exec "$NS" chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${
 else
   pass "the HEALTHCHECK fails once the server is gone"
 fi
-if [ $has_replay = 1 ]; then
-  out=$(compose --argv verify) && [ -n "$out" ] || die "docker/compose.yaml: cannot read the verify service's command"
-  mapfile -t verify_argv <<<"$out"
-  verify_rc=0
-  in_container - "$vol" timeout -s KILL 300 "${verify_argv[@]}" >"$tmp/verify.out" 2>&1 || verify_rc=$?
-  cat "$tmp/verify.out"
-  check "compose's verify service (${verify_argv[*]}): the recording verifies with the image's arbiter-replay" \
-    test "$verify_rc" = 0
-  # Live equals offline: the tick and state hash the server logged as it stopped.
-  live=$(/usr/bin/python3 -c 'import json,sys
+out=$(compose --argv verify) && [ -n "$out" ] || die "docker/compose.yaml: cannot read the verify service's command"
+mapfile -t verify_argv <<<"$out"
+verify_rc=0
+in_container - "$vol" timeout -s KILL 300 "${verify_argv[@]}" >"$tmp/verify.out" 2>&1 || verify_rc=$?
+cat "$tmp/verify.out"
+check "compose's verify service (${verify_argv[*]}): the recording verifies with the image's arbiter-replay" \
+  test "$verify_rc" = 0
+# Live equals offline: the tick and state hash the server logged as it stopped.
+live=$(/usr/bin/python3 -c 'import json,sys
 for l in open(sys.argv[1]):
-    try: e=json.loads(l)
-    except ValueError: continue
-    if e.get("event")=="server_stopped": print(e.get("tick"), e.get("hash"))' "$CACHE/server.log")
-  replayed=$(sed -n 's/.*final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1 \2/p' "$tmp/verify.out" | tail -1)
-  check "the replayed final tick and hash equal the live server's (${live:-none} / ${replayed:-none})" \
-    test -n "$live" -a "$live" = "$replayed"
-else
-  echo "NOTE  no arbiter-replay in this revision: the recording was checked for presence and size only"
-fi
+  try: e=json.loads(l)
+  except ValueError: continue
+  if e.get("event")=="server_stopped": print(e.get("tick"), e.get("hash"))' "$CACHE/server.log")
+replayed=$(sed -n 's/.*final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1 \2/p' "$tmp/verify.out" | tail -1)
+check "the replayed final tick and hash equal the live server's (${live:-none} / ${replayed:-none})" \
+  test -n "$live" -a "$live" = "$replayed"
 # Everything the session wrote went to the volume: the container layer is unchanged, so
 # `docker run --read-only` works.
 changes=$(podman diff "$ctr" 2>/dev/null | grep -v -E '^[ACD] /(proc|dev|sys)(/|$)' || true)
