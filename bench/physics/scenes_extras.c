@@ -4,6 +4,8 @@
 // minimum of the runs, thread CPU time, p99 single step). See docs/BENCHMARKS.md,
 // "Physics extras".
 #define _POSIX_C_SOURCE 200809L
+#include "scenes_extras.h"
+
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
@@ -11,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "scenes_extras.h"
 
 static double wall_ms(void) {
   struct timespec ts;
@@ -156,12 +156,16 @@ typedef struct xscene {
 } xscene;
 
 static const xscene xscenes[] = {
-    {"cloth_50x50", "particles", build_cloth, 300, "4 substeps x 8 relaxation passes, 4900 constraints"},
-    {"vehicles_100", "vehicles", build_vehicles, 300, "4 wheels each, 4 tyre iterations, 4 substeps"},
-    {"bullets_1000", "bullets", build_bullets, 300, "CCD (time of impact) against walls and bodies"},
+    {"cloth_50x50", "particles", build_cloth, 300,
+     "4 substeps x 8 relaxation passes, 4900 constraints"},
+    {"vehicles_100", "vehicles", build_vehicles, 300,
+     "4 wheels each, 4 tyre iterations, 4 substeps"},
+    {"bullets_1000", "bullets", build_bullets, 300,
+     "CCD (time of impact) against walls and bodies"},
 };
 
-const char* const bench_extras_scene_names[] = {"cloth_50x50", "vehicles_100", "bullets_1000", NULL};
+const char* const bench_extras_scene_names[] = {"cloth_50x50", "vehicles_100", "bullets_1000",
+                                                NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
@@ -192,9 +196,10 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
       arb_world_destroy(w);
     }
     free(times);
-    printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s  %d %s; %s\n", x->name, "arbiter", count, best, best_cpu, p99,
-           "-", "-", count, x->what, x->config);
-    if (x->build == build_bullets) printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
+    printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s  %d %s; %s\n", x->name, "arbiter", count, best,
+           best_cpu, p99, "-", "-", count, x->what, x->config);
+    if (x->build == build_bullets)
+      printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
     fflush(stdout);
   }
 }

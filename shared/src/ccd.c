@@ -77,7 +77,8 @@ static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
     int j = cand[k];
     if (j == i) continue;
     const arb__body* o = &w->bodies[j];
-    if (!arb__body_should_collide(b, o) || !arb__contact_has_collider(b->shape.type, o->shape.type)) continue;
+    if (!arb__body_should_collide(b, o) || !arb__contact_has_collider(b->shape.type, o->shape.type))
+      continue;
     in.proxy_b = arb__proxy(&o->shape);
     in.sweep_b = arb__sweep(w, x, j, false);
     in.max_fraction = t;

@@ -29,9 +29,10 @@ void arb__extras_free(arb_world* w) {
 }
 
 bool arb__extras_empty(const arb__extras* x) {
-  return !x || (x->spring_slots == 0 && x->joint_slots == 0 && x->vehicle_slots == 0 &&
-                x->particle_count == 0 && x->constraint_count == 0 &&
-                x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS && x->last_dt == 0.0f);
+  return !x ||
+         (x->spring_slots == 0 && x->joint_slots == 0 && x->vehicle_slots == 0 &&
+          x->particle_count == 0 && x->constraint_count == 0 &&
+          x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS && x->last_dt == 0.0f);
 }
 
 int arb__body_slot(const arb_world* w, arb_body_id id) {

@@ -37,10 +37,10 @@ typedef struct arb__joint {
   float length, hertz, damping_ratio;
   arb_vec2 impulse;  // accumulated (warm start), state
   // Solver scratch, rebuilt by prepare every step (not state).
-  uint8_t active;    // both bodies alive this step
-  int32_t ia, ib;    // body slots or -1 (world / static / stale)
+  uint8_t active;  // both bodies alive this step
+  int32_t ia, ib;  // body slots or -1 (world / static / stale)
   float ma, mb, iA, iB;
-  arb_vec2 ra, rb;     // anchors relative to the centres of mass at step start
+  arb_vec2 ra, rb;        // anchors relative to the centres of mass at step start
   arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
 } arb__joint;
 
@@ -60,9 +60,9 @@ typedef struct arb__constraint {
 
 typedef struct arb__wheel {
   arb_wheel_def def;
-  float spin;   // rad/s, state
-  float steer;  // radians, state (from the last step's input)
-  uint8_t skid; // state (reported, hashed)
+  float spin;    // rad/s, state
+  float steer;   // radians, state (from the last step's input)
+  uint8_t skid;  // state (reported, hashed)
 } arb__wheel;
 
 typedef struct arb__vehicle {

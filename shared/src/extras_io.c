@@ -78,8 +78,8 @@ void arb__extras_serialize(const arb_world* w, arb__writer* wr) {
     if (!v->in_use) continue;
     arb__w_id(wr, v->chassis);
     arb__w_i32(wr, v->wheel_count);
-    const float f[] = {v->max_steer, v->friction, v->ground_gravity, v->rolling, v->drag,
-                       v->steer_in, v->throttle_in, v->brake_in};
+    const float f[] = {v->max_steer, v->friction, v->ground_gravity, v->rolling,
+                       v->drag,      v->steer_in, v->throttle_in,    v->brake_in};
     for (int k = 0; k < 8; ++k) arb__w_f32(wr, f[k]);
     for (int k = 0; k < v->wheel_count; ++k) {
       const arb__wheel* wh = &v->wheels[k];
@@ -139,14 +139,18 @@ static bool arb__xr_need(arb__xr* r, size_t n) {
   }
   return true;
 }
-static uint8_t arb__xr_u8(arb__xr* r) { return arb__xr_need(r, 1) ? r->p[r->pos++] : 0; }
+static uint8_t arb__xr_u8(arb__xr* r) {
+  return arb__xr_need(r, 1) ? r->p[r->pos++] : 0;
+}
 static uint32_t arb__xr_u32(arb__xr* r) {
   if (!arb__xr_need(r, 4)) return 0;
   const uint8_t* b = r->p + r->pos;
   r->pos += 4;
   return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
 }
-static int32_t arb__xr_i32(arb__xr* r) { return (int32_t)arb__xr_u32(r); }
+static int32_t arb__xr_i32(arb__xr* r) {
+  return (int32_t)arb__xr_u32(r);
+}
 static float arb__xr_f32(arb__xr* r) {
   uint32_t bits = arb__xr_u32(r);
   float f;
@@ -192,7 +196,9 @@ static void* arb__xr_array(arb_world* w, arb__xr* r, int n, size_t elem) {
   memset(p, 0, (size_t)n * elem);
   return p;
 }
-static bool arb__nonneg_f(float f) { return f >= 0.0f; }
+static bool arb__nonneg_f(float f) {
+  return f >= 0.0f;
+}
 
 static void arb__read_springs(arb_world* w, arb__xr* r, arb__extras* x) {
   int n = arb__xr_count(r, 5);
@@ -212,7 +218,8 @@ static void arb__read_springs(arb_world* w, arb__xr* r, arb__extras* x) {
     s->rest_length = arb__xr_f32(r);
     s->stiffness = arb__xr_f32(r);
     s->damping = arb__xr_f32(r);
-    if (!arb__nonneg_f(s->rest_length) || !arb__nonneg_f(s->stiffness) || !arb__nonneg_f(s->damping)) {
+    if (!arb__nonneg_f(s->rest_length) || !arb__nonneg_f(s->stiffness) ||
+        !arb__nonneg_f(s->damping)) {
       arb__xr_fail(r, ARB_E_CORRUPT);
     }
   }
@@ -239,8 +246,8 @@ static void arb__read_joints(arb_world* w, arb__xr* r, arb__extras* x) {
     j->hertz = arb__xr_f32(r);
     j->damping_ratio = arb__xr_f32(r);
     j->impulse = arb__xr_vec2(r);
-    if (j->type <= ARB_JOINT_NONE || j->type >= ARB_JOINT_TYPE_COUNT || j->length < 0.0f || j->hertz < 0.0f ||
-        j->hertz > 1.0e4f || j->damping_ratio < 0.0f) {
+    if (j->type <= ARB_JOINT_NONE || j->type >= ARB_JOINT_TYPE_COUNT || j->length < 0.0f ||
+        j->hertz < 0.0f || j->hertz > 1.0e4f || j->damping_ratio < 0.0f) {
       arb__xr_fail(r, ARB_E_CORRUPT);
     }
   }
@@ -263,12 +270,13 @@ static void arb__read_vehicles(arb_world* w, arb__xr* r, arb__extras* x) {
       arb__xr_fail(r, ARB_E_CORRUPT);
       return;
     }
-    float* f[] = {&v->max_steer, &v->friction, &v->ground_gravity, &v->rolling, &v->drag,
-                  &v->steer_in, &v->throttle_in, &v->brake_in};
+    float* f[] = {&v->max_steer, &v->friction, &v->ground_gravity, &v->rolling,
+                  &v->drag,      &v->steer_in, &v->throttle_in,    &v->brake_in};
     for (int k = 0; k < 8; ++k) *f[k] = arb__xr_f32(r);
-    bool ok = v->max_steer >= 0.0f && v->max_steer <= 1.2f && v->friction > 0.0f && v->ground_gravity > 0.0f &&
-              v->rolling >= 0.0f && v->drag >= 0.0f && v->steer_in >= -1.0f && v->steer_in <= 1.0f &&
-              v->throttle_in >= 0.0f && v->throttle_in <= 1.0f && v->brake_in >= 0.0f && v->brake_in <= 1.0f;
+    bool ok = v->max_steer >= 0.0f && v->max_steer <= 1.2f && v->friction > 0.0f &&
+              v->ground_gravity > 0.0f && v->rolling >= 0.0f && v->drag >= 0.0f &&
+              v->steer_in >= -1.0f && v->steer_in <= 1.0f && v->throttle_in >= 0.0f &&
+              v->throttle_in <= 1.0f && v->brake_in >= 0.0f && v->brake_in <= 1.0f;
     for (int k = 0; k < v->wheel_count && !r->err; ++k) {
       arb__wheel* wh = &v->wheels[k];
       wh->def.offset = arb__xr_vec2(r);
@@ -302,7 +310,8 @@ static void arb__read_particles(arb_world* w, arb__xr* r, arb__extras* x) {
     p->radius = arb__xr_f32(r);
     p->damping = arb__xr_f32(r);
     p->mask_bits = arb__xr_u32(r);
-    if (p->inv_mass < 0.0f || !(p->mass > 0.0f) || p->radius < 0.0f || p->radius > 1.0e3f || p->damping < 0.0f) {
+    if (p->inv_mass < 0.0f || !(p->mass > 0.0f) || p->radius < 0.0f || p->radius > 1.0e3f ||
+        p->damping < 0.0f) {
       arb__xr_fail(r, ARB_E_CORRUPT);
     }
   }
@@ -333,7 +342,8 @@ int arb__extras_read(arb_world* w, const uint8_t* p, size_t len, arb__extras** o
   memset(x, 0, sizeof *x);
   x->constraint_iterations = arb__xr_i32(&r);
   x->last_dt = arb__xr_f32(&r);
-  if (!r.err && (x->constraint_iterations < 1 || x->constraint_iterations > 256 || x->last_dt < 0.0f)) {
+  if (!r.err &&
+      (x->constraint_iterations < 1 || x->constraint_iterations > 256 || x->last_dt < 0.0f)) {
     arb__xr_fail(&r, ARB_E_CORRUPT);
   }
   arb__read_springs(w, &r, x);

@@ -112,7 +112,8 @@ static arb_vec2 arb__joint_delta(const arb__joint* j, const arb__jbody* A, const
   return arb_add(arb_add(arb_sub(B->dp, A->dp), j->delta_center), arb_sub(*rb, *ra));
 }
 
-static void arb__japply(const arb__joint* j, arb__jbody* A, arb__jbody* B, arb_vec2 ra, arb_vec2 rb, arb_vec2 P) {
+static void arb__japply(const arb__joint* j, arb__jbody* A, arb__jbody* B, arb_vec2 ra, arb_vec2 rb,
+                        arb_vec2 P) {
   A->v = arb_mul_sub(A->v, j->ma, P);
   A->w -= j->iA * arb_cross(ra, P);
   B->v = arb_mul_add(B->v, j->mb, P);
@@ -136,10 +137,12 @@ void arb__joints_warm_start(arb_world* w) {
   }
 }
 
-static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B, bool use_bias) {
+static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B,
+                                bool use_bias) {
   arb_vec2 ra, rb;
   arb_vec2 sep = arb__joint_delta(j, A, B, &ra, &rb);
-  arb_vec2 cdot = arb_sub(arb_add(B->v, arb_cross_sv(B->w, rb)), arb_add(A->v, arb_cross_sv(A->w, ra)));
+  arb_vec2 cdot =
+      arb_sub(arb_add(B->v, arb_cross_sv(B->w, rb)), arb_add(A->v, arb_cross_sv(A->w, ra)));
   arb_vec2 bias = arb_vec2_zero;
   float mass_scale = 1.0f, impulse_scale = 0.0f;
   if (use_bias) {
@@ -162,14 +165,15 @@ static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody*
   arb__japply(j, A, B, ra, rb, imp);
 }
 
-static void arb__solve_distance(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B, float h,
-                                bool use_bias) {
+static void arb__solve_distance(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B,
+                                float h, bool use_bias) {
   arb_vec2 ra, rb;
   arb_vec2 d = arb__joint_delta(j, A, B, &ra, &rb);
   float len;
   arb_vec2 axis = arb_get_length_and_normalize(&len, d);
   if (len == 0.0f) return;  // coincident anchors: no direction to push along
-  arb_vec2 dv = arb_sub(arb_add(B->v, arb_cross_sv(B->w, rb)), arb_add(A->v, arb_cross_sv(A->w, ra)));
+  arb_vec2 dv =
+      arb_sub(arb_add(B->v, arb_cross_sv(B->w, rb)), arb_add(A->v, arb_cross_sv(A->w, ra)));
   float cdot = arb_dot(axis, dv);
   float cra = arb_cross(ra, axis), crb = arb_cross(rb, axis);
   float k = j->ma + j->mb + j->iA * cra * cra + j->iB * crb * crb;

@@ -51,7 +51,9 @@ static arb__particle* arb__particle_at(const arb_world* w, int i) {
   return &x->particles[i];
 }
 
-int arb_world_get_particle_count(const arb_world* w) { return w && w->extras ? w->extras->particle_count : 0; }
+int arb_world_get_particle_count(const arb_world* w) {
+  return w && w->extras ? w->extras->particle_count : 0;
+}
 
 arb_vec2 arb_particle_get_position(const arb_world* w, int i) {
   const arb__particle* p = arb__particle_at(w, i);
@@ -109,12 +111,15 @@ int arb_constraint_create(arb_world* w, const arb_constraint_def* d) {
   arb__constraint* c = &x->constraints[x->constraint_count];
   c->a = d->a;
   c->b = d->b;
-  c->rest = d->rest_length >= 0.0f ? d->rest_length : arb_distance(x->particles[d->a].p, x->particles[d->b].p);
+  c->rest = d->rest_length >= 0.0f ? d->rest_length
+                                   : arb_distance(x->particles[d->a].p, x->particles[d->b].p);
   c->stiffness = d->stiffness;
   return x->constraint_count++;
 }
 
-int arb_world_get_constraint_count(const arb_world* w) { return w && w->extras ? w->extras->constraint_count : 0; }
+int arb_world_get_constraint_count(const arb_world* w) {
+  return w && w->extras ? w->extras->constraint_count : 0;
+}
 
 int arb_constraint_get(const arb_world* w, int i, int* a, int* b, float* rest) {
   const arb__extras* x = w ? w->extras : NULL;
@@ -171,7 +176,8 @@ static void arb__relax(arb__extras* x, bool backward) {
 
 // Remove the particle's approach speed along n (n points from the body to the particle)
 // and a friction share of its sliding speed, both relative to the body's surface.
-static void arb__particle_contact(const arb_world* w, arb__particle* p, int slot, arb_vec2 n, float dt) {
+static void arb__particle_contact(const arb_world* w, arb__particle* p, int slot, arb_vec2 n,
+                                  float dt) {
   const arb__body* b = &w->bodies[slot];
   const arb__body_state* st = &w->states[slot];
   arb_vec2 vb = arb_add(st->v, arb_cross_sv(st->w, arb_sub(p->p, b->center)));

@@ -4,10 +4,14 @@
 
 #include "arbiter/math.h"
 
-static bool arb__scale_ok(float s) { return arb_is_valid_float(s) && s >= ARB_TIME_SCALE_MIN && s <= ARB_TIME_SCALE_MAX; }
+static bool arb__scale_ok(float s) {
+  return arb_is_valid_float(s) && s >= ARB_TIME_SCALE_MIN && s <= ARB_TIME_SCALE_MAX;
+}
 
 int arb_step_clock_init(arb_step_clock* c, float dt, float scale, int max_steps) {
-  if (!c || !arb_is_valid_float(dt) || dt <= 0.0f || dt > 10.0f || !arb__scale_ok(scale) || max_steps < 1) return ARB_E_INVAL;
+  if (!c || !arb_is_valid_float(dt) || dt <= 0.0f || dt > 10.0f || !arb__scale_ok(scale) ||
+      max_steps < 1)
+    return ARB_E_INVAL;
   c->step_ns = (int64_t)((double)dt * 1e9 + 0.5);
   if (c->step_ns < 1) return ARB_E_INVAL;
   c->acc_ns = 0;

@@ -42,7 +42,8 @@ arb_vehicle_def arb_default_vehicle_def(void) {
 }
 
 static bool arb__wheel_ok(const arb_wheel_def* wd) {
-  if (!arb_vec2_is_valid(wd->offset) || arb_absf(wd->offset.x) > 1.0e3f || arb_absf(wd->offset.y) > 1.0e3f) {
+  if (!arb_vec2_is_valid(wd->offset) || arb_absf(wd->offset.x) > 1.0e3f ||
+      arb_absf(wd->offset.y) > 1.0e3f) {
     return false;
   }
   float f[] = {wd->radius, wd->inertia, wd->drive_torque, wd->brake_torque};

@@ -1,7 +1,7 @@
 // World queries with collision filtering (see query.h). Read-only; bodies are visited in
 // slot order, so results never depend on the broad-phase trees' shape.
-#include "extras.h"
 #include "arbiter/query.h"
+#include "extras.h"
 
 arb_query_filter arb_default_query_filter(void) {
   arb_query_filter f = {0xffffffffu, 0xffffffffu, 0};
@@ -14,8 +14,10 @@ bool arb_query_filter_accepts(arb_query_filter f, const arb_shape_def* s) {
   return (f.mask_bits & s->category_bits) != 0u && (s->mask_bits & f.category_bits) != 0u;
 }
 
-static arb_cast_output arb__cast_body(const arb__body* b, arb_vec2 origin, arb_vec2 translation, float max_fraction) {
-  arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), max_fraction};
+static arb_cast_output arb__cast_body(const arb__body* b, arb_vec2 origin, arb_vec2 translation,
+                                      float max_fraction) {
+  arb_ray_input local = {arb_inv_transform_point(b->xf, origin),
+                         arb_inv_rotate(b->xf.q, translation), max_fraction};
   arb_cast_output o;
   memset(&o, 0, sizeof o);
   if (b->shape.type == ARB_SHAPE_CIRCLE) o = arb_ray_cast_circle(&local, &b->shape.circle);
@@ -42,8 +44,8 @@ static bool arb__ray_ok(const arb_world* w, arb_vec2 origin, arb_vec2 translatio
   return w && arb_vec2_is_valid(origin) && arb_vec2_is_valid(translation);
 }
 
-bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 translation, arb_query_filter f,
-                                arb_ray_hit* out) {
+bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 translation,
+                                arb_query_filter f, arb_ray_hit* out) {
   if (!arb__ray_ok(w, origin, translation)) return false;
   float best = 1.0f;
   int best_i = -1;
@@ -66,8 +68,8 @@ bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 tr
   return true;
 }
 
-int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 translation, arb_query_filter f,
-                           arb_ray_hit* out, int cap) {
+int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 translation,
+                           arb_query_filter f, arb_ray_hit* out, int cap) {
   if (!arb__ray_ok(w, origin, translation)) return 0;
   int n = 0;
   arb_ray_input in = {origin, translation, 1.0f};
@@ -95,13 +97,15 @@ int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 transla
   return n;
 }
 
-int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f, arb_body_id* out, int cap) {
+int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f, arb_body_id* out,
+                           int cap) {
   if (!w || !arb_vec2_is_valid(box.lower) || !arb_vec2_is_valid(box.upper)) return 0;
   int n = 0;
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
     if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
-    if (!arb_aabb_overlaps(b->fat_aabb, box) || !arb_aabb_overlaps(arb__body_compute_aabb(b), box)) continue;
+    if (!arb_aabb_overlaps(b->fat_aabb, box) || !arb_aabb_overlaps(arb__body_compute_aabb(b), box))
+      continue;
     if (out && n < cap) {
       out[n].index1 = i + 1;
       out[n].generation = b->generation;
@@ -111,7 +115,8 @@ int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f,
   return n;
 }
 
-int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f, arb_body_id* out, int cap) {
+int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f, arb_body_id* out,
+                          int cap) {
   if (!w || !arb_vec2_is_valid(point)) return 0;
   int n = 0;
   for (int i = 0; i < w->body_slots; ++i) {

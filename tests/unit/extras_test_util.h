@@ -23,7 +23,8 @@ static inline void xt_steps(arb_world* w, int n) {
 }
 
 /// A top-down car: 4 m x 2 m box chassis of 1000 kg at (x, y) heading `angle`.
-static inline arb_extra_id xt_car(arb_world* w, float x, float y, float angle, arb_body_id* chassis) {
+static inline arb_extra_id xt_car(arb_world* w, float x, float y, float angle,
+                                  arb_body_id* chassis) {
   arb_body_def bd = arb_default_body_def();
   bd.position = arb_v2(x, y);
   bd.angle = angle;

@@ -6,6 +6,7 @@
 // Also: the extras section of a world image is checked like the rest (every mutated or
 // truncated image is refused or restores to a world that steps), restoring an image
 // without extras clears them, and a warmed-up world allocates nothing per step.
+// clang-format off: cmocka.h needs these first
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+// clang-format on
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -30,7 +32,8 @@ static arb_world* scene_springs(void) {
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
   arb_body_id prev = arb_null_body_id;
   for (int i = 0; i < 8; ++i) {
-    arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, -4.0f + (float)i, 6.0f + 0.1f * (float)i, 0.2f, 0.2f);
+    arb_body_id b =
+        wt_box(w, ARB_BODY_DYNAMIC, -4.0f + (float)i, 6.0f + 0.1f * (float)i, 0.2f, 0.2f);
     arb_spring_def sd = arb_default_spring_def();
     sd.body_a = b;
     sd.local_anchor_a = arb_v2(0.1f, 0.2f);
@@ -145,7 +148,8 @@ static arb_world* scene_vehicles(void) {
   wt_segment(w, 40.0f, -40.0f, 40.0f, 40.0f);
   wt_segment(w, 40.0f, 40.0f, -40.0f, 40.0f);
   wt_segment(w, -40.0f, 40.0f, -40.0f, -40.0f);
-  for (int i = 0; i < 3; ++i) xt_car(w, -10.0f + 8.0f * (float)i, 0.5f * (float)i, 0.3f * (float)i, NULL);
+  for (int i = 0; i < 3; ++i)
+    xt_car(w, -10.0f + 8.0f * (float)i, 0.5f * (float)i, 0.3f * (float)i, NULL);
   wt_box(w, ARB_BODY_DYNAMIC, 20.0f, 0.0f, 1.0f, 1.0f);
   return w;
 }
@@ -279,8 +283,8 @@ static void check_case(const xcase* c) {
     if (hb[t] != ha[t]) fail_msg("%s: two identical runs differ at tick %d", c->name, t);
   }
   if (c->golden != 0 && ha[TICKS - 1] != c->golden) {
-    fail_msg("%s: final hash 0x%016llx, golden 0x%016llx", c->name, (unsigned long long)ha[TICKS - 1],
-             (unsigned long long)c->golden);
+    fail_msg("%s: final hash 0x%016llx, golden 0x%016llx", c->name,
+             (unsigned long long)ha[TICKS - 1], (unsigned long long)c->golden);
   }
   assert_true(c->golden != 0);
   free(img);
@@ -292,12 +296,30 @@ static void check_case(const xcase* c) {
   arb_world_destroy(cw);
 }
 
-static void test_springs_golden(void** s) { (void)s; check_case(&cases[0]); }
-static void test_joints_golden(void** s) { (void)s; check_case(&cases[1]); }
-static void test_particles_golden(void** s) { (void)s; check_case(&cases[2]); }
-static void test_vehicles_golden(void** s) { (void)s; check_case(&cases[3]); }
-static void test_bullets_golden(void** s) { (void)s; check_case(&cases[4]); }
-static void test_mixed_golden(void** s) { (void)s; check_case(&cases[5]); }
+static void test_springs_golden(void** s) {
+  (void)s;
+  check_case(&cases[0]);
+}
+static void test_joints_golden(void** s) {
+  (void)s;
+  check_case(&cases[1]);
+}
+static void test_particles_golden(void** s) {
+  (void)s;
+  check_case(&cases[2]);
+}
+static void test_vehicles_golden(void** s) {
+  (void)s;
+  check_case(&cases[3]);
+}
+static void test_bullets_golden(void** s) {
+  (void)s;
+  check_case(&cases[4]);
+}
+static void test_mixed_golden(void** s) {
+  (void)s;
+  check_case(&cases[5]);
+}
 
 // ---- images -----------------------------------------------------------------------------
 
@@ -357,8 +379,8 @@ static void test_extras_image_mutations(void** state) {
     assert_true(arb_world_restore(r, im, len) < 0);
     free(im);
   }
-  printf("extras section: %zu bytes, %d mutations refused, %d accepted (and stepped)\n", plen - start, refused,
-         accepted);
+  printf("extras section: %zu bytes, %d mutations refused, %d accepted (and stepped)\n",
+         plen - start, refused, accepted);
   assert_true(refused > 0);
   // The untouched image still restores and matches.
   assert_int_equal(arb_world_restore(r, img, size), 0);

@@ -2,6 +2,7 @@
 // revolute pendulum and chain, distance joints, vehicles (top speed, turning, skid,
 // braking, coasting), bullets (thin wall at 500 m/s, moving target), world queries with
 // filters, collision filtering, and the time-scale step clock.
+// clang-format off: cmocka.h needs these first
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +12,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+// clang-format on
 
 #include "extras_test_util.h"
 
-static double xt_abs(double v) { return v < 0 ? -v : v; }
+static double xt_abs(double v) {
+  return v < 0 ? -v : v;
+}
 
 // ---- springs ----------------------------------------------------------------------------
 
@@ -51,12 +55,14 @@ static void test_spring_period(void** state) {
   for (int i = 1; i < 2000 && nc < 8; ++i) {
     arb_world_step(w, XT_DT);
     float x = arb_body_get_position(w, b).x - 1.0f;
-    if (prev < 0.0f && x >= 0.0f) crossings[nc++] = ((double)i - 1.0 + (double)prev / (double)(prev - x)) * XT_DT;
+    if (prev < 0.0f && x >= 0.0f)
+      crossings[nc++] = ((double)i - 1.0 + (double)prev / (double)(prev - x)) * XT_DT;
     prev = x;
   }
   assert_int_equal(nc, 8);
   double period = (crossings[7] - crossings[0]) / 7.0;
-  printf("spring period %.5f s, analytic %.5f s (%.3f %%)\n", period, expected, 100.0 * (period - expected) / expected);
+  printf("spring period %.5f s, analytic %.5f s (%.3f %%)\n", period, expected,
+         100.0 * (period - expected) / expected);
   assert_true(xt_abs(period - expected) / expected < 0.01);
   // Undamped: the amplitude neither grows nor decays (energy kept by the step scheme).
   float amp = 0.0f;
@@ -95,7 +101,8 @@ static void test_spring_damped_decay(void** state) {
   assert_int_equal(np, 8);
   double rate = log(peak_a[0] / peak_a[7]) / (peak_t[7] - peak_t[0]);
   double expected = (double)c / (2.0 * (double)m);
-  printf("damped decay rate %.5f 1/s, analytic %.5f 1/s (%.2f %%)\n", rate, expected, 100.0 * (rate - expected) / expected);
+  printf("damped decay rate %.5f 1/s, analytic %.5f 1/s (%.2f %%)\n", rate, expected,
+         100.0 * (rate - expected) / expected);
   assert_true(xt_abs(rate - expected) / expected < 0.05);
   arb_world_destroy(w);
 }
@@ -153,7 +160,8 @@ static void test_rope_holds_length(void** state) {
   printf("rope: worst constraint error after settling %.4f %%\n", 100.0 * (double)worst);
   assert_true(worst < 0.01f);
   // Pinned end did not move; the free end hangs below it.
-  assert_true(arb_particle_get_position(w, 0).x == 0.0f && arb_particle_get_position(w, 0).y == 10.0f);
+  assert_true(arb_particle_get_position(w, 0).x == 0.0f &&
+              arb_particle_get_position(w, 0).y == 10.0f);
   assert_true(arb_particle_get_position(w, 19).y < 8.5f);
   arb_world_destroy(w);
 }
@@ -183,7 +191,10 @@ static void test_braced_box_keeps_shape(void** state) {
       int a, b;
       float rest;
       arb_constraint_get(w, i, &a, &b, &rest);
-      float e = arb_absf(arb_distance(arb_particle_get_position(w, a), arb_particle_get_position(w, b)) - rest) / rest;
+      float e =
+          arb_absf(arb_distance(arb_particle_get_position(w, a), arb_particle_get_position(w, b)) -
+                   rest) /
+          rest;
       if (s > 120 && e > worst) worst = e;  // after landing
     }
   }
@@ -222,7 +233,7 @@ static void test_particles_collide_with_bodies(void** state) {
   arb_vec2 a = arb_particle_get_position(w, p0), b = arb_particle_get_position(w, p1);
   assert_true(a.y > 0.04f && a.y < 0.06f);
   assert_true(arb_distance(b, arb_v2(2.0f, 1.0f)) > 0.54f);  // resting on / rolled off the ball
-  assert_true(arb_particle_get_position(w, p2).y < -1.0f);  // fell through
+  assert_true(arb_particle_get_position(w, p2).y < -1.0f);   // fell through
   assert_true(arb_length(arb_particle_get_velocity(w, p0)) < 0.1f);
   arb_world_destroy(w);
 }
@@ -251,7 +262,8 @@ static double pendulum_period(float L, float theta0) {
   for (int i = 1; i < 3000 && nc < 6; ++i) {
     arb_world_step(w, XT_DT);
     float x = arb_body_get_position(w, bob).x;
-    if (prev < 0.0f && x >= 0.0f) crossings[nc++] = ((double)i - 1.0 + (double)prev / (double)(prev - x)) * XT_DT;
+    if (prev < 0.0f && x >= 0.0f)
+      crossings[nc++] = ((double)i - 1.0 + (double)prev / (double)(prev - x)) * XT_DT;
     prev = x;
   }
   assert_int_equal(nc, 6);
@@ -264,8 +276,10 @@ static void test_pendulum_period(void** state) {
   const float L = 1.0f, r = 0.05f, g = 9.81f;
   double period = pendulum_period(L, 0.05f);
   // Small-angle period of this physical pendulum (a disc of radius r on a massless rod).
-  double expected = 2.0 * 3.14159265358979 * sqrt(((double)L * L + 0.5 * (double)r * r) / ((double)g * L));
-  printf("pendulum period %.5f s, small-angle %.5f s (%.3f %%)\n", period, expected, 100.0 * (period - expected) / expected);
+  double expected =
+      2.0 * 3.14159265358979 * sqrt(((double)L * L + 0.5 * (double)r * r) / ((double)g * L));
+  printf("pendulum period %.5f s, small-angle %.5f s (%.3f %%)\n", period, expected,
+         100.0 * (period - expected) / expected);
   assert_true(xt_abs(period - expected) / expected < 0.02);
 }
 
@@ -287,7 +301,8 @@ static void test_chain_does_not_stretch(void** state) {
   arb_body_id links[10];
   arb_extra_id joints[10];
   for (int i = 0; i < n; ++i) {
-    links[i] = chain_link(w, half + 2.0f * half * (float)i, 10.0f, half);  // horizontal: falls and swings
+    links[i] =
+        chain_link(w, half + 2.0f * half * (float)i, 10.0f, half);  // horizontal: falls and swings
     arb_joint_def jd = arb_default_joint_def();
     jd.body_a = links[i];
     jd.local_anchor_a = arb_v2(-half, 0.0f);
@@ -355,7 +370,7 @@ static void test_distance_joints(void** state) {
     arb_joint_get_anchors(w, js, &a, &b);
     soft_max = arb_maxf(soft_max, arb_distance(a, b));
   }
-  assert_true(worst < 0.01f);  // a rod
+  assert_true(worst < 0.01f);    // a rod
   assert_true(soft_max > 1.3f);  // a spring: released 1.5 m away, it bounces
   arb_vec2 a, b;
   arb_joint_get_anchors(w, js, &a, &b);
@@ -382,7 +397,9 @@ static void test_distance_joints(void** state) {
 
 // ---- vehicles ---------------------------------------------------------------------------
 
-static float car_speed(arb_world* w, arb_body_id c) { return arb_length(arb_body_get_linear_velocity(w, c)); }
+static float car_speed(arb_world* w, arb_body_id c) {
+  return arb_length(arb_body_get_linear_velocity(w, c));
+}
 
 static void test_vehicle_top_speed(void** state) {
   (void)state;
@@ -429,8 +446,8 @@ static float turn_radius(float steer) {
 static void test_vehicle_turns(void** state) {
   (void)state;
   float r1 = turn_radius(0.2f), r2 = turn_radius(0.5f), r3 = turn_radius(1.0f);
-  printf("vehicle turn radius at 8 m/s: steer 0.2 -> %.2f m, 0.5 -> %.2f m, 1.0 -> %.2f m\n", (double)r1,
-         (double)r2, (double)r3);
+  printf("vehicle turn radius at 8 m/s: steer 0.2 -> %.2f m, 0.5 -> %.2f m, 1.0 -> %.2f m\n",
+         (double)r1, (double)r2, (double)r3);
   assert_true(r1 > r2 && r2 > r3);
   assert_true(r3 > 2.0f && r1 < 40.0f);
 }
@@ -456,7 +473,8 @@ static void test_vehicle_skids_when_oversteered(void** state) {
     float kinematic = v * 0.684137f / 2.6f;  // tan(0.6 rad), wheelbase 2.6 m
     if (s >= 30) ratio = arb_maxf(ratio, arb_absf(arb_body_get_angular_velocity(w, c)) / kinematic);
   }
-  printf("over-steer at 20 m/s: skidding %d, yaw rate / no-slip yaw rate %.3f\n", skid, (double)ratio);
+  printf("over-steer at 20 m/s: skidding %d, yaw rate / no-slip yaw rate %.3f\n", skid,
+         (double)ratio);
   assert_true(skid);
   assert_true(ratio < 0.5f);  // the tyres slide: it turns far wider than the wheels point
   arb_world_destroy(w);
@@ -477,7 +495,8 @@ static void test_vehicle_brakes_and_coasts(void** state) {
     steps++;
   }
   float dist = arb_body_get_position(w, c).x - x0;
-  printf("full brake from 20 m/s: stopped in %.2f s over %.2f m\n", (double)steps * XT_DT, (double)dist);
+  printf("full brake from 20 m/s: stopped in %.2f s over %.2f m\n", (double)steps * XT_DT,
+         (double)dist);
   assert_true(steps < 600);
   assert_true(dist > 5.0f && dist < 40.0f);  // bounded by v^2 / (2 mu g) ~ 20 m plus slack
   // No input: coasts to rest from 15 m/s, slowing all the way.
@@ -566,7 +585,8 @@ static void test_bullet_thin_wall(void** state) {
       arb_world_destroy(w);
     }
   }
-  printf("500 m/s into a 0.1 m wall: bullets stopped 24/24, plain bodies tunnelled %d/24\n", passed_plain);
+  printf("500 m/s into a 0.1 m wall: bullets stopped 24/24, plain bodies tunnelled %d/24\n",
+         passed_plain);
   assert_true(passed_plain > 0);  // without CCD it does tunnel: the test is meaningful
   // Conservative advancement has no speed limit: 10 km/s (167 m per step) is stopped too.
   for (int k = 0; k < 8; ++k) {
@@ -597,7 +617,8 @@ static void test_bullet_vs_moving_body(void** state) {
     for (int s = 0; s < 30; ++s) {
       arb_world_step(w, XT_DT);
       // In the target's frame the bullet must stay on the side it came from.
-      arb_vec2 local = arb_inv_transform_point(arb_body_get_transform(w, target), arb_body_get_position(w, b));
+      arb_vec2 local =
+          arb_inv_transform_point(arb_body_get_transform(w, target), arb_body_get_position(w, b));
       behind = behind || local.x > 0.0f;
     }
     assert_false(behind);
@@ -621,12 +642,14 @@ static void test_world_ray_casts(void** state) {
   arb_ray_hit h;
   assert_true(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(20, 0), all, &h));
   assert_true(arb_body_id_equals(h.body, circle));
-  assert_true(arb_absf(h.fraction - 0.2f) < 1e-6f && h.normal.x == -1.0f && arb_absf(h.point.x - 4.0f) < 1e-5f);
+  assert_true(arb_absf(h.fraction - 0.2f) < 1e-6f && h.normal.x == -1.0f &&
+              arb_absf(h.point.x - 4.0f) < 1e-5f);
   arb_ray_hit hits[4];
   assert_int_equal(arb_world_ray_cast_all(w, arb_v2(0, 0), arb_v2(20, 0), all, hits, 4), 3);
   assert_true(arb_body_id_equals(hits[0].body, circle) && arb_body_id_equals(hits[1].body, box) &&
               arb_body_id_equals(hits[2].body, seg));
-  assert_true(arb_absf(hits[1].fraction - 9.5f / 20.0f) < 1e-6f && arb_absf(hits[2].fraction - 0.75f) < 1e-6f);
+  assert_true(arb_absf(hits[1].fraction - 9.5f / 20.0f) < 1e-6f &&
+              arb_absf(hits[2].fraction - 0.75f) < 1e-6f);
   // Capacity 1 keeps the nearest; the total is still reported.
   assert_int_equal(arb_world_ray_cast_all(w, arb_v2(0, 0), arb_v2(20, 0), all, hits, 1), 3);
   assert_true(arb_body_id_equals(hits[0].body, circle));
@@ -636,12 +659,14 @@ static void test_world_ray_casts(void** state) {
   // Filtered: the circle's category is not seen.
   arb_query_filter f = all;
   f.mask_bits = ~1u;
-  assert_false(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(20, 0), f, &h));  // all bodies are category 1
+  assert_false(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(20, 0), f,
+                                          &h));  // all bodies are category 1
   // Miss, short ray, starting inside, parallel to the segment.
   assert_false(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(0, 20), all, &h));
   assert_false(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(3.9f, 0), all, &h));
   assert_true(arb_world_ray_cast_closest(w, arb_v2(5.2f, 0.1f), arb_v2(20, 0), all, &h));
-  assert_true(arb_body_id_equals(h.body, circle) && h.fraction == 0.0f && h.normal.x == 0.0f && h.normal.y == 0.0f);
+  assert_true(arb_body_id_equals(h.body, circle) && h.fraction == 0.0f && h.normal.x == 0.0f &&
+              h.normal.y == 0.0f);
   assert_false(arb_world_ray_cast_closest(w, arb_v2(15.0f, -5.0f), arb_v2(0, 10), all, &h));
   // Rotated box: analytic hit on its corner-facing side.
   arb_body_def bd = arb_default_body_def();
@@ -670,8 +695,10 @@ static void test_world_overlap_and_point(void** state) {
   arb_body_id out[4];
   assert_int_equal(arb_world_query_point(w, arb_v2(0.75f, 0.0f), all, out, 4), 2);
   assert_true(arb_body_id_equals(out[0], a) && arb_body_id_equals(out[1], b));
-  assert_int_equal(arb_world_query_point(w, arb_v2(-0.9f, 0.9f), all, out, 4), 0);  // in the circle's box only
-  assert_int_equal(arb_world_query_point(w, arb_v2(0.0f, 3.0f), all, out, 4), 0);   // segments hold no points
+  assert_int_equal(arb_world_query_point(w, arb_v2(-0.9f, 0.9f), all, out, 4),
+                   0);  // in the circle's box only
+  assert_int_equal(arb_world_query_point(w, arb_v2(0.0f, 3.0f), all, out, 4),
+                   0);  // segments hold no points
   arb_aabb box = {{-0.5f, 2.5f}, {0.5f, 3.5f}};
   assert_int_equal(arb_world_overlap_aabb(w, box, all, out, 4), 1);
   arb_aabb big = {{-10.0f, -10.0f}, {10.0f, 10.0f}};
@@ -719,8 +746,9 @@ static void test_collision_filtering(void** state) {
   assert_true(arb_body_get_position(w, normal).y > 0.2f);
   assert_true(arb_body_get_position(w, ghost).y < -5.0f);
   assert_true(arb_body_get_position(w, g1).y > 0.2f);
-  assert_true(arb_absf(arb_body_get_position(w, g2).y - arb_body_get_position(w, g1).y) < 0.05f);  // sank into g1
-  assert_true(arb_body_get_position(w, p2).y - arb_body_get_position(w, p1).y > 0.45f);            // stacked
+  assert_true(arb_absf(arb_body_get_position(w, g2).y - arb_body_get_position(w, g1).y) <
+              0.05f);  // sank into g1
+  assert_true(arb_body_get_position(w, p2).y - arb_body_get_position(w, p1).y > 0.45f);  // stacked
   arb_world_destroy(w);
 }
 

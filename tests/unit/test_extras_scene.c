@@ -3,6 +3,12 @@
 // the vehicle avatar controller), bad input for each key is refused with its JSON path
 // and reason, vehicle avatars join, drive and leave, and game save/restore with a vehicle
 // avatar replays bit for bit. tests/scenes/extras.json is the recorded test scene.
+#include <arbiter/game.h>
+#include <arbiter/joint.h>
+#include <arbiter/particles.h>
+#include <arbiter/scene.h>
+#include <arbiter/vehicle.h>
+// clang-format off: cmocka.h needs these first
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,32 +18,33 @@
 #include <string.h>
 
 #include <cmocka.h>
-
-#include <arbiter/game.h>
-#include <arbiter/joint.h>
-#include <arbiter/particles.h>
-#include <arbiter/scene.h>
-#include <arbiter/vehicle.h>
+// clang-format on
 
 static const char* const GOOD =
     "{\"gravity\":[0,-9.81],"
-    "\"bodies\":[{\"name\":\"ground\",\"type\":\"static\",\"shape\":{\"box\":{\"half_width\":20,\"half_height\":0.5}}},"
+    "\"bodies\":[{\"name\":\"ground\",\"type\":\"static\",\"shape\":{\"box\":{\"half_width\":20,"
+    "\"half_height\":0.5}}},"
     "{\"name\":\"bob\",\"shape\":{\"circle\":{\"radius\":0.2}},\"position\":[1,5]},"
-    "{\"name\":\"rod\",\"shape\":{\"box\":{\"half_width\":0.5,\"half_height\":0.05}},\"position\":[3,5],\"group\":-1},"
-    "{\"name\":\"car\",\"shape\":{\"box\":{\"half_width\":2,\"half_height\":1}},\"position\":[0,3],\"mass\":1000,"
+    "{\"name\":\"rod\",\"shape\":{\"box\":{\"half_width\":0.5,\"half_height\":0.05}},\"position\":["
+    "3,5],\"group\":-1},"
+    "{\"name\":\"car\",\"shape\":{\"box\":{\"half_width\":2,\"half_height\":1}},\"position\":[0,3],"
+    "\"mass\":1000,"
     "\"gravity_scale\":0},"
-    "{\"name\":\"shot\",\"shape\":{\"circle\":{\"radius\":0.05}},\"position\":[-5,2],\"velocity\":[200,0],"
+    "{\"name\":\"shot\",\"shape\":{\"circle\":{\"radius\":0.05}},\"position\":[-5,2],\"velocity\":["
+    "200,0],"
     "\"bullet\":true,\"category\":2,\"mask\":1,\"group\":0}],"
     "\"springs\":[{\"body_a\":\"bob\",\"anchor_b\":[1,7],\"stiffness\":50,\"damping\":1}],"
     "\"joints\":[{\"type\":\"revolute\",\"body_a\":\"rod\",\"anchor\":[2.5,5]},"
-    "{\"type\":\"distance\",\"body_a\":1,\"body_b\":2,\"anchor_b\":[0.5,0],\"hertz\":4,\"damping_ratio\":0.5}],"
+    "{\"type\":\"distance\",\"body_a\":1,\"body_b\":2,\"anchor_b\":[0.5,0],\"hertz\":4,\"damping_"
+    "ratio\":0.5}],"
     "\"particles\":[{\"position\":[0,8],\"pinned\":true},{\"position\":[0.5,8],\"radius\":0.05},"
     "{\"position\":[1,8],\"radius\":0.05,\"mass\":2,\"damping\":0.5,\"mask\":1}],"
     "\"constraints\":[{\"a\":0,\"b\":1},{\"a\":1,\"b\":2,\"rest_length\":0.6,\"stiffness\":0.5}],"
     "\"constraint_iterations\":12,"
     "\"vehicles\":[{\"chassis\":\"car\",\"max_steer_angle\":0.5,\"drag\":3,"
     "\"wheels\":[{\"offset\":[1.2,0.8],\"steer\":true},{\"offset\":[1.2,-0.8],\"steer\":true},"
-    "{\"offset\":[-1.2,0.8],\"drive\":true,\"drive_torque\":500},{\"offset\":[-1.2,-0.8],\"drive\":true,"
+    "{\"offset\":[-1.2,0.8],\"drive\":true,\"drive_torque\":500},{\"offset\":[-1.2,-0.8],\"drive\":"
+    "true,"
     "\"drive_torque\":500}]}]}";
 
 static int load(const char* text, arb_scene** out, arb_scene_error* err) {
@@ -71,7 +78,8 @@ static void test_scene_extras_load_and_build(void** state) {
   arb_extra_id j0 = {1, 1};
   arb_vec2 pa, pb;
   arb_joint_get_anchors(w, j0, &pa, &pb);
-  assert_true(arb_distance(pa, arb_v2(2.5f, 5.0f)) < 1e-5f && arb_distance(pb, arb_v2(2.5f, 5.0f)) < 1e-5f);
+  assert_true(arb_distance(pa, arb_v2(2.5f, 5.0f)) < 1e-5f &&
+              arb_distance(pb, arb_v2(2.5f, 5.0f)) < 1e-5f);
   // Same scene, same hash, and it moves.
   arb_world* w2 = NULL;
   assert_int_equal(arb_scene_create_world(scene, &w2, NULL, 0), ARB_OK);
@@ -96,75 +104,92 @@ typedef struct bad_case {
   const char* message;
 } bad_case;
 
-#define BODIES                                                                                     \
-  "\"bodies\":[{\"name\":\"g\",\"type\":\"static\",\"shape\":{\"circle\":{\"radius\":1}}},"         \
+#define BODIES                                                                              \
+  "\"bodies\":[{\"name\":\"g\",\"type\":\"static\",\"shape\":{\"circle\":{\"radius\":1}}}," \
   "{\"name\":\"d\",\"shape\":{\"circle\":{\"radius\":1}},\"position\":[3,0]}]"
 
 static void test_scene_extras_bad_input(void** state) {
   (void)state;
   static const bad_case cases[] = {
-      {"{" BODIES ",\"springs\":{}}", ARB_E_INVAL, "springs", "expected an array of springs, got an object"},
-      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "springs[0].stiffness", "missing (required)"},
-      {"{" BODIES ",\"springs\":[{\"body_a\":\"nope\",\"stiffness\":1}]}", ARB_E_NOT_FOUND, "springs[0].body_a",
-       "no body named \"nope\""},
-      {"{" BODIES ",\"springs\":[{\"body_a\":5,\"stiffness\":1}]}", ARB_E_RANGE, "springs[0].body_a",
-       "body index must be between 0 and 1, got 5"},
-      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"stiffness\":-2}]}", ARB_E_RANGE, "springs[0].stiffness",
-       "must be between 0 and"},
-      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"body_b\":\"d\",\"stiffness\":1}]}", ARB_E_INVAL,
-       "springs[0].body_b", "must differ from body_a"},
-      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"stiffness\":1,\"spin\":1}]}", ARB_E_INVAL, "springs[0].spin",
-       "unknown key"},
-      {"{" BODIES ",\"joints\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "joints[0].type", "missing (required)"},
-      {"{" BODIES ",\"joints\":[{\"type\":\"weld\",\"body_a\":\"d\"}]}", ARB_E_INVAL, "joints[0].type",
-       "unknown value \"weld\""},
-      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"g\"}]}", ARB_E_INVAL, "joints[0].body_a",
-       "at least one dynamic body"},
-      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"length\":1}]}", ARB_E_INVAL,
-       "joints[0].length", "only distance joints"},
-      {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"anchor\":[0,0],\"anchor_a\":[0,0]}]}",
+      {"{" BODIES ",\"springs\":{}}", ARB_E_INVAL, "springs",
+       "expected an array of springs, got an object"},
+      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "springs[0].stiffness",
+       "missing (required)"},
+      {"{" BODIES ",\"springs\":[{\"body_a\":\"nope\",\"stiffness\":1}]}", ARB_E_NOT_FOUND,
+       "springs[0].body_a", "no body named \"nope\""},
+      {"{" BODIES ",\"springs\":[{\"body_a\":5,\"stiffness\":1}]}", ARB_E_RANGE,
+       "springs[0].body_a", "body index must be between 0 and 1, got 5"},
+      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"stiffness\":-2}]}", ARB_E_RANGE,
+       "springs[0].stiffness", "must be between 0 and"},
+      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"body_b\":\"d\",\"stiffness\":1}]}",
+       ARB_E_INVAL, "springs[0].body_b", "must differ from body_a"},
+      {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"stiffness\":1,\"spin\":1}]}", ARB_E_INVAL,
+       "springs[0].spin", "unknown key"},
+      {"{" BODIES ",\"joints\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "joints[0].type",
+       "missing (required)"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"weld\",\"body_a\":\"d\"}]}", ARB_E_INVAL,
+       "joints[0].type", "unknown value \"weld\""},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"g\"}]}", ARB_E_INVAL,
+       "joints[0].body_a", "at least one dynamic body"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"length\":1}]}",
+       ARB_E_INVAL, "joints[0].length", "only distance joints"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"anchor\":[0,0],\"anchor_"
+                  "a\":[0,0]}]}",
        ARB_E_INVAL, "joints[0].anchor", "not both"},
-      {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"hertz\":-1}]}", ARB_E_RANGE,
-       "joints[0].hertz", "must be between 0 and 10000, got -1"},
-      {"{\"particles\":[{\"mass\":1}]}", ARB_E_INVAL, "particles[0].position", "missing (required)"},
-      {"{\"particles\":[{\"position\":[0,0],\"mass\":0}]}", ARB_E_RANGE, "particles[0].mass", "must be > 0"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"hertz\":-1}]}",
+       ARB_E_RANGE, "joints[0].hertz", "must be between 0 and 10000, got -1"},
+      {"{\"particles\":[{\"mass\":1}]}", ARB_E_INVAL, "particles[0].position",
+       "missing (required)"},
+      {"{\"particles\":[{\"position\":[0,0],\"mass\":0}]}", ARB_E_RANGE, "particles[0].mass",
+       "must be > 0"},
       {"{\"particles\":[{\"position\":[0,0],\"radius\":1e9}]}", ARB_E_RANGE, "particles[0].radius",
        "must be between 0 and 1000"},
-      {"{\"particles\":[{\"position\":[0,\"x\"]}]}", ARB_E_INVAL, "particles[0].position[1]", "expected a number"},
-      {"{\"particles\":[{\"position\":[0,0],\"pinned\":1}]}", ARB_E_INVAL, "particles[0].pinned", "expected"},
-      {"{\"constraints\":[{\"a\":0,\"b\":1}]}", ARB_E_INVAL, "constraints[0]", "no particles to connect"},
-      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":0,\"b\":2}]}",
+      {"{\"particles\":[{\"position\":[0,\"x\"]}]}", ARB_E_INVAL, "particles[0].position[1]",
+       "expected a number"},
+      {"{\"particles\":[{\"position\":[0,0],\"pinned\":1}]}", ARB_E_INVAL, "particles[0].pinned",
+       "expected"},
+      {"{\"constraints\":[{\"a\":0,\"b\":1}]}", ARB_E_INVAL, "constraints[0]",
+       "no particles to connect"},
+      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":0,\"b\":"
+       "2}]}",
        ARB_E_RANGE, "constraints[0].b", "must be between 0 and 1, got 2"},
-      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":1,\"b\":1}]}",
+      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":1,\"b\":"
+       "1}]}",
        ARB_E_INVAL, "constraints[0].b", "must differ from a"},
-      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":0,\"b\":1,"
+      {"{\"particles\":[{\"position\":[0,0]},{\"position\":[1,0]}],\"constraints\":[{\"a\":0,\"b\":"
+       "1,"
        "\"stiffness\":0}]}",
        ARB_E_RANGE, "constraints[0].stiffness", "must be > 0 and <= 1"},
-      {"{\"constraint_iterations\":0}", ARB_E_RANGE, "constraint_iterations", "between 1 and 256, got 0"},
-      {"{\"constraint_iterations\":\"many\"}", ARB_E_INVAL, "constraint_iterations", "expected an integer"},
+      {"{\"constraint_iterations\":0}", ARB_E_RANGE, "constraint_iterations",
+       "between 1 and 256, got 0"},
+      {"{\"constraint_iterations\":\"many\"}", ARB_E_INVAL, "constraint_iterations",
+       "expected an integer"},
       {"{" BODIES ",\"vehicles\":[{}]}", ARB_E_INVAL, "vehicles[0].chassis", "missing (required)"},
       {"{" BODIES ",\"vehicles\":[{\"chassis\":\"g\"}]}", ARB_E_INVAL, "vehicles[0].chassis",
        "must be a dynamic body"},
-      {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"wheels\":[]}]}", ARB_E_INVAL, "vehicles[0].wheels",
-       "1 to 8 wheels"},
+      {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"wheels\":[]}]}", ARB_E_INVAL,
+       "vehicles[0].wheels", "1 to 8 wheels"},
       {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"wheels\":[{\"radius\":1}]}]}", ARB_E_INVAL,
        "vehicles[0].wheels[0].offset", "missing (required)"},
-      {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"wheels\":[{\"offset\":[0,0],\"radius\":0}]}]}",
+      {"{" BODIES
+       ",\"vehicles\":[{\"chassis\":\"d\",\"wheels\":[{\"offset\":[0,0],\"radius\":0}]}]}",
        ARB_E_RANGE, "vehicles[0].wheels[0].radius", "must be > 0"},
-      {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"friction\":0}]}", ARB_E_RANGE, "vehicles[0].friction",
-       "must be > 0"},
+      {"{" BODIES ",\"vehicles\":[{\"chassis\":\"d\",\"friction\":0}]}", ARB_E_RANGE,
+       "vehicles[0].friction", "must be > 0"},
       {"{\"avatar\":{\"controller\":{\"type\":\"vehicle\",\"mode\":\"auto\"}}}", ARB_E_INVAL,
        "avatar.controller.mode", "unknown key"},
-      {"{\"avatar\":{\"controller\":{\"type\":\"vehicle\",\"chassis\":{\"mass\":-1}}}}", ARB_E_RANGE,
-       "avatar.controller.chassis.mass", "must be > 0"},
+      {"{\"avatar\":{\"controller\":{\"type\":\"vehicle\",\"chassis\":{\"mass\":-1}}}}",
+       ARB_E_RANGE, "avatar.controller.chassis.mass", "must be > 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     arb_scene* scene = NULL;
     arb_scene_error err;
     memset(&err, 0, sizeof err);
     int rc = load(cases[i].text, &scene, &err);
-    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 || !strstr(err.message, cases[i].message)) {
-      fail_msg("case %zu: got %s path \"%s\" message \"%s\"", i, arb_err_name(rc), err.path, err.message);
+    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 ||
+        !strstr(err.message, cases[i].message)) {
+      fail_msg("case %zu: got %s path \"%s\" message \"%s\"", i, arb_err_name(rc), err.path,
+               err.message);
     }
     assert_null(scene);
   }

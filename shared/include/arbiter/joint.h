@@ -22,7 +22,9 @@ typedef struct arb_extra_id {
   uint32_t generation;  ///< must match the slot's generation
 } arb_extra_id;
 
-static inline bool arb_extra_id_is_null(arb_extra_id id) { return id.index1 == 0; }
+static inline bool arb_extra_id_is_null(arb_extra_id id) {
+  return id.index1 == 0;
+}
 
 typedef struct arb_spring_def {
   arb_body_id body_a;       ///< required; usually dynamic
@@ -66,7 +68,8 @@ ARB_API arb_joint_def arb_default_joint_def(void);
 ARB_API arb_extra_id arb_joint_create(arb_world* world, const arb_joint_def* def);
 ARB_API int arb_joint_destroy(arb_world* world, arb_extra_id id);
 /// World positions of the two anchors (zero for a stale id).
-ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a, arb_vec2* b);
+ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a,
+                                   arb_vec2* b);
 ARB_API int arb_world_get_joint_count(const arb_world* world);
 
 ARB_C_END

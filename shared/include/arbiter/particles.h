@@ -17,13 +17,13 @@
 ARB_C_BEGIN
 
 typedef struct arb_particle_def {
-  arb_vec2 position;  ///< meters (the previous position starts equal: at rest)
-  float mass;         ///< kg, > 0
-  float radius;       ///< collision radius, meters; 0 = does not collide with bodies
-  float damping;      ///< per-second rate, >= 0
-  bool pinned;        ///< pinned particles never move (infinite mass)
-  uint32_t mask_bits; ///< collides with bodies whose category_bits intersect; default all
-  int internal_value; ///< set by arb_default_particle_def; DO NOT SET
+  arb_vec2 position;   ///< meters (the previous position starts equal: at rest)
+  float mass;          ///< kg, > 0
+  float radius;        ///< collision radius, meters; 0 = does not collide with bodies
+  float damping;       ///< per-second rate, >= 0
+  bool pinned;         ///< pinned particles never move (infinite mass)
+  uint32_t mask_bits;  ///< collides with bodies whose category_bits intersect; default all
+  int internal_value;  ///< set by arb_default_particle_def; DO NOT SET
 } arb_particle_def;
 
 ARB_API arb_particle_def arb_default_particle_def(void);
@@ -39,9 +39,9 @@ ARB_API int arb_particle_set_position(arb_world* world, int particle, arb_vec2 p
 ARB_API int arb_particle_set_pinned(arb_world* world, int particle, bool pinned);
 
 typedef struct arb_constraint_def {
-  int a, b;            ///< particle indices, distinct
-  float rest_length;   ///< meters; < 0 = the current distance
-  float stiffness;     ///< (0, 1]: fraction of the error removed per iteration; default 1
+  int a, b;           ///< particle indices, distinct
+  float rest_length;  ///< meters; < 0 = the current distance
+  float stiffness;    ///< (0, 1]: fraction of the error removed per iteration; default 1
 } arb_constraint_def;
 
 /// Returns the constraint's index or a negative ARB_E_* code.

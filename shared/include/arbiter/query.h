@@ -31,8 +31,9 @@ typedef struct arb_ray_hit {
 } arb_ray_hit;
 
 /// Closest hit accepted by the filter. Returns true and fills *out on a hit.
-ARB_API bool arb_world_ray_cast_closest(const arb_world* world, arb_vec2 origin, arb_vec2 translation,
-                                        arb_query_filter filter, arb_ray_hit* out);
+ARB_API bool arb_world_ray_cast_closest(const arb_world* world, arb_vec2 origin,
+                                        arb_vec2 translation, arb_query_filter filter,
+                                        arb_ray_hit* out);
 /// Every hit (one per body: its entry point), sorted by fraction then slot. Writes up to
 /// cap hits, returns the total count.
 ARB_API int arb_world_ray_cast_all(const arb_world* world, arb_vec2 origin, arb_vec2 translation,

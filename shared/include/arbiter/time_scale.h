@@ -15,15 +15,15 @@
 
 ARB_C_BEGIN
 
-#define ARB_TIME_SCALE_MIN 0.0f   ///< 0 = paused
+#define ARB_TIME_SCALE_MIN 0.0f  ///< 0 = paused
 #define ARB_TIME_SCALE_MAX 64.0f
 
 typedef struct arb_step_clock {
-  int64_t step_ns;     ///< fixed step in nanoseconds (from dt)
-  int64_t acc_ns;      ///< scaled time not yet stepped, [0, step_ns)
-  float scale;         ///< current time scale
-  int max_steps;       ///< most steps one advance may return (bounded catch-up)
-  uint64_t dropped;    ///< steps dropped by the catch-up bound (for stats)
+  int64_t step_ns;   ///< fixed step in nanoseconds (from dt)
+  int64_t acc_ns;    ///< scaled time not yet stepped, [0, step_ns)
+  float scale;       ///< current time scale
+  int max_steps;     ///< most steps one advance may return (bounded catch-up)
+  uint64_t dropped;  ///< steps dropped by the catch-up bound (for stats)
 } arb_step_clock;
 
 /// dt: the world's fixed step (s, > 0). scale in [ARB_TIME_SCALE_MIN, ARB_TIME_SCALE_MAX].

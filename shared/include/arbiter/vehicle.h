@@ -21,25 +21,25 @@ ARB_C_BEGIN
 #define ARB_VEHICLE_MAX_WHEELS 8
 
 typedef struct arb_wheel_def {
-  arb_vec2 offset;       ///< wheel centre in the chassis body frame, meters
-  float radius;          ///< meters, > 0
-  float inertia;         ///< spin inertia, kg*m^2, > 0
-  bool steerable;        ///< turned by the steer input
-  bool driven;           ///< receives drive torque
-  float drive_torque;    ///< N*m at full throttle (driven wheels)
-  float brake_torque;    ///< N*m at full brake
+  arb_vec2 offset;     ///< wheel centre in the chassis body frame, meters
+  float radius;        ///< meters, > 0
+  float inertia;       ///< spin inertia, kg*m^2, > 0
+  bool steerable;      ///< turned by the steer input
+  bool driven;         ///< receives drive torque
+  float drive_torque;  ///< N*m at full throttle (driven wheels)
+  float brake_torque;  ///< N*m at full brake
 } arb_wheel_def;
 
 typedef struct arb_vehicle_def {
-  arb_body_id chassis;        ///< a dynamic body (required)
+  arb_body_id chassis;  ///< a dynamic body (required)
   arb_wheel_def wheels[ARB_VEHICLE_MAX_WHEELS];
-  int wheel_count;            ///< 1..ARB_VEHICLE_MAX_WHEELS
-  float max_steer_angle;      ///< radians, [0, 1.2]
-  float friction;             ///< tyre friction coefficient mu, > 0
-  float ground_gravity;       ///< m/s^2 pressing the wheels on the ground, > 0
-  float rolling_resistance;   ///< coefficient (force = c * N against the rolling), >= 0
-  float drag;                 ///< aerodynamic drag, N per (m/s)^2, >= 0
-  int internal_value;         ///< set by arb_default_vehicle_def; DO NOT SET
+  int wheel_count;           ///< 1..ARB_VEHICLE_MAX_WHEELS
+  float max_steer_angle;     ///< radians, [0, 1.2]
+  float friction;            ///< tyre friction coefficient mu, > 0
+  float ground_gravity;      ///< m/s^2 pressing the wheels on the ground, > 0
+  float rolling_resistance;  ///< coefficient (force = c * N against the rolling), >= 0
+  float drag;                ///< aerodynamic drag, N per (m/s)^2, >= 0
+  int internal_value;        ///< set by arb_default_vehicle_def; DO NOT SET
 } arb_vehicle_def;
 
 /// A four-wheeled car for a chassis about 4 m x 2 m of ~1000 kg: front wheels steer,
@@ -48,14 +48,16 @@ ARB_API arb_vehicle_def arb_default_vehicle_def(void);
 ARB_API arb_extra_id arb_vehicle_create(arb_world* world, const arb_vehicle_def* def);
 ARB_API int arb_vehicle_destroy(arb_world* world, arb_extra_id id);
 /// Held until replaced; steer in [-1, 1], throttle and brake in [0, 1] (clamped; NaN -> 0).
-ARB_API int arb_vehicle_set_input(arb_world* world, arb_extra_id id, float steer, float throttle, float brake);
+ARB_API int arb_vehicle_set_input(arb_world* world, arb_extra_id id, float steer, float throttle,
+                                  float brake);
 ARB_API arb_body_id arb_vehicle_get_chassis(const arb_world* world, arb_extra_id id);
 ARB_API int arb_vehicle_get_wheel_count(const arb_world* world, arb_extra_id id);
 /// Wheel spin (rad/s, positive rolls forward) and current steering angle (radians).
 ARB_API float arb_vehicle_get_wheel_spin(const arb_world* world, arb_extra_id id, int wheel);
 ARB_API float arb_vehicle_get_steer_angle(const arb_world* world, arb_extra_id id, int wheel);
 /// World transform of a wheel (position and chassis rotation times steering), for drawing.
-ARB_API arb_transform arb_vehicle_get_wheel_transform(const arb_world* world, arb_extra_id id, int wheel);
+ARB_API arb_transform arb_vehicle_get_wheel_transform(const arb_world* world, arb_extra_id id,
+                                                      int wheel);
 /// True when the wheel's tyre force was clamped by the friction circle in the last step.
 ARB_API bool arb_vehicle_is_wheel_skidding(const arb_world* world, arb_extra_id id, int wheel);
 /// Speed of the chassis along its forward axis, m/s.

@@ -6,11 +6,12 @@
 // that would need saving: the world image carries the vehicle with the body.
 //
 // DETERMINISM: the lookup scans vehicles in slot order; the inputs are the clamped controls.
-#include <arbiter/vehicle.h>
-
 #include "controller_vehicle.h"
 
-int arb__controller_vehicle_attach(arb_world* world, const arb_scene_avatar* tpl, arb_body_id chassis) {
+#include <arbiter/vehicle.h>
+
+int arb__controller_vehicle_attach(arb_world* world, const arb_scene_avatar* tpl,
+                                   arb_body_id chassis) {
   arb_vehicle_def def = tpl->vehicle;
   def.chassis = chassis;
   return arb_extra_id_is_null(arb_vehicle_create(world, &def)) ? ARB_E_INVAL : ARB_OK;

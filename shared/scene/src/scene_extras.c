@@ -39,7 +39,8 @@ void arb__scene_free_extras(arb_scene* scene) {
 }
 
 // An array of 0..limit objects; allocates `elem`-sized zeroed items.
-static void* parse_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem, int* count) {
+static void* parse_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
+                         int* count) {
   *count = 0;
   if (!json_is_array(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected an array of %s, got %s", what, sj_type_name(v));
@@ -61,8 +62,8 @@ static void* parse_array(sj_ctx* ctx, const json_t* v, const char* what, int lim
 }
 
 // A body by name (string) or scene index (integer). Writes the index, -1 when absent.
-static int body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required, const arb_scene* scene,
-                    int* out) {
+static int body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
+                    const arb_scene* scene, int* out) {
   *out = -1;
   if (ctx->code) return ctx->code;
   json_t* v = json_object_get(obj, key);
@@ -79,8 +80,8 @@ static int body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool requir
   } else if (json_is_integer(v)) {
     json_int_t i = json_integer_value(v);
     if (i < 0 || i >= scene->body_count) {
-      sj_fail(ctx, ARB_E_RANGE, "body index must be between 0 and %d, got %lld", scene->body_count - 1,
-              (long long)i);
+      sj_fail(ctx, ARB_E_RANGE, "body index must be between 0 and %d, got %lld",
+              scene->body_count - 1, (long long)i);
     } else {
       *out = (int)i;
     }
@@ -119,15 +120,18 @@ static bool is_dynamic(const arb_scene* scene, int index) {
 // ---- springs ----------------------------------------------------------------------------
 
 static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_spring_def* d) {
-  static const char* const keys[] = {"body_a", "body_b", "anchor_a", "anchor_b", "rest_length",
-                                     "stiffness", "damping", NULL};
+  static const char* const keys[] = {"body_a",      "body_b",    "anchor_a", "anchor_b",
+                                     "rest_length", "stiffness", "damping",  NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_spring_def();
   int a, b;
-  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b)) return ctx->code;
+  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b))
+    return ctx->code;
   if (a == b) return fail_at(ctx, "body_b", ARB_E_INVAL, "must differ from body_a");
-  sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x, &d->local_anchor_a.y);
-  sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x, &d->local_anchor_b.y);
+  sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x,
+          &d->local_anchor_a.y);
+  sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x,
+          &d->local_anchor_b.y);
   d->rest_length = -1.0f;
   sj_float(ctx, v, "rest_length", false, LENGTH, &d->rest_length);
   sj_float(ctx, v, "stiffness", true, NONNEG, &d->stiffness);
@@ -146,7 +150,8 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, ar
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = extras_of(ctx, scene);
   if (!x) return ctx->code;
-  x->springs = parse_array(ctx, value, "springs", ARB_SCENE_MAX_SPRINGS, sizeof *x->springs, &x->spring_count);
+  x->springs = parse_array(ctx, value, "springs", ARB_SCENE_MAX_SPRINGS, sizeof *x->springs,
+                           &x->spring_count);
   for (int i = 0; i < x->spring_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_spring(ctx, json_array_get(value, (size_t)i), scene, &x->springs[i]);
@@ -158,8 +163,8 @@ int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene)
 // ---- joints -----------------------------------------------------------------------------
 
 static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_joint_def* d) {
-  static const char* const keys[] = {"type", "body_a", "body_b", "anchor", "anchor_a", "anchor_b",
-                                     "length", "hertz", "damping_ratio", NULL};
+  static const char* const keys[] = {"type",     "body_a", "body_b", "anchor",        "anchor_a",
+                                     "anchor_b", "length", "hertz",  "damping_ratio", NULL};
   static const char* const types[] = {"revolute", "distance", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_joint_def();
@@ -167,14 +172,16 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
   if (!json_object_get(v, "type")) return fail_at(ctx, "type", ARB_E_INVAL, "missing (required)");
   if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
   d->type = type == 0 ? ARB_JOINT_REVOLUTE : ARB_JOINT_DISTANCE;
-  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b)) return ctx->code;
+  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b))
+    return ctx->code;
   if (a == b) return fail_at(ctx, "body_b", ARB_E_INVAL, "must differ from body_a");
   if (!is_dynamic(scene, a) && !is_dynamic(scene, b)) {
     return fail_at(ctx, "body_a", ARB_E_INVAL, "a joint needs at least one dynamic body");
   }
   bool has_anchor = json_object_get(v, "anchor") != NULL;
   if (has_anchor && (json_object_get(v, "anchor_a") || json_object_get(v, "anchor_b"))) {
-    return fail_at(ctx, "anchor", ARB_E_INVAL, "give either anchor (world) or anchor_a/anchor_b (local), not both");
+    return fail_at(ctx, "anchor", ARB_E_INVAL,
+                   "give either anchor (world) or anchor_a/anchor_b (local), not both");
   }
   if (has_anchor) {
     arb_vec2 p = arb_vec2_zero;
@@ -182,8 +189,10 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
     d->local_anchor_a = arb_inv_transform_point(body_xf(scene, a), p);
     d->local_anchor_b = b >= 0 ? arb_inv_transform_point(body_xf(scene, b), p) : p;
   } else {
-    sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x, &d->local_anchor_a.y);
-    sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x, &d->local_anchor_b.y);
+    sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x,
+            &d->local_anchor_a.y);
+    sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x,
+            &d->local_anchor_b.y);
   }
   if (d->type == ARB_JOINT_DISTANCE) {
     sj_float(ctx, v, "length", false, LENGTH, &d->length);
@@ -198,7 +207,8 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
   } else {
     static const char* const distance_only[] = {"length", "hertz", "damping_ratio", NULL};
     for (const char* const* k = distance_only; *k; ++k) {
-      if (json_object_get(v, *k)) return fail_at(ctx, *k, ARB_E_INVAL, "only distance joints take this key");
+      if (json_object_get(v, *k))
+        return fail_at(ctx, *k, ARB_E_INVAL, "only distance joints take this key");
     }
   }
   d->body_a = ref_id(a);
@@ -209,7 +219,8 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
 int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = extras_of(ctx, scene);
   if (!x) return ctx->code;
-  x->joints = parse_array(ctx, value, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints, &x->joint_count);
+  x->joints =
+      parse_array(ctx, value, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints, &x->joint_count);
   for (int i = 0; i < x->joint_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_joint(ctx, json_array_get(value, (size_t)i), scene, &x->joints[i]);
@@ -228,7 +239,8 @@ static int parse_mask(sj_ctx* ctx, const json_t* v, const char* key, uint32_t* o
 }
 
 static int parse_particle(sj_ctx* ctx, const json_t* v, arb_particle_def* d) {
-  static const char* const keys[] = {"position", "mass", "radius", "damping", "pinned", "mask", NULL};
+  static const char* const keys[] = {"position", "mass", "radius", "damping",
+                                     "pinned",   "mask", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_particle_def();
   sj_vec2(ctx, v, "position", true, ARB_SCENE_MAX_COORD, &d->position.x, &d->position.y);
@@ -253,11 +265,13 @@ int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scen
   return ctx->code;
 }
 
-static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras* x, arb_constraint_def* d) {
+static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras* x,
+                            arb_constraint_def* d) {
   static const char* const keys[] = {"a", "b", "rest_length", "stiffness", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   long long a = 0, b = 0;
-  if (x->particle_count == 0) return sj_fail(ctx, ARB_E_INVAL, "the scene has no particles to connect");
+  if (x->particle_count == 0)
+    return sj_fail(ctx, ARB_E_INVAL, "the scene has no particles to connect");
   if (sj_int(ctx, v, "a", true, 0, x->particle_count - 1, &a)) return ctx->code;
   if (sj_int(ctx, v, "b", true, 0, x->particle_count - 1, &b)) return ctx->code;
   if (a == b) return fail_at(ctx, "b", ARB_E_INVAL, "must differ from a");
@@ -273,8 +287,8 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras
 int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = extras_of(ctx, scene);
   if (!x) return ctx->code;
-  x->constraints = parse_array(ctx, value, "constraints", ARB_SCENE_MAX_CONSTRAINTS, sizeof *x->constraints,
-                               &x->constraint_count);
+  x->constraints = parse_array(ctx, value, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
+                               sizeof *x->constraints, &x->constraint_count);
   for (int i = 0; i < x->constraint_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_constraint(ctx, json_array_get(value, (size_t)i), x, &x->constraints[i]);
@@ -286,9 +300,11 @@ int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* sc
 int arb__scene_parse_constraint_iterations(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = extras_of(ctx, scene);
   if (!x) return ctx->code;
-  if (!json_is_integer(value)) return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(value));
+  if (!json_is_integer(value))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(value));
   json_int_t n = json_integer_value(value);
-  if (n < 1 || n > 256) return sj_fail(ctx, ARB_E_RANGE, "must be between 1 and 256, got %lld", (long long)n);
+  if (n < 1 || n > 256)
+    return sj_fail(ctx, ARB_E_RANGE, "must be between 1 and 256, got %lld", (long long)n);
   x->constraint_iterations = (int)n;
   return 0;
 }
@@ -296,8 +312,8 @@ int arb__scene_parse_constraint_iterations(sj_ctx* ctx, const json_t* value, arb
 // ---- vehicles ---------------------------------------------------------------------------
 
 static int parse_wheel(sj_ctx* ctx, const json_t* v, arb_wheel_def* w) {
-  static const char* const keys[] = {"offset", "radius", "inertia", "steer", "drive", "drive_torque",
-                                     "brake_torque", NULL};
+  static const char* const keys[] = {"offset", "radius",       "inertia",      "steer",
+                                     "drive",  "drive_torque", "brake_torque", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   sj_vec2(ctx, v, "offset", true, 1.0e3f, &w->offset.x, &w->offset.y);
   sj_float(ctx, v, "radius", false, (sj_bounds){0.0, 100.0, true}, &w->radius);
@@ -314,8 +330,10 @@ static int parse_vehicle_params(sj_ctx* ctx, const json_t* v, arb_vehicle_def* d
   json_t* wheels = json_object_get(v, "wheels");
   if (wheels) {
     size_t mark = sj_push_key(ctx, "wheels");
-    if (!json_is_array(wheels) || json_array_size(wheels) < 1 || json_array_size(wheels) > ARB_VEHICLE_MAX_WHEELS) {
-      sj_fail(ctx, ARB_E_INVAL, "expected an array of 1 to %d wheels, got %s", ARB_VEHICLE_MAX_WHEELS,
+    if (!json_is_array(wheels) || json_array_size(wheels) < 1 ||
+        json_array_size(wheels) > ARB_VEHICLE_MAX_WHEELS) {
+      sj_fail(ctx, ARB_E_INVAL, "expected an array of 1 to %d wheels, got %s",
+              ARB_VEHICLE_MAX_WHEELS,
               json_is_array(wheels) ? "another count" : sj_type_name(wheels));
     } else {
       arb_wheel_def tpl = d->wheels[0];
@@ -340,13 +358,15 @@ static int parse_vehicle_params(sj_ctx* ctx, const json_t* v, arb_vehicle_def* d
 }
 
 static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_vehicle_def* d) {
-  static const char* const keys[] = {"chassis", "wheels", "max_steer_angle", "friction", "ground_gravity",
-                                     "rolling_resistance", "drag", NULL};
+  static const char* const keys[] = {
+      "chassis", "wheels", "max_steer_angle", "friction", "ground_gravity", "rolling_resistance",
+      "drag",    NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_vehicle_def();
   int c;
   if (body_ref(ctx, v, "chassis", true, scene, &c)) return ctx->code;
-  if (!is_dynamic(scene, c)) return fail_at(ctx, "chassis", ARB_E_INVAL, "the chassis must be a dynamic body");
+  if (!is_dynamic(scene, c))
+    return fail_at(ctx, "chassis", ARB_E_INVAL, "the chassis must be a dynamic body");
   if (parse_vehicle_params(ctx, v, d)) return ctx->code;
   d->chassis = ref_id(c);
   return 0;
@@ -355,7 +375,8 @@ static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, a
 int arb__scene_parse_vehicles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = extras_of(ctx, scene);
   if (!x) return ctx->code;
-  x->vehicles = parse_array(ctx, value, "vehicles", ARB_SCENE_MAX_VEHICLES, sizeof *x->vehicles, &x->vehicle_count);
+  x->vehicles = parse_array(ctx, value, "vehicles", ARB_SCENE_MAX_VEHICLES, sizeof *x->vehicles,
+                            &x->vehicle_count);
   for (int i = 0; i < x->vehicle_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_vehicle(ctx, json_array_get(value, (size_t)i), scene, &x->vehicles[i]);
@@ -389,8 +410,15 @@ void arb__scene_default_vehicle_avatar(arb_scene_avatar* avatar) {
 }
 
 int arb__scene_parse_vehicle_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avatar) {
-  static const char* const keys[] = {"type", "chassis", "wheels", "max_steer_angle", "friction",
-                                     "ground_gravity", "rolling_resistance", "drag", NULL};
+  static const char* const keys[] = {"type",
+                                     "chassis",
+                                     "wheels",
+                                     "max_steer_angle",
+                                     "friction",
+                                     "ground_gravity",
+                                     "rolling_resistance",
+                                     "drag",
+                                     NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   avatar->controller = ARB_CONTROLLER_VEHICLE;
   json_t* chassis = json_object_get(v, "chassis");
@@ -401,7 +429,8 @@ int arb__scene_parse_vehicle_controller(sj_ctx* ctx, const json_t* v, arb_scene_
     if (!sj_check_keys(ctx, chassis, ckeys)) {
       sj_float(ctx, chassis, "half_width", false, (sj_bounds){ARB_LINEAR_SLOP, 100.0, false}, &hw);
       sj_float(ctx, chassis, "half_height", false, (sj_bounds){ARB_LINEAR_SLOP, 100.0, false}, &hh);
-      sj_float(ctx, chassis, "mass", false, (sj_bounds){0.0, 1.0e7, true}, &avatar->vehicle_body.mass);
+      sj_float(ctx, chassis, "mass", false, (sj_bounds){0.0, 1.0e7, true},
+               &avatar->vehicle_body.mass);
       avatar->vehicle_body.shape.polygon = arb_make_box(hw, hh);
     }
     sj_pop(ctx, mark);
@@ -443,27 +472,32 @@ int arb__scene_build_extras(const arb_scene* scene, arb_world* world, sj_ctx* ct
     arb_spring_def d = x->springs[i];
     d.body_a = resolve(d.body_a, ids);
     d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_spring_create(world, &d))) rc = build_fail(ctx, "springs", i, "invalid spring");
+    if (arb_extra_id_is_null(arb_spring_create(world, &d)))
+      rc = build_fail(ctx, "springs", i, "invalid spring");
   }
   for (int i = 0; i < x->joint_count && !rc; ++i) {
     arb_joint_def d = x->joints[i];
     d.body_a = resolve(d.body_a, ids);
     d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_joint_create(world, &d))) rc = build_fail(ctx, "joints", i, "invalid joint");
+    if (arb_extra_id_is_null(arb_joint_create(world, &d)))
+      rc = build_fail(ctx, "joints", i, "invalid joint");
   }
   for (int i = 0; i < x->particle_count && !rc; ++i) {
-    if (arb_particle_create(world, &x->particles[i]) < 0) rc = build_fail(ctx, "particles", i, "invalid particle");
+    if (arb_particle_create(world, &x->particles[i]) < 0)
+      rc = build_fail(ctx, "particles", i, "invalid particle");
   }
   for (int i = 0; i < x->constraint_count && !rc; ++i) {
     if (arb_constraint_create(world, &x->constraints[i]) < 0) {
       rc = build_fail(ctx, "constraints", i, "invalid constraint");
     }
   }
-  if (!rc && x->constraint_iterations > 0) rc = arb_world_set_constraint_iterations(world, x->constraint_iterations);
+  if (!rc && x->constraint_iterations > 0)
+    rc = arb_world_set_constraint_iterations(world, x->constraint_iterations);
   for (int i = 0; i < x->vehicle_count && !rc; ++i) {
     arb_vehicle_def d = x->vehicles[i];
     d.chassis = resolve(d.chassis, ids);
-    if (arb_extra_id_is_null(arb_vehicle_create(world, &d))) rc = build_fail(ctx, "vehicles", i, "invalid vehicle");
+    if (arb_extra_id_is_null(arb_vehicle_create(world, &d)))
+      rc = build_fail(ctx, "vehicles", i, "invalid vehicle");
   }
   free(ids);
   return rc;
