@@ -27,9 +27,13 @@ void arb__ccd_begin(arb_world* w) {
   if (!x) return;
   x->sweep_c = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_c);
   x->sweep_q = x->sweep_c ? arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_q) : NULL;
-  if (!x->sweep_q) {
+  x->sweep_keys =
+      x->sweep_q ? arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_keys) : NULL;
+  if (!x->sweep_keys) {
+    if (x->sweep_q) arb__stack_free(w, x->sweep_q);
     if (x->sweep_c) arb__stack_free(w, x->sweep_c);
     x->sweep_c = NULL;
+    x->sweep_q = NULL;
     return;
   }
   for (int i = 0; i < w->body_slots; ++i) {
@@ -57,6 +61,40 @@ static arb_sweep arb__sweep(const arb_world* w, const arb__extras* x, int i, boo
   return s;
 }
 
+// Every body whose fat box overlaps `box`, as ascending slots in keys (no cap: each body
+// is in one tree once, so at most body_slots). The trees' shape is not state, hence the
+// sort; a tree too deep for the walk stack falls back to a scan in slot order.
+static int arb__ccd_candidates(arb_world* w, arb_aabb box, uint64_t* keys) {
+  const arb__tree* trees[2] = {&w->static_tree, &w->dynamic_tree};
+  int n = 0;
+  for (int k = 0; k < 2; ++k) {
+    const arb__tree* t = trees[k];
+    if (t->root == ARB__NULL) continue;
+    int32_t stack[256];
+    int top = 0;
+    stack[top++] = t->root;
+    while (top > 0) {
+      const arb__tree_node* node = &t->nodes[stack[--top]];
+      if (!arb_aabb_overlaps(node->aabb, box)) continue;
+      if (node->height == 0) {
+        keys[n++] = (uint64_t)node->body;
+      } else if (top + 2 <= 256) {
+        stack[top++] = node->child1;
+        stack[top++] = node->child2;
+      } else {
+        n = 0;
+        for (int s = 0; s < w->body_slots; ++s) {
+          if (w->bodies[s].in_use && arb_aabb_overlaps(w->bodies[s].fat_aabb, box))
+            keys[n++] = (uint64_t)s;
+        }
+        return n;
+      }
+    }
+  }
+  arb__sort_u64(w, keys, n);
+  return n;
+}
+
 static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
   arb__body* b = &w->bodies[i];
   arb_sweep sa = arb__sweep(w, x, i, true);
@@ -65,16 +103,14 @@ static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
   arb__body tmp = *b;
   tmp.xf = xf1;
   arb_aabb box = arb_aabb_union(arb__body_compute_aabb(&tmp), arb__body_compute_aabb(b));
-  int32_t cand[64];
-  int n;
-  arb__collect_bodies(w, box, cand, &n, 64);
+  int n = arb__ccd_candidates(w, box, x->sweep_keys);
   arb_toi_input in;
   memset(&in, 0, sizeof in);
   in.proxy_a = arb__proxy(&b->shape);
   in.sweep_a = sa;
   float t = 1.0f;
   for (int k = 0; k < n; ++k) {  // DET: slot order
-    int j = cand[k];
+    int j = (int)x->sweep_keys[k];
     if (j == i) continue;
     const arb__body* o = &w->bodies[j];
     if (!arb__body_should_collide(b, o) || !arb__contact_has_collider(b->shape.type, o->shape.type))
@@ -103,8 +139,10 @@ void arb__ccd_finish(arb_world* w) {
       arb__ccd_bullet(w, x, i);
     }
   }
+  arb__stack_free(w, x->sweep_keys);
   arb__stack_free(w, x->sweep_q);
   arb__stack_free(w, x->sweep_c);
+  x->sweep_keys = NULL;
   x->sweep_c = NULL;
   x->sweep_q = NULL;
   x->sweeping = false;

@@ -91,7 +91,7 @@ typedef struct arb__extras {
   // Bullet sweep scratch (not state): start poses of dynamic bodies for this step.
   arb_vec2* sweep_c;
   arb_rot* sweep_q;
-  int32_t sweep_cap;
+  uint64_t* sweep_keys;  // candidate slots of one bullet (body_slots entries)
   bool sweeping;
   // Joint solver scratch (not state).
   float joint_bias_rate, joint_mass_scale, joint_impulse_scale;
