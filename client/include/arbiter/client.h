@@ -141,10 +141,10 @@ ARB_API const arb_client_session* arb_client_get_session(const arb_client* clien
 
 typedef enum arb_client_event_type {
   ARB_CLIENT_EVENT_NONE = 0,
-  ARB_CLIENT_EVENT_CONNECTED,       ///< welcomed; arb_client_get_session is valid
+  ARB_CLIENT_EVENT_CONNECTED,       ///< welcomed (client_id = ours, entity_id = our avatar, text = scene)
   ARB_CLIENT_EVENT_REJECTED,        ///< code = server reject code, text = server's reason
-  ARB_CLIENT_EVENT_DISCONNECTED,    ///< text = reason (server's, ours, or "timed out")
-  ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available)
+  ARB_CLIENT_EVENT_DISCONNECTED,    ///< text = reason (server's, ours, or a timeout); see will_reconnect
+  ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available); client_id = owner
   ARB_CLIENT_EVENT_ENTITY_LEFT,     ///< entity_id is gone
   ARB_CLIENT_EVENT_NOTICE,          ///< text = server notice
   ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, entity_id (their avatar), text = name
@@ -153,8 +153,8 @@ typedef enum arb_client_event_type {
 
 typedef struct arb_client_event {
   arb_client_event_type type;
-  uint32_t entity_id;   ///< ENTITY_* events
-  uint32_t client_id;   ///< PLAYER_* events
+  uint32_t entity_id;   ///< ENTITY_*, PLAYER_JOINED, CONNECTED
+  uint32_t client_id;   ///< PLAYER_*, CONNECTED, ENTITY_ENTERED (owner)
   int code;             ///< REJECTED / DISCONNECTED / PLAYER_LEFT: arb_proto_reason code
   bool will_reconnect;  ///< DISCONNECTED: the library retries after its backoff delay
   double time;          ///< `now` of the update that produced it
