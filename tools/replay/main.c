@@ -40,7 +40,7 @@ static const char usage[] =
     "  --allow-truncated  use the readable prefix of a log that does not end cleanly (server\n"
     "                     killed, disk full, damaged tail) and say where it ends\n"
     "  --quiet            verify: print only the result line(s)\n"
-    "  --max-bodies N     verify: list at most N differing entities (default 20)\n"
+    "  --max-bodies N     verify: list at most N differing entities (default 12)\n"
     "  --from A, --to B   dump: tick range, inclusive (0 = the state before the first tick)\n"
     "  --every K          dump: print every K-th tick of the range and always the last one\n"
     "  --tick T           seek: the tick to show\n"

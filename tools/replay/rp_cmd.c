@@ -18,7 +18,7 @@ rp_opts rp_default_opts(void) {
   o.to = UINT64_MAX;
   o.every = 1;
   o.perturb_tick = -1;
-  o.max_bodies = 20;
+  o.max_bodies = 12;
   return o;
 }
 
@@ -115,11 +115,11 @@ static void compare_at(rp_sim* sim, const uint8_t* state, size_t len, uint64_t t
     return;
   }
   if (tick == diverged)
-    fprintf(out, "  at tick %" PRIu64 " (a checkpoint), recorded vs re-simulated:\n", tick);
+    fprintf(out, "  at tick %" PRIu64 " (a checkpoint), which entities differ (field recorded -> re-simulated):\n", tick);
   else
     fprintf(out,
             "  at tick %" PRIu64 " (the next checkpoint, %" PRIu64
-            " ticks after the divergence; differences spread by then), recorded vs re-simulated:\n",
+            " ticks after the divergence; differences spread by then), which entities differ (field recorded -> re-simulated):\n",
             tick, tick - diverged);
   rp_diff_games(rec, sim->game, o->max_bodies, "    ", out);
   arb_game_destroy(rec);
@@ -144,6 +144,7 @@ static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const ve
     return;
   }
   sim->strict = false;  // the world differs now: joins may land elsewhere
+  uint64_t differing = 1, last_differing = diverged;
   while (arb_game_get_tick(sim->game) < cp->tick) {
     int rc = rp_sim_step(sim, NULL, NULL);
     if (rc == RP_STEP_END || (rc < 0 && rc != RP_STEP_JOIN_MISMATCH)) {
@@ -151,7 +152,19 @@ static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const ve
               rc == RP_STEP_END ? "the log ends" : sim->why);
       return;
     }
+    if (arb_game_hash(sim->game) != sim->recorded_hash) {
+      differing++;
+      last_differing = arb_game_get_tick(sim->game);
+    }
   }
+  if (cp->tick > diverged)
+    fprintf(out, "  the hashes differ on %" PRIu64 " of the %" PRIu64 " ticks %" PRIu64 "..%" PRIu64
+            " (the last at tick %" PRIu64 ")\n", differing, cp->tick - diverged + 1, diverged, cp->tick,
+            last_differing);
+  if (last_differing < cp->tick)
+    fprintf(out, "  the re-simulation agrees with the recording again from tick %" PRIu64
+            ": the difference lived in state that was later overwritten (a contact, a sleeping body)\n",
+            last_differing + 1);
   compare_at(sim, cp->state, cp->state_len, cp->tick, diverged, o, out);
 }
 

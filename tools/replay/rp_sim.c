@@ -254,12 +254,13 @@ int rp_diff_games(const arb_game* a, const arb_game* b, int limit, const char* i
         fprintf(out, "%sentity %u \"%s\"", indent, ea[i].id, entity_name(a, &ea[i]));
         if (ea[i].owner) fprintf(out, " (client %u)", ea[i].owner);
         fputc(':', out);
+      } else {
+        fputc(',', out);
       }
       long long u = ulps(fa.v[f], fb.v[f]);
-      fprintf(out, " %s recorded %.9g (0x%08x) replayed %.9g (0x%08x)", field_names[f], (double)fa.v[f],
-              bits_of(fa.v[f]), (double)fb.v[f], bits_of(fb.v[f]));
-      if (u >= 0) fprintf(out, " [%lld ulp]", u);
-      fputc(';', out);
+      fprintf(out, " %s %.9g -> %.9g", field_names[f], (double)fa.v[f], (double)fb.v[f]);
+      if (u >= 0) fprintf(out, " (%lld ulp)", u);
+      else fprintf(out, " (0x%08x -> 0x%08x)", bits_of(fa.v[f]), bits_of(fb.v[f]));
     }
     if (head && differing <= limit) fputc('\n', out);
     i++;

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Records the replay logs committed in tests/replay/ from a live arbiter-server with
+# arbiter-bot clients over loopback, then verifies each with arbiter-replay. Run it when the
+# physics changes on purpose (the committed logs then no longer verify: that is the point
+# of them), review `arbiter-replay info` of the new files and commit them.
+#
+#   scripts/record-replays.sh [--bin DIR] [--out DIR]
+#       all committed sessions (about 2 minutes): default.arbrec, extras.arbrec, joinleave.arbrec
+#   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
+#       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
+#
+# --bin defaults to build/release/bin (arbiter-server, arbiter-bot, arbiter-replay).
+# Only 127.0.0.1 and a port the server picks itself (--port 0) are used.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/build/release/bin
+out=$root/tests/replay
+session=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --bin) bin=$(cd "$2" && pwd); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --session) session=("$2" "$3" "$4" "${5:-}"); shift $(($# >= 5 ? 5 : 4)) ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "record-replays: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for p in arbiter-server arbiter-bot arbiter-replay; do
+  [ -x "$bin/$p" ] || { echo "record-replays: $bin/$p is missing (build first)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/arb-record.XXXXXX")
+pids=()
+cleanup() {
+  # Only the processes started here.
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start_server FILE SEED [SCENE]: sets srv_pid and port.
+start_server() {
+  local file=$1 seed=$2 scene=${3:-}
+  local args=(--bind 127.0.0.1 --port 0 --http-port 0 --record "$file" --checkpoint-every 600 --seed "$seed")
+  [ -n "$scene" ] && args+=(--scene "$scene")
+  "$bin/arbiter-server" "${args[@]}" 2>"$work/server.log" &
+  srv_pid=$!
+  pids+=("$srv_pid")
+  port=
+  for _ in $(seq 100); do
+    port=$(grep -o ' port=[0-9]*' "$work/server.log" | head -1 | cut -d= -f2 || true)
+    [ -n "$port" ] && return 0
+    kill -0 "$srv_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  cat "$work/server.log" >&2
+  echo "record-replays: the server did not start" >&2
+  exit 1
+}
+
+# bots DELAY SECONDS COUNT SEED [BEHAVIOUR]: a bot process joining after DELAY seconds.
+bots() {
+  (sleep "$1"; exec "$bin/arbiter-bot" --host 127.0.0.1 --port "$port" --duration "$2" --clients "$3" \
+     --seed "$4" --behaviour "${5:-random}" >"$work/bots-$4.json" 2>"$work/bots-$4.err") &
+  pids+=($!)
+  bot_pids+=($!)
+}
+
+# finish FILE: wait for the bots, stop the server cleanly (end record), verify the log.
+finish() {
+  local status=0
+  for pid in "${bot_pids[@]}"; do wait "$pid" || status=1; done
+  bot_pids=()
+  [ $status -eq 0 ] || { cat "$work"/bots-*.err >&2; echo "record-replays: a bot failed" >&2; }
+  sleep 0.3  # a last second of physics after the leaves
+  kill -INT "$srv_pid"
+  wait "$srv_pid" || { cat "$work/server.log" >&2; echo "record-replays: the server failed" >&2; exit 1; }
+  [ $status -eq 0 ] || exit 1
+  "$bin/arbiter-replay" verify "$1" --quiet
+  echo "record-replays: $1: $(stat -c %s "$1") bytes"
+}
+
+bot_pids=()
+if [ ${#session[@]} -gt 0 ]; then
+  start_server "${session[0]}" 5 "${session[3]}"
+  bots 0 "${session[1]}" "${session[2]}" 1
+  finish "${session[0]}"
+  exit 0
+fi
+
+mkdir -p "$out"
+# 1. The built-in default scene, 3 bots running about for ~33 s (about 2000 ticks).
+start_server "$out/default.arbrec" 7
+bots 0 33 3 11
+finish "$out/default.arbrec"
+
+# 2. Joints, springs, particles and vehicle avatars (tests/scenes/extras.json), 3 bots.
+start_server "$out/extras.arbrec" 13 "$root/tests/scenes/extras.json"
+bots 0 28 3 21 random
+finish "$out/extras.arbrec"
+
+# 3. Clients joining and leaving mid-session: 2 bots throughout, 2 more from 5 s to 15 s,
+#    1 from 12 s to 27 s, 1 circling from 20 s to 26 s.
+start_server "$out/joinleave.arbrec" 17
+bots 0 32 2 31
+bots 5 10 2 41
+bots 12 15 1 51 seek
+bots 20 6 1 61 circle
+finish "$out/joinleave.arbrec"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# arbiter-replay as a user runs it, on files: --help everywhere, info/dump/seek on a
+# committed log, the perturbation self-test on a committed log (exit 1 at a reported tick,
+# with the differing entities), and hand-corrupted copies of a committed log (truncated,
+# bit flips, wrong magic, empty, missing file, scene hash mismatch) -> exit 2 with a reason.
+#   cli_checks.sh ARBITER_REPLAY LOG
+set -uo pipefail
+tool=$1
+log=$2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/arb-replay-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+
+# expect STATUS REGEX CMD...: the command exits with STATUS and its stdout+stderr match REGEX.
+expect() {
+  local want=$1 re=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1) && rc=0 || rc=$?
+  if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -qE -- "$re"; then
+    echo "FAIL: $* -> exit $rc (want $want), output must match /$re/:"
+    printf '%s\n' "$out" | head -15 | sed 's/^/    /'
+    fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+for cmd in verify info dump seek; do
+  expect 0 "usage: arbiter-replay verify" "$tool" "$cmd" --help
+done
+expect 0 "^arbiter-replay arbiter-" "$tool" --version
+expect 2 "unknown command" "$tool" replay "$log"
+expect 2 "needs --tick" "$tool" seek "$log"
+expect 2 "unknown option" "$tool" verify "$log" --tick 3
+
+# info: header, scene, clients, integrity.
+expect 0 "integrity: +clean" "$tool" info "$log"
+expect 0 "scene: +\"default-arena\".*matches the text" "$tool" info "$log"
+expect 0 "client 1 \".*joined tick" "$tool" info "$log"
+# dump and seek agree (seek starts from the checkpoint of tick 1200, dump from tick 0).
+seek=$("$tool" seek "$log" --tick 1234 2>/dev/null)
+dump=$("$tool" dump "$log" --from 1234 --to 1234 2>/dev/null)
+full=$("$tool" dump "$log" --from 0 --to 1234 --every 1234 2>/dev/null | tail -1)
+if [ -n "$seek" ] && [ "$seek" = "$dump" ] && [ "$seek" = "$full" ] && [[ $seek == '{"tick":1234,"hash":"'* ]]; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: seek/dump at tick 1234 disagree: seek=${seek:0:80} dump=${dump:0:80} full=${full:0:80}"
+  fails=$((fails + 1))
+fi
+expect 0 "started from the checkpoint of tick 1200" "$tool" seek "$log" --tick 1234 --hash-only
+expect 2 "outside the log" "$tool" seek "$log" --tick 99999999
+
+# A changed physics constant must be caught, at the tick it takes effect or later.
+expect 1 "DIVERGED at tick 1000 .*expected hash [0-9a-f]{16}, actual [0-9a-f]{16}" \
+  "$tool" verify "$log" --perturb-gravity 1000
+expect 1 "at tick 1200 \(the next checkpoint, 200 ticks after the divergence" \
+  "$tool" verify "$log" --perturb-gravity 1000
+expect 1 "entity [0-9]+ \"[a-z_0-9]+\":.* -> .*ulp" "$tool" verify "$log" --perturb-gravity 1000
+
+# Hand-corrupted copies.
+size=$(stat -c %s "$log")
+head -c $((size - 100)) "$log" >"$tmp/cut.arbrec"
+expect 2 "does not end cleanly: truncated" "$tool" verify "$tmp/cut.arbrec"
+expect 0 "the log ends early, verified its readable prefix up to tick [0-9]+: truncated" \
+  "$tool" verify "$tmp/cut.arbrec" --allow-truncated
+expect 2 "integrity: +truncated" "$tool" info "$tmp/cut.arbrec"
+head -c 40 "$log" >"$tmp/header-cut.arbrec"
+expect 2 "not a readable replay log" "$tool" verify "$tmp/header-cut.arbrec" --allow-truncated
+cp "$log" "$tmp/flip.arbrec"
+printf '\x5a' | dd of="$tmp/flip.arbrec" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect 2 "checksum" "$tool" verify "$tmp/flip.arbrec"
+cp "$log" "$tmp/magic.arbrec"
+printf 'X' | dd of="$tmp/magic.arbrec" bs=1 seek=1 conv=notrunc status=none
+expect 2 "not a readable replay log" "$tool" verify "$tmp/magic.arbrec"
+: >"$tmp/empty.arbrec"
+expect 2 "not a readable replay log" "$tool" verify "$tmp/empty.arbrec"
+expect 2 "cannot open" "$tool" verify "$tmp/does-not-exist.arbrec"
+expect 2 "not a readable replay log" "$tool" verify "$here/cli_checks.sh"
+# The protocol's golden log: valid records, but the scene hash does not match its text.
+golden=$here/../fuzz/corpus/replay/golden.arbrec
+if [ -f "$golden" ]; then
+  expect 2 "scene hash .* does not match the scene text" "$tool" verify "$golden"
+fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

