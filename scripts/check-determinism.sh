@@ -39,6 +39,21 @@ if grep -rnE -- '-ffast-math|-Ofast|-mfma' "$root/CMakeLists.txt" "$root/cmake" 
   echo "check-determinism: fast-math/FMA flag in the build files (above)"
   status=1
 fi
+# -march=native / -mtune=native / wide ISAs make the build depend on the machine, and gcc
+# vectorizes into FMA on them (docs/DETERMINISM.md, "Compilers, flags and the vectorizer").
+isa=$(grep -rnE -- '-march=native|-mtune=native|-mavx512|-march=x86-64-v[34]' "$root/CMakeLists.txt" \
+       "$root/cmake" "$root/CMakePresets.json" "$root/Makefile" "$root/shared" \
+       --include='*.txt' --include='*.cmake' --include='*.json' --include='Makefile' 2>/dev/null \
+       | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
+if [ -n "$isa" ]; then
+  echo "$isa"
+  echo "check-determinism: machine-specific ISA flag in the build files (above)"
+  status=1
+fi
+if ! grep -q -- '-fno-tree-slp-vectorize' "$root/CMakeLists.txt"; then
+  echo "check-determinism: -fno-tree-loop-vectorize -fno-tree-slp-vectorize missing from CMakeLists.txt (gcc emits FMA)"
+  status=1
+fi
 if ! grep -q -- '-ffp-contract=off' "$root/CMakeLists.txt"; then
   echo "check-determinism: -ffp-contract=off missing from CMakeLists.txt"
   status=1
