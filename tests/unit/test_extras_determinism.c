@@ -6,7 +6,8 @@
 // Also: the extras section of a world image is checked like the rest (every mutated or
 // truncated image is refused or restores to a world that steps), restoring an image
 // without extras clears them, and a warmed-up world allocates nothing per step.
-// clang-format off: cmocka.h needs these first
+// cmocka.h needs these first
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

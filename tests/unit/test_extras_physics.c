@@ -2,7 +2,8 @@
 // revolute pendulum and chain, distance joints, vehicles (top speed, turning, skid,
 // braking, coasting), bullets (thin wall at 500 m/s, moving target), world queries with
 // filters, collision filtering, and the time-scale step clock.
-// clang-format off: cmocka.h needs these first
+// cmocka.h needs these first
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -341,6 +342,75 @@ static void test_chain_does_not_stretch(void** state) {
   assert_true(worst < 0.01f);
   // It swung through the bottom: the last link came down to about a chain length below.
   assert_true(lowest < 5.5f);
+  arb_world_destroy(w);
+}
+
+// A ragdoll (torso, head, two-part arms and legs, 9 revolute joints) dropped onto the
+// ground: it lands, tumbles and comes to rest without coming apart.
+static arb_body_id rag_box(arb_world* w, float x, float y, float hw, float hh) {
+  arb_body_def bd = arb_default_body_def();
+  bd.position = arb_v2(x, y);
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(hw, hh);
+  bd.shape.group = -5;  // parts never collide with each other
+  return arb_body_create(w, &bd);
+}
+
+static void test_ragdoll_holds(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
+  const float y = 4.0f;
+  arb_body_id torso = rag_box(w, 0.0f, y, 0.2f, 0.4f);
+  arb_body_id head = rag_box(w, 0.0f, y + 0.6f, 0.15f, 0.15f);
+  arb_body_id parts[8];
+  const float side[2] = {-1.0f, 1.0f};
+  for (int k = 0; k < 2; ++k) {
+    parts[k * 4 + 0] = rag_box(w, side[k] * 0.45f, y + 0.3f, 0.2f, 0.06f);   // upper arm
+    parts[k * 4 + 1] = rag_box(w, side[k] * 0.85f, y + 0.3f, 0.2f, 0.06f);   // forearm
+    parts[k * 4 + 2] = rag_box(w, side[k] * 0.1f, y - 0.65f, 0.07f, 0.25f);  // thigh
+    parts[k * 4 + 3] = rag_box(w, side[k] * 0.1f, y - 1.15f, 0.07f, 0.25f);  // shin
+  }
+  struct {
+    arb_body_id a, b;
+    arb_vec2 p;
+  } pins[9];
+  int n = 0;
+  pins[n].a = head, pins[n].b = torso, pins[n++].p = arb_v2(0.0f, y + 0.45f);
+  for (int k = 0; k < 2; ++k) {
+    pins[n].a = parts[k * 4 + 0], pins[n].b = torso,
+    pins[n++].p = arb_v2(side[k] * 0.25f, y + 0.3f);
+    pins[n].a = parts[k * 4 + 1], pins[n].b = parts[k * 4 + 0],
+    pins[n++].p = arb_v2(side[k] * 0.65f, y + 0.3f);
+    pins[n].a = parts[k * 4 + 2], pins[n].b = torso, pins[n++].p = arb_v2(side[k] * 0.1f, y - 0.4f);
+    pins[n].a = parts[k * 4 + 3], pins[n].b = parts[k * 4 + 2],
+    pins[n++].p = arb_v2(side[k] * 0.1f, y - 0.9f);
+  }
+  arb_extra_id joints[9];
+  for (int i = 0; i < n; ++i) {
+    arb_joint_def jd = arb_default_joint_def();
+    jd.body_a = pins[i].a;
+    jd.body_b = pins[i].b;
+    jd.local_anchor_a = arb_inv_transform_point(arb_body_get_transform(w, pins[i].a), pins[i].p);
+    jd.local_anchor_b = arb_inv_transform_point(arb_body_get_transform(w, pins[i].b), pins[i].p);
+    joints[i] = arb_joint_create(w, &jd);
+    assert_false(arb_extra_id_is_null(joints[i]));
+  }
+  arb_body_apply_linear_impulse(w, torso, arb_v2(3.0f, 0.0f), arb_v2(0.0f, y + 0.3f));  // a shove
+  float worst = 0.0f;
+  for (int s = 0; s < 300; ++s) {
+    arb_world_step(w, XT_DT);
+    for (int i = 0; i < n; ++i) {
+      arb_vec2 a, b;
+      arb_joint_get_anchors(w, joints[i], &a, &b);
+      worst = arb_maxf(worst, arb_distance(a, b));
+    }
+  }
+  printf("ragdoll: largest joint gap while falling and landing %.2f mm\n", 1000.0 * (double)worst);
+  assert_true(worst < 0.01f);
+  float ty = arb_body_get_position(w, torso).y;
+  assert_true(ty > 0.0f && ty < 1.0f);  // on the ground, not through it
+  assert_true(arb_length(arb_body_get_linear_velocity(w, torso)) < 0.1f);  // at rest
   arb_world_destroy(w);
 }
 
@@ -806,6 +876,7 @@ int main(void) {
       cmocka_unit_test(test_particles_collide_with_bodies),
       cmocka_unit_test(test_pendulum_period),
       cmocka_unit_test(test_chain_does_not_stretch),
+      cmocka_unit_test(test_ragdoll_holds),
       cmocka_unit_test(test_distance_joints),
       cmocka_unit_test(test_vehicle_top_speed),
       cmocka_unit_test(test_vehicle_turns),

@@ -8,7 +8,8 @@
 #include <arbiter/particles.h>
 #include <arbiter/scene.h>
 #include <arbiter/vehicle.h>
-// clang-format off: cmocka.h needs these first
+// cmocka.h needs these first
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,7 +135,7 @@ static void test_scene_extras_bad_input(void** state) {
       {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"length\":1}]}",
        ARB_E_INVAL, "joints[0].length", "only distance joints"},
       {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"anchor\":[0,0],\"anchor_"
-                  "a\":[0,0]}]}",
+       "a\":[0,0]}]}",
        ARB_E_INVAL, "joints[0].anchor", "not both"},
       {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"hertz\":-1}]}",
        ARB_E_RANGE, "joints[0].hertz", "must be between 0 and 10000, got -1"},
