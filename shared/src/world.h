@@ -17,8 +17,9 @@
 //                      AABBs stopped overlapping, else recompute the manifold and carry the
 //                      impulses of matching feature ids (warm starting). Begin/end touch
 //                      events are recorded here.
-//   4. solve           contact_solver.c: prepare constraints from touching contacts, apply
-//                      the accumulated forces (once, dt*F/m), then `substeps` times:
+//   4. solve           contact_solver.c: colour the touching contacts (greedy, contact
+//                      order) and pack them 4 per wide constraint, apply the
+//                      accumulated forces (once, dt*F/m), then `substeps` times:
 //                      integrate velocities (gravity, damping) -> warm start -> solve with
 //                      soft bias -> integrate positions -> relax (no bias); then restitution
 //                      and store impulses back into the contacts.
