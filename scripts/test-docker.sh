@@ -176,12 +176,11 @@ fi
 echo "built in $((SECONDS - build_t)) s"
 new_id=$(podman image inspect --format '{{.Id}}' "$IMAGE")
 # Keep the cache small: the previous image of this tag goes, and so do build stages of
-# earlier runs; this run's build stage stays tagged (all cache hits, about a second) so
-# its compiler layer is reused next time.
+# earlier runs; this run's build stage (the last image the log names before the runtime
+# stage starts) stays tagged, so its compiler layer is reused next time.
 [ -n "$old_id" ] && [ "$old_id" != "$new_id" ] && podman rmi "$old_id" >/dev/null 2>&1 || true
-podman build --isolation=chroot --format docker --layers --target build -f "$ctx/docker/Dockerfile" \
-  --build-arg BASE="$BASE" --build-arg JOBS="$JOBS" ${extra_args//--no-cache/} -t "$IMAGE-build" "$ctx" \
-  >>"$CACHE/build.log" 2>&1 || true
+build_stage=$(awk '/^\[2\/2\] STEP/ {exit} /^--> [0-9a-f]+$/ {id=$2} END {print id}' "$CACHE/build.log")
+[ -n "$build_stage" ] && podman tag "$build_stage" "$IMAGE-build" 2>/dev/null || true
 for l in org.arbiter.stage=build org.opencontainers.image.title=arbiter; do
   podman image prune -f --filter "label=$l" >/dev/null 2>&1 || true
 done
