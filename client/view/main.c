@@ -487,12 +487,10 @@ static int run(app* a) {
     if (a->live) {
       view_input_controls(keys, view_live_avatar_kind(a->live), mouse_aim(a), &controls);
       view_live_update(a->live, frame_start, &controls);
-      view_live_fill(a->live, frame_start, &a->frame);
+      view_live_fill(a->live, frame_start, &a->frame, a->opt.debug.ghosts);
       view_live_stats(a->live, &stats);
       view_live_messages(a->live, frame_start, &status, &message);
       if (!view_live_connected(a->live)) stats.valid = false;
-      if (a->opt.debug.ghosts)
-        view_lines_add(&status, VIEW_RGB_WARN, "ghosts: no raw snapshot states from the client library yet");
       view_graph_push(&a->graph, stats.jitter_ms, stats.interp_delay_ms);
     } else if (a->replay) {
       view_replay_update(a->replay, dt, 25.0);

@@ -23,6 +23,8 @@ struct view_live {
   int desc_cap;
   arb_client_entity_state* states;
   int state_cap;
+  arb_client_entity_state* latest;  // raw newest snapshot, for ghosts
+  int latest_cap;
 };
 
 static void start_connect(view_live* l, double now) {
@@ -77,6 +79,7 @@ void view_live_destroy(view_live* l) {
   }
   free(l->descs);
   free(l->states);
+  free(l->latest);
   free(l);
 }
 
@@ -172,7 +175,7 @@ static bool grow(void** p, int* cap, int need, size_t elem) {
   return true;
 }
 
-void view_live_fill(view_live* l, double now, view_frame* f) {
+void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
   view_frame_clear(f);
   int ns = 0;
   const arb_client_static_body* st = arb_client_get_static_geometry(l->client, &ns);
@@ -196,11 +199,20 @@ void view_live_fill(view_live* l, double now, view_frame* f) {
     n = arb_client_sample(l->client, now, l->states, l->state_cap);
     if (n > l->state_cap) n = l->state_cap;
   }
+  int nl = 0;
+  if (ghosts) {
+    nl = arb_client_get_latest(l->client, NULL, 0);
+    if (nl > 0 && grow((void**)&l->latest, &l->latest_cap, nl, sizeof *l->latest))
+      nl = arb_client_get_latest(l->client, l->latest, l->latest_cap);
+    else
+      nl = 0;
+    if (nl > l->latest_cap) nl = l->latest_cap;
+  }
   const arb_client_session* ses = arb_client_get_session(l->client);
   uint32_t own = ses ? ses->client_id : 0;
   uint32_t own_entity = ses ? ses->avatar_entity : 0;
-  // Both lists are in id order: merge.
-  int k = 0;
+  // All lists are in id order: merge.
+  int k = 0, g = 0;
   for (int i = 0; i < n; i++) {
     const arb_client_entity_state* s = &l->states[i];
     while (k < nd && l->descs[k].id < s->id) k++;
@@ -214,6 +226,12 @@ void view_live_fill(view_live* l, double now, view_frame* f) {
     b->xf.q = s->rotation;
     b->velocity = s->linear_velocity;
     b->has_velocity = true;
+    while (g < nl && l->latest[g].id < s->id) g++;
+    if (g < nl && l->latest[g].id == s->id) {
+      b->ghost.p = l->latest[g].position;
+      b->ghost.q = l->latest[g].rotation;
+      b->has_ghost = true;
+    }
     if (d->body_type == ARB_BODY_STATIC)
       b->role = VIEW_ROLE_STATIC;
     else if (d->owner == 0)

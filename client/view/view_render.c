@@ -238,7 +238,12 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
   // Debug layers on top of everything.
   for (int i = 0; i < f->body_count; i++) {
     const view_body* b = &f->bodies[i];
-    if (d->ghosts && b->has_ghost) draw_shape(r, c, &b->shape, b->ghost, 0, VIEW_RGB_GHOST, false);
+    if (d->ghosts && b->has_ghost) {
+      // Outline at the newest snapshot's pose, tied to the drawn (interpolated) body: the
+      // tie's length is how far behind the authoritative state the picture is.
+      draw_shape(r, c, &b->shape, b->ghost, 0, VIEW_RGB_GHOST, false);
+      view_draw_segment(r, c, b->xf.p, b->ghost.p, VIEW_RGB_GHOST);
+    }
     if (d->aabbs && b->role != VIEW_ROLE_STATIC) {
       arb_aabb box = view_shape_aabb(&b->shape, b->xf);
       arb_vec2 q[4] = {box.lower, {box.upper.x, box.lower.y}, box.upper, {box.lower.x, box.upper.y}};
