@@ -4,16 +4,8 @@
 #  - replay_cli: the program on files (--help, info/dump/seek, perturbation, corrupted copies).
 #  - replay_determinism_matrix (release build only, ~2-3 min the first time): the tool built
 #    with gcc -O0/-O2, clang -O2 and gcc -O3 -march=x86-64-v3 gives identical final hashes.
-#  - fuzz-replay_verify (fuzz preset): the tool's whole verify path on arbitrary bytes.
-if(ARB_BUILD_FUZZ)
-  if(TARGET arbiter_replay_tool)
-    add_executable(fuzz-replay_verify ${CMAKE_CURRENT_LIST_DIR}/fuzz_replay_verify.c)
-    target_compile_definitions(fuzz-replay_verify PRIVATE ARB_FUZZING)
-    target_compile_options(fuzz-replay_verify PRIVATE -fsanitize=fuzzer)
-    target_link_options(fuzz-replay_verify PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz-replay_verify PRIVATE arbiter_replay_tool)
-  endif()
-elseif(ARB_BUILD_TESTS AND TARGET arbiter-replay)
+#  (fuzz-replay_verify, the tool's whole verify path on arbitrary bytes: tests/fuzz/replay_tool.cmake)
+if(ARB_BUILD_TESTS AND TARGET arbiter-replay)
   file(GLOB _arb_replay_logs CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.arbrec)
   list(SORT _arb_replay_logs)
   foreach(log ${_arb_replay_logs})
