@@ -194,7 +194,9 @@ int view_replay_open(const char* path, view_replay** out, char* err, size_t cap)
     snprintf(err, cap, "%s: the recorded scene does not load: %s", path, msg);
     goto fail;
   }
-  rc = arb_game_create(r->scene, r->reader.header.seed, &r->game);
+  // The recorded rate wins over the scene text's (a server's --tick-rate override).
+  rc = arb_scene_set_tick_rate(r->scene, r->reader.header.tick_rate);
+  if (rc == 0) rc = arb_game_create(r->scene, r->reader.header.seed, &r->game);
   if (rc != 0) {
     snprintf(err, cap, "%s: cannot create the game: %s", path, arb_strerror(rc));
     goto fail;

@@ -84,13 +84,7 @@ static int describe_entity(void* user, uint32_t entity_id, arb_proto_entity_desc
   memset(desc, 0, sizeof *desc);
   desc->body_type = (uint8_t)arb_body_get_type(world, e.body);
   desc->owner = e.owner;
-  if (e.owner != 0) {
-    sv_session* ss = sv_session_by_client(s, e.owner);
-    uint8_t kind = ss ? ss->avatar_kind : (uint8_t)ARB_AVATAR_DEFAULT;
-    // The game does not report which kind "scene default" resolved to; force is the
-    // built-in scene's default.
-    desc->avatar_kind = kind != ARB_AVATAR_DEFAULT ? kind : (uint8_t)ARB_AVATAR_FORCE;
-  }
+  if (e.owner != 0) desc->avatar_kind = (uint8_t)e.kind;
   shape_to_proto(arb_body_get_shape(world, e.body), &desc->shape);
   return 0;
 }
@@ -446,15 +440,10 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
     snprintf(err, err_cap, "scene: %s", msg);
     return SV_INIT_BAD_CONFIG;
   }
-  int scene_rate = arb_scene_get_tick_rate(s->scene);
-  if (cfg->tick_rate != 0 && cfg->tick_rate != scene_rate) {
-    // The step length is part of the scene (and of every replay): a different wall rate
-    // would just run the simulation faster or slower than real time.
-    snprintf(err, err_cap, "--tick-rate %d differs from the scene's tick_rate %d (set tick_rate in the scene file)",
-             cfg->tick_rate, scene_rate);
-    return SV_INIT_BAD_CONFIG;
-  }
-  s->tick_rate = scene_rate;
+  // --tick-rate overrides the scene's step length; the log header records the rate used
+  // and every re-simulation applies it the same way.
+  if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
+  s->tick_rate = arb_scene_get_tick_rate(s->scene);
   if (cfg->snapshot_rate > s->tick_rate) {
     snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate, s->tick_rate);
     return SV_INIT_BAD_CONFIG;

@@ -125,7 +125,7 @@ static void test_server_config_invalid_values_exit_2(void** state) {
   expect_invalid(a8, NULL, "--port");
   const char* a9[] = {"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL};
   expect_invalid(a9, NULL, "scene");
-  const char* a10[] = {"--port", "0", "--http-port", "0", "--tick-rate", "30", NULL};
+  const char* a10[] = {"--port", "0", "--http-port", "0", "--tick-rate", "1001", NULL};
   expect_invalid(a10, NULL, "--tick-rate");
   const char* a11[] = {"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL};
   expect_invalid(a11, NULL, "--snapshot-rate");

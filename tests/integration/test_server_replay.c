@@ -88,6 +88,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   assert_true(arb_scene_get_hash(scene) == r.header.scene_hash);
   assert_int_equal(r.header.seed, 77);
   arb_game* game = NULL;
+  assert_int_equal(arb_scene_set_tick_rate(scene, r.header.tick_rate), 0);
   assert_int_equal(arb_game_create(scene, r.header.seed, &game), 0);
 
   static arb_replay_tick t;

@@ -68,15 +68,17 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
 }
 
 // --view-radius: a client sees its own avatar and only entities within the radius.
+// The same server runs with --tick-rate 30 (overriding the scene's 60), as welcomed.
 static void test_server_snapshots_view_radius(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--view-radius", "4", NULL};
+  const char* extra[] = {"--view-radius", "4", "--tick-rate", "30", NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   tc_client* cs[1] = {tc_create()};
   connect_all(cs, 1, (uint16_t)s.port, "radius");
-  drive(cs, 1, NULL, 1500);
   tc_client* c = cs[0];
+  assert_int_equal(c->welcome.tick_rate, 30);
+  drive(cs, 1, NULL, 1500);
   arb_proto_entity_state me;
   assert_true(tc_entity(c, c->welcome.entity_id, &me));
   const arb_proto_entity_set* view = &c->ring[c->latest_slot];

@@ -231,6 +231,12 @@ static void test_game_vehicle_avatar(void** state) {
   assert_int_equal(vehicles, 3);  // two in the scene, one avatar
   arb_entity a;
   assert_int_equal(arb_game_get_avatar(g, 1, &a), ARB_OK);
+  assert_int_equal(a.kind, ARB_AVATAR_VEHICLE);  // "scene default" resolved, as snapshots describe it
+  arb_entity b;
+  assert_int_equal(arb_game_get_avatar(g, 2, &b), ARB_OK);
+  assert_int_equal(b.kind, ARB_AVATAR_FORCE);
+  assert_int_equal(arb_game_find_entity(g, 1, &b), ARB_OK);  // a scene body
+  assert_int_equal(b.kind, ARB_AVATAR_DEFAULT);
   arb_vec2 start = arb_body_get_position(w, a.body);
   arb_controls c;
   memset(&c, 0, sizeof c);

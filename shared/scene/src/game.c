@@ -235,6 +235,13 @@ static arb_vec2 choose_spawn(arb_game* g) {
   return arb_scene_get_spawn_point(g->scene, start);
 }
 
+// The entity view of an avatar; its kind is what "scene default" resolved to at join.
+static arb_entity avatar_entity(const arb_avatar* a) {
+  arb_entity e = {a->entity_id, a->body, a->client_id,
+                  a->controller == ARB_CONTROLLER_VEHICLE ? ARB_AVATAR_VEHICLE : ARB_AVATAR_FORCE};
+  return e;
+}
+
 static int controller_for_kind(const arb_game* g, arb_avatar_kind kind, arb_controller_type* out) {
   switch (kind) {
     case ARB_AVATAR_DEFAULT:
@@ -390,11 +397,10 @@ int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap) {
   int total = game->scene_body_count + game->avatar_count;
   int k = 0;
   for (int i = 0; i < game->scene_body_count && k < cap; i++, k++) {
-    out[k] = (arb_entity){(uint32_t)i + 1, game->scene_bodies[i], 0};
+    out[k] = (arb_entity){(uint32_t)i + 1, game->scene_bodies[i], 0, ARB_AVATAR_DEFAULT};
   }
   for (int i = 0; i < game->avatar_count && k < cap; i++, k++) {
-    const arb_avatar* a = &game->avatars[i];
-    out[k] = (arb_entity){a->entity_id, a->body, a->client_id};
+    out[k] = avatar_entity(&game->avatars[i]);
   }
   return total;
 }
@@ -402,7 +408,7 @@ int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap) {
 int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* out) {
   if (entity_id == 0) return ARB_E_NOT_FOUND;
   if (entity_id <= (uint32_t)game->scene_body_count) {
-    if (out) *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0};
+    if (out) *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0, ARB_AVATAR_DEFAULT};
     return ARB_OK;
   }
   int lo = 0, hi = game->avatar_count;
@@ -415,7 +421,7 @@ int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* o
   }
   if (lo < game->avatar_count && game->avatars[lo].entity_id == entity_id) {
     const arb_avatar* a = &game->avatars[lo];
-    if (out) *out = (arb_entity){a->entity_id, a->body, a->client_id};
+    if (out) *out = avatar_entity(a);
     return ARB_OK;
   }
   return ARB_E_NOT_FOUND;
@@ -424,7 +430,7 @@ int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* o
 int arb_game_get_avatar(const arb_game* game, uint32_t client_id, arb_entity* out) {
   const arb_avatar* a = find_avatar(game, client_id);
   if (!a) return ARB_E_NOT_FOUND;
-  if (out) *out = (arb_entity){a->entity_id, a->body, a->client_id};
+  if (out) *out = avatar_entity(a);
   return ARB_OK;
 }
 
@@ -632,13 +638,13 @@ void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* w
     write_str(write, user, ",\"bodies\":[");
     bool first = true;
     for (int i = 0; i < game->scene_body_count; i++) {  // DET: entity id order
-      arb_entity e = {(uint32_t)i + 1, game->scene_bodies[i], 0};
+      arb_entity e = {(uint32_t)i + 1, game->scene_bodies[i], 0, ARB_AVATAR_DEFAULT};
       write_entity(game, &e, first, write, user);
       first = false;
     }
     for (int i = 0; i < game->avatar_count; i++) {
       const arb_avatar* av = &game->avatars[i];
-      arb_entity e = {av->entity_id, av->body, av->client_id};
+      arb_entity e = avatar_entity(av);
       write_entity(game, &e, first, write, user);
       first = false;
     }

@@ -343,6 +343,12 @@ uint64_t arb_scene_get_hash(const arb_scene* scene) {
 int arb_scene_get_tick_rate(const arb_scene* scene) {
   return scene->tick_rate;
 }
+
+int arb_scene_set_tick_rate(arb_scene* scene, int hz) {
+  if (!scene || hz < 1 || hz > 1000) return ARB_E_RANGE;
+  scene->tick_rate = hz;
+  return ARB_OK;
+}
 arb_vec2 arb_scene_get_gravity(const arb_scene* scene) {
   return scene->gravity;
 }

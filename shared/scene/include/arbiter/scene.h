@@ -37,6 +37,10 @@ ARB_API const char* arb_scene_get_text(const arb_scene* scene, size_t* len);
 /// XXH3-64 of the scene text.
 ARB_API uint64_t arb_scene_get_hash(const arb_scene* scene);
 ARB_API int arb_scene_get_tick_rate(const arb_scene* scene);
+/// Override the tick rate (1..1000 Hz) the scene's games step at, as a server's --tick-rate
+/// does. Replay logs record the rate used; re-simulations apply the header's rate the same
+/// way after loading the recorded scene text. Affects games created afterwards.
+ARB_API int arb_scene_set_tick_rate(arb_scene* scene, int hz);
 
 /// Create a world holding the scene's bodies in scene order. body_ids (may be NULL)
 /// receives up to cap ids, one per scene body. Returns ARB_OK or ARB_E_*.
