@@ -253,6 +253,9 @@ for p in $programs; do
   [ "$p" = arbiter-verify-recordings ] && continue
   check "$p --help exits 0" quiet chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${image_env[@]}" "$p" --help
 done
+version=$(chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${image_env[@]}" arbiter-server --version 2>&1 || true)
+commit=$(git -C "$ctx" rev-parse --short=12 HEAD 2>/dev/null || echo none)
+check "arbiter-server --version names the commit it was built from ($version)" grep -q "$commit" <<<"$version"
 if [ -x "$root/usr/local/bin/arbiter-server" ]; then
   chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${image_env[@]}" arbiter-server --help >"$tmp/server-help" 2>&1 || true
   help_arg=(--server-help "$tmp/server-help")
