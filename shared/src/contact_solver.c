@@ -58,7 +58,6 @@ static inline float f4_lane(f4 a, int i) {
   _mm_storeu_ps(t, a);
   return t[i];
 }
-static inline f4 f4_load4(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
 #else
 typedef struct f4 {
   float v[4];
@@ -99,7 +98,6 @@ static inline bool f4_any(f4 m) {
   return arb__is_set(m.v[0]) || arb__is_set(m.v[1]) || arb__is_set(m.v[2]) || arb__is_set(m.v[3]);
 }
 static inline float f4_lane(f4 a, int i) { return a.v[i]; }
-static inline f4 f4_load4(float a, float b, float c, float d) { f4 r = {{a, b, c, d}}; return r; }
 #endif
 
 // ---- constraints ------------------------------------------------------------------------
