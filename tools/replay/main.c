@@ -51,7 +51,8 @@ static const char usage[] =
     "                       the log must then diverge at tick T or later\n"
     "\n"
     "exit status: 0 ok, 1 divergence (the re-simulation differs from the recording),\n"
-    "2 unreadable or unusable log or bad arguments (one line on stderr says why).\n";
+    "2 unreadable or unusable log, a log that does not end cleanly (without\n"
+    "--allow-truncated), or bad arguments (one line on stderr says why).\n";
 
 static int bad_usage(const char* fmt, const char* arg) {
   fprintf(stderr, "arbiter-replay: ");
