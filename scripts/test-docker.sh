@@ -167,6 +167,7 @@ if [ "$FROM" = HEAD ]; then
 fi
 step "podman build docker/Dockerfile (context: $FROM, log: $CACHE/build.log)"
 old_id=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+commit_before=$(git -C "$ctx" rev-parse --short=12 HEAD 2>/dev/null || echo none)
 build_t=$SECONDS
 if ! podman build --isolation=chroot --format docker --layers -f "$ctx/docker/Dockerfile" \
       --build-arg BASE="$BASE" --build-arg JOBS="$JOBS" $extra_args -t "$IMAGE" "$ctx" >"$CACHE/build.log" 2>&1; then
@@ -255,7 +256,9 @@ for p in $programs; do
 done
 version=$(chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${image_env[@]}" arbiter-server --version 2>&1 || true)
 commit=$(git -C "$ctx" rev-parse --short=12 HEAD 2>/dev/null || echo none)
-check "arbiter-server --version names the commit it was built from ($version)" grep -q "$commit" <<<"$version"
+# Either HEAD from before the build or now: in a shared work tree someone may commit meanwhile.
+check "arbiter-server --version names the commit it was built from ($version)" \
+  grep -q -e "$commit_before" -e "$commit" <<<"$version"
 if [ -x "$root/usr/local/bin/arbiter-server" ]; then
   chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i "${image_env[@]}" arbiter-server --help >"$tmp/server-help" 2>&1 || true
   help_arg=(--server-help "$tmp/server-help")
