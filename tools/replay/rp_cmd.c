@@ -229,7 +229,9 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
       fprintf(out, "the log ends early, verified its readable prefix up to tick %" PRIu64 ": %s\n", last,
               log->stop_text);
   }
-  if (status != RP_EXIT_UNREADABLE && !o->quiet) print_rate(out, log, checked, secs);
+  // Every tick simulated, the ones after a divergence (localising it) included.
+  if (status != RP_EXIT_UNREADABLE && !o->quiet)
+    print_rate(out, log, arb_game_get_tick(sim.game) - start_tick, secs);
   rp_sim_deinit(&sim);
   return status;
 }
