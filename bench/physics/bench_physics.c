@@ -116,16 +116,17 @@ int main(int argc, char** argv) {
     }
   }
   if (quick) runs = other_runs = 1;
-  const bench_engine* engines[3];
+  const bench_engine* engines[4];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
 #ifdef BENCH_HAVE_CHIPMUNK
   engines[n_engines++] = &bench_engine_chipmunk;
+  engines[n_engines++] = &bench_engine_chipmunk_defaults;
 #endif
 #ifdef BENCH_HAVE_BOX2D
   engines[n_engines++] = &bench_engine_box2d;
 #endif
-  printf("%-14s %-9s %7s %9s %9s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
+  printf("%-14s %-17s %7s %9s %9s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "ratio", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {
     if (only_scene && strcmp(only_scene, bench_scene_names[si]) != 0) continue;
@@ -148,9 +149,9 @@ int main(int argc, char** argv) {
           snprintf(ratio, sizeof ratio, "-");
         }
       }
-      printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s  %s\n", s.name, e->name, r.bodies, r.ms_per_step,
+      printf("%-14s %-17s %7d %9.3f %9.3f %9.3f %9s %8s  %s\n", s.name, e->name, r.bodies, r.ms_per_step,
              r.cpu_per_step, r.p99, sink, ratio, e->config);
-      if (r.report[0]) printf("%-14s %-9s %s\n", "", "", r.report);
+      if (r.report[0]) printf("%-14s %-17s %s\n", "", "", r.report);
       fflush(stdout);
       fflush(stdout);
     }

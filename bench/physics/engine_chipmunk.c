@@ -1,5 +1,6 @@
 // bench/physics — the scenes built with Chipmunk2D 7 (Debian libchipmunk-dev).
-// Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four times) with
+// bench_engine_chipmunk_defaults is the same with Chipmunk's own defaults (one step, slop
+// 0.1 m), for reference. Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four times) with
 // Chipmunk's default 10 iterations, collision slop 0.005 m (arbiter's linear slop; the
 // default 0.1 m lets a 1 m box sink 10 %), sleeping off. Chipmunk multiplies friction
 // (fa*fb), so each shape gets sqrt(0.6) to give the same pair friction 0.6.
@@ -13,17 +14,19 @@ enum { CP_SUBSTEPS = 4 };
 
 typedef struct cp_bench {
   cpSpace* space;
+  int substeps;
   cpBody** bodies;
   cpShape** shapes;
   int count;
 } cp_bench;
 
-static void* chipmunk_create(const bench_scene* s) {
+static void* chipmunk_create_with(const bench_scene* s, int defaults) {
   cp_bench* b = calloc(1, sizeof *b);
   b->space = cpSpaceNew();
   cpSpaceSetGravity(b->space, cpv(s->gx, s->gy));
   cpSpaceSetIterations(b->space, 10);
-  cpSpaceSetCollisionSlop(b->space, 0.005);
+  b->substeps = defaults ? 1 : CP_SUBSTEPS;
+  if (!defaults) cpSpaceSetCollisionSlop(b->space, 0.005);
   b->bodies = calloc((size_t)s->count, sizeof *b->bodies);
   b->shapes = calloc((size_t)s->count, sizeof *b->shapes);
   b->count = s->count;
@@ -66,9 +69,12 @@ static void* chipmunk_create(const bench_scene* s) {
   return b;
 }
 
+static void* chipmunk_create(const bench_scene* s) { return chipmunk_create_with(s, 0); }
+static void* chipmunk_create_defaults(const bench_scene* s) { return chipmunk_create_with(s, 1); }
+
 static void chipmunk_step(void* p, float dt) {
   cp_bench* b = p;
-  for (int i = 0; i < CP_SUBSTEPS; ++i) cpSpaceStep(b->space, dt / CP_SUBSTEPS);
+  for (int i = 0; i < b->substeps; ++i) cpSpaceStep(b->space, dt / (float)b->substeps);
 }
 
 static float chipmunk_body_y(void* p, int index) {
@@ -95,3 +101,7 @@ static void chipmunk_destroy(void* p) {
 const bench_engine bench_engine_chipmunk = {"chipmunk", "4 substeps x 10 iterations, slop 0.005",
                                             chipmunk_create, chipmunk_step, chipmunk_body_y,
                                             chipmunk_destroy, NULL};
+// Chipmunk as shipped: one cpSpaceStep per tick, 10 iterations, slop 0.1 m.
+const bench_engine bench_engine_chipmunk_defaults = {"chipmunk-defaults", "1 step x 10 iterations, slop 0.1 (defaults)",
+                                                     chipmunk_create_defaults, chipmunk_step,
+                                                     chipmunk_body_y, chipmunk_destroy, NULL};

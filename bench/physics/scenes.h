@@ -50,6 +50,7 @@ typedef struct bench_engine {
 extern const bench_engine bench_engine_arbiter;
 #ifdef BENCH_HAVE_CHIPMUNK
 extern const bench_engine bench_engine_chipmunk;
+extern const bench_engine bench_engine_chipmunk_defaults;
 #endif
 #ifdef BENCH_HAVE_BOX2D
 extern const bench_engine bench_engine_box2d;
