@@ -3,10 +3,11 @@
 # committed log, the perturbation self-test on a committed log (exit 1 at a reported tick,
 # with the differing entities), and hand-corrupted copies of a committed log (truncated,
 # bit flips, wrong magic, empty, missing file, scene hash mismatch) -> exit 2 with a reason.
-#   cli_checks.sh ARBITER_REPLAY LOG
+#   cli_checks.sh ARBITER_REPLAY LOG [ARBITER_SIM]   (LOG: a session on the built-in scene)
 set -uo pipefail
 tool=$1
 log=$2
+sim=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arb-replay-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +52,13 @@ else
   fails=$((fails + 1))
 fi
 expect 0 "started from the checkpoint of tick 1200" "$tool" seek "$log" --tick 1234 --hash-only
+# dump prints exactly what arbiter-sim prints (the state before any player joined).
+if [ -n "$sim" ]; then
+  a=$("$tool" dump "$log" --from 0 --to 0 2>/dev/null)
+  b=$("$sim" --ticks 0 2>/dev/null)
+  if [ -n "$a" ] && [ "$a" = "$b" ]; then passes=$((passes + 1))
+  else echo "FAIL: dump --to 0 differs from arbiter-sim --ticks 0: ${a:0:80} / ${b:0:80}"; fails=$((fails + 1)); fi
+fi
 expect 2 "outside the log" "$tool" seek "$log" --tick 99999999
 
 # A changed physics constant must be caught, at the tick it takes effect or later.

@@ -21,7 +21,8 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-replay)
 
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/default.arbrec)
     add_test(NAME replay_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_checks.sh
-             $<TARGET_FILE:arbiter-replay> ${CMAKE_CURRENT_LIST_DIR}/default.arbrec)
+             $<TARGET_FILE:arbiter-replay> ${CMAKE_CURRENT_LIST_DIR}/default.arbrec
+             $<$<TARGET_EXISTS:arbiter-sim>:$<TARGET_FILE_DIR:arbiter-replay>/arbiter-sim>)
     set_tests_properties(replay_cli PROPERTIES LABELS "replay" TIMEOUT 120)
   endif()
 
