@@ -57,14 +57,17 @@ test-debug:
 	ctest --preset debug -j $(JOBS) -L 'unit|replay'
 
 # Each libFuzzer target for a short bounded time (scripts/fuzz.sh).
+# Only the fuzz-* targets (and what they link) are built in the fuzz preset.
+FUZZ_TARGETS = $$(ninja -C build/fuzz -t targets all | sed -n 's/^\(fuzz-[^:/]*\):.*/\1/p' | sort -u)
+
 test-fuzz:
 	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz -j $(JOBS)
+	cmake --build --preset fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
 	scripts/fuzz.sh build/fuzz/bin $${FUZZ_SECONDS:-10}
 
 fuzz-long:
 	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz -j $(JOBS)
+	cmake --build --preset fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
 	scripts/fuzz.sh build/fuzz/bin $${FUZZ_SECONDS:-600}
 
 bench: build
