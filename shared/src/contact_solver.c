@@ -556,6 +556,8 @@ static void arb__integrate_positions(arb_world* w, float h) {
 
 void arb__solve(arb_world* w, float dt) {
   const int substeps = w->def.substeps;
+  const int solves = w->def.solve_iterations;
+  const int relax = w->def.relax_iterations;
   const float h = dt / (float)substeps;
   // Contacts stiffer than a quarter of the substep rate would be under-resolved.
   float hertz = arb_minf(w->def.contact_hertz, 0.25f * (float)substeps / dt);
@@ -578,11 +580,15 @@ void arb__solve(arb_world* w, float dt) {
     arb__integrate_velocities(w, h);
     arb__joints_warm_start(w);
     arb__warm_start(st, &sv);
-    arb__joints_solve(w, h, true);
-    arb__solve_contacts(st, &sv, true);
+    for (int i = 0; i < solves; ++i) {
+      arb__joints_solve(w, h, true);
+      arb__solve_contacts(st, &sv, true);
+    }
     arb__integrate_positions(w, h);
-    arb__joints_solve(w, h, false);
-    arb__solve_contacts(st, &sv, false);
+    for (int i = 0; i < relax; ++i) {
+      arb__joints_solve(w, h, false);
+      arb__solve_contacts(st, &sv, false);
+    }
   }
   arb__apply_restitution(st, &sv);
   arb__store_impulses(w, &sv);

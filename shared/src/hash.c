@@ -147,6 +147,12 @@ void arb__serialize_state(const arb_world* w, arb__writer* wr) {
       arb__w_u16(wr, p->id);
     }
   }
+  if (d->solve_iterations != 1 || d->relax_iterations != 1) {
+    arb__w_reserve(wr, ARB__MAX_RECORD);
+    arb__w_u32(wr, ARB__ITER_TAG);
+    arb__w_i32(wr, d->solve_iterations);
+    arb__w_i32(wr, d->relax_iterations);
+  }
   arb__extras_serialize(w, wr);  // nothing at all for a world without extras
 }
 

@@ -17,6 +17,9 @@
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
 //       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id
+//     then, only when solve_iterations or relax_iterations != 1: u32 tag 'ITER'
+//       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
+//       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when the world has springs, joints, vehicles or particles, the extras
 //       section (tag 'XTRA'; layout in extras_io.c)
 //   u64 XXH3-64 of the payload
@@ -373,6 +376,23 @@ int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
   if (r.err) {
     err = r.err;
     goto fail;
+  }
+  // Optional iterations record (only when not both 1; see world.h): absent means 1, 1.
+  def.solve_iterations = 1;
+  def.relax_iterations = 1;
+  if (r.len - r.pos >= 12) {
+    arb__reader t = r;
+    if (arb__r_u32(&t) == ARB__ITER_TAG) {
+      int32_t ns = arb__r_i32(&t), nr = arb__r_i32(&t);
+      if (t.err || ns < 1 || ns > ARB__MAX_ITERATIONS || nr < 1 || nr > ARB__MAX_ITERATIONS ||
+          (ns == 1 && nr == 1)) {
+        err = t.err ? t.err : ARB_E_CORRUPT;
+        goto fail;
+      }
+      def.solve_iterations = ns;
+      def.relax_iterations = nr;
+      r = t;
+    }
   }
   // Whatever follows the contacts is the optional physics extras section (extras_io.c).
   err = arb__extras_read(w, r.p + r.pos, r.len - r.pos, &extras);

@@ -98,6 +98,8 @@ arb_world_def arb_default_world_def(void) {
   memset(&d, 0, sizeof d);
   d.gravity = arb_v2(0.0f, -9.81f);
   d.substeps = 4;
+  d.solve_iterations = 1;
+  d.relax_iterations = 1;
   d.restitution_threshold = 1.0f;
   d.contact_hertz = 30.0f;
   d.contact_damping_ratio = 10.0f;
@@ -135,6 +137,8 @@ static bool arb__world_def_valid(const arb_world_def* d) {
   if (d->internal_value != ARB__DEF_COOKIE) return false;
   if (!arb_vec2_is_valid(d->gravity)) return false;
   if (d->substeps < 1 || d->substeps > ARB__MAX_SUBSTEPS) return false;
+  if (d->solve_iterations < 1 || d->solve_iterations > ARB__MAX_ITERATIONS) return false;
+  if (d->relax_iterations < 1 || d->relax_iterations > ARB__MAX_ITERATIONS) return false;
   float f[] = {d->restitution_threshold, d->contact_hertz, d->contact_damping_ratio,
                d->max_contact_push_speed, d->max_linear_speed};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {

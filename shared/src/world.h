@@ -21,7 +21,8 @@
 //                      order) and pack them 4 per wide constraint, apply the
 //                      accumulated forces (once, dt*F/m), then `substeps` times:
 //                      integrate velocities (gravity, damping) -> warm start -> solve with
-//                      soft bias -> integrate positions -> relax (no bias); then restitution
+//                      soft bias (`solve_iterations` times) -> integrate positions -> relax (no bias,
+//                      `relax_iterations` times); then restitution
 //                      and store impulses back into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
 //                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`.
@@ -55,6 +56,11 @@
 #define ARB__MAX_BODIES (1 << 22)
 #define ARB__MAX_CONTACTS (1 << 24)
 #define ARB__MAX_SUBSTEPS 64
+#define ARB__MAX_ITERATIONS 8  // solve_iterations, relax_iterations
+// Tag of the optional settings record that follows the contacts in the canonical state
+// (hash.c, snapshot.c); written only when solve_iterations or relax_iterations != 1, so the
+// state (and every hash) of a default world is byte-identical to before these settings.
+#define ARB__ITER_TAG 0x52455449u  // "ITER"
 
 // ---- memory -----------------------------------------------------------------------------
 

@@ -21,7 +21,14 @@ typedef void arb_free_fn(void* ptr, void* user);
 typedef struct arb_world_def {
   arb_vec2 gravity;              ///< m/s^2; default (0, -9.81)
   int substeps;                  ///< solver substeps per step (1..64); default 4. Each substep
-                                 ///< runs one soft solve and one relax pass over the contacts.
+                                 ///< runs `solve_iterations` soft solve passes and
+                                 ///< `relax_iterations` relax passes over joints and contacts.
+  int solve_iterations;          ///< soft (biased) solve passes per substep (1..8); default 1.
+                                 ///< More passes converge tall stacks: measured, a 14-box
+                                 ///< column keeps about 1/5 of the residual jitter with 8.
+  int relax_iterations;          ///< relax (no-bias) passes per substep (1..8); default 1.
+                                 ///< Measured: more passes do not reduce stack sink or
+                                 ///< jitter in this design (they slightly increase it).
   float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1
   float contact_hertz;           ///< contact softness (stiffness) in Hz; default 30
   float contact_damping_ratio;   ///< contact bounciness damping; default 10

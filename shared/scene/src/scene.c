@@ -74,6 +74,14 @@ static int parse_substeps(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
   return parse_small_int(ctx, v, 1, 64, &scene->substeps);
 }
 
+static int parse_solve_iterations(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
+  return parse_small_int(ctx, v, 1, 8, &scene->solve_iterations);
+}
+
+static int parse_relax_iterations(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
+  return parse_small_int(ctx, v, 1, 8, &scene->relax_iterations);
+}
+
 // Sections run in this order whatever the order in the file (version first, so a newer
 // file is refused as such rather than for a key it added).
 static const struct {
@@ -86,6 +94,8 @@ static const struct {
     {"gravity", parse_gravity},
     {"tick_rate", parse_tick_rate},
     {"substeps", parse_substeps},
+    {"solve_iterations", parse_solve_iterations},
+    {"relax_iterations", parse_relax_iterations},
     {"bodies", arb__scene_parse_bodies},
     {"avatar", arb__scene_parse_avatar},
     {"spawn_points", arb__scene_parse_spawn_points},
@@ -368,6 +378,8 @@ arb_world_def arb_scene_get_world_def(const arb_scene* scene) {
   arb_world_def def = arb_default_world_def();
   def.gravity = scene->gravity;
   if (scene->substeps > 0) def.substeps = scene->substeps;
+  if (scene->solve_iterations > 0) def.solve_iterations = scene->solve_iterations;
+  if (scene->relax_iterations > 0) def.relax_iterations = scene->relax_iterations;
   def.body_capacity = scene->body_count + 16;
   return def;
 }

@@ -19,6 +19,8 @@ struct arb_scene {
   arb_vec2 gravity;  ///< m/s^2
   int tick_rate;     ///< Hz
   int substeps;      ///< 0 = world default
+  int solve_iterations;  ///< 0 = world default
+  int relax_iterations;  ///< 0 = world default
   arb_scene_body* bodies;
   int body_count;
   arb_scene_avatar avatar;
