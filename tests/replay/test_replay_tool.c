@@ -1,9 +1,10 @@
 // arbiter-replay's subcommands on logs built in memory: a clean log verifies; a wrong
 // recorded hash, a changed physics constant (--perturb-gravity) and a doctored checkpoint
 // each give exit 1 at the right tick with the differing entities; a log cut at every byte,
-// a bit flipped in every byte, a wrong format version, a scene that does not parse and a
-// scene hash that does not match give exit 2 with a reason, never a crash (run under ASan
-// in `make test`); seek from a checkpoint equals a re-simulation from tick 0.
+// a bit flipped in every byte, a wrong format version and a scene that does not parse
+// give exit 2 with a reason, never a crash (run under ASan
+// in `make test`); seek from a checkpoint equals a re-simulation from tick 0; the header's
+// tick rate (a server's --tick-rate) is the one re-simulated.
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -52,6 +53,8 @@ typedef struct log_spec {
   const char* scene_text;   ///< NULL = the built-in scene
   uint64_t bad_hash_tick;   ///< record a wrong hash at this tick (0 = none)
   uint64_t bad_cp_tick;     ///< flip one byte of this checkpoint's state (0 = none)
+  int sim_rate;             ///< the rate the session ran at (0 = the scene's, 60)
+  int header_rate;          ///< the rate the header claims (0 = sim_rate)
 } log_spec;
 
 // A session like the server records it: client 1 joins at tick 1 and walks and jumps,
@@ -69,12 +72,14 @@ static buf make_log(const log_spec* spec) {
   h.scene_text = text;
   h.scene_len = strlen(text);
   h.scene_hash = XXH3_64bits(text, h.scene_len);
-  h.tick_rate = 60;
+  int sim_rate = spec->sim_rate ? spec->sim_rate : 60;
+  h.tick_rate = (uint16_t)(spec->header_rate ? spec->header_rate : sim_rate);
   h.seed = 9;
   h.start_time_ms = 1763700000000;
   put(&b, e_header, &h);
   if (spec->scene_text) return b;  // only the header: the scene is the point of the test
   assert_int_equal(arb_scene_load_default(&scene, &serr), 0);
+  assert_int_equal(arb_scene_set_tick_rate(scene, sim_rate), 0);  // as the server's --tick-rate
   arb_game* game = NULL;
   assert_int_equal(arb_game_create(scene, h.seed, &game), 0);
   arb_replay_tick* t = calloc(1, sizeof *t);
@@ -335,6 +340,31 @@ static void test_replay_tool_bad_scene_is_exit_2(void** state) {
   free(b.p);
 }
 
+static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
+  (void)state;
+  // A session run at 30 Hz (--tick-rate 30) on the 60 Hz default scene re-simulates at 30.
+  log_spec spec = {.sim_rate = 30};
+  buf b = make_log(&spec);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result r;
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_OK);
+  o = opts(RP_CMD_INFO);
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_OK);
+  assert_non_null(strstr(r.out, "tick rate:   30 Hz (the scene file says 60 Hz"));
+  free(b.p);
+  // A header that names another rate than the one simulated: dt differs, so does tick 1's
+  // world (gravity acts on the falling bodies from the first step).
+  log_spec wrong = {.sim_rate = 60, .header_rate = 50};
+  b = make_log(&wrong);
+  o = opts(RP_CMD_VERIFY);
+  run(&o, b.p, b.len, &r);
+  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  assert_non_null(strstr(r.out, "DIVERGED at tick 1 "));
+  free(b.p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_replay_tool_clean_log_verifies),
@@ -346,6 +376,7 @@ int main(void) {
       cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
       cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),
       cmocka_unit_test(test_replay_tool_bad_scene_is_exit_2),
+      cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,7 +278,10 @@ static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
     arb_scene_error_format(&serr, msg, sizeof msg);
     fprintf(out, "scene:       %zu bytes, hash %016" PRIx64 ", DOES NOT LOAD: %s\n", h->scene_len, h->scene_hash, msg);
   }
-  fprintf(out, "tick rate:   %u Hz\nseed:        %" PRIu64 "\nstarted:     ", h->tick_rate, h->seed);
+  fprintf(out, "tick rate:   %u Hz", h->tick_rate);
+  if (scene && arb_scene_get_tick_rate(scene) != h->tick_rate)
+    fprintf(out, " (the scene file says %d Hz: the server overrode it with --tick-rate)", arb_scene_get_tick_rate(scene));
+  fprintf(out, "\nseed:        %" PRIu64 "\nstarted:     ", h->seed);
   print_utc(out, h->start_time_ms);
   fputc('\n', out);
   if (log->tick_count)

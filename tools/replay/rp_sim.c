@@ -25,10 +25,12 @@ int rp_sim_init(rp_sim* sim, const rp_log* log) {
              (unsigned long long)h->scene_hash, (unsigned long long)arb_scene_get_hash(sim->scene));
     return ARB_E_CORRUPT;
   }
-  if (h->tick_rate != arb_scene_get_tick_rate(sim->scene)) {
-    snprintf(sim->why, sizeof sim->why, "the header's tick rate %u differs from the scene's %d",
-             h->tick_rate, arb_scene_get_tick_rate(sim->scene));
-    return ARB_E_CORRUPT;
+  // The server may run a scene at another rate (--tick-rate): the header has the one used.
+  rc = arb_scene_set_tick_rate(sim->scene, h->tick_rate);
+  if (rc != ARB_OK) {
+    snprintf(sim->why, sizeof sim->why, "the header's tick rate %u Hz can not be applied: %s", h->tick_rate,
+             arb_strerror(rc));
+    return rc;
   }
   rc = arb_game_create(sim->scene, h->seed, &sim->game);
   if (rc != ARB_OK) {

@@ -1,7 +1,7 @@
 // arbiter-replay — the re-simulation driver and the state comparison.
 //
 // Re-simulation is exactly what the server did (PROTOCOL.md §9.2): the scene from the log's
-// own text, arb_game_create with the recorded seed, then per tick record the joins (the
+// own text, run at the header's tick rate, arb_game_create with the recorded seed, then per tick record the joins (the
 // returned entity id must match), the leaves, the dequantized controls, one arb_game_step,
 // and arb_game_hash compared with the recorded hash. A sim starts at tick 0 or from a
 // recorded checkpoint; it reads the following records through its own reader copy.
