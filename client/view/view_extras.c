@@ -1,5 +1,5 @@
 // arbiter-view — the physics extras of a local world as drawables: Verlet particles and
-// their distance constraints, vehicle wheels, joints. Read-only, public API only.
+// their distance constraints, springs, joints, vehicle wheels. Read-only, public API only.
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
@@ -7,6 +7,35 @@
 #include "view.h"
 
 #define VIEW_MAX_VEHICLES 256
+#define VIEW_MAX_LINKS 4096  // springs and joints drawn per frame (each list separately)
+
+// Springs as zig-zags; distance joints as a line with anchor dots; revolute joints as a ring
+// at the pin. Ids come in slot order, so the drawing order is the same every frame.
+static void add_springs_and_joints(view_frame* f, const arb_world* w) {
+  arb_extra_id ids[VIEW_MAX_LINKS];
+  int ns = arb_world_get_springs(w, ids, VIEW_MAX_LINKS);
+  if (ns > VIEW_MAX_LINKS) ns = VIEW_MAX_LINKS;
+  for (int i = 0; i < ns; i++) {
+    arb_vec2 a, b;
+    if (arb_spring_get_anchors(w, ids[i], &a, &b) != 0) continue;
+    view_link* l = view_frame_add_link(f);
+    if (!l) return;
+    l->a = a;
+    l->b = b;
+    l->kind = VIEW_LINK_SPRING;
+  }
+  int nj = arb_world_get_joints(w, ids, VIEW_MAX_LINKS);
+  if (nj > VIEW_MAX_LINKS) nj = VIEW_MAX_LINKS;
+  for (int i = 0; i < nj; i++) {
+    arb_vec2 a, b;
+    arb_joint_get_anchors(w, ids[i], &a, &b);
+    view_link* l = view_frame_add_link(f);
+    if (!l) return;
+    l->a = a;
+    l->b = b;
+    l->kind = arb_joint_get_type(w, ids[i]) == ARB_JOINT_REVOLUTE ? VIEW_LINK_PIN : VIEW_LINK_ROD;
+  }
+}
 
 void view_frame_add_extras(view_frame* f, const arb_world* w) {
   int np = arb_world_get_particle_count(w);
@@ -27,10 +56,8 @@ void view_frame_add_extras(view_frame* f, const arb_world* w) {
     l->b = arb_particle_get_position(w, b);
     l->kind = VIEW_LINK_CONSTRAINT;
   }
-  // Wheels: the API gives their transforms; their size is drawn from the default car's
-  // wheel radius (there is no per-wheel radius getter).
-  arb_vehicle_def car = arb_default_vehicle_def();
-  float half_len = car.wheels[0].radius > 0.0f ? car.wheels[0].radius : 0.35f;
+  add_springs_and_joints(f, w);
+  // Wheels seen from above: as long as the tyre's diameter, 0.8 radius wide.
   arb_extra_id ids[VIEW_MAX_VEHICLES];
   int nv = arb_world_get_vehicles(w, ids, VIEW_MAX_VEHICLES);
   if (nv > VIEW_MAX_VEHICLES) nv = VIEW_MAX_VEHICLES;
@@ -42,8 +69,9 @@ void view_frame_add_extras(view_frame* f, const arb_world* w) {
       arb_transform xf = arb_vehicle_get_wheel_transform(w, ids[v], k);
       wh->center = xf.p;
       wh->rot = xf.q;
-      wh->half_length = half_len;
-      wh->half_width = 0.4f * half_len;
+      float radius = arb_vehicle_get_wheel_radius(w, ids[v], k);
+      wh->half_length = radius;
+      wh->half_width = 0.4f * radius;
     }
   }
 }

@@ -226,7 +226,11 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
         view_draw_circle(r, c, l->a, 4.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
         break;
       case VIEW_LINK_CONSTRAINT: view_draw_segment(r, c, l->a, l->b, VIEW_RGB_PARTICLE); break;
-      default: view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT); break;
+      default:  // distance joint: the rod and a dot at each anchor
+        view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
+        view_draw_circle(r, c, l->a, 3.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, true);
+        view_draw_circle(r, c, l->b, 3.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, true);
+        break;
     }
   }
   for (int i = 0; i < f->particle_count; i++) {

@@ -115,3 +115,22 @@ int arb_world_get_joint_count(const arb_world* w) {
   }
   return n;
 }
+
+arb_joint_type arb_joint_get_type(const arb_world* w, arb_extra_id id) {
+  const arb__joint* j = arb__joint_get(w, id);
+  return j ? (arb_joint_type)j->type : ARB_JOINT_NONE;
+}
+
+int arb_world_get_joints(const arb_world* w, arb_extra_id* out, int cap) {
+  int n = 0;
+  const arb__extras* x = w ? w->extras : NULL;
+  for (int i = 0; x && i < x->joint_slots; ++i) {
+    if (!x->joints[i].in_use) continue;
+    if (out && n < cap) {
+      out[n].index1 = i + 1;
+      out[n].generation = x->joints[i].generation;
+    }
+    n += 1;
+  }
+  return n;
+}

@@ -114,6 +114,34 @@ float arb_spring_get_length(const arb_world* w, arb_extra_id id) {
   return arb_distance(pa, pb);
 }
 
+int arb_spring_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {
+  const arb__spring* s = arb__spring_get(w, id);
+  arb_vec2 pa = arb_vec2_zero, pb = arb_vec2_zero, va, vb;
+  int ia, ib, rc = ARB_E_STALE_ID;
+  if (s && arb__spring_points(w, s, &pa, &pb, &va, &vb, &ia, &ib)) {
+    rc = 0;
+  } else {
+    pa = pb = arb_vec2_zero;
+  }
+  if (a) *a = pa;
+  if (b) *b = pb;
+  return rc;
+}
+
+int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
+  int n = 0;
+  const arb__extras* x = w ? w->extras : NULL;
+  for (int i = 0; x && i < x->spring_slots; ++i) {
+    if (!x->springs[i].in_use) continue;
+    if (out && n < cap) {
+      out[n].index1 = i + 1;
+      out[n].generation = x->springs[i].generation;
+    }
+    n += 1;
+  }
+  return n;
+}
+
 static void arb__add_force(arb_world* w, int slot, arb_vec2 f, arb_vec2 point) {
   if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC) return;
   arb__body* b = &w->bodies[slot];

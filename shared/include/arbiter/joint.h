@@ -44,6 +44,13 @@ ARB_API int arb_spring_destroy(arb_world* world, arb_extra_id id);
 /// Current length between the anchors (0 for a stale id).
 ARB_API float arb_spring_get_length(const arb_world* world, arb_extra_id id);
 ARB_API int arb_world_get_spring_count(const arb_world* world);
+/// World positions of the spring's two anchors (body B null: its world point). Zero for a
+/// stale id. Returns 0 or ARB_E_STALE_ID (also when one of its bodies was destroyed).
+ARB_API int arb_spring_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a,
+                                   arb_vec2* b);
+/// Live springs in slot order (deterministic: creation order, freed slots reused lowest
+/// first). Writes up to cap ids (out may be NULL), returns the total count.
+ARB_API int arb_world_get_springs(const arb_world* world, arb_extra_id* out, int cap);
 
 typedef enum arb_joint_type {
   ARB_JOINT_NONE = 0,
@@ -71,5 +78,10 @@ ARB_API int arb_joint_destroy(arb_world* world, arb_extra_id id);
 ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a,
                                    arb_vec2* b);
 ARB_API int arb_world_get_joint_count(const arb_world* world);
+/// The joint's type, or ARB_JOINT_NONE for a stale id.
+ARB_API arb_joint_type arb_joint_get_type(const arb_world* world, arb_extra_id id);
+/// Live joints in slot order (as arb_world_get_springs). Writes up to cap ids, returns the
+/// total count.
+ARB_API int arb_world_get_joints(const arb_world* world, arb_extra_id* out, int cap);
 
 ARB_C_END

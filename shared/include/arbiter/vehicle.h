@@ -55,6 +55,8 @@ ARB_API int arb_vehicle_get_wheel_count(const arb_world* world, arb_extra_id id)
 /// Wheel spin (rad/s, positive rolls forward) and current steering angle (radians).
 ARB_API float arb_vehicle_get_wheel_spin(const arb_world* world, arb_extra_id id, int wheel);
 ARB_API float arb_vehicle_get_steer_angle(const arb_world* world, arb_extra_id id, int wheel);
+/// Radius of a wheel in metres (its arb_wheel_def.radius), 0 for a stale id or bad index.
+ARB_API float arb_vehicle_get_wheel_radius(const arb_world* world, arb_extra_id id, int wheel);
 /// World transform of a wheel (position and chassis rotation times steering), for drawing.
 ARB_API arb_transform arb_vehicle_get_wheel_transform(const arb_world* world, arb_extra_id id,
                                                       int wheel);

@@ -1,0 +1,152 @@
+// arb_world_get_springs / arb_world_get_joints: live ids only, in slot order (a destroyed
+// slot is reused lowest first), the count returned even when cap is short; anchors and
+// joint type for drawing; arb_vehicle_get_wheel_radius.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "extras_test_util.h"
+
+static bool same_id(arb_extra_id a, arb_extra_id b) {
+  return a.index1 == b.index1 && a.generation == b.generation;
+}
+
+static arb_extra_id spring(arb_world* w, arb_body_id a, arb_body_id b, float ax) {
+  arb_spring_def sd = arb_default_spring_def();
+  sd.body_a = a;
+  sd.body_b = b;
+  sd.local_anchor_a = arb_v2(ax, 0.0f);
+  sd.local_anchor_b = arb_v2(0.0f, 5.0f);
+  sd.rest_length = 1.0f;
+  sd.stiffness = 10.0f;
+  arb_extra_id id = arb_spring_create(w, &sd);
+  assert_true(id.index1 > 0);
+  return id;
+}
+
+static arb_extra_id joint(arb_world* w, arb_joint_type type, arb_body_id a, arb_body_id b) {
+  arb_joint_def jd = arb_default_joint_def();
+  jd.type = type;
+  jd.body_a = a;
+  jd.body_b = b;
+  jd.local_anchor_b = arb_v2(0.0f, 3.0f);
+  arb_extra_id id = arb_joint_create(w, &jd);
+  assert_true(id.index1 > 0);
+  return id;
+}
+
+static void test_empty_world_lists_nothing(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_extra_id out[4];
+  assert_int_equal(arb_world_get_springs(w, out, 4), 0);
+  assert_int_equal(arb_world_get_joints(w, out, 4), 0);
+  assert_int_equal(arb_world_get_springs(NULL, out, 4), 0);
+  assert_int_equal(arb_world_get_joints(NULL, NULL, 0), 0);
+  arb_world_destroy(w);
+}
+
+static void test_springs_listed_in_slot_order_without_stale(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
+  arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, 3.0f, 0.0f, 0.5f, 0.5f);
+  arb_extra_id s[4];
+  for (int i = 0; i < 4; ++i) s[i] = spring(w, a, (i & 1) ? b : arb_null_body_id, 0.1f * (float)i);
+  assert_int_equal(arb_spring_destroy(w, s[1]), 0);
+  arb_extra_id out[8];
+  memset(out, 0, sizeof out);
+  assert_int_equal(arb_world_get_springs(w, out, 8), 3);
+  assert_true(same_id(out[0], s[0]) && same_id(out[1], s[2]) && same_id(out[2], s[3]));
+  // The freed slot is reused (lowest first) with a new generation: listed in slot order,
+  // and the old id stays stale.
+  arb_extra_id s4 = spring(w, a, b, 0.7f);
+  assert_int_equal(s4.index1, s[1].index1);
+  assert_true(s4.generation != s[1].generation);
+  assert_int_equal(arb_world_get_springs(w, out, 8), 4);
+  assert_true(same_id(out[0], s[0]) && same_id(out[1], s4) && same_id(out[2], s[2]) && same_id(out[3], s[3]));
+  arb_vec2 pa, pb;
+  assert_int_equal(arb_spring_get_anchors(w, s[1], &pa, &pb), ARB_E_STALE_ID);
+  assert_true(pa.x == 0.0f && pa.y == 0.0f && pb.x == 0.0f && pb.y == 0.0f);
+  // Short cap: the total comes back, only cap ids are written.
+  arb_extra_id two[2] = {{0, 0}, {0, 0}};
+  assert_int_equal(arb_world_get_springs(w, two, 1), 4);
+  assert_true(same_id(two[0], s[0]) && two[1].index1 == 0);
+  assert_int_equal(arb_world_get_springs(w, NULL, 0), arb_world_get_spring_count(w));
+  // Anchors: body A's local anchor in the world; a null body B means a world point.
+  assert_int_equal(arb_spring_get_anchors(w, s[0], &pa, &pb), 0);
+  assert_true(pa.x == 0.0f && pa.y == 0.0f && pb.x == 0.0f && pb.y == 5.0f);
+  assert_int_equal(arb_spring_get_anchors(w, s[3], &pa, &pb), 0);
+  assert_float_equal(pa.x, 0.3f, 1e-6f);
+  assert_true(pb.x == 3.0f && pb.y == 5.0f);
+  assert_float_equal(arb_distance(pa, pb), arb_spring_get_length(w, s[3]), 1e-6f);
+  // Destroying a body makes its spring undrawable (anchors refused), the id stays listed
+  // until the spring itself is destroyed.
+  assert_int_equal(arb_body_destroy(w, b), 0);
+  assert_int_equal(arb_spring_get_anchors(w, s[3], &pa, &pb), ARB_E_STALE_ID);
+  arb_world_destroy(w);
+}
+
+static void test_joints_listed_in_slot_order_with_type(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 1.0f, 2.0f, 0.5f, 0.5f);
+  arb_extra_id j0 = joint(w, ARB_JOINT_DISTANCE, a, arb_null_body_id);
+  arb_extra_id j1 = joint(w, ARB_JOINT_REVOLUTE, a, arb_null_body_id);
+  arb_extra_id j2 = joint(w, ARB_JOINT_DISTANCE, a, arb_null_body_id);
+  assert_int_equal(arb_joint_get_type(w, j0), ARB_JOINT_DISTANCE);
+  assert_int_equal(arb_joint_get_type(w, j1), ARB_JOINT_REVOLUTE);
+  assert_int_equal(arb_joint_destroy(w, j0), 0);
+  assert_int_equal(arb_joint_get_type(w, j0), ARB_JOINT_NONE);
+  arb_extra_id out[4];
+  assert_int_equal(arb_world_get_joints(w, out, 4), 2);
+  assert_true(same_id(out[0], j1) && same_id(out[1], j2));
+  assert_int_equal(arb_world_get_joint_count(w), 2);
+  // Listing is a pure read: the same ids after stepping.
+  xt_steps(w, 10);
+  arb_extra_id again[4];
+  assert_int_equal(arb_world_get_joints(w, again, 4), 2);
+  assert_true(same_id(again[0], j1) && same_id(again[1], j2));
+  arb_vec2 pa, pb;
+  arb_joint_get_anchors(w, j2, &pa, &pb);
+  assert_true(pb.x == 0.0f && pb.y == 3.0f);
+  arb_world_destroy(w);
+}
+
+static void test_wheel_radius(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_body_def bd = arb_default_body_def();
+  bd.mass = 800.0f;
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(2.0f, 1.0f);
+  arb_body_id c = arb_body_create(w, &bd);
+  arb_vehicle_def vd = arb_default_vehicle_def();
+  vd.chassis = c;
+  vd.wheels[0].radius = 0.25f;
+  vd.wheels[3].radius = 0.5f;
+  arb_extra_id v = arb_vehicle_create(w, &vd);
+  assert_true(v.index1 > 0);
+  assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 0), 0.25f, 0.0f);
+  assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 1), arb_default_vehicle_def().wheels[1].radius, 0.0f);
+  assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 3), 0.5f, 0.0f);
+  assert_true(arb_vehicle_get_wheel_radius(w, v, vd.wheel_count) == 0.0f);
+  assert_true(arb_vehicle_get_wheel_radius(w, v, -1) == 0.0f);
+  assert_int_equal(arb_vehicle_destroy(w, v), 0);
+  assert_true(arb_vehicle_get_wheel_radius(w, v, 0) == 0.0f);
+  arb_world_destroy(w);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_empty_world_lists_nothing),
+      cmocka_unit_test(test_springs_listed_in_slot_order_without_stale),
+      cmocka_unit_test(test_joints_listed_in_slot_order_with_type),
+      cmocka_unit_test(test_wheel_radius),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
