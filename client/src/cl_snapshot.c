@@ -78,13 +78,16 @@ static bool in_any_view(const cl_snapshots* s, uint32_t id) {
   return false;
 }
 
-// Entities leave views without a trace in the description table: sweep it when it has
-// grown well past what the views can hold.
+// Entities leave views without a trace in the description table: sweep it when it holds
+// more than twice the entities of all views (+ slack). Runs after every packet, not only
+// when a tick completes: parts of ticks that never complete (a hostile or broken server)
+// used to grow the table without bound. After a sweep the table is at most the views'
+// total, so sweeps are amortised over at least as many new descriptions.
 static void prune_descs(cl_snapshots* s) {
-  int largest = 0;
+  long held = 0;
   for (int i = 0; i < CL_SLOTS; i++)
-    if (s->slots[i].used && s->slots[i].set.count > largest) largest = s->slots[i].set.count;
-  if (s->ndescs <= 2 * largest + 256) return;
+    if (s->slots[i].used) held += s->slots[i].set.count;
+  if (s->ndescs <= 2 * held + 256) return;
   int w = 0;
   for (int r = 0; r < s->ndescs; r++)
     if (in_any_view(s, s->descs[r].id)) s->descs[w++] = s->descs[r];
@@ -132,8 +135,8 @@ static cl_slot* claim_slot(cl_snapshots* s, uint32_t tick, uint32_t keep) {
   return victim;
 }
 
-int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
-                         arb_proto_error* err) {
+static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
+                        arb_proto_error* err) {
   arb_proto_snapshot* p = s->part;
   arb_proto_error perr;
   int rc = arb_proto_decode_snapshot(buf, len, p, &perr);
@@ -231,7 +234,13 @@ int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_sna
       s->newest_complete = p->tick;
       res->newest = true;
     }
-    prune_descs(s);
   }
   return 1;
+}
+
+int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
+                         arb_proto_error* err) {
+  int rc = receive_part(s, buf, len, res, err);
+  prune_descs(s);  // every path: a refused part may still have evicted a view
+  return rc;
 }

@@ -1,0 +1,177 @@
+// Fuzz target: the client's snapshot assembler (client/src/cl_snapshot.c) on untrusted
+// server bytes. The input is a sequence of packets, so the fuzzer can build multi-part
+// snapshots, deltas against baselines it sent earlier, duplicates and late parts:
+//
+//   u8 config   bits 0-1: max_entities (8, 64, 512, 16384); bit 2: reset the assembler
+//               (new connection) half-way through the packets
+//   then packets: u16 little-endian length, that many bytes (a length past the end takes
+//   the rest)
+//
+// After every packet the assembler's invariants must hold: a refusal says why; views are
+// sorted by id, within the entity limit and within their part counts; the newest complete
+// tick is retrievable; every entity in a view has a description; the description table
+// stays bounded by the views (see cl_snapshot.h); the bytes held stay within a bound
+// computed from the limits. Any violation aborts.
+// Built as a libFuzzer target (fuzz-client_snapshot) in the fuzz preset, and otherwise as
+// a plain program that runs the seed corpus (test_fuzz_client_snapshot_corpus).
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_snapshot.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+// Allocation hooks that count the bytes held (a size header in front of each block).
+typedef struct fz_heap {
+  size_t live, peak;
+} fz_heap;
+
+static void* fz_alloc(size_t size, void* user) {
+  fz_heap* h = (fz_heap*)user;
+  size_t* p = (size_t*)malloc(sizeof(size_t) * 2 + size);
+  if (!p) return NULL;
+  p[0] = size;
+  h->live += size;
+  if (h->live > h->peak) h->peak = h->live;
+  return p + 2;
+}
+
+static void fz_free(void* ptr, void* user) {
+  fz_heap* h = (fz_heap*)user;
+  size_t* p = (size_t*)ptr - 2;
+  h->live -= p[0];
+  free(p);
+}
+
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "fuzz_client_snapshot: invariant failed: %s (line %d)\n", #cond, __LINE__); \
+      abort();                                                                   \
+    }                                                                            \
+  } while (0)
+
+static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
+  const int view_limit = s->max_entities + ARB_PROTO_MAX_PART_ENTERED;
+  long total = 0;
+  for (int i = 0; i < CL_SLOTS; i++) {
+    const cl_slot* sl = &s->slots[i];
+    if (!sl->used) continue;
+    CHECK(sl->tick > 0);
+    CHECK(sl->part_count >= 1 && sl->parts_seen >= 1 && sl->parts_seen <= sl->part_count);
+    CHECK(sl->complete == (sl->parts_seen == sl->part_count));
+    CHECK(sl->set.count >= 0 && sl->set.count <= sl->set.cap && sl->set.count <= view_limit);
+    for (int k = 0; k < sl->set.count; k++) {
+      const arb_proto_entity* e = &sl->set.items[k];
+      CHECK(e->id > 0);
+      CHECK(k == 0 || sl->set.items[k - 1].id < e->id);
+      CHECK(cl_snapshots_desc(s, e->id) != NULL);
+    }
+    for (int j = 0; j < i; j++) CHECK(!s->slots[j].used || s->slots[j].tick != sl->tick);
+    total += sl->set.count;
+  }
+  if (s->newest_complete != 0) CHECK(cl_snapshots_get(s, s->newest_complete) != NULL);
+  for (int k = 1; k < s->ndescs; k++) CHECK(s->descs[k - 1].id < s->descs[k].id);
+  // Descriptions of entities no view holds any more are swept once the table is twice
+  // the views (+ slack): the table cannot grow without bound.
+  CHECK(s->ndescs <= 2 * total + 256);
+  // Bytes: the decode scratch, each slot's view (doubling growth: at most twice the limit),
+  // the description table (doubling growth over its bound).
+  size_t bound = sizeof(arb_proto_snapshot) +
+                 (size_t)CL_SLOTS * 2u * (size_t)view_limit * sizeof(arb_proto_entity) +
+                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_PROTO_MAX_PART_ENTERED + 16) *
+                     sizeof(cl_desc_entry);
+  CHECK(heap->live <= bound);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  static const int limits[4] = {8, 64, 512, 16384};
+  const uint8_t config = data[0];
+  fz_heap heap = {0, 0};
+  cl_mem mem = {fz_alloc, fz_free, &heap};
+  cl_snapshots s;
+  if (cl_snapshots_init(&s, limits[config & 3], &mem) != 0) abort();
+  // Packet boundaries first, so "half-way" is known for the reset.
+  size_t npackets = 0;
+  for (size_t pos = 1; pos < size;) {
+    size_t n = size - pos >= 2 ? (size_t)data[pos] | (size_t)data[pos + 1] << 8 : 0;
+    pos += size - pos >= 2 ? 2 : size - pos;
+    if (n > size - pos) n = size - pos;
+    pos += n;
+    npackets++;
+  }
+  size_t index = 0;
+  for (size_t pos = 1; pos < size; index++) {
+    size_t n = size - pos >= 2 ? (size_t)data[pos] | (size_t)data[pos + 1] << 8 : 0;
+    pos += size - pos >= 2 ? 2 : size - pos;
+    if (n > size - pos) n = size - pos;
+    const uint8_t* pkt = data + pos;
+    pos += n;
+    if ((config & 4) && index == npackets / 2) cl_snapshots_reset(&s);
+    // A copy of exactly n bytes, so ASan sees any read past the packet.
+    uint8_t* copy = (uint8_t*)malloc(n ? n : 1);
+    if (!copy) abort();
+    if (n) memcpy(copy, pkt, n);
+    cl_snap_result res;
+    arb_proto_error err;
+    memset(&res, 0, sizeof res);
+    memset(&err, 0, sizeof err);
+    int rc = cl_snapshots_receive(&s, copy, n, &res, &err);
+    free(copy);
+    CHECK(rc == 0 || rc == 1 || rc < 0);
+    if (rc < 0) CHECK(err.reason[0] != '\0' && err.code == rc);
+    if (rc == 1) {
+      CHECK(res.slot != NULL && res.slot->used && res.slot->tick == res.tick);
+      CHECK(res.part != NULL && res.part->tick == res.tick);
+      if (res.completed) CHECK(cl_snapshots_get(&s, res.tick) == res.slot);
+      if (res.newest) CHECK(s.newest_complete == res.tick);
+    }
+    check_invariants(&s, &heap);
+  }
+  cl_snapshots_deinit(&s);
+  CHECK(heap.live == 0);  // deinit frees everything
+  return 0;
+}
+
+#ifndef ARB_FUZZING
+// Corpus runner: each argument is a file or directory of inputs.
+#include <dirent.h>
+
+static int run_file(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return 1;
+  static uint8_t buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  LLVMFuzzerTestOneInput(buf, n);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  for (int i = 1; i < argc; i++) {
+    DIR* d = opendir(argv[i]);
+    if (!d) {
+      if (run_file(argv[i])) {
+        fprintf(stderr, "cannot read %s\n", argv[i]);
+        return 1;
+      }
+      count++;
+      continue;
+    }
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+      if (e->d_name[0] == '.') continue;
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
+      if (run_file(path) == 0) count++;
+    }
+    closedir(d);
+  }
+  printf("%d inputs ran\n", count);
+  return count > 0 ? 0 : 1;
+}
+#endif
