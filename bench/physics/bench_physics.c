@@ -74,6 +74,7 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
+          "                     [--solve-iterations N] [--relax-iterations N]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -85,7 +86,9 @@ static void usage(FILE* f) {
           "  docs/BENCHMARKS.md); the ratio column is other/arbiter CPU time per step\n"
           "  (> 1: arbiter faster).\n"
           "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-          "  bullets_1000, printed after the others (--scene selects them too).\n");
+          "  bullets_1000, printed after the others (--scene selects them too).\n"
+          "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
+          "  passes per substep (arb_world_def, 1..8, default 1 each).\n");
 }
 
 int main(int argc, char** argv) {
@@ -110,6 +113,16 @@ int main(int argc, char** argv) {
       if (other_runs < 1) other_runs = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
+    } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
+               i + 1 < argc) {
+      int n = atoi(argv[i + 1]);
+      if (n < 1 || n > 8) {
+        fprintf(stderr, "bench-physics: %s must be 1..8, got '%s'\n", argv[i], argv[i + 1]);
+        return 2;
+      }
+      if (argv[i][2] == 's') bench_arbiter_solve_iterations = n;
+      else bench_arbiter_relax_iterations = n;
+      i++;
     } else {
       usage(stderr);
       return 2;
@@ -126,6 +139,9 @@ int main(int argc, char** argv) {
 #ifdef BENCH_HAVE_BOX2D
   engines[n_engines++] = &bench_engine_box2d;
 #endif
+  if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
+    printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
+           bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "ratio", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {

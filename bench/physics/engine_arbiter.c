@@ -7,6 +7,9 @@
 
 #include "scenes.h"
 
+int bench_arbiter_solve_iterations = 1;
+int bench_arbiter_relax_iterations = 1;
+
 typedef struct arb_bench {
   arb_world* world;
   arb_body_id* ids;
@@ -17,6 +20,8 @@ static void* arbiter_create(const bench_scene* s) {
   arb_world_def wd = arb_default_world_def();
   wd.gravity = arb_v2(s->gx, s->gy);
   wd.substeps = 4;
+  wd.solve_iterations = bench_arbiter_solve_iterations;
+  wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.body_capacity = s->count;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);
