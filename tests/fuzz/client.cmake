@@ -1,4 +1,4 @@
-# Client snapshot assembly fuzzing (client/src/cl_snapshot.c; owner: gaps). fuzz-client_snapshot
+# Client snapshot assembly fuzzing (client/src/cl_snapshot.c). fuzz-client_snapshot
 # in the fuzz preset (scripts/fuzz.sh seeds it from tests/fuzz/corpus/client_snapshot); in
 # test builds the same target function runs over the seed corpus. Seeds: real snapshot
 # packets (arb_proto_encode_snapshot) framed as in fuzz_client_snapshot.c, plus regressions.

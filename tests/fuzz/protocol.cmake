@@ -1,4 +1,4 @@
-# Protocol decoders and the replay-log reader (owner: protocol). With ARB_BUILD_FUZZ:
+# Protocol decoders and the replay-log reader. With ARB_BUILD_FUZZ:
 # libFuzzer programs fuzz-<name> (scripts/fuzz.sh seeds them from tests/fuzz/corpus/<name>).
 # In test builds the same target functions run over the seed corpus under ctest.
 # Seeds: the golden vectors (test_proto_golden --write-corpus tests/fuzz/corpus).

@@ -1,4 +1,4 @@
-# Scene loader + game layer fuzzing (owner: scene). fuzz-scene in the fuzz preset
+# Scene loader + game layer fuzzing. fuzz-scene in the fuzz preset
 # (scripts/fuzz.sh seeds it from tests/fuzz/corpus/scene); in test builds the same
 # target function runs over the seed corpus and every scene in tests/scenes.
 if(ARB_BUILD_FUZZ)

@@ -1,4 +1,4 @@
-# World image fuzzing (arb_world_restore; owner: world). fuzz-world-restore in the fuzz
+# World image fuzzing (arb_world_restore). fuzz-world-restore in the fuzz
 # preset; in test builds a deterministic mutation sweep over a real image
 # (test_fuzz_world_restore: every payload byte flipped three ways with a valid checksum,
 # every truncation). Run time: about a second (release), a few seconds under ASan.

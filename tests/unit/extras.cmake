@@ -1,6 +1,6 @@
 # Physics extras (springs, joints, Verlet particles, vehicles, bullets, queries, time
 # scale; shared/src/{extras,spring,joint,joint_solver,particles,vehicle,ccd,world_query,
-# time_scale,extras_io}.c; owner: extras). Total run time in release: a few seconds.
+# time_scale,extras_io}.c). Total run time in release: a few seconds.
 arb_add_test(test_extras_physics SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extras_physics.c
              LIBS arbiter_shared m LABELS unit TIMEOUT 120)
 arb_add_test(test_extras_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extras_determinism.c

@@ -1,5 +1,5 @@
 # arb_world_def.solve_iterations / relax_iterations (solver passes per substep) and their
-# scene keys. Owner: gaps. Run time in release: well under a second.
+# scene keys. Run time in release: well under a second.
 if(TARGET arbiter_scene)
   arb_add_test(test_iterations SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_iterations.c
                LIBS arbiter_shared arbiter_scene LABELS unit TIMEOUT 60)

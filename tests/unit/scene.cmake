@@ -1,4 +1,4 @@
-# Scene loader, game rules layer and arbiter-sim (owner: scene). Total run time: a few seconds.
+# Scene loader, game rules layer and arbiter-sim. Total run time: a few seconds.
 # (The fuzz preset turns tests off but still reads the fragments: nothing to do then.)
 if(NOT ARB_BUILD_TESTS)
   return()
