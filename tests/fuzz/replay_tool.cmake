@@ -1,4 +1,4 @@
-# arbiter-replay's whole verify path (owner: replay): fuzz-replay_verify in the fuzz preset,
+# arbiter-replay's whole verify path: fuzz-replay_verify in the fuzz preset,
 # seeded by scripts/fuzz.sh from tests/fuzz/corpus/replay_verify (a small recorded session);
 # in test builds test_fuzz_replay_verify_corpus runs the target over those seeds.
 if(ARB_BUILD_FUZZ AND TARGET arbiter_replay_tool)

@@ -1,4 +1,4 @@
-# Live equals offline (owner: replay): a fresh 10 s session of arbiter-server with 4
+# Live equals offline: a fresh 10 s session of arbiter-server with 4
 # arbiter-bot clients over loopback is recorded and verified with arbiter-replay at once.
 if(ARB_BUILD_TESTS AND TARGET arbiter-replay AND TARGET arbiter-server AND TARGET arbiter-bot)
   add_test(NAME replay_live_equals_offline

@@ -1,4 +1,4 @@
-# arbiter-replay and the determinism guarantee (docs/DETERMINISM.md; owner: replay).
+# arbiter-replay and the determinism guarantee (docs/DETERMINISM.md).
 #  - replay_verify_<log>: every committed log in tests/replay/ re-simulates bit for bit.
 #  - test_replay_tool: the subcommands on logs built in memory (divergences, corruption).
 #  - replay_cli: the program on files (--help, info/dump/seek, perturbation, corrupted copies).
