@@ -32,6 +32,7 @@
 #include "world.h"
 
 #include "extras.h"  // joints: solved in the substep loop, before the contacts
+#include "softness.h"
 
 // ---- 4-lane floats ----------------------------------------------------------------------
 
@@ -101,23 +102,6 @@ static inline float f4_lane(f4 a, int i) { return a.v[i]; }
 #endif
 
 // ---- constraints ------------------------------------------------------------------------
-
-typedef struct arb__soft {
-  float bias_rate, mass_scale, impulse_scale;
-} arb__soft;
-
-static arb__soft arb__make_soft(float hertz, float zeta, float h) {
-  arb__soft s = {0.0f, 1.0f, 0.0f};
-  if (hertz == 0.0f) return s;
-  float omega = 2.0f * ARB_PI * hertz;
-  float a1 = 2.0f * zeta + h * omega;
-  float a2 = h * omega * a1;
-  float a3 = 1.0f / (1.0f + a2);
-  s.bias_rate = omega / a1;
-  s.mass_scale = a2 * a3;
-  s.impulse_scale = a3;
-  return s;
-}
 
 // One manifold point of four constraints.
 typedef struct arb__wide_point {
@@ -233,7 +217,7 @@ typedef struct arb__solver {
   float restitution_threshold;
 } arb__solver;
 
-static void arb__fill_lane(arb_world* w, arb__wide* k, int lane, int ci, arb__soft soft, arb__soft static_soft, int dummy) {
+static void arb__fill_lane(arb_world* w, arb__wide* k, int lane, int ci, arb__softness soft, arb__softness static_soft, int dummy) {
   const arb__contact* c = &w->contacts[ci];
   const arb_manifold* m = &c->manifold;
   int ia = c->body_a, ib = c->body_b;
@@ -243,7 +227,7 @@ static void arb__fill_lane(arb_world* w, arb__wide* k, int lane, int ci, arb__so
   const arb__body_state* sb = &w->states[ib];
   float ma = w->sims[ia].inv_mass, iA = w->sims[ia].inv_inertia;
   float mb = w->sims[ib].inv_mass, iB = w->sims[ib].inv_inertia;
-  arb__soft sf = (ma == 0.0f || mb == 0.0f) ? static_soft : soft;
+  arb__softness sf = (ma == 0.0f || mb == 0.0f) ? static_soft : soft;
   k->a[lane] = w->sims[ia].type == ARB_BODY_STATIC ? dummy : ia;
   k->b[lane] = w->sims[ib].type == ARB_BODY_STATIC ? dummy : ib;
   k->contact[lane] = ci;
@@ -296,7 +280,7 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
 }
 
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
-static int arb__prepare(arb_world* w, arb__solver* sv, arb__soft soft, arb__soft static_soft) {
+static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__softness static_soft) {
   int ncontacts = w->contact_count;
   sv->wides = NULL;
   sv->count = 0;
@@ -561,8 +545,8 @@ void arb__solve(arb_world* w, float dt) {
   const float h = dt / (float)substeps;
   // Contacts stiffer than a quarter of the substep rate would be under-resolved.
   float hertz = arb_minf(w->def.contact_hertz, 0.25f * (float)substeps / dt);
-  arb__soft soft = arb__make_soft(hertz, w->def.contact_damping_ratio, h);
-  arb__soft static_soft = arb__make_soft(2.0f * hertz, w->def.contact_damping_ratio, h);
+  arb__softness soft = arb__make_softness(hertz, w->def.contact_damping_ratio, h);
+  arb__softness static_soft = arb__make_softness(2.0f * hertz, w->def.contact_damping_ratio, h);
 
   arb__solver sv;
   memset(&sv, 0, sizeof sv);

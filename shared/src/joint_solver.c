@@ -10,23 +10,7 @@
 // frequency and damping ratio in both passes. The accumulated impulse is state (hashed
 // and saved) so warm starting survives save/restore.
 #include "extras.h"
-
-typedef struct arb__jsoft {
-  float bias_rate, mass_scale, impulse_scale;
-} arb__jsoft;
-
-static arb__jsoft arb__joint_soft(float hertz, float zeta, float h) {
-  arb__jsoft s = {0.0f, 1.0f, 0.0f};
-  if (hertz == 0.0f) return s;
-  float omega = 2.0f * ARB_PI * hertz;
-  float a1 = 2.0f * zeta + h * omega;
-  float a2 = h * omega * a1;
-  float a3 = 1.0f / (1.0f + a2);
-  s.bias_rate = omega / a1;
-  s.mass_scale = a2 * a3;
-  s.impulse_scale = a3;
-  return s;
-}
+#include "softness.h"
 
 // A body as the joint solver sees it: its live state, or a fixed stand-in.
 typedef struct arb__jbody {
@@ -60,7 +44,7 @@ void arb__joints_prepare(arb_world* w, float dt, float h) {
   arb__extras* x = w->extras;
   if (!x || x->joint_slots == 0) return;
   float hertz = arb_minf(w->def.contact_hertz, 0.25f * (float)w->def.substeps / dt);
-  arb__jsoft js = arb__joint_soft(2.0f * hertz, 2.0f, h);
+  arb__softness js = arb__make_softness(2.0f * hertz, 2.0f, h);
   x->joint_bias_rate = js.bias_rate;
   x->joint_mass_scale = js.mass_scale;
   x->joint_impulse_scale = js.impulse_scale;
@@ -182,7 +166,7 @@ static void arb__solve_distance(const arb__extras* x, arb__joint* j, arb__jbody*
   float c = len - j->length;
   float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
   if (j->hertz > 0.0f) {
-    arb__jsoft s = arb__joint_soft(j->hertz, j->damping_ratio, h);
+    arb__softness s = arb__make_softness(j->hertz, j->damping_ratio, h);
     bias = s.bias_rate * c;
     mass_scale = s.mass_scale;
     impulse_scale = s.impulse_scale;
