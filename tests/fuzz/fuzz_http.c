@@ -2,7 +2,7 @@
 // /metrics listener (sv_http_parse_request, the only code that reads them). The parser must
 // answer 0, 400 or 405, and on success leave a GET/HEAD method and a NUL-terminated path
 // without a query string. Built as fuzz-http in the fuzz preset; otherwise the same
-// function runs over the seed corpus (test_fuzz_http_corpus).
+// function runs over the seed corpus (test_fuzz_http_corpus, with corpus_main.c).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,35 +29,3 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   return 0;
 }
-
-#ifndef ARB_FUZZING
-// Corpus runner: each argument is a directory of inputs.
-#include <dirent.h>
-
-int main(int argc, char** argv) {
-  int files = 0;
-  for (int i = 1; i < argc; i++) {
-    DIR* d = opendir(argv[i]);
-    if (!d) {
-      fprintf(stderr, "test_fuzz_http_corpus: cannot open %s\n", argv[i]);
-      return 1;
-    }
-    struct dirent* e;
-    while ((e = readdir(d)) != NULL) {
-      if (e->d_name[0] == '.') continue;
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-      FILE* f = fopen(path, "rb");
-      if (!f) continue;
-      static uint8_t buf[1 << 16];
-      size_t n = fread(buf, 1, sizeof buf, f);
-      fclose(f);
-      LLVMFuzzerTestOneInput(buf, n);
-      files++;
-    }
-    closedir(d);
-  }
-  printf("test_fuzz_http_corpus: %d inputs, no failure\n", files);
-  return files > 0 ? 0 : 1;
-}
-#endif

@@ -12,7 +12,8 @@ foreach(name ${_arb_proto_fuzz_targets})
     target_link_options(fuzz-${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(fuzz-${name} PRIVATE arbiter_protocol)
   elseif(ARB_BUILD_TESTS)
-    add_executable(test_fuzz_${name}_corpus ${CMAKE_CURRENT_LIST_DIR}/fuzz_proto.c)
+    add_executable(test_fuzz_${name}_corpus ${CMAKE_CURRENT_LIST_DIR}/fuzz_proto.c
+                                           ${CMAKE_CURRENT_LIST_DIR}/corpus_main.c)
     target_compile_definitions(test_fuzz_${name}_corpus PRIVATE _POSIX_C_SOURCE=200809L
                                FUZZ_TARGET=${_arb_proto_fuzz_index})
     target_link_libraries(test_fuzz_${name}_corpus PRIVATE arbiter_protocol)

@@ -9,7 +9,8 @@ if(ARB_BUILD_FUZZ AND TARGET arbiter_replay_tool)
   target_link_libraries(fuzz-replay_verify PRIVATE arbiter_replay_tool)
 elseif(ARB_BUILD_TESTS AND TARGET arbiter_replay_tool)
   # Test builds: the same target function over the seed corpus.
-  add_executable(test_fuzz_replay_verify_corpus ${CMAKE_CURRENT_LIST_DIR}/../replay/fuzz_replay_verify.c)
+  add_executable(test_fuzz_replay_verify_corpus ${CMAKE_CURRENT_LIST_DIR}/../replay/fuzz_replay_verify.c
+                                               ${CMAKE_CURRENT_LIST_DIR}/corpus_main.c)
   target_compile_definitions(test_fuzz_replay_verify_corpus PRIVATE _POSIX_C_SOURCE=200809L)
   target_link_libraries(test_fuzz_replay_verify_corpus PRIVATE arbiter_replay_tool)
   add_test(NAME test_fuzz_replay_verify_corpus
