@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "determinism_check.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -126,14 +127,7 @@ static void churn_tick(arb_world* w, int tick) {
   if (tick % 50 == 0 && n > 2) arb_body_apply_linear_impulse(w, ids[2], arb_v2(0.0f, 4.0f), arb_body_get_world_center(w, ids[2]));
 }
 
-typedef struct scene_case {
-  const char* name;
-  arb_world* (*build)(void);
-  void (*tick)(arb_world* w, int tick);  // called before each step, may be NULL
-  uint64_t golden;                      // final hash after 1000 steps
-} scene_case;
-
-static const scene_case cases[] = {
+static const det_case cases[] = {
     {"pyramid", scene_pyramid, NULL, 0x08967256d8e5e588ull},
     {"rain", scene_rain, NULL, 0xabf2908bffa16343ull},
     {"churn", scene_churn, churn_tick, 0x90f173d0031fb6c0ull},
@@ -141,72 +135,9 @@ static const scene_case cases[] = {
 #define TICKS 1000
 #define SAVE_AT 300
 
-static void run(const scene_case* c, arb_world* w, int from, int to, uint64_t* hashes) {
-  for (int t = from; t < to; ++t) {
-    if (c->tick) c->tick(w, t);
-    arb_world_step(w, DT);
-    if (hashes) hashes[t] = arb_world_hash(w);
-  }
-}
-
 // ---- tests ------------------------------------------------------------------------------
 
-// One pass per scene covers the three claims with ~3.4 runs' worth of steps:
-//   A: straight run, per-tick hashes, final hash == golden;
-//   B: same scene again, per-tick hashes must equal A's (same world twice);
-//   at tick SAVE_AT B is saved and restored into a fresh world C, which must then
-//   match A tick by tick up to TICKS (restore + step == uninterrupted step), and the
-//   image restored over the finished world A must replay the same way.
-static void check_scene(const scene_case* c) {
-  uint64_t* ha = calloc(TICKS, sizeof *ha);
-  uint64_t* hb = calloc(TICKS, sizeof *hb);
-  uint64_t* hc = calloc(TICKS, sizeof *hc);
-  arb_world* a = c->build();
-  arb_world* b = c->build();
-  assert_int_equal(arb_world_hash(a), arb_world_hash(b));
-  run(c, a, 0, TICKS, ha);
-  printf("golden %-8s 0x%016llxull\n", c->name, (unsigned long long)ha[TICKS - 1]);
-  // The world keeps changing: a hash that never changes would prove nothing.
-  assert_true(ha[10] != ha[11]);
-
-  run(c, b, 0, SAVE_AT, hb);
-  int size = arb_world_save(b, NULL, 0);
-  assert_true(size > 0);
-  uint8_t* img = malloc((size_t)size);
-  assert_int_equal(arb_world_save(b, img, size), size);
-  arb_world_def wd = arb_default_world_def();
-  arb_world* cw = arb_world_create(&wd);
-  assert_int_equal(arb_world_restore(cw, img, size), 0);
-  assert_int_equal(arb_world_hash(cw), arb_world_hash(b));
-  assert_int_equal(arb_world_get_step_count(cw), SAVE_AT);
-  assert_int_equal(arb_world_get_body_count(cw), arb_world_get_body_count(b));
-  // Saving the restored world gives the same bytes.
-  uint8_t* img2 = malloc((size_t)size);
-  assert_int_equal(arb_world_save(cw, img2, size), size);
-  assert_memory_equal(img, img2, (size_t)size);
-  run(c, b, SAVE_AT, TICKS, hb);
-  run(c, cw, SAVE_AT, TICKS, hc);
-  for (int t = 0; t < TICKS; ++t) {
-    if (ha[t] != hb[t]) fail_msg("%s: two identical runs differ at tick %d", c->name, t);
-    if (t >= SAVE_AT && hc[t] != ha[t]) fail_msg("%s: restored run differs at tick %d", c->name, t);
-  }
-  // Restoring over a world that already ran (not fresh) replays the same way.
-  assert_int_equal(arb_world_restore(a, img, size), 0);
-  run(c, a, SAVE_AT, TICKS, NULL);
-  assert_int_equal(arb_world_hash(a), ha[TICKS - 1]);
-  if (ha[TICKS - 1] != c->golden) {
-    fail_msg("%s: final hash 0x%016llx, golden 0x%016llx", c->name, (unsigned long long)ha[TICKS - 1],
-             (unsigned long long)c->golden);
-  }
-  free(img);
-  free(img2);
-  free(ha);
-  free(hb);
-  free(hc);
-  arb_world_destroy(a);
-  arb_world_destroy(b);
-  arb_world_destroy(cw);
-}
+static void check_scene(const det_case* c) { det_check_case(c, DT, TICKS, SAVE_AT, NULL); }
 
 static void test_pyramid_scene(void** state) {
   (void)state;
@@ -226,7 +157,7 @@ static void test_churn_scene(void** state) {
 static void test_restore_rejects_bad_images(void** state) {
   (void)state;
   arb_world* a = scene_churn();
-  run(&cases[2], a, 0, 40, NULL);
+  det_run(&cases[2], a, DT, 0, 40, NULL);
   int size = arb_world_save(a, NULL, 0);
   uint8_t* img = malloc((size_t)size);
   assert_int_equal(arb_world_save(a, img, size), size);
