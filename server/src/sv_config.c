@@ -37,7 +37,7 @@ static const opt opts[] = {
     {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024,
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
     {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000,
-     "Simulation ticks per second. Default: the scene's tick_rate (built-in scene: 60)."},
+     "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
     {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000,
      "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
     {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0,
