@@ -5,7 +5,7 @@
 # Usage: scripts/check-determinism.sh [ROOT]   (ROOT defaults to the repository)
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-dirs=("$root/shared/src" "$root/shared/include" "$root/shared/scene/src")
+dirs=("$root/shared/src" "$root/shared/include" "$root/game/src")
 status=0
 
 report() {  # pattern, why

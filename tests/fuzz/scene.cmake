@@ -6,12 +6,12 @@ if(ARB_BUILD_FUZZ)
   target_compile_definitions(fuzz-scene PRIVATE ARB_FUZZING)
   target_compile_options(fuzz-scene PRIVATE -fsanitize=fuzzer)
   target_link_options(fuzz-scene PRIVATE -fsanitize=fuzzer,address,undefined)
-  target_link_libraries(fuzz-scene PRIVATE arbiter_scene)
+  target_link_libraries(fuzz-scene PRIVATE arbiter_game)
 elseif(ARB_BUILD_TESTS)
   add_executable(test_fuzz_scene_corpus ${CMAKE_CURRENT_LIST_DIR}/fuzz_scene.c
                                         ${CMAKE_CURRENT_LIST_DIR}/corpus_main.c)
   target_compile_definitions(test_fuzz_scene_corpus PRIVATE _POSIX_C_SOURCE=200809L)
-  target_link_libraries(test_fuzz_scene_corpus PRIVATE arbiter_scene)
+  target_link_libraries(test_fuzz_scene_corpus PRIVATE arbiter_game)
   add_test(NAME test_fuzz_scene_corpus
            COMMAND test_fuzz_scene_corpus ${CMAKE_CURRENT_LIST_DIR}/corpus/scene
                    ${CMAKE_CURRENT_LIST_DIR}/../scenes)

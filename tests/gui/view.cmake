@@ -6,10 +6,10 @@ if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without Arbite
 endif()
 
 # The replay driver has no SDL in it: its test runs everywhere (label unit).
-if(TARGET arbiter_scene AND TARGET arbiter_protocol)
+if(TARGET arbiter_game AND TARGET arbiter_protocol)
   arb_add_test(test_view_replay
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view_replay.c ${PROJECT_SOURCE_DIR}/client/view/view_replay.c
-    LIBS arbiter_scene arbiter_protocol arbiter_shared
+    LIBS arbiter_game arbiter_protocol arbiter_shared
     INCLUDES ${PROJECT_SOURCE_DIR}/client/view
     LABELS unit TIMEOUT 60
     ARGS ${CMAKE_CURRENT_BINARY_DIR})

@@ -1,7 +1,7 @@
 # Integration tests of arbiter-server (docs/SERVER.md): real server processes on
 # 127.0.0.1 with ephemeral ports, driven by the small protocol client in testclient.c.
 # All SERIAL (they measure rates and use sockets); total about 45 s in release.
-if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_scene)
+if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c)
   target_include_directories(arbiter_testclient PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
@@ -13,7 +13,7 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_scene)
     endif()
     arb_add_test(test_server_${t}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c
-      LIBS arbiter_testclient arbiter_scene arbiter_protocol arbiter_shared arb::enet
+      LIBS arbiter_testclient arbiter_game arbiter_protocol arbiter_shared arb::enet
       LABELS integration SERIAL TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server>)
   endforeach()

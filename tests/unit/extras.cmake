@@ -7,8 +7,8 @@ arb_add_test(test_extras_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extr
              LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120
              INCLUDES ${XXHASH_INCLUDE_DIRS})
 # Scene keys of the extras and the vehicle avatar (needs the scene library).
-if(TARGET arbiter_scene)
+if(TARGET arbiter_game)
   arb_add_test(test_extras_scene SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_extras_scene.c
-               LIBS arbiter_scene LABELS "unit;determinism" TIMEOUT 60)
+               LIBS arbiter_game LABELS "unit;determinism" TIMEOUT 60)
   target_compile_definitions(test_extras_scene PRIVATE ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes")
 endif()

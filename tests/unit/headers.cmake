@@ -2,7 +2,7 @@
 # and C-only constructs). One translation unit per header and language, all in one program.
 file(GLOB ARB_PUBLIC_HEADERS CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/shared/include/arbiter/*.h
-     ${PROJECT_SOURCE_DIR}/shared/scene/include/arbiter/*.h
+     ${PROJECT_SOURCE_DIR}/game/include/arbiter/*.h
      ${PROJECT_SOURCE_DIR}/protocol/include/arbiter/*.h
      ${PROJECT_SOURCE_DIR}/client/include/arbiter/*.h)
 set(header_tus "")
@@ -20,7 +20,7 @@ endforeach()
 file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/headers/main.c CONTENT
      "int main(void) { return 0; }\n")
 add_executable(test_headers ${CMAKE_CURRENT_BINARY_DIR}/headers/main.c ${header_tus})
-foreach(dir shared/include shared/scene/include protocol/include client/include)
+foreach(dir shared/include game/include protocol/include client/include)
   target_include_directories(test_headers PRIVATE ${PROJECT_SOURCE_DIR}/${dir})
 endforeach()
 target_include_directories(test_headers PRIVATE ${ENET_INCLUDE_DIRS} ${LIBUV_INCLUDE_DIRS})

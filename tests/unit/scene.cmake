@@ -4,12 +4,12 @@ if(NOT ARB_BUILD_TESTS)
   return()
 endif()
 arb_add_test(test_scene SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_scene.c
-             LIBS arbiter_scene LABELS unit TIMEOUT 60)
+             LIBS arbiter_game LABELS unit TIMEOUT 60)
 target_compile_definitions(test_scene PRIVATE
   ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes"
-  ARB_DEFAULT_SCENE_FILE="${PROJECT_SOURCE_DIR}/shared/scene/default_scene.json")
+  ARB_DEFAULT_SCENE_FILE="${PROJECT_SOURCE_DIR}/game/default_scene.json")
 arb_add_test(test_game SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_game.c
-             LIBS arbiter_scene LABELS unit determinism TIMEOUT 60)
+             LIBS arbiter_game LABELS unit determinism TIMEOUT 60)
 target_compile_definitions(test_game PRIVATE ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes")
 # arbiter-sim: golden final hashes of tests/scenes/*.json, exit status 2 on bad input.
 if(TARGET arbiter-sim)

@@ -1,4 +1,4 @@
-// Private to libarbiter_scene: the parsed scene. A scene is immutable after loading; the
+// Private to libarbiter_game: the parsed scene. A scene is immutable after loading; the
 // world, the game and the tools only read it through scene.h.
 #pragma once
 
@@ -29,5 +29,5 @@ struct arb_scene {
   struct arb_scene_extras* extras;  ///< springs, joints, particles, vehicles (scene_extras.c)
 };
 
-/// The built-in scene's text (generated from shared/scene/default_scene.json).
+/// The built-in scene's text (generated from game/default_scene.json).
 const char* arb__default_scene_text(size_t* len);

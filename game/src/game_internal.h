@@ -1,4 +1,4 @@
-// Private to libarbiter_scene: the game's state. Everything here that changes during a
+// Private to libarbiter_game: the game's state. Everything here that changes during a
 // game is part of arb_game_hash and of the save image (game.c, write_state).
 #pragma once
 

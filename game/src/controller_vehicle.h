@@ -1,4 +1,4 @@
-// Private to libarbiter_scene: the vehicle avatar controller (controller_vehicle.c).
+// Private to libarbiter_game: the vehicle avatar controller (controller_vehicle.c).
 #pragma once
 
 #include "game_internal.h"

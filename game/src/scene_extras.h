@@ -1,4 +1,4 @@
-// Private to libarbiter_scene: the physics-extras sections of a scene (`springs`,
+// Private to libarbiter_game: the physics-extras sections of a scene (`springs`,
 // `joints`, `particles`, `constraints`, `constraint_iterations`, `vehicles`) and the
 // vehicle avatar template. Parsed by scene_extras.c, built into a world after the bodies.
 #pragma once
