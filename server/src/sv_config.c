@@ -13,7 +13,7 @@
 #define ARB_BUILD_ID "arbiter-unknown"
 #endif
 
-typedef enum opt_kind { OPT_INT, OPT_FLOAT, OPT_STR, OPT_LEVEL, OPT_FORMAT, OPT_U64 } opt_kind;
+typedef enum opt_kind { OPT_INT, OPT_FLOAT, OPT_STR, OPT_LEVEL, OPT_FORMAT, OPT_U64, OPT_BOOL } opt_kind;
 
 typedef struct opt {
   const char* flag;  ///< without leading "--"
@@ -70,6 +70,22 @@ static const opt opts[] = {
      "Ticks run in one wake-up before the rest of the lag is dropped. Default 5."},
     {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000,
      "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = none. Default 600."},
+    {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0, 0, 604800,
+     "End the match S seconds after it started (first join or allocation), then exit 0; 0 = no limit (default)."},
+    {"exit-when-empty", "ARBITER_EXIT_WHEN_EMPTY", "S", OPT_INT, OFF(exit_when_empty_s), 0, 0, 604800,
+     "End the match when nobody has been in it for S seconds (after the last player left, or nobody joined within S of the allocation); 0 = never (default)."},
+    {"drain-timeout", "ARBITER_DRAIN_TIMEOUT", "S", OPT_INT, OFF(drain_timeout_s), 0, 0, 604800,
+     "A drain (SIGUSR1, POST /admin/drain) ends the match after at most S seconds even if players remain. Default 60."},
+    {"agones", "ARBITER_AGONES", "", OPT_BOOL, OFF(agones), 0, 0, 0,
+     "Report to the Agones SDK server: ready, health, labels, players, shutdown; watch for the allocation. Default off."},
+    {"agones-sdk-port", "AGONES_SDK_HTTP_PORT", "N", OPT_INT, OFF(agones_sdk_port), 0, 1, 65535,
+     "REST port of the Agones SDK server on localhost (Agones sets the variable). Default 9358."},
+    {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100, 600000,
+     "With --agones: a health ping every MS, sent from the tick (a stuck tick stops them). Default 2000."},
+    {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0,
+     "File holding the bearer token for the operator endpoints (POST /admin/drain); unset = those endpoints are off."},
+    {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000,
+     "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 
@@ -93,6 +109,9 @@ sv_config sv_default_config(void) {
   c.strike_limit = 10;
   c.max_catchup_ticks = 5;
   c.checkpoint_every = 600;
+  c.drain_timeout_s = 60;
+  c.agones_sdk_port = 9358;
+  c.agones_health_ms = 2000;
   return c;
 }
 
@@ -105,13 +124,14 @@ void sv_config_print_help(FILE* out, const char* prog) {
           prog);
   for (int i = 0; i < OPT_COUNT; ++i) {
     char left[64];
-    snprintf(left, sizeof left, "--%s %s", opts[i].flag, opts[i].metavar);
+    snprintf(left, sizeof left, opts[i].metavar[0] ? "--%s %s" : "--%s", opts[i].flag, opts[i].metavar);
     fprintf(out, "  %-28s %s\n  %-28s [env %s]\n", left, opts[i].help, "", opts[i].env);
   }
   fprintf(out,
           "  %-28s Show this help and exit.\n"
           "  %-28s Show the build id and exit.\n\n"
-          "Signals: SIGINT/SIGTERM stop the server cleanly (clients are told, the log is closed).\n"
+          "Signals: SIGINT/SIGTERM stop the server cleanly (clients are told, the log is closed);\n"
+          "SIGUSR1 drains it (no new players; the match finishes, then the server exits 0).\n"
           "Exit status: 0 clean stop, 1 runtime failure, 2 invalid configuration.\n",
           "--help", "--version");
 }
@@ -169,6 +189,15 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
       if (sv_log_parse_level(value, (sv_log_level*)base) != 0)
         return fail(err, cap, "%s: \"%s\" is not one of error, warn, info, debug", source, value);
       return 0;
+    case OPT_BOOL:
+      if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "on") == 0)
+        *(bool*)base = true;
+      else if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0 || strcmp(value, "no") == 0 ||
+               strcmp(value, "off") == 0)
+        *(bool*)base = false;
+      else
+        return fail(err, cap, "%s: \"%s\" is not one of 1, 0, true, false, yes, no, on, off", source, value);
+      return 0;
     case OPT_FORMAT:
       if (sv_log_parse_format(value, (sv_log_format*)base) != 0)
         return fail(err, cap, "%s: \"%s\" is not one of text, json", source, value);
@@ -215,6 +244,8 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
     const char* value;
     if (eq) {
       value = eq + 1;
+    } else if (opts[found].kind == OPT_BOOL) {
+      value = "1";  // a switch: given means on
     } else {
       if (a + 1 >= argc) return fail(err, err_cap, "--%s needs a value (%s)", opts[found].flag, opts[found].metavar);
       value = argv[++a];

@@ -30,6 +30,14 @@ typedef struct sv_config {
   int strike_limit;        ///< malformed messages before a kick; default 10
   int max_catchup_ticks;   ///< ticks run per wake before lag is dropped; default 5
   int checkpoint_every;    ///< ticks between replay-log checkpoints; 0 = none; default 600
+  int match_max_duration_s;  ///< seconds from allocation to the end of the match; 0 = no limit
+  int exit_when_empty_s;     ///< end an allocated match empty this long; 0 = never
+  int drain_timeout_s;       ///< a drain ends the match after this even with players; default 60
+  bool agones;               ///< talk to the Agones SDK server
+  int agones_sdk_port;       ///< its REST port on localhost (AGONES_SDK_HTTP_PORT); default 9358
+  int agones_health_ms;      ///< health ping period, from the tick; default 2000
+  char admin_token[1024];    ///< file holding the operator bearer token; "" = operator endpoints off
+  int test_stall_after_ms;   ///< testing only: stop ticking this long after start; 0 = off
 } sv_config;
 
 sv_config sv_default_config(void);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct http_conn {
   struct http_conn *prev, *next;  ///< in sv_http.conn_list, so a stop can close them all
@@ -46,6 +47,8 @@ static void on_written(uv_write_t* req, int status) {
 static const char* reason_phrase(int status) {
   switch (status) {
     case 200: return "OK";
+    case 202: return "Accepted";
+    case 401: return "Unauthorized";
     case 400: return "Bad Request";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
@@ -80,6 +83,35 @@ static void respond_text(http_conn* c, int status, const char* text) {
   respond(c, status, "text/plain; charset=utf-8", text, strlen(text), false);
 }
 
+// Value of header `name` (case-insensitive) with surrounding blanks removed; "" when absent,
+// repeated or longer than cap - 1 (a header we cannot hold whole is not acted on).
+static void find_header(const char* header, const char* name, char* out, size_t cap) {
+  out[0] = '\0';
+  size_t name_len = strlen(name);
+  int found = 0;
+  const char* line = strchr(header, '\n');
+  while (line != NULL) {
+    ++line;
+    if (*line == '\r' || *line == '\n' || *line == '\0') break;  // end of the header block
+    const char* end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (len > name_len && strncasecmp(line, name, name_len) == 0 && line[name_len] == ':') {
+      const char* v = line + name_len + 1;
+      const char* v_end = line + len;
+      while (v < v_end && (*v == ' ' || *v == '\t')) ++v;
+      while (v_end > v && (v_end[-1] == '\r' || v_end[-1] == ' ' || v_end[-1] == '\t')) --v_end;
+      size_t n = (size_t)(v_end - v);
+      if (++found > 1 || n >= cap) {
+        out[0] = '\0';
+        return;
+      }
+      memcpy(out, v, n);
+      out[n] = '\0';
+    }
+    line = end;
+  }
+}
+
 int sv_http_parse_request(const char* header, sv_http_request* out) {
   memset(out, 0, sizeof *out);
   // Request line: METHOD SP TARGET SP HTTP/x.y (widths bound every copy).
@@ -87,9 +119,10 @@ int sv_http_parse_request(const char* header, sv_http_request* out) {
   if (sscanf(header, "%7s %511s %15s", out->method, out->path, version) != 3 || strncmp(version, "HTTP/1.", 7) != 0)
     return 400;
   out->head = strcmp(out->method, "HEAD") == 0;
-  if (!out->head && strcmp(out->method, "GET") != 0) return 405;
+  if (!out->head && strcmp(out->method, "GET") != 0 && strcmp(out->method, "POST") != 0) return 405;
   char* q = strchr(out->path, '?');
   if (q) *q = '\0';
+  find_header(header, "Authorization", out->authorization, sizeof out->authorization);
   return 0;
 }
 
@@ -101,7 +134,7 @@ static void handle_request(http_conn* c) {
     return;
   }
   if (bad != 0) {
-    respond_text(c, 405, "only GET and HEAD\n");
+    respond_text(c, 405, "only GET, HEAD and POST\n");
     return;
   }
   char* body = malloc(SV_HTTP_MAX_BODY);
@@ -110,7 +143,7 @@ static void handle_request(http_conn* c) {
     return;
   }
   sv_http_reply reply = {404, "text/plain; charset=utf-8", body, 0};
-  c->server->handler(c->server->user, req.path, &reply);
+  c->server->handler(c->server->user, &req, &reply);
   if (reply.body_len > SV_HTTP_MAX_BODY) reply.body_len = SV_HTTP_MAX_BODY;
   c->server->requests++;
   respond(c, reply.status, reply.content_type, body, reply.body_len, req.head);

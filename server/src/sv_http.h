@@ -3,7 +3,8 @@
 // One request per connection (Connection: close). Requests are cut off when the header
 // exceeds SV_HTTP_MAX_REQUEST bytes (431) or does not arrive within SV_HTTP_TIMEOUT_MS
 // (connection closed); at most SV_HTTP_MAX_CONNS connections are open at once (more are
-// closed on accept). Only GET and HEAD; the handler decides status and body.
+// closed on accept). GET and HEAD, and POST for the operator endpoints (a request body is
+// not read); the handler decides status and body.
 #pragma once
 
 #include <stdbool.h>
@@ -22,19 +23,23 @@ typedef struct sv_http_reply {
   size_t body_len;
 } sv_http_reply;
 
-/// The parts of a request line the server uses.
+#define SV_HTTP_MAX_AUTH 512
+
+/// The parts of a request the server uses.
 typedef struct sv_http_request {
   char method[8];
   char path[512];  ///< query string removed
   bool head;       ///< HEAD: answer without a body
+  char authorization[SV_HTTP_MAX_AUTH];  ///< the Authorization header's value, "" if absent or too long
 } sv_http_request;
 
-/// Parse the request line of a NUL-terminated request header (untrusted bytes). Returns 0,
-/// or the HTTP status to answer with: 400 (not "METHOD TARGET HTTP/1.x"), 405 (not GET/HEAD).
+/// Parse the request line and the headers the server uses from a NUL-terminated request
+/// header (untrusted bytes). Returns 0, or the HTTP status to answer with: 400 (not
+/// "METHOD TARGET HTTP/1.x"), 405 (not GET/HEAD/POST).
 int sv_http_parse_request(const char* header, sv_http_request* out);
 
-/// Fill reply for GET `path` (query string removed). Runs on the loop thread.
-typedef void sv_http_handler(void* user, const char* path, sv_http_reply* reply);
+/// Fill reply for a request. Runs on the loop thread.
+typedef void sv_http_handler(void* user, const sv_http_request* req, sv_http_reply* reply);
 
 typedef struct sv_http {
   uv_tcp_t listener;

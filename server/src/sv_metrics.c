@@ -1,6 +1,8 @@
 // Prometheus text rendering of the server metrics (names listed in docs/SERVER.md).
 #include "sv_metrics.h"
 
+#include "sv_match.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +127,17 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   counter(&o, "arbiter_recording_bytes_total", "Bytes appended to the replay log.", m->recording_bytes_total);
   counter(&o, "arbiter_recording_errors_total", "Replay log write errors.", m->recording_errors_total);
   counter(&o, "arbiter_http_requests_total", "HTTP requests answered.", m->http_requests_total);
+  outf(&o, "# HELP arbiter_match_state Match lifecycle state: 1 for the current one.\n"
+           "# TYPE arbiter_match_state gauge\n");
+  for (int i = 0; i < SV_MATCH_STATE_COUNT; ++i)
+    outf(&o, "arbiter_match_state{state=\"%s\"} %d\n", sv_match_state_name((sv_match_state)i), m->match_state == i);
+  counter(&o, "arbiter_agones_calls_total", "Agones SDK calls made.", m->agones_calls_total);
+  counter(&o, "arbiter_agones_errors_total", "Agones SDK calls that failed or were refused.", m->agones_errors_total);
+  outf(&o, "# HELP arbiter_admin_requests_total Operator (bearer token) requests, by result.\n"
+           "# TYPE arbiter_admin_requests_total counter\n"
+           "arbiter_admin_requests_total{result=\"refused\"} %" PRIu64 "\n"
+           "arbiter_admin_requests_total{result=\"accepted\"} %" PRIu64 "\n",
+       m->admin_requests_total[0], m->admin_requests_total[1]);
   gauge(&o, "arbiter_start_time_seconds", "Unix time the server started.", (double)m->start_unix_seconds);
   return o.overflow ? -1 : (int)o.len;
 }

@@ -57,6 +57,10 @@ typedef struct sv_metrics {
   uint64_t recording_bytes_total;   ///< bytes appended to the replay log
   uint64_t recording_errors_total;
   uint64_t http_requests_total;
+  int match_state;                  ///< sv_match_state
+  uint64_t agones_calls_total;      ///< Agones SDK calls answered (any status) or given up
+  uint64_t agones_errors_total;     ///< Agones SDK calls that failed for good or were refused
+  uint64_t admin_requests_total[2]; ///< operator requests: [0] refused (token), [1] accepted
   double tick_rate_hz;              ///< configured
   uint64_t tick;                    ///< current simulation tick
   uint64_t start_unix_seconds;

@@ -1,6 +1,8 @@
 // The server context: init/shutdown, the tick, recording, snapshots, HTTP handler.
 #include "sv_server.h"
 
+#include "sv_admin.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +310,7 @@ static void sv_tick(void* user) {
            SV_LU("overruns", s->metrics.tick_overruns_total), SV_LX("hash", s->last_hash));
   }
   if (s->on_tick_done) s->on_tick_done(s->on_tick_user, tick, t1 - t0, cpu);
+  sv_lifecycle_after_tick(s, rec, t1);
 }
 
 // Logged once per lag episode (at most every 5 s while it lasts); every skipped tick is counted.
@@ -326,16 +329,25 @@ static void on_lag(void* user, uint64_t skipped) {
 
 // ---- HTTP ------------------------------------------------------------------------------
 
-static void on_http(void* user, const char* path, sv_http_reply* reply) {
+static void on_http(void* user, const sv_http_request* req, sv_http_reply* reply) {
   sv_server* s = user;
   s->metrics.http_requests_total++;
+  if (sv_admin_handle(s, req, reply)) return;
+  if (strcmp(req->method, "POST") == 0) {
+    reply->status = 405;
+    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "only GET and HEAD here\n");
+    return;
+  }
+  const char* path = req->path;
   if (strcmp(path, "/healthz") == 0) {
     bool ok = !s->stopping && sv_ticker_healthy(&s->ticker, SV_HEALTH_WINDOW_NS);
     reply->status = ok ? 200 : 503;
-    int n = snprintf(reply->body, SV_HTTP_MAX_BODY, "%s tick=%llu clients=%lld\n", ok ? "ok" : "lagging",
-                     (unsigned long long)s->metrics.tick, (long long)s->metrics.clients_connected);
-    if (s->stopping) n = snprintf(reply->body, SV_HTTP_MAX_BODY, "stopping\n");
-    reply->body_len = (size_t)n;
+    reply->content_type = "application/json";
+    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY,
+                                       "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld}\n",
+                                       s->stopping ? "stopping" : (ok ? "ok" : "lagging"),
+                                       sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
+                                       (long long)s->metrics.clients_connected);
   } else if (strcmp(path, "/metrics") == 0) {
     int n = sv_metrics_render(&s->metrics, reply->body, SV_HTTP_MAX_BODY);
     if (n < 0) {
@@ -384,6 +396,7 @@ void sv_server_stop(sv_server* s, const char* why) {
   s->stopping = true;
   // Signals arrive between ticks, so the last tick is complete here.
   sv_ticker_stop(&s->ticker);
+  sv_lifecycle_stop(s);
   SV_LOG(&s->log, SV_LOG_INFO, "server_stopping", SV_LS("why", why), SV_LU("tick", s->metrics.tick),
          SV_LI("clients", s->metrics.clients_connected));
   for (int i = 0; i < s->peer_capacity; ++i) {
@@ -531,6 +544,7 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
 
   s->last_stats_ns = uv_hrtime();
   sv_ticker_start(&s->ticker);
+  if (sv_lifecycle_start(s, err, err_cap) != 0) return SV_INIT_BAD_CONFIG;
   SV_LOG(&s->log, SV_LOG_INFO, "server_started", SV_LS("build", ARB_BUILD_ID), SV_LS("bind", cfg->bind),
          SV_LI("port", s->net.port), SV_LI("http_port", s->http_on ? s->http.port : 0),
          SV_LS("scene", arb_scene_get_name(s->scene)), SV_LX("scene_hash", arb_scene_get_hash(s->scene)),

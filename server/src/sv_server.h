@@ -22,6 +22,7 @@
 #include "sv_config.h"
 #include "sv_http.h"
 #include "sv_input.h"
+#include "sv_lifecycle.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
 #include "sv_net.h"
@@ -70,6 +71,7 @@ typedef struct sv_server {
   sv_http http;
   bool http_on;
   sv_ticker ticker;
+  sv_lifecycle life;         ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
   uv_signal_t sig_int, sig_term;
   uv_timer_t grace_timer;    ///< shutdown: lets the goodbyes go out
   bool grace_open;

@@ -159,6 +159,10 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     strike(s, ss, SV_REJECT_UNEXPECTED, "hello: unknown avatar_kind");
     return;
   }
+  if (!sv_lifecycle_accepting(s)) {
+    reject(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server draining: no new players");
+    return;
+  }
   if (s->active_count >= s->cfg.max_clients) {
     reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
     return;
