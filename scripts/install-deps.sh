@@ -14,6 +14,7 @@ core_pkgs=(
 build_pkgs=("${core_pkgs[@]}"
   libcmocka-dev clang libclang-rt-14-dev
   libsdl2-dev zlib1g-dev
+  python3 python3-yaml  # lifecycle/Agones test drivers, the docker/k8s manifest check
 )
 bench_pkgs=(libchipmunk-dev libbox2d-dev)
 docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)

@@ -1,6 +1,6 @@
 // Fuzz target: any bytes as the header of an HTTP request to the server's /healthz and
 // /metrics listener (sv_http_parse_request, the only code that reads them). The parser must
-// answer 0, 400 or 405, and on success leave a GET/HEAD method and a NUL-terminated path
+// answer 0, 400 or 405, and on success leave a GET/HEAD/POST method and a NUL-terminated path
 // without a query string. Built as fuzz-http in the fuzz preset; otherwise the same
 // function runs over the seed corpus (test_fuzz_http_corpus, with corpus_main.c).
 #include <stdint.h>
@@ -23,8 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rc != 0 && rc != 400 && rc != 405) abort();
   if (memchr(req.method, '\0', sizeof req.method) == NULL) abort();
   if (memchr(req.path, '\0', sizeof req.path) == NULL) abort();
+  if (memchr(req.authorization, '\0', sizeof req.authorization) == NULL) abort();
   if (rc == 0) {
-    if (strcmp(req.method, req.head ? "HEAD" : "GET") != 0) abort();
+    if (req.head ? strcmp(req.method, "HEAD") != 0 : (strcmp(req.method, "GET") != 0 && strcmp(req.method, "POST") != 0))
+      abort();
     if (strchr(req.path, '?') != NULL) abort();
   }
   return 0;

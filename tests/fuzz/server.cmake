@@ -1,18 +1,23 @@
-# The server's HTTP request parser (untrusted TCP bytes). fuzz-http in the fuzz preset
-# (scripts/fuzz.sh seeds it from tests/fuzz/corpus/http); in test builds the same
-# function runs over the seed corpus.
+# The server's HTTP request parser (untrusted TCP bytes) and what its Agones SDK client
+# reads back (HTTP responses, GameServer JSON). fuzz-http / fuzz-agones-response in the fuzz
+# preset (scripts/fuzz.sh seeds them from tests/fuzz/corpus/http, corpus/agones-response);
+# in test builds the same functions run over the seed corpora.
 if(TARGET arbiter_server)
-  if(ARB_BUILD_FUZZ)
-    add_executable(fuzz-http ${CMAKE_CURRENT_LIST_DIR}/fuzz_http.c)
-    target_compile_definitions(fuzz-http PRIVATE ARB_FUZZING)
-    target_compile_options(fuzz-http PRIVATE -fsanitize=fuzzer)
-    target_link_options(fuzz-http PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz-http PRIVATE arbiter_server)
-  elseif(ARB_BUILD_TESTS)
-    add_executable(test_fuzz_http_corpus ${CMAKE_CURRENT_LIST_DIR}/fuzz_http.c
-                                       ${CMAKE_CURRENT_LIST_DIR}/corpus_main.c)
-    target_link_libraries(test_fuzz_http_corpus PRIVATE arbiter_server)
-    add_test(NAME test_fuzz_http_corpus COMMAND test_fuzz_http_corpus ${CMAKE_CURRENT_LIST_DIR}/corpus/http)
-    set_tests_properties(test_fuzz_http_corpus PROPERTIES LABELS "unit;fuzz" TIMEOUT 60)
-  endif()
+  foreach(pair "http;http" "agones-response;agones_response")
+    list(GET pair 0 name)
+    list(GET pair 1 stem)
+    if(ARB_BUILD_FUZZ)
+      add_executable(fuzz-${name} ${CMAKE_CURRENT_LIST_DIR}/fuzz_${stem}.c)
+      target_compile_definitions(fuzz-${name} PRIVATE ARB_FUZZING)
+      target_compile_options(fuzz-${name} PRIVATE -fsanitize=fuzzer)
+      target_link_options(fuzz-${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+      target_link_libraries(fuzz-${name} PRIVATE arbiter_server)
+    elseif(ARB_BUILD_TESTS)
+      add_executable(test_fuzz_${stem}_corpus ${CMAKE_CURRENT_LIST_DIR}/fuzz_${stem}.c
+                                               ${CMAKE_CURRENT_LIST_DIR}/corpus_main.c)
+      target_link_libraries(test_fuzz_${stem}_corpus PRIVATE arbiter_server)
+      add_test(NAME test_fuzz_${stem}_corpus COMMAND test_fuzz_${stem}_corpus ${CMAKE_CURRENT_LIST_DIR}/corpus/${name})
+      set_tests_properties(test_fuzz_${stem}_corpus PROPERTIES LABELS "unit;fuzz" TIMEOUT 60)
+    endif()
+  endforeach()
 endif()

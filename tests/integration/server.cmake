@@ -23,3 +23,26 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
       LIBS arbiter_server LABELS integration TIMEOUT 60)
   endif()
 endif()
+
+# Match lifecycle, Agones (against tests/integration/fake_agones_sdk.py, no Kubernetes) and
+# four servers at once: python3 drivers around real arbiter-server, arbiter-bot and
+# arbiter-replay processes on 127.0.0.1 (about 30 s together). The Kubernetes manifests in
+# docker/k8s are checked against the Agones CRD field names and types (python3-yaml).
+if(ARB_BUILD_TESTS AND TARGET arbiter-server)
+  find_program(ARB_PYTHON3 python3 REQUIRED)
+  if(TARGET arbiter-bot AND TARGET arbiter-replay)
+    foreach(t agones lifecycle fleet)
+      add_test(NAME test_server_${t}
+               COMMAND ${ARB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.py $<TARGET_FILE_DIR:arbiter-server>)
+      set_tests_properties(test_server_${t} PROPERTIES LABELS integration TIMEOUT 180 RUN_SERIAL TRUE)
+    endforeach()
+  endif()
+  add_test(NAME test_k8s_manifests
+           COMMAND ${ARB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_k8s_manifests.py ${PROJECT_SOURCE_DIR}/docker/k8s
+                   $<TARGET_FILE:arbiter-server>)
+  set_tests_properties(test_k8s_manifests PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+if(TARGET arbiter_server AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_lifecycle_units.c)
+  arb_add_test(test_server_lifecycle_units SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_lifecycle_units.c
+    LIBS arbiter_server LABELS unit TIMEOUT 60)
+endif()

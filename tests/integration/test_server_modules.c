@@ -165,7 +165,8 @@ static void test_server_http_request_parser(void** state) {
   assert_false(r.head);
   assert_int_equal(sv_http_parse_request("HEAD /healthz HTTP/1.0\r\n\r\n", &r), 0);
   assert_true(r.head);
-  assert_int_equal(sv_http_parse_request("POST / HTTP/1.1\r\n\r\n", &r), 405);
+  assert_int_equal(sv_http_parse_request("PUT / HTTP/1.1\r\n\r\n", &r), 405);
+  assert_int_equal(sv_http_parse_request("POST /admin/drain HTTP/1.1\r\n\r\n", &r), 0);
   assert_int_equal(sv_http_parse_request("GET /\r\n\r\n", &r), 400);
   assert_int_equal(sv_http_parse_request("GET / SPDY/3\r\n\r\n", &r), 400);
   assert_int_equal(sv_http_parse_request("", &r), 400);
