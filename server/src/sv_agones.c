@@ -254,6 +254,25 @@ void sv_agones_ready(sv_agones* a, const char* scene, const char* build) {
   start_watch(a);
 }
 
+void sv_agones_set_annotation(sv_agones* a, const char* key, const char* value) {
+  char body[sizeof a->queue[0].body];
+  size_t n = (size_t)snprintf(body, sizeof body, "{\"key\":\"%s\",\"value\":\"", key);
+  const char* p = value;
+  // Each character takes at most 6 bytes escaped; keep room for the closing "} and NUL.
+  for (; *p && n + 6 + 3 <= sizeof body; ++p) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\') n += (size_t)snprintf(body + n, sizeof body - n, "\\%c", c);
+    else if (c < 0x20) n += (size_t)snprintf(body + n, sizeof body - n, "\\u%04x", c);
+    else body[n++] = (char)c;
+  }
+  if (*p != '\0') {  // only whole values
+    SV_LOG(a->log, SV_LOG_WARN, "agones_annotation_skipped", SV_LS("key", key), SV_LS("why", "value too long"));
+    return;
+  }
+  memcpy(body + n, "\"}", 3);
+  enqueue(a, "PUT", "/metadata/annotation", body);
+}
+
 void sv_agones_health(sv_agones* a, uint64_t now_ns) {
   if (a->closed || a->shutting_down || a->health_queued) return;
   if (a->last_health_ns != 0 && now_ns - a->last_health_ns < a->health_period_ns) return;

@@ -2,7 +2,7 @@
 // gateway on http://localhost:$AGONES_SDK_HTTP_PORT (Agones' "REST Game Server Client API"):
 //
 //   POST /ready, /health, /allocate, /shutdown           body {}
-//   PUT  /metadata/label                                 {"key": K, "value": V}
+//   PUT  /metadata/label, /metadata/annotation           {"key": K, "value": V}
 //   GET  /gameserver, GET /watch/gameserver              GameServer JSON; the watch streams
 //                                                        one {"result": GameServer} per line
 //   POST /alpha/player/connect, /alpha/player/disconnect {"playerID": ID}  (player tracking)
@@ -82,6 +82,10 @@ int sv_agones_init(sv_agones* a, uv_loop_t* loop, int port, uint32_t health_ms, 
                    sv_agones_gameserver_fn* on_gameserver, void* user);
 /// The server is ready: POST /ready, set the labels, read the GameServer and start watching it.
 void sv_agones_ready(sv_agones* a, const char* scene, const char* build);
+/// PUT /metadata/annotation: Agones stores it as agones.dev/sdk-<key> on the GameServer.
+/// Quotes, backslashes and control characters in the value are JSON-escaped; a value that
+/// does not fit a call (about 100 bytes) is not sent.
+void sv_agones_set_annotation(sv_agones* a, const char* key, const char* value);
 /// From the tick: POST /health when the last ping is health_ms old.
 void sv_agones_health(sv_agones* a, uint64_t now_ns);
 /// POST /allocate: mark the GameServer Allocated ourselves (a player joined without a

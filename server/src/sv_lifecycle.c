@@ -113,6 +113,11 @@ int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
                    &s->metrics, on_gameserver, s);
     l->agones_on = true;
     sv_agones_ready(&l->agones, arb_scene_get_name(s->scene), ARB_BUILD_ID);
+    // Which file holds this GameServer's match (the name only; the directory is the pod's).
+    if (s->recording) {
+      const char* slash = strrchr(s->record.path, '/');
+      sv_agones_set_annotation(&l->agones, "recording", slash ? slash + 1 : s->record.path);
+    }
   }
   SV_LOG(&s->log, SV_LOG_INFO, "match_ready", SV_LI("max_duration_s", s->cfg.match_max_duration_s),
          SV_LI("exit_when_empty_s", s->cfg.exit_when_empty_s), SV_LI("agones", s->cfg.agones ? 1 : 0),

@@ -41,6 +41,8 @@ def test_agones_match(work):
         keys = {c["body"]["key"]: c["body"]["value"] for c in labels}
         assert keys.get("scene") == "default-arena" and keys.get("build"), keys
         assert all(c["status"] == 200 for c in labels), labels
+        ann = fake.wait_call("/metadata/annotation", 5)
+        assert ann[0]["body"] == {"key": "recording", "value": "match.arbrec"}, ann
 
         # The allocation arrives through the watch, with the match parameters.
         allocated = srv.wait_event("match_allocated", 10, source="agones")
