@@ -25,13 +25,16 @@ int sv_admin_load_token(const char* path, char* out, size_t cap, char* err, size
   size_t len = strcspn(buf, "\r\n");
   buf[len] = '\0';
   if (len < TOKEN_MIN || len > TOKEN_MAX || len + 1 > cap) {
-    snprintf(err, err_cap, "--admin-token: the token in \"%s\" must be %d..%d characters on the first line (found %zu)",
+    snprintf(err, err_cap,
+             "--admin-token: the token in \"%s\" must be %d..%d characters on the first line "
+             "(found %zu)",
              path, TOKEN_MIN, TOKEN_MAX, len);
     return -1;
   }
   for (size_t i = 0; i < len; ++i) {
     if (buf[i] <= ' ' || buf[i] > '~') {
-      snprintf(err, err_cap, "--admin-token: the token in \"%s\" has a space or a non-printable character at %zu",
+      snprintf(err, err_cap,
+               "--admin-token: the token in \"%s\" has a space or a non-printable character at %zu",
                path, i + 1);
       return -1;
     }

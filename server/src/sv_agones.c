@@ -15,9 +15,12 @@
 
 // ---- GameServer JSON ------------------------------------------------------------------------
 
-static void copy_str(char* dst, size_t cap, const char* src) { snprintf(dst, cap, "%s", src ? src : ""); }
+static void copy_str(char* dst, size_t cap, const char* src) {
+  snprintf(dst, cap, "%s", src ? src : "");
+}
 
-int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserver* out, char* err, size_t err_cap) {
+int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserver* out, char* err,
+                               size_t err_cap) {
   memset(out, 0, sizeof *out);
   json_error_t jerr;
   json_t* root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -35,7 +38,8 @@ int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserve
   json_t* error = json_object_get(root, "error");
   if (error) {
     json_t* msg = json_object_get(error, "message");
-    snprintf(err, err_cap, "the SDK server reported an error: %s", json_is_string(msg) ? json_string_value(msg) : "?");
+    snprintf(err, err_cap, "the SDK server reported an error: %s",
+             json_is_string(msg) ? json_string_value(msg) : "?");
     goto done;
   }
   json_t* result = json_object_get(root, "result");
@@ -69,7 +73,9 @@ int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserve
       const char* k = key + sizeof prefix - 1;
       const char* v = json_string_value(value);
       // Longer than we keep: ignore rather than act on a truncated value.
-      if (strlen(k) >= sizeof out->annotations[0].key || strlen(v) >= sizeof out->annotations[0].value) continue;
+      if (strlen(k) >= sizeof out->annotations[0].key ||
+          strlen(v) >= sizeof out->annotations[0].value)
+        continue;
       copy_str(out->annotations[out->annotation_count].key, sizeof out->annotations[0].key, k);
       copy_str(out->annotations[out->annotation_count].value, sizeof out->annotations[0].value, v);
       out->annotation_count++;
@@ -104,12 +110,12 @@ static void close_timer(uv_timer_t* t) {
   if (!uv_is_closing((uv_handle_t*)t)) uv_close((uv_handle_t*)t, NULL);
 }
 
-static void enqueue(sv_agones* a, const char* method, const char* path, const char* body) {
-  if (a->closed) return;
+static bool enqueue(sv_agones* a, const char* method, const char* path, const char* body) {
+  if (a->closed) return false;
   if (a->count >= SV_AGONES_QUEUE) {
     a->metrics->agones_errors_total++;
     SV_LOG(a->log, SV_LOG_WARN, "agones_queue_full", SV_LS("path", path));
-    return;
+    return false;
   }
   sv_agones_call* c = &a->queue[(a->head + a->count) % SV_AGONES_QUEUE];
   memset(c, 0, sizeof *c);
@@ -118,6 +124,7 @@ static void enqueue(sv_agones* a, const char* method, const char* path, const ch
   copy_str(c->body, sizeof c->body, body ? body : "{}");
   a->count++;
   pump(a);
+  return true;
 }
 
 static void pop(sv_agones* a) {
@@ -143,28 +150,32 @@ static void call_done(void* user, int status, const char* body, size_t len) {
     int limit = strcmp(c->path, "/ready") == 0 ? READY_ATTEMPTS : CALL_ATTEMPTS;
     if (++c->attempts < limit && !a->closed) {
       if (c->attempts == 1 || c->attempts % 20 == 0)
-        SV_LOG(a->log, SV_LOG_WARN, "agones_unreachable", SV_LS("path", c->path), SV_LS("error", uv_strerror(status)),
-               SV_LI("attempt", c->attempts), SV_LI("port", a->port));
+        SV_LOG(a->log, SV_LOG_WARN, "agones_unreachable", SV_LS("path", c->path),
+               SV_LS("error", uv_strerror(status)), SV_LI("attempt", c->attempts),
+               SV_LI("port", a->port));
       a->retry_pending = true;
       uv_timer_start(&a->retry_timer, on_retry, RETRY_DELAY_MS, 0);
       return;
     }
     a->metrics->agones_errors_total++;
-    SV_LOG(a->log, SV_LOG_ERROR, "agones_call_failed", SV_LS("method", c->method), SV_LS("path", c->path),
-           SV_LS("error", uv_strerror(status)), SV_LI("attempts", c->attempts));
+    SV_LOG(a->log, SV_LOG_ERROR, "agones_call_failed", SV_LS("method", c->method),
+           SV_LS("path", c->path), SV_LS("error", uv_strerror(status)),
+           SV_LI("attempts", c->attempts));
   } else if (status != 200) {
     a->metrics->agones_errors_total++;
     char snippet[128];
     snprintf(snippet, sizeof snippet, "%.*s", (int)(len < 120 ? len : 120), body);
-    SV_LOG(a->log, SV_LOG_WARN, "agones_call_rejected", SV_LS("method", c->method), SV_LS("path", c->path),
-           SV_LI("status", status), SV_LS("body", snippet));
+    SV_LOG(a->log, SV_LOG_WARN, "agones_call_rejected", SV_LS("method", c->method),
+           SV_LS("path", c->path), SV_LI("status", status), SV_LS("body", snippet));
   } else {
     SV_LOG(a->log, SV_LOG_DEBUG, "agones_call", SV_LS("method", c->method), SV_LS("path", c->path));
     if (strcmp(c->path, "/gameserver") == 0) {
       sv_agones_gameserver gs;
       char err[160];
-      if (sv_agones_parse_gameserver(body, len, &gs, err, sizeof err) == 0) a->on_gameserver(a->user, &gs);
-      else SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
+      if (sv_agones_parse_gameserver(body, len, &gs, err, sizeof err) == 0)
+        a->on_gameserver(a->user, &gs);
+      else
+        SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
     }
   }
   pop(a);
@@ -179,11 +190,13 @@ static void pump(sv_agones* a) {
   }
   if (a->in_flight || a->retry_pending) return;
   sv_agones_call* c = &a->queue[a->head];
-  sv_httpc_request req = {a->port, c->method, c->path, c->body, CALL_TIMEOUT_MS, NULL, call_done, a};
+  sv_httpc_request req = {a->port,         c->method, c->path,   c->body,
+                          CALL_TIMEOUT_MS, NULL,      call_done, a};
   a->in_flight = sv_httpc_start(a->loop, &req);
   if (a->in_flight == NULL) {
     a->metrics->agones_errors_total++;
-    SV_LOG(a->log, SV_LOG_ERROR, "agones_call_failed", SV_LS("path", c->path), SV_LS("error", "cannot start"));
+    SV_LOG(a->log, SV_LOG_ERROR, "agones_call_failed", SV_LS("path", c->path),
+           SV_LS("error", "cannot start"));
     pop(a);
     pump(a);
   }
@@ -193,15 +206,19 @@ static void pump(sv_agones* a) {
 
 static void start_watch(sv_agones* a);
 
-static void on_watch_timer(uv_timer_t* t) { start_watch(t->data); }
+static void on_watch_timer(uv_timer_t* t) {
+  start_watch(t->data);
+}
 
 static void watch_line(void* user, const char* line, size_t len) {
   sv_agones* a = user;
   if (len == 0) return;
   sv_agones_gameserver gs;
   char err[160];
-  if (sv_agones_parse_gameserver(line, len, &gs, err, sizeof err) == 0) a->on_gameserver(a->user, &gs);
-  else SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
+  if (sv_agones_parse_gameserver(line, len, &gs, err, sizeof err) == 0)
+    a->on_gameserver(a->user, &gs);
+  else
+    SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
 }
 
 static void watch_done(void* user, int status, const char* body, size_t len) {
@@ -223,8 +240,8 @@ static void start_watch(sv_agones* a) {
 
 // ---- public -----------------------------------------------------------------------------------
 
-int sv_agones_init(sv_agones* a, uv_loop_t* loop, int port, uint32_t health_ms, sv_log* log, sv_metrics* metrics,
-                   sv_agones_gameserver_fn* on_gameserver, void* user) {
+int sv_agones_init(sv_agones* a, uv_loop_t* loop, int port, uint32_t health_ms, sv_log* log,
+                   sv_metrics* metrics, sv_agones_gameserver_fn* on_gameserver, void* user) {
   memset(a, 0, sizeof *a);
   a->loop = loop;
   a->port = port;
@@ -261,12 +278,16 @@ void sv_agones_set_annotation(sv_agones* a, const char* key, const char* value) 
   // Each character takes at most 6 bytes escaped; keep room for the closing "} and NUL.
   for (; *p && n + 6 + 3 <= sizeof body; ++p) {
     unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\') n += (size_t)snprintf(body + n, sizeof body - n, "\\%c", c);
-    else if (c < 0x20) n += (size_t)snprintf(body + n, sizeof body - n, "\\u%04x", c);
-    else body[n++] = (char)c;
+    if (c == '"' || c == '\\')
+      n += (size_t)snprintf(body + n, sizeof body - n, "\\%c", c);
+    else if (c < 0x20)
+      n += (size_t)snprintf(body + n, sizeof body - n, "\\u%04x", c);
+    else
+      body[n++] = (char)c;
   }
   if (*p != '\0') {  // only whole values
-    SV_LOG(a->log, SV_LOG_WARN, "agones_annotation_skipped", SV_LS("key", key), SV_LS("why", "value too long"));
+    SV_LOG(a->log, SV_LOG_WARN, "agones_annotation_skipped", SV_LS("key", key),
+           SV_LS("why", "value too long"));
     return;
   }
   memcpy(body + n, "\"}", 3);
@@ -277,8 +298,9 @@ void sv_agones_health(sv_agones* a, uint64_t now_ns) {
   if (a->closed || a->shutting_down || a->health_queued) return;
   if (a->last_health_ns != 0 && now_ns - a->last_health_ns < a->health_period_ns) return;
   a->last_health_ns = now_ns;
+  // Set before the call: pump may answer it (and clear the flag) before enqueue returns.
   a->health_queued = true;
-  enqueue(a, "POST", "/health", "{}");
+  if (!enqueue(a, "POST", "/health", "{}")) a->health_queued = false;
 }
 
 void sv_agones_allocate(sv_agones* a) {

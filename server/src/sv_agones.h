@@ -23,7 +23,7 @@
 #include "sv_log.h"
 #include "sv_metrics.h"
 
-#define SV_AGONES_QUEUE 256        ///< calls waiting to be sent
+#define SV_AGONES_QUEUE 256          ///< calls waiting to be sent
 #define SV_AGONES_MAX_ANNOTATIONS 8  ///< arbiter.dev/ annotations kept from a GameServer
 
 /// The parts of a GameServer (as the SDK serialises it) the server acts on.
@@ -32,14 +32,15 @@ typedef struct sv_agones_gameserver {
   char state[32];  ///< status.state: "Scheduled", "Ready", "Allocated", "Shutdown", ...
   int annotation_count;
   struct {
-    char key[64];     ///< without the "arbiter.dev/" prefix
+    char key[64];  ///< without the "arbiter.dev/" prefix
     char value[256];
   } annotations[SV_AGONES_MAX_ANNOTATIONS];
 } sv_agones_gameserver;
 
 /// Parse one GameServer JSON (the /gameserver body) or one watch line ({"result": ...}).
 /// Returns 0, or -1 with a reason in err (untrusted input: bounded, never trusted).
-int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserver* out, char* err, size_t err_cap);
+int sv_agones_parse_gameserver(const char* json, size_t len, sv_agones_gameserver* out, char* err,
+                               size_t err_cap);
 
 /// Called for the current GameServer and for every change the watch reports.
 typedef void sv_agones_gameserver_fn(void* user, const sv_agones_gameserver* gs);
@@ -53,33 +54,33 @@ typedef struct sv_agones_call {
 
 typedef struct sv_agones {
   uv_loop_t* loop;
-  int port;                    ///< SDK server HTTP port on 127.0.0.1
+  int port;  ///< SDK server HTTP port on 127.0.0.1
   uint64_t health_period_ns;
-  sv_log* log;                 ///< not owned
-  sv_metrics* metrics;         ///< not owned
+  sv_log* log;          ///< not owned
+  sv_metrics* metrics;  ///< not owned
   sv_agones_gameserver_fn* on_gameserver;
   void* user;
 
   sv_agones_call queue[SV_AGONES_QUEUE];  ///< ring
   int head, count;
-  sv_httpc* in_flight;         ///< the call at queue[head], if sent
-  bool health_queued;          ///< one ping at a time
+  sv_httpc* in_flight;  ///< the call at queue[head], if sent
+  bool health_queued;   ///< one ping at a time
   uint64_t last_health_ns;
-  uv_timer_t retry_timer;      ///< back-off before resending a call that could not connect
+  uv_timer_t retry_timer;  ///< back-off before resending a call that could not connect
   bool retry_pending;
 
-  sv_httpc* watch;             ///< the open watch, NULL between attempts
-  bool watching;               ///< keep a watch open
-  uv_timer_t watch_timer;      ///< reconnect delay
+  sv_httpc* watch;         ///< the open watch, NULL between attempts
+  bool watching;           ///< keep a watch open
+  uv_timer_t watch_timer;  ///< reconnect delay
 
-  bool shutting_down;          ///< /shutdown queued: close once the queue is empty
+  bool shutting_down;  ///< /shutdown queued: close once the queue is empty
   bool closed;
-  uv_timer_t deadline_timer;   ///< bounds how long the shutdown may hold the loop
+  uv_timer_t deadline_timer;  ///< bounds how long the shutdown may hold the loop
 } sv_agones;
 
 /// Prepare the client (no traffic yet). `port` is AGONES_SDK_HTTP_PORT.
-int sv_agones_init(sv_agones* a, uv_loop_t* loop, int port, uint32_t health_ms, sv_log* log, sv_metrics* metrics,
-                   sv_agones_gameserver_fn* on_gameserver, void* user);
+int sv_agones_init(sv_agones* a, uv_loop_t* loop, int port, uint32_t health_ms, sv_log* log,
+                   sv_metrics* metrics, sv_agones_gameserver_fn* on_gameserver, void* user);
 /// The server is ready: POST /ready, set the labels, read the GameServer and start watching it.
 void sv_agones_ready(sv_agones* a, const char* scene, const char* build);
 /// PUT /metadata/annotation: Agones stores it as agones.dev/sdk-<key> on the GameServer.

@@ -30,7 +30,8 @@ void sv_httpc_response_free(sv_httpc_response* r) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int fail(sv_httpc_response* r, const char* fmt, ...) {
+static int
+fail(sv_httpc_response* r, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(r->error, sizeof r->error, fmt, ap);
@@ -51,8 +52,10 @@ static int body_bytes(sv_httpc_response* r, const char* p, size_t n) {
       continue;
     }
     if (r->body_len >= SV_HTTPC_MAX_BODY)
-      return fail(r, r->on_line ? "a streamed line is longer than %d bytes" : "body is longer than %d bytes",
-                  SV_HTTPC_MAX_BODY);
+      return fail(
+          r,
+          r->on_line ? "a streamed line is longer than %d bytes" : "body is longer than %d bytes",
+          SV_HTTPC_MAX_BODY);
     r->body[r->body_len++] = p[i];
   }
   r->body[r->body_len] = '\0';
@@ -64,8 +67,8 @@ static int parse_status_line(sv_httpc_response* r, const char* line) {
   if (strncmp(line, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)line[7]) || line[8] != ' ')
     return fail(r, "not an HTTP/1.x status line");
   const char* d = line + 9;
-  if (!isdigit((unsigned char)d[0]) || !isdigit((unsigned char)d[1]) || !isdigit((unsigned char)d[2]) ||
-      (d[3] != ' ' && d[3] != '\0'))
+  if (!isdigit((unsigned char)d[0]) || !isdigit((unsigned char)d[1]) ||
+      !isdigit((unsigned char)d[2]) || (d[3] != ' ' && d[3] != '\0'))
     return fail(r, "bad status code");
   r->status = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');
   if (r->status < 100) return fail(r, "status code %d out of range", r->status);
@@ -93,7 +96,8 @@ static int headers_done(sv_httpc_response* r) {
     r->state = SV_HTTPC_CHUNK_SIZE;
   } else if (r->content_length >= 0) {
     if ((uint64_t)r->content_length > SV_HTTPC_MAX_BODY && r->on_line == NULL)
-      return fail(r, "Content-Length %lld is over the %d-byte limit", (long long)r->content_length, SV_HTTPC_MAX_BODY);
+      return fail(r, "Content-Length %lld is over the %d-byte limit", (long long)r->content_length,
+                  SV_HTTPC_MAX_BODY);
     r->remaining = (uint64_t)r->content_length;
     r->state = r->remaining == 0 ? SV_HTTPC_DONE : SV_HTTPC_BODY_LENGTH;
   } else {
@@ -116,7 +120,8 @@ static int parse_header(sv_httpc_response* r, char* line) {
     while (end && (*end == ' ' || *end == '\t')) ++end;
     if (!isdigit((unsigned char)*value) || errno != 0 || end == NULL || *end != '\0' || v < 0)
       return fail(r, "bad Content-Length");
-    if (r->content_length >= 0 && r->content_length != v) return fail(r, "conflicting Content-Length headers");
+    if (r->content_length >= 0 && r->content_length != v)
+      return fail(r, "conflicting Content-Length headers");
     r->content_length = v;
   } else if (strcasecmp(line, "Transfer-Encoding") == 0) {
     if (!is_token_value(value, "chunked")) return fail(r, "unsupported Transfer-Encoding");
@@ -134,7 +139,8 @@ static int parse_chunk_size(sv_httpc_response* r, const char* line) {
     int d = isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10);
     v = v * 16 + (uint64_t)d;
   }
-  if (digits == 0 || (*p != '\0' && *p != ';' && *p != ' ' && *p != '\t')) return fail(r, "bad chunk size line");
+  if (digits == 0 || (*p != '\0' && *p != ';' && *p != ' ' && *p != '\t'))
+    return fail(r, "bad chunk size line");
   r->remaining = v;
   r->state = v == 0 ? SV_HTTPC_TRAILERS : SV_HTTPC_CHUNK_DATA;
   return 0;
@@ -146,11 +152,15 @@ static int on_line(sv_httpc_response* r) {
   r->line[r->line_len] = '\0';
   r->line_len = 0;
   for (const char* p = r->line; *p; ++p)
-    if ((unsigned char)*p < 0x20 && *p != '\t') return fail(r, "control character in a header line");
+    if ((unsigned char)*p < 0x20 && *p != '\t')
+      return fail(r, "control character in a header line");
   switch (r->state) {
-    case SV_HTTPC_STATUS: return parse_status_line(r, r->line);
-    case SV_HTTPC_HEADERS: return parse_header(r, r->line);
-    case SV_HTTPC_CHUNK_SIZE: return parse_chunk_size(r, r->line);
+    case SV_HTTPC_STATUS:
+      return parse_status_line(r, r->line);
+    case SV_HTTPC_HEADERS:
+      return parse_header(r, r->line);
+    case SV_HTTPC_CHUNK_SIZE:
+      return parse_chunk_size(r, r->line);
     case SV_HTTPC_CHUNK_END:
       if (r->line[0] != '\0') return fail(r, "chunk data longer than its size");
       r->state = SV_HTTPC_CHUNK_SIZE;
@@ -163,13 +173,14 @@ static int on_line(sv_httpc_response* r) {
         return 1;
       }
       return 0;
-    default: return fail(r, "internal: line in state %d", (int)r->state);
+    default:
+      return fail(r, "internal: line in state %d", (int)r->state);
   }
 }
 
 static bool line_state(sv_httpc_parse_state s) {
-  return s == SV_HTTPC_STATUS || s == SV_HTTPC_HEADERS || s == SV_HTTPC_CHUNK_SIZE || s == SV_HTTPC_CHUNK_END ||
-         s == SV_HTTPC_TRAILERS;
+  return s == SV_HTTPC_STATUS || s == SV_HTTPC_HEADERS || s == SV_HTTPC_CHUNK_SIZE ||
+         s == SV_HTTPC_CHUNK_END || s == SV_HTTPC_TRAILERS;
 }
 
 int sv_httpc_response_feed(sv_httpc_response* r, const char* data, size_t len) {
@@ -189,7 +200,8 @@ int sv_httpc_response_feed(sv_httpc_response* r, const char* data, size_t len) {
         continue;
       }
       if (c == '\0') return fail(r, "NUL byte in a header line");
-      if (r->line_len >= SV_HTTPC_MAX_LINE) return fail(r, "a header line is longer than %d bytes", SV_HTTPC_MAX_LINE);
+      if (r->line_len >= SV_HTTPC_MAX_LINE)
+        return fail(r, "a header line is longer than %d bytes", SV_HTTPC_MAX_LINE);
       r->line[r->line_len++] = c;
       continue;
     }
@@ -229,13 +241,13 @@ struct sv_httpc {
   uv_timer_t timer;
   uv_connect_t connect_req;
   uv_write_t write_req;
-  int handles_open;     ///< freed when both handles are closed
-  bool finished;        ///< on_done called (or cancelled)
+  int handles_open;  ///< freed when both handles are closed
+  bool finished;     ///< on_done called (or cancelled)
   sv_httpc_done_fn* on_done;
   void* user;
   uint32_t timeout_ms;
   sv_httpc_response resp;
-  char* out;            ///< the request bytes
+  char* out;  ///< the request bytes
   char in[4096];
 };
 
@@ -265,7 +277,9 @@ static void finish(sv_httpc* c, int status) {
   close_all(c);
 }
 
-static void on_timeout(uv_timer_t* t) { finish(t->data, UV_ETIMEDOUT); }
+static void on_timeout(uv_timer_t* t) {
+  finish(t->data, UV_ETIMEDOUT);
+}
 
 static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf) {
   sv_httpc* c = h->data;
@@ -277,14 +291,18 @@ static void on_read(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {
   sv_httpc* c = s->data;
   if (c->finished) return;
   int rc = 0;
-  if (nread > 0) rc = sv_httpc_response_feed(&c->resp, buf->base, (size_t)nread);
-  else if (nread == UV_EOF) rc = sv_httpc_response_eof(&c->resp);
+  if (nread > 0)
+    rc = sv_httpc_response_feed(&c->resp, buf->base, (size_t)nread);
+  else if (nread == UV_EOF)
+    rc = sv_httpc_response_eof(&c->resp);
   else if (nread < 0) {
     finish(c, (int)nread);
     return;
   }
-  if (rc == 1) finish(c, c->resp.status);
-  else if (rc < 0) finish(c, UV_EPROTO);
+  if (rc == 1)
+    finish(c, c->resp.status);
+  else if (rc < 0)
+    finish(c, UV_EPROTO);
 }
 
 static void on_written(uv_write_t* w, int status) {

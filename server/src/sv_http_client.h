@@ -27,7 +27,7 @@ typedef enum sv_httpc_parse_state {
   SV_HTTPC_BODY_EOF,     ///< body delimited by the connection closing
   SV_HTTPC_CHUNK_SIZE,
   SV_HTTPC_CHUNK_DATA,
-  SV_HTTPC_CHUNK_END,    ///< the CRLF after a chunk's data
+  SV_HTTPC_CHUNK_END,  ///< the CRLF after a chunk's data
   SV_HTTPC_TRAILERS,
   SV_HTTPC_DONE,
   SV_HTTPC_ERROR,
@@ -35,18 +35,18 @@ typedef enum sv_httpc_parse_state {
 
 typedef struct sv_httpc_response {
   sv_httpc_parse_state state;
-  int status;               ///< 100..599 once the status line is read
+  int status;  ///< 100..599 once the status line is read
   bool chunked;
-  int64_t content_length;   ///< -1 when absent
-  uint64_t remaining;       ///< bytes left in the body or the current chunk
+  int64_t content_length;  ///< -1 when absent
+  uint64_t remaining;      ///< bytes left in the body or the current chunk
   size_t header_bytes;
   char line[SV_HTTPC_MAX_LINE + 1];  ///< the header/chunk-size line being read
   size_t line_len;
-  char* body;               ///< SV_HTTPC_MAX_BODY + 1 bytes, NUL-terminated (owned)
+  char* body;  ///< SV_HTTPC_MAX_BODY + 1 bytes, NUL-terminated (owned)
   size_t body_len;
   sv_httpc_line_fn* on_line;  ///< NULL: collect the whole body; else stream lines
   void* user;
-  char error[128];          ///< why, when state == SV_HTTPC_ERROR
+  char error[128];  ///< why, when state == SV_HTTPC_ERROR
 } sv_httpc_response;
 
 /// Returns 0, or -1 when out of memory. on_line may be NULL (collect the body).
@@ -67,11 +67,11 @@ typedef void sv_httpc_done_fn(void* user, int status, const char* body, size_t l
 typedef struct sv_httpc sv_httpc;  ///< one request in flight (owned by the client module)
 
 typedef struct sv_httpc_request {
-  int port;                 ///< on 127.0.0.1
-  const char* method;       ///< "GET", "POST", "PUT"
+  int port;            ///< on 127.0.0.1
+  const char* method;  ///< "GET", "POST", "PUT"
   const char* path;
-  const char* body;         ///< JSON, or NULL for none
-  uint32_t timeout_ms;      ///< whole request; 0 = none (long-lived streams)
+  const char* body;           ///< JSON, or NULL for none
+  uint32_t timeout_ms;        ///< whole request; 0 = none (long-lived streams)
   sv_httpc_line_fn* on_line;  ///< non-NULL: stream the body line by line
   sv_httpc_done_fn* on_done;  ///< called exactly once unless the request is cancelled
   void* user;

@@ -16,9 +16,13 @@
 
 #define SV_AGONES_SHUTDOWN_DEADLINE_MS 3000
 
-static uint64_t seconds_ns(int s) { return (uint64_t)s * 1000000000u; }
+static uint64_t seconds_ns(int s) {
+  return (uint64_t)s * 1000000000u;
+}
 
-static void note_state(sv_server* s) { s->metrics.match_state = (int)s->life.match.state; }
+static void note_state(sv_server* s) {
+  s->metrics.match_state = (int)s->life.match.state;
+}
 
 // Text to every player in the game (event NOTICE).
 static void notify_all(sv_server* s, const char* text) {
@@ -30,7 +34,8 @@ static void notify_all(sv_server* s, const char* text) {
   int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
   if (n <= 0 || (size_t)n > s->msg_buf_cap) return;
   for (int i = 0; i < s->peer_capacity; ++i)
-    if (s->sessions[i].state == SV_SESSION_ACTIVE) sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
+    if (s->sessions[i].state == SV_SESSION_ACTIVE)
+      sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
   sv_net_flush(&s->net);
 }
 
@@ -58,29 +63,33 @@ static void apply_annotations(sv_server* s, const sv_agones_gameserver* gs) {
     if (field == NULL) continue;
     int secs;
     if (!parse_seconds(value, &secs)) {
-      SV_LOG(&s->log, SV_LOG_WARN, "match_parameter_ignored", SV_LS("annotation", key), SV_LS("value", value),
-             SV_LS("why", "not a number of seconds in [0, 604800]"));
+      SV_LOG(&s->log, SV_LOG_WARN, "match_parameter_ignored", SV_LS("annotation", key),
+             SV_LS("value", value), SV_LS("why", "not a number of seconds in [0, 604800]"));
       continue;
     }
     *field = seconds_ns(secs);
   }
   if (memcmp(&limits, &s->life.match.limits, sizeof limits) != 0) {
     sv_match_set_limits(&s->life.match, &limits);
-    SV_LOG(&s->log, SV_LOG_INFO, "match_parameters", SV_LU("max_duration_s", limits.max_duration_ns / 1000000000u),
-           SV_LU("exit_when_empty_s", limits.exit_when_empty_ns / 1000000000u), SV_LS("source", "agones"));
+    SV_LOG(&s->log, SV_LOG_INFO, "match_parameters",
+           SV_LU("max_duration_s", limits.max_duration_ns / 1000000000u),
+           SV_LU("exit_when_empty_s", limits.exit_when_empty_ns / 1000000000u),
+           SV_LS("source", "agones"));
   }
 }
 
 static void on_gameserver(void* user, const sv_agones_gameserver* gs) {
   sv_server* s = user;
   if (strcmp(gs->state, s->life.gameserver_state) != 0) {
-    SV_LOG(&s->log, SV_LOG_INFO, "agones_gameserver", SV_LS("name", gs->name), SV_LS("state", gs->state));
+    SV_LOG(&s->log, SV_LOG_INFO, "agones_gameserver", SV_LS("name", gs->name),
+           SV_LS("state", gs->state));
     snprintf(s->life.gameserver_state, sizeof s->life.gameserver_state, "%s", gs->state);
   }
   apply_annotations(s, gs);
   if (strcmp(gs->state, "Allocated") == 0 && sv_match_allocate(&s->life.match, uv_hrtime())) {
     note_state(s);
-    SV_LOG(&s->log, SV_LOG_INFO, "match_allocated", SV_LS("source", "agones"), SV_LS("gameserver", gs->name));
+    SV_LOG(&s->log, SV_LOG_INFO, "match_allocated", SV_LS("source", "agones"),
+           SV_LS("gameserver", gs->name));
   }
 }
 
@@ -96,10 +105,11 @@ static void on_sigusr1(uv_signal_t* h, int signum) {
 int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
   sv_lifecycle* l = &s->life;
   l->started_ns = uv_hrtime();
-  if (s->cfg.admin_token[0] &&
-      sv_admin_load_token(s->cfg.admin_token, l->admin_token, sizeof l->admin_token, err, err_cap) != 0)
+  if (s->cfg.admin_token[0] && sv_admin_load_token(s->cfg.admin_token, l->admin_token,
+                                                   sizeof l->admin_token, err, err_cap) != 0)
     return -1;
-  sv_match_limits limits = {seconds_ns(s->cfg.match_max_duration_s), seconds_ns(s->cfg.exit_when_empty_s),
+  sv_match_limits limits = {seconds_ns(s->cfg.match_max_duration_s),
+                            seconds_ns(s->cfg.exit_when_empty_s),
                             seconds_ns(s->cfg.drain_timeout_s)};
   sv_match_init(&l->match, &limits);
   sv_match_ready(&l->match, l->started_ns);
@@ -109,8 +119,8 @@ int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
   l->sig_usr1_open = true;
   uv_signal_start(&l->sig_usr1, on_sigusr1, SIGUSR1);
   if (s->cfg.agones) {
-    sv_agones_init(&l->agones, s->loop, s->cfg.agones_sdk_port, (uint32_t)s->cfg.agones_health_ms, &s->log,
-                   &s->metrics, on_gameserver, s);
+    sv_agones_init(&l->agones, s->loop, s->cfg.agones_sdk_port, (uint32_t)s->cfg.agones_health_ms,
+                   &s->log, &s->metrics, on_gameserver, s);
     l->agones_on = true;
     sv_agones_ready(&l->agones, arb_scene_get_name(s->scene), ARB_BUILD_ID);
     // Which file holds this GameServer's match (the name only; the directory is the pod's).
@@ -120,7 +130,8 @@ int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
     }
   }
   SV_LOG(&s->log, SV_LOG_INFO, "match_ready", SV_LI("max_duration_s", s->cfg.match_max_duration_s),
-         SV_LI("exit_when_empty_s", s->cfg.exit_when_empty_s), SV_LI("agones", s->cfg.agones ? 1 : 0),
+         SV_LI("exit_when_empty_s", s->cfg.exit_when_empty_s),
+         SV_LI("agones", s->cfg.agones ? 1 : 0),
          SV_LI("agones_sdk_port", s->cfg.agones ? s->cfg.agones_sdk_port : 0));
   return 0;
 }
@@ -128,7 +139,8 @@ int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
 void sv_lifecycle_after_tick(sv_server* s, const arb_replay_tick* rec, uint64_t now_ns) {
   sv_lifecycle* l = &s->life;
   if (l->agones_on) {
-    for (int i = 0; i < rec->join_count; ++i) sv_agones_player(&l->agones, true, rec->joins[i].client_id);
+    for (int i = 0; i < rec->join_count; ++i)
+      sv_agones_player(&l->agones, true, rec->joins[i].client_id);
     for (int i = 0; i < rec->leave_count; ++i) sv_agones_player(&l->agones, false, rec->leaves[i]);
     sv_agones_health(&l->agones, now_ns);
   }
@@ -136,7 +148,8 @@ void sv_lifecycle_after_tick(sv_server* s, const arb_replay_tick* rec, uint64_t 
   sv_match_set_players(&l->match, (int)s->metrics.clients_connected, now_ns);
   if (before != l->match.state) {
     note_state(s);
-    SV_LOG(&s->log, SV_LOG_INFO, "match_allocated", SV_LS("source", "first_join"), SV_LU("tick", rec->tick));
+    SV_LOG(&s->log, SV_LOG_INFO, "match_allocated", SV_LS("source", "first_join"),
+           SV_LU("tick", rec->tick));
     // Without an allocator, the first join is the allocation: tell the fleet so it is not
     // handed to a second match.
     if (l->agones_on) sv_agones_allocate(&l->agones);
@@ -145,8 +158,8 @@ void sv_lifecycle_after_tick(sv_server* s, const arb_replay_tick* rec, uint64_t 
   if (why) {
     note_state(s);
     uint64_t secs = l->match.allocated_ns ? (now_ns - l->match.allocated_ns) / 1000000000u : 0;
-    SV_LOG(&s->log, SV_LOG_INFO, "match_over", SV_LS("why", why), SV_LU("tick", rec->tick), SV_LU("seconds", secs),
-           SV_LI("players", l->match.players));
+    SV_LOG(&s->log, SV_LOG_INFO, "match_over", SV_LS("why", why), SV_LU("tick", rec->tick),
+           SV_LU("seconds", secs), SV_LI("players", l->match.players));
     char text[96];
     snprintf(text, sizeof text, "match over (%s)", why);
     notify_all(s, text);
@@ -163,13 +176,16 @@ void sv_lifecycle_after_tick(sv_server* s, const arb_replay_tick* rec, uint64_t 
   }
 }
 
-bool sv_lifecycle_accepting(const sv_server* s) { return sv_match_accepting(&s->life.match); }
+bool sv_lifecycle_accepting(const sv_server* s) {
+  return sv_match_accepting(&s->life.match);
+}
 
 bool sv_lifecycle_drain(sv_server* s, const char* who) {
   sv_lifecycle* l = &s->life;
   if (s->stopping || !sv_match_drain(&l->match, uv_hrtime())) return false;
   note_state(s);
-  SV_LOG(&s->log, SV_LOG_INFO, "match_draining", SV_LS("by", who), SV_LI("players", l->match.players),
+  SV_LOG(&s->log, SV_LOG_INFO, "match_draining", SV_LS("by", who),
+         SV_LI("players", l->match.players),
          SV_LU("drain_timeout_s", l->match.limits.drain_timeout_ns / 1000000000u));
   if (l->match.state == SV_MATCH_DRAINING) {
     char text[128];
@@ -191,6 +207,7 @@ void sv_lifecycle_stop(sv_server* s) {
     l->match.state = SV_MATCH_DONE;
     note_state(s);
   }
-  if (l->sig_usr1_open && !uv_is_closing((uv_handle_t*)&l->sig_usr1)) uv_close((uv_handle_t*)&l->sig_usr1, NULL);
+  if (l->sig_usr1_open && !uv_is_closing((uv_handle_t*)&l->sig_usr1))
+    uv_close((uv_handle_t*)&l->sig_usr1, NULL);
   if (l->agones_on) sv_agones_shutdown(&l->agones, SV_AGONES_SHUTDOWN_DEADLINE_MS);
 }

@@ -28,9 +28,9 @@ typedef struct sv_lifecycle {
   char gameserver_state[32];  ///< last status.state seen from Agones
   uv_signal_t sig_usr1;
   bool sig_usr1_open;
-  char admin_token[513];      ///< "" = operator endpoints off
+  char admin_token[513];  ///< "" = operator endpoints off
   uint64_t started_ns;
-  bool stalled;               ///< --test-stall-after-ms fired
+  bool stalled;  ///< --test-stall-after-ms fired
 } sv_lifecycle;
 
 /// Load the operator token, start the match (ready) and the Agones client, catch SIGUSR1.

@@ -25,7 +25,8 @@ bool sv_match_allocate(sv_match* m, uint64_t now_ns) {
 }
 
 void sv_match_set_players(sv_match* m, int players, uint64_t now_ns) {
-  if (players > 0 && (m->state == SV_MATCH_READY || m->state == SV_MATCH_STARTING)) sv_match_allocate(m, now_ns);
+  if (players > 0 && (m->state == SV_MATCH_READY || m->state == SV_MATCH_STARTING))
+    sv_match_allocate(m, now_ns);
   if (players == 0 && m->players > 0) m->empty_since_ns = now_ns;
   m->players = players;
 }
@@ -43,9 +44,13 @@ bool sv_match_drain(sv_match* m, uint64_t now_ns) {
   return true;
 }
 
-void sv_match_set_limits(sv_match* m, const sv_match_limits* limits) { m->limits = *limits; }
+void sv_match_set_limits(sv_match* m, const sv_match_limits* limits) {
+  m->limits = *limits;
+}
 
-static bool elapsed(uint64_t now, uint64_t since, uint64_t limit) { return now >= since && now - since >= limit; }
+static bool elapsed(uint64_t now, uint64_t since, uint64_t limit) {
+  return now >= since && now - since >= limit;
+}
 
 const char* sv_match_check(sv_match* m, uint64_t now_ns) {
   const char* why = NULL;
@@ -55,20 +60,24 @@ const char* sv_match_check(sv_match* m, uint64_t now_ns) {
       if (m->end_reason == NULL) why = "drained";
       break;
     case SV_MATCH_ALLOCATED:
-      if (m->limits.max_duration_ns > 0 && elapsed(now_ns, m->allocated_ns, m->limits.max_duration_ns))
+      if (m->limits.max_duration_ns > 0 &&
+          elapsed(now_ns, m->allocated_ns, m->limits.max_duration_ns))
         why = "max_duration";
       else if (m->limits.exit_when_empty_ns > 0 && m->players == 0 &&
                elapsed(now_ns, m->empty_since_ns, m->limits.exit_when_empty_ns))
         why = "empty";
       break;
     case SV_MATCH_DRAINING:
-      if (m->players == 0) why = "drained";
-      else if (m->limits.max_duration_ns > 0 && elapsed(now_ns, m->allocated_ns, m->limits.max_duration_ns))
+      if (m->players == 0)
+        why = "drained";
+      else if (m->limits.max_duration_ns > 0 &&
+               elapsed(now_ns, m->allocated_ns, m->limits.max_duration_ns))
         why = "max_duration";
       else if (elapsed(now_ns, m->drain_ns, m->limits.drain_timeout_ns))
         why = "drain_timeout";
       break;
-    default: break;
+    default:
+      break;
   }
   if (why) {
     m->state = SV_MATCH_DONE;
@@ -77,7 +86,9 @@ const char* sv_match_check(sv_match* m, uint64_t now_ns) {
   return why;
 }
 
-bool sv_match_accepting(const sv_match* m) { return m->state == SV_MATCH_READY || m->state == SV_MATCH_ALLOCATED; }
+bool sv_match_accepting(const sv_match* m) {
+  return m->state == SV_MATCH_READY || m->state == SV_MATCH_ALLOCATED;
+}
 
 const char* sv_match_state_name(sv_match_state state) {
   static const char* const names[] = {"starting", "ready", "allocated", "draining", "done"};

@@ -1,9 +1,11 @@
 // The match lifecycle of one server process, as a state machine with time passed in (no
 // clock, no I/O, so tests drive it by hand):
 //
-//   starting ──world loaded, port open──▶ ready ──first join, or the fleet allocated us──▶ allocated
+//   starting ──world loaded, port open──▶ ready ──first join, or the fleet allocated us──▶
+//   allocated
 //       │                                   │                                                 │
-//       └───────────── drain ───────────────┴──────────── drain (SIGUSR1, POST /admin/drain) ──┴─▶ draining
+//       └───────────── drain ───────────────┴──────────── drain (SIGUSR1, POST /admin/drain) ──┴─▶
+//       draining
 //   allocated ──max duration, or empty for exit-when-empty──▶ done
 //   draining  ──nobody left, max duration, or drain timeout──▶ done
 //
@@ -26,7 +28,7 @@ typedef enum sv_match_state {
 typedef struct sv_match_limits {
   uint64_t max_duration_ns;     ///< from allocation to the end of the match; 0 = no limit
   uint64_t exit_when_empty_ns;  ///< allocated and nobody in the match this long ends it; 0 = never
-  uint64_t drain_timeout_ns;    ///< a drain ends the match after this even with players; 0 = at once
+  uint64_t drain_timeout_ns;  ///< a drain ends the match after this even with players; 0 = at once
 } sv_match_limits;
 
 typedef struct sv_match {

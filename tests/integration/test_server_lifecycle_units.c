@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+// cmocka needs these first.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +143,8 @@ static result parse(const char* raw, bool stream, bool eof, lines* got) {
     assert_int_equal(sv_httpc_response_init(&r, stream ? collect : NULL, got), 0);
     size_t n = strlen(raw);
     int rc = 0;
-    if (pass == 0) rc = sv_httpc_response_feed(&r, raw, n);
+    if (pass == 0)
+      rc = sv_httpc_response_feed(&r, raw, n);
     else
       for (size_t i = 0; i < n && rc == 0; ++i) rc = sv_httpc_response_feed(&r, raw + i, 1);
     if (rc == 0 && eof) rc = sv_httpc_response_eof(&r);
@@ -161,15 +163,17 @@ static result parse(const char* raw, bool stream, bool eof, lines* got) {
 static void test_http_response_framings(void** state) {
   (void)state;
   lines l;
-  result r = parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", false,
-                   false, &l);
+  result r =
+      parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+            false, false, &l);
   assert_int_equal(r.rc, 1);
   assert_int_equal(r.status, 200);
   assert_string_equal(r.body, "{}");
   // Chunked, with an extension and a trailer.
-  r = parse("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3;x=y\r\n{\"a\r\n2\r\n\":\r\n1\r\n1\r\n"
-            "1\r\n}\r\n0\r\nX-T: 1\r\n\r\n",
-            false, false, &l);
+  r = parse(
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3;x=y\r\n{\"a\r\n2\r\n\":\r\n1\r\n1\r\n"
+      "1\r\n}\r\n0\r\nX-T: 1\r\n\r\n",
+      false, false, &l);
   assert_int_equal(r.rc, 1);
   assert_string_equal(r.body, "{\"a\":1}");
   // Close-delimited.
@@ -180,9 +184,10 @@ static void test_http_response_framings(void** state) {
   // 204 has no body.
   assert_int_equal(parse("HTTP/1.1 204 No Content\r\n\r\n", false, false, &l).rc, 1);
   // Streamed lines across chunk boundaries, CRLF or LF, the last without a newline.
-  r = parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n6\r\n1}\n{\"b\r\n"
-            "9\r\n\":2}\r\n{}\r\n0\r\n\r\n",
-            true, false, &l);
+  r = parse(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n6\r\n1}\n{\"b\r\n"
+      "9\r\n\":2}\r\n{}\r\n0\r\n\r\n",
+      true, false, &l);
   assert_int_equal(r.rc, 1);
   assert_int_equal(l.count, 3);
   assert_string_equal(l.text[0], "{\"a\":1}");
@@ -218,7 +223,8 @@ static void test_http_response_errors(void** state) {
   // A header block over the limit.
   char* big = malloc(SV_HTTPC_MAX_HEADER_BYTES + 64);
   strcpy(big, "HTTP/1.1 200 OK\r\n");
-  for (size_t n = strlen(big); n < SV_HTTPC_MAX_HEADER_BYTES + 32; n = strlen(big)) strcat(big, "X-Pad: aaaa\r\n");
+  for (size_t n = strlen(big); n < SV_HTTPC_MAX_HEADER_BYTES + 32; n = strlen(big))
+    strcat(big, "X-Pad: aaaa\r\n");
   assert_int_equal(parse(big, false, false, &l).rc, -1);
   free(big);
   // A streamed line over the limit.
@@ -271,16 +277,20 @@ static void test_http_response_random(void** state) {
   }
 }
 
-// ---- GameServer JSON, labels, token ----------------------------------------------------------------
+// ---- GameServer JSON, labels, token
+// ----------------------------------------------------------------
 
 static void test_agones_gameserver_json(void** state) {
   (void)state;
   sv_agones_gameserver gs;
   char err[160];
   const char* watch_line =
-      "{\"result\":{\"object_meta\":{\"name\":\"gs-1\",\"annotations\":{\"arbiter.dev/exit-when-empty\":\"30\","
-      "\"agones.dev/last-allocated\":\"x\",\"arbiter.dev/n\":7}},\"status\":{\"state\":\"Allocated\"}}}";
-  assert_int_equal(sv_agones_parse_gameserver(watch_line, strlen(watch_line), &gs, err, sizeof err), 0);
+      "{\"result\":{\"object_meta\":{\"name\":\"gs-1\",\"annotations\":{\"arbiter.dev/"
+      "exit-when-empty\":\"30\","
+      "\"agones.dev/last-allocated\":\"x\",\"arbiter.dev/"
+      "n\":7}},\"status\":{\"state\":\"Allocated\"}}}";
+  assert_int_equal(sv_agones_parse_gameserver(watch_line, strlen(watch_line), &gs, err, sizeof err),
+                   0);
   assert_string_equal(gs.name, "gs-1");
   assert_string_equal(gs.state, "Allocated");
   assert_int_equal(gs.annotation_count, 1);  // only arbiter.dev/ strings
@@ -289,8 +299,14 @@ static void test_agones_gameserver_json(void** state) {
   const char* plain = "{\"object_meta\":{\"name\":\"local\"},\"status\":{\"state\":\"Ready\"}}";
   assert_int_equal(sv_agones_parse_gameserver(plain, strlen(plain), &gs, err, sizeof err), 0);
   assert_string_equal(gs.state, "Ready");
-  static const char* bad[] = {"", "[]", "{\"error\":{\"message\":\"boom\"}}", "{\"result\":3}",
-                              "{\"status\":{\"state\":1}}", "{\"status\":[]}", "{\"a\":1,\"a\":2}", "{"};
+  static const char* bad[] = {"",
+                              "[]",
+                              "{\"error\":{\"message\":\"boom\"}}",
+                              "{\"result\":3}",
+                              "{\"status\":{\"state\":1}}",
+                              "{\"status\":[]}",
+                              "{\"a\":1,\"a\":2}",
+                              "{"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     if (sv_agones_parse_gameserver(bad[i], strlen(bad[i]), &gs, err, sizeof err) != -1)
       fail_msg("accepted bad GameServer JSON: %s", bad[i]);
@@ -324,12 +340,15 @@ static void test_admin_token_and_auth_header(void** state) {
   assert_false(sv_admin_authorized(token, ""));
   assert_false(sv_admin_authorized("", "Bearer "));
   sv_http_request r;
-  assert_int_equal(sv_http_parse_request("POST /admin/drain HTTP/1.1\r\nHost: x\r\nauthorization:  Bearer abc \r\n\r\n",
-                                         &r),
-                   0);
+  assert_int_equal(
+      sv_http_parse_request(
+          "POST /admin/drain HTTP/1.1\r\nHost: x\r\nauthorization:  Bearer abc \r\n\r\n", &r),
+      0);
   assert_string_equal(r.method, "POST");
   assert_string_equal(r.authorization, "Bearer abc");
-  assert_int_equal(sv_http_parse_request("GET / HTTP/1.1\r\nAuthorization: a\r\nAuthorization: b\r\n\r\n", &r), 0);
+  assert_int_equal(
+      sv_http_parse_request("GET / HTTP/1.1\r\nAuthorization: a\r\nAuthorization: b\r\n\r\n", &r),
+      0);
   assert_string_equal(r.authorization, "");  // repeated: not acted on
   assert_int_equal(sv_http_parse_request("GET / HTTP/1.1\r\n\r\nAuthorization: late\r\n", &r), 0);
   assert_string_equal(r.authorization, "");  // after the header block
