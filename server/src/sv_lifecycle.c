@@ -52,11 +52,21 @@ static bool parse_seconds(const char* text, int* out) {
 
 // Match parameters an allocation passes as annotations (GameServerAllocation
 // spec.metadata.annotations): arbiter.dev/match-max-duration, arbiter.dev/exit-when-empty.
+// arbiter.dev/scene names the scene the match expects: the world is loaded before the
+// server is ready, so a different one ends the match at once rather than let players into
+// the wrong world (a fleet per scene, selected by the agones.dev/sdk-scene label, avoids it).
 static void apply_annotations(sv_server* s, const sv_agones_gameserver* gs) {
   sv_match_limits limits = s->life.match.limits;
   for (int i = 0; i < gs->annotation_count; ++i) {
     const char* key = gs->annotations[i].key;
     const char* value = gs->annotations[i].value;
+    if (strcmp(key, "scene") == 0 && strcmp(value, arb_scene_get_name(s->scene)) != 0 &&
+        s->life.match.state != SV_MATCH_DONE) {
+      SV_LOG(&s->log, SV_LOG_ERROR, "scene_mismatch", SV_LS("wanted", value),
+             SV_LS("loaded", arb_scene_get_name(s->scene)));
+      sv_match_end(&s->life.match, "scene_mismatch");
+      continue;
+    }
     uint64_t* field = strcmp(key, "match-max-duration") == 0 ? &limits.max_duration_ns
                       : strcmp(key, "exit-when-empty") == 0  ? &limits.exit_when_empty_ns
                                                              : NULL;

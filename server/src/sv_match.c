@@ -36,12 +36,18 @@ bool sv_match_drain(sv_match* m, uint64_t now_ns) {
   if (m->state != SV_MATCH_ALLOCATED) {
     // No match to finish.
     m->state = SV_MATCH_DONE;
-    m->end_reason = NULL;  // reported by sv_match_check
+    m->end_pending = "drained";
   } else {
     m->state = SV_MATCH_DRAINING;
   }
   m->drain_ns = now_ns;
   return true;
+}
+
+void sv_match_end(sv_match* m, const char* why) {
+  if (m->state == SV_MATCH_DONE) return;
+  m->state = SV_MATCH_DONE;
+  m->end_pending = why;
 }
 
 void sv_match_set_limits(sv_match* m, const sv_match_limits* limits) {
@@ -56,8 +62,9 @@ const char* sv_match_check(sv_match* m, uint64_t now_ns) {
   const char* why = NULL;
   switch (m->state) {
     case SV_MATCH_DONE:
-      // Drained before any match: report it once.
-      if (m->end_reason == NULL) why = "drained";
+      // Ended by a drain without a match, or by sv_match_end: report it once.
+      why = m->end_pending;
+      m->end_pending = NULL;
       break;
     case SV_MATCH_ALLOCATED:
       if (m->limits.max_duration_ns > 0 &&

@@ -39,6 +39,7 @@ typedef struct sv_match {
   uint64_t drain_ns;        ///< when the drain began
   int players;              ///< players in the game now
   const char* end_reason;   ///< static string, set on DONE
+  const char* end_pending;  ///< DONE reached outside sv_match_check: reported by its next call
 } sv_match;
 
 void sv_match_init(sv_match* m, const sv_match_limits* limits);
@@ -51,6 +52,8 @@ void sv_match_set_players(sv_match* m, int players, uint64_t now_ns);
 /// Stop accepting players and let the match finish. A server without a match is done at
 /// once. Returns true when the state changed.
 bool sv_match_drain(sv_match* m, uint64_t now_ns);
+/// End the match now (why: a static string), whatever the state; sv_match_check reports it.
+void sv_match_end(sv_match* m, const char* why);
 /// Replace the limits (match parameters that arrive with an allocation); timers keep their
 /// start points, so a shorter limit can end the match at the next check.
 void sv_match_set_limits(sv_match* m, const sv_match_limits* limits);

@@ -26,6 +26,7 @@ def log_time(ts):
 def test_agones_match(work):
     health_ms = 400
     fake = FakeAgones(work, "sdk", ["--allocate-after", "1.5", "--annotation", "arbiter.dev/exit-when-empty=2",
+                                    "--annotation", "arbiter.dev/scene=default-arena",
                                     "--annotation", "arbiter.dev/other=ignored"])
     rec = os.path.join(work, "match.arbrec")
     srv = Server(BIN, work, "server", ["--agones", "--agones-health-ms", str(health_ms), "--record", rec],
@@ -55,6 +56,7 @@ def test_agones_match(work):
         b = bots(BIN, srv.port, 2, 2)
         assert b.wait(30) == 0, "arbiter-bot failed"
         fake.wait_call("/alpha/player/disconnect", 5, 2)
+        assert not srv.find("scene_mismatch")
         connects = [c["body"]["playerID"] for c in fake.calls("/alpha/player/connect")]
         disconnects = [c["body"]["playerID"] for c in fake.calls("/alpha/player/disconnect")]
         assert sorted(connects) == sorted(disconnects) and len(set(connects)) == 2, (connects, disconnects)
@@ -141,6 +143,21 @@ def test_agones_first_join_self_allocates(work):
         fake.stop()
 
 
+def test_agones_allocation_for_another_scene(work):
+    # The allocation asks for a scene this server did not load: the match ends at once.
+    fake = FakeAgones(work, "sdk", ["--allocate-after", "0.5", "--annotation", "arbiter.dev/scene=some-other-scene"])
+    srv = Server(BIN, work, "server", ["--agones"], env={"AGONES_SDK_HTTP_PORT": str(fake.port)})
+    try:
+        mismatch = srv.wait_event("scene_mismatch", 10)
+        assert mismatch["wanted"] == "some-other-scene" and mismatch["loaded"] == "default-arena", mismatch
+        assert srv.wait_event("match_over", 5)["why"] == "scene_mismatch"
+        assert srv.wait_exit(10) == 0
+        assert len(fake.calls("/shutdown")) == 1, fake.calls()
+    finally:
+        srv.kill()
+        fake.stop()
+
+
 if __name__ == "__main__":
     sys.exit(run_tests([test_agones_match, test_agones_health_stops_when_tick_stalls,
-                        test_agones_first_join_self_allocates]))
+                        test_agones_first_join_self_allocates, test_agones_allocation_for_another_scene]))

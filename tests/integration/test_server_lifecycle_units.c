@@ -111,6 +111,15 @@ static void test_match_drain(void** state) {
   sv_match_drain(&m, S(10));
   assert_null(sv_match_check(&m, S(69)));
   assert_string_equal(sv_match_check(&m, S(70)), "drain_timeout");
+  // Ended from outside (an allocation for another scene): reported once by the next check.
+  sv_match_init(&m, &lim);
+  sv_match_ready(&m, 0);
+  sv_match_allocate(&m, S(1));
+  sv_match_end(&m, "scene_mismatch");
+  assert_false(sv_match_accepting(&m));
+  assert_false(sv_match_allocate(&m, S(2)));
+  assert_string_equal(sv_match_check(&m, S(2)), "scene_mismatch");
+  assert_null(sv_match_check(&m, S(3)));
   assert_string_equal(sv_match_state_name(SV_MATCH_DRAINING), "draining");
   assert_string_equal(sv_match_state_name((sv_match_state)99), "unknown");
 }
