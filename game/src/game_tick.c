@@ -8,7 +8,8 @@
 #include <arbiter/game.h>
 
 int arb_game_apply_tick(arb_game* game, arb_tick_inputs* in) {
-  if (!game || !in || in->join_count < 0 || in->leave_count < 0 || in->control_count < 0) return ARB_E_INVAL;
+  if (!game || !in || in->join_count < 0 || in->leave_count < 0 || in->control_count < 0)
+    return ARB_E_INVAL;
   int first_error = ARB_OK;
   for (int i = 0; i < in->join_count; i++) {
     arb_tick_join* j = &in->joins[i];

@@ -1,9 +1,10 @@
 // A tick record <-> the game's description of a tick (see replay_inputs.h).
 #include <arbiter/replay_inputs.h>
-
 #include <stdio.h>
 
-static int clamp_count(int n) { return n < 0 ? 0 : n > ARB_PROTO_MAX_CLIENTS ? ARB_PROTO_MAX_CLIENTS : n; }
+static int clamp_count(int n) {
+  return n < 0 ? 0 : n > ARB_PROTO_MAX_CLIENTS ? ARB_PROTO_MAX_CLIENTS : n;
+}
 
 void arb_replay_inputs_from_tick(const arb_replay_tick* t, arb_replay_inputs* out) {
   arb_tick_inputs* in = &out->inputs;
@@ -14,7 +15,8 @@ void arb_replay_inputs_from_tick(const arb_replay_tick* t, arb_replay_inputs* ou
   in->leave_count = clamp_count(t->leave_count);
   in->control_count = clamp_count(t->input_count);
   for (int i = 0; i < in->join_count; i++)
-    out->joins[i] = (arb_tick_join){t->joins[i].client_id, (arb_avatar_kind)t->joins[i].avatar_kind, 0, ARB_OK};
+    out->joins[i] =
+        (arb_tick_join){t->joins[i].client_id, (arb_avatar_kind)t->joins[i].avatar_kind, 0, ARB_OK};
   for (int i = 0; i < in->leave_count; i++) out->leaves[i] = (arb_tick_leave){t->leaves[i], ARB_OK};
   for (int i = 0; i < in->control_count; i++) {
     // What the game applies is the dequantized record, never the client's own floats.
@@ -42,14 +44,15 @@ void arb_replay_tick_keep_applied(arb_replay_tick* t, const arb_replay_inputs* a
   t->input_count = w;
 }
 
-int arb_replay_inputs_check_joins(const arb_replay_tick* t, const arb_replay_inputs* applied, char* why,
-                                  size_t why_cap) {
+int arb_replay_inputs_check_joins(const arb_replay_tick* t, const arb_replay_inputs* applied,
+                                  char* why, size_t why_cap) {
   const arb_tick_inputs* in = &applied->inputs;
   for (int i = 0; i < in->join_count; i++) {
     const arb_tick_join* j = &in->joins[i];
     if (j->result == ARB_OK && j->entity_id == t->joins[i].entity_id) continue;
-    snprintf(why, why_cap, "join of client %u gave entity %u (%s), the log says entity %u", j->client_id,
-             j->entity_id, j->result != ARB_OK ? arb_strerror(j->result) : "ok", t->joins[i].entity_id);
+    snprintf(why, why_cap, "join of client %u gave entity %u (%s), the log says entity %u",
+             j->client_id, j->entity_id, j->result != ARB_OK ? arb_strerror(j->result) : "ok",
+             t->joins[i].entity_id);
     return ARB_E_CORRUPT;
   }
   return ARB_OK;

@@ -14,6 +14,7 @@
 #endif
 
 #define SV_PEER_MARGIN 32  // extra ENet peers that can be told "server full"
+#define FREE_NULL(p) (free(p), (p) = NULL)
 
 static void init_basics(sv_server* s, uv_loop_t* loop, const sv_config* cfg) {
   memset(s, 0, sizeof *s);
@@ -33,7 +34,8 @@ static int load_scene(sv_server* s, char* err, size_t err_cap) {
   const sv_config* cfg = &s->cfg;
   arb_scene_error serr;
   memset(&serr, 0, sizeof serr);
-  int rc = cfg->scene[0] ? arb_scene_load_file(cfg->scene, &s->scene, &serr) : arb_scene_load_default(&s->scene, &serr);
+  int rc = cfg->scene[0] ? arb_scene_load_file(cfg->scene, &s->scene, &serr)
+                         : arb_scene_load_default(&s->scene, &serr);
   if (rc != 0) {
     char msg[900];
     arb_scene_error_format(&serr, msg, sizeof msg);
@@ -45,7 +47,8 @@ static int load_scene(sv_server* s, char* err, size_t err_cap) {
   if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
   s->tick_rate = arb_scene_get_tick_rate(s->scene);
   if (cfg->snapshot_rate > s->tick_rate) {
-    snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate, s->tick_rate);
+    snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate,
+             s->tick_rate);
     return ARB_E_INVAL;
   }
   s->snapshot_every = (s->tick_rate + cfg->snapshot_rate / 2) / cfg->snapshot_rate;
@@ -81,33 +84,12 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
-  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->tick_rec || !s->tick_inputs || !s->msg_buf) {
+  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->tick_rec || !s->tick_inputs ||
+      !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }
   return 0;
-}
-
-static int save_size(const arb_game* g) {
-  int n = arb_game_save(g, NULL, 0);
-  return n > 0 ? n : 0;
-}
-
-// The checkpoint buffer is sized for the game now plus a full house of the largest avatar
-// kind, measured on a scratch game, times two for contacts and joints that come and go.
-static size_t checkpoint_estimate(const sv_server* s) {
-  size_t now = (size_t)save_size(s->game), per_avatar = 0;
-  arb_game* scratch = NULL;
-  if (arb_game_create(s->scene, s->cfg.seed, &scratch) == 0) {
-    for (int kind = 1; kind < ARB_AVATAR_KIND_COUNT; kind++) {
-      int before = save_size(scratch);
-      if (arb_game_join(scratch, (uint32_t)kind, (arb_avatar_kind)kind, NULL) != 0) continue;
-      int grew = save_size(scratch) - before;
-      if (grew > 0 && (size_t)grew > per_avatar) per_avatar = (size_t)grew;
-    }
-    arb_game_destroy(scratch);
-  }
-  return 2 * (now + (size_t)s->cfg.max_clients * per_avatar);
 }
 
 static int start_recording(sv_server* s, char* err, size_t err_cap) {
@@ -122,8 +104,13 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
   h.scene_hash = arb_scene_get_hash(s->scene);
   h.tick_rate = (uint16_t)s->tick_rate;
   h.seed = s->cfg.seed;
-  sv_record_def def = {s->cfg.record, &h, s->peer_capacity, checkpoint_estimate(s), s->cfg.checkpoint_every,
-                       &s->log, &s->metrics};
+  sv_record_def def = {s->cfg.record,
+                       &h,
+                       s->peer_capacity,
+                       sv_record_state_estimate(s->scene, s->cfg.seed, s->game, s->cfg.max_clients),
+                       s->cfg.checkpoint_every,
+                       &s->log,
+                       &s->metrics};
   int rc = sv_record_open(&s->record, &def, uv_hrtime(), err, err_cap);
   if (rc == 0) s->recording = true;
   return rc;
@@ -132,19 +119,20 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
 // UDP, HTTP, the ticker and the signal handlers; on failure the ones already open are closed.
 static int start_io(sv_server* s, char* err, size_t err_cap) {
   const sv_config* cfg = &s->cfg;
-  if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, sv_session_on_net_event, s, &s->metrics,
-                  err, err_cap) != 0)
+  if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, sv_session_on_net_event,
+                  s, &s->metrics, err, err_cap) != 0)
     return ARB_E_IO;
   if (cfg->http_port != 0) {
-    if (sv_http_init(&s->http, s->loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port, sv_status_on_http,
-                     s, err, err_cap) != 0) {
+    if (sv_http_init(&s->http, s->loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port,
+                     sv_status_on_http, s, err, err_cap) != 0) {
       sv_net_close(&s->net);
       return ARB_E_IO;
     }
     s->http_on = true;
   }
   uint64_t period = 1000000000u / (uint64_t)s->tick_rate;
-  if (sv_ticker_init(&s->ticker, s->loop, period, cfg->max_catchup_ticks, sv_tick, sv_tick_on_lag, s) != 0) {
+  if (sv_ticker_init(&s->ticker, s->loop, period, cfg->max_catchup_ticks, sv_tick, sv_tick_on_lag,
+                     s) != 0) {
     snprintf(err, err_cap, "cannot create the tick timer");
     sv_net_close(&s->net);
     if (s->http_on) sv_http_close(&s->http);
@@ -175,11 +163,13 @@ static int start_lifecycle(sv_server* s, char* err, size_t err_cap) {
 
 static void log_started(sv_server* s) {
   const sv_config* cfg = &s->cfg;
-  SV_LOG(&s->log, SV_LOG_INFO, "server_started", SV_LS("build", ARB_BUILD_ID), SV_LS("bind", cfg->bind),
-         SV_LI("port", s->net.port), SV_LI("http_port", s->http_on ? s->http.port : 0),
-         SV_LS("scene", arb_scene_get_name(s->scene)), SV_LX("scene_hash", arb_scene_get_hash(s->scene)),
-         SV_LI("tick_rate", s->tick_rate), SV_LI("snapshot_every", s->snapshot_every),
-         SV_LI("max_clients", cfg->max_clients), SV_LD("view_radius", cfg->view_radius),
+  SV_LOG(&s->log, SV_LOG_INFO, "server_started", SV_LS("build", ARB_BUILD_ID),
+         SV_LS("bind", cfg->bind), SV_LI("port", s->net.port),
+         SV_LI("http_port", s->http_on ? s->http.port : 0),
+         SV_LS("scene", arb_scene_get_name(s->scene)),
+         SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
+         SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
+         SV_LD("view_radius", cfg->view_radius),
          SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
 }
 
@@ -194,22 +184,14 @@ static void free_state(sv_server* s) {
   sv_snapshot_free(&s->snapshot);
   if (s->game) arb_game_destroy(s->game);
   if (s->scene) arb_scene_destroy(s->scene);
-  free(s->statics);
-  free(s->sessions);
-  free(s->join_queue);
-  free(s->leave_queue);
-  free(s->tick_rec);
-  free(s->tick_inputs);
-  free(s->msg_buf);
-  s->game = NULL;
-  s->scene = NULL;
-  s->statics = NULL;
-  s->sessions = NULL;
-  s->join_queue = NULL;
-  s->leave_queue = NULL;
-  s->tick_rec = NULL;
-  s->tick_inputs = NULL;
-  s->msg_buf = NULL;
+  // NULL after free: a deinit after a failed init is harmless.
+  FREE_NULL(s->statics);
+  FREE_NULL(s->sessions);
+  FREE_NULL(s->join_queue);
+  FREE_NULL(s->leave_queue);
+  FREE_NULL(s->tick_rec);
+  FREE_NULL(s->tick_inputs);
+  FREE_NULL(s->msg_buf);
 }
 
 int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap) {

@@ -101,6 +101,15 @@ static void put_value(line_buf* b, const sv_log_field* f, int json) {
   puts_(b, num);
 }
 
+static void put_json_head(line_buf* b, const char* stamp, sv_log_level level, const char* event) {
+  puts_(b, "{\"ts\":\"");
+  puts_(b, stamp);
+  puts_(b, "\",\"level\":\"");
+  puts_(b, sv_log_level_name(level));
+  puts_(b, "\",\"event\":");
+  put_json_string(b, event);
+}
+
 void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const sv_log_field* fields, int n) {
   if (!SV_LOG_ENABLED(log, level)) return;
   char storage[2048];
@@ -116,12 +125,7 @@ void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const
 
   const int json = log->format == SV_LOG_JSON;
   if (json) {
-    puts_(&b, "{\"ts\":\"");
-    puts_(&b, stamp);
-    puts_(&b, "\",\"level\":\"");
-    puts_(&b, sv_log_level_name(level));
-    puts_(&b, "\",\"event\":");
-    put_json_string(&b, event);
+    put_json_head(&b, stamp, level, event);
     for (int i = 0; i < n; ++i) {
       putc_(&b, ',');
       put_json_string(&b, fields[i].key);
@@ -132,12 +136,7 @@ void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const
       // Keep the line valid JSON even when cut: close with a marker field.
       b.len = 0;
       b.overflow = 0;
-      puts_(&b, "{\"ts\":\"");
-      puts_(&b, stamp);
-      puts_(&b, "\",\"level\":\"");
-      puts_(&b, sv_log_level_name(level));
-      puts_(&b, "\",\"event\":");
-      put_json_string(&b, event);
+      put_json_head(&b, stamp, level, event);
       puts_(&b, ",\"truncated\":true");
     }
     putc_(&b, '}');

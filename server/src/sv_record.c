@@ -10,6 +10,29 @@
 #include <time.h>
 #include <unistd.h>
 
+// ---- sizes --------------------------------------------------------------------------------
+
+static int save_size(const arb_game* g) {
+  int n = arb_game_save(g, NULL, 0);
+  return n > 0 ? n : 0;
+}
+
+size_t sv_record_state_estimate(const arb_scene* scene, uint64_t seed, const arb_game* game,
+                                int max_clients) {
+  size_t now = (size_t)save_size(game), per_avatar = 0;
+  arb_game* scratch = NULL;
+  if (arb_game_create(scene, seed, &scratch) == 0) {
+    for (int kind = 1; kind < ARB_AVATAR_KIND_COUNT; kind++) {
+      int before = save_size(scratch);
+      if (arb_game_join(scratch, (uint32_t)kind, (arb_avatar_kind)kind, NULL) != 0) continue;
+      int grew = save_size(scratch) - before;
+      if (grew > 0 && (size_t)grew > per_avatar) per_avatar = (size_t)grew;
+    }
+    arb_game_destroy(scratch);
+  }
+  return 2 * (now + (size_t)max_clients * per_avatar);
+}
+
 // ---- the file -----------------------------------------------------------------------------
 
 // `target` is a file or an existing directory, in which a new timestamped file is named.
@@ -28,8 +51,8 @@ static int choose_path(sv_record* r, const char* target, char* err, size_t err_c
     gmtime_r(&now, &tm);
     char name[64];
     strftime(name, sizeof name, "arbiter-%Y%m%d-%H%M%S", &tm);
-    n = snprintf(r->path, sizeof r->path, "%s%s%s-%ld.arbrec", target, target[tl - 1] == '/' ? "" : "/", name,
-                 (long)getpid());
+    n = snprintf(r->path, sizeof r->path, "%s%s%s-%ld.arbrec", target,
+                 target[tl - 1] == '/' ? "" : "/", name, (long)getpid());
   } else {
     n = snprintf(r->path, sizeof r->path, "%s", target);
   }
@@ -66,7 +89,8 @@ static int append(sv_record* r, const uint8_t* data, size_t len) {
   if (r->fd < 0 || r->error) return -1;
   if (r->len + len > SV_RECORD_BUFFER && flush_file(r) != 0) return -1;
   r->bytes_total += len;
-  if (len > SV_RECORD_BUFFER) return write_all(r, data, len);  // a huge record (scene, checkpoint) goes straight out
+  if (len > SV_RECORD_BUFFER)
+    return write_all(r, data, len);  // a huge record (scene, checkpoint) goes straight out
   memcpy(r->buf + r->len, data, len);
   r->len += len;
   return 0;
@@ -81,15 +105,23 @@ static int64_t unix_ms(void) {
 // ---- records ------------------------------------------------------------------------------
 
 typedef int64_t encode_fn(const void* rec, uint8_t* buf, size_t cap);
-static int64_t enc_header(const void* x, uint8_t* b, size_t c) { return arb_replay_encode_header(x, b, c); }
-static int64_t enc_tick(const void* x, uint8_t* b, size_t c) { return arb_replay_encode_tick(x, b, c); }
-static int64_t enc_checkpoint(const void* x, uint8_t* b, size_t c) { return arb_replay_encode_checkpoint(x, b, c); }
-static int64_t enc_end(const void* x, uint8_t* b, size_t c) { return arb_replay_encode_end(x, b, c); }
+static int64_t enc_header(const void* x, uint8_t* b, size_t c) {
+  return arb_replay_encode_header(x, b, c);
+}
+static int64_t enc_tick(const void* x, uint8_t* b, size_t c) {
+  return arb_replay_encode_tick(x, b, c);
+}
+static int64_t enc_checkpoint(const void* x, uint8_t* b, size_t c) {
+  return arb_replay_encode_checkpoint(x, b, c);
+}
+static int64_t enc_end(const void* x, uint8_t* b, size_t c) {
+  return arb_replay_encode_end(x, b, c);
+}
 
 static void note_error(sv_record* r, const char* what, int rc) {
   if (r->metrics->recording_errors_total++ == 0)
-    SV_LOG(r->log, SV_LOG_ERROR, "recording_failed", SV_LS("what", what), SV_LS("error", arb_strerror(rc)),
-           SV_LS("path", r->path));
+    SV_LOG(r->log, SV_LOG_ERROR, "recording_failed", SV_LS("what", what),
+           SV_LS("error", arb_strerror(rc)), SV_LS("path", r->path));
 }
 
 // Grow a buffer that open sized too small: correct, but counted and logged, because it
@@ -100,7 +132,8 @@ static int grow(sv_record* r, uint8_t** buf, size_t* cap, size_t need, const cha
   *buf = bigger;
   *cap = need;
   if (r->grows++ == 0)
-    SV_LOG(r->log, SV_LOG_WARN, "recording_buffer_grew", SV_LS("buffer", what), SV_LU("bytes", need));
+    SV_LOG(r->log, SV_LOG_WARN, "recording_buffer_grew", SV_LS("buffer", what),
+           SV_LU("bytes", need));
   return 0;
 }
 
@@ -123,7 +156,8 @@ static int write_record(sv_record* r, encode_fn* enc, const void* rec, const cha
 static void write_checkpoint(sv_record* r, const arb_game* game, uint64_t tick, uint64_t hash) {
   int need = arb_game_save(game, NULL, 0);
   int rc = need > 0 ? 0 : (need < 0 ? need : ARB_E_STATE);
-  if (rc == 0 && (size_t)need > r->state_cap) rc = grow(r, &r->state, &r->state_cap, (size_t)need, "checkpoint");
+  if (rc == 0 && (size_t)need > r->state_cap)
+    rc = grow(r, &r->state, &r->state_cap, (size_t)need, "checkpoint");
   if (rc == 0 && arb_game_save(game, r->state, need) != need) rc = ARB_E_STATE;
   if (rc != 0) {
     note_error(r, "checkpoint", rc);
@@ -137,7 +171,9 @@ static void write_checkpoint(sv_record* r, const arb_game* game, uint64_t tick, 
 static int64_t max_tick_record(int max_clients) {
   arb_replay_tick* t = calloc(1, sizeof *t);
   if (t == NULL) return ARB_E_NOMEM;
-  int n = max_clients < 1 ? 1 : max_clients > ARB_PROTO_MAX_CLIENTS ? ARB_PROTO_MAX_CLIENTS : max_clients;
+  int n = max_clients < 1                       ? 1
+          : max_clients > ARB_PROTO_MAX_CLIENTS ? ARB_PROTO_MAX_CLIENTS
+                                                : max_clients;
   arb_controls wide = {-1.0f, -1.0f, -3.0f, 0xFFFFFFFFu, -1.0f, 1.0f, 1.0f};
   t->tick = t->world_hash = UINT64_MAX;
   t->join_count = t->leave_count = t->input_count = n;
@@ -155,12 +191,14 @@ static int64_t max_tick_record(int max_clients) {
 static int alloc_buffers(sv_record* r, const sv_record_def* def, char* err, size_t err_cap) {
   int64_t tick_bytes = max_tick_record(def->max_clients);
   if (tick_bytes <= 0) {
-    snprintf(err, err_cap, "--record: cannot size the tick record: %s", arb_strerror((int)tick_bytes));
+    snprintf(err, err_cap, "--record: cannot size the tick record: %s",
+             arb_strerror((int)tick_bytes));
     return tick_bytes < 0 ? (int)tick_bytes : ARB_E_INVAL;
   }
   r->state_cap = def->checkpoint_every > 0 ? def->max_state_bytes : 0;
   r->enc_cap = (size_t)tick_bytes;
-  if (r->state_cap + 64 > r->enc_cap) r->enc_cap = r->state_cap + 64;  // a checkpoint's frame and fields
+  if (r->state_cap + 64 > r->enc_cap)
+    r->enc_cap = r->state_cap + 64;  // a checkpoint's frame and fields
   r->buf = malloc(SV_RECORD_BUFFER);
   r->enc = malloc(r->enc_cap);
   r->state = r->state_cap ? malloc(r->state_cap) : NULL;
@@ -196,7 +234,8 @@ static int write_header(sv_record* r, const arb_replay_header* def_header) {
   return rc;
 }
 
-int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char* err, size_t err_cap) {
+int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char* err,
+                   size_t err_cap) {
   memset(r, 0, sizeof *r);
   r->fd = -1;
   r->log = def->log;
@@ -215,7 +254,8 @@ int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char
   if (rc == 0) {
     rc = write_header(r, def->header);
     if (rc != 0)
-      snprintf(err, err_cap, "--record: cannot write the header to \"%s\": %s", r->path, arb_strerror(rc));
+      snprintf(err, err_cap, "--record: cannot write the header to \"%s\": %s", r->path,
+               arb_strerror(rc));
   }
   if (rc != 0) release(r);
   return rc;

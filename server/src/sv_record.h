@@ -22,8 +22,8 @@
 #include "sv_log.h"
 #include "sv_metrics.h"
 
-#define SV_RECORD_BUFFER (256 * 1024)       ///< bytes of whole records held before a write()
-#define SV_RECORD_FLUSH_NS 500000000u       ///< write() at least this often (ns)
+#define SV_RECORD_BUFFER (256 * 1024)  ///< bytes of whole records held before a write()
+#define SV_RECORD_FLUSH_NS 500000000u  ///< write() at least this often (ns)
 
 typedef struct sv_record_def {
   const char* target;               ///< a file (created or truncated) or an existing directory
@@ -36,29 +36,35 @@ typedef struct sv_record_def {
 } sv_record_def;
 
 typedef struct sv_record {
-  int fd;               ///< -1 when closed
-  char path[1200];      ///< the file actually written
-  uint8_t* buf;         ///< SV_RECORD_BUFFER bytes of whole records not yet written
+  int fd;           ///< -1 when closed
+  char path[1200];  ///< the file actually written
+  uint8_t* buf;     ///< SV_RECORD_BUFFER bytes of whole records not yet written
   size_t len;
-  uint64_t bytes_total; ///< bytes handed to the file
-  int error;            ///< sticky errno of the first failed write, 0 = fine
-  uint8_t* enc;         ///< one encoded record (tick or checkpoint)
+  uint64_t bytes_total;  ///< bytes handed to the file
+  int error;             ///< sticky errno of the first failed write, 0 = fine
+  uint8_t* enc;          ///< one encoded record (tick or checkpoint)
   size_t enc_cap;
-  uint8_t* state;       ///< arb_game_save scratch for checkpoints
+  uint8_t* state;  ///< arb_game_save scratch for checkpoints
   size_t state_cap;
-  uint64_t grows;       ///< times a buffer had to grow after open (expected 0)
-  uint64_t ticks;       ///< tick records written
-  uint64_t last_tick;   ///< tick of the last tick record written
+  uint64_t grows;      ///< times a buffer had to grow after open (expected 0)
+  uint64_t ticks;      ///< tick records written
+  uint64_t last_tick;  ///< tick of the last tick record written
   uint64_t last_flush_ns;
   int checkpoint_every;
   sv_log* log;
   sv_metrics* metrics;
 } sv_record;
 
+/// An estimate of the largest checkpoint: the game's state now plus max_clients avatars of
+/// the largest kind (measured on a scratch game of `scene`), times two for the contacts and
+/// joints that come and go.
+size_t sv_record_state_estimate(const arb_scene* scene, uint64_t seed, const arb_game* game,
+                                int max_clients);
 /// Create the file (a directory gets a new arbiter-YYYYmmdd-HHMMSS-PID.arbrec), allocate
 /// the buffers and write the header. Returns 0, or ARB_E_INVAL (bad target), ARB_E_IO or
 /// ARB_E_NOMEM with a message in err; on failure nothing is left open or allocated.
-int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char* err, size_t err_cap);
+int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char* err,
+                   size_t err_cap);
 /// Append the tick record, then a checkpoint of `game` when the tick is due one, and write
 /// the buffer out when SV_RECORD_FLUSH_NS have passed. No allocation (see above).
 void sv_record_tick(sv_record* r, const arb_replay_tick* t, const arb_game* game, uint64_t now_ns);
@@ -67,4 +73,3 @@ int sv_record_finish(sv_record* r);
 /// Flush, fsync, close and free. Without an end record the log reads as cut short (EOF).
 /// Returns 0 or -1 (see r->error). Safe on a closed recorder.
 int sv_record_close(sv_record* r);
-

@@ -23,11 +23,12 @@ void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* re
     bool ok = !s->stopping && sv_ticker_healthy(&s->ticker, SV_HEALTH_WINDOW_NS);
     reply->status = ok ? 200 : 503;
     reply->content_type = "application/json";
-    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY,
-                                       "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld}\n",
-                                       s->stopping ? "stopping" : (ok ? "ok" : "lagging"),
-                                       sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
-                                       (long long)s->metrics.clients_connected);
+    reply->body_len = (size_t)snprintf(
+        reply->body, SV_HTTP_MAX_BODY,
+        "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld}\n",
+        s->stopping ? "stopping" : (ok ? "ok" : "lagging"),
+        sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
+        (long long)s->metrics.clients_connected);
   } else if (strcmp(path, "/metrics") == 0) {
     int n = sv_metrics_render(&s->metrics, reply->body, SV_HTTP_MAX_BODY);
     if (n < 0) {
@@ -40,6 +41,7 @@ void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* re
     reply->body_len = (size_t)n;
   } else {
     reply->status = 404;
-    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "not found; try /healthz or /metrics\n");
+    reply->body_len =
+        (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "not found; try /healthz or /metrics\n");
   }
 }

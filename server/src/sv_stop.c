@@ -30,7 +30,9 @@ static void on_grace_tick(uv_timer_t* t) {
   // Retransmits and the disconnect handshakes only happen inside service calls.
   sv_net_service(&s->net);
   sv_net_flush(&s->net);
-  if (s->metrics.peers_connected > 0 && uv_hrtime() - s->grace_start_ns < (uint64_t)SV_GRACE_MS * 1000000u) return;
+  if (s->metrics.peers_connected > 0 &&
+      uv_hrtime() - s->grace_start_ns < (uint64_t)SV_GRACE_MS * 1000000u)
+    return;
   uv_timer_stop(t);
   sv_net_close(&s->net);
   if (s->http_on) sv_http_close(&s->http);
@@ -48,8 +50,9 @@ static void finish_recording(sv_server* s) {
            SV_LS("error", strerror(s->record.error)));
     s->exit_code = 1;
   } else {
-    SV_LOG(&s->log, SV_LOG_INFO, "recording_closed", SV_LS("path", s->record.path), SV_LU("ticks", s->record.ticks),
-           SV_LU("last_tick", s->record.last_tick), SV_LU("bytes", s->record.bytes_total));
+    SV_LOG(&s->log, SV_LOG_INFO, "recording_closed", SV_LS("path", s->record.path),
+           SV_LU("ticks", s->record.ticks), SV_LU("last_tick", s->record.last_tick),
+           SV_LU("bytes", s->record.bytes_total));
   }
   s->recording = false;
 }
@@ -64,13 +67,15 @@ void sv_server_stop(sv_server* s, const char* why) {
          SV_LI("clients", s->metrics.clients_connected));
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_AWAIT_HELLO || ss->state == SV_SESSION_JOINING || ss->state == SV_SESSION_ACTIVE)
+    if (ss->state == SV_SESSION_AWAIT_HELLO || ss->state == SV_SESSION_JOINING ||
+        ss->state == SV_SESSION_ACTIVE)
       sv_session_kick(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server shutting down");
   }
   sv_net_flush(&s->net);
   if (s->recording) finish_recording(s);
-  SV_LOG(&s->log, SV_LOG_INFO, "server_stopped", SV_LU("tick", s->metrics.tick), SV_LX("hash", s->last_hash),
-         SV_LU("ticks_total", s->metrics.ticks_total), SV_LD("tick_cpu_ms_total", (double)s->tick_cpu_ns_total * 1e-6));
+  SV_LOG(&s->log, SV_LOG_INFO, "server_stopped", SV_LU("tick", s->metrics.tick),
+         SV_LX("hash", s->last_hash), SV_LU("ticks_total", s->metrics.ticks_total),
+         SV_LD("tick_cpu_ms_total", (double)s->tick_cpu_ns_total * 1e-6));
   // Keep servicing ENet until every peer has gone or SV_GRACE_MS passed, so the goodbyes
   // are delivered.
   uv_timer_init(s->loop, &s->grace_timer);

@@ -42,13 +42,17 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
 }
 
 static void refuse_join(sv_server* s, sv_session* ss, int rc) {
-  SV_LOG(&s->log, SV_LOG_WARN, "join_failed", SV_LU("client", ss->client_id), SV_LS("error", arb_strerror(rc)));
+  SV_LOG(&s->log, SV_LOG_WARN, "join_failed", SV_LU("client", ss->client_id),
+         SV_LS("error", arb_strerror(rc)));
   // Not in the game, so no leave will be needed: release the slot before the kick.
   ss->state = SV_SESSION_AWAIT_HELLO;
   s->active_count--;
   char text[96];
-  if (rc == ARB_E_FULL) snprintf(text, sizeof text, "server full");
-  else snprintf(text, sizeof text, "cannot spawn avatar kind %u: %s", ss->avatar_kind, arb_strerror(rc));
+  if (rc == ARB_E_FULL)
+    snprintf(text, sizeof text, "server full");
+  else
+    snprintf(text, sizeof text, "cannot spawn avatar kind %u: %s", ss->avatar_kind,
+             arb_strerror(rc));
   sv_session_kick(s, ss, rc == ARB_E_FULL ? ARB_PROTO_REASON_FULL : ARB_PROTO_REASON_OTHER, text);
 }
 
@@ -106,7 +110,8 @@ static void send_left_events(sv_server* s, const arb_replay_tick* rec) {
     int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
     if (n <= 0 || (size_t)n > s->msg_buf_cap) continue;
     for (int i = 0; i < s->peer_capacity; ++i)
-      if (s->sessions[i].state == SV_SESSION_ACTIVE) sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
+      if (s->sessions[i].state == SV_SESSION_ACTIVE)
+        sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
   }
 }
 
@@ -115,8 +120,9 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
     sv_session* ss = &s->sessions[s->join_queue[q]];
     if (ss->state != SV_SESSION_ACTIVE) continue;
     sv_session_send_welcome(s, ss, (uint32_t)tick);
-    SV_LOG(&s->log, SV_LOG_INFO, "client_joined", SV_LU("client", ss->client_id), SV_LU("entity", ss->entity_id),
-           SV_LS("addr", ss->addr), SV_LS("name", ss->name), SV_LU("tick", tick));
+    SV_LOG(&s->log, SV_LOG_INFO, "client_joined", SV_LU("client", ss->client_id),
+           SV_LU("entity", ss->entity_id), SV_LS("addr", ss->addr), SV_LS("name", ss->name),
+           SV_LU("tick", tick));
   }
   s->join_count = 0;
 }
@@ -126,7 +132,8 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE) continue;
-    sv_snap_request req = {tick, ss->input.applied_seq, ss->entity_id, s->cfg.view_radius, sv_describe_entity, s};
+    sv_snap_request req = {
+        tick, ss->input.applied_seq, ss->entity_id, s->cfg.view_radius, sv_describe_entity, s};
     arb_proto_build_result res;
     int rc = sv_snapshot_build(&s->snapshot, &ss->snap, &req, &res);
     if (rc != 0) {
@@ -138,8 +145,8 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
     // one already received on the channel, which would lose reordered parts of a split
     // snapshot (PROTOCOL.md, "Channels").
     for (int p = 0; p < res.packet_count; ++p) {
-      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, res.packets[p], (size_t)res.sizes[p],
-                      ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
+      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, res.packets[p],
+                      (size_t)res.sizes[p], ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
         s->metrics.snapshots_sent_total++;
         sv_histogram_observe(&s->metrics.snapshot_bytes, res.sizes[p]);
         ss->bytes_sent += (uint64_t)res.sizes[p];
@@ -163,8 +170,10 @@ static uint64_t account_tick(sv_server* s, uint64_t tick, uint64_t t0, uint64_t 
   }
   if (t1 - s->last_stats_ns >= SV_STATS_INTERVAL_NS) {
     s->last_stats_ns = t1;
-    SV_LOG(&s->log, SV_LOG_INFO, "stats", SV_LU("tick", tick), SV_LI("clients", s->metrics.clients_connected),
-           SV_LU("bytes_out", s->metrics.bytes_out_total), SV_LU("bytes_in", s->metrics.bytes_in_total),
+    SV_LOG(&s->log, SV_LOG_INFO, "stats", SV_LU("tick", tick),
+           SV_LI("clients", s->metrics.clients_connected),
+           SV_LU("bytes_out", s->metrics.bytes_out_total),
+           SV_LU("bytes_in", s->metrics.bytes_in_total),
            SV_LU("overruns", s->metrics.tick_overruns_total), SV_LX("hash", s->last_hash));
   }
   if (s->on_tick_done) s->on_tick_done(s->on_tick_user, tick, t1 - t0, cpu);

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include <arbiter/game.h>
-#include <arbiter/replay_log.h>
+#include <arbiter/replay_inputs.h>
 
 #include "view_replay.h"
 
@@ -73,7 +73,9 @@ static buf synthesize(uint64_t wrong_hash_at) {
   put(&b, enc_header, &h);
 
   arb_replay_tick* t = calloc(1, sizeof *t);
+  arb_replay_inputs* desc = malloc(sizeof *desc);
   assert_non_null(t);
+  assert_non_null(desc);
   for (uint64_t tick = 1; tick <= TICKS; tick++) {
     memset(t, 0, sizeof *t);
     t->tick = tick;
@@ -89,12 +91,8 @@ static buf synthesize(uint64_t wrong_hash_at) {
       j->client_id = joining[i];
       j->avatar_kind = ARB_AVATAR_DEFAULT;
       snprintf(j->name, sizeof j->name, "p%u", joining[i]);
-      assert_int_equal(arb_game_join(game, j->client_id, ARB_AVATAR_DEFAULT, &j->entity_id), 0);
     }
-    if (tick == 400) {
-      t->leaves[t->leave_count++] = 1;
-      assert_int_equal(arb_game_leave(game, 1), 0);
-    }
+    if (tick == 400) t->leaves[t->leave_count++] = 1;
     for (uint32_t c = 1; c <= 3; c++) {
       if ((c == 1 && tick >= 400) || (c == 3 && tick < 200)) continue;
       arb_controls ctl;
@@ -105,10 +103,11 @@ static buf synthesize(uint64_t wrong_hash_at) {
       in->client_id = c;
       in->seq = (uint32_t)tick;
       in->controls = arb_proto_quantize_controls(&ctl);
-      arb_controls applied = arb_proto_dequantize_controls(&in->controls);
-      assert_int_equal(arb_game_set_controls(game, c, &applied), 0);
     }
-    arb_game_step(game);
+    // Applied as the server applies a tick (the joins get their entity ids here).
+    arb_replay_inputs_from_tick(t, desc);
+    assert_int_equal(arb_game_apply_tick(game, &desc->inputs), ARB_OK);
+    arb_replay_tick_keep_applied(t, desc);
     g_hash[tick] = arb_game_hash(game);
     t->world_hash = g_hash[tick] ^ (tick == wrong_hash_at ? 1u : 0u);
     put(&b, enc_tick, t);
@@ -116,6 +115,7 @@ static buf synthesize(uint64_t wrong_hash_at) {
   arb_replay_end e = {TICKS, TICKS, 0};
   put(&b, enc_end, &e);
   free(t);
+  free(desc);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
   return b;

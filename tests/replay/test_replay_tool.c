@@ -21,7 +21,7 @@
 #include <xxhash.h>
 
 #include <arbiter/game.h>
-#include <arbiter/replay_log.h>
+#include <arbiter/replay_inputs.h>
 
 #include "rp_cmd.h"
 
@@ -83,7 +83,9 @@ static buf make_log(const log_spec* spec) {
   arb_game* game = NULL;
   assert_int_equal(arb_game_create(scene, h.seed, &game), 0);
   arb_replay_tick* t = calloc(1, sizeof *t);
+  arb_replay_inputs* in = malloc(sizeof *in);
   assert_non_null(t);
+  assert_non_null(in);
   int state_cap = 1 << 20;
   uint8_t* state = malloc((size_t)state_cap);
   assert_non_null(state);
@@ -92,29 +94,24 @@ static buf make_log(const log_spec* spec) {
     t->tick = tick;
     uint32_t joiner = tick == 1 ? 1 : tick == 5 ? 2 : 0;
     if (joiner) {
-      uint32_t entity = 0;
-      assert_int_equal(arb_game_join(game, joiner, ARB_AVATAR_DEFAULT, &entity), 0);
       t->joins[0].client_id = joiner;
-      t->joins[0].entity_id = entity;
       snprintf(t->joins[0].name, sizeof t->joins[0].name, "c%u", joiner);
       t->join_count = 1;
     }
-    if (tick == 25) {
-      assert_int_equal(arb_game_leave(game, 2), 0);
-      t->leaves[t->leave_count++] = 2;
-    }
+    if (tick == 25) t->leaves[t->leave_count++] = 2;
     arb_controls c;
     memset(&c, 0, sizeof c);
     c.move_x = (tick / 8) % 2 ? -0.7f : 1.0f;
     c.buttons = tick % 13 == 0 ? ARB_BUTTON_JUMP : 0;
-    arb_proto_controls_q q = arb_proto_quantize_controls(&c);
-    arb_controls applied = arb_proto_dequantize_controls(&q);
-    assert_int_equal(arb_game_set_controls(game, 1, &applied), 0);
     t->inputs[0].client_id = 1;
     t->inputs[0].seq = (uint32_t)tick;
-    t->inputs[0].controls = q;
+    t->inputs[0].controls = arb_proto_quantize_controls(&c);
     t->input_count = 1;
-    arb_game_step(game);
+    // Applied as the server applies a tick: through the game's tick applier, which also
+    // gives the joins their entity ids for the record.
+    arb_replay_inputs_from_tick(t, in);
+    assert_int_equal(arb_game_apply_tick(game, &in->inputs), ARB_OK);
+    arb_replay_tick_keep_applied(t, in);
     t->world_hash = arb_game_hash(game) ^ (tick == spec->bad_hash_tick ? 1u : 0u);
     put(&b, e_tick, t);
     if (tick % CP_EVERY == 0) {
@@ -130,6 +127,7 @@ static buf make_log(const log_spec* spec) {
   put(&b, e_end, &end);
   free(state);
   free(t);
+  free(in);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
   return b;

@@ -32,7 +32,8 @@ ARB_API void arb_replay_tick_keep_applied(arb_replay_tick* t, const arb_replay_i
 /// After arb_game_apply_tick on a description of a recorded `t`: ARB_OK when every join
 /// succeeded with the entity id the record names, else ARB_E_CORRUPT with the first
 /// difference in why ("join of client 3 gave entity 12 (ok), the log says entity 11").
-ARB_API int arb_replay_inputs_check_joins(const arb_replay_tick* t, const arb_replay_inputs* applied, char* why,
+ARB_API int arb_replay_inputs_check_joins(const arb_replay_tick* t,
+                                          const arb_replay_inputs* applied, char* why,
                                           size_t why_cap);
 
 ARB_C_END
