@@ -4,17 +4,20 @@
 // second game; both games must hash the same after every tick. Joins, leaves and controls
 // the game refuses are part of the mix. Also: the recorder's buffers, sized at open, never
 // grow; and a failed sv_server_init leaves nothing open or allocated.
-#include <arbiter/replay_inputs.h>
-#include <cmocka.h>
 #include <enet/enet.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arbiter/replay_inputs.h>
 
 #include "sv_record.h"
 #include "sv_server.h"
