@@ -160,11 +160,18 @@ static void replay(const char* path, const arb_scene* scene, const live* l, bool
   free(data);
 }
 
-static void test_live_and_logged_ticks_apply_to_the_same_hashes(void** state) {
-  (void)state;
-  arb_scene* scene = NULL;
+static int load_scene(void** state) {
   arb_scene_error serr;
-  assert_int_equal(arb_scene_load_default(&scene, &serr), 0);
+  return arb_scene_load_default((arb_scene**)state, &serr);
+}
+
+static int destroy_scene(void** state) {
+  arb_scene_destroy(*state);
+  return 0;
+}
+
+static void test_live_and_logged_ticks_apply_to_the_same_hashes(void** state) {
+  const arb_scene* scene = *state;
   live* l = calloc(1, sizeof *l);
   l->rec = malloc(sizeof *l->rec);
   l->in = malloc(sizeof *l->in);
@@ -219,7 +226,6 @@ static void test_live_and_logged_ticks_apply_to_the_same_hashes(void** state) {
   free(l->rec);
   free(l->in);
   free(l);
-  arb_scene_destroy(scene);
 }
 
 // Each stage of init fails in turn after the ones before it opened files, sockets and
@@ -262,7 +268,8 @@ static void test_failed_init_undoes_itself(void** state) {
 int main(void) {
   if (enet_initialize() != 0) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_live_and_logged_ticks_apply_to_the_same_hashes),
+      cmocka_unit_test_setup_teardown(test_live_and_logged_ticks_apply_to_the_same_hashes, load_scene,
+                                      destroy_scene),
       cmocka_unit_test(test_failed_init_undoes_itself),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
