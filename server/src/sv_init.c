@@ -184,7 +184,9 @@ static void free_state(sv_server* s) {
   sv_snapshot_free(&s->snapshot);
   if (s->game) arb_game_destroy(s->game);
   if (s->scene) arb_scene_destroy(s->scene);
-  // NULL after free: a deinit after a failed init is harmless.
+  // NULL after freeing: a deinit after a failed init is harmless.
+  s->game = NULL;
+  s->scene = NULL;
   FREE_NULL(s->statics);
   FREE_NULL(s->sessions);
   FREE_NULL(s->join_queue);
