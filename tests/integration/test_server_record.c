@@ -4,20 +4,21 @@
 // second game; both games must hash the same after every tick. Joins, leaves and controls
 // the game refuses are part of the mix. Also: the recorder's buffers, sized at open, never
 // grow; and a failed sv_server_init leaves nothing open or allocated.
+// cmocka.h needs these before it.
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <arbiter/replay_inputs.h>
 #include <enet/enet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
-#include <arbiter/replay_inputs.h>
 
 #include "sv_record.h"
 #include "sv_server.h"
@@ -237,12 +238,17 @@ static void test_failed_init_undoes_itself(void** state) {
   struct {
     const char* record;
     const char* http_bind;
+    const char* admin_token;
     int rc;
   } cases[] = {
-      {"/nonexistent-dir/", "127.0.0.1",
-       ARB_E_INVAL},                       // the recording (after scene, game, buffers)
-      {path, "not-an-address", ARB_E_IO},  // HTTP, after the log and UDP are open
+      // The recording (after the scene, the game and the tick buffers).
+      {"/nonexistent-dir/", "127.0.0.1", "", ARB_E_INVAL},
+      // HTTP, after the log and UDP are open.
+      {path, "not-an-address", "", ARB_E_IO},
+      // The match lifecycle's token file, after everything else is open.
+      {path, "127.0.0.1", "/nonexistent-token", ARB_E_INVAL},
   };
+
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -252,6 +258,7 @@ static void test_failed_init_undoes_itself(void** state) {
     cfg.log_level = SV_LOG_ERROR;
     snprintf(cfg.record, sizeof cfg.record, "%s", cases[i].record);
     snprintf(cfg.http_bind, sizeof cfg.http_bind, "%s", cases[i].http_bind);
+    snprintf(cfg.admin_token, sizeof cfg.admin_token, "%s", cases[i].admin_token);
     sv_server* s = calloc(1, sizeof *s);
     char err[512] = "";
     assert_int_equal(sv_server_init(s, &loop, &cfg, err, sizeof err), cases[i].rc);
@@ -269,8 +276,8 @@ static void test_failed_init_undoes_itself(void** state) {
 int main(void) {
   if (enet_initialize() != 0) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_live_and_logged_ticks_apply_to_the_same_hashes, load_scene,
-                                      destroy_scene),
+      cmocka_unit_test_setup_teardown(test_live_and_logged_ticks_apply_to_the_same_hashes,
+                                      load_scene, destroy_scene),
       cmocka_unit_test(test_failed_init_undoes_itself),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
