@@ -11,8 +11,8 @@
 //   arb__joints_*            joints inside the solver's substep loop (before contacts)
 //   arb__extras_post_step    after finalize: continuous collision of bullets, then the
 //                            Verlet particles (they read the final body poses)
-// Serialization (hash.c, snapshot.c): arb__extras_serialize writes nothing when there are
-// no extras, so worlds without them hash and save exactly as before.
+// Serialization (extras_io.c, called by world_codec.c) writes nothing when there are no
+// extras, so worlds without them hash and save exactly as before.
 #pragma once
 
 #include "arbiter/joint.h"
@@ -126,10 +126,10 @@ void arb__ccd_finish(arb_world* w);
 int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);
 
-// extras_io.c: serialization (hash.c) and restore (snapshot.c).
-void arb__extras_serialize(const arb_world* w, arb__writer* wr);
-/// Parse the extras section of an image (bytes after the contacts). len == 0 gives
-/// *out = NULL (no extras). Returns 0 or ARB_E_*; *out is detached until committed.
-int arb__extras_read(arb_world* w, const uint8_t* p, size_t len, arb__extras** out);
+// extras_io.c: the extras section of the canonical state, one visitor per record kind
+// (the same code writes the hash and the save image and reads an image back). Writing
+// an empty or NULL *x writes nothing; reading with no bytes left gives *x = NULL, else a
+// detached block (release it with arb__extras_release unless committed).
+void arb__extras_codec(arb_codec* c, arb_world* w, arb__extras** x);
 /// Replace the world's extras with `x` (may be NULL). Cannot fail.
 void arb__extras_commit(arb_world* w, arb__extras* x);
