@@ -83,9 +83,14 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
 
 static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->joint_slots) return NULL;
+  if (!x || id.index1 <= 0 || id.index1 > x->joint_slots) {
+    ARB_ASSERT(false && "null or foreign joint id");
+    return NULL;
+  }
   arb__joint* j = &x->joints[id.index1 - 1];
-  return j->in_use && j->generation == id.generation ? j : NULL;
+  bool live = j->in_use && j->generation == id.generation;
+  ARB_ASSERT(live && "stale joint id");
+  return live ? j : NULL;
 }
 
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {

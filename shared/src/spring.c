@@ -62,9 +62,14 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
 
 static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->spring_slots) return NULL;
+  if (!x || id.index1 <= 0 || id.index1 > x->spring_slots) {
+    ARB_ASSERT(false && "null or foreign spring id");
+    return NULL;
+  }
   arb__spring* s = &x->springs[id.index1 - 1];
-  return s->in_use && s->generation == id.generation ? s : NULL;
+  bool live = s->in_use && s->generation == id.generation;
+  ARB_ASSERT(live && "stale spring id");
+  return live ? s : NULL;
 }
 
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {

@@ -111,9 +111,14 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
 
 static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->vehicle_slots) return NULL;
+  if (!x || id.index1 <= 0 || id.index1 > x->vehicle_slots) {
+    ARB_ASSERT(false && "null or foreign vehicle id");
+    return NULL;
+  }
   arb__vehicle* v = &x->vehicles[id.index1 - 1];
-  return v->in_use && v->generation == id.generation ? v : NULL;
+  bool live = v->in_use && v->generation == id.generation;
+  ARB_ASSERT(live && "stale vehicle id");
+  return live ? v : NULL;
 }
 
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
