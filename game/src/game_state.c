@@ -57,13 +57,9 @@ static void avatar_fields(arb_codec* c, arb_avatar* a) {
   arb_codec_u32(c, &a->body.generation);
   arb_codec_u32(c, &controller);
   if (arb_codec_reading(c)) a->controller = (arb_controller_type)controller;
-  arb_codec_f32(c, &a->controls.move_x);
-  arb_codec_f32(c, &a->controls.move_y);
-  arb_codec_f32(c, &a->controls.aim);
+  ARB_CODEC_F32S(c, &a->controls.move_x, &a->controls.move_y, &a->controls.aim);
   arb_codec_u32(c, &a->controls.buttons);
-  arb_codec_f32(c, &a->controls.steer);
-  arb_codec_f32(c, &a->controls.throttle);
-  arb_codec_f32(c, &a->controls.brake);
+  ARB_CODEC_F32S(c, &a->controls.steer, &a->controls.throttle, &a->controls.brake);
   arb_codec_i32(c, &a->jump_cooldown);
 }
 

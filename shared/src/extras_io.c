@@ -41,15 +41,17 @@ static bool arb__x_slot(arb_codec* c, uint32_t* generation, uint8_t* in_use) {
   return !c->err && *in_use;
 }
 
+// Two bodies and an anchor on each (springs, joints).
+static void arb__x_anchors(arb_codec* c, arb_body_id* a, arb_body_id* b, arb_vec2* la, arb_vec2* lb) {
+  arb_codec_id(c, a);
+  arb_codec_id(c, b);
+  ARB_CODEC_VEC2S(c, la, lb);
+}
+
 static void arb__spring_fields(arb_codec* c, arb__spring* s) {
   if (!arb__x_slot(c, &s->generation, &s->in_use)) return;
-  arb_codec_id(c, &s->body_a);
-  arb_codec_id(c, &s->body_b);
-  arb_codec_vec2(c, &s->local_a);
-  arb_codec_vec2(c, &s->local_b);
-  arb_codec_f32(c, &s->rest_length);
-  arb_codec_f32(c, &s->stiffness);
-  arb_codec_f32(c, &s->damping);
+  arb__x_anchors(c, &s->body_a, &s->body_b, &s->local_a, &s->local_b);
+  ARB_CODEC_F32S(c, &s->rest_length, &s->stiffness, &s->damping);
   ARB_CODEC_CHECK(c, c->err || (s->rest_length >= 0.0f && s->stiffness >= 0.0f && s->damping >= 0.0f));
 }
 
@@ -57,13 +59,8 @@ static void arb__joint_fields(arb_codec* c, arb__joint* j) {
   if (arb_codec_reading(c)) j->ia = j->ib = -1;  // solver scratch
   if (!arb__x_slot(c, &j->generation, &j->in_use)) return;
   arb_codec_u8(c, &j->type);
-  arb_codec_id(c, &j->body_a);
-  arb_codec_id(c, &j->body_b);
-  arb_codec_vec2(c, &j->local_a);
-  arb_codec_vec2(c, &j->local_b);
-  arb_codec_f32(c, &j->length);
-  arb_codec_f32(c, &j->hertz);
-  arb_codec_f32(c, &j->damping_ratio);
+  arb__x_anchors(c, &j->body_a, &j->body_b, &j->local_a, &j->local_b);
+  ARB_CODEC_F32S(c, &j->length, &j->hertz, &j->damping_ratio);
   arb_codec_vec2(c, &j->impulse);
   ARB_CODEC_CHECK(c, c->err || (j->type > ARB_JOINT_NONE && j->type < ARB_JOINT_TYPE_COUNT &&
                                 j->length >= 0.0f && j->hertz >= 0.0f && j->hertz <= 1.0e4f &&
@@ -72,14 +69,10 @@ static void arb__joint_fields(arb_codec* c, arb__joint* j) {
 
 static void arb__wheel_fields(arb_codec* c, arb__wheel* wh) {
   arb_codec_vec2(c, &wh->def.offset);
-  arb_codec_f32(c, &wh->def.radius);
-  arb_codec_f32(c, &wh->def.inertia);
+  ARB_CODEC_F32S(c, &wh->def.radius, &wh->def.inertia);
   arb_codec_bool(c, &wh->def.steerable);
   arb_codec_bool(c, &wh->def.driven);
-  arb_codec_f32(c, &wh->def.drive_torque);
-  arb_codec_f32(c, &wh->def.brake_torque);
-  arb_codec_f32(c, &wh->spin);
-  arb_codec_f32(c, &wh->steer);
+  ARB_CODEC_F32S(c, &wh->def.drive_torque, &wh->def.brake_torque, &wh->spin, &wh->steer);
   arb_codec_flag(c, &wh->skid);
   ARB_CODEC_CHECK(c, c->err || (wh->def.radius > 0.0f && wh->def.inertia > 0.0f &&
                                 wh->def.drive_torque >= 0.0f && wh->def.brake_torque >= 0.0f));
@@ -91,9 +84,8 @@ static void arb__vehicle_fields(arb_codec* c, arb__vehicle* v) {
   arb_codec_i32(c, &v->wheel_count);
   ARB_CODEC_CHECK(c, v->wheel_count >= 1 && v->wheel_count <= ARB_VEHICLE_MAX_WHEELS);
   if (c->err) return;
-  float* f[] = {&v->max_steer, &v->friction, &v->ground_gravity, &v->rolling,
-                &v->drag,      &v->steer_in, &v->throttle_in,    &v->brake_in};
-  for (int k = 0; k < 8; ++k) arb_codec_f32(c, f[k]);
+  ARB_CODEC_F32S(c, &v->max_steer, &v->friction, &v->ground_gravity, &v->rolling, &v->drag,
+                 &v->steer_in, &v->throttle_in, &v->brake_in);
   ARB_CODEC_CHECK(c, c->err || (v->max_steer >= 0.0f && v->max_steer <= 1.2f && v->friction > 0.0f &&
                                 v->ground_gravity > 0.0f && v->rolling >= 0.0f && v->drag >= 0.0f &&
                                 v->steer_in >= -1.0f && v->steer_in <= 1.0f && v->throttle_in >= 0.0f &&
@@ -102,12 +94,8 @@ static void arb__vehicle_fields(arb_codec* c, arb__vehicle* v) {
 }
 
 static void arb__particle_fields(arb_codec* c, arb__particle* p) {
-  arb_codec_vec2(c, &p->p);
-  arb_codec_vec2(c, &p->prev);
-  arb_codec_f32(c, &p->inv_mass);
-  arb_codec_f32(c, &p->mass);
-  arb_codec_f32(c, &p->radius);
-  arb_codec_f32(c, &p->damping);
+  ARB_CODEC_VEC2S(c, &p->p, &p->prev);
+  ARB_CODEC_F32S(c, &p->inv_mass, &p->mass, &p->radius, &p->damping);
   arb_codec_u32(c, &p->mask_bits);
   ARB_CODEC_CHECK(c, c->err || (p->inv_mass >= 0.0f && p->mass > 0.0f && p->radius >= 0.0f &&
                                 p->radius <= 1.0e3f && p->damping >= 0.0f));
@@ -116,8 +104,7 @@ static void arb__particle_fields(arb_codec* c, arb__particle* p) {
 static void arb__constraint_fields(arb_codec* c, arb__constraint* k, int particles) {
   arb_codec_i32(c, &k->a);
   arb_codec_i32(c, &k->b);
-  arb_codec_f32(c, &k->rest);
-  arb_codec_f32(c, &k->stiffness);
+  ARB_CODEC_F32S(c, &k->rest, &k->stiffness);
   ARB_CODEC_CHECK(c, c->err || (k->a >= 0 && k->b >= 0 && k->a < particles && k->b < particles &&
                                 k->a != k->b && k->rest >= 0.0f && k->stiffness > 0.0f &&
                                 k->stiffness <= 1.0f));

@@ -15,11 +15,8 @@
 static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
   arb_codec_vec2(c, &d->gravity);
   arb_codec_i32(c, &d->substeps);
-  arb_codec_f32(c, &d->restitution_threshold);
-  arb_codec_f32(c, &d->contact_hertz);
-  arb_codec_f32(c, &d->contact_damping_ratio);
-  arb_codec_f32(c, &d->max_contact_push_speed);
-  arb_codec_f32(c, &d->max_linear_speed);
+  ARB_CODEC_F32S(c, &d->restitution_threshold, &d->contact_hertz, &d->contact_damping_ratio,
+                 &d->max_contact_push_speed, &d->max_linear_speed);
   ARB_CODEC_CHECK(c, d->substeps >= 1 && d->substeps <= ARB__MAX_SUBSTEPS &&
                          d->restitution_threshold >= 0.0f && d->contact_hertz >= 0.0f &&
                          d->contact_damping_ratio >= 0.0f && d->max_contact_push_speed >= 0.0f &&
@@ -30,9 +27,7 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
   int type = (int)s->type;
   arb_codec_int_u8(c, &type);
   if (arb_codec_reading(c)) s->type = (arb_shape_type)type;
-  arb_codec_f32(c, &s->density);
-  arb_codec_f32(c, &s->friction);
-  arb_codec_f32(c, &s->restitution);
+  ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
   arb_codec_u32(c, &s->category_bits);
   arb_codec_u32(c, &s->mask_bits);
   arb_codec_i32(c, &s->group);
@@ -94,23 +89,13 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
   arb_codec_flag(c, &b->moved);
   ARB_CODEC_CHECK(c, sim->type < ARB_BODY_TYPE_COUNT);
   arb_codec_vec2(c, &b->xf.p);
-  arb_codec_f32(c, &b->xf.q.c);
-  arb_codec_f32(c, &b->xf.q.s);
-  arb_codec_vec2(c, &b->center);
-  arb_codec_vec2(c, &b->local_center);
-  arb_codec_vec2(c, &st->v);
+  ARB_CODEC_F32S(c, &b->xf.q.c, &b->xf.q.s);
+  ARB_CODEC_VEC2S(c, &b->center, &b->local_center, &st->v);
   arb_codec_f32(c, &st->w);
   arb_codec_vec2(c, &b->force);
-  arb_codec_f32(c, &b->torque);
-  arb_codec_f32(c, &b->mass);
-  arb_codec_f32(c, &b->inertia);
-  arb_codec_f32(c, &sim->inv_mass);
-  arb_codec_f32(c, &sim->inv_inertia);
-  arb_codec_f32(c, &sim->gravity_scale);
-  arb_codec_f32(c, &sim->linear_damping);
-  arb_codec_f32(c, &sim->angular_damping);
-  arb_codec_vec2(c, &b->fat_aabb.lower);
-  arb_codec_vec2(c, &b->fat_aabb.upper);
+  ARB_CODEC_F32S(c, &b->torque, &b->mass, &b->inertia, &sim->inv_mass, &sim->inv_inertia,
+                 &sim->gravity_scale, &sim->linear_damping, &sim->angular_damping);
+  ARB_CODEC_VEC2S(c, &b->fat_aabb.lower, &b->fat_aabb.upper);
   if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
   arb__shape_fields(c, &b->shape);
   ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
@@ -143,12 +128,8 @@ static bool arb__contact_links_ok(const arb__world_image* img, const arb__contac
 }
 
 static void arb__point_fields(arb_codec* c, arb_manifold_point* p) {
-  arb_codec_vec2(c, &p->point);
-  arb_codec_vec2(c, &p->anchor_a);
-  arb_codec_vec2(c, &p->anchor_b);
-  arb_codec_f32(c, &p->separation);
-  arb_codec_f32(c, &p->normal_impulse);
-  arb_codec_f32(c, &p->tangent_impulse);
+  ARB_CODEC_VEC2S(c, &p->point, &p->anchor_a, &p->anchor_b);
+  ARB_CODEC_F32S(c, &p->separation, &p->normal_impulse, &p->tangent_impulse);
   arb_codec_u16(c, &p->id);
   ARB_CODEC_CHECK(c, c->err || p->normal_impulse >= 0.0f);  // the solver clamps at 0
 }
@@ -158,8 +139,7 @@ static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__
   arb_codec_i32(c, &ct->body_a);
   arb_codec_i32(c, &ct->body_b);
   arb_codec_u32(c, &ct->flags);
-  arb_codec_f32(c, &ct->friction);
-  arb_codec_f32(c, &ct->restitution);
+  ARB_CODEC_F32S(c, &ct->friction, &ct->restitution);
   arb_codec_vec2(c, &m->normal);
   arb_codec_int_u8(c, &m->point_count);
   ARB_CODEC_CHECK(c, c->err || (arb__contact_links_ok(img, ct) && m->point_count <= 2 &&

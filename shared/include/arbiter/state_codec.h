@@ -185,6 +185,19 @@ static inline void arb_codec_vec2(arb_codec* c, arb_vec2* v) {
   arb_codec_f32(c, &v->x);
   arb_codec_f32(c, &v->y);
 }
+/// Consecutive float (vec2) fields, in order: ARB_CODEC_F32S(c, &a, &b, &d) is
+/// arb_codec_f32 on each (the macros take C compound literals; C only).
+static inline void arb_codec_f32s(arb_codec* c, float* const* fields, size_t n) {
+  for (size_t i = 0; i < n; ++i) arb_codec_f32(c, fields[i]);
+}
+static inline void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, size_t n) {
+  for (size_t i = 0; i < n; ++i) arb_codec_vec2(c, fields[i]);
+}
+#define ARB_CODEC_F32S(c, ...) \
+  arb_codec_f32s((c), (float* const[]){__VA_ARGS__}, sizeof((float* const[]){__VA_ARGS__}) / sizeof(float*))
+#define ARB_CODEC_VEC2S(c, ...)                           \
+  arb_codec_vec2s((c), (arb_vec2* const[]){__VA_ARGS__}, \
+                  sizeof((arb_vec2* const[]){__VA_ARGS__}) / sizeof(arb_vec2*))
 /// A body id as (i32 index1, u32 generation); reading refuses a negative index.
 static inline void arb_codec_id(arb_codec* c, arb_body_id* id) {
   arb_codec_i32(c, &id->index1);
