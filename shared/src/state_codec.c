@@ -48,17 +48,19 @@ void arb_codec_flush(arb_codec* c) {
   c->cur = c->base;
 }
 
-// Field operations move at most 8 bytes at a time, far below the staging chunk.
+// The slow path of a field operation: a reader short of bytes, a writer out of room, a
+// full staging chunk, or an error already set. Field operations move at most 8 bytes at
+// a time, far below the staging chunk.
 bool arb__codec_room(arb_codec* c, size_t n) {
   if (c->err) return false;
   if (c->mode == ARB_CODEC_READ) {
     if (c->in_len - c->in_pos >= n) return true;
-    c->err = ARB_E_TRUNCATED;
+    arb_codec_fail(c, ARB_E_TRUNCATED);
     return false;
   }
   if ((size_t)(c->end - c->cur) >= n) return true;
   if (c->mode == ARB_CODEC_WRITE) {
-    c->err = ARB_E_NOSPACE;
+    arb_codec_fail(c, ARB_E_NOSPACE);
     return false;
   }
   arb_codec_flush(c);

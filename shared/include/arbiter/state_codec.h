@@ -38,6 +38,14 @@
 
 ARB_C_BEGIN
 
+// The field operations run once per field of every hashed body and contact each tick:
+// forced inline, or the call overhead dominates the hash.
+#if defined(__GNUC__)
+#define ARB_CODEC_INLINE static inline __attribute__((always_inline))
+#else
+#define ARB_CODEC_INLINE static inline
+#endif
+
 typedef enum arb_codec_mode {
   ARB_CODEC_COUNT = 0,  ///< count the bytes only (size pass)
   ARB_CODEC_HASH,       ///< feed the bytes to an XXH3-64 state
@@ -81,8 +89,13 @@ static inline bool arb_codec_hashing(const arb_codec* c) { return c->mode == ARB
 static inline size_t arb_codec_left(const arb_codec* c) {
   return c->mode == ARB_CODEC_READ && !c->err ? c->in_len - c->in_pos : 0;
 }
+/// Set the sticky error (the first one stays). Afterwards a reader has no bytes left and a
+/// writer no room, so every later field operation takes the slow path and does nothing.
 static inline void arb_codec_fail(arb_codec* c, int err) {
-  if (!c->err) c->err = err;
+  if (c->err) return;
+  c->err = err;
+  if (c->mode == ARB_CODEC_READ) c->in_len = c->in_pos;
+  if (c->mode == ARB_CODEC_WRITE) c->end = c->cur;
 }
 /// Restore only: a failed check marks the input corrupt. Not evaluated when writing.
 #define ARB_CODEC_CHECK(c, cond) \
@@ -105,19 +118,15 @@ static inline uint32_t arb_load_le32(const uint8_t* p) {
 /// Room for n more bytes (writers), or n bytes present (readers). Out-of-line slow paths.
 ARB_API bool arb__codec_room(arb_codec* c, size_t n);
 
-static inline bool arb__codec_fits(const arb_codec* c, size_t n) {
-  if (c->err) return false;
-  if (c->mode == ARB_CODEC_READ) return c->in_len - c->in_pos >= n;
-  return (size_t)(c->end - c->cur) >= n;
-}
 // Store n bytes (writers) or load them (readers; zeros once an error is set), n <= 64.
-static inline void arb__codec_put(arb_codec* c, const void* v, size_t n) {
-  if (!arb__codec_fits(c, n) && !arb__codec_room(c, n)) return;
+// The fast path is one comparison: an error leaves no room and no bytes (arb_codec_fail).
+ARB_CODEC_INLINE void arb__codec_put(arb_codec* c, const void* v, size_t n) {
+  if ((size_t)(c->end - c->cur) < n && !arb__codec_room(c, n)) return;
   memcpy(c->cur, v, n);
   c->cur += n;
 }
-static inline void arb__codec_get(arb_codec* c, void* v, size_t n) {
-  if (!arb__codec_fits(c, n) && !arb__codec_room(c, n)) {
+ARB_CODEC_INLINE void arb__codec_get(arb_codec* c, void* v, size_t n) {
+  if (c->in_len - c->in_pos < n && !arb__codec_room(c, n)) {
     memset(v, 0, n);
     return;
   }
@@ -125,15 +134,15 @@ static inline void arb__codec_get(arb_codec* c, void* v, size_t n) {
   c->in_pos += n;
 }
 /// n raw bytes (n <= 64).
-static inline void arb_codec_bytes(arb_codec* c, void* v, size_t n) {
+ARB_CODEC_INLINE void arb_codec_bytes(arb_codec* c, void* v, size_t n) {
   if (arb_codec_reading(c)) {
     arb__codec_get(c, v, n);
   } else {
     arb__codec_put(c, v, n);
   }
 }
-static inline void arb_codec_u8(arb_codec* c, uint8_t* v) { arb_codec_bytes(c, v, 1); }
-static inline void arb_codec_u16(arb_codec* c, uint16_t* v) {
+ARB_CODEC_INLINE void arb_codec_u8(arb_codec* c, uint8_t* v) { arb_codec_bytes(c, v, 1); }
+ARB_CODEC_INLINE void arb_codec_u16(arb_codec* c, uint16_t* v) {
   uint8_t b[2];
   if (arb_codec_reading(c)) {
     arb__codec_get(c, b, 2);
@@ -144,7 +153,7 @@ static inline void arb_codec_u16(arb_codec* c, uint16_t* v) {
     arb__codec_put(c, b, 2);
   }
 }
-static inline void arb_codec_u32(arb_codec* c, uint32_t* v) {
+ARB_CODEC_INLINE void arb_codec_u32(arb_codec* c, uint32_t* v) {
   uint8_t b[4];
   if (arb_codec_reading(c)) {
     arb__codec_get(c, b, 4);
@@ -154,8 +163,8 @@ static inline void arb_codec_u32(arb_codec* c, uint32_t* v) {
     arb__codec_put(c, b, 4);
   }
 }
-static inline void arb_codec_i32(arb_codec* c, int32_t* v) { arb_codec_u32(c, (uint32_t*)(void*)v); }
-static inline void arb_codec_u64(arb_codec* c, uint64_t* v) {
+ARB_CODEC_INLINE void arb_codec_i32(arb_codec* c, int32_t* v) { arb_codec_u32(c, (uint32_t*)(void*)v); }
+ARB_CODEC_INLINE void arb_codec_u64(arb_codec* c, uint64_t* v) {
   uint32_t lo = 0, hi = 0;
   if (!arb_codec_reading(c)) {
     lo = (uint32_t)*v;
@@ -167,7 +176,7 @@ static inline void arb_codec_u64(arb_codec* c, uint64_t* v) {
 }
 /// A float; reading refuses NaN and infinities (ARB_E_NONFINITE). A NaN written (it cannot
 /// occur: inputs are validated) is one canonical pattern, so no hash depends on its payload.
-static inline void arb_codec_f32(arb_codec* c, float* v) {
+ARB_CODEC_INLINE void arb_codec_f32(arb_codec* c, float* v) {
   uint32_t bits = 0;
   if (!arb_codec_reading(c)) {
     memcpy(&bits, v, 4);
@@ -178,19 +187,19 @@ static inline void arb_codec_f32(arb_codec* c, float* v) {
   arb_codec_u32(c, &bits);
   float f;
   memcpy(&f, &bits, 4);
-  if (!c->err && !arb_is_valid_float(f)) c->err = ARB_E_NONFINITE;
+  if (!arb_is_valid_float(f)) arb_codec_fail(c, ARB_E_NONFINITE);
   *v = c->err ? 0.0f : f;
 }
-static inline void arb_codec_vec2(arb_codec* c, arb_vec2* v) {
+ARB_CODEC_INLINE void arb_codec_vec2(arb_codec* c, arb_vec2* v) {
   arb_codec_f32(c, &v->x);
   arb_codec_f32(c, &v->y);
 }
 /// Consecutive float (vec2) fields, in order: ARB_CODEC_F32S(c, &a, &b, &d) is
 /// arb_codec_f32 on each (the macros take C compound literals; C only).
-static inline void arb_codec_f32s(arb_codec* c, float* const* fields, size_t n) {
+ARB_CODEC_INLINE void arb_codec_f32s(arb_codec* c, float* const* fields, size_t n) {
   for (size_t i = 0; i < n; ++i) arb_codec_f32(c, fields[i]);
 }
-static inline void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, size_t n) {
+ARB_CODEC_INLINE void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, size_t n) {
   for (size_t i = 0; i < n; ++i) arb_codec_vec2(c, fields[i]);
 }
 #define ARB_CODEC_F32S(c, ...) \
@@ -199,24 +208,24 @@ static inline void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, size_t
   arb_codec_vec2s((c), (arb_vec2* const[]){__VA_ARGS__}, \
                   sizeof((arb_vec2* const[]){__VA_ARGS__}) / sizeof(arb_vec2*))
 /// A body id as (i32 index1, u32 generation); reading refuses a negative index.
-static inline void arb_codec_id(arb_codec* c, arb_body_id* id) {
+ARB_CODEC_INLINE void arb_codec_id(arb_codec* c, arb_body_id* id) {
   arb_codec_i32(c, &id->index1);
   arb_codec_u32(c, &id->generation);
   ARB_CODEC_CHECK(c, id->index1 >= 0);
 }
 /// A 0/1 byte kept in a uint8_t; reading refuses anything else.
-static inline void arb_codec_flag(arb_codec* c, uint8_t* v) {
+ARB_CODEC_INLINE void arb_codec_flag(arb_codec* c, uint8_t* v) {
   arb_codec_u8(c, v);
   ARB_CODEC_CHECK(c, *v <= 1);
 }
 /// A bool stored as one 0/1 byte.
-static inline void arb_codec_bool(arb_codec* c, bool* v) {
+ARB_CODEC_INLINE void arb_codec_bool(arb_codec* c, bool* v) {
   uint8_t b = arb_codec_reading(c) ? 0 : (*v ? 1 : 0);
   arb_codec_flag(c, &b);
   if (arb_codec_reading(c)) *v = b == 1;
 }
 /// An int field stored as one byte (enums, small counts).
-static inline void arb_codec_int_u8(arb_codec* c, int* v) {
+ARB_CODEC_INLINE void arb_codec_int_u8(arb_codec* c, int* v) {
   uint8_t b = arb_codec_reading(c) ? 0 : (uint8_t)*v;
   arb_codec_u8(c, &b);
   if (arb_codec_reading(c)) *v = b;
@@ -224,7 +233,7 @@ static inline void arb_codec_int_u8(arb_codec* c, int* v) {
 /// An element count stored as i32. Reading refuses n < 0, n > max and counts whose
 /// elements (at least min_bytes each) cannot fit in the bytes left: ARB_E_TOO_BIG. This
 /// bounds every allocation by the input size.
-static inline void arb_codec_count(arb_codec* c, int32_t* n, int32_t max, size_t min_bytes) {
+ARB_CODEC_INLINE void arb_codec_count(arb_codec* c, int32_t* n, int32_t max, size_t min_bytes) {
   arb_codec_i32(c, n);
   if (!arb_codec_reading(c) || c->err) return;
   if (*n < 0 || *n > max || (size_t)*n * min_bytes > arb_codec_left(c)) {
@@ -233,7 +242,7 @@ static inline void arb_codec_count(arb_codec* c, int32_t* n, int32_t max, size_t
   }
 }
 /// Reader only: the next u32 without consuming it (0 when fewer than 4 bytes are left).
-static inline uint32_t arb_codec_peek_u32(const arb_codec* c) {
+ARB_CODEC_INLINE uint32_t arb_codec_peek_u32(const arb_codec* c) {
   return arb_codec_left(c) >= 4 ? arb_load_le32(c->in + c->in_pos) : 0;
 }
 
