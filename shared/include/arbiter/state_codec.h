@@ -20,14 +20,21 @@
 // error checks of its own between fields. Writing through a visitor never stores into the
 // visited object (the const of a saved world is cast away for the visit only).
 //
-// Adding a field to a record kind:
-//   1. one arb_codec_* call in the record's visitor, at the place it goes in the bytes
-//      (the hash and the save image change for every state: golden hashes, replay logs
-//      and the image layout string/version of the format must be updated with it);
-//   2. its range, when it has one, as an ARB_CODEC_CHECK right after it;
-//   3. nothing else: save, hash and restore all run that visitor.
-// A field that is not simulated (user data) is skipped in the hash with
-// `if (!arb_codec_hashing(c))` around it, as body user data is.
+// Adding a field to a record kind (e.g. a new body field: arb__body_fields in
+// shared/src/world_codec.c):
+//   1. one arb_codec_* call in the record's visitor, at the place it goes in the bytes;
+//   2. its range, when it has one, as an ARB_CODEC_CHECK right after it (restore must
+//      refuse what the simulation could never produce);
+//   3. the documentation of the bytes: the layout comment and the layout string of the
+//      world image (shared/src/snapshot.c; the string's hash is in every image, so old
+//      images are refused with ARB_E_VERSION) or game_state.c's comment;
+//   4. nothing else: save, hash and restore all run that visitor.
+// The new bytes change the hash of every state, so the golden hashes and the committed
+// replay logs are updated in the same change (scripts/record-replays.sh). A field that
+// must leave existing states untouched goes in an optional tagged record written only
+// when it differs from its default (as the ITER record in world_codec.c). A field that
+// is not simulated (user data) is skipped in the hash with `if (!arb_codec_hashing(c))`
+// around it, as body user data is.
 #pragma once
 
 #include <string.h>
