@@ -21,7 +21,9 @@ void arb_bits_write(arb_bit_writer* w, uint32_t value, int n) {
   }
 }
 
-size_t arb_bits_writer_bytes(const arb_bit_writer* w) { return (w->pos + 7u) / 8u; }
+size_t arb_bits_writer_bytes(const arb_bit_writer* w) {
+  return (w->pos + 7u) / 8u;
+}
 
 // Finds v's bucket: its index, and v minus the bucket's first value. -1 when out of range.
 static int bucket_of(uint32_t v, const arb_bit_buckets* b, uint32_t* rest) {
@@ -110,4 +112,6 @@ int32_t arb_bits_read_signed(arb_bit_reader* r, const arb_bit_buckets* b) {
   return arb_unzigzag(arb_bits_read_bucketed(r, b));
 }
 
-size_t arb_bits_remaining(const arb_bit_reader* r) { return r->overrun ? 0 : r->len_bits - r->pos; }
+size_t arb_bits_remaining(const arb_bit_reader* r) {
+  return r->overrun ? 0 : r->len_bits - r->pos;
+}

@@ -3,11 +3,10 @@
 // runs out. Checked: the reader never claims more bits than the data holds, and writing
 // the values read back with the writer reproduces exactly the bits consumed (each value has
 // one code, so decoding is a bijection onto the accepted prefix).
+#include <arbiter/bitstream.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <arbiter/bitstream.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -47,9 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   arb_bit_writer w;
   arb_bits_writer_init(&w, out, len);
   for (int i = 0; i < n; ++i) {
-    if (kind[i] == 0) arb_bits_write(&w, values[i], raw_width);
-    else if (kind[i] == 1) arb_bits_write_bucketed(&w, values[i], &b);
-    else arb_bits_write_signed(&w, (int32_t)values[i], &b);
+    if (kind[i] == 0)
+      arb_bits_write(&w, values[i], raw_width);
+    else if (kind[i] == 1)
+      arb_bits_write_bucketed(&w, values[i], &b);
+    else
+      arb_bits_write_signed(&w, (int32_t)values[i], &b);
   }
   if (w.overflow || w.pos != consumed) abort();
   for (size_t bit = 0; bit < consumed; ++bit) {

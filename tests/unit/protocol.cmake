@@ -15,3 +15,5 @@ arb_add_test(test_proto_malformed SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_m
              LIBS ${_proto_libs} LABELS unit INCLUDES ${XXHASH_INCLUDE_DIRS})
 arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
              LIBS arbiter_protocol LABELS unit)
+arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
+             LIBS arbiter_protocol LABELS unit)

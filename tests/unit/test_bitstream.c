@@ -23,9 +23,9 @@ static void bit_order_is_lsb_first(void** state) {
   uint8_t buf[4] = {0xAA, 0xAA, 0xAA, 0xAA};
   arb_bit_writer w;
   arb_bits_writer_init(&w, buf, sizeof buf);
-  arb_bits_write(&w, 1, 1);      // bit 0
-  arb_bits_write(&w, 0x5, 3);    // bits 1..3 = 1,0,1
-  arb_bits_write(&w, 0x3FF, 10); // bits 4..13
+  arb_bits_write(&w, 1, 1);       // bit 0
+  arb_bits_write(&w, 0x5, 3);     // bits 1..3 = 1,0,1
+  arb_bits_write(&w, 0x3FF, 10);  // bits 4..13
   assert_int_equal(w.pos, 14);
   assert_int_equal(arb_bits_writer_bytes(&w), 2);
   assert_int_equal(buf[0], 0xFB);  // 1111 1011
@@ -146,7 +146,7 @@ static void never_past_the_end(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bit_order_is_lsb_first), cmocka_unit_test(random_round_trip),
-      cmocka_unit_test(bucket_codes), cmocka_unit_test(values_beyond_buckets_overflow),
+      cmocka_unit_test(bucket_codes),           cmocka_unit_test(values_beyond_buckets_overflow),
       cmocka_unit_test(never_past_the_end),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

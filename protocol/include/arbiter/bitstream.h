@@ -55,7 +55,11 @@ ARB_API int32_t arb_bits_read_signed(arb_bit_reader* r, const arb_bit_buckets* b
 ARB_API size_t arb_bits_remaining(const arb_bit_reader* r);
 
 /// zigzag mapping used by the signed functions, exposed for size estimates and tests.
-static inline uint32_t arb_zigzag(int32_t v) { return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31); }
-static inline int32_t arb_unzigzag(uint32_t u) { return (int32_t)(u >> 1) ^ -(int32_t)(u & 1u); }
+static inline uint32_t arb_zigzag(int32_t v) {
+  return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+}
+static inline int32_t arb_unzigzag(uint32_t u) {
+  return (int32_t)(u >> 1) ^ -(int32_t)(u & 1u);
+}
 
 ARB_C_END
