@@ -1,6 +1,6 @@
 // Applying a v2 part to a tick's work view (PROTOCOL.md, "v2 client algorithm"). The view
-// starts as the baseline predicted to the tick (arb_snap2_set_predict); each record then
-// corrects, adds or deletes one entity. All-or-nothing: every record is checked against
+// starts as a copy of the baseline (origins); each record then corrects (re-origins), adds
+// or deletes one entity. All-or-nothing: every record is checked against
 // the view before anything changes.
 #include <stdio.h>
 #include <string.h>
@@ -65,12 +65,13 @@ void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r) {
   if (r->mask & ARB_SNAP2_M_FLAGS) s->flags = d->flags;
 }
 
-static arb_snap2_entity entered(const arb_snap2_record* r) {
+static arb_snap2_entity entered(const arb_snap2_record* r, uint32_t tick) {
   arb_snap2_entity e;
   memset(&e, 0, sizeof e);
   e.id = r->id;
   e.cls = r->cls;
   e.s = r->v;
+  e.s.t0 = tick;
   return e;
 }
 
@@ -83,8 +84,12 @@ int arb_snap2_set_apply(arb_snap2_set* view, const arb_snap2_part* part, arb_pro
     const arb_snap2_record* r = &part->records[i];
     int at = find_index(view, r->id);
     if (at < 0) continue;
-    if (r->op == ARB_SNAP2_UPDATE) arb__snap2_apply_update(&view->items[at].s, r);
-    if (r->op == ARB_SNAP2_ENTER) view->items[at] = entered(r);
+    arb_snap2_entity* e = &view->items[at];
+    if (r->op == ARB_SNAP2_UPDATE) {
+      e->s = arb_snap2_eval(&e->s, e->cls, part->h.tick, &part->h);
+      arb__snap2_apply_update(&e->s, r);
+    }
+    if (r->op == ARB_SNAP2_ENTER) *e = entered(r, part->h.tick);
     if (r->op == ARB_SNAP2_REMOVE) {
       view->items[at].id = 0;
       ++removed;
@@ -104,7 +109,7 @@ int arb_snap2_set_apply(arb_snap2_set* view, const arb_snap2_part* part, arb_pro
     if (r->op != ARB_SNAP2_ENTER) continue;
     while (i >= 0 && view->items[i].id > r->id) view->items[k--] = view->items[i--];
     if (i >= 0 && view->items[i].id == r->id) continue;  // replaced above
-    view->items[k--] = entered(r);
+    view->items[k--] = entered(r, part->h.tick);
     --added;
   }
   view->count += total_new;

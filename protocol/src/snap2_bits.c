@@ -2,10 +2,12 @@
 //   stream  = count:COUNT record*count padding(zero bits to a whole byte)
 //   record  = gap:GAP op body         id = previous id + 1 + gap (previous = 0 at start)
 //   op      = '0' update | '10' enter | '11' remove
-//   update  = mask:6 then, for each mask bit in order: pos dx:POS dy:POS, angle da:ANGLE,
+//   update  = mask then, for each mask bit in order: pos dx:POS dy:POS, angle da:ANGLE,
 //             vel dvx:VEL dvy:VEL, angvel dw:ANGVEL, aux daux:ANGLE, flags f:3
-//   enter   = class-1:2 flags:3 then the class's fields absolutely: x:POS_ABS y:POS_ABS
+//   enter   = class-1:2 flags:3 desc then the class's fields absolutely: x:POS_ABS y:POS_ABS
 //             angle:16 vx:VEL_ABS vy:VEL_ABS w:ANGVEL_ABS aux:16 (only those it has)
+//   desc    = '0' (the next new description of the part) | '1' index:DESC_REF (an earlier one)
+//   mask    = '1' pos|vel | '01' pos|angle|vel|angvel | '001' pos | '000' bits:6 (another)
 // Residuals are new minus predicted, wrapping (int32 modulo 2^32; angles modulo 65536,
 // sent as int16). Signed values are zigzagged.
 #include <stdio.h>
@@ -15,13 +17,14 @@
 
 static const arb_bit_buckets COUNT = {2, {6, 12}};
 static const arb_bit_buckets GAP = {5, {0, 3, 6, 10, 32}};
-static const arb_bit_buckets POS = {4, {2, 5, 10, 32}};
+static const arb_bit_buckets POS = {4, {3, 6, 9, 32}};
 static const arb_bit_buckets ANGLE = {4, {3, 6, 10, 16}};
-static const arb_bit_buckets VEL = {4, {3, 6, 10, 32}};
+static const arb_bit_buckets VEL = {5, {3, 6, 9, 12, 32}};
 static const arb_bit_buckets ANGVEL = {4, {3, 7, 12, 32}};
 static const arb_bit_buckets POS_ABS = {3, {16, 24, 32}};
 static const arb_bit_buckets VEL_ABS = {4, {8, 12, 16, 32}};
 static const arb_bit_buckets ANGVEL_ABS = {3, {8, 16, 32}};
+static const arb_bit_buckets DESC_REF = {3, {2, 4, 7}};
 
 unsigned arb__snap2_class_fields(uint8_t cls) {
   switch (cls) {
@@ -74,12 +77,24 @@ static int put_s(arb_bit_writer* w, int32_t v, const arb_bit_buckets* b) {
   return put_u(w, arb_zigzag(v), b);
 }
 
-static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id) {
+/* Update masks: the three common ones have short codes (a moving body corrected after a
+ * contact, a turning one, a drifted one), any other is '000' and the 6 bits. */
+#define MASK_MOVE (ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL)
+#define MASK_TURN (ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_VEL | ARB_SNAP2_M_ANGVEL)
+static int put_mask(arb_bit_writer* w, uint8_t mask) {
+  if (mask == MASK_MOVE) return put(w, 1, 1);
+  if (mask == MASK_TURN) return put(w, 2, 2);        // bits 0, 1
+  if (mask == ARB_SNAP2_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
+  return put(w, 0, 3) + put(w, mask, 6);
+}
+
+/* named: descriptions named by the part's enter records so far (updated). */
+static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
   const arb_snap2_state* v = &r->v;
   if (r->op == ARB_SNAP2_REMOVE) return n + put(w, 3, 2);
   if (r->op == ARB_SNAP2_UPDATE) {
-    n += put(w, 0, 1) + put(w, r->mask, 6);
+    n += put(w, 0, 1) + put_mask(w, r->mask);
     if (r->mask & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS) + put_s(w, v->y, &POS);
     if (r->mask & ARB_SNAP2_M_ANGLE) n += put_s(w, angle_delta(v->angle), &ANGLE);
     if (r->mask & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL) + put_s(w, v->vy, &VEL);
@@ -90,6 +105,8 @@ static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id
   }
   unsigned f = arb__snap2_class_fields(r->cls);
   n += put(w, 1, 2) + put(w, (uint32_t)(r->cls - 1u), 2) + put(w, v->flags, 3);
+  n += r->desc == *named ? put(w, 0, 1) : put(w, 1, 1) + put_u(w, r->desc, &DESC_REF);
+  if (r->desc == *named) ++*named;
   if (f & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
   if (f & ARB_SNAP2_M_ANGLE) n += put(w, v->angle, 16);
   if (f & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
@@ -98,8 +115,8 @@ static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id
   return n;
 }
 
-int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id) {
-  return record(NULL, r, prev_id);
+int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named) {
+  return record(NULL, r, prev_id, &named);
 }
 
 static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {
@@ -116,9 +133,11 @@ int arb__snap2_write_stream(arb_bit_writer* w, const arb_snap2_record* recs, int
   if (count < 0 || count > ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
   arb_bits_write_bucketed(w, (uint32_t)count, &COUNT);
   uint32_t prev = 0;
+  int named = 0;
   for (int i = 0; i < count; ++i) {
     if (!record_ok(&recs[i], prev)) return ARB_E_INVAL;
-    record(w, &recs[i], prev);
+    if (recs[i].op == ARB_SNAP2_ENTER && recs[i].desc > named) return ARB_E_INVAL;
+    record(w, &recs[i], prev, &named);
     prev = recs[i].id;
   }
   return w->overflow ? ARB_E_TOO_BIG : 0;
@@ -145,7 +164,16 @@ static int read_angle_delta(arb_bit_reader* r, uint16_t* out) {
 static int read_update(arb_bit_reader* r, arb_snap2_record* rec) {
   arb_snap2_state* v = &rec->v;
   int ok = 1;
-  rec->mask = (uint8_t)arb_bits_read(r, 6);
+  if (arb_bits_read(r, 1))
+    rec->mask = MASK_MOVE;
+  else if (arb_bits_read(r, 1))
+    rec->mask = MASK_TURN;
+  else if (arb_bits_read(r, 1))
+    rec->mask = ARB_SNAP2_M_POS;
+  else {
+    rec->mask = (uint8_t)arb_bits_read(r, 6);
+    if (rec->mask == MASK_MOVE || rec->mask == MASK_TURN || rec->mask == ARB_SNAP2_M_POS) ok = 0;
+  }
   if (rec->mask & ARB_SNAP2_M_POS) {
     v->x = arb_bits_read_signed(r, &POS);
     v->y = arb_bits_read_signed(r, &POS);
@@ -161,10 +189,21 @@ static int read_update(arb_bit_reader* r, arb_snap2_record* rec) {
   return ok;
 }
 
-static void read_enter(arb_bit_reader* r, arb_snap2_record* rec) {
+/* Returns 0 when the description reference names one not yet introduced. */
+static int read_enter(arb_bit_reader* r, arb_snap2_record* rec, int* named) {
   arb_snap2_state* v = &rec->v;
   rec->cls = (uint8_t)(arb_bits_read(r, 2) + 1u);
   v->flags = (uint8_t)arb_bits_read(r, 3);
+  int ok = 1;
+  if (arb_bits_read(r, 1) == 0) {
+    rec->desc = (uint8_t)(*named < 255 ? *named : 255);
+    ok = *named < ARB_SNAP2_MAX_PART_ENTERED;
+    ++*named;
+  } else {
+    uint32_t k = arb_bits_read_bucketed(r, &DESC_REF);
+    ok = k < (uint32_t)*named;
+    rec->desc = (uint8_t)(k < 255 ? k : 255);
+  }
   unsigned f = arb__snap2_class_fields(rec->cls);
   if (f & ARB_SNAP2_M_POS) {
     v->x = arb_bits_read_signed(r, &POS_ABS);
@@ -177,6 +216,7 @@ static void read_enter(arb_bit_reader* r, arb_snap2_record* rec) {
   }
   if (f & ARB_SNAP2_M_ANGVEL) v->w = arb_bits_read_signed(r, &ANGVEL_ABS);
   if (f & ARB_SNAP2_M_AUX) v->aux = (uint16_t)arb_bits_read(r, 16);
+  return ok;
 }
 
 int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_error* err) {
@@ -184,6 +224,7 @@ int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_err
   if (r->overrun) return fail(r, err, -1, "stream ends inside the record count");
   if (count > ARB_SNAP2_MAX_PART_RECORDS) return fail(r, err, -1, "more than 4096 records");
   uint32_t prev = 0;
+  int named = 0;
   for (uint32_t i = 0; i < count; ++i) {
     arb_snap2_record* rec = &out->records[i];
     memset(rec, 0, sizeof *rec);
@@ -194,11 +235,14 @@ int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_err
       rec->op = ARB_SNAP2_UPDATE;
       int ok = read_update(r, rec);
       if (r->overrun) return fail(r, err, (int)i, "stream ends inside the record");
-      if (!ok) return fail(r, err, (int)i, "angle residual outside int16");
+      if (!ok)
+        return fail(r, err, (int)i,
+                    "angle residual outside int16, or a long mask code for a short one");
       if (rec->mask == 0) return fail(r, err, (int)i, "update with an empty mask");
     } else {
       rec->op = arb_bits_read(r, 1) ? ARB_SNAP2_REMOVE : ARB_SNAP2_ENTER;
-      if (rec->op == ARB_SNAP2_ENTER) read_enter(r, rec);
+      if (rec->op == ARB_SNAP2_ENTER && !read_enter(r, rec, &named) && !r->overrun)
+        return fail(r, err, (int)i, "enter names a description not introduced before it");
     }
     if (r->overrun) return fail(r, err, (int)i, "stream ends inside the record");
     prev = rec->id;

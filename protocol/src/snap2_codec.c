@@ -28,7 +28,7 @@ static int check_desc(const arb_snap2_desc* d) {
       for (int i = 0; i < d->shape_count; ++i) ARB__TRY(arb__check_shape(&d->shapes[i]));
       return 0;
     case ARB_SNAP2_PARTICLE:
-      return finite_coord(d->radius) && d->radius > 0.0f ? 0 : ARB_E_RANGE;
+      return finite_coord(d->radius) && d->radius >= 0.0f ? 0 : ARB_E_RANGE;
     case ARB_SNAP2_LINK:
       if (d->link_kind < ARB_SNAP2_LINK_ROPE || d->link_kind > ARB_SNAP2_LINK_JOINT)
         return ARB_E_RANGE;
@@ -84,11 +84,11 @@ static void pack_desc(msgpack_packer* pk, const arb_snap2_desc* d) {
   }
 }
 
-int arb__snap2_desc_size(const arb_snap2_desc* d) {
+int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap) {
   ARB__TRY(check_desc(d));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, NULL, 0);
+  arb__packer_init(&pk, &w, buf, cap);
   pack_desc(&pk, d);
   return arb__wbuf_result(&w);
 }
@@ -104,18 +104,20 @@ static int check_header(const arb_snap2_header* h) {
   return 0;
 }
 
-/* Enter records and descriptions must pair up one to one, with the same class; a full
- * snapshot holds enter records only. */
+/* Enter records name descriptions in order (each new one is the next unused; others
+ * repeat an earlier one), every description is named, classes agree; a full snapshot
+ * holds enter records only. */
 static int check_pairing(const arb_snap2_part* p) {
-  int e = 0;
+  int named = 0;
   for (int i = 0; i < p->record_count; ++i) {
     const arb_snap2_record* r = &p->records[i];
     if (p->h.baseline_tick == 0 && r->op != ARB_SNAP2_ENTER) return ARB_E_INVAL;
     if (r->op != ARB_SNAP2_ENTER) continue;
-    if (e >= p->desc_count || p->descs[e].cls != r->cls) return ARB_E_INVAL;
-    ++e;
+    if (r->desc > named || r->desc >= p->desc_count || p->descs[r->desc].cls != r->cls)
+      return ARB_E_INVAL;
+    if (r->desc == named) ++named;
   }
-  return e == p->desc_count ? 0 : ARB_E_INVAL;
+  return named == p->desc_count ? 0 : ARB_E_INVAL;
 }
 
 int arb_snap2_encode(const arb_snap2_part* p, uint8_t* buf, size_t cap) {
@@ -156,10 +158,11 @@ static int dec_point(arb__dec* d, const char* fx, const char* fy, arb_vec2* p) {
   return arb__dec_float(d, fy, -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &p->y);
 }
 
-static int dec_radius(arb__dec* d, float* r) {
+/* Wheels have a radius > 0; a particle's may be 0 (a point that does not collide). */
+static int dec_radius(arb__dec* d, float* r, int zero_ok) {
   size_t at = d->pos;
   ARB__TRY(arb__dec_float(d, "radius", 0.0, ARB_PROTO_MAX_COORD, r));
-  if (*r > 0.0f) return 0;
+  if (*r > 0.0f || zero_ok) return 0;
   d->pos = at;
   return arb__dec_fail(d, ARB_E_RANGE, "radius", "must be > 0");
 }
@@ -206,13 +209,13 @@ static int dec_desc(arb__dec* d, arb_snap2_desc* o) {
     case ARB_SNAP2_BODY:
       return dec_body(d, o);
     case ARB_SNAP2_PARTICLE:
-      return dec_radius(d, &o->radius);
+      return dec_radius(d, &o->radius, 1);
     case ARB_SNAP2_LINK:
       return dec_link(d, o);
     default:
       ARB__TRY(arb__dec_u32(d, "vehicle", 1, UINT32_MAX, &o->a));
       ARB__TRY(dec_point(d, "mount.x", "mount.y", &o->anchor_a));
-      return dec_radius(d, &o->radius);
+      return dec_radius(d, &o->radius, 0);
   }
 }
 

@@ -65,17 +65,20 @@ const arb_snap2_entity* arb_snap2_set_find(const arb_snap2_set* set, uint32_t id
   return NULL;
 }
 
-int arb_snap2_set_predict(arb_snap2_set* dst, const arb_snap2_set* base,
-                          const arb_snap2_header* h) {
+arb_snap2_state arb_snap2_eval(const arb_snap2_state* s, uint8_t cls, uint32_t tick,
+                               const arb_snap2_header* h) {
+  uint32_t age = tick - s->t0;
+  if (age > ARB_SNAP2_MAX_AGE) age = tick < s->t0 ? 0 : ARB_SNAP2_MAX_AGE;
+  arb_snap2_state e = arb_snap2_predict(s, cls, age, h->tick_rate, h->gravity_x, h->gravity_y);
+  e.t0 = tick;
+  return e;
+}
+
+int arb_snap2_set_copy(arb_snap2_set* dst, const arb_snap2_set* src) {
   dst->count = 0;
-  if (h->baseline_tick == 0 || base == NULL) return 0;
-  if (dst->cap < base->count) return ARB_E_NOSPACE;
-  uint32_t dt = h->tick - h->baseline_tick;
-  for (int i = 0; i < base->count; ++i) {
-    dst->items[i] = base->items[i];
-    dst->items[i].s = arb_snap2_predict(&base->items[i].s, base->items[i].cls, dt, h->tick_rate,
-                                        h->gravity_x, h->gravity_y);
-  }
-  dst->count = base->count;
+  if (src == NULL) return 0;
+  if (dst->cap < src->count) return ARB_E_NOSPACE;
+  if (src->count > 0) memcpy(dst->items, src->items, (size_t)src->count * sizeof *dst->items);
+  dst->count = src->count;
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_v2.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -115,6 +117,7 @@ static void fill_variety_part(void) {
     e.id = (uint32_t)(10 * cls);
     e.op = ARB_SNAP2_ENTER;
     e.cls = (uint8_t)cls;
+    e.desc = (uint8_t)(cls - 1);
     if (cls == ARB_SNAP2_BODY || cls == ARB_SNAP2_PARTICLE) {
       e.v.x = -70000;
       e.v.y = 1 << 30;
@@ -135,7 +138,13 @@ static void fill_variety_part(void) {
   u.id = 41;
   u.op = ARB_SNAP2_UPDATE;
   u.mask = ARB_SNAP2_M_ALL;
-  u.v = (arb_snap2_state){-1, 1, INT32_MIN, INT32_MAX, 7, 65535, 32768, 5};
+  u.v = (arb_snap2_state){-1, 1, INT32_MIN, INT32_MAX, 7, 65535, 32768, 5, 0};
+  r[part1.record_count++] = u;
+  memset(&u, 0, sizeof u);  // a second body with the first one's description
+  u.id = 45;
+  u.op = ARB_SNAP2_ENTER;
+  u.cls = ARB_SNAP2_BODY;
+  u.desc = 0;
   r[part1.record_count++] = u;
   memset(&u, 0, sizeof u);
   u.id = 5000000;
@@ -156,6 +165,7 @@ static void message_round_trip(void** state) {
   for (int i = 0; i < part1.record_count; ++i) {
     assert_int_equal(part2.records[i].id, part1.records[i].id);
     assert_int_equal(part2.records[i].op, part1.records[i].op);
+    assert_int_equal(part2.records[i].desc, part1.records[i].desc);
     assert_true(same_state(&part2.records[i].v, &part1.records[i].v));
   }
   assert_int_equal(part2.descs[0].shape_count, part1.descs[0].shape_count);
@@ -184,7 +194,10 @@ static void message_round_trip(void** state) {
   part1.desc_count = 3;
   assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
   part1.desc_count = 4;
-  part1.records[5].id = 41;
+  part1.records[5].desc = 4;  // names a description the part does not have
+  assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
+  part1.records[5].desc = 0;
+  part1.records[6].id = 41;
   assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
 }
 
@@ -269,11 +282,15 @@ static viewslot* ring_find(viewslot* ring, uint32_t tick) {
   return NULL;
 }
 
-static void check_within_tolerance(const arb_snap2_set* sent, const arb_snap2_tolerance* tol) {
+/* What the client draws at the tick (its origins evaluated there) is within the tolerances. */
+static void check_within_tolerance(const arb_snap2_set* sent, const arb_snap2_tolerance* tol, const arb_snap2_header* h) {
   for (int i = 0; i < truth.count; ++i) {
     const arb_snap2_entity* t = &truth.items[i];
-    const arb_snap2_entity* s = arb_snap2_set_find(sent, t->id);
-    assert_non_null(s);
+    const arb_snap2_entity* held = arb_snap2_set_find(sent, t->id);
+    assert_non_null(held);
+    arb_snap2_entity now = *held;
+    now.s = arb_snap2_eval(&held->s, held->cls, h->tick, h);
+    const arb_snap2_entity* s = &now;
     int moves = t->cls == ARB_SNAP2_BODY || t->cls == ARB_SNAP2_PARTICLE;
     int turns = t->cls == ARB_SNAP2_BODY || t->cls == ARB_SNAP2_WHEEL;
     if (moves) {
@@ -334,7 +351,7 @@ static void client_receive(const uint8_t* data, int len) {
     w->tick = rx.h.tick;
     w->set = (arb_snap2_set){w->items, 0, 2 * MAX_E};
     memset(work_parts[slot], 0, sizeof work_parts[slot]);
-    assert_int_equal(arb_snap2_set_predict(&w->set, base ? &base->set : NULL, &rx.h), 0);
+    assert_int_equal(arb_snap2_set_copy(&w->set, base ? &base->set : NULL), 0);
   }
   uint32_t bit = 1u << (rx.h.part_index % 32);
   if (work_parts[slot][rx.h.part_index / 32] & bit) return;
@@ -395,7 +412,7 @@ static int run_session(arb_snap2_builder* b, int loss, int budget, arb_snap2_tol
     out->tick = tick;
     if (budget == 0) {
       assert_int_equal(r.deferred, 0);
-      check_within_tolerance(&out->set, &tol);
+      check_within_tolerance(&out->set, &tol, &a.h);
     } else if (r.packet_count > 1) {
       assert_true(r.bytes <= budget);
     }
@@ -515,12 +532,46 @@ static int write_corpus(const char* dir) {
   return 0;
 }
 
+/* The accumulator: own avatar first, near before far, fast before slow, the camera box
+ * counts, priorities grow while waiting and restart from zero once up to date. */
+static void priority_accumulator(void** state) {
+  (void)state;
+  static arb_snap2_entity items[4];
+  arb_snap2_set cur = {items, 4, 4};
+  for (int i = 0; i < 4; ++i) items[i].id = (uint32_t)(10 + i);
+  arb_vec2 pos[4] = {{0, 0}, {50, 0}, {5, 0}, {5, 0}};
+  float speed[4] = {0, 0, 0, 10}, out[4];
+  arb_snap2_interest in;
+  memset(&in, 0, sizeof in);
+  in.avatar_id = 10;
+  in.near_radius = 10.0f;
+  arb_snap2_priority p;
+  assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  assert_true(out[0] > out[3] && out[3] > out[2] && out[2] > out[1] && out[1] > 0.0f);
+  float far_once = out[1];
+  in.has_view = true;
+  in.view = (arb_aabb){{40, -5}, {60, 5}};
+  uint8_t done[4] = {1, 0, 1, 0};
+  arb_snap2_priority_sent(&p, done);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  assert_true(out[1] > 2.0f * far_once);  // waited, and now on the player's screen
+  assert_true(out[2] < out[3]);           // restarted from zero
+  // An entity that leaves the view loses its accumulator; coming back, it starts afresh.
+  cur.count = 1;
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  cur.count = 4;
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  assert_true(fabsf(out[1] - 4.0f * far_once) < 1e-4f * far_once);
+  arb_snap2_priority_free(&p);
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) return write_corpus(argv[2]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(prediction_formula),           cmocka_unit_test(message_round_trip),
       cmocka_unit_test(apply_is_all_or_nothing),      cmocka_unit_test(converges_under_loss),
-      cmocka_unit_test(budget_defers_then_converges),
+      cmocka_unit_test(budget_defers_then_converges), cmocka_unit_test(priority_accumulator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,10 @@ typedef enum arb_snap2_class {
 #define ARB_SNAP2_FLAGS_ALL 7u
 
 /// Quantized state (PROTOCOL.md "v2 quantization"): position 1/128 m, velocity 1/256 m/s,
-/// angles 1/65536 turn, angular velocity 1/65536 turn per second.
+/// angles 1/65536 turn, angular velocity 1/65536 turn per second. In a view the state is
+/// an *origin*: its values at tick t0, from which both sides evaluate it at any later tick
+/// (arb_snap2_eval). Evaluating from one origin instead of from the previous evaluation
+/// keeps rounding from accumulating while an entity moves as predicted.
 typedef struct arb_snap2_state {
   int32_t x, y;
   int32_t vx, vy;
@@ -50,6 +53,7 @@ typedef struct arb_snap2_state {
   uint16_t angle;
   uint16_t aux;
   uint8_t flags;
+  uint32_t t0;  ///< tick of the origin (not on the wire: the tick of the record that set it)
 } arb_snap2_state;
 
 /// Angular velocity quantization of v2 (turn fractions per second, round half away).
@@ -72,7 +76,7 @@ typedef struct arb_snap2_desc {
   uint8_t shape_count;  ///< 1..ARB_SNAP2_MAX_SHAPES
   arb_proto_shape shapes[ARB_SNAP2_MAX_SHAPES];
   // particle
-  float radius;  ///< particle or wheel radius, meters, (0, ARB_PROTO_MAX_COORD]
+  float radius;  ///< wheel radius (> 0) or particle radius (>= 0; 0 = a point), meters
   // link
   uint8_t link_kind, joint_type;
   uint32_t a, b;                ///< link: the entities it joins; wheel: a = vehicle body
@@ -105,19 +109,23 @@ typedef enum arb_snap2_op {
 #define ARB_SNAP2_M_FLAGS 32u  ///< flags
 #define ARB_SNAP2_M_ALL 63u
 
-/// One record. UPDATE: `v` holds residuals (new - predicted; angles mod 65536) for the
-/// groups in `mask`, zero elsewhere. ENTER: `v` is the absolute state, `desc` its
+/// One record. UPDATE: `v` holds residuals (new - evaluated at the part's tick; angles mod
+/// 65536) for the groups in `mask`, zero elsewhere; applying it makes the corrected state
+/// at the part's tick the entity's new origin. ENTER: `v` is the absolute state, `desc` its
 /// description index in the part. REMOVE: nothing else.
 typedef struct arb_snap2_record {
   uint32_t id;
   uint8_t op, cls, mask;
+  uint8_t
+      desc;  ///< ENTER: index in the part's descs; a new one (the next unused) or one already named
   arb_snap2_state v;
 } arb_snap2_record;
 
 /// A decoded part. Large (~200 KiB): keep one per client or decoder, not on the stack.
 typedef struct arb_snap2_part {
   arb_snap2_header h;
-  int desc_count;  ///< == number of ENTER records, descs in the same order
+  int desc_count;  ///< descriptions, in the order enter records first name them (identical ones
+                   ///< shared)
   arb_snap2_desc descs[ARB_SNAP2_MAX_PART_ENTERED];
   int record_count;
   arb_snap2_record records[ARB_SNAP2_MAX_PART_RECORDS];
@@ -150,10 +158,15 @@ ARB_API const arb_snap2_entity* arb_snap2_set_find(const arb_snap2_set* set, uin
 /// The state both sides predict for `base` after dt ticks (integer formula of the spec).
 ARB_API arb_snap2_state arb_snap2_predict(const arb_snap2_state* base, uint8_t cls, uint32_t dt,
                                           uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y);
-/// dst = every entity of base predicted to h->tick (the starting point of a tick's work
-/// view; empty for a full snapshot). ARB_E_NOSPACE when dst is too small.
-ARB_API int arb_snap2_set_predict(arb_snap2_set* dst, const arb_snap2_set* base,
-                                  const arb_snap2_header* h);
+/// Longest prediction: ticks since the origin are clamped to this.
+#define ARB_SNAP2_MAX_AGE 65535
+/// An origin-form state evaluated at `tick` with the part header's rate and gravity
+/// (predict over tick - t0, clamped to [0, ARB_SNAP2_MAX_AGE]); the result's t0 is tick.
+ARB_API arb_snap2_state arb_snap2_eval(const arb_snap2_state* s, uint8_t cls, uint32_t tick,
+                                       const arb_snap2_header* h);
+/// dst = src (a tick's work view starts as a copy of its baseline; empty when the part is
+/// a full snapshot). ARB_E_NOSPACE when dst is too small.
+ARB_API int arb_snap2_set_copy(arb_snap2_set* dst, const arb_snap2_set* src);
 /// Apply a decoded part's records to the work view of its tick. Either all records apply
 /// or the view is unchanged and an error names the record (update/remove of an id the
 /// view lacks, an update of a field the entity's class does not have, no room).
@@ -187,18 +200,23 @@ typedef struct arb_snap2_build_args {
   const arb_snap2_set* baseline;  ///< the view sent for h.baseline_tick (ignored when 0)
   const arb_snap2_set* current;   ///< true quantized state of what this client should see
   /// NULL, or one value per current item: higher goes first when the budget is short.
-  /// Removals always go first; ties and NULL: id order.
+  /// Removals go first, then entities entering the client's view, then corrections;
+  /// ties and NULL: id order.
   const float* priority;
   arb_snap2_describe_fn* describe;
   void* describe_user;
   arb_snap2_tolerance tol;
-  int byte_budget;  ///< payload bytes for this snapshot, 0 = none (max_parts still bounds it)
-  int max_parts;    ///< 1..ARB_PROTO_MAX_PARTS, 0 = the maximum
+  int byte_budget;      ///< bytes for this snapshot, 0 = none (max_parts still bounds it)
+  int packet_overhead;  ///< bytes counted per packet on top of its payload (UDP/IP + ENet headers)
+  int max_parts;        ///< 1..ARB_PROTO_MAX_PARTS, 0 = the maximum
   /// Out: the view the client holds after all parts; store it per tick as the baseline for
   /// when the client acks it. cap >= current->count + baseline->count.
   arb_snap2_set* sent;
-  /// Optional out, one per current item: 1 when the client is now up to date on it
-  /// (written, or nothing to write), 0 when deferred. Lets a caller reset priorities.
+  /// Optional out, one per current item: 1 when the acknowledged baseline already holds it
+  /// within the tolerances (nothing to write), 0 when a record was written or deferred.
+  /// A written record is not acknowledged yet: until it is, every snapshot must carry it
+  /// again or the client's view of that tick falls back to the old prediction, so its
+  /// priority keeps growing. Lets a caller reset priorities.
   uint8_t* up_to_date;
 } arb_snap2_build_args;
 
