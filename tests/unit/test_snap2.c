@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <arbiter/snapshot_priority.h>
+#include <arbiter/snapshot_rate.h>
 #include <arbiter/snapshot_v2.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -566,12 +567,47 @@ static void priority_accumulator(void** state) {
   arb_snap2_priority_free(&p);
 }
 
+/* Rate control: full rate on a clear link, backs off under loss or queueing delay (not
+ * below the floor), recovers once clear; the per-snapshot budgets of any second add up to
+ * at most that second's rate. */
+static void rate_control(void** state) {
+  (void)state;
+  arb_snap2_rate r;
+  arb_snap2_rate_init(&r, 256);
+  const float dt = 1.0f / 30.0f;
+  for (int i = 0; i < 90; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);
+  assert_true(r.kbps == 256.0f);
+  assert_int_equal(arb_snap2_rate_budget(&r, 30), 1066);
+  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.10f, 40.0f, dt);  // 1 s of 10 % loss
+  assert_true(r.kbps < 256.0f * 0.75f * 0.75f * 0.75f + 0.01f && r.kbps > 256.0f * 0.75f * 0.75f * 0.75f * 0.75f * 0.76f);
+  for (int i = 0; i < 300; ++i) arb_snap2_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
+  assert_true(r.kbps == (float)ARB_SNAP2_RATE_FLOOR_KBPS);
+  float before = r.kbps;
+  for (int i = 0; i < 25; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);  // < 1 s clear: holds
+  assert_true(r.kbps == before);
+  for (int i = 0; i < 30 * 30; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);  // 30 s clear
+  assert_true(r.kbps == 256.0f);
+  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.0f, 150.0f, dt);  // RTT 40 -> 150 ms
+  assert_true(r.kbps < 256.0f * 0.75f);
+  // Any second of budgets stays within the rate in force (the rate only drops within it).
+  arb_snap2_rate_init(&r, 64);
+  long sum = 0;
+  for (int i = 0; i < 30; ++i) {
+    sum += arb_snap2_rate_budget(&r, 30);
+    arb_snap2_rate_update(&r, i % 2 ? 0.05f : 0.0f, 40.0f, dt);
+  }
+  assert_true(sum * 8 <= 64 * 1000);
+  arb_snap2_rate_init(&r, 1);  // a ceiling below the floor is raised to it
+  assert_true(r.ceiling_kbps == (float)ARB_SNAP2_RATE_FLOOR_KBPS);
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) return write_corpus(argv[2]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(prediction_formula),           cmocka_unit_test(message_round_trip),
       cmocka_unit_test(apply_is_all_or_nothing),      cmocka_unit_test(converges_under_loss),
       cmocka_unit_test(budget_defers_then_converges), cmocka_unit_test(priority_accumulator),
+      cmocka_unit_test(rate_control),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
