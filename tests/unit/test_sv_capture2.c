@@ -26,14 +26,48 @@ static sv_capture2 cap;
 static arb_snap2_entity ring_items[2][2 * MAX_E], client_items[2 * MAX_E];
 static arb_snap2_part part;
 
-static arb_game* load(arb_scene** scene) {
+/* Per test: the scene's game with one player joined, a capture and a builder. */
+static arb_scene* scene;
+static arb_game* game;
+static arb_snap2_builder* builder;
+
+static int setup(void** state) {
+  (void)state;
   arb_scene_error err;
-  arb_game* game = NULL;
-  assert_int_equal(arb_scene_load_file(scene_path, scene, &err), 0);
-  assert_int_equal(arb_game_create(*scene, 1, &game), 0);
   uint32_t avatar;
-  assert_int_equal(arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar), 0);
-  return game;
+  if (arb_scene_load_file(scene_path, &scene, &err) != 0 || arb_game_create(scene, 1, &game) != 0 ||
+      arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar) != 0 || sv_capture2_init(&cap, MAX_E) != 0 ||
+      arb_snap2_builder_create(1200, MAX_E, &builder) != 0)
+    return -1;
+  return 0;
+}
+
+static int teardown(void** state) {
+  (void)state;
+  sv_capture2_free(&cap);
+  arb_snap2_builder_destroy(builder);
+  arb_game_destroy(game);
+  arb_scene_destroy(scene);
+  return 0;
+}
+
+/* Steps to the next snapshot tick (every 2nd), captures, and returns build args against
+ * `baseline` (of baseline_tick) writing `sent`. */
+static arb_snap2_build_args next_snapshot(uint32_t* tick, uint32_t baseline_tick, const arb_snap2_set* baseline,
+                                          arb_snap2_set* sent) {
+  do {
+    arb_game_step(game);
+  } while (++*tick % 2);
+  sv_capture2_run(&cap, game);
+  arb_snap2_build_args a;
+  memset(&a, 0, sizeof a);
+  a.h = (arb_snap2_header){*tick, baseline_tick, 0, 0, 0, RATE, cap.gravity_x, cap.gravity_y};
+  a.baseline = baseline;
+  a.current = &cap.set;
+  a.describe = sv_capture2_describe;
+  a.describe_user = &cap;
+  a.sent = sent;
+  return a;
 }
 
 static int count_class(const arb_snap2_set* s, uint8_t cls) {
@@ -84,29 +118,14 @@ static void check_desc(const arb_snap2_desc* d, const arb_snap2_set* client) {
 
 static void extras_reach_the_client_exactly(void** state) {
   (void)state;
-  arb_scene* scene;
-  arb_game* game = load(&scene);
-  arb_snap2_builder* b;
-  assert_int_equal(arb_snap2_builder_create(1200, MAX_E, &b), 0);
-  assert_int_equal(sv_capture2_init(&cap, MAX_E), 0);
   arb_snap2_set sent[2] = {{ring_items[0], 0, 2 * MAX_E}, {ring_items[1], 0, 2 * MAX_E}};
   arb_snap2_set client = {client_items, 0, 2 * MAX_E};
   uint32_t acked = 0;
   int descs = 0;
-  for (uint32_t tick = 1; tick <= 240; ++tick) {
-    arb_game_step(game);
-    if (tick % 2) continue;
-    sv_capture2_run(&cap, game);
-    arb_snap2_build_args a;
-    memset(&a, 0, sizeof a);
-    a.h = (arb_snap2_header){tick, acked, 0, 0, 0, RATE, cap.gravity_x, cap.gravity_y};
-    a.baseline = &sent[(tick / 2 + 1) % 2];
-    a.current = &cap.set;
-    a.describe = sv_capture2_describe;
-    a.describe_user = &cap;
-    a.sent = &sent[tick / 2 % 2];
+  for (uint32_t tick = 0, n = 0; n < 120; ++n) {
+    arb_snap2_build_args a = next_snapshot(&tick, acked, &sent[(n + 1) % 2], &sent[n % 2]);
     arb_snap2_build_result r;
-    assert_int_equal(arb_snap2_build(b, &a, &r), 0);
+    assert_int_equal(arb_snap2_build(builder, &a, &r), 0);
     assert_int_equal(r.deferred, 0);
     // The client: baseline copy, every part decoded and applied.
     for (int p = 0; p < r.packet_count; ++p) {
@@ -122,21 +141,12 @@ static void extras_reach_the_client_exactly(void** state) {
   assert_true(count_class(&cap.set, ARB_SNAP2_LINK) == 81);
   assert_true(count_class(&cap.set, ARB_SNAP2_WHEEL) >= 4);
   assert_true(descs >= 4);  // one per distinct thing at least (identical ones share)
-  sv_capture2_free(&cap);
-  arb_snap2_builder_destroy(b);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 /* 10 s at 64 kbit/s with a loss signal switching on and off: the bytes (payload + 40 per
  * packet) of any 30 consecutive snapshots stay within 64 kbit/s plus one packet. */
 static void budget_holds_over_every_second(void** state) {
   (void)state;
-  arb_scene* scene;
-  arb_game* game = load(&scene);
-  arb_snap2_builder* b;
-  assert_int_equal(arb_snap2_builder_create(1200, MAX_E, &b), 0);
-  assert_int_equal(sv_capture2_init(&cap, MAX_E), 0);
   arb_snap2_set sent[4];
   static arb_snap2_entity items[4][2 * MAX_E];
   uint32_t sent_tick[4] = {0};
@@ -145,24 +155,14 @@ static void budget_holds_over_every_second(void** state) {
   arb_snap2_rate_init(&rate, 64);
   static long bytes[300];
   int n = 0, deferred = 0;
-  for (uint32_t tick = 1; n < 300; ++tick) {
-    arb_game_step(game);
-    if (tick % 2) continue;
-    sv_capture2_run(&cap, game);
+  for (uint32_t tick = 0; n < 300;) {
     int slot = n % 4, base = (n + 1) % 4;  // the ack of 3 snapshots ago (100 ms)
-    arb_snap2_build_args a;
-    memset(&a, 0, sizeof a);
-    a.h = (arb_snap2_header){tick, sent_tick[base], 0, 0, 0, RATE, cap.gravity_x, cap.gravity_y};
-    a.baseline = &sent[base];
-    a.current = &cap.set;
-    a.describe = sv_capture2_describe;
-    a.describe_user = &cap;
+    arb_snap2_build_args a = next_snapshot(&tick, sent_tick[base], &sent[base], &sent[slot]);
     a.tol = arb_snap2_default_tolerance();
     a.packet_overhead = 40;
     a.byte_budget = arb_snap2_rate_budget(&rate, 30);
-    a.sent = &sent[slot];
     arb_snap2_build_result r;
-    assert_int_equal(arb_snap2_build(b, &a, &r), 0);
+    assert_int_equal(arb_snap2_build(builder, &a, &r), 0);
     sent_tick[slot] = tick;
     bytes[n++] = r.bytes + 40L * r.packet_count;
     deferred += r.deferred;
@@ -174,10 +174,6 @@ static void budget_holds_over_every_second(void** state) {
     for (int k = start; k < start + 30; ++k) sum += bytes[k];
     assert_true(sum <= 64000 / 8 + 1240);
   }
-  sv_capture2_free(&cap);
-  arb_snap2_builder_destroy(b);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 int main(int argc, char** argv) {
@@ -187,8 +183,8 @@ int main(int argc, char** argv) {
   }
   scene_path = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(extras_reach_the_client_exactly),
-      cmocka_unit_test(budget_holds_over_every_second),
+      cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
+      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
