@@ -80,12 +80,14 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->sessions = calloc((size_t)s->peer_capacity, sizeof *s->sessions);
   s->join_queue = calloc((size_t)s->peer_capacity, sizeof *s->join_queue);
   s->leave_queue = calloc((size_t)s->peer_capacity, sizeof *s->leave_queue);
+  s->leave_reason = calloc((size_t)s->peer_capacity, sizeof *s->leave_reason);
+  s->leave_name = calloc((size_t)s->peer_capacity, sizeof *s->leave_name);
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
-  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->tick_rec || !s->tick_inputs ||
-      !s->msg_buf) {
+  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
+      !s->tick_rec || !s->tick_inputs || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }
@@ -191,6 +193,8 @@ static void free_state(sv_server* s) {
   FREE_NULL(s->sessions);
   FREE_NULL(s->join_queue);
   FREE_NULL(s->leave_queue);
+  FREE_NULL(s->leave_reason);
+  FREE_NULL(s->leave_name);
   FREE_NULL(s->tick_rec);
   FREE_NULL(s->tick_inputs);
   FREE_NULL(s->msg_buf);

@@ -91,6 +91,8 @@ typedef struct sv_server {
   int* join_queue;           ///< session indices in hello order
   int join_count;
   uint32_t* leave_queue;     ///< client ids whose avatars despawn at the next tick
+  uint8_t* leave_reason;     ///< per leave_queue entry: arb_proto_reason (0 = left on its own)
+  char (*leave_name)[ARB_PROTO_MAX_NAME + 1];  ///< per leave_queue entry: the player's name
   int leave_count;
   sv_input_limits limits;
 

@@ -34,13 +34,15 @@ static void remove_from_join_queue(sv_server* s, int idx) {
 }
 
 // The session stops holding a player slot; an avatar already in the game despawns at the
-// next tick boundary.
-static void release_slot(sv_server* s, sv_session* ss) {
+// next tick boundary, and everyone is told who left and why (event "left").
+static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
   int idx = (int)(ss - s->sessions);
   if (ss->state == SV_SESSION_JOINING) {
     remove_from_join_queue(s, idx);
     s->active_count--;
   } else if (ss->state == SV_SESSION_ACTIVE) {
+    s->leave_reason[s->leave_count] = (uint8_t)why;
+    snprintf(s->leave_name[s->leave_count], sizeof s->leave_name[0], "%s", ss->name);
     s->leave_queue[s->leave_count++] = ss->client_id;
     s->active_count--;
     s->metrics.clients_connected--;
@@ -65,7 +67,7 @@ void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, cons
   SV_LOG(&s->log, SV_LOG_INFO, "client_kicked", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
          SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
   if (reason != ARB_PROTO_REASON_SHUTDOWN) s->metrics.clients_kicked_total++;
-  release_slot(s, ss);
+  release_slot(s, ss, reason);
   ss->state = SV_SESSION_CLOSING;
   enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
 }
@@ -81,7 +83,7 @@ static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const 
   s->metrics.clients_rejected_total++;
   SV_LOG(&s->log, SV_LOG_INFO, "client_rejected", SV_LS("addr", ss->addr),
          SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
-  release_slot(s, ss);
+  release_slot(s, ss, reason);
   ss->state = SV_SESSION_CLOSING;
   enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
 }
@@ -132,7 +134,7 @@ static void on_disconnect(sv_server* s, ENetPeer* peer) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
            SV_LU("snapshots_sent", ss->snapshots_sent));
   }
-  release_slot(s, ss);
+  release_slot(s, ss, ARB_PROTO_REASON_NONE);  // the client disconnected itself
   if (ss->snap_ready) sv_snap_client_free(&ss->snap);
   memset(ss, 0, sizeof *ss);
   peer->data = NULL;
@@ -151,12 +153,17 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, ARB_PROTO_REASON_VERSION, text);
     return;
   }
+  // A client whose hello is refused is told why (PROTOCOL.md §8) instead of waiting for
+  // the hello timeout: bad_name when the name is the problem, malformed otherwise.
   if (rc != 0) {
-    strike(s, ss, SV_REJECT_DECODE, perr.reason);
+    s->metrics.messages_rejected_total[SV_REJECT_DECODE]++;
+    bool name = strstr(perr.reason, "field 'name'") != NULL;
+    reject(s, ss, name ? ARB_PROTO_REASON_BAD_NAME : ARB_PROTO_REASON_MALFORMED, perr.reason);
     return;
   }
   if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT) {
-    strike(s, ss, SV_REJECT_UNEXPECTED, "hello: unknown avatar_kind");
+    s->metrics.messages_rejected_total[SV_REJECT_UNEXPECTED]++;
+    reject(s, ss, ARB_PROTO_REASON_MALFORMED, "hello: field 'avatar_kind': unknown avatar kind");
     return;
   }
   if (!sv_lifecycle_accepting(s)) {

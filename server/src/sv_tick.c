@@ -77,7 +77,6 @@ static void settle_sessions(sv_server* s, const arb_tick_inputs* in) {
     if (in->leaves[q].result != ARB_OK)
       SV_LOG(&s->log, SV_LOG_WARN, "leave_failed", SV_LU("client", in->leaves[q].client_id),
              SV_LS("error", arb_strerror(in->leaves[q].result)));
-  s->leave_count = 0;
 }
 
 // The record is built first and the game applies its description (the same two calls
@@ -100,19 +99,27 @@ static uint64_t apply_tick(sv_server* s) {
 
 // ---- after the step -----------------------------------------------------------------------
 
+// Everyone is told who left (id and name) and why (a reason code, 0 when the player
+// disconnected itself); then the leave queue is done with.
 static void send_left_events(sv_server* s, const arb_replay_tick* rec) {
-  for (int q = 0; q < rec->leave_count; ++q) {
+  for (int l = 0; l < rec->leave_count; ++l) {
     arb_proto_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = ARB_PROTO_EVENT_LEFT;
     ev.tick = (uint32_t)rec->tick;
-    ev.client_id = rec->leaves[q];
+    ev.client_id = rec->leaves[l];
+    for (int q = 0; q < s->leave_count; ++q) {
+      if (s->leave_queue[q] != ev.client_id) continue;
+      ev.code = s->leave_reason[q];
+      snprintf(ev.text, sizeof ev.text, "%s", s->leave_name[q]);
+    }
     int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
     if (n <= 0 || (size_t)n > s->msg_buf_cap) continue;
     for (int i = 0; i < s->peer_capacity; ++i)
       if (s->sessions[i].state == SV_SESSION_ACTIVE)
         sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
   }
+  s->leave_count = 0;
 }
 
 static void welcome_joined(sv_server* s, uint64_t tick) {

@@ -37,6 +37,7 @@ typedef struct tc_client {
   arb_proto_reject reject;
   arb_proto_event disconnect_event;  ///< last DISCONNECT event, kind 0 if none
   arb_proto_event last_notice;       ///< last NOTICE event, kind 0 if none
+  arb_proto_event last_left;         ///< last LEFT event (another player), kind 0 if none
   int events_received;
 
   // Snapshot assembly: complete views by tick, plus the one being assembled.
