@@ -7,28 +7,6 @@
 
 // ---- shapes for the welcome and for entity descriptions ----------------------------------
 
-static void shape_to_proto(const arb_shape_def* sd, arb_proto_shape* out) {
-  memset(out, 0, sizeof *out);
-  out->kind = (uint8_t)sd->type;
-  switch (sd->type) {
-    case ARB_SHAPE_CIRCLE:
-      out->count = 1;
-      out->radius = sd->circle.radius;
-      out->points[0] = sd->circle.center;
-      break;
-    case ARB_SHAPE_POLYGON:
-      out->count = (uint8_t)sd->polygon.count;
-      for (int i = 0; i < sd->polygon.count && i < 8; ++i) out->points[i] = sd->polygon.vertices[i];
-      break;
-    case ARB_SHAPE_SEGMENT:
-      out->count = 2;
-      out->points[0] = sd->segment.a;
-      out->points[1] = sd->segment.b;
-      break;
-    default: break;
-  }
-}
-
 int sv_build_statics(sv_server* s) {
   arb_world* world = arb_game_get_world(s->game);
   int n = arb_world_get_body_count(world);
@@ -46,7 +24,12 @@ int sv_build_statics(sv_server* s) {
     arb_proto_static_body* sb = &s->statics[s->static_count++];
     sb->position = arb_body_get_position(world, ids[i]);
     sb->angle = arb_body_get_angle(world, ids[i]);
-    shape_to_proto(arb_body_get_shape(world, ids[i]), &sb->shape);
+    arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape(world, ids[i]));
+    int rc = arb_proto_shape_from_geometry(&g, &sb->shape);
+    if (rc != ARB_OK) {
+      free(ids);
+      return rc;
+    }
   }
   free(ids);
   return 0;
@@ -62,6 +45,6 @@ int sv_describe_entity(void* user, uint32_t entity_id, arb_proto_entity_desc* de
   desc->body_type = (uint8_t)arb_body_get_type(world, e.body);
   desc->owner = e.owner;
   if (e.owner != 0) desc->avatar_kind = (uint8_t)e.kind;
-  shape_to_proto(arb_body_get_shape(world, e.body), &desc->shape);
-  return 0;
+  arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape(world, e.body));
+  return arb_proto_shape_from_geometry(&g, &desc->shape);
 }

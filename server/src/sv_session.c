@@ -223,6 +223,17 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
     sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, ENET_PACKET_FLAG_UNSEQUENCED);
 }
 
+// The handler of every message clients send, generated from messages.def: a new
+// client -> server message does not compile until its on_<name> exists.
+typedef void sv_msg_handler(sv_server* s, sv_session* ss, const uint8_t* data, size_t len);
+#define SV_HANDLER_TO_SERVER(name, code) [code] = on_##name,
+#define SV_HANDLER_TO_CLIENT(name, code)
+static sv_msg_handler* const handlers[ARB_PROTO_MSG_TYPE_COUNT] = {
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) SV_HANDLER_##direction(name, code)
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
+};
+
 static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
@@ -239,20 +250,15 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
     strike(s, ss, SV_REJECT_DECODE, "not a protocol message");
     return;
   }
-  switch (ss->state) {
-    case SV_SESSION_AWAIT_HELLO:
-      if (type == ARB_PROTO_MSG_HELLO) on_hello(s, ss, data, len);
-      else strike(s, ss, SV_REJECT_UNEXPECTED, "expected hello");
-      return;
-    case SV_SESSION_JOINING:
-    case SV_SESSION_ACTIVE:
-      if (type == ARB_PROTO_MSG_INPUT) on_input(s, ss, data, len);
-      else if (type == ARB_PROTO_MSG_PING) on_ping(s, ss, data, len);
-      else strike(s, ss, SV_REJECT_UNEXPECTED, arb_proto_msg_name((int)type));
-      return;
-    default:
-      return;
+  // A hello opens a session and nothing else may come before it.
+  bool expected = ss->state == SV_SESSION_AWAIT_HELLO ? type == ARB_PROTO_MSG_HELLO
+                                                      : type != ARB_PROTO_MSG_HELLO && handlers[type] != NULL;
+  if (!expected) {
+    strike(s, ss, SV_REJECT_UNEXPECTED,
+           ss->state == SV_SESSION_AWAIT_HELLO ? "expected hello" : arb_proto_msg_name((int)type));
+    return;
   }
+  handlers[type](s, ss, data, len);
 }
 
 void sv_session_on_net_event(void* user, const ENetEvent* ev) {

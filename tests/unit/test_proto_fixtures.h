@@ -14,7 +14,7 @@
 static inline arb_proto_shape fx_box(float hw, float hh) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_POLYGON;
+  s.kind = ARB_PROTO_SHAPE_POLYGON;
   s.count = 4;
   s.points[0] = arb_v2(-hw, -hh);
   s.points[1] = arb_v2(hw, -hh);
@@ -26,7 +26,7 @@ static inline arb_proto_shape fx_box(float hw, float hh) {
 static inline arb_proto_shape fx_circle(float cx, float cy, float r) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_CIRCLE;
+  s.kind = ARB_PROTO_SHAPE_CIRCLE;
   s.count = 1;
   s.points[0] = arb_v2(cx, cy);
   s.radius = r;
@@ -36,7 +36,7 @@ static inline arb_proto_shape fx_circle(float cx, float cy, float r) {
 static inline arb_proto_shape fx_segment(float ax, float ay, float bx, float by) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_SEGMENT;
+  s.kind = ARB_PROTO_SHAPE_SEGMENT;
   s.count = 2;
   s.points[0] = arb_v2(ax, ay);
   s.points[1] = arb_v2(bx, by);
