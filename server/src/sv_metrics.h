@@ -36,34 +36,21 @@ typedef enum sv_drop_reason {
   SV_DROP_REASON_COUNT
 } sv_drop_reason;
 
+// One member per row of sv_metrics.def.
+#define SV_FIELD_COUNTER(field) uint64_t field;
+#define SV_FIELD_GAUGE_INT(field) int64_t field;
+#define SV_FIELD_GAUGE_UINT(field) uint64_t field;
+#define SV_FIELD_GAUGE_REAL(field) double field;
+#define SV_FIELD_HISTOGRAM(field) sv_histogram field;
+#define SV_FIELD_COUNTER_BY_DROP(field) uint64_t field[SV_DROP_REASON_COUNT];
+#define SV_FIELD_COUNTER_BY_REJECT(field) uint64_t field[SV_REJECT_REASON_COUNT];
+#define SV_FIELD_COUNTER_BY_ADMIN(field) uint64_t field[2];  /* [0] refused (token), [1] accepted */
+#define SV_FIELD_GAUGE_MATCH_STATE(field) int field;         /* sv_match_state */
+
 typedef struct sv_metrics {
-  uint64_t ticks_total;
-  uint64_t tick_overruns_total;     ///< ticks that took longer than the tick period
-  uint64_t ticks_skipped_total;     ///< due ticks dropped by the catch-up limit
-  sv_histogram tick_seconds;        ///< wall time of one tick (sim + snapshots)
-  int64_t clients_connected;        ///< welcomed sessions
-  int64_t peers_connected;          ///< ENet peers, including ones not yet welcomed
-  uint64_t clients_joined_total;
-  uint64_t clients_left_total;
-  uint64_t clients_rejected_total;  ///< reject messages sent (full, version, ...)
-  uint64_t clients_kicked_total;    ///< disconnected by the server (strikes, hello timeout)
-  uint64_t bytes_in_total, bytes_out_total;      ///< UDP payload bytes, as ENet counts them
-  uint64_t packets_in_total, packets_out_total;  ///< application packets (ENet receive events / sends)
-  uint64_t snapshots_sent_total;
-  sv_histogram snapshot_bytes;      ///< encoded snapshot payload size
-  uint64_t inputs_applied_total;    ///< input messages accepted into a client's slot
-  uint64_t inputs_dropped_total[SV_DROP_REASON_COUNT];
-  uint64_t messages_rejected_total[SV_REJECT_REASON_COUNT];
-  uint64_t recording_bytes_total;   ///< bytes appended to the replay log
-  uint64_t recording_errors_total;
-  uint64_t http_requests_total;
-  int match_state;                  ///< sv_match_state
-  uint64_t agones_calls_total;      ///< Agones SDK calls answered (any status) or given up
-  uint64_t agones_errors_total;     ///< Agones SDK calls that failed for good or were refused
-  uint64_t admin_requests_total[2]; ///< operator requests: [0] refused (token), [1] accepted
-  double tick_rate_hz;              ///< configured
-  uint64_t tick;                    ///< current simulation tick
-  uint64_t start_unix_seconds;
+#define SV_METRIC(KIND, field, name, extra, help) SV_FIELD_##KIND(field)
+#include "sv_metrics.def"
+#undef SV_METRIC
 } sv_metrics;
 
 void sv_metrics_init(sv_metrics* m);
