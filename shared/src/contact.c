@@ -158,30 +158,23 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // One registration per pair of kinds (Box2D's s_registers), under the kind the function
 // takes first. Contacts order their bodies by arb__body_shape_rank so that body A always
 // has that kind; a pair without a registration (segment/segment) never gets a contact.
-// A new shape kind adds its rank and one line here per kind it collides with.
+// A new shape kind adds its rank and, per kind it collides with, one adapter and one entry.
 typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
                                      arb_transform xfb);
 
-static arb_manifold collide_circles(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                    arb_transform xfb) {
-  return arb_collide_circles(&a->circle, xfa, &b->circle, xfb);
-}
-static arb_manifold collide_polygon_circle(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                           arb_transform xfb) {
-  return arb_collide_polygon_and_circle(&a->polygon, xfa, &b->circle, xfb);
-}
-static arb_manifold collide_polygons(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                     arb_transform xfb) {
-  return arb_collide_polygons(&a->polygon, xfa, &b->polygon, xfb);
-}
-static arb_manifold collide_segment_circle(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                           arb_transform xfb) {
-  return arb_collide_segment_and_circle(&a->segment, xfa, &b->circle, xfb);
-}
-static arb_manifold collide_segment_polygon(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                            arb_transform xfb) {
-  return arb_collide_segment_and_polygon(&a->segment, xfa, &b->polygon, xfb);
-}
+// Adapts a collide function of collision.h to shape definitions: REGISTER_COLLIDER(name,
+// function, member of A, member of B).
+#define REGISTER_COLLIDER(name, fn, ma, mb)                                                          \
+  static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
+                           arb_transform xfb) {                                                      \
+    return fn(&a->ma, xfa, &b->mb, xfb);                                                             \
+  }
+REGISTER_COLLIDER(collide_circles, arb_collide_circles, circle, circle)
+REGISTER_COLLIDER(collide_polygon_circle, arb_collide_polygon_and_circle, polygon, circle)
+REGISTER_COLLIDER(collide_polygons, arb_collide_polygons, polygon, polygon)
+REGISTER_COLLIDER(collide_segment_circle, arb_collide_segment_and_circle, segment, circle)
+REGISTER_COLLIDER(collide_segment_polygon, arb_collide_segment_and_polygon, segment, polygon)
+#undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
     [ARB_SHAPE_CIRCLE][ARB_SHAPE_CIRCLE] = collide_circles,
