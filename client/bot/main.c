@@ -419,20 +419,15 @@ static bool print_summary(bot_run* r, double t_end) {
   return ok;
 }
 
-static void stop_clients(bot_run* r) {
-  for (long i = 0; i < r->opt.nclients; i++) {
-    bot* b = &r->bots[i];
-    if (!b->ever_connected && !b->rejected)
-      fprintf(stderr, "arbiter-bot: client %d never connected (%s)\n", b->index,
-              b->reason[0] ? b->reason : "no answer from the server");
-    arb_client_disconnect(b->client, "bot finished");
-    arb_client_destroy(b->client);
-    free(b->states);
-    free(b->prev);
-  }
-  free(r->bots);
-  free(r->fds);
-  free(r->rtts);
+// Says why a client never connected, then disconnects and frees it.
+static void close_client(bot* b) {
+  if (!b->ever_connected && !b->rejected)
+    fprintf(stderr, "arbiter-bot: client %d never connected (%s)\n", b->index,
+            b->reason[0] ? b->reason : "no answer from the server");
+  arb_client_disconnect(b->client, "bot finished");
+  arb_client_destroy(b->client);
+  free(b->states);
+  free(b->prev);
 }
 
 int main(int argc, char** argv) {
@@ -456,6 +451,9 @@ int main(int argc, char** argv) {
     if (start_client(&r.opt, &r.bots[i], i) != 0) return 1;
   double t_end = run_clients(&r);
   bool ok = print_summary(&r, t_end);
-  stop_clients(&r);
+  for (long i = 0; i < r.opt.nclients; i++) close_client(&r.bots[i]);
+  free(r.bots);
+  free(r.fds);
+  free(r.rtts);
   return ok ? 0 : 1;
 }

@@ -5,5 +5,6 @@ if(NOT ARB_BUILD_TESTS)
 endif()
 arb_add_test(test_doc_tables SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_doc_tables.c
              LIBS arbiter_protocol LABELS unit
-             INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../server/src
-             ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md ${CMAKE_CURRENT_LIST_DIR}/../../docs/SERVER.md)
+             INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../server/src)
+target_compile_definitions(test_doc_tables PRIVATE
+  ARB_PROTOCOL_MD="${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md" ARB_SERVER_MD="${PROJECT_SOURCE_DIR}/docs/SERVER.md")
