@@ -1,7 +1,6 @@
 // arbiter-netem: a UDP proxy that makes the network worse on purpose (loss, latency,
 // jitter, duplication, reordering, bandwidth cap), per direction, reproducibly (seeded).
 // This kernel has no netem qdisc; this is how tests and users see a bad network.
-#include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <uv.h>
 
 #include "netem_proxy.h"
+#include "tool_args.h"
 
 static void usage(FILE* f) {
   fprintf(f,
@@ -43,15 +43,6 @@ static void usage(FILE* f) {
           "On exit a JSON summary of the per-direction counters goes to stdout.\n"
           "Example: arbiter-netem --server 127.0.0.1:7777 --listen 127.0.0.1:7778 \\\n"
           "           --loss 10 --latency 60 --jitter 20 --dup 2 --reorder 2 --seed 7\n");
-}
-
-static int parse_double(const char* s, double lo, double hi, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
-  *out = v;
-  return 0;
 }
 
 static int parse_hostport(const char* s, struct sockaddr_storage* out) {
@@ -149,7 +140,7 @@ static int parse_flag(netem_options* o, const char* a, const char* v) {
   const impairment* imp = find_impairment(name);
   double x = 0;
   if (imp) {
-    if (parse_double(v, 0, imp->max, &x) != 0) {
+    if (tool_parse_double(v, 0, imp->max, &x) != 0) {
       fprintf(stderr, "arbiter-netem: %s: invalid value '%s' (see --help for the range)\n", a, v);
       return 2;
     }
@@ -165,9 +156,9 @@ static int parse_flag(netem_options* o, const char* a, const char* v) {
   else if (!strcmp(a, "--server")) o->server = v;
   else if (!strcmp(a, "--listen")) o->listen_at = v;
   else if (!strcmp(a, "--port-file")) o->port_file = v;
-  else if (!strcmp(a, "--seed")) bad = parse_double(v, 0, 1e18, &o->seed);
-  else if (!strcmp(a, "--duration")) bad = parse_double(v, 0, 1e9, &o->duration);
-  else if (!strcmp(a, "--stats")) bad = parse_double(v, 0, 1e9, &o->stats);
+  else if (!strcmp(a, "--seed")) bad = tool_parse_double(v, 0, 1e18, &o->seed);
+  else if (!strcmp(a, "--duration")) bad = tool_parse_double(v, 0, 1e9, &o->duration);
+  else if (!strcmp(a, "--stats")) bad = tool_parse_double(v, 0, 1e9, &o->stats);
   else bad = -2;
   if (bad == -2) fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
   else if (bad) fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
