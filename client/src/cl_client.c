@@ -10,27 +10,25 @@
 // ---- config ----------------------------------------------------------------------------
 
 arb_client_config arb_client_default_config(void) {
-  arb_client_config c;
-  memset(&c, 0, sizeof c);
-  c.host = "127.0.0.1";
-  c.port = 7777;
-  c.name = "player";
-  c.token = NULL;
-  c.avatar = ARB_AVATAR_DEFAULT;
-  c.interp_delay_min = 0.010f;
-  c.interp_delay_max = 0.500f;
-  c.extrapolation_limit = 0.25f;
-  c.blend_time = 0.2f;
-  c.teleport_distance = 2.0f;
-  c.connect_timeout = 5.0f;
-  c.timeout = 3.0f;
-  c.auto_reconnect = true;
-  c.reconnect_delay_min = 0.25f;
-  c.reconnect_delay_max = 4.0f;
-  c.input_redundancy = ARB_PROTO_MAX_INPUTS;
-  c.max_entities = 16384;
-  c.log_level = ARB_CLIENT_LOG_INFO;
-  c.internal_value = CL_CONFIG_MAGIC;
+  // Unlisted fields (token, log callback, ...) are zero.
+  arb_client_config c = {.host = "127.0.0.1",
+                         .port = 7777,
+                         .name = "player",
+                         .avatar = ARB_AVATAR_DEFAULT,
+                         .interp_delay_min = 0.010f,
+                         .interp_delay_max = 0.500f,
+                         .extrapolation_limit = 0.25f,
+                         .blend_time = 0.2f,
+                         .teleport_distance = 2.0f,
+                         .connect_timeout = 5.0f,
+                         .timeout = 3.0f,
+                         .auto_reconnect = true,
+                         .reconnect_delay_min = 0.25f,
+                         .reconnect_delay_max = 4.0f,
+                         .input_redundancy = ARB_PROTO_MAX_INPUTS,
+                         .max_entities = 16384,
+                         .log_level = ARB_CLIENT_LOG_INFO,
+                         .internal_value = CL_CONFIG_MAGIC};
   return c;
 }
 
