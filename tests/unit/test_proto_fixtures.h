@@ -223,6 +223,22 @@ static inline void fx_replay_tick(arb_replay_tick* t, uint64_t tick) {
   t->world_hash = 0xfedcba9876543210ull;
 }
 
+static const char fx_scene_body[] = "{\"version\":1,\"name\":\"arena\"}";
+
+static inline arb_proto_scene fx_scene(void) {
+  arb_proto_scene m;
+  memset(&m, 0, sizeof m);
+  m.tick = 1000;
+  m.scene_hash = 0x0123456789abcdefull;
+  m.text = fx_scene_body;
+  m.text_len = (uint32_t)strlen(fx_scene_body);
+  m.avatar_position = (arb_vec2){-4.0f, 2.5f};
+  m.avatar_angle = 0.0f;
+  m.avatar_velocity = (arb_vec2){0.0f, -0.1640625f};
+  m.avatar_angular_velocity = 0.0f;
+  return m;
+}
+
 static const uint8_t fx_checkpoint_state[] = {1, 2, 3, 4};
 
 static inline arb_replay_checkpoint fx_replay_checkpoint(uint64_t tick) {
@@ -271,10 +287,10 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 14
+#define FX_GOLDEN_COUNT 15
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -296,6 +312,10 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
     case 11: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
     case 12: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
     case 13: fx_snap2_delta(&part); return arb_snap2_encode(&part, buf, cap);
+    case 14: {
+      arb_proto_scene m = fx_scene();
+      return arb_proto_encode_scene(&m, buf, cap);
+    }
     default: return ARB_E_INVAL;
   }
 }

@@ -100,6 +100,10 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     arb_proto_pong m;
     rc = arb_proto_decode_pong(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_pong(&m, scratch, sizeof scratch);
+  } else if (!strcmp(name, "scene")) {
+    arb_proto_scene m;
+    rc = arb_proto_decode_scene(p, n, &m, &err);
+    if (!rc) again = arb_proto_encode_scene(&m, scratch, sizeof scratch);
   } else {
     // Replay: build a file around the body; the header (or the mutated header) first.
     static uint8_t file[512 * 1024];
