@@ -29,6 +29,7 @@
 
 #include "cl_clock.h"
 #include "cl_interp.h"
+#include "test_rng.h"
 
 #define TICK_RATE 60
 #define SNAP_EVERY 2
@@ -39,14 +40,7 @@
 // ---- deterministic random numbers ------------------------------------------------------
 
 static uint64_t rng_state;
-static uint64_t rng_next(void) {
-  uint64_t x = rng_state;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  rng_state = x;
-  return x;
-}
+static uint64_t rng_next(void) { return xorshift64_next(&rng_state); }
 static double rng_unit(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
 
 // ---- the synthetic world ---------------------------------------------------------------

@@ -11,6 +11,25 @@
 #include <arbiter/snapshot_v2.h>
 #include <arbiter/world.h>
 
+#include <xxhash.h>
+
+// Frames a replay record body as the log stores it (PROTOCOL.md, replay log): u32 LE body
+// length, kind, three zero bytes, the body, then the XXH32 of all that before it (LE).
+// Lets a test put any body, valid or not, behind a checksum the reader accepts.
+// Returns the framed size (12 + blen).
+static inline size_t fx_frame_record(uint8_t* out, const uint8_t* body, size_t blen, uint8_t kind) {
+  out[0] = (uint8_t)blen;
+  out[1] = (uint8_t)(blen >> 8);
+  out[2] = (uint8_t)(blen >> 16);
+  out[3] = (uint8_t)(blen >> 24);
+  out[4] = kind;
+  out[5] = out[6] = out[7] = 0;
+  memcpy(out + 8, body, blen);
+  uint32_t h = XXH32(out, 8 + blen, 0);
+  for (int k = 0; k < 4; k++) out[8 + blen + (size_t)k] = (uint8_t)(h >> (8 * k));
+  return 12 + blen;
+}
+
 static inline arb_proto_shape fx_box(float hw, float hh) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
