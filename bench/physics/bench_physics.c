@@ -7,22 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "scenes.h"
 #include "scenes_extras.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-// CPU time of this thread: unlike wall time it does not count the time other processes
-// on a shared machine held the core (cache and memory contention still show).
-static double cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
@@ -46,14 +33,14 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
     float y0 = s->top_body >= 0 ? e->body_y(w, s->top_body) : 0.0f;
     e->step(w, s->dt);  // the first step is not timed (pair creation, warm-up)
     double total = 0.0;
-    double c0 = cpu_ms();
+    double c0 = bench_cpu_ms();
     for (int i = 0; i < steps - 1; ++i) {
-      double t0 = now_ms();
+      double t0 = bench_wall_ms();
       e->step(w, s->dt);
-      times[i] = now_ms() - t0;
+      times[i] = bench_wall_ms() - t0;
       total += times[i];
     }
-    double cpu = (cpu_ms() - c0) / (double)(steps - 1);
+    double cpu = (bench_cpu_ms() - c0) / (double)(steps - 1);
     if (cpu < r.cpu_per_step) r.cpu_per_step = cpu;
     double ms = total / (double)(steps - 1);
     if (ms < r.ms_per_step) {
