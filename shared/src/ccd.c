@@ -135,7 +135,8 @@ void arb__ccd_finish(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x || !x->sweeping) return;
   for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order
-    if (w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC) {
+    if (w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC &&
+        !w->bodies[i].sleeping) {
       arb__ccd_bullet(w, x, i);
     }
   }

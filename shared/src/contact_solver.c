@@ -280,8 +280,12 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
 }
 
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
+// With bodies asleep only the contacts of awake bodies are candidates (awake_contacts is
+// ascending, so the colouring still runs in contact order).
 static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__softness static_soft) {
-  int ncontacts = w->contact_count;
+  const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
+  int ncontacts = list ? w->awake_contact_count : w->contact_count;
+  w->stat_solved_contacts = 0;
   sv->wides = NULL;
   sv->count = 0;
   if (ncontacts == 0) return 0;
@@ -296,7 +300,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   int per_color[ARB__COLOR_COUNT + 1];
   memset(per_color, 0, sizeof per_color);
   for (int i = 0; i < ncontacts; ++i) {
-    const arb__contact* c = &w->contacts[i];
+    const arb__contact* c = &w->contacts[list ? list[i] : i];
     if (c->manifold.point_count == 0) {
       colors[i] = 0xff;
       continue;
@@ -328,6 +332,8 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
     lanes[k] = 0;
   }
   int nwide = offsets[ARB__COLOR_COUNT + 1];
+  w->stat_solved_contacts = 0;
+  for (int k = 0; k <= ARB__COLOR_COUNT; ++k) w->stat_solved_contacts += per_color[k];
   arb__stack_free(w, masks);
   sv->colors = colors;  // freed by arb__solve after the wide array (LIFO)
   arb__wide* wides = NULL;
@@ -341,7 +347,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
       int slot = lanes[color]++;
       int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
       int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
-      arb__fill_lane(w, &wides[entry], lane, i, soft, static_soft, sv->dummy);
+      arb__fill_lane(w, &wides[entry], lane, list ? list[i] : i, soft, static_soft, sv->dummy);
     }
   }
   sv->wides = wides;
@@ -496,7 +502,10 @@ static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
 
 // Accumulated forces and damping, once per step (see the comment at the top).
 static void arb__apply_forces(arb_world* w, float dt) {
-  for (int i = 0; i < w->body_slots; ++i) {
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
     const arb__body_sim* sim = &w->sims[i];
     if (sim->type != ARB_BODY_DYNAMIC) continue;
     const arb__body* b = &w->bodies[i];
@@ -514,7 +523,10 @@ static void arb__integrate_velocities(arb_world* w, float h) {
   const arb_vec2 g = w->def.gravity;
   const float max_v = w->def.max_linear_speed;
   const float max_w = ARB__MAX_ROTATION / h;
-  for (int i = 0; i < w->body_slots; ++i) {
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
     const arb__body_sim* sim = &w->sims[i];
     if (sim->type != ARB_BODY_DYNAMIC) continue;
     arb__body_state* st = &w->states[i];
@@ -529,7 +541,10 @@ static void arb__integrate_velocities(arb_world* w, float h) {
 }
 
 static void arb__integrate_positions(arb_world* w, float h) {
-  for (int i = 0; i < w->body_slots; ++i) {
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
     int type = w->sims[i].type;
     if (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC) continue;
     arb__body_state* st = &w->states[i];

@@ -79,7 +79,9 @@ head -c 40 "$log" >"$tmp/header-cut.arbrec"
 expect 2 "not a readable replay log" "$tool" verify "$tmp/header-cut.arbrec" --allow-truncated
 cp "$log" "$tmp/flip.arbrec"
 printf '\x5a' | dd of="$tmp/flip.arbrec" bs=1 seek=$((size / 2)) conv=notrunc status=none
-expect 2 "checksum" "$tool" verify "$tmp/flip.arbrec"
+# The middle byte may be a record's payload (its checksum fails) or its length field (the
+# record then overruns the file): either way a reasoned exit 2.
+expect 2 "checksum|record cut short" "$tool" verify "$tmp/flip.arbrec"
 cp "$log" "$tmp/magic.arbrec"
 printf 'X' | dd of="$tmp/magic.arbrec" bs=1 seek=1 conv=notrunc status=none
 expect 2 "not a readable replay log" "$tool" verify "$tmp/magic.arbrec"
