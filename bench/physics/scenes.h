@@ -23,7 +23,9 @@ typedef struct bench_scene {
   float gx, gy;
   float dt;
   float friction;  // every shape; mixed sqrt(fa*fb) (so the pair value is the same)
-  int steps;       // default step count (the first one is not timed)
+  int steps;       // default step count (the first `warmup` are not timed)
+  int warmup;      // untimed steps at the start (0 = 1)
+  int compare_sleep;  // also run arbiter with sleeping off (bench_engine_arbiter_no_sleep)
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
@@ -48,6 +50,10 @@ typedef struct bench_engine {
 } bench_engine;
 
 extern const bench_engine bench_engine_arbiter;
+/// The same engine with arb_world_def.enable_sleep = false.
+extern const bench_engine bench_engine_arbiter_no_sleep;
+/// --no-sleep: bench_engine_arbiter runs with sleeping off too (default: on, as shipped).
+extern int bench_arbiter_sleep;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
 #ifdef BENCH_HAVE_CHIPMUNK

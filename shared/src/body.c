@@ -140,7 +140,7 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
-  b->moved = 1;
+  arb__mark_moved(w, index);
 }
 
 bool arb__body_should_collide(const arb__body* a, const arb__body* b) {

@@ -169,6 +169,8 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   for (int i = 0; i < w->body_slots; ++i) w->sleeping_count += w->bodies[i].in_use && w->bodies[i].sleeping;
   w->awake_dirty = true;
   w->wake_count = 0;
+  w->moved_count = 0;
+  w->moved_scan = true;  // the image's moved flags are not listed
   arb__extras_commit(w, img->extras);
 }
 

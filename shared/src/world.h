@@ -236,6 +236,12 @@ struct arb_world {
   int32_t awake_contact_count, awake_contact_cap;
   int32_t* wake_requests;  // sleeping bodies touched by awake ones during collide
   int32_t wake_count, wake_cap;
+  // Bodies whose `moved` flag went up since the last pair update, so the pair update
+  // visits only them (broad_phase.c). Not state: on overflow or after a restore
+  // (moved_scan) the flags are scanned instead, with the same result.
+  int32_t* moved_list;
+  int32_t moved_count, moved_cap;
+  bool moved_scan;
   // Work counters of the last step (arb_world_counters).
   int32_t stat_collided, stat_solved_contacts, stat_solved_bodies, stat_islands;
 
@@ -261,6 +267,7 @@ bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c
 void arb__update_pairs(arb_world* w);
+void arb__mark_moved(arb_world* w, int body);  // sets `moved` and lists the body
 void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 
 // contact_solver.c
