@@ -36,7 +36,7 @@ static bool arb__link_islands(arb__body* bodies, const arb__body_sim* sims,
 }
 
 // The sleep fields of one live body. Reading also resets what is derived or scratch.
-static void arb__body_sleep_fields(arb_codec* c, arb__body* b) {
+static void arb__body_sleep_fields(arb_codec* c, arb__body* b, bool world_enabled) {
   uint8_t flags = (uint8_t)((b->sleeping ? ARB__SLEEP_ASLEEP : 0u) | (b->enable_sleep ? ARB__SLEEP_ENABLED : 0u));
   arb_codec_u8(c, &flags);
   ARB_CODEC_CHECK(c, flags <= (ARB__SLEEP_ASLEEP | ARB__SLEEP_ENABLED));
@@ -49,6 +49,8 @@ static void arb__body_sleep_fields(arb_codec* c, arb__body* b) {
     b->sleep_veto = 0;
     b->max_extent = arb__body_max_extent(b);
   }
+  // With sleeping off nothing sleeps and the timers stay zero (arb_world_enable_sleep).
+  ARB_CODEC_CHECK(c, world_enabled || (!b->sleeping && b->sleep_time == 0.0f));
   if (b->sleeping) arb_codec_i32(c, &b->island_head);
 }
 
@@ -58,7 +60,7 @@ void arb__sleep_codec(arb_codec* c, arb__world_image* img) {
   ARB_CODEC_CHECK(c, tag == ARB__SLEEP_TAG);
   arb_codec_bool(c, &img->def.enable_sleep);
   for (int i = 0; i < img->body_slots && !c->err; ++i) {
-    if (img->bodies[i].in_use) arb__body_sleep_fields(c, &img->bodies[i]);
+    if (img->bodies[i].in_use) arb__body_sleep_fields(c, &img->bodies[i], img->def.enable_sleep);
   }
   ARB_CODEC_CHECK(c, c->err || arb__link_islands(img->bodies, img->sims, img->states, img->body_slots));
 }

@@ -217,8 +217,14 @@ void arb_world_set_gravity(arb_world* w, arb_vec2 g) {
 }
 
 void arb_world_enable_sleep(arb_world* w, bool enable) {
-  if (!w || w->locked) return;
-  if (!enable) arb__wake_all(w);
+  if (!w || w->locked || enable == w->def.enable_sleep) return;
+  arb__wake_all(w);
+  // Timers start from zero either way: while sleeping is off they are not run (finalize)
+  // and must not carry a stale value (or a vehicle's stale veto) into the next time on.
+  for (int i = 0; i < w->body_slots; ++i) {
+    w->bodies[i].sleep_time = 0.0f;
+    w->bodies[i].sleep_veto = 0;
+  }
   w->def.enable_sleep = enable;
 }
 
@@ -228,7 +234,7 @@ bool arb_world_is_sleep_enabled(const arb_world* w) { return w && w->def.enable_
 // farthest point, or half the position correction per second if that is larger (a body
 // pushed out of an overlap every step is not at rest). A kinematic body is at rest only at
 // exactly zero velocity. Returns true when the body has been slow long enough.
-static bool arb__sleep_timer(arb_world* w, int i, float dt) {
+static inline bool arb__sleep_timer(arb_world* w, int i, float dt) {
   arb__body* b = &w->bodies[i];
   const arb__body_state* st = &w->states[i];
   bool slow;
@@ -248,27 +254,35 @@ static bool arb__sleep_timer(arb_world* w, int i, float dt) {
 
 // Transforms from the substep deltas, forces cleared, AABBs refreshed, sleep timers. A body
 // whose tight AABB left its fat AABB gets a new fat AABB and is queried for new pairs next
-// step. Returns the number of bodies slow for long enough to sleep.
+// step. Counts the bodies finalized and those slow for long enough to sleep.
+static inline void arb__finalize_body(arb_world* w, int i, float dt, bool timers, int* solved, int* sleepy) {
+  arb__body_sim* sim = &w->sims[i];
+  if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) return;
+  arb__body* b = &w->bodies[i];
+  arb__body_state* st = &w->states[i];
+  *solved += 1;
+  if (timers) *sleepy += arb__sleep_timer(w, i, dt);
+  b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
+  b->center = arb_add(b->center, st->dp);
+  b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
+  st->dp = arb_vec2_zero;
+  st->dq = arb_rot_identity;
+  b->force = arb_vec2_zero;
+  b->torque = 0.0f;
+  arb__body_refresh_proxy(w, i, false);
+}
+
+// All slots while nothing sleeps, else the awake list. Returns the sleepy count.
 static int arb__finalize(arb_world* w, float dt) {
-  int n;
+  int n, solved = 0, sleepy = 0;
   const int32_t* list = arb__awake_list(w, &n);
-  int sleepy = 0, solved = 0;
-  for (int k = 0; k < n; ++k) {
-    int i = list ? list[k] : k;
-    arb__body_sim* sim = &w->sims[i];
-    if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) continue;
-    arb__body* b = &w->bodies[i];
-    arb__body_state* st = &w->states[i];
-    solved += 1;
-    sleepy += arb__sleep_timer(w, i, dt);
-    b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
-    b->center = arb_add(b->center, st->dp);
-    b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
-    st->dp = arb_vec2_zero;
-    st->dq = arb_rot_identity;
-    b->force = arb_vec2_zero;
-    b->torque = 0.0f;
-    arb__body_refresh_proxy(w, i, false);
+  if (list) {
+    for (int k = 0; k < n; ++k) arb__finalize_body(w, list[k], dt, true, &solved, &sleepy);
+  } else if (w->def.enable_sleep) {
+    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, true, &solved, &sleepy);
+  } else {
+    // Sleeping off: the timers stay 0 (see arb_world_enable_sleep), nothing to run.
+    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, false, &solved, &sleepy);
   }
   w->stat_solved_bodies = solved;
   return sleepy;
