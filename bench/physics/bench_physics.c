@@ -65,13 +65,15 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N] [--no-sleep]\n"
+          "                     [--solve-iterations N] [--relax-iterations N] [--sleep]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
           "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
           "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
-          "  also run as \"arbiter no-sleep\" with sleeping off). --other-runs N: runs for the other engines\n"
+          "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
+          "  runs with sleeping off, as Box2D v3 defines them). --other-runs N: runs for the\n"
+          "  other engines\n"
           "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
           "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
@@ -81,8 +83,8 @@ static void usage(FILE* f) {
           "  bullets_1000, printed after the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
           "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
-          "  --no-sleep: arbiter with sleeping off in every scene (islands at rest sleep by\n"
-          "  default, as in the product).\n");
+          "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
+          "  rest fall asleep).\n");
 }
 
 int main(int argc, char** argv) {
@@ -105,8 +107,8 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--other-runs") == 0 && i + 1 < argc) {
       other_runs = atoi(argv[++i]);
       if (other_runs < 1) other_runs = 1;
-    } else if (strcmp(argv[i], "--no-sleep") == 0) {
-      bench_arbiter_sleep = 0;
+    } else if (strcmp(argv[i], "--sleep") == 0) {
+      bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
     } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
@@ -149,7 +151,7 @@ int main(int argc, char** argv) {
     double base = 0.0;
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
-      if (e == &bench_engine_arbiter_no_sleep && (!s.compare_sleep || !bench_arbiter_sleep)) continue;
+      if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
       if (only_engine && strncmp(only_engine, e->name, strlen(only_engine)) != 0) continue;
       bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep;
       result r = run_scene(e, &s, steps, ours ? runs : other_runs);

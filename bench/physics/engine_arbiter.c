@@ -10,7 +10,7 @@
 
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
-int bench_arbiter_sleep = 1;
+int bench_arbiter_sleep_all = 0;
 
 typedef struct arb_bench {
   arb_world* world;
@@ -55,7 +55,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   return b;
 }
 
-static void* arbiter_create(const bench_scene* s) { return arbiter_build(s, bench_arbiter_sleep != 0); }
+static void* arbiter_create(const bench_scene* s) { return arbiter_build(s, s->sleeping || bench_arbiter_sleep_all); }
 static void* arbiter_create_no_sleep(const bench_scene* s) { return arbiter_build(s, false); }
 
 static void arbiter_step(void* p, float dt) { arb_world_step(((arb_bench*)p)->world, dt); }

@@ -1,6 +1,6 @@
 // bench/physics — the benchmark scenes, defined as the reference engine (Box2D v3)
-// defines large_pyramid and many_pyramids; rain_circles and free_field as the issue
-// describes them. 1/60 s step, gravity (0, -10), friction 0.6, restitution 0, density 1.
+// defines large_pyramid and many_pyramids; rain_circles, free_field and resting_10k as the
+// issues describe them. 1/60 s step, gravity (0, -10), friction 0.6, restitution 0, density 1.
 #include "scenes.h"
 
 #include <stdlib.h>
@@ -141,7 +141,7 @@ int bench_scene_build(const char* name, bench_scene* s) {
     s->name = "resting_10k";
     s->steps = 560;
     s->warmup = 60;
-    s->compare_sleep = 1;
+    s->sleeping = 1;
     for (int row = 0; row < 20; ++row) {
       float gy = 10.0f * (float)row;
       bench_body* g = add(&bl);

@@ -25,7 +25,8 @@ typedef struct bench_scene {
   float friction;  // every shape; mixed sqrt(fa*fb) (so the pair value is the same)
   int steps;       // default step count (the first `warmup` are not timed)
   int warmup;      // untimed steps at the start (0 = 1)
-  int compare_sleep;  // also run arbiter with sleeping off (bench_engine_arbiter_no_sleep)
+  int sleeping;    // a sleeping scene: arbiter runs it with sleeping on, and again as
+                   // bench_engine_arbiter_no_sleep (every other scene: sleeping off)
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
@@ -50,10 +51,11 @@ typedef struct bench_engine {
 } bench_engine;
 
 extern const bench_engine bench_engine_arbiter;
-/// The same engine with arb_world_def.enable_sleep = false.
+/// The same engine with arb_world_def.enable_sleep = false in every scene.
 extern const bench_engine bench_engine_arbiter_no_sleep;
-/// --no-sleep: bench_engine_arbiter runs with sleeping off too (default: on, as shipped).
-extern int bench_arbiter_sleep;
+/// --sleep: bench_engine_arbiter sleeps in every scene (default: only in sleeping scenes;
+/// the Box2D v3 benchmark scenes are defined with sleeping off).
+extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
 #ifdef BENCH_HAVE_CHIPMUNK

@@ -25,7 +25,14 @@
 //                      `relax_iterations` times); then restitution
 //                      and store impulses back into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
-//                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`.
+//                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`;
+//                      sleep timers.
+//   6. sleep           island.c: islands whose bodies all stayed slow for
+//                      ARB_TIME_TO_SLEEP fall asleep. While any body sleeps, steps 2-5 run
+//                      over the awake bodies and their contacts only (lists in ascending
+//                      slot / contact order, so the order of the work is unchanged), and
+//                      contacts touching a sleeping body from an awake one wake its island
+//                      between steps 3 and 4.
 //
 // Extension points (joints, springs, particles, vehicles, bullets):
 //   - A joint is another constraint kind solved inside the same substep loop: add a
