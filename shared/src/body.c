@@ -339,6 +339,8 @@ void arb_body_set_transform(arb_world* w, arb_body_id id, arb_vec2 position, flo
   b->xf.q = arb_rot_from_angle(angle);
   b->center = arb_transform_point(b->xf, b->local_center);
   arb__touch(w, index);
+  // Static geometry that moves away from sleeping bodies must not leave them hanging.
+  if (w->sims[index].type == ARB_BODY_STATIC) arb__wake_touching(w, index);
   arb__body_refresh_proxy(w, index, true);
 }
 arb_vec2 arb_body_get_world_center(const arb_world* w, arb_body_id id) {

@@ -379,7 +379,7 @@ void arb__update_pairs(arb_world* w) {
     for (int k = 0; k < q.count; ++k) {
       if (k > 0 && q.keys[k] == q.keys[k - 1]) continue;
       int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
-      arb__contact_create(w, lo, hi);
+      if (arb__contact_create(w, lo, hi) == 0) arb__wake_on_static_pair(w, lo, hi);
     }
     arb__stack_free(w, q.keys);
     break;

@@ -298,7 +298,10 @@ static void arb__request_wake(arb_world* w, const arb__contact* c) {
     if (w->wake_count == w->wake_cap) {
       int cap = w->wake_cap ? 2 * w->wake_cap : 64;
       int32_t* p = arb__grow(w, w->wake_requests, w->wake_count, cap, sizeof *p);
-      if (!p) return;
+      if (!p) {
+        arb__wake_body(w, i);  // no room to defer: waking now is as safe (flags only)
+        continue;
+      }
       w->wake_requests = p;
       w->wake_cap = cap;
     }

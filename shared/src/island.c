@@ -113,6 +113,11 @@ void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b) {
   }
 }
 
+void arb__wake_on_static_pair(arb_world* w, int a, int b) {
+  if (w->sims[a].type == ARB_BODY_STATIC) arb__wake_body(w, b);
+  if (w->sims[b].type == ARB_BODY_STATIC) arb__wake_body(w, a);
+}
+
 // A constraint from an awake (dynamic or kinematic) body wakes a sleeping dynamic body.
 static void arb__wake_pair(arb_world* w, int a, int b) {
   if (a < 0 || b < 0) return;

@@ -310,6 +310,9 @@ float arb__body_max_extent(const arb__body* b);
 void arb__wake_body(arb_world* w, int body);
 void arb__wake_all(arb_world* w);
 void arb__wake_touching(arb_world* w, int body);  // bodies touching or joined to `body`
+/// A new contact between static geometry (created or moved) and a sleeping body: wake it,
+/// the contact may touch (between two sleeping bodies it stays asleep until touched).
+void arb__wake_on_static_pair(arb_world* w, int a, int b);
 /// Joints and springs from awake bodies wake what they hold; refresh the awake lists.
 void arb__sleep_prepare(arb_world* w);
 /// Rebuild the awake body list when sleeping bodies exist and it is stale.

@@ -138,7 +138,7 @@ static void test_ball_wakes_exactly_the_island_it_hits(void** state) {
 // Every documented cause wakes a sleeping island, and only that island.
 static void test_wake_causes(void** state) {
   (void)state;
-  for (int cause = 0; cause < 8; ++cause) {
+  for (int cause = 0; cause < 9; ++cause) {
     two_piles t = make_two_piles();
     assert_true(step_until_asleep(t.w, 60) > 0);
     arb_body_id top = t.a[PILE - 1];
@@ -174,6 +174,11 @@ static void test_wake_causes(void** state) {
         assert_int_not_equal(arb_joint_create(t.w, &jd).index1, 0);
         break;
       }
+      case 8:
+        // Static geometry created against the pile (its contacts appear in the next step).
+        wt_box(t.w, ARB_BODY_STATIC, -15.0f - 0.5f, 1.0f, 0.5f, 1.0f);
+        arb_world_step(t.w, DT);
+        break;
       default:
         arb_body_wake(t.w, top);
         break;
@@ -192,6 +197,12 @@ static void test_wake_causes(void** state) {
   arb_body_set_linear_velocity(t.w, t.a[0], arb_v2(0.0f, 0.0f));
   arb_body_apply_angular_impulse(t.w, t.a[0], 0.0f);
   assert_int_equal(awake_in(t.w, t.a, PILE), 0);
+  // Moving the ground away from under them wakes both piles.
+  two_piles m = make_two_piles();
+  assert_true(step_until_asleep(m.w, 60) > 0);
+  arb_body_set_transform(m.w, m.ground, arb_v2(0.0f, -50.0f), 0.0f);
+  assert_int_equal(awake_in(m.w, m.a, PILE) + awake_in(m.w, m.b, PILE), 2 * PILE);
+  arb_world_destroy(m.w);
   // Removing the ground wakes both piles (what they rest on is gone).
   arb_body_destroy(t.w, t.ground);
   assert_int_equal(awake_in(t.w, t.a, PILE) + awake_in(t.w, t.b, PILE), 2 * PILE);

@@ -121,7 +121,8 @@ ARB_API void arb_world_set_gravity(arb_world* world, arb_vec2 gravity);
 // falls asleep at the end of the step: velocities become zero and it costs nothing per
 // step (not integrated, not solved, its contacts not updated) until something wakes it:
 // a touching contact with an awake body, a joint or spring from an awake body, a nonzero
-// force, impulse or velocity, a teleport, a changed damping or gravity scale, or the
+// force, impulse or velocity, a teleport, a changed damping or gravity scale or world
+// gravity, static geometry created next to it or moved away from under it, or the
 // destruction of a body it touches or is joined to. Waking wakes the whole island and
 // restarts its sleep timers. A kinematic body sleeps alone once its velocity has been
 // zero for ARB_TIME_TO_SLEEP. Sleeping is part of the simulated state (hash, save).
