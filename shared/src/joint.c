@@ -75,7 +75,7 @@ static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {
   arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
   int err = arb__extra_release(w, j ? &j->in_use : NULL);
-  if (!err) arb__wake_ids(w, j->body_a, j->body_b);  // the bodies it held may fall asleep apart
+  if (!err) arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
   return err;
 }
 

@@ -37,7 +37,8 @@ static bool arb__link_islands(arb__body* bodies, const arb__body_sim* sims,
 
 // The sleep fields of one live body. Reading also resets what is derived or scratch.
 static void arb__body_sleep_fields(arb_codec* c, arb__body* b, bool world_enabled) {
-  uint8_t flags = (uint8_t)((b->sleeping ? ARB__SLEEP_ASLEEP : 0u) | (b->enable_sleep ? ARB__SLEEP_ENABLED : 0u));
+  uint8_t flags = (uint8_t)((b->sleeping ? ARB__SLEEP_ASLEEP : 0u) |
+                            (b->enable_sleep ? ARB__SLEEP_ENABLED : 0u));
   arb_codec_u8(c, &flags);
   ARB_CODEC_CHECK(c, flags <= (ARB__SLEEP_ASLEEP | ARB__SLEEP_ENABLED));
   ARB_CODEC_F32S(c, &b->sleep_threshold, &b->sleep_time);
@@ -62,5 +63,6 @@ void arb__sleep_codec(arb_codec* c, arb__world_image* img) {
   for (int i = 0; i < img->body_slots && !c->err; ++i) {
     if (img->bodies[i].in_use) arb__body_sleep_fields(c, &img->bodies[i], img->def.enable_sleep);
   }
-  ARB_CODEC_CHECK(c, c->err || arb__link_islands(img->bodies, img->sims, img->states, img->body_slots));
+  ARB_CODEC_CHECK(c, c->err || arb__link_islands(img->bodies, img->sims, img->states,
+                                                 img->body_slots));
 }

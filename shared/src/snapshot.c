@@ -166,7 +166,9 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->end_count = 0;
   for (int i = 0; i < w->contact_count; ++i) arb__contact_link(w, i);
   w->sleeping_count = 0;
-  for (int i = 0; i < w->body_slots; ++i) w->sleeping_count += w->bodies[i].in_use && w->bodies[i].sleeping;
+  for (int i = 0; i < w->body_slots; ++i) {
+    w->sleeping_count += w->bodies[i].in_use && w->bodies[i].sleeping;
+  }
   w->awake_dirty = true;
   w->wake_count = 0;
   w->moved_count = 0;

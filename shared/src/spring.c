@@ -55,7 +55,7 @@ static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
   arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
   int err = arb__extra_release(w, s ? &s->in_use : NULL);
-  if (!err) arb__wake_ids(w, s->body_a, s->body_b);  // the bodies it held may fall asleep apart
+  if (!err) arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
   return err;
 }
 

@@ -103,7 +103,7 @@ static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
   arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
   int err = arb__extra_release(w, v ? &v->in_use : NULL);
-  if (!err) arb__wake_ids(w, v->chassis, arb_null_body_id);  // the bodies it held may fall asleep apart
+  if (!err) arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
   return err;
 }
 
