@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <arbiter/joint.h>
 
@@ -301,6 +303,56 @@ static void test_sleep_survives_save_restore(void** state) {
   arb_world_destroy(t.w);
 }
 
+// The payload with its sleep record edited, in a new image (header + payload + checksum).
+static int restore_edited(arb_world* r, const uint8_t* img, int size, size_t at, const void* v,
+                          size_t n) {
+  uint8_t* m = malloc((size_t)size);
+  memcpy(m, img, (size_t)size);
+  memcpy(m + 20 + at, v, n);
+  size_t plen = (size_t)size - 28;
+  uint64_t h = XXH3_64bits(m + 20, plen);
+  for (int i = 0; i < 8; ++i) m[20 + plen + (size_t)i] = (uint8_t)(h >> (8 * i));
+  int rc = arb_world_restore(r, m, size);
+  free(m);
+  return rc;
+}
+
+// Restore refuses a sleep record the simulation could not have produced: sleeping bodies
+// in a world with sleeping off, an island head that is not a sleeping body, unknown flags,
+// a negative threshold, a non-finite timer.
+static void test_inconsistent_sleep_image_refused(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
+  wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 1.5f, 0.5f, 0.5f);
+  assert_true(step_until_asleep(w, 120) > 0);
+  int size = arb_world_save(w, NULL, 0);
+  uint8_t* img = malloc((size_t)size);
+  assert_int_equal(arb_world_save(w, img, size), size);
+  // The record closes the payload (no extras): tag, u8 on, ground (u8 flags, f32 threshold,
+  // f32 timer), then each box (the same and i32 island head).
+  size_t plen = (size_t)size - 28, s = plen - 40;
+  assert_memory_equal(img + 20 + s, "SLEP", 4);
+  arb_world_def wd = arb_default_world_def();
+  arb_world* r = arb_world_create(&wd);
+  uint8_t same = 1, off = 0, bad_flags = 4;
+  int32_t ground_head = 0;
+  float negative = -1.0f, nan = 0.0f;
+  uint32_t nan_bits = 0x7fc00000u;
+  memcpy(&nan, &nan_bits, 4);
+  assert_int_equal(restore_edited(r, img, size, s + 4, &same, 1), 0);  // unedited: accepted
+  assert_int_equal(restore_edited(r, img, size, s + 4, &off, 1), ARB_E_CORRUPT);
+  assert_int_equal(restore_edited(r, img, size, s + 36, &ground_head, 4), ARB_E_CORRUPT);
+  assert_int_equal(restore_edited(r, img, size, s + 14, &bad_flags, 1), ARB_E_CORRUPT);
+  assert_int_equal(restore_edited(r, img, size, s + 15, &negative, 4), ARB_E_CORRUPT);
+  assert_int_equal(restore_edited(r, img, size, s + 19, &nan, 4), ARB_E_NONFINITE);
+  assert_int_equal(arb_world_hash(r), arb_world_hash(w));  // refusals left the world as it was
+  free(img);
+  arb_world_destroy(r);
+  arb_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pile_falls_asleep_and_costs_nothing),
@@ -308,6 +360,7 @@ int main(void) {
       cmocka_unit_test(test_wake_causes),
       cmocka_unit_test(test_sleep_settings),
       cmocka_unit_test(test_sleep_survives_save_restore),
+      cmocka_unit_test(test_inconsistent_sleep_image_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
