@@ -25,6 +25,7 @@
 #   (repeatable; PLATFORM is host, aarch64, i386 or wasm32). APPENDED flags go after the
 #   project's own on every compile line, so they can override -ffp-contract=off and
 #   -fno-fast-math: the tests that show what breaks determinism use this.
+# --jobs N (default 2): parallel compile jobs, and logs verified at once by each build.
 # LOG may be .arbrec or .arbrec.xz (unpacked once into DIR/logs). Build trees go to
 # DIR/<name> (default build/determinism-matrix) and are reused, so a second run only
 # rebuilds what changed. Prints one line per build and log, then the table build x log ->
@@ -47,12 +48,14 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --column) columns+=("$2"); shift 2 ;;
     --allow-missing) allow_missing=1; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     -*) echo "determinism-matrix: unknown option $1" >&2; exit 2 ;;
     *) logs+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
   esac
 done
 [ ${#logs[@]} -gt 0 ] || { echo "determinism-matrix: no LOG given (see --help)" >&2; exit 2; }
+mkdir -p "$work"
+work=$(cd "$work" && pwd)  # absolute: the compiler launchers are named by path
 
 if [ ${#columns[@]} -eq 0 ]; then
   columns=(
@@ -146,8 +149,41 @@ local_log() {
 }
 logname() { local b; b=$(basename "$1"); echo "${b%%.*}"; }
 
+# verify_all: verifies every log with every build, up to $jobs at once (qemu and node are
+# single-threaded), the most expensive first (log size x a factor for emulation or -O0) so
+# the long ones run side by side and never last and alone. Leaves each output in
+# $work/out.<name>.<i>, with its exit status and wall seconds in .rc and .sec.
+verify_all() {
+  local name i cost running=() cmd
+  for name in "${names[@]}"; do
+    [ -n "${bin[$name]:-}" ] || continue
+    for i in "${!vlogs[@]}"; do
+      cost=$(stat -c %s "${vlogs[$i]}")
+      case "${runner[$name]} $name" in
+        qemu*) cost=$((cost * 40)) ;;
+        node*) cost=$((cost * 4)) ;;
+        *-O0*) cost=$((cost * 8)) ;;
+      esac
+      echo "$cost $name $i"
+    done
+  done | sort -rn >"$work/jobs"
+  while read -r cost name i; do
+    read -r -a cmd <<<"${runner[$name]} ${bin[$name]}"
+    { t=$(date +%s) rc=0
+      "${cmd[@]}" verify "${vlogs[$i]}" --quiet --max-bodies 3 >"$work/out.$name.$i" 2>&1 || rc=$?
+      echo $rc >"$work/out.$name.$i.rc"
+      echo $(( $(date +%s) - t )) >"$work/out.$name.$i.sec"; } &
+    running+=($!)
+    if [ ${#running[@]} -ge "$jobs" ]; then wait "${running[0]}"; running=("${running[@]:1}"); fi
+  done <"$work/jobs"
+  wait
+}
+
+vlogs=()
+for log in "${logs[@]}"; do vlogs+=("$(local_log "$log")"); done
+
 names=()
-info_tool=()
+declare -A bin=() runner=()
 for entry in "${columns[@]}"; do
   IFS='|' read -r name platform cc flags appended <<<"$entry"
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
@@ -167,33 +203,45 @@ for entry in "${columns[@]}"; do
     status=1
     continue
   fi
-  bin=$work/$name/bin/arbiter-replay
-  if [ "$platform" = wasm32 ]; then bin=$bin.js; fi
+  bin[$name]=$work/$name/bin/arbiter-replay
+  if [ "$platform" = wasm32 ]; then bin[$name]=${bin[$name]}.js; fi
   # i386 runs natively where the kernel executes 32-bit programs, else under qemu.
-  if [ "$platform" = i386 ] && ! "$bin" --version >/dev/null 2>&1; then run=(qemu-i386-static); fi
-  t1=$(date +%s)
-  [ ${#info_tool[@]} -gt 0 ] || info_tool=("${run[@]}" "$bin")
-  for log in "${logs[@]}"; do
-    out=$("${run[@]}" "$bin" verify "$(local_log "$log")" --quiet --max-bodies 3 2>&1) && rc=0 || rc=$?
+  if [ "$platform" = i386 ] && ! "${bin[$name]}" --version >/dev/null 2>&1; then run=(qemu-i386-static); fi
+  runner[$name]=${run[*]}
+  echo "determinism-matrix: $name: built in $(( $(date +%s) - t0 )) s ($cc $flags${appended:+, then $appended}${run:+; runs under ${run[*]}})"
+done
+
+t0=$(date +%s)
+verify_all
+for name in "${names[@]}"; do
+  [ -n "${bin[$name]:-}" ] || continue
+  for i in "${!logs[@]}"; do
+    log=${logs[$i]}
+    out=$(cat "$work/out.$name.$i")
+    rc=$(cat "$work/out.$name.$i.rc")
+    sec=$(cat "$work/out.$name.$i.sec")
     final=$(printf '%s\n' "$out" | sed -n 's/.*final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1:\2/p')
-    if [ $rc -eq 0 ] && [ -n "$final" ]; then
+    if [ "$rc" -eq 0 ] && [ -n "$final" ]; then
       result[$name,$log]=$final
-      echo "determinism-matrix: $name: $(logname "$log"): OK, final tick:hash $final"
+      echo "determinism-matrix: $name: $(logname "$log"): OK, final tick:hash $final ($sec s)"
     else
       at=$(printf '%s\n' "$out" | sed -n 's/^DIVERGED at tick \([0-9]*\).*/\1/p' | head -1)
       result[$name,$log]=$([ -n "$at" ] && echo "DIVERGED@$at" || echo "FAILED (exit $rc)")
       detail[$name,$log]=$(printf '%s\n' "$out" | head -9)
-      echo "determinism-matrix: $name: $(logname "$log"): ${result[$name,$log]}"
+      echo "determinism-matrix: $name: $(logname "$log"): ${result[$name,$log]} ($sec s)"
       status=1
     fi
   done
-  echo "determinism-matrix: $name: built in $(( t1 - t0 )) s, verified in $(( $(date +%s) - t1 )) s ($cc $flags${appended:+, then $appended}${run:+, run by ${run[*]}})"
 done
+echo "determinism-matrix: verified ${#logs[@]} logs with ${#bin[@]} builds in $(( $(date +%s) - t0 )) s, $jobs at once"
 
 # The live server's own hashes, as recorded in each log.
 for log in "${logs[@]}"; do
   rec=
-  if [ ${#info_tool[@]} -gt 0 ]; then
+  if [ ${#bin[@]} -gt 0 ]; then
+    first=${names[0]}
+    for n in "${names[@]}"; do [ -z "${bin[$n]:-}" ] || { first=$n; break; }; done
+    read -r -a info_tool <<<"${runner[$first]} ${bin[$first]}"
     rec=$("${info_tool[@]}" info "$(local_log "$log")" 2>/dev/null \
           | sed -n 's/^recorded: *final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1:\2/p' || true)
   fi
