@@ -166,7 +166,7 @@ verify_all() {
       esac
       echo "$cost $name $i"
     done
-  done | sort -rn >"$work/jobs"
+  done | sort -rn >"$work/jobs.$$"
   while read -r cost name i; do
     read -r -a cmd <<<"${runner[$name]} ${bin[$name]}"
     { t=$(date +%s) rc=0
@@ -175,8 +175,9 @@ verify_all() {
       echo $(( $(date +%s) - t )) >"$work/out.$name.$i.sec"; } &
     running+=($!)
     if [ ${#running[@]} -ge "$jobs" ]; then wait "${running[0]}"; running=("${running[@]:1}"); fi
-  done <"$work/jobs"
+  done <"$work/jobs.$$"
   wait
+  rm -f "$work/jobs.$$"
 }
 
 vlogs=()
