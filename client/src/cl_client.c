@@ -456,8 +456,8 @@ static void reconcile(arb_client* c, const cl_slot* sl) {
 
 // Commands that arrived late push the lead up a tick; 5 s without one take a tick back.
 static void adapt_lead(arb_client* c) {
-  if (c->predict.late_commands > c->late_seen) {
-    c->late_seen = c->predict.late_commands;
+  if (c->predict.stats.late_commands > c->late_seen) {
+    c->late_seen = c->predict.stats.late_commands;
     if (c->lead_extra_ticks < 8) c->lead_extra_ticks++;
     c->lead_calm_since = c->now;
   } else if (c->lead_extra_ticks > 0 && c->now - c->lead_calm_since > 5.0) {
@@ -798,17 +798,17 @@ void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   const cl_predict* p = &c->predict;
   o->predicting = cl_predict_active(p);
   o->input_lead = (float)c->lead;
-  o->predict_checks = p->checks;
-  o->predict_corrections = p->corrections;
-  o->predict_snaps = p->snaps;
-  o->inputs_late = p->late_commands;
-  o->predict_error = p->last_error;
-  o->predict_error_max = p->max_error;
-  o->predict_error_free = p->last_error_free;
-  o->predict_correction_max = p->max_correction;
+  o->predict_checks = p->stats.checks;
+  o->predict_corrections = p->stats.corrections;
+  o->predict_snaps = p->stats.snaps;
+  o->inputs_late = p->stats.late_commands;
+  o->predict_error = p->stats.last_error;
+  o->predict_error_max = p->stats.max_error;
+  o->predict_error_free = p->stats.last_error_free;
+  o->predict_correction_max = p->stats.max_correction;
   o->predict_offset = arb_length(p->offset);
-  o->input_to_motion_count = p->motion_count;
-  o->input_to_motion = p->motion_last;
+  o->input_to_motion_count = p->stats.motion_count;
+  o->input_to_motion = p->stats.motion_last;
 }
 
 const char* arb_client_get_last_error(const arb_client* c) { return c ? c->last_error : ""; }

@@ -27,17 +27,7 @@ void cl_predict_stop(cl_predict* p) {
   memset(p, 0, sizeof *p);
   p->mem = saved.mem;
   p->params = saved.params;
-  // statistics survive a reconnect
-  p->checks = saved.checks;
-  p->corrections = saved.corrections;
-  p->snaps = saved.snaps;
-  p->late_commands = saved.late_commands;
-  p->last_error = saved.last_error;
-  p->max_error = saved.max_error;
-  p->last_error_free = saved.last_error_free;
-  p->max_correction = saved.max_correction;
-  p->motion_count = saved.motion_count;
-  p->motion_last = saved.motion_last;
+  p->stats = saved.stats;  // statistics survive a reconnect
   memcpy(p->error, saved.error, sizeof p->error);
 }
 
@@ -270,12 +260,12 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
     return;
   }
   // A command made for this tick that the server had not applied by then arrived late.
-  if (s->has_command && last_input_seq != tick) p->late_commands++;
-  p->checks++;
+  if (s->has_command && last_input_seq != tick) p->stats.late_commands++;
+  p->stats.checks++;
   float err = arb_length(arb_sub(s->position, spos));
-  p->last_error = err;
-  p->last_error_free = !s->touching;
-  if (err > p->max_error) p->max_error = err;
+  p->stats.last_error = err;
+  p->stats.last_error_free = !s->touching;
+  if (err > p->stats.max_error) p->stats.max_error = err;
   bool agrees = same_quantized(s, &me->state);
 
   cl_predict_tick* newest = find_tick(p, p->tick);
@@ -288,9 +278,9 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   }
   newest = find_tick(p, p->tick);
   if (!agrees) {
-    p->corrections++;
+    p->stats.corrections++;
     float jump = arb_length(arb_sub(before, newest->position));
-    if (jump > p->max_correction) p->max_correction = jump;
+    if (jump > p->stats.max_correction) p->stats.max_correction = jump;
   }
   // The drawn avatar does not jump now: the difference fades out while it plays on.
   cl_predict_sample(p, (double)p->tick, now, NULL, NULL);  // fade the old offset up to now first
@@ -299,7 +289,7 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   if (arb_length(p->offset) > p->params.snap_distance) {
     p->offset = arb_vec2_zero;
     p->angle_offset = 0.0f;
-    p->snaps++;
+    p->stats.snaps++;
   }
 }
 
@@ -359,8 +349,8 @@ bool cl_predict_sample(cl_predict* p, double ft, double now, const arb_vec2* sho
   // Input-to-motion: the first frame that draws a tick simulated with the new controls.
   bool drawn = p->tick > p->change_tick || (p->tick == p->change_tick && t > 0.0f);
   if (p->change_pending && p->change_tick != 0 && drawn) {
-    p->motion_last = (float)(now - p->change_time);
-    p->motion_count++;
+    p->stats.motion_last = (float)(now - p->change_time);
+    p->stats.motion_count++;
     p->change_pending = false;
   }
   return true;

@@ -47,6 +47,16 @@ typedef struct cl_predict_params {
   float snap_distance;  ///< m, corrections larger than this are drawn as a jump
 } cl_predict_params;
 
+// What prediction has measured so far (arb_client_stats reads it).
+typedef struct cl_predict_stats {
+  uint64_t checks, corrections, snaps, late_commands;
+  float last_error, max_error;
+  bool last_error_free;   ///< the last check's tick had the avatar touching only the level
+  float max_correction;   ///< m, largest jump of the simulated avatar by a correction
+  uint64_t motion_count;  ///< input changes drawn
+  float motion_last;      ///< s, the last one's input-to-motion time
+} cl_predict_stats;
+
 typedef struct cl_predict {
   cl_mem mem;
   cl_predict_params params;
@@ -65,13 +75,7 @@ typedef struct cl_predict {
   bool change_pending;   ///< a change not drawn yet
   uint32_t change_tick;  ///< first tick simulated with the changed controls; 0 = not yet
   double change_time;
-  // statistics
-  uint64_t checks, corrections, snaps, late_commands;
-  float last_error, max_error;
-  bool last_error_free;   ///< the last check's tick had the avatar touching only the level
-  float max_correction;   ///< m, largest jump of the simulated avatar by a correction
-  uint64_t motion_count;  ///< input changes drawn
-  float motion_last;      ///< s, the last one's input-to-motion time
+  cl_predict_stats stats;  ///< kept across a reconnect (cl_predict_stop)
   char error[256];        ///< why prediction is off, "" when on
 } cl_predict;
 

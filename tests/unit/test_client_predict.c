@@ -181,10 +181,10 @@ static void test_client_predict_exact_without_loss(void** state) {
   authority_start(&a, &p);
   double now = 0.0;
   play(&a, &p, 600, true, &now);
-  assert_true(p.checks >= 290);
-  assert_int_equal(p.corrections, 0);
-  assert_int_equal(p.late_commands, 0);
-  assert_true(p.max_error < 0.006f);  // only the wire's quantization (7.8 mm cells)
+  assert_true(p.stats.checks >= 290);
+  assert_int_equal(p.stats.corrections, 0);
+  assert_int_equal(p.stats.late_commands, 0);
+  assert_true(p.stats.max_error < 0.006f);  // only the wire's quantization (7.8 mm cells)
   authority_stop(&a, &p);
 }
 
@@ -195,24 +195,24 @@ static void test_client_predict_correction_converges(void** state) {
   authority_start(&a, &p);
   double now = 0.0;
   play(&a, &p, 120, true, &now);
-  assert_int_equal(p.corrections, 0);
+  assert_int_equal(p.stats.corrections, 0);
   // A push the client knows nothing about.
   arb_world* w = arb_game_get_world(a.game);
   arb_vec2 v = arb_body_get_linear_velocity(w, my_body(&a));
   arb_body_set_linear_velocity(w, my_body(&a), arb_add(v, (arb_vec2){3.0f, 2.0f}));
   play(&a, &p, 2, false, &now);
-  assert_true(p.corrections >= 1);
+  assert_true(p.stats.corrections >= 1);
   float offset_after = arb_length(p.offset);
   assert_true(offset_after > 0.01f);                   // the drawing did not jump ...
   assert_true(offset_after < p.params.snap_distance);  // ... and it did not snap
-  assert_int_equal(p.snaps, 0);
+  assert_int_equal(p.stats.snaps, 0);
   // Converges: within half a second the prediction agrees with the server again at every
   // snapshot (no more corrections) and stays within the quantization of its state.
   play(&a, &p, 30, false, &now);
-  uint64_t corrections = p.corrections;
+  uint64_t corrections = p.stats.corrections;
   play(&a, &p, 60, false, &now);
-  assert_int_equal(p.corrections, corrections);
-  assert_true(p.last_error < 0.01f);
+  assert_int_equal(p.stats.corrections, corrections);
+  assert_true(p.stats.last_error < 0.01f);
   arb_client_entity_state drawn;
   assert_true(cl_predict_sample(&p, (double)p.tick, now, NULL, &drawn));
   assert_true(arb_length(p.offset) < 0.001f);  // the drawn correction has faded out
@@ -232,7 +232,7 @@ static void test_client_predict_late_command_reported(void** state) {
   assert_int_equal(cl_predict_advance(&p, k + LEAD, &mine), ARB_OK);
   authority_tick(&a, NULL);  // the command for k did not arrive: the server holds
   cl_predict_on_snapshot(&p, k, k - 1, a.my_entity, authority_view(&a), now);
-  assert_int_equal(p.late_commands, 1);
+  assert_int_equal(p.stats.late_commands, 1);
   authority_stop(&a, &p);
 }
 
