@@ -2,14 +2,16 @@
 // created, destroyed, stepped, some asleep, restored from a save image), random boxes,
 // filters and output capacities, it returns exactly what a slot-order scan of every body
 // returns (same total, same ids in the same order).
-#include <arbiter/query.h>
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
+
+#include <arbiter/query.h>
 
 #include "world_test_util.h"
 
