@@ -29,13 +29,9 @@ static arb_world* scene_pyramid(void) {
       wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 4.0f, 0.5f + (float)i, 0.5f, 0.5f);
     }
   }
-  arb_body_def bd = arb_default_body_def();
-  bd.type = ARB_BODY_KINEMATIC;
-  bd.position = arb_v2(-12.0f, 1.0f);
+  arb_body_def bd = wt_box_def(ARB_BODY_KINEMATIC, -12.0f, 1.0f, 1.0f, 0.25f);
   bd.linear_velocity = arb_v2(1.5f, 0.0f);
   bd.angular_velocity = 0.3f;
-  bd.shape.type = ARB_SHAPE_POLYGON;
-  bd.shape.polygon = arb_make_box(1.0f, 0.25f);
   arb_body_create(w, &bd);
   for (int k = 0; k < 6; ++k) {
     arb_body_def cd = arb_default_body_def();
