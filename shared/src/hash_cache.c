@@ -26,12 +26,14 @@ typedef struct arb__hash_entry {
   arb__body_sim sim;
   arb_vec2 v;
   float w;
-  uint16_t len;  // 0: empty
   uint8_t bytes[ARB__HASH_ENTRY_MAX];
 } arb__hash_entry;
 
+// The lengths apart from the entries: a new cache clears only them, and an entry's memory
+// is first touched when a body at rest fills it.
 struct arb__hash_cache {
   arb__hash_entry* entries;
+  uint16_t* lengths;  // 0: entry empty
   int32_t capacity;
 };
 
@@ -51,10 +53,17 @@ arb__hash_cache* arb__hash_cache_get(const arb_world* cw) {
   if (hc->capacity < w->body_slots) {
     int cap = w->body_capacity > w->body_slots ? w->body_capacity : w->body_slots;
     arb__hash_entry* e = arb__alloc(w, (size_t)cap * sizeof *e);
-    if (!e) return NULL;
-    for (int i = 0; i < cap; ++i) e[i].len = 0;
+    uint16_t* len = arb__alloc(w, (size_t)cap * sizeof *len);
+    if (!e || !len) {
+      arb__free(w, e);
+      arb__free(w, len);
+      return NULL;
+    }
+    memset(len, 0, (size_t)cap * sizeof *len);
     arb__free(w, hc->entries);
+    arb__free(w, hc->lengths);
     hc->entries = e;
+    hc->lengths = len;
     hc->capacity = cap;
   }
   return hc;
@@ -63,13 +72,14 @@ arb__hash_cache* arb__hash_cache_get(const arb_world* cw) {
 void arb__hash_cache_free(arb_world* w) {
   if (!w->hash_cache) return;
   arb__free(w, w->hash_cache->entries);
+  arb__free(w, w->hash_cache->lengths);
   arb__free(w, w->hash_cache);
   w->hash_cache = NULL;
 }
 
 static bool arb__entry_matches(const arb__hash_entry* e, const arb__body* b, const arb__body_sim* sim,
                                const arb__body_state* st) {
-  return e->len != 0 && e->generation == b->generation && memcmp(e->flags, &b->in_use, 4) == 0 &&
+  return e->generation == b->generation && memcmp(e->flags, &b->in_use, 4) == 0 &&
          memcmp(&e->sim, sim, sizeof *sim) == 0 && memcmp(&e->v, &st->v, sizeof e->v) == 0 &&
          memcmp(&e->w, &st->w, sizeof e->w) == 0 && memcmp(e->head, b, ARB__HEAD_BYTES) == 0;
 }
@@ -85,18 +95,19 @@ void arb__hash_slot(arb_codec* c, arb__world_image* img, int i) {
   // earlier than needed does not change an XXH3 stream).
   if ((size_t)(c->end - c->cur) < ARB__HASH_ENTRY_MAX) arb_codec_flush(c);
   arb__hash_entry* e = &img->hash_cache->entries[i];
+  uint16_t* e_len = &img->hash_cache->lengths[i];
   const arb__body_sim* sim = &img->sims[i];
   const arb__body_state* st = &img->states[i];
-  if (arb__entry_matches(e, b, sim, st)) {
-    memcpy(c->cur, e->bytes, e->len);
-    c->cur += e->len;
+  if (*e_len != 0 && arb__entry_matches(e, b, sim, st)) {
+    memcpy(c->cur, e->bytes, *e_len);
+    c->cur += *e_len;
     return;
   }
   uint8_t* start = c->cur;
   size_t flushed = c->flushed;
   arb__slot_fields(c, img, i);
   size_t len = (size_t)(c->cur - start);
-  e->len = 0;
+  *e_len = 0;
   if (c->flushed != flushed || len > ARB__HASH_ENTRY_MAX) return;
   memcpy(e->head, b, ARB__HEAD_BYTES);
   e->generation = b->generation;
@@ -105,5 +116,5 @@ void arb__hash_slot(arb_codec* c, arb__world_image* img, int i) {
   e->v = st->v;
   e->w = st->w;
   memcpy(e->bytes, start, len);
-  e->len = (uint16_t)len;
+  *e_len = (uint16_t)len;
 }
