@@ -65,10 +65,18 @@ trap cleanup EXIT INT TERM
 
 metrics() {  # $1 = http port, $2 = output file
   python3 - "$1" "$2" <<'EOF'
-import sys, urllib.request
+import sys, time, urllib.request
 port, out = sys.argv[1], sys.argv[2]
-with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=60) as r:
-    open(out, "wb").write(r.read())
+for attempt in range(5):  # a saturated server may drop a connection: ask again
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=60) as r:
+            open(out, "wb").write(r.read())
+        break
+    except OSError as e:
+        print(f"bench/clients.sh: /metrics: {e}", file=sys.stderr)
+        if attempt == 4:
+            raise
+        time.sleep(0.5)
 EOF
 }
 
