@@ -466,11 +466,15 @@ static void adapt_lead(arb_client* c) {
   }
 }
 
+static const arb_proto_entity_desc* snapshot_desc(const void* snaps, uint32_t entity) {
+  return cl_snapshots_desc((const cl_snapshots*)snaps, entity);
+}
+
 static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_input_seq,
                                 const cl_slot* slot) {
   if (!cl_predict_active(&c->predict)) return;
   cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->set,
-                         c->now);
+                         snapshot_desc, &c->snaps, c->now);
   adapt_lead(c);
   if (!cl_predict_active(&c->predict) && c->predict.error[0])
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
