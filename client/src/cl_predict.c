@@ -136,7 +136,7 @@ void cl_predict_note_change(cl_predict* p, double now) {
 // One tick through the game's tick applier, with the avatar's controls for it.
 static int step_tick(cl_predict* p, uint32_t tick, const arb_controls* controls, bool has_command) {
   cl_proxy_place(&p->proxies, arb_game_get_world(p->game), tick, arb_game_get_dt(p->game));
-  arb_tick_control ctl = {p->client_id, *controls, 0};
+  arb_tick_control ctl = {p->client_id, *controls, 0, 0};
   arb_tick_inputs in = {NULL, 0, NULL, 0, &ctl, 1};
   int rc = arb_game_apply_tick(p->game, &in);
   if (rc != ARB_OK) return rc;

@@ -39,8 +39,8 @@ typedef struct authority {
 static void authority_tick(authority* a, const arb_controls* mine) {
   arb_entity other;
   bool joined = arb_game_get_avatar(a->game, OTHER_CLIENT, &other) == ARB_OK;
-  arb_tick_control ctl[2] = {{OTHER_CLIENT, a->other_controls, 0},
-                             {MY_CLIENT, mine ? *mine : (arb_controls){0}, 0}};
+  arb_tick_control ctl[2] = {{OTHER_CLIENT, a->other_controls, 0, 0},
+                             {MY_CLIENT, mine ? *mine : (arb_controls){0}, 0, 0}};
   arb_tick_control* first = joined ? &ctl[0] : &ctl[1];
   arb_tick_inputs in = {NULL, 0, NULL, 0, first, (joined ? 1 : 0) + (mine ? 1 : 0)};
   if (!joined && !mine) in.controls = NULL;

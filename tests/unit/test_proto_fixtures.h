@@ -306,10 +306,11 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 15
+#define FX_GOLDEN_COUNT 18
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
+    "input_fire", "event_hit", "replay_tick_fire"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -335,6 +336,26 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_scene m = fx_scene();
       return arb_proto_encode_scene(&m, buf, cap);
     }
+    case 15: {  // a shot at tick 501 by a player who saw tick 489 and a half
+      arb_proto_input m = fx_input();
+      m.cmds[0].view_time = 489 * 256 + 128;
+      return arb_proto_encode_input(&m, buf, cap);
+    }
+    case 16: {
+      arb_proto_event m;
+      memset(&m, 0, sizeof m);
+      m.kind = ARB_PROTO_EVENT_HIT;
+      m.tick = 1000;
+      m.client_id = 7;
+      m.entity_id = 301;
+      return arb_proto_encode_event(&m, buf, cap);
+    }
+    case 17:
+      memset(&tick, 0, sizeof tick);
+      fx_replay_tick(&tick, 1001);
+      tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
+      tick.inputs[0].view_time = 489 * 256 + 128;
+      return arb_replay_encode_tick(&tick, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

@@ -84,7 +84,7 @@ static void redecode(int i, const uint8_t* b, int n) {
     arb_proto_reject x;
     assert_int_equal(arb_proto_decode_reject(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_reject(&x, again, sizeof again);
-  } else if (!strcmp(name, "input")) {
+  } else if (!strncmp(name, "input", 5)) {
     arb_proto_input x;
     assert_int_equal(arb_proto_decode_input(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_input(&x, again, sizeof again);
@@ -95,7 +95,7 @@ static void redecode(int i, const uint8_t* b, int n) {
   } else if (!strncmp(name, "snapshot", 8)) {
     assert_int_equal(arb_proto_decode_snapshot(b, (size_t)n, &snap, &err), 0);
     m = arb_proto_encode_snapshot(&snap, again, sizeof again);
-  } else if (!strcmp(name, "event")) {
+  } else if (!strncmp(name, "event", 5)) {
     arb_proto_event x;
     assert_int_equal(arb_proto_decode_event(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_event(&x, again, sizeof again);
@@ -174,7 +174,7 @@ static int write_file(const char* dir, const char* sub, const char* name, const 
 }
 
 static const char* corpus_of(const char* name) {
-  if (!strcmp(name, "input") || !strcmp(name, "ping")) return "proto_input";
+  if (!strncmp(name, "input", 5) || !strcmp(name, "ping")) return "proto_input";
   if (!strncmp(name, "snap2_", 6)) return "snap2";
   if (!strncmp(name, "snapshot", 8) || !strcmp(name, "pong")) return "proto_snapshot";
   if (!strncmp(name, "replay", 6)) return "replay";

@@ -50,7 +50,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     arb_proto_reject m;
     rc = arb_proto_decode_reject(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_reject(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "input")) {
+  } else if (!strncmp(name, "input", 5)) {
     arb_proto_input m;
     rc = arb_proto_decode_input(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_input(&m, scratch, sizeof scratch);
@@ -75,7 +75,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       int a = arb_snap2_set_apply(&view, &part, &aerr);
       assert_true(a == 0 || aerr.reason[0] != '\0');
     }
-  } else if (!strcmp(name, "event")) {
+  } else if (!strncmp(name, "event", 5)) {
     arb_proto_event m;
     rc = arb_proto_decode_event(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_event(&m, scratch, sizeof scratch);
@@ -105,7 +105,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
       f = (size_t)h;
       if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(10, file + f, sizeof file - f);
-      uint8_t kind = !strcmp(name, "replay_tick") ? ARB_REPLAY_TICK
+      uint8_t kind = !strncmp(name, "replay_tick", 11) ? ARB_REPLAY_TICK
                      : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
       f += fx_frame_record(file + f, p, n, kind);
     }
