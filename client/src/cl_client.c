@@ -770,6 +770,12 @@ int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int
 
 double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
 
+bool arb_client_get_correction(const arb_client* c, arb_vec2* offset) {
+  bool on = c && cl_predict_active(&c->predict);
+  if (offset) *offset = on ? c->predict.offset : arb_vec2_zero;
+  return on;
+}
+
 double arb_client_get_server_time(arb_client* c, double now) {
   return c ? cl_clock_server_time(&c->clock, now) : 0.0;
 }
