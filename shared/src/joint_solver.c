@@ -332,8 +332,9 @@ void arb__joints_warm_start(arb_world* w) {
 
 // ---- solve, per type --------------------------------------------------------------------
 
-static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B,
-                                float h, bool use_bias) {
+// The revolute's spring, motor and limit rows on the relative angle.
+static void arb__revolute_rows(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B,
+                               float h, bool use_bias) {
   arb__jrow ang = arb__angular_row(j);
   if (j->flags & ARB__JOINT_SPRING) {
     arb__softness s = arb__make_softness(j->hertz, j->damping_ratio, h);
@@ -345,6 +346,11 @@ static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody*
   if (j->flags & ARB__JOINT_LIMIT) {
     arb__row_limits(x, j, &ang, A, B, arb__joint_angle(j, A, B), h, use_bias, j);
   }
+}
+
+static void arb__solve_revolute(const arb__extras* x, arb__joint* j, arb__jbody* A, arb__jbody* B,
+                                float h, bool use_bias) {
+  if (j->flags) arb__revolute_rows(x, j, A, B, h, use_bias);
   arb__point_soft(j, A, B, arb__lock_softness(x, use_bias), 0.0f);
 }
 
