@@ -192,6 +192,11 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
 }
 
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status) {
+  return cu_run_bot_flag(exe, port, clients, duration, behaviour, NULL, exit_status);
+}
+
+json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
+                        const char* flag, int* exit_status) {
   static int count;
   char tag[32], portbuf[16], nbuf[16], dbuf[32];
   snprintf(tag, sizeof tag, "bot%d", count++);
@@ -199,7 +204,7 @@ json_t* cu_run_bot(const char* exe, int port, int clients, double duration, cons
   snprintf(nbuf, sizeof nbuf, "%d", clients);
   snprintf(dbuf, sizeof dbuf, "%g", duration);
   char* argv[] = {(char*)exe, "--host", "127.0.0.1", "--port", portbuf, "--clients", nbuf, "--duration", dbuf,
-                  "--behaviour", (char*)behaviour, "--seed", "5", "--per-client", NULL};
+                  "--behaviour", (char*)behaviour, "--seed", "5", "--per-client", (char*)flag, NULL};
   cu_proc p;
   *exit_status = -1;
   if (cu_spawn(&p, tag, argv) != 0) return NULL;
