@@ -72,6 +72,14 @@ static void arb__joint_more(arb_codec* c, arb__joint* j) {
                                 j->max_force >= 0.0f && j->max_torque >= 0.0f &&
                                 j->correction >= 0.0f && j->correction <= 1.0f &&
                                 j->lower_impulse >= 0.0f && j->upper_impulse >= 0.0f));
+  // What arb_joint_create requires of each type (a restored joint behaves like a created one).
+  float axis_sq = arb_length_sq(j->local_axis);
+  bool slider = j->type == ARB_JOINT_PRISMATIC || j->type == ARB_JOINT_WHEEL;
+  ARB_CODEC_CHECK(c, c->err || !slider || (axis_sq > 0.99f && axis_sq < 1.01f));
+  ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOTOR || j->max_force > 0.0f ||
+                         j->max_torque > 0.0f);
+  ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOUSE ||
+                         (j->max_force > 0.0f && arb_body_id_is_null(j->body_b)));
 }
 
 #define ARB__JOINT_MORE 0x80u
