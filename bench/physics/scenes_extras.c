@@ -1,8 +1,8 @@
 // bench/physics — the physics-extras scenes (arbiter only: the other engines have no
 // common interface for these): a 50x50 Verlet cloth, 100 vehicles on a plane, 1000
-// bullets in a walled box, Box2D v3's joint grid. Same timing rules as bench_physics.c (first step
-// untimed, minimum of the runs, thread CPU time, p99 single step). See docs/BENCHMARKS.md, "Physics
-// extras".
+// bullets in a walled box, 100 ragdolls with limited joints, Box2D v3's joint grid. Same timing
+// rules as bench_physics.c (first step untimed, minimum of the runs, thread CPU time, p99 single
+// step). See docs/BENCHMARKS.md, "Physics extras".
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
 
@@ -185,6 +185,68 @@ static arb_world* build_joint_grid(int* count) {
   return w;
 }
 
+// One ragdoll: torso, head, upper arms, forearms, thighs, shins (10 boxes), pinned by 9
+// revolute joints with limits (neck, shoulders, elbows, hips, knees); parts of one ragdoll
+// do not collide with each other (their own negative group).
+static void add_ragdoll(arb_world* w, float x, float y, int32_t group) {
+  static const struct {
+    float x, y, hw, hh;
+  } parts[10] = {{0.0f, 0.0f, 0.2f, 0.4f},      {0.0f, 0.6f, 0.15f, 0.15f},
+                 {-0.45f, 0.3f, 0.2f, 0.06f},   {-0.85f, 0.3f, 0.2f, 0.06f},
+                 {0.45f, 0.3f, 0.2f, 0.06f},    {0.85f, 0.3f, 0.2f, 0.06f},
+                 {-0.1f, -0.65f, 0.07f, 0.25f}, {-0.1f, -1.15f, 0.07f, 0.25f},
+                 {0.1f, -0.65f, 0.07f, 0.25f},  {0.1f, -1.15f, 0.07f, 0.25f}};
+  // Joint: parts a (child) and b (parent), the pin relative to the torso, the limit.
+  static const struct {
+    int a, b;
+    float x, y, lower, upper;
+  } pins[9] = {{1, 0, 0.0f, 0.45f, -0.5f, 0.5f},  {2, 0, -0.25f, 0.3f, -1.5f, 1.5f},
+               {3, 2, -0.65f, 0.3f, -2.0f, 0.0f}, {4, 0, 0.25f, 0.3f, -1.5f, 1.5f},
+               {5, 4, 0.65f, 0.3f, 0.0f, 2.0f},   {6, 0, -0.1f, -0.4f, -1.0f, 1.0f},
+               {7, 6, -0.1f, -0.9f, 0.0f, 2.0f},  {8, 0, 0.1f, -0.4f, -1.0f, 1.0f},
+               {9, 8, 0.1f, -0.9f, 0.0f, 2.0f}};
+  arb_body_id ids[10];
+  for (int i = 0; i < 10; ++i) {
+    arb_body_def bd = arb_default_body_def();
+    bd.position = arb_v2(x + parts[i].x, y + parts[i].y);
+    bd.shape.type = ARB_SHAPE_POLYGON;
+    bd.shape.polygon = arb_make_box(parts[i].hw, parts[i].hh);
+    bd.shape.group = group;
+    ids[i] = arb_body_create(w, &bd);
+  }
+  for (int i = 0; i < 9; ++i) {
+    arb_joint_def jd = arb_default_joint_def();
+    jd.type = ARB_JOINT_REVOLUTE;
+    jd.body_a = ids[pins[i].b];
+    jd.body_b = ids[pins[i].a];
+    arb_vec2 p = arb_v2(x + pins[i].x, y + pins[i].y);
+    jd.local_anchor_a = arb_sub(p, arb_body_get_position(w, jd.body_a));
+    jd.local_anchor_b = arb_sub(p, arb_body_get_position(w, jd.body_b));
+    jd.enable_limit = true;
+    jd.lower = pins[i].lower;
+    jd.upper = pins[i].upper;
+    arb_joint_create(w, &jd);
+  }
+}
+
+// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
+// 3 m apart into a walled pit, where they fall onto each other and pile up.
+static arb_world* build_ragdolls(int* count) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.body_capacity = 1100;
+  wd.enable_sleep = bench_arbiter_sleep_all != 0;
+  arb_world* w = arb_world_create(&wd);
+  add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  add_box(w, ARB_BODY_STATIC, -17.0f, 10.0f, 1.0f, 10.0f);
+  add_box(w, ARB_BODY_STATIC, 17.0f, 10.0f, 1.0f, 10.0f);
+  for (int k = 0; k < 100; ++k) {
+    add_ragdoll(w, -13.5f + 3.0f * (float)(k % 10), 4.0f + 3.0f * (float)(k / 10), -1 - k);
+  }
+  *count = arb_world_get_body_count(w) - 3;
+  return w;
+}
+
 // The largest distance between a joint's two anchors (how far the joints came apart).
 static float max_joint_gap(const arb_world* w) {
   int n = arb_world_get_joint_count(w);
@@ -222,12 +284,14 @@ static const xscene xscenes[] = {
      "4 wheels each, 4 tyre iterations, 4 substeps"},
     {"bullets_1000", "bullets", build_bullets, 300,
      "CCD (time of impact) against walls and bodies"},
+    {"ragdolls_100", "bodies", build_ragdolls, 300,
+     "900 revolute joints with limits, pile-up with contacts, 4 substeps"},
     {"joint_grid", "bodies", build_joint_grid, 500,
      "19800 revolute joints, no contacts, 4 substeps (Box2D v3 benchmark/joint_grid)"},
 };
 
-const char* const bench_extras_scene_names[] = {"cloth_50x50", "vehicles_100", "bullets_1000",
-                                                "joint_grid", NULL};
+const char* const bench_extras_scene_names[] = {"cloth_50x50",  "vehicles_100", "bullets_1000",
+                                                "ragdolls_100", "joint_grid",   NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
@@ -256,7 +320,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
         p99 = times[(int)((double)(steps - 2) * 0.99)];
       }
       if (x->build == build_bullets) out = escaped(w);
-      if (x->build == build_joint_grid) gap = max_joint_gap(w);
+      if (x->build == build_joint_grid || x->build == build_ragdolls) gap = max_joint_gap(w);
       arb_world_destroy(w);
     }
     free(times);
@@ -264,7 +328,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
            best_cpu, p99, "-", "-", count, x->what, x->config);
     if (x->build == build_bullets)
       printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
-    if (x->build == build_joint_grid)
+    if (x->build == build_joint_grid || x->build == build_ragdolls)
       printf("%-14s %-9s largest joint gap after the run: %.4f m\n", "", "", (double)gap);
     fflush(stdout);
   }
