@@ -26,6 +26,10 @@ endif()
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 add_library(arb::jansson ALIAS PkgConfig::JANSSON)
 
+# libsodium: the server's connection-gate cookies and connect tokens (docs/SECURITY.md).
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+add_library(arb::sodium ALIAS PkgConfig::SODIUM)
+
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 add_library(arb::xxhash ALIAS PkgConfig::XXHASH)
 

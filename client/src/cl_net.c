@@ -1,8 +1,10 @@
 // ENet transport (see cl_net.h). The only client file that includes <enet/enet.h>.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime
 #include "cl_net.h"
 
 #include <enet/enet.h>
 #include <string.h>
+#include <time.h>
 
 #include <arbiter/base.h>
 #include <arbiter/protocol.h>
@@ -39,6 +41,24 @@ void cl_net_deinit(cl_net* n) {
   memset(n, 0, sizeof *n);
 }
 
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+// The nonce only has to differ between attempts and be unknown to third parties that
+// cannot see our traffic; it is not a secret.
+static uint64_t make_nonce(const cl_net* n) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)n ^
+               ((uint64_t)n->host->address.port << 48);
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ull;
+  return x ^ (x >> 29);
+}
+
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms) {
   if (!n->host) return ARB_E_STATE;
   release_packet(n);
@@ -50,10 +70,42 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
   memset(&addr, 0, sizeof addr);
   if (enet_address_set_host_ip(&addr, host) != 0 && enet_address_set_host(&addr, host) != 0)
     return ARB_E_INVAL;
-  addr.port = port;
-  n->peer = enet_host_connect(n->host, &addr, ARB_PROTO_CHANNEL_COUNT, 0);
+  n->gate_ip = addr.host;
+  n->gate_port = port;
+  n->timeout_ms = timeout_ms;
+  n->gating = true;
+  arb_gate_client_start(&n->gate, make_nonce(n), ARB_PROTO_VERSION);
+  return 0;
+}
+
+// Send what the gate wants sent and read the socket ourselves: no ENet peer exists yet,
+// so nothing else is waiting for these datagrams. Admitted: start the ENet connect.
+static int run_gate(cl_net* n) {
+  ENetAddress server = {.host = n->gate_ip, .port = n->gate_port};
+  uint8_t buf[ARB_GATE_REQUEST_SIZE];
+  int len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);
+  if (len > 0) {
+    ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
+    enet_socket_send(n->host->socket, &server, &out, 1);
+  }
+  for (int i = 0; i < 64 && n->gate.state != ARB_GATE_CLIENT_ADMITTED; ++i) {
+    uint8_t in[256];
+    ENetAddress from;
+    ENetBuffer b = {.data = in, .dataLength = sizeof in};
+    int got = enet_socket_receive(n->host->socket, &from, &b, 1);
+    if (got <= 0) break;
+    if (from.host != server.host || from.port != server.port) continue;
+    if (arb_gate_client_receive(&n->gate, in, (size_t)got) && n->gate.state == ARB_GATE_CLIENT_RESPONDING) {
+      len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);  // answer the challenge now
+      ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
+      if (len > 0) enet_socket_send(n->host->socket, &server, &out, 1);
+    }
+  }
+  if (n->gate.state != ARB_GATE_CLIENT_ADMITTED) return 0;
+  n->gating = false;
+  n->peer = enet_host_connect(n->host, &server, ARB_PROTO_CHANNEL_COUNT, 0);
   if (!n->peer) return ARB_E_IO;
-  cl_net_set_timeout(n, timeout_ms);
+  cl_net_set_timeout(n, n->timeout_ms);
   return 0;
 }
 
@@ -69,6 +121,7 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
 
 void cl_net_drop(cl_net* n, uint32_t code) {
   release_packet(n);
+  n->gating = false;
   if (!n->peer) return;
   enet_peer_disconnect_now(n->peer, code);
   n->peer = NULL;
@@ -78,6 +131,10 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
   release_packet(n);
   memset(ev, 0, sizeof *ev);
   if (!n->host) return 0;
+  if (n->gating) {
+    int rc = run_gate(n);
+    if (rc != 0 || n->gating) return rc;
+  }
   ENetEvent e;
   for (;;) {
     int rc = enet_host_service(n->host, &e, 0);

@@ -86,6 +86,12 @@ static const opt opts[] = {
      "File holding the bearer token for the operator endpoints (POST /admin/drain); unset = those endpoints are off."},
     {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000,
      "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
+    {"peers-per-address", "ARBITER_PEERS_PER_ADDRESS", "N", OPT_INT, OFF(peers_per_address), 0, 1, 4095,
+     "Connections one IP address may hold at once (players behind one NAT share it). Default 16."},
+    {"connect-rate", "ARBITER_CONNECT_RATE", "N", OPT_INT, OFF(connect_rate), 0, 1, 100000,
+     "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. Default 20."},
+    {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT, OFF(half_open_timeout_ms), 0, 100, 60000,
+     "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 
@@ -112,6 +118,9 @@ sv_config sv_default_config(void) {
   c.drain_timeout_s = 60;
   c.agones_sdk_port = 9358;
   c.agones_health_ms = 2000;
+  c.peers_per_address = 16;
+  c.connect_rate = 20;
+  c.half_open_timeout_ms = 1000;
   return c;
 }
 

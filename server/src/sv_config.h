@@ -38,6 +38,9 @@ typedef struct sv_config {
   int agones_health_ms;      ///< health ping period, from the tick; default 2000
   char admin_token[1024];    ///< file holding the operator bearer token; "" = operator endpoints off
   int test_stall_after_ms;   ///< testing only: stop ticking this long after start; 0 = off
+  int peers_per_address;   ///< ENet peers one IP address may hold; default 16
+  int connect_rate;        ///< connection-gate datagrams per second per IP address; default 20
+  int half_open_timeout_ms;  ///< unfinished ENet handshakes are dropped after this; default 1000
 } sv_config;
 
 sv_config sv_default_config(void);

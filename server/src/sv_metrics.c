@@ -45,6 +45,12 @@ const char* sv_drop_reason_name(sv_drop_reason r) {
   return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
 }
 
+const char* sv_datagram_drop_name(sv_datagram_drop r) {
+  static const char* const names[] = {"gate_malformed", "gate_cookie", "rate_limited", "not_admitted", "enet_malformed",
+                                      "enet_fragment",  "enet_window", "enet_peer",    "stopping"};
+  return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
+}
+
 typedef struct out_buf {
   char* p;
   size_t len, cap;
@@ -124,6 +130,17 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   for (int i = 0; i < SV_REJECT_REASON_COUNT; ++i)
     outf(&o, "arbiter_messages_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
          sv_reject_reason_name((sv_reject_reason)i), m->messages_rejected_total[i]);
+  counter(&o, "arbiter_gate_challenges_total", "Connection-gate challenges sent.", m->gate_challenges_total);
+  counter(&o, "arbiter_gate_admitted_total", "Addresses admitted by the connection gate.", m->gate_admitted_total);
+  outf(&o, "# HELP arbiter_datagrams_dropped_total UDP datagrams dropped before ENet, by reason.\n"
+           "# TYPE arbiter_datagrams_dropped_total counter\n");
+  for (int i = 0; i < SV_DGRAM_DROP_COUNT; ++i)
+    outf(&o, "arbiter_datagrams_dropped_total{reason=\"%s\"} %" PRIu64 "\n",
+         sv_datagram_drop_name((sv_datagram_drop)i), m->datagrams_dropped_total[i]);
+  gauge(&o, "arbiter_half_open_peers", "ENet peers whose connection handshake has not completed.",
+        (double)m->half_open_peers);
+  counter(&o, "arbiter_half_open_expired_total", "Half-open ENet peers dropped by the half-open timeout.",
+          m->half_open_expired_total);
   counter(&o, "arbiter_recording_bytes_total", "Bytes appended to the replay log.", m->recording_bytes_total);
   counter(&o, "arbiter_recording_errors_total", "Replay log write errors.", m->recording_errors_total);
   counter(&o, "arbiter_http_requests_total", "HTTP requests answered.", m->http_requests_total);

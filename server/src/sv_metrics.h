@@ -36,6 +36,20 @@ typedef enum sv_drop_reason {
   SV_DROP_REASON_COUNT
 } sv_drop_reason;
 
+/// Why a UDP datagram was dropped before ENet saw it (arbiter_datagrams_dropped_total).
+typedef enum sv_datagram_drop {
+  SV_DGRAM_GATE_MALFORMED = 0,  ///< a gate datagram that does not decode, or a reply kind
+  SV_DGRAM_GATE_COOKIE,         ///< a gate response whose cookie does not verify (spoofed, expired)
+  SV_DGRAM_RATE_LIMITED,        ///< over the per-address connection-attempt rate
+  SV_DGRAM_NOT_ADMITTED,        ///< an ENet CONNECT from an address that has not passed the gate
+  SV_DGRAM_ENET_MALFORMED,      ///< not a well-formed ENet datagram
+  SV_DGRAM_ENET_FRAGMENT,       ///< fragment count/length beyond the packet limit
+  SV_DGRAM_ENET_WINDOW,         ///< sequence number far ahead (would be buffered)
+  SV_DGRAM_ENET_PEER,           ///< for a free peer slot or one of another address
+  SV_DGRAM_STOPPING,            ///< a connection attempt while the server stops
+  SV_DGRAM_DROP_COUNT
+} sv_datagram_drop;
+
 typedef struct sv_metrics {
   uint64_t ticks_total;
   uint64_t tick_overruns_total;     ///< ticks that took longer than the tick period
@@ -54,6 +68,11 @@ typedef struct sv_metrics {
   uint64_t inputs_applied_total;    ///< input messages accepted into a client's slot
   uint64_t inputs_dropped_total[SV_DROP_REASON_COUNT];
   uint64_t messages_rejected_total[SV_REJECT_REASON_COUNT];
+  uint64_t gate_challenges_total;   ///< challenges sent (valid gate requests)
+  uint64_t gate_admitted_total;     ///< addresses that proved themselves
+  uint64_t datagrams_dropped_total[SV_DGRAM_DROP_COUNT];
+  int64_t half_open_peers;          ///< ENet peers whose handshake has not completed
+  uint64_t half_open_expired_total; ///< half-open peers reset after the half-open timeout
   uint64_t recording_bytes_total;   ///< bytes appended to the replay log
   uint64_t recording_errors_total;
   uint64_t http_requests_total;
@@ -74,3 +93,4 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap);
 
 const char* sv_reject_reason_name(sv_reject_reason r);
 const char* sv_drop_reason_name(sv_drop_reason r);
+const char* sv_datagram_drop_name(sv_datagram_drop r);

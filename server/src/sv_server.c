@@ -394,6 +394,7 @@ static void on_grace_tick(uv_timer_t* t) {
 void sv_server_stop(sv_server* s, const char* why) {
   if (s->stopping) return;
   s->stopping = true;
+  sv_net_close_to_new(&s->net);
   // Signals arrive between ticks, so the last tick is complete here.
   sv_ticker_stop(&s->ticker);
   sv_lifecycle_stop(s);
@@ -521,8 +522,9 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
     s->last_flush_ns = uv_hrtime();
   }
 
-  if (sv_net_init(&s->net, loop, cfg->bind, cfg->port, s->peer_capacity, sv_session_on_net_event, s, &s->metrics, err,
-                  err_cap) != 0)
+  sv_net_limits net_limits = {cfg->peers_per_address, cfg->connect_rate, cfg->half_open_timeout_ms};
+  if (sv_net_init(&s->net, loop, cfg->bind, cfg->port, s->peer_capacity, &net_limits, sv_session_on_net_event, s,
+                  &s->metrics, err, err_cap) != 0)
     return -1;
   if (cfg->http_port != 0) {
     if (sv_http_init(&s->http, loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port, on_http, s, err,

@@ -1,9 +1,10 @@
-# The server's HTTP request parser (untrusted TCP bytes) and what its Agones SDK client
-# reads back (HTTP responses, GameServer JSON). fuzz-http / fuzz-agones-response in the fuzz
-# preset (scripts/fuzz.sh seeds them from tests/fuzz/corpus/http, corpus/agones-response);
+# The server's parsers of untrusted bytes: the HTTP request parser (TCP), what its Agones
+# SDK client reads back (HTTP responses, GameServer JSON), and the connection gate and ENet
+# command checks that see every UDP datagram before ENet. fuzz-http, fuzz-agones-response,
+# fuzz-datagram in the fuzz preset (scripts/fuzz.sh seeds them from tests/fuzz/corpus/<name>);
 # in test builds the same functions run over the seed corpora.
 if(TARGET arbiter_server)
-  foreach(pair "http;http" "agones-response;agones_response")
+  foreach(pair "http;http" "agones-response;agones_response" "datagram;datagram")
     list(GET pair 0 name)
     list(GET pair 1 stem)
     if(ARB_BUILD_FUZZ)

@@ -13,3 +13,5 @@ arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_gold
              LIBS ${_proto_libs} LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
 arb_add_test(test_proto_malformed SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_malformed.c
              LIBS ${_proto_libs} LABELS unit INCLUDES ${XXHASH_INCLUDE_DIRS})
+arb_add_test(test_proto_gate SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_gate.c
+             LIBS arbiter_protocol LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
