@@ -155,6 +155,14 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
            "arbiter_admin_requests_total{result=\"refused\"} %" PRIu64 "\n"
            "arbiter_admin_requests_total{result=\"accepted\"} %" PRIu64 "\n",
        m->admin_requests_total[0], m->admin_requests_total[1]);
+  gauge(&o, "arbiter_http_connections", "Open HTTP connections.", (double)m->http_connections);
+  outf(&o, "# HELP arbiter_http_connections_closed_total HTTP connections closed by a limit, by reason.\n"
+           "# TYPE arbiter_http_connections_closed_total counter\n");
+  outf(&o, "arbiter_http_connections_closed_total{reason=\"per_address\"} %" PRIu64 "\n",
+       m->http_refused_per_address_total);
+  outf(&o, "arbiter_http_connections_closed_total{reason=\"evicted\"} %" PRIu64 "\n", m->http_evicted_total);
+  outf(&o, "arbiter_http_connections_closed_total{reason=\"full\"} %" PRIu64 "\n", m->http_refused_full_total);
+  outf(&o, "arbiter_http_connections_closed_total{reason=\"timeout\"} %" PRIu64 "\n", m->http_timed_out_total);
   gauge(&o, "arbiter_start_time_seconds", "Unix time the server started.", (double)m->start_unix_seconds);
   return o.overflow ? -1 : (int)o.len;
 }

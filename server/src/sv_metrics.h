@@ -80,6 +80,11 @@ typedef struct sv_metrics {
   uint64_t agones_calls_total;      ///< Agones SDK calls answered (any status) or given up
   uint64_t agones_errors_total;     ///< Agones SDK calls that failed for good or were refused
   uint64_t admin_requests_total[2]; ///< operator requests: [0] refused (token), [1] accepted
+  int64_t http_connections;               ///< open HTTP connections
+  uint64_t http_refused_per_address_total;  ///< closed at accept: the address is at its cap
+  uint64_t http_evicted_total;            ///< waiting connections closed to make room for a new one
+  uint64_t http_refused_full_total;       ///< new connections refused: no room, own address the busiest
+  uint64_t http_timed_out_total;          ///< closed by the header or idle timeout
   double tick_rate_hz;              ///< configured
   uint64_t tick;                    ///< current simulation tick
   uint64_t start_unix_seconds;

@@ -329,9 +329,34 @@ static void on_lag(void* user, uint64_t skipped) {
 
 // ---- HTTP ------------------------------------------------------------------------------
 
+// /healthz: 200 {"status":"ok",...} while ticking normally and recording (if asked to)
+// works; 503 "degraded" with the reasons, or "stopping". `state` is the match state.
+// JSON so probes and people can tell why.
+static void healthz(sv_server* s, sv_http_reply* reply) {
+  const char* reasons[4];
+  int n_reasons = 0;
+  if (!sv_ticker_healthy(&s->ticker, SV_HEALTH_WINDOW_NS)) reasons[n_reasons++] = "tick_lag";
+  if (s->cfg.record[0] && (!s->recording || s->record.error != 0)) reasons[n_reasons++] = "recording_failed";
+  const char* status = s->stopping ? "stopping" : (n_reasons > 0 ? "degraded" : "ok");
+  reply->status = strcmp(status, "ok") == 0 ? 200 : 503;
+  reply->content_type = "application/json";
+  int n = snprintf(reply->body, SV_HTTP_MAX_BODY, "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld,\"reasons\":[",
+                   status, sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
+                   (long long)s->metrics.clients_connected);
+  for (int i = 0; i < n_reasons; ++i)
+    n += snprintf(reply->body + n, SV_HTTP_MAX_BODY - (size_t)n, "%s\"%s\"", i ? "," : "", reasons[i]);
+  n += snprintf(reply->body + n, SV_HTTP_MAX_BODY - (size_t)n, "]}\n");
+  reply->body_len = (size_t)n;
+}
+
 static void on_http(void* user, const sv_http_request* req, sv_http_reply* reply) {
   sv_server* s = user;
   s->metrics.http_requests_total++;
+  s->metrics.http_connections = s->http.conns;
+  s->metrics.http_refused_per_address_total = s->http.refused_per_address;
+  s->metrics.http_evicted_total = s->http.evicted;
+  s->metrics.http_refused_full_total = s->http.refused_full;
+  s->metrics.http_timed_out_total = s->http.timed_out;
   if (sv_admin_handle(s, req, reply)) return;
   if (strcmp(req->method, "POST") == 0) {
     reply->status = 405;
@@ -340,14 +365,7 @@ static void on_http(void* user, const sv_http_request* req, sv_http_reply* reply
   }
   const char* path = req->path;
   if (strcmp(path, "/healthz") == 0) {
-    bool ok = !s->stopping && sv_ticker_healthy(&s->ticker, SV_HEALTH_WINDOW_NS);
-    reply->status = ok ? 200 : 503;
-    reply->content_type = "application/json";
-    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY,
-                                       "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld}\n",
-                                       s->stopping ? "stopping" : (ok ? "ok" : "lagging"),
-                                       sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
-                                       (long long)s->metrics.clients_connected);
+    healthz(s, reply);
   } else if (strcmp(path, "/metrics") == 0) {
     int n = sv_metrics_render(&s->metrics, reply->body, SV_HTTP_MAX_BODY);
     if (n < 0) {
