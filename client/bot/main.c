@@ -37,6 +37,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
+          "                   [--tokens FILE]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
           "inputs at the server's tick rate and interpolating the world like a game would.\n"
@@ -50,6 +51,8 @@ static void usage(FILE* f) {
           "                  (default random)\n"
           "  --seed X        seed of the scripted inputs (default 1); client i uses X + i\n"
           "  --per-client    add one JSON object per client to the summary\n"
+          "  --tokens FILE   connect tokens, one per line (arbiter-token mint); client i uses\n"
+          "                  line i (a server with --auth-key needs one per client)\n"
           "  --help          this text\n"
           "\n"
           "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
@@ -75,6 +78,20 @@ static int parse_double(const char* s, double lo, double hi, double* out) {
   if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
   *out = v;
   return 0;
+}
+
+// One token per line; returns the number read (at most max), -1 if the file cannot be read.
+static long read_tokens(const char* path, char (*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2], long max) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return -1;
+  long n = 0;
+  while (n < max && fgets(tokens[n], ARB_CLIENT_MAX_TOKEN_TEXT + 2, f)) {
+    size_t len = strcspn(tokens[n], "\r\n");
+    tokens[n][len] = '\0';
+    if (len > 0) n++;
+  }
+  fclose(f);
+  return n;
 }
 
 static void log_to_stderr(void* user, arb_client_log_level level, const char* msg) {
@@ -155,6 +172,7 @@ int main(int argc, char** argv) {
   double duration = 10.0;
   bot_behaviour behaviour = BOT_RANDOM;
   bool per_client = false;
+  const char* tokens_path = NULL;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -177,6 +195,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &duration);
     else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &seed);
     else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &behaviour);
+    else if (!strcmp(a, "--tokens")) tokens_path = v;
     else {
       fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
       return 2;
@@ -211,6 +230,16 @@ int main(int argc, char** argv) {
     fprintf(stderr, "arbiter-bot: out of memory\n");
     return 1;
   }
+  char(*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2] = NULL;
+  if (tokens_path) {
+    tokens = calloc((size_t)nclients, sizeof *tokens);
+    long got = tokens ? read_tokens(tokens_path, tokens, nclients) : -1;
+    if (got < nclients) {
+      fprintf(stderr, "arbiter-bot: --tokens %s: %s (%ld tokens for %ld clients)\n", tokens_path,
+              got < 0 ? "cannot read the file" : "not enough tokens", got < 0 ? 0 : got, nclients);
+      return 2;
+    }
+  }
   double t0 = mono_now();
   for (long i = 0; i < nclients; i++) {
     bot* b = &bots[i];
@@ -228,6 +257,7 @@ int main(int argc, char** argv) {
     cfg.host = host;
     cfg.port = (uint16_t)port;
     cfg.name = name;
+    if (tokens) cfg.token = tokens[i];
     cfg.log = log_to_stderr;
     cfg.log_user = b;
     cfg.log_level = ARB_CLIENT_LOG_WARN;

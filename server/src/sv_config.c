@@ -90,6 +90,10 @@ static const opt opts[] = {
      "Connections one IP address may hold at once (players behind one NAT share it). Default 16."},
     {"connect-rate", "ARBITER_CONNECT_RATE", "N", OPT_INT, OFF(connect_rate), 0, 1, 100000,
      "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. Default 20."},
+    {"auth-key", "ARBITER_AUTH_KEY", "FILE", OPT_STR, OFF(auth_key), SZ(auth_key), 0, 0,
+     "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). Default: open server."},
+    {"public-address", "ARBITER_PUBLIC_ADDRESS", "IP:PORT", OPT_STR, OFF(public_address), SZ(public_address), 0, 0,
+     "The address clients reach this server at, which tokens must list. Default: --bind and the bound port (0.0.0.0 = any IP)."},
     {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT, OFF(half_open_timeout_ms), 0, 100, 60000,
      "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
 };

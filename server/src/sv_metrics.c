@@ -130,6 +130,12 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   for (int i = 0; i < SV_REJECT_REASON_COUNT; ++i)
     outf(&o, "arbiter_messages_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
          sv_reject_reason_name((sv_reject_reason)i), m->messages_rejected_total[i]);
+  counter(&o, "arbiter_tokens_accepted_total", "Hellos with a valid connect token.", m->tokens_accepted_total);
+  static const char* const token_reasons[] = {"", "missing", "invalid", "expired", "wrong_server", "reused", "busy"};
+  outf(&o, "# HELP arbiter_tokens_rejected_total Hellos rejected with bad_token, by reason.\n"
+           "# TYPE arbiter_tokens_rejected_total counter\n");
+  for (int i = 1; i < 7; ++i)
+    outf(&o, "arbiter_tokens_rejected_total{reason=\"%s\"} %" PRIu64 "\n", token_reasons[i], m->tokens_rejected_total[i]);
   counter(&o, "arbiter_gate_challenges_total", "Connection-gate challenges sent.", m->gate_challenges_total);
   counter(&o, "arbiter_gate_admitted_total", "Addresses admitted by the connection gate.", m->gate_admitted_total);
   outf(&o, "# HELP arbiter_datagrams_dropped_total UDP datagrams dropped before ENet, by reason.\n"

@@ -68,6 +68,8 @@ typedef struct sv_metrics {
   uint64_t inputs_applied_total;    ///< input messages accepted into a client's slot
   uint64_t inputs_dropped_total[SV_DROP_REASON_COUNT];
   uint64_t messages_rejected_total[SV_REJECT_REASON_COUNT];
+  uint64_t tokens_accepted_total;   ///< hellos with a valid connect token
+  uint64_t tokens_rejected_total[8];  ///< by sv_auth_result (index 1..6), see sv_auth.h
   uint64_t gate_challenges_total;   ///< challenges sent (valid gate requests)
   uint64_t gate_admitted_total;     ///< addresses that proved themselves
   uint64_t datagrams_dropped_total[SV_DGRAM_DROP_COUNT];

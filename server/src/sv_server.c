@@ -540,10 +540,15 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
     s->last_flush_ns = uv_hrtime();
   }
 
+  if (sv_auth_init(&s->auth, cfg->auth_key, cfg->public_address, cfg->bind, err, err_cap) != 0)
+    return SV_INIT_BAD_CONFIG;
   sv_net_limits net_limits = {cfg->peers_per_address, cfg->connect_rate, cfg->half_open_timeout_ms};
   if (sv_net_init(&s->net, loop, cfg->bind, cfg->port, s->peer_capacity, &net_limits, sv_session_on_net_event, s,
                   &s->metrics, err, err_cap) != 0)
     return -1;
+  sv_auth_set_port(&s->auth, s->net.port);
+  if (!s->auth.enabled)
+    SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled", SV_LS("detail", "no --auth-key: anyone who reaches the port can play"));
   if (cfg->http_port != 0) {
     if (sv_http_init(&s->http, loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port, on_http, s, err,
                      err_cap) != 0)
@@ -581,6 +586,7 @@ void sv_server_deinit(sv_server* s) {
       if (s->sessions[i].snap_ready) sv_snap_client_free(&s->sessions[i].snap);
   }
   sv_snapshot_free(&s->snapshot);
+  sv_auth_free(&s->auth);
   if (s->game) arb_game_destroy(s->game);
   if (s->scene) arb_scene_destroy(s->scene);
   free(s->statics);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "sv_auth.h"
 #include "sv_config.h"
 #include "sv_http.h"
 #include "sv_input.h"
@@ -52,6 +53,8 @@ typedef struct sv_session {
   bool snap_ready;          ///< snap allocated
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
+  bool has_token;           ///< the hello carried a valid connect token (--auth-key)
+  uint64_t token_client_id; ///< the backend's player id from that token
 } sv_session;
 
 typedef struct sv_server {
@@ -68,6 +71,7 @@ typedef struct sv_server {
   int static_count;
 
   sv_net net;
+  sv_auth auth;              ///< connect tokens (--auth-key); disabled = open server
   sv_http http;
   bool http_on;
   sv_ticker ticker;

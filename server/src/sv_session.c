@@ -4,6 +4,7 @@
 // can only ever touch its own input slot.
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sv_server.h"
 
@@ -139,6 +140,23 @@ static void on_disconnect(sv_server* s, ENetPeer* peer) {
   s->metrics.peers_connected--;
 }
 
+// --auth-key: the hello's token must be valid, unexpired, for this server and unused.
+static bool check_token(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
+  arb_token t;
+  sv_auth_result r = sv_auth_check(&s->auth, h->token, h->token_len, (uint64_t)time(NULL), &t);
+  if (r != SV_AUTH_OK) {
+    s->metrics.tokens_rejected_total[r]++;
+    reject(s, ss, ARB_PROTO_REASON_BAD_TOKEN, sv_auth_result_text(r));
+    return false;
+  }
+  s->metrics.tokens_accepted_total++;
+  ss->has_token = true;
+  ss->token_client_id = t.client_id;
+  SV_LOG(&s->log, SV_LOG_INFO, "token_accepted", SV_LS("addr", ss->addr), SV_LU("token_client", t.client_id),
+         SV_LU("expires_at", t.expires_at));
+  return true;
+}
+
 static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
   arb_proto_hello h;
   arb_proto_error perr;
@@ -163,6 +181,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server draining: no new players");
     return;
   }
+  if (s->auth.enabled && !check_token(s, ss, &h)) return;
   if (s->active_count >= s->cfg.max_clients) {
     reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
     return;

@@ -15,6 +15,9 @@
 // clang-format on
 
 
+#include <unistd.h>
+
+#include "sv_auth.h"
 #include "sv_enet_check.h"
 #include "sv_gate.h"
 
@@ -284,6 +287,50 @@ static void test_gate_cookie_admission_rate(void** state) {
   assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &ch, t, &ad), SV_GATE_BAD);
 }
 
+// The documented checks of the golden token (PROTOCOL.md §3.1).
+static const char golden_token[] =
+    "QVJCVAEAAACA2NtwAAAAAEBBQkNERUZHSElKS0xNTk9QUVJTVFVWV_45BXDQ4HkWL1UlHQs5wzU6Ewdvv_T9NWtO_UUIZT2Td51j-ys48VRiYWiZLyWCKo6eiQ";
+
+static void auth_for(sv_auth* a, const char* key_hex, const char* public_address) {
+  char path[] = "/tmp/arbiter-guard-key-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, key_hex, strlen(key_hex)), (int)strlen(key_hex));
+  close(fd);
+  char err[300];
+  assert_int_equal(sv_auth_init(a, path, public_address, "0.0.0.0", err, sizeof err), 0);
+  unlink(path);
+}
+
+static void test_auth_golden_checks(void** state) {
+  (void)state;
+  const char* key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const uint8_t* tok = (const uint8_t*)golden_token;
+  size_t len = strlen(golden_token);
+  arb_token t;
+  sv_auth a;
+  auth_for(&a, key, "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455999, &t), SV_AUTH_OK);
+  assert_int_equal(t.client_id, 42);
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455999, &t), SV_AUTH_REUSED);
+  assert_int_equal(sv_auth_check(&a, tok, 0, 1893455999, &t), SV_AUTH_MISSING);
+  sv_auth_free(&a);
+  auth_for(&a, key, "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893456000, &t), SV_AUTH_EXPIRED);
+  sv_auth_free(&a);
+  auth_for(&a, key, "127.0.0.1:7778");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_WRONG_SERVER);
+  sv_auth_free(&a);
+  // --public-address unset with --bind 0.0.0.0: any IP, the bound port.
+  auth_for(&a, key, "");
+  sv_auth_set_port(&a, 7777);
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_OK);
+  sv_auth_free(&a);
+  auth_for(&a, "1f0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_INVALID);
+  sv_auth_free(&a);
+}
+
 int main(void) {
   if (enet_initialize() != 0) return 1;
   const struct CMUnitTest tests[] = {
@@ -291,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_guard_windows_channels_lengths),
       cmocka_unit_test(test_guard_peers_and_connect),
       cmocka_unit_test(test_gate_cookie_admission_rate),
+      cmocka_unit_test(test_auth_golden_checks),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   enet_deinitialize();

@@ -54,7 +54,9 @@ static int send_hello(tc_client* c, uint32_t version) {
   memset(&h, 0, sizeof h);
   h.version = version;
   snprintf(h.name, sizeof h.name, "%s", c->name);
-  uint8_t buf[512];
+  h.token_len = (uint16_t)strlen(c->token);
+  memcpy(h.token, c->token, h.token_len);
+  uint8_t buf[1024];
   int n = arb_proto_encode_hello(&h, buf, sizeof buf);
   if (n <= 0 || (size_t)n > sizeof buf) return -1;
   return tc_send_raw(c, ARB_PROTO_CHANNEL_CONTROL, buf, (size_t)n, true);

@@ -32,6 +32,7 @@ typedef struct tc_client {
   tc_state state;
   char name[ARB_PROTO_MAX_NAME + 1];
   uint32_t hello_version;  ///< protocol version put in the hello
+  char token[ARB_PROTO_MAX_TOKEN + 1];  ///< connect token for the hello ("" = none); set before tc_start
   arb_proto_welcome welcome;
   arb_proto_static_body statics[TC_MAX_STATICS];
   arb_proto_reject reject;

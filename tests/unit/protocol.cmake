@@ -15,3 +15,8 @@ arb_add_test(test_proto_malformed SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_m
              LIBS ${_proto_libs} LABELS unit INCLUDES ${XXHASH_INCLUDE_DIRS})
 arb_add_test(test_proto_gate SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_gate.c
              LIBS arbiter_protocol LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
+if(TARGET arbiter_token)
+  arb_add_test(test_proto_token SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_token.c
+               LIBS arbiter_token LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
+  target_compile_definitions(test_proto_token PRIVATE _POSIX_C_SOURCE=200809L)
+endif()
