@@ -112,11 +112,14 @@ static int run_gate(cl_net* n) {
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   if (!n->peer) return;
   if (timeout_ms < 300) timeout_ms = 300;
-  // ENet gives up when one reliable command stays unacknowledged this long. On a lossy
-  // link (10 % each way) a ping can miss its five retransmissions within 3 s while
-  // snapshots flow fine, so ENet gets 3x the silence timeout; a dead server is noticed
-  // by the client's own silence check (nothing at all received for `timeout`).
-  enet_peer_timeout(n->peer, 0, timeout_ms, 3u * timeout_ms);
+  // ENet gives up when one reliable command stays unacknowledged this long. At 20 % loss
+  // each way with 100 +- 100 ms jitter its doubling retransmissions fit only two or three
+  // tries into a few seconds, and a lost ping or hello then cost the connection; so ENet
+  // gets at least 5 s / 30 s, and a dead server is noticed by the client's own silence
+  // check (nothing at all received for `timeout`).
+  uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
+  uint32_t hi = 3u * timeout_ms > 30000u ? 3u * timeout_ms : 30000u;
+  enet_peer_timeout(n->peer, 0, lo, hi);
 }
 
 void cl_net_drop(cl_net* n, uint32_t code) {
@@ -143,6 +146,11 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
     switch (e.type) {
       case ENET_EVENT_TYPE_CONNECT:
         if (e.peer != n->peer) continue;
+        // ENet's packet throttle drops unreliable packets at random when the RTT swings;
+        // with 100 +- 100 ms jitter it fell to zero and silenced our inputs for seconds,
+        // long enough for the server to time us out. Inputs are small and rate-limited by
+        // the server: always send them (the server does the same for its snapshots).
+        enet_peer_throttle_configure(n->peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, 0, 0);
         ev->type = CL_NET_CONNECTED;
         return 1;
       case ENET_EVENT_TYPE_RECEIVE:

@@ -51,8 +51,8 @@ void cl_net_deinit(cl_net* n);
 /// by cl_net_poll); timeout_ms bounds how long ENet waits for acknowledgements (see
 /// cl_net_set_timeout). 0, ARB_E_INVAL (unresolvable host) or ARB_E_STATE.
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms);
-/// ENet's timeouts for unacknowledged reliable commands: minimum timeout_ms, maximum
-/// 3 * timeout_ms (the client's own silence check is the fast path).
+/// ENet's timeouts for unacknowledged reliable commands: at least 5 s / 30 s (more for a
+/// larger timeout_ms); the client's own silence check is the fast path.
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms);
 /// Drop the peer at once (sends one unreliable disconnect carrying `code`).
 void cl_net_drop(cl_net* n, uint32_t code);

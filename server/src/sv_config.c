@@ -57,7 +57,7 @@ static const opt opts[] = {
     {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0,
      "Game random seed (recorded in the replay log). Default 1."},
     {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000,
-     "A connection that sends no valid hello within MS is dropped. Default 2000."},
+     "A connection that sends no valid hello within MS is dropped. Default 5000."},
     {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000,
      "A silent client is timed out after about MS. Default 3000."},
     {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000,
@@ -112,7 +112,7 @@ sv_config sv_default_config(void) {
   c.log_level = SV_LOG_INFO;
   c.log_format = SV_LOG_TEXT;
   c.seed = 1;
-  c.hello_timeout_ms = 2000;
+  c.hello_timeout_ms = 5000;
   c.peer_timeout_ms = 3000;
   c.input_rate_limit = 120;
   c.byte_rate_limit = 16384;

@@ -23,7 +23,7 @@ typedef struct sv_config {
   sv_log_level log_level;  ///< default info
   sv_log_format log_format;
   uint64_t seed;           ///< game seed (recorded); default 1
-  int hello_timeout_ms;    ///< connect -> hello deadline; default 2000
+  int hello_timeout_ms;    ///< connect -> hello deadline; default 5000 (a lossy link retransmits the hello)
   int peer_timeout_ms;     ///< ENet timeout for silent peers; default 3000
   int input_rate_limit;    ///< input packets per second per client; default 120
   int byte_rate_limit;     ///< bytes per second per client; default 16384

@@ -91,10 +91,11 @@ static sv_enet_verdict find_peer(const ENetHost* host, uint16_t peer_id, const E
   return SV_ENET_PASS;
 }
 
-sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id) {
+sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id, int* peer_index) {
   const uint8_t* data = host->receivedData;
   size_t len = host->receivedDataLength;
   *connect_id = 0;
+  *peer_index = -1;
   if (len < 2) return SV_ENET_DROP_MALFORMED;
   uint16_t raw = (uint16_t)((data[0] << 8) | data[1]);
   if (raw & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED)
@@ -131,5 +132,6 @@ sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t*
     if (v != SV_ENET_PASS) return v;
     pos += data_len;
   }
+  *peer_index = (int)peer_id;
   return SV_ENET_PASS;
 }

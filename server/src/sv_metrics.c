@@ -113,6 +113,8 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
           m->clients_rejected_total);
   counter(&o, "arbiter_clients_kicked_total", "Clients disconnected by the server (strikes, hello timeout).",
           m->clients_kicked_total);
+  counter(&o, "arbiter_clients_timed_out_total", "Clients dropped after --peer-timeout-ms without a packet.",
+          m->clients_timed_out_total);
   counter(&o, "arbiter_bytes_in_total", "Application payload bytes received.", m->bytes_in_total);
   counter(&o, "arbiter_bytes_out_total", "Application payload bytes sent.", m->bytes_out_total);
   counter(&o, "arbiter_packets_in_total", "Application packets received.", m->packets_in_total);

@@ -49,9 +49,14 @@ static int intercept(ENetHost* host, ENetEvent* event) {
   if (n == NULL || n->host != host) return 0;
   if (arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return on_gate_datagram(n, host);
   uint32_t connect_id = 0;
-  sv_enet_verdict v = sv_enet_check(host, SV_NET_MAX_INCOMING, &connect_id);
+  int peer = -1;
+  sv_enet_verdict v = sv_enet_check(host, SV_NET_MAX_INCOMING, &connect_id, &peer);
   switch (v) {
-    case SV_ENET_PASS: return 0;
+    case SV_ENET_PASS:
+      // Any datagram counts as a sign of life, acknowledgements included: a client that
+      // is still receiving a large welcome sends nothing else.
+      if (peer >= 0) n->last_datagram_ms[peer] = now_ms();
+      return 0;
     case SV_ENET_CONNECT:
       if (n->closed_to_new) {
         count_drop(n, SV_DGRAM_STOPPING);
@@ -115,6 +120,8 @@ static void destroy_host(sv_net* n) {
   n->gate = NULL;
   free(n->half_open_since);
   n->half_open_since = NULL;
+  free(n->last_datagram_ms);
+  n->last_datagram_ms = NULL;
 }
 
 int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, const sv_net_limits* limits,
@@ -151,7 +158,8 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->host->duplicatePeers = (size_t)limits->peers_per_address;
   n->host->intercept = intercept;
   n->half_open_since = calloc(n->host->peerCount, sizeof *n->half_open_since);
-  if (n->half_open_since == NULL) {
+  n->last_datagram_ms = calloc(n->host->peerCount, sizeof *n->last_datagram_ms);
+  if (n->half_open_since == NULL || n->last_datagram_ms == NULL) {
     snprintf(err, err_cap, "out of memory");
     destroy_host(n);
     return -1;
@@ -209,6 +217,14 @@ int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, si
 }
 
 void sv_net_close_to_new(sv_net* n) { n->closed_to_new = true; }
+
+uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
+  if (n->host == NULL || n->last_datagram_ms == NULL) return 0;
+  size_t i = (size_t)(peer - n->host->peers);
+  if (i >= n->host->peerCount || n->last_datagram_ms[i] == 0) return 0;
+  uint64_t now = now_ms();
+  return now > n->last_datagram_ms[i] ? now - n->last_datagram_ms[i] : 0;
+}
 
 void sv_net_flush(sv_net* n) {
   if (n->host) enet_host_flush(n->host);

@@ -53,6 +53,7 @@ struct sv_net {
   sv_net_limits limits;
   sv_gate* gate;              ///< owned (large fixed tables)
   uint64_t* half_open_since;  ///< per peer: ms when first seen half-open, 0 = not
+  uint64_t* last_datagram_ms; ///< per peer: ms of its last datagram that passed the checks
   uint64_t last_expiry_ms;
 };
 
@@ -66,6 +67,9 @@ void sv_net_service(sv_net* n);
 int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags);
 /// Stop admitting new connections (drain, shutdown); connected peers are unaffected.
 void sv_net_close_to_new(sv_net* n);
+/// Milliseconds since the last datagram from this peer (any kind, acks included); 0 if
+/// none was seen yet.
+uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
 /// Stop watching, close the poll handle; the ENet host is destroyed once the handle is

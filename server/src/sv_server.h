@@ -48,6 +48,7 @@ typedef struct sv_session {
   char name[ARB_PROTO_MAX_NAME + 1];
   char addr[32];            ///< "a.b.c.d:port"
   uint64_t connected_ns;    ///< uv_hrtime at connect
+  uint64_t last_heard_ns;   ///< uv_hrtime of the last packet from the client (silence timeout)
   sv_input_state input;
   sv_snap_client snap;
   bool snap_ready;          ///< snap allocated

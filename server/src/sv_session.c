@@ -8,6 +8,9 @@
 
 #include "sv_server.h"
 
+#define SV_ENET_TIMEOUT_MIN_MS 5000
+#define SV_ENET_TIMEOUT_MAX_MS 30000
+
 static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
   size_t idx = (size_t)(peer - s->net.host->peers);
   if (idx >= (size_t)s->peer_capacity) return NULL;
@@ -114,9 +117,14 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   peer->data = ss;
   snprintf(ss->addr, sizeof ss->addr, "%s:%u", ip, (unsigned)peer->address.port);
   ss->connected_ns = uv_hrtime();
+  ss->last_heard_ns = ss->connected_ns;
   sv_input_init(&ss->input, &s->limits, ss->connected_ns);
-  // Notice dead clients in ~peer_timeout instead of ENet's ~30 s default.
-  enet_peer_timeout(peer, 0, (enet_uint32)(s->cfg.peer_timeout_ms / 2), (enet_uint32)s->cfg.peer_timeout_ms);
+  // ENet gives up on a peer when one reliable command stays unacknowledged too long. At
+  // 20 % loss each way with 100 +- 100 ms jitter, a 3 s limit left time for only two
+  // retransmissions (13 % of reliable messages failed), so ENet gets generous limits and
+  // dead clients are noticed by the session's own silence check (--peer-timeout-ms of
+  // nothing at all received; a live client sends inputs every tick).
+  enet_peer_timeout(peer, 0, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
   // snapshot split in parts is only usable whole, and an unacked client gets full
   // (multi-part) snapshots, so random drops under load can starve it for good. Keep the
@@ -240,6 +248,7 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
   if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
   const uint8_t* data = packet->data;
   size_t len = packet->dataLength;
+  ss->last_heard_ns = uv_hrtime();
   // Rate limits come first and cost no decoding; over-limit packets are dropped, not struck.
   sv_admit a = sv_input_admit(&ss->input, &s->limits, len, uv_hrtime());
   if (a != SV_ADMIT_OK) {
@@ -277,14 +286,31 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev) {
   }
 }
 
+// A client that has gone silent is gone: tell it (in case only its uplink died), free
+// its ENet peer at once, and let its avatar leave at the next tick.
+static void drop_silent(sv_server* s, sv_session* ss) {
+  char text[64];
+  snprintf(text, sizeof text, "nothing received for %d ms", s->cfg.peer_timeout_ms);
+  ENetPeer* peer = ss->peer;
+  sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+  enet_peer_disconnect_now(peer, ARB_PROTO_REASON_TIMEOUT);  // no DISCONNECT event follows
+  s->metrics.clients_timed_out_total++;
+  on_disconnect(s, peer);
+}
+
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
-  uint64_t limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
+  uint64_t hello_limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
+  uint64_t silence_limit = (uint64_t)s->cfg.peer_timeout_ms * 1000000u;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > limit) {
+    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > hello_limit) {
       char text[64];
       snprintf(text, sizeof text, "no hello within %d ms", s->cfg.hello_timeout_ms);
       sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+    } else if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
+               now_ns - ss->last_heard_ns > silence_limit &&
+               sv_net_silent_ms(&s->net, ss->peer) * 1000000u > silence_limit) {
+      drop_silent(s, ss);
     }
   }
 }

@@ -53,7 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   g_host->receivedData = copy;
   g_host->receivedDataLength = size;
   uint32_t id;
-  sv_enet_verdict v = sv_enet_check(g_host, 4096, &id);
+  int peer;
+  sv_enet_verdict v = sv_enet_check(g_host, 4096, &id, &peer);
+  if (v == SV_ENET_PASS && peer != 1) abort();  // only peer 1 is connected
   if ((unsigned)v > SV_ENET_DROP_PEER) abort();
   // A lone fragment command that passes must respect the declared-count bound.
   if (v == SV_ENET_PASS && size >= 4 + sizeof(ENetProtocolSendFragment)) {

@@ -104,7 +104,8 @@ static sv_enet_verdict check(fixture* f) {
   f->host->receivedData = f->buf;
   f->host->receivedDataLength = f->len;
   uint32_t id;
-  return sv_enet_check(f->host, 4096, &id);
+  int peer;
+  return sv_enet_check(f->host, 4096, &id, &peer);
 }
 
 static void test_guard_fragments(void** state) {
@@ -196,7 +197,9 @@ static void test_guard_peers_and_connect(void** state) {
   f.host->receivedData = f.buf;
   f.host->receivedDataLength = f.len;
   uint32_t id = 0;
-  assert_int_equal(sv_enet_check(f.host, 4096, &id), SV_ENET_CONNECT);
+  int peer = 0;
+  assert_int_equal(sv_enet_check(f.host, 4096, &id, &peer), SV_ENET_CONNECT);
+  assert_int_equal(peer, -1);
   assert_int_equal(id, 0xC0FFEE);
   // Anything else without a peer, or a CONNECT with company, is dropped.
   add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
