@@ -33,7 +33,8 @@ void cl_net_deinit(cl_net* n) {
   release_packet(n);
   if (n->host) {
     if (n->peer) {
-      enet_peer_disconnect_now(n->peer, 0);
+      // A non-zero code tells the server we are leaving, not lost (no rejoin hold).
+      enet_peer_disconnect_now(n->peer, ARB_PROTO_REASON_OTHER);
       n->peer = NULL;
     }
     enet_host_destroy(n->host);

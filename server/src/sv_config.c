@@ -90,6 +90,8 @@ static const opt opts[] = {
      "Connections one IP address may hold at once (players behind one NAT share it). Default 16."},
     {"connect-rate", "ARBITER_CONNECT_RATE", "N", OPT_INT, OFF(connect_rate), 0, 1, 100000,
      "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. Default 20."},
+    {"rejoin-window-ms", "ARBITER_REJOIN_WINDOW_MS", "MS", OPT_INT, OFF(rejoin_window_ms), 0, 0, 600000,
+     "A client whose connection is lost gets its own avatar back if it rejoins within MS; 0 = off. Default 10000."},
     {"auth-key", "ARBITER_AUTH_KEY", "FILE", OPT_STR, OFF(auth_key), SZ(auth_key), 0, 0,
      "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). Default: open server."},
     {"public-address", "ARBITER_PUBLIC_ADDRESS", "IP:PORT", OPT_STR, OFF(public_address), SZ(public_address), 0, 0,
@@ -125,6 +127,7 @@ sv_config sv_default_config(void) {
   c.peers_per_address = 16;
   c.connect_rate = 20;
   c.half_open_timeout_ms = 1000;
+  c.rejoin_window_ms = 10000;
   return c;
 }
 

@@ -115,6 +115,9 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
           m->clients_kicked_total);
   counter(&o, "arbiter_clients_timed_out_total", "Clients dropped after --peer-timeout-ms without a packet.",
           m->clients_timed_out_total);
+  counter(&o, "arbiter_rejoins_total", "Clients that got their avatar back with a rejoin token.", m->rejoins_total);
+  gauge(&o, "arbiter_rejoins_pending", "Avatars kept for a lost client within the rejoin window.",
+        (double)m->rejoins_pending);
   counter(&o, "arbiter_bytes_in_total", "Application payload bytes received.", m->bytes_in_total);
   counter(&o, "arbiter_bytes_out_total", "Application payload bytes sent.", m->bytes_out_total);
   counter(&o, "arbiter_packets_in_total", "Application packets received.", m->packets_in_total);

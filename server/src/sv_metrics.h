@@ -62,6 +62,8 @@ typedef struct sv_metrics {
   uint64_t clients_rejected_total;  ///< reject messages sent (full, version, ...)
   uint64_t clients_kicked_total;    ///< disconnected by the server (strikes, hello timeout)
   uint64_t clients_timed_out_total; ///< dropped after --peer-timeout-ms of silence
+  uint64_t rejoins_total;           ///< clients that got their avatar back with a rejoin token
+  int64_t rejoins_pending;          ///< avatars waiting for their lost client
   uint64_t bytes_in_total, bytes_out_total;      ///< UDP payload bytes, as ENet counts them
   uint64_t packets_in_total, packets_out_total;  ///< application packets (ENet receive events / sends)
   uint64_t snapshots_sent_total;

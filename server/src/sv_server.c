@@ -504,12 +504,13 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
   s->sessions = calloc((size_t)s->peer_capacity, sizeof *s->sessions);
   s->join_queue = calloc((size_t)s->peer_capacity, sizeof *s->join_queue);
   s->leave_queue = calloc((size_t)s->peer_capacity, sizeof *s->leave_queue);
+  s->rejoins = calloc((size_t)cfg->max_clients, sizeof *s->rejoins);
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
   s->rec_buf_cap = 256 * 1024;
   s->rec_buf = malloc(s->rec_buf_cap);
-  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->tick_rec || !s->msg_buf || !s->rec_buf) {
+  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->rejoins || !s->tick_rec || !s->msg_buf || !s->rec_buf) {
     snprintf(err, err_cap, "out of memory");
     return -1;
   }
@@ -593,6 +594,7 @@ void sv_server_deinit(sv_server* s) {
   free(s->sessions);
   free(s->join_queue);
   free(s->leave_queue);
+  free(s->rejoins);
   free(s->tick_rec);
   free(s->msg_buf);
   free(s->rec_buf);

@@ -4,6 +4,7 @@
 // can only ever touch its own input slot.
 #include <stdio.h>
 #include <string.h>
+#include <sodium.h>
 #include <time.h>
 
 #include "sv_server.h"
@@ -134,10 +135,105 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr));
 }
 
-static void on_disconnect(sv_server* s, ENetPeer* peer) {
+// ---- rejoin (PROTOCOL.md §4.6) ---------------------------------------------------------
+
+#define SV_REJOIN_PREFIX "rj1."
+
+// Keep a lost client's avatar and player slot for the rejoin window. False when the
+// session has no avatar yet, rejoining is off, or the table is full.
+static bool hold_for_rejoin(sv_server* s, sv_session* ss) {
+  if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0') return false;
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (r->used) continue;
+    memset(r, 0, sizeof *r);
+    r->used = true;
+    snprintf(r->token, sizeof r->token, "%s", ss->rejoin_token);
+    r->client_id = ss->client_id;
+    r->entity_id = ss->entity_id;
+    r->avatar_kind = ss->avatar_kind;
+    snprintf(r->name, sizeof r->name, "%s", ss->name);
+    r->has_token = ss->has_token;
+    r->token_client_id = ss->token_client_id;
+    r->expires_ns = uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u;
+    s->metrics.clients_connected--;  // the slot (active_count) stays taken
+    s->metrics.rejoins_pending++;
+    SV_LOG(&s->log, SV_LOG_INFO, "client_lost", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+           SV_LI("rejoin_window_ms", s->cfg.rejoin_window_ms));
+    ss->state = SV_SESSION_CLOSING;  // nothing left to release
+    return true;
+  }
+  return false;
+}
+
+// A hello carrying a rejoin token: true when it named a held avatar and the session now
+// owns it again (welcomed at once).
+static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
+  uint64_t now = uv_hrtime();
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (!r->used || r->expires_ns < now || strlen(r->token) != h->token_len ||
+        memcmp(r->token, h->token, h->token_len) != 0)
+      continue;
+    if (!ss->snap_ready) {
+      if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) return false;
+      ss->snap_ready = true;
+    }
+    ss->client_id = r->client_id;
+    ss->entity_id = r->entity_id;
+    ss->avatar_kind = r->avatar_kind;
+    snprintf(ss->name, sizeof ss->name, "%s", r->name);
+    ss->has_token = r->has_token;
+    ss->token_client_id = r->token_client_id;
+    ss->state = SV_SESSION_ACTIVE;
+    r->used = false;
+    s->metrics.clients_connected++;
+    s->metrics.rejoins_pending--;
+    s->metrics.rejoins_total++;
+    SV_LOG(&s->log, SV_LOG_INFO, "client_rejoined", SV_LU("client", ss->client_id), SV_LU("entity", ss->entity_id),
+           SV_LS("addr", ss->addr));
+    sv_session_send_welcome(s, ss, (uint32_t)arb_game_get_tick(s->game));
+    return true;
+  }
+  return false;
+}
+
+static void expire_rejoins(sv_server* s, uint64_t now_ns) {
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (!r->used || r->expires_ns >= now_ns) continue;
+    r->used = false;
+    s->leave_queue[s->leave_count++] = r->client_id;
+    s->active_count--;
+    s->metrics.rejoins_pending--;
+    s->metrics.clients_left_total++;
+    SV_LOG(&s->log, SV_LOG_INFO, "rejoin_expired", SV_LU("client", r->client_id));
+  }
+}
+
+static void send_rejoin_token(sv_server* s, sv_session* ss, uint32_t tick) {
+  if (s->cfg.rejoin_window_ms <= 0) return;
+  uint8_t raw[16];
+  randombytes_buf(raw, sizeof raw);
+  char b64[32];
+  sodium_bin2base64(b64, sizeof b64, raw, sizeof raw, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  snprintf(ss->rejoin_token, sizeof ss->rejoin_token, SV_REJOIN_PREFIX "%s", b64);
+  arb_proto_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ARB_PROTO_EVENT_REJOIN;
+  ev.tick = tick;
+  ev.client_id = ss->client_id;
+  ev.entity_id = ss->entity_id;
+  snprintf(ev.text, sizeof ev.text, "%s", ss->rejoin_token);
+  send_event(s, ss, &ev);
+}
+
+static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE) return;
-  if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
+  // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while.
+  if (code == 0 && hold_for_rejoin(s, ss)) {
+  } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
            SV_LU("snapshots_sent", ss->snapshots_sent));
   }
@@ -185,11 +281,19 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     strike(s, ss, SV_REJECT_UNEXPECTED, "hello: unknown avatar_kind");
     return;
   }
+  // A lost player coming back is not a new player: rejoining works while draining too.
+  bool rejoin = h.token_len > strlen(SV_REJOIN_PREFIX) && memcmp(h.token, SV_REJOIN_PREFIX, strlen(SV_REJOIN_PREFIX)) == 0;
+  if (rejoin && try_rejoin(s, ss, &h)) return;
   if (!sv_lifecycle_accepting(s)) {
     reject(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server draining: no new players");
     return;
   }
-  if (s->auth.enabled && !check_token(s, ss, &h)) return;
+  if (rejoin && s->auth.enabled) {
+    s->metrics.tokens_rejected_total[SV_AUTH_INVALID]++;
+    reject(s, ss, ARB_PROTO_REASON_BAD_TOKEN, "rejoin token unknown or expired");
+    return;
+  }
+  if (!rejoin && s->auth.enabled && !check_token(s, ss, &h)) return;
   if (s->active_count >= s->cfg.max_clients) {
     reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
     return;
@@ -280,7 +384,7 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev) {
   sv_server* s = user;
   switch (ev->type) {
     case ENET_EVENT_TYPE_CONNECT: on_connect(s, ev->peer); break;
-    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer); break;
+    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer, ev->data); break;
     case ENET_EVENT_TYPE_RECEIVE: on_receive(s, ev->peer, ev->packet); break;
     default: break;
   }
@@ -292,15 +396,16 @@ static void drop_silent(sv_server* s, sv_session* ss) {
   char text[64];
   snprintf(text, sizeof text, "nothing received for %d ms", s->cfg.peer_timeout_ms);
   ENetPeer* peer = ss->peer;
-  sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+  if (!hold_for_rejoin(s, ss)) sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
   enet_peer_disconnect_now(peer, ARB_PROTO_REASON_TIMEOUT);  // no DISCONNECT event follows
   s->metrics.clients_timed_out_total++;
-  on_disconnect(s, peer);
+  on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
 }
 
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
   uint64_t hello_limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
   uint64_t silence_limit = (uint64_t)s->cfg.peer_timeout_ms * 1000000u;
+  expire_rejoins(s, now_ns);
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > hello_limit) {
@@ -335,6 +440,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
     return;
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
   arb_proto_event ev;
   memset(&ev, 0, sizeof ev);

@@ -177,6 +177,8 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
       c->events_received++;
       if (ev.kind == ARB_PROTO_EVENT_DISCONNECT) c->disconnect_event = ev;
       if (ev.kind == ARB_PROTO_EVENT_NOTICE) c->last_notice = ev;
+      if (ev.kind == ARB_PROTO_EVENT_LEFT) c->left_events++;
+      if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
   } else if (type == ARB_PROTO_MSG_SNAPSHOT) {
     on_snapshot(c, data, len);
@@ -280,7 +282,7 @@ bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* o
 void tc_close(tc_client* c) {
   if (c->host == NULL) return;
   if (c->peer) {
-    enet_peer_disconnect(c->peer, 0);
+    enet_peer_disconnect(c->peer, ARB_PROTO_REASON_OTHER);  // non-zero: leaving, not lost
     uint64_t end = tc_now_ms() + 300;
     while (c->peer && tc_now_ms() < end) tc_service(c, 5);
     if (c->peer) enet_peer_reset(c->peer);

@@ -39,6 +39,8 @@ typedef struct tc_client {
   arb_proto_event disconnect_event;  ///< last DISCONNECT event, kind 0 if none
   arb_proto_event last_notice;       ///< last NOTICE event, kind 0 if none
   int events_received;
+  int left_events;                          ///< events "left" (other clients' avatars gone)
+  char rejoin_token[ARB_PROTO_MAX_TEXT + 1];  ///< from the last rejoin event, "" if none
 
   // Snapshot assembly: complete views by tick, plus the one being assembled.
   arb_proto_entity ring_items[TC_VIEW_RING][TC_MAX_ENTITIES];

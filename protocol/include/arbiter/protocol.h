@@ -273,6 +273,7 @@ typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_LEFT = 2,        ///< client_id, code = arb_proto_reason, text = name
   ARB_PROTO_EVENT_NOTICE = 3,      ///< text from the server operator
   ARB_PROTO_EVENT_DISCONNECT = 4,  ///< to the client being dropped: code, text
+  ARB_PROTO_EVENT_REJOIN = 5,      ///< to a welcomed client: client_id, entity_id, text = rejoin token
   ARB_PROTO_EVENT_KIND_COUNT
 } arb_proto_event_kind;
 
