@@ -93,9 +93,12 @@ static void admit(sv_gate* g, uint32_t ip, uint16_t port, uint64_t now_ms) {
   uint64_t key = ((uint64_t)ip << 16 | port) | (1ull << 56);
   bool found;
   sv_gate_slot* s = find_slot(g->admit, SV_GATE_ADMIT_SLOTS, key, now_ms, &found);
+  (void)found;
+  // A fresh admission is for a new connection: a client that gave up on its previous
+  // CONNECT (lost handshake) and passed the gate again connects with a new connectID.
   s->key = key;
   s->stamp_ms = now_ms + SV_GATE_ADMIT_MS;
-  if (!found) s->connect_id = 0;
+  s->connect_id = 0;
 }
 
 sv_gate_result sv_gate_on_datagram(sv_gate* g, uint32_t ip, uint16_t port, const uint8_t* data,

@@ -277,6 +277,12 @@ static void test_gate_cookie_admission_rate(void** state) {
   assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 100));
   assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT + 1, 77, later));
   assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later + SV_GATE_ADMIT_MS + 1));
+  // Passing the gate again (the client gave up on that connection) admits a new one.
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, later + 200, &ch), SV_GATE_REPLY);
+  arb_gate_msg resp2 = {.kind = ARB_GATE_RESPONSE, .nonce = 9};
+  memcpy(resp2.cookie, ch.cookie, sizeof resp2.cookie);
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
+  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 400));
   // The attempt limiter: burst 10 then 5 per second, per IP; other IPs are unaffected.
   uint64_t t = later + 10000;
   int replies = 0;
