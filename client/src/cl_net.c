@@ -119,8 +119,11 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   // gets at least 5 s / 30 s, and a dead server is noticed by the client's own silence
   // check (nothing at all received for `timeout`).
   uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
-  uint32_t hi = 3u * timeout_ms > 30000u ? 3u * timeout_ms : 30000u;
-  enet_peer_timeout(n->peer, 0, lo, hi);
+  uint32_t hi = 3u * timeout_ms > 60000u ? 3u * timeout_ms : 60000u;
+  enet_peer_timeout(n->peer, 256, lo, hi);
+  // ENet's own pings are reliable commands sent every 500 ms in steady play; each is a
+  // chance to exhaust the retransmissions on a lossy link. Ping every 5 s (RTT updates).
+  enet_peer_ping_interval(n->peer, 5000);
 }
 
 void cl_net_drop(cl_net* n, uint32_t code) {

@@ -9,8 +9,10 @@
 
 #include "sv_server.h"
 
+#define SV_ENET_TIMEOUT_LIMIT 256  // retransmissions double the timeout: 256 = 8 tries
 #define SV_ENET_TIMEOUT_MIN_MS 5000
-#define SV_ENET_TIMEOUT_MAX_MS 30000
+#define SV_ENET_TIMEOUT_MAX_MS 60000
+#define SV_ENET_PING_INTERVAL_MS 30000
 
 static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
   size_t idx = (size_t)(peer - s->net.host->peers);
@@ -125,7 +127,11 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   // retransmissions (13 % of reliable messages failed), so ENet gets generous limits and
   // dead clients are noticed by the session's own silence check (--peer-timeout-ms of
   // nothing at all received; a live client sends inputs every tick).
-  enet_peer_timeout(peer, 0, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
+  enet_peer_timeout(peer, SV_ENET_TIMEOUT_LIMIT, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
+  // ENet pings (reliable) every 500 ms whenever it received no acknowledgement, which in
+  // steady play is always: 2 reliable commands a second, each one a chance to exhaust the
+  // retransmissions. Liveness is the silence check's job; ping rarely.
+  enet_peer_ping_interval(peer, SV_ENET_PING_INTERVAL_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
   // snapshot split in parts is only usable whole, and an unacked client gets full
   // (multi-part) snapshots, so random drops under load can starve it for good. Keep the
