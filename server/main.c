@@ -9,11 +9,6 @@
 #include "sv_config.h"
 #include "sv_server.h"
 
-static void close_any(uv_handle_t* h, void* arg) {
-  (void)arg;
-  if (!uv_is_closing(h)) uv_close(h, NULL);
-}
-
 int main(int argc, char** argv) {
   sv_config cfg = sv_default_config();
   char err[1024];
@@ -35,14 +30,11 @@ int main(int argc, char** argv) {
   rc = sv_server_init(&server, &loop, &cfg, err, sizeof err);
   if (rc != 0) {
     fprintf(stderr, "arbiter-server: %s\n", err);
-    // Close whatever was opened before the failure, so nothing leaks.
-    sv_net_close(&server.net);
-    uv_walk(&loop, close_any, NULL);
+    // The failed init undid itself; the loop only finishes closing its handles.
     uv_run(&loop, UV_RUN_DEFAULT);
-    sv_server_deinit(&server);
     uv_loop_close(&loop);
     enet_deinitialize();
-    return rc == SV_INIT_BAD_CONFIG ? 2 : 1;
+    return rc == ARB_E_INVAL ? 2 : 1;
   }
   uv_run(&loop, UV_RUN_DEFAULT);
   int code = server.exit_code;

@@ -166,13 +166,19 @@ static void json_escape(FILE* f, const char* s) {
   fputc('"', f);
 }
 
-int main(int argc, char** argv) {
-  const char* host = "127.0.0.1";
-  long port = 7777, nclients = 1, seed = 1;
-  double duration = 10.0;
-  bot_behaviour behaviour = BOT_RANDOM;
-  bool per_client = false;
-  const char* tokens_path = NULL;
+// The command line.
+typedef struct bot_options {
+  const char* host;
+  long port, nclients, seed;
+  double duration;
+  bot_behaviour behaviour;
+  bool per_client;
+  const char* tokens_path;  ///< --tokens FILE, NULL for none
+} bot_options;
+
+// Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
+static int parse_options(int argc, char** argv, bot_options* o) {
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, NULL};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -180,7 +186,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!strcmp(a, "--per-client")) {
-      per_client = true;
+      o->per_client = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -189,13 +195,13 @@ int main(int argc, char** argv) {
     }
     const char* v = argv[++i];
     int bad = 0;
-    if (!strcmp(a, "--host")) host = v;
-    else if (!strcmp(a, "--port")) bad = parse_long(v, 1, 65535, &port);
-    else if (!strcmp(a, "--clients")) bad = parse_long(v, 1, BOT_MAX_CLIENTS, &nclients);
-    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &duration);
-    else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &seed);
-    else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &behaviour);
-    else if (!strcmp(a, "--tokens")) tokens_path = v;
+    if (!strcmp(a, "--host")) o->host = v;
+    else if (!strcmp(a, "--port")) bad = parse_long(v, 1, 65535, &o->port);
+    else if (!strcmp(a, "--clients")) bad = parse_long(v, 1, BOT_MAX_CLIENTS, &o->nclients);
+    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &o->duration);
+    else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
+    else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &o->behaviour);
+    else if (!strcmp(a, "--tokens")) o->tokens_path = v;
     else {
       fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
       return 2;
@@ -205,150 +211,149 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  return -1;
+}
 
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGPIPE, SIG_IGN);
-
-  // One UDP socket per client: raise the descriptor limit as far as allowed.
+// One UDP socket per client: raise the descriptor limit as far as allowed. 0 or -1.
+static int raise_fd_limit(long nclients) {
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(nclients + 32)) {
-    rlim_t want = (rlim_t)(nclients + 32);
-    rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(nclients + 32)) {
-      fprintf(stderr, "arbiter-bot: --clients %ld needs %ld file descriptors, the limit is %llu (ulimit -n)\n", nclients,
-              nclients + 32, (unsigned long long)rl.rlim_cur);
-      return 2;
-    }
+  rlim_t want = (rlim_t)(nclients + 32);
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return 0;
+  rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &rl);
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+    fprintf(stderr, "arbiter-bot: --clients %ld needs %ld file descriptors, the limit is %llu (ulimit -n)\n", nclients,
+            nclients + 32, (unsigned long long)rl.rlim_cur);
+    return -1;
   }
+  return 0;
+}
 
-  bot* bots = (bot*)calloc((size_t)nclients, sizeof *bots);
-  struct pollfd* fds = (struct pollfd*)calloc((size_t)nclients, sizeof *fds);
-  float* rtts = (float*)calloc((size_t)nclients, sizeof *rtts);
-  if (!bots || !fds || !rtts) {
-    fprintf(stderr, "arbiter-bot: out of memory\n");
-    return 1;
-  }
-  char(*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2] = NULL;
-  if (tokens_path) {
-    tokens = calloc((size_t)nclients, sizeof *tokens);
-    long got = tokens ? read_tokens(tokens_path, tokens, nclients) : -1;
-    if (got < nclients) {
-      fprintf(stderr, "arbiter-bot: --tokens %s: %s (%ld tokens for %ld clients)\n", tokens_path,
-              got < 0 ? "cannot read the file" : "not enough tokens", got < 0 ? 0 : got, nclients);
-      return 2;
-    }
-  }
-  double t0 = mono_now();
-  for (long i = 0; i < nclients; i++) {
-    bot* b = &bots[i];
-    b->index = (int)i;
-    b->behaviour = behaviour;
-    b->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(seed + i) * 0xBF58476D1CE4E5B9ull);
-    if (b->rng == 0) b->rng = 1;
-    b->phase = bot_rand(b) * 6.283185307179586;
-    b->connected_since = -1.0;
-    b->streaming_since = -1.0;
-    b->prev_T = -1.0;
-    arb_client_config cfg = arb_client_default_config();
-    char name[32];
-    snprintf(name, sizeof name, "bot-%ld-%ld", seed, i);
-    cfg.host = host;
-    cfg.port = (uint16_t)port;
-    cfg.name = name;
-    if (tokens) cfg.token = tokens[i];
-    cfg.log = log_to_stderr;
-    cfg.log_user = b;
-    cfg.log_level = ARB_CLIENT_LOG_WARN;
-    int rc = arb_client_create(&cfg, &b->client);
-    if (rc != 0) {
-      fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));
-      return 1;
-    }
-    rc = arb_client_connect(b->client);
-    if (rc != 0) {
-      fprintf(stderr, "arbiter-bot: client %ld: cannot connect to %s:%ld: %s (%s)\n", i, host, port,
-              arb_strerror(rc), arb_client_get_last_error(b->client));
-      return 1;
-    }
-  }
+// Everything one run owns.
+typedef struct bot_run {
+  bot_options opt;
+  bot* bots;
+  struct pollfd* fds;
+  float* rtts;
+  char (*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2];  ///< one per client from --tokens, or NULL
+  double t0;
+} bot_run;
 
-  double next_frame = t0, next_progress = t0 + 1.0, end = t0 + duration;
-  uint64_t last_snaps = 0, last_in = 0, last_out = 0;
-  double last_progress = t0;
+static int start_client(const bot_options* o, bot* b, long i, const char* token) {
+  b->index = (int)i;
+  b->behaviour = o->behaviour;
+  b->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(o->seed + i) * 0xBF58476D1CE4E5B9ull);
+  if (b->rng == 0) b->rng = 1;
+  b->phase = bot_rand(b) * 6.283185307179586;
+  b->connected_since = -1.0;
+  b->streaming_since = -1.0;
+  b->prev_T = -1.0;
+  arb_client_config cfg = arb_client_default_config();
+  char name[32];
+  snprintf(name, sizeof name, "bot-%ld-%ld", o->seed, i);
+  cfg.host = o->host;
+  cfg.port = (uint16_t)o->port;
+  cfg.name = name;
+  if (token) cfg.token = token;
+  cfg.log = log_to_stderr;
+  cfg.log_user = b;
+  cfg.log_level = ARB_CLIENT_LOG_WARN;
+  int rc = arb_client_create(&cfg, &b->client);
+  if (rc != 0) {
+    fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));
+    return rc;
+  }
+  rc = arb_client_connect(b->client);
+  if (rc != 0)
+    fprintf(stderr, "arbiter-bot: client %ld: cannot connect to %s:%ld: %s (%s)\n", i, o->host, o->port,
+            arb_strerror(rc), arb_client_get_last_error(b->client));
+  return rc;
+}
+
+// Counters summed over all clients, as the last progress line saw them.
+typedef struct progress {
+  uint64_t snaps, in, out;
+  double at, next;
+} progress;
+
+static void print_progress(bot_run* r, progress* last, double now) {
+  int connected = 0, nr = 0;
+  uint64_t snaps = 0, in = 0, out = 0;
+  for (long i = 0; i < r->opt.nclients; i++) {
+    arb_client_stats st;
+    arb_client_get_stats(r->bots[i].client, &st);
+    snaps += st.snapshots_received;
+    in += st.bytes_in;
+    out += st.bytes_out;
+    if (arb_client_get_state(r->bots[i].client) == ARB_CLIENT_CONNECTED) {
+      connected++;
+      r->rtts[nr++] = st.rtt * 1000.0f;
+    }
+  }
+  double dt = now - last->at;
+  float p50 = percentile(r->rtts, nr, 0.50), p99 = percentile(r->rtts, nr, 0.99);
+  fprintf(stderr, "arbiter-bot: t=%.0fs connected=%d/%ld snapshots/s=%.1f kbps_in=%.1f kbps_out=%.1f rtt_p50=%.1fms rtt_p99=%.1fms\n",
+          now - r->t0, connected, r->opt.nclients, (double)(snaps - last->snaps) / dt,
+          (double)(in - last->in) * 8.0 / 1000.0 / dt, (double)(out - last->out) * 8.0 / 1000.0 / dt, p50, p99);
+  *last = (progress){snaps, in, out, now, last->next + 1.0};
+  if (last->next < now) last->next = now + 1.0;
+}
+
+// Sleep until a socket is readable or the next frame is due (inputs go out from
+// arb_client_update at the tick rate, so wake at least every 4 ms for them).
+static void wait_for_traffic(bot_run* r, double next_frame) {
+  for (long i = 0; i < r->opt.nclients; i++) {
+    r->fds[i].fd = arb_client_get_fd(r->bots[i].client);
+    r->fds[i].events = POLLIN;
+    r->fds[i].revents = 0;
+  }
+  double wait = next_frame - mono_now();
+  if (wait > 0.004) wait = 0.004;
+  if (wait > 0.0) poll(r->fds, (nfds_t)r->opt.nclients, (int)(wait * 1000.0 + 0.5));
+}
+
+// The main loop until --duration or a signal; returns the end time.
+static double run_clients(bot_run* r) {
+  double next_frame = r->t0, end = r->t0 + r->opt.duration;
+  progress last = {0, 0, 0, r->t0, r->t0 + 1.0};
   while (!g_stop) {
     double now = mono_now();
     if (now >= end) break;
-    for (long i = 0; i < nclients; i++) {
-      bot* b = &bots[i];
+    for (long i = 0; i < r->opt.nclients; i++) {
+      bot* b = &r->bots[i];
       arb_client_update(b->client, now);
       drain_events(b, now);
       if (b->streaming_since < 0.0 && b->connected_since >= 0.0 && arb_client_get_snapshot_tick(b->client) != 0)
         b->streaming_since = now;
     }
     if (now >= next_frame) {
-      for (long i = 0; i < nclients; i++) {
-        bot_sample(&bots[i], now);
-        bot_behave(&bots[i], now - t0);
+      for (long i = 0; i < r->opt.nclients; i++) {
+        bot_sample(&r->bots[i], now);
+        bot_behave(&r->bots[i], now - r->t0);
       }
       next_frame += BOT_FRAME;
       if (next_frame < now) next_frame = now + BOT_FRAME;
     }
-    if (now >= next_progress) {
-      int connected = 0;
-      uint64_t snaps = 0, in = 0, out = 0;
-      int nr = 0;
-      for (long i = 0; i < nclients; i++) {
-        arb_client_stats st;
-        arb_client_get_stats(bots[i].client, &st);
-        snaps += st.snapshots_received;
-        in += st.bytes_in;
-        out += st.bytes_out;
-        if (arb_client_get_state(bots[i].client) == ARB_CLIENT_CONNECTED) {
-          connected++;
-          rtts[nr++] = st.rtt * 1000.0f;
-        }
-      }
-      double dt = now - last_progress;
-      float p50 = percentile(rtts, nr, 0.50), p99 = percentile(rtts, nr, 0.99);
-      fprintf(stderr, "arbiter-bot: t=%.0fs connected=%d/%ld snapshots/s=%.1f kbps_in=%.1f kbps_out=%.1f rtt_p50=%.1fms rtt_p99=%.1fms\n",
-              now - t0, connected, nclients, (double)(snaps - last_snaps) / dt, (double)(in - last_in) * 8.0 / 1000.0 / dt,
-              (double)(out - last_out) * 8.0 / 1000.0 / dt, p50, p99);
-      last_snaps = snaps;
-      last_in = in;
-      last_out = out;
-      last_progress = now;
-      next_progress += 1.0;
-      if (next_progress < now) next_progress = now + 1.0;
-    }
-    // Sleep until a socket is readable or the next frame is due (inputs go out from
-    // arb_client_update at the tick rate, so wake at least every 4 ms for them).
-    for (long i = 0; i < nclients; i++) {
-      fds[i].fd = arb_client_get_fd(bots[i].client);
-      fds[i].events = POLLIN;
-      fds[i].revents = 0;
-    }
-    double wait = next_frame - mono_now();
-    if (wait > 0.004) wait = 0.004;
-    if (wait > 0.0) poll(fds, (nfds_t)nclients, (int)(wait * 1000.0 + 0.5));
+    if (now >= last.next) print_progress(r, &last, now);
+    wait_for_traffic(r, next_frame);
   }
-  double t_end = mono_now();
-  double elapsed = t_end - t0;
+  return mono_now();
+}
 
+// Close every client's open intervals at t_end and sum; r->rtts gets the connected RTTs.
+static totals sum_totals(bot_run* r, double t_end, int* rtt_count) {
   totals tot;
   memset(&tot, 0, sizeof tot);
-  tot.worst_step = 0.0f;
   int nr = 0;
-  for (long i = 0; i < nclients; i++) {
-    bot* b = &bots[i];
+  for (long i = 0; i < r->opt.nclients; i++) {
+    bot* b = &r->bots[i];
     if (b->connected_since >= 0.0) b->connected_time += t_end - b->connected_since;
     if (b->streaming_since >= 0.0) b->streaming_time += t_end - b->streaming_since;
     arb_client_stats st;
     arb_client_get_stats(b->client, &st);
     if (arb_client_get_state(b->client) == ARB_CLIENT_CONNECTED) {
       tot.connected++;
-      rtts[nr++] = st.rtt * 1000.0f;
+      r->rtts[nr++] = st.rtt * 1000.0f;
     }
     if (b->ever_connected) tot.ever++;
     if (b->rejected) tot.rejected++;
@@ -368,17 +373,47 @@ int main(int argc, char** argv) {
     tot.inputs += st.inputs_sent;
     if (b->worst_step > tot.worst_step) tot.worst_step = b->worst_step;
   }
-  bool ok = tot.ever == nclients && tot.rejected == 0 && tot.no_snapshots == 0;
-  float p50 = percentile(rtts, nr, 0.50), p99 = percentile(rtts, nr, 0.99);
-  double ct = tot.connected_time > 0.0 ? tot.connected_time : 1.0;
+  *rtt_count = nr;
+  return tot;
+}
 
+static void print_client_json(const bot* b, bool last) {
+  arb_client_stats st;
+  arb_client_get_stats(b->client, &st);
+  const arb_client_session* s = arb_client_get_session(b->client);
+  double ctime = b->connected_time > 0.0 ? b->connected_time : 1.0;
+  printf("    {\"index\": %d, \"client_id\": %u, \"avatar\": %u, \"state\": %d, \"ever_connected\": %s, "
+         "\"rejected\": %s, \"reason\": ",
+         b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
+         b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
+  json_escape(stdout, b->reason);
+  printf(", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, \"duplicates\": %llu, "
+         "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, \"drops\": %u, "
+         "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, "
+         "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
+         b->connected_time, (unsigned long long)st.snapshots_received, b->streaming_time * b->snapshot_rate,
+         (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
+         (unsigned long long)st.snapshots_late, (unsigned long long)st.baseline_missing,
+         (unsigned long long)st.decode_errors, st.reconnects, b->drops, (double)st.bytes_in / ctime,
+         (double)st.bytes_out / ctime, st.rtt * 1000.0f, st.interp_delay * 1000.0f,
+         (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
+}
+
+// The JSON summary on stdout; returns whether the run passed.
+static bool print_summary(bot_run* r, double t_end) {
+  const bot_options* o = &r->opt;
+  int nr;
+  totals tot = sum_totals(r, t_end, &nr);
+  bool ok = tot.ever == o->nclients && tot.rejected == 0 && tot.no_snapshots == 0;
+  float p50 = percentile(r->rtts, nr, 0.50), p99 = percentile(r->rtts, nr, 0.99);
+  double ct = tot.connected_time > 0.0 ? tot.connected_time : 1.0;
   printf("{\n");
   printf("  \"ok\": %s,\n", ok ? "true" : "false");
   printf("  \"host\": ");
-  json_escape(stdout, host);
-  printf(",\n  \"port\": %ld,\n  \"clients\": %ld,\n  \"behaviour\": \"%s\",\n  \"seed\": %ld,\n", port, nclients,
-         bot_behaviour_name(behaviour), seed);
-  printf("  \"duration_s\": %.3f,\n", elapsed);
+  json_escape(stdout, o->host);
+  printf(",\n  \"port\": %ld,\n  \"clients\": %ld,\n  \"behaviour\": \"%s\",\n  \"seed\": %ld,\n", o->port,
+         o->nclients, bot_behaviour_name(o->behaviour), o->seed);
+  printf("  \"duration_s\": %.3f,\n", t_end - r->t0);
   printf("  \"connected_at_end\": %d,\n  \"ever_connected\": %d,\n  \"rejected\": %d,\n  \"without_snapshots\": %d,\n",
          tot.connected, tot.ever, tot.rejected, tot.no_snapshots);
   printf("  \"reconnects\": %llu,\n  \"drops\": %llu,\n  \"connect_failures\": %llu,\n",
@@ -394,48 +429,65 @@ int main(int argc, char** argv) {
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   printf("  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": %.3f%s\n",
          (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
-         per_client ? "," : "");
-  if (per_client) {
+         o->per_client ? "," : "");
+  if (o->per_client) {
     printf("  \"per_client\": [\n");
-    for (long i = 0; i < nclients; i++) {
-      bot* b = &bots[i];
-      arb_client_stats st;
-      arb_client_get_stats(b->client, &st);
-      const arb_client_session* s = arb_client_get_session(b->client);
-      double ctime = b->connected_time > 0.0 ? b->connected_time : 1.0;
-      printf("    {\"index\": %d, \"client_id\": %u, \"avatar\": %u, \"state\": %d, \"ever_connected\": %s, "
-             "\"rejected\": %s, \"reason\": ",
-             b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
-             b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
-      json_escape(stdout, b->reason);
-      printf(", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, \"duplicates\": %llu, "
-             "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, \"drops\": %u, "
-             "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, "
-             "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
-             b->connected_time, (unsigned long long)st.snapshots_received, b->streaming_time * b->snapshot_rate,
-             (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
-             (unsigned long long)st.snapshots_late, (unsigned long long)st.baseline_missing,
-             (unsigned long long)st.decode_errors, st.reconnects, b->drops, (double)st.bytes_in / ctime,
-             (double)st.bytes_out / ctime, st.rtt * 1000.0f, st.interp_delay * 1000.0f,
-             (unsigned long long)b->discontinuities, b->worst_step, i + 1 < nclients ? "," : "");
-    }
+    for (long i = 0; i < o->nclients; i++) print_client_json(&r->bots[i], i + 1 == o->nclients);
     printf("  ]\n");
   }
   printf("}\n");
   fflush(stdout);
+  return ok;
+}
 
-  for (long i = 0; i < nclients; i++) {
-    bot* b = &bots[i];
-    if (!b->ever_connected && !b->rejected)
-      fprintf(stderr, "arbiter-bot: client %d never connected (%s)\n", b->index,
-              b->reason[0] ? b->reason : "no answer from the server");
-    arb_client_disconnect(b->client, "bot finished");
-    arb_client_destroy(b->client);
-    free(b->states);
-    free(b->prev);
+// Reads --tokens into r->tokens, one per client. 0, or -1 with the reason on stderr.
+static int load_tokens(bot_run* r) {
+  const bot_options* o = &r->opt;
+  r->tokens = calloc((size_t)o->nclients, sizeof *r->tokens);
+  long got = r->tokens ? read_tokens(o->tokens_path, r->tokens, o->nclients) : -1;
+  if (got >= o->nclients) return 0;
+  fprintf(stderr, "arbiter-bot: --tokens %s: %s (%ld tokens for %ld clients)\n", o->tokens_path,
+          got < 0 ? "cannot read the file" : "not enough tokens", got < 0 ? 0 : got, o->nclients);
+  return -1;
+}
+
+// Says why a client never connected, then disconnects and frees it.
+static void close_client(bot* b) {
+  if (!b->ever_connected && !b->rejected)
+    fprintf(stderr, "arbiter-bot: client %d never connected (%s)\n", b->index,
+            b->reason[0] ? b->reason : "no answer from the server");
+  arb_client_disconnect(b->client, "bot finished");
+  arb_client_destroy(b->client);
+  free(b->states);
+  free(b->prev);
+}
+
+int main(int argc, char** argv) {
+  bot_run r;
+  memset(&r, 0, sizeof r);
+  int status = parse_options(argc, argv, &r.opt);
+  if (status >= 0) return status;
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGPIPE, SIG_IGN);
+  if (raise_fd_limit(r.opt.nclients) != 0) return 2;
+  r.bots = (bot*)calloc((size_t)r.opt.nclients, sizeof *r.bots);
+  r.fds = (struct pollfd*)calloc((size_t)r.opt.nclients, sizeof *r.fds);
+  r.rtts = (float*)calloc((size_t)r.opt.nclients, sizeof *r.rtts);
+  if (!r.bots || !r.fds || !r.rtts) {
+    fprintf(stderr, "arbiter-bot: out of memory\n");
+    return 1;
   }
-  free(bots);
-  free(fds);
-  free(rtts);
+  if (r.opt.tokens_path && load_tokens(&r) != 0) return 2;
+  r.t0 = mono_now();
+  for (long i = 0; i < r.opt.nclients; i++)
+    if (start_client(&r.opt, &r.bots[i], i, r.tokens ? r.tokens[i] : NULL) != 0) return 1;
+  double t_end = run_clients(&r);
+  bool ok = print_summary(&r, t_end);
+  for (long i = 0; i < r.opt.nclients; i++) close_client(&r.bots[i]);
+  free(r.bots);
+  free(r.fds);
+  free(r.rtts);
+  free(r.tokens);
   return ok ? 0 : 1;
 }

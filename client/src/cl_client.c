@@ -10,27 +10,25 @@
 // ---- config ----------------------------------------------------------------------------
 
 arb_client_config arb_client_default_config(void) {
-  arb_client_config c;
-  memset(&c, 0, sizeof c);
-  c.host = "127.0.0.1";
-  c.port = 7777;
-  c.name = "player";
-  c.token = NULL;
-  c.avatar = ARB_AVATAR_DEFAULT;
-  c.interp_delay_min = 0.010f;
-  c.interp_delay_max = 0.500f;
-  c.extrapolation_limit = 0.25f;
-  c.blend_time = 0.2f;
-  c.teleport_distance = 2.0f;
-  c.connect_timeout = 5.0f;
-  c.timeout = 3.0f;
-  c.auto_reconnect = true;
-  c.reconnect_delay_min = 0.25f;
-  c.reconnect_delay_max = 4.0f;
-  c.input_redundancy = ARB_PROTO_MAX_INPUTS;
-  c.max_entities = 16384;
-  c.log_level = ARB_CLIENT_LOG_INFO;
-  c.internal_value = CL_CONFIG_MAGIC;
+  // Unlisted fields (token, log callback, ...) are zero.
+  arb_client_config c = {.host = "127.0.0.1",
+                         .port = 7777,
+                         .name = "player",
+                         .avatar = ARB_AVATAR_DEFAULT,
+                         .interp_delay_min = 0.010f,
+                         .interp_delay_max = 0.500f,
+                         .extrapolation_limit = 0.25f,
+                         .blend_time = 0.2f,
+                         .teleport_distance = 2.0f,
+                         .connect_timeout = 5.0f,
+                         .timeout = 3.0f,
+                         .auto_reconnect = true,
+                         .reconnect_delay_min = 0.25f,
+                         .reconnect_delay_max = 4.0f,
+                         .input_redundancy = ARB_PROTO_MAX_INPUTS,
+                         .max_entities = 16384,
+                         .log_level = ARB_CLIENT_LOG_INFO,
+                         .internal_value = CL_CONFIG_MAGIC};
   return c;
 }
 
@@ -247,27 +245,13 @@ static void send_hello(arb_client* c) {
   cl_net_flush(&c->net);
 }
 
-static void shape_from_proto(const arb_proto_shape* s, arb_client_shape* o) {
-  memset(o, 0, sizeof *o);
-  o->type = (arb_shape_type)s->kind;
-  int count = s->count > ARB_MAX_POLYGON_VERTICES ? ARB_MAX_POLYGON_VERTICES : s->count;
-  if (s->kind == ARB_SHAPE_CIRCLE) {
-    o->center = count > 0 ? s->points[0] : arb_vec2_zero;
-    o->radius = s->radius;
-    o->count = 0;
-  } else {
-    o->count = count;
-    for (int i = 0; i < count; i++) o->vertices[i] = s->points[i];
-  }
-}
-
 static void desc_from_proto(uint32_t id, const arb_proto_entity_desc* d, arb_client_entity_desc* o) {
   memset(o, 0, sizeof *o);
   o->id = id;
   o->body_type = d->body_type;
   o->owner = d->owner;
   o->avatar_kind = d->avatar_kind;
-  shape_from_proto(&d->shape, &o->shape);
+  arb_proto_shape_to_geometry(&d->shape, &o->shape);  // decoded shapes always convert
 }
 
 static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
@@ -301,7 +285,7 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
       for (int i = 0; i < w.static_count; i++) {
         c->statics[i].position = w.statics[i].position;
         c->statics[i].angle = w.statics[i].angle;
-        shape_from_proto(&w.statics[i].shape, &c->statics[i].shape);
+        arb_proto_shape_to_geometry(&w.statics[i].shape, &c->statics[i].shape);
       }
       c->static_count = w.static_count;
     }
@@ -482,6 +466,21 @@ static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   }
 }
 
+static void on_pong(arb_client* c, const uint8_t* data, size_t len) {
+  (void)c, (void)data, (void)len;  // round-trip time comes from ENet's own measurement
+}
+
+// The handler of every message the server sends, generated from messages.def: a new
+// server -> client message does not compile until its on_<name> exists.
+typedef void cl_msg_handler(arb_client* c, const uint8_t* data, size_t len);
+#define CL_HANDLER_TO_CLIENT(name, code) [code] = on_##name,
+#define CL_HANDLER_TO_SERVER(name, code)
+static cl_msg_handler* const handlers[ARB_PROTO_MSG_TYPE_COUNT] = {
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) CL_HANDLER_##direction(name, code)
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
+};
+
 static void on_packet(arb_client* c, const cl_net_event* ev) {
   c->last_receive = c->now;
   arb_proto_msg_type type;
@@ -489,14 +488,11 @@ static void on_packet(arb_client* c, const cl_net_event* ev) {
     count_error(c, NULL, "packet: not a protocol message");
     return;
   }
-  switch (type) {
-    case ARB_PROTO_MSG_WELCOME: on_welcome(c, ev->data, ev->len); break;
-    case ARB_PROTO_MSG_REJECT: on_reject(c, ev->data, ev->len); break;
-    case ARB_PROTO_MSG_EVENT: on_event(c, ev->data, ev->len); break;
-    case ARB_PROTO_MSG_SNAPSHOT: on_snapshot(c, ev->data, ev->len); break;
-    case ARB_PROTO_MSG_PONG: break;  // we use ENet's RTT
-    default: count_error(c, NULL, "packet: message type a server does not send"); break;
+  if (handlers[type] == NULL) {
+    count_error(c, NULL, "packet: message type a server does not send");
+    return;
   }
+  handlers[type](c, ev->data, ev->len);
 }
 
 static void send_inputs(arb_client* c) {

@@ -26,14 +26,7 @@ typedef enum view_role {
   VIEW_ROLE_OTHER,      ///< any other player's avatar
 } view_role;
 
-typedef struct view_shape {
-  arb_shape_type type;  ///< ARB_SHAPE_NONE: unknown shape, drawn as a small marker
-  union {
-    arb_circle circle;
-    arb_polygon polygon;
-    arb_segment segment;
-  };
-} view_shape;
+typedef arb_shape_geometry view_shape;  ///< ARB_SHAPE_NONE: unknown shape, drawn as a small marker
 
 typedef struct view_body {
   uint32_t id;          ///< entity id (live) or 1-based body slot order (local worlds)

@@ -136,34 +136,6 @@ void view_live_update(view_live* l, double now, const arb_controls* controls) {
   if (st == ARB_CLIENT_CONNECTED && controls) arb_client_set_controls(l->client, controls);
 }
 
-static view_shape shape_from_client(const arb_client_shape* cs) {
-  view_shape s;
-  memset(&s, 0, sizeof s);
-  s.type = cs->type;
-  switch (cs->type) {
-    case ARB_SHAPE_CIRCLE:
-      s.circle.center = cs->center;
-      s.circle.radius = cs->radius;
-      break;
-    case ARB_SHAPE_POLYGON: {
-      int n = cs->count;
-      if (n < 3 || n > ARB_MAX_POLYGON_VERTICES) {
-        s.type = ARB_SHAPE_NONE;
-        break;
-      }
-      s.polygon.count = n;
-      for (int i = 0; i < n; i++) s.polygon.vertices[i] = cs->vertices[i];
-      break;
-    }
-    case ARB_SHAPE_SEGMENT:
-      s.segment.a = cs->vertices[0];
-      s.segment.b = cs->vertices[1];
-      break;
-    default: s.type = ARB_SHAPE_NONE; break;
-  }
-  return s;
-}
-
 static bool grow(void** p, int* cap, int need, size_t elem) {
   if (need <= *cap) return true;
   int c = *cap ? *cap : 256;
@@ -183,7 +155,7 @@ void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
     view_body* b = view_frame_add_body(f);
     if (!b) break;
     b->role = VIEW_ROLE_STATIC;
-    b->shape = shape_from_client(&st[i].shape);
+    b->shape = st[i].shape;
     b->xf.p = st[i].position;
     b->xf.q = arb_rot_from_angle(st[i].angle);
   }
@@ -221,7 +193,7 @@ void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
     view_body* b = view_frame_add_body(f);
     if (!b) break;
     b->id = s->id;
-    b->shape = shape_from_client(&d->shape);
+    b->shape = d->shape;
     b->xf.p = s->position;
     b->xf.q = s->rotation;
     b->velocity = s->linear_velocity;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <arbiter/game.h>
+#include <arbiter/replay_inputs.h>
 #include <arbiter/replay_log.h>
 
 typedef struct checkpoint {
@@ -25,6 +26,7 @@ struct view_replay {
   arb_scene* scene;
   arb_game* game;
   arb_replay_tick* rec;  // decode space (large: ~70 KB)
+  arb_replay_inputs* inputs;  // the record as the game applies it (large)
   checkpoint* cps;
   int cp_count, cp_cap;
   uint64_t last_tick;    // last tick record in the file
@@ -135,23 +137,13 @@ static int advance_one(view_replay* r) {
     fail(r, "tick %llu: %s", t->tick, why);
     return 0;
   }
-  for (int i = 0; i < t->join_count; i++) {
-    uint32_t eid = 0;
-    int rc = arb_game_join(r->game, t->joins[i].client_id, (arb_avatar_kind)t->joins[i].avatar_kind, &eid);
-    if (rc != 0 || eid != t->joins[i].entity_id) {
-      char why[96];
-      snprintf(why, sizeof why, "join of client %u gave entity %u (%s), log says %u",
-               t->joins[i].client_id, eid, rc ? arb_strerror(rc) : "ok", t->joins[i].entity_id);
-      fail(r, "tick %llu: %s", t->tick, why);
-      return 0;
-    }
+  arb_replay_inputs_from_tick(t, r->inputs);
+  arb_game_apply_tick(r->game, &r->inputs->inputs);
+  char why[200];
+  if (arb_replay_inputs_check_joins(t, r->inputs, why, sizeof why) != 0) {
+    fail(r, "tick %llu: %s", t->tick, why);
+    return 0;
   }
-  for (int i = 0; i < t->leave_count; i++) arb_game_leave(r->game, t->leaves[i]);
-  for (int i = 0; i < t->input_count; i++) {
-    arb_controls c = arb_proto_dequantize_controls(&t->inputs[i].controls);
-    arb_game_set_controls(r->game, t->inputs[i].client_id, &c);
-  }
-  arb_game_step(r->game);
   uint64_t h = arb_game_hash(r->game);
   r->check.last_ok = h == t->world_hash;
   if (t->tick > r->max_checked) {
@@ -203,7 +195,8 @@ int view_replay_open(const char* path, view_replay** out, char* err, size_t cap)
   }
   r->tick_rate = r->reader.header.tick_rate ? r->reader.header.tick_rate : arb_scene_get_tick_rate(r->scene);
   r->rec = malloc(sizeof *r->rec);
-  if (!r->rec) {
+  r->inputs = malloc(sizeof *r->inputs);
+  if (!r->rec || !r->inputs) {
     rc = ARB_E_NOMEM;
     snprintf(err, cap, "out of memory");
     goto fail;
@@ -237,6 +230,7 @@ void view_replay_close(view_replay* r) {
   if (r->game) arb_game_destroy(r->game);
   if (r->scene) arb_scene_destroy(r->scene);
   free(r->rec);
+  free(r->inputs);
   free(r->data);
   free(r);
 }

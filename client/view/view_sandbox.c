@@ -67,12 +67,15 @@ int view_sandbox_restart(view_sandbox* s) { return start(s); }
 
 void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* controls, bool paused) {
   if (paused) return;
-  arb_game_set_controls(s->game, SANDBOX_CLIENT, controls);
+  // Every tick goes through the game's tick applier, as a predicting client's would: this
+  // player's controls, then the step.
+  arb_tick_control own = {SANDBOX_CLIENT, *controls, ARB_OK};
+  arb_tick_inputs tick = {NULL, 0, NULL, 0, &own, 1};
   double dt = (double)arb_game_get_dt(s->game);
   s->acc += wall_dt;
   int n = 0;
   while (s->acc >= dt && n < SANDBOX_MAX_CATCHUP) {
-    arb_game_step(s->game);
+    arb_game_apply_tick(s->game, &tick);
     s->acc -= dt;
     n++;
   }

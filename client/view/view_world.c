@@ -31,17 +31,10 @@ uint32_t view_game_first_owner(const arb_game* game, view_frame* f) {
 }
 
 static view_shape shape_from_def(const arb_shape_def* d) {
-  view_shape s;
-  memset(&s, 0, sizeof s);
-  if (!d) return s;
-  s.type = d->type;
-  switch (d->type) {
-    case ARB_SHAPE_CIRCLE: s.circle = d->circle; break;
-    case ARB_SHAPE_POLYGON: s.polygon = d->polygon; break;
-    case ARB_SHAPE_SEGMENT: s.segment = d->segment; break;
-    default: s.type = ARB_SHAPE_NONE; break;
-  }
-  return s;
+  if (d) return arb_shape_def_geometry(d);
+  view_shape none;
+  memset(&none, 0, sizeof none);
+  return none;
 }
 
 void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bool want_contacts) {

@@ -1,20 +1,14 @@
 // The game rules layer: a scene's world plus the players' avatars (see game.h).
 //
 // DETERMINISM: avatars are stepped in client-id order; spawn choice uses the game's own
-// PCG32 generator, seeded from the scene and the caller's seed and advanced only by joins;
-// the hash and the save image are explicit little-endian serializations, field by field.
+// PCG32 generator, seeded from the scene and the caller's seed and advanced only by joins.
+// The hash and the save image are in game_state.c.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "controller_vehicle.h"
 #include "game_internal.h"
-
-#define GAME_IMAGE_MAGIC 0x47425241u  // "ARBG" little-endian
-#define GAME_IMAGE_VERSION 1u
 
 // ---- random numbers (PCG32, O'Neill) --------------------------------------------------
 
@@ -35,79 +29,6 @@ static uint64_t splitmix64(uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
-
-// ---- canonical serialization (hash and save share it) -----------------------------------
-
-typedef struct state_writer {
-  uint8_t* buf;  ///< NULL: only count / hash
-  size_t cap, len;
-  XXH3_state_t* hash;  ///< non-NULL: feed the bytes to the hash as well
-  uint8_t chunk[256];  ///< hash input is batched (fewer update calls)
-  size_t fill;
-} state_writer;
-
-static void flush_hash(state_writer* w) {
-  if (w->hash && w->fill) XXH3_64bits_update(w->hash, w->chunk, w->fill);
-  w->fill = 0;
-}
-
-// Values are at most 8 bytes, so one always fits after a flush.
-static void put_bytes(state_writer* w, const uint8_t* b, size_t n) {
-  if (w->buf && w->len + n <= w->cap) memcpy(w->buf + w->len, b, n);
-  if (w->hash) {
-    if (w->fill + n > sizeof w->chunk) flush_hash(w);
-    memcpy(w->chunk + w->fill, b, n);
-    w->fill += n;
-  }
-  w->len += n;
-}
-
-static void put_u32(state_writer* w, uint32_t v) {
-  uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-  put_bytes(w, b, 4);
-}
-
-static void put_u64(state_writer* w, uint64_t v) {
-  put_u32(w, (uint32_t)v);
-  put_u32(w, (uint32_t)(v >> 32));
-}
-
-static uint32_t float_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-static void put_f32(state_writer* w, float f) {
-  put_u32(w, float_bits(f));
-}
-
-static void write_state(const arb_game* g, state_writer* w) {
-  put_u64(w, g->tick);
-  put_u64(w, g->rng);
-  put_u32(w, g->next_entity_id);
-  put_u32(w, g->join_count);
-  put_u32(w, (uint32_t)g->avatar_count);
-  for (int i = 0; i < g->avatar_count; i++) {  // DET: join (entity id) order
-    const arb_avatar* a = &g->avatars[i];
-    put_u32(w, a->client_id);
-    put_u32(w, a->entity_id);
-    put_u32(w, (uint32_t)a->body.index1);
-    put_u32(w, a->body.generation);
-    put_u32(w, (uint32_t)a->controller);
-    put_f32(w, a->controls.move_x);
-    put_f32(w, a->controls.move_y);
-    put_f32(w, a->controls.aim);
-    put_u32(w, a->controls.buttons);
-    put_f32(w, a->controls.steer);
-    put_f32(w, a->controls.throttle);
-    put_f32(w, a->controls.brake);
-    put_u32(w, (uint32_t)a->jump_cooldown);
-  }
-}
-
-#define AVATAR_IMAGE_BYTES (13u * 4u)
-#define STATE_HEADER_BYTES (8u + 8u + 4u + 4u + 4u)
 
 // ---- lifetime -------------------------------------------------------------------------
 
@@ -324,12 +245,6 @@ static float clamp_axis(float v, float lo, float hi) {
   return arb_clampf(v, lo, hi) + 0.0f;
 }
 
-static bool controls_in_range(const arb_controls* c) {
-  return c->move_x >= -1.0f && c->move_x <= 1.0f && c->move_y >= -1.0f && c->move_y <= 1.0f &&
-         c->aim >= -ARB_PI && c->aim <= ARB_PI && c->steer >= -1.0f && c->steer <= 1.0f &&
-         c->throttle >= 0.0f && c->throttle <= 1.0f && c->brake >= 0.0f && c->brake <= 1.0f;
-}
-
 static bool controls_finite(const arb_controls* c) {
   return arb_is_valid_float(c->move_x) && arb_is_valid_float(c->move_y) &&
          arb_is_valid_float(c->aim) && arb_is_valid_float(c->steer) &&
@@ -379,18 +294,6 @@ void arb_game_step(arb_game* game) {
   game->tick++;
 }
 
-uint64_t arb_game_hash(const arb_game* game) {
-  XXH3_state_t st;
-  // xxHash 0.8.1 reads st.seed before setting it in reset_withSeed: when stack garbage
-  // equals the seed it skips building the secret and the hash depends on old stack bytes.
-  XXH3_INITSTATE(&st);
-  XXH3_64bits_reset_withSeed(&st, arb_world_hash(game->world));
-  state_writer w = {.hash = &st};
-  write_state(game, &w);
-  flush_hash(&w);
-  return XXH3_64bits_digest(&st);
-}
-
 // ---- entities -------------------------------------------------------------------------
 
 int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap) {
@@ -431,160 +334,6 @@ int arb_game_get_avatar(const arb_game* game, uint32_t client_id, arb_entity* ou
   const arb_avatar* a = find_avatar(game, client_id);
   if (!a) return ARB_E_NOT_FOUND;
   if (out) *out = avatar_entity(a);
-  return ARB_OK;
-}
-
-// ---- save / restore -------------------------------------------------------------------
-//
-// Image (all little-endian):
-//   u32 magic "ARBG" | u32 version | u64 scene hash
-//   u64 tick | u64 rng | u32 next_entity_id | u32 join_count | u32 avatar_count
-//   avatar_count x { u32 client_id, u32 entity_id, i32 body index1, u32 body generation,
-//                    u32 controller, f32 move_x, f32 move_y, f32 aim, u32 buttons,
-//                    f32 steer, f32 throttle, f32 brake, i32 jump_cooldown }
-//   u32 world image length | world image (arb_world_save)
-
-int arb_game_save(const arb_game* game, uint8_t* buf, int cap) {
-  int world_len = arb_world_save(game->world, NULL, 0);
-  if (world_len < 0) return world_len;
-  uint64_t total = 16u + STATE_HEADER_BYTES + (uint64_t)game->avatar_count * AVATAR_IMAGE_BYTES +
-                   4u + (uint64_t)world_len;
-  if (total > (uint64_t)INT32_MAX) return ARB_E_TOO_BIG;
-  if (!buf || cap < 0 || (uint64_t)cap < total) return (int)total;
-  state_writer w = {.buf = buf, .cap = (size_t)cap};
-  put_u32(&w, GAME_IMAGE_MAGIC);
-  put_u32(&w, GAME_IMAGE_VERSION);
-  put_u64(&w, arb_scene_get_hash(game->scene));
-  write_state(game, &w);
-  put_u32(&w, (uint32_t)world_len);
-  int written = arb_world_save(game->world, buf + w.len, (int)(total - w.len));
-  if (written != world_len) return written < 0 ? written : ARB_E_STATE;
-  return (int)total;
-}
-
-typedef struct state_reader {
-  const uint8_t* buf;
-  size_t len, pos;
-  bool short_read;  ///< sticky: any read past the end
-} state_reader;
-
-static uint32_t get_u32(state_reader* r) {
-  if (r->len - r->pos < 4 || r->pos > r->len) {
-    r->short_read = true;
-    r->pos = r->len;
-    return 0;
-  }
-  const uint8_t* b = r->buf + r->pos;
-  r->pos += 4;
-  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t get_u64(state_reader* r) {
-  uint64_t lo = get_u32(r);
-  return lo | (uint64_t)get_u32(r) << 32;
-}
-
-static float get_f32(state_reader* r) {
-  uint32_t u = get_u32(r);
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
-  if (!game || !buf || len < 0) return ARB_E_INVAL;
-  state_reader r = {buf, (size_t)len, 0, false};
-  if (get_u32(&r) != GAME_IMAGE_MAGIC) return r.short_read ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
-  if (get_u32(&r) != GAME_IMAGE_VERSION) return r.short_read ? ARB_E_TRUNCATED : ARB_E_VERSION;
-  if (get_u64(&r) != arb_scene_get_hash(game->scene))
-    return r.short_read ? ARB_E_TRUNCATED : ARB_E_INVAL;
-  uint64_t tick = get_u64(&r);
-  uint64_t rng = get_u64(&r);
-  uint32_t next_entity = get_u32(&r);
-  uint32_t join_count = get_u32(&r);
-  uint32_t count = get_u32(&r);
-  if (r.short_read) return ARB_E_TRUNCATED;
-  if (count > ARB_GAME_MAX_AVATARS) return ARB_E_TOO_BIG;
-  if (next_entity <= (uint32_t)game->scene_body_count || count > join_count) return ARB_E_CORRUPT;
-  if ((uint64_t)count * AVATAR_IMAGE_BYTES > r.len - r.pos) return ARB_E_TRUNCATED;
-
-  arb_avatar* avatars = calloc(count ? count : 1, sizeof *avatars);
-  int* by_client = calloc(count ? count : 1, sizeof *by_client);
-  uint8_t* backup = NULL;
-  int rc = (avatars && by_client) ? ARB_OK : ARB_E_NOMEM;
-  for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
-    arb_avatar* a = &avatars[i];
-    a->client_id = get_u32(&r);
-    a->entity_id = get_u32(&r);
-    a->body.index1 = (int32_t)get_u32(&r);
-    a->body.generation = get_u32(&r);
-    uint32_t controller = get_u32(&r);
-    a->controls.move_x = get_f32(&r);
-    a->controls.move_y = get_f32(&r);
-    a->controls.aim = get_f32(&r);
-    a->controls.buttons = get_u32(&r);
-    a->controls.steer = get_f32(&r);
-    a->controls.throttle = get_f32(&r);
-    a->controls.brake = get_f32(&r);
-    a->jump_cooldown = (int32_t)get_u32(&r);
-    a->controller = (arb_controller_type)controller;
-    bool ordered = i == 0 || a->entity_id > avatars[i - 1].entity_id;
-    if (a->client_id == 0 || !ordered || a->entity_id <= (uint32_t)game->scene_body_count ||
-        a->entity_id >= next_entity ||
-        (controller != ARB_CONTROLLER_FORCE && controller != ARB_CONTROLLER_VEHICLE) ||
-        !controls_finite(&a->controls) || !controls_in_range(&a->controls) ||
-        a->jump_cooldown < 0 || a->jump_cooldown > arb__force_jump_cooldown_ticks(game->dt)) {
-      rc = ARB_E_CORRUPT;
-    }
-  }
-  // Client ids unique: sort indices by client id (insertion sort on at most 4096).
-  for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
-    int k = (int)i;
-    while (k > 0 && avatars[by_client[k - 1]].client_id > avatars[i].client_id) {
-      by_client[k] = by_client[k - 1];
-      k--;
-    }
-    by_client[k] = (int)i;
-    if (k > 0 && avatars[by_client[k - 1]].client_id == avatars[i].client_id) rc = ARB_E_CORRUPT;
-  }
-  uint32_t world_len = rc == ARB_OK ? get_u32(&r) : 0;
-  if (rc == ARB_OK && (r.short_read || world_len != r.len - r.pos)) {
-    rc = r.short_read || world_len > r.len - r.pos ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
-  }
-  // The world restore commits on success only; the avatar bodies are checked after it,
-  // so keep the current world to put back if they do not match.
-  int backup_len = 0;
-  if (rc == ARB_OK) {
-    backup_len = arb_world_save(game->world, NULL, 0);
-    backup = backup_len > 0 ? malloc((size_t)backup_len) : NULL;
-    if (!backup || arb_world_save(game->world, backup, backup_len) != backup_len) rc = ARB_E_NOMEM;
-  }
-  if (rc == ARB_OK) rc = arb_world_restore(game->world, buf + r.pos, (int)world_len);
-  if (rc == ARB_OK) {
-    for (uint32_t i = 0; i < count && rc == ARB_OK; i++) {
-      if (!arb_body_is_valid(game->world, avatars[i].body)) rc = ARB_E_CORRUPT;
-    }
-    for (int i = 0; i < game->scene_body_count && rc == ARB_OK; i++) {
-      if (!arb_body_is_valid(game->world, game->scene_bodies[i])) rc = ARB_E_CORRUPT;
-    }
-    if (rc != ARB_OK) arb_world_restore(game->world, backup, backup_len);
-  }
-  free(backup);
-  if (rc != ARB_OK) {
-    free(avatars);
-    free(by_client);
-    return rc;
-  }
-  free(game->avatars);
-  free(game->by_client);
-  game->avatars = avatars;
-  game->by_client = by_client;
-  game->avatar_count = (int)count;
-  game->avatar_cap = count ? (int)count : 1;
-  game->tick = tick;
-  game->rng = rng;
-  game->next_entity_id = next_entity;
-  game->join_count = join_count;
   return ARB_OK;
 }
 

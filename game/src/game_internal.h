@@ -1,5 +1,5 @@
 // Private to libarbiter_game: the game's state. Everything here that changes during a
-// game is part of arb_game_hash and of the save image (game.c, write_state).
+// game is part of arb_game_hash and of the save image (game_state.c, state_fields).
 #pragma once
 
 #include <arbiter/game.h>

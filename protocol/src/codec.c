@@ -11,8 +11,9 @@
 //   event    [6, kind, tick, client_id, entity_id, code, text:str]
 //   ping     [7, ping_id, client_time_us]
 //   pong     [8, ping_id, client_time_us, server_tick, server_time_us]
-//   shape    [1, cx, cy, r] | [2, x0, y0, ... x(n-1), y(n-1)] | [3, ax, ay, bx, by]
+//   shape    [kind, x0, y0, ... x(n-1), y(n-1)(, radius)]   (rows of shapes.def)
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <arbiter/collision.h>
@@ -25,26 +26,13 @@
 static bool coord_ok(float v) { return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD; }
 
 int arb__check_shape(const arb_proto_shape* s) {
-  int need;
-  switch (s->kind) {
-    case ARB_SHAPE_CIRCLE:
-      if (s->count != 1) return ARB_E_INVAL;
-      if (!isfinite(s->radius)) return ARB_E_NONFINITE;
-      if (!(s->radius > 0.0f) || s->radius > ARB_PROTO_MAX_COORD) return ARB_E_RANGE;
-      need = 1;
-      break;
-    case ARB_SHAPE_POLYGON:
-      if (s->count < 3 || s->count > ARB_MAX_POLYGON_VERTICES) return ARB_E_INVAL;
-      need = s->count;
-      break;
-    case ARB_SHAPE_SEGMENT:
-      if (s->count != 2) return ARB_E_INVAL;
-      need = 2;
-      break;
-    default:
-      return ARB_E_INVAL;
+  const arb__shape_kind_row* row = arb__shape_row(s->kind);
+  if (row == NULL || s->count < row->min_points || s->count > row->max_points) return ARB_E_INVAL;
+  if (row->has_radius) {
+    if (!isfinite(s->radius)) return ARB_E_NONFINITE;
+    if (!(s->radius > 0.0f) || s->radius > ARB_PROTO_MAX_COORD) return ARB_E_RANGE;
   }
-  for (int i = 0; i < need; i++) {
+  for (int i = 0; i < s->count; i++) {
     if (!isfinite(s->points[i].x) || !isfinite(s->points[i].y)) return ARB_E_NONFINITE;
     if (!coord_ok(s->points[i].x) || !coord_ok(s->points[i].y)) return ARB_E_RANGE;
   }
@@ -62,19 +50,28 @@ int arb__check_controls(const arb_proto_controls_q* c) {
 }
 
 void arb__pack_shape(msgpack_packer* pk, const arb_proto_shape* s) {
-  int n = s->kind == ARB_SHAPE_CIRCLE ? 1 : s->count;
-  msgpack_pack_array(pk, (size_t)(1 + 2 * n + (s->kind == ARB_SHAPE_CIRCLE ? 1 : 0)));
+  int radius = arb__shape_row(s->kind)->has_radius;  // the caller checked the shape
+  msgpack_pack_array(pk, (size_t)(1 + 2 * s->count + radius));
   msgpack_pack_uint8(pk, s->kind);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < s->count; i++) {
     msgpack_pack_float(pk, s->points[i].x);
     msgpack_pack_float(pk, s->points[i].y);
   }
-  if (s->kind == ARB_SHAPE_CIRCLE) msgpack_pack_float(pk, s->radius);
+  if (radius) msgpack_pack_float(pk, s->radius);
 }
 
 static const char* const point_field[2][ARB_MAX_POLYGON_VERTICES] = {
     {"shape.x0", "shape.x1", "shape.x2", "shape.x3", "shape.x4", "shape.x5", "shape.x6", "shape.x7"},
     {"shape.y0", "shape.y1", "shape.y2", "shape.y3", "shape.y4", "shape.y5", "shape.y6", "shape.y7"}};
+
+// "4" for a fixed element count, "7, 9, ... 17" for a range (error messages).
+static const char* element_counts(const arb__shape_kind_row* row, char* buf, size_t cap) {
+  unsigned lo = 1u + 2u * (unsigned)row->min_points + (unsigned)row->has_radius;
+  unsigned hi = 1u + 2u * (unsigned)row->max_points + (unsigned)row->has_radius;
+  if (lo == hi) snprintf(buf, cap, "%u", lo);
+  else snprintf(buf, cap, "%u, %u, ... %u", lo, lo + 2, hi);
+  return buf;
+}
 
 int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
   memset(s, 0, sizeof *s);
@@ -82,27 +79,23 @@ int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
   uint32_t n;
   ARB__TRY(arb__dec_array(d, "shape", 1, 1 + 2 * ARB_MAX_POLYGON_VERTICES, &n));
   uint32_t kind;
-  ARB__TRY(arb__dec_u32(d, "shape.kind", ARB_SHAPE_CIRCLE, ARB_SHAPE_SEGMENT, &kind));
-  uint32_t want_min, want_max;
-  switch (kind) {
-    case ARB_SHAPE_CIRCLE: want_min = want_max = 4; break;
-    case ARB_SHAPE_SEGMENT: want_min = want_max = 5; break;
-    default: want_min = 7; want_max = 1 + 2 * ARB_MAX_POLYGON_VERTICES; break;
-  }
-  if (n < want_min || n > want_max || (n - 1) % 2 != (kind == ARB_SHAPE_CIRCLE ? 1u : 0u)) {
+  ARB__TRY(arb__dec_u32(d, "shape.kind", 1, ARB_PROTO_SHAPE_KIND_COUNT - 1, &kind));
+  const arb__shape_kind_row* row = arb__shape_row((int)kind);
+  uint32_t radius = (uint32_t)row->has_radius;
+  uint32_t points = (n - 1 - (n > radius ? radius : 0)) / 2;
+  if ((n - 1) % 2 != radius || points < (uint32_t)row->min_points || points > (uint32_t)row->max_points) {
+    char want[32];
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_CORRUPT, "shape", "%s shape with %u elements, expected %s",
-                         kind == ARB_SHAPE_CIRCLE ? "circle" : kind == ARB_SHAPE_SEGMENT ? "segment" : "polygon", n,
-                         kind == ARB_SHAPE_CIRCLE ? "4" : kind == ARB_SHAPE_SEGMENT ? "5" : "7, 9, ... 17");
+    return arb__dec_fail(d, ARB_E_CORRUPT, "shape", "%s shape with %u elements, expected %s", row->name, n,
+                         element_counts(row, want, sizeof want));
   }
   s->kind = (uint8_t)kind;
-  int points = kind == ARB_SHAPE_CIRCLE ? 1 : (int)(n - 1) / 2;
   s->count = (uint8_t)points;
-  for (int i = 0; i < points; i++) {
+  for (uint32_t i = 0; i < points; i++) {
     ARB__TRY(arb__dec_float(d, point_field[0][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].x));
     ARB__TRY(arb__dec_float(d, point_field[1][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].y));
   }
-  if (kind == ARB_SHAPE_CIRCLE) {
+  if (radius) {
     size_t rat = d->pos;
     ARB__TRY(arb__dec_float(d, "shape.radius", 0.0, ARB_PROTO_MAX_COORD, &s->radius));
     if (!(s->radius > 0.0f)) {

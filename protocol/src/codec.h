@@ -10,6 +10,20 @@ int arb__check_shape(const arb_proto_shape* s);
 int arb__check_desc(const arb_proto_entity_desc* d);
 int arb__check_controls(const arb_proto_controls_q* c);
 
+/// One row of shapes.def with the conversion of its points (shape_wire.c).
+typedef struct arb__shape_kind_row {
+  const char* name;
+  arb_shape_type type;
+  int min_points, max_points;
+  int has_radius;
+  int (*count)(const arb_shape_geometry* g);                 ///< points the geometry has
+  void (*put)(const arb_shape_geometry* g, arb_proto_shape* s);  ///< points (+ radius) out
+  void (*get)(const arb_proto_shape* s, arb_shape_geometry* g);  ///< points (+ radius) in
+} arb__shape_kind_row;
+
+/// The row of a wire shape kind; NULL for codes shapes.def does not list.
+const arb__shape_kind_row* arb__shape_row(int kind);
+
 void arb__pack_shape(msgpack_packer* pk, const arb_proto_shape* s);
 int arb__unpack_shape(arb__dec* d, arb_proto_shape* s);
 

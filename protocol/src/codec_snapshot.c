@@ -174,12 +174,53 @@ static int dec_changed(arb__dec* d, uint32_t prev, arb_proto_changed* c) {
   return 0;
 }
 
+// Item i of one of the three lists, ids strictly increasing after prev; *id = its id.
+typedef int dec_item_fn(arb__dec* d, uint32_t prev, arb_proto_snapshot* out, uint32_t i, uint32_t* id);
+
+static int entered_item(arb__dec* d, uint32_t prev, arb_proto_snapshot* out, uint32_t i, uint32_t* id) {
+  ARB__TRY(dec_entered(d, prev, &out->entered[i]));
+  *id = out->entered[i].id;
+  return 0;
+}
+static int changed_item(arb__dec* d, uint32_t prev, arb_proto_snapshot* out, uint32_t i, uint32_t* id) {
+  ARB__TRY(dec_changed(d, prev, &out->changed[i]));
+  *id = out->changed[i].id;
+  return 0;
+}
+static int removed_item(arb__dec* d, uint32_t prev, arb_proto_snapshot* out, uint32_t i, uint32_t* id) {
+  ARB__TRY(dec_id(d, prev, &out->removed[i]));
+  *id = out->removed[i];
+  return 0;
+}
+
+// One entity list of a snapshot; `delta_only` lists must be empty in a full snapshot.
+static int dec_list(arb__dec* d, const char* name, uint32_t max, bool delta_only, dec_item_fn* item,
+                    arb_proto_snapshot* out, int* count) {
+  uint32_t n, prev = 0;
+  size_t at = d->pos;
+  ARB__TRY(arb__dec_array(d, name, 0, max, &n));
+  if (n && delta_only && out->baseline_tick == 0) {
+    d->pos = at;
+    return arb__dec_fail(d, ARB_E_CORRUPT, name, "a full snapshot (baseline_tick 0) has no %s entities", name);
+  }
+  d->list = name;
+  for (uint32_t i = 0; i < n; i++) {
+    d->index = (int)i;
+    d->id = 0;
+    ARB__TRY(item(d, prev, out, i, &prev));
+    *count = (int)i + 1;
+  }
+  d->list = NULL;
+  d->id = 0;
+  return 0;
+}
+
 int arb_proto_decode_snapshot(const uint8_t* buf, size_t len, arb_proto_snapshot* out, arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "snapshot");
   ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SNAPSHOT, 9, ARB_PROTO_MAX_PAYLOAD));
   out->entered_count = out->changed_count = out->removed_count = 0;
-  uint32_t u, n;
+  uint32_t u;
   size_t at = d.pos;
   ARB__TRY(arb__dec_u32(&d, "tick", 1, UINT32_MAX, &out->tick));
   at = d.pos;
@@ -195,50 +236,9 @@ int arb_proto_decode_snapshot(const uint8_t* buf, size_t len, arb_proto_snapshot
     return arb__dec_fail(&d, ARB_E_CORRUPT, "part_index", "part %u of %u", out->part_index, out->part_count);
   }
 
-  ARB__TRY(arb__dec_array(&d, "entered", 0, ARB_PROTO_MAX_PART_ENTERED, &n));
-  d.list = "entered";
-  uint32_t prev = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    d.index = (int)i;
-    d.id = 0;
-    ARB__TRY(dec_entered(&d, prev, &out->entered[i]));
-    prev = out->entered[i].id;
-    out->entered_count = (int)i + 1;
-  }
-  d.list = NULL;
-  d.id = 0;
-  at = d.pos;
-  ARB__TRY(arb__dec_array(&d, "changed", 0, ARB_PROTO_MAX_PART_CHANGED, &n));
-  if (n && out->baseline_tick == 0) {
-    d.pos = at;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, "changed", "a full snapshot (baseline_tick 0) has no changed entities");
-  }
-  d.list = "changed";
-  prev = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    d.index = (int)i;
-    d.id = 0;
-    ARB__TRY(dec_changed(&d, prev, &out->changed[i]));
-    prev = out->changed[i].id;
-    out->changed_count = (int)i + 1;
-  }
-  d.list = NULL;
-  d.id = 0;
-  at = d.pos;
-  ARB__TRY(arb__dec_array(&d, "removed", 0, ARB_PROTO_MAX_PART_REMOVED, &n));
-  if (n && out->baseline_tick == 0) {
-    d.pos = at;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, "removed", "a full snapshot (baseline_tick 0) has no removed entities");
-  }
-  d.list = "removed";
-  prev = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    d.index = (int)i;
-    ARB__TRY(dec_id(&d, prev, &out->removed[i]));
-    prev = out->removed[i];
-    out->removed_count = (int)i + 1;
-  }
-  d.list = NULL;
+  ARB__TRY(dec_list(&d, "entered", ARB_PROTO_MAX_PART_ENTERED, false, entered_item, out, &out->entered_count));
+  ARB__TRY(dec_list(&d, "changed", ARB_PROTO_MAX_PART_CHANGED, true, changed_item, out, &out->changed_count));
+  ARB__TRY(dec_list(&d, "removed", ARB_PROTO_MAX_PART_REMOVED, true, removed_item, out, &out->removed_count));
   ARB__TRY(arb__dec_end(&d));
   uint32_t dup = overlap(out);
   if (dup) {

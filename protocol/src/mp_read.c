@@ -124,26 +124,36 @@ int arb__dec_array(arb__dec* d, const char* field, uint32_t min, uint32_t max, u
 }
 
 /* Reads any msgpack integer: non-negative values in *u (neg = false), negative in *i. */
-static int read_integer(arb__dec* d, const char* field, bool* neg, uint64_t* u, int64_t* i) {
+// A msgpack integer: non-negative ones in u, negative ones in i.
+typedef struct mp_int {
+  bool neg;
+  uint64_t u;
+  int64_t i;
+} mp_int;
+
+static int read_integer(arb__dec* d, const char* field, mp_int* out) {
+  out->neg = false;
+  out->u = 0;
+  out->i = 0;
   if (d->pos >= d->len) return wrong_type(d, field, "int");
   uint8_t b = d->p[d->pos];
   if (b <= 0x7f) {
-    *neg = false;
-    *u = b;
+    out->neg = false;
+    out->u = b;
     d->pos += 1;
     return 0;
   }
   if (b >= 0xe0) {
-    *neg = true;
-    *i = (int8_t)b;
+    out->neg = true;
+    out->i = (int8_t)b;
     d->pos += 1;
     return 0;
   }
   if (b >= 0xcc && b <= 0xcf) {
     int n = 1 << (b - 0xcc);
     ARB__TRY(need(d, field, 1 + (size_t)n));
-    *neg = false;
-    *u = be(d->p + d->pos + 1, n);
+    out->neg = false;
+    out->u = be(d->p + d->pos + 1, n);
     d->pos += 1 + (size_t)n;
     return 0;
   }
@@ -163,11 +173,11 @@ static int read_integer(arb__dec* d, const char* field, bool* neg, uint64_t* u, 
     }
     d->pos += 1 + (size_t)n;
     if (v >= 0) {
-      *neg = false;
-      *u = (uint64_t)v;
+      out->neg = false;
+      out->u = (uint64_t)v;
     } else {
-      *neg = true;
-      *i = v;
+      out->neg = true;
+      out->i = v;
     }
     return 0;
   }
@@ -176,43 +186,39 @@ static int read_integer(arb__dec* d, const char* field, bool* neg, uint64_t* u, 
 
 int arb__dec_uint(arb__dec* d, const char* field, uint64_t min, uint64_t max, uint64_t* out) {
   size_t at = d->pos;
-  bool neg;
-  uint64_t u = 0;
-  int64_t i = 0;
-  ARB__TRY(read_integer(d, field, &neg, &u, &i));
-  if (neg || u < min || u > max) {
+  mp_int v;
+  ARB__TRY(read_integer(d, field, &v));
+  if (v.neg || v.u < min || v.u > max) {
     d->pos = at;
-    if (neg)
-      return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%llu, %llu]", (long long)i,
+    if (v.neg)
+      return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%llu, %llu]", (long long)v.i,
                            (unsigned long long)min, (unsigned long long)max);
-    return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%llu, %llu]", (unsigned long long)u,
+    return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%llu, %llu]", (unsigned long long)v.u,
                          (unsigned long long)min, (unsigned long long)max);
   }
-  *out = u;
+  *out = v.u;
   return 0;
 }
 
 int arb__dec_int(arb__dec* d, const char* field, int64_t min, int64_t max, int64_t* out) {
   size_t at = d->pos;
-  bool neg;
-  uint64_t u = 0;
-  int64_t i = 0;
-  ARB__TRY(read_integer(d, field, &neg, &u, &i));
-  if (!neg) {
-    if (u > (uint64_t)INT64_MAX || (int64_t)u < min || (int64_t)u > max) {
+  mp_int v;
+  ARB__TRY(read_integer(d, field, &v));
+  if (!v.neg) {
+    if (v.u > (uint64_t)INT64_MAX || (int64_t)v.u < min || (int64_t)v.u > max) {
       d->pos = at;
-      return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%lld, %lld]", (unsigned long long)u,
+      return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%lld, %lld]", (unsigned long long)v.u,
                            (long long)min, (long long)max);
     }
-    *out = (int64_t)u;
+    *out = (int64_t)v.u;
     return 0;
   }
-  if (i < min || i > max) {
+  if (v.i < min || v.i > max) {
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%lld, %lld]", (long long)i, (long long)min,
+    return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%lld, %lld]", (long long)v.i, (long long)min,
                          (long long)max);
   }
-  *out = i;
+  *out = v.i;
   return 0;
 }
 
@@ -237,11 +243,9 @@ int arb__dec_float(arb__dec* d, const char* field, double lo, double hi, float* 
     // Other languages send whole-number floats as ints (JavaScript: 2.0 -> 2).
     const char* t = type_name_of(b);
     if (strcmp(t, "int") != 0) return wrong_type(d, field, "float or int");
-    bool neg;
-    uint64_t u = 0;
-    int64_t i = 0;
-    ARB__TRY(read_integer(d, field, &neg, &u, &i));
-    v = neg ? (double)i : (double)u;
+    mp_int n;
+    ARB__TRY(read_integer(d, field, &n));
+    v = n.neg ? (double)n.i : (double)n.u;
   }
   if (isnan(v) || isinf(v)) {
     d->pos = at;

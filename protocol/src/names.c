@@ -14,11 +14,41 @@ const char* arb_proto_reason_name(int reason) {
   return reason >= 0 && reason < ARB_PROTO_REASON_COUNT ? names[reason] : "unknown";
 }
 
-const char* arb_proto_msg_name(int type) {
-  static const char* const names[ARB_PROTO_MSG_TYPE_COUNT] = {
-      "none", "hello", "welcome", "reject", "input", "snapshot", "event", "ping", "pong"};
-  return type >= 0 && type < ARB_PROTO_MSG_TYPE_COUNT ? names[type] : "unknown";
+// One row per message, indexed by type code (messages.def).
+typedef struct msg_info {
+  const char* name;
+  int channel;
+  int direction;
+} msg_info;
+
+static const msg_info msg_table[ARB_PROTO_MSG_TYPE_COUNT] = {
+    [ARB_PROTO_MSG_NONE] = {"none", -1, 0},
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) \
+  [code] = {#name, ARB_PROTO_CHANNEL_##channel, ARB_PROTO_##direction},
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
+};
+
+// Codes must be contiguous from 1: the enum's COUNT bounds every table indexed by code.
+enum {
+  msg_rows = 0
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) +1
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
+};
+_Static_assert(msg_rows + 1 == ARB_PROTO_MSG_TYPE_COUNT, "messages.def codes must be 1..N without gaps");
+
+static const msg_info* msg_row(int type) {
+  return type > 0 && type < ARB_PROTO_MSG_TYPE_COUNT ? &msg_table[type] : NULL;
 }
+
+const char* arb_proto_msg_name(int type) {
+  return type >= 0 && type < ARB_PROTO_MSG_TYPE_COUNT ? msg_table[type].name : "unknown";
+}
+
+int arb_proto_msg_direction(int type) { return msg_row(type) ? msg_row(type)->direction : 0; }
+
+int arb_proto_msg_channel(int type) { return msg_row(type) ? msg_row(type)->channel : -1; }
 
 const char* arb_replay_stop_name(int stop) {
   static const char* const names[] = {"none", "clean", "eof", "truncated", "checksum", "corrupt"};

@@ -20,21 +20,11 @@
 #include <xxhash.h>
 
 #include <arbiter/replay_log.h>
+#include <arbiter/state_codec.h>
 
 #include "codec.h"
 
 #define FRAME_HEAD 8
-
-static void put_u32(uint8_t* p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_u32(const uint8_t* p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Pack the body at buf + prefix + 8, then write the frame around it when it fits. */
 typedef struct frame {
@@ -61,10 +51,10 @@ static int64_t frame_end(frame* f, uint8_t kind) {
   size_t total = f->prefix + FRAME_HEAD + f->w.len + 4;
   if (f->buf && total <= f->cap) {
     uint8_t* p = f->buf + f->prefix;
-    put_u32(p, (uint32_t)f->w.len);
+    arb_store_le32(p, (uint32_t)f->w.len);
     p[4] = kind;
     p[5] = p[6] = p[7] = 0;
-    put_u32(p + FRAME_HEAD + f->w.len, XXH32(p, FRAME_HEAD + f->w.len, 0));
+    arb_store_le32(p + FRAME_HEAD + f->w.len, XXH32(p, FRAME_HEAD + f->w.len, 0));
   }
   return (int64_t)total;
 }
@@ -327,14 +317,14 @@ static int read_frame(arb_replay_reader* r, arb_replay_record* rec) {
   if (left < FRAME_HEAD + 4)
     return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED, "record cut short: %zu bytes, a frame needs at least %d",
                 left, FRAME_HEAD + 4);
-  uint32_t blen = get_u32(p);
+  uint32_t blen = arb_load_le32(p);
   if (blen > ARB_REPLAY_MAX_RECORD)
     return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "record length %" PRIu32 " over the limit %d", blen,
                 ARB_REPLAY_MAX_RECORD);
   if ((size_t)blen + FRAME_HEAD + 4 > left)
     return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED, "record cut short: length says %zu bytes, %zu remain",
                 (size_t)blen + FRAME_HEAD + 4, left);
-  uint32_t stored = get_u32(p + FRAME_HEAD + blen);
+  uint32_t stored = arb_load_le32(p + FRAME_HEAD + blen);
   uint32_t computed = XXH32(p, FRAME_HEAD + (size_t)blen, 0);
   if (stored != computed)
     return stop(r, ARB_REPLAY_STOP_CHECKSUM, ARB_E_CHECKSUM,

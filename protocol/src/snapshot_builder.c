@@ -137,22 +137,47 @@ static void sort_order(int* a, int n, int* tmp, const item* items) {
 
 static size_t uint_size(uint32_t v) { return v < 128 ? 1 : v < 256 ? 2 : v < 65536 ? 3 : 5; }
 
-int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_build_args* a, arb_proto_build_result* r) {
-  if (!b || !a || !r || !a->current || !a->sent || a->tick == 0 || a->baseline_tick >= a->tick) return ARB_E_INVAL;
-  const arb_proto_entity_set empty = {NULL, 0, 0};
-  const arb_proto_entity_set* base = a->baseline_tick && a->baseline ? a->baseline : &empty;
-  const arb_proto_entity_set* cur = a->current;
-  if (!sorted_set(cur, b->max_entities) || !sorted_set(base, b->max_entities)) return ARB_E_INVAL;
-  int max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
-  if (max_parts < 1 || max_parts > ARB_PROTO_MAX_PARTS) return ARB_E_RANGE;
-  if (a->sent->cap < cur->count + base->count || (a->sent->cap && !a->sent->items) || a->sent == cur ||
-      a->sent == base)
-    return ARB_E_NOSPACE;
+// One build in progress: the inputs, and what each step leaves for the next.
+typedef struct build {
+  arb_proto_snapshot_builder* b;
+  const arb_proto_build_args* a;
+  const arb_proto_entity_set* base;  ///< the baseline, or an empty set for a full snapshot
+  const arb_proto_entity_set* cur;
+  uint32_t baseline_tick;            ///< 0 = full snapshot
+  int max_parts;
+  int n;      ///< merged items
+  int nsend;  ///< items in b->order
+  int ndesc;
+  int parts;
+  int deferred;
+  int start[ARB_PROTO_MAX_PARTS + 1];  ///< by_part[start[p] .. start[p+1]) are part p's items
+} build;
 
-  // 1. merge by id
-  int n = 0, ndesc = 0, i = 0, j = 0;
+static const arb_proto_entity_set no_entities = {NULL, 0, 0};
+
+static int check_args(build* bd) {
+  const arb_proto_build_args* a = bd->a;
+  if (!a->current || !a->sent || a->tick == 0 || a->baseline_tick >= a->tick) return ARB_E_INVAL;
+  bool delta = a->baseline_tick && a->baseline;
+  bd->base = delta ? a->baseline : &no_entities;
+  bd->baseline_tick = delta ? a->baseline_tick : 0;
+  bd->cur = a->current;
+  if (!sorted_set(bd->cur, bd->b->max_entities) || !sorted_set(bd->base, bd->b->max_entities)) return ARB_E_INVAL;
+  bd->max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
+  if (bd->max_parts < 1 || bd->max_parts > ARB_PROTO_MAX_PARTS) return ARB_E_RANGE;
+  if (a->sent->cap < bd->cur->count + bd->base->count || (a->sent->cap && !a->sent->items) || a->sent == bd->cur ||
+      a->sent == bd->base)
+    return ARB_E_NOSPACE;
+  return 0;
+}
+
+// 1. Merge baseline and current by id into items: removed / entered / changed / unchanged.
+static void merge_items(build* bd) {
+  const arb_proto_entity_set* base = bd->base;
+  const arb_proto_entity_set* cur = bd->cur;
+  int n = 0, i = 0, j = 0;
   while (i < base->count || j < cur->count) {
-    item* it = &b->items[n++];
+    item* it = &bd->b->items[n++];
     it->part = -1;
     it->mask = 0;
     it->prio = UINT32_MAX;
@@ -172,64 +197,73 @@ int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_buil
       it->id = ce->id;
       it->base = i++;
       it->cur = j++;
-      if (be->desc_version != ce->desc_version) {
-        it->kind = K_ENTERED;
-      } else {
-        it->mask = diff_mask(&ce->state, &be->state);
-        it->kind = it->mask ? K_CHANGED : K_UNCHANGED;
-      }
+      it->mask = be->desc_version != ce->desc_version ? 0 : diff_mask(&ce->state, &be->state);
+      it->kind = be->desc_version != ce->desc_version ? K_ENTERED : it->mask ? K_CHANGED : K_UNCHANGED;
     }
-    if (it->cur >= 0 && it->kind != K_UNCHANGED) it->prio = a->priority ? a->priority[it->cur] : 0;
+    if (it->cur >= 0 && it->kind != K_UNCHANGED) it->prio = bd->a->priority ? bd->a->priority[it->cur] : 0;
   }
+  bd->n = n;
+}
 
-  // 2. send order: removals (id order), then the rest by priority
-  int nrem = 0, nsend = 0;
-  for (int k = 0; k < n; k++)
+// 2. Send order: removals (id order), then the rest by priority.
+static void order_items(build* bd) {
+  arb_proto_snapshot_builder* b = bd->b;
+  int nrem = 0, nsend;
+  for (int k = 0; k < bd->n; k++)
     if (b->items[k].kind == K_REMOVED) b->order[nrem++] = k;
   nsend = nrem;
-  for (int k = 0; k < n; k++)
+  for (int k = 0; k < bd->n; k++)
     if (b->items[k].kind == K_ENTERED || b->items[k].kind == K_CHANGED) b->order[nsend++] = k;
-  if (a->priority) sort_order(b->order + nrem, nsend - nrem, b->by_part, b->items);
+  if (bd->a->priority) sort_order(b->order + nrem, nsend - nrem, b->by_part, b->items);
+  bd->nsend = nsend;
+}
 
-  // 3. measure and assign parts
+// Encoded size of one item; an entered item gets its description here (once per build).
+static int measure_item(build* bd, item* it, size_t* size) {
+  if (it->kind == K_REMOVED) {
+    *size = uint_size(it->id);
+    return 0;
+  }
   msgpack_packer pk;
   arb__wbuf w;
+  arb__packer_init(&pk, &w, NULL, 0);
+  if (it->kind == K_ENTERED) {
+    arb_proto_entered e;
+    e.id = it->id;
+    memset(&e.desc, 0, sizeof e.desc);
+    if (!bd->a->describe) return ARB_E_INVAL;
+    ARB__TRY(bd->a->describe(bd->a->describe_user, it->id, &e.desc));
+    ARB__TRY(arb__check_desc(&e.desc));
+    it->desc = bd->ndesc;
+    bd->b->descs[bd->ndesc++] = e.desc;
+    e.state = bd->cur->items[it->cur].state;
+    arb__pack_entered(&pk, &e);
+  } else {
+    arb_proto_changed c;
+    make_changed(&bd->cur->items[it->cur], &bd->base->items[it->base], it->mask, &c);
+    arb__pack_changed(&pk, &c);
+  }
+  *size = w.len;
+  return 0;
+}
+
+// 3. Measure and assign parts greedily, in send order, up to max_parts.
+static int assign_parts(build* bd) {
   int parts = 1, ne = 0, nc = 0, nr = 0;
   size_t bytes = HEADER_BOUND;
-  int deferred = 0;
-  for (int k = 0; k < nsend; k++) {
-    item* it = &b->items[b->order[k]];
+  bd->deferred = 0;
+  for (int k = 0; k < bd->nsend; k++) {
+    item* it = &bd->b->items[bd->b->order[k]];
     size_t sz;
-    if (it->kind == K_REMOVED) {
-      sz = uint_size(it->id);
-    } else if (it->kind == K_ENTERED) {
-      arb_proto_entered e;
-      e.id = it->id;
-      memset(&e.desc, 0, sizeof e.desc);
-      if (!a->describe) return ARB_E_INVAL;
-      ARB__TRY(a->describe(a->describe_user, it->id, &e.desc));
-      ARB__TRY(arb__check_desc(&e.desc));
-      it->desc = ndesc;
-      b->descs[ndesc++] = e.desc;
-      e.state = cur->items[it->cur].state;
-      arb__packer_init(&pk, &w, NULL, 0);
-      arb__pack_entered(&pk, &e);
-      sz = w.len;
-    } else {
-      arb_proto_changed c;
-      make_changed(&cur->items[it->cur], &base->items[it->base], it->mask, &c);
-      arb__packer_init(&pk, &w, NULL, 0);
-      arb__pack_changed(&pk, &c);
-      sz = w.len;
-    }
+    ARB__TRY(measure_item(bd, it, &sz));
     it->size = (uint16_t)sz;
-    int full = bytes + sz > (size_t)b->payload_limit || (it->kind == K_REMOVED && nr >= ARB_PROTO_MAX_PART_REMOVED) ||
+    int full = bytes + sz > (size_t)bd->b->payload_limit || (it->kind == K_REMOVED && nr >= ARB_PROTO_MAX_PART_REMOVED) ||
                (it->kind == K_ENTERED && ne >= ARB_PROTO_MAX_PART_ENTERED) ||
                (it->kind == K_CHANGED && nc >= ARB_PROTO_MAX_PART_CHANGED);
-    if (full && parts == max_parts) {
+    if (full && parts == bd->max_parts) {
       // Strict priority: once the budget is spent, everything after waits its turn
       // (no smaller, less important item jumps the queue).
-      deferred = nsend - k;
+      bd->deferred = bd->nsend - k;
       break;
     }
     if (full) {
@@ -243,42 +277,54 @@ int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_buil
     if (it->kind == K_ENTERED) ne++;
     if (it->kind == K_CHANGED) nc++;
   }
+  bd->parts = parts;
+  return 0;
+}
 
-  // 4. group by part, id order inside each part (stable counting sort of the id-ordered items)
-  int start[ARB_PROTO_MAX_PARTS + 1];
-  memset(start, 0, sizeof start);
-  for (int k = 0; k < n; k++)
-    if (b->items[k].part >= 0) start[b->items[k].part + 1]++;
-  for (int p = 0; p < parts; p++) start[p + 1] += start[p];
+// 4. Group by part, id order inside each part (stable counting sort of the id-ordered items).
+static void group_by_part(build* bd) {
+  const item* items = bd->b->items;
+  memset(bd->start, 0, sizeof bd->start);
+  for (int k = 0; k < bd->n; k++)
+    if (items[k].part >= 0) bd->start[items[k].part + 1]++;
+  for (int p = 0; p < bd->parts; p++) bd->start[p + 1] += bd->start[p];
   int fill[ARB_PROTO_MAX_PARTS];
-  memcpy(fill, start, sizeof fill);
-  for (int k = 0; k < n; k++)
-    if (b->items[k].part >= 0) b->by_part[fill[b->items[k].part]++] = k;
+  memcpy(fill, bd->start, sizeof fill);
+  for (int k = 0; k < bd->n; k++)
+    if (items[k].part >= 0) bd->b->by_part[fill[items[k].part]++] = k;
+}
 
-  // 5. encode
+// Fill the snapshot message of part p from its items.
+static void fill_part(build* bd, int p, arb_proto_snapshot* s) {
+  s->tick = bd->a->tick;
+  s->baseline_tick = bd->baseline_tick;
+  s->last_input_seq = bd->a->last_input_seq;
+  s->part_index = (uint8_t)p;
+  s->part_count = (uint8_t)bd->parts;
+  s->entered_count = s->changed_count = s->removed_count = 0;
+  for (int k = bd->start[p]; k < bd->start[p + 1]; k++) {
+    const item* it = &bd->b->items[bd->b->by_part[k]];
+    if (it->kind == K_REMOVED) {
+      s->removed[s->removed_count++] = it->id;
+    } else if (it->kind == K_ENTERED) {
+      arb_proto_entered* e = &s->entered[s->entered_count++];
+      e->id = it->id;
+      e->desc = bd->b->descs[it->desc];
+      e->state = bd->cur->items[it->cur].state;
+    } else {
+      make_changed(&bd->cur->items[it->cur], &bd->base->items[it->base], it->mask, &s->changed[s->changed_count++]);
+    }
+  }
+}
+
+// 5. Encode every part into the builder's output buffer.
+static int encode_parts(build* bd, arb_proto_build_result* r) {
+  arb_proto_snapshot_builder* b = bd->b;
   memset(r, 0, sizeof *r);
   size_t off = 0;
-  arb_proto_snapshot* s = &b->part;
-  for (int p = 0; p < parts; p++) {
-    s->tick = a->tick;
-    s->baseline_tick = base == &empty ? 0 : a->baseline_tick;
-    s->last_input_seq = a->last_input_seq;
-    s->part_index = (uint8_t)p;
-    s->part_count = (uint8_t)parts;
-    s->entered_count = s->changed_count = s->removed_count = 0;
-    for (int k = start[p]; k < start[p + 1]; k++) {
-      const item* it = &b->items[b->by_part[k]];
-      if (it->kind == K_REMOVED) {
-        s->removed[s->removed_count++] = it->id;
-      } else if (it->kind == K_ENTERED) {
-        arb_proto_entered* e = &s->entered[s->entered_count++];
-        e->id = it->id;
-        e->desc = b->descs[it->desc];
-        e->state = cur->items[it->cur].state;
-      } else {
-        make_changed(&cur->items[it->cur], &base->items[it->base], it->mask, &s->changed[s->changed_count++]);
-      }
-    }
+  for (int p = 0; p < bd->parts; p++) {
+    arb_proto_snapshot* s = &b->part;
+    fill_part(bd, p, s);
     int len = arb_proto_encode_snapshot(s, b->out + off, (size_t)b->payload_limit);
     if (len < 0) return len;
     if (len > b->payload_limit) return ARB_E_STATE;  // the size bound above is wrong: a bug
@@ -290,14 +336,20 @@ int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_buil
     r->removed += s->removed_count;
     off += (size_t)len;
   }
-  r->packet_count = parts;
-  r->deferred = deferred;
+  r->packet_count = bd->parts;
+  r->deferred = bd->deferred;
+  return 0;
+}
 
-  // 6. the view the client will have after applying every part
-  arb_proto_entity_set* out = a->sent;
+// 6. The view the client will have after applying every part: deferred items keep
+// their baseline state.
+static void write_sent(const build* bd) {
+  const arb_proto_entity_set* base = bd->base;
+  const arb_proto_entity_set* cur = bd->cur;
+  arb_proto_entity_set* out = bd->a->sent;
   int m = 0;
-  for (int k = 0; k < n; k++) {
-    const item* it = &b->items[k];
+  for (int k = 0; k < bd->n; k++) {
+    const item* it = &bd->b->items[k];
     const arb_proto_entity* keep = NULL;
     switch (it->kind) {
       case K_UNCHANGED: keep = &cur->items[it->cur]; break;
@@ -310,5 +362,20 @@ int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_buil
     if (keep) out->items[m++] = *keep;
   }
   out->count = m;
+}
+
+int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_build_args* a, arb_proto_build_result* r) {
+  if (!b || !a || !r) return ARB_E_INVAL;
+  build bd;
+  memset(&bd, 0, sizeof bd);
+  bd.b = b;
+  bd.a = a;
+  ARB__TRY(check_args(&bd));
+  merge_items(&bd);
+  order_items(&bd);
+  ARB__TRY(assign_parts(&bd));
+  group_by_part(&bd);
+  ARB__TRY(encode_parts(&bd, r));
+  write_sent(&bd);
   return 0;
 }

@@ -101,6 +101,26 @@ static void put_value(line_buf* b, const sv_log_field* f, int json) {
   puts_(b, num);
 }
 
+static void put_json_head(line_buf* b, const char* stamp, sv_log_level level, const char* event) {
+  puts_(b, "{\"ts\":\"");
+  puts_(b, stamp);
+  puts_(b, "\",\"level\":\"");
+  puts_(b, sv_log_level_name(level));
+  puts_(b, "\",\"event\":");
+  put_json_string(b, event);
+}
+
+// `,"key":value` (JSON) or ` key=value` (text) for every field.
+static void put_fields(line_buf* b, const sv_log_field* fields, int n, int json) {
+  for (int i = 0; i < n; ++i) {
+    putc_(b, json ? ',' : ' ');
+    if (json) put_json_string(b, fields[i].key);
+    else puts_(b, fields[i].key);
+    putc_(b, json ? ':' : '=');
+    put_value(b, &fields[i], json);
+  }
+}
+
 void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const sv_log_field* fields, int n) {
   if (!SV_LOG_ENABLED(log, level)) return;
   char storage[2048];
@@ -116,28 +136,13 @@ void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const
 
   const int json = log->format == SV_LOG_JSON;
   if (json) {
-    puts_(&b, "{\"ts\":\"");
-    puts_(&b, stamp);
-    puts_(&b, "\",\"level\":\"");
-    puts_(&b, sv_log_level_name(level));
-    puts_(&b, "\",\"event\":");
-    put_json_string(&b, event);
-    for (int i = 0; i < n; ++i) {
-      putc_(&b, ',');
-      put_json_string(&b, fields[i].key);
-      putc_(&b, ':');
-      put_value(&b, &fields[i], 1);
-    }
+    put_json_head(&b, stamp, level, event);
+    put_fields(&b, fields, n, 1);
     if (b.overflow) {
       // Keep the line valid JSON even when cut: close with a marker field.
       b.len = 0;
       b.overflow = 0;
-      puts_(&b, "{\"ts\":\"");
-      puts_(&b, stamp);
-      puts_(&b, "\",\"level\":\"");
-      puts_(&b, sv_log_level_name(level));
-      puts_(&b, "\",\"event\":");
-      put_json_string(&b, event);
+      put_json_head(&b, stamp, level, event);
       puts_(&b, ",\"truncated\":true");
     }
     putc_(&b, '}');
@@ -146,12 +151,7 @@ void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const
     snprintf(head, sizeof head, "%s %-5s ", stamp, sv_log_level_name(level));
     puts_(&b, head);
     puts_(&b, event);
-    for (int i = 0; i < n; ++i) {
-      putc_(&b, ' ');
-      puts_(&b, fields[i].key);
-      putc_(&b, '=');
-      put_value(&b, &fields[i], 0);
-    }
+    put_fields(&b, fields, n, 0);
   }
   if (b.overflow) {
     memcpy(b.p + b.len, "...", 3);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sv_auth.h"
+
 #define SV_HIST_MAX_BUCKETS 16
 
 typedef struct sv_histogram {
@@ -50,49 +52,33 @@ typedef enum sv_datagram_drop {
   SV_DGRAM_DROP_COUNT
 } sv_datagram_drop;
 
+/// Why the HTTP server closed a connection itself (arbiter_http_connections_closed_total).
+typedef enum sv_http_closed {
+  SV_HTTP_CLOSED_PER_ADDRESS = 0,  ///< at accept: the address is at its cap
+  SV_HTTP_CLOSED_EVICTED,          ///< a waiting connection closed to make room for a new one
+  SV_HTTP_CLOSED_FULL,             ///< refused: no room, its own address the busiest
+  SV_HTTP_CLOSED_TIMEOUT,          ///< the header or idle timeout
+  SV_HTTP_CLOSED_COUNT
+} sv_http_closed;
+
+// One member per row of sv_metrics.def.
+#define SV_FIELD_COUNTER(field) uint64_t field;
+#define SV_FIELD_GAUGE_INT(field) int64_t field;
+#define SV_FIELD_GAUGE_UINT(field) uint64_t field;
+#define SV_FIELD_GAUGE_REAL(field) double field;
+#define SV_FIELD_HISTOGRAM(field) sv_histogram field;
+#define SV_FIELD_COUNTER_BY_DROP(field) uint64_t field[SV_DROP_REASON_COUNT];
+#define SV_FIELD_COUNTER_BY_REJECT(field) uint64_t field[SV_REJECT_REASON_COUNT];
+#define SV_FIELD_COUNTER_BY_ADMIN(field) uint64_t field[2];  /* [0] refused (token), [1] accepted */
+#define SV_FIELD_GAUGE_MATCH_STATE(field) int field;         /* sv_match_state */
+#define SV_FIELD_COUNTER_BY_TOKEN(field) uint64_t field[SV_AUTH_RESULT_COUNT];  /* by sv_auth_result */
+#define SV_FIELD_COUNTER_BY_DATAGRAM(field) uint64_t field[SV_DGRAM_DROP_COUNT];
+#define SV_FIELD_COUNTER_BY_HTTP_CLOSE(field) uint64_t field[SV_HTTP_CLOSED_COUNT];
+
 typedef struct sv_metrics {
-  uint64_t ticks_total;
-  uint64_t tick_overruns_total;     ///< ticks that took longer than the tick period
-  uint64_t ticks_skipped_total;     ///< due ticks dropped by the catch-up limit
-  sv_histogram tick_seconds;        ///< wall time of one tick (sim + snapshots)
-  int64_t clients_connected;        ///< welcomed sessions
-  int64_t peers_connected;          ///< ENet peers, including ones not yet welcomed
-  uint64_t clients_joined_total;
-  uint64_t clients_left_total;
-  uint64_t clients_rejected_total;  ///< reject messages sent (full, version, ...)
-  uint64_t clients_kicked_total;    ///< disconnected by the server (strikes, hello timeout)
-  uint64_t clients_timed_out_total; ///< dropped after --peer-timeout-ms of silence
-  uint64_t rejoins_total;           ///< clients that got their avatar back with a rejoin token
-  int64_t rejoins_pending;          ///< avatars waiting for their lost client
-  uint64_t bytes_in_total, bytes_out_total;      ///< UDP payload bytes, as ENet counts them
-  uint64_t packets_in_total, packets_out_total;  ///< application packets (ENet receive events / sends)
-  uint64_t snapshots_sent_total;
-  sv_histogram snapshot_bytes;      ///< encoded snapshot payload size
-  uint64_t inputs_applied_total;    ///< input messages accepted into a client's slot
-  uint64_t inputs_dropped_total[SV_DROP_REASON_COUNT];
-  uint64_t messages_rejected_total[SV_REJECT_REASON_COUNT];
-  uint64_t tokens_accepted_total;   ///< hellos with a valid connect token
-  uint64_t tokens_rejected_total[8];  ///< by sv_auth_result (index 1..6), see sv_auth.h
-  uint64_t gate_challenges_total;   ///< challenges sent (valid gate requests)
-  uint64_t gate_admitted_total;     ///< addresses that proved themselves
-  uint64_t datagrams_dropped_total[SV_DGRAM_DROP_COUNT];
-  int64_t half_open_peers;          ///< ENet peers whose handshake has not completed
-  uint64_t half_open_expired_total; ///< half-open peers reset after the half-open timeout
-  uint64_t recording_bytes_total;   ///< bytes appended to the replay log
-  uint64_t recording_errors_total;
-  uint64_t http_requests_total;
-  int match_state;                  ///< sv_match_state
-  uint64_t agones_calls_total;      ///< Agones SDK calls answered (any status) or given up
-  uint64_t agones_errors_total;     ///< Agones SDK calls that failed for good or were refused
-  uint64_t admin_requests_total[2]; ///< operator requests: [0] refused (token), [1] accepted
-  int64_t http_connections;               ///< open HTTP connections
-  uint64_t http_refused_per_address_total;  ///< closed at accept: the address is at its cap
-  uint64_t http_evicted_total;            ///< waiting connections closed to make room for a new one
-  uint64_t http_refused_full_total;       ///< new connections refused: no room, own address the busiest
-  uint64_t http_timed_out_total;          ///< closed by the header or idle timeout
-  double tick_rate_hz;              ///< configured
-  uint64_t tick;                    ///< current simulation tick
-  uint64_t start_unix_seconds;
+#define SV_METRIC(KIND, field, name, extra, help) SV_FIELD_##KIND(field)
+#include "sv_metrics.def"
+#undef SV_METRIC
 } sv_metrics;
 
 void sv_metrics_init(sv_metrics* m);
@@ -104,3 +90,4 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap);
 const char* sv_reject_reason_name(sv_reject_reason r);
 const char* sv_drop_reason_name(sv_drop_reason r);
 const char* sv_datagram_drop_name(sv_datagram_drop r);
+const char* sv_http_closed_name(sv_http_closed r);

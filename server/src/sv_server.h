@@ -5,14 +5,21 @@
 // Life cycle: sv_server_init (config in, everything bound and ready) -> uv_run(loop) until
 // sv_server_stop has finished its shutdown -> sv_server_deinit.
 //
-// One tick (sv_tick in sv_server.c):
-//   service ENet (acks, timeouts) -> joins, leaves, inputs at the tick boundary (game +
-//   recorded, in the replay log's order) -> arb_game_step -> hash -> tick record ->
+// One tick (sv_tick in sv_tick.c):
+//   service ENet (acks, timeouts) -> the tick's record built from the sessions (joins,
+//   leaves, inputs, in the replay log's order) -> its description applied by the game's
+//   tick applier (arb_replay_inputs_from_tick + arb_game_apply_tick, which steps) ->
+//   sessions follow the results -> hash -> tick record (sv_record.c) -> left events and
 //   welcomes -> every K ticks: capture + per-client delta snapshots -> enet_host_flush.
+//
+// Files: sv_init.c (init/deinit), sv_tick.c (the tick), sv_record.c (the replay log),
+// sv_session.c (sessions), sv_stop.c (signals, shutdown), sv_status.c (HTTP endpoints),
+// sv_server.c (shapes told to clients); the others are self-contained modules.
 #pragma once
 
 #include <arbiter/game.h>
 #include <arbiter/protocol.h>
+#include <arbiter/replay_inputs.h>
 #include <arbiter/replay_log.h>
 #include <arbiter/scene.h>
 #include <stdbool.h>
@@ -103,22 +110,18 @@ typedef struct sv_server {
   int* join_queue;           ///< session indices in hello order
   int join_count;
   uint32_t* leave_queue;     ///< client ids whose avatars despawn at the next tick
+  uint8_t* leave_reason;     ///< per leave_queue entry: arb_proto_reason (0 = left on its own)
+  char (*leave_name)[ARB_PROTO_MAX_NAME + 1];  ///< per leave_queue entry: the player's name
   int leave_count;
   sv_input_limits limits;
 
   sv_snapshot snapshot;
   int max_entities;
 
+  arb_replay_tick* tick_rec;        ///< this tick's record, reused every tick (large)
+  arb_replay_inputs* tick_inputs;   ///< its description for the game's tick applier (large)
   bool recording;
   sv_record record;
-  arb_replay_tick* tick_rec; ///< reused every tick (large)
-  uint8_t* rec_buf;          ///< encoding buffer
-  size_t rec_buf_cap;
-  uint64_t last_flush_ns;
-  uint64_t ticks_recorded;
-  uint64_t last_recorded_tick;
-  uint8_t* cp_buf;           ///< arb_game_save scratch for checkpoint records (grows only)
-  size_t cp_buf_cap;
 
   uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
   size_t msg_buf_cap;
@@ -137,19 +140,29 @@ typedef struct sv_server {
   void* on_tick_user;
 } sv_server;
 
-#define SV_INIT_FAILED (-1)      ///< runtime failure (bind, memory, recording file)
-#define SV_INIT_BAD_CONFIG (-2)  ///< the configuration or the scene is invalid
-
-/// Load the scene, create the game, bind UDP and HTTP, start the ticker and signal
-/// handlers on `loop`. Returns 0, or SV_INIT_* with one clear message in err. After a
-/// failure: sv_net_close, close the loop's remaining handles, run it, then sv_server_deinit.
+/// Load the scene, create the game, allocate everything a tick needs, open the replay log,
+/// bind UDP and HTTP, start the ticker and signal handlers on `loop`. Returns 0, or with
+/// one clear message in err: ARB_E_INVAL when the configuration or the scene is invalid,
+/// another ARB_E_* for a runtime failure (bind, memory, recording file). A failed init has
+/// undone itself: run the loop once so the handles it closed finish closing; no deinit.
 int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap);
 /// Begin a clean shutdown (what SIGINT/SIGTERM do): tell clients, finish, close the log.
 void sv_server_stop(sv_server* s, const char* why);
 /// Free everything; the loop must have run until all handles closed.
 void sv_server_deinit(sv_server* s);
 
-// ---- internal, shared between sv_server.c and sv_session.c ----
+// ---- internal, shared between the sv_*.c files of the server context ----
+/// The tick (ticker callback, sv_tick.c) and the ticker's lag callback.
+void sv_tick(void* user);
+void sv_tick_on_lag(void* user, uint64_t skipped);
+/// Start the SIGINT/SIGTERM handlers (closed by the shutdown, sv_stop.c).
+void sv_server_watch_signals(sv_server* s);
+/// HTTP handler for /healthz and /metrics (sv_status.c).
+void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* reply);
+/// The welcome's static bodies into s->statics (sv_server.c). 0 or ARB_E_NOMEM.
+int sv_build_statics(sv_server* s);
+/// Snapshot builder callback: the description of an entity entering a client's view.
+int sv_describe_entity(void* user, uint32_t entity_id, arb_proto_entity_desc* desc);
 void sv_session_on_net_event(void* user, const ENetEvent* ev);
 /// Hello timeouts (called every tick).
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns);

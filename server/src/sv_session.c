@@ -40,15 +40,22 @@ static void remove_from_join_queue(sv_server* s, int idx) {
   s->join_count = w;
 }
 
+// An avatar in the game despawns at the next tick boundary; the left event says who and why.
+static void queue_leave(sv_server* s, uint32_t client_id, arb_proto_reason why, const char* name) {
+  s->leave_reason[s->leave_count] = (uint8_t)why;
+  snprintf(s->leave_name[s->leave_count], sizeof s->leave_name[0], "%s", name);
+  s->leave_queue[s->leave_count++] = client_id;
+}
+
 // The session stops holding a player slot; an avatar already in the game despawns at the
-// next tick boundary.
-static void release_slot(sv_server* s, sv_session* ss) {
+// next tick boundary, and everyone is told who left and why (event "left").
+static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
   int idx = (int)(ss - s->sessions);
   if (ss->state == SV_SESSION_JOINING) {
     remove_from_join_queue(s, idx);
     s->active_count--;
   } else if (ss->state == SV_SESSION_ACTIVE) {
-    s->leave_queue[s->leave_count++] = ss->client_id;
+    queue_leave(s, ss->client_id, why, ss->name);
     s->active_count--;
     s->metrics.clients_connected--;
     s->metrics.clients_left_total++;
@@ -72,7 +79,7 @@ void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, cons
   SV_LOG(&s->log, SV_LOG_INFO, "client_kicked", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
          SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
   if (reason != ARB_PROTO_REASON_SHUTDOWN) s->metrics.clients_kicked_total++;
-  release_slot(s, ss);
+  release_slot(s, ss, reason);
   ss->state = SV_SESSION_CLOSING;
   enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
 }
@@ -88,7 +95,7 @@ static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const 
   s->metrics.clients_rejected_total++;
   SV_LOG(&s->log, SV_LOG_INFO, "client_rejected", SV_LS("addr", ss->addr),
          SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
-  release_slot(s, ss);
+  release_slot(s, ss, reason);
   ss->state = SV_SESSION_CLOSING;
   enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
 }
@@ -209,7 +216,7 @@ static void expire_rejoins(sv_server* s, uint64_t now_ns) {
     sv_rejoin* r = &s->rejoins[i];
     if (!r->used || r->expires_ns >= now_ns) continue;
     r->used = false;
-    s->leave_queue[s->leave_count++] = r->client_id;
+    queue_leave(s, r->client_id, ARB_PROTO_REASON_TIMEOUT, r->name);  // lost, never came back
     s->active_count--;
     s->metrics.rejoins_pending--;
     s->metrics.clients_left_total++;
@@ -243,7 +250,7 @@ static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
            SV_LU("snapshots_sent", ss->snapshots_sent));
   }
-  release_slot(s, ss);
+  release_slot(s, ss, ARB_PROTO_REASON_NONE);  // the client disconnected itself
   if (ss->snap_ready) sv_snap_client_free(&ss->snap);
   memset(ss, 0, sizeof *ss);
   peer->data = NULL;
@@ -279,12 +286,17 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, ARB_PROTO_REASON_VERSION, text);
     return;
   }
+  // A client whose hello is refused is told why (PROTOCOL.md §8) instead of waiting for
+  // the hello timeout: bad_name when the name is the problem, malformed otherwise.
   if (rc != 0) {
-    strike(s, ss, SV_REJECT_DECODE, perr.reason);
+    s->metrics.messages_rejected_total[SV_REJECT_DECODE]++;
+    bool name = strstr(perr.reason, "field 'name'") != NULL;
+    reject(s, ss, name ? ARB_PROTO_REASON_BAD_NAME : ARB_PROTO_REASON_MALFORMED, perr.reason);
     return;
   }
   if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT) {
-    strike(s, ss, SV_REJECT_UNEXPECTED, "hello: unknown avatar_kind");
+    s->metrics.messages_rejected_total[SV_REJECT_UNEXPECTED]++;
+    reject(s, ss, ARB_PROTO_REASON_MALFORMED, "hello: field 'avatar_kind': unknown avatar kind");
     return;
   }
   // A lost player coming back is not a new player: rejoining works while draining too.
@@ -353,6 +365,17 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
     sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, ENET_PACKET_FLAG_UNSEQUENCED);
 }
 
+// The handler of every message clients send, generated from messages.def: a new
+// client -> server message does not compile until its on_<name> exists.
+typedef void sv_msg_handler(sv_server* s, sv_session* ss, const uint8_t* data, size_t len);
+#define SV_HANDLER_TO_SERVER(name, code) [code] = on_##name,
+#define SV_HANDLER_TO_CLIENT(name, code)
+static sv_msg_handler* const handlers[ARB_PROTO_MSG_TYPE_COUNT] = {
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) SV_HANDLER_##direction(name, code)
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
+};
+
 static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
@@ -370,20 +393,15 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
     strike(s, ss, SV_REJECT_DECODE, "not a protocol message");
     return;
   }
-  switch (ss->state) {
-    case SV_SESSION_AWAIT_HELLO:
-      if (type == ARB_PROTO_MSG_HELLO) on_hello(s, ss, data, len);
-      else strike(s, ss, SV_REJECT_UNEXPECTED, "expected hello");
-      return;
-    case SV_SESSION_JOINING:
-    case SV_SESSION_ACTIVE:
-      if (type == ARB_PROTO_MSG_INPUT) on_input(s, ss, data, len);
-      else if (type == ARB_PROTO_MSG_PING) on_ping(s, ss, data, len);
-      else strike(s, ss, SV_REJECT_UNEXPECTED, arb_proto_msg_name((int)type));
-      return;
-    default:
-      return;
+  // A hello opens a session and nothing else may come before it.
+  bool expected = ss->state == SV_SESSION_AWAIT_HELLO ? type == ARB_PROTO_MSG_HELLO
+                                                      : type != ARB_PROTO_MSG_HELLO && handlers[type] != NULL;
+  if (!expected) {
+    strike(s, ss, SV_REJECT_UNEXPECTED,
+           ss->state == SV_SESSION_AWAIT_HELLO ? "expected hello" : arb_proto_msg_name((int)type));
+    return;
   }
+  handlers[type](s, ss, data, len);
 }
 
 void sv_session_on_net_event(void* user, const ENetEvent* ev) {

@@ -241,6 +241,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__body* b = arb__body_get(w, id);
+  ARB_ASSERT(b != NULL && "stale or null body id");
   if (!b) return ARB_E_STALE_ID;
   int index = id.index1 - 1;
   arb__destroy_body_contacts(w, index);
@@ -276,10 +277,13 @@ int arb_world_get_body_count(const arb_world* w) { return w ? w->body_count : 0;
 
 // ---- accessors --------------------------------------------------------------------------
 
-#define ARB__BODY_OR(ret)            \
-  arb__body* b = arb__body_get(w, id); \
-  if (!b) return ret;                  \
-  int index = id.index1 - 1;           \
+// A stale or null id (or a null world) is a programmer error: it asserts in debug builds
+// and then, as in release, the accessor returns `ret` and changes nothing.
+#define ARB__BODY_OR(ret)                                 \
+  arb__body* b = arb__body_get(w, id);                    \
+  ARB_ASSERT(b != NULL && "stale or null body id");       \
+  if (!b) return ret;                                     \
+  int index = id.index1 - 1;                              \
   (void)index
 
 arb_body_type arb_body_get_type(const arb_world* w, arb_body_id id) {

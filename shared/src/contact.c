@@ -153,11 +153,49 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
   (void)from;
 }
 
-// ---- lifecycle --------------------------------------------------------------------------
+// ---- the collide function of each pair of shape kinds -----------------------------------
+
+// One registration per pair of kinds (Box2D's s_registers), under the kind the function
+// takes first. Contacts order their bodies by arb__body_shape_rank so that body A always
+// has that kind; a pair without a registration (segment/segment) never gets a contact.
+// A new shape kind adds its rank and, per kind it collides with, one adapter and one entry.
+typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
+                                     arb_transform xfb);
+
+// Adapts a collide function of collision.h to shape definitions: REGISTER_COLLIDER(name,
+// function, member of A, member of B).
+#define REGISTER_COLLIDER(name, fn, ma, mb)                                                          \
+  static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
+                           arb_transform xfb) {                                                      \
+    return fn(&a->ma, xfa, &b->mb, xfb);                                                             \
+  }
+REGISTER_COLLIDER(collide_circles, arb_collide_circles, circle, circle)
+REGISTER_COLLIDER(collide_polygon_circle, arb_collide_polygon_and_circle, polygon, circle)
+REGISTER_COLLIDER(collide_polygons, arb_collide_polygons, polygon, polygon)
+REGISTER_COLLIDER(collide_segment_circle, arb_collide_segment_and_circle, segment, circle)
+REGISTER_COLLIDER(collide_segment_polygon, arb_collide_segment_and_polygon, segment, polygon)
+#undef REGISTER_COLLIDER
+
+static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
+    [ARB_SHAPE_CIRCLE][ARB_SHAPE_CIRCLE] = collide_circles,
+    [ARB_SHAPE_POLYGON][ARB_SHAPE_CIRCLE] = collide_polygon_circle,
+    [ARB_SHAPE_POLYGON][ARB_SHAPE_POLYGON] = collide_polygons,
+    [ARB_SHAPE_SEGMENT][ARB_SHAPE_CIRCLE] = collide_segment_circle,
+    [ARB_SHAPE_SEGMENT][ARB_SHAPE_POLYGON] = collide_segment_polygon,
+};
+
+// The registered function for kinds (a, b) in contact order (rank of a <= rank of b).
+static arb__collide_fn* collider_of(arb_shape_type a, arb_shape_type b) {
+  if ((unsigned)a >= ARB_SHAPE_TYPE_COUNT || (unsigned)b >= ARB_SHAPE_TYPE_COUNT) return NULL;
+  return collide_registers[a][b];
+}
 
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b) {
-  return !(a == ARB_SHAPE_SEGMENT && b == ARB_SHAPE_SEGMENT);
+  bool a_first = arb__body_shape_rank(a) <= arb__body_shape_rank(b);
+  return (a_first ? collider_of(a, b) : collider_of(b, a)) != NULL;
 }
+
+// ---- lifecycle --------------------------------------------------------------------------
 
 int arb__contact_create(arb_world* w, int a, int b) {
   if (w->contact_count == w->contact_capacity) {
@@ -223,26 +261,13 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
 
 // ---- narrow phase -----------------------------------------------------------------------
 
+// Bodies come in contact order (arb__contact_create), so A has the registered first kind.
 static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b) {
-  const arb_shape_def* sa = &a->shape;
-  const arb_shape_def* sb = &b->shape;
-  arb_manifold m;
-  memset(&m, 0, sizeof m);
-  switch (sa->type) {
-    case ARB_SHAPE_SEGMENT:
-      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_segment_and_circle(&sa->segment, a->xf, &sb->circle, b->xf);
-      if (sb->type == ARB_SHAPE_POLYGON) return arb_collide_segment_and_polygon(&sa->segment, a->xf, &sb->polygon, b->xf);
-      return m;
-    case ARB_SHAPE_POLYGON:
-      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_polygon_and_circle(&sa->polygon, a->xf, &sb->circle, b->xf);
-      if (sb->type == ARB_SHAPE_POLYGON) return arb_collide_polygons(&sa->polygon, a->xf, &sb->polygon, b->xf);
-      return m;
-    case ARB_SHAPE_CIRCLE:
-      if (sb->type == ARB_SHAPE_CIRCLE) return arb_collide_circles(&sa->circle, a->xf, &sb->circle, b->xf);
-      return m;
-    default:
-      return m;
-  }
+  arb__collide_fn* collide = collider_of(a->shape.type, b->shape.type);
+  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf);
+  arb_manifold none;
+  memset(&none, 0, sizeof none);
+  return none;
 }
 
 static void arb__push_event(arb_world* w, bool begin, int a, int b) {

@@ -35,6 +35,42 @@ bool arb__extras_empty(const arb__extras* x) {
           x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS && x->last_dt == 0.0f);
 }
 
+void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem, int slot,
+                           bool* ok) {
+  *ok = true;
+  if (slot < *slots) return arr;
+  if (slot >= ARB__MAX_EXTRAS) {
+    *ok = false;
+    return arr;
+  }
+  if (slot == *cap) {
+    int new_cap = *cap ? 2 * *cap : 8;
+    void* grown = arb__grow(w, arr, *slots, new_cap, elem);
+    if (!grown) {
+      *ok = false;
+      return arr;
+    }
+    arr = grown;
+    *cap = new_cap;
+  }
+  memset((uint8_t*)arr + (size_t)slot * elem, 0, elem);
+  *slots += 1;
+  return arr;
+}
+
+int arb__extra_release(arb_world* w, uint8_t* in_use) {
+  if (!w) return ARB_E_INVAL;
+  if (w->locked) return ARB_E_STATE;
+  if (!in_use) return ARB_E_STALE_ID;
+  *in_use = 0;
+  return 0;
+}
+
+void* arb__extra_stale(void) {
+  ARB_ASSERT(false && "stale, null or foreign extras id");
+  return NULL;
+}
+
 int arb__body_slot(const arb_world* w, arb_body_id id) {
   return arb__body_get(w, id) ? id.index1 - 1 : -1;
 }

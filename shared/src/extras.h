@@ -11,8 +11,8 @@
 //   arb__joints_*            joints inside the solver's substep loop (before contacts)
 //   arb__extras_post_step    after finalize: continuous collision of bullets, then the
 //                            Verlet particles (they read the final body poses)
-// Serialization (hash.c, snapshot.c): arb__extras_serialize writes nothing when there are
-// no extras, so worlds without them hash and save exactly as before.
+// Serialization (extras_io.c, called by world_codec.c) writes nothing when there are no
+// extras, so worlds without them hash and save exactly as before.
 #pragma once
 
 #include "arbiter/joint.h"
@@ -122,14 +122,51 @@ void arb__particles_step(arb_world* w, float dt);
 void arb__ccd_begin(arb_world* w);
 void arb__ccd_finish(arb_world* w);
 
+// ---- slots of springs, joints and vehicles ---------------------------------------------
+// Each of these objects starts with `uint32_t generation; uint8_t in_use;` and is named by
+// an arb_extra_id {slot + 1, generation}.
+
+/// Grow `arr` so that `slot` (the lowest free slot, or *slots for a new one) exists, a new
+/// slot zeroed. Returns the array (it may have moved); *ok = false when full or out of memory.
+void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem, int slot,
+                           bool* ok);
+/// Claim the lowest free slot (DET) of an extras array: zeroed, next generation, in use.
+/// `slot` is set to its index, or -1 when full or out of memory.
+#define ARB__EXTRA_CLAIM(w, arr, slots, cap, slot)                                       \
+  do {                                                                                  \
+    bool ok_;                                                                           \
+    (slot) = 0;                                                                         \
+    while ((slot) < (slots) && (arr)[(slot)].in_use) ++(slot);                          \
+    (arr) = arb__extra_slot_room((w), (arr), &(slots), &(cap), sizeof *(arr), (slot), &ok_); \
+    if (!ok_) {                                                                         \
+      (slot) = -1;                                                                      \
+      break;                                                                            \
+    }                                                                                   \
+    uint32_t gen_ = (arr)[(slot)].generation + 1;                                       \
+    memset(&(arr)[(slot)], 0, sizeof *(arr));                                           \
+    (arr)[(slot)].generation = gen_ ? gen_ : 1;                                         \
+    (arr)[(slot)].in_use = 1;                                                           \
+  } while (0)
+/// Destroy: free the slot whose in_use flag this is (NULL: the id was stale). Returns 0,
+/// ARB_E_INVAL (no world), ARB_E_STATE (inside a step) or ARB_E_STALE_ID.
+int arb__extra_release(arb_world* w, uint8_t* in_use);
+/// Reports a stale, null or foreign extras id (a programmer error: asserts) and gives NULL.
+void* arb__extra_stale(void);
+/// The live object an extras id names in x->arr, or arb__extra_stale().
+#define ARB__EXTRA_GET(x, arr, slots, id)                                                     \
+  ((x) && (id).index1 > 0 && (id).index1 <= (x)->slots && (x)->arr[(id).index1 - 1].in_use && \
+           (x)->arr[(id).index1 - 1].generation == (id).generation                             \
+       ? &(x)->arr[(id).index1 - 1]                                                           \
+       : arb__extra_stale())
+
 // Lookups shared by the extras.
 int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);
 
-// extras_io.c: serialization (hash.c) and restore (snapshot.c).
-void arb__extras_serialize(const arb_world* w, arb__writer* wr);
-/// Parse the extras section of an image (bytes after the contacts). len == 0 gives
-/// *out = NULL (no extras). Returns 0 or ARB_E_*; *out is detached until committed.
-int arb__extras_read(arb_world* w, const uint8_t* p, size_t len, arb__extras** out);
+// extras_io.c: the extras section of the canonical state, one visitor per record kind
+// (the same code writes the hash and the save image and reads an image back). Writing
+// an empty or NULL *x writes nothing; reading with no bytes left gives *x = NULL, else a
+// detached block (release it with arb__extras_release unless committed).
+void arb__extras_codec(arb_codec* c, arb_world* w, arb__extras** x);
 /// Replace the world's extras with `x` (may be NULL). Cannot fail.
 void arb__extras_commit(arb_world* w, arb__extras* x);

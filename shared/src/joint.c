@@ -44,25 +44,10 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   if (!w || w->locked || !def || !arb__joint_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
-  int slot = 0;
-  while (slot < x->joint_slots && x->joints[slot].in_use) ++slot;  // DET: lowest free slot
-  if (slot == x->joint_slots) {
-    if (slot >= ARB__MAX_EXTRAS) return none;
-    if (slot == x->joint_cap) {
-      int cap = x->joint_cap ? 2 * x->joint_cap : 8;
-      arb__joint* j = arb__grow(w, x->joints, x->joint_slots, cap, sizeof *j);
-      if (!j) return none;
-      x->joints = j;
-      x->joint_cap = cap;
-    }
-    memset(&x->joints[slot], 0, sizeof x->joints[slot]);
-    x->joint_slots += 1;
-  }
+  int slot;
+  ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, slot);
+  if (slot < 0) return none;
   arb__joint* j = &x->joints[slot];
-  uint32_t gen = j->generation + 1;
-  memset(j, 0, sizeof *j);
-  j->generation = gen == 0 ? 1 : gen;
-  j->in_use = 1;
   j->type = (uint8_t)def->type;
   j->body_a = def->body_a;
   j->body_b = def->body_b;
@@ -83,18 +68,12 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
 
 static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->joint_slots) return NULL;
-  arb__joint* j = &x->joints[id.index1 - 1];
-  return j->in_use && j->generation == id.generation ? j : NULL;
+  return ARB__EXTRA_GET(x, joints, joint_slots, id);
 }
 
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {
-  if (!w) return ARB_E_INVAL;
-  if (w->locked) return ARB_E_STATE;
-  arb__joint* j = arb__joint_get(w, id);
-  if (!j) return ARB_E_STALE_ID;
-  j->in_use = 0;
-  return 0;
+  arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
+  return arb__extra_release(w, j ? &j->in_use : NULL);
 }
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {

@@ -31,24 +31,10 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   if (!w || w->locked || !def || !arb__spring_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
-  int slot = 0;
-  while (slot < x->spring_slots && x->springs[slot].in_use) ++slot;  // DET: lowest free slot
-  if (slot == x->spring_slots) {
-    if (slot >= ARB__MAX_EXTRAS) return none;
-    if (slot == x->spring_cap) {
-      int cap = x->spring_cap ? 2 * x->spring_cap : 8;
-      arb__spring* s = arb__grow(w, x->springs, x->spring_slots, cap, sizeof *s);
-      if (!s) return none;
-      x->springs = s;
-      x->spring_cap = cap;
-    }
-    memset(&x->springs[slot], 0, sizeof x->springs[slot]);
-    x->spring_slots += 1;
-  }
+  int slot;
+  ARB__EXTRA_CLAIM(w, x->springs, x->spring_slots, x->spring_cap, slot);
+  if (slot < 0) return none;
   arb__spring* s = &x->springs[slot];
-  s->generation += 1;
-  if (s->generation == 0) s->generation = 1;
-  s->in_use = 1;
   s->body_a = def->body_a;
   s->body_b = def->body_b;
   s->local_a = def->local_anchor_a;
@@ -62,18 +48,12 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
 
 static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->spring_slots) return NULL;
-  arb__spring* s = &x->springs[id.index1 - 1];
-  return s->in_use && s->generation == id.generation ? s : NULL;
+  return ARB__EXTRA_GET(x, springs, spring_slots, id);
 }
 
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
-  if (!w) return ARB_E_INVAL;
-  if (w->locked) return ARB_E_STATE;
-  arb__spring* s = arb__spring_get(w, id);
-  if (!s) return ARB_E_STALE_ID;
-  s->in_use = 0;
-  return 0;
+  arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
+  return arb__extra_release(w, s ? &s->in_use : NULL);
 }
 
 int arb_world_get_spring_count(const arb_world* w) {

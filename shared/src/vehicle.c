@@ -73,25 +73,10 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
   if (!w || w->locked || !def || !arb__vehicle_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
-  int slot = 0;
-  while (slot < x->vehicle_slots && x->vehicles[slot].in_use) ++slot;  // DET: lowest free slot
-  if (slot == x->vehicle_slots) {
-    if (slot >= ARB__MAX_EXTRAS) return none;
-    if (slot == x->vehicle_cap) {
-      int cap = x->vehicle_cap ? 2 * x->vehicle_cap : 8;
-      arb__vehicle* v = arb__grow(w, x->vehicles, x->vehicle_slots, cap, sizeof *v);
-      if (!v) return none;
-      x->vehicles = v;
-      x->vehicle_cap = cap;
-    }
-    memset(&x->vehicles[slot], 0, sizeof x->vehicles[slot]);
-    x->vehicle_slots += 1;
-  }
+  int slot;
+  ARB__EXTRA_CLAIM(w, x->vehicles, x->vehicle_slots, x->vehicle_cap, slot);
+  if (slot < 0) return none;
   arb__vehicle* v = &x->vehicles[slot];
-  uint32_t gen = v->generation + 1;
-  memset(v, 0, sizeof *v);
-  v->generation = gen == 0 ? 1 : gen;
-  v->in_use = 1;
   v->chassis = def->chassis;
   v->wheel_count = def->wheel_count;
   v->max_steer = def->max_steer_angle;
@@ -111,18 +96,12 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
 
 static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
   const arb__extras* x = w ? w->extras : NULL;
-  if (!x || id.index1 <= 0 || id.index1 > x->vehicle_slots) return NULL;
-  arb__vehicle* v = &x->vehicles[id.index1 - 1];
-  return v->in_use && v->generation == id.generation ? v : NULL;
+  return ARB__EXTRA_GET(x, vehicles, vehicle_slots, id);
 }
 
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
-  if (!w) return ARB_E_INVAL;
-  if (w->locked) return ARB_E_STATE;
-  arb__vehicle* v = arb__vehicle_get(w, id);
-  if (!v) return ARB_E_STALE_ID;
-  v->in_use = 0;
-  return 0;
+  arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
+  return arb__extra_release(w, v ? &v->in_use : NULL);
 }
 
 static float arb__clamp_input(float v, float lo, float hi) {

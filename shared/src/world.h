@@ -1,5 +1,5 @@
 // arbiter — internal world layout shared by world.c, body.c, contact.c, broad_phase.c,
-// contact_solver.c, hash.c and snapshot.c. Not a public header.
+// contact_solver.c, world_codec.c, hash.c and snapshot.c. Not a public header.
 //
 // DETERMINISM-CRITICAL: every array here is iterated in index order only; the order of
 // elements depends only on the order of API calls (creation, destruction) and on the
@@ -38,12 +38,14 @@
 //     transforms but must not write them.
 //   - Bullets (CCD): after finalize, sweep fast `bullet` bodies against static geometry
 //     (time of impact) and pull them back to the time of impact before the AABB update.
-//   Every new piece of state must be added to hash.c / snapshot.c (canonical writer and
-//   restore), or restore+step stops being bit-exact.
+//   Every new piece of state must be added to its record's visitor in world_codec.c (or
+//   extras_io.c): one arb_codec_* call serves the hash, the save image and restore, or
+//   restore+step stops being bit-exact (arbiter/state_codec.h says how).
 #pragma once
 
 #include <string.h>
 
+#include "arbiter/state_codec.h"
 #include "arbiter/world.h"
 
 // Margin added around a body's tight AABB for its broad-phase proxy: small enough that
@@ -58,7 +60,7 @@
 #define ARB__MAX_SUBSTEPS 64
 #define ARB__MAX_ITERATIONS 8  // solve_iterations, relax_iterations
 // Tag of the optional settings record that follows the contacts in the canonical state
-// (hash.c, snapshot.c); written only when solve_iterations or relax_iterations != 1, so the
+// (world_codec.c); written only when solve_iterations or relax_iterations != 1, so the
 // state (and every hash) of a default world is byte-identical to before these settings.
 #define ARB__ITER_TAG 0x52455449u  // "ITER"
 
@@ -242,59 +244,25 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
 
-// hash.c: canonical serialization shared by the hash and the snapshot. The writer
-// stages bytes in `chunk` and hands full chunks to the XXH3 state (hashing) or drops
-// them (size pass), or writes straight into the caller's buffer (save, whose size is
-// known from the size pass). Callers reserve room for a whole record once, then use
-// the unchecked little-endian stores below.
-typedef struct arb__writer {
-  uint8_t* base;  // start of the staging area (or of the output buffer)
-  uint8_t* cur;
-  uint8_t* end;
-  size_t flushed;    // bytes already handed on
-  void* hash_state;  // XXH3 state when hashing
-  bool direct;       // writing into the caller's buffer (never flushes)
-  bool for_hash;     // omit what is not simulated (user data)
-  uint8_t chunk[8192];
-} arb__writer;
+// world_codec.c: the canonical state (hash, save image, restore), one visitor per record
+// kind (arbiter/state_codec.h). An image is the state as it is serialized: for a write,
+// a view of the world's own arrays; for a read, staging arrays that restore commits.
+typedef struct arb__world_image {
+  arb_world_def def;  // the simulated settings; the rest is copied from the world
+  uint64_t step_count;
+  int32_t body_slots, body_count, free_head, body_capacity;
+  arb__body* bodies;
+  arb__body_state* states;  // body_capacity + 1
+  arb__body_sim* sims;
+  int32_t contact_count, contact_capacity;
+  arb__contact* contacts;
+  struct arb__extras* extras;  // NULL: no extras section
+} arb__world_image;
 
-void arb__writer_init_hash(arb__writer* wr, void* xxh3_state);
-void arb__writer_init_count(arb__writer* wr);
-void arb__writer_init_buffer(arb__writer* wr, uint8_t* buf, size_t cap);
-void arb__writer_flush(arb__writer* wr);
-static inline size_t arb__writer_len(const arb__writer* wr) {
-  return wr->flushed + (size_t)(wr->cur - wr->base);
-}
-static inline void arb__w_reserve(arb__writer* wr, size_t n) {
-  if ((size_t)(wr->end - wr->cur) < n) arb__writer_flush(wr);
-}
-static inline void arb__w_u8(arb__writer* wr, uint8_t v) { *wr->cur++ = v; }
-static inline void arb__w_u16(arb__writer* wr, uint16_t v) {
-  wr->cur[0] = (uint8_t)v;
-  wr->cur[1] = (uint8_t)(v >> 8);
-  wr->cur += 2;
-}
-static inline void arb__w_u32(arb__writer* wr, uint32_t v) {
-  wr->cur[0] = (uint8_t)v;
-  wr->cur[1] = (uint8_t)(v >> 8);
-  wr->cur[2] = (uint8_t)(v >> 16);
-  wr->cur[3] = (uint8_t)(v >> 24);
-  wr->cur += 4;
-}
-static inline void arb__w_i32(arb__writer* wr, int32_t v) { arb__w_u32(wr, (uint32_t)v); }
-static inline void arb__w_u64(arb__writer* wr, uint64_t v) {
-  arb__w_u32(wr, (uint32_t)v);
-  arb__w_u32(wr, (uint32_t)(v >> 32));
-}
-static inline void arb__w_f32(arb__writer* wr, float v) {
-  uint32_t bits;
-  memcpy(&bits, &v, 4);
-  if (v != v) bits = 0x7fc00000u;  // one canonical NaN (inputs are validated: never seen)
-  arb__w_u32(wr, bits);
-}
-static inline void arb__w_vec2(arb__writer* wr, arb_vec2 v) {
-  arb__w_f32(wr, v.x);
-  arb__w_f32(wr, v.y);
-}
-void arb__serialize_state(const arb_world* w, arb__writer* wr);
+/// A view of the world's state for writing (hash, save).
+void arb__world_image_of(const arb_world* w, arb__world_image* img);
+/// Visit the whole state. Reading allocates the staging arrays from w (free them with
+/// arb__world_image_free unless committed) and checks every record on its own.
+void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img);
+void arb__world_image_free(arb_world* w, arb__world_image* img);
 uint64_t arb__hash_bytes(const void* p, size_t n);

@@ -16,8 +16,9 @@
 #include <cmocka.h>
 
 #include <arbiter/game.h>
-#include <arbiter/replay_log.h>
+#include <arbiter/replay_inputs.h>
 
+#include "log_buffer.h"
 #include "view_replay.h"
 
 #define TICKS 700
@@ -26,31 +27,10 @@
 static uint64_t g_hash[TICKS + 1];  // game hash after each tick, [0] = initial
 static char g_path[512];
 
-typedef struct buf {
-  uint8_t* p;
-  size_t len, cap;
-} buf;
-
-static void put(buf* b, int64_t (*enc)(const void*, uint8_t*, size_t), const void* rec) {
-  int64_t need = enc(rec, NULL, 0);
-  assert_true(need > 0);
-  if (b->len + (size_t)need > b->cap) {
-    b->cap = (b->len + (size_t)need) * 2;
-    b->p = realloc(b->p, b->cap);
-    assert_non_null(b->p);
-  }
-  assert_int_equal(enc(rec, b->p + b->len, (size_t)need), need);
-  b->len += (size_t)need;
-}
-
-static int64_t enc_header(const void* r, uint8_t* p, size_t c) { return arb_replay_encode_header(r, p, c); }
-static int64_t enc_tick(const void* r, uint8_t* p, size_t c) { return arb_replay_encode_tick(r, p, c); }
-static int64_t enc_end(const void* r, uint8_t* p, size_t c) { return arb_replay_encode_end(r, p, c); }
-
 // Two players join at tick 1 and push around with changing controls; a third joins at
 // tick 200 and the first leaves at tick 400. wrong_hash_at: a tick whose recorded hash is
 // falsified (0 = none).
-static buf synthesize(uint64_t wrong_hash_at) {
+static log_buffer synthesize(uint64_t wrong_hash_at) {
   arb_scene* scene = NULL;
   arb_scene_error se;
   assert_int_equal(arb_scene_load_default(&scene, &se), 0);
@@ -58,7 +38,7 @@ static buf synthesize(uint64_t wrong_hash_at) {
   assert_int_equal(arb_game_create(scene, 42, &game), 0);
   g_hash[0] = arb_game_hash(game);
 
-  buf b = {0};
+  log_buffer b = {0};
   size_t text_len = 0;
   arb_replay_header h;
   memset(&h, 0, sizeof h);
@@ -70,10 +50,12 @@ static buf synthesize(uint64_t wrong_hash_at) {
   h.scene_hash = arb_scene_get_hash(scene);
   h.tick_rate = (uint16_t)arb_scene_get_tick_rate(scene);
   h.seed = 42;
-  put(&b, enc_header, &h);
+  log_put(&b, log_header, &h);
 
   arb_replay_tick* t = calloc(1, sizeof *t);
+  arb_replay_inputs* desc = malloc(sizeof *desc);
   assert_non_null(t);
+  assert_non_null(desc);
   for (uint64_t tick = 1; tick <= TICKS; tick++) {
     memset(t, 0, sizeof *t);
     t->tick = tick;
@@ -89,12 +71,8 @@ static buf synthesize(uint64_t wrong_hash_at) {
       j->client_id = joining[i];
       j->avatar_kind = ARB_AVATAR_DEFAULT;
       snprintf(j->name, sizeof j->name, "p%u", joining[i]);
-      assert_int_equal(arb_game_join(game, j->client_id, ARB_AVATAR_DEFAULT, &j->entity_id), 0);
     }
-    if (tick == 400) {
-      t->leaves[t->leave_count++] = 1;
-      assert_int_equal(arb_game_leave(game, 1), 0);
-    }
+    if (tick == 400) t->leaves[t->leave_count++] = 1;
     for (uint32_t c = 1; c <= 3; c++) {
       if ((c == 1 && tick >= 400) || (c == 3 && tick < 200)) continue;
       arb_controls ctl;
@@ -105,23 +83,25 @@ static buf synthesize(uint64_t wrong_hash_at) {
       in->client_id = c;
       in->seq = (uint32_t)tick;
       in->controls = arb_proto_quantize_controls(&ctl);
-      arb_controls applied = arb_proto_dequantize_controls(&in->controls);
-      assert_int_equal(arb_game_set_controls(game, c, &applied), 0);
     }
-    arb_game_step(game);
+    // Applied as the server applies a tick (the joins get their entity ids here).
+    arb_replay_inputs_from_tick(t, desc);
+    assert_int_equal(arb_game_apply_tick(game, &desc->inputs), ARB_OK);
+    arb_replay_tick_keep_applied(t, desc);
     g_hash[tick] = arb_game_hash(game);
     t->world_hash = g_hash[tick] ^ (tick == wrong_hash_at ? 1u : 0u);
-    put(&b, enc_tick, t);
+    log_put(&b, log_tick, t);
   }
   arb_replay_end e = {TICKS, TICKS, 0};
-  put(&b, enc_end, &e);
+  log_put(&b, log_end, &e);
   free(t);
+  free(desc);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
   return b;
 }
 
-static void write_file(const buf* b, size_t len) {
+static void write_file(const log_buffer* b, size_t len) {
   FILE* f = fopen(g_path, "wb");
   assert_non_null(f);
   assert_int_equal(fwrite(b->p, 1, len, f), len);
@@ -144,7 +124,7 @@ static void settle(view_replay* r) {
 
 static void test_view_replay_plays_checks_and_seeks(void** state) {
   (void)state;
-  buf b = synthesize(0);
+  log_buffer b = synthesize(0);
   write_file(&b, b.len);
   view_replay* r = open_replay();
   assert_int_equal(view_replay_tick(r), 0);
@@ -210,7 +190,7 @@ static void test_view_replay_plays_checks_and_seeks(void** state) {
 
 static void test_view_replay_reports_a_hash_mismatch(void** state) {
   (void)state;
-  buf b = synthesize(BAD_TICK);
+  log_buffer b = synthesize(BAD_TICK);
   write_file(&b, b.len);
   view_replay* r = open_replay();
   view_replay_seek(r, 100000);

@@ -10,7 +10,7 @@ if(TARGET arbiter_game AND TARGET arbiter_protocol)
   arb_add_test(test_view_replay
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view_replay.c ${PROJECT_SOURCE_DIR}/client/view/view_replay.c
     LIBS arbiter_game arbiter_protocol arbiter_shared
-    INCLUDES ${PROJECT_SOURCE_DIR}/client/view
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/view ${PROJECT_SOURCE_DIR}/tests/replay
     LABELS unit TIMEOUT 60
     ARGS ${CMAKE_CURRENT_BINARY_DIR})
 endif()

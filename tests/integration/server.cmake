@@ -31,6 +31,11 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   # The datagram guards (ENet command checks, connection gate) in-process, no traffic.
   arb_add_test(test_server_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_guard.c
     LIBS arbiter_server LABELS unit TIMEOUT 60)
+  # The tick applier live vs. from the recorded log, the recorder's buffers, init unwinding.
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_record.c)
+    arb_add_test(test_server_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_record.c
+      LIBS arbiter_server LABELS integration TIMEOUT 60)
+  endif()
 endif()
 
 # Match lifecycle, Agones (against tests/integration/fake_agones_sdk.py, no Kubernetes) and

@@ -219,7 +219,7 @@ static void test_client_garbage_from_fake_server(void** state) {
   const arb_client_static_body* sb = arb_client_get_static_geometry(f.client, &nstatic);
   assert_int_equal(nstatic, 1);
   assert_int_equal(sb[0].shape.type, ARB_SHAPE_SEGMENT);
-  assert_true(sb[0].shape.vertices[1].x == 10.0f);
+  assert_true(sb[0].shape.segment.b.x == 10.0f);
 
   // A good full snapshot: both entities known, acked.
   int n = full_snapshot();
@@ -233,7 +233,7 @@ static void test_client_garbage_from_fake_server(void** state) {
   arb_client_entity_desc d;
   assert_int_equal(arb_client_get_entity(f.client, 2, &d), 0);
   assert_int_equal(d.shape.type, ARB_SHAPE_POLYGON);
-  assert_int_equal(d.shape.count, 4);
+  assert_int_equal(d.shape.polygon.count, 4);
   assert_int_equal((int)d.owner, 9);
   uint64_t errors0 = st.decode_errors;
 

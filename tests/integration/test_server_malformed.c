@@ -1,5 +1,6 @@
 // Malformed traffic: random bytes, truncated and wrong-typed messages, NaN inputs, a
-// wrong protocol version, a silent connection and an input flood. Each sender is dropped
+// wrong protocol version, bad hellos (a 40-byte name, an unknown avatar kind: rejected
+// with their reason code), a silent connection and an input flood. Each sender is dropped
 // or its packets are counted as rejected; the server keeps ticking, the honest client
 // keeps receiving snapshots, and /metrics shows the counts.
 #include <math.h>
@@ -27,14 +28,23 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   double ticks0 = metric(s.http_port, "arbiter_ticks_total");
 
-  enum { GOOD, MANGLER, FLOODER, RANDOM, SILENT, OLD, N };
+  enum { GOOD, MANGLER, FLOODER, RANDOM, SILENT, OLD, LONGNAME, BADKIND, N };
   tc_client* cs[N];
   for (int i = 0; i < N; ++i) assert_non_null(cs[i] = tc_create());
   connect_all(cs, 3, (uint16_t)s.port, "mal");  // GOOD, MANGLER, FLOODER welcomed
   assert_int_equal(tc_start(cs[RANDOM], (uint16_t)s.port, "random", ARB_PROTO_VERSION), 0);
   assert_int_equal(tc_start(cs[SILENT], (uint16_t)s.port, "silent", 0), 0);
   assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 99), 0);
+  assert_int_equal(tc_start(cs[LONGNAME], (uint16_t)s.port, "long", 0), 0);  // connect, no hello
+  assert_int_equal(tc_start(cs[BADKIND], (uint16_t)s.port, "kind", 0), 0);
   drive(cs, N, NULL, 300);
+  // [1, 1, "xxx...x" (40 bytes), bin 0, 0] and [1, 1, "kind", bin 0, 9]
+  uint8_t long_hello[48] = {0x95, 0x01, 0x01, 0xd9, 40};
+  memset(long_hello + 5, 'x', 40);
+  memcpy(long_hello + 45, "\xc4\x00\x00", 3);
+  static const uint8_t kind_hello[] = {0x95, 0x01, 0x01, 0xa4, 'k', 'i', 'n', 'd', 0xc4, 0x00, 0x09};
+  tc_send_raw(cs[LONGNAME], ARB_PROTO_CHANNEL_CONTROL, long_hello, sizeof long_hello, true);
+  tc_send_raw(cs[BADKIND], ARB_PROTO_CHANNEL_CONTROL, kind_hello, sizeof kind_hello, true);
   uint64_t good_before = cs[GOOD]->snapshots_complete;
 
   // MANGLER: truncated, wrong-typed, NaN and out-of-place messages (fewer than the strike limit).
@@ -93,10 +103,19 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(cs[RANDOM]->state, TC_DISCONNECTED);
   assert_int_equal(cs[RANDOM]->disconnect_event.kind, ARB_PROTO_EVENT_DISCONNECT);
   assert_int_equal(cs[RANDOM]->disconnect_event.code, ARB_PROTO_REASON_MALFORMED);
+  // The others were told who left and why.
+  assert_int_equal(cs[GOOD]->last_left.kind, ARB_PROTO_EVENT_LEFT);
+  assert_int_equal(cs[GOOD]->last_left.client_id, cs[RANDOM]->welcome.client_id);
+  assert_int_equal(cs[GOOD]->last_left.code, ARB_PROTO_REASON_MALFORMED);
+  assert_string_equal(cs[GOOD]->last_left.text, "random");
   assert_int_equal(cs[SILENT]->state, TC_DISCONNECTED);
   assert_int_equal(cs[SILENT]->disconnect_event.code, ARB_PROTO_REASON_TIMEOUT);
   assert_int_equal(cs[OLD]->state, TC_REJECTED);
   assert_int_equal(cs[OLD]->reject.reason, ARB_PROTO_REASON_VERSION);
+  assert_int_equal(cs[LONGNAME]->state, TC_REJECTED);
+  assert_int_equal(cs[LONGNAME]->reject.reason, ARB_PROTO_REASON_BAD_NAME);
+  assert_int_equal(cs[BADKIND]->state, TC_REJECTED);
+  assert_int_equal(cs[BADKIND]->reject.reason, ARB_PROTO_REASON_MALFORMED);
 
   double decode = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"decode\"}");
   double unexpected = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"unexpected\"}");

@@ -177,7 +177,10 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
       c->events_received++;
       if (ev.kind == ARB_PROTO_EVENT_DISCONNECT) c->disconnect_event = ev;
       if (ev.kind == ARB_PROTO_EVENT_NOTICE) c->last_notice = ev;
-      if (ev.kind == ARB_PROTO_EVENT_LEFT) c->left_events++;
+      if (ev.kind == ARB_PROTO_EVENT_LEFT) {
+        c->last_left = ev;
+        c->left_events++;
+      }
       if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
   } else if (type == ARB_PROTO_MSG_SNAPSHOT) {

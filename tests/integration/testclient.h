@@ -38,6 +38,7 @@ typedef struct tc_client {
   arb_proto_reject reject;
   arb_proto_event disconnect_event;  ///< last DISCONNECT event, kind 0 if none
   arb_proto_event last_notice;       ///< last NOTICE event, kind 0 if none
+  arb_proto_event last_left;         ///< last LEFT event (another player), kind 0 if none
   int events_received;
   int left_events;                          ///< events "left" (other clients' avatars gone)
   char rejoin_token[ARB_PROTO_MAX_TEXT + 1];  ///< from the last rejoin event, "" if none

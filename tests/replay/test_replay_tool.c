@@ -21,33 +21,13 @@
 #include <xxhash.h>
 
 #include <arbiter/game.h>
-#include <arbiter/replay_log.h>
+#include <arbiter/replay_inputs.h>
 
+#include "log_buffer.h"
 #include "rp_cmd.h"
 
 #define TICKS 40
 #define CP_EVERY 10
-
-typedef struct buf {
-  uint8_t* p;
-  size_t len, cap;
-} buf;
-
-static void put(buf* b, int64_t (*enc)(const void*, uint8_t*, size_t), const void* rec) {
-  int64_t n = enc(rec, NULL, 0);
-  assert_true(n > 0);
-  if (b->len + (size_t)n > b->cap) {
-    b->cap = (b->len + (size_t)n) * 2;
-    b->p = realloc(b->p, b->cap);
-    assert_non_null(b->p);
-  }
-  assert_int_equal(enc(rec, b->p + b->len, (size_t)n), n);
-  b->len += (size_t)n;
-}
-static int64_t e_header(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_header(r, b, c); }
-static int64_t e_tick(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_tick(r, b, c); }
-static int64_t e_cp(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_checkpoint(r, b, c); }
-static int64_t e_end(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_end(r, b, c); }
 
 typedef struct log_spec {
   const char* scene_text;   ///< NULL = the built-in scene
@@ -59,8 +39,8 @@ typedef struct log_spec {
 
 // A session like the server records it: client 1 joins at tick 1 and walks and jumps,
 // client 2 joins at tick 5 and leaves at tick 25; checkpoints every CP_EVERY ticks.
-static buf make_log(const log_spec* spec) {
-  buf b = {0};
+static log_buffer make_log(const log_spec* spec) {
+  log_buffer b = {0};
   const char* text = spec->scene_text ? spec->scene_text : arb_scene_default_text();
   arb_scene* scene = NULL;
   arb_scene_error serr;
@@ -76,14 +56,16 @@ static buf make_log(const log_spec* spec) {
   h.tick_rate = (uint16_t)(spec->header_rate ? spec->header_rate : sim_rate);
   h.seed = 9;
   h.start_time_ms = 1763700000000;
-  put(&b, e_header, &h);
+  log_put(&b, log_header, &h);
   if (spec->scene_text) return b;  // only the header: the scene is the point of the test
   assert_int_equal(arb_scene_load_default(&scene, &serr), 0);
   assert_int_equal(arb_scene_set_tick_rate(scene, sim_rate), 0);  // as the server's --tick-rate
   arb_game* game = NULL;
   assert_int_equal(arb_game_create(scene, h.seed, &game), 0);
   arb_replay_tick* t = calloc(1, sizeof *t);
+  arb_replay_inputs* in = malloc(sizeof *in);
   assert_non_null(t);
+  assert_non_null(in);
   int state_cap = 1 << 20;
   uint8_t* state = malloc((size_t)state_cap);
   assert_non_null(state);
@@ -92,44 +74,40 @@ static buf make_log(const log_spec* spec) {
     t->tick = tick;
     uint32_t joiner = tick == 1 ? 1 : tick == 5 ? 2 : 0;
     if (joiner) {
-      uint32_t entity = 0;
-      assert_int_equal(arb_game_join(game, joiner, ARB_AVATAR_DEFAULT, &entity), 0);
       t->joins[0].client_id = joiner;
-      t->joins[0].entity_id = entity;
       snprintf(t->joins[0].name, sizeof t->joins[0].name, "c%u", joiner);
       t->join_count = 1;
     }
-    if (tick == 25) {
-      assert_int_equal(arb_game_leave(game, 2), 0);
-      t->leaves[t->leave_count++] = 2;
-    }
+    if (tick == 25) t->leaves[t->leave_count++] = 2;
     arb_controls c;
     memset(&c, 0, sizeof c);
     c.move_x = (tick / 8) % 2 ? -0.7f : 1.0f;
     c.buttons = tick % 13 == 0 ? ARB_BUTTON_JUMP : 0;
-    arb_proto_controls_q q = arb_proto_quantize_controls(&c);
-    arb_controls applied = arb_proto_dequantize_controls(&q);
-    assert_int_equal(arb_game_set_controls(game, 1, &applied), 0);
     t->inputs[0].client_id = 1;
     t->inputs[0].seq = (uint32_t)tick;
-    t->inputs[0].controls = q;
+    t->inputs[0].controls = arb_proto_quantize_controls(&c);
     t->input_count = 1;
-    arb_game_step(game);
+    // Applied as the server applies a tick: through the game's tick applier, which also
+    // gives the joins their entity ids for the record.
+    arb_replay_inputs_from_tick(t, in);
+    assert_int_equal(arb_game_apply_tick(game, &in->inputs), ARB_OK);
+    arb_replay_tick_keep_applied(t, in);
     t->world_hash = arb_game_hash(game) ^ (tick == spec->bad_hash_tick ? 1u : 0u);
-    put(&b, e_tick, t);
+    log_put(&b, log_tick, t);
     if (tick % CP_EVERY == 0) {
       int n = arb_game_save(game, state, state_cap);
       assert_true(n > 0 && n <= state_cap);
       // A byte near the end: avatar/controller state, not a header field restore checks.
       if (tick == spec->bad_cp_tick) state[n - 3] ^= 0x40;
       arb_replay_checkpoint cp = {tick, arb_game_hash(game), state, (size_t)n};
-      put(&b, e_cp, &cp);
+      log_put(&b, log_checkpoint, &cp);
     }
   }
   arb_replay_end end = {TICKS, TICKS, h.start_time_ms + 1000};
-  put(&b, e_end, &end);
+  log_put(&b, log_end, &end);
   free(state);
   free(t);
+  free(in);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
   return b;
@@ -172,7 +150,7 @@ static rp_opts opts(rp_command cmd) {
 static void test_replay_tool_clean_log_verifies(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
   run(&o, b.p, b.len, &r);
@@ -192,7 +170,7 @@ static void test_replay_tool_clean_log_verifies(void** state) {
 static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
   (void)state;
   log_spec spec = {.bad_hash_tick = 17};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
   run(&o, b.p, b.len, &r);
@@ -209,7 +187,7 @@ static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
 static void test_replay_tool_changed_gravity_is_caught(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_VERIFY);
   o.perturb_tick = 20;
   static result r;
@@ -226,7 +204,7 @@ static void test_replay_tool_changed_gravity_is_caught(void** state) {
 static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
   (void)state;
   log_spec spec = {.bad_cp_tick = 30};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
   run(&o, b.p, b.len, &r);
@@ -240,7 +218,7 @@ static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
 static void test_replay_tool_seek_equals_full_resimulation(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_SEEK);
   o.tick = 27;
   static result seek, dump;
@@ -264,7 +242,7 @@ static void test_replay_tool_seek_equals_full_resimulation(void** state) {
 static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   static result r;
   // Every cut of a log: exit 2 without --allow-truncated; with it, the readable prefix
   // verifies (0) unless even the header is cut (2). Never a divergence, never a crash.
@@ -289,7 +267,7 @@ static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) 
 static void test_replay_tool_every_bit_flip_is_exit_2(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   static result r;
   for (size_t i = 0; i < b.len; i += (i < 300 ? 1 : b.len / 700 + 1)) {
     b.p[i] ^= (uint8_t)(1u << (i % 8));
@@ -305,7 +283,7 @@ static void test_replay_tool_every_bit_flip_is_exit_2(void** state) {
 static void test_replay_tool_wrong_version_is_exit_2(void** state) {
   (void)state;
   log_spec spec = {0};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   // Header body at 16: fixarray, then format_version as a positive fixint. Re-seal the
   // record's checksum so only the version is wrong.
   assert_int_equal(b.p[17], 1);
@@ -325,9 +303,9 @@ static void test_replay_tool_wrong_version_is_exit_2(void** state) {
 static void test_replay_tool_bad_scene_is_exit_2(void** state) {
   (void)state;
   log_spec spec = {.scene_text = "{\"version\": 1, \"bodies\": [ {\"shape\": 3} "};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   arb_replay_end end = {0, 0, 1};
-  put(&b, e_end, &end);
+  log_put(&b, log_end, &end);
   rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
   run(&o, b.p, b.len, &r);
@@ -344,7 +322,7 @@ static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
   (void)state;
   // A session run at 30 Hz (--tick-rate 30) on the 60 Hz default scene re-simulates at 30.
   log_spec spec = {.sim_rate = 30};
-  buf b = make_log(&spec);
+  log_buffer b = make_log(&spec);
   rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
   run(&o, b.p, b.len, &r);

@@ -20,3 +20,11 @@ if(TARGET arbiter_token)
                LIBS arbiter_token LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
   target_compile_definitions(test_proto_token PRIVATE _POSIX_C_SOURCE=200809L)
 endif()
+arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
+             LIBS arbiter_protocol LABELS unit)
+arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
+             LIBS arbiter_protocol LABELS unit)
+if(TARGET arbiter_server)
+  arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
+               LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+endif()

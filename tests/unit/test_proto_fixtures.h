@@ -8,12 +8,13 @@
 #include <arbiter/collision.h>
 #include <arbiter/protocol.h>
 #include <arbiter/replay_log.h>
+#include <arbiter/snapshot_v2.h>
 #include <arbiter/world.h>
 
 static inline arb_proto_shape fx_box(float hw, float hh) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_POLYGON;
+  s.kind = ARB_PROTO_SHAPE_POLYGON;
   s.count = 4;
   s.points[0] = arb_v2(-hw, -hh);
   s.points[1] = arb_v2(hw, -hh);
@@ -25,7 +26,7 @@ static inline arb_proto_shape fx_box(float hw, float hh) {
 static inline arb_proto_shape fx_circle(float cx, float cy, float r) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_CIRCLE;
+  s.kind = ARB_PROTO_SHAPE_CIRCLE;
   s.count = 1;
   s.points[0] = arb_v2(cx, cy);
   s.radius = r;
@@ -35,7 +36,7 @@ static inline arb_proto_shape fx_circle(float cx, float cy, float r) {
 static inline arb_proto_shape fx_segment(float ax, float ay, float bx, float by) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
-  s.kind = ARB_SHAPE_SEGMENT;
+  s.kind = ARB_PROTO_SHAPE_SEGMENT;
   s.count = 2;
   s.points[0] = arb_v2(ax, ay);
   s.points[1] = arb_v2(bx, by);
@@ -236,15 +237,50 @@ static inline arb_replay_end fx_replay_end(uint64_t last_tick, uint64_t count) {
 
 // ---- the golden vectors: one per message kind and replay record kind --------------------
 
-#define FX_GOLDEN_COUNT 13
+/* A snapshot2 part (PROTOCOL.md, "Snapshot stream v2"): tick 1020 against 1010 at 60 Hz
+ * under gravity -9.81 m/s^2; entity 12 corrected after a contact, entity 40 removed,
+ * entity 301 (a circle body) entering. */
+static inline void fx_snap2_delta(arb_snap2_part* p) {
+  memset(p, 0, sizeof *p);
+  p->h = (arb_snap2_header){1020, 1010, 499, 0, 1, 60, 0, -2511};
+  arb_snap2_record* r = p->records;
+  r[0].id = 12;
+  r[0].op = ARB_SNAP2_UPDATE;
+  r[0].mask = ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL;
+  r[0].v.x = -3;
+  r[0].v.y = 1;
+  r[0].v.vx = 40;
+  r[0].v.vy = -84;
+  r[1].id = 40;
+  r[1].op = ARB_SNAP2_REMOVE;
+  r[2].id = 301;
+  r[2].op = ARB_SNAP2_ENTER;
+  r[2].cls = ARB_SNAP2_BODY;
+  r[2].v.x = 640;
+  r[2].v.y = -128;
+  r[2].v.angle = 8192;
+  r[2].v.vx = 256;
+  r[2].v.w = -10430;
+  p->record_count = 3;
+  arb_snap2_desc* d = &p->descs[0];
+  d->cls = ARB_SNAP2_BODY;
+  d->shape_count = 1;
+  d->shapes[0].kind = ARB_SHAPE_CIRCLE;
+  d->shapes[0].count = 1;
+  d->shapes[0].radius = 0.25f;
+  p->desc_count = 1;
+}
+
+#define FX_GOLDEN_COUNT 14
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
   static arb_proto_snapshot snap;
   static arb_replay_tick tick;
+  static arb_snap2_part part;
   switch (i) {
     case 0: { arb_proto_hello m = fx_hello(); return arb_proto_encode_hello(&m, buf, cap); }
     case 1: { arb_proto_welcome m = fx_welcome(); return arb_proto_encode_welcome(&m, buf, cap); }
@@ -259,6 +295,7 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
     case 10: memset(&tick, 0, sizeof tick); fx_replay_tick(&tick, 1001); return arb_replay_encode_tick(&tick, buf, cap);
     case 11: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
     case 12: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
+    case 13: fx_snap2_delta(&part); return arb_snap2_encode(&part, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

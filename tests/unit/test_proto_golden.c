@@ -88,6 +88,10 @@ static void redecode(int i, const uint8_t* b, int n) {
     arb_proto_input x;
     assert_int_equal(arb_proto_decode_input(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_input(&x, again, sizeof again);
+  } else if (!strncmp(name, "snap2_", 6)) {
+    static arb_snap2_part part;
+    assert_int_equal(arb_snap2_decode(b, (size_t)n, &part, &err), 0);
+    m = arb_snap2_encode(&part, again, sizeof again);
   } else if (!strncmp(name, "snapshot", 8)) {
     assert_int_equal(arb_proto_decode_snapshot(b, (size_t)n, &snap, &err), 0);
     m = arb_proto_encode_snapshot(&snap, again, sizeof again);
@@ -167,6 +171,7 @@ static int write_file(const char* dir, const char* sub, const char* name, const 
 
 static const char* corpus_of(const char* name) {
   if (!strcmp(name, "input") || !strcmp(name, "ping")) return "proto_input";
+  if (!strncmp(name, "snap2_", 6)) return "snap2";
   if (!strncmp(name, "snapshot", 8) || !strcmp(name, "pong")) return "proto_snapshot";
   if (!strncmp(name, "replay", 6)) return "replay";
   return "proto_control";

@@ -77,6 +77,17 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       int a = arb_proto_entity_set_apply(&view, &snap, &aerr);
       assert_true(a == 0 || aerr.reason[0] != '\0');
     }
+  } else if (!strncmp(name, "snap2_", 6)) {
+    static arb_snap2_part part;
+    rc = arb_snap2_decode(p, n, &part, &err);
+    if (!rc) {
+      again = arb_snap2_encode(&part, scratch, sizeof scratch);
+      arb_snap2_entity items[40] = {{12, ARB_SNAP2_BODY, 0, {0}}, {40, ARB_SNAP2_PARTICLE, 0, {0}}};
+      arb_snap2_set view = {items, 2, 40};
+      arb_proto_error aerr;
+      int a = arb_snap2_set_apply(&view, &part, &aerr);
+      assert_true(a == 0 || aerr.reason[0] != '\0');
+    }
   } else if (!strcmp(name, "event")) {
     arb_proto_event m;
     rc = arb_proto_decode_event(p, n, &m, &err);

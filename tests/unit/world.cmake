@@ -7,3 +7,7 @@ foreach(t test_world test_seed_behaviours)
 endforeach()
 arb_add_test(test_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_determinism.c
              LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120)
+# ARB_ASSERT: fires (abort, checked from a forked child) on programmer errors in builds
+# with asserts (debug, asan), soft failure in release, never on untrusted bytes.
+arb_add_test(test_assert SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_assert.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 60)

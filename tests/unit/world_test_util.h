@@ -1,7 +1,25 @@
-// Helpers shared by test_world.c, test_seed_behaviours.c and test_determinism.c.
+// Helpers shared by the world, extras and assert tests.
 #pragma once
 
 #include <arbiter/world.h>
+
+// A test that passes a stale id on purpose (to check the soft failure) installs this
+// handler: ARB_ASSERT then counts instead of aborting in builds with asserts.
+static int wt_assert_count;
+static inline bool wt_count_assert(const char* condition, const char* file, int line) {
+  (void)condition;
+  (void)file;
+  (void)line;
+  wt_assert_count += 1;
+  return false;
+}
+/// Count asserts from now on (from 0); arb_set_assert_handler(NULL) restores aborting.
+static inline void wt_soft_asserts(void) {
+  wt_assert_count = 0;
+  arb_set_assert_handler(wt_count_assert);
+}
+/// The number of asserts the n deliberate programmer errors made (0 without asserts).
+#define WT_ASSERTS(n) (ARB_ASSERT_ENABLED ? (n) : 0)
 
 static inline arb_world* wt_world(arb_vec2 gravity) {
   arb_world_def wd = arb_default_world_def();

@@ -1,8 +1,8 @@
 // arbiter-netem: a UDP proxy that makes the network worse on purpose (loss, latency,
 // jitter, duplication, reordering, bandwidth cap), per direction, reproducibly (seeded).
 // This kernel has no netem qdisc; this is how tests and users see a bad network.
-#include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "netem_proxy.h"
+#include "tool_args.h"
 
 static void usage(FILE* f) {
   fprintf(f,
@@ -42,15 +43,6 @@ static void usage(FILE* f) {
           "On exit a JSON summary of the per-direction counters goes to stdout.\n"
           "Example: arbiter-netem --server 127.0.0.1:7777 --listen 127.0.0.1:7778 \\\n"
           "           --loss 10 --latency 60 --jitter 20 --dup 2 --reorder 2 --seed 7\n");
-}
-
-static int parse_double(const char* s, double lo, double hi, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
-  *out = v;
-  return 0;
 }
 
 static int parse_hostport(const char* s, struct sockaddr_storage* out) {
@@ -100,16 +92,86 @@ static void print_dir(const char* name, const netem_dir* d, int last) {
          d->p.reorder * 100.0, d->p.rate_kbps, last ? "" : ",");
 }
 
-int main(int argc, char** argv) {
-  netem_params both[2];
-  memset(both, 0, sizeof both);
-  bool reorder_delay_set[2] = {false, false};
-  for (int d = 0; d < 2; d++) both[d].queue_ms = 200.0;
-  const char* server = NULL;
-  const char* listen_at = "127.0.0.1:0";
-  const char* port_file = NULL;
-  double seed = 1, duration = 0, stats = 0;
+// The per-direction impairment flags: --NAME, --up-NAME, --down-NAME.
+typedef struct impairment {
+  const char* name;
+  double max;    ///< largest accepted value (the smallest is 0)
+  double divisor;  ///< value stored = flag value / divisor (percent -> probability)
+  size_t field;  ///< offsetof(netem_params, ...)
+} impairment;
 
+static const impairment impairments[] = {
+    {"loss", 100, 100, offsetof(netem_params, loss)},
+    {"dup", 100, 100, offsetof(netem_params, dup)},
+    {"reorder", 100, 100, offsetof(netem_params, reorder)},
+    {"latency", 60000, 1, offsetof(netem_params, latency_ms)},
+    {"jitter", 60000, 1, offsetof(netem_params, jitter_ms)},
+    {"reorder-delay", 60000, 1, offsetof(netem_params, reorder_ms)},
+    {"rate", 1e9, 1, offsetof(netem_params, rate_kbps)},
+    {"queue", 60000, 1, offsetof(netem_params, queue_ms)},
+};
+
+// The command line.
+typedef struct netem_options {
+  netem_params dir[2];  ///< [0] up (client -> server), [1] down
+  bool reorder_delay_set[2];
+  const char* server;
+  const char* listen_at;
+  const char* port_file;
+  double seed, duration, stats;
+} netem_options;
+
+static const impairment* find_impairment(const char* name) {
+  for (size_t k = 0; k < sizeof impairments / sizeof impairments[0]; k++)
+    if (!strcmp(impairments[k].name, name)) return &impairments[k];
+  return NULL;
+}
+
+// One flag with its value: 0, or 2 (the exit status for a bad flag) after saying why.
+static int parse_flag(netem_options* o, const char* a, const char* v) {
+  int dirs[2] = {1, 1};  // which directions a setting applies to
+  const char* name = strncmp(a, "--", 2) == 0 ? a + 2 : a;
+  bool prefixed = false;
+  if (!strncmp(a, "--up-", 5) || !strncmp(a, "--down-", 7)) {
+    prefixed = true;
+    dirs[a[2] == 'u' ? 1 : 0] = 0;
+    name = a + (a[2] == 'u' ? 5 : 7);
+  }
+  const impairment* imp = find_impairment(name);
+  double x = 0;
+  if (imp) {
+    if (tool_parse_double(v, 0, imp->max, &x) != 0) {
+      fprintf(stderr, "arbiter-netem: %s: invalid value '%s' (see --help for the range)\n", a, v);
+      return 2;
+    }
+    for (int d = 0; d < 2; d++) {
+      if (!dirs[d]) continue;
+      *(double*)((char*)&o->dir[d] + imp->field) = x / imp->divisor;
+      if (imp->field == offsetof(netem_params, reorder_ms)) o->reorder_delay_set[d] = true;
+    }
+    return 0;
+  }
+  int bad = 0;
+  if (prefixed) bad = -2;
+  else if (!strcmp(a, "--server")) o->server = v;
+  else if (!strcmp(a, "--listen")) o->listen_at = v;
+  else if (!strcmp(a, "--port-file")) o->port_file = v;
+  else if (!strcmp(a, "--seed")) bad = tool_parse_double(v, 0, 1e18, &o->seed);
+  else if (!strcmp(a, "--duration")) bad = tool_parse_double(v, 0, 1e9, &o->duration);
+  else if (!strcmp(a, "--stats")) bad = tool_parse_double(v, 0, 1e9, &o->stats);
+  else bad = -2;
+  if (bad == -2) fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
+  else if (bad) fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
+  return bad ? 2 : 0;
+}
+
+// Returns -1 to go on, else the exit status (0 after --help, 2 for bad flags).
+static int parse_options(int argc, char** argv, netem_options* o, struct sockaddr_storage* srv,
+                         struct sockaddr_storage* lst) {
+  memset(o, 0, sizeof *o);
+  for (int d = 0; d < 2; d++) o->dir[d].queue_ms = 200.0;
+  o->listen_at = "127.0.0.1:0";
+  o->seed = 1;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -120,108 +182,44 @@ int main(int argc, char** argv) {
       fprintf(stderr, "arbiter-netem: %s: missing value or unknown flag (see --help)\n", a);
       return 2;
     }
-    const char* v = argv[++i];
-    int dirs[2] = {1, 1};  // which directions a setting applies to
-    const char* name = strncmp(a, "--", 2) == 0 ? a + 2 : a;
-    bool prefixed = false;
-    if (!strncmp(a, "--up-", 5)) {
-      dirs[1] = 0;
-      name = a + 5;
-      prefixed = true;
-    } else if (!strncmp(a, "--down-", 7)) {
-      dirs[0] = 0;
-      name = a + 7;
-      prefixed = true;
-    }
-    double x = 0;
-    bool is_param = true;
-    int bad = 0;
-    if (!strcmp(name, "loss")) bad = parse_double(v, 0, 100, &x);
-    else if (!strcmp(name, "dup")) bad = parse_double(v, 0, 100, &x);
-    else if (!strcmp(name, "reorder")) bad = parse_double(v, 0, 100, &x);
-    else if (!strcmp(name, "latency")) bad = parse_double(v, 0, 60000, &x);
-    else if (!strcmp(name, "jitter")) bad = parse_double(v, 0, 60000, &x);
-    else if (!strcmp(name, "reorder-delay")) bad = parse_double(v, 0, 60000, &x);
-    else if (!strcmp(name, "rate")) bad = parse_double(v, 0, 1e9, &x);
-    else if (!strcmp(name, "queue")) bad = parse_double(v, 0, 60000, &x);
-    else is_param = false;
-    if (is_param) {
-      if (bad) {
-        fprintf(stderr, "arbiter-netem: %s: invalid value '%s' (see --help for the range)\n", a, v);
-        return 2;
-      }
-      for (int d = 0; d < 2; d++) {
-        if (!dirs[d]) continue;
-        if (!strcmp(name, "loss")) both[d].loss = x / 100.0;
-        else if (!strcmp(name, "dup")) both[d].dup = x / 100.0;
-        else if (!strcmp(name, "reorder")) both[d].reorder = x / 100.0;
-        else if (!strcmp(name, "latency")) both[d].latency_ms = x;
-        else if (!strcmp(name, "jitter")) both[d].jitter_ms = x;
-        else if (!strcmp(name, "reorder-delay")) {
-          both[d].reorder_ms = x;
-          reorder_delay_set[d] = true;
-        } else if (!strcmp(name, "rate")) both[d].rate_kbps = x;
-        else if (!strcmp(name, "queue")) both[d].queue_ms = x;
-      }
-      continue;
-    }
-    if (prefixed) {
-      fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
-      return 2;
-    }
-    if (!strcmp(a, "--server")) server = v;
-    else if (!strcmp(a, "--listen")) listen_at = v;
-    else if (!strcmp(a, "--port-file")) port_file = v;
-    else if (!strcmp(a, "--seed")) bad = parse_double(v, 0, 1e18, &seed);
-    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0, 1e9, &duration);
-    else if (!strcmp(a, "--stats")) bad = parse_double(v, 0, 1e9, &stats);
-    else {
-      fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
-      return 2;
-    }
-    if (bad) {
-      fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
-      return 2;
-    }
+    if (parse_flag(o, a, argv[++i]) != 0) return 2;
   }
-  if (!server) {
+  if (!o->server) {
     fprintf(stderr, "arbiter-netem: --server HOST:PORT is required (see --help)\n");
     return 2;
   }
-  struct sockaddr_storage srv, lst;
-  if (parse_hostport(server, &srv) != 0) {
-    fprintf(stderr, "arbiter-netem: --server '%s': expected a numeric address and port, e.g. 127.0.0.1:7777\n", server);
+  if (parse_hostport(o->server, srv) != 0) {
+    fprintf(stderr, "arbiter-netem: --server '%s': expected a numeric address and port, e.g. 127.0.0.1:7777\n",
+            o->server);
     return 2;
   }
-  if (parse_hostport(listen_at, &lst) != 0) {
-    fprintf(stderr, "arbiter-netem: --listen '%s': expected a numeric address and port, e.g. 127.0.0.1:0\n", listen_at);
+  if (parse_hostport(o->listen_at, lst) != 0) {
+    fprintf(stderr, "arbiter-netem: --listen '%s': expected a numeric address and port, e.g. 127.0.0.1:0\n",
+            o->listen_at);
     return 2;
   }
   for (int d = 0; d < 2; d++)
-    if (!reorder_delay_set[d]) both[d].reorder_ms = 2.0 * both[d].jitter_ms + 10.0;
+    if (!o->reorder_delay_set[d]) o->dir[d].reorder_ms = 2.0 * o->dir[d].jitter_ms + 10.0;
+  return -1;
+}
 
-  uv_loop_t* loop = uv_default_loop();
-  proxy.duration_s = duration;
-  proxy.stats_interval_s = stats;
-  int rc = netem_proxy_start(&proxy, loop, (const struct sockaddr*)&lst, (const struct sockaddr*)&srv, &both[0],
-                             &both[1], (uint64_t)seed);
-  if (rc != 0) {
-    fprintf(stderr, "arbiter-netem: cannot listen on %s: %s\n", listen_at, uv_strerror(rc));
-    return 1;
-  }
-  int port = netem_proxy_port(&proxy);
+// "listening on HOST:PORT" on stdout, and the port into --port-file. 0 or -1.
+static int announce(const netem_options* o, int port) {
   char host[64];
-  const char* colon = strrchr(listen_at, ':');
-  snprintf(host, sizeof host, "%.*s", (int)(colon - listen_at), listen_at);
-  printf("arbiter-netem: listening on %s:%d, forwarding to %s\n", host, port, server);
+  const char* colon = strrchr(o->listen_at, ':');
+  snprintf(host, sizeof host, "%.*s", (int)(colon - o->listen_at), o->listen_at);
+  printf("arbiter-netem: listening on %s:%d, forwarding to %s\n", host, port, o->server);
   fflush(stdout);
-  if (port_file) {
-    FILE* f = fopen(port_file, "w");
-    if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0) {
-      fprintf(stderr, "arbiter-netem: cannot write --port-file %s\n", port_file);
-      return 1;
-    }
+  if (!o->port_file) return 0;
+  FILE* f = fopen(o->port_file, "w");
+  if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "arbiter-netem: cannot write --port-file %s\n", o->port_file);
+    return -1;
   }
+  return 0;
+}
+
+static void watch_signals(uv_loop_t* loop) {
   uv_signal_init(loop, &sig_int);
   uv_signal_init(loop, &sig_term);
   sig_int.data = sig_term.data = &proxy;
@@ -231,7 +229,25 @@ int main(int argc, char** argv) {
   // alive, so unref them: they must not be the reason the process keeps running.
   uv_unref((uv_handle_t*)&sig_int);
   uv_unref((uv_handle_t*)&sig_term);
+}
 
+int main(int argc, char** argv) {
+  netem_options o;
+  struct sockaddr_storage srv, lst;
+  int status = parse_options(argc, argv, &o, &srv, &lst);
+  if (status >= 0) return status;
+
+  uv_loop_t* loop = uv_default_loop();
+  proxy.duration_s = o.duration;
+  proxy.stats_interval_s = o.stats;
+  int rc = netem_proxy_start(&proxy, loop, (const struct sockaddr*)&lst, (const struct sockaddr*)&srv, &o.dir[0],
+                             &o.dir[1], (uint64_t)o.seed);
+  if (rc != 0) {
+    fprintf(stderr, "arbiter-netem: cannot listen on %s: %s\n", o.listen_at, uv_strerror(rc));
+    return 1;
+  }
+  if (announce(&o, netem_proxy_port(&proxy)) != 0) return 1;
+  watch_signals(loop);
   uv_run(loop, UV_RUN_DEFAULT);
 
   printf("{\n  \"sessions\": %llu,\n  \"sessions_refused\": %llu,\n", (unsigned long long)proxy.sessions_opened,

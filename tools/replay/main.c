@@ -1,11 +1,14 @@
 // arbiter-replay: verify and inspect .arbrec replay logs (docs/DETERMINISM.md).
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rp_cmd.h"
 #include "rp_log.h"
+#include "tool_args.h"
+
+// One line on stderr saying what is wrong, then the exit status for bad arguments.
+#define bad_usage(fmt, arg) tool_bad_usage("arbiter-replay", RP_EXIT_UNREADABLE, fmt, arg)
 
 #ifndef ARB_BUILD_ID
 #define ARB_BUILD_ID "arbiter-unknown"
@@ -54,23 +57,6 @@ static const char usage[] =
     "2 unreadable or unusable log, a log that does not end cleanly (without\n"
     "--allow-truncated), or bad arguments (one line on stderr says why).\n";
 
-static int bad_usage(const char* fmt, const char* arg) {
-  fprintf(stderr, "arbiter-replay: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(see arbiter-replay --help)\n");
-  return RP_EXIT_UNREADABLE;
-}
-
-static int parse_u64(const char* s, unsigned long long max, unsigned long long* out) {
-  if (!s || !*s || *s == '-' || *s == '+') return -1;
-  char* end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end != '\0' || v > max) return -1;
-  *out = v;
-  return 0;
-}
-
 int main(int argc, char** argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -107,24 +93,24 @@ int main(int argc, char** argv) {
     } else if (strcmp(a, "--hash-only") == 0 && (o.cmd == RP_CMD_DUMP || o.cmd == RP_CMD_SEEK)) {
       o.hash_only = true;
     } else if (strcmp(a, "--max-bodies") == 0 && o.cmd == RP_CMD_VERIFY) {
-      if (parse_u64(value, 1000000, &v) != 0) return bad_usage("--max-bodies needs a count, got \"%s\"", value ? value : "");
+      if (tool_parse_u64(value, 0, 1000000, &v) != 0) return bad_usage("--max-bodies needs a count, got \"%s\"", value ? value : "");
       o.max_bodies = (int)v;
       i++;
     } else if (strcmp(a, "--perturb-gravity") == 0 && o.cmd == RP_CMD_VERIFY) {
-      if (parse_u64(value, (unsigned long long)INT64_MAX, &v) != 0 || v == 0)
+      if (tool_parse_u64(value, 0, (unsigned long long)INT64_MAX, &v) != 0 || v == 0)
         return bad_usage("--perturb-gravity needs a tick >= 1, got \"%s\"", value ? value : "");
       o.perturb_tick = (int64_t)v;
       i++;
     } else if ((strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0 || strcmp(a, "--every") == 0) &&
                o.cmd == RP_CMD_DUMP) {
-      if (parse_u64(value, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick count", a);
+      if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick count", a);
       if (a[2] == 'f') o.from = v;
       else if (a[2] == 't') o.to = v;
       else if (v == 0) return bad_usage("%s must be >= 1", a);
       else o.every = v;
       i++;
     } else if (strcmp(a, "--tick") == 0 && o.cmd == RP_CMD_SEEK) {
-      if (parse_u64(value, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick", a);
+      if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick", a);
       o.tick = v;
       have_tick = true;
       i++;

@@ -38,7 +38,8 @@ int rp_sim_init(rp_sim* sim, const rp_log* log) {
     return rc;
   }
   sim->rec = malloc(sizeof *sim->rec);
-  if (!sim->rec) {
+  sim->inputs = malloc(sizeof *sim->inputs);
+  if (!sim->rec || !sim->inputs) {
     snprintf(sim->why, sizeof sim->why, "out of memory");
     return ARB_E_NOMEM;
   }
@@ -49,6 +50,7 @@ void rp_sim_deinit(rp_sim* sim) {
   if (sim->game) arb_game_destroy(sim->game);
   if (sim->scene) arb_scene_destroy(sim->scene);
   free(sim->rec);
+  free(sim->inputs);
   memset(sim, 0, sizeof *sim);
 }
 
@@ -76,29 +78,15 @@ int rp_sim_start_at(rp_sim* sim, const rp_checkpoint* cp) {
   return ARB_OK;
 }
 
-// Apply one decoded tick record (joins, leaves, controls) and step.
+// Apply one decoded tick record (through the game's tick applier) and step.
 static int apply(rp_sim* sim, const arb_replay_tick* t) {
-  int result = RP_STEP_OK;
-  for (int i = 0; i < t->join_count; i++) {
-    const arb_replay_join* j = &t->joins[i];
-    uint32_t entity = 0;
-    int rc = arb_game_join(sim->game, j->client_id, (arb_avatar_kind)j->avatar_kind, &entity);
-    if (sim->strict && (rc != ARB_OK || entity != j->entity_id) && result == RP_STEP_OK) {
-      snprintf(sim->why, sizeof sim->why,
-               "tick %llu: join of client %u gave entity %u (%s), the log says entity %u",
-               (unsigned long long)t->tick, j->client_id, entity, rc ? arb_strerror(rc) : "ok",
-               j->entity_id);
-      result = RP_STEP_JOIN_MISMATCH;
-    }
-  }
-  for (int i = 0; i < t->leave_count; i++) arb_game_leave(sim->game, t->leaves[i]);
-  for (int i = 0; i < t->input_count; i++) {
-    arb_controls c = arb_proto_dequantize_controls(&t->inputs[i].controls);
-    arb_game_set_controls(sim->game, t->inputs[i].client_id, &c);
-  }
-  arb_game_step(sim->game);
+  arb_replay_inputs_from_tick(t, sim->inputs);
+  arb_game_apply_tick(sim->game, &sim->inputs->inputs);
   sim->recorded_hash = t->world_hash;
-  return result;
+  char why[200];
+  if (!sim->strict || arb_replay_inputs_check_joins(t, sim->inputs, why, sizeof why) == ARB_OK) return RP_STEP_OK;
+  snprintf(sim->why, sizeof sim->why, "tick %llu: %s", (unsigned long long)t->tick, why);
+  return RP_STEP_JOIN_MISMATCH;
 }
 
 int rp_sim_step(rp_sim* sim, rp_checkpoint_fn* on_checkpoint, void* user) {

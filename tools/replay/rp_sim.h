@@ -1,19 +1,20 @@
 // arbiter-replay — the re-simulation driver and the state comparison.
 //
 // Re-simulation is exactly what the server did (PROTOCOL.md §9.2): the scene from the log's
-// own text, run at the header's tick rate, arb_game_create with the recorded seed, then per tick record the joins (the
-// returned entity id must match), the leaves, the dequantized controls, one arb_game_step,
-// and arb_game_hash compared with the recorded hash. A sim starts at tick 0 or from a
-// recorded checkpoint; it reads the following records through its own reader copy.
+// own text, run at the header's tick rate, arb_game_create with the recorded seed, then per
+// tick record the game's tick applier (arb_replay_inputs_from_tick + arb_game_apply_tick,
+// the same two calls the server makes; the joins' entity ids must match the record) and
+// arb_game_hash compared with the recorded hash. A sim starts at tick 0 or from a recorded
+// checkpoint; it reads the following records through its own reader copy.
 //
 // (The viewer has its own driver in client/view/view_replay.c, built around playback
-// speed and frame budgets; the rules of a tick are the same and are pinned by both tools
-// verifying the same committed logs.)
+// speed and frame budgets; it applies ticks through the same two calls.)
 #pragma once
 
 #include <stdio.h>
 
 #include <arbiter/game.h>
+#include <arbiter/replay_inputs.h>
 
 #include "rp_log.h"
 
@@ -23,6 +24,7 @@ typedef struct rp_sim {
   arb_game* game;
   arb_replay_reader reader;  ///< the next record to apply
   arb_replay_tick* rec;      ///< decode space for one tick record (large)
+  arb_replay_inputs* inputs; ///< the record as the game applies it (large)
   uint64_t recorded_hash;    ///< world_hash of the last applied tick record
   bool strict;               ///< joins must give the recorded entity ids (off after a divergence)
   char why[400];             ///< the reason of the last failure

@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool_args.h"
+
+// One line on stderr saying what is wrong, then the exit status for bad arguments.
+#define bad_usage(fmt, arg) tool_bad_usage("arbiter-sim", 2, fmt, arg)
+
 #ifndef ARB_BUILD_ID
 #define ARB_BUILD_ID "arbiter-unknown"
 #endif
@@ -31,24 +36,6 @@ static const char usage[] =
     "\n"
     "exit status: 0 ok, 2 bad arguments or a scene that does not load (one line on stderr:\n"
     "FILE: JSON.PATH: REASON), 1 other failures.\n";
-
-static int bad_usage(const char* fmt, const char* arg) {
-  fprintf(stderr, "arbiter-sim: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(see arbiter-sim --help)\n");
-  return 2;
-}
-
-static int parse_count(const char* s, unsigned long long lo, unsigned long long hi,
-                       unsigned long long* out) {
-  if (!s || !*s || *s == '-' || *s == '+') return -1;
-  char* end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end != '\0' || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
 
 static void write_stdout(const char* data, size_t len, void* user) {
   (void)user;
@@ -82,10 +69,10 @@ int main(int argc, char** argv) {
       }
       bool is_ticks = a[2] == 't';
       if (is_ticks) {
-        if (parse_count(value, 0, MAX_TICKS, &ticks))
+        if (tool_parse_u64(value, 0, MAX_TICKS, &ticks))
           return bad_usage("--ticks: not an integer in 0..1000000000: %s", value);
         have_ticks = true;
-      } else if (parse_count(value, 1, MAX_TICKS, &every)) {
+      } else if (tool_parse_u64(value, 1, MAX_TICKS, &every)) {
         return bad_usage("--every: not an integer in 1..1000000000: %s", value);
       }
     } else if (a[0] == '-' && a[1] != '\0') {

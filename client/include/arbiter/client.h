@@ -183,15 +183,9 @@ ARB_API uint32_t arb_client_get_input_sequence(const arb_client* client);
 
 // ---- world state -----------------------------------------------------------------------
 
-/// Geometry of one shape, in its body's frame. Circles: center + radius; polygons:
-/// count vertices (counter-clockwise) + radius 0; segments: vertices[0..1], count 2.
-typedef struct arb_client_shape {
-  arb_shape_type type;
-  arb_vec2 center;   ///< circle center
-  float radius;      ///< circle radius, meters
-  arb_vec2 vertices[ARB_MAX_POLYGON_VERTICES];
-  int count;
-} arb_client_shape;
+/// Geometry of one shape, in its body's frame, as the server sent it. Polygons carry
+/// vertices and count only (normals and centroid are zero).
+typedef arb_shape_geometry arb_client_shape;
 
 /// Everything needed to draw an entity (from its "entered" record).
 typedef struct arb_client_entity_desc {

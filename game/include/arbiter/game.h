@@ -5,12 +5,15 @@
 // joins, leaves and controls at tick boundaries, so live == offline by construction.
 // It does no I/O and knows nothing of networking or wall time.
 //
-// Per tick, in this order: arb_game_join / arb_game_leave (applied immediately, in call
-// order), arb_game_set_controls for each client, then arb_game_step.
+// A tick is applied by arb_game_apply_tick from a plain description (tick_inputs.h): the
+// joins, then the leaves, then each client's controls, then one arb_game_step. Everything
+// that re-simulates or predicts a tick goes through it; the single calls below are for
+// tests and tools that build a game by hand.
 #pragma once
 
 #include <arbiter/controls.h>
 #include <arbiter/scene.h>
+#include <arbiter/tick_inputs.h>
 
 ARB_C_BEGIN
 
@@ -42,6 +45,11 @@ ARB_API int arb_game_leave(arb_game* game, uint32_t client_id);
 ARB_API int arb_game_set_controls(arb_game* game, uint32_t client_id, const arb_controls* controls);
 /// Apply every avatar's controller, then step the world once.
 ARB_API void arb_game_step(arb_game* game);
+/// Apply one tick's inputs (joins, leaves, controls, each in array order) and step once.
+/// Every item gets its result (and a join its entity id); a refused item changes nothing.
+/// Returns ARB_OK, the first item's error (the step happened anyway), or ARB_E_INVAL for
+/// a malformed description (nothing applied, no step).
+ARB_API int arb_game_apply_tick(arb_game* game, arb_tick_inputs* inputs);
 /// World hash plus the game's own state (avatars, controls, tick, rng).
 ARB_API uint64_t arb_game_hash(const arb_game* game);
 

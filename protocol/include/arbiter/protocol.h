@@ -15,6 +15,7 @@
 #pragma once
 
 #include <arbiter/base.h>
+#include <arbiter/collision.h>
 #include <arbiter/controls.h>
 #include <arbiter/math.h>
 
@@ -56,19 +57,20 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
 
-/// Message type codes: element 0 of every message array.
+/// Message type codes: element 0 of every message array (rows of arbiter/messages.def).
 typedef enum arb_proto_msg_type {
   ARB_PROTO_MSG_NONE = 0,  ///< never sent
-  ARB_PROTO_MSG_HELLO = 1,     ///< client -> server, control channel
-  ARB_PROTO_MSG_WELCOME = 2,   ///< server -> client, control channel
-  ARB_PROTO_MSG_REJECT = 3,    ///< server -> client, control channel, then disconnect
-  ARB_PROTO_MSG_INPUT = 4,     ///< client -> server, input channel, unsequenced
-  ARB_PROTO_MSG_SNAPSHOT = 5,  ///< server -> client, snapshot channel, unsequenced
-  ARB_PROTO_MSG_EVENT = 6,     ///< server -> client, control channel
-  ARB_PROTO_MSG_PING = 7,      ///< client -> server, input channel, unsequenced
-  ARB_PROTO_MSG_PONG = 8,      ///< server -> client, input channel, unsequenced
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) ARB_PROTO_MSG_##NAME = code,
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
   ARB_PROTO_MSG_TYPE_COUNT
 } arb_proto_msg_type;
+
+/// Who sends a message.
+typedef enum arb_proto_direction {
+  ARB_PROTO_TO_SERVER = 1,  ///< sent by clients
+  ARB_PROTO_TO_CLIENT = 2,  ///< sent by the server
+} arb_proto_direction;
 
 /// Why a hello was refused (reject.reason) or a client is disconnected (event.code).
 typedef enum arb_proto_reason {
@@ -92,6 +94,10 @@ ARB_API const char* arb_proto_build_id(void);
 ARB_API const char* arb_proto_reason_name(int reason);
 /// Name of a message type ("hello", ...), "unknown" when out of range.
 ARB_API const char* arb_proto_msg_name(int type);
+/// Who sends a message type; 0 when out of range.
+ARB_API int arb_proto_msg_direction(int type);
+/// The ENet channel a message type travels on; -1 when out of range.
+ARB_API int arb_proto_msg_channel(int type);
 
 /// Where and why a decode failed.
 typedef struct arb_proto_error {
@@ -155,13 +161,33 @@ ARB_API void arb_proto_dequantize_state(const arb_proto_entity_state* q, arb_vec
 
 // ---- shapes and entity descriptions -----------------------------------------------------
 
-/// A shape in its body's local frame (kinds are arb_shape_type from collision.h).
+/// Wire codes of shape kinds (rows of arbiter/shapes.def); not arb_shape_type values.
+typedef enum arb_proto_shape_kind {
+  ARB_PROTO_SHAPE_NONE = 0,  ///< never sent
+#define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) ARB_PROTO_SHAPE_##NAME = code,
+#include <arbiter/shapes.def>
+#undef ARB_PROTO_SHAPE
+  ARB_PROTO_SHAPE_KIND_COUNT
+} arb_proto_shape_kind;
+
+/// A shape in its body's local frame, as the wire carries it: points and, for kinds that
+/// have one, a radius. One body's shapes are each one of these.
 typedef struct arb_proto_shape {
-  uint8_t kind;        ///< 1 circle, 2 polygon, 3 segment
+  uint8_t kind;        ///< arb_proto_shape_kind
   uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8
   float radius;        ///< circle radius, meters, (0, ARB_PROTO_MAX_COORD]; 0 otherwise
   arb_vec2 points[8];  ///< meters, |coord| <= ARB_PROTO_MAX_COORD
 } arb_proto_shape;
+
+/// The wire form of a shape's geometry (the server's side). ARB_E_INVAL for a kind
+/// shapes.def does not list; the result still has to pass the encoder's range checks.
+ARB_API int arb_proto_shape_from_geometry(const arb_shape_geometry* g, arb_proto_shape* out);
+/// A decoded wire shape as shared's geometry (the client's side). Polygons get their
+/// vertices and count only: normals and centroid are not sent and are left zero.
+/// ARB_E_INVAL for an unknown kind or a point count outside the kind's range.
+ARB_API int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geometry* out);
+/// Name of a wire shape kind ("circle", ...), "unknown" when out of range.
+ARB_API const char* arb_proto_shape_kind_name(int kind);
 
 /// What a client needs to draw an entity; sent once, when the entity enters its view.
 typedef struct arb_proto_entity_desc {
@@ -308,28 +334,19 @@ typedef struct arb_proto_pong {
 /// code. The full decoder still checks everything.
 ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
 
-ARB_API int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap);
-/// ARB_E_TOO_BIG when the packet would exceed ARB_PROTO_MAX_PAYLOAD (the builder splits).
-ARB_API int arb_proto_encode_snapshot(const arb_proto_snapshot* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap);
-ARB_API int arb_proto_encode_pong(const arb_proto_pong* m, uint8_t* buf, size_t cap);
-
-/// A hello whose version differs from ARB_PROTO_VERSION returns ARB_E_VERSION with
-/// out->version set (the first two elements of a hello are frozen across versions), so
-/// the server can answer with a reject of reason VERSION.
-ARB_API int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out, arb_proto_error* err);
-/// Set out->statics / out->static_cap before calling (statics may be NULL with cap 0).
-ARB_API int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_reject(const uint8_t* buf, size_t len, arb_proto_reject* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_snapshot(const uint8_t* buf, size_t len, arb_proto_snapshot* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_event(const uint8_t* buf, size_t len, arb_proto_event* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_ping(const uint8_t* buf, size_t len, arb_proto_ping* out, arb_proto_error* err);
-ARB_API int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, arb_proto_error* err);
+/// arb_proto_encode_<name> and arb_proto_decode_<name> for every row of messages.def.
+/// - encode_snapshot returns ARB_E_TOO_BIG when the packet would exceed
+///   ARB_PROTO_MAX_PAYLOAD (the builder splits).
+/// - decode_hello: a hello whose version differs from ARB_PROTO_VERSION returns
+///   ARB_E_VERSION with out->version set (the first two elements of a hello are frozen
+///   across versions), so the server can answer with a reject of reason VERSION.
+/// - decode_welcome: set out->statics / out->static_cap before calling (statics may be
+///   NULL with cap 0).
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction)                                  \
+  ARB_API int arb_proto_encode_##name(const arb_proto_##name* m, uint8_t* buf, size_t cap); \
+  ARB_API int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, arb_proto_error* err);
+#include <arbiter/messages.def>
+#undef ARB_PROTO_MSG
 
 // ---- entity sets: what a client sees at one tick -----------------------------------------
 

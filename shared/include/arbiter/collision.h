@@ -42,6 +42,17 @@ typedef struct arb_segment {
   arb_vec2 a, b;  ///< local end points, distinct
 } arb_segment;
 
+/// One shape's geometry tagged with its kind: what a shape is, without material or
+/// collision filter (arb_shape_def adds those). Used where shapes travel or are drawn.
+typedef struct arb_shape_geometry {
+  arb_shape_type type;
+  union {
+    arb_circle circle;
+    arb_polygon polygon;
+    arb_segment segment;
+  };
+} arb_shape_geometry;
+
 /// Mass properties of a shape of uniform density.
 typedef struct arb_mass_data {
   float mass;                ///< kilograms

@@ -7,6 +7,8 @@
 // or a zero value.
 #pragma once
 
+#include <string.h>
+
 #include "collision.h"
 #include "id.h"
 
@@ -63,6 +65,16 @@ typedef struct arb_shape_def {
   uint32_t mask_bits;      ///< default all bits
   int32_t group;           ///< same positive group: always collide; same negative: never
 } arb_shape_def;
+
+/// The geometry of a shape definition (type + circle/polygon/segment), without material.
+static inline arb_shape_geometry arb_shape_def_geometry(const arb_shape_def* def) {
+  arb_shape_geometry g;
+  g.type = def->type;
+  // Both unions list the same members and the polygon is the largest: copying its bytes
+  // copies whichever member is in use.
+  memcpy(&g.polygon, &def->polygon, sizeof g.polygon);
+  return g;
+}
 
 typedef struct arb_body_def {
   arb_body_type type;

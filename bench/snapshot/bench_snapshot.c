@@ -1,0 +1,378 @@
+// bench-snapshot: what snapshots cost one client, and what the client then holds.
+//
+// For each generated scene (scenes.h) it simulates --seconds of game time at 60 Hz with one
+// joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
+// independent "clients" from the same capture:
+//   v1            the current wire format (sv_snapshot, the server's own path)
+//   v2 exact      stream v2, tolerances 0: the client holds the exact quantized state
+//   v2            stream v2, default tolerances (arb_snap2_default_tolerance)
+//   v2 N kbit/s   stream v2 with a byte budget of N kbit/s and the priority accumulator
+// Acknowledgements arrive --rtt-ms after a snapshot is sent (no loss): the baseline is the
+// newest acknowledged snapshot, as on a real link. Bandwidth counts the snapshot payloads,
+// and "wire" adds 40 bytes per packet (IPv4 28 + ENet 12). The error is the distance
+// between the position the client holds for each body at the snapshot's tick (the sent
+// view, dequantized) and the server's true float position, over all bodies and over the
+// 50 bodies nearest the player's avatar, counted from the first snapshot at which the
+// client holds every body. Prints figures; never fails (benchmarks are not tests).
+#include <arbiter/scene.h>
+#include <arbiter/snapshot_priority.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenes.h"
+#include "sv_capture2.h"
+#include "sv_snapshot.h"
+
+#define MAX_ENT 12000
+#define RING 16
+#define SNAP_EVERY 2
+#define WIRE_OVERHEAD 40
+#define MAX_CONFIGS 8
+
+typedef struct samples {
+  float* v;
+  size_t n, cap;
+} samples;
+
+static void push(samples* s, float v) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 4096;
+    s->v = realloc(s->v, s->cap * sizeof *s->v);
+    if (!s->v) exit(2);
+  }
+  s->v[s->n++] = v;
+}
+
+static int cmp_float(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return x < y ? -1 : x > y;
+}
+
+static float pct(samples* s, double p) {
+  if (s->n == 0) return NAN;
+  size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
+  return s->v[i];
+}
+
+typedef struct client {
+  const char* label;
+  int kbps;  ///< 0 = no budget
+  arb_snap2_tolerance tol;
+  arb_snap2_builder* builder;
+  arb_snap2_entity* storage;
+  arb_snap2_set ring[RING];
+  uint32_t ring_tick[RING];
+  int next;
+  uint32_t acked;
+  arb_snap2_priority prio;
+  float* prio_out;
+  uint8_t* up_to_date;
+  long long bytes, packets, deferred;
+  int snapshots;
+  double complete_at;  ///< seconds, < 0 until the client first holds every body
+  samples err_all, err_near;
+} client;
+
+typedef struct v1client {
+  sv_snapshot snap;
+  sv_snap_client c;
+  long long bytes, packets;
+} v1client;
+
+static int describe_v1(void* user, uint32_t id, arb_proto_entity_desc* d) {
+  arb_snap2_desc d2;
+  int rc = sv_capture2_describe(user, id, &d2);
+  if (rc != 0) return rc;
+  memset(d, 0, sizeof *d);
+  d->body_type = d2.body_type;
+  d->avatar_kind = d2.avatar_kind;
+  d->owner = d2.owner;
+  d->shape = d2.shapes[0];
+  return 0;
+}
+
+static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol) {
+  memset(c, 0, sizeof *c);
+  c->label = label;
+  c->kbps = kbps;
+  c->tol = tol;
+  c->complete_at = -1;
+  if (arb_snap2_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
+  c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
+  c->prio_out = calloc(MAX_ENT, sizeof *c->prio_out);
+  c->up_to_date = calloc(MAX_ENT, 1);
+  if (!c->storage || !c->prio_out || !c->up_to_date ||
+      arb_snap2_priority_init(&c->prio, MAX_ENT) != 0)
+    exit(2);
+  for (int i = 0; i < RING; ++i)
+    c->ring[i] = (arb_snap2_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
+}
+
+static void client_free(client* c) {
+  arb_snap2_builder_destroy(c->builder);
+  arb_snap2_priority_free(&c->prio);
+  free(c->storage);
+  free(c->prio_out);
+  free(c->up_to_date);
+  free(c->err_all.v);
+  free(c->err_near.v);
+}
+
+static int find_slot(const client* c, uint32_t tick) {
+  for (int i = 0; tick && i < RING; ++i)
+    if (c->ring_tick[i] == tick) return i;
+  return -1;
+}
+
+typedef struct world_now {
+  sv_capture2* cap;
+  uint32_t tick;
+  arb_snap2_interest interest;
+  const int* near;  ///< indices into cap->set of the 50 bodies nearest the avatar
+  int near_count;
+  double t;  ///< seconds of game time
+} world_now;
+
+/* Where the client draws entity e at the snapshot's tick: its origin evaluated there. */
+static arb_vec2 held_at(const arb_snap2_entity* e, const world_now* w) {
+  arb_snap2_header h = {w->tick, 0, 0, 0, 1, 60, w->cap->gravity_x, w->cap->gravity_y};
+  arb_snap2_state s = arb_snap2_eval(&e->s, e->cls, w->tick, &h);
+  return arb_v2(arb_proto_dequantize_pos(s.x), arb_proto_dequantize_pos(s.y));
+}
+
+static void measure(client* c, const world_now* w, const arb_snap2_set* sent) {
+  const arb_snap2_set* cur = &w->cap->set;
+  int missing = 0;
+  for (int i = 0; i < cur->count; ++i)
+    if (cur->items[i].cls == ARB_SNAP2_BODY && !arb_snap2_set_find(sent, cur->items[i].id))
+      ++missing;
+  if (c->complete_at < 0 && missing == 0) c->complete_at = w->t;
+  if (c->complete_at < 0) return;
+  for (int i = 0; i < cur->count; ++i) {
+    if (cur->items[i].cls != ARB_SNAP2_BODY) continue;
+    const arb_snap2_entity* e = arb_snap2_set_find(sent, cur->items[i].id);
+    if (!e) continue;  // left and re-entering: not drawn at all (counted as missing above)
+    float err = arb_length(arb_sub(held_at(e, w), w->cap->positions[i]));
+    push(&c->err_all, err);
+  }
+  for (int k = 0; k < w->near_count; ++k) {
+    int i = w->near[k];
+    const arb_snap2_entity* e = arb_snap2_set_find(sent, cur->items[i].id);
+    if (!e) continue;
+    push(&c->err_near, arb_length(arb_sub(held_at(e, w), w->cap->positions[i])));
+  }
+}
+
+static void client_snapshot(client* c, const world_now* w, uint32_t acked) {
+  if (find_slot(c, acked) >= 0) c->acked = acked;
+  int base = find_slot(c, c->acked), write = c->next;
+  if (base == write) base = -1;
+  sv_capture2* cap = w->cap;
+  arb_snap2_build_args a;
+  memset(&a, 0, sizeof a);
+  a.h = (arb_snap2_header){
+      w->tick, base >= 0 ? c->ring_tick[base] : 0, 0, 0, 0, 60, cap->gravity_x, cap->gravity_y};
+  a.baseline = base >= 0 ? &c->ring[base] : NULL;
+  a.current = &cap->set;
+  a.describe = sv_capture2_describe;
+  a.describe_user = cap;
+  a.tol = c->tol;
+  a.packet_overhead = WIRE_OVERHEAD;
+  if (c->kbps > 0) {
+    a.byte_budget = c->kbps * 1000 / 8 / (60 / SNAP_EVERY);
+    arb_snap2_priority_update(&c->prio, &cap->set, cap->positions, cap->speeds, &w->interest,
+                              (float)SNAP_EVERY / 60.0f, c->prio_out);
+    a.priority = c->prio_out;
+    a.up_to_date = c->up_to_date;
+  }
+  a.sent = &c->ring[write];
+  arb_snap2_build_result r;
+  int rc = arb_snap2_build(c->builder, &a, &r);
+  if (rc != 0) {
+    fprintf(stderr, "bench-snapshot: build failed: %s\n", arb_strerror(rc));
+    exit(2);
+  }
+  if (c->kbps > 0) arb_snap2_priority_sent(&c->prio, c->up_to_date);
+  c->ring_tick[write] = w->tick;
+  c->next = (write + 1) % RING;
+  c->bytes += r.bytes;
+  c->packets += r.packet_count;
+  c->deferred += r.deferred;
+  c->snapshots++;
+  measure(c, w, &c->ring[write]);
+}
+
+static const arb_vec2* sort_pos;
+static arb_vec2 sort_center;
+static int by_distance(const void* a, const void* b) {
+  float da = arb_length_sq(arb_sub(sort_pos[*(const int*)a], sort_center));
+  float db = arb_length_sq(arb_sub(sort_pos[*(const int*)b], sort_center));
+  return da < db ? -1 : da > db;
+}
+
+/* The 50 bodies nearest the avatar (the avatar itself excluded). */
+static int nearest(const sv_capture2* cap, uint32_t avatar, arb_vec2 center, int* scratch,
+                   int* out) {
+  int n = 0;
+  for (int i = 0; i < cap->set.count; ++i)
+    if (cap->set.items[i].cls == ARB_SNAP2_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
+  sort_pos = cap->positions;
+  sort_center = center;
+  qsort(scratch, (size_t)n, sizeof *scratch, by_distance);
+  int k = n < 50 ? n : 50;
+  memcpy(out, scratch, (size_t)k * sizeof *out);
+  return k;
+}
+
+static void print_row(const char* label, long long bytes, long long packets, double seconds,
+                      client* c) {
+  double kbps = (double)bytes * 8.0 / seconds / 1000.0;
+  double wire = (double)(bytes + packets * WIRE_OVERHEAD) * 8.0 / seconds / 1000.0;
+  printf("  %-16s %9.1f %9.1f %8.1f", label, kbps, wire, (double)packets / seconds);
+  if (!c) {
+    printf("\n");
+    return;
+  }
+  qsort(c->err_all.v, c->err_all.n, sizeof(float), cmp_float);
+  qsort(c->err_near.v, c->err_near.n, sizeof(float), cmp_float);
+  if (c->complete_at < 0) {
+    printf("   never held every body\n");
+    return;
+  }
+  printf("  %5.1f  %6.1f %6.1f %7.1f  %6.1f %6.1f %7.1f\n", c->complete_at,
+         1000 * pct(&c->err_all, 0.5), 1000 * pct(&c->err_all, 0.95), 1000 * pct(&c->err_all, 1.0),
+         1000 * pct(&c->err_near, 0.5), 1000 * pct(&c->err_near, 0.95),
+         1000 * pct(&c->err_near, 1.0));
+}
+
+typedef struct options {
+  double seconds;
+  int rtt_ms;
+  int scene;  ///< -1 = all
+} options;
+
+static arb_game* load(bench_scene s, arb_scene** scene) {
+  size_t len = 0;
+  char* json = bench_scene_json(s, &len);
+  arb_scene_error err;
+  arb_game* game = NULL;
+  if (!json || arb_scene_load_string(json, len, "bench", scene, &err) != 0 ||
+      arb_game_create(*scene, 1, &game) != 0) {
+    char msg[256];
+    arb_scene_error_format(&err, msg, sizeof msg);
+    fprintf(stderr, "bench-snapshot: scene %d: %s\n", (int)s, msg);
+    exit(2);
+  }
+  free(json);
+  return game;
+}
+
+static void run_scene(bench_scene s, const options* o) {
+  arb_scene* scene;
+  arb_game* game = load(s, &scene);
+  uint32_t avatar = 0;
+  if (arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar) != 0) exit(2);
+  static sv_capture2 cap;
+  static v1client v1;
+  static client cl[MAX_CONFIGS];
+  static const int budgets[] = {64, 128, 256};
+  static char labels[3][32];
+  const arb_snap2_tolerance exact = {0, 0, 0, 0};
+  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&v1.snap, MAX_ENT) != 0 ||
+      sv_snap_client_init(&v1.c, MAX_ENT) != 0)
+    exit(2);
+  int nc = 0;
+  client_init(&cl[nc++], "v2 exact", 0, exact);
+  client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance());
+  for (int b = 0; b < 3; ++b) {
+    snprintf(labels[b], sizeof labels[b], "v2 %d kbit/s", budgets[b]);
+    client_init(&cl[nc++], labels[b], budgets[b], arb_snap2_default_tolerance());
+  }
+  static int scratch[MAX_ENT], near[50];
+  uint32_t sent_ticks[4096];
+  int sent_count = 0, rtt_ticks = (o->rtt_ms * 60 + 999) / 1000;
+  int ticks = (int)(o->seconds * 60.0);
+  for (int t = 1; t <= ticks; ++t) {
+    arb_game_step(game);
+    if (t % SNAP_EVERY) continue;
+    uint32_t acked = 0;
+    for (int i = 0; i < sent_count; ++i)
+      if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
+    sv_capture2_run(&cap, game);
+    world_now w = {&cap, (uint32_t)t, {0}, near, 0, t / 60.0};
+    w.interest.avatar_id = avatar;
+    w.interest.near_radius = 10.0f;
+    const arb_snap2_entity* me = arb_snap2_set_find(&cap.set, avatar);
+    if (me) w.interest.avatar = cap.positions[me - cap.set.items];
+    w.near_count = nearest(&cap, avatar, w.interest.avatar, scratch, near);
+    for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked);
+    // v1, through the server's own snapshot path.
+    sv_snap_client_ack(&v1.c, acked);
+    sv_snapshot_capture(&v1.snap, game);
+    sv_snap_request req = {(uint32_t)t, 0, avatar, 0.0f, describe_v1, &cap};
+    arb_proto_build_result r1;
+    if (sv_snapshot_build(&v1.snap, &v1.c, &req, &r1) != 0) exit(2);
+    v1.bytes += r1.bytes;
+    v1.packets += r1.packet_count;
+    if (sent_count < 4096) sent_ticks[sent_count++] = (uint32_t)t;
+  }
+  printf("\n%s: %d entities, %.0f s at 30 snapshots/s, RTT %d ms\n", bench_scene_name(s),
+         cap.set.count, o->seconds, o->rtt_ms);
+  printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "format", "kbit/s", "wire", "pkt/s", "full",
+         "error all p50/p95/max", "error 50 nearest");
+  printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "", "payload", "kbit/s", "", "at s", "mm",
+         "mm");
+  print_row("v1", v1.bytes, v1.packets, o->seconds, NULL);
+  for (int c = 0; c < nc; ++c) {
+    print_row(cl[c].label, cl[c].bytes, cl[c].packets, o->seconds, &cl[c]);
+    client_free(&cl[c]);
+  }
+  sv_capture2_free(&cap);
+  sv_snapshot_free(&v1.snap);
+  sv_snap_client_free(&v1.c);
+  memset(&v1, 0, sizeof v1);
+  arb_game_destroy(game);
+  arb_scene_destroy(scene);
+}
+
+static void usage(FILE* f) {
+  fprintf(f,
+          "usage: bench-snapshot [--seconds S] [--rtt-ms MS] [--scene 0|1|2]\n"
+          "Snapshot bandwidth per client (stream v1 and v2, with and without a byte budget)\n"
+          "and the position error the client holds, on three generated scenes:\n"
+          "  0  1000 elastic circles, top-down, never at rest\n"
+          "  1  1000 bodies dropped into a bin, settling\n"
+          "  2  10 000 bodies, 1000 of them moving\n"
+          "  --seconds S   game seconds per scene (default 20)\n"
+          "  --rtt-ms MS   acknowledgement delay (default 100)\n"
+          "  --scene N     only this scene (default: all)\n");
+}
+
+int main(int argc, char** argv) {
+  options o = {20.0, 100, -1};
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      o.seconds = atof(argv[++i]);
+    } else if (strcmp(argv[i], "--rtt-ms") == 0 && i + 1 < argc) {
+      o.rtt_ms = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
+      o.scene = atoi(argv[++i]);
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (!(o.seconds > 0 && o.seconds <= 120) || o.rtt_ms < 0 || o.rtt_ms > 2000 || o.scene < -1 ||
+      o.scene >= SCENE_COUNT) {
+    usage(stderr);
+    return 2;
+  }
+  for (int s = 0; s < SCENE_COUNT; ++s)
+    if (o.scene < 0 || o.scene == s) run_scene((bench_scene)s, &o);
+  return 0;
+}

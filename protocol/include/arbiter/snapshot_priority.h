@@ -1,0 +1,44 @@
+// arbiter — the per-client priority accumulator that decides what a snapshot carries when
+// the client's byte budget is short (after Fiedler's "State Synchronization"). Every
+// snapshot each entity in the client's view gains priority by its relevance: the client's
+// own avatar first, then nearness to the avatar, speed, and lying inside the camera box the
+// client reported; entities the client is up to date on start again from zero, the others
+// keep growing, so nothing waits for ever. Nothing here allocates after init.
+#pragma once
+
+#include <arbiter/math.h>
+#include <arbiter/snapshot_v2.h>
+
+ARB_C_BEGIN
+
+/// What one client cares about.
+typedef struct arb_snap2_interest {
+  uint32_t avatar_id;  ///< 0 = none
+  arb_vec2 avatar;     ///< its position
+  bool has_view;       ///< a camera box was reported
+  arb_aabb view;       ///< world-space camera box
+  float near_radius;   ///< meters at which relevance halves from nearness alone (> 0)
+} arb_snap2_interest;
+
+typedef struct arb_snap2_priority {
+  uint32_t* ids;  ///< entities with an accumulator, increasing
+  float* acc;
+  int count, cap;
+  uint32_t* spare_ids;  ///< merge scratch
+  float* spare_acc;
+} arb_snap2_priority;
+
+ARB_API int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities);
+ARB_API void arb_snap2_priority_free(arb_snap2_priority* p);
+/// Relevance of one entity per second (own avatar: 1e6).
+ARB_API float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+                                  float speed);
+/// Keep accumulators for the entities of `current` (others are dropped), add each one's
+/// relevance × dt, and write them to out[i] (one per current item) for the builder.
+ARB_API void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
+                                       const arb_vec2* positions, const float* speeds,
+                                       const arb_snap2_interest* in, float dt, float* out);
+/// After a build: entities the client is now up to date on start from zero.
+ARB_API void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date);
+
+ARB_C_END

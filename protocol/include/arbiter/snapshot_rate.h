@@ -1,0 +1,36 @@
+// arbiter — per-client snapshot rate control: the byte budget of each snapshot, from the
+// configured ceiling (server --client-kbps, lowered by what the client asked for) and the
+// client's congestion signals (Quake 3's per-client rate, with TCP-like backoff). When the
+// client's packet loss or queueing delay rises the rate drops by a quarter (at most once
+// per 250 ms, never below the floor); after a second without congestion it climbs back by
+// 5 % of the ceiling per second. Budgets are per snapshot, so the bytes of any second of
+// snapshots stay within that second's rate, plus at most one packet (a snapshot always
+// sends at least one, however small its budget).
+#pragma once
+
+#include <arbiter/base.h>
+
+ARB_C_BEGIN
+
+#define ARB_SNAP2_RATE_FLOOR_KBPS 16     ///< never below this
+#define ARB_SNAP2_RATE_LOSS_LIMIT 0.02f  ///< loss fraction above which the link is congested
+#define ARB_SNAP2_RATE_DELAY_MS 50.0f    ///< RTT above the lowest seen by this much: congested
+
+typedef struct arb_snap2_rate {
+  float ceiling_kbps;  ///< the most this client gets
+  float kbps;          ///< current rate
+  float min_rtt_ms;    ///< lowest RTT seen (0 = none yet): the link's delay without queues
+  float since_cut_s;   ///< seconds since the last decrease
+  float clear_s;       ///< seconds without congestion
+} arb_snap2_rate;
+
+/// ceiling_kbps >= ARB_SNAP2_RATE_FLOOR_KBPS (smaller values are raised to it).
+ARB_API void arb_snap2_rate_init(arb_snap2_rate* r, int ceiling_kbps);
+/// Once per snapshot: loss = fraction of the client's recent packets lost [0, 1] (e.g. from
+/// input sequence gaps), rtt_ms = its current round trip (0 = unknown), dt = seconds since
+/// the previous call.
+ARB_API void arb_snap2_rate_update(arb_snap2_rate* r, float loss, float rtt_ms, float dt);
+/// Bytes (payload + per-packet overhead) the next snapshot may use at `snapshot_rate` per second.
+ARB_API int arb_snap2_rate_budget(const arb_snap2_rate* r, int snapshot_rate);
+
+ARB_C_END

@@ -1,0 +1,241 @@
+// arbiter — snapshot stream v2: the state of every drawable thing (bodies, particles,
+// links, vehicle wheels) as a bit-packed delta against the client's acknowledged baseline,
+// carried in a msgpack `bin` inside the `snapshot2` message. PROTOCOL.md, "Snapshot
+// stream v2", specifies every bit; this header is its C binding.
+//
+// The idea (after Fiedler's snapshot compression): both sides predict every baseline
+// entity forward to the new tick with the same integer formula (position + velocity·Δt,
+// plus gravity·Δt²/2 for entities flagged ballistic), so an entity that moves as predicted
+// -- at rest, sliding steadily, or flying -- costs nothing. Only entities whose state left
+// the prediction, entered or left are written, by id gap (relative index), with small
+// residuals in small buckets. Descriptions (shapes, link endpoints, wheel mounts) travel
+// once, with the entity's `enter` record, as msgpack.
+//
+// Nothing here allocates except arb_snap2_builder_create.
+#pragma once
+
+#include <arbiter/base.h>
+#include <arbiter/protocol.h>
+
+ARB_C_BEGIN
+
+#define ARB_PROTO_MSG_SNAPSHOT2 9  ///< message type code of a v2 snapshot part
+
+#define ARB_SNAP2_MAX_SHAPES 8           ///< shapes per body description
+#define ARB_SNAP2_MAX_PART_ENTERED 128   ///< descriptions (enter records) per part
+#define ARB_SNAP2_MAX_PART_RECORDS 4096  ///< records per part
+#define ARB_SNAP2_MAX_DT 4096            ///< ticks between baseline and tick
+#define ARB_SNAP2_MAX_GRAVITY 256000     ///< |gravity| component, 1/256 m/s^2 (1000 m/s^2)
+
+/// What kind of thing an entity is; decides which state fields exist.
+typedef enum arb_snap2_class {
+  ARB_SNAP2_BODY = 1,      ///< x, y, angle, vx, vy, w; flag ballistic
+  ARB_SNAP2_PARTICLE = 2,  ///< x, y, vx, vy; flags ballistic, pinned
+  ARB_SNAP2_LINK = 3,      ///< no state: drawn between two other entities (joint, spring, rope)
+  ARB_SNAP2_WHEEL = 4,     ///< angle = spin, w = spin rate, aux = steer angle; flag skid
+} arb_snap2_class;
+
+/// Flags of an entity state.
+#define ARB_SNAP2_FLAG_BALLISTIC 1u  ///< prediction includes gravity
+#define ARB_SNAP2_FLAG_PINNED 2u     ///< particle held in place
+#define ARB_SNAP2_FLAG_SKID 4u       ///< wheel skidding
+#define ARB_SNAP2_FLAGS_ALL 7u
+
+/// Quantized state (PROTOCOL.md "v2 quantization"): position 1/128 m, velocity 1/256 m/s,
+/// angles 1/65536 turn, angular velocity 1/65536 turn per second. In a view the state is
+/// an *origin*: its values at tick t0, from which both sides evaluate it at any later tick
+/// (arb_snap2_eval). Evaluating from one origin instead of from the previous evaluation
+/// keeps rounding from accumulating while an entity moves as predicted.
+typedef struct arb_snap2_state {
+  int32_t x, y;
+  int32_t vx, vy;
+  int32_t w;
+  uint16_t angle;
+  uint16_t aux;
+  uint8_t flags;
+  uint32_t t0;  ///< tick of the origin (not on the wire: the tick of the record that set it)
+} arb_snap2_state;
+
+/// Angular velocity quantization of v2 (turn fractions per second, round half away).
+ARB_API int32_t arb_snap2_quantize_angvel(float radians_per_second);
+ARB_API float arb_snap2_dequantize_angvel(int32_t q);
+
+/// Link kinds (arb_snap2_desc.link_kind).
+typedef enum arb_snap2_link_kind {
+  ARB_SNAP2_LINK_ROPE = 1,    ///< particle constraint (rope, cloth, soft body)
+  ARB_SNAP2_LINK_SPRING = 2,  ///< spring between two bodies
+  ARB_SNAP2_LINK_JOINT = 3,   ///< joint between two bodies; `joint_type` says which
+} arb_snap2_link_kind;
+
+/// What a client needs to draw an entity, sent with its enter record.
+typedef struct arb_snap2_desc {
+  uint8_t cls;  ///< arb_snap2_class
+  // body
+  uint8_t body_type, avatar_kind;
+  uint32_t owner;
+  uint8_t shape_count;  ///< 1..ARB_SNAP2_MAX_SHAPES
+  arb_proto_shape shapes[ARB_SNAP2_MAX_SHAPES];
+  // particle
+  float radius;  ///< wheel radius (> 0) or particle radius (>= 0; 0 = a point), meters
+  // link
+  uint8_t link_kind, joint_type;
+  uint32_t a, b;                ///< link: the entities it joins; wheel: a = vehicle body
+  arb_vec2 anchor_a, anchor_b;  ///< local anchors (wheel: anchor_a = mount point)
+} arb_snap2_desc;
+
+/// One part's header (the msgpack fields before the descriptions and the stream).
+typedef struct arb_snap2_header {
+  uint32_t tick;           ///< > 0
+  uint32_t baseline_tick;  ///< 0 = full; else tick - ARB_SNAP2_MAX_DT <= baseline < tick
+  uint32_t last_input_seq;
+  uint8_t part_index, part_count;
+  uint16_t tick_rate;            ///< 1..1000, for the prediction's Δt
+  int32_t gravity_x, gravity_y;  ///< 1/256 m/s^2, |v| <= ARB_SNAP2_MAX_GRAVITY
+} arb_snap2_header;
+
+/// Record operations.
+typedef enum arb_snap2_op {
+  ARB_SNAP2_UPDATE = 0,
+  ARB_SNAP2_ENTER = 1,
+  ARB_SNAP2_REMOVE = 2
+} arb_snap2_op;
+
+/// Update mask bits: which groups differ from the prediction.
+#define ARB_SNAP2_M_POS 1u     ///< x, y
+#define ARB_SNAP2_M_ANGLE 2u   ///< angle
+#define ARB_SNAP2_M_VEL 4u     ///< vx, vy
+#define ARB_SNAP2_M_ANGVEL 8u  ///< w
+#define ARB_SNAP2_M_AUX 16u    ///< aux
+#define ARB_SNAP2_M_FLAGS 32u  ///< flags
+#define ARB_SNAP2_M_ALL 63u
+
+/// One record. UPDATE: `v` holds residuals (new - evaluated at the part's tick; angles mod
+/// 65536) for the groups in `mask`, zero elsewhere; applying it makes the corrected state
+/// at the part's tick the entity's new origin. ENTER: `v` is the absolute state, `desc` its
+/// description index in the part. REMOVE: nothing else.
+typedef struct arb_snap2_record {
+  uint32_t id;
+  uint8_t op, cls, mask;
+  uint8_t
+      desc;  ///< ENTER: index in the part's descs; a new one (the next unused) or one already named
+  arb_snap2_state v;
+} arb_snap2_record;
+
+/// A decoded part. Large (~200 KiB): keep one per client or decoder, not on the stack.
+typedef struct arb_snap2_part {
+  arb_snap2_header h;
+  int desc_count;  ///< descriptions, in the order enter records first name them (identical ones
+                   ///< shared)
+  arb_snap2_desc descs[ARB_SNAP2_MAX_PART_ENTERED];
+  int record_count;
+  arb_snap2_record records[ARB_SNAP2_MAX_PART_RECORDS];
+} arb_snap2_part;
+
+/// Encode a part (records ids strictly increasing). Returns bytes needed, as the v1
+/// encoders do, or a negative ARB_E_* when the part breaks the spec.
+ARB_API int arb_snap2_encode(const arb_snap2_part* p, uint8_t* buf, size_t cap);
+/// Bounded, total decoder: ARB_OK and `out` filled, or ARB_E_* and a reason.
+ARB_API int arb_snap2_decode(const uint8_t* buf, size_t len, arb_snap2_part* out,
+                             arb_proto_error* err);
+
+// ---- views ------------------------------------------------------------------------------
+
+/// One entity of a view. desc_version is server bookkeeping (not on the wire).
+typedef struct arb_snap2_entity {
+  uint32_t id;
+  uint8_t cls;
+  uint32_t desc_version;
+  arb_snap2_state s;
+} arb_snap2_entity;
+
+/// Entities by strictly increasing id, caller-owned storage.
+typedef struct arb_snap2_set {
+  arb_snap2_entity* items;
+  int count, cap;
+} arb_snap2_set;
+
+ARB_API const arb_snap2_entity* arb_snap2_set_find(const arb_snap2_set* set, uint32_t id);
+/// The state both sides predict for `base` after dt ticks (integer formula of the spec).
+ARB_API arb_snap2_state arb_snap2_predict(const arb_snap2_state* base, uint8_t cls, uint32_t dt,
+                                          uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y);
+/// Longest prediction: ticks since the origin are clamped to this.
+#define ARB_SNAP2_MAX_AGE 65535
+/// An origin-form state evaluated at `tick` with the part header's rate and gravity
+/// (predict over tick - t0, clamped to [0, ARB_SNAP2_MAX_AGE]); the result's t0 is tick.
+ARB_API arb_snap2_state arb_snap2_eval(const arb_snap2_state* s, uint8_t cls, uint32_t tick,
+                                       const arb_snap2_header* h);
+/// dst = src (a tick's work view starts as a copy of its baseline; empty when the part is
+/// a full snapshot). ARB_E_NOSPACE when dst is too small.
+ARB_API int arb_snap2_set_copy(arb_snap2_set* dst, const arb_snap2_set* src);
+/// Apply a decoded part's records to the work view of its tick. Either all records apply
+/// or the view is unchanged and an error names the record (update/remove of an id the
+/// view lacks, an update of a field the entity's class does not have, no room).
+ARB_API int arb_snap2_set_apply(arb_snap2_set* view, const arb_snap2_part* part,
+                                arb_proto_error* err);
+
+ARB_C_END
+
+ARB_C_BEGIN
+
+// ---- builder (server side) -----------------------------------------------------------------
+
+/// How far the client's predicted state may drift from the true quantized state before a
+/// correction is sent, per group, in wire units. All zero = the client always holds the
+/// exact quantized state. The error a client sees is at most tolerance + half a unit.
+typedef struct arb_snap2_tolerance {
+  int32_t pos;     ///< 1/128 m
+  int32_t angle;   ///< 1/65536 turn
+  int32_t vel;     ///< 1/256 m/s
+  int32_t angvel;  ///< 1/65536 turn per second
+} arb_snap2_tolerance;
+
+/// pos 1 (error <= 11.7 mm), angle 16 (<= 1.6 mrad), vel 8 (31 mm/s), angvel 64 (6 mrad/s).
+ARB_API arb_snap2_tolerance arb_snap2_default_tolerance(void);
+
+/// Fills the description of an entity entering a client's view. 0 or a negative ARB_E_*.
+typedef int arb_snap2_describe_fn(void* user, uint32_t id, arb_snap2_desc* desc);
+
+typedef struct arb_snap2_build_args {
+  arb_snap2_header h;             ///< tick, baseline_tick, last_input_seq, tick_rate, gravity
+  const arb_snap2_set* baseline;  ///< the view sent for h.baseline_tick (ignored when 0)
+  const arb_snap2_set* current;   ///< true quantized state of what this client should see
+  /// NULL, or one value per current item: higher goes first when the budget is short.
+  /// Removals go first, then entities entering the client's view, then corrections;
+  /// ties and NULL: id order.
+  const float* priority;
+  arb_snap2_describe_fn* describe;
+  void* describe_user;
+  arb_snap2_tolerance tol;
+  int byte_budget;      ///< bytes for this snapshot, 0 = none (max_parts still bounds it)
+  int packet_overhead;  ///< bytes counted per packet on top of its payload (UDP/IP + ENet headers)
+  int max_parts;        ///< 1..ARB_PROTO_MAX_PARTS, 0 = the maximum
+  /// Out: the view the client holds after all parts; store it per tick as the baseline for
+  /// when the client acks it. cap >= current->count + baseline->count.
+  arb_snap2_set* sent;
+  /// Optional out, one per current item: 1 when the acknowledged baseline already holds it
+  /// within the tolerances (nothing to write), 0 when a record was written or deferred.
+  /// A written record is not acknowledged yet: until it is, every snapshot must carry it
+  /// again or the client's view of that tick falls back to the old prediction, so its
+  /// priority keeps growing. Lets a caller reset priorities.
+  uint8_t* up_to_date;
+} arb_snap2_build_args;
+
+typedef struct arb_snap2_build_result {
+  int packet_count;  ///< >= 1
+  const uint8_t* packets[ARB_PROTO_MAX_PARTS];
+  int sizes[ARB_PROTO_MAX_PARTS];
+  int bytes;  ///< sum of sizes
+  int entered, updated, removed;
+  int deferred;  ///< records left for a later snapshot (budget or max_parts)
+} arb_snap2_build_result;
+
+typedef struct arb_snap2_builder arb_snap2_builder;
+
+/// payload_limit: bytes per packet (0 = ARB_PROTO_DEFAULT_PAYLOAD); max_entities: the
+/// largest baseline/current set. Allocates everything here; builds never allocate.
+ARB_API int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_builder** out);
+ARB_API void arb_snap2_builder_destroy(arb_snap2_builder* b);
+ARB_API int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
+                            arb_snap2_build_result* out);
+
+ARB_C_END

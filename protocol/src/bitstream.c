@@ -1,0 +1,117 @@
+// Bounded bit writer/reader (see arbiter/bitstream.h). Bit at a time is fast enough for
+// the few thousand bits of a snapshot packet and keeps the bounds obvious.
+#include <arbiter/bitstream.h>
+
+void arb_bits_writer_init(arb_bit_writer* w, uint8_t* buf, size_t cap_bytes) {
+  w->buf = buf;
+  w->cap_bits = buf ? cap_bytes * 8u : 0u;
+  w->pos = 0;
+  w->overflow = 0;
+}
+
+void arb_bits_write(arb_bit_writer* w, uint32_t value, int n) {
+  if (n < 0 || n > 32 || w->overflow || w->cap_bits - w->pos < (size_t)n) {
+    w->overflow = 1;
+    return;
+  }
+  for (int i = 0; i < n; ++i, ++w->pos) {
+    uint8_t mask = (uint8_t)(1u << (w->pos & 7u));
+    if ((w->pos & 7u) == 0) w->buf[w->pos >> 3] = 0;  // fresh byte: padding stays zero
+    if ((value >> i) & 1u) w->buf[w->pos >> 3] |= mask;
+  }
+}
+
+size_t arb_bits_writer_bytes(const arb_bit_writer* w) {
+  return (w->pos + 7u) / 8u;
+}
+
+// Finds v's bucket: its index, and v minus the bucket's first value. -1 when out of range.
+static int bucket_of(uint32_t v, const arb_bit_buckets* b, uint32_t* rest) {
+  uint64_t start = 0;
+  for (int k = 0; k < b->count && k < 8; ++k) {
+    if (b->widths[k] > 32) return -1;
+    uint64_t size = (uint64_t)1 << b->widths[k];
+    if ((uint64_t)v < start + size) {
+      *rest = (uint32_t)((uint64_t)v - start);
+      return k;
+    }
+    start += size;
+  }
+  return -1;
+}
+
+int arb_bits_bucketed_size(uint32_t v, const arb_bit_buckets* b) {
+  uint32_t rest;
+  int k = bucket_of(v, b, &rest);
+  if (k < 0) return 0;
+  int prefix = k + (k + 1 < b->count ? 1 : 0);
+  return prefix + b->widths[k];
+}
+
+int arb_bits_signed_size(int32_t v, const arb_bit_buckets* b) {
+  return arb_bits_bucketed_size(arb_zigzag(v), b);
+}
+
+void arb_bits_write_bucketed(arb_bit_writer* w, uint32_t v, const arb_bit_buckets* b) {
+  uint32_t rest;
+  int k = bucket_of(v, b, &rest);
+  if (k < 0 || b->widths[k] > 32) {
+    w->overflow = 1;
+    return;
+  }
+  for (int i = 0; i < k; ++i) arb_bits_write(w, 1, 1);
+  if (k + 1 < b->count) arb_bits_write(w, 0, 1);
+  arb_bits_write(w, rest, b->widths[k]);
+}
+
+void arb_bits_write_signed(arb_bit_writer* w, int32_t v, const arb_bit_buckets* b) {
+  arb_bits_write_bucketed(w, arb_zigzag(v), b);
+}
+
+void arb_bits_reader_init(arb_bit_reader* r, const uint8_t* buf, size_t len_bytes) {
+  r->buf = buf;
+  r->len_bits = buf ? len_bytes * 8u : 0u;
+  r->pos = 0;
+  r->overrun = 0;
+}
+
+uint32_t arb_bits_read(arb_bit_reader* r, int n) {
+  if (n < 0 || n > 32 || r->overrun || r->len_bits - r->pos < (size_t)n) {
+    r->overrun = 1;
+    return 0;
+  }
+  uint32_t v = 0;
+  for (int i = 0; i < n; ++i, ++r->pos)
+    v |= (uint32_t)((r->buf[r->pos >> 3] >> (r->pos & 7u)) & 1u) << i;
+  return v;
+}
+
+uint32_t arb_bits_read_bucketed(arb_bit_reader* r, const arb_bit_buckets* b) {
+  int count = b->count < 8 ? b->count : 8;
+  if (count < 1) {
+    r->overrun = 1;
+    return 0;
+  }
+  int k = 0;
+  while (k + 1 < count && arb_bits_read(r, 1) == 1u) ++k;
+  uint64_t start = 0;
+  for (int i = 0; i < k; ++i) start += (uint64_t)1 << b->widths[i];
+  if (b->widths[k] > 32) {
+    r->overrun = 1;
+    return 0;
+  }
+  uint64_t v = start + arb_bits_read(r, b->widths[k]);
+  if (v > UINT32_MAX || r->overrun) {
+    r->overrun = 1;
+    return 0;
+  }
+  return (uint32_t)v;
+}
+
+int32_t arb_bits_read_signed(arb_bit_reader* r, const arb_bit_buckets* b) {
+  return arb_unzigzag(arb_bits_read_bucketed(r, b));
+}
+
+size_t arb_bits_remaining(const arb_bit_reader* r) {
+  return r->overrun ? 0 : r->len_bits - r->pos;
+}

@@ -1,0 +1,83 @@
+// Shapes on the wire: the table of shape kinds (shapes.def) and the one conversion between
+// shared's geometry and the wire form, used by the server (geometry -> wire) and the
+// client (wire -> geometry). The codec checks, packs and unpacks shapes with the same rows.
+#include <string.h>
+
+#include "codec.h"
+
+// Points of each kind, in wire order, and back.
+static void circle_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  s->points[0] = g->circle.center;
+  s->radius = g->circle.radius;
+}
+static void circle_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->circle.center = s->points[0];
+  g->circle.radius = s->radius;
+}
+static void polygon_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  for (int i = 0; i < s->count; i++) s->points[i] = g->polygon.vertices[i];
+}
+static void polygon_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->polygon.count = s->count;
+  for (int i = 0; i < s->count; i++) g->polygon.vertices[i] = s->points[i];
+}
+static void segment_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  s->points[0] = g->segment.a;
+  s->points[1] = g->segment.b;
+}
+static void segment_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->segment.a = s->points[0];
+  g->segment.b = s->points[1];
+}
+// Point count of a geometry: fixed for most kinds, the polygon's own count otherwise.
+static int circle_count(const arb_shape_geometry* g) { return (void)g, 1; }
+static int polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
+static int segment_count(const arb_shape_geometry* g) { return (void)g, 2; }
+
+static const arb__shape_kind_row shape_rows[ARB_PROTO_SHAPE_KIND_COUNT] = {
+#define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) \
+  [code] = {#name, type, min_points, max_points, has_radius, name##_count, name##_put, name##_get},
+#include <arbiter/shapes.def>
+#undef ARB_PROTO_SHAPE
+};
+
+enum {
+  shape_kind_rows = 0
+#define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) +1
+#include <arbiter/shapes.def>
+#undef ARB_PROTO_SHAPE
+};
+_Static_assert(shape_kind_rows + 1 == ARB_PROTO_SHAPE_KIND_COUNT, "shapes.def codes must be 1..N without gaps");
+
+const arb__shape_kind_row* arb__shape_row(int kind) {
+  return kind > 0 && kind < ARB_PROTO_SHAPE_KIND_COUNT ? &shape_rows[kind] : NULL;
+}
+
+const char* arb_proto_shape_kind_name(int kind) {
+  const arb__shape_kind_row* row = arb__shape_row(kind);
+  return row ? row->name : "unknown";
+}
+
+int arb_proto_shape_from_geometry(const arb_shape_geometry* g, arb_proto_shape* out) {
+  memset(out, 0, sizeof *out);
+  for (int kind = 1; kind < ARB_PROTO_SHAPE_KIND_COUNT; kind++) {
+    const arb__shape_kind_row* row = &shape_rows[kind];
+    if (row->type != g->type) continue;
+    int count = row->count(g);
+    if (count < row->min_points || count > row->max_points) return ARB_E_INVAL;
+    out->kind = (uint8_t)kind;
+    out->count = (uint8_t)count;
+    row->put(g, out);
+    return ARB_OK;
+  }
+  return ARB_E_INVAL;
+}
+
+int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geometry* out) {
+  memset(out, 0, sizeof *out);
+  const arb__shape_kind_row* row = arb__shape_row(s->kind);
+  if (row == NULL || s->count < row->min_points || s->count > row->max_points) return ARB_E_INVAL;
+  out->type = row->type;
+  row->get(s, out);
+  return ARB_OK;
+}

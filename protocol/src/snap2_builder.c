@@ -1,0 +1,448 @@
+// The v2 snapshot builder: predict the client's baseline forward, find what left the
+// prediction (beyond the tolerances), what entered and what left, pick by priority what
+// fits the byte budget, and split it into self-contained parts. What does not fit is
+// deferred: the sent view keeps the client's predicted state, so the next snapshot carries
+// the correction.
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp.h"
+#include "snap2_internal.h"
+
+typedef struct cand {
+  arb_snap2_record rec;
+  int pred;  ///< index in the predicted baseline, -1 when absent
+  int cur;   ///< index in current, -1 when absent
+  float prio;
+  int est_bits;  ///< record + description, for selection
+} cand;
+
+struct arb_snap2_builder {
+  int payload, max_entities;
+  arb_snap2_set pred;
+  cand* cands;
+  int* order;             ///< candidate indices by priority
+  int* chosen;            ///< selected candidate indices, by id
+  int* tmp;               ///< merge sort scratch
+  uint8_t* selected;      ///< per candidate
+  arb_snap2_desc* descs;  ///< per candidate, ENTER only
+  int* desc_bytes;        ///< per candidate, ENTER only
+  uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
+  arb_snap2_part* part;   ///< scratch for encoding
+  uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
+};
+
+arb_snap2_tolerance arb_snap2_default_tolerance(void) {
+  arb_snap2_tolerance t = {1, 16, 1, 32};
+  return t;
+}
+
+void arb_snap2_builder_destroy(arb_snap2_builder* b) {
+  if (!b) return;
+  free(b->pred.items);
+  free(b->cands);
+  free(b->order);
+  free(b->chosen);
+  free(b->tmp);
+  free(b->selected);
+  free(b->descs);
+  free(b->desc_bytes);
+  free(b->desc_hash);
+  free(b->part);
+  free(b->packet_mem);
+  free(b);
+}
+
+int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_builder** out) {
+  *out = NULL;
+  if (payload_limit == 0) payload_limit = ARB_PROTO_DEFAULT_PAYLOAD;
+  if (payload_limit < ARB_PROTO_MIN_PAYLOAD || payload_limit > ARB_PROTO_MAX_PAYLOAD)
+    return ARB_E_RANGE;
+  if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_RANGE;
+  arb_snap2_builder* b = calloc(1, sizeof *b);
+  if (!b) return ARB_E_NOMEM;
+  size_t n = (size_t)max_entities, c = 2 * n;
+  b->payload = payload_limit;
+  b->max_entities = max_entities;
+  b->pred.items = calloc(n, sizeof *b->pred.items);
+  b->pred.cap = max_entities;
+  b->cands = calloc(c, sizeof *b->cands);
+  b->order = calloc(c, sizeof *b->order);
+  b->chosen = calloc(c, sizeof *b->chosen);
+  b->tmp = calloc(c, sizeof *b->tmp);
+  b->selected = calloc(c, 1);
+  b->descs = calloc(c, sizeof *b->descs);
+  b->desc_bytes = calloc(c, sizeof *b->desc_bytes);
+  b->desc_hash = calloc(c, sizeof *b->desc_hash);
+  b->part = calloc(1, sizeof *b->part);
+  b->packet_mem = calloc((size_t)ARB_PROTO_MAX_PARTS, (size_t)payload_limit);
+  if (!b->pred.items || !b->cands || !b->order || !b->chosen || !b->tmp || !b->selected ||
+      !b->descs || !b->desc_bytes || !b->desc_hash || !b->part || !b->packet_mem) {
+    arb_snap2_builder_destroy(b);
+    return ARB_E_NOMEM;
+  }
+  *out = b;
+  return 0;
+}
+
+static int32_t iabs32(int64_t v) {
+  return (int32_t)(v < 0 ? (-v > INT32_MAX ? INT32_MAX : -v) : (v > INT32_MAX ? INT32_MAX : v));
+}
+static int32_t wrap_diff(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+static uint16_t angle_diff(uint16_t a, uint16_t b) {
+  return (uint16_t)((a - b) & 0xFFFFu);
+}
+static int32_t angle_mag(uint16_t d) {
+  return d >= 32768u ? 65536 - (int32_t)d : (int32_t)d;
+}
+
+/* Ballistic when the velocity changed since the baseline's origin the way gravity changes it. */
+static uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_state* base,
+                            const arb_snap2_header* h, uint8_t cls) {
+  uint8_t f = (uint8_t)(cur->flags & ~ARB_SNAP2_FLAG_BALLISTIC);
+  if ((cls != ARB_SNAP2_BODY && cls != ARB_SNAP2_PARTICLE) ||
+      (h->gravity_x == 0 && h->gravity_y == 0))
+    return f;
+  arb_snap2_state nb = *base;
+  nb.flags = ARB_SNAP2_FLAG_BALLISTIC;
+  arb_snap2_state g = arb_snap2_eval(&nb, cls, h->tick, h);
+  int64_t eg = (int64_t)iabs32((int64_t)cur->vx - g.vx) + iabs32((int64_t)cur->vy - g.vy);
+  int64_t e0 = (int64_t)iabs32((int64_t)cur->vx - base->vx) + iabs32((int64_t)cur->vy - base->vy);
+  return eg < e0 ? (uint8_t)(f | ARB_SNAP2_FLAG_BALLISTIC) : f;
+}
+
+/* An update record for the groups where cur left the prediction; mask 0 = nothing to send. */
+static arb_snap2_record diff(const arb_snap2_entity* cur, const arb_snap2_entity* pred,
+                             const arb_snap2_entity* base, const arb_snap2_build_args* a) {
+  arb_snap2_record r;
+  memset(&r, 0, sizeof r);
+  r.id = cur->id;
+  r.cls = cur->cls;
+  r.op = ARB_SNAP2_UPDATE;
+  const arb_snap2_state *c = &cur->s, *p = &pred->s;
+  unsigned f = arb__snap2_class_fields(cur->cls);
+  arb_snap2_state d = {wrap_diff(c->x, p->x),
+                       wrap_diff(c->y, p->y),
+                       wrap_diff(c->vx, p->vx),
+                       wrap_diff(c->vy, p->vy),
+                       wrap_diff(c->w, p->w),
+                       angle_diff(c->angle, p->angle),
+                       angle_diff(c->aux, p->aux),
+                       0,
+                       0};
+  if ((f & ARB_SNAP2_M_POS) && (iabs32(d.x) > a->tol.pos || iabs32(d.y) > a->tol.pos))
+    r.mask |= ARB_SNAP2_M_POS;
+  if ((f & ARB_SNAP2_M_ANGLE) && angle_mag(d.angle) > a->tol.angle) r.mask |= ARB_SNAP2_M_ANGLE;
+  if ((f & ARB_SNAP2_M_VEL) && (iabs32(d.vx) > a->tol.vel || iabs32(d.vy) > a->tol.vel))
+    r.mask |= ARB_SNAP2_M_VEL;
+  if ((f & ARB_SNAP2_M_ANGVEL) && iabs32(d.w) > a->tol.angvel) r.mask |= ARB_SNAP2_M_ANGVEL;
+  if ((f & ARB_SNAP2_M_AUX) && d.aux != 0) r.mask |= ARB_SNAP2_M_AUX;
+  d.flags = choose_flags(c, &base->s, &a->h, cur->cls);
+  if (d.flags != p->flags) r.mask |= ARB_SNAP2_M_FLAGS;
+  // An origin older than the longest prediction the spec evaluates is renewed.
+  if (a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT) r.mask |= ARB_SNAP2_M_FLAGS;
+  if (!(r.mask & ARB_SNAP2_M_POS)) d.x = d.y = 0;
+  if (!(r.mask & ARB_SNAP2_M_ANGLE)) d.angle = 0;
+  if (!(r.mask & ARB_SNAP2_M_VEL)) d.vx = d.vy = 0;
+  if (!(r.mask & ARB_SNAP2_M_ANGVEL)) d.w = 0;
+  if (!(r.mask & ARB_SNAP2_M_AUX)) d.aux = 0;
+  if (!(r.mask & ARB_SNAP2_M_FLAGS)) d.flags = 0;
+  r.v = d;
+  return r;
+}
+
+static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci,
+                     const arb_snap2_entity* cur) {
+  cand* c = &b->cands[ci];
+  memset(&c->rec, 0, sizeof c->rec);
+  c->rec.id = cur->id;
+  c->rec.op = ARB_SNAP2_ENTER;
+  c->rec.cls = cur->cls;
+  c->rec.v = arb__snap2_class_state(&cur->s, cur->cls);
+  c->rec.v.flags &= (uint8_t)~ARB_SNAP2_FLAG_BALLISTIC;
+  memset(&b->descs[ci], 0, sizeof b->descs[ci]);
+  int rc = a->describe(a->describe_user, cur->id, &b->descs[ci]);
+  if (rc < 0) return rc;
+  if (b->descs[ci].cls != cur->cls) return ARB_E_INVAL;
+  uint8_t enc[ARB_PROTO_MAX_PAYLOAD];
+  int n = arb__snap2_desc_encode(&b->descs[ci], enc, sizeof enc);
+  if (n < 0) return n;
+  if (n > (int)sizeof enc) return ARB_E_TOO_BIG;
+  b->desc_bytes[ci] = n;
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a: finds identical descriptions to share
+  for (int i = 0; i < n; ++i) h = (h ^ enc[i]) * 0x100000001b3ull;
+  b->desc_hash[ci] = h;
+  return 0;
+}
+
+/* Merge the predicted baseline with current into candidate records; returns the count or
+ * ARB_E_*. Entities that need nothing are not candidates. */
+static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base) {
+  const arb_snap2_set *p = &b->pred, *cur = a->current;
+  int i = 0, j = 0, n = 0;
+  while (i < p->count || j < cur->count) {
+    uint32_t pid = i < p->count ? p->items[i].id : UINT32_MAX;
+    uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
+    cand* c = &b->cands[n];
+    c->pred = pid <= cid ? i : -1;
+    c->cur = cid <= pid ? j : -1;
+    c->prio = c->cur >= 0 && a->priority ? a->priority[j] : 0.0f;
+    if (c->cur < 0) {  // left the view
+      memset(&c->rec, 0, sizeof c->rec);
+      c->rec.id = pid;
+      c->rec.op = ARB_SNAP2_REMOVE;
+      c->prio = 3.0e38f;
+      ++n;
+    } else if (c->pred < 0 || p->items[i].cls != cur->items[j].cls ||
+               p->items[i].desc_version != cur->items[j].desc_version) {
+      ARB__TRY(add_enter(b, a, n, &cur->items[j]));
+      ++n;
+    } else {
+      c->rec = diff(&cur->items[j], &p->items[i], &base->items[i], a);
+      if (c->rec.mask) ++n;
+    }
+    if (pid <= cid) ++i;
+    if (cid <= pid) ++j;
+  }
+  return n;
+}
+
+/* Removals first, then entities the client lacks, then corrections; by priority within. */
+static int rank(const cand* c) {
+  return c->rec.op == ARB_SNAP2_REMOVE ? 2 : c->rec.op == ARB_SNAP2_ENTER;
+}
+static int before_by_priority(const cand* a, const cand* b) {
+  if (rank(a) != rank(b)) return rank(a) > rank(b);
+  if (a->prio != b->prio) return a->prio > b->prio;
+  return a->rec.id < b->rec.id;
+}
+static int before_by_id(const cand* a, const cand* b) {
+  return a->rec.id < b->rec.id;
+}
+
+/* Stable bottom-up merge sort of candidate indices (no globals, no allocation). */
+static void sort_idx(int* idx, int* tmp, int n, const cand* c,
+                     int (*before)(const cand*, const cand*)) {
+  for (int width = 1; width < n; width *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * width) {
+      int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = before(&c[idx[j]], &c[idx[i]]) ? idx[j++] : idx[i++];
+      while (i < mid) tmp[k++] = idx[i++];
+      while (j < hi) tmp[k++] = idx[j++];
+    }
+    memcpy(idx, tmp, (size_t)n * sizeof *idx);
+  }
+}
+
+/* Largest msgpack overhead of a part around its descriptions and stream: the 9 header
+ * fields with their array (34), the descs array header (3) and the bin header (3). */
+#define PART_FIXED_BYTES 40
+#define COUNT_BITS_MAX 13
+
+/* Same description (equal hash, then equal encoding)? */
+static int same_desc(const arb_snap2_builder* b, int x, int y) {
+  if (b->desc_hash[x] != b->desc_hash[y] || b->desc_bytes[x] != b->desc_bytes[y]) return 0;
+  uint8_t ex[ARB_PROTO_MAX_PAYLOAD], ey[ARB_PROTO_MAX_PAYLOAD];
+  int n = arb__snap2_desc_encode(&b->descs[x], ex, sizeof ex);
+  return n > 0 && arb__snap2_desc_encode(&b->descs[y], ey, sizeof ey) == n &&
+         memcmp(ex, ey, (size_t)n) == 0;
+}
+
+/* The description index of enter candidate ci in a part whose descriptions so far are
+ * the candidates owner[0..named): an earlier identical one, or `named` (a new one). */
+static int desc_index(const arb_snap2_builder* b, int ci, const int* owner, int named) {
+  for (int k = 0; k < named; ++k)
+    if (same_desc(b, owner[k], ci)) return k;
+  return named;
+}
+
+/* Splits chosen[0..take) (by id) into parts that fit the payload, and gives every enter
+ * record its description index in its part. Returns the part count (starts in
+ * part_start), or 0 when more than max_parts would be needed. */
+static int split(arb_snap2_builder* b, int take, int max_parts, int* part_start, long* bound) {
+  int parts = 0, bits = 0, dbytes = 0, named = 0, recs = 0;
+  *bound = 0;
+  int owner[ARB_SNAP2_MAX_PART_ENTERED];
+  uint32_t prev = 0;
+  for (int k = 0; k < take; ++k) {
+    int ci = b->chosen[k];
+    cand* c = &b->cands[ci];
+    int enter = c->rec.op == ARB_SNAP2_ENTER;
+    for (int pass = 0; pass < 2; ++pass) {  // pass 1: the record opens a new part
+      if (enter) c->rec.desc = (uint8_t)desc_index(b, ci, owner, named);
+      int fresh = enter && c->rec.desc == named;
+      int db = fresh ? b->desc_bytes[ci] : 0;
+      int rb = arb__snap2_record_bits(&c->rec, prev, named);
+      int fits =
+          PART_FIXED_BYTES + dbytes + db + (COUNT_BITS_MAX + bits + rb + 7) / 8 <= b->payload &&
+          named + fresh <= ARB_SNAP2_MAX_PART_ENTERED && recs < ARB_SNAP2_MAX_PART_RECORDS;
+      if (k > 0 && pass == 0 && recs > 0 && fits) {
+        bits += rb;
+        dbytes += db;
+        if (fresh) owner[named++] = ci;
+        recs++;
+        break;
+      }
+      if (pass == 0 && k > 0 && recs > 0) {  // does not fit: open a new part
+        *bound += PART_FIXED_BYTES + dbytes + (COUNT_BITS_MAX + bits + 7) / 8;
+        bits = dbytes = named = recs = 0;
+        prev = 0;
+        continue;
+      }
+      if (parts == max_parts) return 0;
+      part_start[parts++] = k;
+      if (enter) c->rec.desc = 0;
+      bits = arb__snap2_record_bits(&c->rec, 0, 0);
+      dbytes = enter ? b->desc_bytes[ci] : 0;
+      named = enter;
+      if (enter) owner[0] = ci;
+      recs = 1;
+      break;
+    }
+    prev = c->rec.id;
+  }
+  *bound += PART_FIXED_BYTES + dbytes + (COUNT_BITS_MAX + bits + 7) / 8;
+  if (parts == 0) part_start[parts++] = 0;  // an empty snapshot is one empty part
+  part_start[parts] = take;
+  return parts;
+}
+
+static int encode_parts(arb_snap2_builder* b, const arb_snap2_build_args* a, int parts,
+                        const int* part_start, arb_snap2_build_result* out) {
+  out->packet_count = parts;
+  out->bytes = 0;
+  for (int p = 0; p < parts; ++p) {
+    arb_snap2_part* part = b->part;
+    part->h = a->h;
+    part->h.part_index = (uint8_t)p;
+    part->h.part_count = (uint8_t)parts;
+    part->desc_count = part->record_count = 0;
+    for (int k = part_start[p]; k < part_start[p + 1]; ++k) {
+      int ci = b->chosen[k];
+      const arb_snap2_record* r = &b->cands[ci].rec;
+      part->records[part->record_count++] = *r;
+      if (r->op == ARB_SNAP2_ENTER && r->desc == part->desc_count)
+        part->descs[part->desc_count++] = b->descs[ci];
+    }
+    uint8_t* buf = b->packet_mem + (size_t)p * (size_t)b->payload;
+    int n = arb_snap2_encode(part, buf, (size_t)b->payload);
+    if (n < 0) return n;
+    if (n > b->payload) return ARB_E_TOO_BIG;  // the split's bound is wrong: never send it
+    out->packets[p] = buf;
+    out->sizes[p] = n;
+    out->bytes += n;
+  }
+  return 0;
+}
+
+/* Selects the `take` highest-priority candidates, splits them into parts; 1 when that
+ * fits the budget and max_parts (an upper bound of the bytes, with the packet overhead). */
+static int try_take(arb_snap2_builder* b, int take, int max_parts, long budget, int overhead,
+                    int* part_start, int* parts) {
+  long bound;
+  memcpy(b->chosen, b->order, (size_t)take * sizeof *b->chosen);
+  sort_idx(b->chosen, b->tmp, take, b->cands, before_by_id);
+  *parts = split(b, take, max_parts, part_start, &bound);
+  return *parts > 0 && (take == 0 || bound + (long)*parts * overhead <= budget);
+}
+
+/* The client's view after all parts: the baseline's origins, re-origined where an update
+ * was written; deferred records leave the baseline (or absence) in place. Candidates are
+ * in id order, like the sets. */
+static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base,
+                     int n) {
+  const arb_snap2_set *p = &b->pred, *cur = a->current;
+  arb_snap2_set* s = a->sent;
+  int i = 0, j = 0, k = 0;
+  s->count = 0;
+  while (i < p->count || j < cur->count) {
+    uint32_t pid = i < p->count ? p->items[i].id : UINT32_MAX;
+    uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
+    uint32_t id = pid < cid ? pid : cid;
+    while (k < n && b->cands[k].rec.id < id) ++k;
+    const cand* c = k < n && b->cands[k].rec.id == id ? &b->cands[k] : NULL;
+    int sel = c && b->selected[k];
+    if (cid == id && a->up_to_date) a->up_to_date[j] = (uint8_t)(c == NULL);
+    arb_snap2_entity e;
+    int keep = 1;
+    if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
+      keep = 0;
+    } else if (sel && c->rec.op == ARB_SNAP2_ENTER) {
+      e = cur->items[j];
+      e.s = c->rec.v;
+      e.s.t0 = a->h.tick;
+    } else if (pid == id && sel) {
+      e = p->items[i];  // evaluated at the tick: the new origin
+      arb__snap2_apply_update(&e.s, &c->rec);
+    } else if (pid == id) {
+      e = base->items[i];
+    } else {
+      keep = 0;  // entering, deferred
+    }
+    if (keep) {
+      if (s->count == s->cap) return ARB_E_NOSPACE;
+      s->items[s->count++] = e;
+    }
+    if (pid == id) ++i;
+    if (cid == id) ++j;
+  }
+  return 0;
+}
+
+static void count_records(const arb_snap2_builder* b, int n, int take,
+                          arb_snap2_build_result* out) {
+  out->entered = out->updated = out->removed = 0;
+  for (int k = 0; k < take; ++k) {
+    uint8_t op = b->cands[b->chosen[k]].rec.op;
+    out->entered += op == ARB_SNAP2_ENTER;
+    out->updated += op == ARB_SNAP2_UPDATE;
+    out->removed += op == ARB_SNAP2_REMOVE;
+  }
+  out->deferred = n - take;
+}
+
+int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
+                    arb_snap2_build_result* out) {
+  static const arb_snap2_set empty = {NULL, 0, 0};
+  memset(out, 0, sizeof *out);
+  const arb_snap2_set* base = a->h.baseline_tick && a->baseline ? a->baseline : &empty;
+  if (!a->current || !a->sent || !a->describe || a->current->count > b->max_entities ||
+      base->count > b->max_entities || a->max_parts < 0 || a->max_parts > ARB_PROTO_MAX_PARTS)
+    return ARB_E_INVAL;
+  if (a->h.baseline_tick && a->h.tick - a->h.baseline_tick > ARB_SNAP2_MAX_DT) return ARB_E_RANGE;
+  for (int i = 0; i < base->count; ++i) {
+    b->pred.items[i] = base->items[i];
+    b->pred.items[i].s = arb_snap2_eval(&base->items[i].s, base->items[i].cls, a->h.tick, &a->h);
+  }
+  b->pred.count = base->count;
+  int n = collect(b, a, base);
+  if (n < 0) return n;
+  for (int k = 0; k < n; ++k) b->order[k] = k;
+  sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
+  long budget = a->byte_budget > 0 ? a->byte_budget : (long)ARB_PROTO_MAX_PARTS * b->payload;
+  int max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
+  int overhead = a->packet_overhead > 0 ? a->packet_overhead : 0;
+  int part_start[ARB_PROTO_MAX_PARTS + 1], parts;
+  // The most candidates, in priority order, that fit: everything, or a binary search.
+  int take = n;
+  if (!try_take(b, n, max_parts, budget, overhead, part_start, &parts)) {
+    int lo = 0, hi = n;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (try_take(b, mid, max_parts, budget, overhead, part_start, &parts))
+        lo = mid;
+      else
+        hi = mid;
+    }
+    take = lo;
+    try_take(b, take, max_parts, budget, overhead, part_start, &parts);
+  }
+  ARB__TRY(encode_parts(b, a, parts, part_start, out));
+  memset(b->selected, 0, (size_t)n);
+  for (int k = 0; k < take; ++k) b->selected[b->chosen[k]] = 1;
+  count_records(b, n, take, out);
+  return make_sent(b, a, base, n);
+}

@@ -1,0 +1,25 @@
+// Internal: the bit layout of the v2 snapshot stream (PROTOCOL.md, "Snapshot stream v2"),
+// shared by the message codec and the builder (which sizes records before packing them).
+#pragma once
+
+#include <arbiter/bitstream.h>
+#include <arbiter/snapshot_v2.h>
+
+/// Which state groups (ARB_SNAP2_M_*) an entity class carries.
+unsigned arb__snap2_class_fields(uint8_t cls);
+/// s with the fields its class does not carry set to zero (what an enter record holds).
+arb_snap2_state arb__snap2_class_state(const arb_snap2_state* s, uint8_t cls);
+/// Exact bits of one record written after a record with id `prev_id` (0 for the first),
+/// when `named` descriptions were introduced before it in the part.
+int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named);
+/// Write the record stream (count, then records). Returns 0 or ARB_E_* (invalid record).
+int arb__snap2_write_stream(arb_bit_writer* w, const arb_snap2_record* recs, int count);
+/// Read it; checks ids increase and the padding is zero. 0 or ARB_E_* with a reason.
+int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_error* err);
+/// Bits of the stream's record count field.
+int arb__snap2_count_bits(int count);
+/// The msgpack encoding of a description (buf may be NULL to size it): bytes needed, or
+/// ARB_E_* when it breaks the spec.
+int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap);
+/// Add an update record's residuals to a state (wrapping, as the client does).
+void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);

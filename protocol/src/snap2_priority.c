@@ -1,0 +1,70 @@
+// Priority accumulator (see arbiter/snapshot_priority.h).
+#include <arbiter/snapshot_priority.h>
+#include <stdlib.h>
+#include <string.h>
+
+int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities) {
+  memset(p, 0, sizeof *p);
+  if (max_entities < 1) return ARB_E_RANGE;
+  size_t n = (size_t)max_entities;
+  p->ids = calloc(n, sizeof *p->ids);
+  p->acc = calloc(n, sizeof *p->acc);
+  p->spare_ids = calloc(n, sizeof *p->spare_ids);
+  p->spare_acc = calloc(n, sizeof *p->spare_acc);
+  if (!p->ids || !p->acc || !p->spare_ids || !p->spare_acc) {
+    arb_snap2_priority_free(p);
+    return ARB_E_NOMEM;
+  }
+  p->cap = max_entities;
+  return 0;
+}
+
+void arb_snap2_priority_free(arb_snap2_priority* p) {
+  free(p->ids);
+  free(p->acc);
+  free(p->spare_ids);
+  free(p->spare_acc);
+  memset(p, 0, sizeof *p);
+}
+
+float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+                          float speed) {
+  if (in->avatar_id != 0 && id == in->avatar_id) return 1.0e6f;
+  float r = in->near_radius > 0.0f ? in->near_radius : 10.0f;
+  float w = 1.0f;
+  if (in->avatar_id != 0) {
+    float d = arb_length(arb_sub(position, in->avatar)) / r;
+    w = 1.0f / (1.0f + d * d);
+  }
+  if (in->has_view && position.x >= in->view.lower.x && position.x <= in->view.upper.x &&
+      position.y >= in->view.lower.y && position.y <= in->view.upper.y)
+    w *= 4.0f;                // on the player's screen
+  return w * (1.0f + speed);  // fast things drift from the prediction sooner
+}
+
+void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
+                               const arb_vec2* positions, const float* speeds,
+                               const arb_snap2_interest* in, float dt, float* out) {
+  int i = 0, n = current->count < p->cap ? current->count : p->cap;
+  for (int j = 0; j < n; ++j) {
+    uint32_t id = current->items[j].id;
+    while (i < p->count && p->ids[i] < id) ++i;  // gone from the view: dropped
+    float acc = i < p->count && p->ids[i] == id ? p->acc[i] : 0.0f;
+    acc += arb_snap2_relevance(in, id, positions[j], speeds[j]) * dt;
+    p->spare_ids[j] = id;
+    p->spare_acc[j] = acc;
+    out[j] = acc;
+  }
+  uint32_t* ids = p->ids;
+  float* acc = p->acc;
+  p->ids = p->spare_ids;
+  p->acc = p->spare_acc;
+  p->spare_ids = ids;
+  p->spare_acc = acc;
+  p->count = n;
+}
+
+void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date) {
+  for (int i = 0; i < p->count; ++i)
+    if (up_to_date[i]) p->acc[i] = 0.0f;
+}

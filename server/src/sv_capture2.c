@@ -1,0 +1,215 @@
+// Snapshot v2 capture (see sv_capture2.h).
+#include "sv_capture2.h"
+
+#include <arbiter/particles.h>
+#include <arbiter/vehicle.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sv_capture2_init(sv_capture2* c, int max_entities) {
+  memset(c, 0, sizeof *c);
+  if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_RANGE;
+  size_t n = (size_t)max_entities;
+  c->cap = max_entities;
+  c->entities = calloc(n, sizeof *c->entities);
+  c->items = calloc(n, sizeof *c->items);
+  c->positions = calloc(n, sizeof *c->positions);
+  c->speeds = calloc(n, sizeof *c->speeds);
+  if (!c->entities || !c->items || !c->positions || !c->speeds) {
+    sv_capture2_free(c);
+    return ARB_E_NOMEM;
+  }
+  c->set.items = c->items;
+  c->set.cap = max_entities;
+  return 0;
+}
+
+void sv_capture2_free(sv_capture2* c) {
+  free(c->entities);
+  free(c->items);
+  free(c->positions);
+  free(c->speeds);
+  memset(c, 0, sizeof *c);
+}
+
+static arb_snap2_entity* add(sv_capture2* c, uint32_t id, uint8_t cls, arb_vec2 where,
+                             arb_vec2 vel) {
+  if (c->set.count == c->cap) {
+    c->truncated++;
+    return NULL;
+  }
+  int i = c->set.count++;
+  arb_snap2_entity* e = &c->items[i];
+  memset(e, 0, sizeof *e);
+  e->id = id;
+  e->cls = cls;
+  c->positions[i] = where;
+  c->speeds[i] = sqrtf(vel.x * vel.x + vel.y * vel.y);
+  return e;
+}
+
+static int32_t gravity_q(float g) {
+  int32_t q = arb_proto_quantize_vel(g);
+  return q > ARB_SNAP2_MAX_GRAVITY    ? ARB_SNAP2_MAX_GRAVITY
+         : q < -ARB_SNAP2_MAX_GRAVITY ? -ARB_SNAP2_MAX_GRAVITY
+                                      : q;
+}
+
+static void capture_bodies(sv_capture2* c, const arb_world* world) {
+  int total = arb_game_get_entities(c->game, c->entities, c->cap);
+  int n = total < c->cap ? total : c->cap;
+  c->truncated += total - n;
+  c->entity_count = n;
+  for (int i = 0; i < n; ++i) {
+    arb_body_id b = c->entities[i].body;
+    if (!arb_body_is_valid(world, b) || arb_body_get_type(world, b) == ARB_BODY_STATIC) continue;
+    arb_vec2 p = arb_body_get_position(world, b), v = arb_body_get_linear_velocity(world, b);
+    arb_snap2_entity* e = add(c, c->entities[i].id, ARB_SNAP2_BODY, p, v);
+    if (!e) return;
+    e->s.x = arb_proto_quantize_pos(p.x);
+    e->s.y = arb_proto_quantize_pos(p.y);
+    e->s.angle = arb_proto_quantize_angle(arb_body_get_angle(world, b));
+    e->s.vx = arb_proto_quantize_vel(v.x);
+    e->s.vy = arb_proto_quantize_vel(v.y);
+    e->s.w = arb_snap2_quantize_angvel(arb_body_get_angular_velocity(world, b));
+  }
+}
+
+static void capture_particles(sv_capture2* c, const arb_world* world) {
+  int n = arb_world_get_particle_count(world);
+  for (int i = 0; i < n; ++i) {
+    arb_vec2 p = arb_particle_get_position(world, i), v = arb_particle_get_velocity(world, i);
+    arb_snap2_entity* e = add(c, SV_ID_PARTICLE + (uint32_t)i, ARB_SNAP2_PARTICLE, p, v);
+    if (!e) return;
+    e->s.x = arb_proto_quantize_pos(p.x);
+    e->s.y = arb_proto_quantize_pos(p.y);
+    e->s.vx = arb_proto_quantize_vel(v.x);
+    e->s.vy = arb_proto_quantize_vel(v.y);
+    if (arb_particle_is_pinned(world, i)) e->s.flags = ARB_SNAP2_FLAG_PINNED;
+  }
+  int m = arb_world_get_constraint_count(world);
+  for (int i = 0; i < m; ++i) {
+    int a, b;
+    float rest;
+    if (arb_constraint_get(world, i, &a, &b, &rest) != 0) continue;
+    if (!add(c, SV_ID_ROPE + (uint32_t)i, ARB_SNAP2_LINK, arb_particle_get_position(world, a),
+             arb_v2(0, 0)))
+      return;
+  }
+}
+
+static void capture_wheels(sv_capture2* c, const arb_world* world) {
+  arb_extra_id ids[256];
+  int n = arb_world_get_vehicles(world, ids, 256);
+  for (int v = 0; v < n && v < 256; ++v) {
+    arb_body_id chassis = arb_vehicle_get_chassis(world, ids[v]);
+    int wheels = arb_vehicle_get_wheel_count(world, ids[v]);
+    for (int w = 0; w < wheels && w < SV_WHEELS_PER_VEHICLE; ++w) {
+      uint32_t id =
+          SV_ID_WHEEL + (uint32_t)(ids[v].index1 - 1) * SV_WHEELS_PER_VEHICLE + (uint32_t)w;
+      arb_snap2_entity* e =
+          add(c, id, ARB_SNAP2_WHEEL, arb_body_get_position(world, chassis), arb_v2(0, 0));
+      if (!e) return;
+      e->s.angle = arb_proto_quantize_angle(arb_vehicle_get_wheel_spin(world, ids[v], w));
+      e->s.aux = arb_proto_quantize_angle(arb_vehicle_get_steer_angle(world, ids[v], w));
+      if (arb_vehicle_is_wheel_skidding(world, ids[v], w)) e->s.flags = ARB_SNAP2_FLAG_SKID;
+      // Rolling without slip: the spin rate the client predicts the spin angle with.
+      float r = arb_vehicle_get_wheel_radius(world, ids[v], w);
+      if (r > 0.0f)
+        e->s.w = arb_snap2_quantize_angvel(-arb_vehicle_get_forward_speed(world, ids[v]) / r);
+    }
+  }
+}
+
+void sv_capture2_run(sv_capture2* c, arb_game* game) {
+  const arb_world* world = arb_game_get_world(game);
+  c->game = game;
+  c->set.count = 0;
+  c->truncated = 0;
+  arb_vec2 g = arb_world_get_gravity(world);
+  c->gravity_x = gravity_q(g.x);
+  c->gravity_y = gravity_q(g.y);
+  capture_bodies(c, world);
+  capture_particles(c, world);
+  capture_wheels(c, world);
+}
+
+// ---- descriptions -------------------------------------------------------------------------
+
+static void shape_of(const arb_shape_def* sd, arb_proto_shape* out) {
+  memset(out, 0, sizeof *out);
+  out->kind = (uint8_t)sd->type;
+  if (sd->type == ARB_SHAPE_CIRCLE) {
+    out->count = 1;
+    out->radius = sd->circle.radius;
+    out->points[0] = sd->circle.center;
+  } else if (sd->type == ARB_SHAPE_POLYGON) {
+    out->count = (uint8_t)sd->polygon.count;
+    for (int i = 0; i < sd->polygon.count && i < 8; ++i) out->points[i] = sd->polygon.vertices[i];
+  } else {
+    out->count = 2;
+    out->points[0] = sd->segment.a;
+    out->points[1] = sd->segment.b;
+  }
+}
+
+static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+  arb_entity e;
+  if (arb_game_find_entity(c->game, id, &e) != 0) return ARB_E_NOT_FOUND;
+  const arb_world* world = arb_game_get_world(c->game);
+  d->cls = ARB_SNAP2_BODY;
+  d->body_type = (uint8_t)arb_body_get_type(world, e.body);
+  d->owner = e.owner;
+  if (e.owner != 0) d->avatar_kind = (uint8_t)e.kind;
+  d->shape_count = 1;
+  shape_of(arb_body_get_shape(world, e.body), &d->shapes[0]);
+  return 0;
+}
+
+static uint32_t entity_of_body(const sv_capture2* c, arb_body_id body) {
+  for (int i = 0; i < c->entity_count; ++i)
+    if (arb_body_id_equals(c->entities[i].body, body)) return c->entities[i].id;
+  return 0;
+}
+
+static int describe_wheel(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+  const arb_world* world = arb_game_get_world(c->game);
+  uint32_t slot = (id - SV_ID_WHEEL) / SV_WHEELS_PER_VEHICLE;
+  int w = (int)((id - SV_ID_WHEEL) % SV_WHEELS_PER_VEHICLE);
+  arb_extra_id ids[256];
+  int n = arb_world_get_vehicles(world, ids, 256);
+  for (int v = 0; v < n && v < 256; ++v) {
+    if ((uint32_t)(ids[v].index1 - 1) != slot) continue;
+    arb_body_id chassis = arb_vehicle_get_chassis(world, ids[v]);
+    d->cls = ARB_SNAP2_WHEEL;
+    d->a = entity_of_body(c, chassis);
+    arb_transform wt = arb_vehicle_get_wheel_transform(world, ids[v], w);
+    d->anchor_a = arb_inv_transform_point(arb_body_get_transform(world, chassis), wt.p);
+    d->radius = arb_vehicle_get_wheel_radius(world, ids[v], w);
+    return d->a != 0 && d->radius > 0.0f ? 0 : ARB_E_NOT_FOUND;
+  }
+  return ARB_E_NOT_FOUND;
+}
+
+int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* d) {
+  sv_capture2* c = user;
+  memset(d, 0, sizeof *d);
+  if (id < SV_ID_PARTICLE) return describe_body(c, id, d);
+  if (id < SV_ID_ROPE) {
+    d->cls = ARB_SNAP2_PARTICLE;  // particles have no radius getter: drawn as points
+    return 0;
+  }
+  if (id < SV_ID_WHEEL) {
+    int a, b;
+    float rest;
+    if (arb_constraint_get(arb_game_get_world(c->game), (int)(id - SV_ID_ROPE), &a, &b, &rest) != 0)
+      return ARB_E_NOT_FOUND;
+    d->cls = ARB_SNAP2_LINK;
+    d->link_kind = ARB_SNAP2_LINK_ROPE;
+    d->a = SV_ID_PARTICLE + (uint32_t)a;
+    d->b = SV_ID_PARTICLE + (uint32_t)b;
+    return 0;
+  }
+  return describe_wheel(c, id, d);
+}

@@ -1,0 +1,241 @@
+// Server init and deinit (see sv_server.h). Init runs in stages; a stage that fails undoes
+// its own part, and sv_server_init undoes the stages before it (libuv style), so a failed
+// init leaves nothing allocated and nothing open: only handles already closing, which the
+// loop finishes on its next run. Every failure is one ARB_E_* code plus one message.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sv_server.h"
+
+#ifndef ARB_BUILD_ID
+#define ARB_BUILD_ID "arbiter-unknown"
+#endif
+
+#define SV_PEER_MARGIN 32  // extra ENet peers that can be told "server full"
+#define FREE_NULL(p) (free(p), (p) = NULL)
+
+static void init_basics(sv_server* s, uv_loop_t* loop, const sv_config* cfg) {
+  memset(s, 0, sizeof *s);
+  s->cfg = *cfg;
+  s->loop = loop;
+  sv_log_init(&s->log, stderr, cfg->log_level, cfg->log_format);
+  sv_metrics_init(&s->metrics);
+  s->metrics.start_unix_seconds = (uint64_t)time(NULL);
+  s->next_client_id = 1;
+  s->limits.packets_per_second = cfg->input_rate_limit;
+  s->limits.bytes_per_second = cfg->byte_rate_limit;
+  s->peer_capacity = cfg->max_clients + SV_PEER_MARGIN;
+  if (s->peer_capacity > 4095) s->peer_capacity = 4095;
+}
+
+static int load_scene(sv_server* s, char* err, size_t err_cap) {
+  const sv_config* cfg = &s->cfg;
+  arb_scene_error serr;
+  memset(&serr, 0, sizeof serr);
+  int rc = cfg->scene[0] ? arb_scene_load_file(cfg->scene, &s->scene, &serr)
+                         : arb_scene_load_default(&s->scene, &serr);
+  if (rc != 0) {
+    char msg[900];
+    arb_scene_error_format(&serr, msg, sizeof msg);
+    snprintf(err, err_cap, "scene: %s", msg);
+    return ARB_E_INVAL;
+  }
+  // --tick-rate overrides the scene's step length; the log header records the rate used
+  // and every re-simulation applies it the same way.
+  if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
+  s->tick_rate = arb_scene_get_tick_rate(s->scene);
+  if (cfg->snapshot_rate > s->tick_rate) {
+    snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate,
+             s->tick_rate);
+    return ARB_E_INVAL;
+  }
+  s->snapshot_every = (s->tick_rate + cfg->snapshot_rate / 2) / cfg->snapshot_rate;
+  if (s->snapshot_every < 1) s->snapshot_every = 1;
+  s->metrics.tick_rate_hz = s->tick_rate;
+  return 0;
+}
+
+static int create_game(sv_server* s, char* err, size_t err_cap) {
+  int rc = arb_game_create(s->scene, s->cfg.seed, &s->game);
+  if (rc != 0) {
+    snprintf(err, err_cap, "cannot create the game: %s", arb_strerror(rc));
+    return rc;
+  }
+  if (sv_build_statics(s) != 0) {
+    snprintf(err, err_cap, "out of memory");
+    return ARB_E_NOMEM;
+  }
+  s->max_entities = arb_scene_get_body_count(s->scene) + s->cfg.max_clients + 64;
+  if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0) {
+    snprintf(err, err_cap, "cannot create the snapshot builder for %d entities", s->max_entities);
+    return ARB_E_NOMEM;
+  }
+  return 0;
+}
+
+// Everything the tick reuses, allocated once.
+static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
+  s->sessions = calloc((size_t)s->peer_capacity, sizeof *s->sessions);
+  s->join_queue = calloc((size_t)s->peer_capacity, sizeof *s->join_queue);
+  s->leave_queue = calloc((size_t)s->peer_capacity, sizeof *s->leave_queue);
+  s->leave_reason = calloc((size_t)s->peer_capacity, sizeof *s->leave_reason);
+  s->leave_name = calloc((size_t)s->peer_capacity, sizeof *s->leave_name);
+  s->tick_rec = calloc(1, sizeof *s->tick_rec);
+  s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
+  s->rejoins = calloc((size_t)s->cfg.max_clients, sizeof *s->rejoins);
+  s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
+  s->msg_buf = malloc(s->msg_buf_cap);
+  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
+      !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
+    snprintf(err, err_cap, "out of memory");
+    return ARB_E_NOMEM;
+  }
+  return 0;
+}
+
+static int start_recording(sv_server* s, char* err, size_t err_cap) {
+  if (!s->cfg.record[0]) return 0;
+  arb_replay_header h;
+  memset(&h, 0, sizeof h);
+  h.format_version = ARB_REPLAY_FORMAT_VERSION;
+  h.build_id = ARB_BUILD_ID;
+  h.build_id_len = strlen(ARB_BUILD_ID);
+  if (h.build_id_len > ARB_REPLAY_MAX_BUILD_ID) h.build_id_len = ARB_REPLAY_MAX_BUILD_ID;
+  h.scene_text = arb_scene_get_text(s->scene, &h.scene_len);
+  h.scene_hash = arb_scene_get_hash(s->scene);
+  h.tick_rate = (uint16_t)s->tick_rate;
+  h.seed = s->cfg.seed;
+  sv_record_def def = {s->cfg.record,
+                       &h,
+                       s->peer_capacity,
+                       sv_record_state_estimate(s->scene, s->cfg.seed, s->game, s->cfg.max_clients),
+                       s->cfg.checkpoint_every,
+                       &s->log,
+                       &s->metrics};
+  int rc = sv_record_open(&s->record, &def, uv_hrtime(), err, err_cap);
+  if (rc == 0) s->recording = true;
+  return rc;
+}
+
+// The connect-token key (--auth-key); nothing to undo on failure (free_state frees it).
+static int start_auth(sv_server* s, char* err, size_t err_cap) {
+  const sv_config* cfg = &s->cfg;
+  if (sv_auth_init(&s->auth, cfg->auth_key, cfg->public_address, cfg->bind, err, err_cap) != 0)
+    return ARB_E_INVAL;
+  return 0;
+}
+
+// UDP, HTTP, the ticker and the signal handlers; on failure the ones already open are closed.
+static int start_io(sv_server* s, char* err, size_t err_cap) {
+  const sv_config* cfg = &s->cfg;
+  sv_net_limits net_limits = {cfg->peers_per_address, cfg->connect_rate, cfg->half_open_timeout_ms};
+  if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, &net_limits,
+                  sv_session_on_net_event, s, &s->metrics, err, err_cap) != 0)
+    return ARB_E_IO;
+  sv_auth_set_port(&s->auth, s->net.port);
+  if (!s->auth.enabled)
+    SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled",
+           SV_LS("detail", "no --auth-key: anyone who reaches the port can play"));
+  if (cfg->http_port != 0) {
+    if (sv_http_init(&s->http, s->loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port,
+                     sv_status_on_http, s, err, err_cap) != 0) {
+      sv_net_close(&s->net);
+      return ARB_E_IO;
+    }
+    s->http_on = true;
+  }
+  uint64_t period = 1000000000u / (uint64_t)s->tick_rate;
+  if (sv_ticker_init(&s->ticker, s->loop, period, cfg->max_catchup_ticks, sv_tick, sv_tick_on_lag,
+                     s) != 0) {
+    snprintf(err, err_cap, "cannot create the tick timer");
+    sv_net_close(&s->net);
+    if (s->http_on) sv_http_close(&s->http);
+    s->http_on = false;
+    return ARB_E_IO;
+  }
+  sv_server_watch_signals(s);
+  return 0;
+}
+
+// What start_io opened, closed again (the loop finishes the closes on its next run).
+static void close_io(sv_server* s) {
+  sv_net_close(&s->net);
+  if (s->http_on) sv_http_close(&s->http);
+  s->http_on = false;
+  sv_ticker_close(&s->ticker);
+  uv_close((uv_handle_t*)&s->sig_int, NULL);
+  uv_close((uv_handle_t*)&s->sig_term, NULL);
+}
+
+// The match (ready), the Agones client and SIGUSR1; fails only on an unusable --admin-token
+// file, before it opens anything.
+static int start_lifecycle(sv_server* s, char* err, size_t err_cap) {
+  if (sv_lifecycle_start(s, err, err_cap) == 0) return 0;
+  close_io(s);
+  return ARB_E_INVAL;
+}
+
+static void log_started(sv_server* s) {
+  const sv_config* cfg = &s->cfg;
+  SV_LOG(&s->log, SV_LOG_INFO, "server_started", SV_LS("build", ARB_BUILD_ID),
+         SV_LS("bind", cfg->bind), SV_LI("port", s->net.port),
+         SV_LI("http_port", s->http_on ? s->http.port : 0),
+         SV_LS("scene", arb_scene_get_name(s->scene)),
+         SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
+         SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
+         SV_LD("view_radius", cfg->view_radius),
+         SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
+}
+
+// Frees what the stages allocated; handles are not touched (closed by stop or start_io).
+static void free_state(sv_server* s) {
+  if (s->recording) sv_record_close(&s->record);
+  s->recording = false;
+  if (s->sessions) {
+    for (int i = 0; i < s->peer_capacity; ++i)
+      if (s->sessions[i].snap_ready) sv_snap_client_free(&s->sessions[i].snap);
+  }
+  sv_snapshot_free(&s->snapshot);
+  if (s->game) arb_game_destroy(s->game);
+  if (s->scene) arb_scene_destroy(s->scene);
+  // NULL after freeing: a deinit after a failed init is harmless.
+  s->game = NULL;
+  s->scene = NULL;
+  FREE_NULL(s->statics);
+  FREE_NULL(s->sessions);
+  FREE_NULL(s->join_queue);
+  FREE_NULL(s->leave_queue);
+  FREE_NULL(s->leave_reason);
+  FREE_NULL(s->leave_name);
+  FREE_NULL(s->tick_rec);
+  FREE_NULL(s->tick_inputs);
+  FREE_NULL(s->rejoins);
+  sv_auth_free(&s->auth);
+  FREE_NULL(s->msg_buf);
+}
+
+int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap) {
+  init_basics(s, loop, cfg);
+  int rc = load_scene(s, err, err_cap);
+  if (rc == 0) rc = create_game(s, err, err_cap);
+  if (rc == 0) rc = alloc_tick_state(s, err, err_cap);
+  if (rc == 0) rc = start_recording(s, err, err_cap);
+  if (rc == 0) rc = start_auth(s, err, err_cap);
+  if (rc == 0) rc = start_io(s, err, err_cap);
+  if (rc == 0) rc = start_lifecycle(s, err, err_cap);
+  if (rc != 0) {
+    free_state(s);
+    return rc;
+  }
+  s->last_stats_ns = uv_hrtime();
+  sv_ticker_start(&s->ticker);
+  log_started(s);
+  return 0;
+}
+
+void sv_server_deinit(sv_server* s) {
+  free_state(s);
+  memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,249 @@
+// DETERMINISM-CRITICAL: the canonical state of a world, one visitor per record kind. The
+// same visitors write the save image, feed the hash and read an image back (restore), so
+// the three cannot drift apart (arbiter/state_codec.h: how to add a field). The byte
+// layout is documented in snapshot.c.
+//
+// Reading is restore's first half: it fills a staging image (arrays allocated from the
+// world's allocator), checking each record as it goes. Cross-record checks that need the
+// whole image (free list, pair map) and the commit are in snapshot.c.
+#include "world.h"
+
+#include "extras.h"
+
+// ---- records ----------------------------------------------------------------------------
+
+static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
+  arb_codec_vec2(c, &d->gravity);
+  arb_codec_i32(c, &d->substeps);
+  ARB_CODEC_F32S(c, &d->restitution_threshold, &d->contact_hertz, &d->contact_damping_ratio,
+                 &d->max_contact_push_speed, &d->max_linear_speed);
+  ARB_CODEC_CHECK(c, d->substeps >= 1 && d->substeps <= ARB__MAX_SUBSTEPS &&
+                         d->restitution_threshold >= 0.0f && d->contact_hertz >= 0.0f &&
+                         d->contact_damping_ratio >= 0.0f && d->max_contact_push_speed >= 0.0f &&
+                         d->max_linear_speed > 0.0f);
+}
+
+static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
+  int type = (int)s->type;
+  arb_codec_int_u8(c, &type);
+  if (arb_codec_reading(c)) s->type = (arb_shape_type)type;
+  ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
+  arb_codec_u32(c, &s->category_bits);
+  arb_codec_u32(c, &s->mask_bits);
+  arb_codec_i32(c, &s->group);
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE:
+      arb_codec_vec2(c, &s->circle.center);
+      arb_codec_f32(c, &s->circle.radius);
+      break;
+    case ARB_SHAPE_POLYGON: {
+      arb_polygon* p = &s->polygon;
+      arb_codec_int_u8(c, &p->count);
+      ARB_CODEC_CHECK(c, p->count >= 3 && p->count <= ARB_MAX_POLYGON_VERTICES);
+      if (c->err) return;
+      for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->vertices[i]);
+      for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->normals[i]);
+      arb_codec_vec2(c, &p->centroid);
+      break;
+    }
+    case ARB_SHAPE_SEGMENT:
+      arb_codec_vec2(c, &s->segment.a);
+      arb_codec_vec2(c, &s->segment.b);
+      break;
+    default:
+      ARB_CODEC_CHECK(c, false);
+      return;
+  }
+  ARB_CODEC_CHECK(c, c->err || arb__validate_shape(s, NULL));
+}
+
+static bool arb__nonneg(float x) { return x >= 0.0f; }
+
+// What finalize and the solver assume of a body, checked on a body read from an image.
+static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, const arb__body_state* st) {
+  float qq = b->xf.q.c * b->xf.q.c + b->xf.q.s * b->xf.q.s;
+  bool ok = qq > 0.999f && qq < 1.001f;
+  ok = ok && arb__nonneg(b->mass) && arb__nonneg(b->inertia) && arb__nonneg(sim->inv_mass) &&
+       arb__nonneg(sim->inv_inertia) && arb__nonneg(sim->linear_damping) &&
+       arb__nonneg(sim->angular_damping);
+  ok = ok && b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
+  if (sim->type == ARB_BODY_DYNAMIC) {
+    ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f && b->shape.type != ARB_SHAPE_SEGMENT;
+    ok = ok && (!b->fixed_rotation || sim->inv_inertia == 0.0f);
+  } else {
+    ok = ok && sim->inv_mass == 0.0f && sim->inv_inertia == 0.0f;
+  }
+  if (sim->type == ARB_BODY_STATIC) ok = ok && st->v.x == 0.0f && st->v.y == 0.0f && st->w == 0.0f;
+  if (!ok) return false;
+  // The centre of mass must be where the transform puts the local centre (finalize
+  // derives one from the other; a mismatch would act as a huge lever arm).
+  arb_vec2 c = arb_transform_point(b->xf, b->local_center);
+  float tol = 1e-3f * (1.0f + arb_maxf(arb_absf(c.x), arb_absf(c.y)));
+  return arb_absf(c.x - b->center.x) <= tol && arb_absf(c.y - b->center.y) <= tol;
+}
+
+static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb__body_state* st) {
+  arb_codec_int_u8(c, &sim->type);
+  arb_codec_flag(c, &b->fixed_rotation);
+  arb_codec_flag(c, &b->bullet);
+  arb_codec_flag(c, &b->moved);
+  ARB_CODEC_CHECK(c, sim->type < ARB_BODY_TYPE_COUNT);
+  arb_codec_vec2(c, &b->xf.p);
+  ARB_CODEC_F32S(c, &b->xf.q.c, &b->xf.q.s);
+  ARB_CODEC_VEC2S(c, &b->center, &b->local_center, &st->v);
+  arb_codec_f32(c, &st->w);
+  arb_codec_vec2(c, &b->force);
+  ARB_CODEC_F32S(c, &b->torque, &b->mass, &b->inertia, &sim->inv_mass, &sim->inv_inertia,
+                 &sim->gravity_scale, &sim->linear_damping, &sim->angular_damping);
+  ARB_CODEC_VEC2S(c, &b->fat_aabb.lower, &b->fat_aabb.upper);
+  if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
+  arb__shape_fields(c, &b->shape);
+  ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
+}
+
+// A slot: generation and use, then the free-list link or the live body.
+static void arb__slot_fields(arb_codec* c, arb__world_image* img, int i) {
+  arb__body* b = &img->bodies[i];
+  arb_codec_u32(c, &b->generation);
+  arb_codec_u8(c, &b->in_use);
+  ARB_CODEC_CHECK(c, b->in_use <= 1 && b->generation != 0);
+  if (b->in_use) {
+    arb__body_fields(c, b, &img->sims[i], &img->states[i]);
+  } else {
+    arb_codec_i32(c, &b->next_free);
+    ARB_CODEC_CHECK(c, b->next_free >= ARB__NULL && b->next_free < img->body_slots);
+  }
+}
+
+// A contact must join two live bodies, at least one dynamic, in collide-function order.
+static bool arb__contact_links_ok(const arb__world_image* img, const arb__contact* ct) {
+  int a = ct->body_a, b = ct->body_b, n = img->body_slots;
+  if (a < 0 || b < 0 || a >= n || b >= n || a == b) return false;
+  const arb__body* ba = &img->bodies[a];
+  const arb__body* bb = &img->bodies[b];
+  return ba->in_use && bb->in_use && (ct->flags & ~ARB__CONTACT_TOUCHING) == 0 &&
+         (img->sims[a].type == ARB_BODY_DYNAMIC || img->sims[b].type == ARB_BODY_DYNAMIC) &&
+         arb__contact_has_collider(ba->shape.type, bb->shape.type) &&
+         arb__body_shape_rank(ba->shape.type) <= arb__body_shape_rank(bb->shape.type);
+}
+
+static void arb__point_fields(arb_codec* c, arb_manifold_point* p) {
+  ARB_CODEC_VEC2S(c, &p->point, &p->anchor_a, &p->anchor_b);
+  ARB_CODEC_F32S(c, &p->separation, &p->normal_impulse, &p->tangent_impulse);
+  arb_codec_u16(c, &p->id);
+  ARB_CODEC_CHECK(c, c->err || p->normal_impulse >= 0.0f);  // the solver clamps at 0
+}
+
+static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__contact* ct) {
+  arb_manifold* m = &ct->manifold;
+  arb_codec_i32(c, &ct->body_a);
+  arb_codec_i32(c, &ct->body_b);
+  arb_codec_u32(c, &ct->flags);
+  ARB_CODEC_F32S(c, &ct->friction, &ct->restitution);
+  arb_codec_vec2(c, &m->normal);
+  arb_codec_int_u8(c, &m->point_count);
+  ARB_CODEC_CHECK(c, c->err || (arb__contact_links_ok(img, ct) && m->point_count <= 2 &&
+                                ct->friction >= 0.0f && ct->restitution >= 0.0f));
+  if (c->err) return;
+  float nn = arb_dot(m->normal, m->normal);
+  ARB_CODEC_CHECK(c, m->point_count == 0 || (nn >= 0.99f && nn <= 1.01f));
+  for (int k = 0; k < m->point_count; ++k) arb__point_fields(c, &m->points[k]);
+}
+
+// Optional record (see world.h): only when not both 1, so default worlds keep their bytes.
+static void arb__iteration_fields(arb_codec* c, arb_world_def* d) {
+  if (arb_codec_reading(c)) {
+    d->solve_iterations = d->relax_iterations = 1;
+    if (arb_codec_left(c) < 12 || arb_codec_peek_u32(c) != ARB__ITER_TAG) return;
+  } else if (d->solve_iterations == 1 && d->relax_iterations == 1) {
+    return;
+  }
+  uint32_t tag = ARB__ITER_TAG;
+  arb_codec_u32(c, &tag);
+  arb_codec_i32(c, &d->solve_iterations);
+  arb_codec_i32(c, &d->relax_iterations);
+  int ns = d->solve_iterations, nr = d->relax_iterations;
+  ARB_CODEC_CHECK(c, ns >= 1 && ns <= ARB__MAX_ITERATIONS && nr >= 1 && nr <= ARB__MAX_ITERATIONS &&
+                         !(ns == 1 && nr == 1));
+}
+
+// ---- the staging arrays of a read -------------------------------------------------------
+
+static void arb__alloc_bodies(arb_codec* c, arb_world* w, arb__world_image* img) {
+  int cap = img->body_slots > 16 ? img->body_slots : 16;
+  img->bodies = arb__alloc(w, (size_t)cap * sizeof *img->bodies);
+  img->states = arb__alloc(w, (size_t)(cap + 1) * sizeof *img->states);
+  img->sims = arb__alloc(w, (size_t)cap * sizeof *img->sims);
+  img->body_capacity = cap;
+  if (!img->bodies || !img->states || !img->sims) {
+    arb_codec_fail(c, ARB_E_NOMEM);
+    return;
+  }
+  memset(img->bodies, 0, (size_t)cap * sizeof *img->bodies);
+  memset(img->states, 0, (size_t)(cap + 1) * sizeof *img->states);
+  memset(img->sims, 0, (size_t)cap * sizeof *img->sims);
+  for (int i = 0; i < cap; ++i) {
+    img->bodies[i].proxy = img->bodies[i].contact_head = img->bodies[i].next_free = ARB__NULL;
+    img->sims[i].type = -1;
+    img->states[i].dq = arb_rot_identity;
+  }
+  img->states[cap].dq = arb_rot_identity;
+}
+
+static void arb__alloc_contacts(arb_codec* c, arb_world* w, arb__world_image* img) {
+  int cap = img->contact_count > 256 ? img->contact_count : 256;
+  img->contacts = arb__alloc(w, (size_t)cap * sizeof *img->contacts);
+  img->contact_capacity = cap;
+  if (!img->contacts) {
+    arb_codec_fail(c, ARB_E_NOMEM);
+    return;
+  }
+  memset(img->contacts, 0, (size_t)cap * sizeof *img->contacts);
+}
+
+// ---- the whole state --------------------------------------------------------------------
+
+void arb__world_image_of(const arb_world* w, arb__world_image* img) {
+  memset(img, 0, sizeof *img);
+  img->def = w->def;
+  img->step_count = w->step_count;
+  img->body_slots = w->body_slots;
+  img->body_count = w->body_count;
+  img->free_head = w->free_head;
+  img->body_capacity = w->body_capacity;
+  // Writing visits fields through pointers but never stores through them.
+  img->bodies = w->bodies;
+  img->states = w->states;
+  img->sims = w->sims;
+  img->contact_count = w->contact_count;
+  img->contact_capacity = w->contact_capacity;
+  img->contacts = w->contacts;
+  img->extras = w->extras;
+}
+
+void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
+  bool reading = arb_codec_reading(c);
+  arb__settings_fields(c, &img->def);
+  arb_codec_u64(c, &img->step_count);
+  arb_codec_count(c, &img->body_slots, ARB__MAX_BODIES, 5);  // a slot takes at least 5 bytes
+  arb_codec_i32(c, &img->body_count);
+  arb_codec_i32(c, &img->free_head);
+  ARB_CODEC_CHECK(c, img->body_count >= 0 && img->body_count <= img->body_slots &&
+                         img->free_head >= ARB__NULL && img->free_head < img->body_slots);
+  if (reading && !c->err) arb__alloc_bodies(c, w, img);
+  for (int i = 0; i < img->body_slots && !c->err; ++i) arb__slot_fields(c, img, i);
+  arb_codec_count(c, &img->contact_count, ARB__MAX_CONTACTS, 29);  // a contact: >= 29 bytes
+  if (reading && !c->err) arb__alloc_contacts(c, w, img);
+  for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
+  arb__iteration_fields(c, &img->def);
+  if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
+}
+
+void arb__world_image_free(arb_world* w, arb__world_image* img) {
+  arb__extras_release(w, img->extras);
+  arb__free(w, img->contacts);
+  arb__free(w, img->bodies);
+  arb__free(w, img->states);
+  arb__free(w, img->sims);
+  memset(img, 0, sizeof *img);
+}
