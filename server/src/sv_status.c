@@ -16,16 +16,19 @@ static void healthz(sv_server* s, sv_http_reply* reply) {
   const char* reasons[4];
   int n_reasons = 0;
   if (!sv_ticker_healthy(&s->ticker, SV_HEALTH_WINDOW_NS)) reasons[n_reasons++] = "tick_lag";
-  if (s->cfg.record[0] && (!s->recording || s->record.error != 0)) reasons[n_reasons++] = "recording_failed";
+  if (s->cfg.record[0] && (!s->recording || s->record.error != 0))
+    reasons[n_reasons++] = "recording_failed";
   const char* status = s->stopping ? "stopping" : (n_reasons > 0 ? "degraded" : "ok");
   reply->status = strcmp(status, "ok") == 0 ? 200 : 503;
   reply->content_type = "application/json";
-  int n = snprintf(reply->body, SV_HTTP_MAX_BODY,
-                   "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld,\"reasons\":[", status,
-                   sv_match_state_name(s->life.match.state), (unsigned long long)s->metrics.tick,
-                   (long long)s->metrics.clients_connected);
+  int n =
+      snprintf(reply->body, SV_HTTP_MAX_BODY,
+               "{\"status\":\"%s\",\"state\":\"%s\",\"tick\":%llu,\"clients\":%lld,\"reasons\":[",
+               status, sv_match_state_name(s->life.match.state),
+               (unsigned long long)s->metrics.tick, (long long)s->metrics.clients_connected);
   for (int i = 0; i < n_reasons; ++i)
-    n += snprintf(reply->body + n, SV_HTTP_MAX_BODY - (size_t)n, "%s\"%s\"", i ? "," : "", reasons[i]);
+    n += snprintf(reply->body + n, SV_HTTP_MAX_BODY - (size_t)n, "%s\"%s\"", i ? "," : "",
+                  reasons[i]);
   n += snprintf(reply->body + n, SV_HTTP_MAX_BODY - (size_t)n, "]}\n");
   reply->body_len = (size_t)n;
 }

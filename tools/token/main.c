@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_args.h"
+
 #ifndef ARB_BUILD_ID
 #define ARB_BUILD_ID "arbiter-unknown"
 #endif
@@ -67,13 +69,11 @@ static int keygen(const char* path) {
   return 0;
 }
 
-static int parse_u64(const char* s, uint64_t* out) {
-  char* end = NULL;
-  errno = 0;
-  if (*s == '-' || *s == '\0') return -1;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno != 0 || *end != '\0') return -1;
-  *out = v;
+// tool_parse_u64 into a uint64_t.
+static int parse_u64(const char* s, uint64_t lo, uint64_t hi, uint64_t* out) {
+  unsigned long long v = 0;
+  if (tool_parse_u64(s, lo, hi, &v) != 0) return -1;
+  *out = (uint64_t)v;
   return 0;
 }
 
@@ -90,7 +90,7 @@ static int mint(int argc, char** argv) {
     if (!strcmp(a, "--key"))
       key_path = v;
     else if (!strcmp(a, "--client-id")) {
-      if (parse_u64(v, &t.client_id) != 0)
+      if (parse_u64(v, 0, UINT64_MAX, &t.client_id) != 0)
         return fail("--client-id: \"%s\" is not an unsigned integer", v);
       have_client = true;
     } else if (!strcmp(a, "--server")) {
@@ -100,7 +100,7 @@ static int mint(int argc, char** argv) {
         return fail("--server: \"%s\" is not IPV4:PORT", v);
       t.address_count++;
     } else if (!strcmp(a, "--expires-in")) {
-      if (parse_u64(v, &expires_in) != 0 || expires_in < 1 || expires_in > 86400)
+      if (parse_u64(v, 1, 86400, &expires_in) != 0)
         return fail("--expires-in: \"%s\" is not 1..86400", v);
     } else if (!strcmp(a, "--user-data")) {
       if (strlen(v) > ARB_TOKEN_MAX_USER_DATA)
