@@ -21,6 +21,7 @@ struct arb_scene {
   int substeps;      ///< 0 = world default
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
+  bool sleep_off;        ///< `enable_sleep: false`
   arb_scene_body* bodies;
   int body_count;
   arb_scene_avatar avatar;

@@ -15,12 +15,19 @@
 // the state at every step, so restore + step is unaffected.
 #include "extras.h"
 
+// Sleeping bullets do not move: only awake bodies are looked at (all slots while nothing
+// sleeps, see arb__awake_list).
+static bool arb__is_bullet(const arb_world* w, int i) {
+  return w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC &&
+         !w->bodies[i].sleeping;
+}
+
 void arb__ccd_begin(arb_world* w) {
   arb__extras* x = w->extras;
   bool any = false;
-  for (int i = 0; i < w->body_slots && !any; ++i) {
-    any = w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC;
-  }
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n && !any; ++k) any = arb__is_bullet(w, list ? list[k] : k);
   if (x) x->sweeping = false;
   if (!any) return;
   if (!x) x = arb__extras_get(w);  // allocates once, the first step with a bullet
@@ -134,10 +141,11 @@ static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
 void arb__ccd_finish(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x || !x->sweeping) return;
-  for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order
-    if (w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC) {
-      arb__ccd_bullet(w, x, i);
-    }
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {  // DET: slot order
+    int i = list ? list[k] : k;
+    if (arb__is_bullet(w, i)) arb__ccd_bullet(w, x, i);
   }
   arb__stack_free(w, x->sweep_keys);
   arb__stack_free(w, x->sweep_q);

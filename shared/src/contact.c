@@ -288,12 +288,40 @@ static void arb__push_event(arb_world* w, bool begin, int a, int b) {
   e->b.generation = w->bodies[b].generation;
 }
 
+// A sleeping dynamic body whose contact with an awake body touches (or stops touching)
+// wakes with its island after the narrow phase, in contact order.
+static void arb__request_wake(arb_world* w, const arb__contact* c) {
+  int ab[2] = {c->body_a, c->body_b};
+  for (int k = 0; k < 2; ++k) {
+    int i = ab[k];
+    if (!w->bodies[i].sleeping || w->sims[i].type != ARB_BODY_DYNAMIC) continue;
+    if (w->wake_count == w->wake_cap) {
+      int cap = w->wake_cap ? 2 * w->wake_cap : 64;
+      int32_t* p = arb__grow(w, w->wake_requests, w->wake_count, cap, sizeof *p);
+      if (!p) {
+        arb__wake_body(w, i);  // no room to defer: waking now is as safe (flags only)
+        continue;
+      }
+      w->wake_requests = p;
+      w->wake_cap = cap;
+    }
+    w->wake_requests[w->wake_count++] = i;
+  }
+}
+
+// With bodies asleep only the contacts of awake bodies are updated (awake_contacts,
+// ascending): a contact between two sleeping (or sleeping and static) bodies keeps its
+// manifold and impulses until its island wakes.
 void arb__collide(arb_world* w) {
-  int n = w->contact_count;
+  const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
+  int n = list ? w->awake_contact_count : w->contact_count;
+  w->wake_count = 0;
+  w->stat_collided = 0;
   if (n == 0) return;
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int at = 0; at < n; ++at) {
+    int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];
     const arb__body* a = &w->bodies[c->body_a];
     const arb__body* b = &w->bodies[c->body_b];
@@ -319,6 +347,7 @@ void arb__collide(arb_world* w) {
     }
     bool touching = m->point_count > 0;
     bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
+    if (list && (touching || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
       arb__push_event(w, true, c->body_a, c->body_b);
@@ -327,10 +356,14 @@ void arb__collide(arb_world* w) {
       arb__push_event(w, false, c->body_a, c->body_b);
     }
   }
+  w->stat_collided = n - doomed_count;
   // Highest index first: a swap-remove then only moves contacts that are already done.
   for (int k = doomed_count - 1; k >= 0; --k) {
     arb__contact* c = &w->contacts[doomed[k]];
-    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
+    if (c->flags & ARB__CONTACT_TOUCHING) {
+      arb__push_event(w, false, c->body_a, c->body_b);
+      if (list) arb__request_wake(w, c);  // what it rested on moved away
+    }
     arb__contact_destroy(w, doomed[k]);
   }
   arb__stack_free(w, doomed);

@@ -236,6 +236,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   if (reading && !c->err) arb__alloc_contacts(c, w, img);
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
+  arb__sleep_codec(c, img);  // sleep_io.c
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }
 
