@@ -65,7 +65,7 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N] [--sleep]\n"
+          "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -89,6 +89,9 @@ static void usage(FILE* f) {
           "  bullets_1000, printed after the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
           "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+          "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
+          "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
+          "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
           "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
           "  rest fall asleep).\n");
 }
@@ -113,6 +116,12 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--other-runs") == 0 && i + 1 < argc) {
       other_runs = atoi(argv[++i]);
       if (other_runs < 1) other_runs = 1;
+    } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+      bench_arbiter_workers = atoi(argv[++i]);
+      if (bench_arbiter_workers < 1 || bench_arbiter_workers > 64) {
+        fprintf(stderr, "bench-physics: --workers must be 1..64, got '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (strcmp(argv[i], "--sleep") == 0) {
       bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
@@ -153,6 +162,7 @@ int main(int argc, char** argv) {
   if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
+  if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {

@@ -12,6 +12,7 @@
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
 int bench_arbiter_sleep_all = 0;
+int bench_arbiter_workers = 1;
 
 typedef struct arb_bench {
   arb_world* world;
@@ -27,6 +28,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.body_capacity = s->count;
+  wd.worker_count = bench_arbiter_workers;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);
   if (!b->world || !b->ids) abort();

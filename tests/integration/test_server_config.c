@@ -97,7 +97,8 @@ static void test_server_config_help_lists_every_flag(void** state) {
                             "--snapshot-rate", "ARBITER_SNAPSHOT_RATE", "--scene",     "ARBITER_SCENE",
                             "--record",     "ARBITER_RECORD",      "--http-port",     "ARBITER_HTTP_PORT",
                             "--log-level",  "ARBITER_LOG_LEVEL",   "--log-format",    "ARBITER_LOG_FORMAT",
-                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "--help"};
+                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY",
+                            "--physics-threads", "ARBITER_PHYSICS_THREADS", "--help"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
     if (strstr(r->out, expected[i]) == NULL) print_error("--help lacks %s\n", expected[i]);
     assert_non_null(strstr(r->out, expected[i]));
@@ -129,6 +130,10 @@ static void test_server_config_invalid_values_exit_2(void** state) {
   expect_invalid(a10, NULL, "--tick-rate");
   const char* a11[] = {"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL};
   expect_invalid(a11, NULL, "--snapshot-rate");
+  const char* a12[] = {"--port", "0", "--http-port", "0", "--physics-threads", "0", NULL};
+  expect_invalid(a12, NULL, "--physics-threads");
+  const char* a13[] = {"--port", "0", "--http-port", "0", "--physics-threads", "65", NULL};
+  expect_invalid(a13, NULL, "--physics-threads");
 }
 
 static void test_server_config_env_values_are_checked(void** state) {
