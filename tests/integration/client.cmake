@@ -13,7 +13,7 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
   arb_add_test(test_client_garbage
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_garbage.c
     LIBS arbiter_client_testutil arbiter_client arbiter_protocol arbiter_shared arb::enet
-    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src ${PROJECT_SOURCE_DIR}/tests/unit
     LABELS integration SERIAL TIMEOUT 60)
 
   if(TARGET arbiter-server)
