@@ -62,6 +62,18 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
   return r;
 }
 
+// --engine takes a comma-separated list of name prefixes ("arbiter,box2d-v3").
+static bool engine_selected(const char* only, const char* name) {
+  if (!only) return true;
+  for (const char* p = only; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n > 0 && strncmp(p, name, n) == 0) return true;
+    p += n;
+    if (*p == ',') p++;
+  }
+  return false;
+}
+
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
@@ -75,7 +87,8 @@ static void usage(FILE* f) {
           "  runs with sleeping off, as Box2D v3 defines them). --other-runs N: runs for the\n"
           "  other engines\n"
           "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
-          "  --engine arbiter|box2d-v3|chipmunk|box2d: only that engine (default: all built in).\n"
+          "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
+          "  chipmunk, box2d-2.4; default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
           "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
           "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
@@ -179,7 +192,7 @@ int main(int argc, char** argv) {
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
       if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
-      if (only_engine && strncmp(only_engine, e->name, strlen(only_engine)) != 0) continue;
+      if (!engine_selected(only_engine, e->name)) continue;
       bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep;
       if (s.not_ported && ours) {
         printf("%-14s %-17s not ported: %s\n", s.name, e->name, s.not_ported);
@@ -206,7 +219,7 @@ int main(int argc, char** argv) {
     fflush(stdout);
     bench_scene_free(&s);
   }
-  if (!only_engine || strncmp(only_engine, "arbiter", strlen(only_engine)) == 0) {
+  if (engine_selected(only_engine, "arbiter")) {
     bench_extras_run(only_scene, quick, runs);  // physics extras: arbiter only
   }
   return 0;
