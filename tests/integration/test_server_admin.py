@@ -7,20 +7,14 @@ on 127.0.0.1; every wait bounded.
 Usage: test_server_admin.py BIN_DIR"""
 import json
 import os
-import re
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lifecycle_util import Server, bots, run_tests  # noqa: E402
+from lifecycle_util import Server, bots, metric, run_tests  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/release/bin"
 TOKEN = "t0ken-for-the-admin-test-0123456789"
-
-
-def metric(text, name):
-    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
-    return float(m.group(1)) if m else None
 
 
 def start(work, args=()):
