@@ -14,6 +14,7 @@ typedef struct sv_config {
   int port;                ///< UDP port, 0 = any free port (logged); default 7777
   int max_clients;         ///< sessions; 1..1024 (ARB_PROTO_MAX_CLIENTS: joins per replay tick); default 64
   int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
+  int physics_threads;     ///< threads stepping the world (1..64); default 1
   int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30
   char scene[1024];        ///< scene file; "" = built-in default scene
   char record[1024];       ///< replay log file or directory; "" = no recording

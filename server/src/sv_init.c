@@ -46,6 +46,7 @@ static int load_scene(sv_server* s, char* err, size_t err_cap) {
   // and every re-simulation applies it the same way.
   if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
   s->tick_rate = arb_scene_get_tick_rate(s->scene);
+  arb_scene_set_worker_count(s->scene, cfg->physics_threads);  // same results for any count
   if (cfg->snapshot_rate > s->tick_rate) {
     snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate,
              s->tick_rate);
@@ -184,6 +185,7 @@ static void log_started(sv_server* s) {
          SV_LI("http_port", s->http_on ? s->http.port : 0),
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
+         SV_LI("physics_threads", cfg->physics_threads),
          SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
          SV_LD("view_radius", cfg->view_radius),
          SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
