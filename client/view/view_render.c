@@ -189,6 +189,33 @@ static void draw_spring(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_v
   view_draw_segment(r, c, prev, b, VIEW_RGB_JOINT);
 }
 
+// The joint kinds added with limits and motors: a slider's axis (1 m each way) and the
+// rod to its moving anchor, a weld's square, a motor or mouse joint's line to its target.
+static void draw_joint_link(SDL_Renderer* r, const view_camera* c, const view_link* l) {
+  float px = 4.0f / c->zoom;
+  switch (l->kind) {
+    case VIEW_LINK_SLIDER:
+      view_draw_segment(r, c, arb_mul_sub(l->a, 1.0f, l->axis), arb_mul_add(l->a, 1.0f, l->axis),
+                        VIEW_RGB_JOINT);
+      view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
+      view_draw_circle(r, c, l->b, px, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
+      break;
+    case VIEW_LINK_WELD: {
+      arb_vec2 sq[4] = {{l->a.x - px, l->a.y - px}, {l->a.x + px, l->a.y - px},
+                        {l->a.x + px, l->a.y + px}, {l->a.x - px, l->a.y + px}};
+      view_draw_polygon(r, c, sq, 4, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
+      break;
+    }
+    default:  // VIEW_LINK_TARGET
+      view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
+      view_draw_segment(r, c, arb_v2(l->b.x - px, l->b.y - px), arb_v2(l->b.x + px, l->b.y + px),
+                        VIEW_RGB_JOINT);
+      view_draw_segment(r, c, arb_v2(l->b.x - px, l->b.y + px), arb_v2(l->b.x + px, l->b.y - px),
+                        VIEW_RGB_JOINT);
+      break;
+  }
+}
+
 void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* f,
                        const view_debug* d) {
   view_set_rgb(r, VIEW_RGB_BACKGROUND, 255);
@@ -226,6 +253,9 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
         view_draw_circle(r, c, l->a, 4.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
         break;
       case VIEW_LINK_CONSTRAINT: view_draw_segment(r, c, l->a, l->b, VIEW_RGB_PARTICLE); break;
+      case VIEW_LINK_SLIDER:
+      case VIEW_LINK_WELD:
+      case VIEW_LINK_TARGET: draw_joint_link(r, c, l); break;
       default:  // distance joint: the rod and a dot at each anchor
         view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
         view_draw_circle(r, c, l->a, 3.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, true);
