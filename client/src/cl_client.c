@@ -184,6 +184,7 @@ int arb_client_connect(arb_client* c) {
   if (!c) return ARB_E_INVAL;
   if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
   c->backoff = c->cfg.reconnect_delay_min;
+  c->rejoin[0] = '\0';  // a new session, not a rejoin
   int rc = start_connect(c);
   // We do not know the time here (the application may not have called update for a
   // while): the connect timeout starts at the next update.
@@ -240,8 +241,14 @@ static void send_hello(arb_client* c) {
   memset(&h, 0, sizeof h);
   h.version = ARB_PROTO_VERSION;
   fmt(h.name, sizeof h.name, "%s", c->name);
-  memcpy(h.token, c->token, (size_t)c->token_len);
-  h.token_len = (uint16_t)c->token_len;
+  if (c->rejoin[0] != '\0' && strlen(c->rejoin) <= sizeof h.token) {
+    // Reconnecting: ask for our own avatar back (PROTOCOL.md §4.6).
+    h.token_len = (uint16_t)strlen(c->rejoin);
+    memcpy(h.token, c->rejoin, h.token_len);
+  } else {
+    memcpy(h.token, c->token, (size_t)c->token_len);
+    h.token_len = (uint16_t)c->token_len;
+  }
   h.avatar_kind = (uint8_t)c->cfg.avatar;
   int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
@@ -365,6 +372,14 @@ static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
   fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(r.reason), r.text[0] ? ": " : "", r.text);
   cl_net_drop(&c->net, 0);
   forget_world(c);
+  if (c->rejoin[0] != '\0' && r.reason == ARB_PROTO_REASON_BAD_TOKEN) {
+    // Our rejoin token had expired: come back with the connect token instead.
+    c->rejoin[0] = '\0';
+    cl_log(c, ARB_CLIENT_LOG_WARN, "rejoin refused (%s); connecting anew", text);
+    set_state(c, ARB_CLIENT_RECONNECT_WAIT);
+    c->reconnect_at = c->now;
+    return;
+  }
   cl_events_push(&c->events, ARB_CLIENT_EVENT_REJECTED, c->now, 0, 0, r.reason, false, text);
   cl_log(c, ARB_CLIENT_LOG_WARN, "rejected by the server: %s", text);
   set_state(c, ARB_CLIENT_DISCONNECTED);
@@ -390,8 +405,14 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
     case ARB_PROTO_EVENT_LEFT:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_LEFT, c->now, 0, e.client_id, e.code, false, e.text);
       break;
+    case ARB_PROTO_EVENT_HIT:
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_HIT, c->now, e.entity_id, e.client_id, 0, false, e.text);
+      break;
     case ARB_PROTO_EVENT_NOTICE:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_NOTICE, c->now, 0, 0, 0, false, e.text);
+      break;
+    case ARB_PROTO_EVENT_REJOIN:
+      fmt(c->rejoin, sizeof c->rejoin, "%s", e.text);
       break;
     case ARB_PROTO_EVENT_DISCONNECT: {
       char text[128];
@@ -466,11 +487,15 @@ static void adapt_lead(arb_client* c) {
   }
 }
 
+static const arb_proto_entity_desc* snapshot_desc(const void* snaps, uint32_t entity) {
+  return cl_snapshots_desc((const cl_snapshots*)snaps, entity);
+}
+
 static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_input_seq,
                                 const cl_slot* slot) {
   if (!cl_predict_active(&c->predict)) return;
   cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->set,
-                         c->now);
+                         snapshot_desc, &c->snaps, c->now);
   adapt_lead(c);
   if (!cl_predict_active(&c->predict) && c->predict.error[0])
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
@@ -589,6 +614,9 @@ static void send_inputs(arb_client* c) {
   arb_proto_input msg;
   update_lead(c);
   double ft = predicted_tick(c, c->now);
+  // A shot is resolved at what the player saw: the time of the last sampled frame.
+  double seen = c->sample_time * c->session.tick_rate * 256.0;
+  c->input.view_time = seen >= 1.0 && seen < 1.8e19 ? (uint64_t)(seen + 0.5) : 0;
   int due = ft >= 0.0 && ft < 4.0e9
                 ? cl_input_due(&c->input, (uint32_t)ft + 1, c->snaps.newest_complete, &msg)
                 : 0;
@@ -683,6 +711,7 @@ const char* arb_client_event_name(arb_client_event_type type) {
     case ARB_CLIENT_EVENT_NOTICE: return "notice";
     case ARB_CLIENT_EVENT_PLAYER_JOINED: return "player_joined";
     case ARB_CLIENT_EVENT_PLAYER_LEFT: return "player_left";
+    case ARB_CLIENT_EVENT_HIT: return "hit";
   }
   return "unknown";
 }
@@ -758,6 +787,12 @@ int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int
 }
 
 double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
+
+bool arb_client_get_correction(const arb_client* c, arb_vec2* offset) {
+  bool on = c && cl_predict_active(&c->predict);
+  if (offset) *offset = on ? c->predict.offset : arb_vec2_zero;
+  return on;
+}
 
 double arb_client_get_server_time(arb_client* c, double now) {
   return c ? cl_clock_server_time(&c->clock, now) : 0.0;

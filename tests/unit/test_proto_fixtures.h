@@ -34,11 +34,17 @@ static inline size_t fx_frame_record(uint8_t* out, const uint8_t* body, size_t b
 // Decodes n bytes as the message `name` when it is a kind that needs no storage from the
 // caller (hello, reject, input, event, ping, pong, scene) and re-encodes the result into
 // out. True for such a kind, with the decode's status in *rc and, when it decoded, the
-// re-encoded length in *again; false (nothing touched) for any other name.
+// re-encoded length in *again; false (nothing touched) for any other name. A name may add
+// a variant after an underscore ("input_fire" is an input).
+static inline bool fx_is_kind(const char* name, const char* kind) {
+  size_t k = strlen(kind);
+  return !strncmp(name, kind, k) && (name[k] == '\0' || name[k] == '_');
+}
+
 static inline bool fx_reencode_plain(const char* name, const uint8_t* b, size_t n, uint8_t* out, size_t cap,
                                      arb_proto_error* err, int* rc, int64_t* again) {
 #define FX_PLAIN(kind)                                                     \
-  if (!strcmp(name, #kind)) {                                              \
+  if (fx_is_kind(name, #kind)) {                                           \
     arb_proto_##kind m;                                                    \
     *rc = arb_proto_decode_##kind(b, n, &m, err);                          \
     if (*rc == 0) *again = arb_proto_encode_##kind(&m, out, cap);          \
@@ -323,10 +329,11 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 15
+#define FX_GOLDEN_COUNT 18
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
+    "input_fire", "event_hit", "replay_tick_fire"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -352,6 +359,26 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_scene m = fx_scene();
       return arb_proto_encode_scene(&m, buf, cap);
     }
+    case 15: {  // a shot at tick 501 by a player who saw tick 489 and a half
+      arb_proto_input m = fx_input();
+      m.cmds[0].view_time = 489 * 256 + 128;
+      return arb_proto_encode_input(&m, buf, cap);
+    }
+    case 16: {
+      arb_proto_event m;
+      memset(&m, 0, sizeof m);
+      m.kind = ARB_PROTO_EVENT_HIT;
+      m.tick = 1000;
+      m.client_id = 7;
+      m.entity_id = 301;
+      return arb_proto_encode_event(&m, buf, cap);
+    }
+    case 17:
+      memset(&tick, 0, sizeof tick);
+      fx_replay_tick(&tick, 1001);
+      tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
+      tick.inputs[0].view_time = 489 * 256 + 128;
+      return arb_replay_encode_tick(&tick, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

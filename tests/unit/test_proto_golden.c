@@ -149,7 +149,7 @@ static int write_file(const char* dir, const char* sub, const char* name, const 
 }
 
 static const char* corpus_of(const char* name) {
-  if (!strcmp(name, "input") || !strcmp(name, "ping")) return "proto_input";
+  if (!strncmp(name, "input", 5) || !strcmp(name, "ping")) return "proto_input";
   if (!strncmp(name, "snap2_", 6)) return "snap2";
   if (!strncmp(name, "snapshot", 8) || !strcmp(name, "pong")) return "proto_snapshot";
   if (!strncmp(name, "replay", 6)) return "replay";

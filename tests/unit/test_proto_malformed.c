@@ -79,7 +79,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
       f = (size_t)h;
       if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(10, file + f, sizeof file - f);
-      uint8_t kind = !strcmp(name, "replay_tick") ? ARB_REPLAY_TICK
+      uint8_t kind = !strncmp(name, "replay_tick", 11) ? ARB_REPLAY_TICK
                      : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
       f += fx_frame_record(file + f, p, n, kind);
     }
