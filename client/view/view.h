@@ -37,6 +37,8 @@ typedef struct view_body {
   bool has_velocity;
   arb_transform ghost;  ///< raw newest snapshot pose, valid when has_ghost (live only)
   bool has_ghost;
+  arb_vec2 correction;  ///< own predicted avatar: drawn − simulated, fading (live only)
+  bool has_correction;
 } view_body;
 
 typedef enum view_link_kind {
@@ -134,6 +136,7 @@ typedef struct view_debug {
   bool contacts;
   bool velocities;
   bool ghosts;
+  bool corrections;
   bool grid;
 } view_debug;
 

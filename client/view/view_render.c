@@ -278,6 +278,14 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
       draw_shape(r, c, &b->shape, b->ghost, 0, VIEW_RGB_GHOST, false);
       view_draw_segment(r, c, b->xf.p, b->ghost.p, VIEW_RGB_GHOST);
     }
+    if (d->corrections && b->has_correction) {
+      // Where the prediction has the avatar now, and the correction still being faded out
+      // of the drawing (an arrow from there to the drawn avatar; none once it has faded).
+      arb_transform sim = {arb_sub(b->xf.p, b->correction), b->xf.q};
+      draw_shape(r, c, &b->shape, sim, 0, VIEW_RGB_CORRECTION, false);
+      if (arb_length(b->correction) > 1e-3f)
+        view_draw_arrow(r, c, sim.p, b->xf.p, VIEW_RGB_CORRECTION);
+    }
     if (d->aabbs && b->role != VIEW_ROLE_STATIC) {
       arb_aabb box = view_shape_aabb(&b->shape, b->xf);
       arb_vec2 q[4] = {box.lower, {box.upper.x, box.lower.y}, box.upper, {box.lower.x, box.upper.y}};

@@ -207,8 +207,11 @@ void arb__map_free(arb_world* w, arb__pair_map* m);
 
 // ---- the world --------------------------------------------------------------------------
 
+struct arb__pool;
+
 struct arb_world {
   arb_world_def def;
+  struct arb__pool* pool;  // worker threads (worker_pool.h); NULL with one worker
   uint64_t step_count;
   int64_t byte_count;
 

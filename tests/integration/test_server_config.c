@@ -97,7 +97,8 @@ static void test_server_config_help_lists_every_flag(void** state) {
                             "--snapshot-rate", "ARBITER_SNAPSHOT_RATE", "--scene",     "ARBITER_SCENE",
                             "--record",     "ARBITER_RECORD",      "--http-port",     "ARBITER_HTTP_PORT",
                             "--log-level",  "ARBITER_LOG_LEVEL",   "--log-format",    "ARBITER_LOG_FORMAT",
-                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "--help"};
+                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY",
+                            "--physics-threads", "ARBITER_PHYSICS_THREADS", "--help"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
     if (strstr(r->out, expected[i]) == NULL) print_error("--help lacks %s\n", expected[i]);
     assert_non_null(strstr(r->out, expected[i]));
@@ -123,6 +124,8 @@ static const invalid_case invalid_cases[] = {
     {{"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL}, "scene"},
     {{"--port", "0", "--http-port", "0", "--tick-rate", "1001", NULL}, "--tick-rate"},
     {{"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL}, "--snapshot-rate"},
+    {{"--port", "0", "--http-port", "0", "--physics-threads", "0", NULL}, "--physics-threads"},
+    {{"--port", "0", "--http-port", "0", "--physics-threads", "65", NULL}, "--physics-threads"},
 };
 
 static void test_server_config_invalid_values_exit_2(void** state) {
