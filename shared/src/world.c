@@ -189,6 +189,7 @@ void arb_world_destroy(arb_world* w) {
   arb__free(w, w->bodies);
   arb__free(w, w->states);
   arb__free(w, w->sims);
+  arb__hash_cache_free(w);
   arb__free(w, w->contacts);
   arb__map_free(w, &w->pair_map);
   arb__tree_free(w, &w->static_tree);

@@ -32,6 +32,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../common/exit_status.h"
 #include "png_read.h"
 #include "view_palette.h"
 
@@ -72,7 +73,7 @@ static int wait_for(pid_t pid, int timeout_ms) {
   for (int t = 0; t <= timeout_ms; t += 20) {
     int st = 0;
     pid_t r = waitpid(pid, &st, WNOHANG);
-    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r == pid) return exit_status_of(st);
     sleep_ms(20);
   }
   return -1;

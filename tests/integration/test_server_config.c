@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/exit_status.h"
 #include "test_server_common.h"
 
 typedef struct run_result {
@@ -51,7 +52,7 @@ static void run(run_result* r, const char* const* args, const char* const* env) 
   int status;
   while (tc_now_ms() < end) {
     if (waitpid(pid, &status, WNOHANG) == pid) {
-      r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r->status = exit_status_of(status);
       s.pid = 0;
       break;
     }

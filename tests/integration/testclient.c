@@ -1,5 +1,6 @@
 // Test client and process helpers for the server integration tests (see testclient.h).
 #include "testclient.h"
+#include "../common/exit_status.h"
 
 #include <arbiter/gate.h>
 
@@ -441,9 +442,7 @@ int tc_server_stop(tc_server* s, int sig, int timeout_ms) {
     pid_t r = waitpid(s->pid, &status, WNOHANG);
     if (r == s->pid) {
       s->pid = 0;
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      return -1;
+      return exit_status_of(status);
     }
     tc_sleep_ms(5);
   }
