@@ -100,7 +100,7 @@ static void usage(FILE* f) {
           "  and tumbler washer spinner rain (not ported: the arbiter row says why; Box2D v3\n"
           "  still runs them).\n"
           "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-          "  bullets_1000 ragdolls_100 (900 limited revolute joints), printed after\n"
+          "  bullets_1000 ragdolls_100 (900 limited revolute joints) joint_grid, printed after\n"
           "  the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
           "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
