@@ -175,6 +175,9 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     return;
   }
   int idx = (int)(ss - s->sessions);
+  // The client's snapshot rate: the server's per-client ceiling, or less if it asked.
+  int kbps = s->cfg.client_kbps;
+  if (h.max_kbps != 0 && h.max_kbps < (uint32_t)kbps) kbps = (int)h.max_kbps;
   if (!ss->snap_ready) {
     if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) {
       reject(s, ss, ARB_PROTO_REASON_OTHER, "server out of memory");
@@ -182,6 +185,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     }
     ss->snap_ready = true;
   }
+  sv_snap_client_reset(&ss->snap, kbps);
   ss->client_id = s->next_client_id++;
   ss->avatar_kind = h.avatar_kind;
   snprintf(ss->name, sizeof ss->name, "%s", h.name);
