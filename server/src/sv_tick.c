@@ -164,6 +164,7 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
 }
 
 static void send_snapshots(sv_server* s, uint32_t tick) {
+  if (s->active_count == 0) return;  // nobody to send to: skip the capture too
   sv_snapshot_capture(&s->snapshot, s->game);
   int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
   for (int i = 0; i < s->peer_capacity; ++i) {
