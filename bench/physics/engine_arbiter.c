@@ -1,5 +1,6 @@
 // bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults).
 #define _POSIX_C_SOURCE 200809L
+#include <arbiter/joint.h>
 #include <arbiter/world.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
 int bench_arbiter_sleep_all = 0;
+int bench_arbiter_workers = 1;
 
 typedef struct arb_bench {
   arb_world* world;
@@ -26,6 +28,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.body_capacity = s->count;
+  wd.worker_count = bench_arbiter_workers;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);
   if (!b->world || !b->ids) abort();
@@ -36,8 +39,13 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
     bd.position = arb_v2(d->x, d->y);
     bd.linear_velocity = arb_v2(d->vx, d->vy);
     bd.angular_velocity = d->w;
+    bd.is_awake = !d->asleep;
     bd.shape.friction = s->friction;
-    bd.shape.density = 1.0f;
+    bd.shape.density = d->density > 0.0f ? d->density : 1.0f;
+    if (d->category || d->mask) {
+      bd.shape.category_bits = d->category;
+      bd.shape.mask_bits = d->mask;
+    }
     if (d->kind == BENCH_BOX) {
       bd.shape.type = ARB_SHAPE_POLYGON;
       bd.shape.polygon = arb_make_box(d->hw, d->hh);
@@ -51,6 +59,18 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
     }
     b->ids[i] = arb_body_create(b->world, &bd);
     if (arb_body_id_is_null(b->ids[i])) abort();
+  }
+  for (int i = 0; i < s->joint_count; ++i) {
+    const bench_joint* j = &s->joints[i];
+    // A pin between two static bodies does nothing (Box2D v3 keeps it; arbiter refuses it).
+    if (s->bodies[j->a].is_static && s->bodies[j->b].is_static) continue;
+    arb_joint_def jd = arb_default_joint_def();
+    jd.type = ARB_JOINT_REVOLUTE;
+    jd.body_a = b->ids[j->a];
+    jd.body_b = b->ids[j->b];
+    jd.local_anchor_a = arb_v2(j->ax, j->ay);
+    jd.local_anchor_b = arb_v2(j->bx, j->by);
+    if (arb_extra_id_is_null(arb_joint_create(b->world, &jd))) abort();
   }
   return b;
 }

@@ -16,7 +16,16 @@ typedef struct bench_body {
   float radius;          // circle radius
   float ax, ay, bx, by;  // segment end points (body frame)
   float vx, vy, w;       // initial velocity
+  float density;         // kg/m^2; 0 = 1
+  int asleep;            // created asleep (Box2D v3 smash)
+  unsigned category, mask;  // collision filter; 0, 0 = the defaults (1, all)
 } bench_body;
+
+/// A revolute joint (pin) between two bodies, anchors in each body's frame.
+typedef struct bench_joint {
+  int a, b;
+  float ax, ay, bx, by;
+} bench_joint;
 
 typedef struct bench_scene {
   const char* name;
@@ -30,6 +39,10 @@ typedef struct bench_scene {
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
+  int joint_count;
+  bench_joint* joints;
+  int reference_only;      // uses joints / sleeping bodies / densities: compared with Box2D v3 only
+  const char* not_ported;  // a Box2D v3 scene arbiter cannot build yet: why (only Box2D v3 runs)
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.
@@ -58,12 +71,18 @@ extern const bench_engine bench_engine_arbiter_no_sleep;
 extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
+/// --workers N: arb_world_def.worker_count of every arbiter world (default 1).
+extern int bench_arbiter_workers;
 #ifdef BENCH_HAVE_CHIPMUNK
 extern const bench_engine bench_engine_chipmunk;
 extern const bench_engine bench_engine_chipmunk_defaults;
 #endif
 #ifdef BENCH_HAVE_BOX2D
 extern const bench_engine bench_engine_box2d;
+#endif
+#ifdef BENCH_HAVE_BOX2D_V3
+/// Box2D v3 from BOX2D_V3_SRC (box2d_v3.cmake); its own benchmark code builds its scenes.
+extern const bench_engine bench_engine_box2d_v3;
 #endif
 
 #ifdef __cplusplus

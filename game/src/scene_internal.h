@@ -22,6 +22,7 @@ struct arb_scene {
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
   bool sleep_off;        ///< `enable_sleep: false`
+  int worker_count;      ///< threads per world (not from the text: a server setting); 0 = 1
   arb_scene_body* bodies;
   int body_count;
   arb_scene_avatar avatar;

@@ -40,6 +40,8 @@ static const opt opts[] = {
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
     {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000, NULL,
      "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
+    {"physics-threads", "ARBITER_PHYSICS_THREADS", "N", OPT_INT, OFF(physics_threads), 0, 1, 64, "1",
+     "Threads stepping the physics world (narrow phase and contact solver split between them; the results are the same bits for any N). Default 1."},
     {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000, "30",
      "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
     {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0, NULL,
@@ -60,8 +62,8 @@ static const opt opts[] = {
      "text or json, one line per event on stderr. Default text."},
     {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0, "1",
      "Game random seed (recorded in the replay log). Default 1."},
-    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000, "2000",
-     "A connection that sends no valid hello within MS is dropped. Default 2000."},
+    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000, "5000",
+     "A connection that sends no valid hello within MS is dropped. Default 5000."},
     {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000, "3000",
      "A silent client is timed out after about MS. Default 3000."},
     {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000, "120",
@@ -90,9 +92,20 @@ static const opt opts[] = {
      "File holding the bearer token for the operator endpoints (POST /admin/drain); unset = those endpoints are off."},
     {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000, NULL,
      "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
+    {"peers-per-address", "ARBITER_PEERS_PER_ADDRESS", "N", OPT_INT, OFF(peers_per_address), 0, 1, 4095, "16",
+     "Connections one IP address may hold at once (players behind one NAT share it). Default 16."},
+    {"connect-rate", "ARBITER_CONNECT_RATE", "N", OPT_INT, OFF(connect_rate), 0, 1, 100000, "20",
+     "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. Default 20."},
+    {"rejoin-window-ms", "ARBITER_REJOIN_WINDOW_MS", "MS", OPT_INT, OFF(rejoin_window_ms), 0, 0, 600000, "10000",
+     "A client whose connection is lost gets its own avatar back if it rejoins within MS; 0 = off. Default 10000."},
+    {"auth-key", "ARBITER_AUTH_KEY", "FILE", OPT_STR, OFF(auth_key), SZ(auth_key), 0, 0, NULL,
+     "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). Default: open server."},
+    {"public-address", "ARBITER_PUBLIC_ADDRESS", "IP:PORT", OPT_STR, OFF(public_address), SZ(public_address), 0, 0, NULL,
+     "The address clients reach this server at, which tokens must list. Default: --bind and the bound port (0.0.0.0 = any IP)."},
+    {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT, OFF(half_open_timeout_ms), 0, 100, 60000, "1000",
+     "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
-
 
 void sv_config_print_help(FILE* out, const char* prog) {
   fprintf(out,

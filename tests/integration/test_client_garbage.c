@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <enet/enet.h>
 
+#include <arbiter/gate.h>
 #include <arbiter/protocol.h>
 
 #include "cl_snapshot.h"
@@ -86,6 +87,22 @@ static void send_raw(fake* f, int channel, const void* data, size_t len) {
 }
 
 // A fresh fake server listening on an ephemeral 127.0.0.1 port (f->port).
+// The fake server answers the connection gate like a real one would, with a constant
+// cookie (clients echo it without looking inside).
+static int fake_gate_intercept(ENetHost* host, ENetEvent* event) {
+  (void)event;
+  arb_gate_msg m;
+  if (!arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return 0;
+  if (arb_gate_decode(host->receivedData, host->receivedDataLength, &m) != 0) return 1;
+  m.kind = m.kind == ARB_GATE_REQUEST ? ARB_GATE_CHALLENGE : ARB_GATE_ADMITTED;
+  memset(m.cookie, 0xAB, sizeof m.cookie);
+  uint8_t out[ARB_GATE_REQUEST_SIZE];
+  int n = arb_gate_encode(&m, out, sizeof out);
+  ENetBuffer b = {.data = out, .dataLength = (size_t)n};
+  if (n > 0) enet_socket_send(host->socket, &host->receivedAddress, &b, 1);
+  return 1;
+}
+
 static void fake_open(fake* f) {
   memset(f, 0, sizeof *f);
   ENetAddress addr;
@@ -93,6 +110,7 @@ static void fake_open(fake* f) {
   addr.port = 0;
   f->host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
   assert_non_null(f->host);
+  f->host->intercept = fake_gate_intercept;
   ENetAddress bound;
   assert_int_equal(enet_socket_get_address(f->host->socket, &bound), 0);
   f->port = bound.port;

@@ -59,3 +59,14 @@ static inline arb_body_id wt_segment(arb_world* w, float ax, float ay, float bx,
   bd.shape.segment.b = arb_v2(bx, by);
   return arb_body_create(w, &bd);
 }
+
+// xorshift32 for randomized tests (seed != 0): the same seed, the same world.
+static inline uint32_t wt_rng_next(uint32_t* s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+static inline float wt_rng_range(uint32_t* s, float lo, float hi) {
+  return lo + (hi - lo) * (float)(wt_rng_next(s) & 0xffffffu) / 16777216.0f;
+}

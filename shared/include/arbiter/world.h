@@ -38,6 +38,8 @@ typedef struct arb_world_def {
   float max_linear_speed;        ///< m/s clamp (keeps the step finite); default 400
   bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
   int body_capacity;             ///< initial capacity hint (grows as needed)
+  int worker_count;              ///< threads that step this world (1..64); default 1. The
+                                 ///< results are the same bits for any count (not saved)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
   void* alloc_user;
