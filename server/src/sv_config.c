@@ -89,7 +89,7 @@ static const opt opts[] = {
     {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100, 600000, "2000",
      "With --agones: a health ping every MS, sent from the tick (a stuck tick stops them). Default 2000."},
     {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0, NULL,
-     "File holding the bearer token for the operator endpoints (POST /admin/drain); unset = those endpoints are off."},
+     "File holding the bearer token for the operator endpoints (/admin/sessions, kick, ban, drain); unset = those endpoints are off."},
     {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000, NULL,
      "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
     {"peers-per-address", "ARBITER_PEERS_PER_ADDRESS", "N", OPT_INT, OFF(peers_per_address), 0, 1, 4095, "16",

@@ -49,8 +49,18 @@ typedef enum sv_datagram_drop {
   SV_DGRAM_ENET_WINDOW,         ///< sequence number far ahead (would be buffered)
   SV_DGRAM_ENET_PEER,           ///< for a free peer slot or one of another address
   SV_DGRAM_STOPPING,            ///< a connection attempt while the server stops
+  SV_DGRAM_BANNED,              ///< from an address the operator banned (POST /admin/ban)
   SV_DGRAM_DROP_COUNT
 } sv_datagram_drop;
+
+/// What an authorized operator request did (arbiter_admin_actions_total).
+typedef enum sv_admin_action {
+  SV_ADMIN_SESSIONS = 0,  ///< GET /admin/sessions
+  SV_ADMIN_KICK,          ///< POST /admin/kick/<client>
+  SV_ADMIN_BAN,           ///< POST /admin/ban/<ip>/<seconds>
+  SV_ADMIN_DRAIN,         ///< POST /admin/drain
+  SV_ADMIN_ACTION_COUNT
+} sv_admin_action;
 
 /// Why the HTTP server closed a connection itself (arbiter_http_connections_closed_total).
 typedef enum sv_http_closed {
@@ -73,6 +83,7 @@ typedef enum sv_http_closed {
 #define SV_FIELD_GAUGE_MATCH_STATE(field) int field;         /* sv_match_state */
 #define SV_FIELD_COUNTER_BY_TOKEN(field) uint64_t field[SV_AUTH_RESULT_COUNT];  /* by sv_auth_result */
 #define SV_FIELD_COUNTER_BY_DATAGRAM(field) uint64_t field[SV_DGRAM_DROP_COUNT];
+#define SV_FIELD_COUNTER_BY_ADMIN_ACTION(field) uint64_t field[SV_ADMIN_ACTION_COUNT];
 #define SV_FIELD_COUNTER_BY_HTTP_CLOSE(field) uint64_t field[SV_HTTP_CLOSED_COUNT];
 
 typedef struct sv_metrics {

@@ -47,6 +47,10 @@ static int intercept(ENetHost* host, ENetEvent* event) {
   (void)event;
   sv_net* n = tl_servicing;
   if (n == NULL || n->host != host) return 0;
+  if (sv_ban_active(&n->bans, host->receivedAddress.host, now_ms())) {
+    count_drop(n, SV_DGRAM_BANNED);
+    return 1;
+  }
   if (arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return on_gate_datagram(n, host);
   uint32_t connect_id = 0;
   int peer = -1;
@@ -72,6 +76,10 @@ static int intercept(ENetHost* host, ENetEvent* event) {
     default: count_drop(n, SV_DGRAM_ENET_MALFORMED); return 1;
   }
 }
+
+bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms) { return sv_ban_set(&n->bans, ip, ms, now_ms()); }
+
+int sv_net_ban_count(const sv_net* n) { return sv_ban_count(&n->bans, now_ms()); }
 
 static bool half_open(const ENetPeer* p) {
   return p->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT || p->state == ENET_PEER_STATE_CONNECTION_PENDING ||

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "sv_ban.h"
 #include "sv_gate.h"
 #include "sv_metrics.h"
 
@@ -52,6 +53,7 @@ struct sv_net {
   bool closed_to_new;         ///< stopping: no more gate admissions or CONNECTs
   sv_net_limits limits;
   sv_gate* gate;              ///< owned (large fixed tables)
+  sv_bans bans;               ///< operator bans, checked first for every datagram
   uint64_t* half_open_since;  ///< per peer: ms when first seen half-open, 0 = not
   uint64_t* last_datagram_ms; ///< per peer: ms of its last datagram that passed the checks
   uint64_t last_expiry_ms;
@@ -70,6 +72,11 @@ void sv_net_close_to_new(sv_net* n);
 /// Milliseconds since the last datagram from this peer (any kind, acks included); 0 if
 /// none was seen yet.
 uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer);
+/// Ban an IPv4 address (network order) for ms milliseconds, 0 = lift the ban: its
+/// datagrams are dropped from now on. Returns true when it was banned before.
+bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms);
+/// Bans in force now.
+int sv_net_ban_count(const sv_net* n);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
 /// Stop watching, close the poll handle; the ENet host is destroyed once the handle is

@@ -38,6 +38,7 @@ void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* re
   sv_metrics* m = &s->metrics;
   m->http_requests_total++;
   m->http_connections = s->http.conns;
+  m->bans_active = sv_net_ban_count(&s->net);
   m->http_connections_closed_total[SV_HTTP_CLOSED_PER_ADDRESS] = s->http.refused_per_address;
   m->http_connections_closed_total[SV_HTTP_CLOSED_EVICTED] = s->http.evicted;
   m->http_connections_closed_total[SV_HTTP_CLOSED_FULL] = s->http.refused_full;
