@@ -3,7 +3,9 @@
 // For each generated scene (scenes.h) it simulates --seconds of game time at 60 Hz with one
 // joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
 // independent "clients" from the same capture:
-//   v1            the current wire format (sv_snapshot, the server's own path)
+//   v1            the version-1 wire format (the protocol's v1 builder, bodies only)
+//   server        the server's own path (sv_snapshot: stream v2 under its default
+//                 per-client rate, priority accumulator and rate controller)
 //   v2 exact      stream v2, tolerances 0: the client holds the exact quantized state
 //   v2            stream v2, default tolerances (arb_snap2_default_tolerance)
 //   v2 N kbit/s   stream v2 with a byte budget of N kbit/s and the priority accumulator
@@ -76,8 +78,11 @@ typedef struct client {
 } client;
 
 typedef struct v1client {
-  sv_snapshot snap;
-  sv_snap_client c;
+  arb_proto_snapshot_builder* builder;
+  arb_proto_entity_set cur;
+  arb_proto_entity_set ring[RING];
+  uint32_t ring_tick[RING];
+  int next;
   long long bytes, packets;
 } v1client;
 
@@ -91,6 +96,56 @@ static int describe_v1(void* user, uint32_t id, arb_proto_entity_desc* d) {
   d->owner = d2.owner;
   d->shape = d2.shapes[0];
   return 0;
+}
+
+static void v1_init(v1client* v) {
+  memset(v, 0, sizeof *v);
+  arb_proto_builder_def def = {ARB_PROTO_DEFAULT_PAYLOAD, 2 * MAX_ENT};
+  if (arb_proto_snapshot_builder_create(&def, &v->builder) != 0) exit(2);
+  v->cur = (arb_proto_entity_set){calloc(MAX_ENT, sizeof(arb_proto_entity)), 0, MAX_ENT};
+  for (int i = 0; i < RING; ++i)
+    v->ring[i] = (arb_proto_entity_set){calloc(2 * MAX_ENT, sizeof(arb_proto_entity)), 0, 2 * MAX_ENT};
+  if (!v->cur.items) exit(2);
+}
+
+static void v1_free(v1client* v) {
+  arb_proto_snapshot_builder_destroy(v->builder);
+  free(v->cur.items);
+  for (int i = 0; i < RING; ++i) free(v->ring[i].items);
+  memset(v, 0, sizeof *v);
+}
+
+// The captured bodies in the v1 form, diffed against the acked view.
+static void v1_snapshot(v1client* v, sv_capture2* cap, uint32_t tick, uint32_t acked) {
+  v->cur.count = 0;
+  for (int i = 0; i < cap->set.count; ++i) {
+    const arb_snap2_entity* e = &cap->set.items[i];
+    if (e->cls != ARB_SNAP2_BODY) continue;
+    arb_proto_entity* o = &v->cur.items[v->cur.count++];
+    o->id = e->id;
+    o->desc_version = 0;
+    o->state = (arb_proto_entity_state){e->s.x,  e->s.y, e->s.angle, e->s.vx, e->s.vy,
+                                        arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(e->s.w))};
+  }
+  int base = -1;
+  for (int i = 0; i < RING; ++i)
+    if (acked != 0 && v->ring_tick[i] == acked && i != v->next) base = i;
+  static const arb_proto_entity_set empty = {NULL, 0, 0};
+  arb_proto_build_args a;
+  memset(&a, 0, sizeof a);
+  a.tick = tick;
+  a.baseline_tick = base >= 0 ? acked : 0;
+  a.baseline = base >= 0 ? &v->ring[base] : &empty;
+  a.current = &v->cur;
+  a.describe = describe_v1;
+  a.describe_user = cap;
+  a.sent = &v->ring[v->next];
+  arb_proto_build_result r;
+  if (arb_proto_snapshot_build(v->builder, &a, &r) != 0) exit(2);
+  v->ring_tick[v->next] = tick;
+  v->next = (v->next + 1) % RING;
+  v->bytes += r.bytes;
+  v->packets += r.packet_count;
 }
 
 static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol) {
@@ -280,9 +335,14 @@ static void run_scene(bench_scene s, const options* o) {
   static const int budgets[] = {64, 128, 256};
   static char labels[3][32];
   const arb_snap2_tolerance exact = {0, 0, 0, 0};
-  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&v1.snap, MAX_ENT) != 0 ||
-      sv_snap_client_init(&v1.c, MAX_ENT) != 0)
+  static sv_snapshot server;
+  static sv_snap_client sc;
+  long long server_bytes = 0, server_packets = 0;
+  v1_init(&v1);
+  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
+      sv_snap_client_init(&sc, MAX_ENT) != 0)
     exit(2);
+  sv_snap_client_reset(&sc, 1000);
   int nc = 0;
   client_init(&cl[nc++], "v2 exact", 0, exact);
   client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance());
@@ -308,14 +368,15 @@ static void run_scene(bench_scene s, const options* o) {
     if (me) w.interest.avatar = cap.positions[me - cap.set.items];
     w.near_count = nearest(&cap, avatar, w.interest.avatar, scratch, near);
     for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked);
-    // v1, through the server's own snapshot path.
-    sv_snap_client_ack(&v1.c, acked);
-    sv_snapshot_capture(&v1.snap, game);
-    sv_snap_request req = {(uint32_t)t, 0, avatar, 0.0f, describe_v1, &cap};
-    arb_proto_build_result r1;
-    if (sv_snapshot_build(&v1.snap, &v1.c, &req, &r1) != 0) exit(2);
-    v1.bytes += r1.bytes;
-    v1.packets += r1.packet_count;
+    v1_snapshot(&v1, &cap, (uint32_t)t, acked);
+    // The server's own path, at its default per-client rate on a clean link.
+    sv_snap_client_ack(&sc, acked);
+    sv_snapshot_capture(&server, game);
+    sv_snap_request req = {(uint32_t)t, 0, avatar, 0.0f, 60, 30, 0.0f, (float)o->rtt_ms};
+    arb_snap2_build_result rs;
+    if (sv_snapshot_build(&server, &sc, &req, &rs) != 0) exit(2);
+    server_bytes += rs.bytes;
+    server_packets += rs.packet_count;
     if (sent_count < 4096) sent_ticks[sent_count++] = (uint32_t)t;
   }
   printf("\n%s: %d entities, %.0f s at 30 snapshots/s, RTT %d ms\n", bench_scene_name(s),
@@ -325,14 +386,15 @@ static void run_scene(bench_scene s, const options* o) {
   printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "", "payload", "kbit/s", "", "at s", "mm",
          "mm");
   print_row("v1", v1.bytes, v1.packets, o->seconds, NULL);
+  print_row("server", server_bytes, server_packets, o->seconds, NULL);
   for (int c = 0; c < nc; ++c) {
     print_row(cl[c].label, cl[c].bytes, cl[c].packets, o->seconds, &cl[c]);
     client_free(&cl[c]);
   }
   sv_capture2_free(&cap);
-  sv_snapshot_free(&v1.snap);
-  sv_snap_client_free(&v1.c);
-  memset(&v1, 0, sizeof v1);
+  sv_snapshot_free(&server);
+  sv_snap_client_free(&sc);
+  v1_free(&v1);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
 }

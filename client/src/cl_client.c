@@ -77,6 +77,7 @@ static int validate_config(const arb_client_config* cfg) {
     return ARB_E_INVAL;
   if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min) return ARB_E_INVAL;
   if (cfg->input_redundancy < 1 || cfg->input_redundancy > ARB_PROTO_MAX_INPUTS) return ARB_E_INVAL;
+  if (cfg->max_kbps < 0 || (uint32_t)cfg->max_kbps > ARB_PROTO_MAX_KBPS) return ARB_E_INVAL;
   if (cfg->max_entities < 1 || cfg->max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_INVAL;
   if ((cfg->alloc == NULL) != (cfg->free == NULL)) return ARB_E_INVAL;
   return 0;
@@ -250,6 +251,7 @@ static void send_hello(arb_client* c) {
     h.token_len = (uint16_t)c->token_len;
   }
   h.avatar_kind = (uint8_t)c->cfg.avatar;
+  h.max_kbps = c->cfg.max_kbps > 0 ? (uint32_t)c->cfg.max_kbps : 0;
   int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
     fmt(c->last_error, sizeof c->last_error, "hello: cannot encode (%s)", arb_strerror(n));
@@ -501,7 +503,30 @@ static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_inpu
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
 }
 
+// A version-1 snapshot: a version-2 server never sends one.
 static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
+  (void)data, (void)len;
+  count_error(c, NULL, "snapshot (5): a protocol version 1 message, this client speaks 2");
+}
+
+// What one part says about the entity table: enters and leaves when it is the newest
+// tick, and history for every body it wrote.
+static void take_records(arb_client* c, const cl_snap_result* res, bool newest, double t) {
+  const arb_snap2_part* p = res->part;
+  for (int i = 0; i < p->record_count; i++) {
+    const arb_snap2_record* r = &p->records[i];
+    if (newest && r->op == ARB_SNAP2_REMOVE) remove_entity(c, r->id, res->tick);
+    if (r->op == ARB_SNAP2_REMOVE || r->cls != ARB_SNAP2_BODY) continue;
+    if (newest && r->op == ARB_SNAP2_ENTER) {
+      const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, r->id);
+      if (d) add_entity(c, r->id, d, res->tick);
+    }
+    arb_proto_entity pe;
+    if (cl_snapshots_body_at(res->slot, r->id, &pe)) push_entity(c, &pe, t);
+  }
+}
+
+static void on_snapshot2(arb_client* c, const uint8_t* data, size_t len) {
   if (c->state != ARB_CLIENT_CONNECTED) return;
   uint32_t newest_before = c->snaps.newest_complete;
   cl_snap_result res;
@@ -513,10 +538,10 @@ static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
     return;
   }
   if (rc == 0) return;
-  const arb_proto_snapshot* p = res.part;
+  uint32_t last_input_seq = res.part->h.last_input_seq;
   double tick_dt = 1.0 / (double)c->session.tick_rate;
   double t = (double)res.tick * tick_dt;
-  if (p->last_input_seq > c->last_input_seq) c->last_input_seq = p->last_input_seq;
+  if (last_input_seq > c->last_input_seq) c->last_input_seq = last_input_seq;
 
   if (res.tick > c->clock_tick) {
     float rtt, var;
@@ -525,23 +550,12 @@ static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
     c->clock_tick = res.tick;
   }
   // Newer than anything complete: this part's enters and leaves are current.
-  if (res.tick > newest_before) {
-    for (int i = 0; i < p->entered_count; i++) add_entity(c, p->entered[i].id, &p->entered[i].desc, res.tick);
-    for (int i = 0; i < p->removed_count; i++) remove_entity(c, p->removed[i], res.tick);
-  }
-  for (int i = 0; i < p->entered_count; i++) {
-    const arb_proto_entity* pe = arb_proto_entity_set_find(&res.slot->set, p->entered[i].id);
-    if (pe) push_entity(c, pe, t);
-  }
-  for (int i = 0; i < p->changed_count; i++) {
-    const arb_proto_entity* pe = arb_proto_entity_set_find(&res.slot->set, p->changed[i].id);
-    if (pe) push_entity(c, pe, t);
-  }
+  take_records(c, &res, res.tick > newest_before, t);
   if (res.completed) {
     cl_loss_on_snapshot(&c->loss, res.tick);
     if (res.newest) {
       reconcile(c, res.slot);
-      predict_on_snapshot(c, res.tick, p->last_input_seq, res.slot);
+      predict_on_snapshot(c, res.tick, last_input_seq, res.slot);
     }
     for (int i = 0; i < res.slot->set.count; i++) push_entity(c, &res.slot->set.items[i], t);
     cl_interp_on_snapshot(&c->interp, t, cl_clock_server_time(&c->clock, c->now));

@@ -8,12 +8,15 @@ int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem) {
   s->mem = *mem;
   s->max_entities = max_entities > 0 ? max_entities : 16384;
   if (s->max_entities > ARB_PROTO_MAX_ENTITIES) s->max_entities = ARB_PROTO_MAX_ENTITIES;
-  s->part = (arb_proto_snapshot*)cl_alloc(&s->mem, sizeof(arb_proto_snapshot));
+  s->part = (arb_snap2_part*)cl_alloc(&s->mem, sizeof(arb_snap2_part));
   return s->part ? 0 : ARB_E_NOMEM;
 }
 
 void cl_snapshots_deinit(cl_snapshots* s) {
-  for (int i = 0; i < CL_SLOTS; i++) cl_free(&s->mem, s->slots[i].set.items);
+  for (int i = 0; i < CL_SLOTS; i++) {
+    cl_free(&s->mem, s->slots[i].set.items);
+    cl_free(&s->mem, s->slots[i].origins.items);
+  }
   cl_free(&s->mem, s->descs);
   cl_free(&s->mem, s->part);
   memset(s, 0, sizeof *s);
@@ -24,6 +27,7 @@ void cl_snapshots_reset(cl_snapshots* s) {
     s->slots[i].used = false;
     s->slots[i].complete = false;
     s->slots[i].set.count = 0;
+    s->slots[i].origins.count = 0;
   }
   s->newest_complete = 0;
   s->ndescs = 0;
@@ -43,13 +47,59 @@ const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick) {
 
 static int ensure_cap(cl_snapshots* s, arb_proto_entity_set* set, int need) {
   if (need <= set->cap) return 0;
-  if (need > s->max_entities + ARB_PROTO_MAX_PART_ENTERED) return ARB_E_TOO_BIG;
+  if (need > s->max_entities) return ARB_E_TOO_BIG;
   int cap = set->cap;
   void* items = set->items;
   int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_proto_entity));
   if (rc) return rc;
   set->items = (arb_proto_entity*)items;
   set->cap = cap;
+  return 0;
+}
+
+static int ensure_origins(cl_snapshots* s, arb_snap2_set* set, int need) {
+  if (need <= set->cap) return 0;
+  if (need > s->max_entities + ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
+  int cap = set->cap;
+  void* items = set->items;
+  int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_snap2_entity));
+  if (rc) return rc;
+  set->items = (arb_snap2_entity*)items;
+  set->cap = cap;
+  return 0;
+}
+
+// A body's origin evaluated at the slot's tick, in the v1 form (the angular velocity
+// converted from turns to the v1 unit).
+static arb_proto_entity body_at(const cl_slot* sl, const arb_snap2_entity* e) {
+  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, sl->tick, &sl->h);
+  arb_proto_entity pe;
+  pe.id = e->id;
+  pe.desc_version = 0;
+  pe.state.x = v.x;
+  pe.state.y = v.y;
+  pe.state.angle = v.angle;
+  pe.state.vx = v.vx;
+  pe.state.vy = v.vy;
+  pe.state.w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
+  return pe;
+}
+
+bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out) {
+  const arb_snap2_entity* e = arb_snap2_set_find(&sl->origins, id);
+  if (!e || e->cls != ARB_SNAP2_BODY) return false;
+  *out = body_at(sl, e);
+  return true;
+}
+
+// A complete view's bodies at its tick: what interpolation and prediction read.
+static int evaluate_view(cl_snapshots* s, cl_slot* sl) {
+  int rc = ensure_cap(s, &sl->set, sl->origins.count);
+  if (rc) return rc;
+  sl->set.count = 0;
+  for (int i = 0; i < sl->origins.count; i++)
+    if (sl->origins.items[i].cls == ARB_SNAP2_BODY)
+      sl->set.items[sl->set.count++] = body_at(sl, &sl->origins.items[i]);
   return 0;
 }
 
@@ -73,7 +123,7 @@ const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t i
 static bool in_any_view(const cl_snapshots* s, uint32_t id) {
   for (int i = 0; i < CL_SLOTS; i++) {
     if (!s->slots[i].used) continue;
-    if (arb_proto_entity_set_find(&s->slots[i].set, id)) return true;
+    if (arb_snap2_set_find(&s->slots[i].origins, id)) return true;
   }
   return false;
 }
@@ -86,7 +136,7 @@ static bool in_any_view(const cl_snapshots* s, uint32_t id) {
 static void prune_descs(cl_snapshots* s) {
   long held = 0;
   for (int i = 0; i < CL_SLOTS; i++)
-    if (s->slots[i].used) held += s->slots[i].set.count;
+    if (s->slots[i].used) held += s->slots[i].origins.count;
   if (s->ndescs <= 2 * held + 256) return;
   int w = 0;
   for (int r = 0; r < s->ndescs; r++)
@@ -135,74 +185,109 @@ static cl_slot* claim_slot(cl_snapshots* s, uint32_t tick, uint32_t keep) {
   return victim;
 }
 
+static bool same_tick_header(const arb_snap2_header* a, const arb_snap2_header* b) {
+  return a->baseline_tick == b->baseline_tick && a->part_count == b->part_count &&
+         a->last_input_seq == b->last_input_seq && a->tick_rate == b->tick_rate &&
+         a->gravity_x == b->gravity_x && a->gravity_y == b->gravity_y;
+}
+
+// The slot of a part's tick: the one being assembled, or a new one holding a copy of the
+// baseline's view. *slot NULL with 0: a duplicate or too late (counted).
+static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot, bool* fresh,
+                     arb_proto_error* err) {
+  *slot = NULL;
+  *fresh = false;
+  cl_slot* sl = find_slot(s, h->tick);
+  if (sl) {
+    if (sl->complete || (sl->seen[h->part_index >> 3] & (1u << (h->part_index & 7)))) {
+      s->duplicates++;
+      return 0;
+    }
+    if (!same_tick_header(&sl->h, h))
+      return fail(s, err, ARB_E_CORRUPT, "snapshot2 %u: part disagrees with earlier parts (baseline %u)",
+                  h->tick, h->baseline_tick);
+    *slot = sl;
+    return 0;
+  }
+  const cl_slot* base = NULL;
+  if (h->baseline_tick != 0) {
+    base = cl_snapshots_get(s, h->baseline_tick);
+    if (!base) {
+      s->baseline_missing++;
+      if (err) {
+        err->code = ARB_E_NOT_FOUND;
+        err->offset = 0;
+        snprintf(err->reason, sizeof err->reason, "snapshot2 %u: baseline %u not held", h->tick,
+                 h->baseline_tick);
+      }
+      return ARB_E_NOT_FOUND;
+    }
+  }
+  sl = claim_slot(s, h->tick, h->baseline_tick);
+  if (!sl) {
+    s->late++;
+    return 0;
+  }
+  sl->used = false;  // until the copy succeeded
+  sl->complete = false;
+  sl->origins.count = 0;
+  sl->set.count = 0;
+  if (base) {
+    int rc = ensure_origins(s, &sl->origins, base->origins.count);
+    if (rc == 0) rc = arb_snap2_set_copy(&sl->origins, &base->origins);
+    if (rc)
+      return fail(s, err, rc, "snapshot2 %u: cannot copy the baseline view of %u entities", h->tick,
+                  (uint32_t)base->origins.count);
+  }
+  sl->tick = h->tick;
+  sl->baseline = h->baseline_tick;
+  sl->part_count = h->part_count;
+  sl->h = *h;
+  sl->parts_seen = 0;
+  memset(sl->seen, 0, sizeof sl->seen);
+  sl->used = true;
+  *slot = sl;
+  *fresh = true;
+  return 0;
+}
+
+// Bodies' descriptions in the v1 form the client's entity table uses (the first shape).
+static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
+  for (int i = 0; i < p->record_count; i++) {
+    const arb_snap2_record* r = &p->records[i];
+    if (r->op != ARB_SNAP2_ENTER || r->cls != ARB_SNAP2_BODY) continue;
+    const arb_snap2_desc* d = &p->descs[r->desc];
+    arb_proto_entity_desc pd;
+    memset(&pd, 0, sizeof pd);
+    pd.body_type = d->body_type;
+    pd.avatar_kind = d->avatar_kind;
+    pd.owner = d->owner;
+    pd.shape = d->shapes[0];
+    int rc = put_desc(s, r->id, &pd);
+    if (rc) return fail(s, err, rc, "snapshot2 %u: out of memory for entity %u", p->h.tick, r->id);
+  }
+  return 0;
+}
+
 static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
                         arb_proto_error* err) {
-  arb_proto_snapshot* p = s->part;
+  arb_snap2_part* p = s->part;
   arb_proto_error perr;
-  int rc = arb_proto_decode_snapshot(buf, len, p, &perr);
+  int rc = arb_snap2_decode(buf, len, p, &perr);
   if (rc != ARB_OK) {
     s->errors++;
     if (err) *err = perr;
     return rc;
   }
-  if (p->tick == 0 || p->part_count == 0 || p->part_index >= p->part_count ||
-      (p->baseline_tick != 0 && p->baseline_tick >= p->tick))
-    return fail(s, err, ARB_E_CORRUPT, "snapshot %u: inconsistent header (baseline %u)", p->tick, p->baseline_tick);
-
-  cl_slot* sl = find_slot(s, p->tick);
-  bool fresh = false;
-  if (sl) {
-    if (sl->complete) {
-      s->duplicates++;
-      return 0;
-    }
-    if (sl->baseline != p->baseline_tick || sl->part_count != p->part_count)
-      return fail(s, err, ARB_E_CORRUPT, "snapshot %u: part disagrees with earlier parts (baseline %u)",
-                  p->tick, p->baseline_tick);
-    if (sl->seen[p->part_index >> 3] & (1u << (p->part_index & 7))) {
-      s->duplicates++;
-      return 0;
-    }
-  } else {
-    const cl_slot* base = NULL;
-    if (p->baseline_tick != 0) {
-      base = cl_snapshots_get(s, p->baseline_tick);
-      if (!base) {
-        s->baseline_missing++;
-        if (err) {
-          err->code = ARB_E_NOT_FOUND;
-          err->offset = 0;
-          snprintf(err->reason, sizeof err->reason, "snapshot %u: baseline %u not held", p->tick, p->baseline_tick);
-        }
-        return ARB_E_NOT_FOUND;
-      }
-    }
-    sl = claim_slot(s, p->tick, p->baseline_tick);
-    if (!sl) {
-      s->late++;
-      return 0;
-    }
-    sl->used = false;  // until the copy succeeded
-    sl->complete = false;
-    sl->set.count = 0;
-    if (base) {
-      rc = ensure_cap(s, &sl->set, base->set.count);
-      if (rc) return fail(s, err, rc, "snapshot %u: baseline view of %u entities too large", p->tick, (uint32_t)base->set.count);
-      rc = arb_proto_entity_set_copy(&sl->set, &base->set);
-      if (rc) return fail(s, err, rc, "snapshot %u: cannot copy baseline %u", p->tick, p->baseline_tick);
-    }
-    sl->tick = p->tick;
-    sl->baseline = p->baseline_tick;
-    sl->part_count = p->part_count;
-    sl->parts_seen = 0;
-    memset(sl->seen, 0, sizeof sl->seen);
-    sl->used = true;
-    fresh = true;
-  }
-
-  rc = ensure_cap(s, &sl->set, sl->set.count + p->entered_count);
-  if (rc == ARB_OK) rc = arb_proto_entity_set_apply(&sl->set, p, &perr);
-  else snprintf(perr.reason, sizeof perr.reason, "snapshot %u: view over %d entities", p->tick, s->max_entities);
+  cl_slot* sl;
+  bool fresh;
+  rc = open_slot(s, &p->h, &sl, &fresh, err);
+  if (rc || !sl) return rc;
+  int entering = 0;
+  for (int i = 0; i < p->record_count; i++) entering += p->records[i].op == ARB_SNAP2_ENTER;
+  rc = ensure_origins(s, &sl->origins, sl->origins.count + entering);
+  if (rc == ARB_OK) rc = arb_snap2_set_apply(&sl->origins, p, &perr);
+  else snprintf(perr.reason, sizeof perr.reason, "snapshot2 %u: view over %d entities", p->h.tick, s->max_entities);
   if (rc != ARB_OK) {
     if (fresh) sl->used = false;
     s->errors++;
@@ -212,26 +297,29 @@ static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap
     }
     return rc;
   }
-  for (int i = 0; i < p->entered_count; i++) {
-    rc = put_desc(s, p->entered[i].id, &p->entered[i].desc);
-    if (rc) return fail(s, err, rc, "snapshot %u: out of memory for entity %u", p->tick, p->entered[i].id);
-  }
-  sl->seen[p->part_index >> 3] |= (uint8_t)(1u << (p->part_index & 7));
+  if ((rc = keep_descs(s, p, err)) != 0) return rc;
+  sl->seen[p->h.part_index >> 3] |= (uint8_t)(1u << (p->h.part_index & 7));
   sl->parts_seen++;
   s->parts++;
-  if (p->tick < s->newest_complete) s->late++;
+  if (p->h.tick < s->newest_complete) s->late++;
 
-  res->tick = p->tick;
+  res->tick = p->h.tick;
   res->completed = false;
   res->newest = false;
   res->slot = sl;
   res->part = p;
   if (sl->parts_seen == sl->part_count) {
+    rc = evaluate_view(s, sl);
+    if (rc) {
+      sl->used = false;
+      return fail(s, err, rc, "snapshot2 %u: view of %u entities too large", p->h.tick,
+                  (uint32_t)sl->origins.count);
+    }
     sl->complete = true;
     s->completed++;
     res->completed = true;
-    if (p->tick > s->newest_complete) {
-      s->newest_complete = p->tick;
+    if (p->h.tick > s->newest_complete) {
+      s->newest_complete = p->h.tick;
       res->newest = true;
     }
   }

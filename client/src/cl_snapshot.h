@@ -1,4 +1,5 @@
-// cl_snapshot — snapshot parts in, complete views out (Quake 3 style delta decoding).
+// cl_snapshot — snapshot2 parts in, complete views out (Quake 3 style delta decoding of
+// the v2 stream, PROTOCOL.md §13).
 //
 // The server sends the view of tick T as a delta against a baseline B the client acked
 // (B = 0: full), split into part_count packets that each apply on their own:
@@ -12,16 +13,22 @@
 // newest complete tick is what the client acks. Older complete views stay as baselines
 // for about a second (the server deltas against the last ack it received).
 //
-// Entity descriptions arrive only in "entered" records; they are kept in a table keyed by
+// A view holds every entity as an *origin* (its state at the tick of the record that last
+// set it, §13.2); a complete view also holds its bodies evaluated at its tick in the v1
+// entity form (`set`) that interpolation and prediction read. Particles, links and wheels
+// are kept in the origins (so deltas against them apply) but not drawn yet.
+//
+// Body descriptions arrive only with enter records; they are kept in a table keyed by
 // id while any slot's view still holds the entity.
 //
-// Untrusted input: every packet goes through arb_proto_decode_snapshot (bounded, total);
+// Untrusted input: every packet goes through arb_snap2_decode (bounded, total);
 // anything inconsistent (a part index past part_count, a baseline that differs from the
 // slot's, a delta for an id the baseline lacks) is counted as a decode error with a
 // reason, never asserted. Independent of ENet.
 #pragma once
 
 #include <arbiter/protocol.h>
+#include <arbiter/snapshot_v2.h>
 
 #include "cl_mem.h"
 
@@ -36,7 +43,9 @@ typedef struct cl_slot {
   uint8_t part_count;
   int parts_seen;
   uint8_t seen[32];         ///< bitmap of part indexes received (256 bits)
-  arb_proto_entity_set set; ///< the view: baseline + the parts received so far
+  arb_snap2_header h;       ///< of the first part received (the others must agree)
+  arb_snap2_set origins;    ///< the view: baseline + the parts received so far
+  arb_proto_entity_set set; ///< complete views: the bodies evaluated at `tick`
 } cl_slot;
 
 typedef struct cl_desc_entry {
@@ -51,7 +60,7 @@ typedef struct cl_snapshots {
   uint32_t newest_complete;   ///< tick, 0 = none
   cl_desc_entry* descs;       ///< sorted by id
   int ndescs, desc_cap;
-  arb_proto_snapshot* part;   ///< decode scratch (large; allocated once)
+  arb_snap2_part* part;       ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
   uint64_t parts, completed, duplicates, late, baseline_missing, errors;
 } cl_snapshots;
@@ -62,7 +71,7 @@ typedef struct cl_snap_result {
   bool completed;              ///< this part completed its tick
   bool newest;                 ///< tick is newer than every complete tick before it
   const cl_slot* slot;         ///< the view of `tick` (complete or not)
-  const arb_proto_snapshot* part;  ///< the decoded part (valid until the next receive)
+  const arb_snap2_part* part;  ///< the decoded part (valid until the next receive)
 } cl_snap_result;
 
 int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem);
@@ -78,5 +87,8 @@ int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_sna
 
 /// The complete view of a tick, or NULL.
 const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
-/// Description of an entity present in some view, or NULL.
+/// A body of a slot's view (complete or not) evaluated at the slot's tick, in v1 form.
+/// False when the view lacks it or it is not a body.
+bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, arb_proto_entity* out);
+/// Description of a body present in some view, or NULL.
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);

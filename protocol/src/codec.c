@@ -2,7 +2,7 @@
 // "Messages"). Encoders check the struct, then pack with msgpack-c into the caller's
 // buffer; decoders read with the bounded reader in mp_read.c and check every field.
 //
-//   hello    [1, version, name:str, token:bin, avatar_kind]
+//   hello    [1, version, name:str, token:bin, avatar_kind, max_kbps]
 //   welcome  [2, client_id, entity_id, tick_rate, snapshot_rate, server_tick,
 //             scene_name:str, scene_hash, [[x, y, angle, shape], ...]]
 //   reject   [3, reason, server_version, text:str]
@@ -177,12 +177,13 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   msgpack_packer pk;
   arb__wbuf w;
   arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 5);
+  msgpack_pack_array(&pk, 6);
   msgpack_pack_uint8(&pk, ARB_PROTO_MSG_HELLO);
   msgpack_pack_uint32(&pk, m->version);
   msgpack_pack_str_with_body(&pk, m->name, nl);
   msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
   msgpack_pack_uint8(&pk, m->avatar_kind);
+  msgpack_pack_uint32(&pk, m->max_kbps);
   return arb__wbuf_result(&w);
 }
 
@@ -209,9 +210,9 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
     return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u", out->version,
                          ARB_PROTO_VERSION);
   }
-  if (n != 5) {
+  if (n != 6) {
     d.pos = 0;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 5", n);
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 6", n);
   }
   ARB__TRY(arb__dec_text(&d, "name", 1, ARB_PROTO_MAX_NAME, true, out->name));
   const uint8_t* tok;
@@ -222,6 +223,7 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   uint32_t k;
   ARB__TRY(arb__dec_u32(&d, "avatar_kind", 0, ARB_AVATAR_KIND_COUNT - 1, &k));
   out->avatar_kind = (uint8_t)k;
+  ARB__TRY(arb__dec_u32(&d, "max_kbps", 0, ARB_PROTO_MAX_KBPS, &out->max_kbps));
   return arb__dec_end(&d);
 }
 

@@ -132,12 +132,14 @@ static arb_snap2_record diff(const arb_snap2_entity* cur, const arb_snap2_entity
                        angle_diff(c->aux, p->aux),
                        0,
                        0};
-  if ((f & ARB_SNAP2_M_POS) && (iabs32(d.x) > a->tol.pos || iabs32(d.y) > a->tol.pos))
+  static const arb_snap2_tolerance exact = {0, 0, 0, 0};
+  const arb_snap2_tolerance* tol = a->exact_id != 0 && cur->id == a->exact_id ? &exact : &a->tol;
+  if ((f & ARB_SNAP2_M_POS) && (iabs32(d.x) > tol->pos || iabs32(d.y) > tol->pos))
     r.mask |= ARB_SNAP2_M_POS;
-  if ((f & ARB_SNAP2_M_ANGLE) && angle_mag(d.angle) > a->tol.angle) r.mask |= ARB_SNAP2_M_ANGLE;
-  if ((f & ARB_SNAP2_M_VEL) && (iabs32(d.vx) > a->tol.vel || iabs32(d.vy) > a->tol.vel))
+  if ((f & ARB_SNAP2_M_ANGLE) && angle_mag(d.angle) > tol->angle) r.mask |= ARB_SNAP2_M_ANGLE;
+  if ((f & ARB_SNAP2_M_VEL) && (iabs32(d.vx) > tol->vel || iabs32(d.vy) > tol->vel))
     r.mask |= ARB_SNAP2_M_VEL;
-  if ((f & ARB_SNAP2_M_ANGVEL) && iabs32(d.w) > a->tol.angvel) r.mask |= ARB_SNAP2_M_ANGVEL;
+  if ((f & ARB_SNAP2_M_ANGVEL) && iabs32(d.w) > tol->angvel) r.mask |= ARB_SNAP2_M_ANGVEL;
   if ((f & ARB_SNAP2_M_AUX) && d.aux != 0) r.mask |= ARB_SNAP2_M_AUX;
   d.flags = choose_flags(c, &base->s, &a->h, cur->cls);
   if (d.flags != p->flags) r.mask |= ARB_SNAP2_M_FLAGS;

@@ -280,3 +280,13 @@ int arb_snap2_decode(const uint8_t* buf, size_t len, arb_snap2_part* out, arb_pr
   }
   return 0;
 }
+
+// The names messages.def generates for code 10.
+int arb_proto_encode_snapshot2(const arb_proto_snapshot2* m, uint8_t* buf, size_t cap) {
+  return arb_snap2_encode(m, buf, cap);
+}
+
+int arb_proto_decode_snapshot2(const uint8_t* buf, size_t len, arb_proto_snapshot2* out,
+                               arb_proto_error* err) {
+  return arb_snap2_decode(buf, len, out, err);
+}

@@ -137,23 +137,6 @@ void sv_capture2_run(sv_capture2* c, arb_game* game) {
 
 // ---- descriptions -------------------------------------------------------------------------
 
-static void shape_of(const arb_shape_def* sd, arb_proto_shape* out) {
-  memset(out, 0, sizeof *out);
-  out->kind = (uint8_t)sd->type;
-  if (sd->type == ARB_SHAPE_CIRCLE) {
-    out->count = 1;
-    out->radius = sd->circle.radius;
-    out->points[0] = sd->circle.center;
-  } else if (sd->type == ARB_SHAPE_POLYGON) {
-    out->count = (uint8_t)sd->polygon.count;
-    for (int i = 0; i < sd->polygon.count && i < 8; ++i) out->points[i] = sd->polygon.vertices[i];
-  } else {
-    out->count = 2;
-    out->points[0] = sd->segment.a;
-    out->points[1] = sd->segment.b;
-  }
-}
-
 static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   arb_entity e;
   if (arb_game_find_entity(c->game, id, &e) != 0) return ARB_E_NOT_FOUND;
@@ -163,8 +146,8 @@ static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   d->owner = e.owner;
   if (e.owner != 0) d->avatar_kind = (uint8_t)e.kind;
   d->shape_count = 1;
-  shape_of(arb_body_get_shape(world, e.body), &d->shapes[0]);
-  return 0;
+  arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape(world, e.body));
+  return arb_proto_shape_from_geometry(&g, &d->shapes[0]);
 }
 
 static uint32_t entity_of_body(const sv_capture2* c, arb_body_id body) {

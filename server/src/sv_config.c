@@ -54,6 +54,8 @@ static const opt opts[] = {
      "Address for the HTTP listener. Default 127.0.0.1."},
     {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0, NULL,
      "Send each client only entities within M meters of its avatar; 0 = everything (default)."},
+    {"client-kbps", "ARBITER_CLIENT_KBPS", "N", OPT_INT, OFF(client_kbps), 0, 16, 1000000, "1000",
+     "Snapshot bandwidth per client, kbit/s (payload and packet headers); a client may ask for less in its hello, and loss or rising round trip lowers it for a while. Default 1000."},
     {"log-level", "ARBITER_LOG_LEVEL", "LEVEL", OPT_LEVEL, OFF(log_level), 0, 0, 0, "info",
      "error, warn, info or debug. Default info."},
     {"log-format", "ARBITER_LOG_FORMAT", "FMT", OPT_FORMAT, OFF(log_format), 0, 0, 0, "text",

@@ -21,6 +21,7 @@ typedef struct sv_config {
   int http_port;           ///< TCP port for /healthz and /metrics; 0 = off; -1 = any free port
   char http_bind[64];      ///< address for the HTTP listener; default 127.0.0.1
   float view_radius;       ///< meters; 0 = everything
+  int client_kbps;         ///< snapshot kbit/s ceiling per client; default 1000
   sv_log_level log_level;  ///< default info
   sv_log_format log_format;
   uint64_t seed;           ///< game seed (recorded); default 1

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <arbiter/particles.h>
+#include <arbiter/vehicle.h>
+
 #include "sv_server.h"
 
 #ifndef ARB_BUILD_ID
@@ -68,7 +71,13 @@ static int create_game(sv_server* s, char* err, size_t err_cap) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }
-  s->max_entities = arb_scene_get_body_count(s->scene) + s->cfg.max_clients + 64;
+  // Everything a snapshot may carry: the scene's bodies, one avatar per client (a vehicle
+  // with its wheels at most), spawned extras, particles and their constraints.
+  const arb_world* world = arb_game_get_world(s->game);
+  s->max_entities = arb_scene_get_body_count(s->scene) +
+                    s->cfg.max_clients * (1 + SV_WHEELS_PER_VEHICLE) + 64 +
+                    arb_world_get_particle_count(world) + arb_world_get_constraint_count(world) +
+                    arb_world_get_vehicles(world, NULL, 0) * SV_WHEELS_PER_VEHICLE;
   if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0) {
     snprintf(err, err_cap, "cannot create the snapshot builder for %d entities", s->max_entities);
     return ARB_E_NOMEM;

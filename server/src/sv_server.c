@@ -35,16 +35,3 @@ int sv_build_statics(sv_server* s) {
   return 0;
 }
 
-// Description of an entity entering a client's view (snapshot builder callback).
-int sv_describe_entity(void* user, uint32_t entity_id, arb_proto_entity_desc* desc) {
-  sv_server* s = user;
-  arb_entity e;
-  if (arb_game_find_entity(s->game, entity_id, &e) != 0) return ARB_E_NOT_FOUND;
-  const arb_world* world = arb_game_get_world(s->game);
-  memset(desc, 0, sizeof *desc);
-  desc->body_type = (uint8_t)arb_body_get_type(world, e.body);
-  desc->owner = e.owner;
-  if (e.owner != 0) desc->avatar_kind = (uint8_t)e.kind;
-  arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape(world, e.body));
-  return arb_proto_shape_from_geometry(&g, &desc->shape);
-}

@@ -162,7 +162,6 @@ void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* re
 /// The welcome's static bodies into s->statics (sv_server.c). 0 or ARB_E_NOMEM.
 int sv_build_statics(sv_server* s);
 /// Snapshot builder callback: the description of an entity entering a client's view.
-int sv_describe_entity(void* user, uint32_t entity_id, arb_proto_entity_desc* desc);
 void sv_session_on_net_event(void* user, const ENetEvent* ev);
 /// Hello timeouts (called every tick).
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns);

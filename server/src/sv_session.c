@@ -179,6 +179,13 @@ static bool hold_for_rejoin(sv_server* s, sv_session* ss) {
   return false;
 }
 
+// The client's snapshot rate: the server's per-client ceiling, or less if it asked.
+static int client_kbps(const sv_server* s, const arb_proto_hello* h) {
+  int kbps = s->cfg.client_kbps;
+  if (h->max_kbps != 0 && h->max_kbps < (uint32_t)kbps) kbps = (int)h->max_kbps;
+  return kbps;
+}
+
 // A hello carrying a rejoin token: true when it named a held avatar and the session now
 // owns it again (welcomed at once).
 static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
@@ -192,6 +199,9 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
       if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) return false;
       ss->snap_ready = true;
     }
+    // A new connection holds nothing yet: its snapshots start from scratch (full), at the
+    // rate this hello asks for, whatever this session slot sent before.
+    sv_snap_client_reset(&ss->snap, client_kbps(s, h));
     ss->client_id = r->client_id;
     ss->entity_id = r->entity_id;
     ss->avatar_kind = r->avatar_kind;
@@ -317,6 +327,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     return;
   }
   int idx = (int)(ss - s->sessions);
+  int kbps = client_kbps(s, &h);
   if (!ss->snap_ready) {
     if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) {
       reject(s, ss, ARB_PROTO_REASON_OTHER, "server out of memory");
@@ -324,6 +335,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     }
     ss->snap_ready = true;
   }
+  sv_snap_client_reset(&ss->snap, kbps);
   ss->client_id = s->next_client_id++;
   ss->avatar_kind = h.avatar_kind;
   snprintf(ss->name, sizeof ss->name, "%s", h.name);

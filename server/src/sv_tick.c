@@ -164,13 +164,22 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
 }
 
 static void send_snapshots(sv_server* s, uint32_t tick) {
+  if (s->active_count == 0) return;  // nobody to send to: skip the capture too
   sv_snapshot_capture(&s->snapshot, s->game);
+  int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE) continue;
-    sv_snap_request req = {
-        tick, ss->input.applied_seq, ss->entity_id, s->cfg.view_radius, sv_describe_entity, s};
-    arb_proto_build_result res;
+    // ENet's own loss and RTT estimates of the peer drive the client's congestion response.
+    sv_snap_request req = {tick,
+                           ss->input.applied_seq,
+                           ss->entity_id,
+                           s->cfg.view_radius,
+                           (uint16_t)s->tick_rate,
+                           snapshot_rate,
+                           (float)ss->peer->packetLoss / (float)ENET_PEER_PACKET_LOSS_SCALE,
+                           (float)ss->peer->roundTripTime};
+    arb_snap2_build_result res;
     int rc = sv_snapshot_build(&s->snapshot, &ss->snap, &req, &res);
     if (rc != 0) {
       SV_LOG(&s->log, SV_LOG_WARN, "snapshot_build_failed", SV_LU("client", ss->client_id),

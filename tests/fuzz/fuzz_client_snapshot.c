@@ -1,5 +1,5 @@
-// Fuzz target: the client's snapshot assembler (client/src/cl_snapshot.c) on untrusted
-// server bytes. The input is a sequence of packets, so the fuzzer can build multi-part
+// Fuzz target: the client's snapshot2 assembler and v2 decode (client/src/cl_snapshot.c)
+// on untrusted server bytes. The input is a sequence of packets, so the fuzzer can build multi-part
 // snapshots, deltas against baselines it sent earlier, duplicates and late parts:
 //
 //   u8 config   bits 0-1: max_entities (8, 64, 512, 16384); bit 2: reset the assembler
@@ -9,7 +9,8 @@
 //
 // After every packet the assembler's invariants must hold: a refusal says why; views are
 // sorted by id, within the entity limit and within their part counts; the newest complete
-// tick is retrievable; every entity in a view has a description; the description table
+// tick is retrievable; a complete view's bodies are its origins' bodies; every body in a
+// view has a description; the description table
 // stays bounded by the views (see cl_snapshot.h); the bytes held stay within a bound
 // computed from the limits. Any violation aborts.
 // Built as a libFuzzer target (fuzz-client_snapshot) in the fuzz preset, and otherwise as
@@ -53,8 +54,14 @@ static void fz_free(void* ptr, void* user) {
     }                                                                            \
   } while (0)
 
+static int count_bodies(const arb_snap2_set* set) {
+  int n = 0;
+  for (int k = 0; k < set->count; k++) n += set->items[k].cls == ARB_SNAP2_BODY;
+  return n;
+}
+
 static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
-  const int view_limit = s->max_entities + ARB_PROTO_MAX_PART_ENTERED;
+  const int view_limit = s->max_entities + ARB_SNAP2_MAX_PART_RECORDS;
   long total = 0;
   for (int i = 0; i < CL_SLOTS; i++) {
     const cl_slot* sl = &s->slots[i];
@@ -62,26 +69,38 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
     CHECK(sl->tick > 0);
     CHECK(sl->part_count >= 1 && sl->parts_seen >= 1 && sl->parts_seen <= sl->part_count);
     CHECK(sl->complete == (sl->parts_seen == sl->part_count));
-    CHECK(sl->set.count >= 0 && sl->set.count <= sl->set.cap && sl->set.count <= view_limit);
-    for (int k = 0; k < sl->set.count; k++) {
-      const arb_proto_entity* e = &sl->set.items[k];
+    const arb_snap2_set* o = &sl->origins;
+    CHECK(o->count >= 0 && o->count <= o->cap && o->count <= view_limit);
+    for (int k = 0; k < o->count; k++) {
+      const arb_snap2_entity* e = &o->items[k];
       CHECK(e->id > 0);
-      CHECK(k == 0 || sl->set.items[k - 1].id < e->id);
-      CHECK(cl_snapshots_desc(s, e->id) != NULL);
+      CHECK(k == 0 || o->items[k - 1].id < e->id);
+      if (e->cls == ARB_SNAP2_BODY) CHECK(cl_snapshots_desc(s, e->id) != NULL);
+    }
+    if (sl->complete) {
+      CHECK(sl->set.count == count_bodies(o));
+      for (int k = 0; k < sl->set.count; k++) {
+        arb_proto_entity pe;
+        CHECK(cl_snapshots_body_at(sl, sl->set.items[k].id, &pe));
+        const arb_proto_entity_state* q = &sl->set.items[k].state;
+        CHECK(pe.state.x == q->x && pe.state.y == q->y && pe.state.angle == q->angle &&
+              pe.state.vx == q->vx && pe.state.vy == q->vy && pe.state.w == q->w);
+      }
     }
     for (int j = 0; j < i; j++) CHECK(!s->slots[j].used || s->slots[j].tick != sl->tick);
-    total += sl->set.count;
+    total += o->count;
   }
   if (s->newest_complete != 0) CHECK(cl_snapshots_get(s, s->newest_complete) != NULL);
   for (int k = 1; k < s->ndescs; k++) CHECK(s->descs[k - 1].id < s->descs[k].id);
   // Descriptions of entities no view holds any more are swept once the table is twice
   // the views (+ slack): the table cannot grow without bound.
   CHECK(s->ndescs <= 2 * total + 256);
-  // Bytes: the decode scratch, each slot's view (doubling growth: at most twice the limit),
+  // Bytes: the decode scratch, each slot's views (doubling growth: at most twice the limit),
   // the description table (doubling growth over its bound).
-  size_t bound = sizeof(arb_proto_snapshot) +
-                 (size_t)CL_SLOTS * 2u * (size_t)view_limit * sizeof(arb_proto_entity) +
-                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_PROTO_MAX_PART_ENTERED + 16) *
+  size_t bound = sizeof(arb_snap2_part) +
+                 (size_t)CL_SLOTS * 2u * (size_t)view_limit *
+                     (sizeof(arb_snap2_entity) + sizeof(arb_proto_entity)) +
+                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAP2_MAX_PART_RECORDS + 16) *
                      sizeof(cl_desc_entry);
   CHECK(heap->live <= bound);
 }
@@ -125,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (rc < 0) CHECK(err.reason[0] != '\0' && err.code == rc);
     if (rc == 1) {
       CHECK(res.slot != NULL && res.slot->used && res.slot->tick == res.tick);
-      CHECK(res.part != NULL && res.part->tick == res.tick);
+      CHECK(res.part != NULL && res.part->h.tick == res.tick);
       if (res.completed) CHECK(cl_snapshots_get(&s, res.tick) == res.slot);
       if (res.newest) CHECK(s.newest_complete == res.tick);
     }

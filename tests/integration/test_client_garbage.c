@@ -156,48 +156,73 @@ static arb_proto_shape box_shape(float h) {
   return s;
 }
 
-static arb_proto_snapshot g_snap;  // large: static, not on the stack
+static arb_snap2_part g_snap;  // large: static, not on the stack
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 
-static int encode(const arb_proto_snapshot* s) {
-  int n = arb_proto_encode_snapshot(s, g_buf, sizeof g_buf);
+static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
+  memset(&g_snap, 0, sizeof g_snap);
+  g_snap.h.tick = tick;
+  g_snap.h.baseline_tick = baseline;
+  g_snap.h.part_index = (uint8_t)part;
+  g_snap.h.part_count = (uint8_t)parts;
+  g_snap.h.tick_rate = 60;
+}
+
+// A body at rest entering at (x, y) meters, with its own description. Records go in
+// increasing id order.
+static void enter(uint32_t id, arb_proto_shape shape, uint32_t owner, float x, float y) {
+  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
+  memset(d, 0, sizeof *d);
+  d->cls = ARB_SNAP2_BODY;
+  d->owner = owner;
+  d->shape_count = 1;
+  d->shapes[0] = shape;
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  memset(r, 0, sizeof *r);
+  r->id = id;
+  r->op = ARB_SNAP2_ENTER;
+  r->cls = ARB_SNAP2_BODY;
+  r->desc = (uint8_t)g_snap.desc_count++;
+  r->v.x = arb_proto_quantize_pos(x);
+  r->v.y = arb_proto_quantize_pos(y);
+}
+
+static void move_x(uint32_t id, int32_t dx) {
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  memset(r, 0, sizeof *r);
+  r->id = id;
+  r->op = ARB_SNAP2_UPDATE;
+  r->cls = ARB_SNAP2_BODY;
+  r->mask = ARB_SNAP2_M_POS;
+  r->v.x = dx;
+}
+
+static void remove_id(uint32_t id) {
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  memset(r, 0, sizeof *r);
+  r->id = id;
+  r->op = ARB_SNAP2_REMOVE;
+}
+
+static int encode(void) {
+  int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);
   assert_true(n > 0 && (size_t)n <= sizeof g_buf);
   return n;
 }
 
-// Starts g_snap over: one part of `tick` against `baseline` (0 = a full snapshot).
-static void snap_begin(uint32_t tick, uint32_t baseline) {
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = tick;
-  g_snap.baseline_tick = baseline;
-  g_snap.part_count = 1;
-}
-
-// Adds an entity entering g_snap at rest at (x, y).
-static arb_proto_entered* snap_enter(uint32_t id, arb_proto_shape shape, float x, float y) {
-  arb_proto_entered* e = &g_snap.entered[g_snap.entered_count++];
-  e->id = id;
-  e->desc.shape = shape;
-  e->state = arb_proto_quantize_state(arb_v2(x, y), 0.0f, arb_v2(0, 0), 0.0f);
-  return e;
-}
-
 // Full snapshot of tick 2: entity 1 (circle) at (1, 2), entity 2 (box) at (-3, 0).
 static int full_snapshot(void) {
-  snap_begin(2, 0);
-  snap_enter(1, circle_shape(0.5f), 1, 2);
-  snap_enter(2, box_shape(1.0f), -3, 0)->desc.owner = 9;
-  return encode(&g_snap);
+  begin(2, 0, 0, 1);
+  enter(1, circle_shape(0.5f), 0, 1, 2);
+  enter(2, box_shape(1.0f), 9, -3, 0);
+  return encode();
 }
 
 // Delta of `tick` against `baseline`: entity `id` moves by dx (1/128 m units).
 static int delta_snapshot(uint32_t tick, uint32_t baseline, uint32_t id, int32_t dx) {
-  snap_begin(tick, baseline);
-  g_snap.changed_count = 1;
-  g_snap.changed[0].id = id;
-  g_snap.changed[0].mask = ARB_PROTO_FIELD_X;
-  g_snap.changed[0].delta.x = dx;
-  return encode(&g_snap);
+  begin(tick, baseline, 0, 1);
+  move_x(id, dx);
+  return encode();
 }
 
 static void test_client_garbage_from_fake_server(void** state) {
@@ -286,15 +311,11 @@ static void test_client_garbage_from_fake_server(void** state) {
   send_raw(&f, 2, g_buf, (size_t)n);
   expected_errors++;
   // 6. Two parts of one tick that disagree on the part count.
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = 1004;
-  g_snap.baseline_tick = 2;
-  g_snap.part_index = 0;
-  g_snap.part_count = 2;
-  n = encode(&g_snap);
+  begin(1004, 2, 0, 2);
+  n = encode();
   send_raw(&f, 2, g_buf, (size_t)n);
-  g_snap.part_count = 3;
-  n = encode(&g_snap);
+  g_snap.h.part_count = 3;
+  n = encode();
   send_raw(&f, 2, g_buf, (size_t)n);
   expected_errors++;
   // 7. A second welcome, and events of an unknown kind.
@@ -346,18 +367,17 @@ static void test_client_garbage_from_fake_server(void** state) {
   // enters in tick 2200 (against 2100).
   while (arb_client_poll_event(f.client, &ev) > 0) {
   }
-  snap_begin(2100, 2000);
-  g_snap.removed_count = 1;
-  g_snap.removed[0] = 1;
-  n = encode(&g_snap);
+  begin(2100, 2000, 0, 1);
+  remove_id(1);
+  n = encode();
   send_raw(&f, 2, g_buf, (size_t)n);
   run(&f, 0.1);
   n = delta_snapshot(2050, 2000, 1, 64);
   send_raw(&f, 2, g_buf, (size_t)n);
   run(&f, 0.1);
-  snap_begin(2200, 2100);
-  snap_enter(3, circle_shape(0.25f), 5, 5);
-  n = encode(&g_snap);
+  begin(2200, 2100, 0, 1);
+  enter(3, circle_shape(0.25f), 0, 5, 5);
+  n = encode();
   send_raw(&f, 2, g_buf, (size_t)n);
   run(&f, 0.2);
   int left1 = 0, entered1 = 0, entered3 = 0;
@@ -407,36 +427,26 @@ static void test_client_garbage_assembler_fuzz(void** state) {
     } else {  // a plausible part: random tick/baseline/part, entered/changed/removed
       // Mostly consistent: a tick a little past the newest, a delta against a view the
       // assembler holds (or nonsense a quarter of the time), changes to ids it has.
-      memset(&g_snap, 0, sizeof g_snap);
-      g_snap.tick = s.newest_complete + 1 + rnd() % 6;
+      uint32_t tick = s.newest_complete + 1 + rnd() % 6, baseline = 0;
       const cl_slot* base = NULL;
       if (s.newest_complete && rnd() % 4 != 0) {
         uint32_t b = s.newest_complete - (rnd() % 3 == 0 ? 2 * (rnd() % 4) : 0);
         base = cl_snapshots_get(&s, b);
-        if (base) g_snap.baseline_tick = b;
+        if (base) baseline = b;
       } else if (rnd() % 2) {
-        g_snap.baseline_tick = rnd() % g_snap.tick;
+        baseline = rnd() % tick;
       }
-      g_snap.part_count = (uint8_t)(1 + rnd() % 3);
-      g_snap.part_index = (uint8_t)(rnd() % g_snap.part_count);
-      g_snap.entered_count = (int)(rnd() % 4);
-      for (int k = 0; k < g_snap.entered_count; k++) {
-        g_snap.entered[k].id = 1 + (uint32_t)k + 4 * (rnd() % 5);
-        g_snap.entered[k].desc.shape = circle_shape(0.25f);
-        g_snap.entered[k].state.x = (int32_t)(rnd() % 1000);
+      int parts = (int)(1 + rnd() % 3);
+      begin(tick, baseline, (int)(rnd() % (uint32_t)parts), parts);
+      // Records by increasing id: each candidate id enters, moves or leaves at most once.
+      for (uint32_t id = 1; id <= 24 && g_snap.record_count < 8; id++) {
+        bool held = base && arb_snap2_set_find(&base->origins, id) != NULL;
+        uint32_t roll = rnd() % 16;
+        if (roll == 0) enter(id, circle_shape(0.25f), 0, (float)(rnd() % 1000) / 128.0f, 0);
+        else if (held && roll == 1) move_x(id, (int32_t)(rnd() % 64) - 32);
+        else if (held && roll == 2) remove_id(id);
       }
-      if (g_snap.baseline_tick && base && base->set.count > 0) {
-        g_snap.changed_count = (int)(rnd() % 3);
-        for (int k = 0; k < g_snap.changed_count; k++) {
-          g_snap.changed[k].id = base->set.items[rnd() % (uint32_t)base->set.count].id;
-          g_snap.changed[k].mask = ARB_PROTO_FIELD_X;
-          g_snap.changed[k].delta.x = (int32_t)(rnd() % 64) - 32;
-        }
-        if (g_snap.changed_count == 2 && g_snap.changed[1].id == g_snap.changed[0].id) g_snap.changed_count = 1;
-        g_snap.removed_count = (int)(rnd() % 4 == 0);
-        if (g_snap.removed_count) g_snap.removed[0] = base->set.items[rnd() % (uint32_t)base->set.count].id;
-      }
-      int n = arb_proto_encode_snapshot(&g_snap, pkt, sizeof pkt);
+      int n = arb_snap2_encode(&g_snap, pkt, sizeof pkt);
       if (n <= 0) continue;  // the generator made something the encoder refuses
       len = (size_t)n;
       if (kind == 3) pkt[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
@@ -446,7 +456,7 @@ static void test_client_garbage_assembler_fuzz(void** state) {
     int rc = cl_snapshots_receive(&s, pkt, len, &res, &err);
     if (rc == 1) {
       applied++;
-      assert_true(res.slot->set.count <= 256 + ARB_PROTO_MAX_PART_ENTERED);
+      assert_true(res.slot->origins.count <= 256 + ARB_SNAP2_MAX_PART_RECORDS);
     } else if (rc < 0) {
       assert_true(err.reason[0] != '\0');
     }

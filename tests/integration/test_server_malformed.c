@@ -34,15 +34,15 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   connect_all(cs, 3, (uint16_t)s.port, "mal");  // GOOD, MANGLER, FLOODER welcomed
   assert_int_equal(tc_start(cs[RANDOM], (uint16_t)s.port, "random", ARB_PROTO_VERSION), 0);
   assert_int_equal(tc_start(cs[SILENT], (uint16_t)s.port, "silent", 0), 0);
-  assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 99), 0);
+  assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 1), 0);  // a version-1 client
   assert_int_equal(tc_start(cs[LONGNAME], (uint16_t)s.port, "long", 0), 0);  // connect, no hello
   assert_int_equal(tc_start(cs[BADKIND], (uint16_t)s.port, "kind", 0), 0);
   drive(cs, N, NULL, 300);
-  // [1, 1, "xxx...x" (40 bytes), bin 0, 0] and [1, 1, "kind", bin 0, 9]
-  uint8_t long_hello[48] = {0x95, 0x01, 0x01, 0xd9, 40};
+  // [1, 2, "xxx...x" (40 bytes), bin 0, 0, 0] and [1, 2, "kind", bin 0, 9, 0]
+  uint8_t long_hello[49] = {0x96, 0x01, 0x02, 0xd9, 40};
   memset(long_hello + 5, 'x', 40);
-  memcpy(long_hello + 45, "\xc4\x00\x00", 3);
-  static const uint8_t kind_hello[] = {0x95, 0x01, 0x01, 0xa4, 'k', 'i', 'n', 'd', 0xc4, 0x00, 0x09};
+  memcpy(long_hello + 45, "\xc4\x00\x00\x00", 4);
+  static const uint8_t kind_hello[] = {0x96, 0x01, 0x02, 0xa4, 'k', 'i', 'n', 'd', 0xc4, 0x00, 0x09, 0x00};
   tc_send_raw(cs[LONGNAME], ARB_PROTO_CHANNEL_CONTROL, long_hello, sizeof long_hello, true);
   tc_send_raw(cs[BADKIND], ARB_PROTO_CHANNEL_CONTROL, kind_hello, sizeof kind_hello, true);
   uint64_t good_before = cs[GOOD]->snapshots_complete;
@@ -112,6 +112,8 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(cs[SILENT]->disconnect_event.code, ARB_PROTO_REASON_TIMEOUT);
   assert_int_equal(cs[OLD]->state, TC_REJECTED);
   assert_int_equal(cs[OLD]->reject.reason, ARB_PROTO_REASON_VERSION);
+  assert_int_equal(cs[OLD]->reject.server_version, 2);
+  assert_string_equal(cs[OLD]->reject.text, "protocol version 1 not supported; server speaks 2");
   assert_int_equal(cs[LONGNAME]->state, TC_REJECTED);
   assert_int_equal(cs[LONGNAME]->reject.reason, ARB_PROTO_REASON_BAD_NAME);
   assert_int_equal(cs[BADKIND]->state, TC_REJECTED);

@@ -81,11 +81,13 @@ static void test_server_snapshots_view_radius(void** state) {
   drive(cs, 1, NULL, 1500);
   arb_proto_entity_state me;
   assert_true(tc_entity(c, c->welcome.entity_id, &me));
-  const arb_proto_entity_set* view = &c->ring[c->latest_slot];
+  const arb_snap2_set* view = &c->ring[c->latest_slot];
   float mx = arb_proto_dequantize_pos(me.x), my = arb_proto_dequantize_pos(me.y);
   for (int i = 0; i < view->count; ++i) {
-    float dx = arb_proto_dequantize_pos(view->items[i].state.x) - mx;
-    float dy = arb_proto_dequantize_pos(view->items[i].state.y) - my;
+    arb_proto_entity_state e;
+    assert_true(tc_entity(c, view->items[i].id, &e));
+    float dx = arb_proto_dequantize_pos(e.x) - mx;
+    float dy = arb_proto_dequantize_pos(e.y) - my;
     assert_true(dx * dx + dy * dy <= 4.05f * 4.05f);
   }
   // The built-in scene has 21 dynamic bodies spread over 40 m: most are out of view.

@@ -117,47 +117,50 @@ static int find_view(const tc_client* c, uint32_t tick) {
 }
 
 static void on_snapshot(tc_client* c, const uint8_t* data, size_t len) {
-  static arb_proto_snapshot snap;  // large; tests are single-threaded
+  static arb_snap2_part snap;  // large; tests are single-threaded
   arb_proto_error err;
   c->snapshot_packets++;
   c->snapshot_bytes += len;
-  if (arb_proto_decode_snapshot(data, len, &snap, &err) != 0) {
+  if (arb_snap2_decode(data, len, &snap, &err) != 0) {
     c->snapshot_errors++;
     return;
   }
-  if (snap.tick <= c->latest_tick) return;  // old
-  if (snap.tick != c->asm_tick) {
+  const arb_snap2_header* h = &snap.h;
+  if (h->tick <= c->latest_tick) return;  // old
+  if (h->tick != c->asm_tick) {
     // A new tick starts: set up its view from the baseline it was built against.
-    c->asm_tick = snap.tick;
-    c->asm_baseline = snap.baseline_tick;
-    c->asm_parts_needed = snap.part_count;
+    c->asm_tick = h->tick;
+    c->asm_baseline = h->baseline_tick;
+    c->asm_h = *h;
+    c->asm_parts_needed = h->part_count;
     c->asm_parts_got = 0;
     memset(c->asm_got, 0, sizeof c->asm_got);
     c->assembling.count = 0;
-    if (snap.baseline_tick != 0) {
-      int b = find_view(c, snap.baseline_tick);
-      if (b < 0 || arb_proto_entity_set_copy(&c->assembling, &c->ring[b]) != 0) {
+    if (h->baseline_tick != 0) {
+      int b = find_view(c, h->baseline_tick);
+      if (b < 0 || arb_snap2_set_copy(&c->assembling, &c->ring[b]) != 0) {
         c->snapshot_errors++;
         c->asm_tick = 0;
         return;
       }
     }
   }
-  if (snap.part_index >= c->asm_parts_needed || c->asm_got[snap.part_index]) return;
-  if (arb_proto_entity_set_apply(&c->assembling, &snap, &err) != 0) {
+  if (h->part_index >= c->asm_parts_needed || c->asm_got[h->part_index]) return;
+  if (arb_snap2_set_apply(&c->assembling, &snap, &err) != 0) {
     c->snapshot_errors++;
     c->asm_tick = 0;
     return;
   }
-  c->asm_got[snap.part_index] = 1;
+  c->asm_got[h->part_index] = 1;
   if (++c->asm_parts_got < c->asm_parts_needed) return;
   int slot = c->ring_next;
   c->ring_next = (c->ring_next + 1) % TC_VIEW_RING;
-  arb_proto_entity_set_copy(&c->ring[slot], &c->assembling);
-  c->ring_tick[slot] = snap.tick;
-  c->latest_tick = snap.tick;
+  arb_snap2_set_copy(&c->ring[slot], &c->assembling);
+  c->ring_tick[slot] = h->tick;
+  c->ring_h[slot] = c->asm_h;
+  c->latest_tick = h->tick;
   c->latest_slot = slot;
-  c->last_input_seq_acked = snap.last_input_seq;
+  c->last_input_seq_acked = h->last_input_seq;
   c->snapshots_complete++;
   c->asm_tick = 0;
 }
@@ -184,7 +187,7 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
       }
       if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
-  } else if (type == ARB_PROTO_MSG_SNAPSHOT) {
+  } else if (type == ARB_PROTO_MSG_SNAPSHOT2) {
     on_snapshot(c, data, len);
   }
 }
@@ -204,7 +207,7 @@ void tc_service(tc_client* c, int timeout_ms) {
         if (ev.channelID == ARB_PROTO_CHANNEL_SNAPSHOT) {
           arb_proto_msg_type type;
           if (arb_proto_peek_type(ev.packet->data, ev.packet->dataLength, &type) == 0 &&
-              type == ARB_PROTO_MSG_SNAPSHOT)
+              type == ARB_PROTO_MSG_SNAPSHOT2)
             on_snapshot(c, ev.packet->data, ev.packet->dataLength);
         } else {
           on_control(c, ev.packet->data, ev.packet->dataLength);
@@ -277,9 +280,15 @@ int tc_send_input(tc_client* c, const arb_controls* controls) {
 
 bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* out) {
   if (c->latest_slot < 0) return false;
-  const arb_proto_entity* e = arb_proto_entity_set_find(&c->ring[c->latest_slot], entity_id);
+  const arb_snap2_entity* e = arb_snap2_set_find(&c->ring[c->latest_slot], entity_id);
   if (e == NULL) return false;
-  *out = e->state;
+  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, c->latest_tick, &c->ring_h[c->latest_slot]);
+  out->x = v.x;
+  out->y = v.y;
+  out->angle = v.angle;
+  out->vx = v.vx;
+  out->vy = v.vy;
+  out->w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
   return true;
 }
 

@@ -1,4 +1,4 @@
-// The client's snapshot assembler (client/src/cl_snapshot.c) on hand-made packets:
+// The client's snapshot2 assembler (client/src/cl_snapshot.c) on hand-made packets:
 // split snapshots complete only when every part arrived (in any order), duplicates and
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
@@ -13,37 +13,47 @@
 
 #include "cl_snapshot.h"
 
-static arb_proto_snapshot g_snap;
+static arb_snap2_part g_snap;
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 static size_t g_len;
 
 static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
   memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = tick;
-  g_snap.baseline_tick = baseline;
-  g_snap.part_index = (uint8_t)part;
-  g_snap.part_count = (uint8_t)parts;
+  g_snap.h.tick = tick;
+  g_snap.h.baseline_tick = baseline;
+  g_snap.h.part_index = (uint8_t)part;
+  g_snap.h.part_count = (uint8_t)parts;
+  g_snap.h.tick_rate = 60;
 }
 
+/* A body at rest entering at x (its own description: a circle owned by id * 10). */
 static void enter(uint32_t id, int32_t x) {
-  arb_proto_entered* e = &g_snap.entered[g_snap.entered_count++];
-  e->id = id;
-  e->desc.shape.kind = 1;
-  e->desc.shape.count = 1;
-  e->desc.shape.radius = 0.5f;
-  e->desc.owner = id * 10;
-  e->state.x = x;
+  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
+  d->cls = ARB_SNAP2_BODY;
+  d->owner = id * 10;
+  d->shape_count = 1;
+  d->shapes[0].kind = ARB_PROTO_SHAPE_CIRCLE;
+  d->shapes[0].count = 1;
+  d->shapes[0].radius = 0.5f;
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  r->id = id;
+  r->op = ARB_SNAP2_ENTER;
+  r->cls = ARB_SNAP2_BODY;
+  r->desc = (uint8_t)g_snap.desc_count++;
+  r->v.x = x;
 }
 
 static void change(uint32_t id, int32_t dx) {
-  arb_proto_changed* c = &g_snap.changed[g_snap.changed_count++];
-  c->id = id;
-  c->mask = ARB_PROTO_FIELD_X;
-  c->delta.x = dx;
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  r->id = id;
+  r->op = ARB_SNAP2_UPDATE;
+  r->cls = ARB_SNAP2_BODY;
+  r->mask = ARB_SNAP2_M_POS;
+  r->v.x = dx;
 }
 
 static void encode(void) {
-  int n = arb_proto_encode_snapshot(&g_snap, g_buf, sizeof g_buf);
+  int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);
   assert_true(n > 0 && (size_t)n <= sizeof g_buf);
   g_len = (size_t)n;
 }

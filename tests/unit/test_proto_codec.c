@@ -162,7 +162,7 @@ static void test_proto_hello_version(void** state) {
   arb_proto_error err;
   assert_int_equal(arb_proto_decode_hello((const uint8_t*)t.sb.data, t.sb.size, &out, &err), ARB_E_VERSION);
   assert_int_equal(out.version, 99);
-  assert_string_equal(err.reason, "hello: field 'version': protocol version 99, this side speaks 1");
+  assert_string_equal(err.reason, "hello: field 'version': protocol version 99, this side speaks 2");
   tmp_free(&t);
 }
 

@@ -102,6 +102,7 @@ static inline arb_proto_hello fx_hello(void) {
   m.token[0] = 0xbe;
   m.token[1] = 0xef;
   m.avatar_kind = ARB_AVATAR_FORCE;
+  m.max_kbps = 256;
   return m;
 }
 

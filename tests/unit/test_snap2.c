@@ -567,7 +567,8 @@ static void priority_accumulator(void** state) {
   arb_snap2_priority_free(&p);
 }
 
-/* Rate control: full rate on a clear link, backs off under loss or queueing delay (not
+/* Rate control: full rate on a clear or randomly lossy link, backs off under heavy loss or
+ * queueing delay (not
  * below the floor), recovers once clear; the per-snapshot budgets of any second add up to
  * at most that second's rate. */
 static void rate_control(void** state) {
@@ -578,7 +579,9 @@ static void rate_control(void** state) {
   for (int i = 0; i < 90; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);
   assert_true(r.kbps == 256.0f);
   assert_int_equal(arb_snap2_rate_budget(&r, 30), 1066);
-  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.10f, 40.0f, dt);  // 1 s of 10 % loss
+  for (int i = 0; i < 300; ++i) arb_snap2_rate_update(&r, 0.10f, 40.0f, dt);  // 10 s of 10 % random loss
+  assert_true(r.kbps == 256.0f);  // a steady round trip: loss alone is not congestion
+  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.30f, 40.0f, dt);  // 1 s of 30 % loss
   assert_true(r.kbps < 256.0f * 0.75f * 0.75f * 0.75f + 0.01f && r.kbps > 256.0f * 0.75f * 0.75f * 0.75f * 0.75f * 0.76f);
   for (int i = 0; i < 300; ++i) arb_snap2_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
   assert_true(r.kbps == (float)ARB_SNAP2_RATE_FLOOR_KBPS);

@@ -89,6 +89,7 @@ typedef struct arb_client_config {
   float reconnect_delay_min;    ///< first backoff delay, doubling each attempt; default 0.25
   float reconnect_delay_max;    ///< backoff cap; default 4
   int input_redundancy;         ///< inputs repeated per packet, 1..8; default 8
+  int max_kbps;                 ///< snapshot kbit/s to ask the server for at most; 0 = its default (default)
 
   int max_entities;             ///< safety limit on tracked entities; default 16384
 

@@ -23,7 +23,7 @@ ARB_C_BEGIN
 
 // ---- constants (PROTOCOL.md, "Limits") --------------------------------------------------
 
-#define ARB_PROTO_VERSION 1u
+#define ARB_PROTO_VERSION 2u
 
 /// ENet channels. The server and clients create their hosts with ARB_PROTO_CHANNEL_COUNT.
 /// Unsequenced = ENET_PACKET_FLAG_UNSEQUENCED: ENet's plain unreliable delivery drops a
@@ -57,6 +57,7 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
 #define ARB_PROTO_MAX_SCENE_TEXT (1024 * 1024 - 256)  ///< bytes of scene text in a scene message
+#define ARB_PROTO_MAX_KBPS 1000000u   ///< largest snapshot rate a hello may ask for (kbit/s)
 
 /// Message type codes: element 0 of every message array (rows of arbiter/messages.def).
 typedef enum arb_proto_msg_type {
@@ -214,6 +215,7 @@ typedef struct arb_proto_hello {
   uint8_t token[ARB_PROTO_MAX_TOKEN];   ///< opaque connect token
   uint16_t token_len;                   ///< 0 = no token
   uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default)
+  uint32_t max_kbps;  ///< most snapshot kbit/s the client wants, 0 = the server's default
 } arb_proto_hello;
 
 /// Server -> client: accepted. The static geometry is referenced, not copied: the encoder
@@ -352,6 +354,10 @@ typedef struct arb_proto_scene {
 /// ARB_E_* if the packet does not start with an array whose first element is a known type
 /// code. The full decoder still checks everything.
 ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
+
+/// The `snapshot2` message (PROTOCOL.md §13) is one part of the v2 stream; its struct and
+/// the functions that work on it are in arbiter/snapshot_v2.h.
+typedef struct arb_snap2_part arb_proto_snapshot2;
 
 /// arb_proto_encode_<name> and arb_proto_decode_<name> for every row of messages.def.
 /// - encode_snapshot returns ARB_E_TOO_BIG when the packet would exceed

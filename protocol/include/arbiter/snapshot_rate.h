@@ -1,8 +1,10 @@
 // arbiter — per-client snapshot rate control: the byte budget of each snapshot, from the
 // configured ceiling (server --client-kbps, lowered by what the client asked for) and the
 // client's congestion signals (Quake 3's per-client rate, with TCP-like backoff). When the
-// client's packet loss or queueing delay rises the rate drops by a quarter (at most once
-// per 250 ms, never below the floor); after a second without congestion it climbs back by
+// client's queueing delay rises, or its packet loss gets heavy, the rate drops by a quarter
+// (at most once per 250 ms, never below the floor). Moderate loss alone is not taken for
+// congestion: on wireless and long paths packets are lost at random, and cutting the rate
+// for that only delays corrections; a queue filling up shows first as a rising round trip; after a second without congestion it climbs back by
 // 5 % of the ceiling per second. Budgets are per snapshot, so the bytes of any second of
 // snapshots stay within that second's rate, plus at most one packet (a snapshot always
 // sends at least one, however small its budget).
@@ -13,7 +15,7 @@
 ARB_C_BEGIN
 
 #define ARB_SNAP2_RATE_FLOOR_KBPS 16     ///< never below this
-#define ARB_SNAP2_RATE_LOSS_LIMIT 0.02f  ///< loss fraction above which the link is congested
+#define ARB_SNAP2_RATE_LOSS_LIMIT 0.20f  ///< loss fraction above which the link is congested
 #define ARB_SNAP2_RATE_DELAY_MS 50.0f    ///< RTT above the lowest seen by this much: congested
 
 typedef struct arb_snap2_rate {

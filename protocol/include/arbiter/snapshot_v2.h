@@ -19,8 +19,6 @@
 
 ARB_C_BEGIN
 
-#define ARB_PROTO_MSG_SNAPSHOT2 10  ///< message type code of a v2 snapshot part (after the last row of messages.def)
-
 #define ARB_SNAP2_MAX_SHAPES 8           ///< shapes per body description
 #define ARB_SNAP2_MAX_PART_ENTERED 128   ///< descriptions (enter records) per part
 #define ARB_SNAP2_MAX_PART_RECORDS 4096  ///< records per part
@@ -206,6 +204,9 @@ typedef struct arb_snap2_build_args {
   arb_snap2_describe_fn* describe;
   void* describe_user;
   arb_snap2_tolerance tol;
+  /// 0, or an entity held with zero tolerance: the client's own avatar, whose prediction
+  /// the client checks against the exact quantized state.
+  uint32_t exact_id;
   int byte_budget;      ///< bytes for this snapshot, 0 = none (max_parts still bounds it)
   int packet_overhead;  ///< bytes counted per packet on top of its payload (UDP/IP + ENet headers)
   int max_parts;        ///< 1..ARB_PROTO_MAX_PARTS, 0 = the maximum
