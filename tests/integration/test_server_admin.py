@@ -69,7 +69,7 @@ def test_list_and_kick(work):
         srv.wait_event("client_kicked", 5, client=victim, reason="kicked")
         m = srv.http("GET", "/metrics")[1]
         assert metric(m, 'arbiter_admin_actions_total{action="kick"}') == 1, m
-        assert metric(m, 'arbiter_admin_actions_total{action="sessions"}') >= 3, m
+        assert metric(m, 'arbiter_admin_actions_total{action="sessions"}') >= 2, m  # one list per wait at least
         assert metric(m, 'arbiter_admin_requests_total{result="refused"}') == 1, m
         assert metric(m, 'arbiter_clients_kicked_total') == 1, m
     finally:
