@@ -2,6 +2,8 @@
 // a free list that is part of the saved state, so ids come out the same after a restore.
 #include "world.h"
 
+#include <math.h>
+
 // ---- validation and mass ----------------------------------------------------------------
 
 static bool arb__finite_nonneg(float x) { return arb_is_valid_float(x) && x >= 0.0f; }
@@ -125,13 +127,18 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
   }
 }
 
-void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
+void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
   arb__body* b = &w->bodies[index];
   arb_aabb tight = arb__body_compute_aabb(b);
   // Manifolds appear within the speculative distance, so the proxy must cover it.
   const float s = ARB_SPECULATIVE_DISTANCE;
   tight.lower = arb_sub(tight.lower, arb_v2(s, s));
   tight.upper = arb_add(tight.upper, arb_v2(s, s));
+  // And the path ahead (zero for a slow body: the margin below already covers it).
+  if (motion.x < 0.0f) tight.lower.x += motion.x;
+  if (motion.x > 0.0f) tight.upper.x += motion.x;
+  if (motion.y < 0.0f) tight.lower.y += motion.y;
+  if (motion.y > 0.0f) tight.upper.y += motion.y;
   if (!force && b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, tight)) return;
   const float m = ARB__AABB_MARGIN;
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
@@ -140,6 +147,33 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
   b->moved = 1;
+}
+
+void arb__body_update_extents(arb__body* b) {
+  const arb_shape_def* s = &b->shape;
+  float min_e = 0.0f, max_e = 0.0f;
+  if (s->type == ARB_SHAPE_CIRCLE) {
+    float d = arb_distance(s->circle.center, b->local_center);
+    min_e = s->circle.radius;  // the centre of mass of a circle body is its centre
+    max_e = d + s->circle.radius;
+  } else if (s->type == ARB_SHAPE_POLYGON) {
+    const arb_polygon* p = &s->polygon;
+    float far_sq = 0.0f;
+    min_e = 3.4e38f;
+    for (int i = 0; i < p->count; ++i) {
+      float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
+      if (face < min_e) min_e = face;
+      float d2 = arb_distance_sq(p->vertices[i], b->local_center);
+      if (d2 > far_sq) far_sq = d2;
+    }
+    if (min_e < 0.0f) min_e = 0.0f;
+    max_e = sqrtf(far_sq);
+  } else if (s->type == ARB_SHAPE_SEGMENT) {
+    max_e = arb_maxf(arb_distance(s->segment.a, b->local_center),
+                     arb_distance(s->segment.b, b->local_center));
+  }
+  b->min_extent = min_e;
+  b->max_extent = max_e;
 }
 
 bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
@@ -215,6 +249,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     b->next_free = next_free;
     return arb_null_body_id;
   }
+  arb__body_update_extents(b);
   // Commit the slot only now that nothing can fail except the tree allocation.
   if (index == w->free_head) {
     w->free_head = next_free;
@@ -233,7 +268,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     st->w = b->fixed_rotation && def->type == ARB_BODY_DYNAMIC ? 0.0f : def->angular_velocity;
   }
   w->body_count += 1;
-  arb__body_refresh_proxy(w, index, true);
+  arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
   return arb__make_id(w, index);
 }
 
@@ -313,7 +348,7 @@ void arb_body_set_transform(arb_world* w, arb_body_id id, arb_vec2 position, flo
   b->xf.p = position;
   b->xf.q = arb_rot_from_angle(angle);
   b->center = arb_transform_point(b->xf, b->local_center);
-  arb__body_refresh_proxy(w, index, true);
+  arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
 }
 arb_vec2 arb_body_get_world_center(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(arb_vec2_zero);

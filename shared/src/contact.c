@@ -5,6 +5,8 @@
 // arb_body_get_contacts; their order is not state, so every use of them is order-free.
 #include "world.h"
 
+#include "manifold.h"
+
 #include <math.h>
 
 // ---- pair map ---------------------------------------------------------------------------
@@ -160,20 +162,20 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // has that kind; a pair without a registration (segment/segment) never gets a contact.
 // A new shape kind adds its rank and, per kind it collides with, one adapter and one entry.
 typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                     arb_transform xfb);
+                                     arb_transform xfb, float margin);
 
-// Adapts a collide function of collision.h to shape definitions: REGISTER_COLLIDER(name,
-// function, member of A, member of B).
-#define REGISTER_COLLIDER(name, fn, ma, mb)                                                          \
+// Adapts a collide function of manifold.h (with its speculative margin) to shape
+// definitions: REGISTER_COLLIDER(name, function, member of A, member of B).
+#define REGISTER_COLLIDER(name, fn, ma, mb)                                                   \
   static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
-                           arb_transform xfb) {                                                      \
-    return fn(&a->ma, xfa, &b->mb, xfb);                                                             \
+                           arb_transform xfb, float margin) {                                 \
+    return fn(&a->ma, xfa, &b->mb, xfb, margin);                                              \
   }
-REGISTER_COLLIDER(collide_circles, arb_collide_circles, circle, circle)
-REGISTER_COLLIDER(collide_polygon_circle, arb_collide_polygon_and_circle, polygon, circle)
-REGISTER_COLLIDER(collide_polygons, arb_collide_polygons, polygon, polygon)
-REGISTER_COLLIDER(collide_segment_circle, arb_collide_segment_and_circle, segment, circle)
-REGISTER_COLLIDER(collide_segment_polygon, arb_collide_segment_and_polygon, segment, polygon)
+REGISTER_COLLIDER(collide_circles, arb__collide_circles, circle, circle)
+REGISTER_COLLIDER(collide_polygon_circle, arb__collide_polygon_and_circle, polygon, circle)
+REGISTER_COLLIDER(collide_polygons, arb__collide_polygons, polygon, polygon)
+REGISTER_COLLIDER(collide_segment_circle, arb__collide_segment_and_circle, segment, circle)
+REGISTER_COLLIDER(collide_segment_polygon, arb__collide_segment_and_polygon, segment, polygon)
 #undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
@@ -262,12 +264,27 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
 // ---- narrow phase -----------------------------------------------------------------------
 
 // Bodies come in contact order (arb__contact_create), so A has the registered first kind.
-static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b) {
+static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b, float margin) {
   arb__collide_fn* collide = collider_of(a->shape.type, b->shape.type);
-  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf);
+  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf, margin);
   arb_manifold none;
   memset(&none, 0, sizeof none);
   return none;
+}
+
+// Speculative margin of a pair: the fixed distance, plus (continuous) how far the two
+// bodies can close on each other in this step, bounded by their relative speed and the
+// speed of their farthest points from turning. A fast body then has speculative points
+// with whatever lies within its reach, and the solver lets it close each gap and no
+// more: it stops at the surface instead of passing through. A body at rest gets
+// ARB_SPECULATIVE_DISTANCE (to rounding) and the same contacts as without continuous.
+static float arb__pair_margin(const arb_world* w, int a, int b, float dt) {
+  if (!w->def.enable_continuous) return ARB_SPECULATIVE_DISTANCE;
+  const arb__body_state* sa = &w->states[a];
+  const arb__body_state* sb = &w->states[b];
+  float reach = arb_length(arb_sub(sb->v, sa->v)) + arb_absf(sa->w) * w->bodies[a].max_extent +
+                arb_absf(sb->w) * w->bodies[b].max_extent;
+  return ARB_SPECULATIVE_DISTANCE + dt * reach;
 }
 
 static void arb__push_event(arb_world* w, bool begin, int a, int b) {
@@ -288,7 +305,7 @@ static void arb__push_event(arb_world* w, bool begin, int a, int b) {
   e->b.generation = w->bodies[b].generation;
 }
 
-void arb__collide(arb_world* w) {
+void arb__collide(arb_world* w, float dt) {
   int n = w->contact_count;
   if (n == 0) return;
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
@@ -302,7 +319,7 @@ void arb__collide(arb_world* w) {
       continue;
     }
     arb_manifold old = c->manifold;
-    c->manifold = arb__collide_pair(a, b);
+    c->manifold = arb__collide_pair(a, b, arb__pair_margin(w, c->body_a, c->body_b, dt));
     arb_manifold* m = &c->manifold;
     // Carry last step's impulses to points with the same feature id (warm starting).
     for (int k = 0; k < m->point_count; ++k) {

@@ -109,7 +109,8 @@ typedef struct arb__wide_point {
   f4 base_separation;
   f4 normal_impulse, tangent_impulse, max_normal_impulse;
   f4 normal_mass, tangent_mass;
-  f4 relative_velocity;  // normal approach speed at step start (restitution)
+  f4 relative_velocity;  // normal approach speed at step start, or the fastest approach a
+                         // solve pass stopped since (restitution)
 } arb__wide_point;
 
 // Four constraints of one colour (or one overflow constraint and three empty lanes).
@@ -427,6 +428,11 @@ static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_b
       impulse = f4_sub(nimp, pt->normal_impulse);
       pt->normal_impulse = nimp;
       pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      // Restitution bounces from the fastest approach the contact had to stop, not only
+      // the speed at step start: a body caught by a speculative point mid-step has gained
+      // speed (gravity) since then, and that is the speed it hits with.
+      f4 stopped = f4_gt(impulse, zero);
+      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
       f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
       ARB__APPLY(A, B, k, pt, px, py);
     }
@@ -472,6 +478,11 @@ static void arb__apply_restitution(arb__body_state* st, arb__solver* sv) {
       impulse = f4_sub(nimp, pt->normal_impulse);
       pt->normal_impulse = nimp;
       pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      // Restitution bounces from the fastest approach the contact had to stop, not only
+      // the speed at step start: a body caught by a speculative point mid-step has gained
+      // speed (gravity) since then, and that is the speed it hits with.
+      f4 stopped = f4_gt(impulse, zero);
+      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
       f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
       ARB__APPLY(A, B, k, pt, px, py);
     }

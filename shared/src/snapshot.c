@@ -20,6 +20,7 @@
 //     then, only when solve_iterations or relax_iterations != 1: u32 tag 'ITER'
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
+//     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
 //     then, only when the world has springs, joints, vehicles or particles, the extras
 //       section (tag 'XTRA'; layout in extras_io.c)
 //   u64 XXH3-64 of the payload

@@ -105,6 +105,7 @@ arb_world_def arb_default_world_def(void) {
   d.contact_damping_ratio = 10.0f;
   d.max_contact_push_speed = 3.0f;
   d.max_linear_speed = 400.0f;
+  d.enable_continuous = true;
   d.body_capacity = 16;
   d.internal_value = ARB__DEF_COOKIE;
   return d;
@@ -208,7 +209,8 @@ void arb_world_set_gravity(arb_world* w, arb_vec2 g) {
 
 // Transforms from the substep deltas, forces cleared, AABBs refreshed. A body whose tight
 // AABB left its fat AABB gets a new fat AABB and is queried for new pairs next step.
-static void arb__finalize(arb_world* w) {
+static void arb__finalize(arb_world* w, float dt) {
+  const bool continuous = w->def.enable_continuous;
   int n = w->body_slots;
   for (int i = 0; i < n; ++i) {
     arb__body_sim* sim = &w->sims[i];
@@ -222,7 +224,9 @@ static void arb__finalize(arb_world* w) {
     st->dq = arb_rot_identity;
     b->force = arb_vec2_zero;
     b->torque = 0.0f;
-    arb__body_refresh_proxy(w, i, false);
+    // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
+    arb_vec2 motion = continuous ? arb_scale(dt, st->v) : arb_vec2_zero;
+    arb__body_refresh_proxy(w, i, false, motion);
   }
 }
 
@@ -233,11 +237,13 @@ void arb_world_step(arb_world* w, float dt) {
   w->begin_count = 0;
   w->end_count = 0;
   arb__update_pairs(w);
-  arb__collide(w);
+  arb__collide(w, dt);
+  arb__ccd_begin(w);
   arb__extras_pre_solve(w, dt);
   arb__solve(w, dt);
   arb__joints_project(w);
-  arb__finalize(w);
+  arb__finalize(w, dt);
+  arb__ccd_finish(w, dt);
   arb__extras_post_step(w, dt);
   w->step_count += 1;
   w->locked = false;

@@ -16,7 +16,8 @@
 //   3. collide         contact.c: for each contact in array order, destroy it when the fat
 //                      AABBs stopped overlapping, else recompute the manifold and carry the
 //                      impulses of matching feature ids (warm starting). Begin/end touch
-//                      events are recorded here.
+//                      events are recorded here. With continuous on, the speculative margin
+//                      of a pair grows with the pair's relative motion over the step.
 //   4. solve           contact_solver.c: colour the touching contacts (greedy, contact
 //                      order) and pack them 4 per wide constraint, apply the
 //                      accumulated forces (once, dt*F/m), then `substeps` times:
@@ -26,8 +27,14 @@
 //                      and store impulses back into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
 //                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`.
+//                      With continuous on, the box a dynamic body is checked against is its
+//                      tight box stretched by its motion over the next step (v*dt), so the
+//                      pairs a fast body will meet exist before it gets there.
+//   6. continuous      ccd.c: a dynamic body that moved further than a fraction of its size
+//                      is swept against static bodies (time of impact) and put back where it
+//                      first touches; bullets also against dynamic bodies, both moving.
 //
-// Extension points (joints, springs, particles, vehicles, bullets):
+// Extension points (joints, springs, particles, vehicles):
 //   - A joint is another constraint kind solved inside the same substep loop: add a
 //     prepare_joints() beside prepare_contacts(), and call warm_start/solve/relax for joints
 //     before the contacts in contact_solver.c (joints first, contacts last: contacts are
@@ -36,8 +43,6 @@
 //     body force/torque accumulators (or a dedicated pass right before the substep loop).
 //   - Verlet particles are a separate array stepped after finalize; they may read body
 //     transforms but must not write them.
-//   - Bullets (CCD): after finalize, sweep fast `bullet` bodies against static geometry
-//     (time of impact) and pull them back to the time of impact before the AABB update.
 //   Every new piece of state must be added to its record's visitor in world_codec.c (or
 //   extras_io.c): one arb_codec_* call serves the hash, the save image and restore, or
 //   restore+step stops being bit-exact (arbiter/state_codec.h says how).
@@ -63,6 +68,9 @@
 // (world_codec.c); written only when solve_iterations or relax_iterations != 1, so the
 // state (and every hash) of a default world is byte-identical to before these settings.
 #define ARB__ITER_TAG 0x52455449u  // "ITER"
+// Tag of the optional record after it (world_codec.c): present (no payload) only when
+// enable_continuous is false, so a default world's layout has no extra bytes.
+#define ARB__DISCRETE_TAG 0x43534944u  // "DISC"
 
 // ---- memory -----------------------------------------------------------------------------
 
@@ -132,6 +140,10 @@ typedef struct arb__body {
   uint8_t fixed_rotation;
   uint8_t bullet;
   uint8_t moved;  // fat AABB changed since the last pair update (state)
+  // Derived from the shape and local centre (not state; set at creation and restore):
+  // the shortest distance from the centre of mass to the surface (how far the body may
+  // move in a step before it could pass through something thin) and the farthest.
+  float min_extent, max_extent;
 } arb__body;
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
@@ -217,14 +229,22 @@ struct arb_world {
   arb__stack stack;
   bool locked;  // inside arb_world_step
 
-  // Springs, joints, particles, vehicles, bullets (extras.h; NULL until first used).
+  // Continuous collision scratch for this step (ccd.c; per-step arena, not state): the
+  // pose of every body at the start of the step, NULL when nothing is swept.
+  arb_vec2* sweep_c;
+  arb_rot* sweep_q;
+
+  // Springs, joints, particles, vehicles (extras.h; NULL until first used).
   struct arb__extras* extras;
 };
 
 // body.c
 int arb__body_shape_rank(arb_shape_type t);
 arb_aabb arb__body_compute_aabb(const arb__body* b);
-void arb__body_refresh_proxy(arb_world* w, int index, bool force);
+/// motion: how far the body is expected to move over the next step (zero outside the
+/// step); the proxy then covers the whole path so its pairs exist before it arrives.
+void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
+void arb__body_update_extents(arb__body* b);
 bool arb__body_should_collide(const arb__body* a, const arb__body* b);
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
@@ -233,7 +253,7 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why);
 int arb__contact_create(arb_world* w, int a, int b);
 void arb__contact_destroy(arb_world* w, int index);
 void arb__contact_link(arb_world* w, int index);
-void arb__collide(arb_world* w);
+void arb__collide(arb_world* w, float dt);
 void arb__destroy_body_contacts(arb_world* w, int body);
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
@@ -243,6 +263,10 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
+
+// ccd.c: record the start poses before the solver, sweep after finalize.
+void arb__ccd_begin(arb_world* w);
+void arb__ccd_finish(arb_world* w, float dt);
 
 // world_codec.c: the canonical state (hash, save image, restore), one visitor per record
 // kind (arbiter/state_codec.h). An image is the state as it is serialized: for a write,

@@ -36,6 +36,10 @@ typedef struct arb_world_def {
   float contact_damping_ratio;   ///< contact bounciness damping; default 10
   float max_contact_push_speed;  ///< m/s cap on penetration recovery; default 3
   float max_linear_speed;        ///< m/s clamp (keeps the step finite); default 400
+  bool enable_continuous;        ///< default true: fast dynamic bodies do not pass through
+                                 ///< static bodies (time of impact) nor through each other
+                                 ///< (speculative contacts widened by the relative motion).
+                                 ///< false: only `bullet` bodies are swept.
   int body_capacity;             ///< initial capacity hint (grows as needed)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
@@ -87,7 +91,8 @@ typedef struct arb_body_def {
   float gravity_scale;       ///< default 1
   float mass;                ///< kg; > 0 overrides the shape's density
   bool fixed_rotation;
-  bool bullet;               ///< continuous collision against everything
+  bool bullet;               ///< also swept against dynamic bodies (both moving), not only
+                             ///< statics; on even when the world's continuous is off
   uint64_t user_data;        ///< not simulated, not hashed
   arb_shape_def shape;
   int internal_value;        ///< set by arb_default_body_def; DO NOT SET
