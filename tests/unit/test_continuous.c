@@ -2,7 +2,8 @@
 // thin static walls or segments at any speed the world allows, from several angles and
 // step phases; two bullets flying head-on meet; a stack hit by a 200 m/s ball stops it
 // and does not explode. Each scenario is also run with continuous off to show the test
-// can fail (the same shot tunnels).
+// can fail (the same shot tunnels). The setting is carried by save/restore and set by
+// the scene key `enable_continuous`.
 // cmocka.h needs these first
 // clang-format off
 #include <setjmp.h>
@@ -15,6 +16,8 @@
 
 #include <cmocka.h>
 // clang-format on
+
+#include <arbiter/scene.h>
 
 #include "world_test_util.h"
 
@@ -182,11 +185,72 @@ static void test_stack_hit_by_fast_ball_does_not_explode(void** state) {
   assert_true(ball_max_x > 0.5f);  // it tunnels through without continuous
 }
 
+static void test_setting_is_saved_and_restored(void** state) {
+  (void)state;
+  assert_true(arb_default_world_def().enable_continuous);
+  arb_world* on = make_world(true, arb_v2(0.0f, -9.81f));
+  arb_world* off = make_world(false, arb_v2(0.0f, -9.81f));
+  for (int i = 0; i < 2; ++i) {
+    arb_world* w = i == 0 ? on : off;
+    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 5.0f);
+    ball(w, arb_v2(0.0f, 0.0f), arb_v2(100.0f, 0.0f), 0.05f, false);
+  }
+  // The image of a continuous world carries no record; a discrete one a 4-byte tag.
+  int n_on = arb_world_save(on, NULL, 0), n_off = arb_world_save(off, NULL, 0);
+  assert_int_equal(n_off, n_on + 4);
+  uint8_t* img = malloc((size_t)n_off);
+  assert_non_null(img);
+  assert_int_equal(arb_world_save(off, img, n_off), n_off);
+  arb_world* restored = make_world(true, arb_v2(0.0f, -9.81f));  // takes "off" from the image
+  assert_int_equal(arb_world_restore(restored, img, n_off), 0);
+  assert_true(arb_world_hash(restored) == arb_world_hash(off));
+  assert_true(arb_world_hash(on) != arb_world_hash(off));
+  for (int s = 0; s < 20; ++s) {
+    arb_world_step(off, DT);
+    arb_world_step(restored, DT);
+    arb_world_step(on, DT);
+  }
+  assert_true(arb_world_hash(restored) == arb_world_hash(off));
+  // And they really differ in behaviour: the ball went through the wall only without.
+  arb_body_id ids[2];
+  assert_int_equal(arb_world_get_bodies(off, ids, 2), 2);
+  assert_true(arb_body_get_position(off, ids[1]).x > 5.1f);
+  assert_int_equal(arb_world_get_bodies(on, ids, 2), 2);
+  assert_true(arb_body_get_position(on, ids[1]).x < 4.9f);
+  free(img);
+  arb_world_destroy(on);
+  arb_world_destroy(off);
+  arb_world_destroy(restored);
+}
+
+static void test_scene_key(void** state) {
+  (void)state;
+  const char* texts[] = {"{\"version\": 1}", "{\"version\": 1, \"enable_continuous\": true}",
+                         "{\"version\": 1, \"enable_continuous\": false}"};
+  const bool expect[] = {true, true, false};
+  for (int i = 0; i < 3; ++i) {
+    arb_scene* scene = NULL;
+    arb_scene_error err;
+    assert_int_equal(arb_scene_load_string(texts[i], strlen(texts[i]), "t", &scene, &err), 0);
+    assert_true(arb_scene_get_world_def(scene).enable_continuous == expect[i]);
+    arb_scene_destroy(scene);
+  }
+  const char* bad = "{\"version\": 1, \"enable_continuous\": 1}";
+  arb_scene* scene = NULL;
+  arb_scene_error err;
+  assert_int_equal(arb_scene_load_string(bad, strlen(bad), "t", &scene, &err), ARB_E_INVAL);
+  assert_null(scene);
+  assert_string_equal(err.path, "enable_continuous");
+  printf("bad key: %s\n", err.message);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fast_ball_never_passes_thin_wall_or_segment),
       cmocka_unit_test(test_bullets_head_on_collide),
       cmocka_unit_test(test_stack_hit_by_fast_ball_does_not_explode),
+      cmocka_unit_test(test_setting_is_saved_and_restored),
+      cmocka_unit_test(test_scene_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
