@@ -74,7 +74,7 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N]\n"
+          "                     [--solve-iterations N] [--relax-iterations N] [--continuous on|off]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -88,7 +88,9 @@ static void usage(FILE* f) {
           "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
           "  bullets_1000, printed after the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
-          "  passes per substep (arb_world_def, 1..8, default 1 each).\n");
+          "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+          "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
+          "  what continuous collision costs.\n");
 }
 
 int main(int argc, char** argv) {
@@ -113,6 +115,13 @@ int main(int argc, char** argv) {
       if (other_runs < 1) other_runs = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
+    } else if (strcmp(argv[i], "--continuous") == 0 && i + 1 < argc) {
+      const char* v = argv[++i];
+      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+        fprintf(stderr, "bench-physics: --continuous must be on or off, got '%s'\n", v);
+        return 2;
+      }
+      bench_arbiter_continuous = strcmp(v, "on") == 0;
     } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
                i + 1 < argc) {
       int n = atoi(argv[i + 1]);
@@ -142,6 +151,7 @@ int main(int argc, char** argv) {
   if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
+  if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "ratio", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {

@@ -9,6 +9,7 @@
 
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
+int bench_arbiter_continuous = 1;
 
 typedef struct arb_bench {
   arb_world* world;
@@ -22,6 +23,7 @@ static void* arbiter_create(const bench_scene* s) {
   wd.substeps = 4;
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
+  wd.enable_continuous = bench_arbiter_continuous;
   wd.body_capacity = s->count;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);

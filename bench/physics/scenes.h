@@ -50,6 +50,8 @@ typedef struct bench_engine {
 extern const bench_engine bench_engine_arbiter;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
+/// arbiter's enable_continuous (--continuous on|off; on).
+extern int bench_arbiter_continuous;
 #ifdef BENCH_HAVE_CHIPMUNK
 extern const bench_engine bench_engine_chipmunk;
 extern const bench_engine bench_engine_chipmunk_defaults;

@@ -5,6 +5,7 @@
 // "Physics extras".
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
+#include "scenes.h"
 
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
@@ -31,6 +32,7 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
   wd.gravity = g;
   if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
   wd.body_capacity = 1100;
+  wd.enable_continuous = bench_arbiter_continuous != 0;
   return arb_world_create(&wd);
 }
 
