@@ -5,7 +5,6 @@
 // "Physics extras".
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
-#include "scenes.h"
 
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
@@ -14,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "scenes.h"
 
 static double wall_ms(void) {
   struct timespec ts;

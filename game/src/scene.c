@@ -83,7 +83,8 @@ static int parse_relax_iterations(sj_ctx* ctx, const json_t* v, arb_scene* scene
 }
 
 static int parse_enable_continuous(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
-  if (!json_is_boolean(v)) return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+  if (!json_is_boolean(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
   scene->continuous = json_is_true(v) ? 1 : -1;
   return 0;
 }

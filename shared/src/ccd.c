@@ -81,7 +81,8 @@ static arb_aabb arb__swept_box(const arb_world* w, int i) {
 // Moved further than half its smallest extent: it could have skipped over something.
 static bool arb__ccd_is_fast(const arb_world* w, int i, float dt) {
   const arb__body* b = &w->bodies[i];
-  float travel = arb_distance(w->sweep_c[i], b->center) + dt * arb_absf(w->states[i].w) * b->max_extent;
+  float travel =
+      arb_distance(w->sweep_c[i], b->center) + dt * arb_absf(w->states[i].w) * b->max_extent;
   return travel > 0.5f * b->min_extent;
 }
 
@@ -170,7 +171,8 @@ static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
     // Touching at the start: sweep the core alone, so that pushing on through stops.
     in.proxy_a = arb__ccd_heart(b);
     out = arb_time_of_impact(&in);
-    if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t && arb__ccd_passed(b, &in)) {
+    if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t &&
+        arb__ccd_passed(b, &in)) {
       return out.fraction;
     }
   }
@@ -251,7 +253,8 @@ void arb__ccd_finish(arb_world* w, float dt) {
       bullets += bullet;
     }
     for (int k = 0; k < fast_count && bullets > 0; ++k) {  // DET: slot order
-      if (w->bodies[fast[k]].bullet) arb__ccd_bullet(w, fast[k], fast, fast_box, fast_count, keys, dt);
+      if (w->bodies[fast[k]].bullet)
+        arb__ccd_bullet(w, fast[k], fast, fast_box, fast_count, keys, dt);
     }
   }
   arb__stack_free(w, fast_box);

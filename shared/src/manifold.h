@@ -9,9 +9,10 @@ arb_manifold arb__collide_circles(const arb_circle* a, arb_transform xfa, const 
                                   arb_transform xfb, float margin);
 arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
                                              const arb_circle* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
-                                   const arb_polygon* b, arb_transform xfb, float margin);
+arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
+                                   arb_transform xfb, float margin);
 arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
                                              const arb_circle* b, arb_transform xfb, float margin);
 arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
-                                              const arb_polygon* b, arb_transform xfb, float margin);
+                                              const arb_polygon* b, arb_transform xfb,
+                                              float margin);

@@ -89,14 +89,16 @@ static void test_fast_ball_never_passes_thin_wall_or_segment(void** state) {
           assert_true(max_x < limit);
           worst_depth = arb_maxf(worst_depth, max_x - (face - 0.05f));
           shots++;
-          if (shoot(false, segment, speeds[si], angles[ai], phase) > limit + 0.2f) tunnelled_discrete++;
+          if (shoot(false, segment, speeds[si], angles[ai], phase) > limit + 0.2f)
+            tunnelled_discrete++;
         }
       }
     }
   }
-  printf("0.1 m ball at 25/100/400 m/s, 7 angles, 5 phases: %d/%d stopped (deepest %.1f mm); "
-         "with continuous off %d tunnelled\n",
-         shots, shots, 1000.0 * (double)worst_depth, tunnelled_discrete);
+  printf(
+      "0.1 m ball at 25/100/400 m/s, 7 angles, 5 phases: %d/%d stopped (deepest %.1f mm); "
+      "with continuous off %d tunnelled\n",
+      shots, shots, 1000.0 * (double)worst_depth, tunnelled_discrete);
   assert_true(tunnelled_discrete > 0);  // the scenario does tunnel without continuous
 }
 
@@ -142,9 +144,10 @@ static void test_bullets_head_on_collide(void** state) {
     passed += arb_body_get_position(w, a).x > arb_body_get_position(w, b).x;
     arb_world_destroy(w);
   }
-  printf("head-on: bullets at 300 m/s and plain balls at 100 m/s crossed 0/8; plain balls "
-         "without continuous at 300 m/s passed %d/8\n",
-         passed);
+  printf(
+      "head-on: bullets at 300 m/s and plain balls at 100 m/s crossed 0/8; plain balls "
+      "without continuous at 300 m/s passed %d/8\n",
+      passed);
   assert_true(passed > 0);
 }
 
@@ -153,7 +156,8 @@ static void stack_hit(bool continuous, float* max_speed, float* ball_max_x) {
   arb_world* w = make_world(continuous, arb_v2(0.0f, -9.81f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 50.0f, 1.0f);
   arb_body_id boxes[10];
-  for (int i = 0; i < 10; ++i) boxes[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);
+  for (int i = 0; i < 10; ++i)
+    boxes[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);
   for (int s = 0; s < 120; ++s) arb_world_step(w, DT);
   arb_body_id b = ball(w, arb_v2(-10.0f, 4.5f), arb_v2(200.0f, 0.0f), 0.1f, false);
   *max_speed = 0.0f;

@@ -666,9 +666,10 @@ static void test_bullet_thin_wall(void** state) {
       arb_world_destroy(w);
     }
   }
-  printf("500 m/s into a 0.1 m wall: bullets and plain bodies stopped 24/24, plain bodies "
-         "without continuous tunnelled %d/24\n",
-         passed_discrete);
+  printf(
+      "500 m/s into a 0.1 m wall: bullets and plain bodies stopped 24/24, plain bodies "
+      "without continuous tunnelled %d/24\n",
+      passed_discrete);
   assert_true(passed_discrete > 0);  // without CCD it does tunnel: the test is meaningful
   // Conservative advancement has no speed limit: 10 km/s (167 m per step) is stopped too.
   for (int k = 0; k < 8; ++k) {
