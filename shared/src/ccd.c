@@ -14,11 +14,14 @@
 //      other meet instead of passing. At the earliest hit both bodies are put back to that
 //      time (a kinematic body keeps its pose: its path is prescribed); every earlier pose
 //      of a body's own path is free of statics, so neither is pushed through a wall.
-// Slow bodies cost one distance test per step and are never swept: the speculative
-// contacts (contact.c) already stop them. Bodies that touch at the start pose (overlap,
-// or a hit at t = 0) are left to the ordinary contacts, except that the body's core (a
-// small circle at its centre of mass) is then swept too: pressed against a thin wall and
-// driven hard, the body still can not tunnel through it.
+// Slow bodies cost one distance comparison per step and are never swept: the speculative
+// contacts (contact.c) already stop them. A hit only counts if the body would otherwise
+// end on the far side or with its heart (a small circle at its centre of mass) inside
+// the other shape (arb__ccd_passed): a body that just lands, or grazes a surface on the
+// straight-line sweep while its real substep path bent away, is left to the contacts.
+// Bodies that touch at the start pose (overlap, or a hit at t = 0) are left to the
+// ordinary contacts too, except that the heart is then swept: pressed against a thin
+// wall and driven hard, the body still can not tunnel through it.
 // Candidates of pass 2 are the bodies whose broad-phase box meets the bullet's swept box,
 // plus every fast body whose own swept box meets it (a fast body's box only covers its
 // end pose). A slow body's start pose is not searched: it moved less than half its size.
