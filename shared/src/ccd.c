@@ -33,6 +33,17 @@ static bool arb__ccd_dynamic(const arb_world* w, int i) {
   return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC;
 }
 
+void arb__ccd_extend_proxies(arb_world* w, float dt) {
+  for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order (tree insertion order)
+    const arb__body* b = &w->bodies[i];
+    int type = w->sims[i].type;
+    if (!b->in_use || (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC)) continue;
+    arb_vec2 motion = arb_scale(dt, w->states[i].v);
+    float reach = 0.5f * b->min_extent;
+    if (arb_dot(motion, motion) > reach * reach) arb__body_refresh_proxy(w, i, false, motion);
+  }
+}
+
 void arb__ccd_begin(arb_world* w) {
   w->sweep_c = NULL;
   w->sweep_q = NULL;

@@ -236,6 +236,7 @@ void arb_world_step(arb_world* w, float dt) {
   arb__stack_prepare(w);
   w->begin_count = 0;
   w->end_count = 0;
+  if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
   arb__collide(w, dt);
   arb__ccd_begin(w);

@@ -264,7 +264,12 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
 
-// ccd.c: record the start poses before the solver, sweep after finalize.
+// ccd.c: before the pairs are found, stretch the proxy of every body that can move
+// further than half its size in this step over its path (finalize does it for the next
+// step, but a body created with, or given, a high speed since then would otherwise meet
+// nothing in its first step); record the start poses before the solver, sweep after
+// finalize.
+void arb__ccd_extend_proxies(arb_world* w, float dt);
 void arb__ccd_begin(arb_world* w);
 void arb__ccd_finish(arb_world* w, float dt);
 
