@@ -1,5 +1,6 @@
 # The front door. `make run` and `make test` work from a fresh clone on Debian:
-# both install missing packages first (scripts/install-deps.sh).
+# both install missing packages first (scripts/install-deps.sh; `make test` adds --matrix:
+# the cross compilers, qemu and emscripten of the determinism matrix).
 #   make run         build (release) and start arbiter-server on the built-in scene
 #   make demo        server + 4 bots + arbiter-view; closing the window stops them all
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
@@ -12,15 +13,19 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 BIN := build/release/bin
 
-.PHONY: all deps build run demo test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
+.PHONY: all deps deps-matrix build run demo test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
 
 all: build
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,11p' Makefile
 
 deps:
 	@scripts/install-deps.sh
+
+# The determinism matrix's other platforms (aarch64, i386, wasm32): docs/DETERMINISM.md.
+deps-matrix:
+	@scripts/install-deps.sh --matrix
 
 build: deps
 	@cmake --preset release >/dev/null
@@ -37,7 +42,7 @@ run: build
 demo: build
 	@scripts/demo.sh $(ARGS)
 
-test: deps test-release test-asan test-debug test-fuzz
+test: deps-matrix test-release test-asan test-debug test-fuzz
 
 test-release:
 	cmake --preset release >/dev/null

@@ -2,6 +2,21 @@
 # Each found library becomes an imported target arb::<name>.
 find_package(PkgConfig REQUIRED)
 
+if(ARB_REPLAY_ONLY)
+  # arbiter-replay links jansson (the scene parser) and uses msgpack-c's packer and xxHash
+  # header-only. Cross builds find the headers in /usr/include (the same files for every
+  # Debian architecture); a wasm32 build passes ARB_MSGPACK_INCLUDE_DIR and
+  # XXHASH_INCLUDE_DIRS pointing at a directory holding only those headers.
+  pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+  add_library(arb::jansson ALIAS PkgConfig::JANSSON)
+  find_path(ARB_MSGPACK_INCLUDE_DIR msgpack.h REQUIRED)
+  find_path(XXHASH_INCLUDE_DIRS xxhash.h REQUIRED)
+  add_library(arb_msgpack_headers INTERFACE)
+  target_include_directories(arb_msgpack_headers SYSTEM INTERFACE ${ARB_MSGPACK_INCLUDE_DIR})
+  add_library(arb::msgpack ALIAS arb_msgpack_headers)
+  return()
+endif()
+
 pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
 add_library(arb::uv ALIAS PkgConfig::LIBUV)
 

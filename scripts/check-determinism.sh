@@ -34,16 +34,18 @@ report '\(u?intptr_t\)' \
 report '#pragma[[:space:]]+GCC[[:space:]]+optimize|fast-math|-Ofast' \
   "fast-math style optimisation"
 
-if grep -rnE -- '-ffast-math|-Ofast|-mfma' "$root/CMakeLists.txt" "$root/cmake" "$root/shared" \
-     --include='*.txt' --include='*.cmake' 2>/dev/null | grep -vE 'fno-fast-math|never' ; then
+# (Options before the files: after `--` grep would take --include for a file name, fail,
+# and the pipeline would never report a hit.)
+if grep -rnE --include='*.txt' --include='*.cmake' -e '-ffast-math|-Ofast|-mfma' \
+     "$root/CMakeLists.txt" "$root/cmake" "$root/shared" 2>/dev/null | grep -vE 'fno-fast-math|never' ; then
   echo "check-determinism: fast-math/FMA flag in the build files (above)"
   status=1
 fi
 # -march=native / -mtune=native / wide ISAs make the build depend on the machine, and gcc
 # vectorizes into FMA on them (docs/DETERMINISM.md, "Compilers, flags and the vectorizer").
-isa=$(grep -rnE -- '-march=native|-mtune=native|-mavx512|-march=x86-64-v[34]' "$root/CMakeLists.txt" \
-       "$root/cmake" "$root/CMakePresets.json" "$root/Makefile" "$root/shared" \
-       --include='*.txt' --include='*.cmake' --include='*.json' --include='Makefile' 2>/dev/null \
+isa=$(grep -rnE --include='*.txt' --include='*.cmake' --include='*.json' --include='Makefile' \
+       -e '-march=native|-mtune=native|-mavx512|-march=x86-64-v[34]' "$root/CMakeLists.txt" \
+       "$root/cmake" "$root/CMakePresets.json" "$root/Makefile" "$root/shared" 2>/dev/null \
        | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
 if [ -n "$isa" ]; then
   echo "$isa"

@@ -1,128 +1,274 @@
 #!/usr/bin/env bash
 # The determinism build matrix (docs/DETERMINISM.md): builds only arbiter-replay and the
-# libraries it needs with several compilers and optimisation levels, verifies every given
-# replay log with each build, and fails unless every build verifies every log with the
-# same final tick and hash.
+# libraries it needs (physics core, game layer, protocol; cmake -DARB_REPLAY_ONLY=ON) for
+# several compilers, flags and platforms, verifies every given replay log with each build,
+# and fails unless every build verifies every log with the final tick and hash the
+# recording server computed.
 #
-#   scripts/determinism-matrix.sh [--work DIR] [--jobs N] [--only NAME,...] LOG...
+#   scripts/determinism-matrix.sh [--work DIR] [--jobs N] [--only NAME,...]
+#                                 [--column SPEC]... [--allow-missing] LOG...
 #
-# Builds (NAME: compiler and flags; -ffp-contract=off etc. come from CMakeLists.txt):
-#   gcc-O0       gcc -O0
-#   gcc-O2       gcc -O2
-#   clang-O2     clang -O2
-#   gcc-O3-v3    gcc -O3 -march=x86-64-v3   (AVX2 + FMA: the hazardous one)
-#   aarch64-O2   aarch64-linux-gnu-gcc -O2, run under qemu-aarch64-static (cross-architecture);
-#                only when the cross toolchain and the arm64 libraries are installed:
-#                  dpkg --add-architecture arm64 && apt-get update && apt-get install \
-#                    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static \
-#                    libjansson-dev:arm64 libmsgpack-dev:arm64 libuv1-dev:arm64 libenet-dev:arm64 libxxhash-dev:arm64
-#                otherwise it is reported as skipped (and --require-aarch64 makes that a failure).
-# Build trees go to DIR/<name> (default build/determinism-matrix) and are reused, so a
-# second run only rebuilds what changed. Prints one line per build and log, then a table.
-# Exit status: 0 all identical, 1 a build failed or a log did not verify identically, 2 usage.
+# Builds (NAME: platform, compiler and flags; -ffp-contract=off etc. come from CMakeLists.txt):
+#   gcc-O0       x86-64  gcc -O0
+#   gcc-O2       x86-64  gcc -O2
+#   clang-O2     x86-64  clang -O2
+#   gcc-O3-v3    x86-64  gcc -O3 -march=x86-64-v3   (AVX2 + FMA: the hazardous one)
+#   aarch64-O2   aarch64 aarch64-linux-gnu-gcc -O2, run under qemu-aarch64-static
+#   i386-sse2    i386    i686-linux-gnu-gcc -O2 -msse2 -mfpmath=sse, run natively, or under
+#                        qemu-i386-static where the kernel does not run 32-bit programs
+#   wasm32       wasm32  Debian's emcc -O2, run under node
+# and the row "server": the final tick and hash the live server recorded in each log.
+# The other platforms need scripts/install-deps.sh --matrix; a build whose toolchain is
+# missing fails the run (with --allow-missing it is only reported as SKIPPED).
+#
+# --column NAME|PLATFORM|CC|FLAGS|APPENDED  replaces the builds above with your own
+#   (repeatable; PLATFORM is host, aarch64, i386 or wasm32). APPENDED flags go after the
+#   project's own on every compile line, so they can override -ffp-contract=off and
+#   -fno-fast-math: the tests that show what breaks determinism use this.
+# --jobs N (default 2): parallel compile jobs, and logs verified at once by each build.
+# LOG may be .arbrec or .arbrec.xz (unpacked once into DIR/logs). Build trees go to
+# DIR/<name> (default build/determinism-matrix) and are reused, so a second run only
+# rebuilds what changed. Prints one line per build and log, then the table build x log ->
+# final tick:hash, then each divergence as arbiter-replay verify localised it (tick,
+# entity, field). Exit status: 0 all identical, 1 a build failed or a log did not verify
+# identically, 2 usage.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/build/determinism-matrix
 jobs=2
 only=
-require_a64=0
+allow_missing=0
 logs=()
+columns=()
 while [ $# -gt 0 ]; do
   case $1 in
     --work) work=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    --require-aarch64) require_a64=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --column) columns+=("$2"); shift 2 ;;
+    --allow-missing) allow_missing=1; shift ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     -*) echo "determinism-matrix: unknown option $1" >&2; exit 2 ;;
     *) logs+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
   esac
 done
 [ ${#logs[@]} -gt 0 ] || { echo "determinism-matrix: no LOG given (see --help)" >&2; exit 2; }
+mkdir -p "$work"
+work=$(cd "$work" && pwd)  # absolute: the compiler launchers are named by path
 
-# name|C compiler|C++ compiler|C flags
-matrix=(
-  "gcc-O0|gcc|g++|-O0"
-  "gcc-O2|gcc|g++|-O2"
-  "clang-O2|clang|clang++|-O2"
-  "gcc-O3-v3|gcc|g++|-O3 -march=x86-64-v3"
-  "aarch64-O2|aarch64-linux-gnu-gcc|aarch64-linux-gnu-g++|-O2"
-)
-a64_pc=/usr/lib/aarch64-linux-gnu/pkgconfig
+if [ ${#columns[@]} -eq 0 ]; then
+  columns=(
+    "gcc-O0|host|gcc|-O0|"
+    "gcc-O2|host|gcc|-O2|"
+    "clang-O2|host|clang|-O2|"
+    "gcc-O3-v3|host|gcc|-O3 -march=x86-64-v3|"
+    "aarch64-O2|aarch64|aarch64-linux-gnu-gcc|-O2|"
+    "i386-sse2|i386|i686-linux-gnu-gcc|-O2 -msse2 -mfpmath=sse|"
+    "wasm32|wasm32|emcc|-O2|"
+  )
+fi
+wasm_prefix=/opt/arbiter/wasm32
+emscripten_cmake=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
+# Debian's emscripten finds its node modules (acorn) there; a nodejs from elsewhere does not.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+mkdir -p "$work/logs"
 
 start=$(date +%s)
 status=0
-declare -A result
-names=()
-for entry in "${matrix[@]}"; do
-  IFS='|' read -r name cc cxx flags <<<"$entry"
-  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
-  names+=("$name")
-  dir=$work/$name
-  t0=$(date +%s)
-  run=()
+declare -A result detail
+
+# platform_check PLATFORM CC: prints what is missing for it (nothing when all is there).
+platform_check() {
+  local need=("$2") files=()
+  case $1 in
+    aarch64) need+=(qemu-aarch64-static); files=(/usr/lib/aarch64-linux-gnu/pkgconfig/jansson.pc) ;;
+    i386) need+=(qemu-i386-static); files=(/usr/lib/i386-linux-gnu/pkgconfig/jansson.pc) ;;
+    wasm32) need+=(node); files=("$wasm_prefix/lib/pkgconfig/jansson.pc" "$emscripten_cmake") ;;
+  esac
+  local t
+  for t in "${need[@]}"; do command -v "$t" >/dev/null || printf '%s ' "$t"; done
+  for t in "${files[@]}"; do [ -f "$t" ] || printf '%s ' "$t"; done
+}
+
+# platform_setup NAME PLATFORM: sets cross (extra cmake arguments) and run (the runner).
+platform_setup() {
+  local tc=$work/$1.toolchain.cmake
   cross=()
-  if [[ $name == aarch64* ]]; then
-    if ! command -v "$cc" >/dev/null || ! command -v "$cxx" >/dev/null || ! command -v qemu-aarch64-static >/dev/null \
-       || [ ! -f "$a64_pc/jansson.pc" ] || [ ! -f "$a64_pc/msgpack.pc" ] || [ ! -f "$a64_pc/libuv.pc" ]; then
-      unset 'names[${#names[@]}-1]'
-      echo "determinism-matrix: $name: SKIPPED: the aarch64 cross toolchain, qemu-user-static or the arm64 libraries are not installed (see --help)"
-      [ $require_a64 -eq 0 ] || status=1
-      continue
-    fi
-    mkdir -p "$work"
-    # Debian's cross gcc finds the multiarch arm64 headers and libraries by itself.
-    printf '%s\n' "set(CMAKE_SYSTEM_NAME Linux)" "set(CMAKE_SYSTEM_PROCESSOR aarch64)" \
-      "set(ENV{PKG_CONFIG_LIBDIR} \"$a64_pc:/usr/share/pkgconfig\")" >"$dir.toolchain.cmake"
-    cross=(-DCMAKE_TOOLCHAIN_FILE="$dir.toolchain.cmake")
-    run=(qemu-aarch64-static)
-  elif ! command -v "$cc" >/dev/null; then
-    echo "determinism-matrix: $name: $cc is not installed" >&2
+  run=()
+  case $2 in
+    aarch64|i386)
+      # Debian's cross gcc finds the multiarch headers and libraries by itself.
+      local triplet=aarch64-linux-gnu cpu=aarch64
+      if [ "$2" = i386 ]; then triplet=i386-linux-gnu cpu=i686; fi
+      printf '%s\n' "set(CMAKE_SYSTEM_NAME Linux)" "set(CMAKE_SYSTEM_PROCESSOR $cpu)" \
+        "set(ENV{PKG_CONFIG_LIBDIR} \"/usr/lib/$triplet/pkgconfig:/usr/share/pkgconfig\")" >"$tc"
+      cross=(-DCMAKE_TOOLCHAIN_FILE="$tc")
+      if [ "$2" = aarch64 ]; then run=(qemu-aarch64-static); fi
+      ;;
+    wasm32)
+      # jansson from scripts/build-wasm-jansson.sh; msgpack-c and xxHash header-only, from a
+      # directory that holds only their headers (never all of /usr/include: glibc's).
+      local inc=$work/$1.headers
+      mkdir -p "$inc"
+      ln -sfn /usr/include/msgpack.h "$inc/msgpack.h"
+      ln -sfn /usr/include/msgpack "$inc/msgpack"
+      ln -sfn /usr/include/xxhash.h "$inc/xxhash.h"
+      printf '%s\n' "include($emscripten_cmake)" "list(APPEND CMAKE_FIND_ROOT_PATH $wasm_prefix)" \
+        "set(ENV{PKG_CONFIG_LIBDIR} \"$wasm_prefix/lib/pkgconfig\")" >"$tc"
+      cross=(-DCMAKE_TOOLCHAIN_FILE="$tc" -DARB_MSGPACK_INCLUDE_DIR="$inc" -DXXHASH_INCLUDE_DIRS="$inc"
+             "-DCMAKE_EXE_LINKER_FLAGS=-sNODERAWFS=1 -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node")
+      # Node 18+ has fetch(), which emscripten 3.1.6's loader then tries on a file path.
+      run=(node --no-experimental-fetch)
+      ;;
+  esac
+}
+
+# build NAME CC FLAGS APPENDED: configures and builds arbiter-replay in $work/NAME.
+build() {
+  local dir=$work/$1 launcher=()
+  if [ -n "$4" ]; then
+    printf '#!/bin/sh\nexec "$@" %s\n' "$4" >"$work/$1.append.sh"
+    chmod +x "$work/$1.append.sh"
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER="$work/$1.append.sh")
+  fi
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None "${cross[@]}" "${launcher[@]}" \
+    -DCMAKE_C_COMPILER="$2" -DCMAKE_C_FLAGS="$3" -DARB_REPLAY_ONLY=ON -DARB_WERROR=OFF \
+    && cmake --build "$dir" -j "$jobs" --target arbiter-replay
+}
+
+# local_log LOG: the .arbrec to verify (an .xz is unpacked once into $work/logs).
+local_log() {
+  case $1 in
+    *.xz)
+      local out=$work/logs/$(basename "$1" .xz)
+      if [ ! -f "$out" ] || [ "$1" -nt "$out" ]; then xz -dc "$1" >"$out.tmp" && mv "$out.tmp" "$out"; fi
+      echo "$out" ;;
+    *) echo "$1" ;;
+  esac
+}
+logname() { local b; b=$(basename "$1"); echo "${b%%.*}"; }
+
+# verify_all: verifies every log with every build, up to $jobs at once (qemu and node are
+# single-threaded), the most expensive first (log size x a factor for emulation or -O0) so
+# the long ones run side by side and never last and alone. Leaves each output in
+# $work/out.<name>.<i>, with its exit status and wall seconds in .rc and .sec.
+verify_all() {
+  local name i cost running=() cmd
+  for name in "${names[@]}"; do
+    [ -n "${bin[$name]:-}" ] || continue
+    for i in "${!vlogs[@]}"; do
+      cost=$(stat -c %s "${vlogs[$i]}")
+      case "${runner[$name]} $name" in
+        qemu*) cost=$((cost * 40)) ;;
+        node*) cost=$((cost * 4)) ;;
+        *-O0*) cost=$((cost * 8)) ;;
+      esac
+      echo "$cost $name $i"
+    done
+  done | sort -rn >"$work/jobs.$$"
+  while read -r cost name i; do
+    read -r -a cmd <<<"${runner[$name]} ${bin[$name]}"
+    { t=$(date +%s) rc=0
+      "${cmd[@]}" verify "${vlogs[$i]}" --quiet --max-bodies 3 >"$work/out.$name.$i" 2>&1 || rc=$?
+      echo $rc >"$work/out.$name.$i.rc"
+      echo $(( $(date +%s) - t )) >"$work/out.$name.$i.sec"; } &
+    running+=($!)
+    if [ ${#running[@]} -ge "$jobs" ]; then wait "${running[0]}"; running=("${running[@]:1}"); fi
+  done <"$work/jobs.$$"
+  wait
+  rm -f "$work/jobs.$$"
+}
+
+vlogs=()
+for log in "${logs[@]}"; do vlogs+=("$(local_log "$log")"); done
+
+names=()
+declare -A bin=() runner=()
+for entry in "${columns[@]}"; do
+  IFS='|' read -r name platform cc flags appended <<<"$entry"
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
+  missing=$(platform_check "$platform" "$cc")
+  if [ -n "$missing" ]; then
+    echo "determinism-matrix: $name: SKIPPED: not installed: $missing(scripts/install-deps.sh --matrix installs them)"
+    [ $allow_missing -eq 1 ] || status=1
+    continue
+  fi
+  names+=("$name")
+  platform_setup "$name" "$platform"
+  t0=$(date +%s)
+  if ! build "$name" "$cc" "$flags" "$appended" >"$work/$name.log" 2>&1; then
+    grep -m3 -E 'error|Error' "$work/$name.log" | sed 's/^/  /' >&2 || true
+    echo "determinism-matrix: $name: build failed (log: $work/$name.log)"
+    for log in "${logs[@]}"; do result[$name,$log]="BUILD FAILED"; done
     status=1
     continue
   fi
-  # Only the tool and its libraries: no tests, benchmarks or viewer.
-  if ! { cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None "${cross[@]}" \
-           -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_FLAGS="$flags" \
-           -DARB_BUILD_TESTS=OFF -DARB_BUILD_BENCH=OFF -DARB_BUILD_VIEW=OFF -DARB_WERROR=OFF \
-         && cmake --build "$dir" -j "$jobs" --target arbiter-replay; } >"$work-$name.log" 2>&1; then
-    tail -20 "$work-$name.log" >&2
-    echo "determinism-matrix: $name: build failed (log: $work-$name.log)" >&2
-    status=1
-    continue
-  fi
-  echo "determinism-matrix: $name: built in $(( $(date +%s) - t0 )) s ($cc $flags)"
-  for log in "${logs[@]}"; do
-    out=$("${run[@]}" "$dir/bin/arbiter-replay" verify "$log" --quiet 2>&1) && rc=0 || rc=$?
+  bin[$name]=$work/$name/bin/arbiter-replay
+  if [ "$platform" = wasm32 ]; then bin[$name]=${bin[$name]}.js; fi
+  # i386 runs natively where the kernel executes 32-bit programs, else under qemu.
+  if [ "$platform" = i386 ] && ! "${bin[$name]}" --version >/dev/null 2>&1; then run=(qemu-i386-static); fi
+  runner[$name]=${run[*]}
+  echo "determinism-matrix: $name: built in $(( $(date +%s) - t0 )) s ($cc $flags${appended:+, then $appended}${run:+; runs under ${run[*]}})"
+done
+
+t0=$(date +%s)
+verify_all
+for name in "${names[@]}"; do
+  [ -n "${bin[$name]:-}" ] || continue
+  for i in "${!logs[@]}"; do
+    log=${logs[$i]}
+    out=$(cat "$work/out.$name.$i")
+    rc=$(cat "$work/out.$name.$i.rc")
+    sec=$(cat "$work/out.$name.$i.sec")
     final=$(printf '%s\n' "$out" | sed -n 's/.*final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1:\2/p')
-    if [ $rc -ne 0 ] || [ -z "$final" ]; then
-      echo "determinism-matrix: $name: $(basename "$log"): FAILED (exit $rc)"
-      printf '%s\n' "$out" | head -8 | sed 's/^/  /'
-      result[$name,$log]="FAILED"
-      status=1
-    else
+    if [ "$rc" -eq 0 ] && [ -n "$final" ]; then
       result[$name,$log]=$final
-      echo "determinism-matrix: $name: $(basename "$log"): OK, final tick:hash $final"
+      echo "determinism-matrix: $name: $(logname "$log"): OK, final tick:hash $final ($sec s)"
+    else
+      at=$(printf '%s\n' "$out" | sed -n 's/^DIVERGED at tick \([0-9]*\).*/\1/p' | head -1)
+      result[$name,$log]=$([ -n "$at" ] && echo "DIVERGED@$at" || echo "FAILED (exit $rc)")
+      detail[$name,$log]=$(printf '%s\n' "$out" | head -9)
+      echo "determinism-matrix: $name: $(logname "$log"): ${result[$name,$log]} ($sec s)"
+      status=1
     fi
   done
+done
+echo "determinism-matrix: verified ${#logs[@]} logs with ${#bin[@]} builds in $(( $(date +%s) - t0 )) s, $jobs at once"
+
+# The live server's own hashes, as recorded in each log.
+for log in "${logs[@]}"; do
+  rec=
+  if [ ${#bin[@]} -gt 0 ]; then
+    first=${names[0]}
+    for n in "${names[@]}"; do [ -z "${bin[$n]:-}" ] || { first=$n; break; }; done
+    read -r -a info_tool <<<"${runner[$first]} ${bin[$first]}"
+    rec=$("${info_tool[@]}" info "$(local_log "$log")" 2>/dev/null \
+          | sed -n 's/^recorded: *final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1:\2/p' || true)
+  fi
+  result[server,$log]=${rec:-unknown}
 done
 
 echo
-printf '%-22s' "log"
-for name in "${names[@]}"; do printf ' %-28s' "$name"; done
+printf '%-16s' "build"
+for log in "${logs[@]}"; do printf ' %-22s' "$(logname "$log")"; done
 echo
-for log in "${logs[@]}"; do
-  printf '%-22s' "$(basename "$log")"
-  first=
-  for name in "${names[@]}"; do
-    r=${result[$name,$log]:-"not built"}
-    printf ' %-28s' "$r"
-    if [ -z "$first" ]; then first=$r
-    elif [ "$r" != "$first" ]; then status=1
-    fi
+for name in "${names[@]}" server; do
+  printf '%-16s' "$name"
+  for log in "${logs[@]}"; do
+    r=${result[$name,$log]:-"-"}
+    printf ' %-22s' "$r"
+    [ "$r" = "${result[server,$log]}" ] || status=1
   done
   echo
 done
-echo "determinism-matrix: $([ $status -eq 0 ] && echo "identical across ${#names[@]} builds" || echo "FAILED"), $(( $(date +%s) - start )) s"
+for name in "${names[@]}"; do
+  for log in "${logs[@]}"; do
+    [ -n "${detail[$name,$log]:-}" ] || continue
+    echo
+    echo "$name x $(logname "$log"):"
+    printf '%s\n' "${detail[$name,$log]}" | sed 's/^/  /'
+  done
+done
+echo "determinism-matrix: $([ $status -eq 0 ] && echo "identical across ${#names[@]} builds and the server" || echo "FAILED"), $(( $(date +%s) - start )) s"
 exit $status

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages arbiter builds and tests with. Does nothing when all are
-# present. Uses sudo when not run as root. Usage: scripts/install-deps.sh [--docker|--runtime|--build]
-#   (no flag)  build + test dependencies (what `make run` and `make test` need)
+# present. Uses sudo when not run as root.
+# Usage: scripts/install-deps.sh [--matrix|--docker|--runtime|--build]
+#   (no flag)  build + test dependencies of the host build (what `make run` needs)
+#   --matrix   also the determinism matrix's other platforms (what `make test` needs;
+#              docs/DETERMINISM.md, "Other architectures"): adds the arm64 and i386 dpkg
+#              architectures, the aarch64 and i686 cross gcc, qemu-user-static, jansson for
+#              arm64 and i386, Debian's emscripten (with clang/lld/llvm 14, binaryen and
+#              nodejs), and jansson built with emcc from Debian's source package into
+#              /opt/arbiter/wasm32 (this adds a deb-src entry for Debian's main archive)
 #   --docker   also what `make test-docker` needs (podman, debootstrap, iproute2)
 #   --runtime  only the shared libraries the binaries link (used by docker/Dockerfile)
 #   --build    only what a Release build of the programs needs (docker/Dockerfile build stage)
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 
 core_pkgs=(
   build-essential cmake ninja-build pkg-config git
@@ -17,18 +25,27 @@ build_pkgs=("${core_pkgs[@]}"
   python3 python3-yaml  # lifecycle/Agones test drivers, the docker/k8s manifest check
 )
 bench_pkgs=(libchipmunk-dev libbox2d-dev)
+# The verifier's only library dependency is jansson; msgpack-c and xxHash are used
+# header-only and their headers are the same files for every architecture (Multi-Arch: same).
+matrix_pkgs=(
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libjansson-dev:arm64
+  gcc-i686-linux-gnu libc6-dev-i386-cross libjansson-dev:i386
+  emscripten nodejs dpkg-dev xz-utils
+)
 docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)
 # What the programs link (ldd, checked by make test-docker); msgpack-c's packer and xxHash
 # are used header-only (static inline), so libmsgpackc2 and libxxhash0 are not needed.
 runtime_pkgs=(libuv1 libenet7 libjansson4)
 
 want=("${build_pkgs[@]}" "${bench_pkgs[@]}")
+matrix=0
 case "${1:-}" in
+  --matrix) want+=("${matrix_pkgs[@]}"); matrix=1 ;;
   --docker) want+=("${docker_pkgs[@]}") ;;
   --runtime) want=("${runtime_pkgs[@]}") ;;
   --build) want=("${core_pkgs[@]}") ;;
   "") ;;
-  -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
@@ -38,7 +55,10 @@ for p in "${want[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+wasm_jansson=/opt/arbiter/wasm32/lib/libjansson.a
+need_wasm_jansson=0
+[ $matrix -eq 1 ] && [ ! -f "$wasm_jansson" ] && need_wasm_jansson=1
+[ ${#missing[@]} -eq 0 ] && [ $need_wasm_jansson -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: missing packages (${missing[*]}) and no apt-get on this machine;" \
@@ -50,7 +70,28 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || { echo "install-deps.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
   sudo="sudo"
 fi
-echo "install-deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ $matrix -eq 1 ]; then
+  for arch in arm64 i386; do
+    dpkg --print-foreign-architectures | grep -qx $arch || $sudo dpkg --add-architecture $arch
+  done
+  # apt-get source needs a deb-src line; Debian's main archive, the suite this machine runs.
+  src_list=/etc/apt/sources.list.d/arbiter-deb-src.list
+  if [ ! -f $src_list ] && ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d; then
+    suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    echo "deb-src http://deb.debian.org/debian $suite main" | $sudo tee $src_list >/dev/null
+  fi
+fi
+if [ ${#missing[@]} -gt 0 ] || [ $need_wasm_jansson -eq 1 ]; then
+  # A mirror caught mid-sync fails single index files; the install below still fails
+  # clearly if a package it needs is then unknown.
+  $sudo apt-get update -qq || echo "install-deps.sh: apt-get update reported errors (above);" \
+    "installing with the package lists it has" >&2
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps.sh: installing ${missing[*]}" >&2
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ $need_wasm_jansson -eq 1 ]; then
+  $sudo "$here/build-wasm-jansson.sh" /opt/arbiter/wasm32
+fi

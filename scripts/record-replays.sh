@@ -8,6 +8,9 @@
 #       all committed sessions (about 2 minutes): default.arbrec, extras.arbrec, joinleave.arbrec
 #   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
 #       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
+#   scripts/record-replays.sh [--bin DIR] [--out DIR] --soak
+#       the long soak log (10 minutes, 16 bots on the default arena), stored xz-compressed
+#       as soak.arbrec.xz; re-record it too when the physics changes on purpose
 #
 # --bin defaults to build/release/bin (arbiter-server, arbiter-bot, arbiter-replay).
 # Only 127.0.0.1 and a port the server picks itself (--port 0) are used.
@@ -17,12 +20,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/build/release/bin
 out=$root/tests/replay
 session=()
+soak=0
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) bin=$(cd "$2" && pwd); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --session) session=("$2" "$3" "$4" "${5:-}"); shift $(($# >= 5 ? 5 : 4)) ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --soak) soak=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "record-replays: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,6 +96,19 @@ if [ ${#session[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out"
+if [ $soak -eq 1 ]; then
+  # 16 clients for 10 minutes (36 000 ticks): 10 wandering at random, 3 chasing the nearest
+  # body, 3 running in circles; everyone joins at once and leaves at the end.
+  command -v xz >/dev/null || { echo "record-replays: xz is not installed" >&2; exit 2; }
+  start_server "$work/soak.arbrec" 23
+  bots 0 600 10 71 random
+  bots 0 600 3 81 seek
+  bots 0 600 3 91 circle
+  finish "$work/soak.arbrec"
+  xz -9 -T1 -c "$work/soak.arbrec" >"$out/soak.arbrec.xz"
+  echo "record-replays: $out/soak.arbrec.xz: $(stat -c %s "$out/soak.arbrec.xz") bytes"
+  exit 0
+fi
 # 1. The built-in default scene, 3 bots running about for ~33 s (about 2000 ticks).
 start_server "$out/default.arbrec" 7
 bots 0 33 3 11

@@ -2,27 +2,15 @@
 // found at build time, Chipmunk2D and Box2D 2.4; print ms/step side by side.
 // Benchmarks print figures; they never fail.
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "scenes.h"
 #include "scenes_extras.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-// CPU time of this thread: unlike wall time it does not count the time other processes
-// on a shared machine held the core (cache and memory contention still show).
-static double cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
@@ -35,7 +23,7 @@ typedef struct result {
   double p99;          // p99 single step of the best run
   float sink;          // top box: initial y - final y
   int bodies;
-  char report[256];
+  char report[512];
 } result;
 
 static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
@@ -44,23 +32,26 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
   for (int run = 0; run < runs; ++run) {
     void* w = e->create(s);
     float y0 = s->top_body >= 0 ? e->body_y(w, s->top_body) : 0.0f;
-    e->step(w, s->dt);  // the first step is not timed (pair creation, warm-up)
+    // The first step (pair creation) or the scene's warm-up steps are not timed.
+    int warmup = s->warmup > 0 ? s->warmup : 1;
+    for (int i = 0; i < warmup; ++i) e->step(w, s->dt);
     double total = 0.0;
-    double c0 = cpu_ms();
-    for (int i = 0; i < steps - 1; ++i) {
-      double t0 = now_ms();
+    double c0 = bench_cpu_ms();
+    for (int i = 0; i < steps - warmup; ++i) {
+      double t0 = bench_wall_ms();
       e->step(w, s->dt);
-      times[i] = now_ms() - t0;
+      times[i] = bench_wall_ms() - t0;
       total += times[i];
     }
-    double cpu = (cpu_ms() - c0) / (double)(steps - 1);
+    int timed = steps - warmup;
+    double cpu = (bench_cpu_ms() - c0) / (double)timed;
     if (cpu < r.cpu_per_step) r.cpu_per_step = cpu;
-    double ms = total / (double)(steps - 1);
+    double ms = total / (double)timed;
     if (ms < r.ms_per_step) {
       r.ms_per_step = ms;
-      qsort(times, (size_t)(steps - 1), sizeof *times, cmp_double);
-      int k = (int)((double)(steps - 1) * 0.99);
-      if (k >= steps - 1) k = steps - 2;
+      qsort(times, (size_t)timed, sizeof *times, cmp_double);
+      int k = (int)((double)timed * 0.99);
+      if (k >= timed) k = timed - 1;
       r.p99 = times[k];
       r.sink = s->top_body >= 0 ? y0 - e->body_y(w, s->top_body) : 0.0f;
       if (e->report) e->report(w, r.report, (int)sizeof r.report);
@@ -74,12 +65,16 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N] [--continuous on|off]\n"
+          "                     [--solve-iterations N] [--relax-iterations N] [--sleep]\n"
+          "                     [--continuous on|off]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
-          "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field (default:\n"
-          "  all). --other-runs N: runs for the other engines\n"
+          "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
+          "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
+          "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
+          "  runs with sleeping off, as Box2D v3 defines them). --other-runs N: runs for the\n"
+          "  other engines\n"
           "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
           "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
@@ -89,6 +84,8 @@ static void usage(FILE* f) {
           "  bullets_1000, printed after the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
           "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+          "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
+          "  rest fall asleep).\n"
           "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
           "  what continuous collision costs.\n");
 }
@@ -113,6 +110,8 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--other-runs") == 0 && i + 1 < argc) {
       other_runs = atoi(argv[++i]);
       if (other_runs < 1) other_runs = 1;
+    } else if (strcmp(argv[i], "--sleep") == 0) {
+      bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
     } else if (strcmp(argv[i], "--continuous") == 0 && i + 1 < argc) {
@@ -138,9 +137,10 @@ int main(int argc, char** argv) {
     }
   }
   if (quick) runs = other_runs = 1;
-  const bench_engine* engines[4];
+  const bench_engine* engines[5];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
+  engines[n_engines++] = &bench_engine_arbiter_no_sleep;  // only for compare_sleep scenes
 #ifdef BENCH_HAVE_CHIPMUNK
   engines[n_engines++] = &bench_engine_chipmunk;
   engines[n_engines++] = &bench_engine_chipmunk_defaults;
@@ -162,8 +162,10 @@ int main(int argc, char** argv) {
     double base = 0.0;
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
+      if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
       if (only_engine && strncmp(only_engine, e->name, strlen(only_engine)) != 0) continue;
-      result r = run_scene(e, &s, steps, ei == 0 ? runs : other_runs);
+      bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep;
+      result r = run_scene(e, &s, steps, ours ? runs : other_runs);
       if (ei == 0) base = r.cpu_per_step;
       char sink[32] = "-";
       if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r.sink);

@@ -1,6 +1,7 @@
 // bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults).
 #define _POSIX_C_SOURCE 200809L
 #include <arbiter/world.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -10,15 +11,17 @@
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
 int bench_arbiter_continuous = 1;
+int bench_arbiter_sleep_all = 0;
 
 typedef struct arb_bench {
   arb_world* world;
   arb_body_id* ids;
 } arb_bench;
 
-static void* arbiter_create(const bench_scene* s) {
+static void* arbiter_build(const bench_scene* s, bool sleep) {
   arb_bench* b = calloc(1, sizeof *b);
   arb_world_def wd = arb_default_world_def();
+  wd.enable_sleep = sleep;
   wd.gravity = arb_v2(s->gx, s->gy);
   wd.substeps = 4;
   wd.solve_iterations = bench_arbiter_solve_iterations;
@@ -53,6 +56,9 @@ static void* arbiter_create(const bench_scene* s) {
   }
   return b;
 }
+
+static void* arbiter_create(const bench_scene* s) { return arbiter_build(s, s->sleeping || bench_arbiter_sleep_all); }
+static void* arbiter_create_no_sleep(const bench_scene* s) { return arbiter_build(s, false); }
 
 static void arbiter_step(void* p, float dt) { arb_world_step(((arb_bench*)p)->world, dt); }
 
@@ -95,10 +101,11 @@ static void arbiter_report(void* p, char* line, int cap) {
   double restore_ms = (ms_now() - t0) / REPS;
   arb_world_counters wc = arb_world_get_counters(b->world);
   snprintf(line, (size_t)cap,
-           "%d contacts (%d touching); hash %.3f ms, save %.3f ms (%d bytes), restore %.3f ms%s; "
-           "%lld bytes allocated",
-           wc.contact_count, wc.touching_count, hash_ms, save_ms, n, restore_ms, rc ? " (FAILED)" : "",
-           (long long)wc.byte_count);
+           "%d contacts (%d touching); %d awake, %d asleep, last step solved %d bodies and %d contacts; "
+           "hash %.3f ms, save %.3f ms (%d bytes), restore %.3f ms%s; %lld bytes allocated",
+           wc.contact_count, wc.touching_count, wc.awake_body_count, wc.sleeping_body_count,
+           wc.step_solved_bodies, wc.step_solved_contacts, hash_ms, save_ms, n, restore_ms,
+           rc ? " (FAILED)" : "", (long long)wc.byte_count);
   arb_world_destroy(w2);
   free(img);
   (void)sink;
@@ -107,3 +114,6 @@ static void arbiter_report(void* p, char* line, int cap) {
 const bench_engine bench_engine_arbiter = {"arbiter", "4 substeps, 1 relax, soft contacts 30 Hz",
                                            arbiter_create, arbiter_step, arbiter_body_y,
                                            arbiter_destroy, arbiter_report};
+const bench_engine bench_engine_arbiter_no_sleep = {"arbiter no-sleep", "as arbiter, enable_sleep = false",
+                                                    arbiter_create_no_sleep, arbiter_step, arbiter_body_y,
+                                                    arbiter_destroy, arbiter_report};

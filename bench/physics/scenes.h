@@ -23,7 +23,10 @@ typedef struct bench_scene {
   float gx, gy;
   float dt;
   float friction;  // every shape; mixed sqrt(fa*fb) (so the pair value is the same)
-  int steps;       // default step count (the first one is not timed)
+  int steps;       // default step count (the first `warmup` are not timed)
+  int warmup;      // untimed steps at the start (0 = 1)
+  int sleeping;    // a sleeping scene: arbiter runs it with sleeping on, and again as
+                   // bench_engine_arbiter_no_sleep (every other scene: sleeping off)
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
@@ -48,6 +51,11 @@ typedef struct bench_engine {
 } bench_engine;
 
 extern const bench_engine bench_engine_arbiter;
+/// The same engine with arb_world_def.enable_sleep = false in every scene.
+extern const bench_engine bench_engine_arbiter_no_sleep;
+/// --sleep: bench_engine_arbiter sleeps in every scene (default: only in sleeping scenes;
+/// the Box2D v3 benchmark scenes are defined with sleeping off).
+extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
 /// arbiter's enable_continuous (--continuous on|off; on).

@@ -6,27 +6,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
 
+#include "scenes.h"  // bench_arbiter_sleep_all, bench_arbiter_continuous
+
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "scenes.h"
-
-static double wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static double thread_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "bench_clock.h"
 
 static arb_world* make_world(arb_vec2 g, float max_speed) {
   arb_world_def wd = arb_default_world_def();
@@ -34,6 +23,7 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
   if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
   wd.body_capacity = 1100;
   wd.enable_continuous = bench_arbiter_continuous != 0;
+  wd.enable_sleep = bench_arbiter_sleep_all != 0;  // as the figures before sleeping existed
   return arb_world_create(&wd);
 }
 
@@ -44,6 +34,15 @@ static void add_box(arb_world* w, arb_body_type type, float x, float y, float hw
   bd.shape.type = ARB_SHAPE_POLYGON;
   bd.shape.polygon = arb_make_box(hw, hh);
   arb_body_create(w, &bd);
+}
+
+// Four static walls (bottom, top, left, right) of half-thickness t, centred on the lines
+// y = -half, y = +half, x = -half and x = +half.
+static void add_walls(arb_world* w, float half, float t) {
+  add_box(w, ARB_BODY_STATIC, 0.0f, -half, half, t);
+  add_box(w, ARB_BODY_STATIC, 0.0f, half, half, t);
+  add_box(w, ARB_BODY_STATIC, -half, 0.0f, t, half);
+  add_box(w, ARB_BODY_STATIC, half, 0.0f, t, half);
 }
 
 // 50 x 50 particles 0.1 m apart (structural constraints), top row pinned every 7th,
@@ -85,10 +84,7 @@ static arb_world* build_cloth(int* count) {
 // throttle with a different steering each: they drive, turn, skid and collide.
 static arb_world* build_vehicles(int* count) {
   arb_world* w = make_world(arb_v2(0.0f, 0.0f), 0.0f);
-  add_box(w, ARB_BODY_STATIC, 0.0f, -80.0f, 80.0f, 1.0f);
-  add_box(w, ARB_BODY_STATIC, 0.0f, 80.0f, 80.0f, 1.0f);
-  add_box(w, ARB_BODY_STATIC, -80.0f, 0.0f, 1.0f, 80.0f);
-  add_box(w, ARB_BODY_STATIC, 80.0f, 0.0f, 1.0f, 80.0f);
+  add_walls(w, 80.0f, 1.0f);
   for (int k = 0; k < 100; ++k) {
     arb_body_def bd = arb_default_body_def();
     bd.position = arb_v2(-50.0f + 10.0f * (float)(k % 10), -50.0f + 10.0f * (float)(k / 10));
@@ -108,10 +104,7 @@ static arb_world* build_vehicles(int* count) {
 // 1000 bullets (circles r 0.05 m) at 100-400 m/s in a 20 m x 20 m box of 0.1 m walls.
 static arb_world* build_bullets(int* count) {
   arb_world* w = make_world(arb_v2(0.0f, 0.0f), 1000.0f);
-  add_box(w, ARB_BODY_STATIC, 0.0f, -10.0f, 10.0f, 0.05f);
-  add_box(w, ARB_BODY_STATIC, 0.0f, 10.0f, 10.0f, 0.05f);
-  add_box(w, ARB_BODY_STATIC, -10.0f, 0.0f, 0.05f, 10.0f);
-  add_box(w, ARB_BODY_STATIC, 10.0f, 0.0f, 0.05f, 10.0f);
+  add_walls(w, 10.0f, 0.05f);
   uint32_t seed = 12345u;
   for (int k = 0; k < 1000; ++k) {
     seed = seed * 1664525u + 1013904223u;
@@ -181,14 +174,14 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
     for (int r = 0; r < runs && times; ++r) {
       arb_world* w = x->build(&count);
       arb_world_step(w, 1.0f / 60.0f);  // untimed: pairs and arena warm-up
-      double total = 0.0, c0 = thread_ms();
+      double total = 0.0, c0 = bench_cpu_ms();
       for (int i = 0; i < steps - 1; ++i) {
-        double t0 = wall_ms();
+        double t0 = bench_wall_ms();
         arb_world_step(w, 1.0f / 60.0f);
-        times[i] = wall_ms() - t0;
+        times[i] = bench_wall_ms() - t0;
         total += times[i];
       }
-      double cpu = (thread_ms() - c0) / (double)(steps - 1);
+      double cpu = (bench_cpu_ms() - c0) / (double)(steps - 1);
       if (cpu < best_cpu) best_cpu = cpu;
       if (total / (double)(steps - 1) < best) {
         best = total / (double)(steps - 1);

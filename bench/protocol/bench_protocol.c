@@ -10,6 +10,8 @@
 
 #include <arbiter/protocol.h>
 
+#include "test_rng.h"
+
 #define N 1000
 
 static double now(void) {
@@ -19,12 +21,7 @@ static double now(void) {
 }
 
 static uint64_t rs = 0x853c49e6748fea9bull;
-static uint32_t rnd(void) {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return (uint32_t)(rs >> 20);
-}
+static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rs) >> 20); }
 static float frand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() % 100000) / 100000.0f; }
 
 static int describe(void* user, uint32_t id, arb_proto_entity_desc* d) {

@@ -118,6 +118,7 @@ void bot_sample(bot* b, double now) {
     return;
   }
   int n = arb_client_sample(b->client, now, b->states, b->cap);
+  bot_observe_prediction(b);
   if (n > b->cap) {
     int cap = n + n / 2 + 16;
     arb_client_entity_state* s = (arb_client_entity_state*)realloc(b->states, sizeof *s * (size_t)cap);
@@ -156,4 +157,34 @@ void bot_sample(bot* b, double now) {
   if (b->count > 0) memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
   b->prev_count = b->count;
   b->prev_T = T;
+}
+
+void bot_samples_push(bot_samples* s, float x) {
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 256;
+    float* v = (float*)realloc(s->v, sizeof *v * (size_t)cap);
+    if (!v) return;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n++] = x;
+}
+
+void bot_samples_free(bot_samples* s) {
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+void bot_observe_prediction(bot* b) {
+  arb_client_stats st;
+  arb_client_get_stats(b->client, &st);
+  if (st.input_to_motion_count != b->seen_motion) {
+    b->seen_motion = st.input_to_motion_count;
+    bot_samples_push(&b->motion_ms, st.input_to_motion * 1000.0f);
+  }
+  if (st.predict_checks != b->seen_checks) {
+    b->seen_checks = st.predict_checks;
+    bot_samples_push(&b->error_m, st.predict_error);
+    if (st.predict_error_free) bot_samples_push(&b->error_free_m, st.predict_error);
+  }
 }

@@ -11,6 +11,15 @@ typedef enum bot_behaviour {
   BOT_SEEK,      ///< move towards the nearest other entity's interpolated position
 } bot_behaviour;
 
+/// A growing list of measurements (percentiles at the end).
+typedef struct bot_samples {
+  float* v;
+  int n, cap;
+} bot_samples;
+
+void bot_samples_push(bot_samples* s, float x);
+void bot_samples_free(bot_samples* s);
+
 typedef struct bot {
   int index;
   arb_client* client;
@@ -40,6 +49,12 @@ typedef struct bot {
   uint64_t samples;         ///< entity-frames checked for continuity
   uint64_t discontinuities; ///< entity-frames with a step the velocities cannot explain
   float worst_step;         ///< largest step / allowed step seen
+
+  // prediction, measured from the client's statistics as they change
+  bot_samples motion_ms;     ///< input-to-motion times
+  bot_samples error_m;       ///< predicted vs server avatar at each snapshot check
+  bot_samples error_free_m;  ///< ... of the checks where the avatar touched only the level
+  uint64_t seen_motion, seen_checks;
 } bot;
 
 /// Seeded xorshift per bot: the same --seed replays the same inputs.
@@ -48,5 +63,7 @@ double bot_rand(bot* b);
 void bot_behave(bot* b, double now);
 /// Sample the interpolated world and update the continuity counters.
 void bot_sample(bot* b, double now);
+/// Collect the prediction figures the client measured since the last call.
+void bot_observe_prediction(bot* b);
 const char* bot_behaviour_name(bot_behaviour k);
 int bot_parse_behaviour(const char* s, bot_behaviour* out);

@@ -37,6 +37,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
+          "                   [--no-predict]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
           "inputs at the server's tick rate and interpolating the world like a game would.\n"
@@ -50,6 +51,8 @@ static void usage(FILE* f) {
           "                  (default random)\n"
           "  --seed X        seed of the scripted inputs (default 1); client i uses X + i\n"
           "  --per-client    add one JSON object per client to the summary\n"
+          "  --no-predict    draw the own avatar interpolated, like everything else\n"
+          "                  (default: predicted, see the summary's \"prediction\")\n"
           "  --help          this text\n"
           "\n"
           "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
@@ -131,6 +134,41 @@ static void drain_events(bot* b, double now) {
   }
 }
 
+// The "prediction" object of the summary: what the bots' clients measured themselves.
+static void print_prediction(const bot* bots, long n) {
+  bot_samples motion = {0}, err = {0}, err_free = {0};
+  uint64_t checks = 0, corrections = 0, snaps = 0, late = 0;
+  int predicting = 0;
+  float err_max = 0.0f, corr_max = 0.0f;
+  for (long i = 0; i < n; i++) {
+    const bot* b = &bots[i];
+    for (int k = 0; k < b->motion_ms.n; k++) bot_samples_push(&motion, b->motion_ms.v[k]);
+    for (int k = 0; k < b->error_m.n; k++) bot_samples_push(&err, b->error_m.v[k]);
+    for (int k = 0; k < b->error_free_m.n; k++) bot_samples_push(&err_free, b->error_free_m.v[k]);
+    arb_client_stats st;
+    arb_client_get_stats(b->client, &st);
+    predicting += st.predicting ? 1 : 0;
+    checks += st.predict_checks;
+    corrections += st.predict_corrections;
+    snaps += st.predict_snaps;
+    late += st.inputs_late;
+    if (st.predict_error_max > err_max) err_max = st.predict_error_max;
+    if (st.predict_correction_max > corr_max) corr_max = st.predict_correction_max;
+  }
+  printf("  \"prediction\": {\"predicting_at_end\": %d, \"input_to_motion_samples\": %d, "
+         "\"input_to_motion_ms_p50\": %.2f, \"input_to_motion_ms_p95\": %.2f, \"checks\": %llu, "
+         "\"error_m_p50\": %.4f, \"error_m_p95\": %.4f, \"error_m_max\": %.4f, \"free_space_checks\": %d, "
+         "\"free_space_error_m_p95\": %.4f, \"corrections\": %llu, \"correction_m_max\": %.4f, "
+         "\"snaps\": %llu, \"inputs_late\": %llu},\n",
+         predicting, motion.n, percentile(motion.v, motion.n, 0.50), percentile(motion.v, motion.n, 0.95),
+         (unsigned long long)checks, percentile(err.v, err.n, 0.50), percentile(err.v, err.n, 0.95), err_max,
+         err_free.n, percentile(err_free.v, err_free.n, 0.95), (unsigned long long)corrections, corr_max,
+         (unsigned long long)snaps, (unsigned long long)late);
+  bot_samples_free(&motion);
+  bot_samples_free(&err);
+  bot_samples_free(&err_free);
+}
+
 typedef struct totals {
   int connected, ever, rejected, no_snapshots;
   double snaps, expected, bytes_in, bytes_out, connected_time;
@@ -156,11 +194,12 @@ typedef struct bot_options {
   double duration;
   bot_behaviour behaviour;
   bool per_client;
+  bool predict;
 } bot_options;
 
 // Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
 static int parse_options(int argc, char** argv, bot_options* o) {
-  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false};
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -169,6 +208,10 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     }
     if (!strcmp(a, "--per-client")) {
       o->per_client = true;
+      continue;
+    }
+    if (!strcmp(a, "--no-predict")) {
+      o->predict = false;
       continue;
     }
     if (i + 1 >= argc) {
@@ -237,6 +280,7 @@ static int start_client(const bot_options* o, bot* b, long i) {
   cfg.log = log_to_stderr;
   cfg.log_user = b;
   cfg.log_level = ARB_CLIENT_LOG_WARN;
+  cfg.predict = o->predict;
   int rc = arb_client_create(&cfg, &b->client);
   if (rc != 0) {
     fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));
@@ -302,6 +346,7 @@ static double run_clients(bot_run* r) {
       bot* b = &r->bots[i];
       arb_client_update(b->client, now);
       drain_events(b, now);
+      bot_observe_prediction(b);
       if (b->streaming_since < 0.0 && b->connected_since >= 0.0 && arb_client_get_snapshot_tick(b->client) != 0)
         b->streaming_since = now;
     }
@@ -406,6 +451,7 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"inputs_sent\": %llu,\n", (unsigned long long)tot.inputs);
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
+  print_prediction(r->bots, o->nclients);
   printf("  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": %.3f%s\n",
          (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
          o->per_client ? "," : "");
@@ -428,6 +474,9 @@ static void close_client(bot* b) {
   arb_client_destroy(b->client);
   free(b->states);
   free(b->prev);
+  bot_samples_free(&b->motion_ms);
+  bot_samples_free(&b->error_m);
+  bot_samples_free(&b->error_free_m);
 }
 
 int main(int argc, char** argv) {

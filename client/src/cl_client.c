@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #define CL_CONFIG_MAGIC 0x41524243  // "ARBC": arb_client_default_config was used
+#define CL_MAX_LEAD 0.3             // s: commands are never stamped further ahead
 
 // ---- config ----------------------------------------------------------------------------
 
@@ -20,6 +21,10 @@ arb_client_config arb_client_default_config(void) {
                          .extrapolation_limit = 0.25f,
                          .blend_time = 0.2f,
                          .teleport_distance = 2.0f,
+                         .predict = true,
+                         .predict_smoothing = 0.1f,
+                         .predict_snap_distance = 2.0f,
+                         .input_margin = 0.005f,
                          .connect_timeout = 5.0f,
                          .timeout = 3.0f,
                          .auto_reconnect = true,
@@ -66,6 +71,10 @@ static int validate_config(const arb_client_config* cfg) {
   if (!isfinite(cfg->blend_time) || cfg->blend_time < 0.0f) return ARB_E_INVAL;
   if (!positive(cfg->teleport_distance) || !positive(cfg->connect_timeout) || !positive(cfg->timeout))
     return ARB_E_INVAL;
+  if (!isfinite(cfg->predict_smoothing) || cfg->predict_smoothing < 0.0f ||
+      !positive(cfg->predict_snap_distance) || !isfinite(cfg->input_margin) ||
+      cfg->input_margin < 0.0f || cfg->input_margin > 1.0f)
+    return ARB_E_INVAL;
   if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min) return ARB_E_INVAL;
   if (cfg->input_redundancy < 1 || cfg->input_redundancy > ARB_PROTO_MAX_INPUTS) return ARB_E_INVAL;
   if (cfg->max_entities < 1 || cfg->max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_INVAL;
@@ -106,6 +115,8 @@ int arb_client_create(const arb_client_config* config, arb_client** out) {
   cl_interp_init(&c->interp, &ip, &mem);
   cl_clock_reset(&c->clock);
   cl_input_init(&c->input, config->input_redundancy);
+  cl_predict_params pp = {config->predict_smoothing, config->predict_snap_distance};
+  cl_predict_init(&c->predict, &mem, &pp);
   cl_events_clear(&c->events);
   if ((rc = cl_snapshots_init(&c->snaps, config->max_entities, &mem)) != 0 || (rc = cl_net_init(&c->net)) != 0) {
     arb_client_destroy(c);
@@ -120,6 +131,7 @@ void arb_client_destroy(arb_client* c) {
   cl_net_deinit(&c->net);
   cl_snapshots_deinit(&c->snaps);
   cl_interp_deinit(&c->interp);
+  cl_predict_stop(&c->predict);
   cl_free(&c->mem, c->statics);
   cl_mem mem = c->mem;
   cl_free(&mem, c);
@@ -143,12 +155,14 @@ static void forget_world(arb_client* c) {
   for (int i = 0; i < c->interp.count; i++)
     cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, c->interp.ents[i].desc.id, 0, 0, false, NULL);
   cl_interp_reset(&c->interp);
+  cl_predict_stop(&c->predict);
   cl_snapshots_reset(&c->snaps);
   cl_clock_reset(&c->clock);
   cl_loss_reset_connection(&c->loss, ticks_per_snapshot(c));
   memset(&c->session, 0, sizeof c->session);
   c->clock_tick = 0;
   c->last_input_seq = 0;
+  c->acked_tick = 0;
 }
 
 static int start_connect(arb_client* c) {
@@ -294,7 +308,12 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   fmt(c->session.scene_name, sizeof c->session.scene_name, "%s", w.scene_name);
   c->session.scene_hash = w.scene_hash;
   cl_interp_set_nominal_interval(&c->interp, 1.0f / (float)w.snapshot_rate);
-  cl_input_restart(&c->input, w.tick_rate);
+  cl_input_restart(&c->input);
+  c->welcome_time = c->now;
+  c->lead = 0.0;
+  c->lead_time = 0.0;
+  c->lead_extra_ticks = 0;
+  c->lead_calm_since = c->now;
   c->backoff = c->cfg.reconnect_delay_min;
   c->connects++;
   cl_net_set_timeout(&c->net, (uint32_t)(c->cfg.timeout * 1000.0f));
@@ -302,6 +321,37 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);
   cl_log(c, ARB_CLIENT_LOG_INFO, "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",
          w.client_id, w.entity_id, w.tick_rate, w.snapshot_rate, w.scene_name);
+}
+
+// The scene the server runs: the predicting client builds its local game from it.
+static void on_scene(arb_client* c, const uint8_t* data, size_t len) {
+  if (c->state != ARB_CLIENT_CONNECTED) {
+    count_error(c, NULL, "scene while not connected");
+    return;
+  }
+  arb_proto_scene m;
+  arb_proto_error err;
+  if (arb_proto_decode_scene(data, len, &m, &err) != ARB_OK) {
+    count_error(c, &err, "scene: malformed");
+    return;
+  }
+  if (!c->cfg.predict || c->session.avatar_entity == 0) return;
+  if (m.scene_hash != c->session.scene_hash) {
+    count_error(c, NULL, "scene: hash differs from the welcome's");
+    return;
+  }
+  if (cl_predict_start(&c->predict, &m, c->session.client_id, c->cfg.avatar,
+                       c->session.tick_rate) != ARB_OK) {
+    fmt(c->last_error, sizeof c->last_error, "%s", c->predict.error);
+    cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
+    return;
+  }
+  // Commands already made (the welcome came first) are simulated at once.
+  for (int i = c->input.recent_count - 1; i >= 0; i--) {
+    arb_controls ctl = arb_proto_dequantize_controls(&c->input.recent[i].controls);
+    cl_predict_advance(&c->predict, c->input.recent[i].seq, &ctl);
+  }
+  cl_log(c, ARB_CLIENT_LOG_INFO, "predicting the own avatar from tick %u", m.tick);
 }
 
 static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
@@ -404,6 +454,28 @@ static void reconcile(arb_client* c, const cl_slot* sl) {
   }
 }
 
+// Commands that arrived late push the lead up a tick; 5 s without one take a tick back.
+static void adapt_lead(arb_client* c) {
+  if (c->predict.stats.late_commands > c->late_seen) {
+    c->late_seen = c->predict.stats.late_commands;
+    if (c->lead_extra_ticks < 8) c->lead_extra_ticks++;
+    c->lead_calm_since = c->now;
+  } else if (c->lead_extra_ticks > 0 && c->now - c->lead_calm_since > 5.0) {
+    c->lead_extra_ticks--;
+    c->lead_calm_since = c->now;
+  }
+}
+
+static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_input_seq,
+                                const cl_slot* slot) {
+  if (!cl_predict_active(&c->predict)) return;
+  cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->set,
+                         c->now);
+  adapt_lead(c);
+  if (!cl_predict_active(&c->predict) && c->predict.error[0])
+    cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
+}
+
 static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   if (c->state != ARB_CLIENT_CONNECTED) return;
   uint32_t newest_before = c->snaps.newest_complete;
@@ -442,7 +514,10 @@ static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   }
   if (res.completed) {
     cl_loss_on_snapshot(&c->loss, res.tick);
-    if (res.newest) reconcile(c, res.slot);
+    if (res.newest) {
+      reconcile(c, res.slot);
+      predict_on_snapshot(c, res.tick, p->last_input_seq, res.slot);
+    }
     for (int i = 0; i < res.slot->set.count; i++) push_entity(c, &res.slot->set.items[i], t);
     cl_interp_on_snapshot(&c->interp, t, cl_clock_server_time(&c->clock, c->now));
   }
@@ -477,15 +552,67 @@ static void on_packet(arb_client* c, const cl_net_event* ev) {
   handlers[type](c, ev->data, ev->len);
 }
 
+// Estimated server time at local `now`: from the snapshots once they flow, from the
+// welcome before.
+static double server_time_at(arb_client* c, double now) {
+  if (c->clock.synced) return cl_clock_server_time(&c->clock, now);
+  float rtt, var;
+  cl_net_rtt(&c->net, &rtt, &var);
+  return (double)c->session.welcome_tick / c->session.tick_rate + (now - c->welcome_time) +
+         rtt * 0.5;
+}
+
+// Commands are stamped with the tick they should be applied at: far enough ahead of the
+// server that they arrive before it (rtt/2 + jitter + margin + ticks added after late ones).
+// The lead in use slews by at most 10 % of the elapsed time towards that target, so the
+// predicted timeline (and the avatar drawn on it) never jumps.
+static void update_lead(arb_client* c) {
+  float rtt, var;
+  cl_net_rtt(&c->net, &rtt, &var);
+  double target = rtt * 0.5 + 2.0 * var + c->cfg.input_margin +
+                  (double)c->lead_extra_ticks / c->session.tick_rate;
+  // ENet starts from a 500 ms round trip guess: do not run far ahead on it.
+  if (target > CL_MAX_LEAD) target = CL_MAX_LEAD;
+  double step = 0.1 * (c->now - c->lead_time);
+  if (c->lead_time <= 0.0 || c->lead <= 0.0) step = 1e9;  // the first one of a connection
+  c->lead += target > c->lead ? fmin(target - c->lead, step) : -fmin(c->lead - target, step);
+  c->lead_time = c->now;
+}
+
+// Fractional server tick of the prediction's timeline at local `now`; the command for
+// tick floor(ft) + 1 is the newest one made.
+static double predicted_tick(arb_client* c, double now) {
+  return (server_time_at(c, now) + c->lead) * c->session.tick_rate;
+}
+
 static void send_inputs(arb_client* c) {
   arb_proto_input msg;
-  if (cl_input_due(&c->input, c->now, c->snaps.newest_complete, &msg) == 0) return;
+  update_lead(c);
+  double ft = predicted_tick(c, c->now);
+  int due = ft >= 0.0 && ft < 4.0e9
+                ? cl_input_due(&c->input, (uint32_t)ft + 1, c->snaps.newest_complete, &msg)
+                : 0;
+  if (due == 0) {
+    // No command due, but a snapshot to acknowledge: the ack alone (no commands), so the
+    // server's deltas do not wait for the next tick.
+    if (c->snaps.newest_complete == c->acked_tick) return;
+    memset(&msg, 0, sizeof msg);
+    msg.packet_seq = ++c->input.packet_seq;
+    msg.ack_tick = c->snaps.newest_complete;
+  }
+  for (int i = due - 1; i >= 0; i--) {  // oldest first
+    arb_controls ctl = arb_proto_dequantize_controls(&c->input.recent[i].controls);
+    cl_predict_advance(&c->predict, c->input.recent[i].seq, &ctl);
+  }
   int n = arb_proto_encode_input(&msg, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
     fmt(c->last_error, sizeof c->last_error, "input: cannot encode (%s)", arb_strerror(n));
     return;
   }
-  if (cl_net_send(&c->net, ARB_PROTO_CHANNEL_INPUT, c->buf, (size_t)n, false) == 0) c->inputs_sent++;
+  if (cl_net_send(&c->net, ARB_PROTO_CHANNEL_INPUT, c->buf, (size_t)n, false) == 0) {
+    c->inputs_sent++;
+    c->acked_tick = msg.ack_tick;
+  }
 }
 
 int arb_client_update(arb_client* c, double now) {
@@ -562,7 +689,11 @@ const char* arb_client_event_name(arb_client_event_type type) {
 
 int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
   if (!c || !controls) return ARB_E_INVAL;
-  return cl_input_set(&c->input, controls);
+  arb_proto_controls_q before = c->input.current;
+  int rc = cl_input_set(&c->input, controls);
+  if (rc == 0 && memcmp(&before, &c->input.current, sizeof before) != 0)
+    cl_predict_note_change(&c->predict, c->now);
+  return rc;
 }
 
 arb_controls arb_client_get_controls(const arb_client* c) { return c->input.snapped; }
@@ -592,7 +723,21 @@ int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state
   double est = cl_clock_server_time(&c->clock, render_time);
   double T = cl_interp_frame(&c->interp, est, render_time);
   c->sample_time = T;
-  return cl_interp_sample(&c->interp, T, out, max < 0 ? 0 : max, true);
+  int n = cl_interp_sample(&c->interp, T, out, max < 0 ? 0 : max, true);
+  if (cl_predict_active(&c->predict)) {
+    for (int i = 0; i < n && i < max; i++) {
+      if (out[i].id != c->session.avatar_entity) continue;
+      arb_client_entity_state me;
+      if (!cl_predict_sample(&c->predict, predicted_tick(c, render_time), render_time,
+                             &out[i].position, &me))
+        break;
+      me.id = out[i].id;
+      me.owner = out[i].owner;
+      out[i] = me;
+      break;
+    }
+  }
+  return n;
 }
 
 int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int max) {
@@ -650,6 +795,20 @@ void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   o->connects = c->connects;
   o->reconnects = c->reconnects;
   o->entity_count = c->interp.count;
+  const cl_predict* p = &c->predict;
+  o->predicting = cl_predict_active(p);
+  o->input_lead = (float)c->lead;
+  o->predict_checks = p->stats.checks;
+  o->predict_corrections = p->stats.corrections;
+  o->predict_snaps = p->stats.snaps;
+  o->inputs_late = p->stats.late_commands;
+  o->predict_error = p->stats.last_error;
+  o->predict_error_max = p->stats.max_error;
+  o->predict_error_free = p->stats.last_error_free;
+  o->predict_correction_max = p->stats.max_correction;
+  o->predict_offset = arb_length(p->offset);
+  o->input_to_motion_count = p->stats.motion_count;
+  o->input_to_motion = p->stats.motion_last;
 }
 
 const char* arb_client_get_last_error(const arb_client* c) { return c ? c->last_error : ""; }

@@ -1,6 +1,7 @@
 // cl_client — the arb_client object: configuration, the connection state machine and the
 // glue between transport (cl_net), snapshots (cl_snapshot), interpolation (cl_interp),
-// clock (cl_clock), input (cl_input), events (cl_events) and statistics (cl_stats).
+// clock (cl_clock), input (cl_input), prediction (cl_predict), events (cl_events) and
+// statistics (cl_stats).
 //
 //   DISCONNECTED --connect--> CONNECTING --welcome--> CONNECTED
 //        ^                      |  reject               | link lost / server disconnect
@@ -24,6 +25,7 @@
 #include "cl_interp.h"
 #include "cl_mem.h"
 #include "cl_net.h"
+#include "cl_predict.h"
 #include "cl_snapshot.h"
 #include "cl_stats.h"
 
@@ -49,13 +51,21 @@ struct arb_client {
   cl_clock clock;
   cl_input input;
   cl_events events;
+  cl_predict predict;
 
   arb_client_session session;
   arb_client_static_body* statics;
   int static_count;
   uint32_t clock_tick;       ///< newest snapshot tick fed to the clock
   uint32_t last_input_seq;   ///< server's newest applied input for us
+  uint32_t acked_tick;       ///< ack_tick of the newest input packet sent
   double sample_time;        ///< server time of the last arb_client_sample
+  double welcome_time;       ///< local time the welcome arrived (clock before any snapshot)
+  double lead;               ///< s, commands are made this far ahead of the server time
+  double lead_time;          ///< local time the lead was last updated
+  int lead_extra_ticks;      ///< added after late commands, taken back after calm periods
+  double lead_calm_since;
+  uint64_t late_seen;  ///< predict.late_commands already reacted to
 
   // statistics
   cl_rate snap_rate, in_rate, out_rate;

@@ -15,12 +15,10 @@ void cl_input_init(cl_input* in, int redundancy) {
   in->snapped = arb_proto_dequantize_controls(&in->current);
 }
 
-void cl_input_restart(cl_input* in, int tick_rate) {
+void cl_input_restart(cl_input* in) {
   in->recent_count = 0;
   in->seq = 0;
   in->packet_seq = 0;
-  in->tick_period = tick_rate > 0 ? 1.0 / tick_rate : 1.0 / 60.0;
-  in->started = false;
 }
 
 int cl_input_set(cl_input* in, const arb_controls* c) {
@@ -32,19 +30,13 @@ int cl_input_set(cl_input* in, const arb_controls* c) {
   return 0;
 }
 
-int cl_input_due(cl_input* in, double now, uint32_t ack_tick, arb_proto_input* msg) {
-  if (!in->started) {
-    in->started = true;
-    in->next_tick = now;
-  }
-  int due = 0;
-  while (now >= in->next_tick && due < ARB_PROTO_MAX_INPUTS) {
-    in->next_tick += in->tick_period;
-    due++;
-  }
-  // Far behind (a stalled application): skip ahead instead of catching up forever.
-  if (now >= in->next_tick) in->next_tick = now + in->tick_period;
-  if (due == 0) return 0;
+int cl_input_due(cl_input* in, uint32_t tick, uint32_t ack_tick, arb_proto_input* msg) {
+  if (tick <= in->seq) return 0;
+  // The first command, or far behind (a stalled application): skip ahead instead of
+  // catching up; the server holds the controls over the ticks without a command.
+  if (in->seq == 0) in->seq = tick - 1;
+  if (tick - in->seq > ARB_PROTO_MAX_INPUTS) in->seq = tick - ARB_PROTO_MAX_INPUTS;
+  int due = (int)(tick - in->seq);
   for (int k = 0; k < due; k++) {
     memmove(&in->recent[1], &in->recent[0], (ARB_PROTO_MAX_INPUTS - 1) * sizeof in->recent[0]);
     in->recent[0].seq = ++in->seq;

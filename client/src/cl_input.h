@@ -1,13 +1,15 @@
 // cl_input — the client's input stream: controls quantized exactly as the server does
-// (arb_proto_quantize_controls), one command per client tick with a sequence number, and
-// each packet carrying the newest N commands so a lost packet costs nothing.
+// (arb_proto_quantize_controls), one command per server tick, its sequence number being
+// the server tick it is meant for, and each packet carrying the newest N commands so a
+// lost packet costs nothing.
 //
 //   tick:     ... 41   42   43   44        packet at tick 44 (N = 4):
 //   commands:      c41  c42  c43  c44  ->   cmds = [c44, c43, c42, c41] (newest first)
 //
-// Ticks are counted on the application's clock at the server's tick rate; when an update
-// comes late, the missed ticks still get their commands (at most ARB_PROTO_MAX_INPUTS per
-// update, so a stalled application does not flood the server afterwards).
+// The caller says which tick commands are due up to (the estimated server tick plus the
+// lead that makes them arrive in time); when an update comes late, the missed ticks still
+// get their commands (at most ARB_PROTO_MAX_INPUTS per update, so a stalled application
+// does not flood the server afterwards).
 #pragma once
 
 #include <arbiter/protocol.h>
@@ -17,19 +19,17 @@ typedef struct cl_input {
   arb_controls snapped;          ///< what the server will apply
   arb_proto_input_cmd recent[ARB_PROTO_MAX_INPUTS];  ///< newest first
   int recent_count;
-  uint32_t seq;          ///< newest command's sequence number (0 = none yet)
+  uint32_t seq;          ///< newest command's sequence number = its tick (0 = none yet)
   uint32_t packet_seq;   ///< newest packet's sequence number
   int redundancy;        ///< commands per packet, 1..ARB_PROTO_MAX_INPUTS
-  double tick_period;    ///< seconds per server tick
-  double next_tick;      ///< application time the next command is due
-  bool started;
 } cl_input;
 
 void cl_input_init(cl_input* in, int redundancy);
-/// Start a new stream (new connection): sequence numbers restart at 1.
-void cl_input_restart(cl_input* in, int tick_rate);
+/// Start a new stream (new connection).
+void cl_input_restart(cl_input* in);
 /// ARB_E_NONFINITE for NaN/Inf values; otherwise quantize and hold.
 int cl_input_set(cl_input* in, const arb_controls* c);
-/// Commands due at `now`: appends them and fills *msg with the packet to send. Returns
-/// the number of new commands (0 = nothing to send yet).
-int cl_input_due(cl_input* in, double now, uint32_t ack_tick, arb_proto_input* msg);
+/// Commands for the ticks after the newest one up to `tick`: appends them (recent[0] is
+/// the newest) and fills *msg with the packet to send. Returns the number of new commands
+/// (0 = nothing to send yet).
+int cl_input_due(cl_input* in, uint32_t tick, uint32_t ack_tick, arb_proto_input* msg);

@@ -214,6 +214,17 @@ static void parse_args(int argc, char** argv, options* o) {
   o->mode = o->replay ? MODE_REPLAY : (o->scene ? MODE_SANDBOX : MODE_LIVE);
 }
 
+// The camera and overlay keys, the same in every mode: each page below lists its mode's
+// own keys, then these, then its own extra overlays and quit.
+#define HELP_VIEW_KEYS                                     \
+  "#camera",                                               \
+  "mouse wheel, + -   zoom",                               \
+  "C                  free camera on/off (drag to pan)",   \
+  "F                  fit the level again, follow",        \
+  "#overlays",                                             \
+  "F1 help   F2 stats   G grid",                           \
+  "F3 AABBs  F4 contacts  F5 velocities"
+
 static const char* const help_live[] = {
     "#arbiter-view - live",
     "W A S D / arrows   move (force avatar)",
@@ -222,13 +233,7 @@ static const char* const help_live[] = {
     "left right / A D   steer (vehicle)",
     "space / down / S   brake (vehicle)",
     "R                  retry connecting now",
-    "#camera",
-    "mouse wheel, + -   zoom",
-    "C                  free camera on/off (drag to pan)",
-    "F                  fit the level again, follow",
-    "#overlays",
-    "F1 help   F2 stats   G grid",
-    "F3 AABBs  F4 contacts  F5 velocities",
+    HELP_VIEW_KEYS,
     "F6 interpolation ghosts",
     "Esc / Q            quit",
     NULL,
@@ -243,13 +248,7 @@ static const char* const help_replay[] = {
     "left / right       seek -5 s / +5 s",
     "page up / down     seek -60 s / +60 s",
     "home / end         first / last tick",
-    "#camera",
-    "mouse wheel, + -   zoom",
-    "C                  free camera on/off (drag to pan)",
-    "F                  fit the level again, follow",
-    "#overlays",
-    "F1 help   F2 stats   G grid",
-    "F3 AABBs  F4 contacts  F5 velocities",
+    HELP_VIEW_KEYS,
     "Esc / Q            quit",
     NULL,
 };
@@ -261,13 +260,7 @@ static const char* const help_sandbox[] = {
     "up / left / right  throttle / steer (vehicle)",
     "P                  pause, resume",
     "R                  restart the scene",
-    "#camera",
-    "mouse wheel, + -   zoom",
-    "C                  free camera on/off (drag to pan)",
-    "F                  fit the level again, follow",
-    "#overlays",
-    "F1 help   F2 stats   G grid",
-    "F3 AABBs  F4 contacts  F5 velocities",
+    HELP_VIEW_KEYS,
     "Esc / Q            quit",
     NULL,
 };

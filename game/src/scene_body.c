@@ -18,6 +18,7 @@ static const sj_bounds SCALE = {-1.0e4, 1.0e4, false};
 static const sj_bounds ANGLE = {-1.0e4, 1.0e4, false};
 static const sj_bounds SPEED = {-ARB_SCENE_MAX_SPEED, ARB_SCENE_MAX_SPEED, false};
 static const sj_bounds FORCE = {0.0, 1.0e9, false};
+static const sj_bounds SLEEP_SPEED = {0.0, 1.0e4, false};
 
 // ---- shapes -------------------------------------------------------------------------
 
@@ -168,6 +169,9 @@ static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
   sj_float(ctx, v, "gravity_scale", false, SCALE, &def->gravity_scale);
   sj_bool(ctx, v, "fixed_rotation", &def->fixed_rotation);
   sj_bool(ctx, v, "bullet", &def->bullet);
+  sj_bool(ctx, v, "enable_sleep", &def->enable_sleep);
+  sj_bool(ctx, v, "awake", &def->is_awake);
+  sj_float(ctx, v, "sleep_threshold", false, SLEEP_SPEED, &def->sleep_threshold);
   sj_int(ctx, v, "category", false, 0, 0xFFFFFFFFll, &category);
   sj_int(ctx, v, "mask", false, 0, 0xFFFFFFFFll, &mask);
   sj_int(ctx, v, "group", false, INT32_MIN, INT32_MAX, &group);
@@ -196,6 +200,9 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
                                      "gravity_scale",
                                      "fixed_rotation",
                                      "bullet",
+                                     "enable_sleep",
+                                     "awake",
+                                     "sleep_threshold",
                                      "category",
                                      "mask",
                                      "group",
@@ -356,7 +363,8 @@ int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) 
                                      "friction",        "restitution",   "linear_damping",
                                      "angular_damping", "gravity_scale", "fixed_rotation",
                                      "bullet",          "category",      "mask",
-                                     "group",           "controller",    NULL};
+                                     "group",           "controller",    "enable_sleep",
+                                     "awake",           "sleep_threshold", NULL};
   if (sj_check_keys(ctx, value, keys)) return ctx->code;
   arb_scene_avatar* avatar = &scene->avatar;
   json_t* shape = json_object_get(value, "shape");

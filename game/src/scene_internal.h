@@ -22,6 +22,7 @@ struct arb_scene {
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
   int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off
+  bool sleep_off;        ///< `enable_sleep: false`
   arb_scene_body* bodies;
   int body_count;
   arb_scene_avatar avatar;

@@ -147,16 +147,24 @@ int sj_float_value(sj_ctx* ctx, const json_t* v, sj_bounds b, float* out) {
   return 0;
 }
 
+// The start of every sj_<type>(obj, key) reader: descends into member `key` (*mark is for
+// the reader's sj_pop) and returns it, or NULL when there is nothing to read: the member
+// is absent (a failure "missing (required)" if required) or an earlier failure stands.
+static const json_t* member(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
+                            size_t* mark) {
+  *mark = ctx->len;
+  if (ctx->code) return NULL;
+  const json_t* v = json_object_get(obj, key);
+  sj_push_key(ctx, key);
+  if (!v && required) sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+  return v;
+}
+
 int sj_float(sj_ctx* ctx, const json_t* obj, const char* key, bool required, sj_bounds b,
              float* out) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  size_t mark = sj_push_key(ctx, key);
-  if (!v) {
-    if (required) sj_fail(ctx, ARB_E_INVAL, "missing (required)");
-  } else {
-    sj_float_value(ctx, v, b, out);
-  }
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, required, &mark);
+  if (v) sj_float_value(ctx, v, b, out);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -185,24 +193,19 @@ int sj_vec2_value(sj_ctx* ctx, const json_t* v, float bound, float* x, float* y)
 
 int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, float bound, float* x,
             float* y) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  size_t mark = sj_push_key(ctx, key);
-  if (!v) {
-    if (required) sj_fail(ctx, ARB_E_INVAL, "missing (required)");
-  } else {
-    sj_vec2_value(ctx, v, bound, x, y);
-  }
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, required, &mark);
+  if (v) sj_vec2_value(ctx, v, bound, x, y);
   sj_pop(ctx, mark);
   return ctx->code;
 }
 
 int sj_bool(sj_ctx* ctx, const json_t* obj, const char* key, bool* out) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  if (!v) return 0;
-  size_t mark = sj_push_key(ctx, key);
-  if (!json_is_boolean(v)) {
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, false, &mark);
+  if (!v) {
+    // absent: *out keeps its default
+  } else if (!json_is_boolean(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
   } else {
     *out = json_is_true(v);
@@ -213,11 +216,10 @@ int sj_bool(sj_ctx* ctx, const json_t* obj, const char* key, bool* out) {
 
 int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long long lo,
            long long hi, long long* out) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  size_t mark = sj_push_key(ctx, key);
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, required, &mark);
   if (!v) {
-    if (required) sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+    // absent: failed above if required, else *out keeps its default
   } else if (!json_is_integer(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
   } else {
@@ -234,11 +236,10 @@ int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long 
 
 int sj_string(sj_ctx* ctx, const json_t* obj, const char* key, bool required, size_t max_len,
               const char** out) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  size_t mark = sj_push_key(ctx, key);
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, required, &mark);
   if (!v) {
-    if (required) sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+    // absent: failed above if required, else *out keeps its default
   } else if (!json_is_string(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
   } else {
@@ -264,11 +265,11 @@ int sj_string(sj_ctx* ctx, const json_t* obj, const char* key, bool required, si
 }
 
 int sj_enum(sj_ctx* ctx, const json_t* obj, const char* key, const char* const* choices, int* out) {
-  if (ctx->code) return ctx->code;
-  json_t* v = json_object_get(obj, key);
-  if (!v) return 0;
-  size_t mark = sj_push_key(ctx, key);
-  if (!json_is_string(v)) {
+  size_t mark;
+  const json_t* v = member(ctx, obj, key, false, &mark);
+  if (!v) {
+    // absent: *out keeps its default
+  } else if (!json_is_string(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
   } else {
     const char* s = json_string_value(v);

@@ -11,6 +11,7 @@
 //   event    [6, kind, tick, client_id, entity_id, code, text:str]
 //   ping     [7, ping_id, client_time_us]
 //   pong     [8, ping_id, client_time_us, server_tick, server_time_us]
+//   scene    [9, tick, scene_hash, text:bin, [x, y, angle, vx, vy, w]]
 //   shape    [kind, x0, y0, ... x(n-1), y(n-1)(, radius)]   (rows of shapes.def)
 #include <math.h>
 #include <stdio.h>
@@ -473,5 +474,58 @@ int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, a
   ARB__TRY(arb__dec_uint(&d, "client_time_us", 0, UINT64_MAX, &out->client_time_us));
   ARB__TRY(arb__dec_u32(&d, "server_tick", 0, UINT32_MAX, &out->server_tick));
   ARB__TRY(arb__dec_uint(&d, "server_time_us", 0, UINT64_MAX, &out->server_time_us));
+  return arb__dec_end(&d);
+}
+
+// ---- scene -------------------------------------------------------------------------------
+
+static const char* const scene_avatar_field[6] = {"x", "y", "angle", "vx", "vy", "w"};
+
+int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
+  if (!m || !m->text || m->text_len == 0) return ARB_E_INVAL;
+  if (m->text_len > ARB_PROTO_MAX_SCENE_TEXT) return ARB_E_TOO_BIG;
+  const float v[6] = {m->avatar_position.x, m->avatar_position.y, m->avatar_angle,
+                      m->avatar_velocity.x, m->avatar_velocity.y, m->avatar_angular_velocity};
+  for (int i = 0; i < 6; i++) {
+    if (!isfinite(v[i])) return ARB_E_NONFINITE;
+    if (!coord_ok(v[i])) return ARB_E_RANGE;
+  }
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 5);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SCENE);
+  msgpack_pack_uint32(&pk, m->tick);
+  msgpack_pack_uint64(&pk, m->scene_hash);
+  msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
+  msgpack_pack_array(&pk, 6);
+  for (int i = 0; i < 6; i++) msgpack_pack_float(&pk, v[i]);
+  return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
+                           arb_proto_error* err) {
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "scene");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_RELIABLE));
+  memset(out, 0, sizeof *out);
+  ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
+  ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));
+  const uint8_t* text;
+  uint32_t n;
+  ARB__TRY(arb__dec_bin(&d, "text", ARB_PROTO_MAX_SCENE_TEXT, &text, &n));
+  if (n == 0) return arb__dec_fail(&d, ARB_E_INVAL, "text", "empty scene text");
+  out->text = (const char*)text;
+  out->text_len = n;
+  uint32_t k;
+  ARB__TRY(arb__dec_array(&d, "avatar", 6, 6, &k));
+  float v[6];
+  for (int i = 0; i < 6; i++)
+    ARB__TRY(arb__dec_float(&d, scene_avatar_field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD,
+                            &v[i]));
+  out->avatar_position = (arb_vec2){v[0], v[1]};
+  out->avatar_angle = v[2];
+  out->avatar_velocity = (arb_vec2){v[3], v[4]};
+  out->avatar_angular_velocity = v[5];
   return arb__dec_end(&d);
 }

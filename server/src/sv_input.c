@@ -32,21 +32,48 @@ sv_admit sv_input_admit(sv_input_state* s, const sv_input_limits* lim, size_t by
   return SV_ADMIT_OK;
 }
 
-bool sv_input_offer(sv_input_state* s, const arb_proto_input* msg) {
-  uint32_t newest_known = s->pending_seq > s->applied_seq ? s->pending_seq : s->applied_seq;
-  // Commands are newest first (the decoder checks seq strictly decreases): the first one
-  // decides; the redundant copies behind it are older by construction.
-  if (msg->count <= 0 || msg->cmds[0].seq <= newest_known) return false;
-  s->pending_seq = msg->cmds[0].seq;
-  s->pending = msg->cmds[0].controls;
+// Insert keeping seq ascending; a full queue drops its oldest command (the newest matter).
+static bool queue_insert(sv_input_state* s, const arb_proto_input_cmd* cmd) {
+  int at = s->queued;
+  while (at > 0 && s->queue[at - 1].seq > cmd->seq) at--;
+  if (at > 0 && s->queue[at - 1].seq == cmd->seq) return false;  // a redundant copy
+  if (s->queued == SV_INPUT_QUEUE) {
+    if (at == 0) return false;  // older than everything in a full queue
+    memmove(&s->queue[0], &s->queue[1], (size_t)(at - 1) * sizeof s->queue[0]);
+    at--;
+    s->queued--;
+  } else {
+    memmove(&s->queue[at + 1], &s->queue[at], (size_t)(s->queued - at) * sizeof s->queue[0]);
+  }
+  s->queue[at] = *cmd;
+  s->queued++;
   return true;
 }
 
-bool sv_input_take(sv_input_state* s, arb_proto_input_cmd* out) {
-  if (s->pending_seq == 0 || s->pending_seq <= s->applied_seq) return false;
-  out->seq = s->pending_seq;
-  out->controls = s->pending;
-  s->applied_seq = s->pending_seq;
-  s->pending_seq = 0;
+bool sv_input_offer(sv_input_state* s, const arb_proto_input* msg) {
+  bool any = false;
+  // Oldest first, so a full queue keeps the newest.
+  for (int i = msg->count - 1; i >= 0; i--) {
+    if (msg->cmds[i].seq <= s->applied_seq) continue;
+    any |= queue_insert(s, &msg->cmds[i]);
+  }
+  return any;
+}
+
+bool sv_input_take(sv_input_state* s, uint32_t tick, arb_proto_input_cmd* out) {
+  if (s->queued == 0) return false;
+  int due = 0;  // queue[0..due) is due now
+  if ((uint64_t)s->queue[s->queued - 1].seq > (uint64_t)tick + SV_INPUT_HORIZON) {
+    due = s->queued;
+  } else {
+    while (due < s->queued && s->queue[due].seq <= tick) due++;
+  }
+  if (due == 0) return false;
+  for (int i = 0; i < due; i++)
+    if (s->queue[i].seq < tick) s->late++;
+  *out = s->queue[due - 1];
+  s->applied_seq = out->seq;
+  memmove(&s->queue[0], &s->queue[due], (size_t)(s->queued - due) * sizeof s->queue[0]);
+  s->queued -= due;
   return true;
 }

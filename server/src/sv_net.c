@@ -71,7 +71,14 @@ int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, si
   if (n->host == NULL) return -1;
   ENetPacket* p = enet_packet_create(data, len, flags);
   if (p == NULL) return -1;
-  if (enet_peer_send(peer, channel, p) != 0) {
+  // ENet's maximumPacketSize bounds what we send as well as what peers may send us. Keep
+  // it small for incoming data and lift it only while queueing a large reliable message
+  // of ours (a welcome with a big level, the scene text); ENet fragments it right here.
+  size_t incoming_limit = n->host->maximumPacketSize;
+  if (len > incoming_limit && (flags & ENET_PACKET_FLAG_RELIABLE)) n->host->maximumPacketSize = len;
+  int rc = enet_peer_send(peer, channel, p);
+  n->host->maximumPacketSize = incoming_limit;
+  if (rc != 0) {
     enet_packet_destroy(p);  // not freed by ENet on failure
     return -1;
   }

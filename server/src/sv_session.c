@@ -283,6 +283,32 @@ void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
   }
 }
 
+// The scene text and the avatar's exact state at its join tick: what a predicting client
+// needs to build the same world and start its avatar exactly where the server has it.
+static void send_scene(sv_server* s, sv_session* ss, uint32_t tick) {
+  arb_entity e;
+  if (arb_game_find_entity(s->game, ss->entity_id, &e) != ARB_OK) return;
+  const arb_world* world = arb_game_get_world(s->game);
+  arb_proto_scene m;
+  memset(&m, 0, sizeof m);
+  size_t len = 0;
+  m.text = arb_scene_get_text(s->scene, &len);
+  m.text_len = (uint32_t)(len > ARB_PROTO_MAX_SCENE_TEXT ? 0 : len);  // too big: not sent
+  m.tick = tick;
+  m.scene_hash = arb_scene_get_hash(s->scene);
+  m.avatar_position = arb_body_get_position(world, e.body);
+  m.avatar_angle = arb_body_get_angle(world, e.body);
+  m.avatar_velocity = arb_body_get_linear_velocity(world, e.body);
+  m.avatar_angular_velocity = arb_body_get_angular_velocity(world, e.body);
+  int n = arb_proto_encode_scene(&m, s->msg_buf, s->msg_buf_cap);
+  if (n <= 0 || (size_t)n > s->msg_buf_cap) {
+    // The client still plays, interpolated only; say why once.
+    SV_LOG(&s->log, SV_LOG_WARN, "scene_not_sent", SV_LU("client", ss->client_id), SV_LI("rc", n));
+    return;
+  }
+  sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+}
+
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   arb_proto_welcome w;
   memset(&w, 0, sizeof w);
@@ -303,6 +329,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
     return;
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  send_scene(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
   arb_proto_event ev;
   memset(&ev, 0, sizeof ev);

@@ -32,11 +32,15 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
   }
   for (int q = 0; q < s->leave_count && rec->leave_count < ARB_PROTO_MAX_CLIENTS; ++q)
     rec->leaves[rec->leave_count++] = s->leave_queue[q];
+  uint32_t tick = (uint32_t)(arb_game_get_tick(s->game) + 1);  // the tick this step reaches
   for (int i = 0; i < s->peer_capacity && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) continue;
     arb_proto_input_cmd cmd;
-    if (!sv_input_take(&ss->input, &cmd)) continue;  // the game holds the previous controls
+    uint64_t late = ss->input.late;
+    bool got = sv_input_take(&ss->input, tick, &cmd);
+    s->metrics.inputs_late_total += ss->input.late - late;
+    if (!got) continue;  // the game holds the previous controls
     rec->inputs[rec->input_count++] = (arb_replay_input){ss->client_id, cmd.seq, cmd.controls};
   }
 }

@@ -2,8 +2,6 @@
 // a free list that is part of the saved state, so ids come out the same after a restore.
 #include "world.h"
 
-#include <math.h>
-
 // ---- validation and mass ----------------------------------------------------------------
 
 static bool arb__finite_nonneg(float x) { return arb_is_valid_float(x) && x >= 0.0f; }
@@ -66,6 +64,7 @@ static bool arb__validate_body_def(const arb_body_def* d) {
   if (!arb__finite_nonneg(d->linear_damping) || !arb__finite_nonneg(d->angular_damping)) return false;
   if (!arb_is_valid_float(d->gravity_scale) || !arb__finite_nonneg(d->mass)) return false;
   if (!arb__validate_shape(&d->shape, NULL)) return false;
+  if (!arb__finite_nonneg(d->sleep_threshold)) return false;
   // Segments have no area: they are static (or kinematic) geometry only.
   if (d->type == ARB_BODY_DYNAMIC && d->shape.type == ARB_SHAPE_SEGMENT) return false;
   return true;
@@ -146,34 +145,21 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
-  b->moved = 1;
+  arb__mark_moved(w, index);
 }
 
-void arb__body_update_extents(arb__body* b) {
+float arb__body_min_extent(const arb__body* b) {
   const arb_shape_def* s = &b->shape;
-  float min_e = 0.0f, max_e = 0.0f;
-  if (s->type == ARB_SHAPE_CIRCLE) {
-    float d = arb_distance(s->circle.center, b->local_center);
-    min_e = s->circle.radius;  // the centre of mass of a circle body is its centre
-    max_e = d + s->circle.radius;
-  } else if (s->type == ARB_SHAPE_POLYGON) {
-    const arb_polygon* p = &s->polygon;
-    float far_sq = 0.0f;
-    min_e = 3.4e38f;
-    for (int i = 0; i < p->count; ++i) {
-      float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
-      if (face < min_e) min_e = face;
-      float d2 = arb_distance_sq(p->vertices[i], b->local_center);
-      if (d2 > far_sq) far_sq = d2;
-    }
-    if (min_e < 0.0f) min_e = 0.0f;
-    max_e = sqrtf(far_sq);
-  } else if (s->type == ARB_SHAPE_SEGMENT) {
-    max_e = arb_maxf(arb_distance(s->segment.a, b->local_center),
-                     arb_distance(s->segment.b, b->local_center));
+  // A circle body's centre of mass is the circle's centre; a segment has no inside.
+  if (s->type == ARB_SHAPE_CIRCLE) return s->circle.radius;
+  if (s->type != ARB_SHAPE_POLYGON) return 0.0f;
+  const arb_polygon* p = &s->polygon;
+  float min_e = 3.4e38f;
+  for (int i = 0; i < p->count; ++i) {
+    float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
+    if (face < min_e) min_e = face;
   }
-  b->min_extent = min_e;
-  b->max_extent = max_e;
+  return min_e < 0.0f ? 0.0f : min_e;
 }
 
 bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
@@ -249,7 +235,6 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     b->next_free = next_free;
     return arb_null_body_id;
   }
-  arb__body_update_extents(b);
   // Commit the slot only now that nothing can fail except the tree allocation.
   if (index == w->free_head) {
     w->free_head = next_free;
@@ -268,6 +253,18 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     st->w = b->fixed_rotation && def->type == ARB_BODY_DYNAMIC ? 0.0f : def->angular_velocity;
   }
   w->body_count += 1;
+  arb__body_init_sleep(b, def);
+  b->min_extent = arb__body_min_extent(b);
+  if (!def->is_awake && def->type != ARB_BODY_STATIC && w->def.enable_sleep) {
+    // Asleep from the start: an island of its own, at rest, until something touches it.
+    b->sleeping = 1;
+    b->sleep_time = ARB_TIME_TO_SLEEP;
+    b->island_head = index;
+    st->v = arb_vec2_zero;
+    st->w = 0.0f;
+    w->sleeping_count += 1;
+  }
+  w->awake_dirty = true;
   arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
   return arb__make_id(w, index);
 }
@@ -279,6 +276,9 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   ARB_ASSERT(b != NULL && "stale or null body id");
   if (!b) return ARB_E_STALE_ID;
   int index = id.index1 - 1;
+  // What it touches or holds wakes (a pile loses its support), and so does its own island
+  // (the list would otherwise keep a dead slot).
+  arb__wake_touching(w, index);
   arb__destroy_body_contacts(w, index);
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
@@ -292,6 +292,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   w->sims[index].type = -1;
   memset(&w->states[index], 0, sizeof w->states[index]);
   w->body_count -= 1;
+  w->awake_dirty = true;
   return 0;
 }
 
@@ -321,6 +322,15 @@ int arb_world_get_body_count(const arb_world* w) { return w ? w->body_count : 0;
   int index = id.index1 - 1;                              \
   (void)index
 
+// An outside change to a body's motion: wake its island and restart its sleep timer.
+static void arb__touch(arb_world* w, int index) {
+  if (w->sims[index].type == ARB_BODY_STATIC) return;
+  arb__wake_body(w, index);
+  w->bodies[index].sleep_time = 0.0f;
+}
+
+static bool arb__is_zero(arb_vec2 v) { return v.x == 0.0f && v.y == 0.0f; }
+
 arb_body_type arb_body_get_type(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(ARB_BODY_STATIC);
   return (arb_body_type)w->sims[index].type;
@@ -348,6 +358,9 @@ void arb_body_set_transform(arb_world* w, arb_body_id id, arb_vec2 position, flo
   b->xf.p = position;
   b->xf.q = arb_rot_from_angle(angle);
   b->center = arb_transform_point(b->xf, b->local_center);
+  arb__touch(w, index);
+  // Static geometry that moves away from sleeping bodies must not leave them hanging.
+  if (w->sims[index].type == ARB_BODY_STATIC) arb__wake_touching(w, index);
   arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
 }
 arb_vec2 arb_body_get_world_center(const arb_world* w, arb_body_id id) {
@@ -361,6 +374,8 @@ arb_vec2 arb_body_get_linear_velocity(const arb_world* w, arb_body_id id) {
 void arb_body_set_linear_velocity(arb_world* w, arb_body_id id, arb_vec2 v) {
   ARB__BODY_OR();
   if (w->sims[index].type == ARB_BODY_STATIC || !arb_vec2_is_valid(v)) return;
+  if (b->sleeping && arb__is_zero(v)) return;  // already so
+  arb__touch(w, index);
   w->states[index].v = v;
 }
 float arb_body_get_angular_velocity(const arb_world* w, arb_body_id id) {
@@ -371,6 +386,8 @@ void arb_body_set_angular_velocity(arb_world* w, arb_body_id id, float av) {
   ARB__BODY_OR();
   if (w->sims[index].type == ARB_BODY_STATIC || !arb_is_valid_float(av)) return;
   if (b->fixed_rotation && w->sims[index].type == ARB_BODY_DYNAMIC) return;
+  if (b->sleeping && av == 0.0f) return;
+  arb__touch(w, index);
   w->states[index].w = av;
 }
 arb_vec2 arb_body_get_point_velocity(const arb_world* w, arb_body_id id, arb_vec2 p) {
@@ -382,22 +399,30 @@ arb_vec2 arb_body_get_point_velocity(const arb_world* w, arb_body_id id, arb_vec
 void arb_body_apply_force(arb_world* w, arb_body_id id, arb_vec2 f, arb_vec2 p) {
   ARB__BODY_OR();
   if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f) || !arb_vec2_is_valid(p)) return;
+  if (arb__is_zero(f)) return;
+  arb__touch(w, index);
   b->force = arb_add(b->force, f);
   b->torque += arb_cross(arb_sub(p, b->center), f);
 }
 void arb_body_apply_force_to_center(arb_world* w, arb_body_id id, arb_vec2 f) {
   ARB__BODY_OR();
   if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f)) return;
+  if (arb__is_zero(f)) return;
+  arb__touch(w, index);
   b->force = arb_add(b->force, f);
 }
 void arb_body_apply_torque(arb_world* w, arb_body_id id, float torque) {
   ARB__BODY_OR();
   if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_is_valid_float(torque)) return;
+  if (torque == 0.0f) return;
+  arb__touch(w, index);
   b->torque += torque;
 }
 void arb_body_apply_linear_impulse(arb_world* w, arb_body_id id, arb_vec2 j, arb_vec2 p) {
   ARB__BODY_OR();
   if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(j) || !arb_vec2_is_valid(p)) return;
+  if (arb__is_zero(j)) return;
+  arb__touch(w, index);
   arb__body_state* st = &w->states[index];
   const arb__body_sim* sim = &w->sims[index];
   st->v = arb_mul_add(st->v, sim->inv_mass, j);
@@ -406,6 +431,8 @@ void arb_body_apply_linear_impulse(arb_world* w, arb_body_id id, arb_vec2 j, arb
 void arb_body_apply_angular_impulse(arb_world* w, arb_body_id id, float j) {
   ARB__BODY_OR();
   if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_is_valid_float(j)) return;
+  if (j == 0.0f) return;
+  arb__touch(w, index);
   w->states[index].w += w->sims[index].inv_inertia * j;
 }
 
@@ -441,13 +468,35 @@ void arb_body_set_user_data(arb_world* w, arb_body_id id, uint64_t user_data) {
 void arb_body_set_damping(arb_world* w, arb_body_id id, float linear, float angular) {
   ARB__BODY_OR();
   if (!arb__finite_nonneg(linear) || !arb__finite_nonneg(angular)) return;
+  arb__touch(w, index);
   w->sims[index].linear_damping = linear;
   w->sims[index].angular_damping = angular;
 }
 void arb_body_set_gravity_scale(arb_world* w, arb_body_id id, float scale) {
   ARB__BODY_OR();
   if (!arb_is_valid_float(scale)) return;
+  arb__touch(w, index);
   w->sims[index].gravity_scale = scale;
+}
+
+bool arb_body_is_awake(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(false);
+  return arb__body_awake(w, index);
+}
+void arb_body_wake(arb_world* w, arb_body_id id) {
+  if (w && w->locked) return;
+  ARB__BODY_OR();
+  arb__touch(w, index);
+}
+void arb_body_enable_sleep(arb_world* w, arb_body_id id, bool enable) {
+  if (w && w->locked) return;
+  ARB__BODY_OR();
+  if (!enable) arb__touch(w, index);
+  b->enable_sleep = enable ? 1 : 0;
+}
+bool arb_body_is_sleep_enabled(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(false);
+  return b->enable_sleep != 0;
 }
 
 // ---- queries ----------------------------------------------------------------------------

@@ -325,10 +325,37 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
   }
 }
 
+void arb__mark_moved(arb_world* w, int body) {
+  arb__body* b = &w->bodies[body];
+  if (b->moved) return;
+  b->moved = 1;
+  if (w->moved_scan) return;
+  if (w->moved_count == w->moved_cap) {
+    int cap = w->moved_cap ? 2 * w->moved_cap : 256;
+    int32_t* p = arb__grow(w, w->moved_list, w->moved_count, cap, sizeof *p);
+    if (!p) {
+      w->moved_scan = true;  // the flags are still right: scan them once
+      return;
+    }
+    w->moved_list = p;
+    w->moved_cap = cap;
+  }
+  w->moved_list[w->moved_count++] = body;
+}
+
+// The bodies to query: the moved list (in any order: the new pairs are sorted before
+// they are created, and a slot listed twice only repeats keys that are dropped), or all
+// slots when the list is not complete.
 void arb__update_pairs(arb_world* w) {
+  const bool scan = w->moved_scan;
+  const int n = scan ? w->body_slots : w->moved_count;
   int moved = 0;
-  for (int i = 0; i < w->body_slots; ++i) moved += w->bodies[i].moved;
-  if (moved == 0) return;
+  for (int k = 0; k < n; ++k) moved += w->bodies[scan ? k : w->moved_list[k]].moved;
+  if (moved == 0) {
+    w->moved_count = 0;
+    w->moved_scan = false;
+    return;
+  }
   // Capacity guess from the previous high-water mark; on overflow the pass repeats with
   // a bigger buffer (only during warm-up: the arena remembers the size next step).
   int capacity = 4 * moved + 64;
@@ -336,9 +363,10 @@ void arb__update_pairs(arb_world* w) {
     arb__pair_query q = {w, NULL, 0, capacity, false};
     q.keys = arb__stack_alloc(w, (size_t)capacity * sizeof *q.keys);
     if (!q.keys) return;
-    for (int i = 0; i < w->body_slots; ++i) {
+    for (int k = 0; k < n; ++k) {
+      int i = scan ? k : w->moved_list[k];
       const arb__body* b = &w->bodies[i];
-      if (!b->moved) continue;
+      if (!b->moved) continue;  // destroyed since it was listed
       if (w->sims[i].type != ARB_BODY_STATIC) arb__query_tree(&q, &w->static_tree, i, b->fat_aabb);
       arb__query_tree(&q, &w->dynamic_tree, i, b->fat_aabb);
     }
@@ -351,10 +379,12 @@ void arb__update_pairs(arb_world* w) {
     for (int k = 0; k < q.count; ++k) {
       if (k > 0 && q.keys[k] == q.keys[k - 1]) continue;
       int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
-      arb__contact_create(w, lo, hi);
+      if (arb__contact_create(w, lo, hi) == 0) arb__wake_on_static_pair(w, lo, hi);
     }
     arb__stack_free(w, q.keys);
     break;
   }
-  for (int i = 0; i < w->body_slots; ++i) w->bodies[i].moved = 0;
+  for (int k = 0; k < n; ++k) w->bodies[scan ? k : w->moved_list[k]].moved = 0;
+  w->moved_count = 0;
+  w->moved_scan = false;
 }

@@ -1,8 +1,8 @@
 // DETERMINISM-CRITICAL: continuous collision (time of impact) after finalize.
 //
-// Before the solver the start pose (centre of mass, rotation) of every body is recorded.
-// After finalize, in two passes in slot order:
-//   1. Every dynamic body that moved further than half its smallest extent in this step
+// Before the solver the start pose (centre of mass, rotation) of every awake body is
+// recorded. After finalize, in two passes in slot order:
+//   1. Every awake dynamic body that moved further than half its smallest extent in this step
 //      (it could have passed through something thin; `continuous` worlds, or bullets) is
 //      swept from its start pose to its end pose against the static bodies its swept box
 //      touches, by conservative advancement (arb_time_of_impact). It is put back at the
@@ -14,6 +14,11 @@
 //      other meet instead of passing. At the earliest hit both bodies are put back to that
 //      time (a kinematic body keeps its pose: its path is prescribed); every earlier pose
 //      of a body's own path is free of statics, so neither is pushed through a wall.
+//      A sleeping body a bullet hits does not move (its sweep is its pose); it wakes with
+//      its island at the end of the step (arb__ccd_wake_hits, after the islands fell
+//      asleep, so the island pass sees the awake list it was built for), and its contact
+//      with the bullet is solved from the next step on.
+// Sleeping bodies are never swept and their poses are not recorded: they do not move.
 // Slow bodies cost one distance comparison per step and are never swept: the speculative
 // contacts (contact.c) already stop them. A hit only counts if the body would otherwise
 // end on the far side or with its heart (a small circle at its centre of mass) inside
@@ -29,15 +34,18 @@
 // the state at every step, so restore + step is unaffected.
 #include "world.h"
 
+// Awake and dynamic (a sleeping body has no recorded start pose: it does not move).
 static bool arb__ccd_dynamic(const arb_world* w, int i) {
-  return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC;
+  return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC && !w->bodies[i].sleeping;
 }
 
 void arb__ccd_extend_proxies(arb_world* w, float dt) {
-  for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order (tree insertion order)
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {  // DET: slot order (tree insertion order)
+    int i = list ? list[k] : k;
     const arb__body* b = &w->bodies[i];
-    int type = w->sims[i].type;
-    if (!b->in_use || (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC)) continue;
+    if (!arb__body_awake(w, i)) continue;  // static, free or asleep
     arb_vec2 motion = arb_scale(dt, w->states[i].v);
     float reach = 0.5f * b->min_extent;
     if (arb_dot(motion, motion) > reach * reach) arb__body_refresh_proxy(w, i, false, motion);
@@ -47,8 +55,12 @@ void arb__ccd_extend_proxies(arb_world* w, float dt) {
 void arb__ccd_begin(arb_world* w) {
   w->sweep_c = NULL;
   w->sweep_q = NULL;
+  w->wake_count = 0;  // bullet hits on sleeping bodies (arb__ccd_wake_hits)
   bool any = false;
-  for (int i = 0; i < w->body_slots && !any; ++i) {
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n && !any; ++k) {
+    int i = list ? list[k] : k;
     any = arb__ccd_dynamic(w, i) && (w->def.enable_continuous || w->bodies[i].bullet);
   }
   if (!any) return;
@@ -58,7 +70,8 @@ void arb__ccd_begin(arb_world* w) {
     arb__stack_free(w, c);
     return;  // out of memory: this step runs without continuous collision
   }
-  for (int i = 0; i < w->body_slots; ++i) {
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
     c[i] = w->bodies[i].center;
     q[i] = w->bodies[i].xf.q;
   }
@@ -72,18 +85,21 @@ static arb_shape_proxy arb__proxy(const arb_shape_def* s) {
   return arb_make_segment_proxy(&s->segment);
 }
 
-// A body's motion over the step: from its recorded start pose to its pose now.
+// A body's motion over the step: from its recorded start pose to its pose now (a static
+// or sleeping body stays where it is).
 static arb_sweep arb__sweep(const arb_world* w, int i) {
   const arb__body* b = &w->bodies[i];
+  bool moves = arb__body_awake(w, i);
   arb_sweep s;
   s.local_center = b->local_center;
-  s.c1 = w->sweep_c[i];
-  s.q1 = w->sweep_q[i];
+  s.c1 = moves ? w->sweep_c[i] : b->center;
+  s.q1 = moves ? w->sweep_q[i] : b->xf.q;
   s.c2 = b->center;
   s.q2 = b->xf.q;
   return s;
 }
 
+// Only for awake bodies (the others' box is their tight box).
 static arb_aabb arb__swept_box(const arb_world* w, int i) {
   const arb__body* b = &w->bodies[i];
   arb__body start = *b;
@@ -218,6 +234,19 @@ static void arb__ccd_against_statics(arb_world* w, int i, uint64_t* keys, float 
   if (t < 1.0f) arb__ccd_rewind(w, i, t, dt);
 }
 
+// A sleeping body hit by a bullet, woken after the islands fell asleep. The list is the
+// collide step's wake list, empty again since arb__apply_wake_requests.
+static void arb__ccd_request_wake(arb_world* w, int body) {
+  if (w->wake_count == w->wake_cap) {
+    int cap = w->wake_cap ? 2 * w->wake_cap : 64;
+    int32_t* p = arb__grow(w, w->wake_requests, w->wake_count, cap, sizeof *p);
+    if (!p) return;  // out of memory: the contact with the bullet wakes it next step
+    w->wake_requests = p;
+    w->wake_cap = cap;
+  }
+  w->wake_requests[w->wake_count++] = body;
+}
+
 // Pass 2: bullet i against the moving bodies near its path (fast: the fast bodies of
 // pass 1, with their swept boxes).
 static void arb__ccd_bullet(arb_world* w, int i, const int32_t* fast, const arb_aabb* fast_box,
@@ -243,12 +272,18 @@ static void arb__ccd_bullet(arb_world* w, int i, const int32_t* fast, const arb_
   }
   if (hit == ARB__NULL) return;
   arb__ccd_rewind(w, i, t, dt);
-  if (w->sims[hit].type == ARB_BODY_DYNAMIC) arb__ccd_rewind(w, hit, t, dt);
+  if (w->bodies[hit].sleeping) {
+    arb__ccd_request_wake(w, hit);
+  } else if (w->sims[hit].type == ARB_BODY_DYNAMIC) {
+    arb__ccd_rewind(w, hit, t, dt);
+  }
 }
 
 void arb__ccd_finish(arb_world* w, float dt) {
   if (!w->sweep_c) return;
   int slots = w->body_slots;
+  int awake;
+  const int32_t* list = arb__awake_list(w, &awake);
   // keys holds both trees' hits plus the fast list: at most two entries per slot.
   uint64_t* keys = arb__stack_alloc(w, (size_t)slots * 2 * sizeof *keys);
   int32_t* fast = keys ? arb__stack_alloc(w, (size_t)slots * sizeof *fast) : NULL;
@@ -256,7 +291,8 @@ void arb__ccd_finish(arb_world* w, float dt) {
   int fast_count = 0;
   int bullets = 0;
   if (fast_box) {
-    for (int i = 0; i < slots; ++i) {  // DET: slot order
+    for (int k = 0; k < awake; ++k) {  // DET: slot order
+      int i = list ? list[k] : k;
       if (!arb__ccd_dynamic(w, i)) continue;
       bool bullet = w->bodies[i].bullet != 0;
       if (!(w->def.enable_continuous || bullet) || !arb__ccd_is_fast(w, i, dt)) continue;
@@ -278,4 +314,9 @@ void arb__ccd_finish(arb_world* w, float dt) {
   arb__stack_free(w, w->sweep_c);
   w->sweep_c = NULL;
   w->sweep_q = NULL;
+}
+
+void arb__ccd_wake_hits(arb_world* w) {
+  for (int k = 0; k < w->wake_count; ++k) arb__wake_body(w, w->wake_requests[k]);  // DET: hit order
+  w->wake_count = 0;
 }

@@ -287,6 +287,28 @@ static float arb__pair_margin(const arb_world* w, int a, int b, float dt) {
   return ARB_SPECULATIVE_DISTANCE + dt * reach;
 }
 
+// The points a wide margin found beyond the fixed speculative distance stay only where
+// the pair's motion at that point closes the gap to within that distance in this step:
+// the solver would not act on the others (the gap stays open), and kept they would wake
+// a sleeping island that a body merely passes by.
+static void arb__keep_reachable(const arb_world* w, const arb__contact* c, arb_manifold* m, float dt) {
+  const arb__body_state* sa = &w->states[c->body_a];
+  const arb__body_state* sb = &w->states[c->body_b];
+  arb_vec2 ca = w->bodies[c->body_a].center, cb = w->bodies[c->body_b].center;
+  int n = 0;
+  for (int k = 0; k < m->point_count; ++k) {
+    const arb_manifold_point* p = &m->points[k];
+    if (p->separation > ARB_SPECULATIVE_DISTANCE) {
+      arb_vec2 va = arb_add(sa->v, arb_cross_sv(sa->w, arb_sub(p->point, ca)));
+      arb_vec2 vb = arb_add(sb->v, arb_cross_sv(sb->w, arb_sub(p->point, cb)));
+      float approach = -arb_dot(arb_sub(vb, va), m->normal);
+      if (p->separation > ARB_SPECULATIVE_DISTANCE + dt * approach) continue;
+    }
+    m->points[n++] = *p;
+  }
+  m->point_count = n;
+}
+
 static void arb__push_event(arb_world* w, bool begin, int a, int b) {
   arb_contact_event** arr = begin ? &w->begin_events : &w->end_events;
   int* count = begin ? &w->begin_count : &w->end_count;
@@ -305,12 +327,53 @@ static void arb__push_event(arb_world* w, bool begin, int a, int b) {
   e->b.generation = w->bodies[b].generation;
 }
 
+// A sleeping dynamic body whose contact with an awake body touches (or stops touching)
+// wakes with its island after the narrow phase, in contact order.
+static void arb__request_wake(arb_world* w, const arb__contact* c) {
+  int ab[2] = {c->body_a, c->body_b};
+  for (int k = 0; k < 2; ++k) {
+    int i = ab[k];
+    if (!w->bodies[i].sleeping || w->sims[i].type != ARB_BODY_DYNAMIC) continue;
+    if (w->wake_count == w->wake_cap) {
+      int cap = w->wake_cap ? 2 * w->wake_cap : 64;
+      int32_t* p = arb__grow(w, w->wake_requests, w->wake_count, cap, sizeof *p);
+      if (!p) {
+        arb__wake_body(w, i);  // no room to defer: waking now is as safe (flags only)
+        continue;
+      }
+      w->wake_requests = p;
+      w->wake_cap = cap;
+    }
+    w->wake_requests[w->wake_count++] = i;
+  }
+}
+
+// Touching (begin/end events, islands, arb_body_get_contacts): a point within the fixed
+// speculative distance, the contacts a world without continuous collision would have. The
+// farther speculative points of a fast pair (arb__pair_margin, arb__keep_reachable) are
+// solved, and wake a sleeping body they are about to reach, but do not count as touching:
+// a fast body does not report a contact before it arrives, nor join (and so keep awake)
+// the island of a resting pile it flies past.
+static bool arb__manifold_touching(const arb_manifold* m) {
+  for (int k = 0; k < m->point_count; ++k) {
+    if (m->points[k].separation <= ARB_SPECULATIVE_DISTANCE) return true;
+  }
+  return false;
+}
+
+// With bodies asleep only the contacts of awake bodies are updated (awake_contacts,
+// ascending): a contact between two sleeping (or sleeping and static) bodies keeps its
+// manifold and impulses until its island wakes.
 void arb__collide(arb_world* w, float dt) {
-  int n = w->contact_count;
+  const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
+  int n = list ? w->awake_contact_count : w->contact_count;
+  w->wake_count = 0;
+  w->stat_collided = 0;
   if (n == 0) return;
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int at = 0; at < n; ++at) {
+    int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];
     const arb__body* a = &w->bodies[c->body_a];
     const arb__body* b = &w->bodies[c->body_b];
@@ -319,8 +382,10 @@ void arb__collide(arb_world* w, float dt) {
       continue;
     }
     arb_manifold old = c->manifold;
-    c->manifold = arb__collide_pair(a, b, arb__pair_margin(w, c->body_a, c->body_b, dt));
+    float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
+    c->manifold = arb__collide_pair(a, b, margin);
     arb_manifold* m = &c->manifold;
+    if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
     // Carry last step's impulses to points with the same feature id (warm starting).
     for (int k = 0; k < m->point_count; ++k) {
       arb_manifold_point* p = &m->points[k];
@@ -334,8 +399,10 @@ void arb__collide(arb_world* w, float dt) {
         }
       }
     }
-    bool touching = m->point_count > 0;
+    bool touching = arb__manifold_touching(m);
     bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
+    // Any point is solved, so any point wakes (the solver must not move a sleeping body).
+    if (list && (m->point_count > 0 || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
       arb__push_event(w, true, c->body_a, c->body_b);
@@ -344,10 +411,14 @@ void arb__collide(arb_world* w, float dt) {
       arb__push_event(w, false, c->body_a, c->body_b);
     }
   }
+  w->stat_collided = n - doomed_count;
   // Highest index first: a swap-remove then only moves contacts that are already done.
   for (int k = doomed_count - 1; k >= 0; --k) {
     arb__contact* c = &w->contacts[doomed[k]];
-    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
+    if (c->flags & ARB__CONTACT_TOUCHING) {
+      arb__push_event(w, false, c->body_a, c->body_b);
+      if (list) arb__request_wake(w, c);  // what it rested on moved away
+    }
     arb__contact_destroy(w, doomed[k]);
   }
   arb__stack_free(w, doomed);

@@ -281,8 +281,12 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
 }
 
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
+// With bodies asleep only the contacts of awake bodies are candidates (awake_contacts is
+// ascending, so the colouring still runs in contact order).
 static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__softness static_soft) {
-  int ncontacts = w->contact_count;
+  const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
+  int ncontacts = list ? w->awake_contact_count : w->contact_count;
+  w->stat_solved_contacts = 0;
   sv->wides = NULL;
   sv->count = 0;
   if (ncontacts == 0) return 0;
@@ -297,7 +301,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   int per_color[ARB__COLOR_COUNT + 1];
   memset(per_color, 0, sizeof per_color);
   for (int i = 0; i < ncontacts; ++i) {
-    const arb__contact* c = &w->contacts[i];
+    const arb__contact* c = &w->contacts[list ? list[i] : i];
     if (c->manifold.point_count == 0) {
       colors[i] = 0xff;
       continue;
@@ -329,6 +333,8 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
     lanes[k] = 0;
   }
   int nwide = offsets[ARB__COLOR_COUNT + 1];
+  w->stat_solved_contacts = 0;
+  for (int k = 0; k <= ARB__COLOR_COUNT; ++k) w->stat_solved_contacts += per_color[k];
   arb__stack_free(w, masks);
   sv->colors = colors;  // freed by arb__solve after the wide array (LIFO)
   arb__wide* wides = NULL;
@@ -342,7 +348,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
       int slot = lanes[color]++;
       int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
       int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
-      arb__fill_lane(w, &wides[entry], lane, i, soft, static_soft, sv->dummy);
+      arb__fill_lane(w, &wides[entry], lane, list ? list[i] : i, soft, static_soft, sv->dummy);
     }
   }
   sv->wides = wides;
@@ -505,48 +511,59 @@ static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
   }
 }
 
+// The per-body passes are written once per body and run over all slots (nothing asleep)
+// or over the awake list, as two loops so the common all-awake case has no indirection.
+#define ARB__EACH_AWAKE_BODY(w, body_fn, ...)                         \
+  do {                                                                \
+    int n_;                                                           \
+    const int32_t* list_ = arb__awake_list(w, &n_);                   \
+    if (list_) {                                                      \
+      for (int k_ = 0; k_ < n_; ++k_) body_fn(w, list_[k_], __VA_ARGS__); \
+    } else {                                                          \
+      for (int i_ = 0; i_ < n_; ++i_) body_fn(w, i_, __VA_ARGS__);    \
+    }                                                                 \
+  } while (0)
+
 // Accumulated forces and damping, once per step (see the comment at the top).
-static void arb__apply_forces(arb_world* w, float dt) {
-  for (int i = 0; i < w->body_slots; ++i) {
-    const arb__body_sim* sim = &w->sims[i];
-    if (sim->type != ARB_BODY_DYNAMIC) continue;
-    const arb__body* b = &w->bodies[i];
-    arb__body_state* st = &w->states[i];
-    arb_vec2 v = arb_mul_add(st->v, dt * sim->inv_mass, b->force);
-    float av = st->w + dt * sim->inv_inertia * b->torque;
-    if (sim->linear_damping > 0.0f) v = arb_scale(1.0f / (1.0f + dt * sim->linear_damping), v);
-    if (sim->angular_damping > 0.0f) av *= 1.0f / (1.0f + dt * sim->angular_damping);
-    st->v = v;
-    st->w = av;
-  }
+static inline void arb__apply_force(arb_world* w, int i, float dt) {
+  const arb__body_sim* sim = &w->sims[i];
+  if (sim->type != ARB_BODY_DYNAMIC) return;
+  const arb__body* b = &w->bodies[i];
+  arb__body_state* st = &w->states[i];
+  arb_vec2 v = arb_mul_add(st->v, dt * sim->inv_mass, b->force);
+  float av = st->w + dt * sim->inv_inertia * b->torque;
+  if (sim->linear_damping > 0.0f) v = arb_scale(1.0f / (1.0f + dt * sim->linear_damping), v);
+  if (sim->angular_damping > 0.0f) av *= 1.0f / (1.0f + dt * sim->angular_damping);
+  st->v = v;
+  st->w = av;
+}
+
+static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec2 g, float max_v, float max_w) {
+  const arb__body_sim* sim = &w->sims[i];
+  if (sim->type != ARB_BODY_DYNAMIC) return;
+  arb__body_state* st = &w->states[i];
+  arb_vec2 v = arb_mul_add(st->v, h * sim->gravity_scale, g);
+  float av = st->w;
+  float vv = arb_dot(v, v);
+  if (vv > max_v * max_v) v = arb_scale(max_v / sqrtf(vv), v);
+  if (av * av > max_w * max_w) av = av < 0.0f ? -max_w : max_w;
+  st->v = v;
+  st->w = av;
 }
 
 static void arb__integrate_velocities(arb_world* w, float h) {
   const arb_vec2 g = w->def.gravity;
   const float max_v = w->def.max_linear_speed;
   const float max_w = ARB__MAX_ROTATION / h;
-  for (int i = 0; i < w->body_slots; ++i) {
-    const arb__body_sim* sim = &w->sims[i];
-    if (sim->type != ARB_BODY_DYNAMIC) continue;
-    arb__body_state* st = &w->states[i];
-    arb_vec2 v = arb_mul_add(st->v, h * sim->gravity_scale, g);
-    float av = st->w;
-    float vv = arb_dot(v, v);
-    if (vv > max_v * max_v) v = arb_scale(max_v / sqrtf(vv), v);
-    if (av * av > max_w * max_w) av = av < 0.0f ? -max_w : max_w;
-    st->v = v;
-    st->w = av;
-  }
+  ARB__EACH_AWAKE_BODY(w, arb__integrate_velocity, h, g, max_v, max_w);
 }
 
-static void arb__integrate_positions(arb_world* w, float h) {
-  for (int i = 0; i < w->body_slots; ++i) {
-    int type = w->sims[i].type;
-    if (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC) continue;
-    arb__body_state* st = &w->states[i];
-    st->dq = arb_rot_integrate(st->dq, h * st->w);
-    st->dp = arb_mul_add(st->dp, h, st->v);
-  }
+static inline void arb__integrate_position(arb_world* w, int i, float h) {
+  int type = w->sims[i].type;
+  if (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC) return;
+  arb__body_state* st = &w->states[i];
+  st->dq = arb_rot_integrate(st->dq, h * st->w);
+  st->dp = arb_mul_add(st->dp, h, st->v);
 }
 
 void arb__solve(arb_world* w, float dt) {
@@ -570,7 +587,7 @@ void arb__solve(arb_world* w, float dt) {
   st[sv.dummy].dq = arb_rot_identity;
   arb__prepare(w, &sv, soft, static_soft);
   arb__joints_prepare(w, dt, h);
-  arb__apply_forces(w, dt);
+  ARB__EACH_AWAKE_BODY(w, arb__apply_force, dt);
   for (int s = 0; s < substeps; ++s) {
     arb__integrate_velocities(w, h);
     arb__joints_warm_start(w);
@@ -579,7 +596,7 @@ void arb__solve(arb_world* w, float dt) {
       arb__joints_solve(w, h, true);
       arb__solve_contacts(st, &sv, true);
     }
-    arb__integrate_positions(w, h);
+    ARB__EACH_AWAKE_BODY(w, arb__integrate_position, h);
     for (int i = 0; i < relax; ++i) {
       arb__joints_solve(w, h, false);
       arb__solve_contacts(st, &sv, false);

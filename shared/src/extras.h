@@ -151,6 +151,10 @@ void* arb__extra_stale(void);
        ? &(x)->arr[(id).index1 - 1]                                                           \
        : arb__extra_stale())
 
+// island.c: a constraint was added or removed between these bodies (either may be null):
+// wake both islands and restart their sleep timers.
+void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b);
+
 // Lookups shared by the extras.
 int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);

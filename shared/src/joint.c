@@ -62,6 +62,7 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   }
   if (j->type != ARB_JOINT_DISTANCE) j->length = 0.0f;
   j->ia = j->ib = -1;
+  arb__wake_ids(w, def->body_a, def->body_b);
   arb_extra_id id = {slot + 1, j->generation};
   return id;
 }
@@ -73,7 +74,9 @@ static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
 
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {
   arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
-  return arb__extra_release(w, j ? &j->in_use : NULL);
+  int err = arb__extra_release(w, j ? &j->in_use : NULL);
+  if (!err) arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
+  return err;
 }
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {

@@ -57,6 +57,7 @@ void arb__joints_prepare(arb_world* w, float dt, float h) {
     int a = arb__body_slot(w, j->body_a);
     int b = arb_body_id_is_null(j->body_b) ? -1 : arb__body_slot(w, j->body_b);
     if (a < 0 || (b < 0 && !arb_body_id_is_null(j->body_b))) continue;  // a body is gone
+    if (!arb__body_awake(w, a) && (b < 0 || !arb__body_awake(w, b))) continue;  // asleep
     j->active = 1;
     const arb__body* A = &w->bodies[a];
     j->ra = arb_rotate(A->xf.q, arb_sub(j->local_a, A->local_center));

@@ -21,6 +21,9 @@
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
+//     then the sleep record: u32 tag 'SLEP' (0x50454c53), u8 world enable_sleep, per live
+//       body: u8 flags (1 asleep, 2 sleep enabled), f32 sleep_threshold, f32 sleep_time,
+//       asleep only: i32 island_head (visitor and checks in sleep_io.c)
 //     then, only when the world has springs, joints, vehicles or particles, the extras
 //       section (tag 'XTRA'; layout in extras_io.c)
 //   u64 XXH3-64 of the payload
@@ -43,7 +46,8 @@ static const char arb__layout[] =
     "i32 slots,count,free; slot(u32 gen,u8 use|i32 next|u8 type,fix,bullet,moved,v2 p,f32 c,s,"
     "v2 c,lc,v,f32 w,v2 f,f32 t,m,I,im,iI,gs,ld,ad,v2 lo,hi,u64 ud,shape(u8 t,f32 d,f,r,u32 cat,"
     "mask,i32 grp,circle|poly|seg)) i32 contacts; contact(i32 a,b,u32 fl,f32 f,r,v2 n,u8 pc,"
-    "pt(v2 p,aa,ab,f32 s,ni,ti,u16 id)) u64 xxh3";
+    "pt(v2 p,aa,ab,f32 s,ni,ti,u16 id)) [ITER] sleep(u32 tag,u8 on;body(u8 fl,f32 thr,t|i32 head)) "
+    "[XTRA] u64 xxh3";
 
 static uint64_t arb__layout_hash(void) { return arb__hash_bytes(arb__layout, sizeof arb__layout - 1); }
 
@@ -162,6 +166,14 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->begin_count = 0;
   w->end_count = 0;
   for (int i = 0; i < w->contact_count; ++i) arb__contact_link(w, i);
+  w->sleeping_count = 0;
+  for (int i = 0; i < w->body_slots; ++i) {
+    w->sleeping_count += w->bodies[i].in_use && w->bodies[i].sleeping;
+  }
+  w->awake_dirty = true;
+  w->wake_count = 0;
+  w->moved_count = 0;
+  w->moved_scan = true;  // the image's moved flags are not listed
   arb__extras_commit(w, img->extras);
 }
 

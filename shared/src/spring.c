@@ -42,6 +42,7 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   s->rest_length = def->rest_length;
   s->stiffness = def->stiffness;
   s->damping = def->damping;
+  arb__wake_ids(w, def->body_a, def->body_b);
   arb_extra_id id = {slot + 1, s->generation};
   return id;
 }
@@ -53,7 +54,9 @@ static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
 
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
   arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
-  return arb__extra_release(w, s ? &s->in_use : NULL);
+  int err = arb__extra_release(w, s ? &s->in_use : NULL);
+  if (!err) arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
+  return err;
 }
 
 int arb_world_get_spring_count(const arb_world* w) {
@@ -123,7 +126,8 @@ int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
 }
 
 static void arb__add_force(arb_world* w, int slot, arb_vec2 f, arb_vec2 point) {
-  if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC) return;
+  // A sleeping body's springs are at rest with it (an island sleeps whole).
+  if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC || w->bodies[slot].sleeping) return;
   arb__body* b = &w->bodies[slot];
   b->force = arb_add(b->force, f);
   b->torque += arb_cross(arb_sub(point, b->center), f);

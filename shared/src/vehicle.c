@@ -78,6 +78,7 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
   if (slot < 0) return none;
   arb__vehicle* v = &x->vehicles[slot];
   v->chassis = def->chassis;
+  arb__wake_ids(w, def->chassis, arb_null_body_id);
   v->wheel_count = def->wheel_count;
   v->max_steer = def->max_steer_angle;
   v->friction = def->friction;
@@ -101,7 +102,9 @@ static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
 
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
   arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
-  return arb__extra_release(w, v ? &v->in_use : NULL);
+  int err = arb__extra_release(w, v ? &v->in_use : NULL);
+  if (!err) arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
+  return err;
 }
 
 static float arb__clamp_input(float v, float lo, float hi) {
@@ -118,6 +121,9 @@ int arb_vehicle_set_input(arb_world* w, arb_extra_id id, float steer, float thro
   v->steer_in = arb__clamp_input(steer, -1.0f, 1.0f);
   v->throttle_in = arb__clamp_input(throttle, 0.0f, 1.0f);
   v->brake_in = arb__clamp_input(brake, 0.0f, 1.0f);
+  if (v->steer_in != 0.0f || v->throttle_in != 0.0f || v->brake_in != 0.0f) {
+    arb__wake_ids(w, v->chassis, arb_null_body_id);  // a driver's input wakes the car
+  }
   return 0;
 }
 
@@ -213,7 +219,7 @@ typedef struct arb__wheel_work {
 
 static void arb__vehicle_step(arb_world* w, arb__vehicle* veh, float dt) {
   int slot = arb__body_slot(w, veh->chassis);
-  if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC) return;
+  if (slot < 0 || w->sims[slot].type != ARB_BODY_DYNAMIC || w->bodies[slot].sleeping) return;
   arb__body* b = &w->bodies[slot];
   const arb__body_sim* sim = &w->sims[slot];
   const arb__body_state* st = &w->states[slot];
@@ -288,6 +294,12 @@ static void arb__vehicle_step(arb_world* w, arb__vehicle* veh, float dt) {
   }
   b->force = arb_add(b->force, force);
   b->torque += torque;
+  // Held input or a spinning wheel keeps the car awake (the chassis alone may be at rest).
+  bool busy = veh->steer_in != 0.0f || veh->throttle_in != 0.0f || veh->brake_in != 0.0f;
+  for (int i = 0; i < n && !busy; ++i) {
+    busy = arb_absf(veh->wheels[i].spin) * veh->wheels[i].def.radius > b->sleep_threshold;
+  }
+  if (busy) b->sleep_veto = 1;
 }
 
 void arb__vehicles_apply(arb_world* w, float dt) {

@@ -106,6 +106,7 @@ arb_world_def arb_default_world_def(void) {
   d.max_contact_push_speed = 3.0f;
   d.max_linear_speed = 400.0f;
   d.enable_continuous = true;
+  d.enable_sleep = true;
   d.body_capacity = 16;
   d.internal_value = ARB__DEF_COOKIE;
   return d;
@@ -129,6 +130,9 @@ arb_body_def arb_default_body_def(void) {
   memset(&d, 0, sizeof d);
   d.type = ARB_BODY_DYNAMIC;
   d.gravity_scale = 1.0f;
+  d.enable_sleep = true;
+  d.is_awake = true;
+  d.sleep_threshold = 0.05f;
   d.shape = arb_default_shape_def();
   d.internal_value = ARB__DEF_COOKIE;
   return d;
@@ -187,6 +191,10 @@ void arb_world_destroy(arb_world* w) {
   arb__tree_free(w, &w->dynamic_tree);
   arb__free(w, w->begin_events);
   arb__free(w, w->end_events);
+  arb__free(w, w->awake_bodies);
+  arb__free(w, w->awake_contacts);
+  arb__free(w, w->wake_requests);
+  arb__free(w, w->moved_list);
   for (int i = 0; i < w->stack.count; ++i) {
     if (w->stack.entries[i].heap) arb__free(w, w->stack.entries[i].ptr);
   }
@@ -204,30 +212,83 @@ int64_t arb_world_get_byte_count(const arb_world* w) {
 uint64_t arb_world_get_step_count(const arb_world* w) { return w ? w->step_count : 0; }
 arb_vec2 arb_world_get_gravity(const arb_world* w) { return w ? w->def.gravity : arb_vec2_zero; }
 void arb_world_set_gravity(arb_world* w, arb_vec2 g) {
-  if (w && !w->locked && arb_vec2_is_valid(g)) w->def.gravity = g;
+  if (!w || w->locked || !arb_vec2_is_valid(g)) return;
+  if (g.x != w->def.gravity.x || g.y != w->def.gravity.y) arb__wake_all(w);
+  w->def.gravity = g;
 }
 
-// Transforms from the substep deltas, forces cleared, AABBs refreshed. A body whose tight
-// AABB left its fat AABB gets a new fat AABB and is queried for new pairs next step.
-static void arb__finalize(arb_world* w, float dt) {
-  const bool continuous = w->def.enable_continuous;
-  int n = w->body_slots;
-  for (int i = 0; i < n; ++i) {
-    arb__body_sim* sim = &w->sims[i];
-    if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) continue;
-    arb__body* b = &w->bodies[i];
-    arb__body_state* st = &w->states[i];
-    b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
-    b->center = arb_add(b->center, st->dp);
-    b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
-    st->dp = arb_vec2_zero;
-    st->dq = arb_rot_identity;
-    b->force = arb_vec2_zero;
-    b->torque = 0.0f;
-    // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
-    arb_vec2 motion = continuous ? arb_scale(dt, st->v) : arb_vec2_zero;
-    arb__body_refresh_proxy(w, i, false, motion);
+void arb_world_enable_sleep(arb_world* w, bool enable) {
+  if (!w || w->locked || enable == w->def.enable_sleep) return;
+  arb__wake_all(w);
+  // Timers start from zero either way: while sleeping is off they are not run (finalize)
+  // and must not carry a stale value (or a vehicle's stale veto) into the next time on.
+  for (int i = 0; i < w->body_slots; ++i) {
+    w->bodies[i].sleep_time = 0.0f;
+    w->bodies[i].sleep_veto = 0;
   }
+  w->def.enable_sleep = enable;
+}
+
+bool arb_world_is_sleep_enabled(const arb_world* w) { return w && w->def.enable_sleep; }
+
+// Sleep timer of one awake body from this step's motion (as Box2D v3): the speed of its
+// farthest point, or half the position correction per second if that is larger (a body
+// pushed out of an overlap every step is not at rest). A kinematic body is at rest only at
+// exactly zero velocity. Returns true when the body has been slow long enough.
+static inline bool arb__sleep_timer(arb_world* w, int i, float dt) {
+  arb__body* b = &w->bodies[i];
+  const arb__body_state* st = &w->states[i];
+  bool slow;
+  if (!w->def.enable_sleep || !b->enable_sleep || b->sleep_veto) {
+    slow = false;
+  } else if (w->sims[i].type == ARB_BODY_KINEMATIC) {
+    slow = st->v.x == 0.0f && st->v.y == 0.0f && st->w == 0.0f;
+  } else {
+    float v = arb_length(st->v) + arb_absf(st->w) * b->max_extent;
+    float dp = arb_length(st->dp) + arb_absf(st->dq.s) * b->max_extent;
+    slow = arb_maxf(v, 0.5f * dp / dt) <= b->sleep_threshold;
+  }
+  b->sleep_veto = 0;
+  b->sleep_time = slow ? b->sleep_time + dt : 0.0f;
+  return b->sleep_time >= ARB_TIME_TO_SLEEP;
+}
+
+// Transforms from the substep deltas, forces cleared, AABBs refreshed, sleep timers. A body
+// whose tight AABB left its fat AABB gets a new fat AABB and is queried for new pairs next
+// step. Counts the bodies finalized and those slow for long enough to sleep.
+static inline void arb__finalize_body(arb_world* w, int i, float dt, bool timers, int* solved, int* sleepy) {
+  arb__body_sim* sim = &w->sims[i];
+  if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) return;
+  arb__body* b = &w->bodies[i];
+  arb__body_state* st = &w->states[i];
+  *solved += 1;
+  if (timers) *sleepy += arb__sleep_timer(w, i, dt);
+  b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
+  b->center = arb_add(b->center, st->dp);
+  b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
+  st->dp = arb_vec2_zero;
+  st->dq = arb_rot_identity;
+  b->force = arb_vec2_zero;
+  b->torque = 0.0f;
+  // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
+  arb_vec2 motion = w->def.enable_continuous ? arb_scale(dt, st->v) : arb_vec2_zero;
+  arb__body_refresh_proxy(w, i, false, motion);
+}
+
+// All slots while nothing sleeps, else the awake list. Returns the sleepy count.
+static int arb__finalize(arb_world* w, float dt) {
+  int n, solved = 0, sleepy = 0;
+  const int32_t* list = arb__awake_list(w, &n);
+  if (list) {
+    for (int k = 0; k < n; ++k) arb__finalize_body(w, list[k], dt, true, &solved, &sleepy);
+  } else if (w->def.enable_sleep) {
+    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, true, &solved, &sleepy);
+  } else {
+    // Sleeping off: the timers stay 0 (see arb_world_enable_sleep), nothing to run.
+    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, false, &solved, &sleepy);
+  }
+  w->stat_solved_bodies = solved;
+  return sleepy;
 }
 
 void arb_world_step(arb_world* w, float dt) {
@@ -236,16 +297,21 @@ void arb_world_step(arb_world* w, float dt) {
   arb__stack_prepare(w);
   w->begin_count = 0;
   w->end_count = 0;
+  arb__sleep_prepare(w);
   if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
+  arb__collect_awake_contacts(w);
   arb__collide(w, dt);
+  arb__apply_wake_requests(w);
   arb__ccd_begin(w);
   arb__extras_pre_solve(w, dt);
   arb__solve(w, dt);
   arb__joints_project(w);
-  arb__finalize(w, dt);
+  int sleepy = arb__finalize(w, dt);
   arb__ccd_finish(w, dt);
   arb__extras_post_step(w, dt);
+  arb__islands_sleep(w, sleepy);
+  arb__ccd_wake_hits(w);
   w->step_count += 1;
   w->locked = false;
 }

@@ -26,13 +26,24 @@
 //                      `relax_iterations` times); then restitution
 //                      and store impulses back into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
-//                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`.
-//                      With continuous on, the box a dynamic body is checked against is its
-//                      tight box stretched by its motion over the next step (v*dt), so the
-//                      pairs a fast body will meet exist before it gets there.
-//   6. continuous      ccd.c: a dynamic body that moved further than a fraction of its size
-//                      is swept against static bodies (time of impact) and put back where it
-//                      first touches; bullets also against dynamic bodies, both moving.
+//                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`;
+//                      sleep timers. With continuous on, the box a dynamic body is checked
+//                      against is its tight box stretched by its motion over the next step
+//                      (v*dt), so the pairs a fast body will meet exist before it gets there.
+//   6. continuous      ccd.c: an awake dynamic body that moved further than a fraction of
+//                      its size is swept against static bodies (time of impact) and put back
+//                      where it first touches; bullets also against dynamic bodies, both
+//                      moving. A sleeping body is never swept; one a bullet hits wakes with
+//                      its island at the end of the step.
+//   7. sleep           island.c: islands whose bodies all stayed slow for
+//                      ARB_TIME_TO_SLEEP fall asleep. While any body sleeps, steps 2-6 run
+//                      over the awake bodies and their contacts only (lists in ascending
+//                      slot / contact order, so the order of the work is unchanged), and
+//                      contacts with manifold points between an awake body and a sleeping
+//                      one wake its island between steps 3 and 4. Islands are joined by
+//                      touching contacts only (a point within ARB_SPECULATIVE_DISTANCE): the
+//                      wider speculative points of fast motion do not tie a resting island
+//                      to a body passing by.
 //
 // Extension points (joints, springs, particles, vehicles):
 //   - A joint is another constraint kind solved inside the same substep loop: add a
@@ -140,10 +151,20 @@ typedef struct arb__body {
   uint8_t fixed_rotation;
   uint8_t bullet;
   uint8_t moved;  // fat AABB changed since the last pair update (state)
+  // Sleeping (island.c). State: enable_sleep, sleeping, sleep_threshold, sleep_time,
+  // island_head. island_next is rebuilt from island_head on restore (slot order).
+  uint8_t enable_sleep;
+  uint8_t sleeping;
+  uint8_t sleep_veto;     // kept awake this step by an extra (vehicle input); scratch
+  float sleep_threshold;  // m/s of the farthest point
+  float sleep_time;       // seconds below the threshold (>= ARB_TIME_TO_SLEEP while asleep)
+  float max_extent;       // farthest shape point from the centre of mass (from the shape)
+  int32_t island_head;    // asleep: lowest slot of its sleeping island; else -1
+  int32_t island_next;    // asleep: next slot of the island (ascending), or -1
   // Derived from the shape and local centre (not state; set at creation and restore):
-  // the shortest distance from the centre of mass to the surface (how far the body may
-  // move in a step before it could pass through something thin) and the farthest.
-  float min_extent, max_extent;
+  // the shortest distance from the centre of mass to the surface, how far the body may
+  // move in a step before it could pass through something thin (ccd.c).
+  float min_extent;
 } arb__body;
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
@@ -229,8 +250,26 @@ struct arb_world {
   arb__stack stack;
   bool locked;  // inside arb_world_step
 
+  // Sleeping (island.c). Not state: derived from the bodies' sleeping flags.
+  int32_t sleeping_count;  // bodies asleep; 0 = every loop runs over all slots as before
+  int32_t* awake_bodies;   // non-static live bodies awake, ascending slot (valid when
+  int32_t awake_count, awake_cap;  // sleeping_count > 0 and !awake_dirty)
+  bool awake_dirty;
+  int32_t* awake_contacts;  // contacts with an awake body, ascending index (same validity)
+  int32_t awake_contact_count, awake_contact_cap;
+  int32_t* wake_requests;  // sleeping bodies touched by awake ones during collide
+  int32_t wake_count, wake_cap;
+  // Bodies whose `moved` flag went up since the last pair update, so the pair update
+  // visits only them (broad_phase.c). Not state: on overflow or after a restore
+  // (moved_scan) the flags are scanned instead, with the same result.
+  int32_t* moved_list;
+  int32_t moved_count, moved_cap;
+  bool moved_scan;
+  // Work counters of the last step (arb_world_counters).
+  int32_t stat_collided, stat_solved_contacts, stat_solved_bodies, stat_islands;
+
   // Continuous collision scratch for this step (ccd.c; per-step arena, not state): the
-  // pose of every body at the start of the step, NULL when nothing is swept.
+  // pose of every awake body at the start of the step, NULL when nothing is swept.
   arb_vec2* sweep_c;
   arb_rot* sweep_q;
 
@@ -244,7 +283,7 @@ arb_aabb arb__body_compute_aabb(const arb__body* b);
 /// motion: how far the body is expected to move over the next step (zero outside the
 /// step); the proxy then covers the whole path so its pairs exist before it arrives.
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
-void arb__body_update_extents(arb__body* b);
+float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
 bool arb__body_should_collide(const arb__body* a, const arb__body* b);
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
@@ -259,19 +298,22 @@ bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c
 void arb__update_pairs(arb_world* w);
+void arb__mark_moved(arb_world* w, int body);  // sets `moved` and lists the body
 void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
 
-// ccd.c: before the pairs are found, stretch the proxy of every body that can move
+// ccd.c: before the pairs are found, stretch the proxy of every awake body that can move
 // further than half its size in this step over its path (finalize does it for the next
 // step, but a body created with, or given, a high speed since then would otherwise meet
-// nothing in its first step); record the start poses before the solver, sweep after
-// finalize.
+// nothing in its first step); record the start poses before the solver (after the wake
+// requests of collide), sweep after finalize; after the islands fell asleep, wake the
+// sleeping bodies a bullet hit.
 void arb__ccd_extend_proxies(arb_world* w, float dt);
 void arb__ccd_begin(arb_world* w);
 void arb__ccd_finish(arb_world* w, float dt);
+void arb__ccd_wake_hits(arb_world* w);
 
 // world_codec.c: the canonical state (hash, save image, restore), one visitor per record
 // kind (arbiter/state_codec.h). An image is the state as it is serialized: for a write,
@@ -288,6 +330,36 @@ typedef struct arb__world_image {
   struct arb__extras* extras;  // NULL: no extras section
 } arb__world_image;
 
+// island.c: sleeping. A body is awake when it is live, not static and not sleeping.
+static inline bool arb__body_awake(const arb_world* w, int i) {
+  return w->sims[i].type != ARB_BODY_STATIC && w->sims[i].type >= 0 && !w->bodies[i].sleeping;
+}
+/// The bodies to step, ascending: NULL means every slot (nothing sleeps; *n = body_slots),
+/// else the awake list (*n = awake_count).
+static inline const int32_t* arb__awake_list(const arb_world* w, int* n) {
+  *n = w->sleeping_count > 0 ? w->awake_count : w->body_slots;
+  return w->sleeping_count > 0 ? w->awake_bodies : NULL;
+}
+void arb__body_init_sleep(arb__body* b, const arb_body_def* def);
+float arb__body_max_extent(const arb__body* b);
+void arb__wake_body(arb_world* w, int body);
+void arb__wake_all(arb_world* w);
+void arb__wake_touching(arb_world* w, int body);  // bodies touching or joined to `body`
+/// A new contact between static geometry (created or moved) and a sleeping body: wake it,
+/// the contact may touch (between two sleeping bodies it stays asleep until touched).
+void arb__wake_on_static_pair(arb_world* w, int a, int b);
+/// Joints and springs from awake bodies wake what they hold; refresh the awake lists.
+void arb__sleep_prepare(arb_world* w);
+/// Rebuild the awake body list when sleeping bodies exist and it is stale.
+void arb__refresh_awake_bodies(arb_world* w);
+/// Contacts with an awake body into awake_contacts (only when sleeping_count > 0).
+void arb__collect_awake_contacts(arb_world* w);
+/// Wake the islands recorded in wake_requests (collide), then refresh the lists.
+void arb__apply_wake_requests(arb_world* w);
+/// After finalize (which ran the sleep timers and counted `sleepy` bodies): islands whose
+/// every body stayed slow for ARB_TIME_TO_SLEEP fall asleep.
+void arb__islands_sleep(arb_world* w, int sleepy);
+
 /// A view of the world's state for writing (hash, save).
 void arb__world_image_of(const arb_world* w, arb__world_image* img);
 /// Visit the whole state. Reading allocates the staging arrays from w (free them with
@@ -295,3 +367,9 @@ void arb__world_image_of(const arb_world* w, arb__world_image* img);
 void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img);
 void arb__world_image_free(arb_world* w, arb__world_image* img);
 uint64_t arb__hash_bytes(const void* p, size_t n);
+
+// sleep_io.c: the sleep record of the canonical state (after the iterations record).
+#define ARB__SLEEP_TAG 0x50454c53u  // "SLEP"
+/// Visit the sleep record. Reading (bodies already read) also checks the sleeping islands
+/// and rebuilds their lists.
+void arb__sleep_codec(arb_codec* c, arb__world_image* img);

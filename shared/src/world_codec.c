@@ -99,7 +99,7 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
   if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
   arb__shape_fields(c, &b->shape);
   ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
-  if (arb_codec_reading(c) && !c->err) arb__body_update_extents(b);  // derived, not state
+  if (arb_codec_reading(c) && !c->err) b->min_extent = arb__body_min_extent(b);  // derived
 }
 
 // A slot: generation and use, then the free-list link or the live body.
@@ -251,6 +251,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__continuous_fields(c, &img->def);
+  arb__sleep_codec(c, img);  // sleep_io.c
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }
 

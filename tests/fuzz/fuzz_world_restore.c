@@ -89,7 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 }
 
 #ifndef ARB_FUZZING
-// A small scene with every shape kind, contacts, a free slot and forces pending.
+// A small scene with every shape kind, contacts, a free slot, forces pending and a
+// sleeping island.
 static uint8_t* sample_payload(size_t* n) {
   arb_world* w = new_world();
   arb_body_def bd = arb_default_body_def();
@@ -117,7 +118,16 @@ static uint8_t* sample_payload(size_t* n) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.3f;
   arb_body_create(w, &bd);
-  for (int t = 0; t < 20; ++t) arb_world_step(w, 1.0f / 60.0f);
+  // Two boxes resting on each other far to the right: one sleeping island of two.
+  bd = arb_default_body_def();
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(0.5f, 0.5f);
+  bd.position = arb_v2(4.0f, 0.5f);
+  arb_body_create(w, &bd);
+  bd.position = arb_v2(4.0f, 1.5f);
+  arb_body_id sleeper = arb_body_create(w, &bd);
+  for (int t = 0; t < 45; ++t) arb_world_step(w, 1.0f / 60.0f);
+  if (arb_body_is_awake(w, sleeper)) abort();  // the sample must hold a sleeping island
   arb_body_destroy(w, doomed);
   arb_body_apply_force_to_center(w, ball, arb_v2(1.0f, 2.0f));
   int len = arb_world_save(w, NULL, 0);

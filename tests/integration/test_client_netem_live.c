@@ -96,9 +96,16 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
     assert_true(jnum(c, "expected") >= 4.0 * 30.0);
     assert_true(jnum(c, "snapshots") >= 0.80 * jnum(c, "expected"));
   }
-  // Continuity: thousands of entity-frames checked, none jumped.
+  // Continuity: thousands of entity-frames checked, none jumped but for the predicted
+  // avatars' snaps (a misprediction over predict_snap_distance, counted by the library:
+  // two players running into each other at full speed behind 120 ms can do that).
   assert_true(jnum(j, "continuity_samples") > 8 * 300.0);
-  assert_int_equal((int)jnum(j, "discontinuities"), 0);
+  json_t* pred = json_object_get(j, "prediction");
+  print_message("prediction: predicting %.0f, checks %.0f, corrections %.0f, snaps %.0f, error p95 %.4f m\n",
+                jnum(pred, "predicting_at_end"), jnum(pred, "checks"), jnum(pred, "corrections"),
+                jnum(pred, "snaps"), jnum(pred, "error_m_p95"));
+  assert_int_equal((int)jnum(pred, "predicting_at_end"), 8);
+  assert_true(jnum(j, "discontinuities") <= jnum(pred, "snaps"));
   assert_true(jnum(j, "rtt_ms_p50") > 80.0);  // the 2 x 60 ms really applied
   json_decref(j);
 }

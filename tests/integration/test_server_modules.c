@@ -36,8 +36,9 @@ static void test_server_input_newest_wins_and_dupes_are_stale(void** state) {
   sv_input_state s;
   sv_input_init(&s, &lim, 0);
   arb_proto_input_cmd cmd;
-  assert_false(sv_input_take(&s, &cmd));  // nothing yet: the game holds its controls
+  assert_false(sv_input_take(&s, 1000, &cmd));  // nothing yet: the game holds its controls
 
+  // Commands for ticks long past (a client counting from 1): all due, the newest wins.
   uint32_t a[] = {3, 2, 1};
   arb_proto_input in = input_of(a, 3);
   assert_true(sv_input_offer(&s, &in));
@@ -48,19 +49,62 @@ static void test_server_input_newest_wins_and_dupes_are_stale(void** state) {
   uint32_t c[] = {4, 3, 2};
   in = input_of(c, 3);
   assert_false(sv_input_offer(&s, &in));  // reordered older packet
-  assert_true(sv_input_take(&s, &cmd));
+  assert_true(sv_input_take(&s, 1000, &cmd));
   assert_int_equal(cmd.seq, 5);
   assert_int_equal(cmd.controls.move_x, 5);
-  assert_false(sv_input_take(&s, &cmd));  // applied once; held afterwards
+  assert_int_equal(s.late, 5);                  // all five named ticks that had passed
+  assert_false(sv_input_take(&s, 1001, &cmd));  // applied once; held afterwards
   in = input_of(b, 3);
   assert_false(sv_input_offer(&s, &in));  // already applied
   uint32_t d[] = {6};
   in = input_of(d, 1);
   assert_true(sv_input_offer(&s, &in));
-  assert_true(sv_input_take(&s, &cmd));
+  assert_true(sv_input_take(&s, 1002, &cmd));
   assert_int_equal(cmd.seq, 6);
   in.count = 0;
   assert_false(sv_input_offer(&s, &in));  // an empty input carries nothing
+}
+
+// Commands stamped with future ticks wait for them and are applied one per tick; a lost
+// packet's commands come with the next one; one too far ahead is due at once.
+static void test_server_input_waits_for_the_named_tick(void** state) {
+  (void)state;
+  sv_input_limits lim = {120, 16384};
+  sv_input_state s;
+  sv_input_init(&s, &lim, 0);
+  arb_proto_input_cmd cmd;
+  uint32_t a[] = {103, 102, 101};
+  arb_proto_input in = input_of(a, 3);
+  assert_true(sv_input_offer(&s, &in));
+  assert_false(sv_input_take(&s, 100, &cmd));
+  for (uint32_t t = 101; t <= 103; t++) {
+    assert_true(sv_input_take(&s, t, &cmd));
+    assert_int_equal(cmd.seq, t);
+  }
+  uint32_t lost[] = {104};
+  (void)lost;  // the packet with 104 never arrives; the next one repeats it
+  uint32_t b[] = {105, 104, 103};
+  in = input_of(b, 3);
+  assert_true(sv_input_offer(&s, &in));
+  assert_true(sv_input_take(&s, 104, &cmd));
+  assert_int_equal(cmd.seq, 104);
+  assert_true(sv_input_take(&s, 105, &cmd));
+  assert_int_equal(cmd.seq, 105);
+  assert_int_equal(s.late, 0);
+  // 107 arrives after its tick: applied at 108, counted late; 106 never came.
+  assert_false(sv_input_take(&s, 106, &cmd));
+  assert_false(sv_input_take(&s, 107, &cmd));
+  uint32_t c[] = {107};
+  in = input_of(c, 1);
+  assert_true(sv_input_offer(&s, &in));
+  assert_true(sv_input_take(&s, 108, &cmd));
+  assert_int_equal(cmd.seq, 107);
+  assert_int_equal(s.late, 1);
+  uint32_t far[] = {108 + SV_INPUT_HORIZON + 2};
+  in = input_of(far, 1);
+  assert_true(sv_input_offer(&s, &in));
+  assert_true(sv_input_take(&s, 109, &cmd));
+  assert_int_equal(cmd.seq, far[0]);
 }
 
 static void test_server_input_rate_buckets(void** state) {
@@ -213,6 +257,7 @@ static void test_server_http_request_parser(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
+      cmocka_unit_test(test_server_input_waits_for_the_named_tick),
       cmocka_unit_test(test_server_input_rate_buckets),
       cmocka_unit_test(test_server_config_precedence_in_process),
       cmocka_unit_test(test_server_log_lines),

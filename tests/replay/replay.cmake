@@ -1,18 +1,25 @@
 # arbiter-replay and the determinism guarantee (docs/DETERMINISM.md).
-#  - replay_verify_<log>: every committed log in tests/replay/ re-simulates bit for bit.
+#  - replay_verify_<log>: every committed log in tests/replay/ re-simulates bit for bit
+#    (*.arbrec, and *.arbrec.xz: the 10-minute, 16-bot soak session).
 #  - test_replay_tool: the subcommands on logs built in memory (divergences, corruption).
 #  - replay_cli: the program on files (--help, info/dump/seek, perturbation, corrupted copies).
-#  - replay_determinism_matrix (release build only, ~2-3 min the first time): the tool built
-#    with gcc -O0/-O2, clang -O2 and gcc -O3 -march=x86-64-v3 gives identical final hashes.
+#  - replay_determinism_matrix (release build only; docs/DETERMINISM.md gives the time): the
+#    tool built with gcc -O0/-O2, clang -O2, gcc -O3 -march=x86-64-v3, for aarch64 (qemu),
+#    i386 with SSE2 and wasm32 (node) verifies every committed log with the final hashes
+#    the recording server computed. Needs scripts/install-deps.sh --matrix (make test).
+#  - replay_broken_builds_diverge (release build only): x87 arithmetic is refused by the
+#    build, and x87 forced, FMA contraction and -ffast-math each diverge on default.arbrec.
+#  - check_determinism_rejects: scripts/check-determinism.sh fails on a libm call in shared/.
 #  (fuzz-replay_verify, the tool's whole verify path on arbitrary bytes: tests/fuzz/replay_tool.cmake)
 if(ARB_BUILD_TESTS AND TARGET arbiter-replay)
-  file(GLOB _arb_replay_logs CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.arbrec)
+  file(GLOB _arb_replay_logs CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.arbrec
+       ${CMAKE_CURRENT_LIST_DIR}/*.arbrec.xz)
   list(SORT _arb_replay_logs)
   foreach(log ${_arb_replay_logs})
-    get_filename_component(name ${log} NAME_WE)
+    get_filename_component(name ${log} NAME_WE)  # soak.arbrec.xz -> soak
     add_test(NAME replay_verify_${name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/verify_log.sh
              $<TARGET_FILE:arbiter-replay> ${log})
-    set_tests_properties(replay_verify_${name} PROPERTIES LABELS "replay;determinism" TIMEOUT 120
+    set_tests_properties(replay_verify_${name} PROPERTIES LABELS "replay;determinism" TIMEOUT 300
       FAIL_REGULAR_EXPRESSION "DIVERGED")
   endforeach()
 
@@ -26,13 +33,27 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-replay)
     set_tests_properties(replay_cli PROPERTIES LABELS "replay" TIMEOUT 120)
   endif()
 
-  # Builds four more copies of the tool: once per `make test` (the release pass), serial
-  # so its compiles do not fight the other tests for the 2 cores.
+  add_test(NAME check_determinism_rejects COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_rejects.sh
+           ${PROJECT_SOURCE_DIR})
+  set_tests_properties(check_determinism_rejects PROPERTIES LABELS "unit;determinism" TIMEOUT 60)
+
+  # Builds seven more copies of the tool (three for other platforms) and four broken ones:
+  # once per `make test` (the release pass), serial so their compiles do not fight the other
+  # tests for the 2 cores. The build trees are kept and reused by the next run.
   if(CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT CMAKE_C_FLAGS MATCHES "sanitize" AND _arb_replay_logs)
     add_test(NAME replay_determinism_matrix
              COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/determinism-matrix.sh
                      --work ${CMAKE_BINARY_DIR}/determinism-matrix --jobs 2 ${_arb_replay_logs})
+    # The timeout is a cap for a machine shared with other work (qemu runs the 10-minute
+    # soak log at a few hundred ticks/s); the time on an idle CI machine is in DETERMINISM.md.
     set_tests_properties(replay_determinism_matrix PROPERTIES LABELS "replay;determinism"
-      TIMEOUT 600 RUN_SERIAL TRUE)
+      TIMEOUT 2700 RUN_SERIAL TRUE)
+    if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/default.arbrec)
+      add_test(NAME replay_broken_builds_diverge
+               COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/broken_builds.sh
+                       ${CMAKE_BINARY_DIR}/determinism-matrix ${CMAKE_CURRENT_LIST_DIR}/default.arbrec)
+      set_tests_properties(replay_broken_builds_diverge PROPERTIES LABELS "replay;determinism"
+        TIMEOUT 900 RUN_SERIAL TRUE)
+    endif()
   endif()
 endif()

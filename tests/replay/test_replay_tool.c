@@ -3,7 +3,8 @@
 // each give exit 1 at the right tick with the differing entities; a log cut at every byte,
 // a bit flipped in every byte, a wrong format version and a scene that does not parse
 // give exit 2 with a reason, never a crash (run under ASan
-// in `make test`); seek from a checkpoint equals a re-simulation from tick 0; the header's
+// in `make test`); seek from a checkpoint (also one holding sleeping bodies) equals a
+// re-simulation from tick 0; the header's
 // tick rate (a server's --tick-rate) is the one re-simulated.
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,7 +36,11 @@ typedef struct log_spec {
   uint64_t bad_cp_tick;     ///< flip one byte of this checkpoint's state (0 = none)
   int sim_rate;             ///< the rate the session ran at (0 = the scene's, 60)
   int header_rate;          ///< the rate the header claims (0 = sim_rate)
+  int ticks;                ///< session length (0 = TICKS)
 } log_spec;
+
+// Bodies asleep in the last checkpoint make_log wrote (sleeping must survive seeks).
+static int sleeping_at_last_checkpoint;
 
 // A session like the server records it: client 1 joins at tick 1 and walks and jumps,
 // client 2 joins at tick 5 and leaves at tick 25; checkpoints every CP_EVERY ticks.
@@ -69,7 +74,8 @@ static log_buffer make_log(const log_spec* spec) {
   int state_cap = 1 << 20;
   uint8_t* state = malloc((size_t)state_cap);
   assert_non_null(state);
-  for (uint64_t tick = 1; tick <= TICKS; tick++) {
+  const uint64_t ticks = spec->ticks > 0 ? (uint64_t)spec->ticks : TICKS;
+  for (uint64_t tick = 1; tick <= ticks; tick++) {
     memset(t, 0, sizeof *t);
     t->tick = tick;
     uint32_t joiner = tick == 1 ? 1 : tick == 5 ? 2 : 0;
@@ -100,10 +106,11 @@ static log_buffer make_log(const log_spec* spec) {
       // A byte near the end: avatar/controller state, not a header field restore checks.
       if (tick == spec->bad_cp_tick) state[n - 3] ^= 0x40;
       arb_replay_checkpoint cp = {tick, arb_game_hash(game), state, (size_t)n};
+      sleeping_at_last_checkpoint = arb_world_get_counters(arb_game_get_world(game)).sleeping_body_count;
       log_put(&b, log_checkpoint, &cp);
     }
   }
-  arb_replay_end end = {TICKS, TICKS, h.start_time_ms + 1000};
+  arb_replay_end end = {ticks, ticks, h.start_time_ms + 1000};
   log_put(&b, log_end, &end);
   free(state);
   free(t);
@@ -215,27 +222,53 @@ static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
   free(b.p);
 }
 
+// Seeking to `tick` starts from the checkpoint of `cp_tick` and prints exactly what a
+// re-simulation from tick 0 (dump) prints for that tick.
+static void check_seek_equals_dump(const log_buffer* b, uint64_t tick, uint64_t cp_tick) {
+  rp_opts o = opts(RP_CMD_SEEK);
+  o.tick = tick;
+  static result seek, dump;
+  run(&o, b->p, b->len, &seek);
+  assert_int_equal(seek.status, RP_EXIT_OK);
+  char started[64];
+  snprintf(started, sizeof started, "started from the checkpoint of tick %llu", (unsigned long long)cp_tick);
+  assert_non_null(strstr(seek.err, started));
+  o = opts(RP_CMD_DUMP);
+  o.from = 0;
+  o.to = tick;
+  o.every = tick;
+  run(&o, b->p, b->len, &dump);
+  assert_int_equal(dump.status, RP_EXIT_OK);
+  assert_non_null(strstr(dump.err, "started from tick 0"));
+  char key[32];
+  snprintf(key, sizeof key, "{\"tick\":%llu,", (unsigned long long)tick);
+  const char* last = strstr(dump.out, key);
+  assert_non_null(last);
+  assert_string_equal(last, seek.out);
+  assert_non_null(strstr(seek.out, "\"owner\":1"));
+}
+
 static void test_replay_tool_seek_equals_full_resimulation(void** state) {
   (void)state;
   log_spec spec = {0};
   log_buffer b = make_log(&spec);
-  rp_opts o = opts(RP_CMD_SEEK);
-  o.tick = 27;
-  static result seek, dump;
-  run(&o, b.p, b.len, &seek);
-  assert_int_equal(seek.status, RP_EXIT_OK);
-  assert_non_null(strstr(seek.err, "started from the checkpoint of tick 20"));
-  o = opts(RP_CMD_DUMP);
-  o.from = 0;
-  o.to = 27;
-  o.every = 27;
-  run(&o, b.p, b.len, &dump);
-  assert_int_equal(dump.status, RP_EXIT_OK);
-  assert_non_null(strstr(dump.err, "started from tick 0"));
-  const char* last = strstr(dump.out, "{\"tick\":27,");
-  assert_non_null(last);
-  assert_string_equal(last, seek.out);
-  assert_non_null(strstr(seek.out, "\"owner\":1"));
+  check_seek_equals_dump(&b, 27, 20);
+  free(b.p);
+}
+
+// A checkpoint taken while scene bodies sleep restores them asleep: seeking from it gives
+// the recorded hash on every tick and the same state as re-simulating from tick 0.
+static void test_replay_tool_seek_across_sleeping_bodies(void** state) {
+  (void)state;
+  log_spec spec = {0};
+  spec.ticks = 150;
+  log_buffer b = make_log(&spec);
+  assert_true(sleeping_at_last_checkpoint > 0);
+  check_seek_equals_dump(&b, 147, 140);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  static result verify;
+  run(&o, b.p, b.len, &verify);
+  assert_int_equal(verify.status, RP_EXIT_OK);
   free(b.p);
 }
 
@@ -350,6 +383,7 @@ int main(void) {
       cmocka_unit_test(test_replay_tool_changed_gravity_is_caught),
       cmocka_unit_test(test_replay_tool_doctored_checkpoint_is_caught),
       cmocka_unit_test(test_replay_tool_seek_equals_full_resimulation),
+      cmocka_unit_test(test_replay_tool_seek_across_sleeping_bodies),
       cmocka_unit_test(test_replay_tool_every_truncation_is_exit_2_or_prefix),
       cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
       cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),

@@ -10,13 +10,10 @@
 
 #include <arbiter/bitstream.h>
 
+#include "test_rng.h"
+
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng >> 17);
-}
+static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rng) >> 17); }
 
 static void bit_order_is_lsb_first(void** state) {
   (void)state;

@@ -29,6 +29,7 @@
 
 #include "cl_clock.h"
 #include "cl_interp.h"
+#include "test_rng.h"
 
 #define TICK_RATE 60
 #define SNAP_EVERY 2
@@ -39,14 +40,7 @@
 // ---- deterministic random numbers ------------------------------------------------------
 
 static uint64_t rng_state;
-static uint64_t rng_next(void) {
-  uint64_t x = rng_state;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  rng_state = x;
-  return x;
-}
+static uint64_t rng_next(void) { return xorshift64_next(&rng_state); }
 static double rng_unit(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
 
 // ---- the synthetic world ---------------------------------------------------------------
@@ -335,17 +329,23 @@ static void test_client_interp_delay_adapts_to_jitter(void** state) {
   assert_true(b.extrapolated_frames * 20 < b.stream_frames);
 }
 
+// An interpolator with the default parameters and the default allocator, tracking one
+// entity `id` that has no samples yet.
+static void init_one_entity(cl_interp* in, uint32_t id) {
+  cl_mem mem = {NULL, NULL, NULL};
+  cl_interp_params prm = default_params();
+  assert_int_equal(cl_interp_init(in, &prm, &mem), 0);
+  arb_client_entity_desc d;
+  memset(&d, 0, sizeof d);
+  d.id = id;
+  assert_int_equal(cl_interp_add(in, &d), 0);
+}
+
 // Past the newest snapshot: extrapolate with its velocity for at most the limit, then hold.
 static void test_client_interp_extrapolation_bounded(void** state) {
   (void)state;
-  cl_mem mem = {NULL, NULL, NULL};
-  cl_interp_params prm = default_params();
   cl_interp in;
-  cl_interp_init(&in, &prm, &mem);
-  arb_client_entity_desc d;
-  memset(&d, 0, sizeof d);
-  d.id = 1;
-  cl_interp_add(&in, &d);
+  init_one_entity(&in, 1);
   cl_sample s = {1.0, {0.0f, 0.0f}, 0.0f, {2.0f, 0.0f}, 0.0f};
   assert_int_equal(cl_interp_push(&in, 1, &s), 0);
   arb_client_entity_state o;
@@ -371,14 +371,8 @@ static void test_client_interp_extrapolation_bounded(void** state) {
 // A large correction snaps (teleport); a small one fades in over blend_time.
 static void test_client_interp_teleport_snaps_small_error_blends(void** state) {
   (void)state;
-  cl_mem mem = {NULL, NULL, NULL};
-  cl_interp_params prm = default_params();
   cl_interp in;
-  cl_interp_init(&in, &prm, &mem);
-  arb_client_entity_desc d;
-  memset(&d, 0, sizeof d);
-  d.id = 7;
-  cl_interp_add(&in, &d);
+  init_one_entity(&in, 7);
   cl_sample s0 = {1.0, {0.0f, 0.0f}, 0.0f, {1.0f, 0.0f}, 0.0f};
   cl_interp_push(&in, 7, &s0);
   arb_client_entity_state o;

@@ -3,7 +3,9 @@
 // step phases; two bullets flying head-on meet; a stack hit by a 200 m/s ball stops it
 // and does not explode. Each scenario is also run with continuous off to show the test
 // can fail (the same shot tunnels). The setting is carried by save/restore and set by
-// the scene key `enable_continuous`.
+// the scene key `enable_continuous`. With sleeping: a bullet wakes the sleeping island it
+// hits (and only that one) and does not pass through it; a body moving past a resting
+// pile, inside its wide speculative margin but not towards it, lets the pile fall asleep.
 // cmocka.h needs these first
 // clang-format off
 #include <setjmp.h>
@@ -249,6 +251,73 @@ static void test_scene_key(void** state) {
   printf("bad key: %s\n", err.message);
 }
 
+#define PILE 5
+
+// A pile of PILE 1 m boxes standing on the ground at x; ids into out.
+static void pile(arb_world* w, float x, arb_body_id* out) {
+  for (int i = 0; i < PILE; ++i) {
+    out[i] = wt_box(w, ARB_BODY_DYNAMIC, x, 0.5f + (float)i, 0.5f, 0.5f);
+  }
+}
+
+static bool step_until_asleep(arb_world* w, const arb_body_id* ids, int n, int max) {
+  for (int s = 0; s < max; ++s) {
+    arb_world_step(w, DT);
+    if (wt_awake_count(w, ids, n) == 0) return true;
+  }
+  return false;
+}
+
+// Continuous on: the bullet's speculative contact wakes the pile in the narrow phase.
+// Off: only the bullet sweep finds the sleeping box, and its hit wakes the island.
+static void test_bullet_wakes_the_sleeping_island_it_hits(void** state) {
+  (void)state;
+  for (int continuous = 1; continuous >= 0; --continuous) {
+    arb_world* w = make_world(continuous != 0, arb_v2(0.0f, -10.0f));
+    wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 60.0f, 0.5f);
+    arb_body_id a[PILE], b[PILE];
+    pile(w, 0.0f, a);
+    pile(w, 30.0f, b);
+    assert_true(step_until_asleep(w, a, PILE, 300));
+    assert_int_equal(wt_awake_count(w, b, PILE), 0);
+    arb_body_id shot = ball(w, arb_v2(-20.0f, 2.5f), arb_v2(300.0f, 0.0f), 0.1f, true);
+    arb_body_id target = a[2];
+    bool woke = false;
+    for (int s = 0; s < 30; ++s) {
+      arb_world_step(w, DT);
+      int awake = wt_awake_count(w, a, PILE);
+      assert_true(awake == 0 || awake == PILE);  // one island: all or nothing
+      woke = woke || awake == PILE;
+      assert_int_equal(wt_awake_count(w, b, PILE), 0);  // the other pile sleeps on
+      // The bullet stays on the near side of the box it hits.
+      assert_true(arb_body_get_position(w, shot).x < arb_body_get_position(w, target).x);
+    }
+    assert_true(woke);
+    assert_true(arb_body_get_position(w, target).x > 0.5f);  // and pushed it
+    arb_world_destroy(w);
+  }
+}
+
+// A kinematic slab slides up 3 cm beside a pile at 1 m/s: inside the pile's widened
+// speculative margin (2 cm + 1 m/s * dt), never approaching it. The pile falls asleep and
+// stays asleep (its points there are dropped: they would wake it every step).
+static void test_passing_body_does_not_keep_pile_awake(void** state) {
+  (void)state;
+  arb_world* w = make_world(true, arb_v2(0.0f, -10.0f));
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
+  arb_body_id a[PILE];
+  pile(w, 0.0f, a);
+  arb_body_id slab = wt_box(w, ARB_BODY_KINEMATIC, 0.5f + 0.03f + 0.25f, 10.0f, 0.25f, 10.0f);
+  arb_body_set_linear_velocity(w, slab, arb_v2(0.0f, 1.0f));
+  assert_true(step_until_asleep(w, a, PILE, 120));
+  for (int s = 0; s < 60; ++s) {
+    arb_world_step(w, DT);
+    assert_int_equal(wt_awake_count(w, a, PILE), 0);
+  }
+  assert_true(arb_body_is_awake(w, slab));
+  arb_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fast_ball_never_passes_thin_wall_or_segment),
@@ -256,6 +325,8 @@ int main(void) {
       cmocka_unit_test(test_stack_hit_by_fast_ball_does_not_explode),
       cmocka_unit_test(test_setting_is_saved_and_restored),
       cmocka_unit_test(test_scene_key),
+      cmocka_unit_test(test_bullet_wakes_the_sleeping_island_it_hits),
+      cmocka_unit_test(test_passing_body_does_not_keep_pile_awake),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 // Determinism of the world: identical runs give identical per-tick hashes, save/restore
 // in the middle gives the straight-through result bit for bit, and the final hashes of
-// three programmatic scenes are golden values that -O0, -O2 and ASan builds must all
+// four programmatic scenes are golden values that -O0, -O2 and ASan builds must all
 // reproduce (a change here means the simulation changed: update deliberately).
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,10 +130,45 @@ static void churn_tick(arb_world* w, int tick) {
   if (tick % 50 == 0 && n > 2 && arb_body_is_valid(w, ids[2])) arb_body_apply_linear_impulse(w, ids[2], arb_v2(0.0f, 4.0f), arb_body_get_world_center(w, ids[2]));
 }
 
+// Two pyramids that fall asleep; a ball thrown at tick 90 wakes the left one, an impulse at
+// tick 500 wakes the right one, and at tick 700 a bottom box of the left one is destroyed
+// (it wakes again and partly collapses). Exercises sleep, wake and the island lists across
+// the save at tick 300 (one pile asleep, one awake).
+static arb_world* scene_sleep(void) {
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  for (int p = 0; p < 2; ++p) {
+    float x0 = p == 0 ? -12.0f : 8.0f;
+    for (int i = 0; i < 5; ++i) {
+      for (int j = i; j < 5; ++j) {
+        wt_box(w, ARB_BODY_DYNAMIC, x0 + 0.5f + (float)i * 0.5f + (float)(j - i), 0.5f + (float)i, 0.5f, 0.5f);
+      }
+    }
+  }
+  return w;
+}
+
+static void sleep_tick(arb_world* w, int tick) {
+  arb_body_id ids[64];
+  int n = arb_world_get_bodies(w, ids, 64);
+  if (tick == 90) {
+    arb_body_def bd = arb_default_body_def();
+    bd.position = arb_v2(-22.0f, 1.5f);
+    bd.linear_velocity = arb_v2(18.0f, 3.0f);
+    bd.shape.type = ARB_SHAPE_CIRCLE;
+    bd.shape.circle.radius = 0.4f;
+    bd.shape.density = 4.0f;
+    arb_body_create(w, &bd);
+  }
+  if (tick == 500 && n > 30) arb_body_apply_linear_impulse(w, ids[30], arb_v2(1.5f, 0.0f), arb_body_get_world_center(w, ids[30]));
+  if (tick == 700 && n > 2) arb_body_destroy(w, ids[2]);
+}
+
 static const det_case cases[] = {
-    {"pyramid", scene_pyramid, NULL, 0xce73d4365aa12322ull},
-    {"rain", scene_rain, NULL, 0xe96cc1c19cba6759ull},
-    {"churn", scene_churn, churn_tick, 0x570be313a5a0e04dull},
+    {"pyramid", scene_pyramid, NULL, 0xa7353d4e6bc94becull},
+    {"rain", scene_rain, NULL, 0x1aca7332647299f0ull},
+    {"churn", scene_churn, churn_tick, 0xe2995aaa339cc309ull},
+    {"sleep", scene_sleep, sleep_tick, 0x61c31c4f7fc59a9cull},
 };
 #define TICKS 1000
 #define SAVE_AT 300
@@ -153,6 +188,10 @@ static void test_rain_scene(void** state) {
 static void test_churn_scene(void** state) {
   (void)state;
   check_scene(&cases[2]);
+}
+static void test_sleep_scene(void** state) {
+  (void)state;
+  check_scene(&cases[3]);
 }
 
 // The image is untrusted: every truncation and every single-byte corruption is refused
@@ -191,6 +230,7 @@ int main(void) {
       cmocka_unit_test(test_pyramid_scene),
       cmocka_unit_test(test_rain_scene),
       cmocka_unit_test(test_churn_scene),
+      cmocka_unit_test(test_sleep_scene),
       cmocka_unit_test(test_restore_rejects_bad_images),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

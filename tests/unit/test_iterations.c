@@ -45,6 +45,7 @@ static stack_result run_stack(int solves, int relax) {
   arb_world_def wd = arb_default_world_def();
   wd.solve_iterations = solves;
   wd.relax_iterations = relax;
+  wd.enable_sleep = false;  // the solver's own resting behaviour, not frozen by sleeping
   arb_body_id ids[STACK_N];
   arb_world* w = make_stack(&wd, ids);
   double sum = 0.0;

@@ -10,6 +10,9 @@
 
 #include <arbiter/collision.h>
 
+#include "fnv_bits.h"
+#include "test_rng.h"
+
 #ifndef MANIFOLD_GOLDEN_HASH
 #define MANIFOLD_GOLDEN_HASH 0x64570328053a5e84ull  // gcc -O0/-O2/ASan, clang -O2 (x86-64 baseline)
 #endif
@@ -362,10 +365,7 @@ static void test_segment_polygon(void** state) {
 // ---- randomized invariants ---------------------------------------------------------------
 
 static uint32_t rng_state = 12345u;
-static float rnd(float lo, float hi) {
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
-}
+static float rnd(float lo, float hi) { return lcg_uniform(&rng_state, lo, hi); }
 
 static arb_polygon random_polygon(void) {
   for (;;) {
@@ -438,16 +438,6 @@ static void test_random_invariants(void** state) {
 
 // Bit-exact golden value over many manifolds (every pair kind): the narrow phase feeds
 // the world hash, so every build and platform must produce the same bits.
-static uint64_t fnv_bits(uint64_t h, float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  for (int i = 0; i < 4; ++i) {
-    h ^= (u >> (8 * i)) & 0xffu;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 static uint64_t hash_manifold(uint64_t h, const arb_manifold* m) {
   h = fnv_bits(h, (float)m->point_count);
   h = fnv_bits(h, m->normal.x);

@@ -10,6 +10,8 @@
 
 #include <arbiter/math.h>
 
+#include "fnv_bits.h"
+
 // Error bounds asserted below (also in docs/DETERMINISM.md and math.h). The measured
 // maxima are about half these: one float rounding of the double-precision result.
 #define SIN_COS_MAX_ERR 1.0e-7   // |x| <= 1e6
@@ -247,16 +249,6 @@ static void test_atan2_vs_libm(void** state) {
 // Bit-exact golden values: the same inputs must give the same bits in every build
 // (debug -O0, release -O2, ASan) and on every platform; a change here means the trig
 // code or the floating-point flags changed, which changes every simulation hash.
-static uint64_t fnv_bits(uint64_t h, float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  for (int i = 0; i < 4; ++i) {
-    h ^= (u >> (8 * i)) & 0xffu;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 static void test_trig_golden_bits(void** state) {
   (void)state;
   uint64_t h = 1469598103934665603ull;

@@ -12,14 +12,10 @@
 #include <cmocka.h>
 
 #include "test_proto_fixtures.h"
+#include "test_rng.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (uint32_t)(rng_state >> 16);
-}
+static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rng_state) >> 16); }
 static int chance(int percent) { return (int)(rnd() % 100) < percent; }
 
 #define MAX_E 600

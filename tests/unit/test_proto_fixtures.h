@@ -11,6 +11,25 @@
 #include <arbiter/snapshot_v2.h>
 #include <arbiter/world.h>
 
+#include <xxhash.h>
+
+// Frames a replay record body as the log stores it (PROTOCOL.md, replay log): u32 LE body
+// length, kind, three zero bytes, the body, then the XXH32 of all that before it (LE).
+// Lets a test put any body, valid or not, behind a checksum the reader accepts.
+// Returns the framed size (12 + blen).
+static inline size_t fx_frame_record(uint8_t* out, const uint8_t* body, size_t blen, uint8_t kind) {
+  out[0] = (uint8_t)blen;
+  out[1] = (uint8_t)(blen >> 8);
+  out[2] = (uint8_t)(blen >> 16);
+  out[3] = (uint8_t)(blen >> 24);
+  out[4] = kind;
+  out[5] = out[6] = out[7] = 0;
+  memcpy(out + 8, body, blen);
+  uint32_t h = XXH32(out, 8 + blen, 0);
+  for (int k = 0; k < 4; k++) out[8 + blen + (size_t)k] = (uint8_t)(h >> (8 * k));
+  return 12 + blen;
+}
+
 static inline arb_proto_shape fx_box(float hw, float hh) {
   arb_proto_shape s;
   memset(&s, 0, sizeof s);
@@ -223,6 +242,22 @@ static inline void fx_replay_tick(arb_replay_tick* t, uint64_t tick) {
   t->world_hash = 0xfedcba9876543210ull;
 }
 
+static const char fx_scene_body[] = "{\"version\":1,\"name\":\"arena\"}";
+
+static inline arb_proto_scene fx_scene(void) {
+  arb_proto_scene m;
+  memset(&m, 0, sizeof m);
+  m.tick = 1000;
+  m.scene_hash = 0x0123456789abcdefull;
+  m.text = fx_scene_body;
+  m.text_len = (uint32_t)strlen(fx_scene_body);
+  m.avatar_position = (arb_vec2){-4.0f, 2.5f};
+  m.avatar_angle = 0.0f;
+  m.avatar_velocity = (arb_vec2){0.0f, -0.1640625f};
+  m.avatar_angular_velocity = 0.0f;
+  return m;
+}
+
 static const uint8_t fx_checkpoint_state[] = {1, 2, 3, 4};
 
 static inline arb_replay_checkpoint fx_replay_checkpoint(uint64_t tick) {
@@ -271,10 +306,10 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 14
+#define FX_GOLDEN_COUNT 15
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -296,6 +331,10 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
     case 11: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
     case 12: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
     case 13: fx_snap2_delta(&part); return arb_snap2_encode(&part, buf, cap);
+    case 14: {
+      arb_proto_scene m = fx_scene();
+      return arb_proto_encode_scene(&m, buf, cap);
+    }
     default: return ARB_E_INVAL;
   }
 }

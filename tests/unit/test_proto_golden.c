@@ -107,6 +107,10 @@ static void redecode(int i, const uint8_t* b, int n) {
     arb_proto_pong x;
     assert_int_equal(arb_proto_decode_pong(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_pong(&x, again, sizeof again);
+  } else if (!strcmp(name, "scene")) {
+    arb_proto_scene x;
+    assert_int_equal(arb_proto_decode_scene(b, (size_t)n, &x, &err), 0);
+    m = arb_proto_encode_scene(&x, again, sizeof again);
   } else if (!strcmp(name, "replay_header")) {
     arb_replay_reader r;
     assert_int_equal(arb_replay_reader_open(&r, b, (size_t)n, &err), 0);

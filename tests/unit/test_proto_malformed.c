@@ -16,26 +16,13 @@
 #include <xxhash.h>
 
 #include "test_proto_fixtures.h"
+#include "test_rng.h"
 
 static uint8_t scratch[64 * 1024];
 static arb_proto_snapshot snap;
 static arb_replay_tick tick;
 static arb_proto_static_body statics[16];
 static long decoded_ok, decoded_err;
-
-/* Frame a replay record body with a valid checksum. */
-static size_t frame(uint8_t* out, const uint8_t* body, size_t blen, uint8_t kind) {
-  out[0] = (uint8_t)blen;
-  out[1] = (uint8_t)(blen >> 8);
-  out[2] = (uint8_t)(blen >> 16);
-  out[3] = (uint8_t)(blen >> 24);
-  out[4] = kind;
-  out[5] = out[6] = out[7] = 0;
-  memcpy(out + 8, body, blen);
-  uint32_t h = XXH32(out, 8 + blen, 0);
-  for (int k = 0; k < 4; k++) out[8 + blen + (size_t)k] = (uint8_t)(h >> (8 * k));
-  return 12 + blen;
-}
 
 /* Decode `b` as golden kind `g` (for replay kinds: b is the record *body*). Returns the
  * decoder's result; checks the reason on failure and re-encodes on success. */
@@ -100,6 +87,10 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     arb_proto_pong m;
     rc = arb_proto_decode_pong(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_pong(&m, scratch, sizeof scratch);
+  } else if (!strcmp(name, "scene")) {
+    arb_proto_scene m;
+    rc = arb_proto_decode_scene(p, n, &m, &err);
+    if (!rc) again = arb_proto_encode_scene(&m, scratch, sizeof scratch);
   } else {
     // Replay: build a file around the body; the header (or the mutated header) first.
     static uint8_t file[512 * 1024];
@@ -108,7 +99,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     memcpy(file, ARB_REPLAY_MAGIC, 8);
     int is_header = !strcmp(name, "replay_header");
     if (is_header) {
-      f += frame(file + f, p, n, ARB_REPLAY_HEADER);
+      f += fx_frame_record(file + f, p, n, ARB_REPLAY_HEADER);
     } else {
       int64_t h = fx_golden_encode(9, hdr, sizeof hdr);
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
@@ -116,7 +107,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(10, file + f, sizeof file - f);
       uint8_t kind = !strcmp(name, "replay_tick") ? ARB_REPLAY_TICK
                      : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
-      f += frame(file + f, p, n, kind);
+      f += fx_frame_record(file + f, p, n, kind);
     }
     arb_replay_reader r;
     rc = arb_replay_reader_open(&r, file, f, &err);
@@ -317,12 +308,7 @@ static void test_proto_malformed_deep_nesting(void** state) {
 }
 
 static uint64_t rs = 0x243f6a8885a308d3ull;
-static uint32_t rnd(void) {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return (uint32_t)(rs >> 24);
-}
+static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rs) >> 24); }
 
 static void test_proto_malformed_random(void** state) {
   (void)state;

@@ -251,20 +251,6 @@ static void test_proto_replay_bitflip(void** state) {
   assert_non_null(strstr(msg, "record checksum mismatch (stored 0x"));
 }
 
-/* Re-frame record i with a new body and a valid checksum. */
-static size_t reframe(uint8_t* out, const uint8_t* body, uint32_t blen, uint8_t kind) {
-  out[0] = (uint8_t)blen;
-  out[1] = (uint8_t)(blen >> 8);
-  out[2] = (uint8_t)(blen >> 16);
-  out[3] = (uint8_t)(blen >> 24);
-  out[4] = kind;
-  out[5] = out[6] = out[7] = 0;
-  memcpy(out + 8, body, blen);
-  uint32_t h = XXH32(out, 8 + (size_t)blen, 0);
-  for (int k = 0; k < 4; k++) out[8 + blen + (uint32_t)k] = (uint8_t)(h >> (8 * k));
-  return 12 + (size_t)blen;
-}
-
 static void test_proto_replay_bad_content(void** state) {
   (void)state;
   write_log();
@@ -276,7 +262,7 @@ static void test_proto_replay_bad_content(void** state) {
   size_t n = rec_start[3];
   memcpy(copy, log_buf, n);
   const uint8_t bad_body[] = {0x95, 0xa1, 'x', 0x90, 0x90, 0x90, 0x00};
-  n += reframe(copy + n, bad_body, sizeof bad_body, ARB_REPLAY_TICK);
+  n += fx_frame_record(copy + n, bad_body, sizeof bad_body, ARB_REPLAY_TICK);
   assert_int_equal(read_all(copy, n, &r), 3);
   assert_int_equal(r.stop, ARB_REPLAY_STOP_CORRUPT);
   assert_string_equal(r.error.reason, "replay tick: field 'tick': expected int, got str");
@@ -316,7 +302,7 @@ static void test_proto_replay_bad_content(void** state) {
   assert_int_equal(arb_replay_encode_header(&h, copy, sizeof copy), ARB_E_VERSION);
   const uint8_t v2[] = {0x97, 0x02, 0xa0, 0xc4, 0x00, 0x00, 0x01, 0x00, 0x00};
   memcpy(copy, ARB_REPLAY_MAGIC, 8);
-  n = 8 + reframe(copy + 8, v2, sizeof v2, ARB_REPLAY_HEADER);
+  n = 8 + fx_frame_record(copy + 8, v2, sizeof v2, ARB_REPLAY_HEADER);
   assert_int_equal(arb_replay_reader_open(&r, copy, n, &err), ARB_E_VERSION);
   assert_string_equal(err.reason, "replay header: field 'format_version': format version 2, this reader reads 1");
   arb_replay_reader_describe(&r, msg, sizeof msg);

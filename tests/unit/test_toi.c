@@ -9,6 +9,8 @@
 
 #include <arbiter/collision.h>
 
+#include "test_rng.h"
+
 static void near(float a, float b, float tol) {
   if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
 }
@@ -182,10 +184,7 @@ static void test_toi_rotation(void** state) {
 }
 
 static uint32_t rng_state = 777u;
-static float rnd(float lo, float hi) {
-  rng_state = rng_state * 1664525u + 1013904223u;
-  return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
-}
+static float rnd(float lo, float hi) { return lcg_uniform(&rng_state, lo, hi); }
 
 // Conservative: no sampled time before the TOI has the shapes touching, and a HIT
 // leaves them separated by at most about two slops.

@@ -175,6 +175,9 @@ static void test_memory_accounting(void** state) {
   wd.alloc = count_alloc;
   wd.free = count_free;
   wd.alloc_user = &ca;
+  // Awake throughout: the steady state of the full solver path (sleeping has its own
+  // no-allocation check in test_sleep.c).
+  wd.enable_sleep = false;
   arb_world* w = arb_world_create(&wd);
   assert_non_null(w);
   int64_t empty = arb_world_get_byte_count(w);

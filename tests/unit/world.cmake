@@ -1,6 +1,6 @@
 # World, bodies, solver, hash and save/restore (shared/src/world.c and friends; owner:
 # world). Total run time in release: a few seconds.
-foreach(t test_world test_seed_behaviours)
+foreach(t test_world test_seed_behaviours test_sleep)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     arb_add_test(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LIBS arbiter_shared LABELS unit TIMEOUT 120)
   endif()

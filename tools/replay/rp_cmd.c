@@ -284,10 +284,12 @@ static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
   fprintf(out, "\nseed:        %" PRIu64 "\nstarted:     ", h->seed);
   print_utc(out, h->start_time_ms);
   fputc('\n', out);
-  if (log->tick_count)
+  if (log->tick_count) {
     fprintf(out, "ticks:       %" PRIu64 "..%" PRIu64 " (%" PRIu64 " tick records), %.2f s of game time\n",
             log->first_tick, log->last_tick, log->tick_count, tick_seconds(log, log->tick_count));
-  else
+    fprintf(out, "recorded:    final tick %" PRIu64 " hash %016" PRIx64 " (as the server computed it)\n",
+            log->last_tick, log->last_hash);
+  } else
     fprintf(out, "ticks:       none\n");
   fprintf(out, "checkpoints: %d", log->cp_count);
   for (int i = 0; i < log->cp_count && i < 12; i++) fprintf(out, "%s%" PRIu64, i ? ", " : " at ticks ", log->cps[i].tick);

@@ -2,12 +2,14 @@
 #include "rp_log.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// 16 GiB: far beyond any log this tool could re-simulate in a session.
-#define RP_MAX_FILE ((size_t)1 << 34)
+// 16 GiB, or half the address space of a 32-bit build: far beyond any log this tool could
+// re-simulate in a session. (A size_t constant 1 << 34 is 0 on 32-bit platforms.)
+#define RP_MAX_FILE ((uint64_t)1 << 34)
 
 int rp_log_read_file(const char* path, uint8_t** data, size_t* len, char* err, size_t cap) {
   *data = NULL;
@@ -24,7 +26,7 @@ int rp_log_read_file(const char* path, uint8_t** data, size_t* len, char* err, s
   while (buf) {
     n += fread(buf + n, 1, size - n, fp);
     if (n < size) break;
-    if (size >= RP_MAX_FILE) {
+    if ((uint64_t)size >= RP_MAX_FILE || size > SIZE_MAX / 2) {
       too_big = true;
       break;
     }
@@ -41,7 +43,7 @@ int rp_log_read_file(const char* path, uint8_t** data, size_t* len, char* err, s
   if (!is_stdin) fclose(fp);
   if (!buf || io_error || too_big) {
     free(buf);
-    if (too_big) snprintf(err, cap, "%s: larger than 16 GiB", path);
+    if (too_big) snprintf(err, cap, "%s: larger than %zu MiB, the most this tool reads", path, size >> 20);
     else if (io_error) snprintf(err, cap, "%s: read error: %s", path, strerror(io_error));
     else snprintf(err, cap, "%s: out of memory", path);
     return too_big ? ARB_E_TOO_BIG : io_error ? ARB_E_IO : ARB_E_NOMEM;
@@ -102,6 +104,7 @@ static int scan(rp_log* log, char* err, size_t cap) {
       rc = arb_replay_decode_tick(&rec, t, &perr);
       if (rc == ARB_OK) {
         if (!log->first_tick) log->first_tick = t->tick;
+        log->last_hash = t->world_hash;
         rc = note_tick(log, t);
       }
     } else if (rec.kind == ARB_REPLAY_CHECKPOINT) {

@@ -39,6 +39,7 @@ typedef struct rp_log {
   char stop_text[400];          ///< arb_replay_reader_describe, or "clean"
   uint64_t first_tick;          ///< first tick record's tick, 0 if none
   uint64_t last_tick;
+  uint64_t last_hash;  ///< the hash the recording server computed after the last tick
   uint64_t tick_count;
   bool have_end;
   arb_replay_end end;

@@ -16,7 +16,7 @@
 //     arb_client_event ev;
 //     while (arb_client_poll_event(c, &ev) > 0) { ... }
 //     arb_client_set_controls(c, &my_controls);
-//     int n = arb_client_sample(c, now, states, cap);   // interpolated world
+//     int n = arb_client_sample(c, now, states, cap);   // interpolated world, own avatar predicted
 //     draw(states, n);
 //   }
 //   arb_client_destroy(c);
@@ -70,6 +70,13 @@ typedef struct arb_client_config {
   float extrapolation_limit;    ///< at most this long past the newest snapshot; default 0.25
   float blend_time;             ///< a correction after a gap fades out over this; default 0.2
   float teleport_distance;      ///< meters; larger corrections snap; default 2
+
+  // Prediction of the own avatar (docs/CLIENT.md, "Prediction"): a local copy of the
+  // server's scene steps the avatar with each command the moment it is made.
+  bool predict;                 ///< default true (needs the server's scene message)
+  float predict_smoothing;      ///< s, time constant of the fade of a drawn correction; default 0.1
+  float predict_snap_distance;  ///< m, corrections larger than this are drawn as a jump; default 2
+  float input_margin;           ///< s, lead over rtt/2 + 2 rtt variance for commands; default 0.005
 
   // Connection.
   float connect_timeout;        ///< seconds to get welcomed; default 5
@@ -212,6 +219,7 @@ ARB_API const arb_client_static_body* arb_client_get_static_geometry(const arb_c
 #define ARB_CLIENT_SAMPLE_EXTRAPOLATED 1u  ///< past the newest snapshot (<= extrapolation_limit)
 #define ARB_CLIENT_SAMPLE_HELD 2u          ///< past the extrapolation limit: holding still
 #define ARB_CLIENT_SAMPLE_BLENDING 4u      ///< a correction after a gap is fading out
+#define ARB_CLIENT_SAMPLE_PREDICTED 8u     ///< the own avatar, predicted (not interpolated)
 
 /// One entity's state at the sampled time.
 typedef struct arb_client_entity_state {
@@ -230,9 +238,10 @@ typedef struct arb_client_entity_state {
 } arb_client_entity_state;
 
 /// Every known entity's position and rotation interpolated at (estimated server time at
-/// render_time − interpolation delay), in id order. Writes up to max, returns the total
-/// number of entities (may exceed max). render_time must not go backwards between calls
-/// (an earlier time is treated as the previous one). 0 before the first snapshot.
+/// render_time − interpolation delay), in id order. While predicting, the own avatar is
+/// the predicted one instead (flag PREDICTED): ahead of the server by the input lead. Writes up to
+/// max, returns the total number of entities (may exceed max). render_time must not go backwards
+/// between calls (an earlier time is treated as the previous one). 0 before the first snapshot.
 ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client_entity_state* out, int max);
 /// The raw states of the newest complete snapshot (dequantized, not interpolated; flags
 /// 0, velocities as the server sent them), in id order: for debug views that draw the
@@ -276,6 +285,22 @@ typedef struct arb_client_stats {
   uint32_t connects;            ///< times welcomed
   uint32_t reconnects;          ///< reconnect attempts after a lost link
   int entity_count;             ///< known entities
+  // prediction (docs/CLIENT.md, "Prediction")
+  bool predicting;          ///< the own avatar is predicted now
+  float input_lead;         ///< s, how far ahead of the estimated server time commands are made
+  uint64_t predict_checks;  ///< snapshots compared with the predicted avatar
+  uint64_t predict_corrections;  ///< ... that differed: re-simulated from the server's state
+  uint64_t predict_snaps;        ///< corrections drawn as a jump (over predict_snap_distance)
+  uint64_t inputs_late;          ///< commands the server had not applied at their tick (snapshot's
+                                 ///< last_input_seq)
+  float predict_error;           ///< m, predicted vs server avatar position at the last check
+  float predict_error_max;       ///< m, largest since create
+  bool predict_error_free;       ///< the last check's avatar touched nothing but static bodies
+  float predict_correction_max;  ///< m, largest move of the predicted avatar by one correction
+  float predict_offset;          ///< m, drawn correction still fading out
+  uint64_t input_to_motion_count;  ///< control changes drawn so far
+  float input_to_motion;           ///< s, the last: from arb_client_set_controls (time of the
+                                   ///< update before it) to the first sample drawing its effect
 } arb_client_stats;
 
 ARB_API void arb_client_get_stats(const arb_client* client, arb_client_stats* out);

@@ -29,7 +29,7 @@ ARB_C_BEGIN
 /// Unsequenced = ENET_PACKET_FLAG_UNSEQUENCED: ENet's plain unreliable delivery drops a
 /// packet older than one already received on the channel, which would lose parts of a
 /// split snapshot that arrive out of order; ticks and sequence numbers order things instead.
-#define ARB_PROTO_CHANNEL_CONTROL 0   ///< reliable: hello, welcome, reject, event
+#define ARB_PROTO_CHANNEL_CONTROL 0  ///< reliable: hello, welcome, reject, event, scene
 #define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping (client), pong (server)
 #define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unsequenced: snapshot
 #define ARB_PROTO_CHANNEL_COUNT 3
@@ -56,6 +56,7 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
+#define ARB_PROTO_MAX_SCENE_TEXT (1024 * 1024 - 256)  ///< bytes of scene text in a scene message
 
 /// Message type codes: element 0 of every message array (rows of arbiter/messages.def).
 typedef enum arb_proto_msg_type {
@@ -240,7 +241,7 @@ typedef struct arb_proto_reject {
 
 /// One tick of input with its sequence number.
 typedef struct arb_proto_input_cmd {
-  uint32_t seq;  ///< per client, starts at 1, +1 per client tick
+  uint32_t seq;  ///< the server tick it is meant for (PROTOCOL.md, input: command ticks)
   arb_proto_controls_q controls;
 } arb_proto_input_cmd;
 
@@ -325,6 +326,20 @@ typedef struct arb_proto_pong {
   uint32_t server_tick;     ///< last completed tick when the pong was sent
   uint64_t server_time_us;  ///< server monotonic clock
 } arb_proto_pong;
+
+/// Server -> client, reliable, right after the welcome: the scene the client's own avatar
+/// lives in, so a predicting client can build the same world (PROTOCOL.md, "scene"), and
+/// the avatar's exact (unquantized) state at `tick`, the tick it joined at.
+typedef struct arb_proto_scene {
+  uint32_t tick;                  ///< the tick `avatar_*` is from (the welcome's server_tick)
+  uint64_t scene_hash;            ///< XXH3-64 of text, as in the welcome
+  const char* text;               ///< the scene file (JSON); the decoder points into its input
+  uint32_t text_len;              ///< 1..ARB_PROTO_MAX_SCENE_TEXT bytes
+  arb_vec2 avatar_position;       ///< meters, |v| <= ARB_PROTO_MAX_COORD
+  float avatar_angle;             ///< radians, |v| <= ARB_PROTO_MAX_COORD
+  arb_vec2 avatar_velocity;       ///< m/s, |v| <= ARB_PROTO_MAX_COORD
+  float avatar_angular_velocity;  ///< rad/s, |v| <= ARB_PROTO_MAX_COORD
+} arb_proto_scene;
 
 // ---- encode / decode --------------------------------------------------------------------
 

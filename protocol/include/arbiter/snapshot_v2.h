@@ -19,7 +19,7 @@
 
 ARB_C_BEGIN
 
-#define ARB_PROTO_MSG_SNAPSHOT2 9  ///< message type code of a v2 snapshot part
+#define ARB_PROTO_MSG_SNAPSHOT2 10  ///< message type code of a v2 snapshot part (after the last row of messages.def)
 
 #define ARB_SNAP2_MAX_SHAPES 8           ///< shapes per body description
 #define ARB_SNAP2_MAX_PART_ENTERED 128   ///< descriptions (enter records) per part

@@ -6,9 +6,18 @@
 // No libm transcendental functions: arb_sin/arb_cos/arb_atan2 are our own.
 #pragma once
 
+#include <float.h>
 #include <math.h>
 
 #include "base.h"
+
+// Float expressions must be evaluated in float. x87 arithmetic (32-bit x86 without
+// -msse2 -mfpmath=sse) keeps 80-bit intermediates (FLT_EVAL_METHOD 2) and computes other
+// bits than SSE2, NEON and wasm32; the determinism matrix shows the divergence by defining
+// ARB_ALLOW_EXCESS_PRECISION, which nothing else may do (docs/DETERMINISM.md).
+#if FLT_EVAL_METHOD != 0 && !defined(ARB_ALLOW_EXCESS_PRECISION)
+#error "arbiter needs FLT_EVAL_METHOD == 0: on 32-bit x86 build with -msse2 -mfpmath=sse (x87 arithmetic breaks bit-exact replays)"
+#endif
 
 ARB_C_BEGIN
 

@@ -40,6 +40,7 @@ typedef struct arb_world_def {
                                  ///< static bodies (time of impact) nor through each other
                                  ///< (speculative contacts widened by the relative motion).
                                  ///< false: only `bullet` bodies are swept.
+  bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
   int body_capacity;             ///< initial capacity hint (grows as needed)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
@@ -93,6 +94,9 @@ typedef struct arb_body_def {
   bool fixed_rotation;
   bool bullet;               ///< also swept against dynamic bodies (both moving), not only
                              ///< statics; on even when the world's continuous is off
+  bool enable_sleep;         ///< may fall asleep with its island; default true
+  bool is_awake;             ///< false: created asleep (alone, until touched); default true
+  float sleep_threshold;     ///< m/s (speed of its farthest point) below which it may sleep; default 0.05
   uint64_t user_data;        ///< not simulated, not hashed
   arb_shape_def shape;
   int internal_value;        ///< set by arb_default_body_def; DO NOT SET
@@ -113,6 +117,25 @@ ARB_API void arb_world_step(arb_world* world, float dt);
 ARB_API uint64_t arb_world_get_step_count(const arb_world* world);
 ARB_API arb_vec2 arb_world_get_gravity(const arb_world* world);
 ARB_API void arb_world_set_gravity(arb_world* world, arb_vec2 gravity);
+
+// ---- sleeping -------------------------------------------------------------------------
+//
+// Dynamic bodies joined by touching contacts, joints or springs form an island. When every
+// body of an island has moved slower than its sleep_threshold for ARB_TIME_TO_SLEEP
+// seconds in a row (and no moving kinematic body touches or holds it), the whole island
+// falls asleep at the end of the step: velocities become zero and it costs nothing per
+// step (not integrated, not solved, its contacts not updated) until something wakes it:
+// a touching contact with an awake body, a joint or spring from an awake body, a nonzero
+// force, impulse or velocity, a teleport, a changed damping or gravity scale or world
+// gravity, static geometry created next to it or moved away from under it, or the
+// destruction of a body it touches or is joined to. Waking wakes the whole island and
+// restarts its sleep timers. A kinematic body sleeps alone once its velocity has been
+// zero for ARB_TIME_TO_SLEEP. Sleeping is part of the simulated state (hash, save).
+#define ARB_TIME_TO_SLEEP 0.5f
+
+/// Turning sleeping off wakes every body. Not allowed from inside a step.
+ARB_API void arb_world_enable_sleep(arb_world* world, bool enable);
+ARB_API bool arb_world_is_sleep_enabled(const arb_world* world);
 
 /// XXH3-64 over a canonical little-endian serialization of all simulated state.
 ARB_API uint64_t arb_world_hash(const arb_world* world);
@@ -146,7 +169,7 @@ ARB_API arb_vec2 arb_body_get_position(const arb_world* world, arb_body_id id);
 ARB_API arb_rot arb_body_get_rotation(const arb_world* world, arb_body_id id);
 ARB_API float arb_body_get_angle(const arb_world* world, arb_body_id id);
 ARB_API arb_transform arb_body_get_transform(const arb_world* world, arb_body_id id);
-/// Teleport. Wakes nothing, keeps velocity.
+/// Teleport. Wakes the body's island, keeps velocity.
 ARB_API void arb_body_set_transform(arb_world* world, arb_body_id id, arb_vec2 position, float angle);
 ARB_API arb_vec2 arb_body_get_world_center(const arb_world* world, arb_body_id id);
 ARB_API arb_vec2 arb_body_get_linear_velocity(const arb_world* world, arb_body_id id);
@@ -175,6 +198,14 @@ ARB_API uint64_t arb_body_get_user_data(const arb_world* world, arb_body_id id);
 ARB_API void arb_body_set_user_data(arb_world* world, arb_body_id id, uint64_t user_data);
 ARB_API void arb_body_set_damping(arb_world* world, arb_body_id id, float linear, float angular);
 ARB_API void arb_body_set_gravity_scale(arb_world* world, arb_body_id id, float scale);
+
+/// False while the body's island sleeps (static bodies: false).
+ARB_API bool arb_body_is_awake(const arb_world* world, arb_body_id id);
+/// Wakes the body's whole island (nothing for an awake or static body).
+ARB_API void arb_body_wake(arb_world* world, arb_body_id id);
+/// Disabling sleep for a body wakes its island and keeps it awake.
+ARB_API void arb_body_enable_sleep(arb_world* world, arb_body_id id, bool enable);
+ARB_API bool arb_body_is_sleep_enabled(const arb_world* world, arb_body_id id);
 
 /// A contact touching the body, as seen from it: normal points away from this body.
 typedef struct arb_contact_data {
@@ -219,6 +250,13 @@ typedef struct arb_world_counters {
   int dynamic_tree_height;
   int64_t byte_count;      ///< same as arb_world_get_byte_count
   int64_t arena_bytes;     ///< per-step arena capacity (part of byte_count)
+  int awake_body_count;    ///< dynamic and kinematic bodies not asleep
+  int sleeping_body_count;
+  // Work done by the last step (what sleeping saves):
+  int step_collided_contacts;  ///< contacts whose manifold was recomputed
+  int step_solved_contacts;    ///< touching contacts in the solver
+  int step_solved_bodies;      ///< bodies integrated
+  int step_island_count;       ///< islands built for the sleep check (0 when none was sleepy)
 } arb_world_counters;
 ARB_API arb_world_counters arb_world_get_counters(const arb_world* world);
 
