@@ -2,13 +2,20 @@
 # Each found library becomes an imported target arb::<name>.
 find_package(PkgConfig REQUIRED)
 
+# arb_pkg(<name> <pkg-config module>): the module, required, as the target arb::<name>.
+# A macro, so pkg-config's <NAME>_INCLUDE_DIRS & co. stay visible to the caller.
+macro(arb_pkg name module)
+  string(TOUPPER "${name}" _arb_pkg_prefix)
+  pkg_check_modules(${_arb_pkg_prefix} REQUIRED IMPORTED_TARGET ${module})
+  add_library(arb::${name} ALIAS PkgConfig::${_arb_pkg_prefix})
+endmacro()
+
 if(ARB_REPLAY_ONLY)
   # arbiter-replay links jansson (the scene parser) and uses msgpack-c's packer and xxHash
   # header-only. Cross builds find the headers in /usr/include (the same files for every
   # Debian architecture); a wasm32 build passes ARB_MSGPACK_INCLUDE_DIR and
   # XXHASH_INCLUDE_DIRS pointing at a directory holding only those headers.
-  pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
-  add_library(arb::jansson ALIAS PkgConfig::JANSSON)
+  arb_pkg(jansson jansson)
   find_path(ARB_MSGPACK_INCLUDE_DIR msgpack.h REQUIRED)
   find_path(XXHASH_INCLUDE_DIRS xxhash.h REQUIRED)
   add_library(arb_msgpack_headers INTERFACE)
@@ -17,11 +24,8 @@ if(ARB_REPLAY_ONLY)
   return()
 endif()
 
-pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
-add_library(arb::uv ALIAS PkgConfig::LIBUV)
-
-pkg_check_modules(LIBENET REQUIRED IMPORTED_TARGET libenet)
-add_library(arb::enet ALIAS PkgConfig::LIBENET)
+arb_pkg(uv libuv)
+arb_pkg(enet libenet)
 
 # libmsgpack-dev also installs the C++ package under the same CMake name "msgpack";
 # try the C one explicitly and fall back to pkg-config (see DEPENDENCIES notes in docs/).
@@ -33,20 +37,15 @@ else()
   if(TARGET msgpackc)
     add_library(arb::msgpack ALIAS msgpackc)
   else()
-    pkg_check_modules(MSGPACK REQUIRED IMPORTED_TARGET msgpack)
-    add_library(arb::msgpack ALIAS PkgConfig::MSGPACK)
+    arb_pkg(msgpack msgpack)
   endif()
 endif()
 
-pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
-add_library(arb::jansson ALIAS PkgConfig::JANSSON)
-
-pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-add_library(arb::xxhash ALIAS PkgConfig::XXHASH)
+arb_pkg(jansson jansson)
+arb_pkg(xxhash libxxhash)
 
 if(ARB_BUILD_TESTS)
-  pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
-  add_library(arb::cmocka ALIAS PkgConfig::CMOCKA)
+  arb_pkg(cmocka cmocka)
 endif()
 
 if(ARB_BUILD_VIEW)

@@ -37,7 +37,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
-          "                   [--no-predict]\n"
+          "                   [--no-predict] [--no-interp]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
           "inputs at the server's tick rate and interpolating the world like a game would.\n"
@@ -53,6 +53,9 @@ static void usage(FILE* f) {
           "  --per-client    add one JSON object per client to the summary\n"
           "  --no-predict    draw the own avatar interpolated, like everything else\n"
           "                  (default: predicted, see the summary's \"prediction\")\n"
+          "  --no-interp     decode and acknowledge snapshots only: no interpolation, no\n"
+          "                  prediction, no continuity check (the cheapest client, for load\n"
+          "                  tests with hundreds of clients on one core; not with seek)\n"
           "  --help          this text\n"
           "\n"
           "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
@@ -195,11 +198,12 @@ typedef struct bot_options {
   bot_behaviour behaviour;
   bool per_client;
   bool predict;
+  bool interp;  ///< sample the interpolated world every frame (false: --no-interp)
 } bot_options;
 
 // Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
 static int parse_options(int argc, char** argv, bot_options* o) {
-  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true};
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -211,6 +215,11 @@ static int parse_options(int argc, char** argv, bot_options* o) {
       continue;
     }
     if (!strcmp(a, "--no-predict")) {
+      o->predict = false;
+      continue;
+    }
+    if (!strcmp(a, "--no-interp")) {
+      o->interp = false;
       o->predict = false;
       continue;
     }
@@ -234,6 +243,10 @@ static int parse_options(int argc, char** argv, bot_options* o) {
       fprintf(stderr, "arbiter-bot: %s: invalid value '%s' (see --help)\n", a, v);
       return 2;
     }
+  }
+  if (!o->interp && o->behaviour == BOT_SEEK) {
+    fprintf(stderr, "arbiter-bot: --behaviour seek needs the interpolated world (drop --no-interp)\n");
+    return 2;
   }
   return -1;
 }
@@ -352,7 +365,7 @@ static double run_clients(bot_run* r) {
     }
     if (now >= next_frame) {
       for (long i = 0; i < r->opt.nclients; i++) {
-        bot_sample(&r->bots[i], now);
+        if (r->opt.interp) bot_sample(&r->bots[i], now);
         bot_behave(&r->bots[i], now - r->t0);
       }
       next_frame += BOT_FRAME;

@@ -390,6 +390,9 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
     case ARB_PROTO_EVENT_LEFT:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_LEFT, c->now, 0, e.client_id, e.code, false, e.text);
       break;
+    case ARB_PROTO_EVENT_HIT:
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_HIT, c->now, e.entity_id, e.client_id, 0, false, e.text);
+      break;
     case ARB_PROTO_EVENT_NOTICE:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_NOTICE, c->now, 0, 0, 0, false, e.text);
       break;
@@ -466,11 +469,15 @@ static void adapt_lead(arb_client* c) {
   }
 }
 
+static const arb_proto_entity_desc* snapshot_desc(const void* snaps, uint32_t entity) {
+  return cl_snapshots_desc((const cl_snapshots*)snaps, entity);
+}
+
 static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_input_seq,
                                 const cl_slot* slot) {
   if (!cl_predict_active(&c->predict)) return;
   cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->set,
-                         c->now);
+                         snapshot_desc, &c->snaps, c->now);
   adapt_lead(c);
   if (!cl_predict_active(&c->predict) && c->predict.error[0])
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
@@ -589,6 +596,9 @@ static void send_inputs(arb_client* c) {
   arb_proto_input msg;
   update_lead(c);
   double ft = predicted_tick(c, c->now);
+  // A shot is resolved at what the player saw: the time of the last sampled frame.
+  double seen = c->sample_time * c->session.tick_rate * 256.0;
+  c->input.view_time = seen >= 1.0 && seen < 1.8e19 ? (uint64_t)(seen + 0.5) : 0;
   int due = ft >= 0.0 && ft < 4.0e9
                 ? cl_input_due(&c->input, (uint32_t)ft + 1, c->snaps.newest_complete, &msg)
                 : 0;
@@ -683,6 +693,7 @@ const char* arb_client_event_name(arb_client_event_type type) {
     case ARB_CLIENT_EVENT_NOTICE: return "notice";
     case ARB_CLIENT_EVENT_PLAYER_JOINED: return "player_joined";
     case ARB_CLIENT_EVENT_PLAYER_LEFT: return "player_left";
+    case ARB_CLIENT_EVENT_HIT: return "hit";
   }
   return "unknown";
 }

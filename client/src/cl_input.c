@@ -41,6 +41,7 @@ int cl_input_due(cl_input* in, uint32_t tick, uint32_t ack_tick, arb_proto_input
     memmove(&in->recent[1], &in->recent[0], (ARB_PROTO_MAX_INPUTS - 1) * sizeof in->recent[0]);
     in->recent[0].seq = ++in->seq;
     in->recent[0].controls = in->current;
+    in->recent[0].view_time = (in->current.buttons & ARB_BUTTON_FIRE) ? in->view_time : 0;
     if (in->recent_count < ARB_PROTO_MAX_INPUTS) in->recent_count++;
   }
   memset(msg, 0, sizeof *msg);

@@ -22,6 +22,7 @@ typedef struct cl_input {
   uint32_t seq;          ///< newest command's sequence number = its tick (0 = none yet)
   uint32_t packet_seq;   ///< newest packet's sequence number
   int redundancy;        ///< commands per packet, 1..ARB_PROTO_MAX_INPUTS
+  uint64_t view_time;    ///< stamped on new commands with the fire button (1/256 ticks)
 } cl_input;
 
 void cl_input_init(cl_input* in, int redundancy);

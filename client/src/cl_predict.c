@@ -135,7 +135,8 @@ void cl_predict_note_change(cl_predict* p, double now) {
 
 // One tick through the game's tick applier, with the avatar's controls for it.
 static int step_tick(cl_predict* p, uint32_t tick, const arb_controls* controls, bool has_command) {
-  arb_tick_control ctl = {p->client_id, *controls, 0};
+  cl_proxy_place(&p->proxies, arb_game_get_world(p->game), tick, arb_game_get_dt(p->game));
+  arb_tick_control ctl = {p->client_id, *controls, 0, 0};
   arb_tick_inputs in = {NULL, 0, NULL, 0, &ctl, 1};
   int rc = arb_game_apply_tick(p->game, &in);
   if (rc != ARB_OK) return rc;
@@ -205,6 +206,8 @@ static int resimulate(cl_predict* p, uint32_t tick, const arb_proto_entity_set* 
   int rc = arb_game_restore(p->game, s->image, s->image_len);
   if (rc != ARB_OK) return rc;
   take_world(p, view, avatar_entity);
+  if ((rc = cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar)) != ARB_OK)
+    return rc;
   if (avatar) {
     // The nearest state the server's quantized one allows: each field moves only as far
     // as into the server's cell, so the next snapshots are not corrections again merely
@@ -234,7 +237,8 @@ static int resimulate(cl_predict* p, uint32_t tick, const arb_proto_entity_set* 
 }
 
 void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_seq,
-                            uint32_t avatar_entity, const arb_proto_entity_set* view, double now) {
+                            uint32_t avatar_entity, const arb_proto_entity_set* view,
+                            cl_proxy_desc_fn* desc_of, const void* ctx, double now) {
   if (!cl_predict_active(p) || tick == 0) return;
   const arb_proto_entity* me = arb_proto_entity_set_find(view, avatar_entity);
   if (!me) return;
@@ -242,6 +246,7 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   float sangle, sw;
   arb_vec2 svel;
   arb_proto_dequantize_state(&me->state, &spos, &sangle, &svel, &sw);
+  if (desc_of) cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
   cl_predict_tick* s = find_tick(p, tick);
   if (!s) {
     if (tick > p->tick) {
@@ -251,6 +256,10 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
       arb_vec2 before = newest ? newest->position : spos;
       take_world(p, view, avatar_entity);
       set_avatar(p, spos, sangle, svel, sw);
+      if (cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar) != ARB_OK) {
+        fail(p, ARB_E_NOMEM, "other avatars");
+        return;
+      }
       p->tick = tick;
       if (record_tick(p, tick, &p->held, false) != ARB_OK)
         fail(p, ARB_E_NOMEM, "history");

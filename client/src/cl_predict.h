@@ -17,8 +17,9 @@
 // and the same commands, the predicted trajectory is the server's, bit for bit, as long
 // as nothing the client does not simulate touches the avatar. Other entities are not
 // predicted (they stay interpolated); the local world's other bodies only serve as
-// obstacles, placed as the newest snapshot has them. Other players' avatars are not in
-// the local world: pushing one is a misprediction the next snapshots correct.
+// obstacles, placed as the newest snapshot has them. Other players' avatars near ours are
+// in the local world as bodies put back before every tick (cl_predict_proxy.h): running
+// into one is predicted as far as its newest snapshot state, carried forward, is right.
 #pragma once
 
 #include <arbiter/client.h>
@@ -26,6 +27,7 @@
 #include <arbiter/protocol.h>
 
 #include "cl_mem.h"
+#include "cl_predict_proxy.h"
 
 #define CL_PREDICT_HISTORY 128  ///< ticks of history kept (about 2 s at 60 Hz)
 
@@ -67,6 +69,7 @@ typedef struct cl_predict {
   uint32_t tick;      ///< server tick the local game is at; 0 = not predicting
   arb_controls held;  ///< controls in effect (the server holds them the same way)
   cl_predict_tick ring[CL_PREDICT_HISTORY];
+  cl_proxies proxies;  ///< the other avatars near ours, put back before every tick
   bool drawn;       ///< the predicted avatar has been drawn since the start
   arb_vec2 offset;  ///< drawn = simulated + offset; fades to 0
   float angle_offset;
@@ -95,10 +98,12 @@ void cl_predict_note_change(cl_predict* p, double now);
 /// without one hold the controls.
 int cl_predict_advance(cl_predict* p, uint32_t tick, const arb_controls* cmd);
 /// A complete snapshot of `tick` (the view, with the avatar `avatar_entity`) and the newest
-/// command the server had applied. Re-simulates from it with the server's other bodies,
-/// and with its avatar when that disagrees with the prediction (a correction).
+/// command the server had applied. Re-simulates from it with the server's other bodies
+/// (and the other avatars near ours, whose descriptions `desc_of(ctx, id)` gives), and
+/// with its avatar when that disagrees with the prediction (a correction).
 void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_seq,
-                            uint32_t avatar_entity, const arb_proto_entity_set* view, double now);
+                            uint32_t avatar_entity, const arb_proto_entity_set* view,
+                            cl_proxy_desc_fn* desc_of, const void* ctx, double now);
 /// The avatar to draw at fractional server tick `ft` (between the two newest predicted
 /// ticks), with the fading correction; local time `now`. False when not predicting.
 /// `shown` (may be NULL) is where the avatar was drawn until now (interpolated): the first

@@ -69,7 +69,7 @@ void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* co
   if (paused) return;
   // Every tick goes through the game's tick applier, as a predicting client's would: this
   // player's controls, then the step.
-  arb_tick_control own = {SANDBOX_CLIENT, *controls, ARB_OK};
+  arb_tick_control own = {SANDBOX_CLIENT, *controls, ARB_OK, 0};
   arb_tick_inputs tick = {NULL, 0, NULL, 0, &own, 1};
   double dt = (double)arb_game_get_dt(s->game);
   s->acc += wall_dt;

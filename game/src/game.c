@@ -73,6 +73,10 @@ int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out) {
   }
   for (int i = 0; i < g->scene_body_count; i++)
     arb_body_set_user_data(g->world, g->scene_bodies[i], (uint64_t)i + 1);
+  if ((rc = arb__fire_init(g)) != ARB_OK) {
+    arb_game_destroy(g);
+    return rc;
+  }
   *out = g;
   return ARB_OK;
 }
@@ -83,6 +87,8 @@ void arb_game_destroy(arb_game* game) {
   free(game->scene_bodies);
   free(game->avatars);
   free(game->by_client);
+  arb__fire_free_ring(game->ring, game->ring_len);
+  free(game->hits);
   free(game);
 }
 
@@ -292,6 +298,7 @@ void arb_game_step(arb_game* game) {
   }
   arb_world_step(game->world, game->dt);
   game->tick++;
+  arb__fire_record(game);  // out of memory: that tick's poses are missing, shots miss them
 }
 
 // ---- entities -------------------------------------------------------------------------

@@ -13,6 +13,20 @@ typedef struct arb_avatar {
   int32_t jump_cooldown;  ///< ticks until the next jump is allowed
 } arb_avatar;
 
+/// Poses of every avatar after one tick (entity id order), for rewinding shots.
+typedef struct arb_pose {
+  uint32_t entity_id;
+  arb_vec2 position;
+  float angle;
+} arb_pose;
+
+typedef struct arb_pose_tick {
+  uint64_t tick;  ///< the tick these are from; slot empty when no avatar was recorded
+  uint32_t count;
+  uint32_t cap;
+  arb_pose* poses;
+} arb_pose_tick;
+
 struct arb_game {
   const arb_scene* scene;     ///< borrowed; outlives the game
   arb_world* world;           ///< owned
@@ -27,7 +41,20 @@ struct arb_game {
   int avatar_count, avatar_cap;
   int* by_client;         ///< avatar indices sorted by client id (controller order)
   float spawn_clearance;  ///< m: a spawn point closer than this to an avatar is taken
+  // Scene avatar `fire` only (else ring_len 0 and none of this is in the image or hash):
+  arb_pose_tick* ring;  ///< poses of the last ring_len ticks, slot tick % ring_len
+  uint32_t ring_len;    ///< tick_rate + 2: one second back and the tick before it
+  arb_game_hit* hits;   ///< the last apply_tick's hits (not state: rebuilt every tick)
+  int hit_count, hit_cap;
 };
+
+/// Lag-compensated shots (game_fire.c). init: ring for a scene with `fire` (ARB_E_NOMEM).
+int arb__fire_init(arb_game* g);
+void arb__fire_free_ring(arb_pose_tick* ring, uint32_t len);
+/// Keep the avatars' poses of the tick just stepped.
+int arb__fire_record(arb_game* g);
+/// The fire button of `client_id` went down with these controls: resolve the shot.
+void arb__fire_shoot(arb_game* g, uint32_t client_id, uint64_t view_time);
 
 /// Cooldown after a jump, in ticks (so one press is one jump while the contact persists).
 int arb__force_jump_cooldown_ticks(float dt);

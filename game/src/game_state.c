@@ -7,9 +7,11 @@
 //   avatar_count x { u32 client_id, u32 entity_id, i32 body index1, u32 body generation,
 //                    u32 controller, f32 move_x, f32 move_y, f32 aim, u32 buttons,
 //                    f32 steer, f32 throttle, f32 brake, i32 jump_cooldown }
+//   scene avatar `fire` only: ring_len x { u64 tick, u32 count,
+//                                           count x { u32 entity_id, f32 x, f32 y, f32 angle } }
 //   u32 world image length | world image (arb_world_save)
 // The hash covers the same state fields (tick to the last avatar), seeded with the world
-// hash.
+// hash. Without `fire` the image and hash are exactly those of before shots existed.
 //
 // DETERMINISM: avatars are visited in join (entity id) order.
 #include <stdlib.h>
@@ -30,6 +32,7 @@ typedef struct game_image {
   uint64_t tick, rng;
   uint32_t next_entity_id, join_count, avatar_count;
   arb_avatar* avatars;
+  arb_pose_tick* ring;  ///< g->ring_len slots (fire scenes only)
 } game_image;
 
 static bool controls_in_range(const arb_controls* c) {
@@ -63,6 +66,36 @@ static void avatar_fields(arb_codec* c, arb_avatar* a) {
   arb_codec_i32(c, &a->jump_cooldown);
 }
 
+// The pose ring of a `fire` scene (game_fire.c): slot order, poses in entity id order.
+static void ring_fields(arb_codec* c, const arb_game* g, game_image* s) {
+  if (arb_codec_reading(c) && !c->err) {
+    s->ring = calloc(g->ring_len, sizeof *s->ring);
+    if (!s->ring) arb_codec_fail(c, ARB_E_NOMEM);
+  }
+  for (uint32_t i = 0; i < g->ring_len && !c->err; i++) {  // DET: slot order
+    arb_pose_tick* slot = &s->ring[i];
+    arb_codec_u64(c, &slot->tick);
+    arb_codec_u32(c, &slot->count);
+    if (arb_codec_reading(c) && !c->err) {
+      ARB_CODEC_CHECK(c, slot->count <= ARB_GAME_MAX_AVATARS &&
+                             (slot->count == 0 || slot->tick % g->ring_len == i));
+      if (!c->err && (uint64_t)slot->count * 16u > arb_codec_left(c))
+        arb_codec_fail(c, ARB_E_TRUNCATED);
+      if (!c->err && slot->count) {
+        slot->poses = calloc(slot->count, sizeof *slot->poses);
+        slot->cap = slot->count;
+        if (!slot->poses) arb_codec_fail(c, ARB_E_NOMEM);
+      }
+    }
+    for (uint32_t k = 0; k < slot->count && !c->err; k++) {
+      arb_pose* p = &slot->poses[k];
+      arb_codec_u32(c, &p->entity_id);
+      ARB_CODEC_F32S(c, &p->position.x, &p->position.y, &p->angle);
+      ARB_CODEC_CHECK(c, c->err || k == 0 || p->entity_id > slot->poses[k - 1].entity_id);
+    }
+  }
+}
+
 static void state_fields(arb_codec* c, const arb_game* g, game_image* s) {
   arb_codec_u64(c, &s->tick);
   arb_codec_u64(c, &s->rng);
@@ -83,11 +116,12 @@ static void state_fields(arb_codec* c, const arb_game* g, game_image* s) {
     avatar_fields(c, &s->avatars[i]);
     ARB_CODEC_CHECK(c, c->err || avatar_ok(g, s, i));
   }
+  if (g->ring_len) ring_fields(c, g, s);
 }
 
 static game_image image_of(const arb_game* g) {
   game_image s = {g->tick, g->rng, g->next_entity_id, g->join_count, (uint32_t)g->avatar_count,
-                  g->avatars};  // writing never stores through it
+                  g->avatars, g->ring};  // writing never stores through it
   return s;
 }
 
@@ -205,8 +239,14 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
   if (rc != ARB_OK) {
     free(s.avatars);
     free(by_client);
+    arb__fire_free_ring(s.ring, game->ring_len);
     return rc;
   }
+  if (game->ring_len) {
+    arb__fire_free_ring(game->ring, game->ring_len);
+    game->ring = s.ring;
+  }
+  game->hit_count = 0;
   free(game->avatars);
   free(game->by_client);
   game->avatars = s.avatars;

@@ -358,15 +358,34 @@ static int parse_controller(sj_ctx* ctx, const json_t* v, arb_scene_avatar* avat
   return ctx->code;
 }
 
+// `fire`: {"range": m, "impulse": N*s}, both required; the key's presence turns it on.
+static int parse_fire(sj_ctx* ctx, const json_t* v, arb_fire_def* fire) {
+  static const char* const keys[] = {"range", "impulse", NULL};
+  static const sj_bounds RANGE = {0.0, ARB_SCENE_MAX_SIZE, true};
+  static const sj_bounds IMPULSE = {0.0, 1.0e6, false};
+  if (sj_expect_object(ctx, v) || sj_check_keys(ctx, v, keys)) return ctx->code;
+  if (sj_float(ctx, v, "range", true, RANGE, &fire->range)) return ctx->code;
+  if (sj_float(ctx, v, "impulse", true, IMPULSE, &fire->impulse)) return ctx->code;
+  fire->enabled = true;
+  return ARB_OK;
+}
+
 int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   static const char* const keys[] = {"shape",           "density",       "mass",
                                      "friction",        "restitution",   "linear_damping",
                                      "angular_damping", "gravity_scale", "fixed_rotation",
                                      "bullet",          "category",      "mask",
                                      "group",           "controller",    "enable_sleep",
-                                     "awake",           "sleep_threshold", NULL};
+                                     "awake",           "sleep_threshold", "fire", NULL};
   if (sj_check_keys(ctx, value, keys)) return ctx->code;
   arb_scene_avatar* avatar = &scene->avatar;
+  json_t* fire = json_object_get(value, "fire");
+  if (fire) {
+    size_t mark = sj_push_key(ctx, "fire");
+    parse_fire(ctx, fire, &avatar->fire);
+    sj_pop(ctx, mark);
+    if (ctx->code) return ctx->code;
+  }
   json_t* shape = json_object_get(value, "shape");
   if (shape) {
     size_t mark = sj_push_key(ctx, "shape");

@@ -6,7 +6,7 @@
 //   welcome  [2, client_id, entity_id, tick_rate, snapshot_rate, server_tick,
 //             scene_name:str, scene_hash, [[x, y, angle, shape], ...]]
 //   reject   [3, reason, server_version, text:str]
-//   input    [4, packet_seq, ack_tick, [[seq, mx, my, aim, buttons, steer, thr, brk], ...]]
+//   input    [4, packet_seq, ack_tick, [[seq, mx, my, aim, buttons, steer, thr, brk(, view)], ...]]
 //   snapshot [5, ...]                     (codec_snapshot.c)
 //   event    [6, kind, tick, client_id, entity_id, code, text:str]
 //   ping     [7, ping_id, client_time_us]
@@ -353,9 +353,11 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   msgpack_pack_uint32(&pk, m->ack_tick);
   msgpack_pack_array(&pk, (size_t)m->count);
   for (int i = 0; i < m->count; i++) {
-    msgpack_pack_array(&pk, 8);
+    bool view = m->cmds[i].view_time != 0;
+    msgpack_pack_array(&pk, view ? 9 : 8);
     msgpack_pack_uint32(&pk, m->cmds[i].seq);
     arb__pack_controls(&pk, &m->cmds[i].controls);
+    if (view) msgpack_pack_uint64(&pk, m->cmds[i].view_time);
   }
   return arb__wbuf_result(&w);
 }
@@ -376,7 +378,7 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
     d.index = (int)i;
     d.id = 0;
     uint32_t k;
-    ARB__TRY(arb__dec_array(&d, NULL, 8, 8, &k));
+    ARB__TRY(arb__dec_array(&d, NULL, 8, 9, &k));
     size_t at = d.pos;
     ARB__TRY(arb__dec_u32(&d, "seq", 1, UINT32_MAX, &c->seq));
     if (i > 0 && c->seq >= out->cmds[i - 1].seq) {
@@ -386,6 +388,8 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
     }
     d.id = c->seq;
     ARB__TRY(arb__unpack_controls(&d, &c->controls));
+    c->view_time = 0;
+    if (k == 9) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &c->view_time));
   }
   out->count = (int)n;
   return arb__dec_end(&d);

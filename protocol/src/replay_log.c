@@ -118,10 +118,12 @@ int64_t arb_replay_encode_tick(const arb_replay_tick* t, uint8_t* buf, size_t ca
   for (int i = 0; i < t->leave_count; i++) msgpack_pack_uint32(pk, t->leaves[i]);
   msgpack_pack_array(pk, (size_t)t->input_count);
   for (int i = 0; i < t->input_count; i++) {
-    msgpack_pack_array(pk, 9);
+    bool view = t->inputs[i].view_time != 0;  // logs without shots stay as they were
+    msgpack_pack_array(pk, view ? 10 : 9);
     msgpack_pack_uint32(pk, t->inputs[i].client_id);
     msgpack_pack_uint32(pk, t->inputs[i].seq);
     arb__pack_controls(pk, &t->inputs[i].controls);
+    if (view) msgpack_pack_uint64(pk, t->inputs[i].view_time);
   }
   msgpack_pack_uint64(pk, t->world_hash);
   return frame_end(&f, ARB_REPLAY_TICK);
@@ -235,11 +237,13 @@ static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, 
     arb_replay_input tmp, *in = out ? &out->inputs[i] : &tmp;
     d.index = (int)i;
     d.id = 0;
-    ARB__TRY(arb__dec_array(&d, NULL, 9, 9, &k));
+    ARB__TRY(arb__dec_array(&d, NULL, 9, 10, &k));
     ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &in->client_id));
     d.id = in->client_id;
     ARB__TRY(arb__dec_u32(&d, "seq", 0, UINT32_MAX, &in->seq));
     ARB__TRY(arb__unpack_controls(&d, &in->controls));
+    in->view_time = 0;
+    if (k == 10) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &in->view_time));
   }
   if (out) out->input_count = (int)n;
   d.list = NULL;

@@ -1,6 +1,7 @@
 // Flag and environment parsing for arbiter-server (see docs/SERVER.md).
 #include "sv_config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -23,6 +24,7 @@ typedef struct opt {
   size_t offset;     ///< into sv_config
   size_t size;       ///< for strings: buffer size
   long long min, max;  ///< for ints
+  const char* def;     ///< the default as its flag would give it; NULL = zero / empty
   const char* help;
 } opt;
 
@@ -30,90 +32,65 @@ typedef struct opt {
 #define SZ(f) sizeof(((sv_config*)0)->f)
 
 static const opt opts[] = {
-    {"port", "ARBITER_PORT", "N", OPT_INT, OFF(port), 0, 0, 65535,
+    {"port", "ARBITER_PORT", "N", OPT_INT, OFF(port), 0, 0, 65535, "7777",
      "UDP port for clients; 0 = any free port (the bound port is logged). Default 7777."},
-    {"bind", "ARBITER_BIND", "ADDR", OPT_STR, OFF(bind), SZ(bind), 0, 0,
+    {"bind", "ARBITER_BIND", "ADDR", OPT_STR, OFF(bind), SZ(bind), 0, 0, "0.0.0.0",
      "IPv4 address to listen on. Default 0.0.0.0."},
-    {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024,
+    {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024, "64",
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
-    {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000,
+    {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000, NULL,
      "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
-    {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000,
+    {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000, "30",
      "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
-    {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0,
+    {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0, NULL,
      "Scene JSON file (docs/SCENES.md). Default: the built-in scene."},
-    {"record", "ARBITER_RECORD", "FILE|DIR", OPT_STR, OFF(record), SZ(record), 0, 0,
+    {"record", "ARBITER_RECORD", "FILE|DIR", OPT_STR, OFF(record), SZ(record), 0, 0, NULL,
      "Write a replay log. A directory gets arbiter-YYYYmmdd-HHMMSS-PID.arbrec. Default off."},
-    {"http-port", "ARBITER_HTTP_PORT", "N", OPT_INT, OFF(http_port), 0, -1, 65535,
+    {"http-port", "ARBITER_HTTP_PORT", "N", OPT_INT, OFF(http_port), 0, -1, 65535, "8080",
      "TCP port for GET /healthz and /metrics; 0 = off, -1 = any free port. Default 8080."},
-    {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0,
+    {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0, "127.0.0.1",
      "Address for the HTTP listener. Default 127.0.0.1."},
-    {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0,
+    {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0, NULL,
      "Send each client only entities within M meters of its avatar; 0 = everything (default)."},
-    {"log-level", "ARBITER_LOG_LEVEL", "LEVEL", OPT_LEVEL, OFF(log_level), 0, 0, 0,
+    {"log-level", "ARBITER_LOG_LEVEL", "LEVEL", OPT_LEVEL, OFF(log_level), 0, 0, 0, "info",
      "error, warn, info or debug. Default info."},
-    {"log-format", "ARBITER_LOG_FORMAT", "FMT", OPT_FORMAT, OFF(log_format), 0, 0, 0,
+    {"log-format", "ARBITER_LOG_FORMAT", "FMT", OPT_FORMAT, OFF(log_format), 0, 0, 0, "text",
      "text or json, one line per event on stderr. Default text."},
-    {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0,
+    {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0, "1",
      "Game random seed (recorded in the replay log). Default 1."},
-    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000,
+    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000, "2000",
      "A connection that sends no valid hello within MS is dropped. Default 2000."},
-    {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000,
+    {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000, "3000",
      "A silent client is timed out after about MS. Default 3000."},
-    {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000,
+    {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000, "120",
      "Input packets per second per client; more are dropped and counted. Default 120."},
-    {"byte-rate-limit", "ARBITER_BYTE_RATE_LIMIT", "N", OPT_INT, OFF(byte_rate_limit), 0, 256, 100000000,
+    {"byte-rate-limit", "ARBITER_BYTE_RATE_LIMIT", "N", OPT_INT, OFF(byte_rate_limit), 0, 256, 100000000, "16384",
      "Bytes per second per client; more are dropped and counted. Default 16384."},
-    {"strike-limit", "ARBITER_STRIKE_LIMIT", "N", OPT_INT, OFF(strike_limit), 0, 1, 1000000,
+    {"strike-limit", "ARBITER_STRIKE_LIMIT", "N", OPT_INT, OFF(strike_limit), 0, 1, 1000000, "10",
      "Malformed messages a client may send before it is disconnected. Default 10."},
-    {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100,
+    {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100, "5",
      "Ticks run in one wake-up before the rest of the lag is dropped. Default 5."},
-    {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000,
+    {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000, "600",
      "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = none. Default 600."},
-    {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0, 0, 604800,
+    {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0, 0, 604800, NULL,
      "End the match S seconds after it started (first join or allocation), then exit 0; 0 = no limit (default)."},
-    {"exit-when-empty", "ARBITER_EXIT_WHEN_EMPTY", "S", OPT_INT, OFF(exit_when_empty_s), 0, 0, 604800,
+    {"exit-when-empty", "ARBITER_EXIT_WHEN_EMPTY", "S", OPT_INT, OFF(exit_when_empty_s), 0, 0, 604800, NULL,
      "End the match when nobody has been in it for S seconds (after the last player left, or nobody joined within S of the allocation); 0 = never (default)."},
-    {"drain-timeout", "ARBITER_DRAIN_TIMEOUT", "S", OPT_INT, OFF(drain_timeout_s), 0, 0, 604800,
+    {"drain-timeout", "ARBITER_DRAIN_TIMEOUT", "S", OPT_INT, OFF(drain_timeout_s), 0, 0, 604800, "60",
      "A drain (SIGUSR1, POST /admin/drain) ends the match after at most S seconds even if players remain. Default 60."},
-    {"agones", "ARBITER_AGONES", "", OPT_BOOL, OFF(agones), 0, 0, 0,
+    {"agones", "ARBITER_AGONES", "", OPT_BOOL, OFF(agones), 0, 0, 0, NULL,
      "Report to the Agones SDK server: ready, health, labels, players, shutdown; watch for the allocation. Default off."},
-    {"agones-sdk-port", "AGONES_SDK_HTTP_PORT", "N", OPT_INT, OFF(agones_sdk_port), 0, 1, 65535,
+    {"agones-sdk-port", "AGONES_SDK_HTTP_PORT", "N", OPT_INT, OFF(agones_sdk_port), 0, 1, 65535, "9358",
      "REST port of the Agones SDK server on localhost (Agones sets the variable). Default 9358."},
-    {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100, 600000,
+    {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100, 600000, "2000",
      "With --agones: a health ping every MS, sent from the tick (a stuck tick stops them). Default 2000."},
-    {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0,
+    {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0, NULL,
      "File holding the bearer token for the operator endpoints (POST /admin/drain); unset = those endpoints are off."},
-    {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000,
+    {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000, NULL,
      "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 
-sv_config sv_default_config(void) {
-  sv_config c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.bind, sizeof c.bind, "0.0.0.0");
-  c.port = 7777;
-  c.max_clients = 64;
-  c.tick_rate = 0;
-  c.snapshot_rate = 30;
-  c.http_port = 8080;
-  snprintf(c.http_bind, sizeof c.http_bind, "127.0.0.1");
-  c.log_level = SV_LOG_INFO;
-  c.log_format = SV_LOG_TEXT;
-  c.seed = 1;
-  c.hello_timeout_ms = 2000;
-  c.peer_timeout_ms = 3000;
-  c.input_rate_limit = 120;
-  c.byte_rate_limit = 16384;
-  c.strike_limit = 10;
-  c.max_catchup_ticks = 5;
-  c.checkpoint_every = 600;
-  c.drain_timeout_s = 60;
-  c.agones_sdk_port = 9358;
-  c.agones_health_ms = 2000;
-  return c;
-}
 
 void sv_config_print_help(FILE* out, const char* prog) {
   fprintf(out,
@@ -204,6 +181,19 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
       return 0;
   }
   return fail(err, cap, "%s: internal error", source);
+}
+
+sv_config sv_default_config(void) {
+  sv_config c;
+  memset(&c, 0, sizeof c);
+  for (int i = 0; i < OPT_COUNT; ++i) {
+    if (!opts[i].def) continue;
+    char err[160];
+    int rc = set_value(&c, &opts[i], opts[i].def, opts[i].flag, err, sizeof err);
+    assert(rc == 0 && "every default in the table is a valid value of its option");
+    (void)rc;
+  }
+  return c;
 }
 
 static int check_ipv4(const char* s, const char* what, char* err, size_t cap) {

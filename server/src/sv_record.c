@@ -181,7 +181,8 @@ static int64_t max_tick_record(int max_clients) {
     t->joins[i] = (arb_replay_join){UINT32_MAX, ARB_AVATAR_KIND_COUNT - 1, UINT32_MAX, ""};
     memset(t->joins[i].name, 'x', ARB_PROTO_MAX_NAME);
     t->leaves[i] = UINT32_MAX;
-    t->inputs[i] = (arb_replay_input){UINT32_MAX, UINT32_MAX, arb_proto_quantize_controls(&wide)};
+    t->inputs[i] = (arb_replay_input){UINT32_MAX, UINT32_MAX, arb_proto_quantize_controls(&wide),
+                                      UINT64_MAX};  // a shot's view time: 9 more bytes
   }
   int64_t bytes = arb_replay_encode_tick(t, NULL, 0);
   free(t);

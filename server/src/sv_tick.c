@@ -33,6 +33,7 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
   for (int q = 0; q < s->leave_count && rec->leave_count < ARB_PROTO_MAX_CLIENTS; ++q)
     rec->leaves[rec->leave_count++] = s->leave_queue[q];
   uint32_t tick = (uint32_t)(arb_game_get_tick(s->game) + 1);  // the tick this step reaches
+  bool fire = arb_scene_get_avatar(arb_game_get_scene(s->game))->fire.enabled;
   for (int i = 0; i < s->peer_capacity && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) continue;
@@ -41,7 +42,9 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
     bool got = sv_input_take(&ss->input, tick, &cmd);
     s->metrics.inputs_late_total += ss->input.late - late;
     if (!got) continue;  // the game holds the previous controls
-    rec->inputs[rec->input_count++] = (arb_replay_input){ss->client_id, cmd.seq, cmd.controls};
+    // The view time matters (and is recorded) only where the fire button shoots.
+    uint64_t view = fire ? cmd.view_time : 0;
+    rec->inputs[rec->input_count++] = (arb_replay_input){ss->client_id, cmd.seq, cmd.controls, view};
   }
 }
 
@@ -126,6 +129,28 @@ static void send_left_events(sv_server* s, const arb_replay_tick* rec) {
   s->leave_count = 0;
 }
 
+// A shot that hit: the shooter and the one hit are told (the same event, once each).
+static void send_hit_events(sv_server* s) {
+  const arb_game_hit* hits;
+  int n = arb_game_get_hits(s->game, &hits);
+  for (int h = 0; h < n; ++h) {
+    arb_proto_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ARB_PROTO_EVENT_HIT;
+    ev.tick = (uint32_t)hits[h].tick;
+    ev.client_id = hits[h].shooter;
+    ev.entity_id = hits[h].target_entity;
+    int len = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
+    if (len <= 0 || (size_t)len > s->msg_buf_cap) continue;
+    uint32_t to[2] = {hits[h].shooter, hits[h].target_owner};
+    for (int k = 0; k < 2; ++k) {
+      sv_session* ss = k == 1 && to[1] == to[0] ? NULL : sv_session_by_client(s, to[k]);
+      if (ss && ss->state == SV_SESSION_ACTIVE)
+        sv_session_send_control(s, ss, s->msg_buf, (size_t)len);
+    }
+  }
+}
+
 static void welcome_joined(sv_server* s, uint64_t tick) {
   for (int q = 0; q < s->join_count; ++q) {
     sv_session* ss = &s->sessions[s->join_queue[q]];
@@ -201,6 +226,7 @@ void sv_tick(void* user) {
   uint64_t tick = apply_tick(s);
   if (s->recording) sv_record_tick(&s->record, s->tick_rec, s->game, t0);
   send_left_events(s, s->tick_rec);
+  send_hit_events(s);
   welcome_joined(s, tick);
   if (tick % (uint64_t)s->snapshot_every == 0) send_snapshots(s, (uint32_t)tick);
   sv_net_flush(&s->net);

@@ -1,5 +1,5 @@
-// World queries with collision filtering (see query.h). Read-only; bodies are visited in
-// slot order, so results never depend on the broad-phase trees' shape.
+// World queries with collision filtering (see query.h). Read-only; results come in slot
+// order, so they never depend on the broad-phase trees' shape.
 #include "arbiter/query.h"
 #include "extras.h"
 
@@ -97,22 +97,101 @@ int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 transla
   return n;
 }
 
+// The lowest `cap` slots seen so far, kept as a max-heap on the slot (out[0] = highest):
+// tree traversal order depends on the tree's shape, which is not state, so a full buffer
+// keeps the slots a slot-order scan would have kept.
+static void arb__heap_sift_down(arb_body_id* h, int n, int i) {
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && h[l].index1 > h[m].index1) m = l;
+    if (r < n && h[r].index1 > h[m].index1) m = r;
+    if (m == i) return;
+    arb_body_id t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+static void arb__heap_sift_up(arb_body_id* h, int i) {
+  while (i > 0 && h[(i - 1) / 2].index1 < h[i].index1) {
+    arb_body_id t = h[i];
+    h[i] = h[(i - 1) / 2];
+    h[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
+  }
+}
+
+typedef struct arb__overlap_query {
+  const arb_world* w;
+  arb_aabb box;
+  arb_query_filter filter;
+  arb_body_id* out;  // max-heap of the lowest slots (kept <= cap)
+  int cap, kept, total;
+} arb__overlap_query;
+
+static void arb__overlap_hit(arb__overlap_query* q, int slot) {
+  const arb__body* b = &q->w->bodies[slot];
+  if (!arb_query_filter_accepts(q->filter, &b->shape)) return;
+  if (!arb_aabb_overlaps(arb__body_compute_aabb(b), q->box)) return;
+  q->total += 1;
+  if (!q->out || q->cap <= 0) return;
+  arb_body_id id = {slot + 1, b->generation};
+  if (q->kept < q->cap) {
+    q->out[q->kept] = id;
+    arb__heap_sift_up(q->out, q->kept++);
+  } else if (id.index1 < q->out[0].index1) {
+    q->out[0] = id;
+    arb__heap_sift_down(q->out, q->kept, 0);
+  }
+}
+
+// A tree's leaves whose fat AABB overlaps the box (a leaf's box is its body's fat AABB).
+// False when the traversal stack overflowed (a tree that deep is never balanced).
+static bool arb__overlap_tree(arb__overlap_query* q, const arb__tree* t) {
+  if (t->root == ARB__NULL) return true;
+  int32_t stack[256];
+  int top = 0;
+  stack[top++] = t->root;
+  while (top > 0) {
+    const arb__tree_node* node = &t->nodes[stack[--top]];
+    if (!arb_aabb_overlaps(node->aabb, q->box)) continue;
+    if (node->height == 0) {
+      arb__overlap_hit(q, node->body);
+    } else {
+      if (top + 2 > 256) return false;
+      stack[top++] = node->child1;
+      stack[top++] = node->child2;
+    }
+  }
+  return true;
+}
+
+// Heap sort of the kept slots into ascending slot order (in place).
+static void arb__heap_sort(arb_body_id* h, int n) {
+  for (int end = n - 1; end > 0; --end) {
+    arb_body_id t = h[0];
+    h[0] = h[end];
+    h[end] = t;
+    arb__heap_sift_down(h, end, 0);
+  }
+}
+
+// From the broad-phase trees (O(log n + hits)), with the result of a slot-order scan of
+// every body: same bodies, same order, same total.
 int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f, arb_body_id* out,
                            int cap) {
   if (!w || !arb_vec2_is_valid(box.lower) || !arb_vec2_is_valid(box.upper)) return 0;
-  int n = 0;
-  for (int i = 0; i < w->body_slots; ++i) {
-    const arb__body* b = &w->bodies[i];
-    if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
-    if (!arb_aabb_overlaps(b->fat_aabb, box) || !arb_aabb_overlaps(arb__body_compute_aabb(b), box))
-      continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = b->generation;
+  arb__overlap_query q = {w, box, f, out, cap, 0, 0};
+  if (!arb__overlap_tree(&q, &w->static_tree) || !arb__overlap_tree(&q, &w->dynamic_tree)) {
+    q.kept = q.total = 0;
+    for (int i = 0; i < w->body_slots; ++i) {
+      if (w->bodies[i].in_use && arb_aabb_overlaps(w->bodies[i].fat_aabb, box))
+        arb__overlap_hit(&q, i);
     }
-    n += 1;
   }
-  return n;
+  arb__heap_sort(out, q.kept);
+  return q.total;
 }
 
 int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f, arb_body_id* out,

@@ -13,7 +13,7 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
   arb_add_test(test_client_garbage
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_garbage.c
     LIBS arbiter_client_testutil arbiter_client arbiter_protocol arbiter_shared arb::enet
-    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src ${PROJECT_SOURCE_DIR}/tests/unit
     LABELS integration SERIAL TIMEOUT 60)
 
   if(TARGET arbiter-server)
@@ -28,6 +28,14 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
         LIBS arbiter_client_testutil arbiter_client
         LABELS integration SERIAL TIMEOUT 120
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem>)
+    endif()
+    if(TARGET arbiter-netem AND TARGET arbiter-replay)
+      # Lag-compensated shots through a 100 ms round trip; the session's log verifies.
+      arb_add_test(test_client_fire_live
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_fire_live.c
+        LIBS arbiter_client_testutil arbiter_client
+        LABELS integration SERIAL TIMEOUT 120
+        ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-netem> $<TARGET_FILE:arbiter-replay>)
     endif()
   endif()
 endif()

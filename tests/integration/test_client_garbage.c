@@ -23,14 +23,10 @@
 
 #include "cl_snapshot.h"
 #include "test_client_util.h"
+#include "test_rng.h"
 
 static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void) {
-  g_rng ^= g_rng << 13;
-  g_rng ^= g_rng >> 7;
-  g_rng ^= g_rng << 17;
-  return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&g_rng) >> 16); }
 
 // ---- the fake server ------------------------------------------------------------------
 
@@ -87,6 +83,38 @@ static void send_raw(fake* f, int channel, const void* data, size_t len) {
   ENetPacket* p = enet_packet_create(data, len, channel == 0 ? ENET_PACKET_FLAG_RELIABLE : 0);
   assert_non_null(p);
   if (enet_peer_send(f->peer, (enet_uint8)channel, p) != 0) enet_packet_destroy(p);
+}
+
+// A fresh fake server listening on an ephemeral 127.0.0.1 port (f->port).
+static void fake_open(fake* f) {
+  memset(f, 0, sizeof *f);
+  ENetAddress addr;
+  enet_address_set_host_ip(&addr, "127.0.0.1");
+  addr.port = 0;
+  f->host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+  assert_non_null(f->host);
+  ENetAddress bound;
+  assert_int_equal(enet_socket_get_address(f->host->socket, &bound), 0);
+  f->port = bound.port;
+}
+
+// Welcomes the client: 60 Hz ticks, 30 Hz snapshots, server tick 1.
+static void send_welcome(fake* f, uint32_t client_id, uint32_t entity_id, const char* scene_name,
+                         arb_proto_static_body* statics, int static_count) {
+  arb_proto_welcome w;
+  memset(&w, 0, sizeof w);
+  w.client_id = client_id;
+  w.entity_id = entity_id;
+  w.tick_rate = 60;
+  w.snapshot_rate = 30;
+  w.server_tick = 1;
+  snprintf(w.scene_name, sizeof w.scene_name, "%s", scene_name);
+  w.statics = statics;
+  w.static_count = static_count;
+  static uint8_t wbuf[4096];
+  int wn = arb_proto_encode_welcome(&w, wbuf, sizeof wbuf);
+  assert_true(wn > 0 && (size_t)wn <= sizeof wbuf);
+  send_raw(f, 0, wbuf, (size_t)wn);
 }
 
 static arb_proto_shape circle_shape(float r) {
@@ -151,15 +179,7 @@ static int delta_snapshot(uint32_t tick, uint32_t baseline, uint32_t id, int32_t
 static void test_client_garbage_from_fake_server(void** state) {
   (void)state;
   fake f;
-  memset(&f, 0, sizeof f);
-  ENetAddress addr;
-  enet_address_set_host_ip(&addr, "127.0.0.1");
-  addr.port = 0;
-  f.host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
-  assert_non_null(f.host);
-  ENetAddress bound;
-  assert_int_equal(enet_socket_get_address(f.host->socket, &bound), 0);
-  f.port = bound.port;
+  fake_open(&f);
 
   f.client = cu_client(f.port, "victim");
   assert_non_null(f.client);
@@ -181,20 +201,7 @@ static void test_client_garbage_from_fake_server(void** state) {
   statics[0].shape.count = 2;
   statics[0].shape.points[0] = arb_v2(-10, 0);
   statics[0].shape.points[1] = arb_v2(10, 0);
-  arb_proto_welcome w;
-  memset(&w, 0, sizeof w);
-  w.client_id = 9;
-  w.entity_id = 2;
-  w.tick_rate = 60;
-  w.snapshot_rate = 30;
-  w.server_tick = 1;
-  snprintf(w.scene_name, sizeof w.scene_name, "fake");
-  w.statics = statics;
-  w.static_count = 1;
-  static uint8_t wbuf[4096];
-  int wn = arb_proto_encode_welcome(&w, wbuf, sizeof wbuf);
-  assert_true(wn > 0 && (size_t)wn <= sizeof wbuf);
-  send_raw(&f, 0, wbuf, (size_t)wn);
+  send_welcome(&f, 9, 2, "fake", statics, 1);
   run(&f, 0.2);
   assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
   int nstatic = 0;
@@ -267,7 +274,7 @@ static void test_client_garbage_from_fake_server(void** state) {
   send_raw(&f, 2, g_buf, (size_t)n);
   expected_errors++;
   // 7. A second welcome, and events of an unknown kind.
-  send_raw(&f, 0, wbuf, (size_t)wn);
+  send_welcome(&f, 9, 2, "fake", statics, 1);
   expected_errors++;
   arb_proto_event e;
   memset(&e, 0, sizeof e);
@@ -470,19 +477,12 @@ static void count_free(void* ptr, void* user) {
 static void test_client_no_allocation_in_steady_state(void** state) {
   (void)state;
   fake f;
-  memset(&f, 0, sizeof f);
-  ENetAddress addr;
-  enet_address_set_host_ip(&addr, "127.0.0.1");
-  addr.port = 0;
-  f.host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
-  assert_non_null(f.host);
-  ENetAddress bound;
-  assert_int_equal(enet_socket_get_address(f.host->socket, &bound), 0);
+  fake_open(&f);
 
   counting cnt;
   memset(&cnt, 0, sizeof cnt);
   arb_client_config cfg = arb_client_default_config();
-  cfg.port = bound.port;
+  cfg.port = f.port;
   cfg.name = "counted";
   cfg.alloc = count_alloc;
   cfg.free = count_free;
@@ -492,18 +492,7 @@ static void test_client_no_allocation_in_steady_state(void** state) {
   double end = cu_now() + 5.0;
   while (!f.got_hello && cu_now() < end) run(&f, 0.01);
   assert_true(f.got_hello);
-  arb_proto_welcome w;
-  memset(&w, 0, sizeof w);
-  w.client_id = 1;
-  w.entity_id = 1;
-  w.tick_rate = 60;
-  w.snapshot_rate = 30;
-  w.server_tick = 1;
-  snprintf(w.scene_name, sizeof w.scene_name, "count");
-  static uint8_t wbuf[1024];
-  int wn = arb_proto_encode_welcome(&w, wbuf, sizeof wbuf);
-  assert_true(wn > 0);
-  send_raw(&f, 0, wbuf, (size_t)wn);
+  send_welcome(&f, 1, 1, "count", NULL, 0);
   run(&f, 0.1);
   assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
 

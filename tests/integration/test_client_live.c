@@ -61,6 +61,32 @@ static void test_client_live_bots_receive_snapshots(void** state) {
   json_decref(j);
 }
 
+// ---- --no-interp: decode and acknowledge only ------------------------------------------
+
+static void test_client_live_bots_no_interp(void** state) {
+  (void)state;
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+  int status = -1;
+  json_t* j = cu_run_bot_flag(g_bot, port, 8, 5.0, "random", "--no-interp", &status);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_non_null(j);
+  assert_int_equal(status, 0);
+  assert_int_equal((int)jnum(j, "connected_at_end"), 8);
+  assert_int_equal((int)jnum(j, "decode_errors"), 0);
+  // Snapshots keep coming (they are acknowledged: deltas need the acks) ...
+  double ratio = jnum(j, "snapshot_ratio");
+  print_message("8 bots --no-interp: snapshot ratio %.4f\n", ratio);
+  assert_true(ratio >= 0.95);
+  // ... and nothing was sampled or predicted.
+  assert_int_equal((int)jnum(j, "continuity_samples"), 0);
+  json_t* pred = json_object_get(j, "prediction");
+  assert_int_equal((int)jnum(pred, "checks"), 0);
+  assert_int_equal((int)jnum(pred, "predicting_at_end"), 0);
+  json_decref(j);
+}
+
 // ---- own avatar moves right ------------------------------------------------------------
 
 typedef struct waiter {
@@ -308,6 +334,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
+      cmocka_unit_test_teardown(test_client_live_bots_no_interp, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown),

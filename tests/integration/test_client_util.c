@@ -159,6 +159,18 @@ static int build_argv(char** argv, int at, int cap, const char* const* extra) {
   return at;
 }
 
+// Starts the child and waits up to 10 s for the port it logs after `marker` in `file`;
+// returns the port, or -1 (the child killed).
+static int spawn_for_port(cu_proc* p, const char* tag, char* const argv[], const char* file, const char* marker) {
+  if (cu_spawn(p, tag, argv) != 0) return -1;
+  int got = wait_for_number(p, file, marker, 10.0);
+  if (got <= 0) {
+    cu_stop(p, SIGKILL);
+    return -1;
+  }
+  return got;
+}
+
 int cu_server_start(cu_proc* p, const char* exe, int port, const char* const* extra) {
   static int count;
   char tag[32], portbuf[16];
@@ -166,13 +178,7 @@ int cu_server_start(cu_proc* p, const char* exe, int port, const char* const* ex
   snprintf(portbuf, sizeof portbuf, "%d", port > 0 ? port : 0);
   char* argv[64] = {(char*)exe, "--port", portbuf, "--bind", "127.0.0.1", "--http-port", "0"};
   build_argv(argv, 7, 64, extra);
-  if (cu_spawn(p, tag, argv) != 0) return -1;
-  int got = wait_for_number(p, p->err, " port=", 10.0);
-  if (got <= 0) {
-    cu_stop(p, SIGKILL);
-    return -1;
-  }
-  return got;
+  return spawn_for_port(p, tag, argv, p->err, " port=");
 }
 
 int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* const* extra) {
@@ -182,16 +188,15 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
   snprintf(server, sizeof server, "127.0.0.1:%d", server_port);
   char* argv[64] = {(char*)exe, "--server", server, "--listen", "127.0.0.1:0"};
   build_argv(argv, 5, 64, extra);
-  if (cu_spawn(p, tag, argv) != 0) return -1;
-  int got = wait_for_number(p, p->out, "listening on 127.0.0.1:", 10.0);
-  if (got <= 0) {
-    cu_stop(p, SIGKILL);
-    return -1;
-  }
-  return got;
+  return spawn_for_port(p, tag, argv, p->out, "listening on 127.0.0.1:");
 }
 
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status) {
+  return cu_run_bot_flag(exe, port, clients, duration, behaviour, NULL, exit_status);
+}
+
+json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
+                        const char* flag, int* exit_status) {
   static int count;
   char tag[32], portbuf[16], nbuf[16], dbuf[32];
   snprintf(tag, sizeof tag, "bot%d", count++);
@@ -199,7 +204,7 @@ json_t* cu_run_bot(const char* exe, int port, int clients, double duration, cons
   snprintf(nbuf, sizeof nbuf, "%d", clients);
   snprintf(dbuf, sizeof dbuf, "%g", duration);
   char* argv[] = {(char*)exe, "--host", "127.0.0.1", "--port", portbuf, "--clients", nbuf, "--duration", dbuf,
-                  "--behaviour", (char*)behaviour, "--seed", "5", "--per-client", NULL};
+                  "--behaviour", (char*)behaviour, "--seed", "5", "--per-client", (char*)flag, NULL};
   cu_proc p;
   *exit_status = -1;
   if (cu_spawn(&p, tag, argv) != 0) return NULL;

@@ -44,6 +44,9 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
 /// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
 /// *exit_status receives the exit status. Returns the JSON object (json_decref it) or NULL.
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
+/// cu_run_bot with one more arbiter-bot flag (NULL: none).
+json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
+                        const char* flag, int* exit_status);
 
 /// A library client to 127.0.0.1:port with the test's defaults.
 arb_client* cu_client(int port, const char* name);

@@ -105,30 +105,30 @@ static void test_server_config_help_lists_every_flag(void** state) {
   free(r);
 }
 
+// Each row: the arguments (NULL-terminated) and what the one-line error must mention.
+typedef struct invalid_case {
+  const char* args[8];
+  const char* must_mention;
+} invalid_case;
+
+static const invalid_case invalid_cases[] = {
+    {{"--port", "99999", NULL}, "--port"},
+    {{"--log-level", "loud", NULL}, "--log-level"},
+    {{"--log-format", "xml", NULL}, "--log-format"},
+    {{"--no-such-flag", NULL}, "--no-such-flag"},
+    {{"--max-clients", "0", NULL}, "--max-clients"},
+    {{"--view-radius", "nan", NULL}, "--view-radius"},
+    {{"--bind", "localhost", NULL}, "--bind"},
+    {{"--port", NULL}, "--port"},
+    {{"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL}, "scene"},
+    {{"--port", "0", "--http-port", "0", "--tick-rate", "1001", NULL}, "--tick-rate"},
+    {{"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL}, "--snapshot-rate"},
+};
+
 static void test_server_config_invalid_values_exit_2(void** state) {
   (void)state;
-  const char* a1[] = {"--port", "99999", NULL};
-  expect_invalid(a1, NULL, "--port");
-  const char* a2[] = {"--log-level", "loud", NULL};
-  expect_invalid(a2, NULL, "--log-level");
-  const char* a3[] = {"--log-format", "xml", NULL};
-  expect_invalid(a3, NULL, "--log-format");
-  const char* a4[] = {"--no-such-flag", NULL};
-  expect_invalid(a4, NULL, "--no-such-flag");
-  const char* a5[] = {"--max-clients", "0", NULL};
-  expect_invalid(a5, NULL, "--max-clients");
-  const char* a6[] = {"--view-radius", "nan", NULL};
-  expect_invalid(a6, NULL, "--view-radius");
-  const char* a7[] = {"--bind", "localhost", NULL};
-  expect_invalid(a7, NULL, "--bind");
-  const char* a8[] = {"--port", NULL};
-  expect_invalid(a8, NULL, "--port");
-  const char* a9[] = {"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL};
-  expect_invalid(a9, NULL, "scene");
-  const char* a10[] = {"--port", "0", "--http-port", "0", "--tick-rate", "1001", NULL};
-  expect_invalid(a10, NULL, "--tick-rate");
-  const char* a11[] = {"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL};
-  expect_invalid(a11, NULL, "--snapshot-rate");
+  for (size_t i = 0; i < sizeof invalid_cases / sizeof invalid_cases[0]; ++i)
+    expect_invalid(invalid_cases[i].args, NULL, invalid_cases[i].must_mention);
 }
 
 static void test_server_config_env_values_are_checked(void** state) {

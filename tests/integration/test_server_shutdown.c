@@ -56,15 +56,23 @@ static void read_log(const char* path, log_summary* out) {
   free(data);
 }
 
+// A server recording to /tmp/arbiter-test-<tag>-<pid>.arbrec (written to path) with two
+// clients connected under the name tag.
+static void start_recording(tc_server* s, char path[128], const char* tag, tc_client* cs[2]) {
+  snprintf(path, 128, "/tmp/arbiter-test-%s-%d.arbrec", tag, (int)getpid());
+  const char* extra[] = {"--record", path, NULL};
+  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
+  cs[0] = tc_create();
+  cs[1] = tc_create();
+  connect_all(cs, 2, (uint16_t)s->port, tag);
+}
+
 static void test_server_shutdown_sigterm_closes_the_log(void** state) {
   (void)state;
   char path[128];
-  snprintf(path, sizeof path, "/tmp/arbiter-test-term-%d.arbrec", (int)getpid());
   tc_server s;
-  const char* extra[] = {"--record", path, NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
-  tc_client* cs[2] = {tc_create(), tc_create()};
-  connect_all(cs, 2, (uint16_t)s.port, "term");
+  tc_client* cs[2];
+  start_recording(&s, path, "term", cs);
   arb_controls ctl[2];
   memset(ctl, 0, sizeof ctl);
   ctl[0].move_x = 1.0f;
@@ -112,12 +120,9 @@ static void test_server_shutdown_sigterm_closes_the_log(void** state) {
 static void test_server_shutdown_kill9_log_readable(void** state) {
   (void)state;
   char path[128];
-  snprintf(path, sizeof path, "/tmp/arbiter-test-kill-%d.arbrec", (int)getpid());
   tc_server s;
-  const char* extra[] = {"--record", path, NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
-  tc_client* cs[2] = {tc_create(), tc_create()};
-  connect_all(cs, 2, (uint16_t)s.port, "kill");
+  tc_client* cs[2];
+  start_recording(&s, path, "kill", cs);
   drive(cs, 2, NULL, 2300);
 
   // The tick just before the kill, as the server itself reports it.

@@ -154,19 +154,22 @@ static rp_opts opts(rp_command cmd) {
   return o;
 }
 
+// Runs `cmd` with its default options over the whole log; its exit status must be `want`.
+static void run_expect(rp_command cmd, const log_buffer* b, int want, result* r) {
+  rp_opts o = opts(cmd);
+  run(&o, b->p, b->len, r);
+  assert_int_equal(r->status, want);
+}
+
 static void test_replay_tool_clean_log_verifies(void** state) {
   (void)state;
   log_spec spec = {0};
   log_buffer b = make_log(&spec);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_OK);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &r);
   assert_non_null(strstr(r.out, "OK: 40 ticks verified (1..40), 4 checkpoints identical bit for bit"));
   assert_non_null(strstr(r.out, "ticks/s"));
-  o = opts(RP_CMD_INFO);
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_OK);
+  run_expect(RP_CMD_INFO, &b, RP_EXIT_OK, &r);
   assert_non_null(strstr(r.out, "client 2 \"c2\""));
   assert_non_null(strstr(r.out, "joined tick 5"));
   assert_non_null(strstr(r.out, "left tick 25"));
@@ -178,10 +181,8 @@ static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
   (void)state;
   log_spec spec = {.bad_hash_tick = 17};
   log_buffer b = make_log(&spec);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
   assert_non_null(strstr(r.out, "DIVERGED at tick 17 "));
   assert_non_null(strstr(r.out, "expected hash"));
   assert_non_null(strstr(r.out, "last state identical to the recording bit for bit: tick 10"));
@@ -212,11 +213,9 @@ static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
   (void)state;
   log_spec spec = {.bad_cp_tick = 30};
   log_buffer b = make_log(&spec);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
   // The hashes all match, but the checkpoint's state bytes do not: the stronger check.
-  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
   assert_non_null(strstr(r.out, "DIVERGED at tick 30 "));
   assert_non_null(strstr(r.out, "checkpoint state differs"));
   free(b.p);
@@ -265,10 +264,8 @@ static void test_replay_tool_seek_across_sleeping_bodies(void** state) {
   log_buffer b = make_log(&spec);
   assert_true(sleeping_at_last_checkpoint > 0);
   check_seek_equals_dump(&b, 147, 140);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result verify;
-  run(&o, b.p, b.len, &verify);
-  assert_int_equal(verify.status, RP_EXIT_OK);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &verify);
   free(b.p);
 }
 
@@ -324,10 +321,8 @@ static void test_replay_tool_wrong_version_is_exit_2(void** state) {
   uint32_t body_len = (uint32_t)b.p[8] | (uint32_t)b.p[9] << 8 | (uint32_t)b.p[10] << 16 | (uint32_t)b.p[11] << 24;
   uint32_t sum = XXH32(b.p + 8, 8 + body_len, 0);
   for (int k = 0; k < 4; k++) b.p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_UNREADABLE, &r);
   assert_non_null(strstr(r.err, "not a readable replay log"));
   assert_non_null(strstr(r.err, "version"));
   free(b.p);
@@ -339,14 +334,10 @@ static void test_replay_tool_bad_scene_is_exit_2(void** state) {
   log_buffer b = make_log(&spec);
   arb_replay_end end = {0, 0, 1};
   log_put(&b, log_end, &end);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_UNREADABLE, &r);
   assert_non_null(strstr(r.err, "the recorded scene does not load"));
-  o = opts(RP_CMD_INFO);
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_UNREADABLE);
+  run_expect(RP_CMD_INFO, &b, RP_EXIT_UNREADABLE, &r);
   assert_non_null(strstr(r.out, "DOES NOT LOAD"));
   free(b.p);
 }
@@ -356,22 +347,16 @@ static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
   // A session run at 30 Hz (--tick-rate 30) on the 60 Hz default scene re-simulates at 30.
   log_spec spec = {.sim_rate = 30};
   log_buffer b = make_log(&spec);
-  rp_opts o = opts(RP_CMD_VERIFY);
   static result r;
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_OK);
-  o = opts(RP_CMD_INFO);
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_OK);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &r);
+  run_expect(RP_CMD_INFO, &b, RP_EXIT_OK, &r);
   assert_non_null(strstr(r.out, "tick rate:   30 Hz (the scene file says 60 Hz"));
   free(b.p);
   // A header that names another rate than the one simulated: dt differs, so does tick 1's
   // world (gravity acts on the falling bodies from the first step).
   log_spec wrong = {.sim_rate = 60, .header_rate = 50};
   b = make_log(&wrong);
-  o = opts(RP_CMD_VERIFY);
-  run(&o, b.p, b.len, &r);
-  assert_int_equal(r.status, RP_EXIT_DIVERGED);
+  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
   assert_non_null(strstr(r.out, "DIVERGED at tick 1 "));
   free(b.p);
 }

@@ -80,3 +80,17 @@ static inline void det_check_case(const det_case* c, float dt, int ticks, int sa
   arb_world_destroy(b);
   arb_world_destroy(cw);
 }
+
+/// Runs one cmocka test per case, named after it (`run` gets the case as `*state`), then
+/// the `more` tests: the table of cases is the list of tests.
+static inline int det_run_tests(const char* group, const det_case* cases, int n, CMUnitTestFunction run,
+                                const struct CMUnitTest* more, int more_count) {
+  struct CMUnitTest tests[16];
+  if (n + more_count > (int)(sizeof tests / sizeof tests[0])) {
+    fprintf(stderr, "%s: %d tests, room for %zu\n", group, n + more_count, sizeof tests / sizeof tests[0]);
+    return 1;
+  }
+  for (int i = 0; i < n; ++i) tests[i] = (struct CMUnitTest){cases[i].name, run, NULL, NULL, (void*)&cases[i]};
+  for (int i = 0; i < more_count; ++i) tests[n + i] = more[i];
+  return _cmocka_run_group_tests(group, tests, (size_t)(n + more_count), NULL, NULL);
+}

@@ -23,7 +23,7 @@ add_executable(test_headers ${CMAKE_CURRENT_BINARY_DIR}/headers/main.c ${header_
 foreach(dir shared/include game/include protocol/include client/include)
   target_include_directories(test_headers PRIVATE ${PROJECT_SOURCE_DIR}/${dir})
 endforeach()
-target_include_directories(test_headers PRIVATE ${ENET_INCLUDE_DIRS} ${LIBUV_INCLUDE_DIRS})
+target_include_directories(test_headers PRIVATE ${ENET_INCLUDE_DIRS} ${UV_INCLUDE_DIRS})
 add_test(NAME test_headers COMMAND test_headers)
 set_tests_properties(test_headers PROPERTIES LABELS unit)
 

@@ -22,3 +22,5 @@ if(TARGET arbiter-sim)
   set_tests_properties(test_scene_sim_golden PROPERTIES LABELS "unit;determinism" TIMEOUT 60)
   set_tests_properties(test_scene_sim_bad PROPERTIES LABELS "unit" TIMEOUT 60)
 endif()
+arb_add_test(test_game_fire SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_game_fire.c
+             LIBS arbiter_game arbiter_protocol arbiter_shared LABELS unit determinism TIMEOUT 60)

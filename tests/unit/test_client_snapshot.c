@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -61,130 +62,140 @@ static int32_t x_of(const cl_slot* sl, uint32_t id) {
   return e->state.x;
 }
 
+// cmocka fixture: a ring of 100 snapshots with the default allocator, as *state.
+static int ring_setup(void** state) {
+  static cl_mem mem = {NULL, NULL, NULL};
+  cl_snapshots* s = calloc(1, sizeof *s);
+  if (!s || cl_snapshots_init(s, 100, &mem) != 0) {
+    free(s);
+    return -1;
+  }
+  *state = s;
+  return 0;
+}
+
+static int ring_teardown(void** state) {
+  cl_snapshots_deinit(*state);
+  free(*state);
+  return 0;
+}
+
 static void test_client_snapshot_parts_any_order(void** state) {
-  (void)state;
-  cl_mem mem = {NULL, NULL, NULL};
-  cl_snapshots s;
-  assert_int_equal(cl_snapshots_init(&s, 100, &mem), 0);
+  cl_snapshots* s = *state;
   cl_snap_result res;
   // A full snapshot of tick 10 in 3 parts, arriving 2, 0, (0 again), 1.
   begin(10, 0, 2, 3);
   enter(5, 500);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   assert_false(res.completed);
-  assert_int_equal(s.newest_complete, 0u);
+  assert_int_equal(s->newest_complete, 0u);
   begin(10, 0, 0, 3);
   enter(1, 100);
   enter(2, 200);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   assert_false(res.completed);
-  assert_int_equal(receive(&s, &res), 0);  // the same part again
-  assert_int_equal(s.duplicates, 1u);
+  assert_int_equal(receive(s, &res), 0);  // the same part again
+  assert_int_equal(s->duplicates, 1u);
   begin(10, 0, 1, 3);
   enter(3, 300);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
-  assert_int_equal(s.newest_complete, 10u);
+  assert_int_equal(s->newest_complete, 10u);
   assert_int_equal(res.slot->set.count, 4);
   assert_int_equal(x_of(res.slot, 5), 500);
-  assert_int_equal(cl_snapshots_desc(&s, 2)->owner, 20u);
-  assert_int_equal(receive(&s, &res), 0);  // a part of a complete tick
-  assert_int_equal(s.duplicates, 2u);
+  assert_int_equal(cl_snapshots_desc(s, 2)->owner, 20u);
+  assert_int_equal(receive(s, &res), 0);  // a part of a complete tick
+  assert_int_equal(s->duplicates, 2u);
 
   // Deltas of 12 and 14 against 10; 14 arrives first, 12 is still used (late, complete).
   begin(14, 10, 0, 1);
   change(1, 40);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   assert_int_equal(x_of(res.slot, 1), 140);
   assert_int_equal(x_of(res.slot, 2), 200);  // unchanged: from the baseline
   begin(12, 10, 0, 1);
   change(1, 20);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed);
   assert_false(res.newest);
   assert_int_equal(x_of(res.slot, 1), 120);
-  assert_int_equal(s.newest_complete, 14u);
-  assert_int_equal(s.late, 1u);
+  assert_int_equal(s->newest_complete, 14u);
+  assert_int_equal(s->late, 1u);
 
   // A delta against a baseline never held; one for an id the baseline lacks; parts
   // that disagree about their snapshot.
   begin(20, 11, 0, 1);
   change(1, 1);
   encode();
-  assert_int_equal(receive(&s, &res), ARB_E_NOT_FOUND);
-  assert_int_equal(s.baseline_missing, 1u);
+  assert_int_equal(receive(s, &res), ARB_E_NOT_FOUND);
+  assert_int_equal(s->baseline_missing, 1u);
   begin(21, 14, 0, 1);
   change(99, 1);
   encode();
-  assert_true(receive(&s, &res) < 0);
+  assert_true(receive(s, &res) < 0);
   begin(22, 14, 0, 2);
   change(1, 1);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   begin(22, 12, 1, 2);  // same tick, other baseline
   change(2, 1);
   encode();
-  assert_int_equal(receive(&s, &res), ARB_E_CORRUPT);
+  assert_int_equal(receive(s, &res), ARB_E_CORRUPT);
   begin(22, 14, 1, 3);  // same tick, other part count
   encode();
-  assert_int_equal(receive(&s, &res), ARB_E_CORRUPT);
-  assert_true(s.errors >= 3);
+  assert_int_equal(receive(s, &res), ARB_E_CORRUPT);
+  assert_true(s->errors >= 3);
   // Nothing of that touched the good views.
-  assert_int_equal(x_of(cl_snapshots_get(&s, 14), 1), 140);
-  assert_int_equal(s.newest_complete, 14u);
-  cl_snapshots_deinit(&s);
+  assert_int_equal(x_of(cl_snapshots_get(s, 14), 1), 140);
+  assert_int_equal(s->newest_complete, 14u);
 }
 
 // 200 ticks of deltas, each against the previous: the ring recycles its slots, the
 // newest complete view is always there and right, and a part for a long-gone tick is
 // dropped as late.
 static void test_client_snapshot_ring_rolls(void** state) {
-  (void)state;
-  cl_mem mem = {NULL, NULL, NULL};
-  cl_snapshots s;
-  assert_int_equal(cl_snapshots_init(&s, 100, &mem), 0);
+  cl_snapshots* s = *state;
   cl_snap_result res;
   begin(2, 0, 0, 1);
   enter(7, 0);
   encode();
-  assert_int_equal(receive(&s, &res), 1);
+  assert_int_equal(receive(s, &res), 1);
   for (uint32_t t = 4; t <= 400; t += 2) {
     begin(t, t - 2, 0, 1);
     change(7, 1);
     encode();
-    assert_int_equal(receive(&s, &res), 1);
+    assert_int_equal(receive(s, &res), 1);
     assert_true(res.completed && res.newest);
   }
-  const cl_slot* last = cl_snapshots_get(&s, 400);
+  const cl_slot* last = cl_snapshots_get(s, 400);
   assert_non_null(last);
   assert_int_equal(x_of(last, 7), 199);
-  assert_null(cl_snapshots_get(&s, 4));  // long recycled
+  assert_null(cl_snapshots_get(s, 4));  // long recycled
   begin(6, 0, 0, 1);                     // a straggler from the distant past
   enter(8, 0);
   encode();
-  assert_int_equal(receive(&s, &res), 0);
-  assert_int_equal(s.late, 1u);
-  assert_int_equal(s.newest_complete, 400u);
+  assert_int_equal(receive(s, &res), 0);
+  assert_int_equal(s->late, 1u);
+  assert_int_equal(s->newest_complete, 400u);
   // Random bytes are an error with a reason, never a crash.
   for (size_t i = 0; i < sizeof g_buf; i++) g_buf[i] = (uint8_t)(i * 37u + 11u);
   g_len = 100;
-  assert_true(receive(&s, &res) < 0);
-  cl_snapshots_reset(&s);
-  assert_int_equal(s.newest_complete, 0u);
-  assert_null(cl_snapshots_get(&s, 400));
-  cl_snapshots_deinit(&s);
+  assert_true(receive(s, &res) < 0);
+  cl_snapshots_reset(s);
+  assert_int_equal(s->newest_complete, 0u);
+  assert_null(cl_snapshots_get(s, 400));
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_client_snapshot_parts_any_order),
-      cmocka_unit_test(test_client_snapshot_ring_rolls),
+      cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup, ring_teardown),
+      cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup, ring_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

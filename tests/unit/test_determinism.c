@@ -29,13 +29,9 @@ static arb_world* scene_pyramid(void) {
       wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 4.0f, 0.5f + (float)i, 0.5f, 0.5f);
     }
   }
-  arb_body_def bd = arb_default_body_def();
-  bd.type = ARB_BODY_KINEMATIC;
-  bd.position = arb_v2(-12.0f, 1.0f);
+  arb_body_def bd = wt_box_def(ARB_BODY_KINEMATIC, -12.0f, 1.0f, 1.0f, 0.25f);
   bd.linear_velocity = arb_v2(1.5f, 0.0f);
   bd.angular_velocity = 0.3f;
-  bd.shape.type = ARB_SHAPE_POLYGON;
-  bd.shape.polygon = arb_make_box(1.0f, 0.25f);
   arb_body_create(w, &bd);
   for (int k = 0; k < 6; ++k) {
     arb_body_def cd = arb_default_body_def();
@@ -175,24 +171,7 @@ static const det_case cases[] = {
 
 // ---- tests ------------------------------------------------------------------------------
 
-static void check_scene(const det_case* c) { det_check_case(c, DT, TICKS, SAVE_AT, NULL); }
-
-static void test_pyramid_scene(void** state) {
-  (void)state;
-  check_scene(&cases[0]);
-}
-static void test_rain_scene(void** state) {
-  (void)state;
-  check_scene(&cases[1]);
-}
-static void test_churn_scene(void** state) {
-  (void)state;
-  check_scene(&cases[2]);
-}
-static void test_sleep_scene(void** state) {
-  (void)state;
-  check_scene(&cases[3]);
-}
+static void check_scene(void** state) { det_check_case(*state, DT, TICKS, SAVE_AT, NULL); }
 
 // The image is untrusted: every truncation and every single-byte corruption is refused
 // with an error (never a crash), and a refused restore leaves the world untouched.
@@ -226,12 +205,9 @@ static void test_restore_rejects_bad_images(void** state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pyramid_scene),
-      cmocka_unit_test(test_rain_scene),
-      cmocka_unit_test(test_churn_scene),
-      cmocka_unit_test(test_sleep_scene),
+  const struct CMUnitTest more[] = {
       cmocka_unit_test(test_restore_rejects_bad_images),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return det_run_tests("test_determinism", cases, (int)(sizeof cases / sizeof cases[0]), check_scene, more,
+                       (int)(sizeof more / sizeof more[0]));
 }

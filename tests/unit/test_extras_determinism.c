@@ -245,32 +245,7 @@ static void compare_extras(arb_world* restored, arb_world* original) {
   assert_int_equal(arb_world_get_vehicles(restored, NULL, 0), arb_world_get_vehicles(original, NULL, 0));
 }
 
-static void check_case(const det_case* c) { det_check_case(c, XT_DT, TICKS, SAVE_AT, compare_extras); }
-
-static void test_springs_golden(void** s) {
-  (void)s;
-  check_case(&cases[0]);
-}
-static void test_joints_golden(void** s) {
-  (void)s;
-  check_case(&cases[1]);
-}
-static void test_particles_golden(void** s) {
-  (void)s;
-  check_case(&cases[2]);
-}
-static void test_vehicles_golden(void** s) {
-  (void)s;
-  check_case(&cases[3]);
-}
-static void test_bullets_golden(void** s) {
-  (void)s;
-  check_case(&cases[4]);
-}
-static void test_mixed_golden(void** s) {
-  (void)s;
-  check_case(&cases[5]);
-}
+static void check_case(void** state) { det_check_case(*state, XT_DT, TICKS, SAVE_AT, compare_extras); }
 
 // ---- images -----------------------------------------------------------------------------
 
@@ -381,15 +356,10 @@ static void test_extras_hashed_and_no_step_allocation(void** state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_springs_golden),
-      cmocka_unit_test(test_joints_golden),
-      cmocka_unit_test(test_particles_golden),
-      cmocka_unit_test(test_vehicles_golden),
-      cmocka_unit_test(test_bullets_golden),
-      cmocka_unit_test(test_mixed_golden),
+  const struct CMUnitTest more[] = {
       cmocka_unit_test(test_extras_image_mutations),
       cmocka_unit_test(test_extras_hashed_and_no_step_allocation),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return det_run_tests("test_extras_determinism", cases, (int)(sizeof cases / sizeof cases[0]), check_case, more,
+                       (int)(sizeof more / sizeof more[0]));
 }

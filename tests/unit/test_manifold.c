@@ -46,6 +46,14 @@ static void check_manifold(const arb_manifold* m, arb_transform xfa, arb_transfo
   if (m->point_count == 2) assert_true(m->points[0].id != m->points[1].id);
 }
 
+// A manifold with one point: its normal (within normal_tol) and separation (within 1e-5).
+static void expect_one_point(const arb_manifold* m, float nx, float ny, float normal_tol, float separation) {
+  assert_int_equal(m->point_count, 1);
+  near(m->normal.x, nx, normal_tol);
+  near(m->normal.y, ny, normal_tol);
+  near(m->points[0].separation, separation, 1e-5f);
+}
+
 static void test_circles(void** state) {
   (void)state;
   arb_circle a = {{0.0f, 0.0f}, 0.5f}, b = {{0.0f, 0.0f}, 0.25f};
@@ -54,10 +62,7 @@ static void test_circles(void** state) {
   arb_transform xa = xf_at(100.0f, 50.0f, 0.3f), xb = xf_at(100.7f, 50.0f, -1.0f);
   arb_manifold m = arb_collide_circles(&a, xa, &b, xb);
   check_manifold(&m, xa, xb);
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 1.0f, 1e-6f);
-  near(m.normal.y, 0.0f, 1e-6f);
-  near(m.points[0].separation, -0.05f, 1e-5f);
+  expect_one_point(&m, 1.0f, 0.0f, 1e-6f, -0.05f);
   // Midpoint between the surfaces: A's surface at 100.5, B's at 100.45.
   near(m.points[0].point.x, 100.475f, 1e-4f);
   // Swapped: normal still from A (now the small circle) to B.
@@ -99,20 +104,14 @@ static void test_polygon_circle(void** state) {
   arb_transform xb = xf_at(10.3f, -3.0f + 0.5f + 0.2f, 0.0f);
   arb_manifold m = arb_collide_polygon_and_circle(&box, xa, &c, xb);
   check_manifold(&m, xa, xb);
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.0f, 1e-6f);
-  near(m.normal.y, 1.0f, 1e-6f);
-  near(m.points[0].separation, -0.05f, 1e-5f);
+  expect_one_point(&m, 0.0f, 1.0f, 1e-6f, -0.05f);
   near(m.points[0].point.x, 10.3f, 1e-5f);
   near(m.points[0].point.y, -3.0f + 0.5f - 0.025f, 1e-5f);
   // Vertex region: the normal points from the corner to the centre.
   xb = xf_at(10.0f + 1.0f + 0.15f, -3.0f + 0.5f + 0.15f, 0.0f);
   m = arb_collide_polygon_and_circle(&box, xa, &c, xb);
   check_manifold(&m, xa, xb);
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, sqrtf(0.5f), 1e-5f);
-  near(m.normal.y, sqrtf(0.5f), 1e-5f);
-  near(m.points[0].separation, 0.15f * sqrtf(2.0f) - 0.25f, 1e-5f);
+  expect_one_point(&m, sqrtf(0.5f), sqrtf(0.5f), 1e-5f, 0.15f * sqrtf(2.0f) - 0.25f);
   // Rotated polygon: the box turned 90 degrees has its long side vertical.
   arb_transform xr = xf_at(0.0f, 0.0f, 0.5f * ARB_PI);
   m = arb_collide_polygon_and_circle(&box, xr, &c, xf_at(0.0f, 1.2f, 0.0f));
@@ -275,10 +274,7 @@ static void test_rotated_boxes(void** state) {
   // normal and the true distance (not the face-axis distance).
   float gap = 0.01f;
   m = arb_collide_polygons(&box, xf_at(0, 0, 0), &box, xf_at(1.0f + gap, 1.0f + gap, 0));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, sqrtf(0.5f), 1e-5f);
-  near(m.normal.y, sqrtf(0.5f), 1e-5f);
-  near(m.points[0].separation, gap * sqrtf(2.0f), 1e-5f);
+  expect_one_point(&m, sqrtf(0.5f), sqrtf(0.5f), 1e-5f, gap * sqrtf(2.0f));
   // Coincident polygons: deep overlap, still a valid manifold.
   m = arb_collide_polygons(&box, xf_at(2, 2, 0.1f), &box, xf_at(2, 2, 0.1f));
   check_manifold(&m, xf_at(2, 2, 0.1f), xf_at(2, 2, 0.1f));
@@ -302,10 +298,7 @@ static void test_segment_circle(void** state) {
   near(m.normal.y, -1.0f, 1e-6f);
   // Past the end: the end cap.
   m = arb_collide_segment_and_circle(&seg, xs, &c, xf_at(5.3f, 2.4f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.6f, 1e-5f);
-  near(m.normal.y, 0.8f, 1e-5f);
-  near(m.points[0].separation, 0.0f, 1e-5f);
+  expect_one_point(&m, 0.6f, 0.8f, 1e-5f, 0.0f);
   // Centre exactly on the segment: deterministic segment normal, full depth.
   m = arb_collide_segment_and_circle(&seg, xs, &c, xf_at(2.0f, 2.0f, 0.0f));
   assert_int_equal(m.point_count, 1);

@@ -3,6 +3,7 @@
 // (test_proto_golden --print prints the blocks).
 #pragma once
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <arbiter/collision.h>
@@ -28,6 +29,36 @@ static inline size_t fx_frame_record(uint8_t* out, const uint8_t* body, size_t b
   uint32_t h = XXH32(out, 8 + blen, 0);
   for (int k = 0; k < 4; k++) out[8 + blen + (size_t)k] = (uint8_t)(h >> (8 * k));
   return 12 + blen;
+}
+
+// Decodes n bytes as the message `name` when it is a kind that needs no storage from the
+// caller (hello, reject, input, event, ping, pong, scene) and re-encodes the result into
+// out. True for such a kind, with the decode's status in *rc and, when it decoded, the
+// re-encoded length in *again; false (nothing touched) for any other name. A name may add
+// a variant after an underscore ("input_fire" is an input).
+static inline bool fx_is_kind(const char* name, const char* kind) {
+  size_t k = strlen(kind);
+  return !strncmp(name, kind, k) && (name[k] == '\0' || name[k] == '_');
+}
+
+static inline bool fx_reencode_plain(const char* name, const uint8_t* b, size_t n, uint8_t* out, size_t cap,
+                                     arb_proto_error* err, int* rc, int64_t* again) {
+#define FX_PLAIN(kind)                                                     \
+  if (fx_is_kind(name, #kind)) {                                           \
+    arb_proto_##kind m;                                                    \
+    *rc = arb_proto_decode_##kind(b, n, &m, err);                          \
+    if (*rc == 0) *again = arb_proto_encode_##kind(&m, out, cap);          \
+    return true;                                                           \
+  }
+  FX_PLAIN(hello)
+  FX_PLAIN(reject)
+  FX_PLAIN(input)
+  FX_PLAIN(event)
+  FX_PLAIN(ping)
+  FX_PLAIN(pong)
+  FX_PLAIN(scene)
+#undef FX_PLAIN
+  return false;
 }
 
 static inline arb_proto_shape fx_box(float hw, float hh) {
@@ -129,25 +160,27 @@ static inline arb_proto_input fx_input(void) {
   return m;
 }
 
-/* A delta snapshot: one entity entered (a box), one changed (x and angle), one removed. */
-static inline void fx_snapshot(arb_proto_snapshot* m) {
+/* One part of a snapshot of `tick` against `baseline` in which one dynamic body entered. */
+static inline void fx_snapshot_one_entered(arb_proto_snapshot* m, uint32_t tick, uint32_t baseline, uint32_t id,
+                                           arb_proto_shape shape) {
   memset(m, 0, sizeof *m);
-  m->tick = 1020;
-  m->baseline_tick = 1010;
-  m->last_input_seq = 499;
-  m->part_index = 0;
+  m->tick = tick;
+  m->baseline_tick = baseline;
   m->part_count = 1;
   m->entered_count = 1;
-  m->entered[0].id = 301;
+  m->entered[0].id = id;
   m->entered[0].desc.body_type = ARB_BODY_DYNAMIC;
-  m->entered[0].desc.avatar_kind = 0;
-  m->entered[0].desc.owner = 0;
-  m->entered[0].desc.shape = fx_box(0.5f, 0.5f);
+  m->entered[0].desc.shape = shape;
+}
+
+/* A delta snapshot: one entity entered (a box), one changed (x and angle), one removed. */
+static inline void fx_snapshot(arb_proto_snapshot* m) {
+  fx_snapshot_one_entered(m, 1020, 1010, 301, fx_box(0.5f, 0.5f));
+  m->last_input_seq = 499;
   m->entered[0].state.x = 640;   /* 5 m */
   m->entered[0].state.y = -128;  /* -1 m */
   m->entered[0].state.angle = 8192;
   m->entered[0].state.vx = 256;  /* 1 m/s */
-  m->entered[0].state.vy = 0;
   m->entered[0].state.w = -256;
   m->changed_count = 1;
   m->changed[0].id = 12;
@@ -160,19 +193,9 @@ static inline void fx_snapshot(arb_proto_snapshot* m) {
 
 /* A full snapshot of one avatar (circle). */
 static inline void fx_snapshot_full(arb_proto_snapshot* m) {
-  memset(m, 0, sizeof *m);
-  m->tick = 1000;
-  m->baseline_tick = 0;
-  m->last_input_seq = 0;
-  m->part_index = 0;
-  m->part_count = 1;
-  m->entered_count = 1;
-  m->entered[0].id = 300;
-  m->entered[0].desc.body_type = ARB_BODY_DYNAMIC;
+  fx_snapshot_one_entered(m, 1000, 0, 300, fx_circle(0.0f, 0.0f, 0.25f));
   m->entered[0].desc.avatar_kind = ARB_AVATAR_FORCE;
   m->entered[0].desc.owner = 7;
-  m->entered[0].desc.shape = fx_circle(0.0f, 0.0f, 0.25f);
-  m->entered[0].state.x = 0;
   m->entered[0].state.y = 256;
 }
 
@@ -306,10 +329,11 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 15
+#define FX_GOLDEN_COUNT 18
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene"};
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
+    "input_fire", "event_hit", "replay_tick_fire"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -335,6 +359,26 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_scene m = fx_scene();
       return arb_proto_encode_scene(&m, buf, cap);
     }
+    case 15: {  // a shot at tick 501 by a player who saw tick 489 and a half
+      arb_proto_input m = fx_input();
+      m.cmds[0].view_time = 489 * 256 + 128;
+      return arb_proto_encode_input(&m, buf, cap);
+    }
+    case 16: {
+      arb_proto_event m;
+      memset(&m, 0, sizeof m);
+      m.kind = ARB_PROTO_EVENT_HIT;
+      m.tick = 1000;
+      m.client_id = 7;
+      m.entity_id = 301;
+      return arb_proto_encode_event(&m, buf, cap);
+    }
+    case 17:
+      memset(&tick, 0, sizeof tick);
+      fx_replay_tick(&tick, 1001);
+      tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
+      tick.inputs[0].view_time = 489 * 256 + 128;
+      return arb_replay_encode_tick(&tick, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

@@ -35,10 +35,8 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
   // A heap copy of exactly n bytes so ASan catches any read past the end.
   uint8_t* p = malloc(n ? n : 1);
   memcpy(p, b, n);
-  if (!strcmp(name, "hello")) {
-    arb_proto_hello m;
-    rc = arb_proto_decode_hello(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_hello(&m, scratch, sizeof scratch);
+  if (fx_reencode_plain(name, p, n, scratch, sizeof scratch, &err, &rc, &again)) {
+    // hello, reject, input, event, ping, pong, scene: decoded and re-encoded
   } else if (!strcmp(name, "welcome")) {
     arb_proto_welcome m;
     memset(&m, 0, sizeof m);
@@ -46,14 +44,6 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     m.static_cap = 16;
     rc = arb_proto_decode_welcome(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_welcome(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "reject")) {
-    arb_proto_reject m;
-    rc = arb_proto_decode_reject(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_reject(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "input")) {
-    arb_proto_input m;
-    rc = arb_proto_decode_input(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_input(&m, scratch, sizeof scratch);
   } else if (!strncmp(name, "snapshot", 8)) {
     rc = arb_proto_decode_snapshot(p, n, &snap, &err);
     if (!rc) {
@@ -75,22 +65,6 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       int a = arb_snap2_set_apply(&view, &part, &aerr);
       assert_true(a == 0 || aerr.reason[0] != '\0');
     }
-  } else if (!strcmp(name, "event")) {
-    arb_proto_event m;
-    rc = arb_proto_decode_event(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_event(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "ping")) {
-    arb_proto_ping m;
-    rc = arb_proto_decode_ping(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_ping(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "pong")) {
-    arb_proto_pong m;
-    rc = arb_proto_decode_pong(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_pong(&m, scratch, sizeof scratch);
-  } else if (!strcmp(name, "scene")) {
-    arb_proto_scene m;
-    rc = arb_proto_decode_scene(p, n, &m, &err);
-    if (!rc) again = arb_proto_encode_scene(&m, scratch, sizeof scratch);
   } else {
     // Replay: build a file around the body; the header (or the mutated header) first.
     static uint8_t file[512 * 1024];
@@ -105,7 +79,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
       f = (size_t)h;
       if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(10, file + f, sizeof file - f);
-      uint8_t kind = !strcmp(name, "replay_tick") ? ARB_REPLAY_TICK
+      uint8_t kind = !strncmp(name, "replay_tick", 11) ? ARB_REPLAY_TICK
                      : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
       f += fx_frame_record(file + f, p, n, kind);
     }

@@ -43,12 +43,13 @@ static void test_ray_circle(void** state) {
   near(out.normal.x, -0.8f, 1e-5f);
   near(out.normal.y, 0.6f, 1e-5f);
   // Miss beside it; circle behind the origin (t < 0 is not a hit); too short a ray.
-  in = ray(0.0f, 1.6f, 4.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_circle(&in, &c).hit);
-  in = ray(4.0f, 1.0f, 4.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_circle(&in, &c).hit);
-  in = ray(0.0f, 1.0f, 4.0f, 0.0f, 0.3f);
-  assert_false(arb_ray_cast_circle(&in, &c).hit);
+  const arb_ray_input misses_circle[] = {
+      ray(0.0f, 1.6f, 4.0f, 0.0f, 1.0f),
+      ray(4.0f, 1.0f, 4.0f, 0.0f, 1.0f),
+      ray(0.0f, 1.0f, 4.0f, 0.0f, 0.3f),
+  };
+  for (size_t i = 0; i < sizeof misses_circle / sizeof misses_circle[0]; ++i)
+    assert_false(arb_ray_cast_circle(&misses_circle[i], &c).hit);
   in = ray(0.0f, 1.0f, 4.0f, 0.0f, 0.375f);  // exactly reaching
   assert_true(arb_ray_cast_circle(&in, &c).hit);
   // Starting inside: fraction 0, zero normal.
@@ -85,12 +86,13 @@ static void test_ray_polygon(void** state) {
   in = ray(0.0f, 0.4f, 10.0f, 0.0f, 1.0f);
   expect_hit(arb_ray_cast_polygon(&in, &box), 0.2f, -1.0f, 0.0f);
   // Behind, too short, pointing away.
-  in = ray(5.0f, 0.0f, 10.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_polygon(&in, &box).hit);
-  in = ray(0.0f, 0.0f, 10.0f, 0.0f, 0.19f);
-  assert_false(arb_ray_cast_polygon(&in, &box).hit);
-  in = ray(0.0f, 0.0f, -10.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_polygon(&in, &box).hit);
+  const arb_ray_input misses_polygon[] = {
+      ray(5.0f, 0.0f, 10.0f, 0.0f, 1.0f),
+      ray(0.0f, 0.0f, 10.0f, 0.0f, 0.19f),
+      ray(0.0f, 0.0f, -10.0f, 0.0f, 1.0f),
+  };
+  for (size_t i = 0; i < sizeof misses_polygon / sizeof misses_polygon[0]; ++i)
+    assert_false(arb_ray_cast_polygon(&misses_polygon[i], &box).hit);
   // Inside.
   in = ray(3.0f, 0.0f, 1.0f, 1.0f, 1.0f);
   out = arb_ray_cast_polygon(&in, &box);
@@ -113,16 +115,15 @@ static void test_ray_segment(void** state) {
   in = ray(3.0f, 0.0f, -4.0f, 0.0f, 1.0f);
   expect_hit(arb_ray_cast_segment(&in, &s), 0.5f, 1.0f, 0.0f);
   // Past the end, behind, too short, parallel, collinear.
-  in = ray(0.0f, 1.5f, 2.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_segment(&in, &s).hit);
-  in = ray(2.0f, 0.0f, 2.0f, 0.0f, 1.0f);
-  assert_false(arb_ray_cast_segment(&in, &s).hit);
-  in = ray(0.0f, 0.0f, 2.0f, 0.0f, 0.49f);
-  assert_false(arb_ray_cast_segment(&in, &s).hit);
-  in = ray(0.0f, -5.0f, 0.0f, 10.0f, 1.0f);
-  assert_false(arb_ray_cast_segment(&in, &s).hit);
-  in = ray(1.0f, -5.0f, 0.0f, 10.0f, 1.0f);
-  assert_false(arb_ray_cast_segment(&in, &s).hit);
+  const arb_ray_input misses_segment[] = {
+      ray(0.0f, 1.5f, 2.0f, 0.0f, 1.0f),
+      ray(2.0f, 0.0f, 2.0f, 0.0f, 1.0f),
+      ray(0.0f, 0.0f, 2.0f, 0.0f, 0.49f),
+      ray(0.0f, -5.0f, 0.0f, 10.0f, 1.0f),
+      ray(1.0f, -5.0f, 0.0f, 10.0f, 1.0f),
+  };
+  for (size_t i = 0; i < sizeof misses_segment / sizeof misses_segment[0]; ++i)
+    assert_false(arb_ray_cast_segment(&misses_segment[i], &s).hit);
   // Through the end point exactly.
   in = ray(0.0f, 1.0f, 2.0f, 0.0f, 1.0f);
   assert_true(arb_ray_cast_segment(&in, &s).hit);

@@ -148,11 +148,7 @@ static void test_bounce_height_ratio(void** state) {
   (void)state;
   const float e = 0.7f, r = 0.25f, h0 = 5.0f;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_def gd = arb_default_body_def();
-  gd.type = ARB_BODY_STATIC;
-  gd.position = arb_v2(0.0f, -1.0f);
-  gd.shape.type = ARB_SHAPE_POLYGON;
-  gd.shape.polygon = arb_make_box(5.0f, 1.0f);
+  arb_body_def gd = wt_box_def(ARB_BODY_STATIC, 0.0f, -1.0f, 5.0f, 1.0f);
   arb_body_create(w, &gd);
   arb_body_def bd = arb_default_body_def();
   bd.position = arb_v2(0.0f, h0 + r);
@@ -262,13 +258,9 @@ static void test_static_and_kinematic(void** state) {
   arb_body_set_linear_velocity(w, s, arb_v2(3.0f, 0.0f));
   // A dynamic body lands on it, a kinematic one passes through it.
   wt_circle(w, ARB_BODY_DYNAMIC, 0.0f, 3.0f, 0.5f);
-  arb_body_def kd = arb_default_body_def();
-  kd.type = ARB_BODY_KINEMATIC;
-  kd.position = arb_v2(-5.0f, 0.0f);
+  arb_body_def kd = wt_box_def(ARB_BODY_KINEMATIC, -5.0f, 0.0f, 0.5f, 0.5f);
   kd.linear_velocity = arb_v2(2.0f, 0.0f);
   kd.angular_velocity = 1.0f;
-  kd.shape.type = ARB_SHAPE_POLYGON;
-  kd.shape.polygon = arb_make_box(0.5f, 0.5f);
   arb_body_id k = arb_body_create(w, &kd);
   for (int i = 0; i < 300; ++i) arb_world_step(w, DT);
   assert_true(arb_body_get_position(w, s).x == 0.0f && arb_body_get_position(w, s).y == 0.0f);

@@ -27,12 +27,18 @@ static inline arb_world* wt_world(arb_vec2 gravity) {
   return arb_world_create(&wd);
 }
 
-static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
+// A box body's definition, for callers that set more (velocities...) before creating it.
+static inline arb_body_def wt_box_def(arb_body_type type, float x, float y, float hw, float hh) {
   arb_body_def bd = arb_default_body_def();
   bd.type = type;
   bd.position = arb_v2(x, y);
   bd.shape.type = ARB_SHAPE_POLYGON;
   bd.shape.polygon = arb_make_box(hw, hh);
+  return bd;
+}
+
+static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
+  arb_body_def bd = wt_box_def(type, x, y, hw, hh);
   return arb_body_create(w, &bd);
 }
 

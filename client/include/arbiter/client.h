@@ -156,6 +156,7 @@ typedef enum arb_client_event_type {
   ARB_CLIENT_EVENT_NOTICE,          ///< text = server notice
   ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, entity_id (their avatar), text = name
   ARB_CLIENT_EVENT_PLAYER_LEFT,     ///< client_id, text = name or reason
+  ARB_CLIENT_EVENT_HIT,             ///< a shot hit (to the shooter and the one hit): client_id = shooter, entity_id = avatar hit
 } arb_client_event_type;
 
 typedef struct arb_client_event {

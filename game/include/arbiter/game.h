@@ -70,6 +70,19 @@ ARB_API int arb_game_get_avatar_count(const arb_game* game);
 /// The controls currently held for a client (after clamping).
 ARB_API int arb_game_get_controls(const arb_game* game, uint32_t client_id, arb_controls* out);
 
+/// A shot that hit (scene avatar `fire`), in the order the tick's controls were applied.
+typedef struct arb_game_hit {
+  uint64_t tick;           ///< the tick whose step applied the shot's impulse
+  uint32_t shooter;        ///< client id of the player who fired
+  uint32_t target_entity;  ///< the avatar hit
+  uint32_t target_owner;   ///< its player's client id
+  arb_vec2 point;          ///< m, where the ray met it, as the shooter saw it
+  uint64_t view_time;      ///< the time the shot was resolved at, 1/256 ticks (bounded)
+} arb_game_hit;
+
+/// The hits of the last arb_game_apply_tick; valid until the next one. Returns the count.
+ARB_API int arb_game_get_hits(const arb_game* game, const arb_game_hit** out);
+
 /// Sink for arb_game_write_json; called several times per line.
 typedef void arb_write_fn(const char* data, size_t len, void* user);
 

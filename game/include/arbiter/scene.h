@@ -102,6 +102,15 @@ typedef struct arb_force_controller_def {
   float air_control;   ///< [0, 1], fraction of max_force available while airborne
 } arb_force_controller_def;
 
+/// The avatar's lag-compensated shot (docs/SCENES.md, "fire"): a press of the fire button
+/// casts a ray along `aim` from the avatar against the other avatars as the player saw
+/// them, and pushes the first one hit.
+typedef struct arb_fire_def {
+  bool enabled;   ///< false (no `fire` key): the fire button does nothing
+  float range;    ///< m, length of the ray
+  float impulse;  ///< N*s, along the ray, applied to the avatar hit
+} arb_fire_def;
+
 /// The template every player's avatar is spawned from.
 typedef struct arb_scene_avatar {
   arb_body_def body;               ///< dynamic body: shape, material, filter, damping
@@ -109,6 +118,7 @@ typedef struct arb_scene_avatar {
   arb_force_controller_def force;  ///< used by ARB_CONTROLLER_FORCE
   arb_body_def vehicle_body;       ///< chassis of vehicle avatars (ARB_AVATAR_VEHICLE)
   arb_vehicle_def vehicle;         ///< their wheels (chassis id set at spawn)
+  arb_fire_def fire;               ///< the fire button's shot (off by default)
 } arb_scene_avatar;
 
 /// The avatar template (the defaults when the scene has no `avatar` section).

@@ -243,6 +243,9 @@ typedef struct arb_proto_reject {
 typedef struct arb_proto_input_cmd {
   uint32_t seq;  ///< the server tick it is meant for (PROTOCOL.md, input: command ticks)
   arb_proto_controls_q controls;
+  /// The server time the player saw when making it (its interpolation time), in 1/256
+  /// ticks, for a lag-compensated shot; 0 = not sent (the element is left out).
+  uint64_t view_time;
 } arb_proto_input_cmd;
 
 /// Client -> server, every client tick, unsequenced. Carries the newest inputs so a lost
@@ -300,6 +303,7 @@ typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_LEFT = 2,        ///< client_id, code = arb_proto_reason, text = name
   ARB_PROTO_EVENT_NOTICE = 3,      ///< text from the server operator
   ARB_PROTO_EVENT_DISCONNECT = 4,  ///< to the client being dropped: code, text
+  ARB_PROTO_EVENT_HIT = 5,         ///< to the shooter and to the one hit: client_id = shooter, entity_id = avatar hit
   ARB_PROTO_EVENT_KIND_COUNT
 } arb_proto_event_kind;
 
@@ -307,8 +311,8 @@ typedef enum arb_proto_event_kind {
 typedef struct arb_proto_event {
   uint8_t kind;        ///< arb_proto_event_kind
   uint32_t tick;       ///< server tick it happened at
-  uint32_t client_id;  ///< JOINED/LEFT: who; else 0
-  uint32_t entity_id;  ///< JOINED: the avatar; else 0
+  uint32_t client_id;  ///< JOINED/LEFT: who; HIT: the shooter; else 0
+  uint32_t entity_id;  ///< JOINED: the avatar; HIT: the avatar hit; else 0
   uint8_t code;        ///< LEFT/DISCONNECT: arb_proto_reason; else 0
   char text[ARB_PROTO_MAX_TEXT + 1];
 } arb_proto_event;

@@ -57,6 +57,7 @@ typedef struct arb_replay_input {
   uint32_t client_id;
   uint32_t seq;  ///< the input's sequence number
   arb_proto_controls_q controls;  ///< exactly what was applied (dequantize to replay)
+  uint64_t view_time;  ///< the command's view time (1/256 ticks), 0 = none (not written)
 } arb_replay_input;
 
 /// One tick: apply joins, then leaves, then inputs (arb_game_set_controls, in this order),

@@ -26,6 +26,10 @@ typedef struct arb_tick_control {
   uint32_t client_id;
   arb_controls controls;  ///< the dequantized values, exactly what was (or will be) recorded
   int result;             ///< out: ARB_OK or why they were refused (nothing changed then)
+  /// The server time the player saw when it made these controls (its interpolation time),
+  /// in 1/256 ticks; a shot (fire button pressed, scene avatar `fire`) is resolved against
+  /// the other avatars as they were then, at most 1 s back. 0 = now (no rewind).
+  uint64_t view_time;
 } arb_tick_control;
 
 /// Applied in this order: every join, every leave, every control, then one step. Counts
