@@ -248,15 +248,20 @@ void arb__contact_destroy(arb_world* w, int index) {
   w->contact_count -= 1;
 }
 
+static void arb__push_event(arb_world* w, bool begin, int a, int b);
+
 void arb__destroy_body_contacts(arb_world* w, int body) {
   // Remove from the highest contact index down: the result depends only on the set of
-  // contacts, not on the order of the body's edge list.
+  // contacts, not on the order of the body's edge list. A touching one ends (reported
+  // after the next step: every begin has its end).
   for (;;) {
     int best = ARB__NULL;
     for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
       if ((e >> 1) > best) best = e >> 1;
     }
     if (best == ARB__NULL) break;
+    const arb__contact* c = &w->contacts[best];
+    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
     arb__contact_destroy(w, best);
   }
 }

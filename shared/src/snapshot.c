@@ -165,6 +165,8 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->dynamic_tree = d->dynamic_tree;
   w->begin_count = 0;
   w->end_count = 0;
+  w->end_reported = 0;
+  w->hit_count = 0;
   for (int i = 0; i < w->contact_count; ++i) arb__contact_link(w, i);
   w->sleeping_count = 0;
   for (int i = 0; i < w->body_slots; ++i) {

@@ -16,8 +16,10 @@
 //   3. collide         contact.c: for each contact in array order, destroy it when the fat
 //                      AABBs stopped overlapping, else recompute the manifold and carry the
 //                      impulses of matching feature ids (warm starting). Begin/end touch
-//                      events are recorded here. With continuous on, the speculative margin
-//                      of a pair grows with the pair's relative motion over the step.
+//                      events are recorded here (hit events after the solve, in
+//                      contact_solver.c's arb__store_impulses). With continuous on, the
+//                      speculative margin of a pair grows with the pair's relative motion
+//                      over the step.
 //   4. solve           contact_solver.c: colour the touching contacts (greedy, contact
 //                      order) and pack them 4 per wide constraint, apply the
 //                      accumulated forces (once, dt*F/m), then `substeps` times:
@@ -246,6 +248,10 @@ struct arb_world {
   arb_contact_event* begin_events;
   arb_contact_event* end_events;
   int32_t begin_count, end_count, event_capacity_begin, event_capacity_end;
+  int32_t end_reported;  // end events already reported by the last step (the rest came
+                         // from arb_body_destroy since, and are reported by the next)
+  arb_contact_hit_event* hit_events;  // last step, contact order (contact_solver.c)
+  int32_t hit_count, hit_capacity;
 
   arb__stack stack;
   bool locked;  // inside arb_world_step
@@ -293,7 +299,7 @@ int arb__contact_create(arb_world* w, int a, int b);
 void arb__contact_destroy(arb_world* w, int index);
 void arb__contact_link(arb_world* w, int index);
 void arb__collide(arb_world* w, float dt);
-void arb__destroy_body_contacts(arb_world* w, int body);
+void arb__destroy_body_contacts(arb_world* w, int body);  // ends of touching ones reported
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c

@@ -41,6 +41,9 @@ typedef struct arb_world_def {
                                  ///< (speculative contacts widened by the relative motion).
                                  ///< false: only `bullet` bodies are swept.
   bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
+  float hit_event_threshold;     ///< m/s: a touching contact whose points had to stop an
+                                 ///< approach faster than this reports a hit event; default
+                                 ///< 1. An output setting: not state, not hashed or saved.
   int body_capacity;             ///< initial capacity hint (grows as needed)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
@@ -220,15 +223,38 @@ typedef struct arb_contact_data {
 /// Touching contacts of a body after the last step (deterministic order). Returns total count.
 ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
 
-/// A pair of bodies that started or stopped touching during the last step.
+/// A pair of bodies that started or stopped touching (a point within
+/// ARB_SPECULATIVE_DISTANCE) during the last step.
 typedef struct arb_contact_event {
   arb_body_id a, b;
 } arb_contact_event;
 
-/// Begin/end touch events of the last step, in contact order (deterministic). The array
-/// stays valid until the next step or body destruction. Returns the count.
+/// Begin/end touch events of the last step, in contact order (deterministic: the same
+/// events in the same order in every build and after save/restore). Every begin is
+/// followed, in a later step, by exactly one end for the same pair: when the bodies part,
+/// when their proxies stop overlapping, or when one of them is destroyed (those ends are
+/// reported after the next step, first, and carry the destroyed body's now stale id).
+/// The arrays stay valid until the next step or body destruction. Returns the count.
+/// Events are outputs only: reading them (or not) changes nothing in the simulation.
 ARB_API int arb_world_get_begin_touch_events(const arb_world* world, const arb_contact_event** out);
 ARB_API int arb_world_get_end_touch_events(const arb_world* world, const arb_contact_event** out);
+
+/// A contact that had to stop an approach faster than the world's hit_event_threshold in
+/// the last step (an impact: damage, sounds). approach_speed is the fastest normal
+/// approach one of its points stopped (m/s, > threshold), point that point (world),
+/// normal from a towards b.
+typedef struct arb_contact_hit_event {
+  arb_body_id a, b;
+  arb_vec2 point;
+  arb_vec2 normal;
+  float approach_speed;
+} arb_contact_hit_event;
+
+/// Hit events of the last step, in contact order (deterministic), at most one per contact.
+/// Valid until the next step. Returns the count.
+ARB_API int arb_world_get_hit_events(const arb_world* world, const arb_contact_hit_event** out);
+/// The hit event threshold (m/s, >= 0; not state: a restore keeps the world's own).
+ARB_API void arb_world_set_hit_event_threshold(arb_world* world, float speed);
 
 /// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
 ARB_API int arb_world_query_aabb(const arb_world* world, arb_aabb box, arb_body_id* out, int cap);
