@@ -6,6 +6,7 @@
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
 #   make build       release build only          make bench   run the benchmarks
 #   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
+#   make soak        the long tests left out of `make test` (10 min at 20 % loss, release)
 #   make clean       make test-docker   build docker/Dockerfile with podman, run the image (root)
 # Extra arguments for the server: make run ARGS="--port 7000"
 
@@ -13,7 +14,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 BIN := build/release/bin
 
-.PHONY: all deps deps-matrix build run demo test test-release test-asan test-debug test-fuzz fuzz-long bench clean help test-docker
+.PHONY: all deps deps-matrix build run demo test test-release test-asan test-debug test-fuzz fuzz-long soak bench clean help test-docker
 
 all: build
 
@@ -60,6 +61,12 @@ test-debug:
 	cmake --preset debug >/dev/null
 	cmake --build --preset debug -j $(JOBS)
 	ctest --preset debug -j $(JOBS) -L 'unit|replay'
+
+# Tests labelled "soak" (the test presets exclude them): minutes each.
+soak:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+	ctest --test-dir build/release -L soak --output-on-failure
 
 # Each libFuzzer target for a short bounded time (scripts/fuzz.sh).
 # Only the fuzz-* targets (and what they link) are built in the fuzz preset.

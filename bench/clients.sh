@@ -11,7 +11,9 @@
 #     as ms per tick;
 #   - bytes per client per second: server -> client (the server's bytes_out counter / N)
 #     and what the bots report (ENet UDP payload in and out per connected client);
-#   - the bots' snapshot ratio and RTT p50/p99.
+#   - server CPU per tick from /metrics' tick CPU histogram (the tick thread's own CPU
+#     time per tick): mean (exact, from the sum) and p99 (interpolated in its bucket);
+#   - the bots' snapshot ratio, snapshots received per client per second, RTT p50/p99.
 # It prints one line per run and a Markdown table at the end. A benchmark: it measures,
 # it never passes or fails. Bots and server share the machine: on a small machine the
 # bots' own CPU use is part of the load (the table prints the load average).
@@ -19,6 +21,14 @@
 # usage: bench/clients.sh [BIN_DIR] [SECONDS] [COUNTS...]
 #   BIN_DIR  directory with arbiter-server and arbiter-bot (default build/release/bin)
 #   SECONDS  measured window per run (default 10); WARMUP=3 (env) seconds before it
+# environment (all optional):
+#   SCENE=FILE         scene for the server (default: the built-in scene)
+#   SERVER_ARGS="..."  more server flags (e.g. --view-radius 30)
+#   BOT_ARGS="..."     more arbiter-bot flags (e.g. --no-interp)
+#   SERVER_CPU=N BOT_CPU=M  pin the server / the bots to those CPUs (taskset)
+#   PERF_AT=N PERF_OUT=FILE  record `perf record -g` of the server during the window of
+#                      the N-client run into FILE
+#   STARTUP=S          seconds a server may take to start (default 10; big scenes load slower)
 set -eu
 
 BIN=${1:-build/release/bin}
@@ -27,6 +37,13 @@ SECONDS_RUN=${2:-10}
 COUNTS=${*:-"1 16 64 128"}
 WARMUP=${WARMUP:-3}
 BEHAVIOUR=${BEHAVIOUR:-random}
+SCENE=${SCENE:-}
+SERVER_ARGS=${SERVER_ARGS:-}
+BOT_ARGS=${BOT_ARGS:-}
+STARTUP=${STARTUP:-10}
+# taskset execs the program, so $! stays the program's pid (for /proc/PID/stat).
+SERVER_PIN=${SERVER_CPU:+taskset -c $SERVER_CPU}
+BOT_PIN=${BOT_CPU:+taskset -c $BOT_CPU}
 
 for exe in arbiter-server arbiter-bot; do
   if [ ! -x "$BIN/$exe" ]; then
@@ -42,16 +59,24 @@ BOT_PID=""
 cleanup() {
   [ -n "$BOT_PID" ] && kill "$BOT_PID" 2>/dev/null || true
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
-  rm -rf "$TMP"
+  [ -n "${KEEP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
 
 metrics() {  # $1 = http port, $2 = output file
   python3 - "$1" "$2" <<'EOF'
-import sys, urllib.request
+import sys, time, urllib.request
 port, out = sys.argv[1], sys.argv[2]
-with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-    open(out, "wb").write(r.read())
+for attempt in range(5):  # a saturated server may drop a connection: ask again
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=60) as r:
+            open(out, "wb").write(r.read())
+        break
+    except OSError as e:
+        print(f"bench/clients.sh: /metrics: {e}", file=sys.stderr)
+        if attempt == 4:
+            raise
+        time.sleep(0.5)
 EOF
 }
 
@@ -63,18 +88,19 @@ ROWS="$TMP/rows"
 : > "$ROWS"
 HZ=$(getconf CLK_TCK)
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"
-echo "server: $BIN/arbiter-server (default scene), bots: --behaviour $BEHAVIOUR, window ${SECONDS_RUN}s after ${WARMUP}s warm-up"
+echo "server: $BIN/arbiter-server ${SCENE:-(default scene)} $SERVER_ARGS, bots: --behaviour $BEHAVIOUR $BOT_ARGS, window ${SECONDS_RUN}s after ${WARMUP}s warm-up"
 
 for N in $COUNTS; do
   MAX=64
   [ "$N" -gt 64 ] && MAX=$N
-  "$BIN/arbiter-server" --port 0 --bind 127.0.0.1 --http-port -1 --max-clients "$MAX" \
-    > "$TMP/server.out" 2> "$TMP/server.err" &
+  # shellcheck disable=SC2086  # SERVER_PIN and SERVER_ARGS are lists of words
+  $SERVER_PIN "$BIN/arbiter-server" --port 0 --bind 127.0.0.1 --http-port -1 --max-clients "$MAX" \
+    ${SCENE:+--scene "$SCENE"} $SERVER_ARGS > "$TMP/server.out" 2> "$TMP/server.err" &
   SERVER_PID=$!
   PORT=""; HTTP=""
-  for _ in $(seq 100); do
+  for _ in $(seq $((STARTUP * 10))); do
     sleep 0.1
-    LINE=$(grep -m1 'server_started' "$TMP/server.err" || true)
+    LINE=$(grep -a -m1 'server_started' "$TMP/server.err" || true)
     PORT=$(echo "$LINE" | grep -o ' port=[0-9]*' | cut -d= -f2)
     HTTP=$(echo "$LINE" | grep -o 'http_port=[0-9]*' | cut -d= -f2)
     [ -n "$PORT" ] && [ -n "$HTTP" ] && break
@@ -85,18 +111,27 @@ for N in $COUNTS; do
     exit 1
   fi
 
-  "$BIN/arbiter-bot" --port "$PORT" --clients "$N" --duration $((WARMUP + SECONDS_RUN + 1)) \
-    --behaviour "$BEHAVIOUR" --seed 1 > "$TMP/bot.json" 2> "$TMP/bot.err" &
+  # shellcheck disable=SC2086  # BOT_PIN and BOT_ARGS are lists of words
+  $BOT_PIN "$BIN/arbiter-bot" --port "$PORT" --clients "$N" --duration $((WARMUP + SECONDS_RUN + 60)) \
+    --behaviour "$BEHAVIOUR" --seed 1 $BOT_ARGS > "$TMP/bot.json" 2> "$TMP/bot.err" &
   BOT_PID=$!
   sleep "$WARMUP"
   metrics "$HTTP" "$TMP/m1"
   C1=$(cpu_ticks "$SERVER_PID")
   T1=$(date +%s.%N)
-  sleep "$SECONDS_RUN"
+  if [ "${PERF_AT:-}" = "$N" ]; then
+    perf record -g -o "${PERF_OUT:-perf.data}" -p "$SERVER_PID" -- sleep "$SECONDS_RUN" 2> "$TMP/perf.err" ||
+      cat "$TMP/perf.err" >&2
+  else
+    sleep "$SECONDS_RUN"
+  fi
   metrics "$HTTP" "$TMP/m2"
   C2=$(cpu_ticks "$SERVER_PID")
   T2=$(date +%s.%N)
   LOAD=$(cut -d' ' -f1 /proc/loadavg)
+  # The bots run until told to stop (a loaded server may answer /metrics late: the bots
+  # must still be there when the window closes); SIGTERM makes them print the summary.
+  kill -TERM "$BOT_PID" 2>/dev/null || true
   wait "$BOT_PID" || true
   BOT_PID=""
   kill "$SERVER_PID" 2>/dev/null || true
@@ -117,16 +152,17 @@ def parse(path):
     return d
 a, b = parse(m1), parse(m2)
 def delta(k): return b.get(k, 0.0) - a.get(k, 0.0)
-buckets = []
-for k in b:
-    m = re.match(r'arbiter_tick_duration_seconds_bucket\{le="([^"]+)"\}', k)
-    if m:
-        le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
-        buckets.append((le, delta(k)))
-buckets.sort()
-count = delta("arbiter_tick_duration_seconds_count")
-total = delta("arbiter_tick_duration_seconds_sum")
-def quantile(q):
+def histogram(name):
+    bs = []
+    for k in b:
+        m = re.match(name + r'_bucket\{le="([^"]+)"\}', k)
+        if m:
+            le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
+            bs.append((le, delta(k)))
+    bs.sort()
+    return bs, delta(name + "_count"), delta(name + "_sum")
+buckets, count, total = histogram("arbiter_tick_duration_seconds")
+def quantile(q, buckets, count):
     target = q * count
     lo, prev = 0.0, 0.0
     for le, c in buckets:
@@ -137,8 +173,10 @@ def quantile(q):
             return lo + (le - lo) * frac, lo, le
         lo, prev = le, c
     return lo, lo, lo
-p50, l50, h50 = quantile(0.50)
-p99, l99, h99 = quantile(0.99)
+p50, l50, h50 = quantile(0.50, buckets, count)
+p99, l99, h99 = quantile(0.99, buckets, count)
+cpu_buckets, cpu_count, cpu_sum = histogram("arbiter_tick_cpu_seconds")
+cpu99, cpu99_lo, cpu99_hi = quantile(0.99, cpu_buckets, cpu_count)
 cpu_s = (float(c2) - float(c1)) / float(hz)
 ticks = delta("arbiter_ticks_total")
 srv_out = delta("arbiter_bytes_out_total") / n / dt
@@ -151,6 +189,9 @@ row = {
   "tick_mean_ms": (total / count * 1e3) if count else 0.0,
   "overruns": delta("arbiter_tick_overruns_total"), "skipped": delta("arbiter_ticks_skipped_total"),
   "cpu_pct": 100.0 * cpu_s / dt, "cpu_ms_per_tick": (1e3 * cpu_s / ticks) if ticks else 0.0,
+  "tick_cpu_mean_ms": (cpu_sum / cpu_count * 1e3) if cpu_count else 0.0,
+  "tick_cpu_p99_ms": cpu99 * 1e3, "tick_cpu_p99_bucket": [cpu99_lo * 1e3, cpu99_hi * 1e3],
+  "snapshots_per_client_s": bot.get("snapshots_per_client_per_s"),
   "server_out_B_per_client_s": srv_out, "server_in_B_per_client_s": srv_in,
   "bot_in_B_per_client_s": bot.get("bytes_in_per_client_per_s"),
   "bot_out_B_per_client_s": bot.get("bytes_out_per_client_per_s"),
@@ -166,12 +207,14 @@ python3 - "$ROWS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print()
-print("| clients | connected | tick p50 (bucket) | tick p99 (bucket) | tick mean | server CPU | CPU/tick | server→client B/s per client | client→server B/s per client | snapshots received | RTT p50/p99 | load |")
-print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
+print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | RTT p50/p99 | load |")
+print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
 for r in rows:
-    print("| %d | %d | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.1f %% | %.2f ms | %.0f | %.0f | %.1f %% | %.1f / %.1f ms | %.2f |" % (
-        r["clients"], r["connected"], r["tick_p50_ms"], r["tick_p50_bucket"][0], r["tick_p50_bucket"][1],
-        r["tick_p99_ms"], r["tick_p99_bucket"][0], r["tick_p99_bucket"][1], r["tick_mean_ms"], r["cpu_pct"],
+    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.1f / %.1f ms | %.2f |" % (
+        r["clients"], r["connected"], r["ticks_per_s"], r["tick_p50_ms"], r["tick_p50_bucket"][0], r["tick_p50_bucket"][1],
+        r["tick_p99_ms"], r["tick_p99_bucket"][0], r["tick_p99_bucket"][1], r["tick_cpu_mean_ms"],
+        r["tick_cpu_p99_ms"], r["tick_cpu_p99_bucket"][0], r["tick_cpu_p99_bucket"][1], r["cpu_pct"],
         r["cpu_ms_per_tick"], r["server_out_B_per_client_s"], r["server_in_B_per_client_s"],
-        100.0 * (r["snapshot_ratio"] or 0), r["rtt_p50_ms"] or 0, r["rtt_p99_ms"] or 0, r["load"]))
+        r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), r["rtt_p50_ms"] or 0,
+        r["rtt_p99_ms"] or 0, r["load"]))
 EOF

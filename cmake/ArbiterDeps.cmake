@@ -42,6 +42,8 @@ else()
 endif()
 
 arb_pkg(jansson jansson)
+# libsodium: the server's connection-gate cookies and connect tokens (docs/SECURITY.md).
+arb_pkg(sodium libsodium)
 arb_pkg(xxhash libxxhash)
 
 if(ARB_BUILD_TESTS)

@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 core_pkgs=(
   build-essential cmake ninja-build pkg-config git
-  libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev
+  libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev libsodium-dev
 )
 build_pkgs=("${core_pkgs[@]}"
   libcmocka-dev clang libclang-rt-14-dev
@@ -35,7 +35,7 @@ matrix_pkgs=(
 docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)
 # What the programs link (ldd, checked by make test-docker); msgpack-c's packer and xxHash
 # are used header-only (static inline), so libmsgpackc2 and libxxhash0 are not needed.
-runtime_pkgs=(libuv1 libenet7 libjansson4)
+runtime_pkgs=(libuv1 libenet7 libjansson4 libsodium23)
 
 want=("${build_pkgs[@]}" "${bench_pkgs[@]}")
 matrix=0

@@ -62,10 +62,22 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
   return r;
 }
 
+// --engine takes a comma-separated list of name prefixes ("arbiter,box2d-v3").
+static bool engine_selected(const char* only, const char* name) {
+  if (!only) return true;
+  for (const char* p = only; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n > 0 && strncmp(p, name, n) == 0) return true;
+    p += n;
+    if (*p == ',') p++;
+  }
+  return false;
+}
+
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N] [--sleep]\n"
+          "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
           "                     [--continuous on|off]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
@@ -76,14 +88,26 @@ static void usage(FILE* f) {
           "  runs with sleeping off, as Box2D v3 defines them). --other-runs N: runs for the\n"
           "  other engines\n"
           "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
-          "  --engine arbiter|chipmunk|box2d: only that engine (default: all built in).\n"
+          "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
+          "  chipmunk, box2d-2.4; default: all built in).\n"
           "  Other engines are compared with the same scene and substeps (see\n"
-          "  docs/BENCHMARKS.md); the ratio column is other/arbiter CPU time per step\n"
-          "  (> 1: arbiter faster).\n"
+          "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
+          "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
+          "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
+          "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
+          "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n"
+          "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash (ported; smash is\n"
+          "  compared with Box2D v3 only), joint_grid (arbiter's run is in the extras below)\n"
+          "  and tumbler washer spinner rain (not ported: the arbiter row says why; Box2D v3\n"
+          "  still runs them).\n"
           "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-          "  bullets_1000, printed after the others (--scene selects them too).\n"
+          "  bullets_1000 ragdolls_100 (900 limited revolute joints) joint_grid, printed after\n"
+          "  the others (--scene selects them too).\n"
           "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
           "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+          "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
+          "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
+          "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
           "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
           "  rest fall asleep).\n"
           "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
@@ -110,6 +134,12 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--other-runs") == 0 && i + 1 < argc) {
       other_runs = atoi(argv[++i]);
       if (other_runs < 1) other_runs = 1;
+    } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+      bench_arbiter_workers = atoi(argv[++i]);
+      if (bench_arbiter_workers < 1 || bench_arbiter_workers > 64) {
+        fprintf(stderr, "bench-physics: --workers must be 1..64, got '%s'\n", argv[i]);
+        return 2;
+      }
     } else if (strcmp(argv[i], "--sleep") == 0) {
       bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
@@ -137,10 +167,16 @@ int main(int argc, char** argv) {
     }
   }
   if (quick) runs = other_runs = 1;
-  const bench_engine* engines[5];
+  const bench_engine* engines[6];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
   engines[n_engines++] = &bench_engine_arbiter_no_sleep;  // only for compare_sleep scenes
+#ifdef BENCH_HAVE_BOX2D_V3
+  const bench_engine* reference = &bench_engine_box2d_v3;
+  engines[n_engines++] = reference;
+#else
+  const bench_engine* reference = NULL;
+#endif
 #ifdef BENCH_HAVE_CHIPMUNK
   engines[n_engines++] = &bench_engine_chipmunk;
   engines[n_engines++] = &bench_engine_chipmunk_defaults;
@@ -152,40 +188,53 @@ int main(int argc, char** argv) {
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
   if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
-  printf("%-14s %-17s %7s %9s %9s %9s %9s %8s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
-         "p99 ms", "sink m", "ratio", "configuration");
+  if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
+  printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
+         "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {
     if (only_scene && strcmp(only_scene, bench_scene_names[si]) != 0) continue;
     bench_scene s;
     if (bench_scene_build(bench_scene_names[si], &s) != 0) continue;
     int steps = quick ? s.steps / 5 : s.steps;
-    double base = 0.0;
+    // Every engine runs first and the rows are printed after, so that each row carries its
+    // ratio to the arbiter row and to the Box2D v3 row of the same run.
+    const bench_engine* ran[6];
+    result res[6];
+    int n_ran = 0;
+    double base = 0.0, ref = 0.0;
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
       if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
-      if (only_engine && strncmp(only_engine, e->name, strlen(only_engine)) != 0) continue;
+      if (!engine_selected(only_engine, e->name)) continue;
       bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep;
-      result r = run_scene(e, &s, steps, ours ? runs : other_runs);
-      if (ei == 0) base = r.cpu_per_step;
-      char sink[32] = "-";
-      if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r.sink);
-      char ratio[32] = "1.00";
-      if (ei > 0) {
-        if (base > 0.0) {
-          snprintf(ratio, sizeof ratio, "%.2f", r.cpu_per_step / base);
-        } else {
-          snprintf(ratio, sizeof ratio, "-");
-        }
+      if (s.not_ported && ours) {
+        printf("%-14s %-17s %s\n", s.name, e->name, s.not_ported);
+        continue;
       }
-      printf("%-14s %-17s %7d %9.3f %9.3f %9.3f %9s %8s  %s\n", s.name, e->name, r.bodies, r.ms_per_step,
-             r.cpu_per_step, r.p99, sink, ratio, e->config);
-      if (r.report[0]) printf("%-14s %-17s %s\n", "", "", r.report);
-      fflush(stdout);
-      fflush(stdout);
+      if (s.reference_only && !ours && e != reference) continue;  // not set up for the other engines
+      res[n_ran] = run_scene(e, &s, steps, ours ? runs : other_runs);
+      ran[n_ran] = e;
+      if (e == &bench_engine_arbiter) base = res[n_ran].cpu_per_step;
+      if (e == reference) ref = res[n_ran].cpu_per_step;
+      n_ran++;
     }
+    for (int k = 0; k < n_ran; ++k) {
+      const result* r = &res[k];
+      char sink[32] = "-", vs_arb[32] = "-", vs_ref[32] = "not built";
+      if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r->sink);
+      if (base > 0.0) snprintf(vs_arb, sizeof vs_arb, "%.2f", r->cpu_per_step / base);
+      if (reference && ref > 0.0) snprintf(vs_ref, sizeof vs_ref, "%.2f", r->cpu_per_step / ref);
+      else if (reference) snprintf(vs_ref, sizeof vs_ref, "-");
+      char bodies[16] = "-";  // a scene only Box2D v3's own code builds has no neutral body list
+      if (r->bodies > 0) snprintf(bodies, sizeof bodies, "%d", r->bodies);
+      printf("%-14s %-17s %7s %9.3f %9.3f %9.3f %9s %8s %9s  %s\n", s.name, ran[k]->name, bodies,
+             r->ms_per_step, r->cpu_per_step, r->p99, sink, vs_arb, vs_ref, ran[k]->config);
+      if (r->report[0]) printf("%-14s %-17s %s\n", "", "", r->report);
+    }
+    fflush(stdout);
     bench_scene_free(&s);
   }
-  if (!only_engine || strncmp(only_engine, "arbiter", strlen(only_engine)) == 0) {
+  if (engine_selected(only_engine, "arbiter")) {
     bench_extras_run(only_scene, quick, runs);  // physics extras: arbiter only
   }
   return 0;

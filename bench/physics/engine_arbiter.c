@@ -12,6 +12,7 @@ int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
 int bench_arbiter_continuous = 1;
 int bench_arbiter_sleep_all = 0;
+int bench_arbiter_workers = 1;
 
 typedef struct arb_bench {
   arb_world* world;
@@ -28,6 +29,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.enable_continuous = bench_arbiter_continuous;
   wd.body_capacity = s->count;
+  wd.worker_count = bench_arbiter_workers;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);
   if (!b->world || !b->ids) abort();
@@ -38,8 +40,13 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
     bd.position = arb_v2(d->x, d->y);
     bd.linear_velocity = arb_v2(d->vx, d->vy);
     bd.angular_velocity = d->w;
+    bd.is_awake = !d->asleep;
     bd.shape.friction = s->friction;
-    bd.shape.density = 1.0f;
+    bd.shape.density = d->density > 0.0f ? d->density : 1.0f;
+    if (d->category || d->mask) {
+      bd.shape.category_bits = d->category;
+      bd.shape.mask_bits = d->mask;
+    }
     if (d->kind == BENCH_BOX) {
       bd.shape.type = ARB_SHAPE_POLYGON;
       bd.shape.polygon = arb_make_box(d->hw, d->hh);

@@ -16,6 +16,9 @@ typedef struct bench_body {
   float radius;          // circle radius
   float ax, ay, bx, by;  // segment end points (body frame)
   float vx, vy, w;       // initial velocity
+  float density;         // kg/m^2; 0 = 1
+  int asleep;            // created asleep (Box2D v3 smash)
+  unsigned category, mask;  // collision filter; 0, 0 = the defaults (1, all)
 } bench_body;
 
 typedef struct bench_scene {
@@ -30,6 +33,8 @@ typedef struct bench_scene {
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
+  int reference_only;      // sleeping bodies / densities: compared with Box2D v3 only
+  const char* not_ported;  // a Box2D v3 scene this table does not build for arbiter: why
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.
@@ -60,12 +65,18 @@ extern int bench_arbiter_sleep_all;
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
 /// arbiter's enable_continuous (--continuous on|off; on).
 extern int bench_arbiter_continuous;
+/// --workers N: arb_world_def.worker_count of every arbiter world (default 1).
+extern int bench_arbiter_workers;
 #ifdef BENCH_HAVE_CHIPMUNK
 extern const bench_engine bench_engine_chipmunk;
 extern const bench_engine bench_engine_chipmunk_defaults;
 #endif
 #ifdef BENCH_HAVE_BOX2D
 extern const bench_engine bench_engine_box2d;
+#endif
+#ifdef BENCH_HAVE_BOX2D_V3
+/// Box2D v3 from BOX2D_V3_SRC (box2d_v3.cmake); its own benchmark code builds its scenes.
+extern const bench_engine bench_engine_box2d_v3;
 #endif
 
 #ifdef __cplusplus

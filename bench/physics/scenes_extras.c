@@ -1,8 +1,8 @@
 // bench/physics — the physics-extras scenes (arbiter only: the other engines have no
 // common interface for these): a 50x50 Verlet cloth, 100 vehicles on a plane, 1000
-// bullets in a walled box. Same timing rules as bench_physics.c (first step untimed,
-// minimum of the runs, thread CPU time, p99 single step). See docs/BENCHMARKS.md,
-// "Physics extras".
+// bullets in a walled box, 100 ragdolls with limited joints, Box2D v3's joint grid. Same timing
+// rules as bench_physics.c (first step untimed, minimum of the runs, thread CPU time, p99 single
+// step). See docs/BENCHMARKS.md, "Physics extras".
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
 
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
+#include "scenes.h"  // bench_arbiter_sleep_all
 
 static arb_world* make_world(arb_vec2 g, float max_speed) {
   arb_world_def wd = arb_default_world_def();
@@ -138,6 +139,134 @@ static int escaped(arb_world* w) {
   return out;
 }
 
+// Box2D v3's benchmark/joint_grid (shared/benchmarks.c, CreateJointGrid): 100 x 100
+// circles of radius 0.4 m 1 m apart, each joined to its upper and left neighbours by
+// revolute joints at the midpoints (19 800 joints), the 7 middle bodies of the top row
+// static; no shape collides (category 2, mask ~2); sleeping off. It sags and swings
+// under gravity: a joint solver benchmark without contacts.
+static arb_world* build_joint_grid(int* count) {
+  const int n = 100;
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.body_capacity = n * n;
+  wd.enable_sleep = false;
+  arb_world* w = arb_world_create(&wd);
+  arb_body_id* ids = malloc((size_t)(n * n) * sizeof *ids);
+  if (!ids) return w;
+  arb_joint_def jd = arb_default_joint_def();
+  jd.type = ARB_JOINT_REVOLUTE;
+  for (int k = 0; k < n; ++k) {
+    for (int i = 0; i < n; ++i) {
+      arb_body_def bd = arb_default_body_def();
+      bd.type = (k >= n / 2 - 3 && k <= n / 2 + 3 && i == 0) ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
+      bd.position = arb_v2((float)k, -(float)i);
+      bd.shape.type = ARB_SHAPE_CIRCLE;
+      bd.shape.circle.radius = 0.4f;
+      bd.shape.category_bits = 2;
+      bd.shape.mask_bits = ~2u;
+      arb_body_id b = arb_body_create(w, &bd);
+      int index = k * n + i;
+      if (i > 0) {
+        jd.body_a = ids[index - 1];
+        jd.body_b = b;
+        jd.local_anchor_a = arb_v2(0.0f, -0.5f);
+        jd.local_anchor_b = arb_v2(0.0f, 0.5f);
+        arb_joint_create(w, &jd);
+      }
+      if (k > 0) {
+        jd.body_a = ids[index - n];
+        jd.body_b = b;
+        jd.local_anchor_a = arb_v2(0.5f, 0.0f);
+        jd.local_anchor_b = arb_v2(-0.5f, 0.0f);
+        arb_joint_create(w, &jd);
+      }
+      ids[index] = b;
+    }
+  }
+  free(ids);
+  *count = arb_world_get_body_count(w);
+  return w;
+}
+
+// One ragdoll: torso, head, upper arms, forearms, thighs, shins (10 boxes), pinned by 9
+// revolute joints with limits (neck, shoulders, elbows, hips, knees); parts of one ragdoll
+// do not collide with each other (their own negative group).
+static void add_ragdoll(arb_world* w, float x, float y, int32_t group) {
+  static const struct {
+    float x, y, hw, hh;
+  } parts[10] = {{0.0f, 0.0f, 0.2f, 0.4f},      {0.0f, 0.6f, 0.15f, 0.15f},
+                 {-0.45f, 0.3f, 0.2f, 0.06f},   {-0.85f, 0.3f, 0.2f, 0.06f},
+                 {0.45f, 0.3f, 0.2f, 0.06f},    {0.85f, 0.3f, 0.2f, 0.06f},
+                 {-0.1f, -0.65f, 0.07f, 0.25f}, {-0.1f, -1.15f, 0.07f, 0.25f},
+                 {0.1f, -0.65f, 0.07f, 0.25f},  {0.1f, -1.15f, 0.07f, 0.25f}};
+  // Joint: parts a (child) and b (parent), the pin relative to the torso, the limit.
+  static const struct {
+    int a, b;
+    float x, y, lower, upper;
+  } pins[9] = {{1, 0, 0.0f, 0.45f, -0.5f, 0.5f},  {2, 0, -0.25f, 0.3f, -1.5f, 1.5f},
+               {3, 2, -0.65f, 0.3f, -2.0f, 0.0f}, {4, 0, 0.25f, 0.3f, -1.5f, 1.5f},
+               {5, 4, 0.65f, 0.3f, 0.0f, 2.0f},   {6, 0, -0.1f, -0.4f, -1.0f, 1.0f},
+               {7, 6, -0.1f, -0.9f, 0.0f, 2.0f},  {8, 0, 0.1f, -0.4f, -1.0f, 1.0f},
+               {9, 8, 0.1f, -0.9f, 0.0f, 2.0f}};
+  arb_body_id ids[10];
+  for (int i = 0; i < 10; ++i) {
+    arb_body_def bd = arb_default_body_def();
+    bd.position = arb_v2(x + parts[i].x, y + parts[i].y);
+    bd.shape.type = ARB_SHAPE_POLYGON;
+    bd.shape.polygon = arb_make_box(parts[i].hw, parts[i].hh);
+    bd.shape.group = group;
+    ids[i] = arb_body_create(w, &bd);
+  }
+  for (int i = 0; i < 9; ++i) {
+    arb_joint_def jd = arb_default_joint_def();
+    jd.type = ARB_JOINT_REVOLUTE;
+    jd.body_a = ids[pins[i].b];
+    jd.body_b = ids[pins[i].a];
+    arb_vec2 p = arb_v2(x + pins[i].x, y + pins[i].y);
+    jd.local_anchor_a = arb_sub(p, arb_body_get_position(w, jd.body_a));
+    jd.local_anchor_b = arb_sub(p, arb_body_get_position(w, jd.body_b));
+    jd.enable_limit = true;
+    jd.lower = pins[i].lower;
+    jd.upper = pins[i].upper;
+    arb_joint_create(w, &jd);
+  }
+}
+
+// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
+// 3 m apart into a walled pit, where they fall onto each other and pile up.
+static arb_world* build_ragdolls(int* count) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.body_capacity = 1100;
+  wd.enable_sleep = bench_arbiter_sleep_all != 0;
+  arb_world* w = arb_world_create(&wd);
+  add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  add_box(w, ARB_BODY_STATIC, -17.0f, 10.0f, 1.0f, 10.0f);
+  add_box(w, ARB_BODY_STATIC, 17.0f, 10.0f, 1.0f, 10.0f);
+  for (int k = 0; k < 100; ++k) {
+    add_ragdoll(w, -13.5f + 3.0f * (float)(k % 10), 4.0f + 3.0f * (float)(k / 10), -1 - k);
+  }
+  *count = arb_world_get_body_count(w) - 3;
+  return w;
+}
+
+// The largest distance between a joint's two anchors (how far the joints came apart).
+static float max_joint_gap(const arb_world* w) {
+  int n = arb_world_get_joint_count(w);
+  arb_extra_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+  float gap = 0.0f;
+  if (!ids) return -1.0f;
+  n = arb_world_get_joints(w, ids, n);
+  for (int i = 0; i < n; ++i) {
+    arb_vec2 a, b;
+    arb_joint_get_anchors(w, ids[i], &a, &b);
+    float d = arb_distance(a, b);
+    if (d > gap) gap = d;
+  }
+  free(ids);
+  return gap;
+}
+
 static int cmp_d(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : (x > y ? 1 : 0);
@@ -158,10 +287,14 @@ static const xscene xscenes[] = {
      "4 wheels each, 4 tyre iterations, 4 substeps"},
     {"bullets_1000", "bullets", build_bullets, 300,
      "CCD (time of impact) against walls and bodies"},
+    {"ragdolls_100", "bodies", build_ragdolls, 300,
+     "900 revolute joints with limits, pile-up with contacts, 4 substeps"},
+    {"joint_grid", "bodies", build_joint_grid, 500,
+     "19800 revolute joints, no contacts, 4 substeps (Box2D v3 benchmark/joint_grid)"},
 };
 
-const char* const bench_extras_scene_names[] = {"cloth_50x50", "vehicles_100", "bullets_1000",
-                                                NULL};
+const char* const bench_extras_scene_names[] = {"cloth_50x50",  "vehicles_100", "bullets_1000",
+                                                "ragdolls_100", "joint_grid",   NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
@@ -171,6 +304,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
     double best = 1e30, best_cpu = 1e30, p99 = 0.0;
     double* times = malloc((size_t)steps * sizeof *times);
     int count = 0, out = 0;
+    float gap = 0.0f;
     for (int r = 0; r < runs && times; ++r) {
       arb_world* w = x->build(&count);
       arb_world_step(w, 1.0f / 60.0f);  // untimed: pairs and arena warm-up
@@ -189,6 +323,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
         p99 = times[(int)((double)(steps - 2) * 0.99)];
       }
       if (x->build == build_bullets) out = escaped(w);
+      if (x->build == build_joint_grid || x->build == build_ragdolls) gap = max_joint_gap(w);
       arb_world_destroy(w);
     }
     free(times);
@@ -196,6 +331,8 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
            best_cpu, p99, "-", "-", count, x->what, x->config);
     if (x->build == build_bullets)
       printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
+    if (x->build == build_joint_grid || x->build == build_ragdolls)
+      printf("%-14s %-9s largest joint gap after the run: %.4f m\n", "", "", (double)gap);
     fflush(stdout);
   }
 }

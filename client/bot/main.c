@@ -37,7 +37,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
-          "                   [--no-predict] [--no-interp]\n"
+          "                   [--no-predict] [--no-interp] [--tokens FILE]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
           "inputs at the server's tick rate and interpolating the world like a game would.\n"
@@ -56,6 +56,8 @@ static void usage(FILE* f) {
           "  --no-interp     decode and acknowledge snapshots only: no interpolation, no\n"
           "                  prediction, no continuity check (the cheapest client, for load\n"
           "                  tests with hundreds of clients on one core; not with seek)\n"
+          "  --tokens FILE   connect tokens, one per line (arbiter-token mint); client i uses\n"
+          "                  line i (a server with --auth-key needs one per client)\n"
           "  --help          this text\n"
           "\n"
           "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
@@ -81,6 +83,20 @@ static int parse_double(const char* s, double lo, double hi, double* out) {
   if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
   *out = v;
   return 0;
+}
+
+// One token per line; returns the number read (at most max), -1 if the file cannot be read.
+static long read_tokens(const char* path, char (*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2], long max) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return -1;
+  long n = 0;
+  while (n < max && fgets(tokens[n], ARB_CLIENT_MAX_TOKEN_TEXT + 2, f)) {
+    size_t len = strcspn(tokens[n], "\r\n");
+    tokens[n][len] = '\0';
+    if (len > 0) n++;
+  }
+  fclose(f);
+  return n;
 }
 
 static void log_to_stderr(void* user, arb_client_log_level level, const char* msg) {
@@ -199,11 +215,12 @@ typedef struct bot_options {
   bool per_client;
   bool predict;
   bool interp;  ///< sample the interpolated world every frame (false: --no-interp)
+  const char* tokens_path;  ///< --tokens FILE, NULL for none
 } bot_options;
 
 // Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
 static int parse_options(int argc, char** argv, bot_options* o) {
-  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true};
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true, NULL};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -235,6 +252,7 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &o->duration);
     else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
     else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &o->behaviour);
+    else if (!strcmp(a, "--tokens")) o->tokens_path = v;
     else {
       fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
       return 2;
@@ -272,10 +290,11 @@ typedef struct bot_run {
   bot* bots;
   struct pollfd* fds;
   float* rtts;
+  char (*tokens)[ARB_CLIENT_MAX_TOKEN_TEXT + 2];  ///< one per client from --tokens, or NULL
   double t0;
 } bot_run;
 
-static int start_client(const bot_options* o, bot* b, long i) {
+static int start_client(const bot_options* o, bot* b, long i, const char* token) {
   b->index = (int)i;
   b->behaviour = o->behaviour;
   b->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(o->seed + i) * 0xBF58476D1CE4E5B9ull);
@@ -290,6 +309,7 @@ static int start_client(const bot_options* o, bot* b, long i) {
   cfg.host = o->host;
   cfg.port = (uint16_t)o->port;
   cfg.name = name;
+  if (token) cfg.token = token;
   cfg.log = log_to_stderr;
   cfg.log_user = b;
   cfg.log_level = ARB_CLIENT_LOG_WARN;
@@ -478,6 +498,17 @@ static bool print_summary(bot_run* r, double t_end) {
   return ok;
 }
 
+// Reads --tokens into r->tokens, one per client. 0, or -1 with the reason on stderr.
+static int load_tokens(bot_run* r) {
+  const bot_options* o = &r->opt;
+  r->tokens = calloc((size_t)o->nclients, sizeof *r->tokens);
+  long got = r->tokens ? read_tokens(o->tokens_path, r->tokens, o->nclients) : -1;
+  if (got >= o->nclients) return 0;
+  fprintf(stderr, "arbiter-bot: --tokens %s: %s (%ld tokens for %ld clients)\n", o->tokens_path,
+          got < 0 ? "cannot read the file" : "not enough tokens", got < 0 ? 0 : got, o->nclients);
+  return -1;
+}
+
 // Says why a client never connected, then disconnects and frees it.
 static void close_client(bot* b) {
   if (!b->ever_connected && !b->rejected)
@@ -508,14 +539,16 @@ int main(int argc, char** argv) {
     fprintf(stderr, "arbiter-bot: out of memory\n");
     return 1;
   }
+  if (r.opt.tokens_path && load_tokens(&r) != 0) return 2;
   r.t0 = mono_now();
   for (long i = 0; i < r.opt.nclients; i++)
-    if (start_client(&r.opt, &r.bots[i], i) != 0) return 1;
+    if (start_client(&r.opt, &r.bots[i], i, r.tokens ? r.tokens[i] : NULL) != 0) return 1;
   double t_end = run_clients(&r);
   bool ok = print_summary(&r, t_end);
   for (long i = 0; i < r.opt.nclients; i++) close_client(&r.bots[i]);
   free(r.bots);
   free(r.fds);
   free(r.rtts);
+  free(r.tokens);
   return ok ? 0 : 1;
 }

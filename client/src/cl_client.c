@@ -184,6 +184,7 @@ int arb_client_connect(arb_client* c) {
   if (!c) return ARB_E_INVAL;
   if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
   c->backoff = c->cfg.reconnect_delay_min;
+  c->rejoin[0] = '\0';  // a new session, not a rejoin
   int rc = start_connect(c);
   // We do not know the time here (the application may not have called update for a
   // while): the connect timeout starts at the next update.
@@ -240,8 +241,14 @@ static void send_hello(arb_client* c) {
   memset(&h, 0, sizeof h);
   h.version = ARB_PROTO_VERSION;
   fmt(h.name, sizeof h.name, "%s", c->name);
-  memcpy(h.token, c->token, (size_t)c->token_len);
-  h.token_len = (uint16_t)c->token_len;
+  if (c->rejoin[0] != '\0' && strlen(c->rejoin) <= sizeof h.token) {
+    // Reconnecting: ask for our own avatar back (PROTOCOL.md §4.6).
+    h.token_len = (uint16_t)strlen(c->rejoin);
+    memcpy(h.token, c->rejoin, h.token_len);
+  } else {
+    memcpy(h.token, c->token, (size_t)c->token_len);
+    h.token_len = (uint16_t)c->token_len;
+  }
   h.avatar_kind = (uint8_t)c->cfg.avatar;
   int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
@@ -365,6 +372,14 @@ static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
   fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(r.reason), r.text[0] ? ": " : "", r.text);
   cl_net_drop(&c->net, 0);
   forget_world(c);
+  if (c->rejoin[0] != '\0' && r.reason == ARB_PROTO_REASON_BAD_TOKEN) {
+    // Our rejoin token had expired: come back with the connect token instead.
+    c->rejoin[0] = '\0';
+    cl_log(c, ARB_CLIENT_LOG_WARN, "rejoin refused (%s); connecting anew", text);
+    set_state(c, ARB_CLIENT_RECONNECT_WAIT);
+    c->reconnect_at = c->now;
+    return;
+  }
   cl_events_push(&c->events, ARB_CLIENT_EVENT_REJECTED, c->now, 0, 0, r.reason, false, text);
   cl_log(c, ARB_CLIENT_LOG_WARN, "rejected by the server: %s", text);
   set_state(c, ARB_CLIENT_DISCONNECTED);
@@ -395,6 +410,9 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
       break;
     case ARB_PROTO_EVENT_NOTICE:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_NOTICE, c->now, 0, 0, 0, false, e.text);
+      break;
+    case ARB_PROTO_EVENT_REJOIN:
+      fmt(c->rejoin, sizeof c->rejoin, "%s", e.text);
       break;
     case ARB_PROTO_EVENT_DISCONNECT: {
       char text[128];
@@ -769,6 +787,12 @@ int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int
 }
 
 double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
+
+bool arb_client_get_correction(const arb_client* c, arb_vec2* offset) {
+  bool on = c && cl_predict_active(&c->predict);
+  if (offset) *offset = on ? c->predict.offset : arb_vec2_zero;
+  return on;
+}
 
 double arb_client_get_server_time(arb_client* c, double now) {
   return c ? cl_clock_server_time(&c->clock, now) : 0.0;

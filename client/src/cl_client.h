@@ -35,6 +35,8 @@ struct arb_client {
   char name[ARB_PROTO_MAX_NAME + 1];
   uint8_t token[ARB_PROTO_MAX_TOKEN];
   int token_len;
+  char rejoin[ARB_PROTO_MAX_TEXT + 1];  ///< rejoin token from the server ("" = none): sent
+                                        ///< instead of `token` when reconnecting
   cl_mem mem;
 
   arb_client_state state;

@@ -1,8 +1,10 @@
 // ENet transport (see cl_net.h). The only client file that includes <enet/enet.h>.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime
 #include "cl_net.h"
 
 #include <enet/enet.h>
 #include <string.h>
+#include <time.h>
 
 #include <arbiter/base.h>
 #include <arbiter/protocol.h>
@@ -31,12 +33,31 @@ void cl_net_deinit(cl_net* n) {
   release_packet(n);
   if (n->host) {
     if (n->peer) {
-      enet_peer_disconnect_now(n->peer, 0);
+      // A non-zero code tells the server we are leaving, not lost (no rejoin hold).
+      enet_peer_disconnect_now(n->peer, ARB_PROTO_REASON_OTHER);
       n->peer = NULL;
     }
     enet_host_destroy(n->host);
   }
   memset(n, 0, sizeof *n);
+}
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+// The nonce only has to differ between attempts and be unknown to third parties that
+// cannot see our traffic; it is not a secret.
+static uint64_t make_nonce(const cl_net* n) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)n ^
+               ((uint64_t)n->host->address.port << 48);
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ull;
+  return x ^ (x >> 29);
 }
 
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms) {
@@ -50,25 +71,64 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
   memset(&addr, 0, sizeof addr);
   if (enet_address_set_host_ip(&addr, host) != 0 && enet_address_set_host(&addr, host) != 0)
     return ARB_E_INVAL;
-  addr.port = port;
-  n->peer = enet_host_connect(n->host, &addr, ARB_PROTO_CHANNEL_COUNT, 0);
+  n->gate_ip = addr.host;
+  n->gate_port = port;
+  n->timeout_ms = timeout_ms;
+  n->gating = true;
+  arb_gate_client_start(&n->gate, make_nonce(n), ARB_PROTO_VERSION);
+  return 0;
+}
+
+// Send what the gate wants sent and read the socket ourselves: no ENet peer exists yet,
+// so nothing else is waiting for these datagrams. Admitted: start the ENet connect.
+static int run_gate(cl_net* n) {
+  ENetAddress server = {.host = n->gate_ip, .port = n->gate_port};
+  uint8_t buf[ARB_GATE_REQUEST_SIZE];
+  int len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);
+  if (len > 0) {
+    ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
+    enet_socket_send(n->host->socket, &server, &out, 1);
+  }
+  for (int i = 0; i < 64 && n->gate.state != ARB_GATE_CLIENT_ADMITTED; ++i) {
+    uint8_t in[256];
+    ENetAddress from;
+    ENetBuffer b = {.data = in, .dataLength = sizeof in};
+    int got = enet_socket_receive(n->host->socket, &from, &b, 1);
+    if (got <= 0) break;
+    if (from.host != server.host || from.port != server.port) continue;
+    if (arb_gate_client_receive(&n->gate, in, (size_t)got) && n->gate.state == ARB_GATE_CLIENT_RESPONDING) {
+      len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);  // answer the challenge now
+      ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
+      if (len > 0) enet_socket_send(n->host->socket, &server, &out, 1);
+    }
+  }
+  if (n->gate.state != ARB_GATE_CLIENT_ADMITTED) return 0;
+  n->gating = false;
+  n->peer = enet_host_connect(n->host, &server, ARB_PROTO_CHANNEL_COUNT, 0);
   if (!n->peer) return ARB_E_IO;
-  cl_net_set_timeout(n, timeout_ms);
+  cl_net_set_timeout(n, n->timeout_ms);
   return 0;
 }
 
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   if (!n->peer) return;
   if (timeout_ms < 300) timeout_ms = 300;
-  // ENet gives up when one reliable command stays unacknowledged this long. On a lossy
-  // link (10 % each way) a ping can miss its five retransmissions within 3 s while
-  // snapshots flow fine, so ENet gets 3x the silence timeout; a dead server is noticed
-  // by the client's own silence check (nothing at all received for `timeout`).
-  enet_peer_timeout(n->peer, 0, timeout_ms, 3u * timeout_ms);
+  // ENet gives up when one reliable command stays unacknowledged this long. At 20 % loss
+  // each way with 100 +- 100 ms jitter its doubling retransmissions fit only two or three
+  // tries into a few seconds, and a lost ping or hello then cost the connection; so ENet
+  // gets at least 5 s / 30 s, and a dead server is noticed by the client's own silence
+  // check (nothing at all received for `timeout`).
+  uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
+  uint32_t hi = 3u * timeout_ms > 60000u ? 3u * timeout_ms : 60000u;
+  enet_peer_timeout(n->peer, 256, lo, hi);
+  // ENet's own pings are reliable commands sent every 500 ms in steady play; each is a
+  // chance to exhaust the retransmissions on a lossy link. Ping every 5 s (RTT updates).
+  enet_peer_ping_interval(n->peer, 5000);
 }
 
 void cl_net_drop(cl_net* n, uint32_t code) {
   release_packet(n);
+  n->gating = false;
   if (!n->peer) return;
   enet_peer_disconnect_now(n->peer, code);
   n->peer = NULL;
@@ -78,6 +138,10 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
   release_packet(n);
   memset(ev, 0, sizeof *ev);
   if (!n->host) return 0;
+  if (n->gating) {
+    int rc = run_gate(n);
+    if (rc != 0 || n->gating) return rc;
+  }
   ENetEvent e;
   for (;;) {
     int rc = enet_host_service(n->host, &e, 0);
@@ -86,6 +150,11 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
     switch (e.type) {
       case ENET_EVENT_TYPE_CONNECT:
         if (e.peer != n->peer) continue;
+        // ENet's packet throttle drops unreliable packets at random when the RTT swings;
+        // with 100 +- 100 ms jitter it fell to zero and silenced our inputs for seconds,
+        // long enough for the server to time us out. Inputs are small and rate-limited by
+        // the server: always send them (the server does the same for its snapshots).
+        enet_peer_throttle_configure(n->peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, 0, 0);
         ev->type = CL_NET_CONNECTED;
         return 1;
       case ENET_EVENT_TYPE_RECEIVE:

@@ -1,5 +1,7 @@
 // cl_net — the client's ENet transport: one ENet host with one peer per arb_client (so
-// several clients in a process never share sockets or state). Non-blocking only:
+// several clients in a process never share sockets or state). A connect first runs the
+// server's connection gate (arbiter/gate.h, PROTOCOL.md §1.1) on the host's own socket,
+// then the ENet connect from that same socket. Non-blocking only:
 // enet_host_service with timeout 0, drained until empty. Host names are resolved with
 // ENet (numeric IPv4 addresses never block; a DNS name may, once per connect).
 #pragma once
@@ -7,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <arbiter/gate.h>
 
 typedef struct _ENetHost cl_enet_host;
 typedef struct _ENetPeer cl_enet_peer;
@@ -30,6 +34,11 @@ typedef struct cl_net {
   cl_enet_host* host;
   cl_enet_peer* peer;
   void* packet;          ///< ENetPacket of the last RECEIVED event, destroyed on the next poll
+  bool gating;           ///< running the connection gate; the ENet connect follows
+  arb_gate_client gate;
+  uint32_t gate_ip;      ///< server address (network order) and port for the gate/connect
+  uint16_t gate_port;
+  uint32_t timeout_ms;
   uint32_t last_sent, last_received;      ///< ENet's 32-bit totals at the last accounting
   uint32_t last_sent_packets, last_received_packets;
   uint64_t bytes_out, bytes_in, packets_out, packets_in;  ///< 64-bit totals
@@ -38,12 +47,12 @@ typedef struct cl_net {
 /// Create the host (no connection yet). 0 or ARB_E_*.
 int cl_net_init(cl_net* n);
 void cl_net_deinit(cl_net* n);
-/// Start an ENet connect to host:port; timeout_ms bounds how long ENet waits for
-/// acknowledgements (see cl_net_set_timeout). 0, ARB_E_INVAL (unresolvable host) or
-/// ARB_E_STATE.
+/// Start connecting to host:port: the connection gate, then the ENet connect (both driven
+/// by cl_net_poll); timeout_ms bounds how long ENet waits for acknowledgements (see
+/// cl_net_set_timeout). 0, ARB_E_INVAL (unresolvable host) or ARB_E_STATE.
 int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms);
-/// ENet's timeouts for unacknowledged reliable commands: minimum timeout_ms, maximum
-/// 3 * timeout_ms (the client's own silence check is the fast path).
+/// ENet's timeouts for unacknowledged reliable commands: at least 5 s / 30 s (more for a
+/// larger timeout_ms); the client's own silence check is the fast path.
 void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms);
 /// Drop the peer at once (sends one unreliable disconnect carrying `code`).
 void cl_net_drop(cl_net* n, uint32_t code);

@@ -63,7 +63,7 @@ static void usage(FILE* out) {
           "  --fps N               frame-rate cap (default 60)\n"
           "  --stats               start with the stats overlay on (F2)\n"
           "  --show-help           start with the help overlay on (F1)\n"
-          "  --debug LIST          start with debug layers on: aabb,contacts,velocity,ghosts,grid\n"
+          "  --debug LIST          start with debug layers on: aabb,contacts,velocity,ghosts,corrections,grid\n"
           "  --follow CLIENT       replay: the client whose avatar the camera follows (default: lowest id)\n"
           "  --speed X             replay: playback speed 0.25..8 (default 1)\n"
           "  --seek TICK           replay: start at this tick\n"
@@ -114,6 +114,7 @@ static void parse_debug(options* o, const char* list) {
     else if (!strcmp(tok, "contacts")) o->debug.contacts = true;
     else if (!strcmp(tok, "velocity")) o->debug.velocities = true;
     else if (!strcmp(tok, "ghosts")) o->debug.ghosts = true;
+    else if (!strcmp(tok, "corrections")) o->debug.corrections = true;
     else if (!strcmp(tok, "grid")) o->debug.grid = true;
     else die_usage("unknown debug layer", tok);
   }
@@ -234,7 +235,8 @@ static const char* const help_live[] = {
     "space / down / S   brake (vehicle)",
     "R                  retry connecting now",
     HELP_VIEW_KEYS,
-    "F6 interpolation ghosts",
+    "F6 server ghosts (raw newest snapshot)",
+    "F7 prediction: own avatar as simulated + correction",
     "Esc / Q            quit",
     NULL,
 };
@@ -301,6 +303,7 @@ static void on_key(app* a, SDL_Keycode k) {
     case SDLK_F4: a->opt.debug.contacts = !a->opt.debug.contacts; return;
     case SDLK_F5: a->opt.debug.velocities = !a->opt.debug.velocities; return;
     case SDLK_F6: a->opt.debug.ghosts = !a->opt.debug.ghosts; return;
+    case SDLK_F7: a->opt.debug.corrections = !a->opt.debug.corrections; return;
     case SDLK_g: a->opt.debug.grid = !a->opt.debug.grid; return;
     case SDLK_c: a->cam.free = !a->cam.free; return;
     case SDLK_f: view_camera_reset(&a->cam); return;

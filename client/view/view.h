@@ -37,6 +37,8 @@ typedef struct view_body {
   bool has_velocity;
   arb_transform ghost;  ///< raw newest snapshot pose, valid when has_ghost (live only)
   bool has_ghost;
+  arb_vec2 correction;  ///< own predicted avatar: drawn − simulated, fading (live only)
+  bool has_correction;
 } view_body;
 
 typedef enum view_link_kind {
@@ -44,10 +46,14 @@ typedef enum view_link_kind {
   VIEW_LINK_SPRING,     ///< drawn as a zig-zag
   VIEW_LINK_PIN,        ///< revolute joint: a small ring at the anchor (a == b)
   VIEW_LINK_CONSTRAINT, ///< Verlet particle distance constraint
+  VIEW_LINK_SLIDER,     ///< prismatic or wheel joint: the axis through a, a rod to b
+  VIEW_LINK_WELD,       ///< weld joint: a small square at the anchor
+  VIEW_LINK_TARGET,     ///< motor or mouse joint: a thin line from a to a cross at b
 } view_link_kind;
 
 typedef struct view_link {
   arb_vec2 a, b;
+  arb_vec2 axis;  ///< VIEW_LINK_SLIDER: unit axis in world axes
   view_link_kind kind;
 } view_link;
 
@@ -130,6 +136,7 @@ typedef struct view_debug {
   bool contacts;
   bool velocities;
   bool ghosts;
+  bool corrections;
   bool grid;
 } view_debug;
 

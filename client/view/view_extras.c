@@ -9,8 +9,27 @@
 #define VIEW_MAX_VEHICLES 256
 #define VIEW_MAX_LINKS 4096  // springs and joints drawn per frame (each list separately)
 
+static view_link_kind joint_link_kind(arb_joint_type type) {
+  switch (type) {
+    case ARB_JOINT_REVOLUTE:
+      return VIEW_LINK_PIN;
+    case ARB_JOINT_PRISMATIC:
+    case ARB_JOINT_WHEEL:
+      return VIEW_LINK_SLIDER;
+    case ARB_JOINT_WELD:
+      return VIEW_LINK_WELD;
+    case ARB_JOINT_MOTOR:
+    case ARB_JOINT_MOUSE:
+      return VIEW_LINK_TARGET;
+    default:
+      return VIEW_LINK_ROD;
+  }
+}
+
 // Springs as zig-zags; distance joints as a line with anchor dots; revolute joints as a ring
-// at the pin. Ids come in slot order, so the drawing order is the same every frame.
+// at the pin; sliders (prismatic, wheel) as their axis; welds as a square; motor and mouse
+// joints as a line to their target. Ids come in slot order, so the drawing order is the
+// same every frame.
 static void add_springs_and_joints(view_frame* f, const arb_world* w) {
   arb_extra_id ids[VIEW_MAX_LINKS];
   int ns = arb_world_get_springs(w, ids, VIEW_MAX_LINKS);
@@ -33,7 +52,8 @@ static void add_springs_and_joints(view_frame* f, const arb_world* w) {
     if (!l) return;
     l->a = a;
     l->b = b;
-    l->kind = arb_joint_get_type(w, ids[i]) == ARB_JOINT_REVOLUTE ? VIEW_LINK_PIN : VIEW_LINK_ROD;
+    l->kind = joint_link_kind(arb_joint_get_type(w, ids[i]));
+    l->axis = arb_joint_get_axis(w, ids[i]);
   }
 }
 

@@ -213,6 +213,8 @@ void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
     else
       b->role = VIEW_ROLE_OTHER;
     if (b->role == VIEW_ROLE_OWN) {
+      b->has_correction = (s->flags & ARB_CLIENT_SAMPLE_PREDICTED) &&
+                          arb_client_get_correction(l->client, &b->correction);
       f->focus = s->position;
       f->has_focus = true;
       // The server says what our avatar is (the scene's choice when we asked for the

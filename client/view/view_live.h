@@ -21,8 +21,9 @@ int view_live_create(const view_live_config* cfg, view_live** out, char* err, si
 void view_live_destroy(view_live* l);
 /// Network work, events and controls; `now` in seconds (monotonic).
 void view_live_update(view_live* l, double now, const arb_controls* controls);
-/// Interpolated world at `now` into the frame; with ghosts, each body also gets the pose
-/// of the newest raw snapshot (arb_client_get_latest).
+/// Interpolated world at `now` into the frame (the own avatar predicted, with its fading
+/// correction); with ghosts, each body also gets the pose of the newest raw snapshot
+/// (arb_client_get_latest).
 void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts);
 void view_live_stats(view_live* l, view_stats* s);
 /// Status lines (top-left) and, when something is wrong, a centred message.

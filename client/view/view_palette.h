@@ -20,6 +20,7 @@
 #define VIEW_RGB_CONTACT 0xff3050u     ///< debug: contact points and normals
 #define VIEW_RGB_VELOCITY 0x50e0e0u    ///< debug: velocity vectors
 #define VIEW_RGB_GHOST 0xa0a0a0u       ///< debug: raw last snapshot
+#define VIEW_RGB_CORRECTION 0xff60c0u  ///< debug: the own avatar's fading prediction correction
 #define VIEW_RGB_TEXT 0xe8e8e8u
 #define VIEW_RGB_TEXT_DIM 0x9098a8u
 #define VIEW_RGB_WARN 0xffb040u

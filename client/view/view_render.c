@@ -189,6 +189,33 @@ static void draw_spring(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_v
   view_draw_segment(r, c, prev, b, VIEW_RGB_JOINT);
 }
 
+// The joint kinds added with limits and motors: a slider's axis (1 m each way) and the
+// rod to its moving anchor, a weld's square, a motor or mouse joint's line to its target.
+static void draw_joint_link(SDL_Renderer* r, const view_camera* c, const view_link* l) {
+  float px = 4.0f / c->zoom;
+  switch (l->kind) {
+    case VIEW_LINK_SLIDER:
+      view_draw_segment(r, c, arb_mul_sub(l->a, 1.0f, l->axis), arb_mul_add(l->a, 1.0f, l->axis),
+                        VIEW_RGB_JOINT);
+      view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
+      view_draw_circle(r, c, l->b, px, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
+      break;
+    case VIEW_LINK_WELD: {
+      arb_vec2 sq[4] = {{l->a.x - px, l->a.y - px}, {l->a.x + px, l->a.y - px},
+                        {l->a.x + px, l->a.y + px}, {l->a.x - px, l->a.y + px}};
+      view_draw_polygon(r, c, sq, 4, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
+      break;
+    }
+    default:  // VIEW_LINK_TARGET
+      view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
+      view_draw_segment(r, c, arb_v2(l->b.x - px, l->b.y - px), arb_v2(l->b.x + px, l->b.y + px),
+                        VIEW_RGB_JOINT);
+      view_draw_segment(r, c, arb_v2(l->b.x - px, l->b.y + px), arb_v2(l->b.x + px, l->b.y - px),
+                        VIEW_RGB_JOINT);
+      break;
+  }
+}
+
 void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* f,
                        const view_debug* d) {
   view_set_rgb(r, VIEW_RGB_BACKGROUND, 255);
@@ -226,6 +253,9 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
         view_draw_circle(r, c, l->a, 4.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
         break;
       case VIEW_LINK_CONSTRAINT: view_draw_segment(r, c, l->a, l->b, VIEW_RGB_PARTICLE); break;
+      case VIEW_LINK_SLIDER:
+      case VIEW_LINK_WELD:
+      case VIEW_LINK_TARGET: draw_joint_link(r, c, l); break;
       default:  // distance joint: the rod and a dot at each anchor
         view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
         view_draw_circle(r, c, l->a, 3.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, true);
@@ -247,6 +277,14 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
       // tie's length is how far behind the authoritative state the picture is.
       draw_shape(r, c, &b->shape, b->ghost, 0, VIEW_RGB_GHOST, false);
       view_draw_segment(r, c, b->xf.p, b->ghost.p, VIEW_RGB_GHOST);
+    }
+    if (d->corrections && b->has_correction) {
+      // Where the prediction has the avatar now, and the correction still being faded out
+      // of the drawing (an arrow from there to the drawn avatar; none once it has faded).
+      arb_transform sim = {arb_sub(b->xf.p, b->correction), b->xf.q};
+      draw_shape(r, c, &b->shape, sim, 0, VIEW_RGB_CORRECTION, false);
+      if (arb_length(b->correction) > 1e-3f)
+        view_draw_arrow(r, c, sim.p, b->xf.p, VIEW_RGB_CORRECTION);
     }
     if (d->aabbs && b->role != VIEW_ROLE_STATIC) {
       arb_aabb box = view_shape_aabb(&b->shape, b->xf);

@@ -374,6 +374,12 @@ int arb_scene_set_tick_rate(arb_scene* scene, int hz) {
   scene->tick_rate = hz;
   return ARB_OK;
 }
+
+int arb_scene_set_worker_count(arb_scene* scene, int workers) {
+  if (!scene || workers < 1 || workers > 64) return ARB_E_RANGE;
+  scene->worker_count = workers;
+  return ARB_OK;
+}
 arb_vec2 arb_scene_get_gravity(const arb_scene* scene) {
   return scene->gravity;
 }
@@ -397,6 +403,7 @@ arb_world_def arb_scene_get_world_def(const arb_scene* scene) {
   if (scene->relax_iterations > 0) def.relax_iterations = scene->relax_iterations;
   if (scene->continuous != 0) def.enable_continuous = scene->continuous > 0;
   if (scene->sleep_off) def.enable_sleep = false;
+  if (scene->worker_count > 0) def.worker_count = scene->worker_count;
   def.body_capacity = scene->body_count + 16;
   return def;
 }

@@ -9,8 +9,6 @@
 
 static const sj_bounds NONNEG = {0.0, 1.0e9, false};
 static const sj_bounds POSITIVE = {0.0, 1.0e9, true};
-static const sj_bounds HERTZ = {0.0, 1.0e4, false};
-static const sj_bounds RATIO = {0.0, 1.0e4, false};
 static const sj_bounds STIFF01 = {0.0, 1.0, true};
 static const sj_bounds LENGTH = {0.0, ARB_SCENE_MAX_COORD, false};
 static const sj_bounds RADIUS = {0.0, 1.0e3, false};
@@ -18,7 +16,7 @@ static const sj_bounds STEER = {0.0, 1.2, false};
 static const sj_bounds COEF = {0.0, 1.0e4, false};
 static const sj_bounds MU = {0.0, 1.0e4, true};
 
-static arb_scene_extras* extras_of(sj_ctx* ctx, arb_scene* scene) {
+arb_scene_extras* arb__sx_extras(sj_ctx* ctx, arb_scene* scene) {
   if (!scene->extras) {
     scene->extras = calloc(1, sizeof *scene->extras);
     if (!scene->extras) sj_fail(ctx, ARB_E_NOMEM, "out of memory");
@@ -39,8 +37,8 @@ void arb__scene_free_extras(arb_scene* scene) {
 }
 
 // An array of 0..limit objects; allocates `elem`-sized zeroed items.
-static void* parse_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
-                         int* count) {
+void* arb__sx_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
+                    int* count) {
   *count = 0;
   if (!json_is_array(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected an array of %s, got %s", what, sj_type_name(v));
@@ -62,8 +60,8 @@ static void* parse_array(sj_ctx* ctx, const json_t* v, const char* what, int lim
 }
 
 // A body by name (string) or scene index (integer). Writes the index, -1 when absent.
-static int body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
-                    const arb_scene* scene, int* out) {
+int arb__sx_body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
+                     const arb_scene* scene, int* out) {
   *out = -1;
   if (ctx->code) return ctx->code;
   json_t* v = json_object_get(obj, key);
@@ -92,12 +90,12 @@ static int body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool requir
   return ctx->code;
 }
 
-static arb_body_id ref_id(int index) {
+arb_body_id arb__sx_ref_id(int index) {
   arb_body_id id = {index + 1, 0};  // resolved by arb__scene_build_extras
   return index < 0 ? arb_null_body_id : id;
 }
 
-static arb_transform body_xf(const arb_scene* scene, int index) {
+arb_transform arb__sx_body_xf(const arb_scene* scene, int index) {
   arb_transform xf = {arb_vec2_zero, arb_rot_identity};
   if (index >= 0) {
     xf.p = scene->bodies[index].def.position;
@@ -106,14 +104,14 @@ static arb_transform body_xf(const arb_scene* scene, int index) {
   return xf;
 }
 
-static int fail_at(sj_ctx* ctx, const char* key, int code, const char* msg) {
+int arb__sx_fail_at(sj_ctx* ctx, const char* key, int code, const char* msg) {
   size_t mark = sj_push_key(ctx, key);
   sj_fail(ctx, code, "%s", msg);
   sj_pop(ctx, mark);
   return ctx->code;
 }
 
-static bool is_dynamic(const arb_scene* scene, int index) {
+bool arb__sx_is_dynamic(const arb_scene* scene, int index) {
   return index >= 0 && scene->bodies[index].def.type == ARB_BODY_DYNAMIC;
 }
 
@@ -125,9 +123,10 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, ar
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_spring_def();
   int a, b;
-  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b))
+  if (arb__sx_body_ref(ctx, v, "body_a", true, scene, &a) ||
+      arb__sx_body_ref(ctx, v, "body_b", false, scene, &b))
     return ctx->code;
-  if (a == b) return fail_at(ctx, "body_b", ARB_E_INVAL, "must differ from body_a");
+  if (a == b) return arb__sx_fail_at(ctx, "body_b", ARB_E_INVAL, "must differ from body_a");
   sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x,
           &d->local_anchor_a.y);
   sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x,
@@ -138,92 +137,23 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, ar
   sj_float(ctx, v, "damping", false, NONNEG, &d->damping);
   if (ctx->code) return ctx->code;
   if (d->rest_length < 0.0f) {  // default: the distance in the scene as written
-    arb_vec2 pa = arb_transform_point(body_xf(scene, a), d->local_anchor_a);
-    arb_vec2 pb = arb_transform_point(body_xf(scene, b), d->local_anchor_b);
+    arb_vec2 pa = arb_transform_point(arb__sx_body_xf(scene, a), d->local_anchor_a);
+    arb_vec2 pb = arb_transform_point(arb__sx_body_xf(scene, b), d->local_anchor_b);
     d->rest_length = arb_distance(pa, pb);
   }
-  d->body_a = ref_id(a);
-  d->body_b = ref_id(b);
+  d->body_a = arb__sx_ref_id(a);
+  d->body_b = arb__sx_ref_id(b);
   return 0;
 }
 
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
+  arb_scene_extras* x = arb__sx_extras(ctx, scene);
   if (!x) return ctx->code;
-  x->springs = parse_array(ctx, value, "springs", ARB_SCENE_MAX_SPRINGS, sizeof *x->springs,
-                           &x->spring_count);
+  x->springs = arb__sx_array(ctx, value, "springs", ARB_SCENE_MAX_SPRINGS, sizeof *x->springs,
+                             &x->spring_count);
   for (int i = 0; i < x->spring_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_spring(ctx, json_array_get(value, (size_t)i), scene, &x->springs[i]);
-    sj_pop(ctx, mark);
-  }
-  return ctx->code;
-}
-
-// ---- joints -----------------------------------------------------------------------------
-
-static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_joint_def* d) {
-  static const char* const keys[] = {"type",     "body_a", "body_b", "anchor",        "anchor_a",
-                                     "anchor_b", "length", "hertz",  "damping_ratio", NULL};
-  static const char* const types[] = {"revolute", "distance", NULL};
-  if (sj_check_keys(ctx, v, keys)) return ctx->code;
-  *d = arb_default_joint_def();
-  int type = 0, a, b;
-  if (!json_object_get(v, "type")) return fail_at(ctx, "type", ARB_E_INVAL, "missing (required)");
-  if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
-  d->type = type == 0 ? ARB_JOINT_REVOLUTE : ARB_JOINT_DISTANCE;
-  if (body_ref(ctx, v, "body_a", true, scene, &a) || body_ref(ctx, v, "body_b", false, scene, &b))
-    return ctx->code;
-  if (a == b) return fail_at(ctx, "body_b", ARB_E_INVAL, "must differ from body_a");
-  if (!is_dynamic(scene, a) && !is_dynamic(scene, b)) {
-    return fail_at(ctx, "body_a", ARB_E_INVAL, "a joint needs at least one dynamic body");
-  }
-  bool has_anchor = json_object_get(v, "anchor") != NULL;
-  if (has_anchor && (json_object_get(v, "anchor_a") || json_object_get(v, "anchor_b"))) {
-    return fail_at(ctx, "anchor", ARB_E_INVAL,
-                   "give either anchor (world) or anchor_a/anchor_b (local), not both");
-  }
-  if (has_anchor) {
-    arb_vec2 p = arb_vec2_zero;
-    if (sj_vec2(ctx, v, "anchor", false, ARB_SCENE_MAX_COORD, &p.x, &p.y)) return ctx->code;
-    d->local_anchor_a = arb_inv_transform_point(body_xf(scene, a), p);
-    d->local_anchor_b = b >= 0 ? arb_inv_transform_point(body_xf(scene, b), p) : p;
-  } else {
-    sj_vec2(ctx, v, "anchor_a", false, ARB_SCENE_MAX_SIZE, &d->local_anchor_a.x,
-            &d->local_anchor_a.y);
-    sj_vec2(ctx, v, "anchor_b", false, ARB_SCENE_MAX_COORD, &d->local_anchor_b.x,
-            &d->local_anchor_b.y);
-  }
-  if (d->type == ARB_JOINT_DISTANCE) {
-    sj_float(ctx, v, "length", false, LENGTH, &d->length);
-    sj_float(ctx, v, "hertz", false, HERTZ, &d->hertz);
-    sj_float(ctx, v, "damping_ratio", false, RATIO, &d->damping_ratio);
-    if (ctx->code) return ctx->code;
-    if (d->length < 0.0f) {
-      arb_vec2 pa = arb_transform_point(body_xf(scene, a), d->local_anchor_a);
-      arb_vec2 pb = arb_transform_point(body_xf(scene, b), d->local_anchor_b);
-      d->length = arb_distance(pa, pb);
-    }
-  } else {
-    static const char* const distance_only[] = {"length", "hertz", "damping_ratio", NULL};
-    for (const char* const* k = distance_only; *k; ++k) {
-      if (json_object_get(v, *k))
-        return fail_at(ctx, *k, ARB_E_INVAL, "only distance joints take this key");
-    }
-  }
-  d->body_a = ref_id(a);
-  d->body_b = ref_id(b);
-  return ctx->code;
-}
-
-int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
-  if (!x) return ctx->code;
-  x->joints =
-      parse_array(ctx, value, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints, &x->joint_count);
-  for (int i = 0; i < x->joint_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_joint(ctx, json_array_get(value, (size_t)i), scene, &x->joints[i]);
     sj_pop(ctx, mark);
   }
   return ctx->code;
@@ -253,10 +183,10 @@ static int parse_particle(sj_ctx* ctx, const json_t* v, arb_particle_def* d) {
 }
 
 int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
+  arb_scene_extras* x = arb__sx_extras(ctx, scene);
   if (!x) return ctx->code;
-  x->particles = parse_array(ctx, value, "particles", ARB_SCENE_MAX_PARTICLES, sizeof *x->particles,
-                             &x->particle_count);
+  x->particles = arb__sx_array(ctx, value, "particles", ARB_SCENE_MAX_PARTICLES,
+                               sizeof *x->particles, &x->particle_count);
   for (int i = 0; i < x->particle_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_particle(ctx, json_array_get(value, (size_t)i), &x->particles[i]);
@@ -274,7 +204,7 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras
     return sj_fail(ctx, ARB_E_INVAL, "the scene has no particles to connect");
   if (sj_int(ctx, v, "a", true, 0, x->particle_count - 1, &a)) return ctx->code;
   if (sj_int(ctx, v, "b", true, 0, x->particle_count - 1, &b)) return ctx->code;
-  if (a == b) return fail_at(ctx, "b", ARB_E_INVAL, "must differ from a");
+  if (a == b) return arb__sx_fail_at(ctx, "b", ARB_E_INVAL, "must differ from a");
   d->a = (int)a;
   d->b = (int)b;
   d->rest_length = arb_distance(x->particles[a].position, x->particles[b].position);
@@ -285,10 +215,10 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras
 }
 
 int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
+  arb_scene_extras* x = arb__sx_extras(ctx, scene);
   if (!x) return ctx->code;
-  x->constraints = parse_array(ctx, value, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
-                               sizeof *x->constraints, &x->constraint_count);
+  x->constraints = arb__sx_array(ctx, value, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
+                                 sizeof *x->constraints, &x->constraint_count);
   for (int i = 0; i < x->constraint_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_constraint(ctx, json_array_get(value, (size_t)i), x, &x->constraints[i]);
@@ -298,7 +228,7 @@ int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* sc
 }
 
 int arb__scene_parse_constraint_iterations(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
+  arb_scene_extras* x = arb__sx_extras(ctx, scene);
   if (!x) return ctx->code;
   if (!json_is_integer(value))
     return sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(value));
@@ -364,19 +294,19 @@ static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, a
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   *d = arb_default_vehicle_def();
   int c;
-  if (body_ref(ctx, v, "chassis", true, scene, &c)) return ctx->code;
-  if (!is_dynamic(scene, c))
-    return fail_at(ctx, "chassis", ARB_E_INVAL, "the chassis must be a dynamic body");
+  if (arb__sx_body_ref(ctx, v, "chassis", true, scene, &c)) return ctx->code;
+  if (!arb__sx_is_dynamic(scene, c))
+    return arb__sx_fail_at(ctx, "chassis", ARB_E_INVAL, "the chassis must be a dynamic body");
   if (parse_vehicle_params(ctx, v, d)) return ctx->code;
-  d->chassis = ref_id(c);
+  d->chassis = arb__sx_ref_id(c);
   return 0;
 }
 
 int arb__scene_parse_vehicles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = extras_of(ctx, scene);
+  arb_scene_extras* x = arb__sx_extras(ctx, scene);
   if (!x) return ctx->code;
-  x->vehicles = parse_array(ctx, value, "vehicles", ARB_SCENE_MAX_VEHICLES, sizeof *x->vehicles,
-                            &x->vehicle_count);
+  x->vehicles = arb__sx_array(ctx, value, "vehicles", ARB_SCENE_MAX_VEHICLES, sizeof *x->vehicles,
+                              &x->vehicle_count);
   for (int i = 0; i < x->vehicle_count && !ctx->code; ++i) {
     size_t mark = sj_push_index(ctx, (size_t)i);
     parse_vehicle(ctx, json_array_get(value, (size_t)i), scene, &x->vehicles[i]);

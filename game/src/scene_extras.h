@@ -31,6 +31,19 @@ typedef struct arb_scene_extras {
   int vehicle_count;
 } arb_scene_extras;
 
+// Helpers shared by the extras parsers (scene_extras.c, scene_joints.c).
+arb_scene_extras* arb__sx_extras(sj_ctx* ctx, arb_scene* scene);  // created on first use
+/// An array of 0..limit objects; allocates `elem`-sized zeroed items (NULL for none).
+void* arb__sx_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
+                    int* count);
+/// A body by name (string) or scene index (integer) at obj.key; *out = -1 when absent.
+int arb__sx_body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
+                     const arb_scene* scene, int* out);
+arb_body_id arb__sx_ref_id(int index);  // scene index -> unresolved id (-1: null)
+arb_transform arb__sx_body_xf(const arb_scene* scene, int index);  // pose as written
+int arb__sx_fail_at(sj_ctx* ctx, const char* key, int code, const char* msg);
+bool arb__sx_is_dynamic(const arb_scene* scene, int index);
+
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene);
 int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene);
 int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene);

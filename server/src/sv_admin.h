@@ -1,7 +1,12 @@
 // Operator endpoints on the HTTP port, behind a bearer token read from --admin-token FILE:
 //
-//   POST /admin/drain   Authorization: Bearer <token>   -> 202 {"state":"draining"}
+//   GET  /admin/sessions                 -> 200 JSON: sessions and rejoin holds
+//   POST /admin/kick/<client>            -> 200 {"kicked":id}, 404 unknown client
+//   POST /admin/ban/<ipv4>/<seconds>     -> 200 JSON; 0 seconds lifts the ban
+//   POST /admin/drain                    -> 202 {"state":"draining"}
 //
+// each with Authorization: Bearer <token>; every action is logged and counted
+// (arbiter_admin_actions_total).
 // Without --admin-token every /admin/ path answers 404 (the endpoints do not exist); a
 // missing or wrong token answers 401 and is counted (arbiter_admin_requests_total).
 #pragma once

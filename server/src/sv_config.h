@@ -14,6 +14,7 @@ typedef struct sv_config {
   int port;                ///< UDP port, 0 = any free port (logged); default 7777
   int max_clients;         ///< sessions; 1..1024 (ARB_PROTO_MAX_CLIENTS: joins per replay tick); default 64
   int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
+  int physics_threads;     ///< threads stepping the world (1..64); default 1
   int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30
   char scene[1024];        ///< scene file; "" = built-in default scene
   char record[1024];       ///< replay log file or directory; "" = no recording
@@ -23,7 +24,7 @@ typedef struct sv_config {
   sv_log_level log_level;  ///< default info
   sv_log_format log_format;
   uint64_t seed;           ///< game seed (recorded); default 1
-  int hello_timeout_ms;    ///< connect -> hello deadline; default 2000
+  int hello_timeout_ms;    ///< connect -> hello deadline; default 5000 (a lossy link retransmits the hello)
   int peer_timeout_ms;     ///< ENet timeout for silent peers; default 3000
   int input_rate_limit;    ///< input packets per second per client; default 120
   int byte_rate_limit;     ///< bytes per second per client; default 16384
@@ -38,6 +39,12 @@ typedef struct sv_config {
   int agones_health_ms;      ///< health ping period, from the tick; default 2000
   char admin_token[1024];    ///< file holding the operator bearer token; "" = operator endpoints off
   int test_stall_after_ms;   ///< testing only: stop ticking this long after start; 0 = off
+  int peers_per_address;   ///< ENet peers one IP address may hold; default 16
+  int connect_rate;        ///< connection-gate datagrams per second per IP address; default 20
+  int half_open_timeout_ms;  ///< unfinished ENet handshakes are dropped after this; default 1000
+  int rejoin_window_ms;    ///< a dropped client may rejoin its avatar this long; 0 = off; default 10000
+  char auth_key[1024];     ///< connect-token key file; "" = open server (a warning is logged)
+  char public_address[64]; ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
 } sv_config;
 
 sv_config sv_default_config(void);

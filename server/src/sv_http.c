@@ -14,6 +14,9 @@ typedef struct http_conn {
   sv_http* server;
   int handles_open;  ///< freed when both tcp and timer are closed
   bool responding;
+  bool closing;
+  uint32_t ip;       ///< peer IPv4 address (network order), 0 if unknown
+  uint64_t accepted_ms;  ///< uv_now at accept: the header deadline counts from here
   size_t len;
   char req[SV_HTTP_MAX_REQUEST + 1];
   char* out;         ///< response bytes (malloc'd), freed on close
@@ -33,11 +36,24 @@ static void on_handle_closed(uv_handle_t* handle) {
 }
 
 static void conn_close(http_conn* c) {
+  c->closing = true;
   if (!uv_is_closing((uv_handle_t*)&c->tcp)) uv_close((uv_handle_t*)&c->tcp, on_handle_closed);
   if (!uv_is_closing((uv_handle_t*)&c->timer)) uv_close((uv_handle_t*)&c->timer, on_handle_closed);
 }
 
-static void on_timeout(uv_timer_t* timer) { conn_close(timer->data); }
+static void on_timeout(uv_timer_t* timer) {
+  http_conn* c = timer->data;
+  if (!c->responding) c->server->timed_out++;
+  conn_close(c);
+}
+
+// Re-armed on every read: whichever comes first of the idle and the header deadline.
+static void arm_timer(http_conn* c) {
+  uint64_t now = uv_now(c->tcp.loop);
+  uint64_t header_left = c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS > now ? c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS - now : 0;
+  uint64_t wait = header_left < SV_HTTP_IDLE_TIMEOUT_MS ? header_left : SV_HTTP_IDLE_TIMEOUT_MS;
+  uv_timer_start(&c->timer, on_timeout, wait, 0);
+}
 
 static void on_written(uv_write_t* req, int status) {
   (void)status;
@@ -175,6 +191,57 @@ static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   }
   c->req[c->len] = '\0';
   if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) handle_request(c);
+  else arm_timer(c);
+}
+
+static int waiting_from(const sv_http* h, uint32_t ip, const http_conn* skip) {
+  int n = 0;
+  for (const http_conn* c = h->conn_list; c; c = c->next)
+    if (c != skip && !c->closing && !c->responding && c->ip == ip) n++;
+  return n;
+}
+
+// Admission of a new connection (see sv_http.h): the per-address cap, then room among
+// the connections still waiting for their header. When that room is used up, the address
+// holding the most waiting connections gives one up (its oldest), unless the newcomer's
+// own address already holds as many: then the newcomer is refused. So one address, or
+// many addresses each holding a few, cannot keep a new address (a health probe) out.
+static bool admit(sv_http* h, http_conn* fresh) {
+  int same_address = 0, waiting = 0;
+  for (http_conn* c = h->conn_list; c; c = c->next) {
+    if (c == fresh || c->closing) continue;
+    if (c->ip == fresh->ip) same_address++;
+    if (!c->responding) waiting++;
+  }
+  if (same_address >= SV_HTTP_MAX_PER_ADDRESS) {
+    h->refused_per_address++;
+    return false;
+  }
+  if (waiting < SV_HTTP_MAX_CONNS - SV_HTTP_RESERVED) return true;
+  http_conn* victim = NULL;
+  int victim_count = 0;
+  for (http_conn* c = h->conn_list; c; c = c->next) {
+    if (c == fresh || c->closing || c->responding) continue;
+    int n = waiting_from(h, c->ip, fresh);
+    if (n > victim_count || (n == victim_count && victim != NULL && c->accepted_ms < victim->accepted_ms)) {
+      victim = c;
+      victim_count = n;
+    }
+  }
+  if (victim == NULL || waiting_from(h, fresh->ip, fresh) >= victim_count) {
+    h->refused_full++;
+    return false;
+  }
+  h->evicted++;
+  conn_close(victim);
+  return true;
+}
+
+static uint32_t peer_ip(uv_tcp_t* tcp) {
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  if (uv_tcp_getpeername(tcp, (struct sockaddr*)&ss, &len) != 0 || ss.ss_family != AF_INET) return 0;
+  return ((struct sockaddr_in*)&ss)->sin_addr.s_addr;
 }
 
 static void on_connection(uv_stream_t* listener, int status) {
@@ -192,11 +259,19 @@ static void on_connection(uv_stream_t* listener, int status) {
   if (c->next) c->next->prev = c;
   h->conn_list = c;
   h->conns++;
-  if (uv_accept(listener, (uv_stream_t*)&c->tcp) != 0 || h->conns > SV_HTTP_MAX_CONNS) {
+  if (uv_accept(listener, (uv_stream_t*)&c->tcp) != 0) {
     conn_close(c);
     return;
   }
-  uv_timer_start(&c->timer, on_timeout, SV_HTTP_TIMEOUT_MS, 0);
+  c->ip = peer_ip(&c->tcp);
+  c->accepted_ms = uv_now(listener->loop);
+  // Closed connections count in conns until libuv's close callbacks run (end of the loop
+  // iteration, after a whole backlog of accepts): the hard cap leaves room for a backlog.
+  if (!admit(h, c) || h->conns > SV_HTTP_MAX_CONNS + 256) {
+    conn_close(c);
+    return;
+  }
+  arm_timer(c);
   uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
 }
 
@@ -215,7 +290,7 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
   h->listener.data = h;
   h->open = true;
   rc = uv_tcp_bind(&h->listener, (const struct sockaddr*)&addr, 0);
-  if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, 64, on_connection);
+  if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, 256, on_connection);
   if (rc != 0) {
     snprintf(err, err_cap, "cannot listen on TCP %s:%d: %s", bind, port, uv_strerror(rc));
     sv_http_close(h);
@@ -231,6 +306,6 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
 void sv_http_close(sv_http* h) {
   if (h->open && !uv_is_closing((uv_handle_t*)&h->listener)) uv_close((uv_handle_t*)&h->listener, NULL);
   h->open = false;
-  // A slow client must not hold the shutdown for its 2 s timeout.
+  // A slow client must not hold the shutdown for its header timeout.
   for (http_conn* c = h->conn_list; c; c = c->next) conn_close(c);
 }

@@ -1,10 +1,17 @@
 // A deliberately tiny HTTP/1.x responder on libuv TCP for /healthz and /metrics.
 //
-// One request per connection (Connection: close). Requests are cut off when the header
-// exceeds SV_HTTP_MAX_REQUEST bytes (431) or does not arrive within SV_HTTP_TIMEOUT_MS
-// (connection closed); at most SV_HTTP_MAX_CONNS connections are open at once (more are
-// closed on accept). GET and HEAD, and POST for the operator endpoints (a request body is
-// not read); the handler decides status and body.
+// One request per connection (Connection: close). GET and HEAD, and POST for the operator
+// endpoints (a request body is not read); the handler decides status and body. Built to keep answering /healthz while someone holds connections open
+// (slowloris) — docs/SECURITY.md:
+// - a request header larger than SV_HTTP_MAX_REQUEST bytes gets 431;
+// - a connection is closed when its whole header has not arrived within
+//   SV_HTTP_HEADER_TIMEOUT_MS, or when it sends nothing for SV_HTTP_IDLE_TIMEOUT_MS;
+// - one IP address holds at most SV_HTTP_MAX_PER_ADDRESS connections (more are closed);
+// - at most SV_HTTP_MAX_CONNS are open; connections still waiting for their header may
+//   use all but SV_HTTP_RESERVED of them (so an answer always has a slot). When those are
+//   used up, a new connection from an address holding fewer waiting connections than
+//   the busiest address takes the place of that address's oldest; otherwise it is
+//   refused. A health probe from an address that holds nothing always gets in.
 #pragma once
 
 #include <stdbool.h>
@@ -12,8 +19,11 @@
 #include <uv.h>
 
 #define SV_HTTP_MAX_REQUEST 2048
-#define SV_HTTP_TIMEOUT_MS 2000
-#define SV_HTTP_MAX_CONNS 32
+#define SV_HTTP_HEADER_TIMEOUT_MS 2000
+#define SV_HTTP_IDLE_TIMEOUT_MS 1000
+#define SV_HTTP_MAX_CONNS 64
+#define SV_HTTP_RESERVED 4
+#define SV_HTTP_MAX_PER_ADDRESS 8
 #define SV_HTTP_MAX_BODY (32 * 1024)
 
 typedef struct sv_http_reply {
@@ -50,6 +60,10 @@ typedef struct sv_http {
   sv_http_handler* handler;
   void* user;
   unsigned long long requests;
+  unsigned long long refused_per_address;  ///< connections closed at once: address at its cap
+  unsigned long long evicted;              ///< waiting connections closed to make room
+  unsigned long long refused_full;         ///< new connections refused: no room, own address busiest
+  unsigned long long timed_out;            ///< closed by the header or idle timeout
 } sv_http;
 
 /// Listen on bind:port (port 0 = any free port). Returns 0 or -1 with a message in err.

@@ -46,6 +46,7 @@ static int load_scene(sv_server* s, char* err, size_t err_cap) {
   // and every re-simulation applies it the same way.
   if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
   s->tick_rate = arb_scene_get_tick_rate(s->scene);
+  arb_scene_set_worker_count(s->scene, cfg->physics_threads);  // same results for any count
   if (cfg->snapshot_rate > s->tick_rate) {
     snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate,
              s->tick_rate);
@@ -84,10 +85,11 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->leave_name = calloc((size_t)s->peer_capacity, sizeof *s->leave_name);
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
+  s->rejoins = calloc((size_t)s->cfg.max_clients, sizeof *s->rejoins);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
   if (!s->sessions || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
-      !s->tick_rec || !s->tick_inputs || !s->msg_buf) {
+      !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }
@@ -118,12 +120,25 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
   return rc;
 }
 
+// The connect-token key (--auth-key); nothing to undo on failure (free_state frees it).
+static int start_auth(sv_server* s, char* err, size_t err_cap) {
+  const sv_config* cfg = &s->cfg;
+  if (sv_auth_init(&s->auth, cfg->auth_key, cfg->public_address, cfg->bind, err, err_cap) != 0)
+    return ARB_E_INVAL;
+  return 0;
+}
+
 // UDP, HTTP, the ticker and the signal handlers; on failure the ones already open are closed.
 static int start_io(sv_server* s, char* err, size_t err_cap) {
   const sv_config* cfg = &s->cfg;
-  if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, sv_session_on_net_event,
-                  s, &s->metrics, err, err_cap) != 0)
+  sv_net_limits net_limits = {cfg->peers_per_address, cfg->connect_rate, cfg->half_open_timeout_ms};
+  if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, &net_limits,
+                  sv_session_on_net_event, s, &s->metrics, err, err_cap) != 0)
     return ARB_E_IO;
+  sv_auth_set_port(&s->auth, s->net.port);
+  if (!s->auth.enabled)
+    SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled",
+           SV_LS("detail", "no --auth-key: anyone who reaches the port can play"));
   if (cfg->http_port != 0) {
     if (sv_http_init(&s->http, s->loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port,
                      sv_status_on_http, s, err, err_cap) != 0) {
@@ -170,6 +185,7 @@ static void log_started(sv_server* s) {
          SV_LI("http_port", s->http_on ? s->http.port : 0),
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
+         SV_LI("physics_threads", cfg->physics_threads),
          SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
          SV_LD("view_radius", cfg->view_radius),
          SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
@@ -197,6 +213,8 @@ static void free_state(sv_server* s) {
   FREE_NULL(s->leave_name);
   FREE_NULL(s->tick_rec);
   FREE_NULL(s->tick_inputs);
+  FREE_NULL(s->rejoins);
+  sv_auth_free(&s->auth);
   FREE_NULL(s->msg_buf);
 }
 
@@ -206,6 +224,7 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
   if (rc == 0) rc = create_game(s, err, err_cap);
   if (rc == 0) rc = alloc_tick_state(s, err, err_cap);
   if (rc == 0) rc = start_recording(s, err, err_cap);
+  if (rc == 0) rc = start_auth(s, err, err_cap);
   if (rc == 0) rc = start_io(s, err, err_cap);
   if (rc == 0) rc = start_lifecycle(s, err, err_cap);
   if (rc != 0) {

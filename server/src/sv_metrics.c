@@ -41,6 +41,10 @@ void sv_metrics_init(sv_metrics* m) {
 #define SV_INIT_COUNTER_BY_REJECT(field, extra)
 #define SV_INIT_COUNTER_BY_ADMIN(field, extra)
 #define SV_INIT_GAUGE_MATCH_STATE(field, extra)
+#define SV_INIT_COUNTER_BY_TOKEN(field, extra)
+#define SV_INIT_COUNTER_BY_DATAGRAM(field, extra)
+#define SV_INIT_COUNTER_BY_ADMIN_ACTION(field, extra)
+#define SV_INIT_COUNTER_BY_HTTP_CLOSE(field, extra)
 #include "sv_metrics.def"
 #undef SV_METRIC
 }
@@ -53,6 +57,18 @@ const char* sv_reject_reason_name(sv_reject_reason r) {
 const char* sv_drop_reason_name(sv_drop_reason r) {
   static const char* const names[] = {"rate_packets", "rate_bytes", "stale"};
   return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
+}
+
+const char* sv_datagram_drop_name(sv_datagram_drop r) {
+  static const char* const names[] = {"gate_malformed", "gate_cookie", "rate_limited", "not_admitted", "enet_malformed",
+                                      "enet_fragment",  "enet_window", "enet_peer",    "stopping",
+                                      "banned"};
+  return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
+}
+
+const char* sv_http_closed_name(sv_http_closed r) {
+  static const char* const names[] = {"per_address", "evicted", "full", "timeout"};
+  return (unsigned)r < SV_HTTP_CLOSED_COUNT ? names[r] : "unknown";
 }
 
 typedef struct out_buf {
@@ -102,7 +118,15 @@ static const char* drop_name(int r) { return sv_drop_reason_name((sv_drop_reason
 static const char* reject_name(int r) { return sv_reject_reason_name((sv_reject_reason)r); }
 
 static const char* admin_result_name(int r) { return r == 0 ? "refused" : "accepted"; }
+static const char* admin_action_name(int a) {
+  static const char* const names[] = {"sessions", "kick", "ban", "drain"};
+  return (unsigned)a < SV_ADMIN_ACTION_COUNT ? names[a] : "unknown";
+}
 static const char* match_state_name(int s) { return sv_match_state_name((sv_match_state)s); }
+// Token rejections skip SV_AUTH_OK (index 0): label i is result i + 1.
+static const char* token_reject_name(int r) { return sv_auth_result_name((sv_auth_result)(r + 1)); }
+static const char* datagram_name(int r) { return sv_datagram_drop_name((sv_datagram_drop)r); }
+static const char* http_close_name(int r) { return sv_http_closed_name((sv_http_closed)r); }
 
 // A counter with one line per value of a label.
 static void by_label(out_buf* o, const char* name, const char* help, const char* key, const uint64_t* v, int count,
@@ -131,6 +155,14 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   by_label(&o, name, help, "reason", v, SV_REJECT_REASON_COUNT, reject_name)
 #define SV_RENDER_COUNTER_BY_ADMIN(v, name, help) by_label(&o, name, help, "result", v, 2, admin_result_name)
 #define SV_RENDER_GAUGE_MATCH_STATE(v, name, help) one_hot(&o, name, help, v)
+#define SV_RENDER_COUNTER_BY_TOKEN(v, name, help) \
+  by_label(&o, name, help, "reason", (v) + 1, SV_AUTH_RESULT_COUNT - 1, token_reject_name)
+#define SV_RENDER_COUNTER_BY_DATAGRAM(v, name, help) \
+  by_label(&o, name, help, "reason", v, SV_DGRAM_DROP_COUNT, datagram_name)
+#define SV_RENDER_COUNTER_BY_ADMIN_ACTION(v, name, help) \
+  by_label(&o, name, help, "action", v, SV_ADMIN_ACTION_COUNT, admin_action_name)
+#define SV_RENDER_COUNTER_BY_HTTP_CLOSE(v, name, help) \
+  by_label(&o, name, help, "reason", v, SV_HTTP_CLOSED_COUNT, http_close_name)
 #include "sv_metrics.def"
 #undef SV_METRIC
   return o.overflow ? -1 : (int)o.len;

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sv_auth.h"
+
 #define SV_HIST_MAX_BUCKETS 16
 
 typedef struct sv_histogram {
@@ -36,6 +38,39 @@ typedef enum sv_drop_reason {
   SV_DROP_REASON_COUNT
 } sv_drop_reason;
 
+/// Why a UDP datagram was dropped before ENet saw it (arbiter_datagrams_dropped_total).
+typedef enum sv_datagram_drop {
+  SV_DGRAM_GATE_MALFORMED = 0,  ///< a gate datagram that does not decode, or a reply kind
+  SV_DGRAM_GATE_COOKIE,         ///< a gate response whose cookie does not verify (spoofed, expired)
+  SV_DGRAM_RATE_LIMITED,        ///< over the per-address connection-attempt rate
+  SV_DGRAM_NOT_ADMITTED,        ///< an ENet CONNECT from an address that has not passed the gate
+  SV_DGRAM_ENET_MALFORMED,      ///< not a well-formed ENet datagram
+  SV_DGRAM_ENET_FRAGMENT,       ///< fragment count/length beyond the packet limit
+  SV_DGRAM_ENET_WINDOW,         ///< sequence number far ahead (would be buffered)
+  SV_DGRAM_ENET_PEER,           ///< for a free peer slot or one of another address
+  SV_DGRAM_STOPPING,            ///< a connection attempt while the server stops
+  SV_DGRAM_BANNED,              ///< from an address the operator banned (POST /admin/ban)
+  SV_DGRAM_DROP_COUNT
+} sv_datagram_drop;
+
+/// What an authorized operator request did (arbiter_admin_actions_total).
+typedef enum sv_admin_action {
+  SV_ADMIN_SESSIONS = 0,  ///< GET /admin/sessions
+  SV_ADMIN_KICK,          ///< POST /admin/kick/<client>
+  SV_ADMIN_BAN,           ///< POST /admin/ban/<ip>/<seconds>
+  SV_ADMIN_DRAIN,         ///< POST /admin/drain
+  SV_ADMIN_ACTION_COUNT
+} sv_admin_action;
+
+/// Why the HTTP server closed a connection itself (arbiter_http_connections_closed_total).
+typedef enum sv_http_closed {
+  SV_HTTP_CLOSED_PER_ADDRESS = 0,  ///< at accept: the address is at its cap
+  SV_HTTP_CLOSED_EVICTED,          ///< a waiting connection closed to make room for a new one
+  SV_HTTP_CLOSED_FULL,             ///< refused: no room, its own address the busiest
+  SV_HTTP_CLOSED_TIMEOUT,          ///< the header or idle timeout
+  SV_HTTP_CLOSED_COUNT
+} sv_http_closed;
+
 // One member per row of sv_metrics.def.
 #define SV_FIELD_COUNTER(field) uint64_t field;
 #define SV_FIELD_GAUGE_INT(field) int64_t field;
@@ -46,6 +81,10 @@ typedef enum sv_drop_reason {
 #define SV_FIELD_COUNTER_BY_REJECT(field) uint64_t field[SV_REJECT_REASON_COUNT];
 #define SV_FIELD_COUNTER_BY_ADMIN(field) uint64_t field[2];  /* [0] refused (token), [1] accepted */
 #define SV_FIELD_GAUGE_MATCH_STATE(field) int field;         /* sv_match_state */
+#define SV_FIELD_COUNTER_BY_TOKEN(field) uint64_t field[SV_AUTH_RESULT_COUNT];  /* by sv_auth_result */
+#define SV_FIELD_COUNTER_BY_DATAGRAM(field) uint64_t field[SV_DGRAM_DROP_COUNT];
+#define SV_FIELD_COUNTER_BY_ADMIN_ACTION(field) uint64_t field[SV_ADMIN_ACTION_COUNT];
+#define SV_FIELD_COUNTER_BY_HTTP_CLOSE(field) uint64_t field[SV_HTTP_CLOSED_COUNT];
 
 typedef struct sv_metrics {
 #define SV_METRIC(KIND, field, name, extra, help) SV_FIELD_##KIND(field)
@@ -61,3 +100,5 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap);
 
 const char* sv_reject_reason_name(sv_reject_reason r);
 const char* sv_drop_reason_name(sv_drop_reason r);
+const char* sv_datagram_drop_name(sv_datagram_drop r);
+const char* sv_http_closed_name(sv_http_closed r);

@@ -2,7 +2,114 @@
 #include "sv_net.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "sv_enet_check.h"
+
+// ENet's intercept hook gets the host but no user pointer. Hosts are only serviced from
+// sv_net_service, which points this at itself for the duration of the call.
+static _Thread_local sv_net* tl_servicing;
+
+static uint64_t now_ms(void) { return uv_hrtime() / 1000000u; }
+
+static void count_drop(sv_net* n, sv_datagram_drop why) {
+  if (n->metrics) n->metrics->datagrams_dropped_total[why]++;
+}
+
+static int on_gate_datagram(sv_net* n, ENetHost* host) {
+  if (n->closed_to_new) {
+    count_drop(n, SV_DGRAM_STOPPING);
+    return 1;
+  }
+  uint8_t reply[ARB_GATE_REQUEST_SIZE];
+  size_t reply_len = 0;
+  const ENetAddress* from = &host->receivedAddress;
+  sv_gate_result r = sv_gate_on_datagram(n->gate, from->host, from->port, host->receivedData, host->receivedDataLength,
+                                         now_ms(), reply, &reply_len);
+  if (r == SV_GATE_RATE_LIMITED) count_drop(n, SV_DGRAM_RATE_LIMITED);
+  else if (r == SV_GATE_BAD) count_drop(n, arb_gate_is_gate(host->receivedData, host->receivedDataLength) &&
+                                                   host->receivedDataLength == ARB_GATE_RESPONSE_SIZE
+                                               ? SV_DGRAM_GATE_COOKIE
+                                               : SV_DGRAM_GATE_MALFORMED);
+  if (r != SV_GATE_REPLY) return 1;
+  if (n->metrics) {
+    if (reply[6] == ARB_GATE_CHALLENGE) n->metrics->gate_challenges_total++;
+    else n->metrics->gate_admitted_total++;
+  }
+  ENetBuffer buf = {.data = reply, .dataLength = reply_len};
+  enet_socket_send(host->socket, from, &buf, 1);
+  return 1;
+}
+
+// Every datagram, before ENet parses it. 1 = consumed (dropped or answered), 0 = ENet's.
+static int intercept(ENetHost* host, ENetEvent* event) {
+  (void)event;
+  sv_net* n = tl_servicing;
+  if (n == NULL || n->host != host) return 0;
+  if (sv_ban_active(&n->bans, host->receivedAddress.host, now_ms())) {
+    count_drop(n, SV_DGRAM_BANNED);
+    return 1;
+  }
+  if (arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return on_gate_datagram(n, host);
+  uint32_t connect_id = 0;
+  int peer = -1;
+  sv_enet_verdict v = sv_enet_check(host, SV_NET_MAX_INCOMING, &connect_id, &peer);
+  switch (v) {
+    case SV_ENET_PASS:
+      // Any datagram counts as a sign of life, acknowledgements included: a client that
+      // is still receiving a large welcome sends nothing else.
+      if (peer >= 0) n->last_datagram_ms[peer] = now_ms();
+      return 0;
+    case SV_ENET_CONNECT:
+      if (n->closed_to_new) {
+        count_drop(n, SV_DGRAM_STOPPING);
+        return 1;
+      }
+      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port, connect_id, now_ms()))
+        return 0;
+      count_drop(n, SV_DGRAM_NOT_ADMITTED);
+      return 1;
+    case SV_ENET_DROP_FRAGMENT: count_drop(n, SV_DGRAM_ENET_FRAGMENT); return 1;
+    case SV_ENET_DROP_WINDOW: count_drop(n, SV_DGRAM_ENET_WINDOW); return 1;
+    case SV_ENET_DROP_PEER: count_drop(n, SV_DGRAM_ENET_PEER); return 1;
+    default: count_drop(n, SV_DGRAM_ENET_MALFORMED); return 1;
+  }
+}
+
+bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms) { return sv_ban_set(&n->bans, ip, ms, now_ms()); }
+
+int sv_net_ban_count(const sv_net* n) { return sv_ban_count(&n->bans, now_ms()); }
+
+static bool half_open(const ENetPeer* p) {
+  return p->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT || p->state == ENET_PEER_STATE_CONNECTION_PENDING ||
+         p->state == ENET_PEER_STATE_CONNECTION_SUCCEEDED || p->state == ENET_PEER_STATE_CONNECTING;
+}
+
+// A peer whose handshake does not complete within the half-open timeout is reset without
+// a word: the server has not reported it to anyone yet, so nothing else refers to it.
+static void expire_half_open(sv_net* n) {
+  uint64_t now = now_ms();
+  if (now - n->last_expiry_ms < 50) return;
+  n->last_expiry_ms = now;
+  int64_t count = 0;
+  for (size_t i = 0; i < n->host->peerCount; ++i) {
+    ENetPeer* p = &n->host->peers[i];
+    if (!half_open(p)) {
+      n->half_open_since[i] = 0;
+      continue;
+    }
+    if (n->half_open_since[i] == 0) n->half_open_since[i] = now;
+    if (now - n->half_open_since[i] >= (uint64_t)n->limits.half_open_timeout_ms) {
+      enet_peer_reset(p);
+      n->half_open_since[i] = 0;
+      if (n->metrics) n->metrics->half_open_expired_total++;
+      continue;
+    }
+    ++count;
+  }
+  if (n->metrics) n->metrics->half_open_peers = count;
+}
 
 static void on_poll(uv_poll_t* handle, int status, int events) {
   sv_net* n = handle->data;
@@ -12,15 +119,37 @@ static void on_poll(uv_poll_t* handle, int status, int events) {
   sv_net_service(n);
 }
 
-int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, sv_net_event_fn* on_event,
-                void* user, sv_metrics* metrics, char* err, size_t err_cap) {
+static void destroy_host(sv_net* n) {
+  if (n->host) {
+    enet_host_destroy(n->host);
+    n->host = NULL;
+  }
+  free(n->gate);
+  n->gate = NULL;
+  free(n->half_open_since);
+  n->half_open_since = NULL;
+  free(n->last_datagram_ms);
+  n->last_datagram_ms = NULL;
+}
+
+int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, const sv_net_limits* limits,
+                sv_net_event_fn* on_event, void* user, sv_metrics* metrics, char* err, size_t err_cap) {
   memset(n, 0, sizeof *n);
+  n->limits = *limits;
+  n->gate = malloc(sizeof *n->gate);
+  if (n->gate == NULL || sv_gate_init(n->gate, limits->attempts_per_second) != 0) {
+    snprintf(err, err_cap, "cannot initialise the connection gate (libsodium)");
+    free(n->gate);
+    n->gate = NULL;
+    return -1;
+  }
   n->on_event = on_event;
   n->user = user;
   n->metrics = metrics;
   ENetAddress addr;
   if (enet_address_set_host_ip(&addr, bind) != 0) {
     snprintf(err, err_cap, "--bind: \"%s\" is not an IPv4 address", bind);
+    destroy_host(n);
     return -1;
   }
   addr.port = (enet_uint16)port;
@@ -28,19 +157,28 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->host = enet_host_create(&addr, (size_t)peer_count, SV_NET_CHANNELS, 0, 0);
   if (n->host == NULL) {
     snprintf(err, err_cap, "cannot bind UDP %s:%d (in use or not permitted)", bind, port);
+    destroy_host(n);
     return -1;
   }
   // The 32 MiB defaults let one peer make us buffer a lot of garbage.
   n->host->maximumPacketSize = SV_NET_MAX_INCOMING;
   n->host->maximumWaitingData = 64 * 1024;
+  n->host->duplicatePeers = (size_t)limits->peers_per_address;
+  n->host->intercept = intercept;
+  n->half_open_since = calloc(n->host->peerCount, sizeof *n->half_open_since);
+  n->last_datagram_ms = calloc(n->host->peerCount, sizeof *n->last_datagram_ms);
+  if (n->half_open_since == NULL || n->last_datagram_ms == NULL) {
+    snprintf(err, err_cap, "out of memory");
+    destroy_host(n);
+    return -1;
+  }
   ENetAddress bound;
   if (enet_socket_get_address(n->host->socket, &bound) == 0) n->port = bound.port;
   else n->port = (uint16_t)port;
   int rc = uv_poll_init_socket(loop, &n->poll, n->host->socket);
   if (rc != 0) {
     snprintf(err, err_cap, "uv_poll_init_socket: %s", uv_strerror(rc));
-    enet_host_destroy(n->host);
-    n->host = NULL;
+    destroy_host(n);
     return -1;
   }
   n->poll.data = n;
@@ -52,6 +190,8 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
 void sv_net_service(sv_net* n) {
   if (n->host == NULL || n->in_service) return;
   n->in_service = true;
+  sv_net* outer = tl_servicing;
+  tl_servicing = n;
   ENetEvent ev;
   // A bound on one drain keeps a flood from starving the ticker; the poll fires again.
   for (int i = 0; i < 4096; ++i) {
@@ -64,6 +204,8 @@ void sv_net_service(sv_net* n) {
     n->on_event(n->user, &ev);
     if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
   }
+  tl_servicing = outer;
+  expire_half_open(n);
   n->in_service = false;
 }
 
@@ -89,24 +231,25 @@ int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, si
   return 0;
 }
 
+void sv_net_close_to_new(sv_net* n) { n->closed_to_new = true; }
+
+uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
+  if (n->host == NULL || n->last_datagram_ms == NULL) return 0;
+  size_t i = (size_t)(peer - n->host->peers);
+  if (i >= n->host->peerCount || n->last_datagram_ms[i] == 0) return 0;
+  uint64_t now = now_ms();
+  return now > n->last_datagram_ms[i] ? now - n->last_datagram_ms[i] : 0;
+}
+
 void sv_net_flush(sv_net* n) {
   if (n->host) enet_host_flush(n->host);
 }
 
-static void on_poll_closed(uv_handle_t* handle) {
-  sv_net* n = handle->data;
-  if (n->host) {
-    enet_host_destroy(n->host);
-    n->host = NULL;
-  }
-}
+static void on_poll_closed(uv_handle_t* handle) { destroy_host(handle->data); }
 
 void sv_net_close(sv_net* n) {
   if (!n->poll_open) {
-    if (n->host) {
-      enet_host_destroy(n->host);
-      n->host = NULL;
-    }
+    destroy_host(n);
     return;
   }
   n->poll_open = false;

@@ -4,6 +4,9 @@
 // drained with enet_host_service(host, &ev, 0) until it returns 0. The server also calls
 // sv_net_service once per tick (acks, retransmits and timeouts only happen inside
 // service calls) and sv_net_flush right after queueing a tick's snapshots.
+// Every datagram first goes through ENet's intercept hook (sv_net.c): gate datagrams are
+// answered there (sv_gate.h), a CONNECT only reaches ENet from an admitted address, and
+// every other datagram is checked (sv_enet_check.h) before ENet may allocate for it.
 // Channels: 0 reliable control (hello/welcome/reject/bye), 1 unsequenced inputs,
 // 2 unreliable snapshots (+ snapshot acks from clients).
 #pragma once
@@ -14,6 +17,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "sv_ban.h"
+#include "sv_gate.h"
 #include "sv_metrics.h"
 
 #define SV_NET_CHANNELS 3
@@ -23,6 +28,13 @@
 
 /// Largest packet a peer may send us; inputs and control messages are far smaller.
 #define SV_NET_MAX_INCOMING 4096
+
+/// Abuse limits (docs/SECURITY.md lists them with their defaults).
+typedef struct sv_net_limits {
+  int peers_per_address;      ///< ENet peers one IP address may hold
+  int attempts_per_second;    ///< gate requests + responses per IP address per second
+  int half_open_timeout_ms;   ///< an unfinished ENet handshake is reset after this
+} sv_net_limits;
 
 typedef struct sv_net sv_net;
 /// One ENet event. For RECEIVE the packet is destroyed by sv_net after the callback
@@ -38,16 +50,33 @@ struct sv_net {
   void* user;
   sv_metrics* metrics;        ///< not owned
   bool in_service;            ///< guards re-entrant service from inside a callback
+  bool closed_to_new;         ///< stopping: no more gate admissions or CONNECTs
+  sv_net_limits limits;
+  sv_gate* gate;              ///< owned (large fixed tables)
+  sv_bans bans;               ///< operator bans, checked first for every datagram
+  uint64_t* half_open_since;  ///< per peer: ms when first seen half-open, 0 = not
+  uint64_t* last_datagram_ms; ///< per peer: ms of its last datagram that passed the checks
+  uint64_t last_expiry_ms;
 };
 
 /// Bind and start watching. peer_count covers the player slots plus a margin for peers
 /// that are only told "server full". Returns 0 or -1 with a message in err.
-int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, sv_net_event_fn* on_event,
-                void* user, sv_metrics* metrics, char* err, size_t err_cap);
-/// Drain every pending event (non-blocking).
+int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, const sv_net_limits* limits,
+                sv_net_event_fn* on_event, void* user, sv_metrics* metrics, char* err, size_t err_cap);
+/// Drain every pending event (non-blocking); also resets half-open peers that are too old.
 void sv_net_service(sv_net* n);
 /// Copy data into a new ENet packet and queue it. Returns 0 or -1 (packet freed).
 int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags);
+/// Stop admitting new connections (drain, shutdown); connected peers are unaffected.
+void sv_net_close_to_new(sv_net* n);
+/// Milliseconds since the last datagram from this peer (any kind, acks included); 0 if
+/// none was seen yet.
+uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer);
+/// Ban an IPv4 address (network order) for ms milliseconds, 0 = lift the ban: its
+/// datagrams are dropped from now on. Returns true when it was banned before.
+bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms);
+/// Bans in force now.
+int sv_net_ban_count(const sv_net* n);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
 /// Stop watching, close the poll handle; the ENet host is destroyed once the handle is

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "sv_auth.h"
 #include "sv_config.h"
 #include "sv_http.h"
 #include "sv_input.h"
@@ -54,12 +55,28 @@ typedef struct sv_session {
   char name[ARB_PROTO_MAX_NAME + 1];
   char addr[32];            ///< "a.b.c.d:port"
   uint64_t connected_ns;    ///< uv_hrtime at connect
+  uint64_t last_heard_ns;   ///< uv_hrtime of the last packet from the client (silence timeout)
   sv_input_state input;
   sv_snap_client snap;
   bool snap_ready;          ///< snap allocated
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
+  char rejoin_token[40];    ///< the token sent in the rejoin event ("" before the welcome)
+  bool has_token;           ///< the hello carried a valid connect token (--auth-key)
+  uint64_t token_client_id; ///< the backend's player id from that token
 } sv_session;
+
+/// A client whose connection was lost: its avatar stays until `expires_ns` (rejoin window).
+typedef struct sv_rejoin {
+  bool used;
+  char token[40];         ///< "rj1." + 22 base64url characters
+  uint32_t client_id, entity_id;
+  uint8_t avatar_kind;
+  char name[ARB_PROTO_MAX_NAME + 1];
+  bool has_token;
+  uint64_t token_client_id;
+  uint64_t expires_ns;
+} sv_rejoin;
 
 typedef struct sv_server {
   sv_config cfg;
@@ -75,6 +92,7 @@ typedef struct sv_server {
   int static_count;
 
   sv_net net;
+  sv_auth auth;              ///< connect tokens (--auth-key); disabled = open server
   sv_http http;
   bool http_on;
   sv_ticker ticker;
@@ -86,7 +104,8 @@ typedef struct sv_server {
 
   int peer_capacity;         ///< ENet peers (player slots + margin for "server full")
   sv_session* sessions;      ///< peer_capacity, indexed by ENet peer index
-  int active_count;          ///< JOINING + ACTIVE sessions (the player slots in use)
+  int active_count;          ///< JOINING + ACTIVE sessions + held rejoins (the player slots in use)
+  sv_rejoin* rejoins;        ///< max_clients entries: avatars waiting for their client
   uint32_t next_client_id;
   int* join_queue;           ///< session indices in hello order
   int join_count;

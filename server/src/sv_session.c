@@ -4,8 +4,15 @@
 // can only ever touch its own input slot.
 #include <stdio.h>
 #include <string.h>
+#include <sodium.h>
+#include <time.h>
 
 #include "sv_server.h"
+
+#define SV_ENET_TIMEOUT_LIMIT 256  // retransmissions double the timeout: 256 = 8 tries
+#define SV_ENET_TIMEOUT_MIN_MS 5000
+#define SV_ENET_TIMEOUT_MAX_MS 60000
+#define SV_ENET_PING_INTERVAL_MS 30000
 
 static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
   size_t idx = (size_t)(peer - s->net.host->peers);
@@ -33,6 +40,13 @@ static void remove_from_join_queue(sv_server* s, int idx) {
   s->join_count = w;
 }
 
+// An avatar in the game despawns at the next tick boundary; the left event says who and why.
+static void queue_leave(sv_server* s, uint32_t client_id, arb_proto_reason why, const char* name) {
+  s->leave_reason[s->leave_count] = (uint8_t)why;
+  snprintf(s->leave_name[s->leave_count], sizeof s->leave_name[0], "%s", name);
+  s->leave_queue[s->leave_count++] = client_id;
+}
+
 // The session stops holding a player slot; an avatar already in the game despawns at the
 // next tick boundary, and everyone is told who left and why (event "left").
 static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
@@ -41,9 +55,7 @@ static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
     remove_from_join_queue(s, idx);
     s->active_count--;
   } else if (ss->state == SV_SESSION_ACTIVE) {
-    s->leave_reason[s->leave_count] = (uint8_t)why;
-    snprintf(s->leave_name[s->leave_count], sizeof s->leave_name[0], "%s", ss->name);
-    s->leave_queue[s->leave_count++] = ss->client_id;
+    queue_leave(s, ss->client_id, why, ss->name);
     s->active_count--;
     s->metrics.clients_connected--;
     s->metrics.clients_left_total++;
@@ -115,9 +127,18 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   peer->data = ss;
   snprintf(ss->addr, sizeof ss->addr, "%s:%u", ip, (unsigned)peer->address.port);
   ss->connected_ns = uv_hrtime();
+  ss->last_heard_ns = ss->connected_ns;
   sv_input_init(&ss->input, &s->limits, ss->connected_ns);
-  // Notice dead clients in ~peer_timeout instead of ENet's ~30 s default.
-  enet_peer_timeout(peer, 0, (enet_uint32)(s->cfg.peer_timeout_ms / 2), (enet_uint32)s->cfg.peer_timeout_ms);
+  // ENet gives up on a peer when one reliable command stays unacknowledged too long. At
+  // 20 % loss each way with 100 +- 100 ms jitter, a 3 s limit left time for only two
+  // retransmissions (13 % of reliable messages failed), so ENet gets generous limits and
+  // dead clients are noticed by the session's own silence check (--peer-timeout-ms of
+  // nothing at all received; a live client sends inputs every tick).
+  enet_peer_timeout(peer, SV_ENET_TIMEOUT_LIMIT, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
+  // ENet pings (reliable) every 500 ms whenever it received no acknowledgement, which in
+  // steady play is always: 2 reliable commands a second, each one a chance to exhaust the
+  // retransmissions. Liveness is the silence check's job; ping rarely.
+  enet_peer_ping_interval(peer, SV_ENET_PING_INTERVAL_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
   // snapshot split in parts is only usable whole, and an unacked client gets full
   // (multi-part) snapshots, so random drops under load can starve it for good. Keep the
@@ -127,10 +148,105 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr));
 }
 
-static void on_disconnect(sv_server* s, ENetPeer* peer) {
+// ---- rejoin (PROTOCOL.md §4.6) ---------------------------------------------------------
+
+#define SV_REJOIN_PREFIX "rj1."
+
+// Keep a lost client's avatar and player slot for the rejoin window. False when the
+// session has no avatar yet, rejoining is off, or the table is full.
+static bool hold_for_rejoin(sv_server* s, sv_session* ss) {
+  if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0') return false;
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (r->used) continue;
+    memset(r, 0, sizeof *r);
+    r->used = true;
+    snprintf(r->token, sizeof r->token, "%s", ss->rejoin_token);
+    r->client_id = ss->client_id;
+    r->entity_id = ss->entity_id;
+    r->avatar_kind = ss->avatar_kind;
+    snprintf(r->name, sizeof r->name, "%s", ss->name);
+    r->has_token = ss->has_token;
+    r->token_client_id = ss->token_client_id;
+    r->expires_ns = uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u;
+    s->metrics.clients_connected--;  // the slot (active_count) stays taken
+    s->metrics.rejoins_pending++;
+    SV_LOG(&s->log, SV_LOG_INFO, "client_lost", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+           SV_LI("rejoin_window_ms", s->cfg.rejoin_window_ms));
+    ss->state = SV_SESSION_CLOSING;  // nothing left to release
+    return true;
+  }
+  return false;
+}
+
+// A hello carrying a rejoin token: true when it named a held avatar and the session now
+// owns it again (welcomed at once).
+static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
+  uint64_t now = uv_hrtime();
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (!r->used || r->expires_ns < now || strlen(r->token) != h->token_len ||
+        memcmp(r->token, h->token, h->token_len) != 0)
+      continue;
+    if (!ss->snap_ready) {
+      if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) return false;
+      ss->snap_ready = true;
+    }
+    ss->client_id = r->client_id;
+    ss->entity_id = r->entity_id;
+    ss->avatar_kind = r->avatar_kind;
+    snprintf(ss->name, sizeof ss->name, "%s", r->name);
+    ss->has_token = r->has_token;
+    ss->token_client_id = r->token_client_id;
+    ss->state = SV_SESSION_ACTIVE;
+    r->used = false;
+    s->metrics.clients_connected++;
+    s->metrics.rejoins_pending--;
+    s->metrics.rejoins_total++;
+    SV_LOG(&s->log, SV_LOG_INFO, "client_rejoined", SV_LU("client", ss->client_id), SV_LU("entity", ss->entity_id),
+           SV_LS("addr", ss->addr));
+    sv_session_send_welcome(s, ss, (uint32_t)arb_game_get_tick(s->game));
+    return true;
+  }
+  return false;
+}
+
+static void expire_rejoins(sv_server* s, uint64_t now_ns) {
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (!r->used || r->expires_ns >= now_ns) continue;
+    r->used = false;
+    queue_leave(s, r->client_id, ARB_PROTO_REASON_TIMEOUT, r->name);  // lost, never came back
+    s->active_count--;
+    s->metrics.rejoins_pending--;
+    s->metrics.clients_left_total++;
+    SV_LOG(&s->log, SV_LOG_INFO, "rejoin_expired", SV_LU("client", r->client_id));
+  }
+}
+
+static void send_rejoin_token(sv_server* s, sv_session* ss, uint32_t tick) {
+  if (s->cfg.rejoin_window_ms <= 0) return;
+  uint8_t raw[16];
+  randombytes_buf(raw, sizeof raw);
+  char b64[32];
+  sodium_bin2base64(b64, sizeof b64, raw, sizeof raw, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  snprintf(ss->rejoin_token, sizeof ss->rejoin_token, SV_REJOIN_PREFIX "%s", b64);
+  arb_proto_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ARB_PROTO_EVENT_REJOIN;
+  ev.tick = tick;
+  ev.client_id = ss->client_id;
+  ev.entity_id = ss->entity_id;
+  snprintf(ev.text, sizeof ev.text, "%s", ss->rejoin_token);
+  send_event(s, ss, &ev);
+}
+
+static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE) return;
-  if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
+  // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while.
+  if (code == 0 && hold_for_rejoin(s, ss)) {
+  } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
            SV_LU("snapshots_sent", ss->snapshots_sent));
   }
@@ -139,6 +255,23 @@ static void on_disconnect(sv_server* s, ENetPeer* peer) {
   memset(ss, 0, sizeof *ss);
   peer->data = NULL;
   s->metrics.peers_connected--;
+}
+
+// --auth-key: the hello's token must be valid, unexpired, for this server and unused.
+static bool check_token(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
+  arb_token t;
+  sv_auth_result r = sv_auth_check(&s->auth, h->token, h->token_len, (uint64_t)time(NULL), &t);
+  if (r != SV_AUTH_OK) {
+    s->metrics.tokens_rejected_total[r]++;
+    reject(s, ss, ARB_PROTO_REASON_BAD_TOKEN, sv_auth_result_text(r));
+    return false;
+  }
+  s->metrics.tokens_accepted_total++;
+  ss->has_token = true;
+  ss->token_client_id = t.client_id;
+  SV_LOG(&s->log, SV_LOG_INFO, "token_accepted", SV_LS("addr", ss->addr), SV_LU("token_client", t.client_id),
+         SV_LU("expires_at", t.expires_at));
+  return true;
 }
 
 static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
@@ -166,10 +299,19 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, ARB_PROTO_REASON_MALFORMED, "hello: field 'avatar_kind': unknown avatar kind");
     return;
   }
+  // A lost player coming back is not a new player: rejoining works while draining too.
+  bool rejoin = h.token_len > strlen(SV_REJOIN_PREFIX) && memcmp(h.token, SV_REJOIN_PREFIX, strlen(SV_REJOIN_PREFIX)) == 0;
+  if (rejoin && try_rejoin(s, ss, &h)) return;
   if (!sv_lifecycle_accepting(s)) {
     reject(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server draining: no new players");
     return;
   }
+  if (rejoin && s->auth.enabled) {
+    s->metrics.tokens_rejected_total[SV_AUTH_INVALID]++;
+    reject(s, ss, ARB_PROTO_REASON_BAD_TOKEN, "rejoin token unknown or expired");
+    return;
+  }
+  if (!rejoin && s->auth.enabled && !check_token(s, ss, &h)) return;
   if (s->active_count >= s->cfg.max_clients) {
     reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
     return;
@@ -239,6 +381,7 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
   if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
   const uint8_t* data = packet->data;
   size_t len = packet->dataLength;
+  ss->last_heard_ns = uv_hrtime();
   // Rate limits come first and cost no decoding; over-limit packets are dropped, not struck.
   sv_admit a = sv_input_admit(&ss->input, &s->limits, len, uv_hrtime());
   if (a != SV_ADMIT_OK) {
@@ -265,20 +408,38 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev) {
   sv_server* s = user;
   switch (ev->type) {
     case ENET_EVENT_TYPE_CONNECT: on_connect(s, ev->peer); break;
-    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer); break;
+    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer, ev->data); break;
     case ENET_EVENT_TYPE_RECEIVE: on_receive(s, ev->peer, ev->packet); break;
     default: break;
   }
 }
 
+// A client that has gone silent is gone: tell it (in case only its uplink died), free
+// its ENet peer at once, and let its avatar leave at the next tick.
+static void drop_silent(sv_server* s, sv_session* ss) {
+  char text[64];
+  snprintf(text, sizeof text, "nothing received for %d ms", s->cfg.peer_timeout_ms);
+  ENetPeer* peer = ss->peer;
+  if (!hold_for_rejoin(s, ss)) sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+  enet_peer_disconnect_now(peer, ARB_PROTO_REASON_TIMEOUT);  // no DISCONNECT event follows
+  s->metrics.clients_timed_out_total++;
+  on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
+}
+
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
-  uint64_t limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
+  uint64_t hello_limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
+  uint64_t silence_limit = (uint64_t)s->cfg.peer_timeout_ms * 1000000u;
+  expire_rejoins(s, now_ns);
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > limit) {
+    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > hello_limit) {
       char text[64];
       snprintf(text, sizeof text, "no hello within %d ms", s->cfg.hello_timeout_ms);
       sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+    } else if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
+               now_ns - ss->last_heard_ns > silence_limit &&
+               sv_net_silent_ms(&s->net, ss->peer) * 1000000u > silence_limit) {
+      drop_silent(s, ss);
     }
   }
 }
@@ -330,6 +491,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
   send_scene(s, ss, tick);
+  send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
   arb_proto_event ev;
   memset(&ev, 0, sizeof ev);

@@ -60,6 +60,7 @@ static void finish_recording(sv_server* s) {
 void sv_server_stop(sv_server* s, const char* why) {
   if (s->stopping) return;
   s->stopping = true;
+  sv_net_close_to_new(&s->net);
   // Signals arrive between ticks, so the last tick is complete here.
   sv_ticker_stop(&s->ticker);
   sv_lifecycle_stop(s);

@@ -198,6 +198,7 @@ static uint64_t account_tick(sv_server* s, uint64_t tick, uint64_t t0, uint64_t 
   uint64_t cpu = thread_cpu_ns() - c0;
   s->tick_cpu_ns_total += cpu;
   sv_histogram_observe(&s->metrics.tick_seconds, (double)(t1 - t0) * 1e-9);
+  sv_histogram_observe(&s->metrics.tick_cpu_seconds, (double)cpu * 1e-9);
   if (t1 - t0 > s->ticker.period_ns) {
     s->metrics.tick_overruns_total++;
     // One tick a little over its period is absorbed by the next wake-up; a tick that took

@@ -4,6 +4,7 @@
 // body pair (lookup only, never iterated). Per-body edge lists serve body destruction and
 // arb_body_get_contacts; their order is not state, so every use of them is order-free.
 #include "world.h"
+#include "worker_pool.h"
 
 #include "manifold.h"
 
@@ -366,44 +367,72 @@ static bool arb__manifold_touching(const arb_manifold* m) {
   return false;
 }
 
+// The new manifold of contact i, with last step's impulses carried to points with the same
+// feature id (warm starting). Returns false when the fat AABBs no longer overlap (the
+// contact is then left as it was, to be destroyed). Writes only contact i: the worker
+// threads run it for many contacts at once.
+static bool arb__collide_one(arb_world* w, int i, float dt) {
+  arb__contact* c = &w->contacts[i];
+  const arb__body* a = &w->bodies[c->body_a];
+  const arb__body* b = &w->bodies[c->body_b];
+  if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return false;
+  arb_manifold old = c->manifold;
+  float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
+  c->manifold = arb__collide_pair(a, b, margin);
+  arb_manifold* m = &c->manifold;
+  if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
+  for (int k = 0; k < m->point_count; ++k) {
+    arb_manifold_point* p = &m->points[k];
+    p->normal_impulse = 0.0f;
+    p->tangent_impulse = 0.0f;
+    for (int j = 0; j < old.point_count; ++j) {
+      if (old.points[j].id == p->id) {
+        p->normal_impulse = old.points[j].normal_impulse;
+        p->tangent_impulse = old.points[j].tangent_impulse;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+typedef struct arb__collide_job {
+  arb_world* w;
+  const int32_t* list;  // awake contacts, or NULL: all
+  uint8_t* overlaps;    // per position in the list
+  float dt;
+} arb__collide_job;
+
+static void arb__collide_range(void* ctx, int begin, int end) {
+  const arb__collide_job* job = ctx;
+  for (int at = begin; at < end; ++at) {
+    job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at, job->dt);
+  }
+}
+
 // With bodies asleep only the contacts of awake bodies are updated (awake_contacts,
 // ascending): a contact between two sleeping (or sleeping and static) bodies keeps its
-// manifold and impulses until its island wakes.
+// manifold and impulses until its island wakes. The manifolds are computed first (in
+// parallel with worker threads), then events, wake requests and removals in contact order.
 void arb__collide(arb_world* w, float dt) {
   const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
   int n = list ? w->awake_contact_count : w->contact_count;
   w->wake_count = 0;
   w->stat_collided = 0;
   if (n == 0) return;
+  uint8_t* overlaps = arb__stack_alloc(w, (size_t)n);
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
+  arb__collide_job job = {w, list, overlaps, dt};
+  if (overlaps) arb__pool_for(w->pool, arb__collide_range, &job, n, 64);
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];
-    const arb__body* a = &w->bodies[c->body_a];
-    const arb__body* b = &w->bodies[c->body_b];
-    if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) {
+    if (!(overlaps ? overlaps[at] : arb__collide_one(w, i, dt))) {
       if (doomed) doomed[doomed_count++] = i;
       continue;
     }
-    arb_manifold old = c->manifold;
-    float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
-    c->manifold = arb__collide_pair(a, b, margin);
     arb_manifold* m = &c->manifold;
-    if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
-    // Carry last step's impulses to points with the same feature id (warm starting).
-    for (int k = 0; k < m->point_count; ++k) {
-      arb_manifold_point* p = &m->points[k];
-      p->normal_impulse = 0.0f;
-      p->tangent_impulse = 0.0f;
-      for (int j = 0; j < old.point_count; ++j) {
-        if (old.points[j].id == p->id) {
-          p->normal_impulse = old.points[j].normal_impulse;
-          p->tangent_impulse = old.points[j].tangent_impulse;
-          break;
-        }
-      }
-    }
     bool touching = arb__manifold_touching(m);
     bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
     // Any point is solved, so any point wakes (the solver must not move a sleeping body).
@@ -427,4 +456,5 @@ void arb__collide(arb_world* w, float dt) {
     arb__contact_destroy(w, doomed[k]);
   }
   arb__stack_free(w, doomed);
+  arb__stack_free(w, overlaps);
 }

@@ -33,6 +33,7 @@
 
 #include "extras.h"  // joints: solved in the substep loop, before the contacts
 #include "softness.h"
+#include "worker_pool.h"
 
 // ---- 4-lane floats ----------------------------------------------------------------------
 
@@ -157,17 +158,19 @@ static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const in
   return b;
 }
 
-static inline void arb__scatter_vel(arb__body_state* st, const int32_t idx[4], arb__lane_body b) {
+// The dummy (static bodies, empty lanes) is never written: it stays zero, and worker
+// threads solving wide constraints of one colour would otherwise all store to it.
+static inline void arb__scatter_vel(arb__body_state* st, const int32_t idx[4], arb__lane_body b, int dummy) {
 #if defined(__SSE2__) && !defined(ARB_NO_SIMD)
   __m128 r0 = b.vx, r1 = b.vy, r2 = b.w, r3 = b.flags;
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  // Lanes are stored in order; the dummy may appear in several lanes (it stays zero).
-  _mm_storeu_ps(&st[idx[0]].v.x, r0);
-  _mm_storeu_ps(&st[idx[1]].v.x, r1);
-  _mm_storeu_ps(&st[idx[2]].v.x, r2);
-  _mm_storeu_ps(&st[idx[3]].v.x, r3);
+  if (idx[0] != dummy) _mm_storeu_ps(&st[idx[0]].v.x, r0);
+  if (idx[1] != dummy) _mm_storeu_ps(&st[idx[1]].v.x, r1);
+  if (idx[2] != dummy) _mm_storeu_ps(&st[idx[2]].v.x, r2);
+  if (idx[3] != dummy) _mm_storeu_ps(&st[idx[3]].v.x, r3);
 #else
   for (int i = 0; i < 4; ++i) {
+    if (idx[i] == dummy) continue;
     arb__body_state* s = &st[idx[i]];
     s->v.x = b.vx.v[i];
     s->v.y = b.vy.v[i];
@@ -212,6 +215,7 @@ typedef struct arb__solver {
   uint8_t* colors;  // arena block under `wides`
   arb__wide* wides;
   int count;
+  int offsets[ARB__COLOR_COUNT + 2];  // first wide entry of each colour (overflow last)
   int dummy;  // index of the dummy body state
   float inv_h;
   float max_push;
@@ -324,7 +328,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
     per_color[color] += 1;
   }
   // Wide entries per colour: ceil(n/4); overflow constraints one per entry.
-  int offsets[ARB__COLOR_COUNT + 2];
+  int* offsets = sv->offsets;
   int lanes[ARB__COLOR_COUNT + 1];
   offsets[0] = 0;
   for (int k = 0; k <= ARB__COLOR_COUNT; ++k) {
@@ -379,8 +383,8 @@ static inline void arb__rel_vel(const arb__lane_body* A, const arb__lane_body* B
   *dvy = f4_sub(vby, vay);
 }
 
-static void arb__warm_start(arb__body_state* st, arb__solver* sv) {
-  for (int i = 0; i < sv->count; ++i) {
+static void arb__warm_start(arb__body_state* st, arb__solver* sv, int begin, int end) {
+  for (int i = begin; i < end; ++i) {
     arb__wide* k = &sv->wides[i];
     arb__lane_body A = arb__gather_vel(st, k->a);
     arb__lane_body B = arb__gather_vel(st, k->b);
@@ -391,17 +395,17 @@ static void arb__warm_start(arb__body_state* st, arb__solver* sv) {
       f4 py = f4_add(f4_mul(pt->normal_impulse, k->ny), f4_mul(pt->tangent_impulse, ty));
       ARB__APPLY(A, B, k, pt, px, py);
     }
-    arb__scatter_vel(st, k->a, A);
-    arb__scatter_vel(st, k->b, B);
+    arb__scatter_vel(st, k->a, A, sv->dummy);
+    arb__scatter_vel(st, k->b, B, sv->dummy);
   }
 }
 
-static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_bias) {
+static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_bias, int begin, int end) {
   const f4 zero = f4_zero(), one = f4_set(1.0f);
   const f4 inv_h = f4_set(sv->inv_h);
   const f4 neg_push = f4_set(-sv->max_push);
   const f4 bias_on = use_bias ? f4_gt(one, zero) : f4_gt(zero, one);
-  for (int i = 0; i < sv->count; ++i) {
+  for (int i = begin; i < end; ++i) {
     arb__wide* k = &sv->wides[i];
     arb__lane_body A = arb__gather_vel(st, k->a);
     arb__lane_body B = arb__gather_vel(st, k->b);
@@ -456,15 +460,15 @@ static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_b
       f4 px = f4_mul(impulse, tx), py = f4_mul(impulse, ty);
       ARB__APPLY(A, B, k, pt, px, py);
     }
-    arb__scatter_vel(st, k->a, A);
-    arb__scatter_vel(st, k->b, B);
+    arb__scatter_vel(st, k->a, A, sv->dummy);
+    arb__scatter_vel(st, k->b, B, sv->dummy);
   }
 }
 
-static void arb__apply_restitution(arb__body_state* st, arb__solver* sv) {
+static void arb__apply_restitution(arb__body_state* st, arb__solver* sv, int begin, int end) {
   const f4 zero = f4_zero();
   const f4 neg_threshold = f4_set(-sv->restitution_threshold);
-  for (int i = 0; i < sv->count; ++i) {
+  for (int i = begin; i < end; ++i) {
     arb__wide* k = &sv->wides[i];
     f4 bouncy = f4_gt(k->restitution, zero);
     if (!f4_any(bouncy)) continue;
@@ -492,8 +496,8 @@ static void arb__apply_restitution(arb__body_state* st, arb__solver* sv) {
       f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
       ARB__APPLY(A, B, k, pt, px, py);
     }
-    arb__scatter_vel(st, k->a, A);
-    arb__scatter_vel(st, k->b, B);
+    arb__scatter_vel(st, k->a, A, sv->dummy);
+    arb__scatter_vel(st, k->b, B, sv->dummy);
   }
 }
 
@@ -546,6 +550,47 @@ static void arb__sort_hits(arb_world* w, const int32_t* contact_of) {
   }
   arb__stack_free(w, copy);
   arb__stack_free(w, keys);
+}
+
+// ---- passes over the colours ------------------------------------------------------------
+
+typedef enum { ARB__WARM_START, ARB__SOLVE, ARB__RELAX, ARB__RESTITUTION } arb__pass;
+
+typedef struct arb__pass_job {
+  arb__body_state* st;
+  arb__solver* sv;
+  arb__pass pass;
+  int base;  // first wide entry of the colour being run
+} arb__pass_job;
+
+static void arb__pass_range(void* ctx, int begin, int end) {
+  const arb__pass_job* job = ctx;
+  begin += job->base;
+  end += job->base;
+  switch (job->pass) {
+    case ARB__WARM_START: arb__warm_start(job->st, job->sv, begin, end); break;
+    case ARB__SOLVE: arb__solve_contacts(job->st, job->sv, true, begin, end); break;
+    case ARB__RELAX: arb__solve_contacts(job->st, job->sv, false, begin, end); break;
+    case ARB__RESTITUTION: arb__apply_restitution(job->st, job->sv, begin, end); break;
+  }
+}
+
+// One pass over every wide constraint, colour after colour. The wide constraints of one
+// colour share no moving body, so worker threads run them in any order with the same
+// bits; the overflow entries (which may share bodies) run in order on this thread.
+static void arb__run_pass(arb__pool* pool, arb__body_state* st, arb__solver* sv, arb__pass pass) {
+  arb__pass_job job = {st, sv, pass, 0};
+  if (sv->count == 0) return;
+  if (!pool) {
+    arb__pass_range(&job, 0, sv->count);
+    return;
+  }
+  for (int c = 0; c < ARB__COLOR_COUNT; ++c) {
+    job.base = sv->offsets[c];
+    arb__pool_for(pool, arb__pass_range, &job, sv->offsets[c + 1] - sv->offsets[c], 16);
+  }
+  job.base = sv->offsets[ARB__OVERFLOW];
+  arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW]);
 }
 
 static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
@@ -649,18 +694,18 @@ void arb__solve(arb_world* w, float dt) {
   for (int s = 0; s < substeps; ++s) {
     arb__integrate_velocities(w, h);
     arb__joints_warm_start(w);
-    arb__warm_start(st, &sv);
+    arb__run_pass(w->pool, st, &sv, ARB__WARM_START);
     for (int i = 0; i < solves; ++i) {
       arb__joints_solve(w, h, true);
-      arb__solve_contacts(st, &sv, true);
+      arb__run_pass(w->pool, st, &sv, ARB__SOLVE);
     }
     ARB__EACH_AWAKE_BODY(w, arb__integrate_position, h);
     for (int i = 0; i < relax; ++i) {
       arb__joints_solve(w, h, false);
-      arb__solve_contacts(st, &sv, false);
+      arb__run_pass(w->pool, st, &sv, ARB__RELAX);
     }
   }
-  arb__apply_restitution(st, &sv);
+  arb__run_pass(w->pool, st, &sv, ARB__RESTITUTION);
   arb__store_impulses(w, &sv);
   // LIFO: the wide array is the newest block, the colour array below it.
   if (sv.wides) arb__stack_free(w, sv.wides);

@@ -30,17 +30,28 @@ typedef struct arb__spring {
 typedef struct arb__joint {
   uint32_t generation;
   uint8_t in_use;
-  uint8_t type;  // arb_joint_type
+  uint8_t type;   // arb_joint_type
+  uint8_t flags;  // ARB__JOINT_LIMIT | ARB__JOINT_MOTOR | ARB__JOINT_SPRING
   arb_body_id body_a, body_b;
   arb_vec2 local_a, local_b;  // body frames (origin-relative), or world point for b
   float length, hertz, damping_ratio;
-  arb_vec2 impulse;  // accumulated (warm start), state
+  // Parameters of the types after the revolute and of the limit, motor and spring.
+  arb_vec2 local_axis;  // prismatic, wheel: unit axis in A's frame
+  float reference_angle, lower, upper, motor_speed, max_motor, max_force, max_torque;
+  float correction;  // motor joint: correction factor
+  // Accumulated impulses (warm start), state. `impulse` is the point constraint (revolute,
+  // weld, motor, mouse), the rod (distance, x) or the perpendicular and angular rows
+  // (prismatic x, y; wheel x).
+  arb_vec2 impulse;
+  float angular_impulse, spring_impulse, motor_impulse, lower_impulse, upper_impulse;
   // Solver scratch, rebuilt by prepare every step (not state).
   uint8_t active;  // both bodies alive this step
   int32_t ia, ib;  // body slots or -1 (world / static / stale)
   float ma, mb, iA, iB;
   arb_vec2 ra, rb;        // anchors relative to the centres of mass at step start
   arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
+  arb_vec2 axis;          // local_axis in world axes at step start
+  float delta_angle;      // B's angle - A's - reference_angle at step start, in [-pi, pi]
 } arb__joint;
 
 typedef struct arb__particle {
@@ -88,8 +99,12 @@ typedef struct arb__extras {
   int32_t constraint_iterations;
   float last_dt;  // dt of the last step with particles (their velocities), state; 0 without
   // Joint solver scratch (not state).
-  float joint_bias_rate, joint_mass_scale, joint_impulse_scale;
+  float joint_bias_rate, joint_mass_scale, joint_impulse_scale, joint_max_push;
 } arb__extras;
+
+#define ARB__JOINT_LIMIT 1u
+#define ARB__JOINT_MOTOR 2u
+#define ARB__JOINT_SPRING 4u
 
 #define ARB__MAX_EXTRAS (1 << 20)
 #define ARB__DEFAULT_CONSTRAINT_ITERATIONS 8

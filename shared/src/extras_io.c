@@ -6,8 +6,11 @@
 //   u32 tag 'XTRA' (0x41525458), i32 constraint_iterations, f32 last_dt
 //   i32 spring_slots; per slot: u32 generation, u8 in_use; live: body_a, body_b
 //     (i32 index1, u32 generation each), vec2 local_a, local_b, f32 rest, k, c
-//   i32 joint_slots; per slot: u32 generation, u8 in_use; live: u8 type, body_a, body_b,
-//     vec2 local_a, local_b, f32 length, hertz, damping_ratio, vec2 impulse
+//   i32 joint_slots; per slot: u32 generation, u8 in_use; live: u8 type (bit 7: more
+//     follows), body_a, body_b, vec2 local_a, local_b, f32 length, hertz, damping_ratio,
+//     vec2 impulse; more (types after the revolute, or a limit, motor or spring): u8 flags,
+//     vec2 local_axis, f32 reference_angle, lower, upper, motor_speed, max_motor, max_force,
+//     max_torque, correction, angular/spring/motor/lower/upper impulse
 //   i32 vehicle_slots; per slot: u32 generation, u8 in_use; live: chassis, i32 wheels,
 //     f32 max_steer, friction, ground_gravity, rolling, drag, steer_in, throttle_in,
 //     brake_in; per wheel: vec2 offset, f32 radius, inertia, u8 steerable, driven,
@@ -55,16 +58,51 @@ static void arb__spring_fields(arb_codec* c, arb__spring* s) {
   ARB_CODEC_CHECK(c, c->err || (s->rest_length >= 0.0f && s->stiffness >= 0.0f && s->damping >= 0.0f));
 }
 
+// The parameters and impulses of the limit, motor and spring and of the joint types after
+// the revolute. Only written when used (type byte bit 7), so a plain distance or revolute
+// joint keeps the record it always had.
+static void arb__joint_more(arb_codec* c, arb__joint* j) {
+  arb_codec_u8(c, &j->flags);
+  arb_codec_vec2(c, &j->local_axis);
+  ARB_CODEC_F32S(c, &j->reference_angle, &j->lower, &j->upper, &j->motor_speed, &j->max_motor,
+                 &j->max_force, &j->max_torque, &j->correction);
+  ARB_CODEC_F32S(c, &j->angular_impulse, &j->spring_impulse, &j->motor_impulse, &j->lower_impulse,
+                 &j->upper_impulse);
+  ARB_CODEC_CHECK(c, c->err || (j->flags < 8 && j->lower <= j->upper && j->max_motor >= 0.0f &&
+                                j->max_force >= 0.0f && j->max_torque >= 0.0f &&
+                                j->correction >= 0.0f && j->correction <= 1.0f &&
+                                j->lower_impulse >= 0.0f && j->upper_impulse >= 0.0f));
+  // What arb_joint_create requires of each type (a restored joint behaves like a created one).
+  float axis_sq = arb_length_sq(j->local_axis);
+  bool slider = j->type == ARB_JOINT_PRISMATIC || j->type == ARB_JOINT_WHEEL;
+  ARB_CODEC_CHECK(c, c->err || !slider || (axis_sq > 0.99f && axis_sq < 1.01f));
+  ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOTOR || j->max_force > 0.0f ||
+                         j->max_torque > 0.0f);
+  ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOUSE ||
+                         (j->max_force > 0.0f && arb_body_id_is_null(j->body_b)));
+}
+
+#define ARB__JOINT_MORE 0x80u
+
 static void arb__joint_fields(arb_codec* c, arb__joint* j) {
   if (arb_codec_reading(c)) j->ia = j->ib = -1;  // solver scratch
   if (!arb__x_slot(c, &j->generation, &j->in_use)) return;
-  arb_codec_u8(c, &j->type);
+  uint8_t kind = j->type;
+  if (j->type > ARB_JOINT_REVOLUTE || j->flags != 0) kind |= ARB__JOINT_MORE;
+  arb_codec_u8(c, &kind);
+  j->type = kind & 0x7fu;
   arb__x_anchors(c, &j->body_a, &j->body_b, &j->local_a, &j->local_b);
   ARB_CODEC_F32S(c, &j->length, &j->hertz, &j->damping_ratio);
   arb_codec_vec2(c, &j->impulse);
   ARB_CODEC_CHECK(c, c->err || (j->type > ARB_JOINT_NONE && j->type < ARB_JOINT_TYPE_COUNT &&
                                 j->length >= 0.0f && j->hertz >= 0.0f && j->hertz <= 1.0e4f &&
                                 j->damping_ratio >= 0.0f));
+  if (kind & ARB__JOINT_MORE) {
+    arb__joint_more(c, j);
+  } else if (arb_codec_reading(c)) {
+    j->local_axis = arb_v2(1.0f, 0.0f);
+  }
+  ARB_CODEC_CHECK(c, c->err || (kind & ARB__JOINT_MORE) || j->type <= ARB_JOINT_REVOLUTE);
 }
 
 static void arb__wheel_fields(arb_codec* c, arb__wheel* wh) {

@@ -15,6 +15,7 @@ uint64_t arb_world_hash(const arb_world* w) {
   arb_codec_init_hash(&c, &state);
   arb__world_image img;
   arb__world_image_of(w, &img);
+  img.hash_cache = arb__hash_cache_get(w);  // NULL (out of memory): every slot encoded
   arb__world_codec(&c, (arb_world*)w, &img);  // writing: no allocation, no store
   arb_codec_flush(&c);
   return XXH3_64bits_digest(&state);

@@ -10,6 +10,8 @@ arb_joint_def arb_default_joint_def(void) {
   d.type = ARB_JOINT_REVOLUTE;
   d.length = -1.0f;
   d.damping_ratio = 1.0f;
+  d.local_axis_a = arb_v2(1.0f, 0.0f);
+  d.correction_factor = 0.3f;
   d.internal_value = ARB__JOINT_COOKIE;
   return d;
 }
@@ -17,6 +19,50 @@ arb_joint_def arb_default_joint_def(void) {
 static arb_vec2 arb__anchor_world(const arb_world* w, arb_body_id id, arb_vec2 local) {
   int slot = arb__body_slot(w, id);
   return slot < 0 ? local : arb_transform_point(w->bodies[slot].xf, local);
+}
+
+static bool arb__finite(const float* v, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!arb_is_valid_float(v[i])) return false;
+  }
+  return true;
+}
+
+// The limit, motor, spring and type-specific fields (body checks are done by the caller).
+static bool arb__joint_params_ok(const arb_joint_def* d) {
+  const float f[] = {d->reference_angle,  d->lower,     d->upper,      d->motor_speed,
+                     d->max_motor_torque, d->max_force, d->max_torque, d->correction_factor};
+  if (!arb__finite(f, (int)(sizeof f / sizeof f[0])) || !arb_vec2_is_valid(d->local_axis_a)) {
+    return false;
+  }
+  if (d->max_motor_torque < 0.0f || d->max_force < 0.0f || d->max_torque < 0.0f) return false;
+  if (d->correction_factor < 0.0f || d->correction_factor > 1.0f) return false;
+  if (d->enable_limit && d->lower > d->upper) return false;
+  switch (d->type) {
+    case ARB_JOINT_DISTANCE:
+      return !d->enable_limit || d->lower >= 0.0f;
+    case ARB_JOINT_PRISMATIC:
+    case ARB_JOINT_WHEEL:
+      return arb_length_sq(d->local_axis_a) > 1.0e-12f;
+    case ARB_JOINT_MOTOR:
+      return d->max_force > 0.0f || d->max_torque > 0.0f;
+    case ARB_JOINT_MOUSE:
+      return arb_body_id_is_null(d->body_b) && d->max_force > 0.0f;
+    default:
+      return true;
+  }
+}
+
+// Which of the limit, motor and spring a type takes (others are ignored).
+static uint8_t arb__joint_flags(const arb_joint_def* d) {
+  uint8_t f = 0;
+  bool limits = d->type == ARB_JOINT_DISTANCE || d->type == ARB_JOINT_REVOLUTE ||
+                d->type == ARB_JOINT_PRISMATIC || d->type == ARB_JOINT_WHEEL;
+  bool motors = limits && d->type != ARB_JOINT_DISTANCE;
+  if (limits && d->enable_limit) f |= ARB__JOINT_LIMIT;
+  if (motors && d->enable_motor) f |= ARB__JOINT_MOTOR;
+  if (motors && d->enable_spring && d->hertz > 0.0f) f |= ARB__JOINT_SPRING;
+  return f;
 }
 
 static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
@@ -36,7 +82,7 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
     return false;
   }
   if (d->hertz < 0.0f || d->damping_ratio < 0.0f || d->hertz > 1.0e4f) return false;
-  return true;
+  return arb__joint_params_ok(d);
 }
 
 arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
@@ -61,6 +107,16 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
                              arb__anchor_world(w, def->body_b, def->local_anchor_b));
   }
   if (j->type != ARB_JOINT_DISTANCE) j->length = 0.0f;
+  j->flags = arb__joint_flags(def);
+  j->local_axis = arb_normalize(def->local_axis_a);
+  j->reference_angle = def->reference_angle;
+  j->lower = def->lower;
+  j->upper = def->upper;
+  j->motor_speed = def->motor_speed;
+  j->max_motor = def->max_motor_torque;
+  j->max_force = def->max_force;
+  j->max_torque = def->max_torque;
+  j->correction = def->correction_factor;
   j->ia = j->ib = -1;
   arb__wake_ids(w, def->body_a, def->body_b);
   arb_extra_id id = {slot + 1, j->generation};
@@ -88,6 +144,64 @@ void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
   }
   if (a) *a = pa;
   if (b) *b = pb;
+}
+
+int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
+  if (!w) return ARB_E_INVAL;
+  if (w->locked) return ARB_E_STATE;
+  arb__joint* j = arb__joint_get(w, id);
+  if (!j) return ARB_E_STALE_ID;
+  if (j->type != ARB_JOINT_MOUSE || !arb_vec2_is_valid(target)) return ARB_E_INVAL;
+  j->local_b = target;
+  arb__wake_ids(w, j->body_a, j->body_b);
+  return 0;
+}
+
+int arb_joint_set_motor_speed(arb_world* w, arb_extra_id id, float speed) {
+  if (!w) return ARB_E_INVAL;
+  if (w->locked) return ARB_E_STATE;
+  arb__joint* j = arb__joint_get(w, id);
+  if (!j) return ARB_E_STALE_ID;
+  bool motors =
+      j->type == ARB_JOINT_REVOLUTE || j->type == ARB_JOINT_PRISMATIC || j->type == ARB_JOINT_WHEEL;
+  if (!motors || !arb_is_valid_float(speed)) return ARB_E_INVAL;
+  j->motor_speed = speed;
+  arb__wake_ids(w, j->body_a, j->body_b);
+  return 0;
+}
+
+static arb_rot arb__body_rot(const arb_world* w, arb_body_id id) {
+  int slot = arb__body_slot(w, id);
+  return slot < 0 ? arb_rot_identity : w->bodies[slot].xf.q;
+}
+
+arb_vec2 arb_joint_get_axis(const arb_world* w, arb_extra_id id) {
+  const arb__joint* j = arb__joint_get(w, id);
+  if (!j || (j->type != ARB_JOINT_PRISMATIC && j->type != ARB_JOINT_WHEEL)) return arb_vec2_zero;
+  return arb_rotate(arb__body_rot(w, j->body_a), j->local_axis);
+}
+
+float arb_joint_get_position(const arb_world* w, arb_extra_id id) {
+  const arb__joint* j = arb__joint_get(w, id);
+  if (!j) return 0.0f;
+  arb_vec2 a, b;
+  arb_joint_get_anchors(w, id, &a, &b);
+  switch ((arb_joint_type)j->type) {
+    case ARB_JOINT_DISTANCE:
+      return arb_distance(a, b);
+    case ARB_JOINT_REVOLUTE: {
+      float r = arb_rot_relative_angle(arb__body_rot(w, j->body_a), arb__body_rot(w, j->body_b)) -
+                j->reference_angle;
+      if (r > ARB_PI) r -= 2.0f * ARB_PI;
+      if (r < -ARB_PI) r += 2.0f * ARB_PI;
+      return r;
+    }
+    case ARB_JOINT_PRISMATIC:
+    case ARB_JOINT_WHEEL:
+      return arb_dot(arb_joint_get_axis(w, id), arb_sub(b, a));
+    default:
+      return 0.0f;
+  }
 }
 
 int arb_world_get_joint_count(const arb_world* w) {

@@ -6,6 +6,27 @@
 #define ARB__PARTICLE_COOKIE 0x50415254  // "PART"
 #define ARB__MAX_CONSTRAINT_ITERATIONS 256
 
+// Room for one more item after `count` in a dense array of at most ARB__MAX_EXTRAS
+// (capacity doubling from 64): the array, moved if it grew. *err is ARB_OK, ARB_E_FULL or
+// ARB_E_NOMEM (then the array is unchanged).
+static void* arb__append_room(arb_world* w, void* items, int32_t count, int32_t* cap, size_t elem,
+                              int* err) {
+  *err = ARB_OK;
+  if (count >= ARB__MAX_EXTRAS) {
+    *err = ARB_E_FULL;
+    return items;
+  }
+  if (count < *cap) return items;
+  int32_t new_cap = *cap ? 2 * *cap : 64;
+  void* grown = arb__grow(w, items, count, new_cap, elem);
+  if (!grown) {
+    *err = ARB_E_NOMEM;
+    return items;
+  }
+  *cap = new_cap;
+  return grown;
+}
+
 arb_particle_def arb_default_particle_def(void) {
   arb_particle_def d;
   memset(&d, 0, sizeof d);
@@ -25,14 +46,10 @@ int arb_particle_create(arb_world* w, const arb_particle_def* d) {
   }
   arb__extras* x = arb__extras_get(w);
   if (!x) return ARB_E_NOMEM;
-  if (x->particle_count >= ARB__MAX_EXTRAS) return ARB_E_FULL;
-  if (x->particle_count == x->particle_cap) {
-    int cap = x->particle_cap ? 2 * x->particle_cap : 64;
-    arb__particle* p = arb__grow(w, x->particles, x->particle_count, cap, sizeof *p);
-    if (!p) return ARB_E_NOMEM;
-    x->particles = p;
-    x->particle_cap = cap;
-  }
+  int err;
+  x->particles = arb__append_room(w, x->particles, x->particle_count, &x->particle_cap,
+                                  sizeof *x->particles, &err);
+  if (err) return err;
   arb__particle* p = &x->particles[x->particle_count];
   memset(p, 0, sizeof *p);
   p->p = d->position;
@@ -100,14 +117,10 @@ int arb_constraint_create(arb_world* w, const arb_constraint_def* d) {
       !(d->stiffness > 0.0f) || d->stiffness > 1.0f) {
     return ARB_E_INVAL;
   }
-  if (x->constraint_count >= ARB__MAX_EXTRAS) return ARB_E_FULL;
-  if (x->constraint_count == x->constraint_cap) {
-    int cap = x->constraint_cap ? 2 * x->constraint_cap : 64;
-    arb__constraint* c = arb__grow(w, x->constraints, x->constraint_count, cap, sizeof *c);
-    if (!c) return ARB_E_NOMEM;
-    x->constraints = c;
-    x->constraint_cap = cap;
-  }
+  int err;
+  x->constraints = arb__append_room(w, x->constraints, x->constraint_count, &x->constraint_cap,
+                                    sizeof *x->constraints, &err);
+  if (err) return err;
   arb__constraint* c = &x->constraints[x->constraint_count];
   c->a = d->a;
   c->b = d->b;

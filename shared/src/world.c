@@ -1,6 +1,7 @@
 // DETERMINISM-CRITICAL: the world, its memory, and the step pipeline (see world.h).
 // Iteration is always in body slot order or contact array order.
 #include "world.h"
+#include "worker_pool.h"
 
 #include "extras.h"
 
@@ -110,6 +111,7 @@ arb_world_def arb_default_world_def(void) {
   d.enable_sleep = true;
   d.hit_event_threshold = 1.0f;
   d.body_capacity = 16;
+  d.worker_count = 1;
   d.internal_value = ARB__DEF_COOKIE;
   return d;
 }
@@ -154,6 +156,7 @@ static bool arb__world_def_valid(const arb_world_def* d) {
   if (d->max_linear_speed <= 0.0f) return false;
   if ((d->alloc == NULL) != (d->free == NULL)) return false;
   if (d->body_capacity < 0 || d->body_capacity > ARB__MAX_BODIES) return false;
+  if (d->worker_count < 1 || d->worker_count > 64) return false;
   return true;
 }
 
@@ -179,14 +182,17 @@ arb_world* arb_world_create(const arb_world_def* def) {
     return NULL;
   }
   w->body_capacity = cap;
+  w->pool = arb__pool_create(def->worker_count);  // NULL: every loop on this thread
   return w;
 }
 
 void arb_world_destroy(arb_world* w) {
   if (!w) return;
+  arb__pool_destroy(w->pool);
   arb__free(w, w->bodies);
   arb__free(w, w->states);
   arb__free(w, w->sims);
+  arb__hash_cache_free(w);
   arb__free(w, w->contacts);
   arb__map_free(w, &w->pair_map);
   arb__tree_free(w, &w->static_tree);

@@ -225,8 +225,11 @@ void arb__map_free(arb_world* w, arb__pair_map* m);
 
 // ---- the world --------------------------------------------------------------------------
 
+struct arb__pool;
+
 struct arb_world {
   arb_world_def def;
+  struct arb__pool* pool;  // worker threads (worker_pool.h); NULL with one worker
   uint64_t step_count;
   int64_t byte_count;
 
@@ -281,6 +284,8 @@ struct arb_world {
 
   // Springs, joints, particles, vehicles (extras.h; NULL until first used).
   struct arb__extras* extras;
+  // Encoded slots of bodies at rest, reused by the hash (hash_cache.c). Not state.
+  struct arb__hash_cache* hash_cache;
 };
 
 // body.c
@@ -334,6 +339,7 @@ typedef struct arb__world_image {
   int32_t contact_count, contact_capacity;
   arb__contact* contacts;
   struct arb__extras* extras;  // NULL: no extras section
+  struct arb__hash_cache* hash_cache;  // hashing only: reuse the bytes of bodies at rest
 } arb__world_image;
 
 // island.c: sleeping. A body is awake when it is live, not static and not sleeping.
@@ -373,6 +379,17 @@ void arb__world_image_of(const arb_world* w, arb__world_image* img);
 void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img);
 void arb__world_image_free(arb_world* w, arb__world_image* img);
 uint64_t arb__hash_bytes(const void* p, size_t n);
+/// One body slot (generation, use, then the body or the free-list link).
+void arb__slot_fields(arb_codec* c, arb__world_image* img, int i);
+
+// hash_cache.c: the hash reuses the encoded slots of static and sleeping bodies whose
+// fields are byte-for-byte those the bytes were made from (exactly the full encoding).
+typedef struct arb__hash_cache arb__hash_cache;
+/// The world's cache, grown to body_slots; NULL when out of memory (hash without it).
+arb__hash_cache* arb__hash_cache_get(const arb_world* w);
+void arb__hash_cache_free(arb_world* w);
+/// Hash slot i: arb__slot_fields, or the cached bytes of a body at rest.
+void arb__hash_slot(arb_codec* c, arb__world_image* img, int i);
 
 // sleep_io.c: the sleep record of the canonical state (after the iterations record).
 #define ARB__SLEEP_TAG 0x50454c53u  // "SLEP"

@@ -103,7 +103,7 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
 }
 
 // A slot: generation and use, then the free-list link or the live body.
-static void arb__slot_fields(arb_codec* c, arb__world_image* img, int i) {
+void arb__slot_fields(arb_codec* c, arb__world_image* img, int i) {
   arb__body* b = &img->bodies[i];
   arb_codec_u32(c, &b->generation);
   arb_codec_u8(c, &b->in_use);
@@ -245,7 +245,13 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   ARB_CODEC_CHECK(c, img->body_count >= 0 && img->body_count <= img->body_slots &&
                          img->free_head >= ARB__NULL && img->free_head < img->body_slots);
   if (reading && !c->err) arb__alloc_bodies(c, w, img);
-  for (int i = 0; i < img->body_slots && !c->err; ++i) arb__slot_fields(c, img, i);
+  for (int i = 0; i < img->body_slots && !c->err; ++i) {
+    if (img->hash_cache) {
+      arb__hash_slot(c, img, i);  // hash_cache.c: the same bytes, reused when at rest
+    } else {
+      arb__slot_fields(c, img, i);
+    }
+  }
   arb_codec_count(c, &img->contact_count, ARB__MAX_CONTACTS, 29);  // a contact: >= 29 bytes
   if (reading && !c->err) arb__alloc_contacts(c, w, img);
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);

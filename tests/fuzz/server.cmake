@@ -1,6 +1,7 @@
-# The server's HTTP request parser (untrusted TCP bytes) and what its Agones SDK client
-# reads back (HTTP responses, GameServer JSON). fuzz-http / fuzz-agones-response in the fuzz
-# preset (scripts/fuzz.sh seeds them from tests/fuzz/corpus/http, corpus/agones-response);
+# The server's parsers of untrusted bytes: the HTTP request parser (TCP), what its Agones
+# SDK client reads back (HTTP responses, GameServer JSON), and the connection gate and ENet
+# command checks that see every UDP datagram before ENet. fuzz-http, fuzz-agones-response,
+# fuzz-datagram in the fuzz preset (scripts/fuzz.sh seeds them from tests/fuzz/corpus/<name>);
 # in test builds the same functions run over the seed corpora.
 if(NOT TARGET arbiter_server)
   return()
@@ -10,3 +11,5 @@ arb_fuzz_target(http SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_http.c LIBS arbiter_s
                 CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/http)
 arb_fuzz_target(agones-response TEST agones_response SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_agones_response.c
                 LIBS arbiter_server CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/agones-response)
+arb_fuzz_target(datagram SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_datagram.c LIBS arbiter_server
+                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/datagram)

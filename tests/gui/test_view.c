@@ -32,6 +32,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "../common/exit_status.h"
 #include "png_read.h"
 #include "view_palette.h"
 
@@ -72,7 +73,7 @@ static int wait_for(pid_t pid, int timeout_ms) {
   for (int t = 0; t <= timeout_ms; t += 20) {
     int st = 0;
     pid_t r = waitpid(pid, &st, WNOHANG);
-    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r == pid) return exit_status_of(st);
     sleep_ms(20);
   }
   return -1;
@@ -232,9 +233,10 @@ static void test_view_live_and_replay_screenshots(void** state) {
   char* bot_argv[] = {bot, "--host", "127.0.0.1", "--port", port, "--clients", "3",
                       "--duration", "12", "--behaviour", "random", "--seed", "7", NULL};
   pid_t bots = spawn("bots.log", bot_argv);
-  // With the interpolation ghosts on: outlines at the newest raw snapshot poses.
+  // With the ghosts on (outlines at the newest raw snapshot poses) and the prediction layer
+  // (the own avatar outlined where the prediction has it).
   char* view_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400",
-                       "--fps", "30", "--debug", "ghosts", "--screenshot", shot[0], "--after", "3",
+                       "--fps", "30", "--debug", "ghosts,corrections", "--screenshot", shot[0], "--after", "3",
                        "--screenshot", shot[1], "--after", "4", NULL};
   pid_t vw = spawn("view-live.log", view_argv);
   int vrc = wait_for(vw, 15000);
@@ -255,6 +257,9 @@ static void test_view_live_and_replay_screenshots(void** state) {
   int ghost = count_rgb(&live, VIEW_RGB_GHOST);
   fprintf(stderr, "live-2.png: ghost outline %d pixels\n", ghost);
   assert_true(ghost >= 20);
+  int predicted = count_rgb(&live, VIEW_RGB_CORRECTION);
+  fprintf(stderr, "live-2.png: predicted avatar outline %d pixels\n", predicted);
+  assert_true(predicted >= 20);
   free(live.rgb);
 
   // Replay: from 1 s into the recording (bots joined by then), frames at +1 s and +2 s.

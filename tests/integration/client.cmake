@@ -28,6 +28,17 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
         LIBS arbiter_client_testutil arbiter_client
         LABELS integration SERIAL TIMEOUT 120
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem>)
+      # 20 % loss, 100 +- 100 ms: 30 s in every run; the 10-minute soak only with
+      # `make soak` (label soak, excluded by the test presets).
+      arb_add_test(test_client_badnet_live
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_badnet_live.c
+        LIBS arbiter_client_testutil arbiter_client
+        LABELS integration SERIAL TIMEOUT 120
+        ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem> 30)
+      add_test(NAME test_client_badnet_soak
+               COMMAND test_client_badnet_live $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot>
+                       $<TARGET_FILE:arbiter-netem> 600)
+      set_tests_properties(test_client_badnet_soak PROPERTIES LABELS soak RUN_SERIAL ON TIMEOUT 900)
     endif()
     if(TARGET arbiter-netem AND TARGET arbiter-replay)
       # Lag-compensated shots through a 100 ms round trip; the session's log verifies.

@@ -3,6 +3,7 @@
 bounded; a failed check raises AssertionError with what was expected and what was seen."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -123,6 +124,12 @@ def bots(bin_dir, port, clients, duration, seed=1):
     return subprocess.Popen([os.path.join(bin_dir, "arbiter-bot"), "--host", "127.0.0.1", "--port", str(port),
                              "--clients", str(clients), "--duration", str(duration), "--seed", str(seed),
                              "--behaviour", "random"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def metric(text, name):
+    """The value of one /metrics line (name with its labels), None when absent."""
+    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
+    return float(m.group(1)) if m else None
 
 
 def verify_recording(bin_dir, path):

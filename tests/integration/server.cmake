@@ -7,7 +7,7 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
   target_compile_definitions(arbiter_testclient PUBLIC _POSIX_C_SOURCE=200809L)
 
-  foreach(t config snapshots capacity malformed shutdown http replay drain)
+  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c)
       continue()
     endif()
@@ -22,6 +22,15 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
     arb_add_test(test_server_modules SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_modules.c
       LIBS arbiter_server LABELS integration TIMEOUT 60)
   endif()
+  if(TARGET arbiter-token)
+    arb_add_test(test_server_auth SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_auth.c
+      LIBS arbiter_testclient arbiter_token arbiter_protocol arbiter_shared arb::enet
+      LABELS integration SERIAL TIMEOUT 120
+      ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-token>)
+  endif()
+  # The datagram guards (ENet command checks, connection gate) in-process, no traffic.
+  arb_add_test(test_server_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_guard.c
+    LIBS arbiter_server LABELS unit TIMEOUT 60)
   # The tick applier live vs. from the recorded log, the recorder's buffers, init unwinding.
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_record.c)
     arb_add_test(test_server_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_record.c
@@ -36,7 +45,7 @@ endif()
 if(ARB_BUILD_TESTS AND TARGET arbiter-server)
   find_program(ARB_PYTHON3 python3 REQUIRED)
   if(TARGET arbiter-bot AND TARGET arbiter-replay)
-    foreach(t agones lifecycle fleet)
+    foreach(t agones lifecycle fleet admin)
       add_test(NAME test_server_${t}
                COMMAND ${ARB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.py $<TARGET_FILE_DIR:arbiter-server>)
       set_tests_properties(test_server_${t} PROPERTIES LABELS integration TIMEOUT 180 RUN_SERIAL TRUE)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <enet/enet.h>
 
+#include <arbiter/gate.h>
 #include <arbiter/protocol.h>
 
 #include "cl_snapshot.h"
@@ -86,6 +87,22 @@ static void send_raw(fake* f, int channel, const void* data, size_t len) {
 }
 
 // A fresh fake server listening on an ephemeral 127.0.0.1 port (f->port).
+// The fake server answers the connection gate like a real one would, with a constant
+// cookie (clients echo it without looking inside).
+static int fake_gate_intercept(ENetHost* host, ENetEvent* event) {
+  (void)event;
+  arb_gate_msg m;
+  if (!arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return 0;
+  if (arb_gate_decode(host->receivedData, host->receivedDataLength, &m) != 0) return 1;
+  m.kind = m.kind == ARB_GATE_REQUEST ? ARB_GATE_CHALLENGE : ARB_GATE_ADMITTED;
+  memset(m.cookie, 0xAB, sizeof m.cookie);
+  uint8_t out[ARB_GATE_REQUEST_SIZE];
+  int n = arb_gate_encode(&m, out, sizeof out);
+  ENetBuffer b = {.data = out, .dataLength = (size_t)n};
+  if (n > 0) enet_socket_send(host->socket, &host->receivedAddress, &b, 1);
+  return 1;
+}
+
 static void fake_open(fake* f) {
   memset(f, 0, sizeof *f);
   ENetAddress addr;
@@ -93,6 +110,7 @@ static void fake_open(fake* f) {
   addr.port = 0;
   f->host = enet_host_create(&addr, 4, ARB_PROTO_CHANNEL_COUNT, 0, 0);
   assert_non_null(f->host);
+  f->host->intercept = fake_gate_intercept;
   ENetAddress bound;
   assert_int_equal(enet_socket_get_address(f->host->socket, &bound), 0);
   f->port = bound.port;
@@ -147,28 +165,34 @@ static int encode(const arb_proto_snapshot* s) {
   return n;
 }
 
+// Starts g_snap over: one part of `tick` against `baseline` (0 = a full snapshot).
+static void snap_begin(uint32_t tick, uint32_t baseline) {
+  memset(&g_snap, 0, sizeof g_snap);
+  g_snap.tick = tick;
+  g_snap.baseline_tick = baseline;
+  g_snap.part_count = 1;
+}
+
+// Adds an entity entering g_snap at rest at (x, y).
+static arb_proto_entered* snap_enter(uint32_t id, arb_proto_shape shape, float x, float y) {
+  arb_proto_entered* e = &g_snap.entered[g_snap.entered_count++];
+  e->id = id;
+  e->desc.shape = shape;
+  e->state = arb_proto_quantize_state(arb_v2(x, y), 0.0f, arb_v2(0, 0), 0.0f);
+  return e;
+}
+
 // Full snapshot of tick 2: entity 1 (circle) at (1, 2), entity 2 (box) at (-3, 0).
 static int full_snapshot(void) {
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = 2;
-  g_snap.part_count = 1;
-  g_snap.entered_count = 2;
-  g_snap.entered[0].id = 1;
-  g_snap.entered[0].desc.shape = circle_shape(0.5f);
-  g_snap.entered[0].state = arb_proto_quantize_state(arb_v2(1, 2), 0.0f, arb_v2(0, 0), 0.0f);
-  g_snap.entered[1].id = 2;
-  g_snap.entered[1].desc.shape = box_shape(1.0f);
-  g_snap.entered[1].desc.owner = 9;
-  g_snap.entered[1].state = arb_proto_quantize_state(arb_v2(-3, 0), 0.0f, arb_v2(0, 0), 0.0f);
+  snap_begin(2, 0);
+  snap_enter(1, circle_shape(0.5f), 1, 2);
+  snap_enter(2, box_shape(1.0f), -3, 0)->desc.owner = 9;
   return encode(&g_snap);
 }
 
 // Delta of `tick` against `baseline`: entity `id` moves by dx (1/128 m units).
 static int delta_snapshot(uint32_t tick, uint32_t baseline, uint32_t id, int32_t dx) {
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = tick;
-  g_snap.baseline_tick = baseline;
-  g_snap.part_count = 1;
+  snap_begin(tick, baseline);
   g_snap.changed_count = 1;
   g_snap.changed[0].id = id;
   g_snap.changed[0].mask = ARB_PROTO_FIELD_X;
@@ -322,10 +346,7 @@ static void test_client_garbage_from_fake_server(void** state) {
   // enters in tick 2200 (against 2100).
   while (arb_client_poll_event(f.client, &ev) > 0) {
   }
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = 2100;
-  g_snap.baseline_tick = 2000;
-  g_snap.part_count = 1;
+  snap_begin(2100, 2000);
   g_snap.removed_count = 1;
   g_snap.removed[0] = 1;
   n = encode(&g_snap);
@@ -334,14 +355,8 @@ static void test_client_garbage_from_fake_server(void** state) {
   n = delta_snapshot(2050, 2000, 1, 64);
   send_raw(&f, 2, g_buf, (size_t)n);
   run(&f, 0.1);
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.tick = 2200;
-  g_snap.baseline_tick = 2100;
-  g_snap.part_count = 1;
-  g_snap.entered_count = 1;
-  g_snap.entered[0].id = 3;
-  g_snap.entered[0].desc.shape = circle_shape(0.25f);
-  g_snap.entered[0].state = arb_proto_quantize_state(arb_v2(5, 5), 0.0f, arb_v2(0, 0), 0.0f);
+  snap_begin(2200, 2100);
+  snap_enter(3, circle_shape(0.25f), 5, 5);
   n = encode(&g_snap);
   send_raw(&f, 2, g_buf, (size_t)n);
   run(&f, 0.2);

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 
 #include "test_client_util.h"
+#include "../common/exit_status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,9 +107,7 @@ int cu_wait(cu_proc* p, double timeout) {
     pid_t r = waitpid(p->pid, &status, WNOHANG);
     if (r == p->pid) {
       p->pid = 0;
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      return -1;
+      return exit_status_of(status);
     }
     if (cu_now() > end) return -1;
     cu_sleep(0.01);

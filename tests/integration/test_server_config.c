@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/exit_status.h"
 #include "test_server_common.h"
 
 typedef struct run_result {
@@ -51,7 +52,7 @@ static void run(run_result* r, const char* const* args, const char* const* env) 
   int status;
   while (tc_now_ms() < end) {
     if (waitpid(pid, &status, WNOHANG) == pid) {
-      r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r->status = exit_status_of(status);
       s.pid = 0;
       break;
     }
@@ -97,7 +98,8 @@ static void test_server_config_help_lists_every_flag(void** state) {
                             "--snapshot-rate", "ARBITER_SNAPSHOT_RATE", "--scene",     "ARBITER_SCENE",
                             "--record",     "ARBITER_RECORD",      "--http-port",     "ARBITER_HTTP_PORT",
                             "--log-level",  "ARBITER_LOG_LEVEL",   "--log-format",    "ARBITER_LOG_FORMAT",
-                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "--help"};
+                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY",
+                            "--physics-threads", "ARBITER_PHYSICS_THREADS", "--help"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
     if (strstr(r->out, expected[i]) == NULL) print_error("--help lacks %s\n", expected[i]);
     assert_non_null(strstr(r->out, expected[i]));
@@ -123,6 +125,8 @@ static const invalid_case invalid_cases[] = {
     {{"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL}, "scene"},
     {{"--port", "0", "--http-port", "0", "--tick-rate", "1001", NULL}, "--tick-rate"},
     {{"--port", "0", "--http-port", "0", "--snapshot-rate", "100", NULL}, "--snapshot-rate"},
+    {{"--port", "0", "--http-port", "0", "--physics-threads", "0", NULL}, "--physics-threads"},
+    {{"--port", "0", "--http-port", "0", "--physics-threads", "65", NULL}, "--physics-threads"},
 };
 
 static void test_server_config_invalid_values_exit_2(void** state) {

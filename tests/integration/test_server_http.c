@@ -2,7 +2,12 @@
 // 0.0.4) with every metric the server documents, anything else is 404, and oversize or
 // slow requests are cut off. A stalled process (SIGSTOP) comes back lagging: 503 and
 // skipped ticks counted, then healthy again.
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,6 +147,7 @@ static void test_server_http_healthz_and_metrics(void** state) {
   assert_non_null(body);
   assert_non_null(strstr(body, "\"status\":\"ok\""));
   assert_non_null(strstr(body, "\"state\":\"allocated\""));  // the client joined: a match is on
+  assert_non_null(strstr(body, "\"reasons\":[]"));
   free(body);
 
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
@@ -212,6 +218,8 @@ static void test_server_http_healthz_and_metrics(void** state) {
   kill(s.pid, SIGCONT);
   tc_sleep_ms(100);
   assert_int_equal(tc_http_get(s.http_port, "/healthz", &body), 503);
+  assert_non_null(strstr(body, "\"status\":\"degraded\""));
+  assert_non_null(strstr(body, "\"tick_lag\""));
   free(body);
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
   assert_true(tc_metric(body, "arbiter_ticks_skipped_total") > 0);
@@ -231,4 +239,150 @@ static void test_server_http_healthz_and_metrics(void** state) {
   unlink(s.log_path);
 }
 
-SERVER_TEST_MAIN(cmocka_unit_test(test_server_http_healthz_and_metrics))
+// ---- slowloris --------------------------------------------------------------------------
+
+#define LORIS 200
+
+static int loris_connect(const char* local_ip, int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  inet_pton(AF_INET, local_ip, &a.sin_addr);
+  struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  if (bind(fd, (struct sockaddr*)&a, sizeof a) != 0 ||
+      (connect(fd, (struct sockaddr*)&to, sizeof to) != 0 && errno != EINPROGRESS)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// LORIS connections from 25 addresses (8 each) plus 50 more from one address, each
+// sending a request header one byte every 400 ms and reconnecting 100 ms after the server
+// hangs up, for `seconds`.
+static void slowloris(int port, int seconds) {
+  int fds[LORIS + 50];
+  uint64_t retry_at[LORIS + 50] = {0};
+  char ips[LORIS + 50][24];
+  for (int i = 0; i < LORIS + 50; ++i) {
+    snprintf(ips[i], sizeof ips[i], i < LORIS ? "127.0.3.%d" : "127.0.4.1", 1 + i / 8);
+    fds[i] = loris_connect(ips[i], port);
+  }
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  uint64_t next_byte = 0;
+  while (tc_now_ms() < end) {
+    bool drip = tc_now_ms() >= next_byte;
+    if (drip) next_byte = tc_now_ms() + 400;
+    for (int i = 0; i < LORIS + 50; ++i) {
+      char buf[256];
+      ssize_t r = fds[i] >= 0 ? recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) : 0;
+      if (fds[i] < 0 || r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
+        if (fds[i] >= 0) {
+          close(fds[i]);
+          fds[i] = -1;
+          retry_at[i] = tc_now_ms() + 100;
+        }
+        if (tc_now_ms() < retry_at[i]) continue;
+        fds[i] = loris_connect(ips[i], port);
+        if (fds[i] >= 0) send(fds[i], "G", 1, MSG_NOSIGNAL);
+        continue;
+      }
+      if (drip) send(fds[i], "E", 1, MSG_NOSIGNAL);
+    }
+    tc_sleep_ms(5);
+  }
+  for (int i = 0; i < LORIS + 50; ++i)
+    if (fds[i] >= 0) close(fds[i]);
+}
+
+static void test_server_http_healthz_survives_slowloris(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    slowloris(s.http_port, 8);
+    _exit(0);
+  }
+  tc_sleep_ms(1000);  // the connections are up and dripping
+  int answered = 0, ok = 0;
+  for (int i = 0; i < 100; ++i) {
+    char* body = NULL;
+    int status = tc_http_get(s.http_port, "/healthz", &body);
+    if (status == 200 || (status == 503 && body && strstr(body, "\"status\":"))) answered++;
+    if (status == 200) ok++;
+    if (status != 200 && status != 503) print_error("probe %d: status %d %s\n", i, status, body ? body : "(no body)");
+    free(body);
+    tc_sleep_ms(50);
+  }
+  char* body = NULL;
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  double evicted = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"evicted\"}");
+  double per_addr = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}");
+  double timeouts = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"timeout\"}");
+  double full = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"full\"}");
+  free(body);
+  print_message("slowloris: %d/100 probes answered (%d with 200); closed: %.0f evicted, %.0f refused (full), "
+                "%.0f per-address, %.0f timeouts\n", answered, ok, evicted, full, per_addr, timeouts);
+  int status = 0;
+  waitpid(child, &status, 0);
+  assert_int_equal(answered, 100);
+  assert_true(evicted + full > 0);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+// One address holds at most 8 connections; a connection that sends nothing is closed by
+// the idle timeout (1 s), one that keeps dripping by the header timeout (2 s).
+static void test_server_http_per_address_and_timeouts(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  int fds[10];
+  for (int i = 0; i < 10; ++i) assert_true((fds[i] = loris_connect("127.0.5.1", s.http_port)) >= 0);
+  int drip = loris_connect("127.0.5.2", s.http_port);
+  assert_true(drip >= 0);
+  // After 300 ms: 2 of the 10 were closed at once. Then the idle ones go at ~1 s, while
+  // the dripping one lives until its 2 s header deadline.
+  uint64_t t0 = tc_now_ms();
+  int closed_early = 0;
+  uint64_t drip_closed_at = 0;
+  bool idle_closed[10] = {false};
+  while (tc_now_ms() - t0 < 3500) {
+    for (int i = 0; i < 10; ++i) {
+      char b[64];
+      if (!idle_closed[i] && recv(fds[i], b, sizeof b, MSG_DONTWAIT) == 0) {
+        idle_closed[i] = true;
+        if (tc_now_ms() - t0 < 300) closed_early++;
+      }
+    }
+    char b[64];
+    if (drip_closed_at == 0) {
+      if (recv(drip, b, sizeof b, MSG_DONTWAIT) == 0) drip_closed_at = tc_now_ms() - t0;
+      else if ((tc_now_ms() - t0) % 300 < 10) send(drip, "G", 1, MSG_NOSIGNAL);
+    }
+    tc_sleep_ms(5);
+  }
+  int idle_closed_count = 0;
+  for (int i = 0; i < 10; ++i) idle_closed_count += idle_closed[i];
+  print_message("closed at once: %d, idle-closed: %d, dripping one closed after %llu ms\n", closed_early,
+                idle_closed_count, (unsigned long long)drip_closed_at);
+  assert_int_equal(closed_early, 2);
+  assert_int_equal(idle_closed_count, 10);
+  assert_true(drip_closed_at >= 1500 && drip_closed_at <= 3000);
+  for (int i = 0; i < 10; ++i) close(fds[i]);
+  close(drip);
+  char* body = NULL;
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}") == 2.0);
+  assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"timeout\"}") >= 9.0);
+  free(body);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_http_healthz_and_metrics),
+                 cmocka_unit_test(test_server_http_healthz_survives_slowloris),
+                 cmocka_unit_test(test_server_http_per_address_and_timeouts))

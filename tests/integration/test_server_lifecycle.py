@@ -6,21 +6,15 @@ and the states in /healthz and /metrics. Real arbiter-server and arbiter-bot pro
 
 Usage: test_server_lifecycle.py BIN_DIR"""
 import os
-import re
 import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lifecycle_util import Server, bots, run_tests, verify_recording  # noqa: E402
+from lifecycle_util import Server, bots, metric, run_tests, verify_recording  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/release/bin"
 TOKEN = "t0ken-for-the-lifecycle-test-0123456789"
-
-
-def metric(text, name):
-    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
-    return float(m.group(1)) if m else None
 
 
 def test_http_drain_lets_the_match_finish(work):

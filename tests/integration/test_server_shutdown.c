@@ -56,46 +56,49 @@ static void read_log(const char* path, log_summary* out) {
   free(data);
 }
 
-// A server recording to /tmp/arbiter-test-<tag>-<pid>.arbrec (written to path) with two
-// clients connected under the name tag.
-static void start_recording(tc_server* s, char path[128], const char* tag, tc_client* cs[2]) {
-  snprintf(path, 128, "/tmp/arbiter-test-%s-%d.arbrec", tag, (int)getpid());
-  const char* extra[] = {"--record", path, NULL};
-  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
-  cs[0] = tc_create();
-  cs[1] = tc_create();
-  connect_all(cs, 2, (uint16_t)s->port, tag);
+// A server recording a session to a log, with two clients connected.
+typedef struct recording {
+  char path[128];  ///< the replay log, /tmp/arbiter-test-<tag>-<pid>.arbrec
+  tc_server s;
+  tc_client* cs[2];
+} recording;
+
+static void start_recording(recording* r, const char* tag) {
+  snprintf(r->path, sizeof r->path, "/tmp/arbiter-test-%s-%d.arbrec", tag, (int)getpid());
+  const char* extra[] = {"--record", r->path, NULL};
+  assert_int_equal(tc_server_start(&r->s, g_server_exe, extra), 0);
+  r->cs[0] = tc_create();
+  r->cs[1] = tc_create();
+  connect_all(r->cs, 2, (uint16_t)r->s.port, tag);
 }
 
 static void test_server_shutdown_sigterm_closes_the_log(void** state) {
   (void)state;
-  char path[128];
-  tc_server s;
-  tc_client* cs[2];
-  start_recording(&s, path, "term", cs);
+  recording r;
+  start_recording(&r, "term");
   arb_controls ctl[2];
   memset(ctl, 0, sizeof ctl);
   ctl[0].move_x = 1.0f;
   ctl[1].buttons = ARB_BUTTON_JUMP;
-  drive(cs, 2, ctl, 1500);
+  drive(r.cs, 2, ctl, 1500);
 
-  kill(s.pid, SIGTERM);
+  kill(r.s.pid, SIGTERM);
   // Clients hear why before the connection closes.
-  tc_pump(cs, 2, 500);
+  tc_pump(r.cs, 2, 500);
   for (int i = 0; i < 2; ++i) {
-    assert_int_equal(cs[i]->disconnect_event.kind, ARB_PROTO_EVENT_DISCONNECT);
-    assert_int_equal(cs[i]->disconnect_event.code, ARB_PROTO_REASON_SHUTDOWN);
+    assert_int_equal(r.cs[i]->disconnect_event.kind, ARB_PROTO_EVENT_DISCONNECT);
+    assert_int_equal(r.cs[i]->disconnect_event.code, ARB_PROTO_REASON_SHUTDOWN);
   }
-  assert_int_equal(tc_server_stop(&s, 0, 3000), 0);  // signal 0: already sent, just wait
+  assert_int_equal(tc_server_stop(&r.s, 0, 3000), 0);  // signal 0: already sent, just wait
 
   char value[64];
-  assert_true(tc_log_find(s.log_path, "server_stopped", "tick", value, sizeof value));
+  assert_true(tc_log_find(r.s.log_path, "server_stopped", "tick", value, sizeof value));
   uint64_t stopped_tick = strtoull(value, NULL, 10);
-  assert_true(tc_log_find(s.log_path, "server_stopped", "hash", value, sizeof value));
+  assert_true(tc_log_find(r.s.log_path, "server_stopped", "hash", value, sizeof value));
   uint64_t stopped_hash = strtoull(value, NULL, 16);
 
   log_summary sum;
-  read_log(path, &sum);
+  read_log(r.path, &sum);
   print_message("log: %llu ticks %llu..%llu, %s\n", (unsigned long long)sum.ticks,
                 (unsigned long long)sum.first_tick, (unsigned long long)sum.last_tick, sum.why);
   assert_int_equal(sum.open_rc, 0);
@@ -110,31 +113,29 @@ static void test_server_shutdown_sigterm_closes_the_log(void** state) {
   assert_true(sum.ticks > 60);
 
   for (int i = 0; i < 2; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
+    tc_close(r.cs[i]);
+    tc_destroy(r.cs[i]);
   }
-  unlink(path);
-  unlink(s.log_path);
+  unlink(r.path);
+  unlink(r.s.log_path);
 }
 
 static void test_server_shutdown_kill9_log_readable(void** state) {
   (void)state;
-  char path[128];
-  tc_server s;
-  tc_client* cs[2];
-  start_recording(&s, path, "kill", cs);
-  drive(cs, 2, NULL, 2300);
+  recording r;
+  start_recording(&r, "kill");
+  drive(r.cs, 2, NULL, 2300);
 
   // The tick just before the kill, as the server itself reports it.
   char* text = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &text), 200);
+  assert_int_equal(tc_http_get(r.s.http_port, "/metrics", &text), 200);
   double tick_before = tc_metric(text, "arbiter_tick");
   free(text);
   assert_true(tick_before > 60);
-  assert_int_equal(tc_server_stop(&s, SIGKILL, 3000), 128 + SIGKILL);
+  assert_int_equal(tc_server_stop(&r.s, SIGKILL, 3000), 128 + SIGKILL);
 
   log_summary sum;
-  read_log(path, &sum);
+  read_log(r.path, &sum);
   print_message("killed at tick >= %.0f; log reads %llu ticks up to %llu (%s)\n", tick_before,
                 (unsigned long long)sum.ticks, (unsigned long long)sum.last_tick, sum.why);
   assert_int_equal(sum.open_rc, 0);
@@ -146,11 +147,11 @@ static void test_server_shutdown_kill9_log_readable(void** state) {
   assert_true((double)sum.last_tick + 60.0 >= tick_before);
 
   for (int i = 0; i < 2; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
+    tc_close(r.cs[i]);
+    tc_destroy(r.cs[i]);
   }
-  unlink(path);
-  unlink(s.log_path);
+  unlink(r.path);
+  unlink(r.s.log_path);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_shutdown_sigterm_closes_the_log),

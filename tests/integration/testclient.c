@@ -1,5 +1,8 @@
 // Test client and process helpers for the server integration tests (see testclient.h).
 #include "testclient.h"
+#include "../common/exit_status.h"
+
+#include <arbiter/gate.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,16 +55,51 @@ static int send_hello(tc_client* c, uint32_t version) {
   memset(&h, 0, sizeof h);
   h.version = version;
   snprintf(h.name, sizeof h.name, "%s", c->name);
-  uint8_t buf[512];
+  h.token_len = (uint16_t)strlen(c->token);
+  memcpy(h.token, c->token, h.token_len);
+  uint8_t buf[1024];
   int n = arb_proto_encode_hello(&h, buf, sizeof buf);
   if (n <= 0 || (size_t)n > sizeof buf) return -1;
   return tc_send_raw(c, ARB_PROTO_CHANNEL_CONTROL, buf, (size_t)n, true);
 }
 
+int tc_gate(ENetHost* host, uint16_t port, int timeout_ms) {
+  ENetAddress server;
+  enet_address_set_host_ip(&server, "127.0.0.1");
+  server.port = port;
+  arb_gate_client g;
+  static uint64_t counter;
+  arb_gate_client_start(&g, tc_now_ms() * 1000003u + (++counter) * 7919u + (uint64_t)getpid(), ARB_PROTO_VERSION);
+  uint64_t end = tc_now_ms() + (uint64_t)timeout_ms;
+  while (g.state != ARB_GATE_CLIENT_ADMITTED && tc_now_ms() < end) {
+    uint8_t buf[ARB_GATE_REQUEST_SIZE];
+    int len = arb_gate_client_next(&g, tc_now_ms(), buf, sizeof buf);
+    if (len > 0) {
+      ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
+      enet_socket_send(host->socket, &server, &out, 1);
+    }
+    enet_uint32 cond = ENET_SOCKET_WAIT_RECEIVE;
+    if (enet_socket_wait(host->socket, &cond, 10) != 0 || !(cond & ENET_SOCKET_WAIT_RECEIVE)) continue;
+    uint8_t in[256];
+    ENetAddress from;
+    ENetBuffer b = {.data = in, .dataLength = sizeof in};
+    int got = enet_socket_receive(host->socket, &from, &b, 1);
+    if (got > 0 && from.host == server.host && from.port == server.port) arb_gate_client_receive(&g, in, (size_t)got);
+  }
+  return g.state == ARB_GATE_CLIENT_ADMITTED ? 0 : -1;
+}
+
 int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version) {
+  return tc_start_from(c, NULL, port, name, version);
+}
+
+int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name, uint32_t version) {
   snprintf(c->name, sizeof c->name, "%s", name);
-  c->host = enet_host_create(NULL, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+  ENetAddress local = {.host = ENET_HOST_ANY, .port = 0};
+  if (local_ip != NULL && enet_address_set_host_ip(&local, local_ip) != 0) return -1;
+  c->host = enet_host_create(local_ip ? &local : NULL, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
   if (c->host == NULL) return -1;
+  if (tc_gate(c->host, port, 3000) != 0) return -1;
   ENetAddress addr;
   enet_address_set_host_ip(&addr, "127.0.0.1");
   addr.port = port;
@@ -140,7 +178,11 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
       c->events_received++;
       if (ev.kind == ARB_PROTO_EVENT_DISCONNECT) c->disconnect_event = ev;
       if (ev.kind == ARB_PROTO_EVENT_NOTICE) c->last_notice = ev;
-      if (ev.kind == ARB_PROTO_EVENT_LEFT) c->last_left = ev;
+      if (ev.kind == ARB_PROTO_EVENT_LEFT) {
+        c->last_left = ev;
+        c->left_events++;
+      }
+      if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
   } else if (type == ARB_PROTO_MSG_SNAPSHOT) {
     on_snapshot(c, data, len);
@@ -244,7 +286,7 @@ bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* o
 void tc_close(tc_client* c) {
   if (c->host == NULL) return;
   if (c->peer) {
-    enet_peer_disconnect(c->peer, 0);
+    enet_peer_disconnect(c->peer, ARB_PROTO_REASON_OTHER);  // non-zero: leaving, not lost
     uint64_t end = tc_now_ms() + 300;
     while (c->peer && tc_now_ms() < end) tc_service(c, 5);
     if (c->peer) enet_peer_reset(c->peer);
@@ -400,9 +442,7 @@ int tc_server_stop(tc_server* s, int sig, int timeout_ms) {
     pid_t r = waitpid(s->pid, &status, WNOHANG);
     if (r == s->pid) {
       s->pid = 0;
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      return -1;
+      return exit_status_of(status);
     }
     tc_sleep_ms(5);
   }

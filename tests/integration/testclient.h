@@ -32,6 +32,7 @@ typedef struct tc_client {
   tc_state state;
   char name[ARB_PROTO_MAX_NAME + 1];
   uint32_t hello_version;  ///< protocol version put in the hello
+  char token[ARB_PROTO_MAX_TOKEN + 1];  ///< connect token for the hello ("" = none); set before tc_start
   arb_proto_welcome welcome;
   arb_proto_static_body statics[TC_MAX_STATICS];
   arb_proto_reject reject;
@@ -39,6 +40,8 @@ typedef struct tc_client {
   arb_proto_event last_notice;       ///< last NOTICE event, kind 0 if none
   arb_proto_event last_left;         ///< last LEFT event (another player), kind 0 if none
   int events_received;
+  int left_events;                          ///< events "left" (other clients' avatars gone)
+  char rejoin_token[ARB_PROTO_MAX_TEXT + 1];  ///< from the last rejoin event, "" if none
 
   // Snapshot assembly: complete views by tick, plus the one being assembled.
   arb_proto_entity ring_items[TC_VIEW_RING][TC_MAX_ENTITIES];
@@ -71,6 +74,12 @@ void tc_destroy(tc_client* c);
 /// Connect to 127.0.0.1:port and send hello (avatar kind 0) with this protocol version
 /// (0 = send no hello at all). Does not wait for the welcome.
 int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version);
+/// Like tc_start, but from a local IPv4 address (any of 127.0.0.0/8 on loopback), so a
+/// test can play several "machines".
+int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name, uint32_t version);
+/// Run the server's connection gate (PROTOCOL.md §1.1) on host's socket towards
+/// 127.0.0.1:port; bounded by timeout_ms. 0 when admitted, -1 otherwise.
+int tc_gate(ENetHost* host, uint16_t port, int timeout_ms);
 /// Service the client's ENet host once with the given timeout, handling all events.
 void tc_service(tc_client* c, int timeout_ms);
 /// Service every client in turn for duration_ms (1 ms sleeps between rounds).

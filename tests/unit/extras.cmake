@@ -12,6 +12,9 @@ if(TARGET arbiter_game)
                LIBS arbiter_game LABELS "unit;determinism" TIMEOUT 60)
   target_compile_definitions(test_extras_scene PRIVATE ARB_TEST_SCENES_DIR="${CMAKE_CURRENT_LIST_DIR}/../scenes")
 endif()
+# Joints: limits, motors, springs, every joint type, save/restore mid-motion.
+arb_add_test(test_joints SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_joints.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 120)
 # World queries from the broad-phase trees against a slot-order scan (random worlds).
 arb_add_test(test_overlap_query SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_overlap_query.c
              LIBS arbiter_shared LABELS unit TIMEOUT 120)

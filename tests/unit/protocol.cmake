@@ -13,6 +13,13 @@ arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_gold
              LIBS ${_proto_libs} LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
 arb_add_test(test_proto_malformed SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_malformed.c
              LIBS ${_proto_libs} LABELS unit INCLUDES ${XXHASH_INCLUDE_DIRS})
+arb_add_test(test_proto_gate SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_gate.c
+             LIBS arbiter_protocol LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
+if(TARGET arbiter_token)
+  arb_add_test(test_proto_token SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_token.c
+               LIBS arbiter_token LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../../protocol/PROTOCOL.md)
+  target_compile_definitions(test_proto_token PRIVATE _POSIX_C_SOURCE=200809L)
+endif()
 arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
              LIBS arbiter_protocol LABELS unit)
 arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c

@@ -128,12 +128,43 @@ static void test_scene_extras_bad_input(void** state) {
        "springs[0].spin", "unknown key"},
       {"{" BODIES ",\"joints\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "joints[0].type",
        "missing (required)"},
-      {"{" BODIES ",\"joints\":[{\"type\":\"weld\",\"body_a\":\"d\"}]}", ARB_E_INVAL,
-       "joints[0].type", "unknown value \"weld\""},
+      {"{" BODIES ",\"joints\":[{\"type\":\"rope\",\"body_a\":\"d\"}]}", ARB_E_INVAL,
+       "joints[0].type", "unknown value \"rope\""},
       {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"g\"}]}", ARB_E_INVAL,
        "joints[0].body_a", "at least one dynamic body"},
       {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"length\":1}]}",
-       ARB_E_INVAL, "joints[0].length", "only distance joints"},
+       ARB_E_INVAL, "joints[0].length", "revolute joints do not take this key"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"spin\":1}]}", ARB_E_INVAL,
+       "joints[0].spin", "unknown key (expected one of: type, body_a"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"lower\":-1}]}",
+       ARB_E_INVAL, "joints[0].upper", "a limit needs both lower and upper"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"lower\":1,"
+       "\"upper\":0}]}",
+       ARB_E_RANGE, "joints[0].upper", "must be >= lower"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"lower\":-4,"
+       "\"upper\":0}]}",
+       ARB_E_RANGE, "joints[0].lower", "must be between -3.14159"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"motor_speed\":1}]}",
+       ARB_E_INVAL, "joints[0].motor_speed", "needs max_motor_torque"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"prismatic\",\"body_a\":\"d\",\"axis\":[0,0]}]}",
+       ARB_E_INVAL, "joints[0].axis", "must not be zero"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"prismatic\",\"body_a\":\"d\","
+       "\"max_motor_torque\":1}]}",
+       ARB_E_INVAL, "joints[0].max_motor_torque", "prismatic joints do not take this key"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"wheel\",\"body_a\":\"d\",\"hertz\":-1}]}", ARB_E_RANGE,
+       "joints[0].hertz", "must be between 0 and 10000"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"mouse\",\"body_a\":\"d\",\"target\":[1,1]}]}",
+       ARB_E_INVAL, "joints[0].max_force", "missing (required)"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"mouse\",\"body_a\":\"d\",\"body_b\":\"g\"}]}",
+       ARB_E_INVAL, "joints[0].body_b", "mouse joints do not take this key"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"motor\",\"body_a\":\"g\",\"body_b\":\"d\"}]}",
+       ARB_E_INVAL, "joints[0].max_force", "needs max_force or max_torque"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"motor\",\"body_a\":\"g\",\"body_b\":\"d\","
+       "\"max_force\":1,\"correction_factor\":2}]}",
+       ARB_E_RANGE, "joints[0].correction_factor", "must be between 0 and 1"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"min_length\":2,"
+       "\"max_length\":1}]}",
+       ARB_E_RANGE, "joints[0].max_length", "must be >= min_length"},
       {"{" BODIES ",\"joints\":[{\"type\":\"distance\",\"body_a\":\"d\",\"anchor\":[0,0],\"anchor_"
        "a\":[0,0]}]}",
        ARB_E_INVAL, "joints[0].anchor", "not both"},
@@ -212,6 +243,35 @@ static void test_scene_extras_file(void** state) {
   arb_scene_destroy(scene);
 }
 
+// Every joint type from the scene file, each with its limit, motor or spring.
+static void test_scene_joints_file(void** state) {
+  (void)state;
+  arb_scene* scene = NULL;
+  arb_scene_error err;
+  int rc = arb_scene_load_file(ARB_TEST_SCENES_DIR "/joints.json", &scene, &err);
+  if (rc) fail_msg("%s: %s: %s", err.file, err.path, err.message);
+  arb_world* w = NULL;
+  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  static const arb_joint_type want[] = {
+      ARB_JOINT_REVOLUTE, ARB_JOINT_PRISMATIC, ARB_JOINT_REVOLUTE,
+      ARB_JOINT_WELD,     ARB_JOINT_WHEEL,     ARB_JOINT_WHEEL,
+      ARB_JOINT_MOTOR,    ARB_JOINT_MOUSE,     ARB_JOINT_DISTANCE};
+  arb_extra_id ids[9];
+  assert_int_equal(arb_world_get_joints(w, ids, 9), 9);
+  for (int i = 0; i < 9; ++i) assert_int_equal(arb_joint_get_type(w, ids[i]), want[i]);
+  for (int i = 0; i < 300; ++i) arb_world_step(w, 1.0f / 60.0f);
+  // The door's motor holds it on its upper limit (1.2 rad), the piston's on 1.5 m.
+  assert_true(arb_joint_get_position(w, ids[0]) > 1.15f &&
+              arb_joint_get_position(w, ids[0]) < 1.22f);
+  assert_true(arb_joint_get_position(w, ids[1]) > 1.45f &&
+              arb_joint_get_position(w, ids[1]) < 1.52f);
+  // The rope is taut at its max length.
+  assert_true(arb_joint_get_position(w, ids[8]) > 2.95f &&
+              arb_joint_get_position(w, ids[8]) < 3.02f);
+  arb_world_destroy(w);
+  arb_scene_destroy(scene);
+}
+
 static void test_game_vehicle_avatar(void** state) {
   (void)state;
   arb_scene* scene = NULL;
@@ -231,7 +291,8 @@ static void test_game_vehicle_avatar(void** state) {
   assert_int_equal(vehicles, 3);  // two in the scene, one avatar
   arb_entity a;
   assert_int_equal(arb_game_get_avatar(g, 1, &a), ARB_OK);
-  assert_int_equal(a.kind, ARB_AVATAR_VEHICLE);  // "scene default" resolved, as snapshots describe it
+  assert_int_equal(a.kind,
+                   ARB_AVATAR_VEHICLE);  // "scene default" resolved, as snapshots describe it
   arb_entity b;
   assert_int_equal(arb_game_get_avatar(g, 2, &b), ARB_OK);
   assert_int_equal(b.kind, ARB_AVATAR_FORCE);
@@ -283,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_scene_extras_load_and_build),
       cmocka_unit_test(test_scene_extras_bad_input),
       cmocka_unit_test(test_scene_extras_file),
+      cmocka_unit_test(test_scene_joints_file),
       cmocka_unit_test(test_game_vehicle_avatar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,16 +18,6 @@
 #define MAX_BODIES 400
 #define MAX_OUT 512
 
-static uint32_t rng_next(uint32_t* s) {
-  *s ^= *s << 13;
-  *s ^= *s >> 17;
-  *s ^= *s << 5;
-  return *s;
-}
-static float rng_range(uint32_t* s, float lo, float hi) {
-  return lo + (hi - lo) * (float)(rng_next(s) & 0xffffffu) / 16777216.0f;
-}
-
 // The live bodies of a test world, in any order.
 typedef struct body_list {
   arb_body_id ids[MAX_BODIES];
@@ -60,39 +50,39 @@ static int scan_overlap(const arb_world* w, const body_list* live, arb_aabb box,
 // Boxes and circles, mostly dynamic, some static or kinematic, some with filter bits.
 static arb_body_id random_body(arb_world* w, uint32_t* rng) {
   arb_body_def bd = arb_default_body_def();
-  bd.type = rng_next(rng) % 5 == 0 ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
-  if (rng_next(rng) % 11 == 0) bd.type = ARB_BODY_KINEMATIC;
-  bd.position = arb_v2(rng_range(rng, -40.0f, 40.0f), rng_range(rng, 0.0f, 30.0f));
-  if (rng_next(rng) % 2) {
+  bd.type = wt_rng_next(rng) % 5 == 0 ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
+  if (wt_rng_next(rng) % 11 == 0) bd.type = ARB_BODY_KINEMATIC;
+  bd.position = arb_v2(wt_rng_range(rng, -40.0f, 40.0f), wt_rng_range(rng, 0.0f, 30.0f));
+  if (wt_rng_next(rng) % 2) {
     bd.shape.type = ARB_SHAPE_POLYGON;
-    bd.shape.polygon = arb_make_box(rng_range(rng, 0.2f, 2.0f), rng_range(rng, 0.2f, 2.0f));
+    bd.shape.polygon = arb_make_box(wt_rng_range(rng, 0.2f, 2.0f), wt_rng_range(rng, 0.2f, 2.0f));
   } else {
     bd.shape.type = ARB_SHAPE_CIRCLE;
-    bd.shape.circle.radius = rng_range(rng, 0.2f, 1.5f);
+    bd.shape.circle.radius = wt_rng_range(rng, 0.2f, 1.5f);
   }
-  if (rng_next(rng) % 4 == 0) {
-    bd.shape.category_bits = 1u << (rng_next(rng) % 3);
-    bd.shape.group = (int32_t)(rng_next(rng) % 3) - 1;
+  if (wt_rng_next(rng) % 4 == 0) {
+    bd.shape.category_bits = 1u << (wt_rng_next(rng) % 3);
+    bd.shape.group = (int32_t)(wt_rng_next(rng) % 3) - 1;
   }
   return arb_body_create(w, &bd);
 }
 
 static arb_query_filter random_filter(uint32_t* rng) {
   arb_query_filter f = arb_default_query_filter();
-  if (rng_next(rng) % 3 == 0) f.mask_bits = rng_next(rng) % 4;  // sees nothing or some
-  if (rng_next(rng) % 5 == 0) f.group = (int32_t)(rng_next(rng) % 3) - 1;
+  if (wt_rng_next(rng) % 3 == 0) f.mask_bits = wt_rng_next(rng) % 4;  // sees nothing or some
+  if (wt_rng_next(rng) % 5 == 0) f.group = (int32_t)(wt_rng_next(rng) % 3) - 1;
   return f;
 }
 
 static void check_queries(const arb_world* w, const body_list* live, uint32_t* rng) {
   static arb_body_id got[MAX_OUT], want[MAX_OUT];
   for (int q = 0; q < 40; ++q) {
-    float x = rng_range(rng, -50.0f, 50.0f), y = rng_range(rng, -10.0f, 40.0f);
-    float hw = rng_range(rng, 0.0f, q % 10 == 0 ? 60.0f : 8.0f);
-    float hh = rng_range(rng, 0.0f, q % 10 == 0 ? 40.0f : 8.0f);
+    float x = wt_rng_range(rng, -50.0f, 50.0f), y = wt_rng_range(rng, -10.0f, 40.0f);
+    float hw = wt_rng_range(rng, 0.0f, q % 10 == 0 ? 60.0f : 8.0f);
+    float hh = wt_rng_range(rng, 0.0f, q % 10 == 0 ? 40.0f : 8.0f);
     arb_aabb box = {{x - hw, y - hh}, {x + hw, y + hh}};
     arb_query_filter f = random_filter(rng);
-    int cap = (int)(rng_next(rng) % 4 == 0 ? rng_next(rng) % 8 : MAX_OUT);
+    int cap = (int)(wt_rng_next(rng) % 4 == 0 ? wt_rng_next(rng) % 8 : MAX_OUT);
     memset(got, 0, sizeof got);
     memset(want, 0, sizeof want);
     int n_want = scan_overlap(w, live, box, f, want, cap);
@@ -118,19 +108,19 @@ static void test_overlap_matches_scan(void** state) {
     arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
     live.n = 0;
     live.ids[live.n++] = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
-    int count = 50 + (int)(rng_next(&rng) % 300);
+    int count = 50 + (int)(wt_rng_next(&rng) % 300);
     for (int i = 0; i < count; ++i) add_body(w, &live, &rng);
     check_queries(w, &live, &rng);
     for (int round = 0; round < 6; ++round) {
       // Destroy some (slots are reused LIFO), create some, step: proxies move, bodies
       // fall asleep on the ground.
       for (int k = 0; k < 20 && live.n > 1; ++k) {
-        int i = 1 + (int)(rng_next(&rng) % (uint32_t)(live.n - 1));
+        int i = 1 + (int)(wt_rng_next(&rng) % (uint32_t)(live.n - 1));
         assert_int_equal(arb_body_destroy(w, live.ids[i]), 0);
         live.ids[i] = live.ids[--live.n];
       }
       for (int k = 0; k < 25 && live.n < MAX_BODIES; ++k) add_body(w, &live, &rng);
-      int steps = 10 + (int)(rng_next(&rng) % (round == 5 ? 400 : 80));
+      int steps = 10 + (int)(wt_rng_next(&rng) % (round == 5 ? 400 : 80));
       for (int s = 0; s < steps; ++s) arb_world_step(w, 1.0f / 60.0f);
       check_queries(w, &live, &rng);
     }

@@ -14,3 +14,10 @@ arb_add_test(test_assert SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_assert.c
 # Contact begin/end and hit events (outputs of the step; golden event stream).
 arb_add_test(test_events SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_events.c
              LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120)
+# The hash's reuse of the encoded bytes of bodies at rest equals the full encoding.
+arb_add_test(test_hash_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash_cache.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 120)
+# Worker threads: the same hash with 1, 2 and 4 workers (reads the pool pointer in
+# shared/src/world.h to know the threads started).
+arb_add_test(test_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workers.c
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)

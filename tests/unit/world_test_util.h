@@ -66,3 +66,14 @@ static inline int wt_awake_count(const arb_world* w, const arb_body_id* ids, int
   for (int i = 0; i < n; ++i) k += arb_body_is_awake(w, ids[i]);
   return k;
 }
+
+// xorshift32 for randomized tests (seed != 0): the same seed, the same world.
+static inline uint32_t wt_rng_next(uint32_t* s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+static inline float wt_rng_range(uint32_t* s, float lo, float hi) {
+  return lo + (hi - lo) * (float)(wt_rng_next(s) & 0xffffffu) / 16777216.0f;
+}

@@ -56,11 +56,15 @@ typedef void arb_client_free_fn(void* ptr, void* user);
 /// One log line (no trailing newline); `message` is valid during the call only.
 typedef void arb_client_log_fn(void* user, arb_client_log_level level, const char* message);
 
+/// Longest connect token the client accepts (the hello's token field, PROTOCOL.md §4.1).
+#define ARB_CLIENT_MAX_TOKEN_TEXT 256
+
 typedef struct arb_client_config {
   const char* host;          ///< server address or name (IPv4); default "127.0.0.1"; copied
   uint16_t port;             ///< UDP port; default 7777
   const char* name;          ///< player name shown to others; default "player"; copied
-  const char* token;         ///< optional connect token, NULL = none; copied
+  const char* token;         ///< connect token text from the game's backend (arbiter-token mint,
+                             ///< at most ARB_CLIENT_MAX_TOKEN_TEXT bytes), NULL = none; copied
   arb_avatar_kind avatar;    ///< requested avatar kind; default ARB_AVATAR_DEFAULT
 
   // Interpolation (seconds). The delay starts at 2 snapshot intervals and adapts to the
@@ -249,6 +253,10 @@ ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client
 /// latest authoritative state next to the interpolated one ("ghosts"). Writes up to max,
 /// returns the total count; 0 before the first complete snapshot.
 ARB_API int arb_client_get_latest(const arb_client* client, arb_client_entity_state* out, int max);
+/// While predicting: the correction still being faded out of the drawn own avatar (drawn =
+/// simulated + offset, docs/CLIENT.md "Prediction"), for debug views; false (offset zeroed)
+/// when not predicting.
+ARB_API bool arb_client_get_correction(const arb_client* client, arb_vec2* offset);
 /// The server time (seconds, tick * dt) the last arb_client_sample rendered.
 ARB_API double arb_client_get_sample_time(const arb_client* client);
 /// Estimated current server time in seconds at `now` (smoothed, never goes backwards);

@@ -41,6 +41,10 @@ ARB_API int arb_scene_get_tick_rate(const arb_scene* scene);
 /// does. Replay logs record the rate used; re-simulations apply the header's rate the same
 /// way after loading the recorded scene text. Affects games created afterwards.
 ARB_API int arb_scene_set_tick_rate(arb_scene* scene, int hz);
+/// Threads that step the worlds of the scene's games (arb_world_def.worker_count, 1..64),
+/// as a server's --physics-threads sets. The results do not depend on it (not recorded).
+/// Affects games created afterwards.
+ARB_API int arb_scene_set_worker_count(arb_scene* scene, int workers);
 
 /// Create a world holding the scene's bodies in scene order. body_ids (may be NULL)
 /// receives up to cap ids, one per scene body. Returns ARB_OK or ARB_E_*.

@@ -304,6 +304,7 @@ typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_NOTICE = 3,      ///< text from the server operator
   ARB_PROTO_EVENT_DISCONNECT = 4,  ///< to the client being dropped: code, text
   ARB_PROTO_EVENT_HIT = 5,         ///< to the shooter and to the one hit: client_id = shooter, entity_id = avatar hit
+  ARB_PROTO_EVENT_REJOIN = 6,      ///< to a welcomed client: client_id, entity_id, text = rejoin token
   ARB_PROTO_EVENT_KIND_COUNT
 } arb_proto_event_kind;
 

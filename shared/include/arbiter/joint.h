@@ -54,20 +54,47 @@ ARB_API int arb_world_get_springs(const arb_world* world, arb_extra_id* out, int
 
 typedef enum arb_joint_type {
   ARB_JOINT_NONE = 0,
-  ARB_JOINT_DISTANCE,  ///< keeps the anchors `length` apart (rigid rod, or a soft spring)
-  ARB_JOINT_REVOLUTE,  ///< pins the anchors together; free rotation about the pin
+  ARB_JOINT_DISTANCE,   ///< keeps the anchors `length` apart (rigid rod, soft spring, or a rope
+                        ///< between min and max length)
+  ARB_JOINT_REVOLUTE,   ///< pins the anchors together; rotation about the pin (limit, motor, spring)
+  ARB_JOINT_PRISMATIC,  ///< B slides along A's axis through the anchor, no relative rotation
+                        ///< (limit, motor, spring along the axis)
+  ARB_JOINT_WELD,       ///< glues B to A (rigid, or soft with hertz > 0)
+  ARB_JOINT_WHEEL,      ///< B's anchor on A's axis (suspension spring along it), B spins freely
+                        ///< (drive motor on the spin)
+  ARB_JOINT_MOTOR,      ///< drives B towards the offset local_anchor_a / reference_angle in A's
+                        ///< frame with at most max_force and max_torque
+  ARB_JOINT_MOUSE,      ///< drags A's anchor towards the world target point local_anchor_b (body_b
+                        ///< null) with a soft spring limited to max_force
   ARB_JOINT_TYPE_COUNT
 } arb_joint_type;
 
+/// One definition for every joint type; each type reads only the fields its comment names
+/// (the rest keep their defaults). Angles are radians, B relative to A (counter-clockwise).
 typedef struct arb_joint_def {
   arb_joint_type type;
   arb_body_id body_a;       ///< required
   arb_body_id body_b;       ///< null: the world (local_anchor_b is then a world point)
-  arb_vec2 local_anchor_a;  ///< in body A's frame, meters
-  arb_vec2 local_anchor_b;  ///< in body B's frame, or a world point
+  arb_vec2 local_anchor_a;  ///< in body A's frame, meters (motor joint: the target offset of B)
+  arb_vec2 local_anchor_b;  ///< in body B's frame, or a world point (mouse joint: the target)
   float length;             ///< distance joint: rest length (m); < 0 = the current distance
-  float hertz;              ///< distance joint: 0 = rigid rod, > 0 = soft (spring frequency)
-  float damping_ratio;      ///< distance joint with hertz > 0: damping ratio (1 = critical)
+  float hertz;              ///< distance, weld, mouse: 0 = rigid, > 0 = soft (spring frequency);
+                            ///< revolute, prismatic, wheel: the spring's frequency (enable_spring)
+  float damping_ratio;      ///< with hertz > 0: damping ratio (1 = critical)
+  arb_vec2 local_axis_a;    ///< prismatic, wheel: slide axis in A's frame (normalized; default +x)
+  float reference_angle;    ///< revolute, prismatic, weld, motor: B's angle minus A's at rest
+  bool enable_limit;        ///< revolute: angle in [lower, upper]; prismatic, wheel: translation
+                            ///< along the axis in [lower, upper]; distance: length in [lower, upper]
+                            ///< (free in between unless hertz > 0 pulls towards `length`)
+  float lower, upper;       ///< the limit (radians or meters), lower <= upper
+  bool enable_motor;        ///< revolute, wheel: relative spin; prismatic: speed along the axis
+  float motor_speed;        ///< rad/s (revolute, wheel) or m/s (prismatic)
+  float max_motor_torque;   ///< N*m (revolute, wheel) or N (prismatic), >= 0
+  bool enable_spring;       ///< revolute: towards reference_angle; prismatic, wheel: towards
+                            ///< translation 0 (the wheel's suspension); uses hertz, damping_ratio
+  float max_force;          ///< motor, mouse: N, >= 0
+  float max_torque;         ///< motor: N*m, >= 0
+  float correction_factor;  ///< motor: fraction of the offset error removed per step, [0, 1]
   int internal_value;       ///< set by arb_default_joint_def; DO NOT SET
 } arb_joint_def;
 
@@ -80,6 +107,17 @@ ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_
 ARB_API int arb_world_get_joint_count(const arb_world* world);
 /// The joint's type, or ARB_JOINT_NONE for a stale id.
 ARB_API arb_joint_type arb_joint_get_type(const arb_world* world, arb_extra_id id);
+/// Mouse joint: move its world target (wakes the body). Returns 0, ARB_E_STALE_ID,
+/// ARB_E_INVAL (not a mouse joint, non-finite point) or ARB_E_STATE (inside a step).
+ARB_API int arb_joint_set_target(arb_world* world, arb_extra_id id, arb_vec2 target);
+/// Revolute, prismatic, wheel: change the motor speed (wakes the bodies). Same returns.
+ARB_API int arb_joint_set_motor_speed(arb_world* world, arb_extra_id id, float speed);
+/// Prismatic and wheel joints: the slide axis in world axes (zero for other types).
+ARB_API arb_vec2 arb_joint_get_axis(const arb_world* world, arb_extra_id id);
+/// Revolute: B's angle relative to A minus the reference angle (radians, [-pi, pi]);
+/// prismatic, wheel: translation of B's anchor along the axis (meters); distance: length.
+/// 0 for other types and stale ids.
+ARB_API float arb_joint_get_position(const arb_world* world, arb_extra_id id);
 /// Live joints in slot order (as arb_world_get_springs). Writes up to cap ids, returns the
 /// total count.
 ARB_API int arb_world_get_joints(const arb_world* world, arb_extra_id* out, int cap);

@@ -45,6 +45,8 @@ typedef struct arb_world_def {
                                  ///< approach faster than this reports a hit event; default
                                  ///< 1. An output setting: not state, not hashed or saved.
   int body_capacity;             ///< initial capacity hint (grows as needed)
+  int worker_count;              ///< threads that step this world (1..64); default 1. The
+                                 ///< results are the same bits for any count (not saved)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
   void* alloc_user;

@@ -1,0 +1,121 @@
+// bench/physics — Box2D v3, built from the source tree given at configure time
+// (BOX2D_V3_SRC, see box2d_v3.cmake). Scenes that Box2D v3's own benchmark defines are
+// built by its benchmark code (shared/benchmarks.c of that tree), so the reference runs
+// exactly what its `benchmark` program runs: 4 substeps, its world defaults (continuous
+// collision on), one worker (no task callbacks: its serial path). Other scenes are built
+// from the engine-neutral description, like the other engines.
+#include <box2d/box2d.h>
+#include <benchmarks.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenes.h"
+
+typedef struct b3_scene_fns {
+  const char* name;
+  void (*create)(b2WorldId);
+  float (*step)(b2WorldId, int);  // called before every step, as its benchmark does; or NULL
+} b3_scene_fns;
+
+static const b3_scene_fns own_scenes[] = {
+    {"large_pyramid", CreateLargePyramid, NULL}, {"many_pyramids", CreateManyPyramids, NULL},
+    {"joint_grid", CreateJointGrid, NULL},       {"smash", CreateSmash, NULL},
+    {"tumbler", CreateTumbler, NULL},            {"washer", CreateWasher, NULL},
+    {"rain", CreateRain, StepRain},              {"spinner", CreateSpinner, StepSpinner},
+    {NULL, NULL, NULL},
+};
+
+typedef struct b3_bench {
+  b2WorldId world;
+  const b3_scene_fns* own;  // NULL: built from the neutral description
+  int step_index;
+  b2BodyId* bodies;         // neutral scenes: one per bench_body
+  b2BodyId top;             // own scenes with a top body: found by position
+} b3_bench;
+
+static const b3_scene_fns* find_own(const char* name) {
+  for (const b3_scene_fns* f = own_scenes; f->name; ++f) {
+    if (strcmp(f->name, name) == 0) return f;
+  }
+  return NULL;
+}
+
+static void build_neutral(b3_bench* b, const bench_scene* s) {
+  b->bodies = calloc((size_t)s->count, sizeof *b->bodies);
+  if (!b->bodies) abort();
+  b2World_EnableSleeping(b->world, s->sleeping != 0);
+  for (int i = 0; i < s->count; ++i) {
+    const bench_body* d = &s->bodies[i];
+    b2BodyDef bd = b2DefaultBodyDef();
+    bd.type = d->is_static ? b2_staticBody : b2_dynamicBody;
+    bd.position = (b2Pos){d->x, d->y};
+    bd.linearVelocity = (b2Vec2){d->vx, d->vy};
+    bd.angularVelocity = d->w;
+    b2BodyId id = b2CreateBody(b->world, &bd);
+    b2ShapeDef sd = b2DefaultShapeDef();
+    sd.density = 1.0f;
+    sd.material.friction = s->friction;
+    if (d->kind == BENCH_BOX) {
+      b2Polygon box = b2MakeBox(d->hw, d->hh);
+      b2CreatePolygonShape(id, &sd, &box);
+    } else if (d->kind == BENCH_CIRCLE) {
+      b2Circle c = {{0.0f, 0.0f}, d->radius};
+      b2CreateCircleShape(id, &sd, &c);
+    } else {
+      b2Segment seg = {{d->ax, d->ay}, {d->bx, d->by}};
+      b2CreateSegmentShape(id, &sd, &seg);
+    }
+    b->bodies[i] = id;
+  }
+}
+
+static bool take_dynamic(b2ShapeId shape, void* context) {
+  b2BodyId body = b2Shape_GetBody(shape);
+  if (b2Body_GetType(body) != b2_dynamicBody) return true;
+  *(b2BodyId*)context = body;
+  return false;
+}
+
+static void* b3_create(const bench_scene* s) {
+  b3_bench* b = calloc(1, sizeof *b);
+  if (!b) abort();
+  b2WorldDef wd = b2DefaultWorldDef();
+  wd.workerCount = 1;
+  b->world = b2CreateWorld(&wd);
+  b->own = find_own(s->name);
+  if (b->own) {
+    b->own->create(b->world);
+    if (s->top_body >= 0) {  // the box the neutral description puts at the top
+      const bench_body* t = &s->bodies[s->top_body];
+      b2AABB box = {{t->x - 0.01f, t->y - 0.01f}, {t->x + 0.01f, t->y + 0.01f}};
+      b2World_OverlapAABB(b->world, b2Pos_zero, box, b2DefaultQueryFilter(), take_dynamic, &b->top);
+    }
+  } else {
+    b2World_SetGravity(b->world, (b2Vec2){s->gx, s->gy});
+    build_neutral(b, s);
+  }
+  return b;
+}
+
+static void b3_step(void* p, float dt) {
+  b3_bench* b = p;
+  if (b->own && b->own->step) b->own->step(b->world, b->step_index);
+  b->step_index++;
+  b2World_Step(b->world, dt, 4);
+}
+
+static float b3_body_y(void* p, int index) {
+  b3_bench* b = p;
+  b2BodyId id = b->own ? b->top : b->bodies[index];
+  return b2Body_IsValid(id) ? (float)b2Body_GetPosition(id).y : 0.0f;
+}
+
+static void b3_destroy(void* p) {
+  b3_bench* b = p;
+  b2DestroyWorld(b->world);
+  free(b->bodies);
+  free(b);
+}
+
+const bench_engine bench_engine_box2d_v3 = {"box2d-v3", "its benchmark: 4 substeps, 1 worker, its defaults",
+                                            b3_create, b3_step, b3_body_y, b3_destroy, NULL};

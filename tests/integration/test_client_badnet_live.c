@@ -1,0 +1,77 @@
+// 4 bots through arbiter-netem at 20 % loss and 100 +- 100 ms one-way latency (both
+// directions, seeded) against a server with its default settings: every bot connects and
+// is never dropped once welcomed, for SECONDS (argv[4]). ctest runs it for 30 s
+// (test_client_badnet_live); the 10-minute run is test_client_badnet_soak, label "soak",
+// which `make test` leaves out (`make soak` runs it).
+// argv: arbiter-server arbiter-bot arbiter-netem SECONDS
+#define _POSIX_C_SOURCE 200809L
+
+// clang-format off
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+// clang-format on
+
+#include "test_client_util.h"
+
+static const char* g_server;
+static const char* g_bot;
+static const char* g_netem;
+static double g_seconds;
+
+static double jnum(const json_t* o, const char* key) {
+  const json_t* v = json_object_get(o, key);
+  assert_non_null(v);
+  return json_number_value(v);
+}
+
+static void test_client_badnet_no_drops(void** state) {
+  (void)state;
+  cu_proc srv, net;
+  int port = cu_server_start(&srv, g_server, 0, NULL);
+  assert_true(port > 0);
+  const char* impair[] = {"--loss", "20",     "--latency", "100", "--jitter",
+                          "100",    "--seed", "5",         NULL};
+  int nport = cu_netem_start(&net, g_netem, port, impair);
+  assert_true(nport > 0);
+  int status = -1;
+  json_t* j = cu_run_bot(g_bot, nport, 4, g_seconds, "random", &status);
+  assert_int_equal(cu_stop(&net, SIGTERM), 0);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_non_null(j);
+  print_message(
+      "%.0f s at 20 %% loss, 100 +- 100 ms: ever connected %.0f, connected at end %.0f, drops "
+      "%.0f, "
+      "connect failures %.0f, snapshot ratio %.3f, rtt p50 %.0f ms\n",
+      g_seconds, jnum(j, "ever_connected"), jnum(j, "connected_at_end"), jnum(j, "drops"),
+      jnum(j, "connect_failures"), jnum(j, "snapshot_ratio"), jnum(j, "rtt_ms_p50"));
+  assert_int_equal((int)jnum(j, "ever_connected"), 4);
+  assert_int_equal((int)jnum(j, "connected_at_end"), 4);
+  assert_int_equal((int)jnum(j, "drops"), 0);
+  assert_true(jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
+  json_decref(j);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT ARBITER-NETEM SECONDS\n", argv[0]);
+    return 2;
+  }
+  g_server = argv[1];
+  g_bot = argv[2];
+  g_netem = argv[3];
+  g_seconds = atof(argv[4]);
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_client_badnet_no_drops, cu_teardown),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  cu_cleanup();
+  return rc;
+}

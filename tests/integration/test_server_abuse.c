@@ -1,0 +1,452 @@
+// Abuse of the UDP port while honest clients play (docs/SECURITY.md). Each attack runs in
+// a forked child process for a few seconds from its own loopback addresses (127.0.0.x:
+// "other machines"), while the test process connects 4 honest clients from 127.0.0.1 one
+// after another and plays. For every attack: each honest join (gate + ENet + hello ->
+// welcome) completes within 2 s, the honest clients see >= 99 % of the snapshots sent
+// while they play, and the server's RSS stays under twice its value before the attack.
+// Also: what a spoofed source gets back (nothing for a CONNECT; one datagram no larger
+// than the request for a gate request).
+#include <arbiter/gate.h>
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_server_common.h"
+
+#define HONEST 4
+#define JOIN_LIMIT_MS 2000
+
+static long rss_kb(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return -1;
+  long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+  fclose(f);
+  return kb;
+}
+
+static double metric(const tc_server* s, const char* name) {
+  char* body = NULL;
+  double v = NAN;
+  if (tc_http_get(s->http_port, "/metrics", &body) == 200) v = tc_metric(body, name);
+  free(body);
+  return v;
+}
+
+static int udp_socket_from(const char* local_ip) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+  inet_pton(AF_INET, local_ip, &a.sin_addr);
+  if (fd < 0 || bind(fd, (struct sockaddr*)&a, sizeof a) != 0) return -1;
+  return fd;
+}
+
+static void send_to_server(int fd, int port, const void* data, size_t len) {
+  struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  sendto(fd, data, len, 0, (struct sockaddr*)&to, sizeof to);
+}
+
+// An ENet CONNECT datagram as an ENet 1.3 client sends it (header + one CONNECT).
+static size_t make_connect(uint8_t* buf, uint32_t connect_id) {
+  uint16_t peer = ENET_PROTOCOL_MAXIMUM_PEER_ID | ENET_PROTOCOL_HEADER_FLAG_SENT_TIME;
+  buf[0] = (uint8_t)(peer >> 8);
+  buf[1] = (uint8_t)peer;
+  buf[2] = buf[3] = 0;  // sent time
+  ENetProtocolConnect c;
+  memset(&c, 0, sizeof c);
+  c.header.command = ENET_PROTOCOL_COMMAND_CONNECT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
+  c.header.channelID = 0xFF;
+  c.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(1);
+  c.outgoingPeerID = ENET_HOST_TO_NET_16(0);
+  c.incomingSessionID = c.outgoingSessionID = 0xFF;
+  c.mtu = ENET_HOST_TO_NET_32(1400);
+  c.windowSize = ENET_HOST_TO_NET_32(32768);
+  c.channelCount = ENET_HOST_TO_NET_32(ARB_PROTO_CHANNEL_COUNT);
+  c.packetThrottleInterval = ENET_HOST_TO_NET_32(5000);
+  c.packetThrottleAcceleration = ENET_HOST_TO_NET_32(2);
+  c.packetThrottleDeceleration = ENET_HOST_TO_NET_32(2);
+  c.connectID = connect_id;
+  memcpy(buf + 4, &c, sizeof c);
+  return 4 + sizeof c;
+}
+
+// Replies arriving on fd within ms: count, and the largest size.
+static int replies_within(int fd, int ms, size_t* largest) {
+  int count = 0;
+  *largest = 0;
+  uint64_t end = tc_now_ms() + (uint64_t)ms;
+  while (tc_now_ms() < end) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 10) <= 0) continue;
+    uint8_t buf[2048];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n < 0) continue;
+    count++;
+    if ((size_t)n > *largest) *largest = (size_t)n;
+  }
+  return count;
+}
+
+// ---- honest clients --------------------------------------------------------------------
+
+typedef struct honest {
+  tc_client* c[HONEST];
+  int joined;
+  uint64_t worst_join_ms;
+} honest;
+
+static void pump_joined(honest* h, int ms) {
+  drive(h->c, h->joined, NULL, ms);
+}
+
+// Join the next honest client while the others play; returns the join time in ms.
+static uint64_t join_one(honest* h, const tc_server* s) {
+  char name[32];
+  snprintf(name, sizeof name, "honest-%d", h->joined);
+  tc_client* c = h->c[h->joined];
+  uint64_t t0 = tc_now_ms();
+  assert_int_equal(tc_start(c, (uint16_t)s->port, name, ARB_PROTO_VERSION), 0);
+  while (c->state != TC_WELCOMED && c->state != TC_REJECTED && c->state != TC_DISCONNECTED &&
+         tc_now_ms() - t0 < 3u * JOIN_LIMIT_MS) {
+    tc_service(c, 1);
+    for (int i = 0; i < h->joined; ++i) tc_service(h->c[i], 0);
+  }
+  uint64_t took = tc_now_ms() - t0;
+  if (c->state != TC_WELCOMED || took > JOIN_LIMIT_MS)
+    print_error("%s: state %d after %llu ms\n", name, (int)c->state, (unsigned long long)took);
+  assert_int_equal(c->state, TC_WELCOMED);
+  assert_true(took <= JOIN_LIMIT_MS);
+  h->joined++;
+  if (took > h->worst_join_ms) h->worst_join_ms = took;
+  // Snapshot accounting starts at the client's first complete snapshot.
+  uint64_t end = tc_now_ms() + 1000;
+  while (c->latest_tick == 0 && tc_now_ms() < end) pump_joined(h, 10);
+  assert_true(c->latest_tick != 0);
+  return took;
+}
+
+// Snapshot ticks the joined clients completed vs. the ticks the server snapshotted for
+// them (every other tick at 60/30 Hz) while pumping for ms.
+static void play_and_check_snapshots(honest* h, int ms) {
+  uint32_t first[HONEST];
+  uint64_t done[HONEST];
+  for (int i = 0; i < h->joined; ++i) {
+    first[i] = h->c[i]->latest_tick;
+    done[i] = h->c[i]->snapshots_complete;
+  }
+  pump_joined(h, ms);
+  for (int i = 0; i < h->joined; ++i) {
+    if (h->c[i]->state != TC_WELCOMED)
+      print_error("honest-%d: state %d, disconnect event code %u \"%s\"\n", i, (int)h->c[i]->state,
+                  (unsigned)h->c[i]->disconnect_event.code, h->c[i]->disconnect_event.text);
+    assert_int_equal(h->c[i]->state, TC_WELCOMED);
+    double expected = (double)(h->c[i]->latest_tick - first[i]) / 2.0;
+    double got = (double)(h->c[i]->snapshots_complete - done[i]);
+    if (got < 0.99 * expected) print_error("honest-%d: %.0f of %.0f snapshots\n", i, got, expected);
+    assert_true(expected >= 10.0);
+    assert_true(got >= 0.99 * expected);
+  }
+}
+
+static void honest_init(honest* h) {
+  memset(h, 0, sizeof *h);
+  for (int i = 0; i < HONEST; ++i) assert_non_null(h->c[i] = tc_create());
+}
+
+static void honest_free(honest* h) {
+  for (int i = 0; i < HONEST; ++i) tc_destroy(h->c[i]);
+}
+
+// The attack runs in a child for `seconds`; the parent joins the honest clients during it
+// and checks memory. baseline_kb: server RSS before the attack.
+typedef void attack_fn(int port, int seconds);
+
+static void run_attack(const char* name, attack_fn* attack, const char* const* extra, int seconds) {
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  honest h;
+  honest_init(&h);
+  // Settle: one client plays for a moment, then measure the server's RSS.
+  join_one(&h, &s);
+  pump_joined(&h, 500);
+  long idle_kb = rss_kb(s.pid);
+  assert_true(idle_kb > 0);
+
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack(s.port, seconds);
+    _exit(0);
+  }
+  pump_joined(&h, 300);  // the attack is under way
+  while (h.joined < HONEST) {
+    join_one(&h, &s);
+    play_and_check_snapshots(&h, 400);
+  }
+  play_and_check_snapshots(&h, 1000);
+  long peak_kb = rss_kb(s.pid);
+  int status = 0;
+  // The honest clients keep playing until the attack is over (a client that falls
+  // silent for --peer-timeout-ms is dropped, as it should be).
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    pump_joined(&h, 50);
+    long kb = rss_kb(s.pid);
+    if (kb > peak_kb) peak_kb = kb;
+  }
+  assert_true(WIFEXITED(status));
+  long after_kb = rss_kb(s.pid);
+  if (after_kb > peak_kb) peak_kb = after_kb;
+  print_message("%s: honest joins <= %llu ms, RSS idle %ld KiB, during/after attack %ld KiB\n",
+                name, (unsigned long long)h.worst_join_ms, idle_kb, peak_kb);
+  assert_true(peak_kb < 2 * idle_kb);
+  play_and_check_snapshots(&h, 500);
+
+  char* body = NULL;
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  print_message(
+      "%s: %s\n", name,
+      strstr(body, "arbiter_datagrams_dropped_total{") ? "metrics ok" : "no drop metrics");
+  free(body);
+  honest_free(&h);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+// ---- attacks (run in the child) ---------------------------------------------------------
+
+// 100 ENet CONNECTs from 100 addresses (as a spoofing attacker would send them), repeated
+// every 200 ms: the burst that locked every slot, and the low-rate lock-out after it.
+static void attack_connect_flood(int port, int seconds) {
+  int fds[100];
+  for (int i = 0; i < 100; ++i) {
+    char ip[32];
+    snprintf(ip, sizeof ip, "127.0.1.%d", i + 1);
+    if ((fds[i] = udp_socket_from(ip)) < 0) _exit(2);
+  }
+  uint8_t buf[128];
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  uint32_t id = 1;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < 100; ++i) {
+      size_t n = make_connect(buf, id++);
+      send_to_server(fds[i], port, buf, n);
+    }
+    tc_sleep_ms(200);
+  }
+  for (int i = 0; i < 100; ++i) close(fds[i]);
+}
+
+// Real peers that pass the gate, connect, never say hello, and reconnect when dropped;
+// plus peers that pass the gate, send CONNECT and never finish the ENet handshake.
+#define HOSTAGES 100
+static void attack_hostages(int port, int seconds) {
+  ENetHost* hosts[HOSTAGES] = {0};
+  ENetAddress server;
+  enet_address_set_host_ip(&server, "127.0.0.1");
+  server.port = (uint16_t)port;
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < HOSTAGES; ++i) {
+      bool half_open = i % 5 == 0;  // every fifth never completes the handshake
+      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
+        if (!half_open) {
+          ENetEvent ev;
+          while (enet_host_service(hosts[i], &ev, 0) > 0)
+            if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+        }
+        continue;
+      }
+      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
+      ENetAddress local = {.port = 0};
+      enet_address_set_host_ip(&local, half_open ? "127.0.0.31" : "127.0.0.30");
+      hosts[i] = enet_host_create(&local, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+      if (hosts[i] == NULL) continue;
+      if (tc_gate(hosts[i], (uint16_t)port, 5) != 0) continue;  // rate-limited: try later
+      enet_host_connect(hosts[i], &server, ARB_PROTO_CHANNEL_COUNT, 0);
+      enet_host_flush(hosts[i]);
+    }
+    // A half-open host is never serviced again, so ENet never notices the server gave up
+    // on it: start it over now and then.
+    for (int i = 0; i < HOSTAGES; i += 5)
+      if (hosts[i] != NULL && (tc_now_ms() / 100) % 20 == (uint64_t)i % 20) {
+        enet_host_destroy(hosts[i]);
+        hosts[i] = NULL;
+      }
+    tc_sleep_ms(5);
+  }
+  for (int i = 0; i < HOSTAGES; ++i)
+    if (hosts[i]) enet_host_destroy(hosts[i]);
+}
+
+// 90 connected peers from 6 addresses, each sending 20 fragment starts that declare
+// 1 000 000 fragments of a 4096-byte packet (what made ENet allocate ~2 MB per peer).
+#define BOMBERS 90
+static void send_fragment_bomb(ENetHost* host, uint16_t seq) {
+  ENetPeer* p = &host->peers[0];
+  uint8_t buf[256];
+  uint16_t peer =
+      (uint16_t)(p->outgoingPeerID | (p->outgoingSessionID << ENET_PROTOCOL_HEADER_SESSION_SHIFT) |
+                 ENET_PROTOCOL_HEADER_FLAG_SENT_TIME);
+  buf[0] = (uint8_t)(peer >> 8);
+  buf[1] = (uint8_t)peer;
+  buf[2] = buf[3] = 0;
+  ENetProtocolSendFragment f;
+  memset(&f, 0, sizeof f);
+  f.header.command = ENET_PROTOCOL_COMMAND_SEND_FRAGMENT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
+  f.header.channelID = 0;
+  f.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(seq);
+  f.startSequenceNumber = ENET_HOST_TO_NET_16(seq);
+  f.dataLength = ENET_HOST_TO_NET_16(100);
+  f.fragmentCount = ENET_HOST_TO_NET_32(1000000);
+  f.fragmentNumber = 0;
+  f.totalLength = ENET_HOST_TO_NET_32(4096);
+  f.fragmentOffset = 0;
+  memcpy(buf + 4, &f, sizeof f);
+  memset(buf + 4 + sizeof f, 0x55, 100);
+  ENetBuffer b = {.data = buf, .dataLength = 4 + sizeof f + 100};
+  enet_socket_send(host->socket, &p->address, &b, 1);
+}
+
+static void attack_fragment_bomb(int port, int seconds) {
+  static ENetHost* hosts[BOMBERS];
+  ENetAddress server;
+  enet_address_set_host_ip(&server, "127.0.0.1");
+  server.port = (uint16_t)port;
+  for (int i = 0; i < BOMBERS; ++i) {
+    char ip[32];
+    snprintf(ip, sizeof ip, "127.0.0.%d", 40 + i / 15);
+    ENetAddress local = {.port = 0};
+    enet_address_set_host_ip(&local, ip);
+    hosts[i] = enet_host_create(&local, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+    if (hosts[i] == NULL || tc_gate(hosts[i], (uint16_t)port, 2000) != 0) _exit(3);
+    enet_host_connect(hosts[i], &server, ARB_PROTO_CHANNEL_COUNT, 0);
+  }
+  bool bombed[BOMBERS] = {false};
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < BOMBERS; ++i) {
+      ENetEvent ev;
+      while (enet_host_service(hosts[i], &ev, 0) > 0)
+        if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+      if (!bombed[i] && hosts[i]->peers[0].state == ENET_PEER_STATE_CONNECTED) {
+        for (uint16_t k = 1; k <= 20; ++k) send_fragment_bomb(hosts[i], k);
+        bombed[i] = true;
+      }
+    }
+    tc_sleep_ms(2);
+  }
+  for (int i = 0; i < BOMBERS; ++i) enet_host_destroy(hosts[i]);
+}
+
+// ---- tests -------------------------------------------------------------------------------
+
+static void test_abuse_connect_flood(void** state) {
+  (void)state;
+  run_attack("connect flood", attack_connect_flood, NULL, 5);
+}
+
+static void test_abuse_hostage_peers(void** state) {
+  (void)state;
+  run_attack("hostage peers", attack_hostages, NULL, 6);
+}
+
+static void test_abuse_fragment_bomb(void** state) {
+  (void)state;
+  run_attack("fragment bomb", attack_fragment_bomb, NULL, 4);
+}
+
+// What a forged source address can get out of the server: nothing for an ENet CONNECT,
+// exactly one datagram no larger than the request for a gate request, nothing for a gate
+// response with a made-up cookie. The drops are counted.
+static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  int fd = udp_socket_from("127.0.0.50");
+  assert_true(fd >= 0);
+  size_t largest;
+  uint8_t buf[128];
+
+  size_t n = make_connect(buf, 1234);
+  send_to_server(fd, s.port, buf, n);
+  assert_int_equal(replies_within(fd, 700, &largest), 0);
+
+  arb_gate_msg m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_GATE_REQUEST;
+  m.nonce = 42;
+  m.proto_version = ARB_PROTO_VERSION;
+  int len = arb_gate_encode(&m, buf, sizeof buf);
+  assert_int_equal(len, ARB_GATE_REQUEST_SIZE);
+  send_to_server(fd, s.port, buf, (size_t)len);
+  assert_int_equal(replies_within(fd, 500, &largest), 1);
+  assert_true(largest <= (size_t)len);
+
+  // A shortened request (the padding is what makes replies smaller) gets nothing.
+  send_to_server(fd, s.port, buf, (size_t)len - 8);
+  assert_int_equal(replies_within(fd, 300, &largest), 0);
+
+  m.kind = ARB_GATE_RESPONSE;
+  memset(m.cookie, 0x11, sizeof m.cookie);
+  len = arb_gate_encode(&m, buf, sizeof buf);
+  send_to_server(fd, s.port, buf, (size_t)len);
+  assert_int_equal(replies_within(fd, 300, &largest), 0);
+  close(fd);
+
+  assert_true(metric(&s, "arbiter_datagrams_dropped_total{reason=\"not_admitted\"}") >= 1.0);
+  assert_true(metric(&s, "arbiter_datagrams_dropped_total{reason=\"gate_malformed\"}") >= 1.0);
+  assert_true(metric(&s, "arbiter_datagrams_dropped_total{reason=\"gate_cookie\"}") >= 1.0);
+  assert_true(metric(&s, "arbiter_gate_challenges_total") >= 1.0);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+// Half-open peers (gate passed, ENet handshake never finished) are visible in /metrics and
+// gone after --half-open-timeout-ms; one address cannot hold more than
+// --peers-per-address peers.
+static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--peers-per-address", "4", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  ENetAddress server;
+  enet_address_set_host_ip(&server, "127.0.0.1");
+  server.port = (uint16_t)s.port;
+  ENetHost* hosts[6];
+  for (int i = 0; i < 6; ++i) {
+    ENetAddress local = {.port = 0};
+    enet_address_set_host_ip(&local, "127.0.0.60");
+    assert_non_null(hosts[i] = enet_host_create(&local, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0));
+    assert_int_equal(tc_gate(hosts[i], (uint16_t)s.port, 2000), 0);
+    enet_host_connect(hosts[i], &server, ARB_PROTO_CHANNEL_COUNT, 0);
+    enet_host_flush(hosts[i]);  // CONNECT out; never serviced, so never acknowledged
+  }
+  tc_sleep_ms(300);
+  double half_open = metric(&s, "arbiter_half_open_peers");
+  print_message("half-open peers after 300 ms: %.0f\n", half_open);
+  assert_true(half_open == 4.0);  // the other two are over the per-address cap
+  tc_sleep_ms(1500);
+  assert_true(metric(&s, "arbiter_half_open_peers") == 0.0);
+  assert_true(metric(&s, "arbiter_half_open_expired_total") == 4.0);
+  for (int i = 0; i < 6; ++i) enet_host_destroy(hosts[i]);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
+                 cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
+                 cmocka_unit_test(test_abuse_connect_flood),
+                 cmocka_unit_test(test_abuse_hostage_peers),
+                 cmocka_unit_test(test_abuse_fragment_bomb))

@@ -1,0 +1,355 @@
+// The server's datagram guards in-process, no traffic: sv_enet_check (what may reach ENet)
+// against a real ENet host with one peer set up as connected, and sv_gate (cookies,
+// admissions, the per-address attempt rate) with a simulated clock.
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+// clang-format on
+
+
+#include <unistd.h>
+
+#include "sv_auth.h"
+#include "sv_enet_check.h"
+#include "sv_gate.h"
+
+#define PEER_IP 0x0100007Fu  // 127.0.0.1 as ENet stores it (network order)
+#define PEER_PORT 40000
+
+typedef struct fixture {
+  ENetHost* host;
+  uint8_t buf[1400];
+  size_t len;
+} fixture;
+
+static void fixture_init(fixture* f) {
+  memset(f, 0, sizeof *f);
+  ENetAddress any = {.host = ENET_HOST_ANY, .port = 0};
+  f->host = enet_host_create(&any, 4, 3, 0, 0);
+  assert_non_null(f->host);
+  // Peer 1 plays a connected client at 127.0.0.1:40000 with 3 channels.
+  ENetPeer* p = &f->host->peers[1];
+  p->state = ENET_PEER_STATE_CONNECTED;
+  p->address.host = PEER_IP;
+  p->address.port = PEER_PORT;
+  p->channels = calloc(3, sizeof(ENetChannel));
+  p->channelCount = 3;
+  f->host->receivedAddress = p->address;
+}
+
+static void fixture_free(fixture* f) {
+  ENetPeer* p = &f->host->peers[1];
+  free(p->channels);
+  p->channels = NULL;
+  p->channelCount = 0;
+  p->state = ENET_PEER_STATE_DISCONNECTED;
+  enet_host_destroy(f->host);
+}
+
+static void header(fixture* f, uint16_t peer_id) {
+  uint16_t v = (uint16_t)(peer_id | ENET_PROTOCOL_HEADER_FLAG_SENT_TIME);
+  f->buf[0] = (uint8_t)(v >> 8);
+  f->buf[1] = (uint8_t)v;
+  f->buf[2] = f->buf[3] = 0;
+  f->len = 4;
+}
+
+static void add(fixture* f, const void* cmd, size_t size, size_t data_len) {
+  memcpy(f->buf + f->len, cmd, size);
+  memset(f->buf + f->len + size, 0x5A, data_len);
+  f->len += size + data_len;
+}
+
+static void add_fragment(fixture* f, int cmd, uint16_t start_seq, uint32_t count, uint32_t number,
+                         uint32_t total, uint32_t offset, uint16_t data_len) {
+  ENetProtocolSendFragment s;
+  memset(&s, 0, sizeof s);
+  s.header.command = (enet_uint8)(cmd | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE);
+  s.header.channelID = 0;
+  s.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(start_seq);
+  s.startSequenceNumber = ENET_HOST_TO_NET_16(start_seq);
+  s.dataLength = ENET_HOST_TO_NET_16(data_len);
+  s.fragmentCount = ENET_HOST_TO_NET_32(count);
+  s.fragmentNumber = ENET_HOST_TO_NET_32(number);
+  s.totalLength = ENET_HOST_TO_NET_32(total);
+  s.fragmentOffset = ENET_HOST_TO_NET_32(offset);
+  add(f, &s, sizeof s, data_len);
+}
+
+static void add_send(fixture* f, int cmd, uint8_t channel, uint16_t seq, uint16_t data_len) {
+  ENetProtocol p;
+  memset(&p, 0, sizeof p);
+  p.header.command = (enet_uint8)cmd;
+  p.header.channelID = channel;
+  p.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(seq);
+  size_t size = enet_protocol_command_size((enet_uint8)cmd);
+  if (cmd == ENET_PROTOCOL_COMMAND_SEND_RELIABLE)
+    p.sendReliable.dataLength = ENET_HOST_TO_NET_16(data_len);
+  if (cmd == ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE)
+    p.sendUnreliable.dataLength = ENET_HOST_TO_NET_16(data_len);
+  if (cmd == ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED)
+    p.sendUnsequenced.dataLength = ENET_HOST_TO_NET_16(data_len);
+  add(f, &p, size, data_len);
+}
+
+static sv_enet_verdict check(fixture* f) {
+  f->host->receivedData = f->buf;
+  f->host->receivedDataLength = f->len;
+  uint32_t id;
+  int peer;
+  return sv_enet_check(f->host, 4096, &id, &peer);
+}
+
+static void test_guard_fragments(void** state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  // What ENet itself sends for a 4096-byte packet at MTU 1400: 3 fragments.
+  header(&f, 1);
+  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 3, 0, 4096, 0, 1368);
+  assert_int_equal(check(&f), SV_ENET_PASS);
+  // The bomb: a million fragments declared.
+  header(&f, 1);
+  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 1000000, 0, 4096, 0, 100);
+  assert_int_equal(check(&f), SV_ENET_DROP_FRAGMENT);
+  header(&f, 1);
+  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT, 0, 1000000, 0, 4096, 0, 100);
+  assert_int_equal(check(&f), SV_ENET_DROP_FRAGMENT);
+  // Bounds: 8 fragments of 4096 pass, 9 do not; more than the packet limit; bad number,
+  // offset, length; zero count.
+  struct {
+    uint32_t count, number, total, offset;
+    uint16_t len;
+    sv_enet_verdict want;
+  } cases[] = {
+      {8, 7, 4096, 3584, 512, SV_ENET_PASS},         {9, 0, 4096, 0, 100, SV_ENET_DROP_FRAGMENT},
+      {2, 0, 4097, 0, 100, SV_ENET_DROP_FRAGMENT},   {3, 3, 4096, 0, 100, SV_ENET_DROP_FRAGMENT},
+      {3, 0, 4096, 4096, 0, SV_ENET_DROP_MALFORMED}, {3, 0, 4096, 4000, 200, SV_ENET_DROP_FRAGMENT},
+      {0, 0, 4096, 0, 100, SV_ENET_DROP_FRAGMENT},   {1, 0, 0, 0, 100, SV_ENET_DROP_FRAGMENT},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    header(&f, 1);
+    add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, cases[i].count, cases[i].number,
+                 cases[i].total, cases[i].offset, cases[i].len);
+    if (check(&f) != cases[i].want) fail_msg("fragment case %zu: got %d", i, (int)check(&f));
+  }
+  fixture_free(&f);
+}
+
+static void test_guard_windows_channels_lengths(void** state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  f.host->peers[1].channels[0].incomingReliableSequenceNumber = 100;
+  struct {
+    int cmd;
+    uint8_t ch;
+    uint16_t seq, len;
+    sv_enet_verdict want;
+  } cases[] = {
+      {ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 101, 10, SV_ENET_PASS},
+      {ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 164, 10, SV_ENET_PASS},
+      {ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 165, 10, SV_ENET_DROP_WINDOW},
+      {ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 50, 10,
+       SV_ENET_PASS},  // duplicate: ENet discards it
+      {ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE, 0, 100, 10, SV_ENET_PASS},
+      {ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE, 0, 101, 10, SV_ENET_DROP_WINDOW},
+      {ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 2, 9999, 10, SV_ENET_PASS},
+      {ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 3, 0, 10,
+       SV_ENET_DROP_MALFORMED},                                                   // no such channel
+      {ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 1, 0, 0, SV_ENET_DROP_MALFORMED},  // empty
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    header(&f, 1);
+    add_send(&f, cases[i].cmd, cases[i].ch, cases[i].seq, cases[i].len);
+    if (check(&f) != cases[i].want) fail_msg("send case %zu: got %d", i, (int)check(&f));
+  }
+  // Data that runs past the datagram, and every truncation of a valid datagram.
+  header(&f, 1);
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 101, 40);
+  size_t full = f.len;
+  for (size_t cut = 0; cut < full; ++cut) {
+    f.len = cut;
+    assert_int_not_equal(check(&f), SV_ENET_PASS);
+  }
+  fixture_free(&f);
+}
+
+static void test_guard_peers_and_connect(void** state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  ENetProtocolConnect c;
+  memset(&c, 0, sizeof c);
+  c.header.command = ENET_PROTOCOL_COMMAND_CONNECT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
+  c.header.channelID = 0xFF;
+  c.connectID = 0xC0FFEE;
+  header(&f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
+  add(&f, &c, sizeof c, 0);
+  f.host->receivedData = f.buf;
+  f.host->receivedDataLength = f.len;
+  uint32_t id = 0;
+  int peer = 0;
+  assert_int_equal(sv_enet_check(f.host, 4096, &id, &peer), SV_ENET_CONNECT);
+  assert_int_equal(peer, -1);
+  assert_int_equal(id, 0xC0FFEE);
+  // Anything else without a peer, or a CONNECT with company, is dropped.
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  header(&f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  // A CONNECT inside a connected peer's datagram.
+  header(&f, 1);
+  add(&f, &c, sizeof c, 0);
+  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  // Free slot, out-of-range id, another address, compression.
+  header(&f, 2);
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
+  header(&f, 7);
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
+  header(&f, 1);
+  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  f.host->receivedAddress.port = PEER_PORT + 1;
+  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
+  f.host->receivedAddress.port = PEER_PORT;
+  assert_int_equal(check(&f), SV_ENET_PASS);
+  f.buf[0] |= ENET_PROTOCOL_HEADER_FLAG_COMPRESSED >> 8;
+  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  fixture_free(&f);
+}
+
+static sv_gate_result gate_send(sv_gate* g, uint32_t ip, uint16_t port, const arb_gate_msg* m,
+                                uint64_t now, arb_gate_msg* reply) {
+  uint8_t in[64], out[64];
+  int n = arb_gate_encode(m, in, sizeof in);
+  size_t out_len = 0;
+  sv_gate_result r = sv_gate_on_datagram(g, ip, port, in, (size_t)n, now, out, &out_len);
+  memset(reply, 0, sizeof *reply);
+  if (r == SV_GATE_REPLY) {
+    assert_true(out_len <= (size_t)n);
+    assert_int_equal(arb_gate_decode(out, out_len, reply), 0);
+  }
+  return r;
+}
+
+static void test_gate_cookie_admission_rate(void** state) {
+  (void)state;
+  static sv_gate g;
+  assert_int_equal(sv_gate_init(&g, 5), 0);
+  uint64_t now = 1000000;
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 9, .proto_version = 1}, ch, ad;
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, now, &ch), SV_GATE_REPLY);
+  assert_int_equal(ch.kind, ARB_GATE_CHALLENGE);
+  assert_int_equal(ch.nonce, 9);
+  // No admission without a response; a CONNECT is refused.
+  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 1, now));
+  arb_gate_msg resp = {.kind = ARB_GATE_RESPONSE, .nonce = 9};
+  memcpy(resp.cookie, ch.cookie, sizeof resp.cookie);
+  // The cookie from another port, with another nonce, forged or too old does not verify.
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT + 1, &resp, now, &ad), SV_GATE_BAD);
+  resp.nonce = 10;
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+  resp.nonce = 9;
+  resp.cookie[20] ^= 1;
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+  resp.cookie[20] ^= 1;
+  assert_int_equal(
+      gate_send(&g, PEER_IP, PEER_PORT, &resp, now + (SV_GATE_COOKIE_SECONDS + 1) * 1000u, &ad),
+      SV_GATE_BAD);
+  uint64_t later = now + 2000;  // the limiter refilled (5/s, burst 10)
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, later, &ad), SV_GATE_REPLY);
+  assert_int_equal(ad.kind, ARB_GATE_ADMITTED);
+  // One connection per admission: its retransmissions pass, another connectID does not,
+  // another port does not, and the admission expires.
+  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later));
+  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later + 100));
+  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 100));
+  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT + 1, 77, later));
+  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later + SV_GATE_ADMIT_MS + 1));
+  // Passing the gate again (the client gave up on that connection) admits a new one.
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, later + 200, &ch), SV_GATE_REPLY);
+  arb_gate_msg resp2 = {.kind = ARB_GATE_RESPONSE, .nonce = 9};
+  memcpy(resp2.cookie, ch.cookie, sizeof resp2.cookie);
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
+  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 400));
+  // The attempt limiter: burst 10 then 5 per second, per IP; other IPs are unaffected.
+  uint64_t t = later + 10000;
+  int replies = 0;
+  for (int i = 0; i < 30; ++i)
+    if (gate_send(&g, 0x0200007Fu, 1, &req, t, &ch) == SV_GATE_REPLY) replies++;
+  assert_int_equal(replies, 10);
+  assert_int_equal(gate_send(&g, 0x0200007Fu, 1, &req, t, &ch), SV_GATE_RATE_LIMITED);
+  assert_int_equal(gate_send(&g, 0x0300007Fu, 1, &req, t, &ch), SV_GATE_REPLY);
+  assert_int_equal(gate_send(&g, 0x0200007Fu, 1, &req, t + 200, &ch), SV_GATE_REPLY);
+  // Replies are not sent for kinds only a server sends.
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &ch, t, &ad), SV_GATE_BAD);
+}
+
+// The documented checks of the golden token (PROTOCOL.md §3.1).
+static const char golden_token[] =
+    "QVJCVAEAAACA2NtwAAAAAEBBQkNERUZHSElKS0xNTk9QUVJTVFVWV_45BXDQ4HkWL1UlHQs5wzU6Ewdvv_T9NWtO_UUIZT2Td51j-ys48VRiYWiZLyWCKo6eiQ";
+
+static void auth_for(sv_auth* a, const char* key_hex, const char* public_address) {
+  char path[] = "/tmp/arbiter-guard-key-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, key_hex, strlen(key_hex)), (int)strlen(key_hex));
+  close(fd);
+  char err[300];
+  assert_int_equal(sv_auth_init(a, path, public_address, "0.0.0.0", err, sizeof err), 0);
+  unlink(path);
+}
+
+static void test_auth_golden_checks(void** state) {
+  (void)state;
+  const char* key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const uint8_t* tok = (const uint8_t*)golden_token;
+  size_t len = strlen(golden_token);
+  arb_token t;
+  sv_auth a;
+  auth_for(&a, key, "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455999, &t), SV_AUTH_OK);
+  assert_int_equal(t.client_id, 42);
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455999, &t), SV_AUTH_REUSED);
+  assert_int_equal(sv_auth_check(&a, tok, 0, 1893455999, &t), SV_AUTH_MISSING);
+  sv_auth_free(&a);
+  auth_for(&a, key, "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893456000, &t), SV_AUTH_EXPIRED);
+  sv_auth_free(&a);
+  auth_for(&a, key, "127.0.0.1:7778");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_WRONG_SERVER);
+  sv_auth_free(&a);
+  // --public-address unset with --bind 0.0.0.0: any IP, the bound port.
+  auth_for(&a, key, "");
+  sv_auth_set_port(&a, 7777);
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_OK);
+  sv_auth_free(&a);
+  auth_for(&a, "1f0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "127.0.0.1:7777");
+  assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_INVALID);
+  sv_auth_free(&a);
+}
+
+int main(void) {
+  if (enet_initialize() != 0) return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_guard_fragments),
+      cmocka_unit_test(test_guard_windows_channels_lengths),
+      cmocka_unit_test(test_guard_peers_and_connect),
+      cmocka_unit_test(test_gate_cookie_admission_rate),
+      cmocka_unit_test(test_auth_golden_checks),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  enet_deinitialize();
+  return rc;
+}

@@ -1,0 +1,136 @@
+// The per-tick hash reuses the encoded bytes of static and sleeping bodies
+// (shared/src/hash_cache.c). Over random worlds and random steps, with every kind of
+// change a body at rest can see (teleports, velocities, damping and gravity scale set on a
+// sleeping body, forces, destruction and slot reuse, sleep switched off and on, restore of
+// an older image into the same world), the hash of a world hashed every tick equals the
+// hash of a fresh copy of it (restored from its save image, so nothing is cached yet):
+// the full canonical encoding.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "world_test_util.h"
+
+#define MAX_BODIES 300
+
+typedef struct body_list {
+  arb_body_id ids[MAX_BODIES];
+  int n;
+} body_list;
+
+static uint8_t* save(const arb_world* w, int* size) {
+  *size = arb_world_save(w, NULL, 0);
+  uint8_t* image = malloc((size_t)*size);
+  assert_non_null(image);
+  assert_int_equal(arb_world_save(w, image, *size), *size);
+  return image;
+}
+
+// The hash of a fresh world restored from w's image: every slot encoded, nothing reused.
+static uint64_t full_hash(const arb_world* w) {
+  int size = 0;
+  uint8_t* image = save(w, &size);
+  arb_world* fresh = wt_world(arb_v2(0.0f, 0.0f));
+  assert_int_equal(arb_world_restore(fresh, image, size), 0);
+  uint64_t h = arb_world_hash(fresh);
+  arb_world_destroy(fresh);
+  free(image);
+  return h;
+}
+
+static void add_random_body(arb_world* w, body_list* l, uint32_t* rng) {
+  if (l->n == MAX_BODIES) return;
+  arb_body_def bd = arb_default_body_def();
+  bd.type = wt_rng_next(rng) % 6 == 0 ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
+  // A free grid cell (columns 2 m apart, rows 2.1 m apart): piles that settle quickly.
+  static int next_cell;
+  int cell = next_cell++ % 400;
+  bd.position = arb_v2(-39.0f + 2.0f * (float)(cell % 40), 1.05f + 2.1f * (float)(cell / 40));
+  bd.angle = wt_rng_range(rng, -1.0f, 1.0f);
+  bd.is_awake = wt_rng_next(rng) % 3 != 0;
+  if (wt_rng_next(rng) % 4 != 0) {  // boxes mostly: circles roll on and on
+    bd.shape.type = ARB_SHAPE_POLYGON;
+    bd.shape.polygon = arb_make_box(wt_rng_range(rng, 0.2f, 1.0f), wt_rng_range(rng, 0.2f, 1.0f));
+  } else {
+    bd.shape.type = ARB_SHAPE_CIRCLE;
+    bd.shape.circle.radius = wt_rng_range(rng, 0.2f, 0.8f);
+  }
+  arb_body_id id = arb_body_create(w, &bd);
+  assert_true(arb_body_is_valid(w, id));
+  l->ids[l->n++] = id;
+}
+
+// One random change to a random body (most of them at rest by now).
+static void random_change(arb_world* w, body_list* l, uint32_t* rng) {
+  int i = 1 + (int)(wt_rng_next(rng) % (uint32_t)(l->n - 1));  // never the ground (0)
+  arb_body_id id = l->ids[i];
+  switch (wt_rng_next(rng) % 10) {
+    case 0: {
+      arb_vec2 p = arb_body_get_position(w, id);
+      arb_body_set_transform(w, id, arb_v2(p.x + wt_rng_range(rng, -0.3f, 0.3f), p.y), arb_body_get_angle(w, id));
+      break;
+    }
+    case 1: arb_body_set_linear_velocity(w, id, arb_v2(wt_rng_range(rng, -3.0f, 3.0f), 0.0f)); break;
+    case 2: arb_body_set_damping(w, id, wt_rng_range(rng, 0.0f, 1.0f), wt_rng_range(rng, 0.0f, 1.0f)); break;
+    case 3: arb_body_set_gravity_scale(w, id, wt_rng_range(rng, 0.5f, 1.5f)); break;
+    case 4: arb_body_apply_force_to_center(w, id, arb_v2(0.0f, wt_rng_range(rng, 0.0f, 50.0f))); break;
+    case 5: arb_body_enable_sleep(w, id, wt_rng_next(rng) % 2 == 0); break;
+    case 6: arb_body_set_user_data(w, id, wt_rng_next(rng)); break;  // not hashed
+    case 7:
+      assert_int_equal(arb_body_destroy(w, id), 0);
+      l->ids[i] = l->ids[--l->n];
+      add_random_body(w, l, rng);  // likely the freed slot, with a new generation
+      break;
+    case 8: arb_world_enable_sleep(w, !arb_world_is_sleep_enabled(w) || wt_rng_next(rng) % 4 != 0); break;
+    default: arb_body_set_angular_velocity(w, id, wt_rng_range(rng, -1.0f, 1.0f)); break;
+  }
+}
+
+static void test_cached_hash_equals_full_hash(void** state) {
+  (void)state;
+  static body_list l, old_list;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    uint32_t rng = seed * 0x9E3779B9u;
+    arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+    l.n = 0;
+    l.ids[l.n++] = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+    int count = 60 + (int)(wt_rng_next(&rng) % 200);
+    for (int k = 0; k < count; ++k) add_random_body(w, &l, &rng);
+    uint8_t* old_image = NULL;
+    int old_size = 0;
+    int sleeping_seen = 0;
+    for (int step = 0; step < 600; ++step) {
+      if (wt_rng_next(&rng) % 12 == 0) random_change(w, &l, &rng);
+      arb_world_step(w, 1.0f / 60.0f);
+      uint64_t h = arb_world_hash(w);  // every tick, as the server does
+      if (step % 25 == 0 || wt_rng_next(&rng) % 40 == 0) assert_true(h == full_hash(w));
+      if (step == 200) {
+        old_image = save(w, &old_size);
+        old_list = l;
+      }
+      if (step == 400) {
+        // Back to an older state in the same world: the cached bytes are of other states.
+        assert_int_equal(arb_world_restore(w, old_image, old_size), 0);
+        l = old_list;
+        assert_true(arb_world_hash(w) == full_hash(w));
+      }
+      int asleep = arb_world_get_counters(w).sleeping_body_count;
+      if (asleep > sleeping_seen) sleeping_seen = asleep;
+    }
+    assert_true(arb_world_hash(w) == full_hash(w));
+    print_message("seed %u: %d bodies, at most %d asleep\n", seed, l.n, sleeping_seen);
+    assert_true(sleeping_seen >= 40);  // the cache had dozens of sleeping bodies to reuse
+    free(old_image);
+    arb_world_destroy(w);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cached_hash_equals_full_hash)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
