@@ -78,6 +78,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
           "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
+          "                     [--continuous on|off]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -108,7 +109,9 @@ static void usage(FILE* f) {
           "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
           "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
           "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
-          "  rest fall asleep).\n");
+          "  rest fall asleep).\n"
+          "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
+          "  what continuous collision costs.\n");
 }
 
 int main(int argc, char** argv) {
@@ -141,6 +144,13 @@ int main(int argc, char** argv) {
       bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
+    } else if (strcmp(argv[i], "--continuous") == 0 && i + 1 < argc) {
+      const char* v = argv[++i];
+      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+        fprintf(stderr, "bench-physics: --continuous must be on or off, got '%s'\n", v);
+        return 2;
+      }
+      bench_arbiter_continuous = strcmp(v, "on") == 0;
     } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
                i + 1 < argc) {
       int n = atoi(argv[i + 1]);
@@ -177,6 +187,7 @@ int main(int argc, char** argv) {
   if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
+  if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
   if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");

@@ -10,6 +10,7 @@
 
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
+int bench_arbiter_continuous = 1;
 int bench_arbiter_sleep_all = 0;
 int bench_arbiter_workers = 1;
 
@@ -26,6 +27,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.substeps = 4;
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
+  wd.enable_continuous = bench_arbiter_continuous;
   wd.body_capacity = s->count;
   wd.worker_count = bench_arbiter_workers;
   b->world = arb_world_create(&wd);

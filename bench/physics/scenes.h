@@ -63,6 +63,8 @@ extern const bench_engine bench_engine_arbiter_no_sleep;
 extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
+/// arbiter's enable_continuous (--continuous on|off; on).
+extern int bench_arbiter_continuous;
 /// --workers N: arb_world_def.worker_count of every arbiter world (default 1).
 extern int bench_arbiter_workers;
 #ifdef BENCH_HAVE_CHIPMUNK

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
 
+#include "scenes.h"  // bench_arbiter_sleep_all, bench_arbiter_continuous
+
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
@@ -21,6 +23,7 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
   wd.gravity = g;
   if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
   wd.body_capacity = 1100;
+  wd.enable_continuous = bench_arbiter_continuous != 0;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;  // as the figures before sleeping existed
   return arb_world_create(&wd);
 }

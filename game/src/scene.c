@@ -82,6 +82,13 @@ static int parse_relax_iterations(sj_ctx* ctx, const json_t* v, arb_scene* scene
   return parse_small_int(ctx, v, 1, 8, &scene->relax_iterations);
 }
 
+static int parse_enable_continuous(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
+  if (!json_is_boolean(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+  scene->continuous = json_is_true(v) ? 1 : -1;
+  return 0;
+}
+
 static int parse_enable_sleep(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
   if (!json_is_boolean(v)) return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
   scene->sleep_off = json_is_false(v);
@@ -102,6 +109,7 @@ static const struct {
     {"substeps", parse_substeps},
     {"solve_iterations", parse_solve_iterations},
     {"relax_iterations", parse_relax_iterations},
+    {"enable_continuous", parse_enable_continuous},
     {"enable_sleep", parse_enable_sleep},
     {"bodies", arb__scene_parse_bodies},
     {"avatar", arb__scene_parse_avatar},
@@ -393,6 +401,7 @@ arb_world_def arb_scene_get_world_def(const arb_scene* scene) {
   if (scene->substeps > 0) def.substeps = scene->substeps;
   if (scene->solve_iterations > 0) def.solve_iterations = scene->solve_iterations;
   if (scene->relax_iterations > 0) def.relax_iterations = scene->relax_iterations;
+  if (scene->continuous != 0) def.enable_continuous = scene->continuous > 0;
   if (scene->sleep_off) def.enable_sleep = false;
   if (scene->worker_count > 0) def.worker_count = scene->worker_count;
   def.body_capacity = scene->body_count + 16;

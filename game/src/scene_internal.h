@@ -21,6 +21,7 @@ struct arb_scene {
   int substeps;      ///< 0 = world default
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
+  int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off
   bool sleep_off;        ///< `enable_sleep: false`
   int worker_count;      ///< threads per world (not from the text: a server setting); 0 = 1
   arb_scene_body* bodies;

@@ -126,13 +126,18 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
   }
 }
 
-void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
+void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
   arb__body* b = &w->bodies[index];
   arb_aabb tight = arb__body_compute_aabb(b);
   // Manifolds appear within the speculative distance, so the proxy must cover it.
   const float s = ARB_SPECULATIVE_DISTANCE;
   tight.lower = arb_sub(tight.lower, arb_v2(s, s));
   tight.upper = arb_add(tight.upper, arb_v2(s, s));
+  // And the path ahead (zero for a slow body: the margin below already covers it).
+  if (motion.x < 0.0f) tight.lower.x += motion.x;
+  if (motion.x > 0.0f) tight.upper.x += motion.x;
+  if (motion.y < 0.0f) tight.lower.y += motion.y;
+  if (motion.y > 0.0f) tight.upper.y += motion.y;
   if (!force && b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, tight)) return;
   const float m = ARB__AABB_MARGIN;
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
@@ -141,6 +146,20 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force) {
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
   arb__mark_moved(w, index);
+}
+
+float arb__body_min_extent(const arb__body* b) {
+  const arb_shape_def* s = &b->shape;
+  // A circle body's centre of mass is the circle's centre; a segment has no inside.
+  if (s->type == ARB_SHAPE_CIRCLE) return s->circle.radius;
+  if (s->type != ARB_SHAPE_POLYGON) return 0.0f;
+  const arb_polygon* p = &s->polygon;
+  float min_e = 3.4e38f;
+  for (int i = 0; i < p->count; ++i) {
+    float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
+    if (face < min_e) min_e = face;
+  }
+  return min_e < 0.0f ? 0.0f : min_e;
 }
 
 bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
@@ -235,6 +254,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   }
   w->body_count += 1;
   arb__body_init_sleep(b, def);
+  b->min_extent = arb__body_min_extent(b);
   if (!def->is_awake && def->type != ARB_BODY_STATIC && w->def.enable_sleep) {
     // Asleep from the start: an island of its own, at rest, until something touches it.
     b->sleeping = 1;
@@ -245,7 +265,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     w->sleeping_count += 1;
   }
   w->awake_dirty = true;
-  arb__body_refresh_proxy(w, index, true);
+  arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
   return arb__make_id(w, index);
 }
 
@@ -341,7 +361,7 @@ void arb_body_set_transform(arb_world* w, arb_body_id id, arb_vec2 position, flo
   arb__touch(w, index);
   // Static geometry that moves away from sleeping bodies must not leave them hanging.
   if (w->sims[index].type == ARB_BODY_STATIC) arb__wake_touching(w, index);
-  arb__body_refresh_proxy(w, index, true);
+  arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
 }
 arb_vec2 arb_body_get_world_center(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(arb_vec2_zero);

@@ -1,53 +1,82 @@
-// DETERMINISM-CRITICAL: continuous collision for `bullet` bodies.
+// DETERMINISM-CRITICAL: continuous collision (time of impact) after finalize.
 //
-// Before the solver the start pose (centre of mass, rotation) of every body is recorded
-// (only when the world holds a bullet). After finalize, each bullet in slot order sweeps
-// from its start pose to its end pose against every body its swept box touches, those
-// bodies held at their final pose (as Box2D v3 does: the bullet is placed where it meets
-// what is there now, so it can not end up behind a body that moved on), by conservative
-// advancement (arb_time_of_impact). The bullet is moved back to the earliest time of
-// impact (ties: the lower slot, by strict comparison in slot order) and keeps its
-// velocity: it now sits within the speculative distance of what it hit, so the next
-// step's speculative contact stops it at the surface instead of behind it. Bodies it
-// already touches at its start pose (overlap, or a hit at t = 0) are left to the ordinary
-// contacts.
+// Before the solver the start pose (centre of mass, rotation) of every awake body is
+// recorded. After finalize, in two passes in slot order:
+//   1. Every awake dynamic body that moved further than half its smallest extent in this step
+//      (it could have passed through something thin; `continuous` worlds, or bullets) is
+//      swept from its start pose to its end pose against the static bodies its swept box
+//      touches, by conservative advancement (arb_time_of_impact). It is put back at the
+//      earliest time of impact (ties: the lower slot, by strict comparison in slot order)
+//      and keeps its velocity: it now sits within the speculative distance of what it hit,
+//      so the next step's speculative contact stops it at the surface, not behind it.
+//   2. Every fast bullet is swept against the dynamic and kinematic bodies near its path,
+//      both moving along their own (pass-1-corrected) paths, so two bullets flying at each
+//      other meet instead of passing. At the earliest hit both bodies are put back to that
+//      time (a kinematic body keeps its pose: its path is prescribed); every earlier pose
+//      of a body's own path is free of statics, so neither is pushed through a wall.
+//      A sleeping body a bullet hits does not move (its sweep is its pose); it wakes with
+//      its island at the end of the step (arb__ccd_wake_hits, after the islands fell
+//      asleep, so the island pass sees the awake list it was built for), and its contact
+//      with the bullet is solved from the next step on.
+// Sleeping bodies are never swept and their poses are not recorded: they do not move.
+// Slow bodies cost one distance comparison per step and are never swept: the speculative
+// contacts (contact.c) already stop them. A hit only counts if the body would otherwise
+// end on the far side or with its heart (a small circle at its centre of mass) inside
+// the other shape (arb__ccd_passed): a body that just lands, or grazes a surface on the
+// straight-line sweep while its real substep path bent away, is left to the contacts.
+// Bodies that touch at the start pose (overlap, or a hit at t = 0) are left to the
+// ordinary contacts too, except that the heart is then swept: pressed against a thin
+// wall and driven hard, the body still can not tunnel through it.
+// Candidates of pass 2 are the bodies whose broad-phase box meets the bullet's swept box,
+// plus every fast body whose own swept box meets it (a fast body's box only covers its
+// end pose). A slow body's start pose is not searched: it moved less than half its size.
 // The start poses are step scratch (per-step arena), not state: they are recomputed from
 // the state at every step, so restore + step is unaffected.
-#include "extras.h"
+#include "world.h"
 
-// Sleeping bullets do not move: only awake bodies are looked at (all slots while nothing
-// sleeps, see arb__awake_list).
-static bool arb__is_bullet(const arb_world* w, int i) {
-  return w->bodies[i].in_use && w->bodies[i].bullet && w->sims[i].type == ARB_BODY_DYNAMIC &&
-         !w->bodies[i].sleeping;
+// Awake and dynamic (a sleeping body has no recorded start pose: it does not move).
+static bool arb__ccd_dynamic(const arb_world* w, int i) {
+  return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC && !w->bodies[i].sleeping;
+}
+
+void arb__ccd_extend_proxies(arb_world* w, float dt) {
+  int n;
+  const int32_t* list = arb__awake_list(w, &n);
+  for (int k = 0; k < n; ++k) {  // DET: slot order (tree insertion order)
+    int i = list ? list[k] : k;
+    const arb__body* b = &w->bodies[i];
+    if (!arb__body_awake(w, i)) continue;  // static, free or asleep
+    arb_vec2 motion = arb_scale(dt, w->states[i].v);
+    float reach = 0.5f * b->min_extent;
+    if (arb_dot(motion, motion) > reach * reach) arb__body_refresh_proxy(w, i, false, motion);
+  }
 }
 
 void arb__ccd_begin(arb_world* w) {
-  arb__extras* x = w->extras;
+  w->sweep_c = NULL;
+  w->sweep_q = NULL;
+  w->wake_count = 0;  // bullet hits on sleeping bodies (arb__ccd_wake_hits)
   bool any = false;
   int n;
   const int32_t* list = arb__awake_list(w, &n);
-  for (int k = 0; k < n && !any; ++k) any = arb__is_bullet(w, list ? list[k] : k);
-  if (x) x->sweeping = false;
+  for (int k = 0; k < n && !any; ++k) {
+    int i = list ? list[k] : k;
+    any = arb__ccd_dynamic(w, i) && (w->def.enable_continuous || w->bodies[i].bullet);
+  }
   if (!any) return;
-  if (!x) x = arb__extras_get(w);  // allocates once, the first step with a bullet
-  if (!x) return;
-  x->sweep_c = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_c);
-  x->sweep_q = x->sweep_c ? arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_q) : NULL;
-  x->sweep_keys =
-      x->sweep_q ? arb__stack_alloc(w, (size_t)w->body_slots * sizeof *x->sweep_keys) : NULL;
-  if (!x->sweep_keys) {
-    if (x->sweep_q) arb__stack_free(w, x->sweep_q);
-    if (x->sweep_c) arb__stack_free(w, x->sweep_c);
-    x->sweep_c = NULL;
-    x->sweep_q = NULL;
-    return;
+  arb_vec2* c = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *c);
+  arb_rot* q = c ? arb__stack_alloc(w, (size_t)w->body_slots * sizeof *q) : NULL;
+  if (!q) {
+    arb__stack_free(w, c);
+    return;  // out of memory: this step runs without continuous collision
   }
-  for (int i = 0; i < w->body_slots; ++i) {
-    x->sweep_c[i] = w->bodies[i].center;
-    x->sweep_q[i] = w->bodies[i].xf.q;
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
+    c[i] = w->bodies[i].center;
+    q[i] = w->bodies[i].xf.q;
   }
-  x->sweeping = true;
+  w->sweep_c = c;
+  w->sweep_q = q;
 }
 
 static arb_shape_proxy arb__proxy(const arb_shape_def* s) {
@@ -56,102 +85,238 @@ static arb_shape_proxy arb__proxy(const arb_shape_def* s) {
   return arb_make_segment_proxy(&s->segment);
 }
 
-// The bullet's own motion over the step, or (moving == false) a body held at its end pose.
-static arb_sweep arb__sweep(const arb_world* w, const arb__extras* x, int i, bool moving) {
+// A body's motion over the step: from its recorded start pose to its pose now (a static
+// or sleeping body stays where it is).
+static arb_sweep arb__sweep(const arb_world* w, int i) {
   const arb__body* b = &w->bodies[i];
+  bool moves = arb__body_awake(w, i);
   arb_sweep s;
   s.local_center = b->local_center;
+  s.c1 = moves ? w->sweep_c[i] : b->center;
+  s.q1 = moves ? w->sweep_q[i] : b->xf.q;
   s.c2 = b->center;
   s.q2 = b->xf.q;
-  s.c1 = moving ? x->sweep_c[i] : b->center;
-  s.q1 = moving ? x->sweep_q[i] : b->xf.q;
   return s;
 }
 
-// Every body whose fat box overlaps `box`, as ascending slots in keys (no cap: each body
-// is in one tree once, so at most body_slots). The trees' shape is not state, hence the
-// sort; a tree too deep for the walk stack falls back to a scan in slot order.
-static int arb__ccd_candidates(arb_world* w, arb_aabb box, uint64_t* keys) {
-  const arb__tree* trees[2] = {&w->static_tree, &w->dynamic_tree};
-  int n = 0;
-  for (int k = 0; k < 2; ++k) {
-    const arb__tree* t = trees[k];
-    if (t->root == ARB__NULL) continue;
-    int32_t stack[256];
-    int top = 0;
-    stack[top++] = t->root;
-    while (top > 0) {
-      const arb__tree_node* node = &t->nodes[stack[--top]];
-      if (!arb_aabb_overlaps(node->aabb, box)) continue;
-      if (node->height == 0) {
-        keys[n++] = (uint64_t)node->body;
-      } else if (top + 2 <= 256) {
-        stack[top++] = node->child1;
-        stack[top++] = node->child2;
-      } else {
-        n = 0;
-        for (int s = 0; s < w->body_slots; ++s) {
-          if (w->bodies[s].in_use && arb_aabb_overlaps(w->bodies[s].fat_aabb, box))
-            keys[n++] = (uint64_t)s;
+// Only for awake bodies (the others' box is their tight box).
+static arb_aabb arb__swept_box(const arb_world* w, int i) {
+  const arb__body* b = &w->bodies[i];
+  arb__body start = *b;
+  start.xf.q = w->sweep_q[i];
+  start.xf.p = arb_sub(w->sweep_c[i], arb_rotate(start.xf.q, b->local_center));
+  return arb_aabb_union(arb__body_compute_aabb(&start), arb__body_compute_aabb(b));
+}
+
+// Moved further than half its smallest extent: it could have skipped over something.
+static bool arb__ccd_is_fast(const arb_world* w, int i, float dt) {
+  const arb__body* b = &w->bodies[i];
+  float travel =
+      arb_distance(w->sweep_c[i], b->center) + dt * arb_absf(w->states[i].w) * b->max_extent;
+  return travel > 0.5f * b->min_extent;
+}
+
+// Every body of tree `t` whose box overlaps `box`, appended to keys as slots. The trees'
+// shape is not state: the caller sorts. A tree too deep for the walk stack falls back to
+// a scan in slot order.
+static int arb__ccd_query(const arb_world* w, const arb__tree* t, bool statics, arb_aabb box,
+                          uint64_t* keys, int n) {
+  if (t->root == ARB__NULL) return n;
+  int first = n;
+  int32_t stack[256];
+  int top = 0;
+  stack[top++] = t->root;
+  while (top > 0) {
+    const arb__tree_node* node = &t->nodes[stack[--top]];
+    if (!arb_aabb_overlaps(node->aabb, box)) continue;
+    if (node->height == 0) {
+      keys[n++] = (uint64_t)node->body;
+    } else if (top + 2 <= 256) {
+      stack[top++] = node->child1;
+      stack[top++] = node->child2;
+    } else {
+      n = first;
+      for (int s = 0; s < w->body_slots; ++s) {
+        bool is_static = w->sims[s].type == ARB_BODY_STATIC;
+        if (w->bodies[s].in_use && is_static == statics &&
+            arb_aabb_overlaps(w->bodies[s].fat_aabb, box)) {
+          keys[n++] = (uint64_t)s;
         }
-        return n;
       }
+      return n;
     }
   }
-  arb__sort_u64(w, keys, n);
   return n;
 }
 
-static void arb__ccd_bullet(arb_world* w, arb__extras* x, int i) {
-  arb__body* b = &w->bodies[i];
-  arb_sweep sa = arb__sweep(w, x, i, true);
-  if (sa.c1.x == sa.c2.x && sa.c1.y == sa.c2.y && sa.q1.c == sa.q2.c && sa.q1.s == sa.q2.s) return;
-  arb_transform xf1 = {arb_sub(sa.c1, arb_rotate(sa.q1, sa.local_center)), sa.q1};
-  arb__body tmp = *b;
-  tmp.xf = xf1;
-  arb_aabb box = arb_aabb_union(arb__body_compute_aabb(&tmp), arb__body_compute_aabb(b));
-  int n = arb__ccd_candidates(w, box, x->sweep_keys);
+static bool arb__ccd_pair_ok(const arb_world* w, int i, int j) {
+  const arb__body* a = &w->bodies[i];
+  const arb__body* o = &w->bodies[j];
+  return j != i && o->in_use && arb__body_should_collide(a, o) &&
+         arb__contact_has_collider(a->shape.type, o->shape.type);
+}
+
+// A small circle at the centre of mass: the body's heart.
+static arb_shape_proxy arb__ccd_heart(const arb__body* b) {
+  return arb_make_proxy(&b->local_center, 1, 0.25f * b->min_extent);
+}
+
+// Whether a hit found on the straight sweep must stop the body. The sweep interpolates
+// the start and end poses linearly, but the body moved through the substeps on a bent
+// path (it landed, turned, was pulled by a joint), and a body may end a step slightly
+// sunk into what it lands on: both are the contacts' business, and putting the body
+// back would tear it from its joints for nothing. It must stop if it ends on the other
+// side (the separating direction turned around) or with its heart inside the shape: from
+// there the contact would push it out through the far side.
+static bool arb__ccd_passed(const arb__body* b, const arb_toi_input* in) {
+  arb_transform a1 = arb_get_sweep_transform(&in->sweep_a, 0.0f);
+  arb_transform b1 = arb_get_sweep_transform(&in->sweep_b, 0.0f);
+  arb_transform a2 = arb_get_sweep_transform(&in->sweep_a, 1.0f);
+  arb_transform b2 = arb_get_sweep_transform(&in->sweep_b, 1.0f);
+  arb_distance_output d1 = arb_shape_distance(&in->proxy_a, a1, &in->proxy_b, b1);
+  arb_distance_output d2 = arb_shape_distance(&in->proxy_a, a2, &in->proxy_b, b2);
+  if (arb_dot(d1.normal, d2.normal) < 0.0f) return true;
+  arb_shape_proxy heart = arb__ccd_heart(b);
+  return arb_shape_distance(&heart, a2, &in->proxy_b, b2).distance < ARB_LINEAR_SLOP;
+}
+
+// Earliest hit of body i (sweep sa) against body j (sweep sb) before `t`, or `t`.
+static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
+                          const arb_sweep* sb, float t) {
+  const arb__body* b = &w->bodies[i];
   arb_toi_input in;
   memset(&in, 0, sizeof in);
   in.proxy_a = arb__proxy(&b->shape);
-  in.sweep_a = sa;
-  float t = 1.0f;
-  for (int k = 0; k < n; ++k) {  // DET: slot order
-    int j = (int)x->sweep_keys[k];
-    if (j == i) continue;
-    const arb__body* o = &w->bodies[j];
-    if (!arb__body_should_collide(b, o) || !arb__contact_has_collider(b->shape.type, o->shape.type))
-      continue;
-    in.proxy_b = arb__proxy(&o->shape);
-    in.sweep_b = arb__sweep(w, x, j, false);
-    in.max_fraction = t;
-    arb_toi_output out = arb_time_of_impact(&in);
-    // A hit at t = 0 is a bullet already resting on the surface (it was placed there by
-    // the last step): its contact exists and handles it; pinning it there would stop a
-    // bullet that is leaving.
-    if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t) t = out.fraction;
+  in.proxy_b = arb__proxy(&w->bodies[j].shape);
+  in.sweep_a = *sa;
+  in.sweep_b = *sb;
+  in.max_fraction = t;
+  arb_toi_output out = arb_time_of_impact(&in);
+  // A hit at t = 0 is a body already resting on the surface (maybe placed there by the
+  // last step): its contact handles it; pinning it there would stop a body that leaves.
+  if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t) {
+    return arb__ccd_passed(b, &in) ? out.fraction : t;
   }
-  if (t >= 1.0f) return;
-  arb_transform xf = arb_get_sweep_transform(&sa, t);
-  b->xf = xf;
-  b->center = arb_transform_point(xf, b->local_center);
-  arb__body_refresh_proxy(w, i, false);
+  if (out.state == ARB_TOI_OVERLAPPED || (out.state == ARB_TOI_HIT && out.fraction == 0.0f)) {
+    // Touching at the start: sweep the core alone, so that pushing on through stops.
+    in.proxy_a = arb__ccd_heart(b);
+    out = arb_time_of_impact(&in);
+    if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t &&
+        arb__ccd_passed(b, &in)) {
+      return out.fraction;
+    }
+  }
+  return t;
 }
 
-void arb__ccd_finish(arb_world* w) {
-  arb__extras* x = w->extras;
-  if (!x || !x->sweeping) return;
-  int n;
-  const int32_t* list = arb__awake_list(w, &n);
+// Put body i back to time t of its sweep (velocity kept); its proxy follows.
+static void arb__ccd_rewind(arb_world* w, int i, float t, float dt) {
+  arb__body* b = &w->bodies[i];
+  arb_sweep s = arb__sweep(w, i);
+  b->xf = arb_get_sweep_transform(&s, t);
+  b->center = arb_transform_point(b->xf, b->local_center);
+  arb_vec2 motion = w->def.enable_continuous ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
+  arb__body_refresh_proxy(w, i, false, motion);
+}
+
+// Pass 1: body i against the statics near its path.
+static void arb__ccd_against_statics(arb_world* w, int i, uint64_t* keys, float dt) {
+  arb_sweep sa = arb__sweep(w, i);
+  int n = arb__ccd_query(w, &w->static_tree, true, arb__swept_box(w, i), keys, 0);
+  arb__sort_u64(w, keys, n);
+  float t = 1.0f;
   for (int k = 0; k < n; ++k) {  // DET: slot order
-    int i = list ? list[k] : k;
-    if (arb__is_bullet(w, i)) arb__ccd_bullet(w, x, i);
+    int j = (int)keys[k];
+    if (!arb__ccd_pair_ok(w, i, j)) continue;
+    arb_sweep sb = arb__sweep(w, j);  // a static body's start and end poses are the same
+    t = arb__ccd_toi(w, i, &sa, j, &sb, t);
   }
-  arb__stack_free(w, x->sweep_keys);
-  arb__stack_free(w, x->sweep_q);
-  arb__stack_free(w, x->sweep_c);
-  x->sweep_keys = NULL;
-  x->sweep_c = NULL;
-  x->sweep_q = NULL;
-  x->sweeping = false;
+  if (t < 1.0f) arb__ccd_rewind(w, i, t, dt);
+}
+
+// A sleeping body hit by a bullet, woken after the islands fell asleep. The list is the
+// collide step's wake list, empty again since arb__apply_wake_requests.
+static void arb__ccd_request_wake(arb_world* w, int body) {
+  if (w->wake_count == w->wake_cap) {
+    int cap = w->wake_cap ? 2 * w->wake_cap : 64;
+    int32_t* p = arb__grow(w, w->wake_requests, w->wake_count, cap, sizeof *p);
+    if (!p) return;  // out of memory: the contact with the bullet wakes it next step
+    w->wake_requests = p;
+    w->wake_cap = cap;
+  }
+  w->wake_requests[w->wake_count++] = body;
+}
+
+// Pass 2: bullet i against the moving bodies near its path (fast: the fast bodies of
+// pass 1, with their swept boxes).
+static void arb__ccd_bullet(arb_world* w, int i, const int32_t* fast, const arb_aabb* fast_box,
+                            int fast_count, uint64_t* keys, float dt) {
+  arb_aabb box = arb__swept_box(w, i);
+  int n = arb__ccd_query(w, &w->dynamic_tree, false, box, keys, 0);
+  for (int k = 0; k < fast_count; ++k) {
+    if (arb_aabb_overlaps(fast_box[k], box)) keys[n++] = (uint64_t)fast[k];
+  }
+  arb__sort_u64(w, keys, n);
+  arb_sweep sa = arb__sweep(w, i);
+  float t = 1.0f;
+  int hit = ARB__NULL;
+  for (int k = 0; k < n; ++k) {  // DET: slot order (duplicates are adjacent)
+    int j = (int)keys[k];
+    if ((k > 0 && keys[k - 1] == keys[k]) || !arb__ccd_pair_ok(w, i, j)) continue;
+    arb_sweep sb = arb__sweep(w, j);
+    float tj = arb__ccd_toi(w, i, &sa, j, &sb, t);
+    if (tj < t) {
+      t = tj;
+      hit = j;
+    }
+  }
+  if (hit == ARB__NULL) return;
+  arb__ccd_rewind(w, i, t, dt);
+  if (w->bodies[hit].sleeping) {
+    arb__ccd_request_wake(w, hit);
+  } else if (w->sims[hit].type == ARB_BODY_DYNAMIC) {
+    arb__ccd_rewind(w, hit, t, dt);
+  }
+}
+
+void arb__ccd_finish(arb_world* w, float dt) {
+  if (!w->sweep_c) return;
+  int slots = w->body_slots;
+  int awake;
+  const int32_t* list = arb__awake_list(w, &awake);
+  // keys holds both trees' hits plus the fast list: at most two entries per slot.
+  uint64_t* keys = arb__stack_alloc(w, (size_t)slots * 2 * sizeof *keys);
+  int32_t* fast = keys ? arb__stack_alloc(w, (size_t)slots * sizeof *fast) : NULL;
+  arb_aabb* fast_box = fast ? arb__stack_alloc(w, (size_t)slots * sizeof *fast_box) : NULL;
+  int fast_count = 0;
+  int bullets = 0;
+  if (fast_box) {
+    for (int k = 0; k < awake; ++k) {  // DET: slot order
+      int i = list ? list[k] : k;
+      if (!arb__ccd_dynamic(w, i)) continue;
+      bool bullet = w->bodies[i].bullet != 0;
+      if (!(w->def.enable_continuous || bullet) || !arb__ccd_is_fast(w, i, dt)) continue;
+      arb__ccd_against_statics(w, i, keys, dt);
+      fast[fast_count] = i;
+      fast_box[fast_count] = arb__swept_box(w, i);
+      fast_count += 1;
+      bullets += bullet;
+    }
+    for (int k = 0; k < fast_count && bullets > 0; ++k) {  // DET: slot order
+      if (w->bodies[fast[k]].bullet)
+        arb__ccd_bullet(w, fast[k], fast, fast_box, fast_count, keys, dt);
+    }
+  }
+  arb__stack_free(w, fast_box);
+  arb__stack_free(w, fast);
+  arb__stack_free(w, keys);
+  arb__stack_free(w, w->sweep_q);
+  arb__stack_free(w, w->sweep_c);
+  w->sweep_c = NULL;
+  w->sweep_q = NULL;
+}
+
+void arb__ccd_wake_hits(arb_world* w) {
+  for (int k = 0; k < w->wake_count; ++k) arb__wake_body(w, w->wake_requests[k]);  // DET: hit order
+  w->wake_count = 0;
 }

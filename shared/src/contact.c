@@ -6,6 +6,8 @@
 #include "world.h"
 #include "worker_pool.h"
 
+#include "manifold.h"
+
 #include <math.h>
 
 // ---- pair map ---------------------------------------------------------------------------
@@ -161,20 +163,20 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // has that kind; a pair without a registration (segment/segment) never gets a contact.
 // A new shape kind adds its rank and, per kind it collides with, one adapter and one entry.
 typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                     arb_transform xfb);
+                                     arb_transform xfb, float margin);
 
-// Adapts a collide function of collision.h to shape definitions: REGISTER_COLLIDER(name,
-// function, member of A, member of B).
-#define REGISTER_COLLIDER(name, fn, ma, mb)                                                          \
+// Adapts a collide function of manifold.h (with its speculative margin) to shape
+// definitions: REGISTER_COLLIDER(name, function, member of A, member of B).
+#define REGISTER_COLLIDER(name, fn, ma, mb)                                                   \
   static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
-                           arb_transform xfb) {                                                      \
-    return fn(&a->ma, xfa, &b->mb, xfb);                                                             \
+                           arb_transform xfb, float margin) {                                 \
+    return fn(&a->ma, xfa, &b->mb, xfb, margin);                                              \
   }
-REGISTER_COLLIDER(collide_circles, arb_collide_circles, circle, circle)
-REGISTER_COLLIDER(collide_polygon_circle, arb_collide_polygon_and_circle, polygon, circle)
-REGISTER_COLLIDER(collide_polygons, arb_collide_polygons, polygon, polygon)
-REGISTER_COLLIDER(collide_segment_circle, arb_collide_segment_and_circle, segment, circle)
-REGISTER_COLLIDER(collide_segment_polygon, arb_collide_segment_and_polygon, segment, polygon)
+REGISTER_COLLIDER(collide_circles, arb__collide_circles, circle, circle)
+REGISTER_COLLIDER(collide_polygon_circle, arb__collide_polygon_and_circle, polygon, circle)
+REGISTER_COLLIDER(collide_polygons, arb__collide_polygons, polygon, polygon)
+REGISTER_COLLIDER(collide_segment_circle, arb__collide_segment_and_circle, segment, circle)
+REGISTER_COLLIDER(collide_segment_polygon, arb__collide_segment_and_polygon, segment, polygon)
 #undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
@@ -247,15 +249,20 @@ void arb__contact_destroy(arb_world* w, int index) {
   w->contact_count -= 1;
 }
 
+static void arb__push_event(arb_world* w, bool begin, int a, int b);
+
 void arb__destroy_body_contacts(arb_world* w, int body) {
   // Remove from the highest contact index down: the result depends only on the set of
-  // contacts, not on the order of the body's edge list.
+  // contacts, not on the order of the body's edge list. A touching one ends (reported
+  // after the next step: every begin has its end).
   for (;;) {
     int best = ARB__NULL;
     for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
       if ((e >> 1) > best) best = e >> 1;
     }
     if (best == ARB__NULL) break;
+    const arb__contact* c = &w->contacts[best];
+    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
     arb__contact_destroy(w, best);
   }
 }
@@ -263,12 +270,49 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
 // ---- narrow phase -----------------------------------------------------------------------
 
 // Bodies come in contact order (arb__contact_create), so A has the registered first kind.
-static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b) {
+static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b, float margin) {
   arb__collide_fn* collide = collider_of(a->shape.type, b->shape.type);
-  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf);
+  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf, margin);
   arb_manifold none;
   memset(&none, 0, sizeof none);
   return none;
+}
+
+// Speculative margin of a pair: the fixed distance, plus (continuous) how far the two
+// bodies can close on each other in this step, bounded by their relative speed and the
+// speed of their farthest points from turning. A fast body then has speculative points
+// with whatever lies within its reach, and the solver lets it close each gap and no
+// more: it stops at the surface instead of passing through. A body at rest gets
+// ARB_SPECULATIVE_DISTANCE (to rounding) and the same contacts as without continuous.
+static float arb__pair_margin(const arb_world* w, int a, int b, float dt) {
+  if (!w->def.enable_continuous) return ARB_SPECULATIVE_DISTANCE;
+  const arb__body_state* sa = &w->states[a];
+  const arb__body_state* sb = &w->states[b];
+  float reach = arb_length(arb_sub(sb->v, sa->v)) + arb_absf(sa->w) * w->bodies[a].max_extent +
+                arb_absf(sb->w) * w->bodies[b].max_extent;
+  return ARB_SPECULATIVE_DISTANCE + dt * reach;
+}
+
+// The points a wide margin found beyond the fixed speculative distance stay only where
+// the pair's motion at that point closes the gap to within that distance in this step:
+// the solver would not act on the others (the gap stays open), and kept they would wake
+// a sleeping island that a body merely passes by.
+static void arb__keep_reachable(const arb_world* w, const arb__contact* c, arb_manifold* m, float dt) {
+  const arb__body_state* sa = &w->states[c->body_a];
+  const arb__body_state* sb = &w->states[c->body_b];
+  arb_vec2 ca = w->bodies[c->body_a].center, cb = w->bodies[c->body_b].center;
+  int n = 0;
+  for (int k = 0; k < m->point_count; ++k) {
+    const arb_manifold_point* p = &m->points[k];
+    if (p->separation > ARB_SPECULATIVE_DISTANCE) {
+      arb_vec2 va = arb_add(sa->v, arb_cross_sv(sa->w, arb_sub(p->point, ca)));
+      arb_vec2 vb = arb_add(sb->v, arb_cross_sv(sb->w, arb_sub(p->point, cb)));
+      float approach = -arb_dot(arb_sub(vb, va), m->normal);
+      if (p->separation > ARB_SPECULATIVE_DISTANCE + dt * approach) continue;
+    }
+    m->points[n++] = *p;
+  }
+  m->point_count = n;
 }
 
 static void arb__push_event(arb_world* w, bool begin, int a, int b) {
@@ -310,18 +354,33 @@ static void arb__request_wake(arb_world* w, const arb__contact* c) {
   }
 }
 
+// Touching (begin/end events, islands, arb_body_get_contacts): a point within the fixed
+// speculative distance, the contacts a world without continuous collision would have. The
+// farther speculative points of a fast pair (arb__pair_margin, arb__keep_reachable) are
+// solved, and wake a sleeping body they are about to reach, but do not count as touching:
+// a fast body does not report a contact before it arrives, nor join (and so keep awake)
+// the island of a resting pile it flies past.
+static bool arb__manifold_touching(const arb_manifold* m) {
+  for (int k = 0; k < m->point_count; ++k) {
+    if (m->points[k].separation <= ARB_SPECULATIVE_DISTANCE) return true;
+  }
+  return false;
+}
+
 // The new manifold of contact i, with last step's impulses carried to points with the same
 // feature id (warm starting). Returns false when the fat AABBs no longer overlap (the
 // contact is then left as it was, to be destroyed). Writes only contact i: the worker
 // threads run it for many contacts at once.
-static bool arb__collide_one(arb_world* w, int i) {
+static bool arb__collide_one(arb_world* w, int i, float dt) {
   arb__contact* c = &w->contacts[i];
   const arb__body* a = &w->bodies[c->body_a];
   const arb__body* b = &w->bodies[c->body_b];
   if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return false;
   arb_manifold old = c->manifold;
-  c->manifold = arb__collide_pair(a, b);
+  float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
+  c->manifold = arb__collide_pair(a, b, margin);
   arb_manifold* m = &c->manifold;
+  if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
   for (int k = 0; k < m->point_count; ++k) {
     arb_manifold_point* p = &m->points[k];
     p->normal_impulse = 0.0f;
@@ -341,12 +400,13 @@ typedef struct arb__collide_job {
   arb_world* w;
   const int32_t* list;  // awake contacts, or NULL: all
   uint8_t* overlaps;    // per position in the list
+  float dt;
 } arb__collide_job;
 
 static void arb__collide_range(void* ctx, int begin, int end) {
   const arb__collide_job* job = ctx;
   for (int at = begin; at < end; ++at) {
-    job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at);
+    job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at, job->dt);
   }
 }
 
@@ -354,7 +414,7 @@ static void arb__collide_range(void* ctx, int begin, int end) {
 // ascending): a contact between two sleeping (or sleeping and static) bodies keeps its
 // manifold and impulses until its island wakes. The manifolds are computed first (in
 // parallel with worker threads), then events, wake requests and removals in contact order.
-void arb__collide(arb_world* w) {
+void arb__collide(arb_world* w, float dt) {
   const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
   int n = list ? w->awake_contact_count : w->contact_count;
   w->wake_count = 0;
@@ -363,19 +423,20 @@ void arb__collide(arb_world* w) {
   uint8_t* overlaps = arb__stack_alloc(w, (size_t)n);
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
-  arb__collide_job job = {w, list, overlaps};
+  arb__collide_job job = {w, list, overlaps, dt};
   if (overlaps) arb__pool_for(w->pool, arb__collide_range, &job, n, 64);
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];
-    if (!(overlaps ? overlaps[at] : arb__collide_one(w, i))) {
+    if (!(overlaps ? overlaps[at] : arb__collide_one(w, i, dt))) {
       if (doomed) doomed[doomed_count++] = i;
       continue;
     }
     arb_manifold* m = &c->manifold;
-    bool touching = m->point_count > 0;
+    bool touching = arb__manifold_touching(m);
     bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
-    if (list && (touching || was)) arb__request_wake(w, c);
+    // Any point is solved, so any point wakes (the solver must not move a sleeping body).
+    if (list && (m->point_count > 0 || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
       arb__push_event(w, true, c->body_a, c->body_b);

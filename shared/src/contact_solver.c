@@ -110,7 +110,8 @@ typedef struct arb__wide_point {
   f4 base_separation;
   f4 normal_impulse, tangent_impulse, max_normal_impulse;
   f4 normal_mass, tangent_mass;
-  f4 relative_velocity;  // normal approach speed at step start (restitution)
+  f4 relative_velocity;  // normal approach speed at step start, or the fastest approach a
+                         // solve pass stopped since (restitution)
 } arb__wide_point;
 
 // Four constraints of one colour (or one overflow constraint and three empty lanes).
@@ -437,6 +438,11 @@ static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_b
       impulse = f4_sub(nimp, pt->normal_impulse);
       pt->normal_impulse = nimp;
       pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      // Restitution bounces from the fastest approach the contact had to stop, not only
+      // the speed at step start: a body caught by a speculative point mid-step has gained
+      // speed (gravity) since then, and that is the speed it hits with.
+      f4 stopped = f4_gt(impulse, zero);
+      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
       f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
       ARB__APPLY(A, B, k, pt, px, py);
     }
@@ -482,12 +488,68 @@ static void arb__apply_restitution(arb__body_state* st, arb__solver* sv, int beg
       impulse = f4_sub(nimp, pt->normal_impulse);
       pt->normal_impulse = nimp;
       pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+      // Restitution bounces from the fastest approach the contact had to stop, not only
+      // the speed at step start: a body caught by a speculative point mid-step has gained
+      // speed (gravity) since then, and that is the speed it hits with.
+      f4 stopped = f4_gt(impulse, zero);
+      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
       f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
       ARB__APPLY(A, B, k, pt, px, py);
     }
     arb__scatter_vel(st, k->a, A, sv->dummy);
     arb__scatter_vel(st, k->b, B, sv->dummy);
   }
+}
+
+// Hit event of one solved contact: its point that stopped the fastest approach (the
+// restitution speed), when that is above the threshold and the point pushed (a
+// speculative point the body did not reach pushes nothing). Events are collected in wide
+// (colour) order and sorted into contact order by arb__sort_hits.
+static void arb__record_hit(arb_world* w, const arb__wide* k, int lane, const arb__contact* c) {
+  const arb_manifold* m = &c->manifold;
+  int best = -1;
+  float speed = w->def.hit_event_threshold;
+  for (int j = 0; j < m->point_count; ++j) {
+    float approach = -f4_lane(k->p[j].relative_velocity, lane);
+    if (f4_lane(k->p[j].max_normal_impulse, lane) > 0.0f && approach > speed) {
+      speed = approach;
+      best = j;
+    }
+  }
+  if (best < 0) return;
+  if (w->hit_count == w->hit_capacity) {
+    int cap = w->hit_capacity ? 2 * w->hit_capacity : 64;
+    arb_contact_hit_event* p = arb__grow(w, w->hit_events, w->hit_count, cap, sizeof *p);
+    if (!p) return;  // out of memory: the event is lost, the simulation is not affected
+    w->hit_events = p;
+    w->hit_capacity = cap;
+  }
+  arb_contact_hit_event* e = &w->hit_events[w->hit_count++];
+  e->a.index1 = c->body_a + 1;
+  e->a.generation = w->bodies[c->body_a].generation;
+  e->b.index1 = c->body_b + 1;
+  e->b.generation = w->bodies[c->body_b].generation;
+  e->point = m->points[best].point;
+  e->normal = m->normal;
+  e->approach_speed = speed;
+}
+
+// Contact order: key = contact index (high) | event position (low).
+static void arb__sort_hits(arb_world* w, const int32_t* contact_of) {
+  int n = w->hit_count;
+  if (n < 2) return;
+  uint64_t* keys = arb__stack_alloc(w, (size_t)n * sizeof *keys);
+  arb_contact_hit_event* copy = keys ? arb__stack_alloc(w, (size_t)n * sizeof *copy) : NULL;
+  if (copy) {
+    for (int i = 0; i < n; ++i) keys[i] = ((uint64_t)(uint32_t)contact_of[i] << 32) | (uint32_t)i;
+    arb__sort_u64(w, keys, n);
+    memcpy(copy, w->hit_events, (size_t)n * sizeof *copy);
+    for (int i = 0; i < n; ++i) w->hit_events[i] = copy[keys[i] & 0xffffffffu];
+  } else {
+    w->hit_count = 0;  // out of memory: no events rather than events out of order
+  }
+  arb__stack_free(w, copy);
+  arb__stack_free(w, keys);
 }
 
 // ---- passes over the colours ------------------------------------------------------------
@@ -532,17 +594,24 @@ static void arb__run_pass(arb__pool* pool, arb__body_state* st, arb__solver* sv,
 }
 
 static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
+  int32_t* contact_of = arb__stack_alloc(w, (size_t)(4 * sv->count + 1) * sizeof *contact_of);
   for (int i = 0; i < sv->count; ++i) {
     const arb__wide* k = &sv->wides[i];
     for (int lane = 0; lane < 4; ++lane) {
       if (k->contact[lane] < 0) continue;
+      const arb__contact* c = &w->contacts[k->contact[lane]];
       arb_manifold* m = &w->contacts[k->contact[lane]].manifold;
       for (int j = 0; j < m->point_count; ++j) {
         m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
         m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
       }
+      int before = w->hit_count;
+      if (contact_of) arb__record_hit(w, k, lane, c);
+      if (w->hit_count > before) contact_of[before] = k->contact[lane];
     }
   }
+  if (contact_of) arb__sort_hits(w, contact_of);
+  arb__stack_free(w, contact_of);
 }
 
 // The per-body passes are written once per body and run over all slots (nothing asleep)

@@ -123,14 +123,12 @@ void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* co
 
 void arb__extras_pre_solve(arb_world* w, float dt) {
   arb__extras* x = w->extras;
-  arb__ccd_begin(w);
   if (!x) return;
   if (x->spring_slots > 0) arb__springs_apply(w);
   if (x->vehicle_slots > 0) arb__vehicles_apply(w, dt);
 }
 
 void arb__extras_post_step(arb_world* w, float dt) {
-  arb__ccd_finish(w);
   arb__extras* x = w->extras;
   if (x && x->particle_count > 0) {
     x->last_dt = dt;  // only with particles (it is state: see arb__extras_empty)

@@ -1,16 +1,15 @@
 // arbiter — internal state of the physics extras (springs, joints, Verlet particles,
-// vehicles, continuous collision) hanging off arb_world.extras. Not a public header.
+// vehicles) hanging off arb_world.extras. Not a public header.
 //
 // DETERMINISM-CRITICAL: every array is iterated in slot (creation) order. Objects refer to
 // bodies by generation-checked id and look them up every step: a destroyed body makes its
 // springs, joints and vehicles inactive, never dangling.
 //
 // Step hooks (world.c, contact_solver.c):
-//   arb__extras_pre_solve    springs and vehicles write the body force accumulators;
-//                            bullet sweeps record their start poses
+//   arb__extras_pre_solve    springs and vehicles write the body force accumulators
 //   arb__joints_*            joints inside the solver's substep loop (before contacts)
-//   arb__extras_post_step    after finalize: continuous collision of bullets, then the
-//                            Verlet particles (they read the final body poses)
+//   arb__extras_post_step    after finalize and continuous collision: the Verlet
+//                            particles (they read the final body poses)
 // Serialization (extras_io.c, called by world_codec.c) writes nothing when there are no
 // extras, so worlds without them hash and save exactly as before.
 #pragma once
@@ -99,11 +98,6 @@ typedef struct arb__extras {
   int32_t constraint_count, constraint_cap;
   int32_t constraint_iterations;
   float last_dt;  // dt of the last step with particles (their velocities), state; 0 without
-  // Bullet sweep scratch (not state): start poses of dynamic bodies for this step.
-  arb_vec2* sweep_c;
-  arb_rot* sweep_q;
-  uint64_t* sweep_keys;  // candidate slots of one bullet (body_slots entries)
-  bool sweeping;
   // Joint solver scratch (not state).
   float joint_bias_rate, joint_mass_scale, joint_impulse_scale, joint_max_push;
 } arb__extras;
@@ -130,12 +124,10 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias);
 // world.c, between the solver and finalize: position projection of rigid joints.
 void arb__joints_project(arb_world* w);
 
-// spring.c / vehicle.c / particles.c / ccd.c
+// spring.c / vehicle.c / particles.c
 void arb__springs_apply(arb_world* w);
 void arb__vehicles_apply(arb_world* w, float dt);
 void arb__particles_step(arb_world* w, float dt);
-void arb__ccd_begin(arb_world* w);
-void arb__ccd_finish(arb_world* w);
 
 // ---- slots of springs, joints and vehicles ---------------------------------------------
 // Each of these objects starts with `uint32_t generation; uint8_t in_use;` and is named by

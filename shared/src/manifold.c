@@ -7,7 +7,9 @@
 // Output convention (see collision.h): normal is unit, world axes, from A to B; each
 // point lies midway between the two surfaces; anchor_a = point - xfa.p and
 // anchor_b = point - xfb.p; separation < 0 is overlap; points are reported while the
-// surfaces are closer than ARB_SPECULATIVE_DISTANCE (speculative contacts).
+// surfaces are closer than the speculative margin: ARB_SPECULATIVE_DISTANCE for the public
+// functions, more for a world pair that moves fast (contact.c widens it by the relative
+// motion of the step, so a fast body meets what is ahead of it as a speculative point).
 //
 // Polygon-polygon is SAT (best face of each polygon) followed by clipping the incident
 // edge of one polygon against the reference face of the other:
@@ -18,7 +20,7 @@
 //
 // The two clipped incident points give up to two contacts; their feature ids name the
 // reference and incident vertices, so they stay the same while the same faces touch.
-#include <arbiter/collision.h>
+#include "manifold.h"
 
 #include <float.h>
 
@@ -59,8 +61,8 @@ static arb_vec2 arb__b_point_in_a(arb_transform xfa, arb_transform xfb, arb_vec2
   return arb_inv_rotate(xfa.q, rel);
 }
 
-arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
-                                 arb_transform xfb) {
+arb_manifold arb__collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
+                                  arb_transform xfb, float margin) {
   arb_manifold m = arb__empty_manifold();
   // Both centres relative to A's origin (world axes).
   arb_vec2 ca = arb_rotate(xfa.q, a->center);
@@ -68,7 +70,7 @@ arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const a
   float dist;
   arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(cb, ca));  // B - A, never A + B
   float separation = dist - a->radius - b->radius;
-  if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+  if (separation > margin) return m;
   // Coincident centres: any direction is as good as another; pick world up so the
   // choice is deterministic and a circle dropped exactly onto another is pushed upward.
   if (normal.x == 0.0f && normal.y == 0.0f) normal = arb_v2(0.0f, 1.0f);
@@ -81,8 +83,8 @@ arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const a
 
 // The circle's centre is taken into A's frame; the polygon face of greatest separation
 // decides between the face region and the two vertex regions at its ends.
-arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
-                                            const arb_circle* b, arb_transform xfb) {
+arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
+                                             const arb_circle* b, arb_transform xfb, float margin) {
   arb_manifold m = arb__empty_manifold();
   int count = a->count;
   if (count < 3) return m;
@@ -99,7 +101,7 @@ arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform 
       edge = i;
     }
   }
-  if (s_max - radius > ARB_SPECULATIVE_DISTANCE) return m;
+  if (s_max - radius > margin) return m;
 
   arb_vec2 v1 = a->vertices[edge];
   arb_vec2 v2 = a->vertices[edge + 1 < count ? edge + 1 : 0];
@@ -121,7 +123,7 @@ arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform 
       normal = arb_get_length_and_normalize(&dist, arb_sub(c, v));
       // dist >= s_max > 0 here, so the normal is never zero.
       separation = dist - radius;
-      if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+      if (separation > margin) return m;
       on_a = v;
     } else {
       normal = a->normals[edge];
@@ -135,8 +137,8 @@ arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform 
   return m;
 }
 
-arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
-                                            const arb_circle* b, arb_transform xfb) {
+arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
+                                             const arb_circle* b, arb_transform xfb, float margin) {
   arb_manifold m = arb__empty_manifold();
   arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
   arb_vec2 e = arb_sub(a->b, a->a);
@@ -146,7 +148,7 @@ arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform 
   float dist;
   arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(c, closest));
   float separation = dist - b->radius;
-  if (separation > ARB_SPECULATIVE_DISTANCE) return m;
+  if (separation > margin) return m;
   if (normal.x == 0.0f && normal.y == 0.0f) {
     // Centre exactly on the segment: use the segment's left normal (up for a segment
     // drawn left to right, the usual ground).
@@ -171,7 +173,7 @@ typedef struct arb__hull {
 // Largest separation of poly2 from poly1 along poly1's face normals. Stops early once an
 // axis separates the pair beyond the speculative margin (the caller then gives up).
 static float arb__max_separation(const arb_vec2* v1, const arb_vec2* n1, int c1,
-                                 const arb_vec2* v2, int c2, int* edge) {
+                                 const arb_vec2* v2, int c2, float margin, int* edge) {
   int best = 0;
   float max_sep = -FLT_MAX;
   for (int i = 0; i < c1; ++i) {
@@ -185,7 +187,7 @@ static float arb__max_separation(const arb_vec2* v1, const arb_vec2* n1, int c1,
     if (si > max_sep) {
       max_sep = si;
       best = i;
-      if (si > ARB_SPECULATIVE_DISTANCE) break;
+      if (si > margin) break;
     }
   }
   *edge = best;
@@ -234,13 +236,14 @@ static void arb__segment_closest(arb_vec2 p1, arb_vec2 q1, arb_vec2 p2, arb_vec2
 
 // hb is B in A's frame. ids name A's vertex in the high byte whichever side is reference.
 static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca,
-                                       const arb__hull* hb, arb_transform xfa, arb_transform xfb) {
+                                       const arb__hull* hb, arb_transform xfa, arb_transform xfb,
+                                       float margin) {
   arb_manifold m = arb__empty_manifold();
   int edge_a, edge_b;
-  float sep_a = arb__max_separation(va, na, ca, hb->v, hb->count, &edge_a);
-  if (sep_a > ARB_SPECULATIVE_DISTANCE) return m;
-  float sep_b = arb__max_separation(hb->v, hb->n, hb->count, va, ca, &edge_b);
-  if (sep_b > ARB_SPECULATIVE_DISTANCE) return m;
+  float sep_a = arb__max_separation(va, na, ca, hb->v, hb->count, margin, &edge_a);
+  if (sep_a > margin) return m;
+  float sep_b = arb__max_separation(hb->v, hb->n, hb->count, va, ca, margin, &edge_b);
+  if (sep_b > margin) return m;
 
   const arb_vec2 *v1, *n1, *v2, *n2;
   int c1, c2, e1;
@@ -283,7 +286,7 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
       arb_vec2 p2 = f2 == 0.0f ? v21 : v22;
       float dist;
       arb_vec2 n = arb_get_length_and_normalize(&dist, arb_sub(p2, p1));
-      if (dist > ARB_SPECULATIVE_DISTANCE) return m;
+      if (dist > margin) return m;
       if (n.x != 0.0f || n.y != 0.0f) {
         m.normal = arb_rotate(xfa.q, flip ? arb_neg(n) : n);
         int ref = f1 == 0.0f ? i11 : i12;
@@ -316,11 +319,11 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
   bool single = arb_distance_sq(v_lower, v_upper) < ARB_LINEAR_SLOP * ARB_LINEAR_SLOP * 0.01f;
 
   m.normal = world_normal;
-  if (sep_lower <= ARB_SPECULATIVE_DISTANCE) {
+  if (sep_lower <= margin) {
     arb_vec2 p = arb_mul_sub(v_lower, 0.5f * sep_lower, normal);
     arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_lower, ARB__ID(i11, i22));
   }
-  if (!single && sep_upper <= ARB_SPECULATIVE_DISTANCE) {
+  if (!single && sep_upper <= margin) {
     arb_vec2 p = arb_mul_sub(v_upper, 0.5f * sep_upper, normal);
     arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_upper, ARB__ID(i12, i21));
   }
@@ -329,8 +332,8 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
   return m;
 }
 
-arb_manifold arb_collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
-                                  arb_transform xfb) {
+arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
+                                   const arb_polygon* b, arb_transform xfb, float margin) {
   if (a->count < 3 || b->count < 3) return arb__empty_manifold();
   arb_transform xf = arb_inv_transform_mul(xfa, xfb);  // B's frame in A's frame
   arb__hull hb;
@@ -339,11 +342,11 @@ arb_manifold arb_collide_polygons(const arb_polygon* a, arb_transform xfa, const
     hb.v[i] = arb_transform_point(xf, b->vertices[i]);
     hb.n[i] = arb_rotate(xf.q, b->normals[i]);
   }
-  return arb__collide_hulls(a->vertices, a->normals, a->count, &hb, xfa, xfb);
+  return arb__collide_hulls(a->vertices, a->normals, a->count, &hb, xfa, xfb, margin);
 }
 
-arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
-                                             const arb_polygon* b, arb_transform xfb) {
+arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
+                                              const arb_polygon* b, arb_transform xfb, float margin) {
   if (b->count < 3) return arb__empty_manifold();
   // The segment is a two-vertex hull: edge 0 runs a->b, edge 1 runs b->a; with the
   // polygon's normals these are all the separating axes in 2D.
@@ -358,5 +361,32 @@ arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform
     hb.v[i] = arb_transform_point(xf, b->vertices[i]);
     hb.n[i] = arb_rotate(xf.q, b->normals[i]);
   }
-  return arb__collide_hulls(va, na, 2, &hb, xfa, xfb);
+  return arb__collide_hulls(va, na, 2, &hb, xfa, xfb, margin);
+}
+
+// ---- public functions: the fixed speculative margin ------------------------------------
+
+arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
+                                 arb_transform xfb) {
+  return arb__collide_circles(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
+                                            const arb_circle* b, arb_transform xfb) {
+  return arb__collide_polygon_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
+                                  arb_transform xfb) {
+  return arb__collide_polygons(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
+                                            const arb_circle* b, arb_transform xfb) {
+  return arb__collide_segment_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
+                                             const arb_polygon* b, arb_transform xfb) {
+  return arb__collide_segment_and_polygon(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
 }

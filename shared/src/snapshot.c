@@ -20,6 +20,7 @@
 //     then, only when solve_iterations or relax_iterations != 1: u32 tag 'ITER'
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
+//     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
 //     then the sleep record: u32 tag 'SLEP' (0x50454c53), u8 world enable_sleep, per live
 //       body: u8 flags (1 asleep, 2 sleep enabled), f32 sleep_threshold, f32 sleep_time,
 //       asleep only: i32 island_head (visitor and checks in sleep_io.c)
@@ -164,6 +165,8 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->dynamic_tree = d->dynamic_tree;
   w->begin_count = 0;
   w->end_count = 0;
+  w->end_reported = 0;
+  w->hit_count = 0;
   for (int i = 0; i < w->contact_count; ++i) arb__contact_link(w, i);
   w->sleeping_count = 0;
   for (int i = 0; i < w->body_slots; ++i) {

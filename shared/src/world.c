@@ -6,6 +6,7 @@
 #include "extras.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 // ---- memory -----------------------------------------------------------------------------
 
@@ -106,7 +107,9 @@ arb_world_def arb_default_world_def(void) {
   d.contact_damping_ratio = 10.0f;
   d.max_contact_push_speed = 3.0f;
   d.max_linear_speed = 400.0f;
+  d.enable_continuous = true;
   d.enable_sleep = true;
+  d.hit_event_threshold = 1.0f;
   d.body_capacity = 16;
   d.worker_count = 1;
   d.internal_value = ARB__DEF_COOKIE;
@@ -146,7 +149,7 @@ static bool arb__world_def_valid(const arb_world_def* d) {
   if (d->solve_iterations < 1 || d->solve_iterations > ARB__MAX_ITERATIONS) return false;
   if (d->relax_iterations < 1 || d->relax_iterations > ARB__MAX_ITERATIONS) return false;
   float f[] = {d->restitution_threshold, d->contact_hertz, d->contact_damping_ratio,
-               d->max_contact_push_speed, d->max_linear_speed};
+               d->max_contact_push_speed, d->max_linear_speed, d->hit_event_threshold};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {
     if (!arb_is_valid_float(f[i]) || f[i] < 0.0f) return false;
   }
@@ -196,6 +199,7 @@ void arb_world_destroy(arb_world* w) {
   arb__tree_free(w, &w->dynamic_tree);
   arb__free(w, w->begin_events);
   arb__free(w, w->end_events);
+  arb__free(w, w->hit_events);
   arb__free(w, w->awake_bodies);
   arb__free(w, w->awake_contacts);
   arb__free(w, w->wake_requests);
@@ -275,7 +279,9 @@ static inline void arb__finalize_body(arb_world* w, int i, float dt, bool timers
   st->dq = arb_rot_identity;
   b->force = arb_vec2_zero;
   b->torque = 0.0f;
-  arb__body_refresh_proxy(w, i, false);
+  // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
+  arb_vec2 motion = w->def.enable_continuous ? arb_scale(dt, st->v) : arb_vec2_zero;
+  arb__body_refresh_proxy(w, i, false, motion);
 }
 
 // All slots while nothing sleeps, else the awake list. Returns the sleepy count.
@@ -299,18 +305,29 @@ void arb_world_step(arb_world* w, float dt) {
   w->locked = true;
   arb__stack_prepare(w);
   w->begin_count = 0;
-  w->end_count = 0;
+  // Ends of contacts destroyed with a body since the last step are reported now, first.
+  int pending = w->end_count - w->end_reported;
+  if (pending > 0 && w->end_reported > 0) {
+    memmove(w->end_events, w->end_events + w->end_reported, (size_t)pending * sizeof *w->end_events);
+  }
+  w->end_count = pending;
+  w->hit_count = 0;
   arb__sleep_prepare(w);
+  if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
   arb__collect_awake_contacts(w);
-  arb__collide(w);
+  arb__collide(w, dt);
   arb__apply_wake_requests(w);
+  arb__ccd_begin(w);
   arb__extras_pre_solve(w, dt);
   arb__solve(w, dt);
   arb__joints_project(w);
   int sleepy = arb__finalize(w, dt);
+  arb__ccd_finish(w, dt);
   arb__extras_post_step(w, dt);
   arb__islands_sleep(w, sleepy);
+  arb__ccd_wake_hits(w);
+  w->end_reported = w->end_count;
   w->step_count += 1;
   w->locked = false;
 }
@@ -324,5 +341,15 @@ int arb_world_get_begin_touch_events(const arb_world* w, const arb_contact_event
 int arb_world_get_end_touch_events(const arb_world* w, const arb_contact_event** out) {
   if (!w || !out) return 0;
   *out = w->end_events;
-  return w->end_count;
+  return w->end_reported;  // not yet those of bodies destroyed since the step
+}
+
+int arb_world_get_hit_events(const arb_world* w, const arb_contact_hit_event** out) {
+  if (!w || !out) return 0;
+  *out = w->hit_events;
+  return w->hit_count;
+}
+
+void arb_world_set_hit_event_threshold(arb_world* w, float speed) {
+  if (w && !w->locked && arb_is_valid_float(speed) && speed >= 0.0f) w->def.hit_event_threshold = speed;
 }

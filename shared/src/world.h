@@ -16,7 +16,10 @@
 //   3. collide         contact.c: for each contact in array order, destroy it when the fat
 //                      AABBs stopped overlapping, else recompute the manifold and carry the
 //                      impulses of matching feature ids (warm starting). Begin/end touch
-//                      events are recorded here.
+//                      events are recorded here (hit events after the solve, in
+//                      contact_solver.c's arb__store_impulses). With continuous on, the
+//                      speculative margin of a pair grows with the pair's relative motion
+//                      over the step.
 //   4. solve           contact_solver.c: colour the touching contacts (greedy, contact
 //                      order) and pack them 4 per wide constraint, apply the
 //                      accumulated forces (once, dt*F/m), then `substeps` times:
@@ -26,15 +29,25 @@
 //                      and store impulses back into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
 //                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`;
-//                      sleep timers.
-//   6. sleep           island.c: islands whose bodies all stayed slow for
-//                      ARB_TIME_TO_SLEEP fall asleep. While any body sleeps, steps 2-5 run
+//                      sleep timers. With continuous on, the box a dynamic body is checked
+//                      against is its tight box stretched by its motion over the next step
+//                      (v*dt), so the pairs a fast body will meet exist before it gets there.
+//   6. continuous      ccd.c: an awake dynamic body that moved further than a fraction of
+//                      its size is swept against static bodies (time of impact) and put back
+//                      where it first touches; bullets also against dynamic bodies, both
+//                      moving. A sleeping body is never swept; one a bullet hits wakes with
+//                      its island at the end of the step.
+//   7. sleep           island.c: islands whose bodies all stayed slow for
+//                      ARB_TIME_TO_SLEEP fall asleep. While any body sleeps, steps 2-6 run
 //                      over the awake bodies and their contacts only (lists in ascending
 //                      slot / contact order, so the order of the work is unchanged), and
-//                      contacts touching a sleeping body from an awake one wake its island
-//                      between steps 3 and 4.
+//                      contacts with manifold points between an awake body and a sleeping
+//                      one wake its island between steps 3 and 4. Islands are joined by
+//                      touching contacts only (a point within ARB_SPECULATIVE_DISTANCE): the
+//                      wider speculative points of fast motion do not tie a resting island
+//                      to a body passing by.
 //
-// Extension points (joints, springs, particles, vehicles, bullets):
+// Extension points (joints, springs, particles, vehicles):
 //   - A joint is another constraint kind solved inside the same substep loop: add a
 //     prepare_joints() beside prepare_contacts(), and call warm_start/solve/relax for joints
 //     before the contacts in contact_solver.c (joints first, contacts last: contacts are
@@ -43,8 +56,6 @@
 //     body force/torque accumulators (or a dedicated pass right before the substep loop).
 //   - Verlet particles are a separate array stepped after finalize; they may read body
 //     transforms but must not write them.
-//   - Bullets (CCD): after finalize, sweep fast `bullet` bodies against static geometry
-//     (time of impact) and pull them back to the time of impact before the AABB update.
 //   Every new piece of state must be added to its record's visitor in world_codec.c (or
 //   extras_io.c): one arb_codec_* call serves the hash, the save image and restore, or
 //   restore+step stops being bit-exact (arbiter/state_codec.h says how).
@@ -70,6 +81,9 @@
 // (world_codec.c); written only when solve_iterations or relax_iterations != 1, so the
 // state (and every hash) of a default world is byte-identical to before these settings.
 #define ARB__ITER_TAG 0x52455449u  // "ITER"
+// Tag of the optional record after it (world_codec.c): present (no payload) only when
+// enable_continuous is false, so a default world's layout has no extra bytes.
+#define ARB__DISCRETE_TAG 0x43534944u  // "DISC"
 
 // ---- memory -----------------------------------------------------------------------------
 
@@ -149,6 +163,10 @@ typedef struct arb__body {
   float max_extent;       // farthest shape point from the centre of mass (from the shape)
   int32_t island_head;    // asleep: lowest slot of its sleeping island; else -1
   int32_t island_next;    // asleep: next slot of the island (ascending), or -1
+  // Derived from the shape and local centre (not state; set at creation and restore):
+  // the shortest distance from the centre of mass to the surface, how far the body may
+  // move in a step before it could pass through something thin (ccd.c).
+  float min_extent;
 } arb__body;
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
@@ -233,6 +251,10 @@ struct arb_world {
   arb_contact_event* begin_events;
   arb_contact_event* end_events;
   int32_t begin_count, end_count, event_capacity_begin, event_capacity_end;
+  int32_t end_reported;  // end events already reported by the last step (the rest came
+                         // from arb_body_destroy since, and are reported by the next)
+  arb_contact_hit_event* hit_events;  // last step, contact order (contact_solver.c)
+  int32_t hit_count, hit_capacity;
 
   arb__stack stack;
   bool locked;  // inside arb_world_step
@@ -255,7 +277,12 @@ struct arb_world {
   // Work counters of the last step (arb_world_counters).
   int32_t stat_collided, stat_solved_contacts, stat_solved_bodies, stat_islands;
 
-  // Springs, joints, particles, vehicles, bullets (extras.h; NULL until first used).
+  // Continuous collision scratch for this step (ccd.c; per-step arena, not state): the
+  // pose of every awake body at the start of the step, NULL when nothing is swept.
+  arb_vec2* sweep_c;
+  arb_rot* sweep_q;
+
+  // Springs, joints, particles, vehicles (extras.h; NULL until first used).
   struct arb__extras* extras;
   // Encoded slots of bodies at rest, reused by the hash (hash_cache.c). Not state.
   struct arb__hash_cache* hash_cache;
@@ -264,7 +291,10 @@ struct arb_world {
 // body.c
 int arb__body_shape_rank(arb_shape_type t);
 arb_aabb arb__body_compute_aabb(const arb__body* b);
-void arb__body_refresh_proxy(arb_world* w, int index, bool force);
+/// motion: how far the body is expected to move over the next step (zero outside the
+/// step); the proxy then covers the whole path so its pairs exist before it arrives.
+void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
+float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
 bool arb__body_should_collide(const arb__body* a, const arb__body* b);
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
@@ -273,8 +303,8 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why);
 int arb__contact_create(arb_world* w, int a, int b);
 void arb__contact_destroy(arb_world* w, int index);
 void arb__contact_link(arb_world* w, int index);
-void arb__collide(arb_world* w);
-void arb__destroy_body_contacts(arb_world* w, int body);
+void arb__collide(arb_world* w, float dt);
+void arb__destroy_body_contacts(arb_world* w, int body);  // ends of touching ones reported
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c
@@ -284,6 +314,17 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 
 // contact_solver.c
 void arb__solve(arb_world* w, float dt);
+
+// ccd.c: before the pairs are found, stretch the proxy of every awake body that can move
+// further than half its size in this step over its path (finalize does it for the next
+// step, but a body created with, or given, a high speed since then would otherwise meet
+// nothing in its first step); record the start poses before the solver (after the wake
+// requests of collide), sweep after finalize; after the islands fell asleep, wake the
+// sleeping bodies a bullet hit.
+void arb__ccd_extend_proxies(arb_world* w, float dt);
+void arb__ccd_begin(arb_world* w);
+void arb__ccd_finish(arb_world* w, float dt);
+void arb__ccd_wake_hits(arb_world* w);
 
 // world_codec.c: the canonical state (hash, save image, restore), one visitor per record
 // kind (arbiter/state_codec.h). An image is the state as it is serialized: for a write,

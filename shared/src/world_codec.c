@@ -99,6 +99,7 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
   if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
   arb__shape_fields(c, &b->shape);
   ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
+  if (arb_codec_reading(c) && !c->err) b->min_extent = arb__body_min_extent(b);  // derived
 }
 
 // A slot: generation and use, then the free-list link or the live body.
@@ -165,6 +166,19 @@ static void arb__iteration_fields(arb_codec* c, arb_world_def* d) {
   int ns = d->solve_iterations, nr = d->relax_iterations;
   ARB_CODEC_CHECK(c, ns >= 1 && ns <= ARB__MAX_ITERATIONS && nr >= 1 && nr <= ARB__MAX_ITERATIONS &&
                          !(ns == 1 && nr == 1));
+}
+
+// Optional record (see world.h): the tag alone, only when continuous collision is off.
+static void arb__continuous_fields(arb_codec* c, arb_world_def* d) {
+  if (arb_codec_reading(c)) {
+    d->enable_continuous = true;
+    if (arb_codec_left(c) < 4 || arb_codec_peek_u32(c) != ARB__DISCRETE_TAG) return;
+    d->enable_continuous = false;
+  } else if (d->enable_continuous) {
+    return;
+  }
+  uint32_t tag = ARB__DISCRETE_TAG;
+  arb_codec_u32(c, &tag);
 }
 
 // ---- the staging arrays of a read -------------------------------------------------------
@@ -242,6 +256,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   if (reading && !c->err) arb__alloc_contacts(c, w, img);
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
+  arb__continuous_fields(c, &img->def);
   arb__sleep_codec(c, img);  // sleep_io.c
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }

@@ -47,12 +47,6 @@ static two_piles make_two_piles(void) {
   return t;
 }
 
-static int awake_in(const arb_world* w, const arb_body_id* ids, int n) {
-  int k = 0;
-  for (int i = 0; i < n; ++i) k += arb_body_is_awake(w, ids[i]);
-  return k;
-}
-
 // A ball flying at the left pile from the left (it arrives within about a second).
 static arb_body_id throw_ball(arb_world* w) {
   arb_body_def bd = arb_default_body_def();
@@ -118,14 +112,17 @@ static void test_ball_wakes_exactly_the_island_it_hits(void** state) {
   int hit = -1;
   for (int i = 0; i < 120 && hit < 0; ++i) {
     arb_world_step(t.w, DT);
-    int awake_a = awake_in(t.w, t.a, PILE);
+    int awake_a = wt_awake_count(t.w, t.a, PILE);
     // Pile A is one island: it wakes all at once or not at all, pile B never.
     assert_true(awake_a == 0 || awake_a == PILE);
-    assert_int_equal(awake_in(t.w, t.b, PILE), 0);
+    assert_int_equal(wt_awake_count(t.w, t.b, PILE), 0);
     if (awake_a == PILE) hit = i;
   }
   assert_true(hit > 0);
-  assert_true(arb_body_get_contacts(t.w, ball, NULL, 0) > 0);  // woken by touching it
+  // Woken by the ball's contact: touching it, or (at 20 m/s, continuous collision) a
+  // speculative point ahead of the ball that touches it in the next step.
+  if (arb_body_get_contacts(t.w, ball, NULL, 0) == 0) arb_world_step(t.w, DT);
+  assert_true(arb_body_get_contacts(t.w, ball, NULL, 0) > 0);
   arb_world_counters c = arb_world_get_counters(t.w);
   assert_int_equal(c.awake_body_count, PILE + 1);
   assert_int_equal(c.step_solved_bodies, PILE + 1);
@@ -187,11 +184,11 @@ static void test_wake_causes(void** state) {
     }
     // Cause 5 destroyed a[0]: the rest of the pile wakes (its stale id is not asked about).
     int first = cause == 5 ? 1 : 0;
-    assert_int_equal(awake_in(t.w, t.a + first, PILE - first), PILE - first);
+    assert_int_equal(wt_awake_count(t.w, t.a + first, PILE - first), PILE - first);
     assert_int_equal(arb_body_is_valid(t.w, t.a[0]), cause != 5);
-    assert_int_equal(awake_in(t.w, t.b, PILE), 0);
+    assert_int_equal(wt_awake_count(t.w, t.b, PILE), 0);
     arb_world_step(t.w, DT);
-    assert_int_equal(awake_in(t.w, t.b, PILE), 0);
+    assert_int_equal(wt_awake_count(t.w, t.b, PILE), 0);
     arb_world_destroy(t.w);
   }
   // Zero forces and velocities on a sleeping body change nothing and wake nothing.
@@ -200,16 +197,16 @@ static void test_wake_causes(void** state) {
   arb_body_apply_force_to_center(t.w, t.a[0], arb_v2(0.0f, 0.0f));
   arb_body_set_linear_velocity(t.w, t.a[0], arb_v2(0.0f, 0.0f));
   arb_body_apply_angular_impulse(t.w, t.a[0], 0.0f);
-  assert_int_equal(awake_in(t.w, t.a, PILE), 0);
+  assert_int_equal(wt_awake_count(t.w, t.a, PILE), 0);
   // Moving the ground away from under them wakes both piles.
   two_piles m = make_two_piles();
   assert_true(step_until_asleep(m.w, 60) > 0);
   arb_body_set_transform(m.w, m.ground, arb_v2(0.0f, -50.0f), 0.0f);
-  assert_int_equal(awake_in(m.w, m.a, PILE) + awake_in(m.w, m.b, PILE), 2 * PILE);
+  assert_int_equal(wt_awake_count(m.w, m.a, PILE) + wt_awake_count(m.w, m.b, PILE), 2 * PILE);
   arb_world_destroy(m.w);
   // Removing the ground wakes both piles (what they rest on is gone).
   arb_body_destroy(t.w, t.ground);
-  assert_int_equal(awake_in(t.w, t.a, PILE) + awake_in(t.w, t.b, PILE), 2 * PILE);
+  assert_int_equal(wt_awake_count(t.w, t.a, PILE) + wt_awake_count(t.w, t.b, PILE), 2 * PILE);
   arb_world_destroy(t.w);
 }
 
@@ -273,8 +270,8 @@ static void test_sleep_survives_save_restore(void** state) {
   assert_true(step_until_asleep(t.w, 60) > 0);
   throw_ball(t.w);
   for (int i = 0; i < 40; ++i) arb_world_step(t.w, DT);
-  assert_int_equal(awake_in(t.w, t.a, PILE), PILE);
-  assert_int_equal(awake_in(t.w, t.b, PILE), 0);
+  assert_int_equal(wt_awake_count(t.w, t.a, PILE), PILE);
+  assert_int_equal(wt_awake_count(t.w, t.b, PILE), 0);
   int size = arb_world_save(t.w, NULL, 0);
   uint8_t* img = malloc((size_t)size);
   assert_int_equal(arb_world_save(t.w, img, size), size);
@@ -292,7 +289,7 @@ static void test_sleep_survives_save_restore(void** state) {
                                     arb_body_get_world_center(t.w, t.b[PILE - 1]));
       arb_body_apply_linear_impulse(r, t.b[PILE - 1], arb_v2(2.0f, 0.0f),
                                     arb_body_get_world_center(r, t.b[PILE - 1]));
-      assert_int_equal(awake_in(r, t.b, PILE), PILE);
+      assert_int_equal(wt_awake_count(r, t.b, PILE), PILE);
     }
     arb_world_step(t.w, DT);
     arb_world_step(r, DT);

@@ -60,6 +60,13 @@ static inline arb_body_id wt_segment(arb_world* w, float ax, float ay, float bx,
   return arb_body_create(w, &bd);
 }
 
+// How many of the n bodies are awake (sleeping tests).
+static inline int wt_awake_count(const arb_world* w, const arb_body_id* ids, int n) {
+  int k = 0;
+  for (int i = 0; i < n; ++i) k += arb_body_is_awake(w, ids[i]);
+  return k;
+}
+
 // xorshift32 for randomized tests (seed != 0): the same seed, the same world.
 static inline uint32_t wt_rng_next(uint32_t* s) {
   *s ^= *s << 13;

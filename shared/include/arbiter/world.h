@@ -36,7 +36,14 @@ typedef struct arb_world_def {
   float contact_damping_ratio;   ///< contact bounciness damping; default 10
   float max_contact_push_speed;  ///< m/s cap on penetration recovery; default 3
   float max_linear_speed;        ///< m/s clamp (keeps the step finite); default 400
+  bool enable_continuous;        ///< default true: fast dynamic bodies do not pass through
+                                 ///< static bodies (time of impact) nor through each other
+                                 ///< (speculative contacts widened by the relative motion).
+                                 ///< false: only `bullet` bodies are swept.
   bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
+  float hit_event_threshold;     ///< m/s: a touching contact whose points had to stop an
+                                 ///< approach faster than this reports a hit event; default
+                                 ///< 1. An output setting: not state, not hashed or saved.
   int body_capacity;             ///< initial capacity hint (grows as needed)
   int worker_count;              ///< threads that step this world (1..64); default 1. The
                                  ///< results are the same bits for any count (not saved)
@@ -90,7 +97,8 @@ typedef struct arb_body_def {
   float gravity_scale;       ///< default 1
   float mass;                ///< kg; > 0 overrides the shape's density
   bool fixed_rotation;
-  bool bullet;               ///< continuous collision against everything
+  bool bullet;               ///< also swept against dynamic bodies (both moving), not only
+                             ///< statics; on even when the world's continuous is off
   bool enable_sleep;         ///< may fall asleep with its island; default true
   bool is_awake;             ///< false: created asleep (alone, until touched); default true
   float sleep_threshold;     ///< m/s (speed of its farthest point) below which it may sleep; default 0.05
@@ -217,15 +225,38 @@ typedef struct arb_contact_data {
 /// Touching contacts of a body after the last step (deterministic order). Returns total count.
 ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
 
-/// A pair of bodies that started or stopped touching during the last step.
+/// A pair of bodies that started or stopped touching (a point within
+/// ARB_SPECULATIVE_DISTANCE) during the last step.
 typedef struct arb_contact_event {
   arb_body_id a, b;
 } arb_contact_event;
 
-/// Begin/end touch events of the last step, in contact order (deterministic). The array
-/// stays valid until the next step or body destruction. Returns the count.
+/// Begin/end touch events of the last step, in contact order (deterministic: the same
+/// events in the same order in every build and after save/restore). Every begin is
+/// followed, in a later step, by exactly one end for the same pair: when the bodies part,
+/// when their proxies stop overlapping, or when one of them is destroyed (those ends are
+/// reported after the next step, first, and carry the destroyed body's now stale id).
+/// The arrays stay valid until the next step or body destruction. Returns the count.
+/// Events are outputs only: reading them (or not) changes nothing in the simulation.
 ARB_API int arb_world_get_begin_touch_events(const arb_world* world, const arb_contact_event** out);
 ARB_API int arb_world_get_end_touch_events(const arb_world* world, const arb_contact_event** out);
+
+/// A contact that had to stop an approach faster than the world's hit_event_threshold in
+/// the last step (an impact: damage, sounds). approach_speed is the fastest normal
+/// approach one of its points stopped (m/s, > threshold), point that point (world),
+/// normal from a towards b.
+typedef struct arb_contact_hit_event {
+  arb_body_id a, b;
+  arb_vec2 point;
+  arb_vec2 normal;
+  float approach_speed;
+} arb_contact_hit_event;
+
+/// Hit events of the last step, in contact order (deterministic), at most one per contact.
+/// Valid until the next step. Returns the count.
+ARB_API int arb_world_get_hit_events(const arb_world* world, const arb_contact_hit_event** out);
+/// The hit event threshold (m/s, >= 0; not state: a restore keeps the world's own).
+ARB_API void arb_world_set_hit_event_threshold(arb_world* world, float speed);
 
 /// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
 ARB_API int arb_world_query_aabb(const arb_world* world, arb_aabb box, arb_body_id* out, int cap);
