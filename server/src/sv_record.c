@@ -56,7 +56,7 @@ static int choose_path(sv_record* r, const char* target, char* err, size_t err_c
   } else {
     n = snprintf(r->path, sizeof r->path, "%s", target);
   }
-  if (n < 0 || (size_t)n >= sizeof r->path) {
+  if (n < 0 || (size_t)n + 16 >= sizeof r->path) {  // room for a rotated file's ".N"
     snprintf(err, err_cap, "--record: path too long");
     return ARB_E_INVAL;
   }
@@ -206,6 +206,11 @@ static bool write_checkpoint(sv_record* r, const arb_game* game, uint64_t tick, 
   arb_replay_checkpoint cp = {tick, hash, r->state, (size_t)need};
   size_t n = encode(r, enc_checkpoint, &cp, "checkpoint");
   if (n == 0) return true;
+  if (r->max_bytes > 0 && r->file_ticks > 0 &&
+      r->file_bytes + r->len + n + END_RESERVE > r->max_bytes) {
+    end_file(r);  // the next file starts with this very checkpoint
+    return true;
+  }
   if (!fits(r, n, END_RESERVE)) {
     r->metrics->recording_dropped_bytes_total += n;
     return false;
@@ -346,10 +351,12 @@ static void next_path(sv_record* r) {
   const char* p = r->first_path;
   size_t n = strlen(p), ext = strlen(".arbrec");
   r->file_index++;
+  int w;  // open left room for the number (choose_path)
   if (n > ext && strcmp(p + n - ext, ".arbrec") == 0)
-    snprintf(r->path, sizeof r->path, "%.*s.%d.arbrec", (int)(n - ext), p, r->file_index);
+    w = snprintf(r->path, sizeof r->path, "%.*s.%d.arbrec", (int)(n - ext), p, r->file_index);
   else
-    snprintf(r->path, sizeof r->path, "%s.%d", p, r->file_index);
+    w = snprintf(r->path, sizeof r->path, "%s.%d", p, r->file_index);
+  if (w < 0 || (size_t)w >= sizeof r->path) r->path[0] = '\0';  // create fails, is retried
 }
 
 // The ended file is all written: close it and start the next one with the header and a
@@ -416,19 +423,17 @@ static void append_tick(sv_record* r, const arb_replay_tick* t, const arb_game* 
     SV_LOG(r->log, SV_LOG_WARN, "recording_checkpoint_dropped", SV_LU("tick", t->tick));
 }
 
-// Would the next tick (and its checkpoint, when due) take the file past max_bytes?
-static bool rotation_due(const sv_record* r, uint64_t next_tick) {
+// Could the largest tick record take the file past max_bytes? (A due checkpoint that
+// would is not written: the file ends before it and the next one starts with it.)
+static bool rotation_due(const sv_record* r) {
   if (r->max_bytes == 0 || r->ended) return false;
-  uint64_t next = r->max_tick_bytes + END_RESERVE;
-  if (r->checkpoint_every > 0 && next_tick % (uint64_t)r->checkpoint_every == 0)
-    next += r->state_cap + 64;
-  return r->file_bytes + r->len + next > r->max_bytes;
+  return r->file_bytes + r->len + r->max_tick_bytes + END_RESERVE > r->max_bytes;
 }
 
 void sv_record_tick(sv_record* r, const arb_replay_tick* t, const arb_game* game, uint64_t now_ns) {
   if (!r->active) return;
   append_tick(r, t, game);
-  if (rotation_due(r, t->tick + 1)) end_file(r);
+  if (rotation_due(r)) end_file(r);
   bool failing = r->error != 0;
   bool due = failing ? now_ns >= r->retry_at_ns
                      : (r->ended || r->len >= SV_RECORD_BUFFER ||
