@@ -1,6 +1,5 @@
 // bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults).
 #define _POSIX_C_SOURCE 200809L
-#include <arbiter/joint.h>
 #include <arbiter/world.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,18 +58,6 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
     }
     b->ids[i] = arb_body_create(b->world, &bd);
     if (arb_body_id_is_null(b->ids[i])) abort();
-  }
-  for (int i = 0; i < s->joint_count; ++i) {
-    const bench_joint* j = &s->joints[i];
-    // A pin between two static bodies does nothing (Box2D v3 keeps it; arbiter refuses it).
-    if (s->bodies[j->a].is_static && s->bodies[j->b].is_static) continue;
-    arb_joint_def jd = arb_default_joint_def();
-    jd.type = ARB_JOINT_REVOLUTE;
-    jd.body_a = b->ids[j->a];
-    jd.body_b = b->ids[j->b];
-    jd.local_anchor_a = arb_v2(j->ax, j->ay);
-    jd.local_anchor_b = arb_v2(j->bx, j->by);
-    if (arb_extra_id_is_null(arb_joint_create(b->world, &jd))) abort();
   }
   return b;
 }

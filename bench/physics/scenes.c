@@ -84,54 +84,19 @@ static void build_smash(builder* bl, bench_scene* s) {
   }
 }
 
-static bench_joint* add_joint(bench_scene* s, int* cap) {
-  if (s->joint_count == *cap) {
-    *cap = *cap ? *cap * 2 : 1024;
-    s->joints = realloc(s->joints, (size_t)*cap * sizeof *s->joints);
-    if (!s->joints) abort();
-  }
-  bench_joint* j = &s->joints[s->joint_count++];
-  memset(j, 0, sizeof *j);
-  return j;
-}
-
-// Box2D v3 "joint_grid": 100 x 100 circles (r 0.4) 1 m apart, each pinned to its upper and
-// left neighbours; 7 of the top row static; circles never collide with each other
-// (category 2, mask ~2); sleeping off; 500 steps.
-static void build_joint_grid(builder* bl, bench_scene* s) {
-  s->name = "joint_grid";
-  s->steps = 500;
-  s->reference_only = 1;
-  s->friction = 0.6f;
-  int n = 100, cap = 0;
-  for (int k = 0; k < n; ++k) {
-    for (int i = 0; i < n; ++i) {
-      int index = bl->count;
-      bench_body* b = add(bl);
-      b->is_static = k >= n / 2 - 3 && k <= n / 2 + 3 && i == 0;
-      b->kind = BENCH_CIRCLE;
-      b->radius = 0.4f;
-      b->x = (float)k;
-      b->y = -(float)i;
-      b->category = 2u;
-      b->mask = ~2u;
-      if (i > 0) *add_joint(s, &cap) = (bench_joint){index - 1, index, 0.0f, -0.5f, 0.0f, 0.5f};
-      if (k > 0) *add_joint(s, &cap) = (bench_joint){index - n, index, 0.5f, 0.0f, -0.5f, 0.0f};
-    }
-  }
-}
-
-// The Box2D v3 benchmark scenes arbiter cannot build yet, and why (Box2D v3 still runs them).
+// The Box2D v3 benchmark scenes this table cannot build for arbiter, and why (Box2D v3
+// still runs them here).
 static int not_ported(const char* name, bench_scene* s) {
   static const struct {
     const char* name;
     int steps;
     const char* why;
   } missing[] = {
-      {"tumbler", 750, "its drum is one body with 4 box shapes turned by a revolute motor: arbiter bodies have one shape and its joints no motor"},
-      {"washer", 500, "its kinematic drum is one body with 40 polygon shapes: arbiter bodies have one shape"},
-      {"spinner", 500, "needs a chain-shape ground, capsules and a revolute motor: arbiter has none of them"},
-      {"rain", 1000, "its ragdolls are capsules on revolute joints with limits, motors and friction: arbiter has none of them"},
+      {"joint_grid", 500, "runs with the physics extras below (scenes_extras.c, the same construction)"},
+      {"tumbler", 750, "not ported: its drum is one body with 4 box shapes: arbiter bodies carry one shape"},
+      {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: arbiter bodies have one shape"},
+      {"spinner", 500, "not ported: needs a chain-shape ground and capsules: arbiter has neither"},
+      {"rain", 1000, "not ported: its ragdolls are made of capsules: arbiter has no capsule shape"},
   };
   for (size_t i = 0; i < sizeof missing / sizeof missing[0]; ++i) {
     if (strcmp(name, missing[i].name) == 0) {
@@ -256,8 +221,6 @@ int bench_scene_build(const char* name, bench_scene* s) {
     }
   } else if (strcmp(name, "smash") == 0) {
     build_smash(&bl, s);
-  } else if (strcmp(name, "joint_grid") == 0) {
-    build_joint_grid(&bl, s);
   } else if (not_ported(name, s) != 0) {
     return -1;
   }
@@ -268,6 +231,5 @@ int bench_scene_build(const char* name, bench_scene* s) {
 
 void bench_scene_free(bench_scene* s) {
   free(s->bodies);
-  free(s->joints);
   memset(s, 0, sizeof *s);
 }

@@ -21,12 +21,6 @@ typedef struct bench_body {
   unsigned category, mask;  // collision filter; 0, 0 = the defaults (1, all)
 } bench_body;
 
-/// A revolute joint (pin) between two bodies, anchors in each body's frame.
-typedef struct bench_joint {
-  int a, b;
-  float ax, ay, bx, by;
-} bench_joint;
-
 typedef struct bench_scene {
   const char* name;
   float gx, gy;
@@ -39,10 +33,8 @@ typedef struct bench_scene {
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
-  int joint_count;
-  bench_joint* joints;
-  int reference_only;      // uses joints / sleeping bodies / densities: compared with Box2D v3 only
-  const char* not_ported;  // a Box2D v3 scene arbiter cannot build yet: why (only Box2D v3 runs)
+  int reference_only;      // sleeping bodies / densities: compared with Box2D v3 only
+  const char* not_ported;  // a Box2D v3 scene this table does not build for arbiter: why
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.

@@ -345,8 +345,7 @@ static const det_case cases[] = {
 static void compare_extras(arb_world* restored, arb_world* original) {
   assert_int_equal(arb_world_get_particle_count(restored), arb_world_get_particle_count(original));
   assert_int_equal(arb_world_get_joint_count(restored), arb_world_get_joint_count(original));
-  assert_int_equal(arb_world_get_vehicles(restored, NULL, 0),
-                   arb_world_get_vehicles(original, NULL, 0));
+  assert_int_equal(arb_world_get_vehicles(restored, NULL, 0), arb_world_get_vehicles(original, NULL, 0));
 }
 
 static void check_case(void** state) { det_check_case(*state, XT_DT, TICKS, SAVE_AT, compare_extras); }
