@@ -48,6 +48,8 @@ static const opt opts[] = {
      "Scene JSON file (docs/SCENES.md). Default: the built-in scene."},
     {"record", "ARBITER_RECORD", "FILE|DIR", OPT_STR, OFF(record), SZ(record), 0, 0, NULL,
      "Write a replay log. A directory gets arbiter-YYYYmmdd-HHMMSS-PID.arbrec. Default off."},
+    {"record-max-bytes", "ARBITER_RECORD_MAX_BYTES", "N", OPT_U64, OFF(record_max_bytes), 0, 0, 0, "0",
+     "With --record: before a file would pass N bytes, end it and go on in FILE.1.arbrec, FILE.2.arbrec, ... each starting with the header and a checkpoint; 0 = no limit (default)."},
     {"http-port", "ARBITER_HTTP_PORT", "N", OPT_INT, OFF(http_port), 0, -1, 65535, "8080",
      "TCP port for GET /healthz and /metrics; 0 = off, -1 = any free port. Default 8080."},
     {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0, "127.0.0.1",

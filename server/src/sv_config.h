@@ -31,6 +31,7 @@ typedef struct sv_config {
   int byte_rate_limit;     ///< bytes per second per client; default 16384
   int strike_limit;        ///< malformed messages before a kick; default 10
   int max_catchup_ticks;   ///< ticks run per wake before lag is dropped; default 5
+  uint64_t record_max_bytes;  ///< start a new replay-log file before one passes this; 0 = no limit
   int checkpoint_every;    ///< ticks between replay-log checkpoints; 0 = none; default 600
   int match_max_duration_s;  ///< seconds from allocation to the end of the match; 0 = no limit
   int exit_when_empty_s;     ///< end an allocated match empty this long; 0 = never

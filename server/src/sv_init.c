@@ -123,7 +123,11 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
                        sv_record_state_estimate(s->scene, s->cfg.seed, s->game, s->cfg.max_clients),
                        s->cfg.checkpoint_every,
                        &s->log,
-                       &s->metrics};
+                       &s->metrics,
+                       s->cfg.record_max_bytes,
+                       0,
+                       NULL,
+                       NULL};
   int rc = sv_record_open(&s->record, &def, uv_hrtime(), err, err_cap);
   if (rc == 0) s->recording = true;
   return rc;

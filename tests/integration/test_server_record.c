@@ -202,7 +202,11 @@ static void test_live_and_logged_ticks_apply_to_the_same_hashes(void** state) {
                        sv_record_state_estimate(scene, 5, l->game, CLIENTS),
                        CHECKPOINT_EVERY,
                        &log,
-                       &metrics};
+                       &metrics,
+                       0,
+                       0,
+                       NULL,
+                       NULL};
   sv_record r;
   char err[256];
   assert_int_equal(sv_record_open(&r, &def, 0, err, sizeof err), 0);

@@ -27,4 +27,10 @@ arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  if(TARGET arbiter-replay)
+    arb_add_test(test_sv_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_record.c
+                 LIBS arbiter_server LABELS unit
+                 ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json $<TARGET_FILE:arbiter-replay>)
+    target_compile_definitions(test_sv_record PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
+  endif()
 endif()
