@@ -1,15 +1,14 @@
 // Spectators (PROTOCOL.md §4.1.1): a hello with avatar kind 255 is welcomed without an
 // avatar, sees every player's avatar in its snapshots, controls nothing, has its own cap
 // (--max-spectators) and never appears in the replay log.
+#include <arbiter/game.h>
+#include <arbiter/replay_inputs.h>
+#include <arbiter/scene.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <arbiter/game.h>
-#include <arbiter/replay_inputs.h>
-#include <arbiter/scene.h>
 
 #include "test_server_common.h"
 
@@ -25,8 +24,9 @@ static tc_client* connect_one(uint16_t port, const char* name, uint8_t avatar_ki
 
 // GET /admin/sessions with the operator token; the answer (headers and body) into out.
 static void admin_sessions(int http_port, char* out, size_t cap) {
-  const char req[] = "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " ADMIN_TOKEN
-                     "\r\nConnection: close\r\n\r\n";
+  const char req[] =
+      "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " ADMIN_TOKEN
+      "\r\nConnection: close\r\n\r\n";
   assert_true(tc_http_raw(http_port, req, sizeof req - 1, 3000, out, cap) > 0);
   assert_non_null(strstr(out, " 200 "));
 }
@@ -42,7 +42,8 @@ static uint64_t replay_joins(const char* path, uint32_t client, uint64_t* client
   assert_int_equal(arb_replay_reader_open(&r, (const uint8_t*)data, (size_t)len, &err), 0);
   arb_scene* scene = NULL;
   arb_scene_error serr;
-  assert_int_equal(arb_scene_load_string(r.header.scene_text, r.header.scene_len, "log", &scene, &serr), 0);
+  assert_int_equal(
+      arb_scene_load_string(r.header.scene_text, r.header.scene_len, "log", &scene, &serr), 0);
   assert_int_equal(arb_scene_set_tick_rate(scene, r.header.tick_rate), 0);
   arb_game* game = NULL;
   assert_int_equal(arb_game_create(scene, r.header.seed, &game), 0);
@@ -62,8 +63,9 @@ static uint64_t replay_joins(const char* path, uint32_t client, uint64_t* client
     for (int i = 0; i < t.join_count; ++i) assert_int_not_equal(t.joins[i].client_id, client);
     ticks++;
   }
-  print_message("replayed %llu ticks, %llu joins, %llu hash mismatches\n", (unsigned long long)ticks,
-                (unsigned long long)joins, (unsigned long long)mismatches);
+  print_message("replayed %llu ticks, %llu joins, %llu hash mismatches\n",
+                (unsigned long long)ticks, (unsigned long long)joins,
+                (unsigned long long)mismatches);
   assert_int_equal(r.stop, ARB_REPLAY_STOP_CLEAN);
   assert_true(ticks > 0);
   assert_int_equal(mismatches, 0);
@@ -83,8 +85,9 @@ static void test_server_spectator_watches_without_playing(void** state) {
   fputs(ADMIN_TOKEN "\n", f);
   fclose(f);
   tc_server s;
-  const char* extra[] = {"--record", path, "--max-clients", "2", "--max-spectators", "1",
-                         "--admin-token", token_path, NULL};
+  const char* extra[] = {
+      "--record", path, "--max-clients", "2", "--max-spectators", "1", "--admin-token",
+      token_path, NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   uint16_t port = (uint16_t)s.port;
 
@@ -95,7 +98,8 @@ static void test_server_spectator_watches_without_playing(void** state) {
   assert_int_equal(cs[0]->welcome.entity_id, 0);
   cs[1] = connect_one(port, "ada", ARB_AVATAR_DEFAULT);
   cs[2] = connect_one(port, "bob", ARB_AVATAR_DEFAULT);
-  assert_int_equal(cs[1]->state, TC_WELCOMED);  // both player slots were free: the spectator took none
+  assert_int_equal(cs[1]->state,
+                   TC_WELCOMED);  // both player slots were free: the spectator took none
   assert_int_equal(cs[2]->state, TC_WELCOMED);
 
   // The players stand still; the spectator pushes hard, and nothing of it is applied.
@@ -128,7 +132,8 @@ static void test_server_spectator_watches_without_playing(void** state) {
   static char answer[16384];
   admin_sessions(s.http_port, answer, sizeof answer);
   char want[96];
-  snprintf(want, sizeof want, "{\"client\":%u,\"entity\":0,\"name\":\"watcher\"", cs[0]->welcome.client_id);
+  snprintf(want, sizeof want, "{\"client\":%u,\"entity\":0,\"name\":\"watcher\"",
+           cs[0]->welcome.client_id);
   const char* row = strstr(answer, want);
   assert_non_null(row);
   assert_non_null(strstr(row, "\"spectator\":true"));
