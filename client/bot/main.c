@@ -37,7 +37,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
-          "                   [--no-predict] [--no-interp] [--tokens FILE]\n"
+          "                   [--no-predict] [--no-interp] [--spectate] [--tokens FILE]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
           "inputs at the server's tick rate and interpolating the world like a game would.\n"
@@ -56,6 +56,8 @@ static void usage(FILE* f) {
           "  --no-interp     decode and acknowledge snapshots only: no interpolation, no\n"
           "                  prediction, no continuity check (the cheapest client, for load\n"
           "                  tests with hundreds of clients on one core; not with seek)\n"
+          "  --spectate      watch without an avatar: each client asks the server to\n"
+          "                  spectate (no commands sent; counts against --max-spectators)\n"
           "  --tokens FILE   connect tokens, one per line (arbiter-token mint); client i uses\n"
           "                  line i (a server with --auth-key needs one per client)\n"
           "  --help          this text\n"
@@ -215,12 +217,13 @@ typedef struct bot_options {
   bool per_client;
   bool predict;
   bool interp;  ///< sample the interpolated world every frame (false: --no-interp)
+  bool spectate;  ///< --spectate: watch without an avatar
   const char* tokens_path;  ///< --tokens FILE, NULL for none
 } bot_options;
 
 // Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
 static int parse_options(int argc, char** argv, bot_options* o) {
-  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true, NULL};
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true, false, NULL};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -233,6 +236,10 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     }
     if (!strcmp(a, "--no-predict")) {
       o->predict = false;
+      continue;
+    }
+    if (!strcmp(a, "--spectate")) {
+      o->spectate = true;
       continue;
     }
     if (!strcmp(a, "--no-interp")) {
@@ -314,6 +321,7 @@ static int start_client(const bot_options* o, bot* b, long i, const char* token)
   cfg.log_user = b;
   cfg.log_level = ARB_CLIENT_LOG_WARN;
   cfg.predict = o->predict;
+  cfg.spectate = o->spectate;
   int rc = arb_client_create(&cfg, &b->client);
   if (rc != 0) {
     fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));

@@ -250,7 +250,7 @@ static void send_hello(arb_client* c) {
     memcpy(h.token, c->token, (size_t)c->token_len);
     h.token_len = (uint16_t)c->token_len;
   }
-  h.avatar_kind = (uint8_t)c->cfg.avatar;
+  h.avatar_kind = c->cfg.spectate ? (uint8_t)ARB_PROTO_SPECTATOR : (uint8_t)c->cfg.avatar;
   h.max_kbps = c->cfg.max_kbps > 0 ? (uint32_t)c->cfg.max_kbps : 0;
   int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
@@ -631,7 +631,8 @@ static void send_inputs(arb_client* c) {
   // A shot is resolved at what the player saw: the time of the last sampled frame.
   double seen = c->sample_time * c->session.tick_rate * 256.0;
   c->input.view_time = seen >= 1.0 && seen < 1.8e19 ? (uint64_t)(seen + 0.5) : 0;
-  int due = ft >= 0.0 && ft < 4.0e9
+  // A spectator controls nothing: it only acknowledges snapshots.
+  int due = !c->cfg.spectate && ft >= 0.0 && ft < 4.0e9
                 ? cl_input_due(&c->input, (uint32_t)ft + 1, c->snaps.newest_complete, &msg)
                 : 0;
   if (due == 0) {

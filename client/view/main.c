@@ -31,6 +31,7 @@ typedef struct options {
   int port;
   const char* name;
   arb_avatar_kind avatar;
+  bool spectate;
   const char* replay;
   const char* scene;
   int width, height;
@@ -55,6 +56,7 @@ static void usage(FILE* out) {
           "  --port P              server UDP port (default 7777)\n"
           "  --name NAME           player name (default viewer)\n"
           "  --avatar KIND         force | vehicle | default (the scene's choice)\n"
+          "  --spectate            live: watch without an avatar (the whole world, no controls)\n"
           "  --replay LOG          re-simulate a .arbrec recording (no server)\n"
           "  --scene FILE          run a scene JSON locally with one player; 'default' = built-in\n"
           "\n"
@@ -152,6 +154,8 @@ static void parse_args(int argc, char** argv, options* o) {
     } else if (!strcmp(a, "--name")) {
       TAKES_VALUE();
       o->name = v;
+    } else if (!strcmp(a, "--spectate")) {
+      o->spectate = true;
     } else if (!strcmp(a, "--avatar")) {
       TAKES_VALUE();
       if (!strcmp(v, "force")) o->avatar = ARB_AVATAR_FORCE;
@@ -443,7 +447,7 @@ static int open_mode(app* a) {
       break;
     case MODE_SANDBOX: rc = view_sandbox_open(a->opt.scene, a->opt.avatar, &a->sandbox, err, sizeof err); break;
     default: {
-      view_live_config lc = {a->opt.host, (uint16_t)a->opt.port, a->opt.name, a->opt.avatar, 2.0f};
+      view_live_config lc = {a->opt.host, (uint16_t)a->opt.port, a->opt.name, a->opt.avatar, a->opt.spectate, 2.0f};
       rc = view_live_create(&lc, &a->live, err, sizeof err);
       break;
     }

@@ -59,6 +59,7 @@ int view_live_create(const view_live_config* cfg, view_live** out, char* err, si
   cc.port = cfg->port;
   cc.name = l->name;
   cc.avatar = cfg->avatar;
+  cc.spectate = cfg->spectate;
   cc.auto_reconnect = true;
   cc.connect_timeout = 3.0f;
   int rc = arb_client_create(&cc, &l->client);
@@ -252,7 +253,7 @@ void view_live_messages(view_live* l, double now, view_text_lines* status, view_
                    ses->scene_name);
     static const char* const kinds[] = {"avatar", "force avatar", "vehicle avatar"};
     view_lines_add(status, VIEW_RGB_TEXT_DIM, "client %u (%s)  tick %llu  F1 help", ses->client_id,
-                   kinds[l->kind < ARB_AVATAR_KIND_COUNT ? l->kind : 0],
+                   l->cfg.spectate ? "spectator" : kinds[l->kind < ARB_AVATAR_KIND_COUNT ? l->kind : 0],
                    (unsigned long long)arb_client_get_snapshot_tick(l->client));
     return;
   }

@@ -14,6 +14,7 @@ typedef struct view_live_config {
   uint16_t port;
   const char* name;
   arb_avatar_kind avatar;
+  bool spectate;      ///< watch without an avatar (PROTOCOL.md §4.1)
   float retry_delay;  ///< seconds before retrying after a reject or a failed connect
 } view_live_config;
 

@@ -173,7 +173,8 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (!m) return ARB_E_INVAL;
   size_t nl = arb__strnlen(m->name, sizeof m->name);
   if (nl == 0 || nl > ARB_PROTO_MAX_NAME || !arb__utf8_valid((const uint8_t*)m->name, nl, true)) return ARB_E_INVAL;
-  if (m->token_len > ARB_PROTO_MAX_TOKEN || m->avatar_kind >= ARB_AVATAR_KIND_COUNT) return ARB_E_RANGE;
+  if (m->token_len > ARB_PROTO_MAX_TOKEN) return ARB_E_RANGE;
+  if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
   arb__packer_init(&pk, &w, buf, cap);
@@ -221,7 +222,13 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   memcpy(out->token, tok, tl);
   out->token_len = (uint16_t)tl;
   uint32_t k;
-  ARB__TRY(arb__dec_u32(&d, "avatar_kind", 0, ARB_AVATAR_KIND_COUNT - 1, &k));
+  size_t kind_at = d.pos;
+  ARB__TRY(arb__dec_u32(&d, "avatar_kind", 0, ARB_PROTO_SPECTATOR, &k));
+  if (k >= ARB_AVATAR_KIND_COUNT && k != ARB_PROTO_SPECTATOR) {
+    d.pos = kind_at;
+    return arb__dec_fail(&d, ARB_E_RANGE, "avatar_kind", "avatar kind %u, expected 0..%d or %u (spectator)", k,
+                         ARB_AVATAR_KIND_COUNT - 1, ARB_PROTO_SPECTATOR);
+  }
   out->avatar_kind = (uint8_t)k;
   ARB__TRY(arb__dec_u32(&d, "max_kbps", 0, ARB_PROTO_MAX_KBPS, &out->max_kbps));
   return arb__dec_end(&d);
@@ -236,7 +243,7 @@ static int check_static(const arb_proto_static_body* b) {
 }
 
 int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap) {
-  if (!m || m->client_id == 0 || m->entity_id == 0) return ARB_E_INVAL;
+  if (!m || m->client_id == 0) return ARB_E_INVAL;  // entity_id 0: a spectator
   if (m->tick_rate < 1 || m->tick_rate > 1000 || m->snapshot_rate < 1 || m->snapshot_rate > m->tick_rate)
     return ARB_E_RANGE;
   size_t sl = arb__strnlen(m->scene_name, sizeof m->scene_name);
@@ -280,7 +287,7 @@ int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* 
   out->static_cap = cap;
   uint32_t u;
   ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &out->client_id));
-  ARB__TRY(arb__dec_u32(&d, "entity_id", 1, UINT32_MAX, &out->entity_id));
+  ARB__TRY(arb__dec_u32(&d, "entity_id", 0, UINT32_MAX, &out->entity_id));  // 0: a spectator
   ARB__TRY(arb__dec_u32(&d, "tick_rate", 1, 1000, &u));
   out->tick_rate = (uint16_t)u;
   ARB__TRY(arb__dec_u32(&d, "snapshot_rate", 1, out->tick_rate, &u));

@@ -118,9 +118,9 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
         ss->entity_id);
     put_string(&o, ss->name);
     put(&o,
-        ",\"addr\":\"%s\",\"state\":\"%s\",\"connected_s\":%.1f,\"rtt_ms\":%u,\"snapshots_sent\":%"
-        "llu}",
-        ss->addr, session_state_name(ss->state), (double)(now - ss->connected_ns) / 1e9,
+        ",\"addr\":\"%s\",\"state\":\"%s\",\"spectator\":%s,\"connected_s\":%.1f,\"rtt_ms\":%u,"
+        "\"snapshots_sent\":%llu}",
+        ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false", (double)(now - ss->connected_ns) / 1e9,
         (unsigned)ss->peer->roundTripTime, (unsigned long long)ss->snapshots_sent);
   }
   put(&o, "],\"rejoin_holds\":[");

@@ -38,6 +38,8 @@ static const opt opts[] = {
      "IPv4 address to listen on. Default 0.0.0.0."},
     {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024, "64",
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
+    {"max-spectators", "ARBITER_MAX_SPECTATORS", "N", OPT_INT, OFF(max_spectators), 0, 0, 1024, "32",
+     "Spectator slots (clients that watch without an avatar; not players, not in the replay log); one more gets reject full (\"spectators full (N)\"); 0 = no spectators. Default 32."},
     {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000, NULL,
      "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
     {"physics-threads", "ARBITER_PHYSICS_THREADS", "N", OPT_INT, OFF(physics_threads), 0, 1, 64, "1",

@@ -13,6 +13,7 @@ typedef struct sv_config {
   char bind[64];           ///< IPv4 address to bind (ENet 1.3 is IPv4 only); default 0.0.0.0
   int port;                ///< UDP port, 0 = any free port (logged); default 7777
   int max_clients;         ///< sessions; 1..1024 (ARB_PROTO_MAX_CLIENTS: joins per replay tick); default 64
+  int max_spectators;      ///< sessions watching without an avatar (not players); 0..1024; default 32
   int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
   int physics_threads;     ///< threads stepping the world (1..64); default 1
   int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30

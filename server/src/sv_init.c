@@ -29,7 +29,7 @@ static void init_basics(sv_server* s, uv_loop_t* loop, const sv_config* cfg) {
   s->next_client_id = 1;
   s->limits.packets_per_second = cfg->input_rate_limit;
   s->limits.bytes_per_second = cfg->byte_rate_limit;
-  s->peer_capacity = cfg->max_clients + SV_PEER_MARGIN;
+  s->peer_capacity = cfg->max_clients + cfg->max_spectators + SV_PEER_MARGIN;
   if (s->peer_capacity > 4095) s->peer_capacity = 4095;
 }
 

@@ -52,6 +52,7 @@ typedef struct sv_session {
   uint32_t client_id;       ///< > 0 once the hello is accepted; never reused
   uint32_t entity_id;       ///< the avatar, once ACTIVE
   uint8_t avatar_kind;      ///< as requested in the hello
+  bool spectator;           ///< watches without an avatar (hello avatar kind ARB_PROTO_SPECTATOR)
   char name[ARB_PROTO_MAX_NAME + 1];
   char addr[32];            ///< "a.b.c.d:port"
   uint64_t connected_ns;    ///< uv_hrtime at connect
@@ -105,6 +106,7 @@ typedef struct sv_server {
   int peer_capacity;         ///< ENet peers (player slots + margin for "server full")
   sv_session* sessions;      ///< peer_capacity, indexed by ENet peer index
   int active_count;          ///< JOINING + ACTIVE sessions + held rejoins (the player slots in use)
+  int spectator_count;       ///< ACTIVE spectator sessions (not in active_count)
   sv_rejoin* rejoins;        ///< max_clients entries: avatars waiting for their client
   uint32_t next_client_id;
   int* join_queue;           ///< session indices in hello order

@@ -51,7 +51,14 @@ static void queue_leave(sv_server* s, uint32_t client_id, arb_proto_reason why, 
 // next tick boundary, and everyone is told who left and why (event "left").
 static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
   int idx = (int)(ss - s->sessions);
-  if (ss->state == SV_SESSION_JOINING) {
+  if (ss->spectator) {  // no avatar, no player slot: nobody is told
+    if (ss->state == SV_SESSION_ACTIVE) {
+      s->spectator_count--;
+      s->metrics.spectators_connected--;
+      s->metrics.clients_left_total++;
+    }
+    ss->spectator = false;
+  } else if (ss->state == SV_SESSION_JOINING) {
     remove_from_join_queue(s, idx);
     s->active_count--;
   } else if (ss->state == SV_SESSION_ACTIVE) {
@@ -284,6 +291,37 @@ static bool check_token(sv_server* s, sv_session* ss, const arb_proto_hello* h) 
   return true;
 }
 
+// A spectator is welcomed at once: no avatar, no join in the game or the replay log, and
+// its own cap (--max-spectators) instead of a player slot. It sees the whole world.
+static void admit_spectator(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
+  if (s->spectator_count >= s->cfg.max_spectators) {
+    char text[64];
+    snprintf(text, sizeof text, "spectators full (%d)", s->cfg.max_spectators);
+    reject(s, ss, ARB_PROTO_REASON_FULL, text);
+    return;
+  }
+  if (!ss->snap_ready) {
+    if (sv_snap_client_init(&ss->snap, s->max_entities) != 0) {
+      reject(s, ss, ARB_PROTO_REASON_OTHER, "server out of memory");
+      return;
+    }
+    ss->snap_ready = true;
+  }
+  sv_snap_client_reset(&ss->snap, client_kbps(s, h));
+  ss->client_id = s->next_client_id++;
+  ss->entity_id = 0;
+  ss->avatar_kind = ARB_AVATAR_DEFAULT;
+  ss->spectator = true;
+  snprintf(ss->name, sizeof ss->name, "%s", h->name);
+  ss->state = SV_SESSION_ACTIVE;
+  s->spectator_count++;
+  s->metrics.spectators_connected++;
+  uint32_t tick = (uint32_t)arb_game_get_tick(s->game);
+  SV_LOG(&s->log, SV_LOG_INFO, "spectator_joined", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+         SV_LS("name", ss->name), SV_LU("tick", tick));
+  sv_session_send_welcome(s, ss, tick);
+}
+
 static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
   arb_proto_hello h;
   arb_proto_error perr;
@@ -304,7 +342,8 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, name ? ARB_PROTO_REASON_BAD_NAME : ARB_PROTO_REASON_MALFORMED, perr.reason);
     return;
   }
-  if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT) {
+  bool spectate = h.avatar_kind == ARB_PROTO_SPECTATOR;
+  if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT && !spectate) {
     s->metrics.messages_rejected_total[SV_REJECT_UNEXPECTED]++;
     reject(s, ss, ARB_PROTO_REASON_MALFORMED, "hello: field 'avatar_kind': unknown avatar kind");
     return;
@@ -322,6 +361,10 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     return;
   }
   if (!rejoin && s->auth.enabled && !check_token(s, ss, &h)) return;
+  if (spectate) {
+    admit_spectator(s, ss, &h);
+    return;
+  }
   if (s->active_count >= s->cfg.max_clients) {
     reject(s, ss, ARB_PROTO_REASON_FULL, "server full");
     return;
@@ -359,6 +402,10 @@ static void on_input(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     return;
   }
   if (ss->snap_ready) sv_snap_client_ack(&ss->snap, in.ack_tick);
+  if (ss->spectator) {  // nothing to control: the acknowledgement is all that counts
+    if (in.count > 0) s->metrics.spectator_inputs_ignored_total++;
+    return;
+  }
   if (sv_input_offer(&ss->input, &in)) s->metrics.inputs_applied_total++;
   else if (in.count > 0) s->metrics.inputs_dropped_total[SV_DROP_STALE]++;  // count 0: just an ack
 }
@@ -502,6 +549,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
     return;
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  if (ss->spectator) return;  // no avatar to predict, hold or announce
   send_scene(s, ss, tick);
   send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.

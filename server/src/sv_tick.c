@@ -36,7 +36,7 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
   bool fire = arb_scene_get_avatar(arb_game_get_scene(s->game))->fire.enabled;
   for (int i = 0; i < s->peer_capacity && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) continue;
+    if ((ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) || ss->spectator) continue;
     arb_proto_input_cmd cmd;
     uint64_t late = ss->input.late;
     bool got = sv_input_take(&ss->input, tick, &cmd);
@@ -164,7 +164,7 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
 }
 
 static void send_snapshots(sv_server* s, uint32_t tick) {
-  if (s->active_count == 0) return;  // nobody to send to: skip the capture too
+  if (s->active_count == 0 && s->spectator_count == 0) return;  // nobody to send to: skip the capture too
   sv_snapshot_capture(&s->snapshot, s->game);
   int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
   for (int i = 0; i < s->peer_capacity; ++i) {

@@ -119,11 +119,12 @@ class FakeAgones:
             self.proc.wait()
 
 
-def bots(bin_dir, port, clients, duration, seed=1):
-    """Start arbiter-bot in the background; returns the Popen (stdout: JSON summary)."""
+def bots(bin_dir, port, clients, duration, seed=1, spectate=False):
+    """Start arbiter-bot in the background (spectators with spectate); returns the Popen (stdout: JSON summary)."""
     return subprocess.Popen([os.path.join(bin_dir, "arbiter-bot"), "--host", "127.0.0.1", "--port", str(port),
                              "--clients", str(clients), "--duration", str(duration), "--seed", str(seed),
-                             "--behaviour", "random"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                             "--behaviour", "random"] + (["--spectate"] if spectate else []),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
 def metric(text, name):

@@ -7,7 +7,7 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
   target_compile_definitions(arbiter_testclient PUBLIC _POSIX_C_SOURCE=200809L)
 
-  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin)
+  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c)
       continue()
     endif()

@@ -124,5 +124,30 @@ def test_ban_an_address_for_a_time(work):
         srv.kill()
 
 
+def test_spectator_listed_and_kicked(work):
+    srv = start(work, ["--max-spectators", "1"])
+    procs = []
+    try:
+        procs.append(bots(BIN, srv.port, 1, 30))
+        procs.append(bots(BIN, srv.port, 1, 30, seed=5, spectate=True))
+        two = wait_sessions(srv, 2, 10)
+        watchers = [s for s in two if s["spectator"]]
+        assert len(watchers) == 1 and watchers[0]["entity"] == 0, two
+        player = [s for s in two if not s["spectator"]][0]
+        assert player["entity"] > 0, two
+        m = srv.http("GET", "/metrics")[1]
+        assert metric(m, "arbiter_spectators_connected") == 1 and metric(m, "arbiter_clients_connected") == 1, m
+        assert metric(m, "arbiter_spectator_inputs_ignored_total") == 0, m  # the library sends acks only
+
+        status, body = srv.http("POST", "/admin/kick/%d" % watchers[0]["client"], token=TOKEN)
+        assert status == 200, (status, body)
+        assert wait_sessions(srv, 1, 10)[0]["client"] == player["client"]
+        m = srv.http("GET", "/metrics")[1]
+        assert metric(m, "arbiter_spectators_connected") == 0 and metric(m, "arbiter_clients_connected") == 1, m
+    finally:
+        stop(*procs)
+        srv.kill()
+
+
 if __name__ == "__main__":
-    sys.exit(run_tests([test_list_and_kick, test_ban_an_address_for_a_time]))
+    sys.exit(run_tests([test_list_and_kick, test_ban_an_address_for_a_time, test_spectator_listed_and_kicked]))

@@ -57,6 +57,7 @@ static int send_hello(tc_client* c, uint32_t version) {
   snprintf(h.name, sizeof h.name, "%s", c->name);
   h.token_len = (uint16_t)strlen(c->token);
   memcpy(h.token, c->token, h.token_len);
+  h.avatar_kind = c->avatar_kind;
   uint8_t buf[1024];
   int n = arb_proto_encode_hello(&h, buf, sizeof buf);
   if (n <= 0 || (size_t)n > sizeof buf) return -1;

@@ -34,6 +34,7 @@ typedef struct tc_client {
   char name[ARB_PROTO_MAX_NAME + 1];
   uint32_t hello_version;  ///< protocol version put in the hello
   char token[ARB_PROTO_MAX_TOKEN + 1];  ///< connect token for the hello ("" = none); set before tc_start
+  uint8_t avatar_kind;     ///< the hello's avatar kind (0 = the scene's default); set before tc_start
   arb_proto_welcome welcome;
   arb_proto_static_body statics[TC_MAX_STATICS];
   arb_proto_reject reject;
@@ -75,7 +76,7 @@ typedef struct tc_client {
 /// Allocate a client (large struct). Free with tc_destroy.
 tc_client* tc_create(void);
 void tc_destroy(tc_client* c);
-/// Connect to 127.0.0.1:port and send hello (avatar kind 0) with this protocol version
+/// Connect to 127.0.0.1:port and send hello (c->avatar_kind) with this protocol version
 /// (0 = send no hello at all). Does not wait for the welcome.
 int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version);
 /// Like tc_start, but from a local IPv4 address (any of 127.0.0.0/8 on loopback), so a

@@ -133,6 +133,21 @@ static void test_proto_hello_roundtrip(void** state) {
   assert_true(n > 0);
   assert_int_equal(arb_proto_decode_hello(buf, (size_t)n, &out, &err), 0);
   assert_memory_equal(&m, &out, sizeof m);
+  // A spectator's hello (kind 255) round-trips; the kinds between are refused both ways.
+  m.avatar_kind = ARB_PROTO_SPECTATOR;
+  int sn = arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_true(sn > 0);
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)sn, &out, &err), 0);
+  assert_int_equal(out.avatar_kind, ARB_PROTO_SPECTATOR);
+  m.avatar_kind = ARB_AVATAR_KIND_COUNT;
+  assert_int_equal(arb_proto_encode_hello(&m, buf, sizeof buf), ARB_E_RANGE);
+  m.avatar_kind = ARB_PROTO_SPECTATOR;
+  arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_int_equal(buf[sn - 2], 0xff);  // ... cc ff 00: the kind, then max_kbps 0
+  buf[sn - 2] = 0xfe;                   // kind 254
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)sn, &out, &err), ARB_E_RANGE);
+  assert_non_null(strstr(err.reason, "avatar_kind"));
+  m.avatar_kind = ARB_AVATAR_KIND_COUNT - 1;
   // Too small a buffer: the size is reported, nothing claimed.
   assert_int_equal(arb_proto_encode_hello(&m, buf, 3), n);
   assert_int_equal(arb_proto_encode_hello(&m, NULL, 0), n);
@@ -184,6 +199,17 @@ static void test_proto_welcome_roundtrip(void** state) {
   out.statics = got;
   out.static_cap = 1;
   assert_int_equal(arb_proto_decode_welcome(buf, (size_t)n, &out, &err), ARB_E_TOO_BIG);
+  // A spectator's welcome: entity 0 (no avatar); client id 0 stays invalid.
+  arb_proto_welcome spec = fx_welcome();
+  spec.entity_id = 0;
+  n = arb_proto_encode_welcome(&spec, buf, sizeof buf);
+  assert_true(n > 0);
+  out.statics = got;
+  out.static_cap = ARB_PROTO_MAX_STATIC;
+  assert_int_equal(arb_proto_decode_welcome(buf, (size_t)n, &out, &err), 0);
+  assert_int_equal(out.entity_id, 0);
+  spec.client_id = 0;
+  assert_int_equal(arb_proto_encode_welcome(&spec, buf, sizeof buf), ARB_E_INVAL);
   // Boundaries: max ids, rates, hash, 64-byte scene name, 4096 statics of 8-gons at the range limit.
   static arb_proto_static_body many[ARB_PROTO_MAX_STATIC];
   memset(many, 0, sizeof many);

@@ -330,11 +330,11 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 18
+#define FX_GOLDEN_COUNT 19
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
     "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
-    "input_fire", "event_hit", "replay_tick_fire"};
+    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -373,6 +373,13 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       m.client_id = 7;
       m.entity_id = 301;
       return arb_proto_encode_event(&m, buf, cap);
+    }
+    case 18: {  // watch without an avatar
+      arb_proto_hello m = fx_hello();
+      m.token_len = 0;
+      m.avatar_kind = ARB_PROTO_SPECTATOR;
+      m.max_kbps = 0;
+      return arb_proto_encode_hello(&m, buf, cap);
     }
     case 17:
       memset(&tick, 0, sizeof tick);

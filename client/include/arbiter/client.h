@@ -66,6 +66,8 @@ typedef struct arb_client_config {
   const char* token;         ///< connect token text from the game's backend (arbiter-token mint,
                              ///< at most ARB_CLIENT_MAX_TOKEN_TEXT bytes), NULL = none; copied
   arb_avatar_kind avatar;    ///< requested avatar kind; default ARB_AVATAR_DEFAULT
+  bool spectate;             ///< watch without an avatar: the whole world, no commands sent
+                             ///< (`avatar` and prediction unused); default false
 
   // Interpolation (seconds). The delay starts at 2 snapshot intervals and adapts to the
   // observed snapshot interval and arrival jitter within [min, max].

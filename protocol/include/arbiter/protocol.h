@@ -208,13 +208,16 @@ typedef struct arb_proto_static_body {
 
 // ---- messages ---------------------------------------------------------------------------
 
+/// The hello's avatar kind that asks to watch without an avatar (PROTOCOL.md §4.1).
+#define ARB_PROTO_SPECTATOR 255u
+
 /// Client -> server, first message after the ENet connect.
 typedef struct arb_proto_hello {
   uint32_t version;                     ///< ARB_PROTO_VERSION
   char name[ARB_PROTO_MAX_NAME + 1];    ///< 1..32 bytes UTF-8, no control characters
   uint8_t token[ARB_PROTO_MAX_TOKEN];   ///< opaque connect token
   uint16_t token_len;                   ///< 0 = no token
-  uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default)
+  uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default), or ARB_PROTO_SPECTATOR
   uint32_t max_kbps;  ///< most snapshot kbit/s the client wants, 0 = the server's default
 } arb_proto_hello;
 
@@ -223,7 +226,7 @@ typedef struct arb_proto_hello {
 /// caller's `statics` array (ARB_E_TOO_BIG when the message holds more).
 typedef struct arb_proto_welcome {
   uint32_t client_id;      ///< > 0
-  uint32_t entity_id;      ///< the client's avatar entity, > 0
+  uint32_t entity_id;      ///< the client's avatar entity; 0 = a spectator (no avatar)
   uint16_t tick_rate;      ///< simulation ticks per second, 1..1000
   uint16_t snapshot_rate;  ///< snapshots per second, 1..tick_rate
   uint32_t server_tick;    ///< tick at the time of the welcome
