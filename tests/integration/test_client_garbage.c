@@ -22,6 +22,7 @@
 #include <arbiter/gate.h>
 #include <arbiter/protocol.h>
 
+#include "../common/snap2_part.h"
 #include "cl_snapshot.h"
 #include "test_client_util.h"
 #include "test_rng.h"
@@ -160,12 +161,7 @@ static arb_snap2_part g_snap;  // large: static, not on the stack
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 
 static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.h.tick = tick;
-  g_snap.h.baseline_tick = baseline;
-  g_snap.h.part_index = (uint8_t)part;
-  g_snap.h.part_count = (uint8_t)parts;
-  g_snap.h.tick_rate = 60;
+  snap2_part_begin(&g_snap, tick, baseline, part, parts);
 }
 
 // A body at rest entering at (x, y) meters, with its own description. Records go in

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../common/snap2_part.h"
 #include "cl_snapshot.h"
 
 static arb_snap2_part g_snap;
@@ -18,12 +19,7 @@ static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 static size_t g_len;
 
 static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
-  memset(&g_snap, 0, sizeof g_snap);
-  g_snap.h.tick = tick;
-  g_snap.h.baseline_tick = baseline;
-  g_snap.h.part_index = (uint8_t)part;
-  g_snap.h.part_count = (uint8_t)parts;
-  g_snap.h.tick_rate = 60;
+  snap2_part_begin(&g_snap, tick, baseline, part, parts);
 }
 
 /* A body at rest entering at x (its own description: a circle owned by id * 10). */
