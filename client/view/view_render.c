@@ -68,6 +68,25 @@ void view_draw_circle(SDL_Renderer* r, const view_camera* c, arb_vec2 center, fl
   outline(r, pts, n, edge);
 }
 
+// A capsule (world centres a, b): the half circle round b, then the one round a, as one
+// convex outline.
+static void draw_capsule(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_vec2 b,
+                         float radius, uint32_t fill, uint32_t edge, bool filled) {
+  enum { HALF = 16 };
+  arb_vec2 u = arb_normalize(arb_sub(b, a));
+  if (u.x == 0.0f && u.y == 0.0f) u = arb_v2(1.0f, 0.0f);
+  arb_vec2 n = arb_left_perp(u);
+  SDL_FPoint pts[2 * (HALF + 1)];
+  for (int i = 0; i <= HALF; i++) {
+    float t = ARB_PI * ((float)i / (float)HALF - 0.5f);  // -pi/2 .. pi/2 round b
+    arb_vec2 d = arb_add(arb_scale(radius * cosf(t), u), arb_scale(radius * sinf(t), n));
+    pts[i] = view_camera_to_screen(c, arb_add(b, d));
+    pts[HALF + 1 + i] = view_camera_to_screen(c, arb_sub(a, d));
+  }
+  if (filled) fill_convex(r, pts, 2 * (HALF + 1), fill);
+  outline(r, pts, 2 * (HALF + 1), edge);
+}
+
 void view_draw_polygon(SDL_Renderer* r, const view_camera* c, const arb_vec2* p, int n,
                        uint32_t fill, uint32_t edge, bool filled) {
   SDL_FPoint pts[MAX_POLY];
@@ -143,6 +162,13 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
         draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
       else
         view_draw_segment(r, c, a, b, edge);
+      break;
+    }
+    case ARB_SHAPE_CAPSULE: {
+      arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
+      arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
+      draw_capsule(r, c, a, b, s->capsule.radius, fill, edge, filled);
+      view_draw_segment(r, c, a, b, edge);  // the core shows the rotation
       break;
     }
     default: {

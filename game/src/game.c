@@ -42,6 +42,9 @@ static float bounding_radius(const arb_shape_def* s) {
         r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
       return r;
     }
+    case ARB_SHAPE_CAPSULE:
+      return arb_maxf(arb_length(s->capsule.center1), arb_length(s->capsule.center2)) +
+             s->capsule.radius;
     default:
       return 0.0f;
   }

@@ -31,6 +31,17 @@ static int check_min_size(sj_ctx* ctx, const char* key, float v) {
   return ctx->code;
 }
 
+// Two points of a shape (segment ends, capsule centres) must be ARB_LINEAR_SLOP apart;
+// the error names the second one's key.
+static int check_apart(sj_ctx* ctx, const char* key, arb_vec2 a, arb_vec2 b, const char* what,
+                       const char* hint) {
+  if (arb_distance(a, b) >= ARB_LINEAR_SLOP) return 0;
+  size_t mark = sj_push_key(ctx, key);
+  sj_fail(ctx, ARB_E_INVAL, "%s (closer than %g m)%s", what, (double)ARB_LINEAR_SLOP, hint);
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
 static int parse_circle(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   static const char* const keys[] = {"radius", "center", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
@@ -111,27 +122,38 @@ static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   arb_vec2 a = arb_vec2_zero, b = arb_vec2_zero;
   if (sj_vec2(ctx, v, "a", true, ARB_SCENE_MAX_COORD, &a.x, &a.y)) return ctx->code;
   if (sj_vec2(ctx, v, "b", true, ARB_SCENE_MAX_COORD, &b.x, &b.y)) return ctx->code;
-  if (arb_distance(a, b) < ARB_LINEAR_SLOP) {
-    size_t mark = sj_push_key(ctx, "b");
-    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %g m)",
-            (double)ARB_LINEAR_SLOP);
-    sj_pop(ctx, mark);
-    return ctx->code;
-  }
+  if (check_apart(ctx, "b", a, b, "segment end points coincide", "")) return ctx->code;
   shape->type = ARB_SHAPE_SEGMENT;
   shape->segment.a = a;
   shape->segment.b = b;
   return 0;
 }
 
+static int parse_capsule(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"center1", "center2", "radius", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  arb_vec2 a = arb_vec2_zero, b = arb_vec2_zero;
+  float r = 0.0f;
+  if (sj_vec2(ctx, v, "center1", true, ARB_SCENE_MAX_SIZE, &a.x, &a.y)) return ctx->code;
+  if (sj_vec2(ctx, v, "center2", true, ARB_SCENE_MAX_SIZE, &b.x, &b.y)) return ctx->code;
+  if (sj_float(ctx, v, "radius", true, POSITIVE_SIZE, &r)) return ctx->code;
+  if (check_min_size(ctx, "radius", r)) return ctx->code;
+  if (check_apart(ctx, "center2", a, b, "the centres coincide", ": use a circle")) return ctx->code;
+  shape->type = ARB_SHAPE_CAPSULE;
+  shape->capsule.center1 = a;
+  shape->capsule.center2 = b;
+  shape->capsule.radius = r;
+  return 0;
+}
+
 // `shape` holds exactly one of the kinds. Segments have no area, hence no mass: only
 // bodies that never need one (static, kinematic) may use them.
 static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment) {
-  static const char* const keys[] = {"circle", "box", "polygon", "segment", NULL};
+  static const char* const keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   if (json_object_size(v) != 1) {
     return sj_fail(ctx, ARB_E_INVAL,
-                   "must hold exactly one of circle, box, polygon, segment (has %zu)",
+                   "must hold exactly one of circle, box, polygon, capsule, segment (has %zu)",
                    json_object_size(v));
   }
   const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
@@ -145,6 +167,8 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
     parse_box(ctx, body, shape);
   } else if (strcmp(kind, "polygon") == 0) {
     parse_polygon(ctx, body, shape);
+  } else if (strcmp(kind, "capsule") == 0) {
+    parse_capsule(ctx, body, shape);
   } else if (!allow_segment) {
     sj_fail(ctx, ARB_E_INVAL,
             "segments have no mass: only static or kinematic bodies may use them");

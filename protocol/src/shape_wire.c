@@ -29,10 +29,21 @@ static void segment_get(const arb_proto_shape* s, arb_shape_geometry* g) {
   g->segment.a = s->points[0];
   g->segment.b = s->points[1];
 }
+static void capsule_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  s->points[0] = g->capsule.center1;
+  s->points[1] = g->capsule.center2;
+  s->radius = g->capsule.radius;
+}
+static void capsule_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->capsule.center1 = s->points[0];
+  g->capsule.center2 = s->points[1];
+  g->capsule.radius = s->radius;
+}
 // Point count of a geometry: fixed for most kinds, the polygon's own count otherwise.
 static int circle_count(const arb_shape_geometry* g) { return (void)g, 1; }
 static int polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
 static int segment_count(const arb_shape_geometry* g) { return (void)g, 2; }
+static int capsule_count(const arb_shape_geometry* g) { return (void)g, 2; }
 
 static const arb__shape_kind_row shape_rows[ARB_PROTO_SHAPE_KIND_COUNT] = {
 #define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) \

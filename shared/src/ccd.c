@@ -82,6 +82,7 @@ void arb__ccd_begin(arb_world* w) {
 static arb_shape_proxy arb__proxy(const arb_shape_def* s) {
   if (s->type == ARB_SHAPE_CIRCLE) return arb_make_circle_proxy(&s->circle);
   if (s->type == ARB_SHAPE_POLYGON) return arb_make_polygon_proxy(&s->polygon);
+  if (s->type == ARB_SHAPE_CAPSULE) return arb_make_capsule_proxy(&s->capsule);
   return arb_make_segment_proxy(&s->segment);
 }
 

@@ -177,6 +177,28 @@ arb_mass_data arb_compute_polygon_mass(const arb_polygon* shape, float density) 
   return md;
 }
 
+arb_mass_data arb_compute_capsule_mass(const arb_capsule* shape, float density) {
+  // A rectangle of length L (between the centres) and width 2r, plus a disc of radius r
+  // cut in two halves that sit at the rectangle's ends.
+  float r = shape->radius, rr = r * r;
+  float length = arb_distance(shape->center1, shape->center2);
+  float h = 0.5f * length;
+  float disc_mass = density * ARB_PI * rr;
+  float rect_mass = density * 2.0f * r * length;
+  // Rectangle about its centre: m (L^2 + (2r)^2) / 12.
+  float rect_inertia = rect_mass * (length * length + 4.0f * rr) * (1.0f / 12.0f);
+  // Half disc: its centroid lies d = 4r / (3 pi) from its flat side, its inertia about
+  // that side's midpoint is (m/2) r^2 / 2. Move to the centroid (- (m/2) d^2), then out to
+  // the capsule centre at h + d (+ (m/2) (h + d)^2): per half (m/2)(r^2/2 + h^2 + 2 h d).
+  float d = 4.0f * r / (3.0f * ARB_PI);
+  float caps_inertia = disc_mass * (0.5f * rr + h * h + 2.0f * h * d);
+  arb_mass_data md;
+  md.mass = disc_mass + rect_mass;
+  md.center = arb_lerp(shape->center1, shape->center2, 0.5f);
+  md.rotational_inertia = rect_inertia + caps_inertia;
+  return md;
+}
+
 arb_aabb arb_compute_circle_aabb(const arb_circle* shape, arb_transform xf) {
   arb_vec2 p = arb_transform_point(xf, shape->center);
   float r = shape->radius;
@@ -207,6 +229,14 @@ arb_aabb arb_compute_segment_aabb(const arb_segment* shape, arb_transform xf) {
   return box;
 }
 
+arb_aabb arb_compute_capsule_aabb(const arb_capsule* shape, arb_transform xf) {
+  arb_vec2 a = arb_transform_point(xf, shape->center1);
+  arb_vec2 b = arb_transform_point(xf, shape->center2);
+  arb_vec2 r = arb_v2(shape->radius, shape->radius);
+  arb_aabb box = {arb_sub(arb_vmin(a, b), r), arb_add(arb_vmax(a, b), r)};
+  return box;
+}
+
 bool arb_point_in_circle(arb_vec2 point, const arb_circle* shape) {
   return arb_distance_sq(point, shape->center) <= shape->radius * shape->radius;
 }
@@ -217,4 +247,17 @@ bool arb_point_in_polygon(arb_vec2 point, const arb_polygon* shape) {
     if (arb_dot(shape->normals[i], arb_sub(point, shape->vertices[i])) > 0.0f) return false;
   }
   return true;
+}
+
+// Squared distance from p to the segment a-b (shared by the capsule's point test).
+static float arb__segment_distance_sq(arb_vec2 p, arb_vec2 a, arb_vec2 b) {
+  arb_vec2 e = arb_sub(b, a);
+  float ee = arb_dot(e, e);
+  float t = ee > 0.0f ? arb_clampf(arb_dot(arb_sub(p, a), e) / ee, 0.0f, 1.0f) : 0.0f;
+  return arb_distance_sq(p, arb_mul_add(a, t, e));
+}
+
+bool arb_point_in_capsule(arb_vec2 point, const arb_capsule* shape) {
+  float d2 = arb__segment_distance_sq(point, shape->center1, shape->center2);
+  return d2 <= shape->radius * shape->radius;
 }

@@ -36,6 +36,10 @@ float arb__body_max_extent(const arb__body* b) {
   } else if (s->type == ARB_SHAPE_SEGMENT) {
     ext = arb_maxf(arb_distance(s->segment.a, b->local_center),
                    arb_distance(s->segment.b, b->local_center));
+  } else if (s->type == ARB_SHAPE_CAPSULE) {
+    ext = arb_maxf(arb_distance(s->capsule.center1, b->local_center),
+                   arb_distance(s->capsule.center2, b->local_center)) +
+          s->capsule.radius;
   }
   return ext;
 }

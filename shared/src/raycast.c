@@ -95,6 +95,30 @@ arb_cast_output arb_ray_cast_segment(const arb_ray_input* input, const arb_segme
   return arb__hit(input, t, n);
 }
 
+// The capsule's boundary is its two end circles and its two sides (the core segment
+// moved out by the radius). From outside, the ray enters through the nearest of those
+// pieces: every hit on any of them is a point of the capsule, so the smallest fraction
+// among them is the entry.
+arb_cast_output arb_ray_cast_capsule(const arb_ray_input* input, const arb_capsule* shape) {
+  if (!arb__input_ok(input)) return arb__miss();
+  if (arb_point_in_capsule(input->origin, shape)) return arb__hit(input, 0.0f, arb_vec2_zero);
+  arb_circle ends[2] = {{shape->center1, shape->radius}, {shape->center2, shape->radius}};
+  arb_vec2 side = arb_scale(shape->radius,
+                            arb_normalize(arb_left_perp(arb_sub(shape->center2, shape->center1))));
+  arb_segment sides[2] = {{arb_add(shape->center1, side), arb_add(shape->center2, side)},
+                          {arb_sub(shape->center1, side), arb_sub(shape->center2, side)}};
+  arb_cast_output best = arb__miss();
+  arb_ray_input in = *input;
+  for (int i = 0; i < 4; ++i) {
+    arb_cast_output o =
+        i < 2 ? arb_ray_cast_circle(&in, &ends[i]) : arb_ray_cast_segment(&in, &sides[i - 2]);
+    if (!o.hit || (best.hit && o.fraction >= best.fraction)) continue;
+    best = o;
+    in.max_fraction = o.fraction;
+  }
+  return best;
+}
+
 arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb box) {
   if (!arb__input_ok(input)) return arb__miss();
   arb_vec2 o = input->origin, d = input->translation;

@@ -50,6 +50,11 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
       arb_codec_vec2(c, &s->segment.a);
       arb_codec_vec2(c, &s->segment.b);
       break;
+    case ARB_SHAPE_CAPSULE:
+      arb_codec_vec2(c, &s->capsule.center1);
+      arb_codec_vec2(c, &s->capsule.center2);
+      arb_codec_f32(c, &s->capsule.radius);
+      break;
     default:
       ARB_CODEC_CHECK(c, false);
       return;

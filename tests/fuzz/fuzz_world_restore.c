@@ -118,6 +118,12 @@ static uint8_t* sample_payload(size_t* n) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.3f;
   arb_body_create(w, &bd);
+  // A capsule lying on the ground.
+  bd = arb_default_body_def();
+  bd.position = arb_v2(-1.5f, 0.25f);
+  bd.shape.type = ARB_SHAPE_CAPSULE;
+  bd.shape.capsule = (arb_capsule){{-0.4f, 0.0f}, {0.4f, 0.0f}, 0.25f};
+  arb_body_create(w, &bd);
   // Two boxes resting on each other far to the right: one sleeping island of two.
   bd = arb_default_body_def();
   bd.shape.type = ARB_SHAPE_POLYGON;

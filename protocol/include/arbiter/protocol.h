@@ -176,8 +176,8 @@ typedef enum arb_proto_shape_kind {
 /// have one, a radius. One body's shapes are each one of these.
 typedef struct arb_proto_shape {
   uint8_t kind;        ///< arb_proto_shape_kind
-  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8
-  float radius;        ///< circle radius, meters, (0, ARB_PROTO_MAX_COORD]; 0 otherwise
+  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8, capsule 2
+  float radius;        ///< circle or capsule radius, meters, (0, ARB_PROTO_MAX_COORD]; 0 otherwise
   arb_vec2 points[8];  ///< meters, |coord| <= ARB_PROTO_MAX_COORD
 } arb_proto_shape;
 
