@@ -68,23 +68,27 @@ void view_draw_circle(SDL_Renderer* r, const view_camera* c, arb_vec2 center, fl
   outline(r, pts, n, edge);
 }
 
-// A capsule (world centres a, b): the half circle round b, then the one round a, as one
-// convex outline.
-static void draw_capsule(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_vec2 b,
+// A rounded outline: the points (counter-clockwise, world; 2 for a capsule) grown by
+// radius. Each corner is an arc from the previous edge's outward normal round to the next
+// one's; the straight edges join the arcs. One convex outline.
+static void draw_rounded(SDL_Renderer* r, const view_camera* c, const arb_vec2* p, int n,
                          float radius, uint32_t fill, uint32_t edge, bool filled) {
-  enum { HALF = 16 };
-  arb_vec2 u = arb_normalize(arb_sub(b, a));
-  if (u.x == 0.0f && u.y == 0.0f) u = arb_v2(1.0f, 0.0f);
-  arb_vec2 n = arb_left_perp(u);
-  SDL_FPoint pts[2 * (HALF + 1)];
-  for (int i = 0; i <= HALF; i++) {
-    float t = ARB_PI * ((float)i / (float)HALF - 0.5f);  // -pi/2 .. pi/2 round b
-    arb_vec2 d = arb_add(arb_scale(radius * cosf(t), u), arb_scale(radius * sinf(t), n));
-    pts[i] = view_camera_to_screen(c, arb_add(b, d));
-    pts[HALF + 1 + i] = view_camera_to_screen(c, arb_sub(a, d));
+  enum { ARC = 6 };  // 8 corners x 7 points stay within MAX_POLY
+  SDL_FPoint pts[ARB_MAX_POLYGON_VERTICES * (ARC + 1)];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    arb_vec2 prev = p[(i + n - 1) % n], next = p[(i + 1) % n];
+    float a0 = atan2f(-(p[i].x - prev.x), p[i].y - prev.y);  // right normal of prev -> p[i]
+    float a1 = atan2f(-(next.x - p[i].x), next.y - p[i].y);
+    if (a1 < a0) a1 += 2.0f * ARB_PI;
+    for (int j = 0; j <= ARC; j++) {
+      float a = a0 + (a1 - a0) * (float)j / (float)ARC;
+      pts[k++] =
+          view_camera_to_screen(c, arb_v2(p[i].x + radius * cosf(a), p[i].y + radius * sinf(a)));
+    }
   }
-  if (filled) fill_convex(r, pts, 2 * (HALF + 1), fill);
-  outline(r, pts, 2 * (HALF + 1), edge);
+  if (filled) fill_convex(r, pts, k, fill);
+  outline(r, pts, k, edge);
 }
 
 void view_draw_polygon(SDL_Renderer* r, const view_camera* c, const arb_vec2* p, int n,
@@ -153,7 +157,11 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
       int n = s->polygon.count;
       if (n < 3 || n > ARB_MAX_POLYGON_VERTICES) return;
       for (int i = 0; i < n; i++) pts[i] = arb_transform_point(xf, s->polygon.vertices[i]);
-      view_draw_polygon(r, c, pts, n, fill, edge, filled);
+      if (s->polygon.radius > 0.0f) {
+        draw_rounded(r, c, pts, n, s->polygon.radius, fill, edge, filled);
+      } else {
+        view_draw_polygon(r, c, pts, n, fill, edge, filled);
+      }
       break;
     }
     case ARB_SHAPE_SEGMENT: {
@@ -167,7 +175,8 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
     case ARB_SHAPE_CAPSULE: {
       arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
       arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
-      draw_capsule(r, c, a, b, s->capsule.radius, fill, edge, filled);
+      arb_vec2 ends[2] = {a, b};
+      draw_rounded(r, c, ends, 2, s->capsule.radius, fill, edge, filled);
       view_draw_segment(r, c, a, b, edge);  // the core shows the rotation
       break;
     }

@@ -9,6 +9,7 @@
 #include "scene_parse.h"
 
 static const sj_bounds POSITIVE_SIZE = {0.0, ARB_SCENE_MAX_SIZE, true};
+static const sj_bounds ROUNDING = {0.0, ARB_MAX_POLYGON_RADIUS, false};
 static const sj_bounds DENSITY = {0.0, 1.0e6, true};
 static const sj_bounds MASS = {0.0, 1.0e9, true};
 static const sj_bounds FRICTION = {0.0, 100.0, false};
@@ -55,8 +56,17 @@ static int parse_circle(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   return 0;
 }
 
+// The optional `radius` of a box or polygon: rounds it (0, the default, keeps it sharp).
+static int parse_rounding(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  float radius = 0.0f;
+  if (sj_float(ctx, v, "radius", false, ROUNDING, &radius)) return ctx->code;
+  shape->polygon = arb_make_rounded_polygon(&shape->polygon, radius);
+  return 0;
+}
+
 static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
-  static const char* const keys[] = {"half_width", "half_height", "center", "angle", NULL};
+  static const char* const keys[] = {"half_width", "half_height", "center", "angle", "radius",
+                                     NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   float hw = 0.0f, hh = 0.0f, cx = 0.0f, cy = 0.0f, angle = 0.0f;
   if (sj_float(ctx, v, "half_width", true, POSITIVE_SIZE, &hw)) return ctx->code;
@@ -79,11 +89,11 @@ static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
                      (double)ARB_MAX_POLYGON_COORD);
     }
   }
-  return 0;
+  return parse_rounding(ctx, v, shape);
 }
 
 static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
-  static const char* const keys[] = {"points", NULL};
+  static const char* const keys[] = {"points", "radius", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   json_t* pts = json_object_get(v, "points");
   size_t mark = sj_push_key(ctx, "points");
@@ -113,7 +123,8 @@ static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
     }
   }
   sj_pop(ctx, mark);
-  return ctx->code;
+  if (ctx->code) return ctx->code;
+  return parse_rounding(ctx, v, shape);
 }
 
 static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {

@@ -30,6 +30,9 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
         if (len < 0.999f || len > 1.001f) return *why = "polygon normal not unit length", false;
       }
       if (!arb_vec2_is_valid(p->centroid)) return *why = "polygon centroid not finite", false;
+      if (!(p->radius >= 0.0f && p->radius <= ARB_MAX_POLYGON_RADIUS)) {
+        return *why = "polygon radius must be finite, >= 0 and <= ARB_MAX_POLYGON_RADIUS", false;
+      }
       // Convex and counter-clockwise: every vertex lies behind every edge.
       for (int i = 0; i < p->count; ++i) {
         int i2 = i + 1 < p->count ? i + 1 : 0;
@@ -180,6 +183,7 @@ float arb__body_min_extent(const arb__body* b) {
     float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
     if (face < min_e) min_e = face;
   }
+  if (p->radius > 0.0f) min_e += p->radius;  // the rim
   return min_e < 0.0f ? 0.0f : min_e;
 }
 

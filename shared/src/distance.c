@@ -4,7 +4,7 @@
 // angular sweeps (conservative advancement), for continuous collision of fast bodies.
 //
 // Every shape kind is a "proxy": a convex cloud of up to 8 points grown by a radius
-// (circle = 1 point + radius, segment = 2 points, polygon = its vertices, capsule = 2
+// (circle = 1 point + radius, segment = 2 points, polygon = its vertices and radius, capsule = 2
 // points + radius). GJK works on the point clouds (the cores) in A's frame; radii are
 // applied afterwards.
 #include <arbiter/collision.h>
@@ -26,7 +26,7 @@ arb_shape_proxy arb_make_circle_proxy(const arb_circle* shape) {
 }
 
 arb_shape_proxy arb_make_polygon_proxy(const arb_polygon* shape) {
-  return arb_make_proxy(shape->vertices, shape->count, 0.0f);
+  return arb_make_proxy(shape->vertices, shape->count, shape->radius);
 }
 
 arb_shape_proxy arb_make_segment_proxy(const arb_segment* shape) {

@@ -89,7 +89,7 @@ arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform
   int count = a->count;
   if (count < 3) return m;
   arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
-  float radius = b->radius;
+  float radius = b->radius + a->radius;  // a rounded polygon's rim adds to the reach
 
   // Face of least penetration / most separation.
   int edge = 0;
@@ -131,7 +131,8 @@ arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform
       separation = s_max - radius;
     }
   }
-  arb_vec2 on_b = arb_mul_sub(c, radius, normal);
+  if (a->radius > 0.0f) on_a = arb_mul_add(on_a, a->radius, normal);  // onto the rim
+  arb_vec2 on_b = arb_mul_sub(c, b->radius, normal);
   m.normal = arb_rotate(xfa.q, normal);
   arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(on_a, on_b, 0.5f)), xfa, xfb, separation, 0);
   return m;
@@ -374,7 +375,7 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
 // A polygon placed by xf (B's frame in A's frame) as a hull.
 static void arb__polygon_hull(const arb_polygon* p, arb_transform xf, arb__hull* h) {
   h->count = p->count;
-  h->radius = 0.0f;
+  h->radius = p->radius;
   for (int i = 0; i < p->count; ++i) {
     h->v[i] = arb_transform_point(xf, p->vertices[i]);
     h->n[i] = arb_rotate(xf.q, p->normals[i]);
@@ -406,7 +407,7 @@ arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
   if (a->count < 3 || b->count < 3) return arb__empty_manifold();
   arb__hull hb;
   arb__polygon_hull(b, arb_inv_transform_mul(xfa, xfb), &hb);
-  return arb__collide_hulls(a->vertices, a->normals, a->count, 0.0f, &hb, xfa, xfb, margin);
+  return arb__collide_hulls(a->vertices, a->normals, a->count, a->radius, &hb, xfa, xfb, margin);
 }
 
 arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
@@ -424,7 +425,7 @@ arb_manifold arb__collide_polygon_and_capsule(const arb_polygon* a, arb_transfor
   if (a->count < 3 || !arb__capsule_hull(b, arb_inv_transform_mul(xfa, xfb), &hb)) {
     return arb__empty_manifold();
   }
-  return arb__collide_hulls(a->vertices, a->normals, a->count, 0.0f, &hb, xfa, xfb, margin);
+  return arb__collide_hulls(a->vertices, a->normals, a->count, a->radius, &hb, xfa, xfb, margin);
 }
 
 arb_manifold arb__collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,

@@ -14,7 +14,8 @@
 //       shape: u8 type, f32 density, friction, restitution, u32 category, u32 mask,
 //       i32 group, then circle (vec2 centre, f32 radius) | polygon (u8 n, n vec2
 //       vertices, n vec2 normals, vec2 centroid) | segment (vec2 a, vec2 b) | capsule
-//       (vec2 centre1, vec2 centre2, f32 radius); the kinds' type codes are those of
+//       (vec2 centre1, vec2 centre2, f32 radius) | rounded polygon (type 0x82: the
+//       polygon's fields, then f32 radius > 0); the other type codes are those of
 //       arb_shape_type, and a new kind only adds a code (older images read unchanged)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,

@@ -23,10 +23,17 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
                          d->max_linear_speed > 0.0f);
 }
 
+// A rounded polygon is recorded under its own type code followed by the polygon and its
+// radius: a sharp polygon keeps the record (and the hash) it had before polygons had a
+// radius.
+#define ARB__ROUNDED_POLYGON_CODE 0x82
+
 static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
   int type = (int)s->type;
+  if (s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f) type = ARB__ROUNDED_POLYGON_CODE;
   arb_codec_int_u8(c, &type);
-  if (arb_codec_reading(c)) s->type = (arb_shape_type)type;
+  bool rounded = type == ARB__ROUNDED_POLYGON_CODE;
+  if (arb_codec_reading(c)) s->type = rounded ? ARB_SHAPE_POLYGON : (arb_shape_type)type;
   ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
   arb_codec_u32(c, &s->category_bits);
   arb_codec_u32(c, &s->mask_bits);
@@ -44,6 +51,12 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
       for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->vertices[i]);
       for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->normals[i]);
       arb_codec_vec2(c, &p->centroid);
+      if (rounded) {
+        arb_codec_f32(c, &p->radius);
+        ARB_CODEC_CHECK(c, p->radius > 0.0f);
+      } else if (arb_codec_reading(c)) {
+        p->radius = 0.0f;
+      }
       break;
     }
     case ARB_SHAPE_SEGMENT:

@@ -31,13 +31,19 @@ typedef struct arb_circle {
 } arb_circle;
 
 /// A validated convex polygon: counter-clockwise vertices, outward unit normals.
-/// Build it with arb_make_polygon / arb_make_box, never by hand.
+/// Build it with arb_make_polygon / arb_make_box, never by hand. With a radius it is a
+/// rounded polygon: every point within `radius` of the polygon (its corners become arcs,
+/// its outline grows by the radius).
 typedef struct arb_polygon {
   arb_vec2 vertices[ARB_MAX_POLYGON_VERTICES];  ///< local, counter-clockwise
   arb_vec2 normals[ARB_MAX_POLYGON_VERTICES];   ///< normals[i] is the edge vertices[i] -> [i+1]
-  arb_vec2 centroid;                            ///< local area centroid
+  arb_vec2 centroid;                            ///< local area centroid (of the sharp core)
   int count;                                    ///< 3..ARB_MAX_POLYGON_VERTICES
+  float radius;  ///< meters, 0..ARB_MAX_POLYGON_RADIUS; 0 (the default) is a sharp polygon
 } arb_polygon;
+
+/// Largest rounding radius of a polygon, meters.
+#define ARB_MAX_POLYGON_RADIUS 1.0e3f
 
 typedef struct arb_segment {
   arb_vec2 a, b;  ///< local end points, distinct
@@ -82,9 +88,14 @@ ARB_API int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out
 ARB_API arb_polygon arb_make_box(float half_width, float half_height);
 /// Box centred at `center`, rotated by `rotation`, in the body frame.
 ARB_API arb_polygon arb_make_offset_box(float half_width, float half_height, arb_vec2 center, arb_rot rotation);
+/// The polygon grown by `radius` (> 0: corners become arcs of that radius). The result of
+/// arb_make_polygon or arb_make_box, as it is; radius finite, 0..ARB_MAX_POLYGON_RADIUS.
+ARB_API arb_polygon arb_make_rounded_polygon(const arb_polygon* core, float radius);
 
 ARB_API arb_mass_data arb_compute_circle_mass(const arb_circle* shape, float density);
-/// Exact for any convex polygon (a solid w x h box gets m*(w*w + h*h)/12).
+/// Exact for any convex polygon (a solid w x h box gets m*(w*w + h*h)/12), rounded
+/// polygons included (the core plus a rectangle along each edge and an arc sector at
+/// each corner).
 ARB_API arb_mass_data arb_compute_polygon_mass(const arb_polygon* shape, float density);
 /// A w x 2r rectangle plus two half discs: exact (centre midway between the centres).
 ARB_API arb_mass_data arb_compute_capsule_mass(const arb_capsule* shape, float density);

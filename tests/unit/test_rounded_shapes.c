@@ -1,7 +1,7 @@
-// Capsules as pure geometry: mass and inertia against a numerical integration, bounding
-// box, point test, ray casts, GJK distance, and the contact manifold against each other
-// shape kind (circle, polygon, segment, capsule) with points, normals and separations
-// worked out by hand in the comments.
+// Capsules and rounded polygons as pure geometry: mass and inertia against a numerical
+// integration, bounding box, point test, ray casts, GJK distance, and the contact
+// manifold against each other shape kind (circle, polygon, segment, capsule) with
+// points, normals and separations worked out by hand in the comments.
 // cmocka.h needs these first
 // clang-format off
 #include <math.h>
@@ -330,6 +330,146 @@ static void test_far_and_turned(void** state) {
   for (int i = 0; i < 2; ++i) near(m.points[i].separation, -0.01f, 2e-4f);
 }
 
+// ---- rounded polygons ---------------------------------------------------------------
+
+// Mass, centroid and polar moment of a shape given by its point test, by summing the
+// cells of an n x n grid over [lo, hi]^2 in double precision.
+typedef struct grid_mass {
+  double m, cx, cy, inertia;
+} grid_mass;
+
+static grid_mass integrate_polygon(const arb_polygon* p, double density, double lo, double hi) {
+  const int n = 1600;
+  double h = (hi - lo) / n;
+  double m = 0.0, mx = 0.0, my = 0.0, mrr = 0.0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double x = lo + (i + 0.5) * h, y = lo + (j + 0.5) * h;
+      if (!arb_point_in_polygon(arb_v2((float)x, (float)y), p)) continue;
+      double dm = density * h * h;
+      m += dm;
+      mx += dm * x;
+      my += dm * y;
+      mrr += dm * (x * x + y * y);
+    }
+  }
+  grid_mass g = {m, mx / m, my / m, 0.0};
+  g.inertia = mrr - m * (g.cx * g.cx + g.cy * g.cy);
+  return g;
+}
+
+static void test_rounded_polygon_mass(void** state) {
+  (void)state;
+  // A rounded box by hand: half extents 0.5 x 0.25, radius 0.1. Area: core 0.5, four edge
+  // strips (1 + 0.5) * 2 * 0.1 = 0.3, four quarter discs pi * 0.01.
+  arb_polygon core = arb_make_box(0.5f, 0.25f);
+  arb_polygon rbox = arb_make_rounded_polygon(&core, 0.1f);
+  arb_mass_data md = arb_compute_polygon_mass(&rbox, 1.0f);
+  near(md.mass, 0.5f + 0.3f + ARB_PI * 0.01f, 1e-5f);
+  near(md.center.x, 0.0f, 1e-6f);
+  near(md.center.y, 0.0f, 1e-6f);
+  grid_mass g = integrate_polygon(&rbox, 1.0, -0.7, 0.7);
+  near(md.rotational_inertia, (float)g.inertia, 3e-3f * (float)g.inertia);
+  // A rounded triangle off the origin (corners of different angles).
+  arb_vec2 tri[3] = {{0.1f, -0.2f}, {0.9f, 0.1f}, {0.2f, 0.6f}};
+  assert_int_equal(arb_make_polygon(tri, 3, &core, NULL), 0);
+  arb_polygon rtri = arb_make_rounded_polygon(&core, 0.15f);
+  md = arb_compute_polygon_mass(&rtri, 3.0f);
+  g = integrate_polygon(&rtri, 3.0, -0.4, 1.1);
+  near(md.mass, (float)g.m, 2e-3f * (float)g.m);
+  near(md.center.x, (float)g.cx, 1e-3f);
+  near(md.center.y, (float)g.cy, 1e-3f);
+  near(md.rotational_inertia, (float)g.inertia, 3e-3f * (float)g.inertia);
+  // Radius 0 is the sharp polygon, bit for bit.
+  arb_mass_data sharp = arb_compute_polygon_mass(&core, 3.0f);
+  arb_polygon zero = arb_make_rounded_polygon(&core, 0.0f);
+  arb_mass_data same = arb_compute_polygon_mass(&zero, 3.0f);
+  assert_memory_equal(&sharp, &same, sizeof sharp);
+}
+
+static void test_rounded_polygon_bounds_point_ray(void** state) {
+  (void)state;
+  arb_polygon core = arb_make_box(0.5f, 0.5f);
+  arb_polygon p = arb_make_rounded_polygon(&core, 0.1f);
+  arb_aabb box = arb_compute_polygon_aabb(&p, xf_at(1.0f, 0.0f, 0.0f));
+  near(box.lower.x, 0.4f, 1e-6f);
+  near(box.upper.y, 0.6f, 1e-6f);
+  // The corner arc is centred on (0.5, 0.5): (0.55, 0.55) is 0.071 from it, (0.58, 0.58) 0.113.
+  assert_true(arb_point_in_polygon(arb_v2(0.55f, 0.55f), &p));
+  assert_false(arb_point_in_polygon(arb_v2(0.58f, 0.58f), &p));
+  assert_true(arb_point_in_polygon(arb_v2(0.0f, 0.59f), &p));
+  assert_false(arb_point_in_polygon(arb_v2(0.0f, 0.61f), &p));
+  // Down onto the top (y = 0.6): 2.4 of 5.
+  arb_ray_input in = {{0.0f, 3.0f}, {0.0f, -5.0f}, 1.0f};
+  arb_cast_output o = arb_ray_cast_polygon(&in, &p);
+  assert_true(o.hit);
+  near(o.fraction, 0.48f, 1e-6f);
+  near(o.normal.y, 1.0f, 1e-6f);
+  // Diagonally onto the corner: the arc's point (0.5 + 0.1 / sqrt 2) on each axis.
+  float k = 0.5f + 0.1f * sqrtf(0.5f);
+  in = (arb_ray_input){{2.0f, 2.0f}, {-2.0f, -2.0f}, 1.0f};
+  o = arb_ray_cast_polygon(&in, &p);
+  assert_true(o.hit);
+  near(o.point.x, k, 1e-5f);
+  near(o.point.y, k, 1e-5f);
+  near(o.normal.x, sqrtf(0.5f), 1e-5f);
+  // Starting in the rim: fraction 0.
+  in = (arb_ray_input){{0.55f, 0.0f}, {1.0f, 0.0f}, 1.0f};
+  o = arb_ray_cast_polygon(&in, &p);
+  assert_true(o.hit);
+  near(o.fraction, 0.0f, 0.0f);
+  // The distance proxy carries the radius.
+  near(arb_make_polygon_proxy(&p).radius, 0.1f, 0.0f);
+}
+
+static void test_rounded_polygon_manifolds(void** state) {
+  (void)state;
+  arb_polygon ground = arb_make_box(5.0f, 0.5f);  // top at y = 0.5
+  arb_polygon core = arb_make_box(0.4f, 0.4f);
+  arb_polygon p = arb_make_rounded_polygon(&core, 0.1f);  // a 1 m box with round corners
+  // Resting 0.01 deep: bottom of the rim at 0.49 with its centre at 0.99. Two points
+  // under the core's corners (x = +-0.4) midway between y = 0.5 and 0.49.
+  arb_manifold m =
+      arb_collide_polygons(&ground, xf_at(0.0f, 0.0f, 0.0f), &p, xf_at(0.0f, 0.99f, 0.0f));
+  assert_int_equal(m.point_count, 2);
+  near(m.normal.y, 1.0f, 1e-6f);
+  sort_by_x(&m);
+  expect_point(&m, 0, -0.4f, 0.495f, -0.01f);
+  expect_point(&m, 1, 0.4f, 0.495f, -0.01f);
+  // Rounded on both sides: the same box as A and B one on top of the other.
+  m = arb_collide_polygons(&p, xf_at(0.0f, 0.0f, 0.0f), &p, xf_at(0.2f, 0.99f, 0.0f));
+  assert_int_equal(m.point_count, 2);
+  sort_by_x(&m);
+  expect_point(&m, 0, -0.2f, 0.495f, -0.01f);
+  expect_point(&m, 1, 0.4f, 0.495f, -0.01f);
+  // A circle (r 0.25) off the rounded corner along (0.6, 0.8): corner centre (0.4, 0.4),
+  // circle centre 0.34 away, so 0.34 - 0.1 - 0.25 = -0.01.
+  arb_circle ball = {{0.0f, 0.0f}, 0.25f};
+  m = arb_collide_polygon_and_circle(&p, xf_at(0.0f, 0.0f, 0.0f), &ball,
+                                     xf_at(0.4f + 0.204f, 0.4f + 0.272f, 0.0f));
+  assert_int_equal(m.point_count, 1);
+  near(m.normal.x, 0.6f, 1e-4f);
+  near(m.normal.y, 0.8f, 1e-4f);
+  near(m.points[0].separation, -0.01f, 1e-5f);
+  // On its face: centre at y = 0.74, surfaces at 0.5 and 0.49.
+  m = arb_collide_polygon_and_circle(&p, xf_at(0.0f, 0.0f, 0.0f), &ball, xf_at(0.1f, 0.74f, 0.0f));
+  assert_int_equal(m.point_count, 1);
+  expect_point(&m, 0, 0.1f, 0.495f, -0.01f);
+  // A rounded box on a segment, and a capsule on a rounded box: two points each.
+  arb_segment floor = {{-5.0f, 0.0f}, {5.0f, 0.0f}};
+  m = arb_collide_segment_and_polygon(&floor, xf_at(0.0f, 0.0f, 0.0f), &p,
+                                      xf_at(1.0f, 0.49f, 0.0f));
+  assert_int_equal(m.point_count, 2);
+  sort_by_x(&m);
+  expect_point(&m, 0, 0.6f, -0.005f, -0.01f);
+  m = arb_collide_polygon_and_capsule(&p, xf_at(0.0f, 0.0f, 0.0f), &short_capsule,
+                                      xf_at(0.0f, 0.74f, 0.0f));
+  assert_int_equal(m.point_count, 2);
+  sort_by_x(&m);
+  expect_point(&m, 0, -0.4f, 0.495f, -0.01f);
+  expect_point(&m, 1, 0.4f, 0.495f, -0.01f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mass_matches_integration),
@@ -343,6 +483,9 @@ int main(void) {
       cmocka_unit_test(test_segment_capsule),
       cmocka_unit_test(test_capsule_capsule),
       cmocka_unit_test(test_far_and_turned),
+      cmocka_unit_test(test_rounded_polygon_mass),
+      cmocka_unit_test(test_rounded_polygon_bounds_point_ray),
+      cmocka_unit_test(test_rounded_polygon_manifolds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
