@@ -10,12 +10,13 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   if (rc != 0) return rc;
   size_t n = (size_t)max_entities;
   x->picked = calloc(n, sizeof *x->picked);
+  x->sort_tmp = calloc(n, sizeof *x->sort_tmp);
   x->view.items = calloc(n, sizeof *x->view.items);
   x->view_pos = calloc(n, sizeof *x->view_pos);
   x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
   x->up_to_date = calloc(n, sizeof *x->up_to_date);
-  if (!x->picked || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
+  if (!x->picked || !x->sort_tmp || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
       !x->up_to_date) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
@@ -27,6 +28,7 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
 void sv_snap_scratch_free(sv_snap_scratch* x) {
   if (x->builder) arb_snap2_builder_destroy(x->builder);
   free(x->picked);
+  free(x->sort_tmp);
   free(x->view.items);
   free(x->view_pos);
   free(x->view_speed);
@@ -134,7 +136,6 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
 void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   memset(c->ring_tick, 0, sizeof c->ring_tick);
   for (int i = 0; i < SV_SNAP_RING; ++i) c->ring[i].count = 0;
-  c->next_slot = 0;
   c->acked_tick = 0;
   c->priority.count = 0;
   arb_snap2_rate_init(&c->rate, ceiling_kbps);
@@ -153,13 +154,39 @@ static int find_slot(const sv_snap_client* c, uint32_t tick) {
   return -1;
 }
 
+// The most recently written view the client has acked past (the warmest in the cache),
+// else an empty slot, else the oldest view.
+static int slot_to_write(const sv_snap_client* c) {
+  int obsolete = -1, empty = -1, oldest = 0;
+  for (int i = 0; i < SV_SNAP_RING; ++i) {
+    uint32_t t = c->ring_tick[i];
+    if (t == 0) {
+      if (empty < 0) empty = i;
+    } else if (t < c->acked_tick) {
+      if (obsolete < 0 || t > c->ring_tick[obsolete]) obsolete = i;
+    }
+    if (t < c->ring_tick[oldest]) oldest = i;  // matters only when no slot is empty
+  }
+  return obsolete >= 0 ? obsolete : empty >= 0 ? empty : oldest;
+}
+
 void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
   if (tick > c->acked_tick && find_slot(c, tick) >= 0) c->acked_tick = tick;
 }
 
-static int by_int(const void* a, const void* b) {
-  int x = *(const int*)a, y = *(const int*)b;
-  return (x > y) - (x < y);
+// Capture indexes (>= 0) in increasing order: a radix sort by bytes, as many passes as
+// the largest index needs (a client's view is a few hundred items; qsort's calls to a
+// comparison cost several times more).
+static void sort_items(int* v, int* tmp, int n) {
+  unsigned max = 0;
+  for (int i = 0; i < n; ++i) max |= (unsigned)v[i];
+  for (int shift = 0; shift < 32 && (max >> shift) != 0; shift += 8) {
+    int count[257] = {0};
+    for (int i = 0; i < n; ++i) count[((unsigned)v[i] >> shift & 0xFFu) + 1]++;
+    for (int k = 0; k < 256; ++k) count[k + 1] += count[k];
+    for (int i = 0; i < n; ++i) tmp[count[(unsigned)v[i] >> shift & 0xFFu]++] = v[i];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+  }
 }
 
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
@@ -185,7 +212,7 @@ static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, 
     }
   }
   x->picked[n++] = avatar;
-  qsort(x->picked, (size_t)n, sizeof *x->picked, by_int);
+  sort_items(x->picked, x->sort_tmp, n);
   x->view.count = 0;
   for (int i = 0; i < n; ++i) {
     int item = x->picked[i];
@@ -223,7 +250,7 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
-  int write = c->next_slot;
+  int write = slot_to_write(c);
   int base = find_slot(c, c->acked_tick);
   if (base == write) base = -1;  // about to be overwritten: fall back to a full snapshot
   static const arb_snap2_set empty = {NULL, 0, 0};
@@ -248,6 +275,5 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   if (rc != 0) return rc;
   arb_snap2_priority_sent(&c->priority, x->up_to_date);
   c->ring_tick[write] = req->tick;
-  c->next_slot = (write + 1) % SV_SNAP_RING;
   return 0;
 }

@@ -19,7 +19,9 @@
 //
 // Each client keeps a ring of the views it was sent, keyed by tick, so an ack of any of
 // the last SV_SNAP_RING snapshots can be a baseline; an older or unknown ack means a full
-// snapshot. Static bodies are not in snapshots: they are in the welcome message. All
+// snapshot. A view older than the newest ack can never be a baseline again (acks only move
+// forward), so its slot is written first: a client that acks keeps a few slots in use and
+// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots: they are in the welcome message. All
 // memory is allocated at init / session start.
 #pragma once
 
@@ -42,7 +44,6 @@ typedef struct sv_snap_client {
   arb_snap2_entity* storage;          ///< SV_SNAP_RING * cap
   arb_snap2_set ring[SV_SNAP_RING];
   uint32_t ring_tick[SV_SNAP_RING];   ///< tick each slot was sent for, 0 = empty
-  int next_slot;
   uint32_t acked_tick;                ///< newest acknowledged tick still in the ring, 0 = none
   arb_snap2_priority priority;
   arb_snap2_rate rate;
@@ -64,6 +65,7 @@ typedef struct sv_snap_grid {
 typedef struct sv_snap_scratch {
   arb_snap2_builder* builder;
   int* picked;             ///< capture indexes of one client's relevant set (cap)
+  int* sort_tmp;           ///< (cap)
   arb_snap2_set view;      ///< one client's relevant set (cap)
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;
