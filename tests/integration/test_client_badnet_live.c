@@ -18,6 +18,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
@@ -59,19 +60,12 @@ static void test_client_badnet_no_drops(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT ARBITER-NETEM SECONDS\n", argv[0]);
+  const char* seconds;
+  if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT ARBITER-NETEM SECONDS", &g_server,
+                     &g_bot, &g_netem, &seconds, NULL))
     return 2;
-  }
-  g_server = argv[1];
-  g_bot = argv[2];
-  g_netem = argv[3];
-  g_seconds = atof(argv[4]);
+  g_seconds = atof(seconds);
   signal(SIGPIPE, SIG_IGN);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(test_client_badnet_no_drops, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+  return ARB_RUN_TESTS(NULL, cu_group_teardown,
+                       cmocka_unit_test_teardown(test_client_badnet_no_drops, cu_teardown));
 }

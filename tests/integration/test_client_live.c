@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
@@ -325,21 +326,13 @@ static void test_client_live_server_restart_reconnects(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT\n", argv[0]);
-    return 2;
-  }
-  g_server = argv[1];
-  g_bot = argv[2];
+  if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT", &g_server, &g_bot, NULL)) return 2;
   signal(SIGPIPE, SIG_IGN);
-  const struct CMUnitTest tests[] = {
+  return ARB_RUN_TESTS(
+      NULL, cu_group_teardown,
       cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_bots_no_interp, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
-      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown));
 }

@@ -36,6 +36,13 @@ int cu_teardown(void** state) {
   return 0;
 }
 
+int cu_group_teardown(void** state) {
+  (void)state;
+  cu_kill_all();
+  cu_cleanup();
+  return 0;
+}
+
 const char* cu_tmpdir(void) {
   if (!g_tmp[0]) {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/arbiter-client-test-XXXXXX");

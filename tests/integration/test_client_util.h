@@ -27,6 +27,8 @@ void cu_sleep(double seconds);
 void cu_kill_all(void);
 /// cmocka teardown calling cu_kill_all.
 int cu_teardown(void** state);
+/// cmocka group teardown: cu_kill_all, then cu_cleanup (after a program's last test).
+int cu_group_teardown(void** state);
 
 /// Start argv[0] with argv; stdout/stderr go to <tmpdir>/<tag>.out/.err. 0 or -1.
 int cu_spawn(cu_proc* p, const char* tag, char* const argv[]);

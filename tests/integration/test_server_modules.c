@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "sv_config.h"
 #include "sv_http.h"
 #include "sv_input.h"
@@ -254,15 +255,9 @@ static void test_server_http_request_parser(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
-      cmocka_unit_test(test_server_input_waits_for_the_named_tick),
-      cmocka_unit_test(test_server_input_rate_buckets),
-      cmocka_unit_test(test_server_config_precedence_in_process),
-      cmocka_unit_test(test_server_log_lines),
-      cmocka_unit_test(test_server_metrics_text),
-      cmocka_unit_test(test_server_http_request_parser),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
+              cmocka_unit_test(test_server_input_waits_for_the_named_tick),
+              cmocka_unit_test(test_server_input_rate_buckets),
+              cmocka_unit_test(test_server_config_precedence_in_process),
+              cmocka_unit_test(test_server_log_lines), cmocka_unit_test(test_server_metrics_text),
+              cmocka_unit_test(test_server_http_request_parser))

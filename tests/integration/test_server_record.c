@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/enet_group.h"
+#include "../common/test_main.h"
 #include "sv_record.h"
 #include "sv_server.h"
 
@@ -278,13 +280,9 @@ static void test_failed_init_undoes_itself(void** state) {
 }
 
 int main(void) {
-  if (enet_initialize() != 0) return 1;
-  const struct CMUnitTest tests[] = {
+  return ARB_RUN_TESTS(
+      enet_group_setup, enet_group_teardown,
       cmocka_unit_test_setup_teardown(test_live_and_logged_ticks_apply_to_the_same_hashes,
                                       load_scene, destroy_scene),
-      cmocka_unit_test(test_failed_init_undoes_itself),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  enet_deinitialize();
-  return rc;
+      cmocka_unit_test(test_failed_init_undoes_itself));
 }

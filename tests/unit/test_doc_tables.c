@@ -12,6 +12,8 @@
 
 #include <arbiter/protocol.h>
 
+#include "../common/test_main.h"
+
 // The documents, by path from the build (test_doc_tables.cmake).
 static const char* const protocol_md = ARB_PROTOCOL_MD;
 static const char* const server_md = ARB_SERVER_MD;
@@ -176,8 +178,7 @@ static int free_docs(void** state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages_match_protocol_md),
-                                     cmocka_unit_test(test_shapes_match_protocol_md),
-                                     cmocka_unit_test(test_metrics_match_server_md)};
-  return cmocka_run_group_tests(tests, load_docs, free_docs);
+  return ARB_RUN_TESTS(load_docs, free_docs, cmocka_unit_test(test_messages_match_protocol_md),
+                       cmocka_unit_test(test_shapes_match_protocol_md),
+                       cmocka_unit_test(test_metrics_match_server_md));
 }

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 static const char* const GOOD =
@@ -339,13 +341,7 @@ static void test_game_vehicle_avatar(void** state) {
   arb_scene_destroy(scene);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_scene_extras_load_and_build),
-      cmocka_unit_test(test_scene_extras_bad_input),
-      cmocka_unit_test(test_scene_extras_file),
-      cmocka_unit_test(test_scene_joints_file),
-      cmocka_unit_test(test_game_vehicle_avatar),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_scene_extras_load_and_build),
+              cmocka_unit_test(test_scene_extras_bad_input),
+              cmocka_unit_test(test_scene_extras_file), cmocka_unit_test(test_scene_joints_file),
+              cmocka_unit_test(test_game_vehicle_avatar))

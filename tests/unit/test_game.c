@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/game.h>
@@ -486,19 +488,12 @@ static void test_game_json_line(void** state) {
   arb_scene_destroy(scene);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_game_join_leave),
-      cmocka_unit_test(test_game_entity_ids_stable_never_reused),
-      cmocka_unit_test(test_game_controls_clamped_and_held),
-      cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
-      cmocka_unit_test(test_game_default_ledge_reachable),
-      cmocka_unit_test(test_game_force_controller_top_down),
-      cmocka_unit_test(test_game_spawn_choice_deterministic),
-      cmocka_unit_test(test_game_full),
-      cmocka_unit_test(test_game_same_inputs_same_hashes),
-      cmocka_unit_test(test_game_save_restore_exact),
-      cmocka_unit_test(test_game_json_line),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_game_join_leave),
+              cmocka_unit_test(test_game_entity_ids_stable_never_reused),
+              cmocka_unit_test(test_game_controls_clamped_and_held),
+              cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
+              cmocka_unit_test(test_game_default_ledge_reachable),
+              cmocka_unit_test(test_game_force_controller_top_down),
+              cmocka_unit_test(test_game_spawn_choice_deterministic),
+              cmocka_unit_test(test_game_full), cmocka_unit_test(test_game_same_inputs_same_hashes),
+              cmocka_unit_test(test_game_save_restore_exact), cmocka_unit_test(test_game_json_line))

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/gate.h>
@@ -154,15 +156,8 @@ static void test_gate_client_exchange(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s PROTOCOL.md\n", argv[0]);
-    return 2;
-  }
-  g_protocol_md = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gate_examples_match_protocol_md),
-      cmocka_unit_test(test_gate_refuses_every_broken_layout),
-      cmocka_unit_test(test_gate_client_exchange),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  if (!arb_test_args(argc, argv, "PROTOCOL.md", &g_protocol_md, NULL)) return 2;
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_gate_examples_match_protocol_md),
+                       cmocka_unit_test(test_gate_refuses_every_broken_layout),
+                       cmocka_unit_test(test_gate_client_exchange));
 }

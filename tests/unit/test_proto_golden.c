@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 
 static const char* doc_path;
@@ -200,10 +201,7 @@ int main(int argc, char** argv) {
   doc = calloc(1, (size_t)len + 1);
   if (fread(doc, 1, (size_t)len, f) != (size_t)len) return 1;
   fclose(f);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_golden_vectors_match_doc),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_proto_golden_vectors_match_doc));
   free(doc);
   return rc;
 }

@@ -14,9 +14,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
 // clang-format on
 
 #include <arbiter/token.h>
+
+#include "../common/test_main.h"
 
 static const char* g_protocol_md;
 
@@ -148,15 +151,8 @@ int main(int argc, char** argv) {
     printf("```text token=golden\n%s\n```\n", text);
     return 0;
   }
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s PROTOCOL.md | --print\n", argv[0]);
-    return 2;
-  }
-  g_protocol_md = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_token_golden),
-      cmocka_unit_test(test_token_refusals),
-      cmocka_unit_test(test_token_key_files_and_addresses),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  if (!arb_test_args(argc, argv, "PROTOCOL.md | --print", &g_protocol_md, NULL)) return 2;
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_token_golden),
+                       cmocka_unit_test(test_token_refusals),
+                       cmocka_unit_test(test_token_key_files_and_addresses));
 }

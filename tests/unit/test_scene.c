@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/scene.h>
@@ -411,17 +413,10 @@ static void test_scene_every_good_file_loads(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_scene_bad_files_give_path_and_reason),
-      cmocka_unit_test(test_scene_every_bad_file_is_in_the_table),
-      cmocka_unit_test(test_scene_syntax_error_has_line_and_column),
-      cmocka_unit_test(test_scene_bad_inline),
-      cmocka_unit_test(test_scene_limits),
-      cmocka_unit_test(test_scene_defaults_applied),
-      cmocka_unit_test(test_scene_all_keys),
-      cmocka_unit_test(test_scene_default_loads),
-      cmocka_unit_test(test_scene_every_good_file_loads),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_scene_bad_files_give_path_and_reason),
+              cmocka_unit_test(test_scene_every_bad_file_is_in_the_table),
+              cmocka_unit_test(test_scene_syntax_error_has_line_and_column),
+              cmocka_unit_test(test_scene_bad_inline), cmocka_unit_test(test_scene_limits),
+              cmocka_unit_test(test_scene_defaults_applied), cmocka_unit_test(test_scene_all_keys),
+              cmocka_unit_test(test_scene_default_loads),
+              cmocka_unit_test(test_scene_every_good_file_loads))

@@ -19,6 +19,7 @@
 
 #include <arbiter/scene.h>
 
+#include "../common/test_main.h"
 #include "sv_record.h"
 
 #define TICK_NS 16666667u
@@ -272,17 +273,9 @@ static void test_limit_too_small(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: test_sv_record SCENE.json ARBITER-REPLAY\n");
+  if (!arb_test_args(argc, argv, "SCENE.json ARBITER-REPLAY", &scene_path, &replay_tool, NULL))
     return 2;
-  }
-  scene_path = argv[1];
-  replay_tool = argv[2];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_retry_loses_nothing),
-      cmocka_unit_test(test_overflow_starts_a_new_file),
-      cmocka_unit_test(test_rotation),
-      cmocka_unit_test(test_limit_too_small),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_retry_loses_nothing),
+                       cmocka_unit_test(test_overflow_starts_a_new_file),
+                       cmocka_unit_test(test_rotation), cmocka_unit_test(test_limit_too_small));
 }
