@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../common/enet_group.h"
+#include "../common/read_file.h"
 #include "../common/test_main.h"
 #include "sv_record.h"
 #include "sv_server.h"
@@ -98,15 +99,8 @@ static void live_tick(live* l) {
 }
 
 static uint8_t* read_all(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t* data = malloc((size_t)n);
-  assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *len = (size_t)n;
+  uint8_t* data = (uint8_t*)arb_test_read_file(path, len);
+  assert_non_null(data);
   return data;
 }
 

@@ -12,6 +12,7 @@
 
 #include <arbiter/protocol.h>
 
+#include "../common/read_file.h"
 #include "../common/test_main.h"
 
 // The documents, by path from the build (test_doc_tables.cmake).
@@ -30,16 +31,8 @@ typedef struct md_row {
 } md_row;
 
 static char* read_text(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) fail_msg("cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  fclose(f);
+  char* s = arb_test_read_file(path, NULL);
+  if (!s) fail_msg("cannot read %s", path);
   return s;
 }
 

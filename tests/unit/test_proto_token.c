@@ -19,6 +19,7 @@
 
 #include <arbiter/token.h>
 
+#include "../common/read_file.h"
 #include "../common/test_main.h"
 
 static const char* g_protocol_md;
@@ -37,13 +38,8 @@ static void golden_inputs(arb_token* t, uint8_t key[32], uint8_t nonce[24]) {
   memcpy(t->user_data, "ada", 3);
 }
 
-static int read_golden(char* out, size_t cap) {
-  FILE* f = fopen(g_protocol_md, "rb");
-  if (f == NULL) return -1;
-  static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+// The line after "```text token=golden" in `text`; returns its length or -1.
+static int golden_line(const char* text, char* out, size_t cap) {
   const char* tag = "```text token=golden\n";
   const char* p = strstr(text, tag);
   if (p == NULL) return -1;
@@ -53,6 +49,14 @@ static int read_golden(char* out, size_t cap) {
   memcpy(out, p, len);
   out[len] = '\0';
   return (int)len;
+}
+
+// The golden token's text as PROTOCOL.md shows it; returns its length or -1.
+static int read_golden(char* out, size_t cap) {
+  char* text = arb_test_read_file(g_protocol_md, NULL);
+  int len = text ? golden_line(text, out, cap) : -1;
+  free(text);
+  return len;
 }
 
 static void test_token_golden(void** state) {

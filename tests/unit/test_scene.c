@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/read_file.h"
 #include "../common/test_main.h"
 // clang-format on
 
@@ -386,12 +387,10 @@ static void test_scene_default_loads(void** state) {
   assert_int_equal(len, strlen(arb_scene_default_text()));
   assert_memory_equal(text, arb_scene_default_text(), len);
   // The default scene is the file in the source tree, byte for byte.
-  FILE* f = fopen(ARB_DEFAULT_SCENE_FILE, "rb");
-  assert_non_null(f);
-  char* buf = malloc(len + 2);
+  size_t file_len = 0;
+  char* buf = arb_test_read_file(ARB_DEFAULT_SCENE_FILE, &file_len);
   assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, len + 1, f), len);
-  fclose(f);
+  assert_int_equal(file_len, len);
   assert_memory_equal(buf, text, len);
   free(buf);
   arb_scene_destroy(scene);
