@@ -26,12 +26,6 @@ static const char* g_bot;
 static const char* g_netem;
 static double g_seconds;
 
-static double jnum(const json_t* o, const char* key) {
-  const json_t* v = json_object_get(o, key);
-  assert_non_null(v);
-  return json_number_value(v);
-}
-
 static void test_client_badnet_no_drops(void** state) {
   (void)state;
   cu_proc srv, net;
@@ -50,12 +44,12 @@ static void test_client_badnet_no_drops(void** state) {
       "%.0f s at 20 %% loss, 100 +- 100 ms: ever connected %.0f, connected at end %.0f, drops "
       "%.0f, "
       "connect failures %.0f, snapshot ratio %.3f, rtt p50 %.0f ms\n",
-      g_seconds, jnum(j, "ever_connected"), jnum(j, "connected_at_end"), jnum(j, "drops"),
-      jnum(j, "connect_failures"), jnum(j, "snapshot_ratio"), jnum(j, "rtt_ms_p50"));
-  assert_int_equal((int)jnum(j, "ever_connected"), 4);
-  assert_int_equal((int)jnum(j, "connected_at_end"), 4);
-  assert_int_equal((int)jnum(j, "drops"), 0);
-  assert_true(jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
+      g_seconds, cu_jnum(j, "ever_connected"), cu_jnum(j, "connected_at_end"), cu_jnum(j, "drops"),
+      cu_jnum(j, "connect_failures"), cu_jnum(j, "snapshot_ratio"), cu_jnum(j, "rtt_ms_p50"));
+  assert_int_equal((int)cu_jnum(j, "ever_connected"), 4);
+  assert_int_equal((int)cu_jnum(j, "connected_at_end"), 4);
+  assert_int_equal((int)cu_jnum(j, "drops"), 0);
+  assert_true(cu_jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
   json_decref(j);
 }
 

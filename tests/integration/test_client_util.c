@@ -16,6 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 static char g_tmp[256];
 static pid_t g_children[64];
 static int g_nchildren;
@@ -253,4 +258,10 @@ bool cu_pump(arb_client** cs, int n, double seconds, bool (*done)(void* user), v
     if (now >= end) return false;
     cu_sleep(0.002);
   }
+}
+
+double cu_jnum(const json_t* object, const char* key) {
+  const json_t* v = json_object_get(object, key);
+  assert_non_null(v);
+  return json_number_value(v);
 }

@@ -46,6 +46,8 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
 /// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
 /// *exit_status receives the exit status. Returns the JSON object (json_decref it) or NULL.
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
+/// The number at `key` of a JSON object such as a bot summary (fails the test when absent).
+double cu_jnum(const json_t* object, const char* key);
 /// cu_run_bot with one more arbiter-bot flag (NULL: none).
 json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
                         const char* flag, int* exit_status);
