@@ -327,13 +327,7 @@ static const arb__flat_field reject_fields[] = {
 static const arb__flat_msg reject_msg = ARB__FLAT_MSG(
     ARB_PROTO_MSG_REJECT, "reject", ARB_PROTO_MAX_RELIABLE, arb_proto_reject, reject_fields);
 
-int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap) {
-  return m ? arb__encode_flat(&reject_msg, m, buf, cap) : ARB_E_RANGE;
-}
-
-int arb_proto_decode_reject(const uint8_t* buf, size_t len, arb_proto_reject* out, arb_proto_error* err) {
-  return arb__decode_flat(&reject_msg, buf, len, out, err);
-}
+ARB__FLAT_CODEC(reject, ARB_E_RANGE)
 
 // ---- input -------------------------------------------------------------------------------
 
@@ -407,13 +401,7 @@ static const arb__flat_field event_fields[] = {
 static const arb__flat_msg event_msg = ARB__FLAT_MSG(
     ARB_PROTO_MSG_EVENT, "event", ARB_PROTO_MAX_RELIABLE, arb_proto_event, event_fields);
 
-int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap) {
-  return m ? arb__encode_flat(&event_msg, m, buf, cap) : ARB_E_RANGE;
-}
-
-int arb_proto_decode_event(const uint8_t* buf, size_t len, arb_proto_event* out, arb_proto_error* err) {
-  return arb__decode_flat(&event_msg, buf, len, out, err);
-}
+ARB__FLAT_CODEC(event, ARB_E_RANGE)
 
 // ---- ping / pong -------------------------------------------------------------------------
 
@@ -424,6 +412,8 @@ static const arb__flat_field ping_fields[] = {
 static const arb__flat_msg ping_msg =
     ARB__FLAT_MSG(ARB_PROTO_MSG_PING, "ping", ARB_PROTO_MAX_PAYLOAD, arb_proto_ping, ping_fields);
 
+ARB__FLAT_CODEC(ping, ARB_E_INVAL)
+
 static const arb__flat_field pong_fields[] = {
     ARB__FLAT_UINT(arb_proto_pong, ping_id, 0, UINT32_MAX),
     ARB__FLAT_UINT(arb_proto_pong, client_time_us, 0, UINT64_MAX),
@@ -433,21 +423,7 @@ static const arb__flat_field pong_fields[] = {
 static const arb__flat_msg pong_msg =
     ARB__FLAT_MSG(ARB_PROTO_MSG_PONG, "pong", ARB_PROTO_MAX_PAYLOAD, arb_proto_pong, pong_fields);
 
-int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap) {
-  return m ? arb__encode_flat(&ping_msg, m, buf, cap) : ARB_E_INVAL;
-}
-
-int arb_proto_decode_ping(const uint8_t* buf, size_t len, arb_proto_ping* out, arb_proto_error* err) {
-  return arb__decode_flat(&ping_msg, buf, len, out, err);
-}
-
-int arb_proto_encode_pong(const arb_proto_pong* m, uint8_t* buf, size_t cap) {
-  return m ? arb__encode_flat(&pong_msg, m, buf, cap) : ARB_E_INVAL;
-}
-
-int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, arb_proto_error* err) {
-  return arb__decode_flat(&pong_msg, buf, len, out, err);
-}
+ARB__FLAT_CODEC(pong, ARB_E_INVAL)
 
 // ---- scene -------------------------------------------------------------------------------
 

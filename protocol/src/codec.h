@@ -76,6 +76,17 @@ typedef struct arb__flat_msg {
         (fields)                                                                                \
   }
 
+/// Defines arb_proto_encode_<name> and arb_proto_decode_<name> over <name>_msg (an
+/// ARB__FLAT_MSG); the encoder returns null_rc for a NULL message.
+#define ARB__FLAT_CODEC(name, null_rc)                                               \
+  int arb_proto_encode_##name(const arb_proto_##name* m, uint8_t* buf, size_t cap) { \
+    return m ? arb__encode_flat(&name##_msg, m, buf, cap) : (null_rc);               \
+  }                                                                                  \
+  int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, \
+                              arb_proto_error* err) {                                \
+    return arb__decode_flat(&name##_msg, buf, len, out, err);                        \
+  }
+
 /// Encoder: ARB_E_RANGE for an integer out of its range, ARB_E_INVAL for a bad text, else
 /// the bytes needed (as the other encoders).
 int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t cap);
