@@ -11,7 +11,8 @@
 // with its stale id. The list is state (the SENS record below), so a restored world
 // compares against the same overlaps and reports the same events.
 //
-// SENS record (after the sleep record, only when the list is not empty):
+// SENS record (after the DISC record, before the sleep record; only when the list is not
+// empty):
 //   u32 tag 'SENS' (0x534e4553), i32 count (>= 1), per pair ascending by (sensor, visitor):
 //   sensor id (i32 index1, u32 generation), visitor id (i32 index1, u32 generation)
 #include "world.h"

@@ -21,11 +21,11 @@
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
+//     then, only when sensors overlap something: the sensor record (tag 'SENS'; layout
+//       in sensor.c)
 //     then the sleep record: u32 tag 'SLEP' (0x50454c53), u8 world enable_sleep, per live
 //       body: u8 flags (1 asleep, 2 sleep enabled), f32 sleep_threshold, f32 sleep_time,
 //       asleep only: i32 island_head (visitor and checks in sleep_io.c)
-//     then, only when sensors overlap something: the sensor record (tag 'SENS'; layout
-//       in sensor.c)
 //     then, only when the world has springs, joints, vehicles or particles, the extras
 //       section (tag 'XTRA'; layout in extras_io.c)
 //   u64 XXH3-64 of the payload

@@ -420,7 +420,7 @@ void arb__hash_slot(arb_codec* c, arb__world_image* img, int i);
 // sensor.c: after the step (after finalize and continuous collision), every sensor's
 // overlaps are found again and compared with the last step's (begin and end events).
 void arb__sensors_update(arb_world* w);
-/// The optional sensor record of the canonical state (after the sleep record): tag 'SENS',
+/// The optional sensor record of the canonical state (before the sleep record): tag 'SENS',
 /// only when overlaps exist, so worlds without sensors keep their bytes and hashes.
 #define ARB__SENSOR_TAG 0x534e4553u  // "SENS"
 void arb__sensor_codec(arb_codec* c, arb_world* w, arb__world_image* img);

@@ -271,8 +271,10 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__continuous_fields(c, &img->def);
+  // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
+  // always there: an image cut right before this record is refused, not read as empty.
+  arb__sensor_codec(c, w, img);
   arb__sleep_codec(c, img);  // sleep_io.c
-  arb__sensor_codec(c, w, img);  // sensor.c: nothing at all without sensor overlaps
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }
 

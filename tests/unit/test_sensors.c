@@ -328,9 +328,12 @@ static void test_state(void** state) {
   int len = arb_world_save(a, image, (int)sizeof image);
   assert_true(len > 0 && len <= (int)sizeof image);
   assert_int_not_equal(arb_world_hash(a), before);
-  // The overlap record ends the payload (no extras): i32 count, sensor id, visitor id.
-  // Restore refuses a record the step could not have written.
-  size_t pair_at = (size_t)len - 28 - 16;
+  // The overlap record: tag 'SENS', i32 count, sensor id, visitor id. Restore refuses a
+  // record the step could not have written.
+  size_t tag_at = 0;
+  while (tag_at + 4 <= (size_t)len - 28 && memcmp(image + 20 + tag_at, "SENS", 4) != 0) ++tag_at;
+  assert_true(tag_at + 4 <= (size_t)len - 28);
+  size_t pair_at = tag_at + 8;
   int32_t zero = 0, self = 1, far = 99;
   assert_int_equal(restore_edited(b, image, len, pair_at - 4, &zero, 4), ARB_E_CORRUPT);  // empty
   assert_int_equal(restore_edited(b, image, len, pair_at + 8, &self, 4), ARB_E_CORRUPT);  // itself
