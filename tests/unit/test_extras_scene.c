@@ -277,10 +277,7 @@ static void test_scene_joints_file(void** state) {
 // strong joint holds the rock.
 static void test_scene_triggers_file(void** state) {
   (void)state;
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc = arb_scene_load_file(ARB_TEST_SCENES_DIR "/triggers.json", &scene, &err);
-  if (rc) fail_msg("%s: %s: %s", err.file, err.path, err.message);
+  arb_scene* scene = st_load("triggers.json");
   arb_world* w = NULL;
   assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
   arb_body_id goal = {3, 1}, lamp = {8, 1};  // bodies[2] and bodies[7]
