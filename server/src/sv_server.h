@@ -130,6 +130,8 @@ typedef struct sv_server {
 
   uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
   size_t msg_buf_cap;
+  uint8_t* scene_buf;        ///< encode scratch for the scene message (the scene's size)
+  size_t scene_buf_cap;
 
   bool stopping;             ///< SIGTERM/SIGINT seen: no new connections
   bool stopped;              ///< everything closed; uv_run returns

@@ -520,13 +520,13 @@ static void send_scene(sv_server* s, sv_session* ss, uint32_t tick) {
   m.avatar_angle = arb_body_get_angle(world, e.body);
   m.avatar_velocity = arb_body_get_linear_velocity(world, e.body);
   m.avatar_angular_velocity = arb_body_get_angular_velocity(world, e.body);
-  int n = arb_proto_encode_scene(&m, s->msg_buf, s->msg_buf_cap);
-  if (n <= 0 || (size_t)n > s->msg_buf_cap) {
+  int n = arb_proto_encode_scene(&m, s->scene_buf, s->scene_buf_cap);
+  if (n <= 0 || (size_t)n > s->scene_buf_cap) {
     // The client still plays, interpolated only; say why once.
     SV_LOG(&s->log, SV_LOG_WARN, "scene_not_sent", SV_LU("client", ss->client_id), SV_LI("rc", n));
     return;
   }
-  sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  sv_session_send_control(s, ss, s->scene_buf, (size_t)n);
 }
 
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
