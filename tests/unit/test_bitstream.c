@@ -11,6 +11,7 @@
 
 #include <arbiter/bitstream.h>
 
+#include "../common/test_main.h"
 #include "test_rng.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -163,12 +164,6 @@ static void never_past_the_end(void** state) {
   assert_true(w.overflow);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(bit_order_is_lsb_first), cmocka_unit_test(random_round_trip),
-      cmocka_unit_test(bytes_equal_a_bit_at_a_time),
-      cmocka_unit_test(bucket_codes),           cmocka_unit_test(values_beyond_buckets_overflow),
-      cmocka_unit_test(never_past_the_end),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(bit_order_is_lsb_first), cmocka_unit_test(random_round_trip),
+              cmocka_unit_test(bytes_equal_a_bit_at_a_time), cmocka_unit_test(bucket_codes),
+              cmocka_unit_test(values_beyond_buckets_overflow), cmocka_unit_test(never_past_the_end))
