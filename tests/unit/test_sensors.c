@@ -101,6 +101,28 @@ static void test_ball_passes_through(void** state) {
   arb_world_destroy(ref);
 }
 
+// A ball inside for a single step (1 m per step through a 0.4 m sensor): still one begin
+// and, in the next step, one end.
+static void test_inside_for_one_step(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, 0.0f));
+  arb_body_id s = sensor_box(w, ARB_BODY_STATIC, 0.0f, 0.0f, 1.0f, 0.2f);
+  ball(w, 0.0f, 1.0f, -60.0f);
+  int begins[4] = {0}, ends[4] = {0};
+  for (int tick = 0; tick < 4; ++tick) {
+    arb_world_step(w, DT);
+    begins[tick] = arb_world_get_sensor_begin_events(w, NULL);
+    ends[tick] = arb_world_get_sensor_end_events(w, NULL);
+  }
+  assert_int_equal(begins[0], 1);
+  assert_int_equal(ends[0], 0);
+  assert_int_equal(begins[1] + begins[2] + begins[3], 0);
+  assert_int_equal(ends[1], 1);
+  assert_int_equal(ends[2] + ends[3], 0);
+  assert_int_equal(arb_sensor_get_overlaps(w, s, NULL, 0), 0);
+  arb_world_destroy(w);
+}
+
 // Three balls entering and leaving at different times, and two at once: every one gets
 // exactly one begin and one end; simultaneous ones come in visitor id order (checked in
 // count_events).
@@ -370,9 +392,13 @@ static void test_rays_pass_through(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ball_passes_through),       cmocka_unit_test(test_several_visitors),
-      cmocka_unit_test(test_destroyed_while_inside),    cmocka_unit_test(test_what_sensors_see),
-      cmocka_unit_test(test_same_events_after_restore), cmocka_unit_test(test_state),
+      cmocka_unit_test(test_ball_passes_through),
+      cmocka_unit_test(test_inside_for_one_step),
+      cmocka_unit_test(test_several_visitors),
+      cmocka_unit_test(test_destroyed_while_inside),
+      cmocka_unit_test(test_what_sensors_see),
+      cmocka_unit_test(test_same_events_after_restore),
+      cmocka_unit_test(test_state),
       cmocka_unit_test(test_rays_pass_through),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
