@@ -2,6 +2,7 @@
 #include "sv_snapshot.h"
 
 #include <arbiter/query.h>
+#include <arbiter/snapshot_drawn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,10 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   s->view_pos = calloc(n, sizeof *s->view_pos);
   s->view_speed = calloc(n, sizeof *s->view_speed);
   s->prio = calloc(n, sizeof *s->prio);
+  s->weight = calloc(n, sizeof *s->weight);
   s->up_to_date = calloc(n, sizeof *s->up_to_date);
   if (!s->bodies || !s->hits || !s->picked || !s->view.items || !s->view_pos ||
-      !s->view_speed || !s->prio || !s->up_to_date) {
+      !s->view_speed || !s->prio || !s->weight || !s->up_to_date) {
     sv_snapshot_free(s);
     return ARB_E_NOMEM;
   }
@@ -43,6 +45,7 @@ void sv_snapshot_free(sv_snapshot* s) {
   free(s->view_pos);
   free(s->view_speed);
   free(s->prio);
+  free(s->weight);
   free(s->up_to_date);
   memset(s, 0, sizeof *s);
 }
@@ -89,7 +92,13 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
   // stalls the tick in page faults when hundreds join a 10 000-body world.
   c->cap = 2 * max_entities;
   c->storage = malloc((size_t)SV_SNAP_RING * (size_t)c->cap * sizeof *c->storage);
-  if (c->storage == NULL || arb_snap2_priority_init(&c->priority, max_entities) != 0) {
+  // A drawn set holds a view plus entities entered in snapshots not yet acknowledged.
+  int drawn_cap = c->cap + max_entities;
+  c->drawn_storage = malloc(2 * (size_t)drawn_cap * sizeof *c->drawn_storage);
+  c->drawn = (arb_snap2_set){c->drawn_storage, 0, drawn_cap};
+  c->drawn_tmp = (arb_snap2_set){c->drawn_storage + drawn_cap, 0, drawn_cap};
+  if (c->storage == NULL || c->drawn_storage == NULL ||
+      arb_snap2_priority_init(&c->priority, max_entities) != 0) {
     sv_snap_client_free(c);
     return ARB_E_NOMEM;
   }
@@ -106,12 +115,17 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   for (int i = 0; i < SV_SNAP_RING; ++i) c->ring[i].count = 0;
   c->next_slot = 0;
   c->acked_tick = 0;
+  memset(c->ring_base, 0, sizeof c->ring_base);
+  memset(c->ring_acked, 0, sizeof c->ring_acked);
+  memset(c->ring_settled, 0, sizeof c->ring_settled);
+  c->drawn.count = 0;
   c->priority.count = 0;
   arb_snap2_rate_init(&c->rate, ceiling_kbps);
 }
 
 void sv_snap_client_free(sv_snap_client* c) {
   free(c->storage);
+  free(c->drawn_storage);
   arb_snap2_priority_free(&c->priority);
   memset(c, 0, sizeof *c);
 }
@@ -124,7 +138,48 @@ static int find_slot(const sv_snap_client* c, uint32_t tick) {
 }
 
 void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
-  if (tick > c->acked_tick && find_slot(c, tick) >= 0) c->acked_tick = tick;
+  int slot = find_slot(c, tick);
+  if (slot < 0) return;
+  c->ring_acked[slot] = 1;
+  if (tick > c->acked_tick) c->acked_tick = tick;
+}
+
+// drawn = what the client draws after `view` (a sent slot) arrives. On no room: the view
+// alone (less than the client draws, so the server only sends more).
+static void drawn_apply(sv_snap_client* c, int slot) {
+  int b = find_slot(c, c->ring_base[slot]);
+  const arb_snap2_set* base = b >= 0 ? &c->ring[b] : NULL;
+  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[slot], base, c->ring_base[slot], &c->drawn_tmp) ==
+      0) {
+    arb_snap2_set t = c->drawn;
+    c->drawn = c->drawn_tmp;
+    c->drawn_tmp = t;
+  } else {
+    arb_snap2_set_copy(&c->drawn, &c->ring[slot]);
+  }
+}
+
+// A snapshot at or before the newest ack that was never acknowledged is taken as lost:
+// the model restarts from the acknowledged view and replays the ones still in flight.
+static void drawn_settle(sv_snap_client* c) {
+  int lost = 0;
+  for (int i = 0; i < SV_SNAP_RING; ++i) {
+    if (c->ring_tick[i] == 0 || c->ring_tick[i] > c->acked_tick || c->ring_settled[i]) continue;
+    c->ring_settled[i] = 1;
+    lost |= !c->ring_acked[i];
+  }
+  if (!lost) return;
+  int a = find_slot(c, c->acked_tick);
+  c->drawn.count = 0;
+  if (a >= 0) arb_snap2_set_copy(&c->drawn, &c->ring[a]);
+  for (uint32_t after = c->acked_tick;;) {  // in flight, oldest first
+    int next = -1;
+    for (int i = 0; i < SV_SNAP_RING; ++i)
+      if (c->ring_tick[i] > after && (next < 0 || c->ring_tick[i] < c->ring_tick[next])) next = i;
+    if (next < 0) break;
+    drawn_apply(c, next);
+    after = c->ring_tick[next];
+  }
 }
 
 static int by_int(const void* a, const void* b) {
@@ -187,7 +242,8 @@ int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* 
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, s->prio);
+  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, s->prio, s->weight);
+  drawn_settle(c);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
   int write = c->next_slot;
@@ -202,6 +258,8 @@ int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* 
   a.baseline = base >= 0 ? &c->ring[base] : &empty;
   a.current = current;
   a.priority = s->prio;
+  a.drawn = &c->drawn;
+  a.weight = s->weight;
   a.describe = sv_capture2_describe;
   a.describe_user = &s->capture;
   a.tol = arb_snap2_default_tolerance();
@@ -215,6 +273,10 @@ int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* 
   if (rc != 0) return rc;
   arb_snap2_priority_sent(&c->priority, s->up_to_date);
   c->ring_tick[write] = req->tick;
+  c->ring_base[write] = a.h.baseline_tick;
+  c->ring_acked[write] = 0;
+  c->ring_settled[write] = 0;
+  drawn_apply(c, write);
   c->next_slot = (write + 1) % SV_SNAP_RING;
   return 0;
 }
