@@ -196,6 +196,7 @@ typedef struct world_now {
   double t;            ///< seconds of game time
   float view_radius;   ///< 0 = every body counts
   sv_snapshot* server; ///< the server path's capture of this tick
+  sv_snap_scratch* scratch;
 } world_now;
 
 static bool counted(const world_now* w, int i) {
@@ -268,7 +269,7 @@ static void client_snapshot(client* c, const world_now* w, uint32_t acked, int r
     sv_snap_client_ack(&c->sc, acked);
     sv_snap_request req = {w->tick, 0, w->interest.avatar_id, w->view_radius, 60, 30, 0.0f,
                            (float)rtt_ms};
-    if (sv_snapshot_build(w->server, &c->sc, &req, &r) != 0) exit(2);
+    if (sv_snapshot_build(w->server, w->scratch, &c->sc, &req, &r) != 0) exit(2);
   } else {
     direct_build(c, w, acked, &r);
   }
@@ -358,8 +359,11 @@ static void run_scene(bench_scene s, const options* o) {
   static char labels[4][32];
   const arb_snap2_tolerance exact = {0, 0, 0, 0};
   static sv_snapshot server;
+  static sv_snap_scratch scratch_server;
   v1_init(&v1);
-  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0) exit(2);
+  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
+      sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0)
+    exit(2);
   int nc = 0;
   client_init(&cl[nc++], "v2 exact", 0, exact, 0);
   client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance(), 0);
@@ -378,8 +382,9 @@ static void run_scene(bench_scene s, const options* o) {
     for (int i = 0; i < sent_count; ++i)
       if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
     sv_capture2_run(&cap, game);
-    sv_snapshot_capture(&server, game);
-    world_now w = {&cap, (uint32_t)t, {0}, near, 0, t / 60.0, o->view_radius, &server};
+    sv_snapshot_capture(&server, game, o->view_radius);
+    world_now w = {&cap,           (uint32_t)t,     {0}, near, 0, t / 60.0, o->view_radius,
+                   &server, &scratch_server};
     w.interest.avatar_id = avatar;
     w.interest.near_radius = 10.0f;
     const arb_snap2_entity* me = arb_snap2_set_find(&cap.set, avatar);
@@ -402,6 +407,7 @@ static void run_scene(bench_scene s, const options* o) {
   }
   sv_capture2_free(&cap);
   sv_snapshot_free(&server);
+  sv_snap_scratch_free(&scratch_server);
   v1_free(&v1);
   arb_game_destroy(game);
   arb_scene_destroy(scene);

@@ -49,28 +49,27 @@ const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick) {
   return NULL;
 }
 
+// Room for `need` items of `elem` bytes in a set's array, at most `most`: 0, ARB_E_TOO_BIG
+// or ARB_E_NOMEM (the array kept).
+static int set_room(cl_snapshots* s, void** items, int* cap, int need, int most, size_t elem) {
+  if (need <= *cap) return 0;
+  if (need > most) return ARB_E_TOO_BIG;
+  return cl_grow(&s->mem, items, cap, need, elem);
+}
+
 static int ensure_cap(cl_snapshots* s, arb_proto_entity_set* set, int need) {
-  if (need <= set->cap) return 0;
-  if (need > s->max_entities) return ARB_E_TOO_BIG;
-  int cap = set->cap;
   void* items = set->items;
-  int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_proto_entity));
-  if (rc) return rc;
+  int rc = set_room(s, &items, &set->cap, need, s->max_entities, sizeof(arb_proto_entity));
   set->items = (arb_proto_entity*)items;
-  set->cap = cap;
-  return 0;
+  return rc;
 }
 
 static int ensure_origins(cl_snapshots* s, arb_snap2_set* set, int need) {
-  if (need <= set->cap) return 0;
-  if (need > s->max_entities + ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
-  int cap = set->cap;
   void* items = set->items;
-  int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_snap2_entity));
-  if (rc) return rc;
+  int most = s->max_entities + ARB_SNAP2_MAX_PART_RECORDS;
+  int rc = set_room(s, &items, &set->cap, need, most, sizeof(arb_snap2_entity));
   set->items = (arb_snap2_entity*)items;
-  set->cap = cap;
-  return 0;
+  return rc;
 }
 
 // A body's origin evaluated at the slot's tick, in the v1 form (the angular velocity

@@ -69,6 +69,19 @@ static void release_slot(sv_server* s, sv_session* ss, arb_proto_reason why) {
   }
 }
 
+// An event about this session's client and its avatar, with `text`.
+static arb_proto_event session_event(const sv_session* ss, arb_proto_event_kind kind, uint32_t tick,
+                                     const char* text) {
+  arb_proto_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = (uint8_t)kind;
+  ev.tick = tick;
+  ev.client_id = ss->client_id;
+  ev.entity_id = ss->entity_id;
+  snprintf(ev.text, sizeof ev.text, "%s", text);
+  return ev;
+}
+
 static void send_event(sv_server* s, sv_session* ss, const arb_proto_event* ev) {
   int n = arb_proto_encode_event(ev, s->msg_buf, s->msg_buf_cap);
   if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
@@ -248,13 +261,7 @@ static void send_rejoin_token(sv_server* s, sv_session* ss, uint32_t tick) {
   char b64[32];
   sodium_bin2base64(b64, sizeof b64, raw, sizeof raw, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
   snprintf(ss->rejoin_token, sizeof ss->rejoin_token, SV_REJOIN_PREFIX "%s", b64);
-  arb_proto_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = ARB_PROTO_EVENT_REJOIN;
-  ev.tick = tick;
-  ev.client_id = ss->client_id;
-  ev.entity_id = ss->entity_id;
-  snprintf(ev.text, sizeof ev.text, "%s", ss->rejoin_token);
+  arb_proto_event ev = session_event(ss, ARB_PROTO_EVENT_REJOIN, tick, ss->rejoin_token);
   send_event(s, ss, &ev);
 }
 
@@ -553,13 +560,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   send_scene(s, ss, tick);
   send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
-  arb_proto_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.kind = ARB_PROTO_EVENT_JOINED;
-  ev.tick = tick;
-  ev.client_id = ss->client_id;
-  ev.entity_id = ss->entity_id;
-  snprintf(ev.text, sizeof ev.text, "%s", ss->name);
+  arb_proto_event ev = session_event(ss, ARB_PROTO_EVENT_JOINED, tick, ss->name);
   int en = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
   if (en > 0 && (size_t)en <= s->msg_buf_cap) {
     for (int i = 0; i < s->peer_capacity; ++i) {

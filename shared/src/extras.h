@@ -166,6 +166,19 @@ void* arb__extra_stale(void);
        ? &(x)->arr[(id).index1 - 1]                                                           \
        : arb__extra_stale())
 
+/// The ids of the live objects in x->arr, in slot order, into out[0..cap) (out may be NULL);
+/// `n` receives how many there are (all of them, also beyond cap). x may be NULL.
+#define ARB__EXTRA_IDS(x, arr, slots, out, cap, n)                    \
+  do {                                                                \
+    (n) = 0;                                                          \
+    for (int i_ = 0; (x) && i_ < (x)->slots; ++i_) {                  \
+      if (!(x)->arr[i_].in_use) continue;                             \
+      if ((out) && (n) < (cap))                                       \
+        (out)[(n)] = (arb_extra_id){i_ + 1, (x)->arr[i_].generation}; \
+      (n) += 1;                                                       \
+    }                                                                 \
+  } while (0)
+
 // island.c: a constraint was added or removed between these bodies (either may be null):
 // wake both islands and restart their sleep timers.
 void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b);

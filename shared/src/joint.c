@@ -218,15 +218,8 @@ arb_joint_type arb_joint_get_type(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_world_get_joints(const arb_world* w, arb_extra_id* out, int cap) {
-  int n = 0;
+  int n;
   const arb__extras* x = w ? w->extras : NULL;
-  for (int i = 0; x && i < x->joint_slots; ++i) {
-    if (!x->joints[i].in_use) continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = x->joints[i].generation;
-    }
-    n += 1;
-  }
+  ARB__EXTRA_IDS(x, joints, joint_slots, out, cap, n);
   return n;
 }

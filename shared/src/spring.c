@@ -112,16 +112,9 @@ int arb_spring_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
 }
 
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
-  int n = 0;
+  int n;
   const arb__extras* x = w ? w->extras : NULL;
-  for (int i = 0; x && i < x->spring_slots; ++i) {
-    if (!x->springs[i].in_use) continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = x->springs[i].generation;
-    }
-    n += 1;
-  }
+  ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);
   return n;
 }
 

@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "../common/test_main.h"
+#include "scene_test_util.h"
 // clang-format on
 
 static const char* const GOOD =
@@ -229,12 +232,8 @@ static void test_scene_extras_bad_input(void** state) {
 
 static void test_scene_extras_file(void** state) {
   (void)state;
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc = arb_scene_load_file(ARB_TEST_SCENES_DIR "/extras.json", &scene, &err);
-  if (rc) fail_msg("%s: %s: %s", err.file, err.path, err.message);
-  arb_world* w = NULL;
-  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  arb_scene* scene = st_load("extras.json");
+  arb_world* w = st_world(scene);
   assert_true(arb_world_get_joint_count(w) >= 7);
   assert_true(arb_world_get_particle_count(w) >= 50);
   assert_int_equal(arb_world_get_vehicles(w, NULL, 0), 2);
@@ -246,12 +245,8 @@ static void test_scene_extras_file(void** state) {
 // Every joint type from the scene file, each with its limit, motor or spring.
 static void test_scene_joints_file(void** state) {
   (void)state;
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc = arb_scene_load_file(ARB_TEST_SCENES_DIR "/joints.json", &scene, &err);
-  if (rc) fail_msg("%s: %s: %s", err.file, err.path, err.message);
-  arb_world* w = NULL;
-  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  arb_scene* scene = st_load("joints.json");
+  arb_world* w = st_world(scene);
   static const arb_joint_type want[] = {
       ARB_JOINT_REVOLUTE, ARB_JOINT_PRISMATIC, ARB_JOINT_REVOLUTE,
       ARB_JOINT_WELD,     ARB_JOINT_WHEEL,     ARB_JOINT_WHEEL,
@@ -274,9 +269,7 @@ static void test_scene_joints_file(void** state) {
 
 static void test_game_vehicle_avatar(void** state) {
   (void)state;
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  assert_int_equal(arb_scene_load_file(ARB_TEST_SCENES_DIR "/extras.json", &scene, &err), ARB_OK);
+  arb_scene* scene = st_load("extras.json");
   arb_game* g = NULL;
   arb_game* h = NULL;
   assert_int_equal(arb_game_create(scene, 7, &g), ARB_OK);
@@ -339,13 +332,7 @@ static void test_game_vehicle_avatar(void** state) {
   arb_scene_destroy(scene);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_scene_extras_load_and_build),
-      cmocka_unit_test(test_scene_extras_bad_input),
-      cmocka_unit_test(test_scene_extras_file),
-      cmocka_unit_test(test_scene_joints_file),
-      cmocka_unit_test(test_game_vehicle_avatar),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_scene_extras_load_and_build),
+              cmocka_unit_test(test_scene_extras_bad_input),
+              cmocka_unit_test(test_scene_extras_file), cmocka_unit_test(test_scene_joints_file),
+              cmocka_unit_test(test_game_vehicle_avatar))

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 #include "test_proto_msgpack.h"
 
@@ -601,20 +602,11 @@ static void test_proto_reason_strings(void** state) {
   assert_true(strncmp(arb_proto_build_id(), "arbiter-", 8) == 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_quantize_pos),
-      cmocka_unit_test(test_proto_quantize_angle),
-      cmocka_unit_test(test_proto_quantize_controls),
-      cmocka_unit_test(test_proto_hello_roundtrip),
-      cmocka_unit_test(test_proto_hello_version),
-      cmocka_unit_test(test_proto_welcome_roundtrip),
-      cmocka_unit_test(test_proto_reject_event_roundtrip),
-      cmocka_unit_test(test_proto_input_roundtrip),
-      cmocka_unit_test(test_proto_ping_pong_roundtrip),
-      cmocka_unit_test(test_proto_snapshot_roundtrip),
-      cmocka_unit_test(test_proto_float_encodings),
-      cmocka_unit_test(test_proto_reason_strings),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(
+    cmocka_unit_test(test_proto_quantize_pos), cmocka_unit_test(test_proto_quantize_angle),
+    cmocka_unit_test(test_proto_quantize_controls), cmocka_unit_test(test_proto_hello_roundtrip),
+    cmocka_unit_test(test_proto_hello_version), cmocka_unit_test(test_proto_welcome_roundtrip),
+    cmocka_unit_test(test_proto_reject_event_roundtrip),
+    cmocka_unit_test(test_proto_input_roundtrip), cmocka_unit_test(test_proto_ping_pong_roundtrip),
+    cmocka_unit_test(test_proto_snapshot_roundtrip), cmocka_unit_test(test_proto_float_encodings),
+    cmocka_unit_test(test_proto_reason_strings))

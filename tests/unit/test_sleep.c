@@ -15,6 +15,7 @@
 
 #include <arbiter/joint.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -352,14 +353,8 @@ static void test_inconsistent_sleep_image_refused(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pile_falls_asleep_and_costs_nothing),
-      cmocka_unit_test(test_ball_wakes_exactly_the_island_it_hits),
-      cmocka_unit_test(test_wake_causes),
-      cmocka_unit_test(test_sleep_settings),
-      cmocka_unit_test(test_sleep_survives_save_restore),
-      cmocka_unit_test(test_inconsistent_sleep_image_refused),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_pile_falls_asleep_and_costs_nothing),
+              cmocka_unit_test(test_ball_wakes_exactly_the_island_it_hits),
+              cmocka_unit_test(test_wake_causes), cmocka_unit_test(test_sleep_settings),
+              cmocka_unit_test(test_sleep_survives_save_restore),
+              cmocka_unit_test(test_inconsistent_sleep_image_refused))
