@@ -9,6 +9,9 @@
 #include <arbiter/base.h>
 #include <arbiter/protocol.h>
 
+// The first retransmission of the ENet CONNECT comes no sooner than twice this.
+#define CL_NET_MIN_FIRST_RTT_MS 20
+
 int cl_net_init(cl_net* n) {
   memset(n, 0, sizeof *n);
   // On POSIX enet_initialize only checks the platform; it keeps no state, so calling it
@@ -75,8 +78,31 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
   n->gate_port = port;
   n->timeout_ms = timeout_ms;
   n->gating = true;
+  n->gate_rtt_ms = 0;
   arb_gate_client_start(&n->gate, make_nonce(n), ARB_PROTO_VERSION);
   return 0;
+}
+
+static void gate_send(cl_net* n, const ENetAddress* server, const uint8_t* buf, int len) {
+  if (len <= 0) return;
+  ENetBuffer out = {.data = (void*)buf, .dataLength = (size_t)len};
+  enet_socket_send(n->host->socket, server, &out, 1);
+  n->gate_sent_ms = mono_ms();
+}
+
+// ENet starts every peer at a 500 ms round trip with no variance, so a lost CONNECT is
+// resent only after 0.5, 1.5 and 3.5 s: three tries in the client's 5 s connect window,
+// and the server drops a handshake that is not done within its half-open timeout (1 s by
+// default), after which only our resends can start it again. The gate has just measured
+// the path (each exchange from its latest send: a lower bound when a reply to an earlier
+// send arrives, so the longer of the two): start ENet from that, retransmitting after
+// twice the round trip.
+static void seed_connect_rtt(cl_net* n) {
+  uint32_t rtt = n->gate_rtt_ms;
+  if (rtt < CL_NET_MIN_FIRST_RTT_MS) rtt = CL_NET_MIN_FIRST_RTT_MS;
+  if (rtt > ENET_PEER_DEFAULT_ROUND_TRIP_TIME / 2) rtt = ENET_PEER_DEFAULT_ROUND_TRIP_TIME / 2;
+  n->peer->roundTripTime = rtt;
+  n->peer->roundTripTimeVariance = rtt / 4;
 }
 
 // Send what the gate wants sent and read the socket ourselves: no ENet peer exists yet,
@@ -84,11 +110,7 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
 static int run_gate(cl_net* n) {
   ENetAddress server = {.host = n->gate_ip, .port = n->gate_port};
   uint8_t buf[ARB_GATE_REQUEST_SIZE];
-  int len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);
-  if (len > 0) {
-    ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
-    enet_socket_send(n->host->socket, &server, &out, 1);
-  }
+  gate_send(n, &server, buf, arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf));
   for (int i = 0; i < 64 && n->gate.state != ARB_GATE_CLIENT_ADMITTED; ++i) {
     uint8_t in[256];
     ENetAddress from;
@@ -96,16 +118,17 @@ static int run_gate(cl_net* n) {
     int got = enet_socket_receive(n->host->socket, &from, &b, 1);
     if (got <= 0) break;
     if (from.host != server.host || from.port != server.port) continue;
-    if (arb_gate_client_receive(&n->gate, in, (size_t)got) && n->gate.state == ARB_GATE_CLIENT_RESPONDING) {
-      len = arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf);  // answer the challenge now
-      ENetBuffer out = {.data = buf, .dataLength = (size_t)len};
-      if (len > 0) enet_socket_send(n->host->socket, &server, &out, 1);
-    }
+    if (!arb_gate_client_receive(&n->gate, in, (size_t)got)) continue;
+    uint64_t rtt = mono_ms() - n->gate_sent_ms;
+    if (rtt > n->gate_rtt_ms) n->gate_rtt_ms = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
+    if (n->gate.state == ARB_GATE_CLIENT_RESPONDING)  // answer the challenge now
+      gate_send(n, &server, buf, arb_gate_client_next(&n->gate, mono_ms(), buf, sizeof buf));
   }
   if (n->gate.state != ARB_GATE_CLIENT_ADMITTED) return 0;
   n->gating = false;
   n->peer = enet_host_connect(n->host, &server, ARB_PROTO_CHANNEL_COUNT, 0);
   if (!n->peer) return ARB_E_IO;
+  seed_connect_rtt(n);
   cl_net_set_timeout(n, n->timeout_ms);
   return 0;
 }

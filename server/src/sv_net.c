@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arbiter/protocol.h>
+
 #include "sv_enet_check.h"
 
 // ENet's intercept hook gets the host but no user pointer. Hosts are only serviced from
@@ -42,6 +44,21 @@ static int on_gate_datagram(sv_net* n, ENetHost* host) {
   return 1;
 }
 
+// ENet starts a peer at a 500 ms round trip with no variance, so a lost VERIFY_CONNECT is
+// resent after 0.5 s and then 1.5 s, past the half-open timeout (1 s by default): one
+// loss each way in a row and the handshake is dropped. An admitted CONNECT is about to
+// take a free peer: start free peers from a round trip typical of the internet, so the
+// VERIFY_CONNECT is resent after 0.25 s and 0.75 s. ENet measures the real round trip
+// from the first acknowledgement on.
+static void seed_free_peer_rtt(ENetHost* host) {
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    ENetPeer* p = &host->peers[i];
+    if (p->state != ENET_PEER_STATE_DISCONNECTED) continue;
+    p->roundTripTime = SV_NET_FIRST_RTT_MS;
+    p->roundTripTimeVariance = SV_NET_FIRST_RTT_VARIANCE_MS;
+  }
+}
+
 // Every datagram, before ENet parses it. 1 = consumed (dropped or answered), 0 = ENet's.
 static int intercept(ENetHost* host, ENetEvent* event) {
   (void)event;
@@ -66,8 +83,10 @@ static int intercept(ENetHost* host, ENetEvent* event) {
         count_drop(n, SV_DGRAM_STOPPING);
         return 1;
       }
-      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port, connect_id, now_ms()))
+      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port, connect_id, now_ms())) {
+        seed_free_peer_rtt(host);
         return 0;
+      }
       count_drop(n, SV_DGRAM_NOT_ADMITTED);
       return 1;
     case SV_ENET_DROP_FRAGMENT: count_drop(n, SV_DGRAM_ENET_FRAGMENT); return 1;
@@ -86,8 +105,12 @@ static bool half_open(const ENetPeer* p) {
          p->state == ENET_PEER_STATE_CONNECTION_SUCCEEDED || p->state == ENET_PEER_STATE_CONNECTING;
 }
 
-// A peer whose handshake does not complete within the half-open timeout is reset without
-// a word: the server has not reported it to anyone yet, so nothing else refers to it.
+// A peer whose handshake does not complete within the half-open timeout is disconnected:
+// the server has not reported it to anyone yet, so nothing else refers to it. One
+// DISCONNECT datagram goes out (the address passed the gate, so this reflects nothing):
+// when only the client's acknowledgement of VERIFY_CONNECT was lost, its ENet host
+// believes it is connected and would otherwise resend its hello into the void until its
+// connect timeout.
 static void expire_half_open(sv_net* n) {
   uint64_t now = now_ms();
   if (now - n->last_expiry_ms < 50) return;
@@ -101,7 +124,7 @@ static void expire_half_open(sv_net* n) {
     }
     if (n->half_open_since[i] == 0) n->half_open_since[i] = now;
     if (now - n->half_open_since[i] >= (uint64_t)n->limits.half_open_timeout_ms) {
-      enet_peer_reset(p);
+      enet_peer_disconnect_now(p, ARB_PROTO_REASON_TIMEOUT);
       n->half_open_since[i] = 0;
       if (n->metrics) n->metrics->half_open_expired_total++;
       continue;

@@ -28,6 +28,9 @@
 
 /// Largest packet a peer may send us; inputs and control messages are far smaller.
 #define SV_NET_MAX_INCOMING 4096
+/// Round trip and variance a new peer's handshake starts from (ENet's own: 500, 0).
+#define SV_NET_FIRST_RTT_MS 150
+#define SV_NET_FIRST_RTT_VARIANCE_MS 25
 
 /// Abuse limits (docs/SECURITY.md lists them with their defaults).
 typedef struct sv_net_limits {
