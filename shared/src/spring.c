@@ -111,17 +111,16 @@ int arb_spring_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
   return rc;
 }
 
+int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a, arb_body_id* body_b,
+                          arb_vec2* local_a, arb_vec2* local_b) {
+  const arb__spring* s = arb__spring_get(w, id);
+  return ARB__ATTACHMENT_OUT(s, body_a, body_b, local_a, local_b);
+}
+
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
-  int n = 0;
+  int n;
   const arb__extras* x = w ? w->extras : NULL;
-  for (int i = 0; x && i < x->spring_slots; ++i) {
-    if (!x->springs[i].in_use) continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = x->springs[i].generation;
-    }
-    n += 1;
-  }
+  ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);
   return n;
 }
 
