@@ -231,17 +231,24 @@ static void add_ragdoll(arb_world* w, float x, float y, int32_t group) {
   }
 }
 
-// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
-// 3 m apart into a walled pit, where they fall onto each other and pile up.
-static arb_world* build_ragdolls(int* count) {
+// A world (gravity -10, sleeping as --sleep says) with a walled pit 32 m wide: the floor's
+// top at y = 0, walls 2 * wall_half_height high.
+static arb_world* pit_world(int capacity, float wall_half_height) {
   arb_world_def wd = arb_default_world_def();
   wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.body_capacity = 1100;
+  wd.body_capacity = capacity;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;
   arb_world* w = arb_world_create(&wd);
   add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
-  add_box(w, ARB_BODY_STATIC, -17.0f, 10.0f, 1.0f, 10.0f);
-  add_box(w, ARB_BODY_STATIC, 17.0f, 10.0f, 1.0f, 10.0f);
+  add_box(w, ARB_BODY_STATIC, -17.0f, wall_half_height, 1.0f, wall_half_height);
+  add_box(w, ARB_BODY_STATIC, 17.0f, wall_half_height, 1.0f, wall_half_height);
+  return w;
+}
+
+// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
+// 3 m apart into a walled pit, where they fall onto each other and pile up.
+static arb_world* build_ragdolls(int* count) {
+  arb_world* w = pit_world(1100, 10.0f);
   for (int k = 0; k < 100; ++k) {
     add_ragdoll(w, -13.5f + 3.0f * (float)(k % 10), 4.0f + 3.0f * (float)(k / 10), -1 - k);
   }
@@ -252,14 +259,7 @@ static arb_world* build_ragdolls(int* count) {
 // 2000 circles rained into a walled pit through a 10 x 10 grid of static sensor boxes
 // (`sensors` false: the same rain without them, so the two rows differ by the sensor pass).
 static arb_world* build_rain(int* count, bool sensors) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.body_capacity = 2200;
-  wd.enable_sleep = bench_arbiter_sleep_all != 0;
-  arb_world* w = arb_world_create(&wd);
-  add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
-  add_box(w, ARB_BODY_STATIC, -17.0f, 15.0f, 1.0f, 15.0f);
-  add_box(w, ARB_BODY_STATIC, 17.0f, 15.0f, 1.0f, 15.0f);
+  arb_world* w = pit_world(2200, 15.0f);
   arb_body_def bd = arb_default_body_def();
   bd.type = ARB_BODY_STATIC;
   bd.shape.type = ARB_SHAPE_POLYGON;
