@@ -15,8 +15,11 @@
 //
 // A view holds every entity as an *origin* (its state at the tick of the record that last
 // set it, §13.2); a complete view also holds its bodies evaluated at its tick in the v1
-// entity form (`set`) that interpolation and prediction read. Particles, links and wheels
-// are kept in the origins too; cl_extras.c samples them from the complete views.
+// entity form (`set`) that interpolation and prediction read. For the newest view those
+// come from the drawn set (every entity's freshest origin over all views received, so a
+// correction that travelled in a sibling snapshot is not undone by the next view).
+// Particles, links and wheels are kept in the origins too; cl_extras.c samples them from
+// the complete views.
 //
 // Descriptions arrive only with enter records; they are kept in a table keyed by id while
 // any slot's view still holds the entity.
@@ -68,6 +71,9 @@ typedef struct cl_snapshots {
   int max_entities;
   cl_slot slots[CL_SLOTS];
   uint32_t newest_complete;   ///< tick, 0 = none
+  /// What is drawn: every entity's freshest origin over the views received
+  /// (arbiter/snapshot_drawn.h); the newest view's `set` is evaluated from it.
+  arb_snap2_set drawn, drawn_tmp;
   cl_desc_entry* descs;       ///< sorted by id
   int ndescs, desc_cap;
   arb_snap2_part* part;       ///< decode scratch (large; allocated once)

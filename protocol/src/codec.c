@@ -1,6 +1,8 @@
 // Message codec: every message is one msgpack array [type, field, ...] (PROTOCOL.md,
 // "Messages"). Encoders check the struct, then pack with msgpack-c into the caller's
 // buffer; decoders read with the bounded reader in mp_read.c and check every field.
+// Flat messages (reject, event, ping, pong: unsigned integers and texts only) are one
+// field list each, which drives both their encoder and decoder (codec_flat.c).
 //
 //   hello    [1, version, name:str, token:bin, avatar_kind, max_kbps]
 //   welcome  [2, client_id, entity_id, tick_rate, snapshot_rate, server_tick,
@@ -317,33 +319,15 @@ int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* 
 
 // ---- reject ------------------------------------------------------------------------------
 
-int arb_proto_encode_reject(const arb_proto_reject* m, uint8_t* buf, size_t cap) {
-  if (!m || m->reason == 0 || m->reason >= ARB_PROTO_REASON_COUNT) return ARB_E_RANGE;
-  size_t tl = arb__strnlen(m->text, sizeof m->text);
-  if (tl > ARB_PROTO_MAX_TEXT || !arb__utf8_valid((const uint8_t*)m->text, tl, false)) return ARB_E_INVAL;
-  msgpack_packer pk;
-  arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 4);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_REJECT);
-  msgpack_pack_uint8(&pk, m->reason);
-  msgpack_pack_uint32(&pk, m->server_version);
-  msgpack_pack_str_with_body(&pk, m->text, tl);
-  return arb__wbuf_result(&w);
-}
+static const arb__flat_field reject_fields[] = {
+    ARB__FLAT_UINT(arb_proto_reject, reason, 1, ARB_PROTO_REASON_COUNT - 1),
+    ARB__FLAT_UINT(arb_proto_reject, server_version, 0, UINT32_MAX),
+    ARB__FLAT_TEXT(arb_proto_reject, text, ARB_PROTO_MAX_TEXT),
+};
+static const arb__flat_msg reject_msg = ARB__FLAT_MSG(
+    ARB_PROTO_MSG_REJECT, "reject", ARB_PROTO_MAX_RELIABLE, arb_proto_reject, reject_fields);
 
-int arb_proto_decode_reject(const uint8_t* buf, size_t len, arb_proto_reject* out, arb_proto_error* err) {
-  arb__dec d;
-  arb__dec_init(&d, buf, len, err, "reject");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_REJECT, 4, ARB_PROTO_MAX_RELIABLE));
-  memset(out, 0, sizeof *out);
-  uint32_t u;
-  ARB__TRY(arb__dec_u32(&d, "reason", 1, ARB_PROTO_REASON_COUNT - 1, &u));
-  out->reason = (uint8_t)u;
-  ARB__TRY(arb__dec_u32(&d, "server_version", 0, UINT32_MAX, &out->server_version));
-  ARB__TRY(arb__dec_text(&d, "text", 0, ARB_PROTO_MAX_TEXT, false, out->text));
-  return arb__dec_end(&d);
-}
+ARB__FLAT_CODEC(reject, ARB_E_RANGE)
 
 // ---- input -------------------------------------------------------------------------------
 
@@ -406,89 +390,40 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
 
 // ---- event -------------------------------------------------------------------------------
 
-int arb_proto_encode_event(const arb_proto_event* m, uint8_t* buf, size_t cap) {
-  if (!m || m->kind == 0 || m->kind >= ARB_PROTO_EVENT_KIND_COUNT || m->code >= ARB_PROTO_REASON_COUNT)
-    return ARB_E_RANGE;
-  size_t tl = arb__strnlen(m->text, sizeof m->text);
-  if (tl > ARB_PROTO_MAX_TEXT || !arb__utf8_valid((const uint8_t*)m->text, tl, false)) return ARB_E_INVAL;
-  msgpack_packer pk;
-  arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 7);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_EVENT);
-  msgpack_pack_uint8(&pk, m->kind);
-  msgpack_pack_uint32(&pk, m->tick);
-  msgpack_pack_uint32(&pk, m->client_id);
-  msgpack_pack_uint32(&pk, m->entity_id);
-  msgpack_pack_uint8(&pk, m->code);
-  msgpack_pack_str_with_body(&pk, m->text, tl);
-  return arb__wbuf_result(&w);
-}
+static const arb__flat_field event_fields[] = {
+    ARB__FLAT_UINT(arb_proto_event, kind, 1, ARB_PROTO_EVENT_KIND_COUNT - 1),
+    ARB__FLAT_UINT(arb_proto_event, tick, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_event, client_id, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_event, entity_id, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_event, code, 0, ARB_PROTO_REASON_COUNT - 1),
+    ARB__FLAT_TEXT(arb_proto_event, text, ARB_PROTO_MAX_TEXT),
+};
+static const arb__flat_msg event_msg = ARB__FLAT_MSG(
+    ARB_PROTO_MSG_EVENT, "event", ARB_PROTO_MAX_RELIABLE, arb_proto_event, event_fields);
 
-int arb_proto_decode_event(const uint8_t* buf, size_t len, arb_proto_event* out, arb_proto_error* err) {
-  arb__dec d;
-  arb__dec_init(&d, buf, len, err, "event");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_EVENT, 7, ARB_PROTO_MAX_RELIABLE));
-  memset(out, 0, sizeof *out);
-  uint32_t u;
-  ARB__TRY(arb__dec_u32(&d, "kind", 1, ARB_PROTO_EVENT_KIND_COUNT - 1, &u));
-  out->kind = (uint8_t)u;
-  ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
-  ARB__TRY(arb__dec_u32(&d, "client_id", 0, UINT32_MAX, &out->client_id));
-  ARB__TRY(arb__dec_u32(&d, "entity_id", 0, UINT32_MAX, &out->entity_id));
-  ARB__TRY(arb__dec_u32(&d, "code", 0, ARB_PROTO_REASON_COUNT - 1, &u));
-  out->code = (uint8_t)u;
-  ARB__TRY(arb__dec_text(&d, "text", 0, ARB_PROTO_MAX_TEXT, false, out->text));
-  return arb__dec_end(&d);
-}
+ARB__FLAT_CODEC(event, ARB_E_RANGE)
 
 // ---- ping / pong -------------------------------------------------------------------------
 
-int arb_proto_encode_ping(const arb_proto_ping* m, uint8_t* buf, size_t cap) {
-  if (!m) return ARB_E_INVAL;
-  msgpack_packer pk;
-  arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 3);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_PING);
-  msgpack_pack_uint32(&pk, m->ping_id);
-  msgpack_pack_uint64(&pk, m->client_time_us);
-  return arb__wbuf_result(&w);
-}
+static const arb__flat_field ping_fields[] = {
+    ARB__FLAT_UINT(arb_proto_ping, ping_id, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_ping, client_time_us, 0, UINT64_MAX),
+};
+static const arb__flat_msg ping_msg =
+    ARB__FLAT_MSG(ARB_PROTO_MSG_PING, "ping", ARB_PROTO_MAX_PAYLOAD, arb_proto_ping, ping_fields);
 
-int arb_proto_decode_ping(const uint8_t* buf, size_t len, arb_proto_ping* out, arb_proto_error* err) {
-  arb__dec d;
-  arb__dec_init(&d, buf, len, err, "ping");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_PING, 3, ARB_PROTO_MAX_PAYLOAD));
-  ARB__TRY(arb__dec_u32(&d, "ping_id", 0, UINT32_MAX, &out->ping_id));
-  ARB__TRY(arb__dec_uint(&d, "client_time_us", 0, UINT64_MAX, &out->client_time_us));
-  return arb__dec_end(&d);
-}
+ARB__FLAT_CODEC(ping, ARB_E_INVAL)
 
-int arb_proto_encode_pong(const arb_proto_pong* m, uint8_t* buf, size_t cap) {
-  if (!m) return ARB_E_INVAL;
-  msgpack_packer pk;
-  arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 5);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_PONG);
-  msgpack_pack_uint32(&pk, m->ping_id);
-  msgpack_pack_uint64(&pk, m->client_time_us);
-  msgpack_pack_uint32(&pk, m->server_tick);
-  msgpack_pack_uint64(&pk, m->server_time_us);
-  return arb__wbuf_result(&w);
-}
+static const arb__flat_field pong_fields[] = {
+    ARB__FLAT_UINT(arb_proto_pong, ping_id, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_pong, client_time_us, 0, UINT64_MAX),
+    ARB__FLAT_UINT(arb_proto_pong, server_tick, 0, UINT32_MAX),
+    ARB__FLAT_UINT(arb_proto_pong, server_time_us, 0, UINT64_MAX),
+};
+static const arb__flat_msg pong_msg =
+    ARB__FLAT_MSG(ARB_PROTO_MSG_PONG, "pong", ARB_PROTO_MAX_PAYLOAD, arb_proto_pong, pong_fields);
 
-int arb_proto_decode_pong(const uint8_t* buf, size_t len, arb_proto_pong* out, arb_proto_error* err) {
-  arb__dec d;
-  arb__dec_init(&d, buf, len, err, "pong");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_PONG, 5, ARB_PROTO_MAX_PAYLOAD));
-  ARB__TRY(arb__dec_u32(&d, "ping_id", 0, UINT32_MAX, &out->ping_id));
-  ARB__TRY(arb__dec_uint(&d, "client_time_us", 0, UINT64_MAX, &out->client_time_us));
-  ARB__TRY(arb__dec_u32(&d, "server_tick", 0, UINT32_MAX, &out->server_tick));
-  ARB__TRY(arb__dec_uint(&d, "server_time_us", 0, UINT64_MAX, &out->server_time_us));
-  return arb__dec_end(&d);
-}
+ARB__FLAT_CODEC(pong, ARB_E_INVAL)
 
 // ---- scene -------------------------------------------------------------------------------
 
@@ -513,14 +448,14 @@ int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
   msgpack_pack_array(&pk, 6);
   for (int i = 0; i < 6; i++) msgpack_pack_float(&pk, v[i]);
-  return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+  return w.len > ARB_PROTO_MAX_SCENE_MESSAGE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
 }
 
 int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
                            arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "scene");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_RELIABLE));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_SCENE_MESSAGE));
   memset(out, 0, sizeof *out);
   ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
   ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));

@@ -2,6 +2,8 @@
 // snapshot builder (which measures single entities) and the replay log.
 #pragma once
 
+#include <stddef.h>
+
 #include "mp.h"
 
 /// Check a message struct field by field before encoding (encoders never write an
@@ -37,6 +39,60 @@ void arb__pack_changed(msgpack_packer* pk, const arb_proto_changed* c);
 /// Message header: checks element 0 is `type` and the array has exactly `fields`
 /// elements (type included), and that the input is not larger than `max_len`.
 int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_t max_len);
+
+// ---- flat messages: [type, field, ...] of unsigned integers and texts ----------------------
+// One field list per message drives both its encoder and its decoder (codec_flat.c), so a
+// field cannot be written and forgotten when read.
+
+typedef enum arb__flat_kind {
+  ARB__FLAT_KIND_UINT,  ///< an unsigned member of 1, 2, 4 or 8 bytes, within [min, max]
+  ARB__FLAT_KIND_TEXT,  ///< a char array member: UTF-8 without NUL, at most `max` bytes
+} arb__flat_kind;
+
+typedef struct arb__flat_field {
+  const char* name;  ///< as in decode errors and PROTOCOL.md
+  arb__flat_kind kind;
+  size_t offset, size;  ///< the struct member
+  uint64_t min, max;
+} arb__flat_field;
+
+typedef struct arb__flat_msg {
+  arb_proto_msg_type type;
+  const char* name;    ///< "ping", ... (decode errors)
+  size_t max_len;      ///< ARB_PROTO_MAX_PAYLOAD or ARB_PROTO_MAX_RELIABLE
+  size_t struct_size;  ///< sizeof the message struct
+  int field_count;
+  const arb__flat_field* fields;
+} arb__flat_msg;
+
+#define ARB__FLAT_UINT(type, member, lo, hi) \
+  { #member, ARB__FLAT_KIND_UINT, offsetof(type, member), sizeof(((type*)0)->member), (lo), (hi) }
+#define ARB__FLAT_TEXT(type, member, most) \
+  { #member, ARB__FLAT_KIND_TEXT, offsetof(type, member), sizeof(((type*)0)->member), 0, (most) }
+
+#define ARB__FLAT_MSG(type, name, max_len, msg_struct, fields)                                  \
+  {                                                                                             \
+    (type), (name), (max_len), sizeof(msg_struct), (int)(sizeof(fields) / sizeof((fields)[0])), \
+        (fields)                                                                                \
+  }
+
+/// Defines arb_proto_encode_<name> and arb_proto_decode_<name> over <name>_msg (an
+/// ARB__FLAT_MSG); the encoder returns null_rc for a NULL message.
+#define ARB__FLAT_CODEC(name, null_rc)                                               \
+  int arb_proto_encode_##name(const arb_proto_##name* m, uint8_t* buf, size_t cap) { \
+    return m ? arb__encode_flat(&name##_msg, m, buf, cap) : (null_rc);               \
+  }                                                                                  \
+  int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, \
+                              arb_proto_error* err) {                                \
+    return arb__decode_flat(&name##_msg, buf, len, out, err);                        \
+  }
+
+/// Encoder: ARB_E_RANGE for an integer out of its range, ARB_E_INVAL for a bad text, else
+/// the bytes needed (as the other encoders).
+int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t cap);
+/// Decoder: *out zeroed, then every field read and checked in order.
+int arb__decode_flat(const arb__flat_msg* f, const uint8_t* buf, size_t len, void* out,
+                     arb_proto_error* err);
 
 static inline int arb__popcount6(unsigned m) {
   int n = 0;

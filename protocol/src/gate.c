@@ -8,26 +8,10 @@
 //      response: u64 nonce, cookie[24], zeros to 64
 //      admitted: u64 nonce                         (16 bytes)
 #include <arbiter/gate.h>
+#include <arbiter/state_codec.h>
 #include <string.h>
 
 static const uint8_t magic[5] = {ARB_GATE_MAGIC0, ARB_GATE_MAGIC1, 'A', 'R', 'B'};
-
-static void put_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-static uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
 
 static size_t kind_size(int kind) {
   switch (kind) {
@@ -57,10 +41,10 @@ int arb_gate_encode(const arb_gate_msg* m, uint8_t* buf, size_t cap) {
   buf[5] = ARB_GATE_VERSION;
   buf[6] = (uint8_t)m->kind;
   if (m->kind == ARB_GATE_REQUEST) {
-    put_u32(buf + 8, m->proto_version);
-    put_u64(buf + 16, m->nonce);
+    arb_store_le32(buf + 8, m->proto_version);
+    arb_store_le64(buf + 16, m->nonce);
   } else {
-    put_u64(buf + 8, m->nonce);
+    arb_store_le64(buf + 8, m->nonce);
     if (m->kind == ARB_GATE_CHALLENGE || m->kind == ARB_GATE_RESPONSE)
       memcpy(buf + 16, m->cookie, ARB_GATE_COOKIE_SIZE);
   }
@@ -82,11 +66,11 @@ int arb_gate_decode(const uint8_t* data, size_t len, arb_gate_msg* out) {
   out->kind = (arb_gate_kind)data[6];
   if (out->kind == ARB_GATE_REQUEST) {
     if (!all_zero(data + 12, 4) || !all_zero(data + 24, size - 24)) return ARB_E_CORRUPT;
-    out->proto_version = get_u32(data + 8);
-    out->nonce = get_u64(data + 16);
+    out->proto_version = arb_load_le32(data + 8);
+    out->nonce = arb_load_le64(data + 16);
     return 0;
   }
-  out->nonce = get_u64(data + 8);
+  out->nonce = arb_load_le64(data + 8);
   if (out->kind == ARB_GATE_CHALLENGE || out->kind == ARB_GATE_RESPONSE) {
     memcpy(out->cookie, data + 16, ARB_GATE_COOKIE_SIZE);
     if (!all_zero(data + 40, size - 40)) return ARB_E_CORRUPT;

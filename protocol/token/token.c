@@ -1,4 +1,5 @@
 // Connect tokens (see arbiter/token.h).
+#include <arbiter/state_codec.h>
 #include <arbiter/token.h>
 #include <errno.h>
 #include <sodium.h>
@@ -16,18 +17,9 @@
 
 static const uint8_t magic[4] = {'A', 'R', 'B', 'T'};
 
-static void put_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 static size_t pack_private(const arb_token* t, uint8_t* p) {
   size_t n = 0;
-  put_u64(p, t->client_id);
+  arb_store_le64(p, t->client_id);
   n += 8;
   memcpy(p + n, t->token_id, ARB_TOKEN_ID_BYTES);
   n += ARB_TOKEN_ID_BYTES;
@@ -46,7 +38,7 @@ static size_t pack_private(const arb_token* t, uint8_t* p) {
 static int unpack_private(const uint8_t* p, size_t len, arb_token* t) {
   if (len < 8 + ARB_TOKEN_ID_BYTES + 2) return ARB_E_CORRUPT;
   size_t n = 0;
-  t->client_id = get_u64(p);
+  t->client_id = arb_load_le64(p);
   n += 8;
   memcpy(t->token_id, p + n, ARB_TOKEN_ID_BYTES);
   n += ARB_TOKEN_ID_BYTES;
@@ -76,7 +68,7 @@ int arb_token_mint(const arb_token* t, const uint8_t key[ARB_TOKEN_KEY_BYTES],
   memset(bin, 0, PUBLIC);
   memcpy(bin, magic, 4);
   bin[4] = 1;
-  put_u64(bin + 8, t->expires_at);
+  arb_store_le64(bin + 8, t->expires_at);
   if (nonce)
     memcpy(bin + HEADER, nonce, ARB_TOKEN_NONCE_BYTES);
   else
@@ -117,7 +109,7 @@ int arb_token_open(const char* text, size_t len, const uint8_t key[ARB_TOKEN_KEY
   int rc = unpack_private(plain, (size_t)plain_len, out);
   sodium_memzero(plain, sizeof plain);
   if (rc != 0) return rc;
-  out->expires_at = get_u64(bin + 8);
+  out->expires_at = arb_load_le64(bin + 8);
   return 0;
 }
 

@@ -140,6 +140,17 @@ static void on_retry(uv_timer_t* t) {
   pump(a);
 }
 
+// A GameServer document (a GET reply or a watch line) to on_gameserver; a malformed one
+// is logged and dropped.
+static void deliver_gameserver(sv_agones* a, const char* json, size_t len) {
+  sv_agones_gameserver gs;
+  char err[160];
+  if (sv_agones_parse_gameserver(json, len, &gs, err, sizeof err) == 0)
+    a->on_gameserver(a->user, &gs);
+  else
+    SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
+}
+
 static void call_done(void* user, int status, const char* body, size_t len) {
   sv_agones* a = user;
   a->in_flight = NULL;
@@ -169,14 +180,7 @@ static void call_done(void* user, int status, const char* body, size_t len) {
            SV_LS("path", c->path), SV_LI("status", status), SV_LS("body", snippet));
   } else {
     SV_LOG(a->log, SV_LOG_DEBUG, "agones_call", SV_LS("method", c->method), SV_LS("path", c->path));
-    if (strcmp(c->path, "/gameserver") == 0) {
-      sv_agones_gameserver gs;
-      char err[160];
-      if (sv_agones_parse_gameserver(body, len, &gs, err, sizeof err) == 0)
-        a->on_gameserver(a->user, &gs);
-      else
-        SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
-    }
+    if (strcmp(c->path, "/gameserver") == 0) deliver_gameserver(a, body, len);
   }
   pop(a);
   pump(a);
@@ -212,13 +216,7 @@ static void on_watch_timer(uv_timer_t* t) {
 
 static void watch_line(void* user, const char* line, size_t len) {
   sv_agones* a = user;
-  if (len == 0) return;
-  sv_agones_gameserver gs;
-  char err[160];
-  if (sv_agones_parse_gameserver(line, len, &gs, err, sizeof err) == 0)
-    a->on_gameserver(a->user, &gs);
-  else
-    SV_LOG(a->log, SV_LOG_WARN, "agones_bad_gameserver", SV_LS("error", err));
+  if (len > 0) deliver_gameserver(a, line, len);
 }
 
 static void watch_done(void* user, int status, const char* body, size_t len) {

@@ -78,7 +78,8 @@ static int create_game(sv_server* s, char* err, size_t err_cap) {
                     s->cfg.max_clients * (1 + SV_WHEELS_PER_VEHICLE) + 64 +
                     arb_world_get_particle_count(world) + arb_world_get_constraint_count(world) +
                     arb_world_get_vehicles(world, NULL, 0) * SV_WHEELS_PER_VEHICLE;
-  if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0) {
+  if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0 ||
+      sv_snap_workers_create(s->cfg.snapshot_threads, s->max_entities, &s->snap_workers) != 0) {
     snprintf(err, err_cap, "cannot create the snapshot builder for %d entities", s->max_entities);
     return ARB_E_NOMEM;
   }
@@ -95,9 +96,20 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
   s->rejoins = calloc((size_t)s->cfg.max_clients, sizeof *s->rejoins);
+  s->snap_jobs = calloc((size_t)s->peer_capacity, sizeof *s->snap_jobs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
-  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
+  // The scene message is the scene text and 52 bytes around it; a text over the limit is
+  // never sent (sv_session.c).
+  size_t scene_len = 0;
+  arb_scene_get_text(s->scene, &scene_len);
+  s->scene_buf_cap = scene_len <= ARB_PROTO_MAX_SCENE_TEXT ? scene_len + 256 : 0;
+  s->scene_buf = s->scene_buf_cap ? malloc(s->scene_buf_cap) : NULL;
+  if (s->scene_buf_cap && !s->scene_buf) {
+    snprintf(err, err_cap, "out of memory");
+    return ARB_E_NOMEM;
+  }
+  if (!s->sessions || !s->snap_jobs || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
       !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
@@ -199,6 +211,7 @@ static void log_started(sv_server* s) {
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
          SV_LI("physics_threads", cfg->physics_threads),
+         SV_LI("snapshot_threads", cfg->snapshot_threads),
          SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
          SV_LD("view_radius", cfg->view_radius),
          SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
@@ -212,6 +225,8 @@ static void free_state(sv_server* s) {
     for (int i = 0; i < s->peer_capacity; ++i)
       if (s->sessions[i].snap_ready) sv_snap_client_free(&s->sessions[i].snap);
   }
+  sv_snap_workers_destroy(s->snap_workers);
+  s->snap_workers = NULL;
   sv_snapshot_free(&s->snapshot);
   if (s->game) arb_game_destroy(s->game);
   if (s->scene) arb_scene_destroy(s->scene);
@@ -220,6 +235,7 @@ static void free_state(sv_server* s) {
   s->scene = NULL;
   FREE_NULL(s->statics);
   FREE_NULL(s->sessions);
+  FREE_NULL(s->snap_jobs);
   FREE_NULL(s->join_queue);
   FREE_NULL(s->leave_queue);
   FREE_NULL(s->leave_reason);
@@ -229,6 +245,7 @@ static void free_state(sv_server* s) {
   FREE_NULL(s->rejoins);
   sv_auth_free(&s->auth);
   FREE_NULL(s->msg_buf);
+  FREE_NULL(s->scene_buf);
 }
 
 int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap) {

@@ -39,6 +39,7 @@ typedef struct arb__joint {
   arb_vec2 local_axis;  // prismatic, wheel: unit axis in A's frame
   float reference_angle, lower, upper, motor_speed, max_motor, max_force, max_torque;
   float correction;  // motor joint: correction factor
+  float break_force;  // N; 0 = unbreakable (state: hashed only when set)
   // Accumulated impulses (warm start), state. `impulse` is the point constraint (revolute,
   // weld, motor, mouse), the rod (distance, x) or the perpendicular and angular rows
   // (prismatic x, y; wheel x).
@@ -52,6 +53,7 @@ typedef struct arb__joint {
   arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
   arb_vec2 axis;          // local_axis in world axes at step start
   float delta_angle;      // B's angle - A's - reference_angle at step start, in [-pi, pi]
+  arb_vec2 step_impulse;  // linear impulse applied to B over the whole step (its force * dt)
 } arb__joint;
 
 typedef struct arb__particle {
@@ -123,6 +125,9 @@ void arb__joints_warm_start(arb_world* w);
 void arb__joints_solve(arb_world* w, float h, bool use_bias);
 // world.c, between the solver and finalize: position projection of rigid joints.
 void arb__joints_project(arb_world* w);
+// world.c, right after the solver (before the projection): joints whose force exceeded
+// their break force are removed and reported (w->joint_breaks).
+void arb__joints_break(arb_world* w, float dt);
 
 // spring.c / vehicle.c / particles.c
 void arb__springs_apply(arb_world* w);
@@ -165,6 +170,19 @@ void* arb__extra_stale(void);
            (x)->arr[(id).index1 - 1].generation == (id).generation                             \
        ? &(x)->arr[(id).index1 - 1]                                                           \
        : arb__extra_stale())
+
+/// The ids of the live objects in x->arr, in slot order, into out[0..cap) (out may be NULL);
+/// `n` receives how many there are (all of them, also beyond cap). x may be NULL.
+#define ARB__EXTRA_IDS(x, arr, slots, out, cap, n)                    \
+  do {                                                                \
+    (n) = 0;                                                          \
+    for (int i_ = 0; (x) && i_ < (x)->slots; ++i_) {                  \
+      if (!(x)->arr[i_].in_use) continue;                             \
+      if ((out) && (n) < (cap))                                       \
+        (out)[(n)] = (arb_extra_id){i_ + 1, (x)->arr[i_].generation}; \
+      (n) += 1;                                                       \
+    }                                                                 \
+  } while (0)
 
 // island.c: a constraint was added or removed between these bodies (either may be null):
 // wake both islands and restart their sleep timers.

@@ -118,16 +118,9 @@ int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body
 }
 
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
-  int n = 0;
+  int n;
   const arb__extras* x = w ? w->extras : NULL;
-  for (int i = 0; x && i < x->spring_slots; ++i) {
-    if (!x->springs[i].in_use) continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = x->springs[i].generation;
-    }
-    n += 1;
-  }
+  ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);
   return n;
 }
 

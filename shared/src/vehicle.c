@@ -196,16 +196,9 @@ arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis
 }
 
 int arb_world_get_vehicles(const arb_world* w, arb_extra_id* out, int cap) {
-  int n = 0;
+  int n;
   const arb__extras* x = w ? w->extras : NULL;
-  for (int i = 0; x && i < x->vehicle_slots; ++i) {
-    if (!x->vehicles[i].in_use) continue;
-    if (out && n < cap) {
-      out[n].index1 = i + 1;
-      out[n].generation = x->vehicles[i].generation;
-    }
-    n += 1;
-  }
+  ARB__EXTRA_IDS(x, vehicles, vehicle_slots, out, cap, n);
   return n;
 }
 

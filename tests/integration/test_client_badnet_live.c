@@ -18,18 +18,13 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
 static const char* g_bot;
 static const char* g_netem;
 static double g_seconds;
-
-static double jnum(const json_t* o, const char* key) {
-  const json_t* v = json_object_get(o, key);
-  assert_non_null(v);
-  return json_number_value(v);
-}
 
 static void test_client_badnet_no_drops(void** state) {
   (void)state;
@@ -49,29 +44,22 @@ static void test_client_badnet_no_drops(void** state) {
       "%.0f s at 20 %% loss, 100 +- 100 ms: ever connected %.0f, connected at end %.0f, drops "
       "%.0f, "
       "connect failures %.0f, snapshot ratio %.3f, rtt p50 %.0f ms\n",
-      g_seconds, jnum(j, "ever_connected"), jnum(j, "connected_at_end"), jnum(j, "drops"),
-      jnum(j, "connect_failures"), jnum(j, "snapshot_ratio"), jnum(j, "rtt_ms_p50"));
-  assert_int_equal((int)jnum(j, "ever_connected"), 4);
-  assert_int_equal((int)jnum(j, "connected_at_end"), 4);
-  assert_int_equal((int)jnum(j, "drops"), 0);
-  assert_true(jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
+      g_seconds, cu_jnum(j, "ever_connected"), cu_jnum(j, "connected_at_end"), cu_jnum(j, "drops"),
+      cu_jnum(j, "connect_failures"), cu_jnum(j, "snapshot_ratio"), cu_jnum(j, "rtt_ms_p50"));
+  assert_int_equal((int)cu_jnum(j, "ever_connected"), 4);
+  assert_int_equal((int)cu_jnum(j, "connected_at_end"), 4);
+  assert_int_equal((int)cu_jnum(j, "drops"), 0);
+  assert_true(cu_jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
   json_decref(j);
 }
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT ARBITER-NETEM SECONDS\n", argv[0]);
+  const char* seconds;
+  if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT ARBITER-NETEM SECONDS", &g_server,
+                     &g_bot, &g_netem, &seconds, NULL))
     return 2;
-  }
-  g_server = argv[1];
-  g_bot = argv[2];
-  g_netem = argv[3];
-  g_seconds = atof(argv[4]);
+  g_seconds = atof(seconds);
   signal(SIGPIPE, SIG_IGN);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(test_client_badnet_no_drops, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+  return ARB_RUN_TESTS(NULL, cu_group_teardown,
+                       cmocka_unit_test_teardown(test_client_badnet_no_drops, cu_teardown));
 }

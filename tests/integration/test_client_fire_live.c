@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 #define SHOTS 5
@@ -157,17 +158,10 @@ static void test_client_fire_live_shots_hit_and_replay(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: test_client_fire_live ARBITER_SERVER ARBITER_NETEM ARBITER_REPLAY\n");
+  if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-NETEM ARBITER-REPLAY", &g_server, &g_netem,
+                     &g_replay, NULL))
     return 2;
-  }
-  g_server = argv[1];
-  g_netem = argv[2];
-  g_replay = argv[3];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(test_client_fire_live_shots_hit_and_replay, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+  return ARB_RUN_TESTS(
+      NULL, cu_group_teardown,
+      cmocka_unit_test_teardown(test_client_fire_live_shots_hit_and_replay, cu_teardown));
 }

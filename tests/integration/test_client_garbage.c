@@ -22,6 +22,8 @@
 #include <arbiter/gate.h>
 #include <arbiter/protocol.h>
 
+#include "../common/enet_group.h"
+#include "../common/test_main.h"
 #include "../common/snap2_part.h"
 #include "cl_snapshot.h"
 #include "test_client_util.h"
@@ -548,15 +550,14 @@ static void test_client_no_allocation_in_steady_state(void** state) {
   enet_host_destroy(f.host);
 }
 
+static int group_teardown(void** state) {
+  enet_group_teardown(state);
+  return cu_group_teardown(state);
+}
+
 int main(void) {
-  if (enet_initialize() != 0) return 1;
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_client_garbage_from_fake_server),
-      cmocka_unit_test(test_client_garbage_assembler_fuzz),
-      cmocka_unit_test(test_client_no_allocation_in_steady_state),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  enet_deinitialize();
-  cu_cleanup();
-  return rc;
+  return ARB_RUN_TESTS(enet_group_setup, group_teardown,
+                       cmocka_unit_test(test_client_garbage_from_fake_server),
+                       cmocka_unit_test(test_client_garbage_assembler_fuzz),
+                       cmocka_unit_test(test_client_no_allocation_in_steady_state));
 }

@@ -19,16 +19,11 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
 static const char* g_bot;
-
-static double jnum(const json_t* o, const char* key) {
-  const json_t* v = json_object_get(o, key);
-  assert_non_null(v);
-  return json_number_value(v);
-}
 
 // ---- 8 bots, 10 s ----------------------------------------------------------------------
 
@@ -43,18 +38,19 @@ static void test_client_live_bots_receive_snapshots(void** state) {
   assert_non_null(j);
   assert_int_equal(status, 0);
   assert_true(json_is_true(json_object_get(j, "ok")));
-  assert_int_equal((int)jnum(j, "ever_connected"), 8);
-  assert_int_equal((int)jnum(j, "connected_at_end"), 8);
-  assert_int_equal((int)jnum(j, "decode_errors"), 0);
-  double ratio = jnum(j, "snapshot_ratio");
-  print_message("8 bots: snapshot ratio %.4f, %.1f snapshots/s per client\n", ratio, jnum(j, "snapshots_per_client_per_s"));
+  assert_int_equal((int)cu_jnum(j, "ever_connected"), 8);
+  assert_int_equal((int)cu_jnum(j, "connected_at_end"), 8);
+  assert_int_equal((int)cu_jnum(j, "decode_errors"), 0);
+  double ratio = cu_jnum(j, "snapshot_ratio");
+  print_message("8 bots: snapshot ratio %.4f, %.1f snapshots/s per client\n", ratio,
+                cu_jnum(j, "snapshots_per_client_per_s"));
   assert_true(ratio >= 0.95);
   // Each bot on its own, not only on average.
   json_t* per = json_object_get(j, "per_client");
   assert_int_equal((int)json_array_size(per), 8);
   for (size_t i = 0; i < json_array_size(per); i++) {
     json_t* c = json_array_get(per, i);
-    double got = jnum(c, "snapshots"), expected = jnum(c, "expected");
+    double got = cu_jnum(c, "snapshots"), expected = cu_jnum(c, "expected");
     assert_true(expected >= 9.0 * 30.0);  // connected for (nearly) the whole 10 s at 30/s
     assert_true(got >= 0.95 * expected);
   }
@@ -73,17 +69,17 @@ static void test_client_live_bots_no_interp(void** state) {
   assert_int_equal(cu_stop(&srv, SIGTERM), 0);
   assert_non_null(j);
   assert_int_equal(status, 0);
-  assert_int_equal((int)jnum(j, "connected_at_end"), 8);
-  assert_int_equal((int)jnum(j, "decode_errors"), 0);
+  assert_int_equal((int)cu_jnum(j, "connected_at_end"), 8);
+  assert_int_equal((int)cu_jnum(j, "decode_errors"), 0);
   // Snapshots keep coming (they are acknowledged: deltas need the acks) ...
-  double ratio = jnum(j, "snapshot_ratio");
+  double ratio = cu_jnum(j, "snapshot_ratio");
   print_message("8 bots --no-interp: snapshot ratio %.4f\n", ratio);
   assert_true(ratio >= 0.95);
   // ... and nothing was sampled or predicted.
-  assert_int_equal((int)jnum(j, "continuity_samples"), 0);
+  assert_int_equal((int)cu_jnum(j, "continuity_samples"), 0);
   json_t* pred = json_object_get(j, "prediction");
-  assert_int_equal((int)jnum(pred, "checks"), 0);
-  assert_int_equal((int)jnum(pred, "predicting_at_end"), 0);
+  assert_int_equal((int)cu_jnum(pred, "checks"), 0);
+  assert_int_equal((int)cu_jnum(pred, "predicting_at_end"), 0);
   json_decref(j);
 }
 
@@ -227,7 +223,7 @@ static void test_client_live_full_server_reason(void** state) {
   assert_non_null(j);
   assert_int_equal(status, 1);
   assert_true(json_is_false(json_object_get(j, "ok")));
-  assert_int_equal((int)jnum(j, "rejected"), 1);
+  assert_int_equal((int)cu_jnum(j, "rejected"), 1);
   const char* reason = json_string_value(json_object_get(json_array_get(json_object_get(j, "per_client"), 0), "reason"));
   assert_non_null(reason);
   assert_non_null(strstr(reason, "full"));
@@ -300,10 +296,10 @@ static void test_client_live_server_restart_reconnects(void** state) {
   json_error_t jerr;
   json_t* j = json_load_file(bot.out, 0, &jerr);
   assert_non_null(j);
-  print_message("bots after a graceful restart: reconnects %d, connected at end %d\n", (int)jnum(j, "reconnects"),
-                (int)jnum(j, "connected_at_end"));
-  assert_int_equal((int)jnum(j, "connected_at_end"), 4);
-  assert_true(jnum(j, "reconnects") >= 4);
+  print_message("bots after a graceful restart: reconnects %d, connected at end %d\n",
+                (int)cu_jnum(j, "reconnects"), (int)cu_jnum(j, "connected_at_end"));
+  assert_int_equal((int)cu_jnum(j, "connected_at_end"), 4);
+  assert_true(cu_jnum(j, "reconnects") >= 4);
   json_decref(j);
 
   // kill -9: no goodbye; the clients notice the silence, back off and come back.
@@ -325,21 +321,13 @@ static void test_client_live_server_restart_reconnects(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s ARBITER-SERVER ARBITER-BOT\n", argv[0]);
-    return 2;
-  }
-  g_server = argv[1];
-  g_bot = argv[2];
+  if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT", &g_server, &g_bot, NULL)) return 2;
   signal(SIGPIPE, SIG_IGN);
-  const struct CMUnitTest tests[] = {
+  return ARB_RUN_TESTS(
+      NULL, cu_group_teardown,
       cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_bots_no_interp, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
-      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown));
 }

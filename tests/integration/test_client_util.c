@@ -16,6 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 static char g_tmp[256];
 static pid_t g_children[64];
 static int g_nchildren;
@@ -33,6 +38,13 @@ void cu_kill_all(void) {
 int cu_teardown(void** state) {
   (void)state;
   cu_kill_all();
+  return 0;
+}
+
+int cu_group_teardown(void** state) {
+  (void)state;
+  cu_kill_all();
+  cu_cleanup();
   return 0;
 }
 
@@ -246,4 +258,10 @@ bool cu_pump(arb_client** cs, int n, double seconds, bool (*done)(void* user), v
     if (now >= end) return false;
     cu_sleep(0.002);
   }
+}
+
+double cu_jnum(const json_t* object, const char* key) {
+  const json_t* v = json_object_get(object, key);
+  assert_non_null(v);
+  return json_number_value(v);
 }

@@ -27,6 +27,8 @@ void cu_sleep(double seconds);
 void cu_kill_all(void);
 /// cmocka teardown calling cu_kill_all.
 int cu_teardown(void** state);
+/// cmocka group teardown: cu_kill_all, then cu_cleanup (after a program's last test).
+int cu_group_teardown(void** state);
 
 /// Start argv[0] with argv; stdout/stderr go to <tmpdir>/<tag>.out/.err. 0 or -1.
 int cu_spawn(cu_proc* p, const char* tag, char* const argv[]);
@@ -44,6 +46,8 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
 /// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
 /// *exit_status receives the exit status. Returns the JSON object (json_decref it) or NULL.
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
+/// The number at `key` of a JSON object such as a bot summary (fails the test when absent).
+double cu_jnum(const json_t* object, const char* key);
 /// cu_run_bot with one more arbiter-bot flag (NULL: none).
 json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
                         const char* flag, int* exit_status);

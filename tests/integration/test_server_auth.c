@@ -140,19 +140,11 @@ static void test_server_auth_open_server_warns(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s PATH-TO-arbiter-server PATH-TO-arbiter-token\n", argv[0]);
+  if (!arb_test_args(argc, argv, "PATH-TO-arbiter-server PATH-TO-arbiter-token", &g_server_exe,
+                     &g_token_exe, NULL))
     return 2;
-  }
-  g_server_exe = argv[1];
-  g_token_exe = argv[2];
   srand((unsigned)time(NULL));
-  enet_initialize();
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_server_auth_tokens),
-      cmocka_unit_test(test_server_auth_open_server_warns),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  enet_deinitialize();
-  return rc;
+  return ARB_RUN_TESTS(enet_group_setup, enet_group_teardown,
+                       cmocka_unit_test(test_server_auth_tokens),
+                       cmocka_unit_test(test_server_auth_open_server_warns));
 }

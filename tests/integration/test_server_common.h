@@ -1,5 +1,5 @@
 // Shared bits of the server integration tests: the server path from argv and a cmocka
-// main that passes it on.
+// main that passes it on (with ENet up for the whole program).
 #pragma once
 
 #include <setjmp.h>
@@ -8,22 +8,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/enet_group.h"
+#include "../common/test_main.h"
 #include "testclient.h"
 
 static const char* g_server_exe;
 
-#define SERVER_TEST_MAIN(...)                                                        \
-  int main(int argc, char** argv) {                                                  \
-    if (argc < 2) {                                                                  \
-      fprintf(stderr, "usage: %s PATH-TO-arbiter-server\n", argv[0]);                \
-      return 2;                                                                      \
-    }                                                                                \
-    g_server_exe = argv[1];                                                          \
-    enet_initialize();                                                               \
-    const struct CMUnitTest tests[] = {__VA_ARGS__};                                 \
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);                              \
-    enet_deinitialize();                                                             \
-    return rc;                                                                       \
+#define SERVER_TEST_MAIN(...)                                                                \
+  int main(int argc, char** argv) {                                                          \
+    if (!arb_test_args(argc, argv, "PATH-TO-arbiter-server", &g_server_exe, NULL)) return 2; \
+    return ARB_RUN_TESTS(enet_group_setup, enet_group_teardown, __VA_ARGS__);                \
   }
 
 /// Start clients 0..n-1 named prefix-i and wait until all are welcomed (or fail the test).

@@ -17,6 +17,8 @@
 
 #include <unistd.h>
 
+#include "../common/enet_group.h"
+#include "../common/test_main.h"
 #include "sv_auth.h"
 #include "sv_enet_check.h"
 #include "sv_gate.h"
@@ -341,15 +343,9 @@ static void test_auth_golden_checks(void** state) {
 }
 
 int main(void) {
-  if (enet_initialize() != 0) return 1;
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_guard_fragments),
+  return ARB_RUN_TESTS(
+      enet_group_setup, enet_group_teardown, cmocka_unit_test(test_guard_fragments),
       cmocka_unit_test(test_guard_windows_channels_lengths),
       cmocka_unit_test(test_guard_peers_and_connect),
-      cmocka_unit_test(test_gate_cookie_admission_rate),
-      cmocka_unit_test(test_auth_golden_checks),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  enet_deinitialize();
-  return rc;
+      cmocka_unit_test(test_gate_cookie_admission_rate), cmocka_unit_test(test_auth_golden_checks));
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "sv_admin.h"
 #include "sv_agones.h"
 #include "sv_http.h"
@@ -364,18 +365,12 @@ static void test_admin_token_and_auth_header(void** state) {
   assert_int_equal(sv_http_parse_request("PUT / HTTP/1.1\r\n\r\n", &r), 405);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_match_first_join_allocates_and_empty_ends),
-      cmocka_unit_test(test_match_allocated_nobody_joins),
-      cmocka_unit_test(test_match_max_duration),
-      cmocka_unit_test(test_match_drain),
-      cmocka_unit_test(test_http_response_framings),
-      cmocka_unit_test(test_http_response_errors),
-      cmocka_unit_test(test_http_response_random),
-      cmocka_unit_test(test_agones_gameserver_json),
-      cmocka_unit_test(test_agones_label_values),
-      cmocka_unit_test(test_admin_token_and_auth_header),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_match_first_join_allocates_and_empty_ends),
+              cmocka_unit_test(test_match_allocated_nobody_joins),
+              cmocka_unit_test(test_match_max_duration), cmocka_unit_test(test_match_drain),
+              cmocka_unit_test(test_http_response_framings),
+              cmocka_unit_test(test_http_response_errors),
+              cmocka_unit_test(test_http_response_random),
+              cmocka_unit_test(test_agones_gameserver_json),
+              cmocka_unit_test(test_agones_label_values),
+              cmocka_unit_test(test_admin_token_and_auth_header))

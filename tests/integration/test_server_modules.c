@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "sv_config.h"
 #include "sv_http.h"
 #include "sv_input.h"
@@ -30,11 +31,13 @@ static arb_proto_input input_of(const uint32_t* seqs, int n) {
   return in;
 }
 
+// Limits loose enough that the ordering tests never meet them.
+static const sv_input_limits loose_limits = {120, 16384};
+
 static void test_server_input_newest_wins_and_dupes_are_stale(void** state) {
   (void)state;
-  sv_input_limits lim = {120, 16384};
   sv_input_state s;
-  sv_input_init(&s, &lim, 0);
+  sv_input_init(&s, &loose_limits, 0);
   arb_proto_input_cmd cmd;
   assert_false(sv_input_take(&s, 1000, &cmd));  // nothing yet: the game holds its controls
 
@@ -69,9 +72,8 @@ static void test_server_input_newest_wins_and_dupes_are_stale(void** state) {
 // packet's commands come with the next one; one too far ahead is due at once.
 static void test_server_input_waits_for_the_named_tick(void** state) {
   (void)state;
-  sv_input_limits lim = {120, 16384};
   sv_input_state s;
-  sv_input_init(&s, &lim, 0);
+  sv_input_init(&s, &loose_limits, 0);
   arb_proto_input_cmd cmd;
   uint32_t a[] = {103, 102, 101};
   arb_proto_input in = input_of(a, 3);
@@ -254,15 +256,9 @@ static void test_server_http_request_parser(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
-      cmocka_unit_test(test_server_input_waits_for_the_named_tick),
-      cmocka_unit_test(test_server_input_rate_buckets),
-      cmocka_unit_test(test_server_config_precedence_in_process),
-      cmocka_unit_test(test_server_log_lines),
-      cmocka_unit_test(test_server_metrics_text),
-      cmocka_unit_test(test_server_http_request_parser),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
+              cmocka_unit_test(test_server_input_waits_for_the_named_tick),
+              cmocka_unit_test(test_server_input_rate_buckets),
+              cmocka_unit_test(test_server_config_precedence_in_process),
+              cmocka_unit_test(test_server_log_lines), cmocka_unit_test(test_server_metrics_text),
+              cmocka_unit_test(test_server_http_request_parser))

@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/enet_group.h"
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 #include "sv_record.h"
 #include "sv_server.h"
 
@@ -96,15 +99,8 @@ static void live_tick(live* l) {
 }
 
 static uint8_t* read_all(const char* path, size_t* len) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t* data = malloc((size_t)n);
-  assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *len = (size_t)n;
+  uint8_t* data = (uint8_t*)arb_test_read_file(path, len);
+  assert_non_null(data);
   return data;
 }
 
@@ -278,13 +274,9 @@ static void test_failed_init_undoes_itself(void** state) {
 }
 
 int main(void) {
-  if (enet_initialize() != 0) return 1;
-  const struct CMUnitTest tests[] = {
+  return ARB_RUN_TESTS(
+      enet_group_setup, enet_group_teardown,
       cmocka_unit_test_setup_teardown(test_live_and_logged_ticks_apply_to_the_same_hashes,
                                       load_scene, destroy_scene),
-      cmocka_unit_test(test_failed_init_undoes_itself),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  enet_deinitialize();
-  return rc;
+      cmocka_unit_test(test_failed_init_undoes_itself));
 }

@@ -27,19 +27,44 @@ static void lose(tc_client* c) {
   tc_destroy(c);
 }
 
+// The start both tests share: a server that holds a lost avatar for `window_ms`, a
+// "watcher" and "ada" joined, then ada's connection dies.
+typedef struct lost_ada {
+  tc_server s;
+  uint16_t port;
+  tc_client* watcher;
+  uint32_t client_id, entity_id;  ///< ada's
+  char token[ARB_PROTO_MAX_TEXT + 1];
+} lost_ada;
+
+static void start_and_lose_ada(lost_ada* t, const char* window_ms) {
+  const char* extra[] = {"--peer-timeout-ms", "500", "--rejoin-window-ms", window_ms, NULL};
+  assert_int_equal(tc_server_start(&t->s, g_server_exe, extra), 0);
+  t->port = (uint16_t)t->s.port;
+  t->watcher = join(t->port, "watcher", NULL);
+  tc_client* a = join(t->port, "ada", NULL);
+  t->client_id = a->welcome.client_id;
+  t->entity_id = a->welcome.entity_id;
+  snprintf(t->token, sizeof t->token, "%s", a->rejoin_token);
+  lose(a);
+}
+
+// The watcher leaves and the server stops cleanly.
+static void finish(lost_ada* t) {
+  tc_close(t->watcher);
+  tc_destroy(t->watcher);
+  assert_int_equal(tc_server_stop(&t->s, SIGTERM, 5000), 0);
+  unlink(t->s.log_path);
+}
+
 static void test_server_rejoin_same_avatar(void** state) {
   (void)state;
-  tc_server s;
-  const char* extra[] = {"--peer-timeout-ms", "500", "--rejoin-window-ms", "3000", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
-  uint16_t port = (uint16_t)s.port;
-  tc_client* watcher = join(port, "watcher", NULL);
-  tc_client* a = join(port, "ada", NULL);
-  uint32_t client_id = a->welcome.client_id, entity_id = a->welcome.entity_id;
-  char token[ARB_PROTO_MAX_TEXT + 1];
-  snprintf(token, sizeof token, "%s", a->rejoin_token);
-  lose(a);
-  drive(&watcher, 1, NULL, 1000);  // the server notices the silence (500 ms) and holds the avatar
+  lost_ada t;
+  start_and_lose_ada(&t, "3000");
+  uint16_t port = t.port;
+  const char* token = t.token;
+  uint32_t client_id = t.client_id, entity_id = t.entity_id;
+  drive(&t.watcher, 1, NULL, 1000);  // the server notices the silence (500 ms) and holds the avatar
 
   tc_client* back = join(port, "ada-again", token);
   print_message("rejoined: client %u entity %u (was %u, %u)\n", back->welcome.client_id,
@@ -47,8 +72,8 @@ static void test_server_rejoin_same_avatar(void** state) {
   assert_int_equal(back->welcome.client_id, client_id);
   assert_int_equal(back->welcome.entity_id, entity_id);
   assert_string_not_equal(back->rejoin_token, token);  // a fresh token for the next loss
-  drive(&watcher, 1, NULL, 300);
-  assert_int_equal(watcher->left_events, 0);  // nobody saw ada leave
+  drive(&t.watcher, 1, NULL, 300);
+  assert_int_equal(t.watcher->left_events, 0);  // nobody saw ada leave
   // The avatar is in the rejoined client's snapshots.
   drive(&back, 1, NULL, 300);
   arb_proto_entity_state st;
@@ -60,7 +85,7 @@ static void test_server_rejoin_same_avatar(void** state) {
   assert_int_not_equal(reuse->welcome.entity_id, entity_id);
 
   char* body = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  assert_int_equal(tc_http_get(t.s.http_port, "/metrics", &body), 200);
   assert_true(tc_metric(body, "arbiter_rejoins_total") == 1.0);
   assert_true(tc_metric(body, "arbiter_clients_connected") == 3.0);
   free(body);
@@ -68,40 +93,27 @@ static void test_server_rejoin_same_avatar(void** state) {
   tc_destroy(back);
   tc_close(reuse);
   tc_destroy(reuse);
-  tc_close(watcher);
-  tc_destroy(watcher);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  finish(&t);
 }
 
 static void test_server_rejoin_window_expires(void** state) {
   (void)state;
-  tc_server s;
-  const char* extra[] = {"--peer-timeout-ms", "500", "--rejoin-window-ms", "1000", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
-  uint16_t port = (uint16_t)s.port;
-  tc_client* watcher = join(port, "watcher", NULL);
-  tc_client* a = join(port, "ada", NULL);
-  uint32_t entity_id = a->welcome.entity_id;
-  char token[ARB_PROTO_MAX_TEXT + 1];
-  snprintf(token, sizeof token, "%s", a->rejoin_token);
-  lose(a);
-  drive(&watcher, 1, NULL, 2500);  // silence 0.5 s + window 1 s + margin
-  assert_int_equal(watcher->left_events, 1);
-  tc_client* late = join(port, "late", token);
-  assert_int_not_equal(late->welcome.entity_id, entity_id);
+  lost_ada t;
+  start_and_lose_ada(&t, "1000");
+  uint16_t port = t.port;
+  drive(&t.watcher, 1, NULL, 2500);  // silence 0.5 s + window 1 s + margin
+  assert_int_equal(t.watcher->left_events, 1);
+  tc_client* late = join(port, "late", t.token);
+  assert_int_not_equal(late->welcome.entity_id, t.entity_id);
   tc_close(late);
   tc_destroy(late);
   // A client that says goodbye leaves at once (no hold).
   tc_client* b = join(port, "polite", NULL);
   tc_close(b);
   tc_destroy(b);
-  drive(&watcher, 1, NULL, 300);
-  assert_int_equal(watcher->left_events, 3);
-  tc_close(watcher);
-  tc_destroy(watcher);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  drive(&t.watcher, 1, NULL, 300);
+  assert_int_equal(t.watcher->left_events, 3);
+  finish(&t);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_rejoin_same_avatar),

@@ -12,6 +12,7 @@
 #include <arbiter/replay_inputs.h>
 #include <arbiter/scene.h>
 
+#include "replay_file.h"
 #include "test_server_common.h"
 
 #define CLIENTS 4
@@ -78,27 +79,20 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   assert_false(tc_log_find(s.log_path, "recording_buffer_grew", "buffer", value, sizeof value));
 
   // Re-simulate offline.
-  char* data;
-  long len = tc_read_file(path, &data);
-  assert_true(len > 0);
-  arb_replay_reader r;
+  replay_file rf;
+  replay_file_open(&rf, path);
+  arb_replay_reader* r = &rf.reader;
+  arb_game* game = rf.game;
   arb_proto_error err;
-  assert_int_equal(arb_replay_reader_open(&r, (const uint8_t*)data, (size_t)len, &err), 0);
-  arb_scene* scene = NULL;
-  arb_scene_error serr;
-  assert_int_equal(arb_scene_load_string(r.header.scene_text, r.header.scene_len, "log", &scene, &serr), 0);
-  assert_true(arb_scene_get_hash(scene) == r.header.scene_hash);
-  assert_int_equal(r.header.seed, 77);
-  arb_game* game = NULL;
-  assert_int_equal(arb_scene_set_tick_rate(scene, r.header.tick_rate), 0);
-  assert_int_equal(arb_game_create(scene, r.header.seed, &game), 0);
+  assert_true(arb_scene_get_hash(rf.scene) == r->header.scene_hash);
+  assert_int_equal(r->header.seed, 77);
 
   static arb_replay_tick t;
   static arb_replay_inputs desc_space;
   arb_replay_inputs* desc = &desc_space;
   arb_replay_record rec;
   uint64_t ticks = 0, joins = 0, leaves = 0, inputs = 0, mismatches = 0, checkpoints = 0;
-  while (arb_replay_reader_next(&r, &rec) == 1) {
+  while (arb_replay_reader_next(r, &rec) == 1) {
     if (rec.kind == ARB_REPLAY_CHECKPOINT) {
       // A checkpoint is the state after the step of the tick just replayed: same hash, and
       // a fresh game restored from it has that hash too.
@@ -107,7 +101,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
       assert_int_equal(cp.tick, arb_game_get_tick(game));
       assert_true(cp.world_hash == arb_game_hash(game));
       arb_game* other = NULL;
-      assert_int_equal(arb_game_create(scene, r.header.seed, &other), 0);
+      assert_int_equal(arb_game_create(rf.scene, r->header.seed, &other), 0);
       assert_int_equal(arb_game_restore(other, cp.state, (int)cp.state_len), 0);
       assert_true(arb_game_hash(other) == cp.world_hash);
       arb_game_destroy(other);
@@ -133,8 +127,8 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   print_message("replayed %llu ticks, %llu joins, %llu leaves, %llu inputs, %llu checkpoints, %llu hash mismatches; %s\n",
                 (unsigned long long)ticks, (unsigned long long)joins, (unsigned long long)leaves,
                 (unsigned long long)inputs, (unsigned long long)checkpoints, (unsigned long long)mismatches,
-                arb_replay_reader_describe(&r, why, sizeof why));
-  assert_int_equal(r.stop, ARB_REPLAY_STOP_CLEAN);
+                arb_replay_reader_describe(r, why, sizeof why));
+  assert_int_equal(r->stop, ARB_REPLAY_STOP_CLEAN);
   assert_int_equal(mismatches, 0);
   assert_int_equal(joins, CLIENTS + 1);
   assert_int_equal(leaves, 1);
@@ -143,9 +137,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   assert_int_equal(arb_game_get_tick(game), live_tick);
   assert_true(arb_game_hash(game) == live_hash);
 
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
-  free(data);
+  replay_file_close(&rf);
   for (int i = 0; i < CLIENTS; ++i) {
     tc_close(cs[i]);
     tc_destroy(cs[i]);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay_file.h"
 #include "test_server_common.h"
 
 #define ADMIN_TOKEN "spectate-admin-token-0123456789abcdef"
@@ -34,25 +35,16 @@ static void admin_sessions(int http_port, char* out, size_t cap) {
 // The log re-simulated offline: every tick's hash matches; returns the joins, and counts
 // the inputs recorded for `client`.
 static uint64_t replay_joins(const char* path, uint32_t client, uint64_t* client_inputs) {
-  char* data;
-  long len = tc_read_file(path, &data);
-  assert_true(len > 0);
-  arb_replay_reader r;
+  replay_file rf;
+  replay_file_open(&rf, path);
+  arb_game* game = rf.game;
   arb_proto_error err;
-  assert_int_equal(arb_replay_reader_open(&r, (const uint8_t*)data, (size_t)len, &err), 0);
-  arb_scene* scene = NULL;
-  arb_scene_error serr;
-  assert_int_equal(
-      arb_scene_load_string(r.header.scene_text, r.header.scene_len, "log", &scene, &serr), 0);
-  assert_int_equal(arb_scene_set_tick_rate(scene, r.header.tick_rate), 0);
-  arb_game* game = NULL;
-  assert_int_equal(arb_game_create(scene, r.header.seed, &game), 0);
   static arb_replay_tick t;
   static arb_replay_inputs desc;
   arb_replay_record rec;
   uint64_t joins = 0, ticks = 0, mismatches = 0;
   *client_inputs = 0;
-  while (arb_replay_reader_next(&r, &rec) == 1) {
+  while (arb_replay_reader_next(&rf.reader, &rec) == 1) {
     if (rec.kind != ARB_REPLAY_TICK) continue;
     assert_int_equal(arb_replay_decode_tick(&rec, &t, &err), 0);
     arb_replay_inputs_from_tick(&t, &desc);
@@ -66,12 +58,10 @@ static uint64_t replay_joins(const char* path, uint32_t client, uint64_t* client
   print_message("replayed %llu ticks, %llu joins, %llu hash mismatches\n",
                 (unsigned long long)ticks, (unsigned long long)joins,
                 (unsigned long long)mismatches);
-  assert_int_equal(r.stop, ARB_REPLAY_STOP_CLEAN);
+  assert_int_equal(rf.reader.stop, ARB_REPLAY_STOP_CLEAN);
   assert_true(ticks > 0);
   assert_int_equal(mismatches, 0);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
-  free(data);
+  replay_file_close(&rf);
   return joins;
 }
 

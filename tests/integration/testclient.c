@@ -1,6 +1,7 @@
 // Test client and process helpers for the server integration tests (see testclient.h).
 #include "testclient.h"
 #include "../common/exit_status.h"
+#include "../common/read_file.h"
 
 #include <arbiter/gate.h>
 
@@ -309,24 +310,9 @@ void tc_close(tc_client* c) {
 // ---- processes -----------------------------------------------------------------------
 
 long tc_read_file(const char* path, char** data) {
-  FILE* f = fopen(path, "rb");
-  *data = NULL;
-  if (f == NULL) return -1;
-  size_t cap = 4096, len = 0;
-  char* buf = malloc(cap + 1);
-  for (;;) {
-    if (len == cap) {
-      cap *= 2;
-      buf = realloc(buf, cap + 1);
-    }
-    size_t n = fread(buf + len, 1, cap - len, f);
-    if (n == 0) break;
-    len += n;
-  }
-  fclose(f);
-  buf[len] = '\0';
-  *data = buf;
-  return (long)len;
+  size_t len = 0;
+  *data = arb_test_read_file(path, &len);
+  return *data ? (long)len : -1;
 }
 
 bool tc_log_find(const char* log_path, const char* event, const char* key, char* out, size_t cap) {

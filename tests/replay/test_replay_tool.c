@@ -24,6 +24,7 @@
 #include <arbiter/game.h>
 #include <arbiter/replay_inputs.h>
 
+#include "../common/test_main.h"
 #include "log_buffer.h"
 #include "rp_cmd.h"
 
@@ -361,19 +362,14 @@ static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
   free(b.p);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_replay_tool_clean_log_verifies),
-      cmocka_unit_test(test_replay_tool_wrong_hash_diverges_at_its_tick),
-      cmocka_unit_test(test_replay_tool_changed_gravity_is_caught),
-      cmocka_unit_test(test_replay_tool_doctored_checkpoint_is_caught),
-      cmocka_unit_test(test_replay_tool_seek_equals_full_resimulation),
-      cmocka_unit_test(test_replay_tool_seek_across_sleeping_bodies),
-      cmocka_unit_test(test_replay_tool_every_truncation_is_exit_2_or_prefix),
-      cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
-      cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),
-      cmocka_unit_test(test_replay_tool_bad_scene_is_exit_2),
-      cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_replay_tool_clean_log_verifies),
+              cmocka_unit_test(test_replay_tool_wrong_hash_diverges_at_its_tick),
+              cmocka_unit_test(test_replay_tool_changed_gravity_is_caught),
+              cmocka_unit_test(test_replay_tool_doctored_checkpoint_is_caught),
+              cmocka_unit_test(test_replay_tool_seek_equals_full_resimulation),
+              cmocka_unit_test(test_replay_tool_seek_across_sleeping_bodies),
+              cmocka_unit_test(test_replay_tool_every_truncation_is_exit_2_or_prefix),
+              cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
+              cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),
+              cmocka_unit_test(test_replay_tool_bad_scene_is_exit_2),
+              cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header))

@@ -17,6 +17,7 @@
 
 #include <arbiter/vehicle.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 // Child: use a destroyed body's id with the default handler. Exit code 0 = no abort.
@@ -103,11 +104,6 @@ static void test_untrusted_image_never_asserts(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_stale_body_id_aborts_when_asserts_are_on),
-      cmocka_unit_test(test_every_id_check_asserts_then_fails_softly),
-      cmocka_unit_test(test_untrusted_image_never_asserts),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_stale_body_id_aborts_when_asserts_are_on),
+              cmocka_unit_test(test_every_id_check_asserts_then_fails_softly),
+              cmocka_unit_test(test_untrusted_image_never_asserts))

@@ -27,6 +27,7 @@
 
 #include <arbiter/protocol.h>
 
+#include "../common/test_main.h"
 #include "cl_clock.h"
 #include "cl_interp.h"
 #include "test_rng.h"
@@ -434,15 +435,10 @@ static void test_client_clock_monotonic(void** state) {
   assert_true(worst < 0.03);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_client_interp_continuous_and_exact),
-      cmocka_unit_test(test_client_interp_clean_stream_never_blends),
-      cmocka_unit_test(test_client_interp_delay_converges),
-      cmocka_unit_test(test_client_interp_delay_adapts_to_jitter),
-      cmocka_unit_test(test_client_interp_extrapolation_bounded),
-      cmocka_unit_test(test_client_interp_teleport_snaps_small_error_blends),
-      cmocka_unit_test(test_client_clock_monotonic),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_client_interp_continuous_and_exact),
+              cmocka_unit_test(test_client_interp_clean_stream_never_blends),
+              cmocka_unit_test(test_client_interp_delay_converges),
+              cmocka_unit_test(test_client_interp_delay_adapts_to_jitter),
+              cmocka_unit_test(test_client_interp_extrapolation_bounded),
+              cmocka_unit_test(test_client_interp_teleport_snaps_small_error_blends),
+              cmocka_unit_test(test_client_clock_monotonic))

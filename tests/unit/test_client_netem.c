@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "netem_model.h"
 
 static netem_params params(double loss, double dup, double reorder, double latency, double jitter) {
@@ -124,12 +125,7 @@ static void test_client_netem_queue_order(void** state) {
   netem_queue_free(&q);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_client_netem_same_seed_same_fate),
-      cmocka_unit_test(test_client_netem_rates_and_delays),
-      cmocka_unit_test(test_client_netem_bandwidth_cap),
-      cmocka_unit_test(test_client_netem_queue_order),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_client_netem_same_seed_same_fate),
+              cmocka_unit_test(test_client_netem_rates_and_delays),
+              cmocka_unit_test(test_client_netem_bandwidth_cap),
+              cmocka_unit_test(test_client_netem_queue_order))

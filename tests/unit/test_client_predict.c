@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "cl_predict.h"
 
 #define OTHER_CLIENT 1u
@@ -313,12 +314,7 @@ static void test_client_predict_other_avatar_pushes(void** state) {
   assert_true(with < 0.6f * without);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_client_predict_exact_without_loss),
-      cmocka_unit_test(test_client_predict_correction_converges),
-      cmocka_unit_test(test_client_predict_late_command_reported),
-      cmocka_unit_test(test_client_predict_other_avatar_pushes),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_client_predict_exact_without_loss),
+              cmocka_unit_test(test_client_predict_correction_converges),
+              cmocka_unit_test(test_client_predict_late_command_reported),
+              cmocka_unit_test(test_client_predict_other_avatar_pushes))

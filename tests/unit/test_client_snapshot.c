@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "../common/snap2_part.h"
 #include "cl_snapshot.h"
 
@@ -198,10 +199,7 @@ static void test_client_snapshot_ring_rolls(void** state) {
   assert_null(cl_snapshots_get(s, 400));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup, ring_teardown),
-      cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup, ring_teardown),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup,
+                                              ring_teardown),
+              cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup,
+                                              ring_teardown))

@@ -21,6 +21,7 @@
 
 #include <arbiter/scene.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -318,15 +319,10 @@ static void test_passing_body_does_not_keep_pile_awake(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fast_ball_never_passes_thin_wall_or_segment),
-      cmocka_unit_test(test_bullets_head_on_collide),
-      cmocka_unit_test(test_stack_hit_by_fast_ball_does_not_explode),
-      cmocka_unit_test(test_setting_is_saved_and_restored),
-      cmocka_unit_test(test_scene_key),
-      cmocka_unit_test(test_bullet_wakes_the_sleeping_island_it_hits),
-      cmocka_unit_test(test_passing_body_does_not_keep_pile_awake),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_fast_ball_never_passes_thin_wall_or_segment),
+              cmocka_unit_test(test_bullets_head_on_collide),
+              cmocka_unit_test(test_stack_hit_by_fast_ball_does_not_explode),
+              cmocka_unit_test(test_setting_is_saved_and_restored),
+              cmocka_unit_test(test_scene_key),
+              cmocka_unit_test(test_bullet_wakes_the_sleeping_island_it_hits),
+              cmocka_unit_test(test_passing_body_does_not_keep_pile_awake))

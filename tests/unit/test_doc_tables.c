@@ -12,6 +12,9 @@
 
 #include <arbiter/protocol.h>
 
+#include "../common/read_file.h"
+#include "../common/test_main.h"
+
 // The documents, by path from the build (test_doc_tables.cmake).
 static const char* const protocol_md = ARB_PROTOCOL_MD;
 static const char* const server_md = ARB_SERVER_MD;
@@ -28,16 +31,8 @@ typedef struct md_row {
 } md_row;
 
 static char* read_text(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) fail_msg("cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  fclose(f);
+  char* s = arb_test_read_file(path, NULL);
+  if (!s) fail_msg("cannot read %s", path);
   return s;
 }
 
@@ -176,8 +171,7 @@ static int free_docs(void** state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages_match_protocol_md),
-                                     cmocka_unit_test(test_shapes_match_protocol_md),
-                                     cmocka_unit_test(test_metrics_match_server_md)};
-  return cmocka_run_group_tests(tests, load_docs, free_docs);
+  return ARB_RUN_TESTS(load_docs, free_docs, cmocka_unit_test(test_messages_match_protocol_md),
+                       cmocka_unit_test(test_shapes_match_protocol_md),
+                       cmocka_unit_test(test_metrics_match_server_md));
 }

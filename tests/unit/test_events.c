@@ -17,6 +17,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "../common/test_main.h"
 #include "fnv_bits.h"
 #include "world_test_util.h"
 
@@ -262,12 +263,7 @@ static void test_hit_reports_impacts_above_threshold(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_same_events_every_run),
-      cmocka_unit_test(test_events_do_not_change_the_simulation),
-      cmocka_unit_test(test_each_begin_has_one_end),
-      cmocka_unit_test(test_hit_reports_impacts_above_threshold),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_same_events_every_run),
+              cmocka_unit_test(test_events_do_not_change_the_simulation),
+              cmocka_unit_test(test_each_begin_has_one_end),
+              cmocka_unit_test(test_hit_reports_impacts_above_threshold))

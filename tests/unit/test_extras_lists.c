@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "extras_test_util.h"
 
 static bool same_id(arb_extra_id a, arb_extra_id b) {
@@ -150,12 +151,7 @@ static void test_wheel_radius(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_empty_world_lists_nothing),
-      cmocka_unit_test(test_springs_listed_in_slot_order_without_stale),
-      cmocka_unit_test(test_joints_listed_in_slot_order_with_type),
-      cmocka_unit_test(test_wheel_radius),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_empty_world_lists_nothing),
+              cmocka_unit_test(test_springs_listed_in_slot_order_without_stale),
+              cmocka_unit_test(test_joints_listed_in_slot_order_with_type),
+              cmocka_unit_test(test_wheel_radius))

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/game.h>
@@ -14,25 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef ARB_TEST_SCENES_DIR
-#error "ARB_TEST_SCENES_DIR must name tests/scenes"
-#endif
-
-static arb_scene* load(const char* file) {
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc;
-  if (!file) {
-    rc = arb_scene_load_default(&scene, &err);
-  } else {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", ARB_TEST_SCENES_DIR, file);
-    rc = arb_scene_load_file(path, &scene, &err);
-  }
-  if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);
-  assert_int_equal(rc, ARB_OK);
-  return scene;
-}
+#include "scene_test_util.h"
 
 static arb_game* make_game(const arb_scene* scene, uint64_t seed) {
   arb_game* game = NULL;
@@ -58,7 +42,7 @@ static void steps(arb_game* game, int n) {
 
 static void test_game_join_leave(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_game* game = make_game(scene, 1);
   uint32_t nbodies = (uint32_t)arb_scene_get_body_count(scene);
   assert_true(arb_game_get_dt(game) == 1.0f / 60.0f);
@@ -94,7 +78,7 @@ static void test_game_join_leave(void** state) {
 
 static void test_game_entity_ids_stable_never_reused(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_game* game = make_game(scene, 1);
   uint32_t n = (uint32_t)arb_scene_get_body_count(scene);
   uint32_t id1, id2, id3, id4, id2b;
@@ -140,7 +124,7 @@ static void test_game_entity_ids_stable_never_reused(void** state) {
 
 static void test_game_controls_clamped_and_held(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_game* game = make_game(scene, 1);
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
   arb_controls c = {5.0f, -3.0f, 10.0f, ARB_BUTTON_FIRE, -2.0f, 7.0f, -1.0f};
@@ -175,7 +159,7 @@ static void test_game_controls_clamped_and_held(void** state) {
 
 static void test_game_force_controller_moves_own_avatar_only(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   const arb_force_controller_def* fc = &arb_scene_get_avatar(scene)->force;
   arb_game* game = make_game(scene, 1);
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
@@ -239,7 +223,7 @@ static void test_game_force_controller_moves_own_avatar_only(void** state) {
 // (top at y = 2.5 m, x in [-13, -7]); the controller then stops the avatar there.
 static void test_game_default_ledge_reachable(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_game* game = make_game(scene, 1);
   steps(game, 300);  // the loose balls have fallen and settled
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
@@ -273,7 +257,7 @@ static void test_game_default_ledge_reachable(void** state) {
 
 static void test_game_force_controller_top_down(void** state) {
   (void)state;
-  arb_scene* scene = load("topdown.json");
+  arb_scene* scene = st_load("topdown.json");
   arb_game* game = make_game(scene, 3);
   assert_int_equal(arb_game_join(game, 5, 0, NULL), ARB_OK);
   assert_int_equal(arb_game_join(game, 6, 0, NULL), ARB_OK);
@@ -298,7 +282,7 @@ static void test_game_force_controller_top_down(void** state) {
 
 static void test_game_spawn_choice_deterministic(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_vec2 first[2][8];
   for (int run = 0; run < 2; run++) {
     arb_game* game = make_game(scene, 99);
@@ -328,7 +312,7 @@ static void test_game_spawn_choice_deterministic(void** state) {
 
 static void test_game_full(void** state) {
   (void)state;
-  arb_scene* scene = load("minimal.json");
+  arb_scene* scene = st_load("minimal.json");
   arb_game* game = make_game(scene, 1);
   for (uint32_t c = 1; c <= ARB_GAME_MAX_AVATARS; c++)
     assert_int_equal(arb_game_join(game, c, 0, NULL), ARB_OK);
@@ -361,7 +345,7 @@ static void drive(arb_game* game, int tick) {
 
 static void test_game_same_inputs_same_hashes(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   enum { TICKS = 300 };
   static uint64_t hashes[2][TICKS];
   for (int run = 0; run < 2; run++) {
@@ -386,7 +370,7 @@ static void test_game_same_inputs_same_hashes(void** state) {
 
 static void test_game_save_restore_exact(void** state) {
   (void)state;
-  arb_scene* scene = load(NULL);
+  arb_scene* scene = st_load(NULL);
   arb_game* straight = make_game(scene, 5);
   arb_game* resumed = make_game(scene, 0);  // the image carries the rng: the seed must not matter
   uint8_t* image = NULL;
@@ -437,7 +421,7 @@ static void test_game_save_restore_exact(void** state) {
   assert_int_not_equal(arb_game_hash(resumed), h);  // the image is the state at tick 200
   assert_int_equal(arb_game_get_tick(resumed), 200);
   // An image from another scene is refused.
-  arb_scene* other = load("stack.json");
+  arb_scene* other = st_load("stack.json");
   arb_game* g = make_game(other, 5);
   uint64_t gh = arb_game_hash(g);
   assert_int_equal(arb_game_restore(g, image, image_len), ARB_E_INVAL);
@@ -464,7 +448,7 @@ static void sink_write(const char* data, size_t len, void* user) {
 
 static void test_game_json_line(void** state) {
   (void)state;
-  arb_scene* scene = load("stack.json");
+  arb_scene* scene = st_load("stack.json");
   arb_game* game = make_game(scene, 1);
   assert_int_equal(arb_game_join(game, 9, 0, NULL), ARB_OK);
   arb_game_step(game);
@@ -486,19 +470,12 @@ static void test_game_json_line(void** state) {
   arb_scene_destroy(scene);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_game_join_leave),
-      cmocka_unit_test(test_game_entity_ids_stable_never_reused),
-      cmocka_unit_test(test_game_controls_clamped_and_held),
-      cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
-      cmocka_unit_test(test_game_default_ledge_reachable),
-      cmocka_unit_test(test_game_force_controller_top_down),
-      cmocka_unit_test(test_game_spawn_choice_deterministic),
-      cmocka_unit_test(test_game_full),
-      cmocka_unit_test(test_game_same_inputs_same_hashes),
-      cmocka_unit_test(test_game_save_restore_exact),
-      cmocka_unit_test(test_game_json_line),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_game_join_leave),
+              cmocka_unit_test(test_game_entity_ids_stable_never_reused),
+              cmocka_unit_test(test_game_controls_clamped_and_held),
+              cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
+              cmocka_unit_test(test_game_default_ledge_reachable),
+              cmocka_unit_test(test_game_force_controller_top_down),
+              cmocka_unit_test(test_game_spawn_choice_deterministic),
+              cmocka_unit_test(test_game_full), cmocka_unit_test(test_game_same_inputs_same_hashes),
+              cmocka_unit_test(test_game_save_restore_exact), cmocka_unit_test(test_game_json_line))

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
+
 #include <arbiter/game.h>
 #include <arbiter/replay_inputs.h>
 #include <arbiter/replay_log.h>
@@ -226,12 +228,7 @@ static void test_game_fire_off_without_scene_key(void** state) {
   finish(&s);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_game_fire_rewound_shot_hits),
-      cmocka_unit_test(test_game_fire_without_rewind_misses),
-      cmocka_unit_test(test_game_fire_replay_reproduces_hits),
-      cmocka_unit_test(test_game_fire_off_without_scene_key),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_game_fire_rewound_shot_hits),
+              cmocka_unit_test(test_game_fire_without_rewind_misses),
+              cmocka_unit_test(test_game_fire_replay_reproduces_hits),
+              cmocka_unit_test(test_game_fire_off_without_scene_key))

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../common/test_main.h"
+
 #include <arbiter/collision.h>
 
 static void near(float a, float b, float tol) {
@@ -260,15 +262,8 @@ static void test_polygon_hostile_input(void** state) {
   assert_true(accepted > 1000);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_polygon_rejects),
-      cmocka_unit_test(test_polygon_accepts_and_normalizes),
-      cmocka_unit_test(test_box),
-      cmocka_unit_test(test_box_inertia_exact),
-      cmocka_unit_test(test_mass_circle_and_polygon),
-      cmocka_unit_test(test_aabbs_and_points),
-      cmocka_unit_test(test_polygon_hostile_input),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_polygon_rejects),
+              cmocka_unit_test(test_polygon_accepts_and_normalizes), cmocka_unit_test(test_box),
+              cmocka_unit_test(test_box_inertia_exact),
+              cmocka_unit_test(test_mass_circle_and_polygon),
+              cmocka_unit_test(test_aabbs_and_points), cmocka_unit_test(test_polygon_hostile_input))

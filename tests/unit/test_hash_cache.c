@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define MAX_BODIES 300
@@ -130,7 +131,4 @@ static void test_cached_hash_equals_full_hash(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cached_hash_equals_full_hash)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_cached_hash_equals_full_hash))

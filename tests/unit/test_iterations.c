@@ -13,6 +13,7 @@
 #include <arbiter/base.h>
 #include <arbiter/scene.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define STACK_N 14
@@ -201,13 +202,8 @@ static void test_scene_key(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_more_solve_iterations_steady_a_tall_stack),
-      cmocka_unit_test(test_default_is_one_and_hash_matches_explicit_one),
-      cmocka_unit_test(test_invalid_values_are_refused),
-      cmocka_unit_test(test_restore_carries_relax_iterations),
-      cmocka_unit_test(test_scene_key),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_more_solve_iterations_steady_a_tall_stack),
+              cmocka_unit_test(test_default_is_one_and_hash_matches_explicit_one),
+              cmocka_unit_test(test_invalid_values_are_refused),
+              cmocka_unit_test(test_restore_carries_relax_iterations),
+              cmocka_unit_test(test_scene_key))

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "../common/test_main.h"
 #include "extras_test_util.h"
 
 #define DEG (3.14159265f / 180.0f)
@@ -538,19 +539,13 @@ static void test_joint_defs_refused(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_revolute_limit_holds),
-      cmocka_unit_test(test_revolute_motor_reaches_speed),
-      cmocka_unit_test(test_revolute_spring),
-      cmocka_unit_test(test_prismatic_keeps_axis),
-      cmocka_unit_test(test_weld_rigid_and_soft),
-      cmocka_unit_test(test_wheel_car_drives_over_bumps),
-      cmocka_unit_test(test_mouse_drags_box),
-      cmocka_unit_test(test_motor_joint_reaches_offset),
-      cmocka_unit_test(test_distance_min_max),
-      cmocka_unit_test(test_joints_save_restore_mid_motion),
-      cmocka_unit_test(test_joint_defs_refused),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_revolute_limit_holds),
+              cmocka_unit_test(test_revolute_motor_reaches_speed),
+              cmocka_unit_test(test_revolute_spring), cmocka_unit_test(test_prismatic_keeps_axis),
+              cmocka_unit_test(test_weld_rigid_and_soft),
+              cmocka_unit_test(test_wheel_car_drives_over_bumps),
+              cmocka_unit_test(test_mouse_drags_box),
+              cmocka_unit_test(test_motor_joint_reaches_offset),
+              cmocka_unit_test(test_distance_min_max),
+              cmocka_unit_test(test_joints_save_restore_mid_motion),
+              cmocka_unit_test(test_joint_defs_refused))

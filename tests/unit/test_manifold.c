@@ -10,6 +10,7 @@
 
 #include <arbiter/collision.h>
 
+#include "../common/test_main.h"
 #include "fnv_bits.h"
 #include "test_rng.h"
 
@@ -485,20 +486,10 @@ static void test_manifold_golden_bits(void** state) {
   assert_true(h == MANIFOLD_GOLDEN_HASH);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_circles),
-      cmocka_unit_test(test_circles_coincident),
-      cmocka_unit_test(test_polygon_circle),
-      cmocka_unit_test(test_polygon_circle_center_inside),
-      cmocka_unit_test(test_box_resting_on_box),
-      cmocka_unit_test(test_feature_ids_stable),
-      cmocka_unit_test(test_parallel_edges),
-      cmocka_unit_test(test_rotated_boxes),
-      cmocka_unit_test(test_segment_circle),
-      cmocka_unit_test(test_segment_polygon),
-      cmocka_unit_test(test_random_invariants),
-      cmocka_unit_test(test_manifold_golden_bits),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_circles), cmocka_unit_test(test_circles_coincident),
+              cmocka_unit_test(test_polygon_circle),
+              cmocka_unit_test(test_polygon_circle_center_inside),
+              cmocka_unit_test(test_box_resting_on_box), cmocka_unit_test(test_feature_ids_stable),
+              cmocka_unit_test(test_parallel_edges), cmocka_unit_test(test_rotated_boxes),
+              cmocka_unit_test(test_segment_circle), cmocka_unit_test(test_segment_polygon),
+              cmocka_unit_test(test_random_invariants), cmocka_unit_test(test_manifold_golden_bits))

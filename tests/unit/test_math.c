@@ -10,6 +10,7 @@
 
 #include <arbiter/math.h>
 
+#include "../common/test_main.h"
 #include "fnv_bits.h"
 
 // Error bounds asserted below (also in docs/DETERMINISM.md and math.h). The measured
@@ -267,14 +268,8 @@ static void test_trig_golden_bits(void** state) {
   assert_true(h == TRIG_GOLDEN_HASH);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_vec_ops),      cmocka_unit_test(test_normalize),
-      cmocka_unit_test(test_rotations),    cmocka_unit_test(test_nlerp),
-      cmocka_unit_test(test_rotate_towards), cmocka_unit_test(test_transforms),
-      cmocka_unit_test(test_aabb),         cmocka_unit_test(test_trig_vs_libm),
-      cmocka_unit_test(test_atan2_vs_libm),
-      cmocka_unit_test(test_trig_golden_bits),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_vec_ops), cmocka_unit_test(test_normalize),
+              cmocka_unit_test(test_rotations), cmocka_unit_test(test_nlerp),
+              cmocka_unit_test(test_rotate_towards), cmocka_unit_test(test_transforms),
+              cmocka_unit_test(test_aabb), cmocka_unit_test(test_trig_vs_libm),
+              cmocka_unit_test(test_atan2_vs_libm), cmocka_unit_test(test_trig_golden_bits))

@@ -13,6 +13,7 @@
 
 #include <arbiter/query.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define MAX_BODIES 400
@@ -138,7 +139,4 @@ static void test_overlap_matches_scan(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_overlap_matches_scan)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_overlap_matches_scan))

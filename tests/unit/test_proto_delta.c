@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 #include "test_rng.h"
 
@@ -394,11 +395,6 @@ static void test_proto_delta_bad_args(void** state) {
   assert_int_equal(view.count, 2);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_delta_random_loss),
-      cmocka_unit_test(test_proto_delta_budget_and_priority),
-      cmocka_unit_test(test_proto_delta_bad_args),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_proto_delta_random_loss),
+              cmocka_unit_test(test_proto_delta_budget_and_priority),
+              cmocka_unit_test(test_proto_delta_bad_args))

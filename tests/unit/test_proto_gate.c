@@ -13,20 +13,17 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/gate.h>
 
 static const char* g_protocol_md;
 
-// The bytes of the "```hex gate=<name>" block; returns its length or -1.
-static int read_block(const char* name, uint8_t* out, size_t cap) {
-  FILE* f = fopen(g_protocol_md, "rb");
-  if (f == NULL) return -1;
-  static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+// The bytes of the "```hex gate=<name>" block of `text`; returns its length or -1.
+static int hex_block(const char* text, const char* name, uint8_t* out, size_t cap) {
   char tag[64];
   snprintf(tag, sizeof tag, "```hex gate=%s\n", name);
   const char* p = strstr(text, tag);
@@ -46,6 +43,14 @@ static int read_block(const char* name, uint8_t* out, size_t cap) {
     }
   }
   return (int)len;
+}
+
+// The bytes of the "```hex gate=<name>" block of PROTOCOL.md; returns its length or -1.
+static int read_block(const char* name, uint8_t* out, size_t cap) {
+  char* text = arb_test_read_file(g_protocol_md, NULL);
+  int len = text ? hex_block(text, name, out, cap) : -1;
+  free(text);
+  return len;
 }
 
 static arb_gate_msg example(arb_gate_kind kind) {
@@ -154,15 +159,8 @@ static void test_gate_client_exchange(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s PROTOCOL.md\n", argv[0]);
-    return 2;
-  }
-  g_protocol_md = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gate_examples_match_protocol_md),
-      cmocka_unit_test(test_gate_refuses_every_broken_layout),
-      cmocka_unit_test(test_gate_client_exchange),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  if (!arb_test_args(argc, argv, "PROTOCOL.md", &g_protocol_md, NULL)) return 2;
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_gate_examples_match_protocol_md),
+                       cmocka_unit_test(test_gate_refuses_every_broken_layout),
+                       cmocka_unit_test(test_gate_client_exchange));
 }

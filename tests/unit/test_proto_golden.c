@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 
 static const char* doc_path;
@@ -189,21 +191,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   doc_path = argv[1];
-  FILE* f = fopen(doc_path, "rb");
-  if (!f) {
-    fprintf(stderr, "test_proto_golden: cannot open %s: %s\n", doc_path, strerror(errno));
+  doc = arb_test_read_file(doc_path, NULL);
+  if (!doc) {
+    fprintf(stderr, "test_proto_golden: cannot read %s: %s\n", doc_path, strerror(errno));
     return 1;
   }
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  doc = calloc(1, (size_t)len + 1);
-  if (fread(doc, 1, (size_t)len, f) != (size_t)len) return 1;
-  fclose(f);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_golden_vectors_match_doc),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_proto_golden_vectors_match_doc));
   free(doc);
   return rc;
 }

@@ -15,6 +15,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 #include "test_rng.h"
 
@@ -311,12 +312,7 @@ static void test_proto_malformed_random(void** state) {
   assert_true(decoded_err > 1000);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_malformed_truncated),
-      cmocka_unit_test(test_proto_malformed_wrong_types),
-      cmocka_unit_test(test_proto_malformed_deep_nesting),
-      cmocka_unit_test(test_proto_malformed_random),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_proto_malformed_truncated),
+              cmocka_unit_test(test_proto_malformed_wrong_types),
+              cmocka_unit_test(test_proto_malformed_deep_nesting),
+              cmocka_unit_test(test_proto_malformed_random))

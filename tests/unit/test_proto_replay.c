@@ -13,6 +13,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "../common/test_main.h"
 #include "test_proto_fixtures.h"
 
 #define TICKS 40
@@ -373,13 +374,8 @@ static void test_proto_replay_max_clients(void** state) {
   assert_int_equal(r.stop, ARB_REPLAY_STOP_EOF);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_proto_replay_roundtrip),
-      cmocka_unit_test(test_proto_replay_truncated),
-      cmocka_unit_test(test_proto_replay_bitflip),
-      cmocka_unit_test(test_proto_replay_bad_content),
-      cmocka_unit_test(test_proto_replay_max_clients),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_proto_replay_roundtrip),
+              cmocka_unit_test(test_proto_replay_truncated),
+              cmocka_unit_test(test_proto_replay_bitflip),
+              cmocka_unit_test(test_proto_replay_bad_content),
+              cmocka_unit_test(test_proto_replay_max_clients))

@@ -14,9 +14,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
 // clang-format on
 
 #include <arbiter/token.h>
+
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 
 static const char* g_protocol_md;
 
@@ -34,13 +38,8 @@ static void golden_inputs(arb_token* t, uint8_t key[32], uint8_t nonce[24]) {
   memcpy(t->user_data, "ada", 3);
 }
 
-static int read_golden(char* out, size_t cap) {
-  FILE* f = fopen(g_protocol_md, "rb");
-  if (f == NULL) return -1;
-  static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+// The line after "```text token=golden" in `text`; returns its length or -1.
+static int golden_line(const char* text, char* out, size_t cap) {
   const char* tag = "```text token=golden\n";
   const char* p = strstr(text, tag);
   if (p == NULL) return -1;
@@ -50,6 +49,14 @@ static int read_golden(char* out, size_t cap) {
   memcpy(out, p, len);
   out[len] = '\0';
   return (int)len;
+}
+
+// The golden token's text as PROTOCOL.md shows it; returns its length or -1.
+static int read_golden(char* out, size_t cap) {
+  char* text = arb_test_read_file(g_protocol_md, NULL);
+  int len = text ? golden_line(text, out, cap) : -1;
+  free(text);
+  return len;
 }
 
 static void test_token_golden(void** state) {
@@ -148,15 +155,8 @@ int main(int argc, char** argv) {
     printf("```text token=golden\n%s\n```\n", text);
     return 0;
   }
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s PROTOCOL.md | --print\n", argv[0]);
-    return 2;
-  }
-  g_protocol_md = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_token_golden),
-      cmocka_unit_test(test_token_refusals),
-      cmocka_unit_test(test_token_key_files_and_addresses),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  if (!arb_test_args(argc, argv, "PROTOCOL.md | --print", &g_protocol_md, NULL)) return 2;
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_token_golden),
+                       cmocka_unit_test(test_token_refusals),
+                       cmocka_unit_test(test_token_key_files_and_addresses));
 }

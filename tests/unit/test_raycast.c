@@ -9,6 +9,7 @@
 
 #include <arbiter/collision.h>
 
+#include "../common/test_main.h"
 #include "test_rng.h"
 
 static void near(float a, float b, float tol) {
@@ -228,12 +229,7 @@ static void test_ray_polygon_random(void** state) {
   assert_true(hits > 300);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ray_circle),  cmocka_unit_test(test_ray_polygon),
-      cmocka_unit_test(test_ray_segment), cmocka_unit_test(test_ray_aabb),
-      cmocka_unit_test(test_ray_transformed_consistency),
-      cmocka_unit_test(test_ray_polygon_random),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_ray_circle), cmocka_unit_test(test_ray_polygon),
+              cmocka_unit_test(test_ray_segment), cmocka_unit_test(test_ray_aabb),
+              cmocka_unit_test(test_ray_transformed_consistency),
+              cmocka_unit_test(test_ray_polygon_random))

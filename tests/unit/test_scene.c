@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/scene.h>
@@ -58,6 +61,7 @@ static const bad_case bad_cases[] = {
     {"bad_body_type.json", ARB_E_INVAL, "bodies[0].type",
      "unknown value \"ghost\" (expected one of: \"dynamic\""},
     {"bad_filter.json", ARB_E_RANGE, "bodies[0].mask", "must be between 0 and 4294967295, got -1"},
+    {"bad_sensor.json", ARB_E_INVAL, "bodies[1].sensor", "expected true or false, got a string"},
     {"bad_gravity.json", ARB_E_INVAL, "gravity", "expected [x, y], got an array of 1 elements"},
     {"bad_float_overflow.json", ARB_E_NONFINITE, "bodies[0].velocity[0]",
      "not a finite float32 number, got 1e+300"},
@@ -384,12 +388,10 @@ static void test_scene_default_loads(void** state) {
   assert_int_equal(len, strlen(arb_scene_default_text()));
   assert_memory_equal(text, arb_scene_default_text(), len);
   // The default scene is the file in the source tree, byte for byte.
-  FILE* f = fopen(ARB_DEFAULT_SCENE_FILE, "rb");
-  assert_non_null(f);
-  char* buf = malloc(len + 2);
+  size_t file_len = 0;
+  char* buf = arb_test_read_file(ARB_DEFAULT_SCENE_FILE, &file_len);
   assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, len + 1, f), len);
-  fclose(f);
+  assert_int_equal(file_len, len);
   assert_memory_equal(buf, text, len);
   free(buf);
   arb_scene_destroy(scene);
@@ -411,17 +413,10 @@ static void test_scene_every_good_file_loads(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_scene_bad_files_give_path_and_reason),
-      cmocka_unit_test(test_scene_every_bad_file_is_in_the_table),
-      cmocka_unit_test(test_scene_syntax_error_has_line_and_column),
-      cmocka_unit_test(test_scene_bad_inline),
-      cmocka_unit_test(test_scene_limits),
-      cmocka_unit_test(test_scene_defaults_applied),
-      cmocka_unit_test(test_scene_all_keys),
-      cmocka_unit_test(test_scene_default_loads),
-      cmocka_unit_test(test_scene_every_good_file_loads),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_scene_bad_files_give_path_and_reason),
+              cmocka_unit_test(test_scene_every_bad_file_is_in_the_table),
+              cmocka_unit_test(test_scene_syntax_error_has_line_and_column),
+              cmocka_unit_test(test_scene_bad_inline), cmocka_unit_test(test_scene_limits),
+              cmocka_unit_test(test_scene_defaults_applied), cmocka_unit_test(test_scene_all_keys),
+              cmocka_unit_test(test_scene_default_loads),
+              cmocka_unit_test(test_scene_every_good_file_loads))

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -361,20 +362,11 @@ static void test_restitution_threshold(void** state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_constant_velocity),
-      cmocka_unit_test(test_projectile),
-      cmocka_unit_test(test_spring_through_force_accumulator),
-      cmocka_unit_test(test_elastic_collisions),
-      cmocka_unit_test(test_bounce_height_ratio),
-      cmocka_unit_test(test_box_rests_without_drift),
-      cmocka_unit_test(test_box_stack_stands),
-      cmocka_unit_test(test_pyramid_stands),
-      cmocka_unit_test(test_static_and_kinematic),
-      cmocka_unit_test(test_damping_rate),
-      cmocka_unit_test(test_friction_on_a_ramp),
-      cmocka_unit_test(test_restitution_threshold),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_constant_velocity), cmocka_unit_test(test_projectile),
+              cmocka_unit_test(test_spring_through_force_accumulator),
+              cmocka_unit_test(test_elastic_collisions), cmocka_unit_test(test_bounce_height_ratio),
+              cmocka_unit_test(test_box_rests_without_drift),
+              cmocka_unit_test(test_box_stack_stands), cmocka_unit_test(test_pyramid_stands),
+              cmocka_unit_test(test_static_and_kinematic), cmocka_unit_test(test_damping_rate),
+              cmocka_unit_test(test_friction_on_a_ramp),
+              cmocka_unit_test(test_restitution_threshold))

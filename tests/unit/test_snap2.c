@@ -592,21 +592,21 @@ static void priority_accumulator(void** state) {
   in.near_radius = 10.0f;
   arb_snap2_priority p;
   assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[0] > out[3] && out[3] > out[2] && out[2] > out[1] && out[1] > 0.0f);
   float far_once = out[1];
   in.has_view = true;
   in.view = (arb_aabb){{40, -5}, {60, 5}};
   uint8_t done[4] = {1, 0, 1, 0};
   arb_snap2_priority_sent(&p, done);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[1] > 2.0f * far_once);  // waited, and now on the player's screen
   assert_true(out[2] < out[3]);           // restarted from zero
   // An entity that leaves the view loses its accumulator; coming back, it starts afresh.
   cur.count = 1;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   cur.count = 4;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(fabsf(out[1] - 4.0f * far_once) < 1e-4f * far_once);
   arb_snap2_priority_free(&p);
 }

@@ -19,6 +19,8 @@
 
 #include <arbiter/scene.h>
 
+#include "../common/read_file.h"
+#include "../common/test_main.h"
 #include "sv_record.h"
 
 #define TICK_NS 16666667u
@@ -119,15 +121,12 @@ static off_t file_size(const char* path) {
 
 // Read `path` back: it must end clean; returns its first and last tick.
 static void read_clean(const char* path, uint64_t* first, uint64_t* last) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  off_t n = file_size(path);
-  uint8_t* data = malloc((size_t)n);
-  assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
+  size_t n = 0;
+  uint8_t* data = (uint8_t*)arb_test_read_file(path, &n);
+  assert_non_null(data);
   arb_replay_reader r;
   arb_proto_error err;
-  assert_int_equal(arb_replay_reader_open(&r, data, (size_t)n, &err), 0);
+  assert_int_equal(arb_replay_reader_open(&r, data, n, &err), 0);
   arb_replay_record rec;
   *first = 0;
   while (arb_replay_reader_next(&r, &rec) == 1)
@@ -272,17 +271,9 @@ static void test_limit_too_small(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: test_sv_record SCENE.json ARBITER-REPLAY\n");
+  if (!arb_test_args(argc, argv, "SCENE.json ARBITER-REPLAY", &scene_path, &replay_tool, NULL))
     return 2;
-  }
-  scene_path = argv[1];
-  replay_tool = argv[2];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_retry_loses_nothing),
-      cmocka_unit_test(test_overflow_starts_a_new_file),
-      cmocka_unit_test(test_rotation),
-      cmocka_unit_test(test_limit_too_small),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_retry_loses_nothing),
+                       cmocka_unit_test(test_overflow_starts_a_new_file),
+                       cmocka_unit_test(test_rotation), cmocka_unit_test(test_limit_too_small));
 }

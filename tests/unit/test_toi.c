@@ -9,6 +9,7 @@
 
 #include <arbiter/collision.h>
 
+#include "../common/test_main.h"
 #include "test_rng.h"
 
 static void near(float a, float b, float tol) {
@@ -223,14 +224,6 @@ static void test_toi_random_conservative(void** state) {
   assert_true(hits > 100);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_distance),
-      cmocka_unit_test(test_sweep_transform),
-      cmocka_unit_test(test_bullet_vs_thin_wall),
-      cmocka_unit_test(test_toi_cases),
-      cmocka_unit_test(test_toi_rotation),
-      cmocka_unit_test(test_toi_random_conservative),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_distance), cmocka_unit_test(test_sweep_transform),
+              cmocka_unit_test(test_bullet_vs_thin_wall), cmocka_unit_test(test_toi_cases),
+              cmocka_unit_test(test_toi_rotation), cmocka_unit_test(test_toi_random_conservative))

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "world.h"  // shared/src: the pool pointer (was it started?)
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -120,12 +121,6 @@ static void test_rejects_bad_counts(void** state) {
   assert_null(arb_world_create(&wd));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_same_hash_awake),
-      cmocka_unit_test(test_same_hash_sleeping),
-      cmocka_unit_test(test_save_restore_across_counts),
-      cmocka_unit_test(test_rejects_bad_counts),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_same_hash_awake), cmocka_unit_test(test_same_hash_sleeping),
+              cmocka_unit_test(test_save_restore_across_counts),
+              cmocka_unit_test(test_rejects_bad_counts))

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -269,14 +270,7 @@ static void test_filtering(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ids_create_destroy_stale),
-      cmocka_unit_test(test_invalid_defs_rejected),
-      cmocka_unit_test(test_mass_properties),
-      cmocka_unit_test(test_memory_accounting),
-      cmocka_unit_test(test_contacts_and_events),
-      cmocka_unit_test(test_filtering),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_ids_create_destroy_stale),
+              cmocka_unit_test(test_invalid_defs_rejected), cmocka_unit_test(test_mass_properties),
+              cmocka_unit_test(test_memory_accounting), cmocka_unit_test(test_contacts_and_events),
+              cmocka_unit_test(test_filtering))

@@ -119,6 +119,13 @@ static inline void arb_store_le32(uint8_t* p, uint32_t v) {
 static inline uint32_t arb_load_le32(const uint8_t* p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+static inline void arb_store_le64(uint8_t* p, uint64_t v) {
+  arb_store_le32(p, (uint32_t)v);
+  arb_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t arb_load_le64(const uint8_t* p) {
+  return (uint64_t)arb_load_le32(p) | (uint64_t)arb_load_le32(p + 4) << 32;
+}
 
 // ---- the field operations: write *v, or read into *v ------------------------------------
 

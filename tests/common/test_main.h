@@ -1,0 +1,51 @@
+// tests — the one way a cmocka test program runs its tests, so no test file repeats
+// the array-and-run boilerplate of main:
+//
+//   ARB_TEST_MAIN(cmocka_unit_test(test_a), cmocka_unit_test(test_b))
+//
+// A program that first reads arguments or needs a group fixture writes its own main:
+//
+//   int main(int argc, char** argv) {
+//     if (!arb_test_args(argc, argv, "ARBITER-SERVER", &g_server, NULL)) return 2;
+//     return ARB_RUN_TESTS(group_setup, group_teardown, cmocka_unit_test(test_a));
+//   }
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+// Runs the listed tests (cmocka_unit_test... entries) as one group named "tests", with
+// optional group fixtures (NULL = none). Evaluates to cmocka's exit status.
+#define ARB_RUN_TESTS(group_setup, group_teardown, ...)                                    \
+  _cmocka_run_group_tests("tests", (const struct CMUnitTest[]){__VA_ARGS__},               \
+                          sizeof((const struct CMUnitTest[]){__VA_ARGS__}) /               \
+                              sizeof(struct CMUnitTest),                                   \
+                          group_setup, group_teardown)
+
+// A test program whose main only runs its tests.
+#define ARB_TEST_MAIN(...) \
+  int main(void) { return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); }
+
+// Points each target (a NULL-terminated list of `const char**`) at the next command-line
+// argument, in order. With fewer arguments than targets, prints "usage: PROGRAM USAGE" to
+// stderr and returns false (the caller exits with status 2, as for any bad usage).
+static inline bool arb_test_args(int argc, char** argv, const char* usage, ...) {
+  va_list ap;
+  va_start(ap, usage);
+  int i = 1;
+  bool ok = true;
+  for (const char** target; (target = va_arg(ap, const char**)) != NULL; ++i) {
+    if (i >= argc) {
+      ok = false;
+      break;
+    }
+    *target = argv[i];
+  }
+  va_end(ap);
+  if (!ok) fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+  return ok;
+}

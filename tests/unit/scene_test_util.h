@@ -1,0 +1,39 @@
+// tests — scenes for the game-layer tests: a file of tests/scenes (or the built-in scene)
+// loaded, and its world built, or the test fails with the loader's message.
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include <arbiter/scene.h>
+
+#ifndef ARB_TEST_SCENES_DIR
+#error "ARB_TEST_SCENES_DIR must name tests/scenes"
+#endif
+
+// `file` of tests/scenes, or the built-in scene for NULL.
+static inline arb_scene* st_load(const char* file) {
+  arb_scene* scene = NULL;
+  arb_scene_error err;
+  int rc;
+  if (!file) {
+    rc = arb_scene_load_default(&scene, &err);
+  } else {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", ARB_TEST_SCENES_DIR, file);
+    rc = arb_scene_load_file(path, &scene, &err);
+  }
+  if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);
+  assert_int_equal(rc, ARB_OK);
+  return scene;
+}
+
+// The scene's world (arb_world_destroy it).
+static inline arb_world* st_world(const arb_scene* scene) {
+  arb_world* w = NULL;
+  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  return w;
+}
