@@ -13,10 +13,10 @@
 //     client's links as it is from the server's joints;
 //  2. the same through arbiter-netem (loss, duplication and reordering both ways): the
 //     delta chains must converge to the same exact answer at every checkpoint tick;
-//  3. budget: a client that asks for 64 kbit/s next to one that asks for nothing; for the
-//     first, no window of one second of snapshot ticks holds more than 64 kbit plus one
-//     packet of received bytes, while the second receives well over 64 kbit/s (the scene
-//     needs more than the budget, so the limit did something).
+//  3. budget: a spectator of a server run with --client-kbps 16 and one of a server with
+//     the default budget; for the first, no window of one second of snapshot ticks holds
+//     more than 16 kbit plus one packet of received bytes, while the second receives well
+//     over 16 kbit/s (the scene needs more than the budget, so the limit did something).
 // argv: arbiter-server arbiter-netem arbiter-replay SCENE.json
 #define _POSIX_C_SOURCE 200809L
 
@@ -401,16 +401,17 @@ static uint64_t worst_window(const byte_log* b, uint32_t window) {
 
 static void test_client_extras_budget_per_second(void** state) {
   (void)state;
-  cu_proc srv;
-  const char* extra[] = {"--scene", g_scene, NULL};
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  // Two servers of the same scene: one with --client-kbps 16, one with the default.
+  cu_proc srv[2];
+  const char* limited[] = {"--scene", g_scene, "--client-kbps", "16", NULL};
+  const char* unlimited[] = {"--scene", g_scene, NULL};
   arb_client* cs[2];
   for (int i = 0; i < 2; i++) {
+    int port = cu_server_start(&srv[i], g_server, 0, i == 0 ? limited : unlimited);
+    assert_true(port > 0);
     arb_client_config cfg = arb_client_default_config();
     cfg.port = (uint16_t)port;
     cfg.name = i == 0 ? "budget" : "unlimited";
-    cfg.max_kbps = i == 0 ? 16 : 0;
     cfg.spectate = true;  // no avatar: nothing but snapshots after the welcome
     assert_int_equal(arb_client_create(&cfg, &cs[i]), 0);
     assert_int_equal(arb_client_connect(cs[i]), 0);
@@ -433,9 +434,9 @@ static void test_client_extras_budget_per_second(void** state) {
     assert_int_equal(arb_client_get_state(cs[i]), ARB_CLIENT_CONNECTED);
     arb_client_destroy(cs[i]);
   }
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(cu_stop(&srv[i], SIGTERM), 0);
   assert_true(g_logs[0].n > 100 && g_logs[1].n > 100);
-  // 64 kbit in a second, plus the one packet a snapshot always carries (payload + the
+  // 16 kbit in a second, plus the one packet a snapshot always carries (payload + the
   // 40 bytes per packet the server counts; ENet's real headers are smaller).
   uint64_t limit = 16000 / 8 + ARB_PROTO_DEFAULT_PAYLOAD + 40;
   uint64_t worst = worst_window(&g_logs[0], rate);
