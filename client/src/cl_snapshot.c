@@ -156,7 +156,14 @@ static int desc_lower_bound(const cl_snapshots* s, uint32_t id) {
 
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
   int i = desc_lower_bound(s, id);
-  return (i < s->ndescs && s->descs[i].id == id) ? &s->descs[i].desc : NULL;
+  bool body = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls == ARB_SNAP2_BODY;
+  return body ? &s->descs[i].desc : NULL;
+}
+
+const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id) {
+  int i = desc_lower_bound(s, id);
+  bool extra = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls != ARB_SNAP2_BODY;
+  return extra ? &s->descs[i].extra : NULL;
 }
 
 static bool in_any_view(const cl_snapshots* s, uint32_t id) {
@@ -184,17 +191,16 @@ static void prune_descs(cl_snapshots* s) {
   s->ndescs = w;
 }
 
-static int put_desc(cl_snapshots* s, uint32_t id, const arb_proto_entity_desc* d) {
-  int i = desc_lower_bound(s, id);
-  if (i < s->ndescs && s->descs[i].id == id) {
-    s->descs[i].desc = *d;
+static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
+  int i = desc_lower_bound(s, e->id);
+  if (i < s->ndescs && s->descs[i].id == e->id) {
+    s->descs[i] = *e;
     return 0;
   }
   int rc = cl_grow(&s->mem, (void**)&s->descs, &s->desc_cap, s->ndescs + 1, sizeof(cl_desc_entry));
   if (rc) return rc;
   memmove(&s->descs[i + 1], &s->descs[i], (size_t)(s->ndescs - i) * sizeof(cl_desc_entry));
-  s->descs[i].id = id;
-  s->descs[i].desc = *d;
+  s->descs[i] = *e;
   s->ndescs++;
   return 0;
 }
@@ -291,19 +297,32 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   return 0;
 }
 
-// Bodies' descriptions in the v1 form the client's entity table uses (the first shape).
+// Bodies' descriptions in the v1 form the client's entity table uses (the first shape);
+// the others' in the form cl_extras.c draws from.
 static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
   for (int i = 0; i < p->record_count; i++) {
     const arb_snap2_record* r = &p->records[i];
-    if (r->op != ARB_SNAP2_ENTER || r->cls != ARB_SNAP2_BODY) continue;
+    if (r->op != ARB_SNAP2_ENTER) continue;
     const arb_snap2_desc* d = &p->descs[r->desc];
-    arb_proto_entity_desc pd;
-    memset(&pd, 0, sizeof pd);
-    pd.body_type = d->body_type;
-    pd.avatar_kind = d->avatar_kind;
-    pd.owner = d->owner;
-    pd.shape = d->shapes[0];
-    int rc = put_desc(s, r->id, &pd);
+    cl_desc_entry e;
+    memset(&e, 0, sizeof e);
+    e.id = r->id;
+    e.extra.cls = r->cls;
+    if (r->cls == ARB_SNAP2_BODY) {
+      e.desc.body_type = d->body_type;
+      e.desc.avatar_kind = d->avatar_kind;
+      e.desc.owner = d->owner;
+      e.desc.shape = d->shapes[0];
+    } else {
+      e.extra.link_kind = d->link_kind;
+      e.extra.joint_type = d->joint_type;
+      e.extra.a = d->a;
+      e.extra.b = d->b;
+      e.extra.anchor_a = d->anchor_a;
+      e.extra.anchor_b = d->anchor_b;
+      e.extra.radius = d->radius;
+    }
+    int rc = put_desc(s, &e);
     if (rc) return fail(s, err, rc, "snapshot2 %u: out of memory for entity %u", p->h.tick, r->id);
   }
   return 0;

@@ -35,24 +35,26 @@ static arb_body_id arb__id_of(const arb_world* w, int slot) {
   return id;
 }
 
-// Grow *arr (elements of elem bytes, *cap of them, *count in use) to hold `need`.
-static bool arb__sensor_room(arb_world* w, void** arr, int32_t count, int32_t* cap, int need,
-                             size_t elem) {
-  if (need <= *cap) return true;
+// `arr` (elements of elem bytes, *cap of them, `count` in use) grown to hold `need`: the
+// array to use from now on (NULL while nothing was ever needed), or NULL when out of
+// memory (`arr` is then left as it was).
+static void* arb__sensor_room(arb_world* w, void* arr, int32_t count, int32_t* cap, int need,
+                              size_t elem) {
+  if (need <= *cap) return arr;
   int ncap = *cap ? *cap : 64;
   while (ncap < need) ncap *= 2;
-  void* p = arb__grow(w, *arr, count, ncap, elem);
-  if (!p) return false;
-  *arr = p;
-  *cap = ncap;
-  return true;
+  void* p = arb__grow(w, arr, count, ncap, elem);
+  if (p) *cap = ncap;
+  return p;
 }
 
 static void arb__sensor_event(arb_world* w, bool begin, const arb__sensor_pair* p) {
   arb_sensor_event** arr = begin ? &w->sensor_begin : &w->sensor_end;
   int32_t* count = begin ? &w->sensor_begin_count : &w->sensor_end_count;
   int32_t* cap = begin ? &w->sensor_begin_cap : &w->sensor_end_cap;
-  if (!arb__sensor_room(w, (void**)arr, *count, cap, *count + 1, sizeof **arr)) return;
+  arb_sensor_event* room = arb__sensor_room(w, *arr, *count, cap, *count + 1, sizeof **arr);
+  if (!room) return;
+  *arr = room;
   arb_sensor_event* e = &(*arr)[(*count)++];
   e->sensor = p->sensor;
   e->visitor = p->visitor;
@@ -141,11 +143,13 @@ void arb__sensors_update(arb_world* w) {
   uint64_t* keys = NULL;
   int n = arb__sensor_find(w, &keys);
   if (n < 0) return;  // out of memory: the overlaps stay as they were
-  if (!arb__sensor_room(w, (void**)&w->sensor_scratch, 0, &w->sensor_scratch_cap, n,
-                        sizeof *w->sensor_scratch)) {
+  arb__sensor_pair* room =
+      arb__sensor_room(w, w->sensor_scratch, 0, &w->sensor_scratch_cap, n, sizeof *room);
+  if (!room && n > 0) {  // (no overlaps need no array: room may then be NULL)
     arb__stack_free(w, keys);
     return;
   }
+  w->sensor_scratch = room;
   arb__sensor_pair* now = w->sensor_scratch;
   for (int k = 0; k < n; ++k) {
     now[k].sensor = arb__id_of(w, (int)(keys[k] >> 32));

@@ -51,6 +51,11 @@ ARB_API int arb_spring_get_anchors(const arb_world* world, arb_extra_id id, arb_
 /// Live springs in slot order (deterministic: creation order, freed slots reused lowest
 /// first). Writes up to cap ids (out may be NULL), returns the total count.
 ARB_API int arb_world_get_springs(const arb_world* world, arb_extra_id* out, int cap);
+/// The spring's bodies and local anchors as created (body B null: local_b is a world point),
+/// so a remote viewer can place the anchors from the bodies' poses. Any out may be NULL.
+/// Returns 0 or ARB_E_STALE_ID (outs zeroed).
+ARB_API int arb_spring_get_bodies(const arb_world* world, arb_extra_id id, arb_body_id* body_a,
+                                  arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b);
 
 typedef enum arb_joint_type {
   ARB_JOINT_NONE = 0,
@@ -107,6 +112,10 @@ ARB_API int arb_joint_destroy(arb_world* world, arb_extra_id id);
 /// World positions of the two anchors (zero for a stale id).
 ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a,
                                    arb_vec2* b);
+/// The joint's bodies and local anchors as in its definition (body B null: local_b is a
+/// world point). Any out may be NULL. Returns 0 or ARB_E_STALE_ID (outs zeroed).
+ARB_API int arb_joint_get_bodies(const arb_world* world, arb_extra_id id, arb_body_id* body_a,
+                                 arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b);
 ARB_API int arb_world_get_joint_count(const arb_world* world);
 /// The joint's type, or ARB_JOINT_NONE for a stale id.
 ARB_API arb_joint_type arb_joint_get_type(const arb_world* world, arb_extra_id id);
