@@ -322,6 +322,7 @@ static int start_client(const bot_options* o, bot* b, long i, const char* token)
   cfg.log_level = ARB_CLIENT_LOG_WARN;
   cfg.predict = o->predict;
   cfg.spectate = o->spectate;
+  b->smoothing = cfg.predict_smoothing;
   int rc = arb_client_create(&cfg, &b->client);
   if (rc != 0) {
     fprintf(stderr, "arbiter-bot: client %ld: cannot create: %s\n", i, arb_strerror(rc));

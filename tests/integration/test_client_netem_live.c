@@ -4,7 +4,8 @@
 // snapshots the server's rate promises (counted from each bot's first snapshot), and the
 // interpolated positions it samples every frame stay continuous (arbiter-bot counts a
 // discontinuity when an entity moves further between two frames than twice what its
-// sampled velocity explains plus 10 cm; we require none).
+// sampled velocity explains plus 10 cm, and its own predicted avatar also by the fade of
+// its drawn correction; we require none).
 // argv: arbiter-server arbiter-bot arbiter-netem
 #define _POSIX_C_SOURCE 200809L
 
