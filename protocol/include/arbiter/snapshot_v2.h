@@ -187,7 +187,7 @@ typedef struct arb_snap2_tolerance {
   int32_t angvel;  ///< 1/65536 turn per second
 } arb_snap2_tolerance;
 
-/// pos 1 (error <= 11.7 mm), angle 16 (<= 1.6 mrad), vel 8 (31 mm/s), angvel 64 (6 mrad/s).
+/// pos 1 (error <= 11.7 mm), angle 16 (<= 1.6 mrad), vel 1 (3.9 mm/s), angvel 32 (3.1 mrad/s).
 ARB_API arb_snap2_tolerance arb_snap2_default_tolerance(void);
 
 /// Fills the description of an entity entering a client's view. 0 or a negative ARB_E_*.
