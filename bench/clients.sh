@@ -93,8 +93,10 @@ echo "server: $BIN/arbiter-server ${SCENE:-(default scene)} $SERVER_ARGS, bots: 
 for N in $COUNTS; do
   MAX=64
   [ "$N" -gt 64 ] && MAX=$N
+  # Every bot connects from 127.0.0.1: one address must be allowed all of them.
   # shellcheck disable=SC2086  # SERVER_PIN and SERVER_ARGS are lists of words
   $SERVER_PIN "$BIN/arbiter-server" --port 0 --bind 127.0.0.1 --http-port -1 --max-clients "$MAX" \
+    --peers-per-address "$MAX" \
     ${SCENE:+--scene "$SCENE"} $SERVER_ARGS > "$TMP/server.out" 2> "$TMP/server.err" &
   SERVER_PID=$!
   PORT=""; HTTP=""

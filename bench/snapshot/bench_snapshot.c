@@ -337,10 +337,11 @@ static void run_scene(bench_scene s, const options* o) {
   const arb_snap2_tolerance exact = {0, 0, 0, 0};
   static sv_snapshot server;
   static sv_snap_client sc;
+  static sv_snap_scratch scratch_server;
   long long server_bytes = 0, server_packets = 0;
   v1_init(&v1);
   if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
-      sv_snap_client_init(&sc, MAX_ENT) != 0)
+      sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0 || sv_snap_client_init(&sc, MAX_ENT) != 0)
     exit(2);
   sv_snap_client_reset(&sc, 1000);
   int nc = 0;
@@ -371,10 +372,10 @@ static void run_scene(bench_scene s, const options* o) {
     v1_snapshot(&v1, &cap, (uint32_t)t, acked);
     // The server's own path, at its default per-client rate on a clean link.
     sv_snap_client_ack(&sc, acked);
-    sv_snapshot_capture(&server, game);
+    sv_snapshot_capture(&server, game, 0.0f);
     sv_snap_request req = {(uint32_t)t, 0, avatar, 0.0f, 60, 30, 0.0f, (float)o->rtt_ms};
     arb_snap2_build_result rs;
-    if (sv_snapshot_build(&server, &sc, &req, &rs) != 0) exit(2);
+    if (sv_snapshot_build(&server, &scratch_server, &sc, &req, &rs) != 0) exit(2);
     server_bytes += rs.bytes;
     server_packets += rs.packet_count;
     if (sent_count < 4096) sent_ticks[sent_count++] = (uint32_t)t;
@@ -393,6 +394,7 @@ static void run_scene(bench_scene s, const options* o) {
   }
   sv_capture2_free(&cap);
   sv_snapshot_free(&server);
+  sv_snap_scratch_free(&scratch_server);
   sv_snap_client_free(&sc);
   v1_free(&v1);
   arb_game_destroy(game);

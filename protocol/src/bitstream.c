@@ -1,5 +1,6 @@
-// Bounded bit writer/reader (see arbiter/bitstream.h). Bit at a time is fast enough for
-// the few thousand bits of a snapshot packet and keeps the bounds obvious.
+// Bounded bit writer/reader (see arbiter/bitstream.h). Bits go LSB first into bytes; a
+// value is moved a byte's worth at a time (a server writes every client's snapshot every
+// snapshot tick, so bit-at-a-time loops were a large share of its CPU).
 #include <arbiter/bitstream.h>
 
 void arb_bits_writer_init(arb_bit_writer* w, uint8_t* buf, size_t cap_bytes) {
@@ -14,10 +15,15 @@ void arb_bits_write(arb_bit_writer* w, uint32_t value, int n) {
     w->overflow = 1;
     return;
   }
-  for (int i = 0; i < n; ++i, ++w->pos) {
-    uint8_t mask = (uint8_t)(1u << (w->pos & 7u));
-    if ((w->pos & 7u) == 0) w->buf[w->pos >> 3] = 0;  // fresh byte: padding stays zero
-    if ((value >> i) & 1u) w->buf[w->pos >> 3] |= mask;
+  uint64_t v = n < 32 ? value & ((1u << n) - 1u) : value;  // bits above n are not written
+  while (n > 0) {
+    unsigned off = (unsigned)(w->pos & 7u);
+    int take = 8 - (int)off < n ? 8 - (int)off : n;
+    if (off == 0) w->buf[w->pos >> 3] = 0;  // fresh byte: padding stays zero
+    w->buf[w->pos >> 3] |= (uint8_t)((v & ((1u << take) - 1u)) << off);
+    v >>= take;
+    n -= take;
+    w->pos += (size_t)take;
   }
 }
 
@@ -59,8 +65,7 @@ void arb_bits_write_bucketed(arb_bit_writer* w, uint32_t v, const arb_bit_bucket
     w->overflow = 1;
     return;
   }
-  for (int i = 0; i < k; ++i) arb_bits_write(w, 1, 1);
-  if (k + 1 < b->count) arb_bits_write(w, 0, 1);
+  arb_bits_write(w, (1u << k) - 1u, k + (k + 1 < b->count));  // k ones, then a 0 unless last
   arb_bits_write(w, rest, b->widths[k]);
 }
 
@@ -80,10 +85,15 @@ uint32_t arb_bits_read(arb_bit_reader* r, int n) {
     r->overrun = 1;
     return 0;
   }
-  uint32_t v = 0;
-  for (int i = 0; i < n; ++i, ++r->pos)
-    v |= (uint32_t)((r->buf[r->pos >> 3] >> (r->pos & 7u)) & 1u) << i;
-  return v;
+  uint64_t v = 0;
+  for (int got = 0; got < n;) {
+    unsigned off = (unsigned)(r->pos & 7u);
+    int take = 8 - (int)off < n - got ? 8 - (int)off : n - got;
+    v |= (uint64_t)((r->buf[r->pos >> 3] >> off) & ((1u << take) - 1u)) << got;
+    got += take;
+    r->pos += (size_t)take;
+  }
+  return (uint32_t)v;
 }
 
 uint32_t arb_bits_read_bucketed(arb_bit_reader* r, const arb_bit_buckets* b) {

@@ -244,9 +244,11 @@ static void sort_idx(int* idx, int* tmp, int n, const cand* c,
 #define PART_FIXED_BYTES 40
 #define COUNT_BITS_MAX 13
 
-/* Same description (equal hash, then equal encoding)? */
+/* Same description (equal hash, then equal encoding)? Equal structs (zeroed before they
+ * were filled, so their padding is equal too) encode the same, without encoding them. */
 static int same_desc(const arb_snap2_builder* b, int x, int y) {
   if (b->desc_hash[x] != b->desc_hash[y] || b->desc_bytes[x] != b->desc_bytes[y]) return 0;
+  if (memcmp(&b->descs[x], &b->descs[y], sizeof b->descs[x]) == 0) return 1;
   uint8_t ex[ARB_PROTO_MAX_PAYLOAD], ey[ARB_PROTO_MAX_PAYLOAD];
   int n = arb__snap2_desc_encode(&b->descs[x], ex, sizeof ex);
   return n > 0 && arb__snap2_desc_encode(&b->descs[y], ey, sizeof ey) == n &&
@@ -351,6 +353,15 @@ static int try_take(arb_snap2_builder* b, int take, int max_parts, long budget, 
   return *parts > 0 && (take == 0 || bound + (long)*parts * overhead <= budget);
 }
 
+/* try_take of every candidate: they are in id order already, so no sorting. */
+static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int overhead,
+                   int* part_start, int* parts) {
+  long bound;
+  for (int k = 0; k < n; ++k) b->chosen[k] = k;
+  *parts = split(b, n, max_parts, part_start, &bound);
+  return *parts > 0 && (n == 0 || bound + (long)*parts * overhead <= budget);
+}
+
 /* The client's view after all parts: the baseline's origins, re-origined where an update
  * was written; deferred records leave the baseline (or absence) in place. Candidates are
  * in id order, like the sets. */
@@ -422,15 +433,16 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   b->pred.count = base->count;
   int n = collect(b, a, base);
   if (n < 0) return n;
-  for (int k = 0; k < n; ++k) b->order[k] = k;
-  sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
   long budget = a->byte_budget > 0 ? a->byte_budget : (long)ARB_PROTO_MAX_PARTS * b->payload;
   int max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
   int overhead = a->packet_overhead > 0 ? a->packet_overhead : 0;
   int part_start[ARB_PROTO_MAX_PARTS + 1], parts;
-  // The most candidates, in priority order, that fit: everything, or a binary search.
+  // The most candidates, in priority order, that fit: everything (then the order does not
+  // matter), or a binary search over the priority order.
   int take = n;
-  if (!try_take(b, n, max_parts, budget, overhead, part_start, &parts)) {
+  if (!try_all(b, n, max_parts, budget, overhead, part_start, &parts)) {
+    for (int k = 0; k < n; ++k) b->order[k] = k;
+    sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;

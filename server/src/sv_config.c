@@ -44,6 +44,8 @@ static const opt opts[] = {
      "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
     {"physics-threads", "ARBITER_PHYSICS_THREADS", "N", OPT_INT, OFF(physics_threads), 0, 1, 64, "1",
      "Threads stepping the physics world (narrow phase and contact solver split between them; the results are the same bits for any N). Default 1."},
+    {"snapshot-threads", "ARBITER_SNAPSHOT_THREADS", "N", OPT_INT, OFF(snapshot_threads), 0, 0, 64, "0",
+     "Worker threads that build per-client snapshots with the tick thread (the simulation stays on the tick thread; the snapshots are the same bytes for any N). Default 0: all on the tick thread."},
     {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000, "30",
      "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
     {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0, NULL,

@@ -16,6 +16,7 @@ typedef struct sv_config {
   int max_spectators;      ///< sessions watching without an avatar (not players); 0..1024; default 32
   int tick_rate;           ///< Hz; 0 = the scene's tick rate (default scene: 60)
   int physics_threads;     ///< threads stepping the world (1..64); default 1
+  int snapshot_threads;    ///< worker threads building snapshots (0..64); default 0
   int snapshot_rate;       ///< Hz, divides into the tick rate as every K ticks; default 30
   char scene[1024];        ///< scene file; "" = built-in default scene
   char record[1024];       ///< replay log file or directory; "" = no recording

@@ -78,7 +78,8 @@ static int create_game(sv_server* s, char* err, size_t err_cap) {
                     s->cfg.max_clients * (1 + SV_WHEELS_PER_VEHICLE) + 64 +
                     arb_world_get_particle_count(world) + arb_world_get_constraint_count(world) +
                     arb_world_get_vehicles(world, NULL, 0) * SV_WHEELS_PER_VEHICLE;
-  if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0) {
+  if (sv_snapshot_init(&s->snapshot, s->max_entities) != 0 ||
+      sv_snap_workers_create(s->cfg.snapshot_threads, s->max_entities, &s->snap_workers) != 0) {
     snprintf(err, err_cap, "cannot create the snapshot builder for %d entities", s->max_entities);
     return ARB_E_NOMEM;
   }
@@ -95,9 +96,10 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
   s->rejoins = calloc((size_t)s->cfg.max_clients, sizeof *s->rejoins);
+  s->snap_jobs = calloc((size_t)s->peer_capacity, sizeof *s->snap_jobs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
-  if (!s->sessions || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
+  if (!s->sessions || !s->snap_jobs || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
       !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
@@ -199,6 +201,7 @@ static void log_started(sv_server* s) {
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
          SV_LI("physics_threads", cfg->physics_threads),
+         SV_LI("snapshot_threads", cfg->snapshot_threads),
          SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
          SV_LD("view_radius", cfg->view_radius),
          SV_LS("record", s->recording ? s->record.path : ""), SV_LU("seed", cfg->seed));
@@ -212,6 +215,8 @@ static void free_state(sv_server* s) {
     for (int i = 0; i < s->peer_capacity; ++i)
       if (s->sessions[i].snap_ready) sv_snap_client_free(&s->sessions[i].snap);
   }
+  sv_snap_workers_destroy(s->snap_workers);
+  s->snap_workers = NULL;
   sv_snapshot_free(&s->snapshot);
   if (s->game) arb_game_destroy(s->game);
   if (s->scene) arb_scene_destroy(s->scene);
@@ -220,6 +225,7 @@ static void free_state(sv_server* s) {
   s->scene = NULL;
   FREE_NULL(s->statics);
   FREE_NULL(s->sessions);
+  FREE_NULL(s->snap_jobs);
   FREE_NULL(s->join_queue);
   FREE_NULL(s->leave_queue);
   FREE_NULL(s->leave_reason);

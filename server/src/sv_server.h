@@ -35,6 +35,7 @@
 #include "sv_metrics.h"
 #include "sv_net.h"
 #include "sv_record.h"
+#include "sv_snap_workers.h"
 #include "sv_snapshot.h"
 #include "sv_ticker.h"
 
@@ -118,6 +119,8 @@ typedef struct sv_server {
   sv_input_limits limits;
 
   sv_snapshot snapshot;
+  sv_snap_workers* snap_workers;  ///< builds the per-client snapshots (--snapshot-threads)
+  sv_snap_job* snap_jobs;         ///< one per session slot, reused every snapshot tick
   int max_entities;
 
   arb_replay_tick* tick_rec;        ///< this tick's record, reused every tick (large)

@@ -1,85 +1,117 @@
 // Per-client v2 snapshots (see sv_snapshot.h).
 #include "sv_snapshot.h"
 
-#include <arbiter/query.h>
 #include <stdlib.h>
 #include <string.h>
+
+int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
+  memset(x, 0, sizeof *x);
+  int rc = arb_snap2_builder_create(ARB_PROTO_DEFAULT_PAYLOAD, 2 * max_entities, &x->builder);
+  if (rc != 0) return rc;
+  size_t n = (size_t)max_entities;
+  x->picked = calloc(n, sizeof *x->picked);
+  x->sort_tmp = calloc(n, sizeof *x->sort_tmp);
+  x->view.items = calloc(n, sizeof *x->view.items);
+  x->view_pos = calloc(n, sizeof *x->view_pos);
+  x->view_speed = calloc(n, sizeof *x->view_speed);
+  x->prio = calloc(n, sizeof *x->prio);
+  x->up_to_date = calloc(n, sizeof *x->up_to_date);
+  if (!x->picked || !x->sort_tmp || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
+      !x->up_to_date) {
+    sv_snap_scratch_free(x);
+    return ARB_E_NOMEM;
+  }
+  x->view.cap = max_entities;
+  return 0;
+}
+
+void sv_snap_scratch_free(sv_snap_scratch* x) {
+  if (x->builder) arb_snap2_builder_destroy(x->builder);
+  free(x->picked);
+  free(x->sort_tmp);
+  free(x->view.items);
+  free(x->view_pos);
+  free(x->view_speed);
+  free(x->prio);
+  free(x->up_to_date);
+  memset(x, 0, sizeof *x);
+}
 
 int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   memset(s, 0, sizeof *s);
   if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES / 2) return ARB_E_RANGE;
   s->cap = max_entities;
-  int rc = arb_snap2_builder_create(ARB_PROTO_DEFAULT_PAYLOAD, 2 * max_entities, &s->builder);
-  if (rc == 0) rc = sv_capture2_init(&s->capture, max_entities);
+  int rc = sv_capture2_init(&s->capture, max_entities);
   if (rc != 0) {
     sv_snapshot_free(s);
     return rc;
   }
-  size_t n = (size_t)max_entities;
-  s->bodies = calloc(n, sizeof *s->bodies);
-  s->hits = calloc(n, sizeof *s->hits);
-  s->picked = calloc(n, sizeof *s->picked);
-  s->view.items = calloc(n, sizeof *s->view.items);
-  s->view_pos = calloc(n, sizeof *s->view_pos);
-  s->view_speed = calloc(n, sizeof *s->view_speed);
-  s->prio = calloc(n, sizeof *s->prio);
-  s->up_to_date = calloc(n, sizeof *s->up_to_date);
-  if (!s->bodies || !s->hits || !s->picked || !s->view.items || !s->view_pos ||
-      !s->view_speed || !s->prio || !s->up_to_date) {
+  s->grid.start = calloc((size_t)SV_SNAP_GRID_SIDE * SV_SNAP_GRID_SIDE + 1, sizeof *s->grid.start);
+  s->grid.items = calloc((size_t)max_entities, sizeof *s->grid.items);
+  if (!s->grid.start || !s->grid.items) {
     sv_snapshot_free(s);
     return ARB_E_NOMEM;
   }
-  s->view.cap = max_entities;
   return 0;
 }
 
 void sv_snapshot_free(sv_snapshot* s) {
-  if (s->builder) arb_snap2_builder_destroy(s->builder);
   sv_capture2_free(&s->capture);
-  free(s->bodies);
-  free(s->hits);
-  free(s->picked);
-  free(s->view.items);
-  free(s->view_pos);
-  free(s->view_speed);
-  free(s->prio);
-  free(s->up_to_date);
+  free(s->grid.start);
+  free(s->grid.items);
   memset(s, 0, sizeof *s);
 }
 
-static int by_index1(const void* a, const void* b) {
-  int32_t x = ((const sv_body_slot*)a)->index1, y = ((const sv_body_slot*)b)->index1;
-  return (x > y) - (x < y);
+// Cell coordinate of v along an axis of n cells from x0 (NaN and outliers clamp).
+static int cell_of(float v, float x0, float cell, int n) {
+  float f = (v - x0) / cell;
+  if (!(f >= 0.0f)) return 0;
+  return f >= (float)(n - 1) ? n - 1 : (int)f;
 }
 
-// Capture once, then a body-slot -> capture-index table so the broad phase's answers
-// (body ids) map to captured entities by binary search.
-void sv_snapshot_capture(sv_snapshot* s, arb_game* game) {
+// A counting sort of the captured positions into cells of about half the view radius
+// (a radius query then reads at most 5 x 5 cells), larger when the world is wider than
+// SV_SNAP_GRID_SIDE such cells. Items go in in capture order, so each cell's list is
+// increasing.
+static void build_grid(sv_snap_grid* g, const sv_capture2* c, float view_radius) {
+  int n = c->set.count;
+  float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    arb_vec2 p = c->positions[i];
+    if (i == 0 || p.x < lo_x) lo_x = p.x;
+    if (i == 0 || p.y < lo_y) lo_y = p.y;
+    if (i == 0 || p.x > hi_x) hi_x = p.x;
+    if (i == 0 || p.y > hi_y) hi_y = p.y;
+  }
+  float span = hi_x - lo_x > hi_y - lo_y ? hi_x - lo_x : hi_y - lo_y;
+  float cell = view_radius * 0.5f;
+  if (span / cell > (float)(SV_SNAP_GRID_SIDE - 1)) cell = span / (float)(SV_SNAP_GRID_SIDE - 1);
+  if (!(cell > 0.0f) || !(span < 1.0e30f)) cell = 1.0e30f;  // non-finite: one cell
+  g->x0 = lo_x;
+  g->y0 = lo_y;
+  g->cell = cell;
+  g->nx = cell_of(hi_x, lo_x, cell, SV_SNAP_GRID_SIDE) + 1;
+  g->ny = cell_of(hi_y, lo_y, cell, SV_SNAP_GRID_SIDE) + 1;
+  int cells = g->nx * g->ny;
+  memset(g->start, 0, ((size_t)cells + 1) * sizeof *g->start);
+  for (int i = 0; i < n; ++i) {
+    arb_vec2 p = c->positions[i];
+    g->start[cell_of(p.y, lo_y, cell, g->ny) * g->nx + cell_of(p.x, lo_x, cell, g->nx) + 1]++;
+  }
+  for (int k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
+  for (int i = 0; i < n; ++i) {  // start[k] runs ahead while cell k fills, then is restored
+    arb_vec2 p = c->positions[i];
+    int k = cell_of(p.y, lo_y, cell, g->ny) * g->nx + cell_of(p.x, lo_x, cell, g->nx);
+    g->items[g->start[k]++] = i;
+  }
+  for (int k = cells; k > 0; --k) g->start[k] = g->start[k - 1];
+  g->start[0] = 0;
+}
+
+void sv_snapshot_capture(sv_snapshot* s, arb_game* game, float view_radius) {
   sv_capture2_run(&s->capture, game);
-  const arb_world* world = arb_game_get_world(game);
-  sv_body_slot* slots = s->bodies;
-  int n = 0;
-  const sv_capture2* c = &s->capture;
-  for (int i = 0, k = 0; i < c->set.count && k < c->entity_count; ++i) {
-    if (c->items[i].cls != ARB_SNAP2_BODY) continue;
-    while (k < c->entity_count && c->entities[k].id != c->items[i].id) ++k;
-    if (k == c->entity_count) break;
-    arb_body_id b = c->entities[k].body;
-    if (arb_body_is_valid(world, b)) slots[n++] = (sv_body_slot){b.index1, i};
-  }
-  qsort(slots, (size_t)n, sizeof *slots, by_index1);
-  s->body_count = n;
-}
-
-static int item_of_body(const sv_snapshot* s, arb_body_id b) {
-  const sv_body_slot* slots = s->bodies;
-  int lo = 0, hi = s->body_count;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (slots[mid].index1 < b.index1) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < s->body_count && slots[lo].index1 == b.index1 ? slots[lo].item : -1;
+  s->has_grid = view_radius > 0.0f;
+  if (s->has_grid) build_grid(&s->grid, &s->capture, view_radius);
 }
 
 int sv_snap_client_init(sv_snap_client* c, int max_entities) {
@@ -104,7 +136,6 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
 void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   memset(c->ring_tick, 0, sizeof c->ring_tick);
   for (int i = 0; i < SV_SNAP_RING; ++i) c->ring[i].count = 0;
-  c->next_slot = 0;
   c->acked_tick = 0;
   c->priority.count = 0;
   arb_snap2_rate_init(&c->rate, ceiling_kbps);
@@ -123,43 +154,72 @@ static int find_slot(const sv_snap_client* c, uint32_t tick) {
   return -1;
 }
 
+// The most recently written view the client has acked past (the warmest in the cache),
+// else an empty slot, else the oldest view.
+static int slot_to_write(const sv_snap_client* c) {
+  int obsolete = -1, empty = -1, oldest = 0;
+  for (int i = 0; i < SV_SNAP_RING; ++i) {
+    uint32_t t = c->ring_tick[i];
+    if (t == 0) {
+      if (empty < 0) empty = i;
+    } else if (t < c->acked_tick) {
+      if (obsolete < 0 || t > c->ring_tick[obsolete]) obsolete = i;
+    }
+    if (t < c->ring_tick[oldest]) oldest = i;  // matters only when no slot is empty
+  }
+  return obsolete >= 0 ? obsolete : empty >= 0 ? empty : oldest;
+}
+
 void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
   if (tick > c->acked_tick && find_slot(c, tick) >= 0) c->acked_tick = tick;
 }
 
-static int by_int(const void* a, const void* b) {
-  int x = *(const int*)a, y = *(const int*)b;
-  return (x > y) - (x < y);
+// Capture indexes (>= 0) in increasing order: a radix sort by bytes, as many passes as
+// the largest index needs (a client's view is a few hundred items; qsort's calls to a
+// comparison cost several times more).
+static void sort_items(int* v, int* tmp, int n) {
+  unsigned max = 0;
+  for (int i = 0; i < n; ++i) max |= (unsigned)v[i];
+  for (int shift = 0; shift < 32 && (max >> shift) != 0; shift += 8) {
+    int count[257] = {0};
+    for (int i = 0; i < n; ++i) count[((unsigned)v[i] >> shift & 0xFFu) + 1]++;
+    for (int k = 0; k < 256; ++k) count[k + 1] += count[k];
+    for (int i = 0; i < n; ++i) tmp[count[(unsigned)v[i] >> shift & 0xFFu]++] = v[i];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+  }
 }
 
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
   return arb_distance_sq(p, center) <= r * r;
 }
 
-// The entities within view_radius of the avatar: bodies from the broad phase, particles,
-// ropes and wheels (few, not in the broad phase) by distance; copied to s->view in id order.
-static void pick_relevant(sv_snapshot* s, const arb_world* world, int avatar, float r) {
+// The captured entities within r of the avatar (every class: bodies, particles, ropes at
+// their first particle, wheels at their chassis) from the grid cells the radius touches,
+// copied to x->view in id (= capture) order.
+static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r) {
   const sv_capture2* c = &s->capture;
+  const sv_snap_grid* g = &s->grid;
   arb_vec2 center = c->positions[avatar];
-  arb_aabb box = {{center.x - r, center.y - r}, {center.x + r, center.y + r}};
-  int hits = arb_world_overlap_aabb(world, box, arb_default_query_filter(), s->hits, s->cap);
-  if (hits > s->cap) hits = s->cap;
+  int x0 = cell_of(center.x - r, g->x0, g->cell, g->nx), x1 = cell_of(center.x + r, g->x0, g->cell, g->nx);
+  int y0 = cell_of(center.y - r, g->y0, g->cell, g->ny), y1 = cell_of(center.y + r, g->y0, g->cell, g->ny);
   int n = 0;
-  for (int i = 0; i < hits; ++i) {
-    int item = item_of_body(s, s->hits[i]);
-    if (item >= 0 && item != avatar && within(c->positions[item], center, r)) s->picked[n++] = item;
+  for (int cy = y0; cy <= y1; ++cy) {
+    for (int k = cy * g->nx + x0; k <= cy * g->nx + x1; ++k) {
+      for (int j = g->start[k]; j < g->start[k + 1]; ++j) {
+        int item = g->items[j];
+        if (item != avatar && within(c->positions[item], center, r)) x->picked[n++] = item;
+      }
+    }
   }
-  s->picked[n++] = avatar;
-  for (int i = 0; i < c->set.count && n < s->cap; ++i)
-    if (c->items[i].cls != ARB_SNAP2_BODY && within(c->positions[i], center, r)) s->picked[n++] = i;
-  qsort(s->picked, (size_t)n, sizeof *s->picked, by_int);
-  s->view.count = 0;
+  x->picked[n++] = avatar;
+  sort_items(x->picked, x->sort_tmp, n);
+  x->view.count = 0;
   for (int i = 0; i < n; ++i) {
-    int item = s->picked[i];
-    s->view.items[s->view.count] = c->items[item];
-    s->view_pos[s->view.count] = c->positions[item];
-    s->view_speed[s->view.count] = c->speeds[item];
-    s->view.count++;
+    int item = x->picked[i];
+    x->view.items[x->view.count] = c->items[item];
+    x->view_pos[x->view.count] = c->positions[item];
+    x->view_speed[x->view.count] = c->speeds[item];
+    x->view.count++;
   }
 }
 
@@ -169,28 +229,28 @@ static int find_avatar(const sv_capture2* c, uint32_t id) {
   return e ? (int)(e - c->items) : -1;
 }
 
-int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* req,
-                      arb_snap2_build_result* out) {
+int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
+                      const sv_snap_request* req, arb_snap2_build_result* out) {
   const sv_capture2* cap = &s->capture;
   int avatar = find_avatar(cap, req->avatar_entity);
   const arb_snap2_set* current = &cap->set;
   const arb_vec2* pos = cap->positions;
   const float* speed = cap->speeds;
-  if (avatar >= 0 && req->view_radius > 0.0f) {
-    pick_relevant(s, arb_game_get_world(cap->game), avatar, req->view_radius);
-    current = &s->view;
-    pos = s->view_pos;
-    speed = s->view_speed;
+  if (avatar >= 0 && req->view_radius > 0.0f && s->has_grid) {
+    pick_relevant(s, x, avatar, req->view_radius);
+    current = &x->view;
+    pos = x->view_pos;
+    speed = x->view_speed;
   }
   float dt = 1.0f / (float)(req->snapshot_rate > 0 ? req->snapshot_rate : 1);
   arb_snap2_interest in = {0};
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, s->prio);
+  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
-  int write = c->next_slot;
+  int write = slot_to_write(c);
   int base = find_slot(c, c->acked_tick);
   if (base == write) base = -1;  // about to be overwritten: fall back to a full snapshot
   static const arb_snap2_set empty = {NULL, 0, 0};
@@ -201,20 +261,19 @@ int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* 
                            cap->gravity_y};
   a.baseline = base >= 0 ? &c->ring[base] : &empty;
   a.current = current;
-  a.priority = s->prio;
+  a.priority = x->prio;
   a.describe = sv_capture2_describe;
-  a.describe_user = &s->capture;
+  a.describe_user = (void*)&s->capture;  // describing only reads the game
   a.tol = arb_snap2_default_tolerance();
   a.exact_id = in.avatar_id;
   a.byte_budget = arb_snap2_rate_budget(&c->rate, req->snapshot_rate);
   a.packet_overhead = SV_SNAP_PACKET_OVERHEAD;
   a.sent = &c->ring[write];
-  a.up_to_date = s->up_to_date;
+  a.up_to_date = x->up_to_date;
   c->ring_tick[write] = 0;  // invalid until the build succeeds
-  int rc = arb_snap2_build(s->builder, &a, out);
+  int rc = arb_snap2_build(x->builder, &a, out);
   if (rc != 0) return rc;
-  arb_snap2_priority_sent(&c->priority, s->up_to_date);
+  arb_snap2_priority_sent(&c->priority, x->up_to_date);
   c->ring_tick[write] = req->tick;
-  c->next_slot = (write + 1) % SV_SNAP_RING;
   return 0;
 }

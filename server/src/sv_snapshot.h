@@ -2,18 +2,26 @@
 //
 // Every snapshot tick the server captures the quantized state of everything a client
 // draws once (sv_snapshot_capture: bodies, particles, ropes, vehicle wheels; shared by all
-// clients). Then for each client:
+// clients), and with a view radius buckets the captured positions into a uniform grid.
+// Then for each client:
 //
-//   relevant set   everything, or with --view-radius what the broad phase finds around
-//                  the avatar (arb_world_overlap_aabb) plus the extras within the radius
+//   relevant set   everything, or with --view-radius the captured entities within the
+//                  radius of the avatar: the grid cells the radius touches, never a scan
+//                  of the whole capture
 //   priority       the client's accumulator: own avatar, nearness, speed, time waiting
 //   budget         the client's rate controller: --client-kbps, lowered by the hello's
 //                  max_kbps, cut on loss or rising RTT and recovering after
 //   build          arb_snap2_build against the newest view the client acknowledged
 //
+// A client's build reads only the capture and writes only the client and an
+// sv_snap_scratch, so builds for different clients may run on different threads (one
+// scratch each) while nothing changes the game.
+//
 // Each client keeps a ring of the views it was sent, keyed by tick, so an ack of any of
 // the last SV_SNAP_RING snapshots can be a baseline; an older or unknown ack means a full
-// snapshot. Static bodies are not in snapshots: they are in the welcome message. All
+// snapshot. A view older than the newest ack can never be a baseline again (acks only move
+// forward), so its slot is written first: a client that acks keeps a few slots in use and
+// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots: they are in the welcome message. All
 // memory is allocated at init / session start.
 #pragma once
 
@@ -36,38 +44,53 @@ typedef struct sv_snap_client {
   arb_snap2_entity* storage;          ///< SV_SNAP_RING * cap
   arb_snap2_set ring[SV_SNAP_RING];
   uint32_t ring_tick[SV_SNAP_RING];   ///< tick each slot was sent for, 0 = empty
-  int next_slot;
   uint32_t acked_tick;                ///< newest acknowledged tick still in the ring, 0 = none
   arb_snap2_priority priority;
   arb_snap2_rate rate;
 } sv_snap_client;
 
-/// A captured body's broad-phase slot and its capture index.
-typedef struct sv_body_slot {
-  int32_t index1;  ///< arb_body_id.index1
-  int32_t item;    ///< index in the capture
-} sv_body_slot;
+/// Captured entities bucketed by position: cell (cx, cy) holds the capture indexes
+/// items[start[cy * nx + cx] .. start[cy * nx + cx + 1]), increasing.
+typedef struct sv_snap_grid {
+  float x0, y0, cell;  ///< lower corner and cell side, meters
+  int nx, ny;
+  int* start;          ///< SV_SNAP_GRID_CELLS + 1
+  int* items;          ///< cap
+} sv_snap_grid;
 
-typedef struct sv_snapshot {
+/// Cells per side at most: a world larger than this many view radii gets larger cells.
+#define SV_SNAP_GRID_SIDE 256
+
+/// What one building thread writes while it builds a client's snapshot.
+typedef struct sv_snap_scratch {
   arb_snap2_builder* builder;
-  int cap;                 ///< entities per capture
-  sv_capture2 capture;     ///< this tick's state, shared by every client
-  sv_body_slot* bodies;    ///< captured bodies by increasing index1
-  int body_count;
-  arb_body_id* hits;       ///< broad-phase query results (cap)
   int* picked;             ///< capture indexes of one client's relevant set (cap)
-  arb_snap2_set view;      ///< one client's relevant set (scratch, cap)
+  int* sort_tmp;           ///< (cap)
+  arb_snap2_set view;      ///< one client's relevant set (cap)
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;
   float* prio;             ///< per view item, for the builder
   uint8_t* up_to_date;     ///< per view item, from the builder
+} sv_snap_scratch;
+
+typedef struct sv_snapshot {
+  int cap;                 ///< entities per capture
+  sv_capture2 capture;     ///< this tick's state, shared by every client
+  sv_snap_grid grid;       ///< of this capture, when captured with a view radius
+  bool has_grid;
 } sv_snapshot;
 
 /// max_entities bounds the entities (of every class) per capture. Returns 0 or ARB_E_*.
 int sv_snapshot_init(sv_snapshot* s, int max_entities);
 void sv_snapshot_free(sv_snapshot* s);
-/// Capture the current state of everything drawable in the game.
-void sv_snapshot_capture(sv_snapshot* s, arb_game* game);
+/// Capture the current state of everything drawable in the game; with view_radius > 0
+/// also the grid that finds what lies within a radius of a point (without it, requests
+/// with a view radius get everything).
+void sv_snapshot_capture(sv_snapshot* s, arb_game* game, float view_radius);
+
+/// A building thread's scratch (for max_entities as given to sv_snapshot_init).
+int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities);
+void sv_snap_scratch_free(sv_snap_scratch* x);
 
 int sv_snap_client_init(sv_snap_client* c, int max_entities);
 /// A new session: no views sent, priorities from zero, the rate at ceiling_kbps (the
@@ -88,7 +111,8 @@ typedef struct sv_snap_request {
   float rtt_ms;            ///< its round trip, 0 = unknown
 } sv_snap_request;
 
-/// Build one client's snapshot packets from the last capture. The result's packets are
-/// views into the builder, valid until the next build. Returns 0 or ARB_E_*.
-int sv_snapshot_build(sv_snapshot* s, sv_snap_client* c, const sv_snap_request* req,
-                      arb_snap2_build_result* out);
+/// Build one client's snapshot packets from the last capture, using the calling thread's
+/// scratch x. The result's packets are views into x's builder,
+/// valid until its next build. Only reads s. Returns 0 or ARB_E_*.
+int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
+                      const sv_snap_request* req, arb_snap2_build_result* out);

@@ -163,38 +163,48 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
   s->join_count = 0;
 }
 
+// Capture once, build every active client's snapshot (on the tick thread and the
+// --snapshot-threads workers), then send them in session order from the tick thread.
 static void send_snapshots(sv_server* s, uint32_t tick) {
   if (s->active_count == 0 && s->spectator_count == 0) return;  // nobody to send to: skip the capture too
-  sv_snapshot_capture(&s->snapshot, s->game);
+  sv_snapshot_capture(&s->snapshot, s->game, s->cfg.view_radius);
   int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
+  int n = 0;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE) continue;
     // ENet's own loss and RTT estimates of the peer drive the client's congestion response.
-    sv_snap_request req = {tick,
-                           ss->input.applied_seq,
-                           ss->entity_id,
-                           s->cfg.view_radius,
-                           (uint16_t)s->tick_rate,
-                           snapshot_rate,
-                           (float)ss->peer->packetLoss / (float)ENET_PEER_PACKET_LOSS_SCALE,
-                           (float)ss->peer->roundTripTime};
-    arb_snap2_build_result res;
-    int rc = sv_snapshot_build(&s->snapshot, &ss->snap, &req, &res);
-    if (rc != 0) {
+    sv_snap_job* j = &s->snap_jobs[n++];
+    j->client = &ss->snap;
+    j->req = (sv_snap_request){tick,
+                               ss->input.applied_seq,
+                               ss->entity_id,
+                               s->cfg.view_radius,
+                               (uint16_t)s->tick_rate,
+                               snapshot_rate,
+                               (float)ss->peer->packetLoss / (float)ENET_PEER_PACKET_LOSS_SCALE,
+                               (float)ss->peer->roundTripTime};
+  }
+  sv_snap_workers_run(s->snap_workers, &s->snapshot, s->snap_jobs, n);
+  n = 0;
+  for (int i = 0; i < s->peer_capacity; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if (ss->state != SV_SESSION_ACTIVE) continue;
+    const sv_snap_job* j = &s->snap_jobs[n++];
+    if (j->rc != 0) {
       SV_LOG(&s->log, SV_LOG_WARN, "snapshot_build_failed", SV_LU("client", ss->client_id),
-             SV_LS("error", arb_strerror(rc)));
+             SV_LS("error", arb_strerror(j->rc)));
       continue;
     }
     // Unsequenced, not ENet's plain unreliable mode: that one drops any packet older than
     // one already received on the channel, which would lose reordered parts of a split
     // snapshot (PROTOCOL.md, "Channels").
-    for (int p = 0; p < res.packet_count; ++p) {
-      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, res.packets[p],
-                      (size_t)res.sizes[p], ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
+    for (int p = 0; p < j->res.packet_count; ++p) {
+      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, j->res.packets[p],
+                      (size_t)j->res.sizes[p], ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
         s->metrics.snapshots_sent_total++;
-        sv_histogram_observe(&s->metrics.snapshot_bytes, res.sizes[p]);
-        ss->bytes_sent += (uint64_t)res.sizes[p];
+        sv_histogram_observe(&s->metrics.snapshot_bytes, j->res.sizes[p]);
+        ss->bytes_sent += (uint64_t)j->res.sizes[p];
       }
     }
     ss->snapshots_sent++;

@@ -27,6 +27,8 @@ arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  arb_add_test(test_sv_snap_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_workers.c
+               LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
   if(TARGET arbiter-replay)
     arb_add_test(test_sv_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_record.c
                  LIBS arbiter_server LABELS unit

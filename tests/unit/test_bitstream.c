@@ -1,5 +1,6 @@
-// Bit writer/reader: exact bit order, bucket codes, and that neither side ever goes past
-// its buffer (sticky overflow/overrun flags instead).
+// Bit writer/reader: exact bit order (the byte-wise writer against a bit-at-a-time one),
+// bucket codes, and that neither side ever goes past its buffer (sticky overflow/overrun
+// flags instead).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,6 +58,28 @@ static void random_round_trip(void** state) {
   for (int i = 0; i < 4000; ++i) assert_int_equal(arb_bits_read(&r, widths[i]), vals[i]);
   assert_false(r.overrun);
   assert_true(arb_bits_remaining(&r) < 8);
+}
+
+/* The writer moves bytes at a time: its stream equals bit i of each value going to bit
+ * pos + i of the buffer, one bit at a time, with bits above the width ignored. */
+static void bytes_equal_a_bit_at_a_time(void** state) {
+  (void)state;
+  static uint8_t got[4096], want[4096];
+  memset(got, 0x5A, sizeof got);  // garbage the writer must clear as it goes
+  memset(want, 0, sizeof want);
+  arb_bit_writer w;
+  arb_bits_writer_init(&w, got, sizeof got);
+  size_t pos = 0;
+  for (int i = 0; i < 2000; ++i) {
+    int n = (int)(rnd() % 33);
+    uint32_t v = (rnd() << 16) ^ rnd();  // high bits beyond n set too
+    arb_bits_write(&w, v, n);
+    for (int b = 0; b < n; ++b, ++pos)
+      if ((v >> b) & 1u) want[pos >> 3] |= (uint8_t)(1u << (pos & 7u));
+  }
+  assert_false(w.overflow);
+  assert_int_equal(w.pos, pos);
+  assert_memory_equal(got, want, (pos + 7) / 8);
 }
 
 static void bucket_codes(void** state) {
@@ -142,5 +165,5 @@ static void never_past_the_end(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(bit_order_is_lsb_first), cmocka_unit_test(random_round_trip),
-              cmocka_unit_test(bucket_codes), cmocka_unit_test(values_beyond_buckets_overflow),
-              cmocka_unit_test(never_past_the_end))
+              cmocka_unit_test(bytes_equal_a_bit_at_a_time), cmocka_unit_test(bucket_codes),
+              cmocka_unit_test(values_beyond_buckets_overflow), cmocka_unit_test(never_past_the_end))
