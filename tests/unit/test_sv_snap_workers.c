@@ -15,6 +15,7 @@
 
 #include <arbiter/scene.h>
 
+#include "../common/test_main.h"
 #include "sv_snap_workers.h"
 
 #define MAX_E 4096
@@ -157,14 +158,8 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_sv_snap_workers SCENE.json\n");
-    return 2;
-  }
-  scene_path = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
-      cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  if (!arb_test_args(argc, argv, "SCENE.json", &scene_path, NULL)) return 2;
+  return ARB_RUN_TESTS(
+      NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown));
 }
