@@ -1,21 +1,22 @@
-// bench-snapshot: what snapshots cost one client, and what the client then holds.
+// bench-snapshot: what snapshots cost one client, and what the client then draws.
 //
 // For each generated scene (scenes.h) it simulates --seconds of game time at 60 Hz with one
 // joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
 // independent "clients" from the same capture:
 //   v1            the version-1 wire format (the protocol's v1 builder, bodies only)
-//   server        the server's own path (sv_snapshot: stream v2 under its default
-//                 per-client rate, priority accumulator and rate controller)
 //   v2 exact      stream v2, tolerances 0: the client holds the exact quantized state
-//   v2            stream v2, default tolerances (arb_snap2_default_tolerance)
-//   v2 N kbit/s   stream v2 with a byte budget of N kbit/s and the priority accumulator
-// Acknowledgements arrive --rtt-ms after a snapshot is sent (no loss): the baseline is the
-// newest acknowledged snapshot, as on a real link. Bandwidth counts the snapshot payloads,
-// and "wire" adds 40 bytes per packet (IPv4 28 + ENet 12). The error is the distance
-// between the position the client holds for each body at the snapshot's tick (the sent
-// view, dequantized) and the server's true float position, over all bodies and over the
-// 50 bodies nearest the player's avatar, counted from the first snapshot at which the
-// client holds every body. Prints figures; never fails (benchmarks are not tests).
+//   v2            stream v2, default tolerances (arb_snap2_default_tolerance), no budget
+//   server N      the server's own path (sv_snapshot: stream v2 with --client-kbps N, the
+//                 drawn-set model, error-weighted priorities, the rate controller)
+// Every v2 packet is decoded by the client library's snapshot receiver (cl_snapshots, what
+// arb_client_sample interpolates between), which acknowledges its newest complete view;
+// the acknowledgement reaches the server --rtt-ms later (no loss). Bandwidth counts the
+// snapshot payloads, and "wire" adds 40 bytes per packet (IPv4 28 + ENet 12). The error is
+// the distance between where the client draws each body at the snapshot's tick (the
+// newest complete view's bodies) and the server's true float position at that tick, over
+// all bodies (within --view-radius of the avatar when given) and over the 50 bodies nearest
+// the avatar, counted from the first snapshot at which the client draws every one of them.
+// Prints figures; never fails (benchmarks are not tests).
 #include <arbiter/scene.h>
 #include <arbiter/snapshot_priority.h>
 #include <math.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl_snapshot.h"
 #include "scenes.h"
 #include "sv_capture2.h"
 #include "sv_snapshot.h"
@@ -60,7 +62,10 @@ static float pct(samples* s, double p) {
 
 typedef struct client {
   const char* label;
-  int kbps;  ///< 0 = no budget
+  int kbps;         ///< 0 = no budget
+  int server_path;  ///< through sv_snapshot (kbps = its ceiling)
+  sv_snap_client sc;
+  cl_snapshots rx;  ///< the client library's receiver
   arb_snap2_tolerance tol;
   arb_snap2_builder* builder;
   arb_snap2_entity* storage;
@@ -68,9 +73,6 @@ typedef struct client {
   uint32_t ring_tick[RING];
   int next;
   uint32_t acked;
-  arb_snap2_priority prio;
-  float* prio_out;
-  uint8_t* up_to_date;
   long long bytes, packets, deferred;
   int snapshots;
   double complete_at;  ///< seconds, < 0 until the client first holds every body
@@ -148,29 +150,33 @@ static void v1_snapshot(v1client* v, sv_capture2* cap, uint32_t tick, uint32_t a
   v->packets += r.packet_count;
 }
 
-static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol) {
+static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol,
+                        int server_path) {
   memset(c, 0, sizeof *c);
   c->label = label;
   c->kbps = kbps;
   c->tol = tol;
+  c->server_path = server_path;
   c->complete_at = -1;
+  static const cl_mem mem = {NULL, NULL, NULL};
+  if (cl_snapshots_init(&c->rx, MAX_ENT, &mem) != 0) exit(2);
+  if (server_path) {
+    if (sv_snap_client_init(&c->sc, MAX_ENT) != 0) exit(2);
+    sv_snap_client_reset(&c->sc, kbps);
+  }
   if (arb_snap2_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
   c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
-  c->prio_out = calloc(MAX_ENT, sizeof *c->prio_out);
-  c->up_to_date = calloc(MAX_ENT, 1);
-  if (!c->storage || !c->prio_out || !c->up_to_date ||
-      arb_snap2_priority_init(&c->prio, MAX_ENT) != 0)
+  if (!c->storage)
     exit(2);
   for (int i = 0; i < RING; ++i)
     c->ring[i] = (arb_snap2_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
 }
 
 static void client_free(client* c) {
+  cl_snapshots_deinit(&c->rx);
+  if (c->server_path) sv_snap_client_free(&c->sc);
   arb_snap2_builder_destroy(c->builder);
-  arb_snap2_priority_free(&c->prio);
   free(c->storage);
-  free(c->prio_out);
-  free(c->up_to_date);
   free(c->err_all.v);
   free(c->err_near.v);
 }
@@ -187,40 +193,52 @@ typedef struct world_now {
   arb_snap2_interest interest;
   const int* near;  ///< indices into cap->set of the 50 bodies nearest the avatar
   int near_count;
-  double t;  ///< seconds of game time
+  double t;            ///< seconds of game time
+  float view_radius;   ///< 0 = every body counts
+  sv_snapshot* server; ///< the server path's capture of this tick
+  sv_snap_scratch* scratch;
 } world_now;
 
-/* Where the client draws entity e at the snapshot's tick: its origin evaluated there. */
-static arb_vec2 held_at(const arb_snap2_entity* e, const world_now* w) {
-  arb_snap2_header h = {w->tick, 0, 0, 0, 1, 60, w->cap->gravity_x, w->cap->gravity_y};
-  arb_snap2_state s = arb_snap2_eval(&e->s, e->cls, w->tick, &h);
-  return arb_v2(arb_proto_dequantize_pos(s.x), arb_proto_dequantize_pos(s.y));
+static bool counted(const world_now* w, int i) {
+  if (w->cap->set.items[i].cls != ARB_SNAP2_BODY) return false;
+  if (w->view_radius <= 0.0f) return true;
+  return arb_length(arb_sub(w->cap->positions[i], w->interest.avatar)) <= w->view_radius;
 }
 
-static void measure(client* c, const world_now* w, const arb_snap2_set* sent) {
+/* What the client draws at the tick: its newest complete view's bodies, dequantized. */
+static void measure(client* c, const world_now* w) {
+  const cl_slot* sl = cl_snapshots_get(&c->rx, c->rx.newest_complete);
+  if (!sl || sl->tick != w->tick) return;  // this tick did not complete (not measured)
   const arb_snap2_set* cur = &w->cap->set;
   int missing = 0;
   for (int i = 0; i < cur->count; ++i)
-    if (cur->items[i].cls == ARB_SNAP2_BODY && !arb_snap2_set_find(sent, cur->items[i].id))
-      ++missing;
+    if (counted(w, i) && !arb_proto_entity_set_find(&sl->set, cur->items[i].id)) ++missing;
   if (c->complete_at < 0 && missing == 0) c->complete_at = w->t;
   if (c->complete_at < 0) return;
   for (int i = 0; i < cur->count; ++i) {
-    if (cur->items[i].cls != ARB_SNAP2_BODY) continue;
-    const arb_snap2_entity* e = arb_snap2_set_find(sent, cur->items[i].id);
-    if (!e) continue;  // left and re-entering: not drawn at all (counted as missing above)
-    float err = arb_length(arb_sub(held_at(e, w), w->cap->positions[i]));
+    if (!counted(w, i)) continue;
+    const arb_proto_entity* e = arb_proto_entity_set_find(&sl->set, cur->items[i].id);
+    if (!e) continue;  // left and re-entering: not drawn at all
+    arb_vec2 p = arb_v2(arb_proto_dequantize_pos(e->state.x), arb_proto_dequantize_pos(e->state.y));
+    float err = arb_length(arb_sub(p, w->cap->positions[i]));
     push(&c->err_all, err);
-  }
-  for (int k = 0; k < w->near_count; ++k) {
-    int i = w->near[k];
-    const arb_snap2_entity* e = arb_snap2_set_find(sent, cur->items[i].id);
-    if (!e) continue;
-    push(&c->err_near, arb_length(arb_sub(held_at(e, w), w->cap->positions[i])));
+    for (int k = 0; k < w->near_count; ++k)
+      if (w->near[k] == i) push(&c->err_near, err);
   }
 }
 
-static void client_snapshot(client* c, const world_now* w, uint32_t acked) {
+static void receive(client* c, const arb_snap2_build_result* r) {
+  for (int p = 0; p < r->packet_count; ++p) {
+    cl_snap_result res;
+    arb_proto_error err;
+    if (cl_snapshots_receive(&c->rx, r->packets[p], (size_t)r->sizes[p], &res, &err) < 0) {
+      fprintf(stderr, "bench-snapshot: %s: the client refused a part: %s\n", c->label, err.reason);
+      exit(2);
+    }
+  }
+}
+
+static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap2_build_result* r) {
   if (find_slot(c, acked) >= 0) c->acked = acked;
   int base = find_slot(c, c->acked), write = c->next;
   if (base == write) base = -1;
@@ -235,28 +253,32 @@ static void client_snapshot(client* c, const world_now* w, uint32_t acked) {
   a.describe_user = cap;
   a.tol = c->tol;
   a.packet_overhead = WIRE_OVERHEAD;
-  if (c->kbps > 0) {
-    a.byte_budget = c->kbps * 1000 / 8 / (60 / SNAP_EVERY);
-    arb_snap2_priority_update(&c->prio, &cap->set, cap->positions, cap->speeds, &w->interest,
-                              (float)SNAP_EVERY / 60.0f, c->prio_out);
-    a.priority = c->prio_out;
-    a.up_to_date = c->up_to_date;
-  }
   a.sent = &c->ring[write];
-  arb_snap2_build_result r;
-  int rc = arb_snap2_build(c->builder, &a, &r);
+  int rc = arb_snap2_build(c->builder, &a, r);
   if (rc != 0) {
     fprintf(stderr, "bench-snapshot: build failed: %s\n", arb_strerror(rc));
     exit(2);
   }
-  if (c->kbps > 0) arb_snap2_priority_sent(&c->prio, c->up_to_date);
   c->ring_tick[write] = w->tick;
   c->next = (write + 1) % RING;
+}
+
+static void client_snapshot(client* c, const world_now* w, uint32_t acked, int rtt_ms) {
+  arb_snap2_build_result r;
+  if (c->server_path) {
+    sv_snap_client_ack(&c->sc, acked);
+    sv_snap_request req = {w->tick, 0, w->interest.avatar_id, w->view_radius, 60, 30, 0.0f,
+                           (float)rtt_ms};
+    if (sv_snapshot_build(w->server, w->scratch, &c->sc, &req, &r) != 0) exit(2);
+  } else {
+    direct_build(c, w, acked, &r);
+  }
   c->bytes += r.bytes;
   c->packets += r.packet_count;
   c->deferred += r.deferred;
   c->snapshots++;
-  measure(c, w, &c->ring[write]);
+  receive(c, &r);
+  measure(c, w);
 }
 
 static const arb_vec2* sort_pos;
@@ -304,6 +326,7 @@ static void print_row(const char* label, long long bytes, long long packets, dou
 
 typedef struct options {
   double seconds;
+  float view_radius;
   int rtt_ms;
   int scene;  ///< -1 = all
 } options;
@@ -332,24 +355,21 @@ static void run_scene(bench_scene s, const options* o) {
   static sv_capture2 cap;
   static v1client v1;
   static client cl[MAX_CONFIGS];
-  static const int budgets[] = {64, 128, 256};
-  static char labels[3][32];
+  static const int budgets[] = {64, 128, 256, 1000};
+  static char labels[4][32];
   const arb_snap2_tolerance exact = {0, 0, 0, 0};
   static sv_snapshot server;
-  static sv_snap_client sc;
   static sv_snap_scratch scratch_server;
-  long long server_bytes = 0, server_packets = 0;
   v1_init(&v1);
   if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
-      sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0 || sv_snap_client_init(&sc, MAX_ENT) != 0)
+      sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0)
     exit(2);
-  sv_snap_client_reset(&sc, 1000);
   int nc = 0;
-  client_init(&cl[nc++], "v2 exact", 0, exact);
-  client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance());
-  for (int b = 0; b < 3; ++b) {
-    snprintf(labels[b], sizeof labels[b], "v2 %d kbit/s", budgets[b]);
-    client_init(&cl[nc++], labels[b], budgets[b], arb_snap2_default_tolerance());
+  client_init(&cl[nc++], "v2 exact", 0, exact, 0);
+  client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance(), 0);
+  for (int b = 0; b < 4; ++b) {
+    snprintf(labels[b], sizeof labels[b], "server %d", budgets[b]);
+    client_init(&cl[nc++], labels[b], budgets[b], arb_snap2_default_tolerance(), 1);
   }
   static int scratch[MAX_ENT], near[50];
   uint32_t sent_ticks[4096];
@@ -362,32 +382,25 @@ static void run_scene(bench_scene s, const options* o) {
     for (int i = 0; i < sent_count; ++i)
       if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
     sv_capture2_run(&cap, game);
-    world_now w = {&cap, (uint32_t)t, {0}, near, 0, t / 60.0};
+    sv_snapshot_capture(&server, game, o->view_radius);
+    world_now w = {&cap,           (uint32_t)t,     {0}, near, 0, t / 60.0, o->view_radius,
+                   &server, &scratch_server};
     w.interest.avatar_id = avatar;
     w.interest.near_radius = 10.0f;
     const arb_snap2_entity* me = arb_snap2_set_find(&cap.set, avatar);
     if (me) w.interest.avatar = cap.positions[me - cap.set.items];
     w.near_count = nearest(&cap, avatar, w.interest.avatar, scratch, near);
-    for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked);
+    for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked, o->rtt_ms);
     v1_snapshot(&v1, &cap, (uint32_t)t, acked);
-    // The server's own path, at its default per-client rate on a clean link.
-    sv_snap_client_ack(&sc, acked);
-    sv_snapshot_capture(&server, game, 0.0f);
-    sv_snap_request req = {(uint32_t)t, 0, avatar, 0.0f, 60, 30, 0.0f, (float)o->rtt_ms};
-    arb_snap2_build_result rs;
-    if (sv_snapshot_build(&server, &scratch_server, &sc, &req, &rs) != 0) exit(2);
-    server_bytes += rs.bytes;
-    server_packets += rs.packet_count;
     if (sent_count < 4096) sent_ticks[sent_count++] = (uint32_t)t;
   }
-  printf("\n%s: %d entities, %.0f s at 30 snapshots/s, RTT %d ms\n", bench_scene_name(s),
-         cap.set.count, o->seconds, o->rtt_ms);
+  printf("\n%s: %d entities, %.0f s at 30 snapshots/s, RTT %d ms, view radius %g m\n",
+         bench_scene_name(s), cap.set.count, o->seconds, o->rtt_ms, (double)o->view_radius);
   printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "format", "kbit/s", "wire", "pkt/s", "full",
          "error all p50/p95/max", "error 50 nearest");
   printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "", "payload", "kbit/s", "", "at s", "mm",
          "mm");
   print_row("v1", v1.bytes, v1.packets, o->seconds, NULL);
-  print_row("server", server_bytes, server_packets, o->seconds, NULL);
   for (int c = 0; c < nc; ++c) {
     print_row(cl[c].label, cl[c].bytes, cl[c].packets, o->seconds, &cl[c]);
     client_free(&cl[c]);
@@ -395,7 +408,6 @@ static void run_scene(bench_scene s, const options* o) {
   sv_capture2_free(&cap);
   sv_snapshot_free(&server);
   sv_snap_scratch_free(&scratch_server);
-  sv_snap_client_free(&sc);
   v1_free(&v1);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
@@ -403,19 +415,21 @@ static void run_scene(bench_scene s, const options* o) {
 
 static void usage(FILE* f) {
   fprintf(f,
-          "usage: bench-snapshot [--seconds S] [--rtt-ms MS] [--scene 0|1|2]\n"
+          "usage: bench-snapshot [--seconds S] [--rtt-ms MS] [--view-radius M] [--scene 0|1|2]\n"
           "Snapshot bandwidth per client (stream v1 and v2, with and without a byte budget)\n"
-          "and the position error the client holds, on three generated scenes:\n"
+          "and the position error of what the client library draws, on three generated scenes:\n"
           "  0  1000 elastic circles, top-down, never at rest\n"
           "  1  1000 bodies dropped into a bin, settling\n"
           "  2  10 000 bodies, 1000 of them moving\n"
           "  --seconds S   game seconds per scene (default 20)\n"
           "  --rtt-ms MS   acknowledgement delay (default 100)\n"
+          "  --view-radius M  the server's --view-radius; errors over the bodies within it\n"
+          "                (default 0: everything, every body counts)\n"
           "  --scene N     only this scene (default: all)\n");
 }
 
 int main(int argc, char** argv) {
-  options o = {20.0, 100, -1};
+  options o = {20.0, 0.0f, 100, -1};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
@@ -424,6 +438,8 @@ int main(int argc, char** argv) {
       o.seconds = atof(argv[++i]);
     } else if (strcmp(argv[i], "--rtt-ms") == 0 && i + 1 < argc) {
       o.rtt_ms = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--view-radius") == 0 && i + 1 < argc) {
+      o.view_radius = (float)atof(argv[++i]);
     } else if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
       o.scene = atoi(argv[++i]);
     } else {
@@ -431,7 +447,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!(o.seconds > 0 && o.seconds <= 120) || o.rtt_ms < 0 || o.rtt_ms > 2000 || o.scene < -1 ||
+  if (!(o.seconds > 0 && o.seconds <= 120) || o.rtt_ms < 0 || o.rtt_ms > 2000 || !(o.view_radius >= 0.0f) || o.scene < -1 ||
       o.scene >= SCENE_COUNT) {
     usage(stderr);
     return 2;

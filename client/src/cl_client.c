@@ -768,6 +768,7 @@ int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state
   double T = cl_interp_frame(&c->interp, est, render_time);
   c->sample_time = T;
   int n = cl_interp_sample(&c->interp, T, out, max < 0 ? 0 : max, true);
+  c->sampled_own = false;
   if (cl_predict_active(&c->predict)) {
     for (int i = 0; i < n && i < max; i++) {
       if (out[i].id != c->session.avatar_entity) continue;
@@ -778,6 +779,8 @@ int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state
       me.id = out[i].id;
       me.owner = out[i].owner;
       out[i] = me;
+      c->sampled_own = true;
+      c->sampled_own_xf = (arb_transform){me.position, me.rotation};
       break;
     }
   }

@@ -19,9 +19,10 @@ int cl_net_init(cl_net* n) {
   if (enet_initialize() != 0) return ARB_E_IO;
   n->host = enet_host_create(NULL, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
   if (!n->host) return ARB_E_IO;
-  // A hostile server must not make us buffer ENet's 32 MiB defaults.
-  n->host->maximumPacketSize = ARB_PROTO_MAX_RELIABLE + 1024;
-  n->host->maximumWaitingData = 4u * ARB_PROTO_MAX_RELIABLE;
+  // A hostile server must not make us buffer ENet's 32 MiB defaults: the largest message
+  // is the scene (sent once), and besides it a few other reliable messages may wait.
+  n->host->maximumPacketSize = ARB_PROTO_MAX_SCENE_MESSAGE + 1024;
+  n->host->maximumWaitingData = ARB_PROTO_MAX_SCENE_MESSAGE + 4u * ARB_PROTO_MAX_RELIABLE;
   return 0;
 }
 

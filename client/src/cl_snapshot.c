@@ -1,6 +1,7 @@
 // Snapshot assembly and baselines (design notes in cl_snapshot.h).
 #include "cl_snapshot.h"
 
+#include <arbiter/snapshot_drawn.h>
 #include <stdio.h>
 
 int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem) {
@@ -17,6 +18,8 @@ void cl_snapshots_deinit(cl_snapshots* s) {
     cl_free(&s->mem, s->slots[i].set.items);
     cl_free(&s->mem, s->slots[i].origins.items);
   }
+  cl_free(&s->mem, s->drawn.items);
+  cl_free(&s->mem, s->drawn_tmp.items);
   cl_free(&s->mem, s->descs);
   cl_free(&s->mem, s->part);
   memset(s, 0, sizeof *s);
@@ -30,6 +33,7 @@ void cl_snapshots_reset(cl_snapshots* s) {
     s->slots[i].origins.count = 0;
   }
   s->newest_complete = 0;
+  s->drawn.count = 0;
   s->ndescs = 0;
 }
 
@@ -91,14 +95,50 @@ bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out)
   return true;
 }
 
-// A complete view's bodies at its tick: what interpolation and prediction read.
-static int evaluate_view(cl_snapshots* s, cl_slot* sl) {
-  int rc = ensure_cap(s, &sl->set, sl->origins.count);
+// A complete view's bodies at its tick: what interpolation and prediction read. The newest
+// view's come from the drawn set. A view completing late (older than the newest) may lack
+// corrections its siblings carried: a body is taken from the drawn set when that origin is
+// fresher and not after the view's tick; when the drawn one is after it, the view's own is
+// kept only if this view wrote it (else newer views already gave its history).
+static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
+  const arb_snap2_set* from = newest ? &s->drawn : &sl->origins;
+  int rc = ensure_cap(s, &sl->set, from->count);
   if (rc) return rc;
   sl->set.count = 0;
-  for (int i = 0; i < sl->origins.count; i++)
-    if (sl->origins.items[i].cls == ARB_SNAP2_BODY)
-      sl->set.items[sl->set.count++] = body_at(sl, &sl->origins.items[i]);
+  for (int i = 0; i < from->count; i++) {
+    const arb_snap2_entity* e = &from->items[i];
+    if (e->cls != ARB_SNAP2_BODY) continue;
+    const arb_snap2_entity* d = newest ? NULL : arb_snap2_set_find(&s->drawn, e->id);
+    if (d && d->cls == e->cls && d->s.t0 > e->s.t0) {
+      if (d->s.t0 <= sl->tick) e = d;
+      else if (e->s.t0 != sl->tick) continue;
+    }
+    sl->set.items[sl->set.count++] = body_at(sl, e);
+  }
+  return 0;
+}
+
+// The newest complete view updates the drawn set (arbiter/snapshot_drawn.h): every entity
+// from the freshest origin any view gave it, so a correction a sibling snapshot carried is
+// kept although this view (built on an older baseline) lacks it.
+static int update_drawn(cl_snapshots* s, const cl_slot* sl) {
+  int need = s->drawn.count + sl->origins.count;
+  if (need > 2 * (s->max_entities + ARB_SNAP2_MAX_PART_RECORDS)) return ARB_E_TOO_BIG;
+  if (need > s->drawn_tmp.cap) {
+    int cap = s->drawn_tmp.cap;
+    void* items = s->drawn_tmp.items;
+    int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_snap2_entity));
+    if (rc) return rc;
+    s->drawn_tmp.items = (arb_snap2_entity*)items;
+    s->drawn_tmp.cap = cap;
+  }
+  const cl_slot* base = sl->baseline ? cl_snapshots_get(s, sl->baseline) : NULL;
+  int rc = arb_snap2_drawn_apply(&s->drawn, &sl->origins, base ? &base->origins : NULL,
+                                 sl->baseline, &s->drawn_tmp);
+  if (rc) return rc;
+  arb_snap2_set t = s->drawn;
+  s->drawn = s->drawn_tmp;
+  s->drawn_tmp = t;
   return 0;
 }
 
@@ -116,10 +156,18 @@ static int desc_lower_bound(const cl_snapshots* s, uint32_t id) {
 
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
   int i = desc_lower_bound(s, id);
-  return (i < s->ndescs && s->descs[i].id == id) ? &s->descs[i].desc : NULL;
+  bool body = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls == ARB_SNAP2_BODY;
+  return body ? &s->descs[i].desc : NULL;
+}
+
+const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id) {
+  int i = desc_lower_bound(s, id);
+  bool extra = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls != ARB_SNAP2_BODY;
+  return extra ? &s->descs[i].extra : NULL;
 }
 
 static bool in_any_view(const cl_snapshots* s, uint32_t id) {
+  if (arb_snap2_set_find(&s->drawn, id)) return true;
   for (int i = 0; i < CL_SLOTS; i++) {
     if (!s->slots[i].used) continue;
     if (arb_snap2_set_find(&s->slots[i].origins, id)) return true;
@@ -133,7 +181,7 @@ static bool in_any_view(const cl_snapshots* s, uint32_t id) {
 // used to grow the table without bound. After a sweep the table is at most the views'
 // total, so sweeps are amortised over at least as many new descriptions.
 static void prune_descs(cl_snapshots* s) {
-  long held = 0;
+  long held = s->drawn.count;
   for (int i = 0; i < CL_SLOTS; i++)
     if (s->slots[i].used) held += s->slots[i].origins.count;
   if (s->ndescs <= 2 * held + 256) return;
@@ -143,17 +191,16 @@ static void prune_descs(cl_snapshots* s) {
   s->ndescs = w;
 }
 
-static int put_desc(cl_snapshots* s, uint32_t id, const arb_proto_entity_desc* d) {
-  int i = desc_lower_bound(s, id);
-  if (i < s->ndescs && s->descs[i].id == id) {
-    s->descs[i].desc = *d;
+static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
+  int i = desc_lower_bound(s, e->id);
+  if (i < s->ndescs && s->descs[i].id == e->id) {
+    s->descs[i] = *e;
     return 0;
   }
   int rc = cl_grow(&s->mem, (void**)&s->descs, &s->desc_cap, s->ndescs + 1, sizeof(cl_desc_entry));
   if (rc) return rc;
   memmove(&s->descs[i + 1], &s->descs[i], (size_t)(s->ndescs - i) * sizeof(cl_desc_entry));
-  s->descs[i].id = id;
-  s->descs[i].desc = *d;
+  s->descs[i] = *e;
   s->ndescs++;
   return 0;
 }
@@ -250,19 +297,32 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   return 0;
 }
 
-// Bodies' descriptions in the v1 form the client's entity table uses (the first shape).
+// Bodies' descriptions in the v1 form the client's entity table uses (the first shape);
+// the others' in the form cl_extras.c draws from.
 static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
   for (int i = 0; i < p->record_count; i++) {
     const arb_snap2_record* r = &p->records[i];
-    if (r->op != ARB_SNAP2_ENTER || r->cls != ARB_SNAP2_BODY) continue;
+    if (r->op != ARB_SNAP2_ENTER) continue;
     const arb_snap2_desc* d = &p->descs[r->desc];
-    arb_proto_entity_desc pd;
-    memset(&pd, 0, sizeof pd);
-    pd.body_type = d->body_type;
-    pd.avatar_kind = d->avatar_kind;
-    pd.owner = d->owner;
-    pd.shape = d->shapes[0];
-    int rc = put_desc(s, r->id, &pd);
+    cl_desc_entry e;
+    memset(&e, 0, sizeof e);
+    e.id = r->id;
+    e.extra.cls = r->cls;
+    if (r->cls == ARB_SNAP2_BODY) {
+      e.desc.body_type = d->body_type;
+      e.desc.avatar_kind = d->avatar_kind;
+      e.desc.owner = d->owner;
+      e.desc.shape = d->shapes[0];
+    } else {
+      e.extra.link_kind = d->link_kind;
+      e.extra.joint_type = d->joint_type;
+      e.extra.a = d->a;
+      e.extra.b = d->b;
+      e.extra.anchor_a = d->anchor_a;
+      e.extra.anchor_b = d->anchor_b;
+      e.extra.radius = d->radius;
+    }
+    int rc = put_desc(s, &e);
     if (rc) return fail(s, err, rc, "snapshot2 %u: out of memory for entity %u", p->h.tick, r->id);
   }
   return 0;
@@ -308,7 +368,9 @@ static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap
   res->slot = sl;
   res->part = p;
   if (sl->parts_seen == sl->part_count) {
-    rc = evaluate_view(s, sl);
+    bool newest = p->h.tick > s->newest_complete;
+    rc = newest ? update_drawn(s, sl) : 0;
+    if (rc == 0) rc = evaluate_view(s, sl, newest);
     if (rc) {
       sl->used = false;
       return fail(s, err, rc, "snapshot2 %u: view of %u entities too large", p->h.tick,

@@ -15,11 +15,14 @@
 //
 // A view holds every entity as an *origin* (its state at the tick of the record that last
 // set it, §13.2); a complete view also holds its bodies evaluated at its tick in the v1
-// entity form (`set`) that interpolation and prediction read. Particles, links and wheels
-// are kept in the origins (so deltas against them apply) but not drawn yet.
+// entity form (`set`) that interpolation and prediction read. For the newest view those
+// come from the drawn set (every entity's freshest origin over all views received, so a
+// correction that travelled in a sibling snapshot is not undone by the next view).
+// Particles, links and wheels are kept in the origins too; cl_extras.c samples them from
+// the complete views.
 //
-// Body descriptions arrive only with enter records; they are kept in a table keyed by
-// id while any slot's view still holds the entity.
+// Descriptions arrive only with enter records; they are kept in a table keyed by id while
+// any slot's view still holds the entity.
 //
 // Untrusted input: every packet goes through arb_snap2_decode (bounded, total);
 // anything inconsistent (a part index past part_count, a baseline that differs from the
@@ -48,9 +51,19 @@ typedef struct cl_slot {
   arb_proto_entity_set set; ///< complete views: the bodies evaluated at `tick`
 } cl_slot;
 
+/// How to draw a particle, link or wheel (its snapshot2 description without the body parts).
+typedef struct cl_extra_desc {
+  uint8_t cls;                  ///< arb_snap2_class
+  uint8_t link_kind, joint_type;
+  uint32_t a, b;                ///< link ends (0 = the world); wheel: a = chassis
+  arb_vec2 anchor_a, anchor_b;  ///< in a's and b's frames (world for an end 0); wheel: mount
+  float radius;
+} cl_extra_desc;
+
 typedef struct cl_desc_entry {
   uint32_t id;
-  arb_proto_entity_desc desc;
+  arb_proto_entity_desc desc;  ///< bodies
+  cl_extra_desc extra;         ///< everything else (extra.cls != ARB_SNAP2_BODY)
 } cl_desc_entry;
 
 typedef struct cl_snapshots {
@@ -58,6 +71,9 @@ typedef struct cl_snapshots {
   int max_entities;
   cl_slot slots[CL_SLOTS];
   uint32_t newest_complete;   ///< tick, 0 = none
+  /// What is drawn: every entity's freshest origin over the views received
+  /// (arbiter/snapshot_drawn.h); the newest view's `set` is evaluated from it.
+  arb_snap2_set drawn, drawn_tmp;
   cl_desc_entry* descs;       ///< sorted by id
   int ndescs, desc_cap;
   arb_snap2_part* part;       ///< decode scratch (large; allocated once)
@@ -92,3 +108,5 @@ const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
 bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, arb_proto_entity* out);
 /// Description of a body present in some view, or NULL.
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
+/// Description of a particle, link or wheel present in some view, or NULL.
+const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id);

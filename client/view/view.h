@@ -251,5 +251,9 @@ typedef struct arb_game arb_game;
 void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bool want_contacts);
 /// Append the world's Verlet particles, their constraints and vehicle wheels.
 void view_frame_add_extras(view_frame* f, const arb_world* w);
+/// How a joint of this type (arb_joint_type) is drawn; live and local frames share it.
+view_link_kind view_joint_link_kind(int joint_type);
+/// Append a wheel seen from above (as long as the tyre's diameter, 0.8 radius wide).
+void view_frame_put_wheel(view_frame* f, arb_transform xf, float radius);
 /// Lowest client id owning an entity (the avatar a replay follows by default), 0 = none.
 uint32_t view_game_first_owner(const arb_game* game, view_frame* f);

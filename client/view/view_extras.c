@@ -9,8 +9,8 @@
 #define VIEW_MAX_VEHICLES 256
 #define VIEW_MAX_LINKS 4096  // springs and joints drawn per frame (each list separately)
 
-static view_link_kind joint_link_kind(arb_joint_type type) {
-  switch (type) {
+view_link_kind view_joint_link_kind(int joint_type) {
+  switch ((arb_joint_type)joint_type) {
     case ARB_JOINT_REVOLUTE:
       return VIEW_LINK_PIN;
     case ARB_JOINT_PRISMATIC:
@@ -52,9 +52,18 @@ static void add_springs_and_joints(view_frame* f, const arb_world* w) {
     if (!l) return;
     l->a = a;
     l->b = b;
-    l->kind = joint_link_kind(arb_joint_get_type(w, ids[i]));
+    l->kind = view_joint_link_kind(arb_joint_get_type(w, ids[i]));
     l->axis = arb_joint_get_axis(w, ids[i]);
   }
+}
+
+void view_frame_put_wheel(view_frame* f, arb_transform xf, float radius) {
+  view_wheel* wh = view_frame_add_wheel(f);
+  if (!wh) return;
+  wh->center = xf.p;
+  wh->rot = xf.q;
+  wh->half_length = radius;
+  wh->half_width = 0.4f * radius;
 }
 
 void view_frame_add_extras(view_frame* f, const arb_world* w) {
@@ -77,21 +86,14 @@ void view_frame_add_extras(view_frame* f, const arb_world* w) {
     l->kind = VIEW_LINK_CONSTRAINT;
   }
   add_springs_and_joints(f, w);
-  // Wheels seen from above: as long as the tyre's diameter, 0.8 radius wide.
   arb_extra_id ids[VIEW_MAX_VEHICLES];
   int nv = arb_world_get_vehicles(w, ids, VIEW_MAX_VEHICLES);
   if (nv > VIEW_MAX_VEHICLES) nv = VIEW_MAX_VEHICLES;
   for (int v = 0; v < nv; v++) {
     int nw = arb_vehicle_get_wheel_count(w, ids[v]);
     for (int k = 0; k < nw; k++) {
-      view_wheel* wh = view_frame_add_wheel(f);
-      if (!wh) break;
-      arb_transform xf = arb_vehicle_get_wheel_transform(w, ids[v], k);
-      wh->center = xf.p;
-      wh->rot = xf.q;
-      float radius = arb_vehicle_get_wheel_radius(w, ids[v], k);
-      wh->half_length = radius;
-      wh->half_width = 0.4f * radius;
+      view_frame_put_wheel(f, arb_vehicle_get_wheel_transform(w, ids[v], k),
+                           arb_vehicle_get_wheel_radius(w, ids[v], k));
     }
   }
 }

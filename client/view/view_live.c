@@ -25,6 +25,12 @@ struct view_live {
   int state_cap;
   arb_client_entity_state* latest;  // raw newest snapshot, for ghosts
   int latest_cap;
+  arb_client_particle* particles;
+  int particle_cap;
+  arb_client_link* links;
+  int link_cap;
+  arb_client_wheel* wheels;
+  int wheel_cap;
 };
 
 static void start_connect(view_live* l, double now) {
@@ -81,6 +87,9 @@ void view_live_destroy(view_live* l) {
   free(l->descs);
   free(l->states);
   free(l->latest);
+  free(l->particles);
+  free(l->links);
+  free(l->wheels);
   free(l);
 }
 
@@ -146,6 +155,47 @@ static bool grow(void** p, int* cap, int need, size_t elem) {
   *p = np;
   *cap = c;
   return true;
+}
+
+// Room for n items (the count a getter returned); 0 when memory runs out.
+static int reserve(void** buf, int* cap, int n, size_t elem) {
+  return n > 0 && grow(buf, cap, n, elem) ? n : 0;
+}
+
+// Particles, ropes, springs, joints and wheels at the time the bodies were just sampled
+// at, into the same drawables a replay's world gives (view_extras.c).
+static void add_live_extras(view_live* l, view_frame* f) {
+  const arb_client_when at = ARB_CLIENT_AT_SAMPLE;
+  int np = reserve((void**)&l->particles, &l->particle_cap, arb_client_get_particles(l->client, at, NULL, 0),
+                   sizeof *l->particles);
+  np = np ? arb_client_get_particles(l->client, at, l->particles, np) : 0;
+  if (np > l->particle_cap) np = l->particle_cap;
+  for (int i = 0; i < np; i++) {
+    view_particle* p = view_frame_add_particle(f);
+    if (!p) break;
+    p->p = l->particles[i].position;
+    p->radius = l->particles[i].radius;
+    p->pinned = l->particles[i].pinned;
+  }
+  int nl = reserve((void**)&l->links, &l->link_cap, arb_client_get_links(l->client, at, NULL, 0), sizeof *l->links);
+  nl = nl ? arb_client_get_links(l->client, at, l->links, nl) : 0;
+  if (nl > l->link_cap) nl = l->link_cap;
+  for (int i = 0; i < nl; i++) {
+    const arb_client_link* k = &l->links[i];
+    view_link* v = view_frame_add_link(f);
+    if (!v) break;
+    v->a = k->anchor_a;
+    v->b = k->anchor_b;
+    v->axis = arb_vec2_zero;  // not on the wire: a slider is drawn as its rod
+    v->kind = k->kind == ARB_CLIENT_LINK_ROPE     ? VIEW_LINK_CONSTRAINT
+              : k->kind == ARB_CLIENT_LINK_SPRING ? VIEW_LINK_SPRING
+                                                  : view_joint_link_kind(k->joint_type);
+  }
+  int nw = reserve((void**)&l->wheels, &l->wheel_cap, arb_client_get_wheels(l->client, at, NULL, 0), sizeof *l->wheels);
+  nw = nw ? arb_client_get_wheels(l->client, at, l->wheels, nw) : 0;
+  if (nw > l->wheel_cap) nw = l->wheel_cap;
+  for (int i = 0; i < nw; i++)
+    view_frame_put_wheel(f, (arb_transform){l->wheels[i].position, l->wheels[i].rotation}, l->wheels[i].radius);
 }
 
 void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
@@ -224,6 +274,7 @@ void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
         l->kind = (arb_avatar_kind)d->avatar_kind;
     }
   }
+  add_live_extras(l, f);
   view_frame_compute_bounds(f);
 }
 

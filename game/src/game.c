@@ -405,6 +405,7 @@ void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* w
       first = false;
     }
     write_str(write, user, "]");
+    arb__game_write_extras_json(game, write, user);
   }
   write_str(write, user, "}\n");
 }

@@ -63,3 +63,7 @@ int arb__force_jump_cooldown_ticks(float dt);
 /// step integrates them). Reads contacts of the last step to decide whether it is grounded.
 void arb__controller_force_apply(arb_world* world, const arb_force_controller_def* def,
                                  arb_vec2 gravity, float dt, arb_avatar* avatar);
+
+/// The physics extras of arb_game_write_json (game_json.c): particles, vehicles, springs,
+/// joints, each key only when the world has some.
+void arb__game_write_extras_json(const arb_game* game, arb_write_fn* write, void* user);

@@ -206,6 +206,7 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
                                      "category",
                                      "mask",
                                      "group",
+                                     "sensor",
                                      NULL};
   static const char* const types[] = {"dynamic", "static", "kinematic", NULL};
   static const arb_body_type type_values[] = {ARB_BODY_DYNAMIC, ARB_BODY_STATIC,
@@ -236,6 +237,8 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
           &def->linear_velocity.y);
   sj_float(ctx, v, "angular_velocity", false, SPEED, &def->angular_velocity);
   if (parse_material(ctx, v, def)) return ctx->code;
+  // A sensor reports overlaps instead of colliding (arb_shape_def.sensor).
+  if (sj_bool(ctx, v, "sensor", &def->shape.sensor)) return ctx->code;
 
   if (name) {
     size_t n = strlen(name);
@@ -371,12 +374,25 @@ static int parse_fire(sj_ctx* ctx, const json_t* v, arb_fire_def* fire) {
 }
 
 int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  static const char* const keys[] = {"shape",           "density",       "mass",
-                                     "friction",        "restitution",   "linear_damping",
-                                     "angular_damping", "gravity_scale", "fixed_rotation",
-                                     "bullet",          "category",      "mask",
-                                     "group",           "controller",    "enable_sleep",
-                                     "awake",           "sleep_threshold", "fire", NULL};
+  static const char* const keys[] = {"shape",
+                                     "density",
+                                     "mass",
+                                     "friction",
+                                     "restitution",
+                                     "linear_damping",
+                                     "angular_damping",
+                                     "gravity_scale",
+                                     "fixed_rotation",
+                                     "bullet",
+                                     "category",
+                                     "mask",
+                                     "group",
+                                     "controller",
+                                     "enable_sleep",
+                                     "awake",
+                                     "sleep_threshold",
+                                     "fire",
+                                     NULL};
   if (sj_check_keys(ctx, value, keys)) return ctx->code;
   arb_scene_avatar* avatar = &scene->avatar;
   json_t* fire = json_object_get(value, "fire");

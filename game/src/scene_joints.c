@@ -21,8 +21,9 @@ static const sj_bounds UNIT = {0.0, 1.0, false};
 static const char* const TYPE_NAMES[] = {"distance", "revolute", "prismatic", "weld",
                                          "wheel",    "motor",    "mouse",     NULL};
 
-// The keys each type takes (the bodies and anchors first).
-#define ARB__JOINT_BODIES "type", "body_a", "body_b", "anchor", "anchor_a", "anchor_b"
+// The keys each type takes (the bodies and anchors first). Every type takes break_force.
+#define ARB__JOINT_BODIES \
+  "type", "body_a", "body_b", "anchor", "anchor_a", "anchor_b", "break_force"
 static const char* const DISTANCE_KEYS[] = {
     ARB__JOINT_BODIES, "length", "hertz", "damping_ratio", "min_length", "max_length", NULL};
 static const char* const REVOLUTE_KEYS[] = {
@@ -36,11 +37,20 @@ static const char* const WELD_KEYS[] = {ARB__JOINT_BODIES, "hertz", "damping_rat
 static const char* const WHEEL_KEYS[] = {ARB__JOINT_BODIES, "axis",          "lower",
                                          "upper",           "motor_speed",   "max_motor_torque",
                                          "hertz",           "damping_ratio", NULL};
-static const char* const MOTOR_KEYS[] = {
-    "type",           "body_a",    "body_b",     "anchor_b",          "linear_offset",
-    "angular_offset", "max_force", "max_torque", "correction_factor", NULL};
-static const char* const MOUSE_KEYS[] = {
-    "type", "body_a", "anchor", "anchor_a", "target", "max_force", "hertz", "damping_ratio", NULL};
+static const char* const MOTOR_KEYS[] = {"type",
+                                         "body_a",
+                                         "body_b",
+                                         "anchor_b",
+                                         "linear_offset",
+                                         "angular_offset",
+                                         "max_force",
+                                         "max_torque",
+                                         "correction_factor",
+                                         "break_force",
+                                         NULL};
+static const char* const MOUSE_KEYS[] = {"type",        "body_a",    "anchor", "anchor_a",
+                                         "target",      "max_force", "hertz",  "damping_ratio",
+                                         "break_force", NULL};
 static const char* const* const TYPE_KEYS[] = {
     DISTANCE_KEYS, REVOLUTE_KEYS, PRISMATIC_KEYS, WELD_KEYS, WHEEL_KEYS, MOTOR_KEYS, MOUSE_KEYS};
 // Every key of some type: such a key on another type is named as misplaced, not unknown.
@@ -262,6 +272,8 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
   if (!has(v, "type")) return arb__sx_fail_at(ctx, "type", ARB_E_INVAL, "missing (required)");
   if (sj_enum(ctx, v, "type", TYPE_NAMES, &type) || check_type_keys(ctx, v, type)) return ctx->code;
   d->type = (arb_joint_type)(ARB_JOINT_DISTANCE + type);
+  // Any type: the force (N) above which the step removes the joint; absent or 0: never.
+  if (sj_float(ctx, v, "break_force", false, NONNEG, &d->break_force)) return ctx->code;
   if (arb__sx_body_ref(ctx, v, "body_a", true, scene, &a) ||
       arb__sx_body_ref(ctx, v, "body_b", false, scene, &b))
     return ctx->code;

@@ -448,14 +448,14 @@ int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
   msgpack_pack_array(&pk, 6);
   for (int i = 0; i < 6; i++) msgpack_pack_float(&pk, v[i]);
-  return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+  return w.len > ARB_PROTO_MAX_SCENE_MESSAGE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
 }
 
 int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
                            arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "scene");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_RELIABLE));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_SCENE_MESSAGE));
   memset(out, 0, sizeof *out);
   ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
   ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));

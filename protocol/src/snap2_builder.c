@@ -3,6 +3,7 @@
 // fits the byte budget, and split it into self-contained parts. What does not fit is
 // deferred: the sent view keeps the client's predicted state, so the next snapshot carries
 // the correction.
+#include <arbiter/math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ typedef struct cand {
   int pred;  ///< index in the predicted baseline, -1 when absent
   int cur;   ///< index in current, -1 when absent
   float prio;
-  int est_bits;  ///< record + description, for selection
+  int drawn_ok;  ///< the client draws it within the tolerances (a chain refresh only)
 } cand;
 
 struct arb_snap2_builder {
@@ -179,18 +180,65 @@ static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci
   return 0;
 }
 
+/* The client's drawn origin of cur (a->drawn, walked in id order from *k), or NULL when it
+ * draws nothing usable: absent, another class or description, or -- when the baseline
+ * lacks it -- set before the baseline (the client drops it on this snapshot). */
+static const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                                        int in_baseline, int* k) {
+  const arb_snap2_set* d = a->drawn;
+  while (*k < d->count && d->items[*k].id < cur->id) ++*k;
+  if (*k == d->count || d->items[*k].id != cur->id) return NULL;
+  const arb_snap2_entity* e = &d->items[*k];
+  if (e->cls != cur->cls || e->desc_version != cur->desc_version) return NULL;
+  if (!in_baseline && (a->h.baseline_tick == 0 || e->s.t0 <= a->h.baseline_tick)) return NULL;
+  return e;
+}
+
+/* How wrong the client draws cur (meters, position only) and whether that is within the
+ * tolerances in every group it carries (*ok). */
+static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                         const arb_snap2_entity* drawn, int* ok) {
+  *ok = 0;
+  if (!drawn) return ARB_SNAP2_ABSENT_ERROR;
+  arb_snap2_entity now = *drawn;
+  now.s = arb_snap2_eval(&drawn->s, drawn->cls, a->h.tick, &a->h);
+  arb_snap2_record r = diff(cur, &now, drawn, a);
+  const uint8_t shown = ARB_SNAP2_FLAG_PINNED | ARB_SNAP2_FLAG_SKID;
+  *ok = (r.mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now.s.flags & shown);
+  if (!(arb__snap2_class_fields(cur->cls) & ARB_SNAP2_M_POS)) return *ok ? 0.0f : 0.05f;
+  float dx = (float)((int64_t)cur->s.x - now.s.x), dy = (float)((int64_t)cur->s.y - now.s.y);
+  return arb_length(arb_v2(dx, dy)) / 128.0f;
+}
+
+/* A candidate's ordering key: its priority, or with a drawn model the weighted error plus
+ * the age term. *drawn_ok: the client draws it within the tolerances; then a record only
+ * refreshes the baseline chain (smaller deltas later, and a lost snapshot repaired at once)
+ * and is ordered after every entity drawn wrong, so it goes only where the budget has room. */
+static void drawn_key(const arb_snap2_build_args* a, int j, int in_baseline, int* k, float* key,
+                      int* drawn_ok) {
+  const arb_snap2_entity* cur = &a->current->items[j];
+  float prio = a->priority ? a->priority[j] : 0.0f;
+  *key = prio;
+  *drawn_ok = 0;
+  if (!a->drawn || (a->exact_id != 0 && cur->id == a->exact_id)) return;
+  float weight = a->weight ? a->weight[j] : 1.0f;
+  float err = drawn_error(a, cur, drawn_of(a, cur, in_baseline, k), drawn_ok);
+  *key = *drawn_ok ? weight * 1.0e-3f - 1.0e3f : weight * err + ARB_SNAP2_AGE_RATE * prio;
+}
+
 /* Merge the predicted baseline with current into candidate records; returns the count or
  * ARB_E_*. Entities that need nothing are not candidates. */
 static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base) {
   const arb_snap2_set *p = &b->pred, *cur = a->current;
-  int i = 0, j = 0, n = 0;
+  int i = 0, j = 0, n = 0, k = 0;
   while (i < p->count || j < cur->count) {
     uint32_t pid = i < p->count ? p->items[i].id : UINT32_MAX;
     uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
     cand* c = &b->cands[n];
     c->pred = pid <= cid ? i : -1;
     c->cur = cid <= pid ? j : -1;
-    c->prio = c->cur >= 0 && a->priority ? a->priority[j] : 0.0f;
+    c->drawn_ok = 0;
+    if (c->cur >= 0) drawn_key(a, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok);
     if (c->cur < 0) {  // left the view
       memset(&c->rec, 0, sizeof c->rec);
       c->rec.id = pid;
@@ -203,6 +251,14 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
       ++n;
     } else {
       c->rec = diff(&cur->items[j], &p->items[i], &base->items[i], a);
+      if (!c->rec.mask && a->drawn && !c->drawn_ok &&
+          !(a->exact_id != 0 && cur->items[j].id == a->exact_id)) {
+        // The baseline predicts it right but the client draws a sibling's worse origin:
+        // renew the origin at this tick (the flags alone).
+        c->rec.mask = ARB_SNAP2_M_FLAGS;
+        c->rec.v.flags =
+            choose_flags(&cur->items[j].s, &base->items[i].s, &a->h, cur->items[j].cls);
+      }
       if (c->rec.mask) ++n;
     }
     if (pid <= cid) ++i;
@@ -211,7 +267,8 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
   return n;
 }
 
-/* Removals first, then entities the client lacks, then corrections; by priority within. */
+/* Removals first, then entities the client lacks, then corrections; by priority within.
+ * Ordering by the client's error (a drawn model), enters and corrections share one key. */
 static int rank(const cand* c) {
   return c->rec.op == ARB_SNAP2_REMOVE ? 2 : c->rec.op == ARB_SNAP2_ENTER;
 }
@@ -219,6 +276,49 @@ static int before_by_priority(const cand* a, const cand* b) {
   if (rank(a) != rank(b)) return rank(a) > rank(b);
   if (a->prio != b->prio) return a->prio > b->prio;
   return a->rec.id < b->rec.id;
+}
+static int before_by_key(const cand* a, const cand* b) {
+  int ra = a->rec.op == ARB_SNAP2_REMOVE, rb = b->rec.op == ARB_SNAP2_REMOVE;
+  if (ra != rb) return ra > rb;
+  if (a->prio != b->prio) return a->prio > b->prio;
+  return a->rec.id < b->rec.id;
+}
+
+/* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
+ * with identical ones, so it counts a little). */
+static int rough_bits(const arb_snap2_builder* b, int ci) {
+  const cand* c = &b->cands[ci];
+  int n = arb__snap2_record_bits(&c->rec, c->rec.id > 64 ? c->rec.id - 64 : 0, 0);
+  return c->rec.op == ARB_SNAP2_ENTER ? n + 16 : n;
+}
+
+/* Reorders order[0..n) (sorted by key) so that, while corrections wait, entering entities
+ * take at most half of the bits in any prefix: a crowd entering the view arrives over a
+ * few snapshots, nearest first, instead of stalling every correction behind it. */
+static void spread_enters(arb_snap2_builder* b, int n) {
+  int* out = b->tmp;
+  int e = 0, u = 0, k = 0;
+  long enter_bits = 0, other_bits = 0;
+  while (k < n) {
+    while (e < n && b->cands[b->order[e]].rec.op != ARB_SNAP2_ENTER) ++e;
+    while (u < n && b->cands[b->order[u]].rec.op == ARB_SNAP2_ENTER) ++u;
+    int take_enter;
+    if (e == n)
+      take_enter = 0;
+    else if (u == n)
+      take_enter = 1;
+    else if (enter_bits > other_bits)
+      take_enter = 0;  // over half: corrections first
+    else
+      take_enter = e < u;  // the higher key (the list is sorted)
+    int ci = b->order[take_enter ? e++ : u++];
+    out[k++] = ci;
+    if (take_enter)
+      enter_bits += rough_bits(b, ci);
+    else
+      other_bits += rough_bits(b, ci);
+  }
+  memcpy(b->order, out, (size_t)n * sizeof *out);
 }
 static int before_by_id(const cand* a, const cand* b) {
   return a->rec.id < b->rec.id;
@@ -378,7 +478,7 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     while (k < n && b->cands[k].rec.id < id) ++k;
     const cand* c = k < n && b->cands[k].rec.id == id ? &b->cands[k] : NULL;
     int sel = c && b->selected[k];
-    if (cid == id && a->up_to_date) a->up_to_date[j] = (uint8_t)(c == NULL);
+    if (cid == id && a->up_to_date) a->up_to_date[j] = (uint8_t)(c == NULL || c->drawn_ok);
     arb_snap2_entity e;
     int keep = 1;
     if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
@@ -442,7 +542,12 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   int take = n;
   if (!try_all(b, n, max_parts, budget, overhead, part_start, &parts)) {
     for (int k = 0; k < n; ++k) b->order[k] = k;
-    sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
+    if (a->drawn) {
+      sort_idx(b->order, b->tmp, n, b->cands, before_by_key);
+      spread_enters(b, n);
+    } else {
+      sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
+    }
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;

@@ -19,6 +19,12 @@ static int finite_coord(float v) {
   return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD;
 }
 
+// Rope ends are particles; a spring or joint end may be 0 (the world: a static body or a
+// fixed point, its anchor in world coordinates), but not both.
+static bool link_ends_valid(uint32_t kind, uint32_t a, uint32_t b) {
+  return kind == ARB_SNAP2_LINK_ROPE ? a != 0 && b != 0 : (a | b) != 0;
+}
+
 static int check_desc(const arb_snap2_desc* d) {
   switch (d->cls) {
     case ARB_SNAP2_BODY:
@@ -32,7 +38,7 @@ static int check_desc(const arb_snap2_desc* d) {
     case ARB_SNAP2_LINK:
       if (d->link_kind < ARB_SNAP2_LINK_ROPE || d->link_kind > ARB_SNAP2_LINK_JOINT)
         return ARB_E_RANGE;
-      if (d->a == 0 || d->b == 0) return ARB_E_RANGE;
+      if (!link_ends_valid(d->link_kind, d->a, d->b)) return ARB_E_RANGE;
       return finite_coord(d->anchor_a.x) && finite_coord(d->anchor_a.y) &&
                      finite_coord(d->anchor_b.x) && finite_coord(d->anchor_b.y)
                  ? 0
@@ -186,8 +192,15 @@ static int dec_link(arb__dec* d, arb_snap2_desc* o) {
   o->link_kind = (uint8_t)v;
   ARB__TRY(arb__dec_u32(d, "joint_type", 0, 255, &v));
   o->joint_type = (uint8_t)v;
-  ARB__TRY(arb__dec_u32(d, "a", 1, UINT32_MAX, &o->a));
-  ARB__TRY(arb__dec_u32(d, "b", 1, UINT32_MAX, &o->b));
+  size_t at = d->pos;
+  ARB__TRY(arb__dec_u32(d, "a", 0, UINT32_MAX, &o->a));
+  ARB__TRY(arb__dec_u32(d, "b", 0, UINT32_MAX, &o->b));
+  if (!link_ends_valid(o->link_kind, o->a, o->b)) {
+    d->pos = at;
+    return arb__dec_fail(d, ARB_E_RANGE, "link", "ends %u and %u: %s", o->a, o->b,
+                         o->link_kind == ARB_SNAP2_LINK_ROPE ? "a rope joins two particles (ids >= 1)"
+                                                             : "at most one end may be the world (0)");
+  }
   ARB__TRY(dec_point(d, "anchor_a.x", "anchor_a.y", &o->anchor_a));
   return dec_point(d, "anchor_b.x", "anchor_b.y", &o->anchor_b);
 }

@@ -27,8 +27,7 @@ void arb_snap2_priority_free(arb_snap2_priority* p) {
   memset(p, 0, sizeof *p);
 }
 
-float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
-                          float speed) {
+float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position) {
   if (in->avatar_id != 0 && id == in->avatar_id) return 1.0e6f;
   float r = in->near_radius > 0.0f ? in->near_radius : 10.0f;
   float w = 1.0f;
@@ -38,13 +37,20 @@ float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 po
   }
   if (in->has_view && position.x >= in->view.lower.x && position.x <= in->view.upper.x &&
       position.y >= in->view.lower.y && position.y <= in->view.upper.y)
-    w *= 4.0f;                // on the player's screen
+    w *= 4.0f;  // on the player's screen
+  return w;
+}
+
+float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+                          float speed) {
+  float w = arb_snap2_weight(in, id, position);
+  if (in->avatar_id != 0 && id == in->avatar_id) return w;
   return w * (1.0f + speed);  // fast things drift from the prediction sooner
 }
 
 void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
                                const arb_vec2* positions, const float* speeds,
-                               const arb_snap2_interest* in, float dt, float* out) {
+                               const arb_snap2_interest* in, float dt, float* out, float* weight) {
   int i = 0, n = current->count < p->cap ? current->count : p->cap;
   for (int j = 0; j < n; ++j) {
     uint32_t id = current->items[j].id;
@@ -54,6 +60,7 @@ void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* curre
     p->spare_ids[j] = id;
     p->spare_acc[j] = acc;
     out[j] = acc;
+    if (weight) weight[j] = arb_snap2_weight(in, id, positions[j]);
   }
   uint32_t* ids = p->ids;
   float* acc = p->acc;

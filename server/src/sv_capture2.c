@@ -1,6 +1,7 @@
 // Snapshot v2 capture (see sv_capture2.h).
 #include "sv_capture2.h"
 
+#include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
 #include <math.h>
@@ -122,6 +123,24 @@ static void capture_wheels(sv_capture2* c, const arb_world* world) {
   }
 }
 
+// Springs and joints: links without state. A slot reused by a new object gets a new
+// description version, so a client sees it leave and enter again.
+static void capture_links(sv_capture2* c, const arb_world* world) {
+  arb_extra_id ids[256];
+  for (int kind = 0; kind < 2; ++kind) {
+    int n = kind == 0 ? arb_world_get_springs(world, ids, 256) : arb_world_get_joints(world, ids, 256);
+    for (int i = 0; i < n && i < 256; ++i) {
+      arb_vec2 a, b;
+      if (kind == 0) arb_spring_get_anchors(world, ids[i], &a, &b);
+      else arb_joint_get_anchors(world, ids[i], &a, &b);
+      uint32_t base = kind == 0 ? SV_ID_SPRING : SV_ID_JOINT;
+      arb_snap2_entity* e = add(c, base + (uint32_t)(ids[i].index1 - 1), ARB_SNAP2_LINK, a, arb_v2(0, 0));
+      if (!e) return;
+      e->desc_version = ids[i].generation;
+    }
+  }
+}
+
 void sv_capture2_run(sv_capture2* c, arb_game* game) {
   const arb_world* world = arb_game_get_world(game);
   c->game = game;
@@ -133,6 +152,7 @@ void sv_capture2_run(sv_capture2* c, arb_game* game) {
   capture_bodies(c, world);
   capture_particles(c, world);
   capture_wheels(c, world);
+  capture_links(c, world);
 }
 
 // ---- descriptions -------------------------------------------------------------------------
@@ -175,6 +195,40 @@ static int describe_wheel(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   return ARB_E_NOT_FOUND;
 }
 
+// One end of a spring or joint: the body's entity and the anchor in its frame, or entity 0
+// and the anchor in world coordinates (a static body, which is no entity, or the world).
+static void link_end(const sv_capture2* c, const arb_world* world, arb_body_id body, arb_vec2 local,
+                     uint32_t* entity, arb_vec2* anchor) {
+  *entity = 0;
+  *anchor = local;
+  if (arb_body_id_is_null(body) || !arb_body_is_valid(world, body)) return;
+  if (arb_body_get_type(world, body) != ARB_BODY_STATIC) *entity = entity_of_body(c, body);
+  if (*entity == 0) *anchor = arb_transform_point(arb_body_get_transform(world, body), local);
+}
+
+static int describe_link(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+  const arb_world* world = arb_game_get_world(c->game);
+  bool spring = id < SV_ID_JOINT;
+  arb_extra_id ids[256];
+  int n = spring ? arb_world_get_springs(world, ids, 256) : arb_world_get_joints(world, ids, 256);
+  uint32_t slot = id - (spring ? SV_ID_SPRING : SV_ID_JOINT);
+  for (int i = 0; i < n && i < 256; ++i) {
+    if ((uint32_t)(ids[i].index1 - 1) != slot) continue;
+    arb_body_id ba, bb;
+    arb_vec2 la, lb;
+    int rc = spring ? arb_spring_get_bodies(world, ids[i], &ba, &bb, &la, &lb)
+                    : arb_joint_get_bodies(world, ids[i], &ba, &bb, &la, &lb);
+    if (rc != 0) return rc;
+    d->cls = ARB_SNAP2_LINK;
+    d->link_kind = spring ? ARB_SNAP2_LINK_SPRING : ARB_SNAP2_LINK_JOINT;
+    d->joint_type = spring ? 0 : (uint8_t)arb_joint_get_type(world, ids[i]);
+    link_end(c, world, ba, la, &d->a, &d->anchor_a);
+    link_end(c, world, bb, lb, &d->b, &d->anchor_b);
+    return 0;
+  }
+  return ARB_E_NOT_FOUND;
+}
+
 int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* d) {
   sv_capture2* c = user;
   memset(d, 0, sizeof *d);
@@ -194,5 +248,6 @@ int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* d) {
     d->b = SV_ID_PARTICLE + (uint32_t)b;
     return 0;
   }
-  return describe_wheel(c, id, d);
+  if (id < SV_ID_SPRING) return describe_wheel(c, id, d);
+  return describe_link(c, id, d);
 }

@@ -1,6 +1,6 @@
 // Capture of a game's drawable state for snapshot stream v2: every non-static body, every
-// particle, every particle constraint (a rope link between two particle entities) and
-// every vehicle wheel, quantized, in one id-ordered set. Entity ids: bodies keep their game
+// particle, every particle constraint (a rope link between two particle entities), every
+// vehicle wheel and every spring and joint (links between bodies), quantized, in one id-ordered set. Entity ids: bodies keep their game
 // entity id; the extras get ids in their own ranges above every body id, so a client can
 // tell them apart and the order is stable. All memory is allocated at init.
 #pragma once
@@ -12,6 +12,8 @@
 #define SV_ID_ROPE 0x50000000u      ///< + constraint index
 #define SV_ID_WHEEL 0x60000000u     ///< + vehicle slot * SV_WHEELS_PER_VEHICLE + wheel
 #define SV_WHEELS_PER_VEHICLE 8
+#define SV_ID_SPRING 0x70000000u    ///< + spring slot
+#define SV_ID_JOINT 0x78000000u     ///< + joint slot
 
 typedef struct sv_capture2 {
   int cap;               ///< entities of any kind per capture

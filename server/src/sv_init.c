@@ -99,6 +99,16 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
   s->snap_jobs = calloc((size_t)s->peer_capacity, sizeof *s->snap_jobs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
+  // The scene message is the scene text and 52 bytes around it; a text over the limit is
+  // never sent (sv_session.c).
+  size_t scene_len = 0;
+  arb_scene_get_text(s->scene, &scene_len);
+  s->scene_buf_cap = scene_len <= ARB_PROTO_MAX_SCENE_TEXT ? scene_len + 256 : 0;
+  s->scene_buf = s->scene_buf_cap ? malloc(s->scene_buf_cap) : NULL;
+  if (s->scene_buf_cap && !s->scene_buf) {
+    snprintf(err, err_cap, "out of memory");
+    return ARB_E_NOMEM;
+  }
   if (!s->sessions || !s->snap_jobs || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
       !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
@@ -235,6 +245,7 @@ static void free_state(sv_server* s) {
   FREE_NULL(s->rejoins);
   sv_auth_free(&s->auth);
   FREE_NULL(s->msg_buf);
+  FREE_NULL(s->scene_buf);
 }
 
 int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* err, size_t err_cap) {

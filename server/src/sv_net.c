@@ -264,6 +264,11 @@ uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
   return now > n->last_datagram_ms[i] ? now - n->last_datagram_ms[i] : 0;
 }
 
+bool sv_net_reliable_idle(const ENetPeer* peer) {
+  return peer->reliableDataInTransit == 0 && enet_list_empty(&peer->outgoingCommands) &&
+         enet_list_empty(&peer->sentReliableCommands);
+}
+
 void sv_net_flush(sv_net* n) {
   if (n->host) enet_host_flush(n->host);
 }

@@ -82,6 +82,8 @@ bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms);
 int sv_net_ban_count(const sv_net* n);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
+/// True when everything sent to the peer has left and every reliable message was acked.
+bool sv_net_reliable_idle(const ENetPeer* peer);
 /// Stop watching, close the poll handle; the ENet host is destroyed once the handle is
 /// closed (run the loop afterwards). Safe to call twice.
 void sv_net_close(sv_net* n);

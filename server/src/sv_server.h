@@ -63,10 +63,21 @@ typedef struct sv_session {
   bool snap_ready;          ///< snap allocated
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
+  uint8_t scene_state;      ///< SV_SCENE_*: the scene message's progress
+  uint32_t scene_tick;      ///< the welcome's tick: the avatar state below is from it
+  float scene_avatar[6];    ///< x, y, angle, vx, vy, w at scene_tick
   char rejoin_token[40];    ///< the token sent in the rejoin event ("" before the welcome)
   bool has_token;           ///< the hello carried a valid connect token (--auth-key)
   uint64_t token_client_id; ///< the backend's player id from that token
 } sv_session;
+
+/// The scene message of a session (sent after the welcome, a few sessions at a time).
+enum { SV_SCENE_NONE, SV_SCENE_PENDING, SV_SCENE_SENDING };
+/// Sessions whose scene message may be on the way at once: a large scene (1.4 MB for
+/// 10 000 bodies) is a thousand ENet fragments per client, and ENet walks each peer's
+/// queue on every flush, so hundreds of clients joining at once must not all get theirs
+/// together.
+#define SV_SCENES_IN_FLIGHT 4
 
 /// A client whose connection was lost: its avatar stays until `expires_ns` (rejoin window).
 typedef struct sv_rejoin {
@@ -130,6 +141,8 @@ typedef struct sv_server {
 
   uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
   size_t msg_buf_cap;
+  uint8_t* scene_buf;        ///< encode scratch for the scene message (the scene's size)
+  size_t scene_buf_cap;
 
   bool stopping;             ///< SIGTERM/SIGINT seen: no new connections
   bool stopped;              ///< everything closed; uv_run returns
@@ -172,6 +185,8 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev);
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns);
 /// Queue a reliable message on the control channel.
 int sv_session_send_control(sv_server* s, sv_session* ss, const uint8_t* data, size_t len);
+/// Sends pending scene messages while fewer than SV_SCENES_IN_FLIGHT are on the way.
+void sv_session_send_scenes(sv_server* s);
 /// Disconnect a session with a reason (event DISCONNECT, then ENet disconnect). Queues the
 /// avatar's despawn when it has one.
 void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text);

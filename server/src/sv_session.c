@@ -510,30 +510,58 @@ void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
   }
 }
 
-// The scene text and the avatar's exact state at its join tick: what a predicting client
-// needs to build the same world and start its avatar exactly where the server has it.
-static void send_scene(sv_server* s, sv_session* ss, uint32_t tick) {
+// The avatar's exact state at its join tick, kept for the scene message: with it and the
+// scene text a predicting client builds the same world and starts its avatar exactly
+// where the server has it, whenever the message gets its turn (sv_session_send_scenes).
+static void note_scene(sv_server* s, sv_session* ss, uint32_t tick) {
   arb_entity e;
   if (arb_game_find_entity(s->game, ss->entity_id, &e) != ARB_OK) return;
   const arb_world* world = arb_game_get_world(s->game);
+  arb_vec2 p = arb_body_get_position(world, e.body), v = arb_body_get_linear_velocity(world, e.body);
+  float state[6] = {p.x, p.y, arb_body_get_angle(world, e.body), v.x, v.y,
+                    arb_body_get_angular_velocity(world, e.body)};
+  memcpy(ss->scene_avatar, state, sizeof state);
+  ss->scene_tick = tick;
+  ss->scene_state = SV_SCENE_PENDING;
+}
+
+static void send_scene(sv_server* s, sv_session* ss) {
   arb_proto_scene m;
   memset(&m, 0, sizeof m);
   size_t len = 0;
   m.text = arb_scene_get_text(s->scene, &len);
   m.text_len = (uint32_t)(len > ARB_PROTO_MAX_SCENE_TEXT ? 0 : len);  // too big: not sent
-  m.tick = tick;
+  m.tick = ss->scene_tick;
   m.scene_hash = arb_scene_get_hash(s->scene);
-  m.avatar_position = arb_body_get_position(world, e.body);
-  m.avatar_angle = arb_body_get_angle(world, e.body);
-  m.avatar_velocity = arb_body_get_linear_velocity(world, e.body);
-  m.avatar_angular_velocity = arb_body_get_angular_velocity(world, e.body);
-  int n = arb_proto_encode_scene(&m, s->msg_buf, s->msg_buf_cap);
-  if (n <= 0 || (size_t)n > s->msg_buf_cap) {
+  const float* a = ss->scene_avatar;
+  m.avatar_position = (arb_vec2){a[0], a[1]};
+  m.avatar_angle = a[2];
+  m.avatar_velocity = (arb_vec2){a[3], a[4]};
+  m.avatar_angular_velocity = a[5];
+  ss->scene_state = SV_SCENE_NONE;
+  int n = arb_proto_encode_scene(&m, s->scene_buf, s->scene_buf_cap);
+  if (n <= 0 || (size_t)n > s->scene_buf_cap) {
     // The client still plays, interpolated only; say why once.
     SV_LOG(&s->log, SV_LOG_WARN, "scene_not_sent", SV_LU("client", ss->client_id), SV_LI("rc", n));
     return;
   }
-  sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
+  if (sv_session_send_control(s, ss, s->scene_buf, (size_t)n) == 0) ss->scene_state = SV_SCENE_SENDING;
+}
+
+void sv_session_send_scenes(sv_server* s) {
+  int sending = 0;
+  for (int i = 0; i < s->peer_capacity; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if (ss->scene_state == SV_SCENE_SENDING && sv_net_reliable_idle(ss->peer))
+      ss->scene_state = SV_SCENE_NONE;  // acknowledged
+    sending += ss->scene_state == SV_SCENE_SENDING;
+  }
+  for (int i = 0; i < s->peer_capacity && sending < SV_SCENES_IN_FLIGHT; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if (ss->state != SV_SESSION_ACTIVE || ss->scene_state != SV_SCENE_PENDING) continue;
+    send_scene(s, ss);
+    sending += ss->scene_state == SV_SCENE_SENDING;
+  }
 }
 
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
@@ -557,7 +585,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
   if (ss->spectator) return;  // no avatar to predict, hold or announce
-  send_scene(s, ss, tick);
+  note_scene(s, ss, tick);
   send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
   arb_proto_event ev = session_event(ss, ARB_PROTO_EVENT_JOINED, tick, ss->name);

@@ -1,6 +1,7 @@
 // Per-client v2 snapshots (see sv_snapshot.h).
 #include "sv_snapshot.h"
 
+#include <arbiter/snapshot_drawn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +16,10 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   x->view_pos = calloc(n, sizeof *x->view_pos);
   x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
+  x->weight = calloc(n, sizeof *x->weight);
   x->up_to_date = calloc(n, sizeof *x->up_to_date);
   if (!x->picked || !x->sort_tmp || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
-      !x->up_to_date) {
+      !x->weight || !x->up_to_date) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -33,6 +35,7 @@ void sv_snap_scratch_free(sv_snap_scratch* x) {
   free(x->view_pos);
   free(x->view_speed);
   free(x->prio);
+  free(x->weight);
   free(x->up_to_date);
   memset(x, 0, sizeof *x);
 }
@@ -121,7 +124,13 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
   // stalls the tick in page faults when hundreds join a 10 000-body world.
   c->cap = 2 * max_entities;
   c->storage = malloc((size_t)SV_SNAP_RING * (size_t)c->cap * sizeof *c->storage);
-  if (c->storage == NULL || arb_snap2_priority_init(&c->priority, max_entities) != 0) {
+  // A drawn set holds a view plus entities entered in snapshots not yet acknowledged.
+  int drawn_cap = c->cap + max_entities;
+  c->drawn_storage = malloc(2 * (size_t)drawn_cap * sizeof *c->drawn_storage);
+  c->drawn = (arb_snap2_set){c->drawn_storage, 0, drawn_cap};
+  c->drawn_tmp = (arb_snap2_set){c->drawn_storage + drawn_cap, 0, drawn_cap};
+  if (c->storage == NULL || c->drawn_storage == NULL ||
+      arb_snap2_priority_init(&c->priority, max_entities) != 0) {
     sv_snap_client_free(c);
     return ARB_E_NOMEM;
   }
@@ -137,12 +146,17 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   memset(c->ring_tick, 0, sizeof c->ring_tick);
   for (int i = 0; i < SV_SNAP_RING; ++i) c->ring[i].count = 0;
   c->acked_tick = 0;
+  memset(c->ring_base, 0, sizeof c->ring_base);
+  memset(c->ring_acked, 0, sizeof c->ring_acked);
+  memset(c->ring_settled, 0, sizeof c->ring_settled);
+  c->drawn.count = 0;
   c->priority.count = 0;
   arb_snap2_rate_init(&c->rate, ceiling_kbps);
 }
 
 void sv_snap_client_free(sv_snap_client* c) {
   free(c->storage);
+  free(c->drawn_storage);
   arb_snap2_priority_free(&c->priority);
   memset(c, 0, sizeof *c);
 }
@@ -171,7 +185,49 @@ static int slot_to_write(const sv_snap_client* c) {
 }
 
 void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
-  if (tick > c->acked_tick && find_slot(c, tick) >= 0) c->acked_tick = tick;
+  int slot = find_slot(c, tick);
+  if (slot < 0) return;
+  c->ring_acked[slot] = 1;
+  if (tick > c->acked_tick) c->acked_tick = tick;
+}
+
+// drawn = what the client draws after the view of `slot` (sent) arrives. On no room: the
+// view alone (less than the client draws, so the server only sends more).
+static void drawn_apply(sv_snap_client* c, int slot) {
+  int b = find_slot(c, c->ring_base[slot]);
+  const arb_snap2_set* base = b >= 0 ? &c->ring[b] : NULL;
+  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[slot], base, c->ring_base[slot], &c->drawn_tmp) ==
+      0) {
+    arb_snap2_set t = c->drawn;
+    c->drawn = c->drawn_tmp;
+    c->drawn_tmp = t;
+  } else {
+    arb_snap2_set_copy(&c->drawn, &c->ring[slot]);
+  }
+}
+
+// A snapshot at or before the newest ack that was never acknowledged is taken as lost:
+// the model restarts from the acknowledged view and replays the ones still in flight.
+// Runs before the slot to write is chosen (slots acked past are reused first).
+static void drawn_settle(sv_snap_client* c) {
+  int lost = 0;
+  for (int i = 0; i < SV_SNAP_RING; ++i) {
+    if (c->ring_tick[i] == 0 || c->ring_tick[i] > c->acked_tick || c->ring_settled[i]) continue;
+    c->ring_settled[i] = 1;
+    lost |= !c->ring_acked[i];
+  }
+  if (!lost) return;
+  int a = find_slot(c, c->acked_tick);
+  c->drawn.count = 0;
+  if (a >= 0) arb_snap2_set_copy(&c->drawn, &c->ring[a]);
+  for (uint32_t after = c->acked_tick;;) {  // in flight, oldest first
+    int next = -1;
+    for (int i = 0; i < SV_SNAP_RING; ++i)
+      if (c->ring_tick[i] > after && (next < 0 || c->ring_tick[i] < c->ring_tick[next])) next = i;
+    if (next < 0) break;
+    drawn_apply(c, next);
+    after = c->ring_tick[next];
+  }
 }
 
 // Capture indexes (>= 0) in increasing order: a radix sort by bytes, as many passes as
@@ -247,7 +303,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio);
+  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio, x->weight);
+  drawn_settle(c);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
   int write = slot_to_write(c);
@@ -262,6 +319,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.baseline = base >= 0 ? &c->ring[base] : &empty;
   a.current = current;
   a.priority = x->prio;
+  a.drawn = &c->drawn;
+  a.weight = x->weight;
   a.describe = sv_capture2_describe;
   a.describe_user = (void*)&s->capture;  // describing only reads the game
   a.tol = arb_snap2_default_tolerance();
@@ -275,5 +334,9 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   if (rc != 0) return rc;
   arb_snap2_priority_sent(&c->priority, x->up_to_date);
   c->ring_tick[write] = req->tick;
+  c->ring_base[write] = a.h.baseline_tick;
+  c->ring_acked[write] = 0;
+  c->ring_settled[write] = 0;
+  drawn_apply(c, write);
   return 0;
 }

@@ -8,7 +8,8 @@
 //   relevant set   everything, or with --view-radius the captured entities within the
 //                  radius of the avatar: the grid cells the radius touches, never a scan
 //                  of the whole capture
-//   priority       the client's accumulator: own avatar, nearness, speed, time waiting
+//   priority       what the client draws wrong (a model of its drawn set), weighted by
+//                  relevance (own avatar, nearness), plus the time it has waited
 //   budget         the client's rate controller: --client-kbps, lowered by the hello's
 //                  max_kbps, cut on loss or rising RTT and recovering after
 //   build          arb_snap2_build against the newest view the client acknowledged
@@ -45,6 +46,14 @@ typedef struct sv_snap_client {
   arb_snap2_set ring[SV_SNAP_RING];
   uint32_t ring_tick[SV_SNAP_RING];   ///< tick each slot was sent for, 0 = empty
   uint32_t acked_tick;                ///< newest acknowledged tick still in the ring, 0 = none
+  uint32_t ring_base[SV_SNAP_RING];   ///< baseline tick each slot was built on
+  uint8_t ring_acked[SV_SNAP_RING];   ///< the client acknowledged that slot's tick
+  uint8_t ring_settled[SV_SNAP_RING]; ///< at or before acked_tick: known received or lost
+  /// What the client draws (arbiter/snapshot_drawn.h) if every snapshot sent since the
+  /// newest acknowledged one arrives; rebuilt from that one's view when an older snapshot
+  /// is found lost (never acknowledged while a newer one was).
+  arb_snap2_set drawn, drawn_tmp;
+  arb_snap2_entity* drawn_storage;
   arb_snap2_priority priority;
   arb_snap2_rate rate;
 } sv_snap_client;
@@ -70,6 +79,7 @@ typedef struct sv_snap_scratch {
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;
   float* prio;             ///< per view item, for the builder
+  float* weight;           ///< per view item: relevance, weighs the client's error
   uint8_t* up_to_date;     ///< per view item, from the builder
 } sv_snap_scratch;
 

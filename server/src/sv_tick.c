@@ -248,6 +248,7 @@ void sv_tick(void* user) {
   send_left_events(s, s->tick_rec);
   send_hit_events(s);
   welcome_joined(s, tick);
+  sv_session_send_scenes(s);
   if (tick % (uint64_t)s->snapshot_every == 0) send_snapshots(s, (uint32_t)tick);
   sv_net_flush(&s->net);
   uint64_t t1 = account_tick(s, tick, t0, c0);

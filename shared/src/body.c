@@ -148,6 +148,12 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   arb__mark_moved(w, index);
 }
 
+arb_shape_proxy arb__shape_proxy(const arb_shape_def* s) {
+  if (s->type == ARB_SHAPE_CIRCLE) return arb_make_circle_proxy(&s->circle);
+  if (s->type == ARB_SHAPE_POLYGON) return arb_make_polygon_proxy(&s->polygon);
+  return arb_make_segment_proxy(&s->segment);
+}
+
 float arb__body_min_extent(const arb__body* b) {
   const arb_shape_def* s = &b->shape;
   // A circle body's centre of mass is the circle's centre; a segment has no inside.
@@ -162,11 +168,15 @@ float arb__body_min_extent(const arb__body* b) {
   return min_e < 0.0f ? 0.0f : min_e;
 }
 
-bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
-  const arb_shape_def* sa = &a->shape;
-  const arb_shape_def* sb = &b->shape;
+bool arb__shape_filters_match(const arb_shape_def* sa, const arb_shape_def* sb) {
   if (sa->group == sb->group && sa->group != 0) return sa->group > 0;
   return (sa->mask_bits & sb->category_bits) != 0 && (sb->mask_bits & sa->category_bits) != 0;
+}
+
+// A sensor never gets a contact (nor a sweep): it only reports overlaps (sensor.c).
+bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
+  if (a->shape.sensor || b->shape.sensor) return false;
+  return arb__shape_filters_match(&a->shape, &b->shape);
 }
 
 // ---- ids --------------------------------------------------------------------------------
@@ -253,6 +263,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     st->w = b->fixed_rotation && def->type == ARB_BODY_DYNAMIC ? 0.0f : def->angular_velocity;
   }
   w->body_count += 1;
+  w->sensor_bodies += b->shape.sensor;
   arb__body_init_sleep(b, def);
   b->min_extent = arb__body_min_extent(b);
   if (!def->is_awake && def->type != ARB_BODY_STATIC && w->def.enable_sleep) {
@@ -283,6 +294,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = ARB__NULL;
+  w->sensor_bodies -= b->shape.sensor;  // its overlaps end in the next step (sensor.c)
   b->in_use = 0;
   b->moved = 0;
   b->generation += 1;
@@ -559,7 +571,7 @@ arb_ray_result arb_world_cast_ray(const arb_world* w, arb_vec2 origin, arb_vec2 
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use) continue;
+    if (!b->in_use || b->shape.sensor) continue;  // rays pass through sensors
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), best};

@@ -79,12 +79,6 @@ void arb__ccd_begin(arb_world* w) {
   w->sweep_q = q;
 }
 
-static arb_shape_proxy arb__proxy(const arb_shape_def* s) {
-  if (s->type == ARB_SHAPE_CIRCLE) return arb_make_circle_proxy(&s->circle);
-  if (s->type == ARB_SHAPE_POLYGON) return arb_make_polygon_proxy(&s->polygon);
-  return arb_make_segment_proxy(&s->segment);
-}
-
 // A body's motion over the step: from its recorded start pose to its pose now (a static
 // or sleeping body stays where it is).
 static arb_sweep arb__sweep(const arb_world* w, int i) {
@@ -186,8 +180,8 @@ static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
   const arb__body* b = &w->bodies[i];
   arb_toi_input in;
   memset(&in, 0, sizeof in);
-  in.proxy_a = arb__proxy(&b->shape);
-  in.proxy_b = arb__proxy(&w->bodies[j].shape);
+  in.proxy_a = arb__shape_proxy(&b->shape);
+  in.proxy_b = arb__shape_proxy(&w->bodies[j].shape);
   in.sweep_a = *sa;
   in.sweep_b = *sb;
   in.max_fraction = t;

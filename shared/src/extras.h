@@ -39,6 +39,7 @@ typedef struct arb__joint {
   arb_vec2 local_axis;  // prismatic, wheel: unit axis in A's frame
   float reference_angle, lower, upper, motor_speed, max_motor, max_force, max_torque;
   float correction;  // motor joint: correction factor
+  float break_force;  // N; 0 = unbreakable (state: hashed only when set)
   // Accumulated impulses (warm start), state. `impulse` is the point constraint (revolute,
   // weld, motor, mouse), the rod (distance, x) or the perpendicular and angular rows
   // (prismatic x, y; wheel x).
@@ -52,6 +53,7 @@ typedef struct arb__joint {
   arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
   arb_vec2 axis;          // local_axis in world axes at step start
   float delta_angle;      // B's angle - A's - reference_angle at step start, in [-pi, pi]
+  arb_vec2 step_impulse;  // linear impulse applied to B over the whole step (its force * dt)
 } arb__joint;
 
 typedef struct arb__particle {
@@ -123,6 +125,9 @@ void arb__joints_warm_start(arb_world* w);
 void arb__joints_solve(arb_world* w, float h, bool use_bias);
 // world.c, between the solver and finalize: position projection of rigid joints.
 void arb__joints_project(arb_world* w);
+// world.c, right after the solver (before the projection): joints whose force exceeded
+// their break force are removed and reported (w->joint_breaks).
+void arb__joints_break(arb_world* w, float dt);
 
 // spring.c / vehicle.c / particles.c
 void arb__springs_apply(arb_world* w);
@@ -194,3 +199,22 @@ void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* co
 void arb__extras_codec(arb_codec* c, arb_world* w, arb__extras** x);
 /// Replace the world's extras with `x` (may be NULL). Cannot fail.
 void arb__extras_commit(arb_world* w, arb__extras* x);
+
+// The outs of arb_spring_get_bodies / arb_joint_get_bodies: the attachment when found (a
+// live object), zeros otherwise. Returns 0 or ARB_E_STALE_ID.
+static inline int arb__attachment_out(bool found, arb_body_id a, arb_body_id b, arb_vec2 la, arb_vec2 lb,
+                                      arb_body_id* body_a, arb_body_id* body_b, arb_vec2* local_a,
+                                      arb_vec2* local_b) {
+  static const arb_body_id none = {0, 0};
+  if (body_a) *body_a = found ? a : none;
+  if (body_b) *body_b = found ? b : none;
+  if (local_a) *local_a = found ? la : arb_vec2_zero;
+  if (local_b) *local_b = found ? lb : arb_vec2_zero;
+  return found ? 0 : ARB_E_STALE_ID;
+}
+/// The whole of arb_spring_get_bodies / arb_joint_get_bodies for a looked-up object (NULL: stale).
+#define ARB__ATTACHMENT_OUT(obj, out_ba, out_bb, out_la, out_lb)                                       \
+  ((obj) ? arb__attachment_out(true, (obj)->body_a, (obj)->body_b, (obj)->local_a, (obj)->local_b,     \
+                               out_ba, out_bb, out_la, out_lb)                                         \
+         : arb__attachment_out(false, (arb_body_id){0, 0}, (arb_body_id){0, 0}, arb_vec2_zero,         \
+                               arb_vec2_zero, out_ba, out_bb, out_la, out_lb))

@@ -7,7 +7,7 @@
 //   i32 spring_slots; per slot: u32 generation, u8 in_use; live: body_a, body_b
 //     (i32 index1, u32 generation each), vec2 local_a, local_b, f32 rest, k, c
 //   i32 joint_slots; per slot: u32 generation, u8 in_use; live: u8 type (bit 7: more
-//     follows), body_a, body_b, vec2 local_a, local_b, f32 length, hertz, damping_ratio,
+//     follows; bit 6: f32 break_force at the end of the record), body_a, body_b, vec2 local_a, local_b, f32 length, hertz, damping_ratio,
 //     vec2 impulse; more (types after the revolute, or a limit, motor or spring): u8 flags,
 //     vec2 local_axis, f32 reference_angle, lower, upper, motor_speed, max_motor, max_force,
 //     max_torque, correction, angular/spring/motor/lower/upper impulse
@@ -83,14 +83,16 @@ static void arb__joint_more(arb_codec* c, arb__joint* j) {
 }
 
 #define ARB__JOINT_MORE 0x80u
+#define ARB__JOINT_BREAKABLE 0x40u  // f32 break_force follows (only when it is set)
 
 static void arb__joint_fields(arb_codec* c, arb__joint* j) {
   if (arb_codec_reading(c)) j->ia = j->ib = -1;  // solver scratch
   if (!arb__x_slot(c, &j->generation, &j->in_use)) return;
   uint8_t kind = j->type;
   if (j->type > ARB_JOINT_REVOLUTE || j->flags != 0) kind |= ARB__JOINT_MORE;
+  if (j->break_force != 0.0f) kind |= ARB__JOINT_BREAKABLE;
   arb_codec_u8(c, &kind);
-  j->type = kind & 0x7fu;
+  j->type = kind & 0x3fu;
   arb__x_anchors(c, &j->body_a, &j->body_b, &j->local_a, &j->local_b);
   ARB_CODEC_F32S(c, &j->length, &j->hertz, &j->damping_ratio);
   arb_codec_vec2(c, &j->impulse);
@@ -103,6 +105,12 @@ static void arb__joint_fields(arb_codec* c, arb__joint* j) {
     j->local_axis = arb_v2(1.0f, 0.0f);
   }
   ARB_CODEC_CHECK(c, c->err || (kind & ARB__JOINT_MORE) || j->type <= ARB_JOINT_REVOLUTE);
+  if (kind & ARB__JOINT_BREAKABLE) {
+    arb_codec_f32(c, &j->break_force);
+    ARB_CODEC_CHECK(c, c->err || j->break_force > 0.0f);
+  } else if (arb_codec_reading(c)) {
+    j->break_force = 0.0f;
+  }
 }
 
 static void arb__wheel_fields(arb_codec* c, arb__wheel* wh) {

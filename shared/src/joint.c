@@ -82,6 +82,7 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
     return false;
   }
   if (d->hertz < 0.0f || d->damping_ratio < 0.0f || d->hertz > 1.0e4f) return false;
+  if (!arb_is_valid_float(d->break_force) || d->break_force < 0.0f) return false;
   return arb__joint_params_ok(d);
 }
 
@@ -117,6 +118,7 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   j->max_force = def->max_force;
   j->max_torque = def->max_torque;
   j->correction = def->correction_factor;
+  j->break_force = def->break_force;
   j->ia = j->ib = -1;
   arb__wake_ids(w, def->body_a, def->body_b);
   arb_extra_id id = {slot + 1, j->generation};
@@ -144,6 +146,12 @@ void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
   }
   if (a) *a = pa;
   if (b) *b = pb;
+}
+
+int arb_joint_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a, arb_body_id* body_b,
+                         arb_vec2* local_a, arb_vec2* local_b) {
+  const arb__joint* j = arb__joint_get(w, id);
+  return ARB__ATTACHMENT_OUT(j, body_a, body_b, local_a, local_b);
 }
 
 int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
@@ -222,4 +230,56 @@ int arb_world_get_joints(const arb_world* w, arb_extra_id* out, int cap) {
   const arb__extras* x = w ? w->extras : NULL;
   ARB__EXTRA_IDS(x, joints, joint_slots, out, cap, n);
   return n;
+}
+
+// ---- breaking -------------------------------------------------------------------------------
+
+// The linear impulse the joint gave its bodies over the step (every substep's warm start,
+// solve and relax: what external forces applied once per step and gravity applied per
+// substep both load it with), as a force.
+static float arb__joint_force(const arb__joint* j, float dt) {
+  if (!j->active || !(dt > 0.0f)) return 0.0f;
+  return arb_length(j->step_impulse) / dt;
+}
+
+float arb_joint_get_force(const arb_world* w, arb_extra_id id) {
+  const arb__joint* j = arb__joint_get(w, id);
+  return j ? arb__joint_force(j, w->last_step_dt) : 0.0f;
+}
+
+static void arb__push_break(arb_world* w, int slot, const arb__joint* j, float force) {
+  if (w->joint_break_count == w->joint_break_cap) {
+    int cap = w->joint_break_cap ? 2 * w->joint_break_cap : 16;
+    arb_joint_break_event* p = arb__grow(w, w->joint_breaks, w->joint_break_count, cap, sizeof *p);
+    if (!p) return;  // the joint still breaks; only the report is lost
+    w->joint_breaks = p;
+    w->joint_break_cap = cap;
+  }
+  arb_joint_break_event* e = &w->joint_breaks[w->joint_break_count++];
+  e->joint.index1 = slot + 1;
+  e->joint.generation = j->generation;
+  e->body_a = j->body_a;
+  e->body_b = j->body_b;
+  e->force = force;
+}
+
+void arb__joints_break(arb_world* w, float dt) {
+  w->joint_break_count = 0;
+  arb__extras* x = w->extras;
+  if (!x) return;
+  for (int i = 0; i < x->joint_slots; ++i) {  // DET: slot order
+    arb__joint* j = &x->joints[i];
+    if (!j->in_use || j->break_force <= 0.0f) continue;
+    float force = arb__joint_force(j, dt);
+    if (!(force > j->break_force)) continue;
+    arb__push_break(w, i, j, force);
+    j->in_use = 0;
+    j->active = 0;  // the projection and the next steps skip it
+    arb__wake_ids(w, j->body_a, j->body_b);  // sleep timers restart: the bodies just came apart
+  }
+}
+
+int arb_world_get_joint_break_events(const arb_world* w, const arb_joint_break_event** out) {
+  if (out) *out = w ? w->joint_breaks : NULL;
+  return w ? w->joint_break_count : 0;
 }

@@ -60,6 +60,7 @@ void arb__joints_prepare(arb_world* w, float dt, float h) {
     j->ia = j->ib = -1;
     j->ma = j->mb = j->iA = j->iB = 0.0f;
     j->active = 0;
+    j->step_impulse = arb_vec2_zero;
     if (!j->in_use) continue;
     int a = arb__body_slot(w, j->body_a);
     int b = arb_body_id_is_null(j->body_b) ? -1 : arb__body_slot(w, j->body_b);
@@ -111,12 +112,13 @@ static arb_vec2 arb__joint_delta(const arb__joint* j, const arb__jbody* A, const
   return arb_add(arb_add(arb_sub(B->dp, A->dp), j->delta_center), arb_sub(*rb, *ra));
 }
 
-static void arb__japply(const arb__joint* j, arb__jbody* A, arb__jbody* B, arb_vec2 ra, arb_vec2 rb,
+static void arb__japply(arb__joint* j, arb__jbody* A, arb__jbody* B, arb_vec2 ra, arb_vec2 rb,
                         arb_vec2 P) {
   A->v = arb_mul_sub(A->v, j->ma, P);
   A->w -= j->iA * arb_cross(ra, P);
   B->v = arb_mul_add(B->v, j->mb, P);
   B->w += j->iB * arb_cross(rb, P);
+  j->step_impulse = arb_add(j->step_impulse, P);
 }
 
 // ---- one-dimensional rows ---------------------------------------------------------------
@@ -153,16 +155,17 @@ static float arb__row_cdot(const arb__jrow* r, const arb__jbody* A, const arb__j
   return arb_dot(r->n, arb_sub(B->v, A->v)) + r->a2 * B->w - r->a1 * A->w;
 }
 
-static void arb__row_apply(const arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
+static void arb__row_apply(arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
                            float imp) {
   A->v = arb_mul_sub(A->v, j->ma * imp, r->n);
   A->w -= j->iA * imp * r->a1;
   B->v = arb_mul_add(B->v, j->mb * imp, r->n);
   B->w += j->iB * imp * r->a2;
+  j->step_impulse = arb_mul_add(j->step_impulse, imp, r->n);  // zero for an angular row
 }
 
 // Soft row towards C = 0 (a lock with the joint softness, or a spring with its own).
-static void arb__row_soft(const arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
+static void arb__row_soft(arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
                           float c, arb__softness s, float* acc) {
   float imp =
       -s.mass_scale * r->mass * (arb__row_cdot(r, A, B) + s.bias_rate * c) - s.impulse_scale * *acc;
@@ -171,7 +174,7 @@ static void arb__row_soft(const arb__joint* j, const arb__jrow* r, arb__jbody* A
 }
 
 // Motor: drive the row's speed to `speed` with an accumulated impulse within +-max_impulse.
-static void arb__row_motor(const arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
+static void arb__row_motor(arb__joint* j, const arb__jrow* r, arb__jbody* A, arb__jbody* B,
                            float speed, float max_impulse, float* acc) {
   float imp = -r->mass * (arb__row_cdot(r, A, B) - speed);
   float old = *acc;
@@ -181,7 +184,7 @@ static void arb__row_motor(const arb__joint* j, const arb__jrow* r, arb__jbody* 
 
 // One side of a limit: C >= 0 is allowed (approached speculatively at C / h), C < 0 is
 // pushed back with the joint softness; the accumulated impulse only pushes.
-static void arb__row_limit(const arb__extras* x, const arb__joint* j, const arb__jrow* r,
+static void arb__row_limit(const arb__extras* x, arb__joint* j, const arb__jrow* r,
                            arb__jbody* A, arb__jbody* B, float c, float h, bool use_bias,
                            float* acc) {
   float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
@@ -198,7 +201,7 @@ static void arb__row_limit(const arb__extras* x, const arb__joint* j, const arb_
   arb__row_apply(j, r, A, B, *acc - old);
 }
 
-static void arb__row_limits(const arb__extras* x, const arb__joint* j, const arb__jrow* r,
+static void arb__row_limits(const arb__extras* x, arb__joint* j, const arb__jrow* r,
                             arb__jbody* A, arb__jbody* B, float position, float h, bool use_bias,
                             arb__joint* acc) {
   arb__row_limit(x, j, r, A, B, position - j->lower, h, use_bias, &acc->lower_impulse);

@@ -225,7 +225,7 @@ static void arb__particle_sweep(const arb_world* w, arb__particle* p, int slot, 
 static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot, float dt) {
   const arb__body* b = &w->bodies[slot];
   const arb_shape_def* s = &b->shape;
-  if ((p->mask_bits & s->category_bits) == 0u) return;
+  if ((p->mask_bits & s->category_bits) == 0u || s->sensor) return;  // sensors push nothing
   arb__particle_sweep(w, p, slot, dt);
   arb_circle c = {arb_vec2_zero, p->radius};
   arb_transform xp = {p->p, arb_rot_identity};

@@ -11,7 +11,7 @@
 //       vec2 local centre; vec2 v; f32 w; vec2 force; f32 torque; f32 mass, inertia,
 //       inv_mass, inv_inertia, gravity_scale, linear_damping, angular_damping;
 //       vec2 fat_lower, fat_upper; u64 user_data;
-//       shape: u8 type, f32 density, friction, restitution, u32 category, u32 mask,
+//       shape: u8 type (bit 7: u8 flags follow, 1 = sensor), f32 density, friction, restitution, u32 category, u32 mask,
 //       i32 group, then circle (vec2 centre, f32 radius) | polygon (u8 n, n vec2
 //       vertices, n vec2 normals, vec2 centroid) | segment (vec2 a, vec2 b)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
@@ -21,6 +21,8 @@
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
+//     then, only when sensors overlap something: the sensor record (tag 'SENS'; layout
+//       in sensor.c)
 //     then the sleep record: u32 tag 'SLEP' (0x50454c53), u8 world enable_sleep, per live
 //       body: u8 flags (1 asleep, 2 sleep enabled), f32 sleep_threshold, f32 sleep_time,
 //       asleep only: i32 island_head (visitor and checks in sleep_io.c)
@@ -176,6 +178,7 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->wake_count = 0;
   w->moved_count = 0;
   w->moved_scan = true;  // the image's moved flags are not listed
+  arb__sensors_commit(w, img);
   arb__extras_commit(w, img->extras);
 }
 

@@ -200,6 +200,8 @@ void arb_world_destroy(arb_world* w) {
   arb__free(w, w->begin_events);
   arb__free(w, w->end_events);
   arb__free(w, w->hit_events);
+  arb__free(w, w->joint_breaks);
+  arb__sensors_free(w);
   arb__free(w, w->awake_bodies);
   arb__free(w, w->awake_contacts);
   arb__free(w, w->wake_requests);
@@ -321,13 +323,16 @@ void arb_world_step(arb_world* w, float dt) {
   arb__ccd_begin(w);
   arb__extras_pre_solve(w, dt);
   arb__solve(w, dt);
+  arb__joints_break(w, dt);
   arb__joints_project(w);
   int sleepy = arb__finalize(w, dt);
   arb__ccd_finish(w, dt);
   arb__extras_post_step(w, dt);
   arb__islands_sleep(w, sleepy);
   arb__ccd_wake_hits(w);
+  arb__sensors_update(w);
   w->end_reported = w->end_count;
+  w->last_step_dt = dt;
   w->step_count += 1;
   w->locked = false;
 }

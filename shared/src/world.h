@@ -223,6 +223,14 @@ void arb__map_set(arb__pair_map* m, uint64_t key, int value);
 void arb__map_remove(arb__pair_map* m, uint64_t key);
 void arb__map_free(arb_world* w, arb__pair_map* m);
 
+// ---- sensors ----------------------------------------------------------------------------
+
+// One overlap between a sensor body and a visitor body, both by id (a destroyed body's
+// stale id stays until the next step reports its end).
+typedef struct arb__sensor_pair {
+  arb_body_id sensor, visitor;
+} arb__sensor_pair;
+
 // ---- the world --------------------------------------------------------------------------
 
 struct arb__pool;
@@ -255,6 +263,21 @@ struct arb_world {
                          // from arb_body_destroy since, and are reported by the next)
   arb_contact_hit_event* hit_events;  // last step, contact order (contact_solver.c)
   int32_t hit_count, hit_capacity;
+
+  // Sensors (sensor.c). State: the overlaps after the last step, ascending by (sensor id,
+  // visitor id); `sensor_scratch` is where the next step builds its list (then swapped).
+  arb__sensor_pair* sensor_pairs;
+  int32_t sensor_pair_count, sensor_pair_cap;
+  arb__sensor_pair* sensor_scratch;
+  int32_t sensor_scratch_cap;
+  int32_t sensor_bodies;  // live sensor bodies (not state: recounted on restore)
+  arb_sensor_event* sensor_begin;  // last step's events (outputs)
+  arb_sensor_event* sensor_end;
+  int32_t sensor_begin_count, sensor_end_count, sensor_begin_cap, sensor_end_cap;
+  // Joints broken by the last step (joint.c; outputs, not state).
+  struct arb_joint_break_event* joint_breaks;
+  int32_t joint_break_count, joint_break_cap;
+  float last_step_dt;  // dt of the last step (arb_joint_get_force; not state)
 
   arb__stack stack;
   bool locked;  // inside arb_world_step
@@ -295,7 +318,8 @@ arb_aabb arb__body_compute_aabb(const arb__body* b);
 /// step); the proxy then covers the whole path so its pairs exist before it arrives.
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
 float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
-bool arb__body_should_collide(const arb__body* a, const arb__body* b);
+bool arb__body_should_collide(const arb__body* a, const arb__body* b);  // false for sensors
+bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
 
@@ -338,6 +362,8 @@ typedef struct arb__world_image {
   arb__body_sim* sims;
   int32_t contact_count, contact_capacity;
   arb__contact* contacts;
+  int32_t sensor_pair_count;
+  arb__sensor_pair* sensor_pairs;  // reading: staging array (NULL when none)
   struct arb__extras* extras;  // NULL: no extras section
   struct arb__hash_cache* hash_cache;  // hashing only: reuse the bytes of bodies at rest
 } arb__world_image;
@@ -390,6 +416,19 @@ arb__hash_cache* arb__hash_cache_get(const arb_world* w);
 void arb__hash_cache_free(arb_world* w);
 /// Hash slot i: arb__slot_fields, or the cached bytes of a body at rest.
 void arb__hash_slot(arb_codec* c, arb__world_image* img, int i);
+
+// sensor.c: after the step (after finalize and continuous collision), every sensor's
+// overlaps are found again and compared with the last step's (begin and end events).
+void arb__sensors_update(arb_world* w);
+/// The optional sensor record of the canonical state (before the sleep record): tag 'SENS',
+/// only when overlaps exist, so worlds without sensors keep their bytes and hashes.
+#define ARB__SENSOR_TAG 0x534e4553u  // "SENS"
+void arb__sensor_codec(arb_codec* c, arb_world* w, arb__world_image* img);
+/// Restore: take the image's overlaps (the arrays of events are cleared) and recount sensors.
+void arb__sensors_commit(arb_world* w, arb__world_image* img);
+void arb__sensors_free(arb_world* w);
+/// The shape as a GJK proxy in its body's frame (ccd.c, sensor.c).
+arb_shape_proxy arb__shape_proxy(const arb_shape_def* s);
 
 // sleep_io.c: the sleep record of the canonical state (after the iterations record).
 #define ARB__SLEEP_TAG 0x50454c53u  // "SLEP"

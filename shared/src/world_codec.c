@@ -23,10 +23,21 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
                          d->max_linear_speed > 0.0f);
 }
 
+// Bit 7 of a shape's type byte: a flags byte follows (ARB__SHAPE_SENSOR), written only for
+// a shape that has one set, so every other shape keeps the bytes (and hashes) it had.
+#define ARB__SHAPE_MORE 0x80u
+#define ARB__SHAPE_SENSOR 1u
+
 static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
-  int type = (int)s->type;
+  int type = (int)s->type | (s->sensor ? (int)ARB__SHAPE_MORE : 0);
   arb_codec_int_u8(c, &type);
-  if (arb_codec_reading(c)) s->type = (arb_shape_type)type;
+  if (arb_codec_reading(c)) s->type = (arb_shape_type)(type & 0x7f);
+  if (type & (int)ARB__SHAPE_MORE) {
+    uint8_t flags = s->sensor ? ARB__SHAPE_SENSOR : 0u;
+    arb_codec_u8(c, &flags);
+    ARB_CODEC_CHECK(c, flags == ARB__SHAPE_SENSOR);  // only flags that differ from the default
+    if (arb_codec_reading(c)) s->sensor = (flags & ARB__SHAPE_SENSOR) != 0;
+  }
   ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
   arb_codec_u32(c, &s->category_bits);
   arb_codec_u32(c, &s->mask_bits);
@@ -123,6 +134,7 @@ static bool arb__contact_links_ok(const arb__world_image* img, const arb__contac
   const arb__body* ba = &img->bodies[a];
   const arb__body* bb = &img->bodies[b];
   return ba->in_use && bb->in_use && (ct->flags & ~ARB__CONTACT_TOUCHING) == 0 &&
+         !ba->shape.sensor && !bb->shape.sensor &&
          (img->sims[a].type == ARB_BODY_DYNAMIC || img->sims[b].type == ARB_BODY_DYNAMIC) &&
          arb__contact_has_collider(ba->shape.type, bb->shape.type) &&
          arb__body_shape_rank(ba->shape.type) <= arb__body_shape_rank(bb->shape.type);
@@ -232,6 +244,8 @@ void arb__world_image_of(const arb_world* w, arb__world_image* img) {
   img->contact_count = w->contact_count;
   img->contact_capacity = w->contact_capacity;
   img->contacts = w->contacts;
+  img->sensor_pair_count = w->sensor_pair_count;
+  img->sensor_pairs = w->sensor_pairs;
   img->extras = w->extras;
 }
 
@@ -257,6 +271,9 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__continuous_fields(c, &img->def);
+  // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
+  // always there: an image cut right before this record is refused, not read as empty.
+  arb__sensor_codec(c, w, img);
   arb__sleep_codec(c, img);  // sleep_io.c
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }
@@ -264,6 +281,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
 void arb__world_image_free(arb_world* w, arb__world_image* img) {
   arb__extras_release(w, img->extras);
   arb__free(w, img->contacts);
+  arb__free(w, img->sensor_pairs);
   arb__free(w, img->bodies);
   arb__free(w, img->states);
   arb__free(w, img->sims);

@@ -54,7 +54,7 @@ bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 tr
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order; ties keep the lower slot
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
+    if (!b->in_use || b->shape.sensor || !arb_query_filter_accepts(f, &b->shape)) continue;
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_cast_output o = arb__cast_body(b, origin, translation, best);
@@ -75,7 +75,7 @@ int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 transla
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
+    if (!b->in_use || b->shape.sensor || !arb_query_filter_accepts(f, &b->shape)) continue;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_cast_output o = arb__cast_body(b, origin, translation, 1.0f);
     if (!o.hit) continue;

@@ -89,8 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 }
 
 #ifndef ARB_FUZZING
-// A small scene with every shape kind, contacts, a free slot, forces pending and a
-// sleeping island.
+// A small scene with every shape kind, contacts, a free slot, forces pending, a sleeping
+// island and a sensor with a visitor inside.
 static uint8_t* sample_payload(size_t* n) {
   arb_world* w = new_world();
   arb_body_def bd = arb_default_body_def();
@@ -126,8 +126,16 @@ static uint8_t* sample_payload(size_t* n) {
   arb_body_create(w, &bd);
   bd.position = arb_v2(4.0f, 1.5f);
   arb_body_id sleeper = arb_body_create(w, &bd);
+  bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.position = arb_v2(1.5f, 1.0f);
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(1.0f, 1.0f);
+  bd.shape.sensor = true;  // the ball is inside: the image has a sensor record
+  arb_body_id sensor = arb_body_create(w, &bd);
   for (int t = 0; t < 45; ++t) arb_world_step(w, 1.0f / 60.0f);
   if (arb_body_is_awake(w, sleeper)) abort();  // the sample must hold a sleeping island
+  if (arb_sensor_get_overlaps(w, sensor, NULL, 0) == 0) abort();
   arb_body_destroy(w, doomed);
   arb_body_apply_force_to_center(w, ball, arb_v2(1.0f, 2.0f));
   int len = arb_world_save(w, NULL, 0);
@@ -188,7 +196,8 @@ int main(int argc, char** argv) {
     fclose(f);
     LLVMFuzzerTestOneInput(buf, got);
   }
-  printf("test_fuzz_world_restore: %zu-byte payload, %d mutations accepted, %d refused\n", n, accepted, refused);
+  printf("test_fuzz_world_restore: %zu-byte payload, %d mutations accepted, %d refused\n", n,
+         accepted, refused);
   return 0;
 }
 #endif

@@ -41,6 +41,14 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
       set_tests_properties(test_client_badnet_soak PROPERTIES LABELS soak RUN_SERIAL ON TIMEOUT 900)
     endif()
     if(TARGET arbiter-netem AND TARGET arbiter-replay)
+      # Particles, links and wheels: client state == the replay log's quantized state,
+      # directly and through arbiter-netem; the per-client budget per second of ticks.
+      arb_add_test(test_client_extras_live
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_extras_live.c
+        LIBS arbiter_client_testutil arbiter_client arbiter_protocol
+        LABELS integration SERIAL TIMEOUT 180
+        ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-netem> $<TARGET_FILE:arbiter-replay>
+             ${PROJECT_SOURCE_DIR}/tests/scenes/extras.json)
       # Lag-compensated shots through a 100 ms round trip; the session's log verifies.
       arb_add_test(test_client_fire_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_fire_live.c

@@ -15,6 +15,9 @@ endif()
 # Joints: limits, motors, springs, every joint type, save/restore mid-motion.
 arb_add_test(test_joints SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_joints.c
              LIBS arbiter_shared LABELS unit TIMEOUT 120)
+# Breakable joints: break force, break events, save/restore.
+arb_add_test(test_joint_break SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_joint_break.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 120)
 # World queries from the broad-phase trees against a slot-order scan (random worlds).
 arb_add_test(test_overlap_query SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_overlap_query.c
              LIBS arbiter_shared LABELS unit TIMEOUT 120)

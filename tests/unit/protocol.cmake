@@ -24,6 +24,8 @@ arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
              LIBS arbiter_protocol LABELS unit)
 arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
              LIBS arbiter_protocol LABELS unit)
+arb_add_test(test_snap2_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_drawn.c
+             LIBS arbiter_protocol LABELS unit)
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)

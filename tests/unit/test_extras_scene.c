@@ -122,6 +122,11 @@ static void test_scene_extras_bad_input(void** state) {
        ARB_E_INVAL, "springs[0].body_b", "must differ from body_a"},
       {"{" BODIES ",\"springs\":[{\"body_a\":\"d\",\"stiffness\":1,\"spin\":1}]}", ARB_E_INVAL,
        "springs[0].spin", "unknown key"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"revolute\",\"body_a\":\"d\",\"break_force\":-1}]}",
+       ARB_E_RANGE, "joints[0].break_force", "must be between 0 and"},
+      {"{" BODIES ",\"joints\":[{\"type\":\"mouse\",\"body_a\":\"d\",\"max_force\":1,"
+       "\"break_force\":\"weak\"}]}",
+       ARB_E_INVAL, "joints[0].break_force", "expected a number"},
       {"{" BODIES ",\"joints\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "joints[0].type",
        "missing (required)"},
       {"{" BODIES ",\"joints\":[{\"type\":\"rope\",\"body_a\":\"d\"}]}", ARB_E_INVAL,
@@ -249,6 +254,42 @@ static void test_scene_joints_file(void** state) {
   arb_scene_destroy(scene);
 }
 
+// Sensors and breakable joints from the scene file: every ball crosses the goal (one begin
+// and one end each), the crate breaks the lamp's weak joint (one break event), the sign's
+// strong joint holds the rock.
+static void test_scene_triggers_file(void** state) {
+  (void)state;
+  arb_scene* scene = st_load("triggers.json");
+  arb_world* w = NULL;
+  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  arb_body_id goal = {3, 1}, lamp = {8, 1};  // bodies[2] and bodies[7]
+  assert_true(arb_body_get_shape(w, goal)->sensor);
+  assert_false(arb_body_get_shape(w, lamp)->sensor);
+  int begins = 0, ends = 0, breaks = 0;
+  for (int i = 0; i < 600; ++i) {
+    arb_world_step(w, 1.0f / 60.0f);
+    const arb_sensor_event* ev;
+    int nb = arb_world_get_sensor_begin_events(w, &ev);
+    for (int k = 0; k < nb; ++k) assert_true(arb_body_id_equals(ev[k].sensor, goal));
+    begins += nb;
+    ends += arb_world_get_sensor_end_events(w, NULL);
+    const arb_joint_break_event* be;
+    int n = arb_world_get_joint_break_events(w, &be);
+    for (int k = 0; k < n; ++k) {
+      assert_int_equal(be[k].joint.index1, 1);
+      assert_true(arb_body_id_equals(be[k].body_b, lamp));
+      assert_true(be[k].force > 400.0f);
+    }
+    breaks += n;
+  }
+  assert_int_equal(begins, 3);
+  assert_int_equal(ends, 3);
+  assert_int_equal(breaks, 1);
+  assert_int_equal(arb_world_get_joint_count(w), 1);
+  arb_world_destroy(w);
+  arb_scene_destroy(scene);
+}
+
 static void test_game_vehicle_avatar(void** state) {
   (void)state;
   arb_scene* scene = st_load("extras.json");
@@ -317,4 +358,4 @@ static void test_game_vehicle_avatar(void** state) {
 ARB_TEST_MAIN(cmocka_unit_test(test_scene_extras_load_and_build),
               cmocka_unit_test(test_scene_extras_bad_input),
               cmocka_unit_test(test_scene_extras_file), cmocka_unit_test(test_scene_joints_file),
-              cmocka_unit_test(test_game_vehicle_avatar))
+              cmocka_unit_test(test_scene_triggers_file), cmocka_unit_test(test_game_vehicle_avatar))

@@ -253,6 +253,36 @@ static void test_proto_welcome_roundtrip(void** state) {
   assert_true(arb_proto_encode_welcome(&m, buf, sizeof buf) < 0);
 }
 
+/* The scene message has its own limit, above the other reliable messages': a 10 000-body
+ * scene (about 1.4 MB) and the largest text allowed go through; one byte more does not. */
+static void test_proto_large_scene(void** state) {
+  (void)state;
+  size_t cap = ARB_PROTO_MAX_SCENE_MESSAGE;
+  uint8_t* msg = malloc(cap);
+  char* text = malloc(ARB_PROTO_MAX_SCENE_TEXT + 1);
+  assert_non_null(msg);
+  assert_non_null(text);
+  for (size_t i = 0; i <= ARB_PROTO_MAX_SCENE_TEXT; i++) text[i] = (char)('a' + i % 26);
+  arb_proto_error err;
+  const uint32_t sizes[] = {1400000, ARB_PROTO_MAX_SCENE_TEXT};
+  for (int k = 0; k < 2; k++) {
+    arb_proto_scene m = fx_scene(), out;
+    m.text = text;
+    m.text_len = sizes[k];
+    int n = arb_proto_encode_scene(&m, msg, cap);
+    assert_true(n > ARB_PROTO_MAX_RELIABLE && n <= ARB_PROTO_MAX_SCENE_MESSAGE);
+    assert_int_equal(arb_proto_decode_scene(msg, (size_t)n, &out, &err), 0);
+    assert_int_equal(out.text_len, sizes[k]);
+    assert_memory_equal(out.text, text, sizes[k]);
+  }
+  arb_proto_scene m = fx_scene();
+  m.text = text;
+  m.text_len = ARB_PROTO_MAX_SCENE_TEXT + 1;
+  assert_int_equal(arb_proto_encode_scene(&m, msg, cap), ARB_E_TOO_BIG);
+  free(text);
+  free(msg);
+}
+
 static void test_proto_reject_event_roundtrip(void** state) {
   (void)state;
   arb_proto_error err;
@@ -606,7 +636,7 @@ ARB_TEST_MAIN(
     cmocka_unit_test(test_proto_quantize_pos), cmocka_unit_test(test_proto_quantize_angle),
     cmocka_unit_test(test_proto_quantize_controls), cmocka_unit_test(test_proto_hello_roundtrip),
     cmocka_unit_test(test_proto_hello_version), cmocka_unit_test(test_proto_welcome_roundtrip),
-    cmocka_unit_test(test_proto_reject_event_roundtrip),
+    cmocka_unit_test(test_proto_large_scene), cmocka_unit_test(test_proto_reject_event_roundtrip),
     cmocka_unit_test(test_proto_input_roundtrip), cmocka_unit_test(test_proto_ping_pong_roundtrip),
     cmocka_unit_test(test_proto_snapshot_roundtrip), cmocka_unit_test(test_proto_float_encodings),
     cmocka_unit_test(test_proto_reason_strings))

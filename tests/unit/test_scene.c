@@ -62,6 +62,7 @@ static const bad_case bad_cases[] = {
     {"bad_body_type.json", ARB_E_INVAL, "bodies[0].type",
      "unknown value \"ghost\" (expected one of: \"dynamic\""},
     {"bad_filter.json", ARB_E_RANGE, "bodies[0].mask", "must be between 0 and 4294967295, got -1"},
+    {"bad_sensor.json", ARB_E_INVAL, "bodies[1].sensor", "expected true or false, got a string"},
     {"bad_gravity.json", ARB_E_INVAL, "gravity", "expected [x, y], got an array of 1 elements"},
     {"bad_float_overflow.json", ARB_E_NONFINITE, "bodies[0].velocity[0]",
      "not a finite float32 number, got 1e+300"},

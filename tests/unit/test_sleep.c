@@ -1,6 +1,8 @@
 // Sleeping and islands (shared/src/island.c): a pile at rest falls asleep within the
 // documented time and then costs no solver work; a thrown ball wakes exactly the island it
 // hits; every documented wake-up cause wakes; sleeping survives save/restore bit-exactly.
+// cmocka.h needs these first
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,12 +12,12 @@
 #include <string.h>
 
 #include <cmocka.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+// clang-format on
 
 #include <arbiter/joint.h>
 
 #include "../common/test_main.h"
+#include "image_edit.h"
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -300,20 +302,6 @@ static void test_sleep_survives_save_restore(void** state) {
   free(img);
   arb_world_destroy(r);
   arb_world_destroy(t.w);
-}
-
-// The payload with its sleep record edited, in a new image (header + payload + checksum).
-static int restore_edited(arb_world* r, const uint8_t* img, int size, size_t at, const void* v,
-                          size_t n) {
-  uint8_t* m = malloc((size_t)size);
-  memcpy(m, img, (size_t)size);
-  memcpy(m + 20 + at, v, n);
-  size_t plen = (size_t)size - 28;
-  uint64_t h = XXH3_64bits(m + 20, plen);
-  for (int i = 0; i < 8; ++i) m[20 + plen + (size_t)i] = (uint8_t)(h >> (8 * i));
-  int rc = arb_world_restore(r, m, size);
-  free(m);
-  return rc;
 }
 
 // Restore refuses a sleep record the simulation could not have produced: sleeping bodies

@@ -153,6 +153,50 @@ static void fill_variety_part(void) {
   r[part1.record_count++] = u;
 }
 
+/* A one-record part entering link 7 with these ends; returns the encoder's result and,
+ * when it encoded, checks that the ends decode unchanged. */
+static int encode_link(uint8_t kind, uint32_t a, uint32_t b) {
+  memset(&part1, 0, sizeof part1);
+  part1.h = (arb_snap2_header){20, 0, 0, 0, 1, 60, 0, 0};
+  part1.records[0] = (arb_snap2_record){.id = 7, .op = ARB_SNAP2_ENTER, .cls = ARB_SNAP2_LINK};
+  part1.record_count = 1;
+  part1.descs[0] = make_desc(ARB_SNAP2_LINK, 7);
+  part1.descs[0].link_kind = kind;
+  part1.descs[0].joint_type = kind == ARB_SNAP2_LINK_JOINT ? 2 : 0;
+  part1.descs[0].a = a;
+  part1.descs[0].b = b;
+  part1.desc_count = 1;
+  int n = arb_snap2_encode(&part1, buf1, sizeof buf1);
+  if (n <= 0) return n;
+  arb_proto_error err;
+  assert_int_equal(arb_snap2_decode(buf1, (size_t)n, &part2, &err), 0);
+  assert_int_equal(part2.descs[0].a, a);
+  assert_int_equal(part2.descs[0].b, b);
+  assert_int_equal(part2.descs[0].link_kind, kind);
+  return n;
+}
+
+/* A spring or joint end may be the world (0), one end at most; rope ends are particles. */
+static void link_ends(void** state) {
+  (void)state;
+  assert_true(encode_link(ARB_SNAP2_LINK_JOINT, 0, 4) > 0);
+  assert_true(encode_link(ARB_SNAP2_LINK_SPRING, 3, 0) > 0);
+  assert_true(encode_link(ARB_SNAP2_LINK_ROPE, 3, 4) > 0);
+  assert_true(encode_link(ARB_SNAP2_LINK_JOINT, 0, 0) < 0);
+  assert_true(encode_link(ARB_SNAP2_LINK_ROPE, 0, 4) < 0);
+  // The decoder refuses the same: a valid spring's end rewritten to 0 (uint 3 -> 0).
+  int n = encode_link(ARB_SNAP2_LINK_ROPE, 3, 4);
+  static const uint8_t desc[] = {0x99, 0x03, 0x01, 0x00, 0x03, 0x04};  // [3, rope, 0, a 3, b 4, ...
+  uint8_t* at = NULL;
+  for (int i = 0; i + (int)sizeof desc <= n && !at; ++i)
+    if (memcmp(buf1 + i, desc, sizeof desc) == 0) at = buf1 + i;
+  assert_non_null(at);
+  at[4] = 0x00;
+  arb_proto_error err;
+  assert_int_not_equal(arb_snap2_decode(buf1, (size_t)n, &part2, &err), 0);
+  assert_non_null(strstr(err.reason, "rope"));
+}
+
 static void message_round_trip(void** state) {
   (void)state;
   fill_variety_part();
@@ -548,21 +592,21 @@ static void priority_accumulator(void** state) {
   in.near_radius = 10.0f;
   arb_snap2_priority p;
   assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[0] > out[3] && out[3] > out[2] && out[2] > out[1] && out[1] > 0.0f);
   float far_once = out[1];
   in.has_view = true;
   in.view = (arb_aabb){{40, -5}, {60, 5}};
   uint8_t done[4] = {1, 0, 1, 0};
   arb_snap2_priority_sent(&p, done);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[1] > 2.0f * far_once);  // waited, and now on the player's screen
   assert_true(out[2] < out[3]);           // restarted from zero
   // An entity that leaves the view loses its accumulator; coming back, it starts afresh.
   cur.count = 1;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   cur.count = 4;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out);
+  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(fabsf(out[1] - 4.0f * far_once) < 1e-4f * far_once);
   arb_snap2_priority_free(&p);
 }
@@ -610,7 +654,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(prediction_formula),           cmocka_unit_test(message_round_trip),
       cmocka_unit_test(apply_is_all_or_nothing),      cmocka_unit_test(converges_under_loss),
       cmocka_unit_test(budget_defers_then_converges), cmocka_unit_test(priority_accumulator),
-      cmocka_unit_test(rate_control),
+      cmocka_unit_test(rate_control),                 cmocka_unit_test(link_ends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 // Snapshot v2 from a real game (server/src/sv_capture2.c + the protocol's builder): the
-// extras scene's bodies, particles, ropes and vehicle wheels go server world -> wire ->
+// extras scene's bodies, particles, ropes, springs, joints and vehicle wheels go server world -> wire ->
 // client view, and what the client holds at each snapshot tick equals the server's
 // quantized capture exactly (tolerances 0); and under a rate-controlled budget no second
 // of snapshots exceeds its rate by more than one packet.
@@ -103,13 +103,22 @@ static void check_exact(const arb_snap2_set* client, const arb_snap2_header* h) 
   }
 }
 
-/* Descriptions that arrived name entities the client has (ropes: two particles; wheels:
- * their chassis body). */
+/* An end of a spring or joint: a body the client has, or 0 (the world). */
+static bool body_or_world(const arb_snap2_set* client, uint32_t id) {
+  const arb_snap2_entity* e = arb_snap2_set_find(client, id);
+  return id == 0 || (e && e->cls == ARB_SNAP2_BODY);
+}
+
+/* Descriptions that arrived name entities the client has (ropes: two particles; springs
+ * and joints: bodies or the world; wheels: their chassis body). */
 static void check_desc(const arb_snap2_desc* d, const arb_snap2_set* client) {
-  if (d->cls == ARB_SNAP2_LINK) {
+  if (d->cls == ARB_SNAP2_LINK && d->link_kind == ARB_SNAP2_LINK_ROPE) {
     const arb_snap2_entity* a = arb_snap2_set_find(client, d->a);
     const arb_snap2_entity* b = arb_snap2_set_find(client, d->b);
     assert_true(a && b && a->cls == ARB_SNAP2_PARTICLE && b->cls == ARB_SNAP2_PARTICLE);
+  } else if (d->cls == ARB_SNAP2_LINK) {
+    assert_true(body_or_world(client, d->a) && body_or_world(client, d->b) && (d->a | d->b) != 0);
+    assert_true(d->link_kind == ARB_SNAP2_LINK_SPRING ? d->joint_type == 0 : d->joint_type > 0);
   }
   if (d->cls == ARB_SNAP2_WHEEL) {
     const arb_snap2_entity* chassis = arb_snap2_set_find(client, d->a);
@@ -139,7 +148,7 @@ static void extras_reach_the_client_exactly(void** state) {
     acked = tick;  // lossless and immediate: the next delta is against this tick
   }
   assert_true(count_class(&cap.set, ARB_SNAP2_PARTICLE) == 56);
-  assert_true(count_class(&cap.set, ARB_SNAP2_LINK) == 81);
+  assert_true(count_class(&cap.set, ARB_SNAP2_LINK) == 81 + 1 + 7);  // ropes, the spring, joints
   assert_true(count_class(&cap.set, ARB_SNAP2_WHEEL) >= 4);
   assert_true(descs >= 4);  // one per distinct thing at least (identical ones share)
 }

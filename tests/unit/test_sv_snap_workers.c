@@ -3,20 +3,14 @@
 // alone, for every client and snapshot (clients acking late, not at all, under small
 // budgets, with and without a view radius); and the relevant set a view radius picks from
 // the capture's grid is exactly the captured entities within that radius of the avatar.
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
-
 #include <arbiter/scene.h>
 
-#include "../common/test_main.h"
 #include "sv_snap_workers.h"
+#include "../common/test_main.h"
 
 #define MAX_E 4096
 #define PLAYERS 12
@@ -158,8 +152,9 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "SCENE.json", &scene_path, NULL)) return 2;
-  return ARB_RUN_TESTS(
-      NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
-      cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown));
+  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL)) return 2;
+  return ARB_RUN_TESTS(NULL, NULL,
+                       cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
+                       cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup,
+                                                       teardown));
 }

@@ -11,6 +11,10 @@ arb_add_test(test_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_determinism
 # with asserts (debug, asan), soft failure in release, never on untrusted bytes.
 arb_add_test(test_assert SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_assert.c
              LIBS arbiter_shared LABELS unit TIMEOUT 60)
+# Sensor shapes: overlap begin/end events, no response, the same events after restore and
+# in every build (golden event stream).
+arb_add_test(test_sensors SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sensors.c
+             LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120)
 # Contact begin/end and hit events (outputs of the step; golden event stream).
 arb_add_test(test_events SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_events.c
              LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120)

@@ -268,6 +268,68 @@ ARB_API double arb_client_get_server_time(arb_client* client, double now);
 /// Tick of the newest snapshot received (0 = none).
 ARB_API uint64_t arb_client_get_snapshot_tick(const arb_client* client);
 
+// ---- particles, links and wheels ------------------------------------------------------
+//
+// What the server simulates besides bodies (docs/CLIENT.md, "Particles, links and
+// wheels"). Each getter writes up to max items in id order and returns how many there are
+// (may exceed max); 0 before the first snapshot. Links and wheels whose bodies are not
+// known (out of view) are left out.
+
+/// Which moment the getters describe.
+typedef enum arb_client_when {
+  /// The server time of the last arb_client_sample: positions interpolated between
+  /// snapshots like the bodies', ends and wheels placed on the bodies as sampled (the own
+  /// avatar predicted), so they draw together with that call's bodies.
+  ARB_CLIENT_AT_SAMPLE = 0,
+  /// The newest complete snapshot, not interpolated (as arb_client_get_latest).
+  ARB_CLIENT_AT_LATEST = 1,
+} arb_client_when;
+
+/// A Verlet particle (ropes, cloth, soft bodies are made of them).
+typedef struct arb_client_particle {
+  uint32_t id;
+  arb_vec2 position;  ///< meters
+  arb_vec2 velocity;  ///< m/s
+  float radius;       ///< meters; 0 = a point
+  bool pinned;        ///< held in place by the simulation
+} arb_client_particle;
+
+typedef enum arb_client_link_kind {
+  ARB_CLIENT_LINK_ROPE = 1,    ///< a particle constraint: a and b are particles
+  ARB_CLIENT_LINK_SPRING = 2,  ///< a spring between two bodies
+  ARB_CLIENT_LINK_JOINT = 3,   ///< a joint between two bodies, see joint_type
+} arb_client_link_kind;
+
+/// A rope segment, spring or joint, drawn between its two ends. A link that is broken or
+/// destroyed on the server is no longer listed.
+typedef struct arb_client_link {
+  uint32_t id;
+  arb_client_link_kind kind;
+  int joint_type;               ///< ARB_CLIENT_LINK_JOINT: the arb_joint_type (arbiter/joint.h)
+  uint32_t a, b;                ///< the entities joined; 0 = the world (a static body or a fixed point)
+  arb_vec2 anchor_a, anchor_b;  ///< meters, the two ends in world coordinates
+} arb_client_link;
+
+/// A vehicle wheel seen from above.
+typedef struct arb_client_wheel {
+  uint32_t id;
+  uint32_t vehicle;   ///< the chassis entity
+  arb_vec2 position;  ///< meters, the wheel's centre
+  arb_rot rotation;   ///< chassis rotation turned by the steering angle (x: rolling direction)
+  float radius;       ///< meters
+  float steer;        ///< radians, steering angle relative to the chassis
+  float spin;         ///< radians (-pi, pi], rolling angle
+  float spin_rate;    ///< rad/s
+  bool skid;          ///< the tyre slides
+} arb_client_wheel;
+
+ARB_API int arb_client_get_particles(const arb_client* client, arb_client_when when,
+                                     arb_client_particle* out, int max);
+ARB_API int arb_client_get_links(const arb_client* client, arb_client_when when, arb_client_link* out,
+                                 int max);
+ARB_API int arb_client_get_wheels(const arb_client* client, arb_client_when when, arb_client_wheel* out,
+                                  int max);
+
 // ---- statistics ------------------------------------------------------------------------
 
 typedef struct arb_client_stats {

@@ -88,8 +88,9 @@ typedef void arb_write_fn(const char* data, size_t len, void* user);
 
 /// One JSON line (with its trailing newline) describing the current tick, the format
 /// arbiter-sim prints (docs/SCENES.md): {"tick":N,"hash":"<16 hex>","bodies":[...]} with
-/// entities in id order, or only tick and hash when with_bodies is false. "hash" is
-/// arb_world_hash. Avatars carry "name":"avatar" and "owner":<client id>.
+/// entities in id order, then "particles", "vehicles", "springs" and "joints" when the world
+/// has any; or only tick and hash when with_bodies is false. "hash" is arb_world_hash.
+/// Avatars carry "name":"avatar" and "owner":<client id>.
 ARB_API void arb_game_write_json(const arb_game* game, bool with_bodies, arb_write_fn* write,
                                  void* user);
 

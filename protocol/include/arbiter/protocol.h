@@ -56,7 +56,10 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
-#define ARB_PROTO_MAX_SCENE_TEXT (1024 * 1024 - 256)  ///< bytes of scene text in a scene message
+/// Largest scene message accepted: a scene of 10 000 bodies is about 1.4 MB of JSON, more
+/// than the other reliable messages may be, so the scene has its own limit.
+#define ARB_PROTO_MAX_SCENE_MESSAGE (16 * 1024 * 1024)
+#define ARB_PROTO_MAX_SCENE_TEXT (ARB_PROTO_MAX_SCENE_MESSAGE - 256)  ///< bytes of scene text in a scene message
 #define ARB_PROTO_MAX_KBPS 1000000u   ///< largest snapshot rate a hello may ask for (kbit/s)
 
 /// Message type codes: element 0 of every message array (rows of arbiter/messages.def).

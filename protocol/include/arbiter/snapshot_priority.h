@@ -33,11 +33,17 @@ ARB_API void arb_snap2_priority_free(arb_snap2_priority* p);
 /// Relevance of one entity per second (own avatar: 1e6).
 ARB_API float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
                                   float speed);
+/// Weight of one entity's error when ordering by what the client draws wrong
+/// (arb_snap2_build_args.weight): own avatar 1e6, else 1 / (1 + (distance / near_radius)^2),
+/// times 4 inside the camera box. Speed is left out: the error already says it.
+ARB_API float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position);
 /// Keep accumulators for the entities of `current` (others are dropped), add each one's
 /// relevance × dt, and write them to out[i] (one per current item) for the builder.
+/// weight: NULL, or one arb_snap2_weight per current item is written there too.
 ARB_API void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
                                        const arb_vec2* positions, const float* speeds,
-                                       const arb_snap2_interest* in, float dt, float* out);
+                                       const arb_snap2_interest* in, float dt, float* out,
+                                       float* weight);
 /// After a build: entities the client is now up to date on start from zero.
 ARB_API void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date);
 

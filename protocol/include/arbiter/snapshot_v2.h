@@ -193,6 +193,11 @@ ARB_API arb_snap2_tolerance arb_snap2_default_tolerance(void);
 /// Fills the description of an entity entering a client's view. 0 or a negative ARB_E_*.
 typedef int arb_snap2_describe_fn(void* user, uint32_t id, arb_snap2_desc* desc);
 
+/// Error (meters) of an entity the client does not draw at all, for ordering.
+#define ARB_SNAP2_ABSENT_ERROR 30.0f
+/// Meters of error one unit of accumulated priority counts as (the age term).
+#define ARB_SNAP2_AGE_RATE 0.05f
+
 typedef struct arb_snap2_build_args {
   arb_snap2_header h;             ///< tick, baseline_tick, last_input_seq, tick_rate, gravity
   const arb_snap2_set* baseline;  ///< the view sent for h.baseline_tick (ignored when 0)
@@ -204,6 +209,20 @@ typedef struct arb_snap2_build_args {
   arb_snap2_describe_fn* describe;
   void* describe_user;
   arb_snap2_tolerance tol;
+  /// NULL, or what the client draws (arbiter/snapshot_drawn.h; the server's model of it,
+  /// sorted by id). Entities drawn wrong are ordered by how wrong (below); one drawn within
+  /// the tolerances whose baseline prediction is off (a sibling snapshot corrected it) is
+  /// written only after all of them, where the budget has room, and counts as up to date.
+  /// Without it every entity whose baseline prediction is off is a candidate, ordered by
+  /// `priority`.
+  const arb_snap2_set* drawn;
+  /// With drawn: NULL (all 1) or one weight per current item (its relevance, e.g.
+  /// arb_snap2_weight). Candidates go by weight x the client's position error in meters
+  /// (ARB_SNAP2_ABSENT_ERROR when it draws nothing) + ARB_SNAP2_AGE_RATE x priority, so
+  /// the nearest worst-drawn go first and a waiting one's accumulator keeps it from
+  /// starving. Entering entities' bytes are held to half of what is sent while
+  /// corrections wait (descriptions are spread over snapshots, nearest first).
+  const float* weight;
   /// 0, or an entity held with zero tolerance: the client's own avatar, whose prediction
   /// the client checks against the exact quantized state.
   uint32_t exact_id;

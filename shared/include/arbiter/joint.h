@@ -51,6 +51,11 @@ ARB_API int arb_spring_get_anchors(const arb_world* world, arb_extra_id id, arb_
 /// Live springs in slot order (deterministic: creation order, freed slots reused lowest
 /// first). Writes up to cap ids (out may be NULL), returns the total count.
 ARB_API int arb_world_get_springs(const arb_world* world, arb_extra_id* out, int cap);
+/// The spring's bodies and local anchors as created (body B null: local_b is a world point),
+/// so a remote viewer can place the anchors from the bodies' poses. Any out may be NULL.
+/// Returns 0 or ARB_E_STALE_ID (outs zeroed).
+ARB_API int arb_spring_get_bodies(const arb_world* world, arb_extra_id id, arb_body_id* body_a,
+                                  arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b);
 
 typedef enum arb_joint_type {
   ARB_JOINT_NONE = 0,
@@ -95,6 +100,9 @@ typedef struct arb_joint_def {
   float max_force;          ///< motor, mouse: N, >= 0
   float max_torque;         ///< motor: N*m, >= 0
   float correction_factor;  ///< motor: fraction of the offset error removed per step, [0, 1]
+  float break_force;        ///< N, >= 0; 0 = never breaks. Any type: when the constraint
+                            ///< force of a step (arb_joint_get_force) exceeds it, the step
+                            ///< removes the joint and reports a break event
   int internal_value;       ///< set by arb_default_joint_def; DO NOT SET
 } arb_joint_def;
 
@@ -104,6 +112,10 @@ ARB_API int arb_joint_destroy(arb_world* world, arb_extra_id id);
 /// World positions of the two anchors (zero for a stale id).
 ARB_API void arb_joint_get_anchors(const arb_world* world, arb_extra_id id, arb_vec2* a,
                                    arb_vec2* b);
+/// The joint's bodies and local anchors as in its definition (body B null: local_b is a
+/// world point). Any out may be NULL. Returns 0 or ARB_E_STALE_ID (outs zeroed).
+ARB_API int arb_joint_get_bodies(const arb_world* world, arb_extra_id id, arb_body_id* body_a,
+                                 arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b);
 ARB_API int arb_world_get_joint_count(const arb_world* world);
 /// The joint's type, or ARB_JOINT_NONE for a stale id.
 ARB_API arb_joint_type arb_joint_get_type(const arb_world* world, arb_extra_id id);
@@ -118,6 +130,25 @@ ARB_API arb_vec2 arb_joint_get_axis(const arb_world* world, arb_extra_id id);
 /// prismatic, wheel: translation of B's anchor along the axis (meters); distance: length.
 /// 0 for other types and stale ids.
 ARB_API float arb_joint_get_position(const arb_world* world, arb_extra_id id);
+/// The linear force the joint applied in the last step (N, >= 0): the linear impulse it
+/// gave its bodies over the whole step (point, rod, axis, limit, spring and motor rows; not
+/// the angular ones) divided by dt. 0 while its bodies sleep, for a stale id, and after a
+/// restore until the next step (an output of the step, not state).
+ARB_API float arb_joint_get_force(const arb_world* world, arb_extra_id id);
+
+/// A joint the last step removed because its force exceeded its break_force. The joint id
+/// is stale by the time this is read (its slot may be reused by the next joint created).
+typedef struct arb_joint_break_event {
+  arb_extra_id joint;
+  arb_body_id body_a, body_b;  ///< as created (body_b null: the world)
+  float force;                 ///< N, the force that broke it (> break_force)
+} arb_joint_break_event;
+
+/// Break events of the last step in joint slot order (deterministic). Valid until the next
+/// step or restore. Returns the count. Joints break at the end of the solver, so a broken
+/// joint held its bodies during that step and is gone from the next one.
+ARB_API int arb_world_get_joint_break_events(const arb_world* world, const arb_joint_break_event** out);
+
 /// Live joints in slot order (as arb_world_get_springs). Writes up to cap ids, returns the
 /// total count.
 ARB_API int arb_world_get_joints(const arb_world* world, arb_extra_id* out, int cap);

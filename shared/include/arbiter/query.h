@@ -30,6 +30,8 @@ typedef struct arb_ray_hit {
   float fraction;
 } arb_ray_hit;
 
+/// Ray casts pass through sensor shapes (arb_shape_def.sensor); the overlap and point
+/// queries see them.
 /// Closest hit accepted by the filter. Returns true and fills *out on a hit.
 ARB_API bool arb_world_ray_cast_closest(const arb_world* world, arb_vec2 origin,
                                         arb_vec2 translation, arb_query_filter filter,

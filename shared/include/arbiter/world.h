@@ -74,6 +74,8 @@ typedef struct arb_shape_def {
   uint32_t category_bits;  ///< default 1
   uint32_t mask_bits;      ///< default all bits
   int32_t group;           ///< same positive group: always collide; same negative: never
+  bool sensor;             ///< no contact response: reports overlaps as sensor events
+                           ///< (see "Sensors"); default false. Its density still counts.
 } arb_shape_def;
 
 /// The geometry of a shape definition (type + circle/polygon/segment), without material.
@@ -258,10 +260,41 @@ ARB_API int arb_world_get_hit_events(const arb_world* world, const arb_contact_h
 /// The hit event threshold (m/s, >= 0; not state: a restore keeps the world's own).
 ARB_API void arb_world_set_hit_event_threshold(arb_world* world, float speed);
 
+// ---- sensors ---------------------------------------------------------------------------
+//
+// A body whose shape has `sensor` set is in the broad phase but never touches anything: it
+// gets no contacts (nothing pushes it, it pushes nothing, continuous collision and ray
+// casts pass through it) and instead reports which bodies overlap it. At the end of every
+// step each sensor finds the dynamic and kinematic bodies (not static ones, not other
+// sensors) that pass its collision filter (category, mask, group) and whose shape is
+// within ARB_LINEAR_SLOP of its own (GJK distance), and compares them with the last step's:
+// a new overlap is a begin event, a lost one an end event. A destroyed visitor or sensor
+// ends its overlaps in the next step (the event carries the now stale id). The overlaps
+// are state (hashed and saved, only when there are any), so a restored world reports the
+// same events. A sensor on a sleeping body still reports (nothing moves, nothing changes).
+
+/// A sensor and a body that started or stopped overlapping it in the last step.
+typedef struct arb_sensor_event {
+  arb_body_id sensor;
+  arb_body_id visitor;
+} arb_sensor_event;
+
+/// Sensor begin/end events of the last step, ordered by (sensor id, visitor id): the same
+/// in every build and after save/restore. Every begin is followed, in a later step, by
+/// exactly one end for the same pair. Valid until the next step or restore. Returns the
+/// count. Reading them (or not) changes nothing in the simulation.
+ARB_API int arb_world_get_sensor_begin_events(const arb_world* world, const arb_sensor_event** out);
+ARB_API int arb_world_get_sensor_end_events(const arb_world* world, const arb_sensor_event** out);
+/// Bodies overlapping a sensor after the last step, in id order (a stale id for a visitor
+/// destroyed since). Writes up to cap ids (out may be NULL), returns the total count (0 for
+/// a body that is not a sensor).
+ARB_API int arb_sensor_get_overlaps(const arb_world* world, arb_body_id sensor, arb_body_id* out, int cap);
+
 /// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
 ARB_API int arb_world_query_aabb(const arb_world* world, arb_aabb box, arb_body_id* out, int cap);
 
-/// Closest body hit by a ray (origin + fraction * translation, fraction in [0, 1]).
+/// Closest body hit by a ray (origin + fraction * translation, fraction in [0, 1]); rays
+/// pass through sensors.
 typedef struct arb_ray_result {
   arb_body_id body;  ///< null when nothing was hit
   arb_vec2 point, normal;

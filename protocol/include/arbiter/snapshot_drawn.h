@@ -1,0 +1,28 @@
+// arbiter — what a client draws from the snapshot views it received (PROTOCOL.md, "What a
+// client draws"). A view (arbiter/snapshot_v2.h) is the baseline plus the records of its
+// own tick, so a correction sent in one snapshot is absent from sibling snapshots built on
+// the same baseline. The drawn set keeps, for every entity, the freshest origin (largest
+// t0) of all views received, so the server does not have to repeat a correction in every
+// snapshot until one carrying it is acknowledged: it models this set for each client and
+// sends only what the client draws wrong. Decoding is unchanged: deltas still apply to
+// views.
+#pragma once
+
+#include <arbiter/snapshot_v2.h>
+
+ARB_C_BEGIN
+
+/// out = the drawn set after receiving the complete view of a tick whose baseline was
+/// `baseline_tick` (0 = a full snapshot) with view `baseline` (NULL when not held):
+///   - an entity in `view` is drawn from the fresher origin (larger t0) of `view` and
+///     `drawn` (the view's when equal, or when the classes differ);
+///   - an entity only in `drawn` stays when it was set after the baseline (t0 >
+///     baseline_tick > 0: entered in a sibling snapshot) and the baseline does not hold it
+///     (else the view removed it); `baseline` NULL counts as holding it.
+/// out must not alias drawn or view; out->cap >= drawn->count + view->count, else
+/// ARB_E_NOSPACE and out is empty.
+ARB_API int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_set* view,
+                                  const arb_snap2_set* baseline, uint32_t baseline_tick,
+                                  arb_snap2_set* out);
+
+ARB_C_END
