@@ -53,6 +53,16 @@ class Server:
         raise AssertionError("no %s %s in the server log within %s s (exit %s):\n%s" %
                              (event, match, timeout, self.proc.poll(), open(self.log_path).read()[-3000:]))
 
+    def expect_match_end(self, why, timeout, players=None):
+        """The match ends for `why` within timeout s (with `players` still in it, when
+        given) and then the server exits 0. Returns the match_over event."""
+        over = self.wait_event("match_over", timeout)
+        assert over["why"] == why, over
+        if players is not None:
+            assert over["players"] == players, over
+        assert self.wait_exit(10) == 0
+        return over
+
     def http(self, method, path, token=None, timeout=3):
         req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.http_port, path), method=method,
                                      data=b"" if method == "POST" else None)

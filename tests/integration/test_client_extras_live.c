@@ -34,6 +34,7 @@
 #include <arbiter/protocol.h>
 #include <arbiter/snapshot_v2.h>
 
+#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
@@ -476,20 +477,13 @@ static const char* breakable_scene(const char* path) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s arbiter-server arbiter-netem arbiter-replay SCENE.json\n", argv[0]);
+  if (!arb_test_args(argc, argv, "arbiter-server arbiter-netem arbiter-replay SCENE.json",
+                     &g_server, &g_netem, &g_replay, &g_scene, NULL))
     return 2;
-  }
-  g_server = argv[1];
-  g_netem = argv[2];
-  g_replay = argv[3];
-  g_scene = breakable_scene(argv[4]);
-  const struct CMUnitTest tests[] = {
+  g_scene = breakable_scene(g_scene);
+  return ARB_RUN_TESTS(
+      NULL, cu_group_teardown,
       cmocka_unit_test_teardown(test_client_extras_round_trip, cu_teardown),
       cmocka_unit_test_teardown(test_client_extras_converge_through_netem, cu_teardown),
-      cmocka_unit_test_teardown(test_client_extras_budget_per_second, cu_teardown),
-  };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  cu_cleanup();
-  return rc;
+      cmocka_unit_test_teardown(test_client_extras_budget_per_second, cu_teardown));
 }

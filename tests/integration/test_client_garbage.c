@@ -138,25 +138,23 @@ static void send_welcome(fake* f, uint32_t client_id, uint32_t entity_id, const 
   send_raw(f, 0, wbuf, (size_t)wn);
 }
 
-static arb_proto_shape circle_shape(float r) {
+// A shape as a server sends it: the geometry through the protocol's own conversion.
+static arb_proto_shape wire_shape(arb_shape_geometry g) {
   arb_proto_shape s;
-  memset(&s, 0, sizeof s);
-  s.kind = 1;
-  s.count = 1;
-  s.radius = r;
+  assert_int_equal(arb_proto_shape_from_geometry(&g, &s), ARB_OK);
   return s;
 }
 
+static arb_proto_shape circle_shape(float r) {
+  arb_shape_geometry g = {.type = ARB_SHAPE_CIRCLE};
+  g.circle.radius = r;
+  return wire_shape(g);
+}
+
 static arb_proto_shape box_shape(float h) {
-  arb_proto_shape s;
-  memset(&s, 0, sizeof s);
-  s.kind = 2;
-  s.count = 4;
-  s.points[0] = arb_v2(-h, -h);
-  s.points[1] = arb_v2(h, -h);
-  s.points[2] = arb_v2(h, h);
-  s.points[3] = arb_v2(-h, h);
-  return s;
+  arb_shape_geometry g = {.type = ARB_SHAPE_POLYGON};
+  g.polygon = arb_make_box(h, h);
+  return wire_shape(g);
 }
 
 static arb_snap2_part g_snap;  // large: static, not on the stack

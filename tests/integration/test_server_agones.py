@@ -67,9 +67,7 @@ def test_agones_match(work):
         assert not fake.calls("/allocate"), "allocated by Agones: no self-allocation expected"
 
         # Empty for 2 s (the annotation) -> match over -> /shutdown -> exit 0.
-        over = srv.wait_event("match_over", 10)
-        assert over["why"] == "empty", over
-        assert srv.wait_exit(10) == 0
+        over = srv.expect_match_end("empty", 10)
         shutdown = fake.calls("/shutdown")
         assert len(shutdown) == 1 and shutdown[0]["status"] == 200, shutdown
         assert len(fake.calls("/ready")) == 1, fake.calls("/ready")
@@ -132,9 +130,7 @@ def test_agones_first_join_self_allocates(work):
         b = bots(BIN, srv.port, 1, 6)
         srv.wait_event("match_allocated", 10, source="first_join")
         fake.wait_call("/allocate", 5)
-        over = srv.wait_event("match_over", 10)
-        assert over["why"] == "max_duration", over
-        assert srv.wait_exit(10) == 0
+        srv.expect_match_end("max_duration", 10)
         b.wait(30)
         assert len(fake.calls("/shutdown")) == 1
         assert [c["path"] for c in fake.calls()].index("/allocate") > 0
@@ -150,8 +146,7 @@ def test_agones_allocation_for_another_scene(work):
     try:
         mismatch = srv.wait_event("scene_mismatch", 10)
         assert mismatch["wanted"] == "some-other-scene" and mismatch["loaded"] == "default-arena", mismatch
-        assert srv.wait_event("match_over", 5)["why"] == "scene_mismatch"
-        assert srv.wait_exit(10) == 0
+        srv.expect_match_end("scene_mismatch", 5)
         assert len(fake.calls("/shutdown")) == 1, fake.calls()
     finally:
         srv.kill()

@@ -56,9 +56,7 @@ def test_http_drain_lets_the_match_finish(work):
 
         # The match finishes when its players leave: exit 0, the recording verifies.
         assert b.wait(30) == 0
-        over = srv.wait_event("match_over", 10)
-        assert over["why"] == "drained", over
-        assert srv.wait_exit(10) == 0
+        srv.expect_match_end("drained", 10)
         print("  " + verify_recording(BIN, rec).splitlines()[0])
     finally:
         srv.kill()
@@ -100,9 +98,7 @@ def test_sigusr1_drain_timeout_ends_a_long_match(work):
         srv.wait_event("client_joined", 10)
         srv.proc.send_signal(signal.SIGUSR1)
         srv.wait_event("match_draining", 5, by="SIGUSR1")
-        over = srv.wait_event("match_over", 10)
-        assert over["why"] == "drain_timeout" and over["players"] == 1, over
-        assert srv.wait_exit(10) == 0
+        srv.expect_match_end("drain_timeout", 10, players=1)
         b.kill()
         b.wait()
     finally:
@@ -115,13 +111,9 @@ def test_exit_when_empty_and_max_duration(work):
     try:
         a = bots(BIN, srv.port, 2, 2)
         c = bots(BIN, long.port, 1, 20)
-        over = srv.wait_event("match_over", 15)
-        assert over["why"] == "empty", over
-        assert srv.wait_exit(10) == 0
+        srv.expect_match_end("empty", 15)
         assert a.wait(30) == 0
-        over = long.wait_event("match_over", 15)
-        assert over["why"] == "max_duration" and over["players"] == 1, over
-        assert long.wait_exit(10) == 0
+        long.expect_match_end("max_duration", 15, players=1)
         c.kill()
         c.wait()
     finally:

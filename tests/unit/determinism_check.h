@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "world_test_util.h"
+
 typedef struct det_case {
   const char* name;
   arb_world* (*build)(void);
@@ -43,10 +45,8 @@ static inline void det_check_case(const det_case* c, float dt, int ticks, int sa
   assert_true(ha[10] != ha[11]);
 
   det_run(c, b, dt, 0, save_at, hb);
-  int size = arb_world_save(b, NULL, 0);
-  assert_true(size > 0);
-  uint8_t* img = malloc((size_t)size);
-  assert_int_equal(arb_world_save(b, img, size), size);
+  int size;
+  uint8_t* img = wt_save(b, &size);
   arb_world_def wd = arb_default_world_def();
   arb_world* cw = arb_world_create(&wd);
   assert_int_equal(arb_world_restore(cw, img, size), 0);

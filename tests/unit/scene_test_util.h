@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <arbiter/scene.h>
@@ -36,4 +37,34 @@ static inline arb_world* st_world(const arb_scene* scene) {
   arb_world* w = NULL;
   assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
   return w;
+}
+
+// A scene text the loader must refuse: the error code, the JSON path of the error and a
+// part of its message.
+typedef struct st_refused {
+  const char* text;
+  int code;
+  const char* path;
+  const char* message;
+} st_refused;
+
+// Loads each case's text (named `file` in errors) and checks it is refused as listed,
+// with no scene.
+static inline void st_expect_refused(const st_refused* cases, size_t n, const char* file) {
+  for (size_t i = 0; i < n; i++) {
+    arb_scene* scene = NULL;
+    arb_scene_error err;
+    memset(&err, 0, sizeof err);
+    int rc = arb_scene_load_string(cases[i].text, strlen(cases[i].text), file, &scene, &err);
+    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 ||
+        !strstr(err.message, cases[i].message)) {
+      print_error("case %zu: got %s path \"%s\" message \"%s\"\n", i, arb_err_name(rc), err.path,
+                  err.message);
+    }
+    assert_int_equal(rc, cases[i].code);
+    assert_null(scene);
+    assert_string_equal(err.path, cases[i].path);
+    assert_non_null(strstr(err.message, cases[i].message));
+    assert_string_equal(err.file, file);
+  }
 }

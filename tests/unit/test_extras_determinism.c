@@ -369,9 +369,8 @@ static void test_extras_image_mutations(void** state) {
   (void)state;
   arb_world* w = scene_mixed();
   det_run(&cases[5], w, XT_DT, 0, 120, NULL);
-  int size = arb_world_save(w, NULL, 0);
-  uint8_t* img = malloc((size_t)size);
-  arb_world_save(w, img, size);
+  int size;
+  uint8_t* img = wt_save(w, &size);
   const uint8_t* payload = img + 20;
   size_t plen = (size_t)size - 28;
   size_t start = 0;
@@ -417,9 +416,8 @@ static void test_extras_image_mutations(void** state) {
   // An image of a world without extras clears them.
   arb_world* plain = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
   wt_box(plain, ARB_BODY_STATIC, 0.0f, 0.0f, 1.0f, 1.0f);
-  int psize = arb_world_save(plain, NULL, 0);
-  uint8_t* pimg = malloc((size_t)psize);
-  arb_world_save(plain, pimg, psize);
+  int psize;
+  uint8_t* pimg = wt_save(plain, &psize);
   assert_int_equal(arb_world_restore(r, pimg, psize), 0);
   assert_int_equal(arb_world_get_particle_count(r), 0);
   assert_int_equal(arb_world_get_joint_count(r), 0);

@@ -101,20 +101,13 @@ static void test_scene_extras_load_and_build(void** state) {
   arb_scene_destroy(scene);
 }
 
-typedef struct bad_case {
-  const char* text;
-  int code;
-  const char* path;
-  const char* message;
-} bad_case;
-
 #define BODIES                                                                              \
   "\"bodies\":[{\"name\":\"g\",\"type\":\"static\",\"shape\":{\"circle\":{\"radius\":1}}}," \
   "{\"name\":\"d\",\"shape\":{\"circle\":{\"radius\":1}},\"position\":[3,0]}]"
 
 static void test_scene_extras_bad_input(void** state) {
   (void)state;
-  static const bad_case cases[] = {
+  static const st_refused cases[] = {
       {"{" BODIES ",\"springs\":{}}", ARB_E_INVAL, "springs",
        "expected an array of springs, got an object"},
       {"{" BODIES ",\"springs\":[{\"body_a\":\"d\"}]}", ARB_E_INVAL, "springs[0].stiffness",
@@ -221,18 +214,7 @@ static void test_scene_extras_bad_input(void** state) {
       {"{\"avatar\":{\"controller\":{\"type\":\"vehicle\",\"chassis\":{\"mass\":-1}}}}",
        ARB_E_RANGE, "avatar.controller.chassis.mass", "must be > 0"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    arb_scene* scene = NULL;
-    arb_scene_error err;
-    memset(&err, 0, sizeof err);
-    int rc = load(cases[i].text, &scene, &err);
-    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 ||
-        !strstr(err.message, cases[i].message)) {
-      fail_msg("case %zu: got %s path \"%s\" message \"%s\"", i, arb_err_name(rc), err.path,
-               err.message);
-    }
-    assert_null(scene);
-  }
+  st_expect_refused(cases, sizeof cases / sizeof cases[0], "t.json");
 }
 
 static void test_scene_extras_file(void** state) {

@@ -24,18 +24,10 @@ typedef struct body_list {
   int n;
 } body_list;
 
-static uint8_t* save(const arb_world* w, int* size) {
-  *size = arb_world_save(w, NULL, 0);
-  uint8_t* image = malloc((size_t)*size);
-  assert_non_null(image);
-  assert_int_equal(arb_world_save(w, image, *size), *size);
-  return image;
-}
-
 // The hash of a fresh world restored from w's image: every slot encoded, nothing reused.
 static uint64_t full_hash(const arb_world* w) {
   int size = 0;
-  uint8_t* image = save(w, &size);
+  uint8_t* image = wt_save(w, &size);
   arb_world* fresh = wt_world(arb_v2(0.0f, 0.0f));
   assert_int_equal(arb_world_restore(fresh, image, size), 0);
   uint64_t h = arb_world_hash(fresh);
@@ -111,7 +103,7 @@ static void test_cached_hash_equals_full_hash(void** state) {
       uint64_t h = arb_world_hash(w);  // every tick, as the server does
       if (step % 25 == 0 || wt_rng_next(&rng) % 40 == 0) assert_true(h == full_hash(w));
       if (step == 200) {
-        old_image = save(w, &old_size);
+        old_image = wt_save(w, &old_size);
         old_list = l;
       }
       if (step == 400) {

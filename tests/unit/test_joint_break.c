@@ -15,6 +15,7 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "../common/test_main.h"
 #include "extras_test_util.h"
 
 #define G 10.0f
@@ -169,13 +170,7 @@ static void test_invalid_break_force_refused(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_revolute_breaks),
-      cmocka_unit_test(test_distance_breaks),
-      cmocka_unit_test(test_growing_pull_breaks_once),
-      cmocka_unit_test(test_break_force_is_state),
-      cmocka_unit_test(test_invalid_break_force_refused),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_revolute_breaks), cmocka_unit_test(test_distance_breaks),
+              cmocka_unit_test(test_growing_pull_breaks_once),
+              cmocka_unit_test(test_break_force_is_state),
+              cmocka_unit_test(test_invalid_break_force_refused))

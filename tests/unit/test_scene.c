@@ -11,6 +11,7 @@
 
 #include "../common/read_file.h"
 #include "../common/test_main.h"
+#include "scene_test_util.h"
 // clang-format on
 
 #include <arbiter/scene.h>
@@ -139,20 +140,9 @@ static void test_scene_syntax_error_has_line_and_column(void** state) {
   assert_int_equal(strncmp(line, want, strlen(want)), 0);
 }
 
-static int load_text(const char* text, arb_scene** scene, arb_scene_error* err) {
-  return arb_scene_load_string(text, strlen(text), "inline", scene, err);
-}
-
-typedef struct inline_case {
-  const char* text;
-  int code;
-  const char* path;
-  const char* message;
-} inline_case;
-
 static void test_scene_bad_inline(void** state) {
   (void)state;
-  static const inline_case cases[] = {
+  static const st_refused cases[] = {
       {"{\"bodies\":[{\"shape\":{\"circle\":{\"radius\":0.001}}}]}", ARB_E_RANGE,
        "bodies[0].shape.circle.radius", "must be at least 0.005"},
       {"{\"bodies\":[{\"shape\":{\"box\":{\"half_width\":1}}}]}", ARB_E_INVAL,
@@ -209,21 +199,7 @@ static void test_scene_bad_inline(void** state) {
        ARB_E_RANGE, "bodies[0].shape.box", "reaches farther than 10000 m"},
       {"\"just a string\"", ARB_E_CORRUPT, "", "expected near"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    arb_scene* scene = NULL;
-    arb_scene_error err;
-    int rc = load_text(cases[i].text, &scene, &err);
-    if (rc != cases[i].code || strcmp(err.path, cases[i].path) != 0 ||
-        !strstr(err.message, cases[i].message)) {
-      print_error("case %zu: got %s path \"%s\" message \"%s\"\n", i, arb_err_name(rc), err.path,
-                  err.message);
-    }
-    assert_int_equal(rc, cases[i].code);
-    assert_null(scene);
-    assert_string_equal(err.path, cases[i].path);
-    assert_non_null(strstr(err.message, cases[i].message));
-    assert_string_equal(err.file, "inline");
-  }
+  st_expect_refused(cases, sizeof cases / sizeof cases[0], "inline");
 }
 
 static void test_scene_limits(void** state) {

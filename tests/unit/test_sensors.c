@@ -18,6 +18,7 @@
 
 #include <arbiter/query.h>
 
+#include "../common/test_main.h"
 #include "image_edit.h"
 #include "world_test_util.h"
 
@@ -390,16 +391,9 @@ static void test_rays_pass_through(void** state) {
   arb_world_destroy(w);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ball_passes_through),
-      cmocka_unit_test(test_inside_for_one_step),
-      cmocka_unit_test(test_several_visitors),
-      cmocka_unit_test(test_destroyed_while_inside),
-      cmocka_unit_test(test_what_sensors_see),
-      cmocka_unit_test(test_same_events_after_restore),
-      cmocka_unit_test(test_state),
-      cmocka_unit_test(test_rays_pass_through),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(test_ball_passes_through),
+              cmocka_unit_test(test_inside_for_one_step), cmocka_unit_test(test_several_visitors),
+              cmocka_unit_test(test_destroyed_while_inside),
+              cmocka_unit_test(test_what_sensors_see),
+              cmocka_unit_test(test_same_events_after_restore), cmocka_unit_test(test_state),
+              cmocka_unit_test(test_rays_pass_through))

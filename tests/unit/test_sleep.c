@@ -275,9 +275,8 @@ static void test_sleep_survives_save_restore(void** state) {
   for (int i = 0; i < 40; ++i) arb_world_step(t.w, DT);
   assert_int_equal(wt_awake_count(t.w, t.a, PILE), PILE);
   assert_int_equal(wt_awake_count(t.w, t.b, PILE), 0);
-  int size = arb_world_save(t.w, NULL, 0);
-  uint8_t* img = malloc((size_t)size);
-  assert_int_equal(arb_world_save(t.w, img, size), size);
+  int size;
+  uint8_t* img = wt_save(t.w, &size);
   arb_world_def wd = arb_default_world_def();
   arb_world* r = arb_world_create(&wd);
   assert_int_equal(arb_world_restore(r, img, size), 0);
@@ -315,9 +314,8 @@ static void test_inconsistent_sleep_image_refused(void** state) {
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 1.5f, 0.5f, 0.5f);
   assert_true(step_until_asleep(w, 120) > 0);
-  int size = arb_world_save(w, NULL, 0);
-  uint8_t* img = malloc((size_t)size);
-  assert_int_equal(arb_world_save(w, img, size), size);
+  int size;
+  uint8_t* img = wt_save(w, &size);
   // The record closes the payload (no extras): tag, u8 on, ground (u8 flags, f32 threshold,
   // f32 timer), then each box (the same and i32 island head).
   size_t plen = (size_t)size - 28, s = plen - 40;

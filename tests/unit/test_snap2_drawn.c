@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "../common/test_main.h"
 // clang-format on
 
 #include <arbiter/snapshot_drawn.h>
@@ -229,11 +231,6 @@ static void budget_holds_with_the_drawn_model(void** state) {
   arb_snap2_builder_destroy(b);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(drawn_keeps_the_freshest_origin),
-      cmocka_unit_test(worst_drawn_goes_first),
-      cmocka_unit_test(budget_holds_with_the_drawn_model),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+ARB_TEST_MAIN(cmocka_unit_test(drawn_keeps_the_freshest_origin),
+              cmocka_unit_test(worst_drawn_goes_first),
+              cmocka_unit_test(budget_holds_with_the_drawn_model))

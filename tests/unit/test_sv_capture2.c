@@ -16,6 +16,7 @@
 #include <arbiter/scene.h>
 #include <arbiter/snapshot_rate.h>
 
+#include "../common/test_main.h"
 #include "sv_capture2.h"
 
 #define MAX_E 4096
@@ -186,14 +187,9 @@ static void budget_holds_over_every_second(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_sv_capture2 SCENE.json (tests/scenes/extras.json)\n");
+  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
     return 2;
-  }
-  scene_path = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
-      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ARB_RUN_TESTS(
+      NULL, NULL, cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
+      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown));
 }

@@ -1,6 +1,16 @@
 // Helpers shared by the world, extras and assert tests.
 #pragma once
 
+// cmocka needs these before it, in this order.
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+// clang-format on
+
 #include <arbiter/world.h>
 
 // A test that passes a stale id on purpose (to check the soft failure) installs this
@@ -25,6 +35,16 @@ static inline arb_world* wt_world(arb_vec2 gravity) {
   arb_world_def wd = arb_default_world_def();
   wd.gravity = gravity;
   return arb_world_create(&wd);
+}
+
+/// The world's save image (malloc'd: free it); its length in *size.
+static inline uint8_t* wt_save(const arb_world* w, int* size) {
+  *size = arb_world_save(w, NULL, 0);
+  assert_true(*size > 0);
+  uint8_t* image = malloc((size_t)*size);
+  assert_non_null(image);
+  assert_int_equal(arb_world_save(w, image, *size), *size);
+  return image;
 }
 
 // A box body's definition, for callers that set more (velocities...) before creating it.
