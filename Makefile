@@ -83,7 +83,10 @@ fuzz-long:
 	scripts/fuzz.sh build/fuzz/bin $${FUZZ_SECONDS:-600}
 
 bench: build
-	@for b in $(BIN)/bench-*; do [ -x "$$b" ] && "$$b"; done
+	@# every bench program; bench-capacity after them, on the generated capacity scene
+	@for b in $(BIN)/bench-*; do if [ -x "$$b" ] && [ "$${b##*/}" != bench-capacity ]; then "$$b"; fi; done
+	python3 bench/capacity/make_scene.py > build/release/capacity.json
+	$(BIN)/bench-capacity build/release/capacity.json
 
 clean:
 	rm -rf build

@@ -6,8 +6,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scenes_extras.h"
 
-#include "scenes.h"  // bench_arbiter_sleep_all, bench_arbiter_continuous
-
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
@@ -16,6 +14,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
+#include "scenes.h"  // bench_arbiter_sleep_all, bench_arbiter_continuous
 #include "scenes.h"  // bench_arbiter_sleep_all
 
 static arb_world* make_world(arb_vec2 g, float max_speed) {
@@ -232,22 +231,60 @@ static void add_ragdoll(arb_world* w, float x, float y, int32_t group) {
   }
 }
 
-// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
-// 3 m apart into a walled pit, where they fall onto each other and pile up.
-static arb_world* build_ragdolls(int* count) {
+// A world (gravity -10, sleeping as --sleep says) with a walled pit 32 m wide: the floor's
+// top at y = 0, walls 2 * wall_half_height high.
+static arb_world* pit_world(int capacity, float wall_half_height) {
   arb_world_def wd = arb_default_world_def();
   wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.body_capacity = 1100;
+  wd.body_capacity = capacity;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;
   arb_world* w = arb_world_create(&wd);
   add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
-  add_box(w, ARB_BODY_STATIC, -17.0f, 10.0f, 1.0f, 10.0f);
-  add_box(w, ARB_BODY_STATIC, 17.0f, 10.0f, 1.0f, 10.0f);
+  add_box(w, ARB_BODY_STATIC, -17.0f, wall_half_height, 1.0f, wall_half_height);
+  add_box(w, ARB_BODY_STATIC, 17.0f, wall_half_height, 1.0f, wall_half_height);
+  return w;
+}
+
+// 100 ragdolls (1000 bodies, 900 limited revolute joints) dropped in a 10 x 10 grid
+// 3 m apart into a walled pit, where they fall onto each other and pile up.
+static arb_world* build_ragdolls(int* count) {
+  arb_world* w = pit_world(1100, 10.0f);
   for (int k = 0; k < 100; ++k) {
     add_ragdoll(w, -13.5f + 3.0f * (float)(k % 10), 4.0f + 3.0f * (float)(k / 10), -1 - k);
   }
   *count = arb_world_get_body_count(w) - 3;
   return w;
+}
+
+// 2000 circles rained into a walled pit through a 10 x 10 grid of static sensor boxes
+// (`sensors` false: the same rain without them, so the two rows differ by the sensor pass).
+static arb_world* build_rain(int* count, bool sensors) {
+  arb_world* w = pit_world(2200, 15.0f);
+  arb_body_def bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  bd.shape.polygon = arb_make_box(1.2f, 0.8f);
+  bd.shape.sensor = true;
+  for (int k = 0; k < 100 && sensors; ++k) {
+    bd.position = arb_v2(-13.5f + 3.0f * (float)(k % 10), 3.0f + 2.5f * (float)(k / 10));
+    arb_body_create(w, &bd);
+  }
+  bd = arb_default_body_def();
+  bd.shape.type = ARB_SHAPE_CIRCLE;
+  bd.shape.circle.radius = 0.25f;
+  for (int i = 0; i < 2000; ++i) {
+    bd.position = arb_v2(-15.0f + 0.6f * (float)(i % 50), 30.0f + 0.6f * (float)(i / 50));
+    arb_body_create(w, &bd);
+  }
+  *count = 2000;
+  return w;
+}
+
+static arb_world* build_sensor_rain(int* count) {
+  return build_rain(count, true);
+}
+static arb_world* build_plain_rain(int* count) {
+  return build_rain(count, false);
 }
 
 // The largest distance between a joint's two anchors (how far the joints came apart).
@@ -291,10 +328,14 @@ static const xscene xscenes[] = {
      "900 revolute joints with limits, pile-up with contacts, 4 substeps"},
     {"joint_grid", "bodies", build_joint_grid, 500,
      "19800 revolute joints, no contacts, 4 substeps (Box2D v3 benchmark/joint_grid)"},
+    {"sensors_100", "circles", build_sensor_rain, 300,
+     "falling through 100 static sensor boxes (overlap events every step)"},
+    {"sensors_none", "circles", build_plain_rain, 300, "the same rain without the sensors"},
 };
 
-const char* const bench_extras_scene_names[] = {"cloth_50x50",  "vehicles_100", "bullets_1000",
-                                                "ragdolls_100", "joint_grid",   NULL};
+const char* const bench_extras_scene_names[] = {
+    "cloth_50x50", "vehicles_100", "bullets_1000", "ragdolls_100",
+    "joint_grid",  "sensors_100",  "sensors_none", NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
@@ -304,6 +345,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
     double best = 1e30, best_cpu = 1e30, p99 = 0.0;
     double* times = malloc((size_t)steps * sizeof *times);
     int count = 0, out = 0;
+    long events = 0;  // sensor begin + end events of the last run
     float gap = 0.0f;
     for (int r = 0; r < runs && times; ++r) {
       arb_world* w = x->build(&count);
@@ -314,6 +356,10 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
         arb_world_step(w, 1.0f / 60.0f);
         times[i] = bench_wall_ms() - t0;
         total += times[i];
+        if (r == runs - 1) {
+          events +=
+              arb_world_get_sensor_begin_events(w, NULL) + arb_world_get_sensor_end_events(w, NULL);
+        }
       }
       double cpu = (bench_cpu_ms() - c0) / (double)(steps - 1);
       if (cpu < best_cpu) best_cpu = cpu;
@@ -333,6 +379,8 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
       printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
     if (x->build == build_joint_grid || x->build == build_ragdolls)
       printf("%-14s %-9s largest joint gap after the run: %.4f m\n", "", "", (double)gap);
+    if (x->build == build_sensor_rain)
+      printf("%-14s %-9s sensor begin + end events in the run: %ld\n", "", "", events);
     fflush(stdout);
   }
 }

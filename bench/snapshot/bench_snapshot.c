@@ -4,8 +4,10 @@
 // joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
 // independent "clients" from the same capture:
 //   v1            the version-1 wire format (the protocol's v1 builder, bodies only)
-//   v2 exact      stream v2, tolerances 0: the client holds the exact quantized state
+//   v2 exact      stream v2, tolerances 0: the client draws the exact quantized state
 //   v2            stream v2, default tolerances (arb_snap2_default_tolerance), no budget
+//                 (both straight from arb_snap2_build, with a lossless model of what the
+//                 client draws)
 //   server N      the server's own path (sv_snapshot: stream v2 with --client-kbps N, the
 //                 drawn-set model, error-weighted priorities, the rate controller)
 // Every v2 packet is decoded by the client library's snapshot receiver (cl_snapshots, what
@@ -18,6 +20,7 @@
 // the avatar, counted from the first snapshot at which the client draws every one of them.
 // Prints figures; never fails (benchmarks are not tests).
 #include <arbiter/scene.h>
+#include <arbiter/snapshot_drawn.h>
 #include <arbiter/snapshot_priority.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +67,7 @@ typedef struct client {
   const char* label;
   int kbps;         ///< 0 = no budget
   int server_path;  ///< through sv_snapshot (kbps = its ceiling)
+  arb_snap2_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
   sv_snap_client sc;
   cl_snapshots rx;  ///< the client library's receiver
   arb_snap2_tolerance tol;
@@ -166,7 +170,9 @@ static void client_init(client* c, const char* label, int kbps, arb_snap2_tolera
   }
   if (arb_snap2_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
   c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
-  if (!c->storage)
+  c->drawn = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
+  c->drawn_tmp = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
+  if (!c->storage || !c->drawn.items || !c->drawn_tmp.items)
     exit(2);
   for (int i = 0; i < RING; ++i)
     c->ring[i] = (arb_snap2_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
@@ -177,6 +183,8 @@ static void client_free(client* c) {
   if (c->server_path) sv_snap_client_free(&c->sc);
   arb_snap2_builder_destroy(c->builder);
   free(c->storage);
+  free(c->drawn.items);
+  free(c->drawn_tmp.items);
   free(c->err_all.v);
   free(c->err_near.v);
 }
@@ -254,6 +262,7 @@ static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap
   a.tol = c->tol;
   a.packet_overhead = WIRE_OVERHEAD;
   a.sent = &c->ring[write];
+  a.drawn = &c->drawn;
   int rc = arb_snap2_build(c->builder, &a, r);
   if (rc != 0) {
     fprintf(stderr, "bench-snapshot: build failed: %s\n", arb_strerror(rc));
@@ -261,6 +270,12 @@ static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap
   }
   c->ring_tick[write] = w->tick;
   c->next = (write + 1) % RING;
+  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
+                            &c->drawn_tmp) != 0)
+    exit(2);
+  arb_snap2_set t = c->drawn;
+  c->drawn = c->drawn_tmp;
+  c->drawn_tmp = t;
 }
 
 static void client_snapshot(client* c, const world_now* w, uint32_t acked, int rtt_ms) {

@@ -80,10 +80,14 @@ static arb_body_id create_body(arb_world* world, const cl_proxy* p, arb_body_id 
     }
   }
   if (arb_proto_shape_to_geometry(&p->shape, &g) != ARB_OK) return arb_null_body_id;
-  if (g.type == ARB_SHAPE_POLYGON &&
-      arb_make_polygon(g.polygon.vertices, g.polygon.count, &g.polygon, NULL) != ARB_OK)
-    return arb_null_body_id;
-  if (g.type != ARB_SHAPE_CIRCLE && g.type != ARB_SHAPE_POLYGON) return arb_null_body_id;
+  if (g.type == ARB_SHAPE_POLYGON) {
+    arb_polygon core;
+    if (arb_make_polygon(g.polygon.vertices, g.polygon.count, &core, NULL) != ARB_OK)
+      return arb_null_body_id;
+    g.polygon = arb_make_rounded_polygon(&core, g.polygon.radius);
+  }
+  // Segments are static geometry: a proxy body is dynamic.
+  if (g.type == ARB_SHAPE_SEGMENT) return arb_null_body_id;
   def.shape.type = g.type;
   memcpy(&def.shape.polygon, &g.polygon, sizeof g.polygon);  // whichever member is in use
   return arb_body_create(world, &def);

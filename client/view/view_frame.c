@@ -55,6 +55,7 @@ arb_aabb view_shape_aabb(const view_shape* s, arb_transform xf) {
     case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&s->circle, xf);
     case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&s->polygon, xf);
     case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&s->segment, xf);
+    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&s->capsule, xf);
     default: {
       arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
       return b;

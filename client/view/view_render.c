@@ -68,6 +68,29 @@ void view_draw_circle(SDL_Renderer* r, const view_camera* c, arb_vec2 center, fl
   outline(r, pts, n, edge);
 }
 
+// A rounded outline: the points (counter-clockwise, world; 2 for a capsule) grown by
+// radius. Each corner is an arc from the previous edge's outward normal round to the next
+// one's; the straight edges join the arcs. One convex outline.
+static void draw_rounded(SDL_Renderer* r, const view_camera* c, const arb_vec2* p, int n,
+                         float radius, uint32_t fill, uint32_t edge, bool filled) {
+  enum { ARC = 6 };  // 8 corners x 7 points stay within MAX_POLY
+  SDL_FPoint pts[ARB_MAX_POLYGON_VERTICES * (ARC + 1)];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    arb_vec2 prev = p[(i + n - 1) % n], next = p[(i + 1) % n];
+    float a0 = atan2f(-(p[i].x - prev.x), p[i].y - prev.y);  // right normal of prev -> p[i]
+    float a1 = atan2f(-(next.x - p[i].x), next.y - p[i].y);
+    if (a1 < a0) a1 += 2.0f * ARB_PI;
+    for (int j = 0; j <= ARC; j++) {
+      float a = a0 + (a1 - a0) * (float)j / (float)ARC;
+      pts[k++] =
+          view_camera_to_screen(c, arb_v2(p[i].x + radius * cosf(a), p[i].y + radius * sinf(a)));
+    }
+  }
+  if (filled) fill_convex(r, pts, k, fill);
+  outline(r, pts, k, edge);
+}
+
 void view_draw_polygon(SDL_Renderer* r, const view_camera* c, const arb_vec2* p, int n,
                        uint32_t fill, uint32_t edge, bool filled) {
   SDL_FPoint pts[MAX_POLY];
@@ -134,7 +157,11 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
       int n = s->polygon.count;
       if (n < 3 || n > ARB_MAX_POLYGON_VERTICES) return;
       for (int i = 0; i < n; i++) pts[i] = arb_transform_point(xf, s->polygon.vertices[i]);
-      view_draw_polygon(r, c, pts, n, fill, edge, filled);
+      if (s->polygon.radius > 0.0f) {
+        draw_rounded(r, c, pts, n, s->polygon.radius, fill, edge, filled);
+      } else {
+        view_draw_polygon(r, c, pts, n, fill, edge, filled);
+      }
       break;
     }
     case ARB_SHAPE_SEGMENT: {
@@ -143,6 +170,14 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
         draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
       else
         view_draw_segment(r, c, a, b, edge);
+      break;
+    }
+    case ARB_SHAPE_CAPSULE: {
+      arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
+      arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
+      arb_vec2 ends[2] = {a, b};
+      draw_rounded(r, c, ends, 2, s->capsule.radius, fill, edge, filled);
+      view_draw_segment(r, c, a, b, edge);  // the core shows the rotation
       break;
     }
     default: {

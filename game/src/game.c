@@ -40,8 +40,11 @@ static float bounding_radius(const arb_shape_def* s) {
       float r = 0.0f;
       for (int i = 0; i < s->polygon.count; i++)
         r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
-      return r;
+      return r + s->polygon.radius;
     }
+    case ARB_SHAPE_CAPSULE:
+      return arb_maxf(arb_length(s->capsule.center1), arb_length(s->capsule.center2)) +
+             s->capsule.radius;
     default:
       return 0.0f;
   }

@@ -89,6 +89,8 @@ static float cast_at(const arb_shape_def* shape, const arb_pose* pose, arb_vec2 
     out = arb_ray_cast_circle(&in, &shape->circle);
   else if (shape->type == ARB_SHAPE_POLYGON)
     out = arb_ray_cast_polygon(&in, &shape->polygon);
+  else if (shape->type == ARB_SHAPE_CAPSULE)
+    out = arb_ray_cast_capsule(&in, &shape->capsule);
   else
     return 2.0f;
   return out.hit ? out.fraction : 2.0f;

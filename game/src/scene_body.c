@@ -9,6 +9,7 @@
 #include "scene_parse.h"
 
 static const sj_bounds POSITIVE_SIZE = {0.0, ARB_SCENE_MAX_SIZE, true};
+static const sj_bounds ROUNDING = {0.0, ARB_MAX_POLYGON_RADIUS, false};
 static const sj_bounds DENSITY = {0.0, 1.0e6, true};
 static const sj_bounds MASS = {0.0, 1.0e9, true};
 static const sj_bounds FRICTION = {0.0, 100.0, false};
@@ -31,6 +32,17 @@ static int check_min_size(sj_ctx* ctx, const char* key, float v) {
   return ctx->code;
 }
 
+// Two points of a shape (segment ends, capsule centres) must be ARB_LINEAR_SLOP apart;
+// the error names the second one's key.
+static int check_apart(sj_ctx* ctx, const char* key, arb_vec2 a, arb_vec2 b, const char* what,
+                       const char* hint) {
+  if (arb_distance(a, b) >= ARB_LINEAR_SLOP) return 0;
+  size_t mark = sj_push_key(ctx, key);
+  sj_fail(ctx, ARB_E_INVAL, "%s (closer than %g m)%s", what, (double)ARB_LINEAR_SLOP, hint);
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
 static int parse_circle(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   static const char* const keys[] = {"radius", "center", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
@@ -44,8 +56,17 @@ static int parse_circle(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   return 0;
 }
 
+// The optional `radius` of a box or polygon: rounds it (0, the default, keeps it sharp).
+static int parse_rounding(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  float radius = 0.0f;
+  if (sj_float(ctx, v, "radius", false, ROUNDING, &radius)) return ctx->code;
+  shape->polygon = arb_make_rounded_polygon(&shape->polygon, radius);
+  return 0;
+}
+
 static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
-  static const char* const keys[] = {"half_width", "half_height", "center", "angle", NULL};
+  static const char* const keys[] = {"half_width", "half_height", "center", "angle", "radius",
+                                     NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   float hw = 0.0f, hh = 0.0f, cx = 0.0f, cy = 0.0f, angle = 0.0f;
   if (sj_float(ctx, v, "half_width", true, POSITIVE_SIZE, &hw)) return ctx->code;
@@ -68,11 +89,11 @@ static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
                      (double)ARB_MAX_POLYGON_COORD);
     }
   }
-  return 0;
+  return parse_rounding(ctx, v, shape);
 }
 
 static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
-  static const char* const keys[] = {"points", NULL};
+  static const char* const keys[] = {"points", "radius", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   json_t* pts = json_object_get(v, "points");
   size_t mark = sj_push_key(ctx, "points");
@@ -102,7 +123,8 @@ static int parse_polygon(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
     }
   }
   sj_pop(ctx, mark);
-  return ctx->code;
+  if (ctx->code) return ctx->code;
+  return parse_rounding(ctx, v, shape);
 }
 
 static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
@@ -111,27 +133,38 @@ static int parse_segment(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   arb_vec2 a = arb_vec2_zero, b = arb_vec2_zero;
   if (sj_vec2(ctx, v, "a", true, ARB_SCENE_MAX_COORD, &a.x, &a.y)) return ctx->code;
   if (sj_vec2(ctx, v, "b", true, ARB_SCENE_MAX_COORD, &b.x, &b.y)) return ctx->code;
-  if (arb_distance(a, b) < ARB_LINEAR_SLOP) {
-    size_t mark = sj_push_key(ctx, "b");
-    sj_fail(ctx, ARB_E_INVAL, "segment end points coincide (closer than %g m)",
-            (double)ARB_LINEAR_SLOP);
-    sj_pop(ctx, mark);
-    return ctx->code;
-  }
+  if (check_apart(ctx, "b", a, b, "segment end points coincide", "")) return ctx->code;
   shape->type = ARB_SHAPE_SEGMENT;
   shape->segment.a = a;
   shape->segment.b = b;
   return 0;
 }
 
+static int parse_capsule(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  static const char* const keys[] = {"center1", "center2", "radius", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  arb_vec2 a = arb_vec2_zero, b = arb_vec2_zero;
+  float r = 0.0f;
+  if (sj_vec2(ctx, v, "center1", true, ARB_SCENE_MAX_SIZE, &a.x, &a.y)) return ctx->code;
+  if (sj_vec2(ctx, v, "center2", true, ARB_SCENE_MAX_SIZE, &b.x, &b.y)) return ctx->code;
+  if (sj_float(ctx, v, "radius", true, POSITIVE_SIZE, &r)) return ctx->code;
+  if (check_min_size(ctx, "radius", r)) return ctx->code;
+  if (check_apart(ctx, "center2", a, b, "the centres coincide", ": use a circle")) return ctx->code;
+  shape->type = ARB_SHAPE_CAPSULE;
+  shape->capsule.center1 = a;
+  shape->capsule.center2 = b;
+  shape->capsule.radius = r;
+  return 0;
+}
+
 // `shape` holds exactly one of the kinds. Segments have no area, hence no mass: only
 // bodies that never need one (static, kinematic) may use them.
 static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment) {
-  static const char* const keys[] = {"circle", "box", "polygon", "segment", NULL};
+  static const char* const keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   if (json_object_size(v) != 1) {
     return sj_fail(ctx, ARB_E_INVAL,
-                   "must hold exactly one of circle, box, polygon, segment (has %zu)",
+                   "must hold exactly one of circle, box, polygon, capsule, segment (has %zu)",
                    json_object_size(v));
   }
   const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
@@ -145,6 +178,8 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
     parse_box(ctx, body, shape);
   } else if (strcmp(kind, "polygon") == 0) {
     parse_polygon(ctx, body, shape);
+  } else if (strcmp(kind, "capsule") == 0) {
+    parse_capsule(ctx, body, shape);
   } else if (!allow_segment) {
     sj_fail(ctx, ARB_E_INVAL,
             "segments have no mass: only static or kinematic bodies may use them");

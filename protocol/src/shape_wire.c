@@ -21,6 +21,14 @@ static void polygon_get(const arb_proto_shape* s, arb_shape_geometry* g) {
   g->polygon.count = s->count;
   for (int i = 0; i < s->count; i++) g->polygon.vertices[i] = s->points[i];
 }
+static void rounded_polygon_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  polygon_put(g, s);
+  s->radius = g->polygon.radius;
+}
+static void rounded_polygon_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  polygon_get(s, g);
+  g->polygon.radius = s->radius;
+}
 static void segment_put(const arb_shape_geometry* g, arb_proto_shape* s) {
   s->points[0] = g->segment.a;
   s->points[1] = g->segment.b;
@@ -29,10 +37,32 @@ static void segment_get(const arb_proto_shape* s, arb_shape_geometry* g) {
   g->segment.a = s->points[0];
   g->segment.b = s->points[1];
 }
+static void capsule_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  s->points[0] = g->capsule.center1;
+  s->points[1] = g->capsule.center2;
+  s->radius = g->capsule.radius;
+}
+static void capsule_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->capsule.center1 = s->points[0];
+  g->capsule.center2 = s->points[1];
+  g->capsule.radius = s->radius;
+}
 // Point count of a geometry: fixed for most kinds, the polygon's own count otherwise.
 static int circle_count(const arb_shape_geometry* g) { return (void)g, 1; }
 static int polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
 static int segment_count(const arb_shape_geometry* g) { return (void)g, 2; }
+static int capsule_count(const arb_shape_geometry* g) { return (void)g, 2; }
+static int rounded_polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
+
+// The geometry's radius (0 for kinds without one): picks between rows of the same kind.
+static float geometry_radius(const arb_shape_geometry* g) {
+  switch (g->type) {
+    case ARB_SHAPE_CIRCLE: return g->circle.radius;
+    case ARB_SHAPE_CAPSULE: return g->capsule.radius;
+    case ARB_SHAPE_POLYGON: return g->polygon.radius;
+    default: return 0.0f;
+  }
+}
 
 static const arb__shape_kind_row shape_rows[ARB_PROTO_SHAPE_KIND_COUNT] = {
 #define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) \
@@ -62,7 +92,7 @@ int arb_proto_shape_from_geometry(const arb_shape_geometry* g, arb_proto_shape* 
   memset(out, 0, sizeof *out);
   for (int kind = 1; kind < ARB_PROTO_SHAPE_KIND_COUNT; kind++) {
     const arb__shape_kind_row* row = &shape_rows[kind];
-    if (row->type != g->type) continue;
+    if (row->type != g->type || (geometry_radius(g) > 0.0f) != (row->has_radius != 0)) continue;
     int count = row->count(g);
     if (count < row->min_points || count > row->max_points) return ARB_E_INVAL;
     out->kind = (uint8_t)kind;

@@ -220,9 +220,10 @@ static void drawn_key(const arb_snap2_build_args* a, int j, int in_baseline, int
   float prio = a->priority ? a->priority[j] : 0.0f;
   *key = prio;
   *drawn_ok = 0;
-  if (!a->drawn || (a->exact_id != 0 && cur->id == a->exact_id)) return;
+  if (!a->drawn) return;
   float weight = a->weight ? a->weight[j] : 1.0f;
   float err = drawn_error(a, cur, drawn_of(a, cur, in_baseline, k), drawn_ok);
+  if (a->exact_id != 0 && cur->id == a->exact_id) return;  // held exactly, first by priority
   *key = *drawn_ok ? weight * 1.0e-3f - 1.0e3f : weight * err + ARB_SNAP2_AGE_RATE * prio;
 }
 
@@ -251,8 +252,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
       ++n;
     } else {
       c->rec = diff(&cur->items[j], &p->items[i], &base->items[i], a);
-      if (!c->rec.mask && a->drawn && !c->drawn_ok &&
-          !(a->exact_id != 0 && cur->items[j].id == a->exact_id)) {
+      if (!c->rec.mask && a->drawn && !c->drawn_ok) {
         // The baseline predicts it right but the client draws a sibling's worse origin:
         // renew the origin at this tick (the flags alone).
         c->rec.mask = ARB_SNAP2_M_FLAGS;
@@ -292,9 +292,10 @@ static int rough_bits(const arb_snap2_builder* b, int ci) {
   return c->rec.op == ARB_SNAP2_ENTER ? n + 16 : n;
 }
 
-/* Reorders order[0..n) (sorted by key) so that, while corrections wait, entering entities
- * take at most half of the bits in any prefix: a crowd entering the view arrives over a
- * few snapshots, nearest first, instead of stalling every correction behind it. */
+/* Reorders order[0..n) (sorted by key) so that, while corrections of entities drawn wrong
+ * wait, entering entities take at most half of the bits in any prefix: a crowd entering
+ * the view arrives over a few snapshots, nearest first, instead of stalling every
+ * correction behind it. */
 static void spread_enters(arb_snap2_builder* b, int n) {
   int* out = b->tmp;
   int e = 0, u = 0, k = 0;
@@ -307,6 +308,8 @@ static void spread_enters(arb_snap2_builder* b, int n) {
       take_enter = 0;
     else if (u == n)
       take_enter = 1;
+    else if (b->cands[b->order[u]].drawn_ok)
+      take_enter = 1;  // only refreshes wait
     else if (enter_bits > other_bits)
       take_enter = 0;  // over half: corrections first
     else

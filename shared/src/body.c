@@ -30,6 +30,9 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
         if (len < 0.999f || len > 1.001f) return *why = "polygon normal not unit length", false;
       }
       if (!arb_vec2_is_valid(p->centroid)) return *why = "polygon centroid not finite", false;
+      if (!(p->radius >= 0.0f && p->radius <= ARB_MAX_POLYGON_RADIUS)) {
+        return *why = "polygon radius must be finite, >= 0 and <= ARB_MAX_POLYGON_RADIUS", false;
+      }
       // Convex and counter-clockwise: every vertex lies behind every edge.
       for (int i = 0; i < p->count; ++i) {
         int i2 = i + 1 < p->count ? i + 1 : 0;
@@ -50,6 +53,18 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
       }
       if (arb_distance(s->segment.a, s->segment.b) < ARB_LINEAR_SLOP) {
         return *why = "segment too short", false;
+      }
+      return true;
+    case ARB_SHAPE_CAPSULE:
+      if (!arb_vec2_is_valid(s->capsule.center1) || !arb_vec2_is_valid(s->capsule.center2)) {
+        return *why = "capsule center not finite", false;
+      }
+      if (!arb_is_valid_float(s->capsule.radius) || s->capsule.radius <= 0.0f) {
+        return *why = "capsule radius must be > 0", false;
+      }
+      // A shorter core has no direction to collide along: that shape is a circle.
+      if (arb_distance(s->capsule.center1, s->capsule.center2) < ARB_LINEAR_SLOP) {
+        return *why = "capsule centers closer than ARB_LINEAR_SLOP (use a circle)", false;
       }
       return true;
     default:
@@ -74,6 +89,7 @@ static arb_mass_data arb__shape_mass(const arb_shape_def* s) {
   arb_mass_data md = {0.0f, {0.0f, 0.0f}, 0.0f};
   if (s->type == ARB_SHAPE_CIRCLE) md = arb_compute_circle_mass(&s->circle, s->density);
   if (s->type == ARB_SHAPE_POLYGON) md = arb_compute_polygon_mass(&s->polygon, s->density);
+  if (s->type == ARB_SHAPE_CAPSULE) md = arb_compute_capsule_mass(&s->capsule, s->density);
   return md;
 }
 
@@ -110,8 +126,13 @@ static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
 // ---- broad-phase glue -------------------------------------------------------------------
 
 int arb__body_shape_rank(arb_shape_type t) {
-  // The collide functions take (segment | polygon | circle) first in this order.
-  return t == ARB_SHAPE_SEGMENT ? 0 : (t == ARB_SHAPE_POLYGON ? 1 : 2);
+  // The collide functions take (segment | polygon | capsule | circle) first in this order.
+  switch (t) {
+    case ARB_SHAPE_SEGMENT: return 0;
+    case ARB_SHAPE_POLYGON: return 1;
+    case ARB_SHAPE_CAPSULE: return 2;
+    default: return 3;
+  }
 }
 
 arb_aabb arb__body_compute_aabb(const arb__body* b) {
@@ -119,6 +140,7 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
     case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&b->shape.circle, b->xf);
     case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
     case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&b->shape.segment, b->xf);
+    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&b->shape.capsule, b->xf);
     default: {
       arb_aabb a = {b->xf.p, b->xf.p};
       return a;
@@ -151,6 +173,7 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
 arb_shape_proxy arb__shape_proxy(const arb_shape_def* s) {
   if (s->type == ARB_SHAPE_CIRCLE) return arb_make_circle_proxy(&s->circle);
   if (s->type == ARB_SHAPE_POLYGON) return arb_make_polygon_proxy(&s->polygon);
+  if (s->type == ARB_SHAPE_CAPSULE) return arb_make_capsule_proxy(&s->capsule);
   return arb_make_segment_proxy(&s->segment);
 }
 
@@ -158,6 +181,8 @@ float arb__body_min_extent(const arb__body* b) {
   const arb_shape_def* s = &b->shape;
   // A circle body's centre of mass is the circle's centre; a segment has no inside.
   if (s->type == ARB_SHAPE_CIRCLE) return s->circle.radius;
+  // A capsule's centre of mass is the middle of its core.
+  if (s->type == ARB_SHAPE_CAPSULE) return s->capsule.radius;
   if (s->type != ARB_SHAPE_POLYGON) return 0.0f;
   const arb_polygon* p = &s->polygon;
   float min_e = 3.4e38f;
@@ -165,7 +190,31 @@ float arb__body_min_extent(const arb__body* b) {
     float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
     if (face < min_e) min_e = face;
   }
+  if (p->radius > 0.0f) min_e += p->radius;  // the rim
   return min_e < 0.0f ? 0.0f : min_e;
+}
+
+arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local) {
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE: return arb_ray_cast_circle(local, &s->circle);
+    case ARB_SHAPE_POLYGON: return arb_ray_cast_polygon(local, &s->polygon);
+    case ARB_SHAPE_SEGMENT: return arb_ray_cast_segment(local, &s->segment);
+    case ARB_SHAPE_CAPSULE: return arb_ray_cast_capsule(local, &s->capsule);
+    default: {
+      arb_cast_output miss;
+      memset(&miss, 0, sizeof miss);
+      return miss;
+    }
+  }
+}
+
+bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local) {
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE: return arb_point_in_circle(local, &s->circle);
+    case ARB_SHAPE_POLYGON: return arb_point_in_polygon(local, &s->polygon);
+    case ARB_SHAPE_CAPSULE: return arb_point_in_capsule(local, &s->capsule);
+    default: return false;  // segments have no inside
+  }
 }
 
 bool arb__shape_filters_match(const arb_shape_def* sa, const arb_shape_def* sb) {
@@ -575,11 +624,7 @@ arb_ray_result arb_world_cast_ray(const arb_world* w, arb_vec2 origin, arb_vec2 
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), best};
-    arb_cast_output o;
-    memset(&o, 0, sizeof o);
-    if (b->shape.type == ARB_SHAPE_CIRCLE) o = arb_ray_cast_circle(&local, &b->shape.circle);
-    if (b->shape.type == ARB_SHAPE_POLYGON) o = arb_ray_cast_polygon(&local, &b->shape.polygon);
-    if (b->shape.type == ARB_SHAPE_SEGMENT) o = arb_ray_cast_segment(&local, &b->shape.segment);
+    arb_cast_output o = arb__shape_ray_cast(&b->shape, &local);
     // Strictly closer only: on a tie the lower slot wins (deterministic).
     if (!o.hit || o.fraction > best || (o.fraction == best && !arb_body_id_is_null(r.body))) continue;
     best = o.fraction;

@@ -177,6 +177,10 @@ REGISTER_COLLIDER(collide_polygon_circle, arb__collide_polygon_and_circle, polyg
 REGISTER_COLLIDER(collide_polygons, arb__collide_polygons, polygon, polygon)
 REGISTER_COLLIDER(collide_segment_circle, arb__collide_segment_and_circle, segment, circle)
 REGISTER_COLLIDER(collide_segment_polygon, arb__collide_segment_and_polygon, segment, polygon)
+REGISTER_COLLIDER(collide_capsules, arb__collide_capsules, capsule, capsule)
+REGISTER_COLLIDER(collide_capsule_circle, arb__collide_capsule_and_circle, capsule, circle)
+REGISTER_COLLIDER(collide_polygon_capsule, arb__collide_polygon_and_capsule, polygon, capsule)
+REGISTER_COLLIDER(collide_segment_capsule, arb__collide_segment_and_capsule, segment, capsule)
 #undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
@@ -185,6 +189,10 @@ static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_
     [ARB_SHAPE_POLYGON][ARB_SHAPE_POLYGON] = collide_polygons,
     [ARB_SHAPE_SEGMENT][ARB_SHAPE_CIRCLE] = collide_segment_circle,
     [ARB_SHAPE_SEGMENT][ARB_SHAPE_POLYGON] = collide_segment_polygon,
+    [ARB_SHAPE_CAPSULE][ARB_SHAPE_CAPSULE] = collide_capsules,
+    [ARB_SHAPE_CAPSULE][ARB_SHAPE_CIRCLE] = collide_capsule_circle,
+    [ARB_SHAPE_POLYGON][ARB_SHAPE_CAPSULE] = collide_polygon_capsule,
+    [ARB_SHAPE_SEGMENT][ARB_SHAPE_CAPSULE] = collide_segment_capsule,
 };
 
 // The registered function for kinds (a, b) in contact order (rank of a <= rank of b).

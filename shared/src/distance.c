@@ -4,8 +4,9 @@
 // angular sweeps (conservative advancement), for continuous collision of fast bodies.
 //
 // Every shape kind is a "proxy": a convex cloud of up to 8 points grown by a radius
-// (circle = 1 point + radius, segment = 2 points, polygon = its vertices). GJK works on
-// the point clouds (the cores) in A's frame; radii are applied afterwards.
+// (circle = 1 point + radius, segment = 2 points, polygon = its vertices and radius, capsule = 2
+// points + radius). GJK works on the point clouds (the cores) in A's frame; radii are
+// applied afterwards.
 #include <arbiter/collision.h>
 
 #include <float.h>
@@ -25,12 +26,17 @@ arb_shape_proxy arb_make_circle_proxy(const arb_circle* shape) {
 }
 
 arb_shape_proxy arb_make_polygon_proxy(const arb_polygon* shape) {
-  return arb_make_proxy(shape->vertices, shape->count, 0.0f);
+  return arb_make_proxy(shape->vertices, shape->count, shape->radius);
 }
 
 arb_shape_proxy arb_make_segment_proxy(const arb_segment* shape) {
   arb_vec2 pts[2] = {shape->a, shape->b};
   return arb_make_proxy(pts, 2, 0.0f);
+}
+
+arb_shape_proxy arb_make_capsule_proxy(const arb_capsule* shape) {
+  arb_vec2 pts[2] = {shape->center1, shape->center2};
+  return arb_make_proxy(pts, 2, shape->radius);
 }
 
 // ---- GJK --------------------------------------------------------------------------------

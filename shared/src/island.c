@@ -33,9 +33,14 @@ float arb__body_max_extent(const arb__body* b) {
     for (int i = 0; i < s->polygon.count; ++i) {
       ext = arb_maxf(ext, arb_distance(s->polygon.vertices[i], b->local_center));
     }
+    if (s->polygon.radius > 0.0f) ext += s->polygon.radius;
   } else if (s->type == ARB_SHAPE_SEGMENT) {
     ext = arb_maxf(arb_distance(s->segment.a, b->local_center),
                    arb_distance(s->segment.b, b->local_center));
+  } else if (s->type == ARB_SHAPE_CAPSULE) {
+    ext = arb_maxf(arb_distance(s->capsule.center1, b->local_center),
+                   arb_distance(s->capsule.center2, b->local_center)) +
+          s->capsule.radius;
   }
   return ext;
 }

@@ -89,7 +89,7 @@ arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform
   int count = a->count;
   if (count < 3) return m;
   arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
-  float radius = b->radius;
+  float radius = b->radius + a->radius;  // a rounded polygon's rim adds to the reach
 
   // Face of least penetration / most separation.
   int edge = 0;
@@ -131,23 +131,27 @@ arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform
       separation = s_max - radius;
     }
   }
-  arb_vec2 on_b = arb_mul_sub(c, radius, normal);
+  if (a->radius > 0.0f) on_a = arb_mul_add(on_a, a->radius, normal);  // onto the rim
+  arb_vec2 on_b = arb_mul_sub(c, b->radius, normal);
   m.normal = arb_rotate(xfa.q, normal);
   arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(on_a, on_b, 0.5f)), xfa, xfb, separation, 0);
   return m;
 }
 
-arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
-                                             const arb_circle* b, arb_transform xfb, float margin) {
+// A segment a-b grown by ra (0: a plain segment, > 0: a capsule) against a circle: the
+// closest point of the segment to the centre decides, as for a circle.
+static arb_manifold arb__collide_core_and_circle(arb_vec2 pa, arb_vec2 pb, float ra,
+                                                 arb_transform xfa, const arb_circle* b,
+                                                 arb_transform xfb, float margin) {
   arb_manifold m = arb__empty_manifold();
   arb_vec2 c = arb__b_point_in_a(xfa, xfb, b->center);
-  arb_vec2 e = arb_sub(a->b, a->a);
+  arb_vec2 e = arb_sub(pb, pa);
   float ee = arb_dot(e, e);
-  float t = ee > 0.0f ? arb_clampf(arb_dot(arb_sub(c, a->a), e) / ee, 0.0f, 1.0f) : 0.0f;
-  arb_vec2 closest = arb_mul_add(a->a, t, e);
+  float t = ee > 0.0f ? arb_clampf(arb_dot(arb_sub(c, pa), e) / ee, 0.0f, 1.0f) : 0.0f;
+  arb_vec2 closest = arb_mul_add(pa, t, e);
   float dist;
   arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(c, closest));
-  float separation = dist - b->radius;
+  float separation = dist - b->radius - ra;
   if (separation > margin) return m;
   if (normal.x == 0.0f && normal.y == 0.0f) {
     // Centre exactly on the segment: use the segment's left normal (up for a segment
@@ -155,19 +159,32 @@ arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform
     normal = arb_normalize(arb_left_perp(e));
     if (normal.x == 0.0f && normal.y == 0.0f) normal = arb_v2(0.0f, 1.0f);
   }
+  if (ra != 0.0f) closest = arb_mul_add(closest, ra, normal);  // onto the capsule's surface
   arb_vec2 on_b = arb_mul_sub(c, b->radius, normal);
   m.normal = arb_rotate(xfa.q, normal);
   arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(closest, on_b, 0.5f)), xfa, xfb, separation, 0);
   return m;
 }
 
+arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
+                                             const arb_circle* b, arb_transform xfb, float margin) {
+  return arb__collide_core_and_circle(a->a, a->b, 0.0f, xfa, b, xfb, margin);
+}
+
+arb_manifold arb__collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
+                                             const arb_circle* b, arb_transform xfb, float margin) {
+  return arb__collide_core_and_circle(a->center1, a->center2, a->radius, xfa, b, xfb, margin);
+}
+
 // ---- polygon-polygon (SAT + clipping) --------------------------------------------------
 
-// A convex vertex loop in A's frame. count 2 is a two-sided segment (edges a->b, b->a).
+// A convex vertex loop in A's frame, grown by a radius (0 for sharp polygons and
+// segments). count 2 is a two-sided segment (edges a->b, b->a), or with a radius a capsule.
 typedef struct arb__hull {
   arb_vec2 v[ARB_MAX_POLYGON_VERTICES];
   arb_vec2 n[ARB_MAX_POLYGON_VERTICES];
   int count;
+  float radius;
 } arb__hull;
 
 // Largest separation of poly2 from poly1 along poly1's face normals. Stops early once an
@@ -234,16 +251,32 @@ static void arb__segment_closest(arb_vec2 p1, arb_vec2 q1, arb_vec2 p2, arb_vec2
   *f2 = t;
 }
 
-// hb is B in A's frame. ids name A's vertex in the high byte whichever side is reference.
-static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca,
+// A contact point between two rounded features: `p` lies on the incident core, `sep` is
+// its core distance from the reference core along `normal` (reference radius r1,
+// incident r2). The point goes midway between the two surfaces; returns the surface
+// separation. Sharp shapes (r1 = r2 = 0) keep the plain expressions, bit for bit.
+static float arb__rounded_point(arb_vec2* p, float sep, arb_vec2 normal, float r1, float r2) {
+  if (r1 == 0.0f && r2 == 0.0f) {
+    *p = arb_mul_sub(*p, 0.5f * sep, normal);
+    return sep;
+  }
+  *p = arb_mul_add(*p, 0.5f * (r1 - r2 - sep), normal);
+  return sep - r1 - r2;
+}
+
+// A is the hull (va, na, ca) grown by ra; hb is B in A's frame. ids name A's vertex in the
+// high byte whichever side is reference. Separations along the axes are of the cores; the
+// radii widen the reach and are taken off where points are made.
+static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca, float ra,
                                        const arb__hull* hb, arb_transform xfa, arb_transform xfb,
                                        float margin) {
   arb_manifold m = arb__empty_manifold();
+  const float reach = margin + ra + hb->radius;
   int edge_a, edge_b;
-  float sep_a = arb__max_separation(va, na, ca, hb->v, hb->count, margin, &edge_a);
-  if (sep_a > margin) return m;
-  float sep_b = arb__max_separation(hb->v, hb->n, hb->count, va, ca, margin, &edge_b);
-  if (sep_b > margin) return m;
+  float sep_a = arb__max_separation(va, na, ca, hb->v, hb->count, reach, &edge_a);
+  if (sep_a > reach) return m;
+  float sep_b = arb__max_separation(hb->v, hb->n, hb->count, va, ca, reach, &edge_b);
+  if (sep_b > reach) return m;
 
   const arb_vec2 *v1, *n1, *v2, *n2;
   int c1, c2, e1;
@@ -256,6 +289,7 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
     v2 = hb->v; n2 = hb->n; c2 = hb->count;
   }
   arb_vec2 normal = n1[e1];
+  float r1 = flip ? hb->radius : ra, r2 = flip ? ra : hb->radius;
 
   // Incident edge: the face of poly 2 most anti-parallel to the reference normal.
   int e2 = 0;
@@ -286,13 +320,17 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
       arb_vec2 p2 = f2 == 0.0f ? v21 : v22;
       float dist;
       arb_vec2 n = arb_get_length_and_normalize(&dist, arb_sub(p2, p1));
-      if (dist > margin) return m;
+      if (dist > reach) return m;
       if (n.x != 0.0f || n.y != 0.0f) {
         m.normal = arb_rotate(xfa.q, flip ? arb_neg(n) : n);
         int ref = f1 == 0.0f ? i11 : i12;
         int inc = f2 == 0.0f ? i21 : i22;
-        arb__add_point(&m, arb_rotate(xfa.q, arb_lerp(p1, p2, 0.5f)), xfa, xfb, dist,
-                       ARB__ID(ref, inc));
+        arb_vec2 p = arb_lerp(p1, p2, 0.5f);
+        if (r1 != 0.0f || r2 != 0.0f) {
+          p = p2;
+          dist = arb__rounded_point(&p, dist, n, r1, r2);
+        }
+        arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, dist, ARB__ID(ref, inc));
         return m;
       }
     }
@@ -319,49 +357,145 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
   bool single = arb_distance_sq(v_lower, v_upper) < ARB_LINEAR_SLOP * ARB_LINEAR_SLOP * 0.01f;
 
   m.normal = world_normal;
-  if (sep_lower <= margin) {
-    arb_vec2 p = arb_mul_sub(v_lower, 0.5f * sep_lower, normal);
-    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_lower, ARB__ID(i11, i22));
+  if (sep_lower <= reach) {
+    arb_vec2 p = v_lower;
+    float s = arb__rounded_point(&p, sep_lower, normal, r1, r2);
+    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, s, ARB__ID(i11, i22));
   }
-  if (!single && sep_upper <= margin) {
-    arb_vec2 p = arb_mul_sub(v_upper, 0.5f * sep_upper, normal);
-    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, sep_upper, ARB__ID(i12, i21));
+  if (!single && sep_upper <= reach) {
+    arb_vec2 p = v_upper;
+    float s = arb__rounded_point(&p, sep_upper, normal, r1, r2);
+    arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, s, ARB__ID(i12, i21));
   }
 #undef ARB__ID
   if (m.point_count == 0) m.normal = arb_vec2_zero;
   return m;
 }
 
+// A polygon placed by xf (B's frame in A's frame) as a hull.
+static void arb__polygon_hull(const arb_polygon* p, arb_transform xf, arb__hull* h) {
+  h->count = p->count;
+  h->radius = p->radius;
+  for (int i = 0; i < p->count; ++i) {
+    h->v[i] = arb_transform_point(xf, p->vertices[i]);
+    h->n[i] = arb_rotate(xf.q, p->normals[i]);
+  }
+}
+
+// A two-vertex hull: edge 0 runs v0->v1, edge 1 runs back; with the other shape's normals
+// these are all the separating axes in 2D. False for a zero-length core.
+static bool arb__two_point_hull(arb_vec2 v0, arb_vec2 v1, float radius, arb__hull* h) {
+  arb_vec2 n0 = arb_normalize(arb_right_perp(arb_sub(v1, v0)));
+  if (n0.x == 0.0f && n0.y == 0.0f) return false;
+  h->count = 2;
+  h->radius = radius;
+  h->v[0] = v0;
+  h->v[1] = v1;
+  h->n[0] = n0;
+  h->n[1] = arb_neg(n0);
+  return true;
+}
+
+// A capsule placed by xf (B's frame in A's frame) as a hull.
+static bool arb__capsule_hull(const arb_capsule* c, arb_transform xf, arb__hull* h) {
+  return arb__two_point_hull(arb_transform_point(xf, c->center1),
+                             arb_transform_point(xf, c->center2), c->radius, h);
+}
+
 arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
                                    const arb_polygon* b, arb_transform xfb, float margin) {
   if (a->count < 3 || b->count < 3) return arb__empty_manifold();
-  arb_transform xf = arb_inv_transform_mul(xfa, xfb);  // B's frame in A's frame
   arb__hull hb;
-  hb.count = b->count;
-  for (int i = 0; i < b->count; ++i) {
-    hb.v[i] = arb_transform_point(xf, b->vertices[i]);
-    hb.n[i] = arb_rotate(xf.q, b->normals[i]);
-  }
-  return arb__collide_hulls(a->vertices, a->normals, a->count, &hb, xfa, xfb, margin);
+  arb__polygon_hull(b, arb_inv_transform_mul(xfa, xfb), &hb);
+  return arb__collide_hulls(a->vertices, a->normals, a->count, a->radius, &hb, xfa, xfb, margin);
 }
 
 arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
                                               const arb_polygon* b, arb_transform xfb, float margin) {
-  if (b->count < 3) return arb__empty_manifold();
-  // The segment is a two-vertex hull: edge 0 runs a->b, edge 1 runs b->a; with the
-  // polygon's normals these are all the separating axes in 2D.
-  arb_vec2 va[2] = {a->a, a->b};
-  arb_vec2 n0 = arb_normalize(arb_right_perp(arb_sub(a->b, a->a)));
-  if (n0.x == 0.0f && n0.y == 0.0f) return arb__empty_manifold();  // zero-length segment
-  arb_vec2 na[2] = {n0, arb_neg(n0)};
-  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb__hull ha, hb;
+  if (b->count < 3 || !arb__two_point_hull(a->a, a->b, 0.0f, &ha)) return arb__empty_manifold();
+  arb__polygon_hull(b, arb_inv_transform_mul(xfa, xfb), &hb);
+  return arb__collide_hulls(ha.v, ha.n, 2, 0.0f, &hb, xfa, xfb, margin);
+}
+
+arb_manifold arb__collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
+                                              const arb_capsule* b, arb_transform xfb,
+                                              float margin) {
   arb__hull hb;
-  hb.count = b->count;
-  for (int i = 0; i < b->count; ++i) {
-    hb.v[i] = arb_transform_point(xf, b->vertices[i]);
-    hb.n[i] = arb_rotate(xf.q, b->normals[i]);
+  if (a->count < 3 || !arb__capsule_hull(b, arb_inv_transform_mul(xfa, xfb), &hb)) {
+    return arb__empty_manifold();
   }
-  return arb__collide_hulls(va, na, 2, &hb, xfa, xfb, margin);
+  return arb__collide_hulls(a->vertices, a->normals, a->count, a->radius, &hb, xfa, xfb, margin);
+}
+
+arb_manifold arb__collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
+                                              const arb_capsule* b, arb_transform xfb,
+                                              float margin) {
+  arb_capsule core = {a->a, a->b, 0.0f};
+  return arb__collide_capsules(&core, xfa, b, xfb, margin);
+}
+
+// ---- capsule-capsule (two rounded segments) ---------------------------------------------
+
+// Cores closer to parallel than this (sine of the angle) that overlap along A's axis
+// touch along a line: two points, like a capsule lying on a box.
+#define ARB__PARALLEL_SINE 0.05f
+
+// Two segments have no face normals that cover every direction (collinear cores are
+// separated along their common axis), so this pair does not go through the hull SAT:
+// the closest points of the cores decide. When the cores are nearly parallel and
+// overlap along A's axis, B's core is clipped to A's span and each clipped end is a
+// point (the normal is A's side normal); otherwise the closest points make one point.
+// A may have radius 0 (a two-sided segment).
+arb_manifold arb__collide_capsules(const arb_capsule* a, arb_transform xfa, const arb_capsule* b,
+                                   arb_transform xfb, float margin) {
+  arb_manifold m = arb__empty_manifold();
+  const float ra = a->radius, rb = b->radius;
+  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb_vec2 p1 = a->center1, p2 = a->center2;
+  arb_vec2 q1 = arb_transform_point(xf, b->center1), q2 = arb_transform_point(xf, b->center2);
+  float f1, f2;
+  arb__segment_closest(p1, p2, q1, q2, &f1, &f2);
+  arb_vec2 ca = arb_lerp(p1, p2, f1), cb = arb_lerp(q1, q2, f2);
+  float dist;
+  arb_vec2 normal = arb_get_length_and_normalize(&dist, arb_sub(cb, ca));
+  if (dist - ra - rb > margin) return m;
+  float len_a, len_b;
+  arb_vec2 ua = arb_get_length_and_normalize(&len_a, arb_sub(p2, p1));
+  arb_vec2 ub = arb_get_length_and_normalize(&len_b, arb_sub(q2, q1));
+  if (len_a == 0.0f || len_b == 0.0f) return m;
+  arb_vec2 side = arb_left_perp(ua);
+  if (arb_dot(side, arb_sub(arb_lerp(q1, q2, 0.5f), p1)) < 0.0f) side = arb_neg(side);
+
+  if (arb_absf(arb_cross(ua, ub)) < ARB__PARALLEL_SINE) {
+    // B's ends along A's axis, clipped to A's span [0, len_a].
+    float t1 = arb_dot(arb_sub(q1, p1), ua), t2 = arb_dot(arb_sub(q2, p1), ua);
+    float lo = arb_maxf(arb_minf(t1, t2), 0.0f), hi = arb_minf(arb_maxf(t1, t2), len_a);
+    if (hi - lo > ARB_LINEAR_SLOP) {
+      float span = t2 - t1;
+      m.normal = arb_rotate(xfa.q, side);
+      for (int k = 0; k < 2; ++k) {
+        float t = k == 0 ? lo : hi;
+        arb_vec2 q = arb_lerp(q1, q2, arb_clampf((t - t1) / span, 0.0f, 1.0f));
+        float sep = arb_dot(arb_sub(q, p1), side);
+        if (sep - ra - rb > margin) continue;
+        float s = arb__rounded_point(&q, sep, side, ra, rb);
+        // ids: which end of B's span (B's lower or upper end along A's axis).
+        arb__add_point(&m, arb_rotate(xfa.q, q), xfa, xfb, s, ARB_MAKE_FEATURE_ID(0, k + 1));
+      }
+      if (m.point_count > 0) return m;
+      m.normal = arb_vec2_zero;
+    }
+  }
+  // Crossing cores have no direction between them: push out along A's side.
+  if (normal.x == 0.0f && normal.y == 0.0f) normal = side;
+  arb_vec2 p = cb;
+  float s = arb__rounded_point(&p, dist, normal, ra, rb);
+  m.normal = arb_rotate(xfa.q, normal);
+  // ids: the feature of each core (0 start, 1 interior, 2 end).
+  int fa = f1 == 0.0f ? 0 : (f1 == 1.0f ? 2 : 1), fb = f2 == 0.0f ? 0 : (f2 == 1.0f ? 2 : 1);
+  arb__add_point(&m, arb_rotate(xfa.q, p), xfa, xfb, s, ARB_MAKE_FEATURE_ID(fa + 3, fb + 3));
+  return m;
 }
 
 // ---- public functions: the fixed speculative margin ------------------------------------
@@ -389,4 +523,24 @@ arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform 
 arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
                                              const arb_polygon* b, arb_transform xfb) {
   return arb__collide_segment_and_polygon(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_capsules(const arb_capsule* a, arb_transform xfa, const arb_capsule* b,
+                                  arb_transform xfb) {
+  return arb__collide_capsules(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
+                                            const arb_circle* b, arb_transform xfb) {
+  return arb__collide_capsule_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
+                                             const arb_capsule* b, arb_transform xfb) {
+  return arb__collide_polygon_and_capsule(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
+}
+
+arb_manifold arb_collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
+                                             const arb_capsule* b, arb_transform xfb) {
+  return arb__collide_segment_and_capsule(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
 }

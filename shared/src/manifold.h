@@ -16,3 +16,13 @@ arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform
 arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
                                               const arb_polygon* b, arb_transform xfb,
                                               float margin);
+arb_manifold arb__collide_capsules(const arb_capsule* a, arb_transform xfa, const arb_capsule* b,
+                                   arb_transform xfb, float margin);
+arb_manifold arb__collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
+                                             const arb_circle* b, arb_transform xfb, float margin);
+arb_manifold arb__collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
+                                              const arb_capsule* b, arb_transform xfb,
+                                              float margin);
+arb_manifold arb__collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
+                                              const arb_capsule* b, arb_transform xfb,
+                                              float margin);

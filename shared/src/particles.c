@@ -209,11 +209,7 @@ static void arb__particle_sweep(const arb_world* w, arb__particle* p, int slot, 
   const arb__body* b = &w->bodies[slot];
   const arb_shape_def* s = &b->shape;
   arb_ray_input in = {arb_inv_transform_point(b->xf, p->prev), arb_inv_rotate(b->xf.q, d), 1.0f};
-  arb_cast_output o;
-  memset(&o, 0, sizeof o);
-  if (s->type == ARB_SHAPE_CIRCLE) o = arb_ray_cast_circle(&in, &s->circle);
-  if (s->type == ARB_SHAPE_POLYGON) o = arb_ray_cast_polygon(&in, &s->polygon);
-  if (s->type == ARB_SHAPE_SEGMENT) o = arb_ray_cast_segment(&in, &s->segment);
+  arb_cast_output o = arb__shape_ray_cast(s, &in);
   if (!o.hit || (o.normal.x == 0.0f && o.normal.y == 0.0f)) return;  // miss, or started inside
   arb_vec2 n = arb_rotate(b->xf.q, o.normal);
   if (arb_dot(n, d) > 0.0f) n = arb_neg(n);  // two-sided segments: face the particle
@@ -237,6 +233,8 @@ static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot
     m = arb_collide_polygon_and_circle(&s->polygon, b->xf, &c, xp);
   } else if (s->type == ARB_SHAPE_SEGMENT) {
     m = arb_collide_segment_and_circle(&s->segment, b->xf, &c, xp);
+  } else if (s->type == ARB_SHAPE_CAPSULE) {
+    m = arb_collide_capsule_and_circle(&s->capsule, b->xf, &c, xp);
   }
   if (m.point_count == 0 || m.points[0].separation >= 0.0f) return;
   p->p = arb_mul_sub(p->p, m.points[0].separation, m.normal);

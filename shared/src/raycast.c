@@ -27,6 +27,37 @@ static bool arb__input_ok(const arb_ray_input* in) {
          isfinite(in->max_fraction) && in->max_fraction >= 0.0f;
 }
 
+// A rounded outline (a capsule: 2 points, a rounded polygon: its vertices, grown by
+// radius) is bounded by one circle per point and by each edge moved out by the radius.
+// From outside, the ray enters through the nearest of those pieces: every hit on any of
+// them is a point of the shape, so the smallest fraction among them is the entry.
+static arb_cast_output arb__ray_cast_rounded(const arb_ray_input* input, const arb_vec2* points,
+                                             int count, float radius) {
+  arb_cast_output best = arb__miss();
+  arb_ray_input in = *input;
+  for (int i = 0; i < count; ++i) {
+    arb_vec2 a = points[i], b = points[i + 1 < count ? i + 1 : 0];
+    arb_vec2 out = arb_scale(radius, arb_normalize(arb_right_perp(arb_sub(b, a))));
+    arb_circle corner = {a, radius};
+    arb_segment side = {arb_add(a, out), arb_add(b, out)};
+    for (int k = 0; k < 2; ++k) {
+      arb_cast_output o =
+          k == 0 ? arb_ray_cast_circle(&in, &corner) : arb_ray_cast_segment(&in, &side);
+      if (!o.hit || (best.hit && o.fraction >= best.fraction)) continue;
+      best = o;
+      in.max_fraction = o.fraction;
+    }
+  }
+  return best;
+}
+
+arb_cast_output arb_ray_cast_capsule(const arb_ray_input* input, const arb_capsule* shape) {
+  if (!arb__input_ok(input)) return arb__miss();
+  if (arb_point_in_capsule(input->origin, shape)) return arb__hit(input, 0.0f, arb_vec2_zero);
+  arb_vec2 points[2] = {shape->center1, shape->center2};
+  return arb__ray_cast_rounded(input, points, 2, shape->radius);
+}
+
 arb_cast_output arb_ray_cast_circle(const arb_ray_input* input, const arb_circle* shape) {
   if (!arb__input_ok(input)) return arb__miss();
   arb_vec2 m = arb_sub(input->origin, shape->center);  // centre to origin
@@ -52,6 +83,10 @@ arb_cast_output arb_ray_cast_circle(const arb_ray_input* input, const arb_circle
 
 arb_cast_output arb_ray_cast_polygon(const arb_ray_input* input, const arb_polygon* shape) {
   if (!arb__input_ok(input) || shape->count < 3) return arb__miss();
+  if (shape->radius > 0.0f) {
+    if (arb_point_in_polygon(input->origin, shape)) return arb__hit(input, 0.0f, arb_vec2_zero);
+    return arb__ray_cast_rounded(input, shape->vertices, shape->count, shape->radius);
+  }
   // Clip the ray against each face's half plane (Cyrus-Beck); the last face to move the
   // entry point forward is the one hit.
   float lower = 0.0f, upper = input->max_fraction;

@@ -11,9 +11,12 @@
 //       vec2 local centre; vec2 v; f32 w; vec2 force; f32 torque; f32 mass, inertia,
 //       inv_mass, inv_inertia, gravity_scale, linear_damping, angular_damping;
 //       vec2 fat_lower, fat_upper; u64 user_data;
-//       shape: u8 type (bit 7: u8 flags follow, 1 = sensor), f32 density, friction, restitution, u32 category, u32 mask,
-//       i32 group, then circle (vec2 centre, f32 radius) | polygon (u8 n, n vec2
-//       vertices, n vec2 normals, vec2 centroid) | segment (vec2 a, vec2 b)
+//       shape: u8 type (bit 7: u8 flags follow, 1 = sensor, 2 = rounded polygon), f32
+//       density, friction, restitution, u32 category, u32 mask, i32 group, then circle
+//       (vec2 centre, f32 radius) | polygon (u8 n, n vec2 vertices, n vec2 normals, vec2
+//       centroid, with flag 2 then f32 radius > 0) | segment (vec2 a, vec2 b) | capsule
+//       (vec2 centre1, vec2 centre2, f32 radius); the type codes are those of
+//       arb_shape_type, and a new kind only adds a code (older images read unchanged)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
 //       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id

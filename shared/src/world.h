@@ -322,6 +322,10 @@ bool arb__body_should_collide(const arb__body* a, const arb__body* b);  // false
 bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
+// A ray (in the shape's local frame) against the shape, whatever its kind.
+arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local);
+// Point (local frame) inside the shape; segments have no inside.
+bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local);
 
 // contact.c
 int arb__contact_create(arb_world* w, int a, int b);

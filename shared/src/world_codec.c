@@ -23,20 +23,30 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
                          d->max_linear_speed > 0.0f);
 }
 
-// Bit 7 of a shape's type byte: a flags byte follows (ARB__SHAPE_SENSOR), written only for
-// a shape that has one set, so every other shape keeps the bytes (and hashes) it had.
+// Bit 7 of a shape's type byte: a flags byte follows (ARB__SHAPE_SENSOR; ARB__SHAPE_ROUNDED:
+// the polygon's radius follows its centroid), written only for a shape that has one set,
+// so every other shape (a sharp polygon included) keeps the bytes (and hashes) it had.
 #define ARB__SHAPE_MORE 0x80u
 #define ARB__SHAPE_SENSOR 1u
+#define ARB__SHAPE_ROUNDED 2u
 
 static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
-  int type = (int)s->type | (s->sensor ? (int)ARB__SHAPE_MORE : 0);
+  bool rounded = s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f;
+  int type = (int)s->type | (s->sensor || rounded ? (int)ARB__SHAPE_MORE : 0);
   arb_codec_int_u8(c, &type);
   if (arb_codec_reading(c)) s->type = (arb_shape_type)(type & 0x7f);
   if (type & (int)ARB__SHAPE_MORE) {
-    uint8_t flags = s->sensor ? ARB__SHAPE_SENSOR : 0u;
+    uint8_t flags = (s->sensor ? ARB__SHAPE_SENSOR : 0u) | (rounded ? ARB__SHAPE_ROUNDED : 0u);
     arb_codec_u8(c, &flags);
-    ARB_CODEC_CHECK(c, flags == ARB__SHAPE_SENSOR);  // only flags that differ from the default
-    if (arb_codec_reading(c)) s->sensor = (flags & ARB__SHAPE_SENSOR) != 0;
+    // Only flags that differ from the default, and a radius only on a polygon.
+    ARB_CODEC_CHECK(c, flags != 0u && (flags & ~(ARB__SHAPE_SENSOR | ARB__SHAPE_ROUNDED)) == 0u &&
+                           (!(flags & ARB__SHAPE_ROUNDED) || s->type == ARB_SHAPE_POLYGON));
+    if (arb_codec_reading(c)) {
+      s->sensor = (flags & ARB__SHAPE_SENSOR) != 0;
+      rounded = (flags & ARB__SHAPE_ROUNDED) != 0;
+    }
+  } else if (arb_codec_reading(c)) {
+    rounded = false;
   }
   ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
   arb_codec_u32(c, &s->category_bits);
@@ -55,11 +65,22 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
       for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->vertices[i]);
       for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->normals[i]);
       arb_codec_vec2(c, &p->centroid);
+      if (rounded) {
+        arb_codec_f32(c, &p->radius);
+        ARB_CODEC_CHECK(c, p->radius > 0.0f);
+      } else if (arb_codec_reading(c)) {
+        p->radius = 0.0f;
+      }
       break;
     }
     case ARB_SHAPE_SEGMENT:
       arb_codec_vec2(c, &s->segment.a);
       arb_codec_vec2(c, &s->segment.b);
+      break;
+    case ARB_SHAPE_CAPSULE:
+      arb_codec_vec2(c, &s->capsule.center1);
+      arb_codec_vec2(c, &s->capsule.center2);
+      arb_codec_f32(c, &s->capsule.radius);
       break;
     default:
       ARB_CODEC_CHECK(c, false);

@@ -18,11 +18,7 @@ static arb_cast_output arb__cast_body(const arb__body* b, arb_vec2 origin, arb_v
                                       float max_fraction) {
   arb_ray_input local = {arb_inv_transform_point(b->xf, origin),
                          arb_inv_rotate(b->xf.q, translation), max_fraction};
-  arb_cast_output o;
-  memset(&o, 0, sizeof o);
-  if (b->shape.type == ARB_SHAPE_CIRCLE) o = arb_ray_cast_circle(&local, &b->shape.circle);
-  if (b->shape.type == ARB_SHAPE_POLYGON) o = arb_ray_cast_polygon(&local, &b->shape.polygon);
-  if (b->shape.type == ARB_SHAPE_SEGMENT) o = arb_ray_cast_segment(&local, &b->shape.segment);
+  arb_cast_output o = arb__shape_ray_cast(&b->shape, &local);
   if (o.hit) {
     o.point = arb_transform_point(b->xf, o.point);
     o.normal = arb_rotate(b->xf.q, o.normal);
@@ -203,10 +199,7 @@ int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f
     if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
     if (!arb_aabb_contains_point(b->fat_aabb, point)) continue;
     arb_vec2 lp = arb_inv_transform_point(b->xf, point);
-    bool inside = false;
-    if (b->shape.type == ARB_SHAPE_CIRCLE) inside = arb_point_in_circle(lp, &b->shape.circle);
-    if (b->shape.type == ARB_SHAPE_POLYGON) inside = arb_point_in_polygon(lp, &b->shape.polygon);
-    if (!inside) continue;
+    if (!arb__shape_contains_point(&b->shape, lp)) continue;
     if (out && n < cap) {
       out[n].index1 = i + 1;
       out[n].generation = b->generation;

@@ -89,8 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 }
 
 #ifndef ARB_FUZZING
-// A small scene with every shape kind, contacts, a free slot, forces pending, a sleeping
-// island and a sensor with a visitor inside.
+// A small scene with every shape kind (a rounded polygon too), contacts, a free slot,
+// forces pending, a sleeping island and a sensor with a visitor inside.
 static uint8_t* sample_payload(size_t* n) {
   arb_world* w = new_world();
   arb_body_def bd = arb_default_body_def();
@@ -117,6 +117,19 @@ static uint8_t* sample_payload(size_t* n) {
   bd.linear_velocity = arb_v2(0.5f, 0.0f);
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.3f;
+  arb_body_create(w, &bd);
+  // A capsule lying on the ground.
+  bd = arb_default_body_def();
+  bd.position = arb_v2(-1.5f, 0.25f);
+  bd.shape.type = ARB_SHAPE_CAPSULE;
+  bd.shape.capsule = (arb_capsule){{-0.4f, 0.0f}, {0.4f, 0.0f}, 0.25f};
+  arb_body_create(w, &bd);
+  // A rounded box beside it.
+  bd = arb_default_body_def();
+  bd.position = arb_v2(2.8f, 0.3f);
+  bd.shape.type = ARB_SHAPE_POLYGON;
+  arb_polygon core = arb_make_box(0.2f, 0.2f);
+  bd.shape.polygon = arb_make_rounded_polygon(&core, 0.1f);
   arb_body_create(w, &bd);
   // Two boxes resting on each other far to the right: one sleeping island of two.
   bd = arb_default_body_def();

@@ -2,19 +2,21 @@
 // the client library, checked against the truth of the server's own replay log:
 //
 //  1. round trip: the extras scene (ropes, cloth, a jointed chain, a spring, two cars, a
-//     vehicle avatar driven by the test) recorded by arbiter-server; at a dozen moments the
+//     vehicle avatar driven by the test) plus a ball on a breakable tether that snaps at
+//     tick 177 (about 3 s in), recorded by arbiter-server; at a dozen moments the
 //     client's newest complete snapshot (tick T: bodies, particles, links, wheels as the
 //     library returns them) is kept; after the session `arbiter-replay dump` re-simulates
 //     the log and every entity's state at T, quantized as the protocol specifies, must
 //     match what the client held within the sender's tolerances (PROTOCOL.md §13.7: 1/128 m,
 //     16/65536 turn, 1/256 m/s, 32/65536 turn/s; exact for flags, steering and the own
-//     avatar), and every entity must be there;
+//     avatar), and every entity must be there; the snapped tether is gone from the
+//     client's links as it is from the server's joints;
 //  2. the same through arbiter-netem (loss, duplication and reordering both ways): the
 //     delta chains must converge to the same exact answer at every checkpoint tick;
-//  3. budget: a client that asks for 64 kbit/s next to one that asks for nothing; for the
-//     first, no window of one second of snapshot ticks holds more than 64 kbit plus one
-//     packet of received bytes, while the second receives well over 64 kbit/s (the scene
-//     needs more than the budget, so the limit did something).
+//  3. budget: a spectator of a server run with --client-kbps 16 and one of a server with
+//     the default budget; for the first, no window of one second of snapshot ticks holds
+//     more than 16 kbit plus one packet of received bytes, while the second receives well
+//     over 16 kbit/s (the scene needs more than the budget, so the limit did something).
 // argv: arbiter-server arbiter-netem arbiter-replay SCENE.json
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,7 +34,6 @@
 #include <arbiter/protocol.h>
 #include <arbiter/snapshot_v2.h>
 
-#include "../common/test_main.h"
 #include "test_client_util.h"
 
 static const char* g_server;
@@ -341,11 +342,21 @@ static void check_against_log(const char* log, int taken) {
   assert_true(steering > 0);  // the avatar's front wheels turned
 }
 
+static int joints_held(const checkpoint* cp) {
+  int n = 0;
+  for (int i = 0; i < cp->nl; i++) n += cp->links[i].kind == ARB_CLIENT_LINK_JOINT;
+  return n;
+}
+
 static void test_client_extras_round_trip(void** state) {
   (void)state;
   char log[600];
   snprintf(log, sizeof log, "%s/direct.arbrec", cu_tmpdir());
-  check_against_log(log, run_session(log, false));
+  int taken = run_session(log, false);
+  check_against_log(log, taken);
+  // The tether broke during the session (tick 177; checkpoints from about tick 30 on).
+  assert_true(g_cps[0].tick < 177 && g_cps[taken - 1].tick > 177);
+  assert_int_equal(joints_held(&g_cps[0]) - 1, joints_held(&g_cps[taken - 1]));
 }
 
 static void test_client_extras_converge_through_netem(void** state) {
@@ -390,16 +401,17 @@ static uint64_t worst_window(const byte_log* b, uint32_t window) {
 
 static void test_client_extras_budget_per_second(void** state) {
   (void)state;
-  cu_proc srv;
-  const char* extra[] = {"--scene", g_scene, NULL};
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  // Two servers of the same scene: one with --client-kbps 16, one with the default.
+  cu_proc srv[2];
+  const char* limited[] = {"--scene", g_scene, "--client-kbps", "16", NULL};
+  const char* unlimited[] = {"--scene", g_scene, NULL};
   arb_client* cs[2];
   for (int i = 0; i < 2; i++) {
+    int port = cu_server_start(&srv[i], g_server, 0, i == 0 ? limited : unlimited);
+    assert_true(port > 0);
     arb_client_config cfg = arb_client_default_config();
     cfg.port = (uint16_t)port;
     cfg.name = i == 0 ? "budget" : "unlimited";
-    cfg.max_kbps = i == 0 ? 16 : 0;
     cfg.spectate = true;  // no avatar: nothing but snapshots after the welcome
     assert_int_equal(arb_client_create(&cfg, &cs[i]), 0);
     assert_int_equal(arb_client_connect(cs[i]), 0);
@@ -422,9 +434,9 @@ static void test_client_extras_budget_per_second(void** state) {
     assert_int_equal(arb_client_get_state(cs[i]), ARB_CLIENT_CONNECTED);
     arb_client_destroy(cs[i]);
   }
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(cu_stop(&srv[i], SIGTERM), 0);
   assert_true(g_logs[0].n > 100 && g_logs[1].n > 100);
-  // 64 kbit in a second, plus the one packet a snapshot always carries (payload + the
+  // 16 kbit in a second, plus the one packet a snapshot always carries (payload + the
   // 40 bytes per packet the server counts; ENet's real headers are smaller).
   uint64_t limit = 16000 / 8 + ARB_PROTO_DEFAULT_PAYLOAD + 40;
   uint64_t worst = worst_window(&g_logs[0], rate);
@@ -440,13 +452,44 @@ static void test_client_extras_budget_per_second(void** state) {
   assert_true(kbps1 > 1.25 * 16.0);  // the scene needs more: the budget was binding
 }
 
+// The scene plus a ball on a distance joint that breaks above 5 N: tethered to a post, it
+// drifts into the top wall and the joint snaps at tick 177. Written to the temporary
+// directory; returns its path.
+static const char* breakable_scene(const char* path) {
+  static char out[600];
+  json_error_t err;
+  json_t* s = json_load_file(path, 0, &err);
+  assert_non_null(s);
+  json_t* bodies = json_object_get(s, "bodies");
+  json_array_append_new(bodies, json_pack("{s:s, s:s, s:{s:{s:f}}, s:[f,f]}", "name", "tether_post", "type",
+                                          "static", "shape", "circle", "radius", 0.2, "position", 15.0, 15.0));
+  json_array_append_new(bodies, json_pack("{s:s, s:{s:{s:f}}, s:[f,f], s:[f,f]}", "name", "tethered", "shape",
+                                          "circle", "radius", 0.4, "position", 16.0, 15.0, "velocity", 1.0, 0.0));
+  json_array_append_new(json_object_get(s, "joints"),
+                        json_pack("{s:s, s:s, s:s, s:[f,f], s:f, s:f, s:f}", "type", "distance", "body_a",
+                                  "tether_post", "body_b", "tethered", "anchor_a", 15.0, 15.0, "min_length", 0.0,
+                                  "max_length", 4.0, "break_force", 5.0));
+  snprintf(out, sizeof out, "%s/extras_break.json", cu_tmpdir());
+  assert_int_equal(json_dump_file(s, out, JSON_INDENT(1)), 0);
+  json_decref(s);
+  return out;
+}
+
 int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "arbiter-server arbiter-netem arbiter-replay SCENE.json",
-                     &g_server, &g_netem, &g_replay, &g_scene, NULL))
+  if (argc < 5) {
+    fprintf(stderr, "usage: %s arbiter-server arbiter-netem arbiter-replay SCENE.json\n", argv[0]);
     return 2;
-  return ARB_RUN_TESTS(
-      NULL, cu_group_teardown,
+  }
+  g_server = argv[1];
+  g_netem = argv[2];
+  g_replay = argv[3];
+  g_scene = breakable_scene(argv[4]);
+  const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_client_extras_round_trip, cu_teardown),
       cmocka_unit_test_teardown(test_client_extras_converge_through_netem, cu_teardown),
-      cmocka_unit_test_teardown(test_client_extras_budget_per_second, cu_teardown));
+      cmocka_unit_test_teardown(test_client_extras_budget_per_second, cu_teardown),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  cu_cleanup();
+  return rc;
 }

@@ -14,6 +14,11 @@ if(TARGET arbiter_client)
     LIBS arbiter_client arbiter_game arbiter_protocol arbiter_shared m
     INCLUDES ${PROJECT_SOURCE_DIR}/client/src
     LABELS unit TIMEOUT 60)
+  arb_add_test(test_client_extras
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_extras.c
+    LIBS arbiter_client arbiter_game arbiter_protocol arbiter_shared arb::enet m
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    LABELS unit TIMEOUT 30)
   arb_add_test(test_client_snapshot
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_snapshot.c
     LIBS arbiter_client arbiter_protocol arbiter_shared

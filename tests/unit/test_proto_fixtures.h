@@ -93,6 +93,13 @@ static inline arb_proto_shape fx_segment(float ax, float ay, float bx, float by)
   return s;
 }
 
+static inline arb_proto_shape fx_capsule(float ax, float ay, float bx, float by, float r) {
+  arb_proto_shape s = fx_segment(ax, ay, bx, by);
+  s.kind = ARB_PROTO_SHAPE_CAPSULE;
+  s.radius = r;
+  return s;
+}
+
 static inline arb_proto_hello fx_hello(void) {
   arb_proto_hello m;
   memset(&m, 0, sizeof m);
@@ -330,11 +337,17 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
   p->desc_count = 1;
 }
 
-#define FX_GOLDEN_COUNT 19
+/* The same part with entity 301 a capsule body (1 m between centres, radius 0.25 m). */
+static inline void fx_snap2_capsule(arb_snap2_part* p) {
+  fx_snap2_delta(p);
+  p->descs[0].shapes[0] = fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f);
+}
+
+#define FX_GOLDEN_COUNT 21
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
     "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
-    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate"};
+    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -387,6 +400,10 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
       tick.inputs[0].view_time = 489 * 256 + 128;
       return arb_replay_encode_tick(&tick, buf, cap);
+    case 19:  // a dynamic capsule 1 m long, radius 0.25 m, entering a full snapshot
+      fx_snapshot_one_entered(&snap, 1000, 0, 302, fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f));
+      return arb_proto_encode_snapshot(&snap, buf, cap);
+    case 20: fx_snap2_capsule(&part); return arb_snap2_encode(&part, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

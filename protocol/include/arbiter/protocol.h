@@ -179,8 +179,9 @@ typedef enum arb_proto_shape_kind {
 /// have one, a radius. One body's shapes are each one of these.
 typedef struct arb_proto_shape {
   uint8_t kind;        ///< arb_proto_shape_kind
-  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8
-  float radius;        ///< circle radius, meters, (0, ARB_PROTO_MAX_COORD]; 0 otherwise
+  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8, capsule 2
+  float radius;        ///< circle, capsule or rounded polygon radius, meters,
+                       ///< (0, ARB_PROTO_MAX_COORD]; 0 otherwise
   arb_vec2 points[8];  ///< meters, |coord| <= ARB_PROTO_MAX_COORD
 } arb_proto_shape;
 
@@ -188,7 +189,7 @@ typedef struct arb_proto_shape {
 /// shapes.def does not list; the result still has to pass the encoder's range checks.
 ARB_API int arb_proto_shape_from_geometry(const arb_shape_geometry* g, arb_proto_shape* out);
 /// A decoded wire shape as shared's geometry (the client's side). Polygons get their
-/// vertices and count only: normals and centroid are not sent and are left zero.
+/// vertices, count and radius only: normals and centroid are not sent and are left zero.
 /// ARB_E_INVAL for an unknown kind or a point count outside the kind's range.
 ARB_API int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geometry* out);
 /// Name of a wire shape kind ("circle", ...), "unknown" when out of range.

@@ -19,8 +19,9 @@ ARB_C_BEGIN
 typedef enum arb_shape_type {
   ARB_SHAPE_NONE = 0,  ///< invalid / unset
   ARB_SHAPE_CIRCLE,
-  ARB_SHAPE_POLYGON,   ///< convex polygon; boxes are polygons
-  ARB_SHAPE_SEGMENT,   ///< two-sided line segment, for static geometry
+  ARB_SHAPE_POLYGON,  ///< convex polygon; boxes are polygons
+  ARB_SHAPE_SEGMENT,  ///< two-sided line segment, for static geometry
+  ARB_SHAPE_CAPSULE,  ///< two circle centres joined by their tangents (a stadium)
   ARB_SHAPE_TYPE_COUNT
 } arb_shape_type;
 
@@ -30,17 +31,29 @@ typedef struct arb_circle {
 } arb_circle;
 
 /// A validated convex polygon: counter-clockwise vertices, outward unit normals.
-/// Build it with arb_make_polygon / arb_make_box, never by hand.
+/// Build it with arb_make_polygon / arb_make_box, never by hand. With a radius it is a
+/// rounded polygon: every point within `radius` of the polygon (its corners become arcs,
+/// its outline grows by the radius).
 typedef struct arb_polygon {
   arb_vec2 vertices[ARB_MAX_POLYGON_VERTICES];  ///< local, counter-clockwise
   arb_vec2 normals[ARB_MAX_POLYGON_VERTICES];   ///< normals[i] is the edge vertices[i] -> [i+1]
-  arb_vec2 centroid;                            ///< local area centroid
+  arb_vec2 centroid;                            ///< local area centroid (of the sharp core)
   int count;                                    ///< 3..ARB_MAX_POLYGON_VERTICES
+  float radius;  ///< meters, 0..ARB_MAX_POLYGON_RADIUS; 0 (the default) is a sharp polygon
 } arb_polygon;
+
+/// Largest rounding radius of a polygon, meters.
+#define ARB_MAX_POLYGON_RADIUS 1.0e3f
 
 typedef struct arb_segment {
   arb_vec2 a, b;  ///< local end points, distinct
 } arb_segment;
+
+/// Every point within `radius` of the segment center1-center2: a rod with round ends.
+typedef struct arb_capsule {
+  arb_vec2 center1, center2;  ///< local centres of the end circles, at least ARB_LINEAR_SLOP apart
+  float radius;               ///< meters, > 0
+} arb_capsule;
 
 /// One shape's geometry tagged with its kind: what a shape is, without material or
 /// collision filter (arb_shape_def adds those). Used where shapes travel or are drawn.
@@ -50,6 +63,7 @@ typedef struct arb_shape_geometry {
     arb_circle circle;
     arb_polygon polygon;
     arb_segment segment;
+    arb_capsule capsule;
   };
 } arb_shape_geometry;
 
@@ -74,18 +88,27 @@ ARB_API int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out
 ARB_API arb_polygon arb_make_box(float half_width, float half_height);
 /// Box centred at `center`, rotated by `rotation`, in the body frame.
 ARB_API arb_polygon arb_make_offset_box(float half_width, float half_height, arb_vec2 center, arb_rot rotation);
+/// The polygon grown by `radius` (> 0: corners become arcs of that radius). The result of
+/// arb_make_polygon or arb_make_box, as it is; radius finite, 0..ARB_MAX_POLYGON_RADIUS.
+ARB_API arb_polygon arb_make_rounded_polygon(const arb_polygon* core, float radius);
 
 ARB_API arb_mass_data arb_compute_circle_mass(const arb_circle* shape, float density);
-/// Exact for any convex polygon (a solid w x h box gets m*(w*w + h*h)/12).
+/// Exact for any convex polygon (a solid w x h box gets m*(w*w + h*h)/12), rounded
+/// polygons included (the core plus a rectangle along each edge and an arc sector at
+/// each corner).
 ARB_API arb_mass_data arb_compute_polygon_mass(const arb_polygon* shape, float density);
+/// A w x 2r rectangle plus two half discs: exact (centre midway between the centres).
+ARB_API arb_mass_data arb_compute_capsule_mass(const arb_capsule* shape, float density);
 
 ARB_API arb_aabb arb_compute_circle_aabb(const arb_circle* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_polygon_aabb(const arb_polygon* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_segment_aabb(const arb_segment* shape, arb_transform xf);
+ARB_API arb_aabb arb_compute_capsule_aabb(const arb_capsule* shape, arb_transform xf);
 
 /// Point inside test, point in the shape's local frame.
 ARB_API bool arb_point_in_circle(arb_vec2 point, const arb_circle* shape);
 ARB_API bool arb_point_in_polygon(arb_vec2 point, const arb_polygon* shape);
+ARB_API bool arb_point_in_capsule(arb_vec2 point, const arb_capsule* shape);
 
 // ---- contact manifolds -----------------------------------------------------------------
 
@@ -123,6 +146,16 @@ ARB_API arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_tr
                                                     const arb_circle* b, arb_transform xfb);
 ARB_API arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
                                                      const arb_polygon* b, arb_transform xfb);
+/// Capsules collide as two-vertex polygons grown by their radius (SAT and clipping), so
+/// a capsule lying along a face or along another capsule gets two points.
+ARB_API arb_manifold arb_collide_capsules(const arb_capsule* a, arb_transform xfa,
+                                          const arb_capsule* b, arb_transform xfb);
+ARB_API arb_manifold arb_collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
+                                                    const arb_circle* b, arb_transform xfb);
+ARB_API arb_manifold arb_collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
+                                                     const arb_capsule* b, arb_transform xfb);
+ARB_API arb_manifold arb_collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
+                                                     const arb_capsule* b, arb_transform xfb);
 
 // ---- ray casts -------------------------------------------------------------------------
 
@@ -141,19 +174,21 @@ typedef struct arb_cast_output {
 } arb_cast_output;
 
 /// Ray casts in the shape's local frame. A ray that starts inside (or on the boundary
-/// of) a solid shape (circle, polygon, AABB) reports a hit at fraction 0 with a zero
+/// of) a solid shape (circle, polygon, capsule, AABB) reports a hit at fraction 0 with a zero
 /// normal. Only hits with 0 <= fraction <= max_fraction count; shapes behind the origin
 /// are misses. Segments are two-sided; a ray parallel to a segment (even collinear)
 /// misses it. Non-finite input is a miss.
 ARB_API arb_cast_output arb_ray_cast_circle(const arb_ray_input* input, const arb_circle* shape);
 ARB_API arb_cast_output arb_ray_cast_polygon(const arb_ray_input* input, const arb_polygon* shape);
 ARB_API arb_cast_output arb_ray_cast_segment(const arb_ray_input* input, const arb_segment* shape);
+ARB_API arb_cast_output arb_ray_cast_capsule(const arb_ray_input* input, const arb_capsule* shape);
 ARB_API arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb box);
 
 // ---- distance and time of impact (continuous collision) --------------------------------
 
 /// Any shape as a convex core (up to 8 points) grown by a radius: a circle is its centre
-/// with its radius, a segment its two end points, a polygon its vertices. Local frame.
+/// with its radius, a segment its two end points, a polygon its vertices, a capsule its
+/// two centres with its radius. Local frame.
 typedef struct arb_shape_proxy {
   arb_vec2 points[ARB_MAX_POLYGON_VERTICES];  ///< convex core, local frame
   int count;                                  ///< 1..ARB_MAX_POLYGON_VERTICES
@@ -165,6 +200,7 @@ ARB_API arb_shape_proxy arb_make_proxy(const arb_vec2* points, int count, float 
 ARB_API arb_shape_proxy arb_make_circle_proxy(const arb_circle* shape);
 ARB_API arb_shape_proxy arb_make_polygon_proxy(const arb_polygon* shape);
 ARB_API arb_shape_proxy arb_make_segment_proxy(const arb_segment* shape);
+ARB_API arb_shape_proxy arb_make_capsule_proxy(const arb_capsule* shape);
 
 typedef struct arb_distance_output {
   arb_vec2 point_a;  ///< closest point on A's surface, world

@@ -67,6 +67,7 @@ typedef struct arb_shape_def {
     arb_circle circle;
     arb_polygon polygon;
     arb_segment segment;
+    arb_capsule capsule;
   };
   float density;      ///< kg/m^2; default 1
   float friction;     ///< default 0.6; mixed as sqrt(fa*fb)
@@ -78,7 +79,7 @@ typedef struct arb_shape_def {
                            ///< (see "Sensors"); default false. Its density still counts.
 } arb_shape_def;
 
-/// The geometry of a shape definition (type + circle/polygon/segment), without material.
+/// The geometry of a shape definition (type + circle/polygon/segment/capsule), without material.
 static inline arb_shape_geometry arb_shape_def_geometry(const arb_shape_def* def) {
   arb_shape_geometry g;
   g.type = def->type;
