@@ -162,8 +162,11 @@ int main(int argc, char** argv) {
       for (int i = 0; i < o.clients; ++i) {
         if ((uint32_t)t > lag) sv_snap_client_ack(&clients[i], (uint32_t)t - lag);
         jobs[i].client = &clients[i];
-        jobs[i].req = (sv_snap_request){(uint32_t)t, 0, avatars[i], o.radius, (uint16_t)rate,
-                                        rate / o.snapshot_every, 0.0f, 0.0f};
+        jobs[i].req = (sv_snap_request){(uint32_t)t,    0,
+                                        avatars[i],     o.radius,
+                                        (uint16_t)rate, rate / o.snapshot_every,
+                                        0.0f,           0.0f,
+                                        false,          {{0.0f, 0.0f}, {0.0f, 0.0f}}};
       }
       sv_snap_workers_run(workers, &snap, jobs, o.clients);
       c2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);

@@ -282,8 +282,9 @@ static void client_snapshot(client* c, const world_now* w, uint32_t acked, int r
   arb_snap2_build_result r;
   if (c->server_path) {
     sv_snap_client_ack(&c->sc, acked);
-    sv_snap_request req = {w->tick, 0, w->interest.avatar_id, w->view_radius, 60, 30, 0.0f,
-                           (float)rtt_ms};
+    sv_snap_request req = {
+        w->tick, 0,    w->interest.avatar_id, w->view_radius, 60,
+        30,      0.0f, (float)rtt_ms,         false,          {{0.0f, 0.0f}, {0.0f, 0.0f}}};
     if (sv_snapshot_build(w->server, w->scratch, &c->sc, &req, &r) != 0) exit(2);
   } else {
     direct_build(c, w, acked, &r);

@@ -270,6 +270,36 @@ static void desc_from_proto(uint32_t id, const arb_proto_entity_desc* d, arb_cli
   arb_proto_shape_to_geometry(&d->shape, &o->shape);  // decoded shapes always convert
 }
 
+// The camera box (or its clearing) to the server, reliably; only while welcomed (the
+// welcome sends it again, so a box set earlier is not lost).
+static int send_view(arb_client* c) {
+  if (c->state != ARB_CLIENT_CONNECTED) return 0;
+  int n = arb_proto_encode_view(&c->view, c->buf, sizeof c->buf);
+  if (n <= 0 || (size_t)n > sizeof c->buf) return n < 0 ? n : ARB_E_NOSPACE;
+  cl_net_send(&c->net, ARB_PROTO_CHANNEL_CONTROL, c->buf, (size_t)n, true);
+  return 0;
+}
+
+int arb_client_set_view_box(arb_client* c, arb_vec2 min, arb_vec2 max) {
+  if (!c) return ARB_E_INVAL;
+  arb_proto_view v = {true, min, max};
+  uint8_t probe[64];  // the codec's checks, so a box the server would strike never leaves
+  int n = arb_proto_encode_view(&v, probe, sizeof probe);
+  if (n < 0) return n;
+  if (c->view.active && c->view.min.x == min.x && c->view.min.y == min.y &&
+      c->view.max.x == max.x && c->view.max.y == max.y)
+    return 0;  // unchanged
+  c->view = v;
+  return send_view(c);
+}
+
+int arb_client_clear_view_box(arb_client* c) {
+  if (!c) return ARB_E_INVAL;
+  if (!c->view.active) return 0;
+  memset(&c->view, 0, sizeof c->view);
+  return send_view(c);
+}
+
 static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   if (c->state != ARB_CLIENT_CONNECTING) {
     count_error(c, NULL, "welcome while not connecting");
@@ -327,6 +357,7 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   c->connects++;
   cl_net_set_timeout(&c->net, (uint32_t)(c->cfg.timeout * 1000.0f));
   set_state(c, ARB_CLIENT_CONNECTED);
+  if (c->view.active) send_view(c);
   cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);
   cl_log(c, ARB_CLIENT_LOG_INFO, "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",
          w.client_id, w.entity_id, w.tick_rate, w.snapshot_rate, w.scene_name);

@@ -38,6 +38,8 @@ struct arb_client {
   char rejoin[ARB_PROTO_MAX_TEXT + 1];  ///< rejoin token from the server ("" = none): sent
                                         ///< instead of `token` when reconnecting
   cl_mem mem;
+  arb_proto_view view;  ///< the camera box to report (arb_client_set_view_box); kept
+                        ///< across reconnects and re-sent after each welcome
 
   arb_client_state state;
   double now;                ///< latest update time

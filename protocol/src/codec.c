@@ -14,6 +14,7 @@
 //   ping     [7, ping_id, client_time_us]
 //   pong     [8, ping_id, client_time_us, server_tick, server_time_us]
 //   scene    [9, tick, scene_hash, text:bin, [x, y, angle, vx, vy, w]]
+//   view     [11, active, min_x, min_y, max_x, max_y]
 //   shape    [kind, x0, y0, ... x(n-1), y(n-1)(, radius)]   (rows of shapes.def)
 #include <math.h>
 #include <stdio.h>
@@ -475,5 +476,71 @@ int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
   out->avatar_angle = v[2];
   out->avatar_velocity = (arb_vec2){v[3], v[4]};
   out->avatar_angular_velocity = v[5];
+  return arb__dec_end(&d);
+}
+
+// ---- view --------------------------------------------------------------------------------
+
+// 0 or the ARB_E_* a view box breaks: finite corners within the coordinate range, min <=
+// max, and no side longer than ARB_PROTO_MAX_VIEW_SIDE; a cleared box is all zeros.
+static int check_view(const arb_proto_view* m, const char** why) {
+  const float v[4] = {m->min.x, m->min.y, m->max.x, m->max.y};
+  for (int i = 0; i < 4; i++) {
+    if (!isfinite(v[i])) return *why = "NaN or infinity", ARB_E_NONFINITE;
+    if (!coord_ok(v[i])) return *why = "a coordinate beyond the world range", ARB_E_RANGE;
+  }
+  if (!m->active) {
+    for (int i = 0; i < 4; i++)
+      if (v[i] != 0.0f)
+        return *why = "a cleared box (active 0) must have zero corners", ARB_E_RANGE;
+    return 0;
+  }
+  if (!(m->min.x <= m->max.x) || !(m->min.y <= m->max.y))
+    return *why = "min above max", ARB_E_RANGE;
+  if (m->max.x - m->min.x > ARB_PROTO_MAX_VIEW_SIDE ||
+      m->max.y - m->min.y > ARB_PROTO_MAX_VIEW_SIDE)
+    return *why = "a side longer than the view box limit", ARB_E_RANGE;
+  return 0;
+}
+
+int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
+  const char* why;
+  if (!m) return ARB_E_INVAL;
+  ARB__TRY(check_view(m, &why));
+  msgpack_packer pk;
+  arb__wbuf w;
+  arb__packer_init(&pk, &w, buf, cap);
+  msgpack_pack_array(&pk, 6);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_VIEW);
+  msgpack_pack_uint8(&pk, m->active ? 1 : 0);
+  msgpack_pack_float(&pk, m->min.x);
+  msgpack_pack_float(&pk, m->min.y);
+  msgpack_pack_float(&pk, m->max.x);
+  msgpack_pack_float(&pk, m->max.y);
+  return arb__wbuf_result(&w);
+}
+
+int arb_proto_decode_view(const uint8_t* buf, size_t len, arb_proto_view* out,
+                          arb_proto_error* err) {
+  static const char* const field[4] = {"min_x", "min_y", "max_x", "max_y"};
+  arb__dec d;
+  arb__dec_init(&d, buf, len, err, "view");
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_VIEW, 6, ARB_PROTO_MAX_PAYLOAD));
+  memset(out, 0, sizeof *out);
+  uint32_t active;
+  ARB__TRY(arb__dec_u32(&d, "active", 0, 1, &active));
+  float v[4];
+  for (int i = 0; i < 4; i++)
+    ARB__TRY(arb__dec_float(&d, field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &v[i]));
+  out->active = active != 0;
+  out->min = (arb_vec2){v[0], v[1]};
+  out->max = (arb_vec2){v[2], v[3]};
+  const char* why;
+  int rc = check_view(out, &why);
+  if (rc != 0) {
+    memset(out, 0, sizeof *out);
+    return arb__dec_fail(&d, rc, "box", "%s (sides at most %g m)", why,
+                         (double)ARB_PROTO_MAX_VIEW_SIDE);
+  }
   return arb__dec_end(&d);
 }

@@ -60,6 +60,8 @@ typedef struct sv_session {
   uint64_t last_heard_ns;   ///< uv_hrtime of the last packet from the client (silence timeout)
   sv_input_state input;
   sv_snap_client snap;
+  bool has_view;            ///< the client's camera box (the `view` message) is set
+  arb_aabb view;            ///< that box, world coordinates
   bool snap_ready;          ///< snap allocated
   uint64_t snapshots_sent;
   uint64_t bytes_sent;

@@ -431,6 +431,20 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
     sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, ENET_PACKET_FLAG_UNSEQUENCED);
 }
 
+// The client's camera box: kept for its snapshots until changed or cleared. A bad one is
+// a malformed message (a strike); the previous box stays.
+static void on_view(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
+  arb_proto_view v;
+  arb_proto_error perr;
+  int rc = arb_proto_decode_view(data, len, &v, &perr);
+  if (rc != 0) {
+    strike(s, ss, rc == ARB_E_NONFINITE ? SV_REJECT_NONFINITE : SV_REJECT_DECODE, perr.reason);
+    return;
+  }
+  ss->has_view = v.active;
+  ss->view = (arb_aabb){v.min, v.max};
+}
+
 // The handler of every message clients send, generated from messages.def: a new
 // client -> server message does not compile until its on_<name> exists.
 typedef void sv_msg_handler(sv_server* s, sv_session* ss, const uint8_t* data, size_t len);

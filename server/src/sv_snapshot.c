@@ -249,25 +249,55 @@ static bool within(arb_vec2 p, arb_vec2 center, float r) {
   return arb_distance_sq(p, center) <= r * r;
 }
 
-// The captured entities within r of the avatar (every class: bodies, particles, ropes at
-// their first particle, wheels at their chassis) from the grid cells the radius touches,
-// copied to x->view in id (= capture) order.
-static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r) {
-  const sv_capture2* c = &s->capture;
+static bool in_box(arb_vec2 p, const arb_aabb* b) {
+  return p.x >= b->lower.x && p.x <= b->upper.x && p.y >= b->lower.y && p.y <= b->upper.y;
+}
+
+typedef struct pick_query {
+  int avatar;       ///< capture index, -1 = none
+  arb_vec2 center;  ///< the avatar's position
+  float r;
+  const arb_aabb* box;  ///< NULL = none
+} pick_query;
+
+// Within r of the avatar, or else in the box (each item once; the avatar is added apart).
+static bool picks(const sv_capture2* c, const pick_query* q, int item, bool box_pass) {
+  if (item == q->avatar) return false;
+  bool near = q->avatar >= 0 && within(c->positions[item], q->center, q->r);
+  return box_pass ? !near && in_box(c->positions[item], q->box) : near;
+}
+
+// Appends to x->picked (from n) the capture indexes in the grid cells the rectangle
+// [lo, hi] touches that picks() takes in this pass; returns the new count.
+static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 lo, arb_vec2 hi,
+                      const pick_query* q, bool box_pass) {
   const sv_snap_grid* g = &s->grid;
-  arb_vec2 center = c->positions[avatar];
-  int x0 = cell_of(center.x - r, g->x0, g->cell, g->nx), x1 = cell_of(center.x + r, g->x0, g->cell, g->nx);
-  int y0 = cell_of(center.y - r, g->y0, g->cell, g->ny), y1 = cell_of(center.y + r, g->y0, g->cell, g->ny);
-  int n = 0;
+  int x0 = cell_of(lo.x, g->x0, g->cell, g->nx), x1 = cell_of(hi.x, g->x0, g->cell, g->nx);
+  int y0 = cell_of(lo.y, g->y0, g->cell, g->ny), y1 = cell_of(hi.y, g->y0, g->cell, g->ny);
   for (int cy = y0; cy <= y1; ++cy) {
     for (int k = cy * g->nx + x0; k <= cy * g->nx + x1; ++k) {
-      for (int j = g->start[k]; j < g->start[k + 1]; ++j) {
-        int item = g->items[j];
-        if (item != avatar && within(c->positions[item], center, r)) x->picked[n++] = item;
-      }
+      for (int j = g->start[k]; j < g->start[k + 1]; ++j)
+        if (picks(&s->capture, q, g->items[j], box_pass)) x->picked[n++] = g->items[j];
     }
   }
-  x->picked[n++] = avatar;
+  return n;
+}
+
+// The captured entities within r of the avatar and those in the view box (every class:
+// bodies, particles, ropes at their first particle, wheels at their chassis) from the grid
+// cells the radius and the box touch, copied to x->view in id (= capture) order. An item
+// in both is taken by the radius pass only, so none is picked twice.
+static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r,
+                          const arb_aabb* box) {
+  const sv_capture2* c = &s->capture;
+  pick_query q = {avatar, avatar >= 0 ? c->positions[avatar] : (arb_vec2){0.0f, 0.0f}, r, box};
+  int n = 0;
+  if (avatar >= 0) {
+    arb_vec2 lo = {q.center.x - r, q.center.y - r}, hi = {q.center.x + r, q.center.y + r};
+    n = pick_cells(s, x, n, lo, hi, &q, false);
+  }
+  if (box != NULL) n = pick_cells(s, x, n, box->lower, box->upper, &q, true);
+  if (avatar >= 0) x->picked[n++] = avatar;
   sort_items(x->picked, x->sort_tmp, n);
   x->view.count = 0;
   for (int i = 0; i < n; ++i) {
@@ -292,8 +322,9 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   const arb_snap2_set* current = &cap->set;
   const arb_vec2* pos = cap->positions;
   const float* speed = cap->speeds;
-  if (avatar >= 0 && req->view_radius > 0.0f && s->has_grid) {
-    pick_relevant(s, x, avatar, req->view_radius);
+  const arb_aabb* box = req->has_view ? &req->view : NULL;
+  if ((avatar >= 0 || box != NULL) && req->view_radius > 0.0f && s->has_grid) {
+    pick_relevant(s, x, avatar, req->view_radius, box);
     current = &x->view;
     pos = x->view_pos;
     speed = x->view_speed;
@@ -302,6 +333,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   arb_snap2_interest in = {0};
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
+  in.has_view = req->has_view;
+  in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
   arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio, x->weight);
   drawn_settle(c);

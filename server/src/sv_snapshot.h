@@ -6,8 +6,9 @@
 // Then for each client:
 //
 //   relevant set   everything, or with --view-radius the captured entities within the
-//                  radius of the avatar: the grid cells the radius touches, never a scan
-//                  of the whole capture
+//                  radius of the avatar plus those in the client's view box (its camera,
+//                  the `view` message; a spectator sees only its box): the grid cells the
+//                  radius and the box touch, never a scan of the whole capture
 //   priority       what the client draws wrong (a model of its drawn set), weighted by
 //                  relevance (own avatar, nearness), plus the time it has waited
 //   budget         the client's rate controller: --client-kbps, lowered by the hello's
@@ -22,8 +23,8 @@
 // the last SV_SNAP_RING snapshots can be a baseline; an older or unknown ack means a full
 // snapshot. A view older than the newest ack can never be a baseline again (acks only move
 // forward), so its slot is written first: a client that acks keeps a few slots in use and
-// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots: they are in the welcome message. All
-// memory is allocated at init / session start.
+// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots:
+// they are in the welcome message. All memory is allocated at init / session start.
 #pragma once
 
 #include <arbiter/game.h>
@@ -119,6 +120,9 @@ typedef struct sv_snap_request {
   int snapshot_rate;       ///< snapshots per second (budget per snapshot = rate / this)
   float loss;              ///< the client's packet loss, 0..1
   float rtt_ms;            ///< its round trip, 0 = unknown
+  bool has_view;           ///< the client reported a view box (camera)
+  arb_aabb view;           ///< world-space box: with a view radius, what lies in it is
+                           ///< relevant too; it also raises relevance (priority)
 } sv_snap_request;
 
 /// Build one client's snapshot packets from the last capture, using the calling thread's

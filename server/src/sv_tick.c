@@ -183,7 +183,9 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
                                (uint16_t)s->tick_rate,
                                snapshot_rate,
                                (float)ss->peer->packetLoss / (float)ENET_PEER_PACKET_LOSS_SCALE,
-                               (float)ss->peer->roundTripTime};
+                               (float)ss->peer->roundTripTime,
+                               ss->has_view,
+                               ss->view};
   }
   sv_snap_workers_run(s->snap_workers, &s->snapshot, s->snap_jobs, n);
   n = 0;

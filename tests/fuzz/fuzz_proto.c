@@ -1,6 +1,6 @@
 // Fuzz targets for every protocol decoder and the replay-log reader. One source, four
-// targets (FUZZ_TARGET): 1 proto_control (hello, welcome, reject, event, scene), 2 proto_input
-// (input, ping, peek_type), 3 proto_snapshot (snapshot + apply, pong), 4 replay (reader
+// targets (FUZZ_TARGET): 1 proto_control (hello, welcome, reject, event, scene, view), 2
+// proto_input (input, ping, peek_type), 3 proto_snapshot (snapshot + apply, pong), 4 replay (reader
 // and record decoders). Properties checked on every input:
 //   - a decoder returns 0 or a negative ARB_E_* with a non-empty reason;
 //   - whatever decodes is a valid message: it encodes again, and that encoding decodes
@@ -63,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ROUNDTRIP(arb_proto_reject, arb_proto_decode_reject, arb_proto_encode_reject, (void)0);
   ROUNDTRIP(arb_proto_event, arb_proto_decode_event, arb_proto_encode_event, (void)0);
   ROUNDTRIP(arb_proto_scene, arb_proto_decode_scene, arb_proto_encode_scene, (void)0);
+  ROUNDTRIP(arb_proto_view, arb_proto_decode_view, arb_proto_encode_view, (void)0);
 #elif FUZZ_TARGET == 2
   arb_proto_msg_type t;
   if (arb_proto_peek_type(data, size, &t) == 0 && (t < 1 || t >= ARB_PROTO_MSG_TYPE_COUNT)) abort();

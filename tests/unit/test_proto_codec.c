@@ -386,6 +386,84 @@ static void test_proto_ping_pong_roundtrip(void** state) {
   assert_string_equal(err.reason, "ping: field 'type': message type 8 (pong), expected 7 (ping)");
 }
 
+// A view message with raw field values (encoded here, not by the codec under test).
+static size_t raw_view(unsigned active, float x0, float y0, float x1, float y1) {
+  uint8_t* p = buf;
+  *p++ = 0x96;  // array of 6
+  *p++ = (uint8_t)ARB_PROTO_MSG_VIEW;
+  *p++ = (uint8_t)active;  // positive fixint
+  const float v[4] = {x0, y0, x1, y1};
+  for (int i = 0; i < 4; i++) {
+    uint32_t bits;
+    memcpy(&bits, &v[i], 4);
+    *p++ = 0xca;
+    for (int k = 3; k >= 0; k--) *p++ = (uint8_t)(bits >> (8 * k));
+  }
+  return (size_t)(p - buf);
+}
+
+static void test_proto_view_roundtrip(void** state) {
+  (void)state;
+  arb_proto_error err;
+  arb_proto_view v = {true, arb_v2(-500.0f, 10.0f), arb_v2(500.0f, 10.0f)}, o;
+  int n = arb_proto_encode_view(&v, buf, sizeof buf);
+  assert_int_equal(n, 1 + 1 + 1 + 4 * 5);
+  assert_int_equal(arb_proto_decode_view(buf, (size_t)n, &o, &err), 0);
+  assert_true(o.active);
+  assert_true(o.min.x == -500.0f && o.min.y == 10.0f && o.max.x == 500.0f && o.max.y == 10.0f);
+  arb_proto_msg_type t;
+  assert_int_equal(arb_proto_peek_type(buf, (size_t)n, &t), 0);
+  assert_int_equal(t, ARB_PROTO_MSG_VIEW);
+  assert_int_equal(arb_proto_msg_channel(ARB_PROTO_MSG_VIEW), ARB_PROTO_CHANNEL_CONTROL);
+  arb_proto_view clear;
+  memset(&clear, 0, sizeof clear);
+  n = arb_proto_encode_view(&clear, buf, sizeof buf);
+  assert_int_equal(arb_proto_decode_view(buf, (size_t)n, &o, &err), 0);
+  assert_false(o.active);
+
+  // The encoder refuses what the decoder refuses.
+  v.max.x = v.min.x + ARB_PROTO_MAX_VIEW_SIDE + 1.0f;
+  assert_int_equal(arb_proto_encode_view(&v, buf, sizeof buf), ARB_E_RANGE);
+  v.max.x = v.min.x - 1.0f;
+  assert_int_equal(arb_proto_encode_view(&v, buf, sizeof buf), ARB_E_RANGE);
+  v.max.x = NAN;
+  assert_int_equal(arb_proto_encode_view(&v, buf, sizeof buf), ARB_E_NONFINITE);
+  clear.min.x = 1.0f;
+  assert_int_equal(arb_proto_encode_view(&clear, buf, sizeof buf), ARB_E_RANGE);
+}
+
+static void test_proto_view_malformed(void** state) {
+  (void)state;
+  arb_proto_error err;
+  arb_proto_view o;
+  size_t n = raw_view(1, 0.0f, 0.0f, 1000.0f, 1000.0f);  // the largest box
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), 0);
+  n = raw_view(1, 0.0f, 0.0f, 1000.5f, 10.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_RANGE);
+  assert_string_equal(
+      err.reason,
+      "view: field 'box': a side longer than the view box limit (sides at most 1000 m)");
+  n = raw_view(1, 5.0f, 0.0f, 4.0f, 10.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_RANGE);
+  assert_string_equal(err.reason, "view: field 'box': min above max (sides at most 1000 m)");
+  n = raw_view(1, 0.0f, NAN, 4.0f, 10.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_NONFINITE);
+  assert_non_null(strstr(err.reason, "field 'min_y'"));
+  n = raw_view(1, 0.0f, 0.0f, INFINITY, 10.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_NONFINITE);
+  n = raw_view(1, -2.0e6f, 0.0f, 0.0f, 10.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_RANGE);
+  n = raw_view(2, 0.0f, 0.0f, 1.0f, 1.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_RANGE);
+  assert_non_null(strstr(err.reason, "field 'active'"));
+  n = raw_view(0, 0.0f, 0.0f, 1.0f, 1.0f);  // cleared, yet with a box
+  assert_int_equal(arb_proto_decode_view(buf, n, &o, &err), ARB_E_RANGE);
+  n = raw_view(1, 0.0f, 0.0f, 1.0f, 1.0f);
+  assert_int_equal(arb_proto_decode_view(buf, n - 1, &o, &err), ARB_E_TRUNCATED);
+  buf[0] = 0x95;  // five elements
+  assert_int_equal(arb_proto_decode_view(buf, n - 5, &o, &err), ARB_E_CORRUPT);
+}
+
 static void snapshot_equal(const arb_proto_snapshot* a, const arb_proto_snapshot* b) {
   assert_int_equal(a->tick, b->tick);
   assert_int_equal(a->baseline_tick, b->baseline_tick);
@@ -639,4 +717,5 @@ ARB_TEST_MAIN(
     cmocka_unit_test(test_proto_large_scene), cmocka_unit_test(test_proto_reject_event_roundtrip),
     cmocka_unit_test(test_proto_input_roundtrip), cmocka_unit_test(test_proto_ping_pong_roundtrip),
     cmocka_unit_test(test_proto_snapshot_roundtrip), cmocka_unit_test(test_proto_float_encodings),
-    cmocka_unit_test(test_proto_reason_strings))
+    cmocka_unit_test(test_proto_reason_strings), cmocka_unit_test(test_proto_view_roundtrip),
+    cmocka_unit_test(test_proto_view_malformed))

@@ -32,7 +32,7 @@ static inline size_t fx_frame_record(uint8_t* out, const uint8_t* body, size_t b
 }
 
 // Decodes n bytes as the message `name` when it is a kind that needs no storage from the
-// caller (hello, reject, input, event, ping, pong, scene) and re-encodes the result into
+// caller (hello, reject, input, event, ping, pong, scene, view) and re-encodes the result into
 // out. True for such a kind, with the decode's status in *rc and, when it decoded, the
 // re-encoded length in *again; false (nothing touched) for any other name. A name may add
 // a variant after an underscore ("input_fire" is an input).
@@ -57,6 +57,7 @@ static inline bool fx_reencode_plain(const char* name, const uint8_t* b, size_t 
   FX_PLAIN(ping)
   FX_PLAIN(pong)
   FX_PLAIN(scene)
+  FX_PLAIN(view)
 #undef FX_PLAIN
   return false;
 }
@@ -236,6 +237,16 @@ static inline arb_proto_pong fx_pong(void) {
   return m;
 }
 
+/* A 40 m x 22.5 m camera box centred on (100, -20). */
+static inline arb_proto_view fx_view(void) {
+  arb_proto_view m;
+  memset(&m, 0, sizeof m);
+  m.active = true;
+  m.min = arb_v2(80.0f, -31.25f);
+  m.max = arb_v2(120.0f, -8.75f);
+  return m;
+}
+
 static const char fx_scene_text[] = "{\"version\":1}";
 
 static inline arb_replay_header fx_replay_header(void) {
@@ -343,11 +354,19 @@ static inline void fx_snap2_capsule(arb_snap2_part* p) {
   p->descs[0].shapes[0] = fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f);
 }
 
-#define FX_GOLDEN_COUNT 21
-static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
-    "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
-    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule"};
+#define FX_GOLDEN_COUNT 23
+static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "welcome",
+                                                             "reject",         "input",
+                                                             "snapshot",       "snapshot_full",
+                                                             "event",          "ping",
+                                                             "pong",           "replay_header",
+                                                             "replay_tick",    "replay_checkpoint",
+                                                             "replay_end",     "snap2_delta",
+                                                             "scene",          "input_fire",
+                                                             "event_hit",      "replay_tick_fire",
+                                                             "hello_spectate", "snapshot_capsule",
+                                                             "snap2_capsule",  "view",
+                                                             "view_clear"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -404,6 +423,15 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       fx_snapshot_one_entered(&snap, 1000, 0, 302, fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f));
       return arb_proto_encode_snapshot(&snap, buf, cap);
     case 20: fx_snap2_capsule(&part); return arb_snap2_encode(&part, buf, cap);
+    case 21: {
+      arb_proto_view m = fx_view();
+      return arb_proto_encode_view(&m, buf, cap);
+    }
+    case 22: {
+      arb_proto_view m;
+      memset(&m, 0, sizeof m);
+      return arb_proto_encode_view(&m, buf, cap);
+    }
     default: return ARB_E_INVAL;
   }
 }

@@ -37,7 +37,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
   uint8_t* p = malloc(n ? n : 1);
   memcpy(p, b, n);
   if (fx_reencode_plain(name, p, n, scratch, sizeof scratch, &err, &rc, &again)) {
-    // hello, reject, input, event, ping, pong, scene: decoded and re-encoded
+    // hello, reject, input, event, ping, pong, scene, view: decoded and re-encoded
   } else if (!strcmp(name, "welcome")) {
     arb_proto_welcome m;
     memset(&m, 0, sizeof m);

@@ -2,7 +2,8 @@
 // sv_snap_workers.c): with worker threads it sends the same bytes as on the tick thread
 // alone, for every client and snapshot (clients acking late, not at all, under small
 // budgets, with and without a view radius); and the relevant set a view radius picks from
-// the capture's grid is exactly the captured entities within that radius of the avatar.
+// the capture's grid is exactly the captured entities within that radius of the avatar,
+// plus those in the client's view box when it reported one (a spectator: only those).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,8 @@ static int teardown(void** state) {
 
 /* Player i's request: every other one sees everything, the rest a radius; they walk. */
 static sv_snap_request request(int i, uint32_t tick) {
-  sv_snap_request r = {tick, tick / 2, avatars[i], i % 2 ? RADIUS : 0.0f, RATE, 30, 0.0f, 0.0f};
+  sv_snap_request r = {tick, tick / 2, avatars[i], i % 2 ? RADIUS : 0.0f,       RATE, 30,
+                       0.0f, 0.0f,     false,      {{0.0f, 0.0f}, {0.0f, 0.0f}}};
   return r;
 }
 
@@ -111,13 +113,18 @@ static void threads_send_the_same_bytes(void** state) {
   sv_snap_workers_destroy(w3);
 }
 
+/* One client at 1000 kbit/s and a building thread's scratch. */
+static void one_client(sv_snap_client* c, sv_snap_scratch* x) {
+  assert_int_equal(sv_snap_client_init(c, MAX_E), 0);
+  assert_int_equal(sv_snap_scratch_init(x, MAX_E), 0);
+  sv_snap_client_reset(c, 1000);
+}
+
 static void view_radius_picks_exactly_what_is_near(void** state) {
   (void)state;
   static sv_snap_client c;
   static sv_snap_scratch x;
-  assert_int_equal(sv_snap_client_init(&c, MAX_E), 0);
-  assert_int_equal(sv_snap_scratch_init(&x, MAX_E), 0);
-  sv_snap_client_reset(&c, 1000);
+  one_client(&c, &x);
   int checked = 0, partial = 0;
   for (uint32_t tick = 1; tick <= 120; ++tick) {
     arb_game_step(game);
@@ -126,7 +133,8 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
       sv_snapshot_capture(&snap, game, r);
       const sv_capture2* cap = &snap.capture;
       for (int i = 0; i < PLAYERS; ++i) {
-        sv_snap_request req = {tick, 0, avatars[i], r, RATE, 30, 0.0f, 0.0f};
+        sv_snap_request req = {tick, 0,    avatars[i], r,     RATE,
+                               30,   0.0f, 0.0f,       false, {{0.0f, 0.0f}, {0.0f, 0.0f}}};
         arb_snap2_build_result res;
         assert_int_equal(sv_snapshot_build(&snap, &x, &c, &req, &res), 0);
         const arb_snap2_entity* me = arb_snap2_set_find(&cap->set, avatars[i]);
@@ -151,10 +159,106 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
   sv_snap_client_free(&c);
 }
 
+static bool in_box(arb_vec2 p, arb_aabb b) {
+  return p.x >= b.lower.x && p.x <= b.upper.x && p.y >= b.lower.y && p.y <= b.upper.y;
+}
+
+/* Build a snapshot for `avatar` (0 = spectator) with radius r and optionally a box, and
+ * check its relevant set against a scan of the capture: near the avatar, or in the box.
+ * Returns how many of them only the box brought in. */
+static int check_view_box(sv_snap_scratch* x, sv_snap_client* c, uint32_t tick, uint32_t avatar,
+                          float r, const arb_aabb* box) {
+  const sv_capture2* cap = &snap.capture;
+  sv_snap_request req = {tick, 0,    avatar, r,           RATE,
+                         30,   0.0f, 0.0f,   box != NULL, {{0.0f, 0.0f}, {0.0f, 0.0f}}};
+  if (box) req.view = *box;
+  arb_snap2_build_result res;
+  assert_int_equal(sv_snapshot_build(&snap, x, c, &req, &res), 0);
+  const arb_snap2_entity* me = avatar ? arb_snap2_set_find(&cap->set, avatar) : NULL;
+  arb_vec2 center = me ? cap->positions[me - cap->items] : arb_v2(0.0f, 0.0f);
+  int want = 0, box_only = 0;
+  for (int k = 0; k < cap->set.count; ++k) {
+    arb_vec2 p = cap->positions[k];
+    bool near = me && (cap->items[k].id == avatar || arb_distance_sq(p, center) <= r * r);
+    bool boxed = box && in_box(p, *box);
+    if (!near && !boxed) continue;
+    assert_true(want < x->view.count);
+    assert_int_equal(x->view.items[want].id, cap->items[k].id);
+    want++;
+    box_only += !near;
+  }
+  assert_int_equal(x->view.count, want);
+  return box_only;
+}
+
+/* A box of half side h around capture item k. */
+static arb_aabb box_around(int k, float h) {
+  arb_vec2 p = snap.capture.positions[k];
+  return (arb_aabb){{p.x - h, p.y - h}, {p.x + h, p.y + h}};
+}
+
+static void view_box_adds_what_the_camera_sees(void** state) {
+  (void)state;
+  static sv_snap_client c;
+  static sv_snap_scratch x;
+  one_client(&c, &x);
+  for (int t = 0; t < 30; ++t) arb_game_step(game);
+  const float r = 3.0f, h = 4.0f;
+  sv_snapshot_capture(&snap, game, r);
+  const sv_capture2* cap = &snap.capture;
+  // Two far regions: around the entity farthest from player 0, then around the one
+  // farthest from both player 0 and the first region.
+  int me = (int)(arb_snap2_set_find(&cap->set, avatars[0]) - cap->items);
+  arb_vec2 a = cap->positions[me];
+  int far1 = 0, far2 = 0;
+  for (int k = 0; k < cap->set.count; ++k)
+    if (arb_distance_sq(cap->positions[k], a) > arb_distance_sq(cap->positions[far1], a)) far1 = k;
+  arb_aabb box1 = box_around(far1, h);
+  float best = -1.0f;
+  for (int k = 0; k < cap->set.count; ++k) {
+    arb_vec2 p = cap->positions[k];
+    float d1 = arb_distance_sq(p, a), d2 = arb_distance_sq(p, cap->positions[far1]);
+    float d = d1 < d2 ? d1 : d2;
+    if (d > best) best = d, far2 = k;
+  }
+  arb_aabb box2 = box_around(far2, h);
+  assert_true(arb_distance_sq(cap->positions[far1], a) > (r + 2.0f * h) * (r + 2.0f * h));
+
+  uint32_t tick = 2;
+  // A player: without a box only its surroundings; with one, the far region too.
+  assert_int_equal(check_view_box(&x, &c, tick++, avatars[0], r, NULL), 0);
+  bool had_far1 = arb_snap2_set_find(&x.view, cap->items[far1].id) != NULL;
+  assert_false(had_far1);
+  assert_true(check_view_box(&x, &c, tick++, avatars[0], r, &box1) > 0);
+  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  // The box moves: what was only in the old box is no longer relevant.
+  check_view_box(&x, &c, tick++, avatars[0], r, &box2);
+  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far2].id));
+  if (!in_box(cap->positions[far1], box2))
+    assert_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  // Cleared: back to the surroundings alone.
+  assert_int_equal(check_view_box(&x, &c, tick++, avatars[0], r, NULL), 0);
+
+  // A spectator sees what is in its box, and follows the box when it moves.
+  static sv_snap_client spec;
+  assert_int_equal(sv_snap_client_init(&spec, MAX_E), 0);
+  sv_snap_client_reset(&spec, 1000);
+  int n1 = check_view_box(&x, &spec, tick++, 0, r, &box1);
+  assert_true(n1 > 0 && n1 == x.view.count && n1 < cap->set.count);
+  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  int n2 = check_view_box(&x, &spec, tick++, 0, r, &box2);
+  assert_true(n2 > 0 && n2 == x.view.count);
+  if (!in_box(cap->positions[far1], box2))
+    assert_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  sv_snap_client_free(&spec);
+  sv_snap_scratch_free(&x);
+  sv_snap_client_free(&c);
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL)) return 2;
-  return ARB_RUN_TESTS(NULL, NULL,
-                       cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
-                       cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup,
-                                                       teardown));
+  return ARB_RUN_TESTS(
+      NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown),
+      cmocka_unit_test_setup_teardown(view_box_adds_what_the_camera_sees, setup, teardown));
 }

@@ -189,6 +189,14 @@ ARB_API const char* arb_client_event_name(arb_client_event_type type);
 /// (what the server will apply). Non-finite values are rejected with ARB_E_NONFINITE.
 ARB_API int arb_client_set_controls(arb_client* client, const arb_controls* controls);
 ARB_API arb_controls arb_client_get_controls(const arb_client* client);
+/// Report the camera rectangle (world meters, min <= max, each side at most
+/// 1000 m, ARB_PROTO_MAX_VIEW_SIDE): with the server's --view-radius, what lies in it is
+/// sent as well as what is near the avatar, and a spectator gets what is in it. Sent
+/// reliably when changed, kept across reconnects and sent again after each welcome.
+/// ARB_E_NONFINITE / ARB_E_RANGE for a box outside those limits (the box is unchanged).
+ARB_API int arb_client_set_view_box(arb_client* client, arb_vec2 min, arb_vec2 max);
+/// Stop reporting a camera box: back to the avatar's surroundings only.
+ARB_API int arb_client_clear_view_box(arb_client* client);
 /// Sequence number of the newest input sent (0 = none yet).
 ARB_API uint32_t arb_client_get_input_sequence(const arb_client* client);
 

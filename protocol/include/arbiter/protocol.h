@@ -29,7 +29,7 @@ ARB_C_BEGIN
 /// Unsequenced = ENET_PACKET_FLAG_UNSEQUENCED: ENet's plain unreliable delivery drops a
 /// packet older than one already received on the channel, which would lose parts of a
 /// split snapshot that arrive out of order; ticks and sequence numbers order things instead.
-#define ARB_PROTO_CHANNEL_CONTROL 0  ///< reliable: hello, welcome, reject, event, scene
+#define ARB_PROTO_CHANNEL_CONTROL 0  ///< reliable: hello, welcome, reject, event, scene, view
 #define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping (client), pong (server)
 #define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unsequenced: snapshot
 #define ARB_PROTO_CHANNEL_COUNT 3
@@ -55,6 +55,7 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_PART_REMOVED 512  ///< removed ids in one snapshot packet
 #define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
+#define ARB_PROTO_MAX_VIEW_SIDE 1000.0f  ///< largest side of a view box, meters
 #define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
 /// Largest scene message accepted: a scene of 10 000 bodies is about 1.4 MB of JSON, more
 /// than the other reliable messages may be, so the scene has its own limit.
@@ -332,6 +333,15 @@ typedef struct arb_proto_ping {
   uint32_t ping_id;
   uint64_t client_time_us;  ///< client clock, echoed back
 } arb_proto_ping;
+
+/// Client -> server, its camera rectangle in world coordinates: the server sends what lies
+/// in it as well as what is near the avatar (PROTOCOL.md §4 "view"). active false clears
+/// the box (min and max are then zero on the wire).
+typedef struct arb_proto_view {
+  bool active;
+  arb_vec2 min, max;  ///< finite, |coord| <= ARB_PROTO_MAX_COORD, min <= max,
+                      ///< max - min <= ARB_PROTO_MAX_VIEW_SIDE on both axes
+} arb_proto_view;
 
 /// Server -> client, answer to a ping.
 typedef struct arb_proto_pong {
