@@ -5,10 +5,14 @@
 //  - a full server rejects the extra client with its reason ("server full"), reported as
 //    an event by the library and in arbiter-bot's summary and exit status;
 //  - the server restarts (SIGTERM, then kill -9) on the same port: bots and library
-//    clients reconnect by themselves and receive snapshots again.
+//    clients reconnect by themselves and receive snapshots again;
+//  - with --view-radius, a spectator that set a camera box (arb_client_set_view_box)
+//    before connecting gets what lies in the box, follows it when it moves, and gets it
+//    again after a reconnect.
 // argv: arbiter-server arbiter-bot
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -320,6 +324,107 @@ static void test_client_live_server_restart_reconnects(void** state) {
   assert_int_equal(cu_stop(&srv, SIGTERM), 0);
 }
 
+// ---- camera box --------------------------------------------------------------------------
+
+typedef struct box_watch {
+  arb_client** cs;          ///< spectator, player a, player b
+  uint32_t want, unwanted;  ///< entity ids the spectator must know / must not know
+  double settle_until;      ///< and not before then (old snapshots still arriving)
+} box_watch;
+
+static bool spectator_sees(void* user) {
+  box_watch* w = (box_watch*)user;
+  for (int i = 0; i < 3; i++) {
+    arb_client_event ev;
+    while (arb_client_poll_event(w->cs[i], &ev) > 0) {
+    }
+  }
+  arb_client_entity_desc d;
+  return cu_now() >= w->settle_until && arb_client_get_state(w->cs[0]) == ARB_CLIENT_CONNECTED &&
+         arb_client_get_entity(w->cs[0], w->want, &d) == 0 &&
+         arb_client_get_entity(w->cs[0], w->unwanted, &d) != 0;
+}
+
+static uint32_t avatar_id(arb_client* c) {
+  return arb_client_get_session(c)->avatar_entity;
+}
+
+// Where player c's avatar is (its own newest snapshot), with a 2 m box around it.
+static arb_vec2 avatar_at(arb_client* c, arb_vec2* lo, arb_vec2* hi) {
+  arb_client_entity_state st[64];
+  int n = arb_client_get_latest(c, st, 64);
+  for (int i = 0; i < n && i < 64; i++) {
+    if (st[i].id != avatar_id(c)) continue;
+    *lo = arb_v2(st[i].position.x - 1.0f, st[i].position.y - 1.0f);
+    *hi = arb_v2(st[i].position.x + 1.0f, st[i].position.y + 1.0f);
+    return st[i].position;
+  }
+  fail_msg("avatar %u not in its own snapshot", avatar_id(c));
+  return arb_v2(0.0f, 0.0f);
+}
+
+static void test_client_live_spectator_view_box(void** state) {
+  (void)state;
+  const char* extra[] = {"--view-radius", "1", NULL};
+  cu_proc srv;
+  int port = cu_server_start(&srv, g_server, 0, extra);
+  assert_true(port > 0);
+  arb_client* cs[3];
+  cs[1] = cu_client(port, "box-a");
+  cs[2] = cu_client(port, "box-b");
+  assert_non_null(cs[1]);
+  assert_non_null(cs[2]);
+  group g = {cs + 1, 2, 1, 5};
+  assert_true(cu_pump(cs + 1, 2, 5.0, all_back, &g));
+  arb_vec2 alo, ahi, blo, bhi;
+  arb_vec2 pa = avatar_at(cs[1], &alo, &ahi), pb = avatar_at(cs[2], &blo, &bhi);
+  assert_true(arb_distance_sq(pa, pb) > 3.0f * 3.0f);
+
+  // Bad boxes are refused by the library; a good one set before connecting is sent after
+  // the welcome.
+  arb_client_config cfg = arb_client_default_config();
+  cfg.host = "127.0.0.1";
+  cfg.port = (uint16_t)port;
+  cfg.name = "box-watcher";
+  cfg.spectate = true;
+  assert_int_equal(arb_client_create(&cfg, &cs[0]), 0);
+  assert_int_equal(arb_client_set_view_box(cs[0], arb_v2(0.0f, 0.0f), arb_v2(1001.0f, 1.0f)),
+                   ARB_E_RANGE);
+  assert_int_equal(arb_client_set_view_box(cs[0], arb_v2(1.0f, 0.0f), arb_v2(0.0f, 1.0f)),
+                   ARB_E_RANGE);
+  assert_int_equal(arb_client_set_view_box(cs[0], arb_v2(NAN, 0.0f), arb_v2(0.0f, 1.0f)),
+                   ARB_E_NONFINITE);
+  assert_int_equal(arb_client_set_view_box(cs[0], alo, ahi), 0);
+  assert_int_equal(arb_client_connect(cs[0]), 0);
+  box_watch w = {cs, avatar_id(cs[1]), avatar_id(cs[2]), 0.0};
+  assert_true(cu_pump(cs, 3, 5.0, spectator_sees, &w));
+
+  // The box moves to b: a leaves the spectator's world.
+  assert_int_equal(arb_client_set_view_box(cs[0], blo, bhi), 0);
+  w = (box_watch){cs, avatar_id(cs[2]), avatar_id(cs[1]), cu_now() + 0.3};
+  assert_true(cu_pump(cs, 3, 5.0, spectator_sees, &w));
+
+  // A new connection: the box is sent again after the welcome.
+  assert_int_equal(arb_client_disconnect(cs[0], "test"), 0);
+  assert_int_equal(arb_client_connect(cs[0]), 0);
+  w.settle_until = cu_now() + 0.5;
+  assert_true(cu_pump(cs, 3, 5.0, spectator_sees, &w));
+  arb_client_stats st;
+  arb_client_get_stats(cs[0], &st);
+  assert_true(st.connects >= 2);
+
+  // Cleared: the whole world, both avatars.
+  assert_int_equal(arb_client_clear_view_box(cs[0]), 0);
+  arb_client_entity_desc d;
+  double end = cu_now() + 5.0;
+  while (cu_now() < end && arb_client_get_entity(cs[0], avatar_id(cs[1]), &d) != 0)
+    cu_pump(cs, 3, 0.05, NULL, NULL);
+  assert_int_equal(arb_client_get_entity(cs[0], avatar_id(cs[1]), &d), 0);
+  assert_int_equal(arb_client_get_entity(cs[0], avatar_id(cs[2]), &d), 0);
+  for (int i = 0; i < 3; i++) arb_client_destroy(cs[i]);
+  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT", &g_server, &g_bot, NULL)) return 2;
   signal(SIGPIPE, SIG_IGN);
@@ -328,6 +433,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_bots_no_interp, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
+      cmocka_unit_test_teardown(test_client_live_spectator_view_box, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown));
 }

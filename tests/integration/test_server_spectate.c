@@ -1,6 +1,8 @@
 // Spectators (PROTOCOL.md §4.1.1): a hello with avatar kind 255 is welcomed without an
 // avatar, sees every player's avatar in its snapshots, controls nothing, has its own cap
-// (--max-spectators) and never appears in the replay log.
+// (--max-spectators) and never appears in the replay log. With a view radius, a
+// spectator that reports a camera box (`view`, §4.10) gets what lies in the box, and
+// follows the box when it moves; a bad box is a malformed message.
 #include <arbiter/game.h>
 #include <arbiter/replay_inputs.h>
 #include <arbiter/scene.h>
@@ -145,4 +147,80 @@ static void test_server_spectator_watches_without_playing(void** state) {
   unlink(s.log_path);
 }
 
-SERVER_TEST_MAIN(cmocka_unit_test(test_server_spectator_watches_without_playing))
+static void send_view(tc_client* c, bool active, arb_vec2 min, arb_vec2 max) {
+  arb_proto_view v = {active, min, max};
+  uint8_t buf[64];
+  int n = arb_proto_encode_view(&v, buf, sizeof buf);
+  assert_true(n > 0);
+  assert_int_equal(tc_send_raw(c, ARB_PROTO_CHANNEL_CONTROL, buf, (size_t)n, true), 0);
+}
+
+static arb_vec2 position_of(tc_client* watcher, uint32_t entity) {
+  arb_proto_entity_state st;
+  assert_true(tc_entity(watcher, entity, &st));
+  return arb_v2((float)st.x / ARB_PROTO_POS_SCALE, (float)st.y / ARB_PROTO_POS_SCALE);
+}
+
+// A 2 m box around p.
+static void look_at(tc_client** cs, arb_vec2 p) {
+  send_view(cs[0], true, arb_v2(p.x - 1.0f, p.y - 1.0f), arb_v2(p.x + 1.0f, p.y + 1.0f));
+  drive(cs, 3, NULL, 800);
+}
+
+static void test_server_spectator_sees_its_view_box(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--view-radius", "1", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  uint16_t port = (uint16_t)s.port;
+  tc_client* cs[3];
+  cs[0] = connect_one(port, "watcher", ARB_PROTO_SPECTATOR);
+  cs[1] = connect_one(port, "ada", ARB_AVATAR_DEFAULT);
+  cs[2] = connect_one(port, "bob", ARB_AVATAR_DEFAULT);
+  uint32_t ada = cs[1]->welcome.entity_id, bob = cs[2]->welcome.entity_id;
+  drive(cs, 3, NULL, 800);
+  // No box: the whole world, both avatars (standing apart).
+  arb_vec2 pa = position_of(cs[0], ada), pb = position_of(cs[0], bob);
+  assert_true(arb_distance_sq(pa, pb) > 3.0f * 3.0f);
+
+  arb_proto_entity_state st;
+  look_at(cs, pa);
+  assert_true(tc_entity(cs[0], ada, &st));
+  assert_false(tc_entity(cs[0], bob, &st));
+  look_at(cs, pb);  // the box moves: what is only in the old one goes
+  assert_true(tc_entity(cs[0], bob, &st));
+  assert_false(tc_entity(cs[0], ada, &st));
+
+  // A box larger than the limit is malformed: a strike, and the previous box stays.
+  uint8_t bad[64];
+  arb_proto_view ok = {true, arb_v2(0.0f, 0.0f), arb_v2(1.0f, 1.0f)};
+  int n = arb_proto_encode_view(&ok, bad, sizeof bad);
+  assert_true(n > 0);
+  const float too_far = 5000.0f;  // max_x: the float at bytes 14..17, big-endian
+  uint32_t bits;
+  memcpy(&bits, &too_far, 4);
+  for (int k = 0; k < 4; ++k) bad[14 + k] = (uint8_t)(bits >> (24 - 8 * k));
+  assert_int_equal(tc_send_raw(cs[0], ARB_PROTO_CHANNEL_CONTROL, bad, (size_t)n, true), 0);
+  drive(cs, 3, NULL, 500);
+  assert_true(tc_entity(cs[0], bob, &st));
+  assert_false(tc_entity(cs[0], ada, &st));
+  char* body = NULL;
+  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
+  assert_true(tc_metric(body, "arbiter_messages_rejected_total{reason=\"decode\"}") == 1.0);
+  free(body);
+
+  // Cleared: the whole world again.
+  send_view(cs[0], false, arb_v2(0.0f, 0.0f), arb_v2(0.0f, 0.0f));
+  drive(cs, 3, NULL, 800);
+  assert_true(tc_entity(cs[0], ada, &st));
+  assert_true(tc_entity(cs[0], bob, &st));
+  for (int i = 0; i < 3; ++i) {
+    tc_close(cs[i]);
+    tc_destroy(cs[i]);
+  }
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_spectator_watches_without_playing),
+                 cmocka_unit_test(test_server_spectator_sees_its_view_box))
