@@ -23,8 +23,8 @@
 // the last SV_SNAP_RING snapshots can be a baseline; an older or unknown ack means a full
 // snapshot. A view older than the newest ack can never be a baseline again (acks only move
 // forward), so its slot is written first: a client that acks keeps a few slots in use and
-// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots:
-// they are in the welcome message. All memory is allocated at init / session start.
+// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots: they are in the welcome message. All
+// memory is allocated at init / session start.
 #pragma once
 
 #include <arbiter/game.h>

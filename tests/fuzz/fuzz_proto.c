@@ -1,7 +1,7 @@
 // Fuzz targets for every protocol decoder and the replay-log reader. One source, four
 // targets (FUZZ_TARGET): 1 proto_control (hello, welcome, reject, event, scene, view), 2
-// proto_input (input, ping, peek_type), 3 proto_snapshot (snapshot + apply, pong), 4 replay (reader
-// and record decoders). Properties checked on every input:
+// proto_input (input, ping, peek_type), 3 proto_snapshot (snapshot + apply, pong), 4 replay
+// (reader and record decoders). Properties checked on every input:
 //   - a decoder returns 0 or a negative ARB_E_* with a non-empty reason;
 //   - whatever decodes is a valid message: it encodes again, and that encoding decodes
 //     and encodes to the same bytes.

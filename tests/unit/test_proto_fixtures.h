@@ -355,18 +355,11 @@ static inline void fx_snap2_capsule(arb_snap2_part* p) {
 }
 
 #define FX_GOLDEN_COUNT 23
-static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "welcome",
-                                                             "reject",         "input",
-                                                             "snapshot",       "snapshot_full",
-                                                             "event",          "ping",
-                                                             "pong",           "replay_header",
-                                                             "replay_tick",    "replay_checkpoint",
-                                                             "replay_end",     "snap2_delta",
-                                                             "scene",          "input_fire",
-                                                             "event_hit",      "replay_tick_fire",
-                                                             "hello_spectate", "snapshot_capsule",
-                                                             "snap2_capsule",  "view",
-                                                             "view_clear"};
+static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
+    "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
+    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
+    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule",
+    "view", "view_clear"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
