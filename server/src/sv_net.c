@@ -47,15 +47,17 @@ static int on_gate_datagram(sv_net* n, ENetHost* host) {
 // ENet starts a peer at a 500 ms round trip with no variance, so a lost VERIFY_CONNECT is
 // resent after 0.5 s and then 1.5 s, past the half-open timeout (1 s by default): one
 // loss each way in a row and the handshake is dropped. An admitted CONNECT is about to
-// take a free peer: start free peers from a round trip typical of the internet, so the
+// take a free peer: start it from a round trip typical of the internet, so the
 // VERIFY_CONNECT is resent after 0.25 s and 0.75 s. ENet measures the real round trip
-// from the first acknowledgement on.
+// from the first acknowledgement on. ENet gives a new connection the first free peer in
+// array order, so only that one is seeded (a resent CONNECT finds it already seeded).
 static void seed_free_peer_rtt(ENetHost* host) {
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* p = &host->peers[i];
     if (p->state != ENET_PEER_STATE_DISCONNECTED) continue;
     p->roundTripTime = SV_NET_FIRST_RTT_MS;
     p->roundTripTimeVariance = SV_NET_FIRST_RTT_VARIANCE_MS;
+    return;
   }
 }
 
