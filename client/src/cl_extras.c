@@ -144,7 +144,7 @@ static const arb_snap2_entity* next_of(const arb_client* c, const cl_when* w, ui
                                        const cl_extra_desc** d) {
   for (; *i < w->newest->origins.count; ++*i) {
     const arb_snap2_entity* e = &w->newest->origins.items[*i];
-    if (e->cls != cls || (*d = cl_snapshots_extra(&c->snaps, e->id)) == NULL) continue;
+    if (e->cls != cls || (*d = cl_snapshots_extra(&c->snaps, e->id, cls)) == NULL) continue;
     ++*i;
     return e;
   }

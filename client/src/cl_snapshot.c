@@ -144,34 +144,43 @@ static int update_drawn(cl_snapshots* s, const cl_slot* sl) {
 
 // ---- descriptions ----------------------------------------------------------------------
 
-static int desc_lower_bound(const cl_snapshots* s, uint32_t id) {
+// Index of the first entry at or after (id, cls) in the table's order.
+static int desc_lower_bound(const cl_snapshots* s, uint32_t id, uint8_t cls) {
   int lo = 0, hi = s->ndescs;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (s->descs[mid].id < id) lo = mid + 1;
+    const cl_desc_entry* m = &s->descs[mid];
+    if (m->id < id || (m->id == id && m->extra.cls < cls)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
+static const cl_desc_entry* find_desc(const cl_snapshots* s, uint32_t id, uint8_t cls) {
+  int i = desc_lower_bound(s, id, cls);
+  bool found = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls == cls;
+  return found ? &s->descs[i] : NULL;
+}
+
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
-  int i = desc_lower_bound(s, id);
-  bool body = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls == ARB_SNAP2_BODY;
-  return body ? &s->descs[i].desc : NULL;
+  const cl_desc_entry* e = find_desc(s, id, ARB_SNAP2_BODY);
+  return e ? &e->desc : NULL;
 }
 
-const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id) {
-  int i = desc_lower_bound(s, id);
-  bool extra = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls != ARB_SNAP2_BODY;
-  return extra ? &s->descs[i].extra : NULL;
+const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id, uint8_t cls) {
+  const cl_desc_entry* e = cls != ARB_SNAP2_BODY ? find_desc(s, id, cls) : NULL;
+  return e ? &e->extra : NULL;
 }
 
-static bool in_any_view(const cl_snapshots* s, uint32_t id) {
-  if (arb_snap2_set_find(&s->drawn, id)) return true;
-  for (int i = 0; i < CL_SLOTS; i++) {
-    if (!s->slots[i].used) continue;
-    if (arb_snap2_set_find(&s->slots[i].origins, id)) return true;
-  }
+static bool holds(const arb_snap2_set* set, uint32_t id, uint8_t cls) {
+  const arb_snap2_entity* e = arb_snap2_set_find(set, id);
+  return e && e->cls == cls;
+}
+
+static bool in_any_view(const cl_snapshots* s, uint32_t id, uint8_t cls) {
+  if (holds(&s->drawn, id, cls)) return true;
+  for (int i = 0; i < CL_SLOTS; i++)
+    if (s->slots[i].used && holds(&s->slots[i].origins, id, cls)) return true;
   return false;
 }
 
@@ -187,13 +196,13 @@ static void prune_descs(cl_snapshots* s) {
   if (s->ndescs <= 2 * held + 256) return;
   int w = 0;
   for (int r = 0; r < s->ndescs; r++)
-    if (in_any_view(s, s->descs[r].id)) s->descs[w++] = s->descs[r];
+    if (in_any_view(s, s->descs[r].id, s->descs[r].extra.cls)) s->descs[w++] = s->descs[r];
   s->ndescs = w;
 }
 
 static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
-  int i = desc_lower_bound(s, e->id);
-  if (i < s->ndescs && s->descs[i].id == e->id) {
+  int i = desc_lower_bound(s, e->id, e->extra.cls);
+  if (i < s->ndescs && s->descs[i].id == e->id && s->descs[i].extra.cls == e->extra.cls) {
     s->descs[i] = *e;
     return 0;
   }

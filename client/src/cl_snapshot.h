@@ -60,10 +60,12 @@ typedef struct cl_extra_desc {
   float radius;
 } cl_extra_desc;
 
+/// A description, keyed by (id, extra.cls): views of different ticks may hold the same id
+/// with different classes (a hostile server, or an id reused), and each keeps its own.
 typedef struct cl_desc_entry {
   uint32_t id;
   arb_proto_entity_desc desc;  ///< bodies
-  cl_extra_desc extra;         ///< everything else (extra.cls != ARB_SNAP2_BODY)
+  cl_extra_desc extra;         ///< extra.cls is the class; the rest only for non-bodies
 } cl_desc_entry;
 
 typedef struct cl_snapshots {
@@ -74,7 +76,7 @@ typedef struct cl_snapshots {
   /// What is drawn: every entity's freshest origin over the views received
   /// (arbiter/snapshot_drawn.h); the newest view's `set` is evaluated from it.
   arb_snap2_set drawn, drawn_tmp;
-  cl_desc_entry* descs;       ///< sorted by id
+  cl_desc_entry* descs;       ///< sorted by (id, class)
   int ndescs, desc_cap;
   arb_snap2_part* part;       ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
@@ -108,5 +110,5 @@ const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
 bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, arb_proto_entity* out);
 /// Description of a body present in some view, or NULL.
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
-/// Description of a particle, link or wheel present in some view, or NULL.
-const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id);
+/// Description of a particle, link or wheel (class cls) present in some view, or NULL.
+const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id, uint8_t cls);

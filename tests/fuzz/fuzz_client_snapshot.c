@@ -9,8 +9,8 @@
 //
 // After every packet the assembler's invariants must hold: a refusal says why; views are
 // sorted by id, within the entity limit and within their part counts; the newest complete
-// tick is retrievable; a complete view's bodies are its origins' bodies; every body in a
-// view has a description; the description table
+// tick is retrievable; a complete view's bodies are its origins' bodies; every entity in a
+// view has a description of its class (an id may change class between ticks); the description table
 // stays bounded by the views (see cl_snapshot.h); the bytes held stay within a bound
 // computed from the limits. Any violation aborts.
 // Built as a libFuzzer target (fuzz-client_snapshot) in the fuzz preset, and otherwise as
@@ -76,6 +76,7 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
       CHECK(e->id > 0);
       CHECK(k == 0 || o->items[k - 1].id < e->id);
       if (e->cls == ARB_SNAP2_BODY) CHECK(cl_snapshots_desc(s, e->id) != NULL);
+      else CHECK(cl_snapshots_extra(s, e->id, e->cls) != NULL);
     }
     if (sl->complete) {
       CHECK(sl->set.count == count_bodies(o));
@@ -91,7 +92,10 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
     total += o->count;
   }
   if (s->newest_complete != 0) CHECK(cl_snapshots_get(s, s->newest_complete) != NULL);
-  for (int k = 1; k < s->ndescs; k++) CHECK(s->descs[k - 1].id < s->descs[k].id);
+  for (int k = 1; k < s->ndescs; k++) {
+    const cl_desc_entry *a = &s->descs[k - 1], *b = &s->descs[k];
+    CHECK(a->id < b->id || (a->id == b->id && a->extra.cls < b->extra.cls));
+  }
   // Descriptions of entities no view holds any more are swept once the table is twice
   // the views (+ slack): the table cannot grow without bound.
   CHECK(s->ndescs <= 2 * total + 256);

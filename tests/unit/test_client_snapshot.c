@@ -2,7 +2,8 @@
 // split snapshots complete only when every part arrived (in any order), duplicates and
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
-// newest complete view as ticks roll by, and descriptions follow the entities.
+// newest complete view as ticks roll by, and descriptions follow the entities (of each
+// class: an id may change class between ticks).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,20 @@ static void enter(uint32_t id, int32_t x) {
   r->id = id;
   r->op = ARB_SNAP2_ENTER;
   r->cls = ARB_SNAP2_BODY;
+  r->desc = (uint8_t)g_snap.desc_count++;
+  r->v.x = x;
+}
+
+/* A particle entering at x (particles have no shape in their description). */
+static void enter_particle(uint32_t id, int32_t x) {
+  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
+  memset(d, 0, sizeof *d);
+  d->cls = ARB_SNAP2_PARTICLE;
+  d->radius = 0.25f;
+  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
+  r->id = id;
+  r->op = ARB_SNAP2_ENTER;
+  r->cls = ARB_SNAP2_PARTICLE;
   r->desc = (uint8_t)g_snap.desc_count++;
   r->v.x = x;
 }
@@ -199,7 +214,43 @@ static void test_client_snapshot_ring_rolls(void** state) {
   assert_null(cl_snapshots_get(s, 400));
 }
 
+// An id that is a body in one tick's view and a particle in the next (a server that reused
+// the id, or a hostile one): both views keep a description of their own class.
+static void test_client_snapshot_id_changes_class(void** state) {
+  cl_snapshots* s = *state;
+  cl_snap_result res;
+  begin(10, 0, 0, 1);
+  enter(7, 100);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  begin(11, 0, 0, 1);
+  enter_particle(7, 200);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  assert_true(res.completed && res.newest);
+  const cl_slot* older = cl_snapshots_get(s, 10);
+  assert_non_null(older);
+  assert_int_equal(x_of(older, 7), 100);
+  assert_non_null(cl_snapshots_desc(s, 7));  // tick 10 still draws body 7
+  assert_int_equal(cl_snapshots_desc(s, 7)->owner, 70u);
+  const cl_extra_desc* p = cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE);
+  assert_non_null(p);
+  assert_true(p->radius == 0.25f);
+  assert_null(cl_snapshots_extra(s, 7, ARB_SNAP2_LINK));
+  // Once no view holds the body any more, the sweep may drop its description, never the
+  // particle's.
+  for (uint32_t t = 12; t < 12 + 4 * CL_SLOTS; t++) {
+    begin(t, t - 1, 0, 1);
+    encode();
+    assert_int_equal(receive(s, &res), 1);
+  }
+  assert_null(cl_snapshots_get(s, 10));
+  assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE));
+}
+
 ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup,
+                                              ring_teardown),
+              cmocka_unit_test_setup_teardown(test_client_snapshot_id_changes_class, ring_setup,
                                               ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup,
                                               ring_teardown))
