@@ -6,6 +6,8 @@
 // zlib inflate + all five PNG filters) and must have the requested size, contain the own
 // avatar, other avatars, world bodies and static geometry in their exact palette colours,
 // and differ from the frame taken 1 s later in where bodies are drawn (not just in text).
+// While the live viewer runs, the server's operator session list must show the camera box
+// it reported (the `view` message).
 //
 // argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +126,48 @@ static int free_udp_port(void) {
   assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
   close(s);
   return ntohs(a.sin_port);
+}
+
+// A free TCP port on 127.0.0.1 (released just before the server binds it).
+static int free_tcp_port(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(s >= 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(bind(s, (struct sockaddr*)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+#define ADMIN_TOKEN "view-test-admin-token-0123456789abcdef"
+
+// GET /admin/sessions on the server's HTTP port into out (headers and body, NUL-ended);
+// false when the server did not answer.
+static bool admin_sessions(int port, char* out, size_t cap) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return false;
+  struct timeval tv = {2, 0};
+  setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons((uint16_t)port);
+  static const char req[] = "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Authorization: Bearer " ADMIN_TOKEN "\r\nConnection: close\r\n\r\n";
+  size_t got = 0;
+  if (connect(s, (struct sockaddr*)&a, sizeof a) == 0 &&
+      send(s, req, sizeof req - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof req - 1)) {
+    ssize_t n;
+    while (got + 1 < cap && (n = recv(s, out + got, cap - 1 - got, 0)) > 0) got += (size_t)n;
+  }
+  close(s);
+  out[got] = '\0';
+  return got > 0;
 }
 
 static int count_rgb(const image* im, uint32_t rgb) {
@@ -225,8 +270,16 @@ static void test_view_live_and_replay_screenshots(void** state) {
   assert_int_equal(own0, 0);
   free(none.rgb);
 
-  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", "0",
-                     "--record", rec, NULL};
+  char http_port[16], token_path[700];
+  int http = free_tcp_port();
+  snprintf(http_port, sizeof http_port, "%d", http);
+  snprintf(token_path, sizeof token_path, "%s/admin.token", g_work);
+  FILE* tf = fopen(token_path, "w");
+  assert_non_null(tf);
+  fputs(ADMIN_TOKEN "\n", tf);
+  fclose(tf);
+  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", http_port,
+                     "--admin-token", token_path, "--record", rec, NULL};
   pid_t sv = spawn("server.log", sv_argv);
   assert_true(sv > 0);
   sleep_ms(300);
@@ -239,7 +292,25 @@ static void test_view_live_and_replay_screenshots(void** state) {
                        "--fps", "30", "--debug", "ghosts,corrections", "--screenshot", shot[0], "--after", "3",
                        "--screenshot", shot[1], "--after", "4", NULL};
   pid_t vw = spawn("view-live.log", view_argv);
-  int vrc = wait_for(vw, 15000);
+  // While it runs, the viewer reports what its window shows as its view box (§4.10): the
+  // operator's session list has a box for the session named "viewer".
+  bool box_seen = false;
+  static char answer[16384];
+  int vrc = -1;
+  for (int t = 0; t <= 15000; t += 200) {
+    int st = 0;
+    if (waitpid(vw, &st, WNOHANG) == vw) {
+      vrc = exit_status_of(st);
+      break;
+    }
+    if (!box_seen && admin_sessions(http, answer, sizeof answer)) {
+      const char* row = strstr(answer, "\"name\":\"viewer\"");
+      const char* end = row ? strchr(row, '}') : NULL;
+      const char* box = row ? strstr(row, "\"view\":[") : NULL;
+      box_seen = box && end && box < end;
+    }
+    sleep_ms(200);
+  }
   if (vrc != 0) {
     if (vrc < 0) stop(vw);
     show_log("view-live.log");
@@ -251,6 +322,8 @@ static void test_view_live_and_replay_screenshots(void** state) {
   stop(bots);
   stop(sv);
   assert_int_equal(vrc, 0);
+  if (!box_seen) fprintf(stderr, "last /admin/sessions answer:\n%s\n", answer);
+  assert_true(box_seen);
   check_pair(names[0], names[1], 8);
   image live;
   assert_int_equal(png_read(shot[1], &live), 0);
