@@ -9,7 +9,9 @@
 // While the live viewer runs, the server's operator session list must show the camera box
 // it reported (the `view` message).
 //
-// argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR
+// The scene sandbox on tests/scenes/triggers.json draws its goal sensor as an outline.
+//
+// argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR SCENES_DIR
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -45,6 +47,7 @@ extern char** environ;
 #define SHOT_H 400
 
 static const char* g_bin;
+static const char* g_scenes;  // tests/scenes of the source tree
 static char g_work[512];
 
 // ---- processes --------------------------------------------------------------------------
@@ -353,17 +356,66 @@ static void test_view_live_and_replay_screenshots(void** state) {
   check_pair(names[2], names[3], 8);
 }
 
+// The scene sandbox on tests/scenes/triggers.json: the goal sensor is drawn as an outline
+// in the sensor colour, with the background showing through it (a zone, not a solid).
+static void test_view_sensor_drawn_as_outline(void** state) {
+  (void)state;
+  char view[600], scene[700], shot[700];
+  snprintf(view, sizeof view, "%s/arbiter-view", g_bin);
+  snprintf(scene, sizeof scene, "%s/triggers.json", g_scenes);
+  snprintf(shot, sizeof shot, "%s/sensor.png", g_work);
+  unlink(shot);
+  setenv("SDL_VIDEODRIVER", "dummy", 1);
+  char* argv[] = {view, "--scene", scene, "--size", "640x400", "--fps", "30",
+                  "--screenshot", shot, "--after", "0.5", NULL};
+  pid_t pid = spawn("view-sensor.log", argv);
+  assert_true(pid > 0);
+  int rc = wait_for(pid, 15000);
+  if (rc != 0) {
+    if (rc < 0) stop(pid);
+    show_log("view-sensor.log");
+  }
+  assert_int_equal(rc, 0);
+  image im;
+  assert_int_equal(png_read(shot, &im), 0);
+  // The outline's pixels, and the background inside it: the middle of their bounding box.
+  int n = 0, x0 = im.w, x1 = -1, y0 = im.h, y1 = -1;
+  for (int y = 0; y < im.h; y++)
+    for (int x = 0; x < im.w; x++) {
+      const uint8_t* p = im.rgb + 3 * ((size_t)y * (size_t)im.w + (size_t)x);
+      if (p[0] != VIEW_R(VIEW_RGB_SENSOR) || p[1] != VIEW_G(VIEW_RGB_SENSOR) ||
+          p[2] != VIEW_B(VIEW_RGB_SENSOR))
+        continue;
+      n++;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  fprintf(stderr, "sensor.png: %d sensor pixels in [%d..%d] x [%d..%d]\n", n, x0, x1, y0, y1);
+  assert_true(n >= 60);
+  assert_true(x1 - x0 >= 10 && y1 - y0 >= 10);
+  const uint8_t* mid = im.rgb + 3 * ((size_t)((y0 + y1) / 2) * (size_t)im.w + (size_t)((x0 + x1) / 2));
+  assert_true(mid[0] != VIEW_R(VIEW_RGB_SENSOR) || mid[1] != VIEW_G(VIEW_RGB_SENSOR) ||
+              mid[2] != VIEW_B(VIEW_RGB_SENSOR));
+  assert_true(mid[0] != VIEW_R(VIEW_RGB_STATIC) || mid[1] != VIEW_G(VIEW_RGB_STATIC) ||
+              mid[2] != VIEW_B(VIEW_RGB_STATIC));
+  free(im.rgb);
+}
+
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: test_view BIN_DIR WORK_DIR\n");
+  if (argc < 4) {
+    fprintf(stderr, "usage: test_view BIN_DIR WORK_DIR SCENES_DIR\n");
     return 2;
   }
   g_bin = argv[1];
+  g_scenes = argv[3];
   snprintf(g_work, sizeof g_work, "%s", argv[2]);
   mkdir(g_work, 0755);
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_view_live_and_replay_screenshots),
+      cmocka_unit_test(test_view_sensor_drawn_as_outline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
