@@ -181,6 +181,9 @@ REGISTER_COLLIDER(collide_capsules, arb__collide_capsules, capsule, capsule)
 REGISTER_COLLIDER(collide_capsule_circle, arb__collide_capsule_and_circle, capsule, circle)
 REGISTER_COLLIDER(collide_polygon_capsule, arb__collide_polygon_and_capsule, polygon, capsule)
 REGISTER_COLLIDER(collide_segment_capsule, arb__collide_segment_and_capsule, segment, capsule)
+REGISTER_COLLIDER(collide_chain_circle, arb__collide_chain_and_circle, chain, circle)
+REGISTER_COLLIDER(collide_chain_polygon, arb__collide_chain_and_polygon, chain, polygon)
+REGISTER_COLLIDER(collide_chain_capsule, arb__collide_chain_and_capsule, chain, capsule)
 #undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
@@ -193,6 +196,9 @@ static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_
     [ARB_SHAPE_CAPSULE][ARB_SHAPE_CIRCLE] = collide_capsule_circle,
     [ARB_SHAPE_POLYGON][ARB_SHAPE_CAPSULE] = collide_polygon_capsule,
     [ARB_SHAPE_SEGMENT][ARB_SHAPE_CAPSULE] = collide_segment_capsule,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_CIRCLE] = collide_chain_circle,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_POLYGON] = collide_chain_polygon,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_CAPSULE] = collide_chain_capsule,
 };
 
 // The registered function for kinds (a, b) in contact order (rank of a <= rank of b).
