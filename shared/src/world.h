@@ -233,11 +233,9 @@ typedef struct arb__sensor_pair {
 
 // ---- the world --------------------------------------------------------------------------
 
-struct arb__pool;
-
 struct arb_world {
   arb_world_def def;
-  struct arb__pool* pool;  // worker threads (worker_pool.h); NULL with one worker
+  struct arb_pool* pool;  // worker threads (arbiter/worker_pool.h); NULL with one worker
   uint64_t step_count;
   int64_t byte_count;
 
