@@ -378,7 +378,9 @@ void arb__update_pairs(arb_world* w) {
       int i = scan ? k : w->moved_list[k];
       const arb__body* b = &w->bodies[i];
       if (!b->moved) continue;  // destroyed since it was listed
-      if (w->sims[i].type != ARB_BODY_STATIC) arb__query_tree(&q, &w->static_tree, i, b->fat_aabb);
+      // Only a dynamic body can touch a static one: a kinematic rotor inside a static
+      // ring would walk the ring's leaves every step for pairs that are all refused.
+      if (w->sims[i].type == ARB_BODY_DYNAMIC) arb__query_tree(&q, &w->static_tree, i, b->fat_aabb);
       arb__query_tree(&q, &w->dynamic_tree, i, b->fat_aabb);
     }
     if (q.overflow) {

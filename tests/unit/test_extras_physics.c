@@ -737,6 +737,21 @@ static void test_world_ray_casts(void** state) {
   // Capacity 1 keeps the nearest; the total is still reported.
   assert_int_equal(arb_world_ray_cast_all(w, arb_v2(0, 0), arb_v2(20, 0), all, hits, 1), 3);
   assert_true(arb_body_id_equals(hits[0].body, circle));
+  // Body types: a dynamic box in front is seen by default and skipped by a static-only
+  // filter; a dynamic-only filter sees nothing else.
+  arb_body_id crate = wt_box(w, ARB_BODY_DYNAMIC, 2.0f, 0.0f, 0.25f, 0.25f);
+  assert_true(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(20, 0), all, &h));
+  assert_true(arb_body_id_equals(h.body, crate));
+  arb_query_filter statics = all;
+  statics.body_types = ARB_QUERY_TYPE(ARB_BODY_STATIC);
+  assert_true(arb_world_ray_cast_closest(w, arb_v2(0, 0), arb_v2(20, 0), statics, &h));
+  assert_true(arb_body_id_equals(h.body, circle));
+  assert_int_equal(arb_world_ray_cast_all(w, arb_v2(0, 0), arb_v2(20, 0), statics, hits, 4), 3);
+  arb_query_filter dynamics = all;
+  dynamics.body_types = ARB_QUERY_TYPE(ARB_BODY_DYNAMIC);
+  assert_int_equal(arb_world_ray_cast_all(w, arb_v2(0, 0), arb_v2(20, 0), dynamics, hits, 4), 1);
+  assert_true(arb_body_id_equals(hits[0].body, crate));
+  arb_body_destroy(w, crate);
   // From the far side: nearest first again.
   assert_int_equal(arb_world_ray_cast_all(w, arb_v2(20, 0), arb_v2(-20, 0), all, hits, 4), 3);
   assert_true(arb_body_id_equals(hits[0].body, seg) && arb_body_id_equals(hits[2].body, circle));
