@@ -510,6 +510,9 @@ static int run(app* a) {
     }
 
     view_camera_update(&a->cam, &a->frame, (float)dt);
+    if (a->live)
+      view_live_set_camera(a->live, view_camera_to_world(&a->cam, 0.0f, (float)a->cam.height),
+                           view_camera_to_world(&a->cam, (float)a->cam.width, 0.0f));
     view_render_frame(a->renderer, &a->cam, &a->frame, &a->opt.debug);
     SDL_Rect sbox = view_overlay_status(a->renderer, &a->font, 8, 8, &status);
     if (a->show_stats) {

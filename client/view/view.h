@@ -31,6 +31,8 @@ typedef arb_shape_geometry view_shape;  ///< ARB_SHAPE_NONE: unknown shape, draw
 typedef struct view_body {
   uint32_t id;          ///< entity id (live) or 1-based body slot order (local worlds)
   view_role role;
+  bool sensor;          ///< a sensor (trigger zone): drawn as an outline (local worlds only:
+                        ///< the wire does not say)
   view_shape shape;     ///< in the body frame
   arb_transform xf;     ///< interpolated (live) or simulated (local) pose
   arb_vec2 velocity;    ///< m/s, valid when has_velocity

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arbiter/protocol.h>
+
 struct view_live {
   view_live_config cfg;
   char host[256];
@@ -31,6 +33,9 @@ struct view_live {
   int link_cap;
   arb_client_wheel* wheels;
   int wheel_cap;
+  // The camera box last reported to the server (view_live_set_camera).
+  arb_vec2 box_lo, box_hi;
+  bool box_sent;
 };
 
 static void start_connect(view_live* l, double now) {
@@ -329,4 +334,25 @@ void view_live_messages(view_live* l, double now, view_text_lines* status, view_
       break;
   }
   view_lines_add(message, VIEW_RGB_TEXT_DIM, "R retry now   Esc quit");
+}
+
+// The box sent is the visible one with a quarter of its size added on each side, so a
+// following camera reports again only when the view leaves it or zooms in to less than
+// half of it: a few reliable messages a second at most, not one per frame.
+void view_live_set_camera(view_live* l, arb_vec2 lo, arb_vec2 hi) {
+  if (!(lo.x <= hi.x && lo.y <= hi.y)) return;
+  arb_vec2 size = arb_sub(hi, lo);
+  if (l->box_sent && lo.x >= l->box_lo.x && lo.y >= l->box_lo.y && hi.x <= l->box_hi.x &&
+      hi.y <= l->box_hi.y && 2.0f * size.x >= l->box_hi.x - l->box_lo.x &&
+      2.0f * size.y >= l->box_hi.y - l->box_lo.y)
+    return;
+  arb_vec2 c = arb_scale(0.5f, arb_add(lo, hi));
+  arb_vec2 half = arb_scale(0.75f, size);  // half the visible size + a quarter of it
+  half.x = arb_minf(half.x, 0.5f * ARB_PROTO_MAX_VIEW_SIDE);
+  half.y = arb_minf(half.y, 0.5f * ARB_PROTO_MAX_VIEW_SIDE);
+  arb_vec2 box_lo = arb_sub(c, half), box_hi = arb_add(c, half);
+  if (arb_client_set_view_box(l->client, box_lo, box_hi) != ARB_OK) return;
+  l->box_lo = box_lo;
+  l->box_hi = box_hi;
+  l->box_sent = true;
 }

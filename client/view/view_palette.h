@@ -13,6 +13,7 @@
 #define VIEW_RGB_OWN_EDGE 0xc0ffd0u
 #define VIEW_RGB_OTHER 0xe05a48u       ///< fill of other players' avatars
 #define VIEW_RGB_OTHER_EDGE 0xffc4b8u
+#define VIEW_RGB_SENSOR 0x40c8b0u      ///< outline of sensors (trigger zones)
 #define VIEW_RGB_PARTICLE 0xf0d060u    ///< Verlet particles and their constraints
 #define VIEW_RGB_JOINT 0xd070e0u       ///< springs and joints
 #define VIEW_RGB_WHEEL 0x202020u       ///< vehicle wheels

@@ -269,7 +269,8 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
       if (!arb_aabb_overlaps(screen, view_shape_aabb(&b->shape, b->xf))) continue;
       uint32_t fill, edge;
       role_colours(b->role, &fill, &edge);
-      draw_shape(r, c, &b->shape, b->xf, fill, edge, true);
+      if (b->sensor) fill = edge = VIEW_RGB_SENSOR;  // a zone, not a solid: outline only
+      draw_shape(r, c, &b->shape, b->xf, fill, edge, !b->sensor);
     }
   }
   for (int i = 0; i < f->wheel_count; i++) {

@@ -60,6 +60,7 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
     arb_body_id id = ids[i];
     b->id = (uint32_t)id.index1;
     b->shape = shape_from_def(arb_body_get_shape(w, id));
+    b->sensor = arb_body_get_shape(w, id)->sensor;
     b->xf = arb_body_get_transform(w, id);
     arb_body_type type = arb_body_get_type(w, id);
     b->role = type == ARB_BODY_STATIC ? VIEW_ROLE_STATIC : VIEW_ROLE_WORLD;

@@ -6,13 +6,16 @@
 // sv_maxunlag) is cast against the other avatars at their poses of that time, interpolated
 // between the two ticks around it. The shooter fires from where it is now. The avatar hit
 // first gets `impulse` along the ray (at its centre, now), and the hit is listed for the
-// tick (arb_game_get_hits). Walls do not stop the ray: only avatars are tested.
+// tick (arb_game_get_hits). Static bodies stop the ray (walls do not move, so they are
+// tested where they are); sensors and the other bodies (crates, kinematic platforms) do not.
 //
 // DETERMINISM: shots are resolved in the order of the tick's controls, avatars in entity
 // order; the rewound poses come from the ring, which replays rebuild (or restore from a
 // checkpoint) exactly.
 #include <stdlib.h>
+#include <string.h>
 
+#include "arbiter/query.h"
 #include "game_internal.h"
 
 int arb__fire_init(arb_game* g) {
@@ -122,6 +125,13 @@ void arb__fire_shoot(arb_game* g, uint32_t client_id, uint64_t view_time) {
   arb_vec2 dir = {aim.c, aim.s};
   arb_vec2 origin = arb_body_get_position(g->world, shooter.body);
   arb_vec2 translation = arb_scale(fire->range, dir);
+  // The nearest wall bounds the shot; an avatar exactly at the wall is behind it.
+  arb_query_filter walls = arb_default_query_filter();
+  walls.body_types = ARB_QUERY_TYPE(ARB_BODY_STATIC);
+  arb_ray_hit wall;
+  float reach = arb_world_ray_cast_closest(g->world, origin, translation, walls, &wall)
+                    ? wall.fraction
+                    : 2.0f;
   int best = -1;
   float best_fraction = 1.0f;
   for (int i = 0; i < g->avatar_count; i++) {  // DET: entity id order
@@ -129,7 +139,7 @@ void arb__fire_shoot(arb_game* g, uint32_t client_id, uint64_t view_time) {
     arb_pose pose;
     if (a->client_id == client_id || !rewound_pose(g, time, a->entity_id, &pose)) continue;
     float f = cast_at(arb_body_get_shape(g->world, a->body), &pose, origin, translation);
-    if (f <= 1.0f && (best < 0 || f < best_fraction)) {
+    if (f <= 1.0f && f < reach && (best < 0 || f < best_fraction)) {
       best = i;
       best_fraction = f;
     }
@@ -138,12 +148,14 @@ void arb__fire_shoot(arb_game* g, uint32_t client_id, uint64_t view_time) {
   const arb_avatar* target = &g->avatars[best];
   arb_body_apply_linear_impulse(g->world, target->body, arb_scale(fire->impulse, dir),
                                 arb_body_get_world_center(g->world, target->body));
-  arb_game_hit hit = {g->tick + 1,
-                      client_id,
-                      target->entity_id,
-                      target->client_id,
-                      arb_mul_add(origin, best_fraction, translation),
-                      time};
+  arb_game_hit hit;
+  memset(&hit, 0, sizeof hit);  // padding too: hits are compared and copied as bytes
+  hit.tick = g->tick + 1;
+  hit.shooter = client_id;
+  hit.target_entity = target->entity_id;
+  hit.target_owner = target->client_id;
+  hit.point = arb_mul_add(origin, best_fraction, translation);
+  hit.view_time = time;
   add_hit(g, &hit);
 }
 

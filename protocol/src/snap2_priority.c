@@ -36,8 +36,14 @@ float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 posit
     w = 1.0f / (1.0f + d * d);
   }
   if (in->has_view && position.x >= in->view.lower.x && position.x <= in->view.upper.x &&
-      position.y >= in->view.lower.y && position.y <= in->view.upper.y)
-    w *= 4.0f;  // on the player's screen
+      position.y >= in->view.lower.y && position.y <= in->view.upper.y) {
+    // On the player's screen: as near as the avatar's surroundings even when the camera
+    // looks far from the avatar (nearness to the box's centre, on the box's own scale).
+    arb_vec2 centre = arb_scale(0.5f, arb_add(in->view.lower, in->view.upper));
+    float half = 0.5f * arb_length(arb_sub(in->view.upper, in->view.lower));
+    float d = half > 0.0f ? arb_length(arb_sub(position, centre)) / half : 0.0f;
+    w = 4.0f * arb_maxf(w, 1.0f / (1.0f + d * d));
+  }
   return w;
 }
 

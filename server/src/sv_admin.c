@@ -119,9 +119,15 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
     put_string(&o, ss->name);
     put(&o,
         ",\"addr\":\"%s\",\"state\":\"%s\",\"spectator\":%s,\"connected_s\":%.1f,\"rtt_ms\":%u,"
-        "\"snapshots_sent\":%llu}",
+        "\"snapshots_sent\":%llu",
         ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false", (double)(now - ss->connected_ns) / 1e9,
         (unsigned)ss->peer->roundTripTime, (unsigned long long)ss->snapshots_sent);
+    // The camera box the client reported (the `view` message), or null.
+    if (ss->has_view)
+      put(&o, ",\"view\":[%.2f,%.2f,%.2f,%.2f]}", (double)ss->view.lower.x, (double)ss->view.lower.y,
+          (double)ss->view.upper.x, (double)ss->view.upper.y);
+    else
+      put(&o, ",\"view\":null}");
   }
   put(&o, "],\"rejoin_holds\":[");
   listed = 0;

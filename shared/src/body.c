@@ -2,6 +2,8 @@
 // a free list that is part of the saved state, so ids come out the same after a restore.
 #include "world.h"
 
+#include "chain.h"
+
 // ---- validation and mass ----------------------------------------------------------------
 
 static bool arb__finite_nonneg(float x) { return arb_is_valid_float(x) && x >= 0.0f; }
@@ -67,6 +69,10 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
         return *why = "capsule centers closer than ARB_LINEAR_SLOP (use a circle)", false;
       }
       return true;
+    case ARB_SHAPE_CHAIN:
+      // Sensors find their visitors by one convex distance; a chain has many links.
+      if (s->sensor) return *why = "a chain cannot be a sensor", false;
+      return arb_validate_chain(&s->chain, why);
     default:
       return *why = "unknown shape type", false;
   }
@@ -80,8 +86,8 @@ static bool arb__validate_body_def(const arb_body_def* d) {
   if (!arb_is_valid_float(d->gravity_scale) || !arb__finite_nonneg(d->mass)) return false;
   if (!arb__validate_shape(&d->shape, NULL)) return false;
   if (!arb__finite_nonneg(d->sleep_threshold)) return false;
-  // Segments have no area: they are static (or kinematic) geometry only.
-  if (d->type == ARB_BODY_DYNAMIC && d->shape.type == ARB_SHAPE_SEGMENT) return false;
+  // Segments and chains have no area: they are static (or kinematic) geometry only.
+  if (d->type == ARB_BODY_DYNAMIC && !arb_shape_has_area(d->shape.type)) return false;
   return true;
 }
 
@@ -104,7 +110,7 @@ static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
   sim->inv_mass = 0.0f;
   sim->inv_inertia = 0.0f;
   arb_mass_data md = arb__shape_mass(&b->shape);
-  if (b->shape.type != ARB_SHAPE_SEGMENT) b->local_center = md.center;
+  if (arb_shape_has_area(b->shape.type)) b->local_center = md.center;
   if (sim->type != ARB_BODY_DYNAMIC) return true;
   float mass = md.mass, inertia = md.rotational_inertia;
   if (mass_override > 0.0f) {
@@ -129,6 +135,7 @@ int arb__body_shape_rank(arb_shape_type t) {
   // The collide functions take (segment | polygon | capsule | circle) first in this order.
   switch (t) {
     case ARB_SHAPE_SEGMENT: return 0;
+    case ARB_SHAPE_CHAIN: return 0;  // never paired with a segment (both static geometry)
     case ARB_SHAPE_POLYGON: return 1;
     case ARB_SHAPE_CAPSULE: return 2;
     default: return 3;
@@ -141,6 +148,7 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
     case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
     case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&b->shape.segment, b->xf);
     case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&b->shape.capsule, b->xf);
+    case ARB_SHAPE_CHAIN: return arb_compute_chain_aabb(&b->shape.chain, b->xf);
     default: {
       arb_aabb a = {b->xf.p, b->xf.p};
       return a;
@@ -166,7 +174,7 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
-  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index);
+  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, &b->shape);
   arb__mark_moved(w, index);
 }
 
@@ -174,6 +182,10 @@ arb_shape_proxy arb__shape_proxy(const arb_shape_def* s) {
   if (s->type == ARB_SHAPE_CIRCLE) return arb_make_circle_proxy(&s->circle);
   if (s->type == ARB_SHAPE_POLYGON) return arb_make_polygon_proxy(&s->polygon);
   if (s->type == ARB_SHAPE_CAPSULE) return arb_make_capsule_proxy(&s->capsule);
+  if (s->type == ARB_SHAPE_CHAIN) {
+    // Callers that meet chains (ccd.c, sensor.c) go link by link; this is the first.
+    return arb_make_proxy(s->chain.points, 2, 0.0f);
+  }
   return arb_make_segment_proxy(&s->segment);
 }
 
@@ -200,6 +212,7 @@ arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input*
     case ARB_SHAPE_POLYGON: return arb_ray_cast_polygon(local, &s->polygon);
     case ARB_SHAPE_SEGMENT: return arb_ray_cast_segment(local, &s->segment);
     case ARB_SHAPE_CAPSULE: return arb_ray_cast_capsule(local, &s->capsule);
+    case ARB_SHAPE_CHAIN: return arb_ray_cast_chain(local, &s->chain);
     default: {
       arb_cast_output miss;
       memset(&miss, 0, sizeof miss);
@@ -213,7 +226,7 @@ bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local) {
     case ARB_SHAPE_CIRCLE: return arb_point_in_circle(local, &s->circle);
     case ARB_SHAPE_POLYGON: return arb_point_in_polygon(local, &s->polygon);
     case ARB_SHAPE_CAPSULE: return arb_point_in_capsule(local, &s->capsule);
-    default: return false;  // segments have no inside
+    default: return false;  // segments and chains have no inside
   }
 }
 
@@ -258,17 +271,46 @@ static bool arb__ensure_body_capacity(arb_world* w, int need) {
   return true;
 }
 
+// The slot a new body takes: the head of the free list, or a new slot at the end (zeroed,
+// generation 1). ARB__NULL when full or out of memory. Nothing is committed yet.
+static int arb__claim_slot(arb_world* w) {
+  if (w->free_head != ARB__NULL) return w->free_head;
+  if (w->body_slots >= ARB__MAX_BODIES) return ARB__NULL;
+  if (!arb__ensure_body_capacity(w, w->body_slots + 1)) return ARB__NULL;
+  int index = w->body_slots;
+  memset(&w->bodies[index], 0, sizeof w->bodies[index]);
+  w->bodies[index].generation = 1;
+  return index;
+}
+
+// The world's own copy of a chain's points (the def's may go away after creation).
+static arb_vec2* arb__copy_chain_points(arb_world* w, const arb_chain* c) {
+  size_t size = (size_t)c->count * sizeof *c->points;
+  arb_vec2* p = arb__alloc(w, size);
+  if (p) memcpy(p, c->points, size);
+  return p;
+}
+
+void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots) {
+  for (int i = 0; i < slots; ++i) {
+    arb_shape_def* s = &bodies[i].shape;
+    if (!bodies[i].in_use || s->type != ARB_SHAPE_CHAIN) continue;
+    arb__free(w, (void*)s->chain.points);
+    s->chain.points = NULL;
+  }
+}
+
 arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   if (!w || w->locked || !def || !arb__validate_body_def(def)) return arb_null_body_id;
-  int index;
-  if (w->free_head != ARB__NULL) {
-    index = w->free_head;
-  } else {
-    if (w->body_slots >= ARB__MAX_BODIES) return arb_null_body_id;
-    if (!arb__ensure_body_capacity(w, w->body_slots + 1)) return arb_null_body_id;
-    index = w->body_slots;
-    memset(&w->bodies[index], 0, sizeof w->bodies[index]);
-    w->bodies[index].generation = 1;
+  arb_vec2* chain_points = NULL;
+  if (def->shape.type == ARB_SHAPE_CHAIN) {
+    chain_points = arb__copy_chain_points(w, &def->shape.chain);
+    if (!chain_points) return arb_null_body_id;
+  }
+  int index = arb__claim_slot(w);
+  if (index == ARB__NULL) {
+    arb__free(w, chain_points);
+    return arb_null_body_id;
   }
   arb__body* b = &w->bodies[index];
   uint32_t generation = b->generation;
@@ -276,6 +318,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   memset(b, 0, sizeof *b);
   b->generation = generation;
   b->shape = def->shape;
+  if (chain_points) b->shape.chain.points = chain_points;
   b->fixed_rotation = def->fixed_rotation;
   b->bullet = def->bullet;
   b->user_data = def->user_data;
@@ -292,6 +335,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     // it was, still linked into the free list.
     sim->type = -1;
     b->next_free = next_free;
+    arb__free(w, chain_points);
     return arb_null_body_id;
   }
   // Commit the slot only now that nothing can fail except the tree allocation.
@@ -344,6 +388,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = ARB__NULL;
   w->sensor_bodies -= b->shape.sensor;  // its overlaps end in the next step (sensor.c)
+  arb__free_chain_points(w, b, 1);
   b->in_use = 0;
   b->moved = 0;
   b->generation += 1;

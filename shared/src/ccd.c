@@ -34,6 +34,8 @@
 // the state at every step, so restore + step is unaffected.
 #include "world.h"
 
+#include "chain.h"
+
 // Awake and dynamic (a sleeping body has no recorded start pose: it does not move).
 static bool arb__ccd_dynamic(const arb_world* w, int i) {
   return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC && !w->bodies[i].sleeping;
@@ -174,14 +176,15 @@ static bool arb__ccd_passed(const arb__body* b, const arb_toi_input* in) {
   return arb_shape_distance(&heart, a2, &in->proxy_b, b2).distance < ARB_LINEAR_SLOP;
 }
 
-// Earliest hit of body i (sweep sa) against body j (sweep sb) before `t`, or `t`.
-static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
-                          const arb_sweep* sb, float t) {
+// Earliest hit of body i (sweep sa) against shape pb of a body with sweep sb before `t`,
+// or `t`.
+static float arb__ccd_toi_proxy(const arb_world* w, int i, const arb_sweep* sa,
+                                const arb_shape_proxy* pb, const arb_sweep* sb, float t) {
   const arb__body* b = &w->bodies[i];
   arb_toi_input in;
   memset(&in, 0, sizeof in);
   in.proxy_a = arb__shape_proxy(&b->shape);
-  in.proxy_b = arb__shape_proxy(&w->bodies[j].shape);
+  in.proxy_b = *pb;
   in.sweep_a = *sa;
   in.sweep_b = *sb;
   in.max_fraction = t;
@@ -201,6 +204,43 @@ static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
     }
   }
   return t;
+}
+
+// Body i against each link of chain body j whose front its centre starts on (from behind,
+// a link lets bodies through). A static chain only tries the links near i's path.
+static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_sweep* sa, int j,
+                                const arb_sweep* sb, float t) {
+  const arb__body* o = &w->bodies[j];
+  const arb_chain* ch = &o->shape.chain;
+  arb_transform xf0 = arb_get_sweep_transform(sb, 0.0f);
+  arb_vec2 start = arb_inv_transform_point(xf0, sa->c1);
+  bool cull = w->sims[j].type == ARB_BODY_STATIC;
+  arb_aabb box = arb__swept_box(w, i);
+  arb_vec2 corners[4] = {box.lower, arb_v2(box.upper.x, box.lower.y), box.upper,
+                         arb_v2(box.lower.x, box.upper.y)};
+  arb_aabb local = {arb_inv_transform_point(xf0, corners[0]), arb_inv_transform_point(xf0, corners[0])};
+  for (int k = 1; k < 4; ++k) {
+    arb_vec2 p = arb_inv_transform_point(xf0, corners[k]);
+    local.lower = arb_vmin(local.lower, p);
+    local.upper = arb_vmax(local.upper, p);
+  }
+  int links = arb_chain_link_count(ch);
+  for (int k = 0; k < links; ++k) {  // DET: link order
+    arb__link l = arb__chain_link(ch, k);
+    if (cull && !arb_aabb_overlaps(arb__link_box(&l), local)) continue;
+    if (arb_dot(arb__link_normal(l.v1, l.v2), arb_sub(start, l.v1)) < 0.0f) continue;
+    arb_vec2 pts[2] = {l.v1, l.v2};
+    arb_shape_proxy pb = arb_make_proxy(pts, 2, 0.0f);
+    t = arb__ccd_toi_proxy(w, i, sa, &pb, sb, t);
+  }
+  return t;
+}
+
+static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
+                          const arb_sweep* sb, float t) {
+  if (w->bodies[j].shape.type == ARB_SHAPE_CHAIN) return arb__ccd_toi_chain(w, i, sa, j, sb, t);
+  arb_shape_proxy pb = arb__shape_proxy(&w->bodies[j].shape);
+  return arb__ccd_toi_proxy(w, i, sa, &pb, sb, t);
 }
 
 // Put body i back to time t of its sweep (velocity kept); its proxy follows.

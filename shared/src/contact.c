@@ -4,7 +4,7 @@
 // body pair (lookup only, never iterated). Per-body edge lists serve body destruction and
 // arb_body_get_contacts; their order is not state, so every use of them is order-free.
 #include "world.h"
-#include "worker_pool.h"
+#include <arbiter/worker_pool.h>
 
 #include "manifold.h"
 
@@ -181,6 +181,9 @@ REGISTER_COLLIDER(collide_capsules, arb__collide_capsules, capsule, capsule)
 REGISTER_COLLIDER(collide_capsule_circle, arb__collide_capsule_and_circle, capsule, circle)
 REGISTER_COLLIDER(collide_polygon_capsule, arb__collide_polygon_and_capsule, polygon, capsule)
 REGISTER_COLLIDER(collide_segment_capsule, arb__collide_segment_and_capsule, segment, capsule)
+REGISTER_COLLIDER(collide_chain_circle, arb__collide_chain_and_circle, chain, circle)
+REGISTER_COLLIDER(collide_chain_polygon, arb__collide_chain_and_polygon, chain, polygon)
+REGISTER_COLLIDER(collide_chain_capsule, arb__collide_chain_and_capsule, chain, capsule)
 #undef REGISTER_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
@@ -193,6 +196,9 @@ static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_
     [ARB_SHAPE_CAPSULE][ARB_SHAPE_CIRCLE] = collide_capsule_circle,
     [ARB_SHAPE_POLYGON][ARB_SHAPE_CAPSULE] = collide_polygon_capsule,
     [ARB_SHAPE_SEGMENT][ARB_SHAPE_CAPSULE] = collide_segment_capsule,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_CIRCLE] = collide_chain_circle,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_POLYGON] = collide_chain_polygon,
+    [ARB_SHAPE_CHAIN][ARB_SHAPE_CAPSULE] = collide_chain_capsule,
 };
 
 // The registered function for kinds (a, b) in contact order (rank of a <= rank of b).
@@ -411,7 +417,7 @@ typedef struct arb__collide_job {
   float dt;
 } arb__collide_job;
 
-static void arb__collide_range(void* ctx, int begin, int end) {
+static void arb__collide_range(void* ctx, int begin, int end, int thread) {
   const arb__collide_job* job = ctx;
   for (int at = begin; at < end; ++at) {
     job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at, job->dt);
@@ -432,7 +438,7 @@ void arb__collide(arb_world* w, float dt) {
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
   arb__collide_job job = {w, list, overlaps, dt};
-  if (overlaps) arb__pool_for(w->pool, arb__collide_range, &job, n, 64);
+  if (overlaps) arb_pool_for(w->pool, arb__collide_range, &job, n, 64);
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];

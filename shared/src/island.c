@@ -41,6 +41,10 @@ float arb__body_max_extent(const arb__body* b) {
     ext = arb_maxf(arb_distance(s->capsule.center1, b->local_center),
                    arb_distance(s->capsule.center2, b->local_center)) +
           s->capsule.radius;
+  } else if (s->type == ARB_SHAPE_CHAIN) {
+    for (int i = 0; i < s->chain.count; ++i) {
+      ext = arb_maxf(ext, arb_distance(s->chain.points[i], b->local_center));
+    }
   }
   return ext;
 }

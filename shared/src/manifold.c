@@ -29,7 +29,7 @@
 // step on rounding noise and lose its warm-start ids.
 #define ARB__FLIP_TOLERANCE (0.1f * ARB_LINEAR_SLOP)
 
-static arb_manifold arb__empty_manifold(void) {
+arb_manifold arb__empty_manifold(void) {
   arb_manifold m;
   m.normal = arb_vec2_zero;
   m.point_count = 0;
@@ -43,7 +43,7 @@ static arb_manifold arb__empty_manifold(void) {
 }
 
 // Append a point given relative to xfa.p in world axes.
-static void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
+void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
                            float separation, uint16_t id) {
   arb_manifold_point* mp = &m->points[m->point_count++];
   mp->anchor_a = rel_a;
@@ -178,14 +178,6 @@ arb_manifold arb__collide_capsule_and_circle(const arb_capsule* a, arb_transform
 
 // ---- polygon-polygon (SAT + clipping) --------------------------------------------------
 
-// A convex vertex loop in A's frame, grown by a radius (0 for sharp polygons and
-// segments). count 2 is a two-sided segment (edges a->b, b->a), or with a radius a capsule.
-typedef struct arb__hull {
-  arb_vec2 v[ARB_MAX_POLYGON_VERTICES];
-  arb_vec2 n[ARB_MAX_POLYGON_VERTICES];
-  int count;
-  float radius;
-} arb__hull;
 
 // Largest separation of poly2 from poly1 along poly1's face normals. Stops early once an
 // axis separates the pair beyond the speculative margin (the caller then gives up).
@@ -255,7 +247,7 @@ static void arb__segment_closest(arb_vec2 p1, arb_vec2 q1, arb_vec2 p2, arb_vec2
 // its core distance from the reference core along `normal` (reference radius r1,
 // incident r2). The point goes midway between the two surfaces; returns the surface
 // separation. Sharp shapes (r1 = r2 = 0) keep the plain expressions, bit for bit.
-static float arb__rounded_point(arb_vec2* p, float sep, arb_vec2 normal, float r1, float r2) {
+float arb__rounded_point(arb_vec2* p, float sep, arb_vec2 normal, float r1, float r2) {
   if (r1 == 0.0f && r2 == 0.0f) {
     *p = arb_mul_sub(*p, 0.5f * sep, normal);
     return sep;
@@ -267,9 +259,9 @@ static float arb__rounded_point(arb_vec2* p, float sep, arb_vec2 normal, float r
 // A is the hull (va, na, ca) grown by ra; hb is B in A's frame. ids name A's vertex in the
 // high byte whichever side is reference. Separations along the axes are of the cores; the
 // radii widen the reach and are taken off where points are made.
-static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca, float ra,
-                                       const arb__hull* hb, arb_transform xfa, arb_transform xfb,
-                                       float margin) {
+arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca, float ra,
+                                const arb__hull* hb, arb_transform xfa, arb_transform xfb,
+                                float margin) {
   arb_manifold m = arb__empty_manifold();
   const float reach = margin + ra + hb->radius;
   int edge_a, edge_b;
@@ -373,7 +365,7 @@ static arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, i
 }
 
 // A polygon placed by xf (B's frame in A's frame) as a hull.
-static void arb__polygon_hull(const arb_polygon* p, arb_transform xf, arb__hull* h) {
+void arb__polygon_hull(const arb_polygon* p, arb_transform xf, arb__hull* h) {
   h->count = p->count;
   h->radius = p->radius;
   for (int i = 0; i < p->count; ++i) {
@@ -384,7 +376,7 @@ static void arb__polygon_hull(const arb_polygon* p, arb_transform xf, arb__hull*
 
 // A two-vertex hull: edge 0 runs v0->v1, edge 1 runs back; with the other shape's normals
 // these are all the separating axes in 2D. False for a zero-length core.
-static bool arb__two_point_hull(arb_vec2 v0, arb_vec2 v1, float radius, arb__hull* h) {
+bool arb__two_point_hull(arb_vec2 v0, arb_vec2 v1, float radius, arb__hull* h) {
   arb_vec2 n0 = arb_normalize(arb_right_perp(arb_sub(v1, v0)));
   if (n0.x == 0.0f && n0.y == 0.0f) return false;
   h->count = 2;

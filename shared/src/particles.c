@@ -235,6 +235,8 @@ static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot
     m = arb_collide_segment_and_circle(&s->segment, b->xf, &c, xp);
   } else if (s->type == ARB_SHAPE_CAPSULE) {
     m = arb_collide_capsule_and_circle(&s->capsule, b->xf, &c, xp);
+  } else if (s->type == ARB_SHAPE_CHAIN) {
+    m = arb_collide_chain_and_circle(&s->chain, b->xf, &c, xp);
   }
   if (m.point_count == 0 || m.points[0].separation >= 0.0f) return;
   p->p = arb_mul_sub(p->p, m.points[0].separation, m.normal);

@@ -17,6 +17,8 @@
 //   sensor id (i32 index1, u32 generation), visitor id (i32 index1, u32 generation)
 #include "world.h"
 
+#include "chain.h"
+
 #define ARB__MAX_SENSOR_PAIRS (1 << 24)
 
 static int arb__id_cmp(arb_body_id a, arb_body_id b) {
@@ -79,6 +81,9 @@ static bool arb__sensor_sees(const arb__sensor_query* q, int other) {
   if (other == q->sensor || !o->in_use || o->shape.sensor) return false;
   if (!arb__shape_filters_match(&s->shape, &o->shape)) return false;
   if (!arb_aabb_overlaps(q->box, arb__body_compute_aabb(o))) return false;
+  if (o->shape.type == ARB_SHAPE_CHAIN) {  // a kinematic chain: its nearest link
+    return arb__chain_distance(&o->shape.chain, o->xf, &q->proxy, s->xf) < ARB_LINEAR_SLOP;
+  }
   arb_shape_proxy po = arb__shape_proxy(&o->shape);
   return arb_shape_distance(&q->proxy, s->xf, &po, o->xf).distance < ARB_LINEAR_SLOP;
 }

@@ -15,8 +15,9 @@
 //       density, friction, restitution, u32 category, u32 mask, i32 group, then circle
 //       (vec2 centre, f32 radius) | polygon (u8 n, n vec2 vertices, n vec2 normals, vec2
 //       centroid, with flag 2 then f32 radius > 0) | segment (vec2 a, vec2 b) | capsule
-//       (vec2 centre1, vec2 centre2, f32 radius); the type codes are those of
-//       arb_shape_type, and a new kind only adds a code (older images read unchanged)
+//       (vec2 centre1, vec2 centre2, f32 radius) | chain (u16 n 2..256, u8 loop, n vec2
+//       points); the type codes are those of arb_shape_type, and a new kind only adds a
+//       code (older images read unchanged)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
 //       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id
@@ -134,7 +135,7 @@ static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__de
     arb__body* b = &img->bodies[i];
     if (!b->in_use) continue;
     arb__tree* t = img->sims[i].type == ARB_BODY_STATIC ? &d->static_tree : &d->dynamic_tree;
-    b->proxy = arb__tree_insert(w, t, b->fat_aabb, i);
+    b->proxy = arb__tree_insert(w, t, b->fat_aabb, i, &b->shape);
     if (b->proxy == ARB__NULL) return ARB_E_NOMEM;
   }
   return 0;
@@ -148,6 +149,7 @@ static void arb__free_derived(arb_world* w, arb__derived* d) {
 
 // Replace the world's state with the checked image. Cannot fail.
 static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
+  arb__free_chain_points(w, w->bodies, w->body_slots);
   arb__free(w, w->bodies);
   arb__free(w, w->states);
   arb__free(w, w->sims);

@@ -185,11 +185,16 @@ typedef struct arb__tree {
   int32_t count;
   int32_t root;
   int32_t free_list;
+  // Every category and mask bit of the shapes inserted since the tree was created (never
+  // cleared: a superset is enough), so a query can tell at once that no leaf can pass its
+  // filter (a grid of parts that never collide queries nothing).
+  uint32_t category_union, mask_union;
 } arb__tree;
 
 void arb__tree_init(arb__tree* t);
 void arb__tree_free(arb_world* w, arb__tree* t);
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body);
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
+                     const arb_shape_def* shape);
 void arb__tree_remove(arb__tree* t, int leaf);
 
 // ---- contacts ---------------------------------------------------------------------------
@@ -233,11 +238,9 @@ typedef struct arb__sensor_pair {
 
 // ---- the world --------------------------------------------------------------------------
 
-struct arb__pool;
-
 struct arb_world {
   arb_world_def def;
-  struct arb__pool* pool;  // worker threads (worker_pool.h); NULL with one worker
+  struct arb_pool* pool;  // worker threads (arbiter/worker_pool.h); NULL with one worker
   uint64_t step_count;
   int64_t byte_count;
 
@@ -321,6 +324,8 @@ float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface d
 bool arb__body_should_collide(const arb__body* a, const arb__body* b);  // false for sensors
 bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
+/// Free the world-owned points of the live chain bodies among bodies[0..slots).
+void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
 // A ray (in the shape's local frame) against the shape, whatever its kind.
 arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local);
@@ -370,6 +375,7 @@ typedef struct arb__world_image {
   arb__sensor_pair* sensor_pairs;  // reading: staging array (NULL when none)
   struct arb__extras* extras;  // NULL: no extras section
   struct arb__hash_cache* hash_cache;  // hashing only: reuse the bytes of bodies at rest
+  arb_world* owner;  // the world visited (reading allocates chain points from it)
 } arb__world_image;
 
 // island.c: sleeping. A body is awake when it is live, not static and not sleeping.

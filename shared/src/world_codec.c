@@ -30,7 +30,32 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
 #define ARB__SHAPE_SENSOR 1u
 #define ARB__SHAPE_ROUNDED 2u
 
-static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
+// A chain: u16 count, u8 loop, count vec2 points. Reading allocates the world's copy of
+// the points from `owner` (the shape owns it from then on, even if a later check fails).
+static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) {
+  arb_chain* ch = &s->chain;
+  uint16_t count = (uint16_t)ch->count;
+  arb_codec_u16(c, &count);
+  arb_codec_bool(c, &ch->loop);
+  ARB_CODEC_CHECK(c, count >= 2 && count <= ARB_MAX_CHAIN_POINTS &&
+                         (size_t)count * 8 <= arb_codec_left(c));
+  if (c->err) return;
+  if (arb_codec_reading(c)) {
+    ch->count = count;
+    arb_vec2* points = arb__alloc(owner, (size_t)count * sizeof *points);
+    ch->points = points;
+    if (!points) {
+      arb_codec_fail(c, ARB_E_NOMEM);
+      return;
+    }
+    for (int i = 0; i < count; ++i) arb_codec_vec2(c, &points[i]);
+  } else {
+    // Writing never stores: the points are only read.
+    for (int i = 0; i < count; ++i) arb_codec_vec2(c, (arb_vec2*)&ch->points[i]);
+  }
+}
+
+static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) {
   bool rounded = s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f;
   int type = (int)s->type | (s->sensor || rounded ? (int)ARB__SHAPE_MORE : 0);
   arb_codec_int_u8(c, &type);
@@ -82,6 +107,9 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s) {
       arb_codec_vec2(c, &s->capsule.center2);
       arb_codec_f32(c, &s->capsule.radius);
       break;
+    case ARB_SHAPE_CHAIN:
+      arb__chain_fields(c, s, owner);
+      break;
     default:
       ARB_CODEC_CHECK(c, false);
       return;
@@ -100,7 +128,7 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
        arb__nonneg(sim->angular_damping);
   ok = ok && b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
   if (sim->type == ARB_BODY_DYNAMIC) {
-    ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f && b->shape.type != ARB_SHAPE_SEGMENT;
+    ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f && arb_shape_has_area(b->shape.type);
     ok = ok && (!b->fixed_rotation || sim->inv_inertia == 0.0f);
   } else {
     ok = ok && sim->inv_mass == 0.0f && sim->inv_inertia == 0.0f;
@@ -114,7 +142,8 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
   return arb_absf(c.x - b->center.x) <= tol && arb_absf(c.y - b->center.y) <= tol;
 }
 
-static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb__body_state* st) {
+static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb__body_state* st,
+                             arb_world* owner) {
   arb_codec_int_u8(c, &sim->type);
   arb_codec_flag(c, &b->fixed_rotation);
   arb_codec_flag(c, &b->bullet);
@@ -129,7 +158,7 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
                  &sim->gravity_scale, &sim->linear_damping, &sim->angular_damping);
   ARB_CODEC_VEC2S(c, &b->fat_aabb.lower, &b->fat_aabb.upper);
   if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
-  arb__shape_fields(c, &b->shape);
+  arb__shape_fields(c, &b->shape, owner);
   ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
   if (arb_codec_reading(c) && !c->err) b->min_extent = arb__body_min_extent(b);  // derived
 }
@@ -141,7 +170,7 @@ void arb__slot_fields(arb_codec* c, arb__world_image* img, int i) {
   arb_codec_u8(c, &b->in_use);
   ARB_CODEC_CHECK(c, b->in_use <= 1 && b->generation != 0);
   if (b->in_use) {
-    arb__body_fields(c, b, &img->sims[i], &img->states[i]);
+    arb__body_fields(c, b, &img->sims[i], &img->states[i], img->owner);
   } else {
     arb_codec_i32(c, &b->next_free);
     ARB_CODEC_CHECK(c, b->next_free >= ARB__NULL && b->next_free < img->body_slots);
@@ -272,6 +301,7 @@ void arb__world_image_of(const arb_world* w, arb__world_image* img) {
 
 void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   bool reading = arb_codec_reading(c);
+  img->owner = w;
   arb__settings_fields(c, &img->def);
   arb_codec_u64(c, &img->step_count);
   arb_codec_count(c, &img->body_slots, ARB__MAX_BODIES, 5);  // a slot takes at least 5 bytes
@@ -301,6 +331,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
 
 void arb__world_image_free(arb_world* w, arb__world_image* img) {
   arb__extras_release(w, img->extras);
+  if (img->bodies) arb__free_chain_points(w, img->bodies, img->body_slots);
   arb__free(w, img->contacts);
   arb__free(w, img->sensor_pairs);
   arb__free(w, img->bodies);

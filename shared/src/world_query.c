@@ -4,7 +4,7 @@
 #include "extras.h"
 
 arb_query_filter arb_default_query_filter(void) {
-  arb_query_filter f = {0xffffffffu, 0xffffffffu, 0};
+  arb_query_filter f = {0xffffffffu, 0xffffffffu, 0, 0u};
   return f;
 }
 
@@ -12,6 +12,14 @@ bool arb_query_filter_accepts(arb_query_filter f, const arb_shape_def* s) {
   if (!s) return false;
   if (f.group != 0 && f.group == s->group) return f.group > 0;
   return (f.mask_bits & s->category_bits) != 0u && (s->mask_bits & f.category_bits) != 0u;
+}
+
+// A world query's test of the body in `slot` (in use): its shape through the filter, and
+// its type in the filter's body types.
+static bool arb__sees(const arb_world* w, arb_query_filter f, int slot) {
+  const arb__body* b = &w->bodies[slot];
+  if (f.body_types != 0u && (f.body_types & ARB_QUERY_TYPE(w->sims[slot].type)) == 0u) return false;
+  return arb_query_filter_accepts(f, &b->shape);
 }
 
 static arb_cast_output arb__cast_body(const arb__body* b, arb_vec2 origin, arb_vec2 translation,
@@ -50,7 +58,7 @@ bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 tr
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order; ties keep the lower slot
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape.sensor || !arb_query_filter_accepts(f, &b->shape)) continue;
+    if (!b->in_use || b->shape.sensor || !arb__sees(w, f, i)) continue;
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_cast_output o = arb__cast_body(b, origin, translation, best);
@@ -71,7 +79,7 @@ int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 transla
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape.sensor || !arb_query_filter_accepts(f, &b->shape)) continue;
+    if (!b->in_use || b->shape.sensor || !arb__sees(w, f, i)) continue;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_cast_output o = arb__cast_body(b, origin, translation, 1.0f);
     if (!o.hit) continue;
@@ -128,7 +136,7 @@ typedef struct arb__overlap_query {
 
 static void arb__overlap_hit(arb__overlap_query* q, int slot) {
   const arb__body* b = &q->w->bodies[slot];
-  if (!arb_query_filter_accepts(q->filter, &b->shape)) return;
+  if (!arb__sees(q->w, q->filter, slot)) return;
   if (!arb_aabb_overlaps(arb__body_compute_aabb(b), q->box)) return;
   q->total += 1;
   if (!q->out || q->cap <= 0) return;
@@ -196,7 +204,7 @@ int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f
   int n = 0;
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || !arb_query_filter_accepts(f, &b->shape)) continue;
+    if (!b->in_use || !arb__sees(w, f, i)) continue;
     if (!arb_aabb_contains_point(b->fat_aabb, point)) continue;
     arb_vec2 lp = arb_inv_transform_point(b->xf, point);
     if (!arb__shape_contains_point(&b->shape, lp)) continue;

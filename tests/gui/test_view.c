@@ -6,8 +6,12 @@
 // zlib inflate + all five PNG filters) and must have the requested size, contain the own
 // avatar, other avatars, world bodies and static geometry in their exact palette colours,
 // and differ from the frame taken 1 s later in where bodies are drawn (not just in text).
+// While the live viewer runs, the server's operator session list must show the camera box
+// it reported (the `view` message).
 //
-// argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR
+// The scene sandbox on tests/scenes/triggers.json draws its goal sensor as an outline.
+//
+// argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR SCENES_DIR
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +47,7 @@ extern char** environ;
 #define SHOT_H 400
 
 static const char* g_bin;
+static const char* g_scenes;  // tests/scenes of the source tree
 static char g_work[512];
 
 // ---- processes --------------------------------------------------------------------------
@@ -123,6 +129,48 @@ static int free_udp_port(void) {
   assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
   close(s);
   return ntohs(a.sin_port);
+}
+
+// A free TCP port on 127.0.0.1 (released just before the server binds it).
+static int free_tcp_port(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(s >= 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(bind(s, (struct sockaddr*)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+#define ADMIN_TOKEN "view-test-admin-token-0123456789abcdef"
+
+// GET /admin/sessions on the server's HTTP port into out (headers and body, NUL-ended);
+// false when the server did not answer.
+static bool admin_sessions(int port, char* out, size_t cap) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return false;
+  struct timeval tv = {2, 0};
+  setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons((uint16_t)port);
+  static const char req[] = "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Authorization: Bearer " ADMIN_TOKEN "\r\nConnection: close\r\n\r\n";
+  size_t got = 0;
+  if (connect(s, (struct sockaddr*)&a, sizeof a) == 0 &&
+      send(s, req, sizeof req - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof req - 1)) {
+    ssize_t n;
+    while (got + 1 < cap && (n = recv(s, out + got, cap - 1 - got, 0)) > 0) got += (size_t)n;
+  }
+  close(s);
+  out[got] = '\0';
+  return got > 0;
 }
 
 static int count_rgb(const image* im, uint32_t rgb) {
@@ -225,8 +273,16 @@ static void test_view_live_and_replay_screenshots(void** state) {
   assert_int_equal(own0, 0);
   free(none.rgb);
 
-  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", "0",
-                     "--record", rec, NULL};
+  char http_port[16], token_path[700];
+  int http = free_tcp_port();
+  snprintf(http_port, sizeof http_port, "%d", http);
+  snprintf(token_path, sizeof token_path, "%s/admin.token", g_work);
+  FILE* tf = fopen(token_path, "w");
+  assert_non_null(tf);
+  fputs(ADMIN_TOKEN "\n", tf);
+  fclose(tf);
+  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", http_port,
+                     "--admin-token", token_path, "--record", rec, NULL};
   pid_t sv = spawn("server.log", sv_argv);
   assert_true(sv > 0);
   sleep_ms(300);
@@ -239,7 +295,25 @@ static void test_view_live_and_replay_screenshots(void** state) {
                        "--fps", "30", "--debug", "ghosts,corrections", "--screenshot", shot[0], "--after", "3",
                        "--screenshot", shot[1], "--after", "4", NULL};
   pid_t vw = spawn("view-live.log", view_argv);
-  int vrc = wait_for(vw, 15000);
+  // While it runs, the viewer reports what its window shows as its view box (§4.10): the
+  // operator's session list has a box for the session named "viewer".
+  bool box_seen = false;
+  static char answer[16384];
+  int vrc = -1;
+  for (int t = 0; t <= 15000; t += 200) {
+    int st = 0;
+    if (waitpid(vw, &st, WNOHANG) == vw) {
+      vrc = exit_status_of(st);
+      break;
+    }
+    if (!box_seen && admin_sessions(http, answer, sizeof answer)) {
+      const char* row = strstr(answer, "\"name\":\"viewer\"");
+      const char* end = row ? strchr(row, '}') : NULL;
+      const char* box = row ? strstr(row, "\"view\":[") : NULL;
+      box_seen = box && end && box < end;
+    }
+    sleep_ms(200);
+  }
   if (vrc != 0) {
     if (vrc < 0) stop(vw);
     show_log("view-live.log");
@@ -251,6 +325,8 @@ static void test_view_live_and_replay_screenshots(void** state) {
   stop(bots);
   stop(sv);
   assert_int_equal(vrc, 0);
+  if (!box_seen) fprintf(stderr, "last /admin/sessions answer:\n%s\n", answer);
+  assert_true(box_seen);
   check_pair(names[0], names[1], 8);
   image live;
   assert_int_equal(png_read(shot[1], &live), 0);
@@ -280,17 +356,66 @@ static void test_view_live_and_replay_screenshots(void** state) {
   check_pair(names[2], names[3], 8);
 }
 
+// The scene sandbox on tests/scenes/triggers.json: the goal sensor is drawn as an outline
+// in the sensor colour, with the background showing through it (a zone, not a solid).
+static void test_view_sensor_drawn_as_outline(void** state) {
+  (void)state;
+  char view[600], scene[700], shot[700];
+  snprintf(view, sizeof view, "%s/arbiter-view", g_bin);
+  snprintf(scene, sizeof scene, "%s/triggers.json", g_scenes);
+  snprintf(shot, sizeof shot, "%s/sensor.png", g_work);
+  unlink(shot);
+  setenv("SDL_VIDEODRIVER", "dummy", 1);
+  char* argv[] = {view, "--scene", scene, "--size", "640x400", "--fps", "30",
+                  "--screenshot", shot, "--after", "0.5", NULL};
+  pid_t pid = spawn("view-sensor.log", argv);
+  assert_true(pid > 0);
+  int rc = wait_for(pid, 15000);
+  if (rc != 0) {
+    if (rc < 0) stop(pid);
+    show_log("view-sensor.log");
+  }
+  assert_int_equal(rc, 0);
+  image im;
+  assert_int_equal(png_read(shot, &im), 0);
+  // The outline's pixels, and the background inside it: the middle of their bounding box.
+  int n = 0, x0 = im.w, x1 = -1, y0 = im.h, y1 = -1;
+  for (int y = 0; y < im.h; y++)
+    for (int x = 0; x < im.w; x++) {
+      const uint8_t* p = im.rgb + 3 * ((size_t)y * (size_t)im.w + (size_t)x);
+      if (p[0] != VIEW_R(VIEW_RGB_SENSOR) || p[1] != VIEW_G(VIEW_RGB_SENSOR) ||
+          p[2] != VIEW_B(VIEW_RGB_SENSOR))
+        continue;
+      n++;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  fprintf(stderr, "sensor.png: %d sensor pixels in [%d..%d] x [%d..%d]\n", n, x0, x1, y0, y1);
+  assert_true(n >= 60);
+  assert_true(x1 - x0 >= 10 && y1 - y0 >= 10);
+  const uint8_t* mid = im.rgb + 3 * ((size_t)((y0 + y1) / 2) * (size_t)im.w + (size_t)((x0 + x1) / 2));
+  assert_true(mid[0] != VIEW_R(VIEW_RGB_SENSOR) || mid[1] != VIEW_G(VIEW_RGB_SENSOR) ||
+              mid[2] != VIEW_B(VIEW_RGB_SENSOR));
+  assert_true(mid[0] != VIEW_R(VIEW_RGB_STATIC) || mid[1] != VIEW_G(VIEW_RGB_STATIC) ||
+              mid[2] != VIEW_B(VIEW_RGB_STATIC));
+  free(im.rgb);
+}
+
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: test_view BIN_DIR WORK_DIR\n");
+  if (argc < 4) {
+    fprintf(stderr, "usage: test_view BIN_DIR WORK_DIR SCENES_DIR\n");
     return 2;
   }
   g_bin = argv[1];
+  g_scenes = argv[3];
   snprintf(g_work, sizeof g_work, "%s", argv[2]);
   mkdir(g_work, 0755);
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_view_live_and_replay_screenshots),
+      cmocka_unit_test(test_view_sensor_drawn_as_outline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

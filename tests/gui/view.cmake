@@ -41,7 +41,8 @@ if(_view_skip STREQUAL "" AND ZLIB_FOUND)
     LIBS ZLIB::ZLIB
     INCLUDES ${PROJECT_SOURCE_DIR}/client/view
     LABELS gui SERIAL TIMEOUT 60
-    ARGS $<TARGET_FILE_DIR:arbiter-view> ${CMAKE_CURRENT_BINARY_DIR}/test_view.d)
+    ARGS $<TARGET_FILE_DIR:arbiter-view> ${CMAKE_CURRENT_BINARY_DIR}/test_view.d
+         ${PROJECT_SOURCE_DIR}/tests/scenes)
   # The programs must be built before the test runs them.
   add_dependencies(test_view arbiter-view arbiter-server arbiter-bot)
 else()

@@ -34,6 +34,8 @@ static void admin_sessions(int http_port, char* out, size_t cap) {
   assert_non_null(strstr(out, " 200 "));
 }
 
+static void send_view(tc_client* c, bool active, arb_vec2 min, arb_vec2 max);
+
 // The log re-simulated offline: every tick's hash matches; returns the joins, and counts
 // the inputs recorded for `client`.
 static uint64_t replay_joins(const char* path, uint32_t client, uint64_t* client_inputs) {
@@ -132,6 +134,14 @@ static void test_server_spectator_watches_without_playing(void** state) {
   assert_true(strstr(row, "\"spectator\":true") < strstr(row, "}"));
   assert_non_null(strstr(answer, "\"name\":\"ada\""));
   assert_non_null(strstr(answer, "\"spectator\":false"));
+  assert_non_null(strstr(row, "\"view\":null}"));  // no camera box reported yet
+  // The box a client reports is listed for the operator.
+  send_view(cs[0], true, arb_v2(1.0f, 2.0f), arb_v2(3.5f, 4.25f));
+  drive(cs, 3, NULL, 300);
+  admin_sessions(s.http_port, answer, sizeof answer);
+  row = strstr(answer, want);
+  assert_non_null(row);
+  assert_non_null(strstr(row, "\"view\":[1.00,2.00,3.50,4.25]}"));
 
   uint32_t spectator_id = cs[0]->welcome.client_id;
   for (int i = 0; i < 3; ++i) {

@@ -7,6 +7,7 @@
 //  - The records, written and read back through the replay log codec, re-simulated in a
 //    fresh game reproduce every tick's hash and the hit; a game restored from an image
 //    taken mid-run (the pose ring is in it) continues with the same hashes and hit.
+//  - A static wall across the line of fire stops the shot; a sensor there does not.
 //  - Scenes without `fire` ignore the button: nothing is pushed, no hit, the image is the
 //    one without a ring.
 #include <setjmp.h>
@@ -34,6 +35,18 @@ static const char SCENE_FIRE[] =
     " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"
     "  \"controller\": {\"type\": \"force\", \"max_force\": 200, \"max_speed\": 5},"
     "  \"fire\": {\"range\": 30, \"impulse\": 4}}}";
+// The same with a thin static wall across the line of fire (x = 5), or a sensor there.
+#define SCENE_FIRE_WITH(body)                                                         \
+  "{\"gravity\": [0, 0], \"spawn_points\": [[0, 0], [10, -3]],"                   \
+  " \"bodies\": [{\"type\": \"static\", \"position\": [5, -1], " body "}],"          \
+  " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"                 \
+  "  \"controller\": {\"type\": \"force\", \"max_force\": 200, \"max_speed\": 5}," \
+  "  \"fire\": {\"range\": 30, \"impulse\": 4}}}"
+static const char SCENE_FIRE_WALL[] =
+    SCENE_FIRE_WITH("\"shape\": {\"box\": {\"half_width\": 0.1, \"half_height\": 3}}");
+static const char SCENE_FIRE_SENSOR[] =
+    SCENE_FIRE_WITH("\"shape\": {\"box\": {\"half_width\": 0.1, \"half_height\": 3}},"
+                    " \"sensor\": true");
 static const char SCENE_NO_FIRE[] =
     "{\"gravity\": [0, 0], \"spawn_points\": [[0, 0], [10, -3]],"
     " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"
@@ -126,6 +139,16 @@ static void play(session* s, const char* scene_text, bool rewind) {
   }
 }
 
+// Hits compared field by field (the struct has padding).
+static void assert_same_hit(const arb_game_hit* a, const arb_game_hit* b) {
+  assert_int_equal(a->tick, b->tick);
+  assert_int_equal(a->shooter, b->shooter);
+  assert_int_equal(a->target_entity, b->target_entity);
+  assert_int_equal(a->target_owner, b->target_owner);
+  assert_true(a->point.x == b->point.x && a->point.y == b->point.y);
+  assert_int_equal(a->view_time, b->view_time);
+}
+
 static void finish(session* s) {
   arb_game_destroy(s->game);
   arb_scene_destroy(s->scene);
@@ -163,6 +186,22 @@ static void test_game_fire_without_rewind_misses(void** state) {
   finish(&s);
 }
 
+// A wall between the shooter and what it saw stops the shot; a sensor in the same place
+// does not.
+static void test_game_fire_wall_stops_shot(void** state) {
+  (void)state;
+  session s;
+  play(&s, SCENE_FIRE_WALL, true);
+  assert_true(s.target_at[1].x > 9.0f);
+  assert_int_equal(s.hits, 0);
+  assert_true(arb_absf(s.target_at[SHOT_TICK].x - s.target_at[SHOT_TICK - 1].x) < 1e-4f);
+  finish(&s);
+  play(&s, SCENE_FIRE_SENSOR, true);
+  assert_int_equal(s.hits, 1);
+  assert_int_equal(s.hit.target_owner, TARGET);
+  finish(&s);
+}
+
 // Through the replay log's bytes into a fresh game: every hash, and the hit, again.
 static void test_game_fire_replay_reproduces_hits(void** state) {
   (void)state;
@@ -197,7 +236,7 @@ static void test_game_fire_replay_reproduces_hits(void** state) {
     }
   }
   assert_int_equal(again.hits, 1);
-  assert_memory_equal(&again.hit, &live.hit, sizeof again.hit);
+  assert_same_hit(&again.hit, &live.hit);
   // Restored from the image, the rest of the run is the same, hit included.
   session restored = {0};
   restored.scene = live.scene;
@@ -230,5 +269,6 @@ static void test_game_fire_off_without_scene_key(void** state) {
 
 ARB_TEST_MAIN(cmocka_unit_test(test_game_fire_rewound_shot_hits),
               cmocka_unit_test(test_game_fire_without_rewind_misses),
+              cmocka_unit_test(test_game_fire_wall_stops_shot),
               cmocka_unit_test(test_game_fire_replay_reproduces_hits),
               cmocka_unit_test(test_game_fire_off_without_scene_key))

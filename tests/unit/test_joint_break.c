@@ -1,4 +1,4 @@
-// Breakable joints: a weight on a weak revolute or distance joint breaks it (one event, the
+// Breakable joints: a weight on a weak joint of any type breaks it (one event, the
 // right ids and a force above the threshold, then the weight falls), a strong joint holds
 // and reports the weight's force, a growing pull breaks a joint exactly once at the step
 // its force passes the threshold, and the break force is state (save/restore).
@@ -31,8 +31,21 @@ static arb_extra_id hang(arb_world* w, arb_joint_type type, float limit, arb_bod
   d.type = type;
   d.body_a = *weight;
   d.body_b = anchor;
-  d.local_anchor_a = arb_v2(0.0f, type == ARB_JOINT_REVOLUTE ? 1.0f : 0.0f);
+  // Every joint but the distance joint (its anchors are 1 m apart) joins the point 1 m
+  // above the weight's centre to the anchor, so the weight starts at rest in place.
+  d.local_anchor_a = arb_v2(0.0f, type == ARB_JOINT_DISTANCE ? 0.0f : 1.0f);
   d.local_anchor_b = arb_v2(0.0f, 0.0f);
+  // Prismatic and wheel: the default axis (+x) is across the pull, which the joint holds.
+  if (type == ARB_JOINT_MOTOR || type == ARB_JOINT_MOUSE) {
+    d.max_force = 4.0f * MASS * G;  // strong enough to hold the weight
+    d.max_torque = 100.0f;
+  }
+  if (type == ARB_JOINT_MOUSE) {  // the target is a world point: the anchor's
+    d.body_b = arb_null_body_id;
+    d.local_anchor_b = arb_v2(0.0f, 5.0f);
+    d.hertz = 30.0f;
+    d.damping_ratio = 1.0f;
+  }
   d.break_force = limit;
   return arb_joint_create(w, &d);
 }
@@ -91,6 +104,31 @@ static void test_revolute_breaks(void** state) {
 static void test_distance_breaks(void** state) {
   (void)state;
   hanging_weight(ARB_JOINT_DISTANCE);
+}
+
+static void test_prismatic_breaks(void** state) {
+  (void)state;
+  hanging_weight(ARB_JOINT_PRISMATIC);
+}
+
+static void test_weld_breaks(void** state) {
+  (void)state;
+  hanging_weight(ARB_JOINT_WELD);
+}
+
+static void test_wheel_breaks(void** state) {
+  (void)state;
+  hanging_weight(ARB_JOINT_WHEEL);
+}
+
+static void test_motor_breaks(void** state) {
+  (void)state;
+  hanging_weight(ARB_JOINT_MOTOR);
+}
+
+static void test_mouse_breaks(void** state) {
+  (void)state;
+  hanging_weight(ARB_JOINT_MOUSE);
 }
 
 // A pull growing by 5 N per step on a weightless-world joint breaking at 300 N: it holds
@@ -171,6 +209,9 @@ static void test_invalid_break_force_refused(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_revolute_breaks), cmocka_unit_test(test_distance_breaks),
+              cmocka_unit_test(test_prismatic_breaks), cmocka_unit_test(test_weld_breaks),
+              cmocka_unit_test(test_wheel_breaks), cmocka_unit_test(test_motor_breaks),
+              cmocka_unit_test(test_mouse_breaks),
               cmocka_unit_test(test_growing_pull_breaks_once),
               cmocka_unit_test(test_break_force_is_state),
               cmocka_unit_test(test_invalid_break_force_refused))

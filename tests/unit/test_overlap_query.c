@@ -29,8 +29,8 @@ static int by_slot(const void* a, const void* b) {
   return ((const arb_body_id*)a)->index1 - ((const arb_body_id*)b)->index1;
 }
 
-// The reference: every live body in slot order, the query's own test (shape filter, then
-// the tight AABB).
+// The reference: every live body in slot order, the query's own test (body type and shape
+// filter, then the tight AABB).
 static int scan_overlap(const arb_world* w, const body_list* live, arb_aabb box, arb_query_filter f,
                         arb_body_id* out, int cap) {
   arb_body_id sorted[MAX_BODIES];
@@ -40,6 +40,7 @@ static int scan_overlap(const arb_world* w, const body_list* live, arb_aabb box,
   for (int i = 0; i < live->n; ++i) {
     arb_body_id id = sorted[i];
     assert_true(arb_body_is_valid(w, id));
+    if (f.body_types != 0u && !(f.body_types & ARB_QUERY_TYPE(arb_body_get_type(w, id)))) continue;
     if (!arb_query_filter_accepts(f, arb_body_get_shape(w, id))) continue;
     if (!arb_aabb_overlaps(arb_body_get_aabb(w, id), box)) continue;
     if (n < cap) out[n] = id;
@@ -72,6 +73,7 @@ static arb_query_filter random_filter(uint32_t* rng) {
   arb_query_filter f = arb_default_query_filter();
   if (wt_rng_next(rng) % 3 == 0) f.mask_bits = wt_rng_next(rng) % 4;  // sees nothing or some
   if (wt_rng_next(rng) % 5 == 0) f.group = (int32_t)(wt_rng_next(rng) % 3) - 1;
+  if (wt_rng_next(rng) % 4 == 0) f.body_types = wt_rng_next(rng) % 8;  // 0 = all types
   return f;
 }
 

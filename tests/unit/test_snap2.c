@@ -607,7 +607,23 @@ static void priority_accumulator(void** state) {
   arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   cur.count = 4;
   arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
-  assert_true(fabsf(out[1] - 4.0f * far_once) < 1e-4f * far_once);
+  // At the box's centre it weighs 4 (on screen, as near as the avatar itself), however
+  // far the avatar is: 4 x 0.1 s.
+  assert_true(fabsf(out[1] - 0.4f) < 1e-6f);
+  // In the box the weight is 4 x the larger of the avatar's nearness (1 / (1 + (d/r)^2))
+  // and the box's (1 / (1 + (c/h)^2), h half the diagonal); at the box's corner (c = h)
+  // the box's is 1/2.
+  arb_snap2_interest around = in;
+  around.view = (arb_aabb){{-20, -20}, {20, 20}};  // around the avatar, at (0, 0)
+  float c = 5.0f / (20.0f * sqrtf(2.0f));
+  float near_avatar = arb_snap2_weight(&around, 11, arb_v2(5, 0));
+  assert_true(fabsf(near_avatar - 4.0f / (1.0f + c * c)) < 1e-5f);  // the box's: 0.97 > 0.8
+  around.view = (arb_aabb){{-5, -100}, {195, 100}};                 // a wide box, off centre
+  float avatar_side = arb_snap2_weight(&around, 11, arb_v2(5, 0));
+  assert_true(fabsf(avatar_side - 4.0f / (1.0f + 0.25f)) < 1e-5f);  // the avatar's: 0.8
+  float corner = arb_snap2_weight(&in, 11, arb_v2(60, 5));
+  assert_true(fabsf(corner - 2.0f) < 1e-6f);
+  assert_true(arb_snap2_weight(&in, 11, arb_v2(61, 5)) < 0.05f);  // off screen, far
   arb_snap2_priority_free(&p);
 }
 

@@ -22,6 +22,7 @@ typedef enum arb_shape_type {
   ARB_SHAPE_POLYGON,  ///< convex polygon; boxes are polygons
   ARB_SHAPE_SEGMENT,  ///< two-sided line segment, for static geometry
   ARB_SHAPE_CAPSULE,  ///< two circle centres joined by their tangents (a stadium)
+  ARB_SHAPE_CHAIN,    ///< one-sided polyline for terrain, static or kinematic bodies only
   ARB_SHAPE_TYPE_COUNT
 } arb_shape_type;
 
@@ -55,6 +56,24 @@ typedef struct arb_capsule {
   float radius;               ///< meters, > 0
 } arb_capsule;
 
+/// A chain has at most this many points (a loop as many links, an open chain one less).
+#define ARB_MAX_CHAIN_POINTS 256
+/// Chain points must lie within this distance (per axis, meters) of the body origin.
+#define ARB_MAX_CHAIN_COORD 1.0e5f
+
+/// A polyline of links points[i] -> points[i+1] (and, as a loop, last -> first), for
+/// terrain. Each link is one-sided: bodies collide with its front, the left side going
+/// from points[i] to points[i+1] (a ground listed left to right faces up; a loop listed
+/// clockwise is solid inside, counter-clockwise it is a container), and pass through from
+/// behind. Neighbouring links act as ghost vertices: a body sliding across the joint of
+/// two links meets one smooth surface and does not catch on the inner vertex.
+typedef struct arb_chain {
+  const arb_vec2* points;  ///< local; a world keeps its own copy (points of a created
+                           ///< body's shape point into the world, valid while it lives)
+  int count;               ///< 2..ARB_MAX_CHAIN_POINTS (a loop: 3..)
+  bool loop;               ///< the last point joins the first
+} arb_chain;
+
 /// One shape's geometry tagged with its kind: what a shape is, without material or
 /// collision filter (arb_shape_def adds those). Used where shapes travel or are drawn.
 typedef struct arb_shape_geometry {
@@ -64,8 +83,14 @@ typedef struct arb_shape_geometry {
     arb_polygon polygon;
     arb_segment segment;
     arb_capsule capsule;
+    arb_chain chain;
   };
 } arb_shape_geometry;
+
+/// Segments and chains are lines: no mass, no inside, static or kinematic bodies only.
+static inline bool arb_shape_has_area(arb_shape_type t) {
+  return t != ARB_SHAPE_SEGMENT && t != ARB_SHAPE_CHAIN;
+}
 
 /// Mass properties of a shape of uniform density.
 typedef struct arb_mass_data {
@@ -104,6 +129,14 @@ ARB_API arb_aabb arb_compute_circle_aabb(const arb_circle* shape, arb_transform 
 ARB_API arb_aabb arb_compute_polygon_aabb(const arb_polygon* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_segment_aabb(const arb_segment* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_capsule_aabb(const arb_capsule* shape, arb_transform xf);
+ARB_API arb_aabb arb_compute_chain_aabb(const arb_chain* shape, arb_transform xf);
+
+/// Number of links of a valid chain (count - 1, or count for a loop).
+ARB_API int arb_chain_link_count(const arb_chain* shape);
+/// Check a chain: points present and finite, within ARB_MAX_CHAIN_COORD, 2..
+/// ARB_MAX_CHAIN_POINTS of them (a loop at least 3), every link (the closing one of a
+/// loop too) at least ARB_LINEAR_SLOP long. False with a static reason in *why (may be NULL).
+ARB_API bool arb_validate_chain(const arb_chain* shape, const char** why);
 
 /// Point inside test, point in the shape's local frame.
 ARB_API bool arb_point_in_circle(arb_vec2 point, const arb_circle* shape);
@@ -156,6 +189,18 @@ ARB_API arb_manifold arb_collide_polygon_and_capsule(const arb_polygon* a, arb_t
                                                      const arb_capsule* b, arb_transform xfb);
 ARB_API arb_manifold arb_collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
                                                      const arb_capsule* b, arb_transform xfb);
+/// A chain against a shape: every link near B is collided as a one-sided segment whose
+/// neighbours are ghost vertices (a normal the neighbouring links would hide is replaced
+/// by the link's own), and the links' points are combined into one manifold: the normal
+/// of the deepest link (lowest link on a tie), the points of every link whose normal is
+/// within about 10 degrees of it, reduced to the deepest and the one farthest from it
+/// along the surface (one point for a circle). Feature ids carry the link index.
+ARB_API arb_manifold arb_collide_chain_and_circle(const arb_chain* a, arb_transform xfa,
+                                                  const arb_circle* b, arb_transform xfb);
+ARB_API arb_manifold arb_collide_chain_and_polygon(const arb_chain* a, arb_transform xfa,
+                                                   const arb_polygon* b, arb_transform xfb);
+ARB_API arb_manifold arb_collide_chain_and_capsule(const arb_chain* a, arb_transform xfa,
+                                                   const arb_capsule* b, arb_transform xfb);
 
 // ---- ray casts -------------------------------------------------------------------------
 
@@ -182,6 +227,9 @@ ARB_API arb_cast_output arb_ray_cast_circle(const arb_ray_input* input, const ar
 ARB_API arb_cast_output arb_ray_cast_polygon(const arb_ray_input* input, const arb_polygon* shape);
 ARB_API arb_cast_output arb_ray_cast_segment(const arb_ray_input* input, const arb_segment* shape);
 ARB_API arb_cast_output arb_ray_cast_capsule(const arb_ray_input* input, const arb_capsule* shape);
+/// The first link the ray meets from the front (rays from behind a link pass through it);
+/// the lower link on a tie.
+ARB_API arb_cast_output arb_ray_cast_chain(const arb_ray_input* input, const arb_chain* shape);
 ARB_API arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb box);
 
 // ---- distance and time of impact (continuous collision) --------------------------------

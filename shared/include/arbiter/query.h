@@ -11,11 +11,16 @@ ARB_C_BEGIN
 /// Which shapes a query sees, with the same rule as two shapes colliding: a shape is seen
 /// when (mask_bits & shape.category_bits) != 0 and (shape.mask_bits & category_bits) != 0,
 /// except that a non-zero group equal to the shape's decides alone (> 0 seen, < 0 not).
+/// The world queries also see only bodies whose type is in `body_types` (0: every type).
 typedef struct arb_query_filter {
   uint32_t category_bits;  ///< the query's own category; default all bits
   uint32_t mask_bits;      ///< categories it sees; default all bits
   int32_t group;           ///< default 0
+  uint32_t body_types;     ///< ARB_QUERY_TYPE(ARB_BODY_STATIC) | ...; default 0 = all types
 } arb_query_filter;
+
+/// The body_types bit of one body type.
+#define ARB_QUERY_TYPE(body_type) (1u << (unsigned)(body_type))
 
 /// Sees every shape.
 ARB_API arb_query_filter arb_default_query_filter(void);

@@ -68,6 +68,7 @@ typedef struct arb_shape_def {
     arb_polygon polygon;
     arb_segment segment;
     arb_capsule capsule;
+    arb_chain chain;  ///< static and kinematic bodies only; never a sensor
   };
   float density;      ///< kg/m^2; default 1
   float friction;     ///< default 0.6; mixed as sqrt(fa*fb)
@@ -79,7 +80,8 @@ typedef struct arb_shape_def {
                            ///< (see "Sensors"); default false. Its density still counts.
 } arb_shape_def;
 
-/// The geometry of a shape definition (type + circle/polygon/segment/capsule), without material.
+/// The geometry of a shape definition (type + circle/polygon/segment/capsule/chain), without
+/// material. A chain's points are not copied: the geometry points at the def's.
 static inline arb_shape_geometry arb_shape_def_geometry(const arb_shape_def* def) {
   arb_shape_geometry g;
   g.type = def->type;
@@ -162,7 +164,8 @@ ARB_API int64_t arb_world_get_byte_count(const arb_world* world);
 // ---- bodies ----------------------------------------------------------------------------
 
 /// Returns the null id on an invalid def (non-finite values, bad shape, bad type, negative
-/// damping, a segment on a dynamic body, a dynamic body with no mass).
+/// damping, a segment or chain on a dynamic body, a dynamic body with no mass). A chain's
+/// points are copied: the def's may go away after the call.
 ARB_API arb_body_id arb_body_create(arb_world* world, const arb_body_def* def);
 /// Destroys the body and its contacts. Allowed between steps.
 ARB_API int arb_body_destroy(arb_world* world, arb_body_id id);

@@ -1,0 +1,80 @@
+// DETERMINISM-CRITICAL: results must be bit-identical on server and client.
+//
+// Chain shapes: validation, bounds, ray casts and distance. A chain has no area (no mass,
+// no inside); its links are one-sided segments (chain.h), collided in chain_manifold.c.
+#include "chain.h"
+
+#include <string.h>
+
+int arb_chain_link_count(const arb_chain* shape) {
+  if (!shape || shape->count < 2) return 0;
+  return shape->loop ? shape->count : shape->count - 1;
+}
+
+bool arb_validate_chain(const arb_chain* c, const char** why) {
+  const char* dummy;
+  if (!why) why = &dummy;
+  if (!c->points) return *why = "chain has no points", false;
+  if (c->count < 2 || c->count > ARB_MAX_CHAIN_POINTS) {
+    return *why = "chain needs 2..256 points (ARB_MAX_CHAIN_POINTS)", false;
+  }
+  if (c->loop && c->count < 3) return *why = "a chain loop needs at least 3 points", false;
+  for (int i = 0; i < c->count; ++i) {
+    arb_vec2 p = c->points[i];
+    if (!arb_vec2_is_valid(p)) return *why = "chain point not finite", false;
+    if (arb_absf(p.x) > ARB_MAX_CHAIN_COORD || arb_absf(p.y) > ARB_MAX_CHAIN_COORD) {
+      return *why = "chain point beyond ARB_MAX_CHAIN_COORD", false;
+    }
+  }
+  int links = arb_chain_link_count(c);
+  for (int i = 0; i < links; ++i) {
+    arb__link l = arb__chain_link(c, i);
+    if (arb_distance(l.v1, l.v2) < ARB_LINEAR_SLOP) {
+      return *why = "chain link shorter than ARB_LINEAR_SLOP", false;
+    }
+  }
+  return true;
+}
+
+arb_aabb arb_compute_chain_aabb(const arb_chain* shape, arb_transform xf) {
+  arb_vec2 p = arb_transform_point(xf, shape->points[0]);
+  arb_aabb box = {p, p};
+  for (int i = 1; i < shape->count; ++i) {
+    p = arb_transform_point(xf, shape->points[i]);
+    box.lower = arb_vmin(box.lower, p);
+    box.upper = arb_vmax(box.upper, p);
+  }
+  return box;
+}
+
+arb_cast_output arb_ray_cast_chain(const arb_ray_input* input, const arb_chain* shape) {
+  arb_cast_output best;
+  memset(&best, 0, sizeof best);
+  arb_ray_input in = *input;
+  int links = arb_chain_link_count(shape);
+  for (int i = 0; i < links; ++i) {  // DET: link order, the first of equal hits wins
+    arb__link l = arb__chain_link(shape, i);
+    // One-sided: a ray going the way the front faces comes from behind the link.
+    if (arb_dot(arb_left_perp(arb_sub(l.v2, l.v1)), in.translation) >= 0.0f) continue;
+    arb_segment seg = {l.v1, l.v2};
+    arb_cast_output o = arb_ray_cast_segment(&in, &seg);
+    if (!o.hit || (best.hit && o.fraction >= best.fraction)) continue;
+    best = o;
+    in.max_fraction = o.fraction;
+  }
+  return best;
+}
+
+float arb__chain_distance(const arb_chain* c, arb_transform xfc, const arb_shape_proxy* p,
+                          arb_transform xfp) {
+  float best = 3.4e38f;
+  int links = arb_chain_link_count(c);
+  for (int i = 0; i < links; ++i) {  // DET: link order
+    arb__link l = arb__chain_link(c, i);
+    arb_vec2 pts[2] = {l.v1, l.v2};
+    arb_shape_proxy link = arb_make_proxy(pts, 2, 0.0f);
+    float d = arb_shape_distance(&link, xfc, p, xfp).distance;
+    if (d < best) best = d;
+  }
+  return best;
+}
