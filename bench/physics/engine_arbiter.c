@@ -1,12 +1,16 @@
-// bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults).
+// bench/physics — the scenes built with arbiter (4 substeps, soft contacts: the defaults):
+// from the neutral body list, or by the scene's own construction (scenes_arbiter.h) with a
+// hook before every step, as the Box2D v3 engine runs its benchmark's step functions.
 #define _POSIX_C_SOURCE 200809L
 #include <arbiter/world.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "scenes.h"
+#include "scenes_arbiter.h"
 
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
@@ -14,13 +18,27 @@ int bench_arbiter_continuous = 1;
 int bench_arbiter_sleep_all = 0;
 int bench_arbiter_workers = 1;
 
+// The scenes arbiter builds with its own API (bench_scene.own_construction).
+static const bench_arbiter_scene* const own_scenes[] = {&bench_arbiter_rain, NULL};
+
 typedef struct arb_bench {
   arb_world* world;
-  arb_body_id* ids;
+  arb_body_id* ids;                // neutral scenes: one per bench_body
+  const bench_arbiter_scene* own;  // NULL: built from the neutral description
+  void* own_state;
+  int step_index;
 } arb_bench;
+
+static const bench_arbiter_scene* find_own(const char* name) {
+  for (int i = 0; own_scenes[i]; ++i) {
+    if (strcmp(own_scenes[i]->name, name) == 0) return own_scenes[i];
+  }
+  abort();  // a scene marked own_construction must have an entry above
+}
 
 static void* arbiter_build(const bench_scene* s, bool sleep) {
   arb_bench* b = calloc(1, sizeof *b);
+  if (!b) abort();
   arb_world_def wd = arb_default_world_def();
   wd.enable_sleep = sleep;
   wd.gravity = arb_v2(s->gx, s->gy);
@@ -28,8 +46,16 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.enable_continuous = bench_arbiter_continuous;
-  wd.body_capacity = s->count;
   wd.worker_count = bench_arbiter_workers;
+  if (s->own_construction) {
+    b->own = find_own(s->name);
+    wd.body_capacity = b->own->body_capacity;
+    b->world = arb_world_create(&wd);
+    if (!b->world) abort();
+    b->own_state = b->own->create(b->world);
+    return b;
+  }
+  wd.body_capacity = s->count;
   b->world = arb_world_create(&wd);
   b->ids = calloc((size_t)s->count, sizeof *b->ids);
   if (!b->world || !b->ids) abort();
@@ -67,7 +93,12 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
 static void* arbiter_create(const bench_scene* s) { return arbiter_build(s, s->sleeping || bench_arbiter_sleep_all); }
 static void* arbiter_create_no_sleep(const bench_scene* s) { return arbiter_build(s, false); }
 
-static void arbiter_step(void* p, float dt) { arb_world_step(((arb_bench*)p)->world, dt); }
+static void arbiter_step(void* p, float dt) {
+  arb_bench* b = p;
+  if (b->own && b->own->before_step) b->own->before_step(b->own_state, b->world, b->step_index);
+  b->step_index++;
+  arb_world_step(b->world, dt);
+}
 
 static float arbiter_body_y(void* p, int index) {
   arb_bench* b = p;
@@ -77,6 +108,7 @@ static float arbiter_body_y(void* p, int index) {
 static void arbiter_destroy(void* p) {
   arb_bench* b = p;
   arb_world_destroy(b->world);
+  if (b->own) b->own->destroy(b->own_state);
   free(b->ids);
   free(b);
 }

@@ -35,6 +35,8 @@ typedef struct bench_scene {
   bench_body* bodies;
   int reference_only;      // sleeping bodies / densities: compared with Box2D v3 only
   const char* not_ported;  // a Box2D v3 scene this table does not build for arbiter: why
+  int own_construction;    // no body list (count 0): arbiter builds it with its own API
+                           // (scenes_arbiter.h), Box2D v3 with its benchmark code
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.

@@ -1,0 +1,20 @@
+// bench/physics — Box2D v3 benchmark scenes that the engine-neutral body list (scenes.h)
+// cannot describe (joints, capsules, bodies created and destroyed while it runs): arbiter
+// builds them with its own API, as Box2D v3's benchmark code builds them for Box2D v3.
+#pragma once
+
+#include <arbiter/world.h>
+
+typedef struct bench_arbiter_scene {
+  const char* name;   // as in bench_scene_names
+  int body_capacity;  // arb_world_def.body_capacity hint: the most bodies alive at once
+  /// Builds what exists before the first step; returns the scene's own state.
+  void* (*create)(arb_world* world);
+  /// Called before every step with its index from 0, as Box2D v3's benchmark calls its step
+  /// function (spawning, destruction); NULL: nothing per step.
+  void (*before_step)(void* state, arb_world* world, int step_index);
+  void (*destroy)(void* state);
+} bench_arbiter_scene;
+
+/// Box2D v3 benchmark/rain (scene_rain.c): ragdolls rained onto three rows of ground boxes.
+extern const bench_arbiter_scene bench_arbiter_rain;
