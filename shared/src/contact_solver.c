@@ -134,28 +134,34 @@ typedef struct arb__lane_pose {
   f4 dpx, dpy, dqc, dqs;
 } arb__lane_pose;
 
-static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const int32_t idx[4]) {
-  arb__lane_body b;
+// Loads the four 32-bit words at byte `offset` of four body states, transposed: out[k]
+// holds word k of the four lanes (the velocity or the pose change, see arb__body_state).
+static inline void arb__gather4(const arb__body_state* st, const int32_t idx[4], size_t offset, f4 out[4]) {
 #if defined(__SSE2__) && !defined(ARB_NO_SIMD)
-  __m128 r0 = _mm_loadu_ps(&st[idx[0]].v.x);
-  __m128 r1 = _mm_loadu_ps(&st[idx[1]].v.x);
-  __m128 r2 = _mm_loadu_ps(&st[idx[2]].v.x);
-  __m128 r3 = _mm_loadu_ps(&st[idx[3]].v.x);
+  __m128 r0 = _mm_loadu_ps((const float*)((const char*)&st[idx[0]] + offset));
+  __m128 r1 = _mm_loadu_ps((const float*)((const char*)&st[idx[1]] + offset));
+  __m128 r2 = _mm_loadu_ps((const float*)((const char*)&st[idx[2]] + offset));
+  __m128 r3 = _mm_loadu_ps((const float*)((const char*)&st[idx[3]] + offset));
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  b.vx = r0;
-  b.vy = r1;
-  b.w = r2;
-  b.flags = r3;
+  out[0] = r0;
+  out[1] = r1;
+  out[2] = r2;
+  out[3] = r3;
 #else
   for (int i = 0; i < 4; ++i) {
-    const arb__body_state* s = &st[idx[i]];
-    b.vx.v[i] = s->v.x;
-    b.vy.v[i] = s->v.y;
-    b.w.v[i] = s->w;
-    memcpy(&b.flags.v[i], &s->flags, 4);
+    const char* s = (const char*)&st[idx[i]] + offset;
+    for (int k = 0; k < 4; ++k) memcpy(&out[k].v[i], s + 4 * k, 4);
   }
 #endif
-  return b;
+}
+
+_Static_assert(offsetof(arb__body_state, flags) == offsetof(arb__body_state, v) + 12, "v, w, flags: 4 words");
+_Static_assert(offsetof(arb__body_state, dq) == offsetof(arb__body_state, dp) + 8, "dp, dq: 4 words");
+
+static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const int32_t idx[4]) {
+  f4 r[4];
+  arb__gather4(st, idx, offsetof(arb__body_state, v), r);
+  return (arb__lane_body){r[0], r[1], r[2], r[3]};
 }
 
 // The dummy (static bodies, empty lanes) is never written: it stays zero, and worker
@@ -181,27 +187,9 @@ static inline void arb__scatter_vel(arb__body_state* st, const int32_t idx[4], a
 }
 
 static inline arb__lane_pose arb__gather_pose(const arb__body_state* st, const int32_t idx[4]) {
-  arb__lane_pose p;
-#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
-  __m128 r0 = _mm_loadu_ps(&st[idx[0]].dp.x);
-  __m128 r1 = _mm_loadu_ps(&st[idx[1]].dp.x);
-  __m128 r2 = _mm_loadu_ps(&st[idx[2]].dp.x);
-  __m128 r3 = _mm_loadu_ps(&st[idx[3]].dp.x);
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  p.dpx = r0;
-  p.dpy = r1;
-  p.dqc = r2;
-  p.dqs = r3;
-#else
-  for (int i = 0; i < 4; ++i) {
-    const arb__body_state* s = &st[idx[i]];
-    p.dpx.v[i] = s->dp.x;
-    p.dpy.v[i] = s->dp.y;
-    p.dqc.v[i] = s->dq.c;
-    p.dqs.v[i] = s->dq.s;
-  }
-#endif
-  return p;
+  f4 r[4];
+  arb__gather4(st, idx, offsetof(arb__body_state, dp), r);
+  return (arb__lane_pose){r[0], r[1], r[2], r[3]};
 }
 
 // Graph colouring: constraints of one colour share no moving body, so the four lanes of
