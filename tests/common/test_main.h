@@ -30,6 +30,14 @@
 #define ARB_TEST_MAIN(...) \
   int main(void) { return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); }
 
+// A test `name` that only calls fn(args...): one check run with several arguments, each
+// its own named test, e.g. ARB_TEST_CASE(test_weld_breaks, hanging_weight, ARB_JOINT_WELD).
+#define ARB_TEST_CASE(name, fn, ...) \
+  static void name(void** state) {   \
+    (void)state;                     \
+    fn(__VA_ARGS__);                 \
+  }
+
 // Points each target (a NULL-terminated list of `const char**`) at the next command-line
 // argument, in order. With fewer arguments than targets, prints "usage: PROGRAM USAGE" to
 // stderr and returns false (the caller exits with status 2, as for any bad usage).

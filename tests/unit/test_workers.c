@@ -79,16 +79,10 @@ static void check_same_hashes(bool sleep) {
   }
 }
 
-static void test_same_hash_awake(void** state) {
-  (void)state;
-  check_same_hashes(false);
-}
+ARB_TEST_CASE(test_same_hash_awake, check_same_hashes, false)
 
 // With sleeping on, the narrow phase and the solver run over the awake lists.
-static void test_same_hash_sleeping(void** state) {
-  (void)state;
-  check_same_hashes(true);
-}
+ARB_TEST_CASE(test_same_hash_sleeping, check_same_hashes, true)
 
 // A world saved with 4 workers restores into a 1-worker world and continues identically.
 static void test_save_restore_across_counts(void** state) {
