@@ -371,6 +371,24 @@ static inline void arb__rel_vel(const arb__lane_body* A, const arb__lane_body* B
   *dvy = f4_sub(vby, vay);
 }
 
+// Adds `impulse` along the normal to point pt's accumulated impulse (kept >= 0), applies
+// the accepted part to both bodies and records the largest push. Restitution bounces from
+// the fastest approach the contact had to stop (vn), not only the speed at step start: a
+// body caught by a speculative point mid-step has gained speed (gravity) since then, and
+// that is the speed it hits with.
+static inline void arb__push_normal(arb__lane_body* A, arb__lane_body* B, const arb__wide* k,
+                                    arb__wide_point* pt, f4 impulse, f4 vn) {
+  const f4 zero = f4_zero();
+  f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
+  impulse = f4_sub(nimp, pt->normal_impulse);
+  pt->normal_impulse = nimp;
+  pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+  f4 stopped = f4_gt(impulse, zero);
+  pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
+  f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
+  ARB__APPLY((*A), (*B), k, pt, px, py);
+}
+
 static void arb__warm_start(arb__body_state* st, arb__solver* sv, int begin, int end) {
   for (int i = begin; i < end; ++i) {
     arb__wide* k = &sv->wides[i];
@@ -422,17 +440,7 @@ static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_b
       f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
       f4 impulse = f4_sub(f4_sub(zero, f4_mul(f4_mul(pt->normal_mass, mass_scale), f4_add(vn, bias))),
                           f4_mul(impulse_scale, pt->normal_impulse));
-      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
-      impulse = f4_sub(nimp, pt->normal_impulse);
-      pt->normal_impulse = nimp;
-      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
-      // Restitution bounces from the fastest approach the contact had to stop, not only
-      // the speed at step start: a body caught by a speculative point mid-step has gained
-      // speed (gravity) since then, and that is the speed it hits with.
-      f4 stopped = f4_gt(impulse, zero);
-      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
-      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
-      ARB__APPLY(A, B, k, pt, px, py);
+      arb__push_normal(&A, &B, k, pt, impulse, vn);
     }
     f4 tx = k->ny, ty = f4_sub(zero, k->nx);
     for (int j = 0; j < 2; ++j) {
@@ -472,17 +480,7 @@ static void arb__apply_restitution(arb__body_state* st, arb__solver* sv, int beg
       f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
       f4 impulse = f4_sub(zero, f4_mul(pt->normal_mass, f4_add(vn, f4_mul(k->restitution, pt->relative_velocity))));
       impulse = f4_select(apply, impulse, zero);
-      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
-      impulse = f4_sub(nimp, pt->normal_impulse);
-      pt->normal_impulse = nimp;
-      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
-      // Restitution bounces from the fastest approach the contact had to stop, not only
-      // the speed at step start: a body caught by a speculative point mid-step has gained
-      // speed (gravity) since then, and that is the speed it hits with.
-      f4 stopped = f4_gt(impulse, zero);
-      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
-      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
-      ARB__APPLY(A, B, k, pt, px, py);
+      arb__push_normal(&A, &B, k, pt, impulse, vn);
     }
     arb__scatter_vel(st, k->a, A, sv->dummy);
     arb__scatter_vel(st, k->b, B, sv->dummy);
