@@ -140,11 +140,7 @@ static float shoot(float speed, float angle, float aim_y, bool continuous) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.05f;
   arb_body_id id = arb_body_create(w, &bd);
-  float max_x = -1e9f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = fmaxf(max_x, arb_body_get_position(w, id).x);
-  }
+  float max_x = wt_max_x(w, id, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }

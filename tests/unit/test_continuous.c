@@ -48,19 +48,11 @@ static arb_body_id ball(arb_world* w, arb_vec2 p, arb_vec2 v, float radius, bool
 // reached in 60 steps.
 static float shoot(bool continuous, bool segment, float speed, float degrees, float phase) {
   arb_world* w = make_world(continuous, arb_v2(0.0f, 0.0f));
-  if (segment) {
-    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
-  } else {
-    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
-  }
+  wt_tunnel_wall(w, segment);
   float a = degrees * (ARB_PI / 180.0f);
   arb_vec2 dir = arb_v2(arb_cos(a), arb_sin(a));
   arb_body_id b = ball(w, arb_v2(-phase, 0.0f), arb_scale(speed, dir), 0.05f, false);
-  float max_x = -1000.0f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = arb_maxf(max_x, arb_body_get_position(w, b).x);
-  }
+  float max_x = wt_max_x(w, b, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }

@@ -116,19 +116,11 @@ static float shoot(bool continuous, bool segment, float speed, float angle) {
   wd.gravity = arb_v2(0.0f, 0.0f);
   wd.enable_continuous = continuous;
   arb_world* w = arb_world_create(&wd);
-  if (segment) {
-    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
-  } else {
-    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
-  }
+  wt_tunnel_wall(w, segment);
   arb_body_def bd = capsule_def(0.0f, 0.0f, angle, 0.2f, 0.05f);
   bd.linear_velocity = arb_v2(speed, 0.0f);
   arb_body_id id = arb_body_create(w, &bd);
-  float max_x = -1000.0f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = fmaxf(max_x, arb_body_get_position(w, id).x);
-  }
+  float max_x = wt_max_x(w, id, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }

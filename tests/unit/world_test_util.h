@@ -81,6 +81,26 @@ static inline arb_body_id wt_segment(arb_world* w, float ax, float ay, float bx,
 }
 
 // How many of the n bodies are awake (sleeping tests).
+/// The wall of the tunnelling tests, 80 m tall: the segment x = 5, or a static box 0.2 m
+/// thick centred on x = 5 (its face at x = 4.9).
+static inline void wt_tunnel_wall(arb_world* w, bool segment) {
+  if (segment) {
+    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
+  } else {
+    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
+  }
+}
+
+/// Steps w `steps` times by dt; the largest x the body's position reached.
+static inline float wt_max_x(arb_world* w, arb_body_id id, int steps, float dt) {
+  float max_x = -1e9f;
+  for (int s = 0; s < steps; ++s) {
+    arb_world_step(w, dt);
+    max_x = arb_maxf(max_x, arb_body_get_position(w, id).x);
+  }
+  return max_x;
+}
+
 static inline int wt_awake_count(const arb_world* w, const arb_body_id* ids, int n) {
   int k = 0;
   for (int i = 0; i < n; ++i) k += arb_body_is_awake(w, ids[i]);
