@@ -166,11 +166,7 @@ static void test_mass_ray_and_restore(void** state) {
   arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
   assert_int_equal(arb_world_restore(copy, img, len), 0);
   assert_true(arb_world_hash(copy) == arb_world_hash(w));
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    arb_world_step(copy, DT);
-  }
-  assert_true(arb_world_hash(copy) == arb_world_hash(w));
+  wt_step_alike(w, copy, 60, DT);
   // The restored shape is the one defined.
   const arb_shape_def* sd = arb_body_get_shape(copy, id);
   assert_int_equal(sd->type, ARB_SHAPE_CAPSULE);
@@ -268,11 +264,7 @@ static void test_rounded_box_rests_and_restores(void** state) {
   arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
   assert_int_equal(arb_world_restore(copy, img, len), 0);
   assert_true(arb_body_get_shape(copy, id)->polygon.radius == 0.1f);
-  for (int s = 0; s < 30; ++s) {
-    arb_world_step(w, DT);
-    arb_world_step(copy, DT);
-  }
-  assert_true(arb_world_hash(copy) == arb_world_hash(w));
+  wt_step_alike(w, copy, 30, DT);
   free(img);
   arb_world_destroy(copy);
   arb_world_destroy(w);
