@@ -112,10 +112,7 @@ static void test_falls_over_from_end(void** state) {
 // A 0.5 m capsule (radius 0.05) shot along x at a 0.2 m wall whose face is at x = 4.9
 // (or a segment at x = 5): the largest x its centre reached in one second.
 static float shoot(bool continuous, bool segment, float speed, float angle) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, 0.0f);
-  wd.enable_continuous = continuous;
-  arb_world* w = arb_world_create(&wd);
+  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
   wt_tunnel_wall(w, segment);
   arb_body_def bd = capsule_def(0.0f, 0.0f, angle, 0.2f, 0.05f);
   bd.linear_velocity = arb_v2(speed, 0.0f);

@@ -91,6 +91,14 @@ static inline void wt_step_alike(arb_world* a, arb_world* b, int steps, float dt
 }
 
 // How many of the n bodies are awake (sleeping tests).
+/// A world with this gravity and continuous collision on or off (the tunnelling tests).
+static inline arb_world* wt_world_continuous(bool continuous, arb_vec2 gravity) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = gravity;
+  wd.enable_continuous = continuous;
+  return arb_world_create(&wd);
+}
+
 /// The wall of the tunnelling tests, 80 m tall: the segment x = 5, or a static box 0.2 m
 /// thick centred on x = 5 (its face at x = 4.9).
 static inline void wt_tunnel_wall(arb_world* w, bool segment) {
