@@ -329,7 +329,10 @@ int arb_scene_load_default(arb_scene** out, arb_scene_error* err) {
 
 void arb_scene_destroy(arb_scene* scene) {
   if (!scene) return;
-  for (int i = 0; i < scene->body_count; i++) free(scene->bodies[i].name);
+  for (int i = 0; i < scene->body_count; i++) {
+    free(scene->bodies[i].name);
+    free(scene->bodies[i].chain_points);
+  }
   free(scene->bodies);
   free(scene->spawn_points);
   arb__scene_free_extras(scene);

@@ -157,14 +157,69 @@ static int parse_capsule(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
   return 0;
 }
 
-// `shape` holds exactly one of the kinds. Segments have no area, hence no mass: only
-// bodies that never need one (static, kinematic) may use them.
-static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment) {
-  static const char* const keys[] = {"circle", "box", "polygon", "capsule", "segment", NULL};
+// The points of a chain, each at least ARB_LINEAR_SLOP from the one before (and, in a
+// loop, the last from the first): the error names the point.
+static int parse_chain_points(sj_ctx* ctx, const json_t* pts, bool loop, arb_vec2* p, int n) {
+  for (int i = 0; i < n && !ctx->code; i++) {
+    size_t m = sj_push_index(ctx, (size_t)i);
+    if (!sj_vec2_value(ctx, json_array_get(pts, (size_t)i), ARB_MAX_CHAIN_COORD, &p[i].x,
+                       &p[i].y) &&
+        i > 0 && arb_distance(p[i - 1], p[i]) < ARB_LINEAR_SLOP) {
+      sj_fail(ctx, ARB_E_INVAL, "within %g m of the point before (a link without length)",
+              (double)ARB_LINEAR_SLOP);
+    }
+    sj_pop(ctx, m);
+  }
+  if (!ctx->code && loop && arb_distance(p[n - 1], p[0]) < ARB_LINEAR_SLOP) {
+    size_t m = sj_push_index(ctx, (size_t)n - 1);
+    sj_fail(ctx, ARB_E_INVAL, "within %g m of point 0 (the loop's closing link has no length)",
+            (double)ARB_LINEAR_SLOP);
+    sj_pop(ctx, m);
+  }
+  return ctx->code;
+}
+
+// `chain`: {"points": [[x, y], ...], "loop": false}. The points live as long as the scene.
+static int parse_chain(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, arb_vec2** owned) {
+  static const char* const keys[] = {"points", "loop", NULL};
+  if (sj_check_keys(ctx, v, keys)) return ctx->code;
+  bool loop = false;
+  if (sj_bool(ctx, v, "loop", &loop)) return ctx->code;
+  json_t* pts = json_object_get(v, "points");
+  size_t n = pts && json_is_array(pts) ? json_array_size(pts) : 0;
+  size_t min = loop ? 3 : 2;
+  size_t mark = sj_push_key(ctx, "points");
+  if (!pts) {
+    sj_fail(ctx, ARB_E_INVAL, "missing (required)");
+  } else if (!json_is_array(pts)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected an array of [x, y] points, got %s", sj_type_name(pts));
+  } else if (n < min || n > ARB_MAX_CHAIN_POINTS) {
+    sj_fail(ctx, n < min ? ARB_E_INVAL : ARB_E_TOO_BIG, "a %s needs %zu to %d points, got %zu",
+            loop ? "chain loop" : "chain", min, ARB_MAX_CHAIN_POINTS, n);
+  } else if (!(*owned = malloc(n * sizeof **owned))) {
+    sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+  } else if (!parse_chain_points(ctx, pts, loop, *owned, (int)n)) {
+    shape->type = ARB_SHAPE_CHAIN;
+    shape->chain.points = *owned;
+    shape->chain.count = (int)n;
+    shape->chain.loop = loop;
+  }
+  sj_pop(ctx, mark);
+  return ctx->code;
+}
+
+// `shape` holds exactly one of the kinds. Segments and chains have no area, hence no
+// mass: only bodies that never need one (static, kinematic) may use them; `chain_points`
+// (NULL where chains are not allowed) receives a chain's points.
+static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment,
+                       arb_vec2** chain_points) {
+  static const char* const keys[] = {"circle",  "box",   "polygon", "capsule",
+                                     "segment", "chain", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   if (json_object_size(v) != 1) {
     return sj_fail(ctx, ARB_E_INVAL,
-                   "must hold exactly one of circle, box, polygon, capsule, segment (has %zu)",
+                   "must hold exactly one of circle, box, polygon, capsule, segment, chain (has "
+                   "%zu)",
                    json_object_size(v));
   }
   const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
@@ -180,9 +235,11 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
     parse_polygon(ctx, body, shape);
   } else if (strcmp(kind, "capsule") == 0) {
     parse_capsule(ctx, body, shape);
-  } else if (!allow_segment) {
-    sj_fail(ctx, ARB_E_INVAL,
-            "segments have no mass: only static or kinematic bodies may use them");
+  } else if (!allow_segment || (strcmp(kind, "chain") == 0 && !chain_points)) {
+    sj_fail(ctx, ARB_E_INVAL, "%ss have no mass: only static or kinematic bodies may use them",
+            kind);
+  } else if (strcmp(kind, "chain") == 0) {
+    parse_chain(ctx, body, shape, chain_points);
   } else {
     parse_segment(ctx, body, shape);
   }
@@ -261,7 +318,7 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
   if (!shape) {
     sj_fail(ctx, ARB_E_INVAL, "missing (required)");
   } else {
-    parse_shape(ctx, shape, &def->shape, def->type != ARB_BODY_DYNAMIC);
+    parse_shape(ctx, shape, &def->shape, def->type != ARB_BODY_DYNAMIC, &body->chain_points);
   }
   sj_pop(ctx, mark);
   if (ctx->code) return ctx->code;
@@ -274,6 +331,12 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
   if (parse_material(ctx, v, def)) return ctx->code;
   // A sensor reports overlaps instead of colliding (arb_shape_def.sensor).
   if (sj_bool(ctx, v, "sensor", &def->shape.sensor)) return ctx->code;
+  if (def->shape.sensor && def->shape.type == ARB_SHAPE_CHAIN) {
+    size_t m = sj_push_key(ctx, "sensor");
+    sj_fail(ctx, ARB_E_INVAL, "a chain cannot be a sensor (use a box or polygon zone)");
+    sj_pop(ctx, m);
+    return ctx->code;
+  }
 
   if (name) {
     size_t n = strlen(name);
@@ -440,7 +503,7 @@ int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) 
   json_t* shape = json_object_get(value, "shape");
   if (shape) {
     size_t mark = sj_push_key(ctx, "shape");
-    parse_shape(ctx, shape, &avatar->body.shape, false);
+    parse_shape(ctx, shape, &avatar->body.shape, false, NULL);
     sj_pop(ctx, mark);
   }
   if (parse_material(ctx, value, &avatar->body)) return ctx->code;

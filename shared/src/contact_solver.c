@@ -692,6 +692,7 @@ void arb__solve(arb_world* w, float dt) {
     }
   }
   arb__run_pass(w->pool, st, &sv, ARB__RESTITUTION);
+  arb__joints_store(w);
   arb__store_impulses(w, &sv);
   // LIFO: the wide array is the newest block, the colour array below it.
   if (sv.wides) arb__stack_free(w, sv.wides);
