@@ -46,40 +46,6 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static int read_file(const char* path, uint8_t** out, size_t* len, char* err, size_t cap) {
-  FILE* fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, cap, "%s: cannot open", path);
-    return ARB_E_IO;
-  }
-  size_t n = 0, size = 1 << 20;
-  uint8_t* buf = malloc(size);
-  while (buf) {
-    size_t got = fread(buf + n, 1, size - n, fp);
-    n += got;
-    if (n < size) break;
-    if (size >= ((size_t)1 << 34)) break;  // 16 GiB: not a log we can show
-    uint8_t* nb = realloc(buf, size * 2);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    size *= 2;
-  }
-  bool bad = ferror(fp) != 0;
-  fclose(fp);
-  if (!buf || bad) {
-    free(buf);
-    snprintf(err, cap, "%s: %s", path, bad ? "read error" : "out of memory");
-    return bad ? ARB_E_IO : ARB_E_NOMEM;
-  }
-  *out = buf;
-  *len = n;
-  return 0;
-}
-
 static int add_checkpoint(view_replay* r) {
   uint64_t tick = arb_game_get_tick(r->game);
   if (r->cp_count && r->cps[r->cp_count - 1].tick >= tick) return 0;
@@ -167,7 +133,7 @@ int view_replay_open(const char* path, view_replay** out, char* err, size_t cap)
   }
   r->speed = 1.0f;
   r->seek_target = -1;
-  int rc = read_file(path, &r->data, &r->len, err, cap);
+  int rc = arb_replay_read_file(path, &r->data, &r->len, err, cap);
   if (rc != 0) goto fail;
   arb_proto_error perr;
   memset(&perr, 0, sizeof perr);

@@ -36,9 +36,8 @@ void arb__scene_free_extras(arb_scene* scene) {
   scene->extras = NULL;
 }
 
-// An array of 0..limit objects; allocates `elem`-sized zeroed items.
-void* arb__sx_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
-                    int* count) {
+void* arb__sx_list(sj_ctx* ctx, const json_t* v, const arb_scene* scene, const char* what,
+                   int limit, size_t elem, int* count, arb__sx_item_fn* fn) {
   *count = 0;
   if (!json_is_array(v)) {
     sj_fail(ctx, ARB_E_INVAL, "expected an array of %s, got %s", what, sj_type_name(v));
@@ -56,6 +55,11 @@ void* arb__sx_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, s
     return NULL;
   }
   *count = (int)n;
+  for (size_t i = 0; i < n && !ctx->code; ++i) {
+    size_t mark = sj_push_index(ctx, i);
+    fn(ctx, json_array_get(v, i), scene, (char*)p + i * elem);
+    sj_pop(ctx, mark);
+  }
   return p;
 }
 
@@ -117,7 +121,8 @@ bool arb__sx_is_dynamic(const arb_scene* scene, int index) {
 
 // ---- springs ----------------------------------------------------------------------------
 
-static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_spring_def* d) {
+static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
+  arb_spring_def* d = slot;
   static const char* const keys[] = {"body_a",      "body_b",    "anchor_a", "anchor_b",
                                      "rest_length", "stiffness", "damping",  NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
@@ -148,14 +153,9 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, ar
 
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (!x) return ctx->code;
-  x->springs = arb__sx_array(ctx, value, "springs", ARB_SCENE_MAX_SPRINGS, sizeof *x->springs,
-                             &x->spring_count);
-  for (int i = 0; i < x->spring_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_spring(ctx, json_array_get(value, (size_t)i), scene, &x->springs[i]);
-    sj_pop(ctx, mark);
-  }
+  if (x)
+    x->springs = arb__sx_list(ctx, value, scene, "springs", ARB_SCENE_MAX_SPRINGS,
+                              sizeof *x->springs, &x->spring_count, parse_spring);
   return ctx->code;
 }
 
@@ -168,7 +168,8 @@ static int parse_mask(sj_ctx* ctx, const json_t* v, const char* key, uint32_t* o
   return 0;
 }
 
-static int parse_particle(sj_ctx* ctx, const json_t* v, arb_particle_def* d) {
+static int parse_particle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
+  arb_particle_def* d = slot;
   static const char* const keys[] = {"position", "mass", "radius", "damping",
                                      "pinned",   "mask", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
@@ -184,19 +185,15 @@ static int parse_particle(sj_ctx* ctx, const json_t* v, arb_particle_def* d) {
 
 int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (!x) return ctx->code;
-  x->particles = arb__sx_array(ctx, value, "particles", ARB_SCENE_MAX_PARTICLES,
-                               sizeof *x->particles, &x->particle_count);
-  for (int i = 0; i < x->particle_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_particle(ctx, json_array_get(value, (size_t)i), &x->particles[i]);
-    sj_pop(ctx, mark);
-  }
+  if (x)
+    x->particles = arb__sx_list(ctx, value, scene, "particles", ARB_SCENE_MAX_PARTICLES,
+                                sizeof *x->particles, &x->particle_count, parse_particle);
   return ctx->code;
 }
 
-static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras* x,
-                            arb_constraint_def* d) {
+static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
+  arb_constraint_def* d = slot;
+  const arb_scene_extras* x = scene->extras;
   static const char* const keys[] = {"a", "b", "rest_length", "stiffness", NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   long long a = 0, b = 0;
@@ -216,14 +213,9 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene_extras
 
 int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (!x) return ctx->code;
-  x->constraints = arb__sx_array(ctx, value, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
-                                 sizeof *x->constraints, &x->constraint_count);
-  for (int i = 0; i < x->constraint_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_constraint(ctx, json_array_get(value, (size_t)i), x, &x->constraints[i]);
-    sj_pop(ctx, mark);
-  }
+  if (x)
+    x->constraints = arb__sx_list(ctx, value, scene, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
+                                  sizeof *x->constraints, &x->constraint_count, parse_constraint);
   return ctx->code;
 }
 
@@ -287,7 +279,8 @@ static int parse_vehicle_params(sj_ctx* ctx, const json_t* v, arb_vehicle_def* d
   return ctx->code;
 }
 
-static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_vehicle_def* d) {
+static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
+  arb_vehicle_def* d = slot;
   static const char* const keys[] = {
       "chassis", "wheels", "max_steer_angle", "friction", "ground_gravity", "rolling_resistance",
       "drag",    NULL};
@@ -304,14 +297,9 @@ static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, a
 
 int arb__scene_parse_vehicles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (!x) return ctx->code;
-  x->vehicles = arb__sx_array(ctx, value, "vehicles", ARB_SCENE_MAX_VEHICLES, sizeof *x->vehicles,
-                              &x->vehicle_count);
-  for (int i = 0; i < x->vehicle_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_vehicle(ctx, json_array_get(value, (size_t)i), scene, &x->vehicles[i]);
-    sj_pop(ctx, mark);
-  }
+  if (x)
+    x->vehicles = arb__sx_list(ctx, value, scene, "vehicles", ARB_SCENE_MAX_VEHICLES,
+                               sizeof *x->vehicles, &x->vehicle_count, parse_vehicle);
   return ctx->code;
 }
 

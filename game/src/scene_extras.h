@@ -33,9 +33,12 @@ typedef struct arb_scene_extras {
 
 // Helpers shared by the extras parsers (scene_extras.c, scene_joints.c).
 arb_scene_extras* arb__sx_extras(sj_ctx* ctx, arb_scene* scene);  // created on first use
-/// An array of 0..limit objects; allocates `elem`-sized zeroed items (NULL for none).
-void* arb__sx_array(sj_ctx* ctx, const json_t* v, const char* what, int limit, size_t elem,
-                    int* count);
+/// Parses one item of a list: the object v (at path [i]) into the zeroed item `slot`.
+typedef int arb__sx_item_fn(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot);
+/// An array of 0..limit objects: allocates *count `elem`-sized zeroed items (NULL for none)
+/// and parses each with fn; on a failure ctx says where and why.
+void* arb__sx_list(sj_ctx* ctx, const json_t* v, const arb_scene* scene, const char* what,
+                   int limit, size_t elem, int* count, arb__sx_item_fn* fn);
 /// A body by name (string) or scene index (integer) at obj.key; *out = -1 when absent.
 int arb__sx_body_ref(sj_ctx* ctx, const json_t* obj, const char* key, bool required,
                      const arb_scene* scene, int* out);

@@ -265,7 +265,8 @@ static int parse_type_keys(sj_ctx* ctx, const json_t* v, const arb_scene* scene,
   }
 }
 
-static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb_joint_def* d) {
+static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
+  arb_joint_def* d = slot;
   if (sj_expect_object(ctx, v)) return ctx->code;
   *d = arb_default_joint_def();
   int type = 0, a, b;
@@ -297,13 +298,8 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, arb
 
 int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (!x) return ctx->code;
-  x->joints =
-      arb__sx_array(ctx, value, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints, &x->joint_count);
-  for (int i = 0; i < x->joint_count && !ctx->code; ++i) {
-    size_t mark = sj_push_index(ctx, (size_t)i);
-    parse_joint(ctx, json_array_get(value, (size_t)i), scene, &x->joints[i]);
-    sj_pop(ctx, mark);
-  }
+  if (x)
+    x->joints = arb__sx_list(ctx, value, scene, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints,
+                             &x->joint_count, parse_joint);
   return ctx->code;
 }

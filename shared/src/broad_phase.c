@@ -63,85 +63,47 @@ static void arb__tree_free_node(arb__tree* t, int n) {
   t->count -= 1;
 }
 
-// AVL-style rotation that keeps the tree balanced (the classic dynamic tree rotation).
-static int arb__tree_balance(arb__tree* t, int ia) {
+// Rotates child iu of node ia up into ia's place (the classic dynamic tree rotation): iu's
+// taller child stays under it (as child2), the other one takes iu's old slot under ia.
+static int arb__tree_rotate_up(arb__tree* t, int ia, int iu) {
   arb__tree_node* n = t->nodes;
   arb__tree_node* a = &n[ia];
+  arb__tree_node* u = &n[iu];
+  int* slot = a->child1 == iu ? &a->child1 : &a->child2;
+  const arb__tree_node* other = &n[a->child1 == iu ? a->child2 : a->child1];
+  int i1 = u->child1, i2 = u->child2;
+  int keep = n[i1].height > n[i2].height ? i1 : i2;
+  int move = keep == i1 ? i2 : i1;
+  u->child1 = ia;
+  u->parent = a->parent;
+  a->parent = iu;
+  if (u->parent != ARB__NULL) {
+    if (n[u->parent].child1 == ia) {
+      n[u->parent].child1 = iu;
+    } else {
+      n[u->parent].child2 = iu;
+    }
+  } else {
+    t->root = iu;
+  }
+  u->child2 = keep;
+  *slot = move;
+  n[move].parent = ia;
+  a->aabb = arb_aabb_union(other->aabb, n[move].aabb);
+  u->aabb = arb_aabb_union(a->aabb, n[keep].aabb);
+  a->height = 1 + arb_maxi(other->height, n[move].height);
+  u->height = 1 + arb_maxi(a->height, n[keep].height);
+  return iu;
+}
+
+// AVL-style rotation that keeps the tree balanced: the taller child rotates up when the
+// heights differ by more than one.
+static int arb__tree_balance(arb__tree* t, int ia) {
+  const arb__tree_node* a = &t->nodes[ia];
   if (a->height < 2) return ia;
-  int ib = a->child1, ic = a->child2;
-  arb__tree_node* b = &n[ib];
-  arb__tree_node* c = &n[ic];
-  int balance = c->height - b->height;
-  if (balance > 1) {  // rotate c up
-    int i_f = c->child1, ig = c->child2;
-    arb__tree_node* f = &n[i_f];
-    arb__tree_node* g = &n[ig];
-    c->child1 = ia;
-    c->parent = a->parent;
-    a->parent = ic;
-    if (c->parent != ARB__NULL) {
-      if (n[c->parent].child1 == ia) {
-        n[c->parent].child1 = ic;
-      } else {
-        n[c->parent].child2 = ic;
-      }
-    } else {
-      t->root = ic;
-    }
-    if (f->height > g->height) {
-      c->child2 = i_f;
-      a->child2 = ig;
-      g->parent = ia;
-      a->aabb = arb_aabb_union(b->aabb, g->aabb);
-      c->aabb = arb_aabb_union(a->aabb, f->aabb);
-      a->height = 1 + arb_maxi(b->height, g->height);
-      c->height = 1 + arb_maxi(a->height, f->height);
-    } else {
-      c->child2 = ig;
-      a->child2 = i_f;
-      f->parent = ia;
-      a->aabb = arb_aabb_union(b->aabb, f->aabb);
-      c->aabb = arb_aabb_union(a->aabb, g->aabb);
-      a->height = 1 + arb_maxi(b->height, f->height);
-      c->height = 1 + arb_maxi(a->height, g->height);
-    }
-    return ic;
-  }
-  if (balance < -1) {  // rotate b up
-    int id = b->child1, ie = b->child2;
-    arb__tree_node* d = &n[id];
-    arb__tree_node* e = &n[ie];
-    b->child1 = ia;
-    b->parent = a->parent;
-    a->parent = ib;
-    if (b->parent != ARB__NULL) {
-      if (n[b->parent].child1 == ia) {
-        n[b->parent].child1 = ib;
-      } else {
-        n[b->parent].child2 = ib;
-      }
-    } else {
-      t->root = ib;
-    }
-    if (d->height > e->height) {
-      b->child2 = id;
-      a->child1 = ie;
-      e->parent = ia;
-      a->aabb = arb_aabb_union(c->aabb, e->aabb);
-      b->aabb = arb_aabb_union(a->aabb, d->aabb);
-      a->height = 1 + arb_maxi(c->height, e->height);
-      b->height = 1 + arb_maxi(a->height, d->height);
-    } else {
-      b->child2 = ie;
-      a->child1 = id;
-      d->parent = ia;
-      a->aabb = arb_aabb_union(c->aabb, d->aabb);
-      b->aabb = arb_aabb_union(a->aabb, e->aabb);
-      a->height = 1 + arb_maxi(c->height, d->height);
-      b->height = 1 + arb_maxi(a->height, e->height);
-    }
-    return ib;
-  }
+  int balance = t->nodes[a->child2].height - t->nodes[a->child1].height;
+  if (balance > 1) return arb__tree_rotate_up(t, ia, a->child2);
+  if (balance < -1) return arb__tree_rotate_up(t, ia, a->child1);
   return ia;
 }
 

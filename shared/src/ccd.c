@@ -115,31 +115,25 @@ static bool arb__ccd_is_fast(const arb_world* w, int i, float dt) {
 // Every body of tree `t` whose box overlaps `box`, appended to keys as slots. The trees'
 // shape is not state: the caller sorts. A tree too deep for the walk stack falls back to
 // a scan in slot order.
+typedef struct arb__ccd_keys {
+  uint64_t* keys;
+  int n;
+} arb__ccd_keys;
+
+static bool arb__ccd_leaf(void* ctx, int body) {
+  arb__ccd_keys* k = ctx;
+  k->keys[k->n++] = (uint64_t)body;
+  return true;
+}
+
 static int arb__ccd_query(const arb_world* w, const arb__tree* t, bool statics, arb_aabb box,
                           uint64_t* keys, int n) {
-  if (t->root == ARB__NULL) return n;
-  int first = n;
-  int32_t stack[256];
-  int top = 0;
-  stack[top++] = t->root;
-  while (top > 0) {
-    const arb__tree_node* node = &t->nodes[stack[--top]];
-    if (!arb_aabb_overlaps(node->aabb, box)) continue;
-    if (node->height == 0) {
-      keys[n++] = (uint64_t)node->body;
-    } else if (top + 2 <= 256) {
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
-    } else {
-      n = first;
-      for (int s = 0; s < w->body_slots; ++s) {
-        bool is_static = w->sims[s].type == ARB_BODY_STATIC;
-        if (w->bodies[s].in_use && is_static == statics &&
-            arb_aabb_overlaps(w->bodies[s].fat_aabb, box)) {
-          keys[n++] = (uint64_t)s;
-        }
-      }
-      return n;
+  arb__ccd_keys k = {keys, n};
+  if (arb__tree_query(t, box, arb__ccd_leaf, &k)) return k.n;
+  for (int s = 0; s < w->body_slots; ++s) {
+    bool is_static = w->sims[s].type == ARB_BODY_STATIC;
+    if (w->bodies[s].in_use && is_static == statics && arb_aabb_overlaps(w->bodies[s].fat_aabb, box)) {
+      keys[n++] = (uint64_t)s;
     }
   }
   return n;

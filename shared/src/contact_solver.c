@@ -134,28 +134,34 @@ typedef struct arb__lane_pose {
   f4 dpx, dpy, dqc, dqs;
 } arb__lane_pose;
 
-static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const int32_t idx[4]) {
-  arb__lane_body b;
+// Loads the four 32-bit words at byte `offset` of four body states, transposed: out[k]
+// holds word k of the four lanes (the velocity or the pose change, see arb__body_state).
+static inline void arb__gather4(const arb__body_state* st, const int32_t idx[4], size_t offset, f4 out[4]) {
 #if defined(__SSE2__) && !defined(ARB_NO_SIMD)
-  __m128 r0 = _mm_loadu_ps(&st[idx[0]].v.x);
-  __m128 r1 = _mm_loadu_ps(&st[idx[1]].v.x);
-  __m128 r2 = _mm_loadu_ps(&st[idx[2]].v.x);
-  __m128 r3 = _mm_loadu_ps(&st[idx[3]].v.x);
+  __m128 r0 = _mm_loadu_ps((const float*)((const char*)&st[idx[0]] + offset));
+  __m128 r1 = _mm_loadu_ps((const float*)((const char*)&st[idx[1]] + offset));
+  __m128 r2 = _mm_loadu_ps((const float*)((const char*)&st[idx[2]] + offset));
+  __m128 r3 = _mm_loadu_ps((const float*)((const char*)&st[idx[3]] + offset));
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  b.vx = r0;
-  b.vy = r1;
-  b.w = r2;
-  b.flags = r3;
+  out[0] = r0;
+  out[1] = r1;
+  out[2] = r2;
+  out[3] = r3;
 #else
   for (int i = 0; i < 4; ++i) {
-    const arb__body_state* s = &st[idx[i]];
-    b.vx.v[i] = s->v.x;
-    b.vy.v[i] = s->v.y;
-    b.w.v[i] = s->w;
-    memcpy(&b.flags.v[i], &s->flags, 4);
+    const char* s = (const char*)&st[idx[i]] + offset;
+    for (int k = 0; k < 4; ++k) memcpy(&out[k].v[i], s + 4 * k, 4);
   }
 #endif
-  return b;
+}
+
+_Static_assert(offsetof(arb__body_state, flags) == offsetof(arb__body_state, v) + 12, "v, w, flags: 4 words");
+_Static_assert(offsetof(arb__body_state, dq) == offsetof(arb__body_state, dp) + 8, "dp, dq: 4 words");
+
+static inline arb__lane_body arb__gather_vel(const arb__body_state* st, const int32_t idx[4]) {
+  f4 r[4];
+  arb__gather4(st, idx, offsetof(arb__body_state, v), r);
+  return (arb__lane_body){r[0], r[1], r[2], r[3]};
 }
 
 // The dummy (static bodies, empty lanes) is never written: it stays zero, and worker
@@ -181,27 +187,9 @@ static inline void arb__scatter_vel(arb__body_state* st, const int32_t idx[4], a
 }
 
 static inline arb__lane_pose arb__gather_pose(const arb__body_state* st, const int32_t idx[4]) {
-  arb__lane_pose p;
-#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
-  __m128 r0 = _mm_loadu_ps(&st[idx[0]].dp.x);
-  __m128 r1 = _mm_loadu_ps(&st[idx[1]].dp.x);
-  __m128 r2 = _mm_loadu_ps(&st[idx[2]].dp.x);
-  __m128 r3 = _mm_loadu_ps(&st[idx[3]].dp.x);
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  p.dpx = r0;
-  p.dpy = r1;
-  p.dqc = r2;
-  p.dqs = r3;
-#else
-  for (int i = 0; i < 4; ++i) {
-    const arb__body_state* s = &st[idx[i]];
-    p.dpx.v[i] = s->dp.x;
-    p.dpy.v[i] = s->dp.y;
-    p.dqc.v[i] = s->dq.c;
-    p.dqs.v[i] = s->dq.s;
-  }
-#endif
-  return p;
+  f4 r[4];
+  arb__gather4(st, idx, offsetof(arb__body_state, dp), r);
+  return (arb__lane_pose){r[0], r[1], r[2], r[3]};
 }
 
 // Graph colouring: constraints of one colour share no moving body, so the four lanes of
@@ -383,6 +371,24 @@ static inline void arb__rel_vel(const arb__lane_body* A, const arb__lane_body* B
   *dvy = f4_sub(vby, vay);
 }
 
+// Adds `impulse` along the normal to point pt's accumulated impulse (kept >= 0), applies
+// the accepted part to both bodies and records the largest push. Restitution bounces from
+// the fastest approach the contact had to stop (vn), not only the speed at step start: a
+// body caught by a speculative point mid-step has gained speed (gravity) since then, and
+// that is the speed it hits with.
+static inline void arb__push_normal(arb__lane_body* A, arb__lane_body* B, const arb__wide* k,
+                                    arb__wide_point* pt, f4 impulse, f4 vn) {
+  const f4 zero = f4_zero();
+  f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
+  impulse = f4_sub(nimp, pt->normal_impulse);
+  pt->normal_impulse = nimp;
+  pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
+  f4 stopped = f4_gt(impulse, zero);
+  pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
+  f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
+  ARB__APPLY((*A), (*B), k, pt, px, py);
+}
+
 static void arb__warm_start(arb__body_state* st, arb__solver* sv, int begin, int end) {
   for (int i = begin; i < end; ++i) {
     arb__wide* k = &sv->wides[i];
@@ -434,17 +440,7 @@ static void arb__solve_contacts(arb__body_state* st, arb__solver* sv, bool use_b
       f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
       f4 impulse = f4_sub(f4_sub(zero, f4_mul(f4_mul(pt->normal_mass, mass_scale), f4_add(vn, bias))),
                           f4_mul(impulse_scale, pt->normal_impulse));
-      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
-      impulse = f4_sub(nimp, pt->normal_impulse);
-      pt->normal_impulse = nimp;
-      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
-      // Restitution bounces from the fastest approach the contact had to stop, not only
-      // the speed at step start: a body caught by a speculative point mid-step has gained
-      // speed (gravity) since then, and that is the speed it hits with.
-      f4 stopped = f4_gt(impulse, zero);
-      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
-      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
-      ARB__APPLY(A, B, k, pt, px, py);
+      arb__push_normal(&A, &B, k, pt, impulse, vn);
     }
     f4 tx = k->ny, ty = f4_sub(zero, k->nx);
     for (int j = 0; j < 2; ++j) {
@@ -484,17 +480,7 @@ static void arb__apply_restitution(arb__body_state* st, arb__solver* sv, int beg
       f4 vn = f4_add(f4_mul(dvx, k->nx), f4_mul(dvy, k->ny));
       f4 impulse = f4_sub(zero, f4_mul(pt->normal_mass, f4_add(vn, f4_mul(k->restitution, pt->relative_velocity))));
       impulse = f4_select(apply, impulse, zero);
-      f4 nimp = f4_max(f4_add(pt->normal_impulse, impulse), zero);
-      impulse = f4_sub(nimp, pt->normal_impulse);
-      pt->normal_impulse = nimp;
-      pt->max_normal_impulse = f4_max(pt->max_normal_impulse, impulse);
-      // Restitution bounces from the fastest approach the contact had to stop, not only
-      // the speed at step start: a body caught by a speculative point mid-step has gained
-      // speed (gravity) since then, and that is the speed it hits with.
-      f4 stopped = f4_gt(impulse, zero);
-      pt->relative_velocity = f4_select(stopped, f4_min(pt->relative_velocity, vn), pt->relative_velocity);
-      f4 px = f4_mul(impulse, k->nx), py = f4_mul(impulse, k->ny);
-      ARB__APPLY(A, B, k, pt, px, py);
+      arb__push_normal(&A, &B, k, pt, impulse, vn);
     }
     arb__scatter_vel(st, k->a, A, sv->dummy);
     arb__scatter_vel(st, k->b, B, sv->dummy);

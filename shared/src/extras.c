@@ -90,25 +90,22 @@ static void arb__insert_sorted(int32_t* out, int* count, int32_t v) {
 // Tree traversal order depends on the tree's shape, which is not state (trees are rebuilt
 // on restore): results are kept sorted by slot, and an overflowing query falls back to a
 // slot-order scan so the result never depends on the traversal.
-static bool arb__collect_tree(const arb__tree* t, arb_aabb box, int32_t* out, int* count, int cap) {
-  if (t->root == ARB__NULL) return true;
-  int32_t stack[256];
-  int top = 0;
-  stack[top++] = t->root;
-  while (top > 0) {
-    int n = stack[--top];
-    const arb__tree_node* node = &t->nodes[n];
-    if (!arb_aabb_overlaps(node->aabb, box)) continue;
-    if (node->height == 0) {
-      if (*count >= cap) return false;
-      arb__insert_sorted(out, count, node->body);
-    } else {
-      if (top + 2 > 256) return false;
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
-    }
-  }
+typedef struct arb__collect_query {
+  int32_t* out;
+  int* count;
+  int cap;
+} arb__collect_query;
+
+static bool arb__collect_leaf(void* ctx, int body) {
+  arb__collect_query* q = ctx;
+  if (*q->count >= q->cap) return false;
+  arb__insert_sorted(q->out, q->count, body);
   return true;
+}
+
+static bool arb__collect_tree(const arb__tree* t, arb_aabb box, int32_t* out, int* count, int cap) {
+  arb__collect_query q = {out, count, cap};
+  return arb__tree_query(t, box, arb__collect_leaf, &q);
 }
 
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap) {

@@ -88,28 +88,19 @@ static bool arb__sensor_sees(const arb__sensor_query* q, int other) {
   return arb_shape_distance(&q->proxy, s->xf, &po, o->xf).distance < ARB_LINEAR_SLOP;
 }
 
-static void arb__sensor_query_tree(arb__sensor_query* q) {
-  const arb__tree* t = &q->w->dynamic_tree;
-  if (t->root == ARB__NULL) return;
-  int stack[256];
-  int top = 0;
-  stack[top++] = t->root;
-  while (top > 0) {
-    const arb__tree_node* node = &t->nodes[stack[--top]];
-    if (!arb_aabb_overlaps(node->aabb, q->box)) continue;
-    if (node->height > 0) {
-      if (top + 2 > 256) continue;  // a balanced tree is never this deep
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
-      continue;
-    }
-    if (!arb__sensor_sees(q, node->body)) continue;
-    if (q->count == q->capacity) {
-      q->overflow = true;
-      continue;
-    }
-    q->keys[q->count++] = ((uint64_t)(uint32_t)q->sensor << 32) | (uint32_t)node->body;
+static bool arb__sensor_leaf(void* ctx, int body) {
+  arb__sensor_query* q = ctx;
+  if (!arb__sensor_sees(q, body)) return true;
+  if (q->count == q->capacity) {
+    q->overflow = true;
+    return true;
   }
+  q->keys[q->count++] = ((uint64_t)(uint32_t)q->sensor << 32) | (uint32_t)body;
+  return true;
+}
+
+static void arb__sensor_query_tree(arb__sensor_query* q) {
+  arb__tree_query(&q->w->dynamic_tree, q->box, arb__sensor_leaf, q);
 }
 
 // The sorted keys of every overlap now, or -1 (out of memory). *keys is in the arena.

@@ -197,6 +197,33 @@ int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
                      const arb_shape_def* shape);
 void arb__tree_remove(arb__tree* t, int leaf);
 
+/// Visits a leaf of a tree query: false stops the walk.
+typedef bool arb__tree_leaf_fn(void* ctx, int body);
+
+/// Calls fn(ctx, body) for every leaf of t whose box overlaps `box`, depth first (child1's
+/// side last). The order follows the tree's shape, which is not state: callers sort or do
+/// order-free work. False when the walk stopped early: fn said so, or a subtree was deeper
+/// than the walk's stack (never in a balanced tree; the caller falls back to a scan).
+static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_leaf_fn* fn,
+                                   void* ctx) {
+  if (t->root == ARB__NULL) return true;
+  int32_t stack[256];
+  int top = 0;
+  stack[top++] = t->root;
+  while (top > 0) {
+    const arb__tree_node* node = &t->nodes[stack[--top]];
+    if (!arb_aabb_overlaps(node->aabb, box)) continue;
+    if (node->height == 0) {
+      if (!fn(ctx, node->body)) return false;
+    } else {
+      if (top + 2 > 256) return false;
+      stack[top++] = node->child1;
+      stack[top++] = node->child2;
+    }
+  }
+  return true;
+}
+
 // ---- contacts ---------------------------------------------------------------------------
 
 #define ARB__CONTACT_TOUCHING 1u

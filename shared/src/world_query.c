@@ -152,23 +152,13 @@ static void arb__overlap_hit(arb__overlap_query* q, int slot) {
 
 // A tree's leaves whose fat AABB overlaps the box (a leaf's box is its body's fat AABB).
 // False when the traversal stack overflowed (a tree that deep is never balanced).
-static bool arb__overlap_tree(arb__overlap_query* q, const arb__tree* t) {
-  if (t->root == ARB__NULL) return true;
-  int32_t stack[256];
-  int top = 0;
-  stack[top++] = t->root;
-  while (top > 0) {
-    const arb__tree_node* node = &t->nodes[stack[--top]];
-    if (!arb_aabb_overlaps(node->aabb, q->box)) continue;
-    if (node->height == 0) {
-      arb__overlap_hit(q, node->body);
-    } else {
-      if (top + 2 > 256) return false;
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
-    }
-  }
+static bool arb__overlap_leaf(void* ctx, int body) {
+  arb__overlap_hit(ctx, body);
   return true;
+}
+
+static bool arb__overlap_tree(arb__overlap_query* q, const arb__tree* t) {
+  return arb__tree_query(t, q->box, arb__overlap_leaf, q);
 }
 
 // Heap sort of the kept slots into ascending slot order (in place).

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 // Runs the listed tests (cmocka_unit_test... entries) as one group named "tests", with
@@ -29,6 +30,32 @@
 // A test program whose main only runs its tests.
 #define ARB_TEST_MAIN(...) \
   int main(void) { return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); }
+
+// A test `name` that only calls fn(args...): one check run with several arguments, each
+// its own named test, e.g. ARB_TEST_CASE(test_weld_breaks, hanging_weight, ARB_JOINT_WELD).
+#define ARB_TEST_CASE(name, fn, ...) \
+  static void name(void** state) {   \
+    (void)state;                     \
+    fn(__VA_ARGS__);                 \
+  }
+
+// Fails the test unless `text` contains every one of the strings that follow, naming the
+// first one missing and showing the text: ARB_ASSERT_HAS(out, "OK", "ticks/s").
+#define ARB_ASSERT_HAS(text, ...) \
+  arb_assert_has((text), __FILE__, __LINE__, __VA_ARGS__, (const char*)NULL)
+static inline void arb_assert_has(const char* text, const char* file, int line, ...) {
+  va_list ap;
+  va_start(ap, line);
+  for (const char* want; (want = va_arg(ap, const char*)) != NULL;) {
+    if (!text || !strstr(text, want)) {
+      va_end(ap);
+      print_error("missing \"%s\" in:\n%s\n", want, text ? text : "(null)");
+      _fail(file, line);
+      return;
+    }
+  }
+  va_end(ap);
+}
 
 // Points each target (a NULL-terminated list of `const char**`) at the next command-line
 // argument, in order. With fewer arguments than targets, prints "usage: PROGRAM USAGE" to

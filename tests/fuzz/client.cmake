@@ -8,5 +8,4 @@ endif()
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
 arb_fuzz_target(client_snapshot SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_client_snapshot.c
                 LIBS arbiter_client arbiter_protocol arbiter_shared
-                INCLUDES ${PROJECT_SOURCE_DIR}/client/src
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/client_snapshot)
+                INCLUDES ${PROJECT_SOURCE_DIR}/client/src)

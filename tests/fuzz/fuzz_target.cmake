@@ -2,16 +2,20 @@
 # fragment in this folder shares. With ARB_BUILD_FUZZ it builds fuzz-<name> (libFuzzer +
 # ASan/UBSan); in test builds it links the same target function with corpus_main.c into
 # test_fuzz_<test>_corpus and runs it over the CORPUS paths under ctest.
-#   arb_fuzz_target(<name> SOURCE <file> LIBS <libs...> CORPUS <paths...>
+#   arb_fuzz_target(<name> SOURCE <file> LIBS <libs...> [CORPUS <paths...>]
 #                   [TEST <stem>] [DEFINITIONS <defs...>] [INCLUDES <dirs...>]
 #                   [LABELS <labels...>])
-# TEST defaults to <name>; LABELS to "unit;fuzz".
+# CORPUS defaults to corpus/<name> (where scripts/fuzz.sh seeds fuzz-<name> from); TEST to
+# <name>; LABELS to "unit;fuzz".
 include_guard(GLOBAL)
 
 function(arb_fuzz_target name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;TEST" "LIBS;CORPUS;DEFINITIONS;INCLUDES;LABELS")
   if(NOT arg_TEST)
     set(arg_TEST ${name})
+  endif()
+  if(NOT arg_CORPUS)
+    set(arg_CORPUS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/corpus/${name})
   endif()
   if(NOT arg_LABELS)
     set(arg_LABELS unit fuzz)

@@ -6,5 +6,4 @@ if(NOT TARGET arbiter_replay_tool)
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
 arb_fuzz_target(replay_verify SOURCE ${CMAKE_CURRENT_LIST_DIR}/../replay/fuzz_replay_verify.c
-                LIBS arbiter_replay_tool LABELS unit fuzz replay
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/replay_verify)
+                LIBS arbiter_replay_tool LABELS unit fuzz replay)

@@ -7,9 +7,7 @@ if(NOT TARGET arbiter_server)
   return()
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
-arb_fuzz_target(http SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_http.c LIBS arbiter_server
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/http)
+arb_fuzz_target(http SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_http.c LIBS arbiter_server)
 arb_fuzz_target(agones-response TEST agones_response SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_agones_response.c
-                LIBS arbiter_server CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/agones-response)
-arb_fuzz_target(datagram SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_datagram.c LIBS arbiter_server
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/datagram)
+                LIBS arbiter_server)
+arb_fuzz_target(datagram SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_datagram.c LIBS arbiter_server)

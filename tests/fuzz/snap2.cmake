@@ -2,5 +2,4 @@
 # ARB_BUILD_FUZZ; in test builds the same target function runs over tests/fuzz/corpus/snap2
 # (seeds written by `test_snap2 --write-corpus tests/fuzz/corpus/snap2`).
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
-arb_fuzz_target(snap2 SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_snap2.c LIBS arbiter_protocol
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/snap2)
+arb_fuzz_target(snap2 SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_snap2.c LIBS arbiter_protocol)

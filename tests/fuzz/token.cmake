@@ -6,5 +6,4 @@ if(NOT TARGET arbiter_token)
   return()
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
-arb_fuzz_target(token SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_token.c LIBS arbiter_token
-                CORPUS ${CMAKE_CURRENT_LIST_DIR}/corpus/token)
+arb_fuzz_target(token SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_token.c LIBS arbiter_token)

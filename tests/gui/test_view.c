@@ -116,24 +116,10 @@ static bool log_contains(const char* name, const char* needle) {
   return found;
 }
 
-// A free UDP port on 127.0.0.1 (released just before the server binds it).
-static int free_udp_port(void) {
-  int s = socket(AF_INET, SOCK_DGRAM, 0);
-  assert_true(s >= 0);
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  assert_int_equal(bind(s, (struct sockaddr*)&a, sizeof a), 0);
-  socklen_t len = sizeof a;
-  assert_int_equal(getsockname(s, (struct sockaddr*)&a, &len), 0);
-  close(s);
-  return ntohs(a.sin_port);
-}
-
-// A free TCP port on 127.0.0.1 (released just before the server binds it).
-static int free_tcp_port(void) {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
+// A free port of `type` (SOCK_DGRAM, SOCK_STREAM) on 127.0.0.1 (released just before the
+// server binds it).
+static int free_port(int type) {
+  int s = socket(AF_INET, type, 0);
   assert_true(s >= 0);
   struct sockaddr_in a;
   memset(&a, 0, sizeof a);
@@ -239,7 +225,7 @@ static void test_view_live_and_replay_screenshots(void** state) {
   snprintf(server, sizeof server, "%s/arbiter-server", g_bin);
   snprintf(bot, sizeof bot, "%s/arbiter-bot", g_bin);
   snprintf(view, sizeof view, "%s/arbiter-view", g_bin);
-  snprintf(port, sizeof port, "%d", free_udp_port());
+  snprintf(port, sizeof port, "%d", free_port(SOCK_DGRAM));
   snprintf(rec, sizeof rec, "%s/session.arbrec", g_work);
   char shot[4][700];
   const char* names[4] = {"live-1.png", "live-2.png", "replay-1.png", "replay-2.png"};
@@ -274,7 +260,7 @@ static void test_view_live_and_replay_screenshots(void** state) {
   free(none.rgb);
 
   char http_port[16], token_path[700];
-  int http = free_tcp_port();
+  int http = free_port(SOCK_STREAM);
   snprintf(http_port, sizeof http_port, "%d", http);
   snprintf(token_path, sizeof token_path, "%s/admin.token", g_work);
   FILE* tf = fopen(token_path, "w");

@@ -167,38 +167,20 @@ static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
 // A body at rest entering at (x, y) meters, with its own description. Records go in
 // increasing id order.
 static void enter(uint32_t id, arb_proto_shape shape, uint32_t owner, float x, float y) {
-  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
-  memset(d, 0, sizeof *d);
-  d->cls = ARB_SNAP2_BODY;
+  arb_snap2_state v = {.x = arb_proto_quantize_pos(x), .y = arb_proto_quantize_pos(y)};
+  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_BODY, v);
   d->owner = owner;
   d->shape_count = 1;
   d->shapes[0] = shape;
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  memset(r, 0, sizeof *r);
-  r->id = id;
-  r->op = ARB_SNAP2_ENTER;
-  r->cls = ARB_SNAP2_BODY;
-  r->desc = (uint8_t)g_snap.desc_count++;
-  r->v.x = arb_proto_quantize_pos(x);
-  r->v.y = arb_proto_quantize_pos(y);
 }
 
 static void move_x(uint32_t id, int32_t dx) {
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  memset(r, 0, sizeof *r);
-  r->id = id;
-  r->op = ARB_SNAP2_UPDATE;
-  r->cls = ARB_SNAP2_BODY;
+  arb_snap2_record* r = snap2_part_record(&g_snap, id, ARB_SNAP2_UPDATE, ARB_SNAP2_BODY);
   r->mask = ARB_SNAP2_M_POS;
   r->v.x = dx;
 }
 
-static void remove_id(uint32_t id) {
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  memset(r, 0, sizeof *r);
-  r->id = id;
-  r->op = ARB_SNAP2_REMOVE;
-}
+static void remove_id(uint32_t id) { snap2_part_record(&g_snap, id, ARB_SNAP2_REMOVE, 0); }
 
 static int encode(void) {
   int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);

@@ -352,20 +352,9 @@ static void attack_fragment_bomb(int port, int seconds) {
 
 // ---- tests -------------------------------------------------------------------------------
 
-static void test_abuse_connect_flood(void** state) {
-  (void)state;
-  run_attack("connect flood", attack_connect_flood, NULL, 5);
-}
-
-static void test_abuse_hostage_peers(void** state) {
-  (void)state;
-  run_attack("hostage peers", attack_hostages, NULL, 6);
-}
-
-static void test_abuse_fragment_bomb(void** state) {
-  (void)state;
-  run_attack("fragment bomb", attack_fragment_bomb, NULL, 4);
-}
+ARB_TEST_CASE(test_abuse_connect_flood, run_attack, "connect flood", attack_connect_flood, NULL, 5)
+ARB_TEST_CASE(test_abuse_hostage_peers, run_attack, "hostage peers", attack_hostages, NULL, 6)
+ARB_TEST_CASE(test_abuse_fragment_bomb, run_attack, "fragment bomb", attack_fragment_bomb, NULL, 4)
 
 // What a forged source address can get out of the server: nothing for an ENet CONNECT,
 // exactly one datagram no larger than the request for a gate request, nothing for a gate

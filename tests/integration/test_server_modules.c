@@ -171,9 +171,8 @@ static void test_server_log_lines(void** state) {
   fclose(f);
   char* nl = strchr(text, '\n');
   assert_non_null(nl);
-  assert_non_null(strstr(text, "\"level\":\"info\",\"event\":\"client_joined\",\"client\":3,"));
-  assert_non_null(strstr(text, "\"name\":\"a \\\"quoted\\\"\\nname\""));
-  assert_non_null(strstr(text, "\"hash\":\"0123456789abcdef\""));
+  ARB_ASSERT_HAS(text, "\"level\":\"info\",\"event\":\"client_joined\",\"client\":3,",
+                 "\"name\":\"a \\\"quoted\\\"\\nname\"", "\"hash\":\"0123456789abcdef\"");
   assert_null(strstr(text, "hidden"));
   assert_non_null(strstr(nl + 1, "warn  tick_lag skipped_ticks=7 why=\"two words\"\n"));
   assert_null(strchr(strchr(nl + 1, '\n') + 1, '\n'));  // exactly two lines
@@ -191,13 +190,13 @@ static void test_server_metrics_text(void** state) {
   static char buf[32768];
   int n = sv_metrics_render(&m, buf, sizeof buf);
   assert_true(n > 0 && (size_t)n < sizeof buf);
-  assert_non_null(strstr(buf, "# TYPE arbiter_ticks_total counter\narbiter_ticks_total 42\n"));
-  assert_non_null(strstr(buf, "arbiter_inputs_dropped_total{reason=\"rate_packets\"} 5\n"));
-  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.00025\"} 0\n"));
-  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.0005\"} 1\n"));
-  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"0.1\"} 1\n"));
-  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_bucket{le=\"+Inf\"} 2\n"));
-  assert_non_null(strstr(buf, "arbiter_tick_duration_seconds_count 2\n"));
+  ARB_ASSERT_HAS(buf, "# TYPE arbiter_ticks_total counter\narbiter_ticks_total 42\n",
+                 "arbiter_inputs_dropped_total{reason=\"rate_packets\"} 5\n",
+                 "arbiter_tick_duration_seconds_bucket{le=\"0.00025\"} 0\n",
+                 "arbiter_tick_duration_seconds_bucket{le=\"0.0005\"} 1\n",
+                 "arbiter_tick_duration_seconds_bucket{le=\"0.1\"} 1\n",
+                 "arbiter_tick_duration_seconds_bucket{le=\"+Inf\"} 2\n",
+                 "arbiter_tick_duration_seconds_count 2\n");
   assert_int_equal(sv_metrics_render(&m, buf, 100), -1);  // too small: refused, not cut
 }
 

@@ -132,8 +132,7 @@ static void test_server_spectator_watches_without_playing(void** state) {
   assert_non_null(row);
   assert_non_null(strstr(row, "\"spectator\":true"));
   assert_true(strstr(row, "\"spectator\":true") < strstr(row, "}"));
-  assert_non_null(strstr(answer, "\"name\":\"ada\""));
-  assert_non_null(strstr(answer, "\"spectator\":false"));
+  ARB_ASSERT_HAS(answer, "\"name\":\"ada\"", "\"spectator\":false");
   assert_non_null(strstr(row, "\"view\":null}"));  // no camera box reported yet
   // The box a client reports is listed for the operator.
   send_view(cs[0], true, arb_v2(1.0f, 2.0f), arb_v2(3.5f, 4.25f));

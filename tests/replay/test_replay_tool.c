@@ -168,13 +168,10 @@ static void test_replay_tool_clean_log_verifies(void** state) {
   log_buffer b = make_log(&spec);
   static result r;
   run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &r);
-  assert_non_null(strstr(r.out, "OK: 40 ticks verified (1..40), 4 checkpoints identical bit for bit"));
-  assert_non_null(strstr(r.out, "ticks/s"));
+  ARB_ASSERT_HAS(r.out, "OK: 40 ticks verified (1..40), 4 checkpoints identical bit for bit",
+                 "ticks/s");
   run_expect(RP_CMD_INFO, &b, RP_EXIT_OK, &r);
-  assert_non_null(strstr(r.out, "client 2 \"c2\""));
-  assert_non_null(strstr(r.out, "joined tick 5"));
-  assert_non_null(strstr(r.out, "left tick 25"));
-  assert_non_null(strstr(r.out, "integrity:   clean"));
+  ARB_ASSERT_HAS(r.out, "client 2 \"c2\"", "joined tick 5", "left tick 25", "integrity:   clean");
   free(b.p);
 }
 
@@ -184,12 +181,10 @@ static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
   log_buffer b = make_log(&spec);
   static result r;
   run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
-  assert_non_null(strstr(r.out, "DIVERGED at tick 17 "));
-  assert_non_null(strstr(r.out, "expected hash"));
-  assert_non_null(strstr(r.out, "last state identical to the recording bit for bit: tick 10"));
+  ARB_ASSERT_HAS(r.out, "DIVERGED at tick 17 ", "expected hash",
+                 "last state identical to the recording bit for bit: tick 10");
   // Only the recorded hash was wrong, so the bodies at the next checkpoint agree.
-  assert_non_null(strstr(r.out, "at tick 20 (the next checkpoint"));
-  assert_non_null(strstr(r.out, "saved game states are byte-identical"));
+  ARB_ASSERT_HAS(r.out, "at tick 20 (the next checkpoint", "saved game states are byte-identical");
   free(b.p);
 }
 
@@ -204,9 +199,7 @@ static void test_replay_tool_changed_gravity_is_caught(void** state) {
   assert_int_equal(r.status, RP_EXIT_DIVERGED);
   assert_non_null(strstr(r.out, "DIVERGED at tick 20 "));
   // Tick 20 has a checkpoint: the differing entities are listed with their fields.
-  assert_non_null(strstr(r.out, "at tick 20 (a checkpoint)"));
-  assert_non_null(strstr(r.out, "\n    entity "));
-  assert_non_null(strstr(r.out, " ulp)"));
+  ARB_ASSERT_HAS(r.out, "at tick 20 (a checkpoint)", "\n    entity ", " ulp)");
   free(b.p);
 }
 
@@ -217,8 +210,7 @@ static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
   static result r;
   // The hashes all match, but the checkpoint's state bytes do not: the stronger check.
   run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
-  assert_non_null(strstr(r.out, "DIVERGED at tick 30 "));
-  assert_non_null(strstr(r.out, "checkpoint state differs"));
+  ARB_ASSERT_HAS(r.out, "DIVERGED at tick 30 ", "checkpoint state differs");
   free(b.p);
 }
 
@@ -324,8 +316,7 @@ static void test_replay_tool_wrong_version_is_exit_2(void** state) {
   for (int k = 0; k < 4; k++) b.p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
   static result r;
   run_expect(RP_CMD_VERIFY, &b, RP_EXIT_UNREADABLE, &r);
-  assert_non_null(strstr(r.err, "not a readable replay log"));
-  assert_non_null(strstr(r.err, "version"));
+  ARB_ASSERT_HAS(r.err, "not a readable replay log", "version");
   free(b.p);
 }
 

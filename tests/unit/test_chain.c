@@ -126,10 +126,7 @@ static void test_one_sided(void** state) {
 // A wall at x = 5 from y = -40 to 40, one link per 2 m, listed bottom to top so its
 // front faces -x. A 0.1 m ball shot at it from x = 0: the largest x its centre reached.
 static float shoot(float speed, float angle, float aim_y, bool continuous) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, 0.0f);
-  wd.enable_continuous = continuous;
-  arb_world* w = arb_world_create(&wd);
+  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
   arb_vec2 wall[41];
   for (int i = 0; i < 41; ++i) wall[i] = arb_v2(5.0f, (float)(2 * i - 40));
   arb_body_def cd = chain_def(wall, 41, false);
@@ -140,11 +137,7 @@ static float shoot(float speed, float angle, float aim_y, bool continuous) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.05f;
   arb_body_id id = arb_body_create(w, &bd);
-  float max_x = -1e9f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = fmaxf(max_x, arb_body_get_position(w, id).x);
-  }
+  float max_x = wt_max_x(w, id, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }

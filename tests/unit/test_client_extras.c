@@ -28,20 +28,11 @@ static arb_snap2_part g_snap;
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 
 static arb_snap2_record* record(uint32_t id, uint8_t op, uint8_t cls) {
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  r->id = id;
-  r->op = op;
-  r->cls = cls;
-  return r;
+  return snap2_part_record(&g_snap, id, op, cls);
 }
 
 static arb_snap2_desc* enter(uint32_t id, uint8_t cls, arb_snap2_state v) {
-  arb_snap2_record* r = record(id, ARB_SNAP2_ENTER, cls);
-  r->desc = (uint8_t)g_snap.desc_count;
-  r->v = v;
-  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count++];
-  d->cls = cls;
-  return d;
+  return snap2_part_enter(&g_snap, id, cls, v);
 }
 
 static void deliver(arb_client* c) {

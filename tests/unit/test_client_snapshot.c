@@ -26,40 +26,22 @@ static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
 
 /* A body at rest entering at x (its own description: a circle owned by id * 10). */
 static void enter(uint32_t id, int32_t x) {
-  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
-  d->cls = ARB_SNAP2_BODY;
+  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_BODY, (arb_snap2_state){.x = x});
   d->owner = id * 10;
   d->shape_count = 1;
   d->shapes[0].kind = ARB_PROTO_SHAPE_CIRCLE;
   d->shapes[0].count = 1;
   d->shapes[0].radius = 0.5f;
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  r->id = id;
-  r->op = ARB_SNAP2_ENTER;
-  r->cls = ARB_SNAP2_BODY;
-  r->desc = (uint8_t)g_snap.desc_count++;
-  r->v.x = x;
 }
 
 /* A particle entering at x (particles have no shape in their description). */
 static void enter_particle(uint32_t id, int32_t x) {
-  arb_snap2_desc* d = &g_snap.descs[g_snap.desc_count];
-  memset(d, 0, sizeof *d);
-  d->cls = ARB_SNAP2_PARTICLE;
+  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_PARTICLE, (arb_snap2_state){.x = x});
   d->radius = 0.25f;
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  r->id = id;
-  r->op = ARB_SNAP2_ENTER;
-  r->cls = ARB_SNAP2_PARTICLE;
-  r->desc = (uint8_t)g_snap.desc_count++;
-  r->v.x = x;
 }
 
 static void change(uint32_t id, int32_t dx) {
-  arb_snap2_record* r = &g_snap.records[g_snap.record_count++];
-  r->id = id;
-  r->op = ARB_SNAP2_UPDATE;
-  r->cls = ARB_SNAP2_BODY;
+  arb_snap2_record* r = snap2_part_record(&g_snap, id, ARB_SNAP2_UPDATE, ARB_SNAP2_BODY);
   r->mask = ARB_SNAP2_M_POS;
   r->v.x = dx;
 }

@@ -26,13 +26,6 @@
 
 #define DT (1.0f / 60.0f)
 
-static arb_world* make_world(bool continuous, arb_vec2 gravity) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = gravity;
-  wd.enable_continuous = continuous;
-  return arb_world_create(&wd);
-}
-
 static arb_body_id ball(arb_world* w, arb_vec2 p, arb_vec2 v, float radius, bool bullet) {
   arb_body_def bd = arb_default_body_def();
   bd.position = p;
@@ -47,20 +40,12 @@ static arb_body_id ball(arb_world* w, arb_vec2 p, arb_vec2 v, float radius, bool
 // centred at x = 5) or at x = 5 (a segment). Returns the largest x the ball centre
 // reached in 60 steps.
 static float shoot(bool continuous, bool segment, float speed, float degrees, float phase) {
-  arb_world* w = make_world(continuous, arb_v2(0.0f, 0.0f));
-  if (segment) {
-    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
-  } else {
-    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
-  }
+  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
+  wt_tunnel_wall(w, segment);
   float a = degrees * (ARB_PI / 180.0f);
   arb_vec2 dir = arb_v2(arb_cos(a), arb_sin(a));
   arb_body_id b = ball(w, arb_v2(-phase, 0.0f), arb_scale(speed, dir), 0.05f, false);
-  float max_x = -1000.0f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = arb_maxf(max_x, arb_body_get_position(w, b).x);
-  }
+  float max_x = wt_max_x(w, b, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }
@@ -110,7 +95,7 @@ static void test_fast_ball_never_passes_thin_wall_or_segment(void** state) {
 static void head_on(bool continuous, bool bullets, float speed, int* crossed_out) {
   int crossed = 0;
   for (int k = 0; k < 8; ++k) {
-    arb_world* w = make_world(continuous, arb_v2(0.0f, 0.0f));
+    arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
     float gap = 3.0f + 0.37f * (float)k;
     arb_body_id a = ball(w, arb_v2(-gap, 0.0f), arb_v2(speed, 0.0f), 0.05f, bullets);
     arb_body_id b = ball(w, arb_v2(gap, 0.0f), arb_v2(-speed, 0.0f), 0.05f, bullets);
@@ -140,7 +125,7 @@ static void test_bullets_head_on_collide(void** state) {
   // is one where the sweep matters.
   int passed = 0;
   for (int k = 0; k < 8; ++k) {
-    arb_world* w = make_world(false, arb_v2(0.0f, 0.0f));
+    arb_world* w = wt_world_continuous(false, arb_v2(0.0f, 0.0f));
     float gap = 3.0f + 0.37f * (float)k;
     arb_body_id a = ball(w, arb_v2(-gap, 0.0f), arb_v2(300.0f, 0.0f), 0.05f, false);
     arb_body_id b = ball(w, arb_v2(gap, 0.0f), arb_v2(-300.0f, 0.0f), 0.05f, false);
@@ -157,7 +142,7 @@ static void test_bullets_head_on_collide(void** state) {
 
 // A column of ten 1 m boxes, settled, hit at mid height by a 0.1 m ball at 200 m/s.
 static void stack_hit(bool continuous, float* max_speed, float* ball_max_x) {
-  arb_world* w = make_world(continuous, arb_v2(0.0f, -9.81f));
+  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, -9.81f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 50.0f, 1.0f);
   arb_body_id boxes[10];
   for (int i = 0; i < 10; ++i)
@@ -196,8 +181,8 @@ static void test_stack_hit_by_fast_ball_does_not_explode(void** state) {
 static void test_setting_is_saved_and_restored(void** state) {
   (void)state;
   assert_true(arb_default_world_def().enable_continuous);
-  arb_world* on = make_world(true, arb_v2(0.0f, -9.81f));
-  arb_world* off = make_world(false, arb_v2(0.0f, -9.81f));
+  arb_world* on = wt_world_continuous(true, arb_v2(0.0f, -9.81f));
+  arb_world* off = wt_world_continuous(false, arb_v2(0.0f, -9.81f));
   for (int i = 0; i < 2; ++i) {
     arb_world* w = i == 0 ? on : off;
     wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 5.0f);
@@ -209,7 +194,8 @@ static void test_setting_is_saved_and_restored(void** state) {
   uint8_t* img = malloc((size_t)n_off);
   assert_non_null(img);
   assert_int_equal(arb_world_save(off, img, n_off), n_off);
-  arb_world* restored = make_world(true, arb_v2(0.0f, -9.81f));  // takes "off" from the image
+  arb_world* restored =
+      wt_world_continuous(true, arb_v2(0.0f, -9.81f));  // takes "off" from the image
   assert_int_equal(arb_world_restore(restored, img, n_off), 0);
   assert_true(arb_world_hash(restored) == arb_world_hash(off));
   assert_true(arb_world_hash(on) != arb_world_hash(off));
@@ -274,7 +260,7 @@ static bool step_until_asleep(arb_world* w, const arb_body_id* ids, int n, int m
 static void test_bullet_wakes_the_sleeping_island_it_hits(void** state) {
   (void)state;
   for (int continuous = 1; continuous >= 0; --continuous) {
-    arb_world* w = make_world(continuous != 0, arb_v2(0.0f, -10.0f));
+    arb_world* w = wt_world_continuous(continuous != 0, arb_v2(0.0f, -10.0f));
     wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 60.0f, 0.5f);
     arb_body_id a[PILE], b[PILE];
     pile(w, 0.0f, a);
@@ -304,7 +290,7 @@ static void test_bullet_wakes_the_sleeping_island_it_hits(void** state) {
 // stays asleep (its points there are dropped: they would wake it every step).
 static void test_passing_body_does_not_keep_pile_awake(void** state) {
   (void)state;
-  arb_world* w = make_world(true, arb_v2(0.0f, -10.0f));
+  arb_world* w = wt_world_continuous(true, arb_v2(0.0f, -10.0f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
   arb_body_id a[PILE];
   pile(w, 0.0f, a);

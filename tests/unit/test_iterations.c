@@ -146,22 +146,14 @@ static void test_restore_carries_relax_iterations(void** state) {
   arb_world* b = arb_world_create(&d);
   assert_int_equal(arb_world_restore(b, img, n), 0);
   assert_true(arb_world_hash(a) == arb_world_hash(b));
-  for (int t = 0; t < 30; ++t) {
-    arb_world_step(a, DT);
-    arb_world_step(b, DT);
-  }
-  assert_true(arb_world_hash(a) == arb_world_hash(b));
+  wt_step_alike(a, b, 30, DT);
   // A default world's image restored into a relax-3 world resets it to 1.
   arb_world* c = make_stack(&d, ids);
   arb_world* e = make_stack(&three, ids);
   int m;
   uint8_t* img2 = wt_save(c, &m);
   assert_int_equal(arb_world_restore(e, img2, m), 0);
-  for (int t = 0; t < 30; ++t) {
-    arb_world_step(c, DT);
-    arb_world_step(e, DT);
-  }
-  assert_true(arb_world_hash(c) == arb_world_hash(e));
+  wt_step_alike(c, e, 30, DT);
   free(img);
   free(img2);
   arb_world_destroy(a);

@@ -96,40 +96,13 @@ static void hanging_weight(arb_joint_type type) {
   arb_world_destroy(w);
 }
 
-static void test_revolute_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_REVOLUTE);
-}
-
-static void test_distance_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_DISTANCE);
-}
-
-static void test_prismatic_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_PRISMATIC);
-}
-
-static void test_weld_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_WELD);
-}
-
-static void test_wheel_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_WHEEL);
-}
-
-static void test_motor_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_MOTOR);
-}
-
-static void test_mouse_breaks(void** state) {
-  (void)state;
-  hanging_weight(ARB_JOINT_MOUSE);
-}
+ARB_TEST_CASE(test_revolute_breaks, hanging_weight, ARB_JOINT_REVOLUTE)
+ARB_TEST_CASE(test_distance_breaks, hanging_weight, ARB_JOINT_DISTANCE)
+ARB_TEST_CASE(test_prismatic_breaks, hanging_weight, ARB_JOINT_PRISMATIC)
+ARB_TEST_CASE(test_weld_breaks, hanging_weight, ARB_JOINT_WELD)
+ARB_TEST_CASE(test_wheel_breaks, hanging_weight, ARB_JOINT_WHEEL)
+ARB_TEST_CASE(test_motor_breaks, hanging_weight, ARB_JOINT_MOTOR)
+ARB_TEST_CASE(test_mouse_breaks, hanging_weight, ARB_JOINT_MOUSE)
 
 // A pull growing by 5 N per step on a weightless-world joint breaking at 300 N: it holds
 // while the force is below, breaks in the step the force passes 300 N, reports it once.

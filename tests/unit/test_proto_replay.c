@@ -211,9 +211,7 @@ static void test_proto_replay_truncated(void** state) {
   assert_int_equal(read_all(log_buf, rec_start[11], &r), 11);
   assert_int_equal(r.stop, ARB_REPLAY_STOP_EOF);
   arb_replay_reader_describe(&r, msg, sizeof msg);
-  assert_non_null(strstr(msg, "eof: stopped at offset"));
-  assert_non_null(strstr(msg, "after tick 10"));
-  assert_non_null(strstr(msg, "without an end record"));
+  ARB_ASSERT_HAS(msg, "eof: stopped at offset", "after tick 10", "without an end record");
 }
 
 static void test_proto_replay_bitflip(void** state) {

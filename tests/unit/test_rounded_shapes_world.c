@@ -112,23 +112,12 @@ static void test_falls_over_from_end(void** state) {
 // A 0.5 m capsule (radius 0.05) shot along x at a 0.2 m wall whose face is at x = 4.9
 // (or a segment at x = 5): the largest x its centre reached in one second.
 static float shoot(bool continuous, bool segment, float speed, float angle) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, 0.0f);
-  wd.enable_continuous = continuous;
-  arb_world* w = arb_world_create(&wd);
-  if (segment) {
-    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
-  } else {
-    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
-  }
+  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
+  wt_tunnel_wall(w, segment);
   arb_body_def bd = capsule_def(0.0f, 0.0f, angle, 0.2f, 0.05f);
   bd.linear_velocity = arb_v2(speed, 0.0f);
   arb_body_id id = arb_body_create(w, &bd);
-  float max_x = -1000.0f;
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    max_x = fmaxf(max_x, arb_body_get_position(w, id).x);
-  }
+  float max_x = wt_max_x(w, id, 60, DT);
   arb_world_destroy(w);
   return max_x;
 }
@@ -174,11 +163,7 @@ static void test_mass_ray_and_restore(void** state) {
   arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
   assert_int_equal(arb_world_restore(copy, img, len), 0);
   assert_true(arb_world_hash(copy) == arb_world_hash(w));
-  for (int s = 0; s < 60; ++s) {
-    arb_world_step(w, DT);
-    arb_world_step(copy, DT);
-  }
-  assert_true(arb_world_hash(copy) == arb_world_hash(w));
+  wt_step_alike(w, copy, 60, DT);
   // The restored shape is the one defined.
   const arb_shape_def* sd = arb_body_get_shape(copy, id);
   assert_int_equal(sd->type, ARB_SHAPE_CAPSULE);
@@ -276,11 +261,7 @@ static void test_rounded_box_rests_and_restores(void** state) {
   arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
   assert_int_equal(arb_world_restore(copy, img, len), 0);
   assert_true(arb_body_get_shape(copy, id)->polygon.radius == 0.1f);
-  for (int s = 0; s < 30; ++s) {
-    arb_world_step(w, DT);
-    arb_world_step(copy, DT);
-  }
-  assert_true(arb_world_hash(copy) == arb_world_hash(w));
+  wt_step_alike(w, copy, 30, DT);
   free(img);
   arb_world_destroy(copy);
   arb_world_destroy(w);

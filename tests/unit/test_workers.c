@@ -79,16 +79,10 @@ static void check_same_hashes(bool sleep) {
   }
 }
 
-static void test_same_hash_awake(void** state) {
-  (void)state;
-  check_same_hashes(false);
-}
+ARB_TEST_CASE(test_same_hash_awake, check_same_hashes, false)
 
 // With sleeping on, the narrow phase and the solver run over the awake lists.
-static void test_same_hash_sleeping(void** state) {
-  (void)state;
-  check_same_hashes(true);
-}
+ARB_TEST_CASE(test_same_hash_sleeping, check_same_hashes, true)
 
 // A world saved with 4 workers restores into a 1-worker world and continues identically.
 static void test_save_restore_across_counts(void** state) {
@@ -100,11 +94,7 @@ static void test_save_restore_across_counts(void** state) {
   uint8_t* img = wt_save(a, &n);
   arb_world* b = make_world(1, true);
   assert_int_equal(arb_world_restore(b, img, n), 0);
-  for (int t = 0; t < 60; ++t) {
-    arb_world_step(a, DT);
-    arb_world_step(b, DT);
-    assert_true(arb_world_hash(a) == arb_world_hash(b));
-  }
+  wt_step_alike(a, b, 60, DT);
   free(img);
   arb_world_destroy(a);
   arb_world_destroy(b);

@@ -80,7 +80,45 @@ static inline arb_body_id wt_segment(arb_world* w, float ax, float ay, float bx,
   return arb_body_create(w, &bd);
 }
 
+/// Steps worlds a and b `steps` times by dt side by side; their hashes must agree after
+/// every step (a world and its restored copy, or the same scene built two ways).
+static inline void wt_step_alike(arb_world* a, arb_world* b, int steps, float dt) {
+  for (int s = 0; s < steps; ++s) {
+    arb_world_step(a, dt);
+    arb_world_step(b, dt);
+    assert_true(arb_world_hash(a) == arb_world_hash(b));
+  }
+}
+
 // How many of the n bodies are awake (sleeping tests).
+/// A world with this gravity and continuous collision on or off (the tunnelling tests).
+static inline arb_world* wt_world_continuous(bool continuous, arb_vec2 gravity) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = gravity;
+  wd.enable_continuous = continuous;
+  return arb_world_create(&wd);
+}
+
+/// The wall of the tunnelling tests, 80 m tall: the segment x = 5, or a static box 0.2 m
+/// thick centred on x = 5 (its face at x = 4.9).
+static inline void wt_tunnel_wall(arb_world* w, bool segment) {
+  if (segment) {
+    wt_segment(w, 5.0f, -40.0f, 5.0f, 40.0f);
+  } else {
+    wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 40.0f);
+  }
+}
+
+/// Steps w `steps` times by dt; the largest x the body's position reached.
+static inline float wt_max_x(arb_world* w, arb_body_id id, int steps, float dt) {
+  float max_x = -1e9f;
+  for (int s = 0; s < steps; ++s) {
+    arb_world_step(w, dt);
+    max_x = arb_maxf(max_x, arb_body_get_position(w, id).x);
+  }
+  return max_x;
+}
+
 static inline int wt_awake_count(const arb_world* w, const arb_body_id* ids, int n) {
   int k = 0;
   for (int i = 0; i < n; ++i) k += arb_body_is_awake(w, ids[i]);

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   uint8_t* data = NULL;
   size_t len = 0;
   char err[512];
-  if (rp_log_read_file(path, &data, &len, err, sizeof err) != ARB_OK) {
+  if (arb_replay_read_file(path, &data, &len, err, sizeof err) != ARB_OK) {
     fprintf(stderr, "arbiter-replay: %s\n", err);
     return RP_EXIT_UNREADABLE;
   }

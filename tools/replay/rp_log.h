@@ -49,9 +49,6 @@ typedef struct rp_log {
   int client_count, client_cap;
 } rp_log;
 
-/// Read a file (or "-" for stdin) into memory. ARB_OK, or an error with a reason in err.
-int rp_log_read_file(const char* path, uint8_t** data, size_t* len, char* err, size_t err_cap);
-
 /// Open a log over `data` (ownership moves to the log on success and on failure). Checks
 /// the magic and header, then scans and indexes every record. ARB_OK or an error with a
 /// reason in err (the file is not a readable .arbrec at all). A log whose body stops early

@@ -133,6 +133,12 @@ typedef struct arb_replay_reader {
   uint64_t game_tick;         ///< internal: tick of the game state at `offset`
 } arb_replay_reader;
 
+/// Reads the file at path ("-": stdin) into memory, for arb_replay_reader_open: *data (the
+/// caller frees it) and *len. ARB_OK, or ARB_E_IO, ARB_E_NOMEM or ARB_E_TOO_BIG (over
+/// 16 GiB) with the path and the reason in err.
+ARB_API int arb_replay_read_file(const char* path, uint8_t** data, size_t* len, char* err,
+                                 size_t err_cap);
+
 /// Check the magic and the header record. The buffer must outlive the reader. Returns
 /// ARB_OK, or an error (err filled) when the file is not a readable .arbrec.
 ARB_API int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len, arb_proto_error* err);
