@@ -157,9 +157,12 @@ static void arb__tree_fix_upwards(arb__tree* t, int i) {
   }
 }
 
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body) {
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
+                     const arb_shape_def* shape) {
   int leaf = arb__tree_alloc_node(w, t);
   if (leaf == ARB__NULL) return ARB__NULL;
+  t->category_union |= shape->category_bits;
+  t->mask_union |= shape->mask_bits;
   t->nodes[leaf].aabb = aabb;
   t->nodes[leaf].body = body;
   if (t->root == ARB__NULL) {
@@ -289,13 +292,21 @@ typedef struct arb__pair_query {
   bool overflow;
 } arb__pair_query;
 
+// True when no shape in t can pass s's filter (arb__shape_filters_match): s is in no
+// colliding group and no category it masks, or no mask its category is in, is in the tree.
+static bool arb__tree_filters_out(const arb__tree* t, const arb_shape_def* s) {
+  if (s->group > 0) return false;  // its group collides whatever the masks say
+  return (s->mask_bits & t->category_union) == 0u || (t->mask_union & s->category_bits) == 0u;
+}
+
 static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, arb_aabb box) {
   if (t->root == ARB__NULL) return;
+  arb_world* w = q->w;
+  const arb__body* bs = &w->bodies[self];
+  if (arb__tree_filters_out(t, &bs->shape)) return;  // no pair could come out of it
   int stack[256];
   int top = 0;
   stack[top++] = t->root;
-  arb_world* w = q->w;
-  const arb__body* bs = &w->bodies[self];
   while (top > 0) {
     int i = stack[--top];
     const arb__tree_node* node = &t->nodes[i];

@@ -4,7 +4,7 @@
 // body pair (lookup only, never iterated). Per-body edge lists serve body destruction and
 // arb_body_get_contacts; their order is not state, so every use of them is order-free.
 #include "world.h"
-#include "worker_pool.h"
+#include <arbiter/worker_pool.h>
 
 #include "manifold.h"
 
@@ -417,7 +417,7 @@ typedef struct arb__collide_job {
   float dt;
 } arb__collide_job;
 
-static void arb__collide_range(void* ctx, int begin, int end) {
+static void arb__collide_range(void* ctx, int begin, int end, int thread) {
   const arb__collide_job* job = ctx;
   for (int at = begin; at < end; ++at) {
     job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at, job->dt);
@@ -438,7 +438,7 @@ void arb__collide(arb_world* w, float dt) {
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
   arb__collide_job job = {w, list, overlaps, dt};
-  if (overlaps) arb__pool_for(w->pool, arb__collide_range, &job, n, 64);
+  if (overlaps) arb_pool_for(w->pool, arb__collide_range, &job, n, 64);
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
     arb__contact* c = &w->contacts[i];

@@ -33,7 +33,7 @@
 
 #include "extras.h"  // joints: solved in the substep loop, before the contacts
 #include "softness.h"
-#include "worker_pool.h"
+#include <arbiter/worker_pool.h>
 
 // ---- 4-lane floats ----------------------------------------------------------------------
 
@@ -563,7 +563,7 @@ typedef struct arb__pass_job {
   int base;  // first wide entry of the colour being run
 } arb__pass_job;
 
-static void arb__pass_range(void* ctx, int begin, int end) {
+static void arb__pass_range(void* ctx, int begin, int end, int thread) {
   const arb__pass_job* job = ctx;
   begin += job->base;
   end += job->base;
@@ -578,19 +578,19 @@ static void arb__pass_range(void* ctx, int begin, int end) {
 // One pass over every wide constraint, colour after colour. The wide constraints of one
 // colour share no moving body, so worker threads run them in any order with the same
 // bits; the overflow entries (which may share bodies) run in order on this thread.
-static void arb__run_pass(arb__pool* pool, arb__body_state* st, arb__solver* sv, arb__pass pass) {
+static void arb__run_pass(arb_pool* pool, arb__body_state* st, arb__solver* sv, arb__pass pass) {
   arb__pass_job job = {st, sv, pass, 0};
   if (sv->count == 0) return;
   if (!pool) {
-    arb__pass_range(&job, 0, sv->count);
+    arb__pass_range(&job, 0, sv->count, 0);
     return;
   }
   for (int c = 0; c < ARB__COLOR_COUNT; ++c) {
     job.base = sv->offsets[c];
-    arb__pool_for(pool, arb__pass_range, &job, sv->offsets[c + 1] - sv->offsets[c], 16);
+    arb_pool_for(pool, arb__pass_range, &job, sv->offsets[c + 1] - sv->offsets[c], 16);
   }
   job.base = sv->offsets[ARB__OVERFLOW];
-  arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW]);
+  arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW], 0);
 }
 
 static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
@@ -706,6 +706,7 @@ void arb__solve(arb_world* w, float dt) {
     }
   }
   arb__run_pass(w->pool, st, &sv, ARB__RESTITUTION);
+  arb__joints_store(w);
   arb__store_impulses(w, &sv);
   // LIFO: the wide array is the newest block, the colour array below it.
   if (sv.wides) arb__stack_free(w, sv.wides);

@@ -16,6 +16,8 @@ void arb__extras_release(arb_world* w, arb__extras* x) {
   if (!x) return;
   arb__free(w, x->springs);
   arb__free(w, x->joints);
+  arb__free(w, x->jrun_mem);
+  arb__free(w, x->jrun_tag);
   arb__free(w, x->vehicles);
   arb__free(w, x->particles);
   arb__free(w, x->constraints);

@@ -45,16 +45,26 @@ typedef struct arb__joint {
   // (prismatic x, y; wheel x).
   arb_vec2 impulse;
   float angular_impulse, spring_impulse, motor_impulse, lower_impulse, upper_impulse;
-  // Solver scratch, rebuilt by prepare every step (not state).
-  uint8_t active;  // both bodies alive this step
-  int32_t ia, ib;  // body slots or -1 (world / static / stale)
-  float ma, mb, iA, iB;
-  arb_vec2 ra, rb;        // anchors relative to the centres of mass at step start
-  arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
+  // Solver scratch, rebuilt by prepare every step (not state); the rest is in arb__jrun.
+  uint8_t active;         // both bodies alive this step
   arb_vec2 axis;          // local_axis in world axes at step start
   float delta_angle;      // B's angle - A's - reference_angle at step start, in [-pi, pi]
   arb_vec2 step_impulse;  // linear impulse applied to B over the whole step (its force * dt)
 } arb__joint;
+
+// What every pass of the joint solver reads and writes for one joint, packed (64 bytes,
+// one cache line) in an array of the step's solvable joints in slot order, so the
+// substep passes and the projection stream through it instead of the whole joints.
+// Rebuilt by prepare every step (not state): `impulse` is the joint's, copied in at
+// prepare and back with `step_impulse` after the substeps (arb__joints_store).
+typedef struct arb__jrun {
+  int32_t ia, ib;  // body slots or -1 (world / static / stale)
+  float ma, mb, iA, iB;
+  arb_vec2 ra, rb;        // anchors relative to the centres of mass at step start
+  arb_vec2 delta_center;  // cB - cA at step start (world anchor: its point - cA)
+  arb_vec2 impulse;
+  arb_vec2 step_impulse;
+} arb__jrun;
 
 typedef struct arb__particle {
   arb_vec2 p, prev;
@@ -102,6 +112,10 @@ typedef struct arb__extras {
   float last_dt;  // dt of the last step with particles (their velocities), state; 0 without
   // Joint solver scratch (not state).
   float joint_bias_rate, joint_mass_scale, joint_impulse_scale, joint_max_push;
+  arb__jrun* jrun;  // the step's solvable joints in slot order (64-byte aligned in jrun_mem)
+  void* jrun_mem;
+  int32_t* jrun_tag;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
+  int32_t jrun_count, jrun_cap;
 } arb__extras;
 
 #define ARB__JOINT_LIMIT 1u
@@ -123,8 +137,11 @@ void arb__extras_post_step(arb_world* w, float dt);
 void arb__joints_prepare(arb_world* w, float dt, float h);
 void arb__joints_warm_start(arb_world* w);
 void arb__joints_solve(arb_world* w, float h, bool use_bias);
+void arb__joints_store(arb_world* w);  // after the substeps: impulses back to the joints
 // world.c, between the solver and finalize: position projection of rigid joints.
 void arb__joints_project(arb_world* w);
+// joint.c's arb__joints_break, when joints broke: they leave the step's solver array.
+void arb__joints_drop_inactive(arb_world* w);
 // world.c, right after the solver (before the projection): joints whose force exceeded
 // their break force are removed and reported (w->joint_breaks).
 void arb__joints_break(arb_world* w, float dt);

@@ -86,7 +86,6 @@ static void arb__joint_more(arb_codec* c, arb__joint* j) {
 #define ARB__JOINT_BREAKABLE 0x40u  // f32 break_force follows (only when it is set)
 
 static void arb__joint_fields(arb_codec* c, arb__joint* j) {
-  if (arb_codec_reading(c)) j->ia = j->ib = -1;  // solver scratch
   if (!arb__x_slot(c, &j->generation, &j->in_use)) return;
   uint8_t kind = j->type;
   if (j->type > ARB_JOINT_REVOLUTE || j->flags != 0) kind |= ARB__JOINT_MORE;

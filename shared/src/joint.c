@@ -119,7 +119,6 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   j->max_torque = def->max_torque;
   j->correction = def->correction_factor;
   j->break_force = def->break_force;
-  j->ia = j->ib = -1;
   arb__wake_ids(w, def->body_a, def->body_b);
   arb_extra_id id = {slot + 1, j->generation};
   return id;
@@ -267,6 +266,7 @@ void arb__joints_break(arb_world* w, float dt) {
   w->joint_break_count = 0;
   arb__extras* x = w->extras;
   if (!x) return;
+  bool broke = false;
   for (int i = 0; i < x->joint_slots; ++i) {  // DET: slot order
     arb__joint* j = &x->joints[i];
     if (!j->in_use || j->break_force <= 0.0f) continue;
@@ -275,8 +275,10 @@ void arb__joints_break(arb_world* w, float dt) {
     arb__push_break(w, i, j, force);
     j->in_use = 0;
     j->active = 0;  // the projection and the next steps skip it
+    broke = true;
     arb__wake_ids(w, j->body_a, j->body_b);  // sleep timers restart: the bodies just came apart
   }
+  if (broke) arb__joints_drop_inactive(w);
 }
 
 int arb_world_get_joint_break_events(const arb_world* w, const arb_joint_break_event** out) {

@@ -1,7 +1,7 @@
 // DETERMINISM-CRITICAL: the world, its memory, and the step pipeline (see world.h).
 // Iteration is always in body slot order or contact array order.
 #include "world.h"
-#include "worker_pool.h"
+#include <arbiter/worker_pool.h>
 
 #include "extras.h"
 
@@ -182,13 +182,14 @@ arb_world* arb_world_create(const arb_world_def* def) {
     return NULL;
   }
   w->body_capacity = cap;
-  w->pool = arb__pool_create(def->worker_count);  // NULL: every loop on this thread
+  // The step posts many short loops: idle workers spin a while before they sleep.
+  w->pool = arb_pool_create(def->worker_count - 1, 20000);  // NULL: every loop on this thread
   return w;
 }
 
 void arb_world_destroy(arb_world* w) {
   if (!w) return;
-  arb__pool_destroy(w->pool);
+  arb_pool_destroy(w->pool);
   if (w->bodies) arb__free_chain_points(w, w->bodies, w->body_slots);
   arb__free(w, w->bodies);
   arb__free(w, w->states);

@@ -185,11 +185,16 @@ typedef struct arb__tree {
   int32_t count;
   int32_t root;
   int32_t free_list;
+  // Every category and mask bit of the shapes inserted since the tree was created (never
+  // cleared: a superset is enough), so a query can tell at once that no leaf can pass its
+  // filter (a grid of parts that never collide queries nothing).
+  uint32_t category_union, mask_union;
 } arb__tree;
 
 void arb__tree_init(arb__tree* t);
 void arb__tree_free(arb_world* w, arb__tree* t);
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body);
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
+                     const arb_shape_def* shape);
 void arb__tree_remove(arb__tree* t, int leaf);
 
 // ---- contacts ---------------------------------------------------------------------------
@@ -233,11 +238,9 @@ typedef struct arb__sensor_pair {
 
 // ---- the world --------------------------------------------------------------------------
 
-struct arb__pool;
-
 struct arb_world {
   arb_world_def def;
-  struct arb__pool* pool;  // worker threads (worker_pool.h); NULL with one worker
+  struct arb_pool* pool;  // worker threads (arbiter/worker_pool.h); NULL with one worker
   uint64_t step_count;
   int64_t byte_count;
 

@@ -815,13 +815,20 @@ static void test_world_overlap_and_point(void** state) {
   arb_world_destroy(w);
 }
 
+// A world with a static ground (category 1) and *bd a small circle to drop on it.
+static arb_world* filter_world(arb_body_def* bd) {
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
+  *bd = arb_default_body_def();
+  bd->shape.type = ARB_SHAPE_CIRCLE;
+  bd->shape.circle.radius = 0.25f;
+  return w;
+}
+
 static void test_collision_filtering(void** state) {
   (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);  // category 1
-  arb_body_def bd = arb_default_body_def();
-  bd.shape.type = ARB_SHAPE_CIRCLE;
-  bd.shape.circle.radius = 0.25f;
+  arb_body_def bd;
+  arb_world* w = filter_world(&bd);
   bd.position = arb_v2(-3.0f, 1.0f);
   arb_body_id normal = arb_body_create(w, &bd);
   bd.position = arb_v2(0.0f, 1.0f);
@@ -847,6 +854,32 @@ static void test_collision_filtering(void** state) {
   assert_true(arb_body_get_position(w, g1).y > 0.2f);
   assert_true(arb_absf(arb_body_get_position(w, g2).y - arb_body_get_position(w, g1).y) <
               0.05f);  // sank into g1
+  assert_true(arb_body_get_position(w, p2).y - arb_body_get_position(w, p1).y > 0.45f);  // stacked
+  arb_world_destroy(w);
+}
+
+// Every dynamic shape masks out its own category, so the broad phase skips the whole tree
+// for them by its category and mask unions; a positive group still collides, and the
+// ground (another category) is still found.
+static void test_collision_filtering_unions(void** state) {
+  (void)state;
+  arb_body_def bd;
+  arb_world* w = filter_world(&bd);
+  bd.shape.category_bits = 2u;
+  bd.shape.mask_bits = ~2u;
+  bd.position = arb_v2(-3.0f, 0.25f);
+  arb_body_id a = arb_body_create(w, &bd);
+  bd.position = arb_v2(-3.0f, 0.6f);
+  arb_body_id b = arb_body_create(w, &bd);  // overlaps a: the bits keep them apart
+  bd.shape.group = 9;
+  bd.position = arb_v2(3.0f, 0.25f);
+  arb_body_id p1 = arb_body_create(w, &bd);
+  bd.position = arb_v2(3.0f, 0.75f);
+  arb_body_id p2 = arb_body_create(w, &bd);  // the same positive group: collides
+  xt_steps(w, 120);
+  assert_true(arb_body_get_position(w, a).y > 0.2f);  // on the ground
+  assert_true(arb_body_get_position(w, b).y > 0.2f);
+  assert_true(arb_absf(arb_body_get_position(w, b).y - arb_body_get_position(w, a).y) < 0.05f);
   assert_true(arb_body_get_position(w, p2).y - arb_body_get_position(w, p1).y > 0.45f);  // stacked
   arb_world_destroy(w);
 }
@@ -908,4 +941,6 @@ ARB_TEST_MAIN(cmocka_unit_test(test_spring_period), cmocka_unit_test(test_spring
               cmocka_unit_test(test_bullet_thin_wall), cmocka_unit_test(test_bullet_vs_moving_body),
               cmocka_unit_test(test_world_ray_casts),
               cmocka_unit_test(test_world_overlap_and_point),
-              cmocka_unit_test(test_collision_filtering), cmocka_unit_test(test_time_scale_clock))
+              cmocka_unit_test(test_collision_filtering),
+              cmocka_unit_test(test_collision_filtering_unions),
+              cmocka_unit_test(test_time_scale_clock))

@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
-#include "world.h"  // shared/src: the pool pointer (was it started?)
+#include <arbiter/worker_pool.h>
+
+#include "world.h"  // shared/src: the pool pointer (were its threads started?)
 #include "../common/test_main.h"
 #include "world_test_util.h"
 
@@ -24,7 +26,7 @@ static arb_world* make_world(int workers, bool sleep) {
   wd.enable_sleep = sleep;
   arb_world* w = arb_world_create(&wd);
   assert_non_null(w);
-  if (workers > 1) assert_non_null(w->pool);  // the threads started: the parallel path runs
+  assert_int_equal(arb_pool_threads(w->pool), workers - 1);  // the parallel path runs
   return w;
 }
 

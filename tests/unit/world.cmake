@@ -21,6 +21,9 @@ arb_add_test(test_events SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_events.c
 # The hash's reuse of the encoded bytes of bodies at rest equals the full encoding.
 arb_add_test(test_hash_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash_cache.c
              LIBS arbiter_shared LABELS unit TIMEOUT 120)
+# The worker pool itself: every item once, thread indexes in range, block sizes.
+arb_add_test(test_worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_worker_pool.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 60)
 # Worker threads: the same hash with 1, 2 and 4 workers (reads the pool pointer in
 # shared/src/world.h to know the threads started).
 arb_add_test(test_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workers.c
