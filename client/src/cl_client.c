@@ -268,6 +268,9 @@ static void desc_from_proto(uint32_t id, const arb_proto_entity_desc* d, arb_cli
   o->owner = d->owner;
   o->avatar_kind = d->avatar_kind;
   arb_proto_shape_to_geometry(&d->shape, &o->shape);  // decoded shapes always convert
+  // Chains are level geometry (welcome statics): a description has no room for their
+  // points, and the geometry would point into the message. Drawn as an unknown shape.
+  if (o->shape.type == ARB_SHAPE_CHAIN) memset(&o->shape, 0, sizeof o->shape);
 }
 
 // The camera box (or its clearing) to the server, reliably; only while welcomed (the
@@ -331,7 +334,12 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
       for (int i = 0; i < w.static_count; i++) {
         c->statics[i].position = w.statics[i].position;
         c->statics[i].angle = w.statics[i].angle;
-        arb_proto_shape_to_geometry(&w.statics[i].shape, &c->statics[i].shape);
+        arb_client_static_body* sb = &c->statics[i];
+        arb_proto_shape_to_geometry(&w.statics[i].shape, &sb->shape);
+        if (sb->shape.type == ARB_SHAPE_CHAIN) {  // keep the points: w goes away
+          memcpy(sb->chain_points, w.statics[i].shape.points, sizeof sb->chain_points);
+          sb->shape.chain.points = sb->chain_points;
+        }
       }
       c->static_count = w.static_count;
     }

@@ -56,11 +56,13 @@ arb_aabb view_shape_aabb(const view_shape* s, arb_transform xf) {
     case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&s->polygon, xf);
     case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&s->segment, xf);
     case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&s->capsule, xf);
-    default: {
-      arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
-      return b;
-    }
+    case ARB_SHAPE_CHAIN:
+      if (s->chain.points != NULL && s->chain.count >= 1) return arb_compute_chain_aabb(&s->chain, xf);
+      break;
+    default: break;
   }
+  arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
+  return b;
 }
 
 void view_frame_compute_bounds(view_frame* f) {

@@ -141,6 +141,25 @@ static void role_colours(view_role role, uint32_t* fill, uint32_t* edge) {
   }
 }
 
+// A chain: its links as thick segments, and a short tick from the middle of each link
+// towards its front (the side bodies collide with).
+static void draw_chain(SDL_Renderer* r, const view_camera* c, const arb_chain* ch,
+                       arb_transform xf, uint32_t fill, uint32_t edge, bool filled) {
+  if (ch->points == NULL || ch->count < 2 || ch->count > ARB_MAX_CHAIN_POINTS) return;
+  int links = arb_chain_link_count(ch);
+  for (int i = 0; i < links; i++) {
+    arb_vec2 a = arb_transform_point(xf, ch->points[i]);
+    arb_vec2 b = arb_transform_point(xf, ch->points[i + 1 < ch->count ? i + 1 : 0]);
+    if (filled)
+      draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
+    else
+      view_draw_segment(r, c, a, b, edge);
+    arb_vec2 mid = arb_lerp(a, b, 0.5f);
+    arb_vec2 front = arb_normalize(arb_left_perp(arb_sub(b, a)));
+    view_draw_segment(r, c, mid, arb_mul_add(mid, 8.0f / arb_maxf(c->zoom, 1e-3f), front), edge);
+  }
+}
+
 static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* s,
                        arb_transform xf, uint32_t fill, uint32_t edge, bool filled) {
   switch (s->type) {
@@ -172,6 +191,7 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
         view_draw_segment(r, c, a, b, edge);
       break;
     }
+    case ARB_SHAPE_CHAIN: draw_chain(r, c, &s->chain, xf, fill, edge, filled); break;
     case ARB_SHAPE_CAPSULE: {
       arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
       arb_vec2 b = arb_transform_point(xf, s->capsule.center2);

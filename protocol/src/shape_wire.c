@@ -47,6 +47,19 @@ static void capsule_get(const arb_proto_shape* s, arb_shape_geometry* g) {
   g->capsule.center2 = s->points[1];
   g->capsule.radius = s->radius;
 }
+// A chain piece: an open polyline (a loop goes out as pieces, arb_proto_chain_pieces). The
+// geometry read back points at the wire shape's own points.
+static void chain_put(const arb_shape_geometry* g, arb_proto_shape* s) {
+  for (int i = 0; i < s->count; i++) s->points[i] = g->chain.points[i];
+}
+static void chain_get(const arb_proto_shape* s, arb_shape_geometry* g) {
+  g->chain.points = s->points;
+  g->chain.count = s->count;
+  g->chain.loop = false;
+}
+static int chain_count(const arb_shape_geometry* g) {
+  return g->chain.loop || g->chain.points == NULL ? 0 : g->chain.count;  // a loop: in pieces
+}
 // Point count of a geometry: fixed for most kinds, the polygon's own count otherwise.
 static int circle_count(const arb_shape_geometry* g) { return (void)g, 1; }
 static int polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
@@ -110,4 +123,23 @@ int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geometry* ou
   out->type = row->type;
   row->get(s, out);
   return ARB_OK;
+}
+
+int arb_proto_chain_pieces(const arb_chain* c, arb_proto_shape* out, int cap) {
+  int links = arb_chain_link_count(c);
+  if (c->points == NULL || links < 1) return ARB_E_INVAL;
+  int per = ARB_PROTO_CHAIN_PIECE_POINTS - 1;  // links per piece
+  int pieces = (links + per - 1) / per;
+  if (out == NULL) return pieces;
+  if (pieces > cap) return ARB_E_NOSPACE;
+  for (int k = 0; k < pieces; k++) {
+    arb_proto_shape* s = &out[k];
+    memset(s, 0, sizeof *s);
+    int first = k * per, last = first + per < links ? first + per : links;  // link range
+    s->kind = ARB_PROTO_SHAPE_CHAIN;
+    s->count = (uint8_t)(last - first + 1);
+    // Neighbouring pieces share their end point; a loop's last piece ends at point 0.
+    for (int i = 0; i < s->count; i++) s->points[i] = c->points[(first + i) % c->count];
+  }
+  return pieces;
 }

@@ -67,12 +67,8 @@ static int create_game(sv_server* s, char* err, size_t err_cap) {
     snprintf(err, err_cap, "cannot create the game: %s", arb_strerror(rc));
     return rc;
   }
-  rc = sv_build_statics(s);
-  if (rc != 0) {
-    snprintf(err, err_cap, "cannot describe the level's static bodies to clients: %s",
-             arb_strerror(rc));
-    return rc;
-  }
+  rc = sv_build_statics(s, err, err_cap);
+  if (rc != 0) return rc;
   // Everything a snapshot may carry: the scene's bodies, one avatar per client (a vehicle
   // with its wheels at most), spawned extras, particles and their constraints.
   const arb_world* world = arb_game_get_world(s->game);

@@ -179,8 +179,9 @@ void sv_tick_on_lag(void* user, uint64_t skipped);
 void sv_server_watch_signals(sv_server* s);
 /// HTTP handler for /healthz and /metrics (sv_status.c).
 void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* reply);
-/// The welcome's static bodies into s->statics (sv_server.c). 0 or ARB_E_NOMEM.
-int sv_build_statics(sv_server* s);
+/// The welcome's static bodies into s->statics (sv_server.c): one entry per body, one per
+/// piece of a chain. 0, or ARB_E_* with the reason (naming the body) in err.
+int sv_build_statics(sv_server* s, char* err, size_t err_cap);
 /// Snapshot builder callback: the description of an entity entering a client's view.
 void sv_session_on_net_event(void* user, const ENetEvent* ev);
 /// Hello timeouts (called every tick).

@@ -19,12 +19,12 @@
 // combined: the deepest link (lowest index on a tie) gives the normal, links whose normal
 // is within ARB__CHAIN_MERGE_COS of it give their points, and of those the deepest and
 // the one farthest from it along the surface are kept. In a concave corner (a more bent
-// link whose point lies in front of the deepest one) the normal is the bisector of the
-// two walls' normals and the deepest point of each wall is kept, its gap divided by the
-// cosine between its wall's normal and the bisector: pushing along the bisector then
-// opens both gaps, so a ball in a V rests instead of being pushed from wall to wall. Feature ids
-// are the link index shifted left 6 bits with the link's own 6-bit feature, so warm starting
-// follows a body from link to link.
+// link whose point lies in front of the deepest one, both touching) the normal is the
+// bisector of the two walls' normals and the deepest point of each wall is kept, its gap
+// divided by the cosine between its wall's normal and the bisector: pushing along the
+// bisector then opens both gaps, so a ball in a V rests instead of being pushed from wall
+// to wall. Feature ids are the link index shifted left 6 bits with the link's own 6-bit
+// feature, so warm starting follows a body from link to link.
 #include <float.h>
 #include <string.h>
 
@@ -223,15 +223,19 @@ static arb_vec2 arb__point_normal(const arb__link_result* res, int n, const arb_
 
 // The deepest point of a link bent away from `normal` by more than the merge angle (less
 // than a right angle plus a half) that lies in front of the deepest point `deep`: the
-// other wall of a concave corner B sits in. NULL when there is none.
+// other wall of a concave corner B sits in. Only when both touch (within the speculative
+// distance): the far points of a fast body's wide margin keep their own link's normal.
+// NULL when there is none.
 static const arb__chain_point* arb__chain_corner(const arb__link_result* res, int n,
                                                  arb_vec2 normal, const arb__chain_point* deep) {
   const arb__chain_point* best = NULL;
+  if (deep->sep > ARB_SPECULATIVE_DISTANCE) return NULL;
   for (int k = 0; k < n; ++k) {  // DET: link order, the first of equal depths wins
     float d = arb_dot(res[k].normal, normal);
     if (d >= ARB__CHAIN_MERGE_COS || d < -0.5f) continue;
     for (int j = 0; j < res[k].count; ++j) {
       const arb__chain_point* p = &res[k].pts[j];
+      if (p->sep > ARB_SPECULATIVE_DISTANCE) continue;
       if (arb_dot(arb_sub(p->p, deep->p), normal) <= 0.0f) continue;  // convex: ignore
       if (!best || p->sep < best->sep) best = p;
     }

@@ -146,6 +146,18 @@ static uint8_t* sample_payload(size_t* n) {
   bd.shape.polygon = arb_make_box(1.0f, 1.0f);
   bd.shape.sensor = true;  // the ball is inside: the image has a sensor record
   arb_body_id sensor = arb_body_create(w, &bd);
+  // Far to the left, a chain (its points in the image) with a ball resting on it.
+  static const arb_vec2 hill[4] = {{-14.0f, 1.0f}, {-12.0f, 0.0f}, {-10.0f, 0.0f}, {-8.0f, 1.0f}};
+  bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.shape.type = ARB_SHAPE_CHAIN;
+  bd.shape.chain = (arb_chain){hill, 4, false};
+  arb_body_create(w, &bd);
+  bd = arb_default_body_def();
+  bd.position = arb_v2(-11.0f, 0.3f);
+  bd.shape.type = ARB_SHAPE_CIRCLE;
+  bd.shape.circle.radius = 0.3f;
+  arb_body_create(w, &bd);
   for (int t = 0; t < 45; ++t) arb_world_step(w, 1.0f / 60.0f);
   if (arb_body_is_awake(w, sleeper)) abort();  // the sample must hold a sleeping island
   if (arb_sensor_get_overlaps(w, sensor, NULL, 0) == 0) abort();

@@ -3,3 +3,8 @@
 # refused definitions, point ownership. Run time in release: about a second.
 arb_add_test(test_chain SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain.c
              LIBS arbiter_shared LABELS unit TIMEOUT 60)
+# Chains on the wire (pieces, welcome) and in scene files (keys, errors, the built world).
+if(TARGET arbiter_game)
+  arb_add_test(test_chain_wire SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_chain_wire.c
+               LIBS arbiter_shared arbiter_protocol arbiter_game LABELS unit TIMEOUT 60)
+endif()

@@ -1,8 +1,9 @@
 // Chain shapes in a world: a box, a circle and a capsule sliding along a flat chain of
 // many links keep their speed across the inner vertices (the same points as separate
-// segment bodies catch the box: the test can fail); bodies pass through a chain from
-// behind and rest on its front; a 0.1 m ball at 25, 100 and 400 m/s never passes through
-// a chain wall (several angles, aimed at a link and at a joint); rays are one-sided;
+// segment bodies catch the box: the test can fail); a ball and a box pass through a chain
+// from behind and a ball rests on its front; a ball and a box rest in a V (a concave
+// corner); a rising kinematic chain lifts a box; a 0.1 m ball at 25, 100 and 400 m/s never passes
+// through a chain wall (several angles, aimed at a link and at a joint); rays are one-sided;
 // save/restore continues bit for bit; bad chains and chains on dynamic bodies or as
 // sensors are refused; the world keeps its own copy of the points and frees it.
 // cmocka.h needs these first
@@ -108,8 +109,12 @@ static void test_one_sided(void** state) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.2f;
   arb_body_id up = arb_body_create(w, &bd);
+  arb_body_def box = wt_box_def(ARB_BODY_DYNAMIC, 3.5f, -1.0f, 0.3f, 0.3f);
+  box.linear_velocity = arb_v2(0.0f, 5.0f);
+  arb_body_id box_up = arb_body_create(w, &box);
   for (int s = 0; s < 60; ++s) arb_world_step(w, DT);
   assert_true(arb_body_get_position(w, up).y > 3.0f);
+  assert_true(arb_body_get_position(w, box_up).y > 3.0f);
   arb_world_destroy(w);
 
   w = wt_world(arb_v2(0.0f, -10.0f));
@@ -193,6 +198,25 @@ static void test_rests_in_v(void** state) {
     if (kind == 1) assert_true(p.y > expect - 0.005f && p.y < 0.4f + 0.005f);
     arb_world_destroy(w);
   }
+}
+
+// A kinematic chain rising at 1 m/s lifts the box resting on it (and the box keeps its
+// place along it).
+static void test_kinematic_chain_lifts(void** state) {
+  (void)state;
+  static const arb_vec2 lift[4] = {{-3.0f, 0.0f}, {-1.0f, 0.0f}, {1.0f, 0.0f}, {3.0f, 0.0f}};
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_body_def cd = chain_def(lift, 4, false);
+  cd.type = ARB_BODY_KINEMATIC;
+  cd.linear_velocity = arb_v2(0.0f, 1.0f);
+  arb_body_id platform = arb_body_create(w, &cd);
+  arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, -1.0f, 0.3f, 0.3f, 0.3f);
+  for (int s = 0; s < 120; ++s) arb_world_step(w, DT);
+  float top = arb_body_get_position(w, platform).y;
+  arb_vec2 p = arb_body_get_position(w, box);
+  assert_true(fabsf(top - 2.0f) < 1e-3f);
+  assert_true(fabsf(p.y - (top + 0.3f)) < 0.02f && fabsf(p.x + 1.0f) < 0.01f);
+  arb_world_destroy(w);
 }
 
 // Rays hit the front and pass through from behind.
@@ -325,13 +349,10 @@ static void test_points_owned_by_world(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_slides_without_catching),
-      cmocka_unit_test(test_one_sided),
-      cmocka_unit_test(test_fast_ball_does_not_tunnel),
-      cmocka_unit_test(test_rests_in_v),
-      cmocka_unit_test(test_ray_one_sided),
-      cmocka_unit_test(test_save_restore_bit_exact),
-      cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_slides_without_catching),   cmocka_unit_test(test_one_sided),
+      cmocka_unit_test(test_fast_ball_does_not_tunnel), cmocka_unit_test(test_rests_in_v),
+      cmocka_unit_test(test_kinematic_chain_lifts),     cmocka_unit_test(test_ray_one_sided),
+      cmocka_unit_test(test_save_restore_bit_exact),    cmocka_unit_test(test_refused),
       cmocka_unit_test(test_points_owned_by_world),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

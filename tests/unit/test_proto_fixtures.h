@@ -354,12 +354,33 @@ static inline void fx_snap2_capsule(arb_snap2_part* p) {
   p->descs[0].shapes[0] = fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f);
 }
 
-#define FX_GOLDEN_COUNT 23
+/* A welcome whose level is one chain of 9 points (8 links), listed left to right: two
+   pieces of kind 6, the second starting where the first ends. */
+static inline arb_proto_welcome fx_welcome_chain(void) {
+  static const arb_vec2 pts[9] = {{-8, 2}, {-6, 1}, {-4, 0.5f}, {-2, 0}, {0, 0},
+                                  {2, 0},  {4, 0.5f}, {6, 1},   {8, 2}};
+  static arb_proto_static_body statics[2];
+  static arb_proto_shape pieces[2];
+  arb_proto_welcome m = fx_welcome();
+  arb_chain chain = {pts, 9, false};
+  int n = arb_proto_chain_pieces(&chain, pieces, 2);
+  memset(statics, 0, sizeof statics);
+  for (int k = 0; k < n && k < 2; k++) {
+    statics[k].position = arb_v2(0.0f, -1.0f);
+    statics[k].shape = pieces[k];
+  }
+  m.statics = statics;
+  m.static_count = n == 2 ? 2 : 0;
+  m.static_cap = 2;
+  return m;
+}
+
+#define FX_GOLDEN_COUNT 24
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
     "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
     "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule",
-    "view", "view_clear"};
+    "view", "view_clear", "welcome_chain"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -424,6 +445,10 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_view m;
       memset(&m, 0, sizeof m);
       return arb_proto_encode_view(&m, buf, cap);
+    }
+    case 23: {
+      arb_proto_welcome m = fx_welcome_chain();
+      return arb_proto_encode_welcome(&m, buf, cap);
     }
     default: return ARB_E_INVAL;
   }

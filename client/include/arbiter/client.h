@@ -224,7 +224,8 @@ ARB_API int arb_client_get_entity(const arb_client* client, uint32_t entity_id, 
 typedef struct arb_client_static_body {
   arb_vec2 position;  ///< meters
   float angle;        ///< radians
-  arb_client_shape shape;
+  arb_client_shape shape;  ///< a chain arrives in pieces of up to 8 points, one body each
+  arb_vec2 chain_points[8];  ///< a chain piece's points (shape.chain.points points here)
 } arb_client_static_body;
 
 /// The welcome's static geometry; *count receives the number of bodies. Valid until the

@@ -180,7 +180,8 @@ typedef enum arb_proto_shape_kind {
 /// have one, a radius. One body's shapes are each one of these.
 typedef struct arb_proto_shape {
   uint8_t kind;        ///< arb_proto_shape_kind
-  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8, capsule 2
+  uint8_t count;       ///< points used: circle 1 (center), segment 2, polygon 3..8, capsule 2,
+                       ///< chain piece 2..8
   float radius;        ///< circle, capsule or rounded polygon radius, meters,
                        ///< (0, ARB_PROTO_MAX_COORD]; 0 otherwise
   arb_vec2 points[8];  ///< meters, |coord| <= ARB_PROTO_MAX_COORD
@@ -191,8 +192,17 @@ typedef struct arb_proto_shape {
 ARB_API int arb_proto_shape_from_geometry(const arb_shape_geometry* g, arb_proto_shape* out);
 /// A decoded wire shape as shared's geometry (the client's side). Polygons get their
 /// vertices, count and radius only: normals and centroid are not sent and are left zero.
-/// ARB_E_INVAL for an unknown kind or a point count outside the kind's range.
+/// A chain piece's geometry points at `s->points` (valid while *s is). ARB_E_INVAL for an
+/// unknown kind or a point count outside the kind's range.
 ARB_API int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geometry* out);
+/// Points of one chain piece on the wire (7 links).
+#define ARB_PROTO_CHAIN_PIECE_POINTS 8
+/// A chain as the wire carries it: open pieces of up to ARB_PROTO_CHAIN_PIECE_POINTS
+/// points in chain order, each ending where the next begins (a loop's last piece ends at
+/// point 0), each kind ARB_PROTO_SHAPE_CHAIN. With out == NULL returns how many pieces it
+/// takes; else writes them (ARB_E_NOSPACE when more than cap) and returns the count.
+/// ARB_E_INVAL for a chain without points or links.
+ARB_API int arb_proto_chain_pieces(const arb_chain* chain, arb_proto_shape* out, int cap);
 /// Name of a wire shape kind ("circle", ...), "unknown" when out of range.
 ARB_API const char* arb_proto_shape_kind_name(int kind);
 
