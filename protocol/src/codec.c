@@ -194,6 +194,13 @@ int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_
   return 0;
 }
 
+void arb__pack_header(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
+                      arb_proto_msg_type type, uint32_t fields) {
+  arb__packer_init(pk, w, buf, cap);
+  msgpack_pack_array(pk, fields);
+  msgpack_pack_uint8(pk, (uint8_t)type);
+}
+
 int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type) {
   arb__dec d;
   arb__dec_init(&d, buf, len, NULL, "message");
@@ -214,9 +221,7 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 6);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_HELLO);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, 6);
   msgpack_pack_uint32(&pk, m->version);
   msgpack_pack_str_with_body(&pk, m->name, nl);
   msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
@@ -290,9 +295,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 9);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_WELCOME);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_WELCOME, 9);
   msgpack_pack_uint32(&pk, m->client_id);
   msgpack_pack_uint32(&pk, m->entity_id);
   msgpack_pack_uint16(&pk, m->tick_rate);
@@ -374,9 +377,7 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 4);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_INPUT);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_INPUT, 4);
   msgpack_pack_uint32(&pk, m->packet_seq);
   msgpack_pack_uint32(&pk, m->ack_tick);
   msgpack_pack_array(&pk, (size_t)m->count);
@@ -475,9 +476,7 @@ int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 5);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SCENE);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SCENE, 5);
   msgpack_pack_uint32(&pk, m->tick);
   msgpack_pack_uint64(&pk, m->scene_hash);
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
@@ -543,9 +542,7 @@ int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
   ARB__TRY(check_view(m, &why));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 6);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_VIEW);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_VIEW, 6);
   msgpack_pack_uint8(&pk, m->active ? 1 : 0);
   msgpack_pack_float(&pk, m->min.x);
   msgpack_pack_float(&pk, m->min.y);
