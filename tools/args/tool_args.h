@@ -1,6 +1,6 @@
-// Command-line helpers of arbiter-sim, arbiter-replay, arbiter-netem and arbiter-token:
-// strict number parsing (the whole argument, in range, or an error) and the one-line usage
-// error.
+// Command-line helpers of arbiter-sim, arbiter-replay, arbiter-netem, arbiter-token and
+// arbiter-bot: strict number parsing (the whole argument, in range, or an error) and the
+// one-line usage error.
 #pragma once
 
 /// Unsigned decimal in [lo, hi]: no sign, nothing after the digits. 0, or -1 when invalid.
