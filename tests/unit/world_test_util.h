@@ -90,6 +90,26 @@ static inline void wt_step_alike(arb_world* a, arb_world* b, int steps, float dt
   }
 }
 
+/// Restores the save image of `from` into `into` (a world created another way: default
+/// settings, other workers...); returns `into`.
+static inline arb_world* wt_restore_image_of(arb_world* into, const arb_world* from) {
+  int size;
+  uint8_t* image = wt_save(from, &size);
+  assert_int_equal(arb_world_restore(into, image, size), 0);
+  free(image);
+  return into;
+}
+
+/// Saves w, steps it `steps` times by dt (a detour) and restores the save: the world must
+/// then go on as if the detour had never happened.
+static inline void wt_detour_and_restore(arb_world* w, int steps, float dt) {
+  int size;
+  uint8_t* image = wt_save(w, &size);
+  for (int s = 0; s < steps; ++s) arb_world_step(w, dt);
+  assert_int_equal(arb_world_restore(w, image, size), 0);
+  free(image);
+}
+
 // How many of the n bodies are awake (sleeping tests).
 /// A world with this gravity and continuous collision on or off (the tunnelling tests).
 static inline arb_world* wt_world_continuous(bool continuous, arb_vec2 gravity) {
@@ -109,13 +129,15 @@ static inline void wt_tunnel_wall(arb_world* w, bool segment) {
   }
 }
 
-/// Steps w `steps` times by dt; the largest x the body's position reached.
-static inline float wt_max_x(arb_world* w, arb_body_id id, int steps, float dt) {
+/// Fires a tunnelling shot in w (wall and projectile built): steps it 60 times by dt,
+/// destroys it and returns the largest x the projectile's centre reached.
+static inline float wt_shot_max_x(arb_world* w, arb_body_id projectile, float dt) {
   float max_x = -1e9f;
-  for (int s = 0; s < steps; ++s) {
+  for (int s = 0; s < 60; ++s) {
     arb_world_step(w, dt);
-    max_x = arb_maxf(max_x, arb_body_get_position(w, id).x);
+    max_x = arb_maxf(max_x, arb_body_get_position(w, projectile).x);
   }
+  arb_world_destroy(w);
   return max_x;
 }
 
