@@ -157,3 +157,42 @@ static inline uint32_t wt_rng_next(uint32_t* s) {
 static inline float wt_rng_range(uint32_t* s, float lo, float hi) {
   return lo + (hi - lo) * (float)(wt_rng_next(s) & 0xffffffu) / 16777216.0f;
 }
+
+/// The live bodies of a randomized test world, in any order; ids[0] is its ground.
+#define WT_MAX_BODIES 400
+typedef struct wt_body_list {
+  arb_body_id ids[WT_MAX_BODIES];
+  int n;
+} wt_body_list;
+
+/// Adds a body just created (it must be valid) to the list.
+static inline void wt_body_list_add(const arb_world* w, wt_body_list* l, arb_body_id id) {
+  assert_true(arb_body_is_valid(w, id));
+  assert_true(l->n < WT_MAX_BODIES);
+  l->ids[l->n++] = id;
+}
+
+/// The index of a random body of the list other than the ground (the list has two or more).
+static inline int wt_body_list_pick(const wt_body_list* l, uint32_t* rng) {
+  return 1 + (int)(wt_rng_next(rng) % (uint32_t)(l->n - 1));
+}
+
+/// Destroys the body at index i and drops it from the list (the last one takes its place).
+static inline void wt_body_list_destroy(arb_world* w, wt_body_list* l, int i) {
+  assert_int_equal(arb_body_destroy(w, l->ids[i]), 0);
+  l->ids[i] = l->ids[--l->n];
+}
+
+/// A randomized test world under gravity (0, -10): a static ground box 2 m thick with its
+/// top at y = 0, half_width to each side, then min_count + (a random number below spread)
+/// bodies from random_body; all of them listed in l (the ground first).
+typedef arb_body_id (*wt_random_body_fn)(arb_world* w, uint32_t* rng);
+static inline arb_world* wt_random_world(wt_body_list* l, float half_width, int min_count,
+                                         int spread, wt_random_body_fn random_body, uint32_t* rng) {
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  l->n = 0;
+  wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, half_width, 1.0f));
+  int count = min_count + (int)(wt_rng_next(rng) % (uint32_t)spread);
+  for (int k = 0; k < count; ++k) wt_body_list_add(w, l, random_body(w, rng));
+  return w;
+}
