@@ -214,13 +214,32 @@ arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf) {
   }
 }
 
-arb_aabb arb__body_compute_aabb(const arb__body* b) {
+// A compound body's box: the union of its shapes' (out of line: finalize computes the box
+// of every moving body, most of them with one shape).
+static arb_aabb arb__compound_aabb(const arb__body* b) {
   arb_aabb box = arb__shape_aabb(&b->shape, b->xf);
   for (int i = 1; i < b->shape_count; ++i) {
     box = arb_aabb_union(box, arb__shape_aabb(&b->more_shapes[i - 1], b->xf));
   }
   return box;
 }
+
+arb_aabb arb__body_compute_aabb(const arb__body* b) {
+  if (b->shape_count > 1) return arb__compound_aabb(b);
+  switch (b->shape.type) {
+    case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&b->shape.circle, b->xf);
+    case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
+    case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&b->shape.segment, b->xf);
+    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&b->shape.capsule, b->xf);
+    case ARB_SHAPE_CHAIN: return arb_compute_chain_aabb(&b->shape.chain, b->xf);
+    default: {
+      arb_aabb a = {b->xf.p, b->xf.p};
+      return a;
+    }
+  }
+}
+
+const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) { return arb__body_shape(b, i); }
 
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
   arb__body* b = &w->bodies[index];

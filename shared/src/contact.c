@@ -291,8 +291,12 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
 // Shapes come in contact order (arb__contact_create), so A has the registered first kind.
 static arb_manifold arb__collide_pair(const arb__contact* c, const arb__body* a, const arb__body* b,
                                       float margin) {
-  const arb_shape_def* sa = arb__body_shape(a, arb__contact_shape_a(c->flags));
-  const arb_shape_def* sb = arb__body_shape(b, arb__contact_shape_b(c->flags));
+  const arb_shape_def* sa = &a->shape;
+  const arb_shape_def* sb = &b->shape;
+  if (c->flags & ARB__CONTACT_SHAPES) {  // a compound body's other shapes
+    sa = arb__body_shape_at(a, arb__contact_shape_a(c->flags));
+    sb = arb__body_shape_at(b, arb__contact_shape_b(c->flags));
+  }
   arb__collide_fn* collide = collider_of(sa->type, sb->type);
   if (collide) return collide(sa, a->xf, sb, b->xf, margin);
   arb_manifold none;

@@ -177,6 +177,8 @@ typedef struct arb__body {
 static inline const arb_shape_def* arb__body_shape(const arb__body* b, int i) {
   return i == 0 ? &b->shape : &b->more_shapes[i - 1];
 }
+/// The same out of line, for hot paths that take it only for compound bodies.
+const arb_shape_def* arb__body_shape_at(const arb__body* b, int i);
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
 
@@ -240,6 +242,7 @@ static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_l
 // their contacts keep the flags, bytes and hashes they always had) live in the flags.
 #define ARB__CONTACT_SHAPE_A_SHIFT 8
 #define ARB__CONTACT_SHAPE_B_SHIFT 12
+#define ARB__CONTACT_SHAPES 0xff00u  // both shape indices
 static inline int arb__contact_shape_a(uint32_t flags) { return (int)((flags >> 8) & 0xfu); }
 static inline int arb__contact_shape_b(uint32_t flags) { return (int)((flags >> 12) & 0xfu); }
 
