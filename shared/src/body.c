@@ -423,6 +423,12 @@ void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots) {
   for (int i = 0; i < slots; ++i) {
     arb_shape_def* s = &bodies[i].shape;
     if (!bodies[i].in_use) continue;
+    // A compound body has no chain, but an image being read may have claimed one (refused
+    // after its points were allocated).
+    for (int k = 0; bodies[i].more_shapes && k < bodies[i].shape_count - 1; ++k) {
+      arb_shape_def* more = &bodies[i].more_shapes[k];
+      if (more->type == ARB_SHAPE_CHAIN) arb__free(w, (void*)more->chain.points);
+    }
     arb__free(w, bodies[i].more_shapes);
     bodies[i].more_shapes = NULL;
     if (s->type != ARB_SHAPE_CHAIN) continue;
