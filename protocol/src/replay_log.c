@@ -189,6 +189,24 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   return arb__dec_end(&d);
 }
 
+// Enters a list of a tick record: decodes its length and names it in failures inside.
+static int enter_list(arb__dec* d, const char* name, uint32_t* n) {
+  ARB__TRY(arb__dec_array(d, name, 0, ARB_PROTO_MAX_CLIENTS, n));
+  d->list = name;
+  return 0;
+}
+
+// Element i of the entered list, its client id not read yet.
+static void enter_item(arb__dec* d, uint32_t i) {
+  d->index = (int)i;
+  d->id = 0;
+}
+
+static void leave_list(arb__dec* d) {
+  d->list = NULL;
+  d->id = 0;
+}
+
 /* out may be NULL: validate only. */
 static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, uint64_t* tick, arb_proto_error* err) {
   arb__dec d;
@@ -203,12 +221,10 @@ static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, 
     out->join_count = out->leave_count = out->input_count = 0;
   }
   d.id_label = "client";
-  ARB__TRY(arb__dec_array(&d, "joins", 0, ARB_PROTO_MAX_CLIENTS, &n));
-  d.list = "joins";
+  ARB__TRY(enter_list(&d, "joins", &n));
   for (uint32_t i = 0; i < n; i++) {
     arb_replay_join tmp, *j = out ? &out->joins[i] : &tmp;
-    d.index = (int)i;
-    d.id = 0;
+    enter_item(&d, i);
     uint32_t u;
     ARB__TRY(arb__dec_array(&d, NULL, 4, 4, &k));
     ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &j->client_id));
@@ -219,24 +235,20 @@ static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, 
     ARB__TRY(arb__dec_text(&d, "name", 0, ARB_PROTO_MAX_NAME, true, j->name));
   }
   if (out) out->join_count = (int)n;
-  d.list = NULL;
-  d.id = 0;
-  ARB__TRY(arb__dec_array(&d, "leaves", 0, ARB_PROTO_MAX_CLIENTS, &n));
-  d.list = "leaves";
+  leave_list(&d);
+  ARB__TRY(enter_list(&d, "leaves", &n));
   for (uint32_t i = 0; i < n; i++) {
     uint32_t id;
-    d.index = (int)i;
+    enter_item(&d, i);
     ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &id));
     if (out) out->leaves[i] = id;
   }
   if (out) out->leave_count = (int)n;
-  d.list = NULL;
-  ARB__TRY(arb__dec_array(&d, "inputs", 0, ARB_PROTO_MAX_CLIENTS, &n));
-  d.list = "inputs";
+  leave_list(&d);
+  ARB__TRY(enter_list(&d, "inputs", &n));
   for (uint32_t i = 0; i < n; i++) {
     arb_replay_input tmp, *in = out ? &out->inputs[i] : &tmp;
-    d.index = (int)i;
-    d.id = 0;
+    enter_item(&d, i);
     ARB__TRY(arb__dec_array(&d, NULL, 9, 10, &k));
     ARB__TRY(arb__dec_u32(&d, "client_id", 1, UINT32_MAX, &in->client_id));
     d.id = in->client_id;
@@ -246,8 +258,7 @@ static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, 
     if (k == 10) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &in->view_time));
   }
   if (out) out->input_count = (int)n;
-  d.list = NULL;
-  d.id = 0;
+  leave_list(&d);
   uint64_t h;
   ARB__TRY(arb__dec_uint(&d, "world_hash", 0, UINT64_MAX, &h));
   if (out) out->world_hash = h;
