@@ -3,6 +3,7 @@
 // fits the byte budget, and split it into self-contained parts. What does not fit is
 // deferred: the sent view keeps the client's predicted state, so the next snapshot carries
 // the correction.
+#include <arbiter/array_block.h>
 #include <arbiter/math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,29 @@ struct arb_snap2_builder {
   uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
   arb_snap2_part* part;   ///< scratch for encoding
   uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
+  void* mem;              ///< the one block the arrays above are carved from
   int full_diff;          ///< diff every entity, even one unchanged() would skip
 };
 
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on) {
   b->full_diff = on;
+}
+
+// Every array the builder owns; measures while blk has no base (see array_block.h).
+static void carve_arrays(void* owner, arb_array_block* blk) {
+  arb_snap2_builder* b = owner;
+  size_t n = (size_t)b->max_entities, c = 2 * n;
+  b->pred.items = arb_array_block_take(blk, n, sizeof *b->pred.items);
+  b->cands = arb_array_block_take(blk, c, sizeof *b->cands);
+  b->order = arb_array_block_take(blk, c, sizeof *b->order);
+  b->chosen = arb_array_block_take(blk, c, sizeof *b->chosen);
+  b->tmp = arb_array_block_take(blk, c, sizeof *b->tmp);
+  b->selected = arb_array_block_take(blk, c, sizeof *b->selected);
+  b->descs = arb_array_block_take(blk, c, sizeof *b->descs);
+  b->desc_bytes = arb_array_block_take(blk, c, sizeof *b->desc_bytes);
+  b->desc_hash = arb_array_block_take(blk, c, sizeof *b->desc_hash);
+  b->part = arb_array_block_take(blk, 1, sizeof *b->part);
+  b->packet_mem = arb_array_block_take(blk, ARB_PROTO_MAX_PARTS, (size_t)b->payload);
 }
 
 arb_snap2_tolerance arb_snap2_default_tolerance(void) {
@@ -45,17 +64,7 @@ arb_snap2_tolerance arb_snap2_default_tolerance(void) {
 
 void arb_snap2_builder_destroy(arb_snap2_builder* b) {
   if (!b) return;
-  free(b->pred.items);
-  free(b->cands);
-  free(b->order);
-  free(b->chosen);
-  free(b->tmp);
-  free(b->selected);
-  free(b->descs);
-  free(b->desc_bytes);
-  free(b->desc_hash);
-  free(b->part);
-  free(b->packet_mem);
+  free(b->mem);
   free(b);
 }
 
@@ -67,24 +76,12 @@ int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_buil
   if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_RANGE;
   arb_snap2_builder* b = calloc(1, sizeof *b);
   if (!b) return ARB_E_NOMEM;
-  size_t n = (size_t)max_entities, c = 2 * n;
   b->payload = payload_limit;
   b->max_entities = max_entities;
-  b->pred.items = calloc(n, sizeof *b->pred.items);
   b->pred.cap = max_entities;
-  b->cands = calloc(c, sizeof *b->cands);
-  b->order = calloc(c, sizeof *b->order);
-  b->chosen = calloc(c, sizeof *b->chosen);
-  b->tmp = calloc(c, sizeof *b->tmp);
-  b->selected = calloc(c, 1);
-  b->descs = calloc(c, sizeof *b->descs);
-  b->desc_bytes = calloc(c, sizeof *b->desc_bytes);
-  b->desc_hash = calloc(c, sizeof *b->desc_hash);
-  b->part = calloc(1, sizeof *b->part);
-  b->packet_mem = calloc((size_t)ARB_PROTO_MAX_PARTS, (size_t)payload_limit);
-  if (!b->pred.items || !b->cands || !b->order || !b->chosen || !b->tmp || !b->selected ||
-      !b->descs || !b->desc_bytes || !b->desc_hash || !b->part || !b->packet_mem) {
-    arb_snap2_builder_destroy(b);
+  b->mem = arb_array_block_new(b, carve_arrays);
+  if (!b->mem) {
+    free(b);
     return ARB_E_NOMEM;
   }
   *out = b;
