@@ -34,8 +34,7 @@ static const char* g_bot;
 static void test_client_live_bots_receive_snapshots(void** state) {
   (void)state;
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, NULL);
   int status = -1;
   json_t* j = cu_run_bot(g_bot, port, 8, 10.0, "random", &status);
   assert_int_equal(cu_stop(&srv, SIGTERM), 0);
@@ -66,8 +65,7 @@ static void test_client_live_bots_receive_snapshots(void** state) {
 static void test_client_live_bots_no_interp(void** state) {
   (void)state;
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, NULL);
   int status = -1;
   json_t* j = cu_run_bot_flag(g_bot, port, 8, 5.0, "random", "--no-interp", &status);
   assert_int_equal(cu_stop(&srv, SIGTERM), 0);
@@ -117,8 +115,7 @@ static bool own_x(arb_client* c, float* x) {
 static void test_client_live_right_moves_own_avatar(void** state) {
   (void)state;
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, NULL);
   cu_watched w;
   memset(&w, 0, sizeof w);
   w.c = cu_client(port, "righty");
@@ -180,8 +177,7 @@ static void test_client_live_full_server_reason(void** state) {
   (void)state;
   const char* extra[] = {"--max-clients", "2", NULL};
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, extra);
   three t;
   memset(&t, 0, sizeof t);
   arb_client* cs[3];
@@ -242,8 +238,7 @@ static bool all_back(void* user) {
 static void test_client_live_server_restart_reconnects(void** state) {
   (void)state;
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, NULL);
 
   // arbiter-bot across a graceful restart (SIGTERM: the server says why it leaves).
   char portbuf[16];
@@ -342,8 +337,7 @@ static void test_client_live_spectator_view_box(void** state) {
   (void)state;
   const char* extra[] = {"--view-radius", "1", NULL};
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, extra);
   arb_client* cs[3];
   cs[1] = cu_client(port, "box-a");
   cs[2] = cu_client(port, "box-b");
