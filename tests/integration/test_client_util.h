@@ -60,8 +60,8 @@ arb_client* cu_client(int port, const char* name);
 /// A library client and what its events have said so far (cu_poll_events keeps it current).
 typedef struct cu_watched {
   arb_client* c;
-  bool connected;                    ///< a CONNECTED event came
-  bool rejected;                     ///< a REJECTED event came, with this code and text:
+  bool connected;  ///< a CONNECTED event came
+  bool rejected;   ///< a REJECTED event came, with this code and text:
   int reject_code;
   char reject_text[128];
   int hits;                          ///< HIT events

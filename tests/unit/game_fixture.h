@@ -2,11 +2,10 @@
 // as a server has it after their handshakes.
 #pragma once
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include <arbiter/game.h>
 #include <arbiter/scene.h>
+#include <stddef.h>
+#include <stdint.h>
 
 typedef struct game_fixture {
   arb_scene* scene;

@@ -100,8 +100,8 @@ typedef struct netcfg {
 
 // A network that only delays: no loss, duplicates, swaps or outage.
 static netcfg quiet_net(double duration, double latency, double jitter) {
-  netcfg n = {.duration = duration, .latency = latency, .jitter = jitter, .gap_from = 1e9,
-              .gap_to = 1e9};
+  netcfg n = {
+      .duration = duration, .latency = latency, .jitter = jitter, .gap_from = 1e9, .gap_to = 1e9};
   return n;
 }
 
