@@ -12,10 +12,13 @@
 //     (friction 0.05, mask 1: it touches only the ground). The k-th ragdoll of every group
 //     has negative group -k, so it never collides with the k-th ragdoll of another group;
 //   - sleeping on (Box2D v3's world default), 4 substeps.
-// Two differences, because an arbiter body carries one shape:
-//   - the ground is 2505 static bodies of one box each (Box2D v3: one body, 2505 shapes);
+// Two differences:
+//   - the ground is 2505 static bodies of one box each (Box2D v3: one body, 2505 shapes;
+//     an arbiter body carries at most ARB_MAX_BODY_SHAPES);
 //   - each foot is a body of its own at the shin's origin, welded rigidly to the shin (a
 //     ragdoll is 13 bodies and 12 joints here; Box2D v3: 11 bodies, 13 shapes, 10 joints).
+//     The port predates compound bodies: a shin carrying its foot as a second shape would
+//     match Box2D v3; kept so the figures in docs/BENCHMARKS.md stay comparable.
 #include <arbiter/joint.h>
 #include <stdlib.h>
 

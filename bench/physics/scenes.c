@@ -93,8 +93,8 @@ static int not_ported(const char* name, bench_scene* s) {
     const char* why;
   } missing[] = {
       {"joint_grid", 500, "runs with the physics extras below (scenes_extras.c, the same construction)"},
-      {"tumbler", 750, "not ported: its drum is one body with 4 box shapes: arbiter bodies carry one shape"},
-      {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: arbiter bodies have one shape"},
+      {"tumbler", 750, "not ported yet: its drum is one body with 4 box shapes (an arbiter compound body)"},
+      {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: an arbiter body has at most 8"},
       {"spinner", 500, "not ported: its ground is one chain loop of 360 points: an arbiter chain has at most 256"},
   };
   for (size_t i = 0; i < sizeof missing / sizeof missing[0]; ++i) {

@@ -479,6 +479,7 @@ static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* 
   bool known = cl_interp_find(&c->interp, id) != NULL;
   arb_client_entity_desc desc;
   desc_from_proto(id, d, &desc);
+  desc.shape_count = 1 + cl_snapshots_more_shapes(&c->snaps, id, NULL);
   int rc = cl_interp_add(&c->interp, &desc);
   if (rc) {
     fmt(c->last_error, sizeof c->last_error, "entity %u: %s (max_entities %d)", id, arb_strerror(rc), c->cfg.max_entities);
@@ -793,6 +794,20 @@ int arb_client_get_entity(const arb_client* c, uint32_t id, arb_client_entity_de
   const cl_entity* e = c ? cl_interp_find_const(&c->interp, id) : NULL;
   if (!e) return ARB_E_NOT_FOUND;
   if (out) *out = e->desc;
+  return 0;
+}
+
+int arb_client_get_entity_shape(const arb_client* c, uint32_t id, int i, arb_client_shape* out) {
+  const cl_entity* e = c ? cl_interp_find_const(&c->interp, id) : NULL;
+  if (!e || i < 0 || i >= e->desc.shape_count) return ARB_E_NOT_FOUND;
+  arb_client_shape shape = e->desc.shape;
+  if (i > 0) {
+    const arb_proto_shape* more = NULL;
+    if (cl_snapshots_more_shapes(&c->snaps, id, &more) < i) return ARB_E_NOT_FOUND;
+    arb_proto_shape_to_geometry(&more[i - 1], &shape);  // decoded shapes always convert
+    if (shape.type == ARB_SHAPE_CHAIN) memset(&shape, 0, sizeof shape);  // as desc_from_proto
+  }
+  if (out) *out = shape;
   return 0;
 }
 

@@ -167,6 +167,12 @@ const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t i
   return e ? &e->desc : NULL;
 }
 
+int cl_snapshots_more_shapes(const cl_snapshots* s, uint32_t id, const arb_proto_shape** more) {
+  const cl_desc_entry* e = find_desc(s, id, ARB_SNAP2_BODY);
+  if (more) *more = e ? e->more : NULL;
+  return e ? e->more_count : 0;
+}
+
 const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id, uint8_t cls) {
   const cl_desc_entry* e = cls != ARB_SNAP2_BODY ? find_desc(s, id, cls) : NULL;
   return e ? &e->extra : NULL;
@@ -306,8 +312,9 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   return 0;
 }
 
-// Bodies' descriptions in the v1 form the client's entity table uses (the first shape);
-// the others' in the form cl_extras.c draws from.
+// Bodies' descriptions in the v1 form the client's entity table uses (the first shape),
+// with a compound body's other shapes beside it; the others' in the form cl_extras.c
+// draws from.
 static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
   for (int i = 0; i < p->record_count; i++) {
     const arb_snap2_record* r = &p->records[i];
@@ -322,6 +329,8 @@ static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error*
       e.desc.avatar_kind = d->avatar_kind;
       e.desc.owner = d->owner;
       e.desc.shape = d->shapes[0];
+      e.more_count = (uint8_t)(d->shape_count - 1);
+      for (int k = 1; k < d->shape_count; ++k) e.more[k - 1] = d->shapes[k];
     } else {
       e.extra.link_kind = d->link_kind;
       e.extra.joint_type = d->joint_type;

@@ -64,8 +64,10 @@ typedef struct cl_extra_desc {
 /// with different classes (a hostile server, or an id reused), and each keeps its own.
 typedef struct cl_desc_entry {
   uint32_t id;
-  arb_proto_entity_desc desc;  ///< bodies
+  arb_proto_entity_desc desc;  ///< bodies (desc.shape: the first shape)
   cl_extra_desc extra;         ///< extra.cls is the class; the rest only for non-bodies
+  uint8_t more_count;          ///< a compound body's other shapes
+  arb_proto_shape more[ARB_SNAP2_MAX_SHAPES - 1];
 } cl_desc_entry;
 
 typedef struct cl_snapshots {
@@ -110,5 +112,8 @@ const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
 bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, arb_proto_entity* out);
 /// Description of a body present in some view, or NULL.
 const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
+/// A described body's shapes after the first (a compound body); their count (0: one
+/// shape, or not described). *more may be NULL.
+int cl_snapshots_more_shapes(const cl_snapshots* s, uint32_t id, const arb_proto_shape** more);
 /// Description of a particle, link or wheel (class cls) present in some view, or NULL.
 const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id, uint8_t cls);

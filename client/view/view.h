@@ -101,6 +101,9 @@ void view_frame_clear(view_frame* f);  ///< counts to zero, keeps the arrays
 void view_frame_free(view_frame* f);
 /// Append slots; return NULL when memory runs out (the item is then not drawn).
 view_body* view_frame_add_body(view_frame* f);
+/// Another shape of a compound body: a copy of `whole` (pose, role, ghost...) with that
+/// shape. False when the frame is full.
+bool view_frame_add_part(view_frame* f, const view_body* whole, view_shape shape, bool sensor);
 view_link* view_frame_add_link(view_frame* f);
 view_particle* view_frame_add_particle(view_frame* f);
 view_wheel* view_frame_add_wheel(view_frame* f);

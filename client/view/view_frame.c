@@ -26,6 +26,15 @@ static void* grow(void* ptr, int* cap, int need, size_t elem) {
   } while (0)
 
 view_body* view_frame_add_body(view_frame* f) { ADD_ITEM(f, bodies, body_count, body_cap, view_body); }
+bool view_frame_add_part(view_frame* f, const view_body* whole, view_shape shape, bool sensor) {
+  view_body copy = *whole;  // `whole` may be in the array that grows
+  view_body* b = view_frame_add_body(f);
+  if (!b) return false;
+  *b = copy;
+  b->shape = shape;
+  b->sensor = sensor;
+  return true;
+}
 view_link* view_frame_add_link(view_frame* f) { ADD_ITEM(f, links, link_count, link_cap, view_link); }
 view_particle* view_frame_add_particle(view_frame* f) {
   ADD_ITEM(f, particles, particle_count, particle_cap, view_particle);

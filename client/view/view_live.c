@@ -278,6 +278,12 @@ void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
       if (d->avatar_kind > ARB_AVATAR_DEFAULT && d->avatar_kind < ARB_AVATAR_KIND_COUNT)
         l->kind = (arb_avatar_kind)d->avatar_kind;
     }
+    // A compound body's other shapes, drawn at the same pose.
+    for (int p = 1; p < d->shape_count; p++) {
+      view_shape part;
+      if (arb_client_get_entity_shape(l->client, d->id, p, &part) != 0) continue;
+      if (!view_frame_add_part(f, b, part, false)) break;
+    }
   }
   add_live_extras(l, f);
   view_frame_compute_bounds(f);

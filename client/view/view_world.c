@@ -93,6 +93,11 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
         }
       }
     }
+    // A compound body's other shapes, drawn at the same pose.
+    for (int k = 1; k < arb_body_get_shape_count(w, id); k++) {
+      const arb_shape_def* part = arb_body_get_shape_at(w, id, k);
+      if (!view_frame_add_part(f, b, shape_from_def(part), part->sensor)) break;
+    }
   }
   if (ids != stack_ids) free(ids);
   view_frame_add_extras(f, w);

@@ -332,6 +332,7 @@ void arb_scene_destroy(arb_scene* scene) {
   for (int i = 0; i < scene->body_count; i++) {
     free(scene->bodies[i].name);
     free(scene->bodies[i].chain_points);
+    free(scene->bodies[i].shapes);
   }
   free(scene->bodies);
   free(scene->spawn_points);

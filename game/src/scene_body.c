@@ -208,22 +208,66 @@ static int parse_chain(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, arb_v
   return ctx->code;
 }
 
-// `shape` holds exactly one of the kinds. Segments and chains have no area, hence no
-// mass: only bodies that never need one (static, kinematic) may use them; `chain_points`
-// (NULL where chains are not allowed) receives a chain's points.
+// The material, filter and sensor keys of one shape: density, friction, restitution,
+// category, mask, group, sensor. On a body they set every shape's; an element of `shapes`
+// may set its own over them.
+static int parse_shape_material(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
+  long long category = shape->category_bits, mask = shape->mask_bits, group = shape->group;
+  sj_float(ctx, v, "density", false, DENSITY, &shape->density);
+  sj_float(ctx, v, "friction", false, FRICTION, &shape->friction);
+  sj_float(ctx, v, "restitution", false, UNIT, &shape->restitution);
+  sj_int(ctx, v, "category", false, 0, 0xFFFFFFFFll, &category);
+  sj_int(ctx, v, "mask", false, 0, 0xFFFFFFFFll, &mask);
+  sj_int(ctx, v, "group", false, INT32_MIN, INT32_MAX, &group);
+  shape->category_bits = (uint32_t)category;
+  shape->mask_bits = (uint32_t)mask;
+  shape->group = (int32_t)group;
+  // A sensor reports overlaps instead of colliding (arb_shape_def.sensor).
+  if (ctx->code || sj_bool(ctx, v, "sensor", &shape->sensor)) return ctx->code;
+  if (shape->sensor && shape->type == ARB_SHAPE_CHAIN) {
+    size_t m = sj_push_key(ctx, "sensor");
+    sj_fail(ctx, ARB_E_INVAL, "a chain cannot be a sensor (use a box or polygon zone)");
+    sj_pop(ctx, m);
+  }
+  return ctx->code;
+}
+
+static bool is_shape_kind(const char* key) {
+  static const char* const kinds[] = {"circle", "box", "polygon", "capsule", "segment", "chain", NULL};
+  for (int i = 0; kinds[i]; ++i) {
+    if (strcmp(kinds[i], key) == 0) return true;
+  }
+  return false;
+}
+
+// `shape` holds exactly one of the kinds (an element of `shapes`: with material keys
+// beside it, `with_material`). Segments and chains have no area, hence no mass: only
+// bodies that never need one (static, kinematic) may use them; `chain_points` (NULL where
+// chains are not allowed) receives a chain's points.
 static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment,
-                       arb_vec2** chain_points) {
-  static const char* const keys[] = {"circle",  "box",   "polygon", "capsule",
-                                     "segment", "chain", NULL};
-  if (sj_check_keys(ctx, v, keys)) return ctx->code;
-  if (json_object_size(v) != 1) {
+                       arb_vec2** chain_points, bool with_material) {
+  static const char* const keys[] = {"circle",   "box",         "polygon",  "capsule", "segment",
+                                     "chain",    "density",     "friction", "restitution",
+                                     "category", "mask",        "group",    "sensor",  NULL};
+  static const char* const kind_keys[] = {"circle",  "box",   "polygon", "capsule",
+                                          "segment", "chain", NULL};
+  if (sj_check_keys(ctx, v, with_material ? keys : kind_keys)) return ctx->code;
+  const char* kind = NULL;
+  json_t* body = NULL;
+  size_t kinds = 0;
+  const char* key;
+  json_t* value;
+  json_object_foreach((json_t*)v, key, value) {
+    if (!is_shape_kind(key)) continue;
+    kinds += 1;
+    if (!kind) kind = key, body = value;
+  }
+  if (kinds != 1) {
     return sj_fail(ctx, ARB_E_INVAL,
                    "must hold exactly one of circle, box, polygon, capsule, segment, chain (has "
                    "%zu)",
-                   json_object_size(v));
+                   kinds);
   }
-  const char* kind = json_object_iter_key(json_object_iter((json_t*)v));
-  json_t* body = json_object_iter_value(json_object_iter((json_t*)v));
   size_t mark = sj_push_key(ctx, kind);
   if (sj_expect_object(ctx, body)) {
     // reported
@@ -235,27 +279,26 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
     parse_polygon(ctx, body, shape);
   } else if (strcmp(kind, "capsule") == 0) {
     parse_capsule(ctx, body, shape);
-  } else if (!allow_segment || (strcmp(kind, "chain") == 0 && !chain_points)) {
+  } else if (!allow_segment) {
     sj_fail(ctx, ARB_E_INVAL, "%ss have no mass: only static or kinematic bodies may use them",
             kind);
+  } else if (strcmp(kind, "chain") == 0 && !chain_points) {
+    sj_fail(ctx, ARB_E_INVAL, "a chain must be its body's only shape");
   } else if (strcmp(kind, "chain") == 0) {
     parse_chain(ctx, body, shape, chain_points);
   } else {
     parse_segment(ctx, body, shape);
   }
   sj_pop(ctx, mark);
+  if (!ctx->code && with_material) parse_shape_material(ctx, v, shape);
   return ctx->code;
 }
 
 // ---- material, damping, filter (bodies and the avatar) ----------------------------------
 
 static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
-  long long category = def->shape.category_bits, mask = def->shape.mask_bits,
-            group = def->shape.group;
-  sj_float(ctx, v, "density", false, DENSITY, &def->shape.density);
+  if (parse_shape_material(ctx, v, &def->shape)) return ctx->code;
   sj_float(ctx, v, "mass", false, MASS, &def->mass);
-  sj_float(ctx, v, "friction", false, FRICTION, &def->shape.friction);
-  sj_float(ctx, v, "restitution", false, UNIT, &def->shape.restitution);
   sj_float(ctx, v, "linear_damping", false, DAMPING, &def->linear_damping);
   sj_float(ctx, v, "angular_damping", false, DAMPING, &def->angular_damping);
   sj_float(ctx, v, "gravity_scale", false, SCALE, &def->gravity_scale);
@@ -264,12 +307,33 @@ static int parse_material(sj_ctx* ctx, const json_t* v, arb_body_def* def) {
   sj_bool(ctx, v, "enable_sleep", &def->enable_sleep);
   sj_bool(ctx, v, "awake", &def->is_awake);
   sj_float(ctx, v, "sleep_threshold", false, SLEEP_SPEED, &def->sleep_threshold);
-  sj_int(ctx, v, "category", false, 0, 0xFFFFFFFFll, &category);
-  sj_int(ctx, v, "mask", false, 0, 0xFFFFFFFFll, &mask);
-  sj_int(ctx, v, "group", false, INT32_MIN, INT32_MAX, &group);
-  def->shape.category_bits = (uint32_t)category;
-  def->shape.mask_bits = (uint32_t)mask;
-  def->shape.group = (int32_t)group;
+  return ctx->code;
+}
+
+// `shapes`: 1..ARB_MAX_BODY_SHAPES elements, each a `shape` object with its own material
+// keys over the body's (`material`: the body's shape material). A chain must be alone.
+static int parse_shapes(sj_ctx* ctx, const json_t* v, arb_scene_body* body,
+                        const arb_shape_def* material) {
+  if (!json_is_array(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected an array of shapes, got %s", sj_type_name(v));
+  size_t n = json_array_size(v);
+  if (n < 1 || n > ARB_MAX_BODY_SHAPES) {
+    return sj_fail(ctx, ARB_E_INVAL, "%zu shapes, expected 1 to %d", n, ARB_MAX_BODY_SHAPES);
+  }
+  body->shapes = calloc(n, sizeof *body->shapes);
+  if (!body->shapes) return sj_fail(ctx, ARB_E_NOMEM, "out of memory");
+  arb_body_def* def = &body->def;
+  for (size_t i = 0; i < n && !ctx->code; i++) {
+    size_t mark = sj_push_index(ctx, i);
+    body->shapes[i] = *material;
+    if (sj_expect_object(ctx, json_array_get(v, i)) == 0) {
+      parse_shape(ctx, json_array_get(v, i), &body->shapes[i], def->type != ARB_BODY_DYNAMIC,
+                  n == 1 ? &body->chain_points : NULL, true);
+    }
+    sj_pop(ctx, mark);
+  }
+  def->shapes = body->shapes;
+  def->shape_count = (int)n;
   return ctx->code;
 }
 
@@ -279,6 +343,7 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
   static const char* const keys[] = {"name",
                                      "type",
                                      "shape",
+                                     "shapes",
                                      "position",
                                      "angle",
                                      "velocity",
@@ -313,12 +378,16 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
   if (sj_enum(ctx, v, "type", types, &type)) return ctx->code;
   def->type = type_values[type];
 
+  // `shape` (one shape) or `shapes` (a compound body), with the body's material keys.
   json_t* shape = json_object_get(v, "shape");
-  size_t mark = sj_push_key(ctx, "shape");
-  if (!shape) {
+  json_t* shapes = json_object_get(v, "shapes");
+  size_t mark = sj_push_key(ctx, shapes ? "shapes" : "shape");
+  if (shape && shapes) {
+    sj_fail(ctx, ARB_E_INVAL, "give either shape or shapes, not both");
+  } else if (!shape && !shapes) {
     sj_fail(ctx, ARB_E_INVAL, "missing (required)");
-  } else {
-    parse_shape(ctx, shape, &def->shape, def->type != ARB_BODY_DYNAMIC, &body->chain_points);
+  } else if (shape) {
+    parse_shape(ctx, shape, &def->shape, def->type != ARB_BODY_DYNAMIC, &body->chain_points, false);
   }
   sj_pop(ctx, mark);
   if (ctx->code) return ctx->code;
@@ -329,13 +398,11 @@ static int parse_body(sj_ctx* ctx, const json_t* v, arb_scene_body* body) {
           &def->linear_velocity.y);
   sj_float(ctx, v, "angular_velocity", false, SPEED, &def->angular_velocity);
   if (parse_material(ctx, v, def)) return ctx->code;
-  // A sensor reports overlaps instead of colliding (arb_shape_def.sensor).
-  if (sj_bool(ctx, v, "sensor", &def->shape.sensor)) return ctx->code;
-  if (def->shape.sensor && def->shape.type == ARB_SHAPE_CHAIN) {
-    size_t m = sj_push_key(ctx, "sensor");
-    sj_fail(ctx, ARB_E_INVAL, "a chain cannot be a sensor (use a box or polygon zone)");
-    sj_pop(ctx, m);
-    return ctx->code;
+  if (shapes) {
+    mark = sj_push_key(ctx, "shapes");
+    parse_shapes(ctx, shapes, body, &def->shape);
+    sj_pop(ctx, mark);
+    if (ctx->code) return ctx->code;
   }
 
   if (name) {
@@ -503,7 +570,7 @@ int arb__scene_parse_avatar(sj_ctx* ctx, const json_t* value, arb_scene* scene) 
   json_t* shape = json_object_get(value, "shape");
   if (shape) {
     size_t mark = sj_push_key(ctx, "shape");
-    parse_shape(ctx, shape, &avatar->body.shape, false, NULL);
+    parse_shape(ctx, shape, &avatar->body.shape, false, NULL, false);
     sj_pop(ctx, mark);
   }
   if (parse_material(ctx, value, &avatar->body)) return ctx->code;

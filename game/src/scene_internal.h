@@ -8,6 +8,7 @@ typedef struct arb_scene_body {
   char* name;        ///< NUL-terminated, or NULL when the body has none
   arb_body_def def;  ///< ready for arb_body_create
   arb_vec2* chain_points;  ///< a chain shape's points (def.shape.chain.points), or NULL
+  arb_shape_def* shapes;   ///< a compound body's shapes (def.shapes), or NULL
 } arb_scene_body;
 
 struct arb_scene {

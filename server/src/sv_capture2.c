@@ -165,9 +165,14 @@ static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   d->body_type = (uint8_t)arb_body_get_type(world, e.body);
   d->owner = e.owner;
   if (e.owner != 0) d->avatar_kind = (uint8_t)e.kind;
-  d->shape_count = 1;
-  arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape(world, e.body));
-  return arb_proto_shape_from_geometry(&g, &d->shapes[0]);
+  // Every shape of a compound body (the description holds as many as a body can carry).
+  d->shape_count = (uint8_t)arb_body_get_shape_count(world, e.body);
+  for (int i = 0; i < d->shape_count; ++i) {
+    arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape_at(world, e.body, i));
+    int rc = arb_proto_shape_from_geometry(&g, &d->shapes[i]);
+    if (rc != 0) return rc;
+  }
+  return 0;
 }
 
 static uint32_t entity_of_body(const sv_capture2* c, arb_body_id body) {

@@ -8,26 +8,31 @@
 
 // ---- shapes for the welcome and for entity descriptions ----------------------------------
 
-// Wire entries a static body takes: one, or one per piece of a chain.
+// Wire entries a static body takes: one per shape (a compound body has several), or one
+// per piece of a chain (a chain is its body's only shape).
 static int statics_of(const arb_world* world, arb_body_id id) {
   const arb_shape_def* shape = arb_body_get_shape(world, id);
-  if (shape->type != ARB_SHAPE_CHAIN) return 1;
+  if (shape->type != ARB_SHAPE_CHAIN) return arb_body_get_shape_count(world, id);
   int n = arb_proto_chain_pieces(&shape->chain, NULL, 0);
   return n > 0 ? n : 1;
 }
 
-// A static body's wire entries from `at` on (at most cap); returns how many or ARB_E_*.
+// A static body's wire entries from `at` on (at most cap), all at the body's position and
+// angle; returns how many or ARB_E_*.
 static int put_static(const arb_world* world, arb_body_id id, arb_proto_static_body* at, int cap) {
   const arb_shape_def* shape = arb_body_get_shape(world, id);
   arb_proto_shape pieces[ARB_MAX_CHAIN_POINTS];
-  int n = 1;
+  int n = 0;
   if (shape->type == ARB_SHAPE_CHAIN) {
     n = arb_proto_chain_pieces(&shape->chain, pieces, ARB_MAX_CHAIN_POINTS);
     if (n < 0) return n;
   } else {
-    arb_shape_geometry g = arb_shape_def_geometry(shape);
-    int rc = arb_proto_shape_from_geometry(&g, &pieces[0]);
-    if (rc != ARB_OK) return rc;
+    n = arb_body_get_shape_count(world, id);
+    for (int k = 0; k < n; ++k) {
+      arb_shape_geometry g = arb_shape_def_geometry(arb_body_get_shape_at(world, id, k));
+      int rc = arb_proto_shape_from_geometry(&g, &pieces[k]);
+      if (rc != ARB_OK) return rc;
+    }
   }
   for (int k = 0; k < n && k < cap; ++k) {
     at[k].position = arb_body_get_position(world, id);

@@ -2,6 +2,7 @@
 // a free list that is part of the saved state, so ids come out the same after a restore.
 #include "world.h"
 
+#include "arbiter/query.h"
 #include "chain.h"
 
 // ---- validation and mass ----------------------------------------------------------------
@@ -78,16 +79,30 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
   }
 }
 
+// The shapes a def gives its body: `shapes` when shape_count is set, else `shape`.
+static const arb_shape_def* arb__def_shapes(const arb_body_def* d, int* count) {
+  *count = d->shape_count > 0 ? d->shape_count : 1;
+  return d->shape_count > 0 ? d->shapes : &d->shape;
+}
+
 static bool arb__validate_body_def(const arb_body_def* d) {
   if ((int)d->type < 0 || d->type >= ARB_BODY_TYPE_COUNT) return false;
   if (!arb_vec2_is_valid(d->position) || !arb_is_valid_float(d->angle)) return false;
   if (!arb_vec2_is_valid(d->linear_velocity) || !arb_is_valid_float(d->angular_velocity)) return false;
   if (!arb__finite_nonneg(d->linear_damping) || !arb__finite_nonneg(d->angular_damping)) return false;
   if (!arb_is_valid_float(d->gravity_scale) || !arb__finite_nonneg(d->mass)) return false;
-  if (!arb__validate_shape(&d->shape, NULL)) return false;
   if (!arb__finite_nonneg(d->sleep_threshold)) return false;
-  // Segments and chains have no area: they are static (or kinematic) geometry only.
-  if (d->type == ARB_BODY_DYNAMIC && !arb_shape_has_area(d->shape.type)) return false;
+  if (d->shape_count < 0 || d->shape_count > ARB_MAX_BODY_SHAPES) return false;
+  if (d->shape_count > 0 && !d->shapes) return false;
+  int n;
+  const arb_shape_def* shapes = arb__def_shapes(d, &n);
+  for (int i = 0; i < n; ++i) {
+    if (!arb__validate_shape(&shapes[i], NULL)) return false;
+    // A chain is many links already: it is a body's only shape.
+    if (n > 1 && shapes[i].type == ARB_SHAPE_CHAIN) return false;
+    // Segments and chains have no area: they are static (or kinematic) geometry only.
+    if (d->type == ARB_BODY_DYNAMIC && !arb_shape_has_area(shapes[i].type)) return false;
+  }
   return true;
 }
 
@@ -99,7 +114,50 @@ static arb_mass_data arb__shape_mass(const arb_shape_def* s) {
   return md;
 }
 
-// Sets mass, inertia and the solver's inverses from the shape, the def's mass override
+// Mass data of a body's shapes about the body origin's frame: the centre is the centre of
+// mass, the inertia about it (parallel axis). Sensors add no mass unless all shapes are
+// sensors (a lone sensor body keeps its mass). One shape: exactly that shape's data.
+static arb_mass_data arb__body_mass_data(const arb__body* b) {
+  int n = b->shape_count;
+  if (n == 1) return arb__shape_mass(&b->shape);
+  bool all_sensors = true;
+  for (int i = 0; i < n; ++i) all_sensors = all_sensors && arb__body_shape(b, i)->sensor;
+  arb_mass_data part[ARB_MAX_BODY_SHAPES];
+  arb_mass_data sum = {0.0f, {0.0f, 0.0f}, 0.0f};
+  float area = 0.0f;  // weights when the shapes have no mass (a static body of density 0)
+  arb_vec2 area_center = arb_vec2_zero;
+  for (int i = 0; i < n; ++i) {  // DET: shape order
+    const arb_shape_def* s = arb__body_shape(b, i);
+    arb_shape_def unit = *s;
+    unit.density = 1.0f;
+    arb_mass_data u = arb__shape_mass(&unit);
+    area += u.mass;
+    area_center = arb_mul_add(area_center, u.mass, u.center);
+    part[i] = arb__shape_mass(s);
+    if (s->sensor && !all_sensors) part[i].mass = part[i].rotational_inertia = 0.0f;
+    sum.mass += part[i].mass;
+    sum.center = arb_mul_add(sum.center, part[i].mass, part[i].center);
+  }
+  if (!(sum.mass > 0.0f)) {
+    sum.center = area > 0.0f ? arb_scale(1.0f / area, area_center) : arb_vec2_zero;
+    return sum;
+  }
+  sum.center = arb_scale(1.0f / sum.mass, sum.center);
+  for (int i = 0; i < n; ++i) {
+    arb_vec2 d = arb_sub(part[i].center, sum.center);
+    sum.rotational_inertia += part[i].rotational_inertia + part[i].mass * arb_dot(d, d);
+  }
+  return sum;
+}
+
+static bool arb__body_has_area(const arb__body* b) {
+  for (int i = 0; i < b->shape_count; ++i) {
+    if (arb_shape_has_area(arb__body_shape(b, i)->type)) return true;
+  }
+  return false;
+}
+
+// Sets mass, inertia and the solver's inverses from the shapes, the def's mass override
 // and the body type.
 static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
   arb__body* b = &w->bodies[index];
@@ -109,8 +167,8 @@ static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
   b->local_center = arb_vec2_zero;
   sim->inv_mass = 0.0f;
   sim->inv_inertia = 0.0f;
-  arb_mass_data md = arb__shape_mass(&b->shape);
-  if (arb_shape_has_area(b->shape.type)) b->local_center = md.center;
+  arb_mass_data md = arb__body_mass_data(b);
+  if (arb__body_has_area(b)) b->local_center = md.center;
   if (sim->type != ARB_BODY_DYNAMIC) return true;
   float mass = md.mass, inertia = md.rotational_inertia;
   if (mass_override > 0.0f) {
@@ -142,7 +200,32 @@ int arb__body_shape_rank(arb_shape_type t) {
   }
 }
 
+arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf) {
+  switch (s->type) {
+    case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&s->circle, xf);
+    case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&s->polygon, xf);
+    case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&s->segment, xf);
+    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&s->capsule, xf);
+    case ARB_SHAPE_CHAIN: return arb_compute_chain_aabb(&s->chain, xf);
+    default: {
+      arb_aabb a = {xf.p, xf.p};
+      return a;
+    }
+  }
+}
+
+// A compound body's box: the union of its shapes' (out of line: finalize computes the box
+// of every moving body, most of them with one shape).
+static arb_aabb arb__compound_aabb(const arb__body* b) {
+  arb_aabb box = arb__shape_aabb(&b->shape, b->xf);
+  for (int i = 1; i < b->shape_count; ++i) {
+    box = arb_aabb_union(box, arb__shape_aabb(&b->more_shapes[i - 1], b->xf));
+  }
+  return box;
+}
+
 arb_aabb arb__body_compute_aabb(const arb__body* b) {
+  if (b->shape_count > 1) return arb__compound_aabb(b);
   switch (b->shape.type) {
     case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&b->shape.circle, b->xf);
     case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
@@ -155,6 +238,8 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
     }
   }
 }
+
+const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) { return arb__body_shape(b, i); }
 
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
   arb__body* b = &w->bodies[index];
@@ -174,7 +259,7 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
-  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, &b->shape);
+  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, b);
   arb__mark_moved(w, index);
 }
 
@@ -189,8 +274,8 @@ arb_shape_proxy arb__shape_proxy(const arb_shape_def* s) {
   return arb_make_segment_proxy(&s->segment);
 }
 
-float arb__body_min_extent(const arb__body* b) {
-  const arb_shape_def* s = &b->shape;
+// Shortest distance from `center` to the surface of shape s (0 without an inside).
+static float arb__shape_min_extent(const arb_shape_def* s, arb_vec2 center) {
   // A circle body's centre of mass is the circle's centre; a segment has no inside.
   if (s->type == ARB_SHAPE_CIRCLE) return s->circle.radius;
   // A capsule's centre of mass is the middle of its core.
@@ -199,11 +284,32 @@ float arb__body_min_extent(const arb__body* b) {
   const arb_polygon* p = &s->polygon;
   float min_e = 3.4e38f;
   for (int i = 0; i < p->count; ++i) {
-    float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], b->local_center));
+    float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], center));
     if (face < min_e) min_e = face;
   }
   if (p->radius > 0.0f) min_e += p->radius;  // the rim
   return min_e < 0.0f ? 0.0f : min_e;
+}
+
+// The centre of shape s in its body frame (the centre of its own mass).
+arb_vec2 arb__shape_center(const arb_shape_def* s) {
+  if (s->type == ARB_SHAPE_CIRCLE) return s->circle.center;
+  if (s->type == ARB_SHAPE_POLYGON) return s->polygon.centroid;
+  if (s->type == ARB_SHAPE_CAPSULE) return arb_lerp(s->capsule.center1, s->capsule.center2, 0.5f);
+  return arb_vec2_zero;
+}
+
+float arb__body_min_extent(const arb__body* b) {
+  if (b->shape_count == 1) return arb__shape_min_extent(&b->shape, b->local_center);
+  // A compound body could pass through something thin once its thinnest solid shape moves
+  // further than that shape's own half thickness.
+  float min_e = 3.4e38f;
+  for (int i = 0; i < b->shape_count; ++i) {
+    const arb_shape_def* s = arb__body_shape(b, i);
+    if (s->sensor) continue;
+    min_e = arb_minf(min_e, arb__shape_min_extent(s, arb__shape_center(s)));
+  }
+  return min_e > 1e38f ? 0.0f : min_e;
 }
 
 arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local) {
@@ -221,6 +327,21 @@ arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input*
   }
 }
 
+arb_cast_output arb__body_ray_cast(const arb__body* b, const arb_ray_input* local,
+                                   const arb_query_filter* filter) {
+  arb_cast_output best;
+  memset(&best, 0, sizeof best);
+  for (int i = 0; i < b->shape_count; ++i) {  // DET: shape order; ties keep the lower
+    const arb_shape_def* s = arb__body_shape(b, i);
+    if (s->sensor || (filter && !arb_query_filter_accepts(*filter, s))) continue;
+    arb_ray_input in = *local;
+    if (best.hit) in.max_fraction = best.fraction;
+    arb_cast_output o = arb__shape_ray_cast(s, &in);
+    if (o.hit && (!best.hit || o.fraction < best.fraction)) best = o;
+  }
+  return best;
+}
+
 bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local) {
   switch (s->type) {
     case ARB_SHAPE_CIRCLE: return arb_point_in_circle(local, &s->circle);
@@ -236,9 +357,16 @@ bool arb__shape_filters_match(const arb_shape_def* sa, const arb_shape_def* sb) 
 }
 
 // A sensor never gets a contact (nor a sweep): it only reports overlaps (sensor.c).
-bool arb__body_should_collide(const arb__body* a, const arb__body* b) {
-  if (a->shape.sensor || b->shape.sensor) return false;
-  return arb__shape_filters_match(&a->shape, &b->shape);
+bool arb__shapes_should_collide(const arb_shape_def* sa, const arb_shape_def* sb) {
+  if (sa->sensor || sb->sensor) return false;
+  return arb__shape_filters_match(sa, sb) && arb__contact_has_collider(sa->type, sb->type);
+}
+
+bool arb__body_has_sensor(const arb__body* b) {
+  for (int i = 0; i < b->shape_count; ++i) {
+    if (arb__body_shape(b, i)->sensor) return true;
+  }
+  return false;
 }
 
 // ---- ids --------------------------------------------------------------------------------
@@ -294,22 +422,59 @@ static arb_vec2* arb__copy_chain_points(arb_world* w, const arb_chain* c) {
 void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots) {
   for (int i = 0; i < slots; ++i) {
     arb_shape_def* s = &bodies[i].shape;
-    if (!bodies[i].in_use || s->type != ARB_SHAPE_CHAIN) continue;
+    if (!bodies[i].in_use) continue;
+    // A compound body has no chain, but an image being read may have claimed one (refused
+    // after its points were allocated).
+    for (int k = 0; bodies[i].more_shapes && k < bodies[i].shape_count - 1; ++k) {
+      arb_shape_def* more = &bodies[i].more_shapes[k];
+      if (more->type == ARB_SHAPE_CHAIN) arb__free(w, (void*)more->chain.points);
+    }
+    arb__free(w, bodies[i].more_shapes);
+    bodies[i].more_shapes = NULL;
+    if (s->type != ARB_SHAPE_CHAIN) continue;
     arb__free(w, (void*)s->chain.points);
     s->chain.points = NULL;
   }
 }
 
+// What a new body owns beyond its slot: the copy of a chain's points, the extra shapes
+// of a compound body. False when out of memory (free what was taken with arb__free_owned).
+typedef struct arb__body_owned {
+  arb_vec2* chain_points;
+  arb_shape_def* more_shapes;
+} arb__body_owned;
+
+static bool arb__alloc_owned(arb_world* w, const arb_body_def* def, arb__body_owned* o) {
+  int n;
+  const arb_shape_def* shapes = arb__def_shapes(def, &n);
+  memset(o, 0, sizeof *o);
+  if (shapes[0].type == ARB_SHAPE_CHAIN) {
+    o->chain_points = arb__copy_chain_points(w, &shapes[0].chain);
+    if (!o->chain_points) return false;
+  }
+  if (n > 1) {
+    o->more_shapes = arb__alloc(w, (size_t)(n - 1) * sizeof *o->more_shapes);
+    if (!o->more_shapes) return false;
+    memcpy(o->more_shapes, shapes + 1, (size_t)(n - 1) * sizeof *o->more_shapes);
+  }
+  return true;
+}
+
+static void arb__free_owned(arb_world* w, arb__body_owned* o) {
+  arb__free(w, o->chain_points);
+  arb__free(w, o->more_shapes);
+}
+
 arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   if (!w || w->locked || !def || !arb__validate_body_def(def)) return arb_null_body_id;
-  arb_vec2* chain_points = NULL;
-  if (def->shape.type == ARB_SHAPE_CHAIN) {
-    chain_points = arb__copy_chain_points(w, &def->shape.chain);
-    if (!chain_points) return arb_null_body_id;
+  arb__body_owned owned;
+  if (!arb__alloc_owned(w, def, &owned)) {
+    arb__free_owned(w, &owned);
+    return arb_null_body_id;
   }
   int index = arb__claim_slot(w);
   if (index == ARB__NULL) {
-    arb__free(w, chain_points);
+    arb__free_owned(w, &owned);
     return arb_null_body_id;
   }
   arb__body* b = &w->bodies[index];
@@ -317,8 +482,11 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
   int next_free = b->next_free;
   memset(b, 0, sizeof *b);
   b->generation = generation;
-  b->shape = def->shape;
-  if (chain_points) b->shape.chain.points = chain_points;
+  int shape_count;
+  b->shape = arb__def_shapes(def, &shape_count)[0];
+  b->shape_count = (uint8_t)shape_count;
+  b->more_shapes = owned.more_shapes;
+  if (owned.chain_points) b->shape.chain.points = owned.chain_points;
   b->fixed_rotation = def->fixed_rotation;
   b->bullet = def->bullet;
   b->user_data = def->user_data;
@@ -335,7 +503,8 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     // it was, still linked into the free list.
     sim->type = -1;
     b->next_free = next_free;
-    arb__free(w, chain_points);
+    b->more_shapes = NULL;
+    arb__free_owned(w, &owned);
     return arb_null_body_id;
   }
   // Commit the slot only now that nothing can fail except the tree allocation.
@@ -356,7 +525,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     st->w = b->fixed_rotation && def->type == ARB_BODY_DYNAMIC ? 0.0f : def->angular_velocity;
   }
   w->body_count += 1;
-  w->sensor_bodies += b->shape.sensor;
+  w->sensor_bodies += arb__body_has_sensor(b);
   arb__body_init_sleep(b, def);
   b->min_extent = arb__body_min_extent(b);
   if (!def->is_awake && def->type != ARB_BODY_STATIC && w->def.enable_sleep) {
@@ -387,7 +556,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = ARB__NULL;
-  w->sensor_bodies -= b->shape.sensor;  // its overlaps end in the next step (sensor.c)
+  w->sensor_bodies -= arb__body_has_sensor(b);  // its overlaps end in the next step (sensor.c)
   arb__free_chain_points(w, b, 1);
   b->in_use = 0;
   b->moved = 0;
@@ -558,6 +727,14 @@ const arb_shape_def* arb_body_get_shape(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(NULL);
   return &b->shape;
 }
+int arb_body_get_shape_count(const arb_world* w, arb_body_id id) {
+  ARB__BODY_OR(0);
+  return b->shape_count;
+}
+const arb_shape_def* arb_body_get_shape_at(const arb_world* w, arb_body_id id, int i) {
+  ARB__BODY_OR(NULL);
+  return i >= 0 && i < b->shape_count ? arb__body_shape(b, i) : NULL;
+}
 arb_aabb arb_body_get_aabb(const arb_world* w, arb_body_id id) {
   arb_aabb zero = {{0.0f, 0.0f}, {0.0f, 0.0f}};
   ARB__BODY_OR(zero);
@@ -633,6 +810,9 @@ int arb_body_get_contacts(const arb_world* w, arb_body_id id, arb_contact_data* 
       d->other = arb__make_id(w, other);
       d->normal = best_side == 0 ? c->manifold.normal : arb_neg(c->manifold.normal);
       d->point_count = c->manifold.point_count;
+      int sa = arb__contact_shape_a(c->flags), sb = arb__contact_shape_b(c->flags);
+      d->shape = best_side == 0 ? sa : sb;
+      d->other_shape = best_side == 0 ? sb : sa;
       for (int k = 0; k < c->manifold.point_count; ++k) {
         d->points[k] = c->manifold.points[k].point;
         d->separations[k] = c->manifold.points[k].separation;
@@ -665,11 +845,11 @@ arb_ray_result arb_world_cast_ray(const arb_world* w, arb_vec2 origin, arb_vec2 
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape.sensor) continue;  // rays pass through sensors
+    if (!b->in_use) continue;
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
     arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), best};
-    arb_cast_output o = arb__shape_ray_cast(&b->shape, &local);
+    arb_cast_output o = arb__body_ray_cast(b, &local, NULL);  // rays pass through sensors
     // Strictly closer only: on a tie the lower slot wins (deterministic).
     if (!o.hit || o.fraction > best || (o.fraction == best && !arb_body_id_is_null(r.body))) continue;
     best = o.fraction;

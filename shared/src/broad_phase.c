@@ -119,12 +119,13 @@ static void arb__tree_fix_upwards(arb__tree* t, int i) {
   }
 }
 
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
-                     const arb_shape_def* shape) {
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b) {
   int leaf = arb__tree_alloc_node(w, t);
   if (leaf == ARB__NULL) return ARB__NULL;
-  t->category_union |= shape->category_bits;
-  t->mask_union |= shape->mask_bits;
+  for (int i = 0; i < b->shape_count; ++i) {
+    t->category_union |= arb__body_shape(b, i)->category_bits;
+    t->mask_union |= arb__body_shape(b, i)->mask_bits;
+  }
   t->nodes[leaf].aabb = aabb;
   t->nodes[leaf].body = body;
   if (t->root == ARB__NULL) {
@@ -261,11 +262,39 @@ static bool arb__tree_filters_out(const arb__tree* t, const arb_shape_def* s) {
   return (s->mask_bits & t->category_union) == 0u || (t->mask_union & s->category_bits) == 0u;
 }
 
+// True when no shape of body b can pass the filter of any shape in t.
+static bool arb__body_filtered_out(const arb__tree* t, const arb__body* b) {
+  for (int i = 0; i < b->shape_count; ++i) {
+    if (!arb__tree_filters_out(t, arb__body_shape(b, i))) return false;
+  }
+  return true;
+}
+
+// The new shape pairs of bodies self and other (a body pair seen for the first time, or
+// again): every pair of their shapes that collides and has no contact yet.
+static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
+  arb_world* w = q->w;
+  const arb__body* bs = &w->bodies[self];
+  const arb__body* bo = &w->bodies[other];
+  for (int i = 0; i < bs->shape_count; ++i) {
+    for (int j = 0; j < bo->shape_count; ++j) {
+      if (!arb__shapes_should_collide(arb__body_shape(bs, i), arb__body_shape(bo, j))) continue;
+      uint64_t key = arb__pair_key(arb__shape_key(self, i), arb__shape_key(other, j));
+      if (arb__map_find(&w->pair_map, key) != ARB__NULL) continue;
+      if (q->count == q->capacity) {
+        q->overflow = true;
+        return;
+      }
+      q->keys[q->count++] = key;
+    }
+  }
+}
+
 static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, arb_aabb box) {
   if (t->root == ARB__NULL) return;
   arb_world* w = q->w;
   const arb__body* bs = &w->bodies[self];
-  if (arb__tree_filters_out(t, &bs->shape)) return;  // no pair could come out of it
+  if (arb__body_filtered_out(t, bs)) return;  // no pair could come out of it
   int stack[256];
   int top = 0;
   stack[top++] = t->root;
@@ -286,15 +315,7 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
     if (bo->moved && other < self) continue;
     int ta = w->sims[self].type, tb = w->sims[other].type;
     if (ta != ARB_BODY_DYNAMIC && tb != ARB_BODY_DYNAMIC) continue;
-    if (!arb__contact_has_collider(bs->shape.type, bo->shape.type)) continue;
-    if (!arb__body_should_collide(bs, bo)) continue;
-    uint64_t key = arb__pair_key(self, other);
-    if (arb__map_find(&w->pair_map, key) != ARB__NULL) continue;
-    if (q->count == q->capacity) {
-      q->overflow = true;
-      continue;
-    }
-    q->keys[q->count++] = key;
+    arb__add_shape_pairs(q, self, other);
   }
 }
 
@@ -354,7 +375,9 @@ void arb__update_pairs(arb_world* w) {
     for (int k = 0; k < q.count; ++k) {
       if (k > 0 && q.keys[k] == q.keys[k - 1]) continue;
       int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
-      if (arb__contact_create(w, lo, hi) == 0) arb__wake_on_static_pair(w, lo, hi);
+      int a = lo / ARB_MAX_BODY_SHAPES, b = hi / ARB_MAX_BODY_SHAPES;
+      if (arb__contact_create(w, a, lo % ARB_MAX_BODY_SHAPES, b, hi % ARB_MAX_BODY_SHAPES) == 0)
+        arb__wake_on_static_pair(w, a, b);
     }
     arb__stack_free(w, q.keys);
     break;

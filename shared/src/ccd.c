@@ -139,16 +139,24 @@ static int arb__ccd_query(const arb_world* w, const arb__tree* t, bool statics, 
   return n;
 }
 
+// Some shape of body i can hit some shape of body j.
 static bool arb__ccd_pair_ok(const arb_world* w, int i, int j) {
   const arb__body* a = &w->bodies[i];
   const arb__body* o = &w->bodies[j];
-  return j != i && o->in_use && arb__body_should_collide(a, o) &&
-         arb__contact_has_collider(a->shape.type, o->shape.type);
+  if (j == i || !o->in_use) return false;
+  for (int sa = 0; sa < a->shape_count; ++sa) {
+    for (int so = 0; so < o->shape_count; ++so) {
+      if (arb__shapes_should_collide(arb__body_shape(a, sa), arb__body_shape(o, so))) return true;
+    }
+  }
+  return false;
 }
 
-// A small circle at the centre of mass: the body's heart.
-static arb_shape_proxy arb__ccd_heart(const arb__body* b) {
-  return arb_make_proxy(&b->local_center, 1, 0.25f * b->min_extent);
+// A small circle at the centre of mass: the body's heart. A compound body's centre of mass
+// may lie outside its shapes: each of its shapes has its heart at its own centre.
+static arb_shape_proxy arb__ccd_heart(const arb__body* b, const arb_shape_def* s, arb_vec2* at) {
+  *at = b->shape_count == 1 ? b->local_center : arb__shape_center(s);
+  return arb_make_proxy(at, 1, 0.25f * b->min_extent);
 }
 
 // Whether a hit found on the straight sweep must stop the body. The sweep interpolates
@@ -158,7 +166,7 @@ static arb_shape_proxy arb__ccd_heart(const arb__body* b) {
 // back would tear it from its joints for nothing. It must stop if it ends on the other
 // side (the separating direction turned around) or with its heart inside the shape: from
 // there the contact would push it out through the far side.
-static bool arb__ccd_passed(const arb__body* b, const arb_toi_input* in) {
+static bool arb__ccd_passed(const arb_shape_proxy* heart, const arb_toi_input* in) {
   arb_transform a1 = arb_get_sweep_transform(&in->sweep_a, 0.0f);
   arb_transform b1 = arb_get_sweep_transform(&in->sweep_b, 0.0f);
   arb_transform a2 = arb_get_sweep_transform(&in->sweep_a, 1.0f);
@@ -166,18 +174,20 @@ static bool arb__ccd_passed(const arb__body* b, const arb_toi_input* in) {
   arb_distance_output d1 = arb_shape_distance(&in->proxy_a, a1, &in->proxy_b, b1);
   arb_distance_output d2 = arb_shape_distance(&in->proxy_a, a2, &in->proxy_b, b2);
   if (arb_dot(d1.normal, d2.normal) < 0.0f) return true;
-  arb_shape_proxy heart = arb__ccd_heart(b);
-  return arb_shape_distance(&heart, a2, &in->proxy_b, b2).distance < ARB_LINEAR_SLOP;
+  return arb_shape_distance(heart, a2, &in->proxy_b, b2).distance < ARB_LINEAR_SLOP;
 }
 
-// Earliest hit of body i (sweep sa) against shape pb of a body with sweep sb before `t`,
-// or `t`.
-static float arb__ccd_toi_proxy(const arb_world* w, int i, const arb_sweep* sa,
-                                const arb_shape_proxy* pb, const arb_sweep* sb, float t) {
+// Earliest hit of shape s of body i (sweep sa) against shape pb of a body with sweep sb
+// before `t`, or `t`.
+static float arb__ccd_toi_proxy(const arb_world* w, int i, const arb_shape_def* s,
+                                const arb_sweep* sa, const arb_shape_proxy* pb,
+                                const arb_sweep* sb, float t) {
   const arb__body* b = &w->bodies[i];
+  arb_vec2 heart_at;
+  arb_shape_proxy heart = arb__ccd_heart(b, s, &heart_at);
   arb_toi_input in;
   memset(&in, 0, sizeof in);
-  in.proxy_a = arb__shape_proxy(&b->shape);
+  in.proxy_a = arb__shape_proxy(s);
   in.proxy_b = *pb;
   in.sweep_a = *sa;
   in.sweep_b = *sb;
@@ -186,24 +196,25 @@ static float arb__ccd_toi_proxy(const arb_world* w, int i, const arb_sweep* sa,
   // A hit at t = 0 is a body already resting on the surface (maybe placed there by the
   // last step): its contact handles it; pinning it there would stop a body that leaves.
   if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t) {
-    return arb__ccd_passed(b, &in) ? out.fraction : t;
+    return arb__ccd_passed(&heart, &in) ? out.fraction : t;
   }
   if (out.state == ARB_TOI_OVERLAPPED || (out.state == ARB_TOI_HIT && out.fraction == 0.0f)) {
     // Touching at the start: sweep the core alone, so that pushing on through stops.
-    in.proxy_a = arb__ccd_heart(b);
+    in.proxy_a = heart;
     out = arb_time_of_impact(&in);
     if (out.state == ARB_TOI_HIT && out.fraction > 0.0f && out.fraction < t &&
-        arb__ccd_passed(b, &in)) {
+        arb__ccd_passed(&heart, &in)) {
       return out.fraction;
     }
   }
   return t;
 }
 
-// Body i against each link of chain body j whose front its centre starts on (from behind,
-// a link lets bodies through). A static chain only tries the links near i's path.
-static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_sweep* sa, int j,
-                                const arb_sweep* sb, float t) {
+// Shape s of body i against each link of chain body j whose front its centre starts on
+// (from behind, a link lets bodies through). A static chain only tries the links near i's
+// path.
+static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_shape_def* s,
+                                const arb_sweep* sa, int j, const arb_sweep* sb, float t) {
   const arb__body* o = &w->bodies[j];
   const arb_chain* ch = &o->shape.chain;
   arb_transform xf0 = arb_get_sweep_transform(sb, 0.0f);
@@ -225,16 +236,30 @@ static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_sweep* sa, 
     if (arb_dot(arb__link_normal(l.v1, l.v2), arb_sub(start, l.v1)) < 0.0f) continue;
     arb_vec2 pts[2] = {l.v1, l.v2};
     arb_shape_proxy pb = arb_make_proxy(pts, 2, 0.0f);
-    t = arb__ccd_toi_proxy(w, i, sa, &pb, sb, t);
+    t = arb__ccd_toi_proxy(w, i, s, sa, &pb, sb, t);
   }
   return t;
 }
 
+// Every shape of body i against every shape of body j it collides with.
 static float arb__ccd_toi(const arb_world* w, int i, const arb_sweep* sa, int j,
                           const arb_sweep* sb, float t) {
-  if (w->bodies[j].shape.type == ARB_SHAPE_CHAIN) return arb__ccd_toi_chain(w, i, sa, j, sb, t);
-  arb_shape_proxy pb = arb__shape_proxy(&w->bodies[j].shape);
-  return arb__ccd_toi_proxy(w, i, sa, &pb, sb, t);
+  const arb__body* a = &w->bodies[i];
+  const arb__body* o = &w->bodies[j];
+  for (int ka = 0; ka < a->shape_count; ++ka) {  // DET: shape order
+    const arb_shape_def* s = arb__body_shape(a, ka);
+    for (int ko = 0; ko < o->shape_count; ++ko) {
+      const arb_shape_def* so = arb__body_shape(o, ko);
+      if (!arb__shapes_should_collide(s, so)) continue;
+      if (so->type == ARB_SHAPE_CHAIN) {
+        t = arb__ccd_toi_chain(w, i, s, sa, j, sb, t);
+        continue;
+      }
+      arb_shape_proxy pb = arb__shape_proxy(so);
+      t = arb__ccd_toi_proxy(w, i, s, sa, &pb, sb, t);
+    }
+  }
+  return t;
 }
 
 // Put body i back to time t of its sweep (velocity kept); its proxy follows.

@@ -214,7 +214,7 @@ bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b) {
 
 // ---- lifecycle --------------------------------------------------------------------------
 
-int arb__contact_create(arb_world* w, int a, int b) {
+int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   if (w->contact_count == w->contact_capacity) {
     if (w->contact_capacity >= ARB__MAX_CONTACTS) return ARB_E_FULL;
     int cap = w->contact_capacity ? w->contact_capacity * 2 : 256;
@@ -223,27 +223,32 @@ int arb__contact_create(arb_world* w, int a, int b) {
     w->contacts = cs;
     w->contact_capacity = cap;
   }
-  const arb__body* ba = &w->bodies[a];
-  const arb__body* bb = &w->bodies[b];
-  int ra = arb__body_shape_rank(ba->shape.type), rb = arb__body_shape_rank(bb->shape.type);
+  const arb_shape_def* pa = arb__body_shape(&w->bodies[a], sa);
+  const arb_shape_def* pb = arb__body_shape(&w->bodies[b], sb);
+  int ra = arb__body_shape_rank(pa->type), rb = arb__body_shape_rank(pb->type);
   if (rb < ra || (rb == ra && b < a)) {
     int t = a;
     a = b;
     b = t;
-    const arb__body* tb = ba;
-    ba = bb;
-    bb = tb;
+    t = sa;
+    sa = sb;
+    sb = t;
+    const arb_shape_def* ts = pa;
+    pa = pb;
+    pb = ts;
   }
   int index = w->contact_count;
-  if (arb__map_insert(w, &w->pair_map, arb__pair_key(a, b), index) != 0) return ARB_E_NOMEM;
+  uint64_t key = arb__pair_key(arb__shape_key(a, sa), arb__shape_key(b, sb));
+  if (arb__map_insert(w, &w->pair_map, key, index) != 0) return ARB_E_NOMEM;
   arb__contact* c = &w->contacts[index];
   memset(c, 0, sizeof *c);
   c->body_a = a;
   c->body_b = b;
+  c->flags = (uint32_t)sa << ARB__CONTACT_SHAPE_A_SHIFT | (uint32_t)sb << ARB__CONTACT_SHAPE_B_SHIFT;
   // Mixing: friction sqrt(fa*fb) (a zero-friction surface makes the pair frictionless);
   // restitution max(ra, rb) (a bouncy ball bounces on any floor).
-  c->friction = sqrtf(ba->shape.friction * bb->shape.friction);
-  c->restitution = arb_maxf(ba->shape.restitution, bb->shape.restitution);
+  c->friction = sqrtf(pa->friction * pb->friction);
+  c->restitution = arb_maxf(pa->restitution, pb->restitution);
   w->contact_count += 1;
   arb__contact_link(w, index);
   return 0;
@@ -252,18 +257,18 @@ int arb__contact_create(arb_world* w, int a, int b) {
 void arb__contact_destroy(arb_world* w, int index) {
   arb__contact* c = &w->contacts[index];
   arb__contact_unlink(w, index);
-  arb__map_remove(&w->pair_map, arb__pair_key(c->body_a, c->body_b));
+  arb__map_remove(&w->pair_map, arb__contact_key(c));
   int last = w->contact_count - 1;
   if (index != last) {
     w->contacts[index] = w->contacts[last];
     arb__contact_relink(w, last, index);
     const arb__contact* m = &w->contacts[index];
-    arb__map_set(&w->pair_map, arb__pair_key(m->body_a, m->body_b), index);
+    arb__map_set(&w->pair_map, arb__contact_key(m), index);
   }
   w->contact_count -= 1;
 }
 
-static void arb__push_event(arb_world* w, bool begin, int a, int b);
+static void arb__push_event(arb_world* w, bool begin, const arb__contact* c);
 
 void arb__destroy_body_contacts(arb_world* w, int body) {
   // Remove from the highest contact index down: the result depends only on the set of
@@ -276,17 +281,24 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
     }
     if (best == ARB__NULL) break;
     const arb__contact* c = &w->contacts[best];
-    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c->body_a, c->body_b);
+    if (c->flags & ARB__CONTACT_TOUCHING) arb__push_event(w, false, c);
     arb__contact_destroy(w, best);
   }
 }
 
 // ---- narrow phase -----------------------------------------------------------------------
 
-// Bodies come in contact order (arb__contact_create), so A has the registered first kind.
-static arb_manifold arb__collide_pair(const arb__body* a, const arb__body* b, float margin) {
-  arb__collide_fn* collide = collider_of(a->shape.type, b->shape.type);
-  if (collide) return collide(&a->shape, a->xf, &b->shape, b->xf, margin);
+// Shapes come in contact order (arb__contact_create), so A has the registered first kind.
+static arb_manifold arb__collide_pair(const arb__contact* c, const arb__body* a, const arb__body* b,
+                                      float margin) {
+  const arb_shape_def* sa = &a->shape;
+  const arb_shape_def* sb = &b->shape;
+  if (c->flags & ARB__CONTACT_SHAPES) {  // a compound body's other shapes
+    sa = arb__body_shape_at(a, arb__contact_shape_a(c->flags));
+    sb = arb__body_shape_at(b, arb__contact_shape_b(c->flags));
+  }
+  arb__collide_fn* collide = collider_of(sa->type, sb->type);
+  if (collide) return collide(sa, a->xf, sb, b->xf, margin);
   arb_manifold none;
   memset(&none, 0, sizeof none);
   return none;
@@ -329,7 +341,8 @@ static void arb__keep_reachable(const arb_world* w, const arb__contact* c, arb_m
   m->point_count = n;
 }
 
-static void arb__push_event(arb_world* w, bool begin, int a, int b) {
+static void arb__push_event(arb_world* w, bool begin, const arb__contact* c) {
+  int a = c->body_a, b = c->body_b;
   arb_contact_event** arr = begin ? &w->begin_events : &w->end_events;
   int* count = begin ? &w->begin_count : &w->end_count;
   int* cap = begin ? &w->event_capacity_begin : &w->event_capacity_end;
@@ -345,6 +358,8 @@ static void arb__push_event(arb_world* w, bool begin, int a, int b) {
   e->a.generation = w->bodies[a].generation;
   e->b.index1 = b + 1;
   e->b.generation = w->bodies[b].generation;
+  e->shape_a = arb__contact_shape_a(c->flags);
+  e->shape_b = arb__contact_shape_b(c->flags);
 }
 
 // A sleeping dynamic body whose contact with an awake body touches (or stops touching)
@@ -392,7 +407,7 @@ static bool arb__collide_one(arb_world* w, int i, float dt) {
   if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return false;
   arb_manifold old = c->manifold;
   float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
-  c->manifold = arb__collide_pair(a, b, margin);
+  c->manifold = arb__collide_pair(c, a, b, margin);
   arb_manifold* m = &c->manifold;
   if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
   for (int k = 0; k < m->point_count; ++k) {
@@ -453,10 +468,10 @@ void arb__collide(arb_world* w, float dt) {
     if (list && (m->point_count > 0 || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
-      arb__push_event(w, true, c->body_a, c->body_b);
+      arb__push_event(w, true, c);
     } else if (!touching && was) {
       c->flags &= ~ARB__CONTACT_TOUCHING;
-      arb__push_event(w, false, c->body_a, c->body_b);
+      arb__push_event(w, false, c);
     }
   }
   w->stat_collided = n - doomed_count;
@@ -464,7 +479,7 @@ void arb__collide(arb_world* w, float dt) {
   for (int k = doomed_count - 1; k >= 0; --k) {
     arb__contact* c = &w->contacts[doomed[k]];
     if (c->flags & ARB__CONTACT_TOUCHING) {
-      arb__push_event(w, false, c->body_a, c->body_b);
+      arb__push_event(w, false, c);
       if (list) arb__request_wake(w, c);  // what it rested on moved away
     }
     arb__contact_destroy(w, doomed[k]);

@@ -87,7 +87,8 @@ static bool arb__entry_matches(const arb__hash_entry* e, const arb__body* b, con
 void arb__hash_slot(arb_codec* c, arb__world_image* img, int i) {
   const arb__body* b = &img->bodies[i];
   bool at_rest = b->in_use && (img->sims[i].type == ARB_BODY_STATIC || b->sleeping);
-  if (!at_rest || !img->hash_cache || i >= img->hash_cache->capacity) {
+  // A compound body's other shapes are not among the inputs an entry keeps: encoded anew.
+  if (!at_rest || b->shape_count > 1 || !img->hash_cache || i >= img->hash_cache->capacity) {
     arb__slot_fields(c, img, i);
     return;
   }

@@ -24,8 +24,8 @@
 
 // ---- per-body data ----------------------------------------------------------------------
 
-float arb__body_max_extent(const arb__body* b) {
-  const arb_shape_def* s = &b->shape;
+// Farthest point of shape s from the body's centre of mass.
+static float arb__shape_max_extent(const arb__body* b, const arb_shape_def* s) {
   float ext = 0.0f;
   if (s->type == ARB_SHAPE_CIRCLE) {
     ext = arb_distance(s->circle.center, b->local_center) + s->circle.radius;
@@ -45,6 +45,14 @@ float arb__body_max_extent(const arb__body* b) {
     for (int i = 0; i < s->chain.count; ++i) {
       ext = arb_maxf(ext, arb_distance(s->chain.points[i], b->local_center));
     }
+  }
+  return ext;
+}
+
+float arb__body_max_extent(const arb__body* b) {
+  float ext = arb__shape_max_extent(b, &b->shape);
+  for (int i = 1; i < b->shape_count; ++i) {
+    ext = arb_maxf(ext, arb__shape_max_extent(b, &b->more_shapes[i - 1]));
   }
   return ext;
 }

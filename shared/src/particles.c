@@ -189,8 +189,8 @@ static void arb__relax(arb__extras* x, bool backward) {
 
 // Remove the particle's approach speed along n (n points from the body to the particle)
 // and a friction share of its sliding speed, both relative to the body's surface.
-static void arb__particle_contact(const arb_world* w, arb__particle* p, int slot, arb_vec2 n,
-                                  float dt) {
+static void arb__particle_contact(const arb_world* w, arb__particle* p, int slot,
+                                  const arb_shape_def* s, arb_vec2 n, float dt) {
   const arb__body* b = &w->bodies[slot];
   const arb__body_state* st = &w->states[slot];
   arb_vec2 vb = arb_add(st->v, arb_cross_sv(st->w, arb_sub(p->p, b->center)));
@@ -198,31 +198,31 @@ static void arb__particle_contact(const arb_world* w, arb__particle* p, int slot
   float vn = arb_dot(rel, n);
   if (vn < 0.0f) p->prev = arb_mul_add(p->prev, vn, n);
   arb_vec2 vt = arb_mul_sub(rel, arb_dot(rel, n), n);
-  p->prev = arb_mul_add(p->prev, arb_minf(b->shape.friction, 1.0f), vt);
+  p->prev = arb_mul_add(p->prev, arb_minf(s->friction, 1.0f), vt);
 }
 
 // A particle that moved farther than its radius this step could have crossed a thin
 // shape: cast its path (prev -> p) against the shape and stop it at the surface.
-static void arb__particle_sweep(const arb_world* w, arb__particle* p, int slot, float dt) {
+static void arb__particle_sweep(const arb_world* w, arb__particle* p, int slot,
+                                const arb_shape_def* s, float dt) {
   arb_vec2 d = arb_sub(p->p, p->prev);
   if (arb_length_sq(d) <= p->radius * p->radius) return;
   const arb__body* b = &w->bodies[slot];
-  const arb_shape_def* s = &b->shape;
   arb_ray_input in = {arb_inv_transform_point(b->xf, p->prev), arb_inv_rotate(b->xf.q, d), 1.0f};
   arb_cast_output o = arb__shape_ray_cast(s, &in);
   if (!o.hit || (o.normal.x == 0.0f && o.normal.y == 0.0f)) return;  // miss, or started inside
   arb_vec2 n = arb_rotate(b->xf.q, o.normal);
   if (arb_dot(n, d) > 0.0f) n = arb_neg(n);  // two-sided segments: face the particle
   p->p = arb_mul_add(arb_transform_point(b->xf, o.point), p->radius, n);
-  arb__particle_contact(w, p, slot, n, dt);
+  arb__particle_contact(w, p, slot, s, n, dt);
 }
 
-// Push one particle out of one body's shape (a circle of the particle's radius).
-static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot, float dt) {
+// Push one particle out of one shape of a body (a circle of the particle's radius).
+static void arb__particle_vs_shape(const arb_world* w, arb__particle* p, int slot,
+                                   const arb_shape_def* s, float dt) {
   const arb__body* b = &w->bodies[slot];
-  const arb_shape_def* s = &b->shape;
   if ((p->mask_bits & s->category_bits) == 0u || s->sensor) return;  // sensors push nothing
-  arb__particle_sweep(w, p, slot, dt);
+  arb__particle_sweep(w, p, slot, s, dt);
   arb_circle c = {arb_vec2_zero, p->radius};
   arb_transform xp = {p->p, arb_rot_identity};
   arb_manifold m;
@@ -240,7 +240,14 @@ static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot
   }
   if (m.point_count == 0 || m.points[0].separation >= 0.0f) return;
   p->p = arb_mul_sub(p->p, m.points[0].separation, m.normal);
-  arb__particle_contact(w, p, slot, m.normal, dt);
+  arb__particle_contact(w, p, slot, s, m.normal, dt);
+}
+
+static void arb__particle_vs_body(const arb_world* w, arb__particle* p, int slot, float dt) {
+  const arb__body* b = &w->bodies[slot];
+  for (int k = 0; k < b->shape_count; ++k) {  // DET: shape order
+    arb__particle_vs_shape(w, p, slot, arb__body_shape(b, k), dt);
+  }
 }
 
 // One substep of length h: Verlet move, relaxation, collisions.

@@ -67,30 +67,39 @@ static void arb__sensor_event(arb_world* w, bool begin, const arb__sensor_pair* 
 typedef struct arb__sensor_query {
   arb_world* w;
   int sensor;
-  arb_aabb box;  // the sensor's tight AABB
+  const arb_shape_def* shape;  // the sensor shape of that body being tested
+  arb_aabb box;                // its tight AABB
   arb_shape_proxy proxy;
   uint64_t* keys;  // (sensor slot << 32) | visitor slot, in the stack arena
   int count, capacity;
   bool overflow;
 } arb__sensor_query;
 
+// Some solid shape of body `other` passes the filter of the sensor shape and is within
+// ARB_LINEAR_SLOP of it.
 static bool arb__sensor_sees(const arb__sensor_query* q, int other) {
   const arb_world* w = q->w;
   const arb__body* s = &w->bodies[q->sensor];
   const arb__body* o = &w->bodies[other];
-  if (other == q->sensor || !o->in_use || o->shape.sensor) return false;
-  if (!arb__shape_filters_match(&s->shape, &o->shape)) return false;
-  if (!arb_aabb_overlaps(q->box, arb__body_compute_aabb(o))) return false;
-  if (o->shape.type == ARB_SHAPE_CHAIN) {  // a kinematic chain: its nearest link
-    return arb__chain_distance(&o->shape.chain, o->xf, &q->proxy, s->xf) < ARB_LINEAR_SLOP;
+  if (other == q->sensor || !o->in_use) return false;
+  for (int k = 0; k < o->shape_count; ++k) {  // DET: shape order (any will do)
+    const arb_shape_def* os = arb__body_shape(o, k);
+    if (os->sensor || !arb__shape_filters_match(q->shape, os)) continue;
+    if (o->shape_count > 1 && !arb_aabb_overlaps(q->box, arb__shape_aabb(os, o->xf))) continue;
+    if (os->type == ARB_SHAPE_CHAIN) {  // a kinematic chain: its nearest link
+      if (arb__chain_distance(&os->chain, o->xf, &q->proxy, s->xf) < ARB_LINEAR_SLOP) return true;
+      continue;
+    }
+    arb_shape_proxy po = arb__shape_proxy(os);
+    if (arb_shape_distance(&q->proxy, s->xf, &po, o->xf).distance < ARB_LINEAR_SLOP) return true;
   }
-  arb_shape_proxy po = arb__shape_proxy(&o->shape);
-  return arb_shape_distance(&q->proxy, s->xf, &po, o->xf).distance < ARB_LINEAR_SLOP;
+  return false;
 }
 
 static bool arb__sensor_leaf(void* ctx, int body) {
   arb__sensor_query* q = ctx;
-  if (!arb__sensor_sees(q, body)) return true;
+  const arb__body* o = &q->w->bodies[body];
+  if (!arb_aabb_overlaps(q->box, arb__body_compute_aabb(o)) || !arb__sensor_sees(q, body)) return true;
   if (q->count == q->capacity) {
     q->overflow = true;
     return true;
@@ -115,11 +124,15 @@ static int arb__sensor_find(arb_world* w, uint64_t** out) {
     if (!q.keys) return -1;
     for (int i = 0; i < w->body_slots && !q.overflow; ++i) {  // DET: slot order
       const arb__body* b = &w->bodies[i];
-      if (!b->in_use || !b->shape.sensor) continue;
-      q.sensor = i;
-      q.box = arb__body_compute_aabb(b);
-      q.proxy = arb__shape_proxy(&b->shape);
-      arb__sensor_query_tree(&q);
+      if (!b->in_use) continue;
+      for (int k = 0; k < b->shape_count && !q.overflow; ++k) {  // DET: shape order
+        if (!arb__body_shape(b, k)->sensor) continue;
+        q.sensor = i;
+        q.shape = arb__body_shape(b, k);
+        q.box = arb__shape_aabb(q.shape, b->xf);
+        q.proxy = arb__shape_proxy(q.shape);
+        arb__sensor_query_tree(&q);
+      }
     }
     if (q.overflow) {
       arb__stack_free(w, q.keys);
@@ -127,8 +140,13 @@ static int arb__sensor_find(arb_world* w, uint64_t** out) {
       continue;
     }
     arb__sort_u64(w, q.keys, q.count);
+    // A body with several sensor shapes may see a visitor through more than one.
+    int n = 0;
+    for (int k = 0; k < q.count; ++k) {
+      if (n == 0 || q.keys[k] != q.keys[n - 1]) q.keys[n++] = q.keys[k];
+    }
     *out = q.keys;
-    return q.count;
+    return n;
   }
 }
 
@@ -217,7 +235,7 @@ void arb__sensors_commit(arb_world* w, arb__world_image* img) {
   w->sensor_begin_count = w->sensor_end_count = 0;
   w->sensor_bodies = 0;
   for (int i = 0; i < w->body_slots; ++i)
-    w->sensor_bodies += w->bodies[i].in_use && w->bodies[i].shape.sensor;
+    w->sensor_bodies += w->bodies[i].in_use && arb__body_has_sensor(&w->bodies[i]);
 }
 
 void arb__sensors_free(arb_world* w) {
@@ -241,7 +259,7 @@ int arb_world_get_sensor_end_events(const arb_world* w, const arb_sensor_event**
 
 int arb_sensor_get_overlaps(const arb_world* w, arb_body_id sensor, arb_body_id* out, int cap) {
   const arb__body* b = arb__body_get(w, sensor);
-  if (!b || !b->shape.sensor) return 0;
+  if (!b || !arb__body_has_sensor(b)) return 0;
   int n = 0;
   for (int k = 0; k < w->sensor_pair_count; ++k) {  // ascending: this sensor's run, in order
     const arb__sensor_pair* p = &w->sensor_pairs[k];

@@ -11,14 +11,18 @@
 //       vec2 local centre; vec2 v; f32 w; vec2 force; f32 torque; f32 mass, inertia,
 //       inv_mass, inv_inertia, gravity_scale, linear_damping, angular_damping;
 //       vec2 fat_lower, fat_upper; u64 user_data;
-//       shape: u8 type (bit 7: u8 flags follow, 1 = sensor, 2 = rounded polygon), f32
+//       shape: u8 type (bit 7: u8 flags follow, 1 = sensor, 2 = rounded polygon, 4 =
+//       more shapes follow: first shape of a compound body only), f32
 //       density, friction, restitution, u32 category, u32 mask, i32 group, then circle
 //       (vec2 centre, f32 radius) | polygon (u8 n, n vec2 vertices, n vec2 normals, vec2
 //       centroid, with flag 2 then f32 radius > 0) | segment (vec2 a, vec2 b) | capsule
 //       (vec2 centre1, vec2 centre2, f32 radius) | chain (u16 n 2..256, u8 loop, n vec2
 //       points); the type codes are those of arb_shape_type, and a new kind only adds a
-//       code (older images read unchanged)
-//     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags,
+//       code (older images read unchanged); with flag 4: u8 n (1..7) and n more shapes
+//       (same layout, without flag 4; no chain in a compound body)
+//     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags (1 =
+//       touching; bits 8-11 the shape of body_a, bits 12-15 that of body_b: 0 unless a
+//       body is compound),
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
 //       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id
 //     then, only when solve_iterations or relax_iterations != 1: u32 tag 'ITER'
@@ -127,7 +131,7 @@ typedef struct arb__derived {
 static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__derived* d) {
   for (int i = 0; i < img->contact_count; ++i) {
     const arb__contact* c = &img->contacts[i];
-    uint64_t key = arb__pair_key(c->body_a, c->body_b);
+    uint64_t key = arb__contact_key(c);
     if (arb__map_find(&d->map, key) != ARB__NULL) return ARB_E_CORRUPT;
     if (arb__map_insert(w, &d->map, key, i) != 0) return ARB_E_NOMEM;
   }
@@ -135,7 +139,7 @@ static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__de
     arb__body* b = &img->bodies[i];
     if (!b->in_use) continue;
     arb__tree* t = img->sims[i].type == ARB_BODY_STATIC ? &d->static_tree : &d->dynamic_tree;
-    b->proxy = arb__tree_insert(w, t, b->fat_aabb, i, &b->shape);
+    b->proxy = arb__tree_insert(w, t, b->fat_aabb, i, b);
     if (b->proxy == ARB__NULL) return ARB_E_NOMEM;
   }
   return 0;

@@ -136,7 +136,7 @@ typedef struct arb__body_sim {
 } arb__body_sim;
 
 typedef struct arb__body {
-  arb_shape_def shape;
+  arb_shape_def shape;    // the first (often the only) shape; see arb__body_shape
   arb_transform xf;       // body origin
   arb_vec2 center;        // world centre of mass
   arb_vec2 local_center;  // centre of mass in the body frame
@@ -158,6 +158,7 @@ typedef struct arb__body {
   uint8_t enable_sleep;
   uint8_t sleeping;
   uint8_t sleep_veto;     // kept awake this step by an extra (vehicle input); scratch
+  uint8_t shape_count;    // 1..ARB_MAX_BODY_SHAPES (state, with the shapes)
   float sleep_threshold;  // m/s of the farthest point
   float sleep_time;       // seconds below the threshold (>= ARB_TIME_TO_SLEEP while asleep)
   float max_extent;       // farthest shape point from the centre of mass (from the shape)
@@ -167,7 +168,17 @@ typedef struct arb__body {
   // the shortest distance from the centre of mass to the surface, how far the body may
   // move in a step before it could pass through something thin (ccd.c).
   float min_extent;
+  // Shapes 1..shape_count-1 of a compound body (world-owned, never changed after
+  // creation); NULL for a body with one shape.
+  arb_shape_def* more_shapes;
 } arb__body;
+
+/// Shape i (0..shape_count-1) of a body, in its body frame.
+static inline const arb_shape_def* arb__body_shape(const arb__body* b, int i) {
+  return i == 0 ? &b->shape : &b->more_shapes[i - 1];
+}
+/// The same out of line, for hot paths that take it only for compound bodies.
+const arb_shape_def* arb__body_shape_at(const arb__body* b, int i);
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
 
@@ -193,8 +204,8 @@ typedef struct arb__tree {
 
 void arb__tree_init(arb__tree* t);
 void arb__tree_free(arb_world* w, arb__tree* t);
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
-                     const arb_shape_def* shape);
+/// Inserts body's proxy; its shapes' filter bits join the tree's unions.
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b);
 void arb__tree_remove(arb__tree* t, int leaf);
 
 /// Visits a leaf of a tree query: false stops the walk.
@@ -227,6 +238,13 @@ static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_l
 // ---- contacts ---------------------------------------------------------------------------
 
 #define ARB__CONTACT_TOUCHING 1u
+// A contact joins one shape of each body: the shape indices (0 for single-shape bodies, so
+// their contacts keep the flags, bytes and hashes they always had) live in the flags.
+#define ARB__CONTACT_SHAPE_A_SHIFT 8
+#define ARB__CONTACT_SHAPE_B_SHIFT 12
+#define ARB__CONTACT_SHAPES 0xff00u  // both shape indices
+static inline int arb__contact_shape_a(uint32_t flags) { return (int)((flags >> 8) & 0xfu); }
+static inline int arb__contact_shape_b(uint32_t flags) { return (int)((flags >> 12) & 0xfu); }
 
 typedef struct arb__contact {
   int32_t body_a, body_b;  // slots; A has the first shape of the collide function
@@ -247,6 +265,14 @@ typedef struct arb__pair_map {
 static inline uint64_t arb__pair_key(int a, int b) {
   uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
   return ((uint64_t)lo << 32) | hi;
+}
+// A shape of a body as one number, body * 8 + shape: ascending in body order first, so
+// shape pairs sort by body pair (then by shapes) and single-shape worlds keep their order.
+static inline int arb__shape_key(int body, int shape) { return body * ARB_MAX_BODY_SHAPES + shape; }
+/// The pair map key of contact c (its shape pair).
+static inline uint64_t arb__contact_key(const arb__contact* c) {
+  return arb__pair_key(arb__shape_key(c->body_a, arb__contact_shape_a(c->flags)),
+                       arb__shape_key(c->body_b, arb__contact_shape_b(c->flags)));
 }
 
 int arb__map_find(const arb__pair_map* m, uint64_t key);
@@ -348,19 +374,32 @@ arb_aabb arb__body_compute_aabb(const arb__body* b);
 /// step); the proxy then covers the whole path so its pairs exist before it arrives.
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
 float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
-bool arb__body_should_collide(const arb__body* a, const arb__body* b);  // false for sensors
 bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
-/// Free the world-owned points of the live chain bodies among bodies[0..slots).
+/// Free what the live bodies among bodies[0..slots) own: chain points, extra shapes.
 void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots);
+/// True when any shape of the body is a sensor.
+bool arb__body_has_sensor(const arb__body* b);
+/// Whether shape sa of a and shape sb of b can get a contact (no sensor, filters, collider).
+bool arb__shapes_should_collide(const arb_shape_def* sa, const arb_shape_def* sb);
+/// The tight AABB of shape s of a body at transform xf.
+arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf);
 bool arb__validate_shape(const arb_shape_def* s, const char** why);
 // A ray (in the shape's local frame) against the shape, whatever its kind.
 arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local);
+/// The closest hit of a ray (body frame) on the body's solid shapes that `filter` sees
+/// (NULL: all); rays pass through sensors.
+struct arb_query_filter;
+arb_cast_output arb__body_ray_cast(const arb__body* b, const arb_ray_input* local,
+                                   const struct arb_query_filter* filter);
+/// The centre of a shape in its body frame (the centre of its own area).
+arb_vec2 arb__shape_center(const arb_shape_def* s);
 // Point (local frame) inside the shape; segments have no inside.
 bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local);
 
 // contact.c
-int arb__contact_create(arb_world* w, int a, int b);
+/// A contact between shape sa of body a and shape sb of body b (either order).
+int arb__contact_create(arb_world* w, int a, int sa, int b, int sb);
 void arb__contact_destroy(arb_world* w, int index);
 void arb__contact_link(arb_world* w, int index);
 void arb__collide(arb_world* w, float dt);

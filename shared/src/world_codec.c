@@ -26,9 +26,12 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
 // Bit 7 of a shape's type byte: a flags byte follows (ARB__SHAPE_SENSOR; ARB__SHAPE_ROUNDED:
 // the polygon's radius follows its centroid), written only for a shape that has one set,
 // so every other shape (a sharp polygon included) keeps the bytes (and hashes) it had.
+// ARB__SHAPE_COMPOUND, on a body's first shape only: u8 n (1..ARB_MAX_BODY_SHAPES - 1)
+// and n more shapes follow it (a compound body; one-shape bodies keep their bytes).
 #define ARB__SHAPE_MORE 0x80u
 #define ARB__SHAPE_SENSOR 1u
 #define ARB__SHAPE_ROUNDED 2u
+#define ARB__SHAPE_COMPOUND 4u
 
 // A chain: u16 count, u8 loop, count vec2 points. Reading allocates the world's copy of
 // the points from `owner` (the shape owns it from then on, even if a later check fails).
@@ -55,23 +58,29 @@ static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) 
   }
 }
 
-static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) {
+// A shape. `compound` (a body's first shape only, else NULL): whether more shapes follow.
+static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, bool* compound) {
   bool rounded = s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f;
-  int type = (int)s->type | (s->sensor || rounded ? (int)ARB__SHAPE_MORE : 0);
+  bool more = compound && *compound;
+  int type = (int)s->type | (s->sensor || rounded || more ? (int)ARB__SHAPE_MORE : 0);
   arb_codec_int_u8(c, &type);
   if (arb_codec_reading(c)) s->type = (arb_shape_type)(type & 0x7f);
+  uint8_t allowed = ARB__SHAPE_SENSOR | ARB__SHAPE_ROUNDED | (compound ? ARB__SHAPE_COMPOUND : 0u);
   if (type & (int)ARB__SHAPE_MORE) {
-    uint8_t flags = (s->sensor ? ARB__SHAPE_SENSOR : 0u) | (rounded ? ARB__SHAPE_ROUNDED : 0u);
+    uint8_t flags = (s->sensor ? ARB__SHAPE_SENSOR : 0u) | (rounded ? ARB__SHAPE_ROUNDED : 0u) |
+                    (more ? ARB__SHAPE_COMPOUND : 0u);
     arb_codec_u8(c, &flags);
     // Only flags that differ from the default, and a radius only on a polygon.
-    ARB_CODEC_CHECK(c, flags != 0u && (flags & ~(ARB__SHAPE_SENSOR | ARB__SHAPE_ROUNDED)) == 0u &&
+    ARB_CODEC_CHECK(c, flags != 0u && (flags & ~allowed) == 0u &&
                            (!(flags & ARB__SHAPE_ROUNDED) || s->type == ARB_SHAPE_POLYGON));
     if (arb_codec_reading(c)) {
       s->sensor = (flags & ARB__SHAPE_SENSOR) != 0;
       rounded = (flags & ARB__SHAPE_ROUNDED) != 0;
+      if (compound) *compound = (flags & ARB__SHAPE_COMPOUND) != 0;
     }
   } else if (arb_codec_reading(c)) {
     rounded = false;
+    if (compound) *compound = false;
   }
   ARB_CODEC_F32S(c, &s->density, &s->friction, &s->restitution);
   arb_codec_u32(c, &s->category_bits);
@@ -128,7 +137,8 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
        arb__nonneg(sim->angular_damping);
   ok = ok && b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
   if (sim->type == ARB_BODY_DYNAMIC) {
-    ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f && arb_shape_has_area(b->shape.type);
+    ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f;
+    for (int i = 0; i < b->shape_count; ++i) ok = ok && arb_shape_has_area(arb__body_shape(b, i)->type);
     ok = ok && (!b->fixed_rotation || sim->inv_inertia == 0.0f);
   } else {
     ok = ok && sim->inv_mass == 0.0f && sim->inv_inertia == 0.0f;
@@ -140,6 +150,33 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
   arb_vec2 c = arb_transform_point(b->xf, b->local_center);
   float tol = 1e-3f * (1.0f + arb_maxf(arb_absf(c.x), arb_absf(c.y)));
   return arb_absf(c.x - b->center.x) <= tol && arb_absf(c.y - b->center.y) <= tol;
+}
+
+// The first shape, then (a compound body) u8 n and n more shapes. A chain is a body's
+// only shape. Reading allocates the extra shapes from `owner` (the body owns them).
+static void arb__body_shapes(arb_codec* c, arb__body* b, arb_world* owner) {
+  bool compound = b->shape_count > 1;
+  arb__shape_fields(c, &b->shape, owner, &compound);
+  if (arb_codec_reading(c)) b->shape_count = 1;
+  if (c->err || !compound) return;
+  int more = b->shape_count - 1;
+  arb_codec_int_u8(c, &more);
+  ARB_CODEC_CHECK(c, more >= 1 && more < ARB_MAX_BODY_SHAPES && b->shape.type != ARB_SHAPE_CHAIN &&
+                         (size_t)more * 33 <= arb_codec_left(c));  // a shape takes >= 33 bytes
+  if (c->err) return;
+  if (arb_codec_reading(c)) {
+    b->more_shapes = arb__alloc(owner, (size_t)more * sizeof *b->more_shapes);
+    if (!b->more_shapes) {
+      arb_codec_fail(c, ARB_E_NOMEM);
+      return;
+    }
+    memset(b->more_shapes, 0, (size_t)more * sizeof *b->more_shapes);
+    b->shape_count = (uint8_t)(1 + more);
+  }
+  for (int i = 0; i < more && !c->err; ++i) {
+    arb__shape_fields(c, &b->more_shapes[i], owner, NULL);
+    ARB_CODEC_CHECK(c, c->err || b->more_shapes[i].type != ARB_SHAPE_CHAIN);
+  }
 }
 
 static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb__body_state* st,
@@ -158,7 +195,7 @@ static void arb__body_fields(arb_codec* c, arb__body* b, arb__body_sim* sim, arb
                  &sim->gravity_scale, &sim->linear_damping, &sim->angular_damping);
   ARB_CODEC_VEC2S(c, &b->fat_aabb.lower, &b->fat_aabb.upper);
   if (!arb_codec_hashing(c)) arb_codec_u64(c, &b->user_data);  // not simulated
-  arb__shape_fields(c, &b->shape, owner);
+  arb__body_shapes(c, b, owner);
   ARB_CODEC_CHECK(c, c->err || arb__body_consistent(b, sim, st));
   if (arb_codec_reading(c) && !c->err) b->min_extent = arb__body_min_extent(b);  // derived
 }
@@ -177,17 +214,24 @@ void arb__slot_fields(arb_codec* c, arb__world_image* img, int i) {
   }
 }
 
-// A contact must join two live bodies, at least one dynamic, in collide-function order.
+// A contact must join a shape of each of two live bodies, at least one dynamic, neither
+// a sensor, in collide-function order.
 static bool arb__contact_links_ok(const arb__world_image* img, const arb__contact* ct) {
   int a = ct->body_a, b = ct->body_b, n = img->body_slots;
   if (a < 0 || b < 0 || a >= n || b >= n || a == b) return false;
   const arb__body* ba = &img->bodies[a];
   const arb__body* bb = &img->bodies[b];
-  return ba->in_use && bb->in_use && (ct->flags & ~ARB__CONTACT_TOUCHING) == 0 &&
-         !ba->shape.sensor && !bb->shape.sensor &&
+  const uint32_t known = ARB__CONTACT_TOUCHING | 0xfu << ARB__CONTACT_SHAPE_A_SHIFT |
+                         0xfu << ARB__CONTACT_SHAPE_B_SHIFT;
+  int ka = arb__contact_shape_a(ct->flags), kb = arb__contact_shape_b(ct->flags);
+  if (!ba->in_use || !bb->in_use || (ct->flags & ~known) != 0) return false;
+  if (ka >= ba->shape_count || kb >= bb->shape_count) return false;
+  const arb_shape_def* sa = arb__body_shape(ba, ka);
+  const arb_shape_def* sb = arb__body_shape(bb, kb);
+  return !sa->sensor && !sb->sensor &&
          (img->sims[a].type == ARB_BODY_DYNAMIC || img->sims[b].type == ARB_BODY_DYNAMIC) &&
-         arb__contact_has_collider(ba->shape.type, bb->shape.type) &&
-         arb__body_shape_rank(ba->shape.type) <= arb__body_shape_rank(bb->shape.type);
+         arb__contact_has_collider(sa->type, sb->type) &&
+         arb__body_shape_rank(sa->type) <= arb__body_shape_rank(sb->type);
 }
 
 static void arb__point_fields(arb_codec* c, arb_manifold_point* p) {

@@ -14,19 +14,23 @@ bool arb_query_filter_accepts(arb_query_filter f, const arb_shape_def* s) {
   return (f.mask_bits & s->category_bits) != 0u && (s->mask_bits & f.category_bits) != 0u;
 }
 
-// A world query's test of the body in `slot` (in use): its shape through the filter, and
-// its type in the filter's body types.
+// A world query's test of the body in `slot` (in use): one of its shapes through the
+// filter, and its type in the filter's body types.
 static bool arb__sees(const arb_world* w, arb_query_filter f, int slot) {
   const arb__body* b = &w->bodies[slot];
   if (f.body_types != 0u && (f.body_types & ARB_QUERY_TYPE(w->sims[slot].type)) == 0u) return false;
-  return arb_query_filter_accepts(f, &b->shape);
+  for (int i = 0; i < b->shape_count; ++i) {
+    if (arb_query_filter_accepts(f, arb__body_shape(b, i))) return true;
+  }
+  return false;
 }
 
+// The closest of the body's solid shapes that the filter sees.
 static arb_cast_output arb__cast_body(const arb__body* b, arb_vec2 origin, arb_vec2 translation,
-                                      float max_fraction) {
+                                      float max_fraction, const arb_query_filter* f) {
   arb_ray_input local = {arb_inv_transform_point(b->xf, origin),
                          arb_inv_rotate(b->xf.q, translation), max_fraction};
-  arb_cast_output o = arb__shape_ray_cast(&b->shape, &local);
+  arb_cast_output o = arb__body_ray_cast(b, &local, f);
   if (o.hit) {
     o.point = arb_transform_point(b->xf, o.point);
     o.normal = arb_rotate(b->xf.q, o.normal);
@@ -58,10 +62,10 @@ bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 tr
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {  // DET: slot order; ties keep the lower slot
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape.sensor || !arb__sees(w, f, i)) continue;
+    if (!b->in_use || !arb__sees(w, f, i)) continue;  // rays pass through sensors
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
-    arb_cast_output o = arb__cast_body(b, origin, translation, best);
+    arb_cast_output o = arb__cast_body(b, origin, translation, best, &f);
     if (!o.hit || o.fraction > best || (o.fraction == best && best_i >= 0)) continue;
     best = o.fraction;
     best_i = i;
@@ -79,9 +83,9 @@ int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 transla
   arb_ray_input in = {origin, translation, 1.0f};
   for (int i = 0; i < w->body_slots; ++i) {
     const arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape.sensor || !arb__sees(w, f, i)) continue;
+    if (!b->in_use || !arb__sees(w, f, i)) continue;  // rays pass through sensors
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
-    arb_cast_output o = arb__cast_body(b, origin, translation, 1.0f);
+    arb_cast_output o = arb__cast_body(b, origin, translation, 1.0f, &f);
     if (!o.hit) continue;
     if (out && cap > 0) {
       // Insertion by (fraction, slot); slots arrive ascending, so equal fractions stay in
@@ -197,7 +201,12 @@ int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f
     if (!b->in_use || !arb__sees(w, f, i)) continue;
     if (!arb_aabb_contains_point(b->fat_aabb, point)) continue;
     arb_vec2 lp = arb_inv_transform_point(b->xf, point);
-    if (!arb__shape_contains_point(&b->shape, lp)) continue;
+    bool inside = false;
+    for (int k = 0; k < b->shape_count && !inside; ++k) {
+      const arb_shape_def* s = arb__body_shape(b, k);
+      inside = arb_query_filter_accepts(f, s) && arb__shape_contains_point(s, lp);
+    }
+    if (!inside) continue;
     if (out && n < cap) {
       out[n].index1 = i + 1;
       out[n].generation = b->generation;

@@ -90,7 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 #ifndef ARB_FUZZING
 // A small scene with every shape kind (a rounded polygon too), contacts, a free slot,
-// forces pending, a sleeping island and a sensor with a visitor inside.
+// forces pending, a sleeping island, a sensor with a visitor inside and a compound body
+// (a sensor shape and two feet) standing on a compound ground (contacts between shapes
+// other than the first).
 static uint8_t* sample_payload(size_t* n) {
   arb_world* w = new_world();
   arb_body_def bd = arb_default_body_def();
@@ -157,6 +159,29 @@ static uint8_t* sample_payload(size_t* n) {
   bd.position = arb_v2(-11.0f, 0.3f);
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.3f;
+  arb_body_create(w, &bd);
+  arb_shape_def parts[3];
+  for (int i = 0; i < 3; ++i) {
+    parts[i] = arb_default_shape_def();
+    parts[i].type = ARB_SHAPE_POLYGON;
+  }
+  parts[0].polygon = arb_make_offset_box(1.0f, 0.5f, arb_v2(8.0f, -0.5f), arb_rot_identity);
+  parts[1].polygon = arb_make_offset_box(1.0f, 0.5f, arb_v2(11.0f, -0.5f), arb_rot_identity);
+  bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.shapes = parts;
+  bd.shape_count = 2;
+  arb_body_create(w, &bd);
+  parts[0].type = ARB_SHAPE_CIRCLE;
+  parts[0].circle = (arb_circle){{0.0f, 1.0f}, 0.5f};
+  parts[0].sensor = true;
+  parts[1].polygon = arb_make_offset_box(0.3f, 0.3f, arb_v2(-1.5f, 0.3f), arb_rot_identity);
+  parts[2].polygon = arb_make_offset_box(0.3f, 0.3f, arb_v2(1.5f, 0.3f), arb_rot_identity);
+  parts[2].friction = 0.1f;
+  bd = arb_default_body_def();
+  bd.position = arb_v2(9.5f, 0.0f);
+  bd.shapes = parts;
+  bd.shape_count = 3;
   arb_body_create(w, &bd);
   for (int t = 0; t < 45; ++t) arb_world_step(w, 1.0f / 60.0f);
   if (arb_body_is_awake(w, sleeper)) abort();  // the sample must hold a sleeping island

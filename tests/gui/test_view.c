@@ -9,7 +9,8 @@
 // While the live viewer runs, the server's operator session list must show the camera box
 // it reported (the `view` message).
 //
-// The scene sandbox on tests/scenes/triggers.json draws its goal sensor as an outline.
+// The scene sandbox on tests/scenes/triggers.json draws its goal sensor as an outline, and
+// on tests/scenes/compound.json every shape of its compound bodies.
 //
 // argv: BIN_DIR (holding arbiter-server, arbiter-bot, arbiter-view) WORK_DIR SCENES_DIR
 #define _POSIX_C_SOURCE 200809L
@@ -344,35 +345,47 @@ static void test_view_live_and_replay_screenshots(void** state) {
   check_pair(names[2], names[3], 8);
 }
 
-// The scene sandbox on tests/scenes/triggers.json: the goal sensor is drawn as an outline
-// in the sensor colour, with the background showing through it (a zone, not a solid).
-static void test_view_sensor_drawn_as_outline(void** state) {
-  (void)state;
-  char view[600], scene[700], shot[700];
+// A screenshot of the scene sandbox on tests/scenes/SCENE (640x400, after 0.5 s), decoded.
+static void sandbox_shot(const char* scene_file, const char* tag, image* im) {
+  char view[600], scene[700], shot[700], log[64];
   snprintf(view, sizeof view, "%s/arbiter-view", g_bin);
-  snprintf(scene, sizeof scene, "%s/triggers.json", g_scenes);
-  snprintf(shot, sizeof shot, "%s/sensor.png", g_work);
+  snprintf(scene, sizeof scene, "%s/%s", g_scenes, scene_file);
+  snprintf(shot, sizeof shot, "%s/%s.png", g_work, tag);
+  snprintf(log, sizeof log, "view-%s.log", tag);
   unlink(shot);
   setenv("SDL_VIDEODRIVER", "dummy", 1);
   char* argv[] = {view, "--scene", scene, "--size", "640x400", "--fps", "30",
                   "--screenshot", shot, "--after", "0.5", NULL};
-  run_to_success("view-sensor.log", argv, 15000);
-  image im;
-  assert_int_equal(png_read(shot, &im), 0);
-  // The outline's pixels, and the background inside it: the middle of their bounding box.
-  int n = 0, x0 = im.w, x1 = -1, y0 = im.h, y1 = -1;
-  for (int y = 0; y < im.h; y++)
-    for (int x = 0; x < im.w; x++) {
-      const uint8_t* p = im.rgb + 3 * ((size_t)y * (size_t)im.w + (size_t)x);
-      if (p[0] != VIEW_R(VIEW_RGB_SENSOR) || p[1] != VIEW_G(VIEW_RGB_SENSOR) ||
-          p[2] != VIEW_B(VIEW_RGB_SENSOR))
-        continue;
+  run_to_success(log, argv, 15000);
+  assert_int_equal(png_read(shot, im), 0);
+}
+
+// Pixels of exactly colour rgb, and their bounding box.
+static int colour_box(const image* im, uint32_t rgb, int* x0, int* x1, int* y0, int* y1) {
+  int n = 0;
+  *x0 = im->w, *x1 = -1, *y0 = im->h, *y1 = -1;
+  for (int y = 0; y < im->h; y++)
+    for (int x = 0; x < im->w; x++) {
+      const uint8_t* p = im->rgb + 3 * ((size_t)y * (size_t)im->w + (size_t)x);
+      if (p[0] != VIEW_R(rgb) || p[1] != VIEW_G(rgb) || p[2] != VIEW_B(rgb)) continue;
       n++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
+      if (x < *x0) *x0 = x;
+      if (x > *x1) *x1 = x;
+      if (y < *y0) *y0 = y;
+      if (y > *y1) *y1 = y;
     }
+  return n;
+}
+
+// The scene sandbox on tests/scenes/triggers.json: the goal sensor is drawn as an outline
+// in the sensor colour, with the background showing through it (a zone, not a solid).
+static void test_view_sensor_drawn_as_outline(void** state) {
+  (void)state;
+  image im;
+  sandbox_shot("triggers.json", "sensor", &im);
+  // The outline's pixels, and the background inside it: the middle of their bounding box.
+  int x0, x1, y0, y1;
+  int n = colour_box(&im, VIEW_RGB_SENSOR, &x0, &x1, &y0, &y1);
   fprintf(stderr, "sensor.png: %d sensor pixels in [%d..%d] x [%d..%d]\n", n, x0, x1, y0, y1);
   assert_true(n >= 60);
   assert_true(x1 - x0 >= 10 && y1 - y0 >= 10);
@@ -381,6 +394,24 @@ static void test_view_sensor_drawn_as_outline(void** state) {
               mid[2] != VIEW_B(VIEW_RGB_SENSOR));
   assert_true(mid[0] != VIEW_R(VIEW_RGB_STATIC) || mid[1] != VIEW_G(VIEW_RGB_STATIC) ||
               mid[2] != VIEW_B(VIEW_RGB_STATIC));
+  free(im.rgb);
+}
+
+// The scene sandbox on tests/scenes/compound.json draws every shape of a compound body:
+// the detector's sensor ring is its second shape (only its first, a box, would be drawn
+// otherwise), and it is a ring above the box, drawn as an outline.
+static void test_view_compound_draws_every_shape(void** state) {
+  (void)state;
+  image im;
+  sandbox_shot("compound.json", "compound", &im);
+  int sx0, sx1, sy0, sy1, bx0, bx1, by0, by1;
+  int n = colour_box(&im, VIEW_RGB_SENSOR, &sx0, &sx1, &sy0, &sy1);
+  int statics = colour_box(&im, VIEW_RGB_STATIC, &bx0, &bx1, &by0, &by1);
+  fprintf(stderr, "compound.png: %d sensor pixels in [%d..%d] x [%d..%d], %d static\n", n, sx0,
+          sx1, sy0, sy1, statics);
+  assert_true(n >= 40);
+  assert_true(sx1 - sx0 >= 10 && sy1 - sy0 >= 10 && sx1 - sx0 <= 60);
+  assert_true(statics > 0);
   free(im.rgb);
 }
 
@@ -397,6 +428,7 @@ int main(int argc, char** argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_view_live_and_replay_screenshots),
       cmocka_unit_test(test_view_sensor_drawn_as_outline),
+      cmocka_unit_test(test_view_compound_draws_every_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

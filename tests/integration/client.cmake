@@ -40,6 +40,12 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
                        $<TARGET_FILE:arbiter-netem> 600)
       set_tests_properties(test_client_badnet_soak PROPERTIES LABELS soak RUN_SERIAL ON TIMEOUT 900)
     endif()
+    # Compound bodies: welcome statics one entry per shape, descriptions with every shape.
+    arb_add_test(test_client_compound_live
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_compound_live.c
+      LIBS arbiter_client_testutil arbiter_client
+      LABELS integration SERIAL TIMEOUT 60
+      ARGS $<TARGET_FILE:arbiter-server> ${PROJECT_SOURCE_DIR}/tests/scenes/compound.json)
     if(TARGET arbiter-netem AND TARGET arbiter-replay)
       # Particles, links and wheels: client state == the replay log's quantized state,
       # directly and through arbiter-netem; the per-client budget per second of ticks.

@@ -3,7 +3,7 @@
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
 // newest complete view as ticks roll by, and descriptions follow the entities (of each
-// class: an id may change class between ticks).
+// class: an id may change class between ticks); a compound body keeps every shape.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,9 +230,42 @@ static void test_client_snapshot_id_changes_class(void** state) {
   assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE));
 }
 
+// A compound body (a box and two circles) keeps all three shapes, in order; a one-shape
+// body has none beside its first.
+static void test_client_snapshot_compound_keeps_every_shape(void** state) {
+  cl_snapshots* s = *state;
+  cl_snap_result res;
+  begin(10, 0, 0, 1);
+  enter(1, 100);
+  arb_snap2_desc* d = snap2_part_enter(&g_snap, 2, ARB_SNAP2_BODY, (arb_snap2_state){.x = 300});
+  d->shape_count = 3;
+  d->shapes[0].kind = ARB_PROTO_SHAPE_POLYGON;
+  d->shapes[0].count = 4;
+  const arb_vec2 box[4] = {{-1, -0.5f}, {1, -0.5f}, {1, 0.5f}, {-1, 0.5f}};
+  memcpy(d->shapes[0].points, box, sizeof box);
+  for (int k = 1; k < 3; ++k) {
+    d->shapes[k].kind = ARB_PROTO_SHAPE_CIRCLE;
+    d->shapes[k].count = 1;
+    d->shapes[k].radius = 0.25f * (float)k;
+    d->shapes[k].points[0] = (arb_vec2){k == 1 ? -1.0f : 1.0f, -0.75f};
+  }
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  const arb_proto_shape* more = NULL;
+  assert_int_equal(cl_snapshots_more_shapes(s, 1, &more), 0);
+  assert_int_equal(cl_snapshots_more_shapes(s, 2, &more), 2);
+  assert_int_equal(cl_snapshots_desc(s, 2)->shape.kind, ARB_PROTO_SHAPE_POLYGON);
+  assert_int_equal(more[0].kind, ARB_PROTO_SHAPE_CIRCLE);
+  assert_true(more[0].radius == 0.25f && more[0].points[0].x == -1.0f);
+  assert_true(more[1].radius == 0.5f && more[1].points[0].x == 1.0f);
+  assert_int_equal(cl_snapshots_more_shapes(s, 99, NULL), 0);
+}
+
 ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup,
                                               ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_id_changes_class, ring_setup,
                                               ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup,
-                                              ring_teardown))
+                                              ring_teardown),
+              cmocka_unit_test_setup_teardown(test_client_snapshot_compound_keeps_every_shape,
+                                              ring_setup, ring_teardown))

@@ -361,6 +361,17 @@ static inline void fx_snap2_capsule(arb_snap2_part* p) {
   p->descs[0].shapes[0] = fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f);
 }
 
+/* The same part with entity 301 a compound body: two circles of radius 0.25 m at (-0.5, 0)
+   and (0.5, 0) (a dumbbell). */
+static inline void fx_snap2_compound(arb_snap2_part* p) {
+  fx_snap2_delta(p);
+  arb_snap2_desc* d = &p->descs[0];
+  d->shape_count = 2;
+  d->shapes[0].points[0] = arb_v2(-0.5f, 0.0f);
+  d->shapes[1] = d->shapes[0];
+  d->shapes[1].points[0] = arb_v2(0.5f, 0.0f);
+}
+
 /* A welcome whose level is one chain of 9 points (8 links), listed left to right: two
    pieces of kind 6, the second starting where the first ends. */
 static inline arb_proto_welcome fx_welcome_chain(void) {
@@ -382,12 +393,12 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
   return m;
 }
 
-#define FX_GOLDEN_COUNT 24
+#define FX_GOLDEN_COUNT 25
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
     "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
     "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule",
-    "view", "view_clear", "welcome_chain"};
+    "view", "view_clear", "welcome_chain", "snap2_compound"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -457,6 +468,7 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_welcome m = fx_welcome_chain();
       return arb_proto_encode_welcome(&m, buf, cap);
     }
+    case 24: fx_snap2_compound(&part); return arb_snap2_encode(&part, buf, cap);
     default: return ARB_E_INVAL;
   }
 }

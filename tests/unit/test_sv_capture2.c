@@ -2,7 +2,8 @@
 // extras scene's bodies, particles, ropes, springs, joints and vehicle wheels go server world -> wire ->
 // client view, and what the client holds at each snapshot tick equals the server's
 // quantized capture exactly (tolerances 0); and under a rate-controlled budget no second
-// of snapshots exceeds its rate by more than one packet.
+// of snapshots exceeds its rate by more than one packet. A compound body (compound.json
+// beside the scene) is described with every one of its shapes, in order.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,10 +183,53 @@ static void budget_holds_over_every_second(void** state) {
   }
 }
 
+static void compound_bodies_describe_every_shape(void** state) {
+  (void)state;
+  char path[1024];
+  const char* slash = strrchr(scene_path, '/');
+  snprintf(path, sizeof path, "%.*scompound.json", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
+  arb_scene* sc = NULL;
+  arb_game* g = NULL;
+  arb_scene_error err;
+  assert_int_equal(arb_scene_load_file(path, &sc, &err), 0);
+  assert_int_equal(arb_game_create(sc, 1, &g), 0);
+  sv_capture2 c;
+  assert_int_equal(sv_capture2_init(&c, MAX_E), 0);
+  arb_game_step(g);
+  sv_capture2_run(&c, g);
+  arb_entity ents[64];
+  int n = arb_game_get_entities(g, ents, 64);
+  const arb_world* w = arb_game_get_world(g);
+  int compound = 0;
+  for (int i = 0; i < n; ++i) {
+    int count = arb_body_get_shape_count(w, ents[i].body);
+    arb_snap2_desc d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(sv_capture2_describe(&c, ents[i].id, &d), 0);
+    assert_int_equal(d.shape_count, count);
+    for (int k = 0; k < count; ++k) {
+      arb_shape_geometry geo = arb_shape_def_geometry(arb_body_get_shape_at(w, ents[i].body, k));
+      arb_proto_shape want;
+      assert_int_equal(arb_proto_shape_from_geometry(&geo, &want), 0);
+      assert_int_equal(d.shapes[k].kind, want.kind);
+      assert_int_equal(d.shapes[k].count, want.count);
+      assert_true(d.shapes[k].radius == want.radius);
+      assert_memory_equal(d.shapes[k].points, want.points, want.count * sizeof want.points[0]);
+    }
+    compound += count > 1;
+  }
+  // Every body is an entity: the L platform, table, car, hammer and detector are compound.
+  assert_int_equal(compound, 5);
+  sv_capture2_free(&c);
+  arb_game_destroy(g);
+  arb_scene_destroy(sc);
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
     return 2;
   return ARB_RUN_TESTS(
       NULL, NULL, cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
-      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown));
+      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
+      cmocka_unit_test(compound_bodies_describe_every_shape));
 }

@@ -212,13 +212,19 @@ typedef struct arb_client_entity_desc {
   int body_type;          ///< arb_body_type of the body (dynamic, static, kinematic)
   uint32_t owner;         ///< client id of the avatar's player, 0 = world
   int avatar_kind;        ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
-  arb_client_shape shape;
+  arb_client_shape shape;  ///< the first shape
+  int shape_count;        ///< 1..8: a compound body has several (arb_client_get_entity_shape)
 } arb_client_entity_desc;
 
 /// Known entities' descriptions, in id order. Writes up to cap, returns the total count.
 ARB_API int arb_client_get_entities(const arb_client* client, arb_client_entity_desc* out, int cap);
 /// ARB_E_NOT_FOUND if the entity is not known.
 ARB_API int arb_client_get_entity(const arb_client* client, uint32_t entity_id, arb_client_entity_desc* out);
+
+/// Shape i (0..shape_count-1) of a known entity, in its body frame. ARB_E_NOT_FOUND for an
+/// unknown entity or shape. A chain arrives only as static geometry (drawn unknown here).
+ARB_API int arb_client_get_entity_shape(const arb_client* client, uint32_t entity_id, int i,
+                                        arb_client_shape* out);
 
 /// Static geometry sent in the welcome (the level), placed in the world.
 typedef struct arb_client_static_body {

@@ -1,6 +1,7 @@
 // arbiter — the simulated world: bodies, the fixed step, the state hash, save/restore.
 //
-// One shape per body. Bodies are referred to by generation-checked ids. Iteration order
+// A body carries one shape, or several (a compound body: up to ARB_MAX_BODY_SHAPES, each
+// with its own material, filter and sensor flag). Bodies are referred to by generation-checked ids. Iteration order
 // everywhere is body slot order (ids and creation order), never pointer order.
 // Ownership: arb_world_create allocates through the def's allocator; arb_world_destroy
 // frees everything. Functions taking a stale or null id do nothing and return an error
@@ -60,7 +61,11 @@ typedef enum arb_body_type {
   ARB_BODY_TYPE_COUNT
 } arb_body_type;
 
-/// The shape a body carries, with its material and collision filter.
+/// Most shapes one body can carry (a compound body).
+#define ARB_MAX_BODY_SHAPES 8
+
+/// A shape a body carries, with its material and collision filter. Its geometry is in the
+/// body frame: the shapes of a compound body sit where their vertices and centres put them.
 typedef struct arb_shape_def {
   arb_shape_type type;
   union {
@@ -100,7 +105,7 @@ typedef struct arb_body_def {
   float linear_damping;      ///< per-second rate: v *= 1/(1 + dt*damping) each step
   float angular_damping;     ///< per-second rate
   float gravity_scale;       ///< default 1
-  float mass;                ///< kg; > 0 overrides the shape's density
+  float mass;                ///< kg; > 0 overrides the shapes' densities (scales them)
   bool fixed_rotation;
   bool bullet;               ///< also swept against dynamic bodies (both moving), not only
                              ///< statics; on even when the world's continuous is off
@@ -108,7 +113,14 @@ typedef struct arb_body_def {
   bool is_awake;             ///< false: created asleep (alone, until touched); default true
   float sleep_threshold;     ///< m/s (speed of its farthest point) below which it may sleep; default 0.05
   uint64_t user_data;        ///< not simulated, not hashed
-  arb_shape_def shape;
+  arb_shape_def shape;        ///< the body's shape when shape_count is 0
+  /// A compound body: shape_count (1..ARB_MAX_BODY_SHAPES) shapes, copied at creation
+  /// (`shape` is then ignored). Mass, centre of mass and rotational inertia come from all
+  /// of them (parallel axis); sensor shapes add no mass unless every shape is a sensor.
+  /// Every pair of shapes of two bodies that pass their filters collides on its own (own
+  /// points, own friction and restitution mix). A chain must be a body's only shape.
+  const arb_shape_def* shapes;
+  int shape_count;
   int internal_value;        ///< set by arb_default_body_def; DO NOT SET
 } arb_body_def;
 
@@ -203,7 +215,12 @@ ARB_API float arb_body_get_mass(const arb_world* world, arb_body_id id);
 ARB_API float arb_body_get_inverse_mass(const arb_world* world, arb_body_id id);
 /// About the center of mass.
 ARB_API float arb_body_get_rotational_inertia(const arb_world* world, arb_body_id id);
+/// The body's first shape (its only one unless it is a compound body).
 ARB_API const arb_shape_def* arb_body_get_shape(const arb_world* world, arb_body_id id);
+/// Number of shapes of the body (1..ARB_MAX_BODY_SHAPES; 0 for a stale id).
+ARB_API int arb_body_get_shape_count(const arb_world* world, arb_body_id id);
+/// Shape i (0..count-1) of the body, in the body frame; NULL when out of range.
+ARB_API const arb_shape_def* arb_body_get_shape_at(const arb_world* world, arb_body_id id, int i);
 ARB_API arb_aabb arb_body_get_aabb(const arb_world* world, arb_body_id id);
 ARB_API uint64_t arb_body_get_user_data(const arb_world* world, arb_body_id id);
 ARB_API void arb_body_set_user_data(arb_world* world, arb_body_id id, uint64_t user_data);
@@ -226,15 +243,19 @@ typedef struct arb_contact_data {
   float separations[2];  ///< meters
   float normal_impulses[2];
   int point_count;
+  int shape, other_shape;  ///< which shape of this body and of the other (compound bodies)
 } arb_contact_data;
 
-/// Touching contacts of a body after the last step (deterministic order). Returns total count.
+/// Touching contacts of a body after the last step (deterministic order), one per pair of
+/// shapes that touch. Returns total count.
 ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
 
-/// A pair of bodies that started or stopped touching (a point within
-/// ARB_SPECULATIVE_DISTANCE) during the last step.
+/// A pair of shapes of two bodies that started or stopped touching (a point within
+/// ARB_SPECULATIVE_DISTANCE) during the last step. Two compound bodies may report several
+/// pairs at once, one per pair of their shapes.
 typedef struct arb_contact_event {
   arb_body_id a, b;
+  int shape_a, shape_b;  ///< which shape of a and of b (0 for single-shape bodies)
 } arb_contact_event;
 
 /// Begin/end touch events of the last step, in contact order (deterministic: the same
@@ -266,13 +287,15 @@ ARB_API void arb_world_set_hit_event_threshold(arb_world* world, float speed);
 
 // ---- sensors ---------------------------------------------------------------------------
 //
-// A body whose shape has `sensor` set is in the broad phase but never touches anything: it
-// gets no contacts (nothing pushes it, it pushes nothing, continuous collision and ray
-// casts pass through it) and instead reports which bodies overlap it. At the end of every
-// step each sensor finds the dynamic and kinematic bodies (not static ones, not other
-// sensors) that pass its collision filter (category, mask, group) and whose shape is
-// within ARB_LINEAR_SLOP of its own (GJK distance), and compares them with the last step's:
-// a new overlap is a begin event, a lost one an end event. A destroyed visitor or sensor
+// A shape with `sensor` set is in the broad phase but never touches anything: it gets no
+// contacts (nothing pushes it, it pushes nothing, continuous collision and ray casts pass
+// through it) and instead reports which bodies overlap it. At the end of every step each
+// sensor shape finds the dynamic and kinematic bodies (not static ones) with a shape that
+// is not a sensor, passes its collision filter (category, mask, group) and is within
+// ARB_LINEAR_SLOP of it (GJK distance); a body with sensor shapes (a sensor body) compares
+// the bodies its sensor shapes see with the last step's: a new overlap is a begin event,
+// a lost one an end event (per pair of bodies: a visitor seen by two sensor shapes of one
+// body is one overlap). A destroyed visitor or sensor
 // ends its overlaps in the next step (the event carries the now stale id). The overlaps
 // are state (hashed and saved, only when there are any), so a restored world reports the
 // same events. A sensor on a sleeping body still reports (nothing moves, nothing changes).
@@ -289,9 +312,9 @@ typedef struct arb_sensor_event {
 /// count. Reading them (or not) changes nothing in the simulation.
 ARB_API int arb_world_get_sensor_begin_events(const arb_world* world, const arb_sensor_event** out);
 ARB_API int arb_world_get_sensor_end_events(const arb_world* world, const arb_sensor_event** out);
-/// Bodies overlapping a sensor after the last step, in id order (a stale id for a visitor
-/// destroyed since). Writes up to cap ids (out may be NULL), returns the total count (0 for
-/// a body that is not a sensor).
+/// Bodies overlapping a sensor body after the last step, in id order (a stale id for a
+/// visitor destroyed since). Writes up to cap ids (out may be NULL), returns the total count
+/// (0 for a body without sensor shapes).
 ARB_API int arb_sensor_get_overlaps(const arb_world* world, arb_body_id sensor, arb_body_id* out, int cap);
 
 /// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
