@@ -27,6 +27,7 @@ typedef struct options {
   int clients, threads, snapshot_every, ack_lag, kbps;
   double seconds;
   float radius;
+  int digest;
 } options;
 
 static uint64_t clock_ns(clockid_t id) {
@@ -54,21 +55,25 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-capacity SCENE.json [--clients N] [--seconds S] [--view-radius M]\n"
           "                      [--snapshot-threads N] [--snapshot-every K] [--ack-lag K]\n"
-          "                      [--client-kbps N]\n"
+          "                      [--client-kbps N] [--digest]\n"
           "  The server's per-tick CPU (game step, hash, snapshot capture and per-client\n"
           "  builds) for N walking players, without the network. Defaults: --clients 256\n"
           "  --seconds 10 --view-radius 30 --snapshot-threads 0 --snapshot-every 2\n"
-          "  --ack-lag 2 --client-kbps 1000.\n");
+          "  --ack-lag 2 --client-kbps 1000. --digest also prints an FNV-1a digest of every\n"
+          "  packet of every client (warm-up included), to show two builds send the same bytes.\n");
 }
 
 static int parse(int argc, char** argv, options* o) {
-  *o = (options){NULL, 256, 0, 2, 2, 1000, 10.0, 30.0f};
+  *o = (options){NULL, 256, 0, 2, 2, 1000, 10.0, 30.0f, 0};
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       exit(0);
+    } else if (!strcmp(a, "--digest")) {
+      o->digest = 1;
+      continue;
     } else if (a[0] != '-') {
       o->scene = a;
       continue;
@@ -97,6 +102,19 @@ static int parse(int argc, char** argv, options* o) {
                  o->snapshot_every > 0 && o->ack_lag >= 0 && o->kbps > 0
              ? 0
              : -1;
+}
+
+/* FNV-1a over every packet of every client, in client order (a length before each). */
+static uint64_t digest_packets(uint64_t h, const sv_snap_job* jobs, int n) {
+  for (int i = 0; i < n; ++i) {
+    const arb_snap2_build_result* r = &jobs[i].res;
+    for (int p = 0; p < r->packet_count; ++p) {
+      uint32_t len = (uint32_t)r->sizes[p];
+      for (int k = 0; k < 4; ++k) h = (h ^ (len >> (8 * k) & 0xFFu)) * 0x100000001b3ull;
+      for (uint32_t k = 0; k < len; ++k) h = (h ^ r->packets[p][k]) * 0x100000001b3ull;
+    }
+  }
+  return h;
 }
 
 /* Player i's walk: a new random direction every 2 s. */
@@ -149,6 +167,7 @@ int main(int argc, char** argv) {
   uint64_t* snap_wall = calloc((size_t)ticks, sizeof *snap_wall);
   int nt = 0, ns = 0;
   long long bytes = 0, records = 0, views = 0;
+  uint64_t digest = 0xcbf29ce484222325ull;
   for (int t = 1; t <= ticks; ++t) {
     walk(game, o.clients, (uint64_t)t, rate);
     uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -170,6 +189,7 @@ int main(int argc, char** argv) {
       }
       sv_snap_workers_run(workers, &snap, jobs, o.clients);
       c2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      if (o.digest) digest = digest_packets(digest, jobs, o.clients);
       if (t > warm) {
         snap_all[ns] = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p1;
         snap_wall[ns] = clock_ns(CLOCK_MONOTONIC) - w1;
@@ -198,6 +218,7 @@ int main(int argc, char** argv) {
   summary("snapshot tick, wall time", snap_wall, ns);
   printf("  per client: %.0f B/s of snapshot payload, %.1f records per snapshot\n",
          (double)bytes / o.clients / measured, views ? (double)records / o.clients / (double)views : 0.0);
+  if (o.digest) printf("  digest of every packet: %016llx\n", (unsigned long long)digest);
   for (int i = 0; i < o.clients; ++i) sv_snap_client_free(&clients[i]);
   sv_snap_workers_destroy(workers);
   sv_snapshot_free(&snap);

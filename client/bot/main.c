@@ -6,7 +6,6 @@
 // and received snapshots; 1 = some did not (the summary says which and why); 2 = bad flags.
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 
 #include "bot.h"
+#include "tool_args.h"
 
 #define BOT_MAX_CLIENTS 4000
 #define BOT_FRAME 0.016  // seconds between samples/behaviour updates (about 60 frames/s)
@@ -69,21 +69,11 @@ static void usage(FILE* f) {
           BOT_MAX_CLIENTS);
 }
 
+// A whole decimal number in [lo, hi] (lo >= 0) into a long option. 0, or -1 when invalid.
 static int parse_long(const char* s, long lo, long hi, long* out) {
-  char* end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end != '\0' || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-static int parse_double(const char* s, double lo, double hi, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi)) return -1;
-  *out = v;
+  unsigned long long v;
+  if (tool_parse_u64(s, (unsigned long long)lo, (unsigned long long)hi, &v) != 0) return -1;
+  *out = (long)v;
   return 0;
 }
 
@@ -256,7 +246,7 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     if (!strcmp(a, "--host")) o->host = v;
     else if (!strcmp(a, "--port")) bad = parse_long(v, 1, 65535, &o->port);
     else if (!strcmp(a, "--clients")) bad = parse_long(v, 1, BOT_MAX_CLIENTS, &o->nclients);
-    else if (!strcmp(a, "--duration")) bad = parse_double(v, 0.001, 1e7, &o->duration);
+    else if (!strcmp(a, "--duration")) bad = tool_parse_double(v, 0.001, 1e7, &o->duration);
     else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
     else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &o->behaviour);
     else if (!strcmp(a, "--tokens")) o->tokens_path = v;

@@ -1,7 +1,9 @@
 // Snapshot history and interpolation (design notes in cl_interp.h).
 #include "cl_interp.h"
 
+#include <arbiter/lower_bound.h>
 #include <math.h>
+#include <stddef.h>
 
 #define CL_PI 3.14159265358979323846
 
@@ -72,13 +74,7 @@ void cl_interp_reset(cl_interp* in) {
 // ---- entity table (sorted by id) -------------------------------------------------------
 
 static int lower_bound(const cl_interp* in, uint32_t id) {
-  int lo = 0, hi = in->count;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (in->ents[mid].desc.id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return arb_lower_bound_u32(in->ents, in->count, sizeof *in->ents, offsetof(cl_entity, desc.id), id);
 }
 
 cl_entity* cl_interp_find(cl_interp* in, uint32_t id) {

@@ -3,6 +3,8 @@
 // DETERMINISM: avatars are stepped in client-id order; spawn choice uses the game's own
 // PCG32 generator, seeded from the scene and the caller's seed and advanced only by joins.
 // The hash and the save image are in game_state.c.
+#include <arbiter/lower_bound.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,14 +326,8 @@ int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* o
     if (out) *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0, ARB_AVATAR_DEFAULT};
     return ARB_OK;
   }
-  int lo = 0, hi = game->avatar_count;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (game->avatars[mid].entity_id < entity_id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  int lo = arb_lower_bound_u32(game->avatars, game->avatar_count, sizeof *game->avatars,
+                               offsetof(arb_avatar, entity_id), entity_id);
   if (lo < game->avatar_count && game->avatars[lo].entity_id == entity_id) {
     const arb_avatar* a = &game->avatars[lo];
     if (out) *out = avatar_entity(a);

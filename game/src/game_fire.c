@@ -12,6 +12,8 @@
 // DETERMINISM: shots are resolved in the order of the tick's controls, avatars in entity
 // order; the rewound poses come from the ring, which replays rebuild (or restore from a
 // checkpoint) exactly.
+#include <arbiter/lower_bound.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,15 +56,11 @@ int arb__fire_record(arb_game* g) {
 static const arb_pose* pose_at(const arb_game* g, uint64_t tick, uint32_t entity_id) {
   const arb_pose_tick* slot = &g->ring[tick % g->ring_len];
   if (slot->tick != tick) return NULL;
-  uint32_t lo = 0, hi = slot->count;
-  while (lo < hi) {  // poses are in entity id order
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (slot->poses[mid].entity_id < entity_id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < slot->count && slot->poses[lo].entity_id == entity_id ? &slot->poses[lo] : NULL;
+  // Poses are in entity id order.
+  int n = (int)slot->count;
+  int i = arb_lower_bound_u32(slot->poses, n, sizeof *slot->poses, offsetof(arb_pose, entity_id),
+                              entity_id);
+  return i < n && slot->poses[i].entity_id == entity_id ? &slot->poses[i] : NULL;
 }
 
 // Where `entity_id` was at `time` (1/256 ticks): between the poses of the ticks around it.

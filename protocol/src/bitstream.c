@@ -15,16 +15,16 @@ void arb_bits_write(arb_bit_writer* w, uint32_t value, int n) {
     w->overflow = 1;
     return;
   }
+  if (n == 0) return;
+  // The bits already in the current byte, then the value above them: at most 39 bits, as
+  // whole bytes (a fresh byte's bits above the value stay zero: padding is zero).
+  size_t at = w->pos >> 3;
+  unsigned off = (unsigned)(w->pos & 7u);
   uint64_t v = n < 32 ? value & ((1u << n) - 1u) : value;  // bits above n are not written
-  while (n > 0) {
-    unsigned off = (unsigned)(w->pos & 7u);
-    int take = 8 - (int)off < n ? 8 - (int)off : n;
-    if (off == 0) w->buf[w->pos >> 3] = 0;  // fresh byte: padding stays zero
-    w->buf[w->pos >> 3] |= (uint8_t)((v & ((1u << take) - 1u)) << off);
-    v >>= take;
-    n -= take;
-    w->pos += (size_t)take;
-  }
+  uint64_t word = (off ? (uint64_t)(w->buf[at] & ((1u << off) - 1u)) : 0u) | v << off;
+  unsigned bytes = (off + (unsigned)n + 7u) >> 3;
+  for (unsigned k = 0; k < bytes; ++k) w->buf[at + k] = (uint8_t)(word >> (8u * k));
+  w->pos += (size_t)n;
 }
 
 size_t arb_bits_writer_bytes(const arb_bit_writer* w) {

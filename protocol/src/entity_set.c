@@ -1,20 +1,15 @@
 // Entity sets (a client's view at one tick) and applying snapshot parts to them.
 // Both sides run this code: the builder's `sent` view and the client's applied view
 // must agree exactly, or the next delta would be computed against the wrong baseline.
+#include <arbiter/lower_bound.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "mp.h"
 
 static int lower_bound(const arb_proto_entity_set* s, uint32_t id) {
-  int lo = 0, hi = s->count;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (s->items[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return arb_lower_bound_u32(s->items, s->count, sizeof *s->items, offsetof(arb_proto_entity, id),
+                             id);
 }
 
 const arb_proto_entity* arb_proto_entity_set_find(const arb_proto_entity_set* set, uint32_t id) {

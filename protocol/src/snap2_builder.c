@@ -3,6 +3,7 @@
 // fits the byte budget, and split it into self-contained parts. What does not fit is
 // deferred: the sent view keeps the client's predicted state, so the next snapshot carries
 // the correction.
+#include <arbiter/array_block.h>
 #include <arbiter/math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,30 @@ struct arb_snap2_builder {
   uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
   arb_snap2_part* part;   ///< scratch for encoding
   uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
+  void* mem;              ///< the one block the arrays above are carved from
+  int full_diff;          ///< diff every entity, even one unchanged() would skip
 };
+
+void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on) {
+  b->full_diff = on;
+}
+
+// Every array the builder owns; measures while blk has no base (see array_block.h).
+static void carve_arrays(void* owner, arb_array_block* blk) {
+  arb_snap2_builder* b = owner;
+  size_t n = (size_t)b->max_entities, c = 2 * n;
+  b->pred.items = arb_array_block_take(blk, n, sizeof *b->pred.items);
+  b->cands = arb_array_block_take(blk, c, sizeof *b->cands);
+  b->order = arb_array_block_take(blk, c, sizeof *b->order);
+  b->chosen = arb_array_block_take(blk, c, sizeof *b->chosen);
+  b->tmp = arb_array_block_take(blk, c, sizeof *b->tmp);
+  b->selected = arb_array_block_take(blk, c, sizeof *b->selected);
+  b->descs = arb_array_block_take(blk, c, sizeof *b->descs);
+  b->desc_bytes = arb_array_block_take(blk, c, sizeof *b->desc_bytes);
+  b->desc_hash = arb_array_block_take(blk, c, sizeof *b->desc_hash);
+  b->part = arb_array_block_take(blk, 1, sizeof *b->part);
+  b->packet_mem = arb_array_block_take(blk, ARB_PROTO_MAX_PARTS, (size_t)b->payload);
+}
 
 arb_snap2_tolerance arb_snap2_default_tolerance(void) {
   arb_snap2_tolerance t = {1, 16, 1, 32};
@@ -40,17 +64,7 @@ arb_snap2_tolerance arb_snap2_default_tolerance(void) {
 
 void arb_snap2_builder_destroy(arb_snap2_builder* b) {
   if (!b) return;
-  free(b->pred.items);
-  free(b->cands);
-  free(b->order);
-  free(b->chosen);
-  free(b->tmp);
-  free(b->selected);
-  free(b->descs);
-  free(b->desc_bytes);
-  free(b->desc_hash);
-  free(b->part);
-  free(b->packet_mem);
+  free(b->mem);
   free(b);
 }
 
@@ -62,24 +76,12 @@ int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_buil
   if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_RANGE;
   arb_snap2_builder* b = calloc(1, sizeof *b);
   if (!b) return ARB_E_NOMEM;
-  size_t n = (size_t)max_entities, c = 2 * n;
   b->payload = payload_limit;
   b->max_entities = max_entities;
-  b->pred.items = calloc(n, sizeof *b->pred.items);
   b->pred.cap = max_entities;
-  b->cands = calloc(c, sizeof *b->cands);
-  b->order = calloc(c, sizeof *b->order);
-  b->chosen = calloc(c, sizeof *b->chosen);
-  b->tmp = calloc(c, sizeof *b->tmp);
-  b->selected = calloc(c, 1);
-  b->descs = calloc(c, sizeof *b->descs);
-  b->desc_bytes = calloc(c, sizeof *b->desc_bytes);
-  b->desc_hash = calloc(c, sizeof *b->desc_hash);
-  b->part = calloc(1, sizeof *b->part);
-  b->packet_mem = calloc((size_t)ARB_PROTO_MAX_PARTS, (size_t)payload_limit);
-  if (!b->pred.items || !b->cands || !b->order || !b->chosen || !b->tmp || !b->selected ||
-      !b->descs || !b->desc_bytes || !b->desc_hash || !b->part || !b->packet_mem) {
-    arb_snap2_builder_destroy(b);
+  b->mem = arb_array_block_new(b, carve_arrays);
+  if (!b->mem) {
+    free(b);
     return ARB_E_NOMEM;
   }
   *out = b;
@@ -194,18 +196,27 @@ static const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a, const arb
   return e;
 }
 
-/* How wrong the client draws cur (meters, position only) and whether that is within the
- * tolerances in every group it carries (*ok). */
-static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                         const arb_snap2_entity* drawn, int* ok) {
+/* The client's drawn origin of an entity evaluated at the tick, and cur diffed against it. */
+typedef struct drawn_diff {
+  const arb_snap2_entity* drawn;  ///< NULL: the client draws nothing usable
+  arb_snap2_state now;
+  arb_snap2_record rec;
+} drawn_diff;
+
+/* How wrong the client draws cur (meters, position only; only when not *ok) and whether
+ * that is within the tolerances in every group it carries (*ok). */
+static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* cur, drawn_diff* dd,
+                         int* ok) {
   *ok = 0;
-  if (!drawn) return ARB_SNAP2_ABSENT_ERROR;
-  arb_snap2_entity now = *drawn;
-  now.s = arb_snap2_eval(&drawn->s, drawn->cls, a->h.tick, &a->h);
-  arb_snap2_record r = diff(cur, &now, drawn, a);
+  if (!dd->drawn) return ARB_SNAP2_ABSENT_ERROR;
+  arb_snap2_entity now = *dd->drawn;
+  now.s = arb_snap2_eval(&dd->drawn->s, dd->drawn->cls, a->h.tick, &a->h);
+  dd->now = now.s;
+  dd->rec = diff(cur, &now, dd->drawn, a);
   const uint8_t shown = ARB_SNAP2_FLAG_PINNED | ARB_SNAP2_FLAG_SKID;
-  *ok = (r.mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now.s.flags & shown);
-  if (!(arb__snap2_class_fields(cur->cls) & ARB_SNAP2_M_POS)) return *ok ? 0.0f : 0.05f;
+  *ok = (dd->rec.mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now.s.flags & shown);
+  if (*ok) return 0.0f;  // the caller orders it by weight alone
+  if (!(arb__snap2_class_fields(cur->cls) & ARB_SNAP2_M_POS)) return 0.05f;
   float dx = (float)((int64_t)cur->s.x - now.s.x), dy = (float)((int64_t)cur->s.y - now.s.y);
   return arb_length(arb_v2(dx, dy)) / 128.0f;
 }
@@ -213,45 +224,98 @@ static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* 
 /* A candidate's ordering key: its priority, or with a drawn model the weighted error plus
  * the age term. *drawn_ok: the client draws it within the tolerances; then a record only
  * refreshes the baseline chain (smaller deltas later, and a lost snapshot repaired at once)
- * and is ordered after every entity drawn wrong, so it goes only where the budget has room. */
+ * and is ordered after every entity drawn wrong, so it goes only where the budget has room.
+ * dd: what the client draws and the diff against it (drawn NULL without a drawn model). */
 static void drawn_key(const arb_snap2_build_args* a, int j, int in_baseline, int* k, float* key,
-                      int* drawn_ok) {
+                      int* drawn_ok, drawn_diff* dd) {
   const arb_snap2_entity* cur = &a->current->items[j];
-  float prio = a->priority ? a->priority[j] : 0.0f;
+  float prio = a->priority ? a->priority[j] : 0.0f, weight = a->weight ? a->weight[j] : 1.0f;
+  if (a->rank) a->rank(a->rank_user, j, &prio, &weight);
   *key = prio;
   *drawn_ok = 0;
+  dd->drawn = NULL;
   if (!a->drawn) return;
-  float weight = a->weight ? a->weight[j] : 1.0f;
-  float err = drawn_error(a, cur, drawn_of(a, cur, in_baseline, k), drawn_ok);
+  dd->drawn = drawn_of(a, cur, in_baseline, k);
+  float err = drawn_error(a, cur, dd, drawn_ok);
   if (a->exact_id != 0 && cur->id == a->exact_id) return;  // held exactly, first by priority
   *key = *drawn_ok ? weight * 1.0e-3f - 1.0e3f : weight * err + ARB_SNAP2_AGE_RATE * prio;
 }
 
-/* Merge the predicted baseline with current into candidate records; returns the count or
- * ARB_E_*. Entities that need nothing are not candidates. */
+static int same_origin(const arb_snap2_state* x, const arb_snap2_state* y) {
+  return x->x == y->x && x->y == y->y && x->vx == y->vx && x->vy == y->vy && x->w == y->w &&
+         x->angle == y->angle && x->aux == y->aux && x->flags == y->flags && x->t0 == y->t0;
+}
+
+/* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
+ * back (no velocity, no gravity), so nothing differs from it in any group. */
+static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
+  return s->vx == 0 && s->vy == 0 && s->w == 0 && !(s->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
+         s->x == cur->x && s->y == cur->y && s->angle == cur->angle && s->aux == cur->aux &&
+         s->flags == cur->flags && cur->vx == 0 && cur->vy == 0 && cur->w == 0;
+}
+
+/* The common case of a world mostly asleep: cur, the baseline's origin of it and the
+ * client's drawn origin all hold the same values at rest (a body asleep since before the
+ * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
+ * date: the same outcome as the full comparison, without predicting or diffing anything. */
+static int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                     const arb_snap2_entity* base, int* k) {
+  if (base->cls != cur->cls || base->desc_version != cur->desc_version ||
+      a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&base->s, &cur->s))
+    return 0;
+  if (!a->drawn) return 1;
+  const arb_snap2_entity* d = drawn_of(a, cur, 1, k);
+  return d != NULL && holds_still(&d->s, &cur->s);
+}
+
+/* The update record of cur against the baseline's item i predicted to the tick, which
+ * stays in pred for make_sent. When the client draws the baseline's own origin (the usual
+ * case) that is what drawn_key already evaluated and diffed. */
+static arb_snap2_record update_of(arb_snap2_builder* b, const arb_snap2_build_args* a,
+                                  const arb_snap2_set* base, int i, const arb_snap2_entity* cur,
+                                  const drawn_diff* dd) {
+  arb_snap2_entity* p = &b->pred.items[i];
+  *p = base->items[i];
+  if (dd->drawn && same_origin(&dd->drawn->s, &p->s)) {  // same class: drawn_of checked it
+    p->s = dd->now;
+    return dd->rec;
+  }
+  p->s = arb_snap2_eval(&base->items[i].s, base->items[i].cls, a->h.tick, &a->h);
+  return diff(cur, p, &base->items[i], a);
+}
+
+/* Merge the baseline (predicted to the tick) with current into candidate records; returns
+ * the count or ARB_E_*. Entities that need nothing are not candidates. */
 static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base) {
-  const arb_snap2_set *p = &b->pred, *cur = a->current;
+  const arb_snap2_set* cur = a->current;
   int i = 0, j = 0, n = 0, k = 0;
-  while (i < p->count || j < cur->count) {
-    uint32_t pid = i < p->count ? p->items[i].id : UINT32_MAX;
+  while (i < base->count || j < cur->count) {
+    uint32_t pid = i < base->count ? base->items[i].id : UINT32_MAX;
     uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
+    if (pid == cid && !b->full_diff && unchanged(a, &cur->items[j], &base->items[i], &k)) {
+      ++i;
+      ++j;
+      continue;
+    }
     cand* c = &b->cands[n];
     c->pred = pid <= cid ? i : -1;
     c->cur = cid <= pid ? j : -1;
     c->drawn_ok = 0;
-    if (c->cur >= 0) drawn_key(a, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok);
+    drawn_diff dd;
+    dd.drawn = NULL;
+    if (c->cur >= 0) drawn_key(a, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok, &dd);
     if (c->cur < 0) {  // left the view
       memset(&c->rec, 0, sizeof c->rec);
       c->rec.id = pid;
       c->rec.op = ARB_SNAP2_REMOVE;
       c->prio = 3.0e38f;
       ++n;
-    } else if (c->pred < 0 || p->items[i].cls != cur->items[j].cls ||
-               p->items[i].desc_version != cur->items[j].desc_version) {
+    } else if (c->pred < 0 || base->items[i].cls != cur->items[j].cls ||
+               base->items[i].desc_version != cur->items[j].desc_version) {
       ARB__TRY(add_enter(b, a, n, &cur->items[j]));
       ++n;
     } else {
-      c->rec = diff(&cur->items[j], &p->items[i], &base->items[i], a);
+      c->rec = update_of(b, a, base, i, &cur->items[j], &dd);
       if (!c->rec.mask && a->drawn && !c->drawn_ok) {
         // The baseline predicts it right but the client draws a sibling's worse origin:
         // renew the origin at this tick (the flags alone).
@@ -470,12 +534,12 @@ static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int 
  * in id order, like the sets. */
 static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base,
                      int n) {
-  const arb_snap2_set *p = &b->pred, *cur = a->current;
+  const arb_snap2_set* cur = a->current;
   arb_snap2_set* s = a->sent;
   int i = 0, j = 0, k = 0;
   s->count = 0;
-  while (i < p->count || j < cur->count) {
-    uint32_t pid = i < p->count ? p->items[i].id : UINT32_MAX;
+  while (i < base->count || j < cur->count) {
+    uint32_t pid = i < base->count ? base->items[i].id : UINT32_MAX;
     uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
     uint32_t id = pid < cid ? pid : cid;
     while (k < n && b->cands[k].rec.id < id) ++k;
@@ -491,7 +555,7 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
       e.s = c->rec.v;
       e.s.t0 = a->h.tick;
     } else if (pid == id && sel) {
-      e = p->items[i];  // evaluated at the tick: the new origin
+      e = b->pred.items[i];  // evaluated at the tick (by collect): the new origin
       arb__snap2_apply_update(&e.s, &c->rec);
     } else if (pid == id) {
       e = base->items[i];
@@ -529,11 +593,7 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
       base->count > b->max_entities || a->max_parts < 0 || a->max_parts > ARB_PROTO_MAX_PARTS)
     return ARB_E_INVAL;
   if (a->h.baseline_tick && a->h.tick - a->h.baseline_tick > ARB_SNAP2_MAX_DT) return ARB_E_RANGE;
-  for (int i = 0; i < base->count; ++i) {
-    b->pred.items[i] = base->items[i];
-    b->pred.items[i].s = arb_snap2_eval(&base->items[i].s, base->items[i].cls, a->h.tick, &a->h);
-  }
-  b->pred.count = base->count;
+  b->pred.count = base->count;  // filled by collect where it diffs
   int n = collect(b, a, base);
   if (n < 0) return n;
   long budget = a->byte_budget > 0 ? a->byte_budget : (long)ARB_PROTO_MAX_PARTS * b->payload;

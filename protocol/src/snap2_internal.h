@@ -23,3 +23,6 @@ int arb__snap2_count_bits(int count);
 int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap);
 /// Add an update record's residuals to a state (wrapping, as the client does).
 void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);
+/// 1: the builder diffs every entity of the baseline and the view, as if none were
+/// unchanged (tests compare its packets with the normal build's, which must be equal).
+void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on);

@@ -5,8 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-/* Round half away from zero of a / b, b > 0. For odd b a half cannot occur. */
+/* Round half away from zero of a / b, b > 0. For odd b a half cannot occur. Zero needs
+ * no division (most predicted entities are at rest: the server predicts every changed
+ * one for every client). */
 static int64_t rdiv(int64_t a, int64_t b) {
+  if (a == 0) return 0;
   return a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b);
 }
 

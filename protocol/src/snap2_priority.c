@@ -54,6 +54,13 @@ float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 po
   return w * (1.0f + speed);  // fast things drift from the prediction sooner
 }
 
+/* arb_snap2_relevance, with the weight (*w) computed once for both uses. */
+static float relevance_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+                              float speed, float* w) {
+  *w = arb_snap2_weight(in, id, position);
+  return in->avatar_id != 0 && id == in->avatar_id ? *w : *w * (1.0f + speed);
+}
+
 void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
                                const arb_vec2* positions, const float* speeds,
                                const arb_snap2_interest* in, float dt, float* out, float* weight) {
@@ -62,11 +69,12 @@ void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* curre
     uint32_t id = current->items[j].id;
     while (i < p->count && p->ids[i] < id) ++i;  // gone from the view: dropped
     float acc = i < p->count && p->ids[i] == id ? p->acc[i] : 0.0f;
-    acc += arb_snap2_relevance(in, id, positions[j], speeds[j]) * dt;
+    float w;
+    acc += relevance_weight(in, id, positions[j], speeds[j], &w) * dt;
     p->spare_ids[j] = id;
     p->spare_acc[j] = acc;
     out[j] = acc;
-    if (weight) weight[j] = arb_snap2_weight(in, id, positions[j]);
+    if (weight) weight[j] = w;
   }
   uint32_t* ids = p->ids;
   float* acc = p->acc;
@@ -80,4 +88,35 @@ void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* curre
 void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date) {
   for (int i = 0; i < p->count; ++i)
     if (up_to_date[i]) p->acc[i] = 0.0f;
+}
+
+void arb_snap2_priority_begin(arb_snap2_priority* p) {
+  p->cursor = 0;
+}
+
+float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_interest* in, uint32_t id,
+                              arb_vec2 position, float speed, float dt, float* weight) {
+  while (p->cursor < p->count && p->ids[p->cursor] < id) ++p->cursor;
+  float acc = p->cursor < p->count && p->ids[p->cursor] == id ? p->acc[p->cursor] : 0.0f;
+  float w;
+  acc += relevance_weight(in, id, position, speed, &w) * dt;
+  if (weight) *weight = w;
+  return acc;
+}
+
+void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current, const float* acc,
+                             const uint8_t* up_to_date) {
+  int n = 0;
+  for (int j = 0; j < current->count && n < p->cap; ++j) {
+    if (up_to_date[j]) continue;
+    p->spare_ids[n] = current->items[j].id;
+    p->spare_acc[n++] = acc[j];
+  }
+  uint32_t* ids = p->ids;
+  float* a = p->acc;
+  p->ids = p->spare_ids;
+  p->acc = p->spare_acc;
+  p->spare_ids = ids;
+  p->spare_acc = a;
+  p->count = n;
 }

@@ -11,6 +11,7 @@
 //   encode each part with its lists in id order; write `sent`
 //
 // All memory is allocated by _create (sized from the def); builds never allocate.
+#include <arbiter/array_block.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,19 @@ struct arb_proto_snapshot_builder {
   arb_proto_entity_desc* descs;
   uint8_t* out;           ///< ARB_PROTO_MAX_PARTS * payload_limit
   arb_proto_snapshot part;
+  void* mem;              ///< the one block the arrays above are carved from
 };
+
+// Every array the builder owns; measures while blk has no base (see array_block.h).
+static void carve_arrays(void* owner, arb_array_block* blk) {
+  arb_proto_snapshot_builder* b = owner;
+  size_t n = 2 * (size_t)b->max_entities;
+  b->items = arb_array_block_take(blk, n, sizeof *b->items);
+  b->order = arb_array_block_take(blk, n, sizeof *b->order);
+  b->by_part = arb_array_block_take(blk, n, sizeof *b->by_part);
+  b->descs = arb_array_block_take(blk, (size_t)b->max_entities, sizeof *b->descs);
+  b->out = arb_array_block_take(blk, ARB_PROTO_MAX_PARTS, (size_t)b->payload_limit);
+}
 
 int arb_proto_snapshot_builder_create(const arb_proto_builder_def* def, arb_proto_snapshot_builder** out) {
   if (!out) return ARB_E_INVAL;
@@ -56,14 +69,9 @@ int arb_proto_snapshot_builder_create(const arb_proto_builder_def* def, arb_prot
   if (!b) return ARB_E_NOMEM;
   b->payload_limit = payload;
   b->max_entities = maxe;
-  size_t n = 2 * (size_t)maxe;
-  b->items = malloc(n * sizeof *b->items);
-  b->order = malloc(n * sizeof *b->order);
-  b->by_part = malloc(n * sizeof *b->by_part);
-  b->descs = malloc((size_t)maxe * sizeof *b->descs);
-  b->out = malloc((size_t)ARB_PROTO_MAX_PARTS * (size_t)payload);
-  if (!b->items || !b->order || !b->by_part || !b->descs || !b->out) {
-    arb_proto_snapshot_builder_destroy(b);
+  b->mem = arb_array_block_new(b, carve_arrays);
+  if (!b->mem) {
+    free(b);
     return ARB_E_NOMEM;
   }
   *out = b;
@@ -72,11 +80,7 @@ int arb_proto_snapshot_builder_create(const arb_proto_builder_def* def, arb_prot
 
 void arb_proto_snapshot_builder_destroy(arb_proto_snapshot_builder* b) {
   if (!b) return;
-  free(b->items);
-  free(b->order);
-  free(b->by_part);
-  free(b->descs);
-  free(b->out);
+  free(b->mem);
   free(b);
 }
 

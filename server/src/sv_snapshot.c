@@ -16,10 +16,9 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   x->view_pos = calloc(n, sizeof *x->view_pos);
   x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
-  x->weight = calloc(n, sizeof *x->weight);
   x->up_to_date = calloc(n, sizeof *x->up_to_date);
   if (!x->picked || !x->sort_tmp || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
-      !x->weight || !x->up_to_date) {
+      !x->up_to_date) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -35,7 +34,6 @@ void sv_snap_scratch_free(sv_snap_scratch* x) {
   free(x->view_pos);
   free(x->view_speed);
   free(x->prio);
-  free(x->weight);
   free(x->up_to_date);
   memset(x, 0, sizeof *x);
 }
@@ -315,6 +313,25 @@ static int find_avatar(const sv_capture2* c, uint32_t id) {
   return e ? (int)(e - c->items) : -1;
 }
 
+// What the builder's rank callback needs: priorities are computed only for the entities
+// that changed in the client's view (the builder asks in increasing id order).
+typedef struct sv_rank_ctx {
+  arb_snap2_priority* priority;
+  const arb_snap2_interest* in;
+  const arb_snap2_set* current;
+  const arb_vec2* pos;
+  const float* speed;
+  float dt;
+  float* acc;  ///< per current item, kept for arb_snap2_priority_keep
+} sv_rank_ctx;
+
+static void rank_item(void* user, int j, float* priority, float* weight) {
+  sv_rank_ctx* r = user;
+  r->acc[j] = arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id, r->pos[j],
+                                      r->speed[j], r->dt, weight);
+  *priority = r->acc[j];
+}
+
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
                       const sv_snap_request* req, arb_snap2_build_result* out) {
   const sv_capture2* cap = &s->capture;
@@ -336,7 +353,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.has_view = req->has_view;
   in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snap2_priority_update(&c->priority, current, pos, speed, &in, dt, x->prio, x->weight);
+  arb_snap2_priority_begin(&c->priority);
+  sv_rank_ctx rank = {&c->priority, &in, current, pos, speed, dt, x->prio};
   drawn_settle(c);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
@@ -346,14 +364,19 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   static const arb_snap2_set empty = {NULL, 0, 0};
   arb_snap2_build_args a;
   memset(&a, 0, sizeof a);
-  a.h = (arb_snap2_header){req->tick,      base >= 0 ? c->ring_tick[base] : 0,
-                           req->last_input_seq, 0, 0, req->tick_rate, cap->gravity_x,
+  a.h = (arb_snap2_header){req->tick,
+                           base >= 0 ? c->ring_tick[base] : 0,
+                           req->last_input_seq,
+                           0,
+                           0,
+                           req->tick_rate,
+                           cap->gravity_x,
                            cap->gravity_y};
   a.baseline = base >= 0 ? &c->ring[base] : &empty;
   a.current = current;
-  a.priority = x->prio;
+  a.rank = rank_item;
+  a.rank_user = &rank;
   a.drawn = &c->drawn;
-  a.weight = x->weight;
   a.describe = sv_capture2_describe;
   a.describe_user = (void*)&s->capture;  // describing only reads the game
   a.tol = arb_snap2_default_tolerance();
@@ -365,7 +388,7 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   c->ring_tick[write] = 0;  // invalid until the build succeeds
   int rc = arb_snap2_build(x->builder, &a, out);
   if (rc != 0) return rc;
-  arb_snap2_priority_sent(&c->priority, x->up_to_date);
+  arb_snap2_priority_keep(&c->priority, current, x->prio, x->up_to_date);
   c->ring_tick[write] = req->tick;
   c->ring_base[write] = a.h.baseline_tick;
   c->ring_acked[write] = 0;

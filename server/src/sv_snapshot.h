@@ -79,8 +79,7 @@ typedef struct sv_snap_scratch {
   arb_snap2_set view;      ///< one client's relevant set (cap)
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;
-  float* prio;             ///< per view item, for the builder
-  float* weight;           ///< per view item: relevance, weighs the client's error
+  float* prio;             ///< per view item the builder asked about: its accumulator
   uint8_t* up_to_date;     ///< per view item, from the builder
 } sv_snap_scratch;
 

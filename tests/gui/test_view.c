@@ -106,6 +106,20 @@ static void show_log(const char* name) {
   fclose(f);
 }
 
+// Runs a program that must end by itself (a viewer writing its screenshots) with its output
+// in log_name, and checks it exits 0 within timeout_ms; otherwise it is stopped and its
+// log shown.
+static void run_to_success(const char* log_name, char* const argv[], int timeout_ms) {
+  pid_t pid = spawn(log_name, argv);
+  assert_true(pid > 0);
+  int rc = wait_for(pid, timeout_ms);
+  if (rc != 0) {
+    if (rc < 0) stop(pid);
+    show_log(log_name);
+  }
+  assert_int_equal(rc, 0);
+}
+
 static bool log_contains(const char* name, const char* needle) {
   char path[700], line[1024];
   snprintf(path, sizeof path, "%s/%s", g_work, name);
@@ -242,14 +256,7 @@ static void test_view_live_and_replay_screenshots(void** state) {
   snprintf(nobody, sizeof nobody, "%s/no-server.png", g_work);
   char* ns_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400", "--fps", "30",
                      "--screenshot", nobody, "--after", "1.5", NULL};
-  pid_t ns = spawn("view-no-server.log", ns_argv);
-  assert_true(ns > 0);
-  int nrc = wait_for(ns, 10000);
-  if (nrc != 0) {
-    if (nrc < 0) stop(ns);
-    show_log("view-no-server.log");
-  }
-  assert_int_equal(nrc, 0);
+  run_to_success("view-no-server.log", ns_argv, 10000);
   image none;
   assert_int_equal(png_read(nobody, &none), 0);
   assert_int_equal(none.w, SHOT_W);
@@ -329,12 +336,7 @@ static void test_view_live_and_replay_screenshots(void** state) {
   char* rv_argv[] = {view, "--replay", rec, "--seek", "60", "--size", "640x400", "--fps", "30",
                      "--screenshot", shot[2], "--after", "1", "--screenshot", shot[3], "--after",
                      "2", NULL};
-  pid_t rv = spawn("view-replay.log", rv_argv);
-  assert_true(rv > 0);
-  vrc = wait_for(rv, 15000);
-  if (vrc < 0) stop(rv);
-  if (vrc != 0) show_log("view-replay.log");
-  assert_int_equal(vrc, 0);
+  run_to_success("view-replay.log", rv_argv, 15000);
   // The re-simulation must agree with the server's recorded hashes.
   if (!log_contains("view-replay.log", "0 mismatches")) show_log("view-replay.log");
   assert_true(log_contains("view-replay.log", "0 mismatches"));
@@ -354,14 +356,7 @@ static void sandbox_shot(const char* scene_file, const char* tag, image* im) {
   setenv("SDL_VIDEODRIVER", "dummy", 1);
   char* argv[] = {view, "--scene", scene, "--size", "640x400", "--fps", "30",
                   "--screenshot", shot, "--after", "0.5", NULL};
-  pid_t pid = spawn(log, argv);
-  assert_true(pid > 0);
-  int rc = wait_for(pid, 15000);
-  if (rc != 0) {
-    if (rc < 0) stop(pid);
-    show_log(log);
-  }
-  assert_int_equal(rc, 0);
+  run_to_success(log, argv, 15000);
   assert_int_equal(png_read(shot, im), 0);
 }
 

@@ -36,29 +36,10 @@ static const char SCENE[] =
     "  \"controller\": {\"type\": \"force\", \"max_force\": 200, \"max_speed\": 5},"
     "  \"fire\": {\"range\": 30, \"impulse\": 0.5}}}";
 
-typedef struct player {
-  arb_client* c;
-  bool connected;
-  int hits;  ///< hit events received
-  uint32_t hit_shooter, hit_entity;
-} player;
-
-static void drain(player* p) {
-  arb_client_event ev;
-  while (arb_client_poll_event(p->c, &ev) > 0) {
-    if (ev.type == ARB_CLIENT_EVENT_CONNECTED) p->connected = true;
-    if (ev.type == ARB_CLIENT_EVENT_HIT) {
-      p->hits++;
-      p->hit_shooter = ev.client_id;
-      p->hit_entity = ev.entity_id;
-    }
-  }
-}
-
 static bool both_see_each_other(void* user) {
-  player* ps = (player*)user;
-  drain(&ps[0]);
-  drain(&ps[1]);
+  cu_watched* ps = (cu_watched*)user;
+  cu_poll_events(&ps[0]);
+  cu_poll_events(&ps[1]);
   if (!ps[0].connected || !ps[1].connected) return false;
   arb_client_entity_state st[64];
   int n = arb_client_sample(ps[0].c, cu_now(), st, 64);
@@ -82,7 +63,7 @@ static bool drawn(arb_client* c, uint32_t id, arb_vec2* at) {
 }
 
 // Both clients updated every 2 ms for `seconds`; the target runs up and down (1 s each way).
-static void run(player* ps, double seconds, double t0) {
+static void run(cu_watched* ps, double seconds, double t0) {
   double end = cu_now() + seconds;
   while (cu_now() < end) {
     arb_controls run = {0};
@@ -90,7 +71,7 @@ static void run(player* ps, double seconds, double t0) {
     arb_client_set_controls(ps[1].c, &run);
     for (int i = 0; i < 2; i++) {
       arb_client_update(ps[i].c, cu_now());
-      drain(&ps[i]);
+      cu_poll_events(&ps[i]);
     }
     cu_sleep(0.002);
   }
@@ -112,7 +93,7 @@ static void test_client_fire_live_shots_hit_and_replay(void** state) {
   const char* nx[] = {"--latency", "50", "--seed", "1", NULL};
   int port = cu_netem_start(&net, g_netem, sport, nx);
   assert_true(port > 0);
-  player ps[2];
+  cu_watched ps[2];
   memset(ps, 0, sizeof ps);
   ps[0].c = cu_client(port, "shooter");
   ps[1].c = cu_client(port, "target");

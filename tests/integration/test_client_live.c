@@ -89,28 +89,9 @@ static void test_client_live_bots_no_interp(void** state) {
 
 // ---- own avatar moves right ------------------------------------------------------------
 
-typedef struct waiter {
-  arb_client* c;
-  bool connected, rejected;
-  int code;
-  char text[128];
-} waiter;
-
-static void drain(waiter* w) {
-  arb_client_event ev;
-  while (arb_client_poll_event(w->c, &ev) > 0) {
-    if (ev.type == ARB_CLIENT_EVENT_CONNECTED) w->connected = true;
-    if (ev.type == ARB_CLIENT_EVENT_REJECTED) {
-      w->rejected = true;
-      w->code = ev.code;
-      snprintf(w->text, sizeof w->text, "%s", ev.text);
-    }
-  }
-}
-
 static bool has_avatar_state(void* user) {
-  waiter* w = (waiter*)user;
-  drain(w);
+  cu_watched* w = (cu_watched*)user;
+  cu_poll_events(w);
   if (!w->connected) return false;
   arb_client_entity_state st[512];
   int n = arb_client_sample(w->c, cu_now(), st, 512);
@@ -138,7 +119,7 @@ static void test_client_live_right_moves_own_avatar(void** state) {
   cu_proc srv;
   int port = cu_server_start(&srv, g_server, 0, NULL);
   assert_true(port > 0);
-  waiter w;
+  cu_watched w;
   memset(&w, 0, sizeof w);
   w.c = cu_client(port, "righty");
   assert_non_null(w.c);
@@ -181,14 +162,14 @@ static void test_client_live_right_moves_own_avatar(void** state) {
 // ---- full server -----------------------------------------------------------------------
 
 typedef struct three {
-  waiter w[3];
+  cu_watched w[3];
 } three;
 
 static bool two_in_one_out(void* user) {
   three* t = (three*)user;
   int in = 0, out = 0;
   for (int i = 0; i < 3; i++) {
-    drain(&t->w[i]);
+    cu_poll_events(&t->w[i]);
     in += t->w[i].connected;
     out += t->w[i].rejected;
   }
@@ -214,9 +195,9 @@ static void test_client_live_full_server_reason(void** state) {
   assert_true(cu_pump(cs, 3, 5.0, two_in_one_out, &t));
   assert_false(t.w[0].rejected || t.w[1].rejected);
   assert_true(t.w[2].rejected);
-  print_message("rejected: code %d, '%s'\n", t.w[2].code, t.w[2].text);
-  assert_int_equal(t.w[2].code, 2);  // ARB_PROTO_REASON_FULL
-  assert_non_null(strstr(t.w[2].text, "full"));
+  print_message("rejected: code %d, '%s'\n", t.w[2].reject_code, t.w[2].reject_text);
+  assert_int_equal(t.w[2].reject_code, 2);  // ARB_PROTO_REASON_FULL
+  assert_non_null(strstr(t.w[2].reject_text, "full"));
   assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);  // no retry after a reject
   cu_pump(cs, 3, 0.5, NULL, NULL);
   assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);
@@ -248,9 +229,7 @@ typedef struct group {
 static bool all_back(void* user) {
   group* g = (group*)user;
   for (int i = 0; i < g->n; i++) {
-    arb_client_event ev;
-    while (arb_client_poll_event(g->cs[i], &ev) > 0) {
-    }
+    cu_discard_events(g->cs[i]);
     arb_client_stats st;
     arb_client_get_stats(g->cs[i], &st);
     if (arb_client_get_state(g->cs[i]) != ARB_CLIENT_CONNECTED || st.connects < g->min_connects ||
@@ -334,11 +313,7 @@ typedef struct box_watch {
 
 static bool spectator_sees(void* user) {
   box_watch* w = (box_watch*)user;
-  for (int i = 0; i < 3; i++) {
-    arb_client_event ev;
-    while (arb_client_poll_event(w->cs[i], &ev) > 0) {
-    }
-  }
+  for (int i = 0; i < 3; i++) cu_discard_events(w->cs[i]);
   arb_client_entity_desc d;
   return cu_now() >= w->settle_until && arb_client_get_state(w->cs[0]) == ARB_CLIENT_CONNECTED &&
          arb_client_get_entity(w->cs[0], w->want, &d) == 0 &&

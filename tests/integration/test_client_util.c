@@ -234,6 +234,29 @@ json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration,
   return j;
 }
 
+void cu_poll_events(cu_watched* w) {
+  arb_client_event ev;
+  while (arb_client_poll_event(w->c, &ev) > 0) {
+    if (ev.type == ARB_CLIENT_EVENT_CONNECTED) w->connected = true;
+    if (ev.type == ARB_CLIENT_EVENT_REJECTED) {
+      w->rejected = true;
+      w->reject_code = ev.code;
+      snprintf(w->reject_text, sizeof w->reject_text, "%s", ev.text);
+    }
+    if (ev.type == ARB_CLIENT_EVENT_HIT) {
+      w->hits++;
+      w->hit_shooter = ev.client_id;
+      w->hit_entity = ev.entity_id;
+    }
+  }
+}
+
+void cu_discard_events(arb_client* c) {
+  arb_client_event ev;
+  while (arb_client_poll_event(c, &ev) > 0) {
+  }
+}
+
 arb_client* cu_client(int port, const char* name) {
   arb_client_config cfg = arb_client_default_config();
   cfg.host = "127.0.0.1";

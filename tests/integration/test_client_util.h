@@ -54,6 +54,20 @@ json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration,
 
 /// A library client to 127.0.0.1:port with the test's defaults.
 arb_client* cu_client(int port, const char* name);
+/// A library client and what its events have said so far (cu_poll_events keeps it current).
+typedef struct cu_watched {
+  arb_client* c;
+  bool connected;                    ///< a CONNECTED event came
+  bool rejected;                     ///< a REJECTED event came, with this code and text:
+  int reject_code;
+  char reject_text[128];
+  int hits;                          ///< HIT events
+  uint32_t hit_shooter, hit_entity;  ///< of the last HIT
+} cu_watched;
+/// Polls every pending event of w->c into *w.
+void cu_poll_events(cu_watched* w);
+/// Polls and drops every pending event of c.
+void cu_discard_events(arb_client* c);
 /// Update every client (NULL entries skipped) for `seconds`, every 2 ms, returning early
 /// when done(user) says so (done may be NULL; it may poll events). Returns true when done.
 bool cu_pump(arb_client** cs, int n, double seconds, bool (*done)(void* user), void* user);

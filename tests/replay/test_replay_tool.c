@@ -25,6 +25,7 @@
 #include <arbiter/replay_inputs.h>
 
 #include "../common/test_main.h"
+#include "../unit/test_proto_fixtures.h"
 #include "log_buffer.h"
 #include "rp_cmd.h"
 
@@ -50,18 +51,10 @@ static log_buffer make_log(const log_spec* spec) {
   const char* text = spec->scene_text ? spec->scene_text : arb_scene_default_text();
   arb_scene* scene = NULL;
   arb_scene_error serr;
-  arb_replay_header h;
-  memset(&h, 0, sizeof h);
-  h.format_version = ARB_REPLAY_FORMAT_VERSION;
-  h.build_id = "arbiter-test";
-  h.build_id_len = strlen(h.build_id);
-  h.scene_text = text;
-  h.scene_len = strlen(text);
-  h.scene_hash = XXH3_64bits(text, h.scene_len);
+  arb_replay_header h = fx_replay_header_for_scene(text, XXH3_64bits(text, strlen(text)));
   int sim_rate = spec->sim_rate ? spec->sim_rate : 60;
   h.tick_rate = (uint16_t)(spec->header_rate ? spec->header_rate : sim_rate);
   h.seed = 9;
-  h.start_time_ms = 1763700000000;
   log_put(&b, log_header, &h);
   if (spec->scene_text) return b;  // only the header: the scene is the point of the test
   assert_int_equal(arb_scene_load_default(&scene, &serr), 0);

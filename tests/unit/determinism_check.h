@@ -32,6 +32,14 @@ static inline void det_run(const det_case* c, arb_world* w, float dt, int from, 
   }
 }
 
+/// Runs case c on w (just built) up to tick `ticks` and returns w's save image there (free
+/// it); its length in *size. The image tests start from it.
+static inline uint8_t* det_image_at(const det_case* c, arb_world* w, float dt, int ticks,
+                                    int* size) {
+  det_run(c, w, dt, 0, ticks, NULL);
+  return wt_save(w, size);
+}
+
 static inline void det_check_case(const det_case* c, float dt, int ticks, int save_at, det_compare_fn* compare) {
   uint64_t* ha = calloc((size_t)ticks, sizeof *ha);
   uint64_t* hb = calloc((size_t)ticks, sizeof *hb);

@@ -26,6 +26,9 @@ arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
              LIBS arbiter_protocol LABELS unit)
 arb_add_test(test_snap2_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_drawn.c
              LIBS arbiter_protocol LABELS unit)
+arb_add_test(test_snap2_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_changes.c
+             LIBS arbiter_protocol LABELS unit
+             INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../protocol/src)
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)

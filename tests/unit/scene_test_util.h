@@ -15,6 +15,11 @@
 #error "ARB_TEST_SCENES_DIR must name tests/scenes"
 #endif
 
+// The path of `file` of tests/scenes, into buf.
+static inline void st_path(char* buf, size_t cap, const char* file) {
+  snprintf(buf, cap, "%s/%s", ARB_TEST_SCENES_DIR, file);
+}
+
 // `file` of tests/scenes, or the built-in scene for NULL.
 static inline arb_scene* st_load(const char* file) {
   arb_scene* scene = NULL;
@@ -24,7 +29,7 @@ static inline arb_scene* st_load(const char* file) {
     rc = arb_scene_load_default(&scene, &err);
   } else {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", ARB_TEST_SCENES_DIR, file);
+    st_path(path, sizeof path, file);
     rc = arb_scene_load_file(path, &scene, &err);
   }
   if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);

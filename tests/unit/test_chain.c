@@ -141,10 +141,7 @@ static float shoot(float speed, float angle, float aim_y, bool continuous) {
   bd.linear_velocity = arb_v2(speed * cosf(angle), speed * sinf(angle));
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.05f;
-  arb_body_id id = arb_body_create(w, &bd);
-  float max_x = wt_max_x(w, id, 60, DT);
-  arb_world_destroy(w);
-  return max_x;
+  return wt_shot_max_x(w, arb_body_create(w, &bd), DT);
 }
 
 static void test_fast_ball_does_not_tunnel(void** state) {

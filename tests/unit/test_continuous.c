@@ -44,10 +44,7 @@ static float shoot(bool continuous, bool segment, float speed, float degrees, fl
   wt_tunnel_wall(w, segment);
   float a = degrees * (ARB_PI / 180.0f);
   arb_vec2 dir = arb_v2(arb_cos(a), arb_sin(a));
-  arb_body_id b = ball(w, arb_v2(-phase, 0.0f), arb_scale(speed, dir), 0.05f, false);
-  float max_x = wt_max_x(w, b, 60, DT);
-  arb_world_destroy(w);
-  return max_x;
+  return wt_shot_max_x(w, ball(w, arb_v2(-phase, 0.0f), arb_scale(speed, dir), 0.05f, false), DT);
 }
 
 static void test_fast_ball_never_passes_thin_wall_or_segment(void** state) {

@@ -104,8 +104,6 @@ typedef struct run_result {
 static run_result run(float hit_threshold, int restore_at) {
   arb_world* w = make_scene(hit_threshold);
   run_result r = {1469598103934665603ull, 1469598103934665603ull, 0, 0};
-  static uint8_t image[1 << 20];
-  int len = 0;
   for (int tick = 1; tick <= TICKS; ++tick) {
     rain(w, tick);
     churn(w, tick);
@@ -114,12 +112,7 @@ static run_result run(float hit_threshold, int restore_at) {
     r.events = fold_events(w, r.events, &c);
     if (tick > 200) r.events_after = fold_events(w, r.events_after, &c);
     r.count += c;
-    if (tick == restore_at) {
-      len = arb_world_save(w, image, (int)sizeof image);
-      assert_true(len > 0);
-      for (int k = 0; k < 20; ++k) arb_world_step(w, DT);  // a detour, undone below
-      assert_int_equal(arb_world_restore(w, image, len), 0);
-    }
+    if (tick == restore_at) wt_detour_and_restore(w, 20, DT);
   }
   r.world_hash = arb_world_hash(w);
   arb_world_destroy(w);

@@ -368,9 +368,8 @@ static uint8_t* repack(const uint8_t* img, const uint8_t* payload, size_t plen, 
 static void test_extras_image_mutations(void** state) {
   (void)state;
   arb_world* w = scene_mixed();
-  det_run(&cases[5], w, XT_DT, 0, 120, NULL);
   int size;
-  uint8_t* img = wt_save(w, &size);
+  uint8_t* img = det_image_at(&cases[5], w, XT_DT, 120, &size);
   const uint8_t* payload = img + 20;
   size_t plen = (size_t)size - 28;
   size_t start = 0;

@@ -61,8 +61,7 @@ static void test_scene_extras_load_and_build(void** state) {
   arb_scene_error err;
   int rc = load(GOOD, &scene, &err);
   if (rc) fail_msg("%s: %s", err.path, err.message);
-  arb_world* w = NULL;
-  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  arb_world* w = st_world(scene);
   assert_int_equal(arb_world_get_spring_count(w), 1);
   assert_int_equal(arb_world_get_joint_count(w), 2);
   assert_int_equal(arb_world_get_particle_count(w), 3);
@@ -85,8 +84,7 @@ static void test_scene_extras_load_and_build(void** state) {
   assert_true(arb_distance(pa, arb_v2(2.5f, 5.0f)) < 1e-5f &&
               arb_distance(pb, arb_v2(2.5f, 5.0f)) < 1e-5f);
   // Same scene, same hash, and it moves.
-  arb_world* w2 = NULL;
-  assert_int_equal(arb_scene_create_world(scene, &w2, NULL, 0), ARB_OK);
+  arb_world* w2 = st_world(scene);
   arb_vehicle_set_input(w, v, 0.3f, 1.0f, 0.0f);
   arb_vehicle_set_input(w2, v, 0.3f, 1.0f, 0.0f);
   uint64_t h0 = arb_world_hash(w);
@@ -260,8 +258,7 @@ static void test_scene_joints_file(void** state) {
 static void test_scene_triggers_file(void** state) {
   (void)state;
   arb_scene* scene = st_load("triggers.json");
-  arb_world* w = NULL;
-  assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
+  arb_world* w = st_world(scene);
   arb_body_id goal = {3, 1}, lamp = {8, 1};  // bodies[2] and bodies[7]
   assert_true(arb_body_get_shape(w, goal)->sensor);
   assert_false(arb_body_get_shape(w, lamp)->sensor);

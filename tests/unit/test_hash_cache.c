@@ -17,27 +17,15 @@
 #include "../common/test_main.h"
 #include "world_test_util.h"
 
-#define MAX_BODIES 300
-
-typedef struct body_list {
-  arb_body_id ids[MAX_BODIES];
-  int n;
-} body_list;
-
 // The hash of a fresh world restored from w's image: every slot encoded, nothing reused.
 static uint64_t full_hash(const arb_world* w) {
-  int size = 0;
-  uint8_t* image = wt_save(w, &size);
-  arb_world* fresh = wt_world(arb_v2(0.0f, 0.0f));
-  assert_int_equal(arb_world_restore(fresh, image, size), 0);
+  arb_world* fresh = wt_restore_image_of(wt_world(arb_v2(0.0f, 0.0f)), w);
   uint64_t h = arb_world_hash(fresh);
   arb_world_destroy(fresh);
-  free(image);
   return h;
 }
 
-static void add_random_body(arb_world* w, body_list* l, uint32_t* rng) {
-  if (l->n == MAX_BODIES) return;
+static arb_body_id random_body(arb_world* w, uint32_t* rng) {
   arb_body_def bd = arb_default_body_def();
   bd.type = wt_rng_next(rng) % 6 == 0 ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
   // A free grid cell (columns 2 m apart, rows 2.1 m apart): piles that settle quickly.
@@ -53,14 +41,12 @@ static void add_random_body(arb_world* w, body_list* l, uint32_t* rng) {
     bd.shape.type = ARB_SHAPE_CIRCLE;
     bd.shape.circle.radius = wt_rng_range(rng, 0.2f, 0.8f);
   }
-  arb_body_id id = arb_body_create(w, &bd);
-  assert_true(arb_body_is_valid(w, id));
-  l->ids[l->n++] = id;
+  return arb_body_create(w, &bd);
 }
 
 // One random change to a random body (most of them at rest by now).
-static void random_change(arb_world* w, body_list* l, uint32_t* rng) {
-  int i = 1 + (int)(wt_rng_next(rng) % (uint32_t)(l->n - 1));  // never the ground (0)
+static void random_change(arb_world* w, wt_body_list* l, uint32_t* rng) {
+  int i = wt_body_list_pick(l, rng);
   arb_body_id id = l->ids[i];
   switch (wt_rng_next(rng) % 10) {
     case 0: {
@@ -75,9 +61,8 @@ static void random_change(arb_world* w, body_list* l, uint32_t* rng) {
     case 5: arb_body_enable_sleep(w, id, wt_rng_next(rng) % 2 == 0); break;
     case 6: arb_body_set_user_data(w, id, wt_rng_next(rng)); break;  // not hashed
     case 7:
-      assert_int_equal(arb_body_destroy(w, id), 0);
-      l->ids[i] = l->ids[--l->n];
-      add_random_body(w, l, rng);  // likely the freed slot, with a new generation
+      wt_body_list_destroy(w, l, i);
+      wt_body_list_add(w, l, random_body(w, rng));  // likely the freed slot, with a new generation
       break;
     case 8: arb_world_enable_sleep(w, !arb_world_is_sleep_enabled(w) || wt_rng_next(rng) % 4 != 0); break;
     default: arb_body_set_angular_velocity(w, id, wt_rng_range(rng, -1.0f, 1.0f)); break;
@@ -86,14 +71,10 @@ static void random_change(arb_world* w, body_list* l, uint32_t* rng) {
 
 static void test_cached_hash_equals_full_hash(void** state) {
   (void)state;
-  static body_list l, old_list;
+  static wt_body_list l, old_list;
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     uint32_t rng = seed * 0x9E3779B9u;
-    arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-    l.n = 0;
-    l.ids[l.n++] = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
-    int count = 60 + (int)(wt_rng_next(&rng) % 200);
-    for (int k = 0; k < count; ++k) add_random_body(w, &l, &rng);
+    arb_world* w = wt_random_world(&l, 40.0f, 60, 200, random_body, &rng);
     uint8_t* old_image = NULL;
     int old_size = 0;
     int sleeping_seen = 0;

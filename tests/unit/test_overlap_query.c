@@ -16,14 +16,7 @@
 #include "../common/test_main.h"
 #include "world_test_util.h"
 
-#define MAX_BODIES 400
 #define MAX_OUT 512
-
-// The live bodies of a test world, in any order.
-typedef struct body_list {
-  arb_body_id ids[MAX_BODIES];
-  int n;
-} body_list;
 
 static int by_slot(const void* a, const void* b) {
   return ((const arb_body_id*)a)->index1 - ((const arb_body_id*)b)->index1;
@@ -31,9 +24,9 @@ static int by_slot(const void* a, const void* b) {
 
 // The reference: every live body in slot order, the query's own test (body type and shape
 // filter, then the tight AABB).
-static int scan_overlap(const arb_world* w, const body_list* live, arb_aabb box, arb_query_filter f,
-                        arb_body_id* out, int cap) {
-  arb_body_id sorted[MAX_BODIES];
+static int scan_overlap(const arb_world* w, const wt_body_list* live, arb_aabb box,
+                        arb_query_filter f, arb_body_id* out, int cap) {
+  arb_body_id sorted[WT_MAX_BODIES];
   memcpy(sorted, live->ids, (size_t)live->n * sizeof *sorted);
   qsort(sorted, (size_t)live->n, sizeof *sorted, by_slot);
   int n = 0;
@@ -77,7 +70,7 @@ static arb_query_filter random_filter(uint32_t* rng) {
   return f;
 }
 
-static void check_queries(const arb_world* w, const body_list* live, uint32_t* rng) {
+static void check_queries(const arb_world* w, const wt_body_list* live, uint32_t* rng) {
   static arb_body_id got[MAX_OUT], want[MAX_OUT];
   for (int q = 0; q < 40; ++q) {
     float x = wt_rng_range(rng, -50.0f, 50.0f), y = wt_rng_range(rng, -10.0f, 40.0f);
@@ -97,43 +90,27 @@ static void check_queries(const arb_world* w, const body_list* live, uint32_t* r
   }
 }
 
-static void add_body(arb_world* w, body_list* live, uint32_t* rng) {
-  arb_body_id id = random_body(w, rng);
-  assert_true(arb_body_is_valid(w, id));
-  live->ids[live->n++] = id;
-}
-
 static void test_overlap_matches_scan(void** state) {
   (void)state;
-  static body_list live;
+  static wt_body_list live;
   for (uint32_t seed = 1; seed <= 12; ++seed) {
     uint32_t rng = seed * 2654435761u;
-    arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-    live.n = 0;
-    live.ids[live.n++] = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
-    int count = 50 + (int)(wt_rng_next(&rng) % 300);
-    for (int i = 0; i < count; ++i) add_body(w, &live, &rng);
+    arb_world* w = wt_random_world(&live, 60.0f, 50, 300, random_body, &rng);
     check_queries(w, &live, &rng);
     for (int round = 0; round < 6; ++round) {
       // Destroy some (slots are reused LIFO), create some, step: proxies move, bodies
       // fall asleep on the ground.
-      for (int k = 0; k < 20 && live.n > 1; ++k) {
-        int i = 1 + (int)(wt_rng_next(&rng) % (uint32_t)(live.n - 1));
-        assert_int_equal(arb_body_destroy(w, live.ids[i]), 0);
-        live.ids[i] = live.ids[--live.n];
-      }
-      for (int k = 0; k < 25 && live.n < MAX_BODIES; ++k) add_body(w, &live, &rng);
+      for (int k = 0; k < 20 && live.n > 1; ++k)
+        wt_body_list_destroy(w, &live, wt_body_list_pick(&live, &rng));
+      for (int k = 0; k < 25 && live.n < WT_MAX_BODIES; ++k)
+        wt_body_list_add(w, &live, random_body(w, &rng));
       int steps = 10 + (int)(wt_rng_next(&rng) % (round == 5 ? 400 : 80));
       for (int s = 0; s < steps; ++s) arb_world_step(w, 1.0f / 60.0f);
       check_queries(w, &live, &rng);
     }
     // A restored world rebuilds its trees in another shape: same answers.
-    int size;
-    uint8_t* image = wt_save(w, &size);
-    arb_world* r = wt_world(arb_v2(0.0f, 0.0f));
-    assert_int_equal(arb_world_restore(r, image, size), 0);
+    arb_world* r = wt_restore_image_of(wt_world(arb_v2(0.0f, 0.0f)), w);
     check_queries(r, &live, &rng);
-    free(image);
     arb_world_destroy(r);
     arb_world_destroy(w);
   }

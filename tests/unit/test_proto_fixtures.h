@@ -249,19 +249,26 @@ static inline arb_proto_view fx_view(void) {
 
 static const char fx_scene_text[] = "{\"version\":1}";
 
-static inline arb_replay_header fx_replay_header(void) {
+/* A header of the current format for a session of scene_text (its hash as given), 60 Hz,
+   seed 42. */
+static inline arb_replay_header fx_replay_header_for_scene(const char* scene_text,
+                                                           uint64_t scene_hash) {
   arb_replay_header h;
   memset(&h, 0, sizeof h);
   h.format_version = ARB_REPLAY_FORMAT_VERSION;
   h.build_id = "arbiter-0.1.0-test";
   h.build_id_len = strlen(h.build_id);
-  h.scene_text = fx_scene_text;
-  h.scene_len = strlen(fx_scene_text);
-  h.scene_hash = 0x1122334455667788ull;
+  h.scene_text = scene_text;
+  h.scene_len = strlen(scene_text);
+  h.scene_hash = scene_hash;
   h.tick_rate = 60;
   h.seed = 42;
   h.start_time_ms = 1763700000000ll;
   return h;
+}
+
+static inline arb_replay_header fx_replay_header(void) {
+  return fx_replay_header_for_scene(fx_scene_text, 0x1122334455667788ull);
 }
 
 /* Fills a tick record (heap-allocated by the caller: it is large). */

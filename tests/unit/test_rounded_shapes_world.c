@@ -116,10 +116,7 @@ static float shoot(bool continuous, bool segment, float speed, float angle) {
   wt_tunnel_wall(w, segment);
   arb_body_def bd = capsule_def(0.0f, 0.0f, angle, 0.2f, 0.05f);
   bd.linear_velocity = arb_v2(speed, 0.0f);
-  arb_body_id id = arb_body_create(w, &bd);
-  float max_x = wt_max_x(w, id, 60, DT);
-  arb_world_destroy(w);
-  return max_x;
+  return wt_shot_max_x(w, arb_body_create(w, &bd), DT);
 }
 
 static void test_fast_capsule_does_not_tunnel(void** state) {
@@ -157,18 +154,13 @@ static void test_mass_ray_and_restore(void** state) {
   assert_true(arb_body_id_equals(r.body, id));
   assert_true(r.point.y < 2.0f + 0.26f / cosf(0.3f) && r.point.y > 2.25f);
   for (int s = 0; s < 20; ++s) arb_world_step(w, DT);
-  int len = arb_world_save(w, NULL, 0);
-  uint8_t* img = malloc((size_t)len);
-  assert_int_equal(arb_world_save(w, img, len), len);
-  arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
-  assert_int_equal(arb_world_restore(copy, img, len), 0);
+  arb_world* copy = wt_restore_image_of(wt_world(arb_v2(0.0f, -10.0f)), w);
   assert_true(arb_world_hash(copy) == arb_world_hash(w));
   wt_step_alike(w, copy, 60, DT);
   // The restored shape is the one defined.
   const arb_shape_def* sd = arb_body_get_shape(copy, id);
   assert_int_equal(sd->type, ARB_SHAPE_CAPSULE);
   assert_true(sd->capsule.radius == 0.25f && sd->capsule.center2.x == 0.5f);
-  free(img);
   arb_world_destroy(copy);
   arb_world_destroy(w);
 }
@@ -255,14 +247,9 @@ static void test_rounded_box_rests_and_restores(void** state) {
   assert_true(fabsf(arb_body_get_position(w, id).y - 0.5f) < 2.0f * ARB_LINEAR_SLOP);
   arb_mass_data md = arb_compute_polygon_mass(&bd.shape.polygon, 1.0f);
   assert_true(arb_body_get_mass(w, id) == md.mass);
-  int len = arb_world_save(w, NULL, 0);
-  uint8_t* img = malloc((size_t)len);
-  assert_int_equal(arb_world_save(w, img, len), len);
-  arb_world* copy = wt_world(arb_v2(0.0f, -10.0f));
-  assert_int_equal(arb_world_restore(copy, img, len), 0);
+  arb_world* copy = wt_restore_image_of(wt_world(arb_v2(0.0f, -10.0f)), w);
   assert_true(arb_body_get_shape(copy, id)->polygon.radius == 0.1f);
   wt_step_alike(w, copy, 30, DT);
-  free(img);
   arb_world_destroy(copy);
   arb_world_destroy(w);
 }

@@ -86,16 +86,12 @@ static const bad_case bad_cases[] = {
     {"bad_empty.json", ARB_E_CORRUPT, "", "invalid JSON:"},
 };
 
-static void scene_path(char* buf, size_t cap, const char* file) {
-  snprintf(buf, cap, "%s/%s", ARB_TEST_SCENES_DIR, file);
-}
-
 static void test_scene_bad_files_give_path_and_reason(void** state) {
   (void)state;
   for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
     const bad_case* c = &bad_cases[i];
     char path[512];
-    scene_path(path, sizeof path, c->file);
+    st_path(path, sizeof path, c->file);
     arb_scene* scene = (arb_scene*)0x1;
     arb_scene_error err;
     int rc = arb_scene_load_file(path, &scene, &err);
@@ -140,7 +136,7 @@ static void test_scene_every_bad_file_is_in_the_table(void** state) {
 static void test_scene_syntax_error_has_line_and_column(void** state) {
   (void)state;
   char path[512];
-  scene_path(path, sizeof path, "bad_syntax.json");
+  st_path(path, sizeof path, "bad_syntax.json");
   arb_scene* scene = NULL;
   arb_scene_error err;
   assert_int_equal(arb_scene_load_file(path, &scene, &err), ARB_E_CORRUPT);
@@ -265,11 +261,7 @@ static void test_scene_limits(void** state) {
 
 static void test_scene_defaults_applied(void** state) {
   (void)state;
-  char path[512];
-  scene_path(path, sizeof path, "minimal.json");
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  assert_int_equal(arb_scene_load_file(path, &scene, &err), ARB_OK);
+  arb_scene* scene = st_load("minimal.json");
   assert_string_equal(arb_scene_get_name(scene), "minimal");
   assert_int_equal(arb_scene_get_tick_rate(scene), 60);
   arb_vec2 g = arb_scene_get_gravity(scene);
@@ -310,13 +302,7 @@ static void test_scene_defaults_applied(void** state) {
 
 static void test_scene_all_keys(void** state) {
   (void)state;
-  char path[512];
-  scene_path(path, sizeof path, "mixed.json");
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc = arb_scene_load_file(path, &scene, &err);
-  if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);
-  assert_int_equal(rc, ARB_OK);
+  arb_scene* scene = st_load("mixed.json");
   assert_string_equal(arb_scene_get_name(scene), "mixed");
   assert_int_equal(arb_scene_get_seed(scene), 42);
   assert_int_equal(arb_scene_get_tick_rate(scene), 120);
@@ -364,11 +350,7 @@ static void test_scene_all_keys(void** state) {
 
 static void test_scene_default_loads(void** state) {
   (void)state;
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  int rc = arb_scene_load_default(&scene, &err);
-  if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);
-  assert_int_equal(rc, ARB_OK);
+  arb_scene* scene = st_load(NULL);
   assert_string_equal(arb_scene_get_name(scene), "default-arena");
   assert_int_equal(arb_scene_get_spawn_point_count(scene), 8);
   assert_true(arb_scene_get_body_count(scene) > 20);
@@ -391,16 +373,7 @@ static void test_scene_every_good_file_loads(void** state) {
   (void)state;
   static const char* const good[] = {"minimal.json", "stack.json", "pyramid.json", "mixed.json",
                                      "topdown.json"};
-  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-    char path[512];
-    scene_path(path, sizeof path, good[i]);
-    arb_scene* scene = NULL;
-    arb_scene_error err;
-    int rc = arb_scene_load_file(path, &scene, &err);
-    if (rc) print_error("%s: %s: %s\n", err.file, err.path, err.message);
-    assert_int_equal(rc, ARB_OK);
-    arb_scene_destroy(scene);
-  }
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) arb_scene_destroy(st_load(good[i]));
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_scene_bad_files_give_path_and_reason),

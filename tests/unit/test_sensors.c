@@ -285,7 +285,6 @@ typedef struct run_out {
 
 static run_out run_rain(int save_at) {
   arb_world* w = make_rain();
-  static uint8_t image[1 << 16];
   run_out r = {14695981039346656037ull, 14695981039346656037ull, 0, 0};
   for (int tick = 1; tick <= 240; ++tick) {
     rain_step(w, tick);
@@ -293,12 +292,7 @@ static run_out run_rain(int save_at) {
         arb_world_get_sensor_begin_events(w, NULL) + arb_world_get_sensor_end_events(w, NULL);
     r.events = fold_events(w, r.events);
     if (tick > 60) r.events_after = fold_events(w, r.events_after);
-    if (tick == save_at) {
-      int len = arb_world_save(w, image, (int)sizeof image);
-      assert_true(len > 0 && len <= (int)sizeof image);
-      for (int k = 0; k < 30; ++k) arb_world_step(w, DT);  // a detour, undone
-      assert_int_equal(arb_world_restore(w, image, len), 0);
-    }
+    if (tick == save_at) wt_detour_and_restore(w, 30, DT);
   }
   r.hash = arb_world_hash(w);
   arb_world_destroy(w);

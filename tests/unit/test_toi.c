@@ -26,6 +26,22 @@ static arb_sweep still(arb_vec2 p, float angle) {
   return s;
 }
 
+// A sweep from c1 to c2 without turning.
+static arb_sweep slide(arb_vec2 c1, arb_vec2 c2) {
+  arb_sweep s = {arb_vec2_zero, c1, c2, arb_rot_identity, arb_rot_identity};
+  return s;
+}
+
+// The time-of-impact question for polygon a against circle b, up to the end of the step
+// (max_fraction 1); the caller sets the sweeps.
+static arb_toi_input polygon_circle_input(const arb_polygon* a, const arb_circle* b) {
+  arb_toi_input in;
+  in.proxy_a = arb_make_polygon_proxy(a);
+  in.proxy_b = arb_make_circle_proxy(b);
+  in.max_fraction = 1.0f;
+  return in;
+}
+
 static void test_distance(void** state) {
   (void)state;
   arb_circle ca = {{0.0f, 0.0f}, 0.5f}, cb = {{0.0f, 0.0f}, 0.25f};
@@ -87,16 +103,13 @@ static void test_bullet_vs_thin_wall(void** state) {
   const float dt = 1.0f / 60.0f, speed = 500.0f;
   arb_polygon wall = arb_make_box(0.05f, 2.0f);
   arb_circle bullet = {{0.0f, 0.0f}, 0.05f};
-  arb_toi_input in;
-  in.proxy_a = arb_make_polygon_proxy(&wall);
-  in.proxy_b = arb_make_circle_proxy(&bullet);
+  arb_toi_input in = polygon_circle_input(&wall, &bullet);
   in.sweep_a = still(arb_v2(0.0f, 0.0f), 0.0f);
-  in.max_fraction = 1.0f;
   // Many start offsets so the wall falls at every place inside the step.
   for (int i = 0; i < 200; ++i) {
     float x0 = -0.2f - (speed * dt - 0.5f) * (float)i / 200.0f;
     arb_vec2 c1 = arb_v2(x0, 0.3f), c2 = arb_v2(x0 + speed * dt, 0.3f);
-    in.sweep_b = (arb_sweep){arb_vec2_zero, c1, c2, arb_rot_identity, arb_rot_identity};
+    in.sweep_b = slide(c1, c2);
     // Discrete collision alone would miss it: at the end of the step the bullet is
     // already past the wall.
     arb_transform end = arb_get_sweep_transform(&in.sweep_b, 1.0f);
@@ -120,27 +133,24 @@ static void test_toi_cases(void** state) {
   (void)state;
   arb_polygon box = arb_make_box(0.5f, 0.5f);
   arb_circle c = {{0.0f, 0.0f}, 0.1f};
-  arb_toi_input in;
-  in.proxy_a = arb_make_polygon_proxy(&box);
-  in.proxy_b = arb_make_circle_proxy(&c);
-  in.max_fraction = 1.0f;
+  arb_toi_input in = polygon_circle_input(&box, &c);
   // Already overlapping.
   in.sweep_a = still(arb_v2(0, 0), 0.0f);
   in.sweep_b = still(arb_v2(0.55f, 0), 0.0f);
   assert_int_equal(arb_time_of_impact(&in).state, ARB_TOI_OVERLAPPED);
   // Moving away / parallel past, never within reach.
-  in.sweep_b = (arb_sweep){arb_vec2_zero, arb_v2(1.0f, 0), arb_v2(10.0f, 0), arb_rot_identity, arb_rot_identity};
+  in.sweep_b = slide(arb_v2(1.0f, 0), arb_v2(10.0f, 0));
   arb_toi_output out = arb_time_of_impact(&in);
   assert_int_equal(out.state, ARB_TOI_SEPARATED);
   near(out.fraction, 1.0f, 0.0f);
-  in.sweep_b = (arb_sweep){arb_vec2_zero, arb_v2(-5.0f, 0.7f), arb_v2(5.0f, 0.7f), arb_rot_identity, arb_rot_identity};
+  in.sweep_b = slide(arb_v2(-5.0f, 0.7f), arb_v2(5.0f, 0.7f));
   assert_int_equal(arb_time_of_impact(&in).state, ARB_TOI_SEPARATED);
   // Grazing within reach: hit above the top face.
-  in.sweep_b = (arb_sweep){arb_vec2_zero, arb_v2(-5.0f, 0.6f), arb_v2(5.0f, 0.6f), arb_rot_identity, arb_rot_identity};
+  in.sweep_b = slide(arb_v2(-5.0f, 0.6f), arb_v2(5.0f, 0.6f));
   out = arb_time_of_impact(&in);
   assert_true(out.state == ARB_TOI_HIT || out.state == ARB_TOI_FAILED);
   // max_fraction limits the search.
-  in.sweep_b = (arb_sweep){arb_vec2_zero, arb_v2(-5.0f, 0), arb_v2(5.0f, 0), arb_rot_identity, arb_rot_identity};
+  in.sweep_b = slide(arb_v2(-5.0f, 0), arb_v2(5.0f, 0));
   in.max_fraction = 0.3f;
   out = arb_time_of_impact(&in);
   assert_int_equal(out.state, ARB_TOI_SEPARATED);
@@ -150,8 +160,8 @@ static void test_toi_cases(void** state) {
   assert_int_equal(out.state, ARB_TOI_HIT);
   near(out.fraction, (5.0f - 0.6f - ARB_LINEAR_SLOP) / 10.0f, 0.3f * ARB_LINEAR_SLOP / 10.0f);
   // A bullet against a moving body, head on: both move, the TOI uses relative motion.
-  in.sweep_a = (arb_sweep){arb_vec2_zero, arb_v2(3.0f, 0), arb_v2(-3.0f, 0), arb_rot_identity, arb_rot_identity};
-  in.sweep_b = (arb_sweep){arb_vec2_zero, arb_v2(-3.0f, 0), arb_v2(3.0f, 0), arb_rot_identity, arb_rot_identity};
+  in.sweep_a = slide(arb_v2(3.0f, 0), arb_v2(-3.0f, 0));
+  in.sweep_b = slide(arb_v2(-3.0f, 0), arb_v2(3.0f, 0));
   out = arb_time_of_impact(&in);
   assert_int_equal(out.state, ARB_TOI_HIT);
   near(out.fraction, (6.0f - 0.6f - ARB_LINEAR_SLOP) / 12.0f, 0.3f * ARB_LINEAR_SLOP / 12.0f);
@@ -166,13 +176,10 @@ static void test_toi_rotation(void** state) {
   (void)state;
   arb_polygon bar = arb_make_box(2.0f, 0.02f);
   arb_circle c = {{0.0f, 0.0f}, 0.05f};
-  arb_toi_input in;
-  in.proxy_a = arb_make_polygon_proxy(&bar);
-  in.proxy_b = arb_make_circle_proxy(&c);
+  arb_toi_input in = polygon_circle_input(&bar, &c);
   in.sweep_a = (arb_sweep){arb_vec2_zero, arb_v2(0, 0), arb_v2(0, 0), arb_rot_from_angle(0.0f),
                            arb_rot_from_angle(3.0f)};
   in.sweep_b = still(arb_v2(0.0f, 1.5f), 0.0f);
-  in.max_fraction = 1.0f;
   arb_toi_output out = arb_time_of_impact(&in);
   assert_true(out.state == ARB_TOI_HIT);
   arb_transform xa = arb_get_sweep_transform(&in.sweep_a, out.fraction);

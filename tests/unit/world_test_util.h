@@ -90,6 +90,26 @@ static inline void wt_step_alike(arb_world* a, arb_world* b, int steps, float dt
   }
 }
 
+/// Restores the save image of `from` into `into` (a world created another way: default
+/// settings, other workers...); returns `into`.
+static inline arb_world* wt_restore_image_of(arb_world* into, const arb_world* from) {
+  int size;
+  uint8_t* image = wt_save(from, &size);
+  assert_int_equal(arb_world_restore(into, image, size), 0);
+  free(image);
+  return into;
+}
+
+/// Saves w, steps it `steps` times by dt (a detour) and restores the save: the world must
+/// then go on as if the detour had never happened.
+static inline void wt_detour_and_restore(arb_world* w, int steps, float dt) {
+  int size;
+  uint8_t* image = wt_save(w, &size);
+  for (int s = 0; s < steps; ++s) arb_world_step(w, dt);
+  assert_int_equal(arb_world_restore(w, image, size), 0);
+  free(image);
+}
+
 // How many of the n bodies are awake (sleeping tests).
 /// A world with this gravity and continuous collision on or off (the tunnelling tests).
 static inline arb_world* wt_world_continuous(bool continuous, arb_vec2 gravity) {
@@ -109,13 +129,15 @@ static inline void wt_tunnel_wall(arb_world* w, bool segment) {
   }
 }
 
-/// Steps w `steps` times by dt; the largest x the body's position reached.
-static inline float wt_max_x(arb_world* w, arb_body_id id, int steps, float dt) {
+/// Fires a tunnelling shot in w (wall and projectile built): steps it 60 times by dt,
+/// destroys it and returns the largest x the projectile's centre reached.
+static inline float wt_shot_max_x(arb_world* w, arb_body_id projectile, float dt) {
   float max_x = -1e9f;
-  for (int s = 0; s < steps; ++s) {
+  for (int s = 0; s < 60; ++s) {
     arb_world_step(w, dt);
-    max_x = arb_maxf(max_x, arb_body_get_position(w, id).x);
+    max_x = arb_maxf(max_x, arb_body_get_position(w, projectile).x);
   }
+  arb_world_destroy(w);
   return max_x;
 }
 
@@ -134,4 +156,43 @@ static inline uint32_t wt_rng_next(uint32_t* s) {
 }
 static inline float wt_rng_range(uint32_t* s, float lo, float hi) {
   return lo + (hi - lo) * (float)(wt_rng_next(s) & 0xffffffu) / 16777216.0f;
+}
+
+/// The live bodies of a randomized test world, in any order; ids[0] is its ground.
+#define WT_MAX_BODIES 400
+typedef struct wt_body_list {
+  arb_body_id ids[WT_MAX_BODIES];
+  int n;
+} wt_body_list;
+
+/// Adds a body just created (it must be valid) to the list.
+static inline void wt_body_list_add(const arb_world* w, wt_body_list* l, arb_body_id id) {
+  assert_true(arb_body_is_valid(w, id));
+  assert_true(l->n < WT_MAX_BODIES);
+  l->ids[l->n++] = id;
+}
+
+/// The index of a random body of the list other than the ground (the list has two or more).
+static inline int wt_body_list_pick(const wt_body_list* l, uint32_t* rng) {
+  return 1 + (int)(wt_rng_next(rng) % (uint32_t)(l->n - 1));
+}
+
+/// Destroys the body at index i and drops it from the list (the last one takes its place).
+static inline void wt_body_list_destroy(arb_world* w, wt_body_list* l, int i) {
+  assert_int_equal(arb_body_destroy(w, l->ids[i]), 0);
+  l->ids[i] = l->ids[--l->n];
+}
+
+/// A randomized test world under gravity (0, -10): a static ground box 2 m thick with its
+/// top at y = 0, half_width to each side, then min_count + (a random number below spread)
+/// bodies from random_body; all of them listed in l (the ground first).
+typedef arb_body_id (*wt_random_body_fn)(arb_world* w, uint32_t* rng);
+static inline arb_world* wt_random_world(wt_body_list* l, float half_width, int min_count,
+                                         int spread, wt_random_body_fn random_body, uint32_t* rng) {
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  l->n = 0;
+  wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, half_width, 1.0f));
+  int count = min_count + (int)(wt_rng_next(rng) % (uint32_t)spread);
+  for (int k = 0; k < count; ++k) wt_body_list_add(w, l, random_body(w, rng));
+  return w;
 }

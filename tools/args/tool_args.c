@@ -30,3 +30,17 @@ int tool_bad_usage(const char* prog, int status, const char* fmt, const char* ar
   fprintf(stderr, "\n(see %s --help)\n", prog);
   return status;
 }
+
+int tool_take_operand(const char* prog, int status, const char* arg, const char* what,
+                      const char** operand) {
+  if (arg[0] == '-' && arg[1] != '\0') {
+    return tool_bad_usage(prog, status, "unknown option \"%s\"", arg);
+  }
+  if (*operand) {
+    char msg[600];
+    snprintf(msg, sizeof msg, "more than one %s given (\"%.500s\")", what, arg);
+    return tool_bad_usage(prog, status, "%s", msg);
+  }
+  *operand = arg;
+  return 0;
+}

@@ -115,12 +115,8 @@ int main(int argc, char** argv) {
       o.tick = v;
       have_tick = true;
       i++;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return bad_usage("unknown option \"%s\" for this command", a);
-    } else if (path) {
-      return bad_usage("more than one LOG given (\"%s\")", a);
-    } else {
-      path = a;
+    } else if (tool_take_operand("arbiter-replay", RP_EXIT_UNREADABLE, a, "LOG", &path) != 0) {
+      return RP_EXIT_UNREADABLE;
     }
   }
   if (!path) return bad_usage("%s needs a LOG file", cmd);

@@ -76,12 +76,8 @@ int main(int argc, char** argv) {
       } else if (tool_parse_u64(value, 1, MAX_TICKS, &every)) {
         return bad_usage("--every: not an integer in 1..1000000000: %s", value);
       }
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return bad_usage("unknown option %s", a);
-    } else if (scene_path) {
-      return bad_usage("more than one scene file given (%s)", a);
-    } else {
-      scene_path = a;
+    } else if (tool_take_operand("arbiter-sim", 2, a, "scene file", &scene_path) != 0) {
+      return 2;
     }
   }
   if (!have_ticks) return bad_usage("%s", "--ticks N is required");

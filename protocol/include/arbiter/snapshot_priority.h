@@ -26,6 +26,7 @@ typedef struct arb_snap2_priority {
   int count, cap;
   uint32_t* spare_ids;  ///< merge scratch
   float* spare_acc;
+  int cursor;  ///< arb_snap2_priority_next: where the last id was looked up
 } arb_snap2_priority;
 
 ARB_API int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities);
@@ -46,5 +47,23 @@ ARB_API void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_se
                                        float* weight);
 /// After a build: entities the client is now up to date on start from zero.
 ARB_API void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date);
+
+// The same accumulators computed only for the entities a build asks about (those that
+// changed: arb_snap2_build_args.rank), for a world mostly at rest. An entity up to date
+// has none (zero), so only the others are kept. Per snapshot: arb_snap2_priority_begin,
+// arb_snap2_priority_next for entities by increasing id, then arb_snap2_priority_keep.
+// The values equal arb_snap2_priority_update's (then _sent) for the same inputs.
+
+/// Start a snapshot's lookups.
+ARB_API void arb_snap2_priority_begin(arb_snap2_priority* p);
+/// Entity `id`'s accumulator (0 without one) plus its relevance × dt; weight: NULL or its
+/// arb_snap2_weight. Ids must increase between arb_snap2_priority_begin calls.
+ARB_API float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_interest* in,
+                                      uint32_t id, arb_vec2 position, float speed, float dt,
+                                      float* weight);
+/// After the build: keep acc[j] for the items of `current` not up to date (each one asked
+/// with arb_snap2_priority_next, its value in acc[j]), drop every other accumulator.
+ARB_API void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current,
+                                     const float* acc, const uint8_t* up_to_date);
 
 ARB_C_END

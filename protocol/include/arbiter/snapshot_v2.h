@@ -223,6 +223,13 @@ typedef struct arb_snap2_build_args {
   /// starving. Entering entities' bytes are held to half of what is sent while
   /// corrections wait (descriptions are spread over snapshots, nearest first).
   const float* weight;
+  /// NULL, or instead of `priority` and `weight`: fills current item j's priority and
+  /// weight when the builder needs them: for the items that differ from the baseline or
+  /// from what the client draws (every item it reports not up to date is one), by
+  /// increasing j. Items held exactly as they are in both are never asked about, so a
+  /// caller computes priorities only for what changed.
+  void (*rank)(void* user, int j, float* priority, float* weight);
+  void* rank_user;
   /// 0, or an entity held with zero tolerance: the client's own avatar, whose prediction
   /// the client checks against the exact quantized state.
   uint32_t exact_id;

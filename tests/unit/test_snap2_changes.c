@@ -1,0 +1,401 @@
+// The builder's work from what changed: an entity held at rest, exactly, by the baseline,
+// by what the client draws and by the world is skipped without a diff, and priorities are
+// computed only for the entities the builder asks about (arb_snap2_build_args.rank). Both
+// must change nothing: in random worlds (most bodies asleep, some moving as predicted,
+// some pushed off their prediction, falling asleep and waking, re-described, entering and
+// leaving a moving view), with random acks, lost snapshots, budgets, gravity and camera
+// boxes, every packet, sent view and up-to-date flag of the normal build equals that of a
+// build that diffs every entity and takes its priorities from arb_snap2_priority_update.
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../common/test_main.h"
+// clang-format on
+
+#include <arbiter/snapshot_drawn.h>
+#include <arbiter/snapshot_priority.h>
+#include <arbiter/snapshot_v2.h>
+
+#include "snap2_internal.h"
+
+#define N 300    // entities in the world
+#define W 120    // entities in the client's view at most
+#define RING 6   // views each side keeps
+#define RATE 60  // ticks per second
+#define EVERY 2  // ticks per snapshot
+
+static uint64_t rng_state;
+static uint32_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state >> 16);
+}
+static int chance(int percent) {
+  return (int)(rnd() % 100u) < percent;
+}
+
+typedef struct world {
+  arb_snap2_entity e[N];
+  uint8_t asleep[N];
+  int32_t gx, gy;
+} world;
+
+static void world_init(world* w, int gravity) {
+  memset(w, 0, sizeof *w);
+  uint32_t id = 0;
+  w->gy = gravity ? -2511 : 0;
+  for (int i = 0; i < N; ++i) {
+    arb_snap2_entity* e = &w->e[i];
+    id += 1u + rnd() % 5u;
+    e->id = id;
+    uint32_t k = rnd() % 20u;
+    e->cls = k < 16   ? ARB_SNAP2_BODY
+             : k < 18 ? ARB_SNAP2_PARTICLE
+             : k < 19 ? ARB_SNAP2_LINK
+                      : ARB_SNAP2_WHEEL;
+    e->desc_version = 1;
+    if (e->cls == ARB_SNAP2_BODY || e->cls == ARB_SNAP2_PARTICLE) {
+      e->s.x = (int32_t)(rnd() % 20000u) - 10000;
+      e->s.y = (int32_t)(rnd() % 20000u) - 10000;
+    }
+    if (e->cls == ARB_SNAP2_BODY || e->cls == ARB_SNAP2_WHEEL) e->s.angle = (uint16_t)rnd();
+    if (e->cls == ARB_SNAP2_PARTICLE && chance(30)) e->s.flags = ARB_SNAP2_FLAG_PINNED;
+    w->asleep[i] = (uint8_t)chance(70);
+  }
+}
+
+/* One snapshot interval: sleeping entities keep their state exactly; awake ones move as
+ * predicted, some get pushed; some fall asleep (at rest), some wake, a few re-described. */
+static void world_step(world* w, uint32_t tick) {
+  for (int i = 0; i < N; ++i) {
+    arb_snap2_entity* e = &w->e[i];
+    if (chance(1)) e->desc_version++;
+    if (e->cls == ARB_SNAP2_LINK) continue;
+    if (w->asleep[i]) {
+      if (chance(3)) w->asleep[i] = 0;
+      continue;
+    }
+    if (chance(8)) {
+      w->asleep[i] = 1;
+      e->s.vx = e->s.vy = e->s.w = 0;
+      continue;
+    }
+    arb_snap2_state s = e->s;
+    s.flags = (uint8_t)(s.flags | (w->gy != 0 && chance(50) ? ARB_SNAP2_FLAG_BALLISTIC : 0));
+    s = arb_snap2_predict(&s, e->cls, EVERY, RATE, w->gx, w->gy);
+    s.flags = e->s.flags;
+    if (chance(30)) {
+      s.vx += (int32_t)(rnd() % 401u) - 200;
+      s.vy += (int32_t)(rnd() % 401u) - 200;
+      s.w += (int32_t)(rnd() % 4001u) - 2000;
+    }
+    if (chance(10)) s.x += (int32_t)(rnd() % 7u) - 3;
+    if (e->cls == ARB_SNAP2_WHEEL) {
+      s.vx = s.vy = 0;
+      if (chance(20)) s.aux = (uint16_t)(s.aux + rnd() % 64u);
+      s.flags = chance(10) ? ARB_SNAP2_FLAG_SKID : 0;
+    }
+    if (e->cls == ARB_SNAP2_PARTICLE) s.w = 0;
+    if (e->cls == ARB_SNAP2_PARTICLE && (e->s.flags & ARB_SNAP2_FLAG_PINNED)) s = e->s;
+    e->s = s;
+    e->s.t0 = tick;
+  }
+}
+
+static int describe(void* user, uint32_t id, arb_snap2_desc* d) {
+  const world* w = user;
+  const arb_snap2_entity* e = NULL;
+  for (int i = 0; i < N && !e; ++i)
+    if (w->e[i].id == id) e = &w->e[i];
+  if (!e) return ARB_E_INVAL;
+  memset(d, 0, sizeof *d);
+  d->cls = e->cls;
+  switch (e->cls) {
+    case ARB_SNAP2_BODY:
+      d->shape_count = 1;
+      d->shapes[0].kind = 1;
+      d->shapes[0].count = 1;
+      d->shapes[0].radius = 0.25f + 0.25f * (float)(e->desc_version % 3u);
+      break;
+    case ARB_SNAP2_PARTICLE:
+      d->radius = 0.1f;
+      break;
+    case ARB_SNAP2_LINK:
+      d->link_kind = ARB_SNAP2_LINK_ROPE;
+      d->a = 1;
+      d->b = 2;
+      break;
+    default:
+      d->a = 1;
+      d->radius = 0.4f;
+      break;
+  }
+  return 0;
+}
+
+/* One server-side client state with one way of building: a ring of sent views, the model
+ * of what the client draws, priority accumulators. */
+typedef struct side {
+  arb_snap2_builder* b;
+  int lazy;  ///< 1: the normal build (skips, rank callback); 0: full diff, priority arrays
+  arb_snap2_entity ring_items[RING][2 * W];
+  arb_snap2_set ring[RING];
+  uint32_t ring_tick[RING], ring_base[RING];
+  arb_snap2_entity drawn_items[2][3 * W];
+  arb_snap2_set drawn, drawn_tmp;
+  arb_snap2_priority prio;
+  float acc[W], weight[W];
+  uint8_t up[W];
+} side;
+
+static void side_init(side* s, int lazy) {
+  memset(s, 0, sizeof *s);
+  s->lazy = lazy;
+  assert_int_equal(arb_snap2_builder_create(0, 2 * W, &s->b), 0);
+  arb__snap2_builder_full_diff(s->b, !lazy);
+  for (int i = 0; i < RING; ++i) s->ring[i] = (arb_snap2_set){s->ring_items[i], 0, 2 * W};
+  s->drawn = (arb_snap2_set){s->drawn_items[0], 0, 3 * W};
+  s->drawn_tmp = (arb_snap2_set){s->drawn_items[1], 0, 3 * W};
+  assert_int_equal(arb_snap2_priority_init(&s->prio, W), 0);
+}
+
+static void side_free(side* s) {
+  arb_snap2_builder_destroy(s->b);
+  arb_snap2_priority_free(&s->prio);
+}
+
+static int slot_of(const side* s, uint32_t tick) {
+  for (int i = 0; tick && i < RING; ++i)
+    if (s->ring_tick[i] == tick) return i;
+  return -1;
+}
+
+/* What one snapshot of the client needs, the same for both sides. */
+typedef struct snap_in {
+  arb_snap2_set view;
+  arb_vec2 pos[W];
+  float speed[W];
+  arb_snap2_interest in;
+  uint32_t tick, acked;
+  int budget, max_parts, use_drawn;
+  world* w;
+} snap_in;
+
+typedef struct rank_ctx {
+  side* s;
+  const snap_in* q;
+} rank_ctx;
+
+static void rank(void* user, int j, float* priority, float* weight) {
+  rank_ctx* r = user;
+  r->s->acc[j] = arb_snap2_priority_next(&r->s->prio, &r->q->in, r->q->view.items[j].id,
+                                         r->q->pos[j], r->q->speed[j], 1.0f / 30.0f, weight);
+  *priority = r->s->acc[j];
+}
+
+static int build(side* s, const snap_in* q, arb_snap2_build_result* out) {
+  int write = 0;  // the oldest slot: never the baseline (the newest acked one)
+  for (int i = 1; i < RING; ++i)
+    if (s->ring_tick[i] < s->ring_tick[write]) write = i;
+  int base = slot_of(s, q->acked);
+  if (base == write) base = -1;
+  static const arb_snap2_set empty = {NULL, 0, 0};
+  arb_snap2_build_args a;
+  memset(&a, 0, sizeof a);
+  a.h = (arb_snap2_header){q->tick, base >= 0 ? s->ring_tick[base] : 0, 7, 0, 0, RATE, q->w->gx,
+                           q->w->gy};
+  a.baseline = base >= 0 ? &s->ring[base] : &empty;
+  a.current = &q->view;
+  rank_ctx rc = {s, q};
+  if (s->lazy) {
+    arb_snap2_priority_begin(&s->prio);
+    a.rank = rank;
+    a.rank_user = &rc;
+  } else {
+    arb_snap2_priority_update(&s->prio, &q->view, q->pos, q->speed, &q->in, 1.0f / 30.0f, s->acc,
+                              s->weight);
+    a.priority = s->acc;
+    a.weight = s->weight;
+  }
+  a.describe = describe;
+  a.describe_user = q->w;
+  a.tol = arb_snap2_default_tolerance();
+  a.drawn = q->use_drawn ? &s->drawn : NULL;
+  a.exact_id = q->in.avatar_id;
+  a.byte_budget = q->budget;
+  a.packet_overhead = 40;
+  a.max_parts = q->max_parts;
+  a.sent = &s->ring[write];
+  a.up_to_date = s->up;
+  s->ring_tick[write] = 0;
+  int rc_build = arb_snap2_build(s->b, &a, out);
+  if (rc_build != 0) return rc_build;
+  if (s->lazy)
+    arb_snap2_priority_keep(&s->prio, &q->view, s->acc, s->up);
+  else
+    arb_snap2_priority_sent(&s->prio, s->up);
+  s->ring_tick[write] = q->tick;
+  s->ring_base[write] = a.h.baseline_tick;
+  int bs = slot_of(s, a.h.baseline_tick);
+  assert_int_equal(arb_snap2_drawn_apply(&s->drawn, &s->ring[write], bs >= 0 ? &s->ring[bs] : NULL,
+                                         a.h.baseline_tick, &s->drawn_tmp),
+                   0);
+  arb_snap2_set t = s->drawn;
+  s->drawn = s->drawn_tmp;
+  s->drawn_tmp = t;
+  return 0;
+}
+
+/* The client's view: a window of the world that wanders, with holes that come and go. */
+static void make_view(snap_in* q, world* w, int lo, int snapshot) {
+  q->view.count = 0;
+  for (int i = lo; i < lo + W && i < N; ++i) {
+    if ((uint32_t)(i * 2654435761u + (uint32_t)(snapshot / 8) * 40503u) % 9u == 0) continue;
+    int j = q->view.count++;
+    q->view.items[j] = w->e[i];
+    q->pos[j] = arb_v2((float)w->e[i].s.x / 128.0f, (float)w->e[i].s.y / 128.0f);
+    q->speed[j] = (float)(abs(w->e[i].s.vx) + abs(w->e[i].s.vy)) / 256.0f;
+  }
+  memset(&q->in, 0, sizeof q->in);
+  q->in.near_radius = 10.0f;
+  if (q->view.count > 0 && chance(90)) {
+    int k = q->view.count / 2;
+    q->in.avatar_id = q->view.items[k].id;
+    q->in.avatar = q->pos[k];
+  }
+  q->in.has_view = chance(30);
+  q->in.view = (arb_aabb){{-20.0f, -20.0f}, {30.0f, 25.0f}};
+}
+
+static void assert_same(const side* x, const side* y, const arb_snap2_build_result* rx,
+                        const arb_snap2_build_result* ry, int count) {
+  assert_int_equal(rx->packet_count, ry->packet_count);
+  for (int p = 0; p < rx->packet_count; ++p) {
+    assert_int_equal(rx->sizes[p], ry->sizes[p]);
+    assert_memory_equal(rx->packets[p], ry->packets[p], (size_t)rx->sizes[p]);
+  }
+  assert_int_equal(rx->deferred, ry->deferred);
+  assert_memory_equal(x->up, y->up, (size_t)count);
+  for (int i = 0; i < RING; ++i) {
+    assert_int_equal(x->ring_tick[i], y->ring_tick[i]);
+    assert_int_equal(x->ring[i].count, y->ring[i].count);
+    for (int k = 0; k < x->ring[i].count; ++k) {
+      const arb_snap2_entity *a = &x->ring[i].items[k], *b = &y->ring[i].items[k];
+      assert_int_equal(a->id, b->id);
+      assert_int_equal(a->desc_version, b->desc_version);
+      assert_true(a->s.x == b->s.x && a->s.y == b->s.y && a->s.vx == b->s.vx &&
+                  a->s.vy == b->s.vy && a->s.w == b->s.w && a->s.angle == b->s.angle &&
+                  a->s.aux == b->s.aux && a->s.flags == b->s.flags && a->s.t0 == b->s.t0);
+    }
+  }
+}
+
+static void one_world(uint64_t seed, int gravity, int snapshots) {
+  rng_state = seed;
+  static world w;
+  static side full, lazy;
+  static snap_in q;
+  static arb_snap2_entity view_items[W];
+  world_init(&w, gravity);
+  side_init(&full, 0);
+  side_init(&lazy, 1);
+  q.view = (arb_snap2_set){view_items, 0, W};
+  q.w = &w;
+  int lo = N / 3, skipped = 0;
+  uint32_t acked = 0;
+  uint32_t pending[RING] = {0};
+  for (int n = 1; n <= snapshots; ++n) {
+    uint32_t tick = (uint32_t)(n * EVERY);
+    world_step(&w, tick);
+    lo += (int)(rnd() % 9u) - 4;
+    lo = lo < 0 ? 0 : lo > N - W ? N - W : lo;
+    make_view(&q, &w, lo, n);
+    // Acks: each snapshot arrives with 80 %, acknowledged 1..3 snapshots later.
+    for (int k = 0; k < RING; ++k)
+      if (pending[k] && pending[k] + (uint32_t)(EVERY * (1 + (int)(rnd() % 3u))) <= tick) {
+        if (chance(80) && pending[k] > acked) acked = pending[k];
+        pending[k] = 0;
+      }
+    q.tick = tick;
+    q.acked = acked;
+    uint32_t b = rnd() % 10u;
+    q.budget = b < 4 ? 0 : b < 6 ? 250 : b < 8 ? 700 : 2400;
+    q.max_parts = chance(10) ? 1 : 0;
+    q.use_drawn = !chance(10);
+    arb_snap2_build_result rf, rl;
+    int ef = build(&full, &q, &rf), el = build(&lazy, &q, &rl);
+    assert_int_equal(ef, 0);
+    assert_int_equal(el, 0);
+    assert_same(&full, &lazy, &rf, &rl, q.view.count);
+    assert_int_equal(full.drawn.count, lazy.drawn.count);
+    for (int k = 0; k < RING; ++k)
+      if (!pending[k]) {
+        pending[k] = tick;
+        break;
+      }
+    // How much the skip saves: entities in view the lazy build never diffed.
+    int up = 0;
+    for (int j = 0; j < q.view.count; ++j) up += lazy.up[j];
+    skipped += up;
+  }
+  assert_true(skipped > snapshots * 20);  // most of the view is at rest: skipped
+  side_free(&full);
+  side_free(&lazy);
+}
+
+static void same_packets_as_a_full_diff(void** state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 12; ++seed) one_world(seed * 0x9E3779B97F4A7C15ull, 0, 400);
+}
+
+static void same_packets_with_gravity(void** state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 6; ++seed) one_world(seed * 0xBF58476D1CE4E5B9ull, 1, 400);
+}
+
+/* The lazy accumulators equal arb_snap2_priority_update's: an entity asked about gets its
+ * accumulator plus relevance × dt; one up to date starts again from zero; one not asked
+ * (held exactly, so up to date) keeps nothing. */
+static void lazy_priorities_match(void** state) {
+  (void)state;
+  static arb_snap2_entity items[4];
+  arb_snap2_set cur = {items, 4, 4};
+  for (int i = 0; i < 4; ++i) items[i].id = (uint32_t)(10 + i);
+  arb_vec2 pos[4] = {{0, 0}, {50, 0}, {5, 0}, {5, 0}};
+  float speed[4] = {0, 0, 0, 10}, eager[4], lazy[4], weight[4], w;
+  arb_snap2_interest in;
+  memset(&in, 0, sizeof in);
+  in.avatar_id = 10;
+  in.near_radius = 10.0f;
+  arb_snap2_priority p, q;
+  assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
+  assert_int_equal(arb_snap2_priority_init(&q, 8), 0);
+  uint8_t up[3][4] = {{1, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 1}};
+  for (int round = 0; round < 3; ++round) {
+    arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, eager, weight);
+    arb_snap2_priority_begin(&q);
+    for (int j = 0; j < 4; ++j) {
+      if (round > 0 && up[round - 1][j] && up[round][j]) continue;  // at rest: never asked
+      lazy[j] = arb_snap2_priority_next(&q, &in, items[j].id, pos[j], speed[j], 0.1f, &w);
+      assert_true(lazy[j] == eager[j]);
+      assert_true(w == weight[j]);
+    }
+    arb_snap2_priority_sent(&p, up[round]);
+    arb_snap2_priority_keep(&q, &cur, lazy, up[round]);
+  }
+  assert_int_equal(q.count, 1);  // only 10 waits
+  assert_int_equal(q.ids[0], 10);
+  assert_true(q.acc[0] == eager[0]);
+  arb_snap2_priority_free(&p);
+  arb_snap2_priority_free(&q);
+}
+
+ARB_TEST_MAIN(cmocka_unit_test(same_packets_as_a_full_diff),
+              cmocka_unit_test(same_packets_with_gravity), cmocka_unit_test(lazy_priorities_match))
