@@ -14,6 +14,7 @@
 // bodies as arb_client_sample drew them (interpolated, the own avatar predicted), so a car's
 // wheels stay on the car; at the newest snapshot on that snapshot's bodies.
 #include <math.h>
+#include <string.h>
 
 #include "cl_client.h"
 
@@ -138,38 +139,54 @@ static bool body_pose(const arb_client* c, const cl_when* w, uint32_t id, arb_tr
   return true;
 }
 
-// The next entity of class cls in the newest view at index *i or after (and *i past it),
-// with its description; NULL at the end. Entities without a description are skipped.
-static const arb_snap2_entity* next_of(const arb_client* c, const cl_when* w, uint8_t cls, int* i,
-                                       const cl_extra_desc** d) {
-  for (; *i < w->newest->origins.count; ++*i) {
-    const arb_snap2_entity* e = &w->newest->origins.items[*i];
-    if (e->cls != cls || (*d = cl_snapshots_extra(&c->snaps, e->id, cls)) == NULL) continue;
-    ++*i;
-    return e;
-  }
-  return NULL;
-}
-
-int arb_client_get_particles(const arb_client* c, arb_client_when when, arb_client_particle* out, int max) {
-  cl_when w;
-  if (!c || !pick_views(c, when, &w)) return 0;
-  int n = 0;
+// One entity of the newest complete view with its description, sampled at w's moment.
+typedef struct cl_extra {
+  const arb_client* c;
+  const cl_when* w;
   const arb_snap2_entity* e;
   const cl_extra_desc* d;
-  for (int i = 0; (e = next_of(c, &w, ARB_SNAP2_PARTICLE, &i, &d)) != NULL;) {
-    if (out && n < max) {
-      cl_xstate x = state_of(&w, e);
-      arb_client_particle* o = &out[n];
-      o->id = e->id;
-      o->position = x.p;
-      o->velocity = x.v;
-      o->radius = d->radius;
-      o->pinned = (x.flags & ARB_SNAP2_FLAG_PINNED) != 0;
-    }
+} cl_extra;
+
+// Writes the application's item for one extra into the zeroed `item`; false leaves it out.
+typedef bool cl_extra_fill_fn(const cl_extra* x, void* item);
+
+// Every entity of class cls in the newest complete view that has a description and that
+// fill accepts: the first max of them into out (elem bytes each; out may be NULL).
+// Returns how many there are, also beyond max.
+static int collect(const arb_client* c, arb_client_when when, uint8_t cls, cl_extra_fill_fn* fill,
+                   void* out, size_t elem, int max) {
+  cl_when w;
+  if (!c || !pick_views(c, when, &w)) return 0;
+  union {
+    arb_client_particle particle;
+    arb_client_link link;
+    arb_client_wheel wheel;
+  } item;
+  int n = 0;
+  for (int i = 0; i < w.newest->origins.count; ++i) {
+    cl_extra x = {c, &w, &w.newest->origins.items[i], NULL};
+    if (x.e->cls != cls || (x.d = cl_snapshots_extra(&c->snaps, x.e->id, cls)) == NULL) continue;
+    memset(&item, 0, sizeof item);
+    if (!fill(&x, &item)) continue;
+    if (out && n < max) memcpy((char*)out + (size_t)n * elem, &item, elem);
     n++;
   }
   return n;
+}
+
+static bool fill_particle(const cl_extra* x, void* item) {
+  cl_xstate s = state_of(x->w, x->e);
+  arb_client_particle* o = item;
+  o->id = x->e->id;
+  o->position = s.p;
+  o->velocity = s.v;
+  o->radius = x->d->radius;
+  o->pinned = (s.flags & ARB_SNAP2_FLAG_PINNED) != 0;
+  return true;
+}
+
+int arb_client_get_particles(const arb_client* c, arb_client_when when, arb_client_particle* out, int max) {
+  return collect(c, when, ARB_SNAP2_PARTICLE, fill_particle, out, sizeof *out, max);
 }
 
 // One end of a link in world coordinates: on a particle (ropes), on a body, or the world.
@@ -191,50 +208,41 @@ static bool link_end(const arb_client* c, const cl_when* w, const cl_extra_desc*
   return true;
 }
 
+static bool fill_link(const cl_extra* x, void* item) {
+  const cl_extra_desc* d = x->d;
+  arb_client_link* l = item;
+  if (!link_end(x->c, x->w, d, d->a, d->anchor_a, &l->anchor_a) ||
+      !link_end(x->c, x->w, d, d->b, d->anchor_b, &l->anchor_b))
+    return false;
+  l->id = x->e->id;
+  l->kind = (arb_client_link_kind)d->link_kind;
+  l->joint_type = d->link_kind == ARB_SNAP2_LINK_JOINT ? d->joint_type : 0;
+  l->a = d->a;
+  l->b = d->b;
+  return true;
+}
+
 int arb_client_get_links(const arb_client* c, arb_client_when when, arb_client_link* out, int max) {
-  cl_when w;
-  if (!c || !pick_views(c, when, &w)) return 0;
-  int n = 0;
-  const arb_snap2_entity* e;
-  const cl_extra_desc* d;
-  for (int i = 0; (e = next_of(c, &w, ARB_SNAP2_LINK, &i, &d)) != NULL;) {
-    arb_client_link l;
-    if (!link_end(c, &w, d, d->a, d->anchor_a, &l.anchor_a) || !link_end(c, &w, d, d->b, d->anchor_b, &l.anchor_b))
-      continue;
-    l.id = e->id;
-    l.kind = (arb_client_link_kind)d->link_kind;
-    l.joint_type = d->link_kind == ARB_SNAP2_LINK_JOINT ? d->joint_type : 0;
-    l.a = d->a;
-    l.b = d->b;
-    if (out && n < max) out[n] = l;
-    n++;
-  }
-  return n;
+  return collect(c, when, ARB_SNAP2_LINK, fill_link, out, sizeof *out, max);
+}
+
+static bool fill_wheel(const cl_extra* x, void* item) {
+  arb_transform chassis;
+  if (!body_pose(x->c, x->w, x->d->a, &chassis)) return false;
+  cl_xstate s = state_of(x->w, x->e);
+  arb_client_wheel* o = item;
+  o->id = x->e->id;
+  o->vehicle = x->d->a;
+  o->position = arb_transform_point(chassis, x->d->anchor_a);
+  o->rotation = arb_rot_mul(chassis.q, arb_rot_from_angle(s.aux));
+  o->radius = x->d->radius;
+  o->steer = s.aux;
+  o->spin = s.angle;
+  o->spin_rate = s.w;
+  o->skid = (s.flags & ARB_SNAP2_FLAG_SKID) != 0;
+  return true;
 }
 
 int arb_client_get_wheels(const arb_client* c, arb_client_when when, arb_client_wheel* out, int max) {
-  cl_when w;
-  if (!c || !pick_views(c, when, &w)) return 0;
-  int n = 0;
-  const arb_snap2_entity* e;
-  const cl_extra_desc* d;
-  for (int i = 0; (e = next_of(c, &w, ARB_SNAP2_WHEEL, &i, &d)) != NULL;) {
-    arb_transform chassis;
-    if (!body_pose(c, &w, d->a, &chassis)) continue;
-    if (out && n < max) {
-      cl_xstate x = state_of(&w, e);
-      arb_client_wheel* o = &out[n];
-      o->id = e->id;
-      o->vehicle = d->a;
-      o->position = arb_transform_point(chassis, d->anchor_a);
-      o->rotation = arb_rot_mul(chassis.q, arb_rot_from_angle(x.aux));
-      o->radius = d->radius;
-      o->steer = x.aux;
-      o->spin = x.angle;
-      o->spin_rate = x.w;
-      o->skid = (x.flags & ARB_SNAP2_FLAG_SKID) != 0;
-    }
-    n++;
-  }
-  return n;
+  return collect(c, when, ARB_SNAP2_WHEEL, fill_wheel, out, sizeof *out, max);
 }

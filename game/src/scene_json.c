@@ -200,16 +200,83 @@ int sj_vec2(sj_ctx* ctx, const json_t* obj, const char* key, bool required, floa
   return ctx->code;
 }
 
+// The value readers below check one JSON value at the current path; the sj_<type>(obj,
+// key) readers are member() + the value reader + sj_pop.
+
+static void bool_value(sj_ctx* ctx, const json_t* v, bool* out) {
+  if (!json_is_boolean(v)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+    return;
+  }
+  *out = json_is_true(v);
+}
+
+static void int_value(sj_ctx* ctx, const json_t* v, long long lo, long long hi, long long* out) {
+  if (!json_is_integer(v)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
+    return;
+  }
+  long long i = json_integer_value(v);
+  if (i < lo || i > hi) {
+    sj_fail(ctx, ARB_E_RANGE, "must be between %lld and %lld, got %lld", lo, hi, i);
+    return;
+  }
+  *out = i;
+}
+
+static void string_value(sj_ctx* ctx, const json_t* v, size_t max_len, const char** out) {
+  if (!json_is_string(v)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
+    return;
+  }
+  const char* s = json_string_value(v);
+  size_t n = json_string_length(v);
+  if (n == 0) {
+    sj_fail(ctx, ARB_E_INVAL, "must not be empty");
+    return;
+  }
+  if (n > max_len) {
+    sj_fail(ctx, ARB_E_TOO_BIG, "longer than %zu bytes (%zu)", max_len, n);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch < 0x20 || ch == 0x7f) {
+      sj_fail(ctx, ARB_E_INVAL, "contains a control character at byte %zu", i);
+      return;
+    }
+  }
+  *out = s;
+}
+
+static void enum_value(sj_ctx* ctx, const json_t* v, const char* const* choices, int* out) {
+  if (!json_is_string(v)) {
+    sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
+    return;
+  }
+  const char* s = json_string_value(v);
+  for (int i = 0; choices[i]; i++) {
+    if (strcmp(choices[i], s) == 0) {
+      *out = i;
+      return;
+    }
+  }
+  char list[160];
+  size_t n = 0;
+  list[0] = '\0';
+  for (int i = 0; choices[i] && n < sizeof list; i++) {
+    int w = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", choices[i]);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  sj_fail(ctx, ARB_E_INVAL, "unknown value \"%.64s\" (expected one of: %s)", s, list);
+}
+
+// Absent optional members leave *out at its default (required ones failed in member()).
 int sj_bool(sj_ctx* ctx, const json_t* obj, const char* key, bool* out) {
   size_t mark;
   const json_t* v = member(ctx, obj, key, false, &mark);
-  if (!v) {
-    // absent: *out keeps its default
-  } else if (!json_is_boolean(v)) {
-    sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
-  } else {
-    *out = json_is_true(v);
-  }
+  if (v) bool_value(ctx, v, out);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -218,18 +285,7 @@ int sj_int(sj_ctx* ctx, const json_t* obj, const char* key, bool required, long 
            long long hi, long long* out) {
   size_t mark;
   const json_t* v = member(ctx, obj, key, required, &mark);
-  if (!v) {
-    // absent: failed above if required, else *out keeps its default
-  } else if (!json_is_integer(v)) {
-    sj_fail(ctx, ARB_E_INVAL, "expected an integer, got %s", sj_type_name(v));
-  } else {
-    long long i = json_integer_value(v);
-    if (i < lo || i > hi) {
-      sj_fail(ctx, ARB_E_RANGE, "must be between %lld and %lld, got %lld", lo, hi, i);
-    } else {
-      *out = i;
-    }
-  }
+  if (v) int_value(ctx, v, lo, hi, out);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -238,28 +294,7 @@ int sj_string(sj_ctx* ctx, const json_t* obj, const char* key, bool required, si
               const char** out) {
   size_t mark;
   const json_t* v = member(ctx, obj, key, required, &mark);
-  if (!v) {
-    // absent: failed above if required, else *out keeps its default
-  } else if (!json_is_string(v)) {
-    sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
-  } else {
-    const char* s = json_string_value(v);
-    size_t n = json_string_length(v);
-    if (n == 0) {
-      sj_fail(ctx, ARB_E_INVAL, "must not be empty");
-    } else if (n > max_len) {
-      sj_fail(ctx, ARB_E_TOO_BIG, "longer than %zu bytes (%zu)", max_len, n);
-    } else {
-      for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch < 0x20 || ch == 0x7f) {
-          sj_fail(ctx, ARB_E_INVAL, "contains a control character at byte %zu", i);
-          break;
-        }
-      }
-      if (!ctx->code) *out = s;
-    }
-  }
+  if (v) string_value(ctx, v, max_len, out);
   sj_pop(ctx, mark);
   return ctx->code;
 }
@@ -267,33 +302,7 @@ int sj_string(sj_ctx* ctx, const json_t* obj, const char* key, bool required, si
 int sj_enum(sj_ctx* ctx, const json_t* obj, const char* key, const char* const* choices, int* out) {
   size_t mark;
   const json_t* v = member(ctx, obj, key, false, &mark);
-  if (!v) {
-    // absent: *out keeps its default
-  } else if (!json_is_string(v)) {
-    sj_fail(ctx, ARB_E_INVAL, "expected a string, got %s", sj_type_name(v));
-  } else {
-    const char* s = json_string_value(v);
-    int found = -1;
-    for (int i = 0; choices[i]; i++) {
-      if (strcmp(choices[i], s) == 0) {
-        found = i;
-        break;
-      }
-    }
-    if (found < 0) {
-      char list[160];
-      size_t n = 0;
-      list[0] = '\0';
-      for (int i = 0; choices[i] && n < sizeof list; i++) {
-        int w = snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", choices[i]);
-        if (w < 0) break;
-        n += (size_t)w;
-      }
-      sj_fail(ctx, ARB_E_INVAL, "unknown value \"%.64s\" (expected one of: %s)", s, list);
-    } else {
-      *out = found;
-    }
-  }
+  if (v) enum_value(ctx, v, choices, out);
   sj_pop(ctx, mark);
   return ctx->code;
 }

@@ -17,6 +17,7 @@
 //   view     [11, active, min_x, min_y, max_x, max_y]
 //   shape    [kind, x0, y0, ... x(n-1), y(n-1)(, radius)]   (rows of shapes.def)
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,8 +49,49 @@ int arb__check_desc(const arb_proto_entity_desc* d) {
   return arb__check_shape(&d->shape);
 }
 
+// The controls on the wire, in this order: the one list that checks, packs and unpacks
+// them, so a new control cannot be packed and forgotten in the decoder.
+typedef struct controls_field {
+  const char* name;
+  size_t offset;     ///< in arb_proto_controls_q
+  size_t size;       ///< 1 or 2 bytes
+  int64_t min, max;  ///< min < 0: a signed field
+} controls_field;
+
+#define CONTROL(f, lo, hi) \
+  {#f, offsetof(arb_proto_controls_q, f), sizeof(((arb_proto_controls_q*)0)->f), lo, hi}
+static const controls_field controls_fields[] = {
+    CONTROL(move_x, -127, 127), CONTROL(move_y, -127, 127),
+    CONTROL(aim, 0, 65535),     CONTROL(buttons, 0, ARB_PROTO_MAX_BUTTONS),
+    CONTROL(steer, -127, 127),  CONTROL(throttle, 0, 255),
+    CONTROL(brake, 0, 255),
+};
+#undef CONTROL
+#define CONTROLS_FIELD_COUNT ((int)(sizeof controls_fields / sizeof controls_fields[0]))
+
+static int64_t control_get(const arb_proto_controls_q* c, const controls_field* f) {
+  const uint8_t* p = (const uint8_t*)c + f->offset;
+  if (f->size == 1) return f->min < 0 ? (int64_t)(int8_t)*p : (int64_t)*p;
+  uint16_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static void control_set(arb_proto_controls_q* c, const controls_field* f, int64_t v) {
+  uint8_t* p = (uint8_t*)c + f->offset;
+  if (f->size == 1) {
+    *p = (uint8_t)v;  // two's complement for the signed ones
+    return;
+  }
+  uint16_t v16 = (uint16_t)v;
+  memcpy(p, &v16, sizeof v16);
+}
+
 int arb__check_controls(const arb_proto_controls_q* c) {
-  if (c->move_x < -127 || c->move_y < -127 || c->steer < -127) return ARB_E_RANGE;
+  for (int i = 0; i < CONTROLS_FIELD_COUNT; i++) {
+    int64_t v = control_get(c, &controls_fields[i]);
+    if (v < controls_fields[i].min || v > controls_fields[i].max) return ARB_E_RANGE;
+  }
   return 0;
 }
 
@@ -110,33 +152,25 @@ int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
   return 0;
 }
 
+// msgpack_pack_int64 writes the smallest form of the value, the bytes the int8 / uint8 /
+// uint16 packers write for it.
 void arb__pack_controls(msgpack_packer* pk, const arb_proto_controls_q* c) {
-  msgpack_pack_int8(pk, c->move_x);
-  msgpack_pack_int8(pk, c->move_y);
-  msgpack_pack_uint16(pk, c->aim);
-  msgpack_pack_uint16(pk, c->buttons);
-  msgpack_pack_int8(pk, c->steer);
-  msgpack_pack_uint8(pk, c->throttle);
-  msgpack_pack_uint8(pk, c->brake);
+  for (int i = 0; i < CONTROLS_FIELD_COUNT; i++) msgpack_pack_int64(pk, control_get(c, &controls_fields[i]));
 }
 
 int arb__unpack_controls(arb__dec* d, arb_proto_controls_q* c) {
-  int64_t v;
-  uint32_t u;
-  ARB__TRY(arb__dec_int(d, "move_x", -127, 127, &v));
-  c->move_x = (int8_t)v;
-  ARB__TRY(arb__dec_int(d, "move_y", -127, 127, &v));
-  c->move_y = (int8_t)v;
-  ARB__TRY(arb__dec_u32(d, "aim", 0, 65535, &u));
-  c->aim = (uint16_t)u;
-  ARB__TRY(arb__dec_u32(d, "buttons", 0, ARB_PROTO_MAX_BUTTONS, &u));
-  c->buttons = (uint16_t)u;
-  ARB__TRY(arb__dec_int(d, "steer", -127, 127, &v));
-  c->steer = (int8_t)v;
-  ARB__TRY(arb__dec_u32(d, "throttle", 0, 255, &u));
-  c->throttle = (uint8_t)u;
-  ARB__TRY(arb__dec_u32(d, "brake", 0, 255, &u));
-  c->brake = (uint8_t)u;
+  for (int i = 0; i < CONTROLS_FIELD_COUNT; i++) {
+    const controls_field* f = &controls_fields[i];
+    int64_t v;
+    if (f->min < 0) {
+      ARB__TRY(arb__dec_int(d, f->name, f->min, f->max, &v));
+    } else {
+      uint32_t u;
+      ARB__TRY(arb__dec_u32(d, f->name, (uint32_t)f->min, (uint32_t)f->max, &u));
+      v = u;
+    }
+    control_set(c, f, v);
+  }
   return 0;
 }
 
@@ -160,6 +194,13 @@ int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_
   return 0;
 }
 
+void arb__pack_header(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
+                      arb_proto_msg_type type, uint32_t fields) {
+  arb__packer_init(pk, w, buf, cap);
+  msgpack_pack_array(pk, fields);
+  msgpack_pack_uint8(pk, (uint8_t)type);
+}
+
 int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type) {
   arb__dec d;
   arb__dec_init(&d, buf, len, NULL, "message");
@@ -180,9 +221,7 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 6);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_HELLO);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, 6);
   msgpack_pack_uint32(&pk, m->version);
   msgpack_pack_str_with_body(&pk, m->name, nl);
   msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
@@ -256,9 +295,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 9);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_WELCOME);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_WELCOME, 9);
   msgpack_pack_uint32(&pk, m->client_id);
   msgpack_pack_uint32(&pk, m->entity_id);
   msgpack_pack_uint16(&pk, m->tick_rate);
@@ -340,9 +377,7 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 4);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_INPUT);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_INPUT, 4);
   msgpack_pack_uint32(&pk, m->packet_seq);
   msgpack_pack_uint32(&pk, m->ack_tick);
   msgpack_pack_array(&pk, (size_t)m->count);
@@ -441,9 +476,7 @@ int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 5);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SCENE);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SCENE, 5);
   msgpack_pack_uint32(&pk, m->tick);
   msgpack_pack_uint64(&pk, m->scene_hash);
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
@@ -509,9 +542,7 @@ int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
   ARB__TRY(check_view(m, &why));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 6);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_VIEW);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_VIEW, 6);
   msgpack_pack_uint8(&pk, m->active ? 1 : 0);
   msgpack_pack_float(&pk, m->min.x);
   msgpack_pack_float(&pk, m->min.y);

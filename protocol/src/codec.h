@@ -39,6 +39,10 @@ void arb__pack_changed(msgpack_packer* pk, const arb_proto_changed* c);
 /// Message header: checks element 0 is `type` and the array has exactly `fields`
 /// elements (type included), and that the input is not larger than `max_len`.
 int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_t max_len);
+/// The encoder's side: starts a message in buf[0..cap) (pk writes through w) with its
+/// array header of `fields` elements (type included) and its type.
+void arb__pack_header(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
+                      arb_proto_msg_type type, uint32_t fields);
 
 // ---- flat messages: [type, field, ...] of unsigned integers and texts ----------------------
 // One field list per message drives both its encoder and its decoder (codec_flat.c), so a

@@ -69,9 +69,7 @@ int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t
   ARB__TRY(check_flat(f, bytes));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, (size_t)f->field_count + 1);
-  msgpack_pack_uint8(&pk, (uint8_t)f->type);
+  arb__pack_header(&pk, &w, buf, cap, f->type, (uint32_t)f->field_count + 1);
   for (int i = 0; i < f->field_count; ++i) {
     const arb__flat_field* fd = &f->fields[i];
     if (fd->kind == ARB__FLAT_KIND_UINT) {

@@ -91,9 +91,7 @@ int arb_proto_encode_snapshot(const arb_proto_snapshot* m, uint8_t* buf, size_t 
 
   msgpack_packer pk;
   arb__wbuf w;
-  arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, 9);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SNAPSHOT);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SNAPSHOT, 9);
   msgpack_pack_uint32(&pk, m->tick);
   msgpack_pack_uint32(&pk, m->baseline_tick);
   msgpack_pack_uint32(&pk, m->last_input_seq);

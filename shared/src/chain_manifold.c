@@ -373,17 +373,4 @@ arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, arb_transform xf
   return arb__collide_chain(a, xfa, &o, xfb, margin, 2);
 }
 
-arb_manifold arb_collide_chain_and_circle(const arb_chain* a, arb_transform xfa,
-                                          const arb_circle* b, arb_transform xfb) {
-  return arb__collide_chain_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_chain_and_polygon(const arb_chain* a, arb_transform xfa,
-                                           const arb_polygon* b, arb_transform xfb) {
-  return arb__collide_chain_and_polygon(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_chain_and_capsule(const arb_chain* a, arb_transform xfa,
-                                           const arb_capsule* b, arb_transform xfb) {
-  return arb__collide_chain_and_capsule(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
+ARB__CHAIN_MANIFOLDS(ARB__DEFINE_PUBLIC_COLLIDE)

@@ -67,26 +67,40 @@ static int arb__support(const arb_vec2* pts, int count, arb_vec2 dir) {
   return best;
 }
 
+// The simplex becomes its vertex k alone.
+static void arb__keep_vertex(arb__simplex* s, int k) {
+  s->v[0] = s->v[k];
+  s->v[0].a = 1.0f;
+  s->count = 1;
+}
+
+// The simplex becomes the edge of its vertices i (into slot 0) and k (into slot 1), given
+// their unnormalized barycentric weights wi and wk.
+static void arb__keep_edge(arb__simplex* s, int i, int k, float wi, float wk) {
+  float inv = 1.0f / (wi + wk);
+  arb__simplex_vertex vi = s->v[i], vk = s->v[k];
+  vi.a = wi * inv;
+  vk.a = wk * inv;
+  s->v[0] = vi;
+  s->v[1] = vk;
+  s->count = 2;
+}
+
 // Reduce a 2-simplex to the feature closest to the origin (Voronoi regions of a segment).
 static void arb__solve2(arb__simplex* s) {
   arb_vec2 w1 = s->v[0].w, w2 = s->v[1].w;
   arb_vec2 e12 = arb_sub(w2, w1);
   float d12_2 = -arb_dot(w1, e12);  // weight of w2 (unnormalized)
   if (d12_2 <= 0.0f) {
-    s->v[0].a = 1.0f;
-    s->count = 1;
+    arb__keep_vertex(s, 0);
     return;
   }
   float d12_1 = arb_dot(w2, e12);  // weight of w1
   if (d12_1 <= 0.0f) {
-    s->v[0] = s->v[1];
-    s->v[0].a = 1.0f;
-    s->count = 1;
+    arb__keep_vertex(s, 1);
     return;
   }
-  float inv = 1.0f / (d12_1 + d12_2);
-  s->v[0].a = d12_1 * inv;
-  s->v[1].a = d12_2 * inv;
+  arb__keep_edge(s, 0, 1, d12_1, d12_2);
 }
 
 // Reduce a 3-simplex (triangle) to its feature closest to the origin; count stays 3 only
@@ -106,43 +120,27 @@ static void arb__solve3(arb__simplex* s) {
   float d123_3 = n123 * arb_cross(w1, w2);
 
   if (d12_2 <= 0.0f && d13_2 <= 0.0f) {  // vertex 1
-    s->v[0].a = 1.0f;
-    s->count = 1;
+    arb__keep_vertex(s, 0);
     return;
   }
   if (d12_1 > 0.0f && d12_2 > 0.0f && d123_3 <= 0.0f) {  // edge 12
-    float inv = 1.0f / (d12_1 + d12_2);
-    s->v[0].a = d12_1 * inv;
-    s->v[1].a = d12_2 * inv;
-    s->count = 2;
+    arb__keep_edge(s, 0, 1, d12_1, d12_2);
     return;
   }
   if (d13_1 > 0.0f && d13_2 > 0.0f && d123_2 <= 0.0f) {  // edge 13
-    float inv = 1.0f / (d13_1 + d13_2);
-    s->v[0].a = d13_1 * inv;
-    s->v[2].a = d13_2 * inv;
-    s->v[1] = s->v[2];
-    s->count = 2;
+    arb__keep_edge(s, 0, 2, d13_1, d13_2);
     return;
   }
   if (d12_1 <= 0.0f && d23_2 <= 0.0f) {  // vertex 2
-    s->v[0] = s->v[1];
-    s->v[0].a = 1.0f;
-    s->count = 1;
+    arb__keep_vertex(s, 1);
     return;
   }
   if (d13_1 <= 0.0f && d23_1 <= 0.0f) {  // vertex 3
-    s->v[0] = s->v[2];
-    s->v[0].a = 1.0f;
-    s->count = 1;
+    arb__keep_vertex(s, 2);
     return;
   }
-  if (d23_1 > 0.0f && d23_2 > 0.0f && d123_1 <= 0.0f) {  // edge 23
-    float inv = 1.0f / (d23_1 + d23_2);
-    s->v[1].a = d23_1 * inv;  // w2 stays in slot 1
-    s->v[0] = s->v[2];        // w3 replaces w1
-    s->v[0].a = d23_2 * inv;
-    s->count = 2;
+  if (d23_1 > 0.0f && d23_2 > 0.0f && d123_1 <= 0.0f) {  // edge 23: w3 replaces w1
+    arb__keep_edge(s, 2, 1, d23_2, d23_1);
     return;
   }
   float sum = d123_1 + d123_2 + d123_3;

@@ -492,47 +492,4 @@ arb_manifold arb__collide_capsules(const arb_capsule* a, arb_transform xfa, cons
 
 // ---- public functions: the fixed speculative margin ------------------------------------
 
-arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
-                                 arb_transform xfb) {
-  return arb__collide_circles(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
-                                            const arb_circle* b, arb_transform xfb) {
-  return arb__collide_polygon_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
-                                  arb_transform xfb) {
-  return arb__collide_polygons(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
-                                            const arb_circle* b, arb_transform xfb) {
-  return arb__collide_segment_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
-                                             const arb_polygon* b, arb_transform xfb) {
-  return arb__collide_segment_and_polygon(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_capsules(const arb_capsule* a, arb_transform xfa, const arb_capsule* b,
-                                  arb_transform xfb) {
-  return arb__collide_capsules(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
-                                            const arb_circle* b, arb_transform xfb) {
-  return arb__collide_capsule_and_circle(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
-                                             const arb_capsule* b, arb_transform xfb) {
-  return arb__collide_polygon_and_capsule(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
-
-arb_manifold arb_collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
-                                             const arb_capsule* b, arb_transform xfb) {
-  return arb__collide_segment_and_capsule(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);
-}
+ARB__CONVEX_MANIFOLDS(ARB__DEFINE_PUBLIC_COLLIDE)

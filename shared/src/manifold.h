@@ -5,27 +5,37 @@
 
 #include "arbiter/collision.h"
 
-arb_manifold arb__collide_circles(const arb_circle* a, arb_transform xfa, const arb_circle* b,
-                                  arb_transform xfb, float margin);
-arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
-                                             const arb_circle* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
+// One row per pair of shape kinds: XX(name, shape of A, shape of B). Each row has
+// arb__collide_<name> (margin given, declared here) and the public arb_collide_<name>
+// (ARB_SPECULATIVE_DISTANCE, defined by ARB__DEFINE_PUBLIC_COLLIDE). Convex pairs are in
+// manifold.c, chain pairs in chain_manifold.c.
+#define ARB__CONVEX_MANIFOLDS(XX)                   \
+  XX(circles, arb_circle, arb_circle)               \
+  XX(polygon_and_circle, arb_polygon, arb_circle)   \
+  XX(polygons, arb_polygon, arb_polygon)            \
+  XX(segment_and_circle, arb_segment, arb_circle)   \
+  XX(segment_and_polygon, arb_segment, arb_polygon) \
+  XX(capsules, arb_capsule, arb_capsule)            \
+  XX(capsule_and_circle, arb_capsule, arb_circle)   \
+  XX(polygon_and_capsule, arb_polygon, arb_capsule) \
+  XX(segment_and_capsule, arb_segment, arb_capsule)
+
+#define ARB__CHAIN_MANIFOLDS(XX)                \
+  XX(chain_and_circle, arb_chain, arb_circle)   \
+  XX(chain_and_polygon, arb_chain, arb_polygon) \
+  XX(chain_and_capsule, arb_chain, arb_capsule)
+
+#define ARB__DECLARE_COLLIDE_WITH_MARGIN(name, shape_a, shape_b)                          \
+  arb_manifold arb__collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
                                    arb_transform xfb, float margin);
-arb_manifold arb__collide_segment_and_circle(const arb_segment* a, arb_transform xfa,
-                                             const arb_circle* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
-                                              const arb_polygon* b, arb_transform xfb,
-                                              float margin);
-arb_manifold arb__collide_capsules(const arb_capsule* a, arb_transform xfa, const arb_capsule* b,
-                                   arb_transform xfb, float margin);
-arb_manifold arb__collide_capsule_and_circle(const arb_capsule* a, arb_transform xfa,
-                                             const arb_circle* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_polygon_and_capsule(const arb_polygon* a, arb_transform xfa,
-                                              const arb_capsule* b, arb_transform xfb,
-                                              float margin);
-arb_manifold arb__collide_segment_and_capsule(const arb_segment* a, arb_transform xfa,
-                                              const arb_capsule* b, arb_transform xfb,
-                                              float margin);
+ARB__CONVEX_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
+ARB__CHAIN_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
+
+#define ARB__DEFINE_PUBLIC_COLLIDE(name, shape_a, shape_b)                               \
+  arb_manifold arb_collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
+                                  arb_transform xfb) {                                   \
+    return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                \
+  }
 
 // ---- pieces shared with the chain manifolds (chain_manifold.c) -------------------------
 
@@ -53,10 +63,3 @@ bool arb__two_point_hull(arb_vec2 v0, arb_vec2 v1, float radius, arb__hull* h);
 /// Moves p (on the incident core, `sep` from the reference core along normal) midway
 /// between the surfaces of radii r1 (reference) and r2; returns the surface separation.
 float arb__rounded_point(arb_vec2* p, float sep, arb_vec2 normal, float r1, float r2);
-
-arb_manifold arb__collide_chain_and_circle(const arb_chain* a, arb_transform xfa,
-                                           const arb_circle* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, arb_transform xfa,
-                                            const arb_polygon* b, arb_transform xfb, float margin);
-arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, arb_transform xfa,
-                                            const arb_capsule* b, arb_transform xfb, float margin);
