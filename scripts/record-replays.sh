@@ -5,7 +5,8 @@
 # of them), review `arbiter-replay info` of the new files and commit them.
 #
 #   scripts/record-replays.sh [--bin DIR] [--out DIR]
-#       all committed sessions (about 2 minutes): default.arbrec, extras.arbrec, joinleave.arbrec
+#       all committed sessions (about 2 minutes): default.arbrec, extras.arbrec, joinleave.arbrec,
+#       compound.arbrec
 #   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
 #       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
 #   scripts/record-replays.sh [--bin DIR] [--out DIR] --soak
@@ -127,3 +128,10 @@ bots 5 10 2 41
 bots 12 15 1 51 seek
 bots 20 6 1 61 circle
 finish "$out/joinleave.arbrec"
+
+# 4. Compound bodies (tests/scenes/compound.json: a table, a car, a hammer, an L platform
+#    and a sensor ring, several shapes each), 3 bots for 20 s: the same as
+#    `--session compound.arbrec 20 3 tests/scenes/compound.json`.
+start_server "$out/compound.arbrec" 5 "$root/tests/scenes/compound.json"
+bots 0 20 3 1
+finish "$out/compound.arbrec"

@@ -29,8 +29,7 @@ static double g_seconds;
 static void test_client_badnet_no_drops(void** state) {
   (void)state;
   cu_proc srv, net;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, NULL);
   const char* impair[] = {"--loss", "20",     "--latency", "100", "--jitter",
                           "100",    "--seed", "5",         NULL};
   int nport = cu_netem_start(&net, g_netem, port, impair);

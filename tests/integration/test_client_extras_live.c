@@ -93,8 +93,7 @@ static void sample_frame(arb_client* c, double now) {
 static int run_session(const char* log, bool impaired) {
   cu_proc srv, net;
   const char* extra[] = {"--scene", g_scene, "--record", log, "--peer-timeout-ms", "10000", NULL};
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, extra);
   int cport = port;
   if (impaired) {
     const char* impair[] = {"--down-loss", "15", "--up-loss", "10", "--dup", "5", "--reorder", "10",
@@ -408,8 +407,7 @@ static void test_client_extras_budget_per_second(void** state) {
   const char* unlimited[] = {"--scene", g_scene, NULL};
   arb_client* cs[2];
   for (int i = 0; i < 2; i++) {
-    int port = cu_server_start(&srv[i], g_server, 0, i == 0 ? limited : unlimited);
-    assert_true(port > 0);
+    int port = cu_server_up(&srv[i], g_server, i == 0 ? limited : unlimited);
     arb_client_config cfg = arb_client_default_config();
     cfg.port = (uint16_t)port;
     cfg.name = i == 0 ? "budget" : "unlimited";

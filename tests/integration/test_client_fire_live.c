@@ -88,8 +88,7 @@ static void test_client_fire_live_shots_hit_and_replay(void** state) {
   fclose(f);
   const char* extra[] = {"--scene", scene, "--record", log, NULL};
   cu_proc srv, net;
-  int sport = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(sport > 0);
+  int sport = cu_server_up(&srv, g_server, extra);
   const char* nx[] = {"--latency", "50", "--seed", "1", NULL};
   int port = cu_netem_start(&net, g_netem, sport, nx);
   assert_true(port > 0);

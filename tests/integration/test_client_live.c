@@ -29,16 +29,29 @@
 static const char* g_server;
 static const char* g_bot;
 
+// A test's arbiter-server with the default options, started before the test; the test
+// stops it (and checks its exit), cu_teardown kills it if the test failed first.
+typedef struct live_server {
+  cu_proc srv;
+  int port;
+} live_server;
+
+static int server_setup(void** state) {
+  static live_server s;
+  s.port = cu_server_up(&s.srv, g_server, NULL);
+  *state = &s;
+  return 0;
+}
+
+#define SERVER_TEST(test) cmocka_unit_test_setup_teardown(test, server_setup, cu_teardown)
+
 // ---- 8 bots, 10 s ----------------------------------------------------------------------
 
 static void test_client_live_bots_receive_snapshots(void** state) {
-  (void)state;
-  cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  live_server* s = *state;
   int status = -1;
-  json_t* j = cu_run_bot(g_bot, port, 8, 10.0, "random", &status);
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  json_t* j = cu_run_bot(g_bot, s->port, 8, 10.0, "random", &status);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
   assert_non_null(j);
   assert_int_equal(status, 0);
   assert_true(json_is_true(json_object_get(j, "ok")));
@@ -64,13 +77,10 @@ static void test_client_live_bots_receive_snapshots(void** state) {
 // ---- --no-interp: decode and acknowledge only ------------------------------------------
 
 static void test_client_live_bots_no_interp(void** state) {
-  (void)state;
-  cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  live_server* s = *state;
   int status = -1;
-  json_t* j = cu_run_bot_flag(g_bot, port, 8, 5.0, "random", "--no-interp", &status);
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  json_t* j = cu_run_bot_flag(g_bot, s->port, 8, 5.0, "random", "--no-interp", &status);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
   assert_non_null(j);
   assert_int_equal(status, 0);
   assert_int_equal((int)cu_jnum(j, "connected_at_end"), 8);
@@ -115,13 +125,10 @@ static bool own_x(arb_client* c, float* x) {
 }
 
 static void test_client_live_right_moves_own_avatar(void** state) {
-  (void)state;
-  cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  live_server* s = *state;
   cu_watched w;
   memset(&w, 0, sizeof w);
-  w.c = cu_client(port, "righty");
+  w.c = cu_client(s->port, "righty");
   assert_non_null(w.c);
   arb_client* cs[1] = {w.c};
   assert_true(cu_pump(cs, 1, 5.0, has_avatar_state, &w));
@@ -156,7 +163,7 @@ static void test_client_live_right_moves_own_avatar(void** state) {
   assert_int_equal((int)st.decode_errors, 0);
   arb_client_disconnect(w.c, "test over");
   arb_client_destroy(w.c);
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
 }
 
 // ---- full server -----------------------------------------------------------------------
@@ -180,8 +187,7 @@ static void test_client_live_full_server_reason(void** state) {
   (void)state;
   const char* extra[] = {"--max-clients", "2", NULL};
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, extra);
   three t;
   memset(&t, 0, sizeof t);
   arb_client* cs[3];
@@ -240,14 +246,11 @@ static bool all_back(void* user) {
 }
 
 static void test_client_live_server_restart_reconnects(void** state) {
-  (void)state;
-  cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, NULL);
-  assert_true(port > 0);
+  live_server* s = *state;
 
   // arbiter-bot across a graceful restart (SIGTERM: the server says why it leaves).
   char portbuf[16];
-  snprintf(portbuf, sizeof portbuf, "%d", port);
+  snprintf(portbuf, sizeof portbuf, "%d", s->port);
   char* argv[] = {(char*)g_bot, "--port", portbuf, "--clients", "4", "--duration", "7", "--behaviour", "circle", NULL};
   cu_proc bot;
   assert_int_equal(cu_spawn(&bot, "restart-bot", argv), 0);
@@ -256,16 +259,16 @@ static void test_client_live_server_restart_reconnects(void** state) {
   for (int i = 0; i < 3; i++) {
     char name[32];
     snprintf(name, sizeof name, "lib-%d", i);
-    cs[i] = cu_client(port, name);
+    cs[i] = cu_client(s->port, name);
     assert_non_null(cs[i]);
   }
   group g = {cs, 3, 1, 10};
   assert_true(cu_pump(cs, 3, 5.0, all_back, &g));
   cu_pump(cs, 3, 1.0, NULL, NULL);
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
   cu_pump(cs, 3, 0.5, NULL, NULL);
-  int port2 = cu_server_start(&srv, g_server, port, NULL);
-  assert_int_equal(port2, port);
+  int port2 = cu_server_start(&s->srv, g_server, s->port, NULL);
+  assert_int_equal(port2, s->port);
   arb_client_stats st;
   arb_client_get_stats(cs[0], &st);
   g.min_connects = 2;
@@ -286,9 +289,9 @@ static void test_client_live_server_restart_reconnects(void** state) {
   json_decref(j);
 
   // kill -9: no goodbye; the clients notice the silence, back off and come back.
-  assert_int_equal(cu_stop(&srv, SIGKILL), 128 + SIGKILL);
+  assert_int_equal(cu_stop(&s->srv, SIGKILL), 128 + SIGKILL);
   cu_pump(cs, 3, 0.5, NULL, NULL);
-  assert_int_equal(cu_server_start(&srv, g_server, port, NULL), port);
+  assert_int_equal(cu_server_start(&s->srv, g_server, s->port, NULL), s->port);
   arb_client_get_stats(cs[0], &st);
   g.min_connects = 3;
   g.snaps_at_least = st.snapshots_received + 10;
@@ -300,7 +303,7 @@ static void test_client_live_server_restart_reconnects(void** state) {
     assert_true(st.reconnects >= 2);
     arb_client_destroy(cs[i]);
   }
-  assert_int_equal(cu_stop(&srv, SIGTERM), 0);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
 }
 
 // ---- camera box --------------------------------------------------------------------------
@@ -342,8 +345,7 @@ static void test_client_live_spectator_view_box(void** state) {
   (void)state;
   const char* extra[] = {"--view-radius", "1", NULL};
   cu_proc srv;
-  int port = cu_server_start(&srv, g_server, 0, extra);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, extra);
   arb_client* cs[3];
   cs[1] = cu_client(port, "box-a");
   cs[2] = cu_client(port, "box-b");
@@ -405,10 +407,10 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   return ARB_RUN_TESTS(
       NULL, cu_group_teardown,
-      cmocka_unit_test_teardown(test_client_live_bots_receive_snapshots, cu_teardown),
-      cmocka_unit_test_teardown(test_client_live_bots_no_interp, cu_teardown),
-      cmocka_unit_test_teardown(test_client_live_right_moves_own_avatar, cu_teardown),
+      SERVER_TEST(test_client_live_bots_receive_snapshots),
+      SERVER_TEST(test_client_live_bots_no_interp),
+      SERVER_TEST(test_client_live_right_moves_own_avatar),
       cmocka_unit_test_teardown(test_client_live_spectator_view_box, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
-      cmocka_unit_test_teardown(test_client_live_server_restart_reconnects, cu_teardown));
+      SERVER_TEST(test_client_live_server_restart_reconnects));
 }

@@ -39,8 +39,7 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   // about once in ten 8-client runs at 10 % loss each way (five retransmissions in a row
   // lost, 19 % per round trip), which would test the server's setting, not the client.
   const char* lossy[] = {"--peer-timeout-ms", "10000", NULL};
-  int port = cu_server_start(&srv, g_server, 0, lossy);
-  assert_true(port > 0);
+  int port = cu_server_up(&srv, g_server, lossy);
   const char* impair[] = {"--loss", "10", "--latency", "60", "--jitter", "20", "--dup", "2", "--reorder", "2",
                           "--seed", "11", NULL};
   int nport = cu_netem_start(&net, g_netem, port, impair);

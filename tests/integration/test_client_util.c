@@ -192,6 +192,12 @@ int cu_server_start(cu_proc* p, const char* exe, int port, const char* const* ex
   return spawn_for_port(p, tag, argv, p->err, " port=");
 }
 
+int cu_server_up(cu_proc* p, const char* exe, const char* const* extra) {
+  int port = cu_server_start(p, exe, 0, extra);
+  assert_true(port > 0);
+  return port;
+}
+
 int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* const* extra) {
   static int count;
   char tag[32], server[64];

@@ -41,6 +41,9 @@ int cu_stop(cu_proc* p, int sig);
 /// args (NULL-terminated, may be NULL). Waits for its startup line; returns the UDP port
 /// or -1.
 int cu_server_start(cu_proc* p, const char* exe, int port, const char* const* extra);
+/// cu_server_start on an ephemeral port for a test that needs the server: the test fails
+/// when it does not start. Returns the UDP port.
+int cu_server_up(cu_proc* p, const char* exe, const char* const* extra);
 /// arbiter-netem in front of server_port with extra args; returns its listen port or -1.
 int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* const* extra);
 /// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
@@ -57,8 +60,8 @@ arb_client* cu_client(int port, const char* name);
 /// A library client and what its events have said so far (cu_poll_events keeps it current).
 typedef struct cu_watched {
   arb_client* c;
-  bool connected;                    ///< a CONNECTED event came
-  bool rejected;                     ///< a REJECTED event came, with this code and text:
+  bool connected;  ///< a CONNECTED event came
+  bool rejected;   ///< a REJECTED event came, with this code and text:
   int reject_code;
   char reject_text[128];
   int hits;                          ///< HIT events

@@ -56,6 +56,22 @@ static void fixture_free(fixture* f) {
   enet_host_destroy(f->host);
 }
 
+// cmocka fixture: a fresh host with its connected peer for each test, as *state; freed
+// after the test also when it fails.
+static int fixture_setup(void** state) {
+  static fixture f;
+  fixture_init(&f);
+  *state = &f;
+  return 0;
+}
+
+static int fixture_teardown(void** state) {
+  fixture_free(*state);
+  return 0;
+}
+
+#define FIXTURE_TEST(test) cmocka_unit_test_setup_teardown(test, fixture_setup, fixture_teardown)
+
 static void header(fixture* f, uint16_t peer_id) {
   uint16_t v = (uint16_t)(peer_id | ENET_PROTOCOL_HEADER_FLAG_SENT_TIME);
   f->buf[0] = (uint8_t)(v >> 8);
@@ -111,20 +127,18 @@ static sv_enet_verdict check(fixture* f) {
 }
 
 static void test_guard_fragments(void** state) {
-  (void)state;
-  fixture f;
-  fixture_init(&f);
+  fixture* f = *state;
   // What ENet itself sends for a 4096-byte packet at MTU 1400: 3 fragments.
-  header(&f, 1);
-  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 3, 0, 4096, 0, 1368);
-  assert_int_equal(check(&f), SV_ENET_PASS);
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 3, 0, 4096, 0, 1368);
+  assert_int_equal(check(f), SV_ENET_PASS);
   // The bomb: a million fragments declared.
-  header(&f, 1);
-  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 1000000, 0, 4096, 0, 100);
-  assert_int_equal(check(&f), SV_ENET_DROP_FRAGMENT);
-  header(&f, 1);
-  add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT, 0, 1000000, 0, 4096, 0, 100);
-  assert_int_equal(check(&f), SV_ENET_DROP_FRAGMENT);
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 1000000, 0, 4096, 0, 100);
+  assert_int_equal(check(f), SV_ENET_DROP_FRAGMENT);
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT, 0, 1000000, 0, 4096, 0, 100);
+  assert_int_equal(check(f), SV_ENET_DROP_FRAGMENT);
   // Bounds: 8 fragments of 4096 pass, 9 do not; more than the packet limit; bad number,
   // offset, length; zero count.
   struct {
@@ -138,19 +152,16 @@ static void test_guard_fragments(void** state) {
       {0, 0, 4096, 0, 100, SV_ENET_DROP_FRAGMENT},   {1, 0, 0, 0, 100, SV_ENET_DROP_FRAGMENT},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    header(&f, 1);
-    add_fragment(&f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, cases[i].count, cases[i].number,
+    header(f, 1);
+    add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, cases[i].count, cases[i].number,
                  cases[i].total, cases[i].offset, cases[i].len);
-    if (check(&f) != cases[i].want) fail_msg("fragment case %zu: got %d", i, (int)check(&f));
+    if (check(f) != cases[i].want) fail_msg("fragment case %zu: got %d", i, (int)check(f));
   }
-  fixture_free(&f);
 }
 
 static void test_guard_windows_channels_lengths(void** state) {
-  (void)state;
-  fixture f;
-  fixture_init(&f);
-  f.host->peers[1].channels[0].incomingReliableSequenceNumber = 100;
+  fixture* f = *state;
+  f->host->peers[1].channels[0].incomingReliableSequenceNumber = 100;
   struct {
     int cmd;
     uint8_t ch;
@@ -170,65 +181,61 @@ static void test_guard_windows_channels_lengths(void** state) {
       {ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 1, 0, 0, SV_ENET_DROP_MALFORMED},  // empty
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    header(&f, 1);
-    add_send(&f, cases[i].cmd, cases[i].ch, cases[i].seq, cases[i].len);
-    if (check(&f) != cases[i].want) fail_msg("send case %zu: got %d", i, (int)check(&f));
+    header(f, 1);
+    add_send(f, cases[i].cmd, cases[i].ch, cases[i].seq, cases[i].len);
+    if (check(f) != cases[i].want) fail_msg("send case %zu: got %d", i, (int)check(f));
   }
   // Data that runs past the datagram, and every truncation of a valid datagram.
-  header(&f, 1);
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 101, 40);
-  size_t full = f.len;
+  header(f, 1);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_RELIABLE, 0, 101, 40);
+  size_t full = f->len;
   for (size_t cut = 0; cut < full; ++cut) {
-    f.len = cut;
-    assert_int_not_equal(check(&f), SV_ENET_PASS);
+    f->len = cut;
+    assert_int_not_equal(check(f), SV_ENET_PASS);
   }
-  fixture_free(&f);
 }
 
 static void test_guard_peers_and_connect(void** state) {
-  (void)state;
-  fixture f;
-  fixture_init(&f);
+  fixture* f = *state;
   ENetProtocolConnect c;
   memset(&c, 0, sizeof c);
   c.header.command = ENET_PROTOCOL_COMMAND_CONNECT | ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE;
   c.header.channelID = 0xFF;
   c.connectID = 0xC0FFEE;
-  header(&f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
-  add(&f, &c, sizeof c, 0);
-  f.host->receivedData = f.buf;
-  f.host->receivedDataLength = f.len;
+  header(f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
+  add(f, &c, sizeof c, 0);
+  f->host->receivedData = f->buf;
+  f->host->receivedDataLength = f->len;
   uint32_t id = 0;
   int peer = 0;
-  assert_int_equal(sv_enet_check(f.host, 4096, &id, &peer), SV_ENET_CONNECT);
+  assert_int_equal(sv_enet_check(f->host, 4096, &id, &peer), SV_ENET_CONNECT);
   assert_int_equal(peer, -1);
   assert_int_equal(id, 0xC0FFEE);
   // Anything else without a peer, or a CONNECT with company, is dropped.
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
-  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
-  header(&f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
-  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(f), SV_ENET_DROP_MALFORMED);
+  header(f, ENET_PROTOCOL_MAXIMUM_PEER_ID);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(f), SV_ENET_DROP_MALFORMED);
   // A CONNECT inside a connected peer's datagram.
-  header(&f, 1);
-  add(&f, &c, sizeof c, 0);
-  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
+  header(f, 1);
+  add(f, &c, sizeof c, 0);
+  assert_int_equal(check(f), SV_ENET_DROP_MALFORMED);
   // Free slot, out-of-range id, another address, compression.
-  header(&f, 2);
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
-  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
-  header(&f, 7);
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
-  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
-  header(&f, 1);
-  add_send(&f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
-  f.host->receivedAddress.port = PEER_PORT + 1;
-  assert_int_equal(check(&f), SV_ENET_DROP_PEER);
-  f.host->receivedAddress.port = PEER_PORT;
-  assert_int_equal(check(&f), SV_ENET_PASS);
-  f.buf[0] |= ENET_PROTOCOL_HEADER_FLAG_COMPRESSED >> 8;
-  assert_int_equal(check(&f), SV_ENET_DROP_MALFORMED);
-  fixture_free(&f);
+  header(f, 2);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(f), SV_ENET_DROP_PEER);
+  header(f, 7);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  assert_int_equal(check(f), SV_ENET_DROP_PEER);
+  header(f, 1);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 0, 0, 4);
+  f->host->receivedAddress.port = PEER_PORT + 1;
+  assert_int_equal(check(f), SV_ENET_DROP_PEER);
+  f->host->receivedAddress.port = PEER_PORT;
+  assert_int_equal(check(f), SV_ENET_PASS);
+  f->buf[0] |= ENET_PROTOCOL_HEADER_FLAG_COMPRESSED >> 8;
+  assert_int_equal(check(f), SV_ENET_DROP_MALFORMED);
 }
 
 static sv_gate_result gate_send(sv_gate* g, uint32_t ip, uint16_t port, const arb_gate_msg* m,
@@ -344,8 +351,8 @@ static void test_auth_golden_checks(void** state) {
 
 int main(void) {
   return ARB_RUN_TESTS(
-      enet_group_setup, enet_group_teardown, cmocka_unit_test(test_guard_fragments),
-      cmocka_unit_test(test_guard_windows_channels_lengths),
-      cmocka_unit_test(test_guard_peers_and_connect),
+      enet_group_setup, enet_group_teardown, FIXTURE_TEST(test_guard_fragments),
+      FIXTURE_TEST(test_guard_windows_channels_lengths),
+      FIXTURE_TEST(test_guard_peers_and_connect),
       cmocka_unit_test(test_gate_cookie_admission_rate), cmocka_unit_test(test_auth_golden_checks));
 }

@@ -148,6 +148,33 @@ static rp_opts opts(rp_command cmd) {
   return o;
 }
 
+// The logs the tests start from.
+static log_spec clean_log = {0};
+static log_spec long_log = {.ticks = 150};
+static log_spec wrong_hash_at_17 = {.bad_hash_tick = 17};
+static log_spec doctored_checkpoint_30 = {.bad_cp_tick = 30};
+static log_spec bad_scene = {.scene_text = "{\"version\": 1, \"bodies\": [ {\"shape\": 3} "};
+
+// cmocka fixture: the log of the log_spec given as the test's initial state, as *state (a
+// log_buffer), freed after the test whatever it did to the bytes.
+static int log_setup(void** state) {
+  log_buffer* b = malloc(sizeof *b);
+  assert_non_null(b);
+  *b = make_log(*state);
+  *state = b;
+  return 0;
+}
+
+static int log_teardown(void** state) {
+  log_buffer* b = *state;
+  free(b->p);
+  free(b);
+  return 0;
+}
+
+#define LOG_TEST(test, spec) \
+  cmocka_unit_test_prestate_setup_teardown(test, log_setup, log_teardown, &(spec))
+
 // Runs `cmd` with its default options over the whole log; its exit status must be `want`.
 static void run_expect(rp_command cmd, const log_buffer* b, int want, result* r) {
   rp_opts o = opts(cmd);
@@ -156,55 +183,43 @@ static void run_expect(rp_command cmd, const log_buffer* b, int want, result* r)
 }
 
 static void test_replay_tool_clean_log_verifies(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   static result r;
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &r);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_OK, &r);
   ARB_ASSERT_HAS(r.out, "OK: 40 ticks verified (1..40), 4 checkpoints identical bit for bit",
                  "ticks/s");
-  run_expect(RP_CMD_INFO, &b, RP_EXIT_OK, &r);
+  run_expect(RP_CMD_INFO, b, RP_EXIT_OK, &r);
   ARB_ASSERT_HAS(r.out, "client 2 \"c2\"", "joined tick 5", "left tick 25", "integrity:   clean");
-  free(b.p);
 }
 
 static void test_replay_tool_wrong_hash_diverges_at_its_tick(void** state) {
-  (void)state;
-  log_spec spec = {.bad_hash_tick = 17};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   static result r;
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_DIVERGED, &r);
   ARB_ASSERT_HAS(r.out, "DIVERGED at tick 17 ", "expected hash",
                  "last state identical to the recording bit for bit: tick 10");
   // Only the recorded hash was wrong, so the bodies at the next checkpoint agree.
   ARB_ASSERT_HAS(r.out, "at tick 20 (the next checkpoint", "saved game states are byte-identical");
-  free(b.p);
 }
 
 static void test_replay_tool_changed_gravity_is_caught(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   rp_opts o = opts(RP_CMD_VERIFY);
   o.perturb_tick = 20;
   static result r;
-  run(&o, b.p, b.len, &r);
+  run(&o, b->p, b->len, &r);
   assert_int_equal(r.status, RP_EXIT_DIVERGED);
   assert_non_null(strstr(r.out, "DIVERGED at tick 20 "));
   // Tick 20 has a checkpoint: the differing entities are listed with their fields.
   ARB_ASSERT_HAS(r.out, "at tick 20 (a checkpoint)", "\n    entity ", " ulp)");
-  free(b.p);
 }
 
 static void test_replay_tool_doctored_checkpoint_is_caught(void** state) {
-  (void)state;
-  log_spec spec = {.bad_cp_tick = 30};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   static result r;
   // The hashes all match, but the checkpoint's state bytes do not: the stronger check.
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_DIVERGED, &r);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_DIVERGED, &r);
   ARB_ASSERT_HAS(r.out, "DIVERGED at tick 30 ", "checkpoint state differs");
-  free(b.p);
 }
 
 // Seeking to `tick` starts from the checkpoint of `cp_tick` and prints exactly what a
@@ -234,42 +249,33 @@ static void check_seek_equals_dump(const log_buffer* b, uint64_t tick, uint64_t 
 }
 
 static void test_replay_tool_seek_equals_full_resimulation(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
-  check_seek_equals_dump(&b, 27, 20);
-  free(b.p);
+  log_buffer* b = *state;
+  check_seek_equals_dump(b, 27, 20);
 }
 
 // A checkpoint taken while scene bodies sleep restores them asleep: seeking from it gives
 // the recorded hash on every tick and the same state as re-simulating from tick 0.
 static void test_replay_tool_seek_across_sleeping_bodies(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  spec.ticks = 150;
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   assert_true(sleeping_at_last_checkpoint > 0);
-  check_seek_equals_dump(&b, 147, 140);
+  check_seek_equals_dump(b, 147, 140);
   static result verify;
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_OK, &verify);
-  free(b.p);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_OK, &verify);
 }
 
 static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   static result r;
   // Every cut of a log: exit 2 without --allow-truncated; with it, the readable prefix
   // verifies (0) unless even the header is cut (2). Never a divergence, never a crash.
-  for (size_t cut = 0; cut < b.len; cut += (cut < 300 ? 1 : b.len / 300 + 1)) {
+  for (size_t cut = 0; cut < b->len; cut += (cut < 300 ? 1 : b->len / 300 + 1)) {
     rp_opts o = opts(RP_CMD_VERIFY);
     o.quiet = true;
-    run(&o, b.p, cut, &r);
+    run(&o, b->p, cut, &r);
     assert_int_equal(r.status, RP_EXIT_UNREADABLE);
     assert_true(strstr(r.err, "not a readable replay log") || strstr(r.err, "does not end cleanly"));
     o.allow_truncated = true;
-    run(&o, b.p, cut, &r);
+    run(&o, b->p, cut, &r);
     if (r.status != RP_EXIT_OK) {
       assert_int_equal(r.status, RP_EXIT_UNREADABLE);
       assert_non_null(strstr(r.err, "not a readable replay log"));
@@ -277,54 +283,44 @@ static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) 
       assert_non_null(strstr(r.out, "the log ends early, verified its readable prefix"));
     }
   }
-  free(b.p);
 }
 
 static void test_replay_tool_every_bit_flip_is_exit_2(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   static result r;
-  for (size_t i = 0; i < b.len; i += (i < 300 ? 1 : b.len / 700 + 1)) {
-    b.p[i] ^= (uint8_t)(1u << (i % 8));
+  for (size_t i = 0; i < b->len; i += (i < 300 ? 1 : b->len / 700 + 1)) {
+    b->p[i] ^= (uint8_t)(1u << (i % 8));
     rp_opts o = opts(RP_CMD_VERIFY);
-    run(&o, b.p, b.len, &r);
-    b.p[i] ^= (uint8_t)(1u << (i % 8));
+    run(&o, b->p, b->len, &r);
+    b->p[i] ^= (uint8_t)(1u << (i % 8));
     if (r.status != RP_EXIT_UNREADABLE) fail_msg("flip at byte %zu: exit %d\n%s%s", i, r.status, r.out, r.err);
     assert_true(r.err[0] != '\0');
   }
-  free(b.p);
 }
 
 static void test_replay_tool_wrong_version_is_exit_2(void** state) {
-  (void)state;
-  log_spec spec = {0};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   // Header body at 16: fixarray, then format_version as a positive fixint. Re-seal the
   // record's checksum so only the version is wrong.
-  assert_int_equal(b.p[17], 1);
-  b.p[17] = 2;
-  uint32_t body_len = (uint32_t)b.p[8] | (uint32_t)b.p[9] << 8 | (uint32_t)b.p[10] << 16 | (uint32_t)b.p[11] << 24;
-  uint32_t sum = XXH32(b.p + 8, 8 + body_len, 0);
-  for (int k = 0; k < 4; k++) b.p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
+  assert_int_equal(b->p[17], 1);
+  b->p[17] = 2;
+  uint32_t body_len = (uint32_t)b->p[8] | (uint32_t)b->p[9] << 8 | (uint32_t)b->p[10] << 16 | (uint32_t)b->p[11] << 24;
+  uint32_t sum = XXH32(b->p + 8, 8 + body_len, 0);
+  for (int k = 0; k < 4; k++) b->p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
   static result r;
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_UNREADABLE, &r);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_UNREADABLE, &r);
   ARB_ASSERT_HAS(r.err, "not a readable replay log", "version");
-  free(b.p);
 }
 
 static void test_replay_tool_bad_scene_is_exit_2(void** state) {
-  (void)state;
-  log_spec spec = {.scene_text = "{\"version\": 1, \"bodies\": [ {\"shape\": 3} "};
-  log_buffer b = make_log(&spec);
+  log_buffer* b = *state;
   arb_replay_end end = {0, 0, 1};
-  log_put(&b, log_end, &end);
+  log_put(b, log_end, &end);
   static result r;
-  run_expect(RP_CMD_VERIFY, &b, RP_EXIT_UNREADABLE, &r);
+  run_expect(RP_CMD_VERIFY, b, RP_EXIT_UNREADABLE, &r);
   assert_non_null(strstr(r.err, "the recorded scene does not load"));
-  run_expect(RP_CMD_INFO, &b, RP_EXIT_UNREADABLE, &r);
+  run_expect(RP_CMD_INFO, b, RP_EXIT_UNREADABLE, &r);
   assert_non_null(strstr(r.out, "DOES NOT LOAD"));
-  free(b.p);
 }
 
 static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
@@ -346,14 +342,14 @@ static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
   free(b.p);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_replay_tool_clean_log_verifies),
-              cmocka_unit_test(test_replay_tool_wrong_hash_diverges_at_its_tick),
-              cmocka_unit_test(test_replay_tool_changed_gravity_is_caught),
-              cmocka_unit_test(test_replay_tool_doctored_checkpoint_is_caught),
-              cmocka_unit_test(test_replay_tool_seek_equals_full_resimulation),
-              cmocka_unit_test(test_replay_tool_seek_across_sleeping_bodies),
-              cmocka_unit_test(test_replay_tool_every_truncation_is_exit_2_or_prefix),
-              cmocka_unit_test(test_replay_tool_every_bit_flip_is_exit_2),
-              cmocka_unit_test(test_replay_tool_wrong_version_is_exit_2),
-              cmocka_unit_test(test_replay_tool_bad_scene_is_exit_2),
+ARB_TEST_MAIN(LOG_TEST(test_replay_tool_clean_log_verifies, clean_log),
+              LOG_TEST(test_replay_tool_wrong_hash_diverges_at_its_tick, wrong_hash_at_17),
+              LOG_TEST(test_replay_tool_changed_gravity_is_caught, clean_log),
+              LOG_TEST(test_replay_tool_doctored_checkpoint_is_caught, doctored_checkpoint_30),
+              LOG_TEST(test_replay_tool_seek_equals_full_resimulation, clean_log),
+              LOG_TEST(test_replay_tool_seek_across_sleeping_bodies, long_log),
+              LOG_TEST(test_replay_tool_every_truncation_is_exit_2_or_prefix, clean_log),
+              LOG_TEST(test_replay_tool_every_bit_flip_is_exit_2, clean_log),
+              LOG_TEST(test_replay_tool_wrong_version_is_exit_2, clean_log),
+              LOG_TEST(test_replay_tool_bad_scene_is_exit_2, bad_scene),
               cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header))

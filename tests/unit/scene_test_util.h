@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -43,6 +44,34 @@ static inline arb_world* st_world(const arb_scene* scene) {
   assert_int_equal(arb_scene_create_world(scene, &w, NULL, 0), ARB_OK);
   return w;
 }
+
+// A test on the world of one file of tests/scenes, opened before the test and closed after
+// it, also when it fails: ST_WORLD_TEST(test_fn, "file.json") in the test list; the
+// test's *state is the st_scene_world.
+typedef struct st_scene_world {
+  arb_scene* scene;
+  arb_world* w;
+} st_scene_world;
+
+static inline int st_setup_world(void** state) {
+  st_scene_world* sw = calloc(1, sizeof *sw);
+  assert_non_null(sw);
+  sw->scene = st_load((const char*)*state);
+  sw->w = st_world(sw->scene);
+  *state = sw;
+  return 0;
+}
+
+static inline int st_teardown_world(void** state) {
+  st_scene_world* sw = *state;
+  arb_world_destroy(sw->w);
+  arb_scene_destroy(sw->scene);
+  free(sw);
+  return 0;
+}
+
+#define ST_WORLD_TEST(test, file) \
+  cmocka_unit_test_prestate_setup_teardown(test, st_setup_world, st_teardown_world, (void*)(file))
 
 // A scene text the loader must refuse: the error code, the JSON path of the error and a
 // part of its message.

@@ -98,6 +98,13 @@ typedef struct netcfg {
   double gap_from, gap_to;  // server times whose snapshots are all lost
 } netcfg;
 
+// A network that only delays: no loss, duplicates, swaps or outage.
+static netcfg quiet_net(double duration, double latency, double jitter) {
+  netcfg n = {
+      .duration = duration, .latency = latency, .jitter = jitter, .gap_from = 1e9, .gap_to = 1e9};
+  return n;
+}
+
 static int cmp_arrival(const void* a, const void* b) {
   const packet* x = (const packet*)a;
   const packet* y = (const packet*)b;
@@ -167,7 +174,12 @@ static cl_interp_params default_params(void) {
   return p;
 }
 
-static void run_stream(const netcfg* n, run_result* r) {
+// Plays the stream of network n (drawing from rng_state) into a client's interpolation
+// at about 144 frames per second and measures what it drew.
+static run_result run_stream(netcfg net) {
+  const netcfg* n = &net;
+  run_result result;
+  run_result* r = &result;
   static packet pk[4096];
   int np = make_stream(n, pk, 4096);
   cl_mem mem = {NULL, NULL, NULL};
@@ -258,6 +270,7 @@ static void run_stream(const netcfg* n, run_result* r) {
   r->final_delay = in.delay;
   r->final_target = in.target;
   cl_interp_deinit(&in);
+  return result;
 }
 
 // ---- tests -----------------------------------------------------------------------------
@@ -268,8 +281,7 @@ static void test_client_interp_continuous_and_exact(void** state) {
   rng_state = 0x9E3779B97F4A7C15ull;
   netcfg n = {.duration = 12.0, .latency = 0.05, .jitter = 0.03, .loss = 0.10, .dup = 0.05,
               .swap = 0.05, .gap_from = 6.0, .gap_to = 6.5};
-  run_result r;
-  run_stream(&n, &r);
+  run_result r = run_stream(n);
   print_message("frames %d, exact checks %d, blending frames %d, extrapolating frames %d, worst step/allowed %.3f, delay %.4f\n",
                 r.frames, r.exact_checks, r.blending_frames, r.extrapolated_frames, r.max_step_ratio, r.final_delay);
   assert_true(r.max_step_ratio <= 1.0f);
@@ -283,9 +295,7 @@ static void test_client_interp_continuous_and_exact(void** state) {
 static void test_client_interp_clean_stream_never_blends(void** state) {
   (void)state;
   rng_state = 12345;
-  netcfg n = {.duration = 6.0, .latency = 0.02, .jitter = 0.004, .gap_from = 1e9, .gap_to = 1e9};
-  run_result r;
-  run_stream(&n, &r);
+  run_result r = run_stream(quiet_net(6.0, 0.02, 0.004));
   assert_true(r.max_step_ratio <= 1.0f);
   assert_int_equal(r.blending_frames, 0);
   assert_true(r.exact_checks > NENT * 170 * 9 / 10);
@@ -295,9 +305,7 @@ static void test_client_interp_clean_stream_never_blends(void** state) {
 static void test_client_interp_delay_converges(void** state) {
   (void)state;
   rng_state = 777;
-  netcfg n = {.duration = 10.0, .latency = 0.04, .jitter = 0.012, .gap_from = 1e9, .gap_to = 1e9};
-  run_result r;
-  run_stream(&n, &r);
+  run_result r = run_stream(quiet_net(10.0, 0.04, 0.012));
   const float interval = (float)SNAP_EVERY / TICK_RATE;
   print_message("start %.4f final delay %.4f target %.4f, late delay [%.4f, %.4f] target [%.4f, %.4f], extrapolating %d/%d\n",
                 r.start_delay, r.final_delay, r.final_target, r.delay_min_late, r.delay_max_late, r.target_min_late,
@@ -320,11 +328,8 @@ static void test_client_interp_delay_converges(void** state) {
 static void test_client_interp_delay_adapts_to_jitter(void** state) {
   (void)state;
   rng_state = 4242;
-  netcfg calm = {.duration = 8.0, .latency = 0.04, .jitter = 0.004, .gap_from = 1e9, .gap_to = 1e9};
-  netcfg rough = {.duration = 8.0, .latency = 0.04, .jitter = 0.06, .gap_from = 1e9, .gap_to = 1e9};
-  run_result a, b;
-  run_stream(&calm, &a);
-  run_stream(&rough, &b);
+  run_result a = run_stream(quiet_net(8.0, 0.04, 0.004));  // calm
+  run_result b = run_stream(quiet_net(8.0, 0.04, 0.06));   // rough
   print_message("delay calm %.4f rough %.4f\n", a.final_delay, b.final_delay);
   assert_true(b.final_delay > a.final_delay + 0.02f);
   assert_true(b.extrapolated_frames * 20 < b.stream_frames);

@@ -151,6 +151,30 @@ static void authority_stop(authority* a, cl_predict* p) {
   arb_scene_destroy(a->scene);
 }
 
+// A test's session: the server's authority, the client's prediction and the client's
+// clock, started before the test and stopped after it (also when it fails).
+typedef struct match {
+  authority a;
+  cl_predict p;
+  double now;
+} match;
+
+static int match_setup(void** state) {
+  static match m;
+  authority_start(&m.a, &m.p);
+  m.now = 0.0;
+  *state = &m;
+  return 0;
+}
+
+static int match_teardown(void** state) {
+  match* m = *state;
+  authority_stop(&m->a, &m->p);
+  return 0;
+}
+
+#define MATCH_TEST(test) cmocka_unit_test_setup_teardown(test, match_setup, match_teardown)
+
 // Walk right, stop, walk left, stop, jump now and then: quantized like the wire does.
 static arb_controls command_for(uint32_t tick) {
   arb_controls c;
@@ -212,70 +236,56 @@ static void play_with(authority* a, cl_predict* p, uint32_t ticks, bool check_ex
   }
 }
 
-static void play(authority* a, cl_predict* p, uint32_t ticks, bool check_exact, double* now) {
-  play_with(a, p, ticks, check_exact, now, authority_desc);
+static void play(match* m, uint32_t ticks, bool check_exact) {
+  play_with(&m->a, &m->p, ticks, check_exact, &m->now, authority_desc);
 }
 
 static void test_client_predict_exact_without_loss(void** state) {
-  (void)state;
-  authority a;
-  cl_predict p;
-  authority_start(&a, &p);
-  double now = 0.0;
-  play(&a, &p, 600, true, &now);
-  assert_true(p.stats.checks >= 290);
-  assert_int_equal(p.stats.corrections, 0);
-  assert_int_equal(p.stats.late_commands, 0);
-  assert_true(p.stats.max_error < 0.006f);  // only the wire's quantization (7.8 mm cells)
-  authority_stop(&a, &p);
+  match* m = *state;
+  play(m, 600, true);
+  assert_true(m->p.stats.checks >= 290);
+  assert_int_equal(m->p.stats.corrections, 0);
+  assert_int_equal(m->p.stats.late_commands, 0);
+  assert_true(m->p.stats.max_error < 0.006f);  // only the wire's quantization (7.8 mm cells)
 }
 
 static void test_client_predict_correction_converges(void** state) {
-  (void)state;
-  authority a;
-  cl_predict p;
-  authority_start(&a, &p);
-  double now = 0.0;
-  play(&a, &p, 120, true, &now);
-  assert_int_equal(p.stats.corrections, 0);
+  match* m = *state;
+  play(m, 120, true);
+  assert_int_equal(m->p.stats.corrections, 0);
   // A push the client knows nothing about.
-  arb_world* w = arb_game_get_world(a.game);
-  arb_vec2 v = arb_body_get_linear_velocity(w, my_body(&a));
-  arb_body_set_linear_velocity(w, my_body(&a), arb_add(v, (arb_vec2){3.0f, 2.0f}));
-  play(&a, &p, 2, false, &now);
-  assert_true(p.stats.corrections >= 1);
-  float offset_after = arb_length(p.offset);
-  assert_true(offset_after > 0.01f);                   // the drawing did not jump ...
-  assert_true(offset_after < p.params.snap_distance);  // ... and it did not snap
-  assert_int_equal(p.stats.snaps, 0);
+  arb_world* w = arb_game_get_world(m->a.game);
+  arb_vec2 v = arb_body_get_linear_velocity(w, my_body(&m->a));
+  arb_body_set_linear_velocity(w, my_body(&m->a), arb_add(v, (arb_vec2){3.0f, 2.0f}));
+  play(m, 2, false);
+  assert_true(m->p.stats.corrections >= 1);
+  float offset_after = arb_length(m->p.offset);
+  assert_true(offset_after > 0.01f);                      // the drawing did not jump ...
+  assert_true(offset_after < m->p.params.snap_distance);  // ... and it did not snap
+  assert_int_equal(m->p.stats.snaps, 0);
   // Converges: within half a second the prediction agrees with the server again at every
   // snapshot (no more corrections) and stays within the quantization of its state.
-  play(&a, &p, 30, false, &now);
-  uint64_t corrections = p.stats.corrections;
-  play(&a, &p, 60, false, &now);
-  assert_int_equal(p.stats.corrections, corrections);
-  assert_true(p.stats.last_error < 0.01f);
+  play(m, 30, false);
+  uint64_t corrections = m->p.stats.corrections;
+  play(m, 60, false);
+  assert_int_equal(m->p.stats.corrections, corrections);
+  assert_true(m->p.stats.last_error < 0.01f);
   arb_client_entity_state drawn;
-  assert_true(cl_predict_sample(&p, (double)p.tick, now, NULL, &drawn));
-  assert_true(arb_length(p.offset) < 0.001f);  // the drawn correction has faded out
+  assert_true(cl_predict_sample(&m->p, (double)m->p.tick, m->now, NULL, &drawn));
+  assert_true(arb_length(m->p.offset) < 0.001f);  // the drawn correction has faded out
   assert_int_equal(drawn.flags, ARB_CLIENT_SAMPLE_PREDICTED);
-  authority_stop(&a, &p);
 }
 
 static void test_client_predict_late_command_reported(void** state) {
-  (void)state;
-  authority a;
-  cl_predict p;
-  authority_start(&a, &p);
-  double now = 0.0;
-  play(&a, &p, 20, true, &now);
-  uint32_t k = (uint32_t)arb_game_get_tick(a.game) + 1;
+  match* m = *state;
+  play(m, 20, true);
+  uint32_t k = (uint32_t)arb_game_get_tick(m->a.game) + 1;
   arb_controls mine = command_for(k + LEAD);
-  assert_int_equal(cl_predict_advance(&p, k + LEAD, &mine), ARB_OK);
-  authority_tick(&a, NULL);  // the command for k did not arrive: the server holds
-  cl_predict_on_snapshot(&p, k, k - 1, a.my_entity, authority_view(&a), authority_desc, &a, now);
-  assert_int_equal(p.stats.late_commands, 1);
-  authority_stop(&a, &p);
+  assert_int_equal(cl_predict_advance(&m->p, k + LEAD, &mine), ARB_OK);
+  authority_tick(&m->a, NULL);  // the command for k did not arrive: the server holds
+  cl_predict_on_snapshot(&m->p, k, k - 1, m->a.my_entity, authority_view(&m->a), authority_desc,
+                         &m->a, m->now);
+  assert_int_equal(m->p.stats.late_commands, 1);
 }
 
 // Our avatar stands; the other runs into it from 3 m away and keeps pushing for a second.
@@ -314,7 +324,7 @@ static void test_client_predict_other_avatar_pushes(void** state) {
   assert_true(with < 0.6f * without);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_client_predict_exact_without_loss),
-              cmocka_unit_test(test_client_predict_correction_converges),
-              cmocka_unit_test(test_client_predict_late_command_reported),
+ARB_TEST_MAIN(MATCH_TEST(test_client_predict_exact_without_loss),
+              MATCH_TEST(test_client_predict_correction_converges),
+              MATCH_TEST(test_client_predict_late_command_reported),
               cmocka_unit_test(test_client_predict_other_avatar_pushes))

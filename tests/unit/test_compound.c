@@ -3,8 +3,8 @@
 // no mass); a table standing on two legs with an off-centre weight stays level, with a
 // contact under each leg; one icy and one rough foot slide as each foot's friction says
 // (both icy: it slides on); a sensor shape reports a falling ball once (begin, end) and
-// does not stop it, the solid shape does; queries see every shape; save/restore
-// continues bit for bit; bad definitions are refused.
+// does not stop it, the solid shape does; queries see every shape; continuous collision
+// sweeps every shape; save/restore continues bit for bit; bad definitions are refused.
 // clang-format off
 #include <math.h>
 #include <setjmp.h>
@@ -277,6 +277,37 @@ static void test_queries_see_every_shape(void** state) {
   arb_world_destroy(w);
 }
 
+// A fast compound body whose second shape alone meets a thin wall (its first passes above
+// the wall's end): continuous collision sweeps every shape, so it stops at the wall; with
+// continuous collision off the same shot passes through (the test can fail).
+static float shot_through_wall(bool continuous) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, 0.0f);
+  wd.enable_continuous = continuous;
+  arb_world* w = arb_world_create(&wd);
+  wt_box(w, ARB_BODY_STATIC, 10.0f, 0.0f, 0.05f, 0.5f);
+  arb_shape_def s[2] = {box_shape(0.2f, 0.2f, -1.0f, 3.0f), circle_shape(0.2f, 1.0f, 0.0f)};
+  arb_body_def bd = arb_default_body_def();
+  bd.shapes = s;
+  bd.shape_count = 2;
+  bd.linear_velocity = arb_v2(300.0f, 0.0f);
+  bd.fixed_rotation = true;  // hit off its centre of mass, it would turn round the wall's end
+  arb_body_id id = arb_body_create(w, &bd);
+  for (int i = 0; i < 30; ++i) arb_world_step(w, DT);
+  float x = arb_body_get_position(w, id).x;
+  arb_world_destroy(w);
+  return x;
+}
+
+static void test_continuous_sweeps_every_shape(void** state) {
+  (void)state;
+  float stopped = shot_through_wall(true), passed = shot_through_wall(false);
+  printf("shot: continuous %.3f m, discrete %.3f m\n", (double)stopped, (double)passed);
+  // The circle (at body x + 1) ends on the near side of the wall (x = 9.95).
+  assert_true(stopped + 1.0f < 9.95f);
+  assert_true(passed > 20.0f);
+}
+
 static arb_world* compound_scene(void) {
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
@@ -359,6 +390,7 @@ int main(void) {
       cmocka_unit_test(test_friction_per_shape),
       cmocka_unit_test(test_sensor_shape),
       cmocka_unit_test(test_queries_see_every_shape),
+      cmocka_unit_test(test_continuous_sweeps_every_shape),
       cmocka_unit_test(test_save_restore_bit_exact),
       cmocka_unit_test(test_contact_events_name_shapes),
   };

@@ -216,22 +216,18 @@ static void test_scene_extras_bad_input(void** state) {
 }
 
 static void test_scene_extras_file(void** state) {
-  (void)state;
-  arb_scene* scene = st_load("extras.json");
-  arb_world* w = st_world(scene);
+  st_scene_world* sw = *state;
+  arb_world* w = sw->w;
   assert_true(arb_world_get_joint_count(w) >= 7);
   assert_true(arb_world_get_particle_count(w) >= 50);
   assert_int_equal(arb_world_get_vehicles(w, NULL, 0), 2);
-  assert_int_equal(arb_scene_get_avatar(scene)->controller, ARB_CONTROLLER_VEHICLE);
-  arb_world_destroy(w);
-  arb_scene_destroy(scene);
+  assert_int_equal(arb_scene_get_avatar(sw->scene)->controller, ARB_CONTROLLER_VEHICLE);
 }
 
 // Every joint type from the scene file, each with its limit, motor or spring.
 static void test_scene_joints_file(void** state) {
-  (void)state;
-  arb_scene* scene = st_load("joints.json");
-  arb_world* w = st_world(scene);
+  st_scene_world* sw = *state;
+  arb_world* w = sw->w;
   static const arb_joint_type want[] = {
       ARB_JOINT_REVOLUTE, ARB_JOINT_PRISMATIC, ARB_JOINT_REVOLUTE,
       ARB_JOINT_WELD,     ARB_JOINT_WHEEL,     ARB_JOINT_WHEEL,
@@ -248,17 +244,14 @@ static void test_scene_joints_file(void** state) {
   // The rope is taut at its max length.
   assert_true(arb_joint_get_position(w, ids[8]) > 2.95f &&
               arb_joint_get_position(w, ids[8]) < 3.02f);
-  arb_world_destroy(w);
-  arb_scene_destroy(scene);
 }
 
 // Sensors and breakable joints from the scene file: every ball crosses the goal (one begin
 // and one end each), the crate breaks the lamp's weak joint (one break event), the sign's
 // strong joint holds the rock.
 static void test_scene_triggers_file(void** state) {
-  (void)state;
-  arb_scene* scene = st_load("triggers.json");
-  arb_world* w = st_world(scene);
+  st_scene_world* sw = *state;
+  arb_world* w = sw->w;
   arb_body_id goal = {3, 1}, lamp = {8, 1};  // bodies[2] and bodies[7]
   assert_true(arb_body_get_shape(w, goal)->sensor);
   assert_false(arb_body_get_shape(w, lamp)->sensor);
@@ -283,8 +276,6 @@ static void test_scene_triggers_file(void** state) {
   assert_int_equal(ends, 3);
   assert_int_equal(breaks, 1);
   assert_int_equal(arb_world_get_joint_count(w), 1);
-  arb_world_destroy(w);
-  arb_scene_destroy(scene);
 }
 
 static void test_game_vehicle_avatar(void** state) {
@@ -354,5 +345,7 @@ static void test_game_vehicle_avatar(void** state) {
 
 ARB_TEST_MAIN(cmocka_unit_test(test_scene_extras_load_and_build),
               cmocka_unit_test(test_scene_extras_bad_input),
-              cmocka_unit_test(test_scene_extras_file), cmocka_unit_test(test_scene_joints_file),
-              cmocka_unit_test(test_scene_triggers_file), cmocka_unit_test(test_game_vehicle_avatar))
+              ST_WORLD_TEST(test_scene_extras_file, "extras.json"),
+              ST_WORLD_TEST(test_scene_joints_file, "joints.json"),
+              ST_WORLD_TEST(test_scene_triggers_file, "triggers.json"),
+              cmocka_unit_test(test_game_vehicle_avatar))

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game_fixture.h"
 #include "scene_test_util.h"
 
 static arb_game* make_game(const arb_scene* scene, uint64_t seed) {
@@ -23,6 +24,23 @@ static arb_game* make_game(const arb_scene* scene, uint64_t seed) {
   assert_int_equal(arb_game_create(scene, seed, &game), ARB_OK);
   return game;
 }
+
+// cmocka fixture: the built-in scene's game with seed 1 (a game_fixture) as *state.
+static int default_game_setup(void** state) {
+  static game_fixture f;
+  f.scene = st_load(NULL);
+  f.game = make_game(f.scene, 1);
+  *state = &f;
+  return 0;
+}
+
+static int default_game_teardown(void** state) {
+  game_fixture_close(*state);
+  return 0;
+}
+
+#define DEFAULT_GAME_TEST(test) \
+  cmocka_unit_test_setup_teardown(test, default_game_setup, default_game_teardown)
 
 static arb_vec2 avatar_pos(arb_game* game, uint32_t client) {
   arb_entity e;
@@ -41,9 +59,9 @@ static void steps(arb_game* game, int n) {
 }
 
 static void test_game_join_leave(void** state) {
-  (void)state;
-  arb_scene* scene = st_load(NULL);
-  arb_game* game = make_game(scene, 1);
+  game_fixture* fx = *state;
+  arb_scene* scene = fx->scene;
+  arb_game* game = fx->game;
   uint32_t nbodies = (uint32_t)arb_scene_get_body_count(scene);
   assert_true(arb_game_get_dt(game) == 1.0f / 60.0f);
   assert_int_equal(arb_game_get_tick(game), 0);
@@ -72,14 +90,12 @@ static void test_game_join_leave(void** state) {
   assert_int_equal(arb_game_get_avatar(game, 7, &e), ARB_E_NOT_FOUND);
   assert_int_equal(arb_game_get_avatar_count(game), 0);
   assert_int_equal(arb_world_get_body_count(arb_game_get_world(game)), (int)nbodies);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 static void test_game_entity_ids_stable_never_reused(void** state) {
-  (void)state;
-  arb_scene* scene = st_load(NULL);
-  arb_game* game = make_game(scene, 1);
+  game_fixture* fx = *state;
+  arb_scene* scene = fx->scene;
+  arb_game* game = fx->game;
   uint32_t n = (uint32_t)arb_scene_get_body_count(scene);
   uint32_t id1, id2, id3, id4, id2b;
   assert_int_equal(arb_game_join(game, 30, 0, &id1), ARB_OK);
@@ -118,14 +134,11 @@ static void test_game_entity_ids_stable_never_reused(void** state) {
   assert_int_equal(arb_game_find_entity(game, n + 99, NULL), ARB_E_NOT_FOUND);
   // Fewer slots than entities: writes cap, returns the total.
   assert_int_equal(arb_game_get_entities(game, list, 2), total);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 static void test_game_controls_clamped_and_held(void** state) {
-  (void)state;
-  arb_scene* scene = st_load(NULL);
-  arb_game* game = make_game(scene, 1);
+  game_fixture* fx = *state;
+  arb_game* game = fx->game;
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
   arb_controls c = {5.0f, -3.0f, 10.0f, ARB_BUTTON_FIRE, -2.0f, 7.0f, -1.0f};
   assert_int_equal(arb_game_set_controls(game, 1, &c), ARB_OK);
@@ -153,15 +166,13 @@ static void test_game_controls_clamped_and_held(void** state) {
   before = arb_game_hash(game);
   assert_int_equal(arb_game_set_controls(game, 1, &other), ARB_OK);
   assert_int_not_equal(arb_game_hash(game), before);  // controls are game state
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 static void test_game_force_controller_moves_own_avatar_only(void** state) {
-  (void)state;
-  arb_scene* scene = st_load(NULL);
+  game_fixture* fx = *state;
+  arb_scene* scene = fx->scene;
   const arb_force_controller_def* fc = &arb_scene_get_avatar(scene)->force;
-  arb_game* game = make_game(scene, 1);
+  arb_game* game = fx->game;
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
   assert_int_equal(arb_game_join(game, 2, 0, NULL), ARB_OK);
   steps(game, 60);  // land on the ground
@@ -215,16 +226,14 @@ static void test_game_force_controller_moves_own_avatar_only(void** state) {
   }
   assert_true(peak_y > a1.y + 1.0f);
   assert_true(arb_distance(b0, avatar_pos(game, 2)) < 0.01f);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 // The default scene is playable: a run and one jump from the floor lands on the ledge
 // (top at y = 2.5 m, x in [-13, -7]); the controller then stops the avatar there.
 static void test_game_default_ledge_reachable(void** state) {
-  (void)state;
-  arb_scene* scene = st_load(NULL);
-  arb_game* game = make_game(scene, 1);
+  game_fixture* fx = *state;
+  arb_scene* scene = fx->scene;
+  arb_game* game = fx->game;
   steps(game, 300);  // the loose balls have fallen and settled
   assert_int_equal(arb_game_join(game, 1, 0, NULL), ARB_OK);
   arb_entity e;
@@ -251,8 +260,6 @@ static void test_game_default_ledge_reachable(void** state) {
   assert_true(arb_absf(p.y - (2.5f + radius)) < 0.02f);
   assert_true(p.x > -13.0f && p.x < -7.0f);
   assert_true(arb_length(avatar_vel(game, 1)) < 0.05f);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
 }
 
 static void test_game_force_controller_top_down(void** state) {
@@ -470,11 +477,11 @@ static void test_game_json_line(void** state) {
   arb_scene_destroy(scene);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_game_join_leave),
-              cmocka_unit_test(test_game_entity_ids_stable_never_reused),
-              cmocka_unit_test(test_game_controls_clamped_and_held),
-              cmocka_unit_test(test_game_force_controller_moves_own_avatar_only),
-              cmocka_unit_test(test_game_default_ledge_reachable),
+ARB_TEST_MAIN(DEFAULT_GAME_TEST(test_game_join_leave),
+              DEFAULT_GAME_TEST(test_game_entity_ids_stable_never_reused),
+              DEFAULT_GAME_TEST(test_game_controls_clamped_and_held),
+              DEFAULT_GAME_TEST(test_game_force_controller_moves_own_avatar_only),
+              DEFAULT_GAME_TEST(test_game_default_ledge_reachable),
               cmocka_unit_test(test_game_force_controller_top_down),
               cmocka_unit_test(test_game_spawn_choice_deterministic),
               cmocka_unit_test(test_game_full), cmocka_unit_test(test_game_same_inputs_same_hashes),

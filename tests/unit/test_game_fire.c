@@ -156,34 +156,57 @@ static void finish(session* s) {
   free(s->scratch);
 }
 
+// The sessions the tests look at: a scene, and whether the shot carries its view time.
+typedef struct played {
+  const char* scene_text;
+  bool rewind;
+} played;
+static played fire_rewound = {SCENE_FIRE, true};
+static played fire_not_rewound = {SCENE_FIRE, false};
+static played no_fire_key = {SCENE_NO_FIRE, true};
+
+// cmocka fixture: the session of the `played` given as the test's initial state, played
+// before the test and finished after it; *state is the session.
+static int played_setup(void** state) {
+  const played* how = *state;
+  session* s = malloc(sizeof *s);
+  assert_non_null(s);
+  play(s, how->scene_text, how->rewind);
+  *state = s;
+  return 0;
+}
+
+static int played_teardown(void** state) {
+  finish(*state);
+  free(*state);
+  return 0;
+}
+
+#define PLAYED_TEST(test, how) \
+  cmocka_unit_test_prestate_setup_teardown(test, played_setup, played_teardown, &(how))
+
 static void test_game_fire_rewound_shot_hits(void** state) {
-  (void)state;
-  session s;
-  play(&s, SCENE_FIRE, true);
+  session* s = *state;
   // The spawn choice put the target 10 m to the right, 3 m down, running up across the line.
-  assert_true(s.target_at[1].x > 9.0f);
-  assert_int_equal(s.hits, 1);
-  assert_int_equal(s.hit.shooter, SHOOTER);
-  assert_int_equal(s.hit.target_owner, TARGET);
-  assert_int_equal(s.hit.target_entity, s.target_entity);
-  assert_int_equal(s.hit.tick, SHOT_TICK);
+  assert_true(s->target_at[1].x > 9.0f);
+  assert_int_equal(s->hits, 1);
+  assert_int_equal(s->hit.shooter, SHOOTER);
+  assert_int_equal(s->hit.target_owner, TARGET);
+  assert_int_equal(s->hit.target_entity, s->target_entity);
+  assert_int_equal(s->hit.tick, SHOT_TICK);
   // Pushed along the ray (mostly +x) by 4 N*s: the target runs up only, so any x speed is it.
   arb_entity e;
-  assert_int_equal(arb_game_get_avatar(s.game, TARGET, &e), ARB_OK);
-  assert_true(s.target_at[SHOT_TICK].x - s.target_at[SHOT_TICK - 1].x > 0.005f);
-  finish(&s);
+  assert_int_equal(arb_game_get_avatar(s->game, TARGET, &e), ARB_OK);
+  assert_true(s->target_at[SHOT_TICK].x - s->target_at[SHOT_TICK - 1].x > 0.005f);
 }
 
 static void test_game_fire_without_rewind_misses(void** state) {
-  (void)state;
-  session s;
-  play(&s, SCENE_FIRE, false);
-  assert_int_equal(s.hits, 0);
+  session* s = *state;
+  assert_int_equal(s->hits, 0);
   // The target has run more than its diameter since the time the shooter saw.
   float moved =
-      arb_length(arb_sub(s.target_at[SHOT_TICK - 1], s.target_at[SHOT_TICK - 1 - VIEW_LAG_TICKS]));
+      arb_length(arb_sub(s->target_at[SHOT_TICK - 1], s->target_at[SHOT_TICK - 1 - VIEW_LAG_TICKS]));
   assert_true(moved > 1.0f);
-  finish(&s);
 }
 
 // A wall between the shooter and what it saw stops the shot; a sensor in the same place
@@ -204,19 +227,17 @@ static void test_game_fire_wall_stops_shot(void** state) {
 
 // Through the replay log's bytes into a fresh game: every hash, and the hit, again.
 static void test_game_fire_replay_reproduces_hits(void** state) {
-  (void)state;
-  session live;
-  play(&live, SCENE_FIRE, true);
+  session* live = *state;
   session again = {0};
-  again.scene = live.scene;
-  assert_int_equal(arb_game_create(live.scene, live.seed, &again.game), ARB_OK);
+  again.scene = live->scene;
+  assert_int_equal(arb_game_create(live->scene, live->seed, &again.game), ARB_OK);
   again.scratch = calloc(1, sizeof *again.scratch);
   arb_replay_tick* rec = calloc(1, sizeof *rec);
   uint8_t* buf = malloc(1 << 16);
   uint8_t* image = NULL;
   int image_len = 0;
   for (uint32_t t = 1; t <= TICKS; t++) {
-    int64_t n = arb_replay_encode_tick(&live.recs[t - 1], buf, 1 << 16);
+    int64_t n = arb_replay_encode_tick(&live->recs[t - 1], buf, 1 << 16);
     assert_true(n > 0);
     // A tick frame alone (u32 length, u8 kind, 3 zero bytes, body, u32 XXH32): its body
     // as the reader hands it over.
@@ -236,17 +257,17 @@ static void test_game_fire_replay_reproduces_hits(void** state) {
     }
   }
   assert_int_equal(again.hits, 1);
-  assert_same_hit(&again.hit, &live.hit);
+  assert_same_hit(&again.hit, &live->hit);
   // Restored from the image, the rest of the run is the same, hit included.
   session restored = {0};
-  restored.scene = live.scene;
-  assert_int_equal(arb_game_create(live.scene, live.seed, &restored.game), ARB_OK);
+  restored.scene = live->scene;
+  assert_int_equal(arb_game_create(live->scene, live->seed, &restored.game), ARB_OK);
   restored.scratch = again.scratch;
   assert_int_equal(arb_game_restore(restored.game, image, image_len), ARB_OK);
   for (uint32_t t = SHOT_TICK - 4; t <= TICKS; t++) {
-    *rec = live.recs[t - 1];
+    *rec = live->recs[t - 1];
     server_tick(&restored, rec);
-    assert_int_equal(rec->world_hash, live.recs[t - 1].world_hash);
+    assert_int_equal(rec->world_hash, live->recs[t - 1].world_hash);
   }
   assert_int_equal(restored.hits, 1);
   arb_game_destroy(restored.game);
@@ -255,20 +276,16 @@ static void test_game_fire_replay_reproduces_hits(void** state) {
   free(rec);
   free(buf);
   free(image);
-  finish(&live);
 }
 
 static void test_game_fire_off_without_scene_key(void** state) {
-  (void)state;
-  session s;
-  play(&s, SCENE_NO_FIRE, true);
-  assert_int_equal(s.hits, 0);
-  assert_true(s.target_at[SHOT_TICK].x - s.target_at[SHOT_TICK - 1].x < 1e-4f);
-  finish(&s);
+  session* s = *state;
+  assert_int_equal(s->hits, 0);
+  assert_true(s->target_at[SHOT_TICK].x - s->target_at[SHOT_TICK - 1].x < 1e-4f);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_game_fire_rewound_shot_hits),
-              cmocka_unit_test(test_game_fire_without_rewind_misses),
+ARB_TEST_MAIN(PLAYED_TEST(test_game_fire_rewound_shot_hits, fire_rewound),
+              PLAYED_TEST(test_game_fire_without_rewind_misses, fire_not_rewound),
               cmocka_unit_test(test_game_fire_wall_stops_shot),
-              cmocka_unit_test(test_game_fire_replay_reproduces_hits),
-              cmocka_unit_test(test_game_fire_off_without_scene_key))
+              PLAYED_TEST(test_game_fire_replay_reproduces_hits, fire_rewound),
+              PLAYED_TEST(test_game_fire_off_without_scene_key, no_fire_key))

@@ -18,6 +18,7 @@
 #include <arbiter/snapshot_rate.h>
 
 #include "../common/test_main.h"
+#include "game_fixture.h"
 #include "sv_capture2.h"
 
 #define MAX_E 4096
@@ -29,16 +30,12 @@ static arb_snap2_entity ring_items[2][2 * MAX_E], client_items[2 * MAX_E];
 static arb_snap2_part part;
 
 /* Per test: the scene's game with one player joined, a capture and a builder. */
-static arb_scene* scene;
-static arb_game* game;
+static game_fixture world;
 static arb_snap2_builder* builder;
 
 static int setup(void** state) {
   (void)state;
-  arb_scene_error err;
-  uint32_t avatar;
-  if (arb_scene_load_file(scene_path, &scene, &err) != 0 || arb_game_create(scene, 1, &game) != 0 ||
-      arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar) != 0 || sv_capture2_init(&cap, MAX_E) != 0 ||
+  if (game_fixture_open(&world, scene_path, 1, NULL) != 0 || sv_capture2_init(&cap, MAX_E) != 0 ||
       arb_snap2_builder_create(1200, MAX_E, &builder) != 0)
     return -1;
   return 0;
@@ -48,8 +45,7 @@ static int teardown(void** state) {
   (void)state;
   sv_capture2_free(&cap);
   arb_snap2_builder_destroy(builder);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
+  game_fixture_close(&world);
   return 0;
 }
 
@@ -58,9 +54,9 @@ static int teardown(void** state) {
 static arb_snap2_build_args next_snapshot(uint32_t* tick, uint32_t baseline_tick, const arb_snap2_set* baseline,
                                           arb_snap2_set* sent) {
   do {
-    arb_game_step(game);
+    arb_game_step(world.game);
   } while (++*tick % 2);
-  sv_capture2_run(&cap, game);
+  sv_capture2_run(&cap, world.game);
   arb_snap2_build_args a;
   memset(&a, 0, sizeof a);
   a.h = (arb_snap2_header){*tick, baseline_tick, 0, 0, 0, RATE, cap.gravity_x, cap.gravity_y};

@@ -12,6 +12,7 @@
 
 #include "sv_snap_workers.h"
 #include "../common/test_main.h"
+#include "game_fixture.h"
 
 #define MAX_E 4096
 #define PLAYERS 12
@@ -19,27 +20,22 @@
 #define RADIUS 12.0f
 
 static const char* scene_path;
-static arb_scene* scene;
-static arb_game* game;
+static game_fixture world;
 static uint32_t avatars[PLAYERS];
 static sv_snapshot snap;
 
 static int setup(void** state) {
   (void)state;
-  arb_scene_error err;
-  if (arb_scene_load_file(scene_path, &scene, &err) != 0 || arb_game_create(scene, 1, &game) != 0 ||
+  if (game_fixture_open(&world, scene_path, PLAYERS, avatars) != 0 ||
       sv_snapshot_init(&snap, MAX_E) != 0)
     return -1;
-  for (int i = 0; i < PLAYERS; ++i)
-    if (arb_game_join(game, (uint32_t)i + 1, ARB_AVATAR_DEFAULT, &avatars[i]) != 0) return -1;
   return 0;
 }
 
 static int teardown(void** state) {
   (void)state;
   sv_snapshot_free(&snap);
-  arb_game_destroy(game);
-  arb_scene_destroy(scene);
+  game_fixture_close(&world);
   return 0;
 }
 
@@ -76,11 +72,11 @@ static void threads_send_the_same_bytes(void** state) {
       arb_controls c = {0};
       c.move_x = (float)((int)((tick / 40 + (uint32_t)i) % 3) - 1);
       c.move_y = (float)(i % 3 - 1);
-      arb_game_set_controls(game, (uint32_t)i + 1, &c);
+      arb_game_set_controls(world.game, (uint32_t)i + 1, &c);
     }
-    arb_game_step(game);
+    arb_game_step(world.game);
     if (tick % 2) continue;
-    sv_snapshot_capture(&snap, game, RADIUS);
+    sv_snapshot_capture(&snap, world.game, RADIUS);
     for (int i = 0; i < PLAYERS; ++i) {
       sv_snap_client_ack(&one[i], acked(i, tick));
       sv_snap_client_ack(&many[i], acked(i, tick));
@@ -127,10 +123,10 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
   one_client(&c, &x);
   int checked = 0, partial = 0;
   for (uint32_t tick = 1; tick <= 120; ++tick) {
-    arb_game_step(game);
+    arb_game_step(world.game);
     if (tick % 10) continue;
     for (float r = 3.0f; r <= 40.0f; r *= 2.0f) {
-      sv_snapshot_capture(&snap, game, r);
+      sv_snapshot_capture(&snap, world.game, r);
       const sv_capture2* cap = &snap.capture;
       for (int i = 0; i < PLAYERS; ++i) {
         sv_snap_request req = {tick, 0,    avatars[i], r,     RATE,
@@ -202,9 +198,9 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   static sv_snap_client c;
   static sv_snap_scratch x;
   one_client(&c, &x);
-  for (int t = 0; t < 30; ++t) arb_game_step(game);
+  for (int t = 0; t < 30; ++t) arb_game_step(world.game);
   const float r = 3.0f, h = 4.0f;
-  sv_snapshot_capture(&snap, game, r);
+  sv_snapshot_capture(&snap, world.game, r);
   const sv_capture2* cap = &snap.capture;
   // Two far regions: around the entity farthest from player 0, then around the one
   // farthest from both player 0 and the first region.
