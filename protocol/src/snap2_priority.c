@@ -61,6 +61,18 @@ static float relevance_weight(const arb_snap2_interest* in, uint32_t id, arb_vec
   return in->avatar_id != 0 && id == in->avatar_id ? *w : *w * (1.0f + speed);
 }
 
+// The n entries just written to the spare arrays become the accumulators; the old arrays
+// become the spare ones (no copy).
+static void adopt_spare(arb_snap2_priority* p, int n) {
+  uint32_t* ids = p->ids;
+  float* acc = p->acc;
+  p->ids = p->spare_ids;
+  p->acc = p->spare_acc;
+  p->spare_ids = ids;
+  p->spare_acc = acc;
+  p->count = n;
+}
+
 void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
                                const arb_vec2* positions, const float* speeds,
                                const arb_snap2_interest* in, float dt, float* out, float* weight) {
@@ -76,13 +88,7 @@ void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* curre
     out[j] = acc;
     if (weight) weight[j] = w;
   }
-  uint32_t* ids = p->ids;
-  float* acc = p->acc;
-  p->ids = p->spare_ids;
-  p->acc = p->spare_acc;
-  p->spare_ids = ids;
-  p->spare_acc = acc;
-  p->count = n;
+  adopt_spare(p, n);
 }
 
 void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date) {
@@ -112,11 +118,5 @@ void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current
     p->spare_ids[n] = current->items[j].id;
     p->spare_acc[n++] = acc[j];
   }
-  uint32_t* ids = p->ids;
-  float* a = p->acc;
-  p->ids = p->spare_ids;
-  p->acc = p->spare_acc;
-  p->spare_ids = ids;
-  p->spare_acc = a;
-  p->count = n;
+  adopt_spare(p, n);
 }

@@ -17,12 +17,11 @@
 #include <arbiter/snapshot_rate.h>
 #include <arbiter/snapshot_v2.h>
 
+#include "test_rng.h"
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng >> 16);
+  return (uint32_t)(xorshift64_next(&rng) >> 16);
 }
 static int chance(int percent) {
   return (int)(rnd() % 100) < percent;

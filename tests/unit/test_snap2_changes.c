@@ -22,6 +22,8 @@
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_v2.h>
 
+#include "test_rng.h"
+
 #include "snap2_internal.h"
 
 #define N 300    // entities in the world
@@ -32,10 +34,7 @@
 
 static uint64_t rng_state;
 static uint32_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (uint32_t)(rng_state >> 16);
+  return (uint32_t)(xorshift64_next(&rng_state) >> 16);
 }
 static int chance(int percent) {
   return (int)(rnd() % 100u) < percent;
