@@ -1,8 +1,9 @@
 // arbiter — the simulated world: bodies, the fixed step, the state hash, save/restore.
 //
 // A body carries one shape, or several (a compound body: up to ARB_MAX_BODY_SHAPES, each
-// with its own material, filter and sensor flag). Bodies are referred to by generation-checked ids. Iteration order
-// everywhere is body slot order (ids and creation order), never pointer order.
+// with its own material, filter and sensor flag). Bodies are referred to by
+// generation-checked ids. Iteration order everywhere is body slot order (ids and creation
+// order), never pointer order.
 // Ownership: arb_world_create allocates through the def's allocator; arb_world_destroy
 // frees everything. Functions taking a stale or null id do nothing and return an error
 // or a zero value.
