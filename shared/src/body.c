@@ -226,17 +226,7 @@ static arb_aabb arb__compound_aabb(const arb__body* b) {
 
 arb_aabb arb__body_compute_aabb(const arb__body* b) {
   if (b->shape_count > 1) return arb__compound_aabb(b);
-  switch (b->shape.type) {
-    case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&b->shape.circle, b->xf);
-    case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&b->shape.polygon, b->xf);
-    case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&b->shape.segment, b->xf);
-    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&b->shape.capsule, b->xf);
-    case ARB_SHAPE_CHAIN: return arb_compute_chain_aabb(&b->shape.chain, b->xf);
-    default: {
-      arb_aabb a = {b->xf.p, b->xf.p};
-      return a;
-    }
-  }
+  return arb__shape_aabb(&b->shape, b->xf);
 }
 
 const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) { return arb__body_shape(b, i); }
@@ -419,7 +409,7 @@ static arb_vec2* arb__copy_chain_points(arb_world* w, const arb_chain* c) {
   return p;
 }
 
-void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots) {
+void arb__free_body_shapes(arb_world* w, arb__body* bodies, int slots) {
   for (int i = 0; i < slots; ++i) {
     arb_shape_def* s = &bodies[i].shape;
     if (!bodies[i].in_use) continue;
@@ -557,7 +547,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = ARB__NULL;
   w->sensor_bodies -= arb__body_has_sensor(b);  // its overlaps end in the next step (sensor.c)
-  arb__free_chain_points(w, b, 1);
+  arb__free_body_shapes(w, b, 1);
   b->in_use = 0;
   b->moved = 0;
   b->generation += 1;

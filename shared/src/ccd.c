@@ -112,9 +112,6 @@ static bool arb__ccd_is_fast(const arb_world* w, int i, float dt) {
   return travel > 0.5f * b->min_extent;
 }
 
-// Every body of tree `t` whose box overlaps `box`, appended to keys as slots. The trees'
-// shape is not state: the caller sorts. A tree too deep for the walk stack falls back to
-// a scan in slot order.
 typedef struct arb__ccd_keys {
   uint64_t* keys;
   int n;
@@ -126,6 +123,9 @@ static bool arb__ccd_leaf(void* ctx, int body) {
   return true;
 }
 
+// Every body of tree `t` whose box overlaps `box`, appended to keys as slots. The trees'
+// shape is not state: the caller sorts. A tree too deep for the walk stack falls back to
+// a scan in slot order.
 static int arb__ccd_query(const arb_world* w, const arb__tree* t, bool statics, arb_aabb box,
                           uint64_t* keys, int n) {
   arb__ccd_keys k = {keys, n};

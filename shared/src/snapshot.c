@@ -153,7 +153,7 @@ static void arb__free_derived(arb_world* w, arb__derived* d) {
 
 // Replace the world's state with the checked image. Cannot fail.
 static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
-  arb__free_chain_points(w, w->bodies, w->body_slots);
+  arb__free_body_shapes(w, w->bodies, w->body_slots);
   arb__free(w, w->bodies);
   arb__free(w, w->states);
   arb__free(w, w->sims);

@@ -190,7 +190,7 @@ arb_world* arb_world_create(const arb_world_def* def) {
 void arb_world_destroy(arb_world* w) {
   if (!w) return;
   arb_pool_destroy(w->pool);
-  if (w->bodies) arb__free_chain_points(w, w->bodies, w->body_slots);
+  if (w->bodies) arb__free_body_shapes(w, w->bodies, w->body_slots);
   arb__free(w, w->bodies);
   arb__free(w, w->states);
   arb__free(w, w->sims);

@@ -243,8 +243,12 @@ static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_l
 #define ARB__CONTACT_SHAPE_A_SHIFT 8
 #define ARB__CONTACT_SHAPE_B_SHIFT 12
 #define ARB__CONTACT_SHAPES 0xff00u  // both shape indices
-static inline int arb__contact_shape_a(uint32_t flags) { return (int)((flags >> 8) & 0xfu); }
-static inline int arb__contact_shape_b(uint32_t flags) { return (int)((flags >> 12) & 0xfu); }
+static inline int arb__contact_shape_a(uint32_t flags) {
+  return (int)((flags >> ARB__CONTACT_SHAPE_A_SHIFT) & 0xfu);
+}
+static inline int arb__contact_shape_b(uint32_t flags) {
+  return (int)((flags >> ARB__CONTACT_SHAPE_B_SHIFT) & 0xfu);
+}
 
 typedef struct arb__contact {
   int32_t body_a, body_b;  // slots; A has the first shape of the collide function
@@ -377,7 +381,7 @@ float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface d
 bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 /// Free what the live bodies among bodies[0..slots) own: chain points, extra shapes.
-void arb__free_chain_points(arb_world* w, arb__body* bodies, int slots);
+void arb__free_body_shapes(arb_world* w, arb__body* bodies, int slots);
 /// True when any shape of the body is a sensor.
 bool arb__body_has_sensor(const arb__body* b);
 /// Whether shape sa of a and shape sb of b can get a contact (no sensor, filters, collider).

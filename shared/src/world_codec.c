@@ -221,8 +221,7 @@ static bool arb__contact_links_ok(const arb__world_image* img, const arb__contac
   if (a < 0 || b < 0 || a >= n || b >= n || a == b) return false;
   const arb__body* ba = &img->bodies[a];
   const arb__body* bb = &img->bodies[b];
-  const uint32_t known = ARB__CONTACT_TOUCHING | 0xfu << ARB__CONTACT_SHAPE_A_SHIFT |
-                         0xfu << ARB__CONTACT_SHAPE_B_SHIFT;
+  const uint32_t known = ARB__CONTACT_TOUCHING | ARB__CONTACT_SHAPES;
   int ka = arb__contact_shape_a(ct->flags), kb = arb__contact_shape_b(ct->flags);
   if (!ba->in_use || !bb->in_use || (ct->flags & ~known) != 0) return false;
   if (ka >= ba->shape_count || kb >= bb->shape_count) return false;
@@ -375,7 +374,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
 
 void arb__world_image_free(arb_world* w, arb__world_image* img) {
   arb__extras_release(w, img->extras);
-  if (img->bodies) arb__free_chain_points(w, img->bodies, img->body_slots);
+  if (img->bodies) arb__free_body_shapes(w, img->bodies, img->body_slots);
   arb__free(w, img->contacts);
   arb__free(w, img->sensor_pairs);
   arb__free(w, img->bodies);
