@@ -48,7 +48,10 @@ static void test_client_badnet_no_drops(void** state) {
   assert_int_equal((int)cu_jnum(j, "ever_connected"), 4);
   assert_int_equal((int)cu_jnum(j, "connected_at_end"), 4);
   assert_int_equal((int)cu_jnum(j, "drops"), 0);
-  assert_true(cu_jnum(j, "rtt_ms_p50") > 150.0);  // the impairment really applied
+  // The impairment really applied: unimpaired, localhost settles under 5 ms. ENet's smoothed
+  // estimate sits well below the 200 ms mean under 100 ms of jitter (runs have ended on
+  // 91 to 150 ms with 4 clients), so the bound is far from both.
+  assert_true(cu_jnum(j, "rtt_ms_p50") > 50.0);
   json_decref(j);
 }
 
