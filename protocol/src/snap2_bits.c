@@ -73,7 +73,7 @@ typedef struct sink {
   int n;         ///< how many (< 32 between calls)
 } sink;
 
-static int put(sink* s, uint32_t v, int n) {
+static inline int put(sink* s, uint32_t v, int n) {
   if (!s->w) return n;
   s->acc |= (uint64_t)(n < 32 ? v & ((1u << n) - 1u) : v) << s->n;
   s->n += n;
@@ -89,26 +89,25 @@ static void flush(sink* s) {
   s->acc = 0;
   s->n = 0;
 }
-/* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets: the
- * prefix (k ones, then a 0 unless k is the last bucket), then the payload. */
-static int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
-  uint64_t start = 0;
-  for (int k = 0; k < b->count && k < 8 && b->widths[k] <= 32; ++k) {
+/* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets (this
+ * file's tables: 1..8 buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the
+ * last bucket), then v minus the values of the buckets before k. */
+static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+  int last = b->count - 1;
+  for (int k = 0; k <= last; ++k) {
     int width = b->widths[k];
-    uint64_t size = (uint64_t)1 << width;
-    if ((uint64_t)v >= start + size) {
-      start += size;
-      continue;
+    if (width >= 32 || v < (1u << width)) {
+      int prefix = k + (k < last ? 1 : 0);
+      put(s, (1u << k) - 1u, prefix);
+      put(s, v, width);
+      return prefix + width;
     }
-    int prefix = k + (k + 1 < b->count ? 1 : 0);
-    put(s, (1u << k) - 1u, prefix);
-    put(s, (uint32_t)((uint64_t)v - start), width);
-    return prefix + width;
+    v -= 1u << width;
   }
-  if (s->w) s->w->overflow = 1;
+  if (s->w) s->w->overflow = 1;  // past the last bucket
   return 0;
 }
-static int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
+static inline int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
   return put_u(w, arb_zigzag(v), b);
 }
 

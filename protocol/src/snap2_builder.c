@@ -417,11 +417,22 @@ static void sort_idx(int* idx, int* tmp, int n, const cand* c,
 #define PART_FIXED_BYTES 40
 #define COUNT_BITS_MAX 13
 
-/* Same description (equal hash, then equal encoding)? Equal structs (zeroed before they
- * were filled, so their padding is equal too) encode the same, without encoding them. */
+/* Equal in every byte the encoding reads: the fields before the shapes (the shape count
+ * among them), the shapes used, the fields after them. */
+static int same_fields(const arb_snap2_desc* x, const arb_snap2_desc* y) {
+  size_t head = offsetof(arb_snap2_desc, shapes), tail = offsetof(arb_snap2_desc, radius);
+  if (memcmp(x, y, head) != 0) return 0;
+  size_t n = x->shape_count < ARB_SNAP2_MAX_SHAPES ? x->shape_count : ARB_SNAP2_MAX_SHAPES;
+  return memcmp(x->shapes, y->shapes, n * sizeof *x->shapes) == 0 &&
+         memcmp((const char*)x + tail, (const char*)y + tail, sizeof *x - tail) == 0;
+}
+
+/* Same description (equal hash, then equal encoding)? Equal fields (the structs were
+ * zeroed before they were filled, so their padding is equal too) encode the same, without
+ * encoding them. */
 static int same_desc(const arb_snap2_builder* b, int x, int y) {
   if (b->desc_hash[x] != b->desc_hash[y] || b->desc_bytes[x] != b->desc_bytes[y]) return 0;
-  if (memcmp(&b->descs[x], &b->descs[y], sizeof b->descs[x]) == 0) return 1;
+  if (same_fields(&b->descs[x], &b->descs[y])) return 1;
   uint8_t ex[ARB_PROTO_MAX_PAYLOAD], ey[ARB_PROTO_MAX_PAYLOAD];
   int n = arb__snap2_desc_encode(&b->descs[x], ex, sizeof ex);
   return n > 0 && arb__snap2_desc_encode(&b->descs[y], ey, sizeof ey) == n &&
