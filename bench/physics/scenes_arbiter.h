@@ -20,3 +20,6 @@ typedef struct bench_arbiter_scene {
 extern const bench_arbiter_scene bench_arbiter_rain;
 /// Box2D v3 benchmark/tumbler (scene_tumbler.c): boxes in a motor-driven four-wall drum.
 extern const bench_arbiter_scene bench_arbiter_tumbler;
+/// Box2D v3 benchmark/spinner (scene_spinner.c): a motor-driven bar stirring 6076 bodies
+/// inside a 360-point chain loop.
+extern const bench_arbiter_scene bench_arbiter_spinner;
