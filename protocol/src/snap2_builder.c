@@ -560,11 +560,13 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     const cand* c = k < n ? &b->cands[k] : NULL;
     int run = c == NULL ? base->count - i : c->pred >= 0 ? c->pred - i : c->cur - j;
     if (run > s->cap - s->count) return ARB_E_NOSPACE;
-    memcpy(s->items + s->count, base->items + i, (size_t)run * sizeof *s->items);
-    if (a->up_to_date) memset(a->up_to_date + j, 1, (size_t)run);
-    s->count += run;
-    i += run;
-    j += run;
+    if (run > 0) {  // an empty baseline has no items array
+      memcpy(s->items + s->count, base->items + i, (size_t)run * sizeof *s->items);
+      if (a->up_to_date) memset(a->up_to_date + j, 1, (size_t)run);
+      s->count += run;
+      i += run;
+      j += run;
+    }
     if (c == NULL) return 0;
     int sel = b->selected[k];
     if (c->cur >= 0 && a->up_to_date) a->up_to_date[j] = (uint8_t)c->drawn_ok;
