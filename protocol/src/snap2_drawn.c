@@ -33,3 +33,44 @@ int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_set* view,
   out->count = (int)(o - out->items);
   return 0;
 }
+
+/* Two passes over drawn's own items. Forward: matched ids and drawn-only ones that stay are
+ * written in place, at or before where they were read (nothing is written ahead of the
+ * reading), and view-only ids are noted. Backward: the noted ones are merged in from the
+ * end, each kept item moving up by the number of insertions after it. */
+int arb_snap2_drawn_apply_in_place(arb_snap2_set* drawn, const arb_snap2_set* view,
+                                   const arb_snap2_set* baseline, uint32_t baseline_tick,
+                                   int* inserts) {
+  if (drawn->cap < drawn->count + view->count) return ARB_E_NOSPACE;
+  arb_snap2_entity* d = drawn->items;
+  const arb_snap2_entity* v = view->items;
+  int i = 0, j = 0, o = 0, added = 0;
+  while (i < drawn->count && j < view->count) {
+    if (d[i].id == v[j].id) {
+      if (!(d[i].cls == v[j].cls && d[i].s.t0 > v[j].s.t0))
+        d[o] = v[j];
+      else if (o != i)
+        d[o] = d[i];
+      ++o;
+      ++i;
+      ++j;
+    } else if (v[j].id < d[i].id) {
+      inserts[added++] = j++;
+    } else {
+      if (kept_alone(&d[i], baseline, baseline_tick)) d[o++] = d[i];
+      ++i;
+    }
+  }
+  for (; i < drawn->count; ++i)
+    if (kept_alone(&d[i], baseline, baseline_tick)) d[o++] = d[i];
+  while (j < view->count) inserts[added++] = j++;
+  int total = o + added;
+  for (int w = total - 1, k = o - 1, a = added - 1; a >= 0; --w) {
+    if (k >= 0 && d[k].id > v[inserts[a]].id)
+      d[w] = d[k--];
+    else
+      d[w] = v[inserts[a--]];
+  }
+  drawn->count = total;
+  return 0;
+}
