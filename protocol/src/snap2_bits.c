@@ -89,34 +89,23 @@ static void flush(sink* s) {
   s->acc = 0;
   s->n = 0;
 }
-/* arb_bits_write_bucketed and arb_bits_bucketed_size at once (this file's tables: 1..8
- * buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the last bucket), then
- * v minus the values of the buckets before k. The bucket is counted, not searched: the
- * ends below v, without a branch per bucket (the values are data; a search mispredicted). */
+/* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets (this
+ * file's tables: 1..8 buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the
+ * last bucket), then v minus the values of the buckets before k. */
 static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
-  int last = b->count - 1, k = 0;
-  uint64_t end = 0, start = 0;
-  for (int i = 0; i < last; ++i) {
-    end += (uint64_t)1 << b->widths[i];
-    int past = (uint64_t)v >= end;
-    k += past;
-    start = past ? end : start;
+  int last = b->count - 1;
+  for (int k = 0; k <= last; ++k) {
+    int width = b->widths[k];
+    if (width >= 32 || v < (1u << width)) {
+      int prefix = k + (k < last ? 1 : 0);
+      put(s, (1u << k) - 1u, prefix);
+      put(s, v, width);
+      return prefix + width;
+    }
+    v -= 1u << width;
   }
-  int width = b->widths[k];
-  uint64_t rest = (uint64_t)v - start;
-  if (width < 32 && rest >> width != 0) {  // past the last bucket
-    if (s->w) s->w->overflow = 1;
-    return 0;
-  }
-  int prefix = k + (k < last ? 1 : 0);
-  uint32_t ones = (1u << k) - 1u;
-  if (prefix + width <= 32) {
-    put(s, ones | (uint32_t)(rest << prefix), prefix + width);
-  } else {
-    put(s, ones, prefix);
-    put(s, (uint32_t)rest, width);
-  }
-  return prefix + width;
+  if (s->w) s->w->overflow = 1;  // past the last bucket
+  return 0;
 }
 static inline int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
   return put_u(w, arb_zigzag(v), b);
