@@ -42,35 +42,36 @@ int arb_snap2_drawn_apply_in_place(arb_snap2_set* drawn, const arb_snap2_set* vi
                                    const arb_snap2_set* baseline, uint32_t baseline_tick,
                                    int* inserts) {
   if (drawn->cap < drawn->count + view->count) return ARB_E_NOSPACE;
-  arb_snap2_entity* d = drawn->items;
-  const arb_snap2_entity* v = view->items;
-  int i = 0, j = 0, o = 0, added = 0;
-  while (i < drawn->count && j < view->count) {
-    if (d[i].id == v[j].id) {
-      if (!(d[i].cls == v[j].cls && d[i].s.t0 > v[j].s.t0))
-        d[o] = v[j];
-      else if (o != i)
-        d[o] = d[i];
+  arb_snap2_entity *d = drawn->items, *d_end = d + drawn->count, *o = d;
+  const arb_snap2_entity *v = view->items, *v_end = v + view->count;
+  int* added = inserts;
+  while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
+    if (d->id == v->id) {
+      if (!(d->cls == v->cls && d->s.t0 > v->s.t0))
+        *o = *v;
+      else if (o != d)
+        *o = *d;
       ++o;
-      ++i;
-      ++j;
-    } else if (v[j].id < d[i].id) {
-      inserts[added++] = j++;
+      ++d;
+      ++v;
+    } else if (v->id < d->id) {
+      *added++ = (int)(v++ - view->items);
     } else {
-      if (kept_alone(&d[i], baseline, baseline_tick)) d[o++] = d[i];
-      ++i;
+      if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
+      ++d;
     }
   }
-  for (; i < drawn->count; ++i)
-    if (kept_alone(&d[i], baseline, baseline_tick)) d[o++] = d[i];
-  while (j < view->count) inserts[added++] = j++;
-  int total = o + added;
-  for (int w = total - 1, k = o - 1, a = added - 1; a >= 0; --w) {
-    if (k >= 0 && d[k].id > v[inserts[a]].id)
-      d[w] = d[k--];
+  for (; d < d_end; ++d)
+    if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
+  for (; v < v_end; ++v) *added++ = (int)(v - view->items);
+  int kept = (int)(o - drawn->items), n = (int)(added - inserts);
+  arb_snap2_entity* items = drawn->items;
+  for (int w = kept + n - 1, k = kept - 1, a = n - 1; a >= 0; --w) {
+    if (k >= 0 && items[k].id > view->items[inserts[a]].id)
+      items[w] = items[k--];
     else
-      d[w] = v[inserts[a--]];
+      items[w] = view->items[inserts[a--]];
   }
-  drawn->count = total;
+  drawn->count = kept + n;
   return 0;
 }
