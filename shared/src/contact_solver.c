@@ -272,6 +272,26 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
   }
 }
 
+typedef struct arb__pack_job {
+  arb_world* w;
+  arb__wide* wides;
+  const int32_t* lane_contact;  // 4 per wide entry: contact index or -1
+  arb__softness soft, static_soft;
+  int dummy;
+} arb__pack_job;
+
+static void arb__pack_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__pack_job* job = ctx;
+  for (int i = begin; i < end; ++i) {
+    arb__empty_wide(&job->wides[i], job->dummy);
+    for (int lane = 0; lane < 4; ++lane) {
+      int ci = job->lane_contact[4 * i + lane];
+      if (ci >= 0) arb__fill_lane(job->w, &job->wides[i], lane, ci, job->soft, job->static_soft, job->dummy);
+    }
+  }
+}
+
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
 // With bodies asleep only the contacts of awake bodies are candidates (awake_contacts is
 // ascending, so the colouring still runs in contact order).
@@ -333,15 +353,25 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   if (nwide > 0) {
     wides = arb__stack_alloc(w, (size_t)nwide * sizeof *wides);
     if (!wides) return 0;
-    for (int i = 0; i < nwide; ++i) arb__empty_wide(&wides[i], sv->dummy);
+    // Which contact goes to which lane is decided here in contact order; the lanes are
+    // then filled per wide entry (each writes only its own entry: in parallel).
+    int32_t* lane_contact = arb__stack_alloc(w, (size_t)nwide * 4 * sizeof *lane_contact);
+    if (!lane_contact) {
+      arb__stack_free(w, wides);
+      return 0;
+    }
+    memset(lane_contact, 0xff, (size_t)nwide * 4 * sizeof *lane_contact);  // -1: empty lane
     for (int i = 0; i < ncontacts; ++i) {
       int color = colors[i];
       if (color == 0xff) continue;
       int slot = lanes[color]++;
       int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
       int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
-      arb__fill_lane(w, &wides[entry], lane, list ? list[i] : i, soft, static_soft, sv->dummy);
+      lane_contact[4 * entry + lane] = list ? list[i] : i;
     }
+    arb__pack_job job = {w, wides, lane_contact, soft, static_soft, sv->dummy};
+    arb_pool_for(w->pool, arb__pack_range, &job, nwide, 64);
+    arb__stack_free(w, lane_contact);
   }
   sv->wides = wides;
   sv->count = nwide;
@@ -579,39 +609,66 @@ static void arb__run_pass(arb_pool* pool, arb__body_state* st, arb__solver* sv, 
   arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW], 0);
 }
 
-static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
-  int32_t* contact_of = arb__stack_alloc(w, (size_t)(4 * sv->count + 1) * sizeof *contact_of);
-  for (int i = 0; i < sv->count; ++i) {
-    const arb__wide* k = &sv->wides[i];
+// Hands the solved impulses back to the contacts (each contact is one lane of one wide
+// constraint: a per-contact write, safe in parallel) and marks the lanes whose contact has
+// a hit event, so that the events are then recorded in wide order without a second pass
+// over the contact array (7 MB in a big scene, in colour order: a cache miss per contact).
+typedef struct arb__store_job {
+  arb_world* w;
+  const arb__solver* sv;
+  uint8_t* hit;  // per lane (4 per wide entry): 1 when arb__record_hit will record; or NULL
+} arb__store_job;
+
+static bool arb__has_hit(const arb_world* w, const arb__wide* k, int lane, const arb_manifold* m) {
+  float speed = w->def.hit_event_threshold;
+  for (int j = 0; j < m->point_count; ++j) {
+    float approach = -f4_lane(k->p[j].relative_velocity, lane);
+    if (f4_lane(k->p[j].max_normal_impulse, lane) > 0.0f && approach > speed) return true;
+  }
+  return false;
+}
+
+static void arb__store_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__store_job* job = ctx;
+  arb_world* w = job->w;
+  for (int i = begin; i < end; ++i) {
+    const arb__wide* k = &job->sv->wides[i];
     for (int lane = 0; lane < 4; ++lane) {
+      if (job->hit) job->hit[4 * i + lane] = 0;
       if (k->contact[lane] < 0) continue;
-      const arb__contact* c = &w->contacts[k->contact[lane]];
       arb_manifold* m = &w->contacts[k->contact[lane]].manifold;
       for (int j = 0; j < m->point_count; ++j) {
         m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
         m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
       }
+      if (job->hit) job->hit[4 * i + lane] = arb__has_hit(w, k, lane, m);
+    }
+  }
+}
+
+static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
+  int32_t* contact_of = arb__stack_alloc(w, (size_t)(4 * sv->count + 1) * sizeof *contact_of);
+  uint8_t* hit = contact_of ? arb__stack_alloc(w, (size_t)(4 * sv->count + 1)) : NULL;
+  arb__store_job job = {w, sv, hit};
+  arb_pool_for(w->pool, arb__store_range, &job, sv->count, 64);
+  if (!hit) {  // out of memory: the impulses are stored, this step's hit events are lost
+    arb__stack_free(w, contact_of);
+    return;
+  }
+  for (int i = 0; i < sv->count; ++i) {
+    const arb__wide* k = &sv->wides[i];
+    for (int lane = 0; lane < 4; ++lane) {
+      if (!hit[4 * i + lane]) continue;
       int before = w->hit_count;
-      if (contact_of) arb__record_hit(w, k, lane, c);
+      arb__record_hit(w, k, lane, &w->contacts[k->contact[lane]]);
       if (w->hit_count > before) contact_of[before] = k->contact[lane];
     }
   }
-  if (contact_of) arb__sort_hits(w, contact_of);
+  arb__stack_free(w, hit);
+  arb__sort_hits(w, contact_of);
   arb__stack_free(w, contact_of);
 }
-
-// The per-body passes are written once per body and run over all slots (nothing asleep)
-// or over the awake list, as two loops so the common all-awake case has no indirection.
-#define ARB__EACH_AWAKE_BODY(w, body_fn, ...)                         \
-  do {                                                                \
-    int n_;                                                           \
-    const int32_t* list_ = arb__awake_list(w, &n_);                   \
-    if (list_) {                                                      \
-      for (int k_ = 0; k_ < n_; ++k_) body_fn(w, list_[k_], __VA_ARGS__); \
-    } else {                                                          \
-      for (int i_ = 0; i_ < n_; ++i_) body_fn(w, i_, __VA_ARGS__);    \
-    }                                                                 \
-  } while (0)
 
 // Accumulated forces and damping, once per step (see the comment at the top).
 static inline void arb__apply_force(arb_world* w, int i, float dt) {
@@ -640,19 +697,57 @@ static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec
   st->w = av;
 }
 
-static void arb__integrate_velocities(arb_world* w, float h) {
-  const arb_vec2 g = w->def.gravity;
-  const float max_v = w->def.max_linear_speed;
-  const float max_w = ARB__MAX_ROTATION / h;
-  ARB__EACH_AWAKE_BODY(w, arb__integrate_velocity, h, g, max_v, max_w);
-}
-
 static inline void arb__integrate_position(arb_world* w, int i, float h) {
   int type = w->sims[i].type;
   if (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC) return;
   arb__body_state* st = &w->states[i];
   st->dq = arb_rot_integrate(st->dq, h * st->w);
   st->dp = arb_mul_add(st->dp, h, st->v);
+}
+
+// ---- passes over the bodies -------------------------------------------------------------
+
+// Each body pass reads and writes only the body it is at, so worker threads split the
+// awake bodies in blocks with the same bits. It runs over all slots (nothing asleep) or
+// over the awake list.
+typedef enum { ARB__APPLY_FORCE, ARB__INTEGRATE_VELOCITY, ARB__INTEGRATE_POSITION } arb__body_pass;
+
+typedef struct arb__body_job {
+  arb_world* w;
+  const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
+  arb__body_pass pass;
+  float dt, h, max_v, max_w;
+  arb_vec2 g;
+} arb__body_job;
+
+#define ARB__EACH_BODY(w, list, begin, end, body_fn, ...)                         \
+  do {                                                                          \
+    if (list) {                                                                 \
+      for (int k_ = (begin); k_ < (end); ++k_) body_fn(w, (list)[k_], __VA_ARGS__); \
+    } else {                                                                    \
+      for (int i_ = (begin); i_ < (end); ++i_) body_fn(w, i_, __VA_ARGS__);     \
+    }                                                                           \
+  } while (0)
+
+static void arb__body_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__body_job* job = ctx;
+  arb_world* w = job->w;  // locals: the body writes (floats) could alias the job's floats
+  const int32_t* list = job->list;
+  const float dt = job->dt, h = job->h, max_v = job->max_v, max_w = job->max_w;
+  const arb_vec2 g = job->g;
+  switch (job->pass) {
+    case ARB__APPLY_FORCE: ARB__EACH_BODY(w, list, begin, end, arb__apply_force, dt); break;
+    case ARB__INTEGRATE_VELOCITY: ARB__EACH_BODY(w, list, begin, end, arb__integrate_velocity, h, g, max_v, max_w); break;
+    case ARB__INTEGRATE_POSITION: ARB__EACH_BODY(w, list, begin, end, arb__integrate_position, h); break;
+  }
+}
+
+static void arb__run_body_pass(arb_world* w, arb__body_job* job, arb__body_pass pass) {
+  int n;
+  job->list = arb__awake_list(w, &n);
+  job->pass = pass;
+  arb_pool_for(w->pool, arb__body_range, job, n, 256);
 }
 
 void arb__solve(arb_world* w, float dt) {
@@ -676,16 +771,17 @@ void arb__solve(arb_world* w, float dt) {
   st[sv.dummy].dq = arb_rot_identity;
   arb__prepare(w, &sv, soft, static_soft);
   arb__joints_prepare(w, dt, h);
-  ARB__EACH_AWAKE_BODY(w, arb__apply_force, dt);
+  arb__body_job bodies = {w, NULL, ARB__APPLY_FORCE, dt, h, w->def.max_linear_speed, ARB__MAX_ROTATION / h, w->def.gravity};
+  arb__run_body_pass(w, &bodies, ARB__APPLY_FORCE);
   for (int s = 0; s < substeps; ++s) {
-    arb__integrate_velocities(w, h);
+    arb__run_body_pass(w, &bodies, ARB__INTEGRATE_VELOCITY);
     arb__joints_warm_start(w);
     arb__run_pass(w->pool, st, &sv, ARB__WARM_START);
     for (int i = 0; i < solves; ++i) {
       arb__joints_solve(w, h, true);
       arb__run_pass(w->pool, st, &sv, ARB__SOLVE);
     }
-    ARB__EACH_AWAKE_BODY(w, arb__integrate_position, h);
+    arb__run_body_pass(w, &bodies, ARB__INTEGRATE_POSITION);
     for (int i = 0; i < relax; ++i) {
       arb__joints_solve(w, h, false);
       arb__run_pass(w->pool, st, &sv, ARB__RELAX);
