@@ -200,7 +200,10 @@ static inline arb__lane_pose arb__gather_pose(const arb__body_state* st, const i
 #define ARB__OVERFLOW ARB__COLOR_COUNT
 
 typedef struct arb__solver {
-  uint8_t* colors;  // arena block under `wides`
+  const int32_t* list;  // the candidate contacts (awake_contacts), or NULL: all
+  int ncontacts;        // candidates
+  int32_t* lane_of;     // per candidate: 4 * wide entry + lane, or -1 (no points); arena
+                        // block under `wides`
   arb__wide* wides;
   int count;
   int offsets[ARB__COLOR_COUNT + 2];  // first wide entry of each colour (overflow last)
@@ -272,23 +275,30 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
   }
 }
 
+// Packing runs in two parallel loops: the wide entries are cleared, then each contact
+// fills its own lane, in contact order (the contacts and their bodies are then read in
+// memory order, the wide entries written in a few streams, one per colour).
 typedef struct arb__pack_job {
   arb_world* w;
-  arb__wide* wides;
-  const int32_t* lane_contact;  // 4 per wide entry: contact index or -1
+  const arb__solver* sv;
   arb__softness soft, static_soft;
-  int dummy;
 } arb__pack_job;
 
-static void arb__pack_range(void* ctx, int begin, int end, int thread) {
+static void arb__clear_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__pack_job* job = ctx;
+  for (int i = begin; i < end; ++i) arb__empty_wide(&job->sv->wides[i], job->sv->dummy);
+}
+
+static void arb__fill_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__pack_job* job = ctx;
+  const arb__solver* sv = job->sv;
   for (int i = begin; i < end; ++i) {
-    arb__empty_wide(&job->wides[i], job->dummy);
-    for (int lane = 0; lane < 4; ++lane) {
-      int ci = job->lane_contact[4 * i + lane];
-      if (ci >= 0) arb__fill_lane(job->w, &job->wides[i], lane, ci, job->soft, job->static_soft, job->dummy);
-    }
+    int at = sv->lane_of[i];
+    if (at < 0) continue;
+    int ci = sv->list ? sv->list[i] : i;
+    arb__fill_lane(job->w, &sv->wides[at >> 2], at & 3, ci, job->soft, job->static_soft, sv->dummy);
   }
 }
 
@@ -301,8 +311,10 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   w->stat_solved_contacts = 0;
   sv->wides = NULL;
   sv->count = 0;
+  sv->list = list;
+  sv->ncontacts = ncontacts;
   if (ncontacts == 0) return 0;
-  uint8_t* colors = arb__stack_alloc(w, (size_t)ncontacts);
+  int32_t* colors = arb__stack_alloc(w, (size_t)ncontacts * sizeof *colors);  // then lane_of
   uint32_t* masks = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *masks);
   if (!colors || !masks) {
     arb__stack_free(w, masks);
@@ -315,7 +327,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   for (int i = 0; i < ncontacts; ++i) {
     const arb__contact* c = &w->contacts[list ? list[i] : i];
     if (c->manifold.point_count == 0) {
-      colors[i] = 0xff;
+      colors[i] = -1;
       continue;
     }
     int a = c->body_a, b = c->body_b;
@@ -332,7 +344,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
       if (ma) masks[a] |= 1u << color;
       if (mb) masks[b] |= 1u << color;
     }
-    colors[i] = (uint8_t)color;
+    colors[i] = color;
     per_color[color] += 1;
   }
   // Wide entries per colour: ceil(n/4); overflow constraints one per entry.
@@ -348,30 +360,24 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   w->stat_solved_contacts = 0;
   for (int k = 0; k <= ARB__COLOR_COUNT; ++k) w->stat_solved_contacts += per_color[k];
   arb__stack_free(w, masks);
-  sv->colors = colors;  // freed by arb__solve after the wide array (LIFO)
+  sv->lane_of = colors;  // freed by arb__solve after the wide array (LIFO)
   arb__wide* wides = NULL;
   if (nwide > 0) {
     wides = arb__stack_alloc(w, (size_t)nwide * sizeof *wides);
     if (!wides) return 0;
-    // Which contact goes to which lane is decided here in contact order; the lanes are
-    // then filled per wide entry (each writes only its own entry: in parallel).
-    int32_t* lane_contact = arb__stack_alloc(w, (size_t)nwide * 4 * sizeof *lane_contact);
-    if (!lane_contact) {
-      arb__stack_free(w, wides);
-      return 0;
-    }
-    memset(lane_contact, 0xff, (size_t)nwide * 4 * sizeof *lane_contact);  // -1: empty lane
+    // Which lane each contact takes is decided here, in contact order.
     for (int i = 0; i < ncontacts; ++i) {
       int color = colors[i];
-      if (color == 0xff) continue;
+      if (color < 0) continue;
       int slot = lanes[color]++;
       int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
       int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
-      lane_contact[4 * entry + lane] = list ? list[i] : i;
+      sv->lane_of[i] = 4 * entry + lane;
     }
-    arb__pack_job job = {w, wides, lane_contact, soft, static_soft, sv->dummy};
-    arb_pool_for(w->pool, arb__pack_range, &job, nwide, 64);
-    arb__stack_free(w, lane_contact);
+    sv->wides = wides;
+    arb__pack_job job = {w, sv, soft, static_soft};
+    arb_pool_for(w->pool, arb__clear_range, &job, nwide, 256);
+    arb_pool_for(w->pool, arb__fill_range, &job, ncontacts, 256);
   }
   sv->wides = wides;
   sv->count = nwide;
@@ -609,14 +615,13 @@ static void arb__run_pass(arb_pool* pool, arb__body_state* st, arb__solver* sv, 
   arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW], 0);
 }
 
-// Hands the solved impulses back to the contacts (each contact is one lane of one wide
-// constraint: a per-contact write, safe in parallel) and marks the lanes whose contact has
-// a hit event, so that the events are then recorded in wide order without a second pass
-// over the contact array (7 MB in a big scene, in colour order: a cache miss per contact).
+// Hands the solved impulses back to the contacts, in contact order (each contact reads its
+// own lane: a per-contact write, safe in parallel, and the contact array is walked in
+// memory order), and marks the contacts with a hit event.
 typedef struct arb__store_job {
   arb_world* w;
   const arb__solver* sv;
-  uint8_t* hit;  // per lane (4 per wide entry): 1 when arb__record_hit will record; or NULL
+  uint8_t* hit;  // per candidate contact: 1 when arb__record_hit will record; or NULL
 } arb__store_job;
 
 static bool arb__has_hit(const arb_world* w, const arb__wide* k, int lane, const arb_manifold* m) {
@@ -632,38 +637,41 @@ static void arb__store_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__store_job* job = ctx;
   arb_world* w = job->w;
+  const arb__solver* sv = job->sv;
   for (int i = begin; i < end; ++i) {
-    const arb__wide* k = &job->sv->wides[i];
-    for (int lane = 0; lane < 4; ++lane) {
-      if (job->hit) job->hit[4 * i + lane] = 0;
-      if (k->contact[lane] < 0) continue;
-      arb_manifold* m = &w->contacts[k->contact[lane]].manifold;
-      for (int j = 0; j < m->point_count; ++j) {
-        m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
-        m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
-      }
-      if (job->hit) job->hit[4 * i + lane] = arb__has_hit(w, k, lane, m);
+    int at = sv->lane_of[i];
+    if (job->hit) job->hit[i] = 0;
+    if (at < 0) continue;
+    const arb__wide* k = &sv->wides[at >> 2];
+    int lane = at & 3;
+    arb_manifold* m = &w->contacts[sv->list ? sv->list[i] : i].manifold;
+    for (int j = 0; j < m->point_count; ++j) {
+      m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
+      m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
     }
+    if (job->hit) job->hit[i] = arb__has_hit(w, k, lane, m);
   }
 }
 
+// The hit events come out in contact order here; arb__sort_hits keeps them so (one event
+// per contact: the same order as sorting events collected in colour order).
 static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
-  int32_t* contact_of = arb__stack_alloc(w, (size_t)(4 * sv->count + 1) * sizeof *contact_of);
-  uint8_t* hit = contact_of ? arb__stack_alloc(w, (size_t)(4 * sv->count + 1)) : NULL;
+  if (!sv->wides) return;
+  int n = sv->ncontacts;
+  int32_t* contact_of = arb__stack_alloc(w, (size_t)(n + 1) * sizeof *contact_of);
+  uint8_t* hit = contact_of ? arb__stack_alloc(w, (size_t)n + 1) : NULL;
   arb__store_job job = {w, sv, hit};
-  arb_pool_for(w->pool, arb__store_range, &job, sv->count, 64);
+  arb_pool_for(w->pool, arb__store_range, &job, n, 256);
   if (!hit) {  // out of memory: the impulses are stored, this step's hit events are lost
     arb__stack_free(w, contact_of);
     return;
   }
-  for (int i = 0; i < sv->count; ++i) {
-    const arb__wide* k = &sv->wides[i];
-    for (int lane = 0; lane < 4; ++lane) {
-      if (!hit[4 * i + lane]) continue;
-      int before = w->hit_count;
-      arb__record_hit(w, k, lane, &w->contacts[k->contact[lane]]);
-      if (w->hit_count > before) contact_of[before] = k->contact[lane];
-    }
+  for (int i = 0; i < n; ++i) {
+    if (!hit[i]) continue;
+    int at = sv->lane_of[i], ci = sv->list ? sv->list[i] : i;
+    int before = w->hit_count;
+    arb__record_hit(w, &sv->wides[at >> 2], at & 3, &w->contacts[ci]);
+    if (w->hit_count > before) contact_of[before] = ci;
   }
   arb__stack_free(w, hit);
   arb__sort_hits(w, contact_of);
@@ -790,7 +798,7 @@ void arb__solve(arb_world* w, float dt) {
   arb__run_pass(w->pool, st, &sv, ARB__RESTITUTION);
   arb__joints_store(w);
   arb__store_impulses(w, &sv);
-  // LIFO: the wide array is the newest block, the colour array below it.
+  // LIFO: the wide array is the newest block, the lane array below it.
   if (sv.wides) arb__stack_free(w, sv.wides);
-  if (sv.colors) arb__stack_free(w, sv.colors);
+  if (sv.lane_of) arb__stack_free(w, sv.lane_of);
 }
