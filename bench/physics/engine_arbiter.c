@@ -19,7 +19,8 @@ int bench_arbiter_sleep_all = 0;
 int bench_arbiter_workers = 1;
 
 // The scenes arbiter builds with its own API (bench_scene.own_construction).
-static const bench_arbiter_scene* const own_scenes[] = {&bench_arbiter_rain, NULL};
+static const bench_arbiter_scene* const own_scenes[] = {&bench_arbiter_rain, &bench_arbiter_tumbler,
+                                                        &bench_arbiter_spinner, NULL};
 
 typedef struct arb_bench {
   arb_world* world;
@@ -108,7 +109,7 @@ static float arbiter_body_y(void* p, int index) {
 static void arbiter_destroy(void* p) {
   arb_bench* b = p;
   arb_world_destroy(b->world);
-  if (b->own) b->own->destroy(b->own_state);
+  if (b->own && b->own->destroy) b->own->destroy(b->own_state);
   free(b->ids);
   free(b);
 }

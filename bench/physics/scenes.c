@@ -84,6 +84,17 @@ static void build_smash(builder* bl, bench_scene* s) {
   }
 }
 
+// A Box2D v3 scene with joints or bodies that come and go: each engine builds it itself
+// (arbiter: scenes_arbiter.h), with sleeping on (Box2D v3's world default), and it is
+// compared with Box2D v3 only.
+static void own_construction(bench_scene* s, const char* name, int steps) {
+  s->name = name;
+  s->steps = steps;
+  s->sleeping = 1;
+  s->reference_only = 1;
+  s->own_construction = 1;
+}
+
 // The Box2D v3 benchmark scenes this table cannot build for arbiter, and why (Box2D v3
 // still runs them here).
 static int not_ported(const char* name, bench_scene* s) {
@@ -93,9 +104,7 @@ static int not_ported(const char* name, bench_scene* s) {
     const char* why;
   } missing[] = {
       {"joint_grid", 500, "runs with the physics extras below (scenes_extras.c, the same construction)"},
-      {"tumbler", 750, "not ported yet: its drum is one body with 4 box shapes (an arbiter compound body)"},
       {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: an arbiter body has at most 8"},
-      {"spinner", 500, "not ported: its ground is one chain loop of 360 points: an arbiter chain has at most 256"},
   };
   for (size_t i = 0; i < sizeof missing / sizeof missing[0]; ++i) {
     if (strcmp(name, missing[i].name) == 0) {
@@ -221,13 +230,14 @@ int bench_scene_build(const char* name, bench_scene* s) {
   } else if (strcmp(name, "smash") == 0) {
     build_smash(&bl, s);
   } else if (strcmp(name, "rain") == 0) {
-    // Box2D v3's ragdoll rain: bodies appear and vanish while it runs, so each engine builds
-    // it itself (arbiter: scene_rain.c); sleeping on (its world default); 1000 steps.
-    s->name = "rain";
-    s->steps = 1000;
-    s->sleeping = 1;
-    s->reference_only = 1;
-    s->own_construction = 1;
+    // Box2D v3's ragdoll rain: bodies appear and vanish while it runs (scene_rain.c).
+    own_construction(s, "rain", 1000);
+  } else if (strcmp(name, "tumbler") == 0) {
+    // Box2D v3's tumbler: a motor-driven drum, one body of four walls (scene_tumbler.c).
+    own_construction(s, "tumbler", 750);
+  } else if (strcmp(name, "spinner") == 0) {
+    // Box2D v3's spinner: a motor-driven bar inside a chain loop (scene_spinner.c).
+    own_construction(s, "spinner", 500);
   } else if (not_ported(name, s) != 0) {
     return -1;
   }

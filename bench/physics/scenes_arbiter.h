@@ -13,8 +13,13 @@ typedef struct bench_arbiter_scene {
   /// Called before every step with its index from 0, as Box2D v3's benchmark calls its step
   /// function (spawning, destruction); NULL: nothing per step.
   void (*before_step)(void* state, arb_world* world, int step_index);
-  void (*destroy)(void* state);
+  void (*destroy)(void* state);  ///< NULL: nothing to free
 } bench_arbiter_scene;
 
 /// Box2D v3 benchmark/rain (scene_rain.c): ragdolls rained onto three rows of ground boxes.
 extern const bench_arbiter_scene bench_arbiter_rain;
+/// Box2D v3 benchmark/tumbler (scene_tumbler.c): boxes in a motor-driven four-wall drum.
+extern const bench_arbiter_scene bench_arbiter_tumbler;
+/// Box2D v3 benchmark/spinner (scene_spinner.c): a motor-driven bar stirring 6076 bodies
+/// inside a 360-point chain loop.
+extern const bench_arbiter_scene bench_arbiter_spinner;

@@ -16,7 +16,7 @@ bool arb_validate_chain(const arb_chain* c, const char** why) {
   if (!why) why = &dummy;
   if (!c->points) return *why = "chain has no points", false;
   if (c->count < 2 || c->count > ARB_MAX_CHAIN_POINTS) {
-    return *why = "chain needs 2..256 points (ARB_MAX_CHAIN_POINTS)", false;
+    return *why = "chain needs 2..512 points (ARB_MAX_CHAIN_POINTS)", false;
   }
   if (c->loop && c->count < 3) return *why = "a chain loop needs at least 3 points", false;
   for (int i = 0; i < c->count; ++i) {

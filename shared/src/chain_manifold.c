@@ -310,8 +310,12 @@ static arb_manifold arb__collide_chain(const arb_chain* a, arb_transform xfa,
   int n = 0;
   int count = arb_chain_link_count(a);
   for (int i = 0; i < count; ++i) {  // DET: link order
+    // The box from the link's two points first: most links are far from B, and building
+    // the link (its ghost vertices, a wrap-around modulo) costs more than the test.
+    arb_vec2 v1 = a->points[i], v2 = a->points[i + 1 < a->count ? i + 1 : 0];
+    arb_aabb box = {arb_vmin(v1, v2), arb_vmax(v1, v2)};
+    if (!arb_aabb_overlaps(box, o->box)) continue;
     arb__link l = arb__chain_link(a, i);
-    if (!arb_aabb_overlaps(arb__link_box(&l), o->box)) continue;
     arb__link_result* r = &res[n];
     r->count = 0;
     r->deepest = 0.0f;

@@ -24,8 +24,8 @@
 // Pieces of a chain of n points joined back: the points in order (a loop ends with point
 // 0 again). Returns the number of points written.
 static int join_pieces(const arb_chain* c, arb_vec2* out, int cap) {
-  arb_proto_shape pieces[64];
-  int n = arb_proto_chain_pieces(c, pieces, 64);
+  arb_proto_shape pieces[ARB_MAX_CHAIN_POINTS];  // a piece holds at least one link
+  int n = arb_proto_chain_pieces(c, pieces, ARB_MAX_CHAIN_POINTS);
   assert_int_equal(n, arb_proto_chain_pieces(c, NULL, 0));
   int k = 0;
   for (int p = 0; p < n; p++) {
@@ -176,12 +176,12 @@ static void test_scene_errors(void** state) {
     k += snprintf(many + k, sizeof many - (size_t)k, "%s[%d, 0]", i ? ", " : "", i);
   snprintf(many + k, sizeof many - (size_t)k, "]}}}");
   const bad_chain cases[] = {
-      {many, "bodies[0].shape.chain.points", "a chain needs 2 to 256 points, got 257"},
+      {many, "bodies[0].shape.chain.points", "a chain needs 2 to 512 points, got 513"},
       {"{\"type\": \"static\", \"shape\": {\"chain\": {\"points\": [[0, 0]]}}}",
-       "bodies[0].shape.chain.points", "a chain needs 2 to 256 points, got 1"},
+       "bodies[0].shape.chain.points", "a chain needs 2 to 512 points, got 1"},
       {"{\"type\": \"static\", \"shape\": {\"chain\": {\"loop\": true, \"points\": [[0, 0], [1, "
        "0]]}}}",
-       "bodies[0].shape.chain.points", "a chain loop needs 3 to 256 points, got 2"},
+       "bodies[0].shape.chain.points", "a chain loop needs 3 to 512 points, got 2"},
       {"{\"type\": \"static\", \"shape\": {\"chain\": {\"loop\": true, \"points\": [[0, 0], [1, "
        "0], "
        "[1, 1], [0, 0.001]]}}}",

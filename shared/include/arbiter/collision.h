@@ -57,7 +57,7 @@ typedef struct arb_capsule {
 } arb_capsule;
 
 /// A chain has at most this many points (a loop as many links, an open chain one less).
-#define ARB_MAX_CHAIN_POINTS 256
+#define ARB_MAX_CHAIN_POINTS 512
 /// Chain points must lie within this distance (per axis, meters) of the body origin.
 #define ARB_MAX_CHAIN_COORD 1.0e5f
 
