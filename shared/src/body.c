@@ -258,8 +258,12 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
   b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
-  if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
-  b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, b);
+  if (b->proxy != ARB__NULL) {
+    arb__tree_move(t, b->proxy, b->fat_aabb, b);
+  } else {
+    b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, b,
+                                w->sims[index].type == ARB_BODY_DYNAMIC);
+  }
   arb__mark_moved(w, index);
 }
 

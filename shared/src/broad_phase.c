@@ -19,192 +19,6 @@
 #include "world.h"
 #include <arbiter/worker_pool.h>
 
-// ---- tree -------------------------------------------------------------------------------
-
-void arb__tree_init(arb__tree* t) {
-  memset(t, 0, sizeof *t);
-  t->root = ARB__NULL;
-  t->free_list = ARB__NULL;
-}
-
-void arb__tree_free(arb_world* w, arb__tree* t) {
-  arb__free(w, t->nodes);
-  arb__tree_init(t);
-}
-
-static int arb__tree_alloc_node(arb_world* w, arb__tree* t) {
-  if (t->free_list == ARB__NULL) {
-    int cap = t->capacity ? t->capacity * 2 : 64;
-    arb__tree_node* nodes = arb__grow(w, t->nodes, t->capacity, cap, sizeof *nodes);
-    if (!nodes) return ARB__NULL;
-    t->nodes = nodes;
-    for (int i = t->capacity; i < cap; ++i) {
-      t->nodes[i].parent = i + 1 < cap ? i + 1 : ARB__NULL;
-      t->nodes[i].height = -1;
-    }
-    t->free_list = t->capacity;
-    t->capacity = cap;
-  }
-  int n = t->free_list;
-  t->free_list = t->nodes[n].parent;
-  arb__tree_node* node = &t->nodes[n];
-  node->parent = ARB__NULL;
-  node->child1 = ARB__NULL;
-  node->child2 = ARB__NULL;
-  node->height = 0;
-  node->body = ARB__NULL;
-  t->count += 1;
-  return n;
-}
-
-static void arb__tree_free_node(arb__tree* t, int n) {
-  t->nodes[n].parent = t->free_list;
-  t->nodes[n].height = -1;
-  t->free_list = n;
-  t->count -= 1;
-}
-
-// Rotates child iu of node ia up into ia's place (the classic dynamic tree rotation): iu's
-// taller child stays under it (as child2), the other one takes iu's old slot under ia.
-static int arb__tree_rotate_up(arb__tree* t, int ia, int iu) {
-  arb__tree_node* n = t->nodes;
-  arb__tree_node* a = &n[ia];
-  arb__tree_node* u = &n[iu];
-  int* slot = a->child1 == iu ? &a->child1 : &a->child2;
-  const arb__tree_node* other = &n[a->child1 == iu ? a->child2 : a->child1];
-  int i1 = u->child1, i2 = u->child2;
-  int keep = n[i1].height > n[i2].height ? i1 : i2;
-  int move = keep == i1 ? i2 : i1;
-  u->child1 = ia;
-  u->parent = a->parent;
-  a->parent = iu;
-  if (u->parent != ARB__NULL) {
-    if (n[u->parent].child1 == ia) {
-      n[u->parent].child1 = iu;
-    } else {
-      n[u->parent].child2 = iu;
-    }
-  } else {
-    t->root = iu;
-  }
-  u->child2 = keep;
-  *slot = move;
-  n[move].parent = ia;
-  a->aabb = arb_aabb_union(other->aabb, n[move].aabb);
-  u->aabb = arb_aabb_union(a->aabb, n[keep].aabb);
-  a->height = 1 + arb_maxi(other->height, n[move].height);
-  u->height = 1 + arb_maxi(a->height, n[keep].height);
-  return iu;
-}
-
-// AVL-style rotation that keeps the tree balanced: the taller child rotates up when the
-// heights differ by more than one.
-static int arb__tree_balance(arb__tree* t, int ia) {
-  const arb__tree_node* a = &t->nodes[ia];
-  if (a->height < 2) return ia;
-  int balance = t->nodes[a->child2].height - t->nodes[a->child1].height;
-  if (balance > 1) return arb__tree_rotate_up(t, ia, a->child2);
-  if (balance < -1) return arb__tree_rotate_up(t, ia, a->child1);
-  return ia;
-}
-
-static void arb__tree_fix_upwards(arb__tree* t, int i) {
-  while (i != ARB__NULL) {
-    i = arb__tree_balance(t, i);
-    arb__tree_node* node = &t->nodes[i];
-    const arb__tree_node* c1 = &t->nodes[node->child1];
-    const arb__tree_node* c2 = &t->nodes[node->child2];
-    node->height = 1 + arb_maxi(c1->height, c2->height);
-    node->aabb = arb_aabb_union(c1->aabb, c2->aabb);
-    i = node->parent;
-  }
-}
-
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b) {
-  int leaf = arb__tree_alloc_node(w, t);
-  if (leaf == ARB__NULL) return ARB__NULL;
-  for (int i = 0; i < b->shape_count; ++i) {
-    t->category_union |= arb__body_shape(b, i)->category_bits;
-    t->mask_union |= arb__body_shape(b, i)->mask_bits;
-  }
-  t->nodes[leaf].aabb = aabb;
-  t->nodes[leaf].body = body;
-  if (t->root == ARB__NULL) {
-    t->root = leaf;
-    return leaf;
-  }
-  // Descend by the surface-area heuristic to the cheapest sibling.
-  int i = t->root;
-  while (t->nodes[i].height > 0) {
-    const arb__tree_node* node = &t->nodes[i];
-    float area = arb_aabb_perimeter(node->aabb);
-    float combined = arb_aabb_perimeter(arb_aabb_union(node->aabb, aabb));
-    float cost = 2.0f * combined;
-    float inherit = 2.0f * (combined - area);
-    float cost_child[2];
-    for (int k = 0; k < 2; ++k) {
-      const arb__tree_node* ch = &t->nodes[k == 0 ? node->child1 : node->child2];
-      float c = arb_aabb_perimeter(arb_aabb_union(aabb, ch->aabb)) + inherit;
-      if (ch->height > 0) c -= arb_aabb_perimeter(ch->aabb);
-      cost_child[k] = c;
-    }
-    if (cost < cost_child[0] && cost < cost_child[1]) break;
-    i = cost_child[0] <= cost_child[1] ? node->child1 : node->child2;
-  }
-  int sibling = i;
-  int old_parent = t->nodes[sibling].parent;
-  int parent = arb__tree_alloc_node(w, t);
-  if (parent == ARB__NULL) {
-    arb__tree_free_node(t, leaf);
-    return ARB__NULL;
-  }
-  arb__tree_node* p = &t->nodes[parent];
-  p->parent = old_parent;
-  p->aabb = arb_aabb_union(aabb, t->nodes[sibling].aabb);
-  p->height = t->nodes[sibling].height + 1;
-  p->child1 = sibling;
-  p->child2 = leaf;
-  if (old_parent != ARB__NULL) {
-    if (t->nodes[old_parent].child1 == sibling) {
-      t->nodes[old_parent].child1 = parent;
-    } else {
-      t->nodes[old_parent].child2 = parent;
-    }
-  } else {
-    t->root = parent;
-  }
-  t->nodes[sibling].parent = parent;
-  t->nodes[leaf].parent = parent;
-  arb__tree_fix_upwards(t, parent);
-  return leaf;
-}
-
-void arb__tree_remove(arb__tree* t, int leaf) {
-  if (leaf == t->root) {
-    t->root = ARB__NULL;
-    arb__tree_free_node(t, leaf);
-    return;
-  }
-  int parent = t->nodes[leaf].parent;
-  int grand = t->nodes[parent].parent;
-  int sibling = t->nodes[parent].child1 == leaf ? t->nodes[parent].child2 : t->nodes[parent].child1;
-  if (grand != ARB__NULL) {
-    if (t->nodes[grand].child1 == parent) {
-      t->nodes[grand].child1 = sibling;
-    } else {
-      t->nodes[grand].child2 = sibling;
-    }
-    t->nodes[sibling].parent = grand;
-    arb__tree_free_node(t, parent);
-    arb__tree_fix_upwards(t, grand);
-  } else {
-    t->root = sibling;
-    t->nodes[sibling].parent = ARB__NULL;
-    arb__tree_free_node(t, parent);
-  }
-  arb__tree_free_node(t, leaf);
-}
-
 // ---- sorting (qsort is not stable and not allowed in shared/: LSD radix sort) ----------
 
 void arb__sort_u64(arb_world* w, uint64_t* keys, int count) {
@@ -291,32 +105,53 @@ static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
   }
 }
 
+// A leaf of the pair query: a body pair to create, unless the other side reports it.
+static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int self,
+                           bool self_dynamic) {
+  int other = leaf->body;
+  if (other == self) return;
+  // Both moved: the lower slot reports the pair (the other would report it again).
+  if ((leaf->flags & ARB__LEAF_MOVED) && other < self) return;
+  if (!self_dynamic && !(leaf->flags & ARB__LEAF_DYNAMIC)) return;
+  arb__add_shape_pairs(q, self, other);
+}
+
+// The tree walk of arb__tree_query, with the leaf test inline (the hot loop of the pair
+// update): both children's boxes are tested before a push, and a leaf is decided by its
+// node's flags before the body array is read.
 static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, arb_aabb box) {
   if (t->root == ARB__NULL) return;
   arb_world* w = q->w;
-  const arb__body* bs = &w->bodies[self];
-  if (arb__body_filtered_out(t, bs)) return;  // no pair could come out of it
-  int stack[256];
+  if (arb__body_filtered_out(t, &w->bodies[self])) return;  // no pair could come out of it
+  const bool self_dynamic = w->sims[self].type == ARB_BODY_DYNAMIC;
+  const arb__tree_node* nodes = t->nodes;
+  const arb__tree_node* root = &nodes[t->root];
+  if (!arb_aabb_overlaps(root->aabb, box)) return;
+  if (root->height == 0) {
+    arb__pair_leaf(q, root, self, self_dynamic);
+    return;
+  }
+  int32_t stack[2 * ARB__TREE_MAX_HEIGHT + 2];  // holds height + 1 entries at most
   int top = 0;
   stack[top++] = t->root;
   while (top > 0) {
-    int i = stack[--top];
-    const arb__tree_node* node = &t->nodes[i];
-    if (!arb_aabb_overlaps(node->aabb, box)) continue;
-    if (node->height > 0) {
-      if (top + 2 > 256) continue;  // a balanced tree is never this deep (2^128 leaves)
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
-      continue;
+    const arb__tree_node* node = &nodes[stack[--top]];
+    const arb__tree_node* c1 = &nodes[node->child1];
+    const arb__tree_node* c2 = &nodes[node->child2];
+    if (arb_aabb_overlaps(c1->aabb, box)) {
+      if (c1->height == 0) {
+        arb__pair_leaf(q, c1, self, self_dynamic);
+      } else {
+        stack[top++] = node->child1;
+      }
     }
-    int other = node->body;
-    if (other == self) continue;
-    const arb__body* bo = &w->bodies[other];
-    // Both moved: the lower slot reports the pair (the other would report it again).
-    if (bo->moved && other < self) continue;
-    int ta = w->sims[self].type, tb = w->sims[other].type;
-    if (ta != ARB_BODY_DYNAMIC && tb != ARB_BODY_DYNAMIC) continue;
-    arb__add_shape_pairs(q, self, other);
+    if (arb_aabb_overlaps(c2->aabb, box)) {
+      if (c2->height == 0) {
+        arb__pair_leaf(q, c2, self, self_dynamic);
+      } else {
+        stack[top++] = node->child2;
+      }
+    }
   }
 }
 
@@ -336,6 +171,23 @@ void arb__mark_moved(arb_world* w, int body) {
     w->moved_cap = cap;
   }
   w->moved_list[w->moved_count++] = body;
+}
+
+// Sets (or clears) ARB__LEAF_MOVED on the leaves of the moved bodies, so the walk tells a
+// moved leaf from its node; returns how many bodies moved.
+static int arb__flag_moved_leaves(arb_world* w, bool scan, int n, uint16_t flag) {
+  int moved = 0;
+  for (int k = 0; k < n; ++k) {
+    int i = scan ? k : w->moved_list[k];
+    const arb__body* b = &w->bodies[i];
+    if (!b->moved) continue;
+    moved += 1;
+    if (b->proxy == ARB__NULL) continue;
+    arb__tree* t = w->sims[i].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
+    arb__tree_node* leaf = &t->nodes[b->proxy];
+    leaf->flags = (uint16_t)((leaf->flags & ~ARB__LEAF_MOVED) | flag);
+  }
+  return moved;
 }
 
 // The bodies to query: the moved list (in any order: the new pairs are sorted before
@@ -366,10 +218,11 @@ static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
 }
 
 void arb__update_pairs(arb_world* w) {
+  arb__tree_settle(&w->static_tree);
+  arb__tree_settle(&w->dynamic_tree);
   const bool scan = w->moved_scan;
   const int n = scan ? w->body_slots : w->moved_count;
-  int moved = 0;
-  for (int k = 0; k < n; ++k) moved += w->bodies[scan ? k : w->moved_list[k]].moved;
+  int moved = arb__flag_moved_leaves(w, scan, n, ARB__LEAF_MOVED);
   if (moved == 0) {
     w->moved_count = 0;
     w->moved_scan = false;
@@ -409,6 +262,7 @@ void arb__update_pairs(arb_world* w) {
     arb__stack_free(w, q.keys);
     break;
   }
+  arb__flag_moved_leaves(w, scan, n, 0u);
   for (int k = 0; k < n; ++k) w->bodies[scan ? k : w->moved_list[k]].moved = 0;
   w->moved_count = 0;
   w->moved_scan = false;

@@ -182,20 +182,37 @@ const arb_shape_def* arb__body_shape_at(const arb__body* b, int i);
 
 // ---- broad phase: dynamic AABB tree ----------------------------------------------------
 
+// 32 bytes, in a 64-byte aligned array: a node's box and children are one load, and two
+// nodes share a cache line. A leaf keeps its body slot and flags, so a query decides most
+// leaves without touching the body array.
 typedef struct arb__tree_node {
   arb_aabb aabb;
+  int32_t child1;  // ARB__NULL for a leaf
+  union {
+    int32_t child2;
+    int32_t body;  // leaf payload
+  };
   int32_t parent;  // or next free
-  int32_t child1, child2;
-  int32_t height;  // leaf = 0, free = -1
-  int32_t body;    // leaf payload
+  int16_t height;  // leaf = 0, free = -1
+  uint16_t flags;  // leaves: ARB__LEAF_*
 } arb__tree_node;
 
+#define ARB__LEAF_DYNAMIC 1u  // the body is dynamic (its type never changes)
+#define ARB__LEAF_MOVED 2u    // set only during the pair update, for the moved bodies
+// A tree deeper than this is rebuilt at once (a rebuild stays far below it), so a walk
+// never needs more than this many stack entries.
+#define ARB__TREE_MAX_HEIGHT 96
+
 typedef struct arb__tree {
-  arb__tree_node* nodes;
+  arb__tree_node* nodes;  // aligned inside `block`
+  int32_t* scratch;       // capacity entries after the nodes: the rebuild's leaf list
+  void* block;
   int32_t capacity;
   int32_t count;
   int32_t root;
   int32_t free_list;
+  int32_t leaf_count;
+  int32_t rebuilt_leaves;  // leaf count at the last rebuild (what "many new leaves" means)
   // Every category and mask bit of the shapes inserted since the tree was created (never
   // cleared: a superset is enough), so a query can tell at once that no leaf can pass its
   // filter (a grid of parts that never collide queries nothing).
@@ -204,32 +221,48 @@ typedef struct arb__tree {
 
 void arb__tree_init(arb__tree* t);
 void arb__tree_free(arb_world* w, arb__tree* t);
-/// Inserts body's proxy; its shapes' filter bits join the tree's unions.
-int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b);
+/// Inserts body's proxy; its shapes' filter bits join the tree's unions. The node index it
+/// returns stays the proxy's until it is removed (rebuilds keep leaf indices).
+int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
+                     bool dynamic);
 void arb__tree_remove(arb__tree* t, int leaf);
+/// Gives body b's leaf a new box (the same node: its index stays the proxy); its shapes'
+/// filter bits join the unions as on insert.
+void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b);
+/// Rebuilds the whole tree by the binned surface-area heuristic (after many insertions at
+/// once: a scene load, a restore). Never allocates, never fails.
+void arb__tree_rebuild(arb__tree* t);
+/// Rebuilds when many leaves arrived since the last rebuild (called once per step).
+void arb__tree_settle(arb__tree* t);
 
 /// Visits a leaf of a tree query: false stops the walk.
 typedef bool arb__tree_leaf_fn(void* ctx, int body);
 
-/// Calls fn(ctx, body) for every leaf of t whose box overlaps `box`, depth first (child1's
-/// side last). The order follows the tree's shape, which is not state: callers sort or do
-/// order-free work. False when the walk stopped early: fn said so, or a subtree was deeper
-/// than the walk's stack (never in a balanced tree; the caller falls back to a scan).
+/// Calls fn(ctx, body) for every leaf of t whose box overlaps `box`, depth first. The order
+/// follows the tree's shape, which is not state: callers sort or do order-free work. False
+/// when fn stopped the walk (or, never with ARB__TREE_MAX_HEIGHT kept, the stack was full).
 static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_leaf_fn* fn,
                                    void* ctx) {
   if (t->root == ARB__NULL) return true;
-  int32_t stack[256];
+  const arb__tree_node* nodes = t->nodes;
+  if (!arb_aabb_overlaps(nodes[t->root].aabb, box)) return true;
+  if (nodes[t->root].height == 0) return fn(ctx, nodes[t->root].body);
+  int32_t stack[2 * ARB__TREE_MAX_HEIGHT + 2];
   int top = 0;
   stack[top++] = t->root;
   while (top > 0) {
-    const arb__tree_node* node = &t->nodes[stack[--top]];
-    if (!arb_aabb_overlaps(node->aabb, box)) continue;
-    if (node->height == 0) {
-      if (!fn(ctx, node->body)) return false;
-    } else {
-      if (top + 2 > 256) return false;
-      stack[top++] = node->child1;
-      stack[top++] = node->child2;
+    const arb__tree_node* node = &nodes[stack[--top]];
+    // Both children's boxes are tested here: a leaf is visited without a push.
+    for (int k = 0; k < 2; ++k) {
+      int c = k == 0 ? node->child1 : node->child2;
+      const arb__tree_node* ch = &nodes[c];
+      if (!arb_aabb_overlaps(ch->aabb, box)) continue;
+      if (ch->height == 0) {
+        if (!fn(ctx, ch->body)) return false;
+      } else {
+        if (top == (int)(sizeof stack / sizeof stack[0])) return false;
+        stack[top++] = c;
+      }
     }
   }
   return true;

@@ -28,3 +28,7 @@ arb_add_test(test_worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_worker_pool
 # shared/src/world.h to know the threads started).
 arb_add_test(test_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workers.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)
+# The broad phase's AABB tree: structure, height bound and queries after random and
+# degenerate operations; results independent of the tree's shape (reads shared/src).
+arb_add_test(test_broad_phase SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_broad_phase.c
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 120)
