@@ -382,6 +382,7 @@ struct arb_world {
   bool awake_dirty;
   int32_t* awake_contacts;  // contacts with an awake body, ascending index (same validity)
   int32_t awake_contact_count, awake_contact_cap;
+  int32_t awake_contacts_of;  // contact_count when the list was collected
   int32_t* wake_requests;  // sleeping bodies touched by awake ones during collide
   int32_t wake_count, wake_cap;
   // Bodies whose `moved` flag went up since the last pair update, so the pair update
