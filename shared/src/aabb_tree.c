@@ -130,7 +130,8 @@ static void arb__tree_rotate(arb__tree* t, int ia) {
   n[best_g].parent = ia;
   n[ix].parent = best_p;
   n[best_p].aabb = best_box;
-  n[best_p].height = (int16_t)(1 + arb_maxi(n[n[best_p].child1].height, n[n[best_p].child2].height));
+  n[best_p].height =
+      (int16_t)(1 + arb_maxi(n[n[best_p].child1].height, n[n[best_p].child2].height));
   n[ia].height = (int16_t)(1 + arb_maxi(n[n[ia].child1].height, n[n[ia].child2].height));
 }
 
@@ -284,7 +285,8 @@ int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const 
   arb__tree_node* n = t->nodes;
   n[leaf].aabb = aabb;
   n[leaf].body = body;
-  n[leaf].flags = dynamic ? ARB__LEAF_DYNAMIC : 0u;
+  n[leaf].flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
+                             (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
   t->leaf_count += 1;
   arb__tree_attach(t, leaf, parent, ARB__NULL, true);
   arb__tree_after_insert(t);

@@ -23,7 +23,7 @@
 typedef struct tree_fixture {
   arb_world* w;
   arb__tree t;
-  arb__body body;  // the shapes whose filter bits the tree records (one box)
+  arb__body body;         // the shapes whose filter bits the tree records (one box)
   int proxy[MAX_LEAVES];  // leaf node per payload, ARB__NULL when not in the tree
   arb_aabb box[MAX_LEAVES];
 } tree_fixture;
@@ -157,7 +157,8 @@ static void test_degenerate_inputs(void** state) {
   tree_fixture* f = fixture_new();
   uint32_t rng = 99u;
   for (int i = 0; i < MAX_LEAVES; ++i) {
-    arb_aabb b = {arb_v2(-60.0f + 0.025f * (float)i, 0.0f), arb_v2(-59.9f + 0.025f * (float)i, 0.1f)};
+    arb_aabb b = {arb_v2(-60.0f + 0.025f * (float)i, 0.0f),
+                  arb_v2(-59.9f + 0.025f * (float)i, 0.1f)};
     put(f, i, b);
   }
   check_tree(f, &rng);
