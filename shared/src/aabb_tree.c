@@ -293,6 +293,21 @@ int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const 
   return leaf;
 }
 
+int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
+                       bool dynamic) {
+  // Room for the internal nodes the rebuild will need (one per leaf but one).
+  if (t->capacity < 2 * (t->leaf_count + 1) && !arb__tree_grow(w, t)) return ARB__NULL;
+  int leaf = arb__tree_alloc_node(w, t);
+  arb__tree_add_filters(t, b);
+  arb__tree_node* n = t->nodes;
+  n[leaf].aabb = aabb;
+  n[leaf].body = body;
+  n[leaf].flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
+                             (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
+  t->leaf_count += 1;
+  return leaf;
+}
+
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b) {
   arb__tree_add_filters(t, b);  // its shapes may have changed
   int parent = arb__tree_detach(t, leaf);
@@ -441,7 +456,7 @@ static int arb__build(arb__tree* t, int32_t* leaves, int count, int depth) {
 
 void arb__tree_rebuild(arb__tree* t) {
   t->rebuilt_leaves = t->leaf_count;
-  if (t->root == ARB__NULL || t->nodes[t->root].height == 0) return;
+  if (t->leaf_count == 0) return;
   arb__tree_node* n = t->nodes;
   int count = 0;
   for (int i = 0; i < t->capacity; ++i) {  // leaves in index order, internal nodes freed

@@ -230,6 +230,10 @@ void arb__tree_remove(arb__tree* t, int leaf);
 /// Gives body b's leaf a new box (the same node: its index stays the proxy); its shapes'
 /// filter bits join the unions as on insert.
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b);
+/// Adds body's leaf without hanging it into the tree: for many leaves at once (a
+/// restore), followed by arb__tree_rebuild before the tree is used.
+int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
+                       bool dynamic);
 /// Rebuilds the whole tree by the binned surface-area heuristic (after many insertions at
 /// once: a scene load, a restore). Never allocates, never fails.
 void arb__tree_rebuild(arb__tree* t);
