@@ -63,17 +63,51 @@ int arb__snap2_count_bits(int count) {
   return arb_bits_bucketed_size((uint32_t)count, &COUNT);
 }
 
-/* One function writes and sizes a record, so the builder's sizes are the encoder's. With
- * w == NULL it only counts. */
-static int put(arb_bit_writer* w, uint32_t v, int n) {
-  if (w) arb_bits_write(w, v, n);
+/* One function writes and sizes a record, so the builder's sizes are the encoder's. The
+ * bits gather in a 64-bit accumulator and go to the writer 32 at a time (the same bits, LSB
+ * first, as one arb_bits_write per value: every server snapshot writes every record, and a
+ * call per value was a large share of its CPU). With w == NULL it only counts. */
+typedef struct sink {
+  arb_bit_writer* w;
+  uint64_t acc;  ///< bits not yet written, the oldest lowest
+  int n;         ///< how many (< 32 between calls)
+} sink;
+
+static inline int put(sink* s, uint32_t v, int n) {
+  if (!s->w) return n;
+  s->acc |= (uint64_t)(n < 32 ? v & ((1u << n) - 1u) : v) << s->n;
+  s->n += n;
+  if (s->n >= 32) {
+    arb_bits_write(s->w, (uint32_t)s->acc, 32);
+    s->acc >>= 32;
+    s->n -= 32;
+  }
   return n;
 }
-static int put_u(arb_bit_writer* w, uint32_t v, const arb_bit_buckets* b) {
-  if (w) arb_bits_write_bucketed(w, v, b);
-  return arb_bits_bucketed_size(v, b);
+static void flush(sink* s) {
+  if (s->w && s->n > 0) arb_bits_write(s->w, (uint32_t)s->acc, s->n);
+  s->acc = 0;
+  s->n = 0;
 }
-static int put_s(arb_bit_writer* w, int32_t v, const arb_bit_buckets* b) {
+/* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets (this
+ * file's tables: 1..8 buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the
+ * last bucket), then v minus the values of the buckets before k. */
+static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+  int last = b->count - 1;
+  for (int k = 0; k <= last; ++k) {
+    int width = b->widths[k];
+    if (width >= 32 || v < (1u << width)) {
+      int prefix = k + (k < last ? 1 : 0);
+      put(s, (1u << k) - 1u, prefix);
+      put(s, v, width);
+      return prefix + width;
+    }
+    v -= 1u << width;
+  }
+  if (s->w) s->w->overflow = 1;  // past the last bucket
+  return 0;
+}
+static inline int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
   return put_u(w, arb_zigzag(v), b);
 }
 
@@ -81,7 +115,7 @@ static int put_s(arb_bit_writer* w, int32_t v, const arb_bit_buckets* b) {
  * contact, a turning one, a drifted one), any other is '000' and the 6 bits. */
 #define MASK_MOVE (ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL)
 #define MASK_TURN (ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_VEL | ARB_SNAP2_M_ANGVEL)
-static int put_mask(arb_bit_writer* w, uint8_t mask) {
+static int put_mask(sink* w, uint8_t mask) {
   if (mask == MASK_MOVE) return put(w, 1, 1);
   if (mask == MASK_TURN) return put(w, 2, 2);        // bits 0, 1
   if (mask == ARB_SNAP2_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
@@ -89,7 +123,7 @@ static int put_mask(arb_bit_writer* w, uint8_t mask) {
 }
 
 /* named: descriptions named by the part's enter records so far (updated). */
-static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
+static int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
   const arb_snap2_state* v = &r->v;
   if (r->op == ARB_SNAP2_REMOVE) return n + put(w, 3, 2);
@@ -116,7 +150,8 @@ static int record(arb_bit_writer* w, const arb_snap2_record* r, uint32_t prev_id
 }
 
 int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named) {
-  return record(NULL, r, prev_id, &named);
+  sink count_only = {NULL, 0, 0};
+  return record(&count_only, r, prev_id, &named);
 }
 
 static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {
@@ -131,15 +166,17 @@ static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {
 
 int arb__snap2_write_stream(arb_bit_writer* w, const arb_snap2_record* recs, int count) {
   if (count < 0 || count > ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
-  arb_bits_write_bucketed(w, (uint32_t)count, &COUNT);
+  sink s = {w, 0, 0};
+  put_u(&s, (uint32_t)count, &COUNT);
   uint32_t prev = 0;
   int named = 0;
   for (int i = 0; i < count; ++i) {
     if (!record_ok(&recs[i], prev)) return ARB_E_INVAL;
     if (recs[i].op == ARB_SNAP2_ENTER && recs[i].desc > named) return ARB_E_INVAL;
-    record(w, &recs[i], prev, &named);
+    record(&s, &recs[i], prev, &named);
     prev = recs[i].id;
   }
+  flush(&s);
   return w->overflow ? ARB_E_TOO_BIG : 0;
 }
 

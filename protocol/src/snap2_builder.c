@@ -5,6 +5,7 @@
 // the correction.
 #include <arbiter/array_block.h>
 #include <arbiter/math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,12 +247,17 @@ static int same_origin(const arb_snap2_state* x, const arb_snap2_state* y) {
          x->angle == y->angle && x->aux == y->aux && x->flags == y->flags && x->t0 == y->t0;
 }
 
+/* x, y, vx, vy, w, angle and aux: the leading bytes of a state, without padding. */
+#define SAME_VALUES_BYTES offsetof(arb_snap2_state, flags)
+_Static_assert(offsetof(arb_snap2_state, flags) == 6 * sizeof(int32_t),
+               "x..aux are 24 bytes without padding");
+
 /* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
  * back (no velocity, no gravity), so nothing differs from it in any group. */
 static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
-  return s->vx == 0 && s->vy == 0 && s->w == 0 && !(s->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
-         s->x == cur->x && s->y == cur->y && s->angle == cur->angle && s->aux == cur->aux &&
-         s->flags == cur->flags && cur->vx == 0 && cur->vy == 0 && cur->w == 0;
+  return cur->vx == 0 && cur->vy == 0 && cur->w == 0 && !(cur->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
+         s->flags == cur->flags &&
+         memcmp(&s->x, &cur->x, SAME_VALUES_BYTES) == 0;  // then s's velocities are 0 too
 }
 
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
@@ -411,11 +417,22 @@ static void sort_idx(int* idx, int* tmp, int n, const cand* c,
 #define PART_FIXED_BYTES 40
 #define COUNT_BITS_MAX 13
 
-/* Same description (equal hash, then equal encoding)? Equal structs (zeroed before they
- * were filled, so their padding is equal too) encode the same, without encoding them. */
+/* Equal in every byte the encoding reads: the fields before the shapes (the shape count
+ * among them), the shapes used, the fields after them. */
+static int same_fields(const arb_snap2_desc* x, const arb_snap2_desc* y) {
+  size_t head = offsetof(arb_snap2_desc, shapes), tail = offsetof(arb_snap2_desc, radius);
+  if (memcmp(x, y, head) != 0) return 0;
+  size_t n = x->shape_count < ARB_SNAP2_MAX_SHAPES ? x->shape_count : ARB_SNAP2_MAX_SHAPES;
+  return memcmp(x->shapes, y->shapes, n * sizeof *x->shapes) == 0 &&
+         memcmp((const char*)x + tail, (const char*)y + tail, sizeof *x - tail) == 0;
+}
+
+/* Same description (equal hash, then equal encoding)? Equal fields (the structs were
+ * zeroed before they were filled, so their padding is equal too) encode the same, without
+ * encoding them. */
 static int same_desc(const arb_snap2_builder* b, int x, int y) {
   if (b->desc_hash[x] != b->desc_hash[y] || b->desc_bytes[x] != b->desc_bytes[y]) return 0;
-  if (memcmp(&b->descs[x], &b->descs[y], sizeof b->descs[x]) == 0) return 1;
+  if (same_fields(&b->descs[x], &b->descs[y])) return 1;
   uint8_t ex[ARB_PROTO_MAX_PAYLOAD], ey[ARB_PROTO_MAX_PAYLOAD];
   int n = arb__snap2_desc_encode(&b->descs[x], ex, sizeof ex);
   return n > 0 && arb__snap2_desc_encode(&b->descs[y], ey, sizeof ey) == n &&
@@ -531,21 +548,28 @@ static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int 
 
 /* The client's view after all parts: the baseline's origins, re-origined where an update
  * was written; deferred records leave the baseline (or absence) in place. Candidates are
- * in id order, like the sets. */
+ * in id order, like the sets, and every entity between two of them is in both the baseline
+ * and current and needs nothing (collect skipped it): those runs are copied whole. */
 static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base,
                      int n) {
   const arb_snap2_set* cur = a->current;
   arb_snap2_set* s = a->sent;
-  int i = 0, j = 0, k = 0;
+  int i = 0, j = 0;
   s->count = 0;
-  while (i < base->count || j < cur->count) {
-    uint32_t pid = i < base->count ? base->items[i].id : UINT32_MAX;
-    uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
-    uint32_t id = pid < cid ? pid : cid;
-    while (k < n && b->cands[k].rec.id < id) ++k;
-    const cand* c = k < n && b->cands[k].rec.id == id ? &b->cands[k] : NULL;
-    int sel = c && b->selected[k];
-    if (cid == id && a->up_to_date) a->up_to_date[j] = (uint8_t)(c == NULL || c->drawn_ok);
+  for (int k = 0;; ++k) {
+    const cand* c = k < n ? &b->cands[k] : NULL;
+    int run = c == NULL ? base->count - i : c->pred >= 0 ? c->pred - i : c->cur - j;
+    if (run > s->cap - s->count) return ARB_E_NOSPACE;
+    if (run > 0) {  // an empty baseline has no items array
+      memcpy(s->items + s->count, base->items + i, (size_t)run * sizeof *s->items);
+      if (a->up_to_date) memset(a->up_to_date + j, 1, (size_t)run);
+      s->count += run;
+      i += run;
+      j += run;
+    }
+    if (c == NULL) return 0;
+    int sel = b->selected[k];
+    if (c->cur >= 0 && a->up_to_date) a->up_to_date[j] = (uint8_t)c->drawn_ok;
     arb_snap2_entity e;
     int keep = 1;
     if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
@@ -554,10 +578,10 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
       e = cur->items[j];
       e.s = c->rec.v;
       e.s.t0 = a->h.tick;
-    } else if (pid == id && sel) {
+    } else if (c->pred >= 0 && sel) {
       e = b->pred.items[i];  // evaluated at the tick (by collect): the new origin
       arb__snap2_apply_update(&e.s, &c->rec);
-    } else if (pid == id) {
+    } else if (c->pred >= 0) {
       e = base->items[i];
     } else {
       keep = 0;  // entering, deferred
@@ -566,10 +590,9 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
       if (s->count == s->cap) return ARB_E_NOSPACE;
       s->items[s->count++] = e;
     }
-    if (pid == id) ++i;
-    if (cid == id) ++j;
+    if (c->pred >= 0) ++i;
+    if (c->cur >= 0) ++j;
   }
-  return 0;
 }
 
 static void count_records(const arb_snap2_builder* b, int n, int take,

@@ -12,21 +12,24 @@ int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_set* view,
                           arb_snap2_set* out) {
   out->count = 0;
   if (out->cap < drawn->count + view->count) return ARB_E_NOSPACE;
-  int i = 0, j = 0, n = 0;
-  while (i < drawn->count || j < view->count) {
-    uint32_t did = i < drawn->count ? drawn->items[i].id : UINT32_MAX;
-    uint32_t vid = j < view->count ? view->items[j].id : UINT32_MAX;
-    if (vid <= did) {
-      const arb_snap2_entity* v = &view->items[j];
-      const arb_snap2_entity* d = did == vid ? &drawn->items[i] : NULL;
-      out->items[n++] = d && d->cls == v->cls && d->s.t0 > v->s.t0 ? *d : *v;
-      if (did == vid) ++i;
-      ++j;
+  const arb_snap2_entity *d = drawn->items, *d_end = d + drawn->count;
+  const arb_snap2_entity *v = view->items, *v_end = v + view->count;
+  arb_snap2_entity* o = out->items;
+  while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
+    if (d->id == v->id) {
+      *o++ = d->cls == v->cls && d->s.t0 > v->s.t0 ? *d : *v;
+      ++d;
+      ++v;
+    } else if (v->id < d->id) {
+      *o++ = *v++;
     } else {
-      if (kept_alone(&drawn->items[i], baseline, baseline_tick)) out->items[n++] = drawn->items[i];
-      ++i;
+      if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
+      ++d;
     }
   }
-  out->count = n;
+  for (; d < d_end; ++d)
+    if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
+  while (v < v_end) *o++ = *v++;
+  out->count = (int)(o - out->items);
   return 0;
 }

@@ -11,14 +11,14 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   if (rc != 0) return rc;
   size_t n = (size_t)max_entities;
   x->picked = calloc(n, sizeof *x->picked);
-  x->sort_tmp = calloc(n, sizeof *x->sort_tmp);
+  x->picked_bits = calloc((n + 63) / 64, sizeof *x->picked_bits);
   x->view.items = calloc(n, sizeof *x->view.items);
   x->view_pos = calloc(n, sizeof *x->view_pos);
   x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
   x->up_to_date = calloc(n, sizeof *x->up_to_date);
-  if (!x->picked || !x->sort_tmp || !x->view.items || !x->view_pos || !x->view_speed || !x->prio ||
-      !x->up_to_date) {
+  if (!x->picked || !x->picked_bits || !x->view.items || !x->view_pos || !x->view_speed ||
+      !x->prio || !x->up_to_date) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -29,7 +29,7 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
 void sv_snap_scratch_free(sv_snap_scratch* x) {
   if (x->builder) arb_snap2_builder_destroy(x->builder);
   free(x->picked);
-  free(x->sort_tmp);
+  free(x->picked_bits);
   free(x->view.items);
   free(x->view_pos);
   free(x->view_speed);
@@ -228,19 +228,33 @@ static void drawn_settle(sv_snap_client* c) {
   }
 }
 
-// Capture indexes (>= 0) in increasing order: a radix sort by bytes, as many passes as
-// the largest index needs (a client's view is a few hundred items; qsort's calls to a
-// comparison cost several times more).
-static void sort_items(int* v, int* tmp, int n) {
-  unsigned max = 0;
-  for (int i = 0; i < n; ++i) max |= (unsigned)v[i];
-  for (int shift = 0; shift < 32 && (max >> shift) != 0; shift += 8) {
-    int count[257] = {0};
-    for (int i = 0; i < n; ++i) count[((unsigned)v[i] >> shift & 0xFFu) + 1]++;
-    for (int k = 0; k < 256; ++k) count[k + 1] += count[k];
-    for (int i = 0; i < n; ++i) tmp[count[(unsigned)v[i] >> shift & 0xFFu]++] = v[i];
-    memcpy(v, tmp, (size_t)n * sizeof *v);
+// Index of the lowest set bit of x != 0 (a de Bruijn sequence: portable C).
+static int lowest_bit(uint64_t x) {
+  static const int8_t at[64] = {0,  1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,
+                                62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+                                63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+                                46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6};
+  return at[((x & (~x + 1u)) * 0x03f79d71b4cb0a89ull) >> 58];
+}
+
+// Capture indexes (>= 0, below the capture's cap) in increasing order; returns how many.
+// A bit each, then the bits read back word by word from the lowest to the highest: a
+// client's view is a few hundred items over a few thousand indexes, so this reads a few
+// dozen words where a sort moved every item several times. Leaves the bits zero.
+static int sort_items(int* v, uint64_t* bits, int n) {
+  if (n == 0) return 0;
+  int lo = v[0], hi = v[0];
+  for (int i = 0; i < n; ++i) {
+    bits[v[i] >> 6] |= (uint64_t)1 << (v[i] & 63);
+    lo = v[i] < lo ? v[i] : lo;
+    hi = v[i] > hi ? v[i] : hi;
   }
+  int k = 0;
+  for (int wi = lo >> 6; wi <= hi >> 6; ++wi) {
+    for (uint64_t word = bits[wi]; word != 0; word &= word - 1) v[k++] = wi * 64 + lowest_bit(word);
+    bits[wi] = 0;
+  }
+  return k;  // n: pick_relevant picks no index twice
 }
 
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
@@ -296,7 +310,7 @@ static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, 
   }
   if (box != NULL) n = pick_cells(s, x, n, box->lower, box->upper, &q, true);
   if (avatar >= 0) x->picked[n++] = avatar;
-  sort_items(x->picked, x->sort_tmp, n);
+  n = sort_items(x->picked, x->picked_bits, n);
   x->view.count = 0;
   for (int i = 0; i < n; ++i) {
     int item = x->picked[i];

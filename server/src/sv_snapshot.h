@@ -75,7 +75,8 @@ typedef struct sv_snap_grid {
 typedef struct sv_snap_scratch {
   arb_snap2_builder* builder;
   int* picked;             ///< capture indexes of one client's relevant set (cap)
-  int* sort_tmp;           ///< (cap)
+  uint64_t* picked_bits;   ///< the same as a bit per capture index (cap bits), all zero
+                           ///< between builds: read in order, it sorts them
   arb_snap2_set view;      ///< one client's relevant set (cap)
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;

@@ -231,18 +231,28 @@ arb_aabb arb__body_compute_aabb(const arb__body* b) {
 
 const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) { return arb__body_shape(b, i); }
 
-void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
-  arb__body* b = &w->bodies[index];
+// The box a body's proxy must cover: its AABB grown by the speculative distance (manifolds
+// appear within it) and by the path ahead (zero for a slow body: the fat margin covers it).
+static arb_aabb arb__proxy_need(const arb__body* b, arb_vec2 motion) {
   arb_aabb tight = arb__body_compute_aabb(b);
-  // Manifolds appear within the speculative distance, so the proxy must cover it.
   const float s = ARB_SPECULATIVE_DISTANCE;
   tight.lower = arb_sub(tight.lower, arb_v2(s, s));
   tight.upper = arb_add(tight.upper, arb_v2(s, s));
-  // And the path ahead (zero for a slow body: the margin below already covers it).
   if (motion.x < 0.0f) tight.lower.x += motion.x;
   if (motion.x > 0.0f) tight.upper.x += motion.x;
   if (motion.y < 0.0f) tight.lower.y += motion.y;
   if (motion.y > 0.0f) tight.upper.y += motion.y;
+  return tight;
+}
+
+bool arb__body_proxy_fits(const arb_world* w, int index, arb_vec2 motion) {
+  const arb__body* b = &w->bodies[index];
+  return b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, arb__proxy_need(b, motion));
+}
+
+void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion) {
+  arb__body* b = &w->bodies[index];
+  arb_aabb tight = arb__proxy_need(b, motion);
   if (!force && b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, tight)) return;
   const float m = ARB__AABB_MARGIN;
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));

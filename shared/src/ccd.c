@@ -33,6 +33,7 @@
 // The start poses are step scratch (per-step arena), not state: they are recomputed from
 // the state at every step, so restore + step is unaffected.
 #include "world.h"
+#include <arbiter/worker_pool.h>
 
 #include "chain.h"
 
@@ -54,6 +55,23 @@ void arb__ccd_extend_proxies(arb_world* w, float dt) {
   }
 }
 
+typedef struct arb__ccd_start_job {
+  arb_world* w;
+  const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
+} arb__ccd_start_job;
+
+// Records the start poses of a block of bodies (each writes its own slot).
+static void arb__ccd_start_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__ccd_start_job* job = ctx;
+  arb_world* w = job->w;
+  for (int k = begin; k < end; ++k) {
+    int i = job->list ? job->list[k] : k;
+    w->sweep_c[i] = w->bodies[i].center;
+    w->sweep_q[i] = w->bodies[i].xf.q;
+  }
+}
+
 void arb__ccd_begin(arb_world* w) {
   w->sweep_c = NULL;
   w->sweep_q = NULL;
@@ -72,13 +90,10 @@ void arb__ccd_begin(arb_world* w) {
     arb__stack_free(w, c);
     return;  // out of memory: this step runs without continuous collision
   }
-  for (int k = 0; k < n; ++k) {
-    int i = list ? list[k] : k;
-    c[i] = w->bodies[i].center;
-    q[i] = w->bodies[i].xf.q;
-  }
   w->sweep_c = c;
   w->sweep_q = q;
+  arb__ccd_start_job job = {w, list};
+  arb_pool_for(w->pool, arb__ccd_start_range, &job, n, 512);
 }
 
 // A body's motion over the step: from its recorded start pose to its pose now (a static

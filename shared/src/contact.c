@@ -425,47 +425,66 @@ static bool arb__collide_one(arb_world* w, int i, float dt) {
   return true;
 }
 
+// What the narrow phase found for one contact (arb__collide acts on these in order).
+enum {
+  ARB__COLLIDE_OVERLAP = 1,   // the fat AABBs still overlap: a new manifold was computed
+  ARB__COLLIDE_TOUCHING = 2,  // the new manifold touches (arb__manifold_touching)
+  ARB__COLLIDE_ACT = 4,       // an event, a wake request or a removal is due
+};
+
 typedef struct arb__collide_job {
   arb_world* w;
   const int32_t* list;  // awake contacts, or NULL: all
-  uint8_t* overlaps;    // per position in the list
+  uint8_t* status;      // per position in the list: ARB__COLLIDE_* bits
   float dt;
 } arb__collide_job;
 
+static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float dt) {
+  if (!arb__collide_one(w, i, dt)) return ARB__COLLIDE_ACT;
+  const arb__contact* c = &w->contacts[i];
+  bool touching = arb__manifold_touching(&c->manifold);
+  bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
+  // Any point is solved, so any point wakes (the solver must not move a sleeping body).
+  bool act = touching != was || (awake_list && (c->manifold.point_count > 0 || was));
+  return (uint8_t)(ARB__COLLIDE_OVERLAP | (touching ? ARB__COLLIDE_TOUCHING : 0) | (act ? ARB__COLLIDE_ACT : 0));
+}
+
 static void arb__collide_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
   const arb__collide_job* job = ctx;
   for (int at = begin; at < end; ++at) {
-    job->overlaps[at] = arb__collide_one(job->w, job->list ? job->list[at] : at, job->dt);
+    job->status[at] = arb__collide_status(job->w, job->list ? job->list[at] : at, job->list != NULL, job->dt);
   }
 }
 
 // With bodies asleep only the contacts of awake bodies are updated (awake_contacts,
 // ascending): a contact between two sleeping (or sleeping and static) bodies keeps its
 // manifold and impulses until its island wakes. The manifolds are computed first (in
-// parallel with worker threads), then events, wake requests and removals in contact order.
+// parallel with worker threads), then events, wake requests and removals in contact order
+// (only the contacts that have one are visited again).
 void arb__collide(arb_world* w, float dt) {
   const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
   int n = list ? w->awake_contact_count : w->contact_count;
   w->wake_count = 0;
   w->stat_collided = 0;
   if (n == 0) return;
-  uint8_t* overlaps = arb__stack_alloc(w, (size_t)n);
+  uint8_t* status = arb__stack_alloc(w, (size_t)n);
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
   int doomed_count = 0;
-  arb__collide_job job = {w, list, overlaps, dt};
-  if (overlaps) arb_pool_for(w->pool, arb__collide_range, &job, n, 64);
+  arb__collide_job job = {w, list, status, dt};
+  if (status) arb_pool_for(w->pool, arb__collide_range, &job, n, 64);
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
+    uint8_t st = status ? status[at] : arb__collide_status(w, i, list != NULL, dt);
+    if (!(st & ARB__COLLIDE_ACT)) continue;
     arb__contact* c = &w->contacts[i];
-    if (!(overlaps ? overlaps[at] : arb__collide_one(w, i, dt))) {
+    if (!(st & ARB__COLLIDE_OVERLAP)) {
       if (doomed) doomed[doomed_count++] = i;
       continue;
     }
-    arb_manifold* m = &c->manifold;
-    bool touching = arb__manifold_touching(m);
+    bool touching = (st & ARB__COLLIDE_TOUCHING) != 0;
     bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
-    // Any point is solved, so any point wakes (the solver must not move a sleeping body).
-    if (list && (m->point_count > 0 || was)) arb__request_wake(w, c);
+    if (list && (c->manifold.point_count > 0 || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
       arb__push_event(w, true, c);
@@ -485,5 +504,5 @@ void arb__collide(arb_world* w, float dt) {
     arb__contact_destroy(w, doomed[k]);
   }
   arb__stack_free(w, doomed);
-  arb__stack_free(w, overlaps);
+  arb__stack_free(w, status);
 }

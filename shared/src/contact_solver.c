@@ -200,7 +200,10 @@ static inline arb__lane_pose arb__gather_pose(const arb__body_state* st, const i
 #define ARB__OVERFLOW ARB__COLOR_COUNT
 
 typedef struct arb__solver {
-  uint8_t* colors;  // arena block under `wides`
+  const int32_t* list;  // the candidate contacts (awake_contacts), or NULL: all
+  int ncontacts;        // candidates
+  int32_t* lane_of;     // per candidate: 4 * wide entry + lane, or -1 (no points); arena
+                        // block under `wides`
   arb__wide* wides;
   int count;
   int offsets[ARB__COLOR_COUNT + 2];  // first wide entry of each colour (overflow last)
@@ -272,6 +275,33 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
   }
 }
 
+// Packing runs in two parallel loops: the wide entries are cleared, then each contact
+// fills its own lane, in contact order (the contacts and their bodies are then read in
+// memory order, the wide entries written in a few streams, one per colour).
+typedef struct arb__pack_job {
+  arb_world* w;
+  const arb__solver* sv;
+  arb__softness soft, static_soft;
+} arb__pack_job;
+
+static void arb__clear_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__pack_job* job = ctx;
+  for (int i = begin; i < end; ++i) arb__empty_wide(&job->sv->wides[i], job->sv->dummy);
+}
+
+static void arb__fill_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__pack_job* job = ctx;
+  const arb__solver* sv = job->sv;
+  for (int i = begin; i < end; ++i) {
+    int at = sv->lane_of[i];
+    if (at < 0) continue;
+    int ci = sv->list ? sv->list[i] : i;
+    arb__fill_lane(job->w, &sv->wides[at >> 2], at & 3, ci, job->soft, job->static_soft, sv->dummy);
+  }
+}
+
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
 // With bodies asleep only the contacts of awake bodies are candidates (awake_contacts is
 // ascending, so the colouring still runs in contact order).
@@ -281,8 +311,10 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   w->stat_solved_contacts = 0;
   sv->wides = NULL;
   sv->count = 0;
+  sv->list = list;
+  sv->ncontacts = ncontacts;
   if (ncontacts == 0) return 0;
-  uint8_t* colors = arb__stack_alloc(w, (size_t)ncontacts);
+  int32_t* colors = arb__stack_alloc(w, (size_t)ncontacts * sizeof *colors);  // then lane_of
   uint32_t* masks = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *masks);
   if (!colors || !masks) {
     arb__stack_free(w, masks);
@@ -295,7 +327,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   for (int i = 0; i < ncontacts; ++i) {
     const arb__contact* c = &w->contacts[list ? list[i] : i];
     if (c->manifold.point_count == 0) {
-      colors[i] = 0xff;
+      colors[i] = -1;
       continue;
     }
     int a = c->body_a, b = c->body_b;
@@ -312,7 +344,7 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
       if (ma) masks[a] |= 1u << color;
       if (mb) masks[b] |= 1u << color;
     }
-    colors[i] = (uint8_t)color;
+    colors[i] = color;
     per_color[color] += 1;
   }
   // Wide entries per colour: ceil(n/4); overflow constraints one per entry.
@@ -328,20 +360,24 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
   w->stat_solved_contacts = 0;
   for (int k = 0; k <= ARB__COLOR_COUNT; ++k) w->stat_solved_contacts += per_color[k];
   arb__stack_free(w, masks);
-  sv->colors = colors;  // freed by arb__solve after the wide array (LIFO)
+  sv->lane_of = colors;  // freed by arb__solve after the wide array (LIFO)
   arb__wide* wides = NULL;
   if (nwide > 0) {
     wides = arb__stack_alloc(w, (size_t)nwide * sizeof *wides);
     if (!wides) return 0;
-    for (int i = 0; i < nwide; ++i) arb__empty_wide(&wides[i], sv->dummy);
+    // Which lane each contact takes is decided here, in contact order.
     for (int i = 0; i < ncontacts; ++i) {
       int color = colors[i];
-      if (color == 0xff) continue;
+      if (color < 0) continue;
       int slot = lanes[color]++;
       int entry = color == ARB__OVERFLOW ? offsets[color] + slot : offsets[color] + slot / 4;
       int lane = color == ARB__OVERFLOW ? 0 : slot % 4;
-      arb__fill_lane(w, &wides[entry], lane, list ? list[i] : i, soft, static_soft, sv->dummy);
+      sv->lane_of[i] = 4 * entry + lane;
     }
+    sv->wides = wides;
+    arb__pack_job job = {w, sv, soft, static_soft};
+    arb_pool_for(w->pool, arb__clear_range, &job, nwide, 256);
+    arb_pool_for(w->pool, arb__fill_range, &job, ncontacts, 256);
   }
   sv->wides = wides;
   sv->count = nwide;
@@ -579,39 +615,68 @@ static void arb__run_pass(arb_pool* pool, arb__body_state* st, arb__solver* sv, 
   arb__pass_range(&job, 0, sv->offsets[ARB__OVERFLOW + 1] - sv->offsets[ARB__OVERFLOW], 0);
 }
 
-static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
-  int32_t* contact_of = arb__stack_alloc(w, (size_t)(4 * sv->count + 1) * sizeof *contact_of);
-  for (int i = 0; i < sv->count; ++i) {
-    const arb__wide* k = &sv->wides[i];
-    for (int lane = 0; lane < 4; ++lane) {
-      if (k->contact[lane] < 0) continue;
-      const arb__contact* c = &w->contacts[k->contact[lane]];
-      arb_manifold* m = &w->contacts[k->contact[lane]].manifold;
-      for (int j = 0; j < m->point_count; ++j) {
-        m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
-        m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
-      }
-      int before = w->hit_count;
-      if (contact_of) arb__record_hit(w, k, lane, c);
-      if (w->hit_count > before) contact_of[before] = k->contact[lane];
-    }
+// Hands the solved impulses back to the contacts, in contact order (each contact reads its
+// own lane: a per-contact write, safe in parallel, and the contact array is walked in
+// memory order), and marks the contacts with a hit event.
+typedef struct arb__store_job {
+  arb_world* w;
+  const arb__solver* sv;
+  uint8_t* hit;  // per candidate contact: 1 when arb__record_hit will record; or NULL
+} arb__store_job;
+
+static bool arb__has_hit(const arb_world* w, const arb__wide* k, int lane, const arb_manifold* m) {
+  float speed = w->def.hit_event_threshold;
+  for (int j = 0; j < m->point_count; ++j) {
+    float approach = -f4_lane(k->p[j].relative_velocity, lane);
+    if (f4_lane(k->p[j].max_normal_impulse, lane) > 0.0f && approach > speed) return true;
   }
-  if (contact_of) arb__sort_hits(w, contact_of);
-  arb__stack_free(w, contact_of);
+  return false;
 }
 
-// The per-body passes are written once per body and run over all slots (nothing asleep)
-// or over the awake list, as two loops so the common all-awake case has no indirection.
-#define ARB__EACH_AWAKE_BODY(w, body_fn, ...)                         \
-  do {                                                                \
-    int n_;                                                           \
-    const int32_t* list_ = arb__awake_list(w, &n_);                   \
-    if (list_) {                                                      \
-      for (int k_ = 0; k_ < n_; ++k_) body_fn(w, list_[k_], __VA_ARGS__); \
-    } else {                                                          \
-      for (int i_ = 0; i_ < n_; ++i_) body_fn(w, i_, __VA_ARGS__);    \
-    }                                                                 \
-  } while (0)
+static void arb__store_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__store_job* job = ctx;
+  arb_world* w = job->w;
+  const arb__solver* sv = job->sv;
+  for (int i = begin; i < end; ++i) {
+    int at = sv->lane_of[i];
+    if (job->hit) job->hit[i] = 0;
+    if (at < 0) continue;
+    const arb__wide* k = &sv->wides[at >> 2];
+    int lane = at & 3;
+    arb_manifold* m = &w->contacts[sv->list ? sv->list[i] : i].manifold;
+    for (int j = 0; j < m->point_count; ++j) {
+      m->points[j].normal_impulse = f4_lane(k->p[j].normal_impulse, lane);
+      m->points[j].tangent_impulse = f4_lane(k->p[j].tangent_impulse, lane);
+    }
+    if (job->hit) job->hit[i] = arb__has_hit(w, k, lane, m);
+  }
+}
+
+// The hit events come out in contact order here; arb__sort_hits keeps them so (one event
+// per contact: the same order as sorting events collected in colour order).
+static void arb__store_impulses(arb_world* w, const arb__solver* sv) {
+  if (!sv->wides) return;
+  int n = sv->ncontacts;
+  int32_t* contact_of = arb__stack_alloc(w, (size_t)(n + 1) * sizeof *contact_of);
+  uint8_t* hit = contact_of ? arb__stack_alloc(w, (size_t)n + 1) : NULL;
+  arb__store_job job = {w, sv, hit};
+  arb_pool_for(w->pool, arb__store_range, &job, n, 256);
+  if (!hit) {  // out of memory: the impulses are stored, this step's hit events are lost
+    arb__stack_free(w, contact_of);
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!hit[i]) continue;
+    int at = sv->lane_of[i], ci = sv->list ? sv->list[i] : i;
+    int before = w->hit_count;
+    arb__record_hit(w, &sv->wides[at >> 2], at & 3, &w->contacts[ci]);
+    if (w->hit_count > before) contact_of[before] = ci;
+  }
+  arb__stack_free(w, hit);
+  arb__sort_hits(w, contact_of);
+  arb__stack_free(w, contact_of);
+}
 
 // Accumulated forces and damping, once per step (see the comment at the top).
 static inline void arb__apply_force(arb_world* w, int i, float dt) {
@@ -640,19 +705,57 @@ static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec
   st->w = av;
 }
 
-static void arb__integrate_velocities(arb_world* w, float h) {
-  const arb_vec2 g = w->def.gravity;
-  const float max_v = w->def.max_linear_speed;
-  const float max_w = ARB__MAX_ROTATION / h;
-  ARB__EACH_AWAKE_BODY(w, arb__integrate_velocity, h, g, max_v, max_w);
-}
-
 static inline void arb__integrate_position(arb_world* w, int i, float h) {
   int type = w->sims[i].type;
   if (type != ARB_BODY_DYNAMIC && type != ARB_BODY_KINEMATIC) return;
   arb__body_state* st = &w->states[i];
   st->dq = arb_rot_integrate(st->dq, h * st->w);
   st->dp = arb_mul_add(st->dp, h, st->v);
+}
+
+// ---- passes over the bodies -------------------------------------------------------------
+
+// Each body pass reads and writes only the body it is at, so worker threads split the
+// awake bodies in blocks with the same bits. It runs over all slots (nothing asleep) or
+// over the awake list.
+typedef enum { ARB__APPLY_FORCE, ARB__INTEGRATE_VELOCITY, ARB__INTEGRATE_POSITION } arb__body_pass;
+
+typedef struct arb__body_job {
+  arb_world* w;
+  const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
+  arb__body_pass pass;
+  float dt, h, max_v, max_w;
+  arb_vec2 g;
+} arb__body_job;
+
+#define ARB__EACH_BODY(w, list, begin, end, body_fn, ...)                         \
+  do {                                                                          \
+    if (list) {                                                                 \
+      for (int k_ = (begin); k_ < (end); ++k_) body_fn(w, (list)[k_], __VA_ARGS__); \
+    } else {                                                                    \
+      for (int i_ = (begin); i_ < (end); ++i_) body_fn(w, i_, __VA_ARGS__);     \
+    }                                                                           \
+  } while (0)
+
+static void arb__body_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__body_job* job = ctx;
+  arb_world* w = job->w;  // locals: the body writes (floats) could alias the job's floats
+  const int32_t* list = job->list;
+  const float dt = job->dt, h = job->h, max_v = job->max_v, max_w = job->max_w;
+  const arb_vec2 g = job->g;
+  switch (job->pass) {
+    case ARB__APPLY_FORCE: ARB__EACH_BODY(w, list, begin, end, arb__apply_force, dt); break;
+    case ARB__INTEGRATE_VELOCITY: ARB__EACH_BODY(w, list, begin, end, arb__integrate_velocity, h, g, max_v, max_w); break;
+    case ARB__INTEGRATE_POSITION: ARB__EACH_BODY(w, list, begin, end, arb__integrate_position, h); break;
+  }
+}
+
+static void arb__run_body_pass(arb_world* w, arb__body_job* job, arb__body_pass pass) {
+  int n;
+  job->list = arb__awake_list(w, &n);
+  job->pass = pass;
+  arb_pool_for(w->pool, arb__body_range, job, n, 256);
 }
 
 void arb__solve(arb_world* w, float dt) {
@@ -676,16 +779,17 @@ void arb__solve(arb_world* w, float dt) {
   st[sv.dummy].dq = arb_rot_identity;
   arb__prepare(w, &sv, soft, static_soft);
   arb__joints_prepare(w, dt, h);
-  ARB__EACH_AWAKE_BODY(w, arb__apply_force, dt);
+  arb__body_job bodies = {w, NULL, ARB__APPLY_FORCE, dt, h, w->def.max_linear_speed, ARB__MAX_ROTATION / h, w->def.gravity};
+  arb__run_body_pass(w, &bodies, ARB__APPLY_FORCE);
   for (int s = 0; s < substeps; ++s) {
-    arb__integrate_velocities(w, h);
+    arb__run_body_pass(w, &bodies, ARB__INTEGRATE_VELOCITY);
     arb__joints_warm_start(w);
     arb__run_pass(w->pool, st, &sv, ARB__WARM_START);
     for (int i = 0; i < solves; ++i) {
       arb__joints_solve(w, h, true);
       arb__run_pass(w->pool, st, &sv, ARB__SOLVE);
     }
-    ARB__EACH_AWAKE_BODY(w, arb__integrate_position, h);
+    arb__run_body_pass(w, &bodies, ARB__INTEGRATE_POSITION);
     for (int i = 0; i < relax; ++i) {
       arb__joints_solve(w, h, false);
       arb__run_pass(w->pool, st, &sv, ARB__RELAX);
@@ -694,7 +798,7 @@ void arb__solve(arb_world* w, float dt) {
   arb__run_pass(w->pool, st, &sv, ARB__RESTITUTION);
   arb__joints_store(w);
   arb__store_impulses(w, &sv);
-  // LIFO: the wide array is the newest block, the colour array below it.
+  // LIFO: the wide array is the newest block, the lane array below it.
   if (sv.wides) arb__stack_free(w, sv.wides);
-  if (sv.colors) arb__stack_free(w, sv.colors);
+  if (sv.lane_of) arb__stack_free(w, sv.lane_of);
 }

@@ -244,6 +244,11 @@ void arb_world_enable_sleep(arb_world* w, bool enable) {
 
 bool arb_world_is_sleep_enabled(const arb_world* w) { return w && w->def.enable_sleep; }
 
+// Continuous: the proxy also covers where the body is heading (see world.h, step 5).
+static inline arb_vec2 arb__proxy_motion(const arb_world* w, int i, float dt) {
+  return w->def.enable_continuous ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
+}
+
 // Sleep timer of one awake body from this step's motion (as Box2D v3): the speed of its
 // farthest point, or half the position correction per second if that is larger (a body
 // pushed out of an overlap every step is not at rest). A kinematic body is at rest only at
@@ -266,16 +271,19 @@ static inline bool arb__sleep_timer(arb_world* w, int i, float dt) {
   return b->sleep_time >= ARB_TIME_TO_SLEEP;
 }
 
-// Transforms from the substep deltas, forces cleared, AABBs refreshed, sleep timers. A body
-// whose tight AABB left its fat AABB gets a new fat AABB and is queried for new pairs next
-// step. Counts the bodies finalized and those slow for long enough to sleep.
-static inline void arb__finalize_body(arb_world* w, int i, float dt, bool timers, int* solved, int* sleepy) {
+// What finalizing one body found (arb__finalize sums and acts on these in slot order).
+enum { ARB__FINAL_SOLVED = 1, ARB__FINAL_SLEEPY = 2, ARB__FINAL_REFRESH = 4 };
+
+// Transforms from the substep deltas, forces cleared, sleep timers. Writes only body i, so
+// worker threads finalize the bodies in blocks; the proxies whose fat AABB the body left
+// (ARB__FINAL_REFRESH) are reinserted in the tree afterwards, in order.
+static inline uint8_t arb__finalize_body(arb_world* w, int i, float dt, bool timers) {
   arb__body_sim* sim = &w->sims[i];
-  if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) return;
+  if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) return 0;
   arb__body* b = &w->bodies[i];
   arb__body_state* st = &w->states[i];
-  *solved += 1;
-  if (timers) *sleepy += arb__sleep_timer(w, i, dt);
+  uint8_t out = ARB__FINAL_SOLVED;
+  if (timers && arb__sleep_timer(w, i, dt)) out |= ARB__FINAL_SLEEPY;
   b->xf.q = arb_rot_normalize(arb_rot_mul(st->dq, b->xf.q));
   b->center = arb_add(b->center, st->dp);
   b->xf.p = arb_sub(b->center, arb_rotate(b->xf.q, b->local_center));
@@ -283,23 +291,44 @@ static inline void arb__finalize_body(arb_world* w, int i, float dt, bool timers
   st->dq = arb_rot_identity;
   b->force = arb_vec2_zero;
   b->torque = 0.0f;
-  // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
-  arb_vec2 motion = w->def.enable_continuous ? arb_scale(dt, st->v) : arb_vec2_zero;
-  arb__body_refresh_proxy(w, i, false, motion);
+  if (!arb__body_proxy_fits(w, i, arb__proxy_motion(w, i, dt))) out |= ARB__FINAL_REFRESH;
+  return out;
 }
 
-// All slots while nothing sleeps, else the awake list. Returns the sleepy count.
+typedef struct arb__finalize_job {
+  arb_world* w;
+  const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
+  uint8_t* out;         // per position: ARB__FINAL_* bits
+  float dt;
+  bool timers;
+} arb__finalize_job;
+
+static void arb__finalize_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__finalize_job* job = ctx;
+  for (int k = begin; k < end; ++k) {
+    job->out[k] = arb__finalize_body(job->w, job->list ? job->list[k] : k, job->dt, job->timers);
+  }
+}
+
+// All slots while nothing sleeps, else the awake list (sleeping off: the timers stay 0, see
+// arb_world_enable_sleep, nothing to run). Returns the sleepy count.
 static int arb__finalize(arb_world* w, float dt) {
   int n, solved = 0, sleepy = 0;
   const int32_t* list = arb__awake_list(w, &n);
-  if (list) {
-    for (int k = 0; k < n; ++k) arb__finalize_body(w, list[k], dt, true, &solved, &sleepy);
-  } else if (w->def.enable_sleep) {
-    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, true, &solved, &sleepy);
-  } else {
-    // Sleeping off: the timers stay 0 (see arb_world_enable_sleep), nothing to run.
-    for (int i = 0; i < n; ++i) arb__finalize_body(w, i, dt, false, &solved, &sleepy);
+  uint8_t* out = n > 0 ? arb__stack_alloc(w, (size_t)n) : NULL;
+  arb__finalize_job job = {w, list, out, dt, list || w->def.enable_sleep};
+  if (out) arb_pool_for(w->pool, arb__finalize_range, &job, n, 256);
+  for (int k = 0; k < n; ++k) {
+    int i = list ? list[k] : k;
+    uint8_t f = out ? out[k] : arb__finalize_body(w, i, dt, job.timers);
+    solved += (f & ARB__FINAL_SOLVED) != 0;
+    sleepy += (f & ARB__FINAL_SLEEPY) != 0;
+    // A body whose tight AABB left its fat AABB gets a new fat AABB and is queried for new
+    // pairs next step.
+    if (f & ARB__FINAL_REFRESH) arb__body_refresh_proxy(w, i, false, arb__proxy_motion(w, i, dt));
   }
+  arb__stack_free(w, out);
   w->stat_solved_bodies = solved;
   return sleepy;
 }
@@ -320,6 +349,9 @@ void arb_world_step(arb_world* w, float dt) {
   if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
   arb__collect_awake_contacts(w);
+  // From the narrow phase to the new transforms the step posts hundreds of short loops:
+  // the worker threads wait for them spinning, not asleep.
+  arb_pool_hold(w->pool);
   arb__collide(w, dt);
   arb__apply_wake_requests(w);
   arb__ccd_begin(w);
@@ -328,6 +360,7 @@ void arb_world_step(arb_world* w, float dt) {
   arb__joints_break(w, dt);
   arb__joints_project(w);
   int sleepy = arb__finalize(w, dt);
+  arb_pool_release(w->pool);
   arb__ccd_finish(w, dt);
   arb__extras_post_step(w, dt);
   arb__islands_sleep(w, sleepy);

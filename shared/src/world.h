@@ -415,6 +415,9 @@ int arb__body_shape_rank(arb_shape_type t);
 arb_aabb arb__body_compute_aabb(const arb__body* b);
 /// motion: how far the body is expected to move over the next step (zero outside the
 /// step); the proxy then covers the whole path so its pairs exist before it arrives.
+/// Whether the body's fat AABB still covers it after moving `motion` (refresh_proxy with
+/// force false would do nothing). Reads only that body.
+bool arb__body_proxy_fits(const arb_world* w, int index, arb_vec2 motion);
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
 float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
 bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group

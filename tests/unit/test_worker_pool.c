@@ -1,7 +1,7 @@
 // The worker pool (arbiter/worker_pool.h): every item of a loop runs exactly once, on a
 // thread index in [0, threads], in blocks of at least min_block items; without a pool or
 // with fewer than two blocks the loop is one call on the calling thread (index 0); a pool
-// runs loop after loop (each run's blocks belong to that run only).
+// runs loop after loop (each run's blocks belong to that run only), also while held.
 #include <arbiter/worker_pool.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -72,5 +72,33 @@ static void every_item_once_in_blocks_of_at_least_min_block(void** state) {
   }
 }
 
+// A held pool runs loop after loop the same way (published without the mutex); holding
+// twice or releasing a pool not held does nothing; after a release plain loops run again.
+static void held_loops_run_every_item_once(void** state) {
+  (void)state;
+  arb_pool_hold(NULL);
+  arb_pool_release(NULL);
+  for (int spins = 0; spins <= 1000; spins += 1000) {
+    arb_pool* pool = arb_pool_create(3, spins);
+    assert_non_null(pool);
+    arb_pool_release(pool);  // not held
+    for (int cycle = 0; cycle < 20; ++cycle) {
+      arb_pool_hold(pool);
+      arb_pool_hold(pool);  // already held
+      for (int round = 0; round < 50; ++round) {
+        int count = 1 + (cycle * 1009 + round * 397) % ITEMS, min_block = 1 + round % 70;
+        loop_record* r = run_loop(pool, count, min_block);
+        assert_true(atomic_load(&r->calls) <= (count + min_block - 1) / min_block);
+      }
+      arb_pool_release(pool);
+      run_loop(pool, ITEMS, 1);  // a plain loop after the release
+    }
+    arb_pool_hold(pool);  // destroyed while held: released first
+    run_loop(pool, ITEMS, 7);
+    arb_pool_destroy(pool);
+  }
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(no_pool_is_one_call_on_the_caller),
-              cmocka_unit_test(every_item_once_in_blocks_of_at_least_min_block))
+              cmocka_unit_test(every_item_once_in_blocks_of_at_least_min_block),
+              cmocka_unit_test(held_loops_run_every_item_once))

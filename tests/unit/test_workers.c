@@ -1,7 +1,9 @@
 // Worker threads (arb_world_def.worker_count): a world stepped with 2 or 4 workers gives
-// the same hash after every tick as with 1, in scenes large enough that the narrow phase
-// and the colours of the contact solver are split between the threads; worker_count is
-// not part of the saved state; out-of-range counts are rejected.
+// the same hash after every tick as with 1, in scenes large enough that the narrow phase,
+// the packing of the wide constraints, the colours of the contact solver, the body
+// integration and the impulse store are split between the threads; the contact and hit
+// events are the same too; worker_count is not part of the saved state; out-of-range
+// counts are rejected.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +11,10 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
+#include <arbiter/joint.h>
 #include <arbiter/worker_pool.h>
 
 #include "world.h"  // shared/src: the pool pointer (were its threads started?)
@@ -79,6 +84,92 @@ static void check_same_hashes(bool sleep) {
   }
 }
 
+// A hanging bridge of jointed planks over a smaller pyramid, bullets (swept against
+// dynamic bodies) shot into the pyramid and bouncy circles: joints, continuous collision
+// and hit events next to the parallel passes, with sleeping on (awake lists).
+static void build_mixed(arb_world* w) {
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
+  for (int i = 0; i < 25; ++i) {
+    for (int j = i; j < 25; ++j) wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 12.0f, 0.5f + (float)i, 0.5f, 0.5f);
+  }
+  arb_body_id prev = arb_null_body_id;
+  for (int i = 0; i < 30; ++i) {  // planks from (-15, 30) to (15, 30), pinned at both ends
+    arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, -14.5f + (float)i, 30.0f, 0.5f, 0.1f);
+    bd.shape.group = -1;
+    arb_body_id b = arb_body_create(w, &bd);
+    arb_joint_def jd = arb_default_joint_def();
+    jd.body_a = b;
+    jd.local_anchor_a = arb_v2(-0.5f, 0.0f);
+    jd.body_b = prev;
+    jd.local_anchor_b = arb_body_id_is_null(prev) ? arb_v2(-15.0f, 30.0f) : arb_v2(0.5f, 0.0f);
+    assert_false(arb_extra_id_is_null(arb_joint_create(w, &jd)));
+    prev = b;
+  }
+  arb_joint_def end = arb_default_joint_def();
+  end.body_a = prev;
+  end.local_anchor_a = arb_v2(0.5f, 0.0f);
+  end.local_anchor_b = arb_v2(15.0f, 30.0f);
+  assert_false(arb_extra_id_is_null(arb_joint_create(w, &end)));
+  for (int k = 0; k < 12; ++k) {
+    arb_body_def cd = arb_default_body_def();
+    cd.position = arb_v2(-30.0f - 2.0f * (float)k, 2.0f + (float)k);
+    cd.linear_velocity = arb_v2(120.0f, 0.0f);
+    cd.bullet = true;
+    cd.shape.type = ARB_SHAPE_CIRCLE;
+    cd.shape.circle.radius = 0.1f;
+    arb_body_create(w, &cd);
+    cd.position = arb_v2(-14.0f + 2.5f * (float)k, 34.0f);  // drops onto the bridge
+    cd.linear_velocity = arb_v2(0.0f, 0.0f);
+    cd.bullet = false;
+    cd.shape.circle.radius = 0.4f;
+    cd.shape.restitution = 0.6f;
+    arb_body_create(w, &cd);
+  }
+}
+
+// Hash of the world and of every event of the last step (begin, end, hit), in order.
+static uint64_t step_digest(const arb_world* w) {
+  uint64_t h = arb_world_hash(w);
+  const arb_contact_event* ev;
+  const arb_contact_hit_event* hits;
+  int nb = arb_world_get_begin_touch_events(w, &ev);
+  h = XXH64(ev, (size_t)nb * sizeof *ev, h);
+  int ne = arb_world_get_end_touch_events(w, &ev);
+  h = XXH64(ev, (size_t)ne * sizeof *ev, h);
+  int nh = arb_world_get_hit_events(w, &hits);
+  h = XXH64(hits, (size_t)nh * sizeof *hits, h);
+  return h ^ ((uint64_t)nb << 40) ^ ((uint64_t)ne << 20) ^ (uint64_t)nh;
+}
+
+static int run_mixed(int workers, uint64_t* digests) {
+  arb_world* w = make_world(workers, true);
+  arb_world_set_hit_event_threshold(w, 0.5f);
+  build_mixed(w);
+  int hits = 0;
+  for (int t = 0; t < TICKS; ++t) {
+    arb_world_step(w, DT);
+    digests[t] = step_digest(w);
+    const arb_contact_hit_event* e;
+    hits += arb_world_get_hit_events(w, &e);
+  }
+  arb_world_destroy(w);
+  return hits;
+}
+
+static void test_same_steps_joints_bullets_hits(void** state) {
+  (void)state;
+  static uint64_t one[TICKS], many[TICKS];
+  int hits = run_mixed(1, one);
+  assert_true(hits > 0);  // the event path is exercised
+  const int counts[] = {2, 4};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
+    assert_int_equal(run_mixed(counts[k], many), hits);
+    for (int t = 0; t < TICKS; ++t) {
+      if (one[t] != many[t]) fail_msg("%d workers: state or events differ from 1 worker at tick %d", counts[k], t);
+    }
+  }
+}
+
 ARB_TEST_CASE(test_same_hash_awake, check_same_hashes, false)
 
 // With sleeping on, the narrow phase and the solver run over the awake lists.
@@ -107,5 +198,6 @@ static void test_rejects_bad_counts(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_same_hash_awake), cmocka_unit_test(test_same_hash_sleeping),
+              cmocka_unit_test(test_same_steps_joints_bullets_hits),
               cmocka_unit_test(test_save_restore_across_counts),
               cmocka_unit_test(test_rejects_bad_counts))

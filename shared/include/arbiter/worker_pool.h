@@ -35,4 +35,14 @@ ARB_API int arb_pool_threads(const arb_pool* pool);
 /// one call fn(ctx, 0, count, 0). One loop at a time: not reentrant, one caller thread.
 ARB_API void arb_pool_for(arb_pool* pool, arb_range_fn* fn, void* ctx, int count, int min_block);
 
+/// Keeps the pool's threads awake and waiting for loops until arb_pool_release, so that
+/// each arb_pool_for in between is posted with a few atomic stores instead of a mutex and
+/// a wake-up (for bursts of short loops, such as a physics step's solver passes). The
+/// threads spin meanwhile: hold only while loops keep coming. Same caller thread as
+/// arb_pool_for; holding a held pool, or NULL, does nothing.
+ARB_API void arb_pool_hold(arb_pool* pool);
+/// Ends arb_pool_hold: returns once every thread has stopped waiting for held loops (they
+/// then spin a while and sleep as usual). Releasing a pool not held, or NULL, does nothing.
+ARB_API void arb_pool_release(arb_pool* pool);
+
 ARB_C_END
