@@ -275,19 +275,26 @@ static void arb__tree_add_filters(arb__tree* t, const arb__body* b) {
   }
 }
 
+// A new leaf for body (the caller made room for it).
+static int arb__tree_new_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
+                              const arb__body* b, bool dynamic) {
+  int leaf = arb__tree_alloc_node(w, t);
+  arb__tree_add_filters(t, b);
+  arb__tree_node* n = &t->nodes[leaf];
+  n->aabb = aabb;
+  n->body = body;
+  n->flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
+                        (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
+  t->leaf_count += 1;
+  return leaf;
+}
+
 int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
                      bool dynamic) {
   // Both nodes first: the array may move, and a failure leaves the tree as it was.
   if (t->capacity - t->count < 2 && !arb__tree_grow(w, t)) return ARB__NULL;
-  int leaf = arb__tree_alloc_node(w, t);
+  int leaf = arb__tree_new_leaf(w, t, aabb, body, b, dynamic);
   int parent = arb__tree_alloc_node(w, t);
-  arb__tree_add_filters(t, b);
-  arb__tree_node* n = t->nodes;
-  n[leaf].aabb = aabb;
-  n[leaf].body = body;
-  n[leaf].flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
-                             (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
-  t->leaf_count += 1;
   arb__tree_attach(t, leaf, parent, ARB__NULL, true);
   arb__tree_after_insert(t);
   return leaf;
@@ -297,15 +304,7 @@ int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, cons
                        bool dynamic) {
   // Room for the internal nodes the rebuild will need (one per leaf but one).
   if (t->capacity < 2 * (t->leaf_count + 1) && !arb__tree_grow(w, t)) return ARB__NULL;
-  int leaf = arb__tree_alloc_node(w, t);
-  arb__tree_add_filters(t, b);
-  arb__tree_node* n = t->nodes;
-  n[leaf].aabb = aabb;
-  n[leaf].body = body;
-  n[leaf].flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
-                             (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
-  t->leaf_count += 1;
-  return leaf;
+  return arb__tree_new_leaf(w, t, aabb, body, b, dynamic);
 }
 
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b) {
