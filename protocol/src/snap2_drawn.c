@@ -7,29 +7,79 @@ static int kept_alone(const arb_snap2_entity* d, const arb_snap2_set* baseline,
   return baseline != NULL && arb_snap2_set_find(baseline, d->id) == NULL;
 }
 
+/* The merge of drawn items [d, d_end) with the view, written from o on; returns the end of
+ * what it wrote. An entity only in the view is written in its place, or, with `inserts`,
+ * only noted there (its view index) and left out: then nothing is written ahead of the
+ * reading, so o may be d itself (an item kept where it is is not copied). */
+static arb_snap2_entity* merge(const arb_snap2_entity* d, const arb_snap2_entity* d_end,
+                               const arb_snap2_set* view, const arb_snap2_set* baseline,
+                               uint32_t baseline_tick, arb_snap2_entity* o, int** inserts) {
+  const arb_snap2_entity *v = view->items, *v_end = v + view->count;
+  while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
+    if (d->id == v->id) {
+      const arb_snap2_entity* keep = d->cls == v->cls && d->s.t0 > v->s.t0 ? d : v;
+      if (o != keep) *o = *keep;
+      ++o;
+      ++d;
+      ++v;
+    } else if (v->id < d->id) {
+      if (inserts)
+        *(*inserts)++ = (int)(v++ - view->items);
+      else
+        *o++ = *v++;
+    } else {
+      if (kept_alone(d, baseline, baseline_tick)) {
+        if (o != d) *o = *d;
+        ++o;
+      }
+      ++d;
+    }
+  }
+  for (; d < d_end; ++d) {
+    if (!kept_alone(d, baseline, baseline_tick)) continue;
+    if (o != d) *o = *d;
+    ++o;
+  }
+  for (; v < v_end; ++v) {
+    if (inserts)
+      *(*inserts)++ = (int)(v - view->items);
+    else
+      *o++ = *v;
+  }
+  return o;
+}
+
 int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_set* view,
                           const arb_snap2_set* baseline, uint32_t baseline_tick,
                           arb_snap2_set* out) {
   out->count = 0;
   if (out->cap < drawn->count + view->count) return ARB_E_NOSPACE;
-  const arb_snap2_entity *d = drawn->items, *d_end = d + drawn->count;
-  const arb_snap2_entity *v = view->items, *v_end = v + view->count;
-  arb_snap2_entity* o = out->items;
-  while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
-    if (d->id == v->id) {
-      *o++ = d->cls == v->cls && d->s.t0 > v->s.t0 ? *d : *v;
-      ++d;
-      ++v;
-    } else if (v->id < d->id) {
-      *o++ = *v++;
-    } else {
-      if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
-      ++d;
-    }
+  arb_snap2_entity* end = merge(drawn->items, drawn->items + drawn->count, view, baseline,
+                                baseline_tick, out->items, NULL);
+  out->count = (int)(end - out->items);
+  return 0;
+}
+
+/* Two passes over drawn's own items. Forward: matched ids and drawn-only ones that stay are
+ * written in place, at or before where they were read, and view-only ids are noted.
+ * Backward: the noted ones are merged in from the end, each kept item moving up by the
+ * number of insertions after it. */
+int arb_snap2_drawn_apply_in_place(arb_snap2_set* drawn, const arb_snap2_set* view,
+                                   const arb_snap2_set* baseline, uint32_t baseline_tick,
+                                   int* inserts) {
+  if (drawn->cap < drawn->count + view->count) return ARB_E_NOSPACE;
+  arb_snap2_entity* items = drawn->items;
+  int* noted = inserts;
+  int kept =
+      (int)(merge(items, items + drawn->count, view, baseline, baseline_tick, items, &noted) -
+            items);
+  int n = (int)(noted - inserts);
+  for (int w = kept + n - 1, k = kept - 1, a = n - 1; a >= 0; --w) {
+    if (k >= 0 && items[k].id > view->items[inserts[a]].id)
+      items[w] = items[k--];
+    else
+      items[w] = view->items[inserts[a--]];
   }
-  for (; d < d_end; ++d)
-    if (kept_alone(d, baseline, baseline_tick)) *o++ = *d;
-  while (v < v_end) *o++ = *v++;
-  out->count = (int)(o - out->items);
+  drawn->count = kept + n;
   return 0;
 }

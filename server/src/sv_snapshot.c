@@ -12,13 +12,14 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   size_t n = (size_t)max_entities;
   x->picked = calloc(n, sizeof *x->picked);
   x->picked_bits = calloc((n + 63) / 64, sizeof *x->picked_bits);
+  x->drawn_inserts = malloc(2 * n * sizeof *x->drawn_inserts);  // a sent view's items at most
   x->view.items = calloc(n, sizeof *x->view.items);
   x->view_pos = calloc(n, sizeof *x->view_pos);
   x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
   x->up_to_date = calloc(n, sizeof *x->up_to_date);
-  if (!x->picked || !x->picked_bits || !x->view.items || !x->view_pos || !x->view_speed ||
-      !x->prio || !x->up_to_date) {
+  if (!x->picked || !x->picked_bits || !x->drawn_inserts || !x->view.items || !x->view_pos ||
+      !x->view_speed || !x->prio || !x->up_to_date) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -30,6 +31,7 @@ void sv_snap_scratch_free(sv_snap_scratch* x) {
   if (x->builder) arb_snap2_builder_destroy(x->builder);
   free(x->picked);
   free(x->picked_bits);
+  free(x->drawn_inserts);
   free(x->view.items);
   free(x->view_pos);
   free(x->view_speed);
@@ -124,9 +126,8 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
   c->storage = malloc((size_t)SV_SNAP_RING * (size_t)c->cap * sizeof *c->storage);
   // A drawn set holds a view plus entities entered in snapshots not yet acknowledged.
   int drawn_cap = c->cap + max_entities;
-  c->drawn_storage = malloc(2 * (size_t)drawn_cap * sizeof *c->drawn_storage);
+  c->drawn_storage = malloc((size_t)drawn_cap * sizeof *c->drawn_storage);
   c->drawn = (arb_snap2_set){c->drawn_storage, 0, drawn_cap};
-  c->drawn_tmp = (arb_snap2_set){c->drawn_storage + drawn_cap, 0, drawn_cap};
   if (c->storage == NULL || c->drawn_storage == NULL ||
       arb_snap2_priority_init(&c->priority, max_entities) != 0) {
     sv_snap_client_free(c);
@@ -189,25 +190,21 @@ void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
   if (tick > c->acked_tick) c->acked_tick = tick;
 }
 
-// drawn = what the client draws after the view of `slot` (sent) arrives. On no room: the
-// view alone (less than the client draws, so the server only sends more).
-static void drawn_apply(sv_snap_client* c, int slot) {
+// drawn = what the client draws after the view of `slot` (sent) arrives, updated in place
+// (inserts: x's scratch). On no room: the view alone (less than the client draws, so the
+// server only sends more).
+static void drawn_apply(sv_snap_client* c, int slot, int* inserts) {
   int b = find_slot(c, c->ring_base[slot]);
   const arb_snap2_set* base = b >= 0 ? &c->ring[b] : NULL;
-  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[slot], base, c->ring_base[slot], &c->drawn_tmp) ==
-      0) {
-    arb_snap2_set t = c->drawn;
-    c->drawn = c->drawn_tmp;
-    c->drawn_tmp = t;
-  } else {
+  if (arb_snap2_drawn_apply_in_place(&c->drawn, &c->ring[slot], base, c->ring_base[slot],
+                                     inserts) != 0)
     arb_snap2_set_copy(&c->drawn, &c->ring[slot]);
-  }
 }
 
 // A snapshot at or before the newest ack that was never acknowledged is taken as lost:
 // the model restarts from the acknowledged view and replays the ones still in flight.
 // Runs before the slot to write is chosen (slots acked past are reused first).
-static void drawn_settle(sv_snap_client* c) {
+static void drawn_settle(sv_snap_client* c, int* inserts) {
   int lost = 0;
   for (int i = 0; i < SV_SNAP_RING; ++i) {
     if (c->ring_tick[i] == 0 || c->ring_tick[i] > c->acked_tick || c->ring_settled[i]) continue;
@@ -223,7 +220,7 @@ static void drawn_settle(sv_snap_client* c) {
     for (int i = 0; i < SV_SNAP_RING; ++i)
       if (c->ring_tick[i] > after && (next < 0 || c->ring_tick[i] < c->ring_tick[next])) next = i;
     if (next < 0) break;
-    drawn_apply(c, next);
+    drawn_apply(c, next, inserts);
     after = c->ring_tick[next];
   }
 }
@@ -369,7 +366,7 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
   arb_snap2_priority_begin(&c->priority);
   sv_rank_ctx rank = {&c->priority, &in, current, pos, speed, dt, x->prio};
-  drawn_settle(c);
+  drawn_settle(c, x->drawn_inserts);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
   int write = slot_to_write(c);
@@ -407,6 +404,6 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   c->ring_base[write] = a.h.baseline_tick;
   c->ring_acked[write] = 0;
   c->ring_settled[write] = 0;
-  drawn_apply(c, write);
+  drawn_apply(c, write, x->drawn_inserts);
   return 0;
 }

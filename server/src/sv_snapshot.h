@@ -53,7 +53,7 @@ typedef struct sv_snap_client {
   /// What the client draws (arbiter/snapshot_drawn.h) if every snapshot sent since the
   /// newest acknowledged one arrives; rebuilt from that one's view when an older snapshot
   /// is found lost (never acknowledged while a newer one was).
-  arb_snap2_set drawn, drawn_tmp;
+  arb_snap2_set drawn;
   arb_snap2_entity* drawn_storage;
   arb_snap2_priority priority;
   arb_snap2_rate rate;
@@ -77,6 +77,7 @@ typedef struct sv_snap_scratch {
   int* picked;             ///< capture indexes of one client's relevant set (cap)
   uint64_t* picked_bits;   ///< the same as a bit per capture index (cap bits), all zero
                            ///< between builds: read in order, it sorts them
+  int* drawn_inserts;      ///< arb_snap2_drawn_apply_in_place's scratch (2 * cap)
   arb_snap2_set view;      ///< one client's relevant set (cap)
   arb_vec2* view_pos;      ///< of view items
   float* view_speed;

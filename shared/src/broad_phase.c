@@ -17,6 +17,7 @@
 // after a restore), so nothing may depend on it. Query hits are collected as pair keys
 // (lower slot, higher slot), sorted, de-duplicated and only then turned into contacts.
 #include "world.h"
+#include <arbiter/worker_pool.h>
 
 // ---- sorting (qsort is not stable and not allowed in shared/: LSD radix sort) ----------
 
@@ -203,6 +204,30 @@ static int arb__flag_moved_leaves(arb_world* w, bool scan, int n, uint16_t flag)
 // The bodies to query: the moved list (in any order: the new pairs are sorted before
 // they are created, and a slot listed twice only repeats keys that are dropped), or all
 // slots when the list is not complete.
+// New pairs of the moved bodies, queried by worker threads: each thread appends to its own
+// key buffer (the trees and the pair map are only read), and the keys are sorted after,
+// so the result does not depend on which thread found which pair.
+typedef struct arb__pairs_job {
+  arb_world* w;
+  bool scan;                // every slot, not the moved list
+  arb__pair_query* per_thread;
+} arb__pairs_job;
+
+static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
+  const arb__pairs_job* job = ctx;
+  arb_world* w = job->w;
+  arb__pair_query* q = &job->per_thread[thread];
+  for (int k = begin; k < end; ++k) {
+    int i = job->scan ? k : w->moved_list[k];
+    const arb__body* b = &w->bodies[i];
+    if (!b->moved) continue;  // destroyed since it was listed
+    // Only a dynamic body can touch a static one: a kinematic rotor inside a static
+    // ring would walk the ring's leaves every step for pairs that are all refused.
+    if (w->sims[i].type == ARB_BODY_DYNAMIC) arb__query_tree(q, &w->static_tree, i, b->fat_aabb);
+    arb__query_tree(q, &w->dynamic_tree, i, b->fat_aabb);
+  }
+}
+
 void arb__update_pairs(arb_world* w) {
   arb__tree_settle(&w->static_tree);
   arb__tree_settle(&w->dynamic_tree);
@@ -217,21 +242,23 @@ void arb__update_pairs(arb_world* w) {
   // Capacity guess from the previous high-water mark; on overflow the pass repeats with
   // a bigger buffer (only during warm-up: the arena remembers the size next step).
   int capacity = 4 * moved + 64;
+  const int threads = arb_pool_threads(w->pool) + 1;
+  arb__pair_query per_thread[ARB_POOL_MAX_THREADS + 1];
   for (;;) {
-    arb__pair_query q = {w, NULL, 0, capacity, false};
-    q.keys = arb__stack_alloc(w, (size_t)capacity * sizeof *q.keys);
-    if (!q.keys) return;
-    for (int k = 0; k < n; ++k) {
-      int i = scan ? k : w->moved_list[k];
-      const arb__body* b = &w->bodies[i];
-      if (!b->moved) continue;  // destroyed since it was listed
-      // Only a dynamic body can touch a static one: a kinematic rotor inside a static
-      // ring would walk the ring's leaves every step for pairs that are all refused.
-      if (w->sims[i].type == ARB_BODY_DYNAMIC) arb__query_tree(&q, &w->static_tree, i, b->fat_aabb);
-      arb__query_tree(&q, &w->dynamic_tree, i, b->fat_aabb);
+    uint64_t* keys = arb__stack_alloc(w, (size_t)threads * (size_t)capacity * sizeof *keys);
+    if (!keys) return;
+    for (int t = 0; t < threads; ++t) per_thread[t] = (arb__pair_query){w, keys + (size_t)t * (size_t)capacity, 0, capacity, false};
+    arb__pairs_job job = {w, scan, per_thread};
+    arb_pool_for(w->pool, arb__pairs_range, &job, n, 64);
+    // The threads' keys, one run after the other (thread 0's are already in place).
+    arb__pair_query q = per_thread[0];
+    for (int t = 1; t < threads && !q.overflow; ++t) {
+      memmove(keys + q.count, per_thread[t].keys, (size_t)per_thread[t].count * sizeof *keys);
+      q.count += per_thread[t].count;
+      q.overflow = per_thread[t].overflow;
     }
     if (q.overflow) {
-      arb__stack_free(w, q.keys);
+      arb__stack_free(w, keys);
       capacity *= 4;
       continue;
     }

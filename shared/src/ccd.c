@@ -42,17 +42,50 @@ static bool arb__ccd_dynamic(const arb_world* w, int i) {
   return w->bodies[i].in_use && w->sims[i].type == ARB_BODY_DYNAMIC && !w->bodies[i].sleeping;
 }
 
+// Which awake bodies a pass has to visit, decided per body by worker threads (reads only
+// that body), so that the ordered pass after it skips the others.
+typedef struct arb__ccd_scan_job {
+  const arb_world* w;
+  const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
+  bool (*pick)(const arb_world* w, int i, float dt);
+  uint8_t* picked;      // per position
+  float dt;
+} arb__ccd_scan_job;
+
+static void arb__ccd_scan_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__ccd_scan_job* job = ctx;
+  for (int k = begin; k < end; ++k) job->picked[k] = job->pick(job->w, job->list ? job->list[k] : k, job->dt);
+}
+
+// Per position of the awake list: whether pick() holds (NULL when out of memory: the caller
+// then asks pick() itself). Freed by the caller (arena).
+static uint8_t* arb__ccd_scan(arb_world* w, const int32_t* list, int n, float dt,
+                              bool (*pick)(const arb_world* w, int i, float dt)) {
+  uint8_t* picked = n > 0 ? arb__stack_alloc(w, (size_t)n) : NULL;
+  arb__ccd_scan_job job = {w, list, pick, picked, dt};
+  if (picked) arb_pool_for(w->pool, arb__ccd_scan_range, &job, n, 512);
+  return picked;
+}
+
+// Awake and moving more than half its smallest extent this step.
+static bool arb__ccd_outruns_proxy(const arb_world* w, int i, float dt) {
+  if (!arb__body_awake(w, i)) return false;  // static, free or asleep
+  arb_vec2 motion = arb_scale(dt, w->states[i].v);
+  float reach = 0.5f * w->bodies[i].min_extent;
+  return arb_dot(motion, motion) > reach * reach;
+}
+
 void arb__ccd_extend_proxies(arb_world* w, float dt) {
   int n;
   const int32_t* list = arb__awake_list(w, &n);
+  uint8_t* picked = arb__ccd_scan(w, list, n, dt, arb__ccd_outruns_proxy);
   for (int k = 0; k < n; ++k) {  // DET: slot order (tree insertion order)
     int i = list ? list[k] : k;
-    const arb__body* b = &w->bodies[i];
-    if (!arb__body_awake(w, i)) continue;  // static, free or asleep
-    arb_vec2 motion = arb_scale(dt, w->states[i].v);
-    float reach = 0.5f * b->min_extent;
-    if (arb_dot(motion, motion) > reach * reach) arb__body_refresh_proxy(w, i, false, motion);
+    if (!(picked ? picked[k] : arb__ccd_outruns_proxy(w, i, dt))) continue;
+    arb__body_refresh_proxy(w, i, false, arb_scale(dt, w->states[i].v));
   }
+  arb__stack_free(w, picked);
 }
 
 typedef struct arb__ccd_start_job {
@@ -125,6 +158,12 @@ static bool arb__ccd_is_fast(const arb_world* w, int i, float dt) {
   float travel =
       arb_distance(w->sweep_c[i], b->center) + dt * arb_absf(w->states[i].w) * b->max_extent;
   return travel > 0.5f * b->min_extent;
+}
+
+// A body arb__ccd_finish sweeps: awake, dynamic, swept in this world, and fast.
+static bool arb__ccd_sweeps(const arb_world* w, int i, float dt) {
+  if (!arb__ccd_dynamic(w, i)) return false;
+  return (w->def.enable_continuous || w->bodies[i].bullet) && arb__ccd_is_fast(w, i, dt);
 }
 
 typedef struct arb__ccd_keys {
@@ -358,12 +397,14 @@ void arb__ccd_finish(arb_world* w, float dt) {
   arb_aabb* fast_box = fast ? arb__stack_alloc(w, (size_t)slots * sizeof *fast_box) : NULL;
   int fast_count = 0;
   int bullets = 0;
+  // Sweeping a body against the statics moves only that body: which bodies are swept can
+  // be decided for all of them first.
+  uint8_t* picked = fast_box ? arb__ccd_scan(w, list, awake, dt, arb__ccd_sweeps) : NULL;
   if (fast_box) {
     for (int k = 0; k < awake; ++k) {  // DET: slot order
       int i = list ? list[k] : k;
-      if (!arb__ccd_dynamic(w, i)) continue;
+      if (!(picked ? picked[k] : arb__ccd_sweeps(w, i, dt))) continue;
       bool bullet = w->bodies[i].bullet != 0;
-      if (!(w->def.enable_continuous || bullet) || !arb__ccd_is_fast(w, i, dt)) continue;
       arb__ccd_against_statics(w, i, keys, dt);
       fast[fast_count] = i;
       fast_box[fast_count] = arb__swept_box(w, i);
@@ -375,6 +416,7 @@ void arb__ccd_finish(arb_world* w, float dt) {
         arb__ccd_bullet(w, fast[k], fast, fast_box, fast_count, keys, dt);
     }
   }
+  arb__stack_free(w, picked);
   arb__stack_free(w, fast_box);
   arb__stack_free(w, fast);
   arb__stack_free(w, keys);

@@ -346,12 +346,12 @@ void arb_world_step(arb_world* w, float dt) {
   w->end_count = pending;
   w->hit_count = 0;
   arb__sleep_prepare(w);
+  // From here to the end of continuous collision the step posts hundreds of short loops:
+  // the worker threads wait for them spinning, not asleep.
+  arb_pool_hold(w->pool);
   if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
   arb__collect_awake_contacts(w);
-  // From the narrow phase to the new transforms the step posts hundreds of short loops:
-  // the worker threads wait for them spinning, not asleep.
-  arb_pool_hold(w->pool);
   arb__collide(w, dt);
   arb__apply_wake_requests(w);
   arb__ccd_begin(w);
@@ -360,8 +360,8 @@ void arb_world_step(arb_world* w, float dt) {
   arb__joints_break(w, dt);
   arb__joints_project(w);
   int sleepy = arb__finalize(w, dt);
-  arb_pool_release(w->pool);
   arb__ccd_finish(w, dt);
+  arb_pool_release(w->pool);
   arb__extras_post_step(w, dt);
   arb__islands_sleep(w, sleepy);
   arb__ccd_wake_hits(w);

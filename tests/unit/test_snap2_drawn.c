@@ -1,8 +1,9 @@
 // What a client draws (arbiter/snapshot_drawn.h) and the builder's ordering by it: the
 // freshest origin of every entity is kept across sibling views, an entity the client
 // draws within the tolerances costs nothing even when the baseline's prediction is off,
-// the worst-drawn (by weight x error) entity goes first, and under a 64 kbit/s rate the
-// bytes of any second of snapshots stay within the rate plus one packet.
+// the worst-drawn (by weight x error) entity goes first, under a 64 kbit/s rate the
+// bytes of any second of snapshots stay within the rate plus one packet, and the update
+// in place gives the same set as the merge into a second one.
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,6 +232,55 @@ static void budget_holds_with_the_drawn_model(void** state) {
   arb_snap2_builder_destroy(b);
 }
 
+/* The in-place update equals the merge into a second set, over random drawn sets, views
+ * and baselines: ids shared, only in one of them, or in neither; classes differing;
+ * origins older, newer or as old; full snapshots and missing baselines; and no room. */
+#define Q 64
+static arb_snap2_entity q_drawn[3 * Q], q_view[2 * Q], q_base[2 * Q], q_out[3 * Q];
+static arb_snap2_set random_set(arb_snap2_entity* items, int cap) {
+  arb_snap2_set set = {items, 0, cap};
+  for (uint32_t id = 1 + rnd() % 4u; set.count < cap && id < 4u * Q; id += 1u + rnd() % 4u) {
+    if (rnd() % 3u == 0) continue;
+    items[set.count] = ent(id, 1u + rnd() % 20u, (int32_t)(rnd() % 1000u));
+    items[set.count].cls = rnd() % 8u == 0 ? ARB_SNAP2_PARTICLE : ARB_SNAP2_BODY;
+    items[set.count].desc_version = rnd() % 2u;
+    set.count++;
+  }
+  return set;
+}
+
+static void in_place_equals_the_merge(void** state) {
+  (void)state;
+  int inserts[2 * Q];
+  for (int round = 0; round < 2000; ++round) {
+    arb_snap2_set drawn = random_set(q_drawn, 2 * Q), view = random_set(q_view, 2 * Q);
+    arb_snap2_set base = random_set(q_base, 2 * Q), out = {q_out, 0, 3 * Q};
+    uint32_t baseline_tick = rnd() % 4u == 0 ? 0 : 1u + rnd() % 20u;
+    const arb_snap2_set* b = rnd() % 5u == 0 ? NULL : &base;
+    drawn.cap = rnd() % 10u == 0 ? drawn.count + view.count - 1 : 3 * Q;
+    out.cap = drawn.cap;  // the same room for both
+    int want = arb_snap2_drawn_apply(&drawn, &view, b, baseline_tick, &out);
+    arb_snap2_set before = drawn;
+    int got = arb_snap2_drawn_apply_in_place(&drawn, &view, b, baseline_tick, inserts);
+    assert_int_equal(got, drawn.cap < before.count + view.count ? ARB_E_NOSPACE : 0);
+    if (got != 0) {
+      assert_int_equal(want, ARB_E_NOSPACE);
+      assert_int_equal(drawn.count, before.count);
+      continue;
+    }
+    assert_int_equal(want, 0);
+    assert_int_equal(drawn.count, out.count);
+    for (int i = 0; i < out.count; ++i) {
+      assert_int_equal(drawn.items[i].id, out.items[i].id);
+      assert_int_equal(drawn.items[i].cls, out.items[i].cls);
+      assert_int_equal(drawn.items[i].desc_version, out.items[i].desc_version);
+      assert_int_equal(drawn.items[i].s.x, out.items[i].s.x);
+      assert_int_equal(drawn.items[i].s.t0, out.items[i].s.t0);
+    }
+  }
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(drawn_keeps_the_freshest_origin),
               cmocka_unit_test(worst_drawn_goes_first),
-              cmocka_unit_test(budget_holds_with_the_drawn_model))
+              cmocka_unit_test(budget_holds_with_the_drawn_model),
+              cmocka_unit_test(in_place_equals_the_merge))

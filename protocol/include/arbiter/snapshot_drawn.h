@@ -25,4 +25,12 @@ ARB_API int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_se
                                   const arb_snap2_set* baseline, uint32_t baseline_tick,
                                   arb_snap2_set* out);
 
+/// The same result written over `drawn` itself (the server's model of each client: the
+/// set it just read stays in the cache, and no second set is written). inserts: room for
+/// view->count ints, scratch. ARB_E_NOSPACE, drawn unchanged, when drawn->cap <
+/// drawn->count + view->count (the condition of arb_snap2_drawn_apply).
+ARB_API int arb_snap2_drawn_apply_in_place(arb_snap2_set* drawn, const arb_snap2_set* view,
+                                           const arb_snap2_set* baseline, uint32_t baseline_tick,
+                                           int* inserts);
+
 ARB_C_END

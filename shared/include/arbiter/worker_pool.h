@@ -1,5 +1,5 @@
-// arbiter — a pool of worker threads for parallel loops: the physics step's narrow phase
-// and solver colours (arb_world_def.worker_count), the server's per-client snapshots.
+// arbiter — a pool of worker threads for parallel loops: the physics step's per-body and
+// per-contact passes (arb_world_def.worker_count), the server's per-client snapshots.
 //
 // arb_pool_for splits [0, count) into fixed blocks and any thread may run any block, so
 // it is for work whose every item writes its own slots and reads nothing another item of
