@@ -201,9 +201,6 @@ static int arb__flag_moved_leaves(arb_world* w, bool scan, int n, uint16_t flag)
   return moved;
 }
 
-// The bodies to query: the moved list (in any order: the new pairs are sorted before
-// they are created, and a slot listed twice only repeats keys that are dropped), or all
-// slots when the list is not complete.
 // New pairs of the moved bodies, queried by worker threads: each thread appends to its own
 // key buffer (the trees and the pair map are only read), and the keys are sorted after,
 // so the result does not depend on which thread found which pair.
@@ -228,6 +225,9 @@ static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
   }
 }
 
+// The bodies to query: the moved list (in any order: the new pairs are sorted before
+// they are created, and a slot listed twice only repeats keys that are dropped), or all
+// slots when the list is not complete.
 void arb__update_pairs(arb_world* w) {
   arb__tree_settle(&w->static_tree);
   arb__tree_settle(&w->dynamic_tree);
