@@ -10,8 +10,9 @@
 // SAH splits to median splits below ARB__BUILD_SAH_DEPTH, so it always ends far below.
 //
 // A moved proxy (hundreds per step in a busy scene) keeps its node: it is detached and
-// hung back in by SAH descent without rotations, and the refit walks stop at the first
-// ancestor whose box and height do not change. Rotating there too cost more than it
+// hung back in by SAH descent from its lowest former ancestor that holds the new box,
+// without rotations, and the refit walks stop at the first ancestor whose box and height
+// do not change. Rotating there too cost more than it
 // saved on the capacity benchmark (docs/BENCHMARKS.md, "Broad-phase tree").
 //
 // Nothing here is state: the shape depends on insertion history and rebuild points, and
@@ -129,17 +130,18 @@ static void arb__tree_rotate(arb__tree* t, int ia) {
   n[best_g].parent = ia;
   n[ix].parent = best_p;
   n[best_p].aabb = best_box;
-  n[best_p].height = (int16_t)(1 + arb_maxi(n[n[best_p].child1].height, n[n[best_p].child2].height));
+  n[best_p].height =
+      (int16_t)(1 + arb_maxi(n[n[best_p].child1].height, n[n[best_p].child2].height));
   n[ia].height = (int16_t)(1 + arb_maxi(n[n[ia].child1].height, n[n[ia].child2].height));
 }
 
 // The cheapest sibling for a new leaf by SAH, branch and bound along one path: a node's
 // cost is the perimeter of its new parent plus what its ancestors grow by ("inherited");
 // a subtree is left when even a leaf-sized box placed in it could not beat the best.
-static int arb__tree_best_sibling(const arb__tree* t, arb_aabb box) {
+static int arb__tree_best_sibling(const arb__tree* t, int from, arb_aabb box) {
   const arb__tree_node* n = t->nodes;
   const float area_new = arb_aabb_perimeter(box);
-  int i = t->root;
+  int i = from;
   float area = arb_aabb_perimeter(n[i].aabb);
   float direct = arb_aabb_perimeter(arb_aabb_union(n[i].aabb, box));
   float inherited = 0.0f;
@@ -204,8 +206,9 @@ static bool arb__tree_refit_changed(arb__tree_node* n, int i) {
   return n[i].height != height || !arb__same_box(n[i].aabb, box);
 }
 
-// Hangs leaf (box set) into the tree next to its best sibling under the free node parent.
-static void arb__tree_attach(arb__tree* t, int leaf, int parent, bool rotate) {
+// Hangs leaf (box set) into the tree next to its best sibling in the subtree of `from`
+// (ARB__NULL: the whole tree), under the free node parent.
+static void arb__tree_attach(arb__tree* t, int leaf, int parent, int from, bool rotate) {
   arb__tree_node* n = t->nodes;
   n[leaf].parent = ARB__NULL;
   if (t->root == ARB__NULL) {
@@ -213,7 +216,7 @@ static void arb__tree_attach(arb__tree* t, int leaf, int parent, bool rotate) {
     arb__tree_free_node(t, parent);
     return;
   }
-  int sibling = arb__tree_best_sibling(t, n[leaf].aabb);
+  int sibling = arb__tree_best_sibling(t, from == ARB__NULL ? t->root : from, n[leaf].aabb);
   int old_parent = n[sibling].parent;
   n[parent].parent = old_parent;
   n[parent].child1 = sibling;
@@ -272,21 +275,36 @@ static void arb__tree_add_filters(arb__tree* t, const arb__body* b) {
   }
 }
 
+// A new leaf for body (the caller made room for it).
+static int arb__tree_new_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body,
+                              const arb__body* b, bool dynamic) {
+  int leaf = arb__tree_alloc_node(w, t);
+  arb__tree_add_filters(t, b);
+  arb__tree_node* n = &t->nodes[leaf];
+  n->aabb = aabb;
+  n->body = body;
+  n->flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
+                        (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
+  t->leaf_count += 1;
+  return leaf;
+}
+
 int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
                      bool dynamic) {
   // Both nodes first: the array may move, and a failure leaves the tree as it was.
   if (t->capacity - t->count < 2 && !arb__tree_grow(w, t)) return ARB__NULL;
-  int leaf = arb__tree_alloc_node(w, t);
+  int leaf = arb__tree_new_leaf(w, t, aabb, body, b, dynamic);
   int parent = arb__tree_alloc_node(w, t);
-  arb__tree_add_filters(t, b);
-  arb__tree_node* n = t->nodes;
-  n[leaf].aabb = aabb;
-  n[leaf].body = body;
-  n[leaf].flags = dynamic ? ARB__LEAF_DYNAMIC : 0u;
-  t->leaf_count += 1;
-  arb__tree_attach(t, leaf, parent, true);
+  arb__tree_attach(t, leaf, parent, ARB__NULL, true);
   arb__tree_after_insert(t);
   return leaf;
+}
+
+int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
+                       bool dynamic) {
+  // Room for the internal nodes the rebuild will need (one per leaf but one).
+  if (t->capacity < 2 * (t->leaf_count + 1) && !arb__tree_grow(w, t)) return ARB__NULL;
+  return arb__tree_new_leaf(w, t, aabb, body, b, dynamic);
 }
 
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b) {
@@ -297,8 +315,14 @@ void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b) {
     t->nodes[leaf].aabb = aabb;
     return;
   }
-  t->nodes[leaf].aabb = aabb;
-  arb__tree_attach(t, leaf, parent, false);
+  // The search starts at the lowest former ancestor that holds the new box: nothing
+  // above it grows wherever the leaf goes inside it, and a small move searches a small
+  // subtree (the unlinked parent still names its old parent).
+  arb__tree_node* n = t->nodes;
+  int from = n[parent].parent;
+  while (from != ARB__NULL && !arb_aabb_contains(n[from].aabb, aabb)) from = n[from].parent;
+  n[leaf].aabb = aabb;
+  arb__tree_attach(t, leaf, parent, from, false);
   if (t->nodes[t->root].height > ARB__TREE_MAX_HEIGHT) arb__tree_rebuild(t);
 }
 
@@ -431,7 +455,7 @@ static int arb__build(arb__tree* t, int32_t* leaves, int count, int depth) {
 
 void arb__tree_rebuild(arb__tree* t) {
   t->rebuilt_leaves = t->leaf_count;
-  if (t->root == ARB__NULL || t->nodes[t->root].height == 0) return;
+  if (t->leaf_count == 0) return;
   arb__tree_node* n = t->nodes;
   int count = 0;
   for (int i = 0; i < t->capacity; ++i) {  // leaves in index order, internal nodes freed

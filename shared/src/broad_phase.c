@@ -106,13 +106,21 @@ static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
 }
 
 // A leaf of the pair query: a body pair to create, unless the other side reports it.
+// self_flags: the querying body's ARB__LEAF_DYNAMIC and ARB__LEAF_COMPOUND bits.
 static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int self,
-                           bool self_dynamic) {
+                           uint16_t self_flags) {
   int other = leaf->body;
   if (other == self) return;
   // Both moved: the lower slot reports the pair (the other would report it again).
   if ((leaf->flags & ARB__LEAF_MOVED) && other < self) return;
-  if (!self_dynamic && !(leaf->flags & ARB__LEAF_DYNAMIC)) return;
+  if (!((self_flags | leaf->flags) & ARB__LEAF_DYNAMIC)) return;
+  // Most overlaps of a moved proxy are pairs it already has: for two one-shape bodies the
+  // pair map says so before the bodies' shapes are read (same keys come out either way).
+  if (!((self_flags | leaf->flags) & ARB__LEAF_COMPOUND) &&
+      arb__map_find(&q->w->pair_map, arb__pair_key(arb__shape_key(self, 0),
+                                                   arb__shape_key(other, 0))) != ARB__NULL) {
+    return;
+  }
   arb__add_shape_pairs(q, self, other);
 }
 
@@ -123,12 +131,15 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
   if (t->root == ARB__NULL) return;
   arb_world* w = q->w;
   if (arb__body_filtered_out(t, &w->bodies[self])) return;  // no pair could come out of it
-  const bool self_dynamic = w->sims[self].type == ARB_BODY_DYNAMIC;
+  const arb__body* bs = &w->bodies[self];
+  const uint16_t self_flags =
+      (uint16_t)((w->sims[self].type == ARB_BODY_DYNAMIC ? ARB__LEAF_DYNAMIC : 0u) |
+                 (bs->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
   const arb__tree_node* nodes = t->nodes;
   const arb__tree_node* root = &nodes[t->root];
   if (!arb_aabb_overlaps(root->aabb, box)) return;
   if (root->height == 0) {
-    arb__pair_leaf(q, root, self, self_dynamic);
+    arb__pair_leaf(q, root, self, self_flags);
     return;
   }
   int32_t stack[2 * ARB__TREE_MAX_HEIGHT + 2];  // holds height + 1 entries at most
@@ -140,14 +151,14 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
     const arb__tree_node* c2 = &nodes[node->child2];
     if (arb_aabb_overlaps(c1->aabb, box)) {
       if (c1->height == 0) {
-        arb__pair_leaf(q, c1, self, self_dynamic);
+        arb__pair_leaf(q, c1, self, self_flags);
       } else {
         stack[top++] = node->child1;
       }
     }
     if (arb_aabb_overlaps(c2->aabb, box)) {
       if (c2->height == 0) {
-        arb__pair_leaf(q, c2, self, self_dynamic);
+        arb__pair_leaf(q, c2, self, self_flags);
       } else {
         stack[top++] = node->child2;
       }
@@ -190,9 +201,6 @@ static int arb__flag_moved_leaves(arb_world* w, bool scan, int n, uint16_t flag)
   return moved;
 }
 
-// The bodies to query: the moved list (in any order: the new pairs are sorted before
-// they are created, and a slot listed twice only repeats keys that are dropped), or all
-// slots when the list is not complete.
 // New pairs of the moved bodies, queried by worker threads: each thread appends to its own
 // key buffer (the trees and the pair map are only read), and the keys are sorted after,
 // so the result does not depend on which thread found which pair.
@@ -217,6 +225,9 @@ static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
   }
 }
 
+// The bodies to query: the moved list (in any order: the new pairs are sorted before
+// they are created, and a slot listed twice only repeats keys that are dropped), or all
+// slots when the list is not complete.
 void arb__update_pairs(arb_world* w) {
   arb__tree_settle(&w->static_tree);
   arb__tree_settle(&w->dynamic_tree);

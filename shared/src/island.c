@@ -185,16 +185,13 @@ void arb__sleep_prepare(arb_world* w) {
 
 void arb__collect_awake_contacts(arb_world* w) {
   w->awake_contact_count = 0;
+  w->awake_contacts_of = w->contact_count;
   if (w->sleeping_count == 0) return;
   arb__refresh_awake_bodies(w);
   if (w->sleeping_count == 0) return;
-  int total = 0;
-  for (int k = 0; k < w->awake_count; ++k) {
-    for (int e = w->bodies[w->awake_bodies[k]].contact_head; e != ARB__NULL;
-         e = w->contacts[e >> 1].next[e & 1]) {
-      total += 1;
-    }
-  }
+  // Each contact is listed once at most, so the contact count bounds the list (a counting
+  // pass over the contact lists would cost as much as the pass that fills it).
+  int total = w->contact_count;
   if (w->awake_contact_cap < total || !w->awake_contacts) {  // never NULL in list mode
     int cap = total + total / 2 + 64;
     int32_t* p = arb__grow(w, w->awake_contacts, 0, cap, sizeof *p);
@@ -227,10 +224,16 @@ void arb__collect_awake_contacts(arb_world* w) {
 }
 
 void arb__apply_wake_requests(arb_world* w) {
+  bool woke = w->wake_count > 0;
   for (int k = 0; k < w->wake_count; ++k)
     arb__wake_body(w, w->wake_requests[k]);  // DET: contact order
   w->wake_count = 0;
-  arb__collect_awake_contacts(w);  // indices moved (destroyed contacts) and islands woke
+  // Indices moved (destroyed contacts) or islands woke: collect again. The narrow phase
+  // creates no contacts, so an unchanged count means none was destroyed, and a body it
+  // woke at once (no room for the request) left awake_dirty set.
+  if (woke || w->awake_dirty || w->contact_count != w->awake_contacts_of) {
+    arb__collect_awake_contacts(w);
+  }
 }
 
 // ---- falling asleep ---------------------------------------------------------------------

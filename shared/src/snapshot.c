@@ -139,10 +139,10 @@ static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__de
     arb__body* b = &img->bodies[i];
     if (!b->in_use) continue;
     arb__tree* t = img->sims[i].type == ARB_BODY_STATIC ? &d->static_tree : &d->dynamic_tree;
-    b->proxy = arb__tree_insert(w, t, b->fat_aabb, i, b, img->sims[i].type == ARB_BODY_DYNAMIC);
+    b->proxy = arb__tree_add_leaf(w, t, b->fat_aabb, i, b, img->sims[i].type == ARB_BODY_DYNAMIC);
     if (b->proxy == ARB__NULL) return ARB_E_NOMEM;
   }
-  arb__tree_rebuild(&d->static_tree);  // built at once: the best tree for the leaves
+  arb__tree_rebuild(&d->static_tree);  // built at once over all leaves: the best tree
   arb__tree_rebuild(&d->dynamic_tree);
   return 0;
 }

@@ -199,6 +199,7 @@ typedef struct arb__tree_node {
 
 #define ARB__LEAF_DYNAMIC 1u  // the body is dynamic (its type never changes)
 #define ARB__LEAF_MOVED 2u    // set only during the pair update, for the moved bodies
+#define ARB__LEAF_COMPOUND 4u  // the body has more than one shape (fixed at creation)
 // A tree deeper than this is rebuilt at once (a rebuild stays far below it), so a walk
 // never needs more than this many stack entries.
 #define ARB__TREE_MAX_HEIGHT 96
@@ -229,6 +230,10 @@ void arb__tree_remove(arb__tree* t, int leaf);
 /// Gives body b's leaf a new box (the same node: its index stays the proxy); its shapes'
 /// filter bits join the unions as on insert.
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b);
+/// Adds body's leaf without hanging it into the tree: for many leaves at once (a
+/// restore), followed by arb__tree_rebuild before the tree is used.
+int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const arb__body* b,
+                       bool dynamic);
 /// Rebuilds the whole tree by the binned surface-area heuristic (after many insertions at
 /// once: a scene load, a restore). Never allocates, never fails.
 void arb__tree_rebuild(arb__tree* t);
@@ -382,6 +387,7 @@ struct arb_world {
   bool awake_dirty;
   int32_t* awake_contacts;  // contacts with an awake body, ascending index (same validity)
   int32_t awake_contact_count, awake_contact_cap;
+  int32_t awake_contacts_of;  // contact_count when the list was collected
   int32_t* wake_requests;  // sleeping bodies touched by awake ones during collide
   int32_t wake_count, wake_cap;
   // Bodies whose `moved` flag went up since the last pair update, so the pair update

@@ -1,7 +1,8 @@
 // The broad phase's AABB tree (shared/src/aabb_tree.c): after random insertions, moves,
 // removals and rebuilds the tree is well formed (links, boxes, heights, leaf count), never
 // taller than ARB__TREE_MAX_HEIGHT, and a query finds exactly the leaves a scan finds,
-// also for degenerate inputs (boxes in a row inserted in order, all boxes alike). The
+// also for degenerate inputs (boxes in a row inserted in order, all boxes alike) and for
+// a tree built at once from unlinked leaves (as a restore builds it). The
 // simulation does not depend on the tree's shape: a world whose trees are rebuilt before
 // every step has the same hash after every step as one whose trees only grow.
 #include <setjmp.h>
@@ -23,7 +24,7 @@
 typedef struct tree_fixture {
   arb_world* w;
   arb__tree t;
-  arb__body body;  // the shapes whose filter bits the tree records (one box)
+  arb__body body;         // the shapes whose filter bits the tree records (one box)
   int proxy[MAX_LEAVES];  // leaf node per payload, ARB__NULL when not in the tree
   arb_aabb box[MAX_LEAVES];
 } tree_fixture;
@@ -157,7 +158,8 @@ static void test_degenerate_inputs(void** state) {
   tree_fixture* f = fixture_new();
   uint32_t rng = 99u;
   for (int i = 0; i < MAX_LEAVES; ++i) {
-    arb_aabb b = {arb_v2(-60.0f + 0.025f * (float)i, 0.0f), arb_v2(-59.9f + 0.025f * (float)i, 0.1f)};
+    arb_aabb b = {arb_v2(-60.0f + 0.025f * (float)i, 0.0f),
+                  arb_v2(-59.9f + 0.025f * (float)i, 0.1f)};
     put(f, i, b);
   }
   check_tree(f, &rng);
@@ -167,6 +169,34 @@ static void test_degenerate_inputs(void** state) {
   }
   check_tree(f, &rng);
   arb__tree_rebuild(&f->t);
+  check_tree(f, &rng);
+  fixture_free(f);
+}
+
+// Leaves added unlinked (as a restore adds them), then one rebuild; then used as usual.
+static void test_bulk_build(void** state) {
+  (void)state;
+  tree_fixture* f = fixture_new();
+  uint32_t rng = 4242u;
+  for (int count = 0; count <= 3; ++count) {  // tiny trees: empty, one leaf, two, three
+    arb__tree_init(&f->t);
+    for (int i = 0; i < count; ++i) {
+      f->box[i] = random_box(&rng);
+      f->proxy[i] = arb__tree_add_leaf(f->w, &f->t, f->box[i], i, &f->body, true);
+    }
+    arb__tree_rebuild(&f->t);
+    check_tree(f, &rng);
+    for (int i = 0; i < count; ++i) f->proxy[i] = ARB__NULL;
+    arb__tree_free(f->w, &f->t);
+  }
+  for (int i = 0; i < 3000; ++i) {
+    f->box[i] = random_box(&rng);
+    f->proxy[i] = arb__tree_add_leaf(f->w, &f->t, f->box[i], i, &f->body, i % 3 != 0);
+    assert_true(f->proxy[i] != ARB__NULL);
+  }
+  arb__tree_rebuild(&f->t);
+  check_tree(f, &rng);
+  for (int i = 0; i < 3000; i += 2) put(f, i, random_box(&rng));
   check_tree(f, &rng);
   fixture_free(f);
 }
@@ -212,4 +242,5 @@ static void test_results_do_not_depend_on_tree_shape(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_random_operations), cmocka_unit_test(test_degenerate_inputs),
+              cmocka_unit_test(test_bulk_build),
               cmocka_unit_test(test_results_do_not_depend_on_tree_shape))
