@@ -93,10 +93,12 @@ echo "server: $BIN/arbiter-server ${SCENE:-(default scene)} $SERVER_ARGS, bots: 
 for N in $COUNTS; do
   MAX=64
   [ "$N" -gt 64 ] && MAX=$N
-  # Every bot connects from 127.0.0.1: one address must be allowed all of them.
+  # Every bot connects from 127.0.0.1: one address must be allowed all of them, and all
+  # of their connection-gate datagrams at once (the default of 20 per second per address
+  # lets about 10 clients in per second: 256 would not all be in by the window).
   # shellcheck disable=SC2086  # SERVER_PIN and SERVER_ARGS are lists of words
   $SERVER_PIN "$BIN/arbiter-server" --port 0 --bind 127.0.0.1 --http-port -1 --max-clients "$MAX" \
-    --peers-per-address "$MAX" \
+    --peers-per-address "$MAX" --connect-rate $((MAX * 4)) \
     ${SCENE:+--scene "$SCENE"} $SERVER_ARGS > "$TMP/server.out" 2> "$TMP/server.err" &
   SERVER_PID=$!
   PORT=""; HTTP=""
