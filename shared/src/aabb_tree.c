@@ -367,8 +367,11 @@ static void arb__select_median(const arb__tree_node* n, int32_t* leaves, int cou
 }
 
 static int arb__bin_of(arb_aabb b, int axis, float lo, float scale) {
-  int k = (int)((arb__centre_on(b, axis) - lo) * scale);
-  return k < 0 ? 0 : (k >= ARB__BUILD_BINS ? ARB__BUILD_BINS - 1 : k);
+  // Clamped as a float: boxes near the float range make centres overflow to infinity, and
+  // an infinite extent a NaN here, which no int conversion may see.
+  float f = (arb__centre_on(b, axis) - lo) * scale;
+  if (!(f > 0.0f)) return 0;
+  return f < (float)(ARB__BUILD_BINS - 1) ? (int)f : ARB__BUILD_BINS - 1;
 }
 
 // How many of leaves go left: the best of the bin boundaries on the axis where the centres

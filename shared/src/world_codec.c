@@ -135,7 +135,8 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
   ok = ok && arb__nonneg(b->mass) && arb__nonneg(b->inertia) && arb__nonneg(sim->inv_mass) &&
        arb__nonneg(sim->inv_inertia) && arb__nonneg(sim->linear_damping) &&
        arb__nonneg(sim->angular_damping);
-  ok = ok && b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
+  ok = ok && arb_vec2_is_valid(b->fat_aabb.lower) && arb_vec2_is_valid(b->fat_aabb.upper) &&
+       b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
   if (sim->type == ARB_BODY_DYNAMIC) {
     ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f;
     for (int i = 0; i < b->shape_count; ++i) ok = ok && arb_shape_has_area(arb__body_shape(b, i)->type);
