@@ -7,6 +7,11 @@ static int kept_alone(const arb_snap2_entity* d, const arb_snap2_set* baseline,
   return baseline != NULL && arb_snap2_set_find(baseline, d->id) == NULL;
 }
 
+// One past a set's last item; an empty set may have no items at all (NULL + 0 is undefined).
+static arb_snap2_entity* set_end(const arb_snap2_set* s) {
+  return s->count > 0 ? s->items + s->count : s->items;
+}
+
 /* The merge of drawn items [d, d_end) with the view, written from o on; returns the end of
  * what it wrote. An entity only in the view is written in its place, or, with `inserts`,
  * only noted there (its view index) and left out: then nothing is written ahead of the
@@ -14,7 +19,7 @@ static int kept_alone(const arb_snap2_entity* d, const arb_snap2_set* baseline,
 static arb_snap2_entity* merge(const arb_snap2_entity* d, const arb_snap2_entity* d_end,
                                const arb_snap2_set* view, const arb_snap2_set* baseline,
                                uint32_t baseline_tick, arb_snap2_entity* o, int** inserts) {
-  const arb_snap2_entity *v = view->items, *v_end = v + view->count;
+  const arb_snap2_entity *v = view->items, *v_end = set_end(view);
   while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
     if (d->id == v->id) {
       const arb_snap2_entity* keep = d->cls == v->cls && d->s.t0 > v->s.t0 ? d : v;
@@ -54,8 +59,8 @@ int arb_snap2_drawn_apply(const arb_snap2_set* drawn, const arb_snap2_set* view,
                           arb_snap2_set* out) {
   out->count = 0;
   if (out->cap < drawn->count + view->count) return ARB_E_NOSPACE;
-  arb_snap2_entity* end = merge(drawn->items, drawn->items + drawn->count, view, baseline,
-                                baseline_tick, out->items, NULL);
+  arb_snap2_entity* end =
+      merge(drawn->items, set_end(drawn), view, baseline, baseline_tick, out->items, NULL);
   out->count = (int)(end - out->items);
   return 0;
 }
@@ -71,8 +76,7 @@ int arb_snap2_drawn_apply_in_place(arb_snap2_set* drawn, const arb_snap2_set* vi
   arb_snap2_entity* items = drawn->items;
   int* noted = inserts;
   int kept =
-      (int)(merge(items, items + drawn->count, view, baseline, baseline_tick, items, &noted) -
-            items);
+      (int)(merge(items, set_end(drawn), view, baseline, baseline_tick, items, &noted) - items);
   int n = (int)(noted - inserts);
   for (int w = kept + n - 1, k = kept - 1, a = n - 1; a >= 0; --w) {
     if (k >= 0 && items[k].id > view->items[inserts[a]].id)
