@@ -12,8 +12,8 @@
 // A moved proxy (hundreds per step in a busy scene) keeps its node: it is detached and
 // hung back in by SAH descent from its lowest former ancestor that holds the new box,
 // without rotations, and the refit walks stop at the first ancestor whose box and height
-// do not change. Rotating there too cost more than it
-// saved on the capacity benchmark (docs/BENCHMARKS.md, "Broad-phase tree").
+// do not change. Rotating there too cost more than it saved on the capacity benchmark
+// (docs/BENCHMARKS.md, "Broad-phase tree").
 //
 // Nothing here is state: the shape depends on insertion history and rebuild points, and
 // every caller orders what it finds independently of the walk (broad_phase.c, world.h).

@@ -261,8 +261,8 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   if (b->proxy != ARB__NULL) {
     arb__tree_move(t, b->proxy, b->fat_aabb, b);
   } else {
-    b->proxy = arb__tree_insert(w, t, b->fat_aabb, index, b,
-                                w->sims[index].type == ARB_BODY_DYNAMIC);
+    b->proxy =
+        arb__tree_insert(w, t, b->fat_aabb, index, b, w->sims[index].type == ARB_BODY_DYNAMIC);
   }
   arb__mark_moved(w, index);
 }

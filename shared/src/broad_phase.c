@@ -16,8 +16,9 @@
 // Determinism: the tree's shape depends on insertion history (and is rebuilt differently
 // after a restore), so nothing may depend on it. Query hits are collected as pair keys
 // (lower slot, higher slot), sorted, de-duplicated and only then turned into contacts.
-#include "world.h"
 #include <arbiter/worker_pool.h>
+
+#include "world.h"
 
 // ---- sorting (qsort is not stable and not allowed in shared/: LSD radix sort) ----------
 
@@ -206,7 +207,7 @@ static int arb__flag_moved_leaves(arb_world* w, bool scan, int n, uint16_t flag)
 // so the result does not depend on which thread found which pair.
 typedef struct arb__pairs_job {
   arb_world* w;
-  bool scan;                // every slot, not the moved list
+  bool scan;  // every slot, not the moved list
   arb__pair_query* per_thread;
 } arb__pairs_job;
 
@@ -247,7 +248,8 @@ void arb__update_pairs(arb_world* w) {
   for (;;) {
     uint64_t* keys = arb__stack_alloc(w, (size_t)threads * (size_t)capacity * sizeof *keys);
     if (!keys) return;
-    for (int t = 0; t < threads; ++t) per_thread[t] = (arb__pair_query){w, keys + (size_t)t * (size_t)capacity, 0, capacity, false};
+    for (int t = 0; t < threads; ++t)
+      per_thread[t] = (arb__pair_query){w, keys + (size_t)t * (size_t)capacity, 0, capacity, false};
     arb__pairs_job job = {w, scan, per_thread};
     arb_pool_for(w->pool, arb__pairs_range, &job, n, 64);
     // The threads' keys, one run after the other (thread 0's are already in place).

@@ -32,10 +32,10 @@
 // end pose). A slow body's start pose is not searched: it moved less than half its size.
 // The start poses are step scratch (per-step arena), not state: they are recomputed from
 // the state at every step, so restore + step is unaffected.
-#include "world.h"
 #include <arbiter/worker_pool.h>
 
 #include "chain.h"
+#include "world.h"
 
 // Awake and dynamic (a sleeping body has no recorded start pose: it does not move).
 static bool arb__ccd_dynamic(const arb_world* w, int i) {
@@ -48,14 +48,15 @@ typedef struct arb__ccd_scan_job {
   const arb_world* w;
   const int32_t* list;  // awake bodies, or NULL: slots 0..n-1
   bool (*pick)(const arb_world* w, int i, float dt);
-  uint8_t* picked;      // per position
+  uint8_t* picked;  // per position
   float dt;
 } arb__ccd_scan_job;
 
 static void arb__ccd_scan_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__ccd_scan_job* job = ctx;
-  for (int k = begin; k < end; ++k) job->picked[k] = job->pick(job->w, job->list ? job->list[k] : k, job->dt);
+  for (int k = begin; k < end; ++k)
+    job->picked[k] = job->pick(job->w, job->list ? job->list[k] : k, job->dt);
 }
 
 // Per position of the awake list: whether pick() holds (NULL when out of memory: the caller

@@ -446,14 +446,16 @@ static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float d
   bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
   // Any point is solved, so any point wakes (the solver must not move a sleeping body).
   bool act = touching != was || (awake_list && (c->manifold.point_count > 0 || was));
-  return (uint8_t)(ARB__COLLIDE_OVERLAP | (touching ? ARB__COLLIDE_TOUCHING : 0) | (act ? ARB__COLLIDE_ACT : 0));
+  return (uint8_t)(ARB__COLLIDE_OVERLAP | (touching ? ARB__COLLIDE_TOUCHING : 0) |
+                   (act ? ARB__COLLIDE_ACT : 0));
 }
 
 static void arb__collide_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__collide_job* job = ctx;
   for (int at = begin; at < end; ++at) {
-    job->status[at] = arb__collide_status(job->w, job->list ? job->list[at] : at, job->list != NULL, job->dt);
+    job->status[at] =
+        arb__collide_status(job->w, job->list ? job->list[at] : at, job->list != NULL, job->dt);
   }
 }
 

@@ -313,7 +313,8 @@ static arb__color_end arb__contact_ends(const arb_world* w, int ci) {
   const arb__contact* c = &w->contacts[ci];
   if (c->manifold.point_count == 0) return (arb__color_end){ARB__NO_POINTS, ARB__NO_POINTS};
   int a = c->body_a, b = c->body_b;
-  return (arb__color_end){w->sims[a].type != ARB_BODY_STATIC ? a : -1, w->sims[b].type != ARB_BODY_STATIC ? b : -1};
+  return (arb__color_end){w->sims[a].type != ARB_BODY_STATIC ? a : -1,
+                          w->sims[b].type != ARB_BODY_STATIC ? b : -1};
 }
 
 typedef struct arb__ends_job {
@@ -325,7 +326,8 @@ typedef struct arb__ends_job {
 static void arb__ends_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__ends_job* job = ctx;
-  for (int i = begin; i < end; ++i) job->ends[i] = arb__contact_ends(job->w, job->list ? job->list[i] : i);
+  for (int i = begin; i < end; ++i)
+    job->ends[i] = arb__contact_ends(job->w, job->list ? job->list[i] : i);
 }
 
 // Colour the touching contacts and pack them into wide constraints. Returns the count.
@@ -762,13 +764,13 @@ typedef struct arb__body_job {
   arb_vec2 g;
 } arb__body_job;
 
-#define ARB__EACH_BODY(w, list, begin, end, body_fn, ...)                         \
-  do {                                                                          \
-    if (list) {                                                                 \
+#define ARB__EACH_BODY(w, list, begin, end, body_fn, ...)                           \
+  do {                                                                              \
+    if (list) {                                                                     \
       for (int k_ = (begin); k_ < (end); ++k_) body_fn(w, (list)[k_], __VA_ARGS__); \
-    } else {                                                                    \
-      for (int i_ = (begin); i_ < (end); ++i_) body_fn(w, i_, __VA_ARGS__);     \
-    }                                                                           \
+    } else {                                                                        \
+      for (int i_ = (begin); i_ < (end); ++i_) body_fn(w, i_, __VA_ARGS__);         \
+    }                                                                               \
   } while (0)
 
 static void arb__body_range(void* ctx, int begin, int end, int thread) {
@@ -779,9 +781,15 @@ static void arb__body_range(void* ctx, int begin, int end, int thread) {
   const float dt = job->dt, h = job->h, max_v = job->max_v, max_w = job->max_w;
   const arb_vec2 g = job->g;
   switch (job->pass) {
-    case ARB__APPLY_FORCE: ARB__EACH_BODY(w, list, begin, end, arb__apply_force, dt); break;
-    case ARB__INTEGRATE_VELOCITY: ARB__EACH_BODY(w, list, begin, end, arb__integrate_velocity, h, g, max_v, max_w); break;
-    case ARB__INTEGRATE_POSITION: ARB__EACH_BODY(w, list, begin, end, arb__integrate_position, h); break;
+    case ARB__APPLY_FORCE:
+      ARB__EACH_BODY(w, list, begin, end, arb__apply_force, dt);
+      break;
+    case ARB__INTEGRATE_VELOCITY:
+      ARB__EACH_BODY(w, list, begin, end, arb__integrate_velocity, h, g, max_v, max_w);
+      break;
+    case ARB__INTEGRATE_POSITION:
+      ARB__EACH_BODY(w, list, begin, end, arb__integrate_position, h);
+      break;
   }
 }
 
@@ -813,7 +821,14 @@ void arb__solve(arb_world* w, float dt) {
   st[sv.dummy].dq = arb_rot_identity;
   arb__prepare(w, &sv, soft, static_soft);
   arb__joints_prepare(w, dt, h);
-  arb__body_job bodies = {w, NULL, ARB__APPLY_FORCE, dt, h, w->def.max_linear_speed, ARB__MAX_ROTATION / h, w->def.gravity};
+  arb__body_job bodies = {w,
+                          NULL,
+                          ARB__APPLY_FORCE,
+                          dt,
+                          h,
+                          w->def.max_linear_speed,
+                          ARB__MAX_ROTATION / h,
+                          w->def.gravity};
   arb__run_body_pass(w, &bodies, ARB__APPLY_FORCE);
   for (int s = 0; s < substeps; ++s) {
     arb__run_body_pass(w, &bodies, ARB__INTEGRATE_VELOCITY);

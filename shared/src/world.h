@@ -197,8 +197,8 @@ typedef struct arb__tree_node {
   uint16_t flags;  // leaves: ARB__LEAF_*
 } arb__tree_node;
 
-#define ARB__LEAF_DYNAMIC 1u  // the body is dynamic (its type never changes)
-#define ARB__LEAF_MOVED 2u    // set only during the pair update, for the moved bodies
+#define ARB__LEAF_DYNAMIC 1u   // the body is dynamic (its type never changes)
+#define ARB__LEAF_MOVED 2u     // set only during the pair update, for the moved bodies
 #define ARB__LEAF_COMPOUND 4u  // the body has more than one shape (fixed at creation)
 // A tree deeper than this is rebuilt at once (a rebuild stays far below it), so a walk
 // never needs more than this many stack entries.

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 // clang-format on
 
-#include "world.h"  // shared/src: the tree itself
 #include "../common/test_main.h"
+#include "world.h"  // shared/src: the tree itself
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)

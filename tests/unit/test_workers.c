@@ -12,13 +12,12 @@
 
 #include <cmocka.h>
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <arbiter/joint.h>
 #include <arbiter/worker_pool.h>
+#include <xxhash.h>
 
-#include "world.h"  // shared/src: the pool pointer (were its threads started?)
 #include "../common/test_main.h"
+#include "world.h"  // shared/src: the pool pointer (were its threads started?)
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -90,7 +89,9 @@ static void check_same_hashes(bool sleep) {
 static void build_mixed(arb_world* w) {
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
   for (int i = 0; i < 25; ++i) {
-    for (int j = i; j < 25; ++j) wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 12.0f, 0.5f + (float)i, 0.5f, 0.5f);
+    for (int j = i; j < 25; ++j)
+      wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 12.0f, 0.5f + (float)i, 0.5f,
+             0.5f);
   }
   arb_body_id prev = arb_null_body_id;
   for (int i = 0; i < 30; ++i) {  // planks from (-15, 30) to (15, 30), pinned at both ends
@@ -165,7 +166,8 @@ static void test_same_steps_joints_bullets_hits(void** state) {
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
     assert_int_equal(run_mixed(counts[k], many), hits);
     for (int t = 0; t < TICKS; ++t) {
-      if (one[t] != many[t]) fail_msg("%d workers: state or events differ from 1 worker at tick %d", counts[k], t);
+      if (one[t] != many[t])
+        fail_msg("%d workers: state or events differ from 1 worker at tick %d", counts[k], t);
     }
   }
 }
