@@ -247,17 +247,23 @@ static int same_origin(const arb_snap2_state* x, const arb_snap2_state* y) {
          x->angle == y->angle && x->aux == y->aux && x->flags == y->flags && x->t0 == y->t0;
 }
 
-/* x, y, vx, vy, w, angle and aux: the leading bytes of a state, without padding. */
-#define SAME_VALUES_BYTES offsetof(arb_snap2_state, flags)
+/* x, y, vx, vy, w, angle and aux: the leading 24 bytes of a state, without padding. */
 _Static_assert(offsetof(arb_snap2_state, flags) == 6 * sizeof(int32_t),
                "x..aux are 24 bytes without padding");
+
+/* x..aux of two states equal: three 64-bit compares (this runs for most of every view). */
+static int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
+  uint64_t u[3], v[3];
+  memcpy(u, &s->x, sizeof u);
+  memcpy(v, &t->x, sizeof v);
+  return ((u[0] ^ v[0]) | (u[1] ^ v[1]) | (u[2] ^ v[2])) == 0;
+}
 
 /* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
  * back (no velocity, no gravity), so nothing differs from it in any group. */
 static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
   return cur->vx == 0 && cur->vy == 0 && cur->w == 0 && !(cur->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
-         s->flags == cur->flags &&
-         memcmp(&s->x, &cur->x, SAME_VALUES_BYTES) == 0;  // then s's velocities are 0 too
+         s->flags == cur->flags && same_values(s, cur);  // then s's velocities are 0 too
 }
 
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
@@ -551,7 +557,7 @@ static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int 
  * in id order, like the sets, and every entity between two of them is in both the baseline
  * and current and needs nothing (collect skipped it): those runs are copied whole. */
 static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base,
-                     int n) {
+                     int n, int* stale_count) {
   const arb_snap2_set* cur = a->current;
   arb_snap2_set* s = a->sent;
   int i = 0, j = 0;
@@ -570,6 +576,7 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     if (c == NULL) return 0;
     int sel = b->selected[k];
     if (c->cur >= 0 && a->up_to_date) a->up_to_date[j] = (uint8_t)c->drawn_ok;
+    if (c->cur >= 0 && a->stale && !c->drawn_ok) a->stale[(*stale_count)++] = j;
     arb_snap2_entity e;
     int keep = 1;
     if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
@@ -649,5 +656,5 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   memset(b->selected, 0, (size_t)n);
   for (int k = 0; k < take; ++k) b->selected[b->chosen[k]] = 1;
   count_records(b, n, take, out);
-  return make_sent(b, a, base, n);
+  return make_sent(b, a, base, n, &out->stale_count);
 }
