@@ -94,6 +94,9 @@ static void flush(sink* s) {
  * last bucket), then v minus the values of the buckets before k. */
 static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
   int last = b->count - 1;
+  // Unrolled, the constant tables fold into compares and shifts (record is inlined into its
+  // two callers, and the builder sizes every record it writes).
+#pragma GCC unroll 8
   for (int k = 0; k <= last; ++k) {
     int width = b->widths[k];
     if (width >= 32 || v < (1u << width)) {
@@ -123,7 +126,8 @@ static int put_mask(sink* w, uint8_t mask) {
 }
 
 /* named: descriptions named by the part's enter records so far (updated). */
-static int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
+static inline __attribute__((always_inline)) int record(sink* w, const arb_snap2_record* r,
+                                                        uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
   const arb_snap2_state* v = &r->v;
   if (r->op == ARB_SNAP2_REMOVE) return n + put(w, 3, 2);

@@ -12,6 +12,9 @@
 #include "mp.h"
 #include "snap2_internal.h"
 
+/* For the few helpers collect() runs for nearly every entity of every client's view. */
+#define PER_ENTITY static inline __attribute__((always_inline))
+
 typedef struct cand {
   arb_snap2_record rec;
   int pred;  ///< index in the predicted baseline, -1 when absent
@@ -186,8 +189,8 @@ static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci
 /* The client's drawn origin of cur (a->drawn, walked in id order from *k), or NULL when it
  * draws nothing usable: absent, another class or description, or -- when the baseline
  * lacks it -- set before the baseline (the client drops it on this snapshot). */
-static const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                                        int in_baseline, int* k) {
+PER_ENTITY const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a,
+                                            const arb_snap2_entity* cur, int in_baseline, int* k) {
   const arb_snap2_set* d = a->drawn;
   while (*k < d->count && d->items[*k].id < cur->id) ++*k;
   if (*k == d->count || d->items[*k].id != cur->id) return NULL;
@@ -252,7 +255,7 @@ _Static_assert(offsetof(arb_snap2_state, flags) == 6 * sizeof(int32_t),
                "x..aux are 24 bytes without padding");
 
 /* x..aux of two states equal: three 64-bit compares (this runs for most of every view). */
-static int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
+PER_ENTITY int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
   uint64_t u[3], v[3];
   memcpy(u, &s->x, sizeof u);
   memcpy(v, &t->x, sizeof v);
@@ -261,7 +264,7 @@ static int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
 
 /* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
  * back (no velocity, no gravity), so nothing differs from it in any group. */
-static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
+PER_ENTITY int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
   return cur->vx == 0 && cur->vy == 0 && cur->w == 0 && !(cur->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
          s->flags == cur->flags && same_values(s, cur);  // then s's velocities are 0 too
 }
@@ -270,8 +273,8 @@ static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
  * client's drawn origin all hold the same values at rest (a body asleep since before the
  * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
  * date: the same outcome as the full comparison, without predicting or diffing anything. */
-static int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                     const arb_snap2_entity* base, int* k) {
+PER_ENTITY int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                         const arb_snap2_entity* base, int* k) {
   if (base->cls != cur->cls || base->desc_version != cur->desc_version ||
       a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&base->s, &cur->s))
     return 0;

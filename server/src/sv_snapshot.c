@@ -16,7 +16,8 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   x->view.items = calloc(n, sizeof *x->view.items);
   x->prio = calloc(n, sizeof *x->prio);
   x->stale = calloc(n, sizeof *x->stale);
-  if (!x->picked || !x->picked_bits || !x->drawn_inserts || !x->view.items || !x->prio || !x->stale) {
+  if (!x->picked || !x->picked_bits || !x->drawn_inserts || !x->view.items || !x->prio ||
+      !x->stale) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -357,9 +358,9 @@ typedef struct sv_rank_ctx {
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
   int item = r->index ? r->index[j] : j;
-  r->acc[j] = arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id,
-                                      r->capture->positions[item], r->capture->speeds[item], r->dt,
-                                      weight);
+  r->acc[j] =
+      arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id,
+                              r->capture->positions[item], r->capture->speeds[item], r->dt, weight);
   *priority = r->acc[j];
 }
 
