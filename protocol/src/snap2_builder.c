@@ -12,7 +12,7 @@
 #include "mp.h"
 #include "snap2_internal.h"
 
-/* For the few helpers collect() runs for nearly every entity of every client's view. */
+/* Small helpers collect() runs per entity of every client's view, inlined. */
 #define PER_ENTITY static inline __attribute__((always_inline))
 
 typedef struct cand {
@@ -106,8 +106,8 @@ static int32_t angle_mag(uint16_t d) {
 }
 
 /* Ballistic when the velocity changed since the baseline's origin the way gravity changes it. */
-static uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_state* base,
-                            const arb_snap2_header* h, uint8_t cls) {
+PER_ENTITY uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_state* base,
+                                const arb_snap2_header* h, uint8_t cls) {
   uint8_t f = (uint8_t)(cur->flags & ~ARB_SNAP2_FLAG_BALLISTIC);
   if ((cls != ARB_SNAP2_BODY && cls != ARB_SNAP2_PARTICLE) ||
       (h->gravity_x == 0 && h->gravity_y == 0))

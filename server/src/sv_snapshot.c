@@ -302,10 +302,18 @@ static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 
   const sv_snap_grid* g = &s->grid;
   int x0 = cell_of(lo.x, g->x0, g->cell, g->nx), x1 = cell_of(hi.x, g->x0, g->cell, g->nx);
   int y0 = cell_of(lo.y, g->y0, g->cell, g->ny), y1 = cell_of(hi.y, g->y0, g->cell, g->ny);
+  int own = cell_of(q->center.y, g->y0, g->cell, g->ny) * g->nx +
+            cell_of(q->center.x, g->x0, g->cell, g->nx);  // holds the avatar, added apart
   for (int cy = y0; cy <= y1; ++cy) {
     for (int cx = x0; cx <= x1; ++cx) {
       int k = cy * g->nx + cx, where = box_pass ? CELL_MIXED : classify_cell(g, cx, cy, q);
       if (where == CELL_OUTSIDE) continue;
+      if (where == CELL_INSIDE && k != own) {  // the whole cell, as it is
+        int m = g->start[k + 1] - g->start[k];
+        memcpy(x->picked + n, g->items + g->start[k], (size_t)m * sizeof *x->picked);
+        n += m;
+        continue;
+      }
       for (int j = g->start[k]; j < g->start[k + 1]; ++j) {
         int item = g->items[j];
         if (where == CELL_INSIDE ? item != q->avatar : picks(&s->capture, q, item, box_pass))
