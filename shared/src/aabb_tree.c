@@ -231,7 +231,12 @@ static void arb__tree_attach(arb__tree* t, int leaf, int parent, int from, bool 
   } else {
     n[old_parent].child2 = parent;
   }
-  for (int i = parent; i != ARB__NULL; i = n[i].parent) {
+  // The new parent's box and height are computed, never compared: what the node held
+  // before is stale (a moved leaf's old parent, while the ancestors above were refitted
+  // without the leaf), and an equal stale box must not stop the refit of those ancestors.
+  arb__tree_refit(n, parent);
+  if (rotate) arb__tree_rotate(t, parent);
+  for (int i = n[parent].parent; i != ARB__NULL; i = n[i].parent) {
     if (rotate) {
       arb__tree_refit(n, i);
       arb__tree_rotate(t, i);

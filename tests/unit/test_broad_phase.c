@@ -1,5 +1,5 @@
 // The broad phase's AABB tree (shared/src/aabb_tree.c): after random insertions, moves,
-// removals and rebuilds the tree is well formed (links, boxes, heights, leaf count), never
+// removals, small moves and rebuilds the tree is well formed (links, boxes, heights, leaf count), never
 // taller than ARB__TREE_MAX_HEIGHT, and a query finds exactly the leaves a scan finds,
 // also for degenerate inputs (boxes in a row inserted in order, all boxes alike) and for
 // a tree built at once from unlinked leaves (as a restore builds it). The
@@ -155,6 +155,35 @@ static void test_random_operations(void** state) {
   check_tree(f, &rng);
 }
 
+// A leaf hung back next to its old sibling, its new parent's box equal to what the node
+// held before (the old parent is reused): the ancestors that lost height and box when the
+// leaf was taken out must still be refitted. Three leaves make it happen at once; many
+// small moves inside a crowd (a resting pile's proxies) make it happen anywhere.
+static void test_small_moves(void** state) {
+  tree_fixture* f = *state;
+  uint32_t rng = 31337u;
+  arb_aabb big = {arb_v2(0.0f, 0.0f), arb_v2(10.0f, 10.0f)};
+  arb_aabb far = {arb_v2(40.0f, 40.0f), arb_v2(41.0f, 41.0f)};
+  arb_aabb inside = {arb_v2(2.0f, 2.0f), arb_v2(3.0f, 3.0f)};
+  put(f, 0, big);
+  put(f, 1, far);
+  put(f, 2, inside);
+  check_tree(f, &rng);
+  arb_aabb moved = {arb_v2(2.5f, 2.0f), arb_v2(3.5f, 3.0f)};
+  put(f, 2, moved);
+  check_tree(f, &rng);
+  for (int i = 3; i < 800; ++i) put(f, i, random_box(&rng));
+  for (int round = 0; round < 40; ++round) {
+    for (int k = 0; k < 200; ++k) {
+      int i = (int)(wt_rng_next(&rng) % 800);
+      arb_vec2 d = arb_v2(wt_rng_range(&rng, -0.05f, 0.05f), wt_rng_range(&rng, -0.05f, 0.05f));
+      arb_aabb b = {arb_add(f->box[i].lower, d), arb_add(f->box[i].upper, d)};
+      put(f, i, b);
+    }
+    check_tree(f, &rng);
+  }
+}
+
 // Boxes in a row, inserted left to right (the worst order for incremental insertion),
 // then all of them moved onto one spot (centres that coincide).
 static void test_degenerate_inputs(void** state) {
@@ -239,6 +268,7 @@ static void test_results_do_not_depend_on_tree_shape(void** state) {
 
 ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_random_operations, fixture_setup,
                                               fixture_teardown),
+              cmocka_unit_test_setup_teardown(test_small_moves, fixture_setup, fixture_teardown),
               cmocka_unit_test_setup_teardown(test_degenerate_inputs, fixture_setup,
                                               fixture_teardown),
               cmocka_unit_test_setup_teardown(test_bulk_build, fixture_setup, fixture_teardown),
