@@ -67,18 +67,36 @@ int arb__snap2_count_bits(int count) {
  * bits gather in a 64-bit accumulator and go to the writer 32 at a time (the same bits, LSB
  * first, as one arb_bits_write per value: every server snapshot writes every record, and a
  * call per value was a large share of its CPU). With w == NULL it only counts. */
+/* The writer's pieces are inlined into record(), and record() into its two callers (one
+ * sizes, one writes): the bucket tables are constants there and fold into compares. */
+#define WRITE_INLINE static inline __attribute__((always_inline))
+
 typedef struct sink {
   arb_bit_writer* w;
   uint64_t acc;  ///< bits not yet written, the oldest lowest
   int n;         ///< how many (< 32 between calls)
 } sink;
 
-static inline int put(sink* s, uint32_t v, int n) {
+/* 32 bits of the accumulator to the writer: stored directly as 4 little-endian bytes when
+ * the writer is on a byte boundary with room (always, in a stream that starts on one). */
+WRITE_INLINE void put_word(arb_bit_writer* w, uint32_t word) {
+  if ((w->pos & 7u) != 0 || w->overflow || w->cap_bits - w->pos < 32) {
+    arb_bits_write(w, word, 32);
+    return;
+  }
+  uint8_t* p = w->buf + (w->pos >> 3);
+  p[0] = (uint8_t)word;
+  p[1] = (uint8_t)(word >> 8);
+  p[2] = (uint8_t)(word >> 16);
+  p[3] = (uint8_t)(word >> 24);
+  w->pos += 32;
+}
+WRITE_INLINE int put(sink* s, uint32_t v, int n) {
   if (!s->w) return n;
   s->acc |= (uint64_t)(n < 32 ? v & ((1u << n) - 1u) : v) << s->n;
   s->n += n;
   if (s->n >= 32) {
-    arb_bits_write(s->w, (uint32_t)s->acc, 32);
+    put_word(s->w, (uint32_t)s->acc);
     s->acc >>= 32;
     s->n -= 32;
   }
@@ -92,8 +110,9 @@ static void flush(sink* s) {
 /* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets (this
  * file's tables: 1..8 buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the
  * last bucket), then v minus the values of the buckets before k. */
-static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
   int last = b->count - 1;
+#pragma GCC unroll 8  // with the constant table: a compare and a shift per bucket
   for (int k = 0; k <= last; ++k) {
     int width = b->widths[k];
     if (width >= 32 || v < (1u << width)) {
@@ -107,7 +126,7 @@ static inline int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
   if (s->w) s->w->overflow = 1;  // past the last bucket
   return 0;
 }
-static inline int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
+WRITE_INLINE int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
   return put_u(w, arb_zigzag(v), b);
 }
 
@@ -115,7 +134,7 @@ static inline int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
  * contact, a turning one, a drifted one), any other is '000' and the 6 bits. */
 #define MASK_MOVE (ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL)
 #define MASK_TURN (ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_VEL | ARB_SNAP2_M_ANGVEL)
-static int put_mask(sink* w, uint8_t mask) {
+WRITE_INLINE int put_mask(sink* w, uint8_t mask) {
   if (mask == MASK_MOVE) return put(w, 1, 1);
   if (mask == MASK_TURN) return put(w, 2, 2);        // bits 0, 1
   if (mask == ARB_SNAP2_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
@@ -123,7 +142,7 @@ static int put_mask(sink* w, uint8_t mask) {
 }
 
 /* named: descriptions named by the part's enter records so far (updated). */
-static int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
+WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
   const arb_snap2_state* v = &r->v;
   if (r->op == ARB_SNAP2_REMOVE) return n + put(w, 3, 2);

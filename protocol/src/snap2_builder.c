@@ -12,6 +12,9 @@
 #include "mp.h"
 #include "snap2_internal.h"
 
+/* Small helpers collect() runs per entity of every client's view, inlined. */
+#define PER_ENTITY static inline __attribute__((always_inline))
+
 typedef struct cand {
   arb_snap2_record rec;
   int pred;  ///< index in the predicted baseline, -1 when absent
@@ -103,8 +106,8 @@ static int32_t angle_mag(uint16_t d) {
 }
 
 /* Ballistic when the velocity changed since the baseline's origin the way gravity changes it. */
-static uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_state* base,
-                            const arb_snap2_header* h, uint8_t cls) {
+PER_ENTITY uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_state* base,
+                                const arb_snap2_header* h, uint8_t cls) {
   uint8_t f = (uint8_t)(cur->flags & ~ARB_SNAP2_FLAG_BALLISTIC);
   if ((cls != ARB_SNAP2_BODY && cls != ARB_SNAP2_PARTICLE) ||
       (h->gravity_x == 0 && h->gravity_y == 0))
@@ -186,8 +189,8 @@ static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci
 /* The client's drawn origin of cur (a->drawn, walked in id order from *k), or NULL when it
  * draws nothing usable: absent, another class or description, or -- when the baseline
  * lacks it -- set before the baseline (the client drops it on this snapshot). */
-static const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                                        int in_baseline, int* k) {
+PER_ENTITY const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a,
+                                            const arb_snap2_entity* cur, int in_baseline, int* k) {
   const arb_snap2_set* d = a->drawn;
   while (*k < d->count && d->items[*k].id < cur->id) ++*k;
   if (*k == d->count || d->items[*k].id != cur->id) return NULL;
@@ -247,25 +250,31 @@ static int same_origin(const arb_snap2_state* x, const arb_snap2_state* y) {
          x->angle == y->angle && x->aux == y->aux && x->flags == y->flags && x->t0 == y->t0;
 }
 
-/* x, y, vx, vy, w, angle and aux: the leading bytes of a state, without padding. */
-#define SAME_VALUES_BYTES offsetof(arb_snap2_state, flags)
+/* x, y, vx, vy, w, angle and aux: the leading 24 bytes of a state, without padding. */
 _Static_assert(offsetof(arb_snap2_state, flags) == 6 * sizeof(int32_t),
                "x..aux are 24 bytes without padding");
 
+/* x..aux of two states equal: three 64-bit compares (this runs for most of every view). */
+PER_ENTITY int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
+  uint64_t u[3], v[3];
+  memcpy(u, &s->x, sizeof u);
+  memcpy(v, &t->x, sizeof v);
+  return ((u[0] ^ v[0]) | (u[1] ^ v[1]) | (u[2] ^ v[2])) == 0;
+}
+
 /* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
  * back (no velocity, no gravity), so nothing differs from it in any group. */
-static int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
+PER_ENTITY int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
   return cur->vx == 0 && cur->vy == 0 && cur->w == 0 && !(cur->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
-         s->flags == cur->flags &&
-         memcmp(&s->x, &cur->x, SAME_VALUES_BYTES) == 0;  // then s's velocities are 0 too
+         s->flags == cur->flags && same_values(s, cur);  // then s's velocities are 0 too
 }
 
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
  * client's drawn origin all hold the same values at rest (a body asleep since before the
  * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
  * date: the same outcome as the full comparison, without predicting or diffing anything. */
-static int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                     const arb_snap2_entity* base, int* k) {
+PER_ENTITY int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                         const arb_snap2_entity* base, int* k) {
   if (base->cls != cur->cls || base->desc_version != cur->desc_version ||
       a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&base->s, &cur->s))
     return 0;
@@ -551,7 +560,7 @@ static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int 
  * in id order, like the sets, and every entity between two of them is in both the baseline
  * and current and needs nothing (collect skipped it): those runs are copied whole. */
 static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base,
-                     int n) {
+                     int n, int* stale_count) {
   const arb_snap2_set* cur = a->current;
   arb_snap2_set* s = a->sent;
   int i = 0, j = 0;
@@ -570,6 +579,7 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     if (c == NULL) return 0;
     int sel = b->selected[k];
     if (c->cur >= 0 && a->up_to_date) a->up_to_date[j] = (uint8_t)c->drawn_ok;
+    if (c->cur >= 0 && a->stale && !c->drawn_ok) a->stale[(*stale_count)++] = j;
     arb_snap2_entity e;
     int keep = 1;
     if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
@@ -649,5 +659,5 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   memset(b->selected, 0, (size_t)n);
   for (int k = 0; k < take; ++k) b->selected[b->chosen[k]] = 1;
   count_records(b, n, take, out);
-  return make_sent(b, a, base, n);
+  return make_sent(b, a, base, n, &out->stale_count);
 }

@@ -120,3 +120,13 @@ void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current
   }
   adopt_spare(p, n);
 }
+
+void arb_snap2_priority_keep_stale(arb_snap2_priority* p, const arb_snap2_set* current,
+                                   const float* acc, const int* stale, int count) {
+  int n = count < p->cap ? count : p->cap;
+  for (int k = 0; k < n; ++k) {
+    p->spare_ids[k] = current->items[stale[k]].id;
+    p->spare_acc[k] = acc[stale[k]];
+  }
+  adopt_spare(p, n);
+}

@@ -14,12 +14,10 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   x->picked_bits = calloc((n + 63) / 64, sizeof *x->picked_bits);
   x->drawn_inserts = malloc(2 * n * sizeof *x->drawn_inserts);  // a sent view's items at most
   x->view.items = calloc(n, sizeof *x->view.items);
-  x->view_pos = calloc(n, sizeof *x->view_pos);
-  x->view_speed = calloc(n, sizeof *x->view_speed);
   x->prio = calloc(n, sizeof *x->prio);
-  x->up_to_date = calloc(n, sizeof *x->up_to_date);
-  if (!x->picked || !x->picked_bits || !x->drawn_inserts || !x->view.items || !x->view_pos ||
-      !x->view_speed || !x->prio || !x->up_to_date) {
+  x->stale = calloc(n, sizeof *x->stale);
+  if (!x->picked || !x->picked_bits || !x->drawn_inserts || !x->view.items || !x->prio ||
+      !x->stale) {
     sv_snap_scratch_free(x);
     return ARB_E_NOMEM;
   }
@@ -33,10 +31,8 @@ void sv_snap_scratch_free(sv_snap_scratch* x) {
   free(x->picked_bits);
   free(x->drawn_inserts);
   free(x->view.items);
-  free(x->view_pos);
-  free(x->view_speed);
   free(x->prio);
-  free(x->up_to_date);
+  free(x->stale);
   memset(x, 0, sizeof *x);
 }
 
@@ -276,17 +272,53 @@ static bool picks(const sv_capture2* c, const pick_query* q, int item, bool box_
   return box_pass ? !near && in_box(c->positions[item], q->box) : near;
 }
 
+enum { CELL_MIXED, CELL_INSIDE, CELL_OUTSIDE };
+
+// Where grid cell (cx, cy) lies against the radius: wholly inside it (every item within r
+// by within()'s float arithmetic), wholly outside, or mixed. Only cells off the grid's
+// border are classified: a border cell also holds the items clamped into it (outliers,
+// NaN). The cell's bounds are widened by a thousandth of a cell and r narrowed by 1e-4,
+// far beyond the float rounding of cell_of() and within(), so the answer is never wrong.
+static int classify_cell(const sv_snap_grid* g, int cx, int cy, const pick_query* q) {
+  if (cx == 0 || cy == 0 || cx == g->nx - 1 || cy == g->ny - 1) return CELL_MIXED;
+  double slack = 1.0e-3 * g->cell, r = q->r;
+  double lx = g->x0 + (double)cx * g->cell - slack - q->center.x;
+  double hx = g->x0 + (double)(cx + 1) * g->cell + slack - q->center.x;
+  double ly = g->y0 + (double)cy * g->cell - slack - q->center.y;
+  double hy = g->y0 + (double)(cy + 1) * g->cell + slack - q->center.y;
+  double fx = -lx > hx ? -lx : hx, fy = -ly > hy ? -ly : hy;  // farthest corner
+  double nx = lx > 0.0 ? lx : hx < 0.0 ? -hx : 0.0, ny = ly > 0.0 ? ly : hy < 0.0 ? -hy : 0.0;
+  if (fx * fx + fy * fy <= r * r * (1.0 - 1.0e-4)) return CELL_INSIDE;
+  if (nx * nx + ny * ny >= r * r * (1.0 + 1.0e-4)) return CELL_OUTSIDE;
+  return CELL_MIXED;
+}
+
 // Appends to x->picked (from n) the capture indexes in the grid cells the rectangle
-// [lo, hi] touches that picks() takes in this pass; returns the new count.
+// [lo, hi] touches that picks() takes in this pass; returns the new count. In the radius
+// pass a cell wholly inside the radius is taken without a test per item, one wholly
+// outside is skipped.
 static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 lo, arb_vec2 hi,
                       const pick_query* q, bool box_pass) {
   const sv_snap_grid* g = &s->grid;
   int x0 = cell_of(lo.x, g->x0, g->cell, g->nx), x1 = cell_of(hi.x, g->x0, g->cell, g->nx);
   int y0 = cell_of(lo.y, g->y0, g->cell, g->ny), y1 = cell_of(hi.y, g->y0, g->cell, g->ny);
+  int own = cell_of(q->center.y, g->y0, g->cell, g->ny) * g->nx +
+            cell_of(q->center.x, g->x0, g->cell, g->nx);  // holds the avatar, added apart
   for (int cy = y0; cy <= y1; ++cy) {
-    for (int k = cy * g->nx + x0; k <= cy * g->nx + x1; ++k) {
-      for (int j = g->start[k]; j < g->start[k + 1]; ++j)
-        if (picks(&s->capture, q, g->items[j], box_pass)) x->picked[n++] = g->items[j];
+    for (int cx = x0; cx <= x1; ++cx) {
+      int k = cy * g->nx + cx, where = box_pass ? CELL_MIXED : classify_cell(g, cx, cy, q);
+      if (where == CELL_OUTSIDE) continue;
+      if (where == CELL_INSIDE && k != own) {  // the whole cell, as it is
+        int m = g->start[k + 1] - g->start[k];
+        memcpy(x->picked + n, g->items + g->start[k], (size_t)m * sizeof *x->picked);
+        n += m;
+        continue;
+      }
+      for (int j = g->start[k]; j < g->start[k + 1]; ++j) {
+        int item = g->items[j];
+        if (where == CELL_INSIDE ? item != q->avatar : picks(&s->capture, q, item, box_pass))
+          x->picked[n++] = item;
+      }
     }
   }
   return n;
@@ -294,8 +326,9 @@ static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 
 
 // The captured entities within r of the avatar and those in the view box (every class:
 // bodies, particles, ropes at their first particle, wheels at their chassis) from the grid
-// cells the radius and the box touch, copied to x->view in id (= capture) order. An item
-// in both is taken by the radius pass only, so none is picked twice.
+// cells the radius and the box touch, copied to x->view in id (= capture) order; x->picked[j]
+// is view item j's capture index. An item in both is taken by the radius pass only, so none
+// is picked twice.
 static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r,
                           const arb_aabb* box) {
   const sv_capture2* c = &s->capture;
@@ -308,14 +341,8 @@ static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, 
   if (box != NULL) n = pick_cells(s, x, n, box->lower, box->upper, &q, true);
   if (avatar >= 0) x->picked[n++] = avatar;
   n = sort_items(x->picked, x->picked_bits, n);
-  x->view.count = 0;
-  for (int i = 0; i < n; ++i) {
-    int item = x->picked[i];
-    x->view.items[x->view.count] = c->items[item];
-    x->view_pos[x->view.count] = c->positions[item];
-    x->view_speed[x->view.count] = c->speeds[item];
-    x->view.count++;
-  }
+  for (int i = 0; i < n; ++i) x->view.items[i] = c->items[x->picked[i]];
+  x->view.count = n;
 }
 
 static int find_avatar(const sv_capture2* c, uint32_t id) {
@@ -330,16 +357,18 @@ typedef struct sv_rank_ctx {
   arb_snap2_priority* priority;
   const arb_snap2_interest* in;
   const arb_snap2_set* current;
-  const arb_vec2* pos;
-  const float* speed;
+  const sv_capture2* capture;  ///< positions and speeds, by capture index
+  const int* index;            ///< capture index of each current item, NULL = the same
   float dt;
-  float* acc;  ///< per current item, kept for arb_snap2_priority_keep
+  float* acc;  ///< per current item, kept for arb_snap2_priority_keep_stale
 } sv_rank_ctx;
 
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
-  r->acc[j] = arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id, r->pos[j],
-                                      r->speed[j], r->dt, weight);
+  int item = r->index ? r->index[j] : j;
+  r->acc[j] =
+      arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id,
+                              r->capture->positions[item], r->capture->speeds[item], r->dt, weight);
   *priority = r->acc[j];
 }
 
@@ -348,14 +377,12 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   const sv_capture2* cap = &s->capture;
   int avatar = find_avatar(cap, req->avatar_entity);
   const arb_snap2_set* current = &cap->set;
-  const arb_vec2* pos = cap->positions;
-  const float* speed = cap->speeds;
+  const int* index = NULL;
   const arb_aabb* box = req->has_view ? &req->view : NULL;
   if ((avatar >= 0 || box != NULL) && req->view_radius > 0.0f && s->has_grid) {
     pick_relevant(s, x, avatar, req->view_radius, box);
     current = &x->view;
-    pos = x->view_pos;
-    speed = x->view_speed;
+    index = x->picked;
   }
   float dt = 1.0f / (float)(req->snapshot_rate > 0 ? req->snapshot_rate : 1);
   arb_snap2_interest in = {0};
@@ -365,7 +392,7 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
   arb_snap2_priority_begin(&c->priority);
-  sv_rank_ctx rank = {&c->priority, &in, current, pos, speed, dt, x->prio};
+  sv_rank_ctx rank = {&c->priority, &in, current, cap, index, dt, x->prio};
   drawn_settle(c, x->drawn_inserts);
   arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
@@ -395,11 +422,11 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.byte_budget = arb_snap2_rate_budget(&c->rate, req->snapshot_rate);
   a.packet_overhead = SV_SNAP_PACKET_OVERHEAD;
   a.sent = &c->ring[write];
-  a.up_to_date = x->up_to_date;
+  a.stale = x->stale;
   c->ring_tick[write] = 0;  // invalid until the build succeeds
   int rc = arb_snap2_build(x->builder, &a, out);
   if (rc != 0) return rc;
-  arb_snap2_priority_keep(&c->priority, current, x->prio, x->up_to_date);
+  arb_snap2_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
   c->ring_tick[write] = req->tick;
   c->ring_base[write] = a.h.baseline_tick;
   c->ring_acked[write] = 0;

@@ -74,15 +74,14 @@ typedef struct sv_snap_grid {
 /// What one building thread writes while it builds a client's snapshot.
 typedef struct sv_snap_scratch {
   arb_snap2_builder* builder;
-  int* picked;             ///< capture indexes of one client's relevant set (cap)
+  int* picked;             ///< capture indexes of one client's relevant set (cap), in
+                           ///< view order
   uint64_t* picked_bits;   ///< the same as a bit per capture index (cap bits), all zero
                            ///< between builds: read in order, it sorts them
   int* drawn_inserts;      ///< arb_snap2_drawn_apply_in_place's scratch (2 * cap)
   arb_snap2_set view;      ///< one client's relevant set (cap)
-  arb_vec2* view_pos;      ///< of view items
-  float* view_speed;
   float* prio;             ///< per view item the builder asked about: its accumulator
-  uint8_t* up_to_date;     ///< per view item, from the builder
+  int* stale;              ///< view items not up to date, from the builder
 } sv_snap_scratch;
 
 typedef struct sv_snapshot {

@@ -152,6 +152,7 @@ typedef struct side {
   arb_snap2_priority prio;
   float acc[W], weight[W];
   uint8_t up[W];
+  int stale[W];
 } side;
 
 static void side_init(side* s, int lazy) {
@@ -233,12 +234,21 @@ static int build(side* s, const snap_in* q, arb_snap2_build_result* out) {
   a.max_parts = q->max_parts;
   a.sent = &s->ring[write];
   a.up_to_date = s->up;
+  a.stale = s->lazy ? s->stale : NULL;
   s->ring_tick[write] = 0;
   int rc_build = arb_snap2_build(s->b, &a, out);
   if (rc_build != 0) return rc_build;
-  if (s->lazy)
-    arb_snap2_priority_keep(&s->prio, &q->view, s->acc, s->up);
-  else
+  if (s->lazy) {
+    // The stale list is the items whose up-to-date flag is 0, in order.
+    int k = 0;
+    for (int j = 0; j < q->view.count; ++j)
+      if (!s->up[j]) {
+        assert_true(k < out->stale_count);
+        assert_int_equal(s->stale[k++], j);
+      }
+    assert_int_equal(k, out->stale_count);
+    arb_snap2_priority_keep_stale(&s->prio, &q->view, s->acc, s->stale, out->stale_count);
+  } else
     arb_snap2_priority_sent(&s->prio, s->up);
   s->ring_tick[write] = q->tick;
   s->ring_base[write] = a.h.baseline_tick;
@@ -373,27 +383,40 @@ static void lazy_priorities_match(void** state) {
   memset(&in, 0, sizeof in);
   in.avatar_id = 10;
   in.near_radius = 10.0f;
-  arb_snap2_priority p, q;
+  arb_snap2_priority p, q, r;  // r: q kept from stale lists
   assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
   assert_int_equal(arb_snap2_priority_init(&q, 8), 0);
+  assert_int_equal(arb_snap2_priority_init(&r, 8), 0);
   uint8_t up[3][4] = {{1, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 1}};
   for (int round = 0; round < 3; ++round) {
     arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, eager, weight);
     arb_snap2_priority_begin(&q);
+    arb_snap2_priority_begin(&r);
+    int stale[4], stale_count = 0;
     for (int j = 0; j < 4; ++j) {
+      if (!up[round][j]) stale[stale_count++] = j;
       if (round > 0 && up[round - 1][j] && up[round][j]) continue;  // at rest: never asked
       lazy[j] = arb_snap2_priority_next(&q, &in, items[j].id, pos[j], speed[j], 0.1f, &w);
       assert_true(lazy[j] == eager[j]);
       assert_true(w == weight[j]);
+      assert_true(arb_snap2_priority_next(&r, &in, items[j].id, pos[j], speed[j], 0.1f, NULL) ==
+                  lazy[j]);
     }
     arb_snap2_priority_sent(&p, up[round]);
     arb_snap2_priority_keep(&q, &cur, lazy, up[round]);
+    arb_snap2_priority_keep_stale(&r, &cur, lazy, stale, stale_count);
+    assert_int_equal(r.count, q.count);
+    for (int i = 0; i < q.count; ++i) {
+      assert_int_equal(r.ids[i], q.ids[i]);
+      assert_true(r.acc[i] == q.acc[i]);
+    }
   }
   assert_int_equal(q.count, 1);  // only 10 waits
   assert_int_equal(q.ids[0], 10);
   assert_true(q.acc[0] == eager[0]);
   arb_snap2_priority_free(&p);
   arb_snap2_priority_free(&q);
+  arb_snap2_priority_free(&r);
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(same_packets_as_a_full_diff),

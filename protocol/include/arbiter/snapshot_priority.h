@@ -65,5 +65,9 @@ ARB_API float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_int
 /// with arb_snap2_priority_next, its value in acc[j]), drop every other accumulator.
 ARB_API void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current,
                                      const float* acc, const uint8_t* up_to_date);
+/// The same from the list of items not up to date (arb_snap2_build_args.stale, increasing):
+/// keep acc[stale[k]] for each, drop every other accumulator. Reads only those items.
+ARB_API void arb_snap2_priority_keep_stale(arb_snap2_priority* p, const arb_snap2_set* current,
+                                           const float* acc, const int* stale, int count);
 
 ARB_C_END

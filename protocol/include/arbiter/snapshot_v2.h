@@ -245,6 +245,11 @@ typedef struct arb_snap2_build_args {
   /// again or the client's view of that tick falls back to the old prediction, so its
   /// priority keeps growing. Lets a caller reset priorities.
   uint8_t* up_to_date;
+  /// Optional out: the indexes of the current items that are not up to date (0 in
+  /// up_to_date), increasing, and their count in the result's stale_count; room for
+  /// current->count. A few per snapshot where most of the view is at rest, so a caller
+  /// keeps priorities without reading a flag per item.
+  int* stale;
 } arb_snap2_build_args;
 
 typedef struct arb_snap2_build_result {
@@ -254,6 +259,7 @@ typedef struct arb_snap2_build_result {
   int bytes;  ///< sum of sizes
   int entered, updated, removed;
   int deferred;  ///< records left for a later snapshot (budget or max_parts)
+  int stale_count;  ///< indexes written to arb_snap2_build_args.stale
 } arb_snap2_build_result;
 
 typedef struct arb_snap2_builder arb_snap2_builder;
