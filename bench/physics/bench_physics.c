@@ -78,7 +78,7 @@ static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
           "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
-          "                     [--continuous on|off]\n"
+          "                     [--continuous on|off] [--recycling on|off]\n"
           "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
           "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
           "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -117,7 +117,9 @@ static void usage(FILE* f) {
           "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
           "  rest fall asleep).\n"
           "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
-          "  what continuous collision costs.\n");
+          "  what continuous collision costs.\n"
+          "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
+          "  every contact's shapes every step.\n");
 }
 
 int main(int argc, char** argv) {
@@ -150,13 +152,16 @@ int main(int argc, char** argv) {
       bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
-    } else if (strcmp(argv[i], "--continuous") == 0 && i + 1 < argc) {
-      const char* v = argv[++i];
+    } else if ((strcmp(argv[i], "--continuous") == 0 || strcmp(argv[i], "--recycling") == 0) &&
+               i + 1 < argc) {
+      const char* v = argv[i + 1];
       if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
-        fprintf(stderr, "bench-physics: --continuous must be on or off, got '%s'\n", v);
+        fprintf(stderr, "bench-physics: %s must be on or off, got '%s'\n", argv[i], v);
         return 2;
       }
-      bench_arbiter_continuous = strcmp(v, "on") == 0;
+      if (argv[i][2] == 'c') bench_arbiter_continuous = strcmp(v, "on") == 0;
+      else bench_arbiter_recycling = strcmp(v, "on") == 0;
+      i++;
     } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
                i + 1 < argc) {
       int n = atoi(argv[i + 1]);
@@ -194,6 +199,7 @@ int main(int argc, char** argv) {
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
   if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
+  if (!bench_arbiter_recycling) printf("arbiter with contact recycling off\n");
   if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");

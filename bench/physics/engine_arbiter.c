@@ -15,6 +15,7 @@
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
 int bench_arbiter_continuous = 1;
+int bench_arbiter_recycling = 1;
 int bench_arbiter_sleep_all = 0;
 int bench_arbiter_workers = 1;
 
@@ -47,6 +48,7 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
   wd.enable_continuous = bench_arbiter_continuous;
+  wd.enable_contact_recycling = bench_arbiter_recycling;
   wd.worker_count = bench_arbiter_workers;
   if (s->own_construction) {
     b->own = find_own(s->name);

@@ -67,6 +67,8 @@ extern int bench_arbiter_sleep_all;
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
 /// arbiter's enable_continuous (--continuous on|off; on).
 extern int bench_arbiter_continuous;
+/// arbiter's enable_contact_recycling (--recycling on|off; on).
+extern int bench_arbiter_recycling;
 /// --workers N: arb_world_def.worker_count of every arbiter world (default 1).
 extern int bench_arbiter_workers;
 #ifdef BENCH_HAVE_CHIPMUNK

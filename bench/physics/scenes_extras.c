@@ -23,6 +23,7 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
   if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
   wd.body_capacity = 1100;
   wd.enable_continuous = bench_arbiter_continuous != 0;
+  wd.enable_contact_recycling = bench_arbiter_recycling != 0;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;  // as the figures before sleeping existed
   return arb_world_create(&wd);
 }
@@ -149,6 +150,7 @@ static arb_world* build_joint_grid(int* count) {
   wd.gravity = arb_v2(0.0f, -10.0f);
   wd.body_capacity = n * n;
   wd.enable_sleep = false;
+  wd.enable_contact_recycling = bench_arbiter_recycling != 0;
   arb_world* w = arb_world_create(&wd);
   arb_body_id* ids = malloc((size_t)(n * n) * sizeof *ids);
   if (!ids) return w;
@@ -238,6 +240,7 @@ static arb_world* pit_world(int capacity, float wall_half_height) {
   wd.gravity = arb_v2(0.0f, -10.0f);
   wd.body_capacity = capacity;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;
+  wd.enable_contact_recycling = bench_arbiter_recycling != 0;
   arb_world* w = arb_world_create(&wd);
   add_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
   add_box(w, ARB_BODY_STATIC, -17.0f, wall_half_height, 1.0f, wall_half_height);

@@ -95,6 +95,13 @@ static int parse_enable_sleep(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
   return 0;
 }
 
+static int parse_enable_contact_recycling(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
+  if (!json_is_boolean(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+  scene->recycling_off = json_is_false(v);
+  return 0;
+}
+
 // Sections run in this order whatever the order in the file (version first, so a newer
 // file is refused as such rather than for a key it added).
 static const struct {
@@ -111,6 +118,7 @@ static const struct {
     {"relax_iterations", parse_relax_iterations},
     {"enable_continuous", parse_enable_continuous},
     {"enable_sleep", parse_enable_sleep},
+    {"enable_contact_recycling", parse_enable_contact_recycling},
     {"bodies", arb__scene_parse_bodies},
     {"avatar", arb__scene_parse_avatar},
     {"spawn_points", arb__scene_parse_spawn_points},
@@ -407,6 +415,7 @@ arb_world_def arb_scene_get_world_def(const arb_scene* scene) {
   if (scene->relax_iterations > 0) def.relax_iterations = scene->relax_iterations;
   if (scene->continuous != 0) def.enable_continuous = scene->continuous > 0;
   if (scene->sleep_off) def.enable_sleep = false;
+  if (scene->recycling_off) def.enable_contact_recycling = false;
   if (scene->worker_count > 0) def.worker_count = scene->worker_count;
   def.body_capacity = scene->body_count + 16;
   return def;

@@ -25,6 +25,7 @@ struct arb_scene {
   int relax_iterations;  ///< 0 = world default
   int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off
   bool sleep_off;        ///< `enable_sleep: false`
+  bool recycling_off;    ///< `enable_contact_recycling: false`
   int worker_count;      ///< threads per world (not from the text: a server setting); 0 = 1
   arb_scene_body* bodies;
   int body_count;

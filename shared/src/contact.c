@@ -396,17 +396,78 @@ static bool arb__manifold_touching(const arb_manifold* m) {
   return false;
 }
 
+// ---- contact recycling ------------------------------------------------------------------
+//
+// Colliding two shapes again each step is most of the narrow phase, and in a resting pile
+// the bodies barely move relative to each other. A contact therefore keeps the poses its
+// manifold was computed at (cached_qa/qb, cached_relative). While the relative pose has
+// moved less than ARB_CONTACT_RECYCLE_DISTANCE (ARB_SPECULATIVE_DISTANCE for a contact that
+// does not touch, so no new overlap can be missed) and neither body turned by more than
+// acos(0.98) ~ 11.5 degrees, the manifold is kept: points, normal, anchors and impulses stay,
+// and each point's separation is its separation then plus how far the two material points
+// of the anchors have moved along the normal since (the way the solver's substeps update
+// separation). A pair closing fast enough to widen its speculative margin (continuous
+// collision) is always collided. The idea and its thresholds are Box2D v3's contact
+// recycling (Erin Catto, box2d.org; physics_world.c, b2CollideTask).
+#define ARB__RECYCLE_MIN_COS 0.98f
+
+// The separations of contact c's cached manifold at the bodies' present poses, or false
+// when it cannot be recycled.
+static bool arb__recycle(const arb_world* w, arb__contact* c, float margin) {
+  if (!(c->flags & ARB__CONTACT_CACHED) || margin > ARB_SPECULATIVE_DISTANCE + ARB_LINEAR_SLOP) {
+    return false;
+  }
+  const arb__body* a = &w->bodies[c->body_a];
+  const arb__body* b = &w->bodies[c->body_b];
+  arb_transform xfa = a->xf, xfb = b->xf;
+  float cos_a = xfa.q.c * c->cached_qa.c + xfa.q.s * c->cached_qa.s;
+  float cos_b = xfb.q.c * c->cached_qb.c + xfb.q.s * c->cached_qb.s;
+  if (arb_minf(cos_a, cos_b) <= ARB__RECYCLE_MIN_COS) return false;
+  arb_transform rel = arb_inv_transform_mul(xfa, xfb);
+  arb_rot turn = arb_rot_inv_mul(rel.q, c->cached_relative.q);
+  float extent_a = w->sims[c->body_a].type == ARB_BODY_STATIC ? 0.0f : a->max_extent;
+  float extent_b = w->sims[c->body_b].type == ARB_BODY_STATIC ? 0.0f : b->max_extent;
+  float moved =
+      arb_distance(rel.p, c->cached_relative.p) + arb_maxf(extent_a, extent_b) * arb_absf(turn.s);
+  bool touching = (c->flags & ARB__CONTACT_TOUCHING) != 0;
+  if (moved >= (touching ? ARB_CONTACT_RECYCLE_DISTANCE : ARB_SPECULATIVE_DISTANCE)) return false;
+  arb_rot dqa = arb_rot_inv_mul(c->cached_qa, xfa.q), dqb = arb_rot_inv_mul(c->cached_qb, xfb.q);
+  arb_vec2 d = arb_sub(xfb.p, xfa.p);
+  arb_manifold* m = &c->manifold;
+  for (int k = 0; k < m->point_count; ++k) {
+    arb_manifold_point* p = &m->points[k];
+    arb_vec2 ra = arb_rotate(dqa, p->anchor_a), rb = arb_rotate(dqb, p->anchor_b);
+    p->separation = c->base_separation[k] + arb_dot(arb_add(d, arb_sub(rb, ra)), m->normal);
+  }
+  return true;
+}
+
+// Remembers the poses contact c's new manifold was computed at.
+static void arb__cache_poses(const arb_world* w, arb__contact* c) {
+  arb_transform xfa = w->bodies[c->body_a].xf, xfb = w->bodies[c->body_b].xf;
+  c->cached_qa = xfa.q;
+  c->cached_qb = xfb.q;
+  c->cached_relative = arb_inv_transform_mul(xfa, xfb);
+  c->base_separation[0] = c->base_separation[1] = 0.0f;
+  for (int k = 0; k < c->manifold.point_count; ++k) {
+    c->base_separation[k] = c->manifold.points[k].separation;
+  }
+  c->flags |= ARB__CONTACT_CACHED;
+}
+
 // The new manifold of contact i, with last step's impulses carried to points with the same
-// feature id (warm starting). Returns false when the fat AABBs no longer overlap (the
-// contact is then left as it was, to be destroyed). Writes only contact i: the worker
-// threads run it for many contacts at once.
-static bool arb__collide_one(arb_world* w, int i, float dt) {
+// feature id (warm starting), or its recycled manifold. Returns false when the fat AABBs no
+// longer overlap (the contact is then left as it was, to be destroyed). Writes only contact
+// i: the worker threads run it for many contacts at once.
+static bool arb__collide_one(arb_world* w, int i, float dt, bool* recycled) {
   arb__contact* c = &w->contacts[i];
   const arb__body* a = &w->bodies[c->body_a];
   const arb__body* b = &w->bodies[c->body_b];
   if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return false;
-  arb_manifold old = c->manifold;
   float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
+  *recycled = arb__recycle(w, c, margin);
+  if (*recycled) return true;
+  arb_manifold old = c->manifold;
   c->manifold = arb__collide_pair(c, a, b, margin);
   arb_manifold* m = &c->manifold;
   if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
@@ -422,14 +483,16 @@ static bool arb__collide_one(arb_world* w, int i, float dt) {
       }
     }
   }
+  if (w->def.enable_contact_recycling) arb__cache_poses(w, c);
   return true;
 }
 
 // What the narrow phase found for one contact (arb__collide acts on these in order).
 enum {
-  ARB__COLLIDE_OVERLAP = 1,   // the fat AABBs still overlap: a new manifold was computed
+  ARB__COLLIDE_OVERLAP = 1,   // the fat AABBs still overlap: a manifold was computed or recycled
   ARB__COLLIDE_TOUCHING = 2,  // the new manifold touches (arb__manifold_touching)
   ARB__COLLIDE_ACT = 4,       // an event, a wake request or a removal is due
+  ARB__COLLIDE_RECYCLED = 8,  // the manifold was recycled, not computed
 };
 
 typedef struct arb__collide_job {
@@ -440,14 +503,15 @@ typedef struct arb__collide_job {
 } arb__collide_job;
 
 static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float dt) {
-  if (!arb__collide_one(w, i, dt)) return ARB__COLLIDE_ACT;
+  bool recycled = false;
+  if (!arb__collide_one(w, i, dt, &recycled)) return ARB__COLLIDE_ACT;
   const arb__contact* c = &w->contacts[i];
   bool touching = arb__manifold_touching(&c->manifold);
   bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
   // Any point is solved, so any point wakes (the solver must not move a sleeping body).
   bool act = touching != was || (awake_list && (c->manifold.point_count > 0 || was));
   return (uint8_t)(ARB__COLLIDE_OVERLAP | (touching ? ARB__COLLIDE_TOUCHING : 0) |
-                   (act ? ARB__COLLIDE_ACT : 0));
+                   (act ? ARB__COLLIDE_ACT : 0) | (recycled ? ARB__COLLIDE_RECYCLED : 0));
 }
 
 static void arb__collide_range(void* ctx, int begin, int end, int thread) {
@@ -469,6 +533,7 @@ void arb__collide(arb_world* w, float dt) {
   int n = list ? w->awake_contact_count : w->contact_count;
   w->wake_count = 0;
   w->stat_collided = 0;
+  w->stat_recycled = 0;
   if (n == 0) return;
   uint8_t* status = arb__stack_alloc(w, (size_t)n);
   int* doomed = arb__stack_alloc(w, (size_t)n * sizeof *doomed);
@@ -478,6 +543,7 @@ void arb__collide(arb_world* w, float dt) {
   for (int at = 0; at < n; ++at) {
     int i = list ? list[at] : at;
     uint8_t st = status ? status[at] : arb__collide_status(w, i, list != NULL, dt);
+    w->stat_recycled += (st & ARB__COLLIDE_RECYCLED) != 0;
     if (!(st & ARB__COLLIDE_ACT)) continue;
     arb__contact* c = &w->contacts[i];
     if (!(st & ARB__COLLIDE_OVERLAP)) {
@@ -495,7 +561,7 @@ void arb__collide(arb_world* w, float dt) {
       arb__push_event(w, false, c);
     }
   }
-  w->stat_collided = n - doomed_count;
+  w->stat_collided = n - doomed_count - w->stat_recycled;
   // Highest index first: a swap-remove then only moves contacts that are already done.
   for (int k = doomed_count - 1; k >= 0; --k) {
     arb__contact* c = &w->contacts[doomed[k]];

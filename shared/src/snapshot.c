@@ -21,14 +21,21 @@
 //       code (older images read unchanged); with flag 4: u8 n (1..7) and n more shapes
 //       (same layout, without flag 4; no chain in a compound body)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags (1 =
-//       touching; bits 8-11 the shape of body_a, bits 12-15 that of body_b: 0 unless a
-//       body is compound),
+//       touching; 2 = recycling cache follows; bits 8-11 the shape of body_a, bits 12-15
+//       that of body_b: 0 unless a body is compound),
 //       f32 friction, restitution, vec2 normal, u8 point_count, per point: vec2 point,
-//       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id
+//       anchor_a, anchor_b, f32 separation, normal_impulse, tangent_impulse, u16 id;
+//       with flag 2 (contact recycling, contact.c): f32 cos, sin of body_a's rotation and
+//       of body_b's, vec2 position, f32 cos, sin of B relative to A (all when the manifold
+//       was computed; each rotation of unit length +- 1 %), then per point f32 separation
+//       then
 //     then, only when solve_iterations or relax_iterations != 1: u32 tag 'ITER'
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
+//     then, only when enable_contact_recycling is true: u32 tag 'RCYC' (0x43594352);
+//       without it no contact may have flag 2 (an image from before recycling existed
+//       reads as a world with it off)
 //     then, only when sensors overlap something: the sensor record (tag 'SENS'; layout
 //       in sensor.c)
 //     then the sleep record: u32 tag 'SLEP' (0x50454c53), u8 world enable_sleep, per live

@@ -109,6 +109,7 @@ arb_world_def arb_default_world_def(void) {
   d.max_linear_speed = 400.0f;
   d.enable_continuous = true;
   d.enable_sleep = true;
+  d.enable_contact_recycling = true;
   d.hit_event_threshold = 1.0f;
   d.body_capacity = 16;
   d.worker_count = 1;

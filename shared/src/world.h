@@ -84,6 +84,11 @@
 // Tag of the optional record after it (world_codec.c): present (no payload) only when
 // enable_continuous is false, so a default world's layout has no extra bytes.
 #define ARB__DISCRETE_TAG 0x43534944u  // "DISC"
+// Tag of the optional record after that: present (no payload) only when
+// enable_contact_recycling is true. A world with it false never has a contact with the
+// recycling cache, so its state has the bytes (and hashes) of worlds from before
+// recycling, and an image from then restores a world without recycling.
+#define ARB__RECYCLE_TAG 0x43594352u  // "RCYC"
 
 // ---- memory -----------------------------------------------------------------------------
 
@@ -276,6 +281,9 @@ static inline bool arb__tree_query(const arb__tree* t, arb_aabb box, arb__tree_l
 // ---- contacts ---------------------------------------------------------------------------
 
 #define ARB__CONTACT_TOUCHING 1u
+// The manifold was computed at the poses in the contact's recycle cache (contact.c,
+// "Contact recycling"); never set when the world has enable_contact_recycling false.
+#define ARB__CONTACT_CACHED 2u
 // A contact joins one shape of each body: the shape indices (0 for single-shape bodies, so
 // their contacts keep the flags, bytes and hashes they always had) live in the flags.
 #define ARB__CONTACT_SHAPE_A_SHIFT 8
@@ -294,6 +302,11 @@ typedef struct arb__contact {
   float friction, restitution;
   uint32_t flags;
   arb_manifold manifold;
+  // With ARB__CONTACT_CACHED: the bodies' rotations and relative pose (inverse(xf_a) *
+  // xf_b) when the manifold was computed, and each point's separation then.
+  arb_rot cached_qa, cached_qb;
+  arb_transform cached_relative;
+  float base_separation[2];
 } arb__contact;
 
 // Open-addressing map from a body pair to a contact index. Lookup only: never iterated.
@@ -397,7 +410,7 @@ struct arb_world {
   int32_t moved_count, moved_cap;
   bool moved_scan;
   // Work counters of the last step (arb_world_counters).
-  int32_t stat_collided, stat_solved_contacts, stat_solved_bodies, stat_islands;
+  int32_t stat_collided, stat_recycled, stat_solved_contacts, stat_solved_bodies, stat_islands;
 
   // Continuous collision scratch for this step (ccd.c; per-step arena, not state): the
   // pose of every awake body at the start of the step, NULL when nothing is swept.

@@ -222,7 +222,7 @@ static bool arb__contact_links_ok(const arb__world_image* img, const arb__contac
   if (a < 0 || b < 0 || a >= n || b >= n || a == b) return false;
   const arb__body* ba = &img->bodies[a];
   const arb__body* bb = &img->bodies[b];
-  const uint32_t known = ARB__CONTACT_TOUCHING | ARB__CONTACT_SHAPES;
+  const uint32_t known = ARB__CONTACT_TOUCHING | ARB__CONTACT_CACHED | ARB__CONTACT_SHAPES;
   int ka = arb__contact_shape_a(ct->flags), kb = arb__contact_shape_b(ct->flags);
   if (!ba->in_use || !bb->in_use || (ct->flags & ~known) != 0) return false;
   if (ka >= ba->shape_count || kb >= bb->shape_count) return false;
@@ -255,6 +255,20 @@ static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__
   float nn = arb_dot(m->normal, m->normal);
   ARB_CODEC_CHECK(c, m->point_count == 0 || (nn >= 0.99f && nn <= 1.01f));
   for (int k = 0; k < m->point_count; ++k) arb__point_fields(c, &m->points[k]);
+  if (!(ct->flags & ARB__CONTACT_CACHED)) return;
+  // The recycling cache (contact.c): the poses the manifold was computed at.
+  ARB_CODEC_F32S(c, &ct->cached_qa.c, &ct->cached_qa.s, &ct->cached_qb.c, &ct->cached_qb.s);
+  arb_codec_vec2(c, &ct->cached_relative.p);
+  ARB_CODEC_F32S(c, &ct->cached_relative.q.c, &ct->cached_relative.q.s);
+  for (int k = 0; k < m->point_count; ++k) arb_codec_f32(c, &ct->base_separation[k]);
+  const arb_rot* qs[3] = {&ct->cached_qa, &ct->cached_qb, &ct->cached_relative.q};
+  for (int k = 0; k < 3; ++k) {
+    float qq = qs[k]->c * qs[k]->c + qs[k]->s * qs[k]->s;
+    ARB_CODEC_CHECK(c, c->err || (qq >= 0.99f && qq <= 1.01f));
+  }
+  if (arb_codec_reading(c)) {
+    for (int k = m->point_count; k < 2; ++k) ct->base_separation[k] = 0.0f;
+  }
 }
 
 // Optional record (see world.h): only when not both 1, so default worlds keep their bytes.
@@ -285,6 +299,26 @@ static void arb__continuous_fields(arb_codec* c, arb_world_def* d) {
   }
   uint32_t tag = ARB__DISCRETE_TAG;
   arb_codec_u32(c, &tag);
+}
+
+// Optional record (see world.h): the tag alone, only when contact recycling is on. An
+// image without it (from before recycling existed, or of a world with it off) has no
+// contact with a recycling cache and restores a world that collides every contact.
+static void arb__recycling_fields(arb_codec* c, arb_world_def* d, const arb__world_image* img) {
+  if (arb_codec_reading(c)) {
+    d->enable_contact_recycling = false;
+    if (arb_codec_left(c) >= 4 && arb_codec_peek_u32(c) == ARB__RECYCLE_TAG) {
+      d->enable_contact_recycling = true;
+    }
+  }
+  if (d->enable_contact_recycling) {
+    uint32_t tag = ARB__RECYCLE_TAG;
+    arb_codec_u32(c, &tag);
+    return;
+  }
+  for (int i = 0; i < img->contact_count && !c->err; ++i) {
+    ARB_CODEC_CHECK(c, !(img->contacts[i].flags & ARB__CONTACT_CACHED));
+  }
 }
 
 // ---- the staging arrays of a read -------------------------------------------------------
@@ -366,6 +400,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__continuous_fields(c, &img->def);
+  arb__recycling_fields(c, &img->def, img);
   // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
   // always there: an image cut right before this record is refused, not read as empty.
   arb__sensor_codec(c, w, img);

@@ -23,6 +23,7 @@ arb_world_counters arb_world_get_counters(const arb_world* w) {
     }
   }
   c.step_collided_contacts = w->stat_collided;
+  c.step_recycled_contacts = w->stat_recycled;
   c.step_solved_contacts = w->stat_solved_contacts;
   c.step_solved_bodies = w->stat_solved_bodies;
   c.step_island_count = w->stat_islands;

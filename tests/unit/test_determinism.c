@@ -1,7 +1,8 @@
 // Determinism of the world: identical runs give identical per-tick hashes, save/restore
 // in the middle gives the straight-through result bit for bit, and the final hashes of
-// four programmatic scenes are golden values that -O0, -O2 and ASan builds must all
-// reproduce (a change here means the simulation changed: update deliberately).
+// four programmatic scenes (two of them again with contact recycling off) are golden
+// values that -O0, -O2 and ASan builds must all reproduce (a change here means the
+// simulation changed: update deliberately).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +22,7 @@
 
 // Pyramid of base 8 on a box ground, with a kinematic paddle sweeping through the side,
 // bouncy circles and a rotated triangle.
-static arb_world* scene_pyramid(void) {
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+static arb_world* pyramid_in(arb_world* w) {
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 30.0f, 1.0f);
   for (int i = 0; i < 8; ++i) {
     for (int j = i; j < 8; ++j) {
@@ -50,6 +50,9 @@ static arb_world* scene_pyramid(void) {
   assert_int_equal(arb_make_polygon(tri, 3, &td.shape.polygon, NULL), 0);
   arb_body_create(w, &td);
   return w;
+}
+static arb_world* scene_pyramid(void) {
+  return pyramid_in(wt_world(arb_v2(0.0f, -10.0f)));
 }
 
 // Mixed shapes raining into a V of segments, with damping and gravity scale variety.
@@ -130,8 +133,7 @@ static void churn_tick(arb_world* w, int tick) {
 // tick 500 wakes the right one, and at tick 700 a bottom box of the left one is destroyed
 // (it wakes again and partly collapses). Exercises sleep, wake and the island lists across
 // the save at tick 300 (one pile asleep, one awake).
-static arb_world* scene_sleep(void) {
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+static arb_world* sleep_in(arb_world* w) {
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
   for (int p = 0; p < 2; ++p) {
     float x0 = p == 0 ? -12.0f : 8.0f;
@@ -142,6 +144,26 @@ static arb_world* scene_sleep(void) {
     }
   }
   return w;
+}
+
+static arb_world* scene_sleep(void) {
+  return sleep_in(wt_world(arb_v2(0.0f, -10.0f)));
+}
+
+// The same scenes with contact recycling off: every contact collided every step, and no
+// contact carries a recycling cache, so these are the hashes the scenes had before
+// recycling existed (0xa7353d4e6bc94bec and 0x61c31c4f7fc59a9c).
+static arb_world* world_without_recycling(void) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.enable_contact_recycling = false;
+  return arb_world_create(&wd);
+}
+static arb_world* scene_pyramid_collided(void) {
+  return pyramid_in(world_without_recycling());
+}
+static arb_world* scene_sleep_collided(void) {
+  return sleep_in(world_without_recycling());
 }
 
 static void sleep_tick(arb_world* w, int tick) {
@@ -161,10 +183,12 @@ static void sleep_tick(arb_world* w, int tick) {
 }
 
 static const det_case cases[] = {
-    {"pyramid", scene_pyramid, NULL, 0xa7353d4e6bc94becull},
-    {"rain", scene_rain, NULL, 0x1aca7332647299f0ull},
-    {"churn", scene_churn, churn_tick, 0xe2995aaa339cc309ull},
-    {"sleep", scene_sleep, sleep_tick, 0x61c31c4f7fc59a9cull},
+    {"pyramid", scene_pyramid, NULL, 0x0ba191a8bf2717dfull},
+    {"rain", scene_rain, NULL, 0x14abe9f34f6e5efcull},
+    {"churn", scene_churn, churn_tick, 0xf53d6c79881619bdull},
+    {"sleep", scene_sleep, sleep_tick, 0x4bf3418502f2ebe3ull},
+    {"pyramid-c", scene_pyramid_collided, NULL, 0xa7353d4e6bc94becull},
+    {"sleep-c", scene_sleep_collided, sleep_tick, 0x61c31c4f7fc59a9cull},
 };
 #define TICKS 1000
 #define SAVE_AT 300

@@ -18,6 +18,9 @@ arb_add_test(test_sensors SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sensors.c
 # Contact begin/end and hit events (outputs of the step; golden event stream).
 arb_add_test(test_events SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_events.c
              LIBS arbiter_shared LABELS "unit;determinism" TIMEOUT 120)
+# Contact recycling: resting manifolds kept, separations follow motion, off means off.
+arb_add_test(test_contact_recycling SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_recycling.c
+             LIBS arbiter_shared LABELS unit TIMEOUT 60)
 # The hash's reuse of the encoded bytes of bodies at rest equals the full encoding.
 arb_add_test(test_hash_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash_cache.c
              LIBS arbiter_shared LABELS unit TIMEOUT 120)

@@ -74,7 +74,8 @@ ARB_API int arb_scene_get_substeps(const arb_scene* scene);
 /// The scene's `seed` (0 when absent); mixed into the game's random generator.
 ARB_API uint64_t arb_scene_get_seed(const arb_scene* scene);
 /// A world definition with the scene's gravity, substeps, solve_iterations,
-/// relax_iterations, enable_continuous and enable_sleep (other fields default).
+/// relax_iterations, enable_continuous, enable_sleep and enable_contact_recycling (other
+/// fields default).
 ARB_API arb_world_def arb_scene_get_world_def(const arb_scene* scene);
 /// Definition of scene body i (0-based, scene order) or NULL when out of range. Static
 /// geometry for a client's welcome message comes from here.

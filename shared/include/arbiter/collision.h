@@ -167,6 +167,11 @@ typedef struct arb_manifold {
 
 /// Manifolds are produced only when the shapes are closer than this (speculative margin).
 #define ARB_SPECULATIVE_DISTANCE (4.0f * ARB_LINEAR_SLOP)
+/// Contact recycling (arb_world_def.enable_contact_recycling): a touching contact keeps
+/// its manifold while the relative motion of its two bodies since the manifold was
+/// computed stays below this distance (a contact that does not touch: below
+/// ARB_SPECULATIVE_DISTANCE) and neither body turned more than about 11.5 degrees.
+#define ARB_CONTACT_RECYCLE_DISTANCE (10.0f * ARB_LINEAR_SLOP)
 
 ARB_API arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa,
                                          const arb_circle* b, arb_transform xfb);

@@ -43,6 +43,12 @@ typedef struct arb_world_def {
                                  ///< (speculative contacts widened by the relative motion).
                                  ///< false: only `bullet` bodies are swept.
   bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
+  bool enable_contact_recycling;  ///< default true: a contact whose two bodies moved less
+                                  ///< than ARB_CONTACT_RECYCLE_DISTANCE relative to each
+                                  ///< other since its manifold was computed keeps that
+                                  ///< manifold (points, normal, anchors) and only updates
+                                  ///< its separations from the bodies' motion, instead of
+                                  ///< colliding the shapes again (see "Contact recycling")
   float hit_event_threshold;     ///< m/s: a touching contact whose points had to stop an
                                  ///< approach faster than this reports a hit event; default
                                  ///< 1. An output setting: not state, not hashed or saved.
@@ -343,6 +349,7 @@ typedef struct arb_world_counters {
   int sleeping_body_count;
   // Work done by the last step (what sleeping saves):
   int step_collided_contacts;  ///< contacts whose manifold was recomputed
+  int step_recycled_contacts;  ///< contacts whose manifold was kept (contact recycling)
   int step_solved_contacts;    ///< touching contacts in the solver
   int step_solved_bodies;      ///< bodies integrated
   int step_island_count;       ///< islands built for the sleep check (0 when none was sleepy)
