@@ -183,14 +183,30 @@ void arb__sleep_prepare(arb_world* w) {
   arb__refresh_awake_bodies(w);
 }
 
+// Index of the lowest set bit of x (x != 0).
+static inline int arb__lowest_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(x);
+#else
+  int b = 0;
+  while (!(x & 1u)) {
+    x >>= 1;
+    b += 1;
+  }
+  return b;
+#endif
+}
+
+// The contacts of the awake bodies, ascending: each awake body's edges mark their contact
+// in a bitmap over the contact indices (a contact of two awake bodies is marked twice, which
+// is the same), and the bitmap is read out in order. No sort and no look at the other body.
 void arb__collect_awake_contacts(arb_world* w) {
   w->awake_contact_count = 0;
   w->awake_contacts_of = w->contact_count;
   if (w->sleeping_count == 0) return;
   arb__refresh_awake_bodies(w);
   if (w->sleeping_count == 0) return;
-  // Each contact is listed once at most, so the contact count bounds the list (a counting
-  // pass over the contact lists would cost as much as the pass that fills it).
+  // Each contact is listed once at most, so the contact count bounds the list.
   int total = w->contact_count;
   if (w->awake_contact_cap < total || !w->awake_contacts) {  // never NULL in list mode
     int cap = total + total / 2 + 64;
@@ -202,25 +218,28 @@ void arb__collect_awake_contacts(arb_world* w) {
     w->awake_contacts = p;
     w->awake_contact_cap = cap;
   }
-  uint64_t* keys = arb__stack_alloc(w, (size_t)(total > 0 ? total : 1) * sizeof *keys);
-  if (!keys) {
+  int words = (total + 63) / 64;
+  uint64_t* marked = arb__stack_alloc(w, (size_t)(words > 0 ? words : 1) * sizeof *marked);
+  if (!marked) {
     arb__wake_all(w);
     return;
   }
-  int n = 0;
+  memset(marked, 0, (size_t)words * sizeof *marked);
   for (int k = 0; k < w->awake_count; ++k) {
     int i = w->awake_bodies[k];
     for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
-      const arb__contact* c = &w->contacts[e >> 1];
-      int other = (e & 1) == 0 ? c->body_b : c->body_a;
-      if (other < i && arb__body_awake(w, other)) continue;  // listed from the other side
-      keys[n++] = (uint64_t)(e >> 1);
+      int c = e >> 1;
+      marked[c >> 6] |= (uint64_t)1 << (c & 63);
     }
   }
-  arb__sort_u64(w, keys, n);
-  for (int k = 0; k < n; ++k) w->awake_contacts[k] = (int32_t)keys[k];
+  int n = 0;
+  for (int k = 0; k < words; ++k) {
+    for (uint64_t x = marked[k]; x != 0; x &= x - 1) {
+      w->awake_contacts[n++] = k * 64 + arb__lowest_bit(x);
+    }
+  }
   w->awake_contact_count = n;
-  arb__stack_free(w, keys);
+  arb__stack_free(w, marked);
 }
 
 void arb__apply_wake_requests(arb_world* w) {
