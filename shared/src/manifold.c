@@ -121,7 +121,9 @@ arb_manifold arb__collide_polygon_and_circle(const arb_polygon* a, arb_transform
       arb_vec2 v = u1 <= 0.0f ? v1 : v2;
       float dist;
       normal = arb_get_length_and_normalize(&dist, arb_sub(c, v));
-      // dist >= s_max > 0 here, so the normal is never zero.
+      // dist >= s_max > 0 here, but a centre within 1e-9 m of the vertex has no direction
+      // to normalize (a zero normal): the face's normal stands in for it.
+      if (normal.x == 0.0f && normal.y == 0.0f) normal = a->normals[edge];
       separation = dist - radius;
       if (separation > margin) return m;
       on_a = v;

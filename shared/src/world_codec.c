@@ -261,14 +261,13 @@ static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__
   arb_codec_vec2(c, &ct->cached_relative.p);
   ARB_CODEC_F32S(c, &ct->cached_relative.q.c, &ct->cached_relative.q.s);
   for (int k = 0; k < m->point_count; ++k) arb_codec_f32(c, &ct->base_separation[k]);
+  if (!arb_codec_reading(c)) return;  // the checks below are for untrusted images only
   const arb_rot* qs[3] = {&ct->cached_qa, &ct->cached_qb, &ct->cached_relative.q};
   for (int k = 0; k < 3; ++k) {
     float qq = qs[k]->c * qs[k]->c + qs[k]->s * qs[k]->s;
     ARB_CODEC_CHECK(c, c->err || (qq >= 0.99f && qq <= 1.01f));
   }
-  if (arb_codec_reading(c)) {
-    for (int k = m->point_count; k < 2; ++k) ct->base_separation[k] = 0.0f;
-  }
+  for (int k = m->point_count; k < 2; ++k) ct->base_separation[k] = 0.0f;
 }
 
 // Optional record (see world.h): only when not both 1, so default worlds keep their bytes.
@@ -316,7 +315,7 @@ static void arb__recycling_fields(arb_codec* c, arb_world_def* d, const arb__wor
     arb_codec_u32(c, &tag);
     return;
   }
-  for (int i = 0; i < img->contact_count && !c->err; ++i) {
+  for (int i = 0; arb_codec_reading(c) && i < img->contact_count && !c->err; ++i) {
     ARB_CODEC_CHECK(c, !(img->contacts[i].flags & ARB__CONTACT_CACHED));
   }
 }

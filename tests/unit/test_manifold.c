@@ -152,6 +152,17 @@ static void test_polygon_circle_center_inside(void** state) {
   check_manifold(&m, xa, xv);
   assert_int_equal(m.point_count, 1);
   near(m.points[0].separation, -0.2f, 1e-6f);
+  // Centre outside by less than normalizing can resolve (1e-10 m beyond a vertex at the
+  // origin): the vertex region has no direction, and the face normal stands in (a zero
+  // normal would make the world's save image unreadable).
+  arb_vec2 tri_pts[3] = {{0.0f, 0.0f}, {1.0f, 0.0f}, {0.0f, 1.0f}};
+  arb_polygon tri;
+  assert_int_equal(arb_make_polygon(tri_pts, 3, &tri, NULL), 0);
+  arb_transform xt = xf_at(-1e-10f, -1e-10f, 0.0f);
+  m = arb_collide_polygon_and_circle(&tri, xa, &c, xt);
+  check_manifold(&m, xa, xt);
+  assert_int_equal(m.point_count, 1);
+  near(arb_length(m.normal), 1.0f, 1e-6f);
 }
 
 static void test_box_resting_on_box(void** state) {
