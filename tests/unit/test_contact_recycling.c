@@ -94,12 +94,9 @@ static void step_separations(const arb_world* w, arb_body_id box, float out[2]) 
 // The separations of the box against the ground collided at their poses now, ascending.
 static void fresh_separations(const arb_world* w, arb_body_id box, arb_body_id ground,
                               float out[2]) {
-  arb_transform xb = {arb_body_get_position(w, box),
-                      arb_rot_from_angle(arb_body_get_angle(w, box))};
-  arb_transform xg = {arb_body_get_position(w, ground),
-                      arb_rot_from_angle(arb_body_get_angle(w, ground))};
-  arb_manifold m = arb_collide_polygons(&arb_body_get_shape(w, ground)->polygon, xg,
-                                        &arb_body_get_shape(w, box)->polygon, xb);
+  arb_manifold m = arb_collide_polygons(
+      &arb_body_get_shape(w, ground)->polygon, arb_body_get_transform(w, ground),
+      &arb_body_get_shape(w, box)->polygon, arb_body_get_transform(w, box));
   assert_int_equal(m.point_count, 2);
   out[0] = m.points[0].separation;
   out[1] = m.points[1].separation;
