@@ -162,17 +162,19 @@ int main(int argc, char** argv) {
   int ticks = (int)(o.seconds * rate), warm = 2 * rate;
   uint64_t* tick_cpu = calloc((size_t)ticks, sizeof *tick_cpu);
   uint64_t* step_cpu = calloc((size_t)ticks, sizeof *step_cpu);
+  uint64_t* hash_cpu = calloc((size_t)ticks, sizeof *hash_cpu);
   uint64_t* snap_cpu = calloc((size_t)ticks, sizeof *snap_cpu);
   uint64_t* snap_all = calloc((size_t)ticks, sizeof *snap_all);
   uint64_t* snap_wall = calloc((size_t)ticks, sizeof *snap_wall);
   int nt = 0, ns = 0;
   long long bytes = 0, records = 0, views = 0;
-  uint64_t digest = 0xcbf29ce484222325ull;
+  uint64_t digest = 0xcbf29ce484222325ull, hashes = 0xcbf29ce484222325ull;
   for (int t = 1; t <= ticks; ++t) {
     walk(game, o.clients, (uint64_t)t, rate);
     uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     arb_game_step(game);
-    (void)arb_game_hash(game);
+    uint64_t ch = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    hashes = (hashes ^ arb_game_hash(game)) * 0x100000001b3ull;
     uint64_t c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID), c2 = c1;
     if (t % o.snapshot_every == 0) {
       uint64_t p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_ns(CLOCK_MONOTONIC);
@@ -204,6 +206,7 @@ int main(int argc, char** argv) {
     }
     if (t > warm) {
       step_cpu[nt] = c1 - c0;
+      hash_cpu[nt] = c1 - ch;
       tick_cpu[nt++] = c2 - c0;
     }
   }
@@ -213,12 +216,16 @@ int main(int argc, char** argv) {
          o.scene, o.clients, (double)o.radius, o.threads, rate, o.snapshot_every, o.ack_lag, measured);
   summary("tick thread CPU per tick", tick_cpu, nt);
   summary("  step + hash", step_cpu, nt);
+  summary("    of which the state hash", hash_cpu, nt);
   summary("  snapshots (per snapshot tick)", snap_cpu, ns);
   summary("snapshot tick, CPU of all threads", snap_all, ns);
   summary("snapshot tick, wall time", snap_wall, ns);
   printf("  per client: %.0f B/s of snapshot payload, %.1f records per snapshot\n",
          (double)bytes / o.clients / measured, views ? (double)records / o.clients / (double)views : 0.0);
-  if (o.digest) printf("  digest of every packet: %016llx\n", (unsigned long long)digest);
+  if (o.digest) {
+    printf("  digest of every packet: %016llx\n", (unsigned long long)digest);
+    printf("  digest of every tick's state hash: %016llx\n", (unsigned long long)hashes);
+  }
   for (int i = 0; i < o.clients; ++i) sv_snap_client_free(&clients[i]);
   sv_snap_workers_destroy(workers);
   sv_snapshot_free(&snap);
@@ -229,6 +236,7 @@ int main(int argc, char** argv) {
   free(jobs);
   free(tick_cpu);
   free(step_cpu);
+  free(hash_cpu);
   free(snap_cpu);
   free(snap_all);
   free(snap_wall);
