@@ -17,7 +17,11 @@ int sv_capture2_init(sv_capture2* c, int max_entities) {
   c->items = calloc(n, sizeof *c->items);
   c->positions = calloc(n, sizeof *c->positions);
   c->speeds = calloc(n, sizeof *c->speeds);
-  if (!c->entities || !c->items || !c->positions || !c->speeds) {
+  c->angle_key = calloc(n, sizeof *c->angle_key);
+  c->angle_rot = calloc(n, sizeof *c->angle_rot);
+  c->angle_q = calloc(n, sizeof *c->angle_q);
+  if (!c->entities || !c->items || !c->positions || !c->speeds || !c->angle_key ||
+      !c->angle_rot || !c->angle_q) {
     sv_capture2_free(c);
     return ARB_E_NOMEM;
   }
@@ -31,6 +35,9 @@ void sv_capture2_free(sv_capture2* c) {
   free(c->items);
   free(c->positions);
   free(c->speeds);
+  free(c->angle_key);
+  free(c->angle_rot);
+  free(c->angle_q);
   memset(c, 0, sizeof *c);
 }
 
@@ -57,6 +64,20 @@ static int32_t gravity_q(float g) {
                                       : q;
 }
 
+// The quantized angle of rotation q of body b: arb_proto_quantize_angle(arb_rot_angle(q)),
+// the angle arb_body_get_angle gives, computed only when q's bits differ from the last
+// ones seen for b's slot (both functions are pure, so equal bits give the same angle).
+static uint16_t body_angle(sv_capture2* c, arb_body_id b, arb_rot q) {
+  size_t k = (size_t)((uint32_t)b.index1 % (uint32_t)c->cap);
+  if (c->angle_key[k] == (uint32_t)b.index1 && memcmp(&c->angle_rot[k], &q, sizeof q) == 0)
+    return c->angle_q[k];
+  uint16_t a = arb_proto_quantize_angle(arb_rot_angle(q));
+  c->angle_key[k] = (uint32_t)b.index1;
+  c->angle_rot[k] = q;
+  c->angle_q[k] = a;
+  return a;
+}
+
 static void capture_bodies(sv_capture2* c, const arb_world* world) {
   int total = arb_game_get_entities(c->game, c->entities, c->cap);
   int n = total < c->cap ? total : c->cap;
@@ -65,12 +86,13 @@ static void capture_bodies(sv_capture2* c, const arb_world* world) {
   for (int i = 0; i < n; ++i) {
     arb_body_id b = c->entities[i].body;
     if (!arb_body_is_valid(world, b) || arb_body_get_type(world, b) == ARB_BODY_STATIC) continue;
-    arb_vec2 p = arb_body_get_position(world, b), v = arb_body_get_linear_velocity(world, b);
+    arb_transform xf = arb_body_get_transform(world, b);
+    arb_vec2 p = xf.p, v = arb_body_get_linear_velocity(world, b);
     arb_snap2_entity* e = add(c, c->entities[i].id, ARB_SNAP2_BODY, p, v);
     if (!e) return;
     e->s.x = arb_proto_quantize_pos(p.x);
     e->s.y = arb_proto_quantize_pos(p.y);
-    e->s.angle = arb_proto_quantize_angle(arb_body_get_angle(world, b));
+    e->s.angle = body_angle(c, b, xf.q);
     e->s.vx = arb_proto_quantize_vel(v.x);
     e->s.vy = arb_proto_quantize_vel(v.y);
     e->s.w = arb_snap2_quantize_angvel(arb_body_get_angular_velocity(world, b));

@@ -26,6 +26,12 @@ typedef struct sv_capture2 {
   arb_game* game;           ///< of the last capture, for descriptions
   int32_t gravity_x, gravity_y;  ///< quantized world gravity (1/256 m/s^2)
   int truncated;                 ///< things left out of the last capture (over cap)
+  /// The quantized angle of the last rotation seen per body slot (index1 % cap): a body at
+  /// rest keeps its rotation bit for bit, and its angle (an atan2, the dearest part of a
+  /// capture) is then reused. angle_key[k] = 0: empty.
+  uint32_t* angle_key;  ///< body index1
+  arb_rot* angle_rot;
+  uint16_t* angle_q;
 } sv_capture2;
 
 int sv_capture2_init(sv_capture2* c, int max_entities);

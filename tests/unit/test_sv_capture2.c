@@ -225,11 +225,52 @@ static void compound_bodies_describe_every_shape(void** state) {
   arb_scene_destroy(sc);
 }
 
+/* Every captured body's angle is the quantized angle of its rotation now, though the
+ * capture reuses the angle of a rotation it has seen (sv_capture2.angle_*): over 600 ticks
+ * with bodies turned by hand (awake or not) every 5th tick, and with a capture of 8 memo
+ * slots, so several bodies share a slot and evict each other. */
+static void body_angles_follow_their_rotation(void** state) {
+  (void)state;
+  arb_world* w = arb_game_get_world(world.game);
+  sv_capture2 small;
+  assert_int_equal(sv_capture2_init(&small, 8), 0);
+  arb_entity ents[MAX_E];
+  int checked = 0, turned = 0;
+  for (int tick = 1; tick <= 600; ++tick) {
+    arb_game_step(world.game);
+    int n = arb_game_get_entities(world.game, ents, MAX_E);
+    if (tick % 5 == 0 && n > 0) {
+      arb_body_id b = ents[(tick / 5) % n].body;
+      if (arb_body_get_type(w, b) != ARB_BODY_STATIC) {
+        arb_body_set_transform(w, b, arb_body_get_position(w, b),
+                               arb_body_get_angle(w, b) + 0.25f * (float)(tick % 3 + 1));
+        ++turned;
+      }
+    }
+    sv_capture2* caps[2] = {&cap, &small};
+    for (int k = 0; k < 2; ++k) {
+      sv_capture2_run(caps[k], world.game);
+      for (int i = 0; i < caps[k]->set.count; ++i) {
+        const arb_snap2_entity* e = &caps[k]->items[i];
+        if (e->cls != ARB_SNAP2_BODY) continue;
+        arb_entity ent;
+        assert_int_equal(arb_game_find_entity(world.game, e->id, &ent), 0);
+        assert_int_equal(e->s.angle, arb_proto_quantize_angle(arb_body_get_angle(w, ent.body)));
+        ++checked;
+      }
+    }
+  }
+  assert_true(turned > 50);
+  assert_true(checked > 1000);
+  sv_capture2_free(&small);
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
     return 2;
   return ARB_RUN_TESTS(
       NULL, NULL, cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
       cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
-      cmocka_unit_test(compound_bodies_describe_every_shape));
+      cmocka_unit_test(compound_bodies_describe_every_shape),
+      cmocka_unit_test_setup_teardown(body_angles_follow_their_rotation, setup, teardown));
 }
