@@ -1,6 +1,9 @@
 // Per-client snapshots, stream v2 (PROTOCOL.md §13).
 //
-// Every snapshot tick the server captures the quantized state of everything a client
+// A client gets a snapshot every K = snapshot_every ticks, the clients spread over the K
+// phases by session slot (sv_snapshot_due), so each tick builds about 1/K of them: the
+// same snapshots per second, and a tick cost without a spike every K-th tick. Every tick
+// that builds any, the server captures the quantized state of everything a client
 // draws once (sv_snapshot_capture: bodies, particles, ropes, vehicle wheels; shared by all
 // clients), and with a view radius buckets the captured positions into a uniform grid.
 // Then for each client:
@@ -40,6 +43,12 @@
 /// Bytes a snapshot packet costs on the link beyond its payload (IPv4 20 + UDP 8 + ENet
 /// protocol header 4 + command header with unsequenced group 8), counted against budgets.
 #define SV_SNAP_PACKET_OVERHEAD 40
+
+/// Whether the client in session slot `slot` gets a snapshot on `tick` (every `every`
+/// ticks, on the ticks where (tick + slot) % every == 0).
+static inline bool sv_snapshot_due(uint64_t tick, int every, int slot) {
+  return every <= 1 || (tick + (uint64_t)slot) % (uint64_t)every == 0;
+}
 
 typedef struct sv_snap_client {
   int cap;                            ///< entities per ring set

@@ -163,16 +163,22 @@ static void welcome_joined(sv_server* s, uint64_t tick) {
   s->join_count = 0;
 }
 
-// Capture once, build every active client's snapshot (on the tick thread and the
-// --snapshot-threads workers), then send them in session order from the tick thread.
+// The active sessions whose snapshot is due this tick (sv_snapshot_due: slots spread over
+// the snapshot_every phases).
+static bool snapshot_due(const sv_server* s, int i, uint32_t tick) {
+  return s->sessions[i].state == SV_SESSION_ACTIVE && sv_snapshot_due(tick, s->snapshot_every, i);
+}
+
+// Capture once, build the snapshot of every active client due this tick (on the tick
+// thread and the --snapshot-threads workers), then send them in session order from the
+// tick thread.
 static void send_snapshots(sv_server* s, uint32_t tick) {
-  if (s->active_count == 0 && s->spectator_count == 0) return;  // nobody to send to: skip the capture too
-  sv_snapshot_capture(&s->snapshot, s->game, s->cfg.view_radius);
+  if (s->active_count == 0 && s->spectator_count == 0) return;  // nobody to send to
   int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
   int n = 0;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state != SV_SESSION_ACTIVE) continue;
+    if (!snapshot_due(s, i, tick)) continue;
     // ENet's own loss and RTT estimates of the peer drive the client's congestion response.
     sv_snap_job* j = &s->snap_jobs[n++];
     j->client = &ss->snap;
@@ -187,11 +193,13 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
                                ss->has_view,
                                ss->view};
   }
+  if (n == 0) return;  // nobody due: skip the capture too
+  sv_snapshot_capture(&s->snapshot, s->game, s->cfg.view_radius);
   sv_snap_workers_run(s->snap_workers, &s->snapshot, s->snap_jobs, n);
   n = 0;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state != SV_SESSION_ACTIVE) continue;
+    if (!snapshot_due(s, i, tick)) continue;
     const sv_snap_job* j = &s->snap_jobs[n++];
     if (j->rc != 0) {
       SV_LOG(&s->log, SV_LOG_WARN, "snapshot_build_failed", SV_LU("client", ss->client_id),
@@ -251,7 +259,7 @@ void sv_tick(void* user) {
   send_hit_events(s);
   welcome_joined(s, tick);
   sv_session_send_scenes(s);
-  if (tick % (uint64_t)s->snapshot_every == 0) send_snapshots(s, (uint32_t)tick);
+  send_snapshots(s, (uint32_t)tick);
   sv_net_flush(&s->net);
   uint64_t t1 = account_tick(s, tick, t0, c0);
   // The match lifecycle sees the tick's accepted joins and leaves (the record's).
