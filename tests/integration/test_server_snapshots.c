@@ -46,6 +46,8 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   print_message("snapshots: %.1f/s complete (%.1f/s by tick span), %llu errors, %llu bytes\n", rate, tick_span,
                 (unsigned long long)a->snapshot_errors, (unsigned long long)a->snapshot_bytes);
   assert_true(rate >= 27.0 && rate <= 33.0);
+  // Each client's snapshots come every K = 2 ticks (on its phase, docs/SERVER.md).
+  assert_int_equal((a->latest_tick - tick0) % 2, 0);
   assert_true(b->snapshots_complete > 100);
   assert_true(a->last_input_seq_acked > 0);
 

@@ -4,6 +4,8 @@
 // budgets, with and without a view radius); and the relevant set a view radius picks from
 // the capture's grid is exactly the captured entities within that radius of the avatar,
 // plus those in the client's view box when it reported one (a spectator: only those).
+// The schedule spreads the clients over the ticks: each gets a snapshot every K ticks,
+// and each tick serves a 1/K share of the slots.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +253,31 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   sv_snap_client_free(&c);
 }
 
+/* sv_snapshot_due: for K = 1..4 and slots 0..99, every slot is due exactly every K ticks
+ * (and nowhere between), and every tick serves 100/K slots, rounded down or up. */
+static void snapshots_spread_over_the_ticks(void** state) {
+  (void)state;
+  for (int k = 1; k <= 4; ++k) {
+    uint64_t last[100] = {0};
+    for (uint64_t tick = 1; tick <= 240; ++tick) {
+      int due = 0;
+      for (int slot = 0; slot < 100; ++slot) {
+        if (!sv_snapshot_due(tick, k, slot)) continue;
+        ++due;
+        if (last[slot] != 0) assert_int_equal(tick - last[slot], k);
+        last[slot] = tick;
+      }
+      assert_true(due == 100 / k || due == (100 + k - 1) / k);
+    }
+    for (int slot = 0; slot < 100; ++slot) assert_true(last[slot] > 240 - (uint64_t)k);
+  }
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL)) return 2;
   return ARB_RUN_TESTS(
       NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown),
-      cmocka_unit_test_setup_teardown(view_box_adds_what_the_camera_sees, setup, teardown));
+      cmocka_unit_test_setup_teardown(view_box_adds_what_the_camera_sees, setup, teardown),
+      cmocka_unit_test(snapshots_spread_over_the_ticks));
 }
