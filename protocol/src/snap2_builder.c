@@ -402,9 +402,6 @@ static void spread_enters(arb_snap2_builder* b, int n) {
   }
   memcpy(b->order, out, (size_t)n * sizeof *out);
 }
-static int before_by_id(const cand* a, const cand* b) {
-  return a->rec.id < b->rec.id;
-}
 
 /* Stable bottom-up merge sort of candidate indices (no globals, no allocation). */
 static void sort_idx(int* idx, int* tmp, int n, const cand* c,
@@ -535,13 +532,18 @@ static int encode_parts(arb_snap2_builder* b, const arb_snap2_build_args* a, int
   return 0;
 }
 
-/* Selects the `take` highest-priority candidates, splits them into parts; 1 when that
- * fits the budget and max_parts (an upper bound of the bytes, with the packet overhead). */
-static int try_take(arb_snap2_builder* b, int take, int max_parts, long budget, int overhead,
-                    int* part_start, int* parts) {
+/* Selects the `take` highest-priority of the n candidates, splits them into parts; 1 when
+ * that fits the budget and max_parts (an upper bound of the bytes, with the packet
+ * overhead). The candidates are in id order (collect), so marking the chosen ones and
+ * reading the marks back in candidate order lists them by id without sorting: each probe
+ * of the search for the largest take costs O(n). */
+static int try_take(arb_snap2_builder* b, int n, int take, int max_parts, long budget,
+                    int overhead, int* part_start, int* parts) {
   long bound;
-  memcpy(b->chosen, b->order, (size_t)take * sizeof *b->chosen);
-  sort_idx(b->chosen, b->tmp, take, b->cands, before_by_id);
+  memset(b->selected, 0, (size_t)n);
+  for (int k = 0; k < take; ++k) b->selected[b->order[k]] = 1;
+  for (int ci = 0, m = 0; ci < n; ++ci)
+    if (b->selected[ci]) b->chosen[m++] = ci;
   *parts = split(b, take, max_parts, part_start, &bound);
   return *parts > 0 && (take == 0 || bound + (long)*parts * overhead <= budget);
 }
@@ -647,13 +649,13 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if (try_take(b, mid, max_parts, budget, overhead, part_start, &parts))
+      if (try_take(b, n, mid, max_parts, budget, overhead, part_start, &parts))
         lo = mid;
       else
         hi = mid;
     }
     take = lo;
-    try_take(b, take, max_parts, budget, overhead, part_start, &parts);
+    try_take(b, n, take, max_parts, budget, overhead, part_start, &parts);
   }
   ARB__TRY(encode_parts(b, a, parts, part_start, out));
   memset(b->selected, 0, (size_t)n);
