@@ -311,6 +311,7 @@ static int start_client(const bot_options* o, bot* b, long i, const char* token)
   cfg.log_user = b;
   cfg.log_level = ARB_CLIENT_LOG_WARN;
   cfg.predict = o->predict;
+  cfg.interpolate = o->interp;
   cfg.spectate = o->spectate;
   b->smoothing = cfg.predict_smoothing;
   int rc = arb_client_create(&cfg, &b->client);

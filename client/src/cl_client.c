@@ -21,6 +21,7 @@ arb_client_config arb_client_default_config(void) {
                          .extrapolation_limit = 0.25f,
                          .blend_time = 0.2f,
                          .teleport_distance = 2.0f,
+                         .interpolate = true,
                          .predict = true,
                          .predict_smoothing = 0.1f,
                          .predict_snap_distance = 2.0f,
@@ -467,6 +468,7 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
 }
 
 static void push_entity(arb_client* c, const arb_proto_entity* pe, double t) {
+  if (!c->cfg.interpolate) return;  // headless: no history to keep
   cl_sample s;
   s.t = t;
   arb_proto_dequantize_state(&pe->state, &s.p, &s.a, &s.v, &s.w);
@@ -817,7 +819,7 @@ const arb_client_static_body* arb_client_get_static_geometry(const arb_client* c
 }
 
 int arb_client_sample(arb_client* c, double render_time, arb_client_entity_state* out, int max) {
-  if (!c || !isfinite(render_time) || !c->clock.synced) return 0;
+  if (!c || !isfinite(render_time) || !c->clock.synced || !c->cfg.interpolate) return 0;
   double est = cl_clock_server_time(&c->clock, render_time);
   double T = cl_interp_frame(&c->interp, est, render_time);
   c->sample_time = T;

@@ -166,6 +166,48 @@ static void test_client_live_right_moves_own_avatar(void** state) {
   assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
 }
 
+// ---- headless: no interpolation history -------------------------------------------------
+
+static bool has_latest(void* user) {
+  arb_client_entity_state st[4];
+  return arb_client_get_latest((arb_client*)user, st, 4) > 0;
+}
+
+// A client created with interpolate = false decodes and acknowledges snapshots (the server
+// keeps sending deltas against what it acknowledged) and knows the entities, but keeps no
+// history: arb_client_sample gives nothing, arb_client_get_latest the newest states.
+static void test_client_live_headless_client(void** state) {
+  live_server* s = *state;
+  arb_client_config cfg = arb_client_default_config();
+  cfg.host = "127.0.0.1";
+  cfg.port = (uint16_t)s->port;
+  cfg.name = "headless";
+  cfg.interpolate = false;
+  cfg.predict = false;
+  arb_client* c = NULL;
+  assert_int_equal(arb_client_create(&cfg, &c), 0);
+  assert_int_equal(arb_client_connect(c), 0);
+  arb_client* cs[1] = {c};
+  assert_true(cu_pump(cs, 1, 5.0, has_latest, c));
+  cu_pump(cs, 1, 1.0, NULL, NULL);
+  static arb_client_entity_state st[4096];
+  int latest = arb_client_get_latest(c, st, 4096);
+  uint32_t me = arb_client_get_session(c)->avatar_entity;
+  arb_client_entity_desc d;
+  assert_int_equal(arb_client_get_entity(c, me, &d), 0);
+  assert_int_equal(arb_client_sample(c, cu_now(), st, 4096), 0);
+  arb_client_stats stats;
+  arb_client_get_stats(c, &stats);
+  print_message("headless client: %d entities in the newest snapshot, %llu snapshots\n", latest,
+                (unsigned long long)stats.snapshots_received);
+  assert_true(latest > 0);
+  assert_true(stats.snapshots_received > 20);
+  assert_int_equal((int)stats.decode_errors, 0);
+  arb_client_disconnect(c, "test over");
+  arb_client_destroy(c);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
+}
+
 // ---- full server -----------------------------------------------------------------------
 
 typedef struct three {
@@ -410,6 +452,7 @@ int main(int argc, char** argv) {
       SERVER_TEST(test_client_live_bots_receive_snapshots),
       SERVER_TEST(test_client_live_bots_no_interp),
       SERVER_TEST(test_client_live_right_moves_own_avatar),
+      SERVER_TEST(test_client_live_headless_client),
       cmocka_unit_test_teardown(test_client_live_spectator_view_box, cu_teardown),
       cmocka_unit_test_teardown(test_client_live_full_server_reason, cu_teardown),
       SERVER_TEST(test_client_live_server_restart_reconnects));

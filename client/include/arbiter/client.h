@@ -76,6 +76,11 @@ typedef struct arb_client_config {
   float extrapolation_limit;    ///< at most this long past the newest snapshot; default 0.25
   float blend_time;             ///< a correction after a gap fades out over this; default 0.2
   float teleport_distance;      ///< meters; larger corrections snap; default 2
+  /// Keep each entity's recent states for arb_client_sample; default true. false: a
+  /// headless client (a bot, a recorder) that only decodes, acknowledges and reads the
+  /// newest snapshot (arb_client_get_latest, ARB_CLIENT_AT_LATEST) skips the per-entity
+  /// history work on every snapshot; arb_client_sample then returns 0.
+  bool interpolate;
 
   // Prediction of the own avatar (docs/CLIENT.md, "Prediction"): a local copy of the
   // server's scene steps the avatar with each command the moment it is made.
