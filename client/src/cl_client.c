@@ -253,6 +253,8 @@ static void send_hello(arb_client* c) {
   }
   h.avatar_kind = c->cfg.spectate ? (uint8_t)ARB_PROTO_SPECTATOR : (uint8_t)c->cfg.avatar;
   h.max_kbps = c->cfg.max_kbps > 0 ? (uint32_t)c->cfg.max_kbps : 0;
+  // The scene message is only for prediction (a spectator gets none anyway).
+  if (!c->cfg.predict && !c->cfg.spectate) h.flags = ARB_PROTO_HELLO_NO_SCENE;
   int n = arb_proto_encode_hello(&h, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
     fmt(c->last_error, sizeof c->last_error, "hello: cannot encode (%s)", arb_strerror(n));

@@ -4,7 +4,7 @@
 // Flat messages (reject, event, ping, pong: unsigned integers and texts only) are one
 // field list each, which drives both their encoder and decoder (codec_flat.c).
 //
-//   hello    [1, version, name:str, token:bin, avatar_kind, max_kbps]
+//   hello    [1, version, name:str, token:bin, avatar_kind, max_kbps(, flags)]
 //   welcome  [2, client_id, entity_id, tick_rate, snapshot_rate, server_tick,
 //             scene_name:str, scene_hash, [[x, y, angle, shape], ...]]
 //   reject   [3, reason, server_version, text:str]
@@ -219,14 +219,17 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (nl == 0 || nl > ARB_PROTO_MAX_NAME || !arb__utf8_valid((const uint8_t*)m->name, nl, true)) return ARB_E_INVAL;
   if (m->token_len > ARB_PROTO_MAX_TOKEN) return ARB_E_RANGE;
   if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR) return ARB_E_RANGE;
+  if (m->flags & ~ARB_PROTO_HELLO_FLAGS) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, 6);
+  // The flags only when any is set: a hello without them keeps its 6 elements.
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, m->flags ? 7 : 6);
   msgpack_pack_uint32(&pk, m->version);
   msgpack_pack_str_with_body(&pk, m->name, nl);
   msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
   msgpack_pack_uint8(&pk, m->avatar_kind);
   msgpack_pack_uint32(&pk, m->max_kbps);
+  if (m->flags) msgpack_pack_uint32(&pk, m->flags);
   return arb__wbuf_result(&w);
 }
 
@@ -253,9 +256,9 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
     return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u", out->version,
                          ARB_PROTO_VERSION);
   }
-  if (n != 6) {
+  if (n != 6 && n != 7) {
     d.pos = 0;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 6", n);
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 6 or 7", n);
   }
   ARB__TRY(arb__dec_text(&d, "name", 1, ARB_PROTO_MAX_NAME, true, out->name));
   const uint8_t* tok;
@@ -273,6 +276,7 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   }
   out->avatar_kind = (uint8_t)k;
   ARB__TRY(arb__dec_u32(&d, "max_kbps", 0, ARB_PROTO_MAX_KBPS, &out->max_kbps));
+  if (n == 7) ARB__TRY(arb__dec_u32(&d, "flags", 0, ARB_PROTO_HELLO_FLAGS, &out->flags));
   return arb__dec_end(&d);
 }
 

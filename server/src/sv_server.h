@@ -66,6 +66,7 @@ typedef struct sv_session {
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
   uint8_t scene_state;      ///< SV_SCENE_*: the scene message's progress
+  bool no_scene;            ///< the hello asked for no scene message (ARB_PROTO_HELLO_NO_SCENE)
   uint32_t scene_tick;      ///< the welcome's tick: the avatar state below is from it
   float scene_avatar[6];    ///< x, y, angle, vx, vy, w at scene_tick
   char rejoin_token[40];    ///< the token sent in the rejoin event ("" before the welcome)

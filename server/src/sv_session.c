@@ -349,6 +349,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     reject(s, ss, name ? ARB_PROTO_REASON_BAD_NAME : ARB_PROTO_REASON_MALFORMED, perr.reason);
     return;
   }
+  ss->no_scene = (h.flags & ARB_PROTO_HELLO_NO_SCENE) != 0;  // a client that does not predict
   bool spectate = h.avatar_kind == ARB_PROTO_SPECTATOR;
   if (h.avatar_kind >= ARB_AVATAR_KIND_COUNT && !spectate) {
     s->metrics.messages_rejected_total[SV_REJECT_UNEXPECTED]++;
@@ -599,7 +600,7 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   }
   sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
   if (ss->spectator) return;  // no avatar to predict, hold or announce
-  note_scene(s, ss, tick);
+  if (!ss->no_scene) note_scene(s, ss, tick);
   send_rejoin_token(s, ss, tick);
   // Tell the others; they learn the avatar's shape from their next snapshot.
   arb_proto_event ev = session_event(ss, ARB_PROTO_EVENT_JOINED, tick, ss->name);

@@ -1,5 +1,6 @@
 // A client connects, is welcomed, receives snapshots at the configured rate (±10 % over
-// 5 s on loopback), and its input moves its own avatar and no other. With --view-radius
+// 5 s on loopback), and its input moves its own avatar and no other; the scene message
+// reaches the client that did not ask for none. With --view-radius
 // it sees only what is near its avatar.
 #include <math.h>
 #include <signal.h>
@@ -16,6 +17,7 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   const char* extra[] = {"--snapshot-rate", "30", NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   tc_client* cs[2] = {tc_create(), tc_create()};
+  cs[1]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;  // b does not predict: no scene message
   connect_all(cs, 2, (uint16_t)s.port, "snap");
   tc_client *a = cs[0], *b = cs[1];
   assert_int_equal(a->welcome.tick_rate, 60);
@@ -48,6 +50,9 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   assert_true(rate >= 27.0 && rate <= 33.0);
   // Each client's snapshots come every K = 2 ticks (on its phase, docs/SERVER.md).
   assert_int_equal((a->latest_tick - tick0) % 2, 0);
+  // The scene message went to a only (b's hello asked for none).
+  assert_int_equal(a->scenes_received, 1);
+  assert_int_equal(b->scenes_received, 0);
   assert_true(b->snapshots_complete > 100);
   assert_true(a->last_input_seq_acked > 0);
 

@@ -59,6 +59,7 @@ static int send_hello(tc_client* c, uint32_t version) {
   h.token_len = (uint16_t)strlen(c->token);
   memcpy(h.token, c->token, h.token_len);
   h.avatar_kind = c->avatar_kind;
+  h.flags = c->hello_flags;
   uint8_t buf[1024];
   int n = arb_proto_encode_hello(&h, buf, sizeof buf);
   if (n <= 0 || (size_t)n > sizeof buf) return -1;
@@ -191,6 +192,9 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
     }
   } else if (type == ARB_PROTO_MSG_SNAPSHOT2) {
     on_snapshot(c, data, len);
+  } else if (type == ARB_PROTO_MSG_SCENE) {
+    arb_proto_scene m;
+    if (arb_proto_decode_scene(data, len, &m, &err) == 0) c->scenes_received++;
   }
 }
 

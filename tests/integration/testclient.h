@@ -35,6 +35,8 @@ typedef struct tc_client {
   uint32_t hello_version;  ///< protocol version put in the hello
   char token[ARB_PROTO_MAX_TOKEN + 1];  ///< connect token for the hello ("" = none); set before tc_start
   uint8_t avatar_kind;     ///< the hello's avatar kind (0 = the scene's default); set before tc_start
+  uint32_t hello_flags;    ///< the hello's flags (ARB_PROTO_HELLO_*); set before tc_start
+  int scenes_received;     ///< `scene` messages that decoded
   arb_proto_welcome welcome;
   arb_proto_static_body statics[TC_MAX_STATICS];
   arb_proto_reject reject;

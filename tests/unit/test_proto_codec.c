@@ -149,6 +149,27 @@ static void test_proto_hello_roundtrip(void** state) {
   assert_int_equal(arb_proto_decode_hello(buf, (size_t)sn, &out, &err), ARB_E_RANGE);
   assert_non_null(strstr(err.reason, "avatar_kind"));
   m.avatar_kind = ARB_AVATAR_KIND_COUNT - 1;
+  // Flags: the 7th element only when set, round-trips; an unknown bit is refused both ways,
+  // and so is an 8th element.
+  int plain = arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_int_equal(buf[0], 0x96);
+  m.flags = ARB_PROTO_HELLO_NO_SCENE;
+  int fn = arb_proto_encode_hello(&m, buf, sizeof buf);
+  assert_int_equal(fn, plain + 1);
+  assert_int_equal(buf[0], 0x97);
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)fn, &out, &err), 0);
+  assert_memory_equal(&m, &out, sizeof m);
+  buf[fn - 1] = 0x02;  // flags bit 1: not defined
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)fn, &out, &err), ARB_E_RANGE);
+  assert_non_null(strstr(err.reason, "flags"));
+  buf[fn - 1] = 0x01;
+  buf[0] = 0x98;  // an 8th element
+  buf[fn] = 0x00;
+  assert_int_equal(arb_proto_decode_hello(buf, (size_t)fn + 1, &out, &err), ARB_E_CORRUPT);
+  assert_non_null(strstr(err.reason, "expected 6 or 7"));
+  m.flags = 2;
+  assert_int_equal(arb_proto_encode_hello(&m, buf, sizeof buf), ARB_E_RANGE);
+  m.flags = 0;
   // Too small a buffer: the size is reported, nothing claimed.
   assert_int_equal(arb_proto_encode_hello(&m, buf, 3), n);
   assert_int_equal(arb_proto_encode_hello(&m, NULL, 0), n);

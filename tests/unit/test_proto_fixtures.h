@@ -393,12 +393,12 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
   return m;
 }
 
-#define FX_GOLDEN_COUNT 25
+#define FX_GOLDEN_COUNT 26
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
     "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
     "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
     "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule",
-    "view", "view_clear", "welcome_chain", "snap2_compound"};
+    "view", "view_clear", "welcome_chain", "snap2_compound", "hello_no_scene"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -469,6 +469,11 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       return arb_proto_encode_welcome(&m, buf, cap);
     }
     case 24: fx_snap2_compound(&part); return arb_snap2_encode(&part, buf, cap);
+    case 25: {  // a player that does not predict: no scene message
+      arb_proto_hello m = fx_hello();
+      m.flags = ARB_PROTO_HELLO_NO_SCENE;
+      return arb_proto_encode_hello(&m, buf, cap);
+    }
     default: return ARB_E_INVAL;
   }
 }

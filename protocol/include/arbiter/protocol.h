@@ -225,6 +225,11 @@ typedef struct arb_proto_static_body {
 
 /// The hello's avatar kind that asks to watch without an avatar (PROTOCOL.md §4.1).
 #define ARB_PROTO_SPECTATOR 255u
+/// hello flags (element 6, optional; PROTOCOL.md §4.1): the client does not predict, so
+/// the server sends it no `scene` message (a large world's scene is megabytes).
+#define ARB_PROTO_HELLO_NO_SCENE 1u
+/// Every hello flag this version defines; a hello with another bit set is refused.
+#define ARB_PROTO_HELLO_FLAGS ARB_PROTO_HELLO_NO_SCENE
 
 /// Client -> server, first message after the ENet connect.
 typedef struct arb_proto_hello {
@@ -234,6 +239,7 @@ typedef struct arb_proto_hello {
   uint16_t token_len;                   ///< 0 = no token
   uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default), or ARB_PROTO_SPECTATOR
   uint32_t max_kbps;  ///< most snapshot kbit/s the client wants, 0 = the server's default
+  uint32_t flags;     ///< ARB_PROTO_HELLO_* bits; 0 (the default) is encoded as 6 elements
 } arb_proto_hello;
 
 /// Server -> client: accepted. The static geometry is referenced, not copied: the encoder
