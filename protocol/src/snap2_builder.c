@@ -5,6 +5,7 @@
 // the correction.
 #include <arbiter/array_block.h>
 #include <arbiter/math.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,8 +163,11 @@ static arb_snap2_record diff(const arb_snap2_entity* cur, const arb_snap2_entity
   return r;
 }
 
-static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci,
-                     const arb_snap2_entity* cur) {
+/* An entering entity's candidate. Its description is asked for only when a split reaches
+ * it (describe_enter): while the budget binds, most entering entities wait, and asking
+ * for and encoding every one of their descriptions again on every snapshot would cost
+ * more than the rest of the build. */
+static void add_enter(arb_snap2_builder* b, int ci, const arb_snap2_entity* cur) {
   cand* c = &b->cands[ci];
   memset(&c->rec, 0, sizeof c->rec);
   c->rec.id = cur->id;
@@ -171,10 +175,17 @@ static int add_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci
   c->rec.cls = cur->cls;
   c->rec.v = arb__snap2_class_state(&cur->s, cur->cls);
   c->rec.v.flags &= (uint8_t)~ARB_SNAP2_FLAG_BALLISTIC;
+  b->desc_bytes[ci] = -1;  // not described yet
+}
+
+/* Describes enter candidate ci once per build: its description, encoded size and hash. */
+static int describe_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, int ci) {
+  if (b->desc_bytes[ci] >= 0) return 0;
+  const cand* c = &b->cands[ci];
   memset(&b->descs[ci], 0, sizeof b->descs[ci]);
-  int rc = a->describe(a->describe_user, cur->id, &b->descs[ci]);
+  int rc = a->describe(a->describe_user, c->rec.id, &b->descs[ci]);
   if (rc < 0) return rc;
-  if (b->descs[ci].cls != cur->cls) return ARB_E_INVAL;
+  if (b->descs[ci].cls != c->rec.cls) return ARB_E_INVAL;
   uint8_t enc[ARB_PROTO_MAX_PAYLOAD];
   int n = arb__snap2_desc_encode(&b->descs[ci], enc, sizeof enc);
   if (n < 0) return n;
@@ -327,7 +338,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
       ++n;
     } else if (c->pred < 0 || base->items[i].cls != cur->items[j].cls ||
                base->items[i].desc_version != cur->items[j].desc_version) {
-      ARB__TRY(add_enter(b, a, n, &cur->items[j]));
+      add_enter(b, n, &cur->items[j]);
       ++n;
     } else {
       c->rec = update_of(b, a, base, i, &cur->items[j], &dd);
@@ -364,11 +375,13 @@ static int before_by_key(const cand* a, const cand* b) {
 }
 
 /* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
- * with identical ones, so it counts a little). */
+ * with identical ones, so it counts a little; which one an enter refers to is not known
+ * before the split, so it counts as a new one). */
 static int rough_bits(const arb_snap2_builder* b, int ci) {
-  const cand* c = &b->cands[ci];
-  int n = arb__snap2_record_bits(&c->rec, c->rec.id > 64 ? c->rec.id - 64 : 0, 0);
-  return c->rec.op == ARB_SNAP2_ENTER ? n + 16 : n;
+  arb_snap2_record r = b->cands[ci].rec;
+  r.desc = 0;
+  int n = arb__snap2_record_bits(&r, r.id > 64 ? r.id - 64 : 0, 0);
+  return r.op == ARB_SNAP2_ENTER ? n + 16 : n;
 }
 
 /* Reorders order[0..n) (sorted by key) so that, while corrections of entities drawn wrong
@@ -455,8 +468,12 @@ static int desc_index(const arb_snap2_builder* b, int ci, const int* owner, int 
 
 /* Splits chosen[0..take) (by id) into parts that fit the payload, and gives every enter
  * record its description index in its part. Returns the part count (starts in
- * part_start), or 0 when more than max_parts would be needed. */
-static int split(arb_snap2_builder* b, int take, int max_parts, int* part_start, long* bound) {
+ * part_start), 0 when more than max_parts would be needed or the bytes (an upper bound in
+ * *bound, plus `overhead` per part) exceed `budget`, or a negative ARB_E_* (a description
+ * failed). The bytes only grow record by record, so the split stops at the first record
+ * past the budget: with a small budget it describes and sizes only the records that fit. */
+static int split(arb_snap2_builder* b, const arb_snap2_build_args* a, int take, int max_parts,
+                 long budget, int overhead, int* part_start, long* bound) {
   int parts = 0, bits = 0, dbytes = 0, named = 0, recs = 0;
   *bound = 0;
   int owner[ARB_SNAP2_MAX_PART_ENTERED];
@@ -465,6 +482,7 @@ static int split(arb_snap2_builder* b, int take, int max_parts, int* part_start,
     int ci = b->chosen[k];
     cand* c = &b->cands[ci];
     int enter = c->rec.op == ARB_SNAP2_ENTER;
+    if (enter) ARB__TRY(describe_enter(b, a, ci));
     for (int pass = 0; pass < 2; ++pass) {  // pass 1: the record opens a new part
       if (enter) c->rec.desc = (uint8_t)desc_index(b, ci, owner, named);
       int fresh = enter && c->rec.desc == named;
@@ -497,6 +515,8 @@ static int split(arb_snap2_builder* b, int take, int max_parts, int* part_start,
       break;
     }
     prev = c->rec.id;
+    long so_far = *bound + PART_FIXED_BYTES + dbytes + (COUNT_BITS_MAX + bits + 7) / 8;
+    if (so_far + (long)parts * overhead > budget) return 0;
   }
   *bound += PART_FIXED_BYTES + dbytes + (COUNT_BITS_MAX + bits + 7) / 8;
   if (parts == 0) part_start[parts++] = 0;  // an empty snapshot is one empty part
@@ -532,29 +552,29 @@ static int encode_parts(arb_snap2_builder* b, const arb_snap2_build_args* a, int
   return 0;
 }
 
-/* Selects the `take` highest-priority of the n candidates, splits them into parts; 1 when
- * that fits the budget and max_parts (an upper bound of the bytes, with the packet
- * overhead). The candidates are in id order (collect), so marking the chosen ones and
- * reading the marks back in candidate order lists them by id without sorting: each probe
- * of the search for the largest take costs O(n). */
-static int try_take(arb_snap2_builder* b, int n, int take, int max_parts, long budget,
-                    int overhead, int* part_start, int* parts) {
+/* Selects the `take` highest-priority of the n candidates and splits them into parts: 1
+ * when that fits the budget and max_parts (an upper bound of the bytes, with the packet
+ * overhead), 0 when not, or a negative ARB_E_*. The candidates are in id order (collect),
+ * so marking the chosen ones and reading the marks back in candidate order lists them by
+ * id without sorting: each probe of the search for the largest take costs O(n). */
+static int try_take(arb_snap2_builder* b, const arb_snap2_build_args* a, int n, int take,
+                    int max_parts, long budget, int overhead, int* part_start, int* parts) {
   long bound;
   memset(b->selected, 0, (size_t)n);
   for (int k = 0; k < take; ++k) b->selected[b->order[k]] = 1;
   for (int ci = 0, m = 0; ci < n; ++ci)
     if (b->selected[ci]) b->chosen[m++] = ci;
-  *parts = split(b, take, max_parts, part_start, &bound);
-  return *parts > 0 && (take == 0 || bound + (long)*parts * overhead <= budget);
+  *parts = split(b, a, take, max_parts, take == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
+  return *parts < 0 ? *parts : *parts > 0;
 }
 
 /* try_take of every candidate: they are in id order already, so no sorting. */
-static int try_all(arb_snap2_builder* b, int n, int max_parts, long budget, int overhead,
-                   int* part_start, int* parts) {
+static int try_all(arb_snap2_builder* b, const arb_snap2_build_args* a, int n, int max_parts,
+                   long budget, int overhead, int* part_start, int* parts) {
   long bound;
   for (int k = 0; k < n; ++k) b->chosen[k] = k;
-  *parts = split(b, n, max_parts, part_start, &bound);
-  return *parts > 0 && (n == 0 || bound + (long)*parts * overhead <= budget);
+  *parts = split(b, a, n, max_parts, n == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
+  return *parts < 0 ? *parts : *parts > 0;
 }
 
 /* The client's view after all parts: the baseline's origins, re-origined where an update
@@ -638,7 +658,9 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   // The most candidates, in priority order, that fit: everything (then the order does not
   // matter), or a binary search over the priority order.
   int take = n;
-  if (!try_all(b, n, max_parts, budget, overhead, part_start, &parts)) {
+  int all = try_all(b, a, n, max_parts, budget, overhead, part_start, &parts);
+  if (all < 0) return all;
+  if (!all) {
     for (int k = 0; k < n; ++k) b->order[k] = k;
     if (a->drawn) {
       sort_idx(b->order, b->tmp, n, b->cands, before_by_key);
@@ -649,13 +671,15 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      if (try_take(b, n, mid, max_parts, budget, overhead, part_start, &parts))
+      int fits = try_take(b, a, n, mid, max_parts, budget, overhead, part_start, &parts);
+      if (fits < 0) return fits;
+      if (fits)
         lo = mid;
       else
         hi = mid;
     }
     take = lo;
-    try_take(b, n, take, max_parts, budget, overhead, part_start, &parts);
+    ARB__TRY(try_take(b, a, n, take, max_parts, budget, overhead, part_start, &parts));
   }
   ARB__TRY(encode_parts(b, a, parts, part_start, out));
   memset(b->selected, 0, (size_t)n);

@@ -529,6 +529,47 @@ static void budget_defers_then_converges(void** state) {
   arb_snap2_builder_destroy(b);
 }
 
+static int describe_calls;
+static uint32_t describe_fails_for;
+static int counting_describe(void* user, uint32_t id, arb_snap2_desc* d) {
+  describe_calls++;
+  return id == describe_fails_for ? ARB_E_NOT_FOUND : describe(user, id, d);
+}
+
+/* A full snapshot of 400 entities under a 300-byte budget asks for the descriptions of
+ * the entities it sends (the split stops at the budget), not of the ~390 that wait: one
+ * that could not be described, last in priority, does not fail the snapshot. */
+static void small_budget_describes_only_what_it_sends(void** state) {
+  (void)state;
+  arb_snap2_builder* b;
+  assert_int_equal(arb_snap2_builder_create(1200, 2 * MAX_E, &b), 0);
+  reset_session();
+  for (int i = 0; i < truth.count; ++i) prio[i] = (float)(truth.count - i);  // low ids first
+  describe_calls = 0;
+  describe_fails_for = truth.items[truth.count - 1].id;
+  viewslot* out = &server_ring[0];
+  out->set = (arb_snap2_set){out->items, 0, 2 * MAX_E};
+  arb_snap2_build_args a;
+  memset(&a, 0, sizeof a);
+  a.h = (arb_snap2_header){2, 0, 1, 0, 0, RATE, 0, GRAVITY_Y};
+  a.current = &truth;
+  a.priority = prio;
+  a.describe = counting_describe;
+  a.tol = arb_snap2_default_tolerance();
+  a.byte_budget = 300;
+  a.sent = &out->set;
+  arb_snap2_build_result r;
+  assert_int_equal(arb_snap2_build(b, &a, &r), 0);
+  assert_true(r.entered > 0 && r.bytes <= 300);
+  assert_int_equal(r.deferred, truth.count - r.entered);
+  assert_true(describe_calls <= r.entered + 2);
+  // Without a budget every entity is described and the one that cannot be fails it.
+  a.byte_budget = 0;
+  assert_int_equal(arb_snap2_build(b, &a, &r), ARB_E_NOT_FOUND);
+  describe_fails_for = 0;
+  arb_snap2_builder_destroy(b);
+}
+
 static void apply_is_all_or_nothing(void** state) {
   (void)state;
   static arb_snap2_entity items[4];
@@ -668,7 +709,8 @@ int main(int argc, char** argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(prediction_formula),           cmocka_unit_test(message_round_trip),
       cmocka_unit_test(apply_is_all_or_nothing),      cmocka_unit_test(converges_under_loss),
-      cmocka_unit_test(budget_defers_then_converges), cmocka_unit_test(priority_accumulator),
+      cmocka_unit_test(budget_defers_then_converges),
+      cmocka_unit_test(small_budget_describes_only_what_it_sends), cmocka_unit_test(priority_accumulator),
       cmocka_unit_test(rate_control),                 cmocka_unit_test(link_ends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
