@@ -155,9 +155,9 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   // dead clients are noticed by the session's own silence check (--peer-timeout-ms of
   // nothing at all received; a live client sends inputs every tick).
   enet_peer_timeout(peer, SV_ENET_TIMEOUT_LIMIT, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
-  // ENet pings (reliable) every 500 ms whenever it received no acknowledgement, which in
-  // steady play is always: 2 reliable commands a second, each one a chance to exhaust the
-  // retransmissions. Liveness is the silence check's job; ping rarely.
+  // ENet's own pings (after this long without hearing from the peer) are for liveness,
+  // which is the silence check's job: rarely. The round trip is kept fresh by the pings
+  // of sv_tick.c (ping_peers).
   enet_peer_ping_interval(peer, SV_ENET_PING_INTERVAL_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
   // snapshot split in parts is only usable whole, and an unacked client gets full

@@ -221,6 +221,23 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
   }
 }
 
+// ENet measures a peer's round trip only from acknowledged reliable commands, and pings a
+// peer only when it has heard nothing from it for the ping interval: a client sends inputs
+// every tick, so it is never pinged, and once the reliable messages of its join are
+// acknowledged its round trip stays whatever that burst made it. The snapshot rate
+// control (arb_snap2_rate_update) reads it as a delay signal, and a stale high value held
+// every client at the rate floor. So the server pings each active peer every
+// SV_RTT_PING_MS itself, the sessions spread over the ticks.
+#define SV_RTT_PING_MS 500
+static void ping_peers(sv_server* s, uint64_t tick) {
+  uint64_t every = (uint64_t)s->tick_rate * SV_RTT_PING_MS / 1000;
+  if (every < 1) every = 1;
+  for (int i = 0; i < s->peer_capacity; ++i) {
+    sv_session* ss = &s->sessions[i];
+    if (ss->state == SV_SESSION_ACTIVE && (tick + (uint64_t)i) % every == 0) enet_peer_ping(ss->peer);
+  }
+}
+
 // Tick duration, overruns, the periodic stats line and the observer. Returns the end time.
 static uint64_t account_tick(sv_server* s, uint64_t tick, uint64_t t0, uint64_t c0) {
   uint64_t t1 = uv_hrtime();
@@ -260,6 +277,7 @@ void sv_tick(void* user) {
   welcome_joined(s, tick);
   sv_session_send_scenes(s);
   send_snapshots(s, (uint32_t)tick);
+  ping_peers(s, tick);
   sv_net_flush(&s->net);
   uint64_t t1 = account_tick(s, tick, t0, c0);
   // The match lifecycle sees the tick's accepted joins and leaves (the record's).

@@ -106,5 +106,61 @@ static void test_server_snapshots_view_radius(void** state) {
   unlink(s.log_path);
 }
 
+/* The round trip the server holds for a client, read from /admin/sessions. */
+static int server_rtt(const tc_server* s, const char* token) {
+  char req[256];
+  int n = snprintf(req, sizeof req,
+                   "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                   "%s\r\nConnection: close\r\n\r\n",
+                   token);
+  static char out[65536];
+  assert_true(tc_http_raw(s->http_port, req, (size_t)n, 3000, out, sizeof out) > 0);
+  const char* at = strstr(out, "\"rtt_ms\":");
+  assert_non_null(at);
+  return atoi(at + strlen("\"rtt_ms\":"));
+}
+
+// The round trip the server holds for a client (the snapshot rate control's delay
+// signal) keeps being measured while the client plays: ENet pings only a peer it has not
+// heard from, so a client sending inputs every tick kept the estimate its join left. Here
+// the client answers every 120 ms for a while (as a slow link would) and the estimate
+// must follow.
+static void test_server_snapshots_round_trip_measured(void** state) {
+  (void)state;
+  const char* token = "rtt-admin-token-0123456789abcdef0123";
+  char token_path[128];
+  snprintf(token_path, sizeof token_path, "/tmp/arbiter-test-rtt-%d.token", (int)getpid());
+  FILE* f = fopen(token_path, "w");
+  assert_non_null(f);
+  fprintf(f, "%s\n", token);
+  fclose(f);
+  tc_server s;
+  const char* extra[] = {"--admin-token", token_path, NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  tc_client* cs[1] = {tc_create()};
+  cs[0]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;
+  connect_all(cs, 1, (uint16_t)s.port, "rtt");
+  drive(cs, 1, NULL, 2000);
+  int fast = server_rtt(&s, token);
+  arb_controls zero;
+  memset(&zero, 0, sizeof zero);
+  for (uint64_t end = tc_now_ms() + 6000; tc_now_ms() < end;) {
+    tc_send_input(cs[0], &zero);
+    tc_service(cs[0], 0);
+    tc_sleep_ms(120);
+  }
+  int slow = server_rtt(&s, token);
+  print_message("round trip the server holds: %d ms, then %d ms answering every 120 ms\n", fast,
+                slow);
+  assert_true(fast < 60);
+  assert_true(slow >= 30);
+  tc_close(cs[0]);
+  tc_destroy(cs[0]);
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+  unlink(token_path);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_snapshots_rate_and_own_avatar),
-                 cmocka_unit_test(test_server_snapshots_view_radius))
+                 cmocka_unit_test(test_server_snapshots_view_radius),
+                 cmocka_unit_test(test_server_snapshots_round_trip_measured))
