@@ -9,6 +9,8 @@
 #include <arbiter/base.h>
 #include <arbiter/protocol.h>
 
+/// How often the client pings the server to keep the round trip measured.
+#define CL_NET_PING_MS 500u
 // The first retransmission of the ENet CONNECT comes no sooner than twice this.
 #define CL_NET_MIN_FIRST_RTT_MS 20
 
@@ -145,8 +147,9 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
   uint32_t hi = 3u * timeout_ms > 60000u ? 3u * timeout_ms : 60000u;
   enet_peer_timeout(n->peer, 256, lo, hi);
-  // ENet's own pings are reliable commands sent every 500 ms in steady play; each is a
-  // chance to exhaust the retransmissions on a lossy link. Ping every 5 s (RTT updates).
+  // ENet pings only a peer it has not heard from for this long: with snapshots arriving
+  // that is never, so liveness is left to the client's own silence check, and the round
+  // trip is kept measured by cl_net_poll's pings.
   enet_peer_ping_interval(n->peer, 5000);
 }
 
@@ -165,6 +168,16 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
   if (n->gating) {
     int rc = run_gate(n);
     if (rc != 0 || n->gating) return rc;
+  }
+  // ENet measures the round trip only from acknowledged reliable commands, and the client
+  // sends almost none once connected (inputs are unsequenced): without pings of its own
+  // the estimate (the clock's one-way delay, the input lead) would keep the value the
+  // connect left. A ping every CL_NET_PING_MS keeps it current.
+  uint32_t now = enet_time_get();
+  if (n->peer && n->peer->state == ENET_PEER_STATE_CONNECTED &&
+      (uint32_t)(now - n->last_ping_ms) >= CL_NET_PING_MS) {
+    enet_peer_ping(n->peer);
+    n->last_ping_ms = now;
   }
   ENetEvent e;
   for (;;) {

@@ -41,6 +41,7 @@ typedef struct cl_net {
   uint32_t timeout_ms;
   uint64_t gate_sent_ms;  ///< when the last gate datagram went out
   uint32_t gate_rtt_ms;   ///< round trip the gate measured (its longest exchange)
+  uint32_t last_ping_ms;  ///< enet_time_get() of our last ping (keeps the round trip measured)
   uint32_t last_sent, last_received;      ///< ENet's 32-bit totals at the last accounting
   uint32_t last_sent_packets, last_received_packets;
   uint64_t bytes_out, bytes_in, packets_out, packets_in;  ///< 64-bit totals
