@@ -24,7 +24,9 @@
 #define SV_HTTP_MAX_CONNS 64
 #define SV_HTTP_RESERVED 4
 #define SV_HTTP_MAX_PER_ADDRESS 8
-#define SV_HTTP_MAX_BODY (32 * 1024)
+// Room for GET /admin/sessions at the largest peer count (4095 sessions of up to ~510
+// bytes each: escaped names, a view box); allocated per request, touched only as written.
+#define SV_HTTP_MAX_BODY (4 * 1024 * 1024)
 
 typedef struct sv_http_reply {
   int status;                ///< 200, 404, 503, ...

@@ -1,7 +1,8 @@
 // In-process checks of the lifecycle building blocks (no sockets, no clock): the match
 // state machine with time passed in, the HTTP response parser of the Agones client (every
 // framing, byte-at-a-time feeding, limits, and a deterministic random-input run), the
-// GameServer JSON reader, the label sanitiser, and the operator token check.
+// GameServer JSON reader, the label sanitiser, the operator token check, and the session
+// list of the largest server answered whole.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "sv_http.h"
 #include "sv_http_client.h"
 #include "sv_match.h"
+#include "sv_server.h"
 
 #define S(x) ((uint64_t)(x) * 1000000000u)
 
@@ -365,6 +367,59 @@ static void test_admin_token_and_auth_header(void** state) {
   assert_int_equal(sv_http_parse_request("PUT / HTTP/1.1\r\n\r\n", &r), 405);
 }
 
+// GET /admin/sessions of a server at its largest peer count, every session with the
+// longest escaped name and a view box, and as many avatars held for a rejoin: answered
+// whole (200), every session listed.
+static void test_admin_sessions_of_the_largest_server(void** state) {
+  (void)state;
+  static sv_server s;
+  memset(&s, 0, sizeof s);
+  snprintf(s.life.admin_token, sizeof s.life.admin_token, "%s", "0123456789abcdef-token");
+  s.peer_capacity = 4095;
+  s.cfg.max_clients = 1024;
+  s.sessions = calloc((size_t)s.peer_capacity, sizeof *s.sessions);
+  s.rejoins = calloc((size_t)s.cfg.max_clients, sizeof *s.rejoins);
+  ENetPeer* peers = calloc((size_t)s.peer_capacity, sizeof *peers);
+  assert_non_null(s.sessions);
+  assert_non_null(s.rejoins);
+  assert_non_null(peers);
+  for (int i = 0; i < s.peer_capacity; ++i) {
+    sv_session* ss = &s.sessions[i];
+    ss->state = SV_SESSION_ACTIVE;
+    ss->peer = &peers[i];
+    peers[i].roundTripTime = 4000000000u;
+    ss->client_id = 4000000000u + (uint32_t)i;
+    ss->entity_id = 4000000000u;
+    memset(ss->name, '\x01', ARB_PROTO_MAX_NAME);  // escaped as \u0001: 6 bytes each
+    snprintf(ss->addr, sizeof ss->addr, "255.255.255.255:65535");
+    ss->snapshots_sent = UINT64_MAX;
+    ss->has_view = true;
+    ss->view = (arb_aabb){{-1.0e6f, -1.0e6f}, {1.0e6f, 1.0e6f}};
+  }
+  for (int i = 0; i < s.cfg.max_clients; ++i) {
+    s.rejoins[i].used = true;
+    memset(s.rejoins[i].name, '\x01', ARB_PROTO_MAX_NAME);
+  }
+  sv_http_request req;
+  memset(&req, 0, sizeof req);
+  snprintf(req.method, sizeof req.method, "GET");
+  snprintf(req.path, sizeof req.path, "/admin/sessions");
+  snprintf(req.authorization, sizeof req.authorization, "Bearer 0123456789abcdef-token");
+  char* body = malloc(SV_HTTP_MAX_BODY);
+  assert_non_null(body);
+  sv_http_reply reply = {404, "text/plain", body, 0};
+  assert_true(sv_admin_handle(&s, &req, &reply));
+  assert_int_equal(reply.status, 200);
+  int listed = 0;
+  for (const char* at = body; (at = strstr(at, "\"rtt_ms\":")) != NULL; ++at) ++listed;
+  print_message("%d sessions in %zu bytes\n", listed, reply.body_len);
+  assert_int_equal(listed, s.peer_capacity);
+  free(body);
+  free(peers);
+  free(s.sessions);
+  free(s.rejoins);
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(test_match_first_join_allocates_and_empty_ends),
               cmocka_unit_test(test_match_allocated_nobody_joins),
               cmocka_unit_test(test_match_max_duration), cmocka_unit_test(test_match_drain),
@@ -373,4 +428,5 @@ ARB_TEST_MAIN(cmocka_unit_test(test_match_first_join_allocates_and_empty_ends),
               cmocka_unit_test(test_http_response_random),
               cmocka_unit_test(test_agones_gameserver_json),
               cmocka_unit_test(test_agones_label_values),
-              cmocka_unit_test(test_admin_token_and_auth_header))
+              cmocka_unit_test(test_admin_token_and_auth_header),
+              cmocka_unit_test(test_admin_sessions_of_the_largest_server))
