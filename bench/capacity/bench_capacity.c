@@ -64,7 +64,8 @@ static void usage(FILE* f) {
           "  builds) for N walking players, without the network. Defaults: --clients 256\n"
           "  --seconds 10 --view-radius 30 --snapshot-threads 0 --snapshot-every 2\n"
           "  --ack-lag 2 --client-kbps 1000. --digest also prints an FNV-1a digest of every\n"
-          "  packet of every client (warm-up included), to show two builds send the same bytes.\n");
+          "  packet of every client (warm-up included) and one of every tick's state hash, to\n"
+          "  show two builds send the same bytes and simulate the same state.\n");
 }
 
 static int parse(int argc, char** argv, options* o) {
