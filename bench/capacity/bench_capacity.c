@@ -182,24 +182,24 @@ int main(int argc, char** argv) {
     uint64_t ch = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     hashes = (hashes ^ arb_game_hash(game)) * 0x100000001b3ull;
     uint64_t c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID), c2 = c1;
-    int due = 0;  // the clients whose snapshot is due this tick, as the server spreads them
-    for (int i = 0; i < o.clients; ++i) due += sv_snapshot_due((uint64_t)t, o.snapshot_every, i);
-    if (due > 0) {
+    // The clients whose snapshot is due this tick, as the server spreads them (the jobs
+    // first, then the capture only if there are any: send_snapshots' order).
+    uint32_t lag = (uint32_t)(o.ack_lag * o.snapshot_every);
+    int n = 0;
+    for (int i = 0; i < o.clients; ++i) {
+      if (!sv_snapshot_due((uint64_t)t, o.snapshot_every, i)) continue;
+      if ((uint32_t)t > lag) sv_snap_client_ack(&clients[i], (uint32_t)t - lag);
+      jobs[n].client = &clients[i];
+      jobs[n++].req = (sv_snap_request){(uint32_t)t,    0,
+                                        avatars[i],     o.radius,
+                                        (uint16_t)rate, rate / o.snapshot_every,
+                                        0.0f,           0.0f,
+                                        false,          {{0.0f, 0.0f}, {0.0f, 0.0f}}};
+    }
+    if (n > 0) {
       uint64_t p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_ns(CLOCK_MONOTONIC);
       sv_snapshot_capture(&snap, game, o.radius);
       uint64_t cc = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-      uint32_t lag = (uint32_t)(o.ack_lag * o.snapshot_every);
-      int n = 0;
-      for (int i = 0; i < o.clients; ++i) {
-        if (!sv_snapshot_due((uint64_t)t, o.snapshot_every, i)) continue;
-        if ((uint32_t)t > lag) sv_snap_client_ack(&clients[i], (uint32_t)t - lag);
-        jobs[n].client = &clients[i];
-        jobs[n++].req = (sv_snap_request){(uint32_t)t,    0,
-                                          avatars[i],     o.radius,
-                                          (uint16_t)rate, rate / o.snapshot_every,
-                                          0.0f,           0.0f,
-                                          false,          {{0.0f, 0.0f}, {0.0f, 0.0f}}};
-      }
       sv_snap_workers_run(workers, &snap, jobs, n);
       c2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
       if (o.digest) digest = digest_packets(digest, jobs, n);
