@@ -415,11 +415,13 @@ static int arb__claim_slot(arb_world* w) {
   return index;
 }
 
-// The world's own copy of a chain's points (the def's may go away after creation).
+// The world's own copy of a chain's points (the def's may go away after creation), with
+// its link tree behind them (chain.h).
 static arb_vec2* arb__copy_chain_points(arb_world* w, const arb_chain* c) {
-  size_t size = (size_t)c->count * sizeof *c->points;
-  arb_vec2* p = arb__alloc(w, size);
-  if (p) memcpy(p, c->points, size);
+  arb_vec2* p = arb__alloc(w, arb__chain_points_size(c->count, c->loop));
+  if (!p) return NULL;
+  memcpy(p, c->points, (size_t)c->count * sizeof *c->points);
+  arb__chain_build_tree(p, c->count, c->loop);
   return p;
 }
 

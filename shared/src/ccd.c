@@ -284,10 +284,11 @@ static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_shape_def* 
     local.lower = arb_vmin(local.lower, p);
     local.upper = arb_vmax(local.upper, p);
   }
-  int links = arb_chain_link_count(ch);
-  for (int k = 0; k < links; ++k) {  // DET: link order
-    arb__link l = arb__chain_link(ch, k);
-    if (cull && !arb_aabb_overlaps(arb__link_box(&l), local)) continue;
+  int near[ARB_MAX_CHAIN_POINTS];
+  int count = cull ? arb__chain_links_near(ch, arb__chain_tree(ch), local, near)
+                   : arb_chain_link_count(ch);
+  for (int n = 0; n < count; ++n) {  // DET: link order
+    arb__link l = arb__chain_link(ch, cull ? near[n] : n);
     if (arb_dot(arb__link_normal(l.v1, l.v2), arb_sub(start, l.v1)) < 0.0f) continue;
     arb_vec2 pts[2] = {l.v1, l.v2};
     arb_shape_proxy pb = arb_make_proxy(pts, 2, 0.0f);

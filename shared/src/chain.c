@@ -4,6 +4,7 @@
 // no inside); its links are one-sided segments (chain.h), collided in chain_manifold.c.
 #include "chain.h"
 
+#include <float.h>
 #include <string.h>
 
 int arb_chain_link_count(const arb_chain* shape) {
@@ -45,6 +46,63 @@ arb_aabb arb_compute_chain_aabb(const arb_chain* shape, arb_transform xf) {
     box.upper = arb_vmax(box.upper, p);
   }
   return box;
+}
+
+// ---- the link tree (chain.h) ------------------------------------------------------------
+
+static int arb__tree_leaves(int links) {
+  int p = 1;
+  while (p < links) p *= 2;
+  return p;
+}
+
+size_t arb__chain_points_size(int count, bool loop) {
+  int links = count < 2 ? 0 : (loop ? count : count - 1);
+  return (size_t)count * sizeof(arb_vec2) + 2 * (size_t)arb__tree_leaves(links) * sizeof(arb_aabb);
+}
+
+void arb__chain_build_tree(arb_vec2* points, int count, bool loop) {
+  arb_chain c = {points, count, loop};
+  int links = arb_chain_link_count(&c), p = arb__tree_leaves(links);
+  arb_aabb* tree = (arb_aabb*)(void*)(points + count);
+  // An empty box: its lower corner above and its upper corner below any point.
+  const arb_aabb empty = {{FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX}};
+  tree[0] = empty;  // unused
+  for (int i = 0; i < p; ++i) {
+    arb_vec2 v1 = points[i < links ? i : 0], v2 = points[i + 1 < count ? i + 1 : 0];
+    tree[p + i] = i < links ? (arb_aabb){arb_vmin(v1, v2), arb_vmax(v1, v2)} : empty;
+  }
+  for (int k = p - 1; k >= 1; --k) {
+    tree[k].lower = arb_vmin(tree[2 * k].lower, tree[2 * k + 1].lower);
+    tree[k].upper = arb_vmax(tree[2 * k].upper, tree[2 * k + 1].upper);
+  }
+}
+
+int arb__chain_links_near(const arb_chain* c, const arb_aabb* tree, arb_aabb box, int* out) {
+  int links = arb_chain_link_count(c), n = 0;
+  if (!tree) {
+    for (int i = 0; i < links; ++i) {  // DET: link order
+      arb_vec2 v1 = c->points[i], v2 = c->points[i + 1 < c->count ? i + 1 : 0];
+      if (arb_aabb_overlaps((arb_aabb){arb_vmin(v1, v2), arb_vmax(v1, v2)}, box)) out[n++] = i;
+    }
+    return n;
+  }
+  int p = arb__tree_leaves(links);
+  // Depth first, the left child on top: the leaves come out in link order.
+  int stack[64];
+  int top = 0;
+  stack[top++] = 1;
+  while (top > 0) {
+    int k = stack[--top];
+    if (!arb_aabb_overlaps(tree[k], box)) continue;
+    if (k >= p) {
+      out[n++] = k - p;  // an empty leaf never overlaps: k - p < links
+      continue;
+    }
+    stack[top++] = 2 * k + 1;
+    stack[top++] = 2 * k;
+  }
+  return n;
 }
 
 arb_cast_output arb_ray_cast_chain(const arb_ray_input* input, const arb_chain* shape) {

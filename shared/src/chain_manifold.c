@@ -302,19 +302,18 @@ static arb_manifold arb__chain_combine(arb__link_result* res, const int* links, 
 }
 
 // Every link near B collided (in link order), then combined.
-static arb_manifold arb__collide_chain(const arb_chain* a, arb_transform xfa,
+static arb_manifold arb__collide_chain(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
                                        const arb__chain_other* o, arb_transform xfb, float margin,
                                        int max_points) {
   arb__link_result res[ARB_MAX_CHAIN_POINTS];
   int links[ARB_MAX_CHAIN_POINTS];
+  int near[ARB_MAX_CHAIN_POINTS];
+  // Most links are far from B: their boxes are ruled out (a tree walk for a world's
+  // chain) before a link, with its ghost vertices, is built.
+  int near_count = arb__chain_links_near(a, tree, o->box, near);
   int n = 0;
-  int count = arb_chain_link_count(a);
-  for (int i = 0; i < count; ++i) {  // DET: link order
-    // The box from the link's two points first: most links are far from B, and building
-    // the link (its ghost vertices, a wrap-around modulo) costs more than the test.
-    arb_vec2 v1 = a->points[i], v2 = a->points[i + 1 < a->count ? i + 1 : 0];
-    arb_aabb box = {arb_vmin(v1, v2), arb_vmax(v1, v2)};
-    if (!arb_aabb_overlaps(box, o->box)) continue;
+  for (int k = 0; k < near_count; ++k) {  // DET: link order
+    int i = near[k];
     arb__link l = arb__chain_link(a, i);
     arb__link_result* r = &res[n];
     r->count = 0;
@@ -337,7 +336,7 @@ static arb_aabb arb__grown_box(const arb_vec2* v, int count, float grow) {
   return box;
 }
 
-arb_manifold arb__collide_chain_and_circle(const arb_chain* a, arb_transform xfa,
+arb_manifold arb__collide_chain_and_circle(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
                                            const arb_circle* b, arb_transform xfb, float margin) {
   arb__chain_other o;
   memset(&o, 0, sizeof o);
@@ -345,10 +344,10 @@ arb_manifold arb__collide_chain_and_circle(const arb_chain* a, arb_transform xfa
   o.circle.center = o.center = arb_transform_point(xf, b->center);
   o.circle.radius = b->radius;
   o.box = arb__grown_box(&o.center, 1, b->radius + margin);
-  return arb__collide_chain(a, xfa, &o, xfb, margin, 1);
+  return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 1);
 }
 
-arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, arb_transform xfa,
+arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
                                             const arb_polygon* b, arb_transform xfb, float margin) {
   if (b->count < 3) return arb__empty_manifold();
   arb__chain_other o;
@@ -357,10 +356,10 @@ arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, arb_transform xf
   arb__polygon_hull(b, xf, &o.hull);
   o.center = arb_transform_point(xf, b->centroid);
   o.box = arb__grown_box(o.hull.v, o.hull.count, b->radius + margin);
-  return arb__collide_chain(a, xfa, &o, xfb, margin, 2);
+  return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 2);
 }
 
-arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, arb_transform xfa,
+arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
                                             const arb_capsule* b, arb_transform xfb, float margin) {
   arb__chain_other o;
   memset(&o, 0, sizeof o);
@@ -374,7 +373,7 @@ arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, arb_transform xf
   }
   o.center = arb_lerp(o.capsule.center1, o.capsule.center2, 0.5f);
   o.box = arb__grown_box(o.hull.v, 2, b->radius + margin);
-  return arb__collide_chain(a, xfa, &o, xfb, margin, 2);
+  return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 2);
 }
 
-ARB__CHAIN_MANIFOLDS(ARB__DEFINE_PUBLIC_COLLIDE)
+ARB__CHAIN_MANIFOLDS(ARB__DEFINE_PUBLIC_CHAIN_COLLIDE)

@@ -6,6 +6,7 @@
 #include "world.h"
 #include <arbiter/worker_pool.h>
 
+#include "chain.h"
 #include "manifold.h"
 
 #include <math.h>
@@ -181,10 +182,17 @@ REGISTER_COLLIDER(collide_capsules, arb__collide_capsules, capsule, capsule)
 REGISTER_COLLIDER(collide_capsule_circle, arb__collide_capsule_and_circle, capsule, circle)
 REGISTER_COLLIDER(collide_polygon_capsule, arb__collide_polygon_and_capsule, polygon, capsule)
 REGISTER_COLLIDER(collide_segment_capsule, arb__collide_segment_and_capsule, segment, capsule)
-REGISTER_COLLIDER(collide_chain_circle, arb__collide_chain_and_circle, chain, circle)
-REGISTER_COLLIDER(collide_chain_polygon, arb__collide_chain_and_polygon, chain, polygon)
-REGISTER_COLLIDER(collide_chain_capsule, arb__collide_chain_and_capsule, chain, capsule)
 #undef REGISTER_COLLIDER
+// A world's chain brings its link tree (chain.h).
+#define REGISTER_CHAIN_COLLIDER(name, fn, mb)                                                 \
+  static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
+                           arb_transform xfb, float margin) {                                 \
+    return fn(&a->chain, arb__chain_tree(&a->chain), xfa, &b->mb, xfb, margin);               \
+  }
+REGISTER_CHAIN_COLLIDER(collide_chain_circle, arb__collide_chain_and_circle, circle)
+REGISTER_CHAIN_COLLIDER(collide_chain_polygon, arb__collide_chain_and_polygon, polygon)
+REGISTER_CHAIN_COLLIDER(collide_chain_capsule, arb__collide_chain_and_capsule, capsule)
+#undef REGISTER_CHAIN_COLLIDER
 
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
     [ARB_SHAPE_CIRCLE][ARB_SHAPE_CIRCLE] = collide_circles,

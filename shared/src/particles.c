@@ -1,7 +1,9 @@
 // DETERMINISM-CRITICAL: Verlet particles and distance constraints (see particles.h).
 // Particles move in creation order, constraints relax in creation order (Gauss-Seidel),
 // and each particle meets the bodies it overlaps in body slot order.
+#include "chain.h"
 #include "extras.h"
+#include "manifold.h"
 
 #define ARB__PARTICLE_COOKIE 0x50415254  // "PART"
 #define ARB__MAX_CONSTRAINT_ITERATIONS 256
@@ -236,7 +238,8 @@ static void arb__particle_vs_shape(const arb_world* w, arb__particle* p, int slo
   } else if (s->type == ARB_SHAPE_CAPSULE) {
     m = arb_collide_capsule_and_circle(&s->capsule, b->xf, &c, xp);
   } else if (s->type == ARB_SHAPE_CHAIN) {
-    m = arb_collide_chain_and_circle(&s->chain, b->xf, &c, xp);
+    m = arb__collide_chain_and_circle(&s->chain, arb__chain_tree(&s->chain), b->xf, &c, xp,
+                                      ARB_SPECULATIVE_DISTANCE);
   }
   if (m.point_count == 0 || m.points[0].separation >= 0.0f) return;
   p->p = arb_mul_sub(p->p, m.points[0].separation, m.normal);

@@ -7,6 +7,7 @@
 // world's allocator), checking each record as it goes. Cross-record checks that need the
 // whole image (free list, pair map) and the commit are in snapshot.c.
 #include "world.h"
+#include "chain.h"
 
 #include "extras.h"
 
@@ -45,13 +46,14 @@ static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) 
   if (c->err) return;
   if (arb_codec_reading(c)) {
     ch->count = count;
-    arb_vec2* points = arb__alloc(owner, (size_t)count * sizeof *points);
+    arb_vec2* points = arb__alloc(owner, arb__chain_points_size(count, ch->loop));
     ch->points = points;
     if (!points) {
       arb_codec_fail(c, ARB_E_NOMEM);
       return;
     }
     for (int i = 0; i < count; ++i) arb_codec_vec2(c, &points[i]);
+    arb__chain_build_tree(points, count, ch->loop);  // derived (chain.h), not read
   } else {
     // Writing never stores: the points are only read.
     for (int i = 0; i < count; ++i) arb_codec_vec2(c, (arb_vec2*)&ch->points[i]);

@@ -5,7 +5,9 @@
 // corner); a rising kinematic chain lifts a box; a 0.1 m ball at 25, 100 and 400 m/s never passes
 // through a chain wall (several angles, aimed at a link and at a joint); rays are one-sided;
 // save/restore continues bit for bit; bad chains and chains on dynamic bodies or as
-// sensors are refused; the world keeps its own copy of the points and frees it.
+// sensors are refused; the world keeps its own copy of the points and frees it; the link
+// tree of a world's chain finds exactly the links a scan finds, in link order, after
+// creation and after a restore, and a chain's manifold is the same with and without it.
 // cmocka.h needs these first
 // clang-format off
 #include <math.h>
@@ -19,6 +21,8 @@
 #include <cmocka.h>
 // clang-format on
 
+#include "chain.h"     // shared/src: the link tree
+#include "manifold.h"  // shared/src: the manifold with a link tree
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -344,6 +348,136 @@ static void test_points_owned_by_world(void** state) {
   arb_world_destroy(w);
 }
 
+static uint32_t rng_state = 12345u;
+static float rnd(float lo, float hi) {  // xorshift32: the same numbers on every machine
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
+}
+
+// A random chain: a walk of count points with steps of 0.2-3 m (a loop too).
+static void random_chain(arb_vec2* pts, int count) {
+  arb_vec2 p = arb_v2(rnd(-20.0f, 20.0f), rnd(-20.0f, 20.0f));
+  float heading = rnd(0.0f, 6.28f);
+  for (int i = 0; i < count; ++i) {
+    pts[i] = p;
+    heading += rnd(-0.6f, 0.6f);
+    float step = rnd(0.2f, 3.0f);
+    p = arb_add(p, arb_v2(step * cosf(heading), step * sinf(heading)));
+  }
+}
+
+// The links near a box with the chain's tree, against the scan of every link: the same
+// links in the same order (a fresh box per query, from a point to most of the chain).
+static void expect_links_match(const arb_chain* c, const arb_aabb* tree, int queries) {
+  int with[ARB_MAX_CHAIN_POINTS], scan[ARB_MAX_CHAIN_POINTS];
+  arb_aabb all = arb_compute_chain_aabb(c, arb_transform_identity);
+  int found = 0;
+  for (int q = 0; q < queries; ++q) {
+    arb_vec2 centre = arb_v2(rnd(all.lower.x - 2.0f, all.upper.x + 2.0f),
+                             rnd(all.lower.y - 2.0f, all.upper.y + 2.0f));
+    float hw = q % 4 == 0 ? 0.0f : rnd(0.0f, q % 4 == 3 ? 40.0f : 2.0f);
+    arb_aabb box = {arb_sub(centre, arb_v2(hw, hw)), arb_add(centre, arb_v2(hw, hw))};
+    if (q % 7 == 0) box.lower = box.upper = c->points[q % c->count];  // a vertex exactly
+    int n = arb__chain_links_near(c, tree, box, with);
+    int m = arb__chain_links_near(c, NULL, box, scan);
+    assert_int_equal(n, m);
+    for (int k = 0; k < n; ++k) assert_int_equal(with[k], scan[k]);
+    found += n;
+  }
+  assert_true(found > 0);  // the queries do reach links
+}
+
+static void test_link_tree_finds_what_a_scan_finds(void** state) {
+  (void)state;
+  static arb_vec2 pts[ARB_MAX_CHAIN_POINTS];
+  const int counts[] = {2, 3, 4, 5, 8, 9, 17, 100, 255, 256, 257, 360, ARB_MAX_CHAIN_POINTS};
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+    for (int loop = 0; loop < 2; ++loop) {
+      int count = counts[i];
+      if (loop && count < 3) continue;
+      random_chain(pts, count);
+      arb_chain c = {pts, count, loop != 0};
+      // A tree of its own, sized and built as a world does it.
+      arb_vec2* copy = malloc(arb__chain_points_size(count, c.loop));
+      assert_non_null(copy);
+      memcpy(copy, pts, (size_t)count * sizeof *pts);
+      arb__chain_build_tree(copy, count, c.loop);
+      arb_chain own = {copy, count, c.loop};
+      expect_links_match(&own, arb__chain_tree(&own), 200);
+      free(copy);
+      // The world's copy (a walk may cross itself: the chain is still valid geometry).
+      arb_body_def bd = chain_def(pts, count, c.loop);
+      arb_body_id id = arb_body_create(w, &bd);
+      if (arb_body_is_valid(w, id)) {
+        const arb_shape_def* s = arb_body_get_shape(w, id);
+        expect_links_match(&s->chain, arb__chain_tree(&s->chain), 200);
+      }
+    }
+  }
+  // After a restore: the tree is rebuilt from the image's points.
+  int size = 0;
+  uint8_t* image = wt_save(w, &size);
+  arb_world* r = wt_world(arb_v2(0.0f, -10.0f));
+  assert_int_equal(arb_world_restore(r, image, size), 0);
+  arb_body_id ids[64];
+  int n = arb_world_get_bodies(r, ids, 64);
+  assert_true(n > 20);
+  for (int i = 0; i < n; ++i) {
+    const arb_shape_def* s = arb_body_get_shape(r, ids[i]);
+    expect_links_match(&s->chain, arb__chain_tree(&s->chain), 50);
+  }
+  free(image);
+  arb_world_destroy(r);
+  arb_world_destroy(w);
+}
+
+static bool same_manifold(arb_manifold a, arb_manifold b) {
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+// A circle, a box and a capsule at random places around a 360-point loop (the spinner's
+// wall): the manifold with the world's tree is the one of the public function (every
+// link scanned), to the bit.
+static void test_manifold_same_with_tree(void** state) {
+  (void)state;
+  static arb_vec2 loop[360];
+  for (int i = 0; i < 360; ++i) {
+    float a = 6.2831853f * (float)i / 360.0f;  // anticlockwise: the front (left) faces in
+    loop[i] = arb_v2(40.0f * cosf(a), 40.0f * sinf(a));
+  }
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_body_def bd = chain_def(loop, 360, true);
+  arb_body_id id = arb_body_create(w, &bd);
+  const arb_chain* c = &arb_body_get_shape(w, id)->chain;
+  const arb_aabb* tree = arb__chain_tree(c);
+  arb_transform xfa = {arb_v2(0.5f, 32.0f), arb_rot_from_angle(0.3f)};
+  arb_circle circle = {arb_vec2_zero, 0.25f};
+  arb_polygon box = arb_make_box(0.25f, 0.25f);
+  arb_capsule capsule = {arb_v2(-0.25f, 0.0f), arb_v2(0.25f, 0.0f), 0.25f};
+  int touching[3] = {0, 0, 0};
+  for (int k = 0; k < 3000; ++k) {
+    // Mostly near the wall (radius 38.5-41.5 m), some deep inside.
+    float r = k % 5 == 0 ? rnd(0.0f, 38.0f) : rnd(38.5f, 41.5f), t = rnd(0.0f, 6.2831853f);
+    arb_vec2 local = arb_v2(r * cosf(t), r * sinf(t));
+    arb_transform xfb = {arb_transform_point(xfa, local), arb_rot_from_angle(rnd(-3.1f, 3.1f))};
+    float margin = rnd(0.0f, 0.5f);
+    arb_manifold m1 = arb__collide_chain_and_circle(c, tree, xfa, &circle, xfb, margin);
+    assert_true(same_manifold(m1, arb__collide_chain_and_circle(c, NULL, xfa, &circle, xfb, margin)));
+    arb_manifold m2 = arb__collide_chain_and_polygon(c, tree, xfa, &box, xfb, margin);
+    assert_true(same_manifold(m2, arb__collide_chain_and_polygon(c, NULL, xfa, &box, xfb, margin)));
+    arb_manifold m3 = arb__collide_chain_and_capsule(c, tree, xfa, &capsule, xfb, margin);
+    assert_true(same_manifold(m3, arb__collide_chain_and_capsule(c, NULL, xfa, &capsule, xfb, margin)));
+    touching[0] += m1.point_count > 0;
+    touching[1] += m2.point_count > 0;
+    touching[2] += m3.point_count > 0;
+  }
+  for (int k = 0; k < 3; ++k) assert_true(touching[k] > 300);  // the placements meet the wall
+  arb_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slides_without_catching),   cmocka_unit_test(test_one_sided),
@@ -351,6 +485,8 @@ int main(void) {
       cmocka_unit_test(test_kinematic_chain_lifts),     cmocka_unit_test(test_ray_one_sided),
       cmocka_unit_test(test_save_restore_bit_exact),    cmocka_unit_test(test_refused),
       cmocka_unit_test(test_points_owned_by_world),
+      cmocka_unit_test(test_link_tree_finds_what_a_scan_finds),
+      cmocka_unit_test(test_manifold_same_with_tree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
