@@ -63,9 +63,11 @@ static void usage(FILE* f) {
           "  The server's per-tick CPU (game step, hash, snapshot capture and per-client\n"
           "  builds) for N walking players, without the network. Defaults: --clients 256\n"
           "  --seconds 10 --view-radius 30 --snapshot-threads 0 --snapshot-every 2\n"
-          "  --ack-lag 2 --client-kbps 1000. --digest also prints an FNV-1a digest of every\n"
-          "  packet of every client (warm-up included) and one of every tick's state hash, to\n"
-          "  show two builds send the same bytes and simulate the same state.\n");
+          "  --ack-lag 2 --client-kbps 1000. Also printed: the world's size per measured tick\n"
+          "  (bodies awake, touching contacts, contacts collided). --digest also prints an\n"
+          "  FNV-1a digest of every packet of every client (warm-up included) and one of\n"
+          "  every tick's state hash, to show two builds send the same bytes and simulate\n"
+          "  the same state.\n");
 }
 
 static int parse(int argc, char** argv, options* o) {
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
   uint64_t* snap_all = calloc((size_t)ticks, sizeof *snap_all);
   uint64_t* snap_wall = calloc((size_t)ticks, sizeof *snap_wall);
   int nt = 0, ns = 0;
-  long long bytes = 0, records = 0, built = 0;
+  long long bytes = 0, records = 0, built = 0, awake = 0, touching = 0, collided = 0;
   uint64_t digest = 0xcbf29ce484222325ull, hashes = 0xcbf29ce484222325ull;
   for (int t = 1; t <= ticks; ++t) {
     walk(game, o.clients, (uint64_t)t, rate);
@@ -217,6 +219,10 @@ int main(int argc, char** argv) {
       }
     }
     if (t > warm) {
+      arb_world_counters wc = arb_world_get_counters(arb_game_get_world(game));
+      awake += wc.awake_body_count;
+      touching += wc.touching_count;
+      collided += wc.step_collided_contacts;
       step_cpu[nt] = c1 - c0;
       hash_cpu[nt] = c1 - ch;
       tick_cpu[nt++] = c2 - c0;
@@ -226,6 +232,9 @@ int main(int argc, char** argv) {
   printf("bench-capacity: %s, %d clients, view radius %.0f m, %d snapshot threads, %d Hz ticks, "
          "a snapshot every %d ticks, acks %d snapshots late, %.0f s measured\n",
          o.scene, o.clients, (double)o.radius, o.threads, rate, o.snapshot_every, o.ack_lag, measured);
+  if (nt > 0)
+    printf("  world per tick: %.0f bodies awake, %.0f touching contacts, %.0f contacts collided\n",
+           (double)awake / nt, (double)touching / nt, (double)collided / nt);
   summary("tick thread CPU per tick", tick_cpu, nt);
   summary("  step + hash", step_cpu, nt);
   summary("    of which the state hash", hash_cpu, nt);
