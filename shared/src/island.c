@@ -98,6 +98,10 @@ static int arb__slot_of(const arb_world* w, arb_body_id id) {
 
 // A joint or spring between ids a and b: if one end is `body`, wake the other.
 static void arb__wake_partner(arb_world* w, int body, arb_body_id a, arb_body_id b) {
+  // An end in another slot is not `body` whatever its generation: most constraints are
+  // decided from their own ids, without reading the bodies (every destroyed body runs
+  // this over every joint and spring of the world).
+  if (a.index1 - 1 != body && b.index1 - 1 != body) return;
   int sa = arb__slot_of(w, a), sb = arb__slot_of(w, b);
   if (sa == body && sb >= 0) arb__wake_body(w, sb);
   if (sb == body && sa >= 0) arb__wake_body(w, sa);
