@@ -201,9 +201,33 @@ static inline int arb__lowest_bit(uint64_t x) {
 #endif
 }
 
+// With most bodies awake, the contacts are read in index order instead: a bit per body
+// says which are in the awake list, and a contact is marked when either of its bodies
+// is. The same contacts as the edge walk below (those with an end in the list), read in
+// memory order rather than along the edge lists, one cache miss after another.
+// False when there is no room for the bits (then the caller walks the edges).
+static bool arb__mark_contacts_of_awake(arb_world* w, uint64_t* marked) {
+  int words = (w->body_slots + 63) / 64;
+  uint64_t* awake = arb__stack_alloc(w, (size_t)(words > 0 ? words : 1) * sizeof *awake);
+  if (!awake) return false;
+  memset(awake, 0, (size_t)words * sizeof *awake);
+  for (int k = 0; k < w->awake_count; ++k) {
+    int i = w->awake_bodies[k];
+    awake[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  for (int c = 0; c < w->contact_count; ++c) {
+    int a = w->contacts[c].body_a, b = w->contacts[c].body_b;
+    uint64_t hit = ((awake[a >> 6] >> (a & 63)) | (awake[b >> 6] >> (b & 63))) & 1u;
+    marked[c >> 6] |= hit << (c & 63);
+  }
+  arb__stack_free(w, awake);
+  return true;
+}
+
 // The contacts of the awake bodies, ascending: each awake body's edges mark their contact
 // in a bitmap over the contact indices (a contact of two awake bodies is marked twice, which
 // is the same), and the bitmap is read out in order. No sort and no look at the other body.
+// With most bodies awake, the contact array is scanned instead (above): the same bits.
 void arb__collect_awake_contacts(arb_world* w) {
   w->awake_contact_count = 0;
   w->awake_contacts_of = w->contact_count;
@@ -229,11 +253,13 @@ void arb__collect_awake_contacts(arb_world* w) {
     return;
   }
   memset(marked, 0, (size_t)words * sizeof *marked);
-  for (int k = 0; k < w->awake_count; ++k) {
-    int i = w->awake_bodies[k];
-    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
-      int c = e >> 1;
-      marked[c >> 6] |= (uint64_t)1 << (c & 63);
+  if (2 * w->awake_count <= w->body_count || !arb__mark_contacts_of_awake(w, marked)) {
+    for (int k = 0; k < w->awake_count; ++k) {
+      int i = w->awake_bodies[k];
+      for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+        int c = e >> 1;
+        marked[c >> 6] |= (uint64_t)1 << (c & 63);
+      }
     }
   }
   int n = 0;
