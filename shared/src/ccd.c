@@ -285,8 +285,8 @@ static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_shape_def* 
     local.upper = arb_vmax(local.upper, p);
   }
   int near[ARB_MAX_CHAIN_POINTS];
-  int count = cull ? arb__chain_links_near(ch, arb__chain_tree(ch), local, near)
-                   : arb_chain_link_count(ch);
+  int count =
+      cull ? arb__chain_links_near(ch, arb__chain_tree(ch), local, near) : arb_chain_link_count(ch);
   for (int n = 0; n < count; ++n) {  // DET: link order
     arb__link l = arb__chain_link(ch, cull ? near[n] : n);
     if (arb_dot(arb__link_normal(l.v1, l.v2), arb_sub(start, l.v1)) < 0.0f) continue;

@@ -336,8 +336,9 @@ static arb_aabb arb__grown_box(const arb_vec2* v, int count, float grow) {
   return box;
 }
 
-arb_manifold arb__collide_chain_and_circle(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
-                                           const arb_circle* b, arb_transform xfb, float margin) {
+arb_manifold arb__collide_chain_and_circle(const arb_chain* a, const arb_aabb* tree,
+                                           arb_transform xfa, const arb_circle* b,
+                                           arb_transform xfb, float margin) {
   arb__chain_other o;
   memset(&o, 0, sizeof o);
   arb_transform xf = arb_inv_transform_mul(xfa, xfb);
@@ -347,8 +348,9 @@ arb_manifold arb__collide_chain_and_circle(const arb_chain* a, const arb_aabb* t
   return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 1);
 }
 
-arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
-                                            const arb_polygon* b, arb_transform xfb, float margin) {
+arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, const arb_aabb* tree,
+                                            arb_transform xfa, const arb_polygon* b,
+                                            arb_transform xfb, float margin) {
   if (b->count < 3) return arb__empty_manifold();
   arb__chain_other o;
   memset(&o, 0, sizeof o);
@@ -359,8 +361,9 @@ arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, const arb_aabb* 
   return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 2);
 }
 
-arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, const arb_aabb* tree, arb_transform xfa,
-                                            const arb_capsule* b, arb_transform xfb, float margin) {
+arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, const arb_aabb* tree,
+                                            arb_transform xfa, const arb_capsule* b,
+                                            arb_transform xfb, float margin) {
   arb__chain_other o;
   memset(&o, 0, sizeof o);
   arb_transform xf = arb_inv_transform_mul(xfa, xfb);

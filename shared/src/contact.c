@@ -3,13 +3,12 @@
 // on which contacts are removed and in what (index) order. A pair map finds a contact by
 // body pair (lookup only, never iterated). Per-body edge lists serve body destruction and
 // arb_body_get_contacts; their order is not state, so every use of them is order-free.
-#include "world.h"
 #include <arbiter/worker_pool.h>
+#include <math.h>
 
 #include "chain.h"
 #include "manifold.h"
-
-#include <math.h>
+#include "world.h"
 
 // ---- pair map ---------------------------------------------------------------------------
 

@@ -369,8 +369,7 @@ static void arb__island_edges(arb_world* w, arb__island_build* ib, int n, const 
     for (int k = 0; k < n; ++k) {
       int i = list ? list[k] : k;
       if (w->sims[i].type != ARB_BODY_DYNAMIC || w->bodies[i].sleeping) continue;
-      for (int e = w->bodies[i].contact_head; e != ARB__NULL;
-           e = w->contacts[e >> 1].next[e & 1]) {
+      for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
         const arb__contact* c = &w->contacts[e >> 1];
         if (c->flags & ARB__CONTACT_TOUCHING)
           arb__island_edge(w, ib, i, (e & 1) == 0 ? c->body_b : c->body_a);

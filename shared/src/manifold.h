@@ -32,7 +32,7 @@ ARB__CONVEX_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
 
 // A chain pair takes the chain's link tree too: arb__chain_tree of a world's chain
 // (chain.h), or NULL to test every link's box.
-#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, shape_a, shape_b)                     \
+#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, shape_a, shape_b)                        \
   arb_manifold arb__collide_##name(const shape_a* a, const arb_aabb* tree, arb_transform xfa, \
                                    const shape_b* b, arb_transform xfb, float margin);
 ARB__CHAIN_MANIFOLDS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
@@ -43,7 +43,7 @@ ARB__CHAIN_MANIFOLDS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
     return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                \
   }
 
-#define ARB__DEFINE_PUBLIC_CHAIN_COLLIDE(name, shape_a, shape_b)                        \
+#define ARB__DEFINE_PUBLIC_CHAIN_COLLIDE(name, shape_a, shape_b)                         \
   arb_manifold arb_collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
                                   arb_transform xfb) {                                   \
     return arb__collide_##name(a, NULL, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);          \

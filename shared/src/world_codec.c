@@ -6,10 +6,9 @@
 // Reading is restore's first half: it fills a staging image (arrays allocated from the
 // world's allocator), checking each record as it goes. Cross-record checks that need the
 // whole image (free list, pair map) and the commit are in snapshot.c.
-#include "world.h"
 #include "chain.h"
-
 #include "extras.h"
+#include "world.h"
 
 // ---- records ----------------------------------------------------------------------------
 

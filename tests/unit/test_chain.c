@@ -435,8 +435,12 @@ static void test_link_tree_finds_what_a_scan_finds(void** state) {
 }
 
 // Field by field, bit for bit (a memcmp of the structs would read their padding).
-static bool same_bits(float x, float y) { return memcmp(&x, &y, sizeof x) == 0; }
-static bool same_vec(arb_vec2 u, arb_vec2 v) { return same_bits(u.x, v.x) && same_bits(u.y, v.y); }
+static bool same_bits(float x, float y) {
+  return memcmp(&x, &y, sizeof x) == 0;
+}
+static bool same_vec(arb_vec2 u, arb_vec2 v) {
+  return same_bits(u.x, v.x) && same_bits(u.y, v.y);
+}
 static bool same_manifold(arb_manifold a, arb_manifold b) {
   if (a.point_count != b.point_count || !same_vec(a.normal, b.normal)) return false;
   for (int k = 0; k < a.point_count; ++k) {
@@ -477,11 +481,13 @@ static void test_manifold_same_with_tree(void** state) {
     arb_transform xfb = {arb_transform_point(xfa, local), arb_rot_from_angle(rnd(-3.1f, 3.1f))};
     float margin = rnd(0.0f, 0.5f);
     arb_manifold m1 = arb__collide_chain_and_circle(c, tree, xfa, &circle, xfb, margin);
-    assert_true(same_manifold(m1, arb__collide_chain_and_circle(c, NULL, xfa, &circle, xfb, margin)));
+    assert_true(
+        same_manifold(m1, arb__collide_chain_and_circle(c, NULL, xfa, &circle, xfb, margin)));
     arb_manifold m2 = arb__collide_chain_and_polygon(c, tree, xfa, &box, xfb, margin);
     assert_true(same_manifold(m2, arb__collide_chain_and_polygon(c, NULL, xfa, &box, xfb, margin)));
     arb_manifold m3 = arb__collide_chain_and_capsule(c, tree, xfa, &capsule, xfb, margin);
-    assert_true(same_manifold(m3, arb__collide_chain_and_capsule(c, NULL, xfa, &capsule, xfb, margin)));
+    assert_true(
+        same_manifold(m3, arb__collide_chain_and_capsule(c, NULL, xfa, &capsule, xfb, margin)));
     touching[0] += m1.point_count > 0;
     touching[1] += m2.point_count > 0;
     touching[2] += m3.point_count > 0;
@@ -492,10 +498,14 @@ static void test_manifold_same_with_tree(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_slides_without_catching),   cmocka_unit_test(test_one_sided),
-      cmocka_unit_test(test_fast_ball_does_not_tunnel), cmocka_unit_test(test_rests_in_v),
-      cmocka_unit_test(test_kinematic_chain_lifts),     cmocka_unit_test(test_ray_one_sided),
-      cmocka_unit_test(test_save_restore_bit_exact),    cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_slides_without_catching),
+      cmocka_unit_test(test_one_sided),
+      cmocka_unit_test(test_fast_ball_does_not_tunnel),
+      cmocka_unit_test(test_rests_in_v),
+      cmocka_unit_test(test_kinematic_chain_lifts),
+      cmocka_unit_test(test_ray_one_sided),
+      cmocka_unit_test(test_save_restore_bit_exact),
+      cmocka_unit_test(test_refused),
       cmocka_unit_test(test_points_owned_by_world),
       cmocka_unit_test(test_link_tree_finds_what_a_scan_finds),
       cmocka_unit_test(test_manifold_same_with_tree),
