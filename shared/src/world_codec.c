@@ -52,7 +52,7 @@ static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) 
       return;
     }
     for (int i = 0; i < count; ++i) arb_codec_vec2(c, &points[i]);
-    arb__chain_build_tree(points, count, ch->loop);  // derived (chain.h), not read
+    if (!c->err) arb__chain_build_tree(points, count, ch->loop);  // derived (chain.h), not read
   } else {
     // Writing never stores: the points are only read.
     for (int i = 0; i < count; ++i) arb_codec_vec2(c, (arb_vec2*)&ch->points[i]);
