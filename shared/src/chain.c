@@ -50,6 +50,13 @@ arb_aabb arb_compute_chain_aabb(const arb_chain* shape, arb_transform xf) {
 
 // ---- the link tree (chain.h) ------------------------------------------------------------
 
+// The local box of link i from its two points alone (cheaper than building the link).
+static arb_aabb arb__link_box_at(const arb_chain* c, int i) {
+  arb_vec2 v1 = c->points[i], v2 = c->points[i + 1 < c->count ? i + 1 : 0];
+  arb_aabb box = {arb_vmin(v1, v2), arb_vmax(v1, v2)};
+  return box;
+}
+
 static int arb__tree_leaves(int links) {
   int p = 1;
   while (p < links) p *= 2;
@@ -68,10 +75,7 @@ void arb__chain_build_tree(arb_vec2* points, int count, bool loop) {
   // An empty box: its lower corner above and its upper corner below any point.
   const arb_aabb empty = {{FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX}};
   tree[0] = empty;  // unused
-  for (int i = 0; i < p; ++i) {
-    arb_vec2 v1 = points[i < links ? i : 0], v2 = points[i + 1 < count ? i + 1 : 0];
-    tree[p + i] = i < links ? (arb_aabb){arb_vmin(v1, v2), arb_vmax(v1, v2)} : empty;
-  }
+  for (int i = 0; i < p; ++i) tree[p + i] = i < links ? arb__link_box_at(&c, i) : empty;
   for (int k = p - 1; k >= 1; --k) {
     tree[k].lower = arb_vmin(tree[2 * k].lower, tree[2 * k + 1].lower);
     tree[k].upper = arb_vmax(tree[2 * k].upper, tree[2 * k + 1].upper);
@@ -82,8 +86,7 @@ int arb__chain_links_near(const arb_chain* c, const arb_aabb* tree, arb_aabb box
   int links = arb_chain_link_count(c), n = 0;
   if (!tree) {
     for (int i = 0; i < links; ++i) {  // DET: link order
-      arb_vec2 v1 = c->points[i], v2 = c->points[i + 1 < c->count ? i + 1 : 0];
-      if (arb_aabb_overlaps((arb_aabb){arb_vmin(v1, v2), arb_vmax(v1, v2)}, box)) out[n++] = i;
+      if (arb_aabb_overlaps(arb__link_box_at(c, i), box)) out[n++] = i;
     }
     return n;
   }

@@ -201,20 +201,25 @@ static inline int arb__lowest_bit(uint64_t x) {
 #endif
 }
 
+// A bit per body slot, set for the n slots of list (stack memory: arb__stack_free it);
+// NULL when there is no room.
+static uint64_t* arb__slot_bits(arb_world* w, const int32_t* list, int n) {
+  int words = (w->body_slots + 63) / 64;
+  uint64_t* bits = arb__stack_alloc(w, (size_t)(words > 0 ? words : 1) * sizeof *bits);
+  if (!bits) return NULL;
+  memset(bits, 0, (size_t)words * sizeof *bits);
+  for (int k = 0; k < n; ++k) bits[list[k] >> 6] |= (uint64_t)1 << (list[k] & 63);
+  return bits;
+}
+
 // With most bodies awake, the contacts are read in index order instead: a bit per body
 // says which are in the awake list, and a contact is marked when either of its bodies
 // is. The same contacts as the edge walk below (those with an end in the list), read in
 // memory order rather than along the edge lists, one cache miss after another.
 // False when there is no room for the bits (then the caller walks the edges).
 static bool arb__mark_contacts_of_awake(arb_world* w, uint64_t* marked) {
-  int words = (w->body_slots + 63) / 64;
-  uint64_t* awake = arb__stack_alloc(w, (size_t)(words > 0 ? words : 1) * sizeof *awake);
+  uint64_t* awake = arb__slot_bits(w, w->awake_bodies, w->awake_count);
   if (!awake) return false;
-  memset(awake, 0, (size_t)words * sizeof *awake);
-  for (int k = 0; k < w->awake_count; ++k) {
-    int i = w->awake_bodies[k];
-    awake[i >> 6] |= (uint64_t)1 << (i & 63);
-  }
   for (int c = 0; c < w->contact_count; ++c) {
     int a = w->contacts[c].body_a, b = w->contacts[c].body_b;
     uint64_t hit = ((awake[a >> 6] >> (a & 63)) | (awake[b >> 6] >> (b & 63))) & 1u;
@@ -347,13 +352,7 @@ static bool arb__island_member(const arb_world* w, const uint64_t* in_list, int 
 static bool arb__island_contact_scan(arb_world* w, arb__island_build* ib, int n,
                                      const int32_t* list) {
   uint64_t* in_list = NULL;
-  if (list) {
-    int words = (w->body_slots + 63) / 64;
-    in_list = arb__stack_alloc(w, (size_t)(words > 0 ? words : 1) * sizeof *in_list);
-    if (!in_list) return false;
-    memset(in_list, 0, (size_t)words * sizeof *in_list);
-    for (int k = 0; k < n; ++k) in_list[list[k] >> 6] |= (uint64_t)1 << (list[k] & 63);
-  }
+  if (list && !(in_list = arb__slot_bits(w, list, n))) return false;
   for (int c = 0; c < w->contact_count; ++c) {
     const arb__contact* ct = &w->contacts[c];
     if (!(ct->flags & ARB__CONTACT_TOUCHING)) continue;
