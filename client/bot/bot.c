@@ -115,6 +115,11 @@ void bot_behave(bot* b, double now) {
 // which removes at most the fraction dT / predict_smoothing of the larger of the offsets
 // at the two frames: a few millimetres at 60 frames/s, but the whole offset when a
 // starved process samples only every 100-200 ms.
+//
+// The check holds for frames no longer than a snapshot interval: two such frames lie on
+// the same or adjacent interpolated segments, whose velocities are the sampled ones. A
+// longer frame (a process starved of CPU) can skip a whole segment, a bounce or a burst
+// of speed neither end shows; it is counted in long_frames and not checked.
 void bot_sample(bot* b, double now) {
   if (arb_client_get_state(b->client) != ARB_CLIENT_CONNECTED) {
     b->prev_T = -1.0;
@@ -138,7 +143,13 @@ void bot_sample(bot* b, double now) {
   double T = arb_client_get_sample_time(b->client);
   arb_vec2 offset = {0.0f, 0.0f};
   float correction = arb_client_get_correction(b->client, &offset) ? sqrtf(offset.x * offset.x + offset.y * offset.y) : 0.0f;
+  double interval = b->snapshot_rate > 0 ? 1.0 / b->snapshot_rate : 0.0;
+  bool long_frame = interval > 0.0 && T - b->prev_T > interval;
   if (b->prev_T >= 0.0 && b->prev_count > 0) {
+    b->frames++;
+    if (long_frame) b->long_frames++;
+  }
+  if (b->prev_T >= 0.0 && b->prev_count > 0 && !long_frame) {
     float dT = (float)(T - b->prev_T);
     float fade_share = b->smoothing > 0.0f && dT < b->smoothing ? dT / b->smoothing : 1.0f;
     float fade = fade_share * (correction > b->prev_correction ? correction : b->prev_correction);
@@ -156,15 +167,18 @@ void bot_sample(bot* b, double now) {
       if (ratio > b->worst_step) b->worst_step = ratio;
       if (ratio > 1.0f) b->discontinuities++;
       if (ratio > 1.0f && getenv("ARBITER_BOT_TRACE_JUMPS"))
-        fprintf(stderr, "arbiter-bot: jump: client %d id %u T %.4f dT %.4f step %.3f allowed %.3f v %.2f/%.2f flags %u->%u pos (%.2f,%.2f)->(%.2f,%.2f)\n",
-                b->index, cur->id, T, dT, step, allowed, v0, v1, old->flags, cur->flags, old->position.x, old->position.y,
-                cur->position.x, cur->position.y);
+        fprintf(stderr,
+                "arbiter-bot: jump: client %d id %u gap %.4f T %.4f dT %.4f step %.3f allowed %.3f "
+                "v %.2f/%.2f flags %u->%u pos (%.2f,%.2f)->(%.2f,%.2f)\n",
+                b->index, cur->id, now - b->prev_now, T, dT, step, allowed, v0, v1, old->flags,
+                cur->flags, old->position.x, old->position.y, cur->position.x, cur->position.y);
       b->samples++;
     }
   }
   if (b->count > 0) memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
   b->prev_count = b->count;
   b->prev_T = T;
+  b->prev_now = now;
   b->prev_correction = correction;
 }
 

@@ -46,9 +46,12 @@ typedef struct bot {
   arb_client_entity_state* prev;    ///< last frame's sample (same connection)
   int cap, count, prev_count;
   double prev_T;            ///< server time of the previous sample (<0 = none)
+  double prev_now;          ///< local time of the previous sample
   float prev_correction;    ///< m, the own avatar's fading correction at the previous sample
   float smoothing;          ///< s, the client's predict_smoothing (time constant of that fade)
   uint64_t samples;         ///< entity-frames checked for continuity
+  uint64_t frames;          ///< frames compared with the previous one
+  uint64_t long_frames;     ///< ... of them not checked: longer than a snapshot interval
   uint64_t discontinuities; ///< entity-frames with a step the velocities cannot explain
   float worst_step;         ///< largest step / allowed step seen
 

@@ -183,7 +183,8 @@ static void print_prediction(const bot* bots, long n) {
 typedef struct totals {
   int connected, ever, rejected, no_snapshots;
   double snaps, expected, bytes_in, bytes_out, connected_time;
-  uint64_t decode_errors, reconnects, lost, samples, discontinuities, inputs, drops, connect_failures;
+  uint64_t decode_errors, reconnects, lost, samples, discontinuities, frames, long_frames, inputs,
+      drops, connect_failures;
   float worst_step;
 } totals;
 
@@ -427,6 +428,8 @@ static totals sum_totals(bot_run* r, double t_end, int* rtt_count) {
     tot.lost += st.snapshots_lost;
     tot.samples += b->samples;
     tot.discontinuities += b->discontinuities;
+    tot.frames += b->frames;
+    tot.long_frames += b->long_frames;
     tot.inputs += st.inputs_sent;
     if (b->worst_step > tot.worst_step) tot.worst_step = b->worst_step;
   }
@@ -444,16 +447,22 @@ static void print_client_json(const bot* b, bool last) {
          b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
          b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
   json_escape(stdout, b->reason);
-  printf(", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, \"duplicates\": %llu, "
-         "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, \"drops\": %u, "
-         "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, "
-         "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
-         b->connected_time, (unsigned long long)st.snapshots_received, b->streaming_time * b->snapshot_rate,
-         (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
-         (unsigned long long)st.snapshots_late, (unsigned long long)st.baseline_missing,
-         (unsigned long long)st.decode_errors, st.reconnects, b->drops, (double)st.bytes_in / ctime,
-         (double)st.bytes_out / ctime, st.rtt * 1000.0f, st.interp_delay * 1000.0f,
-         (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
+  printf(
+      ", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, "
+      "\"duplicates\": %llu, "
+      "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, "
+      "\"drops\": %u, "
+      "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": "
+      "%.2f, "
+      "\"frames\": %llu, \"long_frames\": %llu, \"discontinuities\": %llu, \"worst_step_ratio\": "
+      "%.3f}%s\n",
+      b->connected_time, (unsigned long long)st.snapshots_received,
+      b->streaming_time * b->snapshot_rate, (unsigned long long)st.snapshots_lost,
+      (unsigned long long)st.snapshots_duplicate, (unsigned long long)st.snapshots_late,
+      (unsigned long long)st.baseline_missing, (unsigned long long)st.decode_errors, st.reconnects,
+      b->drops, (double)st.bytes_in / ctime, (double)st.bytes_out / ctime, st.rtt * 1000.0f,
+      st.interp_delay * 1000.0f, (unsigned long long)b->frames, (unsigned long long)b->long_frames,
+      (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
 }
 
 // The JSON summary on stdout; returns whether the run passed.
@@ -485,6 +494,8 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   print_prediction(r->bots, o->nclients);
+  printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
+         (unsigned long long)tot.long_frames);
   printf("  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": %.3f%s\n",
          (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
          o->per_client ? "," : "");

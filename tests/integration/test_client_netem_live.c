@@ -5,7 +5,8 @@
 // interpolated positions it samples every frame stay continuous (arbiter-bot counts a
 // discontinuity when an entity moves further between two frames than twice what its
 // sampled velocity explains plus 10 cm, and its own predicted avatar also by the fade of
-// its drawn correction; we require none).
+// its drawn correction; we require none; frames longer than a snapshot interval, as a
+// starved sanitizer build samples, are not checked: they can skip a whole segment).
 // argv: arbiter-server arbiter-bot arbiter-netem
 #define _POSIX_C_SOURCE 200809L
 
@@ -69,11 +70,14 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   assert_true(jnum(json_object_get(n, "up"), "lost") > 0);
   json_decref(n);
 
-  print_message("through netem: ok %d, snapshot ratio %.4f, reconnects %.0f (drops %.0f), discontinuities %.0f of %.0f samples "
-                "(worst step ratio %.3f), rtt p50 %.1f ms\n",
-                json_is_true(json_object_get(j, "ok")), jnum(j, "snapshot_ratio"), jnum(j, "reconnects"),
-                jnum(j, "drops"), jnum(j, "discontinuities"), jnum(j, "continuity_samples"), jnum(j, "worst_step_ratio"),
-                jnum(j, "rtt_ms_p50"));
+  print_message(
+      "through netem: ok %d, snapshot ratio %.4f, reconnects %.0f (drops %.0f), discontinuities "
+      "%.0f of %.0f samples "
+      "(worst step ratio %.3f; %.0f of %.0f frames too long to check), rtt p50 %.1f ms\n",
+      json_is_true(json_object_get(j, "ok")), jnum(j, "snapshot_ratio"), jnum(j, "reconnects"),
+      jnum(j, "drops"), jnum(j, "discontinuities"), jnum(j, "continuity_samples"),
+      jnum(j, "worst_step_ratio"), jnum(j, "long_frames"), jnum(j, "frames"),
+      jnum(j, "rtt_ms_p50"));
   assert_int_equal(status, 0);
   assert_int_equal((int)jnum(j, "ever_connected"), 8);
   assert_int_equal((int)jnum(j, "connected_at_end"), 8);
