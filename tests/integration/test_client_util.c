@@ -146,6 +146,33 @@ static long read_file(const char* path, char* buf, size_t cap) {
   return (long)n;
 }
 
+// The last cap - 1 bytes of a file, from a line start when it is longer.
+static long read_tail(const char* path, char* buf, size_t cap) {
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  long start = 0;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long size = ftell(f);
+    if (size > (long)cap - 1) start = size - ((long)cap - 1);
+  }
+  fseek(f, start, SEEK_SET);
+  size_t n = fread(buf, 1, cap - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  char* nl = start > 0 ? strchr(buf, '\n') : NULL;
+  if (nl) memmove(buf, nl + 1, strlen(nl + 1) + 1);
+  return (long)strlen(buf);
+}
+
+void cu_print_lines(const char* path, const char* needle) {
+  FILE* f = fopen(path, "r");
+  if (!f) return;
+  char line[1024];
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, needle)) fprintf(stderr, "%s", line);
+  fclose(f);
+}
+
 // Poll a child's output file for `key` followed by digits; returns the number or -1.
 static int wait_for_number(cu_proc* p, const char* file, const char* key, double timeout) {
   static char buf[65536];
@@ -234,9 +261,10 @@ json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration,
   json_error_t jerr;
   json_t* j = json_load_file(p.out, 0, &jerr);
   if (!j) fprintf(stderr, "bot summary %s: %s (line %d)\n", p.out, jerr.text, jerr.line);
-  // Show the progress lines in the test log: they are the first thing to look at.
+  // Show the progress lines in the test log: they are the first thing to look at (the
+  // last ones of a long run, which lead up to its end).
   static char buf[16384];
-  if (read_file(p.err, buf, sizeof buf) > 0) fprintf(stderr, "%s", buf);
+  if (read_tail(p.err, buf, sizeof buf) > 0) fprintf(stderr, "%s", buf);
   return j;
 }
 

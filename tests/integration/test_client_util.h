@@ -51,6 +51,8 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
 json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
 /// The number at `key` of a JSON object such as a bot summary (fails the test when absent).
 double cu_jnum(const json_t* object, const char* key);
+/// Copy to stderr the lines of a file that contain `needle` (a child's log, on failure).
+void cu_print_lines(const char* path, const char* needle);
 /// cu_run_bot with one more arbiter-bot flag (NULL: none).
 json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
                         const char* flag, int* exit_status);
