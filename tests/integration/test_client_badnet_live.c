@@ -45,13 +45,14 @@ static void test_client_badnet_no_drops(void** state) {
       "connect failures %.0f, snapshot ratio %.3f, rtt p50 %.0f ms\n",
       g_seconds, cu_jnum(j, "ever_connected"), cu_jnum(j, "connected_at_end"), cu_jnum(j, "drops"),
       cu_jnum(j, "connect_failures"), cu_jnum(j, "snapshot_ratio"), cu_jnum(j, "rtt_ms_p50"));
-  if (cu_jnum(j, "drops") >
-      0) {  // which side gave up, and why: the bot's reasons, the server's log
+  // On a drop, which side gave up and why: the bots' reasons, then the server's log.
+  if (cu_jnum(j, "drops") > 0) {
     json_t* per = json_object_get(j, "per_client");
     for (size_t i = 0; i < json_array_size(per); i++) {
       json_t* c = json_array_get(per, i);
+      const char* reason = json_string_value(json_object_get(c, "reason"));
       print_message("  bot %zu: drops %.0f, last reason \"%s\"\n", i, cu_jnum(c, "drops"),
-                    json_string_value(json_object_get(c, "reason")));
+                    reason ? reason : "");
     }
     cu_print_lines(srv.err, "client_lost");
     cu_print_lines(srv.err, "client_kicked");
