@@ -72,6 +72,9 @@ struct arb_client {
   int lead_extra_ticks;      ///< added after late commands, taken back after calm periods
   double lead_calm_since;
   uint64_t late_seen;  ///< predict.late_commands already reacted to
+  double ping_epoch;   ///< local time the connection began: pings carry time since then
+  double next_ping;    ///< when the next ping is due
+  uint32_t ping_id;    ///< of the newest ping sent on this connection
 
   // statistics
   cl_rate snap_rate, in_rate, out_rate;

@@ -10,7 +10,6 @@
 #include <arbiter/protocol.h>
 
 /// How often the client pings the server to keep the round trip measured.
-#define CL_NET_PING_MS 500u
 // The first retransmission of the ENet CONNECT comes no sooner than twice this.
 #define CL_NET_MIN_FIRST_RTT_MS 20
 
@@ -82,6 +81,7 @@ int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_
   n->timeout_ms = timeout_ms;
   n->gating = true;
   n->gate_rtt_ms = 0;
+  n->rtt_samples = 0;
   arb_gate_client_start(&n->gate, make_nonce(n), ARB_PROTO_VERSION);
   return 0;
 }
@@ -169,16 +169,6 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
     int rc = run_gate(n);
     if (rc != 0 || n->gating) return rc;
   }
-  // ENet measures the round trip only from acknowledged reliable commands, and the client
-  // sends almost none once connected (inputs are unsequenced): without pings of its own
-  // the estimate (the clock's one-way delay, the input lead) would keep the value the
-  // connect left. A ping every CL_NET_PING_MS keeps it current.
-  uint32_t now = enet_time_get();
-  if (n->peer && n->peer->state == ENET_PEER_STATE_CONNECTED &&
-      (uint32_t)(now - n->last_ping_ms) >= CL_NET_PING_MS) {
-    enet_peer_ping(n->peer);
-    n->last_ping_ms = now;
-  }
   ENetEvent e;
   for (;;) {
     int rc = enet_host_service(n->host, &e, 0);
@@ -235,10 +225,27 @@ void cl_net_flush(cl_net* n) {
 void cl_net_rtt(const cl_net* n, float* rtt, float* variance) {
   *rtt = 0.0f;
   *variance = 0.0f;
-  if (n->peer && n->peer->state == ENET_PEER_STATE_CONNECTED) {
-    *rtt = (float)n->peer->roundTripTime / 1000.0f;
-    *variance = (float)n->peer->roundTripTimeVariance / 1000.0f;
+  if (!n->peer || n->peer->state != ENET_PEER_STATE_CONNECTED) return;
+  if (n->rtt_samples > 0) {
+    *rtt = n->rtt;
+    *variance = n->rtt_var;
+    return;
   }
+  *rtt = (float)n->peer->roundTripTime / 1000.0f;
+  *variance = (float)n->peer->roundTripTimeVariance / 1000.0f;
+}
+
+// Smoothed as ENet and TCP do (RFC 6298), from the first sample on.
+void cl_net_rtt_sample(cl_net* n, float rtt) {
+  if (!(rtt >= 0.0f)) return;
+  if (n->rtt_samples++ == 0) {
+    n->rtt = rtt;
+    n->rtt_var = 0.5f * rtt;
+    return;
+  }
+  float dev = rtt > n->rtt ? rtt - n->rtt : n->rtt - rtt;
+  n->rtt_var += 0.25f * (dev - n->rtt_var);
+  n->rtt += 0.125f * (rtt - n->rtt);
 }
 
 void cl_net_account(cl_net* n) {

@@ -41,7 +41,8 @@ typedef struct cl_net {
   uint32_t timeout_ms;
   uint64_t gate_sent_ms;  ///< when the last gate datagram went out
   uint32_t gate_rtt_ms;   ///< round trip the gate measured (its longest exchange)
-  uint32_t last_ping_ms;  ///< enet_time_get() of our last ping (keeps the round trip measured)
+  float rtt, rtt_var;     ///< s, smoothed from pongs (rtt_samples > 0), else ENet's
+  uint32_t rtt_samples;   ///< pongs measured on this connection
   uint32_t last_sent, last_received;      ///< ENet's 32-bit totals at the last accounting
   uint32_t last_sent_packets, last_received_packets;
   uint64_t bytes_out, bytes_in, packets_out, packets_in;  ///< 64-bit totals
@@ -65,8 +66,11 @@ int cl_net_poll(cl_net* n, cl_net_event* ev);
 int cl_net_send(cl_net* n, int channel, const uint8_t* data, size_t len, bool reliable);
 /// Push queued packets out now.
 void cl_net_flush(cl_net* n);
-/// Smoothed round-trip time and its variance, seconds (0 when not connected).
+/// Smoothed round-trip time and its variance, seconds (0 when not connected): from the
+/// samples given to cl_net_rtt_sample, or ENet's estimate before the first one.
 void cl_net_rtt(const cl_net* n, float* rtt, float* variance);
+/// One round trip measured by the caller (a ping's pong), seconds.
+void cl_net_rtt_sample(cl_net* n, float rtt);
 /// The socket descriptor, -1 without a host.
 int cl_net_fd(const cl_net* n);
 /// Update the 64-bit byte and packet totals from ENet's wrapping counters.
