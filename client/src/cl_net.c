@@ -9,7 +9,6 @@
 #include <arbiter/base.h>
 #include <arbiter/protocol.h>
 
-/// How often the client pings the server to keep the round trip measured.
 // The first retransmission of the ENet CONNECT comes no sooner than twice this.
 #define CL_NET_MIN_FIRST_RTT_MS 20
 
@@ -235,7 +234,8 @@ void cl_net_rtt(const cl_net* n, float* rtt, float* variance) {
   *variance = (float)n->peer->roundTripTimeVariance / 1000.0f;
 }
 
-// Smoothed as ENet and TCP do (RFC 6298), from the first sample on.
+// Smoothed as TCP does (RFC 6298): the first sample sets it, each later one moves the
+// mean by 1/8 and the mean deviation by 1/4 of the difference.
 void cl_net_rtt_sample(cl_net* n, float rtt) {
   if (!(rtt >= 0.0f)) return;
   if (n->rtt_samples++ == 0) {

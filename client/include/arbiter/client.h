@@ -353,7 +353,8 @@ ARB_API int arb_client_get_wheels(const arb_client* client, arb_client_when when
 // ---- statistics ------------------------------------------------------------------------
 
 typedef struct arb_client_stats {
-  float rtt;                    ///< seconds, smoothed round-trip time (ENet)
+  float rtt;                    ///< seconds, smoothed round-trip time (ping/pong, PROTOCOL.md
+                                ///< §4.7; ENet's estimate until the first pong)
   float rtt_variance;           ///< seconds
   float packet_loss;            ///< [0,1] fraction of snapshots that never arrived (recent)
   float snapshots_per_second;   ///< complete snapshots received, last second
