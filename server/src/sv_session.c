@@ -174,7 +174,7 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
 
 // Keep a lost client's avatar and player slot for the rejoin window. False when the
 // session has no avatar yet, rejoining is off, or the table is full.
-static bool hold_for_rejoin(sv_server* s, sv_session* ss) {
+static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
   if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0') return false;
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
@@ -191,7 +191,9 @@ static bool hold_for_rejoin(sv_server* s, sv_session* ss) {
     r->expires_ns = uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u;
     s->metrics.clients_connected--;  // the slot (active_count) stays taken
     s->metrics.rejoins_pending++;
-    SV_LOG(&s->log, SV_LOG_INFO, "client_lost", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
+    SV_LOG(&s->log, SV_LOG_INFO, "client_lost", SV_LU("client", ss->client_id),
+           SV_LS("addr", ss->addr), SV_LS("cause", cause),
+           SV_LU("silent_ms", (uv_hrtime() - ss->last_heard_ns) / 1000000u),
            SV_LI("rejoin_window_ms", s->cfg.rejoin_window_ms));
     ss->state = SV_SESSION_CLOSING;  // nothing left to release
     return true;
@@ -269,7 +271,8 @@ static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE) return;
   // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while.
-  if (code == 0 && hold_for_rejoin(s, ss)) {
+  // code 0: ENet gave up on a reliable command, or the client closed without a reason.
+  if (code == 0 && hold_for_rejoin(s, ss, "enet")) {
   } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
            SV_LU("snapshots_sent", ss->snapshots_sent));
@@ -501,7 +504,7 @@ static void drop_silent(sv_server* s, sv_session* ss) {
   char text[64];
   snprintf(text, sizeof text, "nothing received for %d ms", s->cfg.peer_timeout_ms);
   ENetPeer* peer = ss->peer;
-  if (!hold_for_rejoin(s, ss)) sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
+  if (!hold_for_rejoin(s, ss, "silence")) sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
   enet_peer_disconnect_now(peer, ARB_PROTO_REASON_TIMEOUT);  // no DISCONNECT event follows
   s->metrics.clients_timed_out_total++;
   on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
