@@ -449,13 +449,10 @@ static void print_client_json(const bot* b, bool last) {
   json_escape(stdout, b->reason);
   printf(
       ", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, "
-      "\"duplicates\": %llu, "
-      "\"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, \"reconnects\": %u, "
-      "\"drops\": %u, "
-      "\"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, \"rtt_ms\": %.2f, \"interp_delay_ms\": "
-      "%.2f, "
-      "\"frames\": %llu, \"long_frames\": %llu, \"discontinuities\": %llu, \"worst_step_ratio\": "
-      "%.3f}%s\n",
+      "\"duplicates\": %llu, \"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, "
+      "\"reconnects\": %u, \"drops\": %u, \"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, "
+      "\"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, \"frames\": %llu, \"long_frames\": %llu, "
+      "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f}%s\n",
       b->connected_time, (unsigned long long)st.snapshots_received,
       b->streaming_time * b->snapshot_rate, (unsigned long long)st.snapshots_lost,
       (unsigned long long)st.snapshots_duplicate, (unsigned long long)st.snapshots_late,
