@@ -176,6 +176,16 @@ static void send_welcome(fake* f, uint32_t client_id, uint32_t entity_id, const 
   send_raw(f, 0, wbuf, (size_t)wn);
 }
 
+// Waits for the client's hello, welcomes it (no statics) and checks it is connected.
+static void connect_client(fake* f, uint32_t client_id, const char* scene_name) {
+  double end = cu_now() + 5.0;
+  while (!f->got_hello && cu_now() < end) run(f, 0.01);
+  assert_true(f->got_hello);
+  send_welcome(f, client_id, 1, scene_name, NULL, 0);
+  run(f, 0.2);
+  assert_int_equal(arb_client_get_state(f->client), ARB_CLIENT_CONNECTED);
+}
+
 // A shape as a server sends it: the geometry through the protocol's own conversion.
 static arb_proto_shape wire_shape(arb_shape_geometry g) {
   arb_proto_shape s;
@@ -529,12 +539,7 @@ static void test_client_no_allocation_in_steady_state(void** state) {
   cfg.alloc_user = &cnt;
   assert_int_equal(arb_client_create(&cfg, &f.client), 0);
   assert_int_equal(arb_client_connect(f.client), 0);
-  double end = cu_now() + 5.0;
-  while (!f.got_hello && cu_now() < end) run(&f, 0.01);
-  assert_true(f.got_hello);
-  send_welcome(&f, 1, 1, "count", NULL, 0);
-  run(&f, 0.1);
-  assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
+  connect_client(&f, 1, "count");
 
   arb_client_entity_state out[8];
   uint32_t tick = 2;
@@ -578,15 +583,10 @@ static void test_client_round_trip_from_pongs(void** state) {
   f.pong_delay = 0.150;
   f.client = cu_client(f.port, "pinger");
   assert_non_null(f.client);
-  double end = cu_now() + 5.0;
-  while (!f.got_hello && cu_now() < end) run(&f, 0.01);
-  assert_true(f.got_hello);
-  send_welcome(&f, 3, 1, "ping", NULL, 0);
-  run(&f, 0.2);
-  assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
+  connect_client(&f, 3, "ping");
   run(&f, 2.7);
-  // Forged answers: an id never sent (counted, its time 0 would add a 3 s sample) and an
-  // echo of a time not yet reached.
+  // Forged answers: an id never sent (were it counted, its time 0 would add a 3 s sample)
+  // and an echo of a time not yet reached.
   send_pong(&f, 1000000u, 0);
   send_pong(&f, 1, UINT64_C(1) << 50);
   run(&f, 0.3);
