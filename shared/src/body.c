@@ -254,6 +254,7 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   arb__body* b = &w->bodies[index];
   arb_aabb tight = arb__proxy_need(b, motion);
   if (!force && b->proxy != ARB__NULL && arb_aabb_contains(b->fat_aabb, tight)) return;
+  arb__note_paired_aabb(w, index, force || b->proxy == ARB__NULL || !b->pairs_checked);
   const float m = ARB__AABB_MARGIN;
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
   b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));

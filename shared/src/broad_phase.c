@@ -66,10 +66,28 @@ void arb__sort_u64(arb_world* w, uint64_t* keys, int count) {
 
 typedef struct arb__pair_query {
   arb_world* w;
+  bool use_paired;       // the querying body's box at the last pair update is known:
+  arb_aabb self_paired;  // this one (w->paired_aabbs)
+  int known;             // overlaps passed over as known pairs (w->stat_known_pairs)
   uint64_t* keys;
   int count, capacity;
   bool overflow;
 } arb__pair_query;
+
+// An empty box (lower above upper) marks a slot whose box at the last pair update is not
+// known; it meets no box.
+static const arb_aabb arb__unknown_box = {{3.0e38f, 3.0e38f}, {-3.0e38f, -3.0e38f}};
+
+static inline bool arb__paired_known(arb_aabb box) {
+  return box.lower.x <= box.upper.x;
+}
+
+// Whether two boxes overlap, false when a coordinate is NaN (arb_aabb_overlaps is true
+// then): a pair is passed over only when its boxes surely met.
+static inline bool arb__boxes_met(arb_aabb a, arb_aabb b) {
+  return a.lower.x <= b.upper.x && b.lower.x <= a.upper.x && a.lower.y <= b.upper.y &&
+         b.lower.y <= a.upper.y;
+}
 
 // True when no shape in t can pass s's filter (arb__shape_filters_match): s is in no
 // colliding group and no category it masks, or no mask its category is in, is in the tree.
@@ -106,6 +124,17 @@ static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
   }
 }
 
+#if ARB_ASSERT_ENABLED
+// Whether every collidable shape pair of bodies a and b has its contact (the claim that
+// lets arb__pair_leaf skip an overlap that is not new; checked in debug builds).
+static bool arb__pair_known(arb_world* w, int a, int b) {
+  uint64_t key;
+  arb__pair_query probe = {.w = w, .keys = &key, .capacity = 1};
+  arb__add_shape_pairs(&probe, a, b);
+  return probe.count == 0 && !probe.overflow;
+}
+#endif
+
 // A leaf of the pair query: a body pair to create, unless the other side reports it.
 // self_flags: the querying body's ARB__LEAF_DYNAMIC and ARB__LEAF_COMPOUND bits.
 static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int self,
@@ -115,6 +144,19 @@ static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int s
   // Both moved: the lower slot reports the pair (the other would report it again).
   if ((leaf->flags & ARB__LEAF_MOVED) && other < self) return;
   if (!((self_flags | leaf->flags) & ARB__LEAF_DYNAMIC)) return;
+  // Boxes that overlapped at the last pair update: their contacts exist, or they never
+  // collide. A contact is destroyed only when the fat boxes part (arb__collide, which
+  // sees the boxes of the last pair update) or a body goes, and every pair whose boxes
+  // overlap was found when one of them last moved. An unmoved leaf's box is the one it
+  // had then. The same keys come out as with the map.
+  if (q->use_paired) {
+    arb_aabb then = (leaf->flags & ARB__LEAF_MOVED) ? q->w->paired_aabbs[other] : leaf->aabb;
+    if (arb__boxes_met(q->self_paired, then)) {
+      ARB_ASSERT(arb__pair_known(q->w, self, other));
+      q->known += 1;
+      return;
+    }
+  }
   // Most overlaps of a moved proxy are pairs it already has: for two one-shape bodies the
   // pair map says so before the bodies' shapes are read (same keys come out either way).
   if (!((self_flags | leaf->flags) & ARB__LEAF_COMPOUND) &&
@@ -133,6 +175,8 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
   arb_world* w = q->w;
   if (arb__body_filtered_out(t, &w->bodies[self])) return;  // no pair could come out of it
   const arb__body* bs = &w->bodies[self];
+  q->use_paired = !w->pairs_incomplete && arb__paired_known(w->paired_aabbs[self]);
+  if (q->use_paired) q->self_paired = w->paired_aabbs[self];
   const uint16_t self_flags =
       (uint16_t)((w->sims[self].type == ARB_BODY_DYNAMIC ? ARB__LEAF_DYNAMIC : 0u) |
                  (bs->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
@@ -165,6 +209,35 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
       }
     }
   }
+}
+
+void arb__note_paired_aabb(arb_world* w, int body, bool fresh) {
+  if (w->pairs_incomplete) return;
+  if (!fresh && w->bodies[body].moved) return;  // the first change since keeps the box
+  if (body >= w->paired_cap) {
+    int cap = w->body_capacity > body ? w->body_capacity : body + 1;
+    arb_aabb* p = arb__grow(w, w->paired_aabbs, w->paired_cap, cap, sizeof *p);
+    if (!p) {
+      w->pairs_incomplete = true;
+      return;
+    }
+    w->paired_aabbs = p;
+    w->paired_cap = cap;
+  }
+  w->paired_aabbs[body] = fresh ? arb__unknown_box : w->bodies[body].fat_aabb;
+}
+
+void arb__forget_paired_aabbs(arb_world* w) {
+  if (w->paired_cap < w->body_slots) {  // the image may have moved bodies beyond it
+    arb_aabb* p = arb__grow(w, w->paired_aabbs, w->paired_cap, w->body_slots, sizeof *p);
+    if (!p) {
+      w->pairs_incomplete = true;
+      return;
+    }
+    w->paired_aabbs = p;
+    w->paired_cap = w->body_slots;
+  }
+  for (int i = 0; i < w->paired_cap; ++i) w->paired_aabbs[i] = arb__unknown_box;
 }
 
 void arb__mark_moved(arb_world* w, int body) {
@@ -235,6 +308,7 @@ void arb__update_pairs(arb_world* w) {
   const bool scan = w->moved_scan;
   const int n = scan ? w->body_slots : w->moved_count;
   int moved = arb__flag_moved_leaves(w, scan, n, ARB__LEAF_MOVED);
+  w->stat_known_pairs = 0;
   if (moved == 0) {
     w->moved_count = 0;
     w->moved_scan = false;
@@ -247,13 +321,19 @@ void arb__update_pairs(arb_world* w) {
   arb__pair_query per_thread[ARB_POOL_MAX_THREADS + 1];
   for (;;) {
     uint64_t* keys = arb__stack_alloc(w, (size_t)threads * (size_t)capacity * sizeof *keys);
-    if (!keys) return;
+    if (!keys) {  // tried again next step; contacts may part meanwhile
+      w->pairs_incomplete = true;
+      return;
+    }
     for (int t = 0; t < threads; ++t)
-      per_thread[t] = (arb__pair_query){w, keys + (size_t)t * (size_t)capacity, 0, capacity, false};
+      per_thread[t] = (arb__pair_query){
+          .w = w, .keys = keys + (size_t)t * (size_t)capacity, .capacity = capacity};
     arb__pairs_job job = {w, scan, per_thread};
     arb_pool_for(w->pool, arb__pairs_range, &job, n, 64);
     // The threads' keys, one run after the other (thread 0's are already in place).
     arb__pair_query q = per_thread[0];
+    w->stat_known_pairs = 0;
+    for (int t = 0; t < threads; ++t) w->stat_known_pairs += per_thread[t].known;
     for (int t = 1; t < threads && !q.overflow; ++t) {
       memmove(keys + q.count, per_thread[t].keys, (size_t)per_thread[t].count * sizeof *keys);
       q.count += per_thread[t].count;
@@ -269,14 +349,19 @@ void arb__update_pairs(arb_world* w) {
       if (k > 0 && q.keys[k] == q.keys[k - 1]) continue;
       int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
       int a = lo / ARB_MAX_BODY_SHAPES, b = hi / ARB_MAX_BODY_SHAPES;
-      if (arb__contact_create(w, a, lo % ARB_MAX_BODY_SHAPES, b, hi % ARB_MAX_BODY_SHAPES) == 0)
-        arb__wake_on_static_pair(w, a, b);
+      int err = arb__contact_create(w, a, lo % ARB_MAX_BODY_SHAPES, b, hi % ARB_MAX_BODY_SHAPES);
+      if (err == 0) arb__wake_on_static_pair(w, a, b);
+      if (err != 0) w->pairs_incomplete = true;
     }
     arb__stack_free(w, q.keys);
     break;
   }
   arb__flag_moved_leaves(w, scan, n, 0u);
-  for (int k = 0; k < n; ++k) w->bodies[scan ? k : w->moved_list[k]].moved = 0;
+  for (int k = 0; k < n; ++k) {
+    arb__body* b = &w->bodies[scan ? k : w->moved_list[k]];
+    if (b->moved) b->pairs_checked = 1;  // every overlap of its box was looked up or known
+    b->moved = 0;
+  }
   w->moved_count = 0;
   w->moved_scan = false;
 }

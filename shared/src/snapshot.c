@@ -148,6 +148,7 @@ static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__de
     arb__tree* t = img->sims[i].type == ARB_BODY_STATIC ? &d->static_tree : &d->dynamic_tree;
     b->proxy = arb__tree_add_leaf(w, t, b->fat_aabb, i, b, img->sims[i].type == ARB_BODY_DYNAMIC);
     if (b->proxy == ARB__NULL) return ARB_E_NOMEM;
+    b->pairs_checked = 0;  // its first pair update asks the pair map about every overlap
   }
   arb__tree_rebuild(&d->static_tree);  // built at once over all leaves: the best tree
   arb__tree_rebuild(&d->dynamic_tree);
@@ -196,6 +197,7 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->wake_count = 0;
   w->moved_count = 0;
   w->moved_scan = true;  // the image's moved flags are not listed
+  arb__forget_paired_aabbs(w);
   arb__sensors_commit(w, img);
   arb__extras_commit(w, img->extras);
 }

@@ -209,6 +209,7 @@ void arb_world_destroy(arb_world* w) {
   arb__free(w, w->awake_contacts);
   arb__free(w, w->wake_requests);
   arb__free(w, w->moved_list);
+  arb__free(w, w->paired_aabbs);
   for (int i = 0; i < w->stack.count; ++i) {
     if (w->stack.entries[i].heap) arb__free(w, w->stack.entries[i].ptr);
   }

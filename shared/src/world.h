@@ -164,6 +164,9 @@ typedef struct arb__body {
   uint8_t sleeping;
   uint8_t sleep_veto;     // kept awake this step by an extra (vehicle input); scratch
   uint8_t shape_count;    // 1..ARB_MAX_BODY_SHAPES (state, with the shapes)
+  // Not state: the pair map was asked about every overlap of this body's box at a pair
+  // update since it was created or restored (broad_phase.c, w->paired_aabbs).
+  uint8_t pairs_checked;
   float sleep_threshold;  // m/s of the farthest point
   float sleep_time;       // seconds below the threshold (>= ARB_TIME_TO_SLEEP while asleep)
   float max_extent;       // farthest shape point from the centre of mass (from the shape)
@@ -409,8 +412,20 @@ struct arb_world {
   int32_t* moved_list;
   int32_t moved_count, moved_cap;
   bool moved_scan;
+  // Per slot, while the body is `moved`: the fat AABB the last pair update saw. Every
+  // collidable pair whose boxes overlapped then has its contact, so a moved body does not
+  // look those up in the pair map (broad_phase.c, arb__pair_leaf). An empty box after
+  // creation, a teleport, and until the body's pairs were checked after a restore (an
+  // image need not hold every contact): the pair map decides all of that body's pairs.
+  // 16 bytes a slot, apart from the bodies, so the walk reads it from cache. Not state.
+  arb_aabb* paired_aabbs;
+  int32_t paired_cap;
+  // Set when the claim above may fail (a pair found without memory for its contact, an
+  // allocation of paired_aabbs failed): every pair is then looked up, as before.
+  bool pairs_incomplete;
   // Work counters of the last step (arb_world_counters).
   int32_t stat_collided, stat_recycled, stat_solved_contacts, stat_solved_bodies, stat_islands;
+  int32_t stat_known_pairs;  // overlaps the pair update knew without the pair map
 
   // Continuous collision scratch for this step (ccd.c; per-step arena, not state): the
   // pose of every awake body at the start of the step, NULL when nothing is swept.
@@ -468,6 +483,11 @@ bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 // broad_phase.c
 void arb__update_pairs(arb_world* w);
 void arb__mark_moved(arb_world* w, int body);  // sets `moved` and lists the body
+// Before a body's fat AABB changes: keeps the box the last pair update saw (the first
+// change since), or forgets it (`fresh`: the body is new, jumped, or its pairs were not
+// checked since a restore).
+void arb__note_paired_aabb(arb_world* w, int body, bool fresh);
+void arb__forget_paired_aabbs(arb_world* w);  // after a restore
 void arb__sort_u64(arb_world* w, uint64_t* keys, int count);
 
 // contact_solver.c
