@@ -262,6 +262,16 @@ static void arb__fill_lane(arb_world* w, arb__wide* k, int lane, int ci, arb__so
     ARB__SETL(p[j].normal_mass, kn > 0.0f ? 1.0f / kn : 0.0f);
     ARB__SETL(p[j].tangent_mass, kt > 0.0f ? 1.0f / kt : 0.0f);
     ARB__SETL(p[j].relative_velocity, arb_dot(nrm, arb_sub(vb, va)));
+    ARB__SETL(p[j].max_normal_impulse, 0.0f);
+  }
+  // A missing second point: zero masses, so it applies exactly nothing (the lane's every
+  // field is written here; only lanes no contact takes are cleared, arb__prepare).
+  for (int j = m->point_count; j < 2; ++j) {
+    f4* q = (f4*)&k->p[j];
+    for (size_t field = 0; field < sizeof k->p[j] / sizeof(f4); ++field) {
+      f = (float*)&q[field];
+      f[lane] = 0.0f;
+    }
   }
 #undef ARB__SETL
 }
@@ -275,20 +285,15 @@ static void arb__empty_wide(arb__wide* k, int dummy) {
   }
 }
 
-// Packing runs in two parallel loops: the wide entries are cleared, then each contact
-// fills its own lane, in contact order (the contacts and their bodies are then read in
-// memory order, the wide entries written in a few streams, one per colour).
+// Packing: the wide entries with lanes no contact takes are cleared (the last entry of a
+// colour, every overflow entry), then each contact fills every field of its own lane, in
+// contact order, on the worker threads (the contacts and their bodies are then read in
+// memory order, the wide entries written once, in a few streams, one per colour).
 typedef struct arb__pack_job {
   arb_world* w;
   const arb__solver* sv;
   arb__softness soft, static_soft;
 } arb__pack_job;
-
-static void arb__clear_range(void* ctx, int begin, int end, int thread) {
-  (void)thread;
-  const arb__pack_job* job = ctx;
-  for (int i = begin; i < end; ++i) arb__empty_wide(&job->sv->wides[i], job->sv->dummy);
-}
 
 static void arb__fill_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
@@ -411,8 +416,11 @@ static int arb__prepare(arb_world* w, arb__solver* sv, arb__softness soft, arb__
       sv->lane_of[i] = 4 * entry + lane;
     }
     sv->wides = wides;
+    for (int k = 0; k < ARB__COLOR_COUNT; ++k) {
+      if (per_color[k] % 4 != 0) arb__empty_wide(&wides[offsets[k + 1] - 1], sv->dummy);
+    }
+    for (int e = offsets[ARB__OVERFLOW]; e < nwide; ++e) arb__empty_wide(&wides[e], sv->dummy);
     arb__pack_job job = {w, sv, soft, static_soft};
-    arb_pool_for(w->pool, arb__clear_range, &job, nwide, 256);
     arb_pool_for(w->pool, arb__fill_range, &job, ncontacts, 256);
   }
   sv->wides = wides;
