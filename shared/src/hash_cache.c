@@ -2,22 +2,31 @@
 // bodies at rest. A static or sleeping body's slot encodes to the same bytes tick after
 // tick, so the hash keeps them with a copy of the fields they were made from, and uses
 // them again when those fields are still byte-for-byte the same. The check compares the
-// inputs, not a "changed" flag, so no setter, step phase or restore can make a stale
-// entry be used: equal inputs give equal bytes (the encoding is a function of them), and
-// anything else re-encodes. The hash is thus exactly arb__slot_fields over every slot.
+// inputs, not a "changed" flag, so no setter or step phase can make a stale entry be
+// used: equal inputs give equal bytes (the encoding is a function of them), and anything
+// else re-encodes. The hash is thus exactly arb__slot_fields over every slot.
 //
-// The cache is not state: it is never saved or hashed, a restored world starts without
-// one, and it only changes how fast arb_world_hash runs. It is mutable scratch behind a
-// const world, like the stack arena: arb_world_hash must not run on one world from two
-// threads at once.
+// One input is not compared: the body's first shape, most of the slot (an 8-vertex
+// polygon is 150 bytes). A body's shapes never change after its creation, and a slot's
+// generation changes with every body created in it, so within one world the generation
+// stands for the shape. A restore is the one way to put another body under the same
+// generation: it empties the cache (arb__hash_cache_clear).
+//
+// The cache is not state: it is never saved or hashed, a restore empties it, and it only
+// changes how fast arb_world_hash runs. It is mutable scratch behind a const world, like
+// the stack arena: arb_world_hash must not run on one world from two threads at once.
 #include "world.h"
 
 // Largest encoded slot: the fixed body fields (93 bytes) and an 8-vertex polygon shape
 // (162 bytes); a slot that does not fit (none can) is simply not cached.
 #define ARB__HASH_ENTRY_MAX 288
 
-// The hashed fields of an arb__body that precede user data (shape ... fat_aabb).
-#define ARB__HEAD_BYTES offsetof(arb__body, user_data)
+// The hashed fields of an arb__body after its first shape and before user data
+// (xf ... fat_aabb).
+#define ARB__HEAD_START offsetof(arb__body, xf)
+#define ARB__HEAD_BYTES (offsetof(arb__body, user_data) - ARB__HEAD_START)
+_Static_assert(offsetof(arb__body, shape) == 0 && offsetof(arb__body, xf) >= sizeof(arb_shape_def),
+               "the first shape leads the body");
 
 typedef struct arb__hash_entry {
   uint8_t head[ARB__HEAD_BYTES];
@@ -69,6 +78,11 @@ arb__hash_cache* arb__hash_cache_get(const arb_world* cw) {
   return hc;
 }
 
+void arb__hash_cache_clear(arb_world* w) {
+  arb__hash_cache* hc = w->hash_cache;
+  if (hc) memset(hc->lengths, 0, (size_t)hc->capacity * sizeof *hc->lengths);
+}
+
 void arb__hash_cache_free(arb_world* w) {
   if (!w->hash_cache) return;
   arb__free(w, w->hash_cache->entries);
@@ -81,7 +95,8 @@ static bool arb__entry_matches(const arb__hash_entry* e, const arb__body* b, con
                                const arb__body_state* st) {
   return e->generation == b->generation && memcmp(e->flags, &b->in_use, 4) == 0 &&
          memcmp(&e->sim, sim, sizeof *sim) == 0 && memcmp(&e->v, &st->v, sizeof e->v) == 0 &&
-         memcmp(&e->w, &st->w, sizeof e->w) == 0 && memcmp(e->head, b, ARB__HEAD_BYTES) == 0;
+         memcmp(&e->w, &st->w, sizeof e->w) == 0 &&
+         memcmp(e->head, (const uint8_t*)b + ARB__HEAD_START, ARB__HEAD_BYTES) == 0;
 }
 
 void arb__hash_slot(arb_codec* c, arb__world_image* img, int i) {
@@ -110,7 +125,7 @@ void arb__hash_slot(arb_codec* c, arb__world_image* img, int i) {
   size_t len = (size_t)(c->cur - start);
   *e_len = 0;
   if (c->flushed != flushed || len > ARB__HASH_ENTRY_MAX) return;
-  memcpy(e->head, b, ARB__HEAD_BYTES);
+  memcpy(e->head, (const uint8_t*)b + ARB__HEAD_START, ARB__HEAD_BYTES);
   e->generation = b->generation;
   memcpy(e->flags, &b->in_use, 4);
   e->sim = *sim;

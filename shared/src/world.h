@@ -569,6 +569,7 @@ typedef struct arb__hash_cache arb__hash_cache;
 /// The world's cache, grown to body_slots; NULL when out of memory (hash without it).
 arb__hash_cache* arb__hash_cache_get(const arb_world* w);
 void arb__hash_cache_free(arb_world* w);
+void arb__hash_cache_clear(arb_world* w);  // a restore: other bodies may now share generations
 /// Hash slot i: arb__slot_fields, or the cached bytes of a body at rest.
 void arb__hash_slot(arb_codec* c, arb__world_image* img, int i);
 
