@@ -258,6 +258,10 @@ void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motio
   const float m = ARB__AABB_MARGIN;
   b->fat_aabb.lower = arb_sub(tight.lower, arb_v2(m, m));
   b->fat_aabb.upper = arb_add(tight.upper, arb_v2(m, m));
+  // A body gone non-finite (a hostile image, a blown-up state) spoils the tree's boxes,
+  // and queries may then miss overlaps: from here every pair is looked up in the map.
+  if (!arb_vec2_is_valid(b->fat_aabb.lower) || !arb_vec2_is_valid(b->fat_aabb.upper))
+    w->pairs_incomplete = true;
   arb__tree* t = w->sims[index].type == ARB_BODY_STATIC ? &w->static_tree : &w->dynamic_tree;
   if (b->proxy != ARB__NULL) {
     arb__tree_move(t, b->proxy, b->fat_aabb, b);

@@ -421,7 +421,8 @@ struct arb_world {
   arb_aabb* paired_aabbs;
   int32_t paired_cap;
   // Set when the claim above may fail (a pair found without memory for its contact, an
-  // allocation of paired_aabbs failed): every pair is then looked up, as before.
+  // allocation of paired_aabbs failed, a non-finite box in a tree): every pair is then
+  // looked up in the map, as before.
   bool pairs_incomplete;
   // Work counters of the last step (arb_world_counters).
   int32_t stat_collided, stat_recycled, stat_solved_contacts, stat_solved_bodies, stat_islands;
