@@ -350,8 +350,11 @@ void arb__update_pairs(arb_world* w) {
       int lo = (int)(q.keys[k] >> 32), hi = (int)(q.keys[k] & 0xffffffffu);
       int a = lo / ARB_MAX_BODY_SHAPES, b = hi / ARB_MAX_BODY_SHAPES;
       int err = arb__contact_create(w, a, lo % ARB_MAX_BODY_SHAPES, b, hi % ARB_MAX_BODY_SHAPES);
-      if (err == 0) arb__wake_on_static_pair(w, a, b);
-      if (err != 0) w->pairs_incomplete = true;
+      if (err == 0) {
+        arb__wake_on_static_pair(w, a, b);
+      } else {
+        w->pairs_incomplete = true;  // a pair without its contact: the map decides from now
+      }
     }
     arb__stack_free(w, q.keys);
     break;
