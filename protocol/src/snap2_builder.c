@@ -30,7 +30,8 @@ struct arb_snap2_builder {
   cand* cands;
   int* order;             ///< candidate indices by priority
   int* chosen;            ///< selected candidate indices, by id
-  int* tmp;               ///< merge sort scratch
+  int* tmp;               ///< spread_enters scratch
+  uint64_t* keys;         ///< order_candidates: a sort key per candidate, and as many spare
   uint8_t* selected;      ///< per candidate
   arb_snap2_desc* descs;  ///< per candidate, ENTER only
   int* desc_bytes;        ///< per candidate, ENTER only
@@ -54,6 +55,7 @@ static void carve_arrays(void* owner, arb_array_block* blk) {
   b->order = arb_array_block_take(blk, c, sizeof *b->order);
   b->chosen = arb_array_block_take(blk, c, sizeof *b->chosen);
   b->tmp = arb_array_block_take(blk, c, sizeof *b->tmp);
+  b->keys = arb_array_block_take(blk, 2 * c, sizeof *b->keys);
   b->selected = arb_array_block_take(blk, c, sizeof *b->selected);
   b->descs = arb_array_block_take(blk, c, sizeof *b->descs);
   b->desc_bytes = arb_array_block_take(blk, c, sizeof *b->desc_bytes);
@@ -113,54 +115,55 @@ PER_ENTITY uint8_t choose_flags(const arb_snap2_state* cur, const arb_snap2_stat
   if ((cls != ARB_SNAP2_BODY && cls != ARB_SNAP2_PARTICLE) ||
       (h->gravity_x == 0 && h->gravity_y == 0))
     return f;
-  arb_snap2_state nb = *base;
+  arb_snap2_state nb = *base, g;
   nb.flags = ARB_SNAP2_FLAG_BALLISTIC;
-  arb_snap2_state g = arb_snap2_eval(&nb, cls, h->tick, h);
+  arb__snap2_eval_into(&g, &nb, cls, h->tick, h);
   int64_t eg = (int64_t)iabs32((int64_t)cur->vx - g.vx) + iabs32((int64_t)cur->vy - g.vy);
   int64_t e0 = (int64_t)iabs32((int64_t)cur->vx - base->vx) + iabs32((int64_t)cur->vy - base->vy);
   return eg < e0 ? (uint8_t)(f | ARB_SNAP2_FLAG_BALLISTIC) : f;
 }
 
-/* An update record for the groups where cur left the prediction; mask 0 = nothing to send. */
-static arb_snap2_record diff(const arb_snap2_entity* cur, const arb_snap2_entity* pred,
-                             const arb_snap2_entity* base, const arb_snap2_build_args* a) {
-  arb_snap2_record r;
-  memset(&r, 0, sizeof r);
-  r.id = cur->id;
-  r.cls = cur->cls;
-  r.op = ARB_SNAP2_UPDATE;
-  const arb_snap2_state *c = &cur->s, *p = &pred->s;
+/* *r = an update record for the groups where cur left the prediction; mask 0 = nothing to
+ * send. The residuals are kept in registers and each field of *r is stored once: a record
+ * built on the stack and then copied whole stalls on the copy (the wide loads cannot take
+ * their bytes from the narrow stores still in flight), and this runs for every changed
+ * entity of every client's view. */
+static void diff(const arb_snap2_entity* cur, const arb_snap2_state* p,
+                 const arb_snap2_entity* base, const arb_snap2_build_args* a, arb_snap2_record* r) {
+  const arb_snap2_state* c = &cur->s;
   unsigned f = arb__snap2_class_fields(cur->cls);
-  arb_snap2_state d = {wrap_diff(c->x, p->x),
-                       wrap_diff(c->y, p->y),
-                       wrap_diff(c->vx, p->vx),
-                       wrap_diff(c->vy, p->vy),
-                       wrap_diff(c->w, p->w),
-                       angle_diff(c->angle, p->angle),
-                       angle_diff(c->aux, p->aux),
-                       0,
-                       0};
+  int32_t dx = wrap_diff(c->x, p->x), dy = wrap_diff(c->y, p->y);
+  int32_t dvx = wrap_diff(c->vx, p->vx), dvy = wrap_diff(c->vy, p->vy);
+  int32_t dw = wrap_diff(c->w, p->w);
+  uint16_t dangle = angle_diff(c->angle, p->angle), daux = angle_diff(c->aux, p->aux);
   static const arb_snap2_tolerance exact = {0, 0, 0, 0};
   const arb_snap2_tolerance* tol = a->exact_id != 0 && cur->id == a->exact_id ? &exact : &a->tol;
-  if ((f & ARB_SNAP2_M_POS) && (iabs32(d.x) > tol->pos || iabs32(d.y) > tol->pos))
-    r.mask |= ARB_SNAP2_M_POS;
-  if ((f & ARB_SNAP2_M_ANGLE) && angle_mag(d.angle) > tol->angle) r.mask |= ARB_SNAP2_M_ANGLE;
-  if ((f & ARB_SNAP2_M_VEL) && (iabs32(d.vx) > tol->vel || iabs32(d.vy) > tol->vel))
-    r.mask |= ARB_SNAP2_M_VEL;
-  if ((f & ARB_SNAP2_M_ANGVEL) && iabs32(d.w) > tol->angvel) r.mask |= ARB_SNAP2_M_ANGVEL;
-  if ((f & ARB_SNAP2_M_AUX) && d.aux != 0) r.mask |= ARB_SNAP2_M_AUX;
-  d.flags = choose_flags(c, &base->s, &a->h, cur->cls);
-  if (d.flags != p->flags) r.mask |= ARB_SNAP2_M_FLAGS;
+  uint8_t mask = 0;
+  if ((f & ARB_SNAP2_M_POS) && (iabs32(dx) > tol->pos || iabs32(dy) > tol->pos))
+    mask |= ARB_SNAP2_M_POS;
+  if ((f & ARB_SNAP2_M_ANGLE) && angle_mag(dangle) > tol->angle) mask |= ARB_SNAP2_M_ANGLE;
+  if ((f & ARB_SNAP2_M_VEL) && (iabs32(dvx) > tol->vel || iabs32(dvy) > tol->vel))
+    mask |= ARB_SNAP2_M_VEL;
+  if ((f & ARB_SNAP2_M_ANGVEL) && iabs32(dw) > tol->angvel) mask |= ARB_SNAP2_M_ANGVEL;
+  if ((f & ARB_SNAP2_M_AUX) && daux != 0) mask |= ARB_SNAP2_M_AUX;
+  uint8_t flags = choose_flags(c, &base->s, &a->h, cur->cls);
+  if (flags != p->flags) mask |= ARB_SNAP2_M_FLAGS;
   // An origin older than the longest prediction the spec evaluates is renewed.
-  if (a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT) r.mask |= ARB_SNAP2_M_FLAGS;
-  if (!(r.mask & ARB_SNAP2_M_POS)) d.x = d.y = 0;
-  if (!(r.mask & ARB_SNAP2_M_ANGLE)) d.angle = 0;
-  if (!(r.mask & ARB_SNAP2_M_VEL)) d.vx = d.vy = 0;
-  if (!(r.mask & ARB_SNAP2_M_ANGVEL)) d.w = 0;
-  if (!(r.mask & ARB_SNAP2_M_AUX)) d.aux = 0;
-  if (!(r.mask & ARB_SNAP2_M_FLAGS)) d.flags = 0;
-  r.v = d;
-  return r;
+  if (a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT) mask |= ARB_SNAP2_M_FLAGS;
+  r->id = cur->id;
+  r->op = ARB_SNAP2_UPDATE;
+  r->cls = cur->cls;
+  r->mask = mask;
+  r->desc = 0;
+  r->v.x = mask & ARB_SNAP2_M_POS ? dx : 0;
+  r->v.y = mask & ARB_SNAP2_M_POS ? dy : 0;
+  r->v.vx = mask & ARB_SNAP2_M_VEL ? dvx : 0;
+  r->v.vy = mask & ARB_SNAP2_M_VEL ? dvy : 0;
+  r->v.w = mask & ARB_SNAP2_M_ANGVEL ? dw : 0;
+  r->v.angle = mask & ARB_SNAP2_M_ANGLE ? dangle : 0;
+  r->v.aux = mask & ARB_SNAP2_M_AUX ? daux : 0;
+  r->v.flags = mask & ARB_SNAP2_M_FLAGS ? flags : 0;
+  r->v.t0 = 0;
 }
 
 /* An entering entity's candidate. Its description is asked for only when a split reaches
@@ -211,11 +214,13 @@ PER_ENTITY const arb_snap2_entity* drawn_of(const arb_snap2_build_args* a,
   return e;
 }
 
-/* The client's drawn origin of an entity evaluated at the tick, and cur diffed against it. */
+/* The client's drawn origin of an entity evaluated at the tick, and cur diffed against it
+ * (written to the candidate's record, which update_of keeps when the baseline's origin is
+ * the drawn one). */
 typedef struct drawn_diff {
   const arb_snap2_entity* drawn;  ///< NULL: the client draws nothing usable
   arb_snap2_state now;
-  arb_snap2_record rec;
+  arb_snap2_record* rec;
 } drawn_diff;
 
 /* How wrong the client draws cur (meters, position only; only when not *ok) and whether
@@ -224,15 +229,14 @@ static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* 
                          int* ok) {
   *ok = 0;
   if (!dd->drawn) return ARB_SNAP2_ABSENT_ERROR;
-  arb_snap2_entity now = *dd->drawn;
-  now.s = arb_snap2_eval(&dd->drawn->s, dd->drawn->cls, a->h.tick, &a->h);
-  dd->now = now.s;
-  dd->rec = diff(cur, &now, dd->drawn, a);
+  const arb_snap2_state* now = &dd->now;
+  arb__snap2_eval_into(&dd->now, &dd->drawn->s, dd->drawn->cls, a->h.tick, &a->h);
+  diff(cur, now, dd->drawn, a, dd->rec);
   const uint8_t shown = ARB_SNAP2_FLAG_PINNED | ARB_SNAP2_FLAG_SKID;
-  *ok = (dd->rec.mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now.s.flags & shown);
+  *ok = (dd->rec->mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now->flags & shown);
   if (*ok) return 0.0f;  // the caller orders it by weight alone
   if (!(arb__snap2_class_fields(cur->cls) & ARB_SNAP2_M_POS)) return 0.05f;
-  float dx = (float)((int64_t)cur->s.x - now.s.x), dy = (float)((int64_t)cur->s.y - now.s.y);
+  float dx = (float)((int64_t)cur->s.x - now->x), dy = (float)((int64_t)cur->s.y - now->y);
   return arb_length(arb_v2(dx, dy)) / 128.0f;
 }
 
@@ -294,20 +298,20 @@ PER_ENTITY int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* 
   return d != NULL && holds_still(&d->s, &cur->s);
 }
 
-/* The update record of cur against the baseline's item i predicted to the tick, which
+/* *r = the update record of cur against the baseline's item i predicted to the tick, which
  * stays in pred for make_sent. When the client draws the baseline's own origin (the usual
- * case) that is what drawn_key already evaluated and diffed. */
-static arb_snap2_record update_of(arb_snap2_builder* b, const arb_snap2_build_args* a,
-                                  const arb_snap2_set* base, int i, const arb_snap2_entity* cur,
-                                  const drawn_diff* dd) {
+ * case) that is what drawn_key already evaluated and diffed into *r. */
+static void update_of(arb_snap2_builder* b, const arb_snap2_build_args* a,
+                      const arb_snap2_set* base, int i, const arb_snap2_entity* cur,
+                      const drawn_diff* dd, arb_snap2_record* r) {
   arb_snap2_entity* p = &b->pred.items[i];
   *p = base->items[i];
   if (dd->drawn && same_origin(&dd->drawn->s, &p->s)) {  // same class: drawn_of checked it
     p->s = dd->now;
-    return dd->rec;
+    return;
   }
-  p->s = arb_snap2_eval(&base->items[i].s, base->items[i].cls, a->h.tick, &a->h);
-  return diff(cur, p, &base->items[i], a);
+  arb__snap2_eval_into(&p->s, &base->items[i].s, base->items[i].cls, a->h.tick, &a->h);
+  diff(cur, &p->s, &base->items[i], a, r);
 }
 
 /* Merge the baseline (predicted to the tick) with current into candidate records; returns
@@ -329,6 +333,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
     c->drawn_ok = 0;
     drawn_diff dd;
     dd.drawn = NULL;
+    dd.rec = &c->rec;
     if (c->cur >= 0) drawn_key(a, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok, &dd);
     if (c->cur < 0) {  // left the view
       memset(&c->rec, 0, sizeof c->rec);
@@ -341,7 +346,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
       add_enter(b, n, &cur->items[j]);
       ++n;
     } else {
-      c->rec = update_of(b, a, base, i, &cur->items[j], &dd);
+      update_of(b, a, base, i, &cur->items[j], &dd, &c->rec);
       if (!c->rec.mask && a->drawn && !c->drawn_ok) {
         // The baseline predicts it right but the client draws a sibling's worse origin:
         // renew the origin at this tick (the flags alone).
@@ -357,21 +362,61 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
   return n;
 }
 
-/* Removals first, then entities the client lacks, then corrections; by priority within.
- * Ordering by the client's error (a drawn model), enters and corrections share one key. */
-static int rank(const cand* c) {
-  return c->rec.op == ARB_SNAP2_REMOVE ? 2 : c->rec.op == ARB_SNAP2_ENTER;
+/* The order of the candidates: removals first, then (without a drawn model) entities the
+ * client lacks, then corrections; by priority within, highest first, and by id on a tie.
+ * With a drawn model enters and corrections share one key (the client's error).
+ *
+ * It is a sort of one 64-bit key per candidate: the class (2 bits), the priority's bits
+ * made to sort as unsigned integers (32), the candidate index (30; candidates are in id
+ * order, so this is the id tie-break). A radix sort of the keys costs no comparisons,
+ * where a merge sort through a comparison function took a large share of a client's
+ * build whenever the byte budget binds. */
+#define KEY_INDEX_BITS 30
+
+/* The priority's bits, larger for a higher priority as unsigned integers; -0 counts as +0
+ * and NaN as the lowest priority of all. */
+static uint32_t priority_bits(float f) {
+  if (f != f) return 0;
+  if (f == 0.0f) f = 0.0f;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
-static int before_by_priority(const cand* a, const cand* b) {
-  if (rank(a) != rank(b)) return rank(a) > rank(b);
-  if (a->prio != b->prio) return a->prio > b->prio;
-  return a->rec.id < b->rec.id;
+
+/* LSD radix sort of keys[0..n) by bytes (tmp: n more), skipping the bytes every key shares. */
+static void sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
+  static const int digits = 8;
+  uint32_t count[8][256];
+  memset(count, 0, sizeof count);
+  for (int k = 0; k < n; ++k)
+    for (int d = 0; d < digits; ++d) count[d][(keys[k] >> (8 * d)) & 0xFF]++;
+  for (int d = 0; d < digits; ++d) {
+    uint32_t at = 0;
+    int shared = 0;
+    for (int v = 0; v < 256; ++v) {
+      uint32_t c = count[d][v];
+      shared |= c == (uint32_t)n;
+      count[d][v] = at;
+      at += c;
+    }
+    if (shared) continue;
+    for (int k = 0; k < n; ++k) tmp[count[d][(keys[k] >> (8 * d)) & 0xFF]++] = keys[k];
+    memcpy(keys, tmp, (size_t)n * sizeof *keys);
+  }
 }
-static int before_by_key(const cand* a, const cand* b) {
-  int ra = a->rec.op == ARB_SNAP2_REMOVE, rb = b->rec.op == ARB_SNAP2_REMOVE;
-  if (ra != rb) return ra > rb;
-  if (a->prio != b->prio) return a->prio > b->prio;
-  return a->rec.id < b->rec.id;
+
+/* order[0..n) = the candidate indices in the order above. */
+static void order_candidates(arb_snap2_builder* b, int n, int drawn_model) {
+  for (int k = 0; k < n; ++k) {
+    const cand* c = &b->cands[k];
+    uint64_t cls = c->rec.op == ARB_SNAP2_REMOVE                 ? 0
+                   : drawn_model || c->rec.op == ARB_SNAP2_ENTER ? 1
+                                                                 : 2;
+    b->keys[k] = cls << 62 | (uint64_t)(0xFFFFFFFFu - priority_bits(c->prio)) << KEY_INDEX_BITS |
+                 (uint64_t)k;
+  }
+  sort_keys(b->keys, b->keys + n, n);
+  for (int k = 0; k < n; ++k) b->order[k] = (int)(b->keys[k] & ((1u << KEY_INDEX_BITS) - 1));
 }
 
 /* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
@@ -414,21 +459,6 @@ static void spread_enters(arb_snap2_builder* b, int n) {
       other_bits += rough_bits(b, ci);
   }
   memcpy(b->order, out, (size_t)n * sizeof *out);
-}
-
-/* Stable bottom-up merge sort of candidate indices (no globals, no allocation). */
-static void sort_idx(int* idx, int* tmp, int n, const cand* c,
-                     int (*before)(const cand*, const cand*)) {
-  for (int width = 1; width < n; width *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * width) {
-      int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = before(&c[idx[j]], &c[idx[i]]) ? idx[j++] : idx[i++];
-      while (i < mid) tmp[k++] = idx[i++];
-      while (j < hi) tmp[k++] = idx[j++];
-    }
-    memcpy(idx, tmp, (size_t)n * sizeof *idx);
-  }
 }
 
 /* Largest msgpack overhead of a part around its descriptions and stream: the 9 header
@@ -602,26 +632,24 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     int sel = b->selected[k];
     if (c->cur >= 0 && a->up_to_date) a->up_to_date[j] = (uint8_t)c->drawn_ok;
     if (c->cur >= 0 && a->stale && !c->drawn_ok) a->stale[(*stale_count)++] = j;
-    arb_snap2_entity e;
-    int keep = 1;
-    if (sel && c->rec.op == ARB_SNAP2_REMOVE) {
-      keep = 0;
+    // Written in place: an entity assembled on the stack and then copied whole stalls on
+    // the copy (see diff).
+    int keep = !(sel && c->rec.op == ARB_SNAP2_REMOVE) && (c->pred >= 0 || sel);
+    if (keep && s->count == s->cap) return ARB_E_NOSPACE;
+    arb_snap2_entity* e = &s->items[s->count];
+    if (!keep) {
+      // removed, or entering and deferred
     } else if (sel && c->rec.op == ARB_SNAP2_ENTER) {
-      e = cur->items[j];
-      e.s = c->rec.v;
-      e.s.t0 = a->h.tick;
-    } else if (c->pred >= 0 && sel) {
-      e = b->pred.items[i];  // evaluated at the tick (by collect): the new origin
-      arb__snap2_apply_update(&e.s, &c->rec);
-    } else if (c->pred >= 0) {
-      e = base->items[i];
+      *e = cur->items[j];
+      e->s = c->rec.v;
+      e->s.t0 = a->h.tick;
+    } else if (sel) {
+      *e = b->pred.items[i];  // evaluated at the tick (by collect): the new origin
+      arb__snap2_apply_update(&e->s, &c->rec);
     } else {
-      keep = 0;  // entering, deferred
+      *e = base->items[i];
     }
-    if (keep) {
-      if (s->count == s->cap) return ARB_E_NOSPACE;
-      s->items[s->count++] = e;
-    }
+    s->count += keep;
     if (c->pred >= 0) ++i;
     if (c->cur >= 0) ++j;
   }
@@ -661,13 +689,8 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   int all = try_all(b, a, n, max_parts, budget, overhead, part_start, &parts);
   if (all < 0) return all;
   if (!all) {
-    for (int k = 0; k < n; ++k) b->order[k] = k;
-    if (a->drawn) {
-      sort_idx(b->order, b->tmp, n, b->cands, before_by_key);
-      spread_enters(b, n);
-    } else {
-      sort_idx(b->order, b->tmp, n, b->cands, before_by_priority);
-    }
+    order_candidates(b, n, a->drawn != NULL);
+    if (a->drawn) spread_enters(b, n);
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;

@@ -21,6 +21,9 @@ int arb__snap2_count_bits(int count);
 /// The msgpack encoding of a description (buf may be NULL to size it): bytes needed, or
 /// ARB_E_* when it breaks the spec.
 int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap);
+/// arb_snap2_eval written to *out (the builder's form: no state copied through the stack).
+void arb__snap2_eval_into(arb_snap2_state* out, const arb_snap2_state* s, uint8_t cls,
+                          uint32_t tick, const arb_snap2_header* h);
 /// Add an update record's residuals to a state (wrapping, as the client does).
 void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);
 /// 1: the builder diffs every entity of the baseline and the view, as if none were

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "snap2_internal.h"
+
 /* Round half away from zero of a / b, b > 0. For odd b a half cannot occur. Zero needs
  * no division (most predicted entities are at rest: the server predicts every changed
  * one for every client). */
@@ -32,25 +34,44 @@ float arb_snap2_dequantize_angvel(int32_t q) {
   return (float)((double)q / TURN_STEPS_PER_RADIAN);
 }
 
-arb_snap2_state arb_snap2_predict(const arb_snap2_state* base, uint8_t cls, uint32_t dt,
-                                  uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
-  arb_snap2_state p = *base;
-  int64_t t = dt, r = tick_rate ? tick_rate : 1;
+/* The prediction of base after dt ticks at r ticks/s, written to *p field by field. Inlined
+ * into a copy with r = 60 (the usual rate), where the divisions by r and 4r^2 are by
+ * constants and compile to multiplications: the same integers, a fraction of the cost (the
+ * server evaluates every changed entity of every client's view). */
+static inline __attribute__((always_inline)) void predict_at(arb_snap2_state* p,
+                                                             const arb_snap2_state* base,
+                                                             uint8_t cls, int64_t t, int64_t r,
+                                                             int32_t gravity_x, int32_t gravity_y) {
+  *p = *base;
   if (cls == ARB_SNAP2_BODY || cls == ARB_SNAP2_PARTICLE) {
     int64_t gx = 0, gy = 0;
     if (base->flags & ARB_SNAP2_FLAG_BALLISTIC) {
       gx = gravity_x;
       gy = gravity_y;
     }
-    if (cls == ARB_SNAP2_PARTICLE && (base->flags & ARB_SNAP2_FLAG_PINNED)) return p;
+    if (cls == ARB_SNAP2_PARTICLE && (base->flags & ARB_SNAP2_FLAG_PINNED)) return;
     /* position 1/128 m, velocity 1/256 m/s, gravity 1/256 m/s^2, dt/r seconds. */
-    p.x = clamp32(base->x + rdiv(2 * (int64_t)base->vx * t * r + gx * t * t, 4 * r * r));
-    p.y = clamp32(base->y + rdiv(2 * (int64_t)base->vy * t * r + gy * t * t, 4 * r * r));
-    p.vx = clamp32(base->vx + rdiv(gx * t, r));
-    p.vy = clamp32(base->vy + rdiv(gy * t, r));
+    p->x = clamp32(base->x + rdiv(2 * (int64_t)base->vx * t * r + gx * t * t, 4 * r * r));
+    p->y = clamp32(base->y + rdiv(2 * (int64_t)base->vy * t * r + gy * t * t, 4 * r * r));
+    p->vx = clamp32(base->vx + rdiv(gx * t, r));
+    p->vy = clamp32(base->vy + rdiv(gy * t, r));
   }
   if (cls == ARB_SNAP2_BODY || cls == ARB_SNAP2_WHEEL)
-    p.angle = (uint16_t)((uint64_t)((int64_t)base->angle + rdiv(base->w * t, r)) & 0xFFFFu);
+    p->angle = (uint16_t)((uint64_t)((int64_t)base->angle + rdiv(base->w * t, r)) & 0xFFFFu);
+}
+
+static void predict_into(arb_snap2_state* p, const arb_snap2_state* base, uint8_t cls, uint32_t dt,
+                         uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
+  if (tick_rate == 60)
+    predict_at(p, base, cls, dt, 60, gravity_x, gravity_y);
+  else
+    predict_at(p, base, cls, dt, tick_rate ? tick_rate : 1, gravity_x, gravity_y);
+}
+
+arb_snap2_state arb_snap2_predict(const arb_snap2_state* base, uint8_t cls, uint32_t dt,
+                                  uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
+  arb_snap2_state p;
+  predict_into(&p, base, cls, dt, tick_rate, gravity_x, gravity_y);
   return p;
 }
 
@@ -68,12 +89,18 @@ const arb_snap2_entity* arb_snap2_set_find(const arb_snap2_set* set, uint32_t id
   return NULL;
 }
 
-arb_snap2_state arb_snap2_eval(const arb_snap2_state* s, uint8_t cls, uint32_t tick,
-                               const arb_snap2_header* h) {
+void arb__snap2_eval_into(arb_snap2_state* out, const arb_snap2_state* s, uint8_t cls,
+                          uint32_t tick, const arb_snap2_header* h) {
   uint32_t age = tick - s->t0;
   if (age > ARB_SNAP2_MAX_AGE) age = tick < s->t0 ? 0 : ARB_SNAP2_MAX_AGE;
-  arb_snap2_state e = arb_snap2_predict(s, cls, age, h->tick_rate, h->gravity_x, h->gravity_y);
-  e.t0 = tick;
+  predict_into(out, s, cls, age, h->tick_rate, h->gravity_x, h->gravity_y);
+  out->t0 = tick;
+}
+
+arb_snap2_state arb_snap2_eval(const arb_snap2_state* s, uint8_t cls, uint32_t tick,
+                               const arb_snap2_header* h) {
+  arb_snap2_state e;
+  arb__snap2_eval_into(&e, s, cls, tick, h);
   return e;
 }
 
