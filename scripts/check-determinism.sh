@@ -10,7 +10,7 @@ status=0
 
 report() {  # pattern, why
   local hits
-  hits=$(grep -rnE --include='*.c' --include='*.h' "$1" "${dirs[@]}" 2>/dev/null \
+  hits=$(grep -rnE --include='*.c' --include='*.h' --include='*.inc' "$1" "${dirs[@]}" 2>/dev/null \
          | grep -v 'DET-ALLOW' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(//|/?\*)' || true)
   if [ -n "$hits" ]; then
     echo "check-determinism: $2:"

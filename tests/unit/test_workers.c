@@ -4,19 +4,12 @@
 // integration and the impulse store are split between the threads; the contact and hit
 // events are the same too; worker_count is not part of the saved state; out-of-range
 // counts are rejected.
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
+#include <arbiter/joint.h>
+#include <arbiter/worker_pool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include <cmocka.h>
-#define XXH_INLINE_ALL
-#include <arbiter/joint.h>
-#include <arbiter/worker_pool.h>
-#include <xxhash.h>
-
-#include "../common/test_main.h"
+#include "../common/test_main.h"  // cmocka
 #include "world.h"  // shared/src: the pool pointer (were its threads started?)
 #include "world_test_util.h"
 
@@ -128,31 +121,11 @@ static void build_mixed(arb_world* w) {
   }
 }
 
-// Hash of the world and of every event of the last step (begin, end, hit), in order.
-static uint64_t step_digest(const arb_world* w) {
-  uint64_t h = arb_world_hash(w);
-  const arb_contact_event* ev;
-  const arb_contact_hit_event* hits;
-  int nb = arb_world_get_begin_touch_events(w, &ev);
-  h = XXH64(ev, (size_t)nb * sizeof *ev, h);
-  int ne = arb_world_get_end_touch_events(w, &ev);
-  h = XXH64(ev, (size_t)ne * sizeof *ev, h);
-  int nh = arb_world_get_hit_events(w, &hits);
-  h = XXH64(hits, (size_t)nh * sizeof *hits, h);
-  return h ^ ((uint64_t)nb << 40) ^ ((uint64_t)ne << 20) ^ (uint64_t)nh;
-}
-
 static int run_mixed(int workers, uint64_t* digests) {
   arb_world* w = make_world(workers, true);
   arb_world_set_hit_event_threshold(w, 0.5f);
   build_mixed(w);
-  int hits = 0;
-  for (int t = 0; t < TICKS; ++t) {
-    arb_world_step(w, DT);
-    digests[t] = step_digest(w);
-    const arb_contact_hit_event* e;
-    hits += arb_world_get_hit_events(w, &e);
-  }
+  int hits = wt_step_digests(w, TICKS, DT, digests);
   arb_world_destroy(w);
   return hits;
 }

@@ -35,3 +35,7 @@ arb_add_test(test_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workers.c
 # degenerate operations; results independent of the tree's shape (reads shared/src).
 arb_add_test(test_broad_phase SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_broad_phase.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 120)
+# The contact solver's lane widths: 8 lanes (AVX2, where the CPU has it) step every tick
+# exactly as 4 lanes do (reads shared/src/contact_lanes.h to choose the width).
+arb_add_test(test_solver_lanes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_solver_lanes.c
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)

@@ -90,6 +90,41 @@ static inline void wt_step_alike(arb_world* a, arb_world* b, int steps, float dt
   }
 }
 
+/// FNV-1a of n bytes, continuing from h.
+static inline uint64_t wt_fnv_bytes(uint64_t h, const void* bytes, size_t n) {
+  const unsigned char* p = bytes;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/// The world's hash folded with every event of its last step (begin, end, hit), in order:
+/// two runs that must step alike compare these after every step.
+static inline uint64_t wt_step_digest(const arb_world* w) {
+  uint64_t h = arb_world_hash(w);
+  const arb_contact_event* ev;
+  const arb_contact_hit_event* hits;
+  int nb = arb_world_get_begin_touch_events(w, &ev);
+  h = wt_fnv_bytes(h, ev, (size_t)nb * sizeof *ev);
+  int ne = arb_world_get_end_touch_events(w, &ev);
+  h = wt_fnv_bytes(h, ev, (size_t)ne * sizeof *ev);
+  int nh = arb_world_get_hit_events(w, &hits);
+  h = wt_fnv_bytes(h, hits, (size_t)nh * sizeof *hits);
+  return h ^ ((uint64_t)nb << 40) ^ ((uint64_t)ne << 20) ^ (uint64_t)nh;
+}
+
+/// Steps w `ticks` times by dt, digests[t] = wt_step_digest after step t; returns the hit
+/// events seen.
+static inline int wt_step_digests(arb_world* w, int ticks, float dt, uint64_t* digests) {
+  int hits = 0;
+  for (int t = 0; t < ticks; ++t) {
+    arb_world_step(w, dt);
+    digests[t] = wt_step_digest(w);
+    const arb_contact_hit_event* e;
+    hits += arb_world_get_hit_events(w, &e);
+  }
+  return hits;
+}
+
 /// Restores the save image of `from` into `into` (a world created another way: default
 /// settings, other workers...); returns `into`.
 static inline arb_world* wt_restore_image_of(arb_world* into, const arb_world* from) {
