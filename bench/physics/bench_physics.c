@@ -2,6 +2,7 @@
 // found at build time, Chipmunk2D and Box2D 2.4; print ms/step side by side.
 // Benchmarks print figures; they never fail.
 #define _POSIX_C_SOURCE 200809L
+#include <arbiter/world.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,9 @@ int main(int argc, char** argv) {
   if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
   if (!bench_arbiter_recycling) printf("arbiter with contact recycling off\n");
   if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
+  printf("arbiter's contact solver: %d lanes (%s)\n", arb_contact_solver_lanes(),
+         arb_contact_solver_lanes() == 8 ? "AVX2"
+                                         : "SSE2 or portable C; ARBITER_SIMD=sse2 forces this");
   printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
          "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {

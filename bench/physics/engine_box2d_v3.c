@@ -117,5 +117,13 @@ static void b3_destroy(void* p) {
   free(b);
 }
 
-const bench_engine bench_engine_box2d_v3 = {"box2d-v3", "its benchmark: 4 substeps, 1 worker, its defaults",
-                                            b3_create, b3_step, b3_body_y, b3_destroy, NULL};
+#ifdef BENCH_BOX2D_V3_AVX2
+#define BOX2D_V3_ISA "AVX2"
+#else
+#define BOX2D_V3_ISA "SSE2"
+#endif
+const bench_engine bench_engine_box2d_v3 = {
+    "box2d-v3", "its benchmark: 4 substeps, 1 worker, its defaults, " BOX2D_V3_ISA,
+    b3_create,  b3_step,
+    b3_body_y,  b3_destroy,
+    NULL};

@@ -2,13 +2,13 @@
 // its own part, and sv_server_init undoes the stages before it (libuv style), so a failed
 // init leaves nothing allocated and nothing open: only handles already closing, which the
 // loop finishes on its next run. Every failure is one ARB_E_* code plus one message.
+#include <arbiter/particles.h>
+#include <arbiter/vehicle.h>
+#include <arbiter/world.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <arbiter/particles.h>
-#include <arbiter/vehicle.h>
 
 #include "sv_server.h"
 
@@ -209,6 +209,7 @@ static void log_started(sv_server* s) {
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
          SV_LI("physics_threads", cfg->physics_threads),
+         SV_LI("solver_lanes", arb_contact_solver_lanes()),
          SV_LI("snapshot_threads", cfg->snapshot_threads),
          SV_LI("snapshot_every", s->snapshot_every), SV_LI("max_clients", cfg->max_clients),
          SV_LD("view_radius", cfg->view_radius),

@@ -353,3 +353,7 @@ int arb__contact_lanes_force(int width) {
   arb__forced_width = width;
   return arb__contact_lanes_select()->width;
 }
+
+int arb_contact_solver_lanes(void) {
+  return arb__contact_lanes_select()->width;
+}

@@ -356,4 +356,9 @@ typedef struct arb_world_counters {
 } arb_world_counters;
 ARB_API arb_world_counters arb_world_get_counters(const arb_world* world);
 
+/// How many contact constraints the solver runs at once on this CPU: 8 (AVX2, x86-64) or
+/// 4 (SSE2, or portable C); ARBITER_SIMD=sse2 in the environment forces 4. The results are
+/// the same bits either way (docs/DETERMINISM.md); this is for reports and logs.
+ARB_API int arb_contact_solver_lanes(void);
+
 ARB_C_END
