@@ -79,7 +79,7 @@ static const opt opts[] = {
     {"strike-limit", "ARBITER_STRIKE_LIMIT", "N", OPT_INT, OFF(strike_limit), 0, 1, 1000000, "10",
      "Malformed messages a client may send before it is disconnected. Default 10."},
     {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100, "5",
-     "Ticks run in one wake-up before the rest of the lag is dropped. Default 5."},
+     "Ticks run in one wake-up; a backlog of more than N after them is dropped. Default 5."},
     {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000, "600",
      "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = none. Default 600."},
     {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0, 0, 604800, NULL,

@@ -3,9 +3,10 @@
 // A repeating uv_timer is not a clock (it drifts and its period stretches with the
 // callback's work, see DEPENDENCIES.md), so the deadline of tick n is computed from
 // uv_hrtime(): start + n * period. Each wake runs every tick that is due, at most
-// max_catchup of them; if more are still due the remaining lag is dropped (counted,
-// logged once per lag episode) so a slow tick can never start a spiral of death.
-// Then a one-shot timer is re-armed for the next deadline.
+// max_catchup of them; if more than max_catchup are still due the lag is dropped
+// (counted, logged once per lag episode) so a slow tick can never start a spiral of death,
+// and a smaller backlog is worked off by the next wakes. Then a one-shot timer is re-armed
+// for the next deadline (at once while behind).
 #pragma once
 
 #include <stdbool.h>
@@ -26,7 +27,7 @@ struct sv_ticker {
   sv_lag_fn* on_lag;
   void* user;
   bool running;
-  uint64_t skipped_total;    ///< ticks dropped by the catch-up limit
+  uint64_t skipped_total;    ///< ticks dropped: more than max_catchup due after a batch
   uint64_t last_lag_ns;      ///< uv_hrtime() of the last dropped lag or overrun, 0 = never
   uint64_t lateness_max_ns;  ///< worst start lateness seen (diagnostics)
 };
