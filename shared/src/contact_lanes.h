@@ -8,10 +8,11 @@
 #include "softness.h"
 #include "world.h"
 
-// Graph colouring: constraints of one colour share no moving body, so the lanes of a wide
-// constraint never touch the same body. Greedy in contact order, colours in order,
-// overflow last (one constraint per wide entry): a pure function of the contact array.
-// Static bodies never change in the solver, so they do not constrain colouring.
+// Graph colouring (arb__color_contacts, contact_solver.c, for every width): constraints of
+// one colour share no moving body, so the lanes of a wide constraint never touch the same
+// body. Greedy in contact order, colours in order, overflow last (one constraint per wide
+// entry): a pure function of the contact array. Static bodies never change in the solver,
+// so they do not constrain colouring.
 #define ARB__COLOR_COUNT 31
 #define ARB__OVERFLOW ARB__COLOR_COUNT
 
@@ -32,14 +33,18 @@ typedef struct arb__solver {
   float restitution_threshold;
 } arb__solver;
 
-// One lane width's solver: colour and pack (returns the wide entry count), one pass over
-// every wide constraint, and the impulses (and hit events) back to the contacts.
+// One lane width's solver: pack the coloured contacts (returns the wide entry count), one
+// pass over every wide constraint, and the impulses (and hit events) back to the contacts.
 typedef struct arb__contact_lanes {
   int width;
-  int (*prepare)(arb_world* w, arb__solver* sv, arb__softness soft, arb__softness static_soft);
+  int (*pack)(arb_world* w, arb__solver* sv, const int per_color[ARB__COLOR_COUNT + 1],
+              arb__softness soft, arb__softness static_soft);
   void (*run_pass)(arb_pool* pool, arb__body_state* st, arb__solver* sv, arb__pass pass);
   void (*store_impulses)(arb_world* w, const arb__solver* sv);
 } arb__contact_lanes;
+
+// Sorts the step's hit events into contact order (contact_of: each event's contact).
+void arb__sort_hits(arb_world* w, const int32_t* contact_of);
 
 extern const arb__contact_lanes arb__contact_lanes_4;
 #if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)

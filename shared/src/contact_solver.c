@@ -181,6 +181,113 @@ static inline void arb__scatter_words(arb__body_state* st, const int32_t idx[4],
 #define ARB__LANES_NAME arb__contact_lanes_4
 #include "contact_lanes.inc"
 
+// ---- colouring and hit order (the same for every lane width) ----------------------------
+
+// The bodies of a contact as the colouring sees them: a moving body's index, -1 for a
+// static one (it does not constrain colouring); a = ARB__NO_POINTS: nothing to solve.
+typedef struct arb__color_end {
+  int32_t a, b;
+} arb__color_end;
+#define ARB__NO_POINTS (-2)
+
+static arb__color_end arb__contact_ends(const arb_world* w, int ci) {
+  const arb__contact* c = &w->contacts[ci];
+  if (c->manifold.point_count == 0) return (arb__color_end){ARB__NO_POINTS, ARB__NO_POINTS};
+  int a = c->body_a, b = c->body_b;
+  return (arb__color_end){w->sims[a].type != ARB_BODY_STATIC ? a : -1,
+                          w->sims[b].type != ARB_BODY_STATIC ? b : -1};
+}
+
+typedef struct arb__ends_job {
+  const arb_world* w;
+  const int32_t* list;
+  arb__color_end* ends;
+} arb__ends_job;
+
+static void arb__ends_range(void* ctx, int begin, int end, int thread) {
+  (void)thread;
+  const arb__ends_job* job = ctx;
+  for (int i = begin; i < end; ++i)
+    job->ends[i] = arb__contact_ends(job->w, job->list ? job->list[i] : i);
+}
+
+// Colours the touching contacts (the same for every lane width): sv->lane_of = each
+// candidate's colour (-1: no points), per_color the counts. Returns false when there is
+// nothing to pack (no candidates, or no memory: then nothing is solved this step).
+// With bodies asleep only the contacts of awake bodies are candidates (awake_contacts is
+// ascending, so the colouring still runs in contact order).
+static bool arb__color_contacts(arb_world* w, arb__solver* sv,
+                                int per_color[ARB__COLOR_COUNT + 1]) {
+  const int32_t* list = w->sleeping_count > 0 ? w->awake_contacts : NULL;
+  int ncontacts = list ? w->awake_contact_count : w->contact_count;
+  w->stat_solved_contacts = 0;
+  sv->list = list;
+  sv->ncontacts = ncontacts;
+  if (ncontacts == 0) return false;
+  int32_t* colors = arb__stack_alloc(w, (size_t)ncontacts * sizeof *colors);  // then lane_of
+  uint32_t* masks = arb__stack_alloc(w, (size_t)w->body_slots * sizeof *masks);
+  if (!colors || !masks) {
+    arb__stack_free(w, masks);
+    arb__stack_free(w, colors);
+    return false;
+  }
+  memset(masks, 0, (size_t)w->body_slots * sizeof *masks);
+  // The colouring is sequential; what it reads of each contact is gathered first, by the
+  // worker threads, into 8 bytes per contact (the contacts are 128 bytes apart).
+  arb__color_end* ends = arb__stack_alloc(w, (size_t)ncontacts * sizeof *ends);
+  if (ends) {
+    arb__ends_job job = {w, list, ends};
+    arb_pool_for(w->pool, arb__ends_range, &job, ncontacts, 256);
+  }
+  memset(per_color, 0, (ARB__COLOR_COUNT + 1) * sizeof *per_color);
+  for (int i = 0; i < ncontacts; ++i) {
+    arb__color_end e = ends ? ends[i] : arb__contact_ends(w, list ? list[i] : i);
+    if (e.a == ARB__NO_POINTS) {
+      colors[i] = -1;
+      continue;
+    }
+    int a = e.a, b = e.b;
+    bool ma = a >= 0, mb = b >= 0;
+    uint32_t used = (ma ? masks[a] : 0u) | (mb ? masks[b] : 0u);
+    int color = ARB__OVERFLOW;
+    for (int k = 0; k < ARB__COLOR_COUNT; ++k) {
+      if ((used & (1u << k)) == 0u) {
+        color = k;
+        break;
+      }
+    }
+    if (color != ARB__OVERFLOW) {
+      if (ma) masks[a] |= 1u << color;
+      if (mb) masks[b] |= 1u << color;
+    }
+    colors[i] = color;
+    per_color[color] += 1;
+  }
+  for (int k = 0; k <= ARB__COLOR_COUNT; ++k) w->stat_solved_contacts += per_color[k];
+  arb__stack_free(w, ends);
+  arb__stack_free(w, masks);
+  sv->lane_of = colors;  // freed by arb__solve after the wide array (LIFO)
+  return true;
+}
+
+// Contact order: key = contact index (high) | event position (low).
+void arb__sort_hits(arb_world* w, const int32_t* contact_of) {
+  int n = w->hit_count;
+  if (n < 2) return;
+  uint64_t* keys = arb__stack_alloc(w, (size_t)n * sizeof *keys);
+  arb_contact_hit_event* copy = keys ? arb__stack_alloc(w, (size_t)n * sizeof *copy) : NULL;
+  if (copy) {
+    for (int i = 0; i < n; ++i) keys[i] = ((uint64_t)(uint32_t)contact_of[i] << 32) | (uint32_t)i;
+    arb__sort_u64(w, keys, n);
+    memcpy(copy, w->hit_events, (size_t)n * sizeof *copy);
+    for (int i = 0; i < n; ++i) w->hit_events[i] = copy[keys[i] & 0xffffffffu];
+  } else {
+    w->hit_count = 0;  // out of memory: no events rather than events out of order
+  }
+  arb__stack_free(w, copy);
+  arb__stack_free(w, keys);
+}
+
 // Accumulated forces and damping, once per step (see the comment at the top).
 static inline void arb__apply_force(arb_world* w, int i, float dt) {
   const arb__body_sim* sim = &w->sims[i];
@@ -287,7 +394,8 @@ void arb__solve(arb_world* w, float dt) {
   memset(&st[sv.dummy], 0, sizeof st[sv.dummy]);
   st[sv.dummy].dq = arb_rot_identity;
   const arb__contact_lanes* lanes = arb__contact_lanes_select();
-  lanes->prepare(w, &sv, soft, static_soft);
+  int per_color[ARB__COLOR_COUNT + 1];
+  if (arb__color_contacts(w, &sv, per_color)) lanes->pack(w, &sv, per_color, soft, static_soft);
   arb__joints_prepare(w, dt, h);
   arb__body_job bodies = {w,
                           NULL,
