@@ -17,11 +17,8 @@ int sv_capture2_init(sv_capture2* c, int max_entities) {
   c->items = calloc(n, sizeof *c->items);
   c->positions = calloc(n, sizeof *c->positions);
   c->speeds = calloc(n, sizeof *c->speeds);
-  c->angle_key = calloc(n, sizeof *c->angle_key);
-  c->angle_rot = calloc(n, sizeof *c->angle_rot);
-  c->angle_q = calloc(n, sizeof *c->angle_q);
-  if (!c->entities || !c->items || !c->positions || !c->speeds || !c->angle_key ||
-      !c->angle_rot || !c->angle_q) {
+  c->memo = calloc(n, sizeof *c->memo);
+  if (!c->entities || !c->items || !c->positions || !c->speeds || !c->memo) {
     sv_capture2_free(c);
     return ARB_E_NOMEM;
   }
@@ -35,9 +32,7 @@ void sv_capture2_free(sv_capture2* c) {
   free(c->items);
   free(c->positions);
   free(c->speeds);
-  free(c->angle_key);
-  free(c->angle_rot);
-  free(c->angle_q);
+  free(c->memo);
   memset(c, 0, sizeof *c);
 }
 
@@ -64,18 +59,25 @@ static int32_t gravity_q(float g) {
                                       : q;
 }
 
-// The quantized angle of rotation q of body b: arb_proto_quantize_angle(arb_rot_angle(q)),
-// the angle arb_body_get_angle gives, computed only when q's bits differ from the last
-// ones seen for b's slot (both functions are pure, so equal bits give the same angle).
-static uint16_t body_angle(sv_capture2* c, arb_body_id b, arb_rot q) {
-  size_t k = (size_t)((uint32_t)b.index1 % (uint32_t)c->cap);
-  if (c->angle_key[k] == (uint32_t)b.index1 && memcmp(&c->angle_rot[k], &q, sizeof q) == 0)
-    return c->angle_q[k];
-  uint16_t a = arb_proto_quantize_angle(arb_rot_angle(q));
-  c->angle_key[k] = (uint32_t)b.index1;
-  c->angle_rot[k] = q;
-  c->angle_q[k] = a;
-  return a;
+// The captured state of body b from its motion m, from the memo when m is bit for bit the last one.
+static const sv_capture_memo* body_state(sv_capture2* c, arb_body_id b, const arb_body_motion* m) {
+  sv_capture_memo* k = &c->memo[(uint32_t)b.index1 % (uint32_t)c->cap];
+  if (k->index1 == (uint32_t)b.index1 && memcmp(&k->xf, &m->xf, sizeof m->xf) == 0 &&
+      memcmp(&k->v, &m->v, sizeof m->v) == 0 && memcmp(&k->w, &m->w, sizeof m->w) == 0)
+    return k;
+  k->index1 = (uint32_t)b.index1;
+  k->xf = m->xf;
+  k->v = m->v;
+  k->w = m->w;
+  memset(&k->s, 0, sizeof k->s);
+  k->s.x = arb_proto_quantize_pos(m->xf.p.x);
+  k->s.y = arb_proto_quantize_pos(m->xf.p.y);
+  k->s.angle = arb_proto_quantize_angle(arb_rot_angle(m->xf.q));
+  k->s.vx = arb_proto_quantize_vel(m->v.x);
+  k->s.vy = arb_proto_quantize_vel(m->v.y);
+  k->s.w = arb_snap2_quantize_angvel(m->w);
+  k->speed = sqrtf(m->v.x * m->v.x + m->v.y * m->v.y);
+  return k;
 }
 
 static void capture_bodies(sv_capture2* c, const arb_world* world) {
@@ -85,17 +87,21 @@ static void capture_bodies(sv_capture2* c, const arb_world* world) {
   c->entity_count = n;
   for (int i = 0; i < n; ++i) {
     arb_body_id b = c->entities[i].body;
-    if (!arb_body_is_valid(world, b) || arb_body_get_type(world, b) == ARB_BODY_STATIC) continue;
-    arb_transform xf = arb_body_get_transform(world, b);
-    arb_vec2 p = xf.p, v = arb_body_get_linear_velocity(world, b);
-    arb_snap2_entity* e = add(c, c->entities[i].id, ARB_SNAP2_BODY, p, v);
-    if (!e) return;
-    e->s.x = arb_proto_quantize_pos(p.x);
-    e->s.y = arb_proto_quantize_pos(p.y);
-    e->s.angle = body_angle(c, b, xf.q);
-    e->s.vx = arb_proto_quantize_vel(v.x);
-    e->s.vy = arb_proto_quantize_vel(v.y);
-    e->s.w = arb_snap2_quantize_angvel(arb_body_get_angular_velocity(world, b));
+    arb_body_motion m;
+    if (!arb_body_get_motion(world, b, &m) || m.type == ARB_BODY_STATIC) continue;
+    if (c->set.count == c->cap) {
+      c->truncated++;
+      return;
+    }
+    const sv_capture_memo* k = body_state(c, b, &m);
+    int j = c->set.count++;
+    arb_snap2_entity* e = &c->items[j];
+    memset(e, 0, sizeof *e);
+    e->id = c->entities[i].id;
+    e->cls = ARB_SNAP2_BODY;
+    e->s = k->s;
+    c->positions[j] = m.xf.p;
+    c->speeds[j] = k->speed;
   }
 }
 

@@ -15,6 +15,18 @@
 #define SV_ID_SPRING 0x70000000u    ///< + spring slot
 #define SV_ID_JOINT 0x78000000u     ///< + joint slot
 
+/// The inputs of a body's captured state and what they gave (sv_capture2.memo). The state
+/// is a function of the inputs alone (the quantizers and arb_rot_angle are pure), so equal
+/// bits give the same state: an entry cannot go stale.
+typedef struct sv_capture_memo {
+  uint32_t index1;
+  arb_transform xf;
+  arb_vec2 v;
+  float w;
+  arb_snap2_state s;  ///< x, y, angle, vx, vy, w; the rest zero
+  float speed;
+} sv_capture_memo;
+
 typedef struct sv_capture2 {
   int cap;               ///< entities of any kind per capture
   arb_entity* entities;  ///< game entities of the last capture (cap)
@@ -26,12 +38,10 @@ typedef struct sv_capture2 {
   arb_game* game;           ///< of the last capture, for descriptions
   int32_t gravity_x, gravity_y;  ///< quantized world gravity (1/256 m/s^2)
   int truncated;                 ///< things left out of the last capture (over cap)
-  /// The quantized angle of the last rotation seen per body slot (index1 % cap): a body at
-  /// rest keeps its rotation bit for bit, and its angle (an atan2, the dearest part of a
-  /// capture) is then reused. angle_key[k] = 0: empty.
-  uint32_t* angle_key;  ///< body index1
-  arb_rot* angle_rot;
-  uint16_t* angle_q;
+  /// Per body slot (index1 % cap), what its last capture was made from and gave: a body at
+  /// rest keeps its transform and velocities bit for bit, and its quantized state (the
+  /// angle's atan2 the dearest part) and speed are then reused. index1 = 0: empty.
+  sv_capture_memo* memo;
 } sv_capture2;
 
 int sv_capture2_init(sv_capture2* c, int max_entities);

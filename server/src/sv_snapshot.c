@@ -47,7 +47,8 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   }
   s->grid.start = calloc((size_t)SV_SNAP_GRID_SIDE * SV_SNAP_GRID_SIDE + 1, sizeof *s->grid.start);
   s->grid.items = calloc((size_t)max_entities, sizeof *s->grid.items);
-  if (!s->grid.start || !s->grid.items) {
+  s->grid.cell_of = calloc((size_t)max_entities, sizeof *s->grid.cell_of);
+  if (!s->grid.start || !s->grid.items || !s->grid.cell_of) {
     sv_snapshot_free(s);
     return ARB_E_NOMEM;
   }
@@ -58,6 +59,7 @@ void sv_snapshot_free(sv_snapshot* s) {
   sv_capture2_free(&s->capture);
   free(s->grid.start);
   free(s->grid.items);
+  free(s->grid.cell_of);
   memset(s, 0, sizeof *s);
 }
 
@@ -95,14 +97,13 @@ static void build_grid(sv_snap_grid* g, const sv_capture2* c, float view_radius)
   memset(g->start, 0, ((size_t)cells + 1) * sizeof *g->start);
   for (int i = 0; i < n; ++i) {
     arb_vec2 p = c->positions[i];
-    g->start[cell_of(p.y, lo_y, cell, g->ny) * g->nx + cell_of(p.x, lo_x, cell, g->nx) + 1]++;
+    int k = cell_of(p.y, lo_y, cell, g->ny) * g->nx + cell_of(p.x, lo_x, cell, g->nx);
+    g->cell_of[i] = k;
+    g->start[k + 1]++;
   }
   for (int k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
-  for (int i = 0; i < n; ++i) {  // start[k] runs ahead while cell k fills, then is restored
-    arb_vec2 p = c->positions[i];
-    int k = cell_of(p.y, lo_y, cell, g->ny) * g->nx + cell_of(p.x, lo_x, cell, g->nx);
-    g->items[g->start[k]++] = i;
-  }
+  for (int i = 0; i < n; ++i)  // start[k] runs ahead while cell k fills, then is restored
+    g->items[g->start[g->cell_of[i]]++] = i;
   for (int k = cells; k > 0; --k) g->start[k] = g->start[k - 1];
   g->start[0] = 0;
 }

@@ -75,6 +75,7 @@ typedef struct sv_snap_grid {
   int nx, ny;
   int* start;          ///< SV_SNAP_GRID_CELLS + 1
   int* items;          ///< cap
+  int* cell_of;        ///< cap: the cell of each captured item (scratch of the build)
 } sv_snap_grid;
 
 /// Cells per side at most: a world larger than this many view radii gets larger cells.

@@ -657,6 +657,16 @@ arb_vec2 arb_body_get_linear_velocity(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(arb_vec2_zero);
   return w->states[index].v;
 }
+bool arb_body_get_motion(const arb_world* w, arb_body_id id, arb_body_motion* out) {
+  const arb__body* b = arb__body_get(w, id);
+  if (!b) return false;
+  int index = id.index1 - 1;
+  out->type = (arb_body_type)w->sims[index].type;
+  out->xf = b->xf;
+  out->v = w->states[index].v;
+  out->w = w->states[index].w;
+  return true;
+}
 void arb_body_set_linear_velocity(arb_world* w, arb_body_id id, arb_vec2 v) {
   ARB__BODY_OR();
   if (w->sims[index].type == ARB_BODY_STATIC || !arb_vec2_is_valid(v)) return;

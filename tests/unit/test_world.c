@@ -53,6 +53,38 @@ static void test_ids_create_destroy_stale(void** state) {
   arb_world_destroy(w);
 }
 
+// arb_body_get_motion gives what the single getters give, bit for bit, and refuses a stale
+// id without touching its output (and without the stale-id assert: it is a validity check).
+static void test_body_motion(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 2.0f, 0.5f, 0.5f);
+  arb_body_set_angular_velocity(w, box, 3.0f);
+  arb_body_set_linear_velocity(w, box, arb_v2(1.5f, 0.0f));
+  for (int i = 0; i < 20; ++i) arb_world_step(w, DT);
+  arb_body_motion m;
+  assert_true(arb_body_get_motion(w, box, &m));
+  assert_int_equal(m.type, ARB_BODY_DYNAMIC);
+  arb_transform xf = arb_body_get_transform(w, box);
+  arb_vec2 v = arb_body_get_linear_velocity(w, box);
+  float av = arb_body_get_angular_velocity(w, box);
+  assert_memory_equal(&m.xf, &xf, sizeof xf);
+  assert_memory_equal(&m.v, &v, sizeof v);
+  assert_memory_equal(&m.w, &av, sizeof av);
+  assert_true(m.v.x != 0.0f && m.w != 0.0f);  // it moved: the bits compared are not zeros
+  assert_true(arb_body_get_motion(w, ground, &m));
+  assert_int_equal(m.type, ARB_BODY_STATIC);
+  assert_int_equal(arb_body_destroy(w, box), 0);
+  arb_body_motion untouched;
+  memset(&untouched, 0xAB, sizeof untouched);
+  m = untouched;
+  assert_false(arb_body_get_motion(w, box, &m));
+  assert_false(arb_body_get_motion(w, arb_null_body_id, &m));
+  assert_memory_equal(&m, &untouched, sizeof m);
+  arb_world_destroy(w);
+}
+
 static void test_invalid_defs_rejected(void** state) {
   (void)state;
   arb_world_def wd = arb_default_world_def();
@@ -270,7 +302,7 @@ static void test_filtering(void** state) {
   arb_world_destroy(w);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_ids_create_destroy_stale),
+ARB_TEST_MAIN(cmocka_unit_test(test_ids_create_destroy_stale), cmocka_unit_test(test_body_motion),
               cmocka_unit_test(test_invalid_defs_rejected), cmocka_unit_test(test_mass_properties),
               cmocka_unit_test(test_memory_accounting), cmocka_unit_test(test_contacts_and_events),
               cmocka_unit_test(test_filtering))

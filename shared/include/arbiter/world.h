@@ -206,6 +206,16 @@ ARB_API arb_vec2 arb_body_get_linear_velocity(const arb_world* world, arb_body_i
 ARB_API void arb_body_set_linear_velocity(arb_world* world, arb_body_id id, arb_vec2 v);
 ARB_API float arb_body_get_angular_velocity(const arb_world* world, arb_body_id id);
 ARB_API void arb_body_set_angular_velocity(arb_world* world, arb_body_id id, float w);
+/// A body's type, transform and velocities, as the getters above give them, behind one id
+/// check: for code that reads every body each tick (a snapshot capture).
+typedef struct arb_body_motion {
+  arb_body_type type;
+  arb_transform xf;
+  arb_vec2 v;  ///< linear velocity of the centre of mass
+  float w;     ///< angular velocity
+} arb_body_motion;
+/// Returns false (and leaves *out alone) for a stale or null id.
+ARB_API bool arb_body_get_motion(const arb_world* world, arb_body_id id, arb_body_motion* out);
 /// Velocity of a world point attached to the body.
 ARB_API arb_vec2 arb_body_get_point_velocity(const arb_world* world, arb_body_id id, arb_vec2 world_point);
 
