@@ -39,7 +39,7 @@ struct arb_snap2_builder {
   arb_snap2_part* part;   ///< scratch for encoding
   uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
   void* mem;              ///< the one block the arrays above are carved from
-  int full_diff;          ///< diff every entity, even one unchanged() would skip
+  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip
 };
 
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on) {
@@ -287,15 +287,32 @@ PER_ENTITY int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur)
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
  * client's drawn origin all hold the same values at rest (a body asleep since before the
  * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
- * date: the same outcome as the full comparison, without predicting or diffing anything. */
-PER_ENTITY int unchanged(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
-                         const arb_snap2_entity* base, int* k) {
-  if (base->cls != cur->cls || base->desc_version != cur->desc_version ||
-      a->h.tick - base->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&base->s, &cur->s))
-    return 0;
-  if (!a->drawn) return 1;
-  const arb_snap2_entity* d = drawn_of(a, cur, 1, k);
-  return d != NULL && holds_still(&d->s, &cur->s);
+ * date: the same outcome as the full comparison, without predicting or diffing anything.
+ * Skips the run of such entities from *pi (baseline) and *pj (current), walking the drawn
+ * model from *pk as drawn_of() does; stops at the first candidate or the end of a set.
+ * What it reads is kept in locals: this loop runs for most of every client's view. */
+static void skip_unchanged(const arb_snap2_build_args* a, const arb_snap2_set* base, int* pi,
+                           int* pj, int* pk) {
+  const arb_snap2_entity *bi = base->items, *ci = a->current->items;
+  const int bn = base->count, cn = a->current->count;
+  const arb_snap2_entity* di = a->drawn ? a->drawn->items : NULL;
+  const int dn = a->drawn ? a->drawn->count : 0;
+  const uint32_t tick = a->h.tick;
+  int i = *pi, j = *pj, k = *pk;
+  for (; i < bn && j < cn; ++i, ++j) {
+    const arb_snap2_entity *b = &bi[i], *c = &ci[j];
+    if (b->id != c->id || b->cls != c->cls || b->desc_version != c->desc_version ||
+        tick - b->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&b->s, &c->s))
+      break;
+    if (!di) continue;
+    while (k < dn && di[k].id < c->id) ++k;
+    if (k == dn || di[k].id != c->id || di[k].cls != c->cls ||
+        di[k].desc_version != c->desc_version || !holds_still(&di[k].s, &c->s))
+      break;
+  }
+  *pi = i;
+  *pj = j;
+  *pk = k;
 }
 
 /* *r = the update record of cur against the baseline's item i predicted to the tick, which
@@ -318,15 +335,14 @@ static void update_of(arb_snap2_builder* b, const arb_snap2_build_args* a,
  * the count or ARB_E_*. Entities that need nothing are not candidates. */
 static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const arb_snap2_set* base) {
   const arb_snap2_set* cur = a->current;
+  const arb_snap2_entity *bi = base->items, *ci = cur->items;
+  const int bn = base->count, cn = cur->count;
   int i = 0, j = 0, n = 0, k = 0;
-  while (i < base->count || j < cur->count) {
-    uint32_t pid = i < base->count ? base->items[i].id : UINT32_MAX;
-    uint32_t cid = j < cur->count ? cur->items[j].id : UINT32_MAX;
-    if (pid == cid && !b->full_diff && unchanged(a, &cur->items[j], &base->items[i], &k)) {
-      ++i;
-      ++j;
-      continue;
-    }
+  for (;;) {
+    if (!b->full_diff) skip_unchanged(a, base, &i, &j, &k);
+    if (i >= bn && j >= cn) break;
+    uint32_t pid = i < bn ? bi[i].id : UINT32_MAX;
+    uint32_t cid = j < cn ? ci[j].id : UINT32_MAX;
     cand* c = &b->cands[n];
     c->pred = pid <= cid ? i : -1;
     c->cur = cid <= pid ? j : -1;
