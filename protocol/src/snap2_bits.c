@@ -141,6 +141,14 @@ WRITE_INLINE int put_mask(sink* w, uint8_t mask) {
   return put(w, 0, 3) + put(w, mask, 6);
 }
 
+/* An enter record's description: the part's next new one, or a reference to an earlier
+ * one (named: descriptions named by the part's enter records so far, updated). */
+WRITE_INLINE int desc_ref(sink* w, const arb_snap2_record* r, int* named) {
+  int n = r->desc == *named ? put(w, 0, 1) : put(w, 1, 1) + put_u(w, r->desc, &DESC_REF);
+  if (r->desc == *named) ++*named;
+  return n;
+}
+
 /* named: descriptions named by the part's enter records so far (updated). */
 WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
@@ -158,8 +166,7 @@ WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, in
   }
   unsigned f = arb__snap2_class_fields(r->cls);
   n += put(w, 1, 2) + put(w, (uint32_t)(r->cls - 1u), 2) + put(w, v->flags, 3);
-  n += r->desc == *named ? put(w, 0, 1) : put(w, 1, 1) + put_u(w, r->desc, &DESC_REF);
-  if (r->desc == *named) ++*named;
+  n += desc_ref(w, r, named);
   if (f & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
   if (f & ARB_SNAP2_M_ANGLE) n += put(w, v->angle, 16);
   if (f & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
@@ -171,6 +178,26 @@ WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, in
 int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named) {
   sink count_only = {NULL, 0, 0};
   return record(&count_only, r, prev_id, &named);
+}
+
+int arb__snap2_gap_bits(uint32_t id, uint32_t prev_id) {
+  sink count_only = {NULL, 0, 0};
+  return put_u(&count_only, id - prev_id - 1u, &GAP);
+}
+
+int arb__snap2_desc_ref_bits(const arb_snap2_record* r, int named) {
+  if (r->op != ARB_SNAP2_ENTER) return 0;
+  sink count_only = {NULL, 0, 0};
+  return desc_ref(&count_only, r, &named);
+}
+
+/* record() is the gap, then parts that depend on neither the previous id nor (but for the
+ * description reference) the descriptions named before it: the rest is what is left. */
+int arb__snap2_fixed_bits(const arb_snap2_record* r) {
+  uint32_t prev = r->id - 1u;
+  int named = r->desc;
+  return arb__snap2_record_bits(r, prev, named) - arb__snap2_gap_bits(r->id, prev) -
+         arb__snap2_desc_ref_bits(r, named);
 }
 
 static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {

@@ -33,6 +33,7 @@ struct arb_snap2_builder {
   int* tmp;               ///< spread_enters scratch
   uint64_t* keys;         ///< order_candidates: a sort key per candidate, and as many spare
   uint8_t* selected;      ///< per candidate
+  int* fixed_bits;        ///< per candidate: arb__snap2_fixed_bits of its record
   arb_snap2_desc* descs;  ///< per candidate, ENTER only
   int* desc_bytes;        ///< per candidate, ENTER only
   uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
@@ -57,6 +58,7 @@ static void carve_arrays(void* owner, arb_array_block* blk) {
   b->tmp = arb_array_block_take(blk, c, sizeof *b->tmp);
   b->keys = arb_array_block_take(blk, 2 * c, sizeof *b->keys);
   b->selected = arb_array_block_take(blk, c, sizeof *b->selected);
+  b->fixed_bits = arb_array_block_take(blk, c, sizeof *b->fixed_bits);
   b->descs = arb_array_block_take(blk, c, sizeof *b->descs);
   b->desc_bytes = arb_array_block_take(blk, c, sizeof *b->desc_bytes);
   b->desc_hash = arb_array_block_take(blk, c, sizeof *b->desc_hash);
@@ -399,14 +401,31 @@ static uint32_t priority_bits(float f) {
   return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-/* LSD radix sort of keys[0..n) by bytes (tmp: n more), skipping the bytes every key shares. */
-static void sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
-  static const int digits = 8;
-  uint32_t count[8][256];
+/* Sorts keys[0..n) (tmp: n more). Few keys: by insertion. Else an LSD radix sort by the
+ * bytes above the candidate index, skipping those every key shares: the keys come in
+ * index order (order_candidates writes candidate k's key at k) and each pass is stable,
+ * so keys equal above the index stay in index order, and the index bytes need no pass. */
+#define KEY_FIRST_DIGIT 3
+#define KEY_INSERTION_MAX 32
+_Static_assert(2 * (uint64_t)ARB_PROTO_MAX_ENTITIES <= (uint64_t)1 << (8 * KEY_FIRST_DIGIT),
+               "a candidate index fits below the sorted bytes");
+void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
+  if (n <= KEY_INSERTION_MAX) {
+    for (int k = 1; k < n; ++k) {
+      uint64_t key = keys[k];
+      int at = k;
+      for (; at > 0 && keys[at - 1] > key; --at) keys[at] = keys[at - 1];
+      keys[at] = key;
+    }
+    return;
+  }
+  enum { DIGITS = 8 - KEY_FIRST_DIGIT };
+  uint32_t count[DIGITS][256];
   memset(count, 0, sizeof count);
   for (int k = 0; k < n; ++k)
-    for (int d = 0; d < digits; ++d) count[d][(keys[k] >> (8 * d)) & 0xFF]++;
-  for (int d = 0; d < digits; ++d) {
+    for (int d = 0; d < DIGITS; ++d) count[d][(keys[k] >> (8 * (d + KEY_FIRST_DIGIT))) & 0xFF]++;
+  for (int d = 0; d < DIGITS; ++d) {
+    const int shift = 8 * (d + KEY_FIRST_DIGIT);
     uint32_t at = 0;
     int shared = 0;
     for (int v = 0; v < 256; ++v) {
@@ -416,7 +435,7 @@ static void sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
       at += c;
     }
     if (shared) continue;
-    for (int k = 0; k < n; ++k) tmp[count[d][(keys[k] >> (8 * d)) & 0xFF]++] = keys[k];
+    for (int k = 0; k < n; ++k) tmp[count[d][(keys[k] >> shift) & 0xFF]++] = keys[k];
     memcpy(keys, tmp, (size_t)n * sizeof *keys);
   }
 }
@@ -431,7 +450,7 @@ static void order_candidates(arb_snap2_builder* b, int n, int drawn_model) {
     b->keys[k] = cls << 62 | (uint64_t)(0xFFFFFFFFu - priority_bits(c->prio)) << KEY_INDEX_BITS |
                  (uint64_t)k;
   }
-  sort_keys(b->keys, b->keys + n, n);
+  arb__snap2_sort_keys(b->keys, b->keys + n, n);
   for (int k = 0; k < n; ++k) b->order[k] = (int)(b->keys[k] & ((1u << KEY_INDEX_BITS) - 1));
 }
 
@@ -439,10 +458,17 @@ static void order_candidates(arb_snap2_builder* b, int n, int drawn_model) {
  * with identical ones, so it counts a little; which one an enter refers to is not known
  * before the split, so it counts as a new one). */
 static int rough_bits(const arb_snap2_builder* b, int ci) {
-  arb_snap2_record r = b->cands[ci].rec;
-  r.desc = 0;
-  int n = arb__snap2_record_bits(&r, r.id > 64 ? r.id - 64 : 0, 0);
-  return r.op == ARB_SNAP2_ENTER ? n + 16 : n;
+  const arb_snap2_record* r = &b->cands[ci].rec;
+  int n = arb__snap2_gap_bits(r->id, r->id > 64 ? r->id - 64 : 0) + b->fixed_bits[ci];
+  return r->op == ARB_SNAP2_ENTER ? n + 1 + 16 : n;  // as the part's next new description
+}
+
+/* Bits of candidate ci's record after the record with id prev, when `named` descriptions
+ * came before it in the part (arb__snap2_record_bits, from the part that depends on
+ * neither, sized once per build: the search for what fits sizes a record many times). */
+static int cand_bits(const arb_snap2_builder* b, int ci, uint32_t prev, int named) {
+  const arb_snap2_record* r = &b->cands[ci].rec;
+  return arb__snap2_gap_bits(r->id, prev) + b->fixed_bits[ci] + arb__snap2_desc_ref_bits(r, named);
 }
 
 /* Reorders order[0..n) (sorted by key) so that, while corrections of entities drawn wrong
@@ -533,7 +559,7 @@ static int split(arb_snap2_builder* b, const arb_snap2_build_args* a, int take, 
       if (enter) c->rec.desc = (uint8_t)desc_index(b, ci, owner, named);
       int fresh = enter && c->rec.desc == named;
       int db = fresh ? b->desc_bytes[ci] : 0;
-      int rb = arb__snap2_record_bits(&c->rec, prev, named);
+      int rb = cand_bits(b, ci, prev, named);
       int fits =
           PART_FIXED_BYTES + dbytes + db + (COUNT_BITS_MAX + bits + rb + 7) / 8 <= b->payload &&
           named + fresh <= ARB_SNAP2_MAX_PART_ENTERED && recs < ARB_SNAP2_MAX_PART_RECORDS;
@@ -553,7 +579,7 @@ static int split(arb_snap2_builder* b, const arb_snap2_build_args* a, int take, 
       if (parts == max_parts) return 0;
       part_start[parts++] = k;
       if (enter) c->rec.desc = 0;
-      bits = arb__snap2_record_bits(&c->rec, 0, 0);
+      bits = cand_bits(b, ci, 0, 0);
       dbytes = enter ? b->desc_bytes[ci] : 0;
       named = enter;
       if (enter) owner[0] = ci;
@@ -695,6 +721,7 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   b->pred.count = base->count;  // filled by collect where it diffs
   int n = collect(b, a, base);
   if (n < 0) return n;
+  for (int ci = 0; ci < n; ++ci) b->fixed_bits[ci] = arb__snap2_fixed_bits(&b->cands[ci].rec);
   long budget = a->byte_budget > 0 ? a->byte_budget : (long)ARB_PROTO_MAX_PARTS * b->payload;
   int max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
   int overhead = a->packet_overhead > 0 ? a->packet_overhead : 0;

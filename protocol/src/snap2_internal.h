@@ -12,6 +12,16 @@ arb_snap2_state arb__snap2_class_state(const arb_snap2_state* s, uint8_t cls);
 /// Exact bits of one record written after a record with id `prev_id` (0 for the first),
 /// when `named` descriptions were introduced before it in the part.
 int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named);
+/// The same bits in three parts, for a search that sizes one record many times: always
+/// arb__snap2_record_bits(r, prev_id, named) == arb__snap2_gap_bits(r->id, prev_id) +
+/// arb__snap2_fixed_bits(r) + arb__snap2_desc_ref_bits(r, named).
+int arb__snap2_gap_bits(uint32_t id, uint32_t prev_id);
+/// Bits of the record but its gap and its description reference (so an enter's does not
+/// depend on r->desc).
+int arb__snap2_fixed_bits(const arb_snap2_record* r);
+/// Bits of an enter record's description reference after `named` descriptions (0 for
+/// other records).
+int arb__snap2_desc_ref_bits(const arb_snap2_record* r, int named);
 /// Write the record stream (count, then records). Returns 0 or ARB_E_* (invalid record).
 int arb__snap2_write_stream(arb_bit_writer* w, const arb_snap2_record* recs, int count);
 /// Read it; checks ids increase and the padding is zero. 0 or ARB_E_* with a reason.
@@ -26,6 +36,10 @@ void arb__snap2_eval_into(arb_snap2_state* out, const arb_snap2_state* s, uint8_
                           uint32_t tick, const arb_snap2_header* h);
 /// Add an update record's residuals to a state (wrapping, as the client does).
 void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);
+/// The builder's sort of candidate keys (tmp: n more): ascending, for keys whose low 24 bits
+/// are the distinct values 0..n-1 in the order given (a candidate index, ARB_PROTO_MAX_ENTITIES
+/// * 2 of them at most).
+void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n);
 /// 1: the builder diffs every entity of the baseline and the view, as if none were
 /// unchanged (tests compare its packets with the normal build's, which must be equal).
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on);

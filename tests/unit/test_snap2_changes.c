@@ -359,6 +359,65 @@ static void one_world(uint64_t seed, int gravity, int snapshots) {
   side_free(&lazy);
 }
 
+// The builder sizes a record from three parts while it searches for what fits the budget
+// (arb__snap2_gap_bits + arb__snap2_fixed_bits + arb__snap2_desc_ref_bits); their sum must
+// be arb__snap2_record_bits, the writer's own count, for every kind of record.
+static void record_bits_in_parts(void** state) {
+  (void)state;
+  rng_state = 0x5eed0001u;
+  static const int32_t scales[] = {0, 3, 40, 700, 90000, 2000000000};
+  for (int t = 0; t < 20000; ++t) {
+    arb_snap2_record r;
+    memset(&r, 0, sizeof r);
+    r.id = 1u + rnd() % (chance(10) ? 4000000000u : 5000u);
+    r.op = (uint8_t)(rnd() % 3u);
+    r.cls = (uint8_t)(1u + rnd() % 4u);
+    r.mask = (uint8_t)(1u + rnd() % ARB_SNAP2_M_ALL);
+    int32_t s = scales[rnd() % 6u];
+    r.v.x = s ? (int32_t)(rnd() % (uint32_t)s) - s / 2 : 0;
+    r.v.y = s ? (int32_t)(rnd() % (uint32_t)s) - s / 2 : 0;
+    r.v.vx = s ? (int32_t)(rnd() % (uint32_t)s) - s / 2 : 0;
+    r.v.vy = (int32_t)(rnd() % 64u) - 32;
+    r.v.w = s ? (int32_t)(rnd() % (uint32_t)s) : 0;
+    r.v.angle = (uint16_t)rnd();
+    r.v.aux = (uint16_t)rnd();
+    r.v.flags = (uint8_t)(rnd() % (ARB_SNAP2_FLAGS_ALL + 1u));
+    r.desc = (uint8_t)(rnd() % ARB_SNAP2_MAX_PART_ENTERED);
+    int named = r.desc + (int)(rnd() % 3u) - 1;
+    named = named < 0 ? 0 : named;
+    uint32_t prev = chance(20) ? 0 : r.id - 1u - rnd() % (chance(50) ? r.id : 8u);
+    assert_int_equal(arb__snap2_record_bits(&r, prev, named),
+                     arb__snap2_gap_bits(r.id, prev) + arb__snap2_fixed_bits(&r) +
+                         arb__snap2_desc_ref_bits(&r, named));
+  }
+}
+
+static int cmp_u64(const void* x, const void* y) {
+  uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
+  return a < b ? -1 : a > b;
+}
+
+// The builder's key sort (insertion below 33 keys, a radix sort of the bytes above the
+// candidate index above) against qsort: few distinct high parts (ties broken by the index)
+// and many, short lists and long.
+static void candidate_keys_sort(void** state) {
+  (void)state;
+  rng_state = 0x5eed0002u;
+  static uint64_t keys[5000], tmp[5000], want[5000];
+  static const int sizes[] = {0, 1, 2, 17, 32, 33, 64, 300, 5000};
+  for (int round = 0; round < 200; ++round) {
+    int n = sizes[round % 9];
+    uint32_t spread = chance(50) ? 4u : 0xFFFFFFFFu;
+    for (int k = 0; k < n; ++k) {
+      uint64_t high = (uint64_t)(rnd() % 3u) << 62 | (uint64_t)(rnd() % spread) << 30;
+      keys[k] = want[k] = high | (uint64_t)k;
+    }
+    qsort(want, (size_t)n, sizeof *want, cmp_u64);
+    arb__snap2_sort_keys(keys, tmp, n);
+    if (n > 0) assert_memory_equal(keys, want, (size_t)n * sizeof *keys);
+  }
+}
+
 static void same_packets_as_a_full_diff(void** state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 12; ++seed) one_world(seed * 0x9E3779B97F4A7C15ull, 0, 400);
@@ -419,5 +478,6 @@ static void lazy_priorities_match(void** state) {
   arb_snap2_priority_free(&r);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(same_packets_as_a_full_diff),
+ARB_TEST_MAIN(cmocka_unit_test(record_bits_in_parts), cmocka_unit_test(candidate_keys_sort),
+              cmocka_unit_test(same_packets_as_a_full_diff),
               cmocka_unit_test(same_packets_with_gravity), cmocka_unit_test(lazy_priorities_match))
