@@ -418,6 +418,10 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.drawn = &c->drawn;
   a.describe = sv_capture2_describe;
   a.describe_user = (void*)&s->capture;  // describing only reads the game
+  // A body's description (type, owner, shapes) and a particle's never change in a
+  // server's game: a body's shapes are fixed at its creation and entity ids are not
+  // reused. Wheels (their mount point follows the suspension) and links are asked again.
+  a.stable_classes = 1u << ARB_SNAP2_BODY | 1u << ARB_SNAP2_PARTICLE;
   a.tol = arb_snap2_default_tolerance();
   a.exact_id = in.avatar_id;
   a.byte_budget = arb_snap2_rate_budget(&c->rate, req->snapshot_rate);

@@ -1,11 +1,13 @@
 // The builder's work from what changed: an entity held at rest, exactly, by the baseline,
 // by what the client draws and by the world is skipped without a diff, and priorities are
-// computed only for the entities the builder asks about (arb_snap2_build_args.rank). Both
-// must change nothing: in random worlds (most bodies asleep, some moving as predicted,
+// computed only for the entities the builder asks about (arb_snap2_build_args.rank), and
+// descriptions are kept from one build to the next (stable_classes). None may change
+// anything: in random worlds (most bodies asleep, some moving as predicted,
 // some pushed off their prediction, falling asleep and waking, re-described, entering and
 // leaving a moving view), with random acks, lost snapshots, budgets, gravity and camera
 // boxes, every packet, sent view and up-to-date flag of the normal build equals that of a
-// build that diffs every entity and takes its priorities from arb_snap2_priority_update.
+// build that diffs every entity and takes its priorities from arb_snap2_priority_update,
+// and describes every entering entity again instead of keeping descriptions.
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -226,6 +228,9 @@ static int build(side* s, const snap_in* q, arb_snap2_build_result* out) {
   }
   a.describe = describe;
   a.describe_user = q->w;
+  // The normal build keeps descriptions across builds (a re-described entity has a new
+  // version, as the contract asks); the full one asks for every one.
+  a.stable_classes = s->lazy ? ~0u : 0u;
   a.tol = arb_snap2_default_tolerance();
   a.drawn = q->use_drawn ? &s->drawn : NULL;
   a.exact_id = q->in.avatar_id;

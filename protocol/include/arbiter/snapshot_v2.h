@@ -250,6 +250,11 @@ typedef struct arb_snap2_build_args {
   /// current->count. A few per snapshot where most of the view is at rest, so a caller
   /// keeps priorities without reading a flag per item.
   int* stale;
+  /// Bit (1u << class) set: describe() gives the same description for an (id,
+  /// desc_version) of that class for as long as the builder lives, so the builder keeps
+  /// those descriptions (and their encoded sizes) from one build to the next instead of
+  /// asking again for every entering entity of every client. 0: all asked once per build.
+  unsigned stable_classes;
 } arb_snap2_build_args;
 
 typedef struct arb_snap2_build_result {
