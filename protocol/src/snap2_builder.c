@@ -447,22 +447,47 @@ static uint32_t priority_bits(float f) {
   return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-/* Sorts keys[0..n) (tmp: n more). Few keys: by insertion. Else an LSD radix sort by the
- * bytes above the candidate index, skipping those every key shares: the keys come in
- * index order (order_candidates writes candidate k's key at k) and each pass is stable,
- * so keys equal above the index stay in index order, and the index bytes need no pass. */
+/* Sorts keys[0..n) (tmp: n more; the keys are distinct). Up to a few hundred keys, the
+ * usual count: runs of KEY_RUN sorted by insertion, then merged pairwise. More: an LSD
+ * radix sort by the bytes above the candidate index, skipping those every key shares: the
+ * keys come in index order (order_candidates writes candidate k's key at k) and each pass
+ * is stable, so keys equal above the index stay in index order, and the index bytes need
+ * no pass. (The radix sort's fixed cost, 256 buckets per byte, is what the merge avoids.) */
 #define KEY_FIRST_DIGIT 3
-#define KEY_INSERTION_MAX 32
+#define KEY_RUN 16
+#define KEY_MERGE_MAX 1024
 _Static_assert(2 * (uint64_t)ARB_PROTO_MAX_ENTITIES <= (uint64_t)1 << (8 * KEY_FIRST_DIGIT),
                "a candidate index fits below the sorted bytes");
-void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
-  if (n <= KEY_INSERTION_MAX) {
-    for (int k = 1; k < n; ++k) {
+
+static void merge_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
+  for (int lo = 0; lo < n; lo += KEY_RUN) {
+    int hi = lo + KEY_RUN < n ? lo + KEY_RUN : n;
+    for (int k = lo + 1; k < hi; ++k) {
       uint64_t key = keys[k];
       int at = k;
-      for (; at > 0 && keys[at - 1] > key; --at) keys[at] = keys[at - 1];
+      for (; at > lo && keys[at - 1] > key; --at) keys[at] = keys[at - 1];
       keys[at] = key;
     }
+  }
+  uint64_t *from = keys, *to = tmp;
+  for (int width = KEY_RUN; width < n; width *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * width) {
+      int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) to[o++] = from[j] < from[i] ? from[j++] : from[i++];
+      while (i < mid) to[o++] = from[i++];
+      while (j < hi) to[o++] = from[j++];
+    }
+    uint64_t* t = from;
+    from = to;
+    to = t;
+  }
+  if (from != keys) memcpy(keys, from, (size_t)n * sizeof *keys);
+}
+
+void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
+  if (n <= KEY_MERGE_MAX) {
+    merge_sort_keys(keys, tmp, n);
     return;
   }
   enum { DIGITS = 8 - KEY_FIRST_DIGIT };

@@ -402,16 +402,16 @@ static int cmp_u64(const void* x, const void* y) {
   return a < b ? -1 : a > b;
 }
 
-// The builder's key sort (insertion below 33 keys, a radix sort of the bytes above the
-// candidate index above) against qsort: few distinct high parts (ties broken by the index)
-// and many, short lists and long.
+// The builder's key sort (a merge sort of insertion-sorted runs up to 1024 keys, a radix
+// sort of the bytes above the candidate index above) against qsort: few distinct high
+// parts (ties broken by the index) and many, short lists and long.
 static void candidate_keys_sort(void** state) {
   (void)state;
   rng_state = 0x5eed0002u;
   static uint64_t keys[5000], tmp[5000], want[5000];
-  static const int sizes[] = {0, 1, 2, 17, 32, 33, 64, 300, 5000};
-  for (int round = 0; round < 200; ++round) {
-    int n = sizes[round % 9];
+  static const int sizes[] = {0, 1, 2, 16, 17, 33, 64, 300, 1024, 1025, 5000};
+  for (int round = 0; round < 220; ++round) {
+    int n = sizes[round % 11];
     uint32_t spread = chance(50) ? 4u : 0xFFFFFFFFu;
     for (int k = 0; k < n; ++k) {
       uint64_t high = (uint64_t)(rnd() % 3u) << 62 | (uint64_t)(rnd() % spread) << 30;
