@@ -204,16 +204,43 @@ ARB_CODEC_INLINE void arb_codec_f32(arb_codec* c, float* v) {
   if (!arb_is_valid_float(f)) arb_codec_fail(c, ARB_E_NONFINITE);
   *v = c->err ? 0.0f : f;
 }
+/// Writers: stores *v at p as arb_codec_f32 would (the caller checked the room), so a
+/// vec2 or a list of fields takes one room check: the same bytes.
+ARB_CODEC_INLINE void arb__codec_store_f32(uint8_t* p, const float* v) {
+  uint32_t bits;
+  memcpy(&bits, v, 4);
+  if (*v != *v) bits = 0x7fc00000u;
+  arb_store_le32(p, bits);
+}
 ARB_CODEC_INLINE void arb_codec_vec2(arb_codec* c, arb_vec2* v) {
+  if (!arb_codec_reading(c) && (size_t)(c->end - c->cur) >= 8) {  // one room check
+    arb__codec_store_f32(c->cur, &v->x);
+    arb__codec_store_f32(c->cur + 4, &v->y);
+    c->cur += 8;
+    return;
+  }
   arb_codec_f32(c, &v->x);
   arb_codec_f32(c, &v->y);
 }
 /// Consecutive float (vec2) fields, in order: ARB_CODEC_F32S(c, &a, &b, &d) is
 /// arb_codec_f32 on each (the macros take C compound literals; C only).
 ARB_CODEC_INLINE void arb_codec_f32s(arb_codec* c, float* const* fields, size_t n) {
+  if (!arb_codec_reading(c) && (size_t)(c->end - c->cur) >= 4 * n) {
+    for (size_t i = 0; i < n; ++i) arb__codec_store_f32(c->cur + 4 * i, fields[i]);
+    c->cur += 4 * n;
+    return;
+  }
   for (size_t i = 0; i < n; ++i) arb_codec_f32(c, fields[i]);
 }
 ARB_CODEC_INLINE void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, size_t n) {
+  if (!arb_codec_reading(c) && (size_t)(c->end - c->cur) >= 8 * n) {
+    for (size_t i = 0; i < n; ++i) {
+      arb__codec_store_f32(c->cur + 8 * i, &fields[i]->x);
+      arb__codec_store_f32(c->cur + 8 * i + 4, &fields[i]->y);
+    }
+    c->cur += 8 * n;
+    return;
+  }
   for (size_t i = 0; i < n; ++i) arb_codec_vec2(c, fields[i]);
 }
 #define ARB_CODEC_F32S(c, ...) \
