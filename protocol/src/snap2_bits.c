@@ -149,11 +149,12 @@ WRITE_INLINE int desc_ref(sink* w, const arb_snap2_record* r, int* named) {
   return n;
 }
 
-/* named: descriptions named by the part's enter records so far (updated). */
-WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
-  int n = put_u(w, r->id - prev_id - 1u, &GAP);
+/* A record after its gap. named: descriptions named by the part's enter records so far
+ * (updated), or NULL to leave an enter's description reference out (a size only). */
+WRITE_INLINE int record_rest(sink* w, const arb_snap2_record* r, int* named) {
   const arb_snap2_state* v = &r->v;
-  if (r->op == ARB_SNAP2_REMOVE) return n + put(w, 3, 2);
+  if (r->op == ARB_SNAP2_REMOVE) return put(w, 3, 2);
+  int n = 0;
   if (r->op == ARB_SNAP2_UPDATE) {
     n += put(w, 0, 1) + put_mask(w, r->mask);
     if (r->mask & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS) + put_s(w, v->y, &POS);
@@ -166,13 +167,19 @@ WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, in
   }
   unsigned f = arb__snap2_class_fields(r->cls);
   n += put(w, 1, 2) + put(w, (uint32_t)(r->cls - 1u), 2) + put(w, v->flags, 3);
-  n += desc_ref(w, r, named);
+  if (named) n += desc_ref(w, r, named);
   if (f & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
   if (f & ARB_SNAP2_M_ANGLE) n += put(w, v->angle, 16);
   if (f & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
   if (f & ARB_SNAP2_M_ANGVEL) n += put_s(w, v->w, &ANGVEL_ABS);
   if (f & ARB_SNAP2_M_AUX) n += put(w, v->aux, 16);
   return n;
+}
+
+/* named: descriptions named by the part's enter records so far (updated). */
+WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
+  int n = put_u(w, r->id - prev_id - 1u, &GAP);
+  return n + record_rest(w, r, named);
 }
 
 int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named) {
@@ -191,13 +198,9 @@ int arb__snap2_desc_ref_bits(const arb_snap2_record* r, int named) {
   return desc_ref(&count_only, r, &named);
 }
 
-/* record() is the gap, then parts that depend on neither the previous id nor (but for the
- * description reference) the descriptions named before it: the rest is what is left. */
 int arb__snap2_fixed_bits(const arb_snap2_record* r) {
-  uint32_t prev = r->id - 1u;
-  int named = r->desc;
-  return arb__snap2_record_bits(r, prev, named) - arb__snap2_gap_bits(r->id, prev) -
-         arb__snap2_desc_ref_bits(r, named);
+  sink count_only = {NULL, 0, 0};
+  return record_rest(&count_only, r, NULL);
 }
 
 static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {
