@@ -32,8 +32,8 @@ typedef struct cand {
  * was described and encoded again, ~9 % of a build's instructions when budgets bind. */
 #define DESC_CACHE_SLOTS 16384
 typedef struct desc_entry {
-  uint32_t id, desc_version;
-  uint8_t cls, used;
+  uint32_t id, desc_version;  ///< id 0: empty (a record's id is at least 1)
+  uint8_t cls;
   int bytes;      ///< encoded size
   uint64_t hash;  ///< of the encoding (describe_enter)
   arb_snap2_desc desc;
@@ -217,7 +217,7 @@ static int describe_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, i
   const cand* c = &b->cands[ci];
   uint32_t version = c->desc_version;
   desc_entry* kept = desc_slot(b, a, &c->rec);
-  if (kept && kept->used && kept->id == c->rec.id && kept->cls == c->rec.cls &&
+  if (kept && kept->id == c->rec.id && kept->cls == c->rec.cls &&
       kept->desc_version == version) {
     b->descs[ci] = kept->desc;
     b->desc_bytes[ci] = kept->bytes;
@@ -240,7 +240,6 @@ static int describe_enter(arb_snap2_builder* b, const arb_snap2_build_args* a, i
     kept->id = c->rec.id;
     kept->desc_version = version;
     kept->cls = c->rec.cls;
-    kept->used = 1;
     kept->bytes = n;
     kept->hash = h;
     kept->desc = b->descs[ci];

@@ -36,11 +36,10 @@ static void on_timer(uv_timer_t* handle) {
   // period (a loaded server): each tick then wins back only a little of the delay.
   uint64_t behind = now >= t->next_ns ? (now - t->next_ns) / t->period_ns + 1 : 0;
   if (behind > (uint64_t)t->max_catchup) {
-    uint64_t skipped = behind;
-    t->next_ns += skipped * t->period_ns;
-    t->skipped_total += skipped;
+    t->next_ns += behind * t->period_ns;
+    t->skipped_total += behind;
     t->last_lag_ns = now;
-    if (t->on_lag) t->on_lag(t->user, skipped);
+    if (t->on_lag) t->on_lag(t->user, behind);
   }
   arm(t);
 }
