@@ -2,9 +2,27 @@
 // its extras, the game layer). The field operations are inline in arbiter/state_codec.h;
 // this file holds the set-up and the slow paths (a full staging chunk, a short input).
 #define XXH_INLINE_ALL
+#include "arbiter/state_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
 #include <xxhash.h>
 
-#include "arbiter/state_codec.h"
+#include "xxh3_update.h"
+
+void arb__xxh3_update_portable(void* xxh3_state, const void* bytes, size_t n) {
+  XXH3_64bits_update((XXH3_state_t*)xxh3_state, bytes, n);
+}
+
+arb__xxh3_update_fn* arb__xxh3_update_select(void) {
+#if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
+  const char* env = getenv("ARBITER_SIMD");
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && !(env && strcmp(env, "sse2") == 0))
+    return arb__xxh3_update_avx2;
+#endif
+  return arb__xxh3_update_portable;
+}
 
 static void arb__codec_zero(arb_codec* c, arb_codec_mode mode) {
   c->mode = mode;
@@ -13,6 +31,7 @@ static void arb__codec_zero(arb_codec* c, arb_codec_mode mode) {
   c->in_len = c->in_pos = 0;
   c->flushed = 0;
   c->hash_state = NULL;
+  c->hash_update = NULL;
   c->err = 0;
 }
 
@@ -26,6 +45,7 @@ void arb_codec_init_hash(arb_codec* c, void* xxh3_state) {
   arb_codec_init_count(c);
   c->mode = ARB_CODEC_HASH;
   c->hash_state = xxh3_state;
+  c->hash_update = arb__xxh3_update_select();
 }
 
 void arb_codec_init_write(arb_codec* c, uint8_t* buf, size_t cap) {
@@ -43,7 +63,7 @@ void arb_codec_init_read(arb_codec* c, const uint8_t* buf, size_t len) {
 void arb_codec_flush(arb_codec* c) {
   if (c->mode != ARB_CODEC_COUNT && c->mode != ARB_CODEC_HASH) return;
   size_t n = (size_t)(c->cur - c->base);
-  if (c->hash_state && n > 0) XXH3_64bits_update((XXH3_state_t*)c->hash_state, c->base, n);
+  if (c->hash_state && n > 0) c->hash_update(c->hash_state, c->base, n);
   c->flushed += n;
   c->cur = c->base;
 }

@@ -5,18 +5,27 @@
 // an older image into the same world), the hash of a world hashed every tick equals the
 // hash of a fresh copy of it (restored from its save image, so nothing is cached yet):
 // the full canonical encoding. A restore of other shapes under the same slots and
-// generations is not taken for the cached bodies.
+// generations is not taken for the cached bodies. The two builds of XXH3's streaming
+// update the hash chooses between (portable and AVX2) give XXH3's one-shot hash for any
+// cutting of the input.
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <cmocka.h>
+// clang-format on
 
 #include "../common/test_main.h"
+#include "world.h"  // shared/src: arb__hash_bytes
 #include "world_test_util.h"
+#include "xxh3_update.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 // The hash of a fresh world restored from w's image: every slot encoded, nothing reused.
 static uint64_t full_hash(const arb_world* w) {
@@ -126,5 +135,38 @@ static void test_restore_of_other_shapes_under_the_same_ids(void** state) {
   arb_world_destroy(circles);
 }
 
+// Random bytes cut into random pieces (empty, one byte, across XXH3's 64-byte stripes and
+// 1 KB blocks, whole chunks of the codec's 4 KB) through each update build.
+static void test_xxh3_builds_agree(void** state) {
+  (void)state;
+  static uint8_t bytes[70000];
+  uint32_t rng = 0x5eed0003u;
+  for (size_t i = 0; i < sizeof bytes; ++i) bytes[i] = (uint8_t)(wt_rng_next(&rng) >> 7);
+  arb__xxh3_update_fn* builds[2] = {arb__xxh3_update_portable, arb__xxh3_update_select()};
+  if (builds[1] == arb__xxh3_update_portable)
+    printf(
+        "note: the AVX2 update is not chosen on this CPU or build; the portable one is "
+        "checked alone\n");
+  for (int round = 0; round < 300; ++round) {
+    size_t n = round < 8 ? (size_t)round * 9 : wt_rng_next(&rng) % sizeof bytes;
+    uint64_t want = arb__hash_bytes(bytes, n);
+    for (int b = 0; b < 2; ++b) {
+      XXH3_state_t st;
+      XXH3_64bits_reset(&st);
+      for (size_t at = 0; at < n;) {
+        uint32_t kind = wt_rng_next(&rng) % 4;
+        size_t piece = kind == 0   ? 4096
+                       : kind == 1 ? wt_rng_next(&rng) % 3
+                                   : wt_rng_next(&rng) % 2500;
+        if (piece > n - at) piece = n - at;
+        builds[b](&st, bytes + at, piece);
+        at += piece;
+      }
+      assert_true(XXH3_64bits_digest(&st) == want);
+    }
+  }
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(test_cached_hash_equals_full_hash),
+              cmocka_unit_test(test_xxh3_builds_agree),
               cmocka_unit_test(test_restore_of_other_shapes_under_the_same_ids))

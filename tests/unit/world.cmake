@@ -21,9 +21,10 @@ arb_add_test(test_events SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_events.c
 # Contact recycling: resting manifolds kept, separations follow motion, off means off.
 arb_add_test(test_contact_recycling SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_recycling.c
              LIBS arbiter_shared LABELS unit TIMEOUT 60)
-# The hash's reuse of the encoded bytes of bodies at rest equals the full encoding.
+# The hash's reuse of the encoded bytes of bodies at rest equals the full encoding; its
+# two XXH3 update builds equal XXH3 (reads shared/src/xxh3_update.h).
 arb_add_test(test_hash_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash_cache.c
-             LIBS arbiter_shared LABELS unit TIMEOUT 120)
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit TIMEOUT 120)
 # The worker pool itself: every item once, thread indexes in range, block sizes.
 arb_add_test(test_worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_worker_pool.c
              LIBS arbiter_shared LABELS unit TIMEOUT 60)

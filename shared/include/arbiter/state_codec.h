@@ -70,6 +70,9 @@ typedef struct arb_codec {
   size_t in_len, in_pos;
   size_t flushed;    ///< bytes already handed on (count, hash)
   void* hash_state;  ///< XXH3_state_t* (hash)
+  /// Feeds bytes to hash_state: XXH3's portable or AVX2 build, chosen by
+  /// arb_codec_init_hash (the same hash either way).
+  void (*hash_update)(void* xxh3_state, const void* bytes, size_t n);
   int err;           ///< sticky: 0 or the first ARB_E_* met
   uint8_t chunk[4096];
 } arb_codec;
