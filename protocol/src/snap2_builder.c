@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "mp.h"
 #include "snap2_internal.h"
@@ -402,20 +405,40 @@ static int same_origin(const arb_snap2_state* x, const arb_snap2_state* y) {
          x->angle == y->angle && x->aux == y->aux && x->flags == y->flags && x->t0 == y->t0;
 }
 
-/* At rest and exactly where cur is: evaluating the origin at any tick gives cur's values
- * back (no velocity, no gravity), so nothing differs from it in any group. */
-PER_ENTITY int holds_still(const arb_snap2_state* s, const arb_snap2_state* cur) {
-  return cur->vx == 0 && cur->vy == 0 && cur->w == 0 && !(cur->flags & ARB_SNAP2_FLAG_BALLISTIC) &&
-         s->flags == cur->flags && same_values(s, cur);  // then s's velocities are 0 too
+/* An entity's leading 40 bytes -- id, class, description version, x..aux, flags and the
+ * padding between them, all but the origin's tick -- compared as five words. Equal words
+ * mean equal fields; unequal padding only sends an entity down the full path (the
+ * server's entities have it zero: the capture clears each one, and copies keep it). */
+_Static_assert(offsetof(arb_snap2_entity, s) + offsetof(arb_snap2_state, t0) == 40 &&
+                   offsetof(arb_snap2_entity, s) + offsetof(arb_snap2_state, flags) < 40,
+               "the fields but t0 are the leading 40 bytes of an entity");
+PER_ENTITY int same_head(const arb_snap2_entity* x, const arb_snap2_entity* y) {
+#if defined(__SSE2__)
+  const char *p = (const char*)x, *q = (const char*)y;
+  __m128i e0 =
+      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), _mm_loadu_si128((const __m128i*)q));
+  __m128i e1 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)),
+                              _mm_loadu_si128((const __m128i*)(q + 16)));
+  __m128i e2 = _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(p + 32)),
+                              _mm_loadl_epi64((const __m128i*)(q + 32)));
+  return _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(e0, e1), e2)) == 0xFFFF;
+#else
+  uint64_t u[5], v[5];
+  memcpy(u, x, sizeof u);
+  memcpy(v, y, sizeof v);
+  return ((u[0] ^ v[0]) | (u[1] ^ v[1]) | (u[2] ^ v[2]) | (u[3] ^ v[3]) | (u[4] ^ v[4])) == 0;
+#endif
 }
 
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
  * client's drawn origin all hold the same values at rest (a body asleep since before the
  * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
- * date: the same outcome as the full comparison, without predicting or diffing anything.
- * Skips the run of such entities from *pi (baseline) and *pj (current), walking the drawn
- * model from *pk as drawn_of() does; stops at the first candidate or the end of a set.
- * What it reads is kept in locals: this loop runs for most of every client's view. */
+ * date: the same outcome as the full comparison, without predicting or diffing anything
+ * (an origin equal to cur in every field but its tick, with no velocity and no gravity,
+ * evaluates to cur's values at any tick, so nothing differs in any group). Skips the run of such
+ * entities from *pi (baseline) and *pj (current), walking the drawn model from *pk as drawn_of()
+ * does; stops at the first candidate or the end of a set. What it reads is kept in
+ * locals: this loop runs for most of every client's view. */
 static void skip_unchanged(const arb_snap2_build_args* a, const arb_snap2_set* base, int* pi,
                            int* pj, int* pk) {
   const arb_snap2_entity *bi = base->items, *ci = a->current->items;
@@ -426,14 +449,12 @@ static void skip_unchanged(const arb_snap2_build_args* a, const arb_snap2_set* b
   int i = *pi, j = *pj, k = *pk;
   for (; i < bn && j < cn; ++i, ++j) {
     const arb_snap2_entity *b = &bi[i], *c = &ci[j];
-    if (b->id != c->id || b->cls != c->cls || b->desc_version != c->desc_version ||
-        tick - b->s.t0 > ARB_SNAP2_MAX_DT || !holds_still(&b->s, &c->s))
+    if ((c->s.vx | c->s.vy | c->s.w) != 0 || (c->s.flags & ARB_SNAP2_FLAG_BALLISTIC) ||
+        !same_head(b, c) || tick - b->s.t0 > ARB_SNAP2_MAX_DT)
       break;
     if (!di) continue;
     while (k < dn && di[k].id < c->id) ++k;
-    if (k == dn || di[k].id != c->id || di[k].cls != c->cls ||
-        di[k].desc_version != c->desc_version || !holds_still(&di[k].s, &c->s))
-      break;
+    if (k == dn || !same_head(&di[k], c)) break;
   }
   *pi = i;
   *pj = j;
