@@ -61,7 +61,7 @@ struct arb_snap2_builder {
   cand* cands;
   int* order;             ///< candidate indices by priority
   int* chosen;            ///< selected candidate indices, by id
-  int* tmp;               ///< spread_enters scratch
+  int* tmp;               ///< order_candidates scratch
   uint64_t* keys;         ///< order_candidates: a sort key per candidate, and as many spare
   uint8_t* selected;      ///< per candidate
   int* fixed_bits;        ///< per candidate: arb__snap2_fixed_bits of its record
@@ -71,7 +71,8 @@ struct arb_snap2_builder {
   arb_snap2_part* part;   ///< scratch for encoding
   uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
   void* mem;              ///< the one block the arrays above are carved from
-  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no memo
+  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no memo, no
+                          ///< fit_bound
   desc_entry* desc_cache;  ///< DESC_CACHE_SLOTS, allocated at the first stable build
   memo_entry* memo;        ///< MEMO_SLOTS, allocated at the first build that diffs
   uint32_t memo_epoch;     ///< the entries of the builds like the last one (memo_matches)
@@ -548,7 +549,7 @@ static uint32_t priority_bits(float f) {
 /* Sorts keys[0..n) (tmp: n more; the keys are distinct). Up to a few hundred keys, the
  * usual count: runs of KEY_RUN sorted by insertion, then merged pairwise. More: an LSD
  * radix sort by the bytes above the candidate index, skipping those every key shares: the
- * keys come in index order (order_candidates writes candidate k's key at k) and each pass
+ * keys come in increasing index order (as order_candidates writes them) and each pass
  * is stable, so keys equal above the index stay in index order, and the index bytes need
  * no pass. (The radix sort's fixed cost, 256 buckets per byte, is what the merge avoids.) */
 #define KEY_FIRST_DIGIT 3
@@ -609,18 +610,84 @@ void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
   }
 }
 
-/* order[0..n) = the candidate indices in the order above. */
-static void order_candidates(arb_snap2_builder* b, int n, int drawn_model) {
-  for (int k = 0; k < n; ++k) {
-    const cand* c = &b->cands[k];
-    uint64_t cls = c->rec.op == ARB_SNAP2_REMOVE                 ? 0
-                   : drawn_model || c->rec.op == ARB_SNAP2_ENTER ? 1
-                                                                 : 2;
-    b->keys[k] = cls << 62 | (uint64_t)(0xFFFFFFFFu - priority_bits(c->prio)) << KEY_INDEX_BITS |
-                 (uint64_t)k;
+/* A candidate's sort key: removals first, then (without a drawn model) entities the
+ * client lacks, then corrections; by priority within, highest first; by index on a tie. */
+static uint64_t cand_key(const arb_snap2_builder* b, int ci, int drawn_model) {
+  const cand* c = &b->cands[ci];
+  uint64_t cls = c->rec.op == ARB_SNAP2_REMOVE                 ? 0
+                 : drawn_model || c->rec.op == ARB_SNAP2_ENTER ? 1
+                                                               : 2;
+  return cls << 62 | (uint64_t)(0xFFFFFFFFu - priority_bits(c->prio)) << KEY_INDEX_BITS |
+         (uint64_t)ci;
+}
+
+/* Moves the p smallest of keys[0..n) (distinct) to keys[0..p), in no particular order: a
+ * quickselect (Hoare partitions around the middle key). */
+static void select_smallest(uint64_t* keys, int n, int p) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi && p > lo && p <= hi) {
+    uint64_t pivot = keys[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (keys[i] < pivot) ++i;
+      while (keys[j] > pivot) --j;
+      if (i <= j) {
+        uint64_t t = keys[i];
+        keys[i++] = keys[j];
+        keys[j--] = t;
+      }
+    }
+    // [lo, j] <= pivot <= [i, hi]; keys strictly between j and i equal the pivot.
+    if (p <= j)
+      hi = j;
+    else if (p >= i)
+      lo = i;
+    else
+      return;
   }
-  arb__snap2_sort_keys(b->keys, b->keys + n, n);
-  for (int k = 0; k < n; ++k) b->order[k] = (int)(b->keys[k] & ((1u << KEY_INDEX_BITS) - 1));
+}
+
+/* The first p of keys[0..n) in order, written as candidate indices to out[0..p) (tmp: p
+ * more keys). Only these are sorted: where the budget binds, a snapshot takes a few dozen
+ * of several hundred candidates. */
+static void smallest_in_order(uint64_t* keys, uint64_t* tmp, int n, int p, int* out) {
+  if (p < n) select_smallest(keys, n, p);
+  arb__snap2_sort_keys(keys, tmp, p);
+  for (int k = 0; k < p; ++k) out[k] = (int)(keys[k] & ((1u << KEY_INDEX_BITS) - 1));
+}
+
+static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, const int* others,
+                         int no, int* out, int count);
+
+/* order[0..want) = the first `want` candidate indices in the order above, and with a
+ * drawn model spread: entering entities interleaved with the rest (spread_lists). The
+ * binary search for what fits reads no further than the most candidates that can fit
+ * (fit_bound), so only that many are ordered: the few dozen smallest keys of each list
+ * are selected and sorted, not all. (Past KEY_MERGE_MAX the keys are sorted whole: the
+ * radix sort keeps index order among equal priorities only from the order given.) */
+static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_model) {
+  uint64_t* keys = b->keys;  // n keys, then n of scratch
+  if (want >= n || want > KEY_MERGE_MAX) want = n;
+  if (!drawn_model) {
+    for (int ci = 0; ci < n; ++ci) keys[ci] = cand_key(b, ci, 0);
+    smallest_in_order(keys, keys + n, n, want, b->order);
+    return;
+  }
+  // The entering entities' keys, then the others', each in index order (as the radix
+  // sort needs them).
+  int ne = 0, no = 0;
+  for (int ci = 0; ci < n; ++ci) ne += b->cands[ci].rec.op == ARB_SNAP2_ENTER;
+  for (int ci = 0, e = 0; ci < n; ++ci) {
+    if (b->cands[ci].rec.op == ARB_SNAP2_ENTER)
+      keys[e++] = cand_key(b, ci, 1);
+    else
+      keys[ne + no++] = cand_key(b, ci, 1);
+  }
+  int pe = ne < want ? ne : want, po = no < want ? no : want;
+  int *enters = b->tmp, *others = b->tmp + pe;  // tmp: room for n indices
+  smallest_in_order(keys, keys + n, ne, pe, enters);
+  smallest_in_order(keys + ne, keys + n, no, po, others);
+  spread_lists(b, enters, pe, others, po, b->order, want);
 }
 
 /* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
@@ -640,42 +707,68 @@ static int cand_bits(const arb_snap2_builder* b, int ci, uint32_t prev, int name
   return arb__snap2_gap_bits(r->id, prev) + b->fixed_bits[ci] + arb__snap2_desc_ref_bits(r, named);
 }
 
-/* Reorders order[0..n) (sorted by key) so that, while corrections of entities drawn wrong
- * wait, entering entities take at most half of the bits in any prefix: a crowd entering
- * the view arrives over a few snapshots, nearest first, instead of stalling every
- * correction behind it. */
-static void spread_enters(arb_snap2_builder* b, int n) {
-  int* out = b->tmp;
+/* out[0..count) = the enters and the others (each list in key order) interleaved so that,
+ * while corrections of entities drawn wrong wait, entering entities take at most half of
+ * the bits in any prefix: a crowd entering the view arrives over a few snapshots, nearest
+ * first, instead of stalling every correction behind it. The first `count` of each list
+ * are enough (a list given shorter is taken to end there). */
+static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, const int* others,
+                         int no, int* out, int count) {
   int e = 0, u = 0, k = 0;
   long enter_bits = 0, other_bits = 0;
-  while (k < n) {
-    while (e < n && b->cands[b->order[e]].rec.op != ARB_SNAP2_ENTER) ++e;
-    while (u < n && b->cands[b->order[u]].rec.op == ARB_SNAP2_ENTER) ++u;
+  while (k < count && (e < ne || u < no)) {
     int take_enter;
-    if (e == n)
+    if (e == ne)
       take_enter = 0;
-    else if (u == n)
+    else if (u == no)
       take_enter = 1;
-    else if (b->cands[b->order[u]].drawn_ok)
+    else if (b->cands[others[u]].drawn_ok)
       take_enter = 1;  // only refreshes wait
     else if (enter_bits > other_bits)
       take_enter = 0;  // over half: corrections first
     else
-      take_enter = e < u;  // the higher key (the list is sorted)
-    int ci = b->order[take_enter ? e++ : u++];
+      take_enter = cand_key(b, enters[e], 1) < cand_key(b, others[u], 1);  // the higher priority
+    int ci = take_enter ? enters[e++] : others[u++];
     out[k++] = ci;
     if (take_enter)
       enter_bits += rough_bits(b, ci);
     else
       other_bits += rough_bits(b, ci);
   }
-  memcpy(b->order, out, (size_t)n * sizeof *out);
 }
 
 /* Largest msgpack overhead of a part around its descriptions and stream: the 9 header
  * fields with their array (34), the descs array header (3) and the bin header (3). */
 #define PART_FIXED_BYTES 40
 #define COUNT_BITS_MAX 13
+
+/* How many candidates can fit the budget at most: the most whose least sizes sum to no more
+ * than the bits it leaves for records. A record takes at least a bit of gap (and an enter a
+ * bit of description reference) besides its fixed bits, and split() counts at least one
+ * part, its fixed bytes and packet overhead and the record count's bits besides the
+ * records', so any larger set -- the first t of any order -- is over budget. The sizes are
+ * counted in a histogram; those of SIZE_BINS - 1 bits or more count as that many, which
+ * only raises the bound. */
+#define SIZE_BINS 512
+static int fit_bound(const arb_snap2_builder* b, int n, long budget, int overhead) {
+  if (budget >= LONG_MAX / 16) return n;
+  int hist[SIZE_BINS];
+  memset(hist, 0, sizeof hist);
+  for (int ci = 0; ci < n; ++ci) {
+    int least = b->fixed_bits[ci] + 1 + (b->cands[ci].rec.op == ARB_SNAP2_ENTER);
+    hist[least < SIZE_BINS ? least : SIZE_BINS - 1]++;
+  }
+  long room = 8 * (budget - PART_FIXED_BYTES - overhead) - COUNT_BITS_MAX;
+  if (room < 0) return 0;
+  int count = 0;
+  for (int bits = 1; bits < SIZE_BINS; ++bits) {
+    long k = room / bits < hist[bits] ? room / bits : hist[bits];
+    count += (int)k;
+    room -= k * bits;
+    if (k < hist[bits]) break;
+  }
+  return count;
+}
 
 /* Equal in every byte the encoding reads: the fields before the shapes (the shape count
  * among them), the shapes used, the fields after them. */
@@ -901,12 +994,15 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   int all = try_all(b, a, n, max_parts, budget, overhead, part_start, &parts);
   if (all < 0) return all;
   if (!all) {
-    order_candidates(b, n, a->drawn != NULL);
-    if (a->drawn) spread_enters(b, n);
+    // Taking more than `most` candidates is over budget whichever they are: those probes
+    // are answered without ordering or splitting anything.
+    int most = b->full_diff ? n : fit_bound(b, n, budget, overhead);
+    order_candidates(b, n, most, a->drawn != NULL);
     int lo = 0, hi = n;
     while (hi - lo > 1) {
       int mid = lo + (hi - lo) / 2;
-      int fits = try_take(b, a, n, mid, max_parts, budget, overhead, part_start, &parts);
+      int fits =
+          mid > most ? 0 : try_take(b, a, n, mid, max_parts, budget, overhead, part_start, &parts);
       if (fits < 0) return fits;
       if (fits)
         lo = mid;

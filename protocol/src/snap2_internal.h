@@ -41,6 +41,7 @@ void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);
 /// * 2 of them at most).
 void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n);
 /// 1: the builder diffs every entity of the baseline and the view, as if none were
-/// unchanged, and keeps no prediction from one build to the next (tests compare its
-/// packets with the normal build's, which must be equal).
+/// unchanged, keeps no prediction from one build to the next, and orders every candidate
+/// and tries every size in its search for what fits (tests compare its packets with the
+/// normal build's, which must be equal).
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on);

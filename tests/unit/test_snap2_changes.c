@@ -2,7 +2,8 @@
 // by what the client draws and by the world is skipped without a diff, and priorities are
 // computed only for the entities the builder asks about (arb_snap2_build_args.rank),
 // descriptions are kept from one build to the next (stable_classes), and predictions and
-// records are kept for the other clients of the same tick. None may change
+// records are kept for the other clients of the same tick, and where the budget binds
+// only the candidates that can fit are ordered. None may change
 // anything: in random worlds (most bodies asleep, some moving as predicted,
 // some pushed off their prediction, falling asleep and waking, re-described, entering and
 // leaving a moving view), with random acks, lost snapshots, budgets, gravity and camera
@@ -344,7 +345,7 @@ static void client_snapshot(client* c, const snap_in* shared, int perturb) {
     }
   q->acked = c->acked;
   uint32_t b = rnd() % 10u;
-  q->budget = b < 4 ? 0 : b < 6 ? 250 : b < 8 ? 700 : 2400;
+  q->budget = b < 3 ? 0 : b < 4 ? 70 + (int)(rnd() % 40u) : b < 6 ? 250 : b < 8 ? 700 : 2400;
   q->max_parts = chance(10) ? 1 : 0;
   q->use_drawn = !chance(10);
   arb_snap2_build_result rf, rl;
@@ -470,6 +471,71 @@ static void same_packets_with_gravity(void** state) {
   for (uint64_t seed = 1; seed <= 6; ++seed) one_world(seed * 0xBF58476D1CE4E5B9ull, 1, 400);
 }
 
+/* Where every candidate costs exactly its least size -- consecutive ids, all moved alike,
+ * equal keys so the first ones in id order go first, one part -- the most that can fit is
+ * what does fit: a bound one bit too tight per record, or one byte short, takes fewer
+ * records than the search over every size. */
+static void fit_bound_is_exact_when_tight(void** state) {
+  (void)state;
+  enum { COUNT = 200 };
+  _Static_assert(COUNT <= N, "the bodies fit a world");
+  static arb_snap2_entity cur_items[COUNT], sent_items[2][2][2 * COUNT];
+  arb_snap2_builder* builders[2];
+  for (int s = 0; s < 2; ++s) {
+    assert_int_equal(arb_snap2_builder_create(0, 2 * COUNT, &builders[s]), 0);
+    arb__snap2_builder_full_diff(builders[s], s);
+  }
+  for (int i = 0; i < COUNT; ++i) {
+    memset(&cur_items[i], 0, sizeof cur_items[i]);
+    cur_items[i].id = (uint32_t)(i + 1);
+    cur_items[i].cls = ARB_SNAP2_BODY;
+    cur_items[i].desc_version = 1;
+    cur_items[i].s.x = 128 * i;
+    cur_items[i].s.t0 = 2;
+  }
+  arb_snap2_set cur = {cur_items, COUNT, COUNT};
+  static world w;  // what describe() reads
+  memset(&w, 0, sizeof w);
+  memcpy(w.e, cur_items, sizeof cur_items);
+  for (int budget = 100; budget <= 400; budget += 7) {
+    arb_snap2_build_result res[2];
+    for (int s = 0; s < 2; ++s) {
+      // Tick 2: everything enters (no budget). Tick 4: each body moved 5 units, acked and
+      // drawn as sent at tick 2.
+      arb_snap2_set sent0 = {sent_items[s][0], 0, 2 * COUNT},
+                    sent1 = {sent_items[s][1], 0, 2 * COUNT};
+      arb_snap2_build_args a;
+      memset(&a, 0, sizeof a);
+      a.h = (arb_snap2_header){2, 0, 0, 0, 0, RATE, 0, 0};
+      a.current = &cur;
+      a.describe = describe;
+      a.describe_user = &w;
+      a.tol = arb_snap2_default_tolerance();
+      a.sent = &sent0;
+      assert_int_equal(arb_snap2_build(builders[s], &a, &res[s]), 0);
+      assert_int_equal(res[s].entered, COUNT);
+      for (int i = 0; i < COUNT; ++i) cur_items[i].s.x += 5, cur_items[i].s.t0 = 4;
+      a.h.tick = 4;
+      a.h.baseline_tick = 2;
+      a.baseline = &sent0;
+      a.drawn = &sent0;
+      a.sent = &sent1;
+      a.byte_budget = budget;
+      a.packet_overhead = 40;
+      assert_int_equal(arb_snap2_build(builders[s], &a, &res[s]), 0);
+      for (int i = 0; i < COUNT; ++i) cur_items[i].s.x -= 5, cur_items[i].s.t0 = 2;
+    }
+    assert_true(res[0].updated > 0);
+    assert_int_equal(res[0].updated, res[1].updated);
+    assert_int_equal(res[0].packet_count, res[1].packet_count);
+    for (int p = 0; p < res[0].packet_count; ++p) {
+      assert_int_equal(res[0].sizes[p], res[1].sizes[p]);
+      assert_memory_equal(res[0].packets[p], res[1].packets[p], (size_t)res[0].sizes[p]);
+    }
+  }
+  for (int s = 0; s < 2; ++s) arb_snap2_builder_destroy(builders[s]);
+}
+
 /* The lazy accumulators equal arb_snap2_priority_update's: an entity asked about gets its
  * accumulator plus relevance × dt; one up to date starts again from zero; one not asked
  * (held exactly, so up to date) keeps nothing. */
@@ -521,5 +587,6 @@ static void lazy_priorities_match(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(record_bits_in_parts), cmocka_unit_test(candidate_keys_sort),
+              cmocka_unit_test(fit_bound_is_exact_when_tight),
               cmocka_unit_test(same_packets_as_a_full_diff),
               cmocka_unit_test(same_packets_with_gravity), cmocka_unit_test(lazy_priorities_match))
