@@ -42,19 +42,6 @@ typedef struct desc_entry {
   arb_snap2_desc desc;
 } desc_entry;
 
-/* The prediction of an origin to the tick and an entity's update record against it,
- * remembered for the builds of one tick (see predict_diff): 2.4 MB, allocated at the first
- * build, touched as entries fill. */
-#define MEMO_SLOTS 16384
-typedef struct memo_entry {
-  uint32_t epoch;  ///< 0: empty
-  uint32_t id;
-  uint8_t cls;
-  arb_snap2_state cur, origin;  ///< the inputs besides the epoch's (cur's t0 is not one)
-  arb_snap2_state now;          ///< origin evaluated at the tick
-  arb_snap2_record rec;         ///< cur diffed against now
-} memo_entry;
-
 struct arb_snap2_builder {
   int payload, max_entities;
   arb_snap2_set pred;
@@ -71,13 +58,8 @@ struct arb_snap2_builder {
   arb_snap2_part* part;   ///< scratch for encoding
   uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
   void* mem;              ///< the one block the arrays above are carved from
-  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no memo, no
-                          ///< fit_bound
+  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no fit_bound
   desc_entry* desc_cache;  ///< DESC_CACHE_SLOTS, allocated at the first stable build
-  memo_entry* memo;        ///< MEMO_SLOTS, allocated at the first build that diffs
-  uint32_t memo_epoch;     ///< the entries of the builds like the last one (memo_matches)
-  arb_snap2_header memo_h;  ///< tick, rate and gravity of the epoch's builds
-  arb_snap2_tolerance memo_tol;
 };
 
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on) {
@@ -111,7 +93,6 @@ arb_snap2_tolerance arb_snap2_default_tolerance(void) {
 void arb_snap2_builder_destroy(arb_snap2_builder* b) {
   if (!b) return;
   free(b->desc_cache);
-  free(b->memo);
   free(b->mem);
   free(b);
 }
@@ -207,77 +188,12 @@ static void diff(const arb_snap2_entity* cur, const arb_snap2_state* p,
   r->v.t0 = 0;
 }
 
-/* x, y, vx, vy, w, angle and aux: the leading 24 bytes of a state, without padding. */
-_Static_assert(offsetof(arb_snap2_state, flags) == 6 * sizeof(int32_t),
-               "x..aux are 24 bytes without padding");
-
-/* x..aux of two states equal: three 64-bit compares (this runs for most of every view). */
-PER_ENTITY int same_values(const arb_snap2_state* s, const arb_snap2_state* t) {
-  uint64_t u[3], v[3];
-  memcpy(u, &s->x, sizeof u);
-  memcpy(v, &t->x, sizeof v);
-  return ((u[0] ^ v[0]) | (u[1] ^ v[1]) | (u[2] ^ v[2])) == 0;
-}
-
-/* Starts the memo's epoch for a build: the one of the builds before when tick, rate,
- * gravity and tolerances are the same (the other clients of the tick), else a new one,
- * which leaves every entry stale. 0: no memo (out of memory, or a full diff). */
-static uint32_t memo_begin(arb_snap2_builder* b, const arb_snap2_build_args* a) {
-  if (b->full_diff) return 0;
-  if (!b->memo) {
-    b->memo = calloc(MEMO_SLOTS, sizeof *b->memo);
-    if (!b->memo) return 0;
-  }
-  const arb_snap2_header *h = &a->h, *m = &b->memo_h;
-  if (b->memo_epoch == 0 || h->tick != m->tick || h->tick_rate != m->tick_rate ||
-      h->gravity_x != m->gravity_x || h->gravity_y != m->gravity_y ||
-      memcmp(&a->tol, &b->memo_tol, sizeof a->tol) != 0) {
-    if (++b->memo_epoch == 0) {  // wrapped: entries of epoch 1 would look current
-      memset(b->memo, 0, MEMO_SLOTS * sizeof *b->memo);
-      b->memo_epoch = 1;
-    }
-    b->memo_h = *h;
-    b->memo_tol = a->tol;
-  }
-  return b->memo_epoch;
-}
-
-/* *now = the origin `from` evaluated at the tick, and *r = cur's update record against it
- * (diff). Clients whose baselines hold the same origin of an entity -- it was corrected in
- * snapshots of the same tick, and acknowledged -- ask for the same prediction and record:
- * 70 % of them repeat within a tick in bench-capacity (256 clients), so they are kept for
- * the builds of the tick (epoch: memo_begin) in a table indexed by id and origin, where a
- * collision only costs computing one again. An entry is used only when every input is equal (the
- * id, class, origin and cur's state, and through the epoch the tick, rate, gravity and tolerances),
- * so the outputs are those diff would give. The exactly held entity (its own tolerances) is not
- * kept. */
-static void predict_diff(arb_snap2_builder* b, const arb_snap2_build_args* a, uint32_t epoch,
-                         const arb_snap2_entity* cur, const arb_snap2_entity* from,
-                         arb_snap2_state* now, arb_snap2_record* r) {
-  const arb_snap2_state* o = &from->s;
-  memo_entry* e = NULL;
-  if (epoch != 0 && cur->id != a->exact_id) {
-    uint32_t h = cur->id * 0x9E3779B1u ^ o->t0 * 0x85EBCA77u ^ (uint32_t)o->x * 0xC2B2AE3Du ^
-                 (uint32_t)o->y * 0x27D4EB2Fu ^ o->angle;
-    e = &b->memo[(h ^ h >> 15) & (MEMO_SLOTS - 1)];
-    if (e->epoch == epoch && e->id == cur->id && e->cls == from->cls &&
-        same_values(&e->origin, o) && e->origin.flags == o->flags && e->origin.t0 == o->t0 &&
-        same_values(&e->cur, &cur->s) && e->cur.flags == cur->s.flags) {
-      *now = e->now;
-      *r = e->rec;
-      return;
-    }
-  }
-  arb__snap2_eval_into(now, o, from->cls, a->h.tick, &a->h);
+/* *now = the origin `from` evaluated at the tick, and *r = cur's update record against it. */
+PER_ENTITY void predict_diff(const arb_snap2_build_args* a, const arb_snap2_entity* cur,
+                             const arb_snap2_entity* from, arb_snap2_state* now,
+                             arb_snap2_record* r) {
+  arb__snap2_eval_into(now, &from->s, from->cls, a->h.tick, &a->h);
   diff(cur, now, from, a, r);
-  if (!e) return;
-  e->epoch = epoch;
-  e->id = cur->id;
-  e->cls = from->cls;
-  e->cur = cur->s;
-  e->origin = *o;
-  e->now = *now;
-  e->rec = *r;
 }
 
 /* An entering entity's candidate. Its description is asked for only when a split reaches
@@ -367,12 +283,12 @@ typedef struct drawn_diff {
 
 /* How wrong the client draws cur (meters, position only; only when not *ok) and whether
  * that is within the tolerances in every group it carries (*ok). */
-static float drawn_error(arb_snap2_builder* b, const arb_snap2_build_args* a, uint32_t epoch,
-                         const arb_snap2_entity* cur, drawn_diff* dd, int* ok) {
+static float drawn_error(const arb_snap2_build_args* a, const arb_snap2_entity* cur, drawn_diff* dd,
+                         int* ok) {
   *ok = 0;
   if (!dd->drawn) return ARB_SNAP2_ABSENT_ERROR;
   const arb_snap2_state* now = &dd->now;
-  predict_diff(b, a, epoch, cur, dd->drawn, &dd->now, dd->rec);
+  predict_diff(a, cur, dd->drawn, &dd->now, dd->rec);
   const uint8_t shown = ARB_SNAP2_FLAG_PINNED | ARB_SNAP2_FLAG_SKID;
   *ok = (dd->rec->mask & ~ARB_SNAP2_M_FLAGS) == 0 && (cur->s.flags & shown) == (now->flags & shown);
   if (*ok) return 0.0f;  // the caller orders it by weight alone
@@ -386,8 +302,8 @@ static float drawn_error(arb_snap2_builder* b, const arb_snap2_build_args* a, ui
  * refreshes the baseline chain (smaller deltas later, and a lost snapshot repaired at once)
  * and is ordered after every entity drawn wrong, so it goes only where the budget has room.
  * dd: what the client draws and the diff against it (drawn NULL without a drawn model). */
-static void drawn_key(arb_snap2_builder* b, const arb_snap2_build_args* a, uint32_t epoch, int j,
-                      int in_baseline, int* k, float* key, int* drawn_ok, drawn_diff* dd) {
+static void drawn_key(const arb_snap2_build_args* a, int j, int in_baseline, int* k, float* key,
+                      int* drawn_ok, drawn_diff* dd) {
   const arb_snap2_entity* cur = &a->current->items[j];
   float prio = a->priority ? a->priority[j] : 0.0f, weight = a->weight ? a->weight[j] : 1.0f;
   if (a->rank) a->rank(a->rank_user, j, &prio, &weight);
@@ -396,7 +312,7 @@ static void drawn_key(arb_snap2_builder* b, const arb_snap2_build_args* a, uint3
   dd->drawn = NULL;
   if (!a->drawn) return;
   dd->drawn = drawn_of(a, cur, in_baseline, k);
-  float err = drawn_error(b, a, epoch, cur, dd, drawn_ok);
+  float err = drawn_error(a, cur, dd, drawn_ok);
   if (a->exact_id != 0 && cur->id == a->exact_id) return;  // held exactly, first by priority
   *key = *drawn_ok ? weight * 1.0e-3f - 1.0e3f : weight * err + ARB_SNAP2_AGE_RATE * prio;
 }
@@ -465,7 +381,7 @@ static void skip_unchanged(const arb_snap2_build_args* a, const arb_snap2_set* b
 /* *r = the update record of cur against the baseline's item i predicted to the tick, which
  * stays in pred for make_sent. When the client draws the baseline's own origin (the usual
  * case) that is what drawn_key already evaluated and diffed into *r. */
-static void update_of(arb_snap2_builder* b, const arb_snap2_build_args* a, uint32_t epoch,
+static void update_of(arb_snap2_builder* b, const arb_snap2_build_args* a,
                       const arb_snap2_set* base, int i, const arb_snap2_entity* cur,
                       const drawn_diff* dd, arb_snap2_record* r) {
   arb_snap2_entity* p = &b->pred.items[i];
@@ -474,7 +390,7 @@ static void update_of(arb_snap2_builder* b, const arb_snap2_build_args* a, uint3
     p->s = dd->now;
     return;
   }
-  predict_diff(b, a, epoch, cur, &base->items[i], &p->s, r);
+  predict_diff(a, cur, &base->items[i], &p->s, r);
 }
 
 /* Merge the baseline (predicted to the tick) with current into candidate records; returns
@@ -484,7 +400,6 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
   const arb_snap2_entity *bi = base->items, *ci = cur->items;
   const int bn = base->count, cn = cur->count;
   int i = 0, j = 0, n = 0, k = 0;
-  uint32_t epoch = memo_begin(b, a);
   for (;;) {
     if (!b->full_diff) skip_unchanged(a, base, &i, &j, &k);
     if (i >= bn && j >= cn) break;
@@ -497,7 +412,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
     drawn_diff dd;
     dd.drawn = NULL;
     dd.rec = &c->rec;
-    if (c->cur >= 0) drawn_key(b, a, epoch, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok, &dd);
+    if (c->cur >= 0) drawn_key(a, j, c->pred >= 0, &k, &c->prio, &c->drawn_ok, &dd);
     if (c->cur < 0) {  // left the view
       memset(&c->rec, 0, sizeof c->rec);
       c->rec.id = pid;
@@ -509,7 +424,7 @@ static int collect(arb_snap2_builder* b, const arb_snap2_build_args* a, const ar
       add_enter(b, n, &cur->items[j]);
       ++n;
     } else {
-      update_of(b, a, epoch, base, i, &cur->items[j], &dd, &c->rec);
+      update_of(b, a, base, i, &cur->items[j], &dd, &c->rec);
       if (!c->rec.mask && a->drawn && !c->drawn_ok) {
         // The baseline predicts it right but the client draws a sibling's worse origin:
         // renew the origin at this tick (the flags alone).

@@ -1,9 +1,8 @@
 // The builder's work from what changed: an entity held at rest, exactly, by the baseline,
 // by what the client draws and by the world is skipped without a diff, and priorities are
 // computed only for the entities the builder asks about (arb_snap2_build_args.rank),
-// descriptions are kept from one build to the next (stable_classes), and predictions and
-// records are kept for the other clients of the same tick, and where the budget binds
-// only the candidates that can fit are ordered. None may change
+// descriptions are kept from one build to the next (stable_classes), and where the budget
+// binds only the candidates that can fit are ordered. None may change
 // anything: in random worlds (most bodies asleep, some moving as predicted,
 // some pushed off their prediction, falling asleep and waking, re-described, entering and
 // leaving a moving view), with random acks, lost snapshots, budgets, gravity and camera
@@ -364,8 +363,8 @@ static void client_snapshot(client* c, const snap_in* shared, int perturb) {
 
 /* Two clients see the same world. Their normal builds share one builder, as the clients
  * of a server's snapshot thread do, so what it keeps from one client's build for the
- * next one of the same tick (descriptions, predictions and records) is used across
- * clients with different baselines, budgets and drawn models. */
+ * next (descriptions) is used across clients with different baselines, budgets and
+ * drawn models, and nothing of one client's build may leak into the other's. */
 static void one_world(uint64_t seed, int gravity, int snapshots) {
   rng_state = seed;
   static world w;
