@@ -5,6 +5,7 @@
 // the correction.
 #include <arbiter/array_block.h>
 #include <arbiter/math.h>
+#include <assert.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -24,8 +25,10 @@ typedef struct cand {
   int pred;  ///< index in the predicted baseline, -1 when absent
   int cur;   ///< index in current, -1 when absent
   float prio;
+  uint64_t key;  ///< order_candidates: its sort key (cand_key)
   int drawn_ok;  ///< the client draws it within the tolerances (a chain refresh only)
   uint32_t desc_version;  ///< ENTER only: the entity's description version
+  const arb_snap2_entity* entering;  ///< ENTER only: its state, for rec.v (fixed_bits_of)
 } cand;
 
 /* A description kept across builds (arb_snap2_build_args.stable_classes), in a table
@@ -51,7 +54,8 @@ struct arb_snap2_builder {
   int* tmp;               ///< order_candidates scratch
   uint64_t* keys;         ///< order_candidates: a sort key per candidate, and as many spare
   uint8_t* selected;      ///< per candidate
-  int* fixed_bits;        ///< per candidate: arb__snap2_fixed_bits of its record
+  uint64_t* taken;        ///< try_take: a bit per candidate
+  int* fixed_bits;        ///< per candidate: arb__snap2_fixed_bits of its record, -1 = not yet
   arb_snap2_desc* descs;  ///< per candidate, ENTER only
   int* desc_bytes;        ///< per candidate, ENTER only
   uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
@@ -60,6 +64,7 @@ struct arb_snap2_builder {
   void* mem;              ///< the one block the arrays above are carved from
   int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no fit_bound
   desc_entry* desc_cache;  ///< DESC_CACHE_SLOTS, allocated at the first stable build
+  int enter_least[8];      ///< enter_least_bits of each class (0..7)
 };
 
 void arb__snap2_builder_full_diff(arb_snap2_builder* b, int on) {
@@ -77,6 +82,7 @@ static void carve_arrays(void* owner, arb_array_block* blk) {
   b->tmp = arb_array_block_take(blk, c, sizeof *b->tmp);
   b->keys = arb_array_block_take(blk, 2 * c, sizeof *b->keys);
   b->selected = arb_array_block_take(blk, c, sizeof *b->selected);
+  b->taken = arb_array_block_take(blk, (c + 63) / 64, sizeof *b->taken);
   b->fixed_bits = arb_array_block_take(blk, c, sizeof *b->fixed_bits);
   b->descs = arb_array_block_take(blk, c, sizeof *b->descs);
   b->desc_bytes = arb_array_block_take(blk, c, sizeof *b->desc_bytes);
@@ -97,6 +103,16 @@ void arb_snap2_builder_destroy(arb_snap2_builder* b) {
   free(b);
 }
 
+/* The fewest fixed bits of an enter record of class cls: every field at zero, the first
+ * bucket of each (a bound for fit_bound that needs no record sized). */
+static int enter_least_bits(uint8_t cls) {
+  arb_snap2_record r;
+  memset(&r, 0, sizeof r);
+  r.op = ARB_SNAP2_ENTER;
+  r.cls = cls;
+  return arb__snap2_fixed_bits(&r);
+}
+
 int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_builder** out) {
   *out = NULL;
   if (payload_limit == 0) payload_limit = ARB_PROTO_DEFAULT_PAYLOAD;
@@ -107,6 +123,7 @@ int arb_snap2_builder_create(int payload_limit, int max_entities, arb_snap2_buil
   if (!b) return ARB_E_NOMEM;
   b->payload = payload_limit;
   b->max_entities = max_entities;
+  for (int cls = 0; cls < 8; ++cls) b->enter_least[cls] = enter_least_bits((uint8_t)cls);
   b->pred.cap = max_entities;
   b->mem = arb_array_block_new(b, carve_arrays);
   if (!b->mem) {
@@ -197,17 +214,17 @@ PER_ENTITY void predict_diff(const arb_snap2_build_args* a, const arb_snap2_enti
 }
 
 /* An entering entity's candidate. Its description is asked for only when a split reaches
- * it (describe_enter): while the budget binds, most entering entities wait, and asking
- * for and encoding every one of their descriptions again on every snapshot would cost
- * more than the rest of the build. */
+ * it (describe_enter), and its record's state is written when it is first sized
+ * (fixed_bits_of): while the budget binds, most entering entities wait, and asking for
+ * and encoding every one of their descriptions again on every snapshot would cost more
+ * than the rest of the build. */
 static void add_enter(arb_snap2_builder* b, int ci, const arb_snap2_entity* cur) {
   cand* c = &b->cands[ci];
   memset(&c->rec, 0, sizeof c->rec);
   c->rec.id = cur->id;
   c->rec.op = ARB_SNAP2_ENTER;
   c->rec.cls = cur->cls;
-  c->rec.v = arb__snap2_class_state(&cur->s, cur->cls);
-  c->rec.v.flags &= (uint8_t)~ARB_SNAP2_FLAG_BALLISTIC;
+  c->entering = cur;
   c->desc_version = cur->desc_version;
   b->desc_bytes[ci] = -1;  // not described yet
 }
@@ -571,8 +588,8 @@ static void smallest_in_order(uint64_t* keys, uint64_t* tmp, int n, int p, int* 
   for (int k = 0; k < p; ++k) out[k] = (int)(keys[k] & ((1u << KEY_INDEX_BITS) - 1));
 }
 
-static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, const int* others,
-                         int no, int* out, int count);
+static void spread_lists(arb_snap2_builder* b, const int* enters, int ne, const int* others, int no,
+                         int* out, int count);
 
 /* order[0..want) = the first `want` candidate indices in the order above, and with a
  * drawn model spread: entering entities interleaved with the rest (spread_lists). The
@@ -584,7 +601,7 @@ static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_mo
   uint64_t* keys = b->keys;  // n keys, then n of scratch
   if (want >= n || want > KEY_MERGE_MAX) want = n;
   if (!drawn_model) {
-    for (int ci = 0; ci < n; ++ci) keys[ci] = cand_key(b, ci, 0);
+    for (int ci = 0; ci < n; ++ci) keys[ci] = b->cands[ci].key = cand_key(b, ci, 0);
     smallest_in_order(keys, keys + n, n, want, b->order);
     return;
   }
@@ -594,9 +611,9 @@ static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_mo
   for (int ci = 0; ci < n; ++ci) ne += b->cands[ci].rec.op == ARB_SNAP2_ENTER;
   for (int ci = 0, e = 0; ci < n; ++ci) {
     if (b->cands[ci].rec.op == ARB_SNAP2_ENTER)
-      keys[e++] = cand_key(b, ci, 1);
+      keys[e++] = b->cands[ci].key = cand_key(b, ci, 1);
     else
-      keys[ne + no++] = cand_key(b, ci, 1);
+      keys[ne + no++] = b->cands[ci].key = cand_key(b, ci, 1);
   }
   int pe = ne < want ? ne : want, po = no < want ? no : want;
   int *enters = b->tmp, *others = b->tmp + pe;  // tmp: room for n indices
@@ -605,21 +622,50 @@ static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_mo
   spread_lists(b, enters, pe, others, po, b->order, want);
 }
 
+/* Candidate ci's arb__snap2_fixed_bits, sized when first asked (an enter record's state is
+ * written then: its class's fields of the entity, never ballistic). Where the budget
+ * binds, most candidates are entering entities that wait, and neither the search for
+ * what fits nor the split ever sizes them. Every record split() takes, and so every one
+ * encoded or applied by make_sent, has been sized. */
+static int fixed_bits_of(arb_snap2_builder* b, int ci) {
+  if (b->fixed_bits[ci] < 0) {
+    cand* c = &b->cands[ci];
+    if (c->rec.op == ARB_SNAP2_ENTER) {
+      c->rec.v = arb__snap2_class_state(&c->entering->s, c->rec.cls);
+      c->rec.v.flags &= (uint8_t)~ARB_SNAP2_FLAG_BALLISTIC;
+    }
+    b->fixed_bits[ci] = arb__snap2_fixed_bits(&c->rec);
+  }
+  return b->fixed_bits[ci];
+}
+
+/* Index of the lowest set bit of x != 0. */
+static int lowest_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(x);
+#else
+  int i = 0;
+  for (; !(x & 1u); x >>= 1) ++i;
+  return i;
+#endif
+}
+
 /* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
  * with identical ones, so it counts a little; which one an enter refers to is not known
  * before the split, so it counts as a new one). */
-static int rough_bits(const arb_snap2_builder* b, int ci) {
+static int rough_bits(arb_snap2_builder* b, int ci) {
   const arb_snap2_record* r = &b->cands[ci].rec;
-  int n = arb__snap2_gap_bits(r->id, r->id > 64 ? r->id - 64 : 0) + b->fixed_bits[ci];
+  int n = arb__snap2_gap_bits(r->id, r->id > 64 ? r->id - 64 : 0) + fixed_bits_of(b, ci);
   return r->op == ARB_SNAP2_ENTER ? n + 1 + 16 : n;  // as the part's next new description
 }
 
 /* Bits of candidate ci's record after the record with id prev, when `named` descriptions
  * came before it in the part (arb__snap2_record_bits, from the part that depends on
  * neither, sized once per build: the search for what fits sizes a record many times). */
-static int cand_bits(const arb_snap2_builder* b, int ci, uint32_t prev, int named) {
+static int cand_bits(arb_snap2_builder* b, int ci, uint32_t prev, int named) {
   const arb_snap2_record* r = &b->cands[ci].rec;
-  return arb__snap2_gap_bits(r->id, prev) + b->fixed_bits[ci] + arb__snap2_desc_ref_bits(r, named);
+  return arb__snap2_gap_bits(r->id, prev) + fixed_bits_of(b, ci) +
+         arb__snap2_desc_ref_bits(r, named);
 }
 
 /* out[0..count) = the enters and the others (each list in key order) interleaved so that,
@@ -627,8 +673,8 @@ static int cand_bits(const arb_snap2_builder* b, int ci, uint32_t prev, int name
  * the bits in any prefix: a crowd entering the view arrives over a few snapshots, nearest
  * first, instead of stalling every correction behind it. The first `count` of each list
  * are enough (a list given shorter is taken to end there). */
-static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, const int* others,
-                         int no, int* out, int count) {
+static void spread_lists(arb_snap2_builder* b, const int* enters, int ne, const int* others, int no,
+                         int* out, int count) {
   int e = 0, u = 0, k = 0;
   long enter_bits = 0, other_bits = 0;
   while (k < count && (e < ne || u < no)) {
@@ -642,7 +688,7 @@ static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, 
     else if (enter_bits > other_bits)
       take_enter = 0;  // over half: corrections first
     else
-      take_enter = cand_key(b, enters[e], 1) < cand_key(b, others[u], 1);  // the higher priority
+      take_enter = b->cands[enters[e]].key < b->cands[others[u]].key;  // the higher priority
     int ci = take_enter ? enters[e++] : others[u++];
     out[k++] = ci;
     if (take_enter)
@@ -665,12 +711,14 @@ static void spread_lists(const arb_snap2_builder* b, const int* enters, int ne, 
  * counted in a histogram; those of SIZE_BINS - 1 bits or more count as that many, which
  * only raises the bound. */
 #define SIZE_BINS 512
-static int fit_bound(const arb_snap2_builder* b, int n, long budget, int overhead) {
+static int fit_bound(arb_snap2_builder* b, int n, long budget, int overhead) {
   if (budget >= LONG_MAX / 16) return n;
   int hist[SIZE_BINS];
   memset(hist, 0, sizeof hist);
   for (int ci = 0; ci < n; ++ci) {
-    int least = b->fixed_bits[ci] + 1 + (b->cands[ci].rec.op == ARB_SNAP2_ENTER);
+    const arb_snap2_record* r = &b->cands[ci].rec;
+    int least =
+        r->op == ARB_SNAP2_ENTER ? b->enter_least[r->cls & 7] + 2 : fixed_bits_of(b, ci) + 1;
     hist[least < SIZE_BINS ? least : SIZE_BINS - 1]++;
   }
   long room = 8 * (budget - PART_FIXED_BYTES - overhead) - COUNT_BITS_MAX;
@@ -809,10 +857,11 @@ static int encode_parts(arb_snap2_builder* b, const arb_snap2_build_args* a, int
 static int try_take(arb_snap2_builder* b, const arb_snap2_build_args* a, int n, int take,
                     int max_parts, long budget, int overhead, int* part_start, int* parts) {
   long bound;
-  memset(b->selected, 0, (size_t)n);
-  for (int k = 0; k < take; ++k) b->selected[b->order[k]] = 1;
-  for (int ci = 0, m = 0; ci < n; ++ci)
-    if (b->selected[ci]) b->chosen[m++] = ci;
+  int words = (n + 63) / 64, m = 0;
+  memset(b->taken, 0, (size_t)words * sizeof *b->taken);
+  for (int k = 0; k < take; ++k) b->taken[b->order[k] >> 6] |= (uint64_t)1 << (b->order[k] & 63);
+  for (int w = 0; w < words; ++w)
+    for (uint64_t x = b->taken[w]; x != 0; x &= x - 1) b->chosen[m++] = w * 64 + lowest_bit(x);
   *parts = split(b, a, take, max_parts, take == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
   return *parts < 0 ? *parts : *parts > 0;
 }
@@ -859,6 +908,7 @@ static int make_sent(arb_snap2_builder* b, const arb_snap2_build_args* a, const 
     if (!keep) {
       // removed, or entering and deferred
     } else if (sel && c->rec.op == ARB_SNAP2_ENTER) {
+      assert(b->fixed_bits[k] >= 0);  // split() sized it, so rec.v is written
       *e = cur->items[j];
       e->s = c->rec.v;
       e->s.t0 = a->h.tick;
@@ -898,7 +948,7 @@ int arb_snap2_build(arb_snap2_builder* b, const arb_snap2_build_args* a,
   b->pred.count = base->count;  // filled by collect where it diffs
   int n = collect(b, a, base);
   if (n < 0) return n;
-  for (int ci = 0; ci < n; ++ci) b->fixed_bits[ci] = arb__snap2_fixed_bits(&b->cands[ci].rec);
+  for (int ci = 0; ci < n; ++ci) b->fixed_bits[ci] = -1;  // sized where asked (fixed_bits_of)
   long budget = a->byte_budget > 0 ? a->byte_budget : (long)ARB_PROTO_MAX_PARTS * b->payload;
   int max_parts = a->max_parts ? a->max_parts : ARB_PROTO_MAX_PARTS;
   int overhead = a->packet_overhead > 0 ? a->packet_overhead : 0;
