@@ -4,6 +4,7 @@
 // deferred: the sent view keeps the client's predicted state, so the next snapshot carries
 // the correction.
 #include <arbiter/array_block.h>
+#include <arbiter/bits.h>
 #include <arbiter/math.h>
 #include <assert.h>
 #include <limits.h>
@@ -639,17 +640,6 @@ static int fixed_bits_of(arb_snap2_builder* b, int ci) {
   return b->fixed_bits[ci];
 }
 
-/* Index of the lowest set bit of x != 0. */
-static int lowest_bit(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-  return __builtin_ctzll(x);
-#else
-  int i = 0;
-  for (; !(x & 1u); x >>= 1) ++i;
-  return i;
-#endif
-}
-
 /* Bits a candidate costs, roughly, for sharing the budget (a description is mostly shared
  * with identical ones, so it counts a little; which one an enter refers to is not known
  * before the split, so it counts as a new one). */
@@ -861,7 +851,7 @@ static int try_take(arb_snap2_builder* b, const arb_snap2_build_args* a, int n, 
   memset(b->taken, 0, (size_t)words * sizeof *b->taken);
   for (int k = 0; k < take; ++k) b->taken[b->order[k] >> 6] |= (uint64_t)1 << (b->order[k] & 63);
   for (int w = 0; w < words; ++w)
-    for (uint64_t x = b->taken[w]; x != 0; x &= x - 1) b->chosen[m++] = w * 64 + lowest_bit(x);
+    for (uint64_t x = b->taken[w]; x != 0; x &= x - 1) b->chosen[m++] = w * 64 + arb_lowest_bit(x);
   *parts = split(b, a, take, max_parts, take == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
   return *parts < 0 ? *parts : *parts > 0;
 }

@@ -1,6 +1,7 @@
 // Per-client v2 snapshots (see sv_snapshot.h).
 #include "sv_snapshot.h"
 
+#include <arbiter/bits.h>
 #include <arbiter/snapshot_drawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,15 +223,6 @@ static void drawn_settle(sv_snap_client* c, int* inserts) {
   }
 }
 
-// Index of the lowest set bit of x != 0 (a de Bruijn sequence: portable C).
-static int lowest_bit(uint64_t x) {
-  static const int8_t at[64] = {0,  1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,
-                                62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-                                63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-                                46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6};
-  return at[((x & (~x + 1u)) * 0x03f79d71b4cb0a89ull) >> 58];
-}
-
 // Capture indexes (>= 0, below the capture's cap) in increasing order; returns how many.
 // A bit each, then the bits read back word by word from the lowest to the highest: a
 // client's view is a few hundred items over a few thousand indexes, so this reads a few
@@ -245,7 +237,8 @@ static int sort_items(int* v, uint64_t* bits, int n) {
   }
   int k = 0;
   for (int wi = lo >> 6; wi <= hi >> 6; ++wi) {
-    for (uint64_t word = bits[wi]; word != 0; word &= word - 1) v[k++] = wi * 64 + lowest_bit(word);
+    for (uint64_t word = bits[wi]; word != 0; word &= word - 1)
+      v[k++] = wi * 64 + arb_lowest_bit(word);
     bits[wi] = 0;
   }
   return k;  // n: pick_relevant picks no index twice

@@ -19,6 +19,8 @@
 // awake_contacts (ascending contact index = solver order) for the narrow phase and the
 // solver. With nothing asleep those loops run over all slots and contacts exactly as
 // before, so a world that never sleeps pays only the sleep timers.
+#include <arbiter/bits.h>
+
 #include "extras.h"
 #include "world.h"
 
@@ -187,20 +189,6 @@ void arb__sleep_prepare(arb_world* w) {
   arb__refresh_awake_bodies(w);
 }
 
-// Index of the lowest set bit of x (x != 0).
-static inline int arb__lowest_bit(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-  return __builtin_ctzll(x);
-#else
-  int b = 0;
-  while (!(x & 1u)) {
-    x >>= 1;
-    b += 1;
-  }
-  return b;
-#endif
-}
-
 // A bit per body slot, set for the n slots of list (stack memory: arb__stack_free it);
 // NULL when there is no room.
 static uint64_t* arb__slot_bits(arb_world* w, const int32_t* list, int n) {
@@ -270,7 +258,7 @@ void arb__collect_awake_contacts(arb_world* w) {
   int n = 0;
   for (int k = 0; k < words; ++k) {
     for (uint64_t x = marked[k]; x != 0; x &= x - 1) {
-      w->awake_contacts[n++] = k * 64 + arb__lowest_bit(x);
+      w->awake_contacts[n++] = k * 64 + arb_lowest_bit(x);
     }
   }
   w->awake_contact_count = n;
