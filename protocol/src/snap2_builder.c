@@ -26,7 +26,7 @@ typedef struct cand {
   int pred;  ///< index in the predicted baseline, -1 when absent
   int cur;   ///< index in current, -1 when absent
   float prio;
-  uint64_t key;  ///< order_candidates: its sort key (cand_key)
+  uint64_t key;  ///< order_candidates with a drawn model: its sort key, for spread_lists
   int drawn_ok;  ///< the client draws it within the tolerances (a chain refresh only)
   uint32_t desc_version;  ///< ENTER only: the entity's description version
   const arb_snap2_entity* entering;  ///< ENTER only: its state, for rec.v (fixed_bits_of)
@@ -479,70 +479,6 @@ static uint32_t priority_bits(float f) {
   return u & 0x80000000u ? ~u : u | 0x80000000u;
 }
 
-/* Sorts keys[0..n) (tmp: n more; the keys are distinct). Up to a few hundred keys, the
- * usual count: runs of KEY_RUN sorted by insertion, then merged pairwise. More: an LSD
- * radix sort by the bytes above the candidate index, skipping those every key shares: the
- * keys come in increasing index order (as order_candidates writes them) and each pass
- * is stable, so keys equal above the index stay in index order, and the index bytes need
- * no pass. (The radix sort's fixed cost, 256 buckets per byte, is what the merge avoids.) */
-#define KEY_FIRST_DIGIT 3
-#define KEY_RUN 16
-#define KEY_MERGE_MAX 1024
-_Static_assert(2 * (uint64_t)ARB_PROTO_MAX_ENTITIES <= (uint64_t)1 << (8 * KEY_FIRST_DIGIT),
-               "a candidate index fits below the sorted bytes");
-
-static void merge_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
-  for (int lo = 0; lo < n; lo += KEY_RUN) {
-    int hi = lo + KEY_RUN < n ? lo + KEY_RUN : n;
-    for (int k = lo + 1; k < hi; ++k) {
-      uint64_t key = keys[k];
-      int at = k;
-      for (; at > lo && keys[at - 1] > key; --at) keys[at] = keys[at - 1];
-      keys[at] = key;
-    }
-  }
-  uint64_t *from = keys, *to = tmp;
-  for (int width = KEY_RUN; width < n; width *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * width) {
-      int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) to[o++] = from[j] < from[i] ? from[j++] : from[i++];
-      while (i < mid) to[o++] = from[i++];
-      while (j < hi) to[o++] = from[j++];
-    }
-    uint64_t* t = from;
-    from = to;
-    to = t;
-  }
-  if (from != keys) memcpy(keys, from, (size_t)n * sizeof *keys);
-}
-
-void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
-  if (n <= KEY_MERGE_MAX) {
-    merge_sort_keys(keys, tmp, n);
-    return;
-  }
-  enum { DIGITS = 8 - KEY_FIRST_DIGIT };
-  uint32_t count[DIGITS][256];
-  memset(count, 0, sizeof count);
-  for (int k = 0; k < n; ++k)
-    for (int d = 0; d < DIGITS; ++d) count[d][(keys[k] >> (8 * (d + KEY_FIRST_DIGIT))) & 0xFF]++;
-  for (int d = 0; d < DIGITS; ++d) {
-    const int shift = 8 * (d + KEY_FIRST_DIGIT);
-    uint32_t at = 0;
-    int shared = 0;
-    for (int v = 0; v < 256; ++v) {
-      uint32_t c = count[d][v];
-      shared |= c == (uint32_t)n;
-      count[d][v] = at;
-      at += c;
-    }
-    if (shared) continue;
-    for (int k = 0; k < n; ++k) tmp[count[d][(keys[k] >> shift) & 0xFF]++] = keys[k];
-    memcpy(keys, tmp, (size_t)n * sizeof *keys);
-  }
-}
-
 /* A candidate's sort key: removals first, then (without a drawn model) entities the
  * client lacks, then corrections; by priority within, highest first; by index on a tie. */
 static uint64_t cand_key(const arb_snap2_builder* b, int ci, int drawn_model) {
@@ -554,73 +490,13 @@ static uint64_t cand_key(const arb_snap2_builder* b, int ci, int drawn_model) {
          (uint64_t)ci;
 }
 
-/* Moves the p smallest of keys[0..n) (distinct) to keys[0..p), in no particular order: a
- * quickselect (Hoare partitions around the middle key). */
-static void select_smallest(uint64_t* keys, int n, int p) {
-  int lo = 0, hi = n - 1;
-  while (lo < hi && p > lo && p <= hi) {
-    uint64_t pivot = keys[lo + (hi - lo) / 2];
-    int i = lo, j = hi;
-    while (i <= j) {
-      while (keys[i] < pivot) ++i;
-      while (keys[j] > pivot) --j;
-      if (i <= j) {
-        uint64_t t = keys[i];
-        keys[i++] = keys[j];
-        keys[j--] = t;
-      }
-    }
-    // [lo, j] <= pivot <= [i, hi]; keys strictly between j and i equal the pivot.
-    if (p <= j)
-      hi = j;
-    else if (p >= i)
-      lo = i;
-    else
-      return;
-  }
-}
-
 /* The first p of keys[0..n) in order, written as candidate indices to out[0..p) (tmp: p
  * more keys). Only these are sorted: where the budget binds, a snapshot takes a few dozen
  * of several hundred candidates. */
 static void smallest_in_order(uint64_t* keys, uint64_t* tmp, int n, int p, int* out) {
-  if (p < n) select_smallest(keys, n, p);
+  if (p < n) arb__snap2_select_smallest(keys, n, p);
   arb__snap2_sort_keys(keys, tmp, p);
   for (int k = 0; k < p; ++k) out[k] = (int)(keys[k] & ((1u << KEY_INDEX_BITS) - 1));
-}
-
-static void spread_lists(arb_snap2_builder* b, const int* enters, int ne, const int* others, int no,
-                         int* out, int count);
-
-/* order[0..want) = the first `want` candidate indices in the order above, and with a
- * drawn model spread: entering entities interleaved with the rest (spread_lists). The
- * binary search for what fits reads no further than the most candidates that can fit
- * (fit_bound), so only that many are ordered: the few dozen smallest keys of each list
- * are selected and sorted, not all. (Past KEY_MERGE_MAX the keys are sorted whole: the
- * radix sort keeps index order among equal priorities only from the order given.) */
-static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_model) {
-  uint64_t* keys = b->keys;  // n keys, then n of scratch
-  if (want >= n || want > KEY_MERGE_MAX) want = n;
-  if (!drawn_model) {
-    for (int ci = 0; ci < n; ++ci) keys[ci] = b->cands[ci].key = cand_key(b, ci, 0);
-    smallest_in_order(keys, keys + n, n, want, b->order);
-    return;
-  }
-  // The entering entities' keys, then the others', each in index order (as the radix
-  // sort needs them).
-  int ne = 0, no = 0;
-  for (int ci = 0; ci < n; ++ci) ne += b->cands[ci].rec.op == ARB_SNAP2_ENTER;
-  for (int ci = 0, e = 0; ci < n; ++ci) {
-    if (b->cands[ci].rec.op == ARB_SNAP2_ENTER)
-      keys[e++] = b->cands[ci].key = cand_key(b, ci, 1);
-    else
-      keys[ne + no++] = b->cands[ci].key = cand_key(b, ci, 1);
-  }
-  int pe = ne < want ? ne : want, po = no < want ? no : want;
-  int *enters = b->tmp, *others = b->tmp + pe;  // tmp: room for n indices
-  smallest_in_order(keys, keys + n, ne, pe, enters);
-  smallest_in_order(keys + ne, keys + n, no, po, others);
-  spread_lists(b, enters, pe, others, po, b->order, want);
 }
 
 /* Candidate ci's arb__snap2_fixed_bits, sized when first asked (an enter record's state is
@@ -686,6 +562,38 @@ static void spread_lists(arb_snap2_builder* b, const int* enters, int ne, const 
     else
       other_bits += rough_bits(b, ci);
   }
+}
+
+/* order[0..want) = the first `want` candidate indices in the order above, and with a
+ * drawn model spread: entering entities interleaved with the rest (spread_lists). The
+ * binary search for what fits reads no further than the most candidates that can fit
+ * (fit_bound), so only that many are ordered: the few dozen smallest keys of each list
+ * are selected and sorted, not all. (Past ARB__SNAP2_KEY_MERGE_MAX keys they are sorted
+ * whole: the radix sort keeps index order among equal priorities only from the order
+ * given.) */
+static void order_candidates(arb_snap2_builder* b, int n, int want, int drawn_model) {
+  uint64_t* keys = b->keys;  // n keys, then n of scratch
+  if (want >= n || want > ARB__SNAP2_KEY_MERGE_MAX) want = n;
+  if (!drawn_model) {
+    for (int ci = 0; ci < n; ++ci) keys[ci] = cand_key(b, ci, 0);
+    smallest_in_order(keys, keys + n, n, want, b->order);
+    return;
+  }
+  // The entering entities' keys, then the others', each in index order (as the radix
+  // sort needs them).
+  int ne = 0, no = 0;
+  for (int ci = 0; ci < n; ++ci) ne += b->cands[ci].rec.op == ARB_SNAP2_ENTER;
+  for (int ci = 0, e = 0; ci < n; ++ci) {
+    if (b->cands[ci].rec.op == ARB_SNAP2_ENTER)
+      keys[e++] = b->cands[ci].key = cand_key(b, ci, 1);
+    else
+      keys[ne + no++] = b->cands[ci].key = cand_key(b, ci, 1);
+  }
+  int pe = ne < want ? ne : want, po = no < want ? no : want;
+  int *enters = b->tmp, *others = b->tmp + pe;  // tmp: room for n indices
+  smallest_in_order(keys, keys + n, ne, pe, enters);
+  smallest_in_order(keys + ne, keys + n, no, po, others);
+  spread_lists(b, enters, pe, others, po, b->order, want);
 }
 
 /* Largest msgpack overhead of a part around its descriptions and stream: the 9 header

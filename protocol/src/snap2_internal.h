@@ -36,10 +36,14 @@ void arb__snap2_eval_into(arb_snap2_state* out, const arb_snap2_state* s, uint8_
                           uint32_t tick, const arb_snap2_header* h);
 /// Add an update record's residuals to a state (wrapping, as the client does).
 void arb__snap2_apply_update(arb_snap2_state* s, const arb_snap2_record* r);
-/// The builder's sort of candidate keys (tmp: n more): ascending, for keys whose low 24 bits
-/// are the distinct values 0..n-1 in the order given (a candidate index, ARB_PROTO_MAX_ENTITIES
-/// * 2 of them at most).
+/// The builder's sort of candidate keys (tmp: n more; snap2_keys.c): ascending, for keys
+/// whose low 24 bits are distinct (a candidate index, ARB_PROTO_MAX_ENTITIES * 2 of them at
+/// most), given in increasing order of those bits when n > ARB__SNAP2_KEY_MERGE_MAX.
 void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n);
+/// Up to this many keys arb__snap2_sort_keys merges (any order given); more, a radix sort.
+#define ARB__SNAP2_KEY_MERGE_MAX 1024
+/// Moves the p smallest of keys[0..n) (distinct) to keys[0..p), in no particular order.
+void arb__snap2_select_smallest(uint64_t* keys, int n, int p);
 /// 1: the builder diffs every entity of the baseline and the view, as if none were
 /// unchanged, keeps no prediction from one build to the next, and orders every candidate
 /// and tries every size in its search for what fits (tests compare its packets with the
