@@ -9,10 +9,12 @@
 //
 // After every packet the assembler's invariants must hold: a refusal says why; views are
 // sorted by id, within the entity limit and within their part counts; the newest complete
-// tick is retrievable; a complete view's bodies are its origins' bodies; every entity in a
-// view has a description of its class (an id may change class between ticks); the description table
-// stays bounded by the views (see cl_snapshot.h); the bytes held stay within a bound
-// computed from the limits. Any violation aborts.
+// tick is retrievable; a view that completes holds the bodies of the drawn set (the newest)
+// or its own origins' bodies, a fresher drawn origin where it is not after its tick (one
+// completing late); every entity in a view has a description of its class (an id may
+// change class between ticks); the description table stays bounded by the views (see
+// cl_snapshot.h); the bytes held stay within a bound computed from the limits. Any
+// violation aborts.
 // Built as a libFuzzer target (fuzz-client_snapshot) in the fuzz preset, and otherwise as
 // a plain program that runs the seed corpus (test_fuzz_client_snapshot_corpus).
 #include <stdint.h>
@@ -54,10 +56,44 @@ static void fz_free(void* ptr, void* user) {
     }                                                                            \
   } while (0)
 
-static int count_bodies(const arb_snap2_set* set) {
-  int n = 0;
-  for (int k = 0; k < set->count; k++) n += set->items[k].cls == ARB_SNAP2_BODY;
-  return n;
+static bool same_state(const arb_proto_entity_state* a, const arb_proto_entity_state* b) {
+  return a->x == b->x && a->y == b->y && a->angle == b->angle && a->vx == b->vx && a->vy == b->vy &&
+         a->w == b->w;
+}
+
+// The body `id` of the drawn set evaluated at the slot's tick, as a view's body.
+static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id,
+                          arb_proto_entity* out) {
+  cl_slot as_drawn = *sl;
+  as_drawn.origins = s->drawn;
+  return cl_snapshots_body_at(&as_drawn, id, out);
+}
+
+// A view that just completed. The newest is the drawn set's bodies at its tick. One
+// completing late (older than the newest) holds its own bodies, each from its own origin,
+// or from the drawn set's when that origin is fresher and not after the view's tick; a
+// body whose drawn origin is after the tick is left out unless this view wrote it.
+static void check_completed(const cl_snapshots* s, const cl_slot* sl, bool newest) {
+  const arb_snap2_set* from = newest ? &s->drawn : &sl->origins;
+  int k = 0;
+  for (int i = 0; i < from->count; i++) {
+    const arb_snap2_entity* e = &from->items[i];
+    if (e->cls != ARB_SNAP2_BODY) continue;
+    const arb_snap2_entity* d = newest ? e : arb_snap2_set_find(&s->drawn, e->id);
+    bool fresher = d && d->cls == ARB_SNAP2_BODY && d->s.t0 > e->s.t0;
+    arb_proto_entity want;
+    if (newest || (fresher && d->s.t0 <= sl->tick)) {
+      CHECK(drawn_body_at(s, sl, e->id, &want));
+    } else if (fresher && e->s.t0 != sl->tick) {
+      continue;  // left out
+    } else {
+      CHECK(cl_snapshots_body_at(sl, e->id, &want));
+    }
+    CHECK(k < sl->set.count && sl->set.items[k].id == e->id);
+    CHECK(same_state(&sl->set.items[k].state, &want.state));
+    k++;
+  }
+  CHECK(k == sl->set.count);
 }
 
 static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
@@ -79,14 +115,10 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
       else CHECK(cl_snapshots_extra(s, e->id, e->cls) != NULL);
     }
     if (sl->complete) {
-      CHECK(sl->set.count == count_bodies(o));
-      for (int k = 0; k < sl->set.count; k++) {
-        arb_proto_entity pe;
-        CHECK(cl_snapshots_body_at(sl, sl->set.items[k].id, &pe));
-        const arb_proto_entity_state* q = &sl->set.items[k].state;
-        CHECK(pe.state.x == q->x && pe.state.y == q->y && pe.state.angle == q->angle &&
-              pe.state.vx == q->vx && pe.state.vy == q->vy && pe.state.w == q->w);
-      }
+      // Bodies in id order within the limit. Which origin each came from is checked when
+      // the view completes (check_completed): the drawn set it read changes later.
+      CHECK(sl->set.count >= 0 && sl->set.count <= s->max_entities);
+      for (int k = 1; k < sl->set.count; k++) CHECK(sl->set.items[k - 1].id < sl->set.items[k].id);
     }
     for (int j = 0; j < i; j++) CHECK(!s->slots[j].used || s->slots[j].tick != sl->tick);
     total += o->count;
@@ -149,7 +181,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (rc == 1) {
       CHECK(res.slot != NULL && res.slot->used && res.slot->tick == res.tick);
       CHECK(res.part != NULL && res.part->h.tick == res.tick);
-      if (res.completed) CHECK(cl_snapshots_get(&s, res.tick) == res.slot);
+      if (res.completed) {
+        CHECK(cl_snapshots_get(&s, res.tick) == res.slot);
+        check_completed(&s, res.slot, res.newest);
+      }
       if (res.newest) CHECK(s.newest_complete == res.tick);
     }
     check_invariants(&s, &heap);

@@ -3,7 +3,8 @@
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
 // newest complete view as ticks roll by, and descriptions follow the entities (of each
-// class: an id may change class between ticks); a compound body keeps every shape.
+// class: an id may change class between ticks); a compound body keeps every shape; a view
+// completing late reads the fresher origins drawn from its siblings.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,6 +231,42 @@ static void test_client_snapshot_id_changes_class(void** state) {
   assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE));
 }
 
+// A view completing late (older than the newest) is evaluated against what is drawn: a
+// body takes a sibling's fresher origin when it is not after the view's tick, and one
+// whose drawn origin is after the tick is left out unless the view wrote it itself.
+static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
+  cl_snapshots* s = *state;
+  cl_snap_result res;
+  begin(10, 0, 0, 1);
+  enter(1, 100);
+  enter(2, 200);
+  enter(3, 300);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  begin(13, 10, 0, 1);  // corrects 1
+  change(1, 30);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  begin(15, 10, 0, 1);  // corrects 2 and 3
+  change(2, 50);
+  change(3, 50);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  assert_true(res.newest);
+  assert_int_equal(x_of(res.slot, 1), 130);  // drawn from 13's origin
+  begin(14, 10, 0, 1);                       // late; corrects 3 only
+  change(3, 40);
+  encode();
+  assert_int_equal(receive(s, &res), 1);
+  assert_true(res.completed);
+  assert_false(res.newest);
+  assert_int_equal(res.slot->set.count, 2);
+  assert_int_equal(x_of(res.slot, 1), 130);  // 13's origin: fresher than 10's, before 14
+  assert_null(arb_proto_entity_set_find(&res.slot->set, 2));  // 15 gave its history
+  assert_int_equal(x_of(res.slot, 3), 340);                   // its own correction
+  assert_int_equal(res.slot->origins.count, 3);               // deltas still apply to its own view
+}
+
 // A compound body (a box and two circles) keeps all three shapes, in order; a one-shape
 // body has none beside its first.
 static void test_client_snapshot_compound_keeps_every_shape(void** state) {
@@ -267,5 +304,7 @@ ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_ord
                                               ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_ring_rolls, ring_setup,
                                               ring_teardown),
+              cmocka_unit_test_setup_teardown(test_client_snapshot_late_view_reads_the_drawn_set,
+                                              ring_setup, ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_compound_keeps_every_shape,
                                               ring_setup, ring_teardown))
