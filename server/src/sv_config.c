@@ -110,6 +110,8 @@ static const opt opts[] = {
      "The address clients reach this server at, which tokens must list. Default: --bind and the bound port (0.0.0.0 = any IP)."},
     {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT, OFF(half_open_timeout_ms), 0, 100, 60000, "1000",
      "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
+    {"receive-interval-ms", "ARBITER_RECEIVE_INTERVAL_MS", "MS", OPT_INT, OFF(receive_interval_ms), 0, 0, 100, "1",
+     "Between ticks, read the UDP socket at most once per MS (each tick reads it too); 0 = whenever a datagram arrives. Default 1."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 

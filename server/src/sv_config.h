@@ -46,6 +46,7 @@ typedef struct sv_config {
   int peers_per_address;   ///< ENet peers one IP address may hold; default 16
   int connect_rate;        ///< connection-gate datagrams per second per IP address; default 20
   int half_open_timeout_ms;  ///< unfinished ENet handshakes are dropped after this; default 1000
+  int receive_interval_ms;   ///< least ms between two reads of the socket between ticks; default 1
   int rejoin_window_ms;    ///< a dropped client may rejoin its avatar this long; 0 = off; default 10000
   char auth_key[1024];     ///< connect-token key file; "" = open server (a warning is logged)
   char public_address[64]; ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port

@@ -158,6 +158,7 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
   if (sv_net_init(&s->net, s->loop, cfg->bind, cfg->port, s->peer_capacity, &net_limits,
                   sv_session_on_net_event, s, &s->metrics, err, err_cap) != 0)
     return ARB_E_IO;
+  sv_net_set_receive_interval(&s->net, cfg->receive_interval_ms);
   sv_auth_set_port(&s->auth, s->net.port);
   if (!s->auth.enabled)
     SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled",

@@ -136,12 +136,28 @@ static void expire_half_open(sv_net* n) {
   if (n->metrics) n->metrics->half_open_peers = count;
 }
 
+static void on_poll(uv_poll_t* handle, int status, int events);
+
+static void on_rearm(uv_timer_t* timer) {
+  sv_net* n = timer->data;
+  if (n->poll_open) uv_poll_start(&n->poll, UV_READABLE, on_poll);
+}
+
 static void on_poll(uv_poll_t* handle, int status, int events) {
   sv_net* n = handle->data;
   (void)status;
   (void)events;
+  n->wakeups++;
   // On a poll error there is nothing better to do than let ENet look at the socket.
   sv_net_service(n);
+  if (n->receive_interval_ms > 0 && n->poll_open && n->rearm_open) {
+    uv_poll_stop(&n->poll);
+    uv_timer_start(&n->rearm, on_rearm, (uint64_t)n->receive_interval_ms, 0);
+  }
+}
+
+void sv_net_set_receive_interval(sv_net* n, int ms) {
+  n->receive_interval_ms = ms > 0 ? ms : 0;
 }
 
 static void destroy_host(sv_net* n) {
@@ -208,6 +224,9 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   }
   n->poll.data = n;
   n->poll_open = true;
+  uv_timer_init(loop, &n->rearm);
+  n->rearm.data = n;
+  n->rearm_open = true;
   uv_poll_start(&n->poll, UV_READABLE, on_poll);
   return 0;
 }
@@ -283,6 +302,11 @@ void sv_net_close(sv_net* n) {
     return;
   }
   n->poll_open = false;
+  if (n->rearm_open) {
+    n->rearm_open = false;
+    uv_timer_stop(&n->rearm);
+    uv_close((uv_handle_t*)&n->rearm, NULL);
+  }
   uv_poll_stop(&n->poll);
   uv_close((uv_handle_t*)&n->poll, on_poll_closed);
 }

@@ -4,6 +4,11 @@
 // drained with enet_host_service(host, &ev, 0) until it returns 0. The server also calls
 // sv_net_service once per tick (acks, retransmits and timeouts only happen inside
 // service calls) and sv_net_flush right after queueing a tick's snapshots.
+// After a drain between ticks the poll rests for the receive interval (a uv_timer
+// re-arms it): with hundreds of clients a datagram arrives every few microseconds, and
+// waking for each one cost more than the datagrams (a wake-up's system calls and ENet's
+// pass over every peer). Inputs are applied at the next tick whenever they are read, so
+// the interval only delays what ENet does between ticks: acks, handshakes, RTT samples.
 // Every datagram first goes through ENet's intercept hook (sv_net.c): gate datagrams are
 // answered there (sv_gate.h), a CONNECT only reaches ENet from an admitted address, and
 // every other datagram is checked (sv_enet_check.h) before ENet may allocate for it.
@@ -48,6 +53,10 @@ struct sv_net {
   ENetHost* host;
   uv_poll_t poll;
   bool poll_open;
+  uv_timer_t rearm;           ///< re-arms the poll after a drain (receive interval)
+  bool rearm_open;
+  int receive_interval_ms;    ///< least ms from one drain between ticks to the next; 0 = none
+  uint64_t wakeups;           ///< drains started by the poll (not by the tick)
   uint16_t port;              ///< the bound UDP port (useful with --port 0)
   sv_net_event_fn* on_event;
   void* user;
@@ -68,6 +77,9 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
                 sv_net_event_fn* on_event, void* user, sv_metrics* metrics, char* err, size_t err_cap);
 /// Drain every pending event (non-blocking); also resets half-open peers that are too old.
 void sv_net_service(sv_net* n);
+/// After a drain started by the poll, wait `ms` (0 = not at all) before watching the
+/// socket again; the tick's own sv_net_service is unaffected. Default 0.
+void sv_net_set_receive_interval(sv_net* n, int ms);
 /// Copy data into a new ENet packet and queue it. Returns 0 or -1 (packet freed).
 int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags);
 /// Stop admitting new connections (drain, shutdown); connected peers are unaffected.

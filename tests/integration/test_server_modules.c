@@ -1,7 +1,8 @@
 // In-process checks of the server's building blocks (no sockets): input slot semantics
 // (newest wins, duplicates and reordering are stale, held until replaced), the per-client
-// rate buckets, flag/environment precedence, log line formats, the metrics text and the
-// HTTP request-line parser (with a deterministic random-input run).
+// rate buckets, flag/environment precedence, log line formats, the metrics text, the
+// HTTP request-line parser (with a deterministic random-input run), and the UDP socket
+// read between ticks no more often than the receive interval (a loopback socket).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,12 @@
 #include "sv_input.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
+#include "sv_net.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static arb_proto_input input_of(const uint32_t* seqs, int n) {
   arb_proto_input in;
@@ -255,9 +262,78 @@ static void test_server_http_request_parser(void** state) {
   }
 }
 
+// ---- the receive interval (sv_net.c) ----------------------------------------------------
+
+static void ignore_net_event(void* user, const ENetEvent* ev) {
+  (void)user;
+  (void)ev;
+}
+
+static void on_watchdog(uv_timer_t* t) { (void)t; }
+
+// One datagram to the server's port from a plain UDP socket. The gate drops it (no
+// handshake), but reading it is a drain like any other.
+static void send_datagram(int fd, uint16_t port) {
+  struct sockaddr_in to;
+  memset(&to, 0, sizeof to);
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  static const char junk[8] = "arbiter";
+  ssize_t sent = sendto(fd, junk, sizeof junk, 0, (struct sockaddr*)&to, sizeof to);
+  assert_int_equal(sent, (ssize_t)sizeof junk);
+}
+
+// Runs the loop until the poll has started `want` drains (or 5 s passed); the time of the last.
+static uint64_t run_until_wakeups(uv_loop_t* loop, const sv_net* n, uint64_t want) {
+  uint64_t start = uv_hrtime();
+  while (n->wakeups < want && uv_hrtime() - start < 5000000000u) uv_run(loop, UV_RUN_ONCE);
+  assert_int_equal(n->wakeups, want);
+  return uv_hrtime();
+}
+
+// A datagram arriving right after a drain is read once the interval has passed, never
+// before (the poll rests, a timer re-arms it); with interval 0 it is read at once. Only
+// lower bounds on time are checked: a loaded machine makes the waits longer, not shorter.
+static void test_server_net_receive_interval(void** state) {
+  (void)state;
+  for (int interval = 0; interval <= 60; interval += 60) {
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    uv_timer_t watchdog;  // wakes UV_RUN_ONCE should a datagram be lost
+    uv_timer_init(&loop, &watchdog);
+    uv_timer_start(&watchdog, on_watchdog, 100, 100);
+    sv_metrics metrics;
+    sv_metrics_init(&metrics);
+    sv_net_limits limits = {16, 20, 1000};
+    sv_net net;
+    char err[256];
+    assert_int_equal(sv_net_init(&net, &loop, "127.0.0.1", 0, 4, &limits, ignore_net_event, NULL,
+                                 &metrics, err, sizeof err),
+                     0);
+    sv_net_set_receive_interval(&net, interval);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    send_datagram(fd, net.port);
+    uint64_t first = run_until_wakeups(&loop, &net, 1);
+    send_datagram(fd, net.port);
+    uint64_t second = run_until_wakeups(&loop, &net, 2);
+    if (interval > 0) {
+      // libuv timers count from the loop's cached time (up to 1 ms early): 2 ms of slack.
+      assert_true(second - first >= (uint64_t)(interval - 2) * 1000000u);
+    }
+    close(fd);
+    sv_net_close(&net);
+    uv_close((uv_handle_t*)&watchdog, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);  // the closes complete
+    assert_int_equal(uv_loop_close(&loop), 0);
+  }
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(test_server_input_newest_wins_and_dupes_are_stale),
               cmocka_unit_test(test_server_input_waits_for_the_named_tick),
               cmocka_unit_test(test_server_input_rate_buckets),
               cmocka_unit_test(test_server_config_precedence_in_process),
               cmocka_unit_test(test_server_log_lines), cmocka_unit_test(test_server_metrics_text),
-              cmocka_unit_test(test_server_http_request_parser))
+              cmocka_unit_test(test_server_http_request_parser),
+              cmocka_unit_test(test_server_net_receive_interval))
