@@ -28,6 +28,9 @@
 #   SERVER_CPU=N BOT_CPU=M  pin the server / the bots to those CPUs (taskset)
 #   PERF_AT=N PERF_OUT=FILE  record `perf record -g` of the server during the window of
 #                      the N-client run into FILE
+#   PERF_CALLGRAPH="..."  perf's call-graph options instead of -g, e.g. "--call-graph
+#                      dwarf,8192 -F 499" (the Release build keeps no frame pointers, so
+#                      -g gives only the sampled function; dwarf gives whole stacks)
 #   STARTUP=S          seconds a server may take to start (default 10; big scenes load slower)
 set -eu
 
@@ -124,7 +127,7 @@ for N in $COUNTS; do
   C1=$(cpu_ticks "$SERVER_PID")
   T1=$(date +%s.%N)
   if [ "${PERF_AT:-}" = "$N" ]; then
-    perf record -g -o "${PERF_OUT:-perf.data}" -p "$SERVER_PID" -- sleep "$SECONDS_RUN" 2> "$TMP/perf.err" ||
+    perf record ${PERF_CALLGRAPH:--g} -o "${PERF_OUT:-perf.data}" -p "$SERVER_PID" -- sleep "$SECONDS_RUN" 2> "$TMP/perf.err" ||
       cat "$TMP/perf.err" >&2
   else
     sleep "$SECONDS_RUN"
