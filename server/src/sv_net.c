@@ -150,7 +150,7 @@ static void on_poll(uv_poll_t* handle, int status, int events) {
   n->wakeups++;
   // On a poll error there is nothing better to do than let ENet look at the socket.
   sv_net_service(n);
-  if (n->receive_interval_ms > 0 && n->poll_open && n->rearm_open) {
+  if (n->receive_interval_ms > 0 && n->poll_open) {
     uv_poll_stop(&n->poll);
     uv_timer_start(&n->rearm, on_rearm, (uint64_t)n->receive_interval_ms, 0);
   }
@@ -226,7 +226,6 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->poll_open = true;
   uv_timer_init(loop, &n->rearm);
   n->rearm.data = n;
-  n->rearm_open = true;
   uv_poll_start(&n->poll, UV_READABLE, on_poll);
   return 0;
 }
@@ -302,11 +301,8 @@ void sv_net_close(sv_net* n) {
     return;
   }
   n->poll_open = false;
-  if (n->rearm_open) {
-    n->rearm_open = false;
-    uv_timer_stop(&n->rearm);
-    uv_close((uv_handle_t*)&n->rearm, NULL);
-  }
+  uv_timer_stop(&n->rearm);
+  uv_close((uv_handle_t*)&n->rearm, NULL);
   uv_poll_stop(&n->poll);
   uv_close((uv_handle_t*)&n->poll, on_poll_closed);
 }

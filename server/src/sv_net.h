@@ -53,8 +53,7 @@ struct sv_net {
   ENetHost* host;
   uv_poll_t poll;
   bool poll_open;
-  uv_timer_t rearm;           ///< re-arms the poll after a drain (receive interval)
-  bool rearm_open;
+  uv_timer_t rearm;           ///< re-arms the poll after a drain; open while poll_open
   int receive_interval_ms;    ///< least ms from one drain between ticks to the next; 0 = none
   uint64_t wakeups;           ///< drains started by the poll (not by the tick)
   uint16_t port;              ///< the bound UDP port (useful with --port 0)
