@@ -115,6 +115,9 @@ typedef struct arb__extras {
   arb__jrun* jrun;  // the step's solvable joints in slot order (64-byte aligned in jrun_mem)
   void* jrun_mem;
   int32_t* jrun_tag;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
+  uint8_t* jrun_open;   // per jrun entry: the projection's last visit found it off (scratch)
+  uint8_t* body_moved;  // per body slot: 1 + the projection pass that last moved it, 0: none
+  int32_t body_moved_cap;
   int32_t jrun_count, jrun_cap;
 } arb__extras;
 

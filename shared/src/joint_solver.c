@@ -75,13 +75,17 @@ static bool arb__jrun_reserve(arb_world* w, arb__extras* x) {
   int cap = x->joint_cap;
   void* mem = arb__alloc(w, (size_t)cap * sizeof(arb__jrun) + 64u);
   int32_t* tag = arb__alloc(w, (size_t)cap * sizeof *tag);
-  if (!mem || !tag) {
+  uint8_t* open = arb__alloc(w, (size_t)cap);
+  if (!mem || !tag || !open) {
     arb__free(w, mem);
     arb__free(w, tag);
+    arb__free(w, open);
     return false;
   }
   arb__free(w, x->jrun_mem);
   arb__free(w, x->jrun_tag);
+  arb__free(w, x->jrun_open);
+  x->jrun_open = open;
   x->jrun_mem = mem;
   // One cache line per entry. DET-ALLOW: the address only picks the padding in front of
   // the array; nothing is ordered or computed from it.
@@ -302,9 +306,26 @@ static arb__softness arb__own_softness(const arb__extras* x, const arb__joint* j
                          : arb__lock_softness(x, use_bias);
 }
 
+// The angle from rotation a to b. Within a step the two bodies' substep rotations differ
+// by little, so most calls take a float series for |angle| <= pi/8 (|tan| <= 0.4142: the
+// first omitted term, u^19 / 19, is below 3e-9 rad) instead of arb_atan2's double one
+// (exact to the float ulp over the whole circle, with double divisions and 12 terms);
+// larger angles still take it.
+static inline float arb__substep_angle(arb_rot a, arb_rot b) {
+  // atan(u) = u + u^3 * (-1/3 + u^2 * (1/5 + u^2 * (... + u^2 / 17))), innermost first.
+  static const float series[] = {1.0f / 17.0f, -1.0f / 15.0f, 1.0f / 13.0f, -1.0f / 11.0f,
+                                 1.0f / 9.0f,  -1.0f / 7.0f,  1.0f / 5.0f,  -1.0f / 3.0f};
+  const float s = a.c * b.s - a.s * b.c, c = a.c * b.c + a.s * b.s;
+  if (!(c > 0.0f) || arb_absf(s) > 0.41421356f * c) return arb_atan2(s, c);
+  const float u = s / c, u2 = u * u;
+  float p = series[0];
+  for (int k = 1; k < (int)(sizeof series / sizeof series[0]); ++k) p = p * u2 + series[k];
+  return u + u * u2 * p;
+}
+
 // B's angle relative to A minus the reference angle, now.
 static float arb__joint_angle(const arb__joint* j, const arb__jbody* A, const arb__jbody* B) {
-  return j->delta_angle + arb_rot_relative_angle(A->dq, B->dq);
+  return j->delta_angle + arb__substep_angle(A->dq, B->dq);
 }
 
 // The axis row of a prismatic or wheel joint and the translation along it.
@@ -587,14 +608,25 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
 //
 // Soft constraints let a joint drift while a chain whips or carries a heavy load: the
 // error is pulled back over the next steps, never removed at once. After the substeps
-// (before finalize), a few Gauss-Seidel passes project the rigid joints' anchors back
-// together by moving the bodies' step displacements (dp, dq) only: positions change,
-// velocities do not, so the projection adds no energy (the nonlinear Gauss-Seidel
-// stabilisation of Box2D v2.4). Passes alternate direction so corrections travel along a
-// chain from either end. Each correction is capped to keep a violent state sane. Only pins
-// and rigid rods are projected (arb__jrun_kind).
+// (before finalize), Gauss-Seidel passes project the rigid joints' anchors back together
+// by moving the bodies' step displacements (dp, dq) only: positions change, velocities do
+// not, so the projection adds no energy (the nonlinear Gauss-Seidel stabilisation of
+// Box2D v2.4). Passes alternate direction so corrections travel along a chain from either
+// end. Each correction is capped to keep a violent state sane. Only pins and rigid rods
+// are projected (arb__jrun_kind).
+//
+// What a pass visits and when the passes stop (all from the state, so deterministic):
+// - a joint whose gap is within the tolerance is left alone, and later passes skip it
+//   until a correction moves one of its bodies (a resting ragdoll costs one look);
+// - the passes stop when one corrects nothing, or when the error a pass finds is more
+//   than half of what the pass before the last found: a forward and a backward sweep
+//   together halve the error of a chain or a ragdoll, while a large hanging grid (where
+//   Gauss-Seidel needs hundreds of passes) keeps nearly all of it, so further passes
+//   there cost time and correct nothing.
 #define ARB__JOINT_PROJECT_PASSES 8
 #define ARB__JOINT_MAX_CORRECTION 0.2f
+#define ARB__JOINT_PROJECT_TOLERANCE 0.0005f  // m: a tenth of the contacts' linear slop
+#define ARB__JOINT_PROJECT_STALL 0.5f
 
 static inline void arb__jmove(arb__body_state* st, float m, float i, arb_vec2 r, arb_vec2 P) {
   if (!st) return;
@@ -604,43 +636,89 @@ static inline void arb__jmove(arb__body_state* st, float m, float i, arb_vec2 r,
 }
 
 // One projection of joint r; `rod` is its length when it is a rigid rod, else < 0.
-static inline void arb__project_joint(arb__body_state* states, const arb__jrun* r, float rod) {
+// Returns the error it found (before correcting): 0 when within the tolerance, left alone.
+static inline float arb__project_joint(arb__body_state* states, const arb__jrun* r, float rod) {
   arb__jbody A = arb__jload(states, r->ia), B = arb__jload(states, r->ib);
   arb_vec2 ra, rb;
   arb_vec2 d = arb__joint_delta(r, &A, &B, &ra, &rb);
   arb_vec2 P;
+  float error;
   if (rod < 0.0f) {
-    float len = arb_length(d);
-    if (len > ARB__JOINT_MAX_CORRECTION) d = arb_scale(ARB__JOINT_MAX_CORRECTION / len, d);
+    error = arb_length(d);
+    if (error <= ARB__JOINT_PROJECT_TOLERANCE) return 0.0f;
+    if (error > ARB__JOINT_MAX_CORRECTION) d = arb_scale(ARB__JOINT_MAX_CORRECTION / error, d);
     arb_vec2 sol;
-    if (!arb__point_solve(r, ra, rb, d, &sol)) return;
+    if (!arb__point_solve(r, ra, rb, d, &sol)) return 0.0f;
     P = arb_neg(sol);
   } else {
     float len;
     arb_vec2 axis = arb_get_length_and_normalize(&len, d);
-    if (len == 0.0f) return;
+    if (len == 0.0f) return 0.0f;
+    error = arb_absf(len - rod);
+    if (error <= ARB__JOINT_PROJECT_TOLERANCE) return 0.0f;
     float c = arb_clampf(len - rod, -ARB__JOINT_MAX_CORRECTION, ARB__JOINT_MAX_CORRECTION);
     float cra = arb_cross(ra, axis), crb = arb_cross(rb, axis);
     float k = r->ma + r->mb + r->iA * cra * cra + r->iB * crb * crb;
-    if (k <= 0.0f) return;
+    if (k <= 0.0f) return 0.0f;
     P = arb_scale(-c / k, axis);
   }
   arb__jmove(A.st, -r->ma, -r->iA, ra, P);
   arb__jmove(B.st, r->mb, r->iB, rb, P);
+  return error;
+}
+
+static inline float arb__project_entry(const arb__extras* x, arb__body_state* states, int e) {
+  const int32_t tag = x->jrun_tag[e];
+  float rod = (tag & 3) == ARB__JRUN_ROD ? x->joints[tag >> 2].length : -1.0f;
+  return arb__project_joint(states, &x->jrun[e], rod);
+}
+
+// The projection's per-body marks, cleared; NULL when out of memory (then every pass
+// visits every joint). Grows only when bodies were added since.
+static uint8_t* arb__body_moved(arb_world* w, arb__extras* x) {
+  if (x->body_moved_cap < w->body_slots) {
+    int cap = w->body_capacity > w->body_slots ? w->body_capacity : w->body_slots;
+    uint8_t* m = arb__alloc(w, (size_t)cap);
+    if (!m) return NULL;
+    arb__free(w, x->body_moved);
+    x->body_moved = m;
+    x->body_moved_cap = cap;
+  }
+  memset(x->body_moved, 0, (size_t)w->body_slots);
+  return x->body_moved;
+}
+
+// Whether body slot b was moved by the last pass (mark pass) or this one (pass + 1).
+static inline bool arb__moved_since(const uint8_t* moved, int b, int pass) {
+  return b >= 0 && moved[b] >= pass;
 }
 
 void arb__joints_project(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x || x->jrun_count == 0) return;
   const int n = x->jrun_count;
+  uint8_t* moved = arb__body_moved(w, x);
+  uint8_t* open = x->jrun_open;
+  float sums[ARB__JOINT_PROJECT_PASSES];
   for (int pass = 0; pass < ARB__JOINT_PROJECT_PASSES; ++pass) {
+    float sum = 0.0f;
     for (int k = 0; k < n; ++k) {  // DET: slot order, then reversed
       const int e = (pass & 1) ? n - 1 - k : k;
-      const int32_t tag = x->jrun_tag[e];
-      const int kind = tag & 3;
-      if (kind == ARB__JRUN_OTHER) continue;
-      float rod = kind == ARB__JRUN_ROD ? x->joints[tag >> 2].length : -1.0f;
-      arb__project_joint(w->states, &x->jrun[e], rod);
+      if ((x->jrun_tag[e] & 3) == ARB__JRUN_OTHER) continue;
+      const arb__jrun* r = &x->jrun[e];
+      // A joint found within the tolerance stays so until one of its bodies moves.
+      if (pass > 0 && moved && !open[e] && !arb__moved_since(moved, r->ia, pass) &&
+          !arb__moved_since(moved, r->ib, pass))
+        continue;
+      float error = arb__project_entry(x, w->states, e);
+      open[e] = error > 0.0f;
+      if (error > 0.0f) {
+        sum += error;
+        if (moved && r->ia >= 0) moved[r->ia] = (uint8_t)(pass + 1);
+        if (moved && r->ib >= 0) moved[r->ib] = (uint8_t)(pass + 1);
+      }
     }
+    sums[pass] = sum;  // the stopping rule: top of this section
+    if (sum == 0.0f || (pass > 1 && sum > ARB__JOINT_PROJECT_STALL * sums[pass - 2])) break;
   }
 }
