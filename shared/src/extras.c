@@ -17,9 +17,10 @@ void arb__extras_release(arb_world* w, arb__extras* x) {
   arb__free(w, x->springs);
   arb__free(w, x->joints);
   arb__free(w, x->jrun_mem);
-  arb__free(w, x->jrun_tag);
+  arb__free(w, x->jrun_tag_mem);
   arb__free(w, x->jrun_open);
-  arb__free(w, x->body_moved);
+  arb__free(w, x->body_moved.mem);
+  arb__free(w, x->body_colors.mem);
   arb__free(w, x->vehicles);
   arb__free(w, x->particles);
   arb__free(w, x->constraints);

@@ -53,7 +53,7 @@ typedef struct arb__joint {
 } arb__joint;
 
 // What every pass of the joint solver reads and writes for one joint, packed (64 bytes,
-// one cache line) in an array of the step's solvable joints in slot order, so the
+// one cache line) in an array of the step's solvable joints in colour order, so the
 // substep passes and the projection stream through it instead of the whole joints.
 // Rebuilt by prepare every step (not state): `impulse` is the joint's, copied in at
 // prepare and back with `step_impulse` after the substeps (arb__joints_store).
@@ -97,6 +97,12 @@ typedef struct arb__vehicle {
   arb__wheel wheels[ARB_VEHICLE_MAX_WHEELS];
 } arb__vehicle;
 
+// Memory for one element per body slot (grown when bodies were added).
+typedef struct arb__body_scratch {
+  void* mem;
+  int32_t cap;  // elements
+} arb__body_scratch;
+
 typedef struct arb__extras {
   arb__spring* springs;
   int32_t spring_slots, spring_cap;
@@ -112,12 +118,17 @@ typedef struct arb__extras {
   float last_dt;  // dt of the last step with particles (their velocities), state; 0 without
   // Joint solver scratch (not state).
   float joint_bias_rate, joint_mass_scale, joint_impulse_scale, joint_max_push;
-  arb__jrun* jrun;  // the step's solvable joints in slot order (64-byte aligned in jrun_mem)
+  // The step's solvable joints in colour order, slot order within a colour (64-byte
+  // aligned in jrun_mem, which also holds jrun_spare: prepare sorts into it and swaps).
+  arb__jrun *jrun, *jrun_spare;
   void* jrun_mem;
-  int32_t* jrun_tag;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
-  uint8_t* jrun_open;   // per jrun entry: the projection's last visit found it off (scratch)
-  uint8_t* body_moved;  // per body slot: 1 + the projection pass that last moved it, 0: none
-  int32_t body_moved_cap;
+  int32_t *jrun_tag, *jrun_tag_spare;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
+  int32_t* jrun_tag_mem;                // holds jrun_tag and jrun_tag_spare
+  uint8_t* jrun_open;   // per jrun entry: the projection's last visit found it off
+  uint8_t* jrun_color;  // per jrun entry, slot order: its colour (prepare)
+  arb__body_scratch body_moved;   // uint8_t per body slot: 1 + the projection pass that
+                                  // last moved it, 0: none
+  arb__body_scratch body_colors;  // uint32_t per body slot: its joints' colours so far
   int32_t jrun_count, jrun_cap;
 } arb__extras;
 

@@ -4,18 +4,20 @@
 // the centres of mass, in world axes at step start), then per substep warm start with
 // the accumulated impulse, solve with a soft bias computed from the current separation
 // (substep deltas dp/dq, so no transform is rebuilt), and relax without bias after the
-// positions moved. Joints are solved before contacts in joint slot order: contacts are
-// the hard limits and get the last word. Rigid joints use twice the contact stiffness
-// with damping ratio 2 (stiff, never springy); a soft distance joint uses its own
-// frequency and damping ratio in both passes. The accumulated impulse is state (hashed
-// and saved) so warm starting survives save/restore.
+// positions moved. Joints are solved before contacts, in colour order (arb__color_joints,
+// slot order within a colour): contacts are the hard limits and get the last word. Rigid
+// joints use twice the contact stiffness with damping ratio 2 (stiff, never springy); a
+// soft distance joint uses its own frequency and damping ratio in both passes. The
+// accumulated impulse is state (hashed and saved) so warm starting survives save/restore.
 //
 // Layout: prepare packs what the passes read and write for each solvable joint (bodies,
-// masses, anchors, the point impulse) into one 64-byte arb__jrun, in slot order, so the
+// masses, anchors, the point impulse) into one 64-byte arb__jrun, in colour order, so the
 // passes stream one array instead of the ~200-byte joints. A plain revolute (a pin: no
 // limit, motor or spring; most joints in chains, grids and cloths) is solved inline from
 // it; the other joints also read their parameters and row impulses from the joint.
 #include <stdint.h>
+
+#include <arbiter/bits.h>
 
 #include "extras.h"
 #include "softness.h"
@@ -72,27 +74,83 @@ static int arb__jrun_kind(const arb__joint* j) {
 // this step (as contacts are dropped when the contact solver's arrays cannot be had).
 static bool arb__jrun_reserve(arb_world* w, arb__extras* x) {
   if (x->joint_slots <= x->jrun_cap) return true;
-  int cap = x->joint_cap;
-  void* mem = arb__alloc(w, (size_t)cap * sizeof(arb__jrun) + 64u);
-  int32_t* tag = arb__alloc(w, (size_t)cap * sizeof *tag);
-  uint8_t* open = arb__alloc(w, (size_t)cap);
-  if (!mem || !tag || !open) {
+  const size_t cap = (size_t)x->joint_cap;
+  void* mem = arb__alloc(w, 2u * cap * sizeof(arb__jrun) + 64u);
+  int32_t* tag = arb__alloc(w, 2u * cap * sizeof *tag);
+  uint8_t* bytes = arb__alloc(w, 2u * cap);
+  if (!mem || !tag || !bytes) {
     arb__free(w, mem);
     arb__free(w, tag);
-    arb__free(w, open);
+    arb__free(w, bytes);
     return false;
   }
   arb__free(w, x->jrun_mem);
-  arb__free(w, x->jrun_tag);
+  arb__free(w, x->jrun_tag_mem);
   arb__free(w, x->jrun_open);
-  x->jrun_open = open;
   x->jrun_mem = mem;
   // One cache line per entry. DET-ALLOW: the address only picks the padding in front of
   // the array; nothing is ordered or computed from it.
   x->jrun = (arb__jrun*)(((uintptr_t)mem + 63u) & ~(uintptr_t)63u);  // DET-ALLOW (above)
+  x->jrun_spare = x->jrun + cap;
+  x->jrun_tag_mem = tag;
   x->jrun_tag = tag;
-  x->jrun_cap = cap;
+  x->jrun_tag_spare = tag + cap;
+  x->jrun_open = bytes;
+  x->jrun_color = bytes + cap;
+  x->jrun_cap = (int32_t)cap;
   return true;
+}
+
+// The scratch grown to one element of `size` bytes per body slot and cleared over the
+// slots in use; NULL when out of memory. Grows only when bodies were added since.
+static void* arb__body_scratch_clear(arb_world* w, arb__body_scratch* s, size_t size) {
+  if (s->cap < w->body_slots) {
+    int n = w->body_capacity > w->body_slots ? w->body_capacity : w->body_slots;
+    void* m = arb__alloc(w, (size_t)n * size);
+    if (!m) return NULL;
+    arb__free(w, s->mem);
+    s->mem = m;
+    s->cap = n;
+  }
+  memset(s->mem, 0, (size_t)w->body_slots * size);
+  return s->mem;
+}
+
+// Puts the step's joints in colour order: each joint takes the lowest colour that no
+// joint before it (in slot order) on either of its bodies has, so the joints of one
+// colour share no moving body, and a colour's joints are solved one after the other
+// without each waiting for the body the previous one just wrote (as Box2D v3 orders its
+// constraint graph). Joints on a body with 32 colours taken go last. Fixed bodies
+// (slot -1) do not count. Out of memory: the slot order stays.
+#define ARB__JOINT_COLORS 32
+static void arb__color_joints(arb_world* w, arb__extras* x) {
+  const int n = x->jrun_count;
+  uint32_t* used = arb__body_scratch_clear(w, &x->body_colors, sizeof(uint32_t));
+  if (n < 2 || !used) return;
+  int start[ARB__JOINT_COLORS + 2] = {0};
+  for (int k = 0; k < n; ++k) {  // DET: slot order
+    const int a = x->jrun[k].ia, b = x->jrun[k].ib;
+    const uint32_t taken = (a >= 0 ? used[a] : 0u) | (b >= 0 ? used[b] : 0u);
+    const int c = taken == UINT32_MAX ? ARB__JOINT_COLORS : arb_lowest_bit(~taken);
+    if (c < ARB__JOINT_COLORS) {
+      if (a >= 0) used[a] |= 1u << c;
+      if (b >= 0) used[b] |= 1u << c;
+    }
+    x->jrun_color[k] = (uint8_t)c;
+    ++start[c + 1];
+  }
+  for (int c = 0; c <= ARB__JOINT_COLORS; ++c) start[c + 1] += start[c];
+  for (int k = 0; k < n; ++k) {  // DET: stable, slot order within a colour
+    const int to = start[x->jrun_color[k]]++;
+    x->jrun_spare[to] = x->jrun[k];
+    x->jrun_tag_spare[to] = x->jrun_tag[k];
+  }
+  arb__jrun* r = x->jrun;
+  x->jrun = x->jrun_spare;
+  x->jrun_spare = r;
+  int32_t* t = x->jrun_tag;
+  x->jrun_tag = x->jrun_tag_spare;
+  x->jrun_tag_spare = t;
 }
 
 // The step-start frame of joint j between body slots a and b (b < 0: world anchor) into r.
@@ -162,6 +220,7 @@ void arb__joints_prepare(arb_world* w, float dt, float h) {
     r->step_impulse = arb_vec2_zero;
     x->jrun_tag[x->jrun_count++] = i * 4 + arb__jrun_kind(j);
   }
+  arb__color_joints(w, x);
 }
 
 void arb__joints_store(arb_world* w) {
@@ -178,7 +237,7 @@ void arb__joints_drop_inactive(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x) return;
   int n = 0;
-  for (int k = 0; k < x->jrun_count; ++k) {  // DET: slot order kept
+  for (int k = 0; k < x->jrun_count; ++k) {  // DET: colour order kept
     if (!x->joints[x->jrun_tag[k] >> 2].active) continue;
     x->jrun[n] = x->jrun[k];
     x->jrun_tag[n++] = x->jrun_tag[k];
@@ -421,7 +480,7 @@ void arb__joints_warm_start(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x) return;
   arb__body_state* st = w->states;
-  for (int k = 0; k < x->jrun_count; ++k) {  // DET: slot order
+  for (int k = 0; k < x->jrun_count; ++k) {  // DET: colour order
     arb__jrun* r = &x->jrun[k];
     const int32_t tag = x->jrun_tag[k];
     arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
@@ -590,7 +649,7 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
   if (!x) return;
   arb__body_state* st = w->states;
   const arb__softness lock = arb__lock_softness(x, use_bias);
-  for (int k = 0; k < x->jrun_count; ++k) {  // DET: slot order
+  for (int k = 0; k < x->jrun_count; ++k) {  // DET: colour order
     arb__jrun* r = &x->jrun[k];
     const int32_t tag = x->jrun_tag[k];
     arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
@@ -673,21 +732,6 @@ static inline float arb__project_entry(const arb__extras* x, arb__body_state* st
   return arb__project_joint(states, &x->jrun[e], rod);
 }
 
-// The projection's per-body marks, cleared; NULL when out of memory (then every pass
-// visits every joint). Grows only when bodies were added since.
-static uint8_t* arb__body_moved(arb_world* w, arb__extras* x) {
-  if (x->body_moved_cap < w->body_slots) {
-    int cap = w->body_capacity > w->body_slots ? w->body_capacity : w->body_slots;
-    uint8_t* m = arb__alloc(w, (size_t)cap);
-    if (!m) return NULL;
-    arb__free(w, x->body_moved);
-    x->body_moved = m;
-    x->body_moved_cap = cap;
-  }
-  memset(x->body_moved, 0, (size_t)w->body_slots);
-  return x->body_moved;
-}
-
 // Whether body slot b was moved by the last pass (mark pass) or this one (pass + 1).
 static inline bool arb__moved_since(const uint8_t* moved, int b, int pass) {
   return b >= 0 && moved[b] >= pass;
@@ -697,12 +741,13 @@ void arb__joints_project(arb_world* w) {
   arb__extras* x = w->extras;
   if (!x || x->jrun_count == 0) return;
   const int n = x->jrun_count;
-  uint8_t* moved = arb__body_moved(w, x);
+  // Per-body marks, cleared; NULL when out of memory (then every pass visits every joint).
+  uint8_t* moved = arb__body_scratch_clear(w, &x->body_moved, 1u);
   uint8_t* open = x->jrun_open;
   float sums[ARB__JOINT_PROJECT_PASSES];
   for (int pass = 0; pass < ARB__JOINT_PROJECT_PASSES; ++pass) {
     float sum = 0.0f;
-    for (int k = 0; k < n; ++k) {  // DET: slot order, then reversed
+    for (int k = 0; k < n; ++k) {  // DET: colour order, then reversed
       const int e = (pass & 1) ? n - 1 - k : k;
       if ((x->jrun_tag[e] & 3) == ARB__JRUN_OTHER) continue;
       const arb__jrun* r = &x->jrun[e];

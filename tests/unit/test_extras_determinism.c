@@ -333,11 +333,11 @@ static void tick_joint_kinds(arb_world* w, int t) {
 
 static const det_case cases[] = {
     {"springs", scene_springs, NULL, 0x728c088174b296b3ull},
-    {"joints", scene_joints, NULL, 0x8a6304ac4a56af56ull},
+    {"joints", scene_joints, NULL, 0xf95b433f680dd226ull},
     {"particles", scene_particles, NULL, 0xc3408e2bafe4e1feull},
     {"vehicles", scene_vehicles, tick_vehicles, 0x2eda93f731f5793bull},
     {"bullets", scene_bullets, tick_bullets, 0x5208ee3d86c312daull},
-    {"mixed", scene_mixed, tick_mixed, 0x005e0f8fead4bd6aull},
+    {"mixed", scene_mixed, tick_mixed, 0x97e31aeec4a33bd3ull},
     {"joint_kinds", scene_joint_kinds, tick_joint_kinds, 0x73c8f614734ea9f1ull},
 };
 
