@@ -209,7 +209,7 @@ healthcheck=$(cfgval 'h.get("Test") or []')
 check "HEALTHCHECK is set ($healthcheck)" test "$healthcheck" != '[]'
 check "STOPSIGNAL SIGTERM" test "$(cfgval 'c.get("StopSignal","")')" = SIGTERM
 mapfile -t image_env < <(cfgval '"\n".join(c.get("Env") or [])')
-printf '%s\n' "${image_env[@]}" | grep -q '^PATH=' || image_env+=("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+grep -q '^PATH=' < <(printf '%s\n' "${image_env[@]}") || image_env+=("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
 image_env+=("HOSTNAME=arbiter-test" "HOME=/var/lib/arbiter")
 check "ENV has ARBITER_* configuration" grep -q '^ARBITER_' <(printf '%s\n' "${image_env[@]}")
 workdir=$(cfgval 'c.get("WorkingDir") or "/"')

@@ -24,7 +24,10 @@ static double metric(int port, const char* name) {
 static void test_server_malformed_traffic_is_counted_and_survived(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--strike-limit", "20", "--hello-timeout-ms", "500", "--input-rate-limit", "120", NULL};
+  // The hello timeout leaves LONGNAME and BADKIND (which say hello 300 ms after they
+  // connect) room on a loaded machine; SILENT is waited for below.
+  const char* extra[] = {
+      "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit", "120", NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   double ticks0 = metric(s.http_port, "arbiter_ticks_total");
 
@@ -108,6 +111,7 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(cs[GOOD]->last_left.client_id, cs[RANDOM]->welcome.client_id);
   assert_int_equal(cs[GOOD]->last_left.code, ARB_PROTO_REASON_MALFORMED);
   assert_string_equal(cs[GOOD]->last_left.text, "random");
+  tc_wait_settled(cs + SILENT, 1, 10000);  // kicked once its hello timeout has passed
   assert_int_equal(cs[SILENT]->state, TC_DISCONNECTED);
   assert_int_equal(cs[SILENT]->disconnect_event.code, ARB_PROTO_REASON_TIMEOUT);
   assert_int_equal(cs[OLD]->state, TC_REJECTED);

@@ -29,7 +29,7 @@ echo
 fails=0
 name=$(basename "$log" .arbrec)
 want() {  # REGEX WHAT
-  if printf '%s\n' "$out" | grep -qE -- "$1"; then echo "ok: $2"
+  if grep -qE -- "$1" <<<"$out"; then echo "ok: $2"
   else echo "FAIL: $2 (no line matches /$1/)"; fails=$((fails + 1)); fi
 }
 [ $rc -eq 1 ] || { echo "FAIL: the matrix of broken builds exited $rc, want 1"; fails=$((fails + 1)); }

@@ -25,7 +25,7 @@ expect_reject() {
   printf '%s\n' "$2" >>"$tmp/tree/$1"
   local out rc
   out=$("$check" "$tmp/tree" 2>&1) && rc=0 || rc=$?
-  if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | tr '\n' ' ' | grep -qE -- "$3"; then
+  if [ $rc -eq 0 ] || ! grep -qE -- "$3" <<<"${out//$'\n'/ }"; then
     echo "FAIL: '$2' in $1 was not rejected (exit $rc, want output /$3/):"
     printf '%s\n' "$out" | sed 's/^/    /'
     fails=$((fails + 1))

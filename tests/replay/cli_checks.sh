@@ -20,7 +20,7 @@ expect() {
   shift 2
   local out rc
   out=$("$@" 2>&1) && rc=0 || rc=$?
-  if [ "$rc" -ne "$want" ] || ! printf '%s\n' "$out" | grep -qE -- "$re"; then
+  if [ "$rc" -ne "$want" ] || ! grep -qE -- "$re" <<<"$out"; then
     echo "FAIL: $* -> exit $rc (want $want), output must match /$re/:"
     printf '%s\n' "$out" | head -15 | sed 's/^/    /'
     fails=$((fails + 1))
