@@ -510,18 +510,24 @@ static void drop_silent(sv_server* s, sv_session* ss) {
   on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
 }
 
+// Time from `then` to `now`, 0 when `then` is later: the tick reads the clock before its
+// own service call, so a client connected or heard during that call has a later stamp.
+static uint64_t elapsed_ns(uint64_t now_ns, uint64_t then_ns) {
+  return now_ns > then_ns ? now_ns - then_ns : 0u;
+}
+
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
   uint64_t hello_limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
   uint64_t silence_limit = (uint64_t)s->cfg.peer_timeout_ms * 1000000u;
   expire_rejoins(s, now_ns);
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_AWAIT_HELLO && now_ns - ss->connected_ns > hello_limit) {
+    if (ss->state == SV_SESSION_AWAIT_HELLO && elapsed_ns(now_ns, ss->connected_ns) > hello_limit) {
       char text[64];
       snprintf(text, sizeof text, "no hello within %d ms", s->cfg.hello_timeout_ms);
       sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
     } else if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
-               now_ns - ss->last_heard_ns > silence_limit &&
+               elapsed_ns(now_ns, ss->last_heard_ns) > silence_limit &&
                sv_net_silent_ms(&s->net, ss->peer) * 1000000u > silence_limit) {
       drop_silent(s, ss);
     }

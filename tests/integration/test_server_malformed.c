@@ -2,7 +2,8 @@
 // wrong protocol version, bad hellos (a 40-byte name, an unknown avatar kind: rejected
 // with their reason code), a silent connection and an input flood. Each sender is dropped
 // or its packets are counted as rejected; the server keeps ticking, the honest client
-// keeps receiving snapshots, and /metrics shows the counts.
+// keeps receiving snapshots, and /metrics shows the counts. Also: the hello timeout counts
+// from the connect when the connect is read by the tick itself.
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -118,6 +119,9 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(cs[OLD]->reject.reason, ARB_PROTO_REASON_VERSION);
   assert_int_equal(cs[OLD]->reject.server_version, 2);
   assert_string_equal(cs[OLD]->reject.text, "protocol version 1 not supported; server speaks 2");
+  if (cs[LONGNAME]->state != TC_REJECTED)
+    print_message("long name: state %d, disconnect code %d \"%s\"\n", (int)cs[LONGNAME]->state,
+                  (int)cs[LONGNAME]->disconnect_event.code, cs[LONGNAME]->disconnect_event.text);
   assert_int_equal(cs[LONGNAME]->state, TC_REJECTED);
   assert_int_equal(cs[LONGNAME]->reject.reason, ARB_PROTO_REASON_BAD_NAME);
   assert_int_equal(cs[BADKIND]->state, TC_REJECTED);
@@ -146,4 +150,43 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   unlink(s.log_path);
 }
 
-SERVER_TEST_MAIN(cmocka_unit_test(test_server_malformed_traffic_is_counted_and_survived))
+// The hello timeout counts from the connect. With the socket read only by the tick (the
+// poll between ticks rests 100 ms after each read), connects arrive in the tick's own
+// service call, after the tick read its clock: the connect is stamped later than "now",
+// and an unsigned difference made every such client look hours late and kicked it at once.
+static void test_server_hello_timeout_counts_from_the_connect(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--hello-timeout-ms", "5000", "--receive-interval-ms", "100", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  // Clients that connect and say hello 300 ms later (well within the timeout).
+  enum { N = 8 };
+  tc_client* cs[N];
+  for (int i = 0; i < N; ++i) {
+    assert_non_null(cs[i] = tc_create());
+    assert_int_equal(tc_start(cs[i], (uint16_t)s.port, "late", 0), 0);  // connect, no hello
+  }
+  drive(cs, N, NULL, 300);
+  for (int i = 0; i < N; ++i) {
+    arb_proto_hello h;
+    memset(&h, 0, sizeof h);
+    h.version = ARB_PROTO_VERSION;
+    snprintf(h.name, sizeof h.name, "late-%d", i);
+    uint8_t hello[128];
+    int n = arb_proto_encode_hello(&h, hello, sizeof hello);
+    assert_true(n > 0);
+    assert_int_equal(cs[i]->state, TC_CONNECTED);  // not kicked on connect
+    tc_send_raw(cs[i], ARB_PROTO_CHANNEL_CONTROL, hello, (size_t)n, true);
+  }
+  drive(cs, N, NULL, 500);
+  for (int i = 0; i < N; ++i) assert_int_equal(cs[i]->state, TC_WELCOMED);
+  for (int i = 0; i < N; ++i) {
+    tc_close(cs[i]);
+    tc_destroy(cs[i]);
+  }
+  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
+  unlink(s.log_path);
+}
+
+SERVER_TEST_MAIN(cmocka_unit_test(test_server_malformed_traffic_is_counted_and_survived),
+                 cmocka_unit_test(test_server_hello_timeout_counts_from_the_connect))
