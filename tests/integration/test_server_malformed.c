@@ -2,8 +2,8 @@
 // wrong protocol version, bad hellos (a 40-byte name, an unknown avatar kind: rejected
 // with their reason code), a silent connection and an input flood. Each sender is dropped
 // or its packets are counted as rejected; the server keeps ticking, the honest client
-// keeps receiving snapshots, and /metrics shows the counts. Also: the hello timeout counts
-// from the connect when the connect is read by the tick itself.
+// keeps receiving snapshots, and /metrics shows the counts. Also: clients that say hello
+// late, within the hello timeout, are welcomed.
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,8 +25,8 @@ static double metric(int port, const char* name) {
 static void test_server_malformed_traffic_is_counted_and_survived(void** state) {
   (void)state;
   tc_server s;
-  // The hello timeout leaves LONGNAME and BADKIND (which say hello 300 ms after they
-  // connect) room on a loaded machine; SILENT is waited for below.
+  // LONGNAME and BADKIND say hello 300 ms after they connect: well within the hello
+  // timeout, which SILENT (no hello at all) is waited for below.
   const char* extra[] = {
       "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit", "120", NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
@@ -150,10 +150,12 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   unlink(s.log_path);
 }
 
-// The hello timeout counts from the connect. With the socket read only by the tick (the
-// poll between ticks rests 100 ms after each read), connects arrive in the tick's own
-// service call, after the tick read its clock: the connect is stamped later than "now",
-// and an unsigned difference made every such client look hours late and kicked it at once.
+// The hello timeout counts from the connect: clients that say hello 300 ms after they
+// connect are welcomed. A connect read by the tick's own service call is stamped later
+// than the tick's clock reading; an unsigned difference once made such a client look
+// hours late and kicked it at once. The long receive interval leaves more of the reads to
+// the tick (on an idle machine the connects were still read between ticks, so this does
+// not force that race; test_server_malformed's late hellos met it on a loaded one).
 static void test_server_hello_timeout_counts_from_the_connect(void** state) {
   (void)state;
   tc_server s;
