@@ -125,8 +125,9 @@ static void* arb__body_scratch_clear(arb_world* w, arb__body_scratch* s, size_t 
 #define ARB__JOINT_COLORS 32
 static void arb__color_joints(arb_world* w, arb__extras* x) {
   const int n = x->jrun_count;
+  if (n < 2) return;  // nothing to order (and no per-body clear in a world of one joint)
   uint32_t* used = arb__body_scratch_clear(w, &x->body_colors, sizeof(uint32_t));
-  if (n < 2 || !used) return;
+  if (!used) return;
   int start[ARB__JOINT_COLORS + 2] = {0};
   for (int k = 0; k < n; ++k) {  // DET: slot order
     const int a = x->jrun[k].ia, b = x->jrun[k].ib;
@@ -670,9 +671,9 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
 // (before finalize), Gauss-Seidel passes project the rigid joints' anchors back together
 // by moving the bodies' step displacements (dp, dq) only: positions change, velocities do
 // not, so the projection adds no energy (the nonlinear Gauss-Seidel stabilisation of
-// Box2D v2.4). Passes alternate direction so corrections travel along a chain from either
-// end. Each correction is capped to keep a violent state sane. Only pins and rigid rods
-// are projected (arb__jrun_kind).
+// Box2D v2.4). Passes alternate direction (colour order, then reversed) so a correction
+// is not always overwritten by the same neighbour. Each correction is capped to keep a violent
+// state sane. Only pins and rigid rods are projected (arb__jrun_kind).
 //
 // What a pass visits and when the passes stop (all from the state, so deterministic):
 // - a joint whose gap is within the tolerance is left alone, and later passes skip it
