@@ -9,11 +9,16 @@
 // tree taller than ARB__TREE_MAX_HEIGHT is rebuilt at once, and a rebuild switches from
 // SAH splits to median splits below ARB__BUILD_SAH_DEPTH, so it always ends far below.
 //
-// A moved proxy (hundreds per step in a busy scene) keeps its node: it is detached and
-// hung back in by SAH descent from its lowest former ancestor that holds the new box,
-// without rotations, and the refit walks stop at the first ancestor whose box and height
-// do not change. Rotating there too cost more than it saved on the capacity benchmark
-// (docs/BENCHMARKS.md, "Broad-phase tree").
+// A moved proxy (thousands per step in a busy scene) keeps its node and its place: its
+// ancestors grow in place to hold the new box and are flagged ARB__NODE_ENLARGED, and
+// once per step, before the pair update, arb__tree_settle rebuilds the flagged top of the
+// tree over the unflagged subtrees below it (Box2D v3 does the same). That rebuild
+// splits at the middle of the centres, not by binned SAH: it runs every step over most
+// of a busy tree, where SAH binning cost three times as much as the queries it saved
+// (docs/BENCHMARKS.md, "Moved proxies grow in place"). A detach and an SAH descent per
+// moved proxy, as before, cost more than both. The flags form a top part of the tree (a
+// flagged node's parent is flagged), which lets a walk up stop at the first flagged
+// ancestor that already holds the box.
 //
 // Nothing here is state: the shape depends on insertion history and rebuild points, and
 // every caller orders what it finds independently of the walk (broad_phase.c, world.h).
@@ -38,10 +43,11 @@ void arb__tree_free(arb_world* w, arb__tree* t) {
   arb__tree_init(t);
 }
 
-// Doubles the node array (and the rebuild's scratch list beside it).
+// Doubles the node array (and the rebuild's scratch lists beside it).
 static bool arb__tree_grow(arb_world* w, arb__tree* t) {
   int cap = t->capacity ? t->capacity * 2 : 64;
-  size_t bytes = (size_t)cap * (sizeof(arb__tree_node) + sizeof(int32_t)) + ARB__TREE_ALIGN;
+  size_t bytes =
+      (size_t)cap * (sizeof(arb__tree_node) + sizeof(arb_aabb) + sizeof(int32_t)) + ARB__TREE_ALIGN;
   uint8_t* block = arb__alloc(w, bytes);
   if (!block) return false;
   uintptr_t misalign = (uintptr_t)block % ARB__TREE_ALIGN;  // DET-ALLOW: alignment, not order
@@ -54,7 +60,8 @@ static bool arb__tree_grow(arb_world* w, arb__tree* t) {
   arb__free(w, t->block);
   t->block = block;
   t->nodes = nodes;
-  t->scratch = (int32_t*)(nodes + cap);
+  t->scratch_boxes = (arb_aabb*)(nodes + cap);
+  t->scratch = (int32_t*)(t->scratch_boxes + cap);
   t->free_list = t->capacity;
   t->capacity = cap;
   return true;
@@ -129,6 +136,7 @@ static void arb__tree_rotate(arb__tree* t, int ia) {
   }
   n[best_g].parent = ia;
   n[ix].parent = best_p;
+  n[best_p].flags |= n[ix].flags & ARB__NODE_ENLARGED;  // x's parent now (a has it too)
   n[best_p].aabb = best_box;
   n[best_p].height =
       (int16_t)(1 + arb_maxi(n[n[best_p].child1].height, n[n[best_p].child2].height));
@@ -206,9 +214,9 @@ static bool arb__tree_refit_changed(arb__tree_node* n, int i) {
   return n[i].height != height || !arb__same_box(n[i].aabb, box);
 }
 
-// Hangs leaf (box set) into the tree next to its best sibling in the subtree of `from`
-// (ARB__NULL: the whole tree), under the free node parent.
-static void arb__tree_attach(arb__tree* t, int leaf, int parent, int from, bool rotate) {
+// Hangs leaf (box set) into the tree next to its best sibling, under the free node parent,
+// with rotations on the way up.
+static void arb__tree_attach(arb__tree* t, int leaf, int parent) {
   arb__tree_node* n = t->nodes;
   n[leaf].parent = ARB__NULL;
   if (t->root == ARB__NULL) {
@@ -216,12 +224,12 @@ static void arb__tree_attach(arb__tree* t, int leaf, int parent, int from, bool 
     arb__tree_free_node(t, parent);
     return;
   }
-  int sibling = arb__tree_best_sibling(t, from == ARB__NULL ? t->root : from, n[leaf].aabb);
+  int sibling = arb__tree_best_sibling(t, t->root, n[leaf].aabb);
   int old_parent = n[sibling].parent;
   n[parent].parent = old_parent;
   n[parent].child1 = sibling;
   n[parent].child2 = leaf;
-  n[parent].flags = 0;
+  n[parent].flags = n[sibling].flags & ARB__NODE_ENLARGED;  // the sibling's parent now
   n[sibling].parent = parent;
   n[leaf].parent = parent;
   if (old_parent == ARB__NULL) {
@@ -231,18 +239,11 @@ static void arb__tree_attach(arb__tree* t, int leaf, int parent, int from, bool 
   } else {
     n[old_parent].child2 = parent;
   }
-  // The new parent's box and height are computed, never compared: what the node held
-  // before is stale (a moved leaf's old parent, while the ancestors above were refitted
-  // without the leaf), and an equal stale box must not stop the refit of those ancestors.
   arb__tree_refit(n, parent);
-  if (rotate) arb__tree_rotate(t, parent);
+  arb__tree_rotate(t, parent);
   for (int i = n[parent].parent; i != ARB__NULL; i = n[i].parent) {
-    if (rotate) {
-      arb__tree_refit(n, i);
-      arb__tree_rotate(t, i);
-    } else if (!arb__tree_refit_changed(n, i)) {
-      break;  // the ancestors above already hold this box and height
-    }
+    arb__tree_refit(n, i);
+    arb__tree_rotate(t, i);
   }
 }
 
@@ -300,7 +301,7 @@ int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const 
   if (t->capacity - t->count < 2 && !arb__tree_grow(w, t)) return ARB__NULL;
   int leaf = arb__tree_new_leaf(w, t, aabb, body, b, dynamic);
   int parent = arb__tree_alloc_node(w, t);
-  arb__tree_attach(t, leaf, parent, ARB__NULL, true);
+  arb__tree_attach(t, leaf, parent);
   arb__tree_after_insert(t);
   return leaf;
 }
@@ -314,21 +315,17 @@ int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, cons
 
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b) {
   arb__tree_add_filters(t, b);  // its shapes may have changed
-  int parent = arb__tree_detach(t, leaf);
-  if (parent == ARB__NULL) {  // it was the root: it still is
-    t->root = leaf;
-    t->nodes[leaf].aabb = aabb;
-    return;
-  }
-  // The search starts at the lowest former ancestor that holds the new box: nothing
-  // above it grows wherever the leaf goes inside it, and a small move searches a small
-  // subtree (the unlinked parent still names its old parent).
   arb__tree_node* n = t->nodes;
-  int from = n[parent].parent;
-  while (from != ARB__NULL && !arb_aabb_contains(n[from].aabb, aabb)) from = n[from].parent;
   n[leaf].aabb = aabb;
-  arb__tree_attach(t, leaf, parent, from, false);
-  if (t->nodes[t->root].height > ARB__TREE_MAX_HEIGHT) arb__tree_rebuild(t);
+  // Up to the first ancestor that holds the box and is flagged already: everything above
+  // it holds its box, and is flagged.
+  for (int i = n[leaf].parent; i != ARB__NULL; i = n[i].parent) {
+    bool holds = arb_aabb_contains(n[i].aabb, aabb);
+    if (holds && (n[i].flags & ARB__NODE_ENLARGED)) break;
+    if (!holds) n[i].aabb = arb_aabb_union(n[i].aabb, aabb);
+    n[i].flags |= ARB__NODE_ENLARGED;
+    t->enlarged = true;
+  }
 }
 
 void arb__tree_remove(arb__tree* t, int leaf) {
@@ -345,21 +342,28 @@ static float arb__centre_on(arb_aabb b, int axis) {
   return axis == 0 ? b.lower.x + b.upper.x : b.lower.y + b.upper.y;  // twice the centre
 }
 
-// Reorders leaves so that the first `half` have the lowest centres on axis (quickselect).
-static void arb__select_median(const arb__tree_node* n, int32_t* leaves, int count, int half,
-                               int axis) {
+// The rebuild works on a copy of its leaves' boxes beside their indices (the unit i of a
+// build is leaves[i] with box boxes[i]): its passes read them in order instead of going
+// through the node array, and both arrays are reordered together.
+static void arb__swap_units(int32_t* leaves, arb_aabb* boxes, int i, int j) {
+  int32_t l = leaves[i];
+  leaves[i] = leaves[j];
+  leaves[j] = l;
+  arb_aabb b = boxes[i];
+  boxes[i] = boxes[j];
+  boxes[j] = b;
+}
+
+// Reorders units so that the first `half` have the lowest centres on axis (quickselect).
+static void arb__select_median(int32_t* leaves, arb_aabb* boxes, int count, int half, int axis) {
   int lo = 0, hi = count - 1;
   while (lo < hi) {
-    float pivot = arb__centre_on(n[leaves[(lo + hi) / 2]].aabb, axis);
+    float pivot = arb__centre_on(boxes[(lo + hi) / 2], axis);
     int i = lo, j = hi;
     while (i <= j) {
-      while (arb__centre_on(n[leaves[i]].aabb, axis) < pivot) ++i;
-      while (arb__centre_on(n[leaves[j]].aabb, axis) > pivot) --j;
-      if (i <= j) {
-        int32_t tmp = leaves[i];
-        leaves[i++] = leaves[j];
-        leaves[j--] = tmp;
-      }
+      while (arb__centre_on(boxes[i], axis) < pivot) ++i;
+      while (arb__centre_on(boxes[j], axis) > pivot) --j;
+      if (i <= j) arb__swap_units(leaves, boxes, i++, j--);
     }
     if (half <= j) {
       hi = j;
@@ -379,13 +383,15 @@ static int arb__bin_of(arb_aabb b, int axis, float lo, float scale) {
   return f < (float)(ARB__BUILD_BINS - 1) ? (int)f : ARB__BUILD_BINS - 1;
 }
 
-// How many of leaves go left: the best of the bin boundaries on the axis where the centres
-// spread most (cost = count * perimeter on each side), or the median when the centres
-// coincide or the build is deep. Leaves are reordered to match.
-static int arb__build_split(const arb__tree_node* n, int32_t* leaves, int count, int depth) {
+// How many units go left: on the axis where the centres spread most, those below its
+// middle (mid_split), or else the best of the bin boundaries (cost = count * perimeter on
+// each side); the median when the centres coincide, the build is deep or a side would be
+// empty. Units are reordered to match.
+static int arb__build_split(int32_t* leaves, arb_aabb* boxes, int count, int depth,
+                            bool mid_split) {
   arb_aabb centres = {{FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX}};
   for (int i = 0; i < count; ++i) {
-    arb_aabb b = n[leaves[i]].aabb;
+    arb_aabb b = boxes[i];
     arb_vec2 c = arb_v2(b.lower.x + b.upper.x, b.lower.y + b.upper.y);
     centres.lower = arb_vmin(centres.lower, c);
     centres.upper = arb_vmax(centres.upper, c);
@@ -394,7 +400,17 @@ static int arb__build_split(const arb__tree_node* n, int32_t* leaves, int count,
   int axis = ey > ex ? 1 : 0;
   float extent = axis ? ey : ex, lo = axis ? centres.lower.y : centres.lower.x;
   if (!(extent > 0.0f) || depth >= ARB__BUILD_SAH_DEPTH) {
-    arb__select_median(n, leaves, count, count / 2, axis);
+    arb__select_median(leaves, boxes, count, count / 2, axis);
+    return count / 2;
+  }
+  if (mid_split) {
+    float mid = lo + 0.5f * extent;
+    int left = 0;
+    for (int i = 0; i < count; ++i) {
+      if (arb__centre_on(boxes[i], axis) < mid) arb__swap_units(leaves, boxes, left++, i);
+    }
+    if (left > 0 && left < count) return left;
+    arb__select_median(leaves, boxes, count, count / 2, axis);
     return count / 2;
   }
   float scale = (float)ARB__BUILD_BINS * 0.999f / extent;
@@ -402,7 +418,7 @@ static int arb__build_split(const arb__tree_node* n, int32_t* leaves, int count,
   arb_aabb bin_box[ARB__BUILD_BINS];
   for (int k = 0; k < ARB__BUILD_BINS; ++k) bin_box[k] = centres;  // replaced on first use
   for (int i = 0; i < count; ++i) {
-    arb_aabb b = n[leaves[i]].aabb;
+    arb_aabb b = boxes[i];
     int k = arb__bin_of(b, axis, lo, scale);
     bin_box[k] = bin_count[k] ? arb_aabb_union(bin_box[k], b) : b;
     bin_count[k] += 1;
@@ -430,24 +446,23 @@ static int arb__build_split(const arb__tree_node* n, int32_t* leaves, int count,
   }
   int left = 0;  // partition: bins 0..split first
   for (int i = 0; i < count; ++i) {
-    if (arb__bin_of(n[leaves[i]].aabb, axis, lo, scale) > split) continue;
-    int32_t tmp = leaves[left];
-    leaves[left++] = leaves[i];
-    leaves[i] = tmp;
+    if (arb__bin_of(boxes[i], axis, lo, scale) > split) continue;
+    arb__swap_units(leaves, boxes, left++, i);
   }
   if (left == 0 || left == count) {  // no finite cost (a box with NaN): the median
-    arb__select_median(n, leaves, count, count / 2, axis);
+    arb__select_median(leaves, boxes, count, count / 2, axis);
     return count / 2;
   }
   return left;
 }
 
-// Builds a subtree over leaves (count >= 1) from the free list; returns its root.
-static int arb__build(arb__tree* t, int32_t* leaves, int count, int depth) {
+// Builds a subtree over units (count >= 1) from the free list; returns its root.
+static int arb__build(arb__tree* t, int32_t* leaves, arb_aabb* boxes, int count, int depth,
+                      bool mid_split) {
   if (count == 1) return leaves[0];
-  int left = arb__build_split(t->nodes, leaves, count, depth);
-  int c1 = arb__build(t, leaves, left, depth + 1);
-  int c2 = arb__build(t, leaves + left, count - left, depth + 1);
+  int left = arb__build_split(leaves, boxes, count, depth, mid_split);
+  int c1 = arb__build(t, leaves, boxes, left, depth + 1, mid_split);
+  int c2 = arb__build(t, leaves + left, boxes + left, count - left, depth + 1, mid_split);
   int i = t->free_list;  // the rebuild freed exactly the internal nodes it needs
   arb__tree_node* n = t->nodes;
   t->free_list = n[i].parent;
@@ -463,20 +478,54 @@ static int arb__build(arb__tree* t, int32_t* leaves, int count, int depth) {
 
 void arb__tree_rebuild(arb__tree* t) {
   t->rebuilt_leaves = t->leaf_count;
+  t->enlarged = false;
   if (t->leaf_count == 0) return;
   arb__tree_node* n = t->nodes;
   int count = 0;
   for (int i = 0; i < t->capacity; ++i) {  // leaves in index order, internal nodes freed
     if (n[i].height == 0) {
+      t->scratch_boxes[count] = n[i].aabb;
       t->scratch[count++] = i;
     } else if (n[i].height > 0) {
       arb__tree_free_node(t, i);
     }
   }
-  t->root = arb__build(t, t->scratch, count, 0);
+  t->root = arb__build(t, t->scratch, t->scratch_boxes, count, 0, false);
   n[t->root].parent = ARB__NULL;
 }
 
+// Rebuilds the flagged top of the tree: its nodes are freed, and the unflagged subtrees
+// and leaves below them are built into a new top (one internal node fewer than subtrees:
+// exactly the nodes freed).
+static void arb__tree_rebuild_enlarged(arb__tree* t) {
+  t->enlarged = false;
+  arb__tree_node* n = t->nodes;
+  if (t->root == ARB__NULL || !(n[t->root].flags & ARB__NODE_ENLARGED)) return;
+  int count = 0;
+  int32_t stack[2 * ARB__TREE_MAX_HEIGHT + 2];  // depth first: height + 1 entries at most
+  int top = 0;
+  stack[top++] = t->root;
+  while (top > 0) {
+    int i = stack[--top];
+    if (n[i].height == 0 || !(n[i].flags & ARB__NODE_ENLARGED)) {
+      t->scratch_boxes[count] = n[i].aabb;
+      t->scratch[count++] = i;
+      continue;
+    }
+    stack[top++] = n[i].child2;
+    stack[top++] = n[i].child1;
+    arb__tree_free_node(t, i);
+  }
+  t->root = arb__build(t, t->scratch, t->scratch_boxes, count, 0, true);
+  n[t->root].parent = ARB__NULL;
+  // Subtrees under a new top can stack up: the height bound holds whatever moved.
+  if (n[t->root].height > ARB__TREE_MAX_HEIGHT) arb__tree_rebuild(t);
+}
+
 void arb__tree_settle(arb__tree* t) {
-  if (t->leaf_count - t->rebuilt_leaves > 32 + t->rebuilt_leaves / 8) arb__tree_rebuild(t);
+  if (t->leaf_count - t->rebuilt_leaves > 32 + t->rebuilt_leaves / 8) {
+    arb__tree_rebuild(t);
+  } else if (t->enlarged) {
+    arb__tree_rebuild_enlarged(t);
+  }
 }

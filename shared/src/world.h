@@ -202,19 +202,23 @@ typedef struct arb__tree_node {
   };
   int32_t parent;  // or next free
   int16_t height;  // leaf = 0, free = -1
-  uint16_t flags;  // leaves: ARB__LEAF_*
+  uint16_t flags;  // leaves: ARB__LEAF_*; internal nodes: ARB__NODE_ENLARGED
 } arb__tree_node;
 
 #define ARB__LEAF_DYNAMIC 1u   // the body is dynamic (its type never changes)
 #define ARB__LEAF_MOVED 2u     // set only during the pair update, for the moved bodies
 #define ARB__LEAF_COMPOUND 4u  // the body has more than one shape (fixed at creation)
+// An internal node whose box grew in place for a moved leaf below it since the last
+// rebuild (aabb_tree.c); its parent has the flag too.
+#define ARB__NODE_ENLARGED 8u
 // A tree deeper than this is rebuilt at once (a rebuild stays far below it), so a walk
 // never needs more than this many stack entries.
 #define ARB__TREE_MAX_HEIGHT 96
 
 typedef struct arb__tree {
   arb__tree_node* nodes;  // aligned inside `block`
-  int32_t* scratch;       // capacity entries after the nodes: the rebuild's leaf list
+  arb_aabb* scratch_boxes;  // capacity entries after the nodes: the rebuild's boxes,
+  int32_t* scratch;         // and after them its leaf list
   void* block;
   int32_t capacity;
   int32_t count;
@@ -222,6 +226,7 @@ typedef struct arb__tree {
   int32_t free_list;
   int32_t leaf_count;
   int32_t rebuilt_leaves;  // leaf count at the last rebuild (what "many new leaves" means)
+  bool enlarged;           // some node has ARB__NODE_ENLARGED: arb__tree_settle rebuilds them
   // Every category and mask bit of the shapes inserted since the tree was created (never
   // cleared: a superset is enough), so a query can tell at once that no leaf can pass its
   // filter (a grid of parts that never collide queries nothing).
@@ -236,7 +241,8 @@ int arb__tree_insert(arb_world* w, arb__tree* t, arb_aabb aabb, int body, const 
                      bool dynamic);
 void arb__tree_remove(arb__tree* t, int leaf);
 /// Gives body b's leaf a new box (the same node: its index stays the proxy); its shapes'
-/// filter bits join the unions as on insert.
+/// filter bits join the unions as on insert. The leaf stays where it is and its ancestors
+/// grow to hold the box, until arb__tree_settle rebuilds the part that grew.
 void arb__tree_move(arb__tree* t, int leaf, arb_aabb aabb, const arb__body* b);
 /// Adds body's leaf without hanging it into the tree: for many leaves at once (a
 /// restore), followed by arb__tree_rebuild before the tree is used.
@@ -245,7 +251,8 @@ int arb__tree_add_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int body, cons
 /// Rebuilds the whole tree by the binned surface-area heuristic (after many insertions at
 /// once: a scene load, a restore). Never allocates, never fails.
 void arb__tree_rebuild(arb__tree* t);
-/// Rebuilds when many leaves arrived since the last rebuild (called once per step).
+/// Rebuilds when many leaves arrived since the last rebuild, else rebuilds the nodes that
+/// grew for moved leaves (called once per step, before the pair update).
 void arb__tree_settle(arb__tree* t);
 
 /// Visits a leaf of a tree query: false stops the walk.

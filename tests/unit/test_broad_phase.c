@@ -53,18 +53,32 @@ static int fixture_teardown(void** state) {
   return 0;
 }
 
-// Checks node i's subtree; returns its leaf count.
+static int enlarged_nodes;  // counted by check_node
+
+// Checks node i's subtree; returns its leaf count. An internal node's box is its children's
+// union, or holds it when it grew in place for a moved leaf (then its parent is flagged
+// too, and the tree knows it has such nodes).
 static int check_node(const arb__tree* t, int i, int parent) {
   const arb__tree_node* n = &t->nodes[i];
   assert_int_equal(n->parent, parent);
-  if (n->height == 0) return 1;
+  if (n->height == 0) {
+    assert_int_equal(n->flags & ARB__NODE_ENLARGED, 0);
+    return 1;
+  }
   const arb__tree_node* c1 = &t->nodes[n->child1];
   const arb__tree_node* c2 = &t->nodes[n->child2];
   assert_true(c1->height >= 0 && c2->height >= 0);
   assert_int_equal(n->height, 1 + (c1->height > c2->height ? c1->height : c2->height));
   arb_aabb u = arb_aabb_union(c1->aabb, c2->aabb);
-  assert_true(u.lower.x == n->aabb.lower.x && u.lower.y == n->aabb.lower.y &&
-              u.upper.x == n->aabb.upper.x && u.upper.y == n->aabb.upper.y);
+  if (n->flags & ARB__NODE_ENLARGED) {
+    enlarged_nodes += 1;
+    assert_true(t->enlarged);
+    assert_true(parent == ARB__NULL || (t->nodes[parent].flags & ARB__NODE_ENLARGED));
+    assert_true(arb_aabb_contains(n->aabb, u));
+  } else {
+    assert_true(u.lower.x == n->aabb.lower.x && u.lower.y == n->aabb.lower.y &&
+                u.upper.x == n->aabb.upper.x && u.upper.y == n->aabb.upper.y);
+  }
   return check_node(t, n->child1, i) + check_node(t, n->child2, i);
 }
 
@@ -90,6 +104,7 @@ static void check_tree(tree_fixture* f, uint32_t* rng) {
     assert_int_equal(f->t.root, ARB__NULL);
     return;
   }
+  enlarged_nodes = 0;
   assert_int_equal(check_node(&f->t, f->t.root, ARB__NULL), live);
   assert_int_equal(f->t.count, 2 * live - 1);
   assert_true(f->t.nodes[f->t.root].height <= ARB__TREE_MAX_HEIGHT);
@@ -181,6 +196,43 @@ static void test_small_moves(void** state) {
       put(f, i, b);
     }
     check_tree(f, &rng);
+  }
+}
+
+// A moved leaf keeps its place while its ancestors grow to hold it; the settle before the
+// pair update rebuilds what grew, and leaves every box tight again.
+static void test_moves_grow_in_place_until_settled(void** state) {
+  tree_fixture* f = *state;
+  uint32_t rng = 2718u;
+  for (int i = 0; i < 1000; ++i) put(f, i, random_box(&rng));
+  arb__tree_rebuild(&f->t);
+  check_tree(f, &rng);
+  assert_int_equal(enlarged_nodes, 0);
+  for (int round = 0; round < 10; ++round) {
+    int parent_before[100];
+    for (int i = 0; i < 100; ++i) parent_before[i] = f->t.nodes[f->proxy[i * 7]].parent;
+    for (int i = 0; i < 100; ++i) {  // far moves and small ones
+      arb_aabb b = random_box(&rng);
+      if (i % 2) {
+        arb_vec2 d = arb_v2(0.3f, -0.2f);
+        b = (arb_aabb){arb_add(f->box[i * 7].lower, d), arb_add(f->box[i * 7].upper, d)};
+      }
+      put(f, i * 7, b);
+    }
+    for (int i = 0; i < 100; ++i)
+      assert_int_equal(f->t.nodes[f->proxy[i * 7]].parent, parent_before[i]);
+    check_tree(f, &rng);
+    assert_true(enlarged_nodes > 0);
+    if (round % 3 == 2) {  // a removal and an insertion under grown nodes, before the settle
+      arb__tree_remove(&f->t, f->proxy[round]);
+      f->proxy[round] = ARB__NULL;
+      put(f, 1000 + round, random_box(&rng));
+      check_tree(f, &rng);
+    }
+    arb__tree_settle(&f->t);
+    assert_false(f->t.enlarged);
+    check_tree(f, &rng);
+    assert_int_equal(enlarged_nodes, 0);
   }
 }
 
@@ -384,6 +436,8 @@ static void test_known_pairs_match_the_pair_map(void** state) {
 ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_random_operations, fixture_setup,
                                               fixture_teardown),
               cmocka_unit_test_setup_teardown(test_small_moves, fixture_setup, fixture_teardown),
+              cmocka_unit_test_setup_teardown(test_moves_grow_in_place_until_settled, fixture_setup,
+                                              fixture_teardown),
               cmocka_unit_test_setup_teardown(test_degenerate_inputs, fixture_setup,
                                               fixture_teardown),
               cmocka_unit_test_setup_teardown(test_bulk_build, fixture_setup, fixture_teardown),
