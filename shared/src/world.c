@@ -278,7 +278,7 @@ enum { ARB__FINAL_SOLVED = 1, ARB__FINAL_SLEEPY = 2, ARB__FINAL_REFRESH = 4 };
 
 // Transforms from the substep deltas, forces cleared, sleep timers. Writes only body i, so
 // worker threads finalize the bodies in blocks; the proxies whose fat AABB the body left
-// (ARB__FINAL_REFRESH) are reinserted in the tree afterwards, in order.
+// (ARB__FINAL_REFRESH) get their new boxes in the tree afterwards, in order.
 static inline uint8_t arb__finalize_body(arb_world* w, int i, float dt, bool timers) {
   arb__body_sim* sim = &w->sims[i];
   if (sim->type != ARB_BODY_DYNAMIC && sim->type != ARB_BODY_KINEMATIC) return 0;

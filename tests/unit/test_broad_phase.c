@@ -170,10 +170,9 @@ static void test_random_operations(void** state) {
   check_tree(f, &rng);
 }
 
-// A leaf hung back next to its old sibling, its new parent's box equal to what the node
-// held before (the old parent is reused): the ancestors that lost height and box when the
-// leaf was taken out must still be refitted. Three leaves make it happen at once; many
-// small moves inside a crowd (a resting pile's proxies) make it happen anywhere.
+// Small moves: a leaf moved a little inside its sibling's box (three leaves), then many
+// small moves inside a crowd (a resting pile's proxies), the tree checked after each
+// round without a settle (grown boxes must still hold every leaf).
 static void test_small_moves(void** state) {
   tree_fixture* f = *state;
   uint32_t rng = 31337u;
