@@ -107,7 +107,8 @@ static void test_client_fire_live_shots_hit_and_replay(void** state) {
   run(ps, 1.5, t0);  // the target is running
   for (int shot = 0; shot < SHOTS; shot++) {
     // Aim at the target where the shooter's screen shows it, and press fire for 3 frames.
-    arb_vec2 from, at;
+    // Set by drawn(); gcc cannot see that a failed assert_true ends the test.
+    arb_vec2 from = {0.0f, 0.0f}, at = {0.0f, 0.0f};
     assert_true(drawn(ps[0].c, me, &from));
     assert_true(drawn(ps[0].c, target, &at));
     arb_controls fire = {0};
