@@ -311,6 +311,18 @@ static arb_manifold arb__collide_pair(const arb__contact* c, const arb__body* a,
   return none;
 }
 
+// Whether two bodies are too far apart for any speculative point: their bounding circles
+// (about the centre of mass, radius max_extent, which holds every shape) are apart by more
+// than the margin and the linear slop. The shapes are then farther apart than the margin,
+// and the collide functions would find no point (the slop covers their rounding;
+// tests/unit/test_manifold_reach.c checks this for every convex pair of kinds); this
+// answers without them. Most contacts a fast body's stretched proxy makes (continuous
+// collision) are of this kind.
+static bool arb__out_of_reach(const arb__body* a, const arb__body* b, float margin) {
+  float reach = a->max_extent + b->max_extent + margin + ARB_LINEAR_SLOP;
+  return arb_distance_sq(a->center, b->center) > reach * reach;
+}
+
 // Speculative margin of a pair: the fixed distance, plus (continuous) how far the two
 // bodies can close on each other in this step, bounded by their relative speed and the
 // speed of their farthest points from turning. A fast body then has speculative points
@@ -475,7 +487,8 @@ static bool arb__collide_one(arb_world* w, int i, float dt, bool* recycled) {
   *recycled = arb__recycle(w, c, margin);
   if (*recycled) return true;
   arb_manifold old = c->manifold;
-  c->manifold = arb__collide_pair(c, a, b, margin);
+  c->manifold =
+      arb__out_of_reach(a, b, margin) ? arb__empty_manifold() : arb__collide_pair(c, a, b, margin);
   arb_manifold* m = &c->manifold;
   if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
   for (int k = 0; k < m->point_count; ++k) {

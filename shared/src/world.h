@@ -19,14 +19,15 @@
 //                      events are recorded here (hit events after the solve, in
 //                      contact_solver.c's arb__store_impulses). With continuous on, the
 //                      speculative margin of a pair grows with the pair's relative motion
-//                      over the step.
+//                      over the step. A pair whose bounding circles are farther apart
+//                      than its margin gets no points without a collide call.
 //   4. solve           contact_solver.c: colour the touching contacts (greedy, contact
 //                      order) and pack them 4 per wide constraint, apply the
 //                      accumulated forces (once, dt*F/m), then `substeps` times:
 //                      integrate velocities (gravity, damping) -> warm start -> solve with
-//                      soft bias (`solve_iterations` times) -> integrate positions -> relax (no bias,
-//                      `relax_iterations` times); then restitution
-//                      and store impulses back into the contacts.
+//                      soft bias (`solve_iterations` times) -> integrate positions -> relax (no
+//                      bias, `relax_iterations` times); then restitution and store impulses back
+//                      into the contacts.
 //   5. finalize        world.c: transforms from the substep deltas, clear force/torque,
 //                      tight AABBs; a body leaving its fat AABB gets a new one and `moved`;
 //                      sleep timers. With continuous on, the box a dynamic body is checked

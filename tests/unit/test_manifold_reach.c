@@ -1,0 +1,142 @@
+// The premise of the narrow phase's out-of-reach test (shared/src/contact.c,
+// arb__out_of_reach): two shapes farther apart than the speculative margin plus
+// ARB_LINEAR_SLOP get no manifold points from the collide functions, for every convex pair
+// of shape kinds and any margin a world uses (continuous collision widens it up to metres).
+// The world skips the collide call for such pairs, so if a collide function could report
+// a point there, skipping it would change results. Distances are GJK's
+// (arb_shape_distance); poses are drawn so that most pairs lie near the reach.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../common/test_main.h"
+#include "manifold.h"  // shared/src: the collide functions with a margin
+#include "test_rng.h"
+
+static uint32_t rng_state = 777u;
+static float rnd(float lo, float hi) {
+  return lcg_uniform(&rng_state, lo, hi);
+}
+
+enum { CIRCLE, POLYGON, SEGMENT, CAPSULE, KINDS };
+
+typedef struct shape {
+  int kind;
+  arb_circle circle;
+  arb_polygon polygon;
+  arb_segment segment;
+  arb_capsule capsule;
+  arb_shape_proxy proxy;
+  float extent;  // farthest surface point from the local origin
+} shape;
+
+static arb_polygon random_polygon(float radius) {
+  for (;;) {
+    int n = 3 + (int)rnd(0.0f, 6.0f);
+    if (n > ARB_MAX_POLYGON_VERTICES) n = ARB_MAX_POLYGON_VERTICES;
+    arb_vec2 pts[ARB_MAX_POLYGON_VERTICES];
+    float start = rnd(0.0f, 6.28f), rx = rnd(0.1f, 1.5f), ry = rnd(0.1f, 1.5f);
+    for (int i = 0; i < n; ++i) {
+      float a = start + 6.2831853f * ((float)i + rnd(-0.3f, 0.3f)) / (float)n;
+      pts[i] = arb_v2(rx * arb_cos(a), ry * arb_sin(a));
+    }
+    arb_polygon p;
+    if (arb_make_polygon(pts, n, &p, NULL) == 0) {
+      p.radius = radius;
+      return p;
+    }
+  }
+}
+
+static shape random_shape(int kind) {
+  shape s = {.kind = kind};
+  if (kind == CIRCLE) {
+    s.circle = (arb_circle){{rnd(-0.3f, 0.3f), rnd(-0.3f, 0.3f)}, rnd(0.05f, 1.0f)};
+    s.proxy = arb_make_circle_proxy(&s.circle);
+  } else if (kind == POLYGON) {
+    s.polygon = random_polygon(rnd(0.0f, 1.0f) < 0.5f ? 0.0f : rnd(0.01f, 0.3f));
+    s.proxy = arb_make_polygon_proxy(&s.polygon);
+  } else {
+    arb_vec2 p = {rnd(-2.0f, 2.0f), rnd(-2.0f, 2.0f)};
+    arb_vec2 q = arb_add(p, arb_v2(rnd(-3.0f, 3.0f), rnd(-3.0f, 3.0f)));
+    if (arb_distance(p, q) < 0.05f) q = arb_add(p, arb_v2(0.5f, 0.0f));
+    if (kind == SEGMENT) {
+      s.segment = (arb_segment){p, q};
+      s.proxy = arb_make_segment_proxy(&s.segment);
+    } else {
+      s.capsule = (arb_capsule){p, q, rnd(0.05f, 0.6f)};
+      s.proxy = arb_make_capsule_proxy(&s.capsule);
+    }
+  }
+  for (int i = 0; i < s.proxy.count; ++i)
+    s.extent = fmaxf(s.extent, arb_length(s.proxy.points[i]) + s.proxy.radius);
+  return s;
+}
+
+// The manifold of a and b through the convex collide function of their kinds, with A the
+// kind the world would put first (the same order as contact.c's table), so every row of
+// ARB__CONVEX_MANIFOLDS is reached.
+static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, arb_transform xb,
+                            float margin) {
+  static const int rank[KINDS] = {[SEGMENT] = 0, [POLYGON] = 1, [CAPSULE] = 2, [CIRCLE] = 3};
+  if (rank[a->kind] > rank[b->kind]) return collide(b, xb, a, xa, margin);
+  switch (a->kind * KINDS + b->kind) {
+    case SEGMENT* KINDS + CIRCLE:
+      return arb__collide_segment_and_circle(&a->segment, xa, &b->circle, xb, margin);
+    case SEGMENT* KINDS + POLYGON:
+      return arb__collide_segment_and_polygon(&a->segment, xa, &b->polygon, xb, margin);
+    case SEGMENT* KINDS + CAPSULE:
+      return arb__collide_segment_and_capsule(&a->segment, xa, &b->capsule, xb, margin);
+    case CAPSULE* KINDS + CAPSULE:
+      return arb__collide_capsules(&a->capsule, xa, &b->capsule, xb, margin);
+    case CAPSULE* KINDS + CIRCLE:
+      return arb__collide_capsule_and_circle(&a->capsule, xa, &b->circle, xb, margin);
+    case POLYGON* KINDS + POLYGON:
+      return arb__collide_polygons(&a->polygon, xa, &b->polygon, xb, margin);
+    case POLYGON* KINDS + CAPSULE:
+      return arb__collide_polygon_and_capsule(&a->polygon, xa, &b->capsule, xb, margin);
+    case POLYGON* KINDS + CIRCLE:
+      return arb__collide_polygon_and_circle(&a->polygon, xa, &b->circle, xb, margin);
+    case CIRCLE* KINDS + CIRCLE:
+      return arb__collide_circles(&a->circle, xa, &b->circle, xb, margin);
+    default:  // segment-segment has no collide function (two static shapes)
+      return arb__empty_manifold();
+  }
+}
+
+static void test_no_points_beyond_reach(void** state) {
+  (void)state;
+  int near_reach = 0, with_points = 0;
+  for (int iter = 0; iter < 200000; ++iter) {
+    int ka = (int)rnd(0.0f, (float)KINDS), kb = (int)rnd(0.0f, (float)KINDS);
+    if (ka >= KINDS) ka = KINDS - 1;
+    if (kb >= KINDS) kb = KINDS - 1;
+    if (ka == SEGMENT && kb == SEGMENT) continue;
+    shape a = random_shape(ka), b = random_shape(kb);
+    // Margins from the fixed speculative distance to what a body at 120 m/s adds in a step.
+    float margin = rnd(0.0f, 1.0f) < 0.3f ? ARB_SPECULATIVE_DISTANCE : rnd(0.02f, 2.0f);
+    float bx = rnd(-1000.0f, 1000.0f), by = rnd(-1000.0f, 1000.0f);
+    arb_transform xa = {{bx, by}, arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    float reach = a.extent + b.extent + margin;
+    float dir = rnd(-4.0f, 4.0f), len = rnd(0.0f, reach + 0.5f);
+    arb_transform xb = {{bx + len * arb_cos(dir), by + len * arb_sin(dir)},
+                        arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    arb_manifold m = collide(&a, xa, &b, xb, margin);
+    float d = arb_shape_distance(&a.proxy, xa, &b.proxy, xb).distance;
+    with_points += m.point_count > 0;
+    if (d <= margin + ARB_LINEAR_SLOP) continue;
+    near_reach += d <= margin + ARB_LINEAR_SLOP + 0.05f;
+    if (m.point_count != 0)
+      fail_msg("kinds %d, %d, margin %.9g: %d points at distance %.9g (separation %.9g)", ka, kb,
+               (double)margin, m.point_count, (double)d, (double)m.points[0].separation);
+  }
+  print_message("pairs with points %d, pairs just beyond reach %d\n", with_points, near_reach);
+  assert_true(with_points > 20000);  // the sampling reaches the collide functions' points
+  assert_true(near_reach > 1000);    // and the edge of the reach, where a point could hide
+}
+
+ARB_TEST_MAIN(cmocka_unit_test(test_no_points_beyond_reach))
