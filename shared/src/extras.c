@@ -24,6 +24,7 @@ void arb__extras_release(arb_world* w, arb__extras* x) {
   arb__free(w, x->vehicles);
   arb__free(w, x->particles);
   arb__free(w, x->constraints);
+  arb__free(w, x->end_refs);
   arb__free(w, x);
 }
 
@@ -78,6 +79,52 @@ void* arb__extra_stale(void) {
 
 int arb__body_slot(const arb_world* w, arb_body_id id) {
   return arb__body_get(w, id) ? id.index1 - 1 : -1;
+}
+
+static void arb__count_end(arb__extras* x, arb_body_id id, int delta) {
+  if (id.index1 >= 1 && id.index1 <= x->end_refs_count) x->end_refs[id.index1 - 1] += delta;
+}
+
+// Counts every live joint's and spring's ends by slot; false when there is no memory.
+static bool arb__build_end_refs(arb_world* w, arb__extras* x) {
+  int n = w->body_slots > 0 ? w->body_slots : 1;
+  if (x->end_refs_cap < n) {
+    int32_t* p = arb__grow(w, x->end_refs, 0, n, sizeof *p);
+    if (!p) return false;
+    x->end_refs = p;
+    x->end_refs_cap = n;
+  }
+  memset(x->end_refs, 0, (size_t)n * sizeof *x->end_refs);
+  x->end_refs_count = n;
+  for (int i = 0; i < x->joint_slots; ++i) {
+    if (!x->joints[i].in_use) continue;
+    arb__count_end(x, x->joints[i].body_a, 1);
+    arb__count_end(x, x->joints[i].body_b, 1);
+  }
+  for (int i = 0; i < x->spring_slots; ++i) {
+    if (!x->springs[i].in_use) continue;
+    arb__count_end(x, x->springs[i].body_a, 1);
+    arb__count_end(x, x->springs[i].body_b, 1);
+  }
+  return true;
+}
+
+// A slot beyond the counted ones was created after the count, and every constraint
+// created since would have dropped it: none names it.
+bool arb__constraint_may_name(arb_world* w, int body) {
+  arb__extras* x = w->extras;
+  if (!x || (x->joint_slots == 0 && x->spring_slots == 0)) return false;
+  if (x->end_refs_count == 0 && !arb__build_end_refs(w, x)) return true;
+  return body < x->end_refs_count && x->end_refs[body] > 0;
+}
+
+void arb__constraint_ends_created(arb__extras* x) {
+  x->end_refs_count = 0;
+}
+
+void arb__constraint_ends_released(arb__extras* x, arb_body_id a, arb_body_id b) {
+  arb__count_end(x, a, -1);
+  arb__count_end(x, b, -1);
 }
 
 static void arb__insert_sorted(int32_t* out, int* count, int32_t v) {

@@ -130,6 +130,13 @@ typedef struct arb__extras {
                                   // last moved it, 0: none
   arb__body_scratch body_colors;  // uint32_t per body slot: its joints' colours so far
   int32_t jrun_count, jrun_cap;
+  // Per body slot: how many live joints and springs name that slot as an end (whatever the
+  // id's generation), so that destroying a body scans the constraints only when one may
+  // name it (arb__constraint_may_name). Not state: built on demand, dropped by every
+  // create (a release lowers it; a break leaves it high, which only costs a scan).
+  int32_t* end_refs;
+  int32_t end_refs_count;  // body slots counted; 0: to be built
+  int32_t end_refs_cap;
 } arb__extras;
 
 #define ARB__JOINT_LIMIT 1u
@@ -221,6 +228,12 @@ void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b);
 
 // Lookups shared by the extras.
 int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
+/// Whether a live joint or spring may name body slot `body` as an end (false: surely none).
+bool arb__constraint_may_name(arb_world* w, int body);
+/// A joint or spring with ends a and b was created (drops the end counts) or released
+/// (lowers them).
+void arb__constraint_ends_created(arb__extras* x);
+void arb__constraint_ends_released(arb__extras* x, arb_body_id a, arb_body_id b);
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);
 
 // extras_io.c: the extras section of the canonical state, one visitor per record kind

@@ -117,6 +117,7 @@ void arb__wake_touching(arb_world* w, int body) {
     if (c->flags & ARB__CONTACT_TOUCHING) arb__wake_body(w, other);
     e = c->next[e & 1];
   }
+  if (!arb__constraint_may_name(w, body)) return;  // no joint or spring to scan for
   const arb__extras* x = w->extras;
   for (int i = 0; x && i < x->joint_slots; ++i) {
     if (x->joints[i].in_use) arb__wake_partner(w, body, x->joints[i].body_a, x->joints[i].body_b);

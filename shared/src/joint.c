@@ -94,6 +94,7 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   int slot;
   ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, slot);
   if (slot < 0) return none;
+  arb__constraint_ends_created(x);
   arb__joint* j = &x->joints[slot];
   j->type = (uint8_t)def->type;
   j->body_a = def->body_a;
@@ -132,8 +133,10 @@ static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {
   arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
   int err = arb__extra_release(w, j ? &j->in_use : NULL);
-  if (!err) arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
-  return err;
+  if (err) return err;
+  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
+  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
+  return 0;
 }
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {

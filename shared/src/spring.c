@@ -34,6 +34,7 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   int slot;
   ARB__EXTRA_CLAIM(w, x->springs, x->spring_slots, x->spring_cap, slot);
   if (slot < 0) return none;
+  arb__constraint_ends_created(x);
   arb__spring* s = &x->springs[slot];
   s->body_a = def->body_a;
   s->body_b = def->body_b;
@@ -55,8 +56,10 @@ static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
   arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
   int err = arb__extra_release(w, s ? &s->in_use : NULL);
-  if (!err) arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
-  return err;
+  if (err) return err;
+  arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
+  arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
+  return 0;
 }
 
 int arb_world_get_spring_count(const arb_world* w) {

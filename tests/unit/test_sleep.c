@@ -339,8 +339,74 @@ static void test_inconsistent_sleep_image_refused(void** state) {
   arb_world_destroy(w);
 }
 
+static arb_body_id rest_box(arb_world* w, float x) {
+  return wt_box(w, ARB_BODY_DYNAMIC, x, 0.5f, 0.5f, 0.5f);
+}
+
+static arb_body_id post(arb_world* w, float x) {
+  return wt_box(w, ARB_BODY_STATIC, x, 2.0f, 0.2f, 0.2f);
+}
+
+static void join(arb_world* w, arb_body_id a, arb_body_id b) {
+  arb_joint_def jd = arb_default_joint_def();
+  jd.type = ARB_JOINT_DISTANCE;
+  jd.body_a = a;
+  jd.body_b = b;
+  assert_int_not_equal(arb_joint_create(w, &jd).index1, 0);
+}
+
+// Destroying a body wakes whatever a joint or spring ties to it. A dynamic body's partners
+// sleep in its island and wake with it; a static body's (here: posts in the air, touching
+// nothing) are found only through the constraints. The world scans its constraints only
+// for a body slot one of them may name (a count per slot, built on demand), so the counts
+// must follow creations, releases and reused slots.
+static void test_destroyed_body_wakes_its_constraint_partners(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  arb_body_id lone = post(w, -20.0f), a = post(w, -10.0f), b = rest_box(w, -7.0f);
+  arb_body_id d = rest_box(w, 5.0f), e = rest_box(w, 8.0f), f = post(w, 2.0f);
+  join(w, b, a);
+  arb_spring_def sd = arb_default_spring_def();
+  sd.body_a = d;
+  sd.body_b = f;
+  sd.rest_length = 3.0f;
+  sd.stiffness = 10.0f;
+  arb_extra_id spring = arb_spring_create(w, &sd);
+  assert_int_not_equal(spring.index1, 0);
+  assert_true(step_until_asleep(w, 120) > 0);
+
+  // No constraint names it: nothing wakes (the counts are built here).
+  assert_int_equal(arb_body_destroy(w, lone), 0);
+  assert_int_equal(arb_world_get_counters(w).awake_body_count, 0);
+  // A new post takes the lone one's slot, joined to e after the counts were built.
+  arb_body_id g = post(w, 11.0f);
+  assert_int_equal(g.index1, lone.index1);
+  join(w, e, g);
+  assert_true(step_until_asleep(w, 120) > 0);
+  assert_int_equal(arb_body_destroy(w, g), 0);
+  assert_true(arb_body_is_awake(w, e));
+  assert_false(arb_body_is_awake(w, b) || arb_body_is_awake(w, d));
+  assert_true(step_until_asleep(w, 120) > 0);
+
+  // The joint b-a names a: b wakes; the others sleep on.
+  assert_int_equal(arb_body_destroy(w, a), 0);
+  assert_true(arb_body_is_awake(w, b));
+  assert_false(arb_body_is_awake(w, d) || arb_body_is_awake(w, e));
+  assert_true(step_until_asleep(w, 120) > 0);
+
+  // The spring released, nothing names f: destroying it wakes nobody.
+  assert_int_equal(arb_spring_destroy(w, spring), 0);
+  assert_true(step_until_asleep(w, 120) > 0);
+  assert_int_equal(arb_body_destroy(w, f), 0);
+  assert_int_equal(arb_world_get_counters(w).awake_body_count, 0);
+  arb_world_destroy(w);
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(test_pile_falls_asleep_and_costs_nothing),
               cmocka_unit_test(test_ball_wakes_exactly_the_island_it_hits),
-              cmocka_unit_test(test_wake_causes), cmocka_unit_test(test_sleep_settings),
+              cmocka_unit_test(test_wake_causes),
+              cmocka_unit_test(test_destroyed_body_wakes_its_constraint_partners),
+              cmocka_unit_test(test_sleep_settings),
               cmocka_unit_test(test_sleep_survives_save_restore),
               cmocka_unit_test(test_inconsistent_sleep_image_refused))
