@@ -315,7 +315,7 @@ static arb_manifold arb__collide_pair(const arb__contact* c, const arb__body* a,
 // (about the centre of mass, radius max_extent, which holds every shape) are apart by more
 // than the margin and the linear slop. The shapes are then farther apart than the margin,
 // and the collide functions would find no point (the slop covers their rounding;
-// tests/unit/test_manifold_reach.c checks this for every convex pair of kinds); this
+// tests/unit/test_manifold_reach.c checks this for every pair of kinds, chains too); this
 // answers without them. Most contacts a fast body's stretched proxy makes (continuous
 // collision) are of this kind.
 static bool arb__out_of_reach(const arb__body* a, const arb__body* b, float margin) {

@@ -1,9 +1,9 @@
 // The premise of the narrow phase's out-of-reach test (shared/src/contact.c,
 // arb__out_of_reach): two shapes farther apart than the speculative margin plus
-// ARB_LINEAR_SLOP get no manifold points from the collide functions, for every convex pair
-// of shape kinds and any margin a world uses (continuous collision widens it up to metres).
-// The world skips the collide call for such pairs, so if a collide function could report
-// a point there, skipping it would change results. Distances are GJK's
+// ARB_LINEAR_SLOP get no manifold points from the collide functions, for every pair of
+// shape kinds (chains included) and any margin a world uses (continuous collision widens it
+// up to metres). The world skips the collide call for such pairs, so if a collide function
+// could report a point there, skipping it would change results. Distances are GJK's
 // (arb_shape_distance); poses are drawn so that most pairs lie near the reach.
 #include <math.h>
 #include <setjmp.h>
@@ -139,4 +139,55 @@ static void test_no_points_beyond_reach(void** state) {
   assert_true(near_reach > 1000);    // and the edge of the reach, where a point could hide
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_no_points_beyond_reach))
+// The same for chains (a world's chain collides link by link; NULL: no link tree, every
+// link's box is tested) against the three kinds a chain collides with. The distance is the
+// nearest link's.
+static void test_no_chain_points_beyond_reach(void** state) {
+  (void)state;
+  int near_reach = 0, with_points = 0;
+  for (int iter = 0; iter < 100000; ++iter) {
+    arb_vec2 pts[6];
+    int n = 2 + (int)rnd(0.0f, 5.0f);
+    if (n > 6) n = 6;
+    pts[0] = arb_v2(rnd(-3.0f, 3.0f), rnd(-3.0f, 3.0f));
+    for (int i = 1; i < n; ++i)
+      pts[i] = arb_add(pts[i - 1], arb_v2(rnd(0.3f, 2.0f), rnd(-1.5f, 1.5f)));
+    arb_chain chain = {pts, n, n >= 3 && rnd(0.0f, 1.0f) < 0.3f};
+    int kb = (int)rnd(0.0f, 3.0f);
+    shape b = random_shape(kb == 0 ? CIRCLE : kb == 1 ? POLYGON : CAPSULE);
+    float margin = rnd(0.0f, 1.0f) < 0.3f ? ARB_SPECULATIVE_DISTANCE : rnd(0.02f, 2.0f);
+    float bx = rnd(-1000.0f, 1000.0f), by = rnd(-1000.0f, 1000.0f);
+    arb_transform xa = {{bx, by}, arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    float extent = 0.0f;
+    for (int i = 0; i < n; ++i) extent = fmaxf(extent, arb_length(pts[i]));
+    float dir = rnd(-4.0f, 4.0f), len = rnd(0.0f, extent + b.extent + margin + 0.5f);
+    arb_transform xb = {{bx + len * arb_cos(dir), by + len * arb_sin(dir)},
+                        arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    arb_manifold m;
+    if (b.kind == CIRCLE)
+      m = arb__collide_chain_and_circle(&chain, NULL, xa, &b.circle, xb, margin);
+    else if (b.kind == POLYGON)
+      m = arb__collide_chain_and_polygon(&chain, NULL, xa, &b.polygon, xb, margin);
+    else
+      m = arb__collide_chain_and_capsule(&chain, NULL, xa, &b.capsule, xb, margin);
+    float d = 1.0e30f;
+    int links = chain.loop ? n : n - 1;
+    for (int i = 0; i < links; ++i) {
+      arb_segment link = {pts[i], pts[(i + 1) % n]};
+      arb_shape_proxy lp = arb_make_segment_proxy(&link);
+      d = fminf(d, arb_shape_distance(&lp, xa, &b.proxy, xb).distance);
+    }
+    with_points += m.point_count > 0;
+    if (d <= margin + ARB_LINEAR_SLOP) continue;
+    near_reach += d <= margin + ARB_LINEAR_SLOP + 0.05f;
+    if (m.point_count != 0)
+      fail_msg("chain and kind %d, margin %.9g: %d points at distance %.9g", b.kind, (double)margin,
+               m.point_count, (double)d);
+  }
+  print_message("chain pairs with points %d, just beyond reach %d\n", with_points, near_reach);
+  assert_true(with_points > 10000);
+  assert_true(near_reach > 500);
+}
+
+ARB_TEST_MAIN(cmocka_unit_test(test_no_points_beyond_reach),
+              cmocka_unit_test(test_no_chain_points_beyond_reach))
