@@ -84,59 +84,81 @@ static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, ar
                             float margin) {
   static const int rank[KINDS] = {[SEGMENT] = 0, [POLYGON] = 1, [CAPSULE] = 2, [CIRCLE] = 3};
   if (rank[a->kind] > rank[b->kind]) return collide(b, xb, a, xa, margin);
-  switch (a->kind * KINDS + b->kind) {
-    case SEGMENT* KINDS + CIRCLE:
+#define PAIR(ka, kb) ((ka)*KINDS + (kb))
+  switch (PAIR(a->kind, b->kind)) {
+    case PAIR(SEGMENT, CIRCLE):
       return arb__collide_segment_and_circle(&a->segment, xa, &b->circle, xb, margin);
-    case SEGMENT* KINDS + POLYGON:
+    case PAIR(SEGMENT, POLYGON):
       return arb__collide_segment_and_polygon(&a->segment, xa, &b->polygon, xb, margin);
-    case SEGMENT* KINDS + CAPSULE:
+    case PAIR(SEGMENT, CAPSULE):
       return arb__collide_segment_and_capsule(&a->segment, xa, &b->capsule, xb, margin);
-    case CAPSULE* KINDS + CAPSULE:
+    case PAIR(CAPSULE, CAPSULE):
       return arb__collide_capsules(&a->capsule, xa, &b->capsule, xb, margin);
-    case CAPSULE* KINDS + CIRCLE:
+    case PAIR(CAPSULE, CIRCLE):
       return arb__collide_capsule_and_circle(&a->capsule, xa, &b->circle, xb, margin);
-    case POLYGON* KINDS + POLYGON:
+    case PAIR(POLYGON, POLYGON):
       return arb__collide_polygons(&a->polygon, xa, &b->polygon, xb, margin);
-    case POLYGON* KINDS + CAPSULE:
+    case PAIR(POLYGON, CAPSULE):
       return arb__collide_polygon_and_capsule(&a->polygon, xa, &b->capsule, xb, margin);
-    case POLYGON* KINDS + CIRCLE:
+    case PAIR(POLYGON, CIRCLE):
       return arb__collide_polygon_and_circle(&a->polygon, xa, &b->circle, xb, margin);
-    case CIRCLE* KINDS + CIRCLE:
+    case PAIR(CIRCLE, CIRCLE):
       return arb__collide_circles(&a->circle, xa, &b->circle, xb, margin);
     default:  // segment-segment has no collide function (two static shapes)
       return arb__empty_manifold();
   }
+#undef PAIR
+}
+
+// Margins from the fixed speculative distance to what a body at 120 m/s adds in a step.
+static float random_margin(void) {
+  return rnd(0.0f, 1.0f) < 0.3f ? ARB_SPECULATIVE_DISTANCE : rnd(0.02f, 2.0f);
+}
+
+// A somewhere far from the origin, B at a random direction and distance up to `reach`
+// (the sum of the extents and the margin) and half a metre beyond, both turned at random.
+static void random_poses(float reach, arb_transform* xa, arb_transform* xb) {
+  float bx = rnd(-1000.0f, 1000.0f), by = rnd(-1000.0f, 1000.0f);
+  *xa = (arb_transform){{bx, by}, arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+  float dir = rnd(-4.0f, 4.0f), len = rnd(0.0f, reach + 0.5f);
+  *xb = (arb_transform){{bx + len * arb_cos(dir), by + len * arb_sin(dir)},
+                        arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+}
+
+typedef struct tally {
+  int with_points;  // pairs the collide function gave a point
+  int near_reach;   // pairs within 5 cm beyond the reach, where a point could hide
+} tally;
+
+// Counts a pair at GJK distance d; true when m has a point although d is beyond the reach.
+static bool point_beyond_reach(tally* t, const arb_manifold* m, float d, float margin) {
+  t->with_points += m->point_count > 0;
+  if (d <= margin + ARB_LINEAR_SLOP) return false;
+  t->near_reach += d <= margin + ARB_LINEAR_SLOP + 0.05f;
+  return m->point_count != 0;
 }
 
 static void test_no_points_beyond_reach(void** state) {
   (void)state;
-  int near_reach = 0, with_points = 0;
+  tally t = {0, 0};
   for (int iter = 0; iter < 200000; ++iter) {
     int ka = (int)rnd(0.0f, (float)KINDS), kb = (int)rnd(0.0f, (float)KINDS);
     if (ka >= KINDS) ka = KINDS - 1;
     if (kb >= KINDS) kb = KINDS - 1;
     if (ka == SEGMENT && kb == SEGMENT) continue;
     shape a = random_shape(ka), b = random_shape(kb);
-    // Margins from the fixed speculative distance to what a body at 120 m/s adds in a step.
-    float margin = rnd(0.0f, 1.0f) < 0.3f ? ARB_SPECULATIVE_DISTANCE : rnd(0.02f, 2.0f);
-    float bx = rnd(-1000.0f, 1000.0f), by = rnd(-1000.0f, 1000.0f);
-    arb_transform xa = {{bx, by}, arb_rot_from_angle(rnd(-4.0f, 4.0f))};
-    float reach = a.extent + b.extent + margin;
-    float dir = rnd(-4.0f, 4.0f), len = rnd(0.0f, reach + 0.5f);
-    arb_transform xb = {{bx + len * arb_cos(dir), by + len * arb_sin(dir)},
-                        arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    float margin = random_margin();
+    arb_transform xa, xb;
+    random_poses(a.extent + b.extent + margin, &xa, &xb);
     arb_manifold m = collide(&a, xa, &b, xb, margin);
     float d = arb_shape_distance(&a.proxy, xa, &b.proxy, xb).distance;
-    with_points += m.point_count > 0;
-    if (d <= margin + ARB_LINEAR_SLOP) continue;
-    near_reach += d <= margin + ARB_LINEAR_SLOP + 0.05f;
-    if (m.point_count != 0)
+    if (point_beyond_reach(&t, &m, d, margin))
       fail_msg("kinds %d, %d, margin %.9g: %d points at distance %.9g (separation %.9g)", ka, kb,
                (double)margin, m.point_count, (double)d, (double)m.points[0].separation);
   }
-  print_message("pairs with points %d, pairs just beyond reach %d\n", with_points, near_reach);
-  assert_true(with_points > 20000);  // the sampling reaches the collide functions' points
-  assert_true(near_reach > 1000);    // and the edge of the reach, where a point could hide
+  print_message("pairs with points %d, pairs just beyond reach %d\n", t.with_points, t.near_reach);
+  assert_true(t.with_points > 20000);  // the sampling reaches the collide functions' points
+  assert_true(t.near_reach > 1000);    // and the edge of the reach, where a point could hide
 }
 
 // The same for chains (a world's chain collides link by link; NULL: no link tree, every
@@ -144,7 +166,7 @@ static void test_no_points_beyond_reach(void** state) {
 // nearest link's.
 static void test_no_chain_points_beyond_reach(void** state) {
   (void)state;
-  int near_reach = 0, with_points = 0;
+  tally t = {0, 0};
   for (int iter = 0; iter < 100000; ++iter) {
     arb_vec2 pts[6];
     int n = 2 + (int)rnd(0.0f, 5.0f);
@@ -155,14 +177,11 @@ static void test_no_chain_points_beyond_reach(void** state) {
     arb_chain chain = {pts, n, n >= 3 && rnd(0.0f, 1.0f) < 0.3f};
     int kb = (int)rnd(0.0f, 3.0f);
     shape b = random_shape(kb == 0 ? CIRCLE : kb == 1 ? POLYGON : CAPSULE);
-    float margin = rnd(0.0f, 1.0f) < 0.3f ? ARB_SPECULATIVE_DISTANCE : rnd(0.02f, 2.0f);
-    float bx = rnd(-1000.0f, 1000.0f), by = rnd(-1000.0f, 1000.0f);
-    arb_transform xa = {{bx, by}, arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    float margin = random_margin();
     float extent = 0.0f;
     for (int i = 0; i < n; ++i) extent = fmaxf(extent, arb_length(pts[i]));
-    float dir = rnd(-4.0f, 4.0f), len = rnd(0.0f, extent + b.extent + margin + 0.5f);
-    arb_transform xb = {{bx + len * arb_cos(dir), by + len * arb_sin(dir)},
-                        arb_rot_from_angle(rnd(-4.0f, 4.0f))};
+    arb_transform xa, xb;
+    random_poses(extent + b.extent + margin, &xa, &xb);
     arb_manifold m;
     if (b.kind == CIRCLE)
       m = arb__collide_chain_and_circle(&chain, NULL, xa, &b.circle, xb, margin);
@@ -177,16 +196,13 @@ static void test_no_chain_points_beyond_reach(void** state) {
       arb_shape_proxy lp = arb_make_segment_proxy(&link);
       d = fminf(d, arb_shape_distance(&lp, xa, &b.proxy, xb).distance);
     }
-    with_points += m.point_count > 0;
-    if (d <= margin + ARB_LINEAR_SLOP) continue;
-    near_reach += d <= margin + ARB_LINEAR_SLOP + 0.05f;
-    if (m.point_count != 0)
+    if (point_beyond_reach(&t, &m, d, margin))
       fail_msg("chain and kind %d, margin %.9g: %d points at distance %.9g", b.kind, (double)margin,
                m.point_count, (double)d);
   }
-  print_message("chain pairs with points %d, just beyond reach %d\n", with_points, near_reach);
-  assert_true(with_points > 10000);
-  assert_true(near_reach > 500);
+  print_message("chain pairs with points %d, just beyond reach %d\n", t.with_points, t.near_reach);
+  assert_true(t.with_points > 10000);
+  assert_true(t.near_reach > 500);
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_no_points_beyond_reach),
