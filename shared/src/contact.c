@@ -522,6 +522,12 @@ typedef struct arb__collide_job {
   float dt;
 } arb__collide_job;
 
+// Whether arb__request_wake has a body to wake for contact c.
+static bool arb__has_sleeper(const arb_world* w, const arb__contact* c) {
+  return (w->bodies[c->body_a].sleeping && w->sims[c->body_a].type == ARB_BODY_DYNAMIC) ||
+         (w->bodies[c->body_b].sleeping && w->sims[c->body_b].type == ARB_BODY_DYNAMIC);
+}
+
 static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float dt) {
   bool recycled = false;
   if (!arb__collide_one(w, i, dt, &recycled)) return ARB__COLLIDE_ACT;
@@ -529,7 +535,10 @@ static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float d
   bool touching = arb__manifold_touching(&c->manifold);
   bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
   // Any point is solved, so any point wakes (the solver must not move a sleeping body).
-  bool act = touching != was || (awake_list && (c->manifold.point_count > 0 || was));
+  // Nothing falls asleep during the narrow phase, so a pair with no sleeper now has none
+  // when arb__collide acts on it, and is not visited again.
+  bool wake = awake_list && (c->manifold.point_count > 0 || was) && arb__has_sleeper(w, c);
+  bool act = touching != was || wake;
   return (uint8_t)(ARB__COLLIDE_OVERLAP | (touching ? ARB__COLLIDE_TOUCHING : 0) |
                    (act ? ARB__COLLIDE_ACT : 0) | (recycled ? ARB__COLLIDE_RECYCLED : 0));
 }

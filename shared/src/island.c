@@ -201,27 +201,46 @@ static uint64_t* arb__slot_bits(arb_world* w, const int32_t* list, int n) {
   return bits;
 }
 
-// With most bodies awake, the contacts are read in index order instead: a bit per body
-// says which are in the awake list, and a contact is marked when either of its bodies
-// is. The same contacts as the edge walk below (those with an end in the list), read in
-// memory order rather than along the edge lists, one cache miss after another.
-// False when there is no room for the bits (then the caller walks the edges).
-static bool arb__mark_contacts_of_awake(arb_world* w, uint64_t* marked) {
+// Marks the contacts with an awake end, walking the edge lists of the awake bodies (a
+// contact of two awake bodies is marked twice, which is the same).
+static void arb__mark_contacts_of_awake(arb_world* w, uint64_t* marked) {
+  for (int k = 0; k < w->awake_count; ++k) {
+    int i = w->awake_bodies[k];
+    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+      int c = e >> 1;
+      marked[c >> 6] |= (uint64_t)1 << (c & 63);
+    }
+  }
+}
+
+// The same marks from the other side, for a world with few bodies asleep: a contact has no
+// awake end only when both are asleep or static, and never two static ends, so walking the
+// sleeping bodies' edge lists finds every such contact; every other one is marked. The
+// awake list is exact here (just refreshed), so a slot outside it that is neither free nor
+// static is asleep. False when there is no room for the bits (then walk the awake bodies).
+static bool arb__mark_contacts_not_asleep(arb_world* w, uint64_t* marked, int words) {
   uint64_t* awake = arb__slot_bits(w, w->awake_bodies, w->awake_count);
   if (!awake) return false;
-  for (int c = 0; c < w->contact_count; ++c) {
-    int a = w->contacts[c].body_a, b = w->contacts[c].body_b;
-    uint64_t hit = ((awake[a >> 6] >> (a & 63)) | (awake[b >> 6] >> (b & 63))) & 1u;
-    marked[c >> 6] |= hit << (c & 63);
+  int found = 0;
+  for (int i = 0; i < w->body_slots && found < w->sleeping_count; ++i) {
+    if ((awake[i >> 6] >> (i & 63)) & 1u) continue;
+    if (w->sims[i].type < 0 || w->sims[i].type == ARB_BODY_STATIC) continue;
+    found += 1;
+    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+      int c = e >> 1, other = (e & 1) == 0 ? w->contacts[c].body_b : w->contacts[c].body_a;
+      if (!((awake[other >> 6] >> (other & 63)) & 1u)) marked[c >> 6] |= (uint64_t)1 << (c & 63);
+    }
   }
   arb__stack_free(w, awake);
+  for (int k = 0; k < words; ++k) marked[k] = ~marked[k];
+  int tail = w->contact_count & 63;  // no mark past the last contact
+  if (tail != 0) marked[words - 1] &= ((uint64_t)1 << tail) - 1;
   return true;
 }
 
-// The contacts of the awake bodies, ascending: each awake body's edges mark their contact
-// in a bitmap over the contact indices (a contact of two awake bodies is marked twice, which
-// is the same), and the bitmap is read out in order. No sort and no look at the other body.
-// With most bodies awake, the contact array is scanned instead (above): the same bits.
+// The contacts of the awake bodies, ascending: a bitmap over the contact indices, marked
+// from whichever side has fewer bodies (the awake ones, or the sleeping ones and the
+// complement), read out in order. No sort, and no pass over the whole contact array.
 void arb__collect_awake_contacts(arb_world* w) {
   w->awake_contact_count = 0;
   w->awake_contacts_of = w->contact_count;
@@ -247,14 +266,8 @@ void arb__collect_awake_contacts(arb_world* w) {
     return;
   }
   memset(marked, 0, (size_t)words * sizeof *marked);
-  if (2 * w->awake_count <= w->body_count || !arb__mark_contacts_of_awake(w, marked)) {
-    for (int k = 0; k < w->awake_count; ++k) {
-      int i = w->awake_bodies[k];
-      for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
-        int c = e >> 1;
-        marked[c >> 6] |= (uint64_t)1 << (c & 63);
-      }
-    }
+  if (w->sleeping_count >= w->awake_count || !arb__mark_contacts_not_asleep(w, marked, words)) {
+    arb__mark_contacts_of_awake(w, marked);
   }
   int n = 0;
   for (int k = 0; k < words; ++k) {
