@@ -66,6 +66,20 @@ typedef struct arb__jrun {
   arb_vec2 step_impulse;
 } arb__jrun;
 
+// A revolute joint with a limit, motor or spring (ARB__JRUN_REVOLUTE) as its rows read it,
+// beside its arb__jrun (same index): the parameters, what prepare can work out
+// once per step (the angular row's mass, the spring's softness, the motor's impulse cap)
+// and the rows' accumulated impulses, copied in at prepare and back at arb__joints_store.
+typedef struct arb__jrev {
+  float angular_mass;  // the angular row's (arb__angular_row)
+  // The spring's arb__make_softness at the substep, and the motor's cap: max_motor * h.
+  float spring_bias_rate, spring_mass_scale, spring_impulse_scale;
+  float motor_speed, max_motor_impulse;
+  float lower, upper, delta_angle;
+  float spring_impulse, motor_impulse, lower_impulse, upper_impulse;
+  uint8_t flags;  // the joint's ARB__JOINT_*
+} arb__jrev;
+
 typedef struct arb__particle {
   arb_vec2 p, prev;
   float inv_mass;  // 0 = pinned
@@ -121,6 +135,7 @@ typedef struct arb__extras {
   // The step's solvable joints in colour order, slot order within a colour (64-byte
   // aligned in jrun_mem, which also holds jrun_spare: prepare sorts into it and swaps).
   arb__jrun *jrun, *jrun_spare;
+  arb__jrev* jrev;  // per jrun entry of a revolute with rows (after colouring), in jrun_mem
   void* jrun_mem;
   int32_t *jrun_tag, *jrun_tag_spare;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
   int32_t* jrun_tag_mem;                // holds jrun_tag and jrun_tag_spare

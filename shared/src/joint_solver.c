@@ -14,7 +14,8 @@
 // masses, anchors, the point impulse) into one 64-byte arb__jrun, in colour order, so the
 // passes stream one array instead of the ~200-byte joints. A plain revolute (a pin: no
 // limit, motor or spring; most joints in chains, grids and cloths) is solved inline from
-// it; the other joints also read their parameters and row impulses from the joint.
+// it; a revolute with a limit, motor or spring reads its rows' parameters and impulses from
+// a packed copy beside its entry (arb__jrev); the other joints read theirs from the joint.
 #include <stdint.h>
 
 #include <arbiter/bits.h>
@@ -75,7 +76,7 @@ static int arb__jrun_kind(const arb__joint* j) {
 static bool arb__jrun_reserve(arb_world* w, arb__extras* x) {
   if (x->joint_slots <= x->jrun_cap) return true;
   const size_t cap = (size_t)x->joint_cap;
-  void* mem = arb__alloc(w, 2u * cap * sizeof(arb__jrun) + 64u);
+  void* mem = arb__alloc(w, 2u * cap * sizeof(arb__jrun) + cap * sizeof(arb__jrev) + 64u);
   int32_t* tag = arb__alloc(w, 2u * cap * sizeof *tag);
   uint8_t* bytes = arb__alloc(w, 2u * cap);
   if (!mem || !tag || !bytes) {
@@ -92,6 +93,7 @@ static bool arb__jrun_reserve(arb_world* w, arb__extras* x) {
   // the array; nothing is ordered or computed from it.
   x->jrun = (arb__jrun*)(((uintptr_t)mem + 63u) & ~(uintptr_t)63u);  // DET-ALLOW (above)
   x->jrun_spare = x->jrun + cap;
+  x->jrev = (arb__jrev*)(x->jrun + 2u * cap);
   x->jrun_tag_mem = tag;
   x->jrun_tag = tag;
   x->jrun_tag_spare = tag + cap;
@@ -192,6 +194,8 @@ static void arb__jrun_frame(const arb_world* w, arb__joint* j, arb__jrun* r, int
   }
 }
 
+static void arb__jrev_fill(arb__jrev* v, const arb__jrun* r, const arb__joint* j, float h);
+
 void arb__joints_prepare(arb_world* w, float dt, float h) {
   arb__extras* x = w->extras;
   if (!x) return;
@@ -222,6 +226,11 @@ void arb__joints_prepare(arb_world* w, float dt, float h) {
     x->jrun_tag[x->jrun_count++] = i * 4 + arb__jrun_kind(j);
   }
   arb__color_joints(w, x);
+  for (int k = 0; k < x->jrun_count; ++k) {
+    if ((x->jrun_tag[k] & 3) == ARB__JRUN_REVOLUTE) {
+      arb__jrev_fill(&x->jrev[k], &x->jrun[k], &x->joints[x->jrun_tag[k] >> 2], h);
+    }
+  }
 }
 
 void arb__joints_store(arb_world* w) {
@@ -231,6 +240,13 @@ void arb__joints_store(arb_world* w) {
     arb__joint* j = &x->joints[x->jrun_tag[k] >> 2];
     j->impulse = x->jrun[k].impulse;
     j->step_impulse = x->jrun[k].step_impulse;
+    if ((x->jrun_tag[k] & 3) == ARB__JRUN_REVOLUTE) {
+      const arb__jrev* v = &x->jrev[k];
+      j->spring_impulse = v->spring_impulse;
+      j->motor_impulse = v->motor_impulse;
+      j->lower_impulse = v->lower_impulse;
+      j->upper_impulse = v->upper_impulse;
+    }
   }
 }
 
@@ -284,6 +300,25 @@ static arb__jrow arb__row(const arb__jrun* r, arb_vec2 n, float a1, float a2, fl
 
 static arb__jrow arb__angular_row(const arb__jrun* r) {
   return arb__row(r, arb_vec2_zero, 1.0f, 1.0f, 0.0f);
+}
+
+// What the rows of revolute j (with its arb__jrun r filled) read in the substeps.
+static void arb__jrev_fill(arb__jrev* v, const arb__jrun* r, const arb__joint* j, float h) {
+  v->angular_mass = arb__angular_row(r).mass;
+  arb__softness s = arb__make_softness(j->hertz, j->damping_ratio, h);
+  v->spring_bias_rate = s.bias_rate;
+  v->spring_mass_scale = s.mass_scale;
+  v->spring_impulse_scale = s.impulse_scale;
+  v->motor_speed = j->motor_speed;
+  v->max_motor_impulse = j->max_motor * h;
+  v->lower = j->lower;
+  v->upper = j->upper;
+  v->delta_angle = j->delta_angle;
+  v->spring_impulse = j->spring_impulse;
+  v->motor_impulse = j->motor_impulse;
+  v->lower_impulse = j->lower_impulse;
+  v->upper_impulse = j->upper_impulse;
+  v->flags = j->flags;
 }
 
 static arb__jrow arb__row_neg(arb__jrow r) {
@@ -465,16 +500,24 @@ static void arb__warm_start_joint(arb__jrun* r, const arb__joint* j, arb__jbody*
       arb__row_apply(r, &ang, A, B, prismatic ? r->impulse.y : j->motor_impulse);
       return;
     }
-    default: {  // point constraint plus an angular row
+    default: {  // weld, motor: point constraint plus an angular row; mouse: the point only
       arb__japply(r, A, B, ra, rb, r->impulse);
-      if (j->type == ARB_JOINT_MOUSE || (j->type == ARB_JOINT_REVOLUTE && j->flags == 0)) return;
+      if (j->type == ARB_JOINT_MOUSE) return;
       arb__jrow ang = arb__angular_row(r);
-      float angular = j->angular_impulse;
-      if (j->type == ARB_JOINT_REVOLUTE) angular = j->spring_impulse + j->motor_impulse + limits;
-      arb__row_apply(r, &ang, A, B, angular);
+      arb__row_apply(r, &ang, A, B, j->angular_impulse);
       return;
     }
   }
+}
+
+// The revolute's point constraint plus its rows' impulses on the angle, from the packed
+// copy (the pin is warm started inline).
+static void arb__warm_start_revolute(arb__jrun* r, const arb__jrev* v, arb__jbody* A,
+                                     arb__jbody* B) {
+  arb__japply(r, A, B, arb_rotate(A->dq, r->ra), arb_rotate(B->dq, r->rb), r->impulse);
+  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass};
+  float limits = v->lower_impulse - v->upper_impulse;
+  arb__row_apply(r, &ang, A, B, v->spring_impulse + v->motor_impulse + limits);
 }
 
 void arb__joints_warm_start(arb_world* w) {
@@ -487,6 +530,8 @@ void arb__joints_warm_start(arb_world* w) {
     arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
     if ((tag & 3) == ARB__JRUN_PIN) {
       arb__japply(r, &A, &B, arb_rotate(A.dq, r->ra), arb_rotate(B.dq, r->rb), r->impulse);
+    } else if ((tag & 3) == ARB__JRUN_REVOLUTE) {
+      arb__warm_start_revolute(r, &x->jrev[k], &A, &B);
     } else {
       arb__warm_start_joint(r, &x->joints[tag >> 2], &A, &B);
     }
@@ -497,20 +542,30 @@ void arb__joints_warm_start(arb_world* w) {
 
 // ---- solve, per type --------------------------------------------------------------------
 
-// The revolute's spring, motor and limit rows on the relative angle.
-static void arb__revolute_rows(const arb__extras* x, arb__jrun* r, arb__joint* j, arb__jbody* A,
-                               arb__jbody* B, float h, bool use_bias) {
-  arb__jrow ang = arb__angular_row(r);
-  if (j->flags & ARB__JOINT_SPRING) {
-    arb__softness s = arb__make_softness(j->hertz, j->damping_ratio, h);
-    arb__row_soft(r, &ang, A, B, arb__joint_angle(j, A, B), s, &j->spring_impulse);
+// A revolute with rows: the spring, the motor and the limits on the relative angle, then
+// the point constraint (the joints' usual order and arithmetic, from the packed copy). The
+// angle is taken once: the rows change velocities only, not the substep rotations it is
+// measured from.
+static void arb__solve_revolute(const arb__extras* x, arb__jrun* r, arb__jrev* v, arb__jbody* A,
+                                arb__jbody* B, float h, bool use_bias, arb__softness lock) {
+  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass};
+  float angle = 0.0f;
+  if (v->flags & (ARB__JOINT_SPRING | ARB__JOINT_LIMIT)) {
+    angle = v->delta_angle + arb__substep_angle(A->dq, B->dq);
   }
-  if (j->flags & ARB__JOINT_MOTOR) {
-    arb__row_motor(r, &ang, A, B, j->motor_speed, j->max_motor * h, &j->motor_impulse);
+  if (v->flags & ARB__JOINT_SPRING) {
+    arb__softness s = {v->spring_bias_rate, v->spring_mass_scale, v->spring_impulse_scale};
+    arb__row_soft(r, &ang, A, B, angle, s, &v->spring_impulse);
   }
-  if (j->flags & ARB__JOINT_LIMIT) {
-    arb__row_limits(x, r, j, &ang, A, B, arb__joint_angle(j, A, B), h, use_bias);
+  if (v->flags & ARB__JOINT_MOTOR) {
+    arb__row_motor(r, &ang, A, B, v->motor_speed, v->max_motor_impulse, &v->motor_impulse);
   }
+  if (v->flags & ARB__JOINT_LIMIT) {
+    arb__row_limit(x, r, &ang, A, B, angle - v->lower, h, use_bias, &v->lower_impulse);
+    arb__jrow up = arb__row_neg(ang);
+    arb__row_limit(x, r, &up, A, B, v->upper - angle, h, use_bias, &v->upper_impulse);
+  }
+  arb__point_soft(r, A, B, lock, 0.0f);
 }
 
 // The prismatic's perpendicular and angular rows as one 2x2 block: solved one after the
@@ -618,14 +673,10 @@ static void arb__solve_distance(const arb__extras* x, arb__jrun* r, arb__joint* 
   }
 }
 
-// Every joint but the pin (solved inline by arb__joints_solve).
+// Every joint but the revolute (the pin inline, the others by arb__solve_revolute).
 static void arb__solve_joint(const arb__extras* x, arb__jrun* r, arb__joint* j, arb__jbody* A,
                              arb__jbody* B, float h, bool use_bias) {
   switch ((arb_joint_type)j->type) {
-    case ARB_JOINT_REVOLUTE:
-      if (j->flags) arb__revolute_rows(x, r, j, A, B, h, use_bias);
-      arb__point_soft(r, A, B, arb__lock_softness(x, use_bias), 0.0f);
-      break;
     case ARB_JOINT_PRISMATIC:
     case ARB_JOINT_WHEEL:
       arb__solve_slider(x, r, j, A, B, h, use_bias);
@@ -656,6 +707,8 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
     arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
     if ((tag & 3) == ARB__JRUN_PIN) {
       arb__point_soft(r, &A, &B, lock, 0.0f);
+    } else if ((tag & 3) == ARB__JRUN_REVOLUTE) {
+      arb__solve_revolute(x, r, &x->jrev[k], &A, &B, h, use_bias, lock);
     } else {
       arb__solve_joint(x, r, &x->joints[tag >> 2], &A, &B, h, use_bias);
     }
