@@ -23,6 +23,11 @@
 #include "extras.h"
 #include "softness.h"
 
+// The rows and the point constraint run for every joint in every pass of every substep;
+// a call each costs about what the row does, and gcc does not inline them on its own
+// (callgrind, rain: 10 % fewer instructions per step inlined).
+#define ARB__ROW_INLINE static inline __attribute__((always_inline))
+
 // A body as the joint solver sees it: its live state, or a fixed stand-in.
 typedef struct arb__jbody {
   arb__body_state* st;  // NULL: fixed (world, static, stale)
@@ -328,12 +333,12 @@ static arb__jrow arb__row_neg(arb__jrow r) {
   return r;
 }
 
-static float arb__row_cdot(const arb__jrow* r, const arb__jbody* A, const arb__jbody* B) {
+ARB__ROW_INLINE float arb__row_cdot(const arb__jrow* r, const arb__jbody* A, const arb__jbody* B) {
   return arb_dot(r->n, arb_sub(B->v, A->v)) + r->a2 * B->w - r->a1 * A->w;
 }
 
-static void arb__row_apply(arb__jrun* r, const arb__jrow* row, arb__jbody* A, arb__jbody* B,
-                           float imp) {
+ARB__ROW_INLINE void arb__row_apply(arb__jrun* r, const arb__jrow* row, arb__jbody* A,
+                                    arb__jbody* B, float imp) {
   A->v = arb_mul_sub(A->v, r->ma * imp, row->n);
   A->w -= r->iA * imp * row->a1;
   B->v = arb_mul_add(B->v, r->mb * imp, row->n);
@@ -342,8 +347,8 @@ static void arb__row_apply(arb__jrun* r, const arb__jrow* row, arb__jbody* A, ar
 }
 
 // Soft row towards C = 0 (a lock with the joint softness, or a spring with its own).
-static void arb__row_soft(arb__jrun* r, const arb__jrow* row, arb__jbody* A, arb__jbody* B, float c,
-                          arb__softness s, float* acc) {
+ARB__ROW_INLINE void arb__row_soft(arb__jrun* r, const arb__jrow* row, arb__jbody* A, arb__jbody* B,
+                                   float c, arb__softness s, float* acc) {
   float imp = -s.mass_scale * row->mass * (arb__row_cdot(row, A, B) + s.bias_rate * c) -
               s.impulse_scale * *acc;
   *acc += imp;
@@ -351,8 +356,8 @@ static void arb__row_soft(arb__jrun* r, const arb__jrow* row, arb__jbody* A, arb
 }
 
 // Motor: drive the row's speed to `speed` with an accumulated impulse within +-max_impulse.
-static void arb__row_motor(arb__jrun* r, const arb__jrow* row, arb__jbody* A, arb__jbody* B,
-                           float speed, float max_impulse, float* acc) {
+ARB__ROW_INLINE void arb__row_motor(arb__jrun* r, const arb__jrow* row, arb__jbody* A,
+                                    arb__jbody* B, float speed, float max_impulse, float* acc) {
   float imp = -row->mass * (arb__row_cdot(row, A, B) - speed);
   float old = *acc;
   *acc = arb_clampf(old + imp, -max_impulse, max_impulse);
@@ -361,8 +366,9 @@ static void arb__row_motor(arb__jrun* r, const arb__jrow* row, arb__jbody* A, ar
 
 // One side of a limit: C >= 0 is allowed (approached speculatively at C / h), C < 0 is
 // pushed back with the joint softness; the accumulated impulse only pushes.
-static void arb__row_limit(const arb__extras* x, arb__jrun* r, const arb__jrow* row, arb__jbody* A,
-                           arb__jbody* B, float c, float h, bool use_bias, float* acc) {
+ARB__ROW_INLINE void arb__row_limit(const arb__extras* x, arb__jrun* r, const arb__jrow* row,
+                                    arb__jbody* A, arb__jbody* B, float c, float h, bool use_bias,
+                                    float* acc) {
   float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
   if (c > 0.0f) {
     bias = c / h;
@@ -455,8 +461,8 @@ static inline arb_vec2 arb__point_cdot(const arb__jbody* A, const arb__jbody* B,
 }
 
 // Soft point constraint; max_impulse > 0 caps the accumulated impulse's length.
-static inline void arb__point_soft(arb__jrun* r, arb__jbody* A, arb__jbody* B, arb__softness s,
-                                   float max_impulse) {
+ARB__ROW_INLINE void arb__point_soft(arb__jrun* r, arb__jbody* A, arb__jbody* B, arb__softness s,
+                                     float max_impulse) {
   arb_vec2 ra, rb, sol;
   arb_vec2 sep = arb__joint_delta(r, A, B, &ra, &rb);
   arb_vec2 bias = s.bias_rate != 0.0f ? arb_scale(s.bias_rate, sep) : arb_vec2_zero;
