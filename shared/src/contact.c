@@ -225,6 +225,10 @@ int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   if (w->contact_count == w->contact_capacity) {
     if (w->contact_capacity >= ARB__MAX_CONTACTS) return ARB_E_FULL;
     int cap = w->contact_capacity ? w->contact_capacity * 2 : 256;
+    // The briefs first: if the contacts cannot grow, a larger brief array does no harm.
+    arb__contact_brief* bs = arb__grow(w, w->contact_briefs, w->contact_count, cap, sizeof *bs);
+    if (!bs) return ARB_E_NOMEM;
+    w->contact_briefs = bs;
     arb__contact* cs = arb__grow(w, w->contacts, w->contact_count, cap, sizeof *cs);
     if (!cs) return ARB_E_NOMEM;
     w->contacts = cs;
@@ -256,6 +260,7 @@ int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   // restitution max(ra, rb) (a bouncy ball bounces on any floor).
   c->friction = sqrtf(pa->friction * pb->friction);
   c->restitution = arb_maxf(pa->restitution, pb->restitution);
+  w->contact_briefs[index] = (arb__contact_brief){a, b, 0, 0};
   w->contact_count += 1;
   arb__contact_link(w, index);
   return 0;
@@ -268,6 +273,7 @@ void arb__contact_destroy(arb_world* w, int index) {
   int last = w->contact_count - 1;
   if (index != last) {
     w->contacts[index] = w->contacts[last];
+    w->contact_briefs[index] = w->contact_briefs[last];
     arb__contact_relink(w, last, index);
     const arb__contact* m = &w->contacts[index];
     arb__map_set(&w->pair_map, arb__contact_key(m), index);
@@ -532,6 +538,7 @@ static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float d
   bool recycled = false;
   if (!arb__collide_one(w, i, dt, &recycled)) return ARB__COLLIDE_ACT;
   const arb__contact* c = &w->contacts[i];
+  w->contact_briefs[i].point_count = (uint8_t)c->manifold.point_count;
   bool touching = arb__manifold_touching(&c->manifold);
   bool was = (c->flags & ARB__CONTACT_TOUCHING) != 0;
   // Any point is solved, so any point wakes (the solver must not move a sleeping body).
@@ -584,9 +591,11 @@ void arb__collide(arb_world* w, float dt) {
     if (list && (c->manifold.point_count > 0 || was)) arb__request_wake(w, c);
     if (touching && !was) {
       c->flags |= ARB__CONTACT_TOUCHING;
+      w->contact_briefs[i].touching = 1;
       arb__push_event(w, true, c);
     } else if (!touching && was) {
       c->flags &= ~ARB__CONTACT_TOUCHING;
+      w->contact_briefs[i].touching = 0;
       arb__push_event(w, false, c);
     }
   }

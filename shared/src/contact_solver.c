@@ -191,8 +191,8 @@ typedef struct arb__color_end {
 #define ARB__NO_POINTS (-2)
 
 static arb__color_end arb__contact_ends(const arb_world* w, int ci) {
-  const arb__contact* c = &w->contacts[ci];
-  if (c->manifold.point_count == 0) return (arb__color_end){ARB__NO_POINTS, ARB__NO_POINTS};
+  const arb__contact_brief* c = &w->contact_briefs[ci];
+  if (c->point_count == 0) return (arb__color_end){ARB__NO_POINTS, ARB__NO_POINTS};
   int a = c->body_a, b = c->body_b;
   return (arb__color_end){w->sims[a].type != ARB_BODY_STATIC ? a : -1,
                           w->sims[b].type != ARB_BODY_STATIC ? b : -1};
@@ -233,7 +233,7 @@ static bool arb__color_contacts(arb_world* w, arb__solver* sv,
   }
   memset(masks, 0, (size_t)w->body_slots * sizeof *masks);
   // The colouring is sequential; what it reads of each contact is gathered first, by the
-  // worker threads, into 8 bytes per contact (the contacts are 128 bytes apart).
+  // worker threads, into 8 bytes per contact (from the 12-byte briefs).
   arb__color_end* ends = arb__stack_alloc(w, (size_t)ncontacts * sizeof *ends);
   if (ends) {
     arb__ends_job job = {w, list, ends};

@@ -347,17 +347,17 @@ static bool arb__island_member(const arb_world* w, const uint64_t* in_list, int 
          w->sims[i].type == ARB_BODY_DYNAMIC && !w->bodies[i].sleeping;
 }
 
-// The touching contacts as edges, read in contact order (most bodies awake: memory order
-// beats following the edge lists from contact to contact). The same edges as the walk in
-// arb__island_edges, in another order, which the partition and the minima do not see.
-// False when there is no room for the list's bits.
+// The touching contacts as edges, read in contact order from the briefs (most bodies
+// awake: memory order beats following the edge lists from contact to contact). The same
+// edges as the walk in arb__island_edges, in another order, which the partition and the
+// minima do not see. False when there is no room for the list's bits.
 static bool arb__island_contact_scan(arb_world* w, arb__island_build* ib, int n,
                                      const int32_t* list) {
   uint64_t* in_list = NULL;
   if (list && !(in_list = arb__slot_bits(w, list, n))) return false;
   for (int c = 0; c < w->contact_count; ++c) {
-    const arb__contact* ct = &w->contacts[c];
-    if (!(ct->flags & ARB__CONTACT_TOUCHING)) continue;
+    const arb__contact_brief* ct = &w->contact_briefs[c];
+    if (!ct->touching) continue;
     if (arb__island_member(w, in_list, ct->body_a)) arb__island_edge(w, ib, ct->body_a, ct->body_b);
     if (arb__island_member(w, in_list, ct->body_b)) arb__island_edge(w, ib, ct->body_b, ct->body_a);
   }

@@ -133,11 +133,16 @@ static int arb__check_slots(const arb__world_image* img) {
 typedef struct arb__derived {
   arb__pair_map map;
   arb__tree static_tree, dynamic_tree;
+  arb__contact_brief* briefs;  // the image's contact_capacity
 } arb__derived;
 
 static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__derived* d) {
+  d->briefs = arb__alloc(w, (size_t)img->contact_capacity * sizeof *d->briefs);
+  if (!d->briefs) return ARB_E_NOMEM;
   for (int i = 0; i < img->contact_count; ++i) {
     const arb__contact* c = &img->contacts[i];
+    d->briefs[i] = (arb__contact_brief){c->body_a, c->body_b, (uint8_t)c->manifold.point_count,
+                                        (c->flags & ARB__CONTACT_TOUCHING) ? 1 : 0};
     uint64_t key = arb__contact_key(c);
     if (arb__map_find(&d->map, key) != ARB__NULL) return ARB_E_CORRUPT;
     if (arb__map_insert(w, &d->map, key, i) != 0) return ARB_E_NOMEM;
@@ -159,6 +164,7 @@ static void arb__free_derived(arb_world* w, arb__derived* d) {
   arb__map_free(w, &d->map);
   arb__tree_free(w, &d->static_tree);
   arb__tree_free(w, &d->dynamic_tree);
+  arb__free(w, d->briefs);
 }
 
 // Replace the world's state with the checked image. Cannot fail.
@@ -168,7 +174,8 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   arb__free(w, w->states);
   arb__free(w, w->sims);
   arb__free(w, w->contacts);
-  arb__free_derived(w, &(arb__derived){w->pair_map, w->static_tree, w->dynamic_tree});
+  arb__free_derived(
+      w, &(arb__derived){w->pair_map, w->static_tree, w->dynamic_tree, w->contact_briefs});
   w->def = img->def;
   w->step_count = img->step_count;
   w->bodies = img->bodies;
@@ -179,6 +186,7 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->body_count = img->body_count;
   w->free_head = img->free_head;
   w->contacts = img->contacts;
+  w->contact_briefs = d->briefs;
   w->contact_count = img->contact_count;
   w->contact_capacity = img->contact_capacity;
   w->pair_map = d->map;

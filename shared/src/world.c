@@ -197,6 +197,7 @@ void arb_world_destroy(arb_world* w) {
   arb__free(w, w->sims);
   arb__hash_cache_free(w);
   arb__free(w, w->contacts);
+  arb__free(w, w->contact_briefs);
   arb__map_free(w, &w->pair_map);
   arb__tree_free(w, &w->static_tree);
   arb__tree_free(w, &w->dynamic_tree);

@@ -40,7 +40,7 @@ arb_add_test(test_broad_phase SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_broad_phase
 # exactly as 4 lanes do (reads shared/src/contact_lanes.h to choose the width).
 arb_add_test(test_solver_lanes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_solver_lanes.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)
-# The awake-contact list, marked from either side, against its definition (reads the
-# contact array in shared/src/world.h).
-arb_add_test(test_awake_contacts SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_awake_contacts.c
+# The awake-contact list (marked from either side) and the contact briefs against the
+# contact array they are kept beside (reads shared/src/world.h).
+arb_add_test(test_contact_lists SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_lists.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit TIMEOUT 120)

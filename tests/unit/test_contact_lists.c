@@ -1,9 +1,13 @@
-// The awake-contact list (shared/src/island.c, arb__collect_awake_contacts): with bodies
-// asleep, the narrow phase and the solver run over the contacts that have an awake end, in
-// ascending contact order. The list is marked from whichever side has fewer bodies (the
-// awake bodies' edges, or the sleeping bodies' edges and the complement), so each world
-// here is drawn with few bodies asleep and with most of them asleep, and after every step
-// the list is checked against the definition, read off the contact array.
+// What the step keeps beside the contact array, checked against it after every step of
+// random worlds (and after a restore in the middle of each):
+// - the awake-contact list (shared/src/island.c, arb__collect_awake_contacts): with bodies
+//   asleep, the narrow phase and the solver run over the contacts that have an awake end,
+//   in ascending contact order. The list is marked from whichever side has fewer bodies
+//   (the awake bodies' edges, or the sleeping bodies' edges and the complement), so each
+//   world is drawn with few bodies asleep and with most of them asleep;
+// - the contact briefs (shared/src/world.h, arb__contact_brief): each contact's bodies,
+//   point count and touching flag, which the island build and the solver's colouring read
+//   instead of the contacts.
 // cmocka.h needs these first
 // clang-format off
 #include <setjmp.h>
@@ -44,6 +48,17 @@ static void add_column(arb_world* w, uint32_t* rng, float x, int height, bool as
 // Whether contact c has an awake end (arb__body_awake: not static, not free, not asleep).
 static bool has_awake_end(const arb_world* w, const arb__contact* c) {
   return arb__body_awake(w, c->body_a) || arb__body_awake(w, c->body_b);
+}
+
+static void check_briefs(const arb_world* w) {
+  for (int c = 0; c < w->contact_count; ++c) {
+    const arb__contact* ct = &w->contacts[c];
+    const arb__contact_brief* b = &w->contact_briefs[c];
+    assert_int_equal(b->body_a, ct->body_a);
+    assert_int_equal(b->body_b, ct->body_b);
+    assert_int_equal(b->point_count, ct->manifold.point_count);
+    assert_int_equal(b->touching, (ct->flags & ARB__CONTACT_TOUCHING) ? 1 : 0);
+  }
 }
 
 // Collects the list now and checks it against the contact array; returns its length.
@@ -89,14 +104,22 @@ static void run_world(uint32_t seed, int columns, int asleep_per_8, int* few_asl
       }
     }
     arb_world_step(w, DT);
+    check_briefs(w);
     check_list(w);
+    if (step == 75) {  // the briefs are rebuilt from the image
+      int size = 0;
+      uint8_t* image = wt_save(w, &size);
+      assert_int_equal(arb_world_restore(w, image, size), 0);
+      free(image);
+      check_briefs(w);
+    }
     if (w->sleeping_count > 0 && w->sleeping_count < w->awake_count) *few_asleep += 1;
     if (w->sleeping_count > 0 && w->sleeping_count >= w->awake_count) *most_asleep += 1;
   }
   arb_world_destroy(w);
 }
 
-static void test_list_is_the_contacts_with_an_awake_end(void** state) {
+static void test_lists_match_the_contacts(void** state) {
   (void)state;
   int few = 0, most = 0;
   for (uint32_t seed = 1; seed <= 12; ++seed) {
@@ -108,4 +131,4 @@ static void test_list_is_the_contacts_with_an_awake_end(void** state) {
   assert_true(most > 100);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_list_is_the_contacts_with_an_awake_end))
+ARB_TEST_MAIN(cmocka_unit_test(test_lists_match_the_contacts))
