@@ -21,12 +21,12 @@
 // (162 bytes); a slot that does not fit (none can) is simply not cached.
 #define ARB__HASH_ENTRY_MAX 288
 
-// The hashed fields of an arb__body after its first shape and before user data
-// (xf ... fat_aabb).
+// The fields of an arb__body from xf to user data (xf ... inertia; max_extent among them,
+// which the generation fixes like the shape).
 #define ARB__HEAD_START offsetof(arb__body, xf)
 #define ARB__HEAD_BYTES (offsetof(arb__body, user_data) - ARB__HEAD_START)
-_Static_assert(offsetof(arb__body, shape) == 0 && offsetof(arb__body, xf) >= sizeof(arb_shape_def),
-               "the first shape leads the body");
+_Static_assert(offsetof(arb__body, shape) >= offsetof(arb__body, user_data),
+               "the first shape is not in the block");
 
 typedef struct arb__hash_entry {
   uint8_t head[ARB__HEAD_BYTES];

@@ -142,14 +142,18 @@ typedef struct arb__body_sim {
 } arb__body_sim;
 
 typedef struct arb__body {
-  arb_shape_def shape;    // the first (often the only) shape; see arb__body_shape
+  // What the narrow phase reads of both bodies of every contact it updates (the fat box,
+  // and for recycling and the reach test the pose, centre and extent) leads, in 44 bytes:
+  // with the 150-byte first shape in front of them they spread over three cache lines.
+  // hash_cache.c keeps xf ... inertia as one block.
   arb_transform xf;       // body origin
   arb_vec2 center;        // world centre of mass
+  arb_aabb fat_aabb;      // broad-phase proxy box (state: decides contact lifetime)
+  float max_extent;       // farthest shape point from the centre of mass (from the shape)
   arb_vec2 local_center;  // centre of mass in the body frame
   arb_vec2 force;
   float torque;
   float mass, inertia;  // inertia about the centre of mass
-  arb_aabb fat_aabb;    // broad-phase proxy box (state: decides contact lifetime)
   uint64_t user_data;
   uint32_t generation;
   int32_t next_free;     // free-list link when the slot is unused
@@ -170,7 +174,6 @@ typedef struct arb__body {
   uint8_t pairs_checked;
   float sleep_threshold;  // m/s of the farthest point
   float sleep_time;       // seconds below the threshold (>= ARB_TIME_TO_SLEEP while asleep)
-  float max_extent;       // farthest shape point from the centre of mass (from the shape)
   int32_t island_head;    // asleep: lowest slot of its sleeping island; else -1
   int32_t island_next;    // asleep: next slot of the island (ascending), or -1
   // Derived from the shape and local centre (not state; set at creation and restore):
@@ -180,6 +183,7 @@ typedef struct arb__body {
   // Shapes 1..shape_count-1 of a compound body (world-owned, never changed after
   // creation); NULL for a body with one shape.
   arb_shape_def* more_shapes;
+  arb_shape_def shape;  // the first (often the only) shape; see arb__body_shape
 } arb__body;
 
 /// Shape i (0..shape_count-1) of a body, in its body frame.
