@@ -143,9 +143,9 @@ typedef struct arb__body_sim {
 
 typedef struct arb__body {
   // What the narrow phase reads of both bodies of every contact it updates (the fat box,
-  // and for recycling and the reach test the pose, centre and extent) leads, in 44 bytes:
-  // with the 150-byte first shape in front of them they spread over three cache lines.
-  // hash_cache.c keeps xf ... inertia as one block.
+  // and for recycling and the reach test the pose, centre and extent) leads, in 44 bytes,
+  // one or two cache lines; the 150-byte first shape comes last. hash_cache.c keeps
+  // xf ... inertia as one block.
   arb_transform xf;       // body origin
   arb_vec2 center;        // world centre of mass
   arb_aabb fat_aabb;      // broad-phase proxy box (state: decides contact lifetime)
