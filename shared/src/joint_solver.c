@@ -383,11 +383,22 @@ ARB__ROW_INLINE void arb__row_limit(const arb__extras* x, arb__jrun* r, const ar
   arb__row_apply(r, row, A, B, *acc - old);
 }
 
-static void arb__row_limits(const arb__extras* x, arb__jrun* r, arb__joint* j, const arb__jrow* row,
-                            arb__jbody* A, arb__jbody* B, float position, float h, bool use_bias) {
-  arb__row_limit(x, r, row, A, B, position - j->lower, h, use_bias, &j->lower_impulse);
+// Both sides of a limit [lower, upper] on the row's position, each with its impulse.
+ARB__ROW_INLINE void arb__row_limits(const arb__extras* x, arb__jrun* r, const arb__jrow* row,
+                                     arb__jbody* A, arb__jbody* B, float position, float h,
+                                     bool use_bias, float lower, float upper, float* lower_impulse,
+                                     float* upper_impulse) {
+  arb__row_limit(x, r, row, A, B, position - lower, h, use_bias, lower_impulse);
   arb__jrow up = arb__row_neg(*row);
-  arb__row_limit(x, r, &up, A, B, j->upper - position, h, use_bias, &j->upper_impulse);
+  arb__row_limit(x, r, &up, A, B, upper - position, h, use_bias, upper_impulse);
+}
+
+// The same with the joint's limit and impulses.
+static void arb__joint_limits(const arb__extras* x, arb__jrun* r, arb__joint* j,
+                              const arb__jrow* row, arb__jbody* A, arb__jbody* B, float position,
+                              float h, bool use_bias) {
+  arb__row_limits(x, r, row, A, B, position, h, use_bias, j->lower, j->upper, &j->lower_impulse,
+                  &j->upper_impulse);
 }
 
 static arb__softness arb__lock_softness(const arb__extras* x, bool use_bias) {
@@ -567,9 +578,8 @@ static void arb__solve_revolute(const arb__extras* x, arb__jrun* r, arb__jrev* v
     arb__row_motor(r, &ang, A, B, v->motor_speed, v->max_motor_impulse, &v->motor_impulse);
   }
   if (v->flags & ARB__JOINT_LIMIT) {
-    arb__row_limit(x, r, &ang, A, B, angle - v->lower, h, use_bias, &v->lower_impulse);
-    arb__jrow up = arb__row_neg(ang);
-    arb__row_limit(x, r, &up, A, B, v->upper - angle, h, use_bias, &v->upper_impulse);
+    arb__row_limits(x, r, &ang, A, B, angle, h, use_bias, v->lower, v->upper, &v->lower_impulse,
+                    &v->upper_impulse);
   }
   arb__point_soft(r, A, B, lock, 0.0f);
 }
@@ -616,7 +626,7 @@ static void arb__solve_slider(const arb__extras* x, arb__jrun* r, arb__joint* j,
   }
   if (j->flags & ARB__JOINT_LIMIT) {
     ax = arb__axis_row(r, A, B, j->axis, &t);
-    arb__row_limits(x, r, j, &ax, A, B, t, h, use_bias);
+    arb__joint_limits(x, r, j, &ax, A, B, t, h, use_bias);
   }
   arb__softness lock = arb__lock_softness(x, use_bias);
   float c;
@@ -675,7 +685,7 @@ static void arb__solve_distance(const arb__extras* x, arb__jrun* r, arb__joint* 
   }
   if (rope) {
     arb__jrow row = arb__row(r, axis, cra, crb, 1.0f);
-    arb__row_limits(x, r, j, &row, A, B, len, h, use_bias);
+    arb__joint_limits(x, r, j, &row, A, B, len, h, use_bias);
   }
 }
 
