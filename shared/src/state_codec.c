@@ -48,6 +48,11 @@ void arb_codec_init_hash(arb_codec* c, void* xxh3_state) {
   c->hash_update = arb__xxh3_update_select();
 }
 
+void arb_codec_init_hash_staged(arb_codec* c) {
+  arb_codec_init_count(c);
+  c->mode = ARB_CODEC_HASH;  // hash_state NULL: a flush drops the chunk, as counting does
+}
+
 void arb_codec_init_write(arb_codec* c, uint8_t* buf, size_t cap) {
   arb__codec_zero(c, ARB_CODEC_WRITE);
   c->base = c->cur = buf;

@@ -459,7 +459,7 @@ struct arb_world {
 
   // Springs, joints, particles, vehicles (extras.h; NULL until first used).
   struct arb__extras* extras;
-  // Encoded slots of bodies at rest, reused by the hash (hash_cache.c). Not state.
+  // Slot digests of bodies at rest, reused by the hash (hash_cache.c). Not state.
   struct arb__hash_cache* hash_cache;
 };
 
@@ -544,7 +544,7 @@ typedef struct arb__world_image {
   int32_t sensor_pair_count;
   arb__sensor_pair* sensor_pairs;  // reading: staging array (NULL when none)
   struct arb__extras* extras;  // NULL: no extras section
-  struct arb__hash_cache* hash_cache;  // hashing only: reuse the bytes of bodies at rest
+  struct arb__hash_cache* hash_cache;  // hashing only: reuse the digests of bodies at rest
   arb_world* owner;  // the world visited (reading allocates chain points from it)
 } arb__world_image;
 
@@ -588,14 +588,15 @@ uint64_t arb__hash_bytes(const void* p, size_t n);
 /// One body slot (generation, use, then the body or the free-list link).
 void arb__slot_fields(arb_codec* c, arb__world_image* img, int i);
 
-// hash_cache.c: the hash reuses the encoded slots of static and sleeping bodies whose
-// fields are byte-for-byte those the bytes were made from (exactly the full encoding).
+// hash_cache.c: the hash takes the slot of a static or sleeping body as the XXH3-64
+// digest of its bytes, and reuses the digest while the body's fields are byte-for-byte
+// those it was made from (exactly the digest of the full encoding).
 typedef struct arb__hash_cache arb__hash_cache;
 /// The world's cache, grown to body_slots; NULL when out of memory (hash without it).
 arb__hash_cache* arb__hash_cache_get(const arb_world* w);
 void arb__hash_cache_free(arb_world* w);
 void arb__hash_cache_clear(arb_world* w);  // a restore: other bodies may now share generations
-/// Hash slot i: arb__slot_fields, or the cached bytes of a body at rest.
+/// Hash slot i: arb__slot_fields, or for a body at rest their digest (cached).
 void arb__hash_slot(arb_codec* c, arb__world_image* img, int i);
 
 // sensor.c: after the step (after finalize and continuous collision), every sensor's

@@ -389,8 +389,8 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
                          img->free_head >= ARB__NULL && img->free_head < img->body_slots);
   if (reading && !c->err) arb__alloc_bodies(c, w, img);
   for (int i = 0; i < img->body_slots && !c->err; ++i) {
-    if (img->hash_cache) {
-      arb__hash_slot(c, img, i);  // hash_cache.c: the same bytes, reused when at rest
+    if (arb_codec_hashing(c)) {
+      arb__hash_slot(c, img, i);  // hash_cache.c: the slot's digest, reused when at rest
     } else {
       arb__slot_fields(c, img, i);
     }

@@ -1,13 +1,13 @@
-// The per-tick hash reuses the encoded bytes of static and sleeping bodies
-// (shared/src/hash_cache.c). Over random worlds and random steps, with every kind of
-// change a body at rest can see (teleports, velocities, damping and gravity scale set on a
-// sleeping body, forces, destruction and slot reuse, sleep switched off and on, restore of
-// an older image into the same world), the hash of a world hashed every tick equals the
-// hash of a fresh copy of it (restored from its save image, so nothing is cached yet):
-// the full canonical encoding. A restore of other shapes under the same slots and
-// generations is not taken for the cached bodies. The two builds of XXH3's streaming
-// update the hash chooses between (portable and AVX2) give XXH3's one-shot hash for any
-// cutting of the input.
+// The per-tick hash takes the slot of a static or sleeping body as the digest of its
+// bytes, and reuses the digest while the body is unchanged (shared/src/hash_cache.c).
+// Over random worlds and random steps, with every kind of change a body at rest can see
+// (teleports, velocities, damping and gravity scale set on a sleeping body, forces,
+// destruction and slot reuse, sleep switched off and on, restore of an older image into
+// the same world), the hash of a world hashed every tick equals the hash of a fresh copy
+// of it (restored from its save image, so nothing is cached yet): the full canonical
+// encoding. A restore of other shapes under the same slots and generations is not taken
+// for the cached bodies. The two builds of XXH3's streaming update the hash chooses
+// between (portable and AVX2) give XXH3's one-shot hash for any cutting of the input.
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,7 +98,7 @@ static void test_cached_hash_equals_full_hash(void** state) {
         old_list = l;
       }
       if (step == 400) {
-        // Back to an older state in the same world: the cached bytes are of other states.
+        // Back to an older state in the same world: the cached digests are of other states.
         assert_int_equal(arb_world_restore(w, old_image, old_size), 0);
         l = old_list;
         assert_true(arb_world_hash(w) == full_hash(w));
@@ -126,13 +126,73 @@ static void test_restore_of_other_shapes_under_the_same_ids(void** state) {
     wt_box(boxes, ARB_BODY_STATIC, x, 0.0f, 0.5f, 0.5f);
     wt_circle(circles, ARB_BODY_STATIC, x, 0.0f, 0.5f);
   }
-  uint64_t box_hash = arb_world_hash(boxes);  // fills the cache with the boxes' bytes
+  uint64_t box_hash = arb_world_hash(boxes);  // fills the cache with the boxes' digests
   assert_true(arb_world_hash(boxes) == box_hash);
   wt_restore_image_of(boxes, circles);
   assert_true(arb_world_hash(boxes) == arb_world_hash(circles));
   assert_true(arb_world_hash(boxes) != box_hash);
   arb_world_destroy(boxes);
   arb_world_destroy(circles);
+}
+
+// A static chain of ARB_MAX_CHAIN_POINTS points (a slot of 4.2 KB, more than the
+// codec's staging chunk: its digest is streamed, not taken in one piece) and compound
+// bodies that fall asleep on it: the digests of both kinds are cached and reused, and
+// equal the ones taken afresh; a chain that differs in its last point only, or a compound
+// body in one shape's friction only, hashes differently.
+static arb_world* chain_world(float last_y, float last_friction) {
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  static arb_vec2 pts[ARB_MAX_CHAIN_POINTS];
+  for (int k = 0; k < ARB_MAX_CHAIN_POINTS; ++k) pts[k] = arb_v2(-35.0f + 0.14f * (float)k, 0.0f);
+  pts[ARB_MAX_CHAIN_POINTS - 1].y = last_y;
+  arb_body_def bd = arb_default_body_def();
+  bd.type = ARB_BODY_STATIC;
+  bd.shape.type = ARB_SHAPE_CHAIN;
+  bd.shape.chain.points = pts;
+  bd.shape.chain.count = ARB_MAX_CHAIN_POINTS;
+  assert_true(arb_body_is_valid(w, arb_body_create(w, &bd)));
+  for (int k = 0; k < 6; ++k) {
+    arb_shape_def shapes[3];
+    for (int j = 0; j < 3; ++j) {
+      shapes[j] = arb_default_body_def().shape;
+      shapes[j].type = ARB_SHAPE_CIRCLE;
+      shapes[j].circle.center = arb_v2(0.6f * (float)(j - 1), 0.0f);
+      shapes[j].circle.radius = 0.3f;
+      if (j == 2) shapes[j].friction = last_friction;
+    }
+    arb_body_def cd = arb_default_body_def();
+    cd.type = ARB_BODY_DYNAMIC;
+    cd.position = arb_v2(-20.0f + 5.0f * (float)k, 0.5f);
+    cd.shapes = shapes;
+    cd.shape_count = 3;
+    assert_true(arb_body_is_valid(w, arb_body_create(w, &cd)));
+  }
+  return w;
+}
+
+static void test_long_and_compound_slots(void** state) {
+  (void)state;
+  arb_world* w = chain_world(0.0f, 0.6f);
+  arb_world* other_chain = chain_world(0.001f, 0.6f);
+  arb_world* other_shape = chain_world(0.0f, 0.5f);  // mass and centre the same
+  assert_true(arb_world_hash(w) != arb_world_hash(other_chain));
+  assert_true(arb_world_hash(w) != arb_world_hash(other_shape));
+  int steps = 0;
+  while (arb_world_get_counters(w).sleeping_body_count < 6 && steps < 600) {
+    arb_world_step(w, 1.0f / 60.0f);
+    assert_true(arb_world_hash(w) == full_hash(w));
+    ++steps;
+  }
+  assert_int_equal(arb_world_get_counters(w).sleeping_body_count, 6);
+  uint64_t asleep = arb_world_hash(w);
+  for (int k = 0; k < 10; ++k) {  // reused: nothing at rest changes
+    arb_world_step(w, 1.0f / 60.0f);
+    assert_true(arb_world_hash(w) == full_hash(w));
+  }
+  assert_true(arb_world_hash(w) != asleep);  // the step count moved on
+  arb_world_destroy(w);
+  arb_world_destroy(other_chain);
+  arb_world_destroy(other_shape);
 }
 
 // Random bytes cut into random pieces (empty, one byte, across XXH3's 64-byte stripes and
@@ -168,5 +228,6 @@ static void test_xxh3_builds_agree(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_cached_hash_equals_full_hash),
+              cmocka_unit_test(test_long_and_compound_slots),
               cmocka_unit_test(test_xxh3_builds_agree),
               cmocka_unit_test(test_restore_of_other_shapes_under_the_same_ids))
