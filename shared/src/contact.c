@@ -109,7 +109,7 @@ void arb__map_free(arb_world* w, arb__pair_map* m) {
 // ---- edges ------------------------------------------------------------------------------
 
 static void arb__set_next(arb_world* w, int edge, int value) {
-  w->contacts[edge >> 1].next[edge & 1] = value;
+  w->contact_briefs[edge >> 1].next[edge & 1] = value;
 }
 
 static void arb__set_prev(arb_world* w, int edge, int value) {
@@ -122,7 +122,7 @@ void arb__contact_link(arb_world* w, int index) {
     arb__body* b = &w->bodies[side == 0 ? c->body_a : c->body_b];
     int edge = index * 2 + side;
     c->prev[side] = ARB__NULL;
-    c->next[side] = b->contact_head;
+    w->contact_briefs[index].next[side] = b->contact_head;
     if (b->contact_head != ARB__NULL) arb__set_prev(w, b->contact_head, edge);
     b->contact_head = edge;
   }
@@ -131,7 +131,7 @@ void arb__contact_link(arb_world* w, int index) {
 static void arb__contact_unlink(arb_world* w, int index) {
   for (int side = 0; side < 2; ++side) {
     arb__contact* c = &w->contacts[index];
-    int prev = c->prev[side], next = c->next[side];
+    int prev = c->prev[side], next = w->contact_briefs[index].next[side];
     if (prev != ARB__NULL) {
       arb__set_next(w, prev, next);
     } else {
@@ -151,7 +151,8 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
     } else {
       w->bodies[side == 0 ? c->body_a : c->body_b].contact_head = edge;
     }
-    if (c->next[side] != ARB__NULL) arb__set_prev(w, c->next[side], edge);
+    int next = w->contact_briefs[to].next[side];
+    if (next != ARB__NULL) arb__set_prev(w, next, edge);
   }
   (void)from;
 }
@@ -260,7 +261,7 @@ int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   // restitution max(ra, rb) (a bouncy ball bounces on any floor).
   c->friction = sqrtf(pa->friction * pb->friction);
   c->restitution = arb_maxf(pa->restitution, pb->restitution);
-  w->contact_briefs[index] = (arb__contact_brief){a, b, 0, 0};
+  w->contact_briefs[index] = (arb__contact_brief){a, b, {ARB__NULL, ARB__NULL}, 0, 0};
   w->contact_count += 1;
   arb__contact_link(w, index);
   return 0;
@@ -289,7 +290,7 @@ void arb__destroy_body_contacts(arb_world* w, int body) {
   // after the next step: every begin has its end).
   for (;;) {
     int best = ARB__NULL;
-    for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+    for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
       if ((e >> 1) > best) best = e >> 1;
     }
     if (best == ARB__NULL) break;

@@ -233,7 +233,7 @@ static bool arb__color_contacts(arb_world* w, arb__solver* sv,
   }
   memset(masks, 0, (size_t)w->body_slots * sizeof *masks);
   // The colouring is sequential; what it reads of each contact is gathered first, by the
-  // worker threads, into 8 bytes per contact (from the 12-byte briefs).
+  // worker threads, into 8 bytes per contact (from the 20-byte briefs).
   arb__color_end* ends = arb__stack_alloc(w, (size_t)ncontacts * sizeof *ends);
   if (ends) {
     arb__ends_job job = {w, list, ends};

@@ -111,11 +111,9 @@ static void arb__wake_partner(arb_world* w, int body, arb_body_id a, arb_body_id
 
 void arb__wake_touching(arb_world* w, int body) {
   arb__wake_body(w, body);
-  for (int e = w->bodies[body].contact_head; e != ARB__NULL;) {
-    const arb__contact* c = &w->contacts[e >> 1];
-    int other = (e & 1) == 0 ? c->body_b : c->body_a;
-    if (c->flags & ARB__CONTACT_TOUCHING) arb__wake_body(w, other);
-    e = c->next[e & 1];
+  for (int e = w->bodies[body].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
+    const arb__contact_brief* c = &w->contact_briefs[e >> 1];
+    if (c->touching) arb__wake_body(w, (e & 1) == 0 ? c->body_b : c->body_a);
   }
   if (!arb__constraint_may_name(w, body)) return;  // no joint or spring to scan for
   const arb__extras* x = w->extras;
@@ -206,7 +204,7 @@ static uint64_t* arb__slot_bits(arb_world* w, const int32_t* list, int n) {
 static void arb__mark_contacts_of_awake(arb_world* w, uint64_t* marked) {
   for (int k = 0; k < w->awake_count; ++k) {
     int i = w->awake_bodies[k];
-    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
+    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
       int c = e >> 1;
       marked[c >> 6] |= (uint64_t)1 << (c & 63);
     }
@@ -226,8 +224,9 @@ static bool arb__mark_contacts_not_asleep(arb_world* w, uint64_t* marked, int wo
     if ((awake[i >> 6] >> (i & 63)) & 1u) continue;
     if (w->sims[i].type < 0 || w->sims[i].type == ARB_BODY_STATIC) continue;
     found += 1;
-    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
-      int c = e >> 1, other = (e & 1) == 0 ? w->contacts[c].body_b : w->contacts[c].body_a;
+    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
+      int c = e >> 1,
+          other = (e & 1) == 0 ? w->contact_briefs[c].body_b : w->contact_briefs[c].body_a;
       if (!((awake[other >> 6] >> (other & 63)) & 1u)) marked[c >> 6] |= (uint64_t)1 << (c & 63);
     }
   }
@@ -370,10 +369,9 @@ static void arb__island_edges(arb_world* w, arb__island_build* ib, int n, const 
     for (int k = 0; k < n; ++k) {
       int i = list ? list[k] : k;
       if (w->sims[i].type != ARB_BODY_DYNAMIC || w->bodies[i].sleeping) continue;
-      for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = w->contacts[e >> 1].next[e & 1]) {
-        const arb__contact* c = &w->contacts[e >> 1];
-        if (c->flags & ARB__CONTACT_TOUCHING)
-          arb__island_edge(w, ib, i, (e & 1) == 0 ? c->body_b : c->body_a);
+      for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
+        const arb__contact_brief* c = &w->contact_briefs[e >> 1];
+        if (c->touching) arb__island_edge(w, ib, i, (e & 1) == 0 ? c->body_b : c->body_a);
       }
     }
   }

@@ -141,8 +141,12 @@ static int arb__build_derived(arb_world* w, const arb__world_image* img, arb__de
   if (!d->briefs) return ARB_E_NOMEM;
   for (int i = 0; i < img->contact_count; ++i) {
     const arb__contact* c = &img->contacts[i];
-    d->briefs[i] = (arb__contact_brief){c->body_a, c->body_b, (uint8_t)c->manifold.point_count,
-                                        (c->flags & ARB__CONTACT_TOUCHING) ? 1 : 0};
+    d->briefs[i] =
+        (arb__contact_brief){c->body_a,
+                             c->body_b,
+                             {ARB__NULL, ARB__NULL},
+                             (uint8_t)c->manifold.point_count,
+                             (c->flags & ARB__CONTACT_TOUCHING) ? 1 : 0};  // linked at commit
     uint64_t key = arb__contact_key(c);
     if (arb__map_find(&d->map, key) != ARB__NULL) return ARB_E_CORRUPT;
     if (arb__map_insert(w, &d->map, key, i) != 0) return ARB_E_NOMEM;

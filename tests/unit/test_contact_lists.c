@@ -7,7 +7,10 @@
 //   world is drawn with few bodies asleep and with most of them asleep;
 // - the contact briefs (shared/src/world.h, arb__contact_brief): each contact's bodies,
 //   point count and touching flag, which the island build and the solver's colouring read
-//   instead of the contacts.
+//   instead of the contacts;
+// - the bodies' edge lists (next links in the briefs, prev links in the contacts): each
+//   body's list holds exactly the contacts that name it, through contact creation, the
+//   moves of contacts that destruction makes, body destruction and restore.
 // cmocka.h needs these first
 // clang-format off
 #include <setjmp.h>
@@ -61,6 +64,23 @@ static void check_briefs(const arb_world* w) {
   }
 }
 
+static void check_edges(const arb_world* w) {
+  int edges = 0;
+  for (int i = 0; i < w->body_slots; ++i) {
+    if (!w->bodies[i].in_use) continue;
+    int prev = ARB__NULL;
+    for (int e = w->bodies[i].contact_head; e != ARB__NULL; e = arb__next_edge(w, e)) {
+      int c = e >> 1, side = e & 1;
+      assert_true(c < w->contact_count);
+      assert_int_equal(side == 0 ? w->contacts[c].body_a : w->contacts[c].body_b, i);
+      assert_int_equal(w->contacts[c].prev[side], prev);
+      prev = e;
+      edges += 1;
+    }
+  }
+  assert_int_equal(edges, 2 * w->contact_count);  // both edges of every contact, once
+}
+
 // Collects the list now and checks it against the contact array; returns its length.
 static int check_list(arb_world* w) {
   arb__collect_awake_contacts(w);
@@ -103,8 +123,14 @@ static void run_world(uint32_t seed, int columns, int asleep_per_8, int* few_asl
                                       arb_body_get_position(w, id));
       }
     }
+    if (step % 15 == 11) {  // a body goes: its contacts go, others move into their places
+      int slot = 1 + (int)(wt_rng_next(&rng) % (uint32_t)(w->body_slots - 1));
+      if (w->bodies[slot].in_use && w->sims[slot].type == ARB_BODY_DYNAMIC)
+        arb_body_destroy(w, (arb_body_id){(int32_t)slot + 1, w->bodies[slot].generation});
+    }
     arb_world_step(w, DT);
     check_briefs(w);
+    check_edges(w);
     check_list(w);
     if (step == 75) {  // the briefs are rebuilt from the image
       int size = 0;
@@ -112,6 +138,7 @@ static void run_world(uint32_t seed, int columns, int asleep_per_8, int* few_asl
       assert_int_equal(arb_world_restore(w, image, size), 0);
       free(image);
       check_briefs(w);
+      check_edges(w);
     }
     if (w->sleeping_count > 0 && w->sleeping_count < w->awake_count) *few_asleep += 1;
     if (w->sleeping_count > 0 && w->sleeping_count >= w->awake_count) *most_asleep += 1;
