@@ -118,12 +118,15 @@ typedef struct arb__body_scratch {
 } arb__body_scratch;
 
 typedef struct arb__extras {
+  // Each kind's slots, with the lowest slot that may be free (every slot below it is in
+  // use; not state, 0 after a restore): a create takes the lowest free slot, found from
+  // there instead of from slot 0, so creating n joints costs O(n), not O(n^2).
   arb__spring* springs;
-  int32_t spring_slots, spring_cap;
+  int32_t spring_slots, spring_cap, spring_free;
   arb__joint* joints;
-  int32_t joint_slots, joint_cap;
+  int32_t joint_slots, joint_cap, joint_free;
   arb__vehicle* vehicles;
-  int32_t vehicle_slots, vehicle_cap;
+  int32_t vehicle_slots, vehicle_cap, vehicle_free;
   arb__particle* particles;
   int32_t particle_count, particle_cap;
   arb__constraint* constraints;
@@ -196,22 +199,39 @@ void arb__particles_step(arb_world* w, float dt);
 void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem, int slot,
                            bool* ok);
 /// Claim the lowest free slot (DET) of an extras array: zeroed, next generation, in use.
-/// `slot` is set to its index, or -1 when full or out of memory.
-#define ARB__EXTRA_CLAIM(w, arr, slots, cap, slot)                                       \
-  do {                                                                                  \
-    bool ok_;                                                                           \
-    (slot) = 0;                                                                         \
-    while ((slot) < (slots) && (arr)[(slot)].in_use) ++(slot);                          \
+/// `slot` is set to its index, or -1 when full or out of memory. The search starts at
+/// `free_hint` (the kind's lowest slot that may be free, in arb__extras), which then moves
+/// past the claimed slot; whatever frees a slot calls arb__extra_freed.
+#define ARB__EXTRA_CLAIM(w, arr, slots, cap, free_hint, slot)                                \
+  do {                                                                                       \
+    bool ok_;                                                                                \
+    ARB_ASSERT((free_hint) == 0 ||                                                           \
+               arb__extra_all_used(&(arr)[0].in_use, sizeof *(arr), (free_hint)));           \
+    (slot) = (free_hint);                                                                    \
+    while ((slot) < (slots) && (arr)[(slot)].in_use) ++(slot);                               \
     (arr) = arb__extra_slot_room((w), (arr), &(slots), &(cap), sizeof *(arr), (slot), &ok_); \
-    if (!ok_) {                                                                         \
-      (slot) = -1;                                                                      \
-      break;                                                                            \
-    }                                                                                   \
-    uint32_t gen_ = (arr)[(slot)].generation + 1;                                       \
-    memset(&(arr)[(slot)], 0, sizeof *(arr));                                           \
-    (arr)[(slot)].generation = gen_ ? gen_ : 1;                                         \
-    (arr)[(slot)].in_use = 1;                                                           \
+    if (!ok_) {                                                                              \
+      (slot) = -1;                                                                           \
+      break;                                                                                 \
+    }                                                                                        \
+    uint32_t gen_ = (arr)[(slot)].generation + 1;                                            \
+    memset(&(arr)[(slot)], 0, sizeof *(arr));                                                \
+    (arr)[(slot)].generation = gen_ ? gen_ : 1;                                              \
+    (arr)[(slot)].in_use = 1;                                                                \
+    (free_hint) = (slot) + 1;                                                                \
   } while (0)
+/// A slot of a kind was freed: the lowest free slot may now be below the hint.
+static inline void arb__extra_freed(int32_t* free_hint, int slot) {
+  if (slot < *free_hint) *free_hint = slot;
+}
+#if ARB_ASSERT_ENABLED
+/// Whether the first n slots are in use (in_use: slot 0's flag; stride: element size).
+static inline bool arb__extra_all_used(const uint8_t* in_use, size_t stride, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!in_use[(size_t)i * stride]) return false;
+  return true;
+}
+#endif
 /// Destroy: free the slot whose in_use flag this is (NULL: the id was stale). Returns 0,
 /// ARB_E_INVAL (no world), ARB_E_STATE (inside a step) or ARB_E_STALE_ID.
 int arb__extra_release(arb_world* w, uint8_t* in_use);

@@ -92,7 +92,7 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
   int slot;
-  ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, slot);
+  ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, x->joint_free, slot);
   if (slot < 0) return none;
   arb__constraint_ends_created(x);
   arb__joint* j = &x->joints[slot];
@@ -134,6 +134,7 @@ int arb_joint_destroy(arb_world* w, arb_extra_id id) {
   arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
   int err = arb__extra_release(w, j ? &j->in_use : NULL);
   if (err) return err;
+  arb__extra_freed(&w->extras->joint_free, (int)(j - w->extras->joints));
   arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
   arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
   return 0;
@@ -277,6 +278,7 @@ void arb__joints_break(arb_world* w, float dt) {
     if (!(force > j->break_force)) continue;
     arb__push_break(w, i, j, force);
     j->in_use = 0;
+    arb__extra_freed(&x->joint_free, i);
     j->active = 0;  // the projection and the next steps skip it
     broke = true;
     arb__wake_ids(w, j->body_a, j->body_b);  // sleep timers restart: the bodies just came apart

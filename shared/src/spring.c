@@ -32,7 +32,7 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
   int slot;
-  ARB__EXTRA_CLAIM(w, x->springs, x->spring_slots, x->spring_cap, slot);
+  ARB__EXTRA_CLAIM(w, x->springs, x->spring_slots, x->spring_cap, x->spring_free, slot);
   if (slot < 0) return none;
   arb__constraint_ends_created(x);
   arb__spring* s = &x->springs[slot];
@@ -57,6 +57,7 @@ int arb_spring_destroy(arb_world* w, arb_extra_id id) {
   arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
   int err = arb__extra_release(w, s ? &s->in_use : NULL);
   if (err) return err;
+  arb__extra_freed(&w->extras->spring_free, (int)(s - w->extras->springs));
   arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
   arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
   return 0;

@@ -74,7 +74,7 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
   arb__extras* x = arb__extras_get(w);
   if (!x) return none;
   int slot;
-  ARB__EXTRA_CLAIM(w, x->vehicles, x->vehicle_slots, x->vehicle_cap, slot);
+  ARB__EXTRA_CLAIM(w, x->vehicles, x->vehicle_slots, x->vehicle_cap, x->vehicle_free, slot);
   if (slot < 0) return none;
   arb__vehicle* v = &x->vehicles[slot];
   v->chassis = def->chassis;
@@ -103,8 +103,10 @@ static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
   arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
   int err = arb__extra_release(w, v ? &v->in_use : NULL);
-  if (!err) arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
-  return err;
+  if (err) return err;
+  arb__extra_freed(&w->extras->vehicle_free, (int)(v - w->extras->vehicles));
+  arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
+  return 0;
 }
 
 static float arb__clamp_input(float v, float lo, float hi) {

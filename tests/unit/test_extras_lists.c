@@ -1,13 +1,16 @@
 // arb_world_get_springs / arb_world_get_joints: live ids only, in slot order (a destroyed
 // slot is reused lowest first), the count returned even when cap is short; anchors and
 // joint type for drawing; arb_vehicle_get_wheel_radius.
+// clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+// clang-format on
 
 #include "../common/test_main.h"
 #include "extras_test_util.h"
@@ -151,7 +154,61 @@ static void test_wheel_radius(void** state) {
   arb_world_destroy(w);
 }
 
+// A create takes the lowest free slot, however the slots were freed (destroy in any
+// order, a joint breaking in a step) and after a restore, which starts the search for it
+// afresh (the worlds' ids must not depend on which of them was restored).
+static void test_freed_slots_reused_lowest_first(void** state) {
+  (void)state;
+  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
+  arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, 3.0f, 0.0f, 0.5f, 0.5f);
+  arb_extra_id j[48], s[48];
+  for (int i = 0; i < 48; ++i) {
+    j[i] = joint(w, ARB_JOINT_DISTANCE, a, b);
+    s[i] = spring(w, a, b, 0.01f * (float)i);
+    assert_int_equal(j[i].index1, i + 1);
+    assert_int_equal(s[i].index1, i + 1);
+  }
+  const int freed[3] = {40, 7, 23};  // freed highest-first-but-one: the order must not matter
+  for (int k = 0; k < 3; ++k) {
+    assert_int_equal(arb_joint_destroy(w, j[freed[k]]), 0);
+    assert_int_equal(arb_spring_destroy(w, s[freed[k]]), 0);
+  }
+  const int expect[4] = {7, 23, 40, 48};
+  for (int k = 0; k < 4; ++k) {
+    assert_int_equal(joint(w, ARB_JOINT_DISTANCE, a, b).index1, expect[k] + 1);
+    assert_int_equal(spring(w, a, b, 0.5f).index1, expect[k] + 1);
+  }
+  // A joint that breaks in the step frees its slot: the next create takes it.
+  arb_joint_def jd = arb_default_joint_def();
+  jd.type = ARB_JOINT_DISTANCE;
+  jd.body_a = a;
+  jd.body_b = arb_null_body_id;  // holds a falling box: breaks at once
+  jd.break_force = 1.0e-3f;
+  assert_int_equal(arb_joint_destroy(w, j[3]), 0);
+  arb_extra_id weak = arb_joint_create(w, &jd);
+  assert_int_equal(weak.index1, 4);
+  xt_steps(w, 2);
+  assert_int_equal(joint(w, ARB_JOINT_DISTANCE, a, b).index1, 4);
+  // Freed slots in a saved image: a restored world reuses the lowest of them first.
+  assert_int_equal(arb_joint_destroy(w, j[30]), 0);
+  assert_int_equal(arb_joint_destroy(w, j[12]), 0);
+  int size = 0;
+  uint8_t* image = wt_save(w, &size);
+  arb_world* r = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  assert_int_equal(arb_world_restore(r, image, size), 0);
+  free(image);
+  for (arb_world* x = w; x; x = x == w ? r : NULL) {
+    assert_int_equal(joint(x, ARB_JOINT_DISTANCE, a, b).index1, 13);
+    assert_int_equal(joint(x, ARB_JOINT_DISTANCE, a, b).index1, 31);
+    assert_int_equal(joint(x, ARB_JOINT_DISTANCE, a, b).index1, 50);
+  }
+  arb_world_destroy(r);
+  arb_world_destroy(w);
+}
+
 ARB_TEST_MAIN(cmocka_unit_test(test_empty_world_lists_nothing),
+              cmocka_unit_test(test_freed_slots_reused_lowest_first),
               cmocka_unit_test(test_springs_listed_in_slot_order_without_stale),
               cmocka_unit_test(test_joints_listed_in_slot_order_with_type),
               cmocka_unit_test(test_wheel_radius))
