@@ -818,7 +818,7 @@ int arb_body_get_contacts(const arb_world* w, arb_body_id id, arb_contact_data* 
         best = ci;
         best_side = side;
       }
-      e = w->contact_briefs[ci].next[side];
+      e = arb__next_edge(w, e);
     }
     if (best < 0) break;
     last = best;

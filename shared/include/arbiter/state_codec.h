@@ -83,7 +83,7 @@ ARB_API void arb_codec_init_count(arb_codec* c);
 ARB_API void arb_codec_init_hash(arb_codec* c, void* xxh3_state);
 /// Hash codec without an XXH3 state: the bytes stay in the staging chunk, to be digested
 /// as one piece (one record as the hash encodes it). A record longer than the chunk is
-/// dropped: arb_codec_pos then exceeds sizeof chunk, and the caller hashes it streamed.
+/// dropped when the chunk fills (c->flushed is then non-zero): hash it streamed instead.
 ARB_API void arb_codec_init_hash_staged(arb_codec* c);
 /// Write codec into buf[0..cap): running out of room sets ARB_E_NOSPACE.
 ARB_API void arb_codec_init_write(arb_codec* c, uint8_t* buf, size_t cap);
