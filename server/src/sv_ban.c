@@ -25,10 +25,12 @@ bool sv_ban_set(sv_bans* b, uint32_t ip, uint64_t ms, uint64_t now_ms) {
   sv_ban_slot* s = same ? same : free_slot ? free_slot : soonest;
   s->ip = ip;
   s->until_ms = now_ms + ms;
+  if (s->until_ms > b->latest_until_ms) b->latest_until_ms = s->until_ms;
   return was;
 }
 
 bool sv_ban_active(const sv_bans* b, uint32_t ip, uint64_t now_ms) {
+  if (b->latest_until_ms <= now_ms) return false;  // every ban has ended (or none was set)
   for (int i = 0; i < SV_BAN_SLOTS; ++i)
     if (b->slot[i].ip == ip && live(&b->slot[i], now_ms)) return true;
   return false;

@@ -16,6 +16,9 @@ typedef struct sv_ban_slot {
 
 typedef struct sv_bans {
   sv_ban_slot slot[SV_BAN_SLOTS];
+  /// No ban lasts past this time (the latest end ever set; a lifted ban leaves it): every
+  /// datagram is checked, and while no ban is in force the check reads nothing else.
+  uint64_t latest_until_ms;
 } sv_bans;
 
 /// Ban ip for ms milliseconds from now_ms (replacing an earlier ban of the same address);

@@ -32,6 +32,8 @@ arb_add_test(test_snap2_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_cha
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  arb_add_test(test_sv_ban SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_ban.c
+               LIBS arbiter_server LABELS unit)
   arb_add_test(test_sv_snap_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_workers.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
   if(TARGET arbiter-replay)

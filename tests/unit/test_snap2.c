@@ -664,6 +664,20 @@ static void priority_accumulator(void** state) {
   float corner = arb_snap2_weight(&in, 11, arb_v2(60, 5));
   assert_true(fabsf(corner - 2.0f) < 1e-6f);
   assert_true(arb_snap2_weight(&in, 11, arb_v2(61, 5)) < 0.05f);  // off screen, far
+  // Against the formula with the distances themselves, over a spread of positions; a
+  // camera box shrunk to a point weighs 4 there (its nearness is 1 at distance 0).
+  for (int i = 0; i < 200; ++i) {
+    arb_vec2 q = arb_v2(-30.0f + 0.37f * (float)i, 12.0f - 0.11f * (float)i);
+    float d = arb_length(q) / around.near_radius, ref = 1.0f / (1.0f + d * d);
+    arb_vec2 mid = arb_scale(0.5f, arb_add(around.view.lower, around.view.upper));
+    float h = 0.5f * arb_length(arb_sub(around.view.upper, around.view.lower));
+    float e = arb_distance(q, mid) / h;
+    if (arb_aabb_contains_point(around.view, q)) ref = 4.0f * fmaxf(ref, 1.0f / (1.0f + e * e));
+    assert_true(fabsf(arb_snap2_weight(&around, 11, q) - ref) <= 1e-5f * ref);
+  }
+  arb_snap2_interest point = around;
+  point.view = (arb_aabb){{60, 0}, {60, 0}};
+  assert_true(arb_snap2_weight(&point, 11, arb_v2(60, 0)) == 4.0f);
   arb_snap2_priority_free(&p);
 }
 
