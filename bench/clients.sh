@@ -13,7 +13,10 @@
 #     and what the bots report (ENet UDP payload in and out per connected client);
 #   - server CPU per tick from /metrics' tick CPU histogram (the tick thread's own CPU
 #     time per tick): mean (exact, from the sum) and p99 (interpolated in its bucket);
-#   - the bots' snapshot ratio, snapshots received per client per second, RTT p50/p99.
+#   - the bots' snapshot ratio (received against snapshot rate x time since each
+#     connection's first snapshot: a tick the server did not run counts as missed),
+#     snapshots received per client per second, the share of the snapshots the server
+#     sent that never arrived (gaps in their tick numbers), RTT p50/p99.
 # It prints one line per run and a Markdown table at the end. A benchmark: it measures,
 # it never passes or fails. Bots and server share the machine: on a small machine the
 # bots' own CPU use is part of the load (the table prints the load average).
@@ -202,7 +205,9 @@ row = {
   "server_out_B_per_client_s": srv_out, "server_in_B_per_client_s": srv_in,
   "bot_in_B_per_client_s": bot.get("bytes_in_per_client_per_s"),
   "bot_out_B_per_client_s": bot.get("bytes_out_per_client_per_s"),
-  "snapshot_ratio": bot.get("snapshot_ratio"), "rtt_p50_ms": bot.get("rtt_ms_p50"),
+  "snapshot_ratio": bot.get("snapshot_ratio"),
+  "lost_ratio": bot.get("snapshots_lost", 0) / max(1.0, bot.get("snapshots_lost", 0) + bot.get("snapshots_received", 0)),
+  "rtt_p50_ms": bot.get("rtt_ms_p50"),
   "rtt_p99_ms": bot.get("rtt_ms_p99"), "load": float(load),
 }
 print(json.dumps(row))
@@ -214,14 +219,14 @@ python3 - "$ROWS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print()
-print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | RTT p50/p99 | load |")
-print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | sent, not received | RTT p50/p99 | load |")
+print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 for r in rows:
-    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.1f / %.1f ms | %.2f |" % (
+    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.2f %% | %.1f / %.1f ms | %.2f |" % (
         r["clients"], r["connected"], r["ticks_per_s"], r["tick_p50_ms"], r["tick_p50_bucket"][0], r["tick_p50_bucket"][1],
         r["tick_p99_ms"], r["tick_p99_bucket"][0], r["tick_p99_bucket"][1], r["tick_cpu_mean_ms"],
         r["tick_cpu_p99_ms"], r["tick_cpu_p99_bucket"][0], r["tick_cpu_p99_bucket"][1], r["cpu_pct"],
         r["cpu_ms_per_tick"], r["server_out_B_per_client_s"], r["server_in_B_per_client_s"],
-        r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), r["rtt_p50_ms"] or 0,
+        r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), 100.0 * r["lost_ratio"], r["rtt_p50_ms"] or 0,
         r["rtt_p99_ms"] or 0, r["load"]))
 EOF

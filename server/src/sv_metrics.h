@@ -8,7 +8,7 @@
 
 #include "sv_auth.h"
 
-#define SV_HIST_MAX_BUCKETS 16
+#define SV_HIST_MAX_BUCKETS 24
 
 typedef struct sv_histogram {
   const double* bounds;  ///< upper bounds, ascending, not owned (static tables)
