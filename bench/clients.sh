@@ -14,7 +14,9 @@
 #   - server CPU per tick from /metrics' tick CPU histogram (the tick thread's own CPU
 #     time per tick): mean (exact, from the sum) and p99 (interpolated in its bucket);
 #   - the bots' snapshot ratio (received against snapshot rate x time since each
-#     connection's first snapshot: a tick the server did not run counts as missed),
+#     connection's first snapshot, joins included: a tick the server did not run counts
+#     as missed), the same inside the window (from the bots' once-a-second progress
+#     lines: snapshots/s over connected clients x the server's snapshot rate),
 #     snapshots received per client per second, the share of the snapshots the server
 #     sent that never arrived (gaps in their tick numbers), RTT p50/p99.
 # It prints one line per run and a Markdown table at the end. A benchmark: it measures,
@@ -148,9 +150,10 @@ for N in $COUNTS; do
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
 
-  python3 - "$N" "$TMP/m1" "$TMP/m2" "$C1" "$C2" "$T1" "$T2" "$HZ" "$TMP/bot.json" "$LOAD" >> "$ROWS" <<'EOF'
+  python3 - "$N" "$TMP/m1" "$TMP/m2" "$C1" "$C2" "$T1" "$T2" "$HZ" "$TMP/bot.json" "$LOAD" \
+    "$TMP/bot.err" "$WARMUP" "$SECONDS_RUN" >> "$ROWS" <<'EOF'
 import json, re, sys
-n, m1, m2, c1, c2, t1, t2, hz, botf, load = sys.argv[1:]
+n, m1, m2, c1, c2, t1, t2, hz, botf, load, boterr, warmup, window = sys.argv[1:]
 n = int(n); dt = float(t2) - float(t1)
 def parse(path):
     d = {}
@@ -192,6 +195,15 @@ ticks = delta("arbiter_ticks_total")
 srv_out = delta("arbiter_bytes_out_total") / n / dt
 srv_in = delta("arbiter_bytes_in_total") / n / dt
 bot = json.load(open(botf))
+# The bots' progress lines (one a second, t from their start) inside the window: the
+# snapshots received then, against the server's snapshot rate for every client.
+in_window = []
+for line in open(boterr, errors="replace"):
+    m = re.search(r"t=(\d+)s connected=\d+/\d+ snapshots/s=([\d.]+)", line)
+    if m and float(warmup) < int(m.group(1)) <= float(warmup) + float(window):
+        in_window.append(float(m.group(2)))
+rate = bot.get("snapshot_rate") or 0
+window_ratio = sum(in_window) / len(in_window) / (n * rate) if in_window and rate else 0.0
 row = {
   "clients": n, "connected": bot.get("connected_at_end"), "ticks_per_s": ticks / dt,
   "tick_p50_ms": p50 * 1e3, "tick_p50_bucket": [l50 * 1e3, h50 * 1e3],
@@ -205,7 +217,7 @@ row = {
   "server_out_B_per_client_s": srv_out, "server_in_B_per_client_s": srv_in,
   "bot_in_B_per_client_s": bot.get("bytes_in_per_client_per_s"),
   "bot_out_B_per_client_s": bot.get("bytes_out_per_client_per_s"),
-  "snapshot_ratio": bot.get("snapshot_ratio"),
+  "snapshot_ratio": bot.get("snapshot_ratio"), "window_ratio": window_ratio,
   "lost_ratio": bot.get("snapshots_lost", 0) / max(1.0, bot.get("snapshots_lost", 0) + bot.get("snapshots_received", 0)),
   "rtt_p50_ms": bot.get("rtt_ms_p50"),
   "rtt_p99_ms": bot.get("rtt_ms_p99"), "load": float(load),
@@ -219,14 +231,14 @@ python3 - "$ROWS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print()
-print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | sent, not received | RTT p50/p99 | load |")
-print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | in the window | sent, not received | RTT p50/p99 | load |")
+print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 for r in rows:
-    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.2f %% | %.1f / %.1f ms | %.2f |" % (
+    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.1f %% | %.2f %% | %.1f / %.1f ms | %.2f |" % (
         r["clients"], r["connected"], r["ticks_per_s"], r["tick_p50_ms"], r["tick_p50_bucket"][0], r["tick_p50_bucket"][1],
         r["tick_p99_ms"], r["tick_p99_bucket"][0], r["tick_p99_bucket"][1], r["tick_cpu_mean_ms"],
         r["tick_cpu_p99_ms"], r["tick_cpu_p99_bucket"][0], r["tick_cpu_p99_bucket"][1], r["cpu_pct"],
         r["cpu_ms_per_tick"], r["server_out_B_per_client_s"], r["server_in_B_per_client_s"],
-        r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), 100.0 * r["lost_ratio"], r["rtt_p50_ms"] or 0,
+        r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), 100.0 * r["window_ratio"], 100.0 * r["lost_ratio"], r["rtt_p50_ms"] or 0,
         r["rtt_p99_ms"] or 0, r["load"]))
 EOF

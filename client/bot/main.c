@@ -485,6 +485,10 @@ static bool print_summary(bot_run* r, double t_end) {
          tot.expected, tot.expected > 0.0 ? tot.snaps / tot.expected : 0.0);
   printf("  \"snapshots_lost\": %llu,\n", (unsigned long long)tot.lost);
   printf("  \"snapshots_per_client_per_s\": %.2f,\n", tot.snaps / ct);
+  int snapshot_rate = 0;  // the servers' (every bot's session has one)
+  for (long i = 0; i < o->nclients; i++)
+    if (r->bots[i].snapshot_rate > snapshot_rate) snapshot_rate = r->bots[i].snapshot_rate;
+  printf("  \"snapshot_rate\": %d,\n", snapshot_rate);
   printf("  \"bytes_in_per_client_per_s\": %.1f,\n  \"bytes_out_per_client_per_s\": %.1f,\n", tot.bytes_in / ct,
          tot.bytes_out / ct);
   printf("  \"inputs_sent\": %llu,\n", (unsigned long long)tot.inputs);
