@@ -76,51 +76,53 @@ static bool engine_selected(const char* only, const char* name) {
 }
 
 static void usage(FILE* f) {
-  fprintf(f,
-          "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-          "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
-          "                     [--continuous on|off] [--recycling on|off]\n"
-          "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
-          "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
-          "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
-          "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
-          "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
-          "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
-          "  but smash, rain, tumbler and spinner runs with sleeping off, as Box2D v3\n"
-          "  defines them). --other-runs N: runs for the other engines\n"
-          "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
-          "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
-          "  chipmunk, box2d-2.4; default: all built in).\n"
-          "  Other engines are compared with the same scene and substeps (see\n"
-          "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
-          "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
-          "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
-          "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
-          "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n"
-          "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
-          "  spinner (ported; smash, rain, tumbler and spinner are compared with Box2D v3\n"
-          "  only, and run with sleeping on, as Box2D v3 defines them, then again as\n"
-          "  \"arbiter no-sleep\"; rain: up to 1000 ragdolls of capsules spawned and\n"
-          "  destroyed while it runs, see docs/BENCHMARKS.md for how it differs; tumbler:\n"
-          "  2025 boxes in a motor-driven drum of four walls on one body; spinner: 6076\n"
-          "  bodies stirred by a motor-driven bar in a 360-point chain loop), joint_grid\n"
-          "  (arbiter's run is in the extras below) and washer (not ported: the arbiter row\n"
-          "  says why; Box2D v3 still runs it).\n"
-          "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-          "  bullets_1000 ragdolls_100 (900 limited revolute joints) joint_grid, sensors_100\n"
-          "  (2000 circles through 100 sensor boxes) and sensors_none (the same without them),\n"
-          "  printed after the others (--scene selects them too).\n"
-          "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
-          "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
-          "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
-          "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
-          "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
-          "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
-          "  rest fall asleep).\n"
-          "  --continuous on|off: arbiter's enable_continuous (default on), for measuring\n"
-          "  what continuous collision costs.\n"
-          "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
-          "  every contact's shapes every step.\n");
+  fprintf(
+      f,
+      "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
+      "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
+      "                     [--continuous on|off|static] [--recycling on|off]\n"
+      "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
+      "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
+      "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
+      "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
+      "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
+      "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
+      "  but smash, rain, tumbler and spinner runs with sleeping off, as Box2D v3\n"
+      "  defines them). --other-runs N: runs for the other engines\n"
+      "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
+      "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
+      "  chipmunk, box2d-2.4; default: all built in).\n"
+      "  Other engines are compared with the same scene and substeps (see\n"
+      "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
+      "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
+      "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
+      "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
+      "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n"
+      "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
+      "  spinner (ported; smash, rain, tumbler and spinner are compared with Box2D v3\n"
+      "  only, and run with sleeping on, as Box2D v3 defines them, then again as\n"
+      "  \"arbiter no-sleep\"; rain: up to 1000 ragdolls of capsules spawned and\n"
+      "  destroyed while it runs, see docs/BENCHMARKS.md for how it differs; tumbler:\n"
+      "  2025 boxes in a motor-driven drum of four walls on one body; spinner: 6076\n"
+      "  bodies stirred by a motor-driven bar in a 360-point chain loop), joint_grid\n"
+      "  (arbiter's run is in the extras below) and washer (not ported: the arbiter row\n"
+      "  says why; Box2D v3 still runs it).\n"
+      "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
+      "  bullets_1000 ragdolls_100 (900 limited revolute joints) joint_grid, sensors_100\n"
+      "  (2000 circles through 100 sensor boxes) and sensors_none (the same without them),\n"
+      "  printed after the others (--scene selects them too).\n"
+      "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
+      "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+      "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
+      "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
+      "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
+      "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
+      "  rest fall asleep).\n"
+      "  --continuous on|off|static: arbiter's enable_continuous (default on), for\n"
+      "  measuring what continuous collision costs; static: against static bodies only\n"
+      "  (continuous_dynamic false), what Box2D v3's enableContinuous does.\n"
+      "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
+      "  every contact's shapes every step.\n");
 }
 
 int main(int argc, char** argv) {
@@ -156,11 +158,14 @@ int main(int argc, char** argv) {
     } else if ((strcmp(argv[i], "--continuous") == 0 || strcmp(argv[i], "--recycling") == 0) &&
                i + 1 < argc) {
       const char* v = argv[i + 1];
-      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
-        fprintf(stderr, "bench-physics: %s must be on or off, got '%s'\n", argv[i], v);
+      bool continuous = argv[i][2] == 'c', is_static = continuous && strcmp(v, "static") == 0;
+      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && !is_static) {
+        fprintf(stderr, "bench-physics: %s must be on or off%s, got '%s'\n", argv[i],
+                continuous ? " or static" : "", v);
         return 2;
       }
-      if (argv[i][2] == 'c') bench_arbiter_continuous = strcmp(v, "on") == 0;
+      if (continuous)
+        bench_arbiter_continuous = is_static ? 2 : strcmp(v, "on") == 0;
       else bench_arbiter_recycling = strcmp(v, "on") == 0;
       i++;
     } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
@@ -200,6 +205,8 @@ int main(int argc, char** argv) {
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
   if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
+  if (bench_arbiter_continuous == 2)
+    printf("arbiter with continuous collision against static bodies only\n");
   if (!bench_arbiter_recycling) printf("arbiter with contact recycling off\n");
   if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
   printf("arbiter's contact solver: %d lanes (%s)\n", arb_contact_solver_lanes(),

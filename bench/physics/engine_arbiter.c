@@ -47,7 +47,8 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.substeps = 4;
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
-  wd.enable_continuous = bench_arbiter_continuous;
+  wd.enable_continuous = bench_arbiter_continuous != 0;
+  wd.continuous_dynamic = bench_arbiter_continuous != 2;
   wd.enable_contact_recycling = bench_arbiter_recycling;
   wd.worker_count = bench_arbiter_workers;
   if (s->own_construction) {

@@ -65,7 +65,8 @@ extern const bench_engine bench_engine_arbiter_no_sleep;
 extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
-/// arbiter's enable_continuous (--continuous on|off; on).
+/// arbiter's enable_continuous (--continuous on|off|static; on): 0 off, 1 on, 2 against
+/// static bodies only (continuous_dynamic false).
 extern int bench_arbiter_continuous;
 /// arbiter's enable_contact_recycling (--recycling on|off; on).
 extern int bench_arbiter_recycling;

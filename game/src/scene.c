@@ -83,8 +83,12 @@ static int parse_relax_iterations(sj_ctx* ctx, const json_t* v, arb_scene* scene
 }
 
 static int parse_enable_continuous(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
+  if (json_is_string(v) && strcmp(json_string_value(v), "static") == 0) {
+    scene->continuous = 2;
+    return 0;
+  }
   if (!json_is_boolean(v))
-    return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+    return sj_fail(ctx, ARB_E_INVAL, "expected true, false or \"static\", got %s", sj_type_name(v));
   scene->continuous = json_is_true(v) ? 1 : -1;
   return 0;
 }
@@ -414,6 +418,7 @@ arb_world_def arb_scene_get_world_def(const arb_scene* scene) {
   if (scene->solve_iterations > 0) def.solve_iterations = scene->solve_iterations;
   if (scene->relax_iterations > 0) def.relax_iterations = scene->relax_iterations;
   if (scene->continuous != 0) def.enable_continuous = scene->continuous > 0;
+  if (scene->continuous == 2) def.continuous_dynamic = false;
   if (scene->sleep_off) def.enable_sleep = false;
   if (scene->recycling_off) def.enable_contact_recycling = false;
   if (scene->worker_count > 0) def.worker_count = scene->worker_count;

@@ -23,7 +23,8 @@ struct arb_scene {
   int substeps;      ///< 0 = world default
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
-  int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off
+  int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off,
+                         ///< 2 "static" (on, against static bodies only)
   bool sleep_off;        ///< `enable_sleep: false`
   bool recycling_off;    ///< `enable_contact_recycling: false`
   int worker_count;      ///< threads per world (not from the text: a server setting); 0 = 1

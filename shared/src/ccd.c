@@ -324,7 +324,7 @@ static void arb__ccd_rewind(arb_world* w, int i, float t, float dt) {
   arb_sweep s = arb__sweep(w, i);
   b->xf = arb_get_sweep_transform(&s, t);
   b->center = arb_transform_point(b->xf, b->local_center);
-  arb_vec2 motion = w->def.enable_continuous ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
+  arb_vec2 motion = arb__continuous_dynamic(w) ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
   arb__body_refresh_proxy(w, i, false, motion);
 }
 

@@ -337,7 +337,7 @@ static bool arb__out_of_reach(const arb__body* a, const arb__body* b, float marg
 // more: it stops at the surface instead of passing through. A body at rest gets
 // ARB_SPECULATIVE_DISTANCE (to rounding) and the same contacts as without continuous.
 static float arb__pair_margin(const arb_world* w, int a, int b, float dt) {
-  if (!w->def.enable_continuous) return ARB_SPECULATIVE_DISTANCE;
+  if (!arb__continuous_dynamic(w)) return ARB_SPECULATIVE_DISTANCE;
   const arb__body_state* sa = &w->states[a];
   const arb__body_state* sb = &w->states[b];
   float reach = arb_length(arb_sub(sb->v, sa->v)) + arb_absf(sa->w) * w->bodies[a].max_extent +

@@ -33,6 +33,7 @@
 //       (0x52455449), i32 solve_iterations, i32 relax_iterations (each 1..8, not both 1;
 //       absent means 1 and 1, so default worlds keep the layout and hashes of before)
 //     then, only when enable_continuous is false: u32 tag 'DISC' (0x43534944)
+//     then, only when continuous_dynamic is false: u32 tag 'CSTA' (0x41545343)
 //     then, only when enable_contact_recycling is true: u32 tag 'RCYC' (0x43594352);
 //       without it no contact may have flag 2 (an image from before recycling existed
 //       reads as a world with it off)

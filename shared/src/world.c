@@ -108,6 +108,7 @@ arb_world_def arb_default_world_def(void) {
   d.max_contact_push_speed = 3.0f;
   d.max_linear_speed = 400.0f;
   d.enable_continuous = true;
+  d.continuous_dynamic = true;
   d.enable_sleep = true;
   d.enable_contact_recycling = true;
   d.hit_event_threshold = 1.0f;
@@ -249,7 +250,7 @@ bool arb_world_is_sleep_enabled(const arb_world* w) { return w && w->def.enable_
 
 // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
 static inline arb_vec2 arb__proxy_motion(const arb_world* w, int i, float dt) {
-  return w->def.enable_continuous ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
+  return arb__continuous_dynamic(w) ? arb_scale(dt, w->states[i].v) : arb_vec2_zero;
 }
 
 // Sleep timer of one awake body from this step's motion (as Box2D v3): the speed of its
@@ -352,7 +353,7 @@ void arb_world_step(arb_world* w, float dt) {
   // From here to the end of continuous collision the step posts hundreds of short loops:
   // the worker threads wait for them spinning, not asleep.
   arb_pool_hold(w->pool);
-  if (w->def.enable_continuous) arb__ccd_extend_proxies(w, dt);
+  if (arb__continuous_dynamic(w)) arb__ccd_extend_proxies(w, dt);
   arb__update_pairs(w);
   arb__collect_awake_contacts(w);
   arb__collide(w, dt);

@@ -85,6 +85,9 @@
 // Tag of the optional record after it (world_codec.c): present (no payload) only when
 // enable_continuous is false, so a default world's layout has no extra bytes.
 #define ARB__DISCRETE_TAG 0x43534944u  // "DISC"
+// Tag of the optional record after it: present (no payload) only when continuous_dynamic
+// is false (continuous collision against static bodies only).
+#define ARB__STATIC_CCD_TAG 0x41545343u  // "CSTA"
 // Tag of the optional record after that: present (no payload) only when
 // enable_contact_recycling is true. A world with it false never has a contact with the
 // recycling cache, so its state has the bytes (and hashes) of worlds from before
@@ -555,6 +558,14 @@ typedef struct arb__world_image {
   struct arb__hash_cache* hash_cache;  // hashing only: reuse the digests of bodies at rest
   arb_world* owner;  // the world visited (reading allocates chain points from it)
 } arb__world_image;
+
+// Continuous collision between dynamic bodies (enable_continuous and continuous_dynamic):
+// a proxy covers the motion ahead (arb__ccd_extend_proxies, arb__body_refresh_proxy) and a
+// fast pair's speculative margin widens with its relative motion (contact.c). Without it
+// the sweeps against static bodies (and of bullets) still run: ccd.c.
+static inline bool arb__continuous_dynamic(const arb_world* w) {
+  return w->def.enable_continuous && w->def.continuous_dynamic;
+}
 
 // island.c: sleeping. A body is awake when it is live, not static and not sleeping.
 static inline bool arb__body_awake(const arb_world* w, int i) {

@@ -301,6 +301,19 @@ static void arb__continuous_fields(arb_codec* c, arb_world_def* d) {
   arb_codec_u32(c, &tag);
 }
 
+// Optional record (see world.h): the tag alone, only when continuous_dynamic is false.
+static void arb__continuous_dynamic_fields(arb_codec* c, arb_world_def* d) {
+  if (arb_codec_reading(c)) {
+    d->continuous_dynamic = true;
+    if (arb_codec_left(c) < 4 || arb_codec_peek_u32(c) != ARB__STATIC_CCD_TAG) return;
+    d->continuous_dynamic = false;
+  } else if (d->continuous_dynamic) {
+    return;
+  }
+  uint32_t tag = ARB__STATIC_CCD_TAG;
+  arb_codec_u32(c, &tag);
+}
+
 // Optional record (see world.h): the tag alone, only when contact recycling is on. An
 // image without it (from before recycling existed, or of a world with it off) has no
 // contact with a recycling cache and restores a world that collides every contact.
@@ -400,6 +413,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__continuous_fields(c, &img->def);
+  arb__continuous_dynamic_fields(c, &img->def);
   arb__recycling_fields(c, &img->def, img);
   // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
   // always there: an image cut right before this record is refused, not read as empty.

@@ -6,6 +6,8 @@
 // the scene key `enable_continuous`. With sleeping: a bullet wakes the sleeping island it
 // hits (and only that one) and does not pass through it; a body moving past a resting
 // pile, inside its wide speculative margin but not towards it, lets the pile fall asleep.
+// Against static bodies only (`continuous_dynamic` false, the scene's "static"): walls
+// still stop every shot, bullets still meet, plain balls flying head-on may pass.
 // cmocka.h needs these first
 // clang-format off
 #include <setjmp.h>
@@ -26,6 +28,16 @@
 
 #define DT (1.0f / 60.0f)
 
+enum { CCD_OFF, CCD_ALL, CCD_STATIC };  // enable_continuous false; true; true, static only
+
+static arb_world* world_ccd(int mode, arb_vec2 gravity) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = gravity;
+  wd.enable_continuous = mode != CCD_OFF;
+  wd.continuous_dynamic = mode == CCD_ALL;
+  return arb_world_create(&wd);
+}
+
 static arb_body_id ball(arb_world* w, arb_vec2 p, arb_vec2 v, float radius, bool bullet) {
   arb_body_def bd = arb_default_body_def();
   bd.position = p;
@@ -39,8 +51,8 @@ static arb_body_id ball(arb_world* w, arb_vec2 p, arb_vec2 v, float radius, bool
 // A 0.1 m ball shot at a static obstacle whose near face is at x = 4.9 (a 0.2 m box
 // centred at x = 5) or at x = 5 (a segment). Returns the largest x the ball centre
 // reached in 60 steps.
-static float shoot(bool continuous, bool segment, float speed, float degrees, float phase) {
-  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
+static float shoot(int mode, bool segment, float speed, float degrees, float phase) {
+  arb_world* w = world_ccd(mode, arb_v2(0.0f, 0.0f));
   wt_tunnel_wall(w, segment);
   float a = degrees * (ARB_PI / 180.0f);
   arb_vec2 dir = arb_v2(arb_cos(a), arb_sin(a));
@@ -65,16 +77,18 @@ static void test_fast_ball_never_passes_thin_wall_or_segment(void** state) {
       for (size_t ai = 0; ai < sizeof angles / sizeof angles[0]; ++ai) {
         for (int k = 0; k < 5; ++k) {  // different phases of the step against the obstacle
           float phase = 0.5f + 0.173f * (float)k * speeds[si] * DT;
-          float max_x = shoot(true, segment, speeds[si], angles[ai], phase);
-          if (!(max_x < limit)) {
+          float max_x = shoot(CCD_ALL, segment, speeds[si], angles[ai], phase);
+          float static_x = shoot(CCD_STATIC, segment, speeds[si], angles[ai], phase);
+          if (!(max_x < limit) || !(static_x < limit)) {
             printf("passed: %s, %.0f m/s, %.0f deg, phase %d: x reached %.4f\n",
                    segment ? "segment" : "0.2 m wall", (double)speeds[si], (double)angles[ai], k,
-                   (double)max_x);
+                   (double)arb_maxf(max_x, static_x));
           }
           assert_true(max_x < limit);
+          assert_true(static_x < limit);  // the static sweep alone stops it
           worst_depth = arb_maxf(worst_depth, max_x - (face - 0.05f));
           shots++;
-          if (shoot(false, segment, speeds[si], angles[ai], phase) > limit + 0.2f)
+          if (shoot(CCD_OFF, segment, speeds[si], angles[ai], phase) > limit + 0.2f)
             tunnelled_discrete++;
         }
       }
@@ -89,10 +103,10 @@ static void test_fast_ball_never_passes_thin_wall_or_segment(void** state) {
 
 // Two bullets (and, second, two ordinary balls: speculative contacts alone) flying at each
 // other: they meet and never swap sides.
-static void head_on(bool continuous, bool bullets, float speed, int* crossed_out) {
+static void head_on(int mode, bool bullets, float speed, int* crossed_out) {
   int crossed = 0;
   for (int k = 0; k < 8; ++k) {
-    arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, 0.0f));
+    arb_world* w = world_ccd(mode, arb_v2(0.0f, 0.0f));
     float gap = 3.0f + 0.37f * (float)k;
     arb_body_id a = ball(w, arb_v2(-gap, 0.0f), arb_v2(speed, 0.0f), 0.05f, bullets);
     arb_body_id b = ball(w, arb_v2(gap, 0.0f), arb_v2(-speed, 0.0f), 0.05f, bullets);
@@ -111,30 +125,35 @@ static void head_on(bool continuous, bool bullets, float speed, int* crossed_out
 static void test_bullets_head_on_collide(void** state) {
   (void)state;
   int crossed = 0;
-  head_on(true, true, 300.0f, &crossed);
+  head_on(CCD_ALL, true, 300.0f, &crossed);
   assert_int_equal(crossed, 0);
-  head_on(false, true, 300.0f, &crossed);  // bullets are swept even with continuous off
+  head_on(CCD_OFF, true, 300.0f, &crossed);  // bullets are swept even with continuous off
+  assert_int_equal(crossed, 0);
+  head_on(CCD_STATIC, true, 300.0f, &crossed);  // and against static bodies only
   assert_int_equal(crossed, 0);
   // Ordinary bodies: the widened speculative margin, from their very first step.
-  head_on(true, false, 400.0f, &crossed);
+  head_on(CCD_ALL, false, 400.0f, &crossed);
   assert_int_equal(crossed, 0);
-  // Ordinary balls in a world without continuous pass through each other: the scenario
-  // is one where the sweep matters.
-  int passed = 0;
-  for (int k = 0; k < 8; ++k) {
-    arb_world* w = wt_world_continuous(false, arb_v2(0.0f, 0.0f));
-    float gap = 3.0f + 0.37f * (float)k;
-    arb_body_id a = ball(w, arb_v2(-gap, 0.0f), arb_v2(300.0f, 0.0f), 0.05f, false);
-    arb_body_id b = ball(w, arb_v2(gap, 0.0f), arb_v2(-300.0f, 0.0f), 0.05f, false);
-    for (int s = 0; s < 30; ++s) arb_world_step(w, DT);
-    passed += arb_body_get_position(w, a).x > arb_body_get_position(w, b).x;
-    arb_world_destroy(w);
+  // Ordinary balls in a world without continuous between dynamic bodies pass through
+  // each other: the scenario is one where the margin matters.
+  int passed[2] = {0, 0};
+  for (int m = 0; m < 2; ++m) {
+    for (int k = 0; k < 8; ++k) {
+      arb_world* w = world_ccd(m == 0 ? CCD_OFF : CCD_STATIC, arb_v2(0.0f, 0.0f));
+      float gap = 3.0f + 0.37f * (float)k;
+      arb_body_id a = ball(w, arb_v2(-gap, 0.0f), arb_v2(300.0f, 0.0f), 0.05f, false);
+      arb_body_id b = ball(w, arb_v2(gap, 0.0f), arb_v2(-300.0f, 0.0f), 0.05f, false);
+      for (int s = 0; s < 30; ++s) arb_world_step(w, DT);
+      passed[m] += arb_body_get_position(w, a).x > arb_body_get_position(w, b).x;
+      arb_world_destroy(w);
+    }
   }
   printf(
-      "head-on: bullets at 300 m/s and plain balls at 400 m/s crossed 0/8; plain balls "
-      "without continuous at 300 m/s passed %d/8\n",
-      passed);
-  assert_true(passed > 0);
+      "head-on: bullets at 300 m/s and plain balls at 400 m/s crossed 0/8; plain balls at "
+      "300 m/s passed %d/8 without continuous, %d/8 against static bodies only\n",
+      passed[0], passed[1]);
+  assert_true(passed[0] > 0);
+  assert_true(passed[1] > 0);
 }
 
 // A column of ten 1 m boxes, settled, hit at mid height by a 0.1 m ball at 200 m/s.
@@ -212,27 +231,50 @@ static void test_setting_is_saved_and_restored(void** state) {
   arb_world_destroy(on);
   arb_world_destroy(off);
   arb_world_destroy(restored);
+
+  // Against static bodies only: a 4-byte tag of its own, taken from the image.
+  arb_world* full = world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));
+  arb_world* only = world_ccd(CCD_STATIC, arb_v2(0.0f, -9.81f));
+  int n_full = arb_world_save(full, NULL, 0), n_only = arb_world_save(only, NULL, 0);
+  assert_int_equal(n_only, n_full + 4);
+  img = malloc((size_t)n_only);
+  assert_non_null(img);
+  assert_int_equal(arb_world_save(only, img, n_only), n_only);
+  restored = world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));
+  assert_int_equal(arb_world_restore(restored, img, n_only), 0);
+  assert_true(arb_world_hash(restored) == arb_world_hash(only));
+  assert_true(arb_world_hash(full) != arb_world_hash(only));
+  assert_int_equal(arb_world_save(restored, NULL, 0), n_only);
+  free(img);
+  arb_world_destroy(full);
+  arb_world_destroy(only);
+  arb_world_destroy(restored);
 }
 
 static void test_scene_key(void** state) {
   (void)state;
   const char* texts[] = {"{\"version\": 1}", "{\"version\": 1, \"enable_continuous\": true}",
-                         "{\"version\": 1, \"enable_continuous\": false}"};
-  const bool expect[] = {true, true, false};
-  for (int i = 0; i < 3; ++i) {
+                         "{\"version\": 1, \"enable_continuous\": false}",
+                         "{\"version\": 1, \"enable_continuous\": \"static\"}"};
+  const bool expect[] = {true, true, false, true}, dynamic[] = {true, true, true, false};
+  for (int i = 0; i < 4; ++i) {
     arb_scene* scene = NULL;
     arb_scene_error err;
     assert_int_equal(arb_scene_load_string(texts[i], strlen(texts[i]), "t", &scene, &err), 0);
     assert_true(arb_scene_get_world_def(scene).enable_continuous == expect[i]);
+    assert_true(arb_scene_get_world_def(scene).continuous_dynamic == dynamic[i]);
     arb_scene_destroy(scene);
   }
-  const char* bad = "{\"version\": 1, \"enable_continuous\": 1}";
-  arb_scene* scene = NULL;
-  arb_scene_error err;
-  assert_int_equal(arb_scene_load_string(bad, strlen(bad), "t", &scene, &err), ARB_E_INVAL);
-  assert_null(scene);
-  assert_string_equal(err.path, "enable_continuous");
-  printf("bad key: %s\n", err.message);
+  const char* bad[] = {"{\"version\": 1, \"enable_continuous\": 1}",
+                       "{\"version\": 1, \"enable_continuous\": \"Static\"}"};
+  for (int i = 0; i < 2; ++i) {
+    arb_scene* scene = NULL;
+    arb_scene_error err;
+    assert_int_equal(arb_scene_load_string(bad[i], strlen(bad[i]), "t", &scene, &err), ARB_E_INVAL);
+    assert_null(scene);
+    assert_string_equal(err.path, "enable_continuous");
+    printf("bad key: %s\n", err.message);
+  }
 }
 
 #define PILE 5

@@ -42,6 +42,13 @@ typedef struct arb_world_def {
                                  ///< static bodies (time of impact) nor through each other
                                  ///< (speculative contacts widened by the relative motion).
                                  ///< false: only `bullet` bodies are swept.
+  bool continuous_dynamic;       ///< with enable_continuous: default true, also between
+                                 ///< dynamic bodies (their broad-phase boxes cover the motion
+                                 ///< ahead and fast pairs get wider speculative contacts).
+                                 ///< false: against static bodies only, as Box2D v3's
+                                 ///< enableContinuous (bullets still against everything):
+                                 ///< cheaper where many bodies move fast, and two fast dynamic
+                                 ///< bodies may pass through each other
   bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
   bool enable_contact_recycling;  ///< default true: a contact whose two bodies moved less
                                   ///< than ARB_CONTACT_RECYCLE_DISTANCE relative to each
