@@ -288,29 +288,16 @@ static void arb__iteration_fields(arb_codec* c, arb_world_def* d) {
                          !(ns == 1 && nr == 1));
 }
 
-// Optional record (see world.h): the tag alone, only when continuous collision is off.
-static void arb__continuous_fields(arb_codec* c, arb_world_def* d) {
+// An optional record that is its tag alone (see world.h): present when *flag is not
+// `absent` (the value of an image without it), so a default world keeps its bytes.
+static void arb__flag_record(arb_codec* c, uint32_t tag, bool absent, bool* flag) {
   if (arb_codec_reading(c)) {
-    d->enable_continuous = true;
-    if (arb_codec_left(c) < 4 || arb_codec_peek_u32(c) != ARB__DISCRETE_TAG) return;
-    d->enable_continuous = false;
-  } else if (d->enable_continuous) {
+    *flag = absent;
+    if (arb_codec_left(c) < 4 || arb_codec_peek_u32(c) != tag) return;
+    *flag = !absent;
+  } else if (*flag == absent) {
     return;
   }
-  uint32_t tag = ARB__DISCRETE_TAG;
-  arb_codec_u32(c, &tag);
-}
-
-// Optional record (see world.h): the tag alone, only when continuous_dynamic is false.
-static void arb__continuous_dynamic_fields(arb_codec* c, arb_world_def* d) {
-  if (arb_codec_reading(c)) {
-    d->continuous_dynamic = true;
-    if (arb_codec_left(c) < 4 || arb_codec_peek_u32(c) != ARB__STATIC_CCD_TAG) return;
-    d->continuous_dynamic = false;
-  } else if (d->continuous_dynamic) {
-    return;
-  }
-  uint32_t tag = ARB__STATIC_CCD_TAG;
   arb_codec_u32(c, &tag);
 }
 
@@ -412,8 +399,8 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   if (reading && !c->err) arb__alloc_contacts(c, w, img);
   for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
-  arb__continuous_fields(c, &img->def);
-  arb__continuous_dynamic_fields(c, &img->def);
+  arb__flag_record(c, ARB__DISCRETE_TAG, true, &img->def.enable_continuous);
+  arb__flag_record(c, ARB__STATIC_CCD_TAG, true, &img->def.continuous_dynamic);
   arb__recycling_fields(c, &img->def, img);
   // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
   // always there: an image cut right before this record is refused, not read as empty.
