@@ -104,7 +104,7 @@ static int not_ported(const char* name, bench_scene* s) {
     const char* why;
   } missing[] = {
       {"joint_grid", 500, "runs with the physics extras below (scenes_extras.c, the same construction)"},
-      {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: an arbiter body has at most 8"},
+      {"washer", 500, "not ported: its kinematic drum is one body with 40 polygon shapes: an arbiter body has at most 8, and one broad-phase proxy (docs/BENCHMARKS.md)"},
   };
   for (size_t i = 0; i < sizeof missing / sizeof missing[0]; ++i) {
     if (strcmp(name, missing[i].name) == 0) {
