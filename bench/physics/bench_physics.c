@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
       const char* v = argv[i + 1];
       bool continuous = argv[i][2] == 'c', is_static = continuous && strcmp(v, "static") == 0;
       if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && !is_static) {
-        fprintf(stderr, "bench-physics: %s must be on or off%s, got '%s'\n", argv[i],
-                continuous ? " or static" : "", v);
+        fprintf(stderr, "bench-physics: %s must be %s, got '%s'\n", argv[i],
+                continuous ? "on, off or static" : "on or off", v);
         return 2;
       }
       if (continuous)
