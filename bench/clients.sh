@@ -12,7 +12,8 @@
 #   - bytes per client per second: server -> client (the server's bytes_out counter / N)
 #     and what the bots report (ENet UDP payload in and out per connected client);
 #   - server CPU per tick from /metrics' tick CPU histogram (the tick thread's own CPU
-#     time per tick): mean (exact, from the sum) and p99 (interpolated in its bucket);
+#     time per tick): mean (exact, from the sum) and p99 (interpolated in its bucket), and
+#     of the mean the game step + hash and the snapshots (/metrics' per-part counters);
 #   - the bots' snapshot ratio (received against snapshot rate x time since each
 #     connection's first snapshot, joins included: a tick the server did not run counts
 #     as missed), the same inside the window (from the bots' once-a-second progress
@@ -213,6 +214,8 @@ row = {
   "cpu_pct": 100.0 * cpu_s / dt, "cpu_ms_per_tick": (1e3 * cpu_s / ticks) if ticks else 0.0,
   "tick_cpu_mean_ms": (cpu_sum / cpu_count * 1e3) if cpu_count else 0.0,
   "tick_cpu_p99_ms": cpu99 * 1e3, "tick_cpu_p99_bucket": [cpu99_lo * 1e3, cpu99_hi * 1e3],
+  "step_cpu_ms": 1e3 * delta("arbiter_tick_step_cpu_seconds_total") / ticks if ticks else 0.0,
+  "snapshot_cpu_ms": 1e3 * delta("arbiter_tick_snapshot_cpu_seconds_total") / ticks if ticks else 0.0,
   "snapshots_per_client_s": bot.get("snapshots_per_client_per_s"),
   "server_out_B_per_client_s": srv_out, "server_in_B_per_client_s": srv_in,
   "bot_in_B_per_client_s": bot.get("bytes_in_per_client_per_s"),
@@ -231,12 +234,13 @@ python3 - "$ROWS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print()
-print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | in the window | sent, not received | RTT p50/p99 | load |")
-print("|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+print("| clients | connected | ticks/s | tick wall p50 (bucket) | tick wall p99 (bucket) | tick CPU mean | of which step / snapshots | tick CPU p99 (bucket) | process CPU | process CPU/tick | server→client B/s per client | client→server B/s per client | snapshots/s per client | snapshots received | in the window | sent, not received | RTT p50/p99 | load |")
+print("|---:|---:|---:|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 for r in rows:
-    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.1f %% | %.2f %% | %.1f / %.1f ms | %.2f |" % (
+    print("| %d | %d | %.1f | %.2f ms (%.2f–%.2f) | %.2f ms (%.2f–%.2f) | %.2f ms | %.2f / %.2f ms | %.2f ms (%.2f–%.2f) | %.1f %% | %.2f ms | %.0f | %.0f | %.1f | %.1f %% | %.1f %% | %.2f %% | %.1f / %.1f ms | %.2f |" % (
         r["clients"], r["connected"], r["ticks_per_s"], r["tick_p50_ms"], r["tick_p50_bucket"][0], r["tick_p50_bucket"][1],
         r["tick_p99_ms"], r["tick_p99_bucket"][0], r["tick_p99_bucket"][1], r["tick_cpu_mean_ms"],
+        r["step_cpu_ms"], r["snapshot_cpu_ms"],
         r["tick_cpu_p99_ms"], r["tick_cpu_p99_bucket"][0], r["tick_cpu_p99_bucket"][1], r["cpu_pct"],
         r["cpu_ms_per_tick"], r["server_out_B_per_client_s"], r["server_in_B_per_client_s"],
         r["snapshots_per_client_s"] or 0, 100.0 * (r["snapshot_ratio"] or 0), 100.0 * r["window_ratio"], 100.0 * r["lost_ratio"], r["rtt_p50_ms"] or 0,

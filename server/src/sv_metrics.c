@@ -37,6 +37,7 @@ void sv_metrics_init(sv_metrics* m) {
 #define SV_INIT_HISTOGRAM(field, bounds) \
   sv_histogram_init(&m->field, bounds, (int)(sizeof bounds / sizeof bounds[0]));
 #define SV_INIT_COUNTER(field, extra)
+#define SV_INIT_COUNTER_SECONDS(field, extra)
 #define SV_INIT_GAUGE_INT(field, extra)
 #define SV_INIT_GAUGE_UINT(field, extra)
 #define SV_INIT_GAUGE_REAL(field, extra)
@@ -100,6 +101,12 @@ static void counter(out_buf* o, const char* name, const char* help, uint64_t v) 
   outf(o, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 "\n", name, help, name, name, v);
 }
 
+// A counter kept in nanoseconds, shown in seconds (Prometheus' base unit).
+static void counter_seconds(out_buf* o, const char* name, const char* help, uint64_t ns) {
+  outf(o, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 ".%09" PRIu64 "\n", name, help, name, name,
+       ns / 1000000000u, ns % 1000000000u);
+}
+
 static void gauge(out_buf* o, const char* name, const char* help, double v) {
   outf(o, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, v);
 }
@@ -149,6 +156,7 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   out_buf o = {buf, 0, cap, 0};
 #define SV_METRIC(KIND, field, name, extra, help) SV_RENDER_##KIND(m->field, name, help);
 #define SV_RENDER_COUNTER(v, name, help) counter(&o, name, help, v)
+#define SV_RENDER_COUNTER_SECONDS(v, name, help) counter_seconds(&o, name, help, v)
 #define SV_RENDER_GAUGE_INT(v, name, help) gauge(&o, name, help, (double)(v))
 #define SV_RENDER_GAUGE_UINT(v, name, help) gauge(&o, name, help, (double)(v))
 #define SV_RENDER_GAUGE_REAL(v, name, help) gauge(&o, name, help, v)

@@ -73,6 +73,7 @@ typedef enum sv_http_closed {
 
 // One member per row of sv_metrics.def.
 #define SV_FIELD_COUNTER(field) uint64_t field;
+#define SV_FIELD_COUNTER_SECONDS(field) uint64_t field;
 #define SV_FIELD_GAUGE_INT(field) int64_t field;
 #define SV_FIELD_GAUGE_UINT(field) uint64_t field;
 #define SV_FIELD_GAUGE_REAL(field) double field;

@@ -270,13 +270,18 @@ void sv_tick(void* user) {
   sv_net_service(&s->net);
   sv_session_check_timeouts(s, t0);
 
+  uint64_t c1 = thread_cpu_ns();
   uint64_t tick = apply_tick(s);
+  uint64_t c2 = thread_cpu_ns();
+  s->metrics.tick_step_cpu_ns += c2 - c1;
   if (s->recording) sv_record_tick(&s->record, s->tick_rec, s->game, t0);
   send_left_events(s, s->tick_rec);
   send_hit_events(s);
   welcome_joined(s, tick);
   sv_session_send_scenes(s);
+  uint64_t c3 = thread_cpu_ns();
   send_snapshots(s, (uint32_t)tick);
+  s->metrics.tick_snapshot_cpu_ns += thread_cpu_ns() - c3;
   ping_peers(s, tick);
   sv_net_flush(&s->net);
   uint64_t t1 = account_tick(s, tick, t0, c0);

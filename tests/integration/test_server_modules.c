@@ -192,6 +192,7 @@ static void test_server_metrics_text(void** state) {
   sv_metrics_init(&m);
   m.ticks_total = 42;
   m.inputs_dropped_total[SV_DROP_RATE_PACKETS] = 5;
+  m.tick_step_cpu_ns = 2000000042;  // kept in nanoseconds, shown in seconds
   sv_histogram_observe(&m.tick_seconds, 0.0003);
   sv_histogram_observe(&m.tick_seconds, 0.2);  // beyond the last bound: +Inf only
   static char buf[32768];
@@ -199,6 +200,9 @@ static void test_server_metrics_text(void** state) {
   assert_true(n > 0 && (size_t)n < sizeof buf);
   ARB_ASSERT_HAS(buf, "# TYPE arbiter_ticks_total counter\narbiter_ticks_total 42\n",
                  "arbiter_inputs_dropped_total{reason=\"rate_packets\"} 5\n",
+                 "# TYPE arbiter_tick_step_cpu_seconds_total counter\n"
+                 "arbiter_tick_step_cpu_seconds_total 2.000000042\n",
+                 "arbiter_tick_snapshot_cpu_seconds_total 0.000000000\n",
                  "arbiter_tick_duration_seconds_bucket{le=\"0.00025\"} 0\n",
                  "arbiter_tick_duration_seconds_bucket{le=\"0.0005\"} 1\n",
                  "arbiter_tick_duration_seconds_bucket{le=\"0.1\"} 1\n",
