@@ -34,7 +34,7 @@ static arb_world* world_ccd(int mode, arb_vec2 gravity) {
   arb_world_def wd = arb_default_world_def();
   wd.gravity = gravity;
   wd.enable_continuous = mode != CCD_OFF;
-  wd.continuous_dynamic = mode == CCD_ALL;
+  wd.continuous_dynamic = mode != CCD_STATIC;  // off keeps the default: no extra record
   return arb_world_create(&wd);
 }
 
@@ -158,7 +158,7 @@ static void test_bullets_head_on_collide(void** state) {
 
 // A column of ten 1 m boxes, settled, hit at mid height by a 0.1 m ball at 200 m/s.
 static void stack_hit(bool continuous, float* max_speed, float* ball_max_x) {
-  arb_world* w = wt_world_continuous(continuous, arb_v2(0.0f, -9.81f));
+  arb_world* w = world_ccd(continuous ? CCD_ALL : CCD_OFF, arb_v2(0.0f, -9.81f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 50.0f, 1.0f);
   arb_body_id boxes[10];
   for (int i = 0; i < 10; ++i)
@@ -197,8 +197,8 @@ static void test_stack_hit_by_fast_ball_does_not_explode(void** state) {
 static void test_setting_is_saved_and_restored(void** state) {
   (void)state;
   assert_true(arb_default_world_def().enable_continuous);
-  arb_world* on = wt_world_continuous(true, arb_v2(0.0f, -9.81f));
-  arb_world* off = wt_world_continuous(false, arb_v2(0.0f, -9.81f));
+  arb_world* on = world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));
+  arb_world* off = world_ccd(CCD_OFF, arb_v2(0.0f, -9.81f));
   for (int i = 0; i < 2; ++i) {
     arb_world* w = i == 0 ? on : off;
     wt_box(w, ARB_BODY_STATIC, 5.0f, 0.0f, 0.1f, 5.0f);
@@ -211,7 +211,7 @@ static void test_setting_is_saved_and_restored(void** state) {
   assert_non_null(img);
   assert_int_equal(arb_world_save(off, img, n_off), n_off);
   arb_world* restored =
-      wt_world_continuous(true, arb_v2(0.0f, -9.81f));  // takes "off" from the image
+      world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));  // takes "off" from the image
   assert_int_equal(arb_world_restore(restored, img, n_off), 0);
   assert_true(arb_world_hash(restored) == arb_world_hash(off));
   assert_true(arb_world_hash(on) != arb_world_hash(off));
@@ -299,7 +299,7 @@ static bool step_until_asleep(arb_world* w, const arb_body_id* ids, int n, int m
 static void test_bullet_wakes_the_sleeping_island_it_hits(void** state) {
   (void)state;
   for (int continuous = 1; continuous >= 0; --continuous) {
-    arb_world* w = wt_world_continuous(continuous != 0, arb_v2(0.0f, -10.0f));
+    arb_world* w = world_ccd(continuous != 0 ? CCD_ALL : CCD_OFF, arb_v2(0.0f, -10.0f));
     wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 60.0f, 0.5f);
     arb_body_id a[PILE], b[PILE];
     pile(w, 0.0f, a);
@@ -329,7 +329,7 @@ static void test_bullet_wakes_the_sleeping_island_it_hits(void** state) {
 // stays asleep (its points there are dropped: they would wake it every step).
 static void test_passing_body_does_not_keep_pile_awake(void** state) {
   (void)state;
-  arb_world* w = wt_world_continuous(true, arb_v2(0.0f, -10.0f));
+  arb_world* w = world_ccd(CCD_ALL, arb_v2(0.0f, -10.0f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
   arb_body_id a[PILE];
   pile(w, 0.0f, a);
