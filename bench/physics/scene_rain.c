@@ -8,17 +8,13 @@
 //   - a ragdoll: 11 capsule bones (friction 0.2, category 2, mask 1|2, sleep threshold
 //     0.1 m/s, linear damping 0.1 on the head and forearms), 10 revolute joints with
 //     limits, a 5 Hz / 0.5 spring towards the rest pose and a motor of speed 0 as joint
-//     friction (0.05 N*m times the bone's scale); each shin carries a rounded foot
-//     (friction 0.05, mask 1: it touches only the ground). The k-th ragdoll of every group
-//     has negative group -k, so it never collides with the k-th ragdoll of another group;
+//     friction (0.05 N*m times the bone's scale); each shin carries a rounded foot as a
+//     second shape (friction 0.05, mask 1: it touches only the ground). The k-th ragdoll of every
+//     group has negative group -k, so it never collides with the k-th ragdoll of another group;
 //   - sleeping on (Box2D v3's world default), 4 substeps.
-// Two differences:
-//   - the ground is 2505 static bodies of one box each (Box2D v3: one body, 2505 shapes;
-//     an arbiter body carries at most ARB_MAX_BODY_SHAPES);
-//   - each foot is a body of its own at the shin's origin, welded rigidly to the shin (a
-//     ragdoll is 13 bodies and 12 joints here; Box2D v3: 11 bodies, 13 shapes, 10 joints).
-//     The port predates compound bodies: a shin carrying its foot as a second shape would
-//     match Box2D v3; kept so the figures in docs/BENCHMARKS.md stay comparable.
+// One difference: the ground is 2505 static bodies of one box each (Box2D v3: one body,
+// 2505 shapes; an arbiter body carries at most ARB_MAX_BODY_SHAPES). A ragdoll is 11
+// bodies, 13 shapes and 10 joints, as in Box2D v3.
 #include <arbiter/joint.h>
 #include <stdlib.h>
 
@@ -31,7 +27,6 @@ enum {
   RAIN_GRID_COUNT = 500,  // a ground row is RAIN_GRID_COUNT + 1 boxes
   RAIN_SPAWN_MASK = 7,    // a column every 8 steps
   BONES = 11,
-  FEET = 2,
 };
 
 #define RAIN_GRID_SIZE 0.5f
@@ -96,8 +91,8 @@ static const bone_spec bones[BONES] = {
 };
 
 typedef struct ragdoll {
-  arb_body_id bodies[BONES + FEET];
-  arb_extra_id joints[BONES - 1 + FEET];
+  arb_body_id bodies[BONES];
+  arb_extra_id joints[BONES - 1];
   int body_count, joint_count;
 } ragdoll;
 
@@ -153,24 +148,6 @@ static arb_extra_id bone_joint(arb_world* w, const ragdoll* r, int bone) {
   return must_joint(w, &jd);
 }
 
-// The foot: a body at the shin's origin (so the polygon is in the shin's frame) welded to it.
-static void add_foot(arb_world* w, const rain* rn, ragdoll* r, int shin, float x, float y,
-                     int group) {
-  arb_body_def bd = part_def(x, y + bones[shin].y, group);
-  bd.shape.type = ARB_SHAPE_POLYGON;
-  bd.shape.polygon = rn->foot;
-  bd.shape.friction = 0.05f;
-  bd.shape.mask_bits = 1;
-  arb_body_id foot = must_body(w, &bd);
-  r->bodies[r->body_count++] = foot;
-  arb_joint_def jd = arb_default_joint_def();
-  jd.type = ARB_JOINT_WELD;
-  jd.body_a = r->bodies[shin];
-  jd.body_b = foot;
-  jd.local_anchor_a = jd.local_anchor_b = arb_v2(0.04f, -0.17f);  // inside the foot
-  r->joints[r->joint_count++] = must_joint(w, &jd);
-}
-
 // A ragdoll standing on (x, y), in negative group -group.
 static void create_ragdoll(arb_world* w, const rain* rn, ragdoll* r, float x, float y, int group) {
   r->body_count = r->joint_count = 0;
@@ -182,12 +159,18 @@ static void create_ragdoll(arb_world* w, const rain* rn, ragdoll* r, float x, fl
     bd.shape.capsule.center1 = arb_v2(0.0f, b->c1);
     bd.shape.capsule.center2 = arb_v2(0.0f, b->c2);
     bd.shape.capsule.radius = b->radius;
+    arb_shape_def shapes[2] = {bd.shape, bd.shape};
+    if (b->foot) {  // the shin's second shape, in its frame
+      shapes[1].type = ARB_SHAPE_POLYGON;
+      shapes[1].polygon = rn->foot;
+      shapes[1].friction = 0.05f;
+      shapes[1].mask_bits = 1;
+      bd.shapes = shapes;
+      bd.shape_count = 2;
+    }
     r->bodies[i] = must_body(w, &bd);
     r->body_count = i + 1;
     if (b->parent >= 0) r->joints[r->joint_count++] = bone_joint(w, r, i);
-  }
-  for (int i = 0; i < BONES; ++i) {
-    if (bones[i].foot) add_foot(w, rn, r, i, x, y, group);
   }
 }
 
@@ -259,9 +242,7 @@ static void rain_destroy(void* state) {
 }
 
 const bench_arbiter_scene bench_arbiter_rain = {
-    "rain",
-    RAIN_ROWS*(RAIN_GRID_COUNT + 1) + RAIN_ROWS* RAIN_COLUMNS* RAIN_GROUP_SIZE*(BONES + FEET),
-    rain_create,
-    rain_before_step,
+    "rain",       RAIN_ROWS*(RAIN_GRID_COUNT + 1) + RAIN_ROWS* RAIN_COLUMNS* RAIN_GROUP_SIZE* BONES,
+    rain_create,  rain_before_step,
     rain_destroy,
 };
