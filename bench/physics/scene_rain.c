@@ -9,8 +9,9 @@
 //     0.1 m/s, linear damping 0.1 on the head and forearms), 10 revolute joints with
 //     limits, a 5 Hz / 0.5 spring towards the rest pose and a motor of speed 0 as joint
 //     friction (0.05 N*m times the bone's scale); each shin carries a rounded foot as a
-//     second shape (friction 0.05, mask 1: it touches only the ground). The k-th ragdoll of every
-//     group has negative group -k, so it never collides with the k-th ragdoll of another group;
+//     second shape (friction 0.05, mask 1: it touches only the ground). The k-th ragdoll
+//     of every group has negative group -k, so it never collides with the k-th ragdoll of
+//     another group;
 //   - sleeping on (Box2D v3's world default), 4 substeps.
 // One difference: the ground is 2505 static bodies of one box each (Box2D v3: one body,
 // 2505 shapes; an arbiter body carries at most ARB_MAX_BODY_SHAPES). A ragdoll is 11
