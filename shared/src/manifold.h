@@ -37,6 +37,37 @@ ARB__CONVEX_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
                                    const shape_b* b, arb_transform xfb, float margin);
 ARB__CHAIN_MANIFOLDS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
 
+// Whether point p (world) lies farther than `reach` outside a shape of a body at xf. Each
+// answers from a lower bound on the distance (the largest face distance of a polygon, the
+// distance to a capsule's or segment's core), so true means the shape is surely farther
+// than `reach` from p: the narrow phase's out-of-reach test for a long shape against a
+// small body's bounding circle (contact.c; tests/unit/test_manifold_reach.c).
+static inline bool arb__polygon_beyond(const arb_polygon* g, arb_transform xf, arb_vec2 p,
+                                       float reach) {
+  arb_vec2 q = arb_inv_transform_point(xf, p);
+  float limit = reach + g->radius;
+  for (int i = 0; i < g->count; ++i) {
+    if (arb_dot(g->normals[i], arb_sub(q, g->vertices[i])) > limit) return true;
+  }
+  return false;
+}
+
+static inline bool arb__circle_beyond(const arb_circle* g, arb_transform xf, arb_vec2 p,
+                                      float reach) {
+  float limit = reach + g->radius;
+  return arb_distance_sq(arb_inv_transform_point(xf, p), g->center) > limit * limit;
+}
+
+// A capsule (radius > 0) or a segment (radius 0) from its core c1-c2 (distinct points).
+static inline bool arb__core_beyond(arb_vec2 c1, arb_vec2 c2, float radius, arb_transform xf,
+                                    arb_vec2 p, float reach) {
+  arb_vec2 q = arb_inv_transform_point(xf, p);
+  arb_vec2 e = arb_sub(c2, c1);
+  float t = arb_clampf(arb_dot(arb_sub(q, c1), e) / arb_dot(e, e), 0.0f, 1.0f);
+  float limit = reach + radius;
+  return arb_distance_sq(q, arb_mul_add(c1, t, e)) > limit * limit;
+}
+
 #define ARB__DEFINE_PUBLIC_COLLIDE(name, shape_a, shape_b)                               \
   arb_manifold arb_collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
                                   arb_transform xfb) {                                   \

@@ -125,6 +125,20 @@ static void random_poses(float reach, arb_transform* xa, arb_transform* xb) {
                         arb_rot_from_angle(rnd(-4.0f, 4.0f))};
 }
 
+// Two random shapes of random kinds (false for two segments, which never collide), a
+// margin, and poses near the reach of their bounding circles.
+static bool random_pair(shape* a, arb_transform* xa, shape* b, arb_transform* xb, float* margin) {
+  int ka = (int)rnd(0.0f, (float)KINDS), kb = (int)rnd(0.0f, (float)KINDS);
+  if (ka >= KINDS) ka = KINDS - 1;
+  if (kb >= KINDS) kb = KINDS - 1;
+  if (ka == SEGMENT && kb == SEGMENT) return false;
+  *a = random_shape(ka);
+  *b = random_shape(kb);
+  *margin = random_margin();
+  random_poses(a->extent + b->extent + *margin, xa, xb);
+  return true;
+}
+
 typedef struct tally {
   int with_points;  // pairs the collide function gave a point
   int near_reach;   // pairs within 5 cm beyond the reach, where a point could hide
@@ -142,23 +156,64 @@ static void test_no_points_beyond_reach(void** state) {
   (void)state;
   tally t = {0, 0};
   for (int iter = 0; iter < 200000; ++iter) {
-    int ka = (int)rnd(0.0f, (float)KINDS), kb = (int)rnd(0.0f, (float)KINDS);
-    if (ka >= KINDS) ka = KINDS - 1;
-    if (kb >= KINDS) kb = KINDS - 1;
-    if (ka == SEGMENT && kb == SEGMENT) continue;
-    shape a = random_shape(ka), b = random_shape(kb);
-    float margin = random_margin();
+    shape a, b;
+    float margin;
     arb_transform xa, xb;
-    random_poses(a.extent + b.extent + margin, &xa, &xb);
+    if (!random_pair(&a, &xa, &b, &xb, &margin)) continue;
     arb_manifold m = collide(&a, xa, &b, xb, margin);
     float d = arb_shape_distance(&a.proxy, xa, &b.proxy, xb).distance;
     if (point_beyond_reach(&t, &m, d, margin))
-      fail_msg("kinds %d, %d, margin %.9g: %d points at distance %.9g (separation %.9g)", ka, kb,
-               (double)margin, m.point_count, (double)d, (double)m.points[0].separation);
+      fail_msg("kinds %d, %d, margin %.9g: %d points at distance %.9g (separation %.9g)", a.kind,
+               b.kind, (double)margin, m.point_count, (double)d, (double)m.points[0].separation);
   }
   print_message("pairs with points %d, pairs just beyond reach %d\n", t.with_points, t.near_reach);
   assert_true(t.with_points > 20000);  // the sampling reaches the collide functions' points
   assert_true(t.near_reach > 1000);    // and the edge of the reach, where a point could hide
+}
+
+// The world's second out-of-reach test (contact.c): a shape against the other body's
+// bounding circle (here B's local origin and extent). Whenever it answers "beyond", the
+// shapes must be farther apart than the margin and the slop (GJK), and the collide function
+// must give no point; the sampling must reach pairs it rules out while the bounding circles
+// still meet (what it is for), and pairs just past its reach.
+static bool shape_beyond(const shape* a, arb_transform xa, arb_vec2 p, float reach) {
+  switch (a->kind) {
+    case POLYGON:
+      return arb__polygon_beyond(&a->polygon, xa, p, reach);
+    case CIRCLE:
+      return arb__circle_beyond(&a->circle, xa, p, reach);
+    case CAPSULE:
+      return arb__core_beyond(a->capsule.center1, a->capsule.center2, a->capsule.radius, xa, p,
+                              reach);
+    default:
+      return arb__core_beyond(a->segment.a, a->segment.b, 0.0f, xa, p, reach);
+  }
+}
+
+static void test_no_points_beyond_shape_reach(void** state) {
+  (void)state;
+  int beyond = 0, circles_meet = 0, near_edge = 0;
+  for (int iter = 0; iter < 200000; ++iter) {
+    shape a, b;
+    float margin;
+    arb_transform xa, xb;
+    if (!random_pair(&a, &xa, &b, &xb, &margin)) continue;
+    float slack = margin + ARB_LINEAR_SLOP;
+    float d = arb_shape_distance(&a.proxy, xa, &b.proxy, xb).distance;
+    near_edge += d > slack && d <= slack + 0.05f && !shape_beyond(&a, xa, xb.p, b.extent + slack);
+    if (!shape_beyond(&a, xa, xb.p, b.extent + slack)) continue;
+    beyond += 1;
+    circles_meet += arb_distance(xa.p, xb.p) <= a.extent + b.extent + slack;
+    arb_manifold m = collide(&a, xa, &b, xb, margin);
+    if (d <= slack || m.point_count != 0)
+      fail_msg("kinds %d, %d, margin %.9g: ruled out at distance %.9g with %d points", a.kind,
+               b.kind, (double)margin, (double)d, m.point_count);
+  }
+  print_message("ruled out %d, of which the bounding circles meet %d; near the edge, kept %d\n",
+                beyond, circles_meet, near_edge);
+  assert_true(beyond > 20000);
+  assert_true(circles_meet > 10000);
+  assert_true(near_edge > 1000);
 }
 
 // The same for chains (a world's chain collides link by link; NULL: no link tree, every
@@ -206,4 +261,5 @@ static void test_no_chain_points_beyond_reach(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_no_points_beyond_reach),
+              cmocka_unit_test(test_no_points_beyond_shape_reach),
               cmocka_unit_test(test_no_chain_points_beyond_reach))
