@@ -23,3 +23,6 @@ extern const bench_arbiter_scene bench_arbiter_tumbler;
 /// Box2D v3 benchmark/spinner (scene_spinner.c): a motor-driven bar stirring 6076 bodies
 /// inside a 360-point chain loop.
 extern const bench_arbiter_scene bench_arbiter_spinner;
+/// Box2D v3 benchmark/washer (scene_washer.c): 8100 boxes in a turning kinematic drum of
+/// 40 quads (five kinematic bodies of 8 quads moving as one).
+extern const bench_arbiter_scene bench_arbiter_washer;
