@@ -40,7 +40,7 @@ if(_view_skip STREQUAL "" AND ZLIB_FOUND)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_view.c ${CMAKE_CURRENT_LIST_DIR}/png_read.c
     LIBS ZLIB::ZLIB
     INCLUDES ${PROJECT_SOURCE_DIR}/client/view
-    LABELS gui SERIAL TIMEOUT 60
+    LABELS gui TIMEOUT 60
     ARGS $<TARGET_FILE_DIR:arbiter-view> ${CMAKE_CURRENT_BINARY_DIR}/test_view.d
          ${PROJECT_SOURCE_DIR}/tests/scenes)
   # The programs must be built before the test runs them.

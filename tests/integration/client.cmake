@@ -1,5 +1,5 @@
 # Client library, arbiter-bot and arbiter-netem integration tests (issue 6). Real
-# processes on 127.0.0.1 with ephemeral ports; SERIAL (they measure snapshot rates).
+# processes on 127.0.0.1 with ephemeral ports; two run side by side (cmake/ArbiterTesting.cmake).
 # Total about 60 s in release.
 if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without ArbiterTesting
   return()
@@ -14,26 +14,26 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_garbage.c
     LIBS arbiter_client_testutil arbiter_client arbiter_protocol arbiter_shared arb::enet
     INCLUDES ${PROJECT_SOURCE_DIR}/client/src ${PROJECT_SOURCE_DIR}/tests/unit
-    LABELS integration SERIAL TIMEOUT 60)
+    LABELS integration TIMEOUT 60)
 
   if(TARGET arbiter-server)
     arb_add_test(test_client_live
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_live.c
       LIBS arbiter_client_testutil arbiter_client
-      LABELS integration SERIAL TIMEOUT 120
+      LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot>)
     if(TARGET arbiter-netem)
       arb_add_test(test_client_netem_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_netem_live.c
         LIBS arbiter_client_testutil arbiter_client
-        LABELS integration SERIAL TIMEOUT 120
+        LABELS integration TIMEOUT 120
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem>)
       # 20 % loss, 100 +- 100 ms: 30 s in every run; the 10-minute soak only with
       # `make soak` (label soak, excluded by the test presets).
       arb_add_test(test_client_badnet_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_badnet_live.c
         LIBS arbiter_client_testutil arbiter_client
-        LABELS integration SERIAL TIMEOUT 120
+        LABELS integration TIMEOUT 120
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> $<TARGET_FILE:arbiter-netem> 30)
       add_test(NAME test_client_badnet_soak
                COMMAND test_client_badnet_live $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot>
@@ -44,7 +44,7 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
     arb_add_test(test_client_compound_live
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_compound_live.c
       LIBS arbiter_client_testutil arbiter_client
-      LABELS integration SERIAL TIMEOUT 60
+      LABELS integration TIMEOUT 60
       ARGS $<TARGET_FILE:arbiter-server> ${PROJECT_SOURCE_DIR}/tests/scenes/compound.json)
     if(TARGET arbiter-netem AND TARGET arbiter-replay)
       # Particles, links and wheels: client state == the replay log's quantized state,
@@ -52,14 +52,14 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
       arb_add_test(test_client_extras_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_extras_live.c
         LIBS arbiter_client_testutil arbiter_client arbiter_protocol
-        LABELS integration SERIAL TIMEOUT 180
+        LABELS integration TIMEOUT 180
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-netem> $<TARGET_FILE:arbiter-replay>
              ${PROJECT_SOURCE_DIR}/tests/scenes/extras.json)
       # Lag-compensated shots through a 100 ms round trip; the session's log verifies.
       arb_add_test(test_client_fire_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_fire_live.c
         LIBS arbiter_client_testutil arbiter_client
-        LABELS integration SERIAL TIMEOUT 120
+        LABELS integration TIMEOUT 120
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-netem> $<TARGET_FILE:arbiter-replay>)
     endif()
   endif()

@@ -4,5 +4,5 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-replay AND TARGET arbiter-server AND TARGE
   add_test(NAME replay_live_equals_offline
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_replay_live.sh $<TARGET_FILE_DIR:arbiter-replay>)
   set_tests_properties(replay_live_equals_offline PROPERTIES LABELS "integration"
-    TIMEOUT 90 RUN_SERIAL TRUE)
+    TIMEOUT 90)
 endif()

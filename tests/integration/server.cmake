@@ -1,6 +1,6 @@
 # Integration tests of arbiter-server (docs/SERVER.md): real server processes on
 # 127.0.0.1 with ephemeral ports, driven by the small protocol client in testclient.c.
-# All SERIAL (they measure rates and use sockets); total about 45 s in release.
+# Two run side by side (ephemeral ports, mostly waiting: cmake/ArbiterTesting.cmake).
 if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c)
   target_include_directories(arbiter_testclient PUBLIC ${CMAKE_CURRENT_LIST_DIR})
@@ -14,7 +14,7 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
     arb_add_test(test_server_${t}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c
       LIBS arbiter_testclient arbiter_game arbiter_protocol arbiter_shared arb::enet
-      LABELS integration SERIAL TIMEOUT 120
+      LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server>)
   endforeach()
   # The building blocks in-process (no sockets, well under a second).
@@ -25,7 +25,7 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   if(TARGET arbiter-token)
     arb_add_test(test_server_auth SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_auth.c
       LIBS arbiter_testclient arbiter_token arbiter_protocol arbiter_shared arb::enet
-      LABELS integration SERIAL TIMEOUT 120
+      LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-token>)
   endif()
   # The datagram guards (ENet command checks, connection gate) in-process, no traffic.
@@ -48,7 +48,7 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-server)
     foreach(t agones lifecycle fleet admin)
       add_test(NAME test_server_${t}
                COMMAND ${ARB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.py $<TARGET_FILE_DIR:arbiter-server>)
-      set_tests_properties(test_server_${t} PROPERTIES LABELS integration TIMEOUT 180 RUN_SERIAL TRUE)
+      set_tests_properties(test_server_${t} PROPERTIES LABELS integration TIMEOUT 180)
     endforeach()
   endif()
   add_test(NAME test_k8s_manifests

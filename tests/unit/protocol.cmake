@@ -35,7 +35,7 @@ if(TARGET arbiter_server)
   arb_add_test(test_sv_ban SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_ban.c
                LIBS arbiter_server LABELS unit)
   arb_add_test(test_sv_snap_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_workers.c
-               LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+               LIBS arbiter_server LABELS unit CORES 2 ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
   if(TARGET arbiter-replay)
     arb_add_test(test_sv_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_record.c
                  LIBS arbiter_server LABELS unit

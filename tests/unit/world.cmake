@@ -27,19 +27,19 @@ arb_add_test(test_hash_cache SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hash_cache.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit TIMEOUT 120)
 # The worker pool itself: every item once, thread indexes in range, block sizes.
 arb_add_test(test_worker_pool SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_worker_pool.c
-             LIBS arbiter_shared LABELS unit TIMEOUT 60)
+             LIBS arbiter_shared LABELS unit TIMEOUT 60 CORES 2)
 # Worker threads: the same hash with 1, 2 and 4 workers (reads the pool pointer in
 # shared/src/world.h to know the threads started).
 arb_add_test(test_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workers.c
-             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300 CORES 2)
 # The broad phase's AABB tree: structure, height bound and queries after random and
 # degenerate operations; results independent of the tree's shape (reads shared/src).
 arb_add_test(test_broad_phase SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_broad_phase.c
-             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 120)
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 120 CORES 2)
 # The contact solver's lane widths: 8 lanes (AVX2, where the CPU has it) step every tick
 # exactly as 4 lanes do (reads shared/src/contact_lanes.h to choose the width).
 arb_add_test(test_solver_lanes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_solver_lanes.c
-             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300)
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300 CORES 2)
 # The awake-contact list (marked from either side) and the contact briefs against the
 # contact array they are kept beside (reads shared/src/world.h).
 arb_add_test(test_contact_lists SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_lists.c
