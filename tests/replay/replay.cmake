@@ -6,7 +6,8 @@
 #  - replay_determinism_matrix (release build only; docs/DETERMINISM.md gives the time): the
 #    tool built with gcc -O0/-O2, clang -O2, gcc -O3 -march=x86-64-v3, for aarch64 (qemu),
 #    i386 with SSE2 and wasm32 (node) verifies every committed log with the final hashes
-#    the recording server computed. Needs scripts/install-deps.sh --matrix (make test).
+#    the recording server computed (the soak log in replay_determinism_matrix_soak, on the
+#    same builds). Needs scripts/install-deps.sh --matrix (make test).
 #  - replay_broken_builds_diverge (release build only): x87 arithmetic is refused by the
 #    build, and x87 forced, FMA contraction and -ffast-math each diverge on default.arbrec.
 #  - check_determinism_rejects: scripts/check-determinism.sh fails on a libm call in shared/.
