@@ -5,8 +5,9 @@
 # side only while their cores add up to N, so a test that runs two threads flat out
 # (CORES 2) runs alone on the 2-core machines. Tests with live servers and bots on loopback
 # share: they wait on their clocks most of the time (under ASan, 6-35 % of a core for most,
-# ~1 core for the netem ones), so two of them side by side still keep their rates, and they
-# take ephemeral ports.
+# ~1 core for the netem ones) and take ephemeral ports. Those that assert a rate (snapshots
+# per second, a flood dropped over a rate limit) take CORES 2: a test busy on the other
+# core (the determinism matrix's qemu run) once halved what a flood got dropped.
 function(arb_add_test name)
   cmake_parse_arguments(T "" "TIMEOUT;CORES" "SOURCES;LIBS;LABELS;ARGS;INCLUDES" ${ARGN})
   add_executable(${name} ${T_SOURCES})

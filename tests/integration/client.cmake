@@ -1,5 +1,6 @@
 # Client library, arbiter-bot and arbiter-netem integration tests (issue 6). Real
-# processes on 127.0.0.1 with ephemeral ports; two run side by side (cmake/ArbiterTesting.cmake).
+# processes on 127.0.0.1 with ephemeral ports; two run side by side (cmake/ArbiterTesting.cmake)
+# but for those that assert rates.
 # Total about 60 s in release.
 if(NOT ARB_BUILD_TESTS)  # the fuzz preset includes the fragments without ArbiterTesting
   return()
@@ -17,10 +18,12 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
     LABELS integration TIMEOUT 60)
 
   if(TARGET arbiter-server)
+    # Asserts the snapshot rate the bots received: alone (CORES 2), as the rate tests of
+    # server.cmake.
     arb_add_test(test_client_live
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_live.c
       LIBS arbiter_client_testutil arbiter_client
-      LABELS integration TIMEOUT 120
+      LABELS integration TIMEOUT 120 CORES 2
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot>)
     if(TARGET arbiter-netem)
       arb_add_test(test_client_netem_live
@@ -52,7 +55,7 @@ if(TARGET arbiter_client AND TARGET arbiter-bot AND TARGET arbiter_protocol)
       arb_add_test(test_client_extras_live
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_extras_live.c
         LIBS arbiter_client_testutil arbiter_client arbiter_protocol
-        LABELS integration TIMEOUT 180
+        LABELS integration TIMEOUT 180 CORES 2
         ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-netem> $<TARGET_FILE:arbiter-replay>
              ${PROJECT_SOURCE_DIR}/tests/scenes/extras.json)
       # Lag-compensated shots through a 100 ms round trip; the session's log verifies.
