@@ -536,12 +536,15 @@ static bool arb__collide_one(arb_world* w, int i, float dt, bool* recycled) {
   float margin = arb__pair_margin(w, c->body_a, c->body_b, dt);
   *recycled = arb__recycle(w, c, margin);
   if (*recycled) return true;
-  arb_manifold old = c->manifold;
   const arb_shape_def *sa, *sb;
   arb__contact_shapes(c, a, b, &sa, &sb);
-  c->manifold = arb__out_of_reach(a, b, margin) || arb__shapes_out_of_reach(sa, a, sb, b, margin)
-                    ? arb__empty_manifold()
-                    : arb__collide_pair(sa, a, sb, b, margin);
+  if (arb__out_of_reach(a, b, margin) || arb__shapes_out_of_reach(sa, a, sb, b, margin)) {
+    c->manifold = arb__empty_manifold();  // most pairs of a crowd: no copy of the old one
+    if (w->def.enable_contact_recycling) arb__cache_poses(w, c);
+    return true;
+  }
+  const arb_manifold old = c->manifold;
+  c->manifold = arb__collide_pair(sa, a, sb, b, margin);
   arb_manifold* m = &c->manifold;
   if (margin > ARB_SPECULATIVE_DISTANCE) arb__keep_reachable(w, c, m, dt);
   for (int k = 0; k < m->point_count; ++k) {
@@ -600,7 +603,15 @@ static uint8_t arb__collide_status(arb_world* w, int i, bool awake_list, float d
 static void arb__collide_range(void* ctx, int begin, int end, int thread) {
   (void)thread;
   const arb__collide_job* job = ctx;
+  const arb_world* w = job->w;
   for (int at = begin; at < end; ++at) {
+    // The first thing a contact reads is its two bodies' boxes, far apart in memory.
+    if (at + ARB__PREFETCH_AHEAD < end) {
+      int ahead = job->list ? job->list[at + ARB__PREFETCH_AHEAD] : at + ARB__PREFETCH_AHEAD;
+      const arb__contact_brief* cb = &w->contact_briefs[ahead];
+      ARB__PREFETCH(&w->bodies[cb->body_a].fat_aabb);
+      ARB__PREFETCH(&w->bodies[cb->body_b].fat_aabb);
+    }
     job->status[at] =
         arb__collide_status(job->w, job->list ? job->list[at] : at, job->list != NULL, job->dt);
   }

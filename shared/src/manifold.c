@@ -29,19 +29,6 @@
 // step on rounding noise and lose its warm-start ids.
 #define ARB__FLIP_TOLERANCE (0.1f * ARB_LINEAR_SLOP)
 
-arb_manifold arb__empty_manifold(void) {
-  arb_manifold m;
-  m.normal = arb_vec2_zero;
-  m.point_count = 0;
-  for (int i = 0; i < 2; ++i) {
-    m.points[i].point = m.points[i].anchor_a = m.points[i].anchor_b = arb_vec2_zero;
-    m.points[i].separation = 0.0f;
-    m.points[i].normal_impulse = m.points[i].tangent_impulse = 0.0f;
-    m.points[i].id = 0;
-  }
-  return m;
-}
-
 // Append a point given relative to xfa.p in world axes.
 void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
                            float separation, uint16_t id) {

@@ -91,7 +91,13 @@ typedef struct arb__hull {
   float radius;
 } arb__hull;
 
-arb_manifold arb__empty_manifold(void);
+// No points, every field zero. Inline and copied from a constant: it is the result of
+// most pairs in a crowd, and a struct built field by field and then read back in wider
+// loads stalls on store forwarding.
+static inline arb_manifold arb__empty_manifold(void) {
+  static const arb_manifold empty = {0};
+  return empty;
+}
 /// Append a point given relative to xfa.p in world axes.
 void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
                     float separation, uint16_t id);
