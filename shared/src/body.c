@@ -549,6 +549,7 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
     w->sleeping_count += 1;
   }
   w->awake_dirty = true;
+  if (b->shape_count > 1) w->compounds_dirty = true;
   arb__body_refresh_proxy(w, index, true, arb_vec2_zero);
   return arb__make_id(w, index);
 }
@@ -568,6 +569,7 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   if (b->proxy != ARB__NULL) arb__tree_remove(t, b->proxy);
   b->proxy = ARB__NULL;
   w->sensor_bodies -= arb__body_has_sensor(b);  // its overlaps end in the next step (sensor.c)
+  if (b->shape_count > 1) w->compounds_dirty = true;
   arb__free_body_shapes(w, b, 1);
   b->in_use = 0;
   b->moved = 0;

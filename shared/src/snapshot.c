@@ -211,6 +211,7 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
   w->moved_count = 0;
   w->moved_scan = true;  // the image's moved flags are not listed
   arb__forget_paired_aabbs(w);
+  w->compounds_dirty = true;
   arb__hash_cache_clear(w);
   arb__sensors_commit(w, img);
   arb__extras_commit(w, img->extras);

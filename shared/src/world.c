@@ -212,6 +212,8 @@ void arb_world_destroy(arb_world* w) {
   arb__free(w, w->wake_requests);
   arb__free(w, w->moved_list);
   arb__free(w, w->paired_aabbs);
+  arb__free(w, w->compounds);
+  arb__free(w, w->compound_boxes);
   for (int i = 0; i < w->stack.count; ++i) {
     if (w->stack.entries[i].heap) arb__free(w, w->stack.entries[i].ptr);
   }
@@ -354,7 +356,7 @@ void arb_world_step(arb_world* w, float dt) {
   // the worker threads wait for them spinning, not asleep.
   arb_pool_hold(w->pool);
   if (arb__continuous_dynamic(w)) arb__ccd_extend_proxies(w, dt);
-  arb__update_pairs(w);
+  arb__update_pairs(w, dt);
   arb__collect_awake_contacts(w);
   arb__collide(w, dt);
   arb__apply_wake_requests(w);

@@ -193,6 +193,7 @@ typedef struct arb__body {
   // the shortest distance from the centre of mass to the surface, how far the body may
   // move in a step before it could pass through something thin (ccd.c).
   float min_extent;
+  int32_t compound;  // a compound body's index in w->compounds (not state; else unused)
   // Shapes 1..shape_count-1 of a compound body (world-owned, never changed after
   // creation); NULL for a body with one shape.
   arb_shape_def* more_shapes;
@@ -460,6 +461,16 @@ struct arb_world {
   // 16 bytes a slot, apart from the bodies, so the walk reads it from cache. Not state.
   arb_aabb* paired_aabbs;
   int32_t paired_cap;
+  // Compound bodies (more than one shape), ascending slot, and per compound the boxes of
+  // its shapes at this step's pair update, ARB_MAX_BODY_SHAPES apart (broad_phase.c,
+  // "compound bodies"). Not state: the list is rebuilt from the bodies after a compound
+  // body is created or destroyed and after a restore (compounds_dirty), and the boxes of
+  // every compound but the static ones are recomputed each step from its pose and speed.
+  int32_t* compounds;
+  arb_aabb* compound_boxes;
+  int32_t compound_count, compound_cap;
+  bool compounds_dirty;
+  bool compound_boxes_lost;  // out of memory for them: every shape pair pairs, as before
   // Set when the claim above may fail (a pair found without memory for its contact, an
   // allocation of paired_aabbs failed, a non-finite box in a tree): every pair is then
   // looked up in the map, as before.
@@ -527,7 +538,10 @@ void arb__destroy_body_contacts(arb_world* w, int body);  // ends of touching on
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c
-void arb__update_pairs(arb_world* w);
+void arb__update_pairs(arb_world* w, float dt);
+/// Whether a contact's two shapes, one of them on a compound body, have moved apart
+/// (its contact then goes; broad_phase.c, "compound bodies").
+bool arb__compound_pair_apart(const arb_world* w, int a, int shape_a, int b, int shape_b);
 void arb__mark_moved(arb_world* w, int body);  // sets `moved` and lists the body
 // Before a body's fat AABB changes: keeps the box the last pair update saw (the first
 // change since), or forgets it (`fresh`: the body is new, jumped, or its pairs were not

@@ -381,6 +381,63 @@ static void test_contact_events_name_shapes(void** state) {
   arb_world_destroy(w);
 }
 
+// A static ring of eight walls around a box resting on the lowest one: the box pairs with
+// the walls whose own boxes it comes near, not with every wall of the ring (one proxy
+// holds the whole ring, so before shapes were paired by their own boxes it had 8).
+static void test_far_shapes_have_no_contact(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_shape_def walls[8];
+  for (int k = 0; k < 8; ++k) {
+    float a = -0.5f * 3.14159265f + 0.78539816f * (float)k;  // k = 0: the floor
+    walls[k] = arb_default_shape_def();
+    walls[k].type = ARB_SHAPE_POLYGON;
+    walls[k].polygon = arb_make_offset_box(0.3f, 3.2f, arb_v2(8.0f * cosf(a), 8.0f * sinf(a)),
+                                           arb_rot_from_angle(a));
+  }
+  compound(w, ARB_BODY_STATIC, 0.0f, 0.0f, walls, 8);
+  arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, -6.5f, 0.5f, 0.5f);
+  for (int i = 0; i < 120; ++i) arb_world_step(w, DT);
+  arb_world_counters c = arb_world_get_counters(w);
+  printf("box on the floor of a ring of 8 walls: %d contacts, %d touching, y %.3f\n",
+         c.contact_count, c.touching_count, (double)arb_body_get_position(w, box).y);
+  assert_int_equal(c.touching_count, 1);
+  assert_int_equal(c.contact_count, 1);
+  expect_near(arb_body_get_position(w, box).y, -7.2, 0.02, "box rests on the floor");
+  arb_world_destroy(w);
+}
+
+// A turning kinematic compound (a bar through its centre and a sensor disc that keeps its
+// box the same as it turns) sweeps into a ball at rest: neither proxy moves, so only the
+// compound's own query each step finds the pair. The ball is struck and carried round,
+// never passed through.
+static void test_turning_compound_finds_resting_ball(void** state) {
+  (void)state;
+  arb_world* w = wt_world(arb_v2(0.0f, 0.0f));
+  arb_shape_def s[2] = {box_shape(4.5f, 0.2f, 0.0f, 0.0f), circle_shape(7.0f, 0.0f, 0.0f)};
+  s[1].sensor = true;
+  arb_body_id arm = compound(w, ARB_BODY_KINEMATIC, 0.0f, 0.0f, s, 2);
+  arb_body_set_angular_velocity(w, arm, 1.0f);
+  arb_body_id ball = wt_circle(w, ARB_BODY_DYNAMIC, 0.0f, 3.0f, 0.3f);
+  float closest = 1e9f;
+  for (int i = 0; i < 150; ++i) {
+    arb_world_step(w, DT);
+    // The ball's centre in the bar's frame.
+    float turn = arb_body_get_angle(w, arm);
+    arb_vec2 origin = arb_body_get_position(w, arm);
+    arb_vec2 p = arb_sub(arb_body_get_position(w, ball), origin);
+    float along = p.x * cosf(turn) + p.y * sinf(turn);
+    float across = -p.x * sinf(turn) + p.y * cosf(turn);
+    if (fabsf(along) < 4.5f && fabsf(across) < closest) closest = fabsf(across);
+  }
+  arb_vec2 v = arb_body_get_linear_velocity(w, ball);
+  printf("ball: closest to the bar's centre line %.3f m, speed %.3f m/s\n", (double)closest,
+         (double)sqrtf(v.x * v.x + v.y * v.y));
+  assert_true(closest > 0.2f + 0.3f - 0.02f);  // touched, never went into the bar
+  assert_true(sqrtf(v.x * v.x + v.y * v.y) > 1.0f);
+  arb_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mass_two_boxes),
@@ -393,6 +450,8 @@ int main(void) {
       cmocka_unit_test(test_continuous_sweeps_every_shape),
       cmocka_unit_test(test_save_restore_bit_exact),
       cmocka_unit_test(test_contact_events_name_shapes),
+      cmocka_unit_test(test_far_shapes_have_no_contact),
+      cmocka_unit_test(test_turning_compound_finds_resting_ball),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

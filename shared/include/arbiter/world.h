@@ -358,7 +358,8 @@ ARB_API arb_ray_result arb_world_cast_ray(const arb_world* world, arb_vec2 origi
 /// Sizes of the world after the last step, for metrics and benchmarks (not state).
 typedef struct arb_world_counters {
   int body_count;
-  int contact_count;       ///< pairs whose fat AABBs overlap
+  int contact_count;       ///< shape pairs whose boxes meet (fat AABBs; each shape of a
+                           ///< compound body by its own box)
   int touching_count;      ///< contacts with manifold points (solved)
   int static_tree_height;  ///< broad-phase tree heights (balance check)
   int dynamic_tree_height;
