@@ -290,7 +290,8 @@ static int arb__tree_new_leaf(arb_world* w, arb__tree* t, arb_aabb aabb, int bod
   n->aabb = aabb;
   n->body = body;
   n->flags = (uint16_t)((dynamic ? ARB__LEAF_DYNAMIC : 0u) |
-                        (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
+                        (b->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u) |
+                        (arb__body_pairs_by_shape(b) ? ARB__LEAF_BY_SHAPE : 0u));
   t->leaf_count += 1;
   return leaf;
 }

@@ -109,21 +109,24 @@ static bool arb__body_filtered_out(const arb__tree* t, const arb__body* b) {
 // A compound body has one proxy for all its shapes, so whatever comes near it meets its
 // whole box: a box in a drum of forty walls would have forty contacts, most of them with
 // walls metres away, each collided every step (washer: 377 000 contacts, 17 000 touching).
-// So a shape pair with a compound body has its contact only while the shape's own box,
+// So a shape pair with a large compound body (more than ARB__COMPOUND_SPLIT_EXTENT from
+// its centre: arb__body_pairs_by_shape) has its contact only while the shape's own box,
 // grown as below, meets the other side's box (its fat box, or its shape's grown box), and
 // loses it once they are apart by more than the margin (the narrow phase asks
 // arb__compound_pair_apart; the margin keeps a pair at the edge from coming and going).
 // The grown box covers what the fat box covers for a body with one shape: the speculative
 // distance and the margin, and with continuous collision between dynamic bodies how far
 // the shape can travel in the step (speed plus turn at its farthest point).
-// A compound body that is awake moves its shapes inside its proxy without moving it, so
-// it queries the trees every step; another body stays inside its fat box until its proxy
+// Such a body, when awake, moves its shapes inside its proxy without moving it, so it
+// queries the trees every step; another body stays inside its fat box until its proxy
 // moves, and then it queries. Either way every pair is decided at the pair update from
 // this step's poses, so the contacts depend on the state only.
 
 static void arb__compound_list(arb_world* w) {
   int n = 0;
-  for (int i = 0; i < w->body_slots; ++i) n += w->bodies[i].in_use && w->bodies[i].shape_count > 1;
+  for (int i = 0; i < w->body_slots; ++i) {
+    n += w->bodies[i].in_use && arb__body_pairs_by_shape(&w->bodies[i]);
+  }
   if (n > w->compound_cap) {
     int32_t* list = arb__grow(w, w->compounds, 0, n, sizeof *list);
     if (list) w->compounds = list;
@@ -141,7 +144,7 @@ static void arb__compound_list(arb_world* w) {
   n = 0;
   for (int i = 0; i < w->body_slots; ++i) {
     arb__body* b = &w->bodies[i];
-    if (!b->in_use || b->shape_count < 2) continue;
+    if (!b->in_use || !arb__body_pairs_by_shape(b)) continue;
     b->compound = n;
     w->compounds[n++] = i;
   }
@@ -178,7 +181,7 @@ static void arb__compound_boxes(arb_world* w, float dt) {
 // The box shape s of body i pairs with: a compound's grown shape box, else the fat box.
 static inline arb_aabb arb__pairing_box(const arb_world* w, int i, int s) {
   const arb__body* b = &w->bodies[i];
-  if (b->shape_count < 2) return b->fat_aabb;
+  if (!arb__body_pairs_by_shape(b)) return b->fat_aabb;
   return w->compound_boxes[(size_t)b->compound * ARB_MAX_BODY_SHAPES + (size_t)s];
 }
 
@@ -198,7 +201,8 @@ static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
   arb_world* w = q->w;
   const arb__body* bs = &w->bodies[self];
   const arb__body* bo = &w->bodies[other];
-  const bool compound = (bs->shape_count > 1 || bo->shape_count > 1) && !w->compound_boxes_lost;
+  const bool compound =
+      (arb__body_pairs_by_shape(bs) || arb__body_pairs_by_shape(bo)) && !w->compound_boxes_lost;
   for (int i = 0; i < bs->shape_count; ++i) {
     for (int j = 0; j < bo->shape_count; ++j) {
       if (compound &&
@@ -229,7 +233,7 @@ static bool arb__pair_known(arb_world* w, int a, int b) {
 #endif
 
 // A leaf of the pair query: a body pair to create, unless the other side reports it.
-// self_flags: the querying body's ARB__LEAF_DYNAMIC and ARB__LEAF_COMPOUND bits.
+// self_flags: the querying body's ARB__LEAF_DYNAMIC, _COMPOUND and _BY_SHAPE bits.
 static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int self,
                            uint16_t self_flags) {
   int other = leaf->body;
@@ -242,8 +246,8 @@ static void arb__pair_leaf(arb__pair_query* q, const arb__tree_node* leaf, int s
   // sees the boxes of the last pair update) or a body goes, and every pair whose boxes
   // overlap was found when one of them last moved. An unmoved leaf's box is the one it
   // had then. The same keys come out as with the map.
-  // (Not with a compound body: its shape pairs come and go inside its box.)
-  if (q->use_paired && !((self_flags | leaf->flags) & ARB__LEAF_COMPOUND)) {
+  // (Not with a body that pairs by shape: its shape pairs come and go inside its box.)
+  if (q->use_paired && !((self_flags | leaf->flags) & ARB__LEAF_BY_SHAPE)) {
     arb_aabb then = (leaf->flags & ARB__LEAF_MOVED) ? q->w->paired_aabbs[other] : leaf->aabb;
     if (arb__boxes_met(q->self_paired, then)) {
       ARB_ASSERT(arb__pair_known(q->w, self, other));
@@ -273,7 +277,8 @@ static void arb__query_tree(arb__pair_query* q, const arb__tree* t, int self, ar
   if (q->use_paired) q->self_paired = w->paired_aabbs[self];
   const uint16_t self_flags =
       (uint16_t)((w->sims[self].type == ARB_BODY_DYNAMIC ? ARB__LEAF_DYNAMIC : 0u) |
-                 (bs->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u));
+                 (bs->shape_count > 1 ? ARB__LEAF_COMPOUND : 0u) |
+                 (arb__body_pairs_by_shape(bs) ? ARB__LEAF_BY_SHAPE : 0u));
   const arb__tree_node* nodes = t->nodes;
   const arb__tree_node* root = &nodes[t->root];
   if (!arb_aabb_overlaps(root->aabb, box)) return;

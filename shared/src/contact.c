@@ -533,7 +533,7 @@ static bool arb__collide_one(arb_world* w, int i, float dt, bool* recycled) {
   const arb__body* a = &w->bodies[c->body_a];
   const arb__body* b = &w->bodies[c->body_b];
   if (!arb_aabb_overlaps(a->fat_aabb, b->fat_aabb)) return false;
-  if ((a->shape_count > 1 || b->shape_count > 1) &&
+  if ((arb__body_pairs_by_shape(a) || arb__body_pairs_by_shape(b)) &&
       arb__compound_pair_apart(w, c->body_a, arb__contact_shape_a(c->flags), c->body_b,
                                arb__contact_shape_b(c->flags))) {
     return false;

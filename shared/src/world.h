@@ -193,12 +193,23 @@ typedef struct arb__body {
   // the shortest distance from the centre of mass to the surface, how far the body may
   // move in a step before it could pass through something thin (ccd.c).
   float min_extent;
-  int32_t compound;  // a compound body's index in w->compounds (not state; else unused)
+  int32_t compound;  // index in w->compounds when it pairs by shape (not state; else unused)
   // Shapes 1..shape_count-1 of a compound body (world-owned, never changed after
   // creation); NULL for a body with one shape.
   arb_shape_def* more_shapes;
   arb_shape_def shape;  // the first (often the only) shape; see arb__body_shape
 } arb__body;
+
+// A compound body this large (bounding radius about its centre of mass, m) pairs shape by
+// shape (broad_phase.c, "compound bodies"): a drum or a long platform, whose box holds far
+// more than any one shape. A smaller one (a ragdoll's shin and foot, a table) keeps one
+// box for all its shapes: its shapes' boxes are within a few margins of each other, and
+// the query it would make every step while awake would cost more than it saves.
+#define ARB__COMPOUND_SPLIT_EXTENT 1.0f
+
+static inline bool arb__body_pairs_by_shape(const arb__body* b) {
+  return b->shape_count > 1 && b->max_extent > ARB__COMPOUND_SPLIT_EXTENT;
+}
 
 /// Shape i (0..shape_count-1) of a body, in its body frame.
 static inline const arb_shape_def* arb__body_shape(const arb__body* b, int i) {
@@ -227,6 +238,7 @@ typedef struct arb__tree_node {
 #define ARB__LEAF_DYNAMIC 1u   // the body is dynamic (its type never changes)
 #define ARB__LEAF_MOVED 2u     // set only during the pair update, for the moved bodies
 #define ARB__LEAF_COMPOUND 4u  // the body has more than one shape (fixed at creation)
+#define ARB__LEAF_BY_SHAPE 16u  // its shapes pair by their own boxes (arb__body_pairs_by_shape)
 // An internal node whose box grew in place for a moved leaf below it since the last
 // rebuild (aabb_tree.c); its parent has the flag too.
 #define ARB__NODE_ENLARGED 8u
@@ -461,8 +473,8 @@ struct arb_world {
   // 16 bytes a slot, apart from the bodies, so the walk reads it from cache. Not state.
   arb_aabb* paired_aabbs;
   int32_t paired_cap;
-  // Compound bodies (more than one shape), ascending slot, and per compound the boxes of
-  // its shapes at this step's pair update, ARB_MAX_BODY_SHAPES apart (broad_phase.c,
+  // Compound bodies that pair shape by shape (arb__body_pairs_by_shape), ascending slot,
+  // and per compound the boxes of its shapes at this step's pair update, ARB_MAX_BODY_SHAPES apart (broad_phase.c,
   // "compound bodies"). Not state: the list is rebuilt from the bodies after a compound
   // body is created or destroyed and after a restore (compounds_dirty), and the boxes of
   // every compound but the static ones are recomputed each step from its pose and speed.
