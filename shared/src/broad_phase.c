@@ -3,9 +3,10 @@
 //
 // Why a tree with fat AABBs (reasoned from the benchmark scenes, then checked with perf
 // on bench-physics; figures in docs/BENCHMARKS.md):
-//   - Stacks and piles rest: with a 0.1 m margin almost no proxy moves once a pyramid has
-//     settled, so the per-step broad-phase cost is one AABB containment test per body and
-//     no queries at all (tree functions are < 2 % of large_pyramid and many_pyramids).
+//   - Stacks and piles rest: with a margin (up to 0.1 m, arb__proxy_margin) almost no
+//     proxy moves once a pyramid has settled, so the per-step broad-phase cost is one
+//     AABB containment test per body and no queries at all (tree functions are < 2 % of
+//     large_pyramid and many_pyramids).
 //     Sort-and-sweep re-sorts and re-sweeps every step, and in a 100-high pyramid each box
 //     overlaps ~100 others on the sweep axis (a whole column or a whole row).
 //   - A uniform grid needs one cell size: rain_circles (r 0.25-0.5) next to a 200 m ground

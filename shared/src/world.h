@@ -68,8 +68,10 @@
 #include "arbiter/world.h"
 
 // Margin added around a body's tight AABB for its broad-phase proxy: small enough that
-// few false pairs appear, large enough that resting bodies never touch the tree.
+// few false pairs appear, large enough that resting bodies never touch the tree. A body
+// gets an eighth of its extent up to this (arb__proxy_margin in body.c).
 #define ARB__AABB_MARGIN 0.1f
+#define ARB__AABB_MARGIN_FRACTION 0.125f
 // Rotation per substep is clamped to this (keeps the small-angle integrator sane).
 #define ARB__MAX_ROTATION (0.25f * ARB_PI)
 #define ARB__NULL (-1)
