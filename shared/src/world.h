@@ -476,10 +476,11 @@ struct arb_world {
   arb_aabb* paired_aabbs;
   int32_t paired_cap;
   // Compound bodies that pair shape by shape (arb__body_pairs_by_shape), ascending slot,
-  // and per compound the boxes of its shapes at this step's pair update, ARB_MAX_BODY_SHAPES apart (broad_phase.c,
-  // "compound bodies"). Not state: the list is rebuilt from the bodies after a compound
-  // body is created or destroyed and after a restore (compounds_dirty), and the boxes of
-  // every compound but the static ones are recomputed each step from its pose and speed.
+  // and per compound the boxes of its shapes at this step's pair update,
+  // ARB_MAX_BODY_SHAPES apart (broad_phase.c, "compound bodies"). Not state: the list is
+  // rebuilt from the bodies after a compound body is created or destroyed and after a
+  // restore (compounds_dirty), and the boxes of every compound but the static ones are
+  // recomputed each step from its pose and speed.
   int32_t* compounds;
   arb_aabb* compound_boxes;
   int32_t compound_count, compound_cap;
