@@ -410,7 +410,8 @@ static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
   }
 }
 
-// The compounds that query this step: awake ones (arena; NULL when there are none).
+// The compounds that query this step, the awake ones that pair by shape, in an arena block
+// the caller frees (NULL when the world has none, or no memory for the list).
 static int32_t* arb__awake_compounds(arb_world* w, int* count) {
   *count = 0;
   if (w->compound_count == 0 || w->compound_boxes_lost) return NULL;
