@@ -289,15 +289,20 @@ static inline void arb__japply(arb__jrun* r, arb__jbody* A, arb__jbody* B, arb_v
 // A row constrains one relative speed: n . (vB - vA) + a2 * wB - a1 * wA. An angular row has
 // n = 0 and a1 = a2 = 1; an axis row has the axis as n and the lever arms' cross products.
 // Limits, motors, springs and the prismatic/wheel/weld locks are all rows.
+//
+// An angular row touches the angular velocities only: its n terms (0 * v) would add
+// nothing but a signed zero, and cost 14 operations on the linear velocities' chain of
+// every joint pass (a revolute with a spring, a motor and limits has four such rows).
 typedef struct arb__jrow {
   arb_vec2 n;
   float a1, a2;
-  float mass;  // 1 / effective mass, 0 when nothing can move along the row
+  float mass;    // 1 / effective mass, 0 when nothing can move along the row
+  bool angular;  // n is zero: the linear terms are skipped
 } arb__jrow;
 
 // An axis row (n a unit vector) when linear is 1, an angular row when it is 0.
 static arb__jrow arb__row(const arb__jrun* r, arb_vec2 n, float a1, float a2, float linear) {
-  arb__jrow row = {n, a1, a2, 0.0f};
+  arb__jrow row = {n, a1, a2, 0.0f, linear == 0.0f};
   float k = linear * (r->ma + r->mb) + r->iA * a1 * a1 + r->iB * a2 * a2;
   row.mass = k > 0.0f ? 1.0f / k : 0.0f;
   return row;
@@ -334,16 +339,18 @@ static arb__jrow arb__row_neg(arb__jrow r) {
 }
 
 ARB__ROW_INLINE float arb__row_cdot(const arb__jrow* r, const arb__jbody* A, const arb__jbody* B) {
+  if (r->angular) return r->a2 * B->w - r->a1 * A->w;
   return arb_dot(r->n, arb_sub(B->v, A->v)) + r->a2 * B->w - r->a1 * A->w;
 }
 
 ARB__ROW_INLINE void arb__row_apply(arb__jrun* r, const arb__jrow* row, arb__jbody* A,
                                     arb__jbody* B, float imp) {
-  A->v = arb_mul_sub(A->v, r->ma * imp, row->n);
   A->w -= r->iA * imp * row->a1;
-  B->v = arb_mul_add(B->v, r->mb * imp, row->n);
   B->w += r->iB * imp * row->a2;
-  r->step_impulse = arb_mul_add(r->step_impulse, imp, row->n);  // zero for an angular row
+  if (row->angular) return;
+  A->v = arb_mul_sub(A->v, r->ma * imp, row->n);
+  B->v = arb_mul_add(B->v, r->mb * imp, row->n);
+  r->step_impulse = arb_mul_add(r->step_impulse, imp, row->n);
 }
 
 // Soft row towards C = 0 (a lock with the joint softness, or a spring with its own).
@@ -532,7 +539,7 @@ static void arb__warm_start_joint(arb__jrun* r, const arb__joint* j, arb__jbody*
 static void arb__warm_start_revolute(arb__jrun* r, const arb__jrev* v, arb__jbody* A,
                                      arb__jbody* B) {
   arb__japply(r, A, B, arb_rotate(A->dq, r->ra), arb_rotate(B->dq, r->rb), r->impulse);
-  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass};
+  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass, true};
   float limits = v->lower_impulse - v->upper_impulse;
   arb__row_apply(r, &ang, A, B, v->spring_impulse + v->motor_impulse + limits);
 }
@@ -563,9 +570,10 @@ void arb__joints_warm_start(arb_world* w) {
 // the point constraint (the joints' usual order and arithmetic, from the packed copy). The
 // angle is taken once: the rows change velocities only, not the substep rotations it is
 // measured from.
-static void arb__solve_revolute(const arb__extras* x, arb__jrun* r, arb__jrev* v, arb__jbody* A,
-                                arb__jbody* B, float h, bool use_bias, arb__softness lock) {
-  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass};
+ARB__ROW_INLINE void arb__solve_revolute(const arb__extras* x, arb__jrun* r, arb__jrev* v,
+                                         arb__jbody* A, arb__jbody* B, float h, bool use_bias,
+                                         arb__softness lock) {
+  arb__jrow ang = {arb_vec2_zero, 1.0f, 1.0f, v->angular_mass, true};
   float angle = 0.0f;
   if (v->flags & (ARB__JOINT_SPRING | ARB__JOINT_LIMIT)) {
     angle = v->delta_angle + arb__substep_angle(A->dq, B->dq);
@@ -720,16 +728,24 @@ void arb__joints_solve(arb_world* w, float h, bool use_bias) {
   for (int k = 0; k < x->jrun_count; ++k) {  // DET: colour order
     arb__jrun* r = &x->jrun[k];
     const int32_t tag = x->jrun_tag[k];
-    arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
+    // Each kind loads its own copies of the bodies: the ones passed to the out-of-line
+    // arb__solve_joint live in memory, the inlined kinds' stay in registers.
     if ((tag & 3) == ARB__JRUN_PIN) {
+      arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
       arb__point_soft(r, &A, &B, lock, 0.0f);
+      arb__jstore(&A);
+      arb__jstore(&B);
     } else if ((tag & 3) == ARB__JRUN_REVOLUTE) {
+      arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
       arb__solve_revolute(x, r, &x->jrev[k], &A, &B, h, use_bias, lock);
+      arb__jstore(&A);
+      arb__jstore(&B);
     } else {
+      arb__jbody A = arb__jload(st, r->ia), B = arb__jload(st, r->ib);
       arb__solve_joint(x, r, &x->joints[tag >> 2], &A, &B, h, use_bias);
+      arb__jstore(&A);
+      arb__jstore(&B);
     }
-    arb__jstore(&A);
-    arb__jstore(&B);
   }
 }
 
