@@ -10,6 +10,7 @@
 #include <arbiter/collision.h>
 
 #include <float.h>
+#include <string.h>
 
 arb_shape_proxy arb_make_proxy(const arb_vec2* points, int count, float radius) {
   arb_shape_proxy p;
@@ -253,15 +254,39 @@ arb_distance_output arb_shape_distance(const arb_shape_proxy* a, arb_transform x
 
 // ---- sweeps and time of impact --------------------------------------------------------
 
-arb_transform arb_get_sweep_transform(const arb_sweep* sweep, float t) {
-  // Constant angular speed from q1 to q2 (the shorter way round), so the TOI bound on the
-  // motion of any point is exact: |angle| * distance from the centre.
+// A rotation whose products cannot overflow: its relative angle to itself is exactly +0.
+static bool arb__rot_bounded(arb_rot q) {
+  return arb_absf(q.c) <= 2.0f && arb_absf(q.s) <= 2.0f;
+}
+
+// The angle a sweep turns through, q1 to q2 the shorter way round (arb_rot_relative_angle).
+// A body that did not turn (every static body) has q1 and q2 the same bits: inv(q) * q is
+// then (c*c + s*s, c*s - s*c) = (> 0, +0), whose atan2 is +0, given without it.
+static float arb__sweep_angle(const arb_sweep* sweep) {
+  if (memcmp(&sweep->q1, &sweep->q2, sizeof sweep->q1) == 0 && arb__rot_bounded(sweep->q1)) {
+    return 0.0f;
+  }
+  return arb_rot_relative_angle(sweep->q1, sweep->q2);
+}
+
+// Constant angular speed from q1 to q2 (the shorter way round), so the TOI bound on the
+// motion of any point is exact: |angle| * distance from the centre. `angle` is the
+// sweep's arb__sweep_angle, worked out once by a caller that evaluates many times.
+static arb_transform arb__sweep_at(const arb_sweep* sweep, float angle, float t) {
   arb_transform xf;
-  float angle = arb_rot_relative_angle(sweep->q1, sweep->q2);
   xf.q = arb_rot_normalize(arb_rot_mul(arb_rot_from_angle(t * angle), sweep->q1));
   arb_vec2 c = arb_lerp(sweep->c1, sweep->c2, t);
   xf.p = arb_sub(c, arb_rotate(xf.q, sweep->local_center));
   return xf;
+}
+
+arb_transform arb_get_sweep_transform(const arb_sweep* sweep, float t) {
+  // At t = 0 the rotation step is the identity for any finite angle (0 * angle is +-0),
+  // and the angle of two bounded rotations is finite: no atan2 needed.
+  if (t == 0.0f && arb__rot_bounded(sweep->q1) && arb__rot_bounded(sweep->q2)) {
+    return arb__sweep_at(sweep, 0.0f, 0.0f);
+  }
+  return arb__sweep_at(sweep, arb__sweep_angle(sweep), t);
 }
 
 static float arb__max_extent(const arb_shape_proxy* p, arb_vec2 center) {
@@ -292,14 +317,15 @@ arb_toi_output arb_time_of_impact(const arb_toi_input* input) {
   // Per unit of t: relative centre motion and the largest speed of any core point due
   // to rotation (angle swept times distance from the rotation centre).
   arb_vec2 dc = arb_sub(arb_sub(sb->c2, sb->c1), arb_sub(sa->c2, sa->c1));
-  float wa = arb_absf(arb_rot_relative_angle(sa->q1, sa->q2));
-  float wb = arb_absf(arb_rot_relative_angle(sb->q1, sb->q2));
+  const float angle_a = arb__sweep_angle(sa), angle_b = arb__sweep_angle(sb);
+  float wa = arb_absf(angle_a);
+  float wb = arb_absf(angle_b);
   float rot_bound = wa * arb__max_extent(pa, sa->local_center) + wb * arb__max_extent(pb, sb->local_center);
 
   float t = 0.0f;
   for (int iter = 0; iter < ARB__TOI_MAX_ITERATIONS; ++iter) {
-    arb_transform xfa = arb_get_sweep_transform(sa, t);
-    arb_transform xfb = arb_get_sweep_transform(sb, t);
+    arb_transform xfa = arb__sweep_at(sa, angle_a, t);
+    arb_transform xfb = arb__sweep_at(sb, angle_b, t);
     arb_distance_output d = arb_shape_distance(pa, xfa, pb, xfb);
     if (d.distance < target + tolerance) {
       out.state = (t == 0.0f && d.distance <= 0.0f) ? ARB_TOI_OVERLAPPED : ARB_TOI_HIT;

@@ -141,6 +141,9 @@ float arb_atan2(float y, float x) {
 }
 
 arb_rot arb_rot_from_angle(float radians) {
+  // sincos(+-0) is (+0, 1): the identity, without the range reduction and both series
+  // (a sweep at t = 0 or of a body that did not turn asks for it; test_math checks it).
+  if (radians == 0.0f) return arb_rot_identity;
   arb_rot q;
   arb__sincos(radians, &q.s, &q.c);
   // Each component is within one float ulp; renormalizing keeps |q| = 1 to float

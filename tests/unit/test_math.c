@@ -93,6 +93,16 @@ static void test_rotations(void** state) {
   near(arb_rot_angle(arb_rot_integrate(arb_rot_identity, 0.01f)), atanf(0.01f), 1e-7f);
   arb_rot n = arb_rot_normalize((arb_rot){0.0f, 0.0f});
   assert_true(n.c == 1.0f && n.s == 0.0f);
+  // arb_rot_from_angle(+-0) returns the identity without the series: the same bits the
+  // series and the normalization give for both zeros.
+  const float zeros[2] = {0.0f, -0.0f};
+  for (int k = 0; k < 2; ++k) {
+    float sn, cs;
+    arb_sincos(zeros[k], &sn, &cs);
+    arb_rot full = arb_rot_normalize((arb_rot){cs, sn});
+    arb_rot fast = arb_rot_from_angle(zeros[k]);
+    assert_memory_equal(&full, &fast, sizeof full);
+  }
 }
 
 static void test_nlerp(void** state) {

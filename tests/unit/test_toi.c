@@ -97,6 +97,42 @@ static void test_sweep_transform(void** state) {
   near(c.y, 1.0f, 1e-6f);
 }
 
+// The sweep's pose as its definition gives it: the relative angle's atan2 and the
+// rotation's sin and cos, every time (arb_get_sweep_transform skips both where they are
+// known: at t = 0 and for a sweep that does not turn).
+static arb_transform sweep_by_definition(const arb_sweep* s, float t) {
+  float angle = arb_rot_relative_angle(s->q1, s->q2), sn, cs;
+  arb_sincos(t * angle, &sn, &cs);
+  arb_transform xf;
+  xf.q = arb_rot_normalize(arb_rot_mul(arb_rot_normalize((arb_rot){cs, sn}), s->q1));
+  xf.p = arb_sub(arb_lerp(s->c1, s->c2, t), arb_rotate(xf.q, s->local_center));
+  return xf;
+}
+
+static void test_sweep_transform_bits(void** state) {
+  (void)state;
+  uint32_t seed = 12345u;
+  for (int i = 0; i < 4000; ++i) {
+    float v[8];
+    for (int k = 0; k < 8; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      v[k] = (float)(seed >> 8) / 16777216.0f * 8.0f - 4.0f;
+    }
+    arb_rot q1 = arb_rot_from_angle(v[6]);
+    // Every 4th sweep does not turn (q2 the same bits), every 4th turns by a tiny angle.
+    arb_rot q2 = i % 4 == 0 ? q1 : arb_rot_from_angle(i % 4 == 1 ? v[6] + 1e-6f : v[7]);
+    if (i % 8 == 3) q1.s = -0.0f;  // signed zeros in the rotation
+    if (i % 8 == 4) q2 = q1 = (arb_rot){-1.0f, -0.0f};
+    arb_sweep s = {arb_v2(v[0], v[1]), arb_v2(v[2], v[3]), arb_v2(v[4], v[5]), q1, q2};
+    const float ts[4] = {0.0f, 1.0f, 0.25f, v[7] * 0.125f + 0.5f};
+    for (int k = 0; k < 4; ++k) {
+      arb_transform want = sweep_by_definition(&s, ts[k]);
+      arb_transform got = arb_get_sweep_transform(&s, ts[k]);
+      assert_memory_equal(&want, &got, sizeof want);
+    }
+  }
+}
+
 // Seed behaviour: a 0.05 m circle at 500 m/s against a 0.1 m static wall at 60 Hz.
 static void test_bullet_vs_thin_wall(void** state) {
   (void)state;
@@ -232,5 +268,6 @@ static void test_toi_random_conservative(void** state) {
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_distance), cmocka_unit_test(test_sweep_transform),
+              cmocka_unit_test(test_sweep_transform_bits),
               cmocka_unit_test(test_bullet_vs_thin_wall), cmocka_unit_test(test_toi_cases),
               cmocka_unit_test(test_toi_rotation), cmocka_unit_test(test_toi_random_conservative))
