@@ -118,9 +118,12 @@ static void usage(FILE* f) {
       "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
       "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
       "  rest fall asleep).\n"
-      "  --continuous on|off|static: arbiter's enable_continuous (default on), for\n"
-      "  measuring what continuous collision costs; static: against static bodies only\n"
-      "  (continuous_dynamic false), what Box2D v3's enableContinuous does.\n"
+      "  --continuous on|off|static: arbiter's continuous collision in the compared\n"
+      "  rows. Default static: against static bodies only (continuous_dynamic false),\n"
+      "  what Box2D v3's enableContinuous does, so every engine runs the same policy;\n"
+      "  the sleeping scenes then run again as \"arbiter dyn-ccd\" with arbiter's own\n"
+      "  default (on: fast dynamic bodies also kept from passing through each other).\n"
+      "  The physics extras run arbiter's default unless --continuous is given.\n"
       "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
       "  every contact's shapes every step.\n");
 }
@@ -184,10 +187,11 @@ int main(int argc, char** argv) {
     }
   }
   if (quick) runs = other_runs = 1;
-  const bench_engine* engines[6];
+  const bench_engine* engines[7];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
   engines[n_engines++] = &bench_engine_arbiter_no_sleep;  // only for compare_sleep scenes
+  engines[n_engines++] = &bench_engine_arbiter_dynamic_ccd;  // sleeping scenes, no --continuous
 #ifdef BENCH_HAVE_BOX2D_V3
   const bench_engine* reference = &bench_engine_box2d_v3;
   engines[n_engines++] = reference;
@@ -204,7 +208,12 @@ int main(int argc, char** argv) {
   if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
     printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
            bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
-  if (!bench_arbiter_continuous) printf("arbiter with continuous collision off\n");
+  if (bench_arbiter_continuous < 0)
+    printf("arbiter with continuous collision against static bodies only, as Box2D v3; \"arbiter "
+           "dyn-ccd\": its own default, between dynamic bodies too\n");
+  if (bench_arbiter_continuous == 0) printf("arbiter with continuous collision off\n");
+  if (bench_arbiter_continuous == 1)
+    printf("arbiter with continuous collision between dynamic bodies too (its default)\n");
   if (bench_arbiter_continuous == 2)
     printf("arbiter with continuous collision against static bodies only\n");
   if (!bench_arbiter_recycling) printf("arbiter with contact recycling off\n");
@@ -221,15 +230,18 @@ int main(int argc, char** argv) {
     int steps = quick ? s.steps / 5 : s.steps;
     // Every engine runs first and the rows are printed after, so that each row carries its
     // ratio to the arbiter row and to the Box2D v3 row of the same run.
-    const bench_engine* ran[6];
-    result res[6];
+    const bench_engine* ran[7];
+    result res[7];
     int n_ran = 0;
     double base = 0.0, ref = 0.0;
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
       if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
+      if (e == &bench_engine_arbiter_dynamic_ccd && (!s.sleeping || bench_arbiter_continuous >= 0))
+        continue;
       if (!engine_selected(only_engine, e->name)) continue;
-      bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep;
+      bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep ||
+                  e == &bench_engine_arbiter_dynamic_ccd;
       if (s.not_ported && ours) {
         printf("%-14s %-17s %s\n", s.name, e->name, s.not_ported);
         continue;

@@ -14,7 +14,7 @@
 
 int bench_arbiter_solve_iterations = 1;
 int bench_arbiter_relax_iterations = 1;
-int bench_arbiter_continuous = 1;
+int bench_arbiter_continuous = -1;
 int bench_arbiter_recycling = 1;
 int bench_arbiter_sleep_all = 0;
 int bench_arbiter_workers = 1;
@@ -39,7 +39,13 @@ static const bench_arbiter_scene* find_own(const char* name) {
   abort();  // a scene marked own_construction must have an entry above
 }
 
-static void* arbiter_build(const bench_scene* s, bool sleep) {
+// The continuous policy of the compared rows: --continuous as given, else Box2D v3's
+// (against static bodies only), the setting every engine of the table runs with.
+static int compared_continuous(void) {
+  return bench_arbiter_continuous >= 0 ? bench_arbiter_continuous : 2;
+}
+
+static void* arbiter_build(const bench_scene* s, bool sleep, int continuous) {
   arb_bench* b = calloc(1, sizeof *b);
   if (!b) abort();
   arb_world_def wd = arb_default_world_def();
@@ -48,8 +54,8 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   wd.substeps = 4;
   wd.solve_iterations = bench_arbiter_solve_iterations;
   wd.relax_iterations = bench_arbiter_relax_iterations;
-  wd.enable_continuous = bench_arbiter_continuous != 0;
-  wd.continuous_dynamic = bench_arbiter_continuous != 2;
+  wd.enable_continuous = continuous != 0;
+  wd.continuous_dynamic = continuous != 2;
   wd.enable_contact_recycling = bench_arbiter_recycling;
   wd.worker_count = bench_arbiter_workers;
   if (s->own_construction) {
@@ -95,8 +101,16 @@ static void* arbiter_build(const bench_scene* s, bool sleep) {
   return b;
 }
 
-static void* arbiter_create(const bench_scene* s) { return arbiter_build(s, s->sleeping || bench_arbiter_sleep_all); }
-static void* arbiter_create_no_sleep(const bench_scene* s) { return arbiter_build(s, false); }
+static bool arbiter_sleeps(const bench_scene* s) { return s->sleeping || bench_arbiter_sleep_all; }
+static void* arbiter_create(const bench_scene* s) {
+  return arbiter_build(s, arbiter_sleeps(s), compared_continuous());
+}
+static void* arbiter_create_no_sleep(const bench_scene* s) {
+  return arbiter_build(s, false, compared_continuous());
+}
+static void* arbiter_create_dynamic_ccd(const bench_scene* s) {
+  return arbiter_build(s, arbiter_sleeps(s), 1);
+}
 
 static void arbiter_step(void* p, float dt) {
   arb_bench* b = p;
@@ -161,3 +175,6 @@ const bench_engine bench_engine_arbiter = {"arbiter", "4 substeps, 1 relax, soft
 const bench_engine bench_engine_arbiter_no_sleep = {"arbiter no-sleep", "as arbiter, enable_sleep = false",
                                                     arbiter_create_no_sleep, arbiter_step, arbiter_body_y,
                                                     arbiter_destroy, arbiter_report};
+const bench_engine bench_engine_arbiter_dynamic_ccd = {
+    "arbiter dyn-ccd", "as arbiter, continuous_dynamic = true (arbiter's default)",
+    arbiter_create_dynamic_ccd, arbiter_step, arbiter_body_y, arbiter_destroy, arbiter_report};

@@ -60,13 +60,18 @@ typedef struct bench_engine {
 extern const bench_engine bench_engine_arbiter;
 /// The same engine with arb_world_def.enable_sleep = false in every scene.
 extern const bench_engine bench_engine_arbiter_no_sleep;
+/// The same engine with arbiter's own default continuous policy (continuous_dynamic: fast
+/// dynamic bodies kept from passing through each other too), in the sleeping scenes, while
+/// the compared rows run Box2D v3's policy (against static bodies only).
+extern const bench_engine bench_engine_arbiter_dynamic_ccd;
 /// --sleep: bench_engine_arbiter sleeps in every scene (default: only in sleeping scenes;
 /// the Box2D v3 benchmark scenes are defined with sleeping off).
 extern int bench_arbiter_sleep_all;
 /// arbiter's solve/relax passes per substep (--solve-iterations / --relax-iterations; 1, 1).
 extern int bench_arbiter_solve_iterations, bench_arbiter_relax_iterations;
-/// arbiter's enable_continuous (--continuous on|off|static; on): 0 off, 1 on, 2 against
-/// static bodies only (continuous_dynamic false).
+/// arbiter's enable_continuous as --continuous gave it: 0 off, 1 on, 2 against static
+/// bodies only (continuous_dynamic false), -1 not given: the compared rows then run 2 (as
+/// Box2D v3's enableContinuous), the physics extras arbiter's default (1).
 extern int bench_arbiter_continuous;
 /// arbiter's enable_contact_recycling (--recycling on|off; on).
 extern int bench_arbiter_recycling;

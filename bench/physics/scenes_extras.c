@@ -22,8 +22,10 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
   wd.gravity = g;
   if (max_speed > 0.0f) wd.max_linear_speed = max_speed;
   wd.body_capacity = 1100;
-  wd.enable_continuous = bench_arbiter_continuous != 0;
-  wd.continuous_dynamic = bench_arbiter_continuous != 2;
+  // Arbiter-only scenes: arbiter's own default policy unless --continuous says otherwise.
+  const int continuous = bench_arbiter_continuous >= 0 ? bench_arbiter_continuous : 1;
+  wd.enable_continuous = continuous != 0;
+  wd.continuous_dynamic = continuous != 2;
   wd.enable_contact_recycling = bench_arbiter_recycling != 0;
   wd.enable_sleep = bench_arbiter_sleep_all != 0;  // as the figures before sleeping existed
   return arb_world_create(&wd);
