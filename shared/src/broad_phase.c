@@ -73,6 +73,8 @@ typedef struct arb__pair_query {
   uint64_t* keys;
   int count, capacity;
   bool overflow;
+  bool one_shape;  // a compound's per-shape query: only the querying body's shape `shape`
+  int shape;
 } arb__pair_query;
 
 // An empty box (lower above upper) marks a slot whose box at the last pair update is not
@@ -205,6 +207,7 @@ static void arb__add_shape_pairs(arb__pair_query* q, int self, int other) {
   const bool compound =
       (arb__body_pairs_by_shape(bs) || arb__body_pairs_by_shape(bo)) && !w->compound_boxes_lost;
   for (int i = 0; i < bs->shape_count; ++i) {
+    if (q->one_shape && i != q->shape) continue;
     for (int j = 0; j < bo->shape_count; ++j) {
       if (compound &&
           !arb_aabb_overlaps(arb__pairing_box(w, self, i), arb__pairing_box(w, other, j))) {
@@ -386,13 +389,31 @@ typedef struct arb__pairs_job {
   arb__pair_query* per_thread;
 } arb__pairs_job;
 
-static void arb__query_trees(arb__pair_query* q, int i) {
+static void arb__query_trees_with(arb__pair_query* q, int i, arb_aabb box) {
   arb_world* w = q->w;
   // Only a dynamic body can touch a static one: a kinematic rotor inside a static
   // ring would walk the ring's leaves every step for pairs that are all refused.
-  if (w->sims[i].type == ARB_BODY_DYNAMIC)
-    arb__query_tree(q, &w->static_tree, i, w->bodies[i].fat_aabb);
-  arb__query_tree(q, &w->dynamic_tree, i, w->bodies[i].fat_aabb);
+  if (w->sims[i].type == ARB_BODY_DYNAMIC) arb__query_tree(q, &w->static_tree, i, box);
+  arb__query_tree(q, &w->dynamic_tree, i, box);
+}
+
+static void arb__query_trees(arb__pair_query* q, int i) {
+  arb__query_trees_with(q, i, q->w->bodies[i].fat_aabb);
+}
+
+// An awake compound's step query, shape by shape with each shape's grown box: a pair of
+// its shape s can only come from a leaf that box meets (the other side's pairing box lies
+// inside its leaf's box), so the same keys come out as from one query with the body's
+// box, whose every leaf would be tested against every shape (tumbler: the whole drum's
+// contents against four walls, every step).
+static void arb__query_compound(arb__pair_query* q, int i) {
+  const arb__body* b = &q->w->bodies[i];
+  q->one_shape = true;
+  for (int s = 0; s < b->shape_count; ++s) {
+    q->shape = s;
+    arb__query_trees_with(q, i, arb__pairing_box(q->w, i, s));
+  }
+  q->one_shape = false;
 }
 
 static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
@@ -401,7 +422,7 @@ static void arb__pairs_range(void* ctx, int begin, int end, int thread) {
   arb__pair_query* q = &job->per_thread[thread];
   for (int k = begin; k < end; ++k) {
     if (k >= job->n) {  // an awake compound (and if it also moved, its keys come twice)
-      arb__query_trees(q, job->compounds[k - job->n]);
+      arb__query_compound(q, job->compounds[k - job->n]);
       continue;
     }
     int i = job->scan ? k : w->moved_list[k];
