@@ -121,7 +121,7 @@ static bool arb__body_filtered_out(const arb__tree* t, const arb__body* b) {
 // distance and the margin, and with continuous collision between dynamic bodies how far
 // the shape can travel in the step (speed plus turn at its farthest point).
 // Such a body, when awake, moves its shapes inside its proxy without moving it, so it
-// queries the trees every step; another body stays inside its fat box until its proxy
+// queries the trees every step, shape by shape (arb__query_compound); another body stays inside its fat box until its proxy
 // moves, and then it queries. Either way every pair is decided at the pair update from
 // this step's poses, so the contacts depend on the state only.
 
