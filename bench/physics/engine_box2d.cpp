@@ -1,6 +1,7 @@
 // bench/physics — the scenes built with Box2D 2.4 (Debian libbox2d-dev), C++.
 // Box2D 2.4 has no substeps: one Step(1/60) with its recommended 8 velocity and 3
-// position iterations, sleeping off; friction mixes as sqrt(fa*fb) like arbiter.
+// position iterations, sleeping off unless the scene says every engine sleeps (smash);
+// friction mixes as sqrt(fa*fb) like arbiter.
 #include <box2d/box2d.h>
 
 #include <vector>
@@ -17,7 +18,8 @@ struct b2_bench {
 void* box2d_create(const bench_scene* s) {
   auto* b = new b2_bench();
   b->world.SetGravity(b2Vec2(s->gx, s->gy));
-  b->world.SetAllowSleeping(false);
+  const bool sleeps = s->every_engine_sleeps != 0;
+  b->world.SetAllowSleeping(sleeps);
   b->bodies.reserve(static_cast<size_t>(s->count));
   for (int i = 0; i < s->count; ++i) {
     const bench_body& d = s->bodies[i];
@@ -26,10 +28,11 @@ void* box2d_create(const bench_scene* s) {
     bd.position.Set(d.x, d.y);
     bd.linearVelocity.Set(d.vx, d.vy);
     bd.angularVelocity = d.w;
-    bd.allowSleep = false;
+    bd.allowSleep = sleeps;
+    bd.awake = !(sleeps && d.asleep);
     b2Body* body = b->world.CreateBody(&bd);
     b2FixtureDef fd;
-    fd.density = 1.0f;
+    fd.density = d.density > 0.0f ? d.density : 1.0f;
     fd.friction = s->friction;
     fd.restitution = 0.0f;
     b2PolygonShape box;

@@ -2,7 +2,8 @@
 // bench_engine_chipmunk_defaults is the same with Chipmunk's own defaults (one step, slop
 // 0.1 m), for reference. Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four times) with
 // Chipmunk's default 10 iterations, collision slop 0.005 m (arbiter's linear slop; the
-// default 0.1 m lets a 1 m box sink 10 %), sleeping off. Chipmunk multiplies friction
+// default 0.1 m lets a 1 m box sink 10 %), sleeping off unless the scene says every engine
+// sleeps (smash: after 0.5 s at rest, as arbiter and Box2D). Chipmunk multiplies friction
 // (fa*fb), so each shape gets sqrt(0.6) to give the same pair friction 0.6.
 #include <chipmunk/chipmunk.h>
 #include <math.h>
@@ -27,6 +28,7 @@ static void* chipmunk_create_with(const bench_scene* s, int defaults) {
   cpSpaceSetIterations(b->space, 10);
   b->substeps = defaults ? 1 : CP_SUBSTEPS;
   if (!defaults) cpSpaceSetCollisionSlop(b->space, 0.005);
+  if (s->every_engine_sleeps) cpSpaceSetSleepTimeThreshold(b->space, 0.5);
   b->bodies = calloc((size_t)s->count, sizeof *b->bodies);
   b->shapes = calloc((size_t)s->count, sizeof *b->shapes);
   b->count = s->count;
@@ -37,12 +39,12 @@ static void* chipmunk_create_with(const bench_scene* s, int defaults) {
     if (d->is_static) {
       body = cpBodyNewStatic();
     } else {
-      double mass, moment;
+      double mass, moment, density = d->density > 0.0f ? d->density : 1.0;
       if (d->kind == BENCH_BOX) {
-        mass = 4.0 * d->hw * d->hh;
+        mass = density * 4.0 * d->hw * d->hh;
         moment = cpMomentForBox(mass, 2.0 * d->hw, 2.0 * d->hh);
       } else {
-        mass = 3.14159265358979 * d->radius * d->radius;
+        mass = density * 3.14159265358979 * d->radius * d->radius;
         moment = cpMomentForCircle(mass, 0.0, d->radius, cpvzero);
       }
       body = cpBodyNew(mass, moment);
@@ -63,6 +65,7 @@ static void* chipmunk_create_with(const bench_scene* s, int defaults) {
     cpShapeSetElasticity(shape, 0.0);
     cpSpaceAddShape(b->space, shape);
     if (d->is_static) cpSpaceReindexShapesForBody(b->space, body);
+    if (d->asleep && !d->is_static && s->every_engine_sleeps) cpBodySleep(body);
     b->bodies[i] = body;
     b->shapes[i] = shape;
   }
