@@ -35,8 +35,8 @@ typedef struct bench_scene {
   bench_body* bodies;
   int reference_only;      // compared with Box2D v3 only (its own code builds the scene)
   int every_engine_sleeps;  // Box2D 2.4 and Chipmunk sleep too (after 0.5 s at rest) and
-                            // create the bodies marked asleep asleep (smash); elsewhere
-                            // they run with sleeping off
+                            // start the bodies marked `asleep` sleeping (smash); in every
+                            // other scene they run with sleeping off
   const char* not_ported;  // a Box2D v3 scene this table does not build for arbiter: why
   int own_construction;    // no body list (count 0): arbiter builds it with its own API
                            // (scenes_arbiter.h), Box2D v3 with its benchmark code
