@@ -38,9 +38,11 @@ static void usage(FILE* f) {
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
           "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
           "                   [--no-predict] [--no-interp] [--spectate] [--tokens FILE]\n"
+          "                   [--input-rate N]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
-          "inputs at the server's tick rate and interpolating the world like a game would.\n"
+          "inputs at the server's tick rate (or --input-rate) and interpolating the world\n"
+          "like a game would.\n"
           "\n"
           "  --host H        server address (default 127.0.0.1)\n"
           "  --port P        server UDP port (default 7777)\n"
@@ -60,6 +62,9 @@ static void usage(FILE* f) {
           "                  spectate (no commands sent; counts against --max-spectators)\n"
           "  --tokens FILE   connect tokens, one per line (arbiter-token mint); client i uses\n"
           "                  line i (a server with --auth-key needs one per client)\n"
+          "  --input-rate N  input packets per second at most, 0..10000 (default 0: one per\n"
+          "                  server tick); below the tick rate each packet carries the\n"
+          "                  commands of the ticks since the last (arb_client_config.input_rate)\n"
           "  --help          this text\n"
           "\n"
           "Every second a progress line goes to stderr: connected clients, snapshots/s and\n"
@@ -203,6 +208,7 @@ static void json_escape(FILE* f, const char* s) {
 typedef struct bot_options {
   const char* host;
   long port, nclients, seed;
+  long input_rate;  ///< --input-rate: arb_client_config.input_rate
   double duration;
   bot_behaviour behaviour;
   bool per_client;
@@ -214,7 +220,7 @@ typedef struct bot_options {
 
 // Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag).
 static int parse_options(int argc, char** argv, bot_options* o) {
-  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 10.0, BOT_RANDOM, false, true, true, false, NULL};
+  *o = (bot_options){"127.0.0.1", 7777, 1, 1, 0, 10.0, BOT_RANDOM, false, true, true, false, NULL};
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -251,6 +257,7 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
     else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &o->behaviour);
     else if (!strcmp(a, "--tokens")) o->tokens_path = v;
+    else if (!strcmp(a, "--input-rate")) bad = parse_long(v, 0, 10000, &o->input_rate);
     else {
       fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
       return 2;
@@ -314,6 +321,7 @@ static int start_client(const bot_options* o, bot* b, long i, const char* token)
   cfg.predict = o->predict;
   cfg.interpolate = o->interp;
   cfg.spectate = o->spectate;
+  cfg.input_rate = (int)o->input_rate;
   b->smoothing = cfg.predict_smoothing;
   int rc = arb_client_create(&cfg, &b->client);
   if (rc != 0) {
@@ -492,6 +500,7 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"bytes_in_per_client_per_s\": %.1f,\n  \"bytes_out_per_client_per_s\": %.1f,\n", tot.bytes_in / ct,
          tot.bytes_out / ct);
   printf("  \"inputs_sent\": %llu,\n", (unsigned long long)tot.inputs);
+  printf("  \"inputs_per_client_per_s\": %.2f,\n", tot.inputs / ct);
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   print_prediction(r->bots, o->nclients);

@@ -78,6 +78,7 @@ static int validate_config(const arb_client_config* cfg) {
     return ARB_E_INVAL;
   if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min) return ARB_E_INVAL;
   if (cfg->input_redundancy < 1 || cfg->input_redundancy > ARB_PROTO_MAX_INPUTS) return ARB_E_INVAL;
+  if (cfg->input_rate < 0 || cfg->input_rate > 10000) return ARB_E_INVAL;
   if (cfg->max_kbps < 0 || (uint32_t)cfg->max_kbps > ARB_PROTO_MAX_KBPS) return ARB_E_INVAL;
   if (cfg->max_entities < 1 || cfg->max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_INVAL;
   if ((cfg->alloc == NULL) != (cfg->free == NULL)) return ARB_E_INVAL;
@@ -165,6 +166,7 @@ static void forget_world(arb_client* c) {
   c->clock_tick = 0;
   c->last_input_seq = 0;
   c->acked_tick = 0;
+  c->input_sent_at = 0.0;
 }
 
 static int start_connect(arb_client* c) {
@@ -676,11 +678,21 @@ static double server_time_at(arb_client* c, double now) {
 // server that they arrive before it (rtt/2 + jitter + margin + ticks added after late ones).
 // The lead in use slews by at most 10 % of the elapsed time towards that target, so the
 // predicted timeline (and the avatar drawn on it) never jumps.
+// Server ticks per input packet: 1, or with config.input_rate below the tick rate the
+// fewest that keep the packets at or under it (at most a packet's worth of commands).
+static int ticks_per_packet(const arb_client* c) {
+  int rate = c->cfg.input_rate, ticks = c->session.tick_rate;
+  if (rate <= 0 || ticks <= rate) return 1;
+  int k = (ticks + rate - 1) / rate;
+  return k < ARB_PROTO_MAX_INPUTS ? k : ARB_PROTO_MAX_INPUTS;
+}
+
 static void update_lead(arb_client* c) {
   float rtt, var;
   cl_net_rtt(&c->net, &rtt, &var);
+  // A command waits up to ticks_per_packet - 1 ticks for its packet: made that much earlier.
   double target = rtt * 0.5 + 2.0 * var + c->cfg.input_margin +
-                  (double)c->lead_extra_ticks / c->session.tick_rate;
+                  (double)(c->lead_extra_ticks + ticks_per_packet(c) - 1) / c->session.tick_rate;
   // ENet starts from a 500 ms round trip guess: do not run far ahead on it.
   if (target > CL_MAX_LEAD) target = CL_MAX_LEAD;
   double step = 0.1 * (c->now - c->lead_time);
@@ -703,20 +715,25 @@ static void send_inputs(arb_client* c) {
   double seen = c->sample_time * c->session.tick_rate * 256.0;
   c->input.view_time = seen >= 1.0 && seen < 1.8e19 ? (uint64_t)(seen + 0.5) : 0;
   // A spectator controls nothing: it only acknowledges snapshots.
-  int due = !c->cfg.spectate && ft >= 0.0 && ft < 4.0e9
-                ? cl_input_due(&c->input, (uint32_t)ft + 1, c->snaps.newest_complete, &msg)
-                : 0;
-  if (due == 0) {
-    // No command due, but a snapshot to acknowledge: the ack alone (no commands), so the
-    // server's deltas do not wait for the next tick.
+  const bool commanding = !c->cfg.spectate && ft >= 0.0 && ft < 4.0e9;
+  int made = commanding ? cl_input_make(&c->input, (uint32_t)ft + 1) : 0;
+  for (int i = made - 1; i >= 0; i--) {  // oldest first, the moment each is made
+    arb_controls ctl = arb_proto_dequantize_controls(&c->input.recent[i].controls);
+    cl_predict_advance(&c->predict, c->input.recent[i].seq, &ctl);
+  }
+  if (c->input.unsent > 0 && c->input.unsent >= ticks_per_packet(c)) {
+    cl_input_packet(&c->input, c->snaps.newest_complete, &msg);
+  } else {
+    // No packet of commands due, but maybe a snapshot to acknowledge. A client making
+    // commands lets the ack ride the next ones, due within a packet interval, instead of
+    // costing the server a datagram of its own; it goes alone from a spectator, and when
+    // no commands went out for 1.5 intervals (the clock estimate stepped back).
     if (c->snaps.newest_complete == c->acked_tick) return;
+    double interval = ticks_per_packet(c) / (double)c->session.tick_rate;
+    if (commanding && c->now - c->input_sent_at < 1.5 * interval) return;
     memset(&msg, 0, sizeof msg);
     msg.packet_seq = ++c->input.packet_seq;
     msg.ack_tick = c->snaps.newest_complete;
-  }
-  for (int i = due - 1; i >= 0; i--) {  // oldest first
-    arb_controls ctl = arb_proto_dequantize_controls(&c->input.recent[i].controls);
-    cl_predict_advance(&c->predict, c->input.recent[i].seq, &ctl);
   }
   int n = arb_proto_encode_input(&msg, c->buf, sizeof c->buf);
   if (n <= 0 || (size_t)n > sizeof c->buf) {
@@ -726,6 +743,7 @@ static void send_inputs(arb_client* c) {
   if (cl_net_send(&c->net, ARB_PROTO_CHANNEL_INPUT, c->buf, (size_t)n, false) == 0) {
     c->inputs_sent++;
     c->acked_tick = msg.ack_tick;
+    c->input_sent_at = c->now;
   }
 }
 

@@ -63,6 +63,7 @@ struct arb_client {
   uint32_t clock_tick;       ///< newest snapshot tick fed to the clock
   uint32_t last_input_seq;   ///< server's newest applied input for us
   uint32_t acked_tick;       ///< ack_tick of the newest input packet sent
+  double input_sent_at;      ///< local time of the newest input packet sent
   double sample_time;        ///< server time of the last arb_client_sample
   bool sampled_own;          ///< the last arb_client_sample drew the own avatar predicted:
   arb_transform sampled_own_xf;  ///< ... at this pose (links and wheels on it follow it)

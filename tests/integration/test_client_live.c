@@ -97,6 +97,41 @@ static void test_client_live_bots_no_interp(void** state) {
   json_decref(j);
 }
 
+// ---- input packets: one per tick, or fewer with --input-rate -------------------------
+
+// Acknowledgements ride the commands (a client that makes commands sends no packet for an
+// ack alone), so a bot sends one packet per server tick (60/s here), and with
+// --input-rate 30 one every 2 ticks carrying both commands, each still applied at its own
+// tick: the avatar keeps being predicted and the snapshots keep coming.
+static void test_client_live_input_rate(void** state) {
+  live_server* s = *state;
+  int status = -1;
+  json_t* every = cu_run_bot(g_bot, s->port, 4, 5.0, "random", &status);
+  assert_non_null(every);
+  assert_int_equal(status, 0);
+  const char* const half[] = {"--input-rate", "30", NULL};
+  json_t* batched = cu_run_bot_args(g_bot, s->port, 4, 5.0, "random", half, &status);
+  assert_int_equal(cu_stop(&s->srv, SIGTERM), 0);
+  assert_non_null(batched);
+  assert_int_equal(status, 0);
+  double per_tick = cu_jnum(every, "inputs_per_client_per_s");
+  double per_two = cu_jnum(batched, "inputs_per_client_per_s");
+  print_message("input packets per client per second: %.1f by default, %.1f with --input-rate 30\n",
+                per_tick, per_two);
+  // At most one packet per tick (90/s when acks went alone); a slow machine's late bot
+  // loop may make two commands for one packet, so the lower bounds are loose.
+  assert_true(per_tick > 30.0 && per_tick < 63.0);
+  assert_true(per_two > 15.0 && per_two < 31.5);
+  for (int k = 0; k < 2; k++) {
+    json_t* j = k ? batched : every;
+    assert_int_equal((int)cu_jnum(j, "connected_at_end"), 4);
+    assert_true(cu_jnum(j, "snapshot_ratio") >= 0.95);
+    assert_int_equal((int)cu_jnum(json_object_get(j, "prediction"), "predicting_at_end"), 4);
+  }
+  json_decref(every);
+  json_decref(batched);
+}
+
 // ---- own avatar moves right ------------------------------------------------------------
 
 static bool has_avatar_state(void* user) {
@@ -451,6 +486,7 @@ int main(int argc, char** argv) {
       NULL, cu_group_teardown,
       SERVER_TEST(test_client_live_bots_receive_snapshots),
       SERVER_TEST(test_client_live_bots_no_interp),
+      SERVER_TEST(test_client_live_input_rate),
       SERVER_TEST(test_client_live_right_moves_own_avatar),
       SERVER_TEST(test_client_live_headless_client),
       cmocka_unit_test_teardown(test_client_live_spectator_view_box, cu_teardown),

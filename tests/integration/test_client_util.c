@@ -241,14 +241,23 @@ json_t* cu_run_bot(const char* exe, int port, int clients, double duration, cons
 
 json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
                         const char* flag, int* exit_status) {
+  const char* extra[] = {flag, NULL};
+  return cu_run_bot_args(exe, port, clients, duration, behaviour, extra, exit_status);
+}
+
+json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration, const char* behaviour,
+                        const char* const* extra, int* exit_status) {
   static int count;
   char tag[32], portbuf[16], nbuf[16], dbuf[32];
   snprintf(tag, sizeof tag, "bot%d", count++);
   snprintf(portbuf, sizeof portbuf, "%d", port);
   snprintf(nbuf, sizeof nbuf, "%d", clients);
   snprintf(dbuf, sizeof dbuf, "%g", duration);
-  char* argv[] = {(char*)exe, "--host", "127.0.0.1", "--port", portbuf, "--clients", nbuf, "--duration", dbuf,
-                  "--behaviour", (char*)behaviour, "--seed", "5", "--per-client", (char*)flag, NULL};
+  char* argv[24] = {(char*)exe, "--host", "127.0.0.1", "--port", portbuf, "--clients", nbuf, "--duration", dbuf,
+                    "--behaviour", (char*)behaviour, "--seed", "5", "--per-client"};
+  int argc = 14;
+  for (int i = 0; extra && extra[i] && argc < 23; i++) argv[argc++] = (char*)extra[i];
+  argv[argc] = NULL;
   cu_proc p;
   *exit_status = -1;
   if (cu_spawn(&p, tag, argv) != 0) return NULL;

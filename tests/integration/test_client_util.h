@@ -56,6 +56,9 @@ void cu_print_lines(const char* path, const char* needle);
 /// cu_run_bot with one more arbiter-bot flag (NULL: none).
 json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
                         const char* flag, int* exit_status);
+/// The same with any extra arguments (a NULL-terminated list; NULL = none).
+json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration, const char* behaviour,
+                        const char* const* extra, int* exit_status);
 
 /// A library client to 127.0.0.1:port with the test's defaults.
 arb_client* cu_client(int port, const char* name);

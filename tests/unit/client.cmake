@@ -19,6 +19,11 @@ if(TARGET arbiter_client)
     LIBS arbiter_client arbiter_game arbiter_protocol arbiter_shared arb::enet m
     INCLUDES ${PROJECT_SOURCE_DIR}/client/src
     LABELS unit TIMEOUT 30)
+  arb_add_test(test_client_input
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_input.c
+    LIBS arbiter_client arbiter_protocol arbiter_shared
+    INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+    LABELS unit TIMEOUT 30)
   arb_add_test(test_client_snapshot
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_snapshot.c
     LIBS arbiter_client arbiter_protocol arbiter_shared

@@ -96,6 +96,12 @@ typedef struct arb_client_config {
   float reconnect_delay_min;    ///< first backoff delay, doubling each attempt; default 0.25
   float reconnect_delay_max;    ///< backoff cap; default 4
   int input_redundancy;         ///< inputs repeated per packet, 1..8; default 8
+  /// Input packets per second at most, 0..10000; 0 = one per server tick (default). Below
+  /// the tick rate a packet goes every k = ceil(tick_rate / input_rate) ticks (at most 8)
+  /// with the k commands made since the last one, each still applied at its own tick:
+  /// fewer datagrams for the server to read (like ioquake3's cl_maxpackets), for commands
+  /// made k - 1 ticks further ahead (the lead grows by that much).
+  int input_rate;
   int max_kbps;                 ///< snapshot kbit/s to ask the server for at most; 0 = its default (default)
 
   int max_entities;             ///< safety limit on tracked entities; default 16384
