@@ -724,13 +724,14 @@ static void send_inputs(arb_client* c) {
   if (c->input.unsent > 0 && c->input.unsent >= ticks_per_packet(c)) {
     cl_input_packet(&c->input, c->snaps.newest_complete, &msg);
   } else {
-    // No packet of commands due, but maybe a snapshot to acknowledge. A client making
-    // commands lets the ack ride the next ones, due within a packet interval, instead of
-    // costing the server a datagram of its own; it goes alone from a spectator, and when
-    // no commands went out for 1.5 intervals (the clock estimate stepped back).
+    // No packet of commands due, but maybe a snapshot to acknowledge: the ack goes alone
+    // at once (the server's next delta can use it), except from a client that batches
+    // its commands (input_rate), whose ack rides the next batch unless none went out for
+    // 1.5 packet intervals: fewer datagrams is what it asked for.
     if (c->snaps.newest_complete == c->acked_tick) return;
-    double interval = ticks_per_packet(c) / (double)c->session.tick_rate;
-    if (commanding && c->now - c->input_sent_at < 1.5 * interval) return;
+    int per_packet = ticks_per_packet(c);
+    double interval = per_packet / (double)c->session.tick_rate;
+    if (commanding && per_packet > 1 && c->now - c->input_sent_at < 1.5 * interval) return;
     memset(&msg, 0, sizeof msg);
     msg.packet_seq = ++c->input.packet_seq;
     msg.ack_tick = c->snaps.newest_complete;

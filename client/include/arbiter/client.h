@@ -100,7 +100,8 @@ typedef struct arb_client_config {
   /// the tick rate a packet goes every k = ceil(tick_rate / input_rate) ticks (at most 8)
   /// with the k commands made since the last one, each still applied at its own tick:
   /// fewer datagrams for the server to read (like ioquake3's cl_maxpackets), for commands
-  /// made k - 1 ticks further ahead (the lead grows by that much).
+  /// made k - 1 ticks further ahead (the lead grows by that much). Snapshot acks then ride
+  /// the batches too (by default each completed snapshot is acknowledged at once).
   int input_rate;
   int max_kbps;                 ///< snapshot kbit/s to ask the server for at most; 0 = its default (default)
 
