@@ -1,5 +1,7 @@
 // bench-physics: step the benchmark scenes (scenes.c) with arbiter and, when they were
-// found at build time, Chipmunk2D and Box2D 2.4; print ms/step side by side.
+// found at build time, Box2D v3, Chipmunk2D and Box2D 2.4; print ms/step side by side. The
+// own-construction scenes run on every engine with a builder of its own for them
+// (bench_engine.builds_own).
 // Benchmarks print figures; they never fail.
 #define _POSIX_C_SOURCE 200809L
 #include <arbiter/world.h>
@@ -25,10 +27,16 @@ typedef struct result {
   float sink;          // top box: initial y - final y
   int bodies;
   char report[512];
+  int stopped;         // steps done when the run was given up (0: all of them)
 } result;
 
+// --max-seconds: a run gives up once its timed steps have taken this long at over
+// GIVE_UP_MS per step on average (30 times slower than real time); 0: never.
+static double max_seconds = 60.0;
+enum { GIVE_UP_MS = 500 };
+
 static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
-  result r = {1e30, 1e30, 0.0, 0.0f, s->count, ""};
+  result r = {1e30, 1e30, 0.0, 0.0f, s->count, "", 0};
   double* times = malloc((size_t)steps * sizeof *times);
   for (int run = 0; run < runs; ++run) {
     void* w = e->create(s);
@@ -38,13 +46,19 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
     for (int i = 0; i < warmup; ++i) e->step(w, s->dt);
     double total = 0.0;
     double c0 = bench_cpu_ms();
+    int timed = steps - warmup;
     for (int i = 0; i < steps - warmup; ++i) {
       double t0 = bench_wall_ms();
       e->step(w, s->dt);
       times[i] = bench_wall_ms() - t0;
       total += times[i];
+      if (max_seconds > 0.0 && total > 1000.0 * max_seconds && total > GIVE_UP_MS * (i + 1.0) &&
+          i + 1 < timed) {
+        timed = i + 1;  // far slower than real time: the steps so far tell enough
+        r.stopped = warmup + timed;
+        break;
+      }
     }
-    int timed = steps - warmup;
     double cpu = (bench_cpu_ms() - c0) / (double)timed;
     if (cpu < r.cpu_per_step) r.cpu_per_step = cpu;
     double ms = total / (double)timed;
@@ -78,18 +92,20 @@ static bool engine_selected(const char* only, const char* name) {
 static void usage(FILE* f) {
   fprintf(
       f,
-      "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--engine NAME]\n"
-      "                     [--solve-iterations N] [--relax-iterations N] [--sleep] [--workers N]\n"
-      "                     [--continuous on|off|static] [--recycling on|off]\n"
+      "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--steps N]\n"
+      "                     [--engine NAME] [--solve-iterations N] [--relax-iterations N]\n"
+      "                     [--sleep] [--workers N] [--continuous on|off|static]\n"
+      "                     [--recycling on|off] [--max-seconds S]\n"
       "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
       "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
       "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
       "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
       "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
       "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
-      "  but smash, rain, tumbler and spinner runs with sleeping off, as Box2D v3\n"
+      "  but smash, rain, tumbler, spinner and washer runs with sleeping off, as Box2D v3\n"
       "  defines them). --other-runs N: runs for the other engines\n"
       "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
+      "  --steps N: N steps of each scene of the table instead of its own count (a check).\n"
       "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
       "  chipmunk, box2d-2.4; default: all built in).\n"
       "  Other engines are compared with the same scene and substeps (see\n"
@@ -97,19 +113,32 @@ static void usage(FILE* f) {
       "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
       "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
       "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
-      "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n"
+      "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n");
+  fprintf(
+      f,
       "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
-      "  spinner washer (ported; they run with sleeping on, as Box2D v3 defines them,\n"
-      "  then again as \"arbiter no-sleep\"; smash also with Box2D 2.4 and Chipmunk,\n"
-      "  sleeping too; rain, tumbler, spinner and washer, built by each engine's own\n"
-      "  code, with Box2D v3 only; rain: up to 1000 ragdolls of capsules spawned\n"
-      "  and destroyed while it runs, see docs/BENCHMARKS.md for how it differs;\n"
-      "  tumbler: 2025 boxes in a motor-driven drum of four walls on one body; spinner:\n"
-      "  6076 bodies stirred by a motor-driven bar in a 360-point chain loop; washer:\n"
-      "  8100 boxes in a turning kinematic drum of 40 quads, five bodies of 8 moving as\n"
-      "  one) and joint_grid (arbiter's run is in the extras below).\n"
+      "  spinner washer joint_grid, on every engine (arbiter, box2d-v3, box2d-2.4,\n"
+      "  chipmunk, chipmunk-defaults). smash, rain, tumbler, spinner and washer run with\n"
+      "  sleeping on in every engine, as Box2D v3 defines them (arbiter then again as\n"
+      "  \"arbiter no-sleep\"). large_pyramid, many_pyramids and smash come from the body\n"
+      "  list of scenes.c; rain, tumbler, spinner, washer and joint_grid are built by each\n"
+      "  engine's own code as Box2D v3's benchmark code builds them (arbiter: scene_*.c,\n"
+      "  Box2D 2.4: scenes_box2d.cpp, Chipmunk: scenes_chipmunk.c; no body count, no\n"
+      "  sink): rain: up to 1000 ragdolls of capsules spawned and destroyed while it\n"
+      "  runs; tumbler: 2025 boxes in a motor-driven drum of four walls on one body;\n"
+      "  spinner: 6076 bodies stirred by a motor-driven bar in a 360-point chain loop;\n"
+      "  washer: 8100 boxes in a turning kinematic drum of 40 quads (arbiter: five bodies\n"
+      "  of 8 moving as one); joint_grid (arbiter's run is in this table too:\n"
+      "  scene_joint_grid.c): 10 000 circles, 19 800 revolute joints (arbiter and Chipmunk:\n"
+      "  19 794, without the 6 between two static bodies), no contacts, sleeping off.\n"
+      "  Where an engine lacks a feature: Box2D 2.4 builds a capsule as a box and two\n"
+      "  circles on one body (weighed as the capsule), the spinner's rounded bar as an\n"
+      "  octagon, and rain's joint springs as torques applied before each step;\n"
+      "  Chipmunk's revolute joint is a pivot joint with rotary limit, simple motor and\n"
+      "  damped rotary spring constraints, and it has no continuous collision (the top\n"
+      "  of each of those files says the rest).\n"
       "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-      "  bullets_1000 ragdolls_100 (900 limited revolute joints) joint_grid, sensors_100\n"
+      "  bullets_1000 ragdolls_100 (900 limited revolute joints), sensors_100\n"
       "  (2000 circles through 100 sensor boxes) and sensors_none (the same without them),\n"
       "  printed after the others (--scene selects them too).\n"
       "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
@@ -126,7 +155,10 @@ static void usage(FILE* f) {
       "  default (on: fast dynamic bodies also kept from passing through each other).\n"
       "  The physics extras run arbiter's default unless --continuous is given.\n"
       "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
-      "  every contact's shapes every step.\n");
+      "  every contact's shapes every step.\n"
+      "  --max-seconds S: a run gives up once its timed steps have taken S seconds at over\n"
+      "  0.5 s per step on average (30 times slower than real time; default 60, 0: never),\n"
+      "  and its row says after how many steps: its figures cover those.\n");
 }
 
 int main(int argc, char** argv) {
@@ -135,6 +167,7 @@ int main(int argc, char** argv) {
   int runs = 4;
   int other_runs = 1;
   int quick = 0;
+  int only_steps = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
@@ -155,6 +188,11 @@ int main(int argc, char** argv) {
         fprintf(stderr, "bench-physics: --workers must be 1..64, got '%s'\n", argv[i]);
         return 2;
       }
+    } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
+      only_steps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--max-seconds") == 0 && i + 1 < argc) {
+      max_seconds = atof(argv[++i]);
+      if (max_seconds < 0.0) max_seconds = 0.0;
     } else if (strcmp(argv[i], "--sleep") == 0) {
       bench_arbiter_sleep_all = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
@@ -228,7 +266,9 @@ int main(int argc, char** argv) {
     if (only_scene && strcmp(only_scene, bench_scene_names[si]) != 0) continue;
     bench_scene s;
     if (bench_scene_build(bench_scene_names[si], &s) != 0) continue;
-    int steps = quick ? s.steps / 5 : s.steps;
+    int steps = only_steps > 0 ? only_steps : quick ? s.steps / 5 : s.steps;
+    int min_steps = (s.warmup > 0 ? s.warmup : 1) + 1;  // at least one timed step
+    if (steps < min_steps) steps = min_steps;
     // Every engine runs first and the rows are printed after, so that each row carries its
     // ratio to the arbiter row and to the Box2D v3 row of the same run.
     const bench_engine* ran[7];
@@ -243,11 +283,8 @@ int main(int argc, char** argv) {
       if (!engine_selected(only_engine, e->name)) continue;
       bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep ||
                   e == &bench_engine_arbiter_dynamic_ccd;
-      if (s.not_ported && ours) {
-        printf("%-14s %-17s %s\n", s.name, e->name, s.not_ported);
-        continue;
-      }
-      if (s.reference_only && !ours && e != reference) continue;  // not set up for the other engines
+      // An own-construction scene runs on the engines with a builder of their own for it.
+      if (s.own_construction && !(e->builds_own && e->builds_own(s.name))) continue;
       res[n_ran] = run_scene(e, &s, steps, ours ? runs : other_runs);
       ran[n_ran] = e;
       if (e == &bench_engine_arbiter) base = res[n_ran].cpu_per_step;
@@ -265,6 +302,11 @@ int main(int argc, char** argv) {
       if (r->bodies > 0) snprintf(bodies, sizeof bodies, "%d", r->bodies);
       printf("%-14s %-17s %7s %9.3f %9.3f %9.3f %9s %8s %9s  %s\n", s.name, ran[k]->name, bodies,
              r->ms_per_step, r->cpu_per_step, r->p99, sink, vs_arb, vs_ref, ran[k]->config);
+      if (r->stopped) {
+        printf("%-14s %-17s gave up after %d of %d steps (over %.0f s at over %d ms per step, "
+               "--max-seconds): the figures cover those\n",
+               "", "", r->stopped, steps, max_seconds, (int)GIVE_UP_MS);
+      }
       if (r->report[0]) printf("%-14s %-17s %s\n", "", "", r->report);
     }
     fflush(stdout);

@@ -117,6 +117,8 @@ static void b3_destroy(void* p) {
   free(b);
 }
 
+static int b3_builds_own(const char* name) { return find_own(name) != NULL; }
+
 #ifdef BENCH_BOX2D_V3_AVX2
 #define BOX2D_V3_ISA "AVX2"
 #else
@@ -126,4 +128,4 @@ const bench_engine bench_engine_box2d_v3 = {
     "box2d-v3", "its benchmark: 4 substeps, 1 worker, its defaults, " BOX2D_V3_ISA,
     b3_create,  b3_step,
     b3_body_y,  b3_destroy,
-    NULL};
+    NULL,       b3_builds_own};

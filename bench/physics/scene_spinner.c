@@ -16,12 +16,12 @@
 // is -5 rad/s (the world relative to the spinner).
 #include <arbiter/joint.h>
 #include <float.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "scenes_arbiter.h"
+#include "scenes_shared.h"
 
-enum { SPINNER_POINTS = 360, SPINNER_BODIES = 2 * 3038 };
+enum { SPINNER_POINTS = BENCH_SPINNER_POINTS, SPINNER_BODIES = 2 * 3038 };
 
 static arb_body_id must_body(arb_world* w, const arb_body_def* bd) {
   arb_body_id id = arb_body_create(w, bd);
@@ -34,9 +34,7 @@ static void spinner_ground(arb_world* w) {
   // Box2D v3's point i sits at angle -2*pi*i/360; listed backwards from point 0, the
   // loop goes counter-clockwise through the same points.
   for (int k = 0; k < SPINNER_POINTS; ++k) {
-    int i = (SPINNER_POINTS - k) % SPINNER_POINTS;
-    double a = -2.0 * 3.14159265358979323846 * (double)i / SPINNER_POINTS;
-    points[k] = arb_v2((float)(40.0 * cos(a)), (float)(40.0 * sin(a) + 32.0));
+    bench_spinner_point((SPINNER_POINTS - k) % SPINNER_POINTS, &points[k].x, &points[k].y);
   }
   arb_body_def bd = arb_default_body_def();
   bd.type = ARB_BODY_STATIC;

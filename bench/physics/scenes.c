@@ -1,6 +1,9 @@
 // bench/physics — the benchmark scenes, defined as the reference engine (Box2D v3)
 // defines large_pyramid and many_pyramids; rain_circles, free_field and resting_10k as the
 // issues describe them. 1/60 s step, gravity (0, -10), friction 0.6, restitution 0, density 1.
+// Box2D v3's scenes with joints, chains, capsules, kinematic drums or spawned bodies (rain,
+// tumbler, washer, spinner, joint_grid) have no body list here: every engine builds them with
+// its own code (bench_scene.own_construction).
 #include "scenes.h"
 
 #include <stdlib.h>
@@ -85,37 +88,15 @@ static void build_smash(builder* bl, bench_scene* s) {
 }
 
 // A Box2D v3 scene with joints or bodies that come and go: each engine builds it itself
-// (arbiter: scenes_arbiter.h), with sleeping on (Box2D v3's world default), and it is
-// compared with Box2D v3 only.
-static void own_construction(bench_scene* s, const char* name, int steps) {
+// (arbiter: scenes_arbiter.h, Box2D 2.4: scenes_box2d.cpp, Chipmunk: scenes_chipmunk.c,
+// Box2D v3: its benchmark code), with sleeping as Box2D v3's Create function leaves it:
+// its world default (on) unless it turns it off (joint_grid).
+static void own_construction(bench_scene* s, const char* name, int steps, int sleeping) {
   s->name = name;
   s->steps = steps;
-  s->sleeping = 1;
-  s->reference_only = 1;
+  s->sleeping = sleeping;
+  s->every_engine_sleeps = sleeping;
   s->own_construction = 1;
-}
-
-// The Box2D v3 benchmark scenes this table cannot build for arbiter, and why (Box2D v3
-// still runs them here).
-static int not_ported(const char* name, bench_scene* s) {
-  static const struct {
-    const char* name;
-    int steps;
-    const char* why;
-  } missing[] = {
-      {"joint_grid", 500,
-       "runs with the physics extras below (scenes_extras.c, the same construction)"},
-  };
-  for (size_t i = 0; i < sizeof missing / sizeof missing[0]; ++i) {
-    if (strcmp(name, missing[i].name) == 0) {
-      s->name = missing[i].name;
-      s->steps = missing[i].steps;
-      s->not_ported = missing[i].why;
-      s->reference_only = 1;
-      return 0;
-    }
-  }
-  return -1;
 }
 
 int bench_scene_build(const char* name, bench_scene* s) {
@@ -231,17 +212,21 @@ int bench_scene_build(const char* name, bench_scene* s) {
     build_smash(&bl, s);
   } else if (strcmp(name, "rain") == 0) {
     // Box2D v3's ragdoll rain: bodies appear and vanish while it runs (scene_rain.c).
-    own_construction(s, "rain", 1000);
+    own_construction(s, "rain", 1000, 1);
   } else if (strcmp(name, "tumbler") == 0) {
     // Box2D v3's tumbler: a motor-driven drum, one body of four walls (scene_tumbler.c).
-    own_construction(s, "tumbler", 750);
+    own_construction(s, "tumbler", 750, 1);
   } else if (strcmp(name, "washer") == 0) {
     // Box2D v3's washer: a turning kinematic drum of 40 quads (scene_washer.c).
-    own_construction(s, "washer", 500);
+    own_construction(s, "washer", 500, 1);
   } else if (strcmp(name, "spinner") == 0) {
     // Box2D v3's spinner: a motor-driven bar inside a chain loop (scene_spinner.c).
-    own_construction(s, "spinner", 500);
-  } else if (not_ported(name, s) != 0) {
+    own_construction(s, "spinner", 500, 1);
+  } else if (strcmp(name, "joint_grid") == 0) {
+    // Box2D v3's joint grid: 100 x 100 circles, 19 800 revolute joints (6 of them between
+    // two static bodies), no contacts, sleeping off (scene_joint_grid.c).
+    own_construction(s, "joint_grid", 500, 0);
+  } else {
     return -1;
   }
   s->count = bl.count;

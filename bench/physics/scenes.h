@@ -33,13 +33,15 @@ typedef struct bench_scene {
   int top_body;    // index of the pyramid's top box (stability figure) or -1
   int count;
   bench_body* bodies;
-  int reference_only;      // compared with Box2D v3 only (its own code builds the scene)
   int every_engine_sleeps;  // Box2D 2.4 and Chipmunk sleep too (after 0.5 s at rest) and
-                            // start the bodies marked `asleep` sleeping (smash); in every
-                            // other scene they run with sleeping off
-  const char* not_ported;  // a Box2D v3 scene this table does not build for arbiter: why
-  int own_construction;    // no body list (count 0): arbiter builds it with its own API
-                           // (scenes_arbiter.h), Box2D v3 with its benchmark code
+                            // start the bodies marked `asleep` sleeping (smash, and the
+                            // own-construction scenes Box2D v3 defines with sleeping on);
+                            // in every other scene they run with sleeping off
+  int own_construction;    // no body list (count 0): a Box2D v3 benchmark scene with joints,
+                           // kinematic or compound bodies, chains, capsules or bodies
+                           // spawned while it runs; arbiter builds it with its own API
+                           // (scenes_arbiter.h), Box2D v3 with its benchmark code, and the
+                           // other engines whose builds_own says so with theirs
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.
@@ -58,6 +60,10 @@ typedef struct bench_engine {
   void (*destroy)(void* world);
   /// Optional: one line of extra figures about the final state (NULL: none).
   void (*report)(void* world, char* line, int cap);
+  /// Optional (NULL: none): nonzero when this engine builds the own-construction scene of
+  /// that name with its own code (then create builds it and step runs its per-step work,
+  /// such as rain's spawning, before each step). arbiter and Box2D v3 build all of them.
+  int (*builds_own)(const char* scene_name);
 } bench_engine;
 
 extern const bench_engine bench_engine_arbiter;

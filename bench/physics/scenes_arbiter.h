@@ -1,6 +1,7 @@
 // bench/physics — Box2D v3 benchmark scenes that the engine-neutral body list (scenes.h)
-// cannot describe (joints, capsules, bodies created and destroyed while it runs): arbiter
-// builds them with its own API, as Box2D v3's benchmark code builds them for Box2D v3.
+// cannot describe (joints, capsules, chains, kinematic drums, bodies created and destroyed
+// while it runs): arbiter builds them with its own API, as Box2D v3's benchmark code builds
+// them for Box2D v3 (Box2D 2.4: scenes_box2d.h, Chipmunk: scenes_chipmunk.h).
 #pragma once
 
 #include <arbiter/world.h>
@@ -26,3 +27,10 @@ extern const bench_arbiter_scene bench_arbiter_spinner;
 /// Box2D v3 benchmark/washer (scene_washer.c): 8100 boxes in a turning kinematic drum of
 /// 40 quads (five kinematic bodies of 8 quads moving as one).
 extern const bench_arbiter_scene bench_arbiter_washer;
+/// Box2D v3 benchmark/joint_grid (scene_joint_grid.c): 100 x 100 circles joined by 19 800
+/// revolute joints, no contacts.
+extern const bench_arbiter_scene bench_arbiter_joint_grid;
+
+/// The largest distance between a joint's two anchors in the world (how far its joints came
+/// apart), or -1 when out of memory.
+float bench_arbiter_max_joint_gap(const arb_world* world);

@@ -1,6 +1,7 @@
 // bench/physics — the physics-extras scenes (arbiter only: the other engines have no
 // common interface for these): a 50x50 Verlet cloth, 100 vehicles on a plane, 1000
-// bullets in a walled box, 100 ragdolls with limited joints, Box2D v3's joint grid. Same timing
+// bullets in a walled box, 100 ragdolls with limited joints, rain through sensor boxes (Box2D
+// v3's joint grid is a scene of the main table, scene_joint_grid.c). Same timing
 // rules as bench_physics.c (first step untimed, minimum of the runs, thread CPU time, p99 single
 // step). See docs/BENCHMARKS.md, "Physics extras".
 #define _POSIX_C_SOURCE 200809L
@@ -14,8 +15,8 @@
 #include <string.h>
 
 #include "bench_clock.h"
-#include "scenes.h"  // bench_arbiter_sleep_all, bench_arbiter_continuous
-#include "scenes.h"  // bench_arbiter_sleep_all
+#include "scenes.h"          // bench_arbiter_sleep_all, bench_arbiter_continuous
+#include "scenes_arbiter.h"  // bench_arbiter_max_joint_gap
 
 static arb_world* make_world(arb_vec2 g, float max_speed) {
   arb_world_def wd = arb_default_world_def();
@@ -142,56 +143,6 @@ static int escaped(arb_world* w) {
   return out;
 }
 
-// Box2D v3's benchmark/joint_grid (shared/benchmarks.c, CreateJointGrid): 100 x 100
-// circles of radius 0.4 m 1 m apart, each joined to its upper and left neighbours by
-// revolute joints at the midpoints (19 800 joints), the 7 middle bodies of the top row
-// static; no shape collides (category 2, mask ~2); sleeping off. It sags and swings
-// under gravity: a joint solver benchmark without contacts.
-static arb_world* build_joint_grid(int* count) {
-  const int n = 100;
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.body_capacity = n * n;
-  wd.enable_sleep = false;
-  wd.enable_contact_recycling = bench_arbiter_recycling != 0;
-  arb_world* w = arb_world_create(&wd);
-  arb_body_id* ids = malloc((size_t)(n * n) * sizeof *ids);
-  if (!ids) return w;
-  arb_joint_def jd = arb_default_joint_def();
-  jd.type = ARB_JOINT_REVOLUTE;
-  for (int k = 0; k < n; ++k) {
-    for (int i = 0; i < n; ++i) {
-      arb_body_def bd = arb_default_body_def();
-      bd.type = (k >= n / 2 - 3 && k <= n / 2 + 3 && i == 0) ? ARB_BODY_STATIC : ARB_BODY_DYNAMIC;
-      bd.position = arb_v2((float)k, -(float)i);
-      bd.shape.type = ARB_SHAPE_CIRCLE;
-      bd.shape.circle.radius = 0.4f;
-      bd.shape.category_bits = 2;
-      bd.shape.mask_bits = ~2u;
-      arb_body_id b = arb_body_create(w, &bd);
-      int index = k * n + i;
-      if (i > 0) {
-        jd.body_a = ids[index - 1];
-        jd.body_b = b;
-        jd.local_anchor_a = arb_v2(0.0f, -0.5f);
-        jd.local_anchor_b = arb_v2(0.0f, 0.5f);
-        arb_joint_create(w, &jd);
-      }
-      if (k > 0) {
-        jd.body_a = ids[index - n];
-        jd.body_b = b;
-        jd.local_anchor_a = arb_v2(0.5f, 0.0f);
-        jd.local_anchor_b = arb_v2(-0.5f, 0.0f);
-        arb_joint_create(w, &jd);
-      }
-      ids[index] = b;
-    }
-  }
-  free(ids);
-  *count = arb_world_get_body_count(w);
-  return w;
-}
-
 // One ragdoll: torso, head, upper arms, forearms, thighs, shins (10 boxes), pinned by 9
 // revolute joints with limits (neck, shoulders, elbows, hips, knees); parts of one ragdoll
 // do not collide with each other (their own negative group).
@@ -293,23 +244,6 @@ static arb_world* build_plain_rain(int* count) {
   return build_rain(count, false);
 }
 
-// The largest distance between a joint's two anchors (how far the joints came apart).
-static float max_joint_gap(const arb_world* w) {
-  int n = arb_world_get_joint_count(w);
-  arb_extra_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-  float gap = 0.0f;
-  if (!ids) return -1.0f;
-  n = arb_world_get_joints(w, ids, n);
-  for (int i = 0; i < n; ++i) {
-    arb_vec2 a, b;
-    arb_joint_get_anchors(w, ids[i], &a, &b);
-    float d = arb_distance(a, b);
-    if (d > gap) gap = d;
-  }
-  free(ids);
-  return gap;
-}
-
 static int cmp_d(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : (x > y ? 1 : 0);
@@ -332,16 +266,14 @@ static const xscene xscenes[] = {
      "CCD (time of impact) against walls and bodies"},
     {"ragdolls_100", "bodies", build_ragdolls, 300,
      "900 revolute joints with limits, pile-up with contacts, 4 substeps"},
-    {"joint_grid", "bodies", build_joint_grid, 500,
-     "19800 revolute joints, no contacts, 4 substeps (Box2D v3 benchmark/joint_grid)"},
     {"sensors_100", "circles", build_sensor_rain, 300,
      "falling through 100 static sensor boxes (overlap events every step)"},
     {"sensors_none", "circles", build_plain_rain, 300, "the same rain without the sensors"},
 };
 
-const char* const bench_extras_scene_names[] = {
-    "cloth_50x50", "vehicles_100", "bullets_1000", "ragdolls_100",
-    "joint_grid",  "sensors_100",  "sensors_none", NULL};
+const char* const bench_extras_scene_names[] = {"cloth_50x50",  "vehicles_100", "bullets_1000",
+                                                "ragdolls_100", "sensors_100",  "sensors_none",
+                                                NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {
@@ -375,7 +307,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
         p99 = times[(int)((double)(steps - 2) * 0.99)];
       }
       if (x->build == build_bullets) out = escaped(w);
-      if (x->build == build_joint_grid || x->build == build_ragdolls) gap = max_joint_gap(w);
+      if (x->build == build_ragdolls) gap = bench_arbiter_max_joint_gap(w);
       arb_world_destroy(w);
     }
     free(times);
@@ -383,7 +315,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
            best_cpu, p99, "-", "-", count, x->what, x->config);
     if (x->build == build_bullets)
       printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
-    if (x->build == build_joint_grid || x->build == build_ragdolls)
+    if (x->build == build_ragdolls)
       printf("%-14s %-9s largest joint gap after the run: %.4f m\n", "", "", (double)gap);
     if (x->build == build_sensor_rain)
       printf("%-14s %-9s sensor begin + end events in the run: %ld\n", "", "", events);

@@ -1,0 +1,100 @@
+// bench/physics — what more than one engine's builder of Box2D v3's own-construction scenes
+// (scenes.h, own_construction) needs: the ragdoll of its shared/human.c with the layout and
+// spawn schedule of its rain benchmark, the spinner's chain points, the washer's quads and
+// the stiffness of a joint spring given in hertz. Plain C, also for the C++ Box2D 2.4 file.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  BENCH_RAIN_ROWS = 5,          // ground rows; one group of ragdolls per row and column
+  BENCH_RAIN_COLUMNS = 40,      // columns of groups across the ground
+  BENCH_RAIN_GROUP_SIZE = 5,    // ragdolls per group
+  BENCH_RAIN_GRID_COUNT = 500,  // a ground row is BENCH_RAIN_GRID_COUNT + 1 boxes
+  BENCH_RAIN_SPAWN_MASK = 7,    // a column every 8 steps
+  BENCH_BONES = 11,             // bodies of a ragdoll (10 joints)
+};
+
+#define BENCH_RAIN_GRID_SIZE 0.5f     // a ground box's side, and the step between boxes
+#define BENCH_RAIN_ROW_SPACING 45.0f  // between the ground rows (y = 0, 45, ... 180)
+#define BENCH_RAGDOLL_SPACING 0.5f    // between the ragdolls of a group
+#define BENCH_JOINT_FRICTION 0.05f    // N*m, times the bone's friction scale
+#define BENCH_JOINT_HERTZ 5.0f        // the joints' springs towards the rest pose
+#define BENCH_JOINT_DAMPING_RATIO 0.5f
+#define BENCH_RAGDOLL_SLEEP_THRESHOLD 0.1f  // m/s (Box2D v3's default: 0.05)
+#define BENCH_FOOT_RADIUS 0.015f            // the foot polygon's rounding
+
+// One bone: a body with a capsule along its y axis, joined to its parent at a pivot. All
+// heights are above the ragdoll's spawn point (its feet); angles are fractions of pi.
+typedef struct bench_bone {
+  int parent;            // index in bench_bones[]; -1: the root, no joint
+  float y;               // body origin
+  float c1, c2, radius;  // capsule centres (y, body frame) and radius
+  float linear_damping;
+  float friction_scale;  // the joint's friction torque relative to BENCH_JOINT_FRICTION
+  float pivot;           // joint pivot
+  float lower, upper;    // joint limit
+  float reference;       // the parent frame's rotation: the joint angle is B - A - reference
+  int foot;              // carries a foot
+} bench_bone;
+
+/// The 11 bones of a ragdoll (scale 1), parents before children: hip, torso, head, upper
+/// and lower left leg, upper and lower right leg, upper and lower left arm, upper and lower
+/// right arm. Each shin carries a foot (friction 0.05, mask 1: it touches only the ground).
+extern const bench_bone bench_bones[BENCH_BONES];
+/// The foot's polygon in the shin's frame, before its BENCH_FOOT_RADIUS rounding.
+extern const float bench_foot_points[4][2];
+
+enum { BENCH_RAIN_RAGDOLLS = BENCH_RAIN_ROWS * BENCH_RAIN_COLUMNS * BENCH_RAIN_GROUP_SIZE };
+
+typedef struct bench_rain_schedule {
+  int column_count;  // columns created so far
+  int column_index;  // the next column to rebuild once all exist
+} bench_rain_schedule;
+
+/// What an engine's rain does with a ragdoll; `slot` (0..BENCH_RAIN_RAGDOLLS-1) names its place
+/// (ground row, column, place in the group).
+typedef struct bench_rain_hooks {
+  void* context;
+  /// A new ragdoll in `slot` standing on (x, y) (its feet), in negative group -group.
+  void (*create)(void* context, int slot, float x, float y, int group);
+  /// Destroys the ragdoll in `slot` (its joints, then its bodies).
+  void (*destroy)(void* context, int slot);
+} bench_rain_hooks;
+
+/// Box2D v3's StepRain, before step `step_index` (from 0): every 8th step, the next column of
+/// 5 groups (one per ground row, 40 m above it) of 5 ragdolls 0.5 m apart; once all 40 columns
+/// exist, the oldest column instead, each group destroyed and then created again.
+void bench_rain_step(bench_rain_schedule* s, int step_index, const bench_rain_hooks* hooks);
+
+/// Box2D v3's spinner ground: point i (0..359) of its chain loop, a circle of radius 40 m
+/// about (0, 32), listed clockwise (at angle -2*pi*i/360).
+enum { BENCH_SPINNER_POINTS = 360 };
+void bench_spinner_point(int i, float* x, float* y);
+
+/// Box2D v3's washer drum in its body frame: 36 ring pieces between radii 16 and 18 m and 4
+/// paddles between 14 and 16 m, each four points p1 p2 p3 p4 as Box2D v3 gives them to its
+/// hull function (inner and outer at the first angle, inner and outer at the second: not in
+/// order around the quad). Fills quads[40][4][2] and returns 40.
+enum { BENCH_WASHER_QUADS = 40 };
+int bench_washer_quads(float quads[][4][2]);
+
+/// The mass, centre of mass and rotational inertia about that centre of a capsule of centres
+/// (x1, y1), (x2, y2) and radius `radius`, as Box2D v3 computes them (b2ComputeCapsuleMass),
+/// for the engines whose capsules are built or weighed otherwise.
+typedef struct bench_mass {
+  float mass, cx, cy, inertia;
+} bench_mass;
+bench_mass bench_capsule_mass(float x1, float y1, float x2, float y2, float radius, float density);
+
+/// A spring of `hertz` and `damping_ratio` between two bodies of rotational inertia
+/// inertia_a and inertia_b (about their centres of mass): Box2D v3's soft spring on a revolute
+/// joint as a stiffness (N*m/rad) and a damping (N*m*s/rad) on the pair's effective inertia.
+void bench_spring_constants(float hertz, float damping_ratio, float inertia_a, float inertia_b,
+                            float* stiffness, float* damping);
+
+#ifdef __cplusplus
+}
+#endif
