@@ -674,10 +674,6 @@ static double server_time_at(arb_client* c, double now) {
          rtt * 0.5;
 }
 
-// Commands are stamped with the tick they should be applied at: far enough ahead of the
-// server that they arrive before it (rtt/2 + jitter + margin + ticks added after late ones).
-// The lead in use slews by at most 10 % of the elapsed time towards that target, so the
-// predicted timeline (and the avatar drawn on it) never jumps.
 // Server ticks per input packet: 1, or with config.input_rate below the tick rate the
 // fewest that keep the packets at or under it (at most a packet's worth of commands).
 static int ticks_per_packet(const arb_client* c) {
@@ -687,10 +683,14 @@ static int ticks_per_packet(const arb_client* c) {
   return k < ARB_PROTO_MAX_INPUTS ? k : ARB_PROTO_MAX_INPUTS;
 }
 
+// Commands are stamped with the tick they should be applied at: far enough ahead of the
+// server that they arrive before it (rtt/2 + jitter + margin + ticks added after late ones,
+// + the ticks a command waits for its packet). The lead in use slews by at most 10 % of the
+// elapsed time towards that target, so the predicted timeline (and the avatar drawn on it)
+// never jumps.
 static void update_lead(arb_client* c) {
   float rtt, var;
   cl_net_rtt(&c->net, &rtt, &var);
-  // A command waits up to ticks_per_packet - 1 ticks for its packet: made that much earlier.
   double target = rtt * 0.5 + 2.0 * var + c->cfg.input_margin +
                   (double)(c->lead_extra_ticks + ticks_per_packet(c) - 1) / c->session.tick_rate;
   // ENet starts from a 500 ms round trip guess: do not run far ahead on it.
