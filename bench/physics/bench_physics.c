@@ -104,7 +104,7 @@ static void usage(FILE* f) {
       "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
       "  but smash, rain, tumbler, spinner and washer runs with sleeping off, as Box2D v3\n"
       "  defines them). --other-runs N: runs for the other engines\n"
-      "  (default 1: they are 3-20x slower). --quick: 1 run and a fifth of the steps.\n"
+      "  (default 1: they are 1.5-200x slower). --quick: 1 run and a fifth of the steps.\n"
       "  --steps N: N steps of each scene of the table instead of its own count (a check).\n"
       "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
       "  chipmunk, box2d-2.4; default: all built in).\n"
