@@ -23,7 +23,7 @@ int bench_arbiter_workers = 1;
 // The scenes arbiter builds with its own API (bench_scene.own_construction).
 static const bench_arbiter_scene* const own_scenes[] = {
     &bench_arbiter_rain,   &bench_arbiter_tumbler,    &bench_arbiter_spinner,
-    &bench_arbiter_washer, &bench_arbiter_joint_grid, NULL};
+    &bench_arbiter_washer, &bench_arbiter_joint_grid, &bench_arbiter_arena, NULL};
 
 typedef struct arb_bench {
   arb_world* world;

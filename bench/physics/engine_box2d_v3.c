@@ -2,13 +2,16 @@
 // (BOX2D_V3_SRC, see box2d_v3.cmake). Scenes that Box2D v3's own benchmark defines are
 // built by its benchmark code (shared/benchmarks.c of that tree), so the reference runs
 // exactly what its `benchmark` program runs: 4 substeps, its world defaults (continuous
-// collision on), one worker (no task callbacks: its serial path). Other scenes are built
-// from the engine-neutral description, like the other engines.
+// collision on), one worker (no task callbacks: its serial path). The arena, which its
+// benchmark does not have, is built by scene_arena_box2d_v3.c as arbiter's scene_arena.c
+// builds it. Other scenes are built from the engine-neutral description, like the other
+// engines.
 #include <box2d/box2d.h>
 #include <benchmarks.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene_arena_box2d_v3.h"
 #include "scenes.h"
 
 typedef struct b3_scene_fns {
@@ -22,6 +25,7 @@ static const b3_scene_fns own_scenes[] = {
     {"joint_grid", CreateJointGrid, NULL},       {"smash", CreateSmash, NULL},
     {"tumbler", CreateTumbler, NULL},            {"washer", CreateWasher, NULL},
     {"rain", CreateRain, StepRain},              {"spinner", CreateSpinner, StepSpinner},
+    {"arena", bench_b3_create_arena, bench_b3_step_arena},  // ours (scene_arena_box2d_v3.c)
     {NULL, NULL, NULL},
 };
 

@@ -11,7 +11,8 @@
 
 const char* const bench_scene_names[] = {"large_pyramid", "many_pyramids", "rain_circles", "free_field",
                                          "resting_10k",   "smash",         "joint_grid",   "tumbler",
-                                         "washer",        "spinner",       "rain",         NULL};
+                                         "washer",        "spinner",       "rain",         "arena",
+                                         NULL};
 
 typedef struct builder {
   bench_body* b;
@@ -226,6 +227,13 @@ int bench_scene_build(const char* name, bench_scene* s) {
     // Box2D v3's joint grid: 100 x 100 circles, 19 800 revolute joints (6 of them between
     // two static bodies), no contacts, sleeping off (scene_joint_grid.c).
     own_construction(s, "joint_grid", 500, 0);
+  } else if (strcmp(name, "arena") == 0) {
+    // The capacity benchmark's world (scenes_shared.h, scene_arena.c): 10 000 bodies, top
+    // down, most asleep; sleeping on; 60 untimed steps (the mixers' balls and the walkers
+    // get going), then 540 timed.
+    own_construction(s, "arena", 600, 1);
+    s->gy = 0.0f;
+    s->warmup = 60;
   } else {
     return -1;
   }

@@ -31,6 +31,10 @@ extern const bench_arbiter_scene bench_arbiter_washer;
 /// revolute joints, no contacts.
 extern const bench_arbiter_scene bench_arbiter_joint_grid;
 
+/// The capacity benchmark's world (scene_arena.c, scenes_shared.h "arena"): 10 000 bodies,
+/// mixers and 256 walkers keeping about a fifth of them awake.
+extern const bench_arbiter_scene bench_arbiter_arena;
+
 /// The largest distance between a joint's two anchors in the world (how far its joints came
 /// apart), or -1 when out of memory.
 float bench_arbiter_max_joint_gap(const arb_world* world);

@@ -145,3 +145,89 @@ void bench_spring_constants(float hertz, float damping_ratio, float inertia_a, f
   *stiffness = mass * omega * omega;
   *damping = 2.0f * mass * damping_ratio * omega;
 }
+
+// ---- arena ------------------------------------------------------------------------------
+
+void bench_arena_mixer_centre(int i, float* x, float* y) {
+  const int side = 10;  // ceil(sqrt(BENCH_ARENA_MIXERS))
+  float cell = 2.0f * BENCH_ARENA_HALF / (float)side;
+  *x = -BENCH_ARENA_HALF + ((float)(i % side) + 0.5f) * cell;
+  *y = -BENCH_ARENA_HALF + ((float)(i / side) + 0.5f) * cell;
+}
+
+void bench_arena_ring_segment(int k, float* ax, float* ay, float* bx, float* by) {
+  const float pi = 3.14159265359f, r = BENCH_ARENA_RING_RADIUS;
+  float a0 = 2.0f * pi * (float)k / BENCH_ARENA_RING_SEGMENTS;
+  float a1 = 2.0f * pi * (float)(k + 1) / BENCH_ARENA_RING_SEGMENTS;
+  *ax = r * cosf(a0);
+  *ay = r * sinf(a0);
+  *bx = r * cosf(a1);
+  *by = r * sinf(a1);
+}
+
+void bench_arena_mixer_ball(int k, float* x, float* y) {
+  const float pi = 3.14159265359f;
+  float a = 2.0f * pi * ((float)k + 0.5f) / BENCH_ARENA_MIXER_BALLS;
+  *x = 2.4f * cosf(a);
+  *y = 2.4f * sinf(a);
+}
+
+// Uniform in [-1, 1) from the loose body's index and one of its two axes: a hash, so each
+// body's place does not depend on the order the builders ask in.
+static float arena_jitter(int i, int axis) {
+  unsigned h = (unsigned)i * 2654435761u ^ (unsigned)(axis + 1) * 0x9E3779B9u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  return (float)(h >> 8) / 8388608.0f - 1.0f;
+}
+
+void bench_arena_loose(int i, float* x, float* y, float* angle, int* ball) {
+  const int cols = 89;  // ceil(sqrt(BENCH_ARENA_LOOSE))
+  float step = 2.0f * BENCH_ARENA_HALF / (float)cols;
+  float px = -BENCH_ARENA_HALF + ((float)(i % cols) + 0.5f + 0.2f * arena_jitter(i, 0)) * step;
+  float py = -BENCH_ARENA_HALF + ((float)(i / cols) + 0.5f + 0.2f * arena_jitter(i, 1)) * step;
+  for (int m = 0; m < BENCH_ARENA_MIXERS; ++m) {  // out of a mixer's ring, still in the arena
+    float cx, cy;
+    bench_arena_mixer_centre(m, &cx, &cy);
+    if (fabsf(px - cx) < 5.5f && fabsf(py - cy) < 5.5f) {
+      px += px < 0.0f ? 6.0f : -6.0f;
+      break;
+    }
+  }
+  *x = px;
+  *y = py;
+  *angle = 1.5f * arena_jitter(i, 2);
+  *ball = i % 3 == 2;
+}
+
+void bench_arena_walker_start(int i, float* x, float* y) {
+  float cell = 2.0f * BENCH_ARENA_HALF / 32.0f;
+  *x = -BENCH_ARENA_HALF + ((float)(i % 32) + 0.5f) * cell;
+  *y = -BENCH_ARENA_HALF + ((float)(i / 32) + 0.25f) * cell;
+}
+
+void bench_arena_walker_force(int i, int step, float dt, float mass, float vx, float vy, float* fx,
+                              float* fy) {
+  // bench-capacity's walk: a new direction every 2 s (120 steps at 60 Hz), from a hash.
+  unsigned long long h = ((unsigned long long)(step / 120) + 1) * 0x9E3779B97F4A7C15ull ^
+                         (unsigned long long)(i + 1) * 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 31;
+  h *= 0x94D049BB133111EBull;
+  float mx = (float)((int)(h & 1023) - 512) / 512.0f;
+  float my = (float)((int)(h >> 10 & 1023) - 512) / 512.0f;
+  float len = sqrtf(mx * mx + my * my);
+  if (len > 1.0f) {  // diagonals are not faster
+    mx /= len;
+    my /= len;
+  }
+  float f_x = mass / dt * (BENCH_ARENA_MAX_SPEED * mx - vx);
+  float f_y = mass / dt * (BENCH_ARENA_MAX_SPEED * my - vy);
+  float f = sqrtf(f_x * f_x + f_y * f_y);
+  if (f > BENCH_ARENA_MAX_FORCE) {
+    f_x *= BENCH_ARENA_MAX_FORCE / f;
+    f_y *= BENCH_ARENA_MAX_FORCE / f;
+  }
+  *fx = f_x;
+  *fy = f_y;
+}

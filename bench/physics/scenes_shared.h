@@ -95,6 +95,54 @@ bench_mass bench_capsule_mass(float x1, float y1, float x2, float y2, float radi
 void bench_spring_constants(float hertz, float damping_ratio, float inertia_a, float inertia_b,
                             float* stiffness, float* damping);
 
+// ---- arena: the capacity benchmark's world (bench/capacity/make_scene.py) --------------
+// A top-down 300 m x 300 m arena without gravity: 4 static walls; 100 mixers, each a static
+// ring of 12 segments (radius 4 m) with a kinematic bar (6.6 x 0.4 m) spinning at 2 rad/s
+// and 8 balls (r 0.4 m, linear damping 0.5, restitution 0.3) inside; 7 896 loose crates
+// (1 m boxes) and balls (r 0.4 m) on a jittered grid, damped (2 and 2) and created asleep;
+// and 256 walkers, the players' avatars (circles r 0.5 m, density 2, linear damping 1),
+// each driven toward a direction that changes every 2 s by the force controller of the
+// game's top-down avatars (a force toward max speed, at most max force). The layout is the
+// script's with another jitter generator; the counts, shapes and settings are its own.
+
+enum {
+  BENCH_ARENA_MIXERS = 100,
+  BENCH_ARENA_RING_SEGMENTS = 12,
+  BENCH_ARENA_MIXER_BALLS = 8,
+  BENCH_ARENA_LOOSE = 7896,  // 10 000 bodies less the walls and the mixers' 2 100
+  BENCH_ARENA_WALKERS = 256,
+  BENCH_ARENA_BODIES = 4 + BENCH_ARENA_MIXERS * (BENCH_ARENA_RING_SEGMENTS + 1 + BENCH_ARENA_MIXER_BALLS) +
+                       BENCH_ARENA_LOOSE + BENCH_ARENA_WALKERS,
+};
+
+#define BENCH_ARENA_HALF 150.0f        // half the arena's side, m
+#define BENCH_ARENA_WALL 1.0f          // half the walls' thickness, m
+#define BENCH_ARENA_RING_RADIUS 4.0f   // m
+#define BENCH_ARENA_ROTOR_HW 3.3f      // the rotor bar's half extents, m
+#define BENCH_ARENA_ROTOR_HH 0.2f
+#define BENCH_ARENA_ROTOR_SPEED 2.0f   // rad/s
+#define BENCH_ARENA_BALL_RADIUS 0.4f   // mixer and loose balls, m
+#define BENCH_ARENA_CRATE_HALF 0.5f    // m
+#define BENCH_ARENA_WALKER_RADIUS 0.5f
+#define BENCH_ARENA_WALKER_DENSITY 2.0f
+#define BENCH_ARENA_MAX_FORCE 60.0f    // N
+#define BENCH_ARENA_MAX_SPEED 6.0f     // m/s
+
+/// Centre of mixer i (a 10 x 10 grid over the arena).
+void bench_arena_mixer_centre(int i, float* x, float* y);
+/// End points of segment k of a mixer's ring, in the mixer's frame.
+void bench_arena_ring_segment(int k, float* ax, float* ay, float* bx, float* by);
+/// Ball k of a mixer, in the mixer's frame.
+void bench_arena_mixer_ball(int k, float* x, float* y);
+/// Loose body i (0..BENCH_ARENA_LOOSE-1): position, angle, and whether it is a ball (else a crate).
+void bench_arena_loose(int i, float* x, float* y, float* angle, int* ball);
+/// Walker i's start (the scene's spawn points in order).
+void bench_arena_walker_start(int i, float* x, float* y);
+/// The force on walker i before step `step` (from 0) at tick length dt, for its mass and
+/// velocity: toward max speed in its direction of the moment, at most max force.
+void bench_arena_walker_force(int i, int step, float dt, float mass, float vx, float vy, float* fx,
+                              float* fy);
+
 #ifdef __cplusplus
 }
 #endif
