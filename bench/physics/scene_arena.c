@@ -30,8 +30,10 @@ static arb_body_def circle_def(float x, float y, float radius, float linear_damp
 
 static void add_walls(arb_world* w) {
   const float h = BENCH_ARENA_HALF, t = BENCH_ARENA_WALL;
-  const float place[4][4] = {{0.0f, h + t, h + t, t}, {0.0f, -h - t, h + t, t},
-                             {h + t, 0.0f, t, h + t}, {-h - t, 0.0f, t, h + t}};
+  const float place[4][4] = {{0.0f, h + t, h + t, t},
+                             {0.0f, -h - t, h + t, t},
+                             {h + t, 0.0f, t, h + t},
+                             {-h - t, 0.0f, t, h + t}};
   for (int k = 0; k < 4; ++k) {
     arb_body_def bd = arb_default_body_def();
     bd.type = ARB_BODY_STATIC;
@@ -48,8 +50,8 @@ static void add_mixer(arb_world* w, float cx, float cy) {
     bd.type = ARB_BODY_STATIC;
     bd.position = arb_v2(cx, cy);
     bd.shape.type = ARB_SHAPE_SEGMENT;
-    bench_arena_ring_segment(k, &bd.shape.segment.a.x, &bd.shape.segment.a.y,
-                             &bd.shape.segment.b.x, &bd.shape.segment.b.y);
+    bench_arena_ring_segment(k, &bd.shape.segment.a.x, &bd.shape.segment.a.y, &bd.shape.segment.b.x,
+                             &bd.shape.segment.b.y);
     add(w, &bd);
   }
   arb_body_def rotor = arb_default_body_def();
@@ -111,8 +113,8 @@ static void arena_before_step(void* state, arb_world* w, int step_index) {
   for (int i = 0; i < BENCH_ARENA_WALKERS; ++i) {
     arb_vec2 v = arb_body_get_linear_velocity(w, a->walkers[i]);
     arb_vec2 f;
-    bench_arena_walker_force(i, step_index, dt, arb_body_get_mass(w, a->walkers[i]), v.x, v.y,
-                             &f.x, &f.y);
+    bench_arena_walker_force(i, step_index, dt, arb_body_get_mass(w, a->walkers[i]), v.x, v.y, &f.x,
+                             &f.y);
     arb_body_apply_force_to_center(w, a->walkers[i], f);
   }
 }

@@ -1,10 +1,11 @@
 // bench/physics — the arena (scenes_shared.h) built with Box2D v3's API, body for body as
 // scene_arena.c builds it with arbiter's: Box2D v3's benchmark has no such scene. Its
 // defaults otherwise (friction 0.6, restitution mixed by maximum, sleeping on).
+#include "scene_arena_box2d_v3.h"
+
 #include <box2d/box2d.h>
 #include <stdlib.h>
 
-#include "scene_arena_box2d_v3.h"
 #include "scenes_shared.h"
 
 // One world at a time (bench-physics runs the engines one after another).
@@ -60,8 +61,10 @@ static void add_mixer(b2WorldId world, float cx, float cy) {
 void bench_b3_create_arena(b2WorldId world) {
   b2World_SetGravity(world, (b2Vec2){0.0f, 0.0f});
   const float h = BENCH_ARENA_HALF, t = BENCH_ARENA_WALL;
-  const float walls[4][4] = {{0.0f, h + t, h + t, t}, {0.0f, -h - t, h + t, t},
-                             {h + t, 0.0f, t, h + t}, {-h - t, 0.0f, t, h + t}};
+  const float walls[4][4] = {{0.0f, h + t, h + t, t},
+                             {0.0f, -h - t, h + t, t},
+                             {h + t, 0.0f, t, h + t},
+                             {-h - t, 0.0f, t, h + t}};
   for (int k = 0; k < 4; ++k)
     add_box(add_body(world, b2_staticBody, walls[k][0], walls[k][1], 0.0f), walls[k][2],
             walls[k][3], 1.0f);

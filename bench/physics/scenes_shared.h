@@ -111,22 +111,23 @@ enum {
   BENCH_ARENA_MIXER_BALLS = 8,
   BENCH_ARENA_LOOSE = 7896,  // 10 000 bodies less the walls and the mixers' 2 100
   BENCH_ARENA_WALKERS = 256,
-  BENCH_ARENA_BODIES = 4 + BENCH_ARENA_MIXERS * (BENCH_ARENA_RING_SEGMENTS + 1 + BENCH_ARENA_MIXER_BALLS) +
-                       BENCH_ARENA_LOOSE + BENCH_ARENA_WALKERS,
+  BENCH_ARENA_BODIES =
+      4 + BENCH_ARENA_MIXERS * (BENCH_ARENA_RING_SEGMENTS + 1 + BENCH_ARENA_MIXER_BALLS) +
+      BENCH_ARENA_LOOSE + BENCH_ARENA_WALKERS,
 };
 
-#define BENCH_ARENA_HALF 150.0f        // half the arena's side, m
-#define BENCH_ARENA_WALL 1.0f          // half the walls' thickness, m
-#define BENCH_ARENA_RING_RADIUS 4.0f   // m
-#define BENCH_ARENA_ROTOR_HW 3.3f      // the rotor bar's half extents, m
+#define BENCH_ARENA_HALF 150.0f       // half the arena's side, m
+#define BENCH_ARENA_WALL 1.0f         // half the walls' thickness, m
+#define BENCH_ARENA_RING_RADIUS 4.0f  // m
+#define BENCH_ARENA_ROTOR_HW 3.3f     // the rotor bar's half extents, m
 #define BENCH_ARENA_ROTOR_HH 0.2f
-#define BENCH_ARENA_ROTOR_SPEED 2.0f   // rad/s
-#define BENCH_ARENA_BALL_RADIUS 0.4f   // mixer and loose balls, m
-#define BENCH_ARENA_CRATE_HALF 0.5f    // m
+#define BENCH_ARENA_ROTOR_SPEED 2.0f  // rad/s
+#define BENCH_ARENA_BALL_RADIUS 0.4f  // mixer and loose balls, m
+#define BENCH_ARENA_CRATE_HALF 0.5f   // m
 #define BENCH_ARENA_WALKER_RADIUS 0.5f
 #define BENCH_ARENA_WALKER_DENSITY 2.0f
-#define BENCH_ARENA_MAX_FORCE 60.0f    // N
-#define BENCH_ARENA_MAX_SPEED 6.0f     // m/s
+#define BENCH_ARENA_MAX_FORCE 60.0f  // N
+#define BENCH_ARENA_MAX_SPEED 6.0f   // m/s
 
 /// Centre of mixer i (a 10 x 10 grid over the arena).
 void bench_arena_mixer_centre(int i, float* x, float* y);
