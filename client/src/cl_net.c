@@ -141,14 +141,22 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   // ENet gives up when one reliable command stays unacknowledged this long. At 20 % loss
   // each way with 100 +- 100 ms jitter its doubling retransmissions fit only two or three
   // tries into a few seconds, and a lost ping or hello then cost the connection; so ENet
-  // gets at least 5 s / 30 s, and a dead server is noticed by the client's own silence
-  // check (nothing at all received for `timeout`).
+  // gets generous limits, and a dead server is noticed by the client's own silence check
+  // (nothing at all received for `timeout`). Generous means many tries: a try and its
+  // acknowledgement both arrive 64 % of the time at that loss, so a command fails all n
+  // tries with probability 0.36^n, and ENet sends a reliable ping every ping interval
+  // (it counts only acknowledgements as hearing from the server). With 8 or 9 tries (16384
+  // and 1 h were 256 and 60 s) that ended a client about once in 5-15 hours; with 13 or
+  // 14 (the waits double from about the round trip, and one wait reaching 1 h ends it),
+  // about once in 800-2 300 hours. The server does the same (sv_session.c).
   uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
-  uint32_t hi = 3u * timeout_ms > 60000u ? 3u * timeout_ms : 60000u;
-  enet_peer_timeout(n->peer, 256, lo, hi);
-  // ENet pings only a peer it has not heard from for this long: with snapshots arriving
-  // that is never, so liveness is left to the client's own silence check, and the round
-  // trip is kept measured by cl_net_poll's pings.
+  uint32_t hi = 3u * timeout_ms > 3600000u ? 3u * timeout_ms : 3600000u;
+  enet_peer_timeout(n->peer, 16384, lo, hi);
+  // ENet pings a peer (reliably) when no acknowledgement has come from it for this long:
+  // only acknowledgements count, so a client that sends no reliable messages pings the
+  // server every interval however many snapshots arrive. Liveness is left to the client's
+  // own silence check, and the round trip is measured by cl_net_poll's unsequenced pings,
+  // so the interval is long.
   enet_peer_ping_interval(n->peer, 5000);
 }
 

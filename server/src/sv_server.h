@@ -66,6 +66,7 @@ typedef struct sv_session {
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
   uint8_t scene_state;      ///< SV_SCENE_*: the scene message's progress
+  uint64_t scene_sent_ns;   ///< uv_hrtime when it was queued (SV_SCENE_SENDING)
   bool no_scene;            ///< the hello asked for no scene message (ARB_PROTO_HELLO_NO_SCENE)
   uint32_t scene_tick;      ///< the welcome's tick: the avatar state below is from it
   float scene_avatar[6];    ///< x, y, angle, vx, vy, w at scene_tick
@@ -81,6 +82,9 @@ enum { SV_SCENE_NONE, SV_SCENE_PENDING, SV_SCENE_SENDING };
 /// queue on every flush, so hundreds of clients joining at once must not all get theirs
 /// together.
 #define SV_SCENES_IN_FLIGHT 4
+/// A scene on the way for longer than this stops holding its slot (ENet goes on sending
+/// it): at 1.4 MB, 30 s is a link under 400 kbit/s, or a client that never acknowledges.
+#define SV_SCENE_SLOT_NS (30ull * 1000000000ull)
 
 /// A client whose connection was lost: its avatar stays until `expires_ns` (rejoin window).
 typedef struct sv_rejoin {

@@ -9,9 +9,13 @@
 
 #include "sv_server.h"
 
-#define SV_ENET_TIMEOUT_LIMIT 256  // retransmissions double the timeout: 256 = 8 tries
+// ENet closes a connection when one reliable command has gone unacknowledged through
+// log2(LIMIT) doublings of its wait, or when a single wait reaches MAX ms; each try waits
+// twice the one before, from about the round trip plus four deviations (0.3-0.6 s at
+// 100 +- 100 ms), so MAX = 1 h is reached at the 13th or 14th try, LIMIT at the 15th.
+#define SV_ENET_TIMEOUT_LIMIT 16384
 #define SV_ENET_TIMEOUT_MIN_MS 5000
-#define SV_ENET_TIMEOUT_MAX_MS 60000
+#define SV_ENET_TIMEOUT_MAX_MS 3600000
 #define SV_ENET_PING_INTERVAL_MS 30000
 
 static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
@@ -153,10 +157,18 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   // 20 % loss each way with 100 +- 100 ms jitter, a 3 s limit left time for only two
   // retransmissions (13 % of reliable messages failed), so ENet gets generous limits and
   // dead clients are noticed by the session's own silence check (--peer-timeout-ms of
-  // nothing at all received; a live client sends inputs every tick).
+  // nothing at all received; a live client sends inputs every tick). At that loss a try
+  // and its acknowledgement both arrive 64 % of the time, so a command fails all of n
+  // tries with probability 0.36^n. With 8 or 9 tries (256 and 60 s before) one of the
+  // server's two pings a second per client (sv_tick.c, ping_peers) did so about once an
+  // hour per client, which ended one of the 4 clients of the 10-minute soak in about half
+  // its runs; with 13 or 14, about once in 80-230 hours. A client that never
+  // acknowledges anything (its silence check does not fire while it sends inputs) is
+  // closed about an hour after its first unacknowledged command, and meanwhile holds no
+  // scene slot (SV_SCENE_SLOT_NS).
   enet_peer_timeout(peer, SV_ENET_TIMEOUT_LIMIT, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
-  // ENet's own pings (after this long without hearing from the peer) are for liveness,
-  // which is the silence check's job: rarely. The round trip is kept fresh by the pings
+  // ENet's own pings (after this long without an acknowledgement from the peer) are for
+  // liveness, which is the silence check's job: rarely. The round trip is kept fresh by the pings
   // of sv_tick.c (ping_peers).
   enet_peer_ping_interval(peer, SV_ENET_PING_INTERVAL_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
@@ -569,15 +581,22 @@ static void send_scene(sv_server* s, sv_session* ss) {
     SV_LOG(&s->log, SV_LOG_WARN, "scene_not_sent", SV_LU("client", ss->client_id), SV_LI("rc", n));
     return;
   }
-  if (sv_session_send_control(s, ss, s->scene_buf, (size_t)n) == 0) ss->scene_state = SV_SCENE_SENDING;
+  if (sv_session_send_control(s, ss, s->scene_buf, (size_t)n) == 0) {
+    ss->scene_state = SV_SCENE_SENDING;
+    ss->scene_sent_ns = uv_hrtime();
+  }
 }
 
 void sv_session_send_scenes(sv_server* s) {
   int sending = 0;
+  uint64_t now = uv_hrtime();
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->scene_state == SV_SCENE_SENDING && sv_net_reliable_idle(ss->peer))
-      ss->scene_state = SV_SCENE_NONE;  // acknowledged
+    // Acknowledged, or on the way for so long that the client is too slow or never
+    // acknowledges: ENet goes on delivering it, without holding a slot from the others.
+    if (ss->scene_state == SV_SCENE_SENDING &&
+        (sv_net_reliable_idle(ss->peer) || now - ss->scene_sent_ns > SV_SCENE_SLOT_NS))
+      ss->scene_state = SV_SCENE_NONE;
     sending += ss->scene_state == SV_SCENE_SENDING;
   }
   for (int i = 0; i < s->peer_capacity && sending < SV_SCENES_IN_FLIGHT; ++i) {
