@@ -145,10 +145,10 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   // (nothing at all received for `timeout`). Generous means many tries: a try and its
   // acknowledgement both arrive 64 % of the time at that loss, so a command fails all n
   // tries with probability 0.36^n, and ENet sends a reliable ping every ping interval
-  // (it counts only acknowledgements as hearing from the server). With 8 or 9 tries (16384
-  // and 1 h were 256 and 60 s) that ended a client about once in 5-15 hours; with 13 or
-  // 14 (the waits double from about the round trip, and one wait reaching 1 h ends it),
-  // about once in 800-2 300 hours. The server does the same (sv_session.c).
+  // (it counts only acknowledgements as hearing from the server). The earlier limits (256
+  // and 60 s: 8 or 9 tries) ended a client that way about once in 5-15 hours; these (13
+  // or 14 tries: the waits double from about the round trip, and one wait reaching 1 h
+  // ends it) about once in 800-2 300 hours. The server does the same (sv_session.c).
   uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
   uint32_t hi = 3u * timeout_ms > 3600000u ? 3u * timeout_ms : 3600000u;
   enet_peer_timeout(n->peer, 16384, lo, hi);

@@ -168,8 +168,8 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   // scene slot (SV_SCENE_SLOT_NS).
   enet_peer_timeout(peer, SV_ENET_TIMEOUT_LIMIT, SV_ENET_TIMEOUT_MIN_MS, SV_ENET_TIMEOUT_MAX_MS);
   // ENet's own pings (after this long without an acknowledgement from the peer) are for
-  // liveness, which is the silence check's job: rarely. The round trip is kept fresh by the pings
-  // of sv_tick.c (ping_peers).
+  // liveness, which is the silence check's job: rarely. The round trip is kept fresh by
+  // the pings of sv_tick.c (ping_peers).
   enet_peer_ping_interval(peer, SV_ENET_PING_INTERVAL_MS);
   // ENet's packet throttle drops unreliable packets at random when the RTT rises. A
   // snapshot split in parts is only usable whole, and an unacked client gets full
