@@ -368,7 +368,8 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   c->lead_calm_since = c->now;
   c->backoff = c->cfg.reconnect_delay_min;
   c->connects++;
-  cl_net_set_timeout(&c->net, (uint32_t)(c->cfg.timeout * 1000.0f));
+  double timeout_ms = (double)c->cfg.timeout * 1000.0;  // any positive float: clamp, then convert
+  cl_net_set_timeout(&c->net, timeout_ms < 4.0e9 ? (uint32_t)timeout_ms : 4000000000u);
   set_state(c, ARB_CLIENT_CONNECTED);
   if (c->view.active) send_view(c);
   cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);

@@ -150,7 +150,8 @@ void cl_net_set_timeout(cl_net* n, uint32_t timeout_ms) {
   // or 14 tries: the waits double from about the round trip, and one wait reaching 1 h
   // ends it) about once in 800-2 300 hours. The server does the same (sv_session.c).
   uint32_t lo = timeout_ms > 5000u ? timeout_ms : 5000u;
-  uint32_t hi = 3u * timeout_ms > 3600000u ? 3u * timeout_ms : 3600000u;
+  uint64_t three = 3u * (uint64_t)timeout_ms;  // a long configured timeout must not wrap
+  uint32_t hi = three > 3600000u ? (three > UINT32_MAX ? UINT32_MAX : (uint32_t)three) : 3600000u;
   enet_peer_timeout(n->peer, 16384, lo, hi);
   // ENet pings a peer (reliably) when no acknowledgement has come from it for this long:
   // only acknowledgements count, so a client that sends no reliable messages pings the
