@@ -5,8 +5,8 @@
 # of them), review `arbiter-replay info` of the new files and commit them.
 #
 #   scripts/record-replays.sh [--bin DIR] [--out DIR]
-#       all committed sessions (about 2 minutes): default.arbrec, extras.arbrec, joinleave.arbrec,
-#       compound.arbrec
+#       all committed sessions (about 2.5 minutes): default.arbrec, extras.arbrec,
+#       joinleave.arbrec, compound.arbrec, bouncy.arbrec
 #   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
 #       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
 #   scripts/record-replays.sh [--bin DIR] [--out DIR] --soak
@@ -135,3 +135,11 @@ finish "$out/joinleave.arbrec"
 start_server "$out/compound.arbrec" 5 "$root/tests/scenes/compound.json"
 bots 0 20 3 1
 finish "$out/compound.arbrec"
+
+# 5. A bouncy crowd (tests/scenes/bouncy.json: 200 circles and boxes at restitution 1,
+#    friction 0, in a closed box), 2 bots for 15 s: the world the energy rules of the
+#    contact solver exist for, verified by every build of the determinism matrix; the same
+#    as `--session bouncy.arbrec 15 2 tests/scenes/bouncy.json`.
+start_server "$out/bouncy.arbrec" 5 "$root/tests/scenes/bouncy.json"
+bots 0 15 2 1
+finish "$out/bouncy.arbrec"

@@ -28,7 +28,9 @@ typedef struct arb__solver {
   int count;
   int offsets[ARB__COLOR_COUNT + 2];  // first wide entry of each colour (overflow last)
   int dummy;                          // index of the dummy body state
-  float inv_h;
+  float h, inv_h;  // the substep and its inverse
+  float dt;
+  arb_vec2 gravity;  // the world's gravity (bodies scale it by their gravity_scale)
   float max_push;
   float restitution_threshold;
 } arb__solver;

@@ -26,8 +26,12 @@
 // is only a way to run independent scalar solves at once, and which constraints run
 // together does not matter within a colour. (-DARB_NO_SIMD forces the portable path and
 // ARBITER_SIMD=sse2 the 4 lanes; the golden hashes must not change.)
-// Materials: friction sqrt(fa*fb), restitution max(ra, rb), applied only to approach
-// speeds above world.restitution_threshold and only for points that carried an impulse.
+// Materials: friction sqrt(fa*fb), restitution max(ra, rb), applied once per step after the
+// relax pass, from the approach speed at step start, only where it is above
+// world.restitution_threshold, the point pushed and its surfaces met, and never leaving
+// the two bodies with more kinetic energy than they had (arb__apply_restitution).
+// Speeds: clamped to max_linear_speed (and the rotation limit) in every substep and once
+// more after restitution, the last stage that changes a velocity.
 // Forces: the accumulated force/torque is applied once per step (dt*F/m, at the start),
 // which keeps force-driven motion semi-implicit Euler at the step level (a spring driven
 // through the accumulator keeps its energy); gravity is applied per substep (constant, so
@@ -302,17 +306,26 @@ static inline void arb__apply_force(arb_world* w, int i, float dt) {
   st->w = av;
 }
 
+// The world's speed limits: linear speed at most max_v (direction kept), angular at max_w.
+static inline void arb__clamp_speed(arb__body_state* st, float max_v, float max_w) {
+  float vv = arb_dot(st->v, st->v);
+  if (vv > max_v * max_v) st->v = arb_scale(max_v / sqrtf(vv), st->v);
+  if (st->w * st->w > max_w * max_w) st->w = st->w < 0.0f ? -max_w : max_w;
+}
+
 static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec2 g, float max_v, float max_w) {
   const arb__body_sim* sim = &w->sims[i];
   if (sim->type != ARB_BODY_DYNAMIC) return;
   arb__body_state* st = &w->states[i];
-  arb_vec2 v = arb_mul_add(st->v, h * sim->gravity_scale, g);
-  float av = st->w;
-  float vv = arb_dot(v, v);
-  if (vv > max_v * max_v) v = arb_scale(max_v / sqrtf(vv), v);
-  if (av * av > max_w * max_w) av = av < 0.0f ? -max_w : max_w;
-  st->v = v;
-  st->w = av;
+  st->v = arb_mul_add(st->v, h * sim->gravity_scale, g);
+  arb__clamp_speed(st, max_v, max_w);
+}
+
+// After the last stage that changes velocities (restitution): what the step hands on,
+// and what the state shows, is within the limits too.
+static inline void arb__final_clamp(arb_world* w, int i, float max_v, float max_w) {
+  if (w->sims[i].type != ARB_BODY_DYNAMIC) return;
+  arb__clamp_speed(&w->states[i], max_v, max_w);
 }
 
 static inline void arb__integrate_position(arb_world* w, int i, float h) {
@@ -328,7 +341,7 @@ static inline void arb__integrate_position(arb_world* w, int i, float h) {
 // Each body pass reads and writes only the body it is at, so worker threads split the
 // awake bodies in blocks with the same bits. It runs over all slots (nothing asleep) or
 // over the awake list.
-typedef enum { ARB__APPLY_FORCE, ARB__INTEGRATE_VELOCITY, ARB__INTEGRATE_POSITION } arb__body_pass;
+typedef enum { ARB__APPLY_FORCE, ARB__INTEGRATE_VELOCITY, ARB__INTEGRATE_POSITION, ARB__CLAMP_SPEED } arb__body_pass;
 
 typedef struct arb__body_job {
   arb_world* w;
@@ -364,6 +377,9 @@ static void arb__body_range(void* ctx, int begin, int end, int thread) {
     case ARB__INTEGRATE_POSITION:
       ARB__EACH_BODY(w, list, begin, end, arb__integrate_position, h);
       break;
+    case ARB__CLAMP_SPEED:
+      ARB__EACH_BODY(w, list, begin, end, arb__final_clamp, max_v, max_w);
+      break;
   }
 }
 
@@ -387,7 +403,10 @@ void arb__solve(arb_world* w, float dt) {
   arb__solver sv;
   memset(&sv, 0, sizeof sv);
   sv.dummy = w->body_capacity;
+  sv.h = h;
   sv.inv_h = 1.0f / h;
+  sv.dt = dt;
+  sv.gravity = w->def.gravity;
   sv.max_push = w->def.max_contact_push_speed;
   sv.restitution_threshold = w->def.restitution_threshold;
   arb__body_state* st = w->states;
@@ -421,6 +440,7 @@ void arb__solve(arb_world* w, float dt) {
     }
   }
   lanes->run_pass(w->pool, st, &sv, ARB__RESTITUTION);
+  arb__run_body_pass(w, &bodies, ARB__CLAMP_SPEED);
   arb__joints_store(w);
   lanes->store_impulses(w, &sv);
   // LIFO: the wide array is the newest block, the lane array below it.

@@ -81,7 +81,9 @@ expect 2 "integrity: +truncated" "$tool" info "$tmp/cut.arbrec"
 head -c 40 "$log" >"$tmp/header-cut.arbrec"
 expect 2 "not a readable replay log" "$tool" verify "$tmp/header-cut.arbrec" --allow-truncated
 cp "$log" "$tmp/flip.arbrec"
-printf '\x5a' | dd of="$tmp/flip.arbrec" bs=1 seek=$((size / 2)) conv=notrunc status=none
+# Every bit of the middle byte flipped (a constant could be the byte already there).
+middle=$(od -An -tu1 -j $((size / 2)) -N1 "$log" | tr -d ' ')
+printf "\\x$(printf '%02x' $((middle ^ 0xff)))" | dd of="$tmp/flip.arbrec" bs=1 seek=$((size / 2)) conv=notrunc status=none
 # The middle byte may be a record's payload (its checksum fails) or its length field (the
 # record then overruns the file): either way a reasoned exit 2.
 expect 2 "checksum|record cut short" "$tool" verify "$tmp/flip.arbrec"

@@ -336,8 +336,8 @@ static const det_case cases[] = {
     {"joints", scene_joints, NULL, 0x0b6b1270287d88d6ull},
     {"particles", scene_particles, NULL, 0x98cc24e7def30fdaull},
     {"vehicles", scene_vehicles, tick_vehicles, 0x526c283b444be4bcull},
-    {"bullets", scene_bullets, tick_bullets, 0x855999aed87b7cddull},
-    {"mixed", scene_mixed, tick_mixed, 0x9f220663429b4a1aull},
+    {"bullets", scene_bullets, tick_bullets, 0x9c2f1cfad230861bull},
+    {"mixed", scene_mixed, tick_mixed, 0xbb1045cb96866600ull},
     {"joint_kinds", scene_joint_kinds, tick_joint_kinds, 0xf324e18017aefec7ull},
 };
 

@@ -44,3 +44,10 @@ arb_add_test(test_solver_lanes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_solver_lan
 # contact array they are kept beside (reads shared/src/world.h).
 arb_add_test(test_contact_lists SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_lists.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit TIMEOUT 120)
+# The energy and stability stress suite (generated worlds: energy never above the start,
+# nothing leaves a closed box, speeds within the clamp, no NaN). `.ci/run` varies the seed
+# (ARBITER_STRESS_SEED); the long variant runs in `make soak`.
+arb_add_test(test_energy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_energy.c
+             LIBS arbiter_shared m LABELS unit TIMEOUT 600)
+add_test(NAME test_energy_soak COMMAND test_energy)
+set_tests_properties(test_energy_soak PROPERTIES LABELS soak ENVIRONMENT ARBITER_STRESS_LONG=1 TIMEOUT 3600)

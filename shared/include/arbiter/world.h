@@ -33,11 +33,14 @@ typedef struct arb_world_def {
   int relax_iterations;          ///< relax (no-bias) passes per substep (1..8); default 1.
                                  ///< Measured: more passes do not reduce stack sink or
                                  ///< jitter in this design (they slightly increase it).
-  float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1
+  float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1. A bounce
+                                 ///< never leaves two bodies with more kinetic energy than
+                                 ///< they met with (docs/ARCHITECTURE.md, "Bounces and energy")
   float contact_hertz;           ///< contact softness (stiffness) in Hz; default 30
   float contact_damping_ratio;   ///< contact bounciness damping; default 10
   float max_contact_push_speed;  ///< m/s cap on penetration recovery; default 3
-  float max_linear_speed;        ///< m/s clamp (keeps the step finite); default 400
+  float max_linear_speed;        ///< m/s clamp (keeps the step finite), in every substep and
+                                 ///< after restitution: no body is ever faster; default 400
   bool enable_continuous;        ///< default true: fast dynamic bodies do not pass through
                                  ///< static bodies (time of impact) nor through each other
                                  ///< (speculative contacts widened by the relative motion).
