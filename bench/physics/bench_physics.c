@@ -5,6 +5,7 @@
 // Benchmarks print figures; they never fail.
 #define _POSIX_C_SOURCE 200809L
 #include <arbiter/world.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,18 @@ typedef struct result {
   int bodies;
   char report[512];
   int stopped;         // steps done when the run was given up (0: all of them)
+  double e_start, e_end;  // bench_engine.energy before the first and after the last step of
+                          // the first run (NAN: the engine has no hook)
 } result;
+
+void bench_format_energy(double start, double end, char* out, int cap) {
+  if (!isfinite(start) || !isfinite(end))
+    snprintf(out, (size_t)cap, "-");
+  else if (fabs(start) < 1e-9)
+    snprintf(out, (size_t)cap, "%.3g J", end);
+  else
+    snprintf(out, (size_t)cap, "%+.1f %%", 100.0 * (end - start) / fabs(start));
+}
 
 // --max-seconds: a run gives up once its timed steps have taken this long at over
 // GIVE_UP_MS per step on average (30 times slower than real time); 0: never.
@@ -36,10 +48,13 @@ static double max_seconds = 60.0;
 enum { GIVE_UP_MS = 500 };
 
 static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
-  result r = {1e30, 1e30, 0.0, 0.0f, s->count, "", 0};
+  result r = {1e30, 1e30, 0.0, 0.0f, s->count, "", 0, NAN, NAN};
   double* times = malloc((size_t)steps * sizeof *times);
   for (int run = 0; run < runs; ++run) {
     void* w = e->create(s);
+    // The energy of the first run, before its first step and after its last, out of the
+    // timed steps (and after their CPU time is read below).
+    if (run == 0 && e->energy) r.e_start = e->energy(w);
     float y0 = s->top_body >= 0 ? e->body_y(w, s->top_body) : 0.0f;
     // The first step (pair creation) or the scene's warm-up steps are not timed.
     int warmup = s->warmup > 0 ? s->warmup : 1;
@@ -60,6 +75,7 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
       }
     }
     double cpu = (bench_cpu_ms() - c0) / (double)timed;
+    if (run == 0 && e->energy) r.e_end = e->energy(w);
     if (cpu < r.cpu_per_step) r.cpu_per_step = cpu;
     double ms = total / (double)timed;
     if (ms < r.ms_per_step) {
@@ -114,6 +130,20 @@ static void usage(FILE* f) {
       "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
       "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
       "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n");
+  fprintf(f,
+          "  \"E end/start\": the total mechanical energy of the dynamic rigid bodies after the\n"
+          "  last step of the first run against before its first step, (end - start) / |start|\n"
+          "  (sum of 0.5 m |v|^2 + 0.5 I w^2 - m g.p, centre of mass p, zero at the origin,\n"
+          "  in double, read outside the timed steps; the end value in J when |start| < 1e-9 J,\n"
+          "  \"-\" for an engine without it). Friction and inelastic contacts only take energy\n"
+          "  away, so a passive scene ends at or below 0 %% (a settled pile about -1 %%, falls\n"
+          "  lower): a rise, or a smaller loss than Box2D v3's on the same scene, is energy the\n"
+          "  solver added (compare engines on one scene: the figure depends on where it sits).\n"
+          "  Rigid bodies only: particles (cloth_50x50), vehicles' wheels, joints and springs\n"
+          "  are not counted. Scenes with an energy source may rise, and that is no defect there:\n"
+          "  motors (tumbler, spinner), kinematic bodies (washer's drum, arena's mixers),\n"
+          "  forces (arena's walkers, vehicles_100's throttle), bodies spawned while it runs\n"
+          "  (rain: the figure counts the bodies alive at each end).\n");
   fprintf(
       f,
       "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
@@ -266,8 +296,9 @@ int main(int argc, char** argv) {
   printf("arbiter's contact solver: %d lanes (%s)\n", arb_contact_solver_lanes(),
          arb_contact_solver_lanes() == 8 ? "AVX2"
                                          : "SSE2 or portable C; ARBITER_SIMD=sse2 forces this");
-  printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s  %s\n", "scene", "engine", "bodies", "ms/step", "cpu ms",
-         "p99 ms", "sink m", "vs arb", "vs b2v3", "configuration");
+  printf("%-14s %-17s %7s %9s %9s %9s %9s %8s %9s %11s  %s\n", "scene", "engine", "bodies",
+         "ms/step", "cpu ms", "p99 ms", "sink m", "vs arb", "vs b2v3", "E end/start",
+         "configuration");
   for (int si = 0; bench_scene_names[si]; ++si) {
     if (only_scene && strcmp(only_scene, bench_scene_names[si]) != 0) continue;
     bench_scene s;
@@ -306,8 +337,11 @@ int main(int argc, char** argv) {
       else if (reference) snprintf(vs_ref, sizeof vs_ref, "-");
       char bodies[16] = "-";  // a scene only Box2D v3's own code builds has no neutral body list
       if (r->bodies > 0) snprintf(bodies, sizeof bodies, "%d", r->bodies);
-      printf("%-14s %-17s %7s %9.3f %9.3f %9.3f %9s %8s %9s  %s\n", s.name, ran[k]->name, bodies,
-             r->ms_per_step, r->cpu_per_step, r->p99, sink, vs_arb, vs_ref, ran[k]->config);
+      char energy[32];
+      bench_format_energy(r->e_start, r->e_end, energy, (int)sizeof energy);
+      printf("%-14s %-17s %7s %9.3f %9.3f %9.3f %9s %8s %9s %11s  %s\n", s.name, ran[k]->name,
+             bodies, r->ms_per_step, r->cpu_per_step, r->p99, sink, vs_arb, vs_ref, energy,
+             ran[k]->config);
       if (r->stopped) {
         printf("%-14s %-17s gave up after %d of %d steps (over %.0f s at over %d ms per step, "
                "--max-seconds): the figures cover those\n",

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <arbiter/joint.h>
 #include <arbiter/world.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,29 @@ float bench_arbiter_max_joint_gap(const arb_world* w) {
   return gap;
 }
 
+double bench_arbiter_world_energy(const arb_world* w) {
+  int n = arb_world_get_body_count(w);
+  arb_body_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+  if (!ids) return NAN;
+  n = arb_world_get_bodies(w, ids, n);
+  arb_vec2 g = arb_world_get_gravity(w);
+  double e = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (arb_body_get_type(w, ids[i]) != ARB_BODY_DYNAMIC) continue;
+    double m = arb_body_get_mass(w, ids[i]), inertia = arb_body_get_rotational_inertia(w, ids[i]);
+    arb_vec2 v = arb_body_get_linear_velocity(w, ids[i]), c = arb_body_get_world_center(w, ids[i]);
+    double om = arb_body_get_angular_velocity(w, ids[i]);
+    e += 0.5 * m * ((double)v.x * v.x + (double)v.y * v.y) + 0.5 * inertia * om * om -
+         m * ((double)g.x * c.x + (double)g.y * c.y);
+  }
+  free(ids);
+  return e;
+}
+
+static double arbiter_energy(void* p) {
+  return bench_arbiter_world_energy(((arb_bench*)p)->world);
+}
+
 static double ms_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -194,14 +218,25 @@ static void arbiter_report(void* p, char* line, int cap) {
 
 static int arbiter_builds_own(const char* name) { return find_own(name) != NULL; }
 
-const bench_engine bench_engine_arbiter = {"arbiter", "4 substeps, 1 relax, soft contacts 30 Hz",
-                                           arbiter_create, arbiter_step, arbiter_body_y,
-                                           arbiter_destroy, arbiter_report, arbiter_builds_own};
+const bench_engine bench_engine_arbiter = {
+    "arbiter",      "4 substeps, 1 relax, soft contacts 30 Hz",
+    arbiter_create, arbiter_step,
+    arbiter_body_y, arbiter_destroy,
+    arbiter_report, arbiter_builds_own,
+    arbiter_energy};
 const bench_engine bench_engine_arbiter_no_sleep = {
-    "arbiter no-sleep", "as arbiter, enable_sleep = false",
-    arbiter_create_no_sleep, arbiter_step, arbiter_body_y, arbiter_destroy, arbiter_report,
-    arbiter_builds_own};
+    "arbiter no-sleep",      "as arbiter, enable_sleep = false",
+    arbiter_create_no_sleep, arbiter_step,
+    arbiter_body_y,          arbiter_destroy,
+    arbiter_report,          arbiter_builds_own,
+    arbiter_energy};
 const bench_engine bench_engine_arbiter_dynamic_ccd = {
-    "arbiter dyn-ccd", "as arbiter, continuous_dynamic = true (arbiter's default)",
-    arbiter_create_dynamic_ccd, arbiter_step, arbiter_body_y, arbiter_destroy, arbiter_report,
-    arbiter_builds_own};
+    "arbiter dyn-ccd",
+    "as arbiter, continuous_dynamic = true (arbiter's default)",
+    arbiter_create_dynamic_ccd,
+    arbiter_step,
+    arbiter_body_y,
+    arbiter_destroy,
+    arbiter_report,
+    arbiter_builds_own,
+    arbiter_energy};

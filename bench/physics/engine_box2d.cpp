@@ -113,10 +113,35 @@ void box2d_report(void* p, char* line, int cap) {
                 static_cast<double>(lowest));
 }
 
+// Box2D 2.4's GetInertia is about the body origin: the part about the centre of mass is
+// I - m |c|^2 (c the local centre).
+double box2d_energy(void* p) {
+  auto* b = static_cast<b2_bench*>(p);
+  const b2Vec2 g = b->world.GetGravity();
+  double e = 0.0;
+  for (const b2Body* body = b->world.GetBodyList(); body; body = body->GetNext()) {
+    if (body->GetType() != b2_dynamicBody) continue;
+    const double m = body->GetMass();
+    const b2Vec2 c = body->GetLocalCenter();
+    const double inertia =
+        body->GetInertia() - m * (static_cast<double>(c.x) * c.x + static_cast<double>(c.y) * c.y);
+    const b2Vec2 v = body->GetLinearVelocity();
+    const b2Vec2 x = body->GetWorldCenter();
+    const double w = body->GetAngularVelocity();
+    e += 0.5 * m * (static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y) +
+         0.5 * inertia * w * w -
+         m * (static_cast<double>(g.x) * x.x + static_cast<double>(g.y) * x.y);
+  }
+  return e;
+}
+
 int box2d_builds_own(const char* name) { return bench_box2d_find_scene(name) != nullptr; }
 
 }  // namespace
 
 extern "C" const bench_engine bench_engine_box2d = {
-    "box2d-2.4", "1 step x 8 velocity + 3 position iterations",
-    box2d_create, box2d_step, box2d_body_y, box2d_destroy, box2d_report, box2d_builds_own};
+    "box2d-2.4",  "1 step x 8 velocity + 3 position iterations",
+    box2d_create, box2d_step,
+    box2d_body_y, box2d_destroy,
+    box2d_report, box2d_builds_own,
+    box2d_energy};

@@ -6,8 +6,10 @@
 // benchmark does not have, is built by scene_arena_box2d_v3.c as arbiter's scene_arena.c
 // builds it. Other scenes are built from the engine-neutral description, like the other
 // engines.
-#include <box2d/box2d.h>
 #include <benchmarks.h>
+#include <box2d/box2d.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,7 @@ typedef struct b3_bench {
   const b3_scene_fns* own;  // NULL: built from the neutral description
   int step_index;
   b2BodyId* bodies;         // neutral scenes: one per bench_body
+  int count;                // of bodies
   b2BodyId top;             // own scenes with a top body: found by position
 } b3_bench;
 
@@ -47,6 +50,7 @@ static const b3_scene_fns* find_own(const char* name) {
 static void build_neutral(b3_bench* b, const bench_scene* s) {
   b->bodies = calloc((size_t)s->count, sizeof *b->bodies);
   if (!b->bodies) abort();
+  b->count = s->count;
   b2World_EnableSleeping(b->world, s->sleeping != 0);
   for (int i = 0; i < s->count; ++i) {
     const bench_body* d = &s->bodies[i];
@@ -121,6 +125,76 @@ static void b3_destroy(void* p) {
   free(b);
 }
 
+// The dynamic bodies of an own scene, which its benchmark code builds without handing out
+// their ids (and rain creates and destroys while it runs): every shape of the world from an
+// AABB query over its bounds, each body once.
+typedef struct b3_body_list {
+  b2BodyId* ids;
+  int count, cap;
+  bool failed;
+} b3_body_list;
+
+static bool collect_dynamic(b2ShapeId shape, void* context) {
+  b3_body_list* l = context;
+  b2BodyId body = b2Shape_GetBody(shape);
+  if (b2Body_GetType(body) != b2_dynamicBody) return true;
+  if (l->count == l->cap) {
+    int cap = l->cap > 0 ? 2 * l->cap : 1024;
+    b2BodyId* ids = realloc(l->ids, (size_t)cap * sizeof *ids);
+    if (!ids) {
+      l->failed = true;
+      return false;
+    }
+    l->ids = ids;
+    l->cap = cap;
+  }
+  l->ids[l->count++] = body;
+  return true;
+}
+
+static int cmp_body_index(const void* a, const void* b) {
+  int32_t x = ((const b2BodyId*)a)->index1, y = ((const b2BodyId*)b)->index1;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static double body_energy(b2BodyId id, b2Vec2 g) {
+  double m = b2Body_GetMass(id), inertia = b2Body_GetRotationalInertia(id);
+  b2Vec2 v = b2Body_GetLinearVelocity(id);
+  b2Pos c = b2Body_GetWorldCenter(id);
+  double om = b2Body_GetAngularVelocity(id);
+  return 0.5 * m * ((double)v.x * v.x + (double)v.y * v.y) + 0.5 * inertia * om * om -
+         m * ((double)g.x * (double)c.x + (double)g.y * (double)c.y);
+}
+
+static double b3_energy(void* p) {
+  b3_bench* b = p;
+  b2Vec2 g = b2World_GetGravity(b->world);
+  double e = 0.0;
+  if (!b->own) {
+    for (int i = 0; i < b->count; ++i) {
+      if (b2Body_GetType(b->bodies[i]) == b2_dynamicBody) e += body_energy(b->bodies[i], g);
+    }
+    return e;
+  }
+  b3_body_list l = {NULL, 0, 0, false};
+  b2AABB box = b2World_GetBounds(b->world);
+  box.lowerBound = (b2Vec2){box.lowerBound.x - 1.0f, box.lowerBound.y - 1.0f};
+  box.upperBound = (b2Vec2){box.upperBound.x + 1.0f, box.upperBound.y + 1.0f};
+  b2QueryFilter every = {UINT64_MAX, UINT64_MAX};  // whatever the shapes' filters
+  b2World_OverlapAABB(b->world, b2Pos_zero, box, every, collect_dynamic, &l);
+  if (l.failed) {
+    free(l.ids);
+    return NAN;
+  }
+  // The shapes of one body next to each other, to count it once.
+  if (l.count > 1) qsort(l.ids, (size_t)l.count, sizeof *l.ids, cmp_body_index);
+  for (int i = 0; i < l.count; ++i) {
+    if (i == 0 || l.ids[i].index1 != l.ids[i - 1].index1) e += body_energy(l.ids[i], g);
+  }
+  free(l.ids);
+  return e;
+}
+
 static int b3_builds_own(const char* name) { return find_own(name) != NULL; }
 
 #ifdef BENCH_BOX2D_V3_AVX2
@@ -132,4 +206,5 @@ const bench_engine bench_engine_box2d_v3 = {
     "box2d-v3", "its benchmark: 4 substeps, 1 worker, its defaults, " BOX2D_V3_ISA,
     b3_create,  b3_step,
     b3_body_y,  b3_destroy,
-    NULL,       b3_builds_own};
+    NULL,       b3_builds_own,
+    b3_energy};

@@ -149,13 +149,42 @@ static void chipmunk_report(void* p, char* line, int cap) {
            c.bodies, c.awake, c.constraints, c.fastest, c.lowest);
 }
 
+typedef struct cp_energy {
+  cpVect g;
+  double e;
+} cp_energy;
+
+static void add_energy(cpBody* body, void* data) {
+  cp_energy* c = data;
+  if (cpBodyGetType(body) != CP_BODY_TYPE_DYNAMIC) return;
+  // The moment is about the centre of gravity, the velocity that of the centre of gravity.
+  double m = cpBodyGetMass(body), moment = cpBodyGetMoment(body);
+  cpVect v = cpBodyGetVelocity(body);
+  cpVect p = cpBodyLocalToWorld(body, cpBodyGetCenterOfGravity(body));
+  double w = cpBodyGetAngularVelocity(body);
+  c->e += 0.5 * m * cpvlengthsq(v) + 0.5 * moment * w * w - m * cpvdot(c->g, p);
+}
+
+// Every body of the space, asleep or awake, neutral or own scene.
+static double chipmunk_energy(void* p) {
+  cp_bench* b = p;
+  cp_energy c = {cpSpaceGetGravity(b->space), 0.0};
+  cpSpaceEachBody(b->space, add_energy, &c);
+  return c.e;
+}
+
 static int chipmunk_builds_own(const char* name) { return bench_chipmunk_find_scene(name) != NULL; }
 
-const bench_engine bench_engine_chipmunk = {"chipmunk", "4 substeps x 10 iterations, slop 0.005",
-                                            chipmunk_create, chipmunk_step, chipmunk_body_y,
-                                            chipmunk_destroy, chipmunk_report, chipmunk_builds_own};
+const bench_engine bench_engine_chipmunk = {
+    "chipmunk",      "4 substeps x 10 iterations, slop 0.005",
+    chipmunk_create, chipmunk_step,
+    chipmunk_body_y, chipmunk_destroy,
+    chipmunk_report, chipmunk_builds_own,
+    chipmunk_energy};
 // Chipmunk as shipped: one cpSpaceStep per tick, 10 iterations, slop 0.1 m.
-const bench_engine bench_engine_chipmunk_defaults = {"chipmunk-defaults", "1 step x 10 iterations, slop 0.1 (defaults)",
-                                                     chipmunk_create_defaults, chipmunk_step,
-                                                     chipmunk_body_y, chipmunk_destroy,
-                                                     chipmunk_report, chipmunk_builds_own};
+const bench_engine bench_engine_chipmunk_defaults = {
+    "chipmunk-defaults",      "1 step x 10 iterations, slop 0.1 (defaults)",
+    chipmunk_create_defaults, chipmunk_step,
+    chipmunk_body_y,          chipmunk_destroy,
+    chipmunk_report,          chipmunk_builds_own,
+    chipmunk_energy};

@@ -64,7 +64,18 @@ typedef struct bench_engine {
   /// that name with its own code (then create builds it and step runs its per-step work,
   /// such as rain's spawning, before each step). arbiter and Box2D v3 build all of them.
   int (*builds_own)(const char* scene_name);
+  /// Optional (NULL: the column says "-"): the world's total mechanical energy in J, summed
+  /// in double over its dynamic rigid bodies: 0.5 m |v|^2 + 0.5 I w^2 - m (g . p), with v and
+  /// p the velocity and position of the centre of mass, I the rotational inertia about it and
+  /// g the world's gravity (potential energy zero at the origin). Particles, vehicle wheels,
+  /// joints and springs hold none; static and kinematic bodies are left out.
+  double (*energy)(void* world);
 } bench_engine;
+
+/// The "E end/start" cell: 100 (end - start) / |start| as "+0.3 %", or the end value in J
+/// when |start| < 1e-9 J (bodies at rest without gravity: no percentage of zero), or "-" when
+/// either is not finite (an engine without the hook, or out of memory).
+void bench_format_energy(double start, double end, char* out, int cap);
 
 extern const bench_engine bench_engine_arbiter;
 /// The same engine with arb_world_def.enable_sleep = false in every scene.

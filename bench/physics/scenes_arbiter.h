@@ -38,3 +38,7 @@ extern const bench_arbiter_scene bench_arbiter_arena;
 /// The largest distance between a joint's two anchors in the world (how far its joints came
 /// apart), or -1 when out of memory.
 float bench_arbiter_max_joint_gap(const arb_world* world);
+
+/// The world's total mechanical energy in J (bench_engine.energy): over its dynamic bodies,
+/// 0.5 m |v|^2 + 0.5 I w^2 - m (g . p) in double; NAN when out of memory.
+double bench_arbiter_world_energy(const arb_world* world);

@@ -10,6 +10,7 @@
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
 #include <arbiter/vehicle.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,8 +286,10 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
     int count = 0, out = 0;
     long events = 0;  // sensor begin + end events of the last run
     float gap = 0.0f;
+    double e_start = NAN, e_end = NAN;  // rigid bodies only, first run (bench_physics.c)
     for (int r = 0; r < runs && times; ++r) {
       arb_world* w = x->build(&count);
+      if (r == 0) e_start = bench_arbiter_world_energy(w);
       arb_world_step(w, 1.0f / 60.0f);  // untimed: pairs and arena warm-up
       double total = 0.0, c0 = bench_cpu_ms();
       for (int i = 0; i < steps - 1; ++i) {
@@ -300,6 +303,7 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
         }
       }
       double cpu = (bench_cpu_ms() - c0) / (double)(steps - 1);
+      if (r == 0) e_end = bench_arbiter_world_energy(w);
       if (cpu < best_cpu) best_cpu = cpu;
       if (total / (double)(steps - 1) < best) {
         best = total / (double)(steps - 1);
@@ -311,8 +315,10 @@ void bench_extras_run(const char* only_scene, int quick, int runs) {
       arb_world_destroy(w);
     }
     free(times);
-    printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s  %d %s; %s\n", x->name, "arbiter", count, best,
-           best_cpu, p99, "-", "-", count, x->what, x->config);
+    char energy[32];
+    bench_format_energy(e_start, e_end, energy, (int)sizeof energy);
+    printf("%-14s %-9s %7d %9.3f %9.3f %9.3f %9s %8s %11s  %d %s; %s\n", x->name, "arbiter", count,
+           best, best_cpu, p99, "-", "-", energy, count, x->what, x->config);
     if (x->build == build_bullets)
       printf("%-14s %-9s bullets outside the box after the run: %d\n", "", "", out);
     if (x->build == build_ragdolls)
