@@ -8,3 +8,10 @@ arb_add_test(test_doc_tables SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_doc_tables.c
              INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../server/src)
 target_compile_definitions(test_doc_tables PRIVATE
   ARB_PROTOCOL_MD="${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md" ARB_SERVER_MD="${PROJECT_SOURCE_DIR}/docs/SERVER.md")
+# Every file path and C name the reference documents give in backticks exists
+# (tests/docs/check_names.sh): a rename or a move fails here until the document follows.
+add_test(NAME test_doc_names
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/docs/check_names.sh ${PROJECT_SOURCE_DIR}
+                 docs/ARCHITECTURE.md docs/DETERMINISM.md docs/SCENES.md docs/CLIENT.md
+                 docs/SERVER.md docs/SECURITY.md docs/SCALING.md README.md protocol/PROTOCOL.md)
+set_tests_properties(test_doc_names PROPERTIES LABELS unit TIMEOUT 120)
