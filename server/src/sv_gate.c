@@ -59,7 +59,10 @@ static bool attempt_allowed(sv_gate* g, uint32_t ip, uint64_t now_ms) {
   return true;
 }
 
-// cookie = issued seconds (u32 LE) || 4 zero bytes || BLAKE2b-128(key; ip, port, issued, nonce)
+// cookie = issued seconds (u32 LE) || 4 zero bytes || BLAKE2b-128(key; ip, port, issued, nonce).
+// A response must echo all 24 bytes as they were sent: the issued time is covered by the
+// MAC, and the 4 zero bytes are compared too (PROTOCOL.md: the cookie is echoed byte for
+// byte), so no byte of a cookie can be changed and still admit.
 static void make_mac(const sv_gate* g, uint32_t ip, uint16_t port, uint32_t issued, uint64_t nonce,
                      uint8_t mac[16]) {
   uint8_t msg[18];
@@ -84,9 +87,10 @@ static bool cookie_valid(const sv_gate* g, uint32_t ip, uint16_t port, uint64_t 
                     (uint32_t)cookie[3] << 24;
   uint32_t now_s = (uint32_t)(now_ms / 1000u);
   if (issued > now_s || now_s - issued > SV_GATE_COOKIE_SECONDS) return false;
-  uint8_t mac[16];
-  make_mac(g, ip, port, issued, nonce, mac);
-  return sodium_memcmp(mac, cookie + 8, sizeof mac) == 0;
+  uint8_t want[ARB_GATE_COOKIE_SIZE] = {0};
+  memcpy(want, cookie, 4);
+  make_mac(g, ip, port, issued, nonce, want + 8);
+  return sodium_memcmp(want, cookie, sizeof want) == 0;
 }
 
 static void admit(sv_gate* g, uint32_t ip, uint16_t port, uint64_t now_ms) {

@@ -320,6 +320,28 @@ static void auth_for(sv_auth* a, const char* key_hex, const char* public_address
   unlink(path);
 }
 
+// Every byte of a cookie counts: the issued time and the MAC, and the four zero bytes
+// between them (PROTOCOL.md: the response echoes the cookie byte for byte). Attempts are
+// 250 ms apart, within the attempt limiter's rate and the cookie's lifetime.
+static void test_gate_cookie_every_byte(void** state) {
+  (void)state;
+  static sv_gate g;
+  assert_int_equal(sv_gate_init(&g, 5), 0);
+  uint64_t now = 2000000;
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 5, .proto_version = 1}, ch, ad;
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, now, &ch), SV_GATE_REPLY);
+  arb_gate_msg resp = {.kind = ARB_GATE_RESPONSE, .nonce = 5};
+  memcpy(resp.cookie, ch.cookie, sizeof resp.cookie);
+  for (int i = 0; i < ARB_GATE_COOKIE_SIZE; ++i) {
+    now += 250;
+    resp.cookie[i] ^= 0x80;
+    assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+    resp.cookie[i] ^= 0x80;
+  }
+  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now + 250, &ad), SV_GATE_REPLY);
+  assert_int_equal(ad.kind, ARB_GATE_ADMITTED);
+}
+
 static void test_auth_golden_checks(void** state) {
   (void)state;
   const char* key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -354,5 +376,6 @@ int main(void) {
       enet_group_setup, enet_group_teardown, FIXTURE_TEST(test_guard_fragments),
       FIXTURE_TEST(test_guard_windows_channels_lengths),
       FIXTURE_TEST(test_guard_peers_and_connect),
-      cmocka_unit_test(test_gate_cookie_admission_rate), cmocka_unit_test(test_auth_golden_checks));
+      cmocka_unit_test(test_gate_cookie_admission_rate),
+      cmocka_unit_test(test_gate_cookie_every_byte), cmocka_unit_test(test_auth_golden_checks));
 }
