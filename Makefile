@@ -4,6 +4,7 @@
 #   make run         build (release) and start arbiter-server on the built-in scene
 #   make demo        server + 4 bots + arbiter-view; closing the window stops them all
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
+#   make check       the fast loop: release build + unit tests only (seconds once built)
 #   make build       release build only          make bench   run the benchmarks
 #   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
 #   make soak        the long tests left out of `make test` (10 min at 20 % loss, release)
@@ -14,12 +15,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 BIN := build/release/bin
 
-.PHONY: all deps deps-matrix build run demo test test-release test-asan test-debug test-fuzz fuzz-long soak bench clean help test-docker
+.PHONY: all deps deps-matrix build run demo test check test-release test-asan test-debug test-fuzz fuzz-long soak bench clean help test-docker
 
 all: build
 
 help:
-	@sed -n '1,11p' Makefile
+	@sed -n '1,12p' Makefile
 
 deps:
 	@scripts/install-deps.sh
@@ -44,6 +45,13 @@ demo: build
 	@scripts/demo.sh $(ARGS)
 
 test: deps-matrix test-release test-asan test-debug test-fuzz
+
+# The edit-compile-test loop: the release build and the tests labelled "unit" (no live
+# servers, no matrix builds). Installs nothing; `make test` before pushing.
+check:
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+	ctest --preset release -j $(JOBS) -L unit
 
 test-release:
 	cmake --preset release >/dev/null

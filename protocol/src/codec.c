@@ -16,6 +16,8 @@
 //   scene    [9, tick, scene_hash, text:bin, [x, y, angle, vx, vy, w]]
 //   view     [11, active, min_x, min_y, max_x, max_y]
 //   shape    [kind, x0, y0, ... x(n-1), y(n-1)(, radius)]   (rows of shapes.def)
+// Each array's element count is one constant in its message's section (<NAME>_LEN, type
+// included), which its encoder packs and its decoder expects.
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -213,6 +215,11 @@ int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type
 
 // ---- hello -------------------------------------------------------------------------------
 
+enum {
+  HELLO_LEN = 6,        // [1, version, name, token, avatar_kind, max_kbps]
+  HELLO_LEN_FLAGS = 7,  // ... and flags, only when one is set
+};
+
 int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (!m) return ARB_E_INVAL;
   size_t nl = arb__strnlen(m->name, sizeof m->name);
@@ -222,8 +229,8 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (m->flags & ~ARB_PROTO_HELLO_FLAGS) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
-  // The flags only when any is set: a hello without them keeps its 6 elements.
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, m->flags ? 7 : 6);
+  // The flags only when any is set: a hello without them keeps its HELLO_LEN elements.
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_HELLO, m->flags ? HELLO_LEN_FLAGS : HELLO_LEN);
   msgpack_pack_uint32(&pk, m->version);
   msgpack_pack_str_with_body(&pk, m->name, nl);
   msgpack_pack_bin_with_body(&pk, m->token, m->token_len);
@@ -256,9 +263,10 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
     return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u", out->version,
                          ARB_PROTO_VERSION);
   }
-  if (n != 6 && n != 7) {
+  if (n != HELLO_LEN && n != HELLO_LEN_FLAGS) {
     d.pos = 0;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected 6 or 7", n);
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected %d or %d", n, HELLO_LEN,
+                         HELLO_LEN_FLAGS);
   }
   ARB__TRY(arb__dec_text(&d, "name", 1, ARB_PROTO_MAX_NAME, true, out->name));
   const uint8_t* tok;
@@ -276,11 +284,16 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   }
   out->avatar_kind = (uint8_t)k;
   ARB__TRY(arb__dec_u32(&d, "max_kbps", 0, ARB_PROTO_MAX_KBPS, &out->max_kbps));
-  if (n == 7) ARB__TRY(arb__dec_u32(&d, "flags", 0, ARB_PROTO_HELLO_FLAGS, &out->flags));
+  if (n == HELLO_LEN_FLAGS) ARB__TRY(arb__dec_u32(&d, "flags", 0, ARB_PROTO_HELLO_FLAGS, &out->flags));
   return arb__dec_end(&d);
 }
 
 // ---- welcome -----------------------------------------------------------------------------
+
+enum {
+  WELCOME_LEN = 9,      // [2, client_id, ... scene_hash, statics]
+  STATIC_BODY_LEN = 4,  // [x, y, angle, shape]
+};
 
 static int check_static(const arb_proto_static_body* b) {
   if (!isfinite(b->position.x) || !isfinite(b->position.y) || !isfinite(b->angle)) return ARB_E_NONFINITE;
@@ -299,7 +312,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_WELCOME, 9);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_WELCOME, WELCOME_LEN);
   msgpack_pack_uint32(&pk, m->client_id);
   msgpack_pack_uint32(&pk, m->entity_id);
   msgpack_pack_uint16(&pk, m->tick_rate);
@@ -310,7 +323,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   msgpack_pack_array(&pk, (size_t)m->static_count);
   for (int i = 0; i < m->static_count; i++) {
     const arb_proto_static_body* b = &m->statics[i];
-    msgpack_pack_array(&pk, 4);
+    msgpack_pack_array(&pk, STATIC_BODY_LEN);
     msgpack_pack_float(&pk, b->position.x);
     msgpack_pack_float(&pk, b->position.y);
     msgpack_pack_float(&pk, b->angle);
@@ -322,7 +335,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
 int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out, arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "welcome");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_WELCOME, 9, ARB_PROTO_MAX_RELIABLE));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_WELCOME, WELCOME_LEN, ARB_PROTO_MAX_RELIABLE));
   arb_proto_static_body* statics = out->statics;
   int cap = out->static_cap;
   if (cap < 0 || (cap > 0 && !statics)) return arb__dec_fail(&d, ARB_E_INVAL, NULL, "static_cap %d without storage", cap);
@@ -349,7 +362,7 @@ int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* 
     arb_proto_static_body* b = &statics[i];
     d.index = (int)i;
     uint32_t k;
-    ARB__TRY(arb__dec_array(&d, NULL, 4, 4, &k));
+    ARB__TRY(arb__dec_array(&d, NULL, STATIC_BODY_LEN, STATIC_BODY_LEN, &k));
     ARB__TRY(arb__dec_float(&d, "x", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->position.x));
     ARB__TRY(arb__dec_float(&d, "y", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->position.y));
     ARB__TRY(arb__dec_float(&d, "angle", -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &b->angle));
@@ -373,6 +386,13 @@ ARB__FLAT_CODEC(reject, ARB_E_RANGE)
 
 // ---- input -------------------------------------------------------------------------------
 
+enum {
+  INPUT_LEN = 4,           // [4, packet_seq, ack_tick, cmds]
+  INPUT_CMD_LEN = 8,       // [seq, the controls]
+  INPUT_CMD_LEN_VIEW = 9,  // ... and view_time, only when it is set
+};
+_Static_assert(INPUT_CMD_LEN == 1 + CONTROLS_FIELD_COUNT, "an input command is its seq and the controls");
+
 int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   if (!m || m->count < 0 || m->count > ARB_PROTO_MAX_INPUTS) return ARB_E_TOO_BIG;
   for (int i = 0; i < m->count; i++) {
@@ -381,13 +401,13 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_INPUT, 4);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_INPUT, INPUT_LEN);
   msgpack_pack_uint32(&pk, m->packet_seq);
   msgpack_pack_uint32(&pk, m->ack_tick);
   msgpack_pack_array(&pk, (size_t)m->count);
   for (int i = 0; i < m->count; i++) {
     bool view = m->cmds[i].view_time != 0;
-    msgpack_pack_array(&pk, view ? 9 : 8);
+    msgpack_pack_array(&pk, view ? INPUT_CMD_LEN_VIEW : INPUT_CMD_LEN);
     msgpack_pack_uint32(&pk, m->cmds[i].seq);
     arb__pack_controls(&pk, &m->cmds[i].controls);
     if (view) msgpack_pack_uint64(&pk, m->cmds[i].view_time);
@@ -398,7 +418,7 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
 int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out, arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "input");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_INPUT, 4, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_INPUT, INPUT_LEN, ARB_PROTO_MAX_PAYLOAD));
   out->count = 0;
   ARB__TRY(arb__dec_u32(&d, "packet_seq", 0, UINT32_MAX, &out->packet_seq));
   ARB__TRY(arb__dec_u32(&d, "ack_tick", 0, UINT32_MAX, &out->ack_tick));
@@ -411,7 +431,7 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
     d.index = (int)i;
     d.id = 0;
     uint32_t k;
-    ARB__TRY(arb__dec_array(&d, NULL, 8, 9, &k));
+    ARB__TRY(arb__dec_array(&d, NULL, INPUT_CMD_LEN, INPUT_CMD_LEN_VIEW, &k));
     size_t at = d.pos;
     ARB__TRY(arb__dec_u32(&d, "seq", 1, UINT32_MAX, &c->seq));
     if (i > 0 && c->seq >= out->cmds[i - 1].seq) {
@@ -422,7 +442,7 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
     d.id = c->seq;
     ARB__TRY(arb__unpack_controls(&d, &c->controls));
     c->view_time = 0;
-    if (k == 9) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &c->view_time));
+    if (k == INPUT_CMD_LEN_VIEW) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &c->view_time));
   }
   out->count = (int)n;
   return arb__dec_end(&d);
@@ -467,25 +487,29 @@ ARB__FLAT_CODEC(pong, ARB_E_INVAL)
 
 // ---- scene -------------------------------------------------------------------------------
 
-static const char* const scene_avatar_field[6] = {"x", "y", "angle", "vx", "vy", "w"};
+enum {
+  SCENE_LEN = 5,         // [9, tick, scene_hash, text, avatar]
+  SCENE_AVATAR_LEN = 6,  // [x, y, angle, vx, vy, w]
+};
+static const char* const scene_avatar_field[SCENE_AVATAR_LEN] = {"x", "y", "angle", "vx", "vy", "w"};
 
 int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   if (!m || !m->text || m->text_len == 0) return ARB_E_INVAL;
   if (m->text_len > ARB_PROTO_MAX_SCENE_TEXT) return ARB_E_TOO_BIG;
-  const float v[6] = {m->avatar_position.x, m->avatar_position.y, m->avatar_angle,
+  const float v[SCENE_AVATAR_LEN] = {m->avatar_position.x, m->avatar_position.y, m->avatar_angle,
                       m->avatar_velocity.x, m->avatar_velocity.y, m->avatar_angular_velocity};
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < SCENE_AVATAR_LEN; i++) {
     if (!isfinite(v[i])) return ARB_E_NONFINITE;
     if (!coord_ok(v[i])) return ARB_E_RANGE;
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SCENE, 5);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SCENE, SCENE_LEN);
   msgpack_pack_uint32(&pk, m->tick);
   msgpack_pack_uint64(&pk, m->scene_hash);
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
-  msgpack_pack_array(&pk, 6);
-  for (int i = 0; i < 6; i++) msgpack_pack_float(&pk, v[i]);
+  msgpack_pack_array(&pk, SCENE_AVATAR_LEN);
+  for (int i = 0; i < SCENE_AVATAR_LEN; i++) msgpack_pack_float(&pk, v[i]);
   return w.len > ARB_PROTO_MAX_SCENE_MESSAGE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
 }
 
@@ -493,7 +517,7 @@ int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
                            arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "scene");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, 5, ARB_PROTO_MAX_SCENE_MESSAGE));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, SCENE_LEN, ARB_PROTO_MAX_SCENE_MESSAGE));
   memset(out, 0, sizeof *out);
   ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
   ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));
@@ -504,9 +528,9 @@ int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
   out->text = (const char*)text;
   out->text_len = n;
   uint32_t k;
-  ARB__TRY(arb__dec_array(&d, "avatar", 6, 6, &k));
-  float v[6];
-  for (int i = 0; i < 6; i++)
+  ARB__TRY(arb__dec_array(&d, "avatar", SCENE_AVATAR_LEN, SCENE_AVATAR_LEN, &k));
+  float v[SCENE_AVATAR_LEN];
+  for (int i = 0; i < SCENE_AVATAR_LEN; i++)
     ARB__TRY(arb__dec_float(&d, scene_avatar_field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD,
                             &v[i]));
   out->avatar_position = (arb_vec2){v[0], v[1]};
@@ -518,16 +542,22 @@ int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
 
 // ---- view --------------------------------------------------------------------------------
 
+enum {
+  VIEW_BOX_LEN = 4,                // min_x, min_y, max_x, max_y (inline, not an array)
+  VIEW_LEN = 2 + VIEW_BOX_LEN,     // [11, active, the box]
+};
+static const char* const view_box_field[VIEW_BOX_LEN] = {"min_x", "min_y", "max_x", "max_y"};
+
 // 0 or the ARB_E_* a view box breaks: finite corners within the coordinate range, min <=
 // max, and no side longer than ARB_PROTO_MAX_VIEW_SIDE; a cleared box is all zeros.
 static int check_view(const arb_proto_view* m, const char** why) {
-  const float v[4] = {m->min.x, m->min.y, m->max.x, m->max.y};
-  for (int i = 0; i < 4; i++) {
+  const float v[VIEW_BOX_LEN] = {m->min.x, m->min.y, m->max.x, m->max.y};
+  for (int i = 0; i < VIEW_BOX_LEN; i++) {
     if (!isfinite(v[i])) return *why = "NaN or infinity", ARB_E_NONFINITE;
     if (!coord_ok(v[i])) return *why = "a coordinate beyond the world range", ARB_E_RANGE;
   }
   if (!m->active) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < VIEW_BOX_LEN; i++)
       if (v[i] != 0.0f)
         return *why = "a cleared box (active 0) must have zero corners", ARB_E_RANGE;
     return 0;
@@ -546,7 +576,7 @@ int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
   ARB__TRY(check_view(m, &why));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_VIEW, 6);
+  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_VIEW, VIEW_LEN);
   msgpack_pack_uint8(&pk, m->active ? 1 : 0);
   msgpack_pack_float(&pk, m->min.x);
   msgpack_pack_float(&pk, m->min.y);
@@ -557,16 +587,15 @@ int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
 
 int arb_proto_decode_view(const uint8_t* buf, size_t len, arb_proto_view* out,
                           arb_proto_error* err) {
-  static const char* const field[4] = {"min_x", "min_y", "max_x", "max_y"};
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "view");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_VIEW, 6, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_VIEW, VIEW_LEN, ARB_PROTO_MAX_PAYLOAD));
   memset(out, 0, sizeof *out);
   uint32_t active;
   ARB__TRY(arb__dec_u32(&d, "active", 0, 1, &active));
-  float v[4];
-  for (int i = 0; i < 4; i++)
-    ARB__TRY(arb__dec_float(&d, field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &v[i]));
+  float v[VIEW_BOX_LEN];
+  for (int i = 0; i < VIEW_BOX_LEN; i++)
+    ARB__TRY(arb__dec_float(&d, view_box_field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &v[i]));
   out->active = active != 0;
   out->min = (arb_vec2){v[0], v[1]};
   out->max = (arb_vec2){v[2], v[3]};

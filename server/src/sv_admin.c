@@ -102,6 +102,7 @@ static void put_string(json_out* o, const char* v) {
 
 static const char* session_state_name(sv_session_state st) {
   static const char* const names[] = {"free", "await_hello", "joining", "active", "closing"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_SESSION_CLOSING + 1, "one name per sv_session_state");
   return (unsigned)st <= SV_SESSION_CLOSING ? names[st] : "unknown";
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 static const char* const level_names[] = {"error", "warn", "info", "debug"};
+_Static_assert(sizeof level_names / sizeof level_names[0] == SV_LOG_DEBUG + 1, "one name per sv_log_level");
 
 void sv_log_init(sv_log* log, FILE* out, sv_log_level level, sv_log_format format) {
   log->out = out ? out : stderr;

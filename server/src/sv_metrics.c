@@ -55,11 +55,13 @@ void sv_metrics_init(sv_metrics* m) {
 
 const char* sv_reject_reason_name(sv_reject_reason r) {
   static const char* const names[] = {"decode", "unexpected", "nonfinite", "version"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_REJECT_REASON_COUNT, "one name per sv_reject_reason");
   return (unsigned)r < SV_REJECT_REASON_COUNT ? names[r] : "unknown";
 }
 
 const char* sv_drop_reason_name(sv_drop_reason r) {
   static const char* const names[] = {"rate_packets", "rate_bytes", "stale"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_DROP_REASON_COUNT, "one name per sv_drop_reason");
   return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
 }
 
@@ -67,11 +69,13 @@ const char* sv_datagram_drop_name(sv_datagram_drop r) {
   static const char* const names[] = {"gate_malformed", "gate_cookie", "rate_limited", "not_admitted", "enet_malformed",
                                       "enet_fragment",  "enet_window", "enet_peer",    "stopping",
                                       "banned"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT, "one name per sv_datagram_drop");
   return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
 }
 
 const char* sv_http_closed_name(sv_http_closed r) {
   static const char* const names[] = {"per_address", "evicted", "full", "timeout"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_HTTP_CLOSED_COUNT, "one name per sv_http_closed");
   return (unsigned)r < SV_HTTP_CLOSED_COUNT ? names[r] : "unknown";
 }
 
@@ -130,6 +134,7 @@ static const char* reject_name(int r) { return sv_reject_reason_name((sv_reject_
 static const char* admin_result_name(int r) { return r == 0 ? "refused" : "accepted"; }
 static const char* admin_action_name(int a) {
   static const char* const names[] = {"sessions", "kick", "ban", "drain"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_ADMIN_ACTION_COUNT, "one name per sv_admin_action");
   return (unsigned)a < SV_ADMIN_ACTION_COUNT ? names[a] : "unknown";
 }
 static const char* match_state_name(int s) { return sv_match_state_name((sv_match_state)s); }
