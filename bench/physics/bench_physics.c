@@ -31,6 +31,7 @@ typedef struct result {
   int stopped;         // steps done when the run was given up (0: all of them)
   double e_start, e_end;  // bench_engine.energy before the first and after the last step of
                           // the first run (NAN: the engine has no hook)
+  char probe[448];        // the untimed sampling run's line (scenes with probe_every), or ""
 } result;
 
 void bench_format_energy(double start, double end, char* out, int cap) {
@@ -48,7 +49,7 @@ static double max_seconds = 60.0;
 enum { GIVE_UP_MS = 500 };
 
 static result run_scene(const bench_engine* e, const bench_scene* s, int steps, int runs) {
-  result r = {1e30, 1e30, 0.0, 0.0f, s->count, "", 0, NAN, NAN};
+  result r = {1e30, 1e30, 0.0, 0.0f, s->count, "", 0, NAN, NAN, ""};
   double* times = malloc((size_t)steps * sizeof *times);
   for (int run = 0; run < runs; ++run) {
     void* w = e->create(s);
@@ -91,6 +92,65 @@ static result run_scene(const bench_engine* e, const bench_scene* s, int steps, 
   }
   free(times);
   return r;
+}
+
+// A scene with probe_every (the bouncy crowds): one more run of the same steps, untimed and
+// after the timed ones, so their times are unchanged: every probe_every steps (and after the
+// last) the energy against the start, and every step the bodies whose centre is outside
+// probe_box and the fastest body; the largest climb is the most any sample rose above an
+// earlier lower one. The engines are deterministic: it repeats the timed runs.
+static void probe_scene(const bench_engine* e, const bench_scene* s, int steps, result* r) {
+  void* w = e->create(s);
+  double e0 = e->energy(w), high = -INFINITY, low = INFINITY, fastest = 0.0;
+  int high_step = 0, low_step = 0, outside_at_high = 0, outside_most = 0, outside_most_step = 0;
+  double climb = 0.0;
+  int climb_from = 0, climb_to = 0;
+  for (int i = 1; i <= steps; ++i) {
+    e->step(w, s->dt);
+    double speed;
+    int outside = e->census(w, s->probe_box, &speed);
+    if (speed > fastest) fastest = speed;
+    if (outside > outside_most) {
+      outside_most = outside;
+      outside_most_step = i;
+    }
+    if (i % s->probe_every != 0 && i != steps) continue;
+    double en = e->energy(w);
+    if (en > high) {
+      high = en;
+      high_step = i;
+      outside_at_high = outside;
+    }
+    if (en - low > climb) {  // against the lowest sample before this one
+      climb = en - low;
+      climb_from = low_step;
+      climb_to = i;
+    }
+    if (en < low) {
+      low = en;
+      low_step = i;
+    }
+  }
+  e->destroy(w);
+  char hi[32], lo[32], up[32], most[48] = "";
+  if (fabs(e0) < 1e-9) {  // as the column, but to 0.01 %: the +0.1 % that matters shows
+    bench_format_energy(e0, high, hi, (int)sizeof hi);
+    bench_format_energy(e0, low, lo, (int)sizeof lo);
+    snprintf(up, sizeof up, "%.3g J", climb);
+  } else {
+    snprintf(hi, sizeof hi, "%+.2f %%", 100.0 * (high - e0) / fabs(e0));
+    snprintf(lo, sizeof lo, "%+.2f %%", 100.0 * (low - e0) / fabs(e0));
+    snprintf(up, sizeof up, "%+.2f %%", 100.0 * climb / fabs(e0));
+  }
+  char climbed[64] = "none";
+  if (climb > 0.0) snprintf(climbed, sizeof climbed, "%s (steps %d-%d)", up, climb_from, climb_to);
+  if (outside_most > 0) snprintf(most, sizeof most, " (first at step %d)", outside_most_step);
+  snprintf(r->probe, sizeof r->probe,
+           "energy every %d steps: highest %s (step %d), lowest %s (step %d), largest climb %s; "
+           "centres outside the box: %d at the highest, at most %d in any "
+           "step%s; fastest %.1f m/s",
+           s->probe_every, hi, high_step, lo, low_step, climbed, outside_at_high, outside_most,
+           most, fastest);
 }
 
 // --engine takes a comma-separated list of name prefixes ("arbiter,box2d-v3").
@@ -144,6 +204,22 @@ static void usage(FILE* f) {
           "  motors (tumbler, spinner), kinematic bodies (washer's drum, arena's mixers),\n"
           "  forces (arena's walkers, vehicles_100's throttle), bodies spawned while it runs\n"
           "  (rain: the figure counts the bodies alive at each end).\n");
+  fprintf(f,
+          "  Bouncy crowds (arbiter: scene_bouncy.c, Box2D v3: scene_bouncy_box2d_v3.c, the\n"
+          "  layout in scenes_shared.c; not for Box2D 2.4 or Chipmunk): bouncy_circles\n"
+          "  bouncy_circles_095 bouncy_topdown bouncy_boxes bouncy_mixed: a closed box (4\n"
+          "  static walls, inner 24 x 18 m, restitution 1, friction 0) holding 400 bodies on a\n"
+          "  1 m grid, each with a seeded velocity of up to 4 m/s, friction 0, density 1;\n"
+          "  circles r 0.4 (restitution 1, gravity -10; the same at restitution 0.95;\n"
+          "  restitution 1 without gravity), boxes 0.8 x 0.8 (restitution 1, gravity), or 200\n"
+          "  circles and 200 boxes of sizes 0.15-0.45 (restitution 1, gravity). Sleeping off,\n"
+          "  1200 steps; arbiter also runs them as \"arbiter dyn-ccd\" (unless --continuous is\n"
+          "  given). Each engine then runs the scene once more, untimed: a line under its row\n"
+          "  gives, of the energy sampled every 30 steps, the highest and the lowest sample\n"
+          "  against the start and the largest climb (a sample above an earlier, lower one),\n"
+          "  the bodies whose centre is outside the box at the highest sample and at most in\n"
+          "  any step, and the fastest body of any step. Nothing in them adds energy: a sample\n"
+          "  above the start, or a climb, is energy the engine added.\n");
   fprintf(
       f,
       "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
@@ -315,7 +391,8 @@ int main(int argc, char** argv) {
     for (int ei = 0; ei < n_engines; ++ei) {
       const bench_engine* e = engines[ei];
       if (e == &bench_engine_arbiter_no_sleep && !s.sleeping && !bench_arbiter_sleep_all) continue;
-      if (e == &bench_engine_arbiter_dynamic_ccd && (!s.sleeping || bench_arbiter_continuous >= 0))
+      if (e == &bench_engine_arbiter_dynamic_ccd &&
+          (!(s.sleeping || s.probe_every > 0) || bench_arbiter_continuous >= 0))
         continue;
       if (!engine_selected(only_engine, e->name)) continue;
       bool ours = e == &bench_engine_arbiter || e == &bench_engine_arbiter_no_sleep ||
@@ -323,6 +400,7 @@ int main(int argc, char** argv) {
       // An own-construction scene runs on the engines with a builder of their own for it.
       if (s.own_construction && !(e->builds_own && e->builds_own(s.name))) continue;
       res[n_ran] = run_scene(e, &s, steps, ours ? runs : other_runs);
+      if (s.probe_every > 0 && e->energy && e->census) probe_scene(e, &s, steps, &res[n_ran]);
       ran[n_ran] = e;
       if (e == &bench_engine_arbiter) base = res[n_ran].cpu_per_step;
       if (e == reference) ref = res[n_ran].cpu_per_step;
@@ -348,6 +426,7 @@ int main(int argc, char** argv) {
                "", "", r->stopped, steps, max_seconds, (int)GIVE_UP_MS);
       }
       if (r->report[0]) printf("%-14s %-17s %s\n", "", "", r->report);
+      if (r->probe[0]) printf("%-14s %-17s %s\n", "", "", r->probe);
     }
     fflush(stdout);
     bench_scene_free(&s);

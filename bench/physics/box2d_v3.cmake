@@ -35,7 +35,8 @@ ExternalProject_Add(box2d_v3_build
 find_package(Threads REQUIRED)
 # Its own headers stay private to this one file, so nothing else sees Box2D v3's
 # box2d/box2d.h (Box2D 2.4's header has the same name).
-add_library(bench_box2d_v3 STATIC engine_box2d_v3.c scene_arena_box2d_v3.c)
+add_library(bench_box2d_v3 STATIC engine_box2d_v3.c scene_arena_box2d_v3.c
+                                  scene_bouncy_box2d_v3.c)
 add_dependencies(bench_box2d_v3 box2d_v3_build)
 target_include_directories(bench_box2d_v3 PRIVATE "${BOX2D_V3_SRC}/include" "${BOX2D_V3_SRC}/shared")
 target_compile_options(bench_box2d_v3 PRIVATE -O2 -Wno-pedantic)

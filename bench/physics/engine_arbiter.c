@@ -23,8 +23,10 @@ int bench_arbiter_workers = 1;
 
 // The scenes arbiter builds with its own API (bench_scene.own_construction).
 static const bench_arbiter_scene* const own_scenes[] = {
-    &bench_arbiter_rain,   &bench_arbiter_tumbler,    &bench_arbiter_spinner,
-    &bench_arbiter_washer, &bench_arbiter_joint_grid, &bench_arbiter_arena, NULL};
+    &bench_arbiter_rain,      &bench_arbiter_tumbler,    &bench_arbiter_spinner,
+    &bench_arbiter_washer,    &bench_arbiter_joint_grid, &bench_arbiter_arena,
+    &bench_arbiter_bouncy[0], &bench_arbiter_bouncy[1],  &bench_arbiter_bouncy[2],
+    &bench_arbiter_bouncy[3], &bench_arbiter_bouncy[4],  NULL};
 
 typedef struct arb_bench {
   arb_world* world;
@@ -173,6 +175,26 @@ static double arbiter_energy(void* p) {
   return bench_arbiter_world_energy(((arb_bench*)p)->world);
 }
 
+static int arbiter_census(void* p, const float box[4], double* max_speed) {
+  const arb_world* w = ((arb_bench*)p)->world;
+  int n = arb_world_get_body_count(w);
+  arb_body_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+  if (!ids) abort();
+  n = arb_world_get_bodies(w, ids, n);
+  int outside = 0;
+  double fastest = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (arb_body_get_type(w, ids[i]) != ARB_BODY_DYNAMIC) continue;
+    arb_vec2 c = arb_body_get_world_center(w, ids[i]), v = arb_body_get_linear_velocity(w, ids[i]);
+    if (!(c.x >= box[0] && c.y >= box[1] && c.x <= box[2] && c.y <= box[3])) outside++;
+    double speed = sqrt((double)v.x * v.x + (double)v.y * v.y);
+    if (speed > fastest) fastest = speed;
+  }
+  free(ids);
+  *max_speed = fastest;
+  return outside;
+}
+
 static double ms_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -223,13 +245,13 @@ const bench_engine bench_engine_arbiter = {
     arbiter_create, arbiter_step,
     arbiter_body_y, arbiter_destroy,
     arbiter_report, arbiter_builds_own,
-    arbiter_energy};
+    arbiter_energy, arbiter_census};
 const bench_engine bench_engine_arbiter_no_sleep = {
     "arbiter no-sleep",      "as arbiter, enable_sleep = false",
     arbiter_create_no_sleep, arbiter_step,
     arbiter_body_y,          arbiter_destroy,
     arbiter_report,          arbiter_builds_own,
-    arbiter_energy};
+    arbiter_energy,          arbiter_census};
 const bench_engine bench_engine_arbiter_dynamic_ccd = {
     "arbiter dyn-ccd",
     "as arbiter, continuous_dynamic = true (arbiter's default)",
@@ -239,4 +261,5 @@ const bench_engine bench_engine_arbiter_dynamic_ccd = {
     arbiter_destroy,
     arbiter_report,
     arbiter_builds_own,
-    arbiter_energy};
+    arbiter_energy,
+    arbiter_census};

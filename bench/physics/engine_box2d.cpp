@@ -144,4 +144,4 @@ extern "C" const bench_engine bench_engine_box2d = {
     box2d_create, box2d_step,
     box2d_body_y, box2d_destroy,
     box2d_report, box2d_builds_own,
-    box2d_energy};
+    box2d_energy, NULL};

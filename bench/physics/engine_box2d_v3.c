@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scene_arena_box2d_v3.h"
+#include "scene_bouncy_box2d_v3.h"
 #include "scenes.h"
 
 typedef struct b3_scene_fns {
@@ -23,11 +24,21 @@ typedef struct b3_scene_fns {
 } b3_scene_fns;
 
 static const b3_scene_fns own_scenes[] = {
-    {"large_pyramid", CreateLargePyramid, NULL}, {"many_pyramids", CreateManyPyramids, NULL},
-    {"joint_grid", CreateJointGrid, NULL},       {"smash", CreateSmash, NULL},
-    {"tumbler", CreateTumbler, NULL},            {"washer", CreateWasher, NULL},
-    {"rain", CreateRain, StepRain},              {"spinner", CreateSpinner, StepSpinner},
+    {"large_pyramid", CreateLargePyramid, NULL},
+    {"many_pyramids", CreateManyPyramids, NULL},
+    {"joint_grid", CreateJointGrid, NULL},
+    {"smash", CreateSmash, NULL},
+    {"tumbler", CreateTumbler, NULL},
+    {"washer", CreateWasher, NULL},
+    {"rain", CreateRain, StepRain},
+    {"spinner", CreateSpinner, StepSpinner},
     {"arena", bench_b3_create_arena, bench_b3_step_arena},  // ours (scene_arena_box2d_v3.c)
+    // ours too (scene_bouncy_box2d_v3.c)
+    {"bouncy_circles", bench_b3_create_bouncy_circles, NULL},
+    {"bouncy_circles_095", bench_b3_create_bouncy_circles_095, NULL},
+    {"bouncy_topdown", bench_b3_create_bouncy_topdown, NULL},
+    {"bouncy_boxes", bench_b3_create_bouncy_boxes, NULL},
+    {"bouncy_mixed", bench_b3_create_bouncy_mixed, NULL},
     {NULL, NULL, NULL},
 };
 
@@ -89,6 +100,9 @@ static void* b3_create(const bench_scene* s) {
   if (!b) abort();
   b2WorldDef wd = b2DefaultWorldDef();
   wd.workerCount = 1;
+  // A scene without sleeping is created without it (its benchmark's own scenes that turn
+  // it off do so again in their Create function; the neutral ones in build_neutral).
+  if (!s->sleeping) wd.enableSleep = false;
   b->world = b2CreateWorld(&wd);
   b->own = find_own(s->name);
   if (b->own) {
@@ -166,6 +180,29 @@ static double body_energy(b2BodyId id, b2Vec2 g) {
          m * ((double)g.x * (double)c.x + (double)g.y * (double)c.y);
 }
 
+// The dynamic bodies of an own scene, each once (a list to free), or a NULL list when out of
+// memory.
+static b3_body_list own_dynamic_bodies(b3_bench* b) {
+  b3_body_list l = {NULL, 0, 0, false};
+  b2AABB box = b2World_GetBounds(b->world);
+  box.lowerBound = (b2Vec2){box.lowerBound.x - 1.0f, box.lowerBound.y - 1.0f};
+  box.upperBound = (b2Vec2){box.upperBound.x + 1.0f, box.upperBound.y + 1.0f};
+  b2QueryFilter every = {UINT64_MAX, UINT64_MAX};  // whatever the shapes' filters
+  b2World_OverlapAABB(b->world, b2Pos_zero, box, every, collect_dynamic, &l);
+  if (l.failed) {
+    free(l.ids);
+    return (b3_body_list){NULL, 0, 0, true};
+  }
+  // The shapes of one body next to each other, to keep it once.
+  if (l.count > 1) qsort(l.ids, (size_t)l.count, sizeof *l.ids, cmp_body_index);
+  int n = 0;
+  for (int i = 0; i < l.count; ++i) {
+    if (i == 0 || l.ids[i].index1 != l.ids[i - 1].index1) l.ids[n++] = l.ids[i];
+  }
+  l.count = n;
+  return l;
+}
+
 static double b3_energy(void* p) {
   b3_bench* b = p;
   b2Vec2 g = b2World_GetGravity(b->world);
@@ -176,23 +213,31 @@ static double b3_energy(void* p) {
     }
     return e;
   }
-  b3_body_list l = {NULL, 0, 0, false};
-  b2AABB box = b2World_GetBounds(b->world);
-  box.lowerBound = (b2Vec2){box.lowerBound.x - 1.0f, box.lowerBound.y - 1.0f};
-  box.upperBound = (b2Vec2){box.upperBound.x + 1.0f, box.upperBound.y + 1.0f};
-  b2QueryFilter every = {UINT64_MAX, UINT64_MAX};  // whatever the shapes' filters
-  b2World_OverlapAABB(b->world, b2Pos_zero, box, every, collect_dynamic, &l);
-  if (l.failed) {
-    free(l.ids);
-    return NAN;
-  }
-  // The shapes of one body next to each other, to count it once.
-  if (l.count > 1) qsort(l.ids, (size_t)l.count, sizeof *l.ids, cmp_body_index);
-  for (int i = 0; i < l.count; ++i) {
-    if (i == 0 || l.ids[i].index1 != l.ids[i - 1].index1) e += body_energy(l.ids[i], g);
-  }
+  b3_body_list l = own_dynamic_bodies(b);
+  if (l.failed) return NAN;
+  for (int i = 0; i < l.count; ++i) e += body_energy(l.ids[i], g);
   free(l.ids);
   return e;
+}
+
+static int b3_census(void* p, const float box[4], double* max_speed) {
+  b3_bench* b = p;
+  b3_body_list l = {b->bodies, b->count, b->count, false};
+  if (b->own) l = own_dynamic_bodies(b);
+  if (l.failed) abort();
+  int outside = 0;
+  double fastest = 0.0;
+  for (int i = 0; i < l.count; ++i) {
+    if (b2Body_GetType(l.ids[i]) != b2_dynamicBody) continue;
+    b2Pos c = b2Body_GetWorldCenter(l.ids[i]);
+    b2Vec2 v = b2Body_GetLinearVelocity(l.ids[i]);
+    if (!(c.x >= box[0] && c.y >= box[1] && c.x <= box[2] && c.y <= box[3])) outside++;
+    double speed = sqrt((double)v.x * v.x + (double)v.y * v.y);
+    if (speed > fastest) fastest = speed;
+  }
+  if (b->own) free(l.ids);
+  *max_speed = fastest;
+  return outside;
 }
 
 static int b3_builds_own(const char* name) { return find_own(name) != NULL; }
@@ -207,4 +252,4 @@ const bench_engine bench_engine_box2d_v3 = {
     b3_create,  b3_step,
     b3_body_y,  b3_destroy,
     NULL,       b3_builds_own,
-    b3_energy};
+    b3_energy,  b3_census};

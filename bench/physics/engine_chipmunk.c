@@ -180,11 +180,11 @@ const bench_engine bench_engine_chipmunk = {
     chipmunk_create, chipmunk_step,
     chipmunk_body_y, chipmunk_destroy,
     chipmunk_report, chipmunk_builds_own,
-    chipmunk_energy};
+    chipmunk_energy, NULL};
 // Chipmunk as shipped: one cpSpaceStep per tick, 10 iterations, slop 0.1 m.
 const bench_engine bench_engine_chipmunk_defaults = {
     "chipmunk-defaults",      "1 step x 10 iterations, slop 0.1 (defaults)",
     chipmunk_create_defaults, chipmunk_step,
     chipmunk_body_y,          chipmunk_destroy,
     chipmunk_report,          chipmunk_builds_own,
-    chipmunk_energy};
+    chipmunk_energy,          NULL};

@@ -9,10 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char* const bench_scene_names[] = {"large_pyramid", "many_pyramids", "rain_circles", "free_field",
-                                         "resting_10k",   "smash",         "joint_grid",   "tumbler",
-                                         "washer",        "spinner",       "rain",         "arena",
-                                         NULL};
+#include "scenes_shared.h"
+
+const char* const bench_scene_names[] = {"large_pyramid",  "many_pyramids",
+                                         "rain_circles",   "free_field",
+                                         "resting_10k",    "smash",
+                                         "joint_grid",     "tumbler",
+                                         "washer",         "spinner",
+                                         "rain",           "arena",
+                                         "bouncy_circles", "bouncy_circles_095",
+                                         "bouncy_topdown", "bouncy_boxes",
+                                         "bouncy_mixed",   NULL};
 
 typedef struct builder {
   bench_body* b;
@@ -234,6 +241,18 @@ int bench_scene_build(const char* name, bench_scene* s) {
     own_construction(s, "arena", 600, 1);
     s->gy = 0.0f;
     s->warmup = 60;
+  } else if (bench_bouncy_find(name)) {
+    // The bouncy crowds (scenes_shared.h; scene_bouncy.c, scene_bouncy_box2d_v3.c): 400
+    // bodies of restitution 1 (or 0.95) and friction 0 in a closed box; sleeping off; 1200
+    // steps, the energy sampled every 30 in an extra untimed run.
+    const bench_bouncy_scene* b = bench_bouncy_find(name);
+    own_construction(s, b->name, BENCH_BOUNCY_STEPS, 0);
+    s->gy = b->gravity;
+    s->probe_every = BENCH_BOUNCY_SAMPLE_EVERY;
+    s->probe_box[0] = -BENCH_BOUNCY_HALF_WIDTH;
+    s->probe_box[1] = 0.0f;
+    s->probe_box[2] = BENCH_BOUNCY_HALF_WIDTH;
+    s->probe_box[3] = BENCH_BOUNCY_HEIGHT;
   } else {
     return -1;
   }

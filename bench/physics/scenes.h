@@ -42,6 +42,11 @@ typedef struct bench_scene {
                            // spawned while it runs; arbiter builds it with its own API
                            // (scenes_arbiter.h), Box2D v3 with its benchmark code, and the
                            // other engines whose builds_own says so with theirs
+  int probe_every;         // > 0: an extra untimed run on the engines with energy and census
+                           // samples the energy every probe_every steps and counts the
+                           // bodies outside probe_box and the fastest every step (the
+                           // bouncy crowds); arbiter also runs it as "arbiter dyn-ccd"
+  float probe_box[4];      // x0, y0, x1, y1: where every body's centre belongs
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.
@@ -70,6 +75,10 @@ typedef struct bench_engine {
   /// g the world's gravity (potential energy zero at the origin). Particles, vehicle wheels,
   /// joints and springs hold none; static and kinematic bodies are left out.
   double (*energy)(void* world);
+  /// Optional (NULL: none): over the same dynamic rigid bodies, how many have their centre of
+  /// mass outside the rectangle box[0] <= x <= box[2], box[1] <= y <= box[3]; *max_speed gets
+  /// the largest speed of a centre of mass (m/s). For the scenes with probe_every.
+  int (*census)(void* world, const float box[4], double* max_speed);
 } bench_engine;
 
 /// The "E end/start" cell: 100 (end - start) / |start| as "+0.3 %", or the end value in J

@@ -35,6 +35,10 @@ extern const bench_arbiter_scene bench_arbiter_joint_grid;
 /// mixers and 256 walkers keeping about a fifth of them awake.
 extern const bench_arbiter_scene bench_arbiter_arena;
 
+/// The bouncy crowds (scene_bouncy.c, scenes_shared.h "bouncy_*"), in the order of
+/// bench_bouncy_scenes: 400 bodies of restitution 1 (or 0.95) in a closed box.
+extern const bench_arbiter_scene bench_arbiter_bouncy[];
+
 /// The largest distance between a joint's two anchors in the world (how far its joints came
 /// apart), or -1 when out of memory.
 float bench_arbiter_max_joint_gap(const arb_world* world);

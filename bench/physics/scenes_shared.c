@@ -3,6 +3,7 @@
 #include "scenes_shared.h"
 
 #include <math.h>
+#include <string.h>
 
 enum {
   HIP,
@@ -230,4 +231,74 @@ void bench_arena_walker_force(int i, int step, float dt, float mass, float vx, f
   }
   *fx = f_x;
   *fy = f_y;
+}
+
+// ---- bouncy crowds ----------------------------------------------------------------------
+
+const bench_bouncy_scene bench_bouncy_scenes[BENCH_BOUNCY_SCENES] = {
+    {"bouncy_circles", BENCH_BOUNCY_CIRCLES, 1.0f, -10.0f},
+    {"bouncy_circles_095", BENCH_BOUNCY_CIRCLES, 0.95f, -10.0f},
+    {"bouncy_topdown", BENCH_BOUNCY_CIRCLES, 1.0f, 0.0f},
+    {"bouncy_boxes", BENCH_BOUNCY_BOXES, 1.0f, -10.0f},
+    {"bouncy_mixed", BENCH_BOUNCY_MIXED, 1.0f, -10.0f},
+};
+
+const bench_bouncy_scene* bench_bouncy_find(const char* name) {
+  for (int k = 0; k < BENCH_BOUNCY_SCENES; ++k) {
+    if (strcmp(bench_bouncy_scenes[k].name, name) == 0) return &bench_bouncy_scenes[k];
+  }
+  return NULL;
+}
+
+// Uniform in [0, 1) from the body's index and one of its draws (a hash of both and the
+// layout's seed): the same bodies whatever the order the builders ask in.
+static float bouncy_uniform(int i, int draw) {
+  unsigned h = (unsigned)(i + 1) * 0x9E3779B1u ^ (unsigned)(draw + 1) * 0x85EBCA77u ^ 20271201u;
+  h ^= h >> 16;
+  h *= 0x7FEB352Du;
+  h ^= h >> 15;
+  h *= 0x846CA68Bu;
+  h ^= h >> 16;
+  return (float)(h >> 8) / 16777216.0f;
+}
+
+bench_bouncy_body bench_bouncy_body_at(const bench_bouncy_scene* s, int i) {
+  const float pi = 3.14159265359f;
+  bench_bouncy_body b;
+  int column = i % BENCH_BOUNCY_COLUMNS, row = i / BENCH_BOUNCY_COLUMNS;
+  b.x = -BENCH_BOUNCY_HALF_WIDTH + ((float)column + 0.5f) * BENCH_BOUNCY_CELL;
+  b.y = ((float)row + 0.5f) * BENCH_BOUNCY_CELL;
+  float speed = BENCH_BOUNCY_MAX_SPEED * bouncy_uniform(i, 0);
+  float angle = 2.0f * pi * bouncy_uniform(i, 1);
+  b.vx = speed * cosf(angle);
+  b.vy = speed * sinf(angle);
+  if (s->shapes == BENCH_BOUNCY_CIRCLES) {
+    b.box = 0;
+    b.radius = 0.4f;
+    b.hw = b.hh = 0.0f;
+  } else if (s->shapes == BENCH_BOUNCY_BOXES) {
+    b.box = 1;
+    b.radius = 0.0f;
+    b.hw = b.hh = 0.4f;
+  } else {  // 200 circles and 200 boxes, sizes 0.15-0.45 (at most 0.9 m in a 1 m cell)
+    b.box = i & 1;
+    b.radius = b.box ? 0.0f : 0.15f + 0.3f * bouncy_uniform(i, 2);
+    b.hw = b.box ? 0.15f + 0.3f * bouncy_uniform(i, 2) : 0.0f;
+    b.hh = b.box ? 0.15f + 0.3f * bouncy_uniform(i, 3) : 0.0f;
+  }
+  return b;
+}
+
+void bench_bouncy_wall(int k, float* x, float* y, float* hw, float* hh) {
+  const float w = BENCH_BOUNCY_HALF_WIDTH, h = BENCH_BOUNCY_HEIGHT, t = BENCH_BOUNCY_WALL;
+  // Floor and ceiling span the whole width and the walls' thickness; the side walls the
+  // whole height between them.
+  const float place[4][4] = {{0.0f, -t, w + 2.0f * t, t},
+                             {0.0f, h + t, w + 2.0f * t, t},
+                             {-w - t, 0.5f * h, t, 0.5f * h},
+                             {w + t, 0.5f * h, t, 0.5f * h}};
+  *x = place[k][0];
+  *y = place[k][1];
+  *hw = place[k][2];
+  *hh = place[k][3];
 }

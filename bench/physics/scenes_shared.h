@@ -144,6 +144,59 @@ void bench_arena_walker_start(int i, float* x, float* y);
 void bench_arena_walker_force(int i, int step, float dt, float mass, float vx, float vy, float* fx,
                               float* fy);
 
+// ---- bouncy crowds: energy against Box2D v3 ---------------------------------------------
+// A closed box of four static walls 0.5 m thick around an inner 24 m x 18 m (x from -12 to
+// 12, the floor's top at y = 0), restitution 1, friction 0, holding 400 bodies of friction 0
+// and density 1 on a grid of 1 m cells, 24 across and 17 up, filled from the floor (400 of
+// its 408 cells: 400 bodies in 432 m^2 leave no room for larger cells), each at its cell's
+// centre with a seeded random velocity of up to 4 m/s in a random direction and no spin.
+// Nothing in the scene adds energy: its mechanical energy should never rise above the start.
+
+enum {
+  BENCH_BOUNCY_BODIES = 400,
+  BENCH_BOUNCY_COLUMNS = 24,
+  BENCH_BOUNCY_SCENES = 5,
+  BENCH_BOUNCY_STEPS = 1200,       // 20 s at 60 Hz
+  BENCH_BOUNCY_SAMPLE_EVERY = 30,  // steps between two energy samples (bench_scene.probe_every)
+};
+
+#define BENCH_BOUNCY_HALF_WIDTH 12.0f  // inner half width, m
+#define BENCH_BOUNCY_HEIGHT 18.0f      // inner height above the floor's top (y = 0), m
+#define BENCH_BOUNCY_WALL 0.25f        // half the walls' thickness, m
+#define BENCH_BOUNCY_CELL 1.0f         // grid cell, m
+#define BENCH_BOUNCY_MAX_SPEED 4.0f    // initial speed at most, m/s
+
+typedef enum bench_bouncy_shapes {
+  BENCH_BOUNCY_CIRCLES,  // circles r = 0.4
+  BENCH_BOUNCY_BOXES,    // boxes 0.8 x 0.8
+  BENCH_BOUNCY_MIXED,    // circles (even indices) and boxes (odd) of sizes 0.15-0.45 (radius,
+                         // half extents each)
+} bench_bouncy_shapes;
+
+typedef struct bench_bouncy_scene {
+  const char* name;
+  bench_bouncy_shapes shapes;
+  float restitution;  // the bodies' (the walls': 1)
+  float gravity;      // y, m/s^2 (x: 0)
+} bench_bouncy_scene;
+
+/// bouncy_circles, bouncy_circles_095, bouncy_topdown, bouncy_boxes, bouncy_mixed.
+extern const bench_bouncy_scene bench_bouncy_scenes[BENCH_BOUNCY_SCENES];
+/// The bouncy scene of that name, or NULL.
+const bench_bouncy_scene* bench_bouncy_find(const char* name);
+
+typedef struct bench_bouncy_body {
+  int box;     // 1: a box of half extents hw, hh (angle 0); 0: a circle of `radius`
+  float x, y;  // centre
+  float hw, hh, radius;
+  float vx, vy;  // initial velocity
+} bench_bouncy_body;
+
+/// Body i (0..BENCH_BOUNCY_BODIES-1) of scene s: the same for every engine and every run.
+bench_bouncy_body bench_bouncy_body_at(const bench_bouncy_scene* s, int i);
+/// Wall k (0..3: floor, ceiling, left, right): its centre and half extents.
+void bench_bouncy_wall(int k, float* x, float* y, float* hw, float* hh);
+
 #ifdef __cplusplus
 }
 #endif
