@@ -122,10 +122,10 @@ static cl_xstate state_of(const cl_when* w, const arb_snap2_entity* e) {
 // A body's pose at the chosen moment; false when the body is not known.
 static bool body_pose(const arb_client* c, const cl_when* w, uint32_t id, arb_transform* xf) {
   if (w->latest) {
-    arb_proto_entity pe;
-    if (!cl_snapshots_body_at(w->newest, id, &pe)) return false;
-    xf->p = arb_v2(arb_proto_dequantize_pos(pe.state.x), arb_proto_dequantize_pos(pe.state.y));
-    xf->q = arb_rot_from_angle(arb_proto_dequantize_angle(pe.state.angle));
+    cl_body b;
+    if (!cl_snapshots_body_at(w->newest, id, &b)) return false;
+    xf->p = b.position;
+    xf->q = arb_rot_from_angle(b.angle);
     return true;
   }
   if (c->sampled_own && id == c->session.avatar_entity) {

@@ -15,7 +15,7 @@ int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem) {
 
 void cl_snapshots_deinit(cl_snapshots* s) {
   for (int i = 0; i < CL_SLOTS; i++) {
-    cl_free(&s->mem, s->slots[i].set.items);
+    cl_free(&s->mem, s->slots[i].bodies.items);
     cl_free(&s->mem, s->slots[i].origins.items);
   }
   cl_free(&s->mem, s->drawn.items);
@@ -29,7 +29,7 @@ void cl_snapshots_reset(cl_snapshots* s) {
   for (int i = 0; i < CL_SLOTS; i++) {
     s->slots[i].used = false;
     s->slots[i].complete = false;
-    s->slots[i].set.count = 0;
+    s->slots[i].bodies.count = 0;
     s->slots[i].origins.count = 0;
   }
   s->newest_complete = 0;
@@ -57,10 +57,10 @@ static int set_room(cl_snapshots* s, void** items, int* cap, int need, int most,
   return cl_grow(&s->mem, items, cap, need, elem);
 }
 
-static int ensure_cap(cl_snapshots* s, arb_proto_entity_set* set, int need) {
+static int ensure_cap(cl_snapshots* s, cl_body_set* set, int need) {
   void* items = set->items;
-  int rc = set_room(s, &items, &set->cap, need, s->max_entities, sizeof(arb_proto_entity));
-  set->items = (arb_proto_entity*)items;
+  int rc = set_room(s, &items, &set->cap, need, s->max_entities, sizeof(cl_body));
+  set->items = (cl_body*)items;
   return rc;
 }
 
@@ -72,23 +72,34 @@ static int ensure_origins(cl_snapshots* s, arb_snap2_set* set, int need) {
   return rc;
 }
 
-// A body's origin evaluated at the slot's tick, in the v1 form (the angular velocity
-// converted from turns to the v1 unit).
-static arb_proto_entity body_at(const cl_slot* sl, const arb_snap2_entity* e) {
-  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, sl->tick, &sl->h);
-  arb_proto_entity pe;
-  pe.id = e->id;
-  pe.desc_version = 0;
-  pe.state.x = v.x;
-  pe.state.y = v.y;
-  pe.state.angle = v.angle;
-  pe.state.vx = v.vx;
-  pe.state.vy = v.vy;
-  pe.state.w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
-  return pe;
+const cl_body* cl_body_set_find(const cl_body_set* set, uint32_t id) {
+  int lo = 0, hi = set->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (set->items[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < set->count && set->items[lo].id == id ? &set->items[lo] : NULL;
 }
 
-bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out) {
+cl_body cl_body_from_state(uint32_t id, const arb_snap2_state* q) {
+  cl_body b;
+  b.id = id;
+  b.q = *q;
+  b.position = arb_v2(arb_proto_dequantize_pos(q->x), arb_proto_dequantize_pos(q->y));
+  b.angle = arb_proto_dequantize_angle(q->angle);
+  b.velocity = arb_v2(arb_proto_dequantize_vel(q->vx), arb_proto_dequantize_vel(q->vy));
+  b.angular_velocity = arb_snap2_dequantize_angvel(q->w);
+  return b;
+}
+
+// A body's origin evaluated at the slot's tick.
+static cl_body body_at(const cl_slot* sl, const arb_snap2_entity* e) {
+  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, sl->tick, &sl->h);
+  return cl_body_from_state(e->id, &v);
+}
+
+bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, cl_body* out) {
   const arb_snap2_entity* e = arb_snap2_set_find(&sl->origins, id);
   if (!e || e->cls != ARB_SNAP2_BODY) return false;
   *out = body_at(sl, e);
@@ -102,9 +113,9 @@ bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out)
 // kept only if this view wrote it (else newer views already gave its history).
 static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
   const arb_snap2_set* from = newest ? &s->drawn : &sl->origins;
-  int rc = ensure_cap(s, &sl->set, from->count);
+  int rc = ensure_cap(s, &sl->bodies, from->count);
   if (rc) return rc;
-  sl->set.count = 0;
+  sl->bodies.count = 0;
   for (int i = 0; i < from->count; i++) {
     const arb_snap2_entity* e = &from->items[i];
     if (e->cls != ARB_SNAP2_BODY) continue;
@@ -113,7 +124,7 @@ static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
       if (d->s.t0 <= sl->tick) e = d;
       else if (e->s.t0 != sl->tick) continue;
     }
-    sl->set.items[sl->set.count++] = body_at(sl, e);
+    sl->bodies.items[sl->bodies.count++] = body_at(sl, e);
   }
   return 0;
 }
@@ -162,7 +173,7 @@ static const cl_desc_entry* find_desc(const cl_snapshots* s, uint32_t id, uint8_
   return found ? &s->descs[i] : NULL;
 }
 
-const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
+const cl_body_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
   const cl_desc_entry* e = find_desc(s, id, ARB_SNAP2_BODY);
   return e ? &e->desc : NULL;
 }
@@ -292,7 +303,7 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   sl->used = false;  // until the copy succeeded
   sl->complete = false;
   sl->origins.count = 0;
-  sl->set.count = 0;
+  sl->bodies.count = 0;
   if (base) {
     int rc = ensure_origins(s, &sl->origins, base->origins.count);
     if (rc == 0) rc = arb_snap2_set_copy(&sl->origins, &base->origins);
@@ -312,9 +323,9 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   return 0;
 }
 
-// Bodies' descriptions in the v1 form the client's entity table uses (the first shape),
-// with a compound body's other shapes beside it; the others' in the form cl_extras.c
-// draws from.
+// Bodies' descriptions in the form the client's entity table uses (the first shape), with
+// a compound body's other shapes beside it; the others' in the form cl_extras.c draws
+// from.
 static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
   for (int i = 0; i < p->record_count; i++) {
     const arb_snap2_record* r = &p->records[i];

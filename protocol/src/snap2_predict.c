@@ -20,7 +20,7 @@ static int32_t clamp32(int64_t v) {
 }
 
 /* 32768 / pi as float64, the same literal as the angle quantization. */
-#define TURN_STEPS_PER_RADIAN 10430.378350470453
+#define TURN_STEPS_PER_RADIAN ARB_SNAP2_ANGVEL_SCALE
 
 int32_t arb_snap2_quantize_angvel(float rps) {
   if (isnan(rps)) return 0;

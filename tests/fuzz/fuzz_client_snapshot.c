@@ -56,14 +56,14 @@ static void fz_free(void* ptr, void* user) {
     }                                                                            \
   } while (0)
 
-static bool same_state(const arb_proto_entity_state* a, const arb_proto_entity_state* b) {
+static bool same_state(const arb_snap2_state* a, const arb_snap2_state* b) {
   return a->x == b->x && a->y == b->y && a->angle == b->angle && a->vx == b->vx && a->vy == b->vy &&
-         a->w == b->w;
+         a->w == b->w && a->t0 == b->t0;
 }
 
 // The body `id` of the drawn set evaluated at the slot's tick, as a view's body.
 static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id,
-                          arb_proto_entity* out) {
+                          cl_body* out) {
   cl_slot as_drawn = *sl;
   as_drawn.origins = s->drawn;
   return cl_snapshots_body_at(&as_drawn, id, out);
@@ -81,7 +81,7 @@ static void check_completed(const cl_snapshots* s, const cl_slot* sl, bool newes
     if (e->cls != ARB_SNAP2_BODY) continue;
     const arb_snap2_entity* d = newest ? e : arb_snap2_set_find(&s->drawn, e->id);
     bool fresher = d && d->cls == ARB_SNAP2_BODY && d->s.t0 > e->s.t0;
-    arb_proto_entity want;
+    cl_body want;
     if (newest || (fresher && d->s.t0 <= sl->tick)) {
       CHECK(drawn_body_at(s, sl, e->id, &want));
     } else if (fresher && e->s.t0 != sl->tick) {
@@ -89,11 +89,11 @@ static void check_completed(const cl_snapshots* s, const cl_slot* sl, bool newes
     } else {
       CHECK(cl_snapshots_body_at(sl, e->id, &want));
     }
-    CHECK(k < sl->set.count && sl->set.items[k].id == e->id);
-    CHECK(same_state(&sl->set.items[k].state, &want.state));
+    CHECK(k < sl->bodies.count && sl->bodies.items[k].id == e->id);
+    CHECK(same_state(&sl->bodies.items[k].q, &want.q));
     k++;
   }
-  CHECK(k == sl->set.count);
+  CHECK(k == sl->bodies.count);
 }
 
 static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
@@ -117,8 +117,9 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
     if (sl->complete) {
       // Bodies in id order within the limit. Which origin each came from is checked when
       // the view completes (check_completed): the drawn set it read changes later.
-      CHECK(sl->set.count >= 0 && sl->set.count <= s->max_entities);
-      for (int k = 1; k < sl->set.count; k++) CHECK(sl->set.items[k - 1].id < sl->set.items[k].id);
+      CHECK(sl->bodies.count >= 0 && sl->bodies.count <= s->max_entities);
+      for (int k = 1; k < sl->bodies.count; k++)
+        CHECK(sl->bodies.items[k - 1].id < sl->bodies.items[k].id);
     }
     for (int j = 0; j < i; j++) CHECK(!s->slots[j].used || s->slots[j].tick != sl->tick);
     total += o->count;
@@ -135,7 +136,7 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
   // the description table (doubling growth over its bound).
   size_t bound = sizeof(arb_snap2_part) +
                  (size_t)CL_SLOTS * 2u * (size_t)view_limit *
-                     (sizeof(arb_snap2_entity) + sizeof(arb_proto_entity)) +
+                     (sizeof(arb_snap2_entity) + sizeof(cl_body)) +
                  2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAP2_MAX_PART_RECORDS + 16) *
                      sizeof(cl_desc_entry);
   CHECK(heap->live <= bound);

@@ -284,17 +284,11 @@ int tc_send_input(tc_client* c, const arb_controls* controls) {
   return tc_send_raw(c, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, false);
 }
 
-bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* out) {
+bool tc_entity(const tc_client* c, uint32_t entity_id, arb_snap2_state* out) {
   if (c->latest_slot < 0) return false;
   const arb_snap2_entity* e = arb_snap2_set_find(&c->ring[c->latest_slot], entity_id);
   if (e == NULL) return false;
-  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, c->latest_tick, &c->ring_h[c->latest_slot]);
-  out->x = v.x;
-  out->y = v.y;
-  out->angle = v.angle;
-  out->vx = v.vx;
-  out->vy = v.vy;
-  out->w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
+  *out = arb_snap2_eval(&e->s, e->cls, c->latest_tick, &c->ring_h[c->latest_slot]);
   return true;
 }
 

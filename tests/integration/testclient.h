@@ -98,9 +98,8 @@ int tc_wait_settled(tc_client** cs, int n, int timeout_ms);
 int tc_send_input(tc_client* c, const arb_controls* controls);
 /// Send raw bytes (for malformed traffic).
 int tc_send_raw(tc_client* c, uint8_t channel, const void* data, size_t len, bool reliable);
-/// Entity state in the newest complete snapshot, evaluated at its tick (angular velocity
-/// in the v1 unit); false when absent.
-bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* out);
+/// Entity state in the newest complete snapshot, evaluated at its tick; false when absent.
+bool tc_entity(const tc_client* c, uint32_t entity_id, arb_snap2_state* out);
 /// Disconnect politely (bounded wait) and close the host.
 void tc_close(tc_client* c);
 

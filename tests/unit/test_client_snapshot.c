@@ -62,9 +62,9 @@ static int receive(cl_snapshots* s, cl_snap_result* res) {
 }
 
 static int32_t x_of(const cl_slot* sl, uint32_t id) {
-  const arb_proto_entity* e = arb_proto_entity_set_find(&sl->set, id);
+  const cl_body* e = cl_body_set_find(&sl->bodies, id);
   assert_non_null(e);
-  return e->state.x;
+  return e->q.x;
 }
 
 // cmocka fixture: a ring of 100 snapshots with the default allocator, as *state.
@@ -109,7 +109,7 @@ static void test_client_snapshot_parts_any_order(void** state) {
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   assert_int_equal(s->newest_complete, 10u);
-  assert_int_equal(res.slot->set.count, 4);
+  assert_int_equal(res.slot->bodies.count, 4);
   assert_int_equal(x_of(res.slot, 5), 500);
   assert_int_equal(cl_snapshots_desc(s, 2)->owner, 20u);
   assert_int_equal(receive(s, &res), 0);  // a part of a complete tick
@@ -260,9 +260,9 @@ static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed);
   assert_false(res.newest);
-  assert_int_equal(res.slot->set.count, 2);
+  assert_int_equal(res.slot->bodies.count, 2);
   assert_int_equal(x_of(res.slot, 1), 130);  // 13's origin: fresher than 10's, before 14
-  assert_null(arb_proto_entity_set_find(&res.slot->set, 2));  // 15 gave its history
+  assert_null(cl_body_set_find(&res.slot->bodies, 2));        // 15 gave its history
   assert_int_equal(x_of(res.slot, 3), 340);                   // its own correction
   assert_int_equal(res.slot->origins.count, 3);               // deltas still apply to its own view
 }

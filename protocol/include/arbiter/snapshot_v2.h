@@ -54,7 +54,9 @@ typedef struct arb_snap2_state {
   uint32_t t0;  ///< tick of the origin (not on the wire: the tick of the record that set it)
 } arb_snap2_state;
 
-/// Angular velocity quantization of v2 (turn fractions per second, round half away).
+/// Angular velocity quantization of v2 (turn fractions per second, round half away):
+/// units per rad/s (32768 / pi, the angle quantization's steps per radian).
+#define ARB_SNAP2_ANGVEL_SCALE 10430.378350470453
 ARB_API int32_t arb_snap2_quantize_angvel(float radians_per_second);
 ARB_API float arb_snap2_dequantize_angvel(int32_t q);
 
