@@ -548,12 +548,6 @@ static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_inpu
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
 }
 
-// A version-1 snapshot: a version-2 server never sends one.
-static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
-  (void)data, (void)len;
-  count_error(c, NULL, "snapshot (5): a protocol version 1 message, this client speaks 2");
-}
-
 // What one part says about the entity table: enters and leaves when it is the newest
 // tick, and history for every body it wrote.
 static void take_records(arb_client* c, const cl_snap_result* res, bool newest, double t) {

@@ -1,7 +1,7 @@
-// Fuzz targets for every protocol decoder and the replay-log reader. One source, four
-// targets (FUZZ_TARGET): 1 proto_control (hello, welcome, reject, event, scene, view), 2
-// proto_input (input, ping, peek_type), 3 proto_snapshot (snapshot + apply, pong), 4 replay
-// (reader and record decoders). Properties checked on every input:
+// Fuzz targets for every protocol decoder but the snapshot's (fuzz_snap2.c) and the
+// replay-log reader. One source, three targets (FUZZ_TARGET): 1 proto_control (hello,
+// welcome, reject, event, scene, view), 2 proto_input (input, ping, pong, peek_type), 3
+// replay (reader and record decoders). Properties checked on every input:
 //   - a decoder returns 0 or a negative ARB_E_* with a non-empty reason;
 //   - whatever decodes is a valid message: it encodes again, and that encoding decodes
 //     and encodes to the same bytes.
@@ -17,14 +17,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-#if FUZZ_TARGET == 4
+#if FUZZ_TARGET == 3
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 static void read_log(const uint8_t* data, size_t size);
 #endif
 
 static uint8_t enc1[1 << 20];
-#if FUZZ_TARGET != 4
+#if FUZZ_TARGET != 3
 static uint8_t enc2[1 << 20];
 #endif
 
@@ -69,29 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (arb_proto_peek_type(data, size, &t) == 0 && (t < 1 || t >= ARB_PROTO_MSG_TYPE_COUNT)) abort();
   ROUNDTRIP(arb_proto_input, arb_proto_decode_input, arb_proto_encode_input, (void)0);
   ROUNDTRIP(arb_proto_ping, arb_proto_decode_ping, arb_proto_encode_ping, (void)0);
-#elif FUZZ_TARGET == 3
-  ROUNDTRIP(arb_proto_snapshot, arb_proto_decode_snapshot, arb_proto_encode_snapshot, (void)0);
   ROUNDTRIP(arb_proto_pong, arb_proto_decode_pong, arb_proto_encode_pong, (void)0);
-  {
-    static arb_proto_snapshot part;
-    static arb_proto_entity items[2 * ARB_PROTO_MAX_PART_ENTERED + 8];
-    if (arb_proto_decode_snapshot(data, size, &part, NULL) == 0) {
-      // a view holding a few ids the fuzzer can hit, then the part applied to it
-      arb_proto_entity_set view = {items, 0, (int)(sizeof items / sizeof items[0])};
-      for (uint32_t id = 1; id <= 8; id++) {
-        memset(&items[view.count], 0, sizeof items[0]);
-        items[view.count++].id = id * 3;
-      }
-      arb_proto_error err;
-      int before = view.count;
-      int rc = arb_proto_entity_set_apply(&view, &part, &err);
-      check_error(rc, &err);
-      if (rc < 0 && view.count != before) abort();  // a refused part changes nothing
-      for (int i = 1; i < view.count; i++)
-        if (view.items[i].id <= view.items[i - 1].id) abort();
-    }
-  }
-#elif FUZZ_TARGET == 4
+#elif FUZZ_TARGET == 3
   read_log(data, size);
   // The checksums stop almost every mutation at the frame: also read a copy whose
   // checksums were recomputed, so the fuzzer reaches the record bodies.
@@ -111,12 +90,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(fixed);
   }
 #else
-#error "FUZZ_TARGET must be 1..4"
+#error "FUZZ_TARGET must be 1..3"
 #endif
   return 0;
 }
 
-#if FUZZ_TARGET == 4
+#if FUZZ_TARGET == 3
 static void read_log(const uint8_t* data, size_t size) {
   {
     static arb_replay_tick tick;

@@ -5,8 +5,6 @@ endif()
 set(_proto_libs arbiter_protocol arb::msgpack)
 arb_add_test(test_proto_codec SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_codec.c
              LIBS ${_proto_libs} LABELS unit)
-arb_add_test(test_proto_delta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_delta.c
-             LIBS ${_proto_libs} LABELS unit)
 arb_add_test(test_proto_replay SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_replay.c
              LIBS ${_proto_libs} LABELS unit replay INCLUDES ${XXHASH_INCLUDE_DIRS})
 arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_golden.c
