@@ -4,8 +4,8 @@
 // joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
 // independent "clients" from the same capture:
 //   exact         tolerances 0: the client draws the exact quantized state
-//   default       default tolerances (arb_snap2_default_tolerance), no budget
-//                 (both straight from arb_snap2_build, with a lossless model of what the
+//   default       default tolerances (arb_snapshot_default_tolerance), no budget
+//                 (both straight from arb_snapshot_build, with a lossless model of what the
 //                 client draws)
 //   server N      the server's own path (sv_snapshot with --client-kbps N, the drawn-set
 //                 model, error-weighted priorities, the rate controller)
@@ -28,7 +28,7 @@
 
 #include "cl_snapshot.h"
 #include "scenes.h"
-#include "sv_capture2.h"
+#include "sv_capture.h"
 #include "sv_snapshot.h"
 
 #define MAX_ENT 12000
@@ -66,13 +66,13 @@ typedef struct client {
   const char* label;
   int kbps;         ///< 0 = no budget
   int server_path;  ///< through sv_snapshot (kbps = its ceiling)
-  arb_snap2_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
+  arb_snapshot_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
   sv_snap_client sc;
   cl_snapshots rx;  ///< the client library's receiver
-  arb_snap2_tolerance tol;
-  arb_snap2_builder* builder;
-  arb_snap2_entity* storage;
-  arb_snap2_set ring[RING];
+  arb_snapshot_tolerance tol;
+  arb_snapshot_builder* builder;
+  arb_snapshot_entity* storage;
+  arb_snapshot_set ring[RING];
   uint32_t ring_tick[RING];
   int next;
   uint32_t acked;
@@ -82,7 +82,7 @@ typedef struct client {
   samples err_all, err_near;
 } client;
 
-static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol,
+static void client_init(client* c, const char* label, int kbps, arb_snapshot_tolerance tol,
                         int server_path) {
   memset(c, 0, sizeof *c);
   c->label = label;
@@ -96,20 +96,20 @@ static void client_init(client* c, const char* label, int kbps, arb_snap2_tolera
     if (sv_snap_client_init(&c->sc, MAX_ENT) != 0) exit(2);
     sv_snap_client_reset(&c->sc, kbps);
   }
-  if (arb_snap2_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
+  if (arb_snapshot_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
   c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
-  c->drawn = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
-  c->drawn_tmp = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
+  c->drawn = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
+  c->drawn_tmp = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
   if (!c->storage || !c->drawn.items || !c->drawn_tmp.items)
     exit(2);
   for (int i = 0; i < RING; ++i)
-    c->ring[i] = (arb_snap2_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
+    c->ring[i] = (arb_snapshot_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
 }
 
 static void client_free(client* c) {
   cl_snapshots_deinit(&c->rx);
   if (c->server_path) sv_snap_client_free(&c->sc);
-  arb_snap2_builder_destroy(c->builder);
+  arb_snapshot_builder_destroy(c->builder);
   free(c->storage);
   free(c->drawn.items);
   free(c->drawn_tmp.items);
@@ -124,9 +124,9 @@ static int find_slot(const client* c, uint32_t tick) {
 }
 
 typedef struct world_now {
-  sv_capture2* cap;
+  sv_capture* cap;
   uint32_t tick;
-  arb_snap2_interest interest;
+  arb_snapshot_interest interest;
   const int* near;  ///< indices into cap->set of the 50 bodies nearest the avatar
   int near_count;
   double t;            ///< seconds of game time
@@ -136,7 +136,7 @@ typedef struct world_now {
 } world_now;
 
 static bool counted(const world_now* w, int i) {
-  if (w->cap->set.items[i].cls != ARB_SNAP2_BODY) return false;
+  if (w->cap->set.items[i].cls != ARB_SNAPSHOT_BODY) return false;
   if (w->view_radius <= 0.0f) return true;
   return arb_length(arb_sub(w->cap->positions[i], w->interest.avatar)) <= w->view_radius;
 }
@@ -145,7 +145,7 @@ static bool counted(const world_now* w, int i) {
 static void measure(client* c, const world_now* w) {
   const cl_slot* sl = cl_snapshots_get(&c->rx, c->rx.newest_complete);
   if (!sl || sl->tick != w->tick) return;  // this tick did not complete (not measured)
-  const arb_snap2_set* cur = &w->cap->set;
+  const arb_snapshot_set* cur = &w->cap->set;
   int missing = 0;
   for (int i = 0; i < cur->count; ++i)
     if (counted(w, i) && !cl_body_set_find(&sl->bodies, cur->items[i].id)) ++missing;
@@ -162,7 +162,7 @@ static void measure(client* c, const world_now* w) {
   }
 }
 
-static void receive(client* c, const arb_snap2_build_result* r) {
+static void receive(client* c, const arb_snapshot_build_result* r) {
   for (int p = 0; p < r->packet_count; ++p) {
     cl_snap_result res;
     arb_proto_error err;
@@ -173,40 +173,40 @@ static void receive(client* c, const arb_snap2_build_result* r) {
   }
 }
 
-static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap2_build_result* r) {
+static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snapshot_build_result* r) {
   if (find_slot(c, acked) >= 0) c->acked = acked;
   int base = find_slot(c, c->acked), write = c->next;
   if (base == write) base = -1;
-  sv_capture2* cap = w->cap;
-  arb_snap2_build_args a;
+  sv_capture* cap = w->cap;
+  arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
-  a.h = (arb_snap2_header){
+  a.h = (arb_snapshot_header){
       w->tick, base >= 0 ? c->ring_tick[base] : 0, 0, 0, 0, 60, cap->gravity_x, cap->gravity_y};
   a.baseline = base >= 0 ? &c->ring[base] : NULL;
   a.current = &cap->set;
-  a.describe = sv_capture2_describe;
+  a.describe = sv_capture_describe;
   a.describe_user = cap;
   a.tol = c->tol;
   a.packet_overhead = WIRE_OVERHEAD;
   a.sent = &c->ring[write];
   a.drawn = &c->drawn;
-  int rc = arb_snap2_build(c->builder, &a, r);
+  int rc = arb_snapshot_build(c->builder, &a, r);
   if (rc != 0) {
     fprintf(stderr, "bench-snapshot: build failed: %s\n", arb_strerror(rc));
     exit(2);
   }
   c->ring_tick[write] = w->tick;
   c->next = (write + 1) % RING;
-  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
+  if (arb_snapshot_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
                             &c->drawn_tmp) != 0)
     exit(2);
-  arb_snap2_set t = c->drawn;
+  arb_snapshot_set t = c->drawn;
   c->drawn = c->drawn_tmp;
   c->drawn_tmp = t;
 }
 
 static void client_snapshot(client* c, const world_now* w, uint32_t acked, int rtt_ms) {
-  arb_snap2_build_result r;
+  arb_snapshot_build_result r;
   if (c->server_path) {
     sv_snap_client_ack(&c->sc, acked);
     sv_snap_request req = {
@@ -233,11 +233,11 @@ static int by_distance(const void* a, const void* b) {
 }
 
 /* The 50 bodies nearest the avatar (the avatar itself excluded). */
-static int nearest(const sv_capture2* cap, uint32_t avatar, arb_vec2 center, int* scratch,
+static int nearest(const sv_capture* cap, uint32_t avatar, arb_vec2 center, int* scratch,
                    int* out) {
   int n = 0;
   for (int i = 0; i < cap->set.count; ++i)
-    if (cap->set.items[i].cls == ARB_SNAP2_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
+    if (cap->set.items[i].cls == ARB_SNAPSHOT_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
   sort_pos = cap->positions;
   sort_center = center;
   qsort(scratch, (size_t)n, sizeof *scratch, by_distance);
@@ -291,22 +291,22 @@ static void run_scene(bench_scene s, const options* o) {
   arb_game* game = load(s, &scene);
   uint32_t avatar = 0;
   if (arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar) != 0) exit(2);
-  static sv_capture2 cap;
+  static sv_capture cap;
   static client cl[MAX_CONFIGS];
   static const int budgets[] = {64, 128, 256, 1000};
   static char labels[4][32];
-  const arb_snap2_tolerance exact = {0, 0, 0, 0};
+  const arb_snapshot_tolerance exact = {0, 0, 0, 0};
   static sv_snapshot server;
   static sv_snap_scratch scratch_server;
-  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
+  if (sv_capture_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
       sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0)
     exit(2);
   int nc = 0;
   client_init(&cl[nc++], "exact", 0, exact, 0);
-  client_init(&cl[nc++], "default", 0, arb_snap2_default_tolerance(), 0);
+  client_init(&cl[nc++], "default", 0, arb_snapshot_default_tolerance(), 0);
   for (int b = 0; b < 4; ++b) {
     snprintf(labels[b], sizeof labels[b], "server %d", budgets[b]);
-    client_init(&cl[nc++], labels[b], budgets[b], arb_snap2_default_tolerance(), 1);
+    client_init(&cl[nc++], labels[b], budgets[b], arb_snapshot_default_tolerance(), 1);
   }
   static int scratch[MAX_ENT], near[50];
   uint32_t sent_ticks[4096];
@@ -318,13 +318,13 @@ static void run_scene(bench_scene s, const options* o) {
     uint32_t acked = 0;
     for (int i = 0; i < sent_count; ++i)
       if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
-    sv_capture2_run(&cap, game);
+    sv_capture_run(&cap, game);
     sv_snapshot_capture(&server, game, o->view_radius);
     world_now w = {&cap,           (uint32_t)t,     {0}, near, 0, t / 60.0, o->view_radius,
                    &server, &scratch_server};
     w.interest.avatar_id = avatar;
     w.interest.near_radius = 10.0f;
-    const arb_snap2_entity* me = arb_snap2_set_find(&cap.set, avatar);
+    const arb_snapshot_entity* me = arb_snapshot_set_find(&cap.set, avatar);
     if (me) w.interest.avatar = cap.positions[me - cap.set.items];
     w.near_count = nearest(&cap, avatar, w.interest.avatar, scratch, near);
     for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked, o->rtt_ms);
@@ -340,7 +340,7 @@ static void run_scene(bench_scene s, const options* o) {
     print_row(cl[c].label, cl[c].bytes, cl[c].packets, o->seconds, &cl[c]);
     client_free(&cl[c]);
   }
-  sv_capture2_free(&cap);
+  sv_capture_free(&cap);
   sv_snapshot_free(&server);
   sv_snap_scratch_free(&scratch_server);
   arb_game_destroy(game);

@@ -551,12 +551,12 @@ static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_inpu
 // What one part says about the entity table: enters and leaves when it is the newest
 // tick, and history for every body it wrote.
 static void take_records(arb_client* c, const cl_snap_result* res, bool newest, double t) {
-  const arb_snap2_part* p = res->part;
+  const arb_snapshot_part* p = res->part;
   for (int i = 0; i < p->record_count; i++) {
-    const arb_snap2_record* r = &p->records[i];
-    if (newest && r->op == ARB_SNAP2_REMOVE) remove_entity(c, r->id, res->tick);
-    if (r->op == ARB_SNAP2_REMOVE || r->cls != ARB_SNAP2_BODY) continue;
-    if (newest && r->op == ARB_SNAP2_ENTER) {
+    const arb_snapshot_record* r = &p->records[i];
+    if (newest && r->op == ARB_SNAPSHOT_REMOVE) remove_entity(c, r->id, res->tick);
+    if (r->op == ARB_SNAPSHOT_REMOVE || r->cls != ARB_SNAPSHOT_BODY) continue;
+    if (newest && r->op == ARB_SNAPSHOT_ENTER) {
       const cl_body_desc* d = cl_snapshots_desc(&c->snaps, r->id);
       if (d) add_entity(c, r->id, d, res->tick);
     }
@@ -565,7 +565,7 @@ static void take_records(arb_client* c, const cl_snap_result* res, bool newest, 
   }
 }
 
-static void on_snapshot2(arb_client* c, const uint8_t* data, size_t len) {
+static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   if (c->state != ARB_CLIENT_CONNECTED) return;
   uint32_t newest_before = c->snaps.newest_complete;
   cl_snap_result res;

@@ -163,13 +163,13 @@ int cl_predict_advance(cl_predict* p, uint32_t tick, const arb_controls* cmd) {
 // The predicted avatar quantized as the server quantizes its bodies for the snapshot
 // stream equals the server's state (every field, the angular velocity at the wire's
 // 1/65536 turn per second).
-static bool same_quantized(const cl_predict_tick* s, const arb_snap2_state* q) {
+static bool same_quantized(const cl_predict_tick* s, const arb_snapshot_state* q) {
   return arb_proto_quantize_pos(s->position.x) == q->x &&
          arb_proto_quantize_pos(s->position.y) == q->y &&
          arb_proto_quantize_angle(s->angle) == q->angle &&
          arb_proto_quantize_vel(s->velocity.x) == q->vx &&
          arb_proto_quantize_vel(s->velocity.y) == q->vy &&
-         arb_snap2_quantize_angvel(s->angular_velocity) == q->w;
+         arb_snapshot_quantize_angvel(s->angular_velocity) == q->w;
 }
 
 // `mine` moved into the quantization cell of `q` (value q / scale, rounded half away from
@@ -214,12 +214,12 @@ static int resimulate(cl_predict* p, uint32_t tick, const cl_body_set* view,
     // The nearest state the server's quantized one allows: each field moves only as far
     // as into the server's cell, so the next snapshots are not corrections again merely
     // because the cell's centre is not where the server really is.
-    const arb_snap2_state* q = &avatar->q;
+    const arb_snapshot_state* q = &avatar->q;
     arb_vec2 pos = {into_cell(s->position.x, q->x, ARB_PROTO_POS_SCALE),
                     into_cell(s->position.y, q->y, ARB_PROTO_POS_SCALE)};
     arb_vec2 vel = {into_cell(s->velocity.x, q->vx, ARB_PROTO_VEL_SCALE),
                     into_cell(s->velocity.y, q->vy, ARB_PROTO_VEL_SCALE)};
-    float w = into_cell(s->angular_velocity, q->w, ARB_SNAP2_ANGVEL_SCALE);
+    float w = into_cell(s->angular_velocity, q->w, ARB_SNAPSHOT_ANGVEL_SCALE);
     float angle = arb_proto_quantize_angle(s->angle) == q->angle ? s->angle : avatar->angle;
     set_avatar(p, pos, angle, vel, w);
   }

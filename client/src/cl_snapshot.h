@@ -1,5 +1,5 @@
-// cl_snapshot — snapshot2 parts in, complete views out (Quake 3 style delta decoding of
-// the v2 stream, PROTOCOL.md §13).
+// cl_snapshot — snapshot parts in, complete views out (Quake 3 style delta decoding of
+// the snapshot stream, PROTOCOL.md §6).
 //
 // The server sends the view of tick T as a delta against a baseline B the client acked
 // (B = 0: full), split into part_count packets that each apply on their own:
@@ -14,7 +14,7 @@
 // for about a second (the server deltas against the last ack it received).
 //
 // A view holds every entity as an *origin* (its state at the tick of the record that last
-// set it, §13.2); a complete view also holds its bodies evaluated at its tick (`bodies`,
+// set it, §6.2); a complete view also holds its bodies evaluated at its tick (`bodies`,
 // cl_body: the wire state and its floats) that interpolation and prediction read. For the
 // newest view those come from the drawn set (every entity's freshest origin over all
 // views received, so a correction that travelled in a sibling snapshot is not undone by
@@ -25,14 +25,14 @@
 // Descriptions arrive only with enter records; they are kept in a table keyed by id while
 // any slot's view still holds the entity.
 //
-// Untrusted input: every packet goes through arb_snap2_decode (bounded, total);
+// Untrusted input: every packet goes through arb_proto_decode_snapshot (bounded, total);
 // anything inconsistent (a part index past part_count, a baseline that differs from the
 // slot's, a delta for an id the baseline lacks) is counted as a decode error with a
 // reason, never asserted. Independent of ENet.
 #pragma once
 
 #include <arbiter/protocol.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 #include "cl_mem.h"
 
@@ -44,7 +44,7 @@
 /// 1/65536 turn per second).
 typedef struct cl_body {
   uint32_t id;
-  arb_snap2_state q;        ///< quantized, at the view's tick (prediction compares it exactly)
+  arb_snapshot_state q;        ///< quantized, at the view's tick (prediction compares it exactly)
   arb_vec2 position;        ///< m
   float angle;              ///< rad, [-pi, pi)
   arb_vec2 velocity;        ///< m/s
@@ -60,9 +60,9 @@ typedef struct cl_body_set {
 /// The body with id `id` (binary search), or NULL.
 const cl_body* cl_body_set_find(const cl_body_set* set, uint32_t id);
 /// A body from its quantized state (the state's t0 is kept, the floats dequantized).
-cl_body cl_body_from_state(uint32_t id, const arb_snap2_state* q);
+cl_body cl_body_from_state(uint32_t id, const arb_snapshot_state* q);
 
-/// How to draw a body (its snapshot2 description, the first shape; a compound body's
+/// How to draw a body (its snapshot description, the first shape; a compound body's
 /// other shapes are in its cl_desc_entry).
 typedef struct cl_body_desc {
   uint8_t body_type;    ///< arb_body_type
@@ -79,14 +79,14 @@ typedef struct cl_slot {
   uint8_t part_count;
   int parts_seen;
   uint8_t seen[32];         ///< bitmap of part indexes received (256 bits)
-  arb_snap2_header h;       ///< of the first part received (the others must agree)
-  arb_snap2_set origins;    ///< the view: baseline + the parts received so far
+  arb_snapshot_header h;       ///< of the first part received (the others must agree)
+  arb_snapshot_set origins;    ///< the view: baseline + the parts received so far
   cl_body_set bodies;       ///< complete views: the bodies evaluated at `tick`
 } cl_slot;
 
-/// How to draw a particle, link or wheel (its snapshot2 description without the body parts).
+/// How to draw a particle, link or wheel (its snapshot description without the body parts).
 typedef struct cl_extra_desc {
-  uint8_t cls;                  ///< arb_snap2_class
+  uint8_t cls;                  ///< arb_snapshot_class
   uint8_t link_kind, joint_type;
   uint32_t a, b;                ///< link ends (0 = the world); wheel: a = chassis
   arb_vec2 anchor_a, anchor_b;  ///< in a's and b's frames (world for an end 0); wheel: mount
@@ -100,7 +100,7 @@ typedef struct cl_desc_entry {
   cl_body_desc desc;           ///< bodies (desc.shape: the first shape)
   cl_extra_desc extra;         ///< extra.cls is the class; the rest only for non-bodies
   uint8_t more_count;          ///< a compound body's other shapes
-  arb_proto_shape more[ARB_SNAP2_MAX_SHAPES - 1];
+  arb_proto_shape more[ARB_SNAPSHOT_MAX_SHAPES - 1];
 } cl_desc_entry;
 
 typedef struct cl_snapshots {
@@ -110,10 +110,10 @@ typedef struct cl_snapshots {
   uint32_t newest_complete;   ///< tick, 0 = none
   /// What is drawn: every entity's freshest origin over the views received
   /// (arbiter/snapshot_drawn.h); the newest view's `bodies` are evaluated from it.
-  arb_snap2_set drawn, drawn_tmp;
+  arb_snapshot_set drawn, drawn_tmp;
   cl_desc_entry* descs;       ///< sorted by (id, class)
   int ndescs, desc_cap;
-  arb_snap2_part* part;       ///< decode scratch (large; allocated once)
+  arb_snapshot_part* part;       ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
   uint64_t parts, completed, duplicates, late, baseline_missing, errors;
 } cl_snapshots;
@@ -124,7 +124,7 @@ typedef struct cl_snap_result {
   bool completed;              ///< this part completed its tick
   bool newest;                 ///< tick is newer than every complete tick before it
   const cl_slot* slot;         ///< the view of `tick` (complete or not)
-  const arb_snap2_part* part;  ///< the decoded part (valid until the next receive)
+  const arb_snapshot_part* part;  ///< the decoded part (valid until the next receive)
 } cl_snap_result;
 
 int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem);

@@ -1,4 +1,4 @@
-// Fuzz targets for every protocol decoder but the snapshot's (fuzz_snap2.c) and the
+// Fuzz targets for every protocol decoder but the snapshot's (fuzz_snapshot.c) and the
 // replay-log reader. One source, three targets (FUZZ_TARGET): 1 proto_control (hello,
 // welcome, reject, event, scene, view), 2 proto_input (input, ping, pong, peek_type), 3
 // replay (reader and record decoders). Properties checked on every input:

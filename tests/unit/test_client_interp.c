@@ -114,14 +114,14 @@ static int cmp_arrival(const void* a, const void* b) {
 
 static void quantize(int e, double t, cl_sample* out) {
   truth tr = world_at(e, t);
-  arb_snap2_state q;
+  arb_snapshot_state q;
   memset(&q, 0, sizeof q);
   q.x = arb_proto_quantize_pos(tr.p.x);
   q.y = arb_proto_quantize_pos(tr.p.y);
   q.angle = arb_proto_quantize_angle(tr.a);
   q.vx = arb_proto_quantize_vel(tr.v.x);
   q.vy = arb_proto_quantize_vel(tr.v.y);
-  q.w = arb_snap2_quantize_angvel(tr.w);
+  q.w = arb_snapshot_quantize_angvel(tr.w);
   cl_body b = cl_body_from_state(0, &q);  // what the client decodes from the wire
   *out = (cl_sample){t, b.position, b.angle, b.velocity, b.angular_velocity};
 }

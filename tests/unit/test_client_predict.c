@@ -81,14 +81,14 @@ static const cl_body_set* authority_view(authority* a) {
   for (int i = 0; i < n; i++) {
     arb_body_id b = ents[i].body;
     arb_vec2 pos = arb_body_get_position(w, b), vel = arb_body_get_linear_velocity(w, b);
-    arb_snap2_state q;
+    arb_snapshot_state q;
     memset(&q, 0, sizeof q);
     q.x = arb_proto_quantize_pos(pos.x);
     q.y = arb_proto_quantize_pos(pos.y);
     q.angle = arb_proto_quantize_angle(arb_body_get_angle(w, b));
     q.vx = arb_proto_quantize_vel(vel.x);
     q.vy = arb_proto_quantize_vel(vel.y);
-    q.w = arb_snap2_quantize_angvel(arb_body_get_angular_velocity(w, b));
+    q.w = arb_snapshot_quantize_angvel(arb_body_get_angular_velocity(w, b));
     a->items[i] = cl_body_from_state(ents[i].id, &q);
   }
   return &a->view;

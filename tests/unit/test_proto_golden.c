@@ -80,10 +80,10 @@ static void redecode(int i, const uint8_t* b, int n) {
     x.static_cap = 8;
     assert_int_equal(arb_proto_decode_welcome(b, (size_t)n, &x, &err), 0);
     m = arb_proto_encode_welcome(&x, again, sizeof again);
-  } else if (!strncmp(name, "snap2_", 6)) {
-    static arb_snap2_part part;
-    assert_int_equal(arb_snap2_decode(b, (size_t)n, &part, &err), 0);
-    m = arb_snap2_encode(&part, again, sizeof again);
+  } else if (!strncmp(name, "snapshot_", 9)) {
+    static arb_snapshot_part part;
+    assert_int_equal(arb_proto_decode_snapshot(b, (size_t)n, &part, &err), 0);
+    m = arb_proto_encode_snapshot(&part, again, sizeof again);
   } else if (!strcmp(name, "replay_header")) {
     arb_replay_reader r;
     assert_int_equal(arb_replay_reader_open(&r, b, (size_t)n, &err), 0);
@@ -149,7 +149,7 @@ static int write_file(const char* dir, const char* sub, const char* name, const 
 static const char* corpus_of(const char* name) {
   if (!strncmp(name, "input", 5) || !strcmp(name, "ping") || !strcmp(name, "pong"))
     return "proto_input";
-  if (!strncmp(name, "snap2_", 6)) return "snap2";
+  if (!strncmp(name, "snapshot_", 9)) return "snapshot";
   if (!strncmp(name, "replay", 6)) return "replay";
   return "proto_control";
 }

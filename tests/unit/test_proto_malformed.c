@@ -44,15 +44,15 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     m.static_cap = 16;
     rc = arb_proto_decode_welcome(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_welcome(&m, scratch, sizeof scratch);
-  } else if (!strncmp(name, "snap2_", 6)) {
-    static arb_snap2_part part;
-    rc = arb_snap2_decode(p, n, &part, &err);
+  } else if (!strncmp(name, "snapshot_", 9)) {
+    static arb_snapshot_part part;
+    rc = arb_proto_decode_snapshot(p, n, &part, &err);
     if (!rc) {
-      again = arb_snap2_encode(&part, scratch, sizeof scratch);
-      arb_snap2_entity items[40] = {{12, ARB_SNAP2_BODY, 0, {0}}, {40, ARB_SNAP2_PARTICLE, 0, {0}}};
-      arb_snap2_set view = {items, 2, 40};
+      again = arb_proto_encode_snapshot(&part, scratch, sizeof scratch);
+      arb_snapshot_entity items[40] = {{12, ARB_SNAPSHOT_BODY, 0, {0}}, {40, ARB_SNAPSHOT_PARTICLE, 0, {0}}};
+      arb_snapshot_set view = {items, 2, 40};
       arb_proto_error aerr;
-      int a = arb_snap2_set_apply(&view, &part, &aerr);
+      int a = arb_snapshot_set_apply(&view, &part, &aerr);
       assert_true(a == 0 || aerr.reason[0] != '\0');
     }
   } else {

@@ -1,5 +1,5 @@
 // arbiter — the wire protocol: message structs, quantization and msgpack encode/decode
-// (the snapshot stream and its builder: arbiter/snapshot_v2.h). protocol/PROTOCOL.md is the
+// (the snapshot stream and its builder: arbiter/snapshot.h). protocol/PROTOCOL.md is the
 // specification; this header is its C binding. Knows nothing of sockets: callers hand
 // packets to ENet themselves.
 //
@@ -113,7 +113,7 @@ typedef struct arb_proto_error {
 // ---- quantization (PROTOCOL.md, "Quantization"; bit-exact on every side) --------------
 
 /// Positions: int32 units of 1/128 m. Velocities: int32 units of 1/256 m/s. Angles: uint16
-/// of a full turn. (Angular velocity: arbiter/snapshot_v2.h.)
+/// of a full turn. (Angular velocity: arbiter/snapshot.h.)
 #define ARB_PROTO_POS_SCALE 128.0f
 #define ARB_PROTO_VEL_SCALE 256.0f
 #define ARB_PROTO_ANGLE_STEPS 65536
@@ -322,9 +322,9 @@ typedef struct arb_proto_scene {
 /// code. The full decoder still checks everything.
 ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
 
-/// The `snapshot2` message (PROTOCOL.md §13) is one part of the v2 stream; its struct and
-/// the functions that work on it are in arbiter/snapshot_v2.h.
-typedef struct arb_snap2_part arb_proto_snapshot2;
+/// The `snapshot` message (PROTOCOL.md §6) is one part of the snapshot stream; its struct and
+/// the functions that work on it are in arbiter/snapshot.h.
+typedef struct arb_snapshot_part arb_proto_snapshot;
 
 /// arb_proto_encode_<name> and arb_proto_decode_<name> for every row of messages.def.
 /// - decode_hello: a hello whose version differs from ARB_PROTO_VERSION returns
