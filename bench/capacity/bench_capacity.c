@@ -114,7 +114,7 @@ static int parse(int argc, char** argv, options* o) {
 /* FNV-1a over every packet of every client, in client order (a length before each). */
 static uint64_t digest_packets(uint64_t h, const sv_snap_job* jobs, int n) {
   for (int i = 0; i < n; ++i) {
-    const arb_snap2_build_result* r = &jobs[i].res;
+    const arb_snapshot_build_result* r = &jobs[i].res;
     for (int p = 0; p < r->packet_count; ++p) {
       uint32_t len = (uint32_t)r->sizes[p];
       for (int k = 0; k < 4; ++k) h = (h ^ (len >> (8 * k) & 0xFFu)) * 0x100000001b3ull;

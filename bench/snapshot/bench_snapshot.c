@@ -3,14 +3,13 @@
 // For each generated scene (scenes.h) it simulates --seconds of game time at 60 Hz with one
 // joined player, captures the world every 2nd tick (30 snapshots/s) and feeds several
 // independent "clients" from the same capture:
-//   v1            the version-1 wire format (the protocol's v1 builder, bodies only)
-//   v2 exact      stream v2, tolerances 0: the client draws the exact quantized state
-//   v2            stream v2, default tolerances (arb_snap2_default_tolerance), no budget
-//                 (both straight from arb_snap2_build, with a lossless model of what the
+//   exact         tolerances 0: the client draws the exact quantized state
+//   default       default tolerances (arb_snapshot_default_tolerance), no budget
+//                 (both straight from arb_snapshot_build, with a lossless model of what the
 //                 client draws)
-//   server N      the server's own path (sv_snapshot: stream v2 with --client-kbps N, the
-//                 drawn-set model, error-weighted priorities, the rate controller)
-// Every v2 packet is decoded by the client library's snapshot receiver (cl_snapshots, what
+//   server N      the server's own path (sv_snapshot with --client-kbps N, the drawn-set
+//                 model, error-weighted priorities, the rate controller)
+// Every packet is decoded by the client library's snapshot receiver (cl_snapshots, what
 // arb_client_sample interpolates between), which acknowledges its newest complete view;
 // the acknowledgement reaches the server --rtt-ms later (no loss). Bandwidth counts the
 // snapshot payloads, and "wire" adds 40 bytes per packet (IPv4 28 + ENet 12). The error is
@@ -29,7 +28,7 @@
 
 #include "cl_snapshot.h"
 #include "scenes.h"
-#include "sv_capture2.h"
+#include "sv_capture.h"
 #include "sv_snapshot.h"
 
 #define MAX_ENT 12000
@@ -67,13 +66,13 @@ typedef struct client {
   const char* label;
   int kbps;         ///< 0 = no budget
   int server_path;  ///< through sv_snapshot (kbps = its ceiling)
-  arb_snap2_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
+  arb_snapshot_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
   sv_snap_client sc;
   cl_snapshots rx;  ///< the client library's receiver
-  arb_snap2_tolerance tol;
-  arb_snap2_builder* builder;
-  arb_snap2_entity* storage;
-  arb_snap2_set ring[RING];
+  arb_snapshot_tolerance tol;
+  arb_snapshot_builder* builder;
+  arb_snapshot_entity* storage;
+  arb_snapshot_set ring[RING];
   uint32_t ring_tick[RING];
   int next;
   uint32_t acked;
@@ -83,78 +82,7 @@ typedef struct client {
   samples err_all, err_near;
 } client;
 
-typedef struct v1client {
-  arb_proto_snapshot_builder* builder;
-  arb_proto_entity_set cur;
-  arb_proto_entity_set ring[RING];
-  uint32_t ring_tick[RING];
-  int next;
-  long long bytes, packets;
-} v1client;
-
-static int describe_v1(void* user, uint32_t id, arb_proto_entity_desc* d) {
-  arb_snap2_desc d2;
-  int rc = sv_capture2_describe(user, id, &d2);
-  if (rc != 0) return rc;
-  memset(d, 0, sizeof *d);
-  d->body_type = d2.body_type;
-  d->avatar_kind = d2.avatar_kind;
-  d->owner = d2.owner;
-  d->shape = d2.shapes[0];
-  return 0;
-}
-
-static void v1_init(v1client* v) {
-  memset(v, 0, sizeof *v);
-  arb_proto_builder_def def = {ARB_PROTO_DEFAULT_PAYLOAD, 2 * MAX_ENT};
-  if (arb_proto_snapshot_builder_create(&def, &v->builder) != 0) exit(2);
-  v->cur = (arb_proto_entity_set){calloc(MAX_ENT, sizeof(arb_proto_entity)), 0, MAX_ENT};
-  for (int i = 0; i < RING; ++i)
-    v->ring[i] = (arb_proto_entity_set){calloc(2 * MAX_ENT, sizeof(arb_proto_entity)), 0, 2 * MAX_ENT};
-  if (!v->cur.items) exit(2);
-}
-
-static void v1_free(v1client* v) {
-  arb_proto_snapshot_builder_destroy(v->builder);
-  free(v->cur.items);
-  for (int i = 0; i < RING; ++i) free(v->ring[i].items);
-  memset(v, 0, sizeof *v);
-}
-
-// The captured bodies in the v1 form, diffed against the acked view.
-static void v1_snapshot(v1client* v, sv_capture2* cap, uint32_t tick, uint32_t acked) {
-  v->cur.count = 0;
-  for (int i = 0; i < cap->set.count; ++i) {
-    const arb_snap2_entity* e = &cap->set.items[i];
-    if (e->cls != ARB_SNAP2_BODY) continue;
-    arb_proto_entity* o = &v->cur.items[v->cur.count++];
-    o->id = e->id;
-    o->desc_version = 0;
-    o->state = (arb_proto_entity_state){e->s.x,  e->s.y, e->s.angle, e->s.vx, e->s.vy,
-                                        arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(e->s.w))};
-  }
-  int base = -1;
-  for (int i = 0; i < RING; ++i)
-    if (acked != 0 && v->ring_tick[i] == acked && i != v->next) base = i;
-  static const arb_proto_entity_set empty = {NULL, 0, 0};
-  arb_proto_build_args a;
-  memset(&a, 0, sizeof a);
-  a.tick = tick;
-  a.baseline_tick = base >= 0 ? acked : 0;
-  a.baseline = base >= 0 ? &v->ring[base] : &empty;
-  a.current = &v->cur;
-  a.describe = describe_v1;
-  a.describe_user = cap;
-  a.sent = &v->ring[v->next];
-  arb_proto_build_result r;
-  if (arb_proto_snapshot_build(v->builder, &a, &r) != 0) exit(2);
-  v->ring_tick[v->next] = tick;
-  v->next = (v->next + 1) % RING;
-  v->bytes += r.bytes;
-  v->packets += r.packet_count;
-}
-
-static void client_init(client* c, const char* label, int kbps, arb_snap2_tolerance tol,
+static void client_init(client* c, const char* label, int kbps, arb_snapshot_tolerance tol,
                         int server_path) {
   memset(c, 0, sizeof *c);
   c->label = label;
@@ -168,20 +96,20 @@ static void client_init(client* c, const char* label, int kbps, arb_snap2_tolera
     if (sv_snap_client_init(&c->sc, MAX_ENT) != 0) exit(2);
     sv_snap_client_reset(&c->sc, kbps);
   }
-  if (arb_snap2_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
+  if (arb_snapshot_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
   c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
-  c->drawn = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
-  c->drawn_tmp = (arb_snap2_set){calloc(3 * MAX_ENT, sizeof(arb_snap2_entity)), 0, 3 * MAX_ENT};
+  c->drawn = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
+  c->drawn_tmp = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
   if (!c->storage || !c->drawn.items || !c->drawn_tmp.items)
     exit(2);
   for (int i = 0; i < RING; ++i)
-    c->ring[i] = (arb_snap2_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
+    c->ring[i] = (arb_snapshot_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
 }
 
 static void client_free(client* c) {
   cl_snapshots_deinit(&c->rx);
   if (c->server_path) sv_snap_client_free(&c->sc);
-  arb_snap2_builder_destroy(c->builder);
+  arb_snapshot_builder_destroy(c->builder);
   free(c->storage);
   free(c->drawn.items);
   free(c->drawn_tmp.items);
@@ -196,9 +124,9 @@ static int find_slot(const client* c, uint32_t tick) {
 }
 
 typedef struct world_now {
-  sv_capture2* cap;
+  sv_capture* cap;
   uint32_t tick;
-  arb_snap2_interest interest;
+  arb_snapshot_interest interest;
   const int* near;  ///< indices into cap->set of the 50 bodies nearest the avatar
   int near_count;
   double t;            ///< seconds of game time
@@ -208,7 +136,7 @@ typedef struct world_now {
 } world_now;
 
 static bool counted(const world_now* w, int i) {
-  if (w->cap->set.items[i].cls != ARB_SNAP2_BODY) return false;
+  if (w->cap->set.items[i].cls != ARB_SNAPSHOT_BODY) return false;
   if (w->view_radius <= 0.0f) return true;
   return arb_length(arb_sub(w->cap->positions[i], w->interest.avatar)) <= w->view_radius;
 }
@@ -217,25 +145,24 @@ static bool counted(const world_now* w, int i) {
 static void measure(client* c, const world_now* w) {
   const cl_slot* sl = cl_snapshots_get(&c->rx, c->rx.newest_complete);
   if (!sl || sl->tick != w->tick) return;  // this tick did not complete (not measured)
-  const arb_snap2_set* cur = &w->cap->set;
+  const arb_snapshot_set* cur = &w->cap->set;
   int missing = 0;
   for (int i = 0; i < cur->count; ++i)
-    if (counted(w, i) && !arb_proto_entity_set_find(&sl->set, cur->items[i].id)) ++missing;
+    if (counted(w, i) && !cl_body_set_find(&sl->bodies, cur->items[i].id)) ++missing;
   if (c->complete_at < 0 && missing == 0) c->complete_at = w->t;
   if (c->complete_at < 0) return;
   for (int i = 0; i < cur->count; ++i) {
     if (!counted(w, i)) continue;
-    const arb_proto_entity* e = arb_proto_entity_set_find(&sl->set, cur->items[i].id);
+    const cl_body* e = cl_body_set_find(&sl->bodies, cur->items[i].id);
     if (!e) continue;  // left and re-entering: not drawn at all
-    arb_vec2 p = arb_v2(arb_proto_dequantize_pos(e->state.x), arb_proto_dequantize_pos(e->state.y));
-    float err = arb_length(arb_sub(p, w->cap->positions[i]));
+    float err = arb_length(arb_sub(e->position, w->cap->positions[i]));
     push(&c->err_all, err);
     for (int k = 0; k < w->near_count; ++k)
       if (w->near[k] == i) push(&c->err_near, err);
   }
 }
 
-static void receive(client* c, const arb_snap2_build_result* r) {
+static void receive(client* c, const arb_snapshot_build_result* r) {
   for (int p = 0; p < r->packet_count; ++p) {
     cl_snap_result res;
     arb_proto_error err;
@@ -246,40 +173,40 @@ static void receive(client* c, const arb_snap2_build_result* r) {
   }
 }
 
-static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap2_build_result* r) {
+static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snapshot_build_result* r) {
   if (find_slot(c, acked) >= 0) c->acked = acked;
   int base = find_slot(c, c->acked), write = c->next;
   if (base == write) base = -1;
-  sv_capture2* cap = w->cap;
-  arb_snap2_build_args a;
+  sv_capture* cap = w->cap;
+  arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
-  a.h = (arb_snap2_header){
+  a.h = (arb_snapshot_header){
       w->tick, base >= 0 ? c->ring_tick[base] : 0, 0, 0, 0, 60, cap->gravity_x, cap->gravity_y};
   a.baseline = base >= 0 ? &c->ring[base] : NULL;
   a.current = &cap->set;
-  a.describe = sv_capture2_describe;
+  a.describe = sv_capture_describe;
   a.describe_user = cap;
   a.tol = c->tol;
   a.packet_overhead = WIRE_OVERHEAD;
   a.sent = &c->ring[write];
   a.drawn = &c->drawn;
-  int rc = arb_snap2_build(c->builder, &a, r);
+  int rc = arb_snapshot_build(c->builder, &a, r);
   if (rc != 0) {
     fprintf(stderr, "bench-snapshot: build failed: %s\n", arb_strerror(rc));
     exit(2);
   }
   c->ring_tick[write] = w->tick;
   c->next = (write + 1) % RING;
-  if (arb_snap2_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
+  if (arb_snapshot_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
                             &c->drawn_tmp) != 0)
     exit(2);
-  arb_snap2_set t = c->drawn;
+  arb_snapshot_set t = c->drawn;
   c->drawn = c->drawn_tmp;
   c->drawn_tmp = t;
 }
 
 static void client_snapshot(client* c, const world_now* w, uint32_t acked, int rtt_ms) {
-  arb_snap2_build_result r;
+  arb_snapshot_build_result r;
   if (c->server_path) {
     sv_snap_client_ack(&c->sc, acked);
     sv_snap_request req = {
@@ -306,11 +233,11 @@ static int by_distance(const void* a, const void* b) {
 }
 
 /* The 50 bodies nearest the avatar (the avatar itself excluded). */
-static int nearest(const sv_capture2* cap, uint32_t avatar, arb_vec2 center, int* scratch,
+static int nearest(const sv_capture* cap, uint32_t avatar, arb_vec2 center, int* scratch,
                    int* out) {
   int n = 0;
   for (int i = 0; i < cap->set.count; ++i)
-    if (cap->set.items[i].cls == ARB_SNAP2_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
+    if (cap->set.items[i].cls == ARB_SNAPSHOT_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
   sort_pos = cap->positions;
   sort_center = center;
   qsort(scratch, (size_t)n, sizeof *scratch, by_distance);
@@ -324,10 +251,6 @@ static void print_row(const char* label, long long bytes, long long packets, dou
   double kbps = (double)bytes * 8.0 / seconds / 1000.0;
   double wire = (double)(bytes + packets * WIRE_OVERHEAD) * 8.0 / seconds / 1000.0;
   printf("  %-16s %9.1f %9.1f %8.1f", label, kbps, wire, (double)packets / seconds);
-  if (!c) {
-    printf("\n");
-    return;
-  }
   qsort(c->err_all.v, c->err_all.n, sizeof(float), cmp_float);
   qsort(c->err_near.v, c->err_near.n, sizeof(float), cmp_float);
   if (c->complete_at < 0) {
@@ -368,24 +291,22 @@ static void run_scene(bench_scene s, const options* o) {
   arb_game* game = load(s, &scene);
   uint32_t avatar = 0;
   if (arb_game_join(game, 1, ARB_AVATAR_DEFAULT, &avatar) != 0) exit(2);
-  static sv_capture2 cap;
-  static v1client v1;
+  static sv_capture cap;
   static client cl[MAX_CONFIGS];
   static const int budgets[] = {64, 128, 256, 1000};
   static char labels[4][32];
-  const arb_snap2_tolerance exact = {0, 0, 0, 0};
+  const arb_snapshot_tolerance exact = {0, 0, 0, 0};
   static sv_snapshot server;
   static sv_snap_scratch scratch_server;
-  v1_init(&v1);
-  if (sv_capture2_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
+  if (sv_capture_init(&cap, MAX_ENT) != 0 || sv_snapshot_init(&server, MAX_ENT) != 0 ||
       sv_snap_scratch_init(&scratch_server, MAX_ENT) != 0)
     exit(2);
   int nc = 0;
-  client_init(&cl[nc++], "v2 exact", 0, exact, 0);
-  client_init(&cl[nc++], "v2", 0, arb_snap2_default_tolerance(), 0);
+  client_init(&cl[nc++], "exact", 0, exact, 0);
+  client_init(&cl[nc++], "default", 0, arb_snapshot_default_tolerance(), 0);
   for (int b = 0; b < 4; ++b) {
     snprintf(labels[b], sizeof labels[b], "server %d", budgets[b]);
-    client_init(&cl[nc++], labels[b], budgets[b], arb_snap2_default_tolerance(), 1);
+    client_init(&cl[nc++], labels[b], budgets[b], arb_snapshot_default_tolerance(), 1);
   }
   static int scratch[MAX_ENT], near[50];
   uint32_t sent_ticks[4096];
@@ -397,17 +318,16 @@ static void run_scene(bench_scene s, const options* o) {
     uint32_t acked = 0;
     for (int i = 0; i < sent_count; ++i)
       if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
-    sv_capture2_run(&cap, game);
+    sv_capture_run(&cap, game);
     sv_snapshot_capture(&server, game, o->view_radius);
     world_now w = {&cap,           (uint32_t)t,     {0}, near, 0, t / 60.0, o->view_radius,
                    &server, &scratch_server};
     w.interest.avatar_id = avatar;
     w.interest.near_radius = 10.0f;
-    const arb_snap2_entity* me = arb_snap2_set_find(&cap.set, avatar);
+    const arb_snapshot_entity* me = arb_snapshot_set_find(&cap.set, avatar);
     if (me) w.interest.avatar = cap.positions[me - cap.set.items];
     w.near_count = nearest(&cap, avatar, w.interest.avatar, scratch, near);
     for (int c = 0; c < nc; ++c) client_snapshot(&cl[c], &w, acked, o->rtt_ms);
-    v1_snapshot(&v1, &cap, (uint32_t)t, acked);
     if (sent_count < 4096) sent_ticks[sent_count++] = (uint32_t)t;
   }
   printf("\n%s: %d entities, %.0f s at 30 snapshots/s, RTT %d ms, view radius %g m\n",
@@ -416,15 +336,13 @@ static void run_scene(bench_scene s, const options* o) {
          "error all p50/p95/max", "error 50 nearest");
   printf("  %-16s %9s %9s %8s  %5s  %-22s  %-22s\n", "", "payload", "kbit/s", "", "at s", "mm",
          "mm");
-  print_row("v1", v1.bytes, v1.packets, o->seconds, NULL);
   for (int c = 0; c < nc; ++c) {
     print_row(cl[c].label, cl[c].bytes, cl[c].packets, o->seconds, &cl[c]);
     client_free(&cl[c]);
   }
-  sv_capture2_free(&cap);
+  sv_capture_free(&cap);
   sv_snapshot_free(&server);
   sv_snap_scratch_free(&scratch_server);
-  v1_free(&v1);
   arb_game_destroy(game);
   arb_scene_destroy(scene);
 }
@@ -432,7 +350,7 @@ static void run_scene(bench_scene s, const options* o) {
 static void usage(FILE* f) {
   fprintf(f,
           "usage: bench-snapshot [--seconds S] [--rtt-ms MS] [--view-radius M] [--scene 0|1|2]\n"
-          "Snapshot bandwidth per client (stream v1 and v2, with and without a byte budget)\n"
+          "Snapshot bandwidth per client (with and without a byte budget)\n"
           "and the position error of what the client library draws, on three generated scenes:\n"
           "  0  1000 elastic circles, top-down, never at rest\n"
           "  1  1000 bodies dropped into a bin, settling\n"

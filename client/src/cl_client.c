@@ -266,7 +266,7 @@ static void send_hello(arb_client* c) {
   cl_net_flush(&c->net);
 }
 
-static void desc_from_proto(uint32_t id, const arb_proto_entity_desc* d, arb_client_entity_desc* o) {
+static void desc_from_proto(uint32_t id, const cl_body_desc* d, arb_client_entity_desc* o) {
   memset(o, 0, sizeof *o);
   o->id = id;
   o->body_type = d->body_type;
@@ -472,17 +472,15 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
   }
 }
 
-static void push_entity(arb_client* c, const arb_proto_entity* pe, double t) {
+static void push_entity(arb_client* c, const cl_body* b, double t) {
   if (!c->cfg.interpolate) return;  // headless: no history to keep
-  cl_sample s;
-  s.t = t;
-  arb_proto_dequantize_state(&pe->state, &s.p, &s.a, &s.v, &s.w);
-  int rc = cl_interp_push(&c->interp, pe->id, &s);
+  cl_sample s = {t, b->position, b->angle, b->velocity, b->angular_velocity};
+  int rc = cl_interp_push(&c->interp, b->id, &s);
   (void)rc;  // unknown ids (not in the newest view) are skipped on purpose
 }
 
 // `tick`: the snapshot that lists the entity. Known entities keep their history.
-static void add_entity(arb_client* c, uint32_t id, const arb_proto_entity_desc* d, uint32_t tick) {
+static void add_entity(arb_client* c, uint32_t id, const cl_body_desc* d, uint32_t tick) {
   bool known = cl_interp_find(&c->interp, id) != NULL;
   arb_client_entity_desc desc;
   desc_from_proto(id, d, &desc);
@@ -509,16 +507,16 @@ static void remove_entity(arb_client* c, uint32_t id, uint32_t tick) {
 static void reconcile(arb_client* c, const cl_slot* sl) {
   for (int i = c->interp.count - 1; i >= 0; i--) {
     uint32_t id = c->interp.ents[i].desc.id;
-    if (!arb_proto_entity_set_find(&sl->set, id)) remove_entity(c, id, sl->tick);
+    if (!cl_body_set_find(&sl->bodies, id)) remove_entity(c, id, sl->tick);
   }
-  for (int i = 0; i < sl->set.count; i++) {
-    uint32_t id = sl->set.items[i].id;
+  for (int i = 0; i < sl->bodies.count; i++) {
+    uint32_t id = sl->bodies.items[i].id;
     cl_entity* e = cl_interp_find(&c->interp, id);
     if (e) {
       if (sl->tick > e->tag) e->tag = sl->tick;
       continue;
     }
-    const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, id);
+    const cl_body_desc* d = cl_snapshots_desc(&c->snaps, id);
     if (d) add_entity(c, id, d, sl->tick);
     else count_error(c, NULL, "snapshot: entity without a description");
   }
@@ -536,44 +534,38 @@ static void adapt_lead(arb_client* c) {
   }
 }
 
-static const arb_proto_entity_desc* snapshot_desc(const void* snaps, uint32_t entity) {
+static const cl_body_desc* snapshot_desc(const void* snaps, uint32_t entity) {
   return cl_snapshots_desc((const cl_snapshots*)snaps, entity);
 }
 
 static void predict_on_snapshot(arb_client* c, uint32_t tick, uint32_t last_input_seq,
                                 const cl_slot* slot) {
   if (!cl_predict_active(&c->predict)) return;
-  cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->set,
+  cl_predict_on_snapshot(&c->predict, tick, last_input_seq, c->session.avatar_entity, &slot->bodies,
                          snapshot_desc, &c->snaps, c->now);
   adapt_lead(c);
   if (!cl_predict_active(&c->predict) && c->predict.error[0])
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->predict.error);
 }
 
-// A version-1 snapshot: a version-2 server never sends one.
-static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
-  (void)data, (void)len;
-  count_error(c, NULL, "snapshot (5): a protocol version 1 message, this client speaks 2");
-}
-
 // What one part says about the entity table: enters and leaves when it is the newest
 // tick, and history for every body it wrote.
 static void take_records(arb_client* c, const cl_snap_result* res, bool newest, double t) {
-  const arb_snap2_part* p = res->part;
+  const arb_snapshot_part* p = res->part;
   for (int i = 0; i < p->record_count; i++) {
-    const arb_snap2_record* r = &p->records[i];
-    if (newest && r->op == ARB_SNAP2_REMOVE) remove_entity(c, r->id, res->tick);
-    if (r->op == ARB_SNAP2_REMOVE || r->cls != ARB_SNAP2_BODY) continue;
-    if (newest && r->op == ARB_SNAP2_ENTER) {
-      const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, r->id);
+    const arb_snapshot_record* r = &p->records[i];
+    if (newest && r->op == ARB_SNAPSHOT_REMOVE) remove_entity(c, r->id, res->tick);
+    if (r->op == ARB_SNAPSHOT_REMOVE || r->cls != ARB_SNAPSHOT_BODY) continue;
+    if (newest && r->op == ARB_SNAPSHOT_ENTER) {
+      const cl_body_desc* d = cl_snapshots_desc(&c->snaps, r->id);
       if (d) add_entity(c, r->id, d, res->tick);
     }
-    arb_proto_entity pe;
-    if (cl_snapshots_body_at(res->slot, r->id, &pe)) push_entity(c, &pe, t);
+    cl_body b;
+    if (cl_snapshots_body_at(res->slot, r->id, &b)) push_entity(c, &b, t);
   }
 }
 
-static void on_snapshot2(arb_client* c, const uint8_t* data, size_t len) {
+static void on_snapshot(arb_client* c, const uint8_t* data, size_t len) {
   if (c->state != ARB_CLIENT_CONNECTED) return;
   uint32_t newest_before = c->snaps.newest_complete;
   cl_snap_result res;
@@ -604,7 +596,7 @@ static void on_snapshot2(arb_client* c, const uint8_t* data, size_t len) {
       reconcile(c, res.slot);
       predict_on_snapshot(c, res.tick, last_input_seq, res.slot);
     }
-    for (int i = 0; i < res.slot->set.count; i++) push_entity(c, &res.slot->set.items[i], t);
+    for (int i = 0; i < res.slot->bodies.count; i++) push_entity(c, &res.slot->bodies.items[i], t);
     cl_interp_on_snapshot(&c->interp, t, cl_clock_server_time(&c->clock, c->now));
   }
 }
@@ -899,17 +891,20 @@ int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int
   if (!c || c->snaps.newest_complete == 0) return 0;
   const cl_slot* sl = cl_snapshots_get(&c->snaps, c->snaps.newest_complete);
   if (!sl) return 0;
-  for (int i = 0; out && i < sl->set.count && i < max; i++) {
-    const arb_proto_entity* pe = &sl->set.items[i];
+  for (int i = 0; out && i < sl->bodies.count && i < max; i++) {
+    const cl_body* b = &sl->bodies.items[i];
     arb_client_entity_state* o = &out[i];
     memset(o, 0, sizeof *o);
-    o->id = pe->id;
-    const arb_proto_entity_desc* d = cl_snapshots_desc(&c->snaps, pe->id);
+    o->id = b->id;
+    const cl_body_desc* d = cl_snapshots_desc(&c->snaps, b->id);
     o->owner = d ? d->owner : 0;
-    arb_proto_dequantize_state(&pe->state, &o->position, &o->angle, &o->linear_velocity, &o->angular_velocity);
+    o->position = b->position;
+    o->angle = b->angle;
+    o->linear_velocity = b->velocity;
+    o->angular_velocity = b->angular_velocity;
     o->rotation = arb_rot_from_angle(o->angle);
   }
-  return sl->set.count;
+  return sl->bodies.count;
 }
 
 double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }

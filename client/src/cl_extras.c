@@ -41,13 +41,13 @@ static float wrap_pi(float a) {
   return a;
 }
 
-static cl_xstate dequant(const arb_snap2_state* s) {
+static cl_xstate dequant(const arb_snapshot_state* s) {
   cl_xstate x;
   x.p = arb_v2(arb_proto_dequantize_pos(s->x), arb_proto_dequantize_pos(s->y));
   x.v = arb_v2(arb_proto_dequantize_vel(s->vx), arb_proto_dequantize_vel(s->vy));
   x.angle = arb_proto_dequantize_angle(s->angle);
   x.aux = arb_proto_dequantize_angle(s->aux);
-  x.w = arb_snap2_dequantize_angvel(s->w);
+  x.w = arb_snapshot_dequantize_angvel(s->w);
   x.flags = s->flags;
   return x;
 }
@@ -66,13 +66,13 @@ static cl_xstate lerp_state(const cl_xstate* a, const cl_xstate* b, float f) {
 }
 
 // An origin of a view evaluated at fractional tick tau (>= 0).
-static cl_xstate eval_at(const cl_slot* sl, const arb_snap2_entity* e, double tau) {
+static cl_xstate eval_at(const cl_slot* sl, const arb_snapshot_entity* e, double tau) {
   double k = floor(tau);
   uint32_t tick = k >= 4294967294.0 ? 4294967294u : (uint32_t)k;
-  arb_snap2_state s0 = arb_snap2_eval(&e->s, e->cls, tick, &sl->h);
+  arb_snapshot_state s0 = arb_snapshot_eval(&e->s, e->cls, tick, &sl->h);
   cl_xstate x0 = dequant(&s0);
   if (tau <= k) return x0;
-  arb_snap2_state s1 = arb_snap2_eval(&e->s, e->cls, tick + 1, &sl->h);
+  arb_snapshot_state s1 = arb_snapshot_eval(&e->s, e->cls, tick + 1, &sl->h);
   cl_xstate x1 = dequant(&s1);
   return lerp_state(&x0, &x1, (float)(tau - k));
 }
@@ -107,9 +107,9 @@ static bool pick_views(const arb_client* c, arb_client_when when, cl_when* w) {
 }
 
 // The state of an entity of the newest view at the chosen moment.
-static cl_xstate state_of(const cl_when* w, const arb_snap2_entity* e) {
-  const arb_snap2_entity* lo = w->lo == w->newest ? e : arb_snap2_set_find(&w->lo->origins, e->id);
-  const arb_snap2_entity* hi = w->hi ? arb_snap2_set_find(&w->hi->origins, e->id) : NULL;
+static cl_xstate state_of(const cl_when* w, const arb_snapshot_entity* e) {
+  const arb_snapshot_entity* lo = w->lo == w->newest ? e : arb_snapshot_set_find(&w->lo->origins, e->id);
+  const arb_snapshot_entity* hi = w->hi ? arb_snapshot_set_find(&w->hi->origins, e->id) : NULL;
   if (lo && hi) {
     cl_xstate a = eval_at(w->lo, lo, w->lo->tick), b = eval_at(w->hi, hi, w->hi->tick);
     return lerp_state(&a, &b, (float)((w->tau - w->lo->tick) / (double)(w->hi->tick - w->lo->tick)));
@@ -122,10 +122,10 @@ static cl_xstate state_of(const cl_when* w, const arb_snap2_entity* e) {
 // A body's pose at the chosen moment; false when the body is not known.
 static bool body_pose(const arb_client* c, const cl_when* w, uint32_t id, arb_transform* xf) {
   if (w->latest) {
-    arb_proto_entity pe;
-    if (!cl_snapshots_body_at(w->newest, id, &pe)) return false;
-    xf->p = arb_v2(arb_proto_dequantize_pos(pe.state.x), arb_proto_dequantize_pos(pe.state.y));
-    xf->q = arb_rot_from_angle(arb_proto_dequantize_angle(pe.state.angle));
+    cl_body b;
+    if (!cl_snapshots_body_at(w->newest, id, &b)) return false;
+    xf->p = b.position;
+    xf->q = arb_rot_from_angle(b.angle);
     return true;
   }
   if (c->sampled_own && id == c->session.avatar_entity) {
@@ -143,7 +143,7 @@ static bool body_pose(const arb_client* c, const cl_when* w, uint32_t id, arb_tr
 typedef struct cl_extra {
   const arb_client* c;
   const cl_when* w;
-  const arb_snap2_entity* e;
+  const arb_snapshot_entity* e;
   const cl_extra_desc* d;
 } cl_extra;
 
@@ -181,12 +181,12 @@ static bool fill_particle(const cl_extra* x, void* item) {
   o->position = s.p;
   o->velocity = s.v;
   o->radius = x->d->radius;
-  o->pinned = (s.flags & ARB_SNAP2_FLAG_PINNED) != 0;
+  o->pinned = (s.flags & ARB_SNAPSHOT_FLAG_PINNED) != 0;
   return true;
 }
 
 int arb_client_get_particles(const arb_client* c, arb_client_when when, arb_client_particle* out, int max) {
-  return collect(c, when, ARB_SNAP2_PARTICLE, fill_particle, out, sizeof *out, max);
+  return collect(c, when, ARB_SNAPSHOT_PARTICLE, fill_particle, out, sizeof *out, max);
 }
 
 // One end of a link in world coordinates: on a particle (ropes), on a body, or the world.
@@ -196,9 +196,9 @@ static bool link_end(const arb_client* c, const cl_when* w, const cl_extra_desc*
     *out = anchor;
     return true;
   }
-  if (d->link_kind == ARB_SNAP2_LINK_ROPE) {
-    const arb_snap2_entity* p = arb_snap2_set_find(&w->newest->origins, id);
-    if (!p || p->cls != ARB_SNAP2_PARTICLE) return false;
+  if (d->link_kind == ARB_SNAPSHOT_LINK_ROPE) {
+    const arb_snapshot_entity* p = arb_snapshot_set_find(&w->newest->origins, id);
+    if (!p || p->cls != ARB_SNAPSHOT_PARTICLE) return false;
     *out = state_of(w, p).p;
     return true;
   }
@@ -216,14 +216,14 @@ static bool fill_link(const cl_extra* x, void* item) {
     return false;
   l->id = x->e->id;
   l->kind = (arb_client_link_kind)d->link_kind;
-  l->joint_type = d->link_kind == ARB_SNAP2_LINK_JOINT ? d->joint_type : 0;
+  l->joint_type = d->link_kind == ARB_SNAPSHOT_LINK_JOINT ? d->joint_type : 0;
   l->a = d->a;
   l->b = d->b;
   return true;
 }
 
 int arb_client_get_links(const arb_client* c, arb_client_when when, arb_client_link* out, int max) {
-  return collect(c, when, ARB_SNAP2_LINK, fill_link, out, sizeof *out, max);
+  return collect(c, when, ARB_SNAPSHOT_LINK, fill_link, out, sizeof *out, max);
 }
 
 static bool fill_wheel(const cl_extra* x, void* item) {
@@ -239,10 +239,10 @@ static bool fill_wheel(const cl_extra* x, void* item) {
   o->steer = s.aux;
   o->spin = s.angle;
   o->spin_rate = s.w;
-  o->skid = (s.flags & ARB_SNAP2_FLAG_SKID) != 0;
+  o->skid = (s.flags & ARB_SNAPSHOT_FLAG_SKID) != 0;
   return true;
 }
 
 int arb_client_get_wheels(const arb_client* c, arb_client_when when, arb_client_wheel* out, int max) {
-  return collect(c, when, ARB_SNAP2_WHEEL, fill_wheel, out, sizeof *out, max);
+  return collect(c, when, ARB_SNAPSHOT_WHEEL, fill_wheel, out, sizeof *out, max);
 }

@@ -160,48 +160,50 @@ int cl_predict_advance(cl_predict* p, uint32_t tick, const arb_controls* cmd) {
   return ARB_OK;
 }
 
-static bool same_quantized(const cl_predict_tick* s, const arb_proto_entity_state* q) {
-  arb_proto_entity_state mine =
-      arb_proto_quantize_state(s->position, s->angle, s->velocity, s->angular_velocity);
-  return mine.x == q->x && mine.y == q->y && mine.angle == q->angle && mine.vx == q->vx &&
-         mine.vy == q->vy && mine.w == q->w;
+// The predicted avatar quantized as the server quantizes its bodies for the snapshot
+// stream equals the server's state (every field, the angular velocity at the wire's
+// 1/65536 turn per second).
+static bool same_quantized(const cl_predict_tick* s, const arb_snapshot_state* q) {
+  return arb_proto_quantize_pos(s->position.x) == q->x &&
+         arb_proto_quantize_pos(s->position.y) == q->y &&
+         arb_proto_quantize_angle(s->angle) == q->angle &&
+         arb_proto_quantize_vel(s->velocity.x) == q->vx &&
+         arb_proto_quantize_vel(s->velocity.y) == q->vy &&
+         arb_snapshot_quantize_angvel(s->angular_velocity) == q->w;
 }
 
 // `mine` moved into the quantization cell of `q` (value q / scale, rounded half away from
 // zero): unchanged when it is inside, else to just inside the nearer edge.
-static float into_cell(float mine, int32_t q, float scale) {
+static float into_cell(float mine, int32_t q, double scale) {
   float lo = (float)(((double)q - 0.49) / scale), hi = (float)(((double)q + 0.49) / scale);
   return mine < lo ? lo : mine > hi ? hi : mine;
 }
 
 // The world's other dynamic bodies as the snapshot has them (quantized): they are only
 // obstacles for the avatar, but stale ones would be obstacles in the wrong places.
-static void place(arb_world* world, arb_body_id body, const arb_proto_entity_state* q) {
-  arb_vec2 pos, vel;
-  float angle, w;
-  arb_proto_dequantize_state(q, &pos, &angle, &vel, &w);
-  arb_body_set_transform(world, body, pos, angle);
-  arb_body_set_linear_velocity(world, body, vel);
-  arb_body_set_angular_velocity(world, body, w);
+static void place(arb_world* world, arb_body_id body, const cl_body* b) {
+  arb_body_set_transform(world, body, b->position, b->angle);
+  arb_body_set_linear_velocity(world, body, b->velocity);
+  arb_body_set_angular_velocity(world, body, b->angular_velocity);
 }
 
-static void take_world(cl_predict* p, const arb_proto_entity_set* view, uint32_t avatar_entity) {
+static void take_world(cl_predict* p, const cl_body_set* view, uint32_t avatar_entity) {
   arb_world* world = arb_game_get_world(p->game);
   int scene_bodies = arb_scene_get_body_count(p->scene);
   for (int i = 0; i < view->count; i++) {
-    const arb_proto_entity* e = &view->items[i];
+    const cl_body* e = &view->items[i];
     if (e->id == avatar_entity || e->id > (uint32_t)scene_bodies) continue;
     arb_entity local;
     if (arb_game_find_entity(p->game, e->id, &local) != ARB_OK) continue;
     if (arb_body_get_type(world, local.body) != ARB_BODY_DYNAMIC) continue;
-    place(world, local.body, &e->state);
+    place(world, local.body, e);
   }
 }
 
 // Rewind to `tick`, take the server's world (and its avatar when `avatar` is not NULL),
 // replay the commands kept for the ticks after.
-static int resimulate(cl_predict* p, uint32_t tick, const arb_proto_entity_set* view,
-                      uint32_t avatar_entity, const arb_proto_entity_state* avatar) {
+static int resimulate(cl_predict* p, uint32_t tick, const cl_body_set* view,
+                      uint32_t avatar_entity, const cl_body* avatar) {
   cl_predict_tick* s = find_tick(p, tick);
   int rc = arb_game_restore(p->game, s->image, s->image_len);
   if (rc != ARB_OK) return rc;
@@ -212,17 +214,13 @@ static int resimulate(cl_predict* p, uint32_t tick, const arb_proto_entity_set* 
     // The nearest state the server's quantized one allows: each field moves only as far
     // as into the server's cell, so the next snapshots are not corrections again merely
     // because the cell's centre is not where the server really is.
-    arb_vec2 pos = {into_cell(s->position.x, avatar->x, ARB_PROTO_POS_SCALE),
-                    into_cell(s->position.y, avatar->y, ARB_PROTO_POS_SCALE)};
-    arb_vec2 vel = {into_cell(s->velocity.x, avatar->vx, ARB_PROTO_VEL_SCALE),
-                    into_cell(s->velocity.y, avatar->vy, ARB_PROTO_VEL_SCALE)};
-    float w = into_cell(s->angular_velocity, avatar->w, ARB_PROTO_ANGVEL_SCALE);
-    float angle = s->angle;
-    if (arb_proto_quantize_angle(angle) != avatar->angle) {
-      arb_vec2 unused_p, unused_v;
-      float unused_w;
-      arb_proto_dequantize_state(avatar, &unused_p, &angle, &unused_v, &unused_w);
-    }
+    const arb_snapshot_state* q = &avatar->q;
+    arb_vec2 pos = {into_cell(s->position.x, q->x, ARB_PROTO_POS_SCALE),
+                    into_cell(s->position.y, q->y, ARB_PROTO_POS_SCALE)};
+    arb_vec2 vel = {into_cell(s->velocity.x, q->vx, ARB_PROTO_VEL_SCALE),
+                    into_cell(s->velocity.y, q->vy, ARB_PROTO_VEL_SCALE)};
+    float w = into_cell(s->angular_velocity, q->w, ARB_SNAPSHOT_ANGVEL_SCALE);
+    float angle = arb_proto_quantize_angle(s->angle) == q->angle ? s->angle : avatar->angle;
     set_avatar(p, pos, angle, vel, w);
   }
   arb_controls controls = s->controls;
@@ -237,15 +235,13 @@ static int resimulate(cl_predict* p, uint32_t tick, const arb_proto_entity_set* 
 }
 
 void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_seq,
-                            uint32_t avatar_entity, const arb_proto_entity_set* view,
+                            uint32_t avatar_entity, const cl_body_set* view,
                             cl_proxy_desc_fn* desc_of, const void* ctx, double now) {
   if (!cl_predict_active(p) || tick == 0) return;
-  const arb_proto_entity* me = arb_proto_entity_set_find(view, avatar_entity);
+  const cl_body* me = cl_body_set_find(view, avatar_entity);
   if (!me) return;
-  arb_vec2 spos;
-  float sangle, sw;
-  arb_vec2 svel;
-  arb_proto_dequantize_state(&me->state, &spos, &sangle, &svel, &sw);
+  arb_vec2 spos = me->position, svel = me->velocity;
+  float sangle = me->angle, sw = me->angular_velocity;
   if (desc_of) cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
   cl_predict_tick* s = find_tick(p, tick);
   if (!s) {
@@ -275,12 +271,12 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   p->stats.last_error = err;
   p->stats.last_error_free = !s->touching;
   if (err > p->stats.max_error) p->stats.max_error = err;
-  bool agrees = same_quantized(s, &me->state);
+  bool agrees = same_quantized(s, &me->q);
 
   cl_predict_tick* newest = find_tick(p, p->tick);
   arb_vec2 before = newest->position;
   float before_angle = newest->angle;
-  int rc = resimulate(p, tick, view, avatar_entity, agrees ? NULL : &me->state);
+  int rc = resimulate(p, tick, view, avatar_entity, agrees ? NULL : me);
   if (rc != ARB_OK) {
     fail(p, rc, "re-simulation");
     return;

@@ -102,7 +102,7 @@ int cl_predict_advance(cl_predict* p, uint32_t tick, const arb_controls* cmd);
 /// (and the other avatars near ours, whose descriptions `desc_of(ctx, id)` gives), and
 /// with its avatar when that disagrees with the prediction (a correction).
 void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_seq,
-                            uint32_t avatar_entity, const arb_proto_entity_set* view,
+                            uint32_t avatar_entity, const cl_body_set* view,
                             cl_proxy_desc_fn* desc_of, const void* ctx, double now);
 /// The avatar to draw at fractional server tick `ft` (between the two newest predicted
 /// ticks), with the fading correction; local time `now`. False when not predicting.

@@ -26,17 +26,22 @@ static cl_proxy* find(cl_proxies* px, uint32_t entity) {
   return NULL;
 }
 
-void cl_proxy_take(cl_proxies* px, uint32_t tick, const arb_proto_entity_set* view,
+void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view,
                    uint32_t own_entity, arb_vec2 center, cl_proxy_desc_fn* desc_of,
                    const void* ctx) {
   cl_proxies next = {.count = 0};
   float dist[CL_PROXY_MAX];
   for (int i = 0; i < view->count; i++) {
-    const arb_proto_entity* e = &view->items[i];
-    const arb_proto_entity_desc* d = e->id == own_entity ? NULL : desc_of(ctx, e->id);
+    const cl_body* e = &view->items[i];
+    const cl_body_desc* d = e->id == own_entity ? NULL : desc_of(ctx, e->id);
     if (!d || d->avatar_kind == 0 || d->body_type != ARB_BODY_DYNAMIC) continue;
-    cl_proxy p = {.entity = e->id, .shape = d->shape, .tick = tick};
-    arb_proto_dequantize_state(&e->state, &p.position, &p.angle, &p.velocity, &p.angular_velocity);
+    cl_proxy p = {.entity = e->id,
+                  .shape = d->shape,
+                  .tick = tick,
+                  .position = e->position,
+                  .velocity = e->velocity,
+                  .angle = e->angle,
+                  .angular_velocity = e->angular_velocity};
     float r = arb_length(arb_sub(p.position, center));
     if (!(r <= CL_PROXY_RADIUS)) continue;
     // Nearest first: insertion into the sorted table, the farthest falls off a full one.

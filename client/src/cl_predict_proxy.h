@@ -16,6 +16,8 @@
 #include <arbiter/game.h>
 #include <arbiter/protocol.h>
 
+#include "cl_snapshot.h"
+
 #define CL_PROXY_MAX 32         ///< other avatars placed at once (the nearest are kept)
 #define CL_PROXY_RADIUS 12.0f   ///< m, how far from the own avatar others are placed
 #define CL_PROXY_MAX_AHEAD 15u  ///< ticks an avatar is carried past its snapshot at most
@@ -35,11 +37,11 @@ typedef struct cl_proxies {
 } cl_proxies;
 
 /// Looks up the description of an entity (the snapshots keep them).
-typedef const arb_proto_entity_desc* cl_proxy_desc_fn(const void* ctx, uint32_t entity);
+typedef const cl_body_desc* cl_proxy_desc_fn(const void* ctx, uint32_t entity);
 
 /// Take the other avatars near `center` from the view of `tick`: the table then holds
 /// exactly those (nearest first when there are more than CL_PROXY_MAX).
-void cl_proxy_take(cl_proxies* px, uint32_t tick, const arb_proto_entity_set* view,
+void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view,
                    uint32_t own_entity, arb_vec2 center, cl_proxy_desc_fn* desc_of,
                    const void* ctx);
 /// Make the world's proxy bodies match the table (after a restore or a take). `like` is

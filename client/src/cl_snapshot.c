@@ -9,13 +9,13 @@ int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem) {
   s->mem = *mem;
   s->max_entities = max_entities > 0 ? max_entities : 16384;
   if (s->max_entities > ARB_PROTO_MAX_ENTITIES) s->max_entities = ARB_PROTO_MAX_ENTITIES;
-  s->part = (arb_snap2_part*)cl_alloc(&s->mem, sizeof(arb_snap2_part));
+  s->part = (arb_snapshot_part*)cl_alloc(&s->mem, sizeof(arb_snapshot_part));
   return s->part ? 0 : ARB_E_NOMEM;
 }
 
 void cl_snapshots_deinit(cl_snapshots* s) {
   for (int i = 0; i < CL_SLOTS; i++) {
-    cl_free(&s->mem, s->slots[i].set.items);
+    cl_free(&s->mem, s->slots[i].bodies.items);
     cl_free(&s->mem, s->slots[i].origins.items);
   }
   cl_free(&s->mem, s->drawn.items);
@@ -29,7 +29,7 @@ void cl_snapshots_reset(cl_snapshots* s) {
   for (int i = 0; i < CL_SLOTS; i++) {
     s->slots[i].used = false;
     s->slots[i].complete = false;
-    s->slots[i].set.count = 0;
+    s->slots[i].bodies.count = 0;
     s->slots[i].origins.count = 0;
   }
   s->newest_complete = 0;
@@ -57,40 +57,51 @@ static int set_room(cl_snapshots* s, void** items, int* cap, int need, int most,
   return cl_grow(&s->mem, items, cap, need, elem);
 }
 
-static int ensure_cap(cl_snapshots* s, arb_proto_entity_set* set, int need) {
+static int ensure_cap(cl_snapshots* s, cl_body_set* set, int need) {
   void* items = set->items;
-  int rc = set_room(s, &items, &set->cap, need, s->max_entities, sizeof(arb_proto_entity));
-  set->items = (arb_proto_entity*)items;
+  int rc = set_room(s, &items, &set->cap, need, s->max_entities, sizeof(cl_body));
+  set->items = (cl_body*)items;
   return rc;
 }
 
-static int ensure_origins(cl_snapshots* s, arb_snap2_set* set, int need) {
+static int ensure_origins(cl_snapshots* s, arb_snapshot_set* set, int need) {
   void* items = set->items;
-  int most = s->max_entities + ARB_SNAP2_MAX_PART_RECORDS;
-  int rc = set_room(s, &items, &set->cap, need, most, sizeof(arb_snap2_entity));
-  set->items = (arb_snap2_entity*)items;
+  int most = s->max_entities + ARB_SNAPSHOT_MAX_PART_RECORDS;
+  int rc = set_room(s, &items, &set->cap, need, most, sizeof(arb_snapshot_entity));
+  set->items = (arb_snapshot_entity*)items;
   return rc;
 }
 
-// A body's origin evaluated at the slot's tick, in the v1 form (the angular velocity
-// converted from turns to the v1 unit).
-static arb_proto_entity body_at(const cl_slot* sl, const arb_snap2_entity* e) {
-  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, sl->tick, &sl->h);
-  arb_proto_entity pe;
-  pe.id = e->id;
-  pe.desc_version = 0;
-  pe.state.x = v.x;
-  pe.state.y = v.y;
-  pe.state.angle = v.angle;
-  pe.state.vx = v.vx;
-  pe.state.vy = v.vy;
-  pe.state.w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
-  return pe;
+const cl_body* cl_body_set_find(const cl_body_set* set, uint32_t id) {
+  int lo = 0, hi = set->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (set->items[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < set->count && set->items[lo].id == id ? &set->items[lo] : NULL;
 }
 
-bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out) {
-  const arb_snap2_entity* e = arb_snap2_set_find(&sl->origins, id);
-  if (!e || e->cls != ARB_SNAP2_BODY) return false;
+cl_body cl_body_from_state(uint32_t id, const arb_snapshot_state* q) {
+  cl_body b;
+  b.id = id;
+  b.q = *q;
+  b.position = arb_v2(arb_proto_dequantize_pos(q->x), arb_proto_dequantize_pos(q->y));
+  b.angle = arb_proto_dequantize_angle(q->angle);
+  b.velocity = arb_v2(arb_proto_dequantize_vel(q->vx), arb_proto_dequantize_vel(q->vy));
+  b.angular_velocity = arb_snapshot_dequantize_angvel(q->w);
+  return b;
+}
+
+// A body's origin evaluated at the slot's tick.
+static cl_body body_at(const cl_slot* sl, const arb_snapshot_entity* e) {
+  arb_snapshot_state v = arb_snapshot_eval(&e->s, e->cls, sl->tick, &sl->h);
+  return cl_body_from_state(e->id, &v);
+}
+
+bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, cl_body* out) {
+  const arb_snapshot_entity* e = arb_snapshot_set_find(&sl->origins, id);
+  if (!e || e->cls != ARB_SNAPSHOT_BODY) return false;
   *out = body_at(sl, e);
   return true;
 }
@@ -101,19 +112,19 @@ bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, arb_proto_entity* out)
 // fresher and not after the view's tick; when the drawn one is after it, the view's own is
 // kept only if this view wrote it (else newer views already gave its history).
 static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
-  const arb_snap2_set* from = newest ? &s->drawn : &sl->origins;
-  int rc = ensure_cap(s, &sl->set, from->count);
+  const arb_snapshot_set* from = newest ? &s->drawn : &sl->origins;
+  int rc = ensure_cap(s, &sl->bodies, from->count);
   if (rc) return rc;
-  sl->set.count = 0;
+  sl->bodies.count = 0;
   for (int i = 0; i < from->count; i++) {
-    const arb_snap2_entity* e = &from->items[i];
-    if (e->cls != ARB_SNAP2_BODY) continue;
-    const arb_snap2_entity* d = newest ? NULL : arb_snap2_set_find(&s->drawn, e->id);
+    const arb_snapshot_entity* e = &from->items[i];
+    if (e->cls != ARB_SNAPSHOT_BODY) continue;
+    const arb_snapshot_entity* d = newest ? NULL : arb_snapshot_set_find(&s->drawn, e->id);
     if (d && d->cls == e->cls && d->s.t0 > e->s.t0) {
       if (d->s.t0 <= sl->tick) e = d;
       else if (e->s.t0 != sl->tick) continue;
     }
-    sl->set.items[sl->set.count++] = body_at(sl, e);
+    sl->bodies.items[sl->bodies.count++] = body_at(sl, e);
   }
   return 0;
 }
@@ -123,20 +134,20 @@ static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
 // kept although this view (built on an older baseline) lacks it.
 static int update_drawn(cl_snapshots* s, const cl_slot* sl) {
   int need = s->drawn.count + sl->origins.count;
-  if (need > 2 * (s->max_entities + ARB_SNAP2_MAX_PART_RECORDS)) return ARB_E_TOO_BIG;
+  if (need > 2 * (s->max_entities + ARB_SNAPSHOT_MAX_PART_RECORDS)) return ARB_E_TOO_BIG;
   if (need > s->drawn_tmp.cap) {
     int cap = s->drawn_tmp.cap;
     void* items = s->drawn_tmp.items;
-    int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_snap2_entity));
+    int rc = cl_grow(&s->mem, &items, &cap, need, sizeof(arb_snapshot_entity));
     if (rc) return rc;
-    s->drawn_tmp.items = (arb_snap2_entity*)items;
+    s->drawn_tmp.items = (arb_snapshot_entity*)items;
     s->drawn_tmp.cap = cap;
   }
   const cl_slot* base = sl->baseline ? cl_snapshots_get(s, sl->baseline) : NULL;
-  int rc = arb_snap2_drawn_apply(&s->drawn, &sl->origins, base ? &base->origins : NULL,
+  int rc = arb_snapshot_drawn_apply(&s->drawn, &sl->origins, base ? &base->origins : NULL,
                                  sl->baseline, &s->drawn_tmp);
   if (rc) return rc;
-  arb_snap2_set t = s->drawn;
+  arb_snapshot_set t = s->drawn;
   s->drawn = s->drawn_tmp;
   s->drawn_tmp = t;
   return 0;
@@ -162,24 +173,24 @@ static const cl_desc_entry* find_desc(const cl_snapshots* s, uint32_t id, uint8_
   return found ? &s->descs[i] : NULL;
 }
 
-const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
-  const cl_desc_entry* e = find_desc(s, id, ARB_SNAP2_BODY);
+const cl_body_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
+  const cl_desc_entry* e = find_desc(s, id, ARB_SNAPSHOT_BODY);
   return e ? &e->desc : NULL;
 }
 
 int cl_snapshots_more_shapes(const cl_snapshots* s, uint32_t id, const arb_proto_shape** more) {
-  const cl_desc_entry* e = find_desc(s, id, ARB_SNAP2_BODY);
+  const cl_desc_entry* e = find_desc(s, id, ARB_SNAPSHOT_BODY);
   if (more) *more = e ? e->more : NULL;
   return e ? e->more_count : 0;
 }
 
 const cl_extra_desc* cl_snapshots_extra(const cl_snapshots* s, uint32_t id, uint8_t cls) {
-  const cl_desc_entry* e = cls != ARB_SNAP2_BODY ? find_desc(s, id, cls) : NULL;
+  const cl_desc_entry* e = cls != ARB_SNAPSHOT_BODY ? find_desc(s, id, cls) : NULL;
   return e ? &e->extra : NULL;
 }
 
-static bool holds(const arb_snap2_set* set, uint32_t id, uint8_t cls) {
-  const arb_snap2_entity* e = arb_snap2_set_find(set, id);
+static bool holds(const arb_snapshot_set* set, uint32_t id, uint8_t cls) {
+  const arb_snapshot_entity* e = arb_snapshot_set_find(set, id);
   return e && e->cls == cls;
 }
 
@@ -246,7 +257,7 @@ static cl_slot* claim_slot(cl_snapshots* s, uint32_t tick, uint32_t keep) {
   return victim;
 }
 
-static bool same_tick_header(const arb_snap2_header* a, const arb_snap2_header* b) {
+static bool same_tick_header(const arb_snapshot_header* a, const arb_snapshot_header* b) {
   return a->baseline_tick == b->baseline_tick && a->part_count == b->part_count &&
          a->last_input_seq == b->last_input_seq && a->tick_rate == b->tick_rate &&
          a->gravity_x == b->gravity_x && a->gravity_y == b->gravity_y;
@@ -254,7 +265,7 @@ static bool same_tick_header(const arb_snap2_header* a, const arb_snap2_header* 
 
 // The slot of a part's tick: the one being assembled, or a new one holding a copy of the
 // baseline's view. *slot NULL with 0: a duplicate or too late (counted).
-static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot, bool* fresh,
+static int open_slot(cl_snapshots* s, const arb_snapshot_header* h, cl_slot** slot, bool* fresh,
                      arb_proto_error* err) {
   *slot = NULL;
   *fresh = false;
@@ -265,7 +276,7 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
       return 0;
     }
     if (!same_tick_header(&sl->h, h))
-      return fail(s, err, ARB_E_CORRUPT, "snapshot2 %u: part disagrees with earlier parts (baseline %u)",
+      return fail(s, err, ARB_E_CORRUPT, "snapshot %u: part disagrees with earlier parts (baseline %u)",
                   h->tick, h->baseline_tick);
     *slot = sl;
     return 0;
@@ -278,7 +289,7 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
       if (err) {
         err->code = ARB_E_NOT_FOUND;
         err->offset = 0;
-        snprintf(err->reason, sizeof err->reason, "snapshot2 %u: baseline %u not held", h->tick,
+        snprintf(err->reason, sizeof err->reason, "snapshot %u: baseline %u not held", h->tick,
                  h->baseline_tick);
       }
       return ARB_E_NOT_FOUND;
@@ -292,12 +303,12 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   sl->used = false;  // until the copy succeeded
   sl->complete = false;
   sl->origins.count = 0;
-  sl->set.count = 0;
+  sl->bodies.count = 0;
   if (base) {
     int rc = ensure_origins(s, &sl->origins, base->origins.count);
-    if (rc == 0) rc = arb_snap2_set_copy(&sl->origins, &base->origins);
+    if (rc == 0) rc = arb_snapshot_set_copy(&sl->origins, &base->origins);
     if (rc)
-      return fail(s, err, rc, "snapshot2 %u: cannot copy the baseline view of %u entities", h->tick,
+      return fail(s, err, rc, "snapshot %u: cannot copy the baseline view of %u entities", h->tick,
                   (uint32_t)base->origins.count);
   }
   sl->tick = h->tick;
@@ -312,19 +323,19 @@ static int open_slot(cl_snapshots* s, const arb_snap2_header* h, cl_slot** slot,
   return 0;
 }
 
-// Bodies' descriptions in the v1 form the client's entity table uses (the first shape),
-// with a compound body's other shapes beside it; the others' in the form cl_extras.c
-// draws from.
-static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error* err) {
+// Bodies' descriptions in the form the client's entity table uses (the first shape), with
+// a compound body's other shapes beside it; the others' in the form cl_extras.c draws
+// from.
+static int keep_descs(cl_snapshots* s, const arb_snapshot_part* p, arb_proto_error* err) {
   for (int i = 0; i < p->record_count; i++) {
-    const arb_snap2_record* r = &p->records[i];
-    if (r->op != ARB_SNAP2_ENTER) continue;
-    const arb_snap2_desc* d = &p->descs[r->desc];
+    const arb_snapshot_record* r = &p->records[i];
+    if (r->op != ARB_SNAPSHOT_ENTER) continue;
+    const arb_snapshot_desc* d = &p->descs[r->desc];
     cl_desc_entry e;
     memset(&e, 0, sizeof e);
     e.id = r->id;
     e.extra.cls = r->cls;
-    if (r->cls == ARB_SNAP2_BODY) {
+    if (r->cls == ARB_SNAPSHOT_BODY) {
       e.desc.body_type = d->body_type;
       e.desc.avatar_kind = d->avatar_kind;
       e.desc.owner = d->owner;
@@ -341,16 +352,16 @@ static int keep_descs(cl_snapshots* s, const arb_snap2_part* p, arb_proto_error*
       e.extra.radius = d->radius;
     }
     int rc = put_desc(s, &e);
-    if (rc) return fail(s, err, rc, "snapshot2 %u: out of memory for entity %u", p->h.tick, r->id);
+    if (rc) return fail(s, err, rc, "snapshot %u: out of memory for entity %u", p->h.tick, r->id);
   }
   return 0;
 }
 
 static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap_result* res,
                         arb_proto_error* err) {
-  arb_snap2_part* p = s->part;
+  arb_snapshot_part* p = s->part;
   arb_proto_error perr;
-  int rc = arb_snap2_decode(buf, len, p, &perr);
+  int rc = arb_proto_decode_snapshot(buf, len, p, &perr);
   if (rc != ARB_OK) {
     s->errors++;
     if (err) *err = perr;
@@ -361,10 +372,10 @@ static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap
   rc = open_slot(s, &p->h, &sl, &fresh, err);
   if (rc || !sl) return rc;
   int entering = 0;
-  for (int i = 0; i < p->record_count; i++) entering += p->records[i].op == ARB_SNAP2_ENTER;
+  for (int i = 0; i < p->record_count; i++) entering += p->records[i].op == ARB_SNAPSHOT_ENTER;
   rc = ensure_origins(s, &sl->origins, sl->origins.count + entering);
-  if (rc == ARB_OK) rc = arb_snap2_set_apply(&sl->origins, p, &perr);
-  else snprintf(perr.reason, sizeof perr.reason, "snapshot2 %u: view over %d entities", p->h.tick, s->max_entities);
+  if (rc == ARB_OK) rc = arb_snapshot_set_apply(&sl->origins, p, &perr);
+  else snprintf(perr.reason, sizeof perr.reason, "snapshot %u: view over %d entities", p->h.tick, s->max_entities);
   if (rc != ARB_OK) {
     if (fresh) sl->used = false;
     s->errors++;
@@ -391,7 +402,7 @@ static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap
     if (rc == 0) rc = evaluate_view(s, sl, newest);
     if (rc) {
       sl->used = false;
-      return fail(s, err, rc, "snapshot2 %u: view of %u entities too large", p->h.tick,
+      return fail(s, err, rc, "snapshot %u: view of %u entities too large", p->h.tick,
                   (uint32_t)sl->origins.count);
     }
     sl->complete = true;

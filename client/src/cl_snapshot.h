@@ -1,5 +1,5 @@
-// cl_snapshot — snapshot2 parts in, complete views out (Quake 3 style delta decoding of
-// the v2 stream, PROTOCOL.md §13).
+// cl_snapshot — snapshot parts in, complete views out (Quake 3 style delta decoding of
+// the snapshot stream, PROTOCOL.md §6).
 //
 // The server sends the view of tick T as a delta against a baseline B the client acked
 // (B = 0: full), split into part_count packets that each apply on their own:
@@ -14,29 +14,62 @@
 // for about a second (the server deltas against the last ack it received).
 //
 // A view holds every entity as an *origin* (its state at the tick of the record that last
-// set it, §13.2); a complete view also holds its bodies evaluated at its tick in the v1
-// entity form (`set`) that interpolation and prediction read. For the newest view those
-// come from the drawn set (every entity's freshest origin over all views received, so a
-// correction that travelled in a sibling snapshot is not undone by the next view).
+// set it, §6.2); a complete view also holds its bodies evaluated at its tick (`bodies`,
+// cl_body: the wire state and its floats) that interpolation and prediction read. For the
+// newest view those come from the drawn set (every entity's freshest origin over all
+// views received, so a correction that travelled in a sibling snapshot is not undone by
+// the next view).
 // Particles, links and wheels are kept in the origins too; cl_extras.c samples them from
 // the complete views.
 //
 // Descriptions arrive only with enter records; they are kept in a table keyed by id while
 // any slot's view still holds the entity.
 //
-// Untrusted input: every packet goes through arb_snap2_decode (bounded, total);
+// Untrusted input: every packet goes through arb_proto_decode_snapshot (bounded, total);
 // anything inconsistent (a part index past part_count, a baseline that differs from the
 // slot's, a delta for an id the baseline lacks) is counted as a decode error with a
 // reason, never asserted. Independent of ENet.
 #pragma once
 
 #include <arbiter/protocol.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 #include "cl_mem.h"
 
 /// Views kept: ~1 s of baselines at 30 snapshots/s plus ticks still being assembled.
 #define CL_SLOTS 40
+
+/// A body of a view evaluated at the view's tick: the wire state, and the floats decoded
+/// straight from it (nothing coarsened on the way: the angular velocity keeps the wire's
+/// 1/65536 turn per second).
+typedef struct cl_body {
+  uint32_t id;
+  arb_snapshot_state q;        ///< quantized, at the view's tick (prediction compares it exactly)
+  arb_vec2 position;        ///< m
+  float angle;              ///< rad, [-pi, pi)
+  arb_vec2 velocity;        ///< m/s
+  float angular_velocity;   ///< rad/s
+} cl_body;
+
+/// Bodies by strictly increasing id, in storage the client owns.
+typedef struct cl_body_set {
+  cl_body* items;
+  int count, cap;
+} cl_body_set;
+
+/// The body with id `id` (binary search), or NULL.
+const cl_body* cl_body_set_find(const cl_body_set* set, uint32_t id);
+/// A body from its quantized state (the state's t0 is kept, the floats dequantized).
+cl_body cl_body_from_state(uint32_t id, const arb_snapshot_state* q);
+
+/// How to draw a body (its snapshot description, the first shape; a compound body's
+/// other shapes are in its cl_desc_entry).
+typedef struct cl_body_desc {
+  uint8_t body_type;    ///< arb_body_type
+  uint8_t avatar_kind;  ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
+  uint32_t owner;       ///< client id of the owning player, 0 = world
+  arb_proto_shape shape;
+} cl_body_desc;
 
 typedef struct cl_slot {
   bool used;
@@ -46,14 +79,14 @@ typedef struct cl_slot {
   uint8_t part_count;
   int parts_seen;
   uint8_t seen[32];         ///< bitmap of part indexes received (256 bits)
-  arb_snap2_header h;       ///< of the first part received (the others must agree)
-  arb_snap2_set origins;    ///< the view: baseline + the parts received so far
-  arb_proto_entity_set set; ///< complete views: the bodies evaluated at `tick`
+  arb_snapshot_header h;       ///< of the first part received (the others must agree)
+  arb_snapshot_set origins;    ///< the view: baseline + the parts received so far
+  cl_body_set bodies;       ///< complete views: the bodies evaluated at `tick`
 } cl_slot;
 
-/// How to draw a particle, link or wheel (its snapshot2 description without the body parts).
+/// How to draw a particle, link or wheel (its snapshot description without the body parts).
 typedef struct cl_extra_desc {
-  uint8_t cls;                  ///< arb_snap2_class
+  uint8_t cls;                  ///< arb_snapshot_class
   uint8_t link_kind, joint_type;
   uint32_t a, b;                ///< link ends (0 = the world); wheel: a = chassis
   arb_vec2 anchor_a, anchor_b;  ///< in a's and b's frames (world for an end 0); wheel: mount
@@ -64,10 +97,10 @@ typedef struct cl_extra_desc {
 /// with different classes (a hostile server, or an id reused), and each keeps its own.
 typedef struct cl_desc_entry {
   uint32_t id;
-  arb_proto_entity_desc desc;  ///< bodies (desc.shape: the first shape)
+  cl_body_desc desc;           ///< bodies (desc.shape: the first shape)
   cl_extra_desc extra;         ///< extra.cls is the class; the rest only for non-bodies
   uint8_t more_count;          ///< a compound body's other shapes
-  arb_proto_shape more[ARB_SNAP2_MAX_SHAPES - 1];
+  arb_proto_shape more[ARB_SNAPSHOT_MAX_SHAPES - 1];
 } cl_desc_entry;
 
 typedef struct cl_snapshots {
@@ -76,11 +109,11 @@ typedef struct cl_snapshots {
   cl_slot slots[CL_SLOTS];
   uint32_t newest_complete;   ///< tick, 0 = none
   /// What is drawn: every entity's freshest origin over the views received
-  /// (arbiter/snapshot_drawn.h); the newest view's `set` is evaluated from it.
-  arb_snap2_set drawn, drawn_tmp;
+  /// (arbiter/snapshot_drawn.h); the newest view's `bodies` are evaluated from it.
+  arb_snapshot_set drawn, drawn_tmp;
   cl_desc_entry* descs;       ///< sorted by (id, class)
   int ndescs, desc_cap;
-  arb_snap2_part* part;       ///< decode scratch (large; allocated once)
+  arb_snapshot_part* part;       ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
   uint64_t parts, completed, duplicates, late, baseline_missing, errors;
 } cl_snapshots;
@@ -91,7 +124,7 @@ typedef struct cl_snap_result {
   bool completed;              ///< this part completed its tick
   bool newest;                 ///< tick is newer than every complete tick before it
   const cl_slot* slot;         ///< the view of `tick` (complete or not)
-  const arb_snap2_part* part;  ///< the decoded part (valid until the next receive)
+  const arb_snapshot_part* part;  ///< the decoded part (valid until the next receive)
 } cl_snap_result;
 
 int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem);
@@ -107,11 +140,11 @@ int cl_snapshots_receive(cl_snapshots* s, const uint8_t* buf, size_t len, cl_sna
 
 /// The complete view of a tick, or NULL.
 const cl_slot* cl_snapshots_get(const cl_snapshots* s, uint32_t tick);
-/// A body of a slot's view (complete or not) evaluated at the slot's tick, in v1 form.
-/// False when the view lacks it or it is not a body.
-bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, arb_proto_entity* out);
+/// A body of a slot's view (complete or not) evaluated at the slot's tick. False when the
+/// view lacks it or it is not a body.
+bool cl_snapshots_body_at(const cl_slot* slot, uint32_t id, cl_body* out);
 /// Description of a body present in some view, or NULL.
-const arb_proto_entity_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
+const cl_body_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id);
 /// A described body's shapes after the first (a compound body); their count (0: one
 /// shape, or not described). *more may be NULL.
 int cl_snapshots_more_shapes(const cl_snapshots* s, uint32_t id, const arb_proto_shape** more);

@@ -9,7 +9,6 @@
 //             scene_name:str, scene_hash, [[x, y, angle, shape], ...]]
 //   reject   [3, reason, server_version, text:str]
 //   input    [4, packet_seq, ack_tick, [[seq, mx, my, aim, buttons, steer, thr, brk(, view)], ...]]
-//   snapshot [5, ...]                     (codec_snapshot.c)
 //   event    [6, kind, tick, client_id, entity_id, code, text:str]
 //   ping     [7, ping_id, client_time_us]
 //   pong     [8, ping_id, client_time_us, server_tick, server_time_us]
@@ -44,11 +43,6 @@ int arb__check_shape(const arb_proto_shape* s) {
     if (!coord_ok(s->points[i].x) || !coord_ok(s->points[i].y)) return ARB_E_RANGE;
   }
   return 0;
-}
-
-int arb__check_desc(const arb_proto_entity_desc* d) {
-  if (d->body_type >= ARB_BODY_TYPE_COUNT || d->avatar_kind >= ARB_AVATAR_KIND_COUNT) return ARB_E_RANGE;
-  return arb__check_shape(&d->shape);
 }
 
 // The controls on the wire, in this order: the one list that checks, packs and unpacks
@@ -209,6 +203,8 @@ int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type
   uint32_t n, t;
   ARB__TRY(arb__dec_array(&d, "message", 1, 255, &n));
   ARB__TRY(arb__dec_u32(&d, "type", 1, ARB_PROTO_MSG_TYPE_COUNT - 1, &t));
+  if (!arb__msg_code_known((int)t))
+    return arb__dec_fail(&d, ARB_E_RANGE, "type", "message type %u is retired", t);
   if (type) *type = (arb_proto_msg_type)t;
   return 0;
 }

@@ -1,5 +1,5 @@
 // Internal: pieces of the message codec shared by the message encoders/decoders, the
-// snapshot builder (which measures single entities) and the replay log.
+// snapshot codec (shapes of descriptions) and the replay log.
 #pragma once
 
 #include <stddef.h>
@@ -9,7 +9,6 @@
 /// Check a message struct field by field before encoding (encoders never write an
 /// invalid message). Each returns 0 or a negative ARB_E_*.
 int arb__check_shape(const arb_proto_shape* s);
-int arb__check_desc(const arb_proto_entity_desc* d);
 int arb__check_controls(const arb_proto_controls_q* c);
 
 /// One row of shapes.def with the conversion of its points (shape_wire.c).
@@ -33,8 +32,8 @@ void arb__pack_controls(msgpack_packer* pk, const arb_proto_controls_q* c);
 /// Reads the 7 control fields (not an array: the caller's array holds them inline).
 int arb__unpack_controls(arb__dec* d, arb_proto_controls_q* c);
 
-void arb__pack_entered(msgpack_packer* pk, const arb_proto_entered* e);
-void arb__pack_changed(msgpack_packer* pk, const arb_proto_changed* c);
+/// 1 when messages.def lists `type` (names.c), 0 for an unknown or retired code.
+int arb__msg_code_known(int type);
 
 /// Message header: checks element 0 is `type` and the array has exactly `fields`
 /// elements (type included), and that the input is not larger than `max_len`.
@@ -97,9 +96,3 @@ int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t
 /// Decoder: *out zeroed, then every field read and checked in order.
 int arb__decode_flat(const arb__flat_msg* f, const uint8_t* buf, size_t len, void* out,
                      arb_proto_error* err);
-
-static inline int arb__popcount6(unsigned m) {
-  int n = 0;
-  for (int i = 0; i < 6; i++) n += (int)((m >> i) & 1u);
-  return n;
-}

@@ -2,6 +2,8 @@
 #include <arbiter/protocol.h>
 #include <arbiter/replay_log.h>
 
+#include "codec.h"
+
 #ifndef ARB_BUILD_ID
 #define ARB_BUILD_ID "arbiter-unknown"
 #endif
@@ -29,21 +31,17 @@ static const msg_info msg_table[ARB_PROTO_MSG_TYPE_COUNT] = {
 #undef ARB_PROTO_MSG
 };
 
-// Codes must be contiguous from 1: the enum's COUNT bounds every table indexed by code.
-enum {
-  msg_rows = 0
-#define ARB_PROTO_MSG(NAME, name, code, channel, direction) +1
-#include <arbiter/messages.def>
-#undef ARB_PROTO_MSG
-};
-_Static_assert(msg_rows + 1 == ARB_PROTO_MSG_TYPE_COUNT, "messages.def codes must be 1..N without gaps");
-
+// The enum's COUNT (largest code + 1) bounds every table indexed by code; a retired code
+// (5, the version-1 snapshot) is a row without a name.
 static const msg_info* msg_row(int type) {
-  return type > 0 && type < ARB_PROTO_MSG_TYPE_COUNT ? &msg_table[type] : NULL;
+  return type > 0 && type < ARB_PROTO_MSG_TYPE_COUNT && msg_table[type].name ? &msg_table[type] : NULL;
 }
 
+int arb__msg_code_known(int type) { return msg_row(type) != NULL; }
+
 const char* arb_proto_msg_name(int type) {
-  return type >= 0 && type < ARB_PROTO_MSG_TYPE_COUNT ? msg_table[type].name : "unknown";
+  if (type == ARB_PROTO_MSG_NONE) return msg_table[0].name;
+  return msg_row(type) ? msg_row(type)->name : "unknown";
 }
 
 int arb_proto_msg_direction(int type) { return msg_row(type) ? msg_row(type)->direction : 0; }

@@ -24,8 +24,6 @@ int32_t arb_proto_quantize_pos(float meters) { return quantize_scaled(meters, 12
 float arb_proto_dequantize_pos(int32_t q) { return (float)((double)q / 128.0); }
 int32_t arb_proto_quantize_vel(float mps) { return quantize_scaled(mps, 256.0); }
 float arb_proto_dequantize_vel(int32_t q) { return (float)((double)q / 256.0); }
-int32_t arb_proto_quantize_angvel(float rps) { return quantize_scaled(rps, 256.0); }
-float arb_proto_dequantize_angvel(int32_t q) { return (float)((double)q / 256.0); }
 
 /* 32768 / pi and pi / 32768 as float64 (PROTOCOL.md gives the same literals). */
 #define ANGLE_TO_STEPS 10430.378350470453
@@ -80,24 +78,4 @@ arb_controls arb_proto_dequantize_controls(const arb_proto_controls_q* q) {
 arb_controls arb_proto_snap_controls(const arb_controls* c) {
   arb_proto_controls_q q = arb_proto_quantize_controls(c);
   return arb_proto_dequantize_controls(&q);
-}
-
-arb_proto_entity_state arb_proto_quantize_state(arb_vec2 position, float angle, arb_vec2 velocity,
-                                                float angular_velocity) {
-  arb_proto_entity_state s;
-  s.x = arb_proto_quantize_pos(position.x);
-  s.y = arb_proto_quantize_pos(position.y);
-  s.angle = arb_proto_quantize_angle(angle);
-  s.vx = arb_proto_quantize_vel(velocity.x);
-  s.vy = arb_proto_quantize_vel(velocity.y);
-  s.w = arb_proto_quantize_angvel(angular_velocity);
-  return s;
-}
-
-void arb_proto_dequantize_state(const arb_proto_entity_state* q, arb_vec2* position, float* angle,
-                                arb_vec2* velocity, float* angular_velocity) {
-  if (position) *position = arb_v2(arb_proto_dequantize_pos(q->x), arb_proto_dequantize_pos(q->y));
-  if (angle) *angle = arb_proto_dequantize_angle(q->angle);
-  if (velocity) *velocity = arb_v2(arb_proto_dequantize_vel(q->vx), arb_proto_dequantize_vel(q->vy));
-  if (angular_velocity) *angular_velocity = arb_proto_dequantize_angvel(q->w);
 }

@@ -1,4 +1,4 @@
-// Per-client v2 snapshots (see sv_snapshot.h).
+// Per-client snapshots (see sv_snapshot.h).
 #include "sv_snapshot.h"
 
 #include <arbiter/bits.h>
@@ -8,7 +8,7 @@
 
 int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   memset(x, 0, sizeof *x);
-  int rc = arb_snap2_builder_create(ARB_PROTO_DEFAULT_PAYLOAD, 2 * max_entities, &x->builder);
+  int rc = arb_snapshot_builder_create(ARB_PROTO_DEFAULT_PAYLOAD, 2 * max_entities, &x->builder);
   if (rc != 0) return rc;
   size_t n = (size_t)max_entities;
   x->picked = calloc(n, sizeof *x->picked);
@@ -27,7 +27,7 @@ int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
 }
 
 void sv_snap_scratch_free(sv_snap_scratch* x) {
-  if (x->builder) arb_snap2_builder_destroy(x->builder);
+  if (x->builder) arb_snapshot_builder_destroy(x->builder);
   free(x->picked);
   free(x->picked_bits);
   free(x->drawn_inserts);
@@ -41,7 +41,7 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   memset(s, 0, sizeof *s);
   if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES / 2) return ARB_E_RANGE;
   s->cap = max_entities;
-  int rc = sv_capture2_init(&s->capture, max_entities);
+  int rc = sv_capture_init(&s->capture, max_entities);
   if (rc != 0) {
     sv_snapshot_free(s);
     return rc;
@@ -57,7 +57,7 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
 }
 
 void sv_snapshot_free(sv_snapshot* s) {
-  sv_capture2_free(&s->capture);
+  sv_capture_free(&s->capture);
   free(s->grid.start);
   free(s->grid.items);
   free(s->grid.cell_of);
@@ -75,7 +75,7 @@ static int cell_of(float v, float x0, float cell, int n) {
 // (a radius query then reads at most 5 x 5 cells), larger when the world is wider than
 // SV_SNAP_GRID_SIDE such cells. Items go in in capture order, so each cell's list is
 // increasing.
-static void build_grid(sv_snap_grid* g, const sv_capture2* c, float view_radius) {
+static void build_grid(sv_snap_grid* g, const sv_capture* c, float view_radius) {
   int n = c->set.count;
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
   for (int i = 0; i < n; ++i) {
@@ -110,7 +110,7 @@ static void build_grid(sv_snap_grid* g, const sv_capture2* c, float view_radius)
 }
 
 void sv_snapshot_capture(sv_snapshot* s, arb_game* game, float view_radius) {
-  sv_capture2_run(&s->capture, game);
+  sv_capture_run(&s->capture, game);
   s->has_grid = view_radius > 0.0f;
   if (s->has_grid) build_grid(&s->grid, &s->capture, view_radius);
 }
@@ -125,9 +125,9 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
   // A drawn set holds a view plus entities entered in snapshots not yet acknowledged.
   int drawn_cap = c->cap + max_entities;
   c->drawn_storage = malloc((size_t)drawn_cap * sizeof *c->drawn_storage);
-  c->drawn = (arb_snap2_set){c->drawn_storage, 0, drawn_cap};
+  c->drawn = (arb_snapshot_set){c->drawn_storage, 0, drawn_cap};
   if (c->storage == NULL || c->drawn_storage == NULL ||
-      arb_snap2_priority_init(&c->priority, max_entities) != 0) {
+      arb_snapshot_priority_init(&c->priority, max_entities) != 0) {
     sv_snap_client_free(c);
     return ARB_E_NOMEM;
   }
@@ -135,7 +135,7 @@ int sv_snap_client_init(sv_snap_client* c, int max_entities) {
     c->ring[i].items = c->storage + (size_t)i * (size_t)c->cap;
     c->ring[i].cap = c->cap;
   }
-  sv_snap_client_reset(c, ARB_SNAP2_RATE_FLOOR_KBPS);
+  sv_snap_client_reset(c, ARB_SNAPSHOT_RATE_FLOOR_KBPS);
   return 0;
 }
 
@@ -148,13 +148,13 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   memset(c->ring_settled, 0, sizeof c->ring_settled);
   c->drawn.count = 0;
   c->priority.count = 0;
-  arb_snap2_rate_init(&c->rate, ceiling_kbps);
+  arb_snapshot_rate_init(&c->rate, ceiling_kbps);
 }
 
 void sv_snap_client_free(sv_snap_client* c) {
   free(c->storage);
   free(c->drawn_storage);
-  arb_snap2_priority_free(&c->priority);
+  arb_snapshot_priority_free(&c->priority);
   memset(c, 0, sizeof *c);
 }
 
@@ -193,10 +193,10 @@ void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
 // server only sends more).
 static void drawn_apply(sv_snap_client* c, int slot, int* inserts) {
   int b = find_slot(c, c->ring_base[slot]);
-  const arb_snap2_set* base = b >= 0 ? &c->ring[b] : NULL;
-  if (arb_snap2_drawn_apply_in_place(&c->drawn, &c->ring[slot], base, c->ring_base[slot],
+  const arb_snapshot_set* base = b >= 0 ? &c->ring[b] : NULL;
+  if (arb_snapshot_drawn_apply_in_place(&c->drawn, &c->ring[slot], base, c->ring_base[slot],
                                      inserts) != 0)
-    arb_snap2_set_copy(&c->drawn, &c->ring[slot]);
+    arb_snapshot_set_copy(&c->drawn, &c->ring[slot]);
 }
 
 // A snapshot at or before the newest ack that was never acknowledged is taken as lost:
@@ -212,7 +212,7 @@ static void drawn_settle(sv_snap_client* c, int* inserts) {
   if (!lost) return;
   int a = find_slot(c, c->acked_tick);
   c->drawn.count = 0;
-  if (a >= 0) arb_snap2_set_copy(&c->drawn, &c->ring[a]);
+  if (a >= 0) arb_snapshot_set_copy(&c->drawn, &c->ring[a]);
   for (uint32_t after = c->acked_tick;;) {  // in flight, oldest first
     int next = -1;
     for (int i = 0; i < SV_SNAP_RING; ++i)
@@ -260,7 +260,7 @@ typedef struct pick_query {
 } pick_query;
 
 // Within r of the avatar, or else in the box (each item once; the avatar is added apart).
-static bool picks(const sv_capture2* c, const pick_query* q, int item, bool box_pass) {
+static bool picks(const sv_capture* c, const pick_query* q, int item, bool box_pass) {
   if (item == q->avatar) return false;
   bool near = q->avatar >= 0 && within(c->positions[item], q->center, q->r);
   return box_pass ? !near && in_box(c->positions[item], q->box) : near;
@@ -325,7 +325,7 @@ static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 
 // is picked twice.
 static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r,
                           const arb_aabb* box) {
-  const sv_capture2* c = &s->capture;
+  const sv_capture* c = &s->capture;
   pick_query q = {avatar, avatar >= 0 ? c->positions[avatar] : (arb_vec2){0.0f, 0.0f}, r, box};
   int n = 0;
   if (avatar >= 0) {
@@ -339,38 +339,38 @@ static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, 
   x->view.count = n;
 }
 
-static int find_avatar(const sv_capture2* c, uint32_t id) {
+static int find_avatar(const sv_capture* c, uint32_t id) {
   if (id == 0) return -1;
-  const arb_snap2_entity* e = arb_snap2_set_find(&c->set, id);
+  const arb_snapshot_entity* e = arb_snapshot_set_find(&c->set, id);
   return e ? (int)(e - c->items) : -1;
 }
 
 // What the builder's rank callback needs: priorities are computed only for the entities
 // that changed in the client's view (the builder asks in increasing id order).
 typedef struct sv_rank_ctx {
-  arb_snap2_priority* priority;
-  const arb_snap2_interest* in;
-  const arb_snap2_set* current;
-  const sv_capture2* capture;  ///< positions and speeds, by capture index
+  arb_snapshot_priority* priority;
+  const arb_snapshot_interest* in;
+  const arb_snapshot_set* current;
+  const sv_capture* capture;  ///< positions and speeds, by capture index
   const int* index;            ///< capture index of each current item, NULL = the same
   float dt;
-  float* acc;  ///< per current item, kept for arb_snap2_priority_keep_stale
+  float* acc;  ///< per current item, kept for arb_snapshot_priority_keep_stale
 } sv_rank_ctx;
 
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
   int item = r->index ? r->index[j] : j;
   r->acc[j] =
-      arb_snap2_priority_next(r->priority, r->in, r->current->items[j].id,
+      arb_snapshot_priority_next(r->priority, r->in, r->current->items[j].id,
                               r->capture->positions[item], r->capture->speeds[item], r->dt, weight);
   *priority = r->acc[j];
 }
 
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
-                      const sv_snap_request* req, arb_snap2_build_result* out) {
-  const sv_capture2* cap = &s->capture;
+                      const sv_snap_request* req, arb_snapshot_build_result* out) {
+  const sv_capture* cap = &s->capture;
   int avatar = find_avatar(cap, req->avatar_entity);
-  const arb_snap2_set* current = &cap->set;
+  const arb_snapshot_set* current = &cap->set;
   const int* index = NULL;
   const arb_aabb* box = req->has_view ? &req->view : NULL;
   if ((avatar >= 0 || box != NULL) && req->view_radius > 0.0f && s->has_grid) {
@@ -379,24 +379,24 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
     index = x->picked;
   }
   float dt = 1.0f / (float)(req->snapshot_rate > 0 ? req->snapshot_rate : 1);
-  arb_snap2_interest in = {0};
+  arb_snapshot_interest in = {0};
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
   in.has_view = req->has_view;
   in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snap2_priority_begin(&c->priority);
+  arb_snapshot_priority_begin(&c->priority);
   sv_rank_ctx rank = {&c->priority, &in, current, cap, index, dt, x->prio};
   drawn_settle(c, x->drawn_inserts);
-  arb_snap2_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
+  arb_snapshot_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
   int write = slot_to_write(c);
   int base = find_slot(c, c->acked_tick);
   if (base == write) base = -1;  // about to be overwritten: fall back to a full snapshot
-  static const arb_snap2_set empty = {NULL, 0, 0};
-  arb_snap2_build_args a;
+  static const arb_snapshot_set empty = {NULL, 0, 0};
+  arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
-  a.h = (arb_snap2_header){req->tick,
+  a.h = (arb_snapshot_header){req->tick,
                            base >= 0 ? c->ring_tick[base] : 0,
                            req->last_input_seq,
                            0,
@@ -409,22 +409,22 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.rank = rank_item;
   a.rank_user = &rank;
   a.drawn = &c->drawn;
-  a.describe = sv_capture2_describe;
+  a.describe = sv_capture_describe;
   a.describe_user = (void*)&s->capture;  // describing only reads the game
   // A body's description (type, owner, shapes) and a particle's never change in a
   // server's game: a body's shapes are fixed at its creation and entity ids are not
   // reused. Wheels (their mount point follows the suspension) and links are asked again.
-  a.stable_classes = 1u << ARB_SNAP2_BODY | 1u << ARB_SNAP2_PARTICLE;
-  a.tol = arb_snap2_default_tolerance();
+  a.stable_classes = 1u << ARB_SNAPSHOT_BODY | 1u << ARB_SNAPSHOT_PARTICLE;
+  a.tol = arb_snapshot_default_tolerance();
   a.exact_id = in.avatar_id;
-  a.byte_budget = arb_snap2_rate_budget(&c->rate, req->snapshot_rate);
+  a.byte_budget = arb_snapshot_rate_budget(&c->rate, req->snapshot_rate);
   a.packet_overhead = SV_SNAP_PACKET_OVERHEAD;
   a.sent = &c->ring[write];
   a.stale = x->stale;
   c->ring_tick[write] = 0;  // invalid until the build succeeds
-  int rc = arb_snap2_build(x->builder, &a, out);
+  int rc = arb_snapshot_build(x->builder, &a, out);
   if (rc != 0) return rc;
-  arb_snap2_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
+  arb_snapshot_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
   c->ring_tick[write] = req->tick;
   c->ring_base[write] = a.h.baseline_tick;
   c->ring_acked[write] = 0;

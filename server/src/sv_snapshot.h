@@ -1,4 +1,4 @@
-// Per-client snapshots, stream v2 (PROTOCOL.md §13).
+// Per-client snapshots (PROTOCOL.md §6).
 //
 // A client gets a snapshot every K = snapshot_every ticks, the clients spread over the K
 // phases by session slot (sv_snapshot_due), so each tick builds about 1/K of them: the
@@ -16,7 +16,7 @@
 //                  relevance (own avatar, nearness), plus the time it has waited
 //   budget         the client's rate controller: --client-kbps, lowered by the hello's
 //                  max_kbps, cut on loss or rising RTT and recovering after
-//   build          arb_snap2_build against the newest view the client acknowledged
+//   build          arb_snapshot_build against the newest view the client acknowledged
 //
 // A client's build reads only the capture and writes only the client and an
 // sv_snap_scratch, so builds for different clients may run on different threads (one
@@ -33,11 +33,11 @@
 #include <arbiter/game.h>
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_rate.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sv_capture2.h"
+#include "sv_capture.h"
 
 #define SV_SNAP_RING 16
 /// Bytes a snapshot packet costs on the link beyond its payload (IPv4 20 + UDP 8 + ENet
@@ -52,8 +52,8 @@ static inline bool sv_snapshot_due(uint64_t tick, int every, int slot) {
 
 typedef struct sv_snap_client {
   int cap;                            ///< entities per ring set
-  arb_snap2_entity* storage;          ///< SV_SNAP_RING * cap
-  arb_snap2_set ring[SV_SNAP_RING];
+  arb_snapshot_entity* storage;          ///< SV_SNAP_RING * cap
+  arb_snapshot_set ring[SV_SNAP_RING];
   uint32_t ring_tick[SV_SNAP_RING];   ///< tick each slot was sent for, 0 = empty
   uint32_t acked_tick;                ///< newest acknowledged tick still in the ring, 0 = none
   uint32_t ring_base[SV_SNAP_RING];   ///< baseline tick each slot was built on
@@ -62,10 +62,10 @@ typedef struct sv_snap_client {
   /// What the client draws (arbiter/snapshot_drawn.h) if every snapshot sent since the
   /// newest acknowledged one arrives; rebuilt from that one's view when an older snapshot
   /// is found lost (never acknowledged while a newer one was).
-  arb_snap2_set drawn;
-  arb_snap2_entity* drawn_storage;
-  arb_snap2_priority priority;
-  arb_snap2_rate rate;
+  arb_snapshot_set drawn;
+  arb_snapshot_entity* drawn_storage;
+  arb_snapshot_priority priority;
+  arb_snapshot_rate rate;
 } sv_snap_client;
 
 /// Captured entities bucketed by position: cell (cx, cy) holds the capture indexes
@@ -83,20 +83,20 @@ typedef struct sv_snap_grid {
 
 /// What one building thread writes while it builds a client's snapshot.
 typedef struct sv_snap_scratch {
-  arb_snap2_builder* builder;
+  arb_snapshot_builder* builder;
   int* picked;             ///< capture indexes of one client's relevant set (cap), in
                            ///< view order
   uint64_t* picked_bits;   ///< the same as a bit per capture index (cap bits), all zero
                            ///< between builds: read in order, it sorts them
-  int* drawn_inserts;      ///< arb_snap2_drawn_apply_in_place's scratch (2 * cap)
-  arb_snap2_set view;      ///< one client's relevant set (cap)
+  int* drawn_inserts;      ///< arb_snapshot_drawn_apply_in_place's scratch (2 * cap)
+  arb_snapshot_set view;      ///< one client's relevant set (cap)
   float* prio;             ///< per view item the builder asked about: its accumulator
   int* stale;              ///< view items not up to date, from the builder
 } sv_snap_scratch;
 
 typedef struct sv_snapshot {
   int cap;                 ///< entities per capture
-  sv_capture2 capture;     ///< this tick's state, shared by every client
+  sv_capture capture;     ///< this tick's state, shared by every client
   sv_snap_grid grid;       ///< of this capture, when captured with a view radius
   bool has_grid;
 } sv_snapshot;
@@ -139,4 +139,4 @@ typedef struct sv_snap_request {
 /// scratch x. The result's packets are views into x's builder,
 /// valid until its next build. Only reads s. Returns 0 or ARB_E_*.
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
-                      const sv_snap_request* req, arb_snap2_build_result* out);
+                      const sv_snap_request* req, arb_snapshot_build_result* out);

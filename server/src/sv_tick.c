@@ -225,7 +225,7 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
 // peer only when no acknowledgement has come from it for the ping interval (30 s here):
 // once the reliable messages of a client's join are acknowledged its round trip stays
 // whatever that burst made it for that long. The snapshot rate control
-// (arb_snap2_rate_update) reads it as a delay signal, and a stale high value held every
+// (arb_snapshot_rate_update) reads it as a delay signal, and a stale high value held every
 // client at the rate floor. So the server pings each active peer every SV_RTT_PING_MS
 // itself, the sessions spread over the ticks (each ping is a reliable command: see
 // SV_ENET_TIMEOUT_* in sv_session.c for why that needs ENet's generous limits).

@@ -1,7 +1,7 @@
-# Client snapshot2 assembly and decode fuzzing (client/src/cl_snapshot.c). fuzz-client_snapshot
+# Client snapshot assembly and decode fuzzing (client/src/cl_snapshot.c). fuzz-client_snapshot
 # in the fuzz preset (scripts/fuzz.sh seeds it from tests/fuzz/corpus/client_snapshot); in
-# test builds the same target function runs over the seed corpus. Seeds: real snapshot2
-# packets (arb_snap2_encode) framed as in fuzz_client_snapshot.c, plus regressions.
+# test builds the same target function runs over the seed corpus. Seeds: real snapshot
+# packets (arb_proto_encode_snapshot) framed as in fuzz_client_snapshot.c, plus regressions.
 if(NOT TARGET arbiter_client)
   return()
 endif()

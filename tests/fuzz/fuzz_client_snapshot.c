@@ -1,4 +1,4 @@
-// Fuzz target: the client's snapshot2 assembler and v2 decode (client/src/cl_snapshot.c)
+// Fuzz target: the client's snapshot assembler and v2 decode (client/src/cl_snapshot.c)
 // on untrusted server bytes. The input is a sequence of packets, so the fuzzer can build multi-part
 // snapshots, deltas against baselines it sent earlier, duplicates and late parts:
 //
@@ -56,14 +56,14 @@ static void fz_free(void* ptr, void* user) {
     }                                                                            \
   } while (0)
 
-static bool same_state(const arb_proto_entity_state* a, const arb_proto_entity_state* b) {
+static bool same_state(const arb_snapshot_state* a, const arb_snapshot_state* b) {
   return a->x == b->x && a->y == b->y && a->angle == b->angle && a->vx == b->vx && a->vy == b->vy &&
-         a->w == b->w;
+         a->w == b->w && a->t0 == b->t0;
 }
 
 // The body `id` of the drawn set evaluated at the slot's tick, as a view's body.
 static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id,
-                          arb_proto_entity* out) {
+                          cl_body* out) {
   cl_slot as_drawn = *sl;
   as_drawn.origins = s->drawn;
   return cl_snapshots_body_at(&as_drawn, id, out);
@@ -74,14 +74,14 @@ static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id,
 // or from the drawn set's when that origin is fresher and not after the view's tick; a
 // body whose drawn origin is after the tick is left out unless this view wrote it.
 static void check_completed(const cl_snapshots* s, const cl_slot* sl, bool newest) {
-  const arb_snap2_set* from = newest ? &s->drawn : &sl->origins;
+  const arb_snapshot_set* from = newest ? &s->drawn : &sl->origins;
   int k = 0;
   for (int i = 0; i < from->count; i++) {
-    const arb_snap2_entity* e = &from->items[i];
-    if (e->cls != ARB_SNAP2_BODY) continue;
-    const arb_snap2_entity* d = newest ? e : arb_snap2_set_find(&s->drawn, e->id);
-    bool fresher = d && d->cls == ARB_SNAP2_BODY && d->s.t0 > e->s.t0;
-    arb_proto_entity want;
+    const arb_snapshot_entity* e = &from->items[i];
+    if (e->cls != ARB_SNAPSHOT_BODY) continue;
+    const arb_snapshot_entity* d = newest ? e : arb_snapshot_set_find(&s->drawn, e->id);
+    bool fresher = d && d->cls == ARB_SNAPSHOT_BODY && d->s.t0 > e->s.t0;
+    cl_body want;
     if (newest || (fresher && d->s.t0 <= sl->tick)) {
       CHECK(drawn_body_at(s, sl, e->id, &want));
     } else if (fresher && e->s.t0 != sl->tick) {
@@ -89,15 +89,15 @@ static void check_completed(const cl_snapshots* s, const cl_slot* sl, bool newes
     } else {
       CHECK(cl_snapshots_body_at(sl, e->id, &want));
     }
-    CHECK(k < sl->set.count && sl->set.items[k].id == e->id);
-    CHECK(same_state(&sl->set.items[k].state, &want.state));
+    CHECK(k < sl->bodies.count && sl->bodies.items[k].id == e->id);
+    CHECK(same_state(&sl->bodies.items[k].q, &want.q));
     k++;
   }
-  CHECK(k == sl->set.count);
+  CHECK(k == sl->bodies.count);
 }
 
 static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
-  const int view_limit = s->max_entities + ARB_SNAP2_MAX_PART_RECORDS;
+  const int view_limit = s->max_entities + ARB_SNAPSHOT_MAX_PART_RECORDS;
   long total = 0;
   for (int i = 0; i < CL_SLOTS; i++) {
     const cl_slot* sl = &s->slots[i];
@@ -105,20 +105,21 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
     CHECK(sl->tick > 0);
     CHECK(sl->part_count >= 1 && sl->parts_seen >= 1 && sl->parts_seen <= sl->part_count);
     CHECK(sl->complete == (sl->parts_seen == sl->part_count));
-    const arb_snap2_set* o = &sl->origins;
+    const arb_snapshot_set* o = &sl->origins;
     CHECK(o->count >= 0 && o->count <= o->cap && o->count <= view_limit);
     for (int k = 0; k < o->count; k++) {
-      const arb_snap2_entity* e = &o->items[k];
+      const arb_snapshot_entity* e = &o->items[k];
       CHECK(e->id > 0);
       CHECK(k == 0 || o->items[k - 1].id < e->id);
-      if (e->cls == ARB_SNAP2_BODY) CHECK(cl_snapshots_desc(s, e->id) != NULL);
+      if (e->cls == ARB_SNAPSHOT_BODY) CHECK(cl_snapshots_desc(s, e->id) != NULL);
       else CHECK(cl_snapshots_extra(s, e->id, e->cls) != NULL);
     }
     if (sl->complete) {
       // Bodies in id order within the limit. Which origin each came from is checked when
       // the view completes (check_completed): the drawn set it read changes later.
-      CHECK(sl->set.count >= 0 && sl->set.count <= s->max_entities);
-      for (int k = 1; k < sl->set.count; k++) CHECK(sl->set.items[k - 1].id < sl->set.items[k].id);
+      CHECK(sl->bodies.count >= 0 && sl->bodies.count <= s->max_entities);
+      for (int k = 1; k < sl->bodies.count; k++)
+        CHECK(sl->bodies.items[k - 1].id < sl->bodies.items[k].id);
     }
     for (int j = 0; j < i; j++) CHECK(!s->slots[j].used || s->slots[j].tick != sl->tick);
     total += o->count;
@@ -133,10 +134,10 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
   CHECK(s->ndescs <= 2 * total + 256);
   // Bytes: the decode scratch, each slot's views (doubling growth: at most twice the limit),
   // the description table (doubling growth over its bound).
-  size_t bound = sizeof(arb_snap2_part) +
+  size_t bound = sizeof(arb_snapshot_part) +
                  (size_t)CL_SLOTS * 2u * (size_t)view_limit *
-                     (sizeof(arb_snap2_entity) + sizeof(arb_proto_entity)) +
-                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAP2_MAX_PART_RECORDS + 16) *
+                     (sizeof(arb_snapshot_entity) + sizeof(cl_body)) +
+                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16) *
                      sizeof(cl_desc_entry);
   CHECK(heap->live <= bound);
 }

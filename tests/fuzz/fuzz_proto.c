@@ -1,9 +1,10 @@
-// Fuzz targets for every protocol decoder and the replay-log reader. One source, four
-// targets (FUZZ_TARGET): 1 proto_control, 2 proto_input, 3 proto_snapshot, 4 replay (reader
-// and record decoders). Targets 1-3 each round-trip every message of messages.def (the list
-// is generated from the table, so a new message is fuzzed from its first row); they differ
-// in their seed corpus (tests/fuzz/corpus/<target>) and their extra checks: 2 peek_type, 3
-// the v1 snapshot's apply. Properties checked on every input:
+// Fuzz targets for every protocol decoder and the replay-log reader. One source, three
+// targets (FUZZ_TARGET): 1 proto_control, 2 proto_input, 3 replay (reader and record
+// decoders). Targets 1 and 2 each round-trip every message of messages.def (the list is
+// generated from the table, so a new message is fuzzed from its first row); they differ
+// in their seed corpus (tests/fuzz/corpus/<target>) and 2 also checks peek_type. The
+// snapshot's own decoder and apply are fuzzed in depth by fuzz_snapshot.c. Properties
+// checked on every input:
 //   - a decoder returns 0 or a negative ARB_E_* with a non-empty reason;
 //   - whatever decodes is a valid message: it encodes again, and that encoding decodes
 //     and encodes to the same bytes.
@@ -16,18 +17,18 @@
 
 #include <arbiter/protocol.h>
 #include <arbiter/replay_log.h>
-#include <arbiter/snapshot_v2.h>  // arb_proto_snapshot2
+#include <arbiter/snapshot.h>  // arb_proto_snapshot (a row of messages.def)
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-#if FUZZ_TARGET == 4
+#if FUZZ_TARGET == 3
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 static void read_log(const uint8_t* data, size_t size);
 #endif
 
 static uint8_t enc1[1 << 20];
-#if FUZZ_TARGET != 4
+#if FUZZ_TARGET != 3
 static uint8_t enc2[1 << 20];
 #endif
 
@@ -54,7 +55,7 @@ static void check_error(int rc, const arb_proto_error* err) {
     }                                                                              \
   } while (0)
 
-#if FUZZ_TARGET != 4
+#if FUZZ_TARGET != 3
 // The storage a decoder takes from its caller: welcome's static bodies. Every other
 // message decodes into its struct alone (the default).
 static arb_proto_static_body statics[ARB_PROTO_MAX_STATIC];
@@ -82,27 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (arb_proto_peek_type(data, size, &t) == 0 && (t < 1 || t >= ARB_PROTO_MSG_TYPE_COUNT)) abort();
   roundtrip_every_message(data, size);
 #elif FUZZ_TARGET == 3
-  roundtrip_every_message(data, size);
-  {
-    static arb_proto_snapshot part;
-    static arb_proto_entity items[2 * ARB_PROTO_MAX_PART_ENTERED + 8];
-    if (arb_proto_decode_snapshot(data, size, &part, NULL) == 0) {
-      // a view holding a few ids the fuzzer can hit, then the part applied to it
-      arb_proto_entity_set view = {items, 0, (int)(sizeof items / sizeof items[0])};
-      for (uint32_t id = 1; id <= 8; id++) {
-        memset(&items[view.count], 0, sizeof items[0]);
-        items[view.count++].id = id * 3;
-      }
-      arb_proto_error err;
-      int before = view.count;
-      int rc = arb_proto_entity_set_apply(&view, &part, &err);
-      check_error(rc, &err);
-      if (rc < 0 && view.count != before) abort();  // a refused part changes nothing
-      for (int i = 1; i < view.count; i++)
-        if (view.items[i].id <= view.items[i - 1].id) abort();
-    }
-  }
-#elif FUZZ_TARGET == 4
   read_log(data, size);
   // The checksums stop almost every mutation at the frame: also read a copy whose
   // checksums were recomputed, so the fuzzer reaches the record bodies.
@@ -122,12 +102,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(fixed);
   }
 #else
-#error "FUZZ_TARGET must be 1..4"
+#error "FUZZ_TARGET must be 1..3"
 #endif
   return 0;
 }
 
-#if FUZZ_TARGET == 4
+#if FUZZ_TARGET == 3
 static void read_log(const uint8_t* data, size_t size) {
   {
     static arb_replay_tick tick;

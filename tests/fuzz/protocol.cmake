@@ -5,7 +5,7 @@
 # FUZZ_TARGET picks the decoder inside fuzz_proto.c (1-based, in this list's order).
 include(${CMAKE_CURRENT_LIST_DIR}/fuzz_target.cmake)
 set(_arb_proto_fuzz_index 1)
-foreach(name proto_control proto_input proto_snapshot replay)
+foreach(name proto_control proto_input replay)
   arb_fuzz_target(${name} SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_proto.c LIBS arbiter_protocol
                   DEFINITIONS FUZZ_TARGET=${_arb_proto_fuzz_index})
   math(EXPR _arb_proto_fuzz_index "${_arb_proto_fuzz_index} + 1")

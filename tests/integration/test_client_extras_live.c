@@ -7,7 +7,7 @@
 //     client's newest complete snapshot (tick T: bodies, particles, links, wheels as the
 //     library returns them) is kept; after the session `arbiter-replay dump` re-simulates
 //     the log and every entity's state at T, quantized as the protocol specifies, must
-//     match what the client held within the sender's tolerances (PROTOCOL.md §13.7: 1/128 m,
+//     match what the client held within the sender's tolerances (PROTOCOL.md §6.7: 1/128 m,
 //     16/65536 turn, 1/256 m/s, 32/65536 turn/s; exact for flags, steering and the own
 //     avatar), and every entity must be there; the snapped tether is gone from the
 //     client's links as it is from the server's joints;
@@ -32,7 +32,7 @@
 #include <cmocka.h>
 
 #include <arbiter/protocol.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 #include "../common/test_main.h"
 #include "test_client_util.h"
@@ -164,7 +164,7 @@ static int qangle_diff(float a, float b) {
   return d < 0 ? -d : d;
 }
 static int32_t qangvel_diff(float a, float b) {
-  int64_t d = (int64_t)arb_snap2_quantize_angvel(a) - arb_snap2_quantize_angvel(b);
+  int64_t d = (int64_t)arb_snapshot_quantize_angvel(a) - arb_snapshot_quantize_angvel(b);
   return (int32_t)(d < 0 ? -d : d);
 }
 

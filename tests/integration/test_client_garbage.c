@@ -24,7 +24,7 @@
 
 #include "../common/enet_group.h"
 #include "../common/test_main.h"
-#include "../common/snap2_part.h"
+#include "../common/snapshot_part.h"
 #include "cl_snapshot.h"
 #include "test_client_util.h"
 #include "test_rng.h"
@@ -205,33 +205,33 @@ static arb_proto_shape box_shape(float h) {
   return wire_shape(g);
 }
 
-static arb_snap2_part g_snap;  // large: static, not on the stack
+static arb_snapshot_part g_snap;  // large: static, not on the stack
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 
 static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
-  snap2_part_begin(&g_snap, tick, baseline, part, parts);
+  snapshot_part_begin(&g_snap, tick, baseline, part, parts);
 }
 
 // A body at rest entering at (x, y) meters, with its own description. Records go in
 // increasing id order.
 static void enter(uint32_t id, arb_proto_shape shape, uint32_t owner, float x, float y) {
-  arb_snap2_state v = {.x = arb_proto_quantize_pos(x), .y = arb_proto_quantize_pos(y)};
-  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_BODY, v);
+  arb_snapshot_state v = {.x = arb_proto_quantize_pos(x), .y = arb_proto_quantize_pos(y)};
+  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_BODY, v);
   d->owner = owner;
   d->shape_count = 1;
   d->shapes[0] = shape;
 }
 
 static void move_x(uint32_t id, int32_t dx) {
-  arb_snap2_record* r = snap2_part_record(&g_snap, id, ARB_SNAP2_UPDATE, ARB_SNAP2_BODY);
-  r->mask = ARB_SNAP2_M_POS;
+  arb_snapshot_record* r = snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
+  r->mask = ARB_SNAPSHOT_M_POS;
   r->v.x = dx;
 }
 
-static void remove_id(uint32_t id) { snap2_part_record(&g_snap, id, ARB_SNAP2_REMOVE, 0); }
+static void remove_id(uint32_t id) { snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_REMOVE, 0); }
 
 static int encode(void) {
-  int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);
+  int n = arb_proto_encode_snapshot(&g_snap, g_buf, sizeof g_buf);
   assert_true(n > 0 && (size_t)n <= sizeof g_buf);
   return n;
 }
@@ -465,13 +465,13 @@ static void test_client_garbage_assembler_fuzz(void** state) {
       begin(tick, baseline, (int)(rnd() % (uint32_t)parts), parts);
       // Records by increasing id: each candidate id enters, moves or leaves at most once.
       for (uint32_t id = 1; id <= 24 && g_snap.record_count < 8; id++) {
-        bool held = base && arb_snap2_set_find(&base->origins, id) != NULL;
+        bool held = base && arb_snapshot_set_find(&base->origins, id) != NULL;
         uint32_t roll = rnd() % 16;
         if (roll == 0) enter(id, circle_shape(0.25f), 0, (float)(rnd() % 1000) / 128.0f, 0);
         else if (held && roll == 1) move_x(id, (int32_t)(rnd() % 64) - 32);
         else if (held && roll == 2) remove_id(id);
       }
-      int n = arb_snap2_encode(&g_snap, pkt, sizeof pkt);
+      int n = arb_proto_encode_snapshot(&g_snap, pkt, sizeof pkt);
       if (n <= 0) continue;  // the generator made something the encoder refuses
       len = (size_t)n;
       if (kind == 3) pkt[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
@@ -481,7 +481,7 @@ static void test_client_garbage_assembler_fuzz(void** state) {
     int rc = cl_snapshots_receive(&s, pkt, len, &res, &err);
     if (rc == 1) {
       applied++;
-      assert_true(res.slot->origins.count <= 256 + ARB_SNAP2_MAX_PART_RECORDS);
+      assert_true(res.slot->origins.count <= 256 + ARB_SNAPSHOT_MAX_PART_RECORDS);
     } else if (rc < 0) {
       assert_true(err.reason[0] != '\0');
     }

@@ -76,7 +76,7 @@ static void test_server_rejoin_same_avatar(void** state) {
   assert_int_equal(t.watcher->left_events, 0);  // nobody saw ada leave
   // The avatar is in the rejoined client's snapshots.
   drive(&back, 1, NULL, 300);
-  arb_proto_entity_state st;
+  arb_snapshot_state st;
   assert_true(tc_entity(back, entity_id, &st));
 
   // The used token is worth nothing now: a new client, a new avatar.

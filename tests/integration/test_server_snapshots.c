@@ -28,7 +28,7 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
 
   // Let the avatars fall onto the ground and settle.
   drive(cs, 2, NULL, 1500);
-  arb_proto_entity_state a0, b0;
+  arb_snapshot_state a0, b0;
   assert_true(tc_entity(a, a->welcome.entity_id, &a0));
   assert_true(tc_entity(a, b->welcome.entity_id, &b0));
   assert_true(tc_entity(b, a->welcome.entity_id, &a0));
@@ -56,7 +56,7 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   assert_true(b->snapshots_complete > 100);
   assert_true(a->last_input_seq_acked > 0);
 
-  arb_proto_entity_state a1, b1;
+  arb_snapshot_state a1, b1;
   assert_true(tc_entity(b, a->welcome.entity_id, &a1));  // seen from the other client
   assert_true(tc_entity(b, b->welcome.entity_id, &b1));
   float dxa = arb_proto_dequantize_pos(a1.x) - ax;
@@ -86,12 +86,12 @@ static void test_server_snapshots_view_radius(void** state) {
   tc_client* c = cs[0];
   assert_int_equal(c->welcome.tick_rate, 30);
   drive(cs, 1, NULL, 1500);
-  arb_proto_entity_state me;
+  arb_snapshot_state me;
   assert_true(tc_entity(c, c->welcome.entity_id, &me));
-  const arb_snap2_set* view = &c->ring[c->latest_slot];
+  const arb_snapshot_set* view = &c->ring[c->latest_slot];
   float mx = arb_proto_dequantize_pos(me.x), my = arb_proto_dequantize_pos(me.y);
   for (int i = 0; i < view->count; ++i) {
-    arb_proto_entity_state e;
+    arb_snapshot_state e;
     assert_true(tc_entity(c, view->items[i].id, &e));
     float dx = arb_proto_dequantize_pos(e.x) - mx;
     float dy = arb_proto_dequantize_pos(e.y) - my;

@@ -103,7 +103,7 @@ static void test_server_spectator_watches_without_playing(void** state) {
   controls[0].move_y = 1.0f;
   controls[0].buttons = ARB_BUTTON_JUMP;
   drive(cs, 3, controls, 1500);
-  arb_proto_entity_state st;
+  arb_snapshot_state st;
   assert_true(cs[0]->snapshots_complete > 10);
   assert_true(tc_entity(cs[0], cs[1]->welcome.entity_id, &st));
   assert_true(tc_entity(cs[0], cs[2]->welcome.entity_id, &st));
@@ -165,7 +165,7 @@ static void send_view(tc_client* c, bool active, arb_vec2 min, arb_vec2 max) {
 }
 
 static arb_vec2 position_of(tc_client* watcher, uint32_t entity) {
-  arb_proto_entity_state st;
+  arb_snapshot_state st;
   assert_true(tc_entity(watcher, entity, &st));
   return arb_v2((float)st.x / ARB_PROTO_POS_SCALE, (float)st.y / ARB_PROTO_POS_SCALE);
 }
@@ -192,7 +192,7 @@ static void test_server_spectator_sees_its_view_box(void** state) {
   arb_vec2 pa = position_of(cs[0], ada), pb = position_of(cs[0], bob);
   assert_true(arb_distance_sq(pa, pb) > 3.0f * 3.0f);
 
-  arb_proto_entity_state st;
+  arb_snapshot_state st;
   look_at(cs, pa);
   assert_true(tc_entity(cs[0], ada, &st));
   assert_false(tc_entity(cs[0], bob, &st));

@@ -120,15 +120,15 @@ static int find_view(const tc_client* c, uint32_t tick) {
 }
 
 static void on_snapshot(tc_client* c, const uint8_t* data, size_t len) {
-  static arb_snap2_part snap;  // large; tests are single-threaded
+  static arb_snapshot_part snap;  // large; tests are single-threaded
   arb_proto_error err;
   c->snapshot_packets++;
   c->snapshot_bytes += len;
-  if (arb_snap2_decode(data, len, &snap, &err) != 0) {
+  if (arb_proto_decode_snapshot(data, len, &snap, &err) != 0) {
     c->snapshot_errors++;
     return;
   }
-  const arb_snap2_header* h = &snap.h;
+  const arb_snapshot_header* h = &snap.h;
   if (h->tick <= c->latest_tick) return;  // old
   if (h->tick != c->asm_tick) {
     // A new tick starts: set up its view from the baseline it was built against.
@@ -141,7 +141,7 @@ static void on_snapshot(tc_client* c, const uint8_t* data, size_t len) {
     c->assembling.count = 0;
     if (h->baseline_tick != 0) {
       int b = find_view(c, h->baseline_tick);
-      if (b < 0 || arb_snap2_set_copy(&c->assembling, &c->ring[b]) != 0) {
+      if (b < 0 || arb_snapshot_set_copy(&c->assembling, &c->ring[b]) != 0) {
         c->snapshot_errors++;
         c->asm_tick = 0;
         return;
@@ -149,7 +149,7 @@ static void on_snapshot(tc_client* c, const uint8_t* data, size_t len) {
     }
   }
   if (h->part_index >= c->asm_parts_needed || c->asm_got[h->part_index]) return;
-  if (arb_snap2_set_apply(&c->assembling, &snap, &err) != 0) {
+  if (arb_snapshot_set_apply(&c->assembling, &snap, &err) != 0) {
     c->snapshot_errors++;
     c->asm_tick = 0;
     return;
@@ -158,7 +158,7 @@ static void on_snapshot(tc_client* c, const uint8_t* data, size_t len) {
   if (++c->asm_parts_got < c->asm_parts_needed) return;
   int slot = c->ring_next;
   c->ring_next = (c->ring_next + 1) % TC_VIEW_RING;
-  arb_snap2_set_copy(&c->ring[slot], &c->assembling);
+  arb_snapshot_set_copy(&c->ring[slot], &c->assembling);
   c->ring_tick[slot] = h->tick;
   c->ring_h[slot] = c->asm_h;
   c->latest_tick = h->tick;
@@ -190,7 +190,7 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
       }
       if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
-  } else if (type == ARB_PROTO_MSG_SNAPSHOT2) {
+  } else if (type == ARB_PROTO_MSG_SNAPSHOT) {
     on_snapshot(c, data, len);
   } else if (type == ARB_PROTO_MSG_SCENE) {
     arb_proto_scene m;
@@ -213,7 +213,7 @@ void tc_service(tc_client* c, int timeout_ms) {
         if (ev.channelID == ARB_PROTO_CHANNEL_SNAPSHOT) {
           arb_proto_msg_type type;
           if (arb_proto_peek_type(ev.packet->data, ev.packet->dataLength, &type) == 0 &&
-              type == ARB_PROTO_MSG_SNAPSHOT2)
+              type == ARB_PROTO_MSG_SNAPSHOT)
             on_snapshot(c, ev.packet->data, ev.packet->dataLength);
         } else {
           on_control(c, ev.packet->data, ev.packet->dataLength);
@@ -284,17 +284,11 @@ int tc_send_input(tc_client* c, const arb_controls* controls) {
   return tc_send_raw(c, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, false);
 }
 
-bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* out) {
+bool tc_entity(const tc_client* c, uint32_t entity_id, arb_snapshot_state* out) {
   if (c->latest_slot < 0) return false;
-  const arb_snap2_entity* e = arb_snap2_set_find(&c->ring[c->latest_slot], entity_id);
+  const arb_snapshot_entity* e = arb_snapshot_set_find(&c->ring[c->latest_slot], entity_id);
   if (e == NULL) return false;
-  arb_snap2_state v = arb_snap2_eval(&e->s, e->cls, c->latest_tick, &c->ring_h[c->latest_slot]);
-  out->x = v.x;
-  out->y = v.y;
-  out->angle = v.angle;
-  out->vx = v.vx;
-  out->vy = v.vy;
-  out->w = arb_proto_quantize_angvel(arb_snap2_dequantize_angvel(v.w));
+  *out = arb_snapshot_eval(&e->s, e->cls, c->latest_tick, &c->ring_h[c->latest_slot]);
   return true;
 }
 

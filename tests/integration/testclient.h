@@ -9,7 +9,7 @@
 #pragma once
 
 #include <arbiter/protocol.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 #include <enet/enet.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,15 +48,15 @@ typedef struct tc_client {
   char rejoin_token[ARB_PROTO_MAX_TEXT + 1];  ///< from the last rejoin event, "" if none
 
   // Snapshot assembly: complete views by tick, plus the one being assembled.
-  // Views hold origins (PROTOCOL.md §13.2): evaluate at the view's tick with its header.
-  arb_snap2_entity ring_items[TC_VIEW_RING][TC_MAX_ENTITIES];
-  arb_snap2_set ring[TC_VIEW_RING];
-  arb_snap2_header ring_h[TC_VIEW_RING];
+  // Views hold origins (PROTOCOL.md §6.2): evaluate at the view's tick with its header.
+  arb_snapshot_entity ring_items[TC_VIEW_RING][TC_MAX_ENTITIES];
+  arb_snapshot_set ring[TC_VIEW_RING];
+  arb_snapshot_header ring_h[TC_VIEW_RING];
   uint32_t ring_tick[TC_VIEW_RING];
   int ring_next;
-  arb_snap2_entity asm_items[TC_MAX_ENTITIES];
-  arb_snap2_set assembling;
-  arb_snap2_header asm_h;
+  arb_snapshot_entity asm_items[TC_MAX_ENTITIES];
+  arb_snapshot_set assembling;
+  arb_snapshot_header asm_h;
   uint32_t asm_tick, asm_baseline;
   int asm_parts_needed, asm_parts_got;
   uint8_t asm_got[ARB_PROTO_MAX_PARTS];
@@ -98,9 +98,8 @@ int tc_wait_settled(tc_client** cs, int n, int timeout_ms);
 int tc_send_input(tc_client* c, const arb_controls* controls);
 /// Send raw bytes (for malformed traffic).
 int tc_send_raw(tc_client* c, uint8_t channel, const void* data, size_t len, bool reliable);
-/// Entity state in the newest complete snapshot, evaluated at its tick (angular velocity
-/// in the v1 unit); false when absent.
-bool tc_entity(const tc_client* c, uint32_t entity_id, arb_proto_entity_state* out);
+/// Entity state in the newest complete snapshot, evaluated at its tick; false when absent.
+bool tc_entity(const tc_client* c, uint32_t entity_id, arb_snapshot_state* out);
 /// Disconnect politely (bounded wait) and close the host.
 void tc_close(tc_client* c);
 

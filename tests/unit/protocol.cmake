@@ -5,8 +5,6 @@ endif()
 set(_proto_libs arbiter_protocol arb::msgpack)
 arb_add_test(test_proto_codec SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_codec.c
              LIBS ${_proto_libs} LABELS unit)
-arb_add_test(test_proto_delta SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_delta.c
-             LIBS ${_proto_libs} LABELS unit)
 arb_add_test(test_proto_replay SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_replay.c
              LIBS ${_proto_libs} LABELS unit replay INCLUDES ${XXHASH_INCLUDE_DIRS})
 arb_add_test(test_proto_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_proto_golden.c
@@ -22,15 +20,15 @@ if(TARGET arbiter_token)
 endif()
 arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
              LIBS arbiter_protocol LABELS unit)
-arb_add_test(test_snap2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2.c
+arb_add_test(test_snapshot SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot.c
              LIBS arbiter_protocol LABELS unit)
-arb_add_test(test_snap2_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_drawn.c
+arb_add_test(test_snapshot_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_drawn.c
              LIBS arbiter_protocol LABELS unit)
-arb_add_test(test_snap2_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snap2_changes.c
+arb_add_test(test_snapshot_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_changes.c
              LIBS arbiter_protocol LABELS unit
              INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../protocol/src)
 if(TARGET arbiter_server)
-  arb_add_test(test_sv_capture2 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture2.c
+  arb_add_test(test_sv_capture SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
   arb_add_test(test_sv_ban SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_ban.c
                LIBS arbiter_server LABELS unit)

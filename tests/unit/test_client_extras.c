@@ -1,5 +1,5 @@
 // The client's particles, links and wheels (client/src/cl_extras.c) on hand-made
-// snapshot2 parts fed to a client's snapshot views: at the newest snapshot they are the
+// snapshot parts fed to a client's snapshot views: at the newest snapshot they are the
 // wire's state exactly; at a sample time between two snapshots particles are interpolated,
 // past the newest they are predicted for at most extrapolation_limit; joint ends and
 // wheels sit on their bodies (or on the world for an end 0), links whose body is unknown
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../common/snap2_part.h"
+#include "../common/snapshot_part.h"
 #include "cl_client.h"
 
 #define P1 0x40000000u  // particle ids as arbiter's server numbers them
@@ -24,19 +24,19 @@
 #define JOINT_LOST 0x78000001u
 #define BODY 5u
 
-static arb_snap2_part g_snap;
+static arb_snapshot_part g_snap;
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 
-static arb_snap2_record* record(uint32_t id, uint8_t op, uint8_t cls) {
-  return snap2_part_record(&g_snap, id, op, cls);
+static arb_snapshot_record* record(uint32_t id, uint8_t op, uint8_t cls) {
+  return snapshot_part_record(&g_snap, id, op, cls);
 }
 
-static arb_snap2_desc* enter(uint32_t id, uint8_t cls, arb_snap2_state v) {
-  return snap2_part_enter(&g_snap, id, cls, v);
+static arb_snapshot_desc* enter(uint32_t id, uint8_t cls, arb_snapshot_state v) {
+  return snapshot_part_enter(&g_snap, id, cls, v);
 }
 
 static void deliver(arb_client* c) {
-  int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);
+  int n = arb_proto_encode_snapshot(&g_snap, g_buf, sizeof g_buf);
   assert_true(n > 0);
   cl_snap_result res;
   arb_proto_error err;
@@ -48,22 +48,22 @@ static void deliver(arb_client* c) {
 // 1 m/s, one pinned) with a rope between them, a wheel on the body, a revolute joint from
 // the body to a world point and one to a body the client does not know.
 static void first_snapshot(arb_client* c) {
-  snap2_part_begin(&g_snap, 10, 0, 0, 1);
-  arb_snap2_desc* d = enter(BODY, ARB_SNAP2_BODY, (arb_snap2_state){.x = 128, .angle = 16384});
+  snapshot_part_begin(&g_snap, 10, 0, 0, 1);
+  arb_snapshot_desc* d = enter(BODY, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 128, .angle = 16384});
   d->shape_count = 1;
   d->shapes[0] = (arb_proto_shape){.kind = ARB_PROTO_SHAPE_CIRCLE, .count = 1, .radius = 0.5f};
-  d = enter(P1, ARB_SNAP2_PARTICLE, (arb_snap2_state){.x = 0, .vx = 256});
+  d = enter(P1, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = 0, .vx = 256});
   d->radius = 0.05f;
-  enter(P2, ARB_SNAP2_PARTICLE, (arb_snap2_state){.x = 256, .y = 128, .flags = ARB_SNAP2_FLAG_PINNED});
-  d = enter(ROPE, ARB_SNAP2_LINK, (arb_snap2_state){0});
-  *d = (arb_snap2_desc){.cls = ARB_SNAP2_LINK, .link_kind = ARB_SNAP2_LINK_ROPE, .a = P1, .b = P2};
-  d = enter(WHEEL, ARB_SNAP2_WHEEL, (arb_snap2_state){.angle = 8192, .aux = 4096, .flags = ARB_SNAP2_FLAG_SKID});
-  *d = (arb_snap2_desc){.cls = ARB_SNAP2_WHEEL, .a = BODY, .anchor_a = {0.5f, 0.0f}, .radius = 0.3f};
-  d = enter(JOINT, ARB_SNAP2_LINK, (arb_snap2_state){0});
-  *d = (arb_snap2_desc){.cls = ARB_SNAP2_LINK, .link_kind = ARB_SNAP2_LINK_JOINT, .joint_type = 2, .a = BODY,
+  enter(P2, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = 256, .y = 128, .flags = ARB_SNAPSHOT_FLAG_PINNED});
+  d = enter(ROPE, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_ROPE, .a = P1, .b = P2};
+  d = enter(WHEEL, ARB_SNAPSHOT_WHEEL, (arb_snapshot_state){.angle = 8192, .aux = 4096, .flags = ARB_SNAPSHOT_FLAG_SKID});
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_WHEEL, .a = BODY, .anchor_a = {0.5f, 0.0f}, .radius = 0.3f};
+  d = enter(JOINT, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_JOINT, .joint_type = 2, .a = BODY,
                         .b = 0, .anchor_a = {1.0f, 0.0f}, .anchor_b = {3.0f, 4.0f}};
-  d = enter(JOINT_LOST, ARB_SNAP2_LINK, (arb_snap2_state){0});
-  *d = (arb_snap2_desc){.cls = ARB_SNAP2_LINK, .link_kind = ARB_SNAP2_LINK_JOINT, .joint_type = 4, .a = 99, .b = BODY};
+  d = enter(JOINT_LOST, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_JOINT, .joint_type = 4, .a = 99, .b = BODY};
   deliver(c);
 }
 
@@ -119,11 +119,11 @@ static void sample_interpolates_and_extrapolates(void** state) {
   (void)state;
   arb_client* c = make_client();
   // Tick 12 against 10: the moving particle was pushed to x = 3 m, the joint removed.
-  snap2_part_begin(&g_snap, 12, 10, 0, 1);
-  arb_snap2_record* r = record(P1, ARB_SNAP2_UPDATE, ARB_SNAP2_PARTICLE);
-  r->mask = ARB_SNAP2_M_POS;
+  snapshot_part_begin(&g_snap, 12, 10, 0, 1);
+  arb_snapshot_record* r = record(P1, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_PARTICLE);
+  r->mask = ARB_SNAPSHOT_M_POS;
   r->v.x = 384 - 4;  // predicted 4/128 m after 2 ticks at 1 m/s
-  record(JOINT, ARB_SNAP2_REMOVE, 0);
+  record(JOINT, ARB_SNAPSHOT_REMOVE, 0);
   deliver(c);
   arb_client_particle p[2];
   c->sample_time = 11.0 / 60.0;  // halfway: between 0 and 3 m

@@ -30,6 +30,7 @@
 #include "../common/test_main.h"
 #include "cl_clock.h"
 #include "cl_interp.h"
+#include "cl_snapshot.h"
 #include "test_rng.h"
 
 #define TICK_RATE 60
@@ -113,9 +114,16 @@ static int cmp_arrival(const void* a, const void* b) {
 
 static void quantize(int e, double t, cl_sample* out) {
   truth tr = world_at(e, t);
-  arb_proto_entity_state q = arb_proto_quantize_state(tr.p, tr.a, tr.v, tr.w);
-  out->t = t;
-  arb_proto_dequantize_state(&q, &out->p, &out->a, &out->v, &out->w);
+  arb_snapshot_state q;
+  memset(&q, 0, sizeof q);
+  q.x = arb_proto_quantize_pos(tr.p.x);
+  q.y = arb_proto_quantize_pos(tr.p.y);
+  q.angle = arb_proto_quantize_angle(tr.a);
+  q.vx = arb_proto_quantize_vel(tr.v.x);
+  q.vy = arb_proto_quantize_vel(tr.v.y);
+  q.w = arb_snapshot_quantize_angvel(tr.w);
+  cl_body b = cl_body_from_state(0, &q);  // what the client decodes from the wire
+  *out = (cl_sample){t, b.position, b.angle, b.velocity, b.angular_velocity};
 }
 
 // Builds the arrival-ordered packet list; returns the count.

@@ -30,9 +30,9 @@ typedef struct authority {
   arb_game* game;
   uint32_t my_entity;
   uint32_t first_command;  ///< the client's first command is for this tick
-  arb_proto_entity items[256];
-  arb_proto_entity_set view;
-  arb_proto_entity_desc other_desc;  ///< the other player's avatar as the wire describes it
+  cl_body items[256];
+  cl_body_set view;
+  cl_body_desc other_desc;  ///< the other player's avatar as the wire describes it
   arb_controls other_controls;       ///< what the other player does every tick
   bool standing;                     ///< our commands are all zero
 } authority;
@@ -56,7 +56,7 @@ static arb_body_id other_body(authority* a) {
 
 // The descriptions the client has from the snapshots: the other avatar's (ours and the
 // scene's bodies are not asked for or not avatars).
-static const arb_proto_entity_desc* authority_desc(const void* ctx, uint32_t entity) {
+static const cl_body_desc* authority_desc(const void* ctx, uint32_t entity) {
   authority* a = (authority*)ctx;
   arb_entity e;
   if (arb_game_get_avatar(a->game, OTHER_CLIENT, &e) != ARB_OK || e.id != entity) return NULL;
@@ -70,7 +70,7 @@ static arb_body_id my_body(authority* a) {
 }
 
 // The server's view after its tick, quantized (what a complete snapshot holds).
-static const arb_proto_entity_set* authority_view(authority* a) {
+static const cl_body_set* authority_view(authority* a) {
   arb_entity ents[256];
   int n = arb_game_get_entities(a->game, ents, 256);
   assert_true(n <= 256);
@@ -79,12 +79,17 @@ static const arb_proto_entity_set* authority_view(authority* a) {
   a->view.cap = 256;
   a->view.count = n;
   for (int i = 0; i < n; i++) {
-    memset(&a->items[i], 0, sizeof a->items[i]);
-    a->items[i].id = ents[i].id;
-    a->items[i].state = arb_proto_quantize_state(arb_body_get_position(w, ents[i].body),
-                                                 arb_body_get_angle(w, ents[i].body),
-                                                 arb_body_get_linear_velocity(w, ents[i].body),
-                                                 arb_body_get_angular_velocity(w, ents[i].body));
+    arb_body_id b = ents[i].body;
+    arb_vec2 pos = arb_body_get_position(w, b), vel = arb_body_get_linear_velocity(w, b);
+    arb_snapshot_state q;
+    memset(&q, 0, sizeof q);
+    q.x = arb_proto_quantize_pos(pos.x);
+    q.y = arb_proto_quantize_pos(pos.y);
+    q.angle = arb_proto_quantize_angle(arb_body_get_angle(w, b));
+    q.vx = arb_proto_quantize_vel(vel.x);
+    q.vy = arb_proto_quantize_vel(vel.y);
+    q.w = arb_snapshot_quantize_angvel(arb_body_get_angular_velocity(w, b));
+    a->items[i] = cl_body_from_state(ents[i].id, &q);
   }
   return &a->view;
 }

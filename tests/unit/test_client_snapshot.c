@@ -1,4 +1,4 @@
-// The client's snapshot2 assembler (client/src/cl_snapshot.c) on hand-made packets:
+// The client's snapshot assembler (client/src/cl_snapshot.c) on hand-made packets:
 // split snapshots complete only when every part arrived (in any order), duplicates and
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
@@ -14,20 +14,20 @@
 #include <cmocka.h>
 
 #include "../common/test_main.h"
-#include "../common/snap2_part.h"
+#include "../common/snapshot_part.h"
 #include "cl_snapshot.h"
 
-static arb_snap2_part g_snap;
+static arb_snapshot_part g_snap;
 static uint8_t g_buf[ARB_PROTO_MAX_PAYLOAD];
 static size_t g_len;
 
 static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
-  snap2_part_begin(&g_snap, tick, baseline, part, parts);
+  snapshot_part_begin(&g_snap, tick, baseline, part, parts);
 }
 
 /* A body at rest entering at x (its own description: a circle owned by id * 10). */
 static void enter(uint32_t id, int32_t x) {
-  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_BODY, (arb_snap2_state){.x = x});
+  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = x});
   d->owner = id * 10;
   d->shape_count = 1;
   d->shapes[0].kind = ARB_PROTO_SHAPE_CIRCLE;
@@ -37,18 +37,18 @@ static void enter(uint32_t id, int32_t x) {
 
 /* A particle entering at x (particles have no shape in their description). */
 static void enter_particle(uint32_t id, int32_t x) {
-  arb_snap2_desc* d = snap2_part_enter(&g_snap, id, ARB_SNAP2_PARTICLE, (arb_snap2_state){.x = x});
+  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = x});
   d->radius = 0.25f;
 }
 
 static void change(uint32_t id, int32_t dx) {
-  arb_snap2_record* r = snap2_part_record(&g_snap, id, ARB_SNAP2_UPDATE, ARB_SNAP2_BODY);
-  r->mask = ARB_SNAP2_M_POS;
+  arb_snapshot_record* r = snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
+  r->mask = ARB_SNAPSHOT_M_POS;
   r->v.x = dx;
 }
 
 static void encode(void) {
-  int n = arb_snap2_encode(&g_snap, g_buf, sizeof g_buf);
+  int n = arb_proto_encode_snapshot(&g_snap, g_buf, sizeof g_buf);
   assert_true(n > 0 && (size_t)n <= sizeof g_buf);
   g_len = (size_t)n;
 }
@@ -62,9 +62,9 @@ static int receive(cl_snapshots* s, cl_snap_result* res) {
 }
 
 static int32_t x_of(const cl_slot* sl, uint32_t id) {
-  const arb_proto_entity* e = arb_proto_entity_set_find(&sl->set, id);
+  const cl_body* e = cl_body_set_find(&sl->bodies, id);
   assert_non_null(e);
-  return e->state.x;
+  return e->q.x;
 }
 
 // cmocka fixture: a ring of 100 snapshots with the default allocator, as *state.
@@ -109,7 +109,7 @@ static void test_client_snapshot_parts_any_order(void** state) {
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   assert_int_equal(s->newest_complete, 10u);
-  assert_int_equal(res.slot->set.count, 4);
+  assert_int_equal(res.slot->bodies.count, 4);
   assert_int_equal(x_of(res.slot, 5), 500);
   assert_int_equal(cl_snapshots_desc(s, 2)->owner, 20u);
   assert_int_equal(receive(s, &res), 0);  // a part of a complete tick
@@ -216,10 +216,10 @@ static void test_client_snapshot_id_changes_class(void** state) {
   assert_int_equal(x_of(older, 7), 100);
   assert_non_null(cl_snapshots_desc(s, 7));  // tick 10 still draws body 7
   assert_int_equal(cl_snapshots_desc(s, 7)->owner, 70u);
-  const cl_extra_desc* p = cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE);
+  const cl_extra_desc* p = cl_snapshots_extra(s, 7, ARB_SNAPSHOT_PARTICLE);
   assert_non_null(p);
   assert_true(p->radius == 0.25f);
-  assert_null(cl_snapshots_extra(s, 7, ARB_SNAP2_LINK));
+  assert_null(cl_snapshots_extra(s, 7, ARB_SNAPSHOT_LINK));
   // Once no view holds the body any more, the sweep may drop its description, never the
   // particle's.
   for (uint32_t t = 12; t < 12 + 4 * CL_SLOTS; t++) {
@@ -228,7 +228,7 @@ static void test_client_snapshot_id_changes_class(void** state) {
     assert_int_equal(receive(s, &res), 1);
   }
   assert_null(cl_snapshots_get(s, 10));
-  assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAP2_PARTICLE));
+  assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAPSHOT_PARTICLE));
 }
 
 // A view completing late (older than the newest) is evaluated against what is drawn: a
@@ -260,9 +260,9 @@ static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed);
   assert_false(res.newest);
-  assert_int_equal(res.slot->set.count, 2);
+  assert_int_equal(res.slot->bodies.count, 2);
   assert_int_equal(x_of(res.slot, 1), 130);  // 13's origin: fresher than 10's, before 14
-  assert_null(arb_proto_entity_set_find(&res.slot->set, 2));  // 15 gave its history
+  assert_null(cl_body_set_find(&res.slot->bodies, 2));        // 15 gave its history
   assert_int_equal(x_of(res.slot, 3), 340);                   // its own correction
   assert_int_equal(res.slot->origins.count, 3);               // deltas still apply to its own view
 }
@@ -274,7 +274,7 @@ static void test_client_snapshot_compound_keeps_every_shape(void** state) {
   cl_snap_result res;
   begin(10, 0, 0, 1);
   enter(1, 100);
-  arb_snap2_desc* d = snap2_part_enter(&g_snap, 2, ARB_SNAP2_BODY, (arb_snap2_state){.x = 300});
+  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, 2, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 300});
   d->shape_count = 3;
   d->shapes[0].kind = ARB_PROTO_SHAPE_POLYGON;
   d->shapes[0].count = 4;

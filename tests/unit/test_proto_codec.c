@@ -33,9 +33,7 @@ static void test_proto_quantize_pos(void** state) {
   assert_true(arb_proto_dequantize_pos(128) == 1.0f);
   assert_true(arb_proto_dequantize_pos(-1) == -1.0f / 128.0f);
   assert_int_equal(arb_proto_quantize_vel(1.0f), 256);
-  assert_int_equal(arb_proto_quantize_angvel(-2.0f), -512);
   assert_true(arb_proto_dequantize_vel(-256) == -1.0f);
-  assert_true(arb_proto_dequantize_angvel(512) == 2.0f);
   // Error is at most half a step over the scene's range.
   for (float v = -1.0e6f; v <= 1.0e6f; v += 12345.678f) {
     float back = arb_proto_dequantize_pos(arb_proto_quantize_pos(v));
@@ -485,131 +483,6 @@ static void test_proto_view_malformed(void** state) {
   assert_int_equal(arb_proto_decode_view(buf, n - 5, &o, &err), ARB_E_CORRUPT);
 }
 
-static void snapshot_equal(const arb_proto_snapshot* a, const arb_proto_snapshot* b) {
-  assert_int_equal(a->tick, b->tick);
-  assert_int_equal(a->baseline_tick, b->baseline_tick);
-  assert_int_equal(a->last_input_seq, b->last_input_seq);
-  assert_int_equal(a->part_index, b->part_index);
-  assert_int_equal(a->part_count, b->part_count);
-  assert_int_equal(a->entered_count, b->entered_count);
-  assert_int_equal(a->changed_count, b->changed_count);
-  assert_int_equal(a->removed_count, b->removed_count);
-  for (int i = 0; i < a->entered_count; i++) {
-    assert_int_equal(a->entered[i].id, b->entered[i].id);
-    assert_memory_equal(&a->entered[i].desc, &b->entered[i].desc, sizeof a->entered[i].desc);
-    assert_memory_equal(&a->entered[i].state, &b->entered[i].state, sizeof a->entered[i].state);
-  }
-  for (int i = 0; i < a->changed_count; i++) {
-    assert_int_equal(a->changed[i].id, b->changed[i].id);
-    assert_int_equal(a->changed[i].mask, b->changed[i].mask);
-    assert_memory_equal(&a->changed[i].delta, &b->changed[i].delta, sizeof a->changed[i].delta);
-  }
-  if (a->removed_count) assert_memory_equal(a->removed, b->removed, (size_t)a->removed_count * sizeof a->removed[0]);
-}
-
-static void test_proto_snapshot_roundtrip(void** state) {
-  (void)state;
-  static arb_proto_snapshot m, out;
-  arb_proto_error err;
-  fx_snapshot(&m);
-  int n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
-  assert_true(n > 0);
-  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
-  snapshot_equal(&m, &out);
-  // Extreme values in every field.
-  memset(&m, 0, sizeof m);
-  m.tick = UINT32_MAX;
-  m.baseline_tick = UINT32_MAX - 1;
-  m.last_input_seq = UINT32_MAX;
-  m.part_index = ARB_PROTO_MAX_PARTS - 1;
-  m.part_count = ARB_PROTO_MAX_PARTS;
-  m.entered_count = 3;
-  for (int i = 0; i < 3; i++) {
-    arb_proto_entered* e = &m.entered[i];
-    e->id = UINT32_MAX - 2 + (uint32_t)i;
-    e->desc.body_type = (uint8_t)i;
-    e->desc.avatar_kind = (uint8_t)i;
-    e->desc.owner = i == 2 ? UINT32_MAX : (uint32_t)i;
-    e->desc.shape = i == 0 ? fx_circle(-ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD)
-                           : i == 1 ? fx_segment(0, 0, 1e-30f, -1e-30f) : fx_box(0.001f, ARB_PROTO_MAX_COORD);
-    int32_t v = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : 0;
-    e->state.x = e->state.y = e->state.vx = e->state.vy = e->state.w = v;
-    e->state.angle = i == 0 ? 0 : 65535;
-  }
-  m.changed_count = 3;
-  for (int i = 0; i < 3; i++) {
-    arb_proto_changed* c = &m.changed[i];
-    c->id = 1 + (uint32_t)i;
-    c->mask = i == 2 ? 1 : ARB_PROTO_FIELD_ALL;
-    int32_t v = i == 0 ? INT32_MIN : INT32_MAX;
-    c->delta.x = v;
-    if (c->mask == ARB_PROTO_FIELD_ALL) {
-      c->delta.y = c->delta.vx = c->delta.vy = c->delta.w = v;
-      c->delta.angle = i == 0 ? 32768 : 32767;
-    }
-  }
-  m.removed_count = 2;
-  m.removed[0] = 10;
-  m.removed[1] = 0xFFFFFF00u;
-  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
-  assert_true(n > 0);
-  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
-  snapshot_equal(&m, &out);
-  // Each list at its count limit (small values so the packet stays under the payload cap).
-  memset(&m, 0, sizeof m);
-  m.tick = 2;
-  m.baseline_tick = 1;
-  m.part_count = 1;
-  m.changed_count = ARB_PROTO_MAX_PART_CHANGED;
-  for (int i = 0; i < m.changed_count; i++) {
-    m.changed[i].id = 1 + (uint32_t)i;
-    m.changed[i].mask = ARB_PROTO_FIELD_W;
-    m.changed[i].delta.w = -1;
-  }
-  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
-  assert_true(n > 0);
-  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
-  snapshot_equal(&m, &out);
-  m.changed_count = 0;
-  m.removed_count = ARB_PROTO_MAX_PART_REMOVED;
-  for (int i = 0; i < m.removed_count; i++) m.removed[i] = 1 + (uint32_t)i;
-  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
-  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
-  snapshot_equal(&m, &out);
-  m.removed_count = 0;
-  m.entered_count = ARB_PROTO_MAX_PART_ENTERED;
-  for (int i = 0; i < m.entered_count; i++) {
-    memset(&m.entered[i], 0, sizeof m.entered[i]);
-    m.entered[i].id = 1 + (uint32_t)i;
-    m.entered[i].desc.shape = fx_circle(0, 0, 1);
-  }
-  n = arb_proto_encode_snapshot(&m, buf, sizeof buf);
-  assert_true(n > 0 && n <= ARB_PROTO_MAX_PAYLOAD);
-  assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &out, &err), 0);
-  snapshot_equal(&m, &out);
-  // Invalid structs are not encoded: one over a limit, unsorted ids, an id in two lists,
-  // changes in a full snapshot, an oversize packet.
-  m.entered_count = ARB_PROTO_MAX_PART_ENTERED + 1;
-  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_TOO_BIG);
-  m.entered_count = 2;
-  m.entered[1].id = 1;
-  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
-  m.entered[1].id = 2;
-  m.removed_count = 1;
-  m.removed[0] = 2;
-  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
-  m.removed_count = 0;
-  m.baseline_tick = 0;
-  m.changed_count = 1;
-  m.changed[0].id = 9;
-  m.changed[0].mask = 1;
-  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_INVAL);
-  m.changed_count = 0;
-  m.entered_count = ARB_PROTO_MAX_PART_ENTERED;
-  for (int i = 0; i < m.entered_count; i++) m.entered[i].desc.shape = fx_box(1.5f, 2.5f);
-  assert_int_equal(arb_proto_encode_snapshot(&m, buf, sizeof buf), ARB_E_TOO_BIG);
-}
-
 // ---- floats: int, float32, float64; NaN and infinity ------------------------------------
 
 static int welcome_with_x(int how, double v, arb_proto_static_body* got, arb_proto_error* err) {
@@ -672,28 +545,7 @@ static void test_proto_float_encodings(void** state) {
 static void test_proto_reason_strings(void** state) {
   (void)state;
   arb_proto_error err;
-  static arb_proto_snapshot out;
-  // snapshot whose changed entity 12 has a str where 'x' should be.
   tmp_buf t;
-  tmp_init(&t);
-  msgpack_pack_array(&t.pk, 9);
-  msgpack_pack_uint8(&t.pk, 5);
-  msgpack_pack_uint8(&t.pk, 20);
-  msgpack_pack_uint8(&t.pk, 10);
-  msgpack_pack_uint8(&t.pk, 0);
-  msgpack_pack_uint8(&t.pk, 0);
-  msgpack_pack_uint8(&t.pk, 1);
-  msgpack_pack_array(&t.pk, 0);
-  msgpack_pack_array(&t.pk, 1);
-  msgpack_pack_array(&t.pk, 3);
-  msgpack_pack_uint8(&t.pk, 12);
-  msgpack_pack_uint8(&t.pk, 1);
-  tmp_str(&t, "oops");
-  msgpack_pack_array(&t.pk, 0);
-  assert_int_equal(arb_proto_decode_snapshot((const uint8_t*)t.sb.data, t.sb.size, &out, &err), ARB_E_CORRUPT);
-  assert_string_equal(err.reason, "snapshot: changed[0] (entity 12) field 'x': expected int, got str");
-  assert_int_equal(err.offset, 12);
-  tmp_free(&t);
 
   // Truncated, trailing bytes, wrong message, empty input.
   arb_proto_ping p = fx_ping(), po;
@@ -726,7 +578,13 @@ static void test_proto_reason_strings(void** state) {
 
   assert_string_equal(arb_proto_reason_name(ARB_PROTO_REASON_VERSION), "version");
   assert_string_equal(arb_proto_reason_name(99), "unknown");
-  assert_string_equal(arb_proto_msg_name(ARB_PROTO_MSG_SNAPSHOT), "snapshot");
+  // Code 5 (the version-1 snapshot) is retired: no name, and not a message type.
+  assert_string_equal(arb_proto_msg_name(5), "unknown");
+  assert_int_equal(arb_proto_msg_direction(5), 0);
+  assert_int_equal(arb_proto_msg_channel(5), -1);
+  const uint8_t retired[] = {0x91, 0x05};
+  arb_proto_msg_type type;
+  assert_true(arb_proto_peek_type(retired, sizeof retired, &type) < 0);
   assert_non_null(arb_proto_build_id());
   assert_true(strncmp(arb_proto_build_id(), "arbiter-", 8) == 0);
 }
@@ -766,7 +624,7 @@ ARB_TEST_MAIN(
     cmocka_unit_test(test_proto_hello_version), cmocka_unit_test(test_proto_welcome_roundtrip),
     cmocka_unit_test(test_proto_large_scene), cmocka_unit_test(test_proto_reject_event_roundtrip),
     cmocka_unit_test(test_proto_input_roundtrip), cmocka_unit_test(test_proto_ping_pong_roundtrip),
-    cmocka_unit_test(test_proto_snapshot_roundtrip), cmocka_unit_test(test_proto_float_encodings),
+    cmocka_unit_test(test_proto_float_encodings),
     cmocka_unit_test(test_proto_reason_strings), cmocka_unit_test(test_proto_view_roundtrip),
     cmocka_unit_test(test_proto_view_malformed),
     cmocka_unit_test(test_proto_every_message_has_a_golden_vector))

@@ -9,7 +9,7 @@
 #include <arbiter/collision.h>
 #include <arbiter/protocol.h>
 #include <arbiter/replay_log.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 #include <arbiter/world.h>
 
 #include <xxhash.h>
@@ -197,45 +197,6 @@ static inline arb_proto_input fx_input(void) {
   return m;
 }
 
-/* One part of a snapshot of `tick` against `baseline` in which one dynamic body entered. */
-static inline void fx_snapshot_one_entered(arb_proto_snapshot* m, uint32_t tick, uint32_t baseline, uint32_t id,
-                                           arb_proto_shape shape) {
-  memset(m, 0, sizeof *m);
-  m->tick = tick;
-  m->baseline_tick = baseline;
-  m->part_count = 1;
-  m->entered_count = 1;
-  m->entered[0].id = id;
-  m->entered[0].desc.body_type = ARB_BODY_DYNAMIC;
-  m->entered[0].desc.shape = shape;
-}
-
-/* A delta snapshot: one entity entered (a box), one changed (x and angle), one removed. */
-static inline void fx_snapshot(arb_proto_snapshot* m) {
-  fx_snapshot_one_entered(m, 1020, 1010, 301, fx_box(0.5f, 0.5f));
-  m->last_input_seq = 499;
-  m->entered[0].state.x = 640;   /* 5 m */
-  m->entered[0].state.y = -128;  /* -1 m */
-  m->entered[0].state.angle = 8192;
-  m->entered[0].state.vx = 256;  /* 1 m/s */
-  m->entered[0].state.w = -256;
-  m->changed_count = 1;
-  m->changed[0].id = 12;
-  m->changed[0].mask = ARB_PROTO_FIELD_X | ARB_PROTO_FIELD_ANGLE;
-  m->changed[0].delta.x = -3;
-  m->changed[0].delta.angle = 65535; /* -1 step */
-  m->removed_count = 1;
-  m->removed[0] = 40;
-}
-
-/* A full snapshot of one avatar (circle). */
-static inline void fx_snapshot_full(arb_proto_snapshot* m) {
-  fx_snapshot_one_entered(m, 1000, 0, 300, fx_circle(0.0f, 0.0f, 0.25f));
-  m->entered[0].desc.avatar_kind = ARB_AVATAR_FORCE;
-  m->entered[0].desc.owner = 7;
-  m->entered[0].state.y = 256;
-}
-
 static inline arb_proto_event fx_event(void) {
   arb_proto_event m;
   memset(&m, 0, sizeof m);
@@ -349,33 +310,33 @@ static inline arb_replay_end fx_replay_end(uint64_t last_tick, uint64_t count) {
 
 // ---- the golden vectors: one per message kind and replay record kind --------------------
 
-/* A snapshot2 part (PROTOCOL.md, "Snapshot stream v2"): tick 1020 against 1010 at 60 Hz
+/* A snapshot part (PROTOCOL.md §6): tick 1020 against 1010 at 60 Hz
  * under gravity -9.81 m/s^2; entity 12 corrected after a contact, entity 40 removed,
  * entity 301 (a circle body) entering. */
-static inline void fx_snap2_delta(arb_snap2_part* p) {
+static inline void fx_snapshot_delta(arb_snapshot_part* p) {
   memset(p, 0, sizeof *p);
-  p->h = (arb_snap2_header){1020, 1010, 499, 0, 1, 60, 0, -2511};
-  arb_snap2_record* r = p->records;
+  p->h = (arb_snapshot_header){1020, 1010, 499, 0, 1, 60, 0, -2511};
+  arb_snapshot_record* r = p->records;
   r[0].id = 12;
-  r[0].op = ARB_SNAP2_UPDATE;
-  r[0].mask = ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL;
+  r[0].op = ARB_SNAPSHOT_UPDATE;
+  r[0].mask = ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL;
   r[0].v.x = -3;
   r[0].v.y = 1;
   r[0].v.vx = 40;
   r[0].v.vy = -84;
   r[1].id = 40;
-  r[1].op = ARB_SNAP2_REMOVE;
+  r[1].op = ARB_SNAPSHOT_REMOVE;
   r[2].id = 301;
-  r[2].op = ARB_SNAP2_ENTER;
-  r[2].cls = ARB_SNAP2_BODY;
+  r[2].op = ARB_SNAPSHOT_ENTER;
+  r[2].cls = ARB_SNAPSHOT_BODY;
   r[2].v.x = 640;
   r[2].v.y = -128;
   r[2].v.angle = 8192;
   r[2].v.vx = 256;
   r[2].v.w = -10430;
   p->record_count = 3;
-  arb_snap2_desc* d = &p->descs[0];
-  d->cls = ARB_SNAP2_BODY;
+  arb_snapshot_desc* d = &p->descs[0];
+  d->cls = ARB_SNAPSHOT_BODY;
   d->shape_count = 1;
   d->shapes[0].kind = ARB_SHAPE_CIRCLE;
   d->shapes[0].count = 1;
@@ -384,16 +345,16 @@ static inline void fx_snap2_delta(arb_snap2_part* p) {
 }
 
 /* The same part with entity 301 a capsule body (1 m between centres, radius 0.25 m). */
-static inline void fx_snap2_capsule(arb_snap2_part* p) {
-  fx_snap2_delta(p);
+static inline void fx_snapshot_capsule(arb_snapshot_part* p) {
+  fx_snapshot_delta(p);
   p->descs[0].shapes[0] = fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f);
 }
 
 /* The same part with entity 301 a compound body: two circles of radius 0.25 m at (-0.5, 0)
    and (0.5, 0) (a dumbbell). */
-static inline void fx_snap2_compound(arb_snap2_part* p) {
-  fx_snap2_delta(p);
-  arb_snap2_desc* d = &p->descs[0];
+static inline void fx_snapshot_compound(arb_snapshot_part* p) {
+  fx_snapshot_delta(p);
+  arb_snapshot_desc* d = &p->descs[0];
   d->shape_count = 2;
   d->shapes[0].points[0] = arb_v2(-0.5f, 0.0f);
   d->shapes[1] = d->shapes[0];
@@ -421,43 +382,40 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
   return m;
 }
 
-#define FX_GOLDEN_COUNT 26
+#define FX_GOLDEN_COUNT 23
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
-    "hello", "welcome", "reject", "input", "snapshot", "snapshot_full", "event", "ping", "pong",
-    "replay_header", "replay_tick", "replay_checkpoint", "replay_end", "snap2_delta", "scene",
-    "input_fire", "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "snap2_capsule",
-    "view", "view_clear", "welcome_chain", "snap2_compound", "hello_no_scene"};
+    "hello", "welcome", "reject", "input", "event", "ping", "pong", "replay_header",
+    "replay_tick", "replay_checkpoint", "replay_end", "snapshot_delta", "scene", "input_fire",
+    "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "view", "view_clear",
+    "welcome_chain", "snapshot_compound", "hello_no_scene"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
-  static arb_proto_snapshot snap;
   static arb_replay_tick tick;
-  static arb_snap2_part part;
+  static arb_snapshot_part part;
   switch (i) {
     case 0: { arb_proto_hello m = fx_hello(); return arb_proto_encode_hello(&m, buf, cap); }
     case 1: { arb_proto_welcome m = fx_welcome(); return arb_proto_encode_welcome(&m, buf, cap); }
     case 2: { arb_proto_reject m = fx_reject(); return arb_proto_encode_reject(&m, buf, cap); }
     case 3: { arb_proto_input m = fx_input(); return arb_proto_encode_input(&m, buf, cap); }
-    case 4: fx_snapshot(&snap); return arb_proto_encode_snapshot(&snap, buf, cap);
-    case 5: fx_snapshot_full(&snap); return arb_proto_encode_snapshot(&snap, buf, cap);
-    case 6: { arb_proto_event m = fx_event(); return arb_proto_encode_event(&m, buf, cap); }
-    case 7: { arb_proto_ping m = fx_ping(); return arb_proto_encode_ping(&m, buf, cap); }
-    case 8: { arb_proto_pong m = fx_pong(); return arb_proto_encode_pong(&m, buf, cap); }
-    case 9: { arb_replay_header h = fx_replay_header(); return arb_replay_encode_header(&h, buf, cap); }
-    case 10: memset(&tick, 0, sizeof tick); fx_replay_tick(&tick, 1001); return arb_replay_encode_tick(&tick, buf, cap);
-    case 11: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
-    case 12: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
-    case 13: fx_snap2_delta(&part); return arb_snap2_encode(&part, buf, cap);
-    case 14: {
+    case 4: { arb_proto_event m = fx_event(); return arb_proto_encode_event(&m, buf, cap); }
+    case 5: { arb_proto_ping m = fx_ping(); return arb_proto_encode_ping(&m, buf, cap); }
+    case 6: { arb_proto_pong m = fx_pong(); return arb_proto_encode_pong(&m, buf, cap); }
+    case 7: { arb_replay_header h = fx_replay_header(); return arb_replay_encode_header(&h, buf, cap); }
+    case 8: memset(&tick, 0, sizeof tick); fx_replay_tick(&tick, 1001); return arb_replay_encode_tick(&tick, buf, cap);
+    case 9: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
+    case 10: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
+    case 11: fx_snapshot_delta(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 12: {
       arb_proto_scene m = fx_scene();
       return arb_proto_encode_scene(&m, buf, cap);
     }
-    case 15: {  // a shot at tick 501 by a player who saw tick 489 and a half
+    case 13: {  // a shot at tick 501 by a player who saw tick 489 and a half
       arb_proto_input m = fx_input();
       m.cmds[0].view_time = 489 * 256 + 128;
       return arb_proto_encode_input(&m, buf, cap);
     }
-    case 16: {
+    case 14: {
       arb_proto_event m;
       memset(&m, 0, sizeof m);
       m.kind = ARB_PROTO_EVENT_HIT;
@@ -466,38 +424,35 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       m.entity_id = 301;
       return arb_proto_encode_event(&m, buf, cap);
     }
-    case 18: {  // watch without an avatar
+    case 16: {  // watch without an avatar
       arb_proto_hello m = fx_hello();
       m.token_len = 0;
       m.avatar_kind = ARB_PROTO_SPECTATOR;
       m.max_kbps = 0;
       return arb_proto_encode_hello(&m, buf, cap);
     }
-    case 17:
+    case 15:
       memset(&tick, 0, sizeof tick);
       fx_replay_tick(&tick, 1001);
       tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
       tick.inputs[0].view_time = 489 * 256 + 128;
       return arb_replay_encode_tick(&tick, buf, cap);
-    case 19:  // a dynamic capsule 1 m long, radius 0.25 m, entering a full snapshot
-      fx_snapshot_one_entered(&snap, 1000, 0, 302, fx_capsule(-0.5f, 0.0f, 0.5f, 0.0f, 0.25f));
-      return arb_proto_encode_snapshot(&snap, buf, cap);
-    case 20: fx_snap2_capsule(&part); return arb_snap2_encode(&part, buf, cap);
-    case 21: {
+    case 17: fx_snapshot_capsule(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 18: {
       arb_proto_view m = fx_view();
       return arb_proto_encode_view(&m, buf, cap);
     }
-    case 22: {
+    case 19: {
       arb_proto_view m;
       memset(&m, 0, sizeof m);
       return arb_proto_encode_view(&m, buf, cap);
     }
-    case 23: {
+    case 20: {
       arb_proto_welcome m = fx_welcome_chain();
       return arb_proto_encode_welcome(&m, buf, cap);
     }
-    case 24: fx_snap2_compound(&part); return arb_snap2_encode(&part, buf, cap);
-    case 25: {  // a player that does not predict: no scene message
+    case 21: fx_snapshot_compound(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 22: {  // a player that does not predict: no scene message
       arb_proto_hello m = fx_hello();
       m.flags = ARB_PROTO_HELLO_NO_SCENE;
       return arb_proto_encode_hello(&m, buf, cap);

@@ -20,7 +20,6 @@
 #include "test_rng.h"
 
 static uint8_t scratch[64 * 1024];
-static arb_proto_snapshot snap;
 static arb_replay_tick tick;
 static arb_proto_static_body statics[16];
 static long decoded_ok, decoded_err;
@@ -45,25 +44,15 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     m.static_cap = 16;
     rc = arb_proto_decode_welcome(p, n, &m, &err);
     if (!rc) again = arb_proto_encode_welcome(&m, scratch, sizeof scratch);
-  } else if (!strncmp(name, "snapshot", 8)) {
-    rc = arb_proto_decode_snapshot(p, n, &snap, &err);
+  } else if (!strncmp(name, "snapshot_", 9)) {
+    static arb_snapshot_part part;
+    rc = arb_proto_decode_snapshot(p, n, &part, &err);
     if (!rc) {
-      again = arb_proto_encode_snapshot(&snap, scratch, sizeof scratch);
-      arb_proto_entity items[40] = {{12, 0, {0}}, {40, 0, {0}}};
-      arb_proto_entity_set view = {items, 2, 40};
+      again = arb_proto_encode_snapshot(&part, scratch, sizeof scratch);
+      arb_snapshot_entity items[40] = {{12, ARB_SNAPSHOT_BODY, 0, {0}}, {40, ARB_SNAPSHOT_PARTICLE, 0, {0}}};
+      arb_snapshot_set view = {items, 2, 40};
       arb_proto_error aerr;
-      int a = arb_proto_entity_set_apply(&view, &snap, &aerr);
-      assert_true(a == 0 || aerr.reason[0] != '\0');
-    }
-  } else if (!strncmp(name, "snap2_", 6)) {
-    static arb_snap2_part part;
-    rc = arb_snap2_decode(p, n, &part, &err);
-    if (!rc) {
-      again = arb_snap2_encode(&part, scratch, sizeof scratch);
-      arb_snap2_entity items[40] = {{12, ARB_SNAP2_BODY, 0, {0}}, {40, ARB_SNAP2_PARTICLE, 0, {0}}};
-      arb_snap2_set view = {items, 2, 40};
-      arb_proto_error aerr;
-      int a = arb_snap2_set_apply(&view, &part, &aerr);
+      int a = arb_snapshot_set_apply(&view, &part, &aerr);
       assert_true(a == 0 || aerr.reason[0] != '\0');
     }
   } else {
@@ -76,10 +65,10 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     if (is_header) {
       f += fx_frame_record(file + f, p, n, ARB_REPLAY_HEADER);
     } else {
-      int64_t h = fx_golden_encode(9, hdr, sizeof hdr);
+      int64_t h = fx_golden_encode(7, hdr, sizeof hdr);
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
       f = (size_t)h;
-      if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(10, file + f, sizeof file - f);
+      if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(8, file + f, sizeof file - f);
       uint8_t kind = !strncmp(name, "replay_tick", 11) ? ARB_REPLAY_TICK
                      : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
       f += fx_frame_record(file + f, p, n, kind);

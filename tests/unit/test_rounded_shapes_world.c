@@ -21,6 +21,7 @@
 
 #include <arbiter/protocol.h>
 #include <arbiter/scene.h>
+#include <arbiter/snapshot.h>
 
 #include "world_test_util.h"
 
@@ -289,26 +290,29 @@ static void test_wire_round_trip(void** state) {
   assert_true(w.radius == 0.0f);
 
   // A whole entity description through the snapshot codec.
-  static arb_proto_snapshot snap, got;
-  memset(&snap, 0, sizeof snap);
-  snap.tick = 5;
-  snap.part_count = 1;
-  snap.entered_count = 1;
-  snap.entered[0].id = 9;
-  assert_int_equal(arb_proto_shape_from_geometry(&g, &snap.entered[0].desc.shape), ARB_OK);
+  static arb_snapshot_part part, got;
+  memset(&part, 0, sizeof part);
+  part.h = (arb_snapshot_header){5, 0, 0, 0, 1, 60, 0, 0};
+  part.record_count = 1;
+  part.records[0].id = 9;
+  part.records[0].op = ARB_SNAPSHOT_ENTER;
+  part.records[0].cls = ARB_SNAPSHOT_BODY;
+  part.desc_count = 1;
+  part.descs[0].cls = ARB_SNAPSHOT_BODY;
+  part.descs[0].shape_count = 1;
+  assert_int_equal(arb_proto_shape_from_geometry(&g, &part.descs[0].shapes[0]), ARB_OK);
   g.type = ARB_SHAPE_CAPSULE;
   g.capsule = (arb_capsule){{-0.5f, 0.0f}, {0.5f, 0.0f}, 0.2f};
-  assert_int_equal(arb_proto_shape_from_geometry(&g, &snap.entered[0].desc.shape), ARB_OK);
+  assert_int_equal(arb_proto_shape_from_geometry(&g, &part.descs[0].shapes[0]), ARB_OK);
   uint8_t buf[512];
-  int64_t n = arb_proto_encode_snapshot(&snap, buf, sizeof buf);
+  int64_t n = arb_proto_encode_snapshot(&part, buf, sizeof buf);
   assert_true(n > 0);
   arb_proto_error err;
   assert_int_equal(arb_proto_decode_snapshot(buf, (size_t)n, &got, &err), 0);
-  assert_memory_equal(&got.entered[0].desc.shape, &snap.entered[0].desc.shape,
-                      sizeof(arb_proto_shape));
+  assert_memory_equal(&got.descs[0].shapes[0], &part.descs[0].shapes[0], sizeof(arb_proto_shape));
   // A capsule without its radius (5 elements) is refused.
-  snap.entered[0].desc.shape.radius = 0.0f;
-  assert_true(arb_proto_encode_snapshot(&snap, buf, sizeof buf) < 0);
+  part.descs[0].shapes[0].radius = 0.0f;
+  assert_true(arb_proto_encode_snapshot(&part, buf, sizeof buf) < 0);
 }
 
 int main(void) {

@@ -88,7 +88,7 @@ static void threads_send_the_same_bytes(void** state) {
     sv_snap_workers_run(w1, &snap, jobs_one, PLAYERS);
     sv_snap_workers_run(w3, &snap, jobs_many, PLAYERS);
     for (int i = 0; i < PLAYERS; ++i) {
-      const arb_snap2_build_result *a = &jobs_one[i].res, *b = &jobs_many[i].res;
+      const arb_snapshot_build_result *a = &jobs_one[i].res, *b = &jobs_many[i].res;
       assert_int_equal(jobs_one[i].rc, 0);
       assert_int_equal(jobs_many[i].rc, 0);
       assert_int_equal(a->packet_count, b->packet_count);
@@ -129,13 +129,13 @@ static void view_radius_picks_exactly_what_is_near(void** state) {
     if (tick % 10) continue;
     for (float r = 3.0f; r <= 40.0f; r *= 2.0f) {
       sv_snapshot_capture(&snap, world.game, r);
-      const sv_capture2* cap = &snap.capture;
+      const sv_capture* cap = &snap.capture;
       for (int i = 0; i < PLAYERS; ++i) {
         sv_snap_request req = {tick, 0,    avatars[i], r,     RATE,
                                30,   0.0f, 0.0f,       false, {{0.0f, 0.0f}, {0.0f, 0.0f}}};
-        arb_snap2_build_result res;
+        arb_snapshot_build_result res;
         assert_int_equal(sv_snapshot_build(&snap, &x, &c, &req, &res), 0);
-        const arb_snap2_entity* me = arb_snap2_set_find(&cap->set, avatars[i]);
+        const arb_snapshot_entity* me = arb_snapshot_set_find(&cap->set, avatars[i]);
         assert_non_null(me);
         arb_vec2 center = cap->positions[me - cap->items];
         int want = 0;
@@ -166,13 +166,13 @@ static bool in_box(arb_vec2 p, arb_aabb b) {
  * Returns how many of them only the box brought in. */
 static int check_view_box(sv_snap_scratch* x, sv_snap_client* c, uint32_t tick, uint32_t avatar,
                           float r, const arb_aabb* box) {
-  const sv_capture2* cap = &snap.capture;
+  const sv_capture* cap = &snap.capture;
   sv_snap_request req = {tick, 0,    avatar, r,           RATE,
                          30,   0.0f, 0.0f,   box != NULL, {{0.0f, 0.0f}, {0.0f, 0.0f}}};
   if (box) req.view = *box;
-  arb_snap2_build_result res;
+  arb_snapshot_build_result res;
   assert_int_equal(sv_snapshot_build(&snap, x, c, &req, &res), 0);
-  const arb_snap2_entity* me = avatar ? arb_snap2_set_find(&cap->set, avatar) : NULL;
+  const arb_snapshot_entity* me = avatar ? arb_snapshot_set_find(&cap->set, avatar) : NULL;
   arb_vec2 center = me ? cap->positions[me - cap->items] : arb_v2(0.0f, 0.0f);
   int want = 0, box_only = 0;
   for (int k = 0; k < cap->set.count; ++k) {
@@ -203,10 +203,10 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   for (int t = 0; t < 30; ++t) arb_game_step(world.game);
   const float r = 3.0f, h = 4.0f;
   sv_snapshot_capture(&snap, world.game, r);
-  const sv_capture2* cap = &snap.capture;
+  const sv_capture* cap = &snap.capture;
   // Two far regions: around the entity farthest from player 0, then around the one
   // farthest from both player 0 and the first region.
-  int me = (int)(arb_snap2_set_find(&cap->set, avatars[0]) - cap->items);
+  int me = (int)(arb_snapshot_set_find(&cap->set, avatars[0]) - cap->items);
   arb_vec2 a = cap->positions[me];
   int far1 = 0, far2 = 0;
   for (int k = 0; k < cap->set.count; ++k)
@@ -225,15 +225,15 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   uint32_t tick = 2;
   // A player: without a box only its surroundings; with one, the far region too.
   assert_int_equal(check_view_box(&x, &c, tick++, avatars[0], r, NULL), 0);
-  bool had_far1 = arb_snap2_set_find(&x.view, cap->items[far1].id) != NULL;
+  bool had_far1 = arb_snapshot_set_find(&x.view, cap->items[far1].id) != NULL;
   assert_false(had_far1);
   assert_true(check_view_box(&x, &c, tick++, avatars[0], r, &box1) > 0);
-  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  assert_non_null(arb_snapshot_set_find(&x.view, cap->items[far1].id));
   // The box moves: what was only in the old box is no longer relevant.
   check_view_box(&x, &c, tick++, avatars[0], r, &box2);
-  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far2].id));
+  assert_non_null(arb_snapshot_set_find(&x.view, cap->items[far2].id));
   if (!in_box(cap->positions[far1], box2))
-    assert_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+    assert_null(arb_snapshot_set_find(&x.view, cap->items[far1].id));
   // Cleared: back to the surroundings alone.
   assert_int_equal(check_view_box(&x, &c, tick++, avatars[0], r, NULL), 0);
 
@@ -243,11 +243,11 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   sv_snap_client_reset(&spec, 1000);
   int n1 = check_view_box(&x, &spec, tick++, 0, r, &box1);
   assert_true(n1 > 0 && n1 == x.view.count && n1 < cap->set.count);
-  assert_non_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+  assert_non_null(arb_snapshot_set_find(&x.view, cap->items[far1].id));
   int n2 = check_view_box(&x, &spec, tick++, 0, r, &box2);
   assert_true(n2 > 0 && n2 == x.view.count);
   if (!in_box(cap->positions[far1], box2))
-    assert_null(arb_snap2_set_find(&x.view, cap->items[far1].id));
+    assert_null(arb_snapshot_set_find(&x.view, cap->items[far1].id));
   sv_snap_client_free(&spec);
   sv_snap_scratch_free(&x);
   sv_snap_client_free(&c);

@@ -1,6 +1,7 @@
-// arbiter — the wire protocol: message structs, quantization, msgpack encode/decode and
-// the delta-snapshot builder. protocol/PROTOCOL.md is the specification; this header is
-// its C binding. Knows nothing of sockets: callers hand packets to ENet themselves.
+// arbiter — the wire protocol: message structs, quantization and msgpack encode/decode
+// (the snapshot stream and its builder: arbiter/snapshot.h). protocol/PROTOCOL.md is the
+// specification; this header is its C binding. Knows nothing of sockets: callers hand
+// packets to ENet themselves.
 //
 // Conventions
 // - Encoders write into a caller buffer and return the number of bytes the message needs
@@ -9,9 +10,9 @@
 //   NaN, a count over a limit) is not encoded: the encoder returns a negative ARB_E_*.
 // - Decoders are total and bounded: any byte string gives ARB_OK and a filled struct, or a
 //   negative ARB_E_* and, when `err` is not NULL, a reason such as
-//   "snapshot: changed[3] field 'x': expected int, got str". They never allocate, and the
+//   "welcome: statics[3] field 'x': expected float, got str". They never allocate, and the
 //   output struct is only meaningful when they return ARB_OK.
-// - Nothing here allocates except arb_proto_snapshot_builder_create.
+// - Nothing here allocates.
 #pragma once
 
 #include <arbiter/base.h>
@@ -50,9 +51,6 @@ ARB_C_BEGIN
 #define ARB_PROTO_MAX_STATIC 4096     ///< static bodies in a welcome
 #define ARB_PROTO_MAX_ENTITIES 65536  ///< entities in one snapshot (all parts together)
 #define ARB_PROTO_MAX_PARTS 255       ///< packets one snapshot may be split into
-#define ARB_PROTO_MAX_PART_ENTERED 128  ///< entered entities in one snapshot packet
-#define ARB_PROTO_MAX_PART_CHANGED 512  ///< changed entities in one snapshot packet
-#define ARB_PROTO_MAX_PART_REMOVED 512  ///< removed ids in one snapshot packet
 #define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
 #define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_VIEW_SIDE 1000.0f  ///< largest side of a view box, meters
@@ -114,11 +112,10 @@ typedef struct arb_proto_error {
 
 // ---- quantization (PROTOCOL.md, "Quantization"; bit-exact on every side) --------------
 
-/// Positions: int32 units of 1/128 m. Velocities: int32 units of 1/256 m/s.
-/// Angular velocity: int32 units of 1/256 rad/s. Angles: uint16 of a full turn.
+/// Positions: int32 units of 1/128 m. Velocities: int32 units of 1/256 m/s. Angles: uint16
+/// of a full turn. (Angular velocity: arbiter/snapshot.h.)
 #define ARB_PROTO_POS_SCALE 128.0f
 #define ARB_PROTO_VEL_SCALE 256.0f
-#define ARB_PROTO_ANGVEL_SCALE 256.0f
 #define ARB_PROTO_ANGLE_STEPS 65536
 
 /// Quantize: round to nearest (halves away from zero), clamp to int32; NaN -> 0.
@@ -126,8 +123,6 @@ ARB_API int32_t arb_proto_quantize_pos(float meters);
 ARB_API float arb_proto_dequantize_pos(int32_t q);
 ARB_API int32_t arb_proto_quantize_vel(float meters_per_second);
 ARB_API float arb_proto_dequantize_vel(int32_t q);
-ARB_API int32_t arb_proto_quantize_angvel(float radians_per_second);
-ARB_API float arb_proto_dequantize_angvel(int32_t q);
 /// Any finite angle -> turn fraction in [0, 65535] (wraps); NaN/Inf -> 0.
 ARB_API uint16_t arb_proto_quantize_angle(float radians);
 /// -> [-pi, pi): values >= 32768 are read as negative.
@@ -151,19 +146,6 @@ ARB_API arb_controls arb_proto_dequantize_controls(const arb_proto_controls_q* q
 /// quantize(dequantize(q)) == q for every valid q; this snaps a client's own controls to
 /// what the server will apply (for prediction).
 ARB_API arb_controls arb_proto_snap_controls(const arb_controls* c);
-
-/// Quantized dynamic state of one entity.
-typedef struct arb_proto_entity_state {
-  int32_t x, y;    ///< position, 1/128 m
-  uint16_t angle;  ///< turn fraction
-  int32_t vx, vy;  ///< linear velocity, 1/256 m/s
-  int32_t w;       ///< angular velocity, 1/256 rad/s
-} arb_proto_entity_state;
-
-ARB_API arb_proto_entity_state arb_proto_quantize_state(arb_vec2 position, float angle,
-                                                        arb_vec2 velocity, float angular_velocity);
-ARB_API void arb_proto_dequantize_state(const arb_proto_entity_state* q, arb_vec2* position,
-                                        float* angle, arb_vec2* velocity, float* angular_velocity);
 
 // ---- shapes and entity descriptions -----------------------------------------------------
 
@@ -205,14 +187,6 @@ ARB_API int arb_proto_shape_to_geometry(const arb_proto_shape* s, arb_shape_geom
 ARB_API int arb_proto_chain_pieces(const arb_chain* chain, arb_proto_shape* out, int cap);
 /// Name of a wire shape kind ("circle", ...), "unknown" when out of range.
 ARB_API const char* arb_proto_shape_kind_name(int kind);
-
-/// What a client needs to draw an entity; sent once, when the entity enters its view.
-typedef struct arb_proto_entity_desc {
-  uint8_t body_type;    ///< arb_body_type: 0 dynamic, 1 static, 2 kinematic
-  uint8_t avatar_kind;  ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
-  uint32_t owner;       ///< client id of the owning player, 0 = world
-  arb_proto_shape shape;
-} arb_proto_entity_desc;
 
 /// A static body of the level, exact floats (welcome message).
 typedef struct arb_proto_static_body {
@@ -283,46 +257,6 @@ typedef struct arb_proto_input {
   arb_proto_input_cmd cmds[ARB_PROTO_MAX_INPUTS];  ///< newest first, seq strictly decreasing
 } arb_proto_input;
 
-/// An entity that entered the client's view (or whose description changed): full state.
-typedef struct arb_proto_entered {
-  uint32_t id;  ///< entity id, > 0
-  arb_proto_entity_desc desc;
-  arb_proto_entity_state state;
-} arb_proto_entered;
-
-/// Bits of arb_proto_changed.mask, in wire order.
-#define ARB_PROTO_FIELD_X (1u << 0)
-#define ARB_PROTO_FIELD_Y (1u << 1)
-#define ARB_PROTO_FIELD_ANGLE (1u << 2)
-#define ARB_PROTO_FIELD_VX (1u << 3)
-#define ARB_PROTO_FIELD_VY (1u << 4)
-#define ARB_PROTO_FIELD_W (1u << 5)
-#define ARB_PROTO_FIELD_ALL 0x3Fu
-
-/// An entity present in the baseline whose quantized state changed. On the wire each
-/// present field is the difference to the baseline value (angle: mod 65536); in this
-/// struct `delta` holds the differences for the fields in `mask`, zero for the others
-/// (arb_proto_entity_set_apply adds them to the baseline).
-typedef struct arb_proto_changed {
-  uint32_t id;
-  uint8_t mask;  ///< ARB_PROTO_FIELD_* bits, != 0
-  arb_proto_entity_state delta;  ///< x,y,vx,vy,w: wrapping int32 differences; angle: mod 65536
-} arb_proto_changed;
-
-/// One snapshot packet ("part"). A snapshot of tick T against baseline B is split into
-/// part_count packets; each holds a disjoint set of entities and can be applied on its own.
-typedef struct arb_proto_snapshot {
-  uint32_t tick;            ///< server tick, > 0
-  uint32_t baseline_tick;   ///< 0 = full snapshot; else the acked tick it is a delta against
-  uint32_t last_input_seq;  ///< newest input seq the server applied for this client, 0 = none
-  uint8_t part_index;       ///< 0..part_count-1
-  uint8_t part_count;       ///< 1..ARB_PROTO_MAX_PARTS
-  int entered_count, changed_count, removed_count;
-  arb_proto_entered entered[ARB_PROTO_MAX_PART_ENTERED];
-  arb_proto_changed changed[ARB_PROTO_MAX_PART_CHANGED];
-  uint32_t removed[ARB_PROTO_MAX_PART_REMOVED];  ///< ids that left the view
-} arb_proto_snapshot;
-
 typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_NONE = 0,
   ARB_PROTO_EVENT_JOINED = 1,      ///< client_id, entity_id, text = name
@@ -388,13 +322,11 @@ typedef struct arb_proto_scene {
 /// code. The full decoder still checks everything.
 ARB_API int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type);
 
-/// The `snapshot2` message (PROTOCOL.md §13) is one part of the v2 stream; its struct and
-/// the functions that work on it are in arbiter/snapshot_v2.h.
-typedef struct arb_snap2_part arb_proto_snapshot2;
+/// The `snapshot` message (PROTOCOL.md §6) is one part of the snapshot stream; its struct and
+/// the functions that work on it are in arbiter/snapshot.h.
+typedef struct arb_snapshot_part arb_proto_snapshot;
 
 /// arb_proto_encode_<name> and arb_proto_decode_<name> for every row of messages.def.
-/// - encode_snapshot returns ARB_E_TOO_BIG when the packet would exceed
-///   ARB_PROTO_MAX_PAYLOAD (the builder splits).
 /// - decode_hello: a hello whose version differs from ARB_PROTO_VERSION returns
 ///   ARB_E_VERSION with out->version set (the first two elements of a hello are frozen
 ///   across versions), so the server can answer with a reject of reason VERSION.
@@ -405,83 +337,5 @@ typedef struct arb_snap2_part arb_proto_snapshot2;
   ARB_API int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, arb_proto_error* err);
 #include <arbiter/messages.def>
 #undef ARB_PROTO_MSG
-
-// ---- entity sets: what a client sees at one tick -----------------------------------------
-
-/// One entity of a view. desc_version is server-side bookkeeping (not on the wire): when
-/// it differs from the baseline's, the entity is re-sent as entered.
-typedef struct arb_proto_entity {
-  uint32_t id;            ///< > 0
-  uint32_t desc_version;  ///< bump when the entity's description changes
-  arb_proto_entity_state state;
-} arb_proto_entity;
-
-/// A set of entities sorted by strictly increasing id, in caller-owned storage.
-typedef struct arb_proto_entity_set {
-  arb_proto_entity* items;
-  int count;
-  int cap;
-} arb_proto_entity_set;
-
-/// Find an entity by id (binary search); NULL when absent.
-ARB_API const arb_proto_entity* arb_proto_entity_set_find(const arb_proto_entity_set* set, uint32_t id);
-/// dst = src. ARB_E_NOSPACE when dst->cap < src->count.
-ARB_API int arb_proto_entity_set_copy(arb_proto_entity_set* dst, const arb_proto_entity_set* src);
-/// Apply one snapshot part to `view` (which must start as a copy of the part's baseline,
-/// or empty for a full snapshot; apply the parts of one tick to the same view in any
-/// order). Entered entities are inserted or replaced (desc_version left 0), changed ones
-/// get their deltas added, removed ones are deleted. Fails without changing `view` on a
-/// changed/removed id the view lacks (wrong baseline), ARB_E_NOSPACE when cap is reached.
-ARB_API int arb_proto_entity_set_apply(arb_proto_entity_set* view, const arb_proto_snapshot* part,
-                                       arb_proto_error* err);
-
-// ---- snapshot builder (server side) ------------------------------------------------------
-
-typedef struct arb_proto_snapshot_builder arb_proto_snapshot_builder;
-
-typedef struct arb_proto_builder_def {
-  int payload_limit;  ///< bytes per packet, [ARB_PROTO_MIN_PAYLOAD, ARB_PROTO_MAX_PAYLOAD]; 0 = 1200
-  int max_entities;   ///< largest current/baseline set, <= ARB_PROTO_MAX_ENTITIES; 0 = 4096
-} arb_proto_builder_def;
-
-/// Fills the description of an entity that enters a client's view. Return 0, or a
-/// negative ARB_E_* to abort the build.
-typedef int arb_proto_describe_fn(void* user, uint32_t entity_id, arb_proto_entity_desc* desc);
-
-typedef struct arb_proto_build_args {
-  uint32_t tick;            ///< > 0
-  uint32_t baseline_tick;   ///< 0 = full snapshot (baseline ignored)
-  uint32_t last_input_seq;
-  const arb_proto_entity_set* baseline;  ///< the view sent for baseline_tick, which the client acked
-  const arb_proto_entity_set* current;   ///< the entities this client should see now
-  /// NULL, or one value per current->items[i]: higher goes first when not everything fits
-  /// in max_parts. Ties and NULL: id order. Removals always go first.
-  const uint32_t* priority;
-  arb_proto_describe_fn* describe;
-  void* describe_user;
-  int max_parts;  ///< packet budget for this snapshot, 1..ARB_PROTO_MAX_PARTS; 0 = max
-  /// Out: the view the client has after applying all parts. Store it per tick: it is the
-  /// baseline when the client acks this tick. cap >= current->count + baseline->count.
-  arb_proto_entity_set* sent;
-} arb_proto_build_args;
-
-/// The packets of one build. Views into the builder, valid until its next build.
-typedef struct arb_proto_build_result {
-  int packet_count;           ///< >= 1 (an empty delta is one packet)
-  const uint8_t* packets[ARB_PROTO_MAX_PARTS];
-  int sizes[ARB_PROTO_MAX_PARTS];  ///< each <= payload_limit
-  int entered, changed, removed;   ///< entities written
-  int deferred;  ///< differences left for a later snapshot because max_parts was reached
-  int bytes;     ///< sum of sizes
-} arb_proto_build_result;
-
-/// Allocates all memory up front (warm-up); builds never allocate.
-ARB_API int arb_proto_snapshot_builder_create(const arb_proto_builder_def* def, arb_proto_snapshot_builder** out);
-ARB_API void arb_proto_snapshot_builder_destroy(arb_proto_snapshot_builder* b);
-/// Diff current against baseline and split into packets: removed ids first, then entered
-/// and changed entities by priority. Nothing is dropped silently: what does not fit in
-/// max_parts is counted in `deferred` and absent from `sent`, so it is sent next time.
-ARB_API int arb_proto_snapshot_build(arb_proto_snapshot_builder* b, const arb_proto_build_args* args,
-                                     arb_proto_build_result* result);
 
 ARB_C_END

@@ -7,67 +7,67 @@
 #pragma once
 
 #include <arbiter/math.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 ARB_C_BEGIN
 
 /// What one client cares about.
-typedef struct arb_snap2_interest {
+typedef struct arb_snapshot_interest {
   uint32_t avatar_id;  ///< 0 = none
   arb_vec2 avatar;     ///< its position
   bool has_view;       ///< a camera box was reported
   arb_aabb view;       ///< world-space camera box
   float near_radius;   ///< meters at which relevance halves from nearness alone (> 0)
-} arb_snap2_interest;
+} arb_snapshot_interest;
 
-typedef struct arb_snap2_priority {
+typedef struct arb_snapshot_priority {
   uint32_t* ids;  ///< entities with an accumulator, increasing
   float* acc;
   int count, cap;
   uint32_t* spare_ids;  ///< merge scratch
   float* spare_acc;
-  int cursor;  ///< arb_snap2_priority_next: where the last id was looked up
-} arb_snap2_priority;
+  int cursor;  ///< arb_snapshot_priority_next: where the last id was looked up
+} arb_snapshot_priority;
 
-ARB_API int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities);
-ARB_API void arb_snap2_priority_free(arb_snap2_priority* p);
+ARB_API int arb_snapshot_priority_init(arb_snapshot_priority* p, int max_entities);
+ARB_API void arb_snapshot_priority_free(arb_snapshot_priority* p);
 /// Relevance of one entity per second (own avatar: 1e6).
-ARB_API float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+ARB_API float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
                                   float speed);
 /// Weight of one entity's error when ordering by what the client draws wrong
-/// (arb_snap2_build_args.weight): own avatar 1e6, else 1 / (1 + (distance / near_radius)^2),
+/// (arb_snapshot_build_args.weight): own avatar 1e6, else 1 / (1 + (distance / near_radius)^2),
 /// times 4 inside the camera box. Speed is left out: the error already says it.
-ARB_API float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position);
+ARB_API float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position);
 /// Keep accumulators for the entities of `current` (others are dropped), add each one's
 /// relevance × dt, and write them to out[i] (one per current item) for the builder.
-/// weight: NULL, or one arb_snap2_weight per current item is written there too.
-ARB_API void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
+/// weight: NULL, or one arb_snapshot_weight per current item is written there too.
+ARB_API void arb_snapshot_priority_update(arb_snapshot_priority* p, const arb_snapshot_set* current,
                                        const arb_vec2* positions, const float* speeds,
-                                       const arb_snap2_interest* in, float dt, float* out,
+                                       const arb_snapshot_interest* in, float dt, float* out,
                                        float* weight);
 /// After a build: entities the client is now up to date on start from zero.
-ARB_API void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date);
+ARB_API void arb_snapshot_priority_sent(arb_snapshot_priority* p, const uint8_t* up_to_date);
 
 // The same accumulators computed only for the entities a build asks about (those that
-// changed: arb_snap2_build_args.rank), for a world mostly at rest. An entity up to date
-// has none (zero), so only the others are kept. Per snapshot: arb_snap2_priority_begin,
-// arb_snap2_priority_next for entities by increasing id, then arb_snap2_priority_keep.
-// The values equal arb_snap2_priority_update's (then _sent) for the same inputs.
+// changed: arb_snapshot_build_args.rank), for a world mostly at rest. An entity up to date
+// has none (zero), so only the others are kept. Per snapshot: arb_snapshot_priority_begin,
+// arb_snapshot_priority_next for entities by increasing id, then arb_snapshot_priority_keep.
+// The values equal arb_snapshot_priority_update's (then _sent) for the same inputs.
 
 /// Start a snapshot's lookups.
-ARB_API void arb_snap2_priority_begin(arb_snap2_priority* p);
+ARB_API void arb_snapshot_priority_begin(arb_snapshot_priority* p);
 /// Entity `id`'s accumulator (0 without one) plus its relevance × dt; weight: NULL or its
-/// arb_snap2_weight. Ids must increase between arb_snap2_priority_begin calls.
-ARB_API float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_interest* in,
+/// arb_snapshot_weight. Ids must increase between arb_snapshot_priority_begin calls.
+ARB_API float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in,
                                       uint32_t id, arb_vec2 position, float speed, float dt,
                                       float* weight);
 /// After the build: keep acc[j] for the items of `current` not up to date (each one asked
-/// with arb_snap2_priority_next, its value in acc[j]), drop every other accumulator.
-ARB_API void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current,
+/// with arb_snapshot_priority_next, its value in acc[j]), drop every other accumulator.
+ARB_API void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current,
                                      const float* acc, const uint8_t* up_to_date);
-/// The same from the list of items not up to date (arb_snap2_build_args.stale, increasing):
+/// The same from the list of items not up to date (arb_snapshot_build_args.stale, increasing):
 /// keep acc[stale[k]] for each, drop every other accumulator. Reads only those items.
-ARB_API void arb_snap2_priority_keep_stale(arb_snap2_priority* p, const arb_snap2_set* current,
+ARB_API void arb_snapshot_priority_keep_stale(arb_snapshot_priority* p, const arb_snapshot_set* current,
                                            const float* acc, const int* stale, int count);
 
 ARB_C_END

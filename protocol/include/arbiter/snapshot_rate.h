@@ -14,25 +14,25 @@
 
 ARB_C_BEGIN
 
-#define ARB_SNAP2_RATE_FLOOR_KBPS 16     ///< never below this
-#define ARB_SNAP2_RATE_LOSS_LIMIT 0.20f  ///< loss fraction above which the link is congested
-#define ARB_SNAP2_RATE_DELAY_MS 50.0f    ///< RTT above the lowest seen by this much: congested
+#define ARB_SNAPSHOT_RATE_FLOOR_KBPS 16     ///< never below this
+#define ARB_SNAPSHOT_RATE_LOSS_LIMIT 0.20f  ///< loss fraction above which the link is congested
+#define ARB_SNAPSHOT_RATE_DELAY_MS 50.0f    ///< RTT above the lowest seen by this much: congested
 
-typedef struct arb_snap2_rate {
+typedef struct arb_snapshot_rate {
   float ceiling_kbps;  ///< the most this client gets
   float kbps;          ///< current rate
   float min_rtt_ms;    ///< lowest RTT seen (0 = none yet): the link's delay without queues
   float since_cut_s;   ///< seconds since the last decrease
   float clear_s;       ///< seconds without congestion
-} arb_snap2_rate;
+} arb_snapshot_rate;
 
-/// ceiling_kbps >= ARB_SNAP2_RATE_FLOOR_KBPS (smaller values are raised to it).
-ARB_API void arb_snap2_rate_init(arb_snap2_rate* r, int ceiling_kbps);
+/// ceiling_kbps >= ARB_SNAPSHOT_RATE_FLOOR_KBPS (smaller values are raised to it).
+ARB_API void arb_snapshot_rate_init(arb_snapshot_rate* r, int ceiling_kbps);
 /// Once per snapshot: loss = fraction of the client's recent packets lost [0, 1] (e.g. from
 /// input sequence gaps), rtt_ms = its current round trip (0 = unknown), dt = seconds since
 /// the previous call.
-ARB_API void arb_snap2_rate_update(arb_snap2_rate* r, float loss, float rtt_ms, float dt);
+ARB_API void arb_snapshot_rate_update(arb_snapshot_rate* r, float loss, float rtt_ms, float dt);
 /// Bytes (payload + per-packet overhead) the next snapshot may use at `snapshot_rate` per second.
-ARB_API int arb_snap2_rate_budget(const arb_snap2_rate* r, int snapshot_rate);
+ARB_API int arb_snapshot_rate_budget(const arb_snapshot_rate* r, int snapshot_rate);
 
 ARB_C_END

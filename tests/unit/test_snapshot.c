@@ -1,4 +1,4 @@
-// Snapshot stream v2: the integer prediction, the bit-packed message round trip, the
+// Snapshots: the integer prediction, the bit-packed message round trip, the
 // all-or-nothing apply, and the builder's core property: whatever packets and acks are
 // lost, a client that completes tick T holds exactly the view the server recorded as sent
 // for T, and that view is within the tolerances of the true quantized state.
@@ -15,7 +15,7 @@
 
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_rate.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 #include "test_rng.h"
 
@@ -30,49 +30,49 @@ static int32_t srnd(int32_t mag) {
   return (int32_t)(rnd() % (uint32_t)(2 * mag + 1)) - mag;
 }
 
-static int same_state(const arb_snap2_state* a, const arb_snap2_state* b);
+static int same_state(const arb_snapshot_state* a, const arb_snapshot_state* b);
 
 static void prediction_formula(void** state) {
   (void)state;
-  arb_snap2_state s;
+  arb_snapshot_state s;
   memset(&s, 0, sizeof s);
   s.vx = 256;  // 1 m/s for 2 ticks at 60 Hz: 4.27 units of 1/128 m
-  arb_snap2_state p = arb_snap2_predict(&s, ARB_SNAP2_BODY, 2, 60, 0, -2511);
+  arb_snapshot_state p = arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, 2, 60, 0, -2511);
   assert_int_equal(p.x, 4);
   assert_int_equal(p.y, 0);  // not ballistic: gravity does not apply
   assert_int_equal(p.vy, 0);
-  s.flags = ARB_SNAP2_FLAG_BALLISTIC;
-  p = arb_snap2_predict(&s, ARB_SNAP2_BODY, 2, 60, 0, -2511);
+  s.flags = ARB_SNAPSHOT_FLAG_BALLISTIC;
+  p = arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, 2, 60, 0, -2511);
   assert_int_equal(p.y, -1);    // -9.81 m/s^2: -0.70 units, rounds half away from zero
   assert_int_equal(p.vy, -84);  // -83.7
   s.vx = -256;
-  p = arb_snap2_predict(&s, ARB_SNAP2_BODY, 2, 60, 0, 0);
+  p = arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, 2, 60, 0, 0);
   assert_int_equal(p.x, -4);
   // One turn per second for 15 ticks at 60 Hz is a quarter turn; angles wrap.
   memset(&s, 0, sizeof s);
   s.w = 65536;
   s.angle = 60000;
-  p = arb_snap2_predict(&s, ARB_SNAP2_WHEEL, 15, 60, 0, 0);
+  p = arb_snapshot_predict(&s, ARB_SNAPSHOT_WHEEL, 15, 60, 0, 0);
   assert_int_equal(p.angle, (60000 + 16384) & 0xFFFF);
   // Pinned particles and links never move.
   s.vx = 1000;
-  s.flags = ARB_SNAP2_FLAG_PINNED;
-  assert_int_equal(arb_snap2_predict(&s, ARB_SNAP2_PARTICLE, 10, 60, 0, 0).x, 0);
-  assert_int_equal(arb_snap2_predict(&s, ARB_SNAP2_LINK, 10, 60, 0, 0).angle, 60000);
+  s.flags = ARB_SNAPSHOT_FLAG_PINNED;
+  assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_PARTICLE, 10, 60, 0, 0).x, 0);
+  assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_LINK, 10, 60, 0, 0).angle, 60000);
   // Extreme values saturate instead of overflowing.
   memset(&s, 0, sizeof s);
   s.x = INT32_MAX - 1;
   s.vx = INT32_MAX;
-  assert_int_equal(arb_snap2_predict(&s, ARB_SNAP2_BODY, ARB_SNAP2_MAX_DT, 1, 0, 0).x, INT32_MAX);
-  assert_int_equal(arb_snap2_quantize_angvel(6.283185307f), 65536);
+  assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, ARB_SNAPSHOT_MAX_DT, 1, 0, 0).x, INT32_MAX);
+  assert_int_equal(arb_snapshot_quantize_angvel(6.283185307f), 65536);
 }
 
-static arb_snap2_desc make_desc(uint8_t cls, uint32_t id) {
-  arb_snap2_desc d;
+static arb_snapshot_desc make_desc(uint8_t cls, uint32_t id) {
+  arb_snapshot_desc d;
   memset(&d, 0, sizeof d);
   d.cls = cls;
   switch (cls) {
-    case ARB_SNAP2_BODY:
+    case ARB_SNAPSHOT_BODY:
       d.shape_count = (uint8_t)(1 + id % 3);
       for (int i = 0; i < d.shape_count; ++i) {
         d.shapes[i].kind = 1;
@@ -83,10 +83,10 @@ static arb_snap2_desc make_desc(uint8_t cls, uint32_t id) {
       d.owner = id % 5 == 0 ? 3 : 0;
       d.avatar_kind = id % 5 == 0 ? 1 : 0;
       break;
-    case ARB_SNAP2_PARTICLE:
+    case ARB_SNAPSHOT_PARTICLE:
       d.radius = 0.05f;
       break;
-    case ARB_SNAP2_LINK:
+    case ARB_SNAPSHOT_LINK:
       d.link_kind = (uint8_t)(1 + id % 3);
       d.a = 1;
       d.b = 2;
@@ -102,53 +102,53 @@ static arb_snap2_desc make_desc(uint8_t cls, uint32_t id) {
   return d;
 }
 
-static arb_snap2_part part1, part2;
+static arb_snapshot_part part1, part2;
 static uint8_t buf1[ARB_PROTO_MAX_PAYLOAD], buf2[ARB_PROTO_MAX_PAYLOAD];
 
 /* One part with every record kind and class, at the edges of the value ranges. */
 static void fill_variety_part(void) {
   memset(&part1, 0, sizeof part1);
-  arb_snap2_header h = {1020, 1010, 499, 0, 1, 60, 0, -2511};
+  arb_snapshot_header h = {1020, 1010, 499, 0, 1, 60, 0, -2511};
   part1.h = h;
-  arb_snap2_record* r = part1.records;
-  for (int cls = ARB_SNAP2_BODY; cls <= ARB_SNAP2_WHEEL; ++cls) {
-    arb_snap2_record e;
+  arb_snapshot_record* r = part1.records;
+  for (int cls = ARB_SNAPSHOT_BODY; cls <= ARB_SNAPSHOT_WHEEL; ++cls) {
+    arb_snapshot_record e;
     memset(&e, 0, sizeof e);
     e.id = (uint32_t)(10 * cls);
-    e.op = ARB_SNAP2_ENTER;
+    e.op = ARB_SNAPSHOT_ENTER;
     e.cls = (uint8_t)cls;
     e.desc = (uint8_t)(cls - 1);
-    if (cls == ARB_SNAP2_BODY || cls == ARB_SNAP2_PARTICLE) {
+    if (cls == ARB_SNAPSHOT_BODY || cls == ARB_SNAPSHOT_PARTICLE) {
       e.v.x = -70000;
       e.v.y = 1 << 30;
       e.v.vx = 300;
       e.v.vy = -INT32_MAX;
     }
-    if (cls == ARB_SNAP2_BODY || cls == ARB_SNAP2_WHEEL) {
+    if (cls == ARB_SNAPSHOT_BODY || cls == ARB_SNAPSHOT_WHEEL) {
       e.v.angle = 40000;
       e.v.w = -5;
     }
-    if (cls == ARB_SNAP2_WHEEL) e.v.aux = 1234;
+    if (cls == ARB_SNAPSHOT_WHEEL) e.v.aux = 1234;
     e.v.flags = (uint8_t)(cls & 7);
     r[part1.record_count++] = e;
     part1.descs[part1.desc_count++] = make_desc((uint8_t)cls, e.id);
   }
-  arb_snap2_record u;
+  arb_snapshot_record u;
   memset(&u, 0, sizeof u);
   u.id = 41;
-  u.op = ARB_SNAP2_UPDATE;
-  u.mask = ARB_SNAP2_M_ALL;
-  u.v = (arb_snap2_state){-1, 1, INT32_MIN, INT32_MAX, 7, 65535, 32768, 5, 0};
+  u.op = ARB_SNAPSHOT_UPDATE;
+  u.mask = ARB_SNAPSHOT_M_ALL;
+  u.v = (arb_snapshot_state){-1, 1, INT32_MIN, INT32_MAX, 7, 65535, 32768, 5, 0};
   r[part1.record_count++] = u;
   memset(&u, 0, sizeof u);  // a second body with the first one's description
   u.id = 45;
-  u.op = ARB_SNAP2_ENTER;
-  u.cls = ARB_SNAP2_BODY;
+  u.op = ARB_SNAPSHOT_ENTER;
+  u.cls = ARB_SNAPSHOT_BODY;
   u.desc = 0;
   r[part1.record_count++] = u;
   memset(&u, 0, sizeof u);
   u.id = 5000000;
-  u.op = ARB_SNAP2_REMOVE;
+  u.op = ARB_SNAPSHOT_REMOVE;
   r[part1.record_count++] = u;
 }
 
@@ -156,19 +156,19 @@ static void fill_variety_part(void) {
  * when it encoded, checks that the ends decode unchanged. */
 static int encode_link(uint8_t kind, uint32_t a, uint32_t b) {
   memset(&part1, 0, sizeof part1);
-  part1.h = (arb_snap2_header){20, 0, 0, 0, 1, 60, 0, 0};
-  part1.records[0] = (arb_snap2_record){.id = 7, .op = ARB_SNAP2_ENTER, .cls = ARB_SNAP2_LINK};
+  part1.h = (arb_snapshot_header){20, 0, 0, 0, 1, 60, 0, 0};
+  part1.records[0] = (arb_snapshot_record){.id = 7, .op = ARB_SNAPSHOT_ENTER, .cls = ARB_SNAPSHOT_LINK};
   part1.record_count = 1;
-  part1.descs[0] = make_desc(ARB_SNAP2_LINK, 7);
+  part1.descs[0] = make_desc(ARB_SNAPSHOT_LINK, 7);
   part1.descs[0].link_kind = kind;
-  part1.descs[0].joint_type = kind == ARB_SNAP2_LINK_JOINT ? 2 : 0;
+  part1.descs[0].joint_type = kind == ARB_SNAPSHOT_LINK_JOINT ? 2 : 0;
   part1.descs[0].a = a;
   part1.descs[0].b = b;
   part1.desc_count = 1;
-  int n = arb_snap2_encode(&part1, buf1, sizeof buf1);
+  int n = arb_proto_encode_snapshot(&part1, buf1, sizeof buf1);
   if (n <= 0) return n;
   arb_proto_error err;
-  assert_int_equal(arb_snap2_decode(buf1, (size_t)n, &part2, &err), 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf1, (size_t)n, &part2, &err), 0);
   assert_int_equal(part2.descs[0].a, a);
   assert_int_equal(part2.descs[0].b, b);
   assert_int_equal(part2.descs[0].link_kind, kind);
@@ -178,13 +178,13 @@ static int encode_link(uint8_t kind, uint32_t a, uint32_t b) {
 /* A spring or joint end may be the world (0), one end at most; rope ends are particles. */
 static void link_ends(void** state) {
   (void)state;
-  assert_true(encode_link(ARB_SNAP2_LINK_JOINT, 0, 4) > 0);
-  assert_true(encode_link(ARB_SNAP2_LINK_SPRING, 3, 0) > 0);
-  assert_true(encode_link(ARB_SNAP2_LINK_ROPE, 3, 4) > 0);
-  assert_true(encode_link(ARB_SNAP2_LINK_JOINT, 0, 0) < 0);
-  assert_true(encode_link(ARB_SNAP2_LINK_ROPE, 0, 4) < 0);
+  assert_true(encode_link(ARB_SNAPSHOT_LINK_JOINT, 0, 4) > 0);
+  assert_true(encode_link(ARB_SNAPSHOT_LINK_SPRING, 3, 0) > 0);
+  assert_true(encode_link(ARB_SNAPSHOT_LINK_ROPE, 3, 4) > 0);
+  assert_true(encode_link(ARB_SNAPSHOT_LINK_JOINT, 0, 0) < 0);
+  assert_true(encode_link(ARB_SNAPSHOT_LINK_ROPE, 0, 4) < 0);
   // The decoder refuses the same: a valid spring's end rewritten to 0 (uint 3 -> 0).
-  int n = encode_link(ARB_SNAP2_LINK_ROPE, 3, 4);
+  int n = encode_link(ARB_SNAPSHOT_LINK_ROPE, 3, 4);
   static const uint8_t desc[] = {0x99, 0x03, 0x01, 0x00, 0x03, 0x04};  // [3, rope, 0, a 3, b 4, ...
   uint8_t* at = NULL;
   for (int i = 0; i + (int)sizeof desc <= n && !at; ++i)
@@ -192,18 +192,18 @@ static void link_ends(void** state) {
   assert_non_null(at);
   at[4] = 0x00;
   arb_proto_error err;
-  assert_int_not_equal(arb_snap2_decode(buf1, (size_t)n, &part2, &err), 0);
+  assert_int_not_equal(arb_proto_decode_snapshot(buf1, (size_t)n, &part2, &err), 0);
   assert_non_null(strstr(err.reason, "rope"));
 }
 
 static void message_round_trip(void** state) {
   (void)state;
   fill_variety_part();
-  int n = arb_snap2_encode(&part1, buf1, sizeof buf1);
+  int n = arb_proto_encode_snapshot(&part1, buf1, sizeof buf1);
   assert_true(n > 0);
   arb_proto_error err;
   memset(&part2, 0xAB, sizeof part2);
-  assert_int_equal(arb_snap2_decode(buf1, (size_t)n, &part2, &err), 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf1, (size_t)n, &part2, &err), 0);
   assert_int_equal(part2.record_count, part1.record_count);
   assert_int_equal(part2.desc_count, 4);
   for (int i = 0; i < part1.record_count; ++i) {
@@ -213,36 +213,36 @@ static void message_round_trip(void** state) {
     assert_true(same_state(&part2.records[i].v, &part1.records[i].v));
   }
   assert_int_equal(part2.descs[0].shape_count, part1.descs[0].shape_count);
-  assert_int_equal(arb_snap2_encode(&part2, buf2, sizeof buf2), n);
+  assert_int_equal(arb_proto_encode_snapshot(&part2, buf2, sizeof buf2), n);
   assert_memory_equal(buf1, buf2, (size_t)n);
   // Every truncation fails with a reason; so do a trailing byte and a nonzero padding bit.
   for (int cut = 0; cut < n; ++cut) {
     err.reason[0] = 0;
-    assert_true(arb_snap2_decode(buf1, (size_t)cut, &part2, &err) < 0);
+    assert_true(arb_proto_decode_snapshot(buf1, (size_t)cut, &part2, &err) < 0);
     assert_true(err.reason[0] != 0);
   }
   memcpy(buf2, buf1, (size_t)n);
   buf2[n] = 0;
-  assert_true(arb_snap2_decode(buf2, (size_t)n + 1, &part2, &err) < 0);
+  assert_true(arb_proto_decode_snapshot(buf2, (size_t)n + 1, &part2, &err) < 0);
   // An empty part's stream is the 7-bit count 0 and one padding bit, the last bit sent.
   part2 = part1;
   part2.record_count = part2.desc_count = 0;
-  int e = arb_snap2_encode(&part2, buf2, sizeof buf2);
+  int e = arb_proto_encode_snapshot(&part2, buf2, sizeof buf2);
   assert_int_equal(buf2[e - 3], 0xc4);  // bin 8
   assert_int_equal(buf2[e - 2], 1);     // of one byte
   assert_int_equal(buf2[e - 1], 0);
-  assert_int_equal(arb_snap2_decode(buf2, (size_t)e, &part2, &err), 0);
+  assert_int_equal(arb_proto_decode_snapshot(buf2, (size_t)e, &part2, &err), 0);
   buf2[e - 1] |= 0x80;
-  assert_int_equal(arb_snap2_decode(buf2, (size_t)e, &part2, &err), ARB_E_CORRUPT);
+  assert_int_equal(arb_proto_decode_snapshot(buf2, (size_t)e, &part2, &err), ARB_E_CORRUPT);
   // Invalid parts are refused by the encoder: enter without its description, ids out of order.
   part1.desc_count = 3;
-  assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
+  assert_true(arb_proto_encode_snapshot(&part1, buf2, sizeof buf2) < 0);
   part1.desc_count = 4;
   part1.records[5].desc = 4;  // names a description the part does not have
-  assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
+  assert_true(arb_proto_encode_snapshot(&part1, buf2, sizeof buf2) < 0);
   part1.records[5].desc = 0;
   part1.records[6].id = 41;
-  assert_true(arb_snap2_encode(&part1, buf2, sizeof buf2) < 0);
+  assert_true(arb_proto_encode_snapshot(&part1, buf2, sizeof buf2) < 0);
 }
 
 // ---- a server world, a lossy network and a client ------------------------------------------
@@ -254,21 +254,21 @@ static void message_round_trip(void** state) {
 
 typedef struct viewslot {
   uint32_t tick;
-  arb_snap2_entity items[2 * MAX_E];
-  arb_snap2_set set;
+  arb_snapshot_entity items[2 * MAX_E];
+  arb_snapshot_set set;
 } viewslot;
 
-static arb_snap2_entity truth_items[MAX_E];
-static arb_snap2_set truth = {truth_items, 0, MAX_E};
+static arb_snapshot_entity truth_items[MAX_E];
+static arb_snapshot_set truth = {truth_items, 0, MAX_E};
 static uint32_t next_id = 1;
 static viewslot server_ring[RING], client_ring[RING], work[4];
 static uint32_t work_parts[4][8];  // bitmask of applied parts
 static float prio[MAX_E];
 static uint8_t fresh[MAX_E];
 
-static int describe(void* user, uint32_t id, arb_snap2_desc* d) {
+static int describe(void* user, uint32_t id, arb_snapshot_desc* d) {
   (void)user;
-  const arb_snap2_entity* e = arb_snap2_set_find(&truth, id);
+  const arb_snapshot_entity* e = arb_snapshot_set_find(&truth, id);
   if (!e) return ARB_E_NOT_FOUND;
   *d = make_desc(e->cls, id);
   return 0;
@@ -276,39 +276,39 @@ static int describe(void* user, uint32_t id, arb_snap2_desc* d) {
 
 static void spawn(void) {
   if (truth.count == MAX_E) return;
-  arb_snap2_entity* e = &truth.items[truth.count++];
+  arb_snapshot_entity* e = &truth.items[truth.count++];
   memset(e, 0, sizeof *e);
   e->id = next_id++;
   uint32_t k = rnd() % 20;
-  e->cls = k < 14   ? ARB_SNAP2_BODY
-           : k < 17 ? ARB_SNAP2_PARTICLE
-           : k < 19 ? ARB_SNAP2_WHEEL
-                    : ARB_SNAP2_LINK;
+  e->cls = k < 14   ? ARB_SNAPSHOT_BODY
+           : k < 17 ? ARB_SNAPSHOT_PARTICLE
+           : k < 19 ? ARB_SNAPSHOT_WHEEL
+                    : ARB_SNAPSHOT_LINK;
   e->s.x = srnd(20000);
   e->s.y = srnd(20000);
   e->s.vx = chance(50) ? srnd(3000) : 0;
   e->s.vy = chance(50) ? srnd(3000) : 0;
   e->s.w = srnd(100000);
   e->s.angle = (uint16_t)rnd();
-  if (e->cls == ARB_SNAP2_PARTICLE && chance(20)) e->s.flags = ARB_SNAP2_FLAG_PINNED;
+  if (e->cls == ARB_SNAPSHOT_PARTICLE && chance(20)) e->s.flags = ARB_SNAPSHOT_FLAG_PINNED;
 }
 
 /* One tick of "physics": steady motion with rounding drift, falls, kicks, stops. */
 static void step_world(void) {
   for (int i = 0; i < truth.count; ++i) {
-    arb_snap2_entity* e = &truth.items[i];
-    arb_snap2_state* s = &e->s;
-    if (e->cls == ARB_SNAP2_LINK) continue;
+    arb_snapshot_entity* e = &truth.items[i];
+    arb_snapshot_state* s = &e->s;
+    if (e->cls == ARB_SNAPSHOT_LINK) continue;
     if (chance(2)) s->vx = srnd(4000), s->vy = srnd(4000), s->w = srnd(200000);
     if (chance(1)) s->vx = s->vy = s->w = 0;
     if (s->vy != 0 && i % 3 == 0) s->vy += GRAVITY_Y / RATE;  // some bodies fall
-    if (!(s->flags & ARB_SNAP2_FLAG_PINNED)) {
+    if (!(s->flags & ARB_SNAPSHOT_FLAG_PINNED)) {
       s->x += s->vx / (2 * RATE) + (chance(30) ? srnd(1) : 0);
       s->y += s->vy / (2 * RATE);
     }
     s->angle = (uint16_t)(s->angle + s->w / RATE);
-    if (e->cls == ARB_SNAP2_WHEEL && chance(10))
-      s->aux = (uint16_t)(s->aux + srnd(300)), s->flags ^= ARB_SNAP2_FLAG_SKID;
+    if (e->cls == ARB_SNAPSHOT_WHEEL && chance(10))
+      s->aux = (uint16_t)(s->aux + srnd(300)), s->flags ^= ARB_SNAPSHOT_FLAG_SKID;
     if (chance(1)) e->desc_version++;
   }
   if (chance(20)) spawn();
@@ -327,16 +327,16 @@ static viewslot* ring_find(viewslot* ring, uint32_t tick) {
 }
 
 /* What the client draws at the tick (its origins evaluated there) is within the tolerances. */
-static void check_within_tolerance(const arb_snap2_set* sent, const arb_snap2_tolerance* tol, const arb_snap2_header* h) {
+static void check_within_tolerance(const arb_snapshot_set* sent, const arb_snapshot_tolerance* tol, const arb_snapshot_header* h) {
   for (int i = 0; i < truth.count; ++i) {
-    const arb_snap2_entity* t = &truth.items[i];
-    const arb_snap2_entity* held = arb_snap2_set_find(sent, t->id);
+    const arb_snapshot_entity* t = &truth.items[i];
+    const arb_snapshot_entity* held = arb_snapshot_set_find(sent, t->id);
     assert_non_null(held);
-    arb_snap2_entity now = *held;
-    now.s = arb_snap2_eval(&held->s, held->cls, h->tick, h);
-    const arb_snap2_entity* s = &now;
-    int moves = t->cls == ARB_SNAP2_BODY || t->cls == ARB_SNAP2_PARTICLE;
-    int turns = t->cls == ARB_SNAP2_BODY || t->cls == ARB_SNAP2_WHEEL;
+    arb_snapshot_entity now = *held;
+    now.s = arb_snapshot_eval(&held->s, held->cls, h->tick, h);
+    const arb_snapshot_entity* s = &now;
+    int moves = t->cls == ARB_SNAPSHOT_BODY || t->cls == ARB_SNAPSHOT_PARTICLE;
+    int turns = t->cls == ARB_SNAPSHOT_BODY || t->cls == ARB_SNAPSHOT_WHEEL;
     if (moves) {
       assert_true(abs(s->s.x - t->s.x) <= tol->pos && abs(s->s.y - t->s.y) <= tol->pos);
       assert_true(abs(s->s.vx - t->s.vx) <= tol->vel && abs(s->s.vy - t->s.vy) <= tol->vel);
@@ -346,23 +346,23 @@ static void check_within_tolerance(const arb_snap2_set* sent, const arb_snap2_to
       assert_true(da <= tol->angle || 65536 - da <= tol->angle);
       assert_true(abs(s->s.w - t->s.w) <= tol->angvel);
     }
-    if (t->cls == ARB_SNAP2_WHEEL) assert_int_equal(s->s.aux, t->s.aux);
-    assert_int_equal(s->s.flags & ~ARB_SNAP2_FLAG_BALLISTIC, t->s.flags);
+    if (t->cls == ARB_SNAPSHOT_WHEEL) assert_int_equal(s->s.aux, t->s.aux);
+    assert_int_equal(s->s.flags & ~ARB_SNAPSHOT_FLAG_BALLISTIC, t->s.flags);
   }
 }
 
-static int same_state(const arb_snap2_state* a, const arb_snap2_state* b) {
+static int same_state(const arb_snapshot_state* a, const arb_snapshot_state* b) {
   return a->x == b->x && a->y == b->y && a->vx == b->vx && a->vy == b->vy && a->w == b->w &&
          a->angle == b->angle && a->aux == b->aux && a->flags == b->flags;
 }
 
-static void assert_same_view(const arb_snap2_set* a, const arb_snap2_set* b) {
+static void assert_same_view(const arb_snapshot_set* a, const arb_snapshot_set* b) {
   assert_int_equal(a->count, b->count);
   for (int i = 0; i < a->count; ++i) {
     assert_int_equal(a->items[i].id, b->items[i].id);
     assert_int_equal(a->items[i].cls, b->items[i].cls);
     if (!same_state(&a->items[i].s, &b->items[i].s)) {
-      const arb_snap2_state *x = &a->items[i].s, *y = &b->items[i].s;
+      const arb_snapshot_state *x = &a->items[i].s, *y = &b->items[i].s;
       fprintf(stderr,
               "id %u cls %d: x %d/%d y %d/%d vx %d/%d vy %d/%d w %d/%d a %d/%d aux %d/%d f %d/%d\n",
               a->items[i].id, a->items[i].cls, x->x, y->x, x->y, y->y, x->vx, y->vx, x->vy, y->vy,
@@ -378,14 +378,14 @@ typedef struct packet {
 } packet;
 static packet in_flight[600];
 static int in_flight_count;
-static arb_snap2_part rx;
+static arb_snapshot_part rx;
 static uint32_t client_newest, server_acked, session_tick;
 
 /* The client algorithm of the spec: predict the baseline into a work view on a tick's
  * first part, apply parts once each, keep the view when every part arrived. */
 static void client_receive(const uint8_t* data, int len) {
   arb_proto_error err;
-  assert_int_equal(arb_snap2_decode(data, (size_t)len, &rx, &err), 0);
+  assert_int_equal(arb_proto_decode_snapshot(data, (size_t)len, &rx, &err), 0);
   if (rx.h.tick <= client_newest) return;
   viewslot* base = ring_find(client_ring, rx.h.baseline_tick);
   if (rx.h.baseline_tick && !base) return;
@@ -393,20 +393,20 @@ static void client_receive(const uint8_t* data, int len) {
   viewslot* w = &work[slot];
   if (w->tick != rx.h.tick) {
     w->tick = rx.h.tick;
-    w->set = (arb_snap2_set){w->items, 0, 2 * MAX_E};
+    w->set = (arb_snapshot_set){w->items, 0, 2 * MAX_E};
     memset(work_parts[slot], 0, sizeof work_parts[slot]);
-    assert_int_equal(arb_snap2_set_copy(&w->set, base ? &base->set : NULL), 0);
+    assert_int_equal(arb_snapshot_set_copy(&w->set, base ? &base->set : NULL), 0);
   }
   uint32_t bit = 1u << (rx.h.part_index % 32);
   if (work_parts[slot][rx.h.part_index / 32] & bit) return;
-  assert_int_equal(arb_snap2_set_apply(&w->set, &rx, &err), 0);
+  assert_int_equal(arb_snapshot_set_apply(&w->set, &rx, &err), 0);
   work_parts[slot][rx.h.part_index / 32] |= bit;
   int have = 0;
   for (int i = 0; i < 8; ++i) have += __builtin_popcount(work_parts[slot][i]);
   if (have < rx.h.part_count) return;
   viewslot* keep = &client_ring[rx.h.tick / 2 % RING];
   keep->tick = rx.h.tick;
-  keep->set = (arb_snap2_set){keep->items, 0, 2 * MAX_E};
+  keep->set = (arb_snapshot_set){keep->items, 0, 2 * MAX_E};
   keep->set.count = w->set.count;
   memcpy(keep->items, w->items, (size_t)w->set.count * sizeof w->items[0]);
   w->tick = 0;
@@ -427,7 +427,7 @@ static void write_seed(const uint8_t* data, int len) {
   fclose(f);
 }
 
-static int run_session(arb_snap2_builder* b, int loss, int budget, arb_snap2_tolerance tol,
+static int run_session(arb_snapshot_builder* b, int loss, int budget, arb_snapshot_tolerance tol,
                        int ticks) {
   int completed = 0;
   for (uint32_t end = session_tick + (uint32_t)ticks; session_tick < end;) {
@@ -438,11 +438,11 @@ static int run_session(arb_snap2_builder* b, int loss, int budget, arb_snap2_tol
     viewslot* out = &server_ring[tick / 2 % RING];
     if (out == base) base = NULL;
     out->tick = 0;
-    out->set = (arb_snap2_set){out->items, 0, 2 * MAX_E};
+    out->set = (arb_snapshot_set){out->items, 0, 2 * MAX_E};
     for (int i = 0; i < truth.count; ++i) prio[i] = (float)(rnd() % 1000);
-    arb_snap2_build_args a;
+    arb_snapshot_build_args a;
     memset(&a, 0, sizeof a);
-    a.h = (arb_snap2_header){tick, base ? base->tick : 0, tick / 2, 0, 0, RATE, 0, GRAVITY_Y};
+    a.h = (arb_snapshot_header){tick, base ? base->tick : 0, tick / 2, 0, 0, RATE, 0, GRAVITY_Y};
     a.baseline = base ? &base->set : NULL;
     a.current = &truth;
     a.priority = prio;
@@ -451,8 +451,8 @@ static int run_session(arb_snap2_builder* b, int loss, int budget, arb_snap2_tol
     a.byte_budget = budget;
     a.sent = &out->set;
     a.up_to_date = fresh;
-    arb_snap2_build_result r;
-    assert_int_equal(arb_snap2_build(b, &a, &r), 0);
+    arb_snapshot_build_result r;
+    assert_int_equal(arb_snapshot_build(b, &a, &r), 0);
     out->tick = tick;
     if (budget == 0) {
       assert_int_equal(r.deferred, 0);
@@ -505,33 +505,33 @@ static void reset_session(void) {
 
 static void converges_under_loss(void** state) {
   (void)state;
-  arb_snap2_builder* b;
-  assert_int_equal(arb_snap2_builder_create(1200, 2 * MAX_E, &b), 0);
-  const arb_snap2_tolerance exact = {0, 0, 0, 0};
+  arb_snapshot_builder* b;
+  assert_int_equal(arb_snapshot_builder_create(1200, 2 * MAX_E, &b), 0);
+  const arb_snapshot_tolerance exact = {0, 0, 0, 0};
   reset_session();
-  assert_true(run_session(b, 10, 0, arb_snap2_default_tolerance(), 1200) > 100);
+  assert_true(run_session(b, 10, 0, arb_snapshot_default_tolerance(), 1200) > 100);
   reset_session();
   assert_true(run_session(b, 10, 0, exact, 600) > 50);
-  arb_snap2_builder_destroy(b);
+  arb_snapshot_builder_destroy(b);
 }
 
 /* Under a budget far below what the world needs, snapshots stay within it (an empty one
  * packet excepted), differences wait, and once the budget lifts everything converges. */
 static void budget_defers_then_converges(void** state) {
   (void)state;
-  arb_snap2_builder* b;
-  assert_int_equal(arb_snap2_builder_create(1200, 2 * MAX_E, &b), 0);
+  arb_snapshot_builder* b;
+  assert_int_equal(arb_snapshot_builder_create(1200, 2 * MAX_E, &b), 0);
   reset_session();
   deferred_total = 0;
-  assert_true(run_session(b, 5, 600, arb_snap2_default_tolerance(), 600) > 50);
+  assert_true(run_session(b, 5, 600, arb_snapshot_default_tolerance(), 600) > 50);
   assert_true(deferred_total > 1000);  // the budget really was short
-  assert_true(run_session(b, 0, 0, arb_snap2_default_tolerance(), 200) > 50);
-  arb_snap2_builder_destroy(b);
+  assert_true(run_session(b, 0, 0, arb_snapshot_default_tolerance(), 200) > 50);
+  arb_snapshot_builder_destroy(b);
 }
 
 static int describe_calls;
 static uint32_t describe_fails_for;
-static int counting_describe(void* user, uint32_t id, arb_snap2_desc* d) {
+static int counting_describe(void* user, uint32_t id, arb_snapshot_desc* d) {
   describe_calls++;
   return id == describe_fails_for ? ARB_E_NOT_FOUND : describe(user, id, d);
 }
@@ -541,63 +541,63 @@ static int counting_describe(void* user, uint32_t id, arb_snap2_desc* d) {
  * that could not be described, last in priority, does not fail the snapshot. */
 static void small_budget_describes_only_what_it_sends(void** state) {
   (void)state;
-  arb_snap2_builder* b;
-  assert_int_equal(arb_snap2_builder_create(1200, 2 * MAX_E, &b), 0);
+  arb_snapshot_builder* b;
+  assert_int_equal(arb_snapshot_builder_create(1200, 2 * MAX_E, &b), 0);
   reset_session();
   for (int i = 0; i < truth.count; ++i) prio[i] = (float)(truth.count - i);  // low ids first
   describe_calls = 0;
   describe_fails_for = truth.items[truth.count - 1].id;
   viewslot* out = &server_ring[0];
-  out->set = (arb_snap2_set){out->items, 0, 2 * MAX_E};
-  arb_snap2_build_args a;
+  out->set = (arb_snapshot_set){out->items, 0, 2 * MAX_E};
+  arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
-  a.h = (arb_snap2_header){2, 0, 1, 0, 0, RATE, 0, GRAVITY_Y};
+  a.h = (arb_snapshot_header){2, 0, 1, 0, 0, RATE, 0, GRAVITY_Y};
   a.current = &truth;
   a.priority = prio;
   a.describe = counting_describe;
-  a.tol = arb_snap2_default_tolerance();
+  a.tol = arb_snapshot_default_tolerance();
   a.byte_budget = 300;
   a.sent = &out->set;
-  arb_snap2_build_result r;
-  assert_int_equal(arb_snap2_build(b, &a, &r), 0);
+  arb_snapshot_build_result r;
+  assert_int_equal(arb_snapshot_build(b, &a, &r), 0);
   assert_true(r.entered > 0 && r.bytes <= 300);
   assert_int_equal(r.deferred, truth.count - r.entered);
   assert_true(describe_calls <= r.entered + 2);
   // Without a budget every entity is described and the one that cannot be fails it.
   a.byte_budget = 0;
-  assert_int_equal(arb_snap2_build(b, &a, &r), ARB_E_NOT_FOUND);
+  assert_int_equal(arb_snapshot_build(b, &a, &r), ARB_E_NOT_FOUND);
   describe_fails_for = 0;
-  arb_snap2_builder_destroy(b);
+  arb_snapshot_builder_destroy(b);
 }
 
 static void apply_is_all_or_nothing(void** state) {
   (void)state;
-  static arb_snap2_entity items[4];
-  arb_snap2_set view = {items, 0, 4};
+  static arb_snapshot_entity items[4];
+  arb_snapshot_set view = {items, 0, 4};
   memset(&part1, 0, sizeof part1);
-  part1.h = (arb_snap2_header){2, 1, 0, 0, 1, 60, 0, 0};
-  arb_snap2_record* r = part1.records;
+  part1.h = (arb_snapshot_header){2, 1, 0, 0, 1, 60, 0, 0};
+  arb_snapshot_record* r = part1.records;
   memset(r, 0, 3 * sizeof *r);
-  r[0].id = 5, r[0].op = ARB_SNAP2_ENTER, r[0].cls = ARB_SNAP2_PARTICLE, r[0].v.x = 7;
-  part1.descs[0] = make_desc(ARB_SNAP2_PARTICLE, 5);
+  r[0].id = 5, r[0].op = ARB_SNAPSHOT_ENTER, r[0].cls = ARB_SNAPSHOT_PARTICLE, r[0].v.x = 7;
+  part1.descs[0] = make_desc(ARB_SNAPSHOT_PARTICLE, 5);
   part1.desc_count = 1;
-  r[1].id = 9, r[1].op = ARB_SNAP2_UPDATE, r[1].mask = ARB_SNAP2_M_POS, r[1].v.x = 1;
+  r[1].id = 9, r[1].op = ARB_SNAPSHOT_UPDATE, r[1].mask = ARB_SNAPSHOT_M_POS, r[1].v.x = 1;
   part1.record_count = 2;
   arb_proto_error err;
-  assert_int_equal(arb_snap2_set_apply(&view, &part1, &err), ARB_E_NOT_FOUND);
+  assert_int_equal(arb_snapshot_set_apply(&view, &part1, &err), ARB_E_NOT_FOUND);
   assert_int_equal(view.count, 0);
   part1.record_count = 1;
-  assert_int_equal(arb_snap2_set_apply(&view, &part1, &err), 0);
+  assert_int_equal(arb_snapshot_set_apply(&view, &part1, &err), 0);
   assert_int_equal(view.count, 1);
   // A particle has no angle: an angle update is refused and changes nothing.
   r[0] = r[1];
   r[0].id = 5;
-  r[0].mask = ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE;
+  r[0].mask = ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE;
   part1.desc_count = 0;
-  assert_int_equal(arb_snap2_set_apply(&view, &part1, &err), ARB_E_CORRUPT);
+  assert_int_equal(arb_snapshot_set_apply(&view, &part1, &err), ARB_E_CORRUPT);
   assert_int_equal(view.items[0].s.x, 7);
-  r[0].mask = ARB_SNAP2_M_POS;
-  assert_int_equal(arb_snap2_set_apply(&view, &part1, &err), 0);
+  r[0].mask = ARB_SNAPSHOT_M_POS;
+  assert_int_equal(arb_snapshot_set_apply(&view, &part1, &err), 0);
   assert_int_equal(view.items[0].s.x, 8);
 }
 
@@ -605,15 +605,15 @@ static void apply_is_all_or_nothing(void** state) {
 static int write_corpus(const char* dir) {
   corpus_dir = dir;
   fill_variety_part();
-  int n = arb_snap2_encode(&part1, buf1, sizeof buf1);
+  int n = arb_proto_encode_snapshot(&part1, buf1, sizeof buf1);
   if (n <= 0) return 1;
   write_seed(buf1, n);
-  arb_snap2_builder* b;
-  if (arb_snap2_builder_create(400, 2 * MAX_E, &b) != 0) return 1;
+  arb_snapshot_builder* b;
+  if (arb_snapshot_builder_create(400, 2 * MAX_E, &b) != 0) return 1;
   reset_session();
   truth.count = 20;
-  run_session(b, 0, 0, arb_snap2_default_tolerance(), 8);
-  arb_snap2_builder_destroy(b);
+  run_session(b, 0, 0, arb_snapshot_default_tolerance(), 8);
+  arb_snapshot_builder_destroy(b);
   return 0;
 }
 
@@ -621,49 +621,49 @@ static int write_corpus(const char* dir) {
  * counts, priorities grow while waiting and restart from zero once up to date. */
 static void priority_accumulator(void** state) {
   (void)state;
-  static arb_snap2_entity items[4];
-  arb_snap2_set cur = {items, 4, 4};
+  static arb_snapshot_entity items[4];
+  arb_snapshot_set cur = {items, 4, 4};
   for (int i = 0; i < 4; ++i) items[i].id = (uint32_t)(10 + i);
   arb_vec2 pos[4] = {{0, 0}, {50, 0}, {5, 0}, {5, 0}};
   float speed[4] = {0, 0, 0, 10}, out[4];
-  arb_snap2_interest in;
+  arb_snapshot_interest in;
   memset(&in, 0, sizeof in);
   in.avatar_id = 10;
   in.near_radius = 10.0f;
-  arb_snap2_priority p;
-  assert_int_equal(arb_snap2_priority_init(&p, 8), 0);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority p;
+  assert_int_equal(arb_snapshot_priority_init(&p, 8), 0);
+  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[0] > out[3] && out[3] > out[2] && out[2] > out[1] && out[1] > 0.0f);
   float far_once = out[1];
   in.has_view = true;
   in.view = (arb_aabb){{40, -5}, {60, 5}};
   uint8_t done[4] = {1, 0, 1, 0};
-  arb_snap2_priority_sent(&p, done);
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority_sent(&p, done);
+  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   assert_true(out[1] > 2.0f * far_once);  // waited, and now on the player's screen
   assert_true(out[2] < out[3]);           // restarted from zero
   // An entity that leaves the view loses its accumulator; coming back, it starts afresh.
   cur.count = 1;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   cur.count = 4;
-  arb_snap2_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
   // At the box's centre it weighs 4 (on screen, as near as the avatar itself), however
   // far the avatar is: 4 x 0.1 s.
   assert_true(fabsf(out[1] - 0.4f) < 1e-6f);
   // In the box the weight is 4 x the larger of the avatar's nearness (1 / (1 + (d/r)^2))
   // and the box's (1 / (1 + (c/h)^2), h half the diagonal); at the box's corner (c = h)
   // the box's is 1/2.
-  arb_snap2_interest around = in;
+  arb_snapshot_interest around = in;
   around.view = (arb_aabb){{-20, -20}, {20, 20}};  // around the avatar, at (0, 0)
   float c = 5.0f / (20.0f * sqrtf(2.0f));
-  float near_avatar = arb_snap2_weight(&around, 11, arb_v2(5, 0));
+  float near_avatar = arb_snapshot_weight(&around, 11, arb_v2(5, 0));
   assert_true(fabsf(near_avatar - 4.0f / (1.0f + c * c)) < 1e-5f);  // the box's: 0.97 > 0.8
   around.view = (arb_aabb){{-5, -100}, {195, 100}};                 // a wide box, off centre
-  float avatar_side = arb_snap2_weight(&around, 11, arb_v2(5, 0));
+  float avatar_side = arb_snapshot_weight(&around, 11, arb_v2(5, 0));
   assert_true(fabsf(avatar_side - 4.0f / (1.0f + 0.25f)) < 1e-5f);  // the avatar's: 0.8
-  float corner = arb_snap2_weight(&in, 11, arb_v2(60, 5));
+  float corner = arb_snapshot_weight(&in, 11, arb_v2(60, 5));
   assert_true(fabsf(corner - 2.0f) < 1e-6f);
-  assert_true(arb_snap2_weight(&in, 11, arb_v2(61, 5)) < 0.05f);  // off screen, far
+  assert_true(arb_snapshot_weight(&in, 11, arb_v2(61, 5)) < 0.05f);  // off screen, far
   // Against the formula with the distances themselves, over a spread of positions; a
   // camera box shrunk to a point weighs 4 there (its nearness is 1 at distance 0).
   for (int i = 0; i < 200; ++i) {
@@ -673,12 +673,12 @@ static void priority_accumulator(void** state) {
     float h = 0.5f * arb_length(arb_sub(around.view.upper, around.view.lower));
     float e = arb_distance(q, mid) / h;
     if (arb_aabb_contains_point(around.view, q)) ref = 4.0f * fmaxf(ref, 1.0f / (1.0f + e * e));
-    assert_true(fabsf(arb_snap2_weight(&around, 11, q) - ref) <= 1e-5f * ref);
+    assert_true(fabsf(arb_snapshot_weight(&around, 11, q) - ref) <= 1e-5f * ref);
   }
-  arb_snap2_interest point = around;
+  arb_snapshot_interest point = around;
   point.view = (arb_aabb){{60, 0}, {60, 0}};
-  assert_true(arb_snap2_weight(&point, 11, arb_v2(60, 0)) == 4.0f);
-  arb_snap2_priority_free(&p);
+  assert_true(arb_snapshot_weight(&point, 11, arb_v2(60, 0)) == 4.0f);
+  arb_snapshot_priority_free(&p);
 }
 
 /* Rate control: full rate on a clear or randomly lossy link, backs off under heavy loss or
@@ -687,35 +687,35 @@ static void priority_accumulator(void** state) {
  * at most that second's rate. */
 static void rate_control(void** state) {
   (void)state;
-  arb_snap2_rate r;
-  arb_snap2_rate_init(&r, 256);
+  arb_snapshot_rate r;
+  arb_snapshot_rate_init(&r, 256);
   const float dt = 1.0f / 30.0f;
-  for (int i = 0; i < 90; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);
+  for (int i = 0; i < 90; ++i) arb_snapshot_rate_update(&r, 0.0f, 40.0f, dt);
   assert_true(r.kbps == 256.0f);
-  assert_int_equal(arb_snap2_rate_budget(&r, 30), 1066);
-  for (int i = 0; i < 300; ++i) arb_snap2_rate_update(&r, 0.10f, 40.0f, dt);  // 10 s of 10 % random loss
+  assert_int_equal(arb_snapshot_rate_budget(&r, 30), 1066);
+  for (int i = 0; i < 300; ++i) arb_snapshot_rate_update(&r, 0.10f, 40.0f, dt);  // 10 s of 10 % random loss
   assert_true(r.kbps == 256.0f);  // a steady round trip: loss alone is not congestion
-  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.30f, 40.0f, dt);  // 1 s of 30 % loss
+  for (int i = 0; i < 30; ++i) arb_snapshot_rate_update(&r, 0.30f, 40.0f, dt);  // 1 s of 30 % loss
   assert_true(r.kbps < 256.0f * 0.75f * 0.75f * 0.75f + 0.01f && r.kbps > 256.0f * 0.75f * 0.75f * 0.75f * 0.75f * 0.76f);
-  for (int i = 0; i < 300; ++i) arb_snap2_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
-  assert_true(r.kbps == (float)ARB_SNAP2_RATE_FLOOR_KBPS);
+  for (int i = 0; i < 300; ++i) arb_snapshot_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
+  assert_true(r.kbps == (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS);
   float before = r.kbps;
-  for (int i = 0; i < 25; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);  // < 1 s clear: holds
+  for (int i = 0; i < 25; ++i) arb_snapshot_rate_update(&r, 0.0f, 40.0f, dt);  // < 1 s clear: holds
   assert_true(r.kbps == before);
-  for (int i = 0; i < 30 * 30; ++i) arb_snap2_rate_update(&r, 0.0f, 40.0f, dt);  // 30 s clear
+  for (int i = 0; i < 30 * 30; ++i) arb_snapshot_rate_update(&r, 0.0f, 40.0f, dt);  // 30 s clear
   assert_true(r.kbps == 256.0f);
-  for (int i = 0; i < 30; ++i) arb_snap2_rate_update(&r, 0.0f, 150.0f, dt);  // RTT 40 -> 150 ms
+  for (int i = 0; i < 30; ++i) arb_snapshot_rate_update(&r, 0.0f, 150.0f, dt);  // RTT 40 -> 150 ms
   assert_true(r.kbps < 256.0f * 0.75f);
   // Any second of budgets stays within the rate in force (the rate only drops within it).
-  arb_snap2_rate_init(&r, 64);
+  arb_snapshot_rate_init(&r, 64);
   long sum = 0;
   for (int i = 0; i < 30; ++i) {
-    sum += arb_snap2_rate_budget(&r, 30);
-    arb_snap2_rate_update(&r, i % 2 ? 0.05f : 0.0f, 40.0f, dt);
+    sum += arb_snapshot_rate_budget(&r, 30);
+    arb_snapshot_rate_update(&r, i % 2 ? 0.05f : 0.0f, 40.0f, dt);
   }
   assert_true(sum * 8 <= 64 * 1000);
-  arb_snap2_rate_init(&r, 1);  // a ceiling below the floor is raised to it
-  assert_true(r.ceiling_kbps == (float)ARB_SNAP2_RATE_FLOOR_KBPS);
+  arb_snapshot_rate_init(&r, 1);  // a ceiling below the floor is raised to it
+  assert_true(r.ceiling_kbps == (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS);
 }
 
 int main(int argc, char** argv) {

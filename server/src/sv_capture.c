@@ -1,5 +1,5 @@
-// Snapshot v2 capture (see sv_capture2.h).
-#include "sv_capture2.h"
+// Snapshot capture (see sv_capture.h).
+#include "sv_capture.h"
 
 #include <arbiter/joint.h>
 #include <arbiter/particles.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sv_capture2_init(sv_capture2* c, int max_entities) {
+int sv_capture_init(sv_capture* c, int max_entities) {
   memset(c, 0, sizeof *c);
   if (max_entities < 1 || max_entities > ARB_PROTO_MAX_ENTITIES) return ARB_E_RANGE;
   size_t n = (size_t)max_entities;
@@ -19,7 +19,7 @@ int sv_capture2_init(sv_capture2* c, int max_entities) {
   c->speeds = calloc(n, sizeof *c->speeds);
   c->memo = calloc(n, sizeof *c->memo);
   if (!c->entities || !c->items || !c->positions || !c->speeds || !c->memo) {
-    sv_capture2_free(c);
+    sv_capture_free(c);
     return ARB_E_NOMEM;
   }
   c->set.items = c->items;
@@ -27,7 +27,7 @@ int sv_capture2_init(sv_capture2* c, int max_entities) {
   return 0;
 }
 
-void sv_capture2_free(sv_capture2* c) {
+void sv_capture_free(sv_capture* c) {
   free(c->entities);
   free(c->items);
   free(c->positions);
@@ -36,14 +36,14 @@ void sv_capture2_free(sv_capture2* c) {
   memset(c, 0, sizeof *c);
 }
 
-static arb_snap2_entity* add(sv_capture2* c, uint32_t id, uint8_t cls, arb_vec2 where,
+static arb_snapshot_entity* add(sv_capture* c, uint32_t id, uint8_t cls, arb_vec2 where,
                              arb_vec2 vel) {
   if (c->set.count == c->cap) {
     c->truncated++;
     return NULL;
   }
   int i = c->set.count++;
-  arb_snap2_entity* e = &c->items[i];
+  arb_snapshot_entity* e = &c->items[i];
   memset(e, 0, sizeof *e);
   e->id = id;
   e->cls = cls;
@@ -54,13 +54,13 @@ static arb_snap2_entity* add(sv_capture2* c, uint32_t id, uint8_t cls, arb_vec2 
 
 static int32_t gravity_q(float g) {
   int32_t q = arb_proto_quantize_vel(g);
-  return q > ARB_SNAP2_MAX_GRAVITY    ? ARB_SNAP2_MAX_GRAVITY
-         : q < -ARB_SNAP2_MAX_GRAVITY ? -ARB_SNAP2_MAX_GRAVITY
+  return q > ARB_SNAPSHOT_MAX_GRAVITY    ? ARB_SNAPSHOT_MAX_GRAVITY
+         : q < -ARB_SNAPSHOT_MAX_GRAVITY ? -ARB_SNAPSHOT_MAX_GRAVITY
                                       : q;
 }
 
 // The captured state of body b from its motion m, from the memo when m is bit for bit the last one.
-static const sv_capture_memo* body_state(sv_capture2* c, arb_body_id b, const arb_body_motion* m) {
+static const sv_capture_memo* body_state(sv_capture* c, arb_body_id b, const arb_body_motion* m) {
   sv_capture_memo* k = &c->memo[(uint32_t)b.index1 % (uint32_t)c->cap];
   if (k->index1 == (uint32_t)b.index1 && memcmp(&k->xf, &m->xf, sizeof m->xf) == 0 &&
       memcmp(&k->v, &m->v, sizeof m->v) == 0 && memcmp(&k->w, &m->w, sizeof m->w) == 0)
@@ -75,12 +75,12 @@ static const sv_capture_memo* body_state(sv_capture2* c, arb_body_id b, const ar
   k->s.angle = arb_proto_quantize_angle(arb_rot_angle(m->xf.q));
   k->s.vx = arb_proto_quantize_vel(m->v.x);
   k->s.vy = arb_proto_quantize_vel(m->v.y);
-  k->s.w = arb_snap2_quantize_angvel(m->w);
+  k->s.w = arb_snapshot_quantize_angvel(m->w);
   k->speed = sqrtf(m->v.x * m->v.x + m->v.y * m->v.y);
   return k;
 }
 
-static void capture_bodies(sv_capture2* c, const arb_world* world) {
+static void capture_bodies(sv_capture* c, const arb_world* world) {
   int total = arb_game_get_entities(c->game, c->entities, c->cap);
   int n = total < c->cap ? total : c->cap;
   c->truncated += total - n;
@@ -95,40 +95,40 @@ static void capture_bodies(sv_capture2* c, const arb_world* world) {
     }
     const sv_capture_memo* k = body_state(c, b, &m);
     int j = c->set.count++;
-    arb_snap2_entity* e = &c->items[j];
+    arb_snapshot_entity* e = &c->items[j];
     memset(e, 0, sizeof *e);
     e->id = c->entities[i].id;
-    e->cls = ARB_SNAP2_BODY;
+    e->cls = ARB_SNAPSHOT_BODY;
     e->s = k->s;
     c->positions[j] = m.xf.p;
     c->speeds[j] = k->speed;
   }
 }
 
-static void capture_particles(sv_capture2* c, const arb_world* world) {
+static void capture_particles(sv_capture* c, const arb_world* world) {
   int n = arb_world_get_particle_count(world);
   for (int i = 0; i < n; ++i) {
     arb_vec2 p = arb_particle_get_position(world, i), v = arb_particle_get_velocity(world, i);
-    arb_snap2_entity* e = add(c, SV_ID_PARTICLE + (uint32_t)i, ARB_SNAP2_PARTICLE, p, v);
+    arb_snapshot_entity* e = add(c, SV_ID_PARTICLE + (uint32_t)i, ARB_SNAPSHOT_PARTICLE, p, v);
     if (!e) return;
     e->s.x = arb_proto_quantize_pos(p.x);
     e->s.y = arb_proto_quantize_pos(p.y);
     e->s.vx = arb_proto_quantize_vel(v.x);
     e->s.vy = arb_proto_quantize_vel(v.y);
-    if (arb_particle_is_pinned(world, i)) e->s.flags = ARB_SNAP2_FLAG_PINNED;
+    if (arb_particle_is_pinned(world, i)) e->s.flags = ARB_SNAPSHOT_FLAG_PINNED;
   }
   int m = arb_world_get_constraint_count(world);
   for (int i = 0; i < m; ++i) {
     int a, b;
     float rest;
     if (arb_constraint_get(world, i, &a, &b, &rest) != 0) continue;
-    if (!add(c, SV_ID_ROPE + (uint32_t)i, ARB_SNAP2_LINK, arb_particle_get_position(world, a),
+    if (!add(c, SV_ID_ROPE + (uint32_t)i, ARB_SNAPSHOT_LINK, arb_particle_get_position(world, a),
              arb_v2(0, 0)))
       return;
   }
 }
 
-static void capture_wheels(sv_capture2* c, const arb_world* world) {
+static void capture_wheels(sv_capture* c, const arb_world* world) {
   arb_extra_id ids[256];
   int n = arb_world_get_vehicles(world, ids, 256);
   for (int v = 0; v < n && v < 256; ++v) {
@@ -137,23 +137,23 @@ static void capture_wheels(sv_capture2* c, const arb_world* world) {
     for (int w = 0; w < wheels && w < SV_WHEELS_PER_VEHICLE; ++w) {
       uint32_t id =
           SV_ID_WHEEL + (uint32_t)(ids[v].index1 - 1) * SV_WHEELS_PER_VEHICLE + (uint32_t)w;
-      arb_snap2_entity* e =
-          add(c, id, ARB_SNAP2_WHEEL, arb_body_get_position(world, chassis), arb_v2(0, 0));
+      arb_snapshot_entity* e =
+          add(c, id, ARB_SNAPSHOT_WHEEL, arb_body_get_position(world, chassis), arb_v2(0, 0));
       if (!e) return;
       e->s.angle = arb_proto_quantize_angle(arb_vehicle_get_wheel_spin(world, ids[v], w));
       e->s.aux = arb_proto_quantize_angle(arb_vehicle_get_steer_angle(world, ids[v], w));
-      if (arb_vehicle_is_wheel_skidding(world, ids[v], w)) e->s.flags = ARB_SNAP2_FLAG_SKID;
+      if (arb_vehicle_is_wheel_skidding(world, ids[v], w)) e->s.flags = ARB_SNAPSHOT_FLAG_SKID;
       // Rolling without slip: the spin rate the client predicts the spin angle with.
       float r = arb_vehicle_get_wheel_radius(world, ids[v], w);
       if (r > 0.0f)
-        e->s.w = arb_snap2_quantize_angvel(-arb_vehicle_get_forward_speed(world, ids[v]) / r);
+        e->s.w = arb_snapshot_quantize_angvel(-arb_vehicle_get_forward_speed(world, ids[v]) / r);
     }
   }
 }
 
 // Springs and joints: links without state. A slot reused by a new object gets a new
 // description version, so a client sees it leave and enter again.
-static void capture_links(sv_capture2* c, const arb_world* world) {
+static void capture_links(sv_capture* c, const arb_world* world) {
   arb_extra_id ids[256];
   for (int kind = 0; kind < 2; ++kind) {
     int n = kind == 0 ? arb_world_get_springs(world, ids, 256) : arb_world_get_joints(world, ids, 256);
@@ -162,14 +162,14 @@ static void capture_links(sv_capture2* c, const arb_world* world) {
       if (kind == 0) arb_spring_get_anchors(world, ids[i], &a, &b);
       else arb_joint_get_anchors(world, ids[i], &a, &b);
       uint32_t base = kind == 0 ? SV_ID_SPRING : SV_ID_JOINT;
-      arb_snap2_entity* e = add(c, base + (uint32_t)(ids[i].index1 - 1), ARB_SNAP2_LINK, a, arb_v2(0, 0));
+      arb_snapshot_entity* e = add(c, base + (uint32_t)(ids[i].index1 - 1), ARB_SNAPSHOT_LINK, a, arb_v2(0, 0));
       if (!e) return;
       e->desc_version = ids[i].generation;
     }
   }
 }
 
-void sv_capture2_run(sv_capture2* c, arb_game* game) {
+void sv_capture_run(sv_capture* c, arb_game* game) {
   const arb_world* world = arb_game_get_world(game);
   c->game = game;
   c->set.count = 0;
@@ -185,11 +185,11 @@ void sv_capture2_run(sv_capture2* c, arb_game* game) {
 
 // ---- descriptions -------------------------------------------------------------------------
 
-static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+static int describe_body(sv_capture* c, uint32_t id, arb_snapshot_desc* d) {
   arb_entity e;
   if (arb_game_find_entity(c->game, id, &e) != 0) return ARB_E_NOT_FOUND;
   const arb_world* world = arb_game_get_world(c->game);
-  d->cls = ARB_SNAP2_BODY;
+  d->cls = ARB_SNAPSHOT_BODY;
   d->body_type = (uint8_t)arb_body_get_type(world, e.body);
   d->owner = e.owner;
   if (e.owner != 0) d->avatar_kind = (uint8_t)e.kind;
@@ -203,13 +203,13 @@ static int describe_body(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   return 0;
 }
 
-static uint32_t entity_of_body(const sv_capture2* c, arb_body_id body) {
+static uint32_t entity_of_body(const sv_capture* c, arb_body_id body) {
   for (int i = 0; i < c->entity_count; ++i)
     if (arb_body_id_equals(c->entities[i].body, body)) return c->entities[i].id;
   return 0;
 }
 
-static int describe_wheel(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+static int describe_wheel(sv_capture* c, uint32_t id, arb_snapshot_desc* d) {
   const arb_world* world = arb_game_get_world(c->game);
   uint32_t slot = (id - SV_ID_WHEEL) / SV_WHEELS_PER_VEHICLE;
   int w = (int)((id - SV_ID_WHEEL) % SV_WHEELS_PER_VEHICLE);
@@ -218,7 +218,7 @@ static int describe_wheel(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   for (int v = 0; v < n && v < 256; ++v) {
     if ((uint32_t)(ids[v].index1 - 1) != slot) continue;
     arb_body_id chassis = arb_vehicle_get_chassis(world, ids[v]);
-    d->cls = ARB_SNAP2_WHEEL;
+    d->cls = ARB_SNAPSHOT_WHEEL;
     d->a = entity_of_body(c, chassis);
     arb_transform wt = arb_vehicle_get_wheel_transform(world, ids[v], w);
     d->anchor_a = arb_inv_transform_point(arb_body_get_transform(world, chassis), wt.p);
@@ -230,7 +230,7 @@ static int describe_wheel(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
 
 // One end of a spring or joint: the body's entity and the anchor in its frame, or entity 0
 // and the anchor in world coordinates (a static body, which is no entity, or the world).
-static void link_end(const sv_capture2* c, const arb_world* world, arb_body_id body, arb_vec2 local,
+static void link_end(const sv_capture* c, const arb_world* world, arb_body_id body, arb_vec2 local,
                      uint32_t* entity, arb_vec2* anchor) {
   *entity = 0;
   *anchor = local;
@@ -239,7 +239,7 @@ static void link_end(const sv_capture2* c, const arb_world* world, arb_body_id b
   if (*entity == 0) *anchor = arb_transform_point(arb_body_get_transform(world, body), local);
 }
 
-static int describe_link(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
+static int describe_link(sv_capture* c, uint32_t id, arb_snapshot_desc* d) {
   const arb_world* world = arb_game_get_world(c->game);
   bool spring = id < SV_ID_JOINT;
   arb_extra_id ids[256];
@@ -252,8 +252,8 @@ static int describe_link(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
     int rc = spring ? arb_spring_get_bodies(world, ids[i], &ba, &bb, &la, &lb)
                     : arb_joint_get_bodies(world, ids[i], &ba, &bb, &la, &lb);
     if (rc != 0) return rc;
-    d->cls = ARB_SNAP2_LINK;
-    d->link_kind = spring ? ARB_SNAP2_LINK_SPRING : ARB_SNAP2_LINK_JOINT;
+    d->cls = ARB_SNAPSHOT_LINK;
+    d->link_kind = spring ? ARB_SNAPSHOT_LINK_SPRING : ARB_SNAPSHOT_LINK_JOINT;
     d->joint_type = spring ? 0 : (uint8_t)arb_joint_get_type(world, ids[i]);
     link_end(c, world, ba, la, &d->a, &d->anchor_a);
     link_end(c, world, bb, lb, &d->b, &d->anchor_b);
@@ -262,12 +262,12 @@ static int describe_link(sv_capture2* c, uint32_t id, arb_snap2_desc* d) {
   return ARB_E_NOT_FOUND;
 }
 
-int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* d) {
-  sv_capture2* c = user;
+int sv_capture_describe(void* user, uint32_t id, arb_snapshot_desc* d) {
+  sv_capture* c = user;
   memset(d, 0, sizeof *d);
   if (id < SV_ID_PARTICLE) return describe_body(c, id, d);
   if (id < SV_ID_ROPE) {
-    d->cls = ARB_SNAP2_PARTICLE;  // particles have no radius getter: drawn as points
+    d->cls = ARB_SNAPSHOT_PARTICLE;  // particles have no radius getter: drawn as points
     return 0;
   }
   if (id < SV_ID_WHEEL) {
@@ -275,8 +275,8 @@ int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* d) {
     float rest;
     if (arb_constraint_get(arb_game_get_world(c->game), (int)(id - SV_ID_ROPE), &a, &b, &rest) != 0)
       return ARB_E_NOT_FOUND;
-    d->cls = ARB_SNAP2_LINK;
-    d->link_kind = ARB_SNAP2_LINK_ROPE;
+    d->cls = ARB_SNAPSHOT_LINK;
+    d->link_kind = ARB_SNAPSHOT_LINK_ROPE;
     d->a = SV_ID_PARTICLE + (uint32_t)a;
     d->b = SV_ID_PARTICLE + (uint32_t)b;
     return 0;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities) {
+int arb_snapshot_priority_init(arb_snapshot_priority* p, int max_entities) {
   memset(p, 0, sizeof *p);
   if (max_entities < 1) return ARB_E_RANGE;
   size_t n = (size_t)max_entities;
@@ -12,14 +12,14 @@ int arb_snap2_priority_init(arb_snap2_priority* p, int max_entities) {
   p->spare_ids = calloc(n, sizeof *p->spare_ids);
   p->spare_acc = calloc(n, sizeof *p->spare_acc);
   if (!p->ids || !p->acc || !p->spare_ids || !p->spare_acc) {
-    arb_snap2_priority_free(p);
+    arb_snapshot_priority_free(p);
     return ARB_E_NOMEM;
   }
   p->cap = max_entities;
   return 0;
 }
 
-void arb_snap2_priority_free(arb_snap2_priority* p) {
+void arb_snapshot_priority_free(arb_snapshot_priority* p) {
   free(p->ids);
   free(p->acc);
   free(p->spare_ids);
@@ -34,7 +34,7 @@ static float nearness(float d2, float s2) {
   return d2 > 0.0f ? s2 / (s2 + d2) : 1.0f;
 }
 
-float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position) {
+float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position) {
   if (in->avatar_id != 0 && id == in->avatar_id) return 1.0e6f;
   float r = in->near_radius > 0.0f ? in->near_radius : 10.0f;
   float w = 1.0f;
@@ -52,23 +52,23 @@ float arb_snap2_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 posit
   return w;
 }
 
-float arb_snap2_relevance(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
                           float speed) {
-  float w = arb_snap2_weight(in, id, position);
+  float w = arb_snapshot_weight(in, id, position);
   if (in->avatar_id != 0 && id == in->avatar_id) return w;
   return w * (1.0f + speed);  // fast things drift from the prediction sooner
 }
 
-/* arb_snap2_relevance, with the weight (*w) computed once for both uses. */
-static float relevance_weight(const arb_snap2_interest* in, uint32_t id, arb_vec2 position,
+/* arb_snapshot_relevance, with the weight (*w) computed once for both uses. */
+static float relevance_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
                               float speed, float* w) {
-  *w = arb_snap2_weight(in, id, position);
+  *w = arb_snapshot_weight(in, id, position);
   return in->avatar_id != 0 && id == in->avatar_id ? *w : *w * (1.0f + speed);
 }
 
 // The n entries just written to the spare arrays become the accumulators; the old arrays
 // become the spare ones (no copy).
-static void adopt_spare(arb_snap2_priority* p, int n) {
+static void adopt_spare(arb_snapshot_priority* p, int n) {
   uint32_t* ids = p->ids;
   float* acc = p->acc;
   p->ids = p->spare_ids;
@@ -78,9 +78,9 @@ static void adopt_spare(arb_snap2_priority* p, int n) {
   p->count = n;
 }
 
-void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* current,
+void arb_snapshot_priority_update(arb_snapshot_priority* p, const arb_snapshot_set* current,
                                const arb_vec2* positions, const float* speeds,
-                               const arb_snap2_interest* in, float dt, float* out, float* weight) {
+                               const arb_snapshot_interest* in, float dt, float* out, float* weight) {
   int i = 0, n = current->count < p->cap ? current->count : p->cap;
   for (int j = 0; j < n; ++j) {
     uint32_t id = current->items[j].id;
@@ -96,16 +96,16 @@ void arb_snap2_priority_update(arb_snap2_priority* p, const arb_snap2_set* curre
   adopt_spare(p, n);
 }
 
-void arb_snap2_priority_sent(arb_snap2_priority* p, const uint8_t* up_to_date) {
+void arb_snapshot_priority_sent(arb_snapshot_priority* p, const uint8_t* up_to_date) {
   for (int i = 0; i < p->count; ++i)
     if (up_to_date[i]) p->acc[i] = 0.0f;
 }
 
-void arb_snap2_priority_begin(arb_snap2_priority* p) {
+void arb_snapshot_priority_begin(arb_snapshot_priority* p) {
   p->cursor = 0;
 }
 
-float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_interest* in, uint32_t id,
+float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in, uint32_t id,
                               arb_vec2 position, float speed, float dt, float* weight) {
   while (p->cursor < p->count && p->ids[p->cursor] < id) ++p->cursor;
   float acc = p->cursor < p->count && p->ids[p->cursor] == id ? p->acc[p->cursor] : 0.0f;
@@ -115,7 +115,7 @@ float arb_snap2_priority_next(arb_snap2_priority* p, const arb_snap2_interest* i
   return acc;
 }
 
-void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current, const float* acc,
+void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current, const float* acc,
                              const uint8_t* up_to_date) {
   int n = 0;
   for (int j = 0; j < current->count && n < p->cap; ++j) {
@@ -126,7 +126,7 @@ void arb_snap2_priority_keep(arb_snap2_priority* p, const arb_snap2_set* current
   adopt_spare(p, n);
 }
 
-void arb_snap2_priority_keep_stale(arb_snap2_priority* p, const arb_snap2_set* current,
+void arb_snapshot_priority_keep_stale(arb_snapshot_priority* p, const arb_snapshot_set* current,
                                    const float* acc, const int* stale, int count) {
   int n = count < p->cap ? count : p->cap;
   for (int k = 0; k < n; ++k) {

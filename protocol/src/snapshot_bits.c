@@ -1,4 +1,4 @@
-// The v2 record stream: bucket codes and record layout (PROTOCOL.md, "Snapshot stream v2").
+// The record stream: bucket codes and record layout (PROTOCOL.md §6).
 //   stream  = count:COUNT record*count padding(zero bits to a whole byte)
 //   record  = gap:GAP op body         id = previous id + 1 + gap (previous = 0 at start)
 //   op      = '0' update | '10' enter | '11' remove
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "snap2_internal.h"
+#include "snapshot_internal.h"
 
 static const arb_bit_buckets COUNT = {2, {6, 12}};
 static const arb_bit_buckets GAP = {5, {0, 3, 6, 10, 32}};
@@ -26,31 +26,31 @@ static const arb_bit_buckets VEL_ABS = {4, {8, 12, 16, 32}};
 static const arb_bit_buckets ANGVEL_ABS = {3, {8, 16, 32}};
 static const arb_bit_buckets DESC_REF = {3, {2, 4, 7}};
 
-unsigned arb__snap2_class_fields(uint8_t cls) {
+unsigned arb__snapshot_class_fields(uint8_t cls) {
   switch (cls) {
-    case ARB_SNAP2_BODY:
-      return ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_VEL | ARB_SNAP2_M_ANGVEL |
-             ARB_SNAP2_M_FLAGS;
-    case ARB_SNAP2_PARTICLE:
-      return ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL | ARB_SNAP2_M_FLAGS;
-    case ARB_SNAP2_WHEEL:
-      return ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_ANGVEL | ARB_SNAP2_M_AUX | ARB_SNAP2_M_FLAGS;
-    case ARB_SNAP2_LINK:
+    case ARB_SNAPSHOT_BODY:
+      return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL |
+             ARB_SNAPSHOT_M_FLAGS;
+    case ARB_SNAPSHOT_PARTICLE:
+      return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_FLAGS;
+    case ARB_SNAPSHOT_WHEEL:
+      return ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_ANGVEL | ARB_SNAPSHOT_M_AUX | ARB_SNAPSHOT_M_FLAGS;
+    case ARB_SNAPSHOT_LINK:
       return 0;
     default:
       return 0;
   }
 }
 
-arb_snap2_state arb__snap2_class_state(const arb_snap2_state* s, uint8_t cls) {
-  unsigned f = arb__snap2_class_fields(cls);
-  arb_snap2_state o;
+arb_snapshot_state arb__snapshot_class_state(const arb_snapshot_state* s, uint8_t cls) {
+  unsigned f = arb__snapshot_class_fields(cls);
+  arb_snapshot_state o;
   memset(&o, 0, sizeof o);
-  if (f & ARB_SNAP2_M_POS) o.x = s->x, o.y = s->y;
-  if (f & ARB_SNAP2_M_ANGLE) o.angle = s->angle;
-  if (f & ARB_SNAP2_M_VEL) o.vx = s->vx, o.vy = s->vy;
-  if (f & ARB_SNAP2_M_ANGVEL) o.w = s->w;
-  if (f & ARB_SNAP2_M_AUX) o.aux = s->aux;
+  if (f & ARB_SNAPSHOT_M_POS) o.x = s->x, o.y = s->y;
+  if (f & ARB_SNAPSHOT_M_ANGLE) o.angle = s->angle;
+  if (f & ARB_SNAPSHOT_M_VEL) o.vx = s->vx, o.vy = s->vy;
+  if (f & ARB_SNAPSHOT_M_ANGVEL) o.w = s->w;
+  if (f & ARB_SNAPSHOT_M_AUX) o.aux = s->aux;
   o.flags = s->flags;
   return o;
 }
@@ -59,7 +59,7 @@ static int16_t angle_delta(uint16_t d) {
   return (int16_t)(d >= 32768u ? (int32_t)d - 65536 : (int32_t)d);
 }
 
-int arb__snap2_count_bits(int count) {
+int arb__snapshot_count_bits(int count) {
   return arb_bits_bucketed_size((uint32_t)count, &COUNT);
 }
 
@@ -132,18 +132,18 @@ WRITE_INLINE int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
 
 /* Update masks: the three common ones have short codes (a moving body corrected after a
  * contact, a turning one, a drifted one), any other is '000' and the 6 bits. */
-#define MASK_MOVE (ARB_SNAP2_M_POS | ARB_SNAP2_M_VEL)
-#define MASK_TURN (ARB_SNAP2_M_POS | ARB_SNAP2_M_ANGLE | ARB_SNAP2_M_VEL | ARB_SNAP2_M_ANGVEL)
+#define MASK_MOVE (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL)
+#define MASK_TURN (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL)
 WRITE_INLINE int put_mask(sink* w, uint8_t mask) {
   if (mask == MASK_MOVE) return put(w, 1, 1);
   if (mask == MASK_TURN) return put(w, 2, 2);        // bits 0, 1
-  if (mask == ARB_SNAP2_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
+  if (mask == ARB_SNAPSHOT_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
   return put(w, 0, 3) + put(w, mask, 6);
 }
 
 /* An enter record's description: the part's next new one, or a reference to an earlier
  * one (named: descriptions named by the part's enter records so far, updated). */
-WRITE_INLINE int desc_ref(sink* w, const arb_snap2_record* r, int* named) {
+WRITE_INLINE int desc_ref(sink* w, const arb_snapshot_record* r, int* named) {
   int n = r->desc == *named ? put(w, 0, 1) : put(w, 1, 1) + put_u(w, r->desc, &DESC_REF);
   if (r->desc == *named) ++*named;
   return n;
@@ -151,77 +151,77 @@ WRITE_INLINE int desc_ref(sink* w, const arb_snap2_record* r, int* named) {
 
 /* A record after its gap. named: descriptions named by the part's enter records so far
  * (updated), or NULL to leave an enter's description reference out (a size only). */
-WRITE_INLINE int record_rest(sink* w, const arb_snap2_record* r, int* named) {
-  const arb_snap2_state* v = &r->v;
-  if (r->op == ARB_SNAP2_REMOVE) return put(w, 3, 2);
+WRITE_INLINE int record_rest(sink* w, const arb_snapshot_record* r, int* named) {
+  const arb_snapshot_state* v = &r->v;
+  if (r->op == ARB_SNAPSHOT_REMOVE) return put(w, 3, 2);
   int n = 0;
-  if (r->op == ARB_SNAP2_UPDATE) {
+  if (r->op == ARB_SNAPSHOT_UPDATE) {
     n += put(w, 0, 1) + put_mask(w, r->mask);
-    if (r->mask & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS) + put_s(w, v->y, &POS);
-    if (r->mask & ARB_SNAP2_M_ANGLE) n += put_s(w, angle_delta(v->angle), &ANGLE);
-    if (r->mask & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL) + put_s(w, v->vy, &VEL);
-    if (r->mask & ARB_SNAP2_M_ANGVEL) n += put_s(w, v->w, &ANGVEL);
-    if (r->mask & ARB_SNAP2_M_AUX) n += put_s(w, angle_delta(v->aux), &ANGLE);
-    if (r->mask & ARB_SNAP2_M_FLAGS) n += put(w, v->flags, 3);
+    if (r->mask & ARB_SNAPSHOT_M_POS) n += put_s(w, v->x, &POS) + put_s(w, v->y, &POS);
+    if (r->mask & ARB_SNAPSHOT_M_ANGLE) n += put_s(w, angle_delta(v->angle), &ANGLE);
+    if (r->mask & ARB_SNAPSHOT_M_VEL) n += put_s(w, v->vx, &VEL) + put_s(w, v->vy, &VEL);
+    if (r->mask & ARB_SNAPSHOT_M_ANGVEL) n += put_s(w, v->w, &ANGVEL);
+    if (r->mask & ARB_SNAPSHOT_M_AUX) n += put_s(w, angle_delta(v->aux), &ANGLE);
+    if (r->mask & ARB_SNAPSHOT_M_FLAGS) n += put(w, v->flags, 3);
     return n;
   }
-  unsigned f = arb__snap2_class_fields(r->cls);
+  unsigned f = arb__snapshot_class_fields(r->cls);
   n += put(w, 1, 2) + put(w, (uint32_t)(r->cls - 1u), 2) + put(w, v->flags, 3);
   if (named) n += desc_ref(w, r, named);
-  if (f & ARB_SNAP2_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
-  if (f & ARB_SNAP2_M_ANGLE) n += put(w, v->angle, 16);
-  if (f & ARB_SNAP2_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
-  if (f & ARB_SNAP2_M_ANGVEL) n += put_s(w, v->w, &ANGVEL_ABS);
-  if (f & ARB_SNAP2_M_AUX) n += put(w, v->aux, 16);
+  if (f & ARB_SNAPSHOT_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
+  if (f & ARB_SNAPSHOT_M_ANGLE) n += put(w, v->angle, 16);
+  if (f & ARB_SNAPSHOT_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
+  if (f & ARB_SNAPSHOT_M_ANGVEL) n += put_s(w, v->w, &ANGVEL_ABS);
+  if (f & ARB_SNAPSHOT_M_AUX) n += put(w, v->aux, 16);
   return n;
 }
 
 /* named: descriptions named by the part's enter records so far (updated). */
-WRITE_INLINE int record(sink* w, const arb_snap2_record* r, uint32_t prev_id, int* named) {
+WRITE_INLINE int record(sink* w, const arb_snapshot_record* r, uint32_t prev_id, int* named) {
   int n = put_u(w, r->id - prev_id - 1u, &GAP);
   return n + record_rest(w, r, named);
 }
 
-int arb__snap2_record_bits(const arb_snap2_record* r, uint32_t prev_id, int named) {
+int arb__snapshot_record_bits(const arb_snapshot_record* r, uint32_t prev_id, int named) {
   sink count_only = {NULL, 0, 0};
   return record(&count_only, r, prev_id, &named);
 }
 
-int arb__snap2_gap_bits(uint32_t id, uint32_t prev_id) {
+int arb__snapshot_gap_bits(uint32_t id, uint32_t prev_id) {
   sink count_only = {NULL, 0, 0};
   return put_u(&count_only, id - prev_id - 1u, &GAP);
 }
 
-int arb__snap2_desc_ref_bits(const arb_snap2_record* r, int named) {
-  if (r->op != ARB_SNAP2_ENTER) return 0;
+int arb__snapshot_desc_ref_bits(const arb_snapshot_record* r, int named) {
+  if (r->op != ARB_SNAPSHOT_ENTER) return 0;
   sink count_only = {NULL, 0, 0};
   return desc_ref(&count_only, r, &named);
 }
 
-int arb__snap2_fixed_bits(const arb_snap2_record* r) {
+int arb__snapshot_fixed_bits(const arb_snapshot_record* r) {
   sink count_only = {NULL, 0, 0};
   return record_rest(&count_only, r, NULL);
 }
 
-static int record_ok(const arb_snap2_record* r, uint32_t prev_id) {
+static int record_ok(const arb_snapshot_record* r, uint32_t prev_id) {
   if (r->id <= prev_id) return 0;
-  if (r->op == ARB_SNAP2_UPDATE)
-    return r->mask != 0 && r->mask <= ARB_SNAP2_M_ALL && r->v.flags <= ARB_SNAP2_FLAGS_ALL;
-  if (r->op == ARB_SNAP2_ENTER)
-    return r->cls >= ARB_SNAP2_BODY && r->cls <= ARB_SNAP2_WHEEL &&
-           r->v.flags <= ARB_SNAP2_FLAGS_ALL;
-  return r->op == ARB_SNAP2_REMOVE;
+  if (r->op == ARB_SNAPSHOT_UPDATE)
+    return r->mask != 0 && r->mask <= ARB_SNAPSHOT_M_ALL && r->v.flags <= ARB_SNAPSHOT_FLAGS_ALL;
+  if (r->op == ARB_SNAPSHOT_ENTER)
+    return r->cls >= ARB_SNAPSHOT_BODY && r->cls <= ARB_SNAPSHOT_WHEEL &&
+           r->v.flags <= ARB_SNAPSHOT_FLAGS_ALL;
+  return r->op == ARB_SNAPSHOT_REMOVE;
 }
 
-int arb__snap2_write_stream(arb_bit_writer* w, const arb_snap2_record* recs, int count) {
-  if (count < 0 || count > ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
+int arb__snapshot_write_stream(arb_bit_writer* w, const arb_snapshot_record* recs, int count) {
+  if (count < 0 || count > ARB_SNAPSHOT_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
   sink s = {w, 0, 0};
   put_u(&s, (uint32_t)count, &COUNT);
   uint32_t prev = 0;
   int named = 0;
   for (int i = 0; i < count; ++i) {
     if (!record_ok(&recs[i], prev)) return ARB_E_INVAL;
-    if (recs[i].op == ARB_SNAP2_ENTER && recs[i].desc > named) return ARB_E_INVAL;
+    if (recs[i].op == ARB_SNAPSHOT_ENTER && recs[i].desc > named) return ARB_E_INVAL;
     record(&s, &recs[i], prev, &named);
     prev = recs[i].id;
   }
@@ -233,7 +233,7 @@ static int fail(arb_bit_reader* r, arb_proto_error* err, int index, const char* 
   if (err) {
     err->code = ARB_E_CORRUPT;
     err->offset = r->pos / 8u;
-    snprintf(err->reason, sizeof err->reason, "snapshot2: stream record %d (bit %zu): %s", index,
+    snprintf(err->reason, sizeof err->reason, "snapshot: stream record %d (bit %zu): %s", index,
              r->pos, why);
   }
   return ARB_E_CORRUPT;
@@ -247,78 +247,78 @@ static int read_angle_delta(arb_bit_reader* r, uint16_t* out) {
 }
 
 /* Returns 0 when a field is out of its range. */
-static int read_update(arb_bit_reader* r, arb_snap2_record* rec) {
-  arb_snap2_state* v = &rec->v;
+static int read_update(arb_bit_reader* r, arb_snapshot_record* rec) {
+  arb_snapshot_state* v = &rec->v;
   int ok = 1;
   if (arb_bits_read(r, 1))
     rec->mask = MASK_MOVE;
   else if (arb_bits_read(r, 1))
     rec->mask = MASK_TURN;
   else if (arb_bits_read(r, 1))
-    rec->mask = ARB_SNAP2_M_POS;
+    rec->mask = ARB_SNAPSHOT_M_POS;
   else {
     rec->mask = (uint8_t)arb_bits_read(r, 6);
-    if (rec->mask == MASK_MOVE || rec->mask == MASK_TURN || rec->mask == ARB_SNAP2_M_POS) ok = 0;
+    if (rec->mask == MASK_MOVE || rec->mask == MASK_TURN || rec->mask == ARB_SNAPSHOT_M_POS) ok = 0;
   }
-  if (rec->mask & ARB_SNAP2_M_POS) {
+  if (rec->mask & ARB_SNAPSHOT_M_POS) {
     v->x = arb_bits_read_signed(r, &POS);
     v->y = arb_bits_read_signed(r, &POS);
   }
-  if (rec->mask & ARB_SNAP2_M_ANGLE) ok &= read_angle_delta(r, &v->angle);
-  if (rec->mask & ARB_SNAP2_M_VEL) {
+  if (rec->mask & ARB_SNAPSHOT_M_ANGLE) ok &= read_angle_delta(r, &v->angle);
+  if (rec->mask & ARB_SNAPSHOT_M_VEL) {
     v->vx = arb_bits_read_signed(r, &VEL);
     v->vy = arb_bits_read_signed(r, &VEL);
   }
-  if (rec->mask & ARB_SNAP2_M_ANGVEL) v->w = arb_bits_read_signed(r, &ANGVEL);
-  if (rec->mask & ARB_SNAP2_M_AUX) ok &= read_angle_delta(r, &v->aux);
-  if (rec->mask & ARB_SNAP2_M_FLAGS) v->flags = (uint8_t)arb_bits_read(r, 3);
+  if (rec->mask & ARB_SNAPSHOT_M_ANGVEL) v->w = arb_bits_read_signed(r, &ANGVEL);
+  if (rec->mask & ARB_SNAPSHOT_M_AUX) ok &= read_angle_delta(r, &v->aux);
+  if (rec->mask & ARB_SNAPSHOT_M_FLAGS) v->flags = (uint8_t)arb_bits_read(r, 3);
   return ok;
 }
 
 /* Returns 0 when the description reference names one not yet introduced. */
-static int read_enter(arb_bit_reader* r, arb_snap2_record* rec, int* named) {
-  arb_snap2_state* v = &rec->v;
+static int read_enter(arb_bit_reader* r, arb_snapshot_record* rec, int* named) {
+  arb_snapshot_state* v = &rec->v;
   rec->cls = (uint8_t)(arb_bits_read(r, 2) + 1u);
   v->flags = (uint8_t)arb_bits_read(r, 3);
   int ok = 1;
   if (arb_bits_read(r, 1) == 0) {
     rec->desc = (uint8_t)(*named < 255 ? *named : 255);
-    ok = *named < ARB_SNAP2_MAX_PART_ENTERED;
+    ok = *named < ARB_SNAPSHOT_MAX_PART_ENTERED;
     ++*named;
   } else {
     uint32_t k = arb_bits_read_bucketed(r, &DESC_REF);
     ok = k < (uint32_t)*named;
     rec->desc = (uint8_t)(k < 255 ? k : 255);
   }
-  unsigned f = arb__snap2_class_fields(rec->cls);
-  if (f & ARB_SNAP2_M_POS) {
+  unsigned f = arb__snapshot_class_fields(rec->cls);
+  if (f & ARB_SNAPSHOT_M_POS) {
     v->x = arb_bits_read_signed(r, &POS_ABS);
     v->y = arb_bits_read_signed(r, &POS_ABS);
   }
-  if (f & ARB_SNAP2_M_ANGLE) v->angle = (uint16_t)arb_bits_read(r, 16);
-  if (f & ARB_SNAP2_M_VEL) {
+  if (f & ARB_SNAPSHOT_M_ANGLE) v->angle = (uint16_t)arb_bits_read(r, 16);
+  if (f & ARB_SNAPSHOT_M_VEL) {
     v->vx = arb_bits_read_signed(r, &VEL_ABS);
     v->vy = arb_bits_read_signed(r, &VEL_ABS);
   }
-  if (f & ARB_SNAP2_M_ANGVEL) v->w = arb_bits_read_signed(r, &ANGVEL_ABS);
-  if (f & ARB_SNAP2_M_AUX) v->aux = (uint16_t)arb_bits_read(r, 16);
+  if (f & ARB_SNAPSHOT_M_ANGVEL) v->w = arb_bits_read_signed(r, &ANGVEL_ABS);
+  if (f & ARB_SNAPSHOT_M_AUX) v->aux = (uint16_t)arb_bits_read(r, 16);
   return ok;
 }
 
-int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_error* err) {
+int arb__snapshot_read_stream(arb_bit_reader* r, arb_snapshot_part* out, arb_proto_error* err) {
   uint32_t count = arb_bits_read_bucketed(r, &COUNT);
   if (r->overrun) return fail(r, err, -1, "stream ends inside the record count");
-  if (count > ARB_SNAP2_MAX_PART_RECORDS) return fail(r, err, -1, "more than 4096 records");
+  if (count > ARB_SNAPSHOT_MAX_PART_RECORDS) return fail(r, err, -1, "more than 4096 records");
   uint32_t prev = 0;
   int named = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    arb_snap2_record* rec = &out->records[i];
+    arb_snapshot_record* rec = &out->records[i];
     memset(rec, 0, sizeof *rec);
     uint32_t gap = arb_bits_read_bucketed(r, &GAP);
     if ((uint64_t)prev + gap + 1u > UINT32_MAX) return fail(r, err, (int)i, "id past 2^32-1");
     rec->id = prev + gap + 1u;
     if (arb_bits_read(r, 1) == 0) {
-      rec->op = ARB_SNAP2_UPDATE;
+      rec->op = ARB_SNAPSHOT_UPDATE;
       int ok = read_update(r, rec);
       if (r->overrun) return fail(r, err, (int)i, "stream ends inside the record");
       if (!ok)
@@ -326,8 +326,8 @@ int arb__snap2_read_stream(arb_bit_reader* r, arb_snap2_part* out, arb_proto_err
                     "angle residual outside int16, or a long mask code for a short one");
       if (rec->mask == 0) return fail(r, err, (int)i, "update with an empty mask");
     } else {
-      rec->op = arb_bits_read(r, 1) ? ARB_SNAP2_REMOVE : ARB_SNAP2_ENTER;
-      if (rec->op == ARB_SNAP2_ENTER && !read_enter(r, rec, &named) && !r->overrun)
+      rec->op = arb_bits_read(r, 1) ? ARB_SNAPSHOT_REMOVE : ARB_SNAPSHOT_ENTER;
+      if (rec->op == ARB_SNAPSHOT_ENTER && !read_enter(r, rec, &named) && !r->overrun)
         return fail(r, err, (int)i, "enter names a description not introduced before it");
     }
     if (r->overrun) return fail(r, err, (int)i, "stream ends inside the record");

@@ -1,19 +1,19 @@
-// The snapshot2 message (PROTOCOL.md, "snapshot2"):
+// The snapshot message (PROTOCOL.md, "snapshot"):
 //
 //   [9, tick, baseline_tick, last_input_seq, part_index, part_count, tick_rate,
 //    gravity_x, gravity_y, descs, stream]
 //
 // descs: one description per enter record of the stream, in stream order. stream: a
-// msgpack bin holding the bit-packed records (snap2_bits.c). The envelope stays msgpack
+// msgpack bin holding the bit-packed records (snapshot_bits.c). The envelope stays msgpack
 // so a generic msgpack reader can route and inspect it; the hot payload is bits.
 #include <arbiter/world.h>
 #include <math.h>
 #include <string.h>
 
 #include "codec.h"
-#include "snap2_internal.h"
+#include "snapshot_internal.h"
 
-#define SNAP2_FIELDS 11
+#define SNAPSHOT_FIELDS 11
 
 static int finite_coord(float v) {
   return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD;
@@ -22,28 +22,28 @@ static int finite_coord(float v) {
 // Rope ends are particles; a spring or joint end may be 0 (the world: a static body or a
 // fixed point, its anchor in world coordinates), but not both.
 static bool link_ends_valid(uint32_t kind, uint32_t a, uint32_t b) {
-  return kind == ARB_SNAP2_LINK_ROPE ? a != 0 && b != 0 : (a | b) != 0;
+  return kind == ARB_SNAPSHOT_LINK_ROPE ? a != 0 && b != 0 : (a | b) != 0;
 }
 
-static int check_desc(const arb_snap2_desc* d) {
+static int check_desc(const arb_snapshot_desc* d) {
   switch (d->cls) {
-    case ARB_SNAP2_BODY:
+    case ARB_SNAPSHOT_BODY:
       if (d->body_type >= ARB_BODY_TYPE_COUNT || d->avatar_kind >= ARB_AVATAR_KIND_COUNT)
         return ARB_E_RANGE;
-      if (d->shape_count < 1 || d->shape_count > ARB_SNAP2_MAX_SHAPES) return ARB_E_RANGE;
+      if (d->shape_count < 1 || d->shape_count > ARB_SNAPSHOT_MAX_SHAPES) return ARB_E_RANGE;
       for (int i = 0; i < d->shape_count; ++i) ARB__TRY(arb__check_shape(&d->shapes[i]));
       return 0;
-    case ARB_SNAP2_PARTICLE:
+    case ARB_SNAPSHOT_PARTICLE:
       return finite_coord(d->radius) && d->radius >= 0.0f ? 0 : ARB_E_RANGE;
-    case ARB_SNAP2_LINK:
-      if (d->link_kind < ARB_SNAP2_LINK_ROPE || d->link_kind > ARB_SNAP2_LINK_JOINT)
+    case ARB_SNAPSHOT_LINK:
+      if (d->link_kind < ARB_SNAPSHOT_LINK_ROPE || d->link_kind > ARB_SNAPSHOT_LINK_JOINT)
         return ARB_E_RANGE;
       if (!link_ends_valid(d->link_kind, d->a, d->b)) return ARB_E_RANGE;
       return finite_coord(d->anchor_a.x) && finite_coord(d->anchor_a.y) &&
                      finite_coord(d->anchor_b.x) && finite_coord(d->anchor_b.y)
                  ? 0
                  : ARB_E_RANGE;
-    case ARB_SNAP2_WHEEL:
+    case ARB_SNAPSHOT_WHEEL:
       if (d->a == 0 || !(d->radius > 0.0f) || !finite_coord(d->radius)) return ARB_E_RANGE;
       return finite_coord(d->anchor_a.x) && finite_coord(d->anchor_a.y) ? 0 : ARB_E_RANGE;
     default:
@@ -51,9 +51,9 @@ static int check_desc(const arb_snap2_desc* d) {
   }
 }
 
-static void pack_desc(msgpack_packer* pk, const arb_snap2_desc* d) {
+static void pack_desc(msgpack_packer* pk, const arb_snapshot_desc* d) {
   switch (d->cls) {
-    case ARB_SNAP2_BODY:
+    case ARB_SNAPSHOT_BODY:
       msgpack_pack_array(pk, 5);
       msgpack_pack_uint8(pk, d->cls);
       msgpack_pack_uint8(pk, d->body_type);
@@ -62,12 +62,12 @@ static void pack_desc(msgpack_packer* pk, const arb_snap2_desc* d) {
       msgpack_pack_array(pk, d->shape_count);
       for (int i = 0; i < d->shape_count; ++i) arb__pack_shape(pk, &d->shapes[i]);
       break;
-    case ARB_SNAP2_PARTICLE:
+    case ARB_SNAPSHOT_PARTICLE:
       msgpack_pack_array(pk, 2);
       msgpack_pack_uint8(pk, d->cls);
       msgpack_pack_float(pk, d->radius);
       break;
-    case ARB_SNAP2_LINK:
+    case ARB_SNAPSHOT_LINK:
       msgpack_pack_array(pk, 9);
       msgpack_pack_uint8(pk, d->cls);
       msgpack_pack_uint8(pk, d->link_kind);
@@ -90,7 +90,7 @@ static void pack_desc(msgpack_packer* pk, const arb_snap2_desc* d) {
   }
 }
 
-int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap) {
+int arb__snapshot_desc_encode(const arb_snapshot_desc* d, uint8_t* buf, size_t cap) {
   ARB__TRY(check_desc(d));
   msgpack_packer pk;
   arb__wbuf w;
@@ -99,13 +99,13 @@ int arb__snap2_desc_encode(const arb_snap2_desc* d, uint8_t* buf, size_t cap) {
   return arb__wbuf_result(&w);
 }
 
-static int check_header(const arb_snap2_header* h) {
+static int check_header(const arb_snapshot_header* h) {
   if (h->tick == 0 || h->baseline_tick >= h->tick) return ARB_E_INVAL;
-  if (h->baseline_tick != 0 && h->tick - h->baseline_tick > ARB_SNAP2_MAX_DT) return ARB_E_RANGE;
+  if (h->baseline_tick != 0 && h->tick - h->baseline_tick > ARB_SNAPSHOT_MAX_DT) return ARB_E_RANGE;
   if (h->part_count < 1 || h->part_index >= h->part_count) return ARB_E_RANGE;
   if (h->tick_rate < 1 || h->tick_rate > 1000) return ARB_E_RANGE;
-  if (h->gravity_x < -ARB_SNAP2_MAX_GRAVITY || h->gravity_x > ARB_SNAP2_MAX_GRAVITY ||
-      h->gravity_y < -ARB_SNAP2_MAX_GRAVITY || h->gravity_y > ARB_SNAP2_MAX_GRAVITY)
+  if (h->gravity_x < -ARB_SNAPSHOT_MAX_GRAVITY || h->gravity_x > ARB_SNAPSHOT_MAX_GRAVITY ||
+      h->gravity_y < -ARB_SNAPSHOT_MAX_GRAVITY || h->gravity_y > ARB_SNAPSHOT_MAX_GRAVITY)
     return ARB_E_RANGE;
   return 0;
 }
@@ -113,12 +113,12 @@ static int check_header(const arb_snap2_header* h) {
 /* Enter records name descriptions in order (each new one is the next unused; others
  * repeat an earlier one), every description is named, classes agree; a full snapshot
  * holds enter records only. */
-static int check_pairing(const arb_snap2_part* p) {
+static int check_pairing(const arb_snapshot_part* p) {
   int named = 0;
   for (int i = 0; i < p->record_count; ++i) {
-    const arb_snap2_record* r = &p->records[i];
-    if (p->h.baseline_tick == 0 && r->op != ARB_SNAP2_ENTER) return ARB_E_INVAL;
-    if (r->op != ARB_SNAP2_ENTER) continue;
+    const arb_snapshot_record* r = &p->records[i];
+    if (p->h.baseline_tick == 0 && r->op != ARB_SNAPSHOT_ENTER) return ARB_E_INVAL;
+    if (r->op != ARB_SNAPSHOT_ENTER) continue;
     if (r->desc > named || r->desc >= p->desc_count || p->descs[r->desc].cls != r->cls)
       return ARB_E_INVAL;
     if (r->desc == named) ++named;
@@ -126,24 +126,24 @@ static int check_pairing(const arb_snap2_part* p) {
   return named == p->desc_count ? 0 : ARB_E_INVAL;
 }
 
-int arb_snap2_encode(const arb_snap2_part* p, uint8_t* buf, size_t cap) {
+int arb_proto_encode_snapshot(const arb_snapshot_part* p, uint8_t* buf, size_t cap) {
   if (!p) return ARB_E_INVAL;
   ARB__TRY(check_header(&p->h));
-  if (p->desc_count < 0 || p->desc_count > ARB_SNAP2_MAX_PART_ENTERED) return ARB_E_TOO_BIG;
-  if (p->record_count < 0 || p->record_count > ARB_SNAP2_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
+  if (p->desc_count < 0 || p->desc_count > ARB_SNAPSHOT_MAX_PART_ENTERED) return ARB_E_TOO_BIG;
+  if (p->record_count < 0 || p->record_count > ARB_SNAPSHOT_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
   for (int i = 0; i < p->desc_count; ++i) ARB__TRY(check_desc(&p->descs[i]));
   ARB__TRY(check_pairing(p));
   uint8_t bits[ARB_PROTO_MAX_PAYLOAD];
   arb_bit_writer bw;
   arb_bits_writer_init(&bw, bits, sizeof bits);
-  ARB__TRY(arb__snap2_write_stream(&bw, p->records, p->record_count));
+  ARB__TRY(arb__snapshot_write_stream(&bw, p->records, p->record_count));
   size_t nbits = arb_bits_writer_bytes(&bw);
 
   msgpack_packer pk;
   arb__wbuf w;
   arb__packer_init(&pk, &w, buf, cap);
-  msgpack_pack_array(&pk, SNAP2_FIELDS);
-  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SNAPSHOT2);
+  msgpack_pack_array(&pk, SNAPSHOT_FIELDS);
+  msgpack_pack_uint8(&pk, ARB_PROTO_MSG_SNAPSHOT);
   msgpack_pack_uint32(&pk, p->h.tick);
   msgpack_pack_uint32(&pk, p->h.baseline_tick);
   msgpack_pack_uint32(&pk, p->h.last_input_seq);
@@ -173,22 +173,22 @@ static int dec_radius(arb__dec* d, float* r, int zero_ok) {
   return arb__dec_fail(d, ARB_E_RANGE, "radius", "must be > 0");
 }
 
-static int dec_body(arb__dec* d, arb_snap2_desc* o) {
+static int dec_body(arb__dec* d, arb_snapshot_desc* o) {
   uint32_t v, n;
   ARB__TRY(arb__dec_u32(d, "body_type", 0, ARB_BODY_TYPE_COUNT - 1, &v));
   o->body_type = (uint8_t)v;
   ARB__TRY(arb__dec_u32(d, "avatar_kind", 0, ARB_AVATAR_KIND_COUNT - 1, &v));
   o->avatar_kind = (uint8_t)v;
   ARB__TRY(arb__dec_u32(d, "owner", 0, UINT32_MAX, &o->owner));
-  ARB__TRY(arb__dec_array(d, "shapes", 1, ARB_SNAP2_MAX_SHAPES, &n));
+  ARB__TRY(arb__dec_array(d, "shapes", 1, ARB_SNAPSHOT_MAX_SHAPES, &n));
   o->shape_count = (uint8_t)n;
   for (uint32_t i = 0; i < n; ++i) ARB__TRY(arb__unpack_shape(d, &o->shapes[i]));
   return 0;
 }
 
-static int dec_link(arb__dec* d, arb_snap2_desc* o) {
+static int dec_link(arb__dec* d, arb_snapshot_desc* o) {
   uint32_t v;
-  ARB__TRY(arb__dec_u32(d, "link_kind", ARB_SNAP2_LINK_ROPE, ARB_SNAP2_LINK_JOINT, &v));
+  ARB__TRY(arb__dec_u32(d, "link_kind", ARB_SNAPSHOT_LINK_ROPE, ARB_SNAPSHOT_LINK_JOINT, &v));
   o->link_kind = (uint8_t)v;
   ARB__TRY(arb__dec_u32(d, "joint_type", 0, 255, &v));
   o->joint_type = (uint8_t)v;
@@ -198,19 +198,19 @@ static int dec_link(arb__dec* d, arb_snap2_desc* o) {
   if (!link_ends_valid(o->link_kind, o->a, o->b)) {
     d->pos = at;
     return arb__dec_fail(d, ARB_E_RANGE, "link", "ends %u and %u: %s", o->a, o->b,
-                         o->link_kind == ARB_SNAP2_LINK_ROPE ? "a rope joins two particles (ids >= 1)"
+                         o->link_kind == ARB_SNAPSHOT_LINK_ROPE ? "a rope joins two particles (ids >= 1)"
                                                              : "at most one end may be the world (0)");
   }
   ARB__TRY(dec_point(d, "anchor_a.x", "anchor_a.y", &o->anchor_a));
   return dec_point(d, "anchor_b.x", "anchor_b.y", &o->anchor_b);
 }
 
-static int dec_desc(arb__dec* d, arb_snap2_desc* o) {
+static int dec_desc(arb__dec* d, arb_snapshot_desc* o) {
   memset(o, 0, sizeof *o);
   size_t at = d->pos;
   uint32_t n, cls;
   ARB__TRY(arb__dec_array(d, "desc", 2, 9, &n));
-  ARB__TRY(arb__dec_u32(d, "class", ARB_SNAP2_BODY, ARB_SNAP2_WHEEL, &cls));
+  ARB__TRY(arb__dec_u32(d, "class", ARB_SNAPSHOT_BODY, ARB_SNAPSHOT_WHEEL, &cls));
   static const uint32_t fields[5] = {0, 5, 2, 9, 5};
   if (n != fields[cls]) {
     d->pos = at;
@@ -219,11 +219,11 @@ static int dec_desc(arb__dec* d, arb_snap2_desc* o) {
   }
   o->cls = (uint8_t)cls;
   switch (cls) {
-    case ARB_SNAP2_BODY:
+    case ARB_SNAPSHOT_BODY:
       return dec_body(d, o);
-    case ARB_SNAP2_PARTICLE:
+    case ARB_SNAPSHOT_PARTICLE:
       return dec_radius(d, &o->radius, 1);
-    case ARB_SNAP2_LINK:
+    case ARB_SNAPSHOT_LINK:
       return dec_link(d, o);
     default:
       ARB__TRY(arb__dec_u32(d, "vehicle", 1, UINT32_MAX, &o->a));
@@ -232,18 +232,18 @@ static int dec_desc(arb__dec* d, arb_snap2_desc* o) {
   }
 }
 
-static int dec_header(arb__dec* d, arb_snap2_header* h) {
+static int dec_header(arb__dec* d, arb_snapshot_header* h) {
   uint32_t v;
   int64_t g;
-  ARB__TRY(arb__dec_header(d, (arb_proto_msg_type)ARB_PROTO_MSG_SNAPSHOT2, SNAP2_FIELDS,
+  ARB__TRY(arb__dec_header(d, (arb_proto_msg_type)ARB_PROTO_MSG_SNAPSHOT, SNAPSHOT_FIELDS,
                            ARB_PROTO_MAX_PAYLOAD));
   ARB__TRY(arb__dec_u32(d, "tick", 1, UINT32_MAX, &h->tick));
   size_t at = d->pos;
   ARB__TRY(arb__dec_u32(d, "baseline_tick", 0, h->tick - 1u, &h->baseline_tick));
-  if (h->baseline_tick != 0 && h->tick - h->baseline_tick > ARB_SNAP2_MAX_DT) {
+  if (h->baseline_tick != 0 && h->tick - h->baseline_tick > ARB_SNAPSHOT_MAX_DT) {
     d->pos = at;
     return arb__dec_fail(d, ARB_E_RANGE, "baseline_tick", "%u ticks before tick, at most %d",
-                         h->tick - h->baseline_tick, ARB_SNAP2_MAX_DT);
+                         h->tick - h->baseline_tick, ARB_SNAPSHOT_MAX_DT);
   }
   ARB__TRY(arb__dec_u32(d, "last_input_seq", 0, UINT32_MAX, &h->last_input_seq));
   ARB__TRY(arb__dec_u32(d, "part_index", 0, ARB_PROTO_MAX_PARTS - 1, &v));
@@ -252,19 +252,20 @@ static int dec_header(arb__dec* d, arb_snap2_header* h) {
   h->part_count = (uint8_t)v;
   ARB__TRY(arb__dec_u32(d, "tick_rate", 1, 1000, &v));
   h->tick_rate = (uint16_t)v;
-  ARB__TRY(arb__dec_int(d, "gravity_x", -ARB_SNAP2_MAX_GRAVITY, ARB_SNAP2_MAX_GRAVITY, &g));
+  ARB__TRY(arb__dec_int(d, "gravity_x", -ARB_SNAPSHOT_MAX_GRAVITY, ARB_SNAPSHOT_MAX_GRAVITY, &g));
   h->gravity_x = (int32_t)g;
-  ARB__TRY(arb__dec_int(d, "gravity_y", -ARB_SNAP2_MAX_GRAVITY, ARB_SNAP2_MAX_GRAVITY, &g));
+  ARB__TRY(arb__dec_int(d, "gravity_y", -ARB_SNAPSHOT_MAX_GRAVITY, ARB_SNAPSHOT_MAX_GRAVITY, &g));
   h->gravity_y = (int32_t)g;
   return 0;
 }
 
-int arb_snap2_decode(const uint8_t* buf, size_t len, arb_snap2_part* out, arb_proto_error* err) {
+int arb_proto_decode_snapshot(const uint8_t* buf, size_t len, arb_snapshot_part* out,
+                              arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, "snapshot2");
+  arb__dec_init(&d, buf, len, err, "snapshot");
   ARB__TRY(dec_header(&d, &out->h));
   uint32_t n;
-  ARB__TRY(arb__dec_array(&d, "descs", 0, ARB_SNAP2_MAX_PART_ENTERED, &n));
+  ARB__TRY(arb__dec_array(&d, "descs", 0, ARB_SNAPSHOT_MAX_PART_ENTERED, &n));
   d.list = "descs";
   for (uint32_t i = 0; i < n; ++i) {
     d.index = (int)i;
@@ -279,7 +280,7 @@ int arb_snap2_decode(const uint8_t* buf, size_t len, arb_snap2_part* out, arb_pr
   ARB__TRY(arb__dec_end(&d));
   arb_bit_reader r;
   arb_bits_reader_init(&r, bits, nbits);
-  int rc = arb__snap2_read_stream(&r, out, err);
+  int rc = arb__snapshot_read_stream(&r, out, err);
   if (rc != 0) {
     if (err) err->offset += at;
     return rc;
@@ -292,14 +293,4 @@ int arb_snap2_decode(const uint8_t* buf, size_t len, arb_snap2_part* out, arb_pr
         "holds updates/removals");
   }
   return 0;
-}
-
-// The names messages.def generates for code 10.
-int arb_proto_encode_snapshot2(const arb_proto_snapshot2* m, uint8_t* buf, size_t cap) {
-  return arb_snap2_encode(m, buf, cap);
-}
-
-int arb_proto_decode_snapshot2(const uint8_t* buf, size_t len, arb_proto_snapshot2* out,
-                               arb_proto_error* err) {
-  return arb_snap2_decode(buf, len, out, err);
 }

@@ -1,4 +1,4 @@
-// Capture of a game's drawable state for snapshot stream v2: every non-static body, every
+// Capture of a game's drawable state for the snapshot stream: every non-static body, every
 // particle, every particle constraint (a rope link between two particle entities), every
 // vehicle wheel and every spring and joint (links between bodies), quantized, in one id-ordered set. Entity ids: bodies keep their game
 // entity id; the extras get ids in their own ranges above every body id, so a client can
@@ -6,7 +6,7 @@
 #pragma once
 
 #include <arbiter/game.h>
-#include <arbiter/snapshot_v2.h>
+#include <arbiter/snapshot.h>
 
 #define SV_ID_PARTICLE 0x40000000u  ///< + particle index
 #define SV_ID_ROPE 0x50000000u      ///< + constraint index
@@ -15,7 +15,7 @@
 #define SV_ID_SPRING 0x70000000u    ///< + spring slot
 #define SV_ID_JOINT 0x78000000u     ///< + joint slot
 
-/// The inputs of a body's captured state and what they gave (sv_capture2.memo). The state
+/// The inputs of a body's captured state and what they gave (sv_capture.memo). The state
 /// is a function of the inputs alone (the quantizers and arb_rot_angle are pure), so equal
 /// bits give the same state: an entry cannot go stale.
 typedef struct sv_capture_memo {
@@ -23,16 +23,16 @@ typedef struct sv_capture_memo {
   arb_transform xf;
   arb_vec2 v;
   float w;
-  arb_snap2_state s;  ///< x, y, angle, vx, vy, w; the rest zero
+  arb_snapshot_state s;  ///< x, y, angle, vx, vy, w; the rest zero
   float speed;
 } sv_capture_memo;
 
-typedef struct sv_capture2 {
+typedef struct sv_capture {
   int cap;               ///< entities of any kind per capture
   arb_entity* entities;  ///< game entities of the last capture (cap)
   int entity_count;
-  arb_snap2_entity* items;  ///< captured, id order (cap)
-  arb_snap2_set set;        ///< view of items
+  arb_snapshot_entity* items;  ///< captured, id order (cap)
+  arb_snapshot_set set;        ///< view of items
   arb_vec2* positions;      ///< world position of items[i] (bodies, particles; wheels: chassis)
   float* speeds;            ///< |velocity| of items[i], m/s
   arb_game* game;           ///< of the last capture, for descriptions
@@ -42,10 +42,10 @@ typedef struct sv_capture2 {
   /// rest keeps its transform and velocities bit for bit, and its quantized state (the
   /// angle's atan2 the dearest part) and speed are then reused. index1 = 0: empty.
   sv_capture_memo* memo;
-} sv_capture2;
+} sv_capture;
 
-int sv_capture2_init(sv_capture2* c, int max_entities);
-void sv_capture2_free(sv_capture2* c);
-void sv_capture2_run(sv_capture2* c, arb_game* game);
-/// arb_snap2_describe_fn over the last capture (user = the sv_capture2).
-int sv_capture2_describe(void* user, uint32_t id, arb_snap2_desc* desc);
+int sv_capture_init(sv_capture* c, int max_entities);
+void sv_capture_free(sv_capture* c);
+void sv_capture_run(sv_capture* c, arb_game* game);
+/// arb_snapshot_describe_fn over the last capture (user = the sv_capture).
+int sv_capture_describe(void* user, uint32_t id, arb_snapshot_desc* desc);

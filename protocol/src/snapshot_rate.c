@@ -1,9 +1,9 @@
 // Per-client snapshot rate control (see arbiter/snapshot_rate.h).
 #include <arbiter/snapshot_rate.h>
 
-void arb_snap2_rate_init(arb_snap2_rate* r, int ceiling_kbps) {
+void arb_snapshot_rate_init(arb_snapshot_rate* r, int ceiling_kbps) {
   float c = (float)ceiling_kbps;
-  if (!(c >= (float)ARB_SNAP2_RATE_FLOOR_KBPS)) c = (float)ARB_SNAP2_RATE_FLOOR_KBPS;
+  if (!(c >= (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS)) c = (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS;
   r->ceiling_kbps = c;
   r->kbps = c;
   r->min_rtt_ms = 0.0f;
@@ -11,12 +11,12 @@ void arb_snap2_rate_init(arb_snap2_rate* r, int ceiling_kbps) {
   r->clear_s = 0.0f;
 }
 
-void arb_snap2_rate_update(arb_snap2_rate* r, float loss, float rtt_ms, float dt) {
+void arb_snapshot_rate_update(arb_snapshot_rate* r, float loss, float rtt_ms, float dt) {
   if (!(dt > 0.0f)) dt = 0.0f;
   if (rtt_ms > 0.0f && (r->min_rtt_ms == 0.0f || rtt_ms < r->min_rtt_ms)) r->min_rtt_ms = rtt_ms;
   int delayed =
-      rtt_ms > 0.0f && r->min_rtt_ms > 0.0f && rtt_ms > r->min_rtt_ms + ARB_SNAP2_RATE_DELAY_MS;
-  int congested = loss > ARB_SNAP2_RATE_LOSS_LIMIT || delayed;
+      rtt_ms > 0.0f && r->min_rtt_ms > 0.0f && rtt_ms > r->min_rtt_ms + ARB_SNAPSHOT_RATE_DELAY_MS;
+  int congested = loss > ARB_SNAPSHOT_RATE_LOSS_LIMIT || delayed;
   r->since_cut_s += dt;
   if (congested) {
     r->clear_s = 0.0f;
@@ -28,11 +28,11 @@ void arb_snap2_rate_update(arb_snap2_rate* r, float loss, float rtt_ms, float dt
     r->clear_s += dt;
     if (r->clear_s >= 1.0f) r->kbps += 0.05f * r->ceiling_kbps * dt;
   }
-  if (r->kbps < (float)ARB_SNAP2_RATE_FLOOR_KBPS) r->kbps = (float)ARB_SNAP2_RATE_FLOOR_KBPS;
+  if (r->kbps < (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS) r->kbps = (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS;
   if (r->kbps > r->ceiling_kbps) r->kbps = r->ceiling_kbps;
 }
 
-int arb_snap2_rate_budget(const arb_snap2_rate* r, int snapshot_rate) {
+int arb_snapshot_rate_budget(const arb_snapshot_rate* r, int snapshot_rate) {
   if (snapshot_rate < 1) snapshot_rate = 1;
   return (int)(r->kbps * 1000.0f / 8.0f / (float)snapshot_rate);
 }

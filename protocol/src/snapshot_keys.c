@@ -1,8 +1,8 @@
-// Sorting and selecting the builder's candidate keys (snap2_internal.h): 64-bit keys whose
+// Sorting and selecting the builder's candidate keys (snapshot_internal.h): 64-bit keys whose
 // low bits are a candidate index, so every key is distinct.
 #include <string.h>
 
-#include "snap2_internal.h"
+#include "snapshot_internal.h"
 
 /* Sorts keys[0..n) (tmp: n more; the keys are distinct). Up to a few hundred keys, the
  * usual count: runs of KEY_RUN sorted by insertion, then merged pairwise. More: an LSD
@@ -41,8 +41,8 @@ static void merge_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
   if (from != keys) memcpy(keys, from, (size_t)n * sizeof *keys);
 }
 
-void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
-  if (n <= ARB__SNAP2_KEY_MERGE_MAX) {
+void arb__snapshot_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
+  if (n <= ARB__SNAPSHOT_KEY_MERGE_MAX) {
     merge_sort_keys(keys, tmp, n);
     return;
   }
@@ -69,7 +69,7 @@ void arb__snap2_sort_keys(uint64_t* keys, uint64_t* tmp, int n) {
 
 /* Moves the p smallest of keys[0..n) (distinct) to keys[0..p), in no particular order: a
  * quickselect (Hoare partitions around the middle key). */
-void arb__snap2_select_smallest(uint64_t* keys, int n, int p) {
+void arb__snapshot_select_smallest(uint64_t* keys, int n, int p) {
   int lo = 0, hi = n - 1;
   while (lo < hi && p > lo && p <= hi) {
     uint64_t pivot = keys[lo + (hi - lo) / 2];
