@@ -171,7 +171,7 @@ static void usage(FILE* f) {
       "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--steps N]\n"
       "                     [--engine NAME] [--solve-iterations N] [--relax-iterations N]\n"
       "                     [--sleep] [--workers N] [--continuous on|off|static]\n"
-      "                     [--recycling on|off] [--max-seconds S]\n"
+      "                     [--recycling on|off] [--max-seconds S] [--csv FILE]\n"
       "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
       "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
       "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
@@ -270,7 +270,10 @@ static void usage(FILE* f) {
       "  every contact's shapes every step.\n"
       "  --max-seconds S: a run gives up once its timed steps have taken S seconds at over\n"
       "  0.5 s per step on average (30 times slower than real time; default 60, 0: never),\n"
-      "  and its row says after how many steps: its figures cover those.\n");
+      "  and its row says after how many steps: its figures cover those.\n"
+      "  --csv FILE: also write the table's rows to FILE as CSV (scene, engine, bodies,\n"
+      "  ms/step, cpu ms, p99, sink, the two ratios, energy end vs start as a fraction;\n"
+      "  the physics extras are not in it); scripts/plot-benchmarks.sh plots it.\n");
 }
 
 int main(int argc, char** argv) {
@@ -280,6 +283,7 @@ int main(int argc, char** argv) {
   int other_runs = 1;
   int quick = 0;
   int only_steps = 0;
+  FILE* csv = NULL;  // --csv FILE: the table's rows as CSV too (scripts/plot-benchmarks.sh)
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
@@ -288,6 +292,15 @@ int main(int argc, char** argv) {
       only_scene = argv[++i];
     } else if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc) {
       only_engine = argv[++i];
+    } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+      if (csv) fclose(csv);
+      csv = fopen(argv[++i], "w");
+      if (!csv) {
+        fprintf(stderr, "bench-physics: --csv %s: cannot write the file\n", argv[i]);
+        return 2;
+      }
+      fprintf(csv, "scene,engine,bodies,ms_per_step,cpu_ms_per_step,p99_ms,sink_m,vs_arbiter,"
+                   "vs_box2d_v3,energy_end_vs_start\n");
     } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = atoi(argv[++i]);
       if (runs < 1) runs = 1;
@@ -420,6 +433,16 @@ int main(int argc, char** argv) {
       printf("%-14s %-17s %7s %9.3f %9.3f %9.3f %9s %8s %9s %11s  %s\n", s.name, ran[k]->name,
              bodies, r->ms_per_step, r->cpu_per_step, r->p99, sink, vs_arb, vs_ref, energy,
              ran[k]->config);
+      if (csv) {
+        // Numbers only (empty where the table says "-"); the energy as a fraction.
+        double rel = r->e_end - r->e_start;
+        bool has_rel = (r->e_start > 1e-9 || r->e_start < -1e-9) && rel == rel;
+        fprintf(csv, "%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,%s,", s.name, ran[k]->name, r->bodies, r->ms_per_step,
+                r->cpu_per_step, r->p99, s.top_body >= 0 ? sink : "", base > 0.0 ? vs_arb : "",
+                reference && ref > 0.0 ? vs_ref : "");
+        if (has_rel) fprintf(csv, "%.6f", rel / (r->e_start < 0.0 ? -r->e_start : r->e_start));
+        fprintf(csv, "\n");
+      }
       if (r->stopped) {
         printf("%-14s %-17s gave up after %d of %d steps (over %.0f s at over %d ms per step, "
                "--max-seconds): the figures cover those\n",
@@ -434,5 +457,6 @@ int main(int argc, char** argv) {
   if (engine_selected(only_engine, "arbiter")) {
     bench_extras_run(only_scene, quick, runs);  // physics extras: arbiter only
   }
+  if (csv) fclose(csv);
   return 0;
 }

@@ -220,8 +220,10 @@ static int describe_wheel(sv_capture* c, uint32_t id, arb_snapshot_desc* d) {
     arb_body_id chassis = arb_vehicle_get_chassis(world, ids[v]);
     d->cls = ARB_SNAPSHOT_WHEEL;
     d->a = entity_of_body(c, chassis);
-    arb_transform wt = arb_vehicle_get_wheel_transform(world, ids[v], w);
-    d->anchor_a = arb_inv_transform_point(arb_body_get_transform(world, chassis), wt.p);
+    // The mount point as the vehicle defines it: the same floats whenever a client is
+    // told, not the chassis' inverse transform of the wheel's world position (float noise
+    // that changed with the pose at which the wheel was described).
+    d->anchor_a = arb_vehicle_get_wheel_offset(world, ids[v], w);
     d->radius = arb_vehicle_get_wheel_radius(world, ids[v], w);
     return d->a != 0 && d->radius > 0.0f ? 0 : ARB_E_NOT_FOUND;
   }

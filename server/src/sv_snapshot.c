@@ -413,7 +413,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.describe_user = (void*)&s->capture;  // describing only reads the game
   // A body's description (type, owner, shapes) and a particle's never change in a
   // server's game: a body's shapes are fixed at its creation and entity ids are not
-  // reused. Wheels (their mount point follows the suspension) and links are asked again.
+  // reused. Wheels and links are asked again: their ids follow vehicle, joint and spring
+  // slots, which a new vehicle, joint or spring may take over.
   a.stable_classes = 1u << ARB_SNAPSHOT_BODY | 1u << ARB_SNAPSHOT_PARTICLE;
   a.tol = arb_snapshot_default_tolerance();
   a.exact_id = in.avatar_id;

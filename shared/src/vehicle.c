@@ -154,6 +154,11 @@ float arb_vehicle_get_wheel_radius(const arb_world* w, arb_extra_id id, int i) {
   return wh ? wh->def.radius : 0.0f;
 }
 
+arb_vec2 arb_vehicle_get_wheel_offset(const arb_world* w, arb_extra_id id, int i) {
+  const arb__wheel* wh = arb__wheel_get(w, id, i);
+  return wh ? wh->def.offset : arb_vec2_zero;
+}
+
 float arb_vehicle_get_steer_angle(const arb_world* w, arb_extra_id id, int i) {
   const arb__wheel* wh = arb__wheel_get(w, id, i);
   return wh ? wh->steer : 0.0f;

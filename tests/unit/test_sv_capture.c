@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include <arbiter/scene.h>
+#include <arbiter/vehicle.h>
+#include <arbiter/game.h>
 #include <arbiter/snapshot_rate.h>
 
 #include "../common/test_main.h"
@@ -121,6 +123,19 @@ static void check_desc(const arb_snapshot_desc* d, const arb_snapshot_set* clien
   if (d->cls == ARB_SNAPSHOT_WHEEL) {
     const arb_snapshot_entity* chassis = arb_snapshot_set_find(client, d->a);
     assert_true(chassis && chassis->cls == ARB_SNAPSHOT_BODY && d->radius > 0.0f);
+    // The mount point is a wheel's defined offset to the bit (PROTOCOL.md §6.6), not
+    // the chassis frame's view of where the wheel is now.
+    const arb_world* w = arb_game_get_world(world.game);
+    arb_extra_id vehicles[64];
+    int n = arb_world_get_vehicles(w, vehicles, 64);
+    bool found = false;
+    for (int v = 0; v < n && !found; ++v) {
+      for (int k = 0; k < arb_vehicle_get_wheel_count(w, vehicles[v]); ++k) {
+        arb_vec2 o = arb_vehicle_get_wheel_offset(w, vehicles[v], k);
+        if (memcmp(&o, &d->anchor_a, sizeof o) == 0) found = true;
+      }
+    }
+    assert_true(found);
   }
 }
 

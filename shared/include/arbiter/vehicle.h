@@ -57,6 +57,9 @@ ARB_API float arb_vehicle_get_wheel_spin(const arb_world* world, arb_extra_id id
 ARB_API float arb_vehicle_get_steer_angle(const arb_world* world, arb_extra_id id, int wheel);
 /// Radius of a wheel in metres (its arb_wheel_def.radius), 0 for a stale id or bad index.
 ARB_API float arb_vehicle_get_wheel_radius(const arb_world* world, arb_extra_id id, int wheel);
+/// Mount point of a wheel in the chassis body frame (its arb_wheel_def.offset, exactly as
+/// defined: it never moves), (0, 0) for a stale id or bad index.
+ARB_API arb_vec2 arb_vehicle_get_wheel_offset(const arb_world* world, arb_extra_id id, int wheel);
 /// World transform of a wheel (position and chassis rotation times steering), for drawing.
 ARB_API arb_transform arb_vehicle_get_wheel_transform(const arb_world* world, arb_extra_id id,
                                                       int wheel);
