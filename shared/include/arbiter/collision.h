@@ -89,7 +89,16 @@ typedef struct arb_shape_geometry {
 
 /// Segments and chains are lines: no mass, no inside, static or kinematic bodies only.
 static inline bool arb_shape_has_area(arb_shape_type t) {
-  return t != ARB_SHAPE_SEGMENT && t != ARB_SHAPE_CHAIN;
+  switch (t) {  // no default: a new kind must say (-Wswitch)
+    case ARB_SHAPE_SEGMENT:
+    case ARB_SHAPE_CHAIN: return false;
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_CIRCLE:
+    case ARB_SHAPE_POLYGON:
+    case ARB_SHAPE_CAPSULE:
+    case ARB_SHAPE_TYPE_COUNT: break;
+  }
+  return true;
 }
 
 /// Mass properties of a shape of uniform density.
