@@ -68,7 +68,9 @@ arb_aabb view_shape_aabb(const view_shape* s, arb_transform xf) {
     case ARB_SHAPE_CHAIN:
       if (s->chain.points != NULL && s->chain.count >= 1) return arb_compute_chain_aabb(&s->chain, xf);
       break;
-    default: break;
+    case ARB_SHAPE_NONE:  // unknown shape: the marker's box
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
   }
   arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
   return b;

@@ -47,9 +47,13 @@ static float bounding_radius(const arb_shape_def* s) {
     case ARB_SHAPE_CAPSULE:
       return arb_maxf(arb_length(s->capsule.center1), arb_length(s->capsule.center2)) +
              s->capsule.radius;
-    default:
-      return 0.0f;
+    case ARB_SHAPE_SEGMENT:  // never an avatar (a dynamic body needs area)
+    case ARB_SHAPE_CHAIN:
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
   }
+  return 0.0f;
 }
 
 int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out) {
