@@ -85,18 +85,8 @@ static float cast_at(const arb_shape_def* shape, const arb_pose* pose, arb_vec2 
   arb_rot q = arb_rot_from_angle(pose->angle);
   arb_ray_input in = {arb_inv_rotate(q, arb_sub(origin, pose->position)),
                       arb_inv_rotate(q, translation), 1.0f};
-  arb_cast_output out;
-  memset(&out, 0, sizeof out);  // a miss: kinds without area are never an avatar
-  switch (shape->type) {
-    case ARB_SHAPE_CIRCLE: out = arb_ray_cast_circle(&in, &shape->circle); break;
-    case ARB_SHAPE_POLYGON: out = arb_ray_cast_polygon(&in, &shape->polygon); break;
-    case ARB_SHAPE_CAPSULE: out = arb_ray_cast_capsule(&in, &shape->capsule); break;
-    case ARB_SHAPE_SEGMENT:
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  arb_shape_geometry g = arb_shape_def_geometry(shape);
+  arb_cast_output out = arb_ray_cast_shape(&in, &g);
   return out.hit ? out.fraction : 2.0f;
 }
 

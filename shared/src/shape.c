@@ -310,6 +310,33 @@ arb_manifold arb__shape_collide_circle(const arb_shape_def* s, arb_transform xf,
   return m;
 }
 
+// ---- any kind, for callers outside the world (game rules, the viewer) ------------------
+
+// The def of a geometry (material and filter zero): the internal dispatch above serves both.
+static arb_shape_def arb__geometry_def(const arb_shape_geometry* g) {
+  arb_shape_def d;
+  memset(&d, 0, sizeof d);
+  d.type = g->type;
+  // Both unions list the same members and the polygon is the largest (arb_shape_def_geometry).
+  memcpy(&d.polygon, &g->polygon, sizeof d.polygon);
+  return d;
+}
+
+arb_aabb arb_compute_shape_aabb(const arb_shape_geometry* shape, arb_transform xf) {
+  arb_shape_def d = arb__geometry_def(shape);
+  return arb__shape_aabb(&d, xf);
+}
+
+float arb_compute_shape_extent(const arb_shape_geometry* shape, arb_vec2 center) {
+  arb_shape_def d = arb__geometry_def(shape);
+  return arb__shape_max_extent(&d, center);
+}
+
+arb_cast_output arb_ray_cast_shape(const arb_ray_input* input, const arb_shape_geometry* shape) {
+  arb_shape_def d = arb__geometry_def(shape);
+  return arb__shape_ray_cast(&d, input);
+}
+
 // ---- filters ----------------------------------------------------------------------------
 
 bool arb__shape_filters_match(const arb_shape_def* sa, const arb_shape_def* sb) {

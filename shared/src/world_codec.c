@@ -89,7 +89,8 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
   arb_codec_i32(c, &s->group);
   // A kind this build does not know (none, or past the enum: a hostile image) is refused
   // before the switch, which has no default arm so that a new kind cannot be missed.
-  ARB_CODEC_CHECK(c, (int)s->type > (int)ARB_SHAPE_NONE && (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
+  ARB_CODEC_CHECK(c, (int)s->type > (int)ARB_SHAPE_NONE &&
+                         (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
   switch (s->type) {
     case ARB_SHAPE_CIRCLE:
       arb_codec_vec2(c, &s->circle.center);
