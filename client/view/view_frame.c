@@ -60,16 +60,9 @@ void view_frame_free(view_frame* f) {
 }
 
 arb_aabb view_shape_aabb(const view_shape* s, arb_transform xf) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE: return arb_compute_circle_aabb(&s->circle, xf);
-    case ARB_SHAPE_POLYGON: return arb_compute_polygon_aabb(&s->polygon, xf);
-    case ARB_SHAPE_SEGMENT: return arb_compute_segment_aabb(&s->segment, xf);
-    case ARB_SHAPE_CAPSULE: return arb_compute_capsule_aabb(&s->capsule, xf);
-    case ARB_SHAPE_CHAIN:
-      if (s->chain.points != NULL && s->chain.count >= 1) return arb_compute_chain_aabb(&s->chain, xf);
-      break;
-    default: break;
-  }
+  bool known = s->type > ARB_SHAPE_NONE && s->type < ARB_SHAPE_TYPE_COUNT;
+  bool no_points = s->type == ARB_SHAPE_CHAIN && (s->chain.points == NULL || s->chain.count < 1);
+  if (known && !no_points) return arb_compute_shape_aabb(s, xf);
   arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
   return b;
 }

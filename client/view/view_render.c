@@ -169,7 +169,7 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
       // The radius line shows the rotation.
       arb_vec2 rim = arb_add(p, arb_rotate(xf.q, arb_v2(s->circle.radius, 0.0f)));
       view_draw_segment(r, c, p, rim, edge);
-      break;
+      return;
     }
     case ARB_SHAPE_POLYGON: {
       arb_vec2 pts[ARB_MAX_POLYGON_VERTICES];
@@ -181,7 +181,7 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
       } else {
         view_draw_polygon(r, c, pts, n, fill, edge, filled);
       }
-      break;
+      return;
     }
     case ARB_SHAPE_SEGMENT: {
       arb_vec2 a = arb_transform_point(xf, s->segment.a), b = arb_transform_point(xf, s->segment.b);
@@ -189,25 +189,25 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
         draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
       else
         view_draw_segment(r, c, a, b, edge);
-      break;
+      return;
     }
-    case ARB_SHAPE_CHAIN: draw_chain(r, c, &s->chain, xf, fill, edge, filled); break;
+    case ARB_SHAPE_CHAIN: draw_chain(r, c, &s->chain, xf, fill, edge, filled); return;
     case ARB_SHAPE_CAPSULE: {
       arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
       arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
       arb_vec2 ends[2] = {a, b};
       draw_rounded(r, c, ends, 2, s->capsule.radius, fill, edge, filled);
       view_draw_segment(r, c, a, b, edge);  // the core shows the rotation
-      break;
+      return;
     }
-    default: {
-      arb_vec2 d = arb_v2(0.1f, 0.1f);
-      arb_vec2 box[4] = {arb_sub(xf.p, d), arb_add(xf.p, arb_v2(d.x, -d.y)), arb_add(xf.p, d),
-                         arb_add(xf.p, arb_v2(-d.x, d.y))};
-      view_draw_polygon(r, c, box, 4, fill, edge, filled);
+    case ARB_SHAPE_NONE:  // an unknown shape: a small marker
+    case ARB_SHAPE_TYPE_COUNT:
       break;
-    }
   }
+  arb_vec2 d = arb_v2(0.1f, 0.1f);
+  arb_vec2 box[4] = {arb_sub(xf.p, d), arb_add(xf.p, arb_v2(d.x, -d.y)), arb_add(xf.p, d),
+                     arb_add(xf.p, arb_v2(-d.x, d.y))};
+  view_draw_polygon(r, c, box, 4, fill, edge, filled);
 }
 
 static void draw_grid(SDL_Renderer* r, const view_camera* c) {

@@ -35,21 +35,8 @@ static uint64_t splitmix64(uint64_t x) {
 // ---- lifetime -------------------------------------------------------------------------
 
 static float bounding_radius(const arb_shape_def* s) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_length(s->circle.center) + s->circle.radius;
-    case ARB_SHAPE_POLYGON: {
-      float r = 0.0f;
-      for (int i = 0; i < s->polygon.count; i++)
-        r = arb_maxf(r, arb_length(s->polygon.vertices[i]));
-      return r + s->polygon.radius;
-    }
-    case ARB_SHAPE_CAPSULE:
-      return arb_maxf(arb_length(s->capsule.center1), arb_length(s->capsule.center2)) +
-             s->capsule.radius;
-    default:
-      return 0.0f;
-  }
+  arb_shape_geometry g = arb_shape_def_geometry(s);
+  return arb_compute_shape_extent(&g, arb_vec2_zero);
 }
 
 int arb_game_create(const arb_scene* scene, uint64_t seed, arb_game** out) {

@@ -85,15 +85,8 @@ static float cast_at(const arb_shape_def* shape, const arb_pose* pose, arb_vec2 
   arb_rot q = arb_rot_from_angle(pose->angle);
   arb_ray_input in = {arb_inv_rotate(q, arb_sub(origin, pose->position)),
                       arb_inv_rotate(q, translation), 1.0f};
-  arb_cast_output out;
-  if (shape->type == ARB_SHAPE_CIRCLE)
-    out = arb_ray_cast_circle(&in, &shape->circle);
-  else if (shape->type == ARB_SHAPE_POLYGON)
-    out = arb_ray_cast_polygon(&in, &shape->polygon);
-  else if (shape->type == ARB_SHAPE_CAPSULE)
-    out = arb_ray_cast_capsule(&in, &shape->capsule);
-  else
-    return 2.0f;
+  arb_shape_geometry g = arb_shape_def_geometry(shape);
+  arb_cast_output out = arb_ray_cast_shape(&in, &g);
   return out.hit ? out.fraction : 2.0f;
 }
 

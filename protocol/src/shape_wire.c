@@ -73,8 +73,13 @@ static float geometry_radius(const arb_shape_geometry* g) {
     case ARB_SHAPE_CIRCLE: return g->circle.radius;
     case ARB_SHAPE_CAPSULE: return g->capsule.radius;
     case ARB_SHAPE_POLYGON: return g->polygon.radius;
-    default: return 0.0f;
+    case ARB_SHAPE_SEGMENT:
+    case ARB_SHAPE_CHAIN:
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
   }
+  return 0.0f;
 }
 
 static const arb__shape_kind_row shape_rows[ARB_PROTO_SHAPE_KIND_COUNT] = {

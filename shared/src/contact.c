@@ -160,9 +160,10 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // ---- the collide function of each pair of shape kinds -----------------------------------
 
 // One registration per pair of kinds (Box2D's s_registers), under the kind the function
-// takes first. Contacts order their bodies by arb__body_shape_rank so that body A always
-// has that kind; a pair without a registration (segment/segment) never gets a contact.
-// A new shape kind adds its rank and, per kind it collides with, one adapter and one entry.
+// takes first: the table is also the order of the two bodies of a contact (body A has the
+// kind registered first; arb__contact_kind_order). A pair without a registration
+// (segment/segment) never gets a contact. Two different kinds are registered one way
+// only. A new shape kind adds, per kind it collides with, one adapter and one entry.
 typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
                                      arb_transform xfb, float margin);
 
@@ -216,8 +217,13 @@ static arb__collide_fn* collider_of(arb_shape_type a, arb_shape_type b) {
 }
 
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b) {
-  bool a_first = arb__body_shape_rank(a) <= arb__body_shape_rank(b);
-  return (a_first ? collider_of(a, b) : collider_of(b, a)) != NULL;
+  return collider_of(a, b) != NULL || collider_of(b, a) != NULL;
+}
+
+int arb__contact_kind_order(arb_shape_type a, arb_shape_type b) {
+  if (a == b) return 0;
+  if (collider_of(a, b)) return -1;
+  return collider_of(b, a) ? 1 : 0;
 }
 
 // ---- lifecycle --------------------------------------------------------------------------
@@ -237,8 +243,8 @@ int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   }
   const arb_shape_def* pa = arb__body_shape(&w->bodies[a], sa);
   const arb_shape_def* pb = arb__body_shape(&w->bodies[b], sb);
-  int ra = arb__body_shape_rank(pa->type), rb = arb__body_shape_rank(pb->type);
-  if (rb < ra || (rb == ra && b < a)) {
+  int order = arb__contact_kind_order(pa->type, pb->type);
+  if (order > 0 || (order == 0 && b < a)) {
     int t = a;
     a = b;
     b = t;
@@ -333,24 +339,6 @@ static arb_manifold arb__collide_pair(const arb_shape_def* sa, const arb__body* 
 static bool arb__out_of_reach(const arb__body* a, const arb__body* b, float margin) {
   float reach = a->max_extent + b->max_extent + margin + ARB_LINEAR_SLOP;
   return arb_distance_sq(a->center, b->center) > reach * reach;
-}
-
-// Whether point p (world) lies farther than `reach` outside shape s of a body at xf (a
-// chain answers false: its links have their own test in the chain collide).
-static bool arb__shape_beyond(const arb_shape_def* s, arb_transform xf, arb_vec2 p, float reach) {
-  switch (s->type) {
-    case ARB_SHAPE_POLYGON:
-      return arb__polygon_beyond(&s->polygon, xf, p, reach);
-    case ARB_SHAPE_CIRCLE:
-      return arb__circle_beyond(&s->circle, xf, p, reach);
-    case ARB_SHAPE_CAPSULE:
-      return arb__core_beyond(s->capsule.center1, s->capsule.center2, s->capsule.radius, xf, p,
-                              reach);
-    case ARB_SHAPE_SEGMENT:
-      return arb__core_beyond(s->segment.a, s->segment.b, 0.0f, xf, p, reach);
-    default:
-      return false;
-  }
 }
 
 // The same question as arb__out_of_reach for shapes sa (of a) and sb (of b), asked when

@@ -26,39 +26,6 @@
 
 // ---- per-body data ----------------------------------------------------------------------
 
-// Farthest point of shape s from the body's centre of mass.
-static float arb__shape_max_extent(const arb__body* b, const arb_shape_def* s) {
-  float ext = 0.0f;
-  if (s->type == ARB_SHAPE_CIRCLE) {
-    ext = arb_distance(s->circle.center, b->local_center) + s->circle.radius;
-  } else if (s->type == ARB_SHAPE_POLYGON) {
-    for (int i = 0; i < s->polygon.count; ++i) {
-      ext = arb_maxf(ext, arb_distance(s->polygon.vertices[i], b->local_center));
-    }
-    if (s->polygon.radius > 0.0f) ext += s->polygon.radius;
-  } else if (s->type == ARB_SHAPE_SEGMENT) {
-    ext = arb_maxf(arb_distance(s->segment.a, b->local_center),
-                   arb_distance(s->segment.b, b->local_center));
-  } else if (s->type == ARB_SHAPE_CAPSULE) {
-    ext = arb_maxf(arb_distance(s->capsule.center1, b->local_center),
-                   arb_distance(s->capsule.center2, b->local_center)) +
-          s->capsule.radius;
-  } else if (s->type == ARB_SHAPE_CHAIN) {
-    for (int i = 0; i < s->chain.count; ++i) {
-      ext = arb_maxf(ext, arb_distance(s->chain.points[i], b->local_center));
-    }
-  }
-  return ext;
-}
-
-float arb__body_max_extent(const arb__body* b) {
-  float ext = arb__shape_max_extent(b, &b->shape);
-  for (int i = 1; i < b->shape_count; ++i) {
-    ext = arb_maxf(ext, arb__shape_max_extent(b, &b->more_shapes[i - 1]));
-  }
-  return ext;
-}
-
 void arb__body_init_sleep(arb__body* b, const arb_body_def* def) {
   b->enable_sleep = def->enable_sleep ? 1 : 0;
   b->sleeping = 0;

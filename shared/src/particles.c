@@ -1,9 +1,7 @@
 // DETERMINISM-CRITICAL: Verlet particles and distance constraints (see particles.h).
 // Particles move in creation order, constraints relax in creation order (Gauss-Seidel),
 // and each particle meets the bodies it overlaps in body slot order.
-#include "chain.h"
 #include "extras.h"
-#include "manifold.h"
 
 #define ARB__PARTICLE_COOKIE 0x50415254  // "PART"
 #define ARB__MAX_CONSTRAINT_ITERATIONS 256
@@ -227,20 +225,7 @@ static void arb__particle_vs_shape(const arb_world* w, arb__particle* p, int slo
   arb__particle_sweep(w, p, slot, s, dt);
   arb_circle c = {arb_vec2_zero, p->radius};
   arb_transform xp = {p->p, arb_rot_identity};
-  arb_manifold m;
-  memset(&m, 0, sizeof m);
-  if (s->type == ARB_SHAPE_CIRCLE) {
-    m = arb_collide_circles(&s->circle, b->xf, &c, xp);
-  } else if (s->type == ARB_SHAPE_POLYGON) {
-    m = arb_collide_polygon_and_circle(&s->polygon, b->xf, &c, xp);
-  } else if (s->type == ARB_SHAPE_SEGMENT) {
-    m = arb_collide_segment_and_circle(&s->segment, b->xf, &c, xp);
-  } else if (s->type == ARB_SHAPE_CAPSULE) {
-    m = arb_collide_capsule_and_circle(&s->capsule, b->xf, &c, xp);
-  } else if (s->type == ARB_SHAPE_CHAIN) {
-    m = arb__collide_chain_and_circle(&s->chain, arb__chain_tree(&s->chain), b->xf, &c, xp,
-                                      ARB_SPECULATIVE_DISTANCE);
-  }
+  arb_manifold m = arb__shape_collide_circle(s, b->xf, &c, xp);
   if (m.point_count == 0 || m.points[0].separation >= 0.0f) return;
   p->p = arb_mul_sub(p->p, m.points[0].separation, m.normal);
   arb__particle_contact(w, p, slot, s, m.normal, dt);

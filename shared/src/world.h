@@ -66,6 +66,7 @@
 
 #include "arbiter/state_codec.h"
 #include "arbiter/world.h"
+#include "shape.h"
 
 // Margin added around a body's tight AABB for its broad-phase proxy: small enough that
 // few false pairs appear, large enough that resting bodies never touch the tree. A body
@@ -510,38 +511,16 @@ static inline int arb__next_edge(const arb_world* w, int edge) {
   return w->contact_briefs[edge >> 1].next[edge & 1];
 }
 
-// body.c
-int arb__body_shape_rank(arb_shape_type t);
-arb_aabb arb__body_compute_aabb(const arb__body* b);
+// body.c (what a body's shapes answer together is in shape.h)
 /// motion: how far the body is expected to move over the next step (zero outside the
 /// step); the proxy then covers the whole path so its pairs exist before it arrives.
 /// Whether the body's fat AABB still covers it after moving `motion` (refresh_proxy with
 /// force false would do nothing). Reads only that body.
 bool arb__body_proxy_fits(const arb_world* w, int index, arb_vec2 motion);
 void arb__body_refresh_proxy(arb_world* w, int index, bool force, arb_vec2 motion);
-float arb__body_min_extent(const arb__body* b);  // shortest centre-to-surface distance
-bool arb__shape_filters_match(const arb_shape_def* a, const arb_shape_def* b);  // category, mask, group
 arb__body* arb__body_get(const arb_world* w, arb_body_id id);
 /// Free what the live bodies among bodies[0..slots) own: chain points, extra shapes.
 void arb__free_body_shapes(arb_world* w, arb__body* bodies, int slots);
-/// True when any shape of the body is a sensor.
-bool arb__body_has_sensor(const arb__body* b);
-/// Whether shape sa of a and shape sb of b can get a contact (no sensor, filters, collider).
-bool arb__shapes_should_collide(const arb_shape_def* sa, const arb_shape_def* sb);
-/// The tight AABB of shape s of a body at transform xf.
-arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf);
-bool arb__validate_shape(const arb_shape_def* s, const char** why);
-// A ray (in the shape's local frame) against the shape, whatever its kind.
-arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local);
-/// The closest hit of a ray (body frame) on the body's solid shapes that `filter` sees
-/// (NULL: all); rays pass through sensors.
-struct arb_query_filter;
-arb_cast_output arb__body_ray_cast(const arb__body* b, const arb_ray_input* local,
-                                   const struct arb_query_filter* filter);
-/// The centre of a shape in its body frame (the centre of its own area).
-arb_vec2 arb__shape_center(const arb_shape_def* s);
-// Point (local frame) inside the shape; segments have no inside.
-bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local);
 
 // contact.c
 /// A contact between shape sa of body a and shape sb of body b (either order).
@@ -551,6 +530,10 @@ void arb__contact_link(arb_world* w, int index);
 void arb__collide(arb_world* w, float dt);
 void arb__destroy_body_contacts(arb_world* w, int body);  // ends of touching ones reported
 bool arb__contact_has_collider(arb_shape_type a, arb_shape_type b);
+/// Which of two kinds a contact puts first (body A), read from the collide registration
+/// table: < 0 a, > 0 b, 0 either (the same kind, or a pair that never collides; then the
+/// lower body slot goes first).
+int arb__contact_kind_order(arb_shape_type a, arb_shape_type b);
 
 // broad_phase.c
 void arb__update_pairs(arb_world* w, float dt);
@@ -617,7 +600,6 @@ static inline const int32_t* arb__awake_list(const arb_world* w, int* n) {
   return w->sleeping_count > 0 ? w->awake_bodies : NULL;
 }
 void arb__body_init_sleep(arb__body* b, const arb_body_def* def);
-float arb__body_max_extent(const arb__body* b);
 void arb__wake_body(arb_world* w, int body);
 void arb__wake_all(arb_world* w);
 void arb__wake_touching(arb_world* w, int body);  // bodies touching or joined to `body`

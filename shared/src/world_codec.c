@@ -87,6 +87,10 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
   arb_codec_u32(c, &s->category_bits);
   arb_codec_u32(c, &s->mask_bits);
   arb_codec_i32(c, &s->group);
+  // A kind this build does not know (none, or past the enum: a hostile image) is refused
+  // before the switch, which has no default arm so that a new kind cannot be missed.
+  ARB_CODEC_CHECK(c, (int)s->type > (int)ARB_SHAPE_NONE &&
+                         (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
   switch (s->type) {
     case ARB_SHAPE_CIRCLE:
       arb_codec_vec2(c, &s->circle.center);
@@ -120,9 +124,9 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
     case ARB_SHAPE_CHAIN:
       arb__chain_fields(c, s, owner);
       break;
-    default:
-      ARB_CODEC_CHECK(c, false);
-      return;
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      return;  // refused above
   }
   ARB_CODEC_CHECK(c, c->err || arb__validate_shape(s, NULL));
 }
@@ -232,7 +236,7 @@ static bool arb__contact_links_ok(const arb__world_image* img, const arb__contac
   return !sa->sensor && !sb->sensor &&
          (img->sims[a].type == ARB_BODY_DYNAMIC || img->sims[b].type == ARB_BODY_DYNAMIC) &&
          arb__contact_has_collider(sa->type, sb->type) &&
-         arb__body_shape_rank(sa->type) <= arb__body_shape_rank(sb->type);
+         arb__contact_kind_order(sa->type, sb->type) <= 0;
 }
 
 static void arb__point_fields(arb_codec* c, arb_manifold_point* p) {

@@ -40,6 +40,10 @@ arb_add_test(test_broad_phase SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_broad_phase
 # exactly as 4 lanes do (reads shared/src/contact_lanes.h to choose the width).
 arb_add_test(test_solver_lanes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_solver_lanes.c
              LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS "unit;determinism" TIMEOUT 300 CORES 2)
+# The shape module: the contact order read from the collide table (pinned), the any-kind
+# functions against the per-kind ones, unknown kinds (reads shared/src/world.h, shape.h).
+arb_add_test(test_shape_module SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shape_module.c
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit)
 # The awake-contact list (marked from either side) and the contact briefs against the
 # contact array they are kept beside (reads shared/src/world.h).
 arb_add_test(test_contact_lists SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contact_lists.c

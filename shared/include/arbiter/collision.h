@@ -89,7 +89,16 @@ typedef struct arb_shape_geometry {
 
 /// Segments and chains are lines: no mass, no inside, static or kinematic bodies only.
 static inline bool arb_shape_has_area(arb_shape_type t) {
-  return t != ARB_SHAPE_SEGMENT && t != ARB_SHAPE_CHAIN;
+  switch (t) {  // no default: a new kind must say (-Wswitch)
+    case ARB_SHAPE_SEGMENT:
+    case ARB_SHAPE_CHAIN: return false;
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_CIRCLE:
+    case ARB_SHAPE_POLYGON:
+    case ARB_SHAPE_CAPSULE:
+    case ARB_SHAPE_TYPE_COUNT: break;
+  }
+  return true;
 }
 
 /// Mass properties of a shape of uniform density.
@@ -130,6 +139,12 @@ ARB_API arb_aabb arb_compute_polygon_aabb(const arb_polygon* shape, arb_transfor
 ARB_API arb_aabb arb_compute_segment_aabb(const arb_segment* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_capsule_aabb(const arb_capsule* shape, arb_transform xf);
 ARB_API arb_aabb arb_compute_chain_aabb(const arb_chain* shape, arb_transform xf);
+/// The AABB of a shape of any kind at xf: the function of its kind above (the point xf.p
+/// for ARB_SHAPE_NONE or a value outside the enum).
+ARB_API arb_aabb arb_compute_shape_aabb(const arb_shape_geometry* shape, arb_transform xf);
+/// Distance from `center` (the shape's frame) to the farthest point of a shape of any
+/// kind, rounding radius included (0 for ARB_SHAPE_NONE or a value outside the enum).
+ARB_API float arb_compute_shape_extent(const arb_shape_geometry* shape, arb_vec2 center);
 
 /// Number of links of a valid chain (count - 1, or count for a loop).
 ARB_API int arb_chain_link_count(const arb_chain* shape);
@@ -236,6 +251,10 @@ ARB_API arb_cast_output arb_ray_cast_capsule(const arb_ray_input* input, const a
 /// the lower link on a tie.
 ARB_API arb_cast_output arb_ray_cast_chain(const arb_ray_input* input, const arb_chain* shape);
 ARB_API arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb box);
+/// A ray against a shape of any kind: the function of its kind above (a miss for
+/// ARB_SHAPE_NONE or a value outside the enum).
+ARB_API arb_cast_output arb_ray_cast_shape(const arb_ray_input* input,
+                                          const arb_shape_geometry* shape);
 
 // ---- distance and time of impact (continuous collision) --------------------------------
 

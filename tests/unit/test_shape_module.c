@@ -1,0 +1,175 @@
+// The shape module (shared/src/shape.c) and the contact order read from contact.c's
+// collide table:
+// - which body a contact puts first is part of the state (the contact's body_a), so the
+//   order the table gives is pinned here as it was before the table decided it (segment
+//   and chain, then polygon, capsule, circle), and two different kinds are registered
+//   one way only;
+// - the public any-kind functions give exactly the per-kind functions' results;
+// - a kind outside the enum is refused by validation and answered harmlessly elsewhere.
+// cmocka.h needs these first
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+// clang-format on
+
+#include "../common/test_main.h"
+#include "world.h"  // shared/src: arb__contact_kind_order, shape.h
+
+// The order of the rank list the table replaced (lower goes first).
+static int legacy_rank(arb_shape_type t) {
+  switch (t) {
+    case ARB_SHAPE_SEGMENT:
+    case ARB_SHAPE_CHAIN:
+      return 0;
+    case ARB_SHAPE_POLYGON:
+      return 1;
+    case ARB_SHAPE_CAPSULE:
+      return 2;
+    case ARB_SHAPE_CIRCLE:
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
+  }
+  return 3;
+}
+
+static void test_contact_order_from_the_table(void** state) {
+  (void)state;
+  for (int a = ARB_SHAPE_NONE + 1; a < ARB_SHAPE_TYPE_COUNT; ++a) {
+    for (int b = ARB_SHAPE_NONE + 1; b < ARB_SHAPE_TYPE_COUNT; ++b) {
+      arb_shape_type ta = (arb_shape_type)a, tb = (arb_shape_type)b;
+      int ab = arb__contact_kind_order(ta, tb), ba = arb__contact_kind_order(tb, ta);
+      assert_int_equal(ab, -ba);
+      assert_int_equal(arb__contact_has_collider(ta, tb), arb__contact_has_collider(tb, ta));
+      if (a == b || !arb__contact_has_collider(ta, tb)) {
+        assert_int_equal(ab, 0);
+        continue;
+      }
+      int ra = legacy_rank(ta), rb = legacy_rank(tb);
+      assert_int_not_equal(ra, rb);
+      assert_int_equal(ab, ra < rb ? -1 : 1);
+    }
+  }
+}
+
+static arb_shape_geometry geometry(arb_shape_type t) {
+  static const arb_vec2 chain_points[4] = {
+      {-2.0f, 0.0f}, {-1.0f, 0.2f}, {1.0f, -0.1f}, {2.0f, 0.3f}};
+  arb_shape_geometry g;
+  memset(&g, 0, sizeof g);
+  g.type = t;
+  switch (t) {
+    case ARB_SHAPE_CIRCLE:
+      g.circle = (arb_circle){{0.3f, -0.2f}, 0.7f};
+      break;
+    case ARB_SHAPE_POLYGON:
+      g.polygon = arb_make_offset_box(0.5f, 0.25f, arb_v2(0.1f, 0.2f), arb_rot_from_angle(0.3f));
+      break;
+    case ARB_SHAPE_SEGMENT:
+      g.segment = (arb_segment){{-1.0f, 0.5f}, {1.5f, -0.25f}};
+      break;
+    case ARB_SHAPE_CAPSULE:
+      g.capsule = (arb_capsule){{-0.5f, 0.0f}, {0.5f, 0.1f}, 0.3f};
+      break;
+    case ARB_SHAPE_CHAIN:
+      g.chain = (arb_chain){chain_points, 4, false};
+      break;
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
+  }
+  return g;
+}
+
+static bool same_aabb(arb_aabb x, arb_aabb y) {
+  return memcmp(&x, &y, sizeof x) == 0;
+}
+
+static void test_any_kind_functions_match_the_kinds(void** state) {
+  (void)state;
+  arb_transform xf = {{1.5f, -0.75f}, arb_rot_from_angle(0.6f)};
+  arb_ray_input ray = {{-3.0f, 0.05f}, {6.0f, 0.02f}, 1.0f};
+  int hits = 0;
+  for (int k = ARB_SHAPE_NONE + 1; k < ARB_SHAPE_TYPE_COUNT; ++k) {
+    arb_shape_geometry g = geometry((arb_shape_type)k);
+    arb_aabb box;
+    arb_cast_output hit;
+    switch (g.type) {
+      case ARB_SHAPE_CIRCLE:
+        box = arb_compute_circle_aabb(&g.circle, xf);
+        hit = arb_ray_cast_circle(&ray, &g.circle);
+        break;
+      case ARB_SHAPE_POLYGON:
+        box = arb_compute_polygon_aabb(&g.polygon, xf);
+        hit = arb_ray_cast_polygon(&ray, &g.polygon);
+        break;
+      case ARB_SHAPE_SEGMENT:
+        box = arb_compute_segment_aabb(&g.segment, xf);
+        hit = arb_ray_cast_segment(&ray, &g.segment);
+        break;
+      case ARB_SHAPE_CAPSULE:
+        box = arb_compute_capsule_aabb(&g.capsule, xf);
+        hit = arb_ray_cast_capsule(&ray, &g.capsule);
+        break;
+      case ARB_SHAPE_CHAIN:
+        box = arb_compute_chain_aabb(&g.chain, xf);
+        hit = arb_ray_cast_chain(&ray, &g.chain);
+        break;
+      case ARB_SHAPE_NONE:
+      case ARB_SHAPE_TYPE_COUNT:
+        fail();
+        return;
+    }
+    assert_true(same_aabb(arb_compute_shape_aabb(&g, xf), box));
+    arb_cast_output any = arb_ray_cast_shape(&ray, &g);
+    assert_int_equal(any.hit, hit.hit);
+    hits += hit.hit;
+    if (hit.hit) {  // field by field: the struct has padding after `hit`
+      assert_memory_equal(&any.normal, &hit.normal, sizeof hit.normal);
+      assert_memory_equal(&any.point, &hit.point, sizeof hit.point);
+      assert_memory_equal(&any.fraction, &hit.fraction, sizeof hit.fraction);
+    }
+    // The extent reaches every corner of the box about the body origin, and no further
+    // than the box's far corner.
+    arb_aabb local = arb_compute_shape_aabb(&g, arb_transform_identity);
+    float e = arb_compute_shape_extent(&g, arb_vec2_zero);
+    float far = arb_length(
+        arb_v2(arb_maxf(-local.lower.x, local.upper.x), arb_maxf(-local.lower.y, local.upper.y)));
+    assert_true(e > 0.0f && e <= far * 1.0001f);
+  }
+  assert_true(hits >= 4);  // the ray crosses every kind but one-sided links from behind
+}
+
+static void test_unknown_kinds(void** state) {
+  (void)state;
+  const int bad[] = {ARB_SHAPE_NONE, ARB_SHAPE_TYPE_COUNT, ARB_SHAPE_TYPE_COUNT + 7, 0x7f};
+  arb_transform xf = {{2.0f, 3.0f}, arb_rot_identity};
+  arb_ray_input ray = {{-3.0f, 0.0f}, {6.0f, 0.0f}, 1.0f};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    arb_shape_def d = arb_default_body_def().shape;
+    d.type = (arb_shape_type)bad[i];
+    const char* why = NULL;
+    assert_false(arb__validate_shape(&d, &why));
+    assert_string_equal(why, "unknown shape type");
+    arb_shape_geometry g = arb_shape_def_geometry(&d);
+    arb_aabb box = arb_compute_shape_aabb(&g, xf);
+    assert_true(box.lower.x == 2.0f && box.upper.y == 3.0f);
+    assert_false(arb_ray_cast_shape(&ray, &g).hit);
+    assert_true(arb_compute_shape_extent(&g, arb_vec2_zero) == 0.0f);
+    assert_false(arb__shape_contains_point(&d, arb_vec2_zero));
+    assert_true(arb__shape_mass(&d).mass == 0.0f);
+    assert_int_equal(arb__contact_kind_order(d.type, ARB_SHAPE_CIRCLE), 0);
+    assert_false(arb__contact_has_collider(d.type, ARB_SHAPE_CIRCLE));
+  }
+}
+
+ARB_TEST_MAIN(cmocka_unit_test(test_contact_order_from_the_table),
+              cmocka_unit_test(test_any_kind_functions_match_the_kinds),
+              cmocka_unit_test(test_unknown_kinds))
