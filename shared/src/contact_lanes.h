@@ -28,6 +28,7 @@ typedef struct arb__solver {
   int count;
   int offsets[ARB__COLOR_COUNT + 2];  // first wide entry of each colour (overflow last)
   int dummy;                          // index of the dummy body state
+  int substeps;
   float h, inv_h;  // the substep and its inverse
   float dt;
   arb_vec2 gravity;  // the world's gravity (bodies scale it by their gravity_scale)

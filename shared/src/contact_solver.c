@@ -403,6 +403,7 @@ void arb__solve(arb_world* w, float dt) {
   arb__solver sv;
   memset(&sv, 0, sizeof sv);
   sv.dummy = w->body_capacity;
+  sv.substeps = substeps;
   sv.h = h;
   sv.inv_h = 1.0f / h;
   sv.dt = dt;
