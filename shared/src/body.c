@@ -221,6 +221,9 @@ static void arb__free_owned(arb_world* w, arb__body_owned* o) {
 }
 
 arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
+  ARB__CHECK_DEF(def, ARB__DEF_COOKIE);
   if (!w || w->locked || !def || !arb__validate_body_def(def)) return arb_null_body_id;
   arb__body_owned owned;
   if (!arb__alloc_owned(w, def, &owned)) {
@@ -299,6 +302,8 @@ arb_body_id arb_body_create(arb_world* w, const arb_body_def* def) {
 }
 
 int arb_body_destroy(arb_world* w, arb_body_id id) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__body* b = arb__body_get(w, id);

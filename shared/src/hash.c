@@ -9,6 +9,7 @@
 #include "world.h"
 
 uint64_t arb_world_hash(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   if (!w) return 0;
   XXH3_state_t state;
   XXH3_INITSTATE(&state);

@@ -87,6 +87,9 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
 }
 
 arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
+  ARB__CHECK_DEF(def, ARB__JOINT_COOKIE);
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb_extra_id none = {0, 0};
   if (!w || w->locked || !def || !arb__joint_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
@@ -131,6 +134,8 @@ static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_joint_destroy(arb_world* w, arb_extra_id id) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
   int err = arb__extra_release(w, j ? &j->in_use : NULL);
   if (err) return err;
@@ -158,6 +163,8 @@ int arb_joint_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_
 }
 
 int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__joint* j = arb__joint_get(w, id);
@@ -169,6 +176,8 @@ int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
 }
 
 int arb_joint_set_motor_speed(arb_world* w, arb_extra_id id, float speed) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__joint* j = arb__joint_get(w, id);
@@ -216,6 +225,7 @@ float arb_joint_get_position(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_world_get_joint_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   int n = 0;
   if (w && w->extras) {
     for (int i = 0; i < w->extras->joint_slots; ++i) n += w->extras->joints[i].in_use;
@@ -229,6 +239,7 @@ arb_joint_type arb_joint_get_type(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_world_get_joints(const arb_world* w, arb_extra_id* out, int cap) {
+  ARB__CHECK_WORLD(w);
   int n;
   const arb__extras* x = w ? w->extras : NULL;
   ARB__EXTRA_IDS(x, joints, joint_slots, out, cap, n);
@@ -287,6 +298,7 @@ void arb__joints_break(arb_world* w, float dt) {
 }
 
 int arb_world_get_joint_break_events(const arb_world* w, const arb_joint_break_event** out) {
+  ARB__CHECK_WORLD(w);
   if (out) *out = w ? w->joint_breaks : NULL;
   return w ? w->joint_break_count : 0;
 }

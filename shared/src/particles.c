@@ -37,6 +37,9 @@ arb_particle_def arb_default_particle_def(void) {
 }
 
 int arb_particle_create(arb_world* w, const arb_particle_def* d) {
+  ARB__CHECK_DEF(d, ARB__PARTICLE_COOKIE);
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || !d || d->internal_value != ARB__PARTICLE_COOKIE) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   if (!arb_vec2_is_valid(d->position) || !arb_is_valid_float(d->mass) || !(d->mass > 0.0f) ||
@@ -69,6 +72,7 @@ static arb__particle* arb__particle_at(const arb_world* w, int i) {
 }
 
 int arb_world_get_particle_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   return w && w->extras ? w->extras->particle_count : 0;
 }
 
@@ -108,6 +112,8 @@ int arb_particle_set_pinned(arb_world* w, int i, bool pinned) {
 }
 
 int arb_constraint_create(arb_world* w, const arb_constraint_def* d) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || !d) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__extras* x = w->extras;
@@ -131,10 +137,12 @@ int arb_constraint_create(arb_world* w, const arb_constraint_def* d) {
 }
 
 int arb_world_get_constraint_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   return w && w->extras ? w->extras->constraint_count : 0;
 }
 
 int arb_constraint_get(const arb_world* w, int i, int* a, int* b, float* rest) {
+  ARB__CHECK_WORLD(w);
   const arb__extras* x = w ? w->extras : NULL;
   if (!x || i < 0 || i >= x->constraint_count) return ARB_E_RANGE;
   if (a) *a = x->constraints[i].a;
@@ -144,6 +152,8 @@ int arb_constraint_get(const arb_world* w, int i, int* a, int* b, float* rest) {
 }
 
 int arb_world_set_constraint_iterations(arb_world* w, int n) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   if (n < 1 || n > ARB__MAX_CONSTRAINT_ITERATIONS) return ARB_E_RANGE;
@@ -154,10 +164,13 @@ int arb_world_set_constraint_iterations(arb_world* w, int n) {
 }
 
 int arb_world_get_constraint_iterations(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   return w && w->extras ? w->extras->constraint_iterations : ARB__DEFAULT_CONSTRAINT_ITERATIONS;
 }
 
 void arb_particles_clear(arb_world* w) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || w->locked || !w->extras) return;
   w->extras->particle_count = 0;
   w->extras->constraint_count = 0;

@@ -248,16 +248,19 @@ void arb__sensors_free(arb_world* w) {
 // ---- public -------------------------------------------------------------------------------
 
 int arb_world_get_sensor_begin_events(const arb_world* w, const arb_sensor_event** out) {
+  ARB__CHECK_WORLD(w);
   if (out) *out = w ? w->sensor_begin : NULL;
   return w ? w->sensor_begin_count : 0;
 }
 
 int arb_world_get_sensor_end_events(const arb_world* w, const arb_sensor_event** out) {
+  ARB__CHECK_WORLD(w);
   if (out) *out = w ? w->sensor_end : NULL;
   return w ? w->sensor_end_count : 0;
 }
 
 int arb_sensor_get_overlaps(const arb_world* w, arb_body_id sensor, arb_body_id* out, int cap) {
+  ARB__CHECK_WORLD(w);
   const arb__body* b = arb__body_get(w, sensor);
   if (!b || !arb__body_has_sensor(b)) return 0;
   int n = 0;

@@ -70,6 +70,7 @@ static const char arb__layout[] =
 static uint64_t arb__layout_hash(void) { return arb__hash_bytes(arb__layout, sizeof arb__layout - 1); }
 
 int arb_world_save(const arb_world* w, uint8_t* buf, int cap) {
+  ARB__CHECK_WORLD(w);
   if (!w || cap < 0) return ARB_E_INVAL;
   arb__world_image img;
   arb__world_image_of(w, &img);
@@ -218,6 +219,8 @@ static void arb__commit(arb_world* w, arb__world_image* img, arb__derived* d) {
 }
 
 int arb_world_restore(arb_world* w, const uint8_t* buf, int len) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || !buf || len < 0) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   const uint8_t* payload = NULL;

@@ -27,6 +27,9 @@ static bool arb__spring_def_ok(const arb_world* w, const arb_spring_def* d) {
 }
 
 arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
+  ARB__CHECK_DEF(def, ARB__SPRING_COOKIE);
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb_extra_id none = {0, 0};
   if (!w || w->locked || !def || !arb__spring_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
@@ -54,6 +57,8 @@ static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
   int err = arb__extra_release(w, s ? &s->in_use : NULL);
   if (err) return err;
@@ -64,6 +69,7 @@ int arb_spring_destroy(arb_world* w, arb_extra_id id) {
 }
 
 int arb_world_get_spring_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   int n = 0;
   if (w && w->extras) {
     for (int i = 0; i < w->extras->spring_slots; ++i) n += w->extras->springs[i].in_use;
@@ -122,6 +128,7 @@ int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body
 }
 
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
+  ARB__CHECK_WORLD(w);
   int n;
   const arb__extras* x = w ? w->extras : NULL;
   ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);

@@ -69,6 +69,9 @@ static bool arb__vehicle_def_ok(const arb_world* w, const arb_vehicle_def* d) {
 }
 
 arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
+  ARB__CHECK_DEF(def, ARB__VEHICLE_COOKIE);
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb_extra_id none = {0, 0};
   if (!w || w->locked || !def || !arb__vehicle_def_ok(w, def)) return none;
   arb__extras* x = arb__extras_get(w);
@@ -101,6 +104,8 @@ static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
 }
 
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
   int err = arb__extra_release(w, v ? &v->in_use : NULL);
   if (err) return err;
@@ -116,6 +121,8 @@ static float arb__clamp_input(float v, float lo, float hi) {
 }
 
 int arb_vehicle_set_input(arb_world* w, arb_extra_id id, float steer, float throttle, float brake) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w) return ARB_E_INVAL;
   if (w->locked) return ARB_E_STATE;
   arb__vehicle* v = arb__vehicle_get(w, id);
@@ -189,6 +196,7 @@ float arb_vehicle_get_forward_speed(const arb_world* w, arb_extra_id id) {
 }
 
 arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis) {
+  ARB__CHECK_WORLD(w);
   arb_extra_id id = {0, 0};
   const arb__extras* x = w ? w->extras : NULL;
   for (int i = 0; x && i < x->vehicle_slots; ++i) {  // DET: slot order
@@ -203,6 +211,7 @@ arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis
 }
 
 int arb_world_get_vehicles(const arb_world* w, arb_extra_id* out, int cap) {
+  ARB__CHECK_WORLD(w);
   int n;
   const arb__extras* x = w ? w->extras : NULL;
   ARB__EXTRA_IDS(x, vehicles, vehicle_slots, out, cap, n);

@@ -93,8 +93,6 @@ static void arb__stack_prepare(arb_world* w) {
 
 // ---- defs -------------------------------------------------------------------------------
 
-#define ARB__DEF_COOKIE 0x4152424e  // "ARBN": the def came from arb_default_*_def
-
 arb_world_def arb_default_world_def(void) {
   arb_world_def d;
   memset(&d, 0, sizeof d);
@@ -165,6 +163,7 @@ static bool arb__world_def_valid(const arb_world_def* d) {
 // ---- world ------------------------------------------------------------------------------
 
 arb_world* arb_world_create(const arb_world_def* def) {
+  ARB__CHECK_DEF(def, ARB__DEF_COOKIE);
   if (!def || !arb__world_def_valid(def)) return NULL;
   arb_world tmp;
   memset(&tmp, 0, sizeof tmp);
@@ -223,20 +222,31 @@ void arb_world_destroy(arb_world* w) {
 }
 
 int64_t arb_world_get_byte_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   // Everything, the world struct included: after arb_world_destroy the allocator hooks
   // have seen exactly this many bytes returned.
   return w ? w->byte_count : 0;
 }
 
-uint64_t arb_world_get_step_count(const arb_world* w) { return w ? w->step_count : 0; }
-arb_vec2 arb_world_get_gravity(const arb_world* w) { return w ? w->def.gravity : arb_vec2_zero; }
+uint64_t arb_world_get_step_count(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
+  return w ? w->step_count : 0;
+}
+arb_vec2 arb_world_get_gravity(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
+  return w ? w->def.gravity : arb_vec2_zero;
+}
 void arb_world_set_gravity(arb_world* w, arb_vec2 g) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || w->locked || !arb_vec2_is_valid(g)) return;
   if (g.x != w->def.gravity.x || g.y != w->def.gravity.y) arb__wake_all(w);
   w->def.gravity = g;
 }
 
 void arb_world_enable_sleep(arb_world* w, bool enable) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || w->locked || enable == w->def.enable_sleep) return;
   arb__wake_all(w);
   // Timers start from zero either way: while sleeping is off they are not run (finalize)
@@ -248,7 +258,10 @@ void arb_world_enable_sleep(arb_world* w, bool enable) {
   w->def.enable_sleep = enable;
 }
 
-bool arb_world_is_sleep_enabled(const arb_world* w) { return w && w->def.enable_sleep; }
+bool arb_world_is_sleep_enabled(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
+  return w && w->def.enable_sleep;
+}
 
 // Continuous: the proxy also covers where the body is heading (see world.h, step 5).
 static inline arb_vec2 arb__proxy_motion(const arb_world* w, int i, float dt) {
@@ -340,6 +353,8 @@ static int arb__finalize(arb_world* w, float dt) {
 }
 
 void arb_world_step(arb_world* w, float dt) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (!w || w->locked || !arb_is_valid_float(dt) || dt <= 0.0f) return;
   w->locked = true;
   arb__stack_prepare(w);
@@ -375,27 +390,33 @@ void arb_world_step(arb_world* w, float dt) {
   w->end_reported = w->end_count;
   w->last_step_dt = dt;
   w->step_count += 1;
+  ARB__VALIDATE_WORLD(w);
   w->locked = false;
 }
 
 int arb_world_get_begin_touch_events(const arb_world* w, const arb_contact_event** out) {
+  ARB__CHECK_WORLD(w);
   if (!w || !out) return 0;
   *out = w->begin_events;
   return w->begin_count;
 }
 
 int arb_world_get_end_touch_events(const arb_world* w, const arb_contact_event** out) {
+  ARB__CHECK_WORLD(w);
   if (!w || !out) return 0;
   *out = w->end_events;
   return w->end_reported;  // not yet those of bodies destroyed since the step
 }
 
 int arb_world_get_hit_events(const arb_world* w, const arb_contact_hit_event** out) {
+  ARB__CHECK_WORLD(w);
   if (!w || !out) return 0;
   *out = w->hit_events;
   return w->hit_count;
 }
 
 void arb_world_set_hit_event_threshold(arb_world* w, float speed) {
+  ARB__CHECK_WORLD(w);
+  ARB__CHECK_MUTABLE(w);
   if (w && !w->locked && arb_is_valid_float(speed) && speed >= 0.0f) w->def.hit_event_threshold = speed;
 }

@@ -107,6 +107,21 @@
 // recycling, and an image from then restores a world without recycling.
 #define ARB__RECYCLE_TAG 0x43594352u  // "RCYC"
 
+// ---- programmer errors at the public entry points ---------------------------------------
+//
+// Box2D style: the entry asserts, then fails softly exactly as a release build does (the
+// documented default or error code), so a debug build stops at the bug and a release
+// build carries on. Only for what a caller's bug can cause, never for bytes from a file
+// or the network (arb_world_restore returns errors for those).
+#define ARB__CHECK_WORLD(w) ARB_ASSERT((w) != NULL && "null world")
+// A change to the world from inside arb_world_step (a worker, or a hook of the caller's
+// running on one) would race with the step: refused with ARB_E_STATE or ignored.
+#define ARB__CHECK_MUTABLE(w) ARB_ASSERT(((w) == NULL || !(w)->locked) && "world is inside a step")
+// A definition must come from arb_default_*_def (world and body defs share this cookie).
+#define ARB__DEF_COOKIE 0x4152424e  // "ARBN"
+#define ARB__CHECK_DEF(def, cookie) \
+  ARB_ASSERT((def) != NULL && (def)->internal_value == (cookie) && "def not from arb_default_*_def")
+
 // ---- memory -----------------------------------------------------------------------------
 
 void* arb__alloc(arb_world* w, size_t size);
@@ -657,3 +672,14 @@ arb_shape_proxy arb__shape_proxy(const arb_shape_def* s);
 /// Visit the sleep record. Reading (bodies already read) also checks the sleeping islands
 /// and rebuilds their lists.
 void arb__sleep_codec(arb_codec* c, arb__world_image* img);
+
+// world_validate.c: the validation walkers (islands, awake lists, contacts and their edge
+// lists and pair map, both AABB trees, sensors, joints, the step's arena), each check an
+// ARB_ASSERT. arb_world_step runs them at its end in builds with ARB_VALIDATE defined (the
+// debug, asan and fuzz presets) and asserts on; release compiles the call out.
+void arb__world_validate(const arb_world* w);
+#if defined(ARB_VALIDATE) && ARB_ASSERT_ENABLED
+#define ARB__VALIDATE_WORLD(w) arb__world_validate(w)
+#else
+#define ARB__VALIDATE_WORLD(w) ((void)0)
+#endif

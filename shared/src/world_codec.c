@@ -246,6 +246,13 @@ static void arb__point_fields(arb_codec* c, arb_manifold_point* p) {
   ARB_CODEC_CHECK(c, c->err || p->normal_impulse >= 0.0f);  // the solver clamps at 0
 }
 
+static bool arb__image_touching(const arb_manifold* m) {
+  for (int k = 0; k < m->point_count; ++k) {
+    if (m->points[k].separation <= ARB_SPECULATIVE_DISTANCE) return true;
+  }
+  return false;
+}
+
 static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__contact* ct) {
   arb_manifold* m = &ct->manifold;
   arb_codec_i32(c, &ct->body_a);
@@ -260,6 +267,11 @@ static void arb__contact_fields(arb_codec* c, const arb__world_image* img, arb__
   float nn = arb_dot(m->normal, m->normal);
   ARB_CODEC_CHECK(c, m->point_count == 0 || (nn >= 0.99f && nn <= 1.01f));
   for (int k = 0; k < m->point_count; ++k) arb__point_fields(c, &m->points[k]);
+  // Touching is the narrow phase's verdict on the manifold: a point within the speculative
+  // distance (contact.c). A world never has it otherwise, and the validation walkers
+  // (world_validate.c) hold every world to that.
+  ARB_CODEC_CHECK(c, c->err || !arb_codec_reading(c) ||
+                         ((ct->flags & ARB__CONTACT_TOUCHING) != 0) == arb__image_touching(m));
   if (!(ct->flags & ARB__CONTACT_CACHED)) return;
   // The recycling cache (contact.c): the poses the manifold was computed at.
   ARB_CODEC_F32S(c, &ct->cached_qa.c, &ct->cached_qa.s, &ct->cached_qb.c, &ct->cached_qb.s);

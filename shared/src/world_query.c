@@ -54,6 +54,7 @@ static bool arb__ray_ok(const arb_world* w, arb_vec2 origin, arb_vec2 translatio
 
 bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 translation,
                                 arb_query_filter f, arb_ray_hit* out) {
+  ARB__CHECK_WORLD(w);
   if (!arb__ray_ok(w, origin, translation)) return false;
   float best = 1.0f;
   int best_i = -1;
@@ -78,6 +79,7 @@ bool arb_world_ray_cast_closest(const arb_world* w, arb_vec2 origin, arb_vec2 tr
 
 int arb_world_ray_cast_all(const arb_world* w, arb_vec2 origin, arb_vec2 translation,
                            arb_query_filter f, arb_ray_hit* out, int cap) {
+  ARB__CHECK_WORLD(w);
   if (!arb__ray_ok(w, origin, translation)) return 0;
   int n = 0;
   arb_ray_input in = {origin, translation, 1.0f};
@@ -179,6 +181,7 @@ static void arb__heap_sort(arb_body_id* h, int n) {
 // every body: same bodies, same order, same total.
 int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f, arb_body_id* out,
                            int cap) {
+  ARB__CHECK_WORLD(w);
   if (!w || !arb_vec2_is_valid(box.lower) || !arb_vec2_is_valid(box.upper)) return 0;
   arb__overlap_query q = {w, box, f, out, cap, 0, 0};
   if (!arb__overlap_tree(&q, &w->static_tree) || !arb__overlap_tree(&q, &w->dynamic_tree)) {
@@ -194,6 +197,7 @@ int arb_world_overlap_aabb(const arb_world* w, arb_aabb box, arb_query_filter f,
 
 int arb_world_query_point(const arb_world* w, arb_vec2 point, arb_query_filter f, arb_body_id* out,
                           int cap) {
+  ARB__CHECK_WORLD(w);
   if (!w || !arb_vec2_is_valid(point)) return 0;
   int n = 0;
   for (int i = 0; i < w->body_slots; ++i) {

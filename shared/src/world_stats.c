@@ -2,6 +2,7 @@
 #include "world.h"
 
 arb_world_counters arb_world_get_counters(const arb_world* w) {
+  ARB__CHECK_WORLD(w);
   arb_world_counters c;
   memset(&c, 0, sizeof c);
   if (!w) return c;

@@ -49,8 +49,12 @@ static void test_empty_world_lists_nothing(void** state) {
   arb_extra_id out[4];
   assert_int_equal(arb_world_get_springs(w, out, 4), 0);
   assert_int_equal(arb_world_get_joints(w, out, 4), 0);
+  // A null world is a programmer error: an assert where asserts are on, then 0.
+  wt_soft_asserts();
   assert_int_equal(arb_world_get_springs(NULL, out, 4), 0);
   assert_int_equal(arb_world_get_joints(NULL, NULL, 0), 0);
+  assert_int_equal(wt_assert_count, WT_ASSERTS(2));
+  arb_set_assert_handler(NULL);
   arb_world_destroy(w);
 }
 

@@ -94,8 +94,11 @@ static void test_invalid_defs_rejected(void** state) {
   wd.gravity.x = NAN;
   assert_null(arb_world_create(&wd));
   arb_world_def raw;
-  memset(&raw, 0, sizeof raw);  // not from arb_default_world_def
+  memset(&raw, 0, sizeof raw);  // not from arb_default_world_def: a programmer error
+  wt_soft_asserts();
   assert_null(arb_world_create(&raw));
+  assert_int_equal(wt_assert_count, WT_ASSERTS(1));
+  arb_set_assert_handler(NULL);
 
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   arb_body_def bd = arb_default_body_def();

@@ -11,6 +11,13 @@ arb_add_test(test_determinism SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_determinism
 # with asserts (debug, asan), soft failure in release, never on untrusted bytes.
 arb_add_test(test_assert SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_assert.c
              LIBS arbiter_shared LABELS unit TIMEOUT 60)
+# The validation walkers (shared/src/world_validate.c): silent on real worlds, assert on each
+# kind of broken invariant; in ARB_VALIDATE builds arb_world_step runs them (reads shared/src).
+arb_add_test(test_validate SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_validate.c
+             LIBS arbiter_shared INCLUDES ${PROJECT_SOURCE_DIR}/shared/src LABELS unit TIMEOUT 60)
+if(ARB_VALIDATE)
+  target_compile_definitions(test_validate PRIVATE ARB_VALIDATE_TESTS=1)
+endif()
 # Sensor shapes: overlap begin/end events, no response, the same events after restore and
 # in every build (golden event stream).
 arb_add_test(test_sensors SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sensors.c
