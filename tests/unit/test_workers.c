@@ -17,12 +17,7 @@
 #define TICKS 240
 
 static arb_world* make_world(int workers, bool sleep) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.worker_count = workers;
-  wd.enable_sleep = sleep;
-  arb_world* w = arb_world_create(&wd);
-  assert_non_null(w);
+  arb_world* w = wt_worker_world(workers, sleep);
   assert_int_equal(arb_pool_threads(w->pool), workers - 1);  // the parallel path runs
   return w;
 }

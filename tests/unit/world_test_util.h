@@ -37,6 +37,17 @@ static inline arb_world* wt_world(arb_vec2 gravity) {
   return arb_world_create(&wd);
 }
 
+/// A world under (0, -10) stepped by `workers` threads, sleeping or not (never NULL).
+static inline arb_world* wt_worker_world(int workers, bool sleep) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.worker_count = workers;
+  wd.enable_sleep = sleep;
+  arb_world* w = arb_world_create(&wd);
+  assert_non_null(w);
+  return w;
+}
+
 /// The world's save image (malloc'd: free it); its length in *size.
 static inline uint8_t* wt_save(const arb_world* w, int* size) {
   *size = arb_world_save(w, NULL, 0);
