@@ -48,6 +48,21 @@ static inline arb_world* wt_worker_world(int workers, bool sleep) {
   return w;
 }
 
+/// Step n times, copying every begin-touch event into out (the events live only until the
+/// next step); returns how many began, and fails the test if more than cap did.
+static inline int wt_step_begin_touches(arb_world* w, int n, float dt, arb_contact_event* out,
+                                        int cap) {
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    arb_world_step(w, dt);
+    const arb_contact_event* ev;
+    int began = arb_world_get_begin_touch_events(w, &ev);
+    assert_true(count + began <= cap);
+    for (int k = 0; k < began; ++k) out[count++] = ev[k];
+  }
+  return count;
+}
+
 /// The world's save image (malloc'd: free it); its length in *size.
 static inline uint8_t* wt_save(const arb_world* w, int* size) {
   *size = arb_world_save(w, NULL, 0);
