@@ -22,7 +22,7 @@
 // and two bullets: a random mix from the seed.
 static void build_scene(arb_world* w, uint32_t seed) {
   uint32_t rng = seed;
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 80.0f, 1.0f);
+  wt_ground(w, 80.0f);
   wt_box(w, ARB_BODY_STATIC, -9.0f, 2.0f, 0.5f, 2.0f);
   wt_box(w, ARB_BODY_STATIC, 9.0f, 2.0f, 0.5f, 2.0f);
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 4.25f, 10.0f, 0.25f);

@@ -58,7 +58,7 @@ static void test_ids_create_destroy_stale(void** state) {
 static void test_body_motion(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  arb_body_id ground = wt_ground(w, 20.0f);
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 2.0f, 0.5f, 0.5f);
   arb_body_set_angular_velocity(w, box, 3.0f);
   arb_body_set_linear_velocity(w, box, arb_v2(1.5f, 0.0f));
@@ -215,7 +215,7 @@ static void test_memory_accounting(void** state) {
   assert_non_null(w);
   int64_t empty = arb_world_get_byte_count(w);
   assert_true(empty > 0);
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  wt_ground(w, 20.0f);
   for (int i = 0; i < 10; ++i) {
     for (int j = 0; j < 10 - i; ++j) {
       wt_box(w, ARB_BODY_DYNAMIC, -5.0f + (float)j + 0.5f * (float)i, 0.5f + (float)i, 0.5f, 0.5f);
@@ -244,7 +244,7 @@ static void test_memory_accounting(void** state) {
 static void test_contacts_and_events(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  arb_body_id ground = wt_ground(w, 10.0f);
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 2.0f, 0.5f, 0.5f);
   arb_contact_event ev[4];
   assert_int_equal(wt_step_begin_touches(w, 120, DT, ev, 4), 1);
@@ -282,7 +282,7 @@ static void test_contacts_and_events(void** state) {
 static void test_filtering(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  wt_ground(w, 10.0f);
   arb_body_def bd = arb_default_body_def();
   bd.position = arb_v2(0.0f, 0.5f);
   bd.shape.type = ARB_SHAPE_POLYGON;

@@ -88,6 +88,12 @@ static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, floa
   return arb_body_create(w, &bd);
 }
 
+/// The ground most world tests stand things on: a static slab 2 m thick, its top at y = 0,
+/// reaching half_width either side of x = 0.
+static inline arb_body_id wt_ground(arb_world* w, float half_width) {
+  return wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, half_width, 1.0f);
+}
+
 static inline arb_body_id wt_circle(arb_world* w, arb_body_type type, float x, float y, float r) {
   arb_body_def bd = arb_default_body_def();
   bd.type = type;
