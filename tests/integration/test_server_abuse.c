@@ -220,8 +220,7 @@ static void run_attack(const char* name, attack_fn* attack, const char* const* e
       strstr(body, "arbiter_datagrams_dropped_total{") ? "metrics ok" : "no drop metrics");
   free(body);
   honest_free(&h);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 // ---- attacks (run in the child) ---------------------------------------------------------
@@ -398,8 +397,7 @@ static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
   assert_true(metric(&s, "arbiter_datagrams_dropped_total{reason=\"gate_malformed\"}") >= 1.0);
   assert_true(metric(&s, "arbiter_datagrams_dropped_total{reason=\"gate_cookie\"}") >= 1.0);
   assert_true(metric(&s, "arbiter_gate_challenges_total") >= 1.0);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 // Half-open peers (gate passed, ENet handshake never finished) are visible in /metrics and
@@ -430,8 +428,7 @@ static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
   assert_true(metric(&s, "arbiter_half_open_peers") == 0.0);
   assert_true(metric(&s, "arbiter_half_open_expired_total") == 4.0);
   for (int i = 0; i < 6; ++i) enet_host_destroy(hosts[i]);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),

@@ -119,8 +119,7 @@ static void test_server_auth_tokens(void** state) {
   tc_destroy(ok);
   tc_close(tool);
   tc_destroy(tool);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
   unlink(key_path);
 }
 
@@ -135,8 +134,7 @@ static void test_server_auth_open_server_warns(void** state) {
   assert_int_equal(c->state, TC_WELCOMED);
   tc_close(c);
   tc_destroy(c);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 int main(int argc, char** argv) {

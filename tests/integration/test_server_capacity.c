@@ -64,12 +64,8 @@ static void test_server_capacity_16_clients_then_full(void** state) {
   assert_true(tc_metric(metrics, "arbiter_clients_rejected_total") >= 1.0);
   free(metrics);
 
-  for (int i = 0; i <= SLOTS; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  close_all(cs, SLOTS + 1);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_capacity_16_clients_then_full))

@@ -1,11 +1,14 @@
-// Shared bits of the server integration tests: the server path from argv and a cmocka
-// main that passes it on (with ENet up for the whole program).
+// Shared bits of the server integration tests: the server path from argv, a cmocka main
+// that passes it on (with ENet up for the whole program), and client and server set-up
+// and tear-down.
 #pragma once
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "../common/enet_group.h"
@@ -29,6 +32,20 @@ static inline void connect_all(tc_client** cs, int n, uint16_t port, const char*
   }
   int welcomed = tc_wait_settled(cs, n, 10000);
   assert_int_equal(welcomed, n);
+}
+
+/// Close and free clients 0..n-1 (the counterpart of tc_create + connect_all).
+static inline void close_all(tc_client** cs, int n) {
+  for (int i = 0; i < n; ++i) {
+    tc_close(cs[i]);
+    tc_destroy(cs[i]);
+  }
+}
+
+/// Stop the server with SIGTERM, expecting a clean exit within 5 s, and remove its log.
+static inline void stop_server(tc_server* s) {
+  assert_int_equal(tc_server_stop(s, SIGTERM, 5000), 0);
+  unlink(s->log_path);
 }
 
 /// Pump clients for duration_ms, each sending an input every 1/60 s (controls[i] or zero).

@@ -158,8 +158,7 @@ static void test_server_config_env_and_flags_start_a_server(void** state) {
   char value[32];
   assert_true(tc_log_find(s.log_path, "server_started", "max_clients", value, sizeof value));
   assert_string_equal(value, "3");
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_config_help_lists_every_flag),

@@ -51,10 +51,7 @@ static void test_server_drain_tells_the_players(void** state) {
 
   tc_close(late);
   tc_destroy(late);
-  for (int i = 0; i < 2; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
+  close_all(cs, 2);
   unlink(path);
   unlink(s.log_path);
 }

@@ -252,57 +252,75 @@ static sv_gate_result gate_send(sv_gate* g, uint32_t ip, uint16_t port, const ar
   return r;
 }
 
-static void test_gate_cookie_admission_rate(void** state) {
-  (void)state;
+// A gate allowing 5 attempts per second with a new cookie key (static: a large struct).
+static sv_gate* fresh_gate(void) {
   static sv_gate g;
   assert_int_equal(sv_gate_init(&g, 5), 0);
-  uint64_t now = 1000000;
-  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 9, .proto_version = 1}, ch, ad;
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, now, &ch), SV_GATE_REPLY);
+  return &g;
+}
+
+// The peer's request at `now` must get a challenge for the request's nonce.
+static arb_gate_msg challenge_for(sv_gate* g, const arb_gate_msg* req, uint64_t now) {
+  arb_gate_msg ch;
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, req, now, &ch), SV_GATE_REPLY);
   assert_int_equal(ch.kind, ARB_GATE_CHALLENGE);
-  assert_int_equal(ch.nonce, 9);
+  assert_int_equal(ch.nonce, req->nonce);
+  return ch;
+}
+
+// The response a client sends: the challenge's nonce and cookie, echoed byte for byte.
+static arb_gate_msg response_to(const arb_gate_msg* ch) {
+  arb_gate_msg resp = {.kind = ARB_GATE_RESPONSE, .nonce = ch->nonce};
+  memcpy(resp.cookie, ch->cookie, sizeof resp.cookie);
+  return resp;
+}
+
+static void test_gate_cookie_admission_rate(void** state) {
+  (void)state;
+  sv_gate* g = fresh_gate();
+  uint64_t now = 1000000;
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 9, .proto_version = 1}, ad;
+  arb_gate_msg ch = challenge_for(g, &req, now);
   // No admission without a response; a CONNECT is refused.
-  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 1, now));
-  arb_gate_msg resp = {.kind = ARB_GATE_RESPONSE, .nonce = 9};
-  memcpy(resp.cookie, ch.cookie, sizeof resp.cookie);
+  assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 1, now));
+  arb_gate_msg resp = response_to(&ch);
   // The cookie from another port, with another nonce, forged or too old does not verify.
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT + 1, &resp, now, &ad), SV_GATE_BAD);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT + 1, &resp, now, &ad), SV_GATE_BAD);
   resp.nonce = 10;
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
   resp.nonce = 9;
   resp.cookie[20] ^= 1;
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
   resp.cookie[20] ^= 1;
   assert_int_equal(
-      gate_send(&g, PEER_IP, PEER_PORT, &resp, now + (SV_GATE_COOKIE_SECONDS + 1) * 1000u, &ad),
+      gate_send(g, PEER_IP, PEER_PORT, &resp, now + (SV_GATE_COOKIE_SECONDS + 1) * 1000u, &ad),
       SV_GATE_BAD);
   uint64_t later = now + 2000;  // the limiter refilled (5/s, burst 10)
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, later, &ad), SV_GATE_REPLY);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, later, &ad), SV_GATE_REPLY);
   assert_int_equal(ad.kind, ARB_GATE_ADMITTED);
   // One connection per admission: its retransmissions pass, another connectID does not,
   // another port does not, and the admission expires.
-  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later));
-  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later + 100));
-  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 100));
-  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT + 1, 77, later));
-  assert_false(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 77, later + SV_GATE_ADMIT_MS + 1));
+  assert_true(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 77, later));
+  assert_true(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 77, later + 100));
+  assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 100));
+  assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT + 1, 77, later));
+  assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 77, later + SV_GATE_ADMIT_MS + 1));
   // Passing the gate again (the client gave up on that connection) admits a new one.
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, later + 200, &ch), SV_GATE_REPLY);
-  arb_gate_msg resp2 = {.kind = ARB_GATE_RESPONSE, .nonce = 9};
-  memcpy(resp2.cookie, ch.cookie, sizeof resp2.cookie);
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
-  assert_true(sv_gate_take_connect(&g, PEER_IP, PEER_PORT, 78, later + 400));
+  ch = challenge_for(g, &req, later + 200);
+  arb_gate_msg resp2 = response_to(&ch);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
+  assert_true(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 400));
   // The attempt limiter: burst 10 then 5 per second, per IP; other IPs are unaffected.
   uint64_t t = later + 10000;
   int replies = 0;
   for (int i = 0; i < 30; ++i)
-    if (gate_send(&g, 0x0200007Fu, 1, &req, t, &ch) == SV_GATE_REPLY) replies++;
+    if (gate_send(g, 0x0200007Fu, 1, &req, t, &ch) == SV_GATE_REPLY) replies++;
   assert_int_equal(replies, 10);
-  assert_int_equal(gate_send(&g, 0x0200007Fu, 1, &req, t, &ch), SV_GATE_RATE_LIMITED);
-  assert_int_equal(gate_send(&g, 0x0300007Fu, 1, &req, t, &ch), SV_GATE_REPLY);
-  assert_int_equal(gate_send(&g, 0x0200007Fu, 1, &req, t + 200, &ch), SV_GATE_REPLY);
+  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &req, t, &ch), SV_GATE_RATE_LIMITED);
+  assert_int_equal(gate_send(g, 0x0300007Fu, 1, &req, t, &ch), SV_GATE_REPLY);
+  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &req, t + 200, &ch), SV_GATE_REPLY);
   // Replies are not sent for kinds only a server sends.
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &ch, t, &ad), SV_GATE_BAD);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &ch, t, &ad), SV_GATE_BAD);
 }
 
 // The documented checks of the golden token (PROTOCOL.md §3.1).
@@ -325,20 +343,18 @@ static void auth_for(sv_auth* a, const char* key_hex, const char* public_address
 // 250 ms apart, within the attempt limiter's rate and the cookie's lifetime.
 static void test_gate_cookie_every_byte(void** state) {
   (void)state;
-  static sv_gate g;
-  assert_int_equal(sv_gate_init(&g, 5), 0);
+  sv_gate* g = fresh_gate();
   uint64_t now = 2000000;
-  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 5, .proto_version = 1}, ch, ad;
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &req, now, &ch), SV_GATE_REPLY);
-  arb_gate_msg resp = {.kind = ARB_GATE_RESPONSE, .nonce = 5};
-  memcpy(resp.cookie, ch.cookie, sizeof resp.cookie);
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 5, .proto_version = 1}, ad;
+  arb_gate_msg ch = challenge_for(g, &req, now);
+  arb_gate_msg resp = response_to(&ch);
   for (int i = 0; i < ARB_GATE_COOKIE_SIZE; ++i) {
     now += 250;
     resp.cookie[i] ^= 0x80;
-    assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
+    assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, now, &ad), SV_GATE_BAD);
     resp.cookie[i] ^= 0x80;
   }
-  assert_int_equal(gate_send(&g, PEER_IP, PEER_PORT, &resp, now + 250, &ad), SV_GATE_REPLY);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, now + 250, &ad), SV_GATE_REPLY);
   assert_int_equal(ad.kind, ARB_GATE_ADMITTED);
 }
 

@@ -234,8 +234,7 @@ static void test_server_http_healthz_and_metrics(void** state) {
 
   tc_close(cs[0]);
   tc_destroy(cs[0]);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 // ---- slowloris --------------------------------------------------------------------------
@@ -329,8 +328,7 @@ static void test_server_http_healthz_survives_slowloris(void** state) {
   waitpid(child, &status, 0);
   assert_int_equal(answered, 100);
   assert_true(evicted + full > 0);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 // One address holds at most 8 connections; a connection that sends nothing is closed by
@@ -378,8 +376,7 @@ static void test_server_http_per_address_and_timeouts(void** state) {
   assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}") == 2.0);
   assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"timeout\"}") >= 9.0);
   free(body);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_http_healthz_and_metrics),

@@ -149,12 +149,8 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_true(kicked >= 2);  // RANDOM (strikes) and SILENT (no hello)
   assert_true(ticks1 > ticks0 + 60);
 
-  for (int i = 0; i < N; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  close_all(cs, N);
+  stop_server(&s);
 }
 
 // The hello timeout counts from the connect: clients that say hello 300 ms after they
@@ -189,12 +185,8 @@ static void test_server_hello_timeout_counts_from_the_connect(void** state) {
   }
   drive(cs, N, NULL, 500);
   for (int i = 0; i < N; ++i) assert_int_equal(cs[i]->state, TC_WELCOMED);
-  for (int i = 0; i < N; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  close_all(cs, N);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_malformed_traffic_is_counted_and_survived),

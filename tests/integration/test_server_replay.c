@@ -142,10 +142,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   assert_true(arb_game_hash(game) == live_hash);
 
   replay_file_close(&rf);
-  for (int i = 0; i < CLIENTS; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
+  close_all(cs, CLIENTS);
   unlink(path);
   unlink(s.log_path);
 }

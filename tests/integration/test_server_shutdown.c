@@ -112,10 +112,7 @@ static void test_server_shutdown_sigterm_closes_the_log(void** state) {
   assert_true(sum.last_hash == stopped_hash);
   assert_true(sum.ticks > 60);
 
-  for (int i = 0; i < 2; ++i) {
-    tc_close(r.cs[i]);
-    tc_destroy(r.cs[i]);
-  }
+  close_all(r.cs, 2);
   unlink(r.path);
   unlink(r.s.log_path);
 }
@@ -146,10 +143,7 @@ static void test_server_shutdown_kill9_log_readable(void** state) {
   // Within one second (60 ticks) of the kill.
   assert_true((double)sum.last_tick + 60.0 >= tick_before);
 
-  for (int i = 0; i < 2; ++i) {
-    tc_close(r.cs[i]);
-    tc_destroy(r.cs[i]);
-  }
+  close_all(r.cs, 2);
   unlink(r.path);
   unlink(r.s.log_path);
 }

@@ -66,12 +66,8 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   assert_true((dxa > 0) == (ctl[0].move_x > 0));
   assert_true(fabsf(dxb) < 0.05f);
 
-  for (int i = 0; i < 2; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  close_all(cs, 2);
+  stop_server(&s);
 }
 
 // --view-radius: a client sees its own avatar and only entities within the radius.
@@ -102,8 +98,7 @@ static void test_server_snapshots_view_radius(void** state) {
   assert_true(view->count >= 1 && view->count < 10);
   tc_close(c);
   tc_destroy(c);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
 }
 
 /* The round trip the server holds for a client, read from /admin/sessions. */
@@ -156,8 +151,7 @@ static void test_server_snapshots_round_trip_measured(void** state) {
   assert_true(slow >= 30);
   tc_close(cs[0]);
   tc_destroy(cs[0]);
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  stop_server(&s);
   unlink(token_path);
 }
 

@@ -143,10 +143,7 @@ static void test_server_spectator_watches_without_playing(void** state) {
   assert_non_null(strstr(row, "\"view\":[1.00,2.00,3.50,4.25]}"));
 
   uint32_t spectator_id = cs[0]->welcome.client_id;
-  for (int i = 0; i < 3; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
+  close_all(cs, 3);
   assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
   uint64_t spectator_inputs = 0;
   assert_int_equal(replay_joins(path, spectator_id, &spectator_inputs), 2);
@@ -223,12 +220,8 @@ static void test_server_spectator_sees_its_view_box(void** state) {
   drive(cs, 3, NULL, 800);
   assert_true(tc_entity(cs[0], ada, &st));
   assert_true(tc_entity(cs[0], bob, &st));
-  for (int i = 0; i < 3; ++i) {
-    tc_close(cs[i]);
-    tc_destroy(cs[i]);
-  }
-  assert_int_equal(tc_server_stop(&s, SIGTERM, 5000), 0);
-  unlink(s.log_path);
+  close_all(cs, 3);
+  stop_server(&s);
 }
 
 SERVER_TEST_MAIN(cmocka_unit_test(test_server_spectator_watches_without_playing),

@@ -285,7 +285,7 @@ static void test_bulk_build(void** state) {
 // (another shape, other node indices) before every step. Same hash after every step.
 static arb_world* stirred_pile(void) {
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 30.0f, 1.0f);
+  wt_ground(w, 30.0f);
   wt_box(w, ARB_BODY_STATIC, -30.0f, 10.0f, 1.0f, 10.0f);
   wt_box(w, ARB_BODY_STATIC, 30.0f, 10.0f, 1.0f, 10.0f);
   for (int k = 0; k < 300; ++k) {
@@ -388,7 +388,7 @@ static arb_world* pair_twin(wt_body_list* l, int workers, uint32_t seed) {
   wd.worker_count = workers;
   arb_world* w = arb_world_create(&wd);
   l->n = 0;
-  wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f));
+  wt_body_list_add(w, l, wt_ground(w, 20.0f));
   wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, -21.0f, 10.0f, 1.0f, 12.0f));
   wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, 21.0f, 10.0f, 1.0f, 12.0f));
   arb_body_def bar = wt_box_def(ARB_BODY_KINEMATIC, 0.0f, 3.0f, 7.0f, 0.3f);

@@ -33,7 +33,7 @@ static arb_world* world_with(bool recycling) {
 
 // A pyramid of 6 rows on a static ground box; returns the top box.
 static arb_body_id pyramid(arb_world* w) {
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  wt_ground(w, 20.0f);
   arb_body_id top = {0, 0};
   for (int row = 0; row < 6; ++row) {
     for (int k = 0; k < 6 - row; ++k) {
@@ -109,7 +109,7 @@ static void fresh_separations(const arb_world* w, arb_body_id box, arb_body_id g
 static void test_recycled_separation_follows_motion(void** state) {
   (void)state;
   arb_world* w = world_with(true);
-  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  arb_body_id ground = wt_ground(w, 20.0f);
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   for (int s = 0; s < 120; ++s) arb_world_step(w, DT);
   assert_int_equal(arb_world_get_counters(w).step_recycled_contacts, 1);

@@ -159,7 +159,7 @@ static void test_bullets_head_on_collide(void** state) {
 // A column of ten 1 m boxes, settled, hit at mid height by a 0.1 m ball at 200 m/s.
 static void stack_hit(bool continuous, float* max_speed, float* ball_max_x) {
   arb_world* w = world_ccd(continuous ? CCD_ALL : CCD_OFF, arb_v2(0.0f, -9.81f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 50.0f, 1.0f);
+  wt_ground(w, 50.0f);
   arb_body_id boxes[10];
   for (int i = 0; i < 10; ++i)
     boxes[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);

@@ -23,7 +23,7 @@
 // Pyramid of base 8 on a box ground, with a kinematic paddle sweeping through the side,
 // bouncy circles and a rotated triangle.
 static arb_world* pyramid_in(arb_world* w) {
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 30.0f, 1.0f);
+  wt_ground(w, 30.0f);
   for (int i = 0; i < 8; ++i) {
     for (int j = i; j < 8; ++j) {
       wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 4.0f, 0.5f + (float)i, 0.5f, 0.5f);
@@ -134,7 +134,7 @@ static void churn_tick(arb_world* w, int tick) {
 // (it wakes again and partly collapses). Exercises sleep, wake and the island lists across
 // the save at tick 300 (one pile asleep, one awake).
 static arb_world* sleep_in(arb_world* w) {
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  wt_ground(w, 40.0f);
   for (int p = 0; p < 2; ++p) {
     float x0 = p == 0 ? -12.0f : 8.0f;
     for (int i = 0; i < 5; ++i) {

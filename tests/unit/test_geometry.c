@@ -8,12 +8,9 @@
 #include <cmocka.h>
 
 #include "../common/test_main.h"
+#include "geometry_test_util.h"
 
 #include <arbiter/collision.h>
-
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
 
 // Expect arb_make_polygon to reject the points with a reason containing `needle`.
 static void expect_reject(const arb_vec2* pts, int n, const char* needle) {

@@ -26,7 +26,7 @@
 static arb_world* make_stack(const arb_world_def* wd, arb_body_id* ids) {
   arb_world* w = arb_world_create(wd);
   assert_non_null(w);
-  arb_body_id g = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 20.0f, 1.0f);
+  arb_body_id g = wt_ground(w, 20.0f);
   assert_true(arb_body_is_valid(w, g));
   for (int i = 0; i < STACK_N; ++i) {
     ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, STACK_HALF + 2.0f * STACK_HALF * (float)i, STACK_HALF,

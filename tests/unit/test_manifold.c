@@ -11,21 +11,13 @@
 #include <arbiter/collision.h>
 
 #include "../common/test_main.h"
+#include "geometry_test_util.h"
 #include "fnv_bits.h"
 #include "test_rng.h"
 
 #ifndef MANIFOLD_GOLDEN_HASH
 #define MANIFOLD_GOLDEN_HASH 0x64570328053a5e84ull  // gcc -O0/-O2/ASan, clang -O2 (x86-64 baseline)
 #endif
-
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
-
-static arb_transform xf_at(float x, float y, float angle) {
-  arb_transform t = {arb_v2(x, y), arb_rot_from_angle(angle)};
-  return t;
-}
 
 // Invariants every non-empty manifold must satisfy.
 static void check_manifold(const arb_manifold* m, arb_transform xfa, arb_transform xfb) {
@@ -172,9 +164,7 @@ static void test_box_resting_on_box(void** state) {
   arb_transform xb = xf_at(0.2f, 0.49f, 0.0f);  // 1 cm into the ground
   arb_manifold m = arb_collide_polygons(&ground, xg, &box, xb);
   check_manifold(&m, xg, xb);
-  assert_int_equal(m.point_count, 2);
-  near(m.normal.x, 0.0f, 1e-6f);
-  near(m.normal.y, 1.0f, 1e-6f);
+  expect_normal(&m, 2, 0.0f, 1.0f, 1e-6f);
   float xs[2];
   for (int i = 0; i < 2; ++i) {
     near(m.points[i].separation, -0.01f, 1e-5f);
@@ -277,9 +267,7 @@ static void test_rotated_boxes(void** state) {
   arb_transform tb = {arb_mul_add(tg.p, 1.0f + 0.5f - 0.01f, up), tg.q};
   m = arb_collide_polygons(&ground, tg, &box, tb);
   check_manifold(&m, tg, tb);
-  assert_int_equal(m.point_count, 2);
-  near(m.normal.x, up.x, 1e-5f);
-  near(m.normal.y, up.y, 1e-5f);
+  expect_normal(&m, 2, up.x, up.y, 1e-5f);
   near(m.points[0].separation, -0.01f, 1e-4f);
   near(m.points[1].separation, -0.01f, 1e-4f);
   // Corner facing corner, separated diagonally within the margin: one point, diagonal

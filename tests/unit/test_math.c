@@ -11,6 +11,7 @@
 #include <arbiter/math.h>
 
 #include "../common/test_main.h"
+#include "geometry_test_util.h"
 #include "fnv_bits.h"
 
 // Error bounds asserted below (also in docs/DETERMINISM.md and math.h). The measured
@@ -21,10 +22,6 @@
 #ifndef TRIG_GOLDEN_HASH
 #define TRIG_GOLDEN_HASH 0xf996b53d72361017ull  // gcc -O0/-O2/-O3 -march=native, clang -O2, ASan
 #endif
-
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
 
 static void test_vec_ops(void** state) {
   (void)state;

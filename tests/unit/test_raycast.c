@@ -10,11 +10,8 @@
 #include <arbiter/collision.h>
 
 #include "../common/test_main.h"
+#include "geometry_test_util.h"
 #include "test_rng.h"
-
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
 
 static arb_ray_input ray(float ox, float oy, float dx, float dy, float max_fraction) {
   arb_ray_input in = {{ox, oy}, {dx, dy}, max_fraction};

@@ -15,15 +15,7 @@
 
 #include <arbiter/collision.h>
 
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol))
-    fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
-
-static arb_transform xf_at(float x, float y, float angle) {
-  arb_transform t = {arb_v2(x, y), arb_rot_from_angle(angle)};
-  return t;
-}
+#include "geometry_test_util.h"
 
 static void expect_point(const arb_manifold* m, int i, float x, float y, float separation) {
   near(m->points[i].point.x, x, 1e-4f);
@@ -186,16 +178,12 @@ static void test_capsule_circle(void** state) {
   // point midway between y = 0.5 and y = 0.45.
   arb_manifold m =
       arb_collide_capsule_and_circle(&long_capsule, xa, &ball, xf_at(0.5f, 0.7f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.0f, 1e-6f);
-  near(m.normal.y, 1.0f, 1e-6f);
+  expect_normal(&m, 1, 0.0f, 1.0f, 1e-6f);
   expect_point(&m, 0, 0.5f, 0.475f, -0.05f);
   // Off the right cap at (1.3, 0.4): centre (1, 0) is 0.5 away along (0.6, 0.8), so
   // -0.25; surfaces at (1.3, 0.4) and (1.15, 0.2), midpoint (1.225, 0.3).
   m = arb_collide_capsule_and_circle(&long_capsule, xa, &ball, xf_at(1.3f, 0.4f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.6f, 1e-5f);
-  near(m.normal.y, 0.8f, 1e-5f);
+  expect_normal(&m, 1, 0.6f, 0.8f, 1e-5f);
   expect_point(&m, 0, 1.225f, 0.3f, -0.25f);
   // The same capsule turned upright (a quarter turn) and moved: the ball at its side.
   m = arb_collide_capsule_and_circle(&long_capsule, xf_at(5.0f, 5.0f, ARB_PI / 2.0f), &ball,
@@ -215,9 +203,7 @@ static void test_polygon_capsule_on_side(void** state) {
   arb_polygon box = arb_make_box(2.0f, 0.5f);
   arb_manifold m = arb_collide_polygon_and_capsule(&box, xf_at(0.0f, 0.0f, 0.0f), &short_capsule,
                                                    xf_at(0.3f, 0.74f, 0.0f));
-  assert_int_equal(m.point_count, 2);
-  near(m.normal.x, 0.0f, 1e-6f);
-  near(m.normal.y, 1.0f, 1e-6f);
+  expect_normal(&m, 2, 0.0f, 1.0f, 1e-6f);
   sort_by_x(&m);
   expect_point(&m, 0, -0.2f, 0.495f, -0.01f);
   expect_point(&m, 1, 0.8f, 0.495f, -0.01f);
@@ -244,9 +230,7 @@ static void test_polygon_capsule_end_and_corner(void** state) {
   near(m.normal.y, 1.0f, 1e-5f);
   expect_point(&m, 0, 0.0f, 0.495f, -0.01f);
   m = arb_collide_polygon_and_capsule(&box, xa, &short_capsule, xf_at(1.144f, 0.692f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.6f, 1e-4f);
-  near(m.normal.y, 0.8f, 1e-4f);
+  expect_normal(&m, 1, 0.6f, 0.8f, 1e-4f);
   expect_point(&m, 0, 0.497f, 0.496f, -0.01f);
   // The box turned by 45 degrees with a corner up at y = sqrt(0.5): the capsule lying
   // across it touches that corner only, straight below its middle.
@@ -279,9 +263,7 @@ static void test_segment_capsule(void** state) {
   // 0.24 along the same direction: -0.01.
   m = arb_collide_segment_and_capsule(&ground, xf_at(0.0f, 0.0f, 0.0f), &short_capsule,
                                       xf_at(5.0f + 0.144f + 0.5f, 0.192f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.6f, 1e-4f);
-  near(m.normal.y, 0.8f, 1e-4f);
+  expect_normal(&m, 1, 0.6f, 0.8f, 1e-4f);
   near(m.points[0].separation, -0.01f, 1e-4f);
 }
 
@@ -447,9 +429,7 @@ static void test_rounded_polygon_manifolds(void** state) {
   arb_circle ball = {{0.0f, 0.0f}, 0.25f};
   m = arb_collide_polygon_and_circle(&p, xf_at(0.0f, 0.0f, 0.0f), &ball,
                                      xf_at(0.4f + 0.204f, 0.4f + 0.272f, 0.0f));
-  assert_int_equal(m.point_count, 1);
-  near(m.normal.x, 0.6f, 1e-4f);
-  near(m.normal.y, 0.8f, 1e-4f);
+  expect_normal(&m, 1, 0.6f, 0.8f, 1e-4f);
   near(m.points[0].separation, -0.01f, 1e-5f);
   // On its face: centre at y = 0.74, surfaces at 0.5 and 0.49.
   m = arb_collide_polygon_and_circle(&p, xf_at(0.0f, 0.0f, 0.0f), &ball, xf_at(0.1f, 0.74f, 0.0f));

@@ -178,7 +178,7 @@ static void test_bounce_height_ratio(void** state) {
 static void test_box_rests_without_drift(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  arb_body_id ground = wt_ground(w, 10.0f);
   arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   for (int i = 0; i < 60; ++i) arb_world_step(w, DT);
   arb_vec2 p1 = arb_body_get_position(w, b);
@@ -203,7 +203,7 @@ static void test_box_rests_without_drift(void** state) {
 static void test_box_stack_stands(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  wt_ground(w, 10.0f);
   arb_body_id ids[10];
   for (int i = 0; i < 10; ++i) ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);
   for (int i = 0; i < 600; ++i) arb_world_step(w, DT);
@@ -221,7 +221,7 @@ static void test_box_stack_stands(void** state) {
 static void test_pyramid_stands(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_id ground = wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  arb_body_id ground = wt_ground(w, 40.0f);
   enum { BASE = 20, COUNT = BASE * (BASE + 1) / 2 };
   arb_body_id ids[COUNT];
   arb_vec2 start[COUNT];
@@ -340,7 +340,7 @@ static void test_restitution_threshold(void** state) {
   for (int k = 0; k < 2; ++k) {
     float drop = k == 0 ? 0.02f : 1.0f;
     arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-    wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 5.0f, 1.0f);
+    wt_ground(w, 5.0f);
     arb_body_def bd = arb_default_body_def();
     bd.position = arb_v2(0.0f, 0.25f + drop);
     bd.shape.type = ARB_SHAPE_CIRCLE;

@@ -216,7 +216,7 @@ static void test_wake_causes(void** state) {
 static void test_sleep_settings(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  wt_ground(w, 40.0f);
   arb_body_id restless = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   arb_body_id on_top = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 1.5f, 0.5f, 0.5f);
   arb_body_id alone = wt_box(w, ARB_BODY_DYNAMIC, 5.0f, 0.5f, 0.5f, 0.5f);
@@ -310,7 +310,7 @@ static void test_sleep_survives_save_restore(void** state) {
 static void test_inconsistent_sleep_image_refused(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 10.0f, 1.0f);
+  wt_ground(w, 10.0f);
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 1.5f, 0.5f, 0.5f);
   assert_true(step_until_asleep(w, 120) > 0);
@@ -363,7 +363,7 @@ static void join(arb_world* w, arb_body_id a, arb_body_id b) {
 static void test_destroyed_body_wakes_its_constraint_partners(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 40.0f, 1.0f);
+  wt_ground(w, 40.0f);
   arb_body_id lone = post(w, -20.0f), a = post(w, -10.0f), b = rest_box(w, -7.0f);
   arb_body_id d = rest_box(w, 5.0f), e = rest_box(w, 8.0f), f = post(w, 2.0f);
   join(w, b, a);

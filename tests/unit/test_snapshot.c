@@ -17,6 +17,7 @@
 #include <arbiter/snapshot_rate.h>
 #include <arbiter/snapshot.h>
 
+#include "priority_fixture.h"
 #include "test_rng.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -621,32 +622,27 @@ static int write_corpus(const char* dir) {
  * counts, priorities grow while waiting and restart from zero once up to date. */
 static void priority_accumulator(void** state) {
   (void)state;
-  static arb_snapshot_entity items[4];
-  arb_snapshot_set cur = {items, 4, 4};
-  for (int i = 0; i < 4; ++i) items[i].id = (uint32_t)(10 + i);
-  arb_vec2 pos[4] = {{0, 0}, {50, 0}, {5, 0}, {5, 0}};
-  float speed[4] = {0, 0, 0, 10}, out[4];
-  arb_snapshot_interest in;
-  memset(&in, 0, sizeof in);
-  in.avatar_id = 10;
-  in.near_radius = 10.0f;
+  static priority_fixture f;
+  priority_fixture_init(&f);
+  arb_snapshot_interest in = f.interest;
+  float out[4];
   arb_snapshot_priority p;
   assert_int_equal(arb_snapshot_priority_init(&p, 8), 0);
-  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, out, NULL);
   assert_true(out[0] > out[3] && out[3] > out[2] && out[2] > out[1] && out[1] > 0.0f);
   float far_once = out[1];
   in.has_view = true;
   in.view = (arb_aabb){{40, -5}, {60, 5}};
   uint8_t done[4] = {1, 0, 1, 0};
   arb_snapshot_priority_sent(&p, done);
-  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, out, NULL);
   assert_true(out[1] > 2.0f * far_once);  // waited, and now on the player's screen
   assert_true(out[2] < out[3]);           // restarted from zero
   // An entity that leaves the view loses its accumulator; coming back, it starts afresh.
-  cur.count = 1;
-  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
-  cur.count = 4;
-  arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, out, NULL);
+  f.set.count = 1;
+  arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, out, NULL);
+  f.set.count = 4;
+  arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, out, NULL);
   // At the box's centre it weighs 4 (on screen, as near as the avatar itself), however
   // far the avatar is: 4 x 0.1 s.
   assert_true(fabsf(out[1] - 0.4f) < 1e-6f);

@@ -27,6 +27,7 @@
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot.h>
 
+#include "priority_fixture.h"
 #include "test_rng.h"
 
 #include "snapshot_internal.h"
@@ -540,37 +541,32 @@ static void fit_bound_is_exact_when_tight(void** state) {
  * (held exactly, so up to date) keeps nothing. */
 static void lazy_priorities_match(void** state) {
   (void)state;
-  static arb_snapshot_entity items[4];
-  arb_snapshot_set cur = {items, 4, 4};
-  for (int i = 0; i < 4; ++i) items[i].id = (uint32_t)(10 + i);
-  arb_vec2 pos[4] = {{0, 0}, {50, 0}, {5, 0}, {5, 0}};
-  float speed[4] = {0, 0, 0, 10}, eager[4], lazy[4], weight[4], w;
-  arb_snapshot_interest in;
-  memset(&in, 0, sizeof in);
-  in.avatar_id = 10;
-  in.near_radius = 10.0f;
+  static priority_fixture f;
+  priority_fixture_init(&f);
+  const arb_snapshot_interest in = f.interest;
+  float eager[4], lazy[4], weight[4], w;
   arb_snapshot_priority p, q, r;  // r: q kept from stale lists
   assert_int_equal(arb_snapshot_priority_init(&p, 8), 0);
   assert_int_equal(arb_snapshot_priority_init(&q, 8), 0);
   assert_int_equal(arb_snapshot_priority_init(&r, 8), 0);
   uint8_t up[3][4] = {{1, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 1}};
   for (int round = 0; round < 3; ++round) {
-    arb_snapshot_priority_update(&p, &cur, pos, speed, &in, 0.1f, eager, weight);
+    arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, eager, weight);
     arb_snapshot_priority_begin(&q);
     arb_snapshot_priority_begin(&r);
     int stale[4], stale_count = 0;
     for (int j = 0; j < 4; ++j) {
       if (!up[round][j]) stale[stale_count++] = j;
       if (round > 0 && up[round - 1][j] && up[round][j]) continue;  // at rest: never asked
-      lazy[j] = arb_snapshot_priority_next(&q, &in, items[j].id, pos[j], speed[j], 0.1f, &w);
+      lazy[j] = arb_snapshot_priority_next(&q, &in, f.items[j].id, f.pos[j], f.speed[j], 0.1f, &w);
       assert_true(lazy[j] == eager[j]);
       assert_true(w == weight[j]);
-      assert_true(arb_snapshot_priority_next(&r, &in, items[j].id, pos[j], speed[j], 0.1f, NULL) ==
-                  lazy[j]);
+      assert_true(arb_snapshot_priority_next(&r, &in, f.items[j].id, f.pos[j], f.speed[j], 0.1f,
+                                             NULL) == lazy[j]);
     }
     arb_snapshot_priority_sent(&p, up[round]);
-    arb_snapshot_priority_keep(&q, &cur, lazy, up[round]);
-    arb_snapshot_priority_keep_stale(&r, &cur, lazy, stale, stale_count);
+    arb_snapshot_priority_keep(&q, &f.set, lazy, up[round]);
+    arb_snapshot_priority_keep_stale(&r, &f.set, lazy, stale, stale_count);
     assert_int_equal(r.count, q.count);
     for (int i = 0; i < q.count; ++i) {
       assert_int_equal(r.ids[i], q.ids[i]);

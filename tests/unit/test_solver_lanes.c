@@ -22,7 +22,7 @@
 // and two bullets: a random mix from the seed.
 static void build_scene(arb_world* w, uint32_t seed) {
   uint32_t rng = seed;
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 80.0f, 1.0f);
+  wt_ground(w, 80.0f);
   wt_box(w, ARB_BODY_STATIC, -9.0f, 2.0f, 0.5f, 2.0f);
   wt_box(w, ARB_BODY_STATIC, 9.0f, 2.0f, 0.5f, 2.0f);
   wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 4.25f, 10.0f, 0.25f);
@@ -59,12 +59,7 @@ static void build_scene(arb_world* w, uint32_t seed) {
 // Per-tick digests with `width` lanes; returns the hit events seen.
 static int run(int width, int workers, bool sleep, uint32_t seed, uint64_t* digests) {
   assert_int_equal(arb__contact_lanes_force(width), width);
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.worker_count = workers;
-  wd.enable_sleep = sleep;
-  arb_world* w = arb_world_create(&wd);
-  assert_non_null(w);
+  arb_world* w = wt_worker_world(workers, sleep);
   arb_world_set_hit_event_threshold(w, 1.0f);
   build_scene(w, seed);
   int hits = wt_step_digests(w, TICKS, DT, digests);

@@ -10,16 +10,8 @@
 #include <arbiter/collision.h>
 
 #include "../common/test_main.h"
+#include "geometry_test_util.h"
 #include "test_rng.h"
-
-static void near(float a, float b, float tol) {
-  if (!(fabsf(a - b) <= tol)) fail_msg("%.9g != %.9g (tol %.3g)", (double)a, (double)b, (double)tol);
-}
-
-static arb_transform xf_at(float x, float y, float angle) {
-  arb_transform t = {arb_v2(x, y), arb_rot_from_angle(angle)};
-  return t;
-}
 
 static arb_sweep still(arb_vec2 p, float angle) {
   arb_sweep s = {arb_vec2_zero, p, p, arb_rot_from_angle(angle), arb_rot_from_angle(angle)};

@@ -17,12 +17,7 @@
 #define TICKS 240
 
 static arb_world* make_world(int workers, bool sleep) {
-  arb_world_def wd = arb_default_world_def();
-  wd.gravity = arb_v2(0.0f, -10.0f);
-  wd.worker_count = workers;
-  wd.enable_sleep = sleep;
-  arb_world* w = arb_world_create(&wd);
-  assert_non_null(w);
+  arb_world* w = wt_worker_world(workers, sleep);
   assert_int_equal(arb_pool_threads(w->pool), workers - 1);  // the parallel path runs
   return w;
 }
@@ -30,7 +25,7 @@ static arb_world* make_world(int workers, bool sleep) {
 // A pyramid of base 40 (820 boxes, ~2400 contacts), bouncy circles dropped on it and a
 // kinematic paddle: every colour holds more wide constraints than one block.
 static void build_pyramid(arb_world* w) {
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
+  wt_ground(w, 60.0f);
   for (int i = 0; i < 40; ++i) {
     for (int j = i; j < 40; ++j) {
       wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 20.0f, 0.5f + (float)i, 0.5f, 0.5f);
@@ -80,7 +75,7 @@ static void check_same_hashes(bool sleep) {
 // dynamic bodies) shot into the pyramid and bouncy circles: joints, continuous collision
 // and hit events next to the parallel passes, with sleeping on (awake lists).
 static void build_mixed(arb_world* w) {
-  wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, 60.0f, 1.0f);
+  wt_ground(w, 60.0f);
   for (int i = 0; i < 25; ++i) {
     for (int j = i; j < 25; ++j)
       wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 12.0f, 0.5f + (float)i, 0.5f,

@@ -37,6 +37,32 @@ static inline arb_world* wt_world(arb_vec2 gravity) {
   return arb_world_create(&wd);
 }
 
+/// A world under (0, -10) stepped by `workers` threads, sleeping or not (never NULL).
+static inline arb_world* wt_worker_world(int workers, bool sleep) {
+  arb_world_def wd = arb_default_world_def();
+  wd.gravity = arb_v2(0.0f, -10.0f);
+  wd.worker_count = workers;
+  wd.enable_sleep = sleep;
+  arb_world* w = arb_world_create(&wd);
+  assert_non_null(w);
+  return w;
+}
+
+/// Step n times, copying every begin-touch event into out (the events live only until the
+/// next step); returns how many began, and fails the test if more than cap did.
+static inline int wt_step_begin_touches(arb_world* w, int n, float dt, arb_contact_event* out,
+                                        int cap) {
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    arb_world_step(w, dt);
+    const arb_contact_event* ev;
+    int began = arb_world_get_begin_touch_events(w, &ev);
+    assert_true(count + began <= cap);
+    for (int k = 0; k < began; ++k) out[count++] = ev[k];
+  }
+  return count;
+}
+
 /// The world's save image (malloc'd: free it); its length in *size.
 static inline uint8_t* wt_save(const arb_world* w, int* size) {
   *size = arb_world_save(w, NULL, 0);
@@ -60,6 +86,12 @@ static inline arb_body_def wt_box_def(arb_body_type type, float x, float y, floa
 static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
   arb_body_def bd = wt_box_def(type, x, y, hw, hh);
   return arb_body_create(w, &bd);
+}
+
+/// The ground most world tests stand things on: a static slab 2 m thick, its top at y = 0,
+/// reaching half_width either side of x = 0.
+static inline arb_body_id wt_ground(arb_world* w, float half_width) {
+  return wt_box(w, ARB_BODY_STATIC, 0.0f, -1.0f, half_width, 1.0f);
 }
 
 static inline arb_body_id wt_circle(arb_world* w, arb_body_type type, float x, float y, float r) {
