@@ -6,7 +6,8 @@
 # Writes OUTDIR/bench-physics-cpu.png and OUTDIR/bench-physics-energy.png. Needs gnuplot
 # (Debian: apt-get install gnuplot-nox); nothing else of the build.
 # Rows: the compared engines only (arbiter and box2d-v3 by default; PLOT_ENGINES="a b c"
-# to choose), scenes in the file's order.
+# to choose), scenes in the file's order. The energy chart spans -105..40 % (scenes with a
+# motor go far above it: their figures are in the table); PLOT_ENERGY_RANGE="lo:hi" to change.
 set -euo pipefail
 [ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: plot-benchmarks.sh CSV [OUTDIR]" >&2; exit 2; }
 csv=$1
@@ -39,7 +40,7 @@ table cpu_ms_per_step "$work/cpu.tsv"
 table energy_end_vs_start "$work/energy.tsv"
 columns=$((${#engines[@]} + 1))
 
-plot() {  # plot TSV PNG TITLE YLABEL [SCALE]
+plot() {  # plot TSV PNG TITLE YLABEL [SCALE] [YRANGE]
   gnuplot <<EOF
 set terminal pngcairo size 1000,420 font ",10" noenhanced
 set output "$2"
@@ -51,16 +52,18 @@ set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
+set rmargin 8
+set bmargin 6
 set xtics rotate by -30 nomirror
 set grid ytics
 set key top left
-set yrange [*:*]
+set yrange [${6:-*:*}]
 plot for [i=2:$columns] "$1" using (column(i) * ${5:-1}):xtic(1) title columnheader(i)
 EOF
 }
 plot "$work/cpu.tsv" "$out/bench-physics-cpu.png" \
   "bench-physics: CPU time per step (lower is faster)" "ms per step (thread CPU)"
 plot "$work/energy.tsv" "$out/bench-physics-energy.png" \
-  "bench-physics: mechanical energy at the end against the start (passive scenes: at or below 0)" \
-  "percent" 100
+  "bench-physics: energy at the end against the start (passive scenes at or below 0; motors, kinematic bodies: off the scale)" \
+  "percent" 100 "${PLOT_ENERGY_RANGE:--105:40}"
 echo "plot-benchmarks: $out/bench-physics-cpu.png, $out/bench-physics-energy.png"
