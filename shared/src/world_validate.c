@@ -200,7 +200,7 @@ static void arb__validate_contact(const arb_world* w, int i) {
   const arb_shape_def* pa = arb__body_shape(&w->bodies[a], sa);
   const arb_shape_def* pb = arb__body_shape(&w->bodies[b], sb);
   ARB_ASSERT(!pa->sensor && !pb->sensor && "sensors get no contacts");
-  ARB_ASSERT(arb__body_shape_rank(pa->type) <= arb__body_shape_rank(pb->type) &&
+  ARB_ASSERT(arb__contact_kind_order(pa->type, pb->type) <= 0 &&
              "body A has the collide function's first kind");
   const arb_manifold* m = &c->manifold;
   ARB_ASSERT(m->point_count >= 0 && m->point_count <= 2);
