@@ -51,8 +51,8 @@ static void summary(const char* what, uint64_t* v, int n) {
   double sum = 0;
   for (int i = 0; i < n; ++i) sum += (double)v[i];
   qsort(v, (size_t)n, sizeof *v, cmp_u64);
-  printf("  %-34s mean %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d samples)\n", what,
-         sum / n * 1e-6, (double)v[(int)(0.99 * (n - 1) + 0.5)] * 1e-6, (double)v[n - 1] * 1e-6, n);
+  printf("  %-34s mean %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%d samples)\n", what, sum / n * 1e-6,
+         (double)v[(int)(0.99 * (n - 1) + 0.5)] * 1e-6, (double)v[n - 1] * 1e-6, n);
 }
 
 static void usage(FILE* f) {
@@ -127,7 +127,8 @@ static uint64_t digest_packets(uint64_t h, const sv_snap_job* jobs, int n) {
 /* Player i's walk: a new random direction every 2 s. */
 static void walk(arb_game* game, int players, uint64_t tick, int rate) {
   for (int i = 0; i < players; ++i) {
-    uint64_t h = (tick / (uint64_t)(2 * rate) + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ull;
+    uint64_t h = (tick / (uint64_t)(2 * rate) + 1) * 0x9E3779B97F4A7C15ull ^
+                 (uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
     h *= 0x94D049BB133111EBull;
     arb_controls c = {0};
@@ -229,9 +230,10 @@ int main(int argc, char** argv) {
     }
   }
   double measured = (double)nt / rate;
-  printf("bench-capacity: %s, %d clients, view radius %.0f m, %d snapshot threads, %d Hz ticks, "
-         "a snapshot every %d ticks, acks %d snapshots late, %.0f s measured\n",
-         o.scene, o.clients, (double)o.radius, o.threads, rate, o.snapshot_every, o.ack_lag, measured);
+  printf(
+      "bench-capacity: %s, %d clients, view radius %.0f m, %d snapshot threads, %d Hz ticks, "
+      "a snapshot every %d ticks, acks %d snapshots late, %.0f s measured\n",
+      o.scene, o.clients, (double)o.radius, o.threads, rate, o.snapshot_every, o.ack_lag, measured);
   if (nt > 0)
     printf("  world per tick: %.0f bodies awake, %.0f touching contacts, %.0f contacts collided\n",
            (double)awake / nt, (double)touching / nt, (double)collided / nt);

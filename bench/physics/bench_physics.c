@@ -22,13 +22,13 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 typedef struct result {
-  double ms_per_step;  // minimum over runs
-  double cpu_per_step; // thread CPU ms per timed step, minimum over runs
-  double p99;          // p99 single step of the best run
-  float sink;          // top box: initial y - final y
+  double ms_per_step;   // minimum over runs
+  double cpu_per_step;  // thread CPU ms per timed step, minimum over runs
+  double p99;           // p99 single step of the best run
+  float sink;           // top box: initial y - final y
   int bodies;
   char report[512];
-  int stopped;         // steps done when the run was given up (0: all of them)
+  int stopped;            // steps done when the run was given up (0: all of them)
   double e_start, e_end;  // bench_engine.energy before the first and after the last step of
                           // the first run (NAN: the engine has no hook)
   char probe[448];        // the untimed sampling run's line (scenes with probe_every), or ""
@@ -166,30 +166,29 @@ static bool engine_selected(const char* only, const char* name) {
 }
 
 static void usage(FILE* f) {
-  fprintf(
-      f,
-      "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--steps N]\n"
-      "                     [--engine NAME] [--solve-iterations N] [--relax-iterations N]\n"
-      "                     [--sleep] [--workers N] [--continuous on|off|static]\n"
-      "                     [--recycling on|off] [--max-seconds S] [--csv FILE]\n"
-      "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
-      "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
-      "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
-      "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
-      "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
-      "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
-      "  but smash, rain, tumbler, spinner, washer and arena runs with sleeping off, as\n"
-      "  Box2D v3 defines them). --other-runs N: runs for the other engines\n"
-      "  (default 1: they are 1.5-200x slower). --quick: 1 run and a fifth of the steps.\n"
-      "  --steps N: N steps of each scene of the table instead of its own count (a check).\n"
-      "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
-      "  chipmunk, box2d-2.4; default: all built in).\n"
-      "  Other engines are compared with the same scene and substeps (see\n"
-      "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
-      "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
-      "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
-      "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
-      "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n");
+  fprintf(f,
+          "usage: bench-physics [--scene NAME] [--runs N] [--other-runs N] [--quick] [--steps N]\n"
+          "                     [--engine NAME] [--solve-iterations N] [--relax-iterations N]\n"
+          "                     [--sleep] [--workers N] [--continuous on|off|static]\n"
+          "                     [--recycling on|off] [--max-seconds S] [--csv FILE]\n"
+          "  Steps the benchmark scenes and prints ms/step (timed steps / count, minimum of\n"
+          "  N runs, default 4; the first step is not timed), the thread CPU time per step\n"
+          "  (robust on a shared machine), the p99 single step and the pyramid's top-box\n"
+          "  sink. Scenes: large_pyramid many_pyramids rain_circles free_field resting_10k\n"
+          "  (default: all; resting_10k: 10 000 bodies, 1 %% moving, 60 untimed warm-up steps,\n"
+          "  arbiter with sleeping on, then again as \"arbiter no-sleep\"; every other scene\n"
+          "  but smash, rain, tumbler, spinner, washer and arena runs with sleeping off, as\n"
+          "  Box2D v3 defines them). --other-runs N: runs for the other engines\n"
+          "  (default 1: they are 1.5-200x slower). --quick: 1 run and a fifth of the steps.\n"
+          "  --steps N: N steps of each scene of the table instead of its own count (a check).\n"
+          "  --engine NAME[,NAME]: only those engines, by name prefix (arbiter, box2d-v3,\n"
+          "  chipmunk, box2d-2.4; default: all built in).\n"
+          "  Other engines are compared with the same scene and substeps (see\n"
+          "  docs/BENCHMARKS.md); \"vs arb\" is the row's CPU time per step over arbiter's\n"
+          "  (> 1: arbiter faster), \"vs b2v3\" over Box2D v3's in the same run (arbiter's\n"
+          "  row < 1: arbiter faster), or \"not built\" when bench-physics was configured\n"
+          "  without -DBOX2D_V3_SRC=/path/to/box2d (a Box2D v3 source tree, built with its own\n"
+          "  CMake project, 1 worker; its own benchmark code builds the scenes it defines).\n");
   fprintf(f,
           "  \"E end/start\": the total mechanical energy of the dynamic rigid bodies after the\n"
           "  last step of the first run against before its first step, (end - start) / |start|\n"
@@ -220,60 +219,59 @@ static void usage(FILE* f) {
           "  the bodies whose centre is outside the box at the highest sample and at most in\n"
           "  any step, and the fastest body of any step. Nothing in them adds energy: a sample\n"
           "  above the start, or a climb, is energy the engine added.\n");
-  fprintf(
-      f,
-      "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
-      "  spinner washer joint_grid, on every engine (arbiter, box2d-v3, box2d-2.4,\n"
-      "  chipmunk, chipmunk-defaults). smash, rain, tumbler, spinner and washer run with\n"
-      "  sleeping on in every engine, as Box2D v3 defines them (arbiter then again as\n"
-      "  \"arbiter no-sleep\"). large_pyramid, many_pyramids and smash come from the body\n"
-      "  list of scenes.c; rain, tumbler, spinner, washer and joint_grid are built by each\n"
-      "  engine's own code as Box2D v3's benchmark code builds them (arbiter: scene_*.c,\n"
-      "  Box2D 2.4: scenes_box2d.cpp, Chipmunk: scenes_chipmunk.c; no body count, no\n"
-      "  sink): rain: up to 1000 ragdolls of capsules spawned and destroyed while it\n"
-      "  runs; tumbler: 2025 boxes in a motor-driven drum of four walls on one body;\n"
-      "  spinner: 6076 bodies stirred by a motor-driven bar in a 360-point chain loop;\n"
-      "  washer: 8100 boxes in a turning kinematic drum of 40 quads (arbiter: five bodies\n"
-      "  of 8 moving as one); joint_grid (arbiter's run is in this table too:\n"
-      "  scene_joint_grid.c): 10 000 circles, 19 800 revolute joints (arbiter and Chipmunk:\n"
-      "  19 794, without the 6 between two static bodies), no contacts, sleeping off.\n"
-      "  Where an engine lacks a feature: Box2D 2.4 builds a capsule as a box and two\n"
-      "  circles on one body (weighed as the capsule), the spinner's rounded bar as an\n"
-      "  octagon, and rain's joint springs as torques applied before each step;\n"
-      "  Chipmunk's revolute joint is a pivot joint with rotary limit, simple motor and\n"
-      "  damped rotary spring constraints, and it has no continuous collision (the top\n"
-      "  of each of those files says the rest).\n"
-      "  arena: the capacity benchmark's world (bench/capacity/make_scene.py, built by\n"
-      "  scene_arena.c and for Box2D v3 by scene_arena_box2d_v3.c; not for Box2D 2.4 or\n"
-      "  Chipmunk): 10 000 bodies top down, 100 kinematic mixers stirring 8 balls each,\n"
-      "  7 896 damped crates and balls created asleep, 256 walkers pushed by the game's\n"
-      "  top-down force controller in a direction that changes every 2 s; sleeping on,\n"
-      "  60 untimed steps, then 540.\n"
-      "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
-      "  bullets_1000 ragdolls_100 (900 limited revolute joints), sensors_100\n"
-      "  (2000 circles through 100 sensor boxes) and sensors_none (the same without them),\n"
-      "  printed after the others (--scene selects them too).\n"
-      "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
-      "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
-      "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
-      "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
-      "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
-      "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
-      "  rest fall asleep).\n"
-      "  --continuous on|off|static: arbiter's continuous collision in the compared\n"
-      "  rows. Default static: against static bodies only (continuous_dynamic false),\n"
-      "  what Box2D v3's enableContinuous does, so every engine runs the same policy;\n"
-      "  the sleeping scenes then run again as \"arbiter dyn-ccd\" with arbiter's own\n"
-      "  default (on: fast dynamic bodies also kept from passing through each other).\n"
-      "  The physics extras run arbiter's default unless --continuous is given.\n"
-      "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
-      "  every contact's shapes every step.\n"
-      "  --max-seconds S: a run gives up once its timed steps have taken S seconds at over\n"
-      "  0.5 s per step on average (30 times slower than real time; default 60, 0: never),\n"
-      "  and its row says after how many steps: its figures cover those.\n"
-      "  --csv FILE: also write the table's rows to FILE as CSV (scene, engine, bodies,\n"
-      "  ms/step, cpu ms, p99, sink, the two ratios, energy end vs start as a fraction;\n"
-      "  the physics extras are not in it); scripts/plot-benchmarks.sh plots it.\n");
+  fprintf(f,
+          "  Box2D v3 benchmark scenes: large_pyramid many_pyramids smash rain tumbler\n"
+          "  spinner washer joint_grid, on every engine (arbiter, box2d-v3, box2d-2.4,\n"
+          "  chipmunk, chipmunk-defaults). smash, rain, tumbler, spinner and washer run with\n"
+          "  sleeping on in every engine, as Box2D v3 defines them (arbiter then again as\n"
+          "  \"arbiter no-sleep\"). large_pyramid, many_pyramids and smash come from the body\n"
+          "  list of scenes.c; rain, tumbler, spinner, washer and joint_grid are built by each\n"
+          "  engine's own code as Box2D v3's benchmark code builds them (arbiter: scene_*.c,\n"
+          "  Box2D 2.4: scenes_box2d.cpp, Chipmunk: scenes_chipmunk.c; no body count, no\n"
+          "  sink): rain: up to 1000 ragdolls of capsules spawned and destroyed while it\n"
+          "  runs; tumbler: 2025 boxes in a motor-driven drum of four walls on one body;\n"
+          "  spinner: 6076 bodies stirred by a motor-driven bar in a 360-point chain loop;\n"
+          "  washer: 8100 boxes in a turning kinematic drum of 40 quads (arbiter: five bodies\n"
+          "  of 8 moving as one); joint_grid (arbiter's run is in this table too:\n"
+          "  scene_joint_grid.c): 10 000 circles, 19 800 revolute joints (arbiter and Chipmunk:\n"
+          "  19 794, without the 6 between two static bodies), no contacts, sleeping off.\n"
+          "  Where an engine lacks a feature: Box2D 2.4 builds a capsule as a box and two\n"
+          "  circles on one body (weighed as the capsule), the spinner's rounded bar as an\n"
+          "  octagon, and rain's joint springs as torques applied before each step;\n"
+          "  Chipmunk's revolute joint is a pivot joint with rotary limit, simple motor and\n"
+          "  damped rotary spring constraints, and it has no continuous collision (the top\n"
+          "  of each of those files says the rest).\n"
+          "  arena: the capacity benchmark's world (bench/capacity/make_scene.py, built by\n"
+          "  scene_arena.c and for Box2D v3 by scene_arena_box2d_v3.c; not for Box2D 2.4 or\n"
+          "  Chipmunk): 10 000 bodies top down, 100 kinematic mixers stirring 8 balls each,\n"
+          "  7 896 damped crates and balls created asleep, 256 walkers pushed by the game's\n"
+          "  top-down force controller in a direction that changes every 2 s; sleeping on,\n"
+          "  60 untimed steps, then 540.\n"
+          "  Physics extras (arbiter only, scenes_extras.c): cloth_50x50 vehicles_100\n"
+          "  bullets_1000 ragdolls_100 (900 limited revolute joints), sensors_100\n"
+          "  (2000 circles through 100 sensor boxes) and sensors_none (the same without them),\n"
+          "  printed after the others (--scene selects them too).\n"
+          "  --solve-iterations N, --relax-iterations N: arbiter's soft-solve and relax\n"
+          "  passes per substep (arb_world_def, 1..8, default 1 each).\n"
+          "  --workers N: arbiter worlds step with N threads (arb_world_def.worker_count,\n"
+          "  default 1; the same results); the ms/step column is then the figure (cpu ms\n"
+          "  counts only the stepping thread). Box2D v3 always runs with 1 worker.\n"
+          "  --sleep: arbiter with sleeping on in every scene (as the product runs: islands at\n"
+          "  rest fall asleep).\n"
+          "  --continuous on|off|static: arbiter's continuous collision in the compared\n"
+          "  rows. Default static: against static bodies only (continuous_dynamic false),\n"
+          "  what Box2D v3's enableContinuous does, so every engine runs the same policy;\n"
+          "  the sleeping scenes then run again as \"arbiter dyn-ccd\" with arbiter's own\n"
+          "  default (on: fast dynamic bodies also kept from passing through each other).\n"
+          "  The physics extras run arbiter's default unless --continuous is given.\n"
+          "  --recycling on|off: arbiter's enable_contact_recycling (default on): off collides\n"
+          "  every contact's shapes every step.\n"
+          "  --max-seconds S: a run gives up once its timed steps have taken S seconds at over\n"
+          "  0.5 s per step on average (30 times slower than real time; default 60, 0: never),\n"
+          "  and its row says after how many steps: its figures cover those.\n"
+          "  --csv FILE: also write the table's rows to FILE as CSV (scene, engine, bodies,\n"
+          "  ms/step, cpu ms, p99, sink, the two ratios, energy end vs start as a fraction;\n"
+          "  the physics extras are not in it); scripts/plot-benchmarks.sh plots it.\n");
 }
 
 int main(int argc, char** argv) {
@@ -299,8 +297,9 @@ int main(int argc, char** argv) {
         fprintf(stderr, "bench-physics: --csv %s: cannot write the file\n", argv[i]);
         return 2;
       }
-      fprintf(csv, "scene,engine,bodies,ms_per_step,cpu_ms_per_step,p99_ms,sink_m,vs_arbiter,"
-                   "vs_box2d_v3,energy_end_vs_start\n");
+      fprintf(csv,
+              "scene,engine,bodies,ms_per_step,cpu_ms_per_step,p99_ms,sink_m,vs_arbiter,"
+              "vs_box2d_v3,energy_end_vs_start\n");
     } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = atoi(argv[++i]);
       if (runs < 1) runs = 1;
@@ -333,17 +332,21 @@ int main(int argc, char** argv) {
       }
       if (continuous)
         bench_arbiter_continuous = is_static ? 2 : strcmp(v, "on") == 0;
-      else bench_arbiter_recycling = strcmp(v, "on") == 0;
+      else
+        bench_arbiter_recycling = strcmp(v, "on") == 0;
       i++;
-    } else if ((strcmp(argv[i], "--solve-iterations") == 0 || strcmp(argv[i], "--relax-iterations") == 0) &&
+    } else if ((strcmp(argv[i], "--solve-iterations") == 0 ||
+                strcmp(argv[i], "--relax-iterations") == 0) &&
                i + 1 < argc) {
       int n = atoi(argv[i + 1]);
       if (n < 1 || n > 8) {
         fprintf(stderr, "bench-physics: %s must be 1..8, got '%s'\n", argv[i], argv[i + 1]);
         return 2;
       }
-      if (argv[i][2] == 's') bench_arbiter_solve_iterations = n;
-      else bench_arbiter_relax_iterations = n;
+      if (argv[i][2] == 's')
+        bench_arbiter_solve_iterations = n;
+      else
+        bench_arbiter_relax_iterations = n;
       i++;
     } else {
       usage(stderr);
@@ -354,7 +357,7 @@ int main(int argc, char** argv) {
   const bench_engine* engines[7];
   int n_engines = 0;
   engines[n_engines++] = &bench_engine_arbiter;
-  engines[n_engines++] = &bench_engine_arbiter_no_sleep;  // only for compare_sleep scenes
+  engines[n_engines++] = &bench_engine_arbiter_no_sleep;     // only for compare_sleep scenes
   engines[n_engines++] = &bench_engine_arbiter_dynamic_ccd;  // sleeping scenes, no --continuous
 #ifdef BENCH_HAVE_BOX2D_V3
   const bench_engine* reference = &bench_engine_box2d_v3;
@@ -370,18 +373,22 @@ int main(int argc, char** argv) {
   engines[n_engines++] = &bench_engine_box2d;
 #endif
   if (bench_arbiter_solve_iterations != 1 || bench_arbiter_relax_iterations != 1)
-    printf("arbiter with %d solve and %d relax passes per substep (the configuration column says 1, 1)\n",
-           bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
+    printf(
+        "arbiter with %d solve and %d relax passes per substep (the configuration column says 1, "
+        "1)\n",
+        bench_arbiter_solve_iterations, bench_arbiter_relax_iterations);
   if (bench_arbiter_continuous < 0)
-    printf("arbiter with continuous collision against static bodies only, as Box2D v3; \"arbiter "
-           "dyn-ccd\": its own default, between dynamic bodies too\n");
+    printf(
+        "arbiter with continuous collision against static bodies only, as Box2D v3; \"arbiter "
+        "dyn-ccd\": its own default, between dynamic bodies too\n");
   if (bench_arbiter_continuous == 0) printf("arbiter with continuous collision off\n");
   if (bench_arbiter_continuous == 1)
     printf("arbiter with continuous collision between dynamic bodies too (its default)\n");
   if (bench_arbiter_continuous == 2)
     printf("arbiter with continuous collision against static bodies only\n");
   if (!bench_arbiter_recycling) printf("arbiter with contact recycling off\n");
-  if (bench_arbiter_workers != 1) printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
+  if (bench_arbiter_workers != 1)
+    printf("arbiter with %d worker threads per world\n", bench_arbiter_workers);
   printf("arbiter's contact solver: %d lanes (%s)\n", arb_contact_solver_lanes(),
          arb_contact_solver_lanes() == 8 ? "AVX2"
                                          : "SSE2 or portable C; ARBITER_SIMD=sse2 forces this");
@@ -424,8 +431,10 @@ int main(int argc, char** argv) {
       char sink[32] = "-", vs_arb[32] = "-", vs_ref[32] = "not built";
       if (s.top_body >= 0) snprintf(sink, sizeof sink, "%.3f", (double)r->sink);
       if (base > 0.0) snprintf(vs_arb, sizeof vs_arb, "%.2f", r->cpu_per_step / base);
-      if (reference && ref > 0.0) snprintf(vs_ref, sizeof vs_ref, "%.2f", r->cpu_per_step / ref);
-      else if (reference) snprintf(vs_ref, sizeof vs_ref, "-");
+      if (reference && ref > 0.0)
+        snprintf(vs_ref, sizeof vs_ref, "%.2f", r->cpu_per_step / ref);
+      else if (reference)
+        snprintf(vs_ref, sizeof vs_ref, "-");
       char bodies[16] = "-";  // a scene only Box2D v3's own code builds has no neutral body list
       if (r->bodies > 0) snprintf(bodies, sizeof bodies, "%d", r->bodies);
       char energy[32];
@@ -437,16 +446,17 @@ int main(int argc, char** argv) {
         // Numbers only (empty where the table says "-"); the energy as a fraction.
         double rel = r->e_end - r->e_start;
         bool has_rel = (r->e_start > 1e-9 || r->e_start < -1e-9) && rel == rel;
-        fprintf(csv, "%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,%s,", s.name, ran[k]->name, r->bodies, r->ms_per_step,
-                r->cpu_per_step, r->p99, s.top_body >= 0 ? sink : "", base > 0.0 ? vs_arb : "",
-                reference && ref > 0.0 ? vs_ref : "");
+        fprintf(csv, "%s,%s,%d,%.4f,%.4f,%.4f,%s,%s,%s,", s.name, ran[k]->name, r->bodies,
+                r->ms_per_step, r->cpu_per_step, r->p99, s.top_body >= 0 ? sink : "",
+                base > 0.0 ? vs_arb : "", reference && ref > 0.0 ? vs_ref : "");
         if (has_rel) fprintf(csv, "%.6f", rel / (r->e_start < 0.0 ? -r->e_start : r->e_start));
         fprintf(csv, "\n");
       }
       if (r->stopped) {
-        printf("%-14s %-17s gave up after %d of %d steps (over %.0f s at over %d ms per step, "
-               "--max-seconds): the figures cover those\n",
-               "", "", r->stopped, steps, max_seconds, (int)GIVE_UP_MS);
+        printf(
+            "%-14s %-17s gave up after %d of %d steps (over %.0f s at over %d ms per step, "
+            "--max-seconds): the figures cover those\n",
+            "", "", r->stopped, steps, max_seconds, (int)GIVE_UP_MS);
       }
       if (r->report[0]) printf("%-14s %-17s %s\n", "", "", r->report);
       if (r->probe[0]) printf("%-14s %-17s %s\n", "", "", r->probe);

@@ -105,7 +105,9 @@ static void* arbiter_build(const bench_scene* s, bool sleep, int continuous) {
   return b;
 }
 
-static bool arbiter_sleeps(const bench_scene* s) { return s->sleeping || bench_arbiter_sleep_all; }
+static bool arbiter_sleeps(const bench_scene* s) {
+  return s->sleeping || bench_arbiter_sleep_all;
+}
 static void* arbiter_create(const bench_scene* s) {
   return arbiter_build(s, arbiter_sleeps(s), compared_continuous());
 }
@@ -238,7 +240,9 @@ static void arbiter_report(void* p, char* line, int cap) {
   (void)sink;
 }
 
-static int arbiter_builds_own(const char* name) { return find_own(name) != NULL; }
+static int arbiter_builds_own(const char* name) {
+  return find_own(name) != NULL;
+}
 
 const bench_engine bench_engine_arbiter = {
     "arbiter",      "4 substeps, 1 relax, soft contacts 30 Hz",

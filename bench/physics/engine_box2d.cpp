@@ -135,7 +135,9 @@ double box2d_energy(void* p) {
   return e;
 }
 
-int box2d_builds_own(const char* name) { return bench_box2d_find_scene(name) != nullptr; }
+int box2d_builds_own(const char* name) {
+  return bench_box2d_find_scene(name) != nullptr;
+}
 
 }  // namespace
 

@@ -46,9 +46,9 @@ typedef struct b3_bench {
   b2WorldId world;
   const b3_scene_fns* own;  // NULL: built from the neutral description
   int step_index;
-  b2BodyId* bodies;         // neutral scenes: one per bench_body
-  int count;                // of bodies
-  b2BodyId top;             // own scenes with a top body: found by position
+  b2BodyId* bodies;  // neutral scenes: one per bench_body
+  int count;         // of bodies
+  b2BodyId top;      // own scenes with a top body: found by position
 } b3_bench;
 
 static const b3_scene_fns* find_own(const char* name) {
@@ -240,7 +240,9 @@ static int b3_census(void* p, const float box[4], double* max_speed) {
   return outside;
 }
 
-static int b3_builds_own(const char* name) { return find_own(name) != NULL; }
+static int b3_builds_own(const char* name) {
+  return find_own(name) != NULL;
+}
 
 #ifdef BENCH_BOX2D_V3_AVX2
 #define BOX2D_V3_ISA "AVX2"

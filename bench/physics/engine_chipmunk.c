@@ -1,7 +1,7 @@
 // bench/physics — the scenes built with Chipmunk2D 7 (Debian libchipmunk-dev).
 // bench_engine_chipmunk_defaults is the same with Chipmunk's own defaults (one step, slop
-// 0.1 m), for reference. Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four times) with
-// Chipmunk's default 10 iterations, collision slop 0.005 m (arbiter's linear slop; the
+// 0.1 m), for reference. Matched to arbiter: 4 substeps per 1/60 s step (cpSpaceStep(dt/4) four
+// times) with Chipmunk's default 10 iterations, collision slop 0.005 m (arbiter's linear slop; the
 // default 0.1 m lets a 1 m box sink 10 %), sleeping off unless the scene says every engine
 // sleeps (smash and the own-construction scenes Box2D v3 defines with sleeping on: after
 // 0.5 s at rest, as arbiter and Box2D). Chipmunk multiplies friction (fa*fb), so each shape
@@ -85,8 +85,12 @@ static void* chipmunk_create_with(const bench_scene* s, int defaults) {
   return b;
 }
 
-static void* chipmunk_create(const bench_scene* s) { return chipmunk_create_with(s, 0); }
-static void* chipmunk_create_defaults(const bench_scene* s) { return chipmunk_create_with(s, 1); }
+static void* chipmunk_create(const bench_scene* s) {
+  return chipmunk_create_with(s, 0);
+}
+static void* chipmunk_create_defaults(const bench_scene* s) {
+  return chipmunk_create_with(s, 1);
+}
 
 static void chipmunk_step(void* p, float dt) {
   cp_bench* b = p;
@@ -173,7 +177,9 @@ static double chipmunk_energy(void* p) {
   return c.e;
 }
 
-static int chipmunk_builds_own(const char* name) { return bench_chipmunk_find_scene(name) != NULL; }
+static int chipmunk_builds_own(const char* name) {
+  return bench_chipmunk_find_scene(name) != NULL;
+}
 
 const bench_engine bench_engine_chipmunk = {
     "chipmunk",      "4 substeps x 10 iterations, slop 0.005",

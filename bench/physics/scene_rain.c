@@ -162,10 +162,7 @@ static void rain_destroy(void* state) {
 }
 
 const bench_arbiter_scene bench_arbiter_rain = {
-    "rain",
-    BENCH_RAIN_ROWS * (BENCH_RAIN_GRID_COUNT + 1) +
-        BENCH_RAIN_RAGDOLLS * BENCH_BONES,
-    rain_create,
-    rain_before_step,
+    "rain",       BENCH_RAIN_ROWS*(BENCH_RAIN_GRID_COUNT + 1) + BENCH_RAIN_RAGDOLLS* BENCH_BONES,
+    rain_create,  rain_before_step,
     rain_destroy,
 };

@@ -155,7 +155,7 @@ int bench_scene_build(const char* name, bench_scene* s) {
     // standing on a wide ground (what overflows the rim lands there); 1000 steps.
     s->name = "rain_circles";
     s->steps = 1000;
-    add_box(&bl, 1, 0.0f, -1.0f, 100.0f, 1.0f);  // wide ground, top at y = 0
+    add_box(&bl, 1, 0.0f, -1.0f, 100.0f, 1.0f);   // wide ground, top at y = 0
     add_box(&bl, 1, -20.5f, 20.0f, 0.5f, 20.0f);  // left wall
     add_box(&bl, 1, 20.5f, 20.0f, 0.5f, 20.0f);   // right wall
     unsigned seed = 12345u;
@@ -204,7 +204,8 @@ int bench_scene_build(const char* name, bench_scene* s) {
       g->bx = 290.0f;
       g->by = gy;
       for (int c = 0; c < 165; ++c) {
-        for (int k = 0; k < 3; ++k) add_box(&bl, 0, 1.5f * (float)c, gy + 0.5f + (float)k, 0.5f, 0.5f);
+        for (int k = 0; k < 3; ++k)
+          add_box(&bl, 0, 1.5f * (float)c, gy + 0.5f + (float)k, 0.5f, 0.5f);
       }
       for (int k = 0; k < 5; ++k) {
         bench_body* b = add(&bl);

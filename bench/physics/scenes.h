@@ -10,14 +10,14 @@ enum { BENCH_BOX = 0, BENCH_CIRCLE = 1, BENCH_SEGMENT = 2 };
 
 typedef struct bench_body {
   int is_static;
-  int kind;              // BENCH_*
-  float x, y;            // body position
-  float hw, hh;          // box half extents
-  float radius;          // circle radius
-  float ax, ay, bx, by;  // segment end points (body frame)
-  float vx, vy, w;       // initial velocity
-  float density;         // kg/m^2; 0 = 1
-  int asleep;            // created asleep (Box2D v3 smash)
+  int kind;                 // BENCH_*
+  float x, y;               // body position
+  float hw, hh;             // box half extents
+  float radius;             // circle radius
+  float ax, ay, bx, by;     // segment end points (body frame)
+  float vx, vy, w;          // initial velocity
+  float density;            // kg/m^2; 0 = 1
+  int asleep;               // created asleep (Box2D v3 smash)
   unsigned category, mask;  // collision filter; 0, 0 = the defaults (1, all)
 } bench_body;
 
@@ -37,16 +37,16 @@ typedef struct bench_scene {
                             // start the bodies marked `asleep` sleeping (smash, and the
                             // own-construction scenes Box2D v3 defines with sleeping on);
                             // in every other scene they run with sleeping off
-  int own_construction;    // no body list (count 0): a Box2D v3 benchmark scene with joints,
-                           // kinematic or compound bodies, chains, capsules or bodies
-                           // spawned while it runs; arbiter builds it with its own API
-                           // (scenes_arbiter.h), Box2D v3 with its benchmark code, and the
-                           // other engines whose builds_own says so with theirs
-  int probe_every;         // > 0: an extra untimed run on the engines with energy and census
-                           // samples the energy every probe_every steps and counts the
-                           // bodies outside probe_box and the fastest every step (the
-                           // bouncy crowds); arbiter also runs it as "arbiter dyn-ccd"
-  float probe_box[4];      // x0, y0, x1, y1: where every body's centre belongs
+  int own_construction;     // no body list (count 0): a Box2D v3 benchmark scene with joints,
+                            // kinematic or compound bodies, chains, capsules or bodies
+                            // spawned while it runs; arbiter builds it with its own API
+                            // (scenes_arbiter.h), Box2D v3 with its benchmark code, and the
+                            // other engines whose builds_own says so with theirs
+  int probe_every;          // > 0: an extra untimed run on the engines with energy and census
+                            // samples the energy every probe_every steps and counts the
+                            // bodies outside probe_box and the fastest every step (the
+                            // bouncy crowds); arbiter also runs it as "arbiter dyn-ccd"
+  float probe_box[4];       // x0, y0, x1, y1: where every body's centre belongs
 } bench_scene;
 
 /// Names of the scenes, NULL-terminated.

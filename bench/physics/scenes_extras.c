@@ -272,9 +272,9 @@ static const xscene xscenes[] = {
     {"sensors_none", "circles", build_plain_rain, 300, "the same rain without the sensors"},
 };
 
-const char* const bench_extras_scene_names[] = {"cloth_50x50",  "vehicles_100", "bullets_1000",
-                                                "ragdolls_100", "sensors_100",  "sensors_none",
-                                                NULL};
+const char* const bench_extras_scene_names[] = {
+    "cloth_50x50", "vehicles_100", "bullets_1000", "ragdolls_100", "sensors_100", "sensors_none",
+    NULL};
 
 void bench_extras_run(const char* only_scene, int quick, int runs) {
   for (size_t si = 0; si < sizeof xscenes / sizeof xscenes[0]; ++si) {

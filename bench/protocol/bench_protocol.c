@@ -17,16 +17,21 @@ static double now(void) {
 }
 
 static uint64_t rs = 0x853c49e6748fea9bull;
-static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rs) >> 20); }
-static float frand(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() % 100000) / 100000.0f; }
+static uint32_t rnd(void) {
+  return (uint32_t)(xorshift64_next(&rs) >> 20);
+}
+static float frand(float lo, float hi) {
+  return lo + (hi - lo) * (float)(rnd() % 100000) / 100000.0f;
+}
 
 int main(int argc, char** argv) {
   double min_time = 0.5;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: bench-protocol [--quick]\n"
-             "Measures the input packet: its size with 1 and 8 redundant commands, encode and\n"
-             "decode time. --quick measures for 0.05 s instead of 0.5 s per figure.\n");
+      printf(
+          "usage: bench-protocol [--quick]\n"
+          "Measures the input packet: its size with 1 and 8 redundant commands, encode and\n"
+          "decode time. --quick measures for 0.05 s instead of 0.5 s per figure.\n");
       return 0;
     }
     if (!strcmp(argv[i], "--quick")) {
@@ -42,7 +47,8 @@ int main(int argc, char** argv) {
   in.packet_seq = 12345;
   in.ack_tick = 67890;
   for (int k = 0; k < ARB_PROTO_MAX_INPUTS; k++) {
-    arb_controls c = {frand(-1, 1), 0.0f, frand(-3, 3), k % 3 == 0 ? ARB_BUTTON_JUMP : 0u, 0.0f, 0.0f, 0.0f};
+    arb_controls c = {frand(-1, 1), 0.0f, frand(-3, 3), k % 3 == 0 ? ARB_BUTTON_JUMP : 0u,
+                      0.0f,         0.0f, 0.0f};
     in.cmds[k].seq = 20000u - (uint32_t)k;
     in.cmds[k].controls = arb_proto_quantize_controls(&c);
   }
@@ -66,7 +72,9 @@ int main(int argc, char** argv) {
     iters += 1000;
   } while (now() - t0 < min_time);
   double dec_ns = (now() - t0) / iters * 1e9;
-  printf("%-22s %7d B with 1 command, %d B with %d (redundant) commands; encode %.0f ns, decode %.0f ns\n",
-         "input packet", one, eight, ARB_PROTO_MAX_INPUTS, enc_ns, dec_ns);
+  printf(
+      "%-22s %7d B with 1 command, %d B with %d (redundant) commands; encode %.0f ns, decode %.0f "
+      "ns\n",
+      "input packet", one, eight, ARB_PROTO_MAX_INPUTS, enc_ns, dec_ns);
   return 0;
 }

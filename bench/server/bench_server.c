@@ -98,7 +98,8 @@ static void run(int clients, int seconds) {
 
   // Warm up 1 s, then measure. Clients walk back and forth and jump now and then, so
   // snapshots carry real deltas.
-  uint64_t start = tc_now_ms(), measure_at = start + 1000, end = measure_at + (uint64_t)seconds * 1000u;
+  uint64_t start = tc_now_ms(), measure_at = start + 1000,
+           end = measure_at + (uint64_t)seconds * 1000u;
   uint64_t next_input = 0, recv0 = 0;
   int step = 0;
   bool started = false;
@@ -139,11 +140,11 @@ static void run(int clients, int seconds) {
   qsort(b->wall, (size_t)n, sizeof b->wall[0], cmp_u64);
   qsort(b->cpu, (size_t)n, sizeof b->cpu[0], cmp_u64);
   double per_client = clients > 0 ? 1.0 / clients : 0.0;
-  printf("%7d %8d %6d %12.1f %12.1f %12.1f %12.1f %12.1f %14.0f %14.0f %14.0f\n", clients, welcomed, n,
-         pct(b->wall, n, 0.50) / 1000.0, pct(b->wall, n, 0.99) / 1000.0, n ? (double)b->wall[n - 1] / 1000.0 : 0.0,
-         n ? (double)cpu_total / n / 1000.0 : 0.0, pct(b->cpu, n, 0.99) / 1000.0,
-         (double)bytes_out / secs * per_client, (double)snap_bytes / secs * per_client,
-         (double)recv / secs * per_client);
+  printf("%7d %8d %6d %12.1f %12.1f %12.1f %12.1f %12.1f %14.0f %14.0f %14.0f\n", clients, welcomed,
+         n, pct(b->wall, n, 0.50) / 1000.0, pct(b->wall, n, 0.99) / 1000.0,
+         n ? (double)b->wall[n - 1] / 1000.0 : 0.0, n ? (double)cpu_total / n / 1000.0 : 0.0,
+         pct(b->cpu, n, 0.99) / 1000.0, (double)bytes_out / secs * per_client,
+         (double)snap_bytes / secs * per_client, (double)recv / secs * per_client);
   fflush(stdout);
 
   for (int i = 0; i < clients; ++i) {
@@ -160,23 +161,29 @@ int main(int argc, char** argv) {
   int seconds = 5;
   const char* list = "0,16,64";
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--clients") == 0 && i + 1 < argc) list = argv[++i];
+    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+      seconds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--clients") == 0 && i + 1 < argc)
+      list = argv[++i];
     else {
-      printf("Usage: %s [--seconds N] [--clients 0,16,64]\n"
-             "Runs an in-process arbiter server on the built-in scene (60 Hz ticks, 30 Hz\n"
-             "snapshots) with N connected clients walking and jumping, for N settings in the\n"
-             "list, and prints tick wall time, server CPU per tick and bytes per client per second.\n",
-             argv[0]);
+      printf(
+          "Usage: %s [--seconds N] [--clients 0,16,64]\n"
+          "Runs an in-process arbiter server on the built-in scene (60 Hz ticks, 30 Hz\n"
+          "snapshots) with N connected clients walking and jumping, for N settings in the\n"
+          "list, and prints tick wall time, server CPU per tick and bytes per client per second.\n",
+          argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
   if (seconds < 1) seconds = 1;
   enet_initialize();
-  printf("bench-server: built-in scene, 60 Hz ticks, 30 Hz snapshots, %d s measured per row after 1 s warm-up\n",
-         seconds);
-  printf("%7s %8s %6s %12s %12s %12s %12s %12s %14s %14s %14s\n", "clients", "welcomed", "ticks", "tick_p50_us",
-         "tick_p99_us", "tick_max_us", "cpu_mean_us", "cpu_p99_us", "out_B/s/cli", "snap_B/s/cli", "recv_B/s/cli");
+  printf(
+      "bench-server: built-in scene, 60 Hz ticks, 30 Hz snapshots, %d s measured per row after 1 s "
+      "warm-up\n",
+      seconds);
+  printf("%7s %8s %6s %12s %12s %12s %12s %12s %14s %14s %14s\n", "clients", "welcomed", "ticks",
+         "tick_p50_us", "tick_p99_us", "tick_max_us", "cpu_mean_us", "cpu_p99_us", "out_B/s/cli",
+         "snap_B/s/cli", "recv_B/s/cli");
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
   for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {

@@ -64,8 +64,8 @@ static float pct(samples* s, double p) {
 
 typedef struct client {
   const char* label;
-  int kbps;         ///< 0 = no budget
-  int server_path;  ///< through sv_snapshot (kbps = its ceiling)
+  int kbps;                           ///< 0 = no budget
+  int server_path;                    ///< through sv_snapshot (kbps = its ceiling)
   arb_snapshot_set drawn, drawn_tmp;  ///< direct builds: what the client draws (lossless)
   sv_snap_client sc;
   cl_snapshots rx;  ///< the client library's receiver
@@ -99,9 +99,9 @@ static void client_init(client* c, const char* label, int kbps, arb_snapshot_tol
   if (arb_snapshot_builder_create(1200, MAX_ENT, &c->builder) != 0) exit(2);
   c->storage = calloc((size_t)RING * 2 * MAX_ENT, sizeof *c->storage);
   c->drawn = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
-  c->drawn_tmp = (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
-  if (!c->storage || !c->drawn.items || !c->drawn_tmp.items)
-    exit(2);
+  c->drawn_tmp =
+      (arb_snapshot_set){calloc(3 * MAX_ENT, sizeof(arb_snapshot_entity)), 0, 3 * MAX_ENT};
+  if (!c->storage || !c->drawn.items || !c->drawn_tmp.items) exit(2);
   for (int i = 0; i < RING; ++i)
     c->ring[i] = (arb_snapshot_set){c->storage + (size_t)i * 2 * MAX_ENT, 0, 2 * MAX_ENT};
 }
@@ -129,9 +129,9 @@ typedef struct world_now {
   arb_snapshot_interest interest;
   const int* near;  ///< indices into cap->set of the 50 bodies nearest the avatar
   int near_count;
-  double t;            ///< seconds of game time
-  float view_radius;   ///< 0 = every body counts
-  sv_snapshot* server; ///< the server path's capture of this tick
+  double t;             ///< seconds of game time
+  float view_radius;    ///< 0 = every body counts
+  sv_snapshot* server;  ///< the server path's capture of this tick
   sv_snap_scratch* scratch;
 } world_now;
 
@@ -173,7 +173,8 @@ static void receive(client* c, const arb_snapshot_build_result* r) {
   }
 }
 
-static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snapshot_build_result* r) {
+static void direct_build(client* c, const world_now* w, uint32_t acked,
+                         arb_snapshot_build_result* r) {
   if (find_slot(c, acked) >= 0) c->acked = acked;
   int base = find_slot(c, c->acked), write = c->next;
   if (base == write) base = -1;
@@ -198,7 +199,7 @@ static void direct_build(client* c, const world_now* w, uint32_t acked, arb_snap
   c->ring_tick[write] = w->tick;
   c->next = (write + 1) % RING;
   if (arb_snapshot_drawn_apply(&c->drawn, &c->ring[write], a.baseline, a.h.baseline_tick,
-                            &c->drawn_tmp) != 0)
+                               &c->drawn_tmp) != 0)
     exit(2);
   arb_snapshot_set t = c->drawn;
   c->drawn = c->drawn_tmp;
@@ -237,7 +238,8 @@ static int nearest(const sv_capture* cap, uint32_t avatar, arb_vec2 center, int*
                    int* out) {
   int n = 0;
   for (int i = 0; i < cap->set.count; ++i)
-    if (cap->set.items[i].cls == ARB_SNAPSHOT_BODY && cap->set.items[i].id != avatar) scratch[n++] = i;
+    if (cap->set.items[i].cls == ARB_SNAPSHOT_BODY && cap->set.items[i].id != avatar)
+      scratch[n++] = i;
   sort_pos = cap->positions;
   sort_center = center;
   qsort(scratch, (size_t)n, sizeof *scratch, by_distance);
@@ -320,8 +322,8 @@ static void run_scene(bench_scene s, const options* o) {
       if ((int)sent_ticks[i] <= t - rtt_ticks) acked = sent_ticks[i];
     sv_capture_run(&cap, game);
     sv_snapshot_capture(&server, game, o->view_radius);
-    world_now w = {&cap,           (uint32_t)t,     {0}, near, 0, t / 60.0, o->view_radius,
-                   &server, &scratch_server};
+    world_now w = {&cap,     (uint32_t)t,    {0},     near,           0,
+                   t / 60.0, o->view_radius, &server, &scratch_server};
     w.interest.avatar_id = avatar;
     w.interest.near_radius = 10.0f;
     const arb_snapshot_entity* me = arb_snapshot_set_find(&cap.set, avatar);
@@ -381,8 +383,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!(o.seconds > 0 && o.seconds <= 120) || o.rtt_ms < 0 || o.rtt_ms > 2000 || !(o.view_radius >= 0.0f) || o.scene < -1 ||
-      o.scene >= SCENE_COUNT) {
+  if (!(o.seconds > 0 && o.seconds <= 120) || o.rtt_ms < 0 || o.rtt_ms > 2000 ||
+      !(o.view_radius >= 0.0f) || o.scene < -1 || o.scene >= SCENE_COUNT) {
     usage(stderr);
     return 2;
   }

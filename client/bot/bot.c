@@ -2,9 +2,9 @@
 #include "bot.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 double bot_rand(bot* b) {
   uint64_t x = b->rng;
@@ -17,10 +17,14 @@ double bot_rand(bot* b) {
 
 const char* bot_behaviour_name(bot_behaviour k) {
   switch (k) {
-    case BOT_IDLE: return "idle";
-    case BOT_RANDOM: return "random";
-    case BOT_CIRCLE: return "circle";
-    case BOT_SEEK: return "seek";
+    case BOT_IDLE:
+      return "idle";
+    case BOT_RANDOM:
+      return "random";
+    case BOT_CIRCLE:
+      return "circle";
+    case BOT_SEEK:
+      return "seek";
   }
   return "?";
 }
@@ -36,12 +40,15 @@ int bot_parse_behaviour(const char* s, bot_behaviour* out) {
   return -1;
 }
 
-static const arb_client_entity_state* find_state(const arb_client_entity_state* s, int n, uint32_t id) {
+static const arb_client_entity_state* find_state(const arb_client_entity_state* s, int n,
+                                                 uint32_t id) {
   int lo = 0, hi = n;  // samples come in id order
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (s[mid].id < id) lo = mid + 1;
-    else hi = mid;
+    if (s[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (lo < n && s[lo].id == id) ? &s[lo] : NULL;
 }
@@ -130,8 +137,10 @@ void bot_sample(bot* b, double now) {
   bot_observe_prediction(b);
   if (n > b->cap) {
     int cap = n + n / 2 + 16;
-    arb_client_entity_state* s = (arb_client_entity_state*)realloc(b->states, sizeof *s * (size_t)cap);
-    arb_client_entity_state* p = (arb_client_entity_state*)realloc(b->prev, sizeof *p * (size_t)cap);
+    arb_client_entity_state* s =
+        (arb_client_entity_state*)realloc(b->states, sizeof *s * (size_t)cap);
+    arb_client_entity_state* p =
+        (arb_client_entity_state*)realloc(b->prev, sizeof *p * (size_t)cap);
     if (s) b->states = s;
     if (p) b->prev = p;
     if (!s || !p) return;
@@ -142,7 +151,9 @@ void bot_sample(bot* b, double now) {
   b->count = n < b->cap ? n : b->cap;
   double T = arb_client_get_sample_time(b->client);
   arb_vec2 offset = {0.0f, 0.0f};
-  float correction = arb_client_get_correction(b->client, &offset) ? sqrtf(offset.x * offset.x + offset.y * offset.y) : 0.0f;
+  float correction = arb_client_get_correction(b->client, &offset)
+                         ? sqrtf(offset.x * offset.x + offset.y * offset.y)
+                         : 0.0f;
   double interval = b->snapshot_rate > 0 ? 1.0 / b->snapshot_rate : 0.0;
   bool long_frame = interval > 0.0 && T - b->prev_T > interval;
   if (b->prev_T >= 0.0 && b->prev_count > 0) {
@@ -157,12 +168,15 @@ void bot_sample(bot* b, double now) {
       const arb_client_entity_state* cur = &b->states[i];
       const arb_client_entity_state* old = find_state(b->prev, b->prev_count, cur->id);
       if (!old) continue;
-      float v0 = sqrtf(old->linear_velocity.x * old->linear_velocity.x + old->linear_velocity.y * old->linear_velocity.y);
-      float v1 = sqrtf(cur->linear_velocity.x * cur->linear_velocity.x + cur->linear_velocity.y * cur->linear_velocity.y);
+      float v0 = sqrtf(old->linear_velocity.x * old->linear_velocity.x +
+                       old->linear_velocity.y * old->linear_velocity.y);
+      float v1 = sqrtf(cur->linear_velocity.x * cur->linear_velocity.x +
+                       cur->linear_velocity.y * cur->linear_velocity.y);
       float vmax = v0 > v1 ? v0 : v1;
       float dx = cur->position.x - old->position.x, dy = cur->position.y - old->position.y;
       float step = sqrtf(dx * dx + dy * dy);
-      float allowed = 2.0f * vmax * dT + 0.1f + ((cur->flags & ARB_CLIENT_SAMPLE_PREDICTED) ? fade : 0.0f);
+      float allowed =
+          2.0f * vmax * dT + 0.1f + ((cur->flags & ARB_CLIENT_SAMPLE_PREDICTED) ? fade : 0.0f);
       float ratio = step / allowed;
       if (ratio > b->worst_step) b->worst_step = ratio;
       if (ratio > 1.0f) b->discontinuities++;

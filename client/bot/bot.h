@@ -26,34 +26,34 @@ typedef struct bot {
   uint64_t rng;
   bot_behaviour behaviour;
   arb_controls controls;
-  double next_change;       ///< random: when to pick a new direction
-  double phase;             ///< circle: starting angle
+  double next_change;  ///< random: when to pick a new direction
+  double phase;        ///< circle: starting angle
 
   // lifecycle
   bool ever_connected;
   bool rejected;
-  char reason[128];         ///< rejection or last disconnect reason
-  double connected_since;   ///< < 0 when not connected
-  double connected_time;    ///< seconds spent connected
-  double streaming_since;   ///< first snapshot of the current connection (< 0: none yet)
-  double streaming_time;    ///< seconds from each connection's first snapshot to its end
-  int snapshot_rate;        ///< from the welcome
-  uint32_t drops;           ///< connections lost after a welcome
+  char reason[128];           ///< rejection or last disconnect reason
+  double connected_since;     ///< < 0 when not connected
+  double connected_time;      ///< seconds spent connected
+  double streaming_since;     ///< first snapshot of the current connection (< 0: none yet)
+  double streaming_time;      ///< seconds from each connection's first snapshot to its end
+  int snapshot_rate;          ///< from the welcome
+  uint32_t drops;             ///< connections lost after a welcome
   uint32_t connect_failures;  ///< connect attempts that never got a welcome
 
   // interpolated state and continuity
   arb_client_entity_state* states;  ///< this frame's sample
   arb_client_entity_state* prev;    ///< last frame's sample (same connection)
   int cap, count, prev_count;
-  double prev_T;            ///< server time of the previous sample (<0 = none)
-  double prev_now;          ///< local time of the previous sample
-  float prev_correction;    ///< m, the own avatar's fading correction at the previous sample
-  float smoothing;          ///< s, the client's predict_smoothing (time constant of that fade)
-  uint64_t samples;         ///< entity-frames checked for continuity
-  uint64_t frames;          ///< frames compared with the previous one
-  uint64_t long_frames;     ///< ... of them not checked: longer than a snapshot interval
-  uint64_t discontinuities; ///< entity-frames with a step the velocities cannot explain
-  float worst_step;         ///< largest step / allowed step seen
+  double prev_T;             ///< server time of the previous sample (<0 = none)
+  double prev_now;           ///< local time of the previous sample
+  float prev_correction;     ///< m, the own avatar's fading correction at the previous sample
+  float smoothing;           ///< s, the client's predict_smoothing (time constant of that fade)
+  uint64_t samples;          ///< entity-frames checked for continuity
+  uint64_t frames;           ///< frames compared with the previous one
+  uint64_t long_frames;      ///< ... of them not checked: longer than a snapshot interval
+  uint64_t discontinuities;  ///< entity-frames with a step the velocities cannot explain
+  float worst_step;          ///< largest step / allowed step seen
 
   // prediction, measured from the client's statistics as they change
   bot_samples motion_ms;     ///< input-to-motion times

@@ -8,11 +8,11 @@
 
 #include <math.h>
 #include <poll.h>
-#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bot.h"
@@ -171,15 +171,18 @@ static void print_prediction(const bot* bots, long n) {
     if (st.predict_error_max > err_max) err_max = st.predict_error_max;
     if (st.predict_correction_max > corr_max) corr_max = st.predict_correction_max;
   }
-  printf("  \"prediction\": {\"predicting_at_end\": %d, \"input_to_motion_samples\": %d, "
-         "\"input_to_motion_ms_p50\": %.2f, \"input_to_motion_ms_p95\": %.2f, \"checks\": %llu, "
-         "\"error_m_p50\": %.4f, \"error_m_p95\": %.4f, \"error_m_max\": %.4f, \"free_space_checks\": %d, "
-         "\"free_space_error_m_p95\": %.4f, \"corrections\": %llu, \"correction_m_max\": %.4f, "
-         "\"snaps\": %llu, \"inputs_late\": %llu},\n",
-         predicting, motion.n, percentile(motion.v, motion.n, 0.50), percentile(motion.v, motion.n, 0.95),
-         (unsigned long long)checks, percentile(err.v, err.n, 0.50), percentile(err.v, err.n, 0.95), err_max,
-         err_free.n, percentile(err_free.v, err_free.n, 0.95), (unsigned long long)corrections, corr_max,
-         (unsigned long long)snaps, (unsigned long long)late);
+  printf(
+      "  \"prediction\": {\"predicting_at_end\": %d, \"input_to_motion_samples\": %d, "
+      "\"input_to_motion_ms_p50\": %.2f, \"input_to_motion_ms_p95\": %.2f, \"checks\": %llu, "
+      "\"error_m_p50\": %.4f, \"error_m_p95\": %.4f, \"error_m_max\": %.4f, \"free_space_checks\": "
+      "%d, "
+      "\"free_space_error_m_p95\": %.4f, \"corrections\": %llu, \"correction_m_max\": %.4f, "
+      "\"snaps\": %llu, \"inputs_late\": %llu},\n",
+      predicting, motion.n, percentile(motion.v, motion.n, 0.50),
+      percentile(motion.v, motion.n, 0.95), (unsigned long long)checks,
+      percentile(err.v, err.n, 0.50), percentile(err.v, err.n, 0.95), err_max, err_free.n,
+      percentile(err_free.v, err_free.n, 0.95), (unsigned long long)corrections, corr_max,
+      (unsigned long long)snaps, (unsigned long long)late);
   bot_samples_free(&motion);
   bot_samples_free(&err);
   bot_samples_free(&err_free);
@@ -197,9 +200,12 @@ static void json_escape(FILE* f, const char* s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
   }
   fputc('"', f);
 }
@@ -213,8 +219,8 @@ typedef struct bot_options {
   bot_behaviour behaviour;
   bool per_client;
   bool predict;
-  bool interp;  ///< sample the interpolated world every frame (false: --no-interp)
-  bool spectate;  ///< --spectate: watch without an avatar
+  bool interp;              ///< sample the interpolated world every frame (false: --no-interp)
+  bool spectate;            ///< --spectate: watch without an avatar
   const char* tokens_path;  ///< --tokens FILE, NULL for none
 } bot_options;
 
@@ -250,14 +256,22 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     }
     const char* v = argv[++i];
     int bad = 0;
-    if (!strcmp(a, "--host")) o->host = v;
-    else if (!strcmp(a, "--port")) bad = parse_long(v, 1, 65535, &o->port);
-    else if (!strcmp(a, "--clients")) bad = parse_long(v, 1, BOT_MAX_CLIENTS, &o->nclients);
-    else if (!strcmp(a, "--duration")) bad = tool_parse_double(v, 0.001, 1e7, &o->duration);
-    else if (!strcmp(a, "--seed")) bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
-    else if (!strcmp(a, "--behaviour")) bad = bot_parse_behaviour(v, &o->behaviour);
-    else if (!strcmp(a, "--tokens")) o->tokens_path = v;
-    else if (!strcmp(a, "--input-rate")) bad = parse_long(v, 0, 10000, &o->input_rate);
+    if (!strcmp(a, "--host"))
+      o->host = v;
+    else if (!strcmp(a, "--port"))
+      bad = parse_long(v, 1, 65535, &o->port);
+    else if (!strcmp(a, "--clients"))
+      bad = parse_long(v, 1, BOT_MAX_CLIENTS, &o->nclients);
+    else if (!strcmp(a, "--duration"))
+      bad = tool_parse_double(v, 0.001, 1e7, &o->duration);
+    else if (!strcmp(a, "--seed"))
+      bad = parse_long(v, 0, 0x7fffffffL, &o->seed);
+    else if (!strcmp(a, "--behaviour"))
+      bad = bot_parse_behaviour(v, &o->behaviour);
+    else if (!strcmp(a, "--tokens"))
+      o->tokens_path = v;
+    else if (!strcmp(a, "--input-rate"))
+      bad = parse_long(v, 0, 10000, &o->input_rate);
     else {
       fprintf(stderr, "arbiter-bot: unknown flag %s (see --help)\n", a);
       return 2;
@@ -268,7 +282,8 @@ static int parse_options(int argc, char** argv, bot_options* o) {
     }
   }
   if (!o->interp && o->behaviour == BOT_SEEK) {
-    fprintf(stderr, "arbiter-bot: --behaviour seek needs the interpolated world (drop --no-interp)\n");
+    fprintf(stderr,
+            "arbiter-bot: --behaviour seek needs the interpolated world (drop --no-interp)\n");
     return 2;
   }
   return -1;
@@ -282,8 +297,10 @@ static int raise_fd_limit(long nclients) {
   rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
   setrlimit(RLIMIT_NOFILE, &rl);
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
-    fprintf(stderr, "arbiter-bot: --clients %ld needs %ld file descriptors, the limit is %llu (ulimit -n)\n", nclients,
-            nclients + 32, (unsigned long long)rl.rlim_cur);
+    fprintf(
+        stderr,
+        "arbiter-bot: --clients %ld needs %ld file descriptors, the limit is %llu (ulimit -n)\n",
+        nclients, nclients + 32, (unsigned long long)rl.rlim_cur);
     return -1;
   }
   return 0;
@@ -330,8 +347,8 @@ static int start_client(const bot_options* o, bot* b, long i, const char* token)
   }
   rc = arb_client_connect(b->client);
   if (rc != 0)
-    fprintf(stderr, "arbiter-bot: client %ld: cannot connect to %s:%ld: %s (%s)\n", i, o->host, o->port,
-            arb_strerror(rc), arb_client_get_last_error(b->client));
+    fprintf(stderr, "arbiter-bot: client %ld: cannot connect to %s:%ld: %s (%s)\n", i, o->host,
+            o->port, arb_strerror(rc), arb_client_get_last_error(b->client));
   return rc;
 }
 
@@ -357,9 +374,12 @@ static void print_progress(bot_run* r, progress* last, double now) {
   }
   double dt = now - last->at;
   float p50 = percentile(r->rtts, nr, 0.50), p99 = percentile(r->rtts, nr, 0.99);
-  fprintf(stderr, "arbiter-bot: t=%.0fs connected=%d/%ld snapshots/s=%.1f kbps_in=%.1f kbps_out=%.1f rtt_p50=%.1fms rtt_p99=%.1fms\n",
+  fprintf(stderr,
+          "arbiter-bot: t=%.0fs connected=%d/%ld snapshots/s=%.1f kbps_in=%.1f kbps_out=%.1f "
+          "rtt_p50=%.1fms rtt_p99=%.1fms\n",
           now - r->t0, connected, r->opt.nclients, (double)(snaps - last->snaps) / dt,
-          (double)(in - last->in) * 8.0 / 1000.0 / dt, (double)(out - last->out) * 8.0 / 1000.0 / dt, p50, p99);
+          (double)(in - last->in) * 8.0 / 1000.0 / dt,
+          (double)(out - last->out) * 8.0 / 1000.0 / dt, p50, p99);
   *last = (progress){snaps, in, out, now, last->next + 1.0};
   if (last->next < now) last->next = now + 1.0;
 }
@@ -389,7 +409,8 @@ static double run_clients(bot_run* r) {
       arb_client_update(b->client, now);
       drain_events(b, now);
       bot_observe_prediction(b);
-      if (b->streaming_since < 0.0 && b->connected_since >= 0.0 && arb_client_get_snapshot_tick(b->client) != 0)
+      if (b->streaming_since < 0.0 && b->connected_since >= 0.0 &&
+          arb_client_get_snapshot_tick(b->client) != 0)
         b->streaming_since = now;
     }
     if (now >= next_frame) {
@@ -450,10 +471,12 @@ static void print_client_json(const bot* b, bool last) {
   arb_client_get_stats(b->client, &st);
   const arb_client_session* s = arb_client_get_session(b->client);
   double ctime = b->connected_time > 0.0 ? b->connected_time : 1.0;
-  printf("    {\"index\": %d, \"client_id\": %u, \"avatar\": %u, \"state\": %d, \"ever_connected\": %s, "
-         "\"rejected\": %s, \"reason\": ",
-         b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
-         b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
+  printf(
+      "    {\"index\": %d, \"client_id\": %u, \"avatar\": %u, \"state\": %d, \"ever_connected\": "
+      "%s, "
+      "\"rejected\": %s, \"reason\": ",
+      b->index, s->client_id, s->avatar_entity, (int)arb_client_get_state(b->client),
+      b->ever_connected ? "true" : "false", b->rejected ? "true" : "false");
   json_escape(stdout, b->reason);
   printf(
       ", \"connected_s\": %.3f, \"snapshots\": %llu, \"expected\": %.0f, \"lost\": %llu, "
@@ -482,23 +505,28 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"ok\": %s,\n", ok ? "true" : "false");
   printf("  \"host\": ");
   json_escape(stdout, o->host);
-  printf(",\n  \"port\": %ld,\n  \"clients\": %ld,\n  \"behaviour\": \"%s\",\n  \"seed\": %ld,\n", o->port,
-         o->nclients, bot_behaviour_name(o->behaviour), o->seed);
+  printf(",\n  \"port\": %ld,\n  \"clients\": %ld,\n  \"behaviour\": \"%s\",\n  \"seed\": %ld,\n",
+         o->port, o->nclients, bot_behaviour_name(o->behaviour), o->seed);
   printf("  \"duration_s\": %.3f,\n", t_end - r->t0);
-  printf("  \"connected_at_end\": %d,\n  \"ever_connected\": %d,\n  \"rejected\": %d,\n  \"without_snapshots\": %d,\n",
-         tot.connected, tot.ever, tot.rejected, tot.no_snapshots);
+  printf(
+      "  \"connected_at_end\": %d,\n  \"ever_connected\": %d,\n  \"rejected\": %d,\n  "
+      "\"without_snapshots\": %d,\n",
+      tot.connected, tot.ever, tot.rejected, tot.no_snapshots);
   printf("  \"reconnects\": %llu,\n  \"drops\": %llu,\n  \"connect_failures\": %llu,\n",
-         (unsigned long long)tot.reconnects, (unsigned long long)tot.drops, (unsigned long long)tot.connect_failures);
-  printf("  \"snapshots_received\": %.0f,\n  \"snapshots_expected\": %.0f,\n  \"snapshot_ratio\": %.4f,\n", tot.snaps,
-         tot.expected, tot.expected > 0.0 ? tot.snaps / tot.expected : 0.0);
+         (unsigned long long)tot.reconnects, (unsigned long long)tot.drops,
+         (unsigned long long)tot.connect_failures);
+  printf(
+      "  \"snapshots_received\": %.0f,\n  \"snapshots_expected\": %.0f,\n  \"snapshot_ratio\": "
+      "%.4f,\n",
+      tot.snaps, tot.expected, tot.expected > 0.0 ? tot.snaps / tot.expected : 0.0);
   printf("  \"snapshots_lost\": %llu,\n", (unsigned long long)tot.lost);
   printf("  \"snapshots_per_client_per_s\": %.2f,\n", tot.snaps / ct);
   int snapshot_rate = 0;  // the servers' (every bot's session has one)
   for (long i = 0; i < o->nclients; i++)
     if (r->bots[i].snapshot_rate > snapshot_rate) snapshot_rate = r->bots[i].snapshot_rate;
   printf("  \"snapshot_rate\": %d,\n", snapshot_rate);
-  printf("  \"bytes_in_per_client_per_s\": %.1f,\n  \"bytes_out_per_client_per_s\": %.1f,\n", tot.bytes_in / ct,
-         tot.bytes_out / ct);
+  printf("  \"bytes_in_per_client_per_s\": %.1f,\n  \"bytes_out_per_client_per_s\": %.1f,\n",
+         tot.bytes_in / ct, tot.bytes_out / ct);
   printf("  \"inputs_sent\": %llu,\n", (unsigned long long)tot.inputs);
   printf("  \"inputs_per_client_per_s\": %.2f,\n", tot.inputs / ct);
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
@@ -506,9 +534,11 @@ static bool print_summary(bot_run* r, double t_end) {
   print_prediction(r->bots, o->nclients);
   printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
          (unsigned long long)tot.long_frames);
-  printf("  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": %.3f%s\n",
-         (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
-         o->per_client ? "," : "");
+  printf(
+      "  \"continuity_samples\": %llu,\n  \"discontinuities\": %llu,\n  \"worst_step_ratio\": "
+      "%.3f%s\n",
+      (unsigned long long)tot.samples, (unsigned long long)tot.discontinuities, tot.worst_step,
+      o->per_client ? "," : "");
   if (o->per_client) {
     printf("  \"per_client\": [\n");
     for (long i = 0; i < o->nclients; i++) print_client_json(&r->bots[i], i + 1 == o->nclients);

@@ -57,7 +57,9 @@ static void fmt(char* dst, size_t cap, const char* format, ...) {
   va_end(ap);
 }
 
-static bool positive(float x) { return isfinite(x) && x > 0.0f; }
+static bool positive(float x) {
+  return isfinite(x) && x > 0.0f;
+}
 
 static int validate_config(const arb_client_config* cfg) {
   if (cfg->internal_value != CL_CONFIG_MAGIC) return ARB_E_INVAL;
@@ -65,18 +67,20 @@ static int validate_config(const arb_client_config* cfg) {
   if (!cfg->name || !cfg->name[0] || strlen(cfg->name) > ARB_PROTO_MAX_NAME) return ARB_E_INVAL;
   if (cfg->token && strlen(cfg->token) > ARB_PROTO_MAX_TOKEN) return ARB_E_INVAL;
   if ((int)cfg->avatar < 0 || cfg->avatar >= ARB_AVATAR_KIND_COUNT) return ARB_E_INVAL;
-  if (!positive(cfg->interp_delay_max) || !isfinite(cfg->interp_delay_min) || cfg->interp_delay_min < 0.0f ||
-      cfg->interp_delay_min > cfg->interp_delay_max)
+  if (!positive(cfg->interp_delay_max) || !isfinite(cfg->interp_delay_min) ||
+      cfg->interp_delay_min < 0.0f || cfg->interp_delay_min > cfg->interp_delay_max)
     return ARB_E_INVAL;
   if (!isfinite(cfg->extrapolation_limit) || cfg->extrapolation_limit < 0.0f) return ARB_E_INVAL;
   if (!isfinite(cfg->blend_time) || cfg->blend_time < 0.0f) return ARB_E_INVAL;
-  if (!positive(cfg->teleport_distance) || !positive(cfg->connect_timeout) || !positive(cfg->timeout))
+  if (!positive(cfg->teleport_distance) || !positive(cfg->connect_timeout) ||
+      !positive(cfg->timeout))
     return ARB_E_INVAL;
   if (!isfinite(cfg->predict_smoothing) || cfg->predict_smoothing < 0.0f ||
       !positive(cfg->predict_snap_distance) || !isfinite(cfg->input_margin) ||
       cfg->input_margin < 0.0f || cfg->input_margin > 1.0f)
     return ARB_E_INVAL;
-  if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min) return ARB_E_INVAL;
+  if (!positive(cfg->reconnect_delay_min) || cfg->reconnect_delay_max < cfg->reconnect_delay_min)
+    return ARB_E_INVAL;
   if (cfg->input_redundancy < 1 || cfg->input_redundancy > ARB_PROTO_MAX_INPUTS) return ARB_E_INVAL;
   if (cfg->input_rate < 0 || cfg->input_rate > 10000) return ARB_E_INVAL;
   if (cfg->max_kbps < 0 || (uint32_t)cfg->max_kbps > ARB_PROTO_MAX_KBPS) return ARB_E_INVAL;
@@ -121,7 +125,8 @@ int arb_client_create(const arb_client_config* config, arb_client** out) {
   cl_predict_params pp = {config->predict_smoothing, config->predict_snap_distance};
   cl_predict_init(&c->predict, &mem, &pp);
   cl_events_clear(&c->events);
-  if ((rc = cl_snapshots_init(&c->snaps, config->max_entities, &mem)) != 0 || (rc = cl_net_init(&c->net)) != 0) {
+  if ((rc = cl_snapshots_init(&c->snaps, config->max_entities, &mem)) != 0 ||
+      (rc = cl_net_init(&c->net)) != 0) {
     arb_client_destroy(c);
     return rc;
   }
@@ -156,7 +161,8 @@ static void set_state(arb_client* c, arb_client_state s) {
 // Everything learned from one connection goes; entities leave visibly.
 static void forget_world(arb_client* c) {
   for (int i = 0; i < c->interp.count; i++)
-    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, c->interp.ents[i].desc.id, 0, 0, false, NULL);
+    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, c->interp.ents[i].desc.id, 0,
+                   0, false, NULL);
   cl_interp_reset(&c->interp);
   cl_predict_stop(&c->predict);
   cl_snapshots_reset(&c->snaps);
@@ -175,12 +181,14 @@ static int start_connect(arb_client* c) {
   float t = c->cfg.connect_timeout > c->cfg.timeout ? c->cfg.connect_timeout : c->cfg.timeout;
   int rc = cl_net_connect(&c->net, c->host, c->cfg.port, (uint32_t)(t * 1000.0f));
   if (rc) {
-    fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s", c->host, arb_strerror(rc));
+    fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s", c->host,
+        arb_strerror(rc));
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->last_error);
     return rc;
   }
   set_state(c, ARB_CLIENT_CONNECTING);
-  cl_log(c, ARB_CLIENT_LOG_INFO, "connecting to %s:%u as '%s'", c->host, (unsigned)c->cfg.port, c->name);
+  cl_log(c, ARB_CLIENT_LOG_INFO, "connecting to %s:%u as '%s'", c->host, (unsigned)c->cfg.port,
+         c->name);
   return 0;
 }
 
@@ -220,17 +228,23 @@ int arb_client_disconnect(arb_client* c, const char* reason) {
   if (c->state == ARB_CLIENT_DISCONNECTED) return ARB_E_STATE;
   cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
   forget_world(c);
-  cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE, false,
-                 reason ? reason : "disconnected by the application");
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE,
+                 false, reason ? reason : "disconnected by the application");
   set_state(c, ARB_CLIENT_DISCONNECTED);
   return 0;
 }
 
-arb_client_state arb_client_get_state(const arb_client* c) { return c ? c->state : ARB_CLIENT_DISCONNECTED; }
+arb_client_state arb_client_get_state(const arb_client* c) {
+  return c ? c->state : ARB_CLIENT_DISCONNECTED;
+}
 
-int arb_client_get_fd(const arb_client* c) { return c ? cl_net_fd(&c->net) : -1; }
+int arb_client_get_fd(const arb_client* c) {
+  return c ? cl_net_fd(&c->net) : -1;
+}
 
-const arb_client_session* arb_client_get_session(const arb_client* c) { return &c->session; }
+const arb_client_session* arb_client_get_session(const arb_client* c) {
+  return &c->session;
+}
 
 // ---- messages --------------------------------------------------------------------------
 
@@ -317,7 +331,8 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   memset(&w, 0, sizeof w);
   // Temporary room for the largest allowed level; kept at its real size afterwards.
   w.static_cap = ARB_PROTO_MAX_STATIC;
-  w.statics = (arb_proto_static_body*)cl_alloc(&c->mem, sizeof(arb_proto_static_body) * ARB_PROTO_MAX_STATIC);
+  w.statics = (arb_proto_static_body*)cl_alloc(
+      &c->mem, sizeof(arb_proto_static_body) * ARB_PROTO_MAX_STATIC);
   if (!w.statics) {
     link_lost(c, ARB_PROTO_REASON_OTHER, "out of memory for the welcome", true);
     return;
@@ -334,7 +349,8 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   c->statics = NULL;
   c->static_count = 0;
   if (w.static_count > 0) {
-    c->statics = (arb_client_static_body*)cl_alloc(&c->mem, sizeof(arb_client_static_body) * (size_t)w.static_count);
+    c->statics = (arb_client_static_body*)cl_alloc(
+        &c->mem, sizeof(arb_client_static_body) * (size_t)w.static_count);
     if (c->statics) {
       for (int i = 0; i < w.static_count; i++) {
         c->statics[i].position = w.statics[i].position;
@@ -372,8 +388,10 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   cl_net_set_timeout(&c->net, timeout_ms < 4.0e9 ? (uint32_t)timeout_ms : 4000000000u);
   set_state(c, ARB_CLIENT_CONNECTED);
   if (c->view.active) send_view(c);
-  cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false, w.scene_name);
-  cl_log(c, ARB_CLIENT_LOG_INFO, "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_CONNECTED, c->now, w.entity_id, w.client_id, 0, false,
+                 w.scene_name);
+  cl_log(c, ARB_CLIENT_LOG_INFO,
+         "welcomed: client %u, avatar entity %u, %d Hz ticks, %d snapshots/s, scene '%s'",
          w.client_id, w.entity_id, w.tick_rate, w.snapshot_rate, w.scene_name);
 }
 
@@ -447,13 +465,16 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
   }
   switch (e.kind) {
     case ARB_PROTO_EVENT_JOINED:
-      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_JOINED, c->now, e.entity_id, e.client_id, 0, false, e.text);
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_JOINED, c->now, e.entity_id, e.client_id,
+                     0, false, e.text);
       break;
     case ARB_PROTO_EVENT_LEFT:
-      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_LEFT, c->now, 0, e.client_id, e.code, false, e.text);
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_PLAYER_LEFT, c->now, 0, e.client_id, e.code,
+                     false, e.text);
       break;
     case ARB_PROTO_EVENT_HIT:
-      cl_events_push(&c->events, ARB_CLIENT_EVENT_HIT, c->now, e.entity_id, e.client_id, 0, false, e.text);
+      cl_events_push(&c->events, ARB_CLIENT_EVENT_HIT, c->now, e.entity_id, e.client_id, 0, false,
+                     e.text);
       break;
     case ARB_PROTO_EVENT_NOTICE:
       cl_events_push(&c->events, ARB_CLIENT_EVENT_NOTICE, c->now, 0, 0, 0, false, e.text);
@@ -463,7 +484,8 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
       break;
     case ARB_PROTO_EVENT_DISCONNECT: {
       char text[128];
-      fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(e.code), e.text[0] ? ": " : "", e.text);
+      fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(e.code), e.text[0] ? ": " : "",
+          e.text);
       link_lost(c, e.code, text, reason_allows_reconnect(e.code));
       break;
     }
@@ -487,12 +509,15 @@ static void add_entity(arb_client* c, uint32_t id, const cl_body_desc* d, uint32
   desc.shape_count = 1 + cl_snapshots_more_shapes(&c->snaps, id, NULL);
   int rc = cl_interp_add(&c->interp, &desc);
   if (rc) {
-    fmt(c->last_error, sizeof c->last_error, "entity %u: %s (max_entities %d)", id, arb_strerror(rc), c->cfg.max_entities);
+    fmt(c->last_error, sizeof c->last_error, "entity %u: %s (max_entities %d)", id,
+        arb_strerror(rc), c->cfg.max_entities);
     return;
   }
   cl_entity* e = cl_interp_find(&c->interp, id);
   if (e && tick > e->tag) e->tag = tick;
-  if (!known) cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_ENTERED, c->now, id, d->owner, 0, false, NULL);
+  if (!known)
+    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_ENTERED, c->now, id, d->owner, 0, false,
+                   NULL);
 }
 
 // Removed as of `tick` -- unless a newer snapshot (parts arrive in any order) lists it.
@@ -517,8 +542,10 @@ static void reconcile(arb_client* c, const cl_slot* sl) {
       continue;
     }
     const cl_body_desc* d = cl_snapshots_desc(&c->snaps, id);
-    if (d) add_entity(c, id, d, sl->tick);
-    else count_error(c, NULL, "snapshot: entity without a description");
+    if (d)
+      add_entity(c, id, d, sl->tick);
+    else
+      count_error(c, NULL, "snapshot: entity without a description");
   }
 }
 
@@ -771,7 +798,8 @@ int arb_client_update(arb_client* c, double now) {
       on_packet(c, &ev);
     } else if (ev.type == CL_NET_DISCONNECTED) {
       link_lost(c, ARB_PROTO_REASON_TIMEOUT,
-                c->state == ARB_CLIENT_CONNECTING ? "no answer from the server" : "connection lost", true);
+                c->state == ARB_CLIENT_CONNECTING ? "no answer from the server" : "connection lost",
+                true);
     }
   }
 
@@ -803,16 +831,26 @@ int arb_client_poll_event(arb_client* c, arb_client_event* out) {
 
 const char* arb_client_event_name(arb_client_event_type type) {
   switch (type) {
-    case ARB_CLIENT_EVENT_NONE: return "none";
-    case ARB_CLIENT_EVENT_CONNECTED: return "connected";
-    case ARB_CLIENT_EVENT_REJECTED: return "rejected";
-    case ARB_CLIENT_EVENT_DISCONNECTED: return "disconnected";
-    case ARB_CLIENT_EVENT_ENTITY_ENTERED: return "entity_entered";
-    case ARB_CLIENT_EVENT_ENTITY_LEFT: return "entity_left";
-    case ARB_CLIENT_EVENT_NOTICE: return "notice";
-    case ARB_CLIENT_EVENT_PLAYER_JOINED: return "player_joined";
-    case ARB_CLIENT_EVENT_PLAYER_LEFT: return "player_left";
-    case ARB_CLIENT_EVENT_HIT: return "hit";
+    case ARB_CLIENT_EVENT_NONE:
+      return "none";
+    case ARB_CLIENT_EVENT_CONNECTED:
+      return "connected";
+    case ARB_CLIENT_EVENT_REJECTED:
+      return "rejected";
+    case ARB_CLIENT_EVENT_DISCONNECTED:
+      return "disconnected";
+    case ARB_CLIENT_EVENT_ENTITY_ENTERED:
+      return "entity_entered";
+    case ARB_CLIENT_EVENT_ENTITY_LEFT:
+      return "entity_left";
+    case ARB_CLIENT_EVENT_NOTICE:
+      return "notice";
+    case ARB_CLIENT_EVENT_PLAYER_JOINED:
+      return "player_joined";
+    case ARB_CLIENT_EVENT_PLAYER_LEFT:
+      return "player_left";
+    case ARB_CLIENT_EVENT_HIT:
+      return "hit";
   }
   return "unknown";
 }
@@ -826,9 +864,13 @@ int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
   return rc;
 }
 
-arb_controls arb_client_get_controls(const arb_client* c) { return c->input.snapped; }
+arb_controls arb_client_get_controls(const arb_client* c) {
+  return c->input.snapped;
+}
 
-uint32_t arb_client_get_input_sequence(const arb_client* c) { return c->input.seq; }
+uint32_t arb_client_get_input_sequence(const arb_client* c) {
+  return c->input.seq;
+}
 
 int arb_client_get_entities(const arb_client* c, arb_client_entity_desc* out, int cap) {
   if (!c) return 0;
@@ -907,7 +949,9 @@ int arb_client_get_latest(const arb_client* c, arb_client_entity_state* out, int
   return sl->bodies.count;
 }
 
-double arb_client_get_sample_time(const arb_client* c) { return c->sample_time; }
+double arb_client_get_sample_time(const arb_client* c) {
+  return c->sample_time;
+}
 
 bool arb_client_get_correction(const arb_client* c, arb_vec2* offset) {
   bool on = c && cl_predict_active(&c->predict);
@@ -919,7 +963,9 @@ double arb_client_get_server_time(arb_client* c, double now) {
   return c ? cl_clock_server_time(&c->clock, now) : 0.0;
 }
 
-uint64_t arb_client_get_snapshot_tick(const arb_client* c) { return c->snaps.newest_complete; }
+uint64_t arb_client_get_snapshot_tick(const arb_client* c) {
+  return c->snaps.newest_complete;
+}
 
 void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   memset(o, 0, sizeof *o);
@@ -967,4 +1013,6 @@ void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   o->input_to_motion = p->stats.motion_last;
 }
 
-const char* arb_client_get_last_error(const arb_client* c) { return c ? c->last_error : ""; }
+const char* arb_client_get_last_error(const arb_client* c) {
+  return c ? c->last_error : "";
+}

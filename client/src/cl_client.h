@@ -30,7 +30,7 @@
 #include "cl_stats.h"
 
 struct arb_client {
-  arb_client_config cfg;     ///< strings point into the copies below
+  arb_client_config cfg;  ///< strings point into the copies below
   char host[256];
   char name[ARB_PROTO_MAX_NAME + 1];
   uint8_t token[ARB_PROTO_MAX_TOKEN];
@@ -42,11 +42,11 @@ struct arb_client {
                         ///< across reconnects and re-sent after each welcome
 
   arb_client_state state;
-  double now;                ///< latest update time
-  double state_since;        ///< when the current state began
-  double last_receive;       ///< last packet from the server
-  double reconnect_at;       ///< RECONNECT_WAIT: when to try again
-  float backoff;             ///< next reconnect delay, seconds
+  double now;           ///< latest update time
+  double state_since;   ///< when the current state began
+  double last_receive;  ///< last packet from the server
+  double reconnect_at;  ///< RECONNECT_WAIT: when to try again
+  float backoff;        ///< next reconnect delay, seconds
   bool have_now;
 
   cl_net net;
@@ -60,17 +60,17 @@ struct arb_client {
   arb_client_session session;
   arb_client_static_body* statics;
   int static_count;
-  uint32_t clock_tick;       ///< newest snapshot tick fed to the clock
-  uint32_t last_input_seq;   ///< server's newest applied input for us
-  uint32_t acked_tick;       ///< ack_tick of the newest input packet sent
-  double input_sent_at;      ///< local time of the newest input packet sent
-  double sample_time;        ///< server time of the last arb_client_sample
-  bool sampled_own;          ///< the last arb_client_sample drew the own avatar predicted:
+  uint32_t clock_tick;           ///< newest snapshot tick fed to the clock
+  uint32_t last_input_seq;       ///< server's newest applied input for us
+  uint32_t acked_tick;           ///< ack_tick of the newest input packet sent
+  double input_sent_at;          ///< local time of the newest input packet sent
+  double sample_time;            ///< server time of the last arb_client_sample
+  bool sampled_own;              ///< the last arb_client_sample drew the own avatar predicted:
   arb_transform sampled_own_xf;  ///< ... at this pose (links and wheels on it follow it)
-  double welcome_time;       ///< local time the welcome arrived (clock before any snapshot)
-  double lead;               ///< s, commands are made this far ahead of the server time
-  double lead_time;          ///< local time the lead was last updated
-  int lead_extra_ticks;      ///< added after late commands, taken back after calm periods
+  double welcome_time;           ///< local time the welcome arrived (clock before any snapshot)
+  double lead;                   ///< s, commands are made this far ahead of the server time
+  double lead_time;              ///< local time the lead was last updated
+  int lead_extra_ticks;          ///< added after late commands, taken back after calm periods
   double lead_calm_since;
   uint64_t late_seen;  ///< predict.late_commands already reacted to
   double ping_epoch;   ///< local time the connection began: pings carry time since then
@@ -80,7 +80,7 @@ struct arb_client {
   // statistics
   cl_rate snap_rate, in_rate, out_rate;
   cl_loss loss;
-  uint64_t decode_errors;    ///< non-snapshot decode failures (snapshot ones live in snaps)
+  uint64_t decode_errors;  ///< non-snapshot decode failures (snapshot ones live in snaps)
   uint64_t inputs_sent;
   uint32_t connects, reconnects;
   char last_error[192];

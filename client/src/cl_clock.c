@@ -14,7 +14,9 @@
 // process): jump instead of slewing for minutes.
 #define CL_CLOCK_SNAP 0.5
 
-void cl_clock_reset(cl_clock* c) { memset(c, 0, sizeof *c); }
+void cl_clock_reset(cl_clock* c) {
+  memset(c, 0, sizeof *c);
+}
 
 static void slew(cl_clock* c, double now) {
   double dt = now - c->last_local;

@@ -16,12 +16,12 @@
 #include <stdbool.h>
 
 typedef struct cl_clock {
-  bool synced;          ///< at least one sample seen
-  double target;        ///< filtered offset, seconds
-  double offset;        ///< slewed offset in use, seconds
-  double last_local;    ///< local time of the last query or sample
-  double last_out;      ///< last server time handed out (monotonic)
-  int samples;          ///< samples seen since reset
+  bool synced;        ///< at least one sample seen
+  double target;      ///< filtered offset, seconds
+  double offset;      ///< slewed offset in use, seconds
+  double last_local;  ///< local time of the last query or sample
+  double last_out;    ///< last server time handed out (monotonic)
+  int samples;        ///< samples seen since reset
 } cl_clock;
 
 /// Forget everything (new connection: the new server's clock is unrelated).

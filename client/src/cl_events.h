@@ -9,7 +9,7 @@
 
 typedef struct cl_events {
   arb_client_event ring[CL_EVENT_CAP];
-  int head;        ///< index of the oldest event
+  int head;  ///< index of the oldest event
   int count;
   uint64_t dropped;
 } cl_events;

@@ -78,7 +78,8 @@ static cl_xstate eval_at(const cl_slot* sl, const arb_snapshot_entity* e, double
 }
 
 static bool pick_views(const arb_client* c, arb_client_when when, cl_when* w) {
-  w->newest = c->snaps.newest_complete ? cl_snapshots_get(&c->snaps, c->snaps.newest_complete) : NULL;
+  w->newest =
+      c->snaps.newest_complete ? cl_snapshots_get(&c->snaps, c->snaps.newest_complete) : NULL;
   if (!w->newest) return false;
   w->latest = when == ARB_CLIENT_AT_LATEST || c->session.tick_rate <= 0;
   w->lo = w->newest;
@@ -108,11 +109,13 @@ static bool pick_views(const arb_client* c, arb_client_when when, cl_when* w) {
 
 // The state of an entity of the newest view at the chosen moment.
 static cl_xstate state_of(const cl_when* w, const arb_snapshot_entity* e) {
-  const arb_snapshot_entity* lo = w->lo == w->newest ? e : arb_snapshot_set_find(&w->lo->origins, e->id);
+  const arb_snapshot_entity* lo =
+      w->lo == w->newest ? e : arb_snapshot_set_find(&w->lo->origins, e->id);
   const arb_snapshot_entity* hi = w->hi ? arb_snapshot_set_find(&w->hi->origins, e->id) : NULL;
   if (lo && hi) {
     cl_xstate a = eval_at(w->lo, lo, w->lo->tick), b = eval_at(w->hi, hi, w->hi->tick);
-    return lerp_state(&a, &b, (float)((w->tau - w->lo->tick) / (double)(w->hi->tick - w->lo->tick)));
+    return lerp_state(&a, &b,
+                      (float)((w->tau - w->lo->tick) / (double)(w->hi->tick - w->lo->tick)));
   }
   if (lo) return eval_at(w->lo, lo, w->tau > w->lo->tick ? w->tau : w->lo->tick);
   if (hi) return eval_at(w->hi, hi, w->hi->tick);
@@ -185,7 +188,8 @@ static bool fill_particle(const cl_extra* x, void* item) {
   return true;
 }
 
-int arb_client_get_particles(const arb_client* c, arb_client_when when, arb_client_particle* out, int max) {
+int arb_client_get_particles(const arb_client* c, arb_client_when when, arb_client_particle* out,
+                             int max) {
   return collect(c, when, ARB_SNAPSHOT_PARTICLE, fill_particle, out, sizeof *out, max);
 }
 
@@ -243,6 +247,7 @@ static bool fill_wheel(const cl_extra* x, void* item) {
   return true;
 }
 
-int arb_client_get_wheels(const arb_client* c, arb_client_when when, arb_client_wheel* out, int max) {
+int arb_client_get_wheels(const arb_client* c, arb_client_when when, arb_client_wheel* out,
+                          int max) {
   return collect(c, when, ARB_SNAPSHOT_WHEEL, fill_wheel, out, sizeof *out, max);
 }

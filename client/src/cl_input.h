@@ -17,15 +17,15 @@
 #include <arbiter/protocol.h>
 
 typedef struct cl_input {
-  arb_proto_controls_q current;  ///< quantized controls, held until replaced
-  arb_controls snapped;          ///< what the server will apply
+  arb_proto_controls_q current;                      ///< quantized controls, held until replaced
+  arb_controls snapped;                              ///< what the server will apply
   arb_proto_input_cmd recent[ARB_PROTO_MAX_INPUTS];  ///< newest first
   int recent_count;
-  int unsent;            ///< commands made since the last packet (0..ARB_PROTO_MAX_INPUTS)
-  uint32_t seq;          ///< newest command's sequence number = its tick (0 = none yet)
-  uint32_t packet_seq;   ///< newest packet's sequence number
-  int redundancy;        ///< commands per packet, 1..ARB_PROTO_MAX_INPUTS
-  uint64_t view_time;    ///< stamped on new commands with the fire button (1/256 ticks)
+  int unsent;           ///< commands made since the last packet (0..ARB_PROTO_MAX_INPUTS)
+  uint32_t seq;         ///< newest command's sequence number = its tick (0 = none yet)
+  uint32_t packet_seq;  ///< newest packet's sequence number
+  int redundancy;       ///< commands per packet, 1..ARB_PROTO_MAX_INPUTS
+  uint64_t view_time;   ///< stamped on new commands with the fire button (1/256 ticks)
 } cl_input;
 
 void cl_input_init(cl_input* in, int redundancy);

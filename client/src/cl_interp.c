@@ -33,7 +33,9 @@ static float wrap_angle(float a) {
   return a;
 }
 
-static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static double clampd(double x, double lo, double hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
 
 int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem) {
   memset(in, 0, sizeof *in);
@@ -74,7 +76,8 @@ void cl_interp_reset(cl_interp* in) {
 // ---- entity table (sorted by id) -------------------------------------------------------
 
 static int lower_bound(const cl_interp* in, uint32_t id) {
-  return arb_lower_bound_u32(in->ents, in->count, sizeof *in->ents, offsetof(cl_entity, desc.id), id);
+  return arb_lower_bound_u32(in->ents, in->count, sizeof *in->ents, offsetof(cl_entity, desc.id),
+                             id);
 }
 
 cl_entity* cl_interp_find(cl_interp* in, uint32_t id) {
@@ -168,8 +171,10 @@ static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
   int lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     int mid = lo + (hi - lo) / 2;
-    if (h[mid].t <= T) lo = mid;
-    else hi = mid;
+    if (h[mid].t <= T)
+      lo = mid;
+    else
+      hi = mid;
   }
   const cl_sample* a = &h[lo];
   const cl_sample* b = &h[lo + 1];
@@ -347,9 +352,12 @@ double cl_interp_frame(cl_interp* in, double est_now, double render_time) {
   double diff = (double)in->target - in->delay;
   double up = (in->extrapolation > 0.0f ? CL_DELAY_UP_RATE_STARVED : CL_DELAY_UP_RATE) * dt;
   double down = CL_DELAY_DOWN_RATE * dt;
-  if (diff > up) in->delay += (float)up;
-  else if (diff < -down) in->delay -= (float)down;
-  else in->delay = in->target;
+  if (diff > up)
+    in->delay += (float)up;
+  else if (diff < -down)
+    in->delay -= (float)down;
+  else
+    in->delay = in->target;
 
   double T = est_now - in->delay;
   if (in->have_T && T < in->T) T = in->T;

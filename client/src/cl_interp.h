@@ -23,9 +23,9 @@
 // 5 mm / 5 mrad are applied at once (quantization noise). A difference larger than
 // teleport_distance plus what the extrapolation could have got wrong (2 * speed * time
 // extrapolated) plus what is left of an earlier correction snaps: a real teleport.
-// Sampled velocities include the fade, so they describe the motion actually drawn. Two snapshots further apart than
-// teleport_distance and than their velocities explain are a teleport too: the entity
-// stays at the first until the second's time instead of sliding across the map.
+// Sampled velocities include the fade, so they describe the motion actually drawn. Two snapshots
+// further apart than teleport_distance and than their velocities explain are a teleport too: the
+// entity stays at the first until the second's time instead of sliding across the map.
 //
 // Delay: starts at 2 nominal snapshot intervals. Each snapshot newer than all before
 // tells how far behind the clock estimate rendering had to be to not run out of data
@@ -50,61 +50,61 @@
 #define CL_TIMES 64
 
 typedef struct cl_sample {
-  double t;         ///< server time, seconds
-  arb_vec2 p;       ///< meters
-  float a;          ///< radians, (-pi, pi]
-  arb_vec2 v;       ///< m/s
-  float w;          ///< rad/s
+  double t;    ///< server time, seconds
+  arb_vec2 p;  ///< meters
+  float a;     ///< radians, (-pi, pi]
+  arb_vec2 v;  ///< m/s
+  float w;     ///< rad/s
 } cl_sample;
 
 typedef struct cl_entity {
   arb_client_entity_desc desc;
   cl_sample hist[CL_HISTORY];  ///< ascending t, no duplicates
   int count;
-  bool has_out;                ///< an output was committed
-  double out_t;                ///< server time of the last committed output
-  arb_vec2 out_p;              ///< last committed output position
-  float out_a;                 ///< last committed output angle
-  arb_vec2 off_p;              ///< correction at off_t0, fading to 0 over off_dur
+  bool has_out;    ///< an output was committed
+  double out_t;    ///< server time of the last committed output
+  arb_vec2 out_p;  ///< last committed output position
+  float out_a;     ///< last committed output angle
+  arb_vec2 off_p;  ///< correction at off_t0, fading to 0 over off_dur
   float off_a;
   double off_t0;
-  float off_dur;               ///< >= blend_time, see cl_interp_push
-  bool blending;               ///< off_p/off_a are non-zero
-  uint32_t tag;                ///< the owner's bookkeeping (cl_client: newest tick listing it)
+  float off_dur;  ///< >= blend_time, see cl_interp_push
+  bool blending;  ///< off_p/off_a are non-zero
+  uint32_t tag;   ///< the owner's bookkeeping (cl_client: newest tick listing it)
 } cl_entity;
 
 typedef struct cl_interp_params {
-  float nominal_interval;     ///< seconds between snapshots announced by the server
-  float delay_min, delay_max; ///< seconds
-  float extrapolation_limit;  ///< seconds
-  float blend_time;           ///< seconds (server time)
-  float teleport_distance;    ///< meters
+  float nominal_interval;      ///< seconds between snapshots announced by the server
+  float delay_min, delay_max;  ///< seconds
+  float extrapolation_limit;   ///< seconds
+  float blend_time;            ///< seconds (server time)
+  float teleport_distance;     ///< meters
   int max_entities;
 } cl_interp_params;
 
 typedef struct cl_interp {
   cl_interp_params p;
   cl_mem mem;
-  cl_entity* ents;     ///< sorted by desc.id
+  cl_entity* ents;  ///< sorted by desc.id
   int count, cap;
 
   // delay controller
   bool have_newest;
-  double newest_t;     ///< newest snapshot time pushed through cl_interp_on_snapshot
+  double newest_t;  ///< newest snapshot time pushed through cl_interp_on_snapshot
   int arrivals;
-  float interval;      ///< smoothed seconds between newest snapshots
-  float need_mean;     ///< smoothed need (see above), seconds
-  float need_dev;      ///< smoothed |need - need_mean|: the arrival jitter, seconds
-  float target;        ///< delay target, seconds
-  float delay;         ///< delay in use, seconds
+  float interval;   ///< smoothed seconds between newest snapshots
+  float need_mean;  ///< smoothed need (see above), seconds
+  float need_dev;   ///< smoothed |need - need_mean|: the arrival jitter, seconds
+  float target;     ///< delay target, seconds
+  float delay;      ///< delay in use, seconds
 
   // render timeline
   bool have_T;
-  double T;            ///< last committed render server time
-  double last_render;  ///< render_time of the last frame
+  double T;                ///< last committed render server time
+  double last_render;      ///< render_time of the last frame
   double times[CL_TIMES];  ///< recent snapshot times, ascending
   int ntimes;
-  float extrapolation; ///< seconds past newest_t at the last frame (0 = inside)
+  float extrapolation;  ///< seconds past newest_t at the last frame (0 = inside)
 } cl_interp;
 
 int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem);

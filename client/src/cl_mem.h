@@ -23,8 +23,10 @@ static inline void* cl_calloc(const cl_mem* m, size_t size) {
 }
 static inline void cl_free(const cl_mem* m, void* p) {
   if (!p) return;
-  if (m->free) m->free(p, m->user);
-  else free(p);
+  if (m->free)
+    m->free(p, m->user);
+  else
+    free(p);
 }
 /// Grow an array to hold at least `need` elements of `elem` bytes (doubling). Keeps the
 /// contents; returns 0 or ARB_E_NOMEM (the old array is kept on failure).

@@ -217,7 +217,8 @@ int cl_net_poll(cl_net* n, cl_net_event* ev) {
 
 int cl_net_send(cl_net* n, int channel, const uint8_t* data, size_t len, bool reliable) {
   if (!n->peer || n->peer->state != ENET_PEER_STATE_CONNECTED) return ARB_E_STATE;
-  ENetPacket* p = enet_packet_create(data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
+  ENetPacket* p = enet_packet_create(
+      data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
   if (!p) return ARB_E_NOMEM;
   if (enet_peer_send(n->peer, (enet_uint8)channel, p) != 0) {
     enet_packet_destroy(p);  // ENet keeps ownership only on success
@@ -271,4 +272,6 @@ void cl_net_account(cl_net* n) {
   n->last_received_packets = rp;
 }
 
-int cl_net_fd(const cl_net* n) { return n->host ? (int)n->host->socket : -1; }
+int cl_net_fd(const cl_net* n) {
+  return n->host ? (int)n->host->socket : -1;
+}

@@ -33,17 +33,17 @@ typedef struct cl_net_event {
 typedef struct cl_net {
   cl_enet_host* host;
   cl_enet_peer* peer;
-  void* packet;          ///< ENetPacket of the last RECEIVED event, destroyed on the next poll
-  bool gating;           ///< running the connection gate; the ENet connect follows
+  void* packet;  ///< ENetPacket of the last RECEIVED event, destroyed on the next poll
+  bool gating;   ///< running the connection gate; the ENet connect follows
   arb_gate_client gate;
-  uint32_t gate_ip;      ///< server address (network order) and port for the gate/connect
+  uint32_t gate_ip;  ///< server address (network order) and port for the gate/connect
   uint16_t gate_port;
   uint32_t timeout_ms;
-  uint64_t gate_sent_ms;  ///< when the last gate datagram went out
-  uint32_t gate_rtt_ms;   ///< round trip the gate measured (its longest exchange)
-  float rtt, rtt_var;     ///< s, smoothed from pongs (rtt_samples > 0), else ENet's
-  uint32_t rtt_samples;   ///< pongs measured on this connection
-  uint32_t last_sent, last_received;      ///< ENet's 32-bit totals at the last accounting
+  uint64_t gate_sent_ms;              ///< when the last gate datagram went out
+  uint32_t gate_rtt_ms;               ///< round trip the gate measured (its longest exchange)
+  float rtt, rtt_var;                 ///< s, smoothed from pongs (rtt_samples > 0), else ENet's
+  uint32_t rtt_samples;               ///< pongs measured on this connection
+  uint32_t last_sent, last_received;  ///< ENet's 32-bit totals at the last accounting
   uint32_t last_sent_packets, last_received_packets;
   uint64_t bytes_out, bytes_in, packets_out, packets_in;  ///< 64-bit totals
 } cl_net;

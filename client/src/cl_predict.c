@@ -202,8 +202,8 @@ static void take_world(cl_predict* p, const cl_body_set* view, uint32_t avatar_e
 
 // Rewind to `tick`, take the server's world (and its avatar when `avatar` is not NULL),
 // replay the commands kept for the ticks after.
-static int resimulate(cl_predict* p, uint32_t tick, const cl_body_set* view,
-                      uint32_t avatar_entity, const cl_body* avatar) {
+static int resimulate(cl_predict* p, uint32_t tick, const cl_body_set* view, uint32_t avatar_entity,
+                      const cl_body* avatar) {
   cl_predict_tick* s = find_tick(p, tick);
   int rc = arb_game_restore(p->game, s->image, s->image_len);
   if (rc != ARB_OK) return rc;

@@ -70,8 +70,8 @@ typedef struct cl_predict {
   arb_controls held;  ///< controls in effect (the server holds them the same way)
   cl_predict_tick ring[CL_PREDICT_HISTORY];
   cl_proxies proxies;  ///< the other avatars near ours, put back before every tick
-  bool drawn;       ///< the predicted avatar has been drawn since the start
-  arb_vec2 offset;  ///< drawn = simulated + offset; fades to 0
+  bool drawn;          ///< the predicted avatar has been drawn since the start
+  arb_vec2 offset;     ///< drawn = simulated + offset; fades to 0
   float angle_offset;
   double offset_time;  ///< local time the offset was last faded
   // input-to-motion: a change of controls, until the first drawn frame that shows it
@@ -79,7 +79,7 @@ typedef struct cl_predict {
   uint32_t change_tick;  ///< first tick simulated with the changed controls; 0 = not yet
   double change_time;
   cl_predict_stats stats;  ///< kept across a reconnect (cl_predict_stop)
-  char error[256];        ///< why prediction is off, "" when on
+  char error[256];         ///< why prediction is off, "" when on
 } cl_predict;
 
 void cl_predict_init(cl_predict* p, const cl_mem* mem, const cl_predict_params* params);

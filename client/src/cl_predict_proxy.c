@@ -26,9 +26,8 @@ static cl_proxy* find(cl_proxies* px, uint32_t entity) {
   return NULL;
 }
 
-void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view,
-                   uint32_t own_entity, arb_vec2 center, cl_proxy_desc_fn* desc_of,
-                   const void* ctx) {
+void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view, uint32_t own_entity,
+                   arb_vec2 center, cl_proxy_desc_fn* desc_of, const void* ctx) {
   cl_proxies next = {.count = 0};
   float dist[CL_PROXY_MAX];
   for (int i = 0; i < view->count; i++) {

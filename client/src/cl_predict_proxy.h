@@ -41,9 +41,8 @@ typedef const cl_body_desc* cl_proxy_desc_fn(const void* ctx, uint32_t entity);
 
 /// Take the other avatars near `center` from the view of `tick`: the table then holds
 /// exactly those (nearest first when there are more than CL_PROXY_MAX).
-void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view,
-                   uint32_t own_entity, arb_vec2 center, cl_proxy_desc_fn* desc_of,
-                   const void* ctx);
+void cl_proxy_take(cl_proxies* px, uint32_t tick, const cl_body_set* view, uint32_t own_entity,
+                   arb_vec2 center, cl_proxy_desc_fn* desc_of, const void* ctx);
 /// Make the world's proxy bodies match the table (after a restore or a take). `like` is
 /// the own avatar's body: its material and mass serve an avatar of the same shape.
 int cl_proxy_sync(cl_proxies* px, arb_world* world, arb_body_id like);

@@ -76,8 +76,10 @@ const cl_body* cl_body_set_find(const cl_body_set* set, uint32_t id) {
   int lo = 0, hi = set->count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (set->items[mid].id < id) lo = mid + 1;
-    else hi = mid;
+    if (set->items[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < set->count && set->items[lo].id == id ? &set->items[lo] : NULL;
 }
@@ -121,8 +123,10 @@ static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
     if (e->cls != ARB_SNAPSHOT_BODY) continue;
     const arb_snapshot_entity* d = newest ? NULL : arb_snapshot_set_find(&s->drawn, e->id);
     if (d && d->cls == e->cls && d->s.t0 > e->s.t0) {
-      if (d->s.t0 <= sl->tick) e = d;
-      else if (e->s.t0 != sl->tick) continue;
+      if (d->s.t0 <= sl->tick)
+        e = d;
+      else if (e->s.t0 != sl->tick)
+        continue;
     }
     sl->bodies.items[sl->bodies.count++] = body_at(sl, e);
   }
@@ -145,7 +149,7 @@ static int update_drawn(cl_snapshots* s, const cl_slot* sl) {
   }
   const cl_slot* base = sl->baseline ? cl_snapshots_get(s, sl->baseline) : NULL;
   int rc = arb_snapshot_drawn_apply(&s->drawn, &sl->origins, base ? &base->origins : NULL,
-                                 sl->baseline, &s->drawn_tmp);
+                                    sl->baseline, &s->drawn_tmp);
   if (rc) return rc;
   arb_snapshot_set t = s->drawn;
   s->drawn = s->drawn_tmp;
@@ -161,8 +165,10 @@ static int desc_lower_bound(const cl_snapshots* s, uint32_t id, uint8_t cls) {
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     const cl_desc_entry* m = &s->descs[mid];
-    if (m->id < id || (m->id == id && m->extra.cls < cls)) lo = mid + 1;
-    else hi = mid;
+    if (m->id < id || (m->id == id && m->extra.cls < cls))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -233,7 +239,8 @@ static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
 
 // ---- receive ---------------------------------------------------------------------------
 
-static int fail(cl_snapshots* s, arb_proto_error* err, int code, const char* fmt, uint32_t a, uint32_t b) {
+static int fail(cl_snapshots* s, arb_proto_error* err, int code, const char* fmt, uint32_t a,
+                uint32_t b) {
   s->errors++;
   if (err) {
     err->code = code;
@@ -276,8 +283,9 @@ static int open_slot(cl_snapshots* s, const arb_snapshot_header* h, cl_slot** sl
       return 0;
     }
     if (!same_tick_header(&sl->h, h))
-      return fail(s, err, ARB_E_CORRUPT, "snapshot %u: part disagrees with earlier parts (baseline %u)",
-                  h->tick, h->baseline_tick);
+      return fail(s, err, ARB_E_CORRUPT,
+                  "snapshot %u: part disagrees with earlier parts (baseline %u)", h->tick,
+                  h->baseline_tick);
     *slot = sl;
     return 0;
   }
@@ -374,8 +382,11 @@ static int receive_part(cl_snapshots* s, const uint8_t* buf, size_t len, cl_snap
   int entering = 0;
   for (int i = 0; i < p->record_count; i++) entering += p->records[i].op == ARB_SNAPSHOT_ENTER;
   rc = ensure_origins(s, &sl->origins, sl->origins.count + entering);
-  if (rc == ARB_OK) rc = arb_snapshot_set_apply(&sl->origins, p, &perr);
-  else snprintf(perr.reason, sizeof perr.reason, "snapshot %u: view over %d entities", p->h.tick, s->max_entities);
+  if (rc == ARB_OK)
+    rc = arb_snapshot_set_apply(&sl->origins, p, &perr);
+  else
+    snprintf(perr.reason, sizeof perr.reason, "snapshot %u: view over %d entities", p->h.tick,
+             s->max_entities);
   if (rc != ARB_OK) {
     if (fresh) sl->used = false;
     s->errors++;

@@ -44,11 +44,11 @@
 /// 1/65536 turn per second).
 typedef struct cl_body {
   uint32_t id;
-  arb_snapshot_state q;        ///< quantized, at the view's tick (prediction compares it exactly)
-  arb_vec2 position;        ///< m
-  float angle;              ///< rad, [-pi, pi)
-  arb_vec2 velocity;        ///< m/s
-  float angular_velocity;   ///< rad/s
+  arb_snapshot_state q;    ///< quantized, at the view's tick (prediction compares it exactly)
+  arb_vec2 position;       ///< m
+  float angle;             ///< rad, [-pi, pi)
+  arb_vec2 velocity;       ///< m/s
+  float angular_velocity;  ///< rad/s
 } cl_body;
 
 /// Bodies by strictly increasing id, in storage the client owns.
@@ -78,15 +78,15 @@ typedef struct cl_slot {
   uint32_t baseline;
   uint8_t part_count;
   int parts_seen;
-  uint8_t seen[32];         ///< bitmap of part indexes received (256 bits)
-  arb_snapshot_header h;       ///< of the first part received (the others must agree)
-  arb_snapshot_set origins;    ///< the view: baseline + the parts received so far
-  cl_body_set bodies;       ///< complete views: the bodies evaluated at `tick`
+  uint8_t seen[32];          ///< bitmap of part indexes received (256 bits)
+  arb_snapshot_header h;     ///< of the first part received (the others must agree)
+  arb_snapshot_set origins;  ///< the view: baseline + the parts received so far
+  cl_body_set bodies;        ///< complete views: the bodies evaluated at `tick`
 } cl_slot;
 
 /// How to draw a particle, link or wheel (its snapshot description without the body parts).
 typedef struct cl_extra_desc {
-  uint8_t cls;                  ///< arb_snapshot_class
+  uint8_t cls;  ///< arb_snapshot_class
   uint8_t link_kind, joint_type;
   uint32_t a, b;                ///< link ends (0 = the world); wheel: a = chassis
   arb_vec2 anchor_a, anchor_b;  ///< in a's and b's frames (world for an end 0); wheel: mount
@@ -97,9 +97,9 @@ typedef struct cl_extra_desc {
 /// with different classes (a hostile server, or an id reused), and each keeps its own.
 typedef struct cl_desc_entry {
   uint32_t id;
-  cl_body_desc desc;           ///< bodies (desc.shape: the first shape)
-  cl_extra_desc extra;         ///< extra.cls is the class; the rest only for non-bodies
-  uint8_t more_count;          ///< a compound body's other shapes
+  cl_body_desc desc;    ///< bodies (desc.shape: the first shape)
+  cl_extra_desc extra;  ///< extra.cls is the class; the rest only for non-bodies
+  uint8_t more_count;   ///< a compound body's other shapes
   arb_proto_shape more[ARB_SNAPSHOT_MAX_SHAPES - 1];
 } cl_desc_entry;
 
@@ -107,13 +107,13 @@ typedef struct cl_snapshots {
   cl_mem mem;
   int max_entities;
   cl_slot slots[CL_SLOTS];
-  uint32_t newest_complete;   ///< tick, 0 = none
+  uint32_t newest_complete;  ///< tick, 0 = none
   /// What is drawn: every entity's freshest origin over the views received
   /// (arbiter/snapshot_drawn.h); the newest view's `bodies` are evaluated from it.
   arb_snapshot_set drawn, drawn_tmp;
-  cl_desc_entry* descs;       ///< sorted by (id, class)
+  cl_desc_entry* descs;  ///< sorted by (id, class)
   int ndescs, desc_cap;
-  arb_snapshot_part* part;       ///< decode scratch (large; allocated once)
+  arb_snapshot_part* part;  ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
   uint64_t parts, completed, duplicates, late, baseline_missing, errors;
 } cl_snapshots;
@@ -121,9 +121,9 @@ typedef struct cl_snapshots {
 /// What one accepted part did.
 typedef struct cl_snap_result {
   uint32_t tick;
-  bool completed;              ///< this part completed its tick
-  bool newest;                 ///< tick is newer than every complete tick before it
-  const cl_slot* slot;         ///< the view of `tick` (complete or not)
+  bool completed;                 ///< this part completed its tick
+  bool newest;                    ///< tick is newer than every complete tick before it
+  const cl_slot* slot;            ///< the view of `tick` (complete or not)
   const arb_snapshot_part* part;  ///< the decoded part (valid until the next receive)
 } cl_snap_result;
 

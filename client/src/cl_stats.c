@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-void cl_rate_reset(cl_rate* r) { memset(r, 0, sizeof *r); }
+void cl_rate_reset(cl_rate* r) {
+  memset(r, 0, sizeof *r);
+}
 
 void cl_rate_update(cl_rate* r, double now, uint64_t value) {
   if (!r->started) {

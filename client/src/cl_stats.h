@@ -13,9 +13,9 @@
 
 typedef struct cl_rate {
   bool started;
-  double t0;     ///< window start (application seconds)
-  uint64_t v0;   ///< counter at window start
-  float rate;    ///< per second, last finished window
+  double t0;    ///< window start (application seconds)
+  uint64_t v0;  ///< counter at window start
+  float rate;   ///< per second, last finished window
 } cl_rate;
 
 void cl_rate_reset(cl_rate* r);
@@ -23,14 +23,14 @@ void cl_rate_update(cl_rate* r, double now, uint64_t value);
 
 typedef struct cl_loss {
   bool started;
-  uint32_t first_tick;       ///< first complete snapshot tick of the connection
+  uint32_t first_tick;  ///< first complete snapshot tick of the connection
   uint32_t newest_tick;
-  uint64_t received;         ///< distinct complete snapshots of this connection
-  uint64_t lost_before;      ///< lost in earlier connections
+  uint64_t received;     ///< distinct complete snapshots of this connection
+  uint64_t lost_before;  ///< lost in earlier connections
   // window
   double t0;
   double expected0, received0;
-  float recent;              ///< [0,1], last finished window
+  float recent;  ///< [0,1], last finished window
 } cl_loss;
 
 /// A connection ended: its losses move into lost_before and counting restarts.

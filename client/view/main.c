@@ -65,8 +65,10 @@ static void usage(FILE* out) {
           "  --fps N               frame-rate cap (default 60)\n"
           "  --stats               start with the stats overlay on (F2)\n"
           "  --show-help           start with the help overlay on (F1)\n"
-          "  --debug LIST          start with debug layers on: aabb,contacts,velocity,ghosts,corrections,grid\n"
-          "  --follow CLIENT       replay: the client whose avatar the camera follows (default: lowest id)\n"
+          "  --debug LIST          start with debug layers on: "
+          "aabb,contacts,velocity,ghosts,corrections,grid\n"
+          "  --follow CLIENT       replay: the client whose avatar the camera follows (default: "
+          "lowest id)\n"
           "  --speed X             replay: playback speed 0.25..8 (default 1)\n"
           "  --seek TICK           replay: start at this tick\n"
           "\n"
@@ -112,13 +114,20 @@ static void parse_debug(options* o, const char* list) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
   for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    if (!strcmp(tok, "aabb")) o->debug.aabbs = true;
-    else if (!strcmp(tok, "contacts")) o->debug.contacts = true;
-    else if (!strcmp(tok, "velocity")) o->debug.velocities = true;
-    else if (!strcmp(tok, "ghosts")) o->debug.ghosts = true;
-    else if (!strcmp(tok, "corrections")) o->debug.corrections = true;
-    else if (!strcmp(tok, "grid")) o->debug.grid = true;
-    else die_usage("unknown debug layer", tok);
+    if (!strcmp(tok, "aabb"))
+      o->debug.aabbs = true;
+    else if (!strcmp(tok, "contacts"))
+      o->debug.contacts = true;
+    else if (!strcmp(tok, "velocity"))
+      o->debug.velocities = true;
+    else if (!strcmp(tok, "ghosts"))
+      o->debug.ghosts = true;
+    else if (!strcmp(tok, "corrections"))
+      o->debug.corrections = true;
+    else if (!strcmp(tok, "grid"))
+      o->debug.grid = true;
+    else
+      die_usage("unknown debug layer", tok);
   }
 }
 
@@ -137,10 +146,10 @@ static void parse_args(int argc, char** argv, options* o) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-#define TAKES_VALUE() \
-  do {                \
+#define TAKES_VALUE()                          \
+  do {                                         \
     if (!v) die_usage("missing value for", a); \
-    i++;              \
+    i++;                                       \
   } while (0)
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
@@ -158,10 +167,14 @@ static void parse_args(int argc, char** argv, options* o) {
       o->spectate = true;
     } else if (!strcmp(a, "--avatar")) {
       TAKES_VALUE();
-      if (!strcmp(v, "force")) o->avatar = ARB_AVATAR_FORCE;
-      else if (!strcmp(v, "vehicle")) o->avatar = ARB_AVATAR_VEHICLE;
-      else if (!strcmp(v, "default")) o->avatar = ARB_AVATAR_DEFAULT;
-      else die_usage("unknown avatar kind", v);
+      if (!strcmp(v, "force"))
+        o->avatar = ARB_AVATAR_FORCE;
+      else if (!strcmp(v, "vehicle"))
+        o->avatar = ARB_AVATAR_VEHICLE;
+      else if (!strcmp(v, "default"))
+        o->avatar = ARB_AVATAR_DEFAULT;
+      else
+        die_usage("unknown avatar kind", v);
     } else if (!strcmp(a, "--replay")) {
       TAKES_VALUE();
       o->replay = v;
@@ -214,21 +227,18 @@ static void parse_args(int argc, char** argv, options* o) {
     }
 #undef TAKES_VALUE
   }
-  if (pending_after) die_usage("--screenshot needs --after SECONDS:", o->shot_file[o->shot_count - 1]);
+  if (pending_after)
+    die_usage("--screenshot needs --after SECONDS:", o->shot_file[o->shot_count - 1]);
   if (o->replay && o->scene) die_usage("choose one of --replay and --scene, not both:", o->scene);
   o->mode = o->replay ? MODE_REPLAY : (o->scene ? MODE_SANDBOX : MODE_LIVE);
 }
 
 // The camera and overlay keys, the same in every mode: each page below lists its mode's
 // own keys, then these, then its own extra overlays and quit.
-#define HELP_VIEW_KEYS                                     \
-  "#camera",                                               \
-  "mouse wheel, + -   zoom",                               \
-  "C                  free camera on/off (drag to pan)",   \
-  "F                  fit the level again, follow",        \
-  "#overlays",                                             \
-  "F1 help   F2 stats   G grid",                           \
-  "F3 AABBs  F4 contacts  F5 velocities"
+#define HELP_VIEW_KEYS                                                                         \
+  "#camera", "mouse wheel, + -   zoom", "C                  free camera on/off (drag to pan)", \
+      "F                  fit the level again, follow", "#overlays",                           \
+      "F1 help   F2 stats   G grid", "F3 AABBs  F4 contacts  F5 velocities"
 
 static const char* const help_live[] = {
     "#arbiter-view - live",
@@ -284,8 +294,8 @@ typedef struct app {
   view_sandbox* sandbox;
   bool show_help, show_stats, sandbox_paused, dragging;
   bool quit;
-  long frames;         // displayed frames, for the exit summary
-  double busy_seconds; // time spent producing them (without the frame-cap sleep)
+  long frames;          // displayed frames, for the exit summary
+  double busy_seconds;  // time spent producing them (without the frame-cap sleep)
 } app;
 
 static double seconds_now(void) {
@@ -293,50 +303,99 @@ static double seconds_now(void) {
 }
 
 static void seek_seconds(app* a, double s) {
-  int64_t t = (int64_t)view_replay_tick(a->replay) + (int64_t)(s * view_replay_tick_rate(a->replay));
+  int64_t t =
+      (int64_t)view_replay_tick(a->replay) + (int64_t)(s * view_replay_tick_rate(a->replay));
   view_replay_seek(a->replay, t);
 }
 
 static void on_key(app* a, SDL_Keycode k) {
   switch (k) {
     case SDLK_ESCAPE:
-    case SDLK_q: a->quit = true; return;
-    case SDLK_F1: a->show_help = !a->show_help; return;
-    case SDLK_F2: a->show_stats = !a->show_stats; return;
-    case SDLK_F3: a->opt.debug.aabbs = !a->opt.debug.aabbs; return;
-    case SDLK_F4: a->opt.debug.contacts = !a->opt.debug.contacts; return;
-    case SDLK_F5: a->opt.debug.velocities = !a->opt.debug.velocities; return;
-    case SDLK_F6: a->opt.debug.ghosts = !a->opt.debug.ghosts; return;
-    case SDLK_F7: a->opt.debug.corrections = !a->opt.debug.corrections; return;
-    case SDLK_g: a->opt.debug.grid = !a->opt.debug.grid; return;
-    case SDLK_c: a->cam.free = !a->cam.free; return;
-    case SDLK_f: view_camera_reset(&a->cam); return;
+    case SDLK_q:
+      a->quit = true;
+      return;
+    case SDLK_F1:
+      a->show_help = !a->show_help;
+      return;
+    case SDLK_F2:
+      a->show_stats = !a->show_stats;
+      return;
+    case SDLK_F3:
+      a->opt.debug.aabbs = !a->opt.debug.aabbs;
+      return;
+    case SDLK_F4:
+      a->opt.debug.contacts = !a->opt.debug.contacts;
+      return;
+    case SDLK_F5:
+      a->opt.debug.velocities = !a->opt.debug.velocities;
+      return;
+    case SDLK_F6:
+      a->opt.debug.ghosts = !a->opt.debug.ghosts;
+      return;
+    case SDLK_F7:
+      a->opt.debug.corrections = !a->opt.debug.corrections;
+      return;
+    case SDLK_g:
+      a->opt.debug.grid = !a->opt.debug.grid;
+      return;
+    case SDLK_c:
+      a->cam.free = !a->cam.free;
+      return;
+    case SDLK_f:
+      view_camera_reset(&a->cam);
+      return;
     case SDLK_PLUS:
     case SDLK_EQUALS:
-    case SDLK_KP_PLUS: view_camera_zoom_at(&a->cam, 1.25f, a->cam.width * 0.5f, a->cam.height * 0.5f); return;
+    case SDLK_KP_PLUS:
+      view_camera_zoom_at(&a->cam, 1.25f, a->cam.width * 0.5f, a->cam.height * 0.5f);
+      return;
     case SDLK_MINUS:
-    case SDLK_KP_MINUS: view_camera_zoom_at(&a->cam, 0.8f, a->cam.width * 0.5f, a->cam.height * 0.5f); return;
-    default: break;
+    case SDLK_KP_MINUS:
+      view_camera_zoom_at(&a->cam, 0.8f, a->cam.width * 0.5f, a->cam.height * 0.5f);
+      return;
+    default:
+      break;
   }
   if (a->replay) {
     view_replay* r = a->replay;
     switch (k) {
       case SDLK_SPACE:
-      case SDLK_p: view_replay_set_paused(r, !view_replay_paused(r)); break;
-      case SDLK_PERIOD: view_replay_step(r); break;
+      case SDLK_p:
+        view_replay_set_paused(r, !view_replay_paused(r));
+        break;
+      case SDLK_PERIOD:
+        view_replay_step(r);
+        break;
       case SDLK_COMMA:
         view_replay_set_paused(r, true);
         if (view_replay_tick(r) > 0) view_replay_seek(r, (int64_t)view_replay_tick(r) - 1);
         break;
-      case SDLK_LEFTBRACKET: view_replay_set_speed(r, view_replay_speed(r) * 0.5f); break;
-      case SDLK_RIGHTBRACKET: view_replay_set_speed(r, view_replay_speed(r) * 2.0f); break;
-      case SDLK_LEFT: seek_seconds(a, -5.0); break;
-      case SDLK_RIGHT: seek_seconds(a, 5.0); break;
-      case SDLK_PAGEUP: seek_seconds(a, -60.0); break;
-      case SDLK_PAGEDOWN: seek_seconds(a, 60.0); break;
-      case SDLK_HOME: view_replay_seek(r, 0); break;
-      case SDLK_END: view_replay_seek(r, (int64_t)view_replay_last_tick(r)); break;
-      default: break;
+      case SDLK_LEFTBRACKET:
+        view_replay_set_speed(r, view_replay_speed(r) * 0.5f);
+        break;
+      case SDLK_RIGHTBRACKET:
+        view_replay_set_speed(r, view_replay_speed(r) * 2.0f);
+        break;
+      case SDLK_LEFT:
+        seek_seconds(a, -5.0);
+        break;
+      case SDLK_RIGHT:
+        seek_seconds(a, 5.0);
+        break;
+      case SDLK_PAGEUP:
+        seek_seconds(a, -60.0);
+        break;
+      case SDLK_PAGEDOWN:
+        seek_seconds(a, 60.0);
+        break;
+      case SDLK_HOME:
+        view_replay_seek(r, 0);
+        break;
+      case SDLK_END:
+        view_replay_seek(r, (int64_t)view_replay_last_tick(r));
+        break;
+      default:
+        break;
     }
   } else if (a->sandbox) {
     if (k == SDLK_p) a->sandbox_paused = !a->sandbox_paused;
@@ -350,8 +409,12 @@ static void handle_events(app* a) {
   SDL_Event e;
   while (SDL_PollEvent(&e)) {
     switch (e.type) {
-      case SDL_QUIT: a->quit = true; break;
-      case SDL_KEYDOWN: on_key(a, e.key.keysym.sym); break;
+      case SDL_QUIT:
+        a->quit = true;
+        break;
+      case SDL_KEYDOWN:
+        on_key(a, e.key.keysym.sym);
+        break;
       case SDL_MOUSEWHEEL: {
         int mx = 0, my = 0;
         SDL_GetMouseState(&mx, &my);
@@ -359,10 +422,15 @@ static void handle_events(app* a) {
         view_camera_zoom_at(&a->cam, f, (float)mx, (float)my);
         break;
       }
-      case SDL_MOUSEBUTTONDOWN: a->dragging = true; break;
-      case SDL_MOUSEBUTTONUP: a->dragging = false; break;
+      case SDL_MOUSEBUTTONDOWN:
+        a->dragging = true;
+        break;
+      case SDL_MOUSEBUTTONUP:
+        a->dragging = false;
+        break;
       case SDL_MOUSEMOTION:
-        if (a->dragging && a->cam.free) view_camera_pan_pixels(&a->cam, (float)e.motion.xrel, (float)e.motion.yrel);
+        if (a->dragging && a->cam.free)
+          view_camera_pan_pixels(&a->cam, (float)e.motion.xrel, (float)e.motion.yrel);
         break;
       case SDL_WINDOWEVENT:
         if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
@@ -372,7 +440,8 @@ static void handle_events(app* a) {
           a->cam.height = h;
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -393,9 +462,10 @@ static void replay_status(app* a, view_text_lines* st) {
   double rate = (double)view_replay_tick_rate(r);
   view_lines_add(st, VIEW_RGB_TEXT, "replay %s", a->opt.replay);
   view_lines_add(st, VIEW_RGB_TEXT, "tick %llu / %llu  (%.1f s)  speed %gx%s%s",
-                 (unsigned long long)view_replay_tick(r), (unsigned long long)view_replay_last_tick(r),
-                 (double)view_replay_tick(r) / rate, (double)view_replay_speed(r),
-                 view_replay_paused(r) ? "  PAUSED" : "", view_replay_seeking(r) ? "  seeking..." : "");
+                 (unsigned long long)view_replay_tick(r),
+                 (unsigned long long)view_replay_last_tick(r), (double)view_replay_tick(r) / rate,
+                 (double)view_replay_speed(r), view_replay_paused(r) ? "  PAUSED" : "",
+                 view_replay_seeking(r) ? "  seeking..." : "");
   if (ck->checked == 0)
     view_lines_add(st, VIEW_RGB_TEXT_DIM, "hash: not checked yet");
   else if (ck->mismatches == 0)
@@ -445,9 +515,12 @@ static int open_mode(app* a) {
         if (a->opt.seek >= 0) view_replay_seek(a->replay, a->opt.seek);
       }
       break;
-    case MODE_SANDBOX: rc = view_sandbox_open(a->opt.scene, a->opt.avatar, &a->sandbox, err, sizeof err); break;
+    case MODE_SANDBOX:
+      rc = view_sandbox_open(a->opt.scene, a->opt.avatar, &a->sandbox, err, sizeof err);
+      break;
     default: {
-      view_live_config lc = {a->opt.host, (uint16_t)a->opt.port, a->opt.name, a->opt.avatar, a->opt.spectate, 2.0f};
+      view_live_config lc = {a->opt.host,   (uint16_t)a->opt.port, a->opt.name,
+                             a->opt.avatar, a->opt.spectate,       2.0f};
       rc = view_live_create(&lc, &a->live, err, sizeof err);
       break;
     }
@@ -504,8 +577,9 @@ static int run(app* a) {
       view_sandbox_update(a->sandbox, dt, &controls, a->sandbox_paused);
       arb_game* g = view_sandbox_game(a->sandbox);
       view_frame_from_game(&a->frame, g, 1, a->opt.debug.contacts);
-      view_lines_add(&status, VIEW_RGB_TEXT, "scene '%s'  tick %llu%s", view_sandbox_name(a->sandbox),
-                     (unsigned long long)arb_game_get_tick(g), a->sandbox_paused ? "  PAUSED" : "");
+      view_lines_add(&status, VIEW_RGB_TEXT, "scene '%s'  tick %llu%s",
+                     view_sandbox_name(a->sandbox), (unsigned long long)arb_game_get_tick(g),
+                     a->sandbox_paused ? "  PAUSED" : "");
       view_lines_add(&status, VIEW_RGB_TEXT_DIM, "local sandbox, not connected  F1 help");
     }
 
@@ -527,7 +601,8 @@ static int run(app* a) {
       view_overlay_help(a->renderer, &a->font, a->cam.width, a->cam.height, lines);
     }
 
-    if (shots && next_shot < a->opt.shot_count && frame_start - t0 >= a->opt.shot_after[next_shot]) {
+    if (shots && next_shot < a->opt.shot_count &&
+        frame_start - t0 >= a->opt.shot_after[next_shot]) {
       a->frames++;
       a->busy_seconds += seconds_now() - frame_start;
       if (take_screenshot(a, a->opt.shot_file[next_shot]) != 0) return 1;
@@ -556,17 +631,21 @@ int main(int argc, char** argv) {
   // Load the log or scene first: a bad file is reported before any window appears.
   if (open_mode(&a) != 0) return 1;
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    fprintf(stderr, "arbiter-view: cannot start SDL video: %s\n"
-            "  (no display? use --screenshot, or set SDL_VIDEODRIVER=dummy)\n", SDL_GetError());
+    fprintf(stderr,
+            "arbiter-view: cannot start SDL video: %s\n"
+            "  (no display? use --screenshot, or set SDL_VIDEODRIVER=dummy)\n",
+            SDL_GetError());
     close_mode(&a);
     return 1;
   }
-  const char* title = a.opt.mode == MODE_REPLAY ? "arbiter-view (replay)"
-                      : a.opt.mode == MODE_SANDBOX ? "arbiter-view (scene)" : "arbiter-view";
+  const char* title = a.opt.mode == MODE_REPLAY    ? "arbiter-view (replay)"
+                      : a.opt.mode == MODE_SANDBOX ? "arbiter-view (scene)"
+                                                   : "arbiter-view";
   a.window = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.opt.width,
                               a.opt.height, shots ? 0 : SDL_WINDOW_RESIZABLE);
   if (a.window) {
-    Uint32 flags = shots ? SDL_RENDERER_SOFTWARE : SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC;
+    Uint32 flags =
+        shots ? SDL_RENDERER_SOFTWARE : SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC;
     a.renderer = SDL_CreateRenderer(a.window, -1, flags);
     if (!a.renderer && !shots) a.renderer = SDL_CreateRenderer(a.window, -1, SDL_RENDERER_SOFTWARE);
   }

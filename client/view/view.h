@@ -29,13 +29,13 @@ typedef enum view_role {
 typedef arb_shape_geometry view_shape;  ///< ARB_SHAPE_NONE: unknown shape, drawn as a small marker
 
 typedef struct view_body {
-  uint32_t id;          ///< entity id (live) or 1-based body slot order (local worlds)
+  uint32_t id;  ///< entity id (live) or 1-based body slot order (local worlds)
   view_role role;
-  bool sensor;          ///< a sensor (trigger zone): drawn as an outline (local worlds only:
-                        ///< the wire does not say)
-  view_shape shape;     ///< in the body frame
-  arb_transform xf;     ///< interpolated (live) or simulated (local) pose
-  arb_vec2 velocity;    ///< m/s, valid when has_velocity
+  bool sensor;        ///< a sensor (trigger zone): drawn as an outline (local worlds only:
+                      ///< the wire does not say)
+  view_shape shape;   ///< in the body frame
+  arb_transform xf;   ///< interpolated (live) or simulated (local) pose
+  arb_vec2 velocity;  ///< m/s, valid when has_velocity
   bool has_velocity;
   arb_transform ghost;  ///< raw newest snapshot pose, valid when has_ghost (live only)
   bool has_ghost;
@@ -44,13 +44,13 @@ typedef struct view_body {
 } view_body;
 
 typedef enum view_link_kind {
-  VIEW_LINK_ROD = 0,    ///< rigid or soft distance joint
-  VIEW_LINK_SPRING,     ///< drawn as a zig-zag
-  VIEW_LINK_PIN,        ///< revolute joint: a small ring at the anchor (a == b)
-  VIEW_LINK_CONSTRAINT, ///< Verlet particle distance constraint
-  VIEW_LINK_SLIDER,     ///< prismatic or wheel joint: the axis through a, a rod to b
-  VIEW_LINK_WELD,       ///< weld joint: a small square at the anchor
-  VIEW_LINK_TARGET,     ///< motor or mouse joint: a thin line from a to a cross at b
+  VIEW_LINK_ROD = 0,     ///< rigid or soft distance joint
+  VIEW_LINK_SPRING,      ///< drawn as a zig-zag
+  VIEW_LINK_PIN,         ///< revolute joint: a small ring at the anchor (a == b)
+  VIEW_LINK_CONSTRAINT,  ///< Verlet particle distance constraint
+  VIEW_LINK_SLIDER,      ///< prismatic or wheel joint: the axis through a, a rod to b
+  VIEW_LINK_WELD,        ///< weld joint: a small square at the anchor
+  VIEW_LINK_TARGET,      ///< motor or mouse joint: a thin line from a to a cross at b
 } view_link_kind;
 
 typedef struct view_link {
@@ -91,9 +91,9 @@ typedef struct view_frame {
   int contact_count, contact_cap;
   arb_aabb bounds;  ///< extent of static geometry (or of everything), for the camera
   bool has_bounds;
-  arb_vec2 focus;   ///< own avatar position, followed by the camera
+  arb_vec2 focus;  ///< own avatar position, followed by the camera
   bool has_focus;
-  void* scratch;    ///< grow-only work space of the frame builders
+  void* scratch;  ///< grow-only work space of the frame builders
   int scratch_cap;
 } view_frame;
 
@@ -116,11 +116,11 @@ void view_frame_compute_bounds(view_frame* f);
 // ---- camera ---------------------------------------------------------------------------
 
 typedef struct view_camera {
-  arb_vec2 center;  ///< world point at the middle of the window
-  float zoom;       ///< pixels per metre
-  float fit_zoom;   ///< the zoom that shows the whole of the bounds
-  bool free;        ///< true: the user pans; false: follow the focus
-  bool fitted;      ///< fit_zoom computed from real bounds
+  arb_vec2 center;    ///< world point at the middle of the window
+  float zoom;         ///< pixels per metre
+  float fit_zoom;     ///< the zoom that shows the whole of the bounds
+  bool free;          ///< true: the user pans; false: follow the focus
+  bool fitted;        ///< fit_zoom computed from real bounds
   int width, height;  ///< window size in pixels
 } view_camera;
 
@@ -151,7 +151,8 @@ void view_draw_circle(SDL_Renderer* r, const view_camera* c, arb_vec2 center, fl
 void view_draw_polygon(SDL_Renderer* r, const view_camera* c, const arb_vec2* pts, int n,
                        uint32_t fill, uint32_t edge, bool filled);
 void view_draw_segment(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_vec2 b, uint32_t rgb);
-void view_draw_arrow(SDL_Renderer* r, const view_camera* c, arb_vec2 from, arb_vec2 to, uint32_t rgb);
+void view_draw_arrow(SDL_Renderer* r, const view_camera* c, arb_vec2 from, arb_vec2 to,
+                     uint32_t rgb);
 /// Filled screen-space rectangle; alpha < 255 blends.
 void view_fill_rect(SDL_Renderer* r, int x, int y, int w, int h, uint32_t rgb, uint8_t alpha);
 void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* f,
@@ -173,8 +174,8 @@ int view_font_init(view_font* font, SDL_Renderer* r);
 void view_font_free(view_font* font);
 /// Draw one line (no wrapping; '\n' starts a new line). Returns the width in pixels.
 int view_text(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb, const char* s);
-int view_textf(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb,
-               const char* fmt, ...) __attribute__((format(printf, 6, 7)));
+int view_textf(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb, const char* fmt,
+               ...) __attribute__((format(printf, 6, 7)));
 /// Pixel width of a string (longest line).
 int view_text_width(const char* s);
 /// Is a glyph (bit) set? For tests and the atlas builder; ch outside 32..126 draws '?'.

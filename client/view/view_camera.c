@@ -6,7 +6,7 @@
 // bounds are known it picks the zoom that shows the whole level.
 #include "view.h"
 
-#define VIEW_MIN_ZOOM 0.5f   // pixels per metre
+#define VIEW_MIN_ZOOM 0.5f  // pixels per metre
 #define VIEW_MAX_ZOOM 400.0f
 
 void view_camera_init(view_camera* c, int width, int height) {

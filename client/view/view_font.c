@@ -185,8 +185,8 @@ int view_text(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb
   return best;
 }
 
-int view_textf(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb,
-               const char* fmt, ...) {
+int view_textf(const view_font* font, SDL_Renderer* r, int x, int y, uint32_t rgb, const char* fmt,
+               ...) {
   char buf[512];
   va_list ap;
   va_start(ap, fmt);

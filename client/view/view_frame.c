@@ -15,17 +15,19 @@ static void* grow(void* ptr, int* cap, int need, size_t elem) {
   return p;
 }
 
-#define ADD_ITEM(f, arr, count, cap, type)                                   \
-  do {                                                                       \
-    type* p_ = grow((f)->arr, &(f)->cap, (f)->count + 1, sizeof(type));      \
-    if (!p_) return NULL;                                                    \
-    (f)->arr = p_;                                                           \
-    type* item_ = &(f)->arr[(f)->count++];                                   \
-    memset(item_, 0, sizeof(*item_));                                        \
-    return item_;                                                            \
+#define ADD_ITEM(f, arr, count, cap, type)                              \
+  do {                                                                  \
+    type* p_ = grow((f)->arr, &(f)->cap, (f)->count + 1, sizeof(type)); \
+    if (!p_) return NULL;                                               \
+    (f)->arr = p_;                                                      \
+    type* item_ = &(f)->arr[(f)->count++];                              \
+    memset(item_, 0, sizeof(*item_));                                   \
+    return item_;                                                       \
   } while (0)
 
-view_body* view_frame_add_body(view_frame* f) { ADD_ITEM(f, bodies, body_count, body_cap, view_body); }
+view_body* view_frame_add_body(view_frame* f) {
+  ADD_ITEM(f, bodies, body_count, body_cap, view_body);
+}
 bool view_frame_add_part(view_frame* f, const view_body* whole, view_shape shape, bool sensor) {
   view_body copy = *whole;  // `whole` may be in the array that grows
   view_body* b = view_frame_add_body(f);
@@ -35,11 +37,15 @@ bool view_frame_add_part(view_frame* f, const view_body* whole, view_shape shape
   b->sensor = sensor;
   return true;
 }
-view_link* view_frame_add_link(view_frame* f) { ADD_ITEM(f, links, link_count, link_cap, view_link); }
+view_link* view_frame_add_link(view_frame* f) {
+  ADD_ITEM(f, links, link_count, link_cap, view_link);
+}
 view_particle* view_frame_add_particle(view_frame* f) {
   ADD_ITEM(f, particles, particle_count, particle_cap, view_particle);
 }
-view_wheel* view_frame_add_wheel(view_frame* f) { ADD_ITEM(f, wheels, wheel_count, wheel_cap, view_wheel); }
+view_wheel* view_frame_add_wheel(view_frame* f) {
+  ADD_ITEM(f, wheels, wheel_count, wheel_cap, view_wheel);
+}
 view_contact* view_frame_add_contact(view_frame* f) {
   ADD_ITEM(f, contacts, contact_count, contact_cap, view_contact);
 }

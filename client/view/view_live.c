@@ -13,13 +13,13 @@ struct view_live {
   char name[64];
   arb_client* client;
   // Connection story for the on-screen messages.
-  double state_since;      // when the current connect attempt started
-  double retry_at;         // > 0: reconnect ourselves at this time (after a reject/failure)
-  char problem[512];       // last thing that went wrong ("" = nothing)
+  double state_since;  // when the current connect attempt started
+  double retry_at;     // > 0: reconnect ourselves at this time (after a reject/failure)
+  char problem[512];   // last thing that went wrong ("" = nothing)
   uint32_t problem_rgb;
   int attempts;
   bool ever_connected;
-  arb_avatar_kind kind;    // our avatar's kind once we have seen it
+  arb_avatar_kind kind;  // our avatar's kind once we have seen it
   // Grow-only buffers.
   arb_client_entity_desc* descs;
   int desc_cap;
@@ -102,7 +102,9 @@ bool view_live_connected(const view_live* l) {
   return arb_client_get_state(l->client) == ARB_CLIENT_CONNECTED;
 }
 
-arb_avatar_kind view_live_avatar_kind(const view_live* l) { return l->kind; }
+arb_avatar_kind view_live_avatar_kind(const view_live* l) {
+  return l->kind;
+}
 
 void view_live_retry(view_live* l, double now) {
   arb_client_state st = arb_client_get_state(l->client);
@@ -131,11 +133,13 @@ void view_live_update(view_live* l, double now, const arb_controls* controls) {
         l->retry_at = now + 2.0 * l->cfg.retry_delay;
         break;
       case ARB_CLIENT_EVENT_DISCONNECTED:
-        snprintf(l->problem, sizeof l->problem, "disconnected: %s", ev.text[0] ? ev.text : "link lost");
+        snprintf(l->problem, sizeof l->problem, "disconnected: %s",
+                 ev.text[0] ? ev.text : "link lost");
         l->problem_rgb = VIEW_RGB_WARN;
         l->state_since = now;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   arb_client_state st = arb_client_get_state(l->client);
@@ -143,7 +147,8 @@ void view_live_update(view_live* l, double now, const arb_controls* controls) {
   // schedule our own retry so the window keeps trying.
   if (st == ARB_CLIENT_DISCONNECTED && l->retry_at <= 0.0) {
     if (!l->problem[0]) {
-      snprintf(l->problem, sizeof l->problem, "no answer from %s:%u", l->host, (unsigned)l->cfg.port);
+      snprintf(l->problem, sizeof l->problem, "no answer from %s:%u", l->host,
+               (unsigned)l->cfg.port);
       l->problem_rgb = VIEW_RGB_WARN;
     }
     l->retry_at = now + l->cfg.retry_delay;
@@ -171,8 +176,8 @@ static int reserve(void** buf, int* cap, int n, size_t elem) {
 // at, into the same drawables a replay's world gives (view_extras.c).
 static void add_live_extras(view_live* l, view_frame* f) {
   const arb_client_when at = ARB_CLIENT_AT_SAMPLE;
-  int np = reserve((void**)&l->particles, &l->particle_cap, arb_client_get_particles(l->client, at, NULL, 0),
-                   sizeof *l->particles);
+  int np = reserve((void**)&l->particles, &l->particle_cap,
+                   arb_client_get_particles(l->client, at, NULL, 0), sizeof *l->particles);
   np = np ? arb_client_get_particles(l->client, at, l->particles, np) : 0;
   if (np > l->particle_cap) np = l->particle_cap;
   for (int i = 0; i < np; i++) {
@@ -182,7 +187,8 @@ static void add_live_extras(view_live* l, view_frame* f) {
     p->radius = l->particles[i].radius;
     p->pinned = l->particles[i].pinned;
   }
-  int nl = reserve((void**)&l->links, &l->link_cap, arb_client_get_links(l->client, at, NULL, 0), sizeof *l->links);
+  int nl = reserve((void**)&l->links, &l->link_cap, arb_client_get_links(l->client, at, NULL, 0),
+                   sizeof *l->links);
   nl = nl ? arb_client_get_links(l->client, at, l->links, nl) : 0;
   if (nl > l->link_cap) nl = l->link_cap;
   for (int i = 0; i < nl; i++) {
@@ -196,11 +202,13 @@ static void add_live_extras(view_live* l, view_frame* f) {
               : k->kind == ARB_CLIENT_LINK_SPRING ? VIEW_LINK_SPRING
                                                   : view_joint_link_kind(k->joint_type);
   }
-  int nw = reserve((void**)&l->wheels, &l->wheel_cap, arb_client_get_wheels(l->client, at, NULL, 0), sizeof *l->wheels);
+  int nw = reserve((void**)&l->wheels, &l->wheel_cap, arb_client_get_wheels(l->client, at, NULL, 0),
+                   sizeof *l->wheels);
   nw = nw ? arb_client_get_wheels(l->client, at, l->wheels, nw) : 0;
   if (nw > l->wheel_cap) nw = l->wheel_cap;
   for (int i = 0; i < nw; i++)
-    view_frame_put_wheel(f, (arb_transform){l->wheels[i].position, l->wheels[i].rotation}, l->wheels[i].radius);
+    view_frame_put_wheel(f, (arb_transform){l->wheels[i].position, l->wheels[i].rotation},
+                         l->wheels[i].radius);
 }
 
 void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts) {
@@ -307,26 +315,30 @@ void view_live_stats(view_live* l, view_stats* s) {
   s->server_tick = arb_client_get_snapshot_tick(l->client);
 }
 
-void view_live_messages(view_live* l, double now, view_text_lines* status, view_text_lines* message) {
+void view_live_messages(view_live* l, double now, view_text_lines* status,
+                        view_text_lines* message) {
   arb_client_state st = arb_client_get_state(l->client);
   const arb_client_session* ses = arb_client_get_session(l->client);
   if (st == ARB_CLIENT_CONNECTED && ses) {
     view_lines_add(status, VIEW_RGB_OK, "live  %s:%u  scene '%s'", l->host, (unsigned)l->cfg.port,
                    ses->scene_name);
     static const char* const kinds[] = {"avatar", "force avatar", "vehicle avatar"};
-    view_lines_add(status, VIEW_RGB_TEXT_DIM, "client %u (%s)  tick %llu  F1 help", ses->client_id,
-                   l->cfg.spectate ? "spectator" : kinds[l->kind < ARB_AVATAR_KIND_COUNT ? l->kind : 0],
-                   (unsigned long long)arb_client_get_snapshot_tick(l->client));
+    view_lines_add(
+        status, VIEW_RGB_TEXT_DIM, "client %u (%s)  tick %llu  F1 help", ses->client_id,
+        l->cfg.spectate ? "spectator" : kinds[l->kind < ARB_AVATAR_KIND_COUNT ? l->kind : 0],
+        (unsigned long long)arb_client_get_snapshot_tick(l->client));
     return;
   }
-  view_lines_add(status, VIEW_RGB_WARN, "live  %s:%u  not connected", l->host, (unsigned)l->cfg.port);
+  view_lines_add(status, VIEW_RGB_WARN, "live  %s:%u  not connected", l->host,
+                 (unsigned)l->cfg.port);
   if (l->problem[0]) view_lines_add(message, l->problem_rgb, "%s", l->problem);
   switch (st) {
     case ARB_CLIENT_CONNECTING: {
       arb_client_stats cs;
       arb_client_get_stats(l->client, &cs);  // the library's own reconnects count as attempts
       view_lines_add(message, VIEW_RGB_TEXT, "connecting to %s:%u ... %.0f s (attempt %u)", l->host,
-                     (unsigned)l->cfg.port, now - l->state_since, (unsigned)l->attempts + cs.reconnects);
+                     (unsigned)l->cfg.port, now - l->state_since,
+                     (unsigned)l->attempts + cs.reconnects);
       if (now - l->state_since > 2.0)
         view_lines_add(message, VIEW_RGB_TEXT_DIM, "is arbiter-server running on that port?");
       break;

@@ -28,7 +28,8 @@ void view_live_update(view_live* l, double now, const arb_controls* controls);
 void view_live_fill(view_live* l, double now, view_frame* f, bool ghosts);
 void view_live_stats(view_live* l, view_stats* s);
 /// Status lines (top-left) and, when something is wrong, a centred message.
-void view_live_messages(view_live* l, double now, view_text_lines* status, view_text_lines* message);
+void view_live_messages(view_live* l, double now, view_text_lines* status,
+                        view_text_lines* message);
 /// The world rectangle the window shows (min, max): reported to the server as the view box
 /// (arb_client_set_view_box) with a margin, again only when the view leaves what was sent.
 void view_live_set_camera(view_live* l, arb_vec2 lo, arb_vec2 hi);

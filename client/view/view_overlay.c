@@ -32,7 +32,9 @@ static void panel_alpha(SDL_Renderer* r, int x, int y, int w, int h, uint8_t alp
   SDL_RenderDrawRect(r, &box);
 }
 
-static void panel(SDL_Renderer* r, int x, int y, int w, int h) { panel_alpha(r, x, y, w, h, PANEL_ALPHA); }
+static void panel(SDL_Renderer* r, int x, int y, int w, int h) {
+  panel_alpha(r, x, y, w, h, PANEL_ALPHA);
+}
 
 SDL_Rect view_overlay_status(SDL_Renderer* r, const view_font* font, int x, int y,
                              const view_text_lines* t) {
@@ -133,7 +135,8 @@ void view_overlay_stats(SDL_Renderer* r, const view_font* font, const view_stats
   if (w < gw) w = gw;
   int h = n * VIEW_LINE_H + (s->valid ? gh + 2 * VIEW_LINE_H + PAD : 0) + 2 * PAD;
   panel(r, x, y, w + 2 * PAD, h);
-  for (int i = 0; i < n; i++) view_text(font, r, x + PAD, y + PAD + i * VIEW_LINE_H, VIEW_RGB_TEXT, lines[i]);
+  for (int i = 0; i < n; i++)
+    view_text(font, r, x + PAD, y + PAD + i * VIEW_LINE_H, VIEW_RGB_TEXT, lines[i]);
   if (!s->valid) return;
   int gy = y + PAD + n * VIEW_LINE_H + 4;
   // Scale: the larger of 100 ms and the biggest sample, rounded up to 50 ms.
@@ -145,7 +148,8 @@ void view_overlay_stats(SDL_Renderer* r, const view_font* font, const view_stats
   full = 50.0f * (float)(int)((full + 49.9f) / 50.0f);
   view_fill_rect(r, x + PAD, gy, gw, gh, 0x101010u, 255);
   view_set_rgb(r, VIEW_RGB_GRID, 255);
-  for (int k = 1; k < 4; k++) SDL_RenderDrawLine(r, x + PAD, gy + gh * k / 4, x + PAD + gw - 1, gy + gh * k / 4);
+  for (int k = 1; k < 4; k++)
+    SDL_RenderDrawLine(r, x + PAD, gy + gh * k / 4, x + PAD + gw - 1, gy + gh * k / 4);
   plot(r, g->delay_ms, g, x + PAD, gy, gw - 1, gh, full, VIEW_RGB_OK);
   plot(r, g->jitter_ms, g, x + PAD, gy, gw - 1, gh, full, VIEW_RGB_WARN);
   int ly = gy + gh + 4;

@@ -100,7 +100,8 @@ void view_draw_polygon(SDL_Renderer* r, const view_camera* c, const arb_vec2* p,
   outline(r, pts, n, edge);
 }
 
-void view_draw_segment(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_vec2 b, uint32_t rgb) {
+void view_draw_segment(SDL_Renderer* r, const view_camera* c, arb_vec2 a, arb_vec2 b,
+                       uint32_t rgb) {
   SDL_FPoint sa = view_camera_to_screen(c, a), sb = view_camera_to_screen(c, b);
   view_set_rgb(r, rgb, 255);
   SDL_RenderDrawLineF(r, sa.x, sa.y, sb.x, sb.y);
@@ -113,13 +114,16 @@ static void draw_thick_segment(SDL_Renderer* r, const view_camera* c, arb_vec2 a
   float dx = sb.x - sa.x, dy = sb.y - sa.y, len = sqrtf(dx * dx + dy * dy);
   if (len < 1e-3f) return;
   float nx = -dy / len * 0.5f * px, ny = dx / len * 0.5f * px;
-  SDL_FPoint q[4] = {{sa.x + nx, sa.y + ny}, {sb.x + nx, sb.y + ny}, {sb.x - nx, sb.y - ny},
+  SDL_FPoint q[4] = {{sa.x + nx, sa.y + ny},
+                     {sb.x + nx, sb.y + ny},
+                     {sb.x - nx, sb.y - ny},
                      {sa.x - nx, sa.y - ny}};
   fill_convex(r, q, 4, fill);
   outline(r, q, 4, edge);
 }
 
-void view_draw_arrow(SDL_Renderer* r, const view_camera* c, arb_vec2 from, arb_vec2 to, uint32_t rgb) {
+void view_draw_arrow(SDL_Renderer* r, const view_camera* c, arb_vec2 from, arb_vec2 to,
+                     uint32_t rgb) {
   SDL_FPoint a = view_camera_to_screen(c, from), b = view_camera_to_screen(c, to);
   view_set_rgb(r, rgb, 255);
   SDL_RenderDrawLineF(r, a.x, a.y, b.x, b.y);
@@ -134,17 +138,29 @@ void view_draw_arrow(SDL_Renderer* r, const view_camera* c, arb_vec2 from, arb_v
 
 static void role_colours(view_role role, uint32_t* fill, uint32_t* edge) {
   switch (role) {
-    case VIEW_ROLE_STATIC: *fill = VIEW_RGB_STATIC; *edge = VIEW_RGB_STATIC_EDGE; break;
-    case VIEW_ROLE_OWN: *fill = VIEW_RGB_OWN; *edge = VIEW_RGB_OWN_EDGE; break;
-    case VIEW_ROLE_OTHER: *fill = VIEW_RGB_OTHER; *edge = VIEW_RGB_OTHER_EDGE; break;
-    default: *fill = VIEW_RGB_WORLD; *edge = VIEW_RGB_WORLD_EDGE; break;
+    case VIEW_ROLE_STATIC:
+      *fill = VIEW_RGB_STATIC;
+      *edge = VIEW_RGB_STATIC_EDGE;
+      break;
+    case VIEW_ROLE_OWN:
+      *fill = VIEW_RGB_OWN;
+      *edge = VIEW_RGB_OWN_EDGE;
+      break;
+    case VIEW_ROLE_OTHER:
+      *fill = VIEW_RGB_OTHER;
+      *edge = VIEW_RGB_OTHER_EDGE;
+      break;
+    default:
+      *fill = VIEW_RGB_WORLD;
+      *edge = VIEW_RGB_WORLD_EDGE;
+      break;
   }
 }
 
 // A chain: its links as thick segments, and a short tick from the middle of each link
 // towards its front (the side bodies collide with).
-static void draw_chain(SDL_Renderer* r, const view_camera* c, const arb_chain* ch,
-                       arb_transform xf, uint32_t fill, uint32_t edge, bool filled) {
+static void draw_chain(SDL_Renderer* r, const view_camera* c, const arb_chain* ch, arb_transform xf,
+                       uint32_t fill, uint32_t edge, bool filled) {
   if (ch->points == NULL || ch->count < 2 || ch->count > ARB_MAX_CHAIN_POINTS) return;
   int links = arb_chain_link_count(ch);
   for (int i = 0; i < links; i++) {
@@ -160,8 +176,8 @@ static void draw_chain(SDL_Renderer* r, const view_camera* c, const arb_chain* c
   }
 }
 
-static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* s,
-                       arb_transform xf, uint32_t fill, uint32_t edge, bool filled) {
+static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* s, arb_transform xf,
+                       uint32_t fill, uint32_t edge, bool filled) {
   switch (s->type) {
     case ARB_SHAPE_CIRCLE: {
       arb_vec2 p = arb_transform_point(xf, s->circle.center);
@@ -191,7 +207,9 @@ static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* 
         view_draw_segment(r, c, a, b, edge);
       return;
     }
-    case ARB_SHAPE_CHAIN: draw_chain(r, c, &s->chain, xf, fill, edge, filled); return;
+    case ARB_SHAPE_CHAIN:
+      draw_chain(r, c, &s->chain, xf, fill, edge, filled);
+      return;
     case ARB_SHAPE_CAPSULE: {
       arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
       arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
@@ -256,8 +274,10 @@ static void draw_joint_link(SDL_Renderer* r, const view_camera* c, const view_li
       view_draw_circle(r, c, l->b, px, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
       break;
     case VIEW_LINK_WELD: {
-      arb_vec2 sq[4] = {{l->a.x - px, l->a.y - px}, {l->a.x + px, l->a.y - px},
-                        {l->a.x + px, l->a.y + px}, {l->a.x - px, l->a.y + px}};
+      arb_vec2 sq[4] = {{l->a.x - px, l->a.y - px},
+                        {l->a.x + px, l->a.y - px},
+                        {l->a.x + px, l->a.y + px},
+                        {l->a.x - px, l->a.y + px}};
       view_draw_polygon(r, c, sq, 4, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
       break;
     }
@@ -281,7 +301,8 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
   arb_aabb screen = {wlo, whi};
 
   // Static geometry first, then world bodies, then avatars on top.
-  static const view_role order[4] = {VIEW_ROLE_STATIC, VIEW_ROLE_WORLD, VIEW_ROLE_OTHER, VIEW_ROLE_OWN};
+  static const view_role order[4] = {VIEW_ROLE_STATIC, VIEW_ROLE_WORLD, VIEW_ROLE_OTHER,
+                                     VIEW_ROLE_OWN};
   for (int pass = 0; pass < 4; pass++) {
     for (int i = 0; i < f->body_count; i++) {
       const view_body* b = &f->bodies[i];
@@ -295,8 +316,10 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
   }
   for (int i = 0; i < f->wheel_count; i++) {
     const view_wheel* w = &f->wheels[i];
-    arb_vec2 corners[4] = {{w->half_length, w->half_width}, {-w->half_length, w->half_width},
-                           {-w->half_length, -w->half_width}, {w->half_length, -w->half_width}};
+    arb_vec2 corners[4] = {{w->half_length, w->half_width},
+                           {-w->half_length, w->half_width},
+                           {-w->half_length, -w->half_width},
+                           {w->half_length, -w->half_width}};
     arb_transform xf = {w->center, w->rot};
     for (int k = 0; k < 4; k++) corners[k] = arb_transform_point(xf, corners[k]);
     view_draw_polygon(r, c, corners, 4, VIEW_RGB_WHEEL, VIEW_RGB_STATIC_EDGE, true);
@@ -304,14 +327,20 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
   for (int i = 0; i < f->link_count; i++) {
     const view_link* l = &f->links[i];
     switch (l->kind) {
-      case VIEW_LINK_SPRING: draw_spring(r, c, l->a, l->b); break;
+      case VIEW_LINK_SPRING:
+        draw_spring(r, c, l->a, l->b);
+        break;
       case VIEW_LINK_PIN:
         view_draw_circle(r, c, l->a, 4.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, false);
         break;
-      case VIEW_LINK_CONSTRAINT: view_draw_segment(r, c, l->a, l->b, VIEW_RGB_PARTICLE); break;
+      case VIEW_LINK_CONSTRAINT:
+        view_draw_segment(r, c, l->a, l->b, VIEW_RGB_PARTICLE);
+        break;
       case VIEW_LINK_SLIDER:
       case VIEW_LINK_WELD:
-      case VIEW_LINK_TARGET: draw_joint_link(r, c, l); break;
+      case VIEW_LINK_TARGET:
+        draw_joint_link(r, c, l);
+        break;
       default:  // distance joint: the rod and a dot at each anchor
         view_draw_segment(r, c, l->a, l->b, VIEW_RGB_JOINT);
         view_draw_circle(r, c, l->a, 3.0f / c->zoom, VIEW_RGB_JOINT, VIEW_RGB_JOINT, true);
@@ -322,7 +351,8 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
   for (int i = 0; i < f->particle_count; i++) {
     const view_particle* p = &f->particles[i];
     float rad = p->radius > 0.0f ? p->radius : 2.0f / c->zoom;
-    view_draw_circle(r, c, p->p, rad, VIEW_RGB_PARTICLE, p->pinned ? VIEW_RGB_TEXT : VIEW_RGB_PARTICLE, true);
+    view_draw_circle(r, c, p->p, rad, VIEW_RGB_PARTICLE,
+                     p->pinned ? VIEW_RGB_TEXT : VIEW_RGB_PARTICLE, true);
   }
 
   // Debug layers on top of everything.
@@ -344,7 +374,8 @@ void view_render_frame(SDL_Renderer* r, const view_camera* c, const view_frame* 
     }
     if (d->aabbs && b->role != VIEW_ROLE_STATIC) {
       arb_aabb box = view_shape_aabb(&b->shape, b->xf);
-      arb_vec2 q[4] = {box.lower, {box.upper.x, box.lower.y}, box.upper, {box.lower.x, box.upper.y}};
+      arb_vec2 q[4] = {
+          box.lower, {box.upper.x, box.lower.y}, box.upper, {box.lower.x, box.upper.y}};
       view_draw_polygon(r, c, q, 4, 0, VIEW_RGB_AABB, false);
     }
     if (d->velocities && b->has_velocity && b->role != VIEW_ROLE_STATIC) {

@@ -25,18 +25,19 @@ struct view_replay {
   arb_replay_reader reader;
   arb_scene* scene;
   arb_game* game;
-  arb_replay_tick* rec;  // decode space (large: ~70 KB)
+  arb_replay_tick* rec;       // decode space (large: ~70 KB)
   arb_replay_inputs* inputs;  // the record as the game applies it (large)
   checkpoint* cps;
   int cp_count, cp_cap;
-  uint64_t last_tick;    // last tick record in the file
+  uint64_t last_tick;  // last tick record in the file
   int tick_rate;
   bool paused;
   float speed;
-  double acc;            // ticks owed to real time
-  int64_t seek_target;   // -1 = none
+  double acc;           // ticks owed to real time
+  int64_t seek_target;  // -1 = none
   bool at_end;
-  uint64_t max_checked;  // highest tick compared so far (re-simulating after a seek does not count twice)
+  uint64_t max_checked;  // highest tick compared so far (re-simulating after a seek does not count
+                         // twice)
   view_replay_check check;
 };
 
@@ -159,7 +160,8 @@ int view_replay_open(const char* path, view_replay** out, char* err, size_t cap)
     snprintf(err, cap, "%s: cannot create the game: %s", path, arb_strerror(rc));
     goto fail;
   }
-  r->tick_rate = r->reader.header.tick_rate ? r->reader.header.tick_rate : arb_scene_get_tick_rate(r->scene);
+  r->tick_rate =
+      r->reader.header.tick_rate ? r->reader.header.tick_rate : arb_scene_get_tick_rate(r->scene);
   r->rec = malloc(sizeof *r->rec);
   r->inputs = malloc(sizeof *r->inputs);
   if (!r->rec || !r->inputs) {
@@ -255,7 +257,9 @@ void view_replay_set_paused(view_replay* r, bool paused) {
   r->paused = paused;
   r->acc = 0.0;
 }
-bool view_replay_paused(const view_replay* r) { return r->paused; }
+bool view_replay_paused(const view_replay* r) {
+  return r->paused;
+}
 void view_replay_step(view_replay* r) {
   r->paused = true;
   r->seek_target = -1;
@@ -266,10 +270,24 @@ void view_replay_set_speed(view_replay* r, float speed) {
   if (speed > VIEW_REPLAY_MAX_SPEED) speed = VIEW_REPLAY_MAX_SPEED;
   r->speed = speed;
 }
-float view_replay_speed(const view_replay* r) { return r->speed; }
-arb_game* view_replay_game(view_replay* r) { return r->game; }
-uint64_t view_replay_tick(const view_replay* r) { return arb_game_get_tick(r->game); }
-uint64_t view_replay_last_tick(const view_replay* r) { return r->last_tick; }
-int view_replay_tick_rate(const view_replay* r) { return r->tick_rate; }
-bool view_replay_seeking(const view_replay* r) { return r->seek_target >= 0; }
-const view_replay_check* view_replay_get_check(const view_replay* r) { return &r->check; }
+float view_replay_speed(const view_replay* r) {
+  return r->speed;
+}
+arb_game* view_replay_game(view_replay* r) {
+  return r->game;
+}
+uint64_t view_replay_tick(const view_replay* r) {
+  return arb_game_get_tick(r->game);
+}
+uint64_t view_replay_last_tick(const view_replay* r) {
+  return r->last_tick;
+}
+int view_replay_tick_rate(const view_replay* r) {
+  return r->tick_rate;
+}
+bool view_replay_seeking(const view_replay* r) {
+  return r->seek_target >= 0;
+}
+const view_replay_check* view_replay_get_check(const view_replay* r) {
+  return &r->check;
+}

@@ -29,7 +29,8 @@ static int start(view_sandbox* s) {
   return 0;
 }
 
-int view_sandbox_open(const char* path, arb_avatar_kind kind, view_sandbox** out, char* err, size_t cap) {
+int view_sandbox_open(const char* path, arb_avatar_kind kind, view_sandbox** out, char* err,
+                      size_t cap) {
   *out = NULL;
   view_sandbox* s = calloc(1, sizeof *s);
   if (!s) {
@@ -40,7 +41,7 @@ int view_sandbox_open(const char* path, arb_avatar_kind kind, view_sandbox** out
   arb_scene_error se;
   memset(&se, 0, sizeof se);
   int rc = strcmp(path, "default") == 0 ? arb_scene_load_default(&s->scene, &se)
-                                         : arb_scene_load_file(path, &s->scene, &se);
+                                        : arb_scene_load_file(path, &s->scene, &se);
   if (rc != 0) {
     arb_scene_error_format(&se, err, cap);
     free(s);
@@ -63,9 +64,12 @@ void view_sandbox_close(view_sandbox* s) {
   free(s);
 }
 
-int view_sandbox_restart(view_sandbox* s) { return start(s); }
+int view_sandbox_restart(view_sandbox* s) {
+  return start(s);
+}
 
-void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* controls, bool paused) {
+void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* controls,
+                         bool paused) {
   if (paused) return;
   // Every tick goes through the game's tick applier, as a predicting client's would: this
   // player's controls, then the step.
@@ -82,5 +86,9 @@ void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* co
   if (n == SANDBOX_MAX_CATCHUP) s->acc = 0.0;
 }
 
-arb_game* view_sandbox_game(view_sandbox* s) { return s->game; }
-const char* view_sandbox_name(const view_sandbox* s) { return arb_scene_get_name(s->scene); }
+arb_game* view_sandbox_game(view_sandbox* s) {
+  return s->game;
+}
+const char* view_sandbox_name(const view_sandbox* s) {
+  return arb_scene_get_name(s->scene);
+}

@@ -11,10 +11,12 @@ typedef struct arb_game arb_game;
 typedef struct view_sandbox view_sandbox;
 
 /// path "default" = the built-in scene. On failure writes the reason (file, JSON path).
-int view_sandbox_open(const char* path, arb_avatar_kind kind, view_sandbox** out, char* err, size_t cap);
+int view_sandbox_open(const char* path, arb_avatar_kind kind, view_sandbox** out, char* err,
+                      size_t cap);
 void view_sandbox_close(view_sandbox* s);
 /// Run the ticks due after wall_dt seconds (bounded) with these controls.
-void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* controls, bool paused);
+void view_sandbox_update(view_sandbox* s, double wall_dt, const arb_controls* controls,
+                         bool paused);
 /// Back to the scene's initial state (player re-joined).
 int view_sandbox_restart(view_sandbox* s);
 arb_game* view_sandbox_game(view_sandbox* s);

@@ -84,7 +84,8 @@ void view_frame_from_game(view_frame* f, arb_game* game, uint32_t own_client, bo
       for (int c = 0; c < nc; c++) {
         // Each touching pair is seen from both bodies: keep it once (from the lower slot,
         // or from the moving body when the other is static).
-        if (arb_body_get_type(w, cd[c].other) != ARB_BODY_STATIC && cd[c].other.index1 < id.index1) continue;
+        if (arb_body_get_type(w, cd[c].other) != ARB_BODY_STATIC && cd[c].other.index1 < id.index1)
+          continue;
         for (int p = 0; p < cd[c].point_count && p < 2; p++) {
           view_contact* k = view_frame_add_contact(f);
           if (!k) break;

@@ -24,28 +24,29 @@
 enum { PROBE_RESPONSE_MAX = 64 * 1024 }; /* /metrics fits; anything longer is cut, not an error */
 
 typedef struct probe_opts {
-  const char *host;  /* dotted IPv4 address; no DNS on purpose */
-  long port;         /* 1..65535 */
-  const char *path;  /* must start with '/' */
-  long timeout_ms;   /* whole exchange: connect + send + receive */
-  int print;         /* write the response body to stdout */
+  const char* host; /* dotted IPv4 address; no DNS on purpose */
+  long port;        /* 1..65535 */
+  const char* path; /* must start with '/' */
+  long timeout_ms;  /* whole exchange: connect + send + receive */
+  int print;        /* write the response body to stdout */
 } probe_opts;
 
-static void usage(FILE *out) {
-  fputs("usage: arbiter-probe [--host IPV4] [--port N] [--path /healthz] [--timeout-ms N] [--print]\n"
-        "Sends GET PATH to the arbiter-server HTTP endpoint and exits 0 if it answers 200,\n"
-        "1 if it answers anything else or cannot be reached in time, 2 on bad usage.\n"
-        "  --host IPV4       address to ask (default $ARBITER_HTTP_BIND, else 127.0.0.1)\n"
-        "  --port N          HTTP port (default $ARBITER_HTTP_PORT, else 8080)\n"
-        "  --path P          request path (default /healthz)\n"
-        "  --timeout-ms N    limit for the whole exchange (default 2000)\n"
-        "  --print           write the response body to stdout\n"
-        "Used as the HEALTHCHECK of the arbiter container image.\n",
-        out);
+static void usage(FILE* out) {
+  fputs(
+      "usage: arbiter-probe [--host IPV4] [--port N] [--path /healthz] [--timeout-ms N] [--print]\n"
+      "Sends GET PATH to the arbiter-server HTTP endpoint and exits 0 if it answers 200,\n"
+      "1 if it answers anything else or cannot be reached in time, 2 on bad usage.\n"
+      "  --host IPV4       address to ask (default $ARBITER_HTTP_BIND, else 127.0.0.1)\n"
+      "  --port N          HTTP port (default $ARBITER_HTTP_PORT, else 8080)\n"
+      "  --path P          request path (default /healthz)\n"
+      "  --timeout-ms N    limit for the whole exchange (default 2000)\n"
+      "  --print           write the response body to stdout\n"
+      "Used as the HEALTHCHECK of the arbiter container image.\n",
+      out);
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end = NULL;
+static int parse_long(const char* s, long lo, long hi, long* out) {
+  char* end = NULL;
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return -1;
@@ -72,9 +73,9 @@ static int wait_fd(int fd, short events, long deadline) {
   }
 }
 
-static int parse_args(int argc, char **argv, probe_opts *o) {
-  const char *env_port = getenv("ARBITER_HTTP_PORT");
-  const char *env_bind = getenv("ARBITER_HTTP_BIND");
+static int parse_args(int argc, char** argv, probe_opts* o) {
+  const char* env_port = getenv("ARBITER_HTTP_PORT");
+  const char* env_bind = getenv("ARBITER_HTTP_BIND");
   o->host = (env_bind && *env_bind && strcmp(env_bind, "0.0.0.0") != 0) ? env_bind : "127.0.0.1";
   o->port = 8080;
   o->path = "/healthz";
@@ -85,8 +86,8 @@ static int parse_args(int argc, char **argv, probe_opts *o) {
     return -1;
   }
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+    const char* a = argv[i];
+    const char* v = (i + 1 < argc) ? argv[i + 1] : NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -107,7 +108,9 @@ static int parse_args(int argc, char **argv, probe_opts *o) {
       }
     } else if (strcmp(a, "--path") == 0) {
       if (v[0] != '/' || strlen(v) > 256 || strpbrk(v, " \r\n") != NULL) {
-        fprintf(stderr, "arbiter-probe: --path '%s' must start with '/', be at most 256 bytes, no spaces\n", v);
+        fprintf(stderr,
+                "arbiter-probe: --path '%s' must start with '/', be at most 256 bytes, no spaces\n",
+                v);
         return -1;
       }
       o->path = v;
@@ -125,7 +128,7 @@ static int parse_args(int argc, char **argv, probe_opts *o) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   probe_opts o;
   if (parse_args(argc, argv, &o) != 0) return 2;
 
@@ -145,22 +148,26 @@ int main(int argc, char **argv) {
     return 1;
   }
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+  if (connect(fd, (struct sockaddr*)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
     fprintf(stderr, "arbiter-probe: connect %s:%ld: %s\n", o.host, o.port, strerror(errno));
     close(fd);
     return 1;
   }
   int err = 0;
   socklen_t len = sizeof err;
-  if (wait_fd(fd, POLLOUT, deadline) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-    fprintf(stderr, "arbiter-probe: connect %s:%ld: %s\n", o.host, o.port, err ? strerror(err) : "timed out");
+  if (wait_fd(fd, POLLOUT, deadline) != 1 ||
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    fprintf(stderr, "arbiter-probe: connect %s:%ld: %s\n", o.host, o.port,
+            err ? strerror(err) : "timed out");
     close(fd);
     return 1;
   }
 
   char req[512];
-  int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s:%ld\r\nUser-Agent: arbiter-probe\r\nConnection: close\r\n\r\n",
-                   o.path, o.host, o.port);
+  int n = snprintf(
+      req, sizeof req,
+      "GET %s HTTP/1.1\r\nHost: %s:%ld\r\nUser-Agent: arbiter-probe\r\nConnection: close\r\n\r\n",
+      o.path, o.host, o.port);
   for (int off = 0; off < n;) {
     if (wait_fd(fd, POLLOUT, deadline) != 1) {
       fprintf(stderr, "arbiter-probe: sending the request timed out\n");
@@ -180,7 +187,8 @@ int main(int argc, char **argv) {
   static char resp[PROBE_RESPONSE_MAX + 1];
   size_t got = 0;
   while (got < PROBE_RESPONSE_MAX) {
-    if (wait_fd(fd, POLLIN, deadline) != 1) break; /* a status line read before the deadline still counts */
+    if (wait_fd(fd, POLLIN, deadline) != 1)
+      break; /* a status line read before the deadline still counts */
     ssize_t r = recv(fd, resp + got, PROBE_RESPONSE_MAX - got, 0);
     if (r < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (r <= 0) break;
@@ -191,11 +199,12 @@ int main(int argc, char **argv) {
 
   int status = 0;
   if (sscanf(resp, "HTTP/1.%*[01] %3d", &status) != 1) {
-    fprintf(stderr, "arbiter-probe: no HTTP status line from %s:%ld%s (%zu bytes)\n", o.host, o.port, o.path, got);
+    fprintf(stderr, "arbiter-probe: no HTTP status line from %s:%ld%s (%zu bytes)\n", o.host,
+            o.port, o.path, got);
     return 1;
   }
   if (o.print) {
-    const char *body = strstr(resp, "\r\n\r\n");
+    const char* body = strstr(resp, "\r\n\r\n");
     if (body) fputs(body + 4, stdout);
   }
   if (status != 200) {

@@ -197,7 +197,8 @@ int arb_game_join(arb_game* game, uint32_t client_id, arb_avatar_kind kind, uint
   def.user_data = game->next_entity_id;
   arb_body_id body = arb_body_create(game->world, &def);
   if (arb_body_id_is_null(body)) return ARB_E_NOMEM;  // the template was validated at load
-  if (controller == ARB_CONTROLLER_VEHICLE && arb__controller_vehicle_attach(game->world, tpl, body) != ARB_OK) {
+  if (controller == ARB_CONTROLLER_VEHICLE &&
+      arb__controller_vehicle_attach(game->world, tpl, body) != ARB_OK) {
     arb_body_destroy(game->world, body);
     return ARB_E_NOMEM;  // the vehicle template was validated at load
   }
@@ -310,7 +311,8 @@ int arb_game_get_entities(const arb_game* game, arb_entity* out, int cap) {
 int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_entity* out) {
   if (entity_id == 0) return ARB_E_NOT_FOUND;
   if (entity_id <= (uint32_t)game->scene_body_count) {
-    if (out) *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0, ARB_AVATAR_DEFAULT};
+    if (out)
+      *out = (arb_entity){entity_id, game->scene_bodies[entity_id - 1], 0, ARB_AVATAR_DEFAULT};
     return ARB_OK;
   }
   int lo = arb_lower_bound_u32(game->avatars, game->avatar_count, sizeof *game->avatars,

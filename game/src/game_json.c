@@ -13,7 +13,9 @@
 
 #define JSON_MAX_EXTRAS 256  // vehicles, springs and joints listed per kind
 
-static void put(arb_write_fn* write, void* user, const char* s) { write(s, strlen(s), user); }
+static void put(arb_write_fn* write, void* user, const char* s) {
+  write(s, strlen(s), user);
+}
 
 static void put_particles(const arb_world* w, arb_write_fn* write, void* user) {
   int n = arb_world_get_particle_count(w);
@@ -23,7 +25,8 @@ static void put_particles(const arb_world* w, arb_write_fn* write, void* user) {
     arb_vec2 p = arb_particle_get_position(w, i), v = arb_particle_get_velocity(w, i);
     char buf[160];
     snprintf(buf, sizeof buf, "%s{\"p\":[%.9g,%.9g],\"v\":[%.9g,%.9g],\"pinned\":%s}", i ? "," : "",
-             (double)p.x, (double)p.y, (double)v.x, (double)v.y, arb_particle_is_pinned(w, i) ? "true" : "false");
+             (double)p.x, (double)p.y, (double)v.x, (double)v.y,
+             arb_particle_is_pinned(w, i) ? "true" : "false");
     put(write, user, buf);
   }
   put(write, user, "]");
@@ -53,8 +56,9 @@ static void put_vehicles(const arb_game* g, arb_write_fn* write, void* user) {
     int nw = arb_vehicle_get_wheel_count(g->world, ids[v]);
     for (int k = 0; k < nw; k++) {
       arb_vec2 p = arb_vehicle_get_wheel_transform(g->world, ids[v], k).p;
-      snprintf(buf, sizeof buf, "%s{\"p\":[%.9g,%.9g],\"steer\":%.9g,\"spin\":%.9g,\"skid\":%s}", k ? "," : "",
-               (double)p.x, (double)p.y, (double)arb_vehicle_get_steer_angle(g->world, ids[v], k),
+      snprintf(buf, sizeof buf, "%s{\"p\":[%.9g,%.9g],\"steer\":%.9g,\"spin\":%.9g,\"skid\":%s}",
+               k ? "," : "", (double)p.x, (double)p.y,
+               (double)arb_vehicle_get_steer_angle(g->world, ids[v], k),
                (double)arb_vehicle_get_wheel_spin(g->world, ids[v], k),
                arb_vehicle_is_wheel_skidding(g->world, ids[v], k) ? "true" : "false");
       put(write, user, buf);
@@ -67,7 +71,8 @@ static void put_vehicles(const arb_game* g, arb_write_fn* write, void* user) {
 // Springs (joints = false) or joints: the world positions of both anchors (and the type).
 static void put_links(const arb_world* w, bool joints, arb_write_fn* write, void* user) {
   arb_extra_id ids[JSON_MAX_EXTRAS];
-  int n = joints ? arb_world_get_joints(w, ids, JSON_MAX_EXTRAS) : arb_world_get_springs(w, ids, JSON_MAX_EXTRAS);
+  int n = joints ? arb_world_get_joints(w, ids, JSON_MAX_EXTRAS)
+                 : arb_world_get_springs(w, ids, JSON_MAX_EXTRAS);
   if (n <= 0) return;
   if (n > JSON_MAX_EXTRAS) n = JSON_MAX_EXTRAS;
   put(write, user, joints ? ",\"joints\":[" : ",\"springs\":[");
@@ -81,8 +86,8 @@ static void put_links(const arb_world* w, bool joints, arb_write_fn* write, void
       arb_spring_get_anchors(w, ids[i], &a, &b);
     }
     char buf[192];
-    snprintf(buf, sizeof buf, "%s{%s\"a\":[%.9g,%.9g],\"b\":[%.9g,%.9g]}", i ? "," : "", type, (double)a.x,
-             (double)a.y, (double)b.x, (double)b.y);
+    snprintf(buf, sizeof buf, "%s{%s\"a\":[%.9g,%.9g],\"b\":[%.9g,%.9g]}", i ? "," : "", type,
+             (double)a.x, (double)a.y, (double)b.x, (double)b.y);
     put(write, user, buf);
   }
   put(write, user, "]");

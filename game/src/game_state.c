@@ -104,8 +104,8 @@ static void state_fields(arb_codec* c, const arb_game* g, game_image* s) {
   arb_codec_u32(c, &s->avatar_count);
   if (arb_codec_reading(c) && !c->err) {
     if (s->avatar_count > ARB_GAME_MAX_AVATARS) arb_codec_fail(c, ARB_E_TOO_BIG);
-    ARB_CODEC_CHECK(c, s->next_entity_id > (uint32_t)g->scene_body_count &&
-                           s->avatar_count <= s->join_count);
+    ARB_CODEC_CHECK(
+        c, s->next_entity_id > (uint32_t)g->scene_body_count && s->avatar_count <= s->join_count);
     if (!c->err && (uint64_t)s->avatar_count * AVATAR_IMAGE_BYTES > arb_codec_left(c))
       arb_codec_fail(c, ARB_E_TRUNCATED);
     if (c->err) return;
@@ -120,7 +120,7 @@ static void state_fields(arb_codec* c, const arb_game* g, game_image* s) {
 }
 
 static game_image image_of(const arb_game* g) {
-  game_image s = {g->tick, g->rng, g->next_entity_id, g->join_count, (uint32_t)g->avatar_count,
+  game_image s = {g->tick,    g->rng, g->next_entity_id, g->join_count, (uint32_t)g->avatar_count,
                   g->avatars, g->ring};  // writing never stores through it
   return s;
 }
@@ -222,7 +222,8 @@ static int read_state(arb_game* g, arb_codec* c, game_image* s) {
   state_fields(c, g, s);
   arb_codec_u32(c, &world_len);
   if (c->err) return c->err;
-  if (world_len != arb_codec_left(c)) return world_len > arb_codec_left(c) ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
+  if (world_len != arb_codec_left(c))
+    return world_len > arb_codec_left(c) ? ARB_E_TRUNCATED : ARB_E_CORRUPT;
   return ARB_OK;
 }
 
@@ -232,7 +233,8 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
   arb_codec_init_read(&c, buf, (size_t)len);
   game_image s = {0};
   int rc = read_state(game, &c, &s);
-  int* by_client = rc == ARB_OK ? calloc(s.avatar_count ? s.avatar_count : 1, sizeof *by_client) : NULL;
+  int* by_client =
+      rc == ARB_OK ? calloc(s.avatar_count ? s.avatar_count : 1, sizeof *by_client) : NULL;
   if (rc == ARB_OK && !by_client) rc = ARB_E_NOMEM;
   if (rc == ARB_OK && !sort_by_client(s.avatars, s.avatar_count, by_client)) rc = ARB_E_CORRUPT;
   if (rc == ARB_OK) rc = restore_world(game, &s, buf + c.in_pos, (uint32_t)arb_codec_left(&c));

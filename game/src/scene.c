@@ -94,7 +94,8 @@ static int parse_enable_continuous(sj_ctx* ctx, const json_t* v, arb_scene* scen
 }
 
 static int parse_enable_sleep(sj_ctx* ctx, const json_t* v, arb_scene* scene) {
-  if (!json_is_boolean(v)) return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
+  if (!json_is_boolean(v))
+    return sj_fail(ctx, ARB_E_INVAL, "expected true or false, got %s", sj_type_name(v));
   scene->sleep_off = json_is_false(v);
   return 0;
 }

@@ -65,8 +65,8 @@ static int parse_rounding(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
 }
 
 static int parse_box(sj_ctx* ctx, const json_t* v, arb_shape_def* shape) {
-  static const char* const keys[] = {"half_width", "half_height", "center", "angle", "radius",
-                                     NULL};
+  static const char* const keys[] = {"half_width", "half_height", "center",
+                                     "angle",      "radius",      NULL};
   if (sj_check_keys(ctx, v, keys)) return ctx->code;
   float hw = 0.0f, hh = 0.0f, cx = 0.0f, cy = 0.0f, angle = 0.0f;
   if (sj_float(ctx, v, "half_width", true, POSITIVE_SIZE, &hw)) return ctx->code;
@@ -233,7 +233,8 @@ static int parse_shape_material(sj_ctx* ctx, const json_t* v, arb_shape_def* sha
 }
 
 static bool is_shape_kind(const char* key) {
-  static const char* const kinds[] = {"circle", "box", "polygon", "capsule", "segment", "chain", NULL};
+  static const char* const kinds[] = {"circle",  "box",   "polygon", "capsule",
+                                      "segment", "chain", NULL};
   for (int i = 0; kinds[i]; ++i) {
     if (strcmp(kinds[i], key) == 0) return true;
   }
@@ -246,9 +247,9 @@ static bool is_shape_kind(const char* key) {
 // chains are not allowed) receives a chain's points.
 static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment,
                        arb_vec2** chain_points, bool with_material) {
-  static const char* const keys[] = {"circle",   "box",         "polygon",  "capsule", "segment",
-                                     "chain",    "density",     "friction", "restitution",
-                                     "category", "mask",        "group",    "sensor",  NULL};
+  static const char* const keys[] = {"circle", "box",     "polygon",  "capsule",     "segment",
+                                     "chain",  "density", "friction", "restitution", "category",
+                                     "mask",   "group",   "sensor",   NULL};
   static const char* const kind_keys[] = {"circle",  "box",   "polygon", "capsule",
                                           "segment", "chain", NULL};
   if (sj_check_keys(ctx, v, with_material ? keys : kind_keys)) return ctx->code;

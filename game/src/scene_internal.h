@@ -5,8 +5,8 @@
 #include <arbiter/scene.h>
 
 typedef struct arb_scene_body {
-  char* name;        ///< NUL-terminated, or NULL when the body has none
-  arb_body_def def;  ///< ready for arb_body_create
+  char* name;              ///< NUL-terminated, or NULL when the body has none
+  arb_body_def def;        ///< ready for arb_body_create
   arb_vec2* chain_points;  ///< a chain shape's points (def.shape.chain.points), or NULL
   arb_shape_def* shapes;   ///< a compound body's shapes (def.shapes), or NULL
 } arb_scene_body;
@@ -18,9 +18,9 @@ struct arb_scene {
   char* name;     ///< `name`, else the file's base name without ".json"
   int version;
   uint64_t seed;
-  arb_vec2 gravity;  ///< m/s^2
-  int tick_rate;     ///< Hz
-  int substeps;      ///< 0 = world default
+  arb_vec2 gravity;      ///< m/s^2
+  int tick_rate;         ///< Hz
+  int substeps;          ///< 0 = world default
   int solve_iterations;  ///< 0 = world default
   int relax_iterations;  ///< 0 = world default
   int continuous;        ///< `enable_continuous`: 0 = world default (on), 1 on, -1 off,

@@ -29,7 +29,9 @@
 
 // ---- shared pieces -----------------------------------------------------------------------
 
-static bool coord_ok(float v) { return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD; }
+static bool coord_ok(float v) {
+  return isfinite(v) && fabsf(v) <= ARB_PROTO_MAX_COORD;
+}
 
 int arb__check_shape(const arb_proto_shape* s) {
   const arb__shape_kind_row* row = arb__shape_row(s->kind);
@@ -55,7 +57,7 @@ typedef struct controls_field {
 } controls_field;
 
 #define CONTROL(f, lo, hi) \
-  {#f, offsetof(arb_proto_controls_q, f), sizeof(((arb_proto_controls_q*)0)->f), lo, hi}
+  { #f, offsetof(arb_proto_controls_q, f), sizeof(((arb_proto_controls_q*)0)->f), lo, hi }
 static const controls_field controls_fields[] = {
     CONTROL(move_x, -127, 127), CONTROL(move_y, -127, 127),
     CONTROL(aim, 0, 65535),     CONTROL(buttons, 0, ARB_PROTO_MAX_BUTTONS),
@@ -103,15 +105,19 @@ void arb__pack_shape(msgpack_packer* pk, const arb_proto_shape* s) {
 }
 
 static const char* const point_field[2][ARB_MAX_POLYGON_VERTICES] = {
-    {"shape.x0", "shape.x1", "shape.x2", "shape.x3", "shape.x4", "shape.x5", "shape.x6", "shape.x7"},
-    {"shape.y0", "shape.y1", "shape.y2", "shape.y3", "shape.y4", "shape.y5", "shape.y6", "shape.y7"}};
+    {"shape.x0", "shape.x1", "shape.x2", "shape.x3", "shape.x4", "shape.x5", "shape.x6",
+     "shape.x7"},
+    {"shape.y0", "shape.y1", "shape.y2", "shape.y3", "shape.y4", "shape.y5", "shape.y6",
+     "shape.y7"}};
 
 // "4" for a fixed element count, "7, 9, ... 17" for a range (error messages).
 static const char* element_counts(const arb__shape_kind_row* row, char* buf, size_t cap) {
   unsigned lo = 1u + 2u * (unsigned)row->min_points + (unsigned)row->has_radius;
   unsigned hi = 1u + 2u * (unsigned)row->max_points + (unsigned)row->has_radius;
-  if (lo == hi) snprintf(buf, cap, "%u", lo);
-  else snprintf(buf, cap, "%u, %u, ... %u", lo, lo + 2, hi);
+  if (lo == hi)
+    snprintf(buf, cap, "%u", lo);
+  else
+    snprintf(buf, cap, "%u, %u, ... %u", lo, lo + 2, hi);
   return buf;
 }
 
@@ -125,17 +131,20 @@ int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
   const arb__shape_kind_row* row = arb__shape_row((int)kind);
   uint32_t radius = (uint32_t)row->has_radius;
   uint32_t points = (n - 1 - (n > radius ? radius : 0)) / 2;
-  if ((n - 1) % 2 != radius || points < (uint32_t)row->min_points || points > (uint32_t)row->max_points) {
+  if ((n - 1) % 2 != radius || points < (uint32_t)row->min_points ||
+      points > (uint32_t)row->max_points) {
     char want[32];
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_CORRUPT, "shape", "%s shape with %u elements, expected %s", row->name, n,
-                         element_counts(row, want, sizeof want));
+    return arb__dec_fail(d, ARB_E_CORRUPT, "shape", "%s shape with %u elements, expected %s",
+                         row->name, n, element_counts(row, want, sizeof want));
   }
   s->kind = (uint8_t)kind;
   s->count = (uint8_t)points;
   for (uint32_t i = 0; i < points; i++) {
-    ARB__TRY(arb__dec_float(d, point_field[0][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].x));
-    ARB__TRY(arb__dec_float(d, point_field[1][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &s->points[i].y));
+    ARB__TRY(arb__dec_float(d, point_field[0][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD,
+                            &s->points[i].x));
+    ARB__TRY(arb__dec_float(d, point_field[1][i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD,
+                            &s->points[i].y));
   }
   if (radius) {
     size_t rat = d->pos;
@@ -151,7 +160,8 @@ int arb__unpack_shape(arb__dec* d, arb_proto_shape* s) {
 // msgpack_pack_int64 writes the smallest form of the value, the bytes the int8 / uint8 /
 // uint16 packers write for it.
 void arb__pack_controls(msgpack_packer* pk, const arb_proto_controls_q* c) {
-  for (int i = 0; i < CONTROLS_FIELD_COUNT; i++) msgpack_pack_int64(pk, control_get(c, &controls_fields[i]));
+  for (int i = 0; i < CONTROLS_FIELD_COUNT; i++)
+    msgpack_pack_int64(pk, control_get(c, &controls_fields[i]));
 }
 
 int arb__unpack_controls(arb__dec* d, arb_proto_controls_q* c) {
@@ -172,7 +182,8 @@ int arb__unpack_controls(arb__dec* d, arb_proto_controls_q* c) {
 
 int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_t max_len) {
   if (d->len > max_len)
-    return arb__dec_fail(d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %zu allowed", d->len, max_len);
+    return arb__dec_fail(d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %zu allowed",
+                         d->len, max_len);
   uint32_t n;
   ARB__TRY(arb__dec_array(d, "message", 1, 255, &n));
   uint32_t t;
@@ -180,8 +191,8 @@ int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_
   ARB__TRY(arb__dec_u32(d, "type", 0, 255, &t));
   if (t != (uint32_t)type) {
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_CORRUPT, "type", "message type %u (%s), expected %d (%s)", t, arb_proto_msg_name((int)t),
-                         (int)type, arb_proto_msg_name(type));
+    return arb__dec_fail(d, ARB_E_CORRUPT, "type", "message type %u (%s), expected %d (%s)", t,
+                         arb_proto_msg_name((int)t), (int)type, arb_proto_msg_name(type));
   }
   if (n != fields) {
     d->pos = 0;
@@ -219,9 +230,11 @@ enum {
 int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   if (!m) return ARB_E_INVAL;
   size_t nl = arb__strnlen(m->name, sizeof m->name);
-  if (nl == 0 || nl > ARB_PROTO_MAX_NAME || !arb__utf8_valid((const uint8_t*)m->name, nl, true)) return ARB_E_INVAL;
+  if (nl == 0 || nl > ARB_PROTO_MAX_NAME || !arb__utf8_valid((const uint8_t*)m->name, nl, true))
+    return ARB_E_INVAL;
   if (m->token_len > ARB_PROTO_MAX_TOKEN) return ARB_E_RANGE;
-  if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR) return ARB_E_RANGE;
+  if (m->avatar_kind >= ARB_AVATAR_KIND_COUNT && m->avatar_kind != ARB_PROTO_SPECTATOR)
+    return ARB_E_RANGE;
   if (m->flags & ~ARB_PROTO_HELLO_FLAGS) return ARB_E_RANGE;
   msgpack_packer pk;
   arb__wbuf w;
@@ -236,11 +249,13 @@ int arb_proto_encode_hello(const arb_proto_hello* m, uint8_t* buf, size_t cap) {
   return arb__wbuf_result(&w);
 }
 
-int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out, arb_proto_error* err) {
+int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
+                           arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "hello");
   if (len > ARB_PROTO_MAX_PAYLOAD)
-    return arb__dec_fail(&d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %d allowed", len, ARB_PROTO_MAX_PAYLOAD);
+    return arb__dec_fail(&d, ARB_E_TOO_BIG, NULL, "message of %zu bytes, at most %d allowed", len,
+                         ARB_PROTO_MAX_PAYLOAD);
   // [1, version] is frozen across protocol versions: check the version before the rest,
   // so a client of another version gets a clear "version" reject.
   uint32_t n, t;
@@ -249,20 +264,21 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   ARB__TRY(arb__dec_u32(&d, "type", 0, 255, &t));
   if (t != ARB_PROTO_MSG_HELLO) {
     d.pos = at;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, "type", "message type %u (%s), expected 1 (hello)", t, arb_proto_msg_name((int)t));
+    return arb__dec_fail(&d, ARB_E_CORRUPT, "type", "message type %u (%s), expected 1 (hello)", t,
+                         arb_proto_msg_name((int)t));
   }
   memset(out, 0, sizeof *out);
   at = d.pos;
   ARB__TRY(arb__dec_u32(&d, "version", 0, UINT32_MAX, &out->version));
   if (out->version != ARB_PROTO_VERSION) {
     d.pos = at;
-    return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u", out->version,
-                         ARB_PROTO_VERSION);
+    return arb__dec_fail(&d, ARB_E_VERSION, "version", "protocol version %u, this side speaks %u",
+                         out->version, ARB_PROTO_VERSION);
   }
   if (n != HELLO_LEN && n != HELLO_LEN_FLAGS) {
     d.pos = 0;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected %d or %d", n, HELLO_LEN,
-                         HELLO_LEN_FLAGS);
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "array of %u elements, expected %d or %d", n,
+                         HELLO_LEN, HELLO_LEN_FLAGS);
   }
   ARB__TRY(arb__dec_text(&d, "name", 1, ARB_PROTO_MAX_NAME, true, out->name));
   const uint8_t* tok;
@@ -275,12 +291,14 @@ int arb_proto_decode_hello(const uint8_t* buf, size_t len, arb_proto_hello* out,
   ARB__TRY(arb__dec_u32(&d, "avatar_kind", 0, ARB_PROTO_SPECTATOR, &k));
   if (k >= ARB_AVATAR_KIND_COUNT && k != ARB_PROTO_SPECTATOR) {
     d.pos = kind_at;
-    return arb__dec_fail(&d, ARB_E_RANGE, "avatar_kind", "avatar kind %u, expected 0..%d or %u (spectator)", k,
+    return arb__dec_fail(&d, ARB_E_RANGE, "avatar_kind",
+                         "avatar kind %u, expected 0..%d or %u (spectator)", k,
                          ARB_AVATAR_KIND_COUNT - 1, ARB_PROTO_SPECTATOR);
   }
   out->avatar_kind = (uint8_t)k;
   ARB__TRY(arb__dec_u32(&d, "max_kbps", 0, ARB_PROTO_MAX_KBPS, &out->max_kbps));
-  if (n == HELLO_LEN_FLAGS) ARB__TRY(arb__dec_u32(&d, "flags", 0, ARB_PROTO_HELLO_FLAGS, &out->flags));
+  if (n == HELLO_LEN_FLAGS)
+    ARB__TRY(arb__dec_u32(&d, "flags", 0, ARB_PROTO_HELLO_FLAGS, &out->flags));
   return arb__dec_end(&d);
 }
 
@@ -292,17 +310,21 @@ enum {
 };
 
 static int check_static(const arb_proto_static_body* b) {
-  if (!isfinite(b->position.x) || !isfinite(b->position.y) || !isfinite(b->angle)) return ARB_E_NONFINITE;
-  if (!coord_ok(b->position.x) || !coord_ok(b->position.y) || !coord_ok(b->angle)) return ARB_E_RANGE;
+  if (!isfinite(b->position.x) || !isfinite(b->position.y) || !isfinite(b->angle))
+    return ARB_E_NONFINITE;
+  if (!coord_ok(b->position.x) || !coord_ok(b->position.y) || !coord_ok(b->angle))
+    return ARB_E_RANGE;
   return arb__check_shape(&b->shape);
 }
 
 int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t cap) {
   if (!m || m->client_id == 0) return ARB_E_INVAL;  // entity_id 0: a spectator
-  if (m->tick_rate < 1 || m->tick_rate > 1000 || m->snapshot_rate < 1 || m->snapshot_rate > m->tick_rate)
+  if (m->tick_rate < 1 || m->tick_rate > 1000 || m->snapshot_rate < 1 ||
+      m->snapshot_rate > m->tick_rate)
     return ARB_E_RANGE;
   size_t sl = arb__strnlen(m->scene_name, sizeof m->scene_name);
-  if (sl > ARB_PROTO_MAX_SCENE_NAME || !arb__utf8_valid((const uint8_t*)m->scene_name, sl, false)) return ARB_E_INVAL;
+  if (sl > ARB_PROTO_MAX_SCENE_NAME || !arb__utf8_valid((const uint8_t*)m->scene_name, sl, false))
+    return ARB_E_INVAL;
   if (m->static_count < 0 || m->static_count > ARB_PROTO_MAX_STATIC) return ARB_E_TOO_BIG;
   if (m->static_count > 0 && !m->statics) return ARB_E_INVAL;
   for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
@@ -328,13 +350,15 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
 }
 
-int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out, arb_proto_error* err) {
+int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out,
+                             arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "welcome");
   ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_WELCOME, WELCOME_LEN, ARB_PROTO_MAX_RELIABLE));
   arb_proto_static_body* statics = out->statics;
   int cap = out->static_cap;
-  if (cap < 0 || (cap > 0 && !statics)) return arb__dec_fail(&d, ARB_E_INVAL, NULL, "static_cap %d without storage", cap);
+  if (cap < 0 || (cap > 0 && !statics))
+    return arb__dec_fail(&d, ARB_E_INVAL, NULL, "static_cap %d without storage", cap);
   memset(out, 0, sizeof *out);
   out->statics = statics;
   out->static_cap = cap;
@@ -351,7 +375,8 @@ int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* 
   uint32_t n;
   ARB__TRY(arb__dec_array(&d, "statics", 0, ARB_PROTO_MAX_STATIC, &n));
   if ((int)n > cap)
-    return arb__dec_fail(&d, ARB_E_TOO_BIG, "statics", "%u static bodies, the caller has room for %d", n, cap);
+    return arb__dec_fail(&d, ARB_E_TOO_BIG, "statics",
+                         "%u static bodies, the caller has room for %d", n, cap);
   d.list = "statics";
   d.id_label = "body";
   for (uint32_t i = 0; i < n; i++) {
@@ -387,7 +412,8 @@ enum {
   INPUT_CMD_LEN = 8,       // [seq, the controls]
   INPUT_CMD_LEN_VIEW = 9,  // ... and view_time, only when it is set
 };
-_Static_assert(INPUT_CMD_LEN == 1 + CONTROLS_FIELD_COUNT, "an input command is its seq and the controls");
+_Static_assert(INPUT_CMD_LEN == 1 + CONTROLS_FIELD_COUNT,
+               "an input command is its seq and the controls");
 
 int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   if (!m || m->count < 0 || m->count > ARB_PROTO_MAX_INPUTS) return ARB_E_TOO_BIG;
@@ -411,7 +437,8 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   return arb__wbuf_result(&w);
 }
 
-int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out, arb_proto_error* err) {
+int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
+                           arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, buf, len, err, "input");
   ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_INPUT, INPUT_LEN, ARB_PROTO_MAX_PAYLOAD));
@@ -432,13 +459,14 @@ int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
     ARB__TRY(arb__dec_u32(&d, "seq", 1, UINT32_MAX, &c->seq));
     if (i > 0 && c->seq >= out->cmds[i - 1].seq) {
       d.pos = at;
-      return arb__dec_fail(&d, ARB_E_CORRUPT, "seq", "%u after %u: inputs must be newest first", c->seq,
-                           out->cmds[i - 1].seq);
+      return arb__dec_fail(&d, ARB_E_CORRUPT, "seq", "%u after %u: inputs must be newest first",
+                           c->seq, out->cmds[i - 1].seq);
     }
     d.id = c->seq;
     ARB__TRY(arb__unpack_controls(&d, &c->controls));
     c->view_time = 0;
-    if (k == INPUT_CMD_LEN_VIEW) ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &c->view_time));
+    if (k == INPUT_CMD_LEN_VIEW)
+      ARB__TRY(arb__dec_uint(&d, "view_time", 1, UINT64_MAX, &c->view_time));
   }
   out->count = (int)n;
   return arb__dec_end(&d);
@@ -487,13 +515,15 @@ enum {
   SCENE_LEN = 5,         // [9, tick, scene_hash, text, avatar]
   SCENE_AVATAR_LEN = 6,  // [x, y, angle, vx, vy, w]
 };
-static const char* const scene_avatar_field[SCENE_AVATAR_LEN] = {"x", "y", "angle", "vx", "vy", "w"};
+static const char* const scene_avatar_field[SCENE_AVATAR_LEN] = {"x",  "y",  "angle",
+                                                                 "vx", "vy", "w"};
 
 int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   if (!m || !m->text || m->text_len == 0) return ARB_E_INVAL;
   if (m->text_len > ARB_PROTO_MAX_SCENE_TEXT) return ARB_E_TOO_BIG;
-  const float v[SCENE_AVATAR_LEN] = {m->avatar_position.x, m->avatar_position.y, m->avatar_angle,
-                      m->avatar_velocity.x, m->avatar_velocity.y, m->avatar_angular_velocity};
+  const float v[SCENE_AVATAR_LEN] = {m->avatar_position.x, m->avatar_position.y,
+                                     m->avatar_angle,      m->avatar_velocity.x,
+                                     m->avatar_velocity.y, m->avatar_angular_velocity};
   for (int i = 0; i < SCENE_AVATAR_LEN; i++) {
     if (!isfinite(v[i])) return ARB_E_NONFINITE;
     if (!coord_ok(v[i])) return ARB_E_RANGE;
@@ -539,8 +569,8 @@ int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
 // ---- view --------------------------------------------------------------------------------
 
 enum {
-  VIEW_BOX_LEN = 4,                // min_x, min_y, max_x, max_y (inline, not an array)
-  VIEW_LEN = 2 + VIEW_BOX_LEN,     // [11, active, the box]
+  VIEW_BOX_LEN = 4,             // min_x, min_y, max_x, max_y (inline, not an array)
+  VIEW_LEN = 2 + VIEW_BOX_LEN,  // [11, active, the box]
 };
 static const char* const view_box_field[VIEW_BOX_LEN] = {"min_x", "min_y", "max_x", "max_y"};
 
@@ -591,7 +621,8 @@ int arb_proto_decode_view(const uint8_t* buf, size_t len, arb_proto_view* out,
   ARB__TRY(arb__dec_u32(&d, "active", 0, 1, &active));
   float v[VIEW_BOX_LEN];
   for (int i = 0; i < VIEW_BOX_LEN; i++)
-    ARB__TRY(arb__dec_float(&d, view_box_field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &v[i]));
+    ARB__TRY(
+        arb__dec_float(&d, view_box_field[i], -ARB_PROTO_MAX_COORD, ARB_PROTO_MAX_COORD, &v[i]));
   out->active = active != 0;
   out->min = (arb_vec2){v[0], v[1]};
   out->max = (arb_vec2){v[2], v[3]};

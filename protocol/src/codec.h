@@ -17,7 +17,7 @@ typedef struct arb__shape_kind_row {
   arb_shape_type type;
   int min_points, max_points;
   int has_radius;
-  int (*count)(const arb_shape_geometry* g);                 ///< points the geometry has
+  int (*count)(const arb_shape_geometry* g);                     ///< points the geometry has
   void (*put)(const arb_shape_geometry* g, arb_proto_shape* s);  ///< points (+ radius) out
   void (*get)(const arb_proto_shape* s, arb_shape_geometry* g);  ///< points (+ radius) in
 } arb__shape_kind_row;

@@ -27,14 +27,15 @@ typedef struct arb__dec {
   size_t len;
   size_t pos;
   arb_proto_error* err;
-  const char* msg;   ///< "snapshot", "replay tick", ...
-  const char* list;  ///< NULL, or the list being read ("changed")
-  int index;         ///< element of `list`
-  uint32_t id;       ///< entity/client id of that element when known, else 0
+  const char* msg;       ///< "snapshot", "replay tick", ...
+  const char* list;      ///< NULL, or the list being read ("changed")
+  int index;             ///< element of `list`
+  uint32_t id;           ///< entity/client id of that element when known, else 0
   const char* id_label;  ///< "entity", "client"
 } arb__dec;
 
-void arb__dec_init(arb__dec* d, const uint8_t* p, size_t len, arb_proto_error* err, const char* msg);
+void arb__dec_init(arb__dec* d, const uint8_t* p, size_t len, arb_proto_error* err,
+                   const char* msg);
 /// Format "<msg>: [<list>[i] (<label> id) ]field '<field>': <why>" into d->err; returns code.
 int arb__dec_fail(arb__dec* d, int code, const char* field, const char* fmt, ...)
 #if defined(__GNUC__)
@@ -56,9 +57,11 @@ int arb__dec_end(arb__dec* d);
 
 /// Copy a str into a NUL-terminated buffer after checking it is UTF-8 without NUL bytes
 /// (and, when no_control, without control characters).
-int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bool no_control, char* out);
+int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bool no_control,
+                  char* out);
 
-static inline int arb__dec_u32(arb__dec* d, const char* field, uint32_t min, uint32_t max, uint32_t* out) {
+static inline int arb__dec_u32(arb__dec* d, const char* field, uint32_t min, uint32_t max,
+                               uint32_t* out) {
   uint64_t v = 0;  // written on every path: keeps -O2 -Wmaybe-uninitialized quiet in callers
   int rc = arb__dec_uint(d, field, min, max, &v);
   *out = (uint32_t)v;
@@ -83,9 +86,9 @@ void arb__packer_init(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap
 /// Encoder result: bytes needed, or ARB_E_TOO_BIG past INT_MAX.
 int arb__wbuf_result(const arb__wbuf* w);
 
-#define ARB__TRY(expr)       \
-  do {                       \
-    int arb__rc_ = (expr);   \
+#define ARB__TRY(expr)                 \
+  do {                                 \
+    int arb__rc_ = (expr);             \
     if (arb__rc_ < 0) return arb__rc_; \
   } while (0)
 

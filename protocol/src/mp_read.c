@@ -6,7 +6,8 @@
 
 #include "mp.h"
 
-void arb__dec_init(arb__dec* d, const uint8_t* p, size_t len, arb_proto_error* err, const char* msg) {
+void arb__dec_init(arb__dec* d, const uint8_t* p, size_t len, arb_proto_error* err,
+                   const char* msg) {
   d->p = p;
   d->len = p ? len : 0;
   d->pos = 0;
@@ -32,7 +33,8 @@ int arb__dec_fail(arb__dec* d, int code, const char* field, const char* fmt, ...
   int n = snprintf(e->reason, cap, "%s: ", d->msg);
   if (n < 0) n = 0;
   if (d->list && (size_t)n < cap) {
-    int k = d->id ? snprintf(e->reason + n, cap - (size_t)n, "%s[%d] (%s %u) ", d->list, d->index, d->id_label, d->id)
+    int k = d->id ? snprintf(e->reason + n, cap - (size_t)n, "%s[%d] (%s %u) ", d->list, d->index,
+                             d->id_label, d->id)
                   : snprintf(e->reason + n, cap - (size_t)n, "%s[%d] ", d->list, d->index);
     if (k > 0) n += k;
   }
@@ -55,18 +57,43 @@ static const char* type_name_of(uint8_t b) {
   if (b <= 0x9f) return "array";
   if (b <= 0xbf) return "str";
   switch (b) {
-    case 0xc0: return "nil";
-    case 0xc1: return "invalid byte 0xc1";
-    case 0xc2: case 0xc3: return "bool";
-    case 0xc4: case 0xc5: case 0xc6: return "bin";
-    case 0xc7: case 0xc8: case 0xc9: return "ext";
-    case 0xca: return "float32";
-    case 0xcb: return "float64";
-    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8: return "ext";
-    case 0xd9: case 0xda: case 0xdb: return "str";
-    case 0xdc: case 0xdd: return "array";
-    case 0xde: case 0xdf: return "map";
-    default: return "int";  // 0xcc..0xd3
+    case 0xc0:
+      return "nil";
+    case 0xc1:
+      return "invalid byte 0xc1";
+    case 0xc2:
+    case 0xc3:
+      return "bool";
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      return "bin";
+    case 0xc7:
+    case 0xc8:
+    case 0xc9:
+      return "ext";
+    case 0xca:
+      return "float32";
+    case 0xcb:
+      return "float64";
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
+      return "ext";
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
+      return "str";
+    case 0xdc:
+    case 0xdd:
+      return "array";
+    case 0xde:
+    case 0xdf:
+      return "map";
+    default:
+      return "int";  // 0xcc..0xd3
   }
 }
 
@@ -76,8 +103,9 @@ const char* arb__dec_type_name(const arb__dec* d) {
 
 static int need(arb__dec* d, const char* field, size_t n) {
   if (d->len - d->pos < n)
-    return arb__dec_fail(d, ARB_E_TRUNCATED, field, "input ends early (%zu more bytes needed at offset %zu, %zu left)",
-                         n, d->pos, d->len - d->pos);
+    return arb__dec_fail(d, ARB_E_TRUNCATED, field,
+                         "input ends early (%zu more bytes needed at offset %zu, %zu left)", n,
+                         d->pos, d->len - d->pos);
   return 0;
 }
 
@@ -88,8 +116,8 @@ static uint64_t be(const uint8_t* p, int n) {
 }
 
 static int wrong_type(arb__dec* d, const char* field, const char* expected) {
-  return arb__dec_fail(d, d->pos < d->len ? ARB_E_CORRUPT : ARB_E_TRUNCATED, field, "expected %s, got %s", expected,
-                       arb__dec_type_name(d));
+  return arb__dec_fail(d, d->pos < d->len ? ARB_E_CORRUPT : ARB_E_TRUNCATED, field,
+                       "expected %s, got %s", expected, arb__dec_type_name(d));
 }
 
 int arb__dec_array(arb__dec* d, const char* field, uint32_t min, uint32_t max, uint32_t* n) {
@@ -109,14 +137,16 @@ int arb__dec_array(arb__dec* d, const char* field, uint32_t min, uint32_t max, u
   }
   if (count < min || count > max) {
     if (min == max)
-      return arb__dec_fail(d, count > max ? ARB_E_TOO_BIG : ARB_E_CORRUPT, field, "array of %llu elements, expected %u",
-                           (unsigned long long)count, min);
+      return arb__dec_fail(d, count > max ? ARB_E_TOO_BIG : ARB_E_CORRUPT, field,
+                           "array of %llu elements, expected %u", (unsigned long long)count, min);
     return arb__dec_fail(d, count > max ? ARB_E_TOO_BIG : ARB_E_CORRUPT, field,
-                         "array of %llu elements, allowed %u..%u", (unsigned long long)count, min, max);
+                         "array of %llu elements, allowed %u..%u", (unsigned long long)count, min,
+                         max);
   }
   // Every element takes at least one byte: a count the input cannot hold is a lie.
   if (count > d->len - d->pos - hdr)
-    return arb__dec_fail(d, ARB_E_TRUNCATED, field, "array claims %llu elements but only %zu bytes remain",
+    return arb__dec_fail(d, ARB_E_TRUNCATED, field,
+                         "array claims %llu elements but only %zu bytes remain",
                          (unsigned long long)count, d->len - d->pos - hdr);
   d->pos += hdr;
   *n = (uint32_t)count;
@@ -163,9 +193,15 @@ static int read_integer(arb__dec* d, const char* field, mp_int* out) {
     uint64_t raw = be(d->p + d->pos + 1, n);
     int64_t v;
     switch (n) {
-      case 1: v = (int8_t)(uint8_t)raw; break;
-      case 2: v = (int16_t)(uint16_t)raw; break;
-      case 4: v = (int32_t)(uint32_t)raw; break;
+      case 1:
+        v = (int8_t)(uint8_t)raw;
+        break;
+      case 2:
+        v = (int16_t)(uint16_t)raw;
+        break;
+      case 4:
+        v = (int32_t)(uint32_t)raw;
+        break;
       default: {
         // Two's complement without implementation-defined conversion.
         v = raw <= (uint64_t)INT64_MAX ? (int64_t)raw : -(int64_t)(~raw) - 1;
@@ -191,10 +227,10 @@ int arb__dec_uint(arb__dec* d, const char* field, uint64_t min, uint64_t max, ui
   if (v.neg || v.u < min || v.u > max) {
     d->pos = at;
     if (v.neg)
-      return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%llu, %llu]", (long long)v.i,
-                           (unsigned long long)min, (unsigned long long)max);
-    return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%llu, %llu]", (unsigned long long)v.u,
-                         (unsigned long long)min, (unsigned long long)max);
+      return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%llu, %llu]",
+                           (long long)v.i, (unsigned long long)min, (unsigned long long)max);
+    return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%llu, %llu]",
+                         (unsigned long long)v.u, (unsigned long long)min, (unsigned long long)max);
   }
   *out = v.u;
   return 0;
@@ -207,16 +243,16 @@ int arb__dec_int(arb__dec* d, const char* field, int64_t min, int64_t max, int64
   if (!v.neg) {
     if (v.u > (uint64_t)INT64_MAX || (int64_t)v.u < min || (int64_t)v.u > max) {
       d->pos = at;
-      return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%lld, %lld]", (unsigned long long)v.u,
-                           (long long)min, (long long)max);
+      return arb__dec_fail(d, ARB_E_RANGE, field, "value %llu out of range [%lld, %lld]",
+                           (unsigned long long)v.u, (long long)min, (long long)max);
     }
     *out = (int64_t)v.u;
     return 0;
   }
   if (v.i < min || v.i > max) {
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%lld, %lld]", (long long)v.i, (long long)min,
-                         (long long)max);
+    return arb__dec_fail(d, ARB_E_RANGE, field, "value %lld out of range [%lld, %lld]",
+                         (long long)v.i, (long long)min, (long long)max);
   }
   *out = v.i;
   return 0;
@@ -249,7 +285,8 @@ int arb__dec_float(arb__dec* d, const char* field, double lo, double hi, float* 
   }
   if (isnan(v) || isinf(v)) {
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_NONFINITE, field, "%s is not allowed", isnan(v) ? "NaN" : "infinity");
+    return arb__dec_fail(d, ARB_E_NONFINITE, field, "%s is not allowed",
+                         isnan(v) ? "NaN" : "infinity");
   }
   if (v < lo || v > hi) {
     d->pos = at;
@@ -259,7 +296,8 @@ int arb__dec_float(arb__dec* d, const char* field, double lo, double hi, float* 
   return 0;
 }
 
-static int read_blob(arb__dec* d, const char* field, bool want_str, uint32_t max, const uint8_t** s, uint32_t* n) {
+static int read_blob(arb__dec* d, const char* field, bool want_str, uint32_t max, const uint8_t** s,
+                     uint32_t* n) {
   if (d->pos >= d->len) return wrong_type(d, field, want_str ? "str" : "bin");
   uint8_t b = d->p[d->pos];
   size_t hdr;
@@ -276,11 +314,11 @@ static int read_blob(arb__dec* d, const char* field, bool want_str, uint32_t max
     return wrong_type(d, field, want_str ? "str" : "bin");
   }
   if (len > max)
-    return arb__dec_fail(d, ARB_E_TOO_BIG, field, "%s of %llu bytes, at most %u allowed", want_str ? "str" : "bin",
-                         (unsigned long long)len, max);
+    return arb__dec_fail(d, ARB_E_TOO_BIG, field, "%s of %llu bytes, at most %u allowed",
+                         want_str ? "str" : "bin", (unsigned long long)len, max);
   if (len > d->len - d->pos - hdr)
-    return arb__dec_fail(d, ARB_E_TRUNCATED, field, "%s claims %llu bytes but only %zu remain", want_str ? "str" : "bin",
-                         (unsigned long long)len, d->len - d->pos - hdr);
+    return arb__dec_fail(d, ARB_E_TRUNCATED, field, "%s claims %llu bytes but only %zu remain",
+                         want_str ? "str" : "bin", (unsigned long long)len, d->len - d->pos - hdr);
   *s = d->p + d->pos + hdr;
   *n = (uint32_t)len;
   d->pos += hdr + (size_t)len;
@@ -298,7 +336,8 @@ int arb__dec_bin(arb__dec* d, const char* field, uint32_t max, const uint8_t** s
 int arb__dec_end(arb__dec* d) {
   if (d->pos != d->len) {
     d->list = NULL;
-    return arb__dec_fail(d, ARB_E_CORRUPT, NULL, "%zu unexpected bytes after the message", d->len - d->pos);
+    return arb__dec_fail(d, ARB_E_CORRUPT, NULL, "%zu unexpected bytes after the message",
+                         d->len - d->pos);
   }
   return 0;
 }
@@ -331,14 +370,16 @@ bool arb__utf8_valid(const uint8_t* s, size_t n, bool no_control) {
       if ((s[i + j] & 0xc0) != 0x80) return false;
       cp = cp << 6 | (s[i + j] & 0x3f);
     }
-    if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+    if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
       return false;
     i += k + 1;
   }
   return true;
 }
 
-int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bool no_control, char* out) {
+int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bool no_control,
+                  char* out) {
   size_t at = d->pos;
   const uint8_t* s;
   uint32_t n;
@@ -349,7 +390,8 @@ int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bo
   }
   if (!arb__utf8_valid(s, n, no_control)) {
     d->pos = at;
-    return arb__dec_fail(d, ARB_E_CORRUPT, field, "not valid UTF-8%s", no_control ? " without control characters" : " without NUL");
+    return arb__dec_fail(d, ARB_E_CORRUPT, field, "not valid UTF-8%s",
+                         no_control ? " without control characters" : " without NUL");
   }
   memcpy(out, s, n);
   out[n] = '\0';

@@ -20,10 +20,18 @@ static int32_t quantize_scaled(float v, double scale) {
   return (int32_t)round_half_away(d);
 }
 
-int32_t arb_proto_quantize_pos(float meters) { return quantize_scaled(meters, 128.0); }
-float arb_proto_dequantize_pos(int32_t q) { return (float)((double)q / 128.0); }
-int32_t arb_proto_quantize_vel(float mps) { return quantize_scaled(mps, 256.0); }
-float arb_proto_dequantize_vel(int32_t q) { return (float)((double)q / 256.0); }
+int32_t arb_proto_quantize_pos(float meters) {
+  return quantize_scaled(meters, 128.0);
+}
+float arb_proto_dequantize_pos(int32_t q) {
+  return (float)((double)q / 128.0);
+}
+int32_t arb_proto_quantize_vel(float mps) {
+  return quantize_scaled(mps, 256.0);
+}
+float arb_proto_dequantize_vel(int32_t q) {
+  return (float)((double)q / 256.0);
+}
 
 /* 32768 / pi and pi / 32768 as float64 (PROTOCOL.md gives the same literals). */
 #define ANGLE_TO_STEPS 10430.378350470453
@@ -47,8 +55,12 @@ static float clampf(float v, float lo, float hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-static int8_t quantize_axis(float v) { return (int8_t)round_half_away((double)clampf(v, -1.0f, 1.0f) * 127.0); }
-static uint8_t quantize_unit(float v) { return (uint8_t)round_half_away((double)clampf(v, 0.0f, 1.0f) * 255.0); }
+static int8_t quantize_axis(float v) {
+  return (int8_t)round_half_away((double)clampf(v, -1.0f, 1.0f) * 127.0);
+}
+static uint8_t quantize_unit(float v) {
+  return (uint8_t)round_half_away((double)clampf(v, 0.0f, 1.0f) * 255.0);
+}
 
 arb_proto_controls_q arb_proto_quantize_controls(const arb_controls* c) {
   arb_proto_controls_q q;

@@ -45,9 +45,12 @@ int arb_replay_read_file(const char* path, uint8_t** data, size_t* len, char* er
   if (!is_stdin) fclose(fp);
   if (!buf || io_error || too_big) {
     free(buf);
-    if (too_big) snprintf(err, cap, "%s: larger than %zu MiB, the most a replay log may be", path, size >> 20);
-    else if (io_error) snprintf(err, cap, "%s: read error: %s", path, strerror(io_error));
-    else snprintf(err, cap, "%s: out of memory", path);
+    if (too_big)
+      snprintf(err, cap, "%s: larger than %zu MiB, the most a replay log may be", path, size >> 20);
+    else if (io_error)
+      snprintf(err, cap, "%s: read error: %s", path, strerror(io_error));
+    else
+      snprintf(err, cap, "%s: out of memory", path);
     return too_big ? ARB_E_TOO_BIG : io_error ? ARB_E_IO : ARB_E_NOMEM;
   }
   *data = buf;

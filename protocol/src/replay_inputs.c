@@ -21,7 +21,8 @@ void arb_replay_inputs_from_tick(const arb_replay_tick* t, arb_replay_inputs* ou
   for (int i = 0; i < in->control_count; i++) {
     // What the game applies is the dequantized record, never the client's own floats.
     arb_controls c = arb_proto_dequantize_controls(&t->inputs[i].controls);
-    out->controls[i] = (arb_tick_control){t->inputs[i].client_id, c, ARB_OK, t->inputs[i].view_time};
+    out->controls[i] =
+        (arb_tick_control){t->inputs[i].client_id, c, ARB_OK, t->inputs[i].view_time};
   }
 }
 

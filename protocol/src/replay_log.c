@@ -4,8 +4,9 @@
 //   record = u32 body_len (LE) | u8 kind | 3 zero bytes | body (msgpack) | u32 XXH32 (LE)
 //            the checksum (seed 0) covers everything from body_len to the end of body
 //
-//   header     [format_version, build_id:str, scene_text:bin, scene_hash, tick_rate, seed, start_time_ms]
-//   tick       [tick, [[client_id, avatar_kind, entity_id, name:str], ...], [client_id, ...],
+//   header     [format_version, build_id:str, scene_text:bin, scene_hash, tick_rate, seed,
+//   start_time_ms] tick       [tick, [[client_id, avatar_kind, entity_id, name:str], ...],
+//   [client_id, ...],
 //               [[client_id, seq, mx, my, aim, buttons, steer, throttle, brake], ...], world_hash]
 //   checkpoint [tick, world_hash, state:bin]
 //   end        [last_tick, tick_count, end_time_ms]
@@ -63,8 +64,10 @@ static int64_t frame_end(frame* f, uint8_t kind) {
 
 int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_t cap) {
   if (!h || h->format_version != ARB_REPLAY_FORMAT_VERSION) return ARB_E_VERSION;
-  if (h->build_id_len > ARB_REPLAY_MAX_BUILD_ID || (h->build_id_len && !h->build_id)) return ARB_E_INVAL;
-  if (h->scene_len > ARB_REPLAY_MAX_SCENE_TEXT || (h->scene_len && !h->scene_text)) return ARB_E_TOO_BIG;
+  if (h->build_id_len > ARB_REPLAY_MAX_BUILD_ID || (h->build_id_len && !h->build_id))
+    return ARB_E_INVAL;
+  if (h->scene_len > ARB_REPLAY_MAX_SCENE_TEXT || (h->scene_len && !h->scene_text))
+    return ARB_E_TOO_BIG;
   if (h->tick_rate < 1 || h->tick_rate > 1000) return ARB_E_RANGE;
   if (!arb__utf8_valid((const uint8_t*)h->build_id, h->build_id_len, true)) return ARB_E_INVAL;
   frame f;
@@ -85,7 +88,8 @@ int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_
 int64_t arb_replay_encode_tick(const arb_replay_tick* t, uint8_t* buf, size_t cap) {
   if (!t || t->tick == 0) return ARB_E_INVAL;
   if (t->join_count < 0 || t->join_count > ARB_PROTO_MAX_CLIENTS || t->leave_count < 0 ||
-      t->leave_count > ARB_PROTO_MAX_CLIENTS || t->input_count < 0 || t->input_count > ARB_PROTO_MAX_CLIENTS)
+      t->leave_count > ARB_PROTO_MAX_CLIENTS || t->input_count < 0 ||
+      t->input_count > ARB_PROTO_MAX_CLIENTS)
     return ARB_E_TOO_BIG;
   for (int i = 0; i < t->join_count; i++) {
     const arb_replay_join* j = &t->joins[i];
@@ -154,7 +158,8 @@ int64_t arb_replay_encode_end(const arb_replay_end* e, uint8_t* buf, size_t cap)
 
 // ---- body decoders -----------------------------------------------------------------------
 
-static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h, arb_proto_error* err) {
+static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h,
+                           arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, body, len, err, "replay header");
   uint32_t n, u;
@@ -164,8 +169,9 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   ARB__TRY(arb__dec_u32(&d, "format_version", 0, UINT32_MAX, &h->format_version));
   if (h->format_version != ARB_REPLAY_FORMAT_VERSION) {
     d.pos = at;
-    return arb__dec_fail(&d, ARB_E_VERSION, "format_version", "format version %u, this reader reads %u",
-                         h->format_version, ARB_REPLAY_FORMAT_VERSION);
+    return arb__dec_fail(&d, ARB_E_VERSION, "format_version",
+                         "format version %u, this reader reads %u", h->format_version,
+                         ARB_REPLAY_FORMAT_VERSION);
   }
   if (n != 7) return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "header of %u elements, expected 7", n);
   const uint8_t* s;
@@ -174,7 +180,8 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   ARB__TRY(arb__dec_str(&d, "build_id", ARB_REPLAY_MAX_BUILD_ID, &s, &sl));
   if (!arb__utf8_valid(s, sl, true)) {
     d.pos = at;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, "build_id", "not valid UTF-8 without control characters");
+    return arb__dec_fail(&d, ARB_E_CORRUPT, "build_id",
+                         "not valid UTF-8 without control characters");
   }
   h->build_id = (const char*)s;
   h->build_id_len = sl;
@@ -208,7 +215,8 @@ static void leave_list(arb__dec* d) {
 }
 
 /* out may be NULL: validate only. */
-static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, uint64_t* tick, arb_proto_error* err) {
+static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, uint64_t* tick,
+                         arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, body, len, err, "replay tick");
   uint32_t n, k;
@@ -265,7 +273,8 @@ static int dec_tick_body(const uint8_t* body, size_t len, arb_replay_tick* out, 
   return arb__dec_end(&d);
 }
 
-static int dec_checkpoint_body(const uint8_t* body, size_t len, arb_replay_checkpoint* c, arb_proto_error* err) {
+static int dec_checkpoint_body(const uint8_t* body, size_t len, arb_replay_checkpoint* c,
+                               arb_proto_error* err) {
   arb__dec d;
   arb__dec_init(&d, body, len, err, "replay checkpoint");
   uint32_t n, sl;
@@ -290,13 +299,15 @@ static int dec_end_body(const uint8_t* body, size_t len, arb_replay_end* e, arb_
   return arb__dec_end(&d);
 }
 
-int arb_replay_decode_tick(const arb_replay_record* rec, arb_replay_tick* out, arb_proto_error* err) {
+int arb_replay_decode_tick(const arb_replay_record* rec, arb_replay_tick* out,
+                           arb_proto_error* err) {
   if (!rec || !out || rec->kind != ARB_REPLAY_TICK) return ARB_E_INVAL;
   uint64_t t;
   return dec_tick_body(rec->body, rec->body_len, out, &t, err);
 }
 
-int arb_replay_decode_checkpoint(const arb_replay_record* rec, arb_replay_checkpoint* out, arb_proto_error* err) {
+int arb_replay_decode_checkpoint(const arb_replay_record* rec, arb_replay_checkpoint* out,
+                                 arb_proto_error* err) {
   if (!rec || !out || rec->kind != ARB_REPLAY_CHECKPOINT) return ARB_E_INVAL;
   return dec_checkpoint_body(rec->body, rec->body_len, out, err);
 }
@@ -330,20 +341,22 @@ static int read_frame(arb_replay_reader* r, arb_replay_record* rec) {
   size_t left = r->len - r->offset;
   const uint8_t* p = r->data + r->offset;
   if (left < FRAME_HEAD + 4)
-    return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED, "record cut short: %zu bytes, a frame needs at least %d",
-                left, FRAME_HEAD + 4);
+    return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED,
+                "record cut short: %zu bytes, a frame needs at least %d", left, FRAME_HEAD + 4);
   uint32_t blen = arb_load_le32(p);
   if (blen > ARB_REPLAY_MAX_RECORD)
-    return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "record length %" PRIu32 " over the limit %d", blen,
-                ARB_REPLAY_MAX_RECORD);
+    return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT,
+                "record length %" PRIu32 " over the limit %d", blen, ARB_REPLAY_MAX_RECORD);
   if ((size_t)blen + FRAME_HEAD + 4 > left)
-    return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED, "record cut short: length says %zu bytes, %zu remain",
+    return stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED,
+                "record cut short: length says %zu bytes, %zu remain",
                 (size_t)blen + FRAME_HEAD + 4, left);
   uint32_t stored = arb_load_le32(p + FRAME_HEAD + blen);
   uint32_t computed = XXH32(p, FRAME_HEAD + (size_t)blen, 0);
   if (stored != computed)
     return stop(r, ARB_REPLAY_STOP_CHECKSUM, ARB_E_CHECKSUM,
-                "record checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")", stored, computed);
+                "record checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
+                stored, computed);
   if (p[4] == ARB_REPLAY_NONE || p[4] >= ARB_REPLAY_KIND_COUNT || p[5] || p[6] || p[7])
     return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "unknown record kind %u", p[4]);
   rec->kind = p[4];
@@ -355,7 +368,8 @@ static int read_frame(arb_replay_reader* r, arb_replay_record* rec) {
   return 1;
 }
 
-int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len, arb_proto_error* err) {
+int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len,
+                           arb_proto_error* err) {
   if (!r) return ARB_E_INVAL;
   memset(r, 0, sizeof *r);
   r->data = data;
@@ -363,7 +377,8 @@ int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len
   int code = 0;
   if (r->len < ARB_REPLAY_MAGIC_LEN) {
     if (memcmp(data ? (const void*)data : "", ARB_REPLAY_MAGIC, r->len) == 0) {
-      stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED, "file of %zu bytes is shorter than the magic", r->len);
+      stop(r, ARB_REPLAY_STOP_TRUNCATED, ARB_E_TRUNCATED,
+           "file of %zu bytes is shorter than the magic", r->len);
       code = ARB_E_TRUNCATED;
     } else {
       stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "not an .arbrec file (bad magic)");
@@ -378,8 +393,8 @@ int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len
     if (!read_frame(r, &rec)) {
       code = r->error.code;
     } else if (rec.kind != ARB_REPLAY_HEADER) {
-      stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "first record is a %s record, expected header",
-           arb_replay_kind_name(rec.kind));
+      stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT,
+           "first record is a %s record, expected header", arb_replay_kind_name(rec.kind));
       code = ARB_E_CORRUPT;
     } else {
       arb_proto_error e;
@@ -404,10 +419,12 @@ int arb_replay_reader_next(arb_replay_reader* r, arb_replay_record* rec) {
       r->stop = ARB_REPLAY_STOP_CLEAN;
       return 0;
     }
-    return stop(r, ARB_REPLAY_STOP_EOF, 0, "the log ends without an end record (recorder still running or crashed)");
+    return stop(r, ARB_REPLAY_STOP_EOF, 0,
+                "the log ends without an end record (recorder still running or crashed)");
   }
   if (r->saw_end)
-    return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "%zu bytes after the end record", r->len - r->offset);
+    return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "%zu bytes after the end record",
+                r->len - r->offset);
   if (!read_frame(r, rec)) return 0;
   arb_proto_error e;
   int rc;
@@ -419,8 +436,8 @@ int arb_replay_reader_next(arb_replay_reader* r, arb_replay_record* rec) {
       rc = dec_tick_body(rec->body, rec->body_len, NULL, &t, &e);
       if (rc < 0) return stop(r, ARB_REPLAY_STOP_CORRUPT, rc, "%s", e.reason);
       if (r->tick_known && t != r->game_tick + 1)
-        return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "tick record %" PRIu64 " after tick %" PRIu64, t,
-                    r->game_tick);
+        return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT,
+                    "tick record %" PRIu64 " after tick %" PRIu64, t, r->game_tick);
       rec->tick = t;
       r->tick_known = true;
       r->game_tick = t;
@@ -433,8 +450,8 @@ int arb_replay_reader_next(arb_replay_reader* r, arb_replay_record* rec) {
       rc = dec_checkpoint_body(rec->body, rec->body_len, &c, &e);
       if (rc < 0) return stop(r, ARB_REPLAY_STOP_CORRUPT, rc, "%s", e.reason);
       if (r->tick_known && c.tick != r->game_tick)
-        return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT, "checkpoint of tick %" PRIu64 " after tick %" PRIu64,
-                    c.tick, r->game_tick);
+        return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT,
+                    "checkpoint of tick %" PRIu64 " after tick %" PRIu64, c.tick, r->game_tick);
       rec->tick = c.tick;
       r->tick_known = true;
       r->game_tick = c.tick;
@@ -446,7 +463,8 @@ int arb_replay_reader_next(arb_replay_reader* r, arb_replay_record* rec) {
       if (rc < 0) return stop(r, ARB_REPLAY_STOP_CORRUPT, rc, "%s", e.reason);
       if (en.last_tick != r->last_tick || en.tick_count != r->tick_count)
         return stop(r, ARB_REPLAY_STOP_CORRUPT, ARB_E_CORRUPT,
-                    "end record says last tick %" PRIu64 " of %" PRIu64 ", the log has %" PRIu64 " of %" PRIu64,
+                    "end record says last tick %" PRIu64 " of %" PRIu64 ", the log has %" PRIu64
+                    " of %" PRIu64,
                     en.last_tick, en.tick_count, r->last_tick, r->tick_count);
       rec->tick = en.last_tick;
       r->saw_end = true;
@@ -467,19 +485,19 @@ const char* arb_replay_reader_describe(const arb_replay_reader* r, char* buf, si
   }
   switch (r->stop) {
     case ARB_REPLAY_STOP_NONE:
-      snprintf(buf, cap, "reading: %" PRIu64 " records, at offset %zu, last tick %" PRIu64, r->record_count, r->offset,
-               r->last_tick);
+      snprintf(buf, cap, "reading: %" PRIu64 " records, at offset %zu, last tick %" PRIu64,
+               r->record_count, r->offset, r->last_tick);
       break;
     case ARB_REPLAY_STOP_CLEAN:
-      snprintf(buf, cap, "clean end: %" PRIu64 " tick records, last tick %" PRIu64 ", %zu bytes", r->tick_count,
-               r->last_tick, r->len);
+      snprintf(buf, cap, "clean end: %" PRIu64 " tick records, last tick %" PRIu64 ", %zu bytes",
+               r->tick_count, r->last_tick, r->len);
       break;
     default:
       snprintf(buf, cap,
-               "%s: stopped at offset %zu after tick %" PRIu64 " (%" PRIu64 " tick records; last good byte %" PRIu64
-               " of %zu): %s",
-               arb_replay_stop_name(r->stop), r->offset, r->last_tick, r->tick_count, r->last_good_offset, r->len,
-               r->error.reason);
+               "%s: stopped at offset %zu after tick %" PRIu64 " (%" PRIu64
+               " tick records; last good byte %" PRIu64 " of %zu): %s",
+               arb_replay_stop_name(r->stop), r->offset, r->last_tick, r->tick_count,
+               r->last_good_offset, r->len, r->error.reason);
   }
   return buf;
 }

@@ -61,18 +61,31 @@ static int chain_count(const arb_shape_geometry* g) {
   return g->chain.loop || g->chain.points == NULL ? 0 : g->chain.count;  // a loop: in pieces
 }
 // Point count of a geometry: fixed for most kinds, the polygon's own count otherwise.
-static int circle_count(const arb_shape_geometry* g) { return (void)g, 1; }
-static int polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
-static int segment_count(const arb_shape_geometry* g) { return (void)g, 2; }
-static int capsule_count(const arb_shape_geometry* g) { return (void)g, 2; }
-static int rounded_polygon_count(const arb_shape_geometry* g) { return g->polygon.count; }
+static int circle_count(const arb_shape_geometry* g) {
+  return (void)g, 1;
+}
+static int polygon_count(const arb_shape_geometry* g) {
+  return g->polygon.count;
+}
+static int segment_count(const arb_shape_geometry* g) {
+  return (void)g, 2;
+}
+static int capsule_count(const arb_shape_geometry* g) {
+  return (void)g, 2;
+}
+static int rounded_polygon_count(const arb_shape_geometry* g) {
+  return g->polygon.count;
+}
 
 // The geometry's radius (0 for kinds without one): picks between rows of the same kind.
 static float geometry_radius(const arb_shape_geometry* g) {
   switch (g->type) {
-    case ARB_SHAPE_CIRCLE: return g->circle.radius;
-    case ARB_SHAPE_CAPSULE: return g->capsule.radius;
-    case ARB_SHAPE_POLYGON: return g->polygon.radius;
+    case ARB_SHAPE_CIRCLE:
+      return g->circle.radius;
+    case ARB_SHAPE_CAPSULE:
+      return g->capsule.radius;
+    case ARB_SHAPE_POLYGON:
+      return g->polygon.radius;
     case ARB_SHAPE_SEGMENT:
     case ARB_SHAPE_CHAIN:
     case ARB_SHAPE_NONE:
@@ -95,7 +108,8 @@ enum {
 #include <arbiter/shapes.def>
 #undef ARB_PROTO_SHAPE
 };
-_Static_assert(shape_kind_rows + 1 == ARB_PROTO_SHAPE_KIND_COUNT, "shapes.def codes must be 1..N without gaps");
+_Static_assert(shape_kind_rows + 1 == ARB_PROTO_SHAPE_KIND_COUNT,
+               "shapes.def codes must be 1..N without gaps");
 
 const arb__shape_kind_row* arb__shape_row(int kind) {
   return kind > 0 && kind < ARB_PROTO_SHAPE_KIND_COUNT ? &shape_rows[kind] : NULL;

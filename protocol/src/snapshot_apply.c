@@ -75,7 +75,8 @@ static arb_snapshot_entity entered(const arb_snapshot_record* r, uint32_t tick) 
   return e;
 }
 
-int arb_snapshot_set_apply(arb_snapshot_set* view, const arb_snapshot_part* part, arb_proto_error* err) {
+int arb_snapshot_set_apply(arb_snapshot_set* view, const arb_snapshot_part* part,
+                           arb_proto_error* err) {
   int added;
   ARB__TRY(validate(view, part, &added, err));
   // In place: corrections, replacements, removals (id 0 marks a hole), then compact.

@@ -29,12 +29,13 @@ static const arb_bit_buckets DESC_REF = {3, {2, 4, 7}};
 unsigned arb__snapshot_class_fields(uint8_t cls) {
   switch (cls) {
     case ARB_SNAPSHOT_BODY:
-      return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL |
-             ARB_SNAPSHOT_M_FLAGS;
+      return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL |
+             ARB_SNAPSHOT_M_ANGVEL | ARB_SNAPSHOT_M_FLAGS;
     case ARB_SNAPSHOT_PARTICLE:
       return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_FLAGS;
     case ARB_SNAPSHOT_WHEEL:
-      return ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_ANGVEL | ARB_SNAPSHOT_M_AUX | ARB_SNAPSHOT_M_FLAGS;
+      return ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_ANGVEL | ARB_SNAPSHOT_M_AUX |
+             ARB_SNAPSHOT_M_FLAGS;
     case ARB_SNAPSHOT_LINK:
       return 0;
     default:
@@ -133,10 +134,11 @@ WRITE_INLINE int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
 /* Update masks: the three common ones have short codes (a moving body corrected after a
  * contact, a turning one, a drifted one), any other is '000' and the 6 bits. */
 #define MASK_MOVE (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL)
-#define MASK_TURN (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL)
+#define MASK_TURN \
+  (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL)
 WRITE_INLINE int put_mask(sink* w, uint8_t mask) {
   if (mask == MASK_MOVE) return put(w, 1, 1);
-  if (mask == MASK_TURN) return put(w, 2, 2);        // bits 0, 1
+  if (mask == MASK_TURN) return put(w, 2, 2);           // bits 0, 1
   if (mask == ARB_SNAPSHOT_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
   return put(w, 0, 3) + put(w, mask, 6);
 }

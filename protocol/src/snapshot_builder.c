@@ -26,8 +26,8 @@ typedef struct cand {
   int pred;  ///< index in the predicted baseline, -1 when absent
   int cur;   ///< index in current, -1 when absent
   float prio;
-  uint64_t key;  ///< order_candidates with a drawn model: its sort key, for spread_lists
-  int drawn_ok;  ///< the client draws it within the tolerances (a chain refresh only)
+  uint64_t key;           ///< order_candidates with a drawn model: its sort key, for spread_lists
+  int drawn_ok;           ///< the client draws it within the tolerances (a chain refresh only)
   uint32_t desc_version;  ///< ENTER only: the entity's description version
   const arb_snapshot_entity* entering;  ///< ENTER only: its state, for rec.v (fixed_bits_of)
 } cand;
@@ -50,20 +50,20 @@ struct arb_snapshot_builder {
   int payload, max_entities;
   arb_snapshot_set pred;
   cand* cands;
-  int* order;             ///< candidate indices by priority
-  int* chosen;            ///< selected candidate indices, by id
-  int* tmp;               ///< order_candidates scratch
-  uint64_t* keys;         ///< order_candidates: a sort key per candidate, and as many spare
-  uint8_t* selected;      ///< per candidate
-  uint64_t* taken;        ///< try_take: a bit per candidate
-  int* fixed_bits;        ///< per candidate: arb__snapshot_fixed_bits of its record, -1 = not yet
+  int* order;         ///< candidate indices by priority
+  int* chosen;        ///< selected candidate indices, by id
+  int* tmp;           ///< order_candidates scratch
+  uint64_t* keys;     ///< order_candidates: a sort key per candidate, and as many spare
+  uint8_t* selected;  ///< per candidate
+  uint64_t* taken;    ///< try_take: a bit per candidate
+  int* fixed_bits;    ///< per candidate: arb__snapshot_fixed_bits of its record, -1 = not yet
   arb_snapshot_desc* descs;  ///< per candidate, ENTER only
-  int* desc_bytes;        ///< per candidate, ENTER only
-  uint64_t* desc_hash;    ///< per candidate, ENTER only: of the encoded description
+  int* desc_bytes;           ///< per candidate, ENTER only
+  uint64_t* desc_hash;       ///< per candidate, ENTER only: of the encoded description
   arb_snapshot_part* part;   ///< scratch for encoding
-  uint8_t* packet_mem;    ///< ARB_PROTO_MAX_PARTS * payload
-  void* mem;              ///< the one block the arrays above are carved from
-  int full_diff;          ///< diff every entity, even one skip_unchanged() would skip; no fit_bound
+  uint8_t* packet_mem;       ///< ARB_PROTO_MAX_PARTS * payload
+  void* mem;                 ///< the one block the arrays above are carved from
+  int full_diff;  ///< diff every entity, even one skip_unchanged() would skip; no fit_bound
   desc_entry* desc_cache;  ///< DESC_CACHE_SLOTS, allocated at the first stable build
   int enter_least[8];      ///< enter_least_bits of each class (0..7)
 };
@@ -169,7 +169,8 @@ PER_ENTITY uint8_t choose_flags(const arb_snapshot_state* cur, const arb_snapsho
  * their bytes from the narrow stores still in flight), and this runs for every changed
  * entity of every client's view. */
 static void diff(const arb_snapshot_entity* cur, const arb_snapshot_state* p,
-                 const arb_snapshot_entity* base, const arb_snapshot_build_args* a, arb_snapshot_record* r) {
+                 const arb_snapshot_entity* base, const arb_snapshot_build_args* a,
+                 arb_snapshot_record* r) {
   const arb_snapshot_state* c = &cur->s;
   unsigned f = arb__snapshot_class_fields(cur->cls);
   int32_t dx = wrap_diff(c->x, p->x), dy = wrap_diff(c->y, p->y);
@@ -246,8 +247,7 @@ static int describe_enter(arb_snapshot_builder* b, const arb_snapshot_build_args
   const cand* c = &b->cands[ci];
   uint32_t version = c->desc_version;
   desc_entry* kept = desc_slot(b, a, &c->rec);
-  if (kept && kept->id == c->rec.id && kept->cls == c->rec.cls &&
-      kept->desc_version == version) {
+  if (kept && kept->id == c->rec.id && kept->cls == c->rec.cls && kept->desc_version == version) {
     b->descs[ci] = kept->desc;
     b->desc_bytes[ci] = kept->bytes;
     b->desc_hash[ci] = kept->hash;
@@ -280,7 +280,8 @@ static int describe_enter(arb_snapshot_builder* b, const arb_snapshot_build_args
  * draws nothing usable: absent, another class or description, or -- when the baseline
  * lacks it -- set before the baseline (the client drops it on this snapshot). */
 PER_ENTITY const arb_snapshot_entity* drawn_of(const arb_snapshot_build_args* a,
-                                            const arb_snapshot_entity* cur, int in_baseline, int* k) {
+                                               const arb_snapshot_entity* cur, int in_baseline,
+                                               int* k) {
   const arb_snapshot_set* d = a->drawn;
   while (*k < d->count && d->items[*k].id < cur->id) ++*k;
   if (*k == d->count || d->items[*k].id != cur->id) return NULL;
@@ -301,14 +302,15 @@ typedef struct drawn_diff {
 
 /* How wrong the client draws cur (meters, position only; only when not *ok) and whether
  * that is within the tolerances in every group it carries (*ok). */
-static float drawn_error(const arb_snapshot_build_args* a, const arb_snapshot_entity* cur, drawn_diff* dd,
-                         int* ok) {
+static float drawn_error(const arb_snapshot_build_args* a, const arb_snapshot_entity* cur,
+                         drawn_diff* dd, int* ok) {
   *ok = 0;
   if (!dd->drawn) return ARB_SNAPSHOT_ABSENT_ERROR;
   const arb_snapshot_state* now = &dd->now;
   predict_diff(a, cur, dd->drawn, &dd->now, dd->rec);
   const uint8_t shown = ARB_SNAPSHOT_FLAG_PINNED | ARB_SNAPSHOT_FLAG_SKID;
-  *ok = (dd->rec->mask & ~ARB_SNAPSHOT_M_FLAGS) == 0 && (cur->s.flags & shown) == (now->flags & shown);
+  *ok = (dd->rec->mask & ~ARB_SNAPSHOT_M_FLAGS) == 0 &&
+        (cur->s.flags & shown) == (now->flags & shown);
   if (*ok) return 0.0f;  // the caller orders it by weight alone
   if (!(arb__snapshot_class_fields(cur->cls) & ARB_SNAPSHOT_M_POS)) return 0.05f;
   float dx = (float)((int64_t)cur->s.x - now->x), dy = (float)((int64_t)cur->s.y - now->y);
@@ -413,7 +415,8 @@ static void update_of(arb_snapshot_builder* b, const arb_snapshot_build_args* a,
 
 /* Merge the baseline (predicted to the tick) with current into candidate records; returns
  * the count or ARB_E_*. Entities that need nothing are not candidates. */
-static int collect(arb_snapshot_builder* b, const arb_snapshot_build_args* a, const arb_snapshot_set* base) {
+static int collect(arb_snapshot_builder* b, const arb_snapshot_build_args* a,
+                   const arb_snapshot_set* base) {
   const arb_snapshot_set* cur = a->current;
   const arb_snapshot_entity *bi = base->items, *ci = cur->items;
   const int bn = base->count, cn = cur->count;
@@ -485,7 +488,7 @@ static uint64_t cand_key(const arb_snapshot_builder* b, int ci, int drawn_model)
   const cand* c = &b->cands[ci];
   uint64_t cls = c->rec.op == ARB_SNAPSHOT_REMOVE                 ? 0
                  : drawn_model || c->rec.op == ARB_SNAPSHOT_ENTER ? 1
-                                                               : 2;
+                                                                  : 2;
   return cls << 62 | (uint64_t)(0xFFFFFFFFu - priority_bits(c->prio)) << KEY_INDEX_BITS |
          (uint64_t)ci;
 }
@@ -539,8 +542,8 @@ static int cand_bits(arb_snapshot_builder* b, int ci, uint32_t prev, int named) 
  * the bits in any prefix: a crowd entering the view arrives over a few snapshots, nearest
  * first, instead of stalling every correction behind it. The first `count` of each list
  * are enough (a list given shorter is taken to end there). */
-static void spread_lists(arb_snapshot_builder* b, const int* enters, int ne, const int* others, int no,
-                         int* out, int count) {
+static void spread_lists(arb_snapshot_builder* b, const int* enters, int ne, const int* others,
+                         int no, int* out, int count) {
   int e = 0, u = 0, k = 0;
   long enter_bits = 0, other_bits = 0;
   while (k < count && (e < ne || u < no)) {
@@ -760,7 +763,8 @@ static int try_take(arb_snapshot_builder* b, const arb_snapshot_build_args* a, i
   for (int k = 0; k < take; ++k) b->taken[b->order[k] >> 6] |= (uint64_t)1 << (b->order[k] & 63);
   for (int w = 0; w < words; ++w)
     for (uint64_t x = b->taken[w]; x != 0; x &= x - 1) b->chosen[m++] = w * 64 + arb_lowest_bit(x);
-  *parts = split(b, a, take, max_parts, take == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
+  *parts =
+      split(b, a, take, max_parts, take == 0 ? LONG_MAX : budget, overhead, part_start, &bound);
   return *parts < 0 ? *parts : *parts > 0;
 }
 
@@ -777,8 +781,8 @@ static int try_all(arb_snapshot_builder* b, const arb_snapshot_build_args* a, in
  * was written; deferred records leave the baseline (or absence) in place. Candidates are
  * in id order, like the sets, and every entity between two of them is in both the baseline
  * and current and needs nothing (collect skipped it): those runs are copied whole. */
-static int make_sent(arb_snapshot_builder* b, const arb_snapshot_build_args* a, const arb_snapshot_set* base,
-                     int n, int* stale_count) {
+static int make_sent(arb_snapshot_builder* b, const arb_snapshot_build_args* a,
+                     const arb_snapshot_set* base, int n, int* stale_count) {
   const arb_snapshot_set* cur = a->current;
   arb_snapshot_set* s = a->sent;
   int i = 0, j = 0;
@@ -835,14 +839,15 @@ static void count_records(const arb_snapshot_builder* b, int n, int take,
 }
 
 int arb_snapshot_build(arb_snapshot_builder* b, const arb_snapshot_build_args* a,
-                    arb_snapshot_build_result* out) {
+                       arb_snapshot_build_result* out) {
   static const arb_snapshot_set empty = {NULL, 0, 0};
   memset(out, 0, sizeof *out);
   const arb_snapshot_set* base = a->h.baseline_tick && a->baseline ? a->baseline : &empty;
   if (!a->current || !a->sent || !a->describe || a->current->count > b->max_entities ||
       base->count > b->max_entities || a->max_parts < 0 || a->max_parts > ARB_PROTO_MAX_PARTS)
     return ARB_E_INVAL;
-  if (a->h.baseline_tick && a->h.tick - a->h.baseline_tick > ARB_SNAPSHOT_MAX_DT) return ARB_E_RANGE;
+  if (a->h.baseline_tick && a->h.tick - a->h.baseline_tick > ARB_SNAPSHOT_MAX_DT)
+    return ARB_E_RANGE;
   b->pred.count = base->count;  // filled by collect where it diffs
   int n = collect(b, a, base);
   if (n < 0) return n;

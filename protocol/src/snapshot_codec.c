@@ -198,8 +198,9 @@ static int dec_link(arb__dec* d, arb_snapshot_desc* o) {
   if (!link_ends_valid(o->link_kind, o->a, o->b)) {
     d->pos = at;
     return arb__dec_fail(d, ARB_E_RANGE, "link", "ends %u and %u: %s", o->a, o->b,
-                         o->link_kind == ARB_SNAPSHOT_LINK_ROPE ? "a rope joins two particles (ids >= 1)"
-                                                             : "at most one end may be the world (0)");
+                         o->link_kind == ARB_SNAPSHOT_LINK_ROPE
+                             ? "a rope joins two particles (ids >= 1)"
+                             : "at most one end may be the world (0)");
   }
   ARB__TRY(dec_point(d, "anchor_a.x", "anchor_a.y", &o->anchor_a));
   return dec_point(d, "anchor_b.x", "anchor_b.y", &o->anchor_b);

@@ -17,8 +17,8 @@ static arb_snapshot_entity* set_end(const arb_snapshot_set* s) {
  * only noted there (its view index) and left out: then nothing is written ahead of the
  * reading, so o may be d itself (an item kept where it is is not copied). */
 static arb_snapshot_entity* merge(const arb_snapshot_entity* d, const arb_snapshot_entity* d_end,
-                               const arb_snapshot_set* view, const arb_snapshot_set* baseline,
-                               uint32_t baseline_tick, arb_snapshot_entity* o, int** inserts) {
+                                  const arb_snapshot_set* view, const arb_snapshot_set* baseline,
+                                  uint32_t baseline_tick, arb_snapshot_entity* o, int** inserts) {
   const arb_snapshot_entity *v = view->items, *v_end = set_end(view);
   while (d < d_end && v < v_end) {  // by id; the same id in both is the usual case
     if (d->id == v->id) {
@@ -55,8 +55,8 @@ static arb_snapshot_entity* merge(const arb_snapshot_entity* d, const arb_snapsh
 }
 
 int arb_snapshot_drawn_apply(const arb_snapshot_set* drawn, const arb_snapshot_set* view,
-                          const arb_snapshot_set* baseline, uint32_t baseline_tick,
-                          arb_snapshot_set* out) {
+                             const arb_snapshot_set* baseline, uint32_t baseline_tick,
+                             arb_snapshot_set* out) {
   out->count = 0;
   if (out->cap < drawn->count + view->count) return ARB_E_NOSPACE;
   arb_snapshot_entity* end =
@@ -70,8 +70,8 @@ int arb_snapshot_drawn_apply(const arb_snapshot_set* drawn, const arb_snapshot_s
  * Backward: the noted ones are merged in from the end, each kept item moving up by the
  * number of insertions after it. */
 int arb_snapshot_drawn_apply_in_place(arb_snapshot_set* drawn, const arb_snapshot_set* view,
-                                   const arb_snapshot_set* baseline, uint32_t baseline_tick,
-                                   int* inserts) {
+                                      const arb_snapshot_set* baseline, uint32_t baseline_tick,
+                                      int* inserts) {
   if (drawn->cap < drawn->count + view->count) return ARB_E_NOSPACE;
   arb_snapshot_entity* items = drawn->items;
   int* noted = inserts;

@@ -60,8 +60,8 @@ static inline __attribute__((always_inline)) void predict_at(arb_snapshot_state*
     p->angle = (uint16_t)((uint64_t)((int64_t)base->angle + rdiv(base->w * t, r)) & 0xFFFFu);
 }
 
-static void predict_into(arb_snapshot_state* p, const arb_snapshot_state* base, uint8_t cls, uint32_t dt,
-                         uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
+static void predict_into(arb_snapshot_state* p, const arb_snapshot_state* base, uint8_t cls,
+                         uint32_t dt, uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
   if (tick_rate == 60)
     predict_at(p, base, cls, dt, 60, gravity_x, gravity_y);
   else
@@ -69,7 +69,7 @@ static void predict_into(arb_snapshot_state* p, const arb_snapshot_state* base, 
 }
 
 arb_snapshot_state arb_snapshot_predict(const arb_snapshot_state* base, uint8_t cls, uint32_t dt,
-                                  uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
+                                        uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y) {
   arb_snapshot_state p;
   predict_into(&p, base, cls, dt, tick_rate, gravity_x, gravity_y);
   return p;
@@ -90,7 +90,7 @@ const arb_snapshot_entity* arb_snapshot_set_find(const arb_snapshot_set* set, ui
 }
 
 void arb__snapshot_eval_into(arb_snapshot_state* out, const arb_snapshot_state* s, uint8_t cls,
-                          uint32_t tick, const arb_snapshot_header* h) {
+                             uint32_t tick, const arb_snapshot_header* h) {
   uint32_t age = tick - s->t0;
   if (age > ARB_SNAPSHOT_MAX_AGE) age = tick < s->t0 ? 0 : ARB_SNAPSHOT_MAX_AGE;
   predict_into(out, s, cls, age, h->tick_rate, h->gravity_x, h->gravity_y);
@@ -98,7 +98,7 @@ void arb__snapshot_eval_into(arb_snapshot_state* out, const arb_snapshot_state* 
 }
 
 arb_snapshot_state arb_snapshot_eval(const arb_snapshot_state* s, uint8_t cls, uint32_t tick,
-                               const arb_snapshot_header* h) {
+                                     const arb_snapshot_header* h) {
   arb_snapshot_state e;
   arb__snapshot_eval_into(&e, s, cls, tick, h);
   return e;

@@ -53,7 +53,7 @@ float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2
 }
 
 float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
-                          float speed) {
+                             float speed) {
   float w = arb_snapshot_weight(in, id, position);
   if (in->avatar_id != 0 && id == in->avatar_id) return w;
   return w * (1.0f + speed);  // fast things drift from the prediction sooner
@@ -79,8 +79,9 @@ static void adopt_spare(arb_snapshot_priority* p, int n) {
 }
 
 void arb_snapshot_priority_update(arb_snapshot_priority* p, const arb_snapshot_set* current,
-                               const arb_vec2* positions, const float* speeds,
-                               const arb_snapshot_interest* in, float dt, float* out, float* weight) {
+                                  const arb_vec2* positions, const float* speeds,
+                                  const arb_snapshot_interest* in, float dt, float* out,
+                                  float* weight) {
   int i = 0, n = current->count < p->cap ? current->count : p->cap;
   for (int j = 0; j < n; ++j) {
     uint32_t id = current->items[j].id;
@@ -105,8 +106,9 @@ void arb_snapshot_priority_begin(arb_snapshot_priority* p) {
   p->cursor = 0;
 }
 
-float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in, uint32_t id,
-                              arb_vec2 position, float speed, float dt, float* weight) {
+float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in,
+                                 uint32_t id, arb_vec2 position, float speed, float dt,
+                                 float* weight) {
   while (p->cursor < p->count && p->ids[p->cursor] < id) ++p->cursor;
   float acc = p->cursor < p->count && p->ids[p->cursor] == id ? p->acc[p->cursor] : 0.0f;
   float w;
@@ -115,8 +117,8 @@ float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_in
   return acc;
 }
 
-void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current, const float* acc,
-                             const uint8_t* up_to_date) {
+void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current,
+                                const float* acc, const uint8_t* up_to_date) {
   int n = 0;
   for (int j = 0; j < current->count && n < p->cap; ++j) {
     if (up_to_date[j]) continue;
@@ -127,7 +129,7 @@ void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set
 }
 
 void arb_snapshot_priority_keep_stale(arb_snapshot_priority* p, const arb_snapshot_set* current,
-                                   const float* acc, const int* stale, int count) {
+                                      const float* acc, const int* stale, int count) {
   int n = count < p->cap ? count : p->cap;
   for (int k = 0; k < n; ++k) {
     p->spare_ids[k] = current->items[stale[k]].id;

@@ -102,7 +102,8 @@ static void put_string(json_out* o, const char* v) {
 
 static const char* session_state_name(sv_session_state st) {
   static const char* const names[] = {"free", "await_hello", "joining", "active", "closing"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_SESSION_CLOSING + 1, "one name per sv_session_state");
+  _Static_assert(sizeof names / sizeof names[0] == SV_SESSION_CLOSING + 1,
+                 "one name per sv_session_state");
   return (unsigned)st <= SV_SESSION_CLOSING ? names[st] : "unknown";
 }
 
@@ -121,12 +122,13 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
     put(&o,
         ",\"addr\":\"%s\",\"state\":\"%s\",\"spectator\":%s,\"connected_s\":%.1f,\"rtt_ms\":%u,"
         "\"snapshots_sent\":%llu",
-        ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false", (double)(now - ss->connected_ns) / 1e9,
-        (unsigned)ss->peer->roundTripTime, (unsigned long long)ss->snapshots_sent);
+        ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false",
+        (double)(now - ss->connected_ns) / 1e9, (unsigned)ss->peer->roundTripTime,
+        (unsigned long long)ss->snapshots_sent);
     // The camera box the client reported (the `view` message), or null.
     if (ss->has_view)
-      put(&o, ",\"view\":[%.2f,%.2f,%.2f,%.2f]}", (double)ss->view.lower.x, (double)ss->view.lower.y,
-          (double)ss->view.upper.x, (double)ss->view.upper.y);
+      put(&o, ",\"view\":[%.2f,%.2f,%.2f,%.2f]}", (double)ss->view.lower.x,
+          (double)ss->view.lower.y, (double)ss->view.upper.x, (double)ss->view.upper.y);
     else
       put(&o, ",\"view\":null}");
   }

@@ -83,7 +83,8 @@ sv_auth_result sv_auth_check(sv_auth* a, const uint8_t* token, size_t len, uint6
 const char* sv_auth_result_name(sv_auth_result r) {
   static const char* const names[] = {"ok",           "missing", "invalid", "expired",
                                       "wrong_server", "reused",  "busy"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_AUTH_RESULT_COUNT, "one name per sv_auth_result");
+  _Static_assert(sizeof names / sizeof names[0] == SV_AUTH_RESULT_COUNT,
+                 "one name per sv_auth_result");
   return (unsigned)r < SV_AUTH_RESULT_COUNT ? names[r] : "unknown";
 }
 

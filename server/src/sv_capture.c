@@ -37,7 +37,7 @@ void sv_capture_free(sv_capture* c) {
 }
 
 static arb_snapshot_entity* add(sv_capture* c, uint32_t id, uint8_t cls, arb_vec2 where,
-                             arb_vec2 vel) {
+                                arb_vec2 vel) {
   if (c->set.count == c->cap) {
     c->truncated++;
     return NULL;
@@ -56,7 +56,7 @@ static int32_t gravity_q(float g) {
   int32_t q = arb_proto_quantize_vel(g);
   return q > ARB_SNAPSHOT_MAX_GRAVITY    ? ARB_SNAPSHOT_MAX_GRAVITY
          : q < -ARB_SNAPSHOT_MAX_GRAVITY ? -ARB_SNAPSHOT_MAX_GRAVITY
-                                      : q;
+                                         : q;
 }
 
 // The captured state of body b from its motion m, from the memo when m is bit for bit the last one.
@@ -156,13 +156,17 @@ static void capture_wheels(sv_capture* c, const arb_world* world) {
 static void capture_links(sv_capture* c, const arb_world* world) {
   arb_extra_id ids[256];
   for (int kind = 0; kind < 2; ++kind) {
-    int n = kind == 0 ? arb_world_get_springs(world, ids, 256) : arb_world_get_joints(world, ids, 256);
+    int n =
+        kind == 0 ? arb_world_get_springs(world, ids, 256) : arb_world_get_joints(world, ids, 256);
     for (int i = 0; i < n && i < 256; ++i) {
       arb_vec2 a, b;
-      if (kind == 0) arb_spring_get_anchors(world, ids[i], &a, &b);
-      else arb_joint_get_anchors(world, ids[i], &a, &b);
+      if (kind == 0)
+        arb_spring_get_anchors(world, ids[i], &a, &b);
+      else
+        arb_joint_get_anchors(world, ids[i], &a, &b);
       uint32_t base = kind == 0 ? SV_ID_SPRING : SV_ID_JOINT;
-      arb_snapshot_entity* e = add(c, base + (uint32_t)(ids[i].index1 - 1), ARB_SNAPSHOT_LINK, a, arb_v2(0, 0));
+      arb_snapshot_entity* e =
+          add(c, base + (uint32_t)(ids[i].index1 - 1), ARB_SNAPSHOT_LINK, a, arb_v2(0, 0));
       if (!e) return;
       e->desc_version = ids[i].generation;
     }

@@ -1,8 +1,9 @@
 // Capture of a game's drawable state for the snapshot stream: every non-static body, every
 // particle, every particle constraint (a rope link between two particle entities), every
-// vehicle wheel and every spring and joint (links between bodies), quantized, in one id-ordered set. Entity ids: bodies keep their game
-// entity id; the extras get ids in their own ranges above every body id, so a client can
-// tell them apart and the order is stable. All memory is allocated at init.
+// vehicle wheel and every spring and joint (links between bodies), quantized, in one id-ordered
+// set. Entity ids: bodies keep their game entity id; the extras get ids in their own ranges above
+// every body id, so a client can tell them apart and the order is stable. All memory is allocated
+// at init.
 #pragma once
 
 #include <arbiter/game.h>
@@ -12,8 +13,8 @@
 #define SV_ID_ROPE 0x50000000u      ///< + constraint index
 #define SV_ID_WHEEL 0x60000000u     ///< + vehicle slot * SV_WHEELS_PER_VEHICLE + wheel
 #define SV_WHEELS_PER_VEHICLE 8
-#define SV_ID_SPRING 0x70000000u    ///< + spring slot
-#define SV_ID_JOINT 0x78000000u     ///< + joint slot
+#define SV_ID_SPRING 0x70000000u  ///< + spring slot
+#define SV_ID_JOINT 0x78000000u   ///< + joint slot
 
 /// The inputs of a body's captured state and what they gave (sv_capture.memo). The state
 /// is a function of the inputs alone (the quantizers and arb_rot_angle are pure), so equal
@@ -33,9 +34,9 @@ typedef struct sv_capture {
   int entity_count;
   arb_snapshot_entity* items;  ///< captured, id order (cap)
   arb_snapshot_set set;        ///< view of items
-  arb_vec2* positions;      ///< world position of items[i] (bodies, particles; wheels: chassis)
-  float* speeds;            ///< |velocity| of items[i], m/s
-  arb_game* game;           ///< of the last capture, for descriptions
+  arb_vec2* positions;         ///< world position of items[i] (bodies, particles; wheels: chassis)
+  float* speeds;               ///< |velocity| of items[i], m/s
+  arb_game* game;              ///< of the last capture, for descriptions
   int32_t gravity_x, gravity_y;  ///< quantized world gravity (1/256 m/s^2)
   int truncated;                 ///< things left out of the last capture (over cap)
   /// Per body slot (index1 % cap), what its last capture was made from and gave: a body at

@@ -14,15 +14,23 @@
 #define ARB_BUILD_ID "arbiter-unknown"
 #endif
 
-typedef enum opt_kind { OPT_INT, OPT_FLOAT, OPT_STR, OPT_LEVEL, OPT_FORMAT, OPT_U64, OPT_BOOL } opt_kind;
+typedef enum opt_kind {
+  OPT_INT,
+  OPT_FLOAT,
+  OPT_STR,
+  OPT_LEVEL,
+  OPT_FORMAT,
+  OPT_U64,
+  OPT_BOOL
+} opt_kind;
 
 typedef struct opt {
   const char* flag;  ///< without leading "--"
   const char* env;
   const char* metavar;
   opt_kind kind;
-  size_t offset;     ///< into sv_config
-  size_t size;       ///< for strings: buffer size
+  size_t offset;       ///< into sv_config
+  size_t size;         ///< for strings: buffer size
   long long min, max;  ///< for ints
   const char* def;     ///< the default as its flag would give it; NULL = zero / empty
   const char* help;
@@ -38,80 +46,121 @@ static const opt opts[] = {
      "IPv4 address to listen on. Default 0.0.0.0."},
     {"max-clients", "ARBITER_MAX_CLIENTS", "N", OPT_INT, OFF(max_clients), 0, 1, 1024, "64",
      "Player slots; one more connects and gets reject \"server full\". Default 64."},
-    {"max-spectators", "ARBITER_MAX_SPECTATORS", "N", OPT_INT, OFF(max_spectators), 0, 0, 1024, "32",
-     "Spectator slots (clients that watch without an avatar; not players, not in the replay log); one more gets reject full (\"spectators full (N)\"); 0 = no spectators. Default 32."},
+    {"max-spectators", "ARBITER_MAX_SPECTATORS", "N", OPT_INT, OFF(max_spectators), 0, 0, 1024,
+     "32",
+     "Spectator slots (clients that watch without an avatar; not players, not in the replay log); "
+     "one more gets reject full (\"spectators full (N)\"); 0 = no spectators. Default 32."},
     {"tick-rate", "ARBITER_TICK_RATE", "HZ", OPT_INT, OFF(tick_rate), 0, 1, 1000, NULL,
-     "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). Default: the scene's (built-in scene: 60)."},
-    {"physics-threads", "ARBITER_PHYSICS_THREADS", "N", OPT_INT, OFF(physics_threads), 0, 1, 64, "1",
-     "Threads stepping the physics world (narrow phase and contact solver split between them; the results are the same bits for any N). Default 1."},
-    {"snapshot-threads", "ARBITER_SNAPSHOT_THREADS", "N", OPT_INT, OFF(snapshot_threads), 0, 0, 64, "0",
-     "Worker threads that build per-client snapshots with the tick thread (the simulation stays on the tick thread; the snapshots are the same bytes for any N). Default 0: all on the tick thread."},
+     "Simulation ticks per second; overrides the scene's tick_rate (recorded in replay logs). "
+     "Default: the scene's (built-in scene: 60)."},
+    {"physics-threads", "ARBITER_PHYSICS_THREADS", "N", OPT_INT, OFF(physics_threads), 0, 1, 64,
+     "1",
+     "Threads stepping the physics world (narrow phase and contact solver split between them; the "
+     "results are the same bits for any N). Default 1."},
+    {"snapshot-threads", "ARBITER_SNAPSHOT_THREADS", "N", OPT_INT, OFF(snapshot_threads), 0, 0, 64,
+     "0",
+     "Worker threads that build per-client snapshots with the tick thread (the simulation stays on "
+     "the tick thread; the snapshots are the same bytes for any N). Default 0: all on the tick "
+     "thread."},
     {"snapshot-rate", "ARBITER_SNAPSHOT_RATE", "HZ", OPT_INT, OFF(snapshot_rate), 0, 1, 1000, "30",
      "Snapshots per second per client, sent every round(tick/snapshot) ticks. Default 30."},
     {"scene", "ARBITER_SCENE", "FILE", OPT_STR, OFF(scene), SZ(scene), 0, 0, NULL,
      "Scene JSON file (docs/SCENES.md). Default: the built-in scene."},
     {"record", "ARBITER_RECORD", "FILE|DIR", OPT_STR, OFF(record), SZ(record), 0, 0, NULL,
      "Write a replay log. A directory gets arbiter-YYYYmmdd-HHMMSS-PID.arbrec. Default off."},
-    {"record-max-bytes", "ARBITER_RECORD_MAX_BYTES", "N", OPT_U64, OFF(record_max_bytes), 0, 0, 0, "0",
-     "With --record: before a file would pass N bytes, end it and go on in FILE.1.arbrec, FILE.2.arbrec, ... each starting with the header and a checkpoint; 0 = no limit (default)."},
+    {"record-max-bytes", "ARBITER_RECORD_MAX_BYTES", "N", OPT_U64, OFF(record_max_bytes), 0, 0, 0,
+     "0",
+     "With --record: before a file would pass N bytes, end it and go on in FILE.1.arbrec, "
+     "FILE.2.arbrec, ... each starting with the header and a checkpoint; 0 = no limit (default)."},
     {"http-port", "ARBITER_HTTP_PORT", "N", OPT_INT, OFF(http_port), 0, -1, 65535, "8080",
      "TCP port for GET /healthz and /metrics; 0 = off, -1 = any free port. Default 8080."},
-    {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0, "127.0.0.1",
-     "Address for the HTTP listener. Default 127.0.0.1."},
+    {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0,
+     "127.0.0.1", "Address for the HTTP listener. Default 127.0.0.1."},
     {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0, NULL,
-     "Send each client only entities within M meters of its avatar or in the camera box it reports (a spectator: only its box); 0 = everything (default)."},
+     "Send each client only entities within M meters of its avatar or in the camera box it reports "
+     "(a spectator: only its box); 0 = everything (default)."},
     {"client-kbps", "ARBITER_CLIENT_KBPS", "N", OPT_INT, OFF(client_kbps), 0, 16, 1000000, "1000",
-     "Snapshot bandwidth per client, kbit/s (payload and packet headers); a client may ask for less in its hello, and loss or rising round trip lowers it for a while. Default 1000."},
+     "Snapshot bandwidth per client, kbit/s (payload and packet headers); a client may ask for "
+     "less in its hello, and loss or rising round trip lowers it for a while. Default 1000."},
     {"log-level", "ARBITER_LOG_LEVEL", "LEVEL", OPT_LEVEL, OFF(log_level), 0, 0, 0, "info",
      "error, warn, info or debug. Default info."},
     {"log-format", "ARBITER_LOG_FORMAT", "FMT", OPT_FORMAT, OFF(log_format), 0, 0, 0, "text",
      "text or json, one line per event on stderr. Default text."},
     {"seed", "ARBITER_SEED", "N", OPT_U64, OFF(seed), 0, 0, 0, "1",
      "Game random seed (recorded in the replay log). Default 1."},
-    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50, 60000, "5000",
-     "A connection that sends no valid hello within MS is dropped. Default 5000."},
-    {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200, 60000, "3000",
-     "A silent client is timed out after about MS. Default 3000."},
-    {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1, 100000, "120",
+    {"hello-timeout-ms", "ARBITER_HELLO_TIMEOUT_MS", "MS", OPT_INT, OFF(hello_timeout_ms), 0, 50,
+     60000, "5000", "A connection that sends no valid hello within MS is dropped. Default 5000."},
+    {"peer-timeout-ms", "ARBITER_PEER_TIMEOUT_MS", "MS", OPT_INT, OFF(peer_timeout_ms), 0, 200,
+     60000, "3000", "A silent client is timed out after about MS. Default 3000."},
+    {"input-rate-limit", "ARBITER_INPUT_RATE_LIMIT", "N", OPT_INT, OFF(input_rate_limit), 0, 1,
+     100000, "120",
      "Input packets per second per client; more are dropped and counted. Default 120."},
-    {"byte-rate-limit", "ARBITER_BYTE_RATE_LIMIT", "N", OPT_INT, OFF(byte_rate_limit), 0, 256, 100000000, "16384",
+    {"byte-rate-limit", "ARBITER_BYTE_RATE_LIMIT", "N", OPT_INT, OFF(byte_rate_limit), 0, 256,
+     100000000, "16384",
      "Bytes per second per client; more are dropped and counted. Default 16384."},
     {"strike-limit", "ARBITER_STRIKE_LIMIT", "N", OPT_INT, OFF(strike_limit), 0, 1, 1000000, "10",
      "Malformed messages a client may send before it is disconnected. Default 10."},
-    {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1, 100, "5",
+    {"max-catchup-ticks", "ARBITER_MAX_CATCHUP_TICKS", "N", OPT_INT, OFF(max_catchup_ticks), 0, 1,
+     100, "5",
      "Ticks run in one wake-up; a backlog of more than N after them is dropped. Default 5."},
-    {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0, 1000000, "600",
-     "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = none. Default 600."},
-    {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0, 0, 604800, NULL,
-     "End the match S seconds after it started (first join or allocation), then exit 0; 0 = no limit (default)."},
-    {"exit-when-empty", "ARBITER_EXIT_WHEN_EMPTY", "S", OPT_INT, OFF(exit_when_empty_s), 0, 0, 604800, NULL,
-     "End the match when nobody has been in it for S seconds (after the last player left, or nobody joined within S of the allocation); 0 = never (default)."},
-    {"drain-timeout", "ARBITER_DRAIN_TIMEOUT", "S", OPT_INT, OFF(drain_timeout_s), 0, 0, 604800, "60",
-     "A drain (SIGUSR1, POST /admin/drain) ends the match after at most S seconds even if players remain. Default 60."},
+    {"checkpoint-every", "ARBITER_CHECKPOINT_EVERY", "N", OPT_INT, OFF(checkpoint_every), 0, 0,
+     1000000, "600",
+     "With --record: a full game-state checkpoint every N ticks (seek, divergence search); 0 = "
+     "none. Default 600."},
+    {"match-max-duration", "ARBITER_MATCH_MAX_DURATION", "S", OPT_INT, OFF(match_max_duration_s), 0,
+     0, 604800, NULL,
+     "End the match S seconds after it started (first join or allocation), then exit 0; 0 = no "
+     "limit (default)."},
+    {"exit-when-empty", "ARBITER_EXIT_WHEN_EMPTY", "S", OPT_INT, OFF(exit_when_empty_s), 0, 0,
+     604800, NULL,
+     "End the match when nobody has been in it for S seconds (after the last player left, or "
+     "nobody joined within S of the allocation); 0 = never (default)."},
+    {"drain-timeout", "ARBITER_DRAIN_TIMEOUT", "S", OPT_INT, OFF(drain_timeout_s), 0, 0, 604800,
+     "60",
+     "A drain (SIGUSR1, POST /admin/drain) ends the match after at most S seconds even if players "
+     "remain. Default 60."},
     {"agones", "ARBITER_AGONES", "", OPT_BOOL, OFF(agones), 0, 0, 0, NULL,
-     "Report to the Agones SDK server: ready, health, labels, players, shutdown; watch for the allocation. Default off."},
-    {"agones-sdk-port", "AGONES_SDK_HTTP_PORT", "N", OPT_INT, OFF(agones_sdk_port), 0, 1, 65535, "9358",
+     "Report to the Agones SDK server: ready, health, labels, players, shutdown; watch for the "
+     "allocation. Default off."},
+    {"agones-sdk-port", "AGONES_SDK_HTTP_PORT", "N", OPT_INT, OFF(agones_sdk_port), 0, 1, 65535,
+     "9358",
      "REST port of the Agones SDK server on localhost (Agones sets the variable). Default 9358."},
-    {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100, 600000, "2000",
-     "With --agones: a health ping every MS, sent from the tick (a stuck tick stops them). Default 2000."},
-    {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0, NULL,
-     "File holding the bearer token for the operator endpoints (/admin/sessions, kick, ban, drain); unset = those endpoints are off."},
-    {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms), 0, 0, 86400000, NULL,
-     "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz 503); 0 = off (default)."},
-    {"peers-per-address", "ARBITER_PEERS_PER_ADDRESS", "N", OPT_INT, OFF(peers_per_address), 0, 1, 4095, "16",
+    {"agones-health-ms", "ARBITER_AGONES_HEALTH_MS", "MS", OPT_INT, OFF(agones_health_ms), 0, 100,
+     600000, "2000",
+     "With --agones: a health ping every MS, sent from the tick (a stuck tick stops them). Default "
+     "2000."},
+    {"admin-token", "ARBITER_ADMIN_TOKEN", "FILE", OPT_STR, OFF(admin_token), SZ(admin_token), 0, 0,
+     NULL,
+     "File holding the bearer token for the operator endpoints (/admin/sessions, kick, ban, "
+     "drain); unset = those endpoints are off."},
+    {"test-stall-after-ms", "ARBITER_TEST_STALL_AFTER_MS", "MS", OPT_INT, OFF(test_stall_after_ms),
+     0, 0, 86400000, NULL,
+     "Testing only: stop ticking MS after start, as a hung tick would (health pings stop, /healthz "
+     "503); 0 = off (default)."},
+    {"peers-per-address", "ARBITER_PEERS_PER_ADDRESS", "N", OPT_INT, OFF(peers_per_address), 0, 1,
+     4095, "16",
      "Connections one IP address may hold at once (players behind one NAT share it). Default 16."},
     {"connect-rate", "ARBITER_CONNECT_RATE", "N", OPT_INT, OFF(connect_rate), 0, 1, 100000, "20",
-     "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. Default 20."},
-    {"rejoin-window-ms", "ARBITER_REJOIN_WINDOW_MS", "MS", OPT_INT, OFF(rejoin_window_ms), 0, 0, 600000, "10000",
-     "A client whose connection is lost gets its own avatar back if it rejoins within MS; 0 = off. Default 10000."},
+     "Connection-gate datagrams per second one IP address may send (2 s burst); more are dropped. "
+     "Default 20."},
+    {"rejoin-window-ms", "ARBITER_REJOIN_WINDOW_MS", "MS", OPT_INT, OFF(rejoin_window_ms), 0, 0,
+     600000, "10000",
+     "A client whose connection is lost gets its own avatar back if it rejoins within MS; 0 = off. "
+     "Default 10000."},
     {"auth-key", "ARBITER_AUTH_KEY", "FILE", OPT_STR, OFF(auth_key), SZ(auth_key), 0, 0, NULL,
-     "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). Default: open server."},
-    {"public-address", "ARBITER_PUBLIC_ADDRESS", "IP:PORT", OPT_STR, OFF(public_address), SZ(public_address), 0, 0, NULL,
-     "The address clients reach this server at, which tokens must list. Default: --bind and the bound port (0.0.0.0 = any IP)."},
-    {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT, OFF(half_open_timeout_ms), 0, 100, 60000, "1000",
+     "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). "
+     "Default: open server."},
+    {"public-address", "ARBITER_PUBLIC_ADDRESS", "IP:PORT", OPT_STR, OFF(public_address),
+     SZ(public_address), 0, 0, NULL,
+     "The address clients reach this server at, which tokens must list. Default: --bind and the "
+     "bound port (0.0.0.0 = any IP)."},
+    {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT,
+     OFF(half_open_timeout_ms), 0, 100, 60000, "1000",
      "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
-    {"receive-interval-ms", "ARBITER_RECEIVE_INTERVAL_MS", "MS", OPT_INT, OFF(receive_interval_ms), 0, 0, 100, "1",
-     "Between ticks, read the UDP socket at most once per MS (each tick reads it too); 0 = whenever a datagram arrives. Default 1."},
+    {"receive-interval-ms", "ARBITER_RECEIVE_INTERVAL_MS", "MS", OPT_INT, OFF(receive_interval_ms),
+     0, 0, 100, "1",
+     "Between ticks, read the UDP socket at most once per MS (each tick reads it too); 0 = "
+     "whenever a datagram arrives. Default 1."},
 };
 #define OPT_COUNT ((int)(sizeof opts / sizeof opts[0]))
 
@@ -124,7 +173,8 @@ void sv_config_print_help(FILE* out, const char* prog) {
           prog);
   for (int i = 0; i < OPT_COUNT; ++i) {
     char left[64];
-    snprintf(left, sizeof left, opts[i].metavar[0] ? "--%s %s" : "--%s", opts[i].flag, opts[i].metavar);
+    snprintf(left, sizeof left, opts[i].metavar[0] ? "--%s %s" : "--%s", opts[i].flag,
+             opts[i].metavar);
     fprintf(out, "  %-28s %s\n  %-28s [env %s]\n", left, opts[i].help, "", opts[i].env);
   }
   fprintf(out,
@@ -139,7 +189,8 @@ void sv_config_print_help(FILE* out, const char* prog) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(char* err, size_t cap, const char* fmt, ...) {
+static int
+fail(char* err, size_t cap, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, cap, fmt, ap);
@@ -148,7 +199,8 @@ static int fail(char* err, size_t cap, const char* fmt, ...) {
 }
 
 // `source` names where the value came from, for the error message ("--port", "ARBITER_PORT").
-static int set_value(sv_config* cfg, const opt* o, const char* value, const char* source, char* err, size_t cap) {
+static int set_value(sv_config* cfg, const opt* o, const char* value, const char* source, char* err,
+                     size_t cap) {
   char* base = (char*)cfg + o->offset;
   char* end = NULL;
   switch (o->kind) {
@@ -176,7 +228,8 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
       float v = strtof(value, &end);
       if (*value == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
         return fail(err, cap, "%s: \"%s\" is not a finite number", source, value);
-      if (v < 0.0f || v > 1.0e6f) return fail(err, cap, "%s: %s is out of range [0, 1e6]", source, value);
+      if (v < 0.0f || v > 1.0e6f)
+        return fail(err, cap, "%s: %s is out of range [0, 1e6]", source, value);
       *(float*)base = v;
       return 0;
     }
@@ -190,13 +243,15 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
         return fail(err, cap, "%s: \"%s\" is not one of error, warn, info, debug", source, value);
       return 0;
     case OPT_BOOL:
-      if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "on") == 0)
+      if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 ||
+          strcmp(value, "on") == 0)
         *(bool*)base = true;
       else if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0 || strcmp(value, "no") == 0 ||
                strcmp(value, "off") == 0)
         *(bool*)base = false;
       else
-        return fail(err, cap, "%s: \"%s\" is not one of 1, 0, true, false, yes, no, on, off", source, value);
+        return fail(err, cap, "%s: \"%s\" is not one of 1, 0, true, false, yes, no, on, off",
+                    source, value);
       return 0;
     case OPT_FORMAT:
       if (sv_log_parse_format(value, (sv_log_format*)base) != 0)
@@ -222,7 +277,8 @@ sv_config sv_default_config(void) {
 static int check_ipv4(const char* s, const char* what, char* err, size_t cap) {
   unsigned a, b, c, d;
   char extra;
-  if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
+  if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &extra) != 4 || a > 255 || b > 255 || c > 255 ||
+      d > 255)
     return fail(err, cap, "%s: \"%s\" is not an IPv4 address (ENet 1.3 is IPv4 only)", what, s);
   return 0;
 }
@@ -260,7 +316,8 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
     } else if (opts[found].kind == OPT_BOOL) {
       value = "1";  // a switch: given means on
     } else {
-      if (a + 1 >= argc) return fail(err, err_cap, "--%s needs a value (%s)", opts[found].flag, opts[found].metavar);
+      if (a + 1 >= argc)
+        return fail(err, err_cap, "--%s needs a value (%s)", opts[found].flag, opts[found].metavar);
       value = argv[++a];
     }
     if (given_count < OPT_COUNT) {
@@ -271,7 +328,8 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
   }
   for (int i = 0; i < OPT_COUNT; ++i) {
     const char* v = getenv(opts[i].env);
-    if (v != NULL && !by_flag[i] && set_value(cfg, &opts[i], v, opts[i].env, err, err_cap) != 0) return -1;
+    if (v != NULL && !by_flag[i] && set_value(cfg, &opts[i], v, opts[i].env, err, err_cap) != 0)
+      return -1;
   }
   for (int g = 0; g < given_count; ++g) {
     char source[80];
@@ -285,7 +343,7 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
     return fail(err, err_cap, "--http-port %d is the same as --port", cfg->http_port);
   }
   if (cfg->tick_rate != 0 && cfg->snapshot_rate > cfg->tick_rate)
-    return fail(err, err_cap, "--snapshot-rate %d is higher than --tick-rate %d", cfg->snapshot_rate,
-                cfg->tick_rate);
+    return fail(err, err_cap, "--snapshot-rate %d is higher than --tick-rate %d",
+                cfg->snapshot_rate, cfg->tick_rate);
   return 0;
 }

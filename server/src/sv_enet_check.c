@@ -91,7 +91,8 @@ static sv_enet_verdict find_peer(const ENetHost* host, uint16_t peer_id, const E
   return SV_ENET_PASS;
 }
 
-sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id, int* peer_index) {
+sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id,
+                              int* peer_index) {
   const uint8_t* data = host->receivedData;
   size_t len = host->receivedDataLength;
   *connect_id = 0;

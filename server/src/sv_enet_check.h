@@ -31,4 +31,5 @@ typedef enum sv_enet_verdict {
 /// Check the datagram in host->receivedData from host->receivedAddress. For
 /// SV_ENET_CONNECT, *connect_id receives the CONNECT's connectID; for SV_ENET_PASS,
 /// *peer_index is the peer it is for (-1: none).
-sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id, int* peer_index);
+sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t* connect_id,
+                              int* peer_index);

@@ -15,19 +15,21 @@ typedef struct http_conn {
   int handles_open;  ///< freed when both tcp and timer are closed
   bool responding;
   bool closing;
-  uint32_t ip;       ///< peer IPv4 address (network order), 0 if unknown
+  uint32_t ip;           ///< peer IPv4 address (network order), 0 if unknown
   uint64_t accepted_ms;  ///< uv_now at accept: the header deadline counts from here
   size_t len;
   char req[SV_HTTP_MAX_REQUEST + 1];
-  char* out;         ///< response bytes (malloc'd), freed on close
+  char* out;  ///< response bytes (malloc'd), freed on close
 } http_conn;
 
 static void on_handle_closed(uv_handle_t* handle) {
   http_conn* c = handle->data;
   if (--c->handles_open == 0) {
     sv_http* h = c->server;
-    if (c->prev) c->prev->next = c->next;
-    else h->conn_list = c->next;
+    if (c->prev)
+      c->prev->next = c->next;
+    else
+      h->conn_list = c->next;
     if (c->next) c->next->prev = c->prev;
     h->conns--;
     free(c->out);
@@ -50,7 +52,9 @@ static void on_timeout(uv_timer_t* timer) {
 // Re-armed on every read: whichever comes first of the idle and the header deadline.
 static void arm_timer(http_conn* c) {
   uint64_t now = uv_now(c->tcp.loop);
-  uint64_t header_left = c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS > now ? c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS - now : 0;
+  uint64_t header_left = c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS > now
+                             ? c->accepted_ms + SV_HTTP_HEADER_TIMEOUT_MS - now
+                             : 0;
   uint64_t wait = header_left < SV_HTTP_IDLE_TIMEOUT_MS ? header_left : SV_HTTP_IDLE_TIMEOUT_MS;
   uv_timer_start(&c->timer, on_timeout, wait, 0);
 }
@@ -62,26 +66,36 @@ static void on_written(uv_write_t* req, int status) {
 
 static const char* reason_phrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 401: return "Unauthorized";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
+    case 200:
+      return "OK";
+    case 202:
+      return "Accepted";
+    case 401:
+      return "Unauthorized";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Internal Server Error";
   }
 }
 
-static void respond(http_conn* c, int status, const char* content_type, const char* body, size_t body_len,
-                    bool head_only) {
+static void respond(http_conn* c, int status, const char* content_type, const char* body,
+                    size_t body_len, bool head_only) {
   c->responding = true;
   uv_read_stop((uv_stream_t*)&c->tcp);
   char header[256];
-  int hl = snprintf(header, sizeof header,
-                    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
-                    reason_phrase(status), content_type, body_len);
+  int hl = snprintf(
+      header, sizeof header,
+      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+      status, reason_phrase(status), content_type, body_len);
   size_t send_body = head_only ? 0 : body_len;
   c->out = malloc((size_t)hl + send_body);
   if (c->out == NULL) {
@@ -132,7 +146,8 @@ int sv_http_parse_request(const char* header, sv_http_request* out) {
   memset(out, 0, sizeof *out);
   // Request line: METHOD SP TARGET SP HTTP/x.y (widths bound every copy).
   char version[16];
-  if (sscanf(header, "%7s %511s %15s", out->method, out->path, version) != 3 || strncmp(version, "HTTP/1.", 7) != 0)
+  if (sscanf(header, "%7s %511s %15s", out->method, out->path, version) != 3 ||
+      strncmp(version, "HTTP/1.", 7) != 0)
     return 400;
   out->head = strcmp(out->method, "HEAD") == 0;
   if (!out->head && strcmp(out->method, "GET") != 0 && strcmp(out->method, "POST") != 0) return 405;
@@ -190,8 +205,10 @@ static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
     return;
   }
   c->req[c->len] = '\0';
-  if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) handle_request(c);
-  else arm_timer(c);
+  if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
+    handle_request(c);
+  else
+    arm_timer(c);
 }
 
 static int waiting_from(const sv_http* h, uint32_t ip, const http_conn* skip) {
@@ -223,7 +240,8 @@ static bool admit(sv_http* h, http_conn* fresh) {
   for (http_conn* c = h->conn_list; c; c = c->next) {
     if (c == fresh || c->closing || c->responding) continue;
     int n = waiting_from(h, c->ip, fresh);
-    if (n > victim_count || (n == victim_count && victim != NULL && c->accepted_ms < victim->accepted_ms)) {
+    if (n > victim_count ||
+        (n == victim_count && victim != NULL && c->accepted_ms < victim->accepted_ms)) {
       victim = c;
       victim_count = n;
     }
@@ -240,7 +258,8 @@ static bool admit(sv_http* h, http_conn* fresh) {
 static uint32_t peer_ip(uv_tcp_t* tcp) {
   struct sockaddr_storage ss;
   int len = (int)sizeof ss;
-  if (uv_tcp_getpeername(tcp, (struct sockaddr*)&ss, &len) != 0 || ss.ss_family != AF_INET) return 0;
+  if (uv_tcp_getpeername(tcp, (struct sockaddr*)&ss, &len) != 0 || ss.ss_family != AF_INET)
+    return 0;
   return ((struct sockaddr_in*)&ss)->sin_addr.s_addr;
 }
 
@@ -275,8 +294,8 @@ static void on_connection(uv_stream_t* listener, int status) {
   uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
 }
 
-int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler, void* user,
-                 char* err, size_t err_cap) {
+int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler,
+                 void* user, char* err, size_t err_cap) {
   memset(h, 0, sizeof *h);
   h->handler = handler;
   h->user = user;
@@ -304,7 +323,8 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
 }
 
 void sv_http_close(sv_http* h) {
-  if (h->open && !uv_is_closing((uv_handle_t*)&h->listener)) uv_close((uv_handle_t*)&h->listener, NULL);
+  if (h->open && !uv_is_closing((uv_handle_t*)&h->listener))
+    uv_close((uv_handle_t*)&h->listener, NULL);
   h->open = false;
   // A slow client must not hold the shutdown for its header timeout.
   for (http_conn* c = h->conn_list; c; c = c->next) conn_close(c);

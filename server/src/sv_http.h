@@ -1,8 +1,8 @@
 // A deliberately tiny HTTP/1.x responder on libuv TCP for /healthz and /metrics.
 //
 // One request per connection (Connection: close). GET and HEAD, and POST for the operator
-// endpoints (a request body is not read); the handler decides status and body. Built to keep answering /healthz while someone holds connections open
-// (slowloris) — docs/SECURITY.md:
+// endpoints (a request body is not read); the handler decides status and body. Built to keep
+// answering /healthz while someone holds connections open (slowloris) — docs/SECURITY.md:
 // - a request header larger than SV_HTTP_MAX_REQUEST bytes gets 431;
 // - a connection is closed when its whole header has not arrived within
 //   SV_HTTP_HEADER_TIMEOUT_MS, or when it sends nothing for SV_HTTP_IDLE_TIMEOUT_MS;
@@ -40,9 +40,10 @@ typedef struct sv_http_reply {
 /// The parts of a request the server uses.
 typedef struct sv_http_request {
   char method[8];
-  char path[512];  ///< query string removed
-  bool head;       ///< HEAD: answer without a body
-  char authorization[SV_HTTP_MAX_AUTH];  ///< the Authorization header's value, "" if absent or too long
+  char path[512];                        ///< query string removed
+  bool head;                             ///< HEAD: answer without a body
+  char authorization[SV_HTTP_MAX_AUTH];  ///< the Authorization header's value, "" if absent or too
+                                         ///< long
 } sv_http_request;
 
 /// Parse the request line and the headers the server uses from a NUL-terminated request
@@ -56,20 +57,20 @@ typedef void sv_http_handler(void* user, const sv_http_request* req, sv_http_rep
 typedef struct sv_http {
   uv_tcp_t listener;
   bool open;
-  int port;        ///< bound TCP port
-  int conns;       ///< open connections
+  int port;                     ///< bound TCP port
+  int conns;                    ///< open connections
   struct http_conn* conn_list;  ///< the open connections (internal)
   sv_http_handler* handler;
   void* user;
   unsigned long long requests;
   unsigned long long refused_per_address;  ///< connections closed at once: address at its cap
   unsigned long long evicted;              ///< waiting connections closed to make room
-  unsigned long long refused_full;         ///< new connections refused: no room, own address busiest
-  unsigned long long timed_out;            ///< closed by the header or idle timeout
+  unsigned long long refused_full;  ///< new connections refused: no room, own address busiest
+  unsigned long long timed_out;     ///< closed by the header or idle timeout
 } sv_http;
 
 /// Listen on bind:port (port 0 = any free port). Returns 0 or -1 with a message in err.
-int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler, void* user,
-                 char* err, size_t err_cap);
+int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler,
+                 void* user, char* err, size_t err_cap);
 /// Stop listening and close every open connection; the loop must run until they are closed.
 void sv_http_close(sv_http* h);

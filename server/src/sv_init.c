@@ -107,8 +107,8 @@ static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }
-  if (!s->sessions || !s->snap_jobs || !s->join_queue || !s->leave_queue || !s->leave_reason || !s->leave_name ||
-      !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
+  if (!s->sessions || !s->snap_jobs || !s->join_queue || !s->leave_queue || !s->leave_reason ||
+      !s->leave_name || !s->tick_rec || !s->tick_inputs || !s->rejoins || !s->msg_buf) {
     snprintf(err, err_cap, "out of memory");
     return ARB_E_NOMEM;
   }

@@ -15,7 +15,8 @@ void sv_input_init(sv_input_state* s, const sv_input_limits* lim, uint64_t now_n
   s->refill_ns = now_ns;
 }
 
-sv_admit sv_input_admit(sv_input_state* s, const sv_input_limits* lim, size_t bytes, uint64_t now_ns) {
+sv_admit sv_input_admit(sv_input_state* s, const sv_input_limits* lim, size_t bytes,
+                        uint64_t now_ns) {
   if (now_ns > s->refill_ns) {
     double dt = (double)(now_ns - s->refill_ns) * 1e-9;
     s->packet_tokens += dt * lim->packets_per_second;

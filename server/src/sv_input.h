@@ -27,13 +27,13 @@ typedef struct sv_input_limits {
 #define SV_INPUT_HORIZON 64  ///< ticks ahead a command may wait (about 1 s at 60 Hz)
 
 typedef struct sv_input_state {
-  uint32_t applied_seq;   ///< newest seq applied to the game, 0 = none
+  uint32_t applied_seq;                       ///< newest seq applied to the game, 0 = none
   arb_proto_input_cmd queue[SV_INPUT_QUEUE];  ///< seq ascending, all > applied_seq
   int queued;
   uint64_t late;  ///< commands applied or dropped after the tick they named
   double packet_tokens, byte_tokens;
-  uint64_t refill_ns;     ///< time of the last refill
-  uint32_t strikes;       ///< malformed or unexpected messages so far
+  uint64_t refill_ns;  ///< time of the last refill
+  uint32_t strikes;    ///< malformed or unexpected messages so far
 } sv_input_state;
 
 typedef enum sv_admit {
@@ -44,7 +44,8 @@ typedef enum sv_admit {
 
 void sv_input_init(sv_input_state* s, const sv_input_limits* lim, uint64_t now_ns);
 /// Charge one packet of `bytes` against the buckets; refuses (charging nothing) when over.
-sv_admit sv_input_admit(sv_input_state* s, const sv_input_limits* lim, size_t bytes, uint64_t now_ns);
+sv_admit sv_input_admit(sv_input_state* s, const sv_input_limits* lim, size_t bytes,
+                        uint64_t now_ns);
 /// Offer a decoded input message. Returns true when it carried a command not applied or
 /// queued yet (now queued), false when every command was stale (duplicates, old copies).
 bool sv_input_offer(sv_input_state* s, const arb_proto_input* msg);

@@ -6,7 +6,8 @@
 #include <time.h>
 
 static const char* const level_names[] = {"error", "warn", "info", "debug"};
-_Static_assert(sizeof level_names / sizeof level_names[0] == SV_LOG_DEBUG + 1, "one name per sv_log_level");
+_Static_assert(sizeof level_names / sizeof level_names[0] == SV_LOG_DEBUG + 1,
+               "one name per sv_log_level");
 
 void sv_log_init(sv_log* log, FILE* out, sv_log_level level, sv_log_format format) {
   log->out = out ? out : stderr;
@@ -25,8 +26,14 @@ int sv_log_parse_level(const char* s, sv_log_level* out) {
 }
 
 int sv_log_parse_format(const char* s, sv_log_format* out) {
-  if (strcmp(s, "text") == 0) { *out = SV_LOG_TEXT; return 0; }
-  if (strcmp(s, "json") == 0) { *out = SV_LOG_JSON; return 0; }
+  if (strcmp(s, "text") == 0) {
+    *out = SV_LOG_TEXT;
+    return 0;
+  }
+  if (strcmp(s, "json") == 0) {
+    *out = SV_LOG_JSON;
+    return 0;
+  }
   return -1;
 }
 
@@ -49,19 +56,33 @@ static void put(line_buf* b, const char* s, size_t n) {
   memcpy(b->p + b->len, s, n);
   b->len += n;
 }
-static void puts_(line_buf* b, const char* s) { put(b, s, strlen(s)); }
-static void putc_(line_buf* b, char c) { put(b, &c, 1); }
+static void puts_(line_buf* b, const char* s) {
+  put(b, s, strlen(s));
+}
+static void putc_(line_buf* b, char c) {
+  put(b, &c, 1);
+}
 
 static void put_json_string(line_buf* b, const char* s) {
   putc_(b, '"');
   for (const unsigned char* q = (const unsigned char*)(s ? s : ""); *q; ++q) {
     char esc[8];
     switch (*q) {
-      case '"': puts_(b, "\\\""); break;
-      case '\\': puts_(b, "\\\\"); break;
-      case '\n': puts_(b, "\\n"); break;
-      case '\r': puts_(b, "\\r"); break;
-      case '\t': puts_(b, "\\t"); break;
+      case '"':
+        puts_(b, "\\\"");
+        break;
+      case '\\':
+        puts_(b, "\\\\");
+        break;
+      case '\n':
+        puts_(b, "\\n");
+        break;
+      case '\r':
+        puts_(b, "\\r");
+        break;
+      case '\t':
+        puts_(b, "\\t");
+        break;
       default:
         if (*q < 0x20) {
           snprintf(esc, sizeof esc, "\\u%04x", *q);
@@ -87,16 +108,26 @@ static void put_text_string(line_buf* b, const char* s) {
 static void put_value(line_buf* b, const sv_log_field* f, int json) {
   char num[64];
   switch (f->type) {
-    case SV_LF_INT: snprintf(num, sizeof num, "%" PRId64, f->i); break;
-    case SV_LF_UINT: snprintf(num, sizeof num, "%" PRIu64, f->u); break;
-    case SV_LF_HEX: snprintf(num, sizeof num, json ? "\"%016" PRIx64 "\"" : "%016" PRIx64, f->u); break;
+    case SV_LF_INT:
+      snprintf(num, sizeof num, "%" PRId64, f->i);
+      break;
+    case SV_LF_UINT:
+      snprintf(num, sizeof num, "%" PRIu64, f->u);
+      break;
+    case SV_LF_HEX:
+      snprintf(num, sizeof num, json ? "\"%016" PRIx64 "\"" : "%016" PRIx64, f->u);
+      break;
     case SV_LF_DOUBLE:
-      if (f->d != f->d) snprintf(num, sizeof num, json ? "null" : "nan");
-      else snprintf(num, sizeof num, "%.6g", f->d);
+      if (f->d != f->d)
+        snprintf(num, sizeof num, json ? "null" : "nan");
+      else
+        snprintf(num, sizeof num, "%.6g", f->d);
       break;
     case SV_LF_STR:
-      if (json) put_json_string(b, f->s);
-      else put_text_string(b, f->s);
+      if (json)
+        put_json_string(b, f->s);
+      else
+        put_text_string(b, f->s);
       return;
   }
   puts_(b, num);
@@ -115,14 +146,17 @@ static void put_json_head(line_buf* b, const char* stamp, sv_log_level level, co
 static void put_fields(line_buf* b, const sv_log_field* fields, int n, int json) {
   for (int i = 0; i < n; ++i) {
     putc_(b, json ? ',' : ' ');
-    if (json) put_json_string(b, fields[i].key);
-    else puts_(b, fields[i].key);
+    if (json)
+      put_json_string(b, fields[i].key);
+    else
+      puts_(b, fields[i].key);
     putc_(b, json ? ':' : '=');
     put_value(b, &fields[i], json);
   }
 }
 
-void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const sv_log_field* fields, int n) {
+void sv_log_emit(const sv_log* log, sv_log_level level, const char* event,
+                 const sv_log_field* fields, int n) {
   if (!SV_LOG_ENABLED(log, level)) return;
   char storage[2048];
   line_buf b = {storage, 0, sizeof storage - 5, 0};  // room for "...\n"
@@ -132,8 +166,9 @@ void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const
   struct tm tm;
   gmtime_r(&ts.tv_sec, &tm);
   char stamp[64];
-  snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
+  snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+           tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+           (int)(ts.tv_nsec / 1000000));
 
   const int json = log->format == SV_LOG_JSON;
   if (json) {

@@ -41,8 +41,8 @@ typedef struct sv_log_field {
 #define SV_LS(k, v) ((sv_log_field){.key = (k), .type = SV_LF_STR, .s = (v)})
 
 typedef struct sv_log {
-  FILE* out;             ///< not owned; stderr by default
-  sv_log_level level;    ///< events above this level are skipped
+  FILE* out;           ///< not owned; stderr by default
+  sv_log_level level;  ///< events above this level are skipped
   sv_log_format format;
 } sv_log;
 
@@ -54,19 +54,21 @@ int sv_log_parse_format(const char* s, sv_log_format* out);
 const char* sv_log_level_name(sv_log_level level);
 
 /// Write one event line. fields may be NULL when n == 0.
-void sv_log_emit(const sv_log* log, sv_log_level level, const char* event, const sv_log_field* fields, int n);
+void sv_log_emit(const sv_log* log, sv_log_level level, const char* event,
+                 const sv_log_field* fields, int n);
 
 #define SV_LOG_ENABLED(log, lvl) ((log) != NULL && (int)(lvl) <= (int)(log)->level)
 /// SV_LOG(log, SV_LOG_INFO, "event", SV_LI("k", 1), ...): at least one field.
-#define SV_LOG(log, lvl, event, ...)                                                  \
-  do {                                                                                \
-    if (SV_LOG_ENABLED(log, lvl)) {                                                   \
-      const sv_log_field sv_log_f_[] = {__VA_ARGS__};                                 \
-      sv_log_emit((log), (lvl), (event), sv_log_f_, (int)(sizeof sv_log_f_ / sizeof sv_log_f_[0])); \
-    }                                                                                 \
+#define SV_LOG(log, lvl, event, ...)                              \
+  do {                                                            \
+    if (SV_LOG_ENABLED(log, lvl)) {                               \
+      const sv_log_field sv_log_f_[] = {__VA_ARGS__};             \
+      sv_log_emit((log), (lvl), (event), sv_log_f_,               \
+                  (int)(sizeof sv_log_f_ / sizeof sv_log_f_[0])); \
+    }                                                             \
   } while (0)
 /// An event with no fields.
-#define SV_LOG0(log, lvl, event)                                           \
-  do {                                                                     \
+#define SV_LOG0(log, lvl, event)                                               \
+  do {                                                                         \
     if (SV_LOG_ENABLED(log, lvl)) sv_log_emit((log), (lvl), (event), NULL, 0); \
   } while (0)

@@ -99,6 +99,7 @@ bool sv_match_accepting(const sv_match* m) {
 
 const char* sv_match_state_name(sv_match_state state) {
   static const char* const names[] = {"starting", "ready", "allocated", "draining", "done"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_MATCH_STATE_COUNT, "one name per sv_match_state");
+  _Static_assert(sizeof names / sizeof names[0] == SV_MATCH_STATE_COUNT,
+                 "one name per sv_match_state");
   return (unsigned)state < SV_MATCH_STATE_COUNT ? names[state] : "unknown";
 }

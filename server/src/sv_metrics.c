@@ -55,27 +55,31 @@ void sv_metrics_init(sv_metrics* m) {
 
 const char* sv_reject_reason_name(sv_reject_reason r) {
   static const char* const names[] = {"decode", "unexpected", "nonfinite", "version"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_REJECT_REASON_COUNT, "one name per sv_reject_reason");
+  _Static_assert(sizeof names / sizeof names[0] == SV_REJECT_REASON_COUNT,
+                 "one name per sv_reject_reason");
   return (unsigned)r < SV_REJECT_REASON_COUNT ? names[r] : "unknown";
 }
 
 const char* sv_drop_reason_name(sv_drop_reason r) {
   static const char* const names[] = {"rate_packets", "rate_bytes", "stale"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_DROP_REASON_COUNT, "one name per sv_drop_reason");
+  _Static_assert(sizeof names / sizeof names[0] == SV_DROP_REASON_COUNT,
+                 "one name per sv_drop_reason");
   return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
 }
 
 const char* sv_datagram_drop_name(sv_datagram_drop r) {
-  static const char* const names[] = {"gate_malformed", "gate_cookie", "rate_limited", "not_admitted", "enet_malformed",
-                                      "enet_fragment",  "enet_window", "enet_peer",    "stopping",
-                                      "banned"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT, "one name per sv_datagram_drop");
+  static const char* const names[] = {
+      "gate_malformed", "gate_cookie", "rate_limited", "not_admitted", "enet_malformed",
+      "enet_fragment",  "enet_window", "enet_peer",    "stopping",     "banned"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT,
+                 "one name per sv_datagram_drop");
   return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
 }
 
 const char* sv_http_closed_name(sv_http_closed r) {
   static const char* const names[] = {"per_address", "evicted", "full", "timeout"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_HTTP_CLOSED_COUNT, "one name per sv_http_closed");
+  _Static_assert(sizeof names / sizeof names[0] == SV_HTTP_CLOSED_COUNT,
+                 "one name per sv_http_closed");
   return (unsigned)r < SV_HTTP_CLOSED_COUNT ? names[r] : "unknown";
 }
 
@@ -88,7 +92,8 @@ typedef struct out_buf {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void outf(out_buf* o, const char* fmt, ...) {
+static void
+outf(out_buf* o, const char* fmt, ...) {
   if (o->overflow) return;
   va_list ap;
   va_start(ap, fmt);
@@ -128,24 +133,39 @@ static void histogram(out_buf* o, const char* name, const char* help, const sv_h
 }
 
 typedef const char* sv_label_name_fn(int reason);
-static const char* drop_name(int r) { return sv_drop_reason_name((sv_drop_reason)r); }
-static const char* reject_name(int r) { return sv_reject_reason_name((sv_reject_reason)r); }
+static const char* drop_name(int r) {
+  return sv_drop_reason_name((sv_drop_reason)r);
+}
+static const char* reject_name(int r) {
+  return sv_reject_reason_name((sv_reject_reason)r);
+}
 
-static const char* admin_result_name(int r) { return r == 0 ? "refused" : "accepted"; }
+static const char* admin_result_name(int r) {
+  return r == 0 ? "refused" : "accepted";
+}
 static const char* admin_action_name(int a) {
   static const char* const names[] = {"sessions", "kick", "ban", "drain"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_ADMIN_ACTION_COUNT, "one name per sv_admin_action");
+  _Static_assert(sizeof names / sizeof names[0] == SV_ADMIN_ACTION_COUNT,
+                 "one name per sv_admin_action");
   return (unsigned)a < SV_ADMIN_ACTION_COUNT ? names[a] : "unknown";
 }
-static const char* match_state_name(int s) { return sv_match_state_name((sv_match_state)s); }
+static const char* match_state_name(int s) {
+  return sv_match_state_name((sv_match_state)s);
+}
 // Token rejections skip SV_AUTH_OK (index 0): label i is result i + 1.
-static const char* token_reject_name(int r) { return sv_auth_result_name((sv_auth_result)(r + 1)); }
-static const char* datagram_name(int r) { return sv_datagram_drop_name((sv_datagram_drop)r); }
-static const char* http_close_name(int r) { return sv_http_closed_name((sv_http_closed)r); }
+static const char* token_reject_name(int r) {
+  return sv_auth_result_name((sv_auth_result)(r + 1));
+}
+static const char* datagram_name(int r) {
+  return sv_datagram_drop_name((sv_datagram_drop)r);
+}
+static const char* http_close_name(int r) {
+  return sv_http_closed_name((sv_http_closed)r);
+}
 
 // A counter with one line per value of a label.
-static void by_label(out_buf* o, const char* name, const char* help, const char* key, const uint64_t* v, int count,
-                     sv_label_name_fn* label) {
+static void by_label(out_buf* o, const char* name, const char* help, const char* key,
+                     const uint64_t* v, int count, sv_label_name_fn* label) {
   outf(o, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
   for (int i = 0; i < count; ++i) outf(o, "%s{%s=\"%s\"} %" PRIu64 "\n", name, key, label(i), v[i]);
 }
@@ -166,10 +186,12 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
 #define SV_RENDER_GAUGE_UINT(v, name, help) gauge(&o, name, help, (double)(v))
 #define SV_RENDER_GAUGE_REAL(v, name, help) gauge(&o, name, help, v)
 #define SV_RENDER_HISTOGRAM(v, name, help) histogram(&o, name, help, &(v))
-#define SV_RENDER_COUNTER_BY_DROP(v, name, help) by_label(&o, name, help, "reason", v, SV_DROP_REASON_COUNT, drop_name)
+#define SV_RENDER_COUNTER_BY_DROP(v, name, help) \
+  by_label(&o, name, help, "reason", v, SV_DROP_REASON_COUNT, drop_name)
 #define SV_RENDER_COUNTER_BY_REJECT(v, name, help) \
   by_label(&o, name, help, "reason", v, SV_REJECT_REASON_COUNT, reject_name)
-#define SV_RENDER_COUNTER_BY_ADMIN(v, name, help) by_label(&o, name, help, "result", v, 2, admin_result_name)
+#define SV_RENDER_COUNTER_BY_ADMIN(v, name, help) \
+  by_label(&o, name, help, "result", v, 2, admin_result_name)
 #define SV_RENDER_GAUGE_MATCH_STATE(v, name, help) one_hot(&o, name, help, v)
 #define SV_RENDER_COUNTER_BY_TOKEN(v, name, help) \
   by_label(&o, name, help, "reason", (v) + 1, SV_AUTH_RESULT_COUNT - 1, token_reject_name)

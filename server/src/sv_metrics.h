@@ -11,8 +11,8 @@
 #define SV_HIST_MAX_BUCKETS 24
 
 typedef struct sv_histogram {
-  const double* bounds;  ///< upper bounds, ascending, not owned (static tables)
-  int bucket_count;      ///< number of finite bounds (<= SV_HIST_MAX_BUCKETS)
+  const double* bounds;                      ///< upper bounds, ascending, not owned (static tables)
+  int bucket_count;                          ///< number of finite bounds (<= SV_HIST_MAX_BUCKETS)
   uint64_t counts[SV_HIST_MAX_BUCKETS + 1];  ///< per bucket (not cumulative); last = +Inf
   double sum;
   uint64_t count;
@@ -23,10 +23,10 @@ void sv_histogram_observe(sv_histogram* h, double value);
 
 /// Why a client message was rejected (label values of arbiter_messages_rejected_total).
 typedef enum sv_reject_reason {
-  SV_REJECT_DECODE = 0,   ///< bytes that do not decode as a protocol message
-  SV_REJECT_UNEXPECTED,   ///< a valid message that is not allowed in the session's state
-  SV_REJECT_NONFINITE,    ///< NaN or infinite values in an input
-  SV_REJECT_VERSION,      ///< hello with an unsupported protocol version
+  SV_REJECT_DECODE = 0,  ///< bytes that do not decode as a protocol message
+  SV_REJECT_UNEXPECTED,  ///< a valid message that is not allowed in the session's state
+  SV_REJECT_NONFINITE,   ///< NaN or infinite values in an input
+  SV_REJECT_VERSION,     ///< hello with an unsupported protocol version
   SV_REJECT_REASON_COUNT
 } sv_reject_reason;
 
@@ -80,9 +80,12 @@ typedef enum sv_http_closed {
 #define SV_FIELD_HISTOGRAM(field) sv_histogram field;
 #define SV_FIELD_COUNTER_BY_DROP(field) uint64_t field[SV_DROP_REASON_COUNT];
 #define SV_FIELD_COUNTER_BY_REJECT(field) uint64_t field[SV_REJECT_REASON_COUNT];
-#define SV_FIELD_COUNTER_BY_ADMIN(field) uint64_t field[2];  /* [0] refused (token), [1] accepted */
-#define SV_FIELD_GAUGE_MATCH_STATE(field) int field;         /* sv_match_state */
-#define SV_FIELD_COUNTER_BY_TOKEN(field) uint64_t field[SV_AUTH_RESULT_COUNT];  /* by sv_auth_result */
+#define SV_FIELD_COUNTER_BY_ADMIN(field)                                                  \
+  uint64_t field[2];                                 /* [0] refused (token), [1] accepted \
+                                                      */
+#define SV_FIELD_GAUGE_MATCH_STATE(field) int field; /* sv_match_state */
+#define SV_FIELD_COUNTER_BY_TOKEN(field) \
+  uint64_t field[SV_AUTH_RESULT_COUNT]; /* by sv_auth_result */
 #define SV_FIELD_COUNTER_BY_DATAGRAM(field) uint64_t field[SV_DGRAM_DROP_COUNT];
 #define SV_FIELD_COUNTER_BY_ADMIN_ACTION(field) uint64_t field[SV_ADMIN_ACTION_COUNT];
 #define SV_FIELD_COUNTER_BY_HTTP_CLOSE(field) uint64_t field[SV_HTTP_CLOSED_COUNT];

@@ -13,7 +13,9 @@
 // sv_net_service, which points this at itself for the duration of the call.
 static _Thread_local sv_net* tl_servicing;
 
-static uint64_t now_ms(void) { return uv_hrtime() / 1000000u; }
+static uint64_t now_ms(void) {
+  return uv_hrtime() / 1000000u;
+}
 
 static void count_drop(sv_net* n, sv_datagram_drop why) {
   if (n->metrics) n->metrics->datagrams_dropped_total[why]++;
@@ -27,17 +29,21 @@ static int on_gate_datagram(sv_net* n, ENetHost* host) {
   uint8_t reply[ARB_GATE_REQUEST_SIZE];
   size_t reply_len = 0;
   const ENetAddress* from = &host->receivedAddress;
-  sv_gate_result r = sv_gate_on_datagram(n->gate, from->host, from->port, host->receivedData, host->receivedDataLength,
-                                         now_ms(), reply, &reply_len);
-  if (r == SV_GATE_RATE_LIMITED) count_drop(n, SV_DGRAM_RATE_LIMITED);
-  else if (r == SV_GATE_BAD) count_drop(n, arb_gate_is_gate(host->receivedData, host->receivedDataLength) &&
-                                                   host->receivedDataLength == ARB_GATE_RESPONSE_SIZE
-                                               ? SV_DGRAM_GATE_COOKIE
-                                               : SV_DGRAM_GATE_MALFORMED);
+  sv_gate_result r = sv_gate_on_datagram(n->gate, from->host, from->port, host->receivedData,
+                                         host->receivedDataLength, now_ms(), reply, &reply_len);
+  if (r == SV_GATE_RATE_LIMITED)
+    count_drop(n, SV_DGRAM_RATE_LIMITED);
+  else if (r == SV_GATE_BAD)
+    count_drop(n, arb_gate_is_gate(host->receivedData, host->receivedDataLength) &&
+                          host->receivedDataLength == ARB_GATE_RESPONSE_SIZE
+                      ? SV_DGRAM_GATE_COOKIE
+                      : SV_DGRAM_GATE_MALFORMED);
   if (r != SV_GATE_REPLY) return 1;
   if (n->metrics) {
-    if (reply[6] == ARB_GATE_CHALLENGE) n->metrics->gate_challenges_total++;
-    else n->metrics->gate_admitted_total++;
+    if (reply[6] == ARB_GATE_CHALLENGE)
+      n->metrics->gate_challenges_total++;
+    else
+      n->metrics->gate_admitted_total++;
   }
   ENetBuffer buf = {.data = reply, .dataLength = reply_len};
   enet_socket_send(host->socket, from, &buf, 1);
@@ -70,7 +76,8 @@ static int intercept(ENetHost* host, ENetEvent* event) {
     count_drop(n, SV_DGRAM_BANNED);
     return 1;
   }
-  if (arb_gate_is_gate(host->receivedData, host->receivedDataLength)) return on_gate_datagram(n, host);
+  if (arb_gate_is_gate(host->receivedData, host->receivedDataLength))
+    return on_gate_datagram(n, host);
   uint32_t connect_id = 0;
   int peer = -1;
   sv_enet_verdict v = sv_enet_check(host, SV_NET_MAX_INCOMING, &connect_id, &peer);
@@ -85,25 +92,39 @@ static int intercept(ENetHost* host, ENetEvent* event) {
         count_drop(n, SV_DGRAM_STOPPING);
         return 1;
       }
-      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port, connect_id, now_ms())) {
+      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port,
+                               connect_id, now_ms())) {
         seed_free_peer_rtt(host);
         return 0;
       }
       count_drop(n, SV_DGRAM_NOT_ADMITTED);
       return 1;
-    case SV_ENET_DROP_FRAGMENT: count_drop(n, SV_DGRAM_ENET_FRAGMENT); return 1;
-    case SV_ENET_DROP_WINDOW: count_drop(n, SV_DGRAM_ENET_WINDOW); return 1;
-    case SV_ENET_DROP_PEER: count_drop(n, SV_DGRAM_ENET_PEER); return 1;
-    default: count_drop(n, SV_DGRAM_ENET_MALFORMED); return 1;
+    case SV_ENET_DROP_FRAGMENT:
+      count_drop(n, SV_DGRAM_ENET_FRAGMENT);
+      return 1;
+    case SV_ENET_DROP_WINDOW:
+      count_drop(n, SV_DGRAM_ENET_WINDOW);
+      return 1;
+    case SV_ENET_DROP_PEER:
+      count_drop(n, SV_DGRAM_ENET_PEER);
+      return 1;
+    default:
+      count_drop(n, SV_DGRAM_ENET_MALFORMED);
+      return 1;
   }
 }
 
-bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms) { return sv_ban_set(&n->bans, ip, ms, now_ms()); }
+bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms) {
+  return sv_ban_set(&n->bans, ip, ms, now_ms());
+}
 
-int sv_net_ban_count(const sv_net* n) { return sv_ban_count(&n->bans, now_ms()); }
+int sv_net_ban_count(const sv_net* n) {
+  return sv_ban_count(&n->bans, now_ms());
+}
 
 static bool half_open(const ENetPeer* p) {
-  return p->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT || p->state == ENET_PEER_STATE_CONNECTION_PENDING ||
+  return p->state == ENET_PEER_STATE_ACKNOWLEDGING_CONNECT ||
+         p->state == ENET_PEER_STATE_CONNECTION_PENDING ||
          p->state == ENET_PEER_STATE_CONNECTION_SUCCEEDED || p->state == ENET_PEER_STATE_CONNECTING;
 }
 
@@ -173,8 +194,9 @@ static void destroy_host(sv_net* n) {
   n->last_datagram_ms = NULL;
 }
 
-int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, const sv_net_limits* limits,
-                sv_net_event_fn* on_event, void* user, sv_metrics* metrics, char* err, size_t err_cap) {
+int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count,
+                const sv_net_limits* limits, sv_net_event_fn* on_event, void* user,
+                sv_metrics* metrics, char* err, size_t err_cap) {
   memset(n, 0, sizeof *n);
   n->limits = *limits;
   n->gate = malloc(sizeof *n->gate);
@@ -214,8 +236,10 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
     return -1;
   }
   ENetAddress bound;
-  if (enet_socket_get_address(n->host->socket, &bound) == 0) n->port = bound.port;
-  else n->port = (uint16_t)port;
+  if (enet_socket_get_address(n->host->socket, &bound) == 0)
+    n->port = bound.port;
+  else
+    n->port = (uint16_t)port;
   int rc = uv_poll_init_socket(loop, &n->poll, n->host->socket);
   if (rc != 0) {
     snprintf(err, err_cap, "uv_poll_init_socket: %s", uv_strerror(rc));
@@ -252,7 +276,8 @@ void sv_net_service(sv_net* n) {
   n->in_service = false;
 }
 
-int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags) {
+int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len,
+                uint32_t flags) {
   if (n->host == NULL) return -1;
   ENetPacket* p = enet_packet_create(data, len, flags);
   if (p == NULL) return -1;
@@ -274,7 +299,9 @@ int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, si
   return 0;
 }
 
-void sv_net_close_to_new(sv_net* n) { n->closed_to_new = true; }
+void sv_net_close_to_new(sv_net* n) {
+  n->closed_to_new = true;
+}
 
 uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
   if (n->host == NULL || n->last_datagram_ms == NULL) return 0;
@@ -293,7 +320,9 @@ void sv_net_flush(sv_net* n) {
   if (n->host) enet_host_flush(n->host);
 }
 
-static void on_poll_closed(uv_handle_t* handle) { destroy_host(handle->data); }
+static void on_poll_closed(uv_handle_t* handle) {
+  destroy_host(handle->data);
+}
 
 void sv_net_close(sv_net* n) {
   if (!n->poll_open) {

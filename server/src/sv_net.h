@@ -39,9 +39,9 @@
 
 /// Abuse limits (docs/SECURITY.md lists them with their defaults).
 typedef struct sv_net_limits {
-  int peers_per_address;      ///< ENet peers one IP address may hold
-  int attempts_per_second;    ///< gate requests + responses per IP address per second
-  int half_open_timeout_ms;   ///< an unfinished ENet handshake is reset after this
+  int peers_per_address;     ///< ENet peers one IP address may hold
+  int attempts_per_second;   ///< gate requests + responses per IP address per second
+  int half_open_timeout_ms;  ///< an unfinished ENet handshake is reset after this
 } sv_net_limits;
 
 typedef struct sv_net sv_net;
@@ -53,34 +53,36 @@ struct sv_net {
   ENetHost* host;
   uv_poll_t poll;
   bool poll_open;
-  uv_timer_t rearm;           ///< re-arms the poll after a drain; open while poll_open
-  int receive_interval_ms;    ///< least ms from one drain between ticks to the next; 0 = none
-  uint64_t wakeups;           ///< drains started by the poll (not by the tick)
-  uint16_t port;              ///< the bound UDP port (useful with --port 0)
+  uv_timer_t rearm;         ///< re-arms the poll after a drain; open while poll_open
+  int receive_interval_ms;  ///< least ms from one drain between ticks to the next; 0 = none
+  uint64_t wakeups;         ///< drains started by the poll (not by the tick)
+  uint16_t port;            ///< the bound UDP port (useful with --port 0)
   sv_net_event_fn* on_event;
   void* user;
-  sv_metrics* metrics;        ///< not owned
-  bool in_service;            ///< guards re-entrant service from inside a callback
-  bool closed_to_new;         ///< stopping: no more gate admissions or CONNECTs
+  sv_metrics* metrics;  ///< not owned
+  bool in_service;      ///< guards re-entrant service from inside a callback
+  bool closed_to_new;   ///< stopping: no more gate admissions or CONNECTs
   sv_net_limits limits;
-  sv_gate* gate;              ///< owned (large fixed tables)
-  sv_bans bans;               ///< operator bans, checked first for every datagram
-  uint64_t* half_open_since;  ///< per peer: ms when first seen half-open, 0 = not
-  uint64_t* last_datagram_ms; ///< per peer: ms of its last datagram that passed the checks
+  sv_gate* gate;               ///< owned (large fixed tables)
+  sv_bans bans;                ///< operator bans, checked first for every datagram
+  uint64_t* half_open_since;   ///< per peer: ms when first seen half-open, 0 = not
+  uint64_t* last_datagram_ms;  ///< per peer: ms of its last datagram that passed the checks
   uint64_t last_expiry_ms;
 };
 
 /// Bind and start watching. peer_count covers the player slots plus a margin for peers
 /// that are only told "server full". Returns 0 or -1 with a message in err.
-int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count, const sv_net_limits* limits,
-                sv_net_event_fn* on_event, void* user, sv_metrics* metrics, char* err, size_t err_cap);
+int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count,
+                const sv_net_limits* limits, sv_net_event_fn* on_event, void* user,
+                sv_metrics* metrics, char* err, size_t err_cap);
 /// Drain every pending event (non-blocking); also resets half-open peers that are too old.
 void sv_net_service(sv_net* n);
 /// After a drain started by the poll, wait `ms` (0 = not at all) before watching the
 /// socket again; the tick's own sv_net_service is unaffected. Default 0.
 void sv_net_set_receive_interval(sv_net* n, int ms);
 /// Copy data into a new ENet packet and queue it. Returns 0 or -1 (packet freed).
-int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len, uint32_t flags);
+int sv_net_send(sv_net* n, ENetPeer* peer, uint8_t channel, const void* data, size_t len,
+                uint32_t flags);
 /// Stop admitting new connections (drain, shutdown); connected peers are unaffected.
 void sv_net_close_to_new(sv_net* n);
 /// Milliseconds since the last datagram from this peer (any kind, acks included); 0 if

@@ -54,8 +54,10 @@ int sv_build_statics(sv_server* s, char* err, size_t err_cap) {
     // Entity descriptions carry whole shapes: a chain on a moving body cannot be sent.
     if (arb_body_get_type(world, ids[i]) == ARB_BODY_KINEMATIC &&
         arb_body_get_shape(world, ids[i])->type == ARB_SHAPE_CHAIN) {
-      snprintf(err, err_cap, "bodies[%d]: a chain on a kinematic body cannot be sent to clients "
-               "(only static chains): make it static", ids[i].index1 - 1);
+      snprintf(err, err_cap,
+               "bodies[%d]: a chain on a kinematic body cannot be sent to clients "
+               "(only static chains): make it static",
+               ids[i].index1 - 1);
       free(ids);
       return ARB_E_INVAL;
     }
@@ -82,4 +84,3 @@ int sv_build_statics(sv_server* s, char* err, size_t err_cap) {
   free(ids);
   return 0;
 }
-

@@ -50,29 +50,29 @@ typedef enum sv_session_state {
 typedef struct sv_session {
   sv_session_state state;
   ENetPeer* peer;
-  uint32_t client_id;       ///< > 0 once the hello is accepted; never reused
-  uint32_t entity_id;       ///< the avatar, once ACTIVE
-  uint8_t avatar_kind;      ///< as requested in the hello
-  bool spectator;           ///< watches without an avatar (hello avatar kind ARB_PROTO_SPECTATOR)
+  uint32_t client_id;   ///< > 0 once the hello is accepted; never reused
+  uint32_t entity_id;   ///< the avatar, once ACTIVE
+  uint8_t avatar_kind;  ///< as requested in the hello
+  bool spectator;       ///< watches without an avatar (hello avatar kind ARB_PROTO_SPECTATOR)
   char name[ARB_PROTO_MAX_NAME + 1];
-  char addr[32];            ///< "a.b.c.d:port"
-  uint64_t connected_ns;    ///< uv_hrtime at connect
-  uint64_t last_heard_ns;   ///< uv_hrtime of the last packet from the client (silence timeout)
+  char addr[32];           ///< "a.b.c.d:port"
+  uint64_t connected_ns;   ///< uv_hrtime at connect
+  uint64_t last_heard_ns;  ///< uv_hrtime of the last packet from the client (silence timeout)
   sv_input_state input;
   sv_snap_client snap;
-  bool has_view;            ///< the client's camera box (the `view` message) is set
-  arb_aabb view;            ///< that box, world coordinates
-  bool snap_ready;          ///< snap allocated
+  bool has_view;    ///< the client's camera box (the `view` message) is set
+  arb_aabb view;    ///< that box, world coordinates
+  bool snap_ready;  ///< snap allocated
   uint64_t snapshots_sent;
   uint64_t bytes_sent;
-  uint8_t scene_state;      ///< SV_SCENE_*: the scene message's progress
-  uint64_t scene_sent_ns;   ///< uv_hrtime when it was queued (SV_SCENE_SENDING)
-  bool no_scene;            ///< the hello asked for no scene message (ARB_PROTO_HELLO_NO_SCENE)
-  uint32_t scene_tick;      ///< the welcome's tick: the avatar state below is from it
-  float scene_avatar[6];    ///< x, y, angle, vx, vy, w at scene_tick
-  char rejoin_token[40];    ///< the token sent in the rejoin event ("" before the welcome)
-  bool has_token;           ///< the hello carried a valid connect token (--auth-key)
-  uint64_t token_client_id; ///< the backend's player id from that token
+  uint8_t scene_state;       ///< SV_SCENE_*: the scene message's progress
+  uint64_t scene_sent_ns;    ///< uv_hrtime when it was queued (SV_SCENE_SENDING)
+  bool no_scene;             ///< the hello asked for no scene message (ARB_PROTO_HELLO_NO_SCENE)
+  uint32_t scene_tick;       ///< the welcome's tick: the avatar state below is from it
+  float scene_avatar[6];     ///< x, y, angle, vx, vy, w at scene_tick
+  char rejoin_token[40];     ///< the token sent in the rejoin event ("" before the welcome)
+  bool has_token;            ///< the hello carried a valid connect token (--auth-key)
+  uint64_t token_client_id;  ///< the backend's player id from that token
 } sv_session;
 
 /// The scene message of a session (sent after the welcome, a few sessions at a time).
@@ -89,7 +89,7 @@ enum { SV_SCENE_NONE, SV_SCENE_PENDING, SV_SCENE_SENDING };
 /// A client whose connection was lost: its avatar stays until `expires_ns` (rejoin window).
 typedef struct sv_rejoin {
   bool used;
-  char token[40];         ///< "rj1." + 22 base64url characters
+  char token[40];  ///< "rj1." + 22 base64url characters
   uint32_t client_id, entity_id;
   uint8_t avatar_kind;
   char name[ARB_PROTO_MAX_NAME + 1];
@@ -101,37 +101,37 @@ typedef struct sv_rejoin {
 typedef struct sv_server {
   sv_config cfg;
   sv_log log;
-  uv_loop_t* loop;           ///< not owned
+  uv_loop_t* loop;  ///< not owned
   sv_metrics metrics;
 
   arb_scene* scene;
   arb_game* game;
-  int tick_rate;             ///< effective Hz
-  int snapshot_every;        ///< K: a snapshot every K ticks
+  int tick_rate;                   ///< effective Hz
+  int snapshot_every;              ///< K: a snapshot every K ticks
   arb_proto_static_body* statics;  ///< welcome geometry
   int static_count;
 
   sv_net net;
-  sv_auth auth;              ///< connect tokens (--auth-key); disabled = open server
+  sv_auth auth;  ///< connect tokens (--auth-key); disabled = open server
   sv_http http;
   bool http_on;
   sv_ticker ticker;
-  sv_lifecycle life;         ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
+  sv_lifecycle life;  ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
   uv_signal_t sig_int, sig_term;
-  uv_timer_t grace_timer;    ///< shutdown: lets the goodbyes go out
+  uv_timer_t grace_timer;  ///< shutdown: lets the goodbyes go out
   bool grace_open;
   uint64_t grace_start_ns;
 
-  int peer_capacity;         ///< ENet peers (player slots + margin for "server full")
-  sv_session* sessions;      ///< peer_capacity, indexed by ENet peer index
-  int active_count;          ///< JOINING + ACTIVE sessions + held rejoins (the player slots in use)
-  int spectator_count;       ///< ACTIVE spectator sessions (not in active_count)
-  sv_rejoin* rejoins;        ///< max_clients entries: avatars waiting for their client
+  int peer_capacity;     ///< ENet peers (player slots + margin for "server full")
+  sv_session* sessions;  ///< peer_capacity, indexed by ENet peer index
+  int active_count;      ///< JOINING + ACTIVE sessions + held rejoins (the player slots in use)
+  int spectator_count;   ///< ACTIVE spectator sessions (not in active_count)
+  sv_rejoin* rejoins;    ///< max_clients entries: avatars waiting for their client
   uint32_t next_client_id;
-  int* join_queue;           ///< session indices in hello order
+  int* join_queue;  ///< session indices in hello order
   int join_count;
-  uint32_t* leave_queue;     ///< client ids whose avatars despawn at the next tick
-  uint8_t* leave_reason;     ///< per leave_queue entry: arb_proto_reason (0 = left on its own)
+  uint32_t* leave_queue;  ///< client ids whose avatars despawn at the next tick
+  uint8_t* leave_reason;  ///< per leave_queue entry: arb_proto_reason (0 = left on its own)
   char (*leave_name)[ARB_PROTO_MAX_NAME + 1];  ///< per leave_queue entry: the player's name
   int leave_count;
   sv_input_limits limits;
@@ -141,24 +141,24 @@ typedef struct sv_server {
   sv_snap_job* snap_jobs;         ///< one per session slot, reused every snapshot tick
   int max_entities;
 
-  arb_replay_tick* tick_rec;        ///< this tick's record, reused every tick (large)
-  arb_replay_inputs* tick_inputs;   ///< its description for the game's tick applier (large)
+  arb_replay_tick* tick_rec;       ///< this tick's record, reused every tick (large)
+  arb_replay_inputs* tick_inputs;  ///< its description for the game's tick applier (large)
   bool recording;
   sv_record record;
 
-  uint8_t* msg_buf;          ///< encode scratch for control messages (welcome can be big)
+  uint8_t* msg_buf;  ///< encode scratch for control messages (welcome can be big)
   size_t msg_buf_cap;
-  uint8_t* scene_buf;        ///< encode scratch for the scene message (the scene's size)
+  uint8_t* scene_buf;  ///< encode scratch for the scene message (the scene's size)
   size_t scene_buf_cap;
 
-  bool stopping;             ///< SIGTERM/SIGINT seen: no new connections
-  bool stopped;              ///< everything closed; uv_run returns
+  bool stopping;  ///< SIGTERM/SIGINT seen: no new connections
+  bool stopped;   ///< everything closed; uv_run returns
   int exit_code;
   uint64_t last_hash;
   uint64_t tick_cpu_ns_total;  ///< thread CPU time spent in ticks
   uint64_t last_stats_ns;
-  uint64_t lag_logged_ns;    ///< last tick_lag log line, 0 = never
-  uint64_t lag_unlogged;     ///< ticks skipped since that line
+  uint64_t lag_logged_ns;  ///< last tick_lag log line, 0 = never
+  uint64_t lag_unlogged;   ///< ticks skipped since that line
 
   // Optional observer, called after every tick with its wall duration (benchmarks).
   void (*on_tick_done)(void* user, uint64_t tick, uint64_t wall_ns, uint64_t cpu_ns);

@@ -2,9 +2,9 @@
 // queued join (applied at the next tick boundary) -> inputs -> leave queued on
 // disconnect, timeout or kick. Everything a client sends is validated here; a client
 // can only ever touch its own input slot.
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
-#include <sodium.h>
 #include <time.h>
 
 #include "sv_server.h"
@@ -28,13 +28,16 @@ sv_session* sv_session_by_client(sv_server* s, uint32_t client_id) {
   if (client_id == 0) return NULL;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) && ss->client_id == client_id) return ss;
+    if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
+        ss->client_id == client_id)
+      return ss;
   }
   return NULL;
 }
 
 int sv_session_send_control(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
-  return sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_CONTROL, data, len, ENET_PACKET_FLAG_RELIABLE);
+  return sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_CONTROL, data, len,
+                     ENET_PACKET_FLAG_RELIABLE);
 }
 
 static void remove_from_join_queue(sv_server* s, int idx) {
@@ -100,8 +103,9 @@ void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, cons
   ev.code = (uint8_t)reason;
   snprintf(ev.text, sizeof ev.text, "%s", text);
   send_event(s, ss, &ev);
-  SV_LOG(&s->log, SV_LOG_INFO, "client_kicked", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
-         SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
+  SV_LOG(&s->log, SV_LOG_INFO, "client_kicked", SV_LU("client", ss->client_id),
+         SV_LS("addr", ss->addr), SV_LS("reason", arb_proto_reason_name(reason)),
+         SV_LS("text", text));
   if (reason != ARB_PROTO_REASON_SHUTDOWN) s->metrics.clients_kicked_total++;
   release_slot(s, ss, reason);
   ss->state = SV_SESSION_CLOSING;
@@ -128,8 +132,9 @@ static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const 
 static void strike(sv_server* s, sv_session* ss, sv_reject_reason why, const char* detail) {
   s->metrics.messages_rejected_total[why]++;
   ss->input.strikes++;
-  SV_LOG(&s->log, SV_LOG_DEBUG, "message_rejected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
-         SV_LS("reason", sv_reject_reason_name(why)), SV_LS("detail", detail), SV_LU("strikes", ss->input.strikes));
+  SV_LOG(&s->log, SV_LOG_DEBUG, "message_rejected", SV_LU("client", ss->client_id),
+         SV_LS("addr", ss->addr), SV_LS("reason", sv_reject_reason_name(why)),
+         SV_LS("detail", detail), SV_LU("strikes", ss->input.strikes));
   if (ss->input.strikes >= (uint32_t)s->cfg.strike_limit) {
     char text[128];
     snprintf(text, sizeof text, "too many malformed messages (%u)", ss->input.strikes);
@@ -187,7 +192,8 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
 // Keep a lost client's avatar and player slot for the rejoin window. False when the
 // session has no avatar yet, rejoining is off, or the table is full.
 static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
-  if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0') return false;
+  if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0')
+    return false;
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
     if (r->used) continue;
@@ -247,8 +253,8 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
     s->metrics.clients_connected++;
     s->metrics.rejoins_pending--;
     s->metrics.rejoins_total++;
-    SV_LOG(&s->log, SV_LOG_INFO, "client_rejoined", SV_LU("client", ss->client_id), SV_LU("entity", ss->entity_id),
-           SV_LS("addr", ss->addr));
+    SV_LOG(&s->log, SV_LOG_INFO, "client_rejoined", SV_LU("client", ss->client_id),
+           SV_LU("entity", ss->entity_id), SV_LS("addr", ss->addr));
     sv_session_send_welcome(s, ss, (uint32_t)arb_game_get_tick(s->game));
     return true;
   }
@@ -286,8 +292,8 @@ static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   // code 0: ENet gave up on a reliable command, or the client closed without a reason.
   if (code == 0 && hold_for_rejoin(s, ss, "enet")) {
   } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
-    SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
-           SV_LU("snapshots_sent", ss->snapshots_sent));
+    SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id),
+           SV_LS("addr", ss->addr), SV_LU("snapshots_sent", ss->snapshots_sent));
   }
   release_slot(s, ss, ARB_PROTO_REASON_NONE);  // the client disconnected itself
   if (ss->snap_ready) sv_snap_client_free(&ss->snap);
@@ -308,8 +314,8 @@ static bool check_token(sv_server* s, sv_session* ss, const arb_proto_hello* h) 
   s->metrics.tokens_accepted_total++;
   ss->has_token = true;
   ss->token_client_id = t.client_id;
-  SV_LOG(&s->log, SV_LOG_INFO, "token_accepted", SV_LS("addr", ss->addr), SV_LU("token_client", t.client_id),
-         SV_LU("expires_at", t.expires_at));
+  SV_LOG(&s->log, SV_LOG_INFO, "token_accepted", SV_LS("addr", ss->addr),
+         SV_LU("token_client", t.client_id), SV_LU("expires_at", t.expires_at));
   return true;
 }
 
@@ -339,8 +345,8 @@ static void admit_spectator(sv_server* s, sv_session* ss, const arb_proto_hello*
   s->spectator_count++;
   s->metrics.spectators_connected++;
   uint32_t tick = (uint32_t)arb_game_get_tick(s->game);
-  SV_LOG(&s->log, SV_LOG_INFO, "spectator_joined", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
-         SV_LS("name", ss->name), SV_LU("tick", tick));
+  SV_LOG(&s->log, SV_LOG_INFO, "spectator_joined", SV_LU("client", ss->client_id),
+         SV_LS("addr", ss->addr), SV_LS("name", ss->name), SV_LU("tick", tick));
   sv_session_send_welcome(s, ss, tick);
 }
 
@@ -372,7 +378,8 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     return;
   }
   // A lost player coming back is not a new player: rejoining works while draining too.
-  bool rejoin = h.token_len > strlen(SV_REJOIN_PREFIX) && memcmp(h.token, SV_REJOIN_PREFIX, strlen(SV_REJOIN_PREFIX)) == 0;
+  bool rejoin = h.token_len > strlen(SV_REJOIN_PREFIX) &&
+                memcmp(h.token, SV_REJOIN_PREFIX, strlen(SV_REJOIN_PREFIX)) == 0;
   if (rejoin && try_rejoin(s, ss, &h)) return;
   if (!sv_lifecycle_accepting(s)) {
     reject(s, ss, ARB_PROTO_REASON_SHUTDOWN, "server draining: no new players");
@@ -408,8 +415,8 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
   ss->state = SV_SESSION_JOINING;
   s->active_count++;
   s->join_queue[s->join_count++] = idx;
-  SV_LOG(&s->log, SV_LOG_DEBUG, "hello_accepted", SV_LU("client", ss->client_id), SV_LS("addr", ss->addr),
-         SV_LS("name", ss->name));
+  SV_LOG(&s->log, SV_LOG_DEBUG, "hello_accepted", SV_LU("client", ss->client_id),
+         SV_LS("addr", ss->addr), SV_LS("name", ss->name));
 }
 
 static void on_input(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
@@ -429,8 +436,10 @@ static void on_input(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
     if (in.count > 0) s->metrics.spectator_inputs_ignored_total++;
     return;
   }
-  if (sv_input_offer(&ss->input, &in)) s->metrics.inputs_applied_total++;
-  else if (in.count > 0) s->metrics.inputs_dropped_total[SV_DROP_STALE]++;  // count 0: just an ack
+  if (sv_input_offer(&ss->input, &in))
+    s->metrics.inputs_applied_total++;
+  else if (in.count > 0)
+    s->metrics.inputs_dropped_total[SV_DROP_STALE]++;  // count 0: just an ack
 }
 
 static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
@@ -440,11 +449,13 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
     strike(s, ss, SV_REJECT_DECODE, perr.reason);
     return;
   }
-  arb_proto_pong pong = {p.ping_id, p.client_time_us, (uint32_t)arb_game_get_tick(s->game), uv_hrtime() / 1000u};
+  arb_proto_pong pong = {p.ping_id, p.client_time_us, (uint32_t)arb_game_get_tick(s->game),
+                         uv_hrtime() / 1000u};
   uint8_t buf[64];
   int n = arb_proto_encode_pong(&pong, buf, sizeof buf);
   if (n > 0 && (size_t)n <= sizeof buf)
-    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n, ENET_PACKET_FLAG_UNSEQUENCED);
+    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n,
+                ENET_PACKET_FLAG_UNSEQUENCED);
 }
 
 // The client's camera box: kept for its snapshots until changed or cleared. A bad one is
@@ -481,7 +492,8 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
   // Rate limits come first and cost no decoding; over-limit packets are dropped, not struck.
   sv_admit a = sv_input_admit(&ss->input, &s->limits, len, uv_hrtime());
   if (a != SV_ADMIT_OK) {
-    s->metrics.inputs_dropped_total[a == SV_ADMIT_OVER_PACKETS ? SV_DROP_RATE_PACKETS : SV_DROP_RATE_BYTES]++;
+    s->metrics.inputs_dropped_total[a == SV_ADMIT_OVER_PACKETS ? SV_DROP_RATE_PACKETS
+                                                               : SV_DROP_RATE_BYTES]++;
     return;
   }
   arb_proto_msg_type type;
@@ -490,8 +502,9 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
     return;
   }
   // A hello opens a session and nothing else may come before it.
-  bool expected = ss->state == SV_SESSION_AWAIT_HELLO ? type == ARB_PROTO_MSG_HELLO
-                                                      : type != ARB_PROTO_MSG_HELLO && handlers[type] != NULL;
+  bool expected = ss->state == SV_SESSION_AWAIT_HELLO
+                      ? type == ARB_PROTO_MSG_HELLO
+                      : type != ARB_PROTO_MSG_HELLO && handlers[type] != NULL;
   if (!expected) {
     strike(s, ss, SV_REJECT_UNEXPECTED,
            ss->state == SV_SESSION_AWAIT_HELLO ? "expected hello" : arb_proto_msg_name((int)type));
@@ -503,10 +516,17 @@ static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
 void sv_session_on_net_event(void* user, const ENetEvent* ev) {
   sv_server* s = user;
   switch (ev->type) {
-    case ENET_EVENT_TYPE_CONNECT: on_connect(s, ev->peer); break;
-    case ENET_EVENT_TYPE_DISCONNECT: on_disconnect(s, ev->peer, ev->data); break;
-    case ENET_EVENT_TYPE_RECEIVE: on_receive(s, ev->peer, ev->packet); break;
-    default: break;
+    case ENET_EVENT_TYPE_CONNECT:
+      on_connect(s, ev->peer);
+      break;
+    case ENET_EVENT_TYPE_DISCONNECT:
+      on_disconnect(s, ev->peer, ev->data);
+      break;
+    case ENET_EVENT_TYPE_RECEIVE:
+      on_receive(s, ev->peer, ev->packet);
+      break;
+    default:
+      break;
   }
 }
 
@@ -553,9 +573,10 @@ static void note_scene(sv_server* s, sv_session* ss, uint32_t tick) {
   arb_entity e;
   if (arb_game_find_entity(s->game, ss->entity_id, &e) != ARB_OK) return;
   const arb_world* world = arb_game_get_world(s->game);
-  arb_vec2 p = arb_body_get_position(world, e.body), v = arb_body_get_linear_velocity(world, e.body);
-  float state[6] = {p.x, p.y, arb_body_get_angle(world, e.body), v.x, v.y,
-                    arb_body_get_angular_velocity(world, e.body)};
+  arb_vec2 p = arb_body_get_position(world, e.body),
+           v = arb_body_get_linear_velocity(world, e.body);
+  float state[6] = {p.x, p.y, arb_body_get_angle(world, e.body),
+                    v.x, v.y, arb_body_get_angular_velocity(world, e.body)};
   memcpy(ss->scene_avatar, state, sizeof state);
   ss->scene_tick = tick;
   ss->scene_state = SV_SCENE_PENDING;
@@ -636,7 +657,8 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   if (en > 0 && (size_t)en <= s->msg_buf_cap) {
     for (int i = 0; i < s->peer_capacity; ++i) {
       sv_session* o = &s->sessions[i];
-      if (o != ss && o->state == SV_SESSION_ACTIVE) sv_session_send_control(s, o, s->msg_buf, (size_t)en);
+      if (o != ss && o->state == SV_SESSION_ACTIVE)
+        sv_session_send_control(s, o, s->msg_buf, (size_t)en);
     }
   }
 }

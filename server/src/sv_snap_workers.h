@@ -11,12 +11,12 @@
 
 /// One client's build of this snapshot tick.
 typedef struct sv_snap_job {
-  sv_snap_client* client;       ///< in
-  sv_snap_request req;          ///< in
-  int rc;                       ///< out: 0 or ARB_E_*
-  arb_snapshot_build_result res;   ///< out (when rc is 0): packets valid until the next run
-  int thread;                   ///< which thread's buffer holds the packets
-  size_t offset;                ///< where in it they start
+  sv_snap_client* client;         ///< in
+  sv_snap_request req;            ///< in
+  int rc;                         ///< out: 0 or ARB_E_*
+  arb_snapshot_build_result res;  ///< out (when rc is 0): packets valid until the next run
+  int thread;                     ///< which thread's buffer holds the packets
+  size_t offset;                  ///< where in it they start
 } sv_snap_job;
 
 typedef struct sv_snap_workers sv_snap_workers;

@@ -195,7 +195,7 @@ static void drawn_apply(sv_snap_client* c, int slot, int* inserts) {
   int b = find_slot(c, c->ring_base[slot]);
   const arb_snapshot_set* base = b >= 0 ? &c->ring[b] : NULL;
   if (arb_snapshot_drawn_apply_in_place(&c->drawn, &c->ring[slot], base, c->ring_base[slot],
-                                     inserts) != 0)
+                                        inserts) != 0)
     arb_snapshot_set_copy(&c->drawn, &c->ring[slot]);
 }
 
@@ -352,7 +352,7 @@ typedef struct sv_rank_ctx {
   const arb_snapshot_interest* in;
   const arb_snapshot_set* current;
   const sv_capture* capture;  ///< positions and speeds, by capture index
-  const int* index;            ///< capture index of each current item, NULL = the same
+  const int* index;           ///< capture index of each current item, NULL = the same
   float dt;
   float* acc;  ///< per current item, kept for arb_snapshot_priority_keep_stale
 } sv_rank_ctx;
@@ -360,9 +360,9 @@ typedef struct sv_rank_ctx {
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
   int item = r->index ? r->index[j] : j;
-  r->acc[j] =
-      arb_snapshot_priority_next(r->priority, r->in, r->current->items[j].id,
-                              r->capture->positions[item], r->capture->speeds[item], r->dt, weight);
+  r->acc[j] = arb_snapshot_priority_next(r->priority, r->in, r->current->items[j].id,
+                                         r->capture->positions[item], r->capture->speeds[item],
+                                         r->dt, weight);
   *priority = r->acc[j];
 }
 
@@ -397,13 +397,13 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
   a.h = (arb_snapshot_header){req->tick,
-                           base >= 0 ? c->ring_tick[base] : 0,
-                           req->last_input_seq,
-                           0,
-                           0,
-                           req->tick_rate,
-                           cap->gravity_x,
-                           cap->gravity_y};
+                              base >= 0 ? c->ring_tick[base] : 0,
+                              req->last_input_seq,
+                              0,
+                              0,
+                              req->tick_rate,
+                              cap->gravity_x,
+                              cap->gravity_y};
   a.baseline = base >= 0 ? &c->ring[base] : &empty;
   a.current = current;
   a.rank = rank_item;

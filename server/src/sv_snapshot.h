@@ -26,14 +26,14 @@
 // the last SV_SNAP_RING snapshots can be a baseline; an older or unknown ack means a full
 // snapshot. A view older than the newest ack can never be a baseline again (acks only move
 // forward), so its slot is written first: a client that acks keeps a few slots in use and
-// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots: they are in the welcome message. All
-// memory is allocated at init / session start.
+// warm in the cache instead of cycling through all of them. Static bodies are not in snapshots:
+// they are in the welcome message. All memory is allocated at init / session start.
 #pragma once
 
 #include <arbiter/game.h>
+#include <arbiter/snapshot.h>
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_rate.h>
-#include <arbiter/snapshot.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,14 +51,14 @@ static inline bool sv_snapshot_due(uint64_t tick, int every, int slot) {
 }
 
 typedef struct sv_snap_client {
-  int cap;                            ///< entities per ring set
-  arb_snapshot_entity* storage;          ///< SV_SNAP_RING * cap
+  int cap;                       ///< entities per ring set
+  arb_snapshot_entity* storage;  ///< SV_SNAP_RING * cap
   arb_snapshot_set ring[SV_SNAP_RING];
-  uint32_t ring_tick[SV_SNAP_RING];   ///< tick each slot was sent for, 0 = empty
-  uint32_t acked_tick;                ///< newest acknowledged tick still in the ring, 0 = none
-  uint32_t ring_base[SV_SNAP_RING];   ///< baseline tick each slot was built on
-  uint8_t ring_acked[SV_SNAP_RING];   ///< the client acknowledged that slot's tick
-  uint8_t ring_settled[SV_SNAP_RING]; ///< at or before acked_tick: known received or lost
+  uint32_t ring_tick[SV_SNAP_RING];    ///< tick each slot was sent for, 0 = empty
+  uint32_t acked_tick;                 ///< newest acknowledged tick still in the ring, 0 = none
+  uint32_t ring_base[SV_SNAP_RING];    ///< baseline tick each slot was built on
+  uint8_t ring_acked[SV_SNAP_RING];    ///< the client acknowledged that slot's tick
+  uint8_t ring_settled[SV_SNAP_RING];  ///< at or before acked_tick: known received or lost
   /// What the client draws (arbiter/snapshot_drawn.h) if every snapshot sent since the
   /// newest acknowledged one arrives; rebuilt from that one's view when an older snapshot
   /// is found lost (never acknowledged while a newer one was).
@@ -73,9 +73,9 @@ typedef struct sv_snap_client {
 typedef struct sv_snap_grid {
   float x0, y0, cell;  ///< lower corner and cell side, meters
   int nx, ny;
-  int* start;          ///< SV_SNAP_GRID_CELLS + 1
-  int* items;          ///< cap
-  int* cell_of;        ///< cap: the cell of each captured item (scratch of the build)
+  int* start;    ///< SV_SNAP_GRID_CELLS + 1
+  int* items;    ///< cap
+  int* cell_of;  ///< cap: the cell of each captured item (scratch of the build)
 } sv_snap_grid;
 
 /// Cells per side at most: a world larger than this many view radii gets larger cells.
@@ -84,20 +84,20 @@ typedef struct sv_snap_grid {
 /// What one building thread writes while it builds a client's snapshot.
 typedef struct sv_snap_scratch {
   arb_snapshot_builder* builder;
-  int* picked;             ///< capture indexes of one client's relevant set (cap), in
-                           ///< view order
-  uint64_t* picked_bits;   ///< the same as a bit per capture index (cap bits), all zero
-                           ///< between builds: read in order, it sorts them
-  int* drawn_inserts;      ///< arb_snapshot_drawn_apply_in_place's scratch (2 * cap)
-  arb_snapshot_set view;      ///< one client's relevant set (cap)
-  float* prio;             ///< per view item the builder asked about: its accumulator
-  int* stale;              ///< view items not up to date, from the builder
+  int* picked;            ///< capture indexes of one client's relevant set (cap), in
+                          ///< view order
+  uint64_t* picked_bits;  ///< the same as a bit per capture index (cap bits), all zero
+                          ///< between builds: read in order, it sorts them
+  int* drawn_inserts;     ///< arb_snapshot_drawn_apply_in_place's scratch (2 * cap)
+  arb_snapshot_set view;  ///< one client's relevant set (cap)
+  float* prio;            ///< per view item the builder asked about: its accumulator
+  int* stale;             ///< view items not up to date, from the builder
 } sv_snap_scratch;
 
 typedef struct sv_snapshot {
-  int cap;                 ///< entities per capture
-  sv_capture capture;     ///< this tick's state, shared by every client
-  sv_snap_grid grid;       ///< of this capture, when captured with a view radius
+  int cap;             ///< entities per capture
+  sv_capture capture;  ///< this tick's state, shared by every client
+  sv_snap_grid grid;   ///< of this capture, when captured with a view radius
   bool has_grid;
 } sv_snapshot;
 
@@ -127,12 +127,12 @@ typedef struct sv_snap_request {
   uint32_t avatar_entity;  ///< 0 = none: no interest filtering, no avatar priority
   float view_radius;       ///< meters, 0 = everything
   uint16_t tick_rate;
-  int snapshot_rate;       ///< snapshots per second (budget per snapshot = rate / this)
-  float loss;              ///< the client's packet loss, 0..1
-  float rtt_ms;            ///< its round trip, 0 = unknown
-  bool has_view;           ///< the client reported a view box (camera)
-  arb_aabb view;           ///< world-space box: with a view radius, what lies in it is
-                           ///< relevant too; it also raises relevance (priority)
+  int snapshot_rate;  ///< snapshots per second (budget per snapshot = rate / this)
+  float loss;         ///< the client's packet loss, 0..1
+  float rtt_ms;       ///< its round trip, 0 = unknown
+  bool has_view;      ///< the client reported a view box (camera)
+  arb_aabb view;      ///< world-space box: with a view radius, what lies in it is
+                      ///< relevant too; it also raises relevance (priority)
 } sv_snap_request;
 
 /// Build one client's snapshot packets from the last capture, using the calling thread's

@@ -36,7 +36,8 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
   bool fire = arb_scene_get_avatar(arb_game_get_scene(s->game))->fire.enabled;
   for (int i = 0; i < s->peer_capacity && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
     sv_session* ss = &s->sessions[i];
-    if ((ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) || ss->spectator) continue;
+    if ((ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) || ss->spectator)
+      continue;
     arb_proto_input_cmd cmd;
     uint64_t late = ss->input.late;
     bool got = sv_input_take(&ss->input, tick, &cmd);
@@ -44,7 +45,8 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
     if (!got) continue;  // the game holds the previous controls
     // The view time matters (and is recorded) only where the fire button shoots.
     uint64_t view = fire ? cmd.view_time : 0;
-    rec->inputs[rec->input_count++] = (arb_replay_input){ss->client_id, cmd.seq, cmd.controls, view};
+    rec->inputs[rec->input_count++] =
+        (arb_replay_input){ss->client_id, cmd.seq, cmd.controls, view};
   }
 }
 
@@ -235,7 +237,8 @@ static void ping_peers(sv_server* s, uint64_t tick) {
   if (every < 1) every = 1;
   for (int i = 0; i < s->peer_capacity; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_ACTIVE && (tick + (uint64_t)i) % every == 0) enet_peer_ping(ss->peer);
+    if (ss->state == SV_SESSION_ACTIVE && (tick + (uint64_t)i) % every == 0)
+      enet_peer_ping(ss->peer);
   }
 }
 

@@ -20,7 +20,8 @@ static void arm(sv_ticker* t) {
 static void on_timer(uv_timer_t* handle) {
   sv_ticker* t = handle->data;
   uint64_t now = uv_hrtime();
-  if (now >= t->next_ns && now - t->next_ns > t->lateness_max_ns) t->lateness_max_ns = now - t->next_ns;
+  if (now >= t->next_ns && now - t->next_ns > t->lateness_max_ns)
+    t->lateness_max_ns = now - t->next_ns;
   int ran = 0;
   while (t->running && now >= t->next_ns && ran < t->max_catchup) {
     t->on_tick(t->user);
@@ -44,8 +45,8 @@ static void on_timer(uv_timer_t* handle) {
   arm(t);
 }
 
-int sv_ticker_init(sv_ticker* t, uv_loop_t* loop, uint64_t period_ns, int max_catchup, sv_tick_fn* on_tick,
-                   sv_lag_fn* on_lag, void* user) {
+int sv_ticker_init(sv_ticker* t, uv_loop_t* loop, uint64_t period_ns, int max_catchup,
+                   sv_tick_fn* on_tick, sv_lag_fn* on_lag, void* user) {
   memset(t, 0, sizeof *t);
   if (period_ns == 0 || max_catchup < 1 || on_tick == NULL) return UV_EINVAL;
   t->period_ns = period_ns;
@@ -74,7 +75,9 @@ void sv_ticker_close(sv_ticker* t) {
   if (!uv_is_closing((uv_handle_t*)&t->timer)) uv_close((uv_handle_t*)&t->timer, NULL);
 }
 
-void sv_ticker_note_lag(sv_ticker* t) { t->last_lag_ns = uv_hrtime(); }
+void sv_ticker_note_lag(sv_ticker* t) {
+  t->last_lag_ns = uv_hrtime();
+}
 
 bool sv_ticker_healthy(const sv_ticker* t, uint64_t window_ns) {
   if (!t->running) return false;

@@ -19,9 +19,9 @@ typedef void sv_tick_fn(void* user);
 typedef void sv_lag_fn(void* user, uint64_t skipped);
 
 struct sv_ticker {
-  uv_timer_t timer;          ///< one-shot, re-armed per wake
+  uv_timer_t timer;  ///< one-shot, re-armed per wake
   uint64_t period_ns;
-  uint64_t next_ns;          ///< uv_hrtime() deadline of the next tick
+  uint64_t next_ns;  ///< uv_hrtime() deadline of the next tick
   int max_catchup;
   sv_tick_fn* on_tick;
   sv_lag_fn* on_lag;
@@ -33,8 +33,8 @@ struct sv_ticker {
 };
 
 /// The timer is initialised on `loop`; close it with sv_ticker_close.
-int sv_ticker_init(sv_ticker* t, uv_loop_t* loop, uint64_t period_ns, int max_catchup, sv_tick_fn* on_tick,
-                   sv_lag_fn* on_lag, void* user);
+int sv_ticker_init(sv_ticker* t, uv_loop_t* loop, uint64_t period_ns, int max_catchup,
+                   sv_tick_fn* on_tick, sv_lag_fn* on_lag, void* user);
 /// First tick is due one period from now.
 void sv_ticker_start(sv_ticker* t);
 void sv_ticker_stop(sv_ticker* t);

@@ -7,7 +7,9 @@
 
 // ---- validation and mass ----------------------------------------------------------------
 
-static bool arb__finite_nonneg(float x) { return arb_is_valid_float(x) && x >= 0.0f; }
+static bool arb__finite_nonneg(float x) {
+  return arb_is_valid_float(x) && x >= 0.0f;
+}
 
 // The shapes a def gives its body: `shapes` when shape_count is set, else `shape`.
 static const arb_shape_def* arb__def_shapes(const arb_body_def* d, int* count) {
@@ -18,8 +20,10 @@ static const arb_shape_def* arb__def_shapes(const arb_body_def* d, int* count) {
 static bool arb__validate_body_def(const arb_body_def* d) {
   if ((int)d->type < 0 || d->type >= ARB_BODY_TYPE_COUNT) return false;
   if (!arb_vec2_is_valid(d->position) || !arb_is_valid_float(d->angle)) return false;
-  if (!arb_vec2_is_valid(d->linear_velocity) || !arb_is_valid_float(d->angular_velocity)) return false;
-  if (!arb__finite_nonneg(d->linear_damping) || !arb__finite_nonneg(d->angular_damping)) return false;
+  if (!arb_vec2_is_valid(d->linear_velocity) || !arb_is_valid_float(d->angular_velocity))
+    return false;
+  if (!arb__finite_nonneg(d->linear_damping) || !arb__finite_nonneg(d->angular_damping))
+    return false;
   if (!arb_is_valid_float(d->gravity_scale) || !arb__finite_nonneg(d->mass)) return false;
   if (!arb__finite_nonneg(d->sleep_threshold)) return false;
   if (d->shape_count < 0 || d->shape_count > ARB_MAX_BODY_SHAPES) return false;
@@ -68,7 +72,9 @@ static bool arb__body_set_mass(arb_world* w, int index, float mass_override) {
 
 // ---- broad-phase glue -------------------------------------------------------------------
 
-const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) { return arb__body_shape(b, i); }
+const arb_shape_def* arb__body_shape_at(const arb__body* b, int i) {
+  return arb__body_shape(b, i);
+}
 
 // The box a body's proxy must cover: its AABB grown by the speculative distance (manifolds
 // appear within it) and by the path ahead (zero for a slow body: the fat margin covers it).
@@ -333,7 +339,9 @@ int arb_body_destroy(arb_world* w, arb_body_id id) {
   return 0;
 }
 
-bool arb_body_is_valid(const arb_world* w, arb_body_id id) { return arb__body_get(w, id) != NULL; }
+bool arb_body_is_valid(const arb_world* w, arb_body_id id) {
+  return arb__body_get(w, id) != NULL;
+}
 
 int arb_world_get_bodies(const arb_world* w, arb_body_id* out, int cap) {
   if (!w) return 0;
@@ -346,17 +354,19 @@ int arb_world_get_bodies(const arb_world* w, arb_body_id* out, int cap) {
   return n;
 }
 
-int arb_world_get_body_count(const arb_world* w) { return w ? w->body_count : 0; }
+int arb_world_get_body_count(const arb_world* w) {
+  return w ? w->body_count : 0;
+}
 
 // ---- accessors --------------------------------------------------------------------------
 
 // A stale or null id (or a null world) is a programmer error: it asserts in debug builds
 // and then, as in release, the accessor returns `ret` and changes nothing.
-#define ARB__BODY_OR(ret)                                 \
-  arb__body* b = arb__body_get(w, id);                    \
-  ARB_ASSERT(b != NULL && "stale or null body id");       \
-  if (!b) return ret;                                     \
-  int index = id.index1 - 1;                              \
+#define ARB__BODY_OR(ret)                           \
+  arb__body* b = arb__body_get(w, id);              \
+  ARB_ASSERT(b != NULL && "stale or null body id"); \
+  if (!b) return ret;                               \
+  int index = id.index1 - 1;                        \
   (void)index
 
 // An outside change to a body's motion: wake its island and restart its sleep timer.
@@ -366,7 +376,9 @@ static void arb__touch(arb_world* w, int index) {
   w->bodies[index].sleep_time = 0.0f;
 }
 
-static bool arb__is_zero(arb_vec2 v) { return v.x == 0.0f && v.y == 0.0f; }
+static bool arb__is_zero(arb_vec2 v) {
+  return v.x == 0.0f && v.y == 0.0f;
+}
 
 arb_body_type arb_body_get_type(const arb_world* w, arb_body_id id) {
   ARB__BODY_OR(ARB_BODY_STATIC);
@@ -445,7 +457,8 @@ arb_vec2 arb_body_get_point_velocity(const arb_world* w, arb_body_id id, arb_vec
 
 void arb_body_apply_force(arb_world* w, arb_body_id id, arb_vec2 f, arb_vec2 p) {
   ARB__BODY_OR();
-  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f) || !arb_vec2_is_valid(p)) return;
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f) || !arb_vec2_is_valid(p))
+    return;
   if (arb__is_zero(f)) return;
   arb__touch(w, index);
   b->force = arb_add(b->force, f);
@@ -467,7 +480,8 @@ void arb_body_apply_torque(arb_world* w, arb_body_id id, float torque) {
 }
 void arb_body_apply_linear_impulse(arb_world* w, arb_body_id id, arb_vec2 j, arb_vec2 p) {
   ARB__BODY_OR();
-  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(j) || !arb_vec2_is_valid(p)) return;
+  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(j) || !arb_vec2_is_valid(p))
+    return;
   if (arb__is_zero(j)) return;
   arb__touch(w, index);
   arb__body_state* st = &w->states[index];
@@ -620,10 +634,12 @@ arb_ray_result arb_world_cast_ray(const arb_world* w, arb_vec2 origin, arb_vec2 
     if (!b->in_use) continue;
     in.max_fraction = best;
     if (!arb_ray_cast_aabb(&in, b->fat_aabb).hit) continue;
-    arb_ray_input local = {arb_inv_transform_point(b->xf, origin), arb_inv_rotate(b->xf.q, translation), best};
+    arb_ray_input local = {arb_inv_transform_point(b->xf, origin),
+                           arb_inv_rotate(b->xf.q, translation), best};
     arb_cast_output o = arb__body_ray_cast(b, &local, NULL);  // rays pass through sensors
     // Strictly closer only: on a tie the lower slot wins (deterministic).
-    if (!o.hit || o.fraction > best || (o.fraction == best && !arb_body_id_is_null(r.body))) continue;
+    if (!o.hit || o.fraction > best || (o.fraction == best && !arb_body_id_is_null(r.body)))
+      continue;
     best = o.fraction;
     r.body = arb__make_id(w, i);
     r.fraction = o.fraction;

@@ -121,9 +121,9 @@ static bool arb__body_filtered_out(const arb__tree* t, const arb__body* b) {
 // distance and the margin, and with continuous collision between dynamic bodies how far
 // the shape can travel in the step (speed plus turn at its farthest point).
 // Such a body, when awake, moves its shapes inside its proxy without moving it, so it
-// queries the trees every step, shape by shape (arb__query_compound); another body stays inside its fat box until its proxy
-// moves, and then it queries. Either way every pair is decided at the pair update from
-// this step's poses, so the contacts depend on the state only.
+// queries the trees every step, shape by shape (arb__query_compound); another body stays inside its
+// fat box until its proxy moves, and then it queries. Either way every pair is decided at the pair
+// update from this step's poses, so the contacts depend on the state only.
 
 static void arb__compound_list(arb_world* w) {
   int n = 0;
@@ -133,9 +133,8 @@ static void arb__compound_list(arb_world* w) {
   if (n > w->compound_cap) {
     int32_t* list = arb__grow(w, w->compounds, 0, n, sizeof *list);
     if (list) w->compounds = list;
-    arb_aabb* boxes = list ? arb__grow(w, w->compound_boxes, 0, n * ARB_MAX_BODY_SHAPES,
-                                       sizeof *boxes)
-                           : NULL;
+    arb_aabb* boxes =
+        list ? arb__grow(w, w->compound_boxes, 0, n * ARB_MAX_BODY_SHAPES, sizeof *boxes) : NULL;
     if (boxes) w->compound_boxes = boxes;
     if (!list || !boxes) {
       w->compound_count = 0;

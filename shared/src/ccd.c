@@ -187,7 +187,8 @@ static int arb__ccd_query(const arb_world* w, const arb__tree* t, bool statics, 
   if (arb__tree_query(t, box, arb__ccd_leaf, &k)) return k.n;
   for (int s = 0; s < w->body_slots; ++s) {
     bool is_static = w->sims[s].type == ARB_BODY_STATIC;
-    if (w->bodies[s].in_use && is_static == statics && arb_aabb_overlaps(w->bodies[s].fat_aabb, box)) {
+    if (w->bodies[s].in_use && is_static == statics &&
+        arb_aabb_overlaps(w->bodies[s].fat_aabb, box)) {
       keys[n++] = (uint64_t)s;
     }
   }
@@ -235,8 +236,8 @@ static bool arb__ccd_passed(const arb_shape_proxy* heart, const arb_toi_input* i
 // Earliest hit of shape s of body i (sweep sa) against shape pb of a body with sweep sb
 // before `t`, or `t`.
 static float arb__ccd_toi_proxy(const arb_world* w, int i, const arb_shape_def* s,
-                                const arb_sweep* sa, const arb_shape_proxy* pb,
-                                const arb_sweep* sb, float t) {
+                                const arb_sweep* sa, const arb_shape_proxy* pb, const arb_sweep* sb,
+                                float t) {
   const arb__body* b = &w->bodies[i];
   arb_vec2 heart_at;
   arb_shape_proxy heart = arb__ccd_heart(b, s, &heart_at);
@@ -278,7 +279,8 @@ static float arb__ccd_toi_chain(const arb_world* w, int i, const arb_shape_def* 
   arb_aabb box = arb__swept_box(w, i);
   arb_vec2 corners[4] = {box.lower, arb_v2(box.upper.x, box.lower.y), box.upper,
                          arb_v2(box.lower.x, box.upper.y)};
-  arb_aabb local = {arb_inv_transform_point(xf0, corners[0]), arb_inv_transform_point(xf0, corners[0])};
+  arb_aabb local = {arb_inv_transform_point(xf0, corners[0]),
+                    arb_inv_transform_point(xf0, corners[0])};
   for (int k = 1; k < 4; ++k) {
     arb_vec2 p = arb_inv_transform_point(xf0, corners[k]);
     local.lower = arb_vmin(local.lower, p);

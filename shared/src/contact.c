@@ -164,8 +164,8 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // kind registered first; arb__contact_kind_order). A pair without a registration
 // (segment/segment) never gets a contact. Two different kinds are registered one way
 // only. A new shape kind adds, per kind it collides with, one adapter and one entry.
-typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b,
-                                     arb_transform xfb, float margin);
+typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa,
+                                     const arb_shape_def* b, arb_transform xfb, float margin);
 
 // Adapts a collide function of manifold.h (with its speculative margin) to shape
 // definitions: REGISTER_COLLIDER(name, function, member of A, member of B).
@@ -262,7 +262,8 @@ int arb__contact_create(arb_world* w, int a, int sa, int b, int sb) {
   memset(c, 0, sizeof *c);
   c->body_a = a;
   c->body_b = b;
-  c->flags = (uint32_t)sa << ARB__CONTACT_SHAPE_A_SHIFT | (uint32_t)sb << ARB__CONTACT_SHAPE_B_SHIFT;
+  c->flags = (uint32_t)sa << ARB__CONTACT_SHAPE_A_SHIFT | (uint32_t)sb
+                                                              << ARB__CONTACT_SHAPE_B_SHIFT;
   // Mixing: friction sqrt(fa*fb) (a zero-friction surface makes the pair frictionless);
   // restitution max(ra, rb) (a bouncy ball bounces on any floor).
   c->friction = sqrtf(pa->friction * pb->friction);
@@ -380,7 +381,8 @@ static float arb__pair_margin(const arb_world* w, int a, int b, float dt) {
 // the pair's motion at that point closes the gap to within that distance in this step:
 // the solver would not act on the others (the gap stays open), and kept they would wake
 // a sleeping island that a body merely passes by.
-static void arb__keep_reachable(const arb_world* w, const arb__contact* c, arb_manifold* m, float dt) {
+static void arb__keep_reachable(const arb_world* w, const arb__contact* c, arb_manifold* m,
+                                float dt) {
   const arb__body_state* sa = &w->states[c->body_a];
   const arb__body_state* sb = &w->states[c->body_b];
   arb_vec2 ca = w->bodies[c->body_a].center, cb = w->bodies[c->body_b].center;

@@ -313,7 +313,8 @@ static inline void arb__clamp_speed(arb__body_state* st, float max_v, float max_
   if (st->w * st->w > max_w * max_w) st->w = st->w < 0.0f ? -max_w : max_w;
 }
 
-static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec2 g, float max_v, float max_w) {
+static inline void arb__integrate_velocity(arb_world* w, int i, float h, arb_vec2 g, float max_v,
+                                           float max_w) {
   const arb__body_sim* sim = &w->sims[i];
   if (sim->type != ARB_BODY_DYNAMIC) return;
   arb__body_state* st = &w->states[i];
@@ -341,7 +342,12 @@ static inline void arb__integrate_position(arb_world* w, int i, float h) {
 // Each body pass reads and writes only the body it is at, so worker threads split the
 // awake bodies in blocks with the same bits. It runs over all slots (nothing asleep) or
 // over the awake list.
-typedef enum { ARB__APPLY_FORCE, ARB__INTEGRATE_VELOCITY, ARB__INTEGRATE_POSITION, ARB__CLAMP_SPEED } arb__body_pass;
+typedef enum {
+  ARB__APPLY_FORCE,
+  ARB__INTEGRATE_VELOCITY,
+  ARB__INTEGRATE_POSITION,
+  ARB__CLAMP_SPEED
+} arb__body_pass;
 
 typedef struct arb__body_job {
   arb_world* w;

@@ -17,7 +17,8 @@ arb_shape_proxy arb_make_proxy(const arb_vec2* points, int count, float radius) 
   if (count > ARB_MAX_POLYGON_VERTICES) count = ARB_MAX_POLYGON_VERTICES;
   if (count < 0) count = 0;
   p.count = count;
-  for (int i = 0; i < ARB_MAX_POLYGON_VERTICES; ++i) p.points[i] = i < count ? points[i] : arb_vec2_zero;
+  for (int i = 0; i < ARB_MAX_POLYGON_VERTICES; ++i)
+    p.points[i] = i < count ? points[i] : arb_vec2_zero;
   p.radius = radius;
   return p;
 }
@@ -191,8 +192,10 @@ arb_distance_output arb_shape_distance(const arb_shape_proxy* a, arb_transform x
       save_a[i] = s.v[i].ia;
       save_b[i] = s.v[i].ib;
     }
-    if (s.count == 2) arb__solve2(&s);
-    else if (s.count == 3) arb__solve3(&s);
+    if (s.count == 2)
+      arb__solve2(&s);
+    else if (s.count == 3)
+      arb__solve3(&s);
     if (s.count == 3) {
       overlap = true;
       break;
@@ -236,8 +239,8 @@ arb_distance_output arb_shape_distance(const arb_shape_proxy* a, arb_transform x
   float ra = a->radius, rb = b->radius;
   if (overlap || dist <= ra + rb) {
     // Touching or overlapping: one shared point, distance 0.
-    arb_vec2 mid = dist > 0.0f ? arb_mul_add(pa, ra + 0.5f * (dist - ra - rb), n)
-                               : arb_lerp(pa, pb, 0.5f);
+    arb_vec2 mid =
+        dist > 0.0f ? arb_mul_add(pa, ra + 0.5f * (dist - ra - rb), n) : arb_lerp(pa, pb, 0.5f);
     pa = pb = mid;
     dist = 0.0f;
   } else {
@@ -320,7 +323,8 @@ arb_toi_output arb_time_of_impact(const arb_toi_input* input) {
   const float angle_a = arb__sweep_angle(sa), angle_b = arb__sweep_angle(sb);
   float wa = arb_absf(angle_a);
   float wb = arb_absf(angle_b);
-  float rot_bound = wa * arb__max_extent(pa, sa->local_center) + wb * arb__max_extent(pb, sb->local_center);
+  float rot_bound =
+      wa * arb__max_extent(pa, sa->local_center) + wb * arb__max_extent(pb, sb->local_center);
 
   float t = 0.0f;
   for (int iter = 0; iter < ARB__TOI_MAX_ITERATIONS; ++iter) {

@@ -41,8 +41,8 @@ bool arb__extras_empty(const arb__extras* x) {
           x->constraint_iterations == ARB__DEFAULT_CONSTRAINT_ITERATIONS && x->last_dt == 0.0f);
 }
 
-void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem, int slot,
-                           bool* ok) {
+void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem,
+                           int slot, bool* ok) {
   *ok = true;
   if (slot < *slots) return arr;
   if (slot >= ARB__MAX_EXTRAS) {

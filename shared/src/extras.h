@@ -38,7 +38,7 @@ typedef struct arb__joint {
   // Parameters of the types after the revolute and of the limit, motor and spring.
   arb_vec2 local_axis;  // prismatic, wheel: unit axis in A's frame
   float reference_angle, lower, upper, motor_speed, max_motor, max_force, max_torque;
-  float correction;  // motor joint: correction factor
+  float correction;   // motor joint: correction factor
   float break_force;  // N; 0 = unbreakable (state: hashed only when set)
   // Accumulated impulses (warm start), state. `impulse` is the point constraint (revolute,
   // weld, motor, mouse), the rod (distance, x) or the perpendicular and angular rows
@@ -141,12 +141,12 @@ typedef struct arb__extras {
   arb__jrev* jrev;  // per jrun entry of a revolute with rows (after colouring), in jrun_mem
   void* jrun_mem;
   int32_t *jrun_tag, *jrun_tag_spare;  // per jrun entry: joint slot * 4 + ARB__JRUN_* kind
-  int32_t* jrun_tag_mem;                // holds jrun_tag and jrun_tag_spare
-  uint8_t* jrun_open;   // per jrun entry: the projection's last visit found it off
-  uint8_t* jrun_color;  // per jrun entry, slot order: its colour (prepare)
-  arb__body_scratch body_moved;   // uint8_t per body slot: 1 + the projection pass that
-                                  // last moved it, 0: none
-  arb__body_scratch body_colors;  // uint32_t per body slot: its joints' colours so far
+  int32_t* jrun_tag_mem;               // holds jrun_tag and jrun_tag_spare
+  uint8_t* jrun_open;                  // per jrun entry: the projection's last visit found it off
+  uint8_t* jrun_color;                 // per jrun entry, slot order: its colour (prepare)
+  arb__body_scratch body_moved;        // uint8_t per body slot: 1 + the projection pass that
+                                       // last moved it, 0: none
+  arb__body_scratch body_colors;       // uint32_t per body slot: its joints' colours so far
   int32_t jrun_count, jrun_cap;
   // Per body slot: how many live joints and springs name that slot as an end (whatever the
   // id's generation), so that destroying a body scans the constraints only when one may
@@ -196,8 +196,8 @@ void arb__particles_step(arb_world* w, float dt);
 
 /// Grow `arr` so that `slot` (the lowest free slot, or *slots for a new one) exists, a new
 /// slot zeroed. Returns the array (it may have moved); *ok = false when full or out of memory.
-void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem, int slot,
-                           bool* ok);
+void* arb__extra_slot_room(arb_world* w, void* arr, int32_t* slots, int32_t* cap, size_t elem,
+                           int slot, bool* ok);
 /// Claim the lowest free slot (DET) of an extras array: zeroed, next generation, in use.
 /// `slot` is set to its index, or -1 when full or out of memory. The search starts at
 /// `free_hint` (the kind's lowest slot that may be free, in arb__extras), which then moves
@@ -240,21 +240,20 @@ void* arb__extra_stale(void);
 /// The live object an extras id names in x->arr, or arb__extra_stale().
 #define ARB__EXTRA_GET(x, arr, slots, id)                                                     \
   ((x) && (id).index1 > 0 && (id).index1 <= (x)->slots && (x)->arr[(id).index1 - 1].in_use && \
-           (x)->arr[(id).index1 - 1].generation == (id).generation                             \
+           (x)->arr[(id).index1 - 1].generation == (id).generation                            \
        ? &(x)->arr[(id).index1 - 1]                                                           \
        : arb__extra_stale())
 
 /// The ids of the live objects in x->arr, in slot order, into out[0..cap) (out may be NULL);
 /// `n` receives how many there are (all of them, also beyond cap). x may be NULL.
-#define ARB__EXTRA_IDS(x, arr, slots, out, cap, n)                    \
-  do {                                                                \
-    (n) = 0;                                                          \
-    for (int i_ = 0; (x) && i_ < (x)->slots; ++i_) {                  \
-      if (!(x)->arr[i_].in_use) continue;                             \
-      if ((out) && (n) < (cap))                                       \
-        (out)[(n)] = (arb_extra_id){i_ + 1, (x)->arr[i_].generation}; \
-      (n) += 1;                                                       \
-    }                                                                 \
+#define ARB__EXTRA_IDS(x, arr, slots, out, cap, n)                                            \
+  do {                                                                                        \
+    (n) = 0;                                                                                  \
+    for (int i_ = 0; (x) && i_ < (x)->slots; ++i_) {                                          \
+      if (!(x)->arr[i_].in_use) continue;                                                     \
+      if ((out) && (n) < (cap)) (out)[(n)] = (arb_extra_id){i_ + 1, (x)->arr[i_].generation}; \
+      (n) += 1;                                                                               \
+    }                                                                                         \
   } while (0)
 
 // island.c: a constraint was added or removed between these bodies (either may be null):
@@ -281,9 +280,9 @@ void arb__extras_commit(arb_world* w, arb__extras* x);
 
 // The outs of arb_spring_get_bodies / arb_joint_get_bodies: the attachment when found (a
 // live object), zeros otherwise. Returns 0 or ARB_E_STALE_ID.
-static inline int arb__attachment_out(bool found, arb_body_id a, arb_body_id b, arb_vec2 la, arb_vec2 lb,
-                                      arb_body_id* body_a, arb_body_id* body_b, arb_vec2* local_a,
-                                      arb_vec2* local_b) {
+static inline int arb__attachment_out(bool found, arb_body_id a, arb_body_id b, arb_vec2 la,
+                                      arb_vec2 lb, arb_body_id* body_a, arb_body_id* body_b,
+                                      arb_vec2* local_a, arb_vec2* local_b) {
   static const arb_body_id none = {0, 0};
   if (body_a) *body_a = found ? a : none;
   if (body_b) *body_b = found ? b : none;
@@ -292,8 +291,8 @@ static inline int arb__attachment_out(bool found, arb_body_id a, arb_body_id b, 
   return found ? 0 : ARB_E_STALE_ID;
 }
 /// The whole of arb_spring_get_bodies / arb_joint_get_bodies for a looked-up object (NULL: stale).
-#define ARB__ATTACHMENT_OUT(obj, out_ba, out_bb, out_la, out_lb)                                       \
-  ((obj) ? arb__attachment_out(true, (obj)->body_a, (obj)->body_b, (obj)->local_a, (obj)->local_b,     \
-                               out_ba, out_bb, out_la, out_lb)                                         \
-         : arb__attachment_out(false, (arb_body_id){0, 0}, (arb_body_id){0, 0}, arb_vec2_zero,         \
+#define ARB__ATTACHMENT_OUT(obj, out_ba, out_bb, out_la, out_lb)                                   \
+  ((obj) ? arb__attachment_out(true, (obj)->body_a, (obj)->body_b, (obj)->local_a, (obj)->local_b, \
+                               out_ba, out_bb, out_la, out_lb)                                     \
+         : arb__attachment_out(false, (arb_body_id){0, 0}, (arb_body_id){0, 0}, arb_vec2_zero,     \
                                arb_vec2_zero, out_ba, out_bb, out_la, out_lb))

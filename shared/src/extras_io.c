@@ -7,10 +7,11 @@
 //   i32 spring_slots; per slot: u32 generation, u8 in_use; live: body_a, body_b
 //     (i32 index1, u32 generation each), vec2 local_a, local_b, f32 rest, k, c
 //   i32 joint_slots; per slot: u32 generation, u8 in_use; live: u8 type (bit 7: more
-//     follows; bit 6: f32 break_force at the end of the record), body_a, body_b, vec2 local_a, local_b, f32 length, hertz, damping_ratio,
-//     vec2 impulse; more (types after the revolute, or a limit, motor or spring): u8 flags,
-//     vec2 local_axis, f32 reference_angle, lower, upper, motor_speed, max_motor, max_force,
-//     max_torque, correction, angular/spring/motor/lower/upper impulse
+//     follows; bit 6: f32 break_force at the end of the record), body_a, body_b, vec2 local_a,
+//     local_b, f32 length, hertz, damping_ratio, vec2 impulse; more (types after the revolute, or a
+//     limit, motor or spring): u8 flags, vec2 local_axis, f32 reference_angle, lower, upper,
+//     motor_speed, max_motor, max_force, max_torque, correction, angular/spring/motor/lower/upper
+//     impulse
 //   i32 vehicle_slots; per slot: u32 generation, u8 in_use; live: chassis, i32 wheels,
 //     f32 max_steer, friction, ground_gravity, rolling, drag, steer_in, throttle_in,
 //     brake_in; per wheel: vec2 offset, f32 radius, inertia, u8 steerable, driven,
@@ -45,7 +46,8 @@ static bool arb__x_slot(arb_codec* c, uint32_t* generation, uint8_t* in_use) {
 }
 
 // Two bodies and an anchor on each (springs, joints).
-static void arb__x_anchors(arb_codec* c, arb_body_id* a, arb_body_id* b, arb_vec2* la, arb_vec2* lb) {
+static void arb__x_anchors(arb_codec* c, arb_body_id* a, arb_body_id* b, arb_vec2* la,
+                           arb_vec2* lb) {
   arb_codec_id(c, a);
   arb_codec_id(c, b);
   ARB_CODEC_VEC2S(c, la, lb);
@@ -55,7 +57,8 @@ static void arb__spring_fields(arb_codec* c, arb__spring* s) {
   if (!arb__x_slot(c, &s->generation, &s->in_use)) return;
   arb__x_anchors(c, &s->body_a, &s->body_b, &s->local_a, &s->local_b);
   ARB_CODEC_F32S(c, &s->rest_length, &s->stiffness, &s->damping);
-  ARB_CODEC_CHECK(c, c->err || (s->rest_length >= 0.0f && s->stiffness >= 0.0f && s->damping >= 0.0f));
+  ARB_CODEC_CHECK(c,
+                  c->err || (s->rest_length >= 0.0f && s->stiffness >= 0.0f && s->damping >= 0.0f));
 }
 
 // The parameters and impulses of the limit, motor and spring and of the joint types after
@@ -68,16 +71,16 @@ static void arb__joint_more(arb_codec* c, arb__joint* j) {
                  &j->max_force, &j->max_torque, &j->correction);
   ARB_CODEC_F32S(c, &j->angular_impulse, &j->spring_impulse, &j->motor_impulse, &j->lower_impulse,
                  &j->upper_impulse);
-  ARB_CODEC_CHECK(c, c->err || (j->flags < 8 && j->lower <= j->upper && j->max_motor >= 0.0f &&
-                                j->max_force >= 0.0f && j->max_torque >= 0.0f &&
-                                j->correction >= 0.0f && j->correction <= 1.0f &&
-                                j->lower_impulse >= 0.0f && j->upper_impulse >= 0.0f));
+  ARB_CODEC_CHECK(
+      c, c->err || (j->flags < 8 && j->lower <= j->upper && j->max_motor >= 0.0f &&
+                    j->max_force >= 0.0f && j->max_torque >= 0.0f && j->correction >= 0.0f &&
+                    j->correction <= 1.0f && j->lower_impulse >= 0.0f && j->upper_impulse >= 0.0f));
   // What arb_joint_create requires of each type (a restored joint behaves like a created one).
   float axis_sq = arb_length_sq(j->local_axis);
   bool slider = j->type == ARB_JOINT_PRISMATIC || j->type == ARB_JOINT_WHEEL;
   ARB_CODEC_CHECK(c, c->err || !slider || (axis_sq > 0.99f && axis_sq < 1.01f));
-  ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOTOR || j->max_force > 0.0f ||
-                         j->max_torque > 0.0f);
+  ARB_CODEC_CHECK(
+      c, c->err || j->type != ARB_JOINT_MOTOR || j->max_force > 0.0f || j->max_torque > 0.0f);
   ARB_CODEC_CHECK(c, c->err || j->type != ARB_JOINT_MOUSE ||
                          (j->max_force > 0.0f && arb_body_id_is_null(j->body_b)));
 }
@@ -131,10 +134,11 @@ static void arb__vehicle_fields(arb_codec* c, arb__vehicle* v) {
   if (c->err) return;
   ARB_CODEC_F32S(c, &v->max_steer, &v->friction, &v->ground_gravity, &v->rolling, &v->drag,
                  &v->steer_in, &v->throttle_in, &v->brake_in);
-  ARB_CODEC_CHECK(c, c->err || (v->max_steer >= 0.0f && v->max_steer <= 1.2f && v->friction > 0.0f &&
-                                v->ground_gravity > 0.0f && v->rolling >= 0.0f && v->drag >= 0.0f &&
-                                v->steer_in >= -1.0f && v->steer_in <= 1.0f && v->throttle_in >= 0.0f &&
-                                v->throttle_in <= 1.0f && v->brake_in >= 0.0f && v->brake_in <= 1.0f));
+  ARB_CODEC_CHECK(
+      c, c->err || (v->max_steer >= 0.0f && v->max_steer <= 1.2f && v->friction > 0.0f &&
+                    v->ground_gravity > 0.0f && v->rolling >= 0.0f && v->drag >= 0.0f &&
+                    v->steer_in >= -1.0f && v->steer_in <= 1.0f && v->throttle_in >= 0.0f &&
+                    v->throttle_in <= 1.0f && v->brake_in >= 0.0f && v->brake_in <= 1.0f));
   for (int k = 0; k < v->wheel_count && !c->err; ++k) arb__wheel_fields(c, &v->wheels[k]);
 }
 
@@ -157,14 +161,14 @@ static void arb__constraint_fields(arb_codec* c, arb__constraint* k, int particl
 
 // One array of records: its count (elements of at least min_bytes), then each record.
 // Reading allocates the array and sets count and capacity to n.
-#define ARB__X_LIST(c, w, arr, count, cap, min_bytes, VISIT)                      \
-  do {                                                                           \
-    arb_codec_count((c), &(count), ARB__MAX_EXTRAS, (min_bytes));                \
-    if (arb_codec_reading(c)) {                                                  \
-      (arr) = arb__x_alloc((c), (w), (count), sizeof *(arr));                    \
-      (count) = (cap) = (c)->err ? 0 : (count);                                  \
-    }                                                                            \
-    for (int i_ = 0; i_ < (count) && !(c)->err; ++i_) VISIT((c), &(arr)[i_]);   \
+#define ARB__X_LIST(c, w, arr, count, cap, min_bytes, VISIT)                  \
+  do {                                                                        \
+    arb_codec_count((c), &(count), ARB__MAX_EXTRAS, (min_bytes));             \
+    if (arb_codec_reading(c)) {                                               \
+      (arr) = arb__x_alloc((c), (w), (count), sizeof *(arr));                 \
+      (count) = (cap) = (c)->err ? 0 : (count);                               \
+    }                                                                         \
+    for (int i_ = 0; i_ < (count) && !(c)->err; ++i_) VISIT((c), &(arr)[i_]); \
   } while (0)
 
 #define ARB__X_CONSTRAINT(c, k) arb__constraint_fields((c), (k), x->particle_count)

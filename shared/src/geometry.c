@@ -32,7 +32,8 @@ int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out, const 
     }
     // Beyond this, areas and inertias (|x|^4) overflow float and the slop tolerances
     // drown in rounding.
-    if (arb_absf(points[i].x) > ARB_MAX_POLYGON_COORD || arb_absf(points[i].y) > ARB_MAX_POLYGON_COORD) {
+    if (arb_absf(points[i].x) > ARB_MAX_POLYGON_COORD ||
+        arb_absf(points[i].y) > ARB_MAX_POLYGON_COORD) {
       *why = "a point is farther than 1e4 m from the body origin (ARB_MAX_POLYGON_COORD)";
       return ARB_E_INVAL;
     }

@@ -24,4 +24,6 @@ uint64_t arb_world_hash(const arb_world* w) {
   return XXH3_64bits_digest(&state);
 }
 
-uint64_t arb__hash_bytes(const void* p, size_t n) { return XXH3_64bits(p, n); }
+uint64_t arb__hash_bytes(const void* p, size_t n) {
+  return XXH3_64bits(p, n);
+}

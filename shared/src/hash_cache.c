@@ -116,8 +116,8 @@ static inline bool arb__same_bytes(const void* a, const void* b, size_t n) {
   return diff == 0;
 }
 
-static bool arb__entry_matches(const arb__hash_entry* e, const arb__body* b, const arb__body_sim* sim,
-                               const arb__body_state* st) {
+static bool arb__entry_matches(const arb__hash_entry* e, const arb__body* b,
+                               const arb__body_sim* sim, const arb__body_state* st) {
   _Static_assert(ARB__HEAD_BYTES % 4 == 0 && sizeof *sim % 4 == 0, "compared in words");
   return e->generation == b->generation && arb__same_bytes(e->flags, &b->in_use, 4) &&
          arb__same_bytes(&e->sim, sim, sizeof *sim) &&

@@ -156,8 +156,8 @@ void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
   if (b) *b = pb;
 }
 
-int arb_joint_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a, arb_body_id* body_b,
-                         arb_vec2* local_a, arb_vec2* local_b) {
+int arb_joint_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a,
+                         arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b) {
   const arb__joint* j = arb__joint_get(w, id);
   return ARB__ATTACHMENT_OUT(j, body_a, body_b, local_a, local_b);
 }

@@ -31,7 +31,7 @@
 
 // Append a point given relative to xfa.p in world axes.
 void arb__add_point(arb_manifold* m, arb_vec2 rel_a, arb_transform xfa, arb_transform xfb,
-                           float separation, uint16_t id) {
+                    float separation, uint16_t id) {
   arb_manifold_point* mp = &m->points[m->point_count++];
   mp->anchor_a = rel_a;
   mp->anchor_b = arb_add(rel_a, arb_sub(xfa.p, xfb.p));
@@ -167,11 +167,10 @@ arb_manifold arb__collide_capsule_and_circle(const arb_capsule* a, arb_transform
 
 // ---- polygon-polygon (SAT + clipping) --------------------------------------------------
 
-
 // Largest separation of poly2 from poly1 along poly1's face normals. Stops early once an
 // axis separates the pair beyond the speculative margin (the caller then gives up).
-static float arb__max_separation(const arb_vec2* v1, const arb_vec2* n1, int c1,
-                                 const arb_vec2* v2, int c2, float margin, int* edge) {
+static float arb__max_separation(const arb_vec2* v1, const arb_vec2* n1, int c1, const arb_vec2* v2,
+                                 int c2, float margin, int* edge) {
   int best = 0;
   float max_sep = -FLT_MAX;
   for (int i = 0; i < c1; ++i) {
@@ -263,11 +262,21 @@ arb_manifold arb__collide_hulls(const arb_vec2* va, const arb_vec2* na, int ca, 
   int c1, c2, e1;
   bool flip = sep_b > sep_a + ARB__FLIP_TOLERANCE;
   if (flip) {
-    v1 = hb->v; n1 = hb->n; c1 = hb->count; e1 = edge_b;
-    v2 = va; n2 = na; c2 = ca;
+    v1 = hb->v;
+    n1 = hb->n;
+    c1 = hb->count;
+    e1 = edge_b;
+    v2 = va;
+    n2 = na;
+    c2 = ca;
   } else {
-    v1 = va; n1 = na; c1 = ca; e1 = edge_a;
-    v2 = hb->v; n2 = hb->n; c2 = hb->count;
+    v1 = va;
+    n1 = na;
+    c1 = ca;
+    e1 = edge_a;
+    v2 = hb->v;
+    n2 = hb->n;
+    c2 = hb->count;
   }
   arb_vec2 normal = n1[e1];
   float r1 = flip ? hb->radius : ra, r2 = flip ? ra : hb->radius;
@@ -383,8 +392,8 @@ static bool arb__capsule_hull(const arb_capsule* c, arb_transform xf, arb__hull*
                              arb_transform_point(xf, c->center2), c->radius, h);
 }
 
-arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
-                                   const arb_polygon* b, arb_transform xfb, float margin) {
+arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa, const arb_polygon* b,
+                                   arb_transform xfb, float margin) {
   if (a->count < 3 || b->count < 3) return arb__empty_manifold();
   arb__hull hb;
   arb__polygon_hull(b, arb_inv_transform_mul(xfa, xfb), &hb);
@@ -392,7 +401,8 @@ arb_manifold arb__collide_polygons(const arb_polygon* a, arb_transform xfa,
 }
 
 arb_manifold arb__collide_segment_and_polygon(const arb_segment* a, arb_transform xfa,
-                                              const arb_polygon* b, arb_transform xfb, float margin) {
+                                              const arb_polygon* b, arb_transform xfb,
+                                              float margin) {
   arb__hull ha, hb;
   if (b->count < 3 || !arb__two_point_hull(a->a, a->b, 0.0f, &ha)) return arb__empty_manifold();
   arb__polygon_hull(b, arb_inv_transform_mul(xfa, xfb), &hb);

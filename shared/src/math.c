@@ -24,22 +24,22 @@
 // and 5e-13 (cos, r^14/14!), far under float resolution.
 static double arb__sin_poly(double r) {
   double r2 = r * r;
-  double p = -1.0 / 39916800.0;       // -1/11!
-  p = p * r2 + 1.0 / 362880.0;        // 1/9!
-  p = p * r2 - 1.0 / 5040.0;          // -1/7!
-  p = p * r2 + 1.0 / 120.0;           // 1/5!
-  p = p * r2 - 1.0 / 6.0;             // -1/3!
+  double p = -1.0 / 39916800.0;  // -1/11!
+  p = p * r2 + 1.0 / 362880.0;   // 1/9!
+  p = p * r2 - 1.0 / 5040.0;     // -1/7!
+  p = p * r2 + 1.0 / 120.0;      // 1/5!
+  p = p * r2 - 1.0 / 6.0;        // -1/3!
   return r + r * r2 * p;
 }
 
 static double arb__cos_poly(double r) {
   double r2 = r * r;
-  double p = 1.0 / 479001600.0;       // 1/12!
-  p = p * r2 - 1.0 / 3628800.0;       // -1/10!
-  p = p * r2 + 1.0 / 40320.0;         // 1/8!
-  p = p * r2 - 1.0 / 720.0;           // -1/6!
-  p = p * r2 + 1.0 / 24.0;            // 1/4!
-  p = p * r2 - 0.5;                   // -1/2!
+  double p = 1.0 / 479001600.0;  // 1/12!
+  p = p * r2 - 1.0 / 3628800.0;  // -1/10!
+  p = p * r2 + 1.0 / 40320.0;    // 1/8!
+  p = p * r2 - 1.0 / 720.0;      // -1/6!
+  p = p * r2 + 1.0 / 24.0;       // 1/4!
+  p = p * r2 - 0.5;              // -1/2!
   return 1.0 + r2 * p;
 }
 
@@ -68,10 +68,22 @@ static void arb__sincos(float x, float* s, float* c) {
   double cr = arb__cos_poly(r);
   double sv, cv;
   switch ((int)(q & 3)) {  // two's complement: q & 3 is q mod 4 for negative q too
-    case 0: sv = sr; cv = cr; break;
-    case 1: sv = cr; cv = -sr; break;
-    case 2: sv = -sr; cv = -cr; break;
-    default: sv = -cr; cv = sr; break;
+    case 0:
+      sv = sr;
+      cv = cr;
+      break;
+    case 1:
+      sv = cr;
+      cv = -sr;
+      break;
+    case 2:
+      sv = -sr;
+      cv = -cr;
+      break;
+    default:
+      sv = -cr;
+      cv = sr;
+      break;
   }
   *s = (float)sv;
   *c = (float)cv;
@@ -89,7 +101,9 @@ float arb_cos(float x) {
   return c;
 }
 
-void arb_sincos(float x, float* s, float* c) { arb__sincos(x, s, c); }
+void arb_sincos(float x, float* s, float* c) {
+  arb__sincos(x, s, c);
+}
 
 // atan(u) for |u| <= tan(pi/8) ~ 0.4142: odd Taylor series up to u^25; the first omitted
 // term is below 2e-12.

@@ -99,7 +99,8 @@ static bool arb__sensor_sees(const arb__sensor_query* q, int other) {
 static bool arb__sensor_leaf(void* ctx, int body) {
   arb__sensor_query* q = ctx;
   const arb__body* o = &q->w->bodies[body];
-  if (!arb_aabb_overlaps(q->box, arb__body_compute_aabb(o)) || !arb__sensor_sees(q, body)) return true;
+  if (!arb_aabb_overlaps(q->box, arb__body_compute_aabb(o)) || !arb__sensor_sees(q, body))
+    return true;
   if (q->count == q->capacity) {
     q->overflow = true;
     return true;

@@ -63,6 +63,6 @@ void arb__sleep_codec(arb_codec* c, arb__world_image* img) {
   for (int i = 0; i < img->body_slots && !c->err; ++i) {
     if (img->bodies[i].in_use) arb__body_sleep_fields(c, &img->bodies[i], img->def.enable_sleep);
   }
-  ARB_CODEC_CHECK(c, c->err || arb__link_islands(img->bodies, img->sims, img->states,
-                                                 img->body_slots));
+  ARB_CODEC_CHECK(
+      c, c->err || arb__link_islands(img->bodies, img->sims, img->states, img->body_slots));
 }

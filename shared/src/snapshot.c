@@ -67,7 +67,9 @@ static const char arb__layout[] =
     "pt(v2 p,aa,ab,f32 s,ni,ti,u16 id)) [ITER] sleep(u32 tag,u8 on;body(u8 fl,f32 thr,t|i32 head)) "
     "[XTRA] u64 xxh3";
 
-static uint64_t arb__layout_hash(void) { return arb__hash_bytes(arb__layout, sizeof arb__layout - 1); }
+static uint64_t arb__layout_hash(void) {
+  return arb__hash_bytes(arb__layout, sizeof arb__layout - 1);
+}
 
 int arb_world_save(const arb_world* w, uint8_t* buf, int cap) {
   ARB__CHECK_WORLD(w);
@@ -95,7 +97,8 @@ int arb_world_save(const arb_world* w, uint8_t* buf, int cap) {
 }
 
 // The header and the checksum around the payload.
-static int arb__image_open(const uint8_t* buf, int len, const uint8_t** payload, size_t* payload_len) {
+static int arb__image_open(const uint8_t* buf, int len, const uint8_t** payload,
+                           size_t* payload_len) {
   arb_codec c;
   arb_codec_init_read(&c, buf, (size_t)len);
   uint32_t magic = 0, version = 0, n = 0;

@@ -121,8 +121,8 @@ int arb_spring_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb
   return rc;
 }
 
-int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a, arb_body_id* body_b,
-                          arb_vec2* local_a, arb_vec2* local_b) {
+int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_a,
+                          arb_body_id* body_b, arb_vec2* local_a, arb_vec2* local_b) {
   const arb__spring* s = arb__spring_get(w, id);
   return ARB__ATTACHMENT_OUT(s, body_a, body_b, local_a, local_b);
 }

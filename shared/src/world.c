@@ -148,7 +148,7 @@ static bool arb__world_def_valid(const arb_world_def* d) {
   if (d->substeps < 1 || d->substeps > ARB__MAX_SUBSTEPS) return false;
   if (d->solve_iterations < 1 || d->solve_iterations > ARB__MAX_ITERATIONS) return false;
   if (d->relax_iterations < 1 || d->relax_iterations > ARB__MAX_ITERATIONS) return false;
-  float f[] = {d->restitution_threshold, d->contact_hertz, d->contact_damping_ratio,
+  float f[] = {d->restitution_threshold,  d->contact_hertz,    d->contact_damping_ratio,
                d->max_contact_push_speed, d->max_linear_speed, d->hit_event_threshold};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {
     if (!arb_is_valid_float(f[i]) || f[i] < 0.0f) return false;
@@ -362,7 +362,8 @@ void arb_world_step(arb_world* w, float dt) {
   // Ends of contacts destroyed with a body since the last step are reported now, first.
   int pending = w->end_count - w->end_reported;
   if (pending > 0 && w->end_reported > 0) {
-    memmove(w->end_events, w->end_events + w->end_reported, (size_t)pending * sizeof *w->end_events);
+    memmove(w->end_events, w->end_events + w->end_reported,
+            (size_t)pending * sizeof *w->end_events);
   }
   w->end_count = pending;
   w->hit_count = 0;
@@ -418,5 +419,6 @@ int arb_world_get_hit_events(const arb_world* w, const arb_contact_hit_event** o
 void arb_world_set_hit_event_threshold(arb_world* w, float speed) {
   ARB__CHECK_WORLD(w);
   ARB__CHECK_MUTABLE(w);
-  if (w && !w->locked && arb_is_valid_float(speed) && speed >= 0.0f) w->def.hit_event_threshold = speed;
+  if (w && !w->locked && arb_is_valid_float(speed) && speed >= 0.0f)
+    w->def.hit_event_threshold = speed;
 }

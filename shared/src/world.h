@@ -198,8 +198,8 @@ typedef struct arb__body {
   // island_head. island_next is rebuilt from island_head on restore (slot order).
   uint8_t enable_sleep;
   uint8_t sleeping;
-  uint8_t sleep_veto;     // kept awake this step by an extra (vehicle input); scratch
-  uint8_t shape_count;    // 1..ARB_MAX_BODY_SHAPES (state, with the shapes)
+  uint8_t sleep_veto;   // kept awake this step by an extra (vehicle input); scratch
+  uint8_t shape_count;  // 1..ARB_MAX_BODY_SHAPES (state, with the shapes)
   // Not state: the pair map was asked about every overlap of this body's box at a pair
   // update since it was created or restored (broad_phase.c, w->paired_aabbs).
   uint8_t pairs_checked;
@@ -253,9 +253,9 @@ typedef struct arb__tree_node {
   uint16_t flags;  // leaves: ARB__LEAF_*; internal nodes: ARB__NODE_ENLARGED
 } arb__tree_node;
 
-#define ARB__LEAF_DYNAMIC 1u   // the body is dynamic (its type never changes)
-#define ARB__LEAF_MOVED 2u     // set only during the pair update, for the moved bodies
-#define ARB__LEAF_COMPOUND 4u  // the body has more than one shape (fixed at creation)
+#define ARB__LEAF_DYNAMIC 1u    // the body is dynamic (its type never changes)
+#define ARB__LEAF_MOVED 2u      // set only during the pair update, for the moved bodies
+#define ARB__LEAF_COMPOUND 4u   // the body has more than one shape (fixed at creation)
 #define ARB__LEAF_BY_SHAPE 16u  // its shapes pair by their own boxes (arb__body_pairs_by_shape)
 // An internal node whose box grew in place for a moved leaf below it since the last
 // rebuild (aabb_tree.c); its parent has the flag too.
@@ -265,7 +265,7 @@ typedef struct arb__tree_node {
 #define ARB__TREE_MAX_HEIGHT 96
 
 typedef struct arb__tree {
-  arb__tree_node* nodes;  // aligned inside `block`
+  arb__tree_node* nodes;    // aligned inside `block`
   arb_aabb* scratch_boxes;  // capacity entries after the nodes: the rebuild's boxes,
   int32_t* scratch;         // and after them its leaf list
   void* block;
@@ -396,7 +396,9 @@ static inline uint64_t arb__pair_key(int a, int b) {
 }
 // A shape of a body as one number, body * 8 + shape: ascending in body order first, so
 // shape pairs sort by body pair (then by shapes) and single-shape worlds keep their order.
-static inline int arb__shape_key(int body, int shape) { return body * ARB_MAX_BODY_SHAPES + shape; }
+static inline int arb__shape_key(int body, int shape) {
+  return body * ARB_MAX_BODY_SHAPES + shape;
+}
 /// The pair map key of contact c (its shape pair).
 static inline uint64_t arb__contact_key(const arb__contact* c) {
   return arb__pair_key(arb__shape_key(c->body_a, arb__contact_shape_a(c->flags)),
@@ -444,8 +446,8 @@ struct arb_world {
   arb_contact_event* begin_events;
   arb_contact_event* end_events;
   int32_t begin_count, end_count, event_capacity_begin, event_capacity_end;
-  int32_t end_reported;  // end events already reported by the last step (the rest came
-                         // from arb_body_destroy since, and are reported by the next)
+  int32_t end_reported;               // end events already reported by the last step (the rest came
+                                      // from arb_body_destroy since, and are reported by the next)
   arb_contact_hit_event* hit_events;  // last step, contact order (contact_solver.c)
   int32_t hit_count, hit_capacity;
 
@@ -455,7 +457,7 @@ struct arb_world {
   int32_t sensor_pair_count, sensor_pair_cap;
   arb__sensor_pair* sensor_scratch;
   int32_t sensor_scratch_cap;
-  int32_t sensor_bodies;  // live sensor bodies (not state: recounted on restore)
+  int32_t sensor_bodies;           // live sensor bodies (not state: recounted on restore)
   arb_sensor_event* sensor_begin;  // last step's events (outputs)
   arb_sensor_event* sensor_end;
   int32_t sensor_begin_count, sensor_end_count, sensor_begin_cap, sensor_end_cap;
@@ -468,14 +470,14 @@ struct arb_world {
   bool locked;  // inside arb_world_step
 
   // Sleeping (island.c). Not state: derived from the bodies' sleeping flags.
-  int32_t sleeping_count;  // bodies asleep; 0 = every loop runs over all slots as before
-  int32_t* awake_bodies;   // non-static live bodies awake, ascending slot (valid when
+  int32_t sleeping_count;          // bodies asleep; 0 = every loop runs over all slots as before
+  int32_t* awake_bodies;           // non-static live bodies awake, ascending slot (valid when
   int32_t awake_count, awake_cap;  // sleeping_count > 0 and !awake_dirty)
   bool awake_dirty;
   int32_t* awake_contacts;  // contacts with an awake body, ascending index (same validity)
   int32_t awake_contact_count, awake_contact_cap;
   int32_t awake_contacts_of;  // contact_count when the list was collected
-  int32_t* wake_requests;  // sleeping bodies touched by awake ones during collide
+  int32_t* wake_requests;     // sleeping bodies touched by awake ones during collide
   int32_t wake_count, wake_cap;
   // Bodies whose `moved` flag went up since the last pair update, so the pair update
   // visits only them (broad_phase.c). Not state: on overflow or after a restore
@@ -590,10 +592,10 @@ typedef struct arb__world_image {
   int32_t contact_count, contact_capacity;
   arb__contact* contacts;
   int32_t sensor_pair_count;
-  arb__sensor_pair* sensor_pairs;  // reading: staging array (NULL when none)
-  struct arb__extras* extras;  // NULL: no extras section
+  arb__sensor_pair* sensor_pairs;      // reading: staging array (NULL when none)
+  struct arb__extras* extras;          // NULL: no extras section
   struct arb__hash_cache* hash_cache;  // hashing only: reuse the digests of bodies at rest
-  arb_world* owner;  // the world visited (reading allocates chain points from it)
+  arb_world* owner;                    // the world visited (reading allocates chain points from it)
 } arb__world_image;
 
 // Continuous collision between dynamic bodies (enable_continuous and continuous_dynamic):

@@ -40,8 +40,8 @@ static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) 
   uint16_t count = (uint16_t)ch->count;
   arb_codec_u16(c, &count);
   arb_codec_bool(c, &ch->loop);
-  ARB_CODEC_CHECK(c, count >= 2 && count <= ARB_MAX_CHAIN_POINTS &&
-                         (size_t)count * 8 <= arb_codec_left(c));
+  ARB_CODEC_CHECK(
+      c, count >= 2 && count <= ARB_MAX_CHAIN_POINTS && (size_t)count * 8 <= arb_codec_left(c));
   if (c->err) return;
   if (arb_codec_reading(c)) {
     ch->count = count;
@@ -89,8 +89,8 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
   arb_codec_i32(c, &s->group);
   // A kind this build does not know (none, or past the enum: a hostile image) is refused
   // before the switch, which has no default arm so that a new kind cannot be missed.
-  ARB_CODEC_CHECK(c, (int)s->type > (int)ARB_SHAPE_NONE &&
-                         (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
+  ARB_CODEC_CHECK(c,
+                  (int)s->type > (int)ARB_SHAPE_NONE && (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
   switch (s->type) {
     case ARB_SHAPE_CIRCLE:
       arb_codec_vec2(c, &s->circle.center);
@@ -131,10 +131,13 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
   ARB_CODEC_CHECK(c, c->err || arb__validate_shape(s, NULL));
 }
 
-static bool arb__nonneg(float x) { return x >= 0.0f; }
+static bool arb__nonneg(float x) {
+  return x >= 0.0f;
+}
 
 // What finalize and the solver assume of a body, checked on a body read from an image.
-static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, const arb__body_state* st) {
+static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim,
+                                 const arb__body_state* st) {
   float qq = b->xf.q.c * b->xf.q.c + b->xf.q.s * b->xf.q.s;
   bool ok = qq > 0.999f && qq < 1.001f;
   ok = ok && arb__nonneg(b->mass) && arb__nonneg(b->inertia) && arb__nonneg(sim->inv_mass) &&
@@ -144,7 +147,8 @@ static bool arb__body_consistent(const arb__body* b, const arb__body_sim* sim, c
        b->fat_aabb.lower.x <= b->fat_aabb.upper.x && b->fat_aabb.lower.y <= b->fat_aabb.upper.y;
   if (sim->type == ARB_BODY_DYNAMIC) {
     ok = ok && b->mass > 0.0f && sim->inv_mass > 0.0f;
-    for (int i = 0; i < b->shape_count; ++i) ok = ok && arb_shape_has_area(arb__body_shape(b, i)->type);
+    for (int i = 0; i < b->shape_count; ++i)
+      ok = ok && arb_shape_has_area(arb__body_shape(b, i)->type);
     ok = ok && (!b->fixed_rotation || sim->inv_inertia == 0.0f);
   } else {
     ok = ok && sim->inv_mass == 0.0f && sim->inv_inertia == 0.0f;
@@ -413,7 +417,8 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   }
   arb_codec_count(c, &img->contact_count, ARB__MAX_CONTACTS, 29);  // a contact: >= 29 bytes
   if (reading && !c->err) arb__alloc_contacts(c, w, img);
-  for (int i = 0; i < img->contact_count && !c->err; ++i) arb__contact_fields(c, img, &img->contacts[i]);
+  for (int i = 0; i < img->contact_count && !c->err; ++i)
+    arb__contact_fields(c, img, &img->contacts[i]);
   arb__iteration_fields(c, &img->def);
   arb__flag_record(c, ARB__DISCRETE_TAG, true, &img->def.enable_continuous);
   arb__flag_record(c, ARB__STATIC_CCD_TAG, true, &img->def.continuous_dynamic);
@@ -421,7 +426,7 @@ void arb__world_codec(arb_codec* c, arb_world* w, arb__world_image* img) {
   // sensor.c: nothing at all without sensor overlaps. Before the sleep record, which is
   // always there: an image cut right before this record is refused, not read as empty.
   arb__sensor_codec(c, w, img);
-  arb__sleep_codec(c, img);  // sleep_io.c
+  arb__sleep_codec(c, img);                            // sleep_io.c
   if (!c->err) arb__extras_codec(c, w, &img->extras);  // nothing at all without extras
 }
 

@@ -11,8 +11,10 @@ arb_world_counters arb_world_get_counters(const arb_world* w) {
   for (int i = 0; i < w->contact_count; ++i) {
     if (w->contacts[i].manifold.point_count > 0) c.touching_count += 1;
   }
-  c.static_tree_height = w->static_tree.root >= 0 ? w->static_tree.nodes[w->static_tree.root].height : 0;
-  c.dynamic_tree_height = w->dynamic_tree.root >= 0 ? w->dynamic_tree.nodes[w->dynamic_tree.root].height : 0;
+  c.static_tree_height =
+      w->static_tree.root >= 0 ? w->static_tree.nodes[w->static_tree.root].height : 0;
+  c.dynamic_tree_height =
+      w->dynamic_tree.root >= 0 ? w->dynamic_tree.nodes[w->dynamic_tree.root].height : 0;
   c.byte_count = w->byte_count;
   c.arena_bytes = (int64_t)w->stack.capacity;
   for (int i = 0; i < w->body_slots; ++i) {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline void snapshot_part_begin(arb_snapshot_part* p, uint32_t tick, uint32_t baseline, int part,
-                                    int parts) {
+static inline void snapshot_part_begin(arb_snapshot_part* p, uint32_t tick, uint32_t baseline,
+                                       int part, int parts) {
   memset(p, 0, sizeof *p);
   p->h.tick = tick;
   p->h.baseline_tick = baseline;
@@ -18,8 +18,8 @@ static inline void snapshot_part_begin(arb_snapshot_part* p, uint32_t tick, uint
 }
 
 // Appends a record of `id` (op, cls; every other field zero) for the caller to fill in.
-static inline arb_snapshot_record* snapshot_part_record(arb_snapshot_part* p, uint32_t id, uint8_t op,
-                                                  uint8_t cls) {
+static inline arb_snapshot_record* snapshot_part_record(arb_snapshot_part* p, uint32_t id,
+                                                        uint8_t op, uint8_t cls) {
   arb_snapshot_record* r = &p->records[p->record_count++];
   memset(r, 0, sizeof *r);
   r->id = id;
@@ -31,7 +31,7 @@ static inline arb_snapshot_record* snapshot_part_record(arb_snapshot_part* p, ui
 // Appends the entry of `id` (class cls) at state v with a new description of its own:
 // zero but for its class, returned for the caller to fill in.
 static inline arb_snapshot_desc* snapshot_part_enter(arb_snapshot_part* p, uint32_t id, uint8_t cls,
-                                               arb_snapshot_state v) {
+                                                     arb_snapshot_state v) {
   arb_snapshot_record* r = snapshot_part_record(p, id, ARB_SNAPSHOT_ENTER, cls);
   r->desc = (uint8_t)p->desc_count;
   r->v = v;

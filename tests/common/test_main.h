@@ -21,15 +21,17 @@
 
 // Runs the listed tests (cmocka_unit_test... entries) as one group named "tests", with
 // optional group fixtures (NULL = none). Evaluates to cmocka's exit status.
-#define ARB_RUN_TESTS(group_setup, group_teardown, ...)                                    \
-  _cmocka_run_group_tests("tests", (const struct CMUnitTest[]){__VA_ARGS__},               \
-                          sizeof((const struct CMUnitTest[]){__VA_ARGS__}) /               \
-                              sizeof(struct CMUnitTest),                                   \
-                          group_setup, group_teardown)
+#define ARB_RUN_TESTS(group_setup, group_teardown, ...)                                          \
+  _cmocka_run_group_tests(                                                                       \
+      "tests", (const struct CMUnitTest[]){__VA_ARGS__},                                         \
+      sizeof((const struct CMUnitTest[]){__VA_ARGS__}) / sizeof(struct CMUnitTest), group_setup, \
+      group_teardown)
 
 // A test program whose main only runs its tests.
-#define ARB_TEST_MAIN(...) \
-  int main(void) { return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); }
+#define ARB_TEST_MAIN(...)                         \
+  int main(void) {                                 \
+    return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); \
+  }
 
 // A test `name` that only calls fn(args...): one check run with several arguments, each
 // its own named test, e.g. ARB_TEST_CASE(test_weld_breaks, hanging_weight, ARB_JOINT_WELD).

@@ -48,12 +48,12 @@ static void fz_free(void* ptr, void* user) {
   free(p);
 }
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
+#define CHECK(cond)                                                                               \
+  do {                                                                                            \
+    if (!(cond)) {                                                                                \
       fprintf(stderr, "fuzz_client_snapshot: invariant failed: %s (line %d)\n", #cond, __LINE__); \
-      abort();                                                                   \
-    }                                                                            \
+      abort();                                                                                    \
+    }                                                                                             \
   } while (0)
 
 static bool same_state(const arb_snapshot_state* a, const arb_snapshot_state* b) {
@@ -62,8 +62,7 @@ static bool same_state(const arb_snapshot_state* a, const arb_snapshot_state* b)
 }
 
 // The body `id` of the drawn set evaluated at the slot's tick, as a view's body.
-static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id,
-                          cl_body* out) {
+static bool drawn_body_at(const cl_snapshots* s, const cl_slot* sl, uint32_t id, cl_body* out) {
   cl_slot as_drawn = *sl;
   as_drawn.origins = s->drawn;
   return cl_snapshots_body_at(&as_drawn, id, out);
@@ -111,8 +110,10 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
       const arb_snapshot_entity* e = &o->items[k];
       CHECK(e->id > 0);
       CHECK(k == 0 || o->items[k - 1].id < e->id);
-      if (e->cls == ARB_SNAPSHOT_BODY) CHECK(cl_snapshots_desc(s, e->id) != NULL);
-      else CHECK(cl_snapshots_extra(s, e->id, e->cls) != NULL);
+      if (e->cls == ARB_SNAPSHOT_BODY)
+        CHECK(cl_snapshots_desc(s, e->id) != NULL);
+      else
+        CHECK(cl_snapshots_extra(s, e->id, e->cls) != NULL);
     }
     if (sl->complete) {
       // Bodies in id order within the limit. Which origin each came from is checked when
@@ -134,11 +135,11 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
   CHECK(s->ndescs <= 2 * total + 256);
   // Bytes: the decode scratch, each slot's views (doubling growth: at most twice the limit),
   // the description table (doubling growth over its bound).
-  size_t bound = sizeof(arb_snapshot_part) +
-                 (size_t)CL_SLOTS * 2u * (size_t)view_limit *
-                     (sizeof(arb_snapshot_entity) + sizeof(cl_body)) +
-                 2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16) *
-                     sizeof(cl_desc_entry);
+  size_t bound =
+      sizeof(arb_snapshot_part) +
+      (size_t)CL_SLOTS * 2u * (size_t)view_limit * (sizeof(arb_snapshot_entity) + sizeof(cl_body)) +
+      2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16) *
+          sizeof(cl_desc_entry);
   CHECK(heap->live <= bound);
 }
 

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (memchr(req.path, '\0', sizeof req.path) == NULL) abort();
   if (memchr(req.authorization, '\0', sizeof req.authorization) == NULL) abort();
   if (rc == 0) {
-    if (req.head ? strcmp(req.method, "HEAD") != 0 : (strcmp(req.method, "GET") != 0 && strcmp(req.method, "POST") != 0))
+    if (req.head ? strcmp(req.method, "HEAD") != 0
+                 : (strcmp(req.method, "GET") != 0 && strcmp(req.method, "POST") != 0))
       abort();
     if (strchr(req.path, '?') != NULL) abort();
   }

@@ -38,21 +38,21 @@ static void check_error(int rc, const arb_proto_error* err) {
 }
 
 /* encode(decode(bytes)) must succeed, and be a fixed point. */
-#define ROUNDTRIP(T, decode, encode)                                               \
-  do {                                                                             \
-    static T m1, m2;                                                               \
-    arb_proto_error err;                                                           \
-    PREPARE(&m1);                                                                  \
-    int rc = decode(data, size, &m1, &err);                                        \
-    check_error(rc, &err);                                                         \
-    if (rc == 0) {                                                                 \
-      int n1 = encode(&m1, enc1, sizeof enc1);                                     \
-      if (n1 <= 0 || (size_t)n1 > sizeof enc1) abort();                            \
-      memcpy(&m2, &m1, sizeof m2);                                                 \
-      if (decode(enc1, (size_t)n1, &m2, &err) != 0) abort();                       \
-      int n2 = encode(&m2, enc2, sizeof enc2);                                     \
-      if (n2 != n1 || memcmp(enc1, enc2, (size_t)n1) != 0) abort();                \
-    }                                                                              \
+#define ROUNDTRIP(T, decode, encode)                                \
+  do {                                                              \
+    static T m1, m2;                                                \
+    arb_proto_error err;                                            \
+    PREPARE(&m1);                                                   \
+    int rc = decode(data, size, &m1, &err);                         \
+    check_error(rc, &err);                                          \
+    if (rc == 0) {                                                  \
+      int n1 = encode(&m1, enc1, sizeof enc1);                      \
+      if (n1 <= 0 || (size_t)n1 > sizeof enc1) abort();             \
+      memcpy(&m2, &m1, sizeof m2);                                  \
+      if (decode(enc1, (size_t)n1, &m2, &err) != 0) abort();        \
+      int n2 = encode(&m2, enc2, sizeof enc2);                      \
+      if (n2 != n1 || memcmp(enc1, enc2, (size_t)n1) != 0) abort(); \
+    }                                                               \
   } while (0)
 
 #if FUZZ_TARGET != 3
@@ -63,8 +63,11 @@ static void prepare_welcome(arb_proto_welcome* m) {
   m->statics = statics;
   m->static_cap = ARB_PROTO_MAX_STATIC;
 }
-static void prepare_nothing(void* m) { (void)m; }
-#define PREPARE(m) _Generic((m), arb_proto_welcome*: prepare_welcome, default: prepare_nothing)(m)
+static void prepare_nothing(void* m) {
+  (void)m;
+}
+#define PREPARE(m) \
+  _Generic((m), arb_proto_welcome * : prepare_welcome, default : prepare_nothing)(m)
 
 // One round trip per row of messages.def.
 static void roundtrip_every_message(const uint8_t* data, size_t size) {

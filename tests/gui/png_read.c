@@ -8,7 +8,6 @@
 #include <string.h>
 #include <zlib.h>
 
-
 static uint32_t be32(const uint8_t* p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
@@ -75,7 +74,8 @@ int png_read(const char* path, image* out) {
   free(data);
   int bpp = ctype == 2 ? 3 : (ctype == 6 ? 4 : 0);
   if (!end || w <= 0 || h <= 0 || depth != 8 || bpp == 0 || interlace != 0) {
-    fprintf(stderr, "%s: unsupported or incomplete PNG (%dx%d depth %d type %d)\n", path, w, h, depth, ctype);
+    fprintf(stderr, "%s: unsupported or incomplete PNG (%dx%d depth %d type %d)\n", path, w, h,
+            depth, ctype);
     free(z);
     return -1;
   }
@@ -101,11 +101,21 @@ int png_read(const char* path, image* out) {
       int c = (up && x >= (size_t)bpp) ? up[x - (size_t)bpp] : 0;
       int pred = 0;
       switch (filter) {
-        case 0: pred = 0; break;
-        case 1: pred = a; break;
-        case 2: pred = b; break;
-        case 3: pred = (a + b) / 2; break;
-        case 4: pred = paeth(a, b, c); break;
+        case 0:
+          pred = 0;
+          break;
+        case 1:
+          pred = a;
+          break;
+        case 2:
+          pred = b;
+          break;
+        case 3:
+          pred = (a + b) / 2;
+          break;
+        case 4:
+          pred = paeth(a, b, c);
+          break;
         default:
           fprintf(stderr, "%s: bad filter %d on row %d\n", path, filter, y);
           free(raw);
@@ -119,8 +129,8 @@ int png_read(const char* path, image* out) {
   out->w = w;
   out->h = h;
   out->rgb = malloc((size_t)w * (size_t)h * 3);
-  for (size_t i = 0; i < (size_t)w * (size_t)h; i++) memcpy(out->rgb + 3 * i, px + (size_t)bpp * i, 3);
+  for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+    memcpy(out->rgb + 3 * i, px + (size_t)bpp * i, 3);
   free(px);
   return 0;
 }
-

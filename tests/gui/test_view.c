@@ -161,8 +161,9 @@ static bool admin_sessions(int port, char* out, size_t cap) {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   a.sin_port = htons((uint16_t)port);
-  static const char req[] = "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                            "Authorization: Bearer " ADMIN_TOKEN "\r\nConnection: close\r\n\r\n";
+  static const char req[] =
+      "GET /admin/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Authorization: Bearer " ADMIN_TOKEN "\r\nConnection: close\r\n\r\n";
   size_t got = 0;
   if (connect(s, (struct sockaddr*)&a, sizeof a) == 0 &&
       send(s, req, sizeof req - 1, MSG_NOSIGNAL) == (ssize_t)(sizeof req - 1)) {
@@ -187,7 +188,8 @@ static int count_rgb(const image* im, uint32_t rgb) {
 static int classify(const uint8_t* p) {
   static const uint32_t moving[3] = {VIEW_RGB_OWN, VIEW_RGB_OTHER, VIEW_RGB_WORLD};
   for (int k = 0; k < 3; k++)
-    if (p[0] == VIEW_R(moving[k]) && p[1] == VIEW_G(moving[k]) && p[2] == VIEW_B(moving[k])) return k + 1;
+    if (p[0] == VIEW_R(moving[k]) && p[1] == VIEW_G(moving[k]) && p[2] == VIEW_B(moving[k]))
+      return k + 1;
   return 0;
 }
 
@@ -254,8 +256,8 @@ static void test_view_live_and_replay_screenshots(void** state) {
   // window) and write its frame on time.
   char nobody[700];
   snprintf(nobody, sizeof nobody, "%s/no-server.png", g_work);
-  char* ns_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400", "--fps", "30",
-                     "--screenshot", nobody, "--after", "1.5", NULL};
+  char* ns_argv[] = {view,    "--host", "127.0.0.1",    "--port", port,      "--size", "640x400",
+                     "--fps", "30",     "--screenshot", nobody,   "--after", "1.5",    NULL};
   run_to_success("view-no-server.log", ns_argv, 10000);
   image none;
   assert_int_equal(png_read(nobody, &none), 0);
@@ -275,19 +277,36 @@ static void test_view_live_and_replay_screenshots(void** state) {
   assert_non_null(tf);
   fputs(ADMIN_TOKEN "\n", tf);
   fclose(tf);
-  char* sv_argv[] = {server, "--port", port, "--bind", "127.0.0.1", "--http-port", http_port,
-                     "--admin-token", token_path, "--record", rec, NULL};
+  char* sv_argv[] = {server,    "--port",        port,       "--bind",   "127.0.0.1", "--http-port",
+                     http_port, "--admin-token", token_path, "--record", rec,         NULL};
   pid_t sv = spawn("server.log", sv_argv);
   assert_true(sv > 0);
   sleep_ms(300);
-  char* bot_argv[] = {bot, "--host", "127.0.0.1", "--port", port, "--clients", "3",
-                      "--duration", "12", "--behaviour", "random", "--seed", "7", NULL};
+  char* bot_argv[] = {bot,          "--host", "127.0.0.1",   "--port", port,     "--clients", "3",
+                      "--duration", "12",     "--behaviour", "random", "--seed", "7",         NULL};
   pid_t bots = spawn("bots.log", bot_argv);
   // With the ghosts on (outlines at the newest raw snapshot poses) and the prediction layer
   // (the own avatar outlined where the prediction has it).
-  char* view_argv[] = {view, "--host", "127.0.0.1", "--port", port, "--size", "640x400",
-                       "--fps", "30", "--debug", "ghosts,corrections", "--screenshot", shot[0], "--after", "3",
-                       "--screenshot", shot[1], "--after", "4", NULL};
+  char* view_argv[] = {view,
+                       "--host",
+                       "127.0.0.1",
+                       "--port",
+                       port,
+                       "--size",
+                       "640x400",
+                       "--fps",
+                       "30",
+                       "--debug",
+                       "ghosts,corrections",
+                       "--screenshot",
+                       shot[0],
+                       "--after",
+                       "3",
+                       "--screenshot",
+                       shot[1],
+                       "--after",
+                       "4",
+                       NULL};
   pid_t vw = spawn("view-live.log", view_argv);
   // While it runs, the viewer reports what its window shows as its view box (§4.10): the
   // operator's session list has a box for the session named "viewer".
@@ -333,9 +352,9 @@ static void test_view_live_and_replay_screenshots(void** state) {
   free(live.rgb);
 
   // Replay: from 1 s into the recording (bots joined by then), frames at +1 s and +2 s.
-  char* rv_argv[] = {view, "--replay", rec, "--seek", "60", "--size", "640x400", "--fps", "30",
-                     "--screenshot", shot[2], "--after", "1", "--screenshot", shot[3], "--after",
-                     "2", NULL};
+  char* rv_argv[] = {view,      "--replay",     rec,     "--seek",       "60",    "--size",
+                     "640x400", "--fps",        "30",    "--screenshot", shot[2], "--after",
+                     "1",       "--screenshot", shot[3], "--after",      "2",     NULL};
   run_to_success("view-replay.log", rv_argv, 15000);
   // The re-simulation must agree with the server's recorded hashes.
   if (!log_contains("view-replay.log", "0 mismatches")) show_log("view-replay.log");
@@ -354,8 +373,8 @@ static void sandbox_shot(const char* scene_file, const char* tag, image* im) {
   snprintf(log, sizeof log, "view-%s.log", tag);
   unlink(shot);
   setenv("SDL_VIDEODRIVER", "dummy", 1);
-  char* argv[] = {view, "--scene", scene, "--size", "640x400", "--fps", "30",
-                  "--screenshot", shot, "--after", "0.5", NULL};
+  char* argv[] = {view, "--scene",      scene, "--size",  "640x400", "--fps",
+                  "30", "--screenshot", shot,  "--after", "0.5",     NULL};
   run_to_success(log, argv, 15000);
   assert_int_equal(png_read(shot, im), 0);
 }
@@ -389,7 +408,8 @@ static void test_view_sensor_drawn_as_outline(void** state) {
   fprintf(stderr, "sensor.png: %d sensor pixels in [%d..%d] x [%d..%d]\n", n, x0, x1, y0, y1);
   assert_true(n >= 60);
   assert_true(x1 - x0 >= 10 && y1 - y0 >= 10);
-  const uint8_t* mid = im.rgb + 3 * ((size_t)((y0 + y1) / 2) * (size_t)im.w + (size_t)((x0 + x1) / 2));
+  const uint8_t* mid =
+      im.rgb + 3 * ((size_t)((y0 + y1) / 2) * (size_t)im.w + (size_t)((x0 + x1) / 2));
   assert_true(mid[0] != VIEW_R(VIEW_RGB_SENSOR) || mid[1] != VIEW_G(VIEW_RGB_SENSOR) ||
               mid[2] != VIEW_B(VIEW_RGB_SENSOR));
   assert_true(mid[0] != VIEW_R(VIEW_RGB_STATIC) || mid[1] != VIEW_G(VIEW_RGB_STATIC) ||
@@ -407,8 +427,8 @@ static void test_view_compound_draws_every_shape(void** state) {
   int sx0, sx1, sy0, sy1, bx0, bx1, by0, by1;
   int n = colour_box(&im, VIEW_RGB_SENSOR, &sx0, &sx1, &sy0, &sy1);
   int statics = colour_box(&im, VIEW_RGB_STATIC, &bx0, &bx1, &by0, &by1);
-  fprintf(stderr, "compound.png: %d sensor pixels in [%d..%d] x [%d..%d], %d static\n", n, sx0,
-          sx1, sy0, sy1, statics);
+  fprintf(stderr, "compound.png: %d sensor pixels in [%d..%d] x [%d..%d], %d static\n", n, sx0, sx1,
+          sy0, sy1, statics);
   assert_true(n >= 40);
   assert_true(sx1 - sx0 >= 10 && sy1 - sy0 >= 10 && sx1 - sx0 <= 60);
   assert_true(statics > 0);

@@ -111,7 +111,8 @@ static void test_view_font_table(void** state) {
     seen[ch - 32] = bits;
   }
   for (int r = 0; r < VIEW_GLYPH_ROWS; r++)
-    for (int c = 0; c < VIEW_GLYPH_COLS; c++) assert_int_equal(view_font_pixel(200, c, r), view_font_pixel('?', c, r));
+    for (int c = 0; c < VIEW_GLYPH_COLS; c++)
+      assert_int_equal(view_font_pixel(200, c, r), view_font_pixel('?', c, r));
   assert_false(view_font_pixel('A', -1, 0));
   assert_false(view_font_pixel('A', 0, VIEW_GLYPH_ROWS));
   assert_int_equal(view_text_width("abc"), 3 * VIEW_CHAR_W);
@@ -164,10 +165,12 @@ static void test_view_png_writer(void** state) {
   free(im.rgb);
   remove(path);
   // Errors name the file and say why.
-  assert_int_equal(view_png_write("/nonexistent-dir/x.png", px, W, H, STRIDE, err, sizeof err), ARB_E_IO);
+  assert_int_equal(view_png_write("/nonexistent-dir/x.png", px, W, H, STRIDE, err, sizeof err),
+                   ARB_E_IO);
   assert_non_null(strstr(err, "/nonexistent-dir/x.png"));
   assert_int_equal(view_png_write(path, px, 0, H, STRIDE, err, sizeof err), ARB_E_INVAL);
-  assert_int_equal(view_png_write(path, px, W, H, W, err, sizeof err), ARB_E_INVAL);  // stride too small
+  assert_int_equal(view_png_write(path, px, W, H, W, err, sizeof err),
+                   ARB_E_INVAL);  // stride too small
   free(px);
 }
 

@@ -22,7 +22,8 @@ static inline void replay_file_open(replay_file* f, const char* path) {
   long len = tc_read_file(path, &f->data);
   assert_true(len > 0);
   arb_proto_error err;
-  assert_int_equal(arb_replay_reader_open(&f->reader, (const uint8_t*)f->data, (size_t)len, &err), 0);
+  assert_int_equal(arb_replay_reader_open(&f->reader, (const uint8_t*)f->data, (size_t)len, &err),
+                   0);
   const arb_replay_header* h = &f->reader.header;
   f->scene = NULL;
   arb_scene_error serr;

@@ -67,7 +67,8 @@ static void expect_entity_shapes(arb_client* c) {
     assert_true(count >= 1 && count <= 8);
     seen[count] += 1;
     arb_client_shape s[8];
-    for (int k = 0; k < count; k++) assert_int_equal(arb_client_get_entity_shape(c, d[i].id, k, &s[k]), 0);
+    for (int k = 0; k < count; k++)
+      assert_int_equal(arb_client_get_entity_shape(c, d[i].id, k, &s[k]), 0);
     assert_int_equal(arb_client_get_entity_shape(c, d[i].id, count, NULL), ARB_E_NOT_FOUND);
     assert_int_equal(s[0].type, d[i].shape.type);
     if (count == 4 && s[1].type == ARB_SHAPE_CAPSULE) {  // the car

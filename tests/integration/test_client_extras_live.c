@@ -42,8 +42,8 @@ static const char* g_netem;
 static const char* g_replay;
 static const char* g_scene;
 
-#define CP_MAX 256    // entities of one kind per checkpoint
-#define CP_COUNT 12   // checkpoints per session
+#define CP_MAX 256   // entities of one kind per checkpoint
+#define CP_COUNT 12  // checkpoints per session
 
 typedef struct checkpoint {
   uint32_t tick, own;
@@ -58,7 +58,9 @@ static checkpoint g_cps[CP_COUNT];
 
 // ---- the session ----------------------------------------------------------------------
 
-static bool has_snapshot(void* user) { return arb_client_get_snapshot_tick((arb_client*)user) > 0; }
+static bool has_snapshot(void* user) {
+  return arb_client_get_snapshot_tick((arb_client*)user) > 0;
+}
 
 // What the client holds at its newest complete snapshot, all from one instant.
 static void take_checkpoint(arb_client* c, checkpoint* cp) {
@@ -85,7 +87,8 @@ static void sample_frame(arb_client* c, double now) {
   assert_int_equal(np, arb_client_get_particles(c, ARB_CLIENT_AT_LATEST, NULL, 0));
   for (int i = 0; i < np && i < CP_MAX; i++) assert_true(p[i].position.x == p[i].position.x);
   for (int i = 0; i < nl && i < CP_MAX; i++) assert_true(l[i].anchor_a.y == l[i].anchor_a.y);
-  for (int i = 0; i < nw && i < CP_MAX; i++) assert_true(w[i].spin == w[i].spin && w[i].radius > 0.0f);
+  for (int i = 0; i < nw && i < CP_MAX; i++)
+    assert_true(w[i].spin == w[i].spin && w[i].radius > 0.0f);
 }
 
 // A recorded session with the vehicle avatar driven in alternating turns; fills g_cps.
@@ -96,8 +99,9 @@ static int run_session(const char* log, bool impaired) {
   int port = cu_server_up(&srv, g_server, extra);
   int cport = port;
   if (impaired) {
-    const char* impair[] = {"--down-loss", "15", "--up-loss", "10", "--dup", "5", "--reorder", "10",
-                            "--latency", "20", "--jitter", "10", "--seed", "13", NULL};
+    const char* impair[] = {"--down-loss", "15",        "--up-loss", "10",        "--dup",
+                            "5",           "--reorder", "10",        "--latency", "20",
+                            "--jitter",    "10",        "--seed",    "13",        NULL};
     cport = cu_netem_start(&net, g_netem, port, impair);
     assert_true(cport > 0);
   }
@@ -121,15 +125,18 @@ static int run_session(const char* log, bool impaired) {
       sample_frame(c, now);
       cu_sleep(0.004);
     }
-    if (arb_client_get_state(c) != ARB_CLIENT_CONNECTED || arb_client_get_snapshot_tick(c) == 0) continue;
+    if (arb_client_get_state(c) != ARB_CLIENT_CONNECTED || arb_client_get_snapshot_tick(c) == 0)
+      continue;
     take_checkpoint(c, &g_cps[taken++]);
   }
   arb_client_stats st;
   arb_client_get_stats(c, &st);
-  print_message("%s: %d checkpoints, %llu snapshots, %llu lost, %llu duplicate parts, %llu baselines missing\n",
-                impaired ? "through netem" : "direct", taken, (unsigned long long)st.snapshots_received,
-                (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
-                (unsigned long long)st.baseline_missing);
+  print_message(
+      "%s: %d checkpoints, %llu snapshots, %llu lost, %llu duplicate parts, %llu baselines "
+      "missing\n",
+      impaired ? "through netem" : "direct", taken, (unsigned long long)st.snapshots_received,
+      (unsigned long long)st.snapshots_lost, (unsigned long long)st.snapshots_duplicate,
+      (unsigned long long)st.baseline_missing);
   arb_client_disconnect(c, "done");
   arb_client_destroy(c);
   if (impaired) assert_int_equal(cu_stop(&net, SIGTERM), 0);
@@ -139,7 +146,9 @@ static int run_session(const char* log, bool impaired) {
 
 // ---- the truth ------------------------------------------------------------------------
 
-static float jf(const json_t* a, size_t i) { return (float)json_number_value(json_array_get(a, i)); }
+static float jf(const json_t* a, size_t i) {
+  return (float)json_number_value(json_array_get(a, i));
+}
 static arb_vec2 jv(const json_t* o, const char* key) {
   const json_t* a = json_object_get(o, key);
   assert_true(json_is_array(a) && json_array_size(a) == 2);
@@ -200,17 +209,20 @@ static void check_bodies(const checkpoint* cp, const json_t* line, int dynamic) 
       bool own = id == cp->own;  // held exactly (zero tolerance)
       arb_vec2 p = jv(b, "p"), v = jv(b, "v");
       if (qpos_diff(s->position.x, p.x) > !own || qpos_diff(s->position.y, p.y) > !own ||
-          qangle_diff(s->angle, jnum(b, "a")) > (own ? 0 : 16) || qvel_diff(s->linear_velocity.x, v.x) > !own ||
+          qangle_diff(s->angle, jnum(b, "a")) > (own ? 0 : 16) ||
+          qvel_diff(s->linear_velocity.x, v.x) > !own ||
           qvel_diff(s->linear_velocity.y, v.y) > !own)
-        fail_msg("tick %u body %u: client (%.4f %.4f a %.4f v %.3f %.3f) server (%.4f %.4f a %.4f v %.3f %.3f)",
-                 cp->tick, id, (double)s->position.x, (double)s->position.y, (double)s->angle,
-                 (double)s->linear_velocity.x, (double)s->linear_velocity.y, (double)p.x, (double)p.y,
-                 (double)jnum(b, "a"), (double)v.x, (double)v.y);
+        fail_msg(
+            "tick %u body %u: client (%.4f %.4f a %.4f v %.3f %.3f) server (%.4f %.4f a %.4f v "
+            "%.3f %.3f)",
+            cp->tick, id, (double)s->position.x, (double)s->position.y, (double)s->angle,
+            (double)s->linear_velocity.x, (double)s->linear_velocity.y, (double)p.x, (double)p.y,
+            (double)jnum(b, "a"), (double)v.x, (double)v.y);
       // The library reports the v1 unit (coarser than the wire's): 0.01 rad/s.
       float dw = s->angular_velocity - jnum(b, "w");
       if (dw > 0.01f || dw < -0.01f)
-        fail_msg("tick %u body %u: angular velocity %.4f, server %.4f", cp->tick, id, (double)s->angular_velocity,
-                 (double)jnum(b, "w"));
+        fail_msg("tick %u body %u: angular velocity %.4f, server %.4f", cp->tick, id,
+                 (double)s->angular_velocity, (double)jnum(b, "w"));
     }
   }
   assert_int_equal(cp->nb, dynamic + avatars);  // everything is in view (no --view-radius)
@@ -224,11 +236,14 @@ static void check_particles(const checkpoint* cp, const json_t* line) {
     const arb_client_particle* c = &cp->particles[i];
     const json_t* t = json_array_get(ps, (size_t)i);
     arb_vec2 p = jv(t, "p"), v = jv(t, "v");
-    if (qpos_diff(c->position.x, p.x) > 1 || qpos_diff(c->position.y, p.y) > 1 || qvel_diff(c->velocity.x, v.x) > 1 ||
-        qvel_diff(c->velocity.y, v.y) > 1 || c->pinned != json_is_true(json_object_get(t, "pinned")))
-      fail_msg("tick %u particle %d: client (%.4f %.4f v %.3f %.3f pinned %d) server (%.4f %.4f v %.3f %.3f)", cp->tick,
-               i, (double)c->position.x, (double)c->position.y, (double)c->velocity.x, (double)c->velocity.y,
-               c->pinned, (double)p.x, (double)p.y, (double)v.x, (double)v.y);
+    if (qpos_diff(c->position.x, p.x) > 1 || qpos_diff(c->position.y, p.y) > 1 ||
+        qvel_diff(c->velocity.x, v.x) > 1 || qvel_diff(c->velocity.y, v.y) > 1 ||
+        c->pinned != json_is_true(json_object_get(t, "pinned")))
+      fail_msg(
+          "tick %u particle %d: client (%.4f %.4f v %.3f %.3f pinned %d) server (%.4f %.4f v %.3f "
+          "%.3f)",
+          cp->tick, i, (double)c->position.x, (double)c->position.y, (double)c->velocity.x,
+          (double)c->velocity.y, c->pinned, (double)p.x, (double)p.y, (double)v.x, (double)v.y);
   }
 }
 
@@ -240,7 +255,9 @@ static const arb_client_particle* particle(const checkpoint* cp, uint32_t id) {
 
 // Anchors placed by the client on quantized bodies: within 2.5/128 m and the angle
 // tolerance times an arm of at most 2 m of the server's anchors.
-static bool near(arb_vec2 a, arb_vec2 b) { return arb_distance(a, b) <= 2.5f / 128.0f + 0.004f; }
+static bool near(arb_vec2 a, arb_vec2 b) {
+  return arb_distance(a, b) <= 2.5f / 128.0f + 0.004f;
+}
 
 static void check_links(const checkpoint* cp, const json_t* line, int ropes) {
   const json_t* springs = json_object_get(line, "springs");
@@ -261,9 +278,12 @@ static void check_links(const checkpoint* cp, const json_t* line, int ropes) {
     if (l->kind == ARB_CLIENT_LINK_JOINT) assert_int_equal(l->joint_type, (int)jnum(t, "type"));
     arb_vec2 a = jv(t, "a"), b = jv(t, "b");
     if (!near(l->anchor_a, a) || !near(l->anchor_b, b))
-      fail_msg("tick %u link %x (kind %d, ends %u %u): client (%.4f %.4f)-(%.4f %.4f) server (%.4f %.4f)-(%.4f %.4f)",
-               cp->tick, l->id, l->kind, l->a, l->b, (double)l->anchor_a.x, (double)l->anchor_a.y,
-               (double)l->anchor_b.x, (double)l->anchor_b.y, (double)a.x, (double)a.y, (double)b.x, (double)b.y);
+      fail_msg(
+          "tick %u link %x (kind %d, ends %u %u): client (%.4f %.4f)-(%.4f %.4f) server (%.4f "
+          "%.4f)-(%.4f %.4f)",
+          cp->tick, l->id, l->kind, l->a, l->b, (double)l->anchor_a.x, (double)l->anchor_a.y,
+          (double)l->anchor_b.x, (double)l->anchor_b.y, (double)a.x, (double)a.y, (double)b.x,
+          (double)b.y);
   }
   assert_int_equal(nr, ropes);
   assert_int_equal(ns, (int)json_array_size(springs));
@@ -283,14 +303,16 @@ static void check_wheels(const checkpoint* cp, const json_t* line) {
       const arb_client_wheel* w = &cp->wheels[n++];
       assert_int_equal(w->vehicle, (uint32_t)jnum(v, "chassis"));
       float rate = -jnum(v, "speed") / w->radius;  // rolling without slip (the server's rule)
-      if (qangle_diff(w->steer, jnum(t, "steer")) != 0 || qangle_diff(w->spin, jnum(t, "spin")) > 16 ||
-          qangvel_diff(w->spin_rate, rate) > 32 || w->skid != json_is_true(json_object_get(t, "skid")) ||
-          !near(w->position, jv(t, "p")))
-        fail_msg("tick %u wheel %x: client steer %.4f spin %.4f rate %.3f skid %d at (%.3f %.3f); server steer %.4f "
-                 "spin %.4f rate %.3f skid %d",
-                 cp->tick, w->id, (double)w->steer, (double)w->spin, (double)w->spin_rate, w->skid,
-                 (double)w->position.x, (double)w->position.y, (double)jnum(t, "steer"), (double)jnum(t, "spin"),
-                 (double)rate, json_is_true(json_object_get(t, "skid")));
+      if (qangle_diff(w->steer, jnum(t, "steer")) != 0 ||
+          qangle_diff(w->spin, jnum(t, "spin")) > 16 || qangvel_diff(w->spin_rate, rate) > 32 ||
+          w->skid != json_is_true(json_object_get(t, "skid")) || !near(w->position, jv(t, "p")))
+        fail_msg(
+            "tick %u wheel %x: client steer %.4f spin %.4f rate %.3f skid %d at (%.3f %.3f); "
+            "server steer %.4f "
+            "spin %.4f rate %.3f skid %d",
+            cp->tick, w->id, (double)w->steer, (double)w->spin, (double)w->spin_rate, w->skid,
+            (double)w->position.x, (double)w->position.y, (double)jnum(t, "steer"),
+            (double)jnum(t, "spin"), (double)rate, json_is_true(json_object_get(t, "skid")));
     }
   }
   assert_int_equal(n, cp->nw);
@@ -333,10 +355,12 @@ static void check_against_log(const char* log, int taken) {
   }
   free(buf);
   fclose(f);
-  print_message("%d checkpoints (ticks %u..%u) equal the log's quantized state: %d bodies, %d particles, %d links, "
-                "%d wheels each at the last; %d of %d wheels seen steering\n",
-                checked, lo, hi, g_cps[taken - 1].nb, g_cps[taken - 1].np, g_cps[taken - 1].nl,
-                g_cps[taken - 1].nw, steering, wheels);
+  print_message(
+      "%d checkpoints (ticks %u..%u) equal the log's quantized state: %d bodies, %d particles, %d "
+      "links, "
+      "%d wheels each at the last; %d of %d wheels seen steering\n",
+      checked, lo, hi, g_cps[taken - 1].nb, g_cps[taken - 1].np, g_cps[taken - 1].nl,
+      g_cps[taken - 1].nw, steering, wheels);
   assert_int_equal(checked, taken);
   assert_true(g_cps[taken - 1].np > 0 && g_cps[taken - 1].nl > ropes && g_cps[taken - 1].nw >= 8);
   assert_true(steering > 0);  // the avatar's front wheels turned
@@ -444,9 +468,12 @@ static void test_client_extras_budget_per_second(void** state) {
                  ((double)(g_logs[0].tick[g_logs[0].n - 1] - g_logs[0].tick[0]) / rate) / 1000.0;
   double kbps1 = (double)(g_logs[1].bytes[g_logs[1].n - 1] - g_logs[1].bytes[0]) * 8.0 /
                  ((double)(g_logs[1].tick[g_logs[1].n - 1] - g_logs[1].tick[0]) / rate) / 1000.0;
-  print_message("16 kbit/s client: worst 1 s of snapshot ticks %llu bytes (limit %llu), mean %.1f kbit/s; unlimited "
-                "client: worst %llu bytes, mean %.1f kbit/s\n",
-                (unsigned long long)worst, (unsigned long long)limit, kbps0, (unsigned long long)free_worst, kbps1);
+  print_message(
+      "16 kbit/s client: worst 1 s of snapshot ticks %llu bytes (limit %llu), mean %.1f kbit/s; "
+      "unlimited "
+      "client: worst %llu bytes, mean %.1f kbit/s\n",
+      (unsigned long long)worst, (unsigned long long)limit, kbps0, (unsigned long long)free_worst,
+      kbps1);
   assert_true(worst <= limit);
   assert_true(kbps1 > 1.25 * 16.0);  // the scene needs more: the budget was binding
 }
@@ -460,14 +487,16 @@ static const char* breakable_scene(const char* path) {
   json_t* s = json_load_file(path, 0, &err);
   assert_non_null(s);
   json_t* bodies = json_object_get(s, "bodies");
-  json_array_append_new(bodies, json_pack("{s:s, s:s, s:{s:{s:f}}, s:[f,f]}", "name", "tether_post", "type",
-                                          "static", "shape", "circle", "radius", 0.2, "position", 15.0, 15.0));
-  json_array_append_new(bodies, json_pack("{s:s, s:{s:{s:f}}, s:[f,f], s:[f,f]}", "name", "tethered", "shape",
-                                          "circle", "radius", 0.4, "position", 16.0, 15.0, "velocity", 1.0, 0.0));
+  json_array_append_new(
+      bodies, json_pack("{s:s, s:s, s:{s:{s:f}}, s:[f,f]}", "name", "tether_post", "type", "static",
+                        "shape", "circle", "radius", 0.2, "position", 15.0, 15.0));
+  json_array_append_new(
+      bodies, json_pack("{s:s, s:{s:{s:f}}, s:[f,f], s:[f,f]}", "name", "tethered", "shape",
+                        "circle", "radius", 0.4, "position", 16.0, 15.0, "velocity", 1.0, 0.0));
   json_array_append_new(json_object_get(s, "joints"),
-                        json_pack("{s:s, s:s, s:s, s:[f,f], s:f, s:f, s:f}", "type", "distance", "body_a",
-                                  "tether_post", "body_b", "tethered", "anchor_a", 15.0, 15.0, "min_length", 0.0,
-                                  "max_length", 4.0, "break_force", 5.0));
+                        json_pack("{s:s, s:s, s:s, s:[f,f], s:f, s:f, s:f}", "type", "distance",
+                                  "body_a", "tether_post", "body_b", "tethered", "anchor_a", 15.0,
+                                  15.0, "min_length", 0.0, "max_length", 4.0, "break_force", 5.0));
   snprintf(out, sizeof out, "%s/extras_break.json", cu_tmpdir());
   assert_int_equal(json_dump_file(s, out, JSON_INDENT(1)), 0);
   json_decref(s);

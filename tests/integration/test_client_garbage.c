@@ -16,21 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
 #include <enet/enet.h>
+#include <cmocka.h>
 
 #include <arbiter/gate.h>
 #include <arbiter/protocol.h>
 
 #include "../common/enet_group.h"
-#include "../common/test_main.h"
 #include "../common/snapshot_part.h"
+#include "../common/test_main.h"
 #include "cl_snapshot.h"
 #include "test_client_util.h"
 #include "test_rng.h"
 
 static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&g_rng) >> 16); }
+static uint32_t rnd(void) {
+  return (uint32_t)(xorshift64_next(&g_rng) >> 16);
+}
 
 // ---- the fake server ------------------------------------------------------------------
 
@@ -40,7 +42,7 @@ typedef struct fake {
   int port;
   bool got_hello;
   char hello_name[64];
-  uint32_t last_ack;     // newest ack_tick seen in the client's inputs
+  uint32_t last_ack;  // newest ack_tick seen in the client's inputs
   int inputs;
   arb_client* client;
   double pong_delay;  // > 0: answer each ping with a pong this many seconds later
@@ -223,12 +225,15 @@ static void enter(uint32_t id, arb_proto_shape shape, uint32_t owner, float x, f
 }
 
 static void move_x(uint32_t id, int32_t dx) {
-  arb_snapshot_record* r = snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
+  arb_snapshot_record* r =
+      snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
   r->mask = ARB_SNAPSHOT_M_POS;
   r->v.x = dx;
 }
 
-static void remove_id(uint32_t id) { snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_REMOVE, 0); }
+static void remove_id(uint32_t id) {
+  snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_REMOVE, 0);
+}
 
 static int encode(void) {
   int n = arb_proto_encode_snapshot(&g_snap, g_buf, sizeof g_buf);
@@ -306,7 +311,8 @@ static void test_client_garbage_from_fake_server(void** state) {
   for (int i = 0; i < 300; i++) {
     size_t len = 1 + rnd() % 400;
     for (size_t k = 0; k < len; k++) junk[k] = (uint8_t)rnd();
-    junk[0] = (uint8_t)(0x90 + rnd() % 16);  // mostly a msgpack array header, to get past the first check
+    junk[0] =
+        (uint8_t)(0x90 + rnd() % 16);  // mostly a msgpack array header, to get past the first check
     send_raw(&f, (int)(rnd() % 3), junk, len);
     expected_errors++;
     if (i % 50 == 0) run(&f, 0.01);
@@ -358,10 +364,12 @@ static void test_client_garbage_from_fake_server(void** state) {
   run(&f, 0.3);
 
   arb_client_get_stats(f.client, &st);
-  print_message("decode errors %llu (at least %d expected), baseline missing %llu, entities %d, state %d, last error '%s'\n",
-                (unsigned long long)(st.decode_errors - errors0), expected_errors,
-                (unsigned long long)st.baseline_missing, st.entity_count, (int)arb_client_get_state(f.client),
-                arb_client_get_last_error(f.client));
+  print_message(
+      "decode errors %llu (at least %d expected), baseline missing %llu, entities %d, state %d, "
+      "last error '%s'\n",
+      (unsigned long long)(st.decode_errors - errors0), expected_errors,
+      (unsigned long long)st.baseline_missing, st.entity_count, (int)arb_client_get_state(f.client),
+      arb_client_get_last_error(f.client));
   assert_true(st.decode_errors - errors0 >= (uint64_t)expected_errors);
   assert_true(st.baseline_missing >= 1);
   assert_int_equal(arb_client_get_state(f.client), ARB_CLIENT_CONNECTED);
@@ -467,9 +475,12 @@ static void test_client_garbage_assembler_fuzz(void** state) {
       for (uint32_t id = 1; id <= 24 && g_snap.record_count < 8; id++) {
         bool held = base && arb_snapshot_set_find(&base->origins, id) != NULL;
         uint32_t roll = rnd() % 16;
-        if (roll == 0) enter(id, circle_shape(0.25f), 0, (float)(rnd() % 1000) / 128.0f, 0);
-        else if (held && roll == 1) move_x(id, (int32_t)(rnd() % 64) - 32);
-        else if (held && roll == 2) remove_id(id);
+        if (roll == 0)
+          enter(id, circle_shape(0.25f), 0, (float)(rnd() % 1000) / 128.0f, 0);
+        else if (held && roll == 1)
+          move_x(id, (int32_t)(rnd() % 64) - 32);
+        else if (held && roll == 2)
+          remove_id(id);
       }
       int n = arb_proto_encode_snapshot(&g_snap, pkt, sizeof pkt);
       if (n <= 0) continue;  // the generator made something the encoder refuses
@@ -488,9 +499,11 @@ static void test_client_garbage_assembler_fuzz(void** state) {
     assert_true(s.newest_complete >= newest);
     newest = s.newest_complete;
   }
-  print_message("assembler: %d parts applied, %llu complete, %llu errors, %llu baselines missing, %llu duplicates\n",
-                applied, (unsigned long long)s.completed, (unsigned long long)s.errors,
-                (unsigned long long)s.baseline_missing, (unsigned long long)s.duplicates);
+  print_message(
+      "assembler: %d parts applied, %llu complete, %llu errors, %llu baselines missing, %llu "
+      "duplicates\n",
+      applied, (unsigned long long)s.completed, (unsigned long long)s.errors,
+      (unsigned long long)s.baseline_missing, (unsigned long long)s.duplicates);
   assert_true(applied > 1000);
   assert_true(s.completed > 100);
   cl_snapshots_deinit(&s);
@@ -559,9 +572,10 @@ static void test_client_no_allocation_in_steady_state(void** state) {
   }
   arb_client_stats st;
   arb_client_get_stats(f.client, &st);
-  print_message("steady state: %ld allocations during warm-up, %ld after (%llu snapshots, %llu inputs)\n",
-                warm_allocs, cnt.allocs - warm_allocs, (unsigned long long)st.snapshots_received,
-                (unsigned long long)st.inputs_sent);
+  print_message(
+      "steady state: %ld allocations during warm-up, %ld after (%llu snapshots, %llu inputs)\n",
+      warm_allocs, cnt.allocs - warm_allocs, (unsigned long long)st.snapshots_received,
+      (unsigned long long)st.inputs_sent);
   assert_true(st.snapshots_received > 200);
   assert_true(st.inputs_sent > 30);
   assert_int_equal(cnt.allocs, warm_allocs);

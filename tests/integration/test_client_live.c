@@ -189,8 +189,10 @@ static void test_client_live_right_moves_own_avatar(void** state) {
     prev = x;
   }
   assert_true(own_x(w.c, &x1));
-  print_message("own avatar x %.3f -> %.3f after 1.5 s of 'right' (%d of %d frames moved right), input seq %u\n", x0, x1,
-                increases, frames, arb_client_get_input_sequence(w.c));
+  print_message(
+      "own avatar x %.3f -> %.3f after 1.5 s of 'right' (%d of %d frames moved right), input seq "
+      "%u\n",
+      x0, x1, increases, frames, arb_client_get_input_sequence(w.c));
   assert_true(x1 > x0 + 0.5f);
   assert_true(arb_client_get_input_sequence(w.c) > 60);  // ~60 inputs/s were sent
   arb_client_stats st;
@@ -282,7 +284,8 @@ static void test_client_live_full_server_reason(void** state) {
   print_message("rejected: code %d, '%s'\n", t.w[2].reject_code, t.w[2].reject_text);
   assert_int_equal(t.w[2].reject_code, 2);  // ARB_PROTO_REASON_FULL
   assert_non_null(strstr(t.w[2].reject_text, "full"));
-  assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);  // no retry after a reject
+  assert_int_equal(arb_client_get_state(cs[2]),
+                   ARB_CLIENT_DISCONNECTED);  // no retry after a reject
   cu_pump(cs, 3, 0.5, NULL, NULL);
   assert_int_equal(arb_client_get_state(cs[2]), ARB_CLIENT_DISCONNECTED);
 
@@ -293,7 +296,8 @@ static void test_client_live_full_server_reason(void** state) {
   assert_int_equal(status, 1);
   assert_true(json_is_false(json_object_get(j, "ok")));
   assert_int_equal((int)cu_jnum(j, "rejected"), 1);
-  const char* reason = json_string_value(json_object_get(json_array_get(json_object_get(j, "per_client"), 0), "reason"));
+  const char* reason = json_string_value(
+      json_object_get(json_array_get(json_object_get(j, "per_client"), 0), "reason"));
   assert_non_null(reason);
   assert_non_null(strstr(reason, "full"));
   json_decref(j);
@@ -329,7 +333,8 @@ static void test_client_live_server_restart_reconnects(void** state) {
   // arbiter-bot across a graceful restart (SIGTERM: the server says why it leaves).
   char portbuf[16];
   snprintf(portbuf, sizeof portbuf, "%d", s->port);
-  char* argv[] = {(char*)g_bot, "--port", portbuf, "--clients", "4", "--duration", "7", "--behaviour", "circle", NULL};
+  char* argv[] = {(char*)g_bot, "--port", portbuf,       "--clients", "4",
+                  "--duration", "7",      "--behaviour", "circle",    NULL};
   cu_proc bot;
   assert_int_equal(cu_spawn(&bot, "restart-bot", argv), 0);
   // Library clients too, for the hard kill below.
@@ -484,10 +489,8 @@ int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "ARBITER-SERVER ARBITER-BOT", &g_server, &g_bot, NULL)) return 2;
   signal(SIGPIPE, SIG_IGN);
   return ARB_RUN_TESTS(
-      NULL, cu_group_teardown,
-      SERVER_TEST(test_client_live_bots_receive_snapshots),
-      SERVER_TEST(test_client_live_bots_no_interp),
-      SERVER_TEST(test_client_live_input_rate),
+      NULL, cu_group_teardown, SERVER_TEST(test_client_live_bots_receive_snapshots),
+      SERVER_TEST(test_client_live_bots_no_interp), SERVER_TEST(test_client_live_input_rate),
       SERVER_TEST(test_client_live_right_moves_own_avatar),
       SERVER_TEST(test_client_live_headless_client),
       cmocka_unit_test_teardown(test_client_live_spectator_view_box, cu_teardown),

@@ -41,8 +41,8 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   // lost, 19 % per round trip), which would test the server's setting, not the client.
   const char* lossy[] = {"--peer-timeout-ms", "10000", NULL};
   int port = cu_server_up(&srv, g_server, lossy);
-  const char* impair[] = {"--loss", "10", "--latency", "60", "--jitter", "20", "--dup", "2", "--reorder", "2",
-                          "--seed", "11", NULL};
+  const char* impair[] = {"--loss", "10",        "--latency", "60",     "--jitter", "20", "--dup",
+                          "2",      "--reorder", "2",         "--seed", "11",       NULL};
   int nport = cu_netem_start(&net, g_netem, port, impair);
   assert_true(nport > 0);
 
@@ -63,8 +63,9 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   fclose(f);
   assert_non_null(n);
   json_t* down = json_object_get(n, "down");
-  print_message("netem down: in %.0f lost %.0f duplicated %.0f reordered %.0f\n", jnum(down, "packets_in"),
-                jnum(down, "lost"), jnum(down, "duplicated"), jnum(down, "reordered"));
+  print_message("netem down: in %.0f lost %.0f duplicated %.0f reordered %.0f\n",
+                jnum(down, "packets_in"), jnum(down, "lost"), jnum(down, "duplicated"),
+                jnum(down, "reordered"));
   assert_true(jnum(down, "lost") > 0.05 * jnum(down, "packets_in"));
   assert_true(jnum(down, "duplicated") > 0 && jnum(down, "reordered") > 0);
   assert_true(jnum(json_object_get(n, "up"), "lost") > 0);
@@ -91,8 +92,9 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   assert_int_equal((int)json_array_size(per), 8);
   for (size_t i = 0; i < json_array_size(per); i++) {
     json_t* c = json_array_get(per, i);
-    print_message("  bot %zu: %.0f of %.0f snapshots (%.1f %%), lost %.0f, connected %.1f s\n", i, jnum(c, "snapshots"),
-                  jnum(c, "expected"), 100.0 * jnum(c, "snapshots") / jnum(c, "expected"), jnum(c, "lost"),
+    print_message("  bot %zu: %.0f of %.0f snapshots (%.1f %%), lost %.0f, connected %.1f s\n", i,
+                  jnum(c, "snapshots"), jnum(c, "expected"),
+                  100.0 * jnum(c, "snapshots") / jnum(c, "expected"), jnum(c, "lost"),
                   jnum(c, "connected_s"));
   }
   for (size_t i = 0; i < json_array_size(per); i++) {
@@ -105,9 +107,10 @@ static void test_client_netem_bots_survive_bad_network(void** state) {
   // two players running into each other at full speed behind 120 ms can do that).
   assert_true(jnum(j, "continuity_samples") > 8 * 300.0);
   json_t* pred = json_object_get(j, "prediction");
-  print_message("prediction: predicting %.0f, checks %.0f, corrections %.0f, snaps %.0f, error p95 %.4f m\n",
-                jnum(pred, "predicting_at_end"), jnum(pred, "checks"), jnum(pred, "corrections"),
-                jnum(pred, "snaps"), jnum(pred, "error_m_p95"));
+  print_message(
+      "prediction: predicting %.0f, checks %.0f, corrections %.0f, snaps %.0f, error p95 %.4f m\n",
+      jnum(pred, "predicting_at_end"), jnum(pred, "checks"), jnum(pred, "corrections"),
+      jnum(pred, "snaps"), jnum(pred, "error_m_p95"));
   assert_int_equal((int)jnum(pred, "predicting_at_end"), 8);
   assert_true(jnum(j, "discontinuities") <= jnum(pred, "snaps"));
   assert_true(jnum(j, "rtt_ms_p50") > 80.0);  // the 2 x 60 ms really applied

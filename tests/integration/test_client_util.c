@@ -199,7 +199,8 @@ static int build_argv(char** argv, int at, int cap, const char* const* extra) {
 
 // Starts the child and waits up to 10 s for the port it logs after `marker` in `file`;
 // returns the port, or -1 (the child killed).
-static int spawn_for_port(cu_proc* p, const char* tag, char* const argv[], const char* file, const char* marker) {
+static int spawn_for_port(cu_proc* p, const char* tag, char* const argv[], const char* file,
+                          const char* marker) {
   if (cu_spawn(p, tag, argv) != 0) return -1;
   int got = wait_for_number(p, file, marker, 10.0);
   if (got <= 0) {
@@ -235,26 +236,28 @@ int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* con
   return spawn_for_port(p, tag, argv, p->out, "listening on 127.0.0.1:");
 }
 
-json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status) {
+json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour,
+                   int* exit_status) {
   return cu_run_bot_flag(exe, port, clients, duration, behaviour, NULL, exit_status);
 }
 
-json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
-                        const char* flag, int* exit_status) {
+json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration,
+                        const char* behaviour, const char* flag, int* exit_status) {
   const char* extra[] = {flag, NULL};
   return cu_run_bot_args(exe, port, clients, duration, behaviour, extra, exit_status);
 }
 
-json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration, const char* behaviour,
-                        const char* const* extra, int* exit_status) {
+json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration,
+                        const char* behaviour, const char* const* extra, int* exit_status) {
   static int count;
   char tag[32], portbuf[16], nbuf[16], dbuf[32];
   snprintf(tag, sizeof tag, "bot%d", count++);
   snprintf(portbuf, sizeof portbuf, "%d", port);
   snprintf(nbuf, sizeof nbuf, "%d", clients);
   snprintf(dbuf, sizeof dbuf, "%g", duration);
-  char* argv[24] = {(char*)exe, "--host", "127.0.0.1", "--port", portbuf, "--clients", nbuf, "--duration", dbuf,
-                    "--behaviour", (char*)behaviour, "--seed", "5", "--per-client"};
+  char* argv[24] = {(char*)exe,       "--host", "127.0.0.1",  "--port",      portbuf,
+                    "--clients",      nbuf,     "--duration", dbuf,          "--behaviour",
+                    (char*)behaviour, "--seed", "5",          "--per-client"};
   int argc = 14;
   for (int i = 0; extra && extra[i] && argc < 23; i++) argv[argc++] = (char*)extra[i];
   argv[argc] = NULL;

@@ -11,9 +11,9 @@
 #include <arbiter/client.h>
 
 typedef struct cu_proc {
-  pid_t pid;        ///< 0 = not running
-  char out[512];    ///< stdout file
-  char err[512];    ///< stderr file
+  pid_t pid;      ///< 0 = not running
+  char out[512];  ///< stdout file
+  char err[512];  ///< stderr file
 } cu_proc;
 
 /// A fresh temporary directory for this test program (removed by cu_cleanup).
@@ -48,17 +48,18 @@ int cu_server_up(cu_proc* p, const char* exe, const char* const* extra);
 int cu_netem_start(cu_proc* p, const char* exe, int server_port, const char* const* extra);
 /// Run arbiter-bot to completion (bounded by duration + 20 s) and parse its JSON summary.
 /// *exit_status receives the exit status. Returns the JSON object (json_decref it) or NULL.
-json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour, int* exit_status);
+json_t* cu_run_bot(const char* exe, int port, int clients, double duration, const char* behaviour,
+                   int* exit_status);
 /// The number at `key` of a JSON object such as a bot summary (fails the test when absent).
 double cu_jnum(const json_t* object, const char* key);
 /// Copy to stderr the lines of a file that contain `needle` (a child's log, on failure).
 void cu_print_lines(const char* path, const char* needle);
 /// cu_run_bot with one more arbiter-bot flag (NULL: none).
-json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration, const char* behaviour,
-                        const char* flag, int* exit_status);
+json_t* cu_run_bot_flag(const char* exe, int port, int clients, double duration,
+                        const char* behaviour, const char* flag, int* exit_status);
 /// The same with any extra arguments (a NULL-terminated list; NULL = none).
-json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration, const char* behaviour,
-                        const char* const* extra, int* exit_status);
+json_t* cu_run_bot_args(const char* exe, int port, int clients, double duration,
+                        const char* behaviour, const char* const* extra, int* exit_status);
 
 /// A library client to 127.0.0.1:port with the test's defaults.
 arb_client* cu_client(int port, const char* name);

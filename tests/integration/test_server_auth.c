@@ -15,7 +15,8 @@
 
 static const char* g_token_exe;
 
-static void mint(const uint8_t key[32], uint16_t port, int64_t expires_in, uint64_t client_id, char* out) {
+static void mint(const uint8_t key[32], uint16_t port, int64_t expires_in, uint64_t client_id,
+                 char* out) {
   arb_token t;
   memset(&t, 0, sizeof t);
   t.expires_at = (uint64_t)((int64_t)time(NULL) + expires_in);
@@ -37,9 +38,11 @@ static tc_client* try_join(uint16_t port, const char* local_ip, const char* toke
   return c;
 }
 
-static void expect_bad_token(uint16_t port, const char* local_ip, const char* token, const char* text) {
+static void expect_bad_token(uint16_t port, const char* local_ip, const char* token,
+                             const char* text) {
   tc_client* c = try_join(port, local_ip, token);
-  if (c->state != TC_REJECTED) print_error("expected bad_token (%s), state %d\n", text, (int)c->state);
+  if (c->state != TC_REJECTED)
+    print_error("expected bad_token (%s), state %d\n", text, (int)c->state);
   assert_int_equal(c->state, TC_REJECTED);
   assert_int_equal(c->reject.reason, ARB_PROTO_REASON_BAD_TOKEN);
   assert_string_equal(c->reject.text, text);
@@ -91,8 +94,8 @@ static void test_server_auth_tokens(void** state) {
   expect_bad_token(port, NULL, tok, "connect token is not for this server");
 
   // A token from the command-line tool.
-  snprintf(cmd, sizeof cmd, "%s mint --key %s --client-id 99 --server 127.0.0.1:%u --expires-in 30", g_token_exe,
-           key_path, (unsigned)port);
+  snprintf(cmd, sizeof cmd, "%s mint --key %s --client-id 99 --server 127.0.0.1:%u --expires-in 30",
+           g_token_exe, key_path, (unsigned)port);
   FILE* p = popen(cmd, "r");
   assert_non_null(p);
   char line[400] = "";

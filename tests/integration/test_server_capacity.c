@@ -14,7 +14,8 @@ static void test_server_capacity_16_clients_then_full(void** state) {
   (void)state;
   tc_server s;
   // Every test client shares 127.0.0.1: lift the per-address limits (tested elsewhere).
-  const char* extra[] = {"--max-clients", "64", "--peers-per-address", "128", "--connect-rate", "1000", NULL};
+  const char* extra[] = {"--max-clients", "64", "--peers-per-address", "128", "--connect-rate",
+                         "1000",          NULL};
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   tc_client* cs[SLOTS + 1];
   for (int i = 0; i <= SLOTS; ++i) assert_non_null(cs[i] = tc_create());
@@ -32,7 +33,8 @@ static void test_server_capacity_16_clients_then_full(void** state) {
   }
   // Distinct ids for everyone.
   for (int i = 0; i < 16; ++i)
-    for (int j = i + 1; j < 16; ++j) assert_int_not_equal(cs[i]->welcome.entity_id, cs[j]->welcome.entity_id);
+    for (int j = i + 1; j < 16; ++j)
+      assert_int_not_equal(cs[i]->welcome.entity_id, cs[j]->welcome.entity_id);
 
   // Fill the remaining 48 slots, then one more.
   connect_all(cs + 16, SLOTS - 16, (uint16_t)s.port, "fill");
@@ -49,9 +51,10 @@ static void test_server_capacity_16_clients_then_full(void** state) {
   drive(cs, SLOTS, NULL, 2000);
   for (int i = 0; i < SLOTS; ++i) {
     if (cs[i]->state != TC_WELCOMED || cs[i]->snapshots_complete <= snaps[i])
-      print_error("client %d: state %d, %llu snapshots (%llu before), %llu packets, %llu errors\n", i,
-                  (int)cs[i]->state, (unsigned long long)cs[i]->snapshots_complete, (unsigned long long)snaps[i],
-                  (unsigned long long)cs[i]->snapshot_packets, (unsigned long long)cs[i]->snapshot_errors);
+      print_error("client %d: state %d, %llu snapshots (%llu before), %llu packets, %llu errors\n",
+                  i, (int)cs[i]->state, (unsigned long long)cs[i]->snapshots_complete,
+                  (unsigned long long)snaps[i], (unsigned long long)cs[i]->snapshot_packets,
+                  (unsigned long long)cs[i]->snapshot_errors);
   }
   for (int i = 0; i < SLOTS; ++i) {
     assert_int_equal(cs[i]->state, TC_WELCOMED);

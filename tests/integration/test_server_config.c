@@ -76,7 +76,8 @@ static int count_lines(const char* s) {
   return n;
 }
 
-static void expect_invalid(const char* const* args, const char* const* env, const char* must_mention) {
+static void expect_invalid(const char* const* args, const char* const* env,
+                           const char* must_mention) {
   run_result* r = calloc(1, sizeof *r);
   run(r, args, env);
   if (r->status != 2 || count_lines(r->err) != 1 || strstr(r->err, must_mention) == NULL)
@@ -93,13 +94,33 @@ static void test_server_config_help_lists_every_flag(void** state) {
   const char* args[] = {"--help", NULL};
   run(r, args, NULL);
   assert_int_equal(r->status, 0);
-  const char* expected[] = {"--port",       "ARBITER_PORT",        "--bind",          "ARBITER_BIND",
-                            "--max-clients", "ARBITER_MAX_CLIENTS", "--tick-rate",     "ARBITER_TICK_RATE",
-                            "--snapshot-rate", "ARBITER_SNAPSHOT_RATE", "--scene",     "ARBITER_SCENE",
-                            "--record",     "ARBITER_RECORD",      "--http-port",     "ARBITER_HTTP_PORT",
-                            "--log-level",  "ARBITER_LOG_LEVEL",   "--log-format",    "ARBITER_LOG_FORMAT",
-                            "--view-radius", "ARBITER_VIEW_RADIUS", "--checkpoint-every", "ARBITER_CHECKPOINT_EVERY",
-                            "--physics-threads", "ARBITER_PHYSICS_THREADS", "--help"};
+  const char* expected[] = {"--port",
+                            "ARBITER_PORT",
+                            "--bind",
+                            "ARBITER_BIND",
+                            "--max-clients",
+                            "ARBITER_MAX_CLIENTS",
+                            "--tick-rate",
+                            "ARBITER_TICK_RATE",
+                            "--snapshot-rate",
+                            "ARBITER_SNAPSHOT_RATE",
+                            "--scene",
+                            "ARBITER_SCENE",
+                            "--record",
+                            "ARBITER_RECORD",
+                            "--http-port",
+                            "ARBITER_HTTP_PORT",
+                            "--log-level",
+                            "ARBITER_LOG_LEVEL",
+                            "--log-format",
+                            "ARBITER_LOG_FORMAT",
+                            "--view-radius",
+                            "ARBITER_VIEW_RADIUS",
+                            "--checkpoint-every",
+                            "ARBITER_CHECKPOINT_EVERY",
+                            "--physics-threads",
+                            "ARBITER_PHYSICS_THREADS",
+                            "--help"};
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) {
     if (strstr(r->out, expected[i]) == NULL) print_error("--help lacks %s\n", expected[i]);
     assert_non_null(strstr(r->out, expected[i]));

@@ -14,7 +14,6 @@
 #include <cmocka.h>
 // clang-format on
 
-
 #include <unistd.h>
 
 #include "../common/enet_group.h"
@@ -325,7 +324,8 @@ static void test_gate_cookie_admission_rate(void** state) {
 
 // The documented checks of the golden token (PROTOCOL.md §3.1).
 static const char golden_token[] =
-    "QVJCVAEAAACA2NtwAAAAAEBBQkNERUZHSElKS0xNTk9QUVJTVFVWV_45BXDQ4HkWL1UlHQs5wzU6Ewdvv_T9NWtO_UUIZT2Td51j-ys48VRiYWiZLyWCKo6eiQ";
+    "QVJCVAEAAACA2NtwAAAAAEBBQkNERUZHSElKS0xNTk9QUVJTVFVWV_45BXDQ4HkWL1UlHQs5wzU6Ewdvv_T9NWtO_"
+    "UUIZT2Td51j-ys48VRiYWiZLyWCKo6eiQ";
 
 static void auth_for(sv_auth* a, const char* key_hex, const char* public_address) {
   char path[] = "/tmp/arbiter-guard-key-XXXXXX";
@@ -382,7 +382,8 @@ static void test_auth_golden_checks(void** state) {
   sv_auth_set_port(&a, 7777);
   assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_OK);
   sv_auth_free(&a);
-  auth_for(&a, "1f0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "127.0.0.1:7777");
+  auth_for(&a, "1f0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+           "127.0.0.1:7777");
   assert_int_equal(sv_auth_check(&a, tok, len, 1893455000, &t), SV_AUTH_INVALID);
   sv_auth_free(&a);
 }
@@ -390,8 +391,7 @@ static void test_auth_golden_checks(void** state) {
 int main(void) {
   return ARB_RUN_TESTS(
       enet_group_setup, enet_group_teardown, FIXTURE_TEST(test_guard_fragments),
-      FIXTURE_TEST(test_guard_windows_channels_lengths),
-      FIXTURE_TEST(test_guard_peers_and_connect),
+      FIXTURE_TEST(test_guard_windows_channels_lengths), FIXTURE_TEST(test_guard_peers_and_connect),
       cmocka_unit_test(test_gate_cookie_admission_rate),
       cmocka_unit_test(test_gate_cookie_every_byte), cmocka_unit_test(test_auth_golden_checks));
 }

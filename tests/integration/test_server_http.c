@@ -5,14 +5,14 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_server_common.h"
@@ -53,9 +53,10 @@ static int parse_prometheus(char* text, family* fams, int* fam_count) {
       // name, then free text
     } else if (strncmp(line, "# TYPE ", 7) == 0) {
       char name[96], type[16];
-      if (sscanf(line + 7, "%95s %15s", name, type) != 2 || !name_ok(name, strlen(name))) return -lineno;
-      if (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "histogram") && strcmp(type, "summary") &&
-          strcmp(type, "untyped"))
+      if (sscanf(line + 7, "%95s %15s", name, type) != 2 || !name_ok(name, strlen(name)))
+        return -lineno;
+      if (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "histogram") &&
+          strcmp(type, "summary") && strcmp(type, "untyped"))
         return -lineno;
       if (*fam_count >= MAX_FAMILIES) return -lineno;
       snprintf(fams[*fam_count].name, sizeof fams[0].name, "%s", name);
@@ -76,8 +77,10 @@ static int parse_prometheus(char* text, family* fams, int* fam_count) {
           while (*p && *p != '"') p += (*p == '\\' && p[1]) ? 2 : 1;
           if (*p != '"') return -lineno;
           p++;
-          if (*p == ',') p++;
-          else if (*p != '}') return -lineno;
+          if (*p == ',')
+            p++;
+          else if (*p != '}')
+            return -lineno;
         }
         p++;
       }
@@ -92,9 +95,11 @@ static int parse_prometheus(char* text, family* fams, int* fam_count) {
         size_t fl = strlen(fams[f].name);
         if (strncmp(line, fams[f].name, fl) != 0) continue;
         const char* rest = line + fl;
-        if (rest == line + n) known = true;
+        if (rest == line + n)
+          known = true;
         else if (strcmp(fams[f].type, "histogram") == 0 &&
-                 (strncmp(rest, "_bucket", 7) == 0 || strncmp(rest, "_sum", 4) == 0 || strncmp(rest, "_count", 6) == 0))
+                 (strncmp(rest, "_bucket", 7) == 0 || strncmp(rest, "_sum", 4) == 0 ||
+                  strncmp(rest, "_count", 6) == 0))
           known = true;
       }
       if (!known) return -lineno;
@@ -159,12 +164,18 @@ static void test_server_http_healthz_and_metrics(void** state) {
   if (samples <= 0) print_error("metrics line %d is not Prometheus text:\n%s\n", -samples, body);
   assert_true(samples > 30);
   free(copy);
-  const char* required[] = {"arbiter_ticks_total",          "arbiter_tick_duration_seconds",
-                            "arbiter_tick_overruns_total",  "arbiter_clients_connected",
-                            "arbiter_bytes_in_total",       "arbiter_bytes_out_total",
-                            "arbiter_packets_in_total",     "arbiter_packets_out_total",
-                            "arbiter_snapshot_bytes",       "arbiter_inputs_dropped_total",
-                            "arbiter_messages_rejected_total", "arbiter_recording_bytes_total"};
+  const char* required[] = {"arbiter_ticks_total",
+                            "arbiter_tick_duration_seconds",
+                            "arbiter_tick_overruns_total",
+                            "arbiter_clients_connected",
+                            "arbiter_bytes_in_total",
+                            "arbiter_bytes_out_total",
+                            "arbiter_packets_in_total",
+                            "arbiter_packets_out_total",
+                            "arbiter_snapshot_bytes",
+                            "arbiter_inputs_dropped_total",
+                            "arbiter_messages_rejected_total",
+                            "arbiter_recording_bytes_total"};
   for (size_t r = 0; r < sizeof required / sizeof required[0]; ++r) {
     bool found = false;
     for (int f = 0; f < nfam; ++f) found |= strcmp(fams[f].name, required[r]) == 0;
@@ -275,7 +286,8 @@ static void slowloris(int port, int seconds) {
     for (int i = 0; i < LORIS + 50; ++i) {
       char buf[256];
       ssize_t r = fds[i] >= 0 ? recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) : 0;
-      if (fds[i] < 0 || r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
+      if (fds[i] < 0 || r == 0 ||
+          (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
         if (fds[i] >= 0) {
           close(fds[i]);
           fds[i] = -1;
@@ -311,19 +323,23 @@ static void test_server_http_healthz_survives_slowloris(void** state) {
     int status = tc_http_get(s.http_port, "/healthz", &body);
     if (status == 200 || (status == 503 && body && strstr(body, "\"status\":"))) answered++;
     if (status == 200) ok++;
-    if (status != 200 && status != 503) print_error("probe %d: status %d %s\n", i, status, body ? body : "(no body)");
+    if (status != 200 && status != 503)
+      print_error("probe %d: status %d %s\n", i, status, body ? body : "(no body)");
     free(body);
     tc_sleep_ms(50);
   }
   char* body = NULL;
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
   double evicted = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"evicted\"}");
-  double per_addr = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}");
+  double per_addr =
+      tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}");
   double timeouts = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"timeout\"}");
   double full = tc_metric(body, "arbiter_http_connections_closed_total{reason=\"full\"}");
   free(body);
-  print_message("slowloris: %d/100 probes answered (%d with 200); closed: %.0f evicted, %.0f refused (full), "
-                "%.0f per-address, %.0f timeouts\n", answered, ok, evicted, full, per_addr, timeouts);
+  print_message(
+      "slowloris: %d/100 probes answered (%d with 200); closed: %.0f evicted, %.0f refused (full), "
+      "%.0f per-address, %.0f timeouts\n",
+      answered, ok, evicted, full, per_addr, timeouts);
   int status = 0;
   waitpid(child, &status, 0);
   assert_int_equal(answered, 100);
@@ -357,15 +373,17 @@ static void test_server_http_per_address_and_timeouts(void** state) {
     }
     char b[64];
     if (drip_closed_at == 0) {
-      if (recv(drip, b, sizeof b, MSG_DONTWAIT) == 0) drip_closed_at = tc_now_ms() - t0;
-      else if ((tc_now_ms() - t0) % 300 < 10) send(drip, "G", 1, MSG_NOSIGNAL);
+      if (recv(drip, b, sizeof b, MSG_DONTWAIT) == 0)
+        drip_closed_at = tc_now_ms() - t0;
+      else if ((tc_now_ms() - t0) % 300 < 10)
+        send(drip, "G", 1, MSG_NOSIGNAL);
     }
     tc_sleep_ms(5);
   }
   int idle_closed_count = 0;
   for (int i = 0; i < 10; ++i) idle_closed_count += idle_closed[i];
-  print_message("closed at once: %d, idle-closed: %d, dripping one closed after %llu ms\n", closed_early,
-                idle_closed_count, (unsigned long long)drip_closed_at);
+  print_message("closed at once: %d, idle-closed: %d, dripping one closed after %llu ms\n",
+                closed_early, idle_closed_count, (unsigned long long)drip_closed_at);
   assert_int_equal(closed_early, 2);
   assert_int_equal(idle_closed_count, 10);
   assert_true(drip_closed_at >= 1500 && drip_closed_at <= 3000);
@@ -373,7 +391,8 @@ static void test_server_http_per_address_and_timeouts(void** state) {
   close(drip);
   char* body = NULL;
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}") == 2.0);
+  assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"per_address\"}") ==
+              2.0);
   assert_true(tc_metric(body, "arbiter_http_connections_closed_total{reason=\"timeout\"}") >= 9.0);
   free(body);
   stop_server(&s);

@@ -38,7 +38,7 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   connect_all(cs, 3, (uint16_t)s.port, "mal");  // GOOD, MANGLER, FLOODER welcomed
   assert_int_equal(tc_start(cs[RANDOM], (uint16_t)s.port, "random", ARB_PROTO_VERSION), 0);
   assert_int_equal(tc_start(cs[SILENT], (uint16_t)s.port, "silent", 0), 0);
-  assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 1), 0);  // a version-1 client
+  assert_int_equal(tc_start(cs[OLD], (uint16_t)s.port, "old", 1), 0);        // a version-1 client
   assert_int_equal(tc_start(cs[LONGNAME], (uint16_t)s.port, "long", 0), 0);  // connect, no hello
   assert_int_equal(tc_start(cs[BADKIND], (uint16_t)s.port, "kind", 0), 0);
   drive(cs, N, NULL, 300);
@@ -46,7 +46,8 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   uint8_t long_hello[49] = {0x96, 0x01, 0x02, 0xd9, 40};
   memset(long_hello + 5, 'x', 40);
   memcpy(long_hello + 45, "\xc4\x00\x00\x00", 4);
-  static const uint8_t kind_hello[] = {0x96, 0x01, 0x02, 0xa4, 'k', 'i', 'n', 'd', 0xc4, 0x00, 0x09, 0x00};
+  static const uint8_t kind_hello[] = {0x96, 0x01, 0x02, 0xa4, 'k',  'i',
+                                       'n',  'd',  0xc4, 0x00, 0x09, 0x00};
   tc_send_raw(cs[LONGNAME], ARB_PROTO_CHANNEL_CONTROL, long_hello, sizeof long_hello, true);
   tc_send_raw(cs[BADKIND], ARB_PROTO_CHANNEL_CONTROL, kind_hello, sizeof kind_hello, true);
   uint64_t good_before = cs[GOOD]->snapshots_complete;
@@ -140,9 +141,11 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   double rate = metric(s.http_port, "arbiter_inputs_dropped_total{reason=\"rate_packets\"}");
   double kicked = metric(s.http_port, "arbiter_clients_kicked_total");
   double ticks1 = metric(s.http_port, "arbiter_ticks_total");
-  print_message("decode %.0f unexpected %.0f version %.0f rate-dropped %.0f kicked %.0f ticks %.0f -> %.0f\n", decode,
-                unexpected, version, rate, kicked, ticks0, ticks1);
-  assert_true(decode >= 9 + 20 - 3);  // MANGLER's 9 + RANDOM's strikes (some junk may peek as a type)
+  print_message(
+      "decode %.0f unexpected %.0f version %.0f rate-dropped %.0f kicked %.0f ticks %.0f -> %.0f\n",
+      decode, unexpected, version, rate, kicked, ticks0, ticks1);
+  assert_true(decode >=
+              9 + 20 - 3);  // MANGLER's 9 + RANDOM's strikes (some junk may peek as a type)
   assert_true(unexpected >= 3);
   assert_true(version >= 1);
   assert_true(rate >= 1000);

@@ -170,8 +170,9 @@ static void test_server_log_lines(void** state) {
   FILE* f = open_memstream(&text, &len);
   sv_log log;
   sv_log_init(&log, f, SV_LOG_INFO, SV_LOG_JSON);
-  SV_LOG(&log, SV_LOG_INFO, "client_joined", SV_LU("client", 3), SV_LS("name", "a \"quoted\"\nname"),
-         SV_LX("hash", 0x0123456789abcdefull), SV_LD("x", 1.5));
+  SV_LOG(&log, SV_LOG_INFO, "client_joined", SV_LU("client", 3),
+         SV_LS("name", "a \"quoted\"\nname"), SV_LX("hash", 0x0123456789abcdefull),
+         SV_LD("x", 1.5));
   SV_LOG(&log, SV_LOG_DEBUG, "hidden", SV_LI("n", 1));  // above the level: skipped
   log.format = SV_LOG_TEXT;
   SV_LOG(&log, SV_LOG_WARN, "tick_lag", SV_LU("skipped_ticks", 7), SV_LS("why", "two words"));
@@ -228,7 +229,8 @@ static void test_server_http_request_parser(void** state) {
   assert_int_equal(sv_http_parse_request("", &r), 400);
   assert_int_equal(sv_http_parse_request("GETTINGLONGMETHOD / HTTP/1.1\r\n", &r), 400);
 
-  static const char* seeds[] = {"GET /healthz HTTP/1.1\r\n\r\n", "HEAD /metrics?a=b HTTP/1.0\r\n\r\n",
+  static const char* seeds[] = {"GET /healthz HTTP/1.1\r\n\r\n",
+                                "HEAD /metrics?a=b HTTP/1.0\r\n\r\n",
                                 "GET / HTTP/1.1\r\nX: y\r\n\r\n"};
   char buf[SV_HTTP_MAX_REQUEST + 1];
   uint32_t x = 2463534242u;
@@ -273,7 +275,9 @@ static void ignore_net_event(void* user, const ENetEvent* ev) {
   (void)ev;
 }
 
-static void on_watchdog(uv_timer_t* t) { (void)t; }
+static void on_watchdog(uv_timer_t* t) {
+  (void)t;
+}
 
 // One datagram to the server's port from a plain UDP socket. The gate drops it (no
 // handshake), but reading it is a drain like any other.

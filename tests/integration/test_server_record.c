@@ -73,7 +73,8 @@ static void describe(live* l, const uint32_t* present, int n_present) {
         (arb_replay_input){present[i], (uint32_t)i, arb_proto_quantize_controls(&c), 0};
   }
   arb_controls none = {0};
-  t->inputs[t->input_count++] = (arb_replay_input){888888, 1, arb_proto_quantize_controls(&none), 0};
+  t->inputs[t->input_count++] =
+      (arb_replay_input){888888, 1, arb_proto_quantize_controls(&none), 0};
 }
 
 // The server's sequence: describe, apply, keep what the game accepted, hash.

@@ -22,13 +22,20 @@
 static void controls_for(int client, int step, arb_controls* c) {
   memset(c, 0, sizeof *c);
   switch (client) {
-    case 0: c->move_x = (step / 120) % 2 ? -1.0f : 1.0f; break;
-    case 1: c->buttons = (step % 45) < 3 ? ARB_BUTTON_JUMP : 0; break;
+    case 0:
+      c->move_x = (step / 120) % 2 ? -1.0f : 1.0f;
+      break;
+    case 1:
+      c->buttons = (step % 45) < 3 ? ARB_BUTTON_JUMP : 0;
+      break;
     case 2:
       c->move_x = 0.6f;
       c->buttons = (step % 70) < 2 ? ARB_BUTTON_JUMP : 0;
       break;
-    default: c->move_x = (step % 20) < 10 ? 0.35f : -0.8f; c->move_y = 0.5f; break;
+    default:
+      c->move_x = (step % 20) < 10 ? 0.35f : -0.8f;
+      c->move_y = 0.5f;
+      break;
   }
   c->aim = (float)(step % 100) * 0.03f - 1.5f;
 }
@@ -125,10 +132,12 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
     inputs += (uint64_t)t.input_count;
   }
   char why[256];
-  print_message("replayed %llu ticks, %llu joins, %llu leaves, %llu inputs, %llu checkpoints, %llu hash mismatches; %s\n",
-                (unsigned long long)ticks, (unsigned long long)joins, (unsigned long long)leaves,
-                (unsigned long long)inputs, (unsigned long long)checkpoints, (unsigned long long)mismatches,
-                arb_replay_reader_describe(r, why, sizeof why));
+  print_message(
+      "replayed %llu ticks, %llu joins, %llu leaves, %llu inputs, %llu checkpoints, %llu hash "
+      "mismatches; %s\n",
+      (unsigned long long)ticks, (unsigned long long)joins, (unsigned long long)leaves,
+      (unsigned long long)inputs, (unsigned long long)checkpoints, (unsigned long long)mismatches,
+      arb_replay_reader_describe(r, why, sizeof why));
   assert_int_equal(r->stop, ARB_REPLAY_STOP_CLEAN);
   assert_int_equal(mismatches, 0);
   assert_int_equal(joins, CLIENTS + 1);

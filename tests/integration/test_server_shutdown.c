@@ -41,8 +41,10 @@ static void read_log(const char* path, log_summary* out) {
   while (arb_replay_reader_next(&r, &rec) == 1) {
     if (rec.kind == ARB_REPLAY_TICK) {
       assert_int_equal(arb_replay_decode_tick(&rec, &t, &err), 0);
-      if (out->ticks == 0) out->first_tick = t.tick;
-      else if (t.tick != out->last_tick + 1) out->contiguous = false;
+      if (out->ticks == 0)
+        out->first_tick = t.tick;
+      else if (t.tick != out->last_tick + 1)
+        out->contiguous = false;
       out->last_tick = t.tick;
       out->last_hash = t.world_hash;
       out->ticks++;

@@ -45,8 +45,9 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   double secs = (double)(tc_now_ms() - t0) / 1000.0;
   double rate = (double)(a->snapshots_complete - snaps0) / secs;
   double tick_span = (double)(a->latest_tick - tick0) / 2.0 / secs;  // K = 2 ticks per snapshot
-  print_message("snapshots: %.1f/s complete (%.1f/s by tick span), %llu errors, %llu bytes\n", rate, tick_span,
-                (unsigned long long)a->snapshot_errors, (unsigned long long)a->snapshot_bytes);
+  print_message("snapshots: %.1f/s complete (%.1f/s by tick span), %llu errors, %llu bytes\n", rate,
+                tick_span, (unsigned long long)a->snapshot_errors,
+                (unsigned long long)a->snapshot_bytes);
   assert_true(rate >= 27.0 && rate <= 33.0);
   // Each client's snapshots come every K = 2 ticks (on its phase, docs/SERVER.md).
   assert_int_equal((a->latest_tick - tick0) % 2, 0);

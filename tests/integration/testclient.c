@@ -72,7 +72,8 @@ int tc_gate(ENetHost* host, uint16_t port, int timeout_ms) {
   server.port = port;
   arb_gate_client g;
   static uint64_t counter;
-  arb_gate_client_start(&g, tc_now_ms() * 1000003u + (++counter) * 7919u + (uint64_t)getpid(), ARB_PROTO_VERSION);
+  arb_gate_client_start(&g, tc_now_ms() * 1000003u + (++counter) * 7919u + (uint64_t)getpid(),
+                        ARB_PROTO_VERSION);
   uint64_t end = tc_now_ms() + (uint64_t)timeout_ms;
   while (g.state != ARB_GATE_CLIENT_ADMITTED && tc_now_ms() < end) {
     uint8_t buf[ARB_GATE_REQUEST_SIZE];
@@ -82,12 +83,14 @@ int tc_gate(ENetHost* host, uint16_t port, int timeout_ms) {
       enet_socket_send(host->socket, &server, &out, 1);
     }
     enet_uint32 cond = ENET_SOCKET_WAIT_RECEIVE;
-    if (enet_socket_wait(host->socket, &cond, 10) != 0 || !(cond & ENET_SOCKET_WAIT_RECEIVE)) continue;
+    if (enet_socket_wait(host->socket, &cond, 10) != 0 || !(cond & ENET_SOCKET_WAIT_RECEIVE))
+      continue;
     uint8_t in[256];
     ENetAddress from;
     ENetBuffer b = {.data = in, .dataLength = sizeof in};
     int got = enet_socket_receive(host->socket, &from, &b, 1);
-    if (got > 0 && from.host == server.host && from.port == server.port) arb_gate_client_receive(&g, in, (size_t)got);
+    if (got > 0 && from.host == server.host && from.port == server.port)
+      arb_gate_client_receive(&g, in, (size_t)got);
   }
   return g.state == ARB_GATE_CLIENT_ADMITTED ? 0 : -1;
 }
@@ -96,7 +99,8 @@ int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version) {
   return tc_start_from(c, NULL, port, name, version);
 }
 
-int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name, uint32_t version) {
+int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name,
+                  uint32_t version) {
   snprintf(c->name, sizeof c->name, "%s", name);
   ENetAddress local = {.host = ENET_HOST_ANY, .port = 0};
   if (local_ip != NULL && enet_address_set_host_ip(&local, local_ip) != 0) return -1;
@@ -188,7 +192,8 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
         c->last_left = ev;
         c->left_events++;
       }
-      if (ev.kind == ARB_PROTO_EVENT_REJOIN) snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
+      if (ev.kind == ARB_PROTO_EVENT_REJOIN)
+        snprintf(c->rejoin_token, sizeof c->rejoin_token, "%s", ev.text);
     }
   } else if (type == ARB_PROTO_MSG_SNAPSHOT) {
     on_snapshot(c, data, len);
@@ -224,7 +229,8 @@ void tc_service(tc_client* c, int timeout_ms) {
         if (c->state != TC_REJECTED) c->state = TC_DISCONNECTED;
         c->peer = NULL;
         break;
-      default: break;
+      default:
+        break;
     }
     rc = enet_host_check_events(c->host, &ev);
   }
@@ -254,7 +260,8 @@ int tc_wait_settled(tc_client** cs, int n, int timeout_ms) {
 
 int tc_send_raw(tc_client* c, uint8_t channel, const void* data, size_t len, bool reliable) {
   if (c->peer == NULL) return -1;
-  ENetPacket* p = enet_packet_create(data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
+  ENetPacket* p = enet_packet_create(
+      data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
   if (p == NULL) return -1;
   if (enet_peer_send(c->peer, channel, p) != 0) {
     enet_packet_destroy(p);
@@ -268,7 +275,8 @@ int tc_send_input(tc_client* c, const arb_controls* controls) {
   arb_proto_input_cmd cmd;
   cmd.seq = ++c->input_seq;
   cmd.controls = arb_proto_quantize_controls(controls);
-  int keep = c->history_count < ARB_PROTO_MAX_INPUTS - 1 ? c->history_count : ARB_PROTO_MAX_INPUTS - 1;
+  int keep =
+      c->history_count < ARB_PROTO_MAX_INPUTS - 1 ? c->history_count : ARB_PROTO_MAX_INPUTS - 1;
   memmove(&c->history[1], &c->history[0], (size_t)keep * sizeof c->history[0]);
   c->history[0] = cmd;
   c->history_count = keep + 1;
@@ -411,7 +419,8 @@ int tc_server_start(tc_server* s, const char* exe, const char* const* extra_args
   while (tc_now_ms() < end) {
     if (tc_log_find(s->log_path, "server_started", "port", value, sizeof value)) {
       s->port = atoi(value);
-      if (tc_log_find(s->log_path, "server_started", "http_port", value, sizeof value)) s->http_port = atoi(value);
+      if (tc_log_find(s->log_path, "server_started", "http_port", value, sizeof value))
+        s->http_port = atoi(value);
       return 0;
     }
     int status;

@@ -21,7 +21,7 @@
 
 typedef enum tc_state {
   TC_CONNECTING = 0,
-  TC_CONNECTED,     ///< ENet connected, hello sent
+  TC_CONNECTED,  ///< ENet connected, hello sent
   TC_WELCOMED,
   TC_REJECTED,      ///< got a reject (see reject)
   TC_DISCONNECTED,  ///< ENet disconnect (see disconnect_event when the server said why)
@@ -33,10 +33,11 @@ typedef struct tc_client {
   tc_state state;
   char name[ARB_PROTO_MAX_NAME + 1];
   uint32_t hello_version;  ///< protocol version put in the hello
-  char token[ARB_PROTO_MAX_TOKEN + 1];  ///< connect token for the hello ("" = none); set before tc_start
-  uint8_t avatar_kind;     ///< the hello's avatar kind (0 = the scene's default); set before tc_start
-  uint32_t hello_flags;    ///< the hello's flags (ARB_PROTO_HELLO_*); set before tc_start
-  int scenes_received;     ///< `scene` messages that decoded
+  char token[ARB_PROTO_MAX_TOKEN +
+             1];         ///< connect token for the hello ("" = none); set before tc_start
+  uint8_t avatar_kind;   ///< the hello's avatar kind (0 = the scene's default); set before tc_start
+  uint32_t hello_flags;  ///< the hello's flags (ARB_PROTO_HELLO_*); set before tc_start
+  int scenes_received;   ///< `scene` messages that decoded
   arb_proto_welcome welcome;
   arb_proto_static_body statics[TC_MAX_STATICS];
   arb_proto_reject reject;
@@ -44,7 +45,7 @@ typedef struct tc_client {
   arb_proto_event last_notice;       ///< last NOTICE event, kind 0 if none
   arb_proto_event last_left;         ///< last LEFT event (another player), kind 0 if none
   int events_received;
-  int left_events;                          ///< events "left" (other clients' avatars gone)
+  int left_events;                            ///< events "left" (other clients' avatars gone)
   char rejoin_token[ARB_PROTO_MAX_TEXT + 1];  ///< from the last rejoin event, "" if none
 
   // Snapshot assembly: complete views by tick, plus the one being assembled.
@@ -60,17 +61,17 @@ typedef struct tc_client {
   uint32_t asm_tick, asm_baseline;
   int asm_parts_needed, asm_parts_got;
   uint8_t asm_got[ARB_PROTO_MAX_PARTS];
-  uint32_t latest_tick;        ///< newest complete snapshot
-  int latest_slot;             ///< ring slot of latest_tick, -1 none
+  uint32_t latest_tick;           ///< newest complete snapshot
+  int latest_slot;                ///< ring slot of latest_tick, -1 none
   uint32_t last_input_seq_acked;  ///< from the newest snapshot
   uint64_t snapshots_complete;    ///< complete snapshots assembled (ticks)
   uint64_t snapshot_packets;      ///< snapshot packets received
   uint64_t snapshot_bytes;
-  uint64_t snapshot_errors;       ///< parts that did not decode or apply (missing baseline)
+  uint64_t snapshot_errors;  ///< parts that did not decode or apply (missing baseline)
   uint64_t bytes_received;
 
-  uint32_t input_seq;             ///< last seq sent
-  uint32_t packet_seq;            ///< last input packet sent
+  uint32_t input_seq;                                 ///< last seq sent
+  uint32_t packet_seq;                                ///< last input packet sent
   arb_proto_input_cmd history[ARB_PROTO_MAX_INPUTS];  ///< newest first
   int history_count;
 } tc_client;
@@ -83,7 +84,8 @@ void tc_destroy(tc_client* c);
 int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version);
 /// Like tc_start, but from a local IPv4 address (any of 127.0.0.0/8 on loopback), so a
 /// test can play several "machines".
-int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name, uint32_t version);
+int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name,
+                  uint32_t version);
 /// Run the server's connection gate (PROTOCOL.md §1.1) on host's socket towards
 /// 127.0.0.1:port; bounded by timeout_ms. 0 when admitted, -1 otherwise.
 int tc_gate(ENetHost* host, uint16_t port, int timeout_ms);

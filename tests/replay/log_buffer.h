@@ -26,9 +26,15 @@ static inline void log_put(log_buffer* b, log_encode_fn* enc, const void* rec) {
   b->len += (size_t)need;
 }
 
-static inline int64_t log_header(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_header(r, b, c); }
-static inline int64_t log_tick(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_tick(r, b, c); }
+static inline int64_t log_header(const void* r, uint8_t* b, size_t c) {
+  return arb_replay_encode_header(r, b, c);
+}
+static inline int64_t log_tick(const void* r, uint8_t* b, size_t c) {
+  return arb_replay_encode_tick(r, b, c);
+}
 static inline int64_t log_checkpoint(const void* r, uint8_t* b, size_t c) {
   return arb_replay_encode_checkpoint(r, b, c);
 }
-static inline int64_t log_end(const void* r, uint8_t* b, size_t c) { return arb_replay_encode_end(r, b, c); }
+static inline int64_t log_end(const void* r, uint8_t* b, size_t c) {
+  return arb_replay_encode_end(r, b, c);
+}

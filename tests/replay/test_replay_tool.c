@@ -33,12 +33,12 @@
 #define CP_EVERY 10
 
 typedef struct log_spec {
-  const char* scene_text;   ///< NULL = the built-in scene
-  uint64_t bad_hash_tick;   ///< record a wrong hash at this tick (0 = none)
-  uint64_t bad_cp_tick;     ///< flip one byte of this checkpoint's state (0 = none)
-  int sim_rate;             ///< the rate the session ran at (0 = the scene's, 60)
-  int header_rate;          ///< the rate the header claims (0 = sim_rate)
-  int ticks;                ///< session length (0 = TICKS)
+  const char* scene_text;  ///< NULL = the built-in scene
+  uint64_t bad_hash_tick;  ///< record a wrong hash at this tick (0 = none)
+  uint64_t bad_cp_tick;    ///< flip one byte of this checkpoint's state (0 = none)
+  int sim_rate;            ///< the rate the session ran at (0 = the scene's, 60)
+  int header_rate;         ///< the rate the header claims (0 = sim_rate)
+  int ticks;               ///< session length (0 = TICKS)
 } log_spec;
 
 // Bodies asleep in the last checkpoint make_log wrote (sleeping must survive seeks).
@@ -100,7 +100,8 @@ static log_buffer make_log(const log_spec* spec) {
       // A byte near the end: avatar/controller state, not a header field restore checks.
       if (tick == spec->bad_cp_tick) state[n - 3] ^= 0x40;
       arb_replay_checkpoint cp = {tick, arb_game_hash(game), state, (size_t)n};
-      sleeping_at_last_checkpoint = arb_world_get_counters(arb_game_get_world(game)).sleeping_body_count;
+      sleeping_at_last_checkpoint =
+          arb_world_get_counters(arb_game_get_world(game)).sleeping_body_count;
       log_put(&b, log_checkpoint, &cp);
     }
   }
@@ -231,7 +232,8 @@ static void check_seek_equals_dump(const log_buffer* b, uint64_t tick, uint64_t 
   run(&o, b->p, b->len, &seek);
   assert_int_equal(seek.status, RP_EXIT_OK);
   char started[64];
-  snprintf(started, sizeof started, "started from the checkpoint of tick %llu", (unsigned long long)cp_tick);
+  snprintf(started, sizeof started, "started from the checkpoint of tick %llu",
+           (unsigned long long)cp_tick);
   assert_non_null(strstr(seek.err, started));
   o = opts(RP_CMD_DUMP);
   o.from = 0;
@@ -273,7 +275,8 @@ static void test_replay_tool_every_truncation_is_exit_2_or_prefix(void** state) 
     o.quiet = true;
     run(&o, b->p, cut, &r);
     assert_int_equal(r.status, RP_EXIT_UNREADABLE);
-    assert_true(strstr(r.err, "not a readable replay log") || strstr(r.err, "does not end cleanly"));
+    assert_true(strstr(r.err, "not a readable replay log") ||
+                strstr(r.err, "does not end cleanly"));
     o.allow_truncated = true;
     run(&o, b->p, cut, &r);
     if (r.status != RP_EXIT_OK) {
@@ -293,7 +296,8 @@ static void test_replay_tool_every_bit_flip_is_exit_2(void** state) {
     rp_opts o = opts(RP_CMD_VERIFY);
     run(&o, b->p, b->len, &r);
     b->p[i] ^= (uint8_t)(1u << (i % 8));
-    if (r.status != RP_EXIT_UNREADABLE) fail_msg("flip at byte %zu: exit %d\n%s%s", i, r.status, r.out, r.err);
+    if (r.status != RP_EXIT_UNREADABLE)
+      fail_msg("flip at byte %zu: exit %d\n%s%s", i, r.status, r.out, r.err);
     assert_true(r.err[0] != '\0');
   }
 }
@@ -304,7 +308,8 @@ static void test_replay_tool_wrong_version_is_exit_2(void** state) {
   // record's checksum so only the version is wrong.
   assert_int_equal(b->p[17], 1);
   b->p[17] = 2;
-  uint32_t body_len = (uint32_t)b->p[8] | (uint32_t)b->p[9] << 8 | (uint32_t)b->p[10] << 16 | (uint32_t)b->p[11] << 24;
+  uint32_t body_len = (uint32_t)b->p[8] | (uint32_t)b->p[9] << 8 | (uint32_t)b->p[10] << 16 |
+                      (uint32_t)b->p[11] << 24;
   uint32_t sum = XXH32(b->p + 8, 8 + body_len, 0);
   for (int k = 0; k < 4; k++) b->p[16 + body_len + (size_t)k] = (uint8_t)(sum >> (8 * k));
   static result r;

@@ -18,13 +18,14 @@ typedef struct det_case {
   const char* name;
   arb_world* (*build)(void);
   void (*tick)(arb_world* w, int tick);  ///< called before each step, may be NULL
-  uint64_t golden;                      ///< final hash after `ticks` steps
+  uint64_t golden;                       ///< final hash after `ticks` steps
 } det_case;
 
 /// Optional extra comparison of the restored world with the original right after restore.
 typedef void det_compare_fn(arb_world* restored, arb_world* original);
 
-static inline void det_run(const det_case* c, arb_world* w, float dt, int from, int to, uint64_t* hashes) {
+static inline void det_run(const det_case* c, arb_world* w, float dt, int from, int to,
+                           uint64_t* hashes) {
   for (int t = from; t < to; ++t) {
     if (c->tick) c->tick(w, t);
     arb_world_step(w, dt);
@@ -40,7 +41,8 @@ static inline uint8_t* det_image_at(const det_case* c, arb_world* w, float dt, i
   return wt_save(w, size);
 }
 
-static inline void det_check_case(const det_case* c, float dt, int ticks, int save_at, det_compare_fn* compare) {
+static inline void det_check_case(const det_case* c, float dt, int ticks, int save_at,
+                                  det_compare_fn* compare) {
   uint64_t* ha = calloc((size_t)ticks, sizeof *ha);
   uint64_t* hb = calloc((size_t)ticks, sizeof *hb);
   uint64_t* hc = calloc((size_t)ticks, sizeof *hc);
@@ -76,8 +78,8 @@ static inline void det_check_case(const det_case* c, float dt, int ticks, int sa
   assert_int_equal(arb_world_hash(a), ha[ticks - 1]);
   assert_true(c->golden != 0);
   if (ha[ticks - 1] != c->golden) {
-    fail_msg("%s: final hash 0x%016llx, golden 0x%016llx", c->name, (unsigned long long)ha[ticks - 1],
-             (unsigned long long)c->golden);
+    fail_msg("%s: final hash 0x%016llx, golden 0x%016llx", c->name,
+             (unsigned long long)ha[ticks - 1], (unsigned long long)c->golden);
   }
   free(img);
   free(img2);
@@ -91,14 +93,17 @@ static inline void det_check_case(const det_case* c, float dt, int ticks, int sa
 
 /// Runs one cmocka test per case, named after it (`run` gets the case as `*state`), then
 /// the `more` tests: the table of cases is the list of tests.
-static inline int det_run_tests(const char* group, const det_case* cases, int n, CMUnitTestFunction run,
-                                const struct CMUnitTest* more, int more_count) {
+static inline int det_run_tests(const char* group, const det_case* cases, int n,
+                                CMUnitTestFunction run, const struct CMUnitTest* more,
+                                int more_count) {
   struct CMUnitTest tests[16];
   if (n + more_count > (int)(sizeof tests / sizeof tests[0])) {
-    fprintf(stderr, "%s: %d tests, room for %zu\n", group, n + more_count, sizeof tests / sizeof tests[0]);
+    fprintf(stderr, "%s: %d tests, room for %zu\n", group, n + more_count,
+            sizeof tests / sizeof tests[0]);
     return 1;
   }
-  for (int i = 0; i < n; ++i) tests[i] = (struct CMUnitTest){cases[i].name, run, NULL, NULL, (void*)&cases[i]};
+  for (int i = 0; i < n; ++i)
+    tests[i] = (struct CMUnitTest){cases[i].name, run, NULL, NULL, (void*)&cases[i]};
   for (int i = 0; i < more_count; ++i) tests[n + i] = more[i];
   return _cmocka_run_group_tests(group, tests, (size_t)(n + more_count), NULL, NULL);
 }

@@ -4,10 +4,10 @@
 // the default handler, the parent checks how it ended.
 #include <setjmp.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -26,7 +26,7 @@ static void stale_body_read_in_child(void) {
   arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
   if (arb_body_destroy(w, a) != 0) _exit(2);
   arb_body_type t = arb_body_get_type(w, a);  // the bug: a stale id
-  _exit(t == ARB_BODY_STATIC ? 0 : 3);         // release: the soft failure's default
+  _exit(t == ARB_BODY_STATIC ? 0 : 3);        // release: the soft failure's default
 }
 
 static void test_stale_body_id_aborts_when_asserts_are_on(void** state) {

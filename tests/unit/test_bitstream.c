@@ -15,7 +15,9 @@
 #include "test_rng.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rng) >> 17); }
+static uint32_t rnd(void) {
+  return (uint32_t)(xorshift64_next(&rng) >> 17);
+}
 
 static void bit_order_is_lsb_first(void** state) {
   (void)state;
@@ -166,4 +168,5 @@ static void never_past_the_end(void** state) {
 
 ARB_TEST_MAIN(cmocka_unit_test(bit_order_is_lsb_first), cmocka_unit_test(random_round_trip),
               cmocka_unit_test(bytes_equal_a_bit_at_a_time), cmocka_unit_test(bucket_codes),
-              cmocka_unit_test(values_beyond_buckets_overflow), cmocka_unit_test(never_past_the_end))
+              cmocka_unit_test(values_beyond_buckets_overflow),
+              cmocka_unit_test(never_past_the_end))

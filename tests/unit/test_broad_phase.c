@@ -1,10 +1,10 @@
 // The broad phase's AABB tree (shared/src/aabb_tree.c): after random insertions, moves,
-// removals, small moves and rebuilds the tree is well formed (links, boxes, heights, leaf count), never
-// taller than ARB__TREE_MAX_HEIGHT, and a query finds exactly the leaves a scan finds,
-// also for degenerate inputs (boxes in a row inserted in order, all boxes alike) and for
-// a tree built at once from unlinked leaves (as a restore builds it). The
-// simulation does not depend on the tree's shape: a world whose trees are rebuilt before
-// every step has the same hash after every step as one whose trees only grow.
+// removals, small moves and rebuilds the tree is well formed (links, boxes, heights, leaf count),
+// never taller than ARB__TREE_MAX_HEIGHT, and a query finds exactly the leaves a scan finds, also
+// for degenerate inputs (boxes in a row inserted in order, all boxes alike) and for a tree built at
+// once from unlinked leaves (as a restore builds it). The simulation does not depend on the tree's
+// shape: a world whose trees are rebuilt before every step has the same hash after every step as
+// one whose trees only grow.
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,11 +4,11 @@
 // past the newest they are predicted for at most extrapolation_limit; joint ends and
 // wheels sit on their bodies (or on the world for an end 0), links whose body is unknown
 // are left out, and a removed link is gone.
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -49,21 +49,35 @@ static void deliver(arb_client* c) {
 // the body to a world point and one to a body the client does not know.
 static void first_snapshot(arb_client* c) {
   snapshot_part_begin(&g_snap, 10, 0, 0, 1);
-  arb_snapshot_desc* d = enter(BODY, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 128, .angle = 16384});
+  arb_snapshot_desc* d =
+      enter(BODY, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 128, .angle = 16384});
   d->shape_count = 1;
   d->shapes[0] = (arb_proto_shape){.kind = ARB_PROTO_SHAPE_CIRCLE, .count = 1, .radius = 0.5f};
   d = enter(P1, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = 0, .vx = 256});
   d->radius = 0.05f;
-  enter(P2, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = 256, .y = 128, .flags = ARB_SNAPSHOT_FLAG_PINNED});
+  enter(P2, ARB_SNAPSHOT_PARTICLE,
+        (arb_snapshot_state){.x = 256, .y = 128, .flags = ARB_SNAPSHOT_FLAG_PINNED});
   d = enter(ROPE, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
-  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_ROPE, .a = P1, .b = P2};
-  d = enter(WHEEL, ARB_SNAPSHOT_WHEEL, (arb_snapshot_state){.angle = 8192, .aux = 4096, .flags = ARB_SNAPSHOT_FLAG_SKID});
-  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_WHEEL, .a = BODY, .anchor_a = {0.5f, 0.0f}, .radius = 0.3f};
+  *d = (arb_snapshot_desc){
+      .cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_ROPE, .a = P1, .b = P2};
+  d = enter(WHEEL, ARB_SNAPSHOT_WHEEL,
+            (arb_snapshot_state){.angle = 8192, .aux = 4096, .flags = ARB_SNAPSHOT_FLAG_SKID});
+  *d = (arb_snapshot_desc){
+      .cls = ARB_SNAPSHOT_WHEEL, .a = BODY, .anchor_a = {0.5f, 0.0f}, .radius = 0.3f};
   d = enter(JOINT, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
-  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_JOINT, .joint_type = 2, .a = BODY,
-                        .b = 0, .anchor_a = {1.0f, 0.0f}, .anchor_b = {3.0f, 4.0f}};
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK,
+                           .link_kind = ARB_SNAPSHOT_LINK_JOINT,
+                           .joint_type = 2,
+                           .a = BODY,
+                           .b = 0,
+                           .anchor_a = {1.0f, 0.0f},
+                           .anchor_b = {3.0f, 4.0f}};
   d = enter(JOINT_LOST, ARB_SNAPSHOT_LINK, (arb_snapshot_state){0});
-  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK, .link_kind = ARB_SNAPSHOT_LINK_JOINT, .joint_type = 4, .a = 99, .b = BODY};
+  *d = (arb_snapshot_desc){.cls = ARB_SNAPSHOT_LINK,
+                           .link_kind = ARB_SNAPSHOT_LINK_JOINT,
+                           .joint_type = 4,
+                           .a = 99,
+                           .b = BODY};
   deliver(c);
 }
 
@@ -93,7 +107,8 @@ static void latest_is_the_wire_state(void** state) {
   assert_true(p[1].pinned);
 
   arb_client_link l[4];
-  assert_int_equal(arb_client_get_links(c, ARB_CLIENT_AT_LATEST, l, 4), 2);  // not the one on body 99
+  assert_int_equal(arb_client_get_links(c, ARB_CLIENT_AT_LATEST, l, 4),
+                   2);  // not the one on body 99
   assert_int_equal(l[0].kind, ARB_CLIENT_LINK_ROPE);
   close_to(l[0].anchor_a, 0.0f, 0.0f);
   close_to(l[0].anchor_b, 2.0f, 1.0f);
@@ -107,7 +122,8 @@ static void latest_is_the_wire_state(void** state) {
   assert_int_equal(arb_client_get_wheels(c, ARB_CLIENT_AT_LATEST, w, 2), 1);
   assert_int_equal(w[0].vehicle, BODY);
   close_to(w[0].position, 1.0f, 0.5f);
-  assert_true(fabsf(w[0].steer - 3.14159265f / 8.0f) < 1e-5f && fabsf(w[0].spin - 3.14159265f / 4.0f) < 1e-5f);
+  assert_true(fabsf(w[0].steer - 3.14159265f / 8.0f) < 1e-5f &&
+              fabsf(w[0].spin - 3.14159265f / 4.0f) < 1e-5f);
   assert_true(w[0].skid && w[0].radius == 0.3f);
   // Chassis (a quarter turn) turned by the steering (an eighth of a quarter): 5/8 pi.
   assert_true(fabsf(arb_rot_angle(w[0].rotation) - 5.0f * 3.14159265f / 8.0f) < 1e-4f);
@@ -134,7 +150,7 @@ static void sample_interpolates_and_extrapolates(void** state) {
   arb_client_get_particles(c, ARB_CLIENT_AT_SAMPLE, p, 2);
   close_to(p[0].position, 3.25f, 0.0f);
   close_to(p[1].position, 2.0f, 1.0f);  // pinned: stays
-  c->sample_time = 12.5 / 60.0;  // between two ticks past the newest: on the way
+  c->sample_time = 12.5 / 60.0;         // between two ticks past the newest: on the way
   arb_client_get_particles(c, ARB_CLIENT_AT_SAMPLE, p, 2);
   assert_true(p[0].position.x > 3.0f && p[0].position.x < 3.0f + 1.0f / 60.0f + 1e-5f);
   c->sample_time = 1.0 / 60.0;  // before every view held: the oldest

@@ -42,8 +42,12 @@
 // ---- deterministic random numbers ------------------------------------------------------
 
 static uint64_t rng_state;
-static uint64_t rng_next(void) { return xorshift64_next(&rng_state); }
-static double rng_unit(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
+static uint64_t rng_next(void) {
+  return xorshift64_next(&rng_state);
+}
+static double rng_unit(void) {
+  return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
 
 // ---- the synthetic world ---------------------------------------------------------------
 
@@ -90,12 +94,12 @@ typedef struct packet {
 } packet;
 
 typedef struct netcfg {
-  double duration;    // seconds of stream
-  double latency;     // one way, seconds
-  double jitter;      // extra delay uniform in [0, jitter)
-  double loss;        // probability
-  double dup;         // probability of a second copy
-  double swap;        // probability to swap arrival times with the next packet
+  double duration;          // seconds of stream
+  double latency;           // one way, seconds
+  double jitter;            // extra delay uniform in [0, jitter)
+  double loss;              // probability
+  double dup;               // probability of a second copy
+  double swap;              // probability to swap arrival times with the next packet
   double gap_from, gap_to;  // server times whose snapshots are all lost
 } netcfg;
 
@@ -164,7 +168,7 @@ typedef struct run_result {
   int extrapolated_frames;  // of those, frames where the render time was past the newest snapshot
   int exact_checks;         // snapshot-time samples compared bit for bit
   int blending_frames;
-  float max_step_ratio;     // max over frames of step / allowed step (<= 1 passes)
+  float max_step_ratio;  // max over frames of step / allowed step (<= 1 passes)
   float final_delay, final_target, start_delay;
   float delay_min_late, delay_max_late;    // delay range over the last 3 s
   float target_min_late, target_max_late;  // target range over the last 3 s
@@ -216,7 +220,8 @@ static run_result run_stream(netcfg net) {
     while (next < np && pk[next].arrive <= now) {
       const packet* p = &pk[next++];
       cl_clock_sample(&clk, p->arrive, p->send, 2.0 * n->latency);
-      for (int e = 0; e < NENT; e++) assert_int_equal(cl_interp_push(&in, (uint32_t)(10 + e), &p->s[e]), 0);
+      for (int e = 0; e < NENT; e++)
+        assert_int_equal(cl_interp_push(&in, (uint32_t)(10 + e), &p->s[e]), 0);
       cl_interp_on_snapshot(&in, p->send, cl_clock_server_time(&clk, p->arrive));
     }
     if (!clk.synced) continue;
@@ -244,7 +249,8 @@ static run_result run_stream(netcfg net) {
         bool blend = ((cur[e].flags | prev[e].flags) & ARB_CLIENT_SAMPLE_BLENDING) != 0;
         any_blend |= blend;
         float k = blend ? 2.0f : 1.0f;
-        float dx = cur[e].position.x - prev[e].position.x, dy = cur[e].position.y - prev[e].position.y;
+        float dx = cur[e].position.x - prev[e].position.x,
+              dy = cur[e].position.y - prev[e].position.y;
         float step = sqrtf(dx * dx + dy * dy);
         float allowed = V_MAX * dT * k + EPS;
         if (step / allowed > r->max_step_ratio) r->max_step_ratio = step / allowed;
@@ -252,8 +258,10 @@ static run_result run_stream(netcfg net) {
         float allowed_a = W_MAX * dT * k + EPS_A;
         if (da / allowed_a > r->max_step_ratio) r->max_step_ratio = da / allowed_a;
         if (step > allowed || da > allowed_a)
-          print_message("entity %d at T=%.4f: step %.4f m (allowed %.4f), %.4f rad (allowed %.4f), flags %u\n",
-                        e, T, step, allowed, da, allowed_a, cur[e].flags);
+          print_message(
+              "entity %d at T=%.4f: step %.4f m (allowed %.4f), %.4f rad (allowed %.4f), flags "
+              "%u\n",
+              e, T, step, allowed, da, allowed_a, cur[e].flags);
       }
       // Exactness: every snapshot time the render passed in this frame, for entities
       // without a fading correction, samples to exactly the snapshot's values.
@@ -287,11 +295,20 @@ static run_result run_stream(netcfg net) {
 static void test_client_interp_continuous_and_exact(void** state) {
   (void)state;
   rng_state = 0x9E3779B97F4A7C15ull;
-  netcfg n = {.duration = 12.0, .latency = 0.05, .jitter = 0.03, .loss = 0.10, .dup = 0.05,
-              .swap = 0.05, .gap_from = 6.0, .gap_to = 6.5};
+  netcfg n = {.duration = 12.0,
+              .latency = 0.05,
+              .jitter = 0.03,
+              .loss = 0.10,
+              .dup = 0.05,
+              .swap = 0.05,
+              .gap_from = 6.0,
+              .gap_to = 6.5};
   run_result r = run_stream(n);
-  print_message("frames %d, exact checks %d, blending frames %d, extrapolating frames %d, worst step/allowed %.3f, delay %.4f\n",
-                r.frames, r.exact_checks, r.blending_frames, r.extrapolated_frames, r.max_step_ratio, r.final_delay);
+  print_message(
+      "frames %d, exact checks %d, blending frames %d, extrapolating frames %d, worst step/allowed "
+      "%.3f, delay %.4f\n",
+      r.frames, r.exact_checks, r.blending_frames, r.extrapolated_frames, r.max_step_ratio,
+      r.final_delay);
   assert_true(r.max_step_ratio <= 1.0f);
   // 4 entities x ~360 snapshots x 90 % arrive: most snapshot times are checked exactly.
   assert_true(r.exact_checks > NENT * 360 * 6 / 10);
@@ -315,9 +332,11 @@ static void test_client_interp_delay_converges(void** state) {
   rng_state = 777;
   run_result r = run_stream(quiet_net(10.0, 0.04, 0.012));
   const float interval = (float)SNAP_EVERY / TICK_RATE;
-  print_message("start %.4f final delay %.4f target %.4f, late delay [%.4f, %.4f] target [%.4f, %.4f], extrapolating %d/%d\n",
-                r.start_delay, r.final_delay, r.final_target, r.delay_min_late, r.delay_max_late, r.target_min_late,
-                r.target_max_late, r.extrapolated_frames, r.stream_frames);
+  print_message(
+      "start %.4f final delay %.4f target %.4f, late delay [%.4f, %.4f] target [%.4f, %.4f], "
+      "extrapolating %d/%d\n",
+      r.start_delay, r.final_delay, r.final_target, r.delay_min_late, r.delay_max_late,
+      r.target_min_late, r.target_max_late, r.extrapolated_frames, r.stream_frames);
   assert_true(fabsf(r.start_delay - 2.0f * interval) < 1e-6f);
   // Converged: over the last 3 s the delay stays within 3 ms of a target that itself
   // moves less than 6 ms.

@@ -32,9 +32,9 @@ typedef struct authority {
   uint32_t first_command;  ///< the client's first command is for this tick
   cl_body items[256];
   cl_body_set view;
-  cl_body_desc other_desc;  ///< the other player's avatar as the wire describes it
-  arb_controls other_controls;       ///< what the other player does every tick
-  bool standing;                     ///< our commands are all zero
+  cl_body_desc other_desc;      ///< the other player's avatar as the wire describes it
+  arb_controls other_controls;  ///< what the other player does every tick
+  bool standing;                ///< our commands are all zero
 } authority;
 
 static void authority_tick(authority* a, const arb_controls* mine) {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../common/test_main.h"
 #include "../common/snapshot_part.h"
+#include "../common/test_main.h"
 #include "cl_snapshot.h"
 
 static arb_snapshot_part g_snap;
@@ -27,7 +27,8 @@ static void begin(uint32_t tick, uint32_t baseline, int part, int parts) {
 
 /* A body at rest entering at x (its own description: a circle owned by id * 10). */
 static void enter(uint32_t id, int32_t x) {
-  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = x});
+  arb_snapshot_desc* d =
+      snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = x});
   d->owner = id * 10;
   d->shape_count = 1;
   d->shapes[0].kind = ARB_PROTO_SHAPE_CIRCLE;
@@ -37,12 +38,14 @@ static void enter(uint32_t id, int32_t x) {
 
 /* A particle entering at x (particles have no shape in their description). */
 static void enter_particle(uint32_t id, int32_t x) {
-  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = x});
+  arb_snapshot_desc* d =
+      snapshot_part_enter(&g_snap, id, ARB_SNAPSHOT_PARTICLE, (arb_snapshot_state){.x = x});
   d->radius = 0.25f;
 }
 
 static void change(uint32_t id, int32_t dx) {
-  arb_snapshot_record* r = snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
+  arb_snapshot_record* r =
+      snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_UPDATE, ARB_SNAPSHOT_BODY);
   r->mask = ARB_SNAPSHOT_M_POS;
   r->v.x = dx;
 }
@@ -182,7 +185,7 @@ static void test_client_snapshot_ring_rolls(void** state) {
   assert_non_null(last);
   assert_int_equal(x_of(last, 7), 199);
   assert_null(cl_snapshots_get(s, 4));  // long recycled
-  begin(6, 0, 0, 1);                     // a straggler from the distant past
+  begin(6, 0, 0, 1);                    // a straggler from the distant past
   enter(8, 0);
   encode();
   assert_int_equal(receive(s, &res), 0);
@@ -261,10 +264,10 @@ static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
   assert_true(res.completed);
   assert_false(res.newest);
   assert_int_equal(res.slot->bodies.count, 2);
-  assert_int_equal(x_of(res.slot, 1), 130);  // 13's origin: fresher than 10's, before 14
-  assert_null(cl_body_set_find(&res.slot->bodies, 2));        // 15 gave its history
-  assert_int_equal(x_of(res.slot, 3), 340);                   // its own correction
-  assert_int_equal(res.slot->origins.count, 3);               // deltas still apply to its own view
+  assert_int_equal(x_of(res.slot, 1), 130);             // 13's origin: fresher than 10's, before 14
+  assert_null(cl_body_set_find(&res.slot->bodies, 2));  // 15 gave its history
+  assert_int_equal(x_of(res.slot, 3), 340);             // its own correction
+  assert_int_equal(res.slot->origins.count, 3);         // deltas still apply to its own view
 }
 
 // A compound body (a box and two circles) keeps all three shapes, in order; a one-shape
@@ -274,7 +277,8 @@ static void test_client_snapshot_compound_keeps_every_shape(void** state) {
   cl_snap_result res;
   begin(10, 0, 0, 1);
   enter(1, 100);
-  arb_snapshot_desc* d = snapshot_part_enter(&g_snap, 2, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 300});
+  arb_snapshot_desc* d =
+      snapshot_part_enter(&g_snap, 2, ARB_SNAPSHOT_BODY, (arb_snapshot_state){.x = 300});
   d->shape_count = 3;
   d->shapes[0].kind = ARB_PROTO_SHAPE_POLYGON;
   d->shapes[0].count = 4;

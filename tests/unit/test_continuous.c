@@ -210,8 +210,7 @@ static void test_setting_is_saved_and_restored(void** state) {
   uint8_t* img = malloc((size_t)n_off);
   assert_non_null(img);
   assert_int_equal(arb_world_save(off, img, n_off), n_off);
-  arb_world* restored =
-      world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));  // takes "off" from the image
+  arb_world* restored = world_ccd(CCD_ALL, arb_v2(0.0f, -9.81f));  // takes "off" from the image
   assert_int_equal(arb_world_restore(restored, img, n_off), 0);
   assert_true(arb_world_hash(restored) == arb_world_hash(off));
   assert_true(arb_world_hash(on) != arb_world_hash(off));

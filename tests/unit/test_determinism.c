@@ -26,7 +26,8 @@ static arb_world* pyramid_in(arb_world* w) {
   wt_ground(w, 30.0f);
   for (int i = 0; i < 8; ++i) {
     for (int j = i; j < 8; ++j) {
-      wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 4.0f, 0.5f + (float)i, 0.5f, 0.5f);
+      wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 4.0f, 0.5f + (float)i, 0.5f,
+             0.5f);
     }
   }
   arb_body_def bd = wt_box_def(ARB_BODY_KINEMATIC, -12.0f, 1.0f, 1.0f, 0.25f);
@@ -124,9 +125,12 @@ static void churn_tick(arb_world* w, int tick) {
   for (int i = 1; i < n; i += 5) {
     if (!arb_body_is_valid(w, ids[i])) continue;
     arb_vec2 p = arb_body_get_world_center(w, ids[i]);
-    arb_body_apply_force(w, ids[i], arb_v2((tick % 60) < 30 ? 3.0f : -3.0f, 2.0f), arb_add(p, arb_v2(0.1f, 0.1f)));
+    arb_body_apply_force(w, ids[i], arb_v2((tick % 60) < 30 ? 3.0f : -3.0f, 2.0f),
+                         arb_add(p, arb_v2(0.1f, 0.1f)));
   }
-  if (tick % 50 == 0 && n > 2 && arb_body_is_valid(w, ids[2])) arb_body_apply_linear_impulse(w, ids[2], arb_v2(0.0f, 4.0f), arb_body_get_world_center(w, ids[2]));
+  if (tick % 50 == 0 && n > 2 && arb_body_is_valid(w, ids[2]))
+    arb_body_apply_linear_impulse(w, ids[2], arb_v2(0.0f, 4.0f),
+                                  arb_body_get_world_center(w, ids[2]));
 }
 
 // Two pyramids that fall asleep; a ball thrown at tick 90 wakes the left one, an impulse at
@@ -139,7 +143,8 @@ static arb_world* sleep_in(arb_world* w) {
     float x0 = p == 0 ? -12.0f : 8.0f;
     for (int i = 0; i < 5; ++i) {
       for (int j = i; j < 5; ++j) {
-        wt_box(w, ARB_BODY_DYNAMIC, x0 + 0.5f + (float)i * 0.5f + (float)(j - i), 0.5f + (float)i, 0.5f, 0.5f);
+        wt_box(w, ARB_BODY_DYNAMIC, x0 + 0.5f + (float)i * 0.5f + (float)(j - i), 0.5f + (float)i,
+               0.5f, 0.5f);
       }
     }
   }
@@ -177,7 +182,9 @@ static void sleep_tick(arb_world* w, int tick) {
     bd.shape.density = 4.0f;
     arb_body_create(w, &bd);
   }
-  if (tick == 500 && n > 30) arb_body_apply_linear_impulse(w, ids[30], arb_v2(1.5f, 0.0f), arb_body_get_world_center(w, ids[30]));
+  if (tick == 500 && n > 30)
+    arb_body_apply_linear_impulse(w, ids[30], arb_v2(1.5f, 0.0f),
+                                  arb_body_get_world_center(w, ids[30]));
   if (tick == 700 && n > 2) arb_body_destroy(w, ids[2]);
 }
 
@@ -194,7 +201,9 @@ static const det_case cases[] = {
 
 // ---- tests ------------------------------------------------------------------------------
 
-static void check_scene(void** state) { det_check_case(*state, DT, TICKS, SAVE_AT, NULL); }
+static void check_scene(void** state) {
+  det_check_case(*state, DT, TICKS, SAVE_AT, NULL);
+}
 
 // The image is untrusted: every truncation and every single-byte corruption is refused
 // with an error (never a crash), and a refused restore leaves the world untouched.
@@ -229,6 +238,6 @@ int main(void) {
   const struct CMUnitTest more[] = {
       cmocka_unit_test(test_restore_rejects_bad_images),
   };
-  return det_run_tests("test_determinism", cases, (int)(sizeof cases / sizeof cases[0]), check_scene, more,
-                       (int)(sizeof more / sizeof more[0]));
+  return det_run_tests("test_determinism", cases, (int)(sizeof cases / sizeof cases[0]),
+                       check_scene, more, (int)(sizeof more / sizeof more[0]));
 }

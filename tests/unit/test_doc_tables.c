@@ -2,13 +2,13 @@
 // - messages.def and the message table of PROTOCOL.md §2 (code, name, direction, channel),
 // - shapes.def and the shape table of PROTOCOL.md §4.2 (code, name),
 // - sv_metrics.def and the metric table of docs/SERVER.md (every name).
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
 
 #include <arbiter/protocol.h>
 
@@ -56,7 +56,8 @@ static int table_after(const char* text, const char* heading, md_row* rows, int 
     const char* end = strchr(p, '\n');
     md_row* r = &rows[n];
     r->count = 0;
-    for (const char* bar; (bar = memchr(p, '|', (size_t)(end - p))) != NULL && r->count < 6; p = bar + 1)
+    for (const char* bar; (bar = memchr(p, '|', (size_t)(end - p))) != NULL && r->count < 6;
+         p = bar + 1)
       trim_into(r->cells[r->count++], p, bar);
     if (r->cells[0][0] != '-' && r->cells[0][0] != ':' && strcmp(r->cells[0], "code") != 0 &&
         strcmp(r->cells[0], "name") != 0 && strcmp(r->cells[0], "kind") != 0)
@@ -71,7 +72,8 @@ static const struct {
   const char* name;
   int code, channel, direction;
 } messages[] = {
-#define ARB_PROTO_MSG(NAME, name, code, channel, direction) {#name, code, ARB_PROTO_CHANNEL_##channel, ARB_PROTO_##direction},
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction) \
+  {#name, code, ARB_PROTO_CHANNEL_##channel, ARB_PROTO_##direction},
 #include <arbiter/messages.def>
 #undef ARB_PROTO_MSG
 };
@@ -105,16 +107,20 @@ static void test_messages_match_protocol_md(void** state) {
     char code[16], chan[16], heading[64];
     snprintf(code, sizeof code, "%d", messages[k].code);
     snprintf(chan, sizeof chan, "%d", messages[k].channel);
-    const char* dir = messages[k].direction == ARB_PROTO_TO_SERVER ? "client → server" : "server → client";
+    const char* dir =
+        messages[k].direction == ARB_PROTO_TO_SERVER ? "client → server" : "server → client";
     const md_row* r = row_named(rows, n, code);
     if (!r) fail_msg("message %s (%s) is missing from PROTOCOL.md §2", messages[k].name, code);
-    if (strcmp(r->cells[1], messages[k].name) || strcmp(r->cells[2], dir) || strcmp(r->cells[3], chan))
-      fail_msg("PROTOCOL.md §2, code %s: '%s | %s | %s', messages.def says '%s | %s | %s'", code, r->cells[1],
-               r->cells[2], r->cells[3], messages[k].name, dir, chan);
+    if (strcmp(r->cells[1], messages[k].name) || strcmp(r->cells[2], dir) ||
+        strcmp(r->cells[3], chan))
+      fail_msg("PROTOCOL.md §2, code %s: '%s | %s | %s', messages.def says '%s | %s | %s'", code,
+               r->cells[1], r->cells[2], r->cells[3], messages[k].name, dir, chan);
     snprintf(heading, sizeof heading, "%s (%s)", messages[k].name, code);
-    if (!strstr(protocol_text, heading)) fail_msg("PROTOCOL.md §4 has no section naming '%s'", heading);
+    if (!strstr(protocol_text, heading))
+      fail_msg("PROTOCOL.md §4 has no section naming '%s'", heading);
   }
-  if (n != COUNT(messages)) fail_msg("PROTOCOL.md §2 lists %d messages, messages.def %d", n, COUNT(messages));
+  if (n != COUNT(messages))
+    fail_msg("PROTOCOL.md §2 lists %d messages, messages.def %d", n, COUNT(messages));
 }
 
 static void test_shapes_match_protocol_md(void** state) {
@@ -124,14 +130,17 @@ static void test_shapes_match_protocol_md(void** state) {
   for (int k = 0; k < COUNT(shape_kinds); k++) {
     char want[32];
     snprintf(want, sizeof want, "%d %s", shape_kinds[k].code, shape_kinds[k].name);
-    if (!row_named(rows, n, want)) fail_msg("shape kind '%s' is missing from the shape table of PROTOCOL.md", want);
+    if (!row_named(rows, n, want))
+      fail_msg("shape kind '%s' is missing from the shape table of PROTOCOL.md", want);
   }
-  if (n != COUNT(shape_kinds)) fail_msg("PROTOCOL.md lists %d shape kinds, shapes.def %d", n, COUNT(shape_kinds));
+  if (n != COUNT(shape_kinds))
+    fail_msg("PROTOCOL.md lists %d shape kinds, shapes.def %d", n, COUNT(shape_kinds));
 }
 
 // `name` or `name{label}` in the first cell of a SERVER.md metric row.
 static void metric_of_row(const md_row* r, char* name) {
-  if (sscanf(r->cells[0], "`%95[a-z_]", name) != 1) fail_msg("SERVER.md metric row '%s'", r->cells[0]);
+  if (sscanf(r->cells[0], "`%95[a-z_]", name) != 1)
+    fail_msg("SERVER.md metric row '%s'", r->cells[0]);
 }
 
 static void test_metrics_match_server_md(void** state) {
@@ -151,7 +160,8 @@ static void test_metrics_match_server_md(void** state) {
       metric_of_row(&rows[i], name);
       found |= strcmp(name, metric_names[k]) == 0;
     }
-    if (!found) fail_msg("metric '%s' is missing from the table in docs/SERVER.md", metric_names[k]);
+    if (!found)
+      fail_msg("metric '%s' is missing from the table in docs/SERVER.md", metric_names[k]);
   }
   assert_int_equal(n, COUNT(metric_names));
 }

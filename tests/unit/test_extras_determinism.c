@@ -345,10 +345,13 @@ static const det_case cases[] = {
 static void compare_extras(arb_world* restored, arb_world* original) {
   assert_int_equal(arb_world_get_particle_count(restored), arb_world_get_particle_count(original));
   assert_int_equal(arb_world_get_joint_count(restored), arb_world_get_joint_count(original));
-  assert_int_equal(arb_world_get_vehicles(restored, NULL, 0), arb_world_get_vehicles(original, NULL, 0));
+  assert_int_equal(arb_world_get_vehicles(restored, NULL, 0),
+                   arb_world_get_vehicles(original, NULL, 0));
 }
 
-static void check_case(void** state) { det_check_case(*state, XT_DT, TICKS, SAVE_AT, compare_extras); }
+static void check_case(void** state) {
+  det_check_case(*state, XT_DT, TICKS, SAVE_AT, compare_extras);
+}
 
 // ---- images -----------------------------------------------------------------------------
 
@@ -460,6 +463,6 @@ int main(void) {
       cmocka_unit_test(test_extras_image_mutations),
       cmocka_unit_test(test_extras_hashed_and_no_step_allocation),
   };
-  return det_run_tests("test_extras_determinism", cases, (int)(sizeof cases / sizeof cases[0]), check_case, more,
-                       (int)(sizeof more / sizeof more[0]));
+  return det_run_tests("test_extras_determinism", cases, (int)(sizeof cases / sizeof cases[0]),
+                       check_case, more, (int)(sizeof more / sizeof more[0]));
 }

@@ -76,7 +76,8 @@ static void test_springs_listed_in_slot_order_without_stale(void** state) {
   assert_int_equal(s4.index1, s[1].index1);
   assert_true(s4.generation != s[1].generation);
   assert_int_equal(arb_world_get_springs(w, out, 8), 4);
-  assert_true(same_id(out[0], s[0]) && same_id(out[1], s4) && same_id(out[2], s[2]) && same_id(out[3], s[3]));
+  assert_true(same_id(out[0], s[0]) && same_id(out[1], s4) && same_id(out[2], s[2]) &&
+              same_id(out[3], s[3]));
   arb_vec2 pa, pb;
   wt_soft_asserts();  // a stale id: an assert in debug builds, then the soft failure
   assert_int_equal(arb_spring_get_anchors(w, s[1], &pa, &pb), ARB_E_STALE_ID);
@@ -146,7 +147,8 @@ static void test_wheel_radius(void** state) {
   arb_extra_id v = arb_vehicle_create(w, &vd);
   assert_true(v.index1 > 0);
   assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 0), 0.25f, 0.0f);
-  assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 1), arb_default_vehicle_def().wheels[1].radius, 0.0f);
+  assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 1),
+                     arb_default_vehicle_def().wheels[1].radius, 0.0f);
   assert_float_equal(arb_vehicle_get_wheel_radius(w, v, 3), 0.5f, 0.0f);
   assert_true(arb_vehicle_get_wheel_radius(w, v, vd.wheel_count) == 0.0f);
   assert_true(arb_vehicle_get_wheel_radius(w, v, -1) == 0.0f);

@@ -928,19 +928,16 @@ static void test_time_scale_clock(void** state) {
   assert_true(hashes[0] == hashes[1]);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_spring_period), cmocka_unit_test(test_spring_damped_decay),
-              cmocka_unit_test(test_spring_between_bodies),
-              cmocka_unit_test(test_rope_holds_length),
-              cmocka_unit_test(test_braced_box_keeps_shape),
-              cmocka_unit_test(test_particles_collide_with_bodies),
-              cmocka_unit_test(test_pendulum_period), cmocka_unit_test(test_chain_does_not_stretch),
-              cmocka_unit_test(test_ragdoll_holds), cmocka_unit_test(test_distance_joints),
-              cmocka_unit_test(test_vehicle_top_speed), cmocka_unit_test(test_vehicle_turns),
-              cmocka_unit_test(test_vehicle_skids_when_oversteered),
-              cmocka_unit_test(test_vehicle_brakes_and_coasts), cmocka_unit_test(test_vehicle_api),
-              cmocka_unit_test(test_bullet_thin_wall), cmocka_unit_test(test_bullet_vs_moving_body),
-              cmocka_unit_test(test_world_ray_casts),
-              cmocka_unit_test(test_world_overlap_and_point),
-              cmocka_unit_test(test_collision_filtering),
-              cmocka_unit_test(test_collision_filtering_unions),
-              cmocka_unit_test(test_time_scale_clock))
+ARB_TEST_MAIN(
+    cmocka_unit_test(test_spring_period), cmocka_unit_test(test_spring_damped_decay),
+    cmocka_unit_test(test_spring_between_bodies), cmocka_unit_test(test_rope_holds_length),
+    cmocka_unit_test(test_braced_box_keeps_shape),
+    cmocka_unit_test(test_particles_collide_with_bodies), cmocka_unit_test(test_pendulum_period),
+    cmocka_unit_test(test_chain_does_not_stretch), cmocka_unit_test(test_ragdoll_holds),
+    cmocka_unit_test(test_distance_joints), cmocka_unit_test(test_vehicle_top_speed),
+    cmocka_unit_test(test_vehicle_turns), cmocka_unit_test(test_vehicle_skids_when_oversteered),
+    cmocka_unit_test(test_vehicle_brakes_and_coasts), cmocka_unit_test(test_vehicle_api),
+    cmocka_unit_test(test_bullet_thin_wall), cmocka_unit_test(test_bullet_vs_moving_body),
+    cmocka_unit_test(test_world_ray_casts), cmocka_unit_test(test_world_overlap_and_point),
+    cmocka_unit_test(test_collision_filtering), cmocka_unit_test(test_collision_filtering_unions),
+    cmocka_unit_test(test_time_scale_clock))

@@ -36,17 +36,18 @@ static const char SCENE_FIRE[] =
     "  \"controller\": {\"type\": \"force\", \"max_force\": 200, \"max_speed\": 5},"
     "  \"fire\": {\"range\": 30, \"impulse\": 4}}}";
 // The same with a thin static wall across the line of fire (x = 5), or a sensor there.
-#define SCENE_FIRE_WITH(body)                                                         \
-  "{\"gravity\": [0, 0], \"spawn_points\": [[0, 0], [10, -3]],"                   \
-  " \"bodies\": [{\"type\": \"static\", \"position\": [5, -1], " body "}],"          \
-  " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"                 \
+#define SCENE_FIRE_WITH(body)                                                      \
+  "{\"gravity\": [0, 0], \"spawn_points\": [[0, 0], [10, -3]],"                    \
+  " \"bodies\": [{\"type\": \"static\", \"position\": [5, -1], " body              \
+  "}],"                                                                            \
+  " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"                      \
   "  \"controller\": {\"type\": \"force\", \"max_force\": 200, \"max_speed\": 5}," \
   "  \"fire\": {\"range\": 30, \"impulse\": 4}}}"
 static const char SCENE_FIRE_WALL[] =
     SCENE_FIRE_WITH("\"shape\": {\"box\": {\"half_width\": 0.1, \"half_height\": 3}}");
-static const char SCENE_FIRE_SENSOR[] =
-    SCENE_FIRE_WITH("\"shape\": {\"box\": {\"half_width\": 0.1, \"half_height\": 3}},"
-                    " \"sensor\": true");
+static const char SCENE_FIRE_SENSOR[] = SCENE_FIRE_WITH(
+    "\"shape\": {\"box\": {\"half_width\": 0.1, \"half_height\": 3}},"
+    " \"sensor\": true");
 static const char SCENE_NO_FIRE[] =
     "{\"gravity\": [0, 0], \"spawn_points\": [[0, 0], [10, -3]],"
     " \"avatar\": {\"shape\": {\"circle\": {\"radius\": 0.5}},"
@@ -204,8 +205,8 @@ static void test_game_fire_without_rewind_misses(void** state) {
   session* s = *state;
   assert_int_equal(s->hits, 0);
   // The target has run more than its diameter since the time the shooter saw.
-  float moved =
-      arb_length(arb_sub(s->target_at[SHOT_TICK - 1], s->target_at[SHOT_TICK - 1 - VIEW_LAG_TICKS]));
+  float moved = arb_length(
+      arb_sub(s->target_at[SHOT_TICK - 1], s->target_at[SHOT_TICK - 1 - VIEW_LAG_TICKS]));
   assert_true(moved > 1.0f);
 }
 

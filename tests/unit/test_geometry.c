@@ -114,9 +114,11 @@ static void test_box(void** state) {
   assert_int_equal(arb_make_box(1.0f, NAN).count, 0);
   arb_polygon z = arb_make_box(-1.0f, 1.0f);
   assert_true(arb_compute_polygon_mass(&z, 1.0f).mass == 0.0f);
-  assert_int_equal(arb_collide_polygons(&z, arb_transform_identity, &b, arb_transform_identity).point_count, 0);
+  assert_int_equal(
+      arb_collide_polygons(&z, arb_transform_identity, &b, arb_transform_identity).point_count, 0);
   // Offset box: vertices moved and rotated, centroid at the offset.
-  arb_polygon o = arb_make_offset_box(1.0f, 0.5f, arb_v2(3.0f, -2.0f), arb_rot_from_angle(0.5f * ARB_PI));
+  arb_polygon o =
+      arb_make_offset_box(1.0f, 0.5f, arb_v2(3.0f, -2.0f), arb_rot_from_angle(0.5f * ARB_PI));
   check_polygon_invariants(&o);
   near(o.centroid.x, 3.0f, 0.0f);
   arb_aabb box = arb_compute_polygon_aabb(&o, arb_transform_identity);
@@ -141,7 +143,8 @@ static void test_box_inertia_exact(void** state) {
     near(md.center.x, 0.0f, 1e-6f);
     near(md.center.y, 0.0f, 1e-6f);
     // Offset and rotated: same inertia about its own centre, centre at the offset.
-    arb_polygon o = arb_make_offset_box(0.5f * w, 0.5f * h, arb_v2(4.0f, 7.0f), arb_rot_from_angle(0.8f));
+    arb_polygon o =
+        arb_make_offset_box(0.5f * w, 0.5f * h, arb_v2(4.0f, 7.0f), arb_rot_from_angle(0.8f));
     arb_mass_data mo = arb_compute_polygon_mass(&o, density);
     near(mo.mass, m, 1e-5f * m);
     near(mo.rotational_inertia, inertia, 1e-4f * inertia);

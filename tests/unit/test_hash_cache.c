@@ -61,21 +61,38 @@ static void random_change(arb_world* w, wt_body_list* l, uint32_t* rng) {
   switch (wt_rng_next(rng) % 10) {
     case 0: {
       arb_vec2 p = arb_body_get_position(w, id);
-      arb_body_set_transform(w, id, arb_v2(p.x + wt_rng_range(rng, -0.3f, 0.3f), p.y), arb_body_get_angle(w, id));
+      arb_body_set_transform(w, id, arb_v2(p.x + wt_rng_range(rng, -0.3f, 0.3f), p.y),
+                             arb_body_get_angle(w, id));
       break;
     }
-    case 1: arb_body_set_linear_velocity(w, id, arb_v2(wt_rng_range(rng, -3.0f, 3.0f), 0.0f)); break;
-    case 2: arb_body_set_damping(w, id, wt_rng_range(rng, 0.0f, 1.0f), wt_rng_range(rng, 0.0f, 1.0f)); break;
-    case 3: arb_body_set_gravity_scale(w, id, wt_rng_range(rng, 0.5f, 1.5f)); break;
-    case 4: arb_body_apply_force_to_center(w, id, arb_v2(0.0f, wt_rng_range(rng, 0.0f, 50.0f))); break;
-    case 5: arb_body_enable_sleep(w, id, wt_rng_next(rng) % 2 == 0); break;
-    case 6: arb_body_set_user_data(w, id, wt_rng_next(rng)); break;  // not hashed
+    case 1:
+      arb_body_set_linear_velocity(w, id, arb_v2(wt_rng_range(rng, -3.0f, 3.0f), 0.0f));
+      break;
+    case 2:
+      arb_body_set_damping(w, id, wt_rng_range(rng, 0.0f, 1.0f), wt_rng_range(rng, 0.0f, 1.0f));
+      break;
+    case 3:
+      arb_body_set_gravity_scale(w, id, wt_rng_range(rng, 0.5f, 1.5f));
+      break;
+    case 4:
+      arb_body_apply_force_to_center(w, id, arb_v2(0.0f, wt_rng_range(rng, 0.0f, 50.0f)));
+      break;
+    case 5:
+      arb_body_enable_sleep(w, id, wt_rng_next(rng) % 2 == 0);
+      break;
+    case 6:
+      arb_body_set_user_data(w, id, wt_rng_next(rng));
+      break;  // not hashed
     case 7:
       wt_body_list_destroy(w, l, i);
       wt_body_list_add(w, l, random_body(w, rng));  // likely the freed slot, with a new generation
       break;
-    case 8: arb_world_enable_sleep(w, !arb_world_is_sleep_enabled(w) || wt_rng_next(rng) % 4 != 0); break;
-    default: arb_body_set_angular_velocity(w, id, wt_rng_range(rng, -1.0f, 1.0f)); break;
+    case 8:
+      arb_world_enable_sleep(w, !arb_world_is_sleep_enabled(w) || wt_rng_next(rng) % 4 != 0);
+      break;
+    default:
+      arb_body_set_angular_velocity(w, id, wt_rng_range(rng, -1.0f, 1.0f));
+      break;
   }
 }
 

@@ -29,8 +29,8 @@ static arb_world* make_stack(const arb_world_def* wd, arb_body_id* ids) {
   arb_body_id g = wt_ground(w, 20.0f);
   assert_true(arb_body_is_valid(w, g));
   for (int i = 0; i < STACK_N; ++i) {
-    ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, STACK_HALF + 2.0f * STACK_HALF * (float)i, STACK_HALF,
-                    STACK_HALF);
+    ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, STACK_HALF + 2.0f * STACK_HALF * (float)i,
+                    STACK_HALF, STACK_HALF);
     assert_true(arb_body_is_valid(w, ids[i]));
   }
   return w;
@@ -53,7 +53,8 @@ static stack_result run_stack(int solves, int relax) {
   for (int t = 1; t <= TICKS; ++t) {
     arb_world_step(w, DT);
     if (t <= 60) continue;
-    for (int i = 0; i < STACK_N; ++i) sum += (double)arb_length(arb_body_get_linear_velocity(w, ids[i]));
+    for (int i = 0; i < STACK_N; ++i)
+      sum += (double)arb_length(arb_body_get_linear_velocity(w, ids[i]));
   }
   arb_vec2 top = arb_body_get_position(w, ids[STACK_N - 1]);
   stack_result r = {(float)(sum / ((TICKS - 60) * STACK_N)), top.x < 0.0f ? -top.x : top.x,
@@ -66,11 +67,12 @@ static void test_more_solve_iterations_steady_a_tall_stack(void** state) {
   (void)state;
   stack_result r1 = run_stack(1, 1), r4 = run_stack(4, 1), r8 = run_stack(8, 1);
   stack_result x4 = run_stack(1, 4);
-  print_message("%d-box column, %d ticks: solve 1/4/8 jitter %.6f/%.6f/%.6f m/s, drift %.5f/%.5f/%.5f m, "
-                "sink %.5f/%.5f/%.5f m; relax 4: jitter %.6f drift %.5f sink %.5f\n",
-                STACK_N, TICKS, (double)r1.jitter, (double)r4.jitter, (double)r8.jitter, (double)r1.drift,
-                (double)r4.drift, (double)r8.drift, (double)r1.sink, (double)r4.sink, (double)r8.sink,
-                (double)x4.jitter, (double)x4.drift, (double)x4.sink);
+  print_message(
+      "%d-box column, %d ticks: solve 1/4/8 jitter %.6f/%.6f/%.6f m/s, drift %.5f/%.5f/%.5f m, "
+      "sink %.5f/%.5f/%.5f m; relax 4: jitter %.6f drift %.5f sink %.5f\n",
+      STACK_N, TICKS, (double)r1.jitter, (double)r4.jitter, (double)r8.jitter, (double)r1.drift,
+      (double)r4.drift, (double)r8.drift, (double)r1.sink, (double)r4.sink, (double)r8.sink,
+      (double)x4.jitter, (double)x4.drift, (double)x4.sink);
   // Measured (gcc -O2, x86-64): jitter 0.00144 / 0.00047 / 0.00028 m/s, drift 19 / 6 / 4 mm.
   // Claimed with margin: 4 passes at most 60 %, 8 passes at most 40 % of the jitter and
   // drift of 1 pass, and 8 no worse than 4.
@@ -105,7 +107,8 @@ static void test_default_is_one_and_hash_matches_explicit_one(void** state) {
   arb_world_def s2 = arb_default_world_def();
   s2.solve_iterations = 2;
   assert_int_equal(d.solve_iterations, 1);
-  uint64_t hd = run_hash(&d, 60), h1 = run_hash(&one, 60), h2 = run_hash(&two, 60), hs = run_hash(&s2, 60);
+  uint64_t hd = run_hash(&d, 60), h1 = run_hash(&one, 60), h2 = run_hash(&two, 60),
+           hs = run_hash(&s2, 60);
   assert_true(hd == h1);
   assert_true(h2 != h1 && hs != h1 && hs != h2);  // each setting really changes the simulation
   // The image of a default world carries no relax record (layout as before the setting).
@@ -169,12 +172,13 @@ static void test_scene_key(void** state) {
   assert_int_equal(arb_scene_get_world_def(scene).relax_iterations, 1);
   assert_int_equal(arb_scene_get_world_def(scene).solve_iterations, 1);
   arb_scene_destroy(scene);
-  const char* bad[] = {"{\"version\": 1, \"relax_iterations\": 9}", "{\"version\": 1, \"relax_iterations\": 0}",
-                       "{\"version\": 1, \"relax_iterations\": \"2\"}", "{\"version\": 1, \"solve_iterations\": 9}",
-                       "{\"version\": 1, \"solve_iterations\": 2.5}"};
+  const char* bad[] = {
+      "{\"version\": 1, \"relax_iterations\": 9}", "{\"version\": 1, \"relax_iterations\": 0}",
+      "{\"version\": 1, \"relax_iterations\": \"2\"}", "{\"version\": 1, \"solve_iterations\": 9}",
+      "{\"version\": 1, \"solve_iterations\": 2.5}"};
   int codes[] = {ARB_E_RANGE, ARB_E_RANGE, ARB_E_INVAL, ARB_E_RANGE, ARB_E_INVAL};
-  const char* paths[] = {"relax_iterations", "relax_iterations", "relax_iterations", "solve_iterations",
-                         "solve_iterations"};
+  const char* paths[] = {"relax_iterations", "relax_iterations", "relax_iterations",
+                         "solve_iterations", "solve_iterations"};
   for (int i = 0; i < 5; ++i) {
     scene = NULL;
     assert_int_equal(arb_scene_load_string(bad[i], strlen(bad[i]), "t", &scene, &err), codes[i]);

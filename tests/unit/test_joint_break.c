@@ -184,7 +184,6 @@ static void test_invalid_break_force_refused(void** state) {
 ARB_TEST_MAIN(cmocka_unit_test(test_revolute_breaks), cmocka_unit_test(test_distance_breaks),
               cmocka_unit_test(test_prismatic_breaks), cmocka_unit_test(test_weld_breaks),
               cmocka_unit_test(test_wheel_breaks), cmocka_unit_test(test_motor_breaks),
-              cmocka_unit_test(test_mouse_breaks),
-              cmocka_unit_test(test_growing_pull_breaks_once),
+              cmocka_unit_test(test_mouse_breaks), cmocka_unit_test(test_growing_pull_breaks_once),
               cmocka_unit_test(test_break_force_is_state),
               cmocka_unit_test(test_invalid_break_force_refused))

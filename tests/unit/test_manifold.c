@@ -11,8 +11,8 @@
 #include <arbiter/collision.h>
 
 #include "../common/test_main.h"
-#include "geometry_test_util.h"
 #include "fnv_bits.h"
+#include "geometry_test_util.h"
 #include "test_rng.h"
 
 #ifndef MANIFOLD_GOLDEN_HASH
@@ -40,7 +40,8 @@ static void check_manifold(const arb_manifold* m, arb_transform xfa, arb_transfo
 }
 
 // A manifold with one point: its normal (within normal_tol) and separation (within 1e-5).
-static void expect_one_point(const arb_manifold* m, float nx, float ny, float normal_tol, float separation) {
+static void expect_one_point(const arb_manifold* m, float nx, float ny, float normal_tol,
+                             float separation) {
   assert_int_equal(m->point_count, 1);
   near(m->normal.x, nx, normal_tol);
   near(m->normal.y, ny, normal_tol);
@@ -69,10 +70,12 @@ static void test_circles(void** state) {
   near(m.normal.x, -1.0f, 1e-6f);
   near(m.points[0].separation, -0.1f, 1e-5f);
   // Touching within the speculative margin, and beyond it.
-  m = arb_collide_circles(&a, xf_at(0, 0, 0), &b, xf_at(0.75f + 0.5f * ARB_SPECULATIVE_DISTANCE, 0, 0));
+  m = arb_collide_circles(&a, xf_at(0, 0, 0), &b,
+                          xf_at(0.75f + 0.5f * ARB_SPECULATIVE_DISTANCE, 0, 0));
   assert_int_equal(m.point_count, 1);
   assert_true(m.points[0].separation > 0.0f);
-  m = arb_collide_circles(&a, xf_at(0, 0, 0), &b, xf_at(0.75f + 1.5f * ARB_SPECULATIVE_DISTANCE, 0, 0));
+  m = arb_collide_circles(&a, xf_at(0, 0, 0), &b,
+                          xf_at(0.75f + 1.5f * ARB_SPECULATIVE_DISTANCE, 0, 0));
   assert_int_equal(m.point_count, 0);
 }
 
@@ -185,10 +188,12 @@ static void test_box_resting_on_box(void** state) {
   assert_int_equal(m.point_count, 2);
   near(m.normal.y, -1.0f, 1e-6f);
   // Lifted beyond the margin: nothing.
-  m = arb_collide_polygons(&ground, xg, &box, xf_at(0.2f, 0.5f + 1.5f * ARB_SPECULATIVE_DISTANCE, 0.0f));
+  m = arb_collide_polygons(&ground, xg, &box,
+                           xf_at(0.2f, 0.5f + 1.5f * ARB_SPECULATIVE_DISTANCE, 0.0f));
   assert_int_equal(m.point_count, 0);
   // Lifted within the margin: speculative points with positive separation.
-  m = arb_collide_polygons(&ground, xg, &box, xf_at(0.2f, 0.5f + 0.5f * ARB_SPECULATIVE_DISTANCE, 0.0f));
+  m = arb_collide_polygons(&ground, xg, &box,
+                           xf_at(0.2f, 0.5f + 0.5f * ARB_SPECULATIVE_DISTANCE, 0.0f));
   assert_int_equal(m.point_count, 2);
   near(m.points[0].separation, 0.5f * ARB_SPECULATIVE_DISTANCE, 1e-5f);
 }
@@ -198,12 +203,14 @@ static void test_feature_ids_stable(void** state) {
   arb_polygon box = arb_make_box(0.5f, 0.5f);
   // A stack of equal boxes: same-size faces, where reference-face flip-flopping on
   // rounding noise would change ids every step.
-  arb_manifold first = arb_collide_polygons(&box, xf_at(0.0f, 0.0f, 0.0f), &box, xf_at(0.001f, 0.995f, 0.0f));
+  arb_manifold first =
+      arb_collide_polygons(&box, xf_at(0.0f, 0.0f, 0.0f), &box, xf_at(0.001f, 0.995f, 0.0f));
   assert_int_equal(first.point_count, 2);
   for (int k = 1; k < 50; ++k) {
     float jitter = 1e-4f * (float)((k * 37) % 11 - 5);
-    arb_manifold m = arb_collide_polygons(&box, xf_at(0.0f, 0.0f, jitter * 0.1f), &box,
-                                          xf_at(0.001f + jitter, 0.995f + 0.1f * jitter, -jitter * 0.1f));
+    arb_manifold m =
+        arb_collide_polygons(&box, xf_at(0.0f, 0.0f, jitter * 0.1f), &box,
+                             xf_at(0.001f + jitter, 0.995f + 0.1f * jitter, -jitter * 0.1f));
     assert_int_equal(m.point_count, 2);
     // Same id set (order may differ).
     bool same = (m.points[0].id == first.points[0].id && m.points[1].id == first.points[1].id) ||
@@ -358,7 +365,9 @@ static void test_segment_polygon(void** state) {
 // ---- randomized invariants ---------------------------------------------------------------
 
 static uint32_t rng_state = 12345u;
-static float rnd(float lo, float hi) { return lcg_uniform(&rng_state, lo, hi); }
+static float rnd(float lo, float hi) {
+  return lcg_uniform(&rng_state, lo, hi);
+}
 
 static arb_polygon random_polygon(void) {
   for (;;) {
@@ -387,9 +396,11 @@ static void test_random_invariants(void** state) {
     if (arb_distance_sq(sa.a, sa.b) < 0.01f) continue;
     float base_x = rnd(-1000.0f, 1000.0f), base_y = rnd(-1000.0f, 1000.0f);
     arb_transform xa = xf_at(base_x, base_y, rnd(-10.0f, 10.0f));
-    arb_transform xb = xf_at(base_x + rnd(-3.0f, 3.0f), base_y + rnd(-3.0f, 3.0f), rnd(-10.0f, 10.0f));
+    arb_transform xb =
+        xf_at(base_x + rnd(-3.0f, 3.0f), base_y + rnd(-3.0f, 3.0f), rnd(-10.0f, 10.0f));
 
-    arb_shape_proxy proxies_a[3] = {arb_make_polygon_proxy(&pa), arb_make_circle_proxy(&ca), arb_make_segment_proxy(&sa)};
+    arb_shape_proxy proxies_a[3] = {arb_make_polygon_proxy(&pa), arb_make_circle_proxy(&ca),
+                                    arb_make_segment_proxy(&sa)};
     arb_shape_proxy proxies_b[2] = {arb_make_polygon_proxy(&pb), arb_make_circle_proxy(&cb)};
     arb_manifold ms[5];
     int which_a[5] = {0, 0, 1, 2, 2}, which_b[5] = {0, 1, 1, 1, 0};
@@ -401,10 +412,12 @@ static void test_random_invariants(void** state) {
     for (int k = 0; k < 5; ++k) {
       const arb_manifold* m = &ms[k];
       check_manifold(m, xa, xb);
-      arb_distance_output d = arb_shape_distance(&proxies_a[which_a[k]], xa, &proxies_b[which_b[k]], xb);
+      arb_distance_output d =
+          arb_shape_distance(&proxies_a[which_a[k]], xa, &proxies_b[which_b[k]], xb);
       float tol = 2e-3f;  // float precision at |x| ~ 1000 is ~6e-5; SAT vs GJK rounding
       if (d.distance > ARB_SPECULATIVE_DISTANCE + tol) {
-        if (m->point_count != 0) fail_msg("pair %d: %d points at distance %g", k, m->point_count, (double)d.distance);
+        if (m->point_count != 0)
+          fail_msg("pair %d: %d points at distance %g", k, m->point_count, (double)d.distance);
       }
       if (d.distance == 0.0f && m->point_count == 0) fail_msg("pair %d: overlap without points", k);
       if (m->point_count > 0) {
@@ -412,7 +425,8 @@ static void test_random_invariants(void** state) {
         float min_sep = m->points[0].separation;
         if (m->point_count == 2) min_sep = fminf(min_sep, m->points[1].separation);
         // The reported separation never overstates the true distance.
-        if (min_sep > d.distance + tol) fail_msg("pair %d: separation %g > distance %g", k, (double)min_sep, (double)d.distance);
+        if (min_sep > d.distance + tol)
+          fail_msg("pair %d: separation %g > distance %g", k, (double)min_sep, (double)d.distance);
         // Separated shapes: the normal points from A towards B.
         if (d.distance > tol) assert_true(arb_dot(m->normal, d.normal) > 0.0f);
       }
@@ -421,7 +435,8 @@ static void test_random_invariants(void** state) {
     arb_manifold r = arb_collide_polygons(&pb, xb, &pa, xa);
     assert_int_equal(r.point_count > 0, ms[0].point_count > 0);
     if (r.point_count > 0 && ms[0].point_count > 0) {
-      float s1 = fminf(ms[0].points[0].separation, ms[0].point_count == 2 ? ms[0].points[1].separation : 1e9f);
+      float s1 = fminf(ms[0].points[0].separation,
+                       ms[0].point_count == 2 ? ms[0].points[1].separation : 1e9f);
       float s2 = fminf(r.points[0].separation, r.point_count == 2 ? r.points[1].separation : 1e9f);
       near(s1, s2, 0.02f + 0.1f * fabsf(s1));
     }

@@ -11,13 +11,13 @@
 #include <arbiter/math.h>
 
 #include "../common/test_main.h"
-#include "geometry_test_util.h"
 #include "fnv_bits.h"
+#include "geometry_test_util.h"
 
 // Error bounds asserted below (also in docs/DETERMINISM.md and math.h). The measured
 // maxima are about half these: one float rounding of the double-precision result.
-#define SIN_COS_MAX_ERR 1.0e-7   // |x| <= 1e6
-#define ATAN2_MAX_ERR 2.5e-7     // angle in [-pi, pi]: half an ulp of pi is 1.2e-7
+#define SIN_COS_MAX_ERR 1.0e-7  // |x| <= 1e6
+#define ATAN2_MAX_ERR 2.5e-7    // angle in [-pi, pi]: half an ulp of pi is 1.2e-7
 #define PI_D 3.14159265358979323846
 #ifndef TRIG_GOLDEN_HASH
 #define TRIG_GOLDEN_HASH 0xf996b53d72361017ull  // gcc -O0/-O2/-O3 -march=native, clang -O2, ASan

@@ -19,13 +19,13 @@ static uint8_t buf[2 * 1024 * 1024];
 // Encode m into buf, decode it into out and expect the same bytes back. A macro because
 // each message has its own struct and encode/decode pair (and cmocka then names the
 // caller's line).
-#define ASSERT_ROUNDTRIP(kind, m, out)                                               \
-  do {                                                                               \
-    arb_proto_error rt_err;                                                          \
-    int rt_n = arb_proto_encode_##kind(&(m), buf, sizeof buf);                       \
-    assert_true(rt_n > 0);                                                           \
+#define ASSERT_ROUNDTRIP(kind, m, out)                                                \
+  do {                                                                                \
+    arb_proto_error rt_err;                                                           \
+    int rt_n = arb_proto_encode_##kind(&(m), buf, sizeof buf);                        \
+    assert_true(rt_n > 0);                                                            \
     assert_int_equal(arb_proto_decode_##kind(buf, (size_t)rt_n, &(out), &rt_err), 0); \
-    assert_memory_equal(&(m), &(out), sizeof(m));                                    \
+    assert_memory_equal(&(m), &(out), sizeof(m));                                     \
   } while (0)
 
 // ---- quantization ------------------------------------------------------------------------
@@ -34,7 +34,7 @@ static void test_proto_quantize_pos(void** state) {
   (void)state;
   assert_int_equal(arb_proto_quantize_pos(0.0f), 0);
   assert_int_equal(arb_proto_quantize_pos(1.0f), 128);
-  assert_int_equal(arb_proto_quantize_pos(1.0f / 256.0f), 1);    // half rounds away from zero
+  assert_int_equal(arb_proto_quantize_pos(1.0f / 256.0f), 1);  // half rounds away from zero
   assert_int_equal(arb_proto_quantize_pos(-1.0f / 256.0f), -1);
   assert_int_equal(arb_proto_quantize_pos(0.99f / 256.0f), 0);
   assert_int_equal(arb_proto_quantize_pos(NAN), 0);
@@ -204,9 +204,11 @@ static void test_proto_hello_version(void** state) {
   msgpack_pack_nil(&t.pk);
   arb_proto_hello out;
   arb_proto_error err;
-  assert_int_equal(arb_proto_decode_hello((const uint8_t*)t.sb.data, t.sb.size, &out, &err), ARB_E_VERSION);
+  assert_int_equal(arb_proto_decode_hello((const uint8_t*)t.sb.data, t.sb.size, &out, &err),
+                   ARB_E_VERSION);
   assert_int_equal(out.version, 99);
-  assert_string_equal(err.reason, "hello: field 'version': protocol version 99, this side speaks 2");
+  assert_string_equal(err.reason,
+                      "hello: field 'version': protocol version 99, this side speaks 2");
   tmp_free(&t);
 }
 
@@ -239,7 +241,8 @@ static void test_proto_welcome_roundtrip(void** state) {
   assert_int_equal(out.entity_id, 0);
   spec.client_id = 0;
   assert_int_equal(arb_proto_encode_welcome(&spec, buf, sizeof buf), ARB_E_INVAL);
-  // Boundaries: max ids, rates, hash, 64-byte scene name, 4096 statics of 8-gons at the range limit.
+  // Boundaries: max ids, rates, hash, 64-byte scene name, 4096 statics of 8-gons at the range
+  // limit.
   static arb_proto_static_body many[ARB_PROTO_MAX_STATIC];
   memset(many, 0, sizeof many);
   for (int i = 0; i < ARB_PROTO_MAX_STATIC; i++) {
@@ -247,7 +250,8 @@ static void test_proto_welcome_roundtrip(void** state) {
     many[i].angle = -ARB_PROTO_MAX_COORD;
     many[i].shape.kind = (uint8_t)(1 + i % 3);
     many[i].shape.count = many[i].shape.kind == 1 ? 1 : many[i].shape.kind == 3 ? 2 : 8;
-    for (int k = 0; k < many[i].shape.count; k++) many[i].shape.points[k] = arb_v2((float)k, -ARB_PROTO_MAX_COORD);
+    for (int k = 0; k < many[i].shape.count; k++)
+      many[i].shape.points[k] = arb_v2((float)k, -ARB_PROTO_MAX_COORD);
     if (many[i].shape.kind == 1) many[i].shape.radius = i % 2 ? 1e-30f : ARB_PROTO_MAX_COORD;
   }
   memset(&m, 0, sizeof m);
@@ -568,8 +572,10 @@ static void test_proto_reason_strings(void** state) {
     for (int k = 0; k < 7; k++) msgpack_pack_uint8(&t.pk, 0);
   }
   arb_proto_input in;
-  assert_int_equal(arb_proto_decode_input((const uint8_t*)t.sb.data, t.sb.size, &in, &err), ARB_E_CORRUPT);
-  assert_string_equal(err.reason, "input: inputs[1] field 'seq': 6 after 5: inputs must be newest first");
+  assert_int_equal(arb_proto_decode_input((const uint8_t*)t.sb.data, t.sb.size, &in, &err),
+                   ARB_E_CORRUPT);
+  assert_string_equal(err.reason,
+                      "input: inputs[1] field 'seq': 6 after 5: inputs must be newest first");
   tmp_free(&t);
 
   assert_string_equal(arb_proto_reason_name(ARB_PROTO_REASON_VERSION), "version");
@@ -603,13 +609,16 @@ static void test_proto_every_message_has_a_golden_vector(void** state) {
     int64_t m = -1;
     if (!fx_reencode_type(t, buf, (size_t)n, again, sizeof again, &err, &rc, &m))
       fail_msg("golden '%s': type %d is not a row of messages.def", fx_golden_names[i], (int)t);
-    if (rc != 0) fail_msg("golden '%s' does not decode as %s: %s", fx_golden_names[i], arb_proto_msg_name(t), err.reason);
+    if (rc != 0)
+      fail_msg("golden '%s' does not decode as %s: %s", fx_golden_names[i], arb_proto_msg_name(t),
+               err.reason);
     assert_int_equal(m, n);
     assert_memory_equal(again, buf, (size_t)n);
     covered[t] = true;
   }
 #define ARB_PROTO_MSG(NAME, name, code, channel, direction) \
-  if (!covered[code]) fail_msg("message %s (%d) has no golden vector in test_proto_fixtures.h", #name, code);
+  if (!covered[code])                                       \
+    fail_msg("message %s (%d) has no golden vector in test_proto_fixtures.h", #name, code);
 #include <arbiter/messages.def>
 #undef ARB_PROTO_MSG
 }
@@ -620,7 +629,6 @@ ARB_TEST_MAIN(
     cmocka_unit_test(test_proto_hello_version), cmocka_unit_test(test_proto_welcome_roundtrip),
     cmocka_unit_test(test_proto_large_scene), cmocka_unit_test(test_proto_reject_event_roundtrip),
     cmocka_unit_test(test_proto_input_roundtrip), cmocka_unit_test(test_proto_ping_pong_roundtrip),
-    cmocka_unit_test(test_proto_float_encodings),
-    cmocka_unit_test(test_proto_reason_strings), cmocka_unit_test(test_proto_view_roundtrip),
-    cmocka_unit_test(test_proto_view_malformed),
+    cmocka_unit_test(test_proto_float_encodings), cmocka_unit_test(test_proto_reason_strings),
+    cmocka_unit_test(test_proto_view_roundtrip), cmocka_unit_test(test_proto_view_malformed),
     cmocka_unit_test(test_proto_every_message_has_a_golden_vector))

@@ -43,8 +43,11 @@ static inline void fx_prepare_welcome(arb_proto_welcome* m) {
   m->statics = statics;
   m->static_cap = ARB_PROTO_MAX_STATIC;
 }
-static inline void fx_prepare_nothing(void* m) { (void)m; }
-#define FX_PREPARE(m) _Generic((m), arb_proto_welcome*: fx_prepare_welcome, default: fx_prepare_nothing)(m)
+static inline void fx_prepare_nothing(void* m) {
+  (void)m;
+}
+#define FX_PREPARE(m) \
+  _Generic((m), arb_proto_welcome * : fx_prepare_welcome, default : fx_prepare_nothing)(m)
 
 // Decodes n bytes as a message of type `type` with that row's decoder and re-encodes the
 // result into out: one case per row of messages.def. True for a type the table lists,
@@ -53,14 +56,14 @@ static inline void fx_prepare_nothing(void* m) { (void)m; }
 static inline bool fx_reencode_type(int type, const uint8_t* b, size_t n, uint8_t* out, size_t cap,
                                     arb_proto_error* err, int* rc, int64_t* again) {
   switch (type) {
-#define ARB_PROTO_MSG(NAME, name, code, channel, direction) \
-  case code: {                                              \
-    static arb_proto_##name m;                              \
-    memset(&m, 0, sizeof m);                                \
-    FX_PREPARE(&m);                                         \
-    *rc = arb_proto_decode_##name(b, n, &m, err);           \
+#define ARB_PROTO_MSG(NAME, name, code, channel, direction)       \
+  case code: {                                                    \
+    static arb_proto_##name m;                                    \
+    memset(&m, 0, sizeof m);                                      \
+    FX_PREPARE(&m);                                               \
+    *rc = arb_proto_decode_##name(b, n, &m, err);                 \
     if (*rc == 0) *again = arb_proto_encode_##name(&m, out, cap); \
-    return true;                                            \
+    return true;                                                  \
   }
 #include <arbiter/messages.def>
 #undef ARB_PROTO_MSG
@@ -79,8 +82,8 @@ static const char* const fx_own_path[] = {"welcome", "snapshot"};
 // after an underscore: "input_fire" is an input) and re-encodes the result into out, as
 // fx_reencode_type, for every message except those in fx_own_path. True for such a name,
 // with *rc and *again as there; false (nothing touched) for any other name.
-static inline bool fx_reencode_plain(const char* name, const uint8_t* b, size_t n, uint8_t* out, size_t cap,
-                                     arb_proto_error* err, int* rc, int64_t* again) {
+static inline bool fx_reencode_plain(const char* name, const uint8_t* b, size_t n, uint8_t* out,
+                                     size_t cap, arb_proto_error* err, int* rc, int64_t* again) {
   for (size_t i = 0; i < sizeof fx_own_path / sizeof fx_own_path[0]; i++)
     if (fx_is_kind(name, fx_own_path[i])) return false;
 #define ARB_PROTO_MSG(NAME, name_, code, channel, direction) \
@@ -299,7 +302,8 @@ static inline arb_proto_scene fx_scene(void) {
 static const uint8_t fx_checkpoint_state[] = {1, 2, 3, 4};
 
 static inline arb_replay_checkpoint fx_replay_checkpoint(uint64_t tick) {
-  arb_replay_checkpoint c = {tick, 0xfedcba9876543210ull, fx_checkpoint_state, sizeof fx_checkpoint_state};
+  arb_replay_checkpoint c = {tick, 0xfedcba9876543210ull, fx_checkpoint_state,
+                             sizeof fx_checkpoint_state};
   return c;
 }
 
@@ -364,8 +368,8 @@ static inline void fx_snapshot_compound(arb_snapshot_part* p) {
 /* A welcome whose level is one chain of 9 points (8 links), listed left to right: two
    pieces of kind 6, the second starting where the first ends. */
 static inline arb_proto_welcome fx_welcome_chain(void) {
-  static const arb_vec2 pts[9] = {{-8, 2}, {-6, 1}, {-4, 0.5f}, {-2, 0}, {0, 0},
-                                  {2, 0},  {4, 0.5f}, {6, 1},   {8, 2}};
+  static const arb_vec2 pts[9] = {{-8, 2}, {-6, 1},   {-4, 0.5f}, {-2, 0}, {0, 0},
+                                  {2, 0},  {4, 0.5f}, {6, 1},     {8, 2}};
   static arb_proto_static_body statics[2];
   static arb_proto_shape pieces[2];
   arb_proto_welcome m = fx_welcome();
@@ -383,29 +387,71 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
 }
 
 #define FX_GOLDEN_COUNT 23
-static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {
-    "hello", "welcome", "reject", "input", "event", "ping", "pong", "replay_header",
-    "replay_tick", "replay_checkpoint", "replay_end", "snapshot_delta", "scene", "input_fire",
-    "event_hit", "replay_tick_fire", "hello_spectate", "snapshot_capsule", "view", "view_clear",
-    "welcome_chain", "snapshot_compound", "hello_no_scene"};
+static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "welcome",
+                                                             "reject",         "input",
+                                                             "event",          "ping",
+                                                             "pong",           "replay_header",
+                                                             "replay_tick",    "replay_checkpoint",
+                                                             "replay_end",     "snapshot_delta",
+                                                             "scene",          "input_fire",
+                                                             "event_hit",      "replay_tick_fire",
+                                                             "hello_spectate", "snapshot_capsule",
+                                                             "view",           "view_clear",
+                                                             "welcome_chain",  "snapshot_compound",
+                                                             "hello_no_scene"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
   static arb_replay_tick tick;
   static arb_snapshot_part part;
   switch (i) {
-    case 0: { arb_proto_hello m = fx_hello(); return arb_proto_encode_hello(&m, buf, cap); }
-    case 1: { arb_proto_welcome m = fx_welcome(); return arb_proto_encode_welcome(&m, buf, cap); }
-    case 2: { arb_proto_reject m = fx_reject(); return arb_proto_encode_reject(&m, buf, cap); }
-    case 3: { arb_proto_input m = fx_input(); return arb_proto_encode_input(&m, buf, cap); }
-    case 4: { arb_proto_event m = fx_event(); return arb_proto_encode_event(&m, buf, cap); }
-    case 5: { arb_proto_ping m = fx_ping(); return arb_proto_encode_ping(&m, buf, cap); }
-    case 6: { arb_proto_pong m = fx_pong(); return arb_proto_encode_pong(&m, buf, cap); }
-    case 7: { arb_replay_header h = fx_replay_header(); return arb_replay_encode_header(&h, buf, cap); }
-    case 8: memset(&tick, 0, sizeof tick); fx_replay_tick(&tick, 1001); return arb_replay_encode_tick(&tick, buf, cap);
-    case 9: { arb_replay_checkpoint c = fx_replay_checkpoint(1001); return arb_replay_encode_checkpoint(&c, buf, cap); }
-    case 10: { arb_replay_end e = fx_replay_end(1001, 1); return arb_replay_encode_end(&e, buf, cap); }
-    case 11: fx_snapshot_delta(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 0: {
+      arb_proto_hello m = fx_hello();
+      return arb_proto_encode_hello(&m, buf, cap);
+    }
+    case 1: {
+      arb_proto_welcome m = fx_welcome();
+      return arb_proto_encode_welcome(&m, buf, cap);
+    }
+    case 2: {
+      arb_proto_reject m = fx_reject();
+      return arb_proto_encode_reject(&m, buf, cap);
+    }
+    case 3: {
+      arb_proto_input m = fx_input();
+      return arb_proto_encode_input(&m, buf, cap);
+    }
+    case 4: {
+      arb_proto_event m = fx_event();
+      return arb_proto_encode_event(&m, buf, cap);
+    }
+    case 5: {
+      arb_proto_ping m = fx_ping();
+      return arb_proto_encode_ping(&m, buf, cap);
+    }
+    case 6: {
+      arb_proto_pong m = fx_pong();
+      return arb_proto_encode_pong(&m, buf, cap);
+    }
+    case 7: {
+      arb_replay_header h = fx_replay_header();
+      return arb_replay_encode_header(&h, buf, cap);
+    }
+    case 8:
+      memset(&tick, 0, sizeof tick);
+      fx_replay_tick(&tick, 1001);
+      return arb_replay_encode_tick(&tick, buf, cap);
+    case 9: {
+      arb_replay_checkpoint c = fx_replay_checkpoint(1001);
+      return arb_replay_encode_checkpoint(&c, buf, cap);
+    }
+    case 10: {
+      arb_replay_end e = fx_replay_end(1001, 1);
+      return arb_replay_encode_end(&e, buf, cap);
+    }
+    case 11:
+      fx_snapshot_delta(&part);
+      return arb_proto_encode_snapshot(&part, buf, cap);
     case 12: {
       arb_proto_scene m = fx_scene();
       return arb_proto_encode_scene(&m, buf, cap);
@@ -437,7 +483,9 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
       tick.inputs[0].view_time = 489 * 256 + 128;
       return arb_replay_encode_tick(&tick, buf, cap);
-    case 17: fx_snapshot_capsule(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 17:
+      fx_snapshot_capsule(&part);
+      return arb_proto_encode_snapshot(&part, buf, cap);
     case 18: {
       arb_proto_view m = fx_view();
       return arb_proto_encode_view(&m, buf, cap);
@@ -451,12 +499,15 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_welcome m = fx_welcome_chain();
       return arb_proto_encode_welcome(&m, buf, cap);
     }
-    case 21: fx_snapshot_compound(&part); return arb_proto_encode_snapshot(&part, buf, cap);
+    case 21:
+      fx_snapshot_compound(&part);
+      return arb_proto_encode_snapshot(&part, buf, cap);
     case 22: {  // a player that does not predict: no scene message
       arb_proto_hello m = fx_hello();
       m.flags = ARB_PROTO_HELLO_NO_SCENE;
       return arb_proto_encode_hello(&m, buf, cap);
     }
-    default: return ARB_E_INVAL;
+    default:
+      return ARB_E_INVAL;
   }
 }

@@ -125,9 +125,12 @@ static void test_proto_golden_vectors_match_doc(void** state) {
   for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
     int n = encode(i, enc, sizeof enc);
     int d = doc_block(fx_golden_names[i], from_doc, sizeof from_doc);
-    if (d < 0) fail_msg("PROTOCOL.md: golden block '%s' %s", fx_golden_names[i], d == -2 ? "appears twice" : "missing or bad hex");
+    if (d < 0)
+      fail_msg("PROTOCOL.md: golden block '%s' %s", fx_golden_names[i],
+               d == -2 ? "appears twice" : "missing or bad hex");
     if (d != n || memcmp(enc, from_doc, (size_t)n) != 0) {
-      fprintf(stderr, "PROTOCOL.md is out of date for '%s'; the code encodes:\n", fx_golden_names[i]);
+      fprintf(stderr, "PROTOCOL.md is out of date for '%s'; the code encodes:\n",
+              fx_golden_names[i]);
       print_block(fx_golden_names[i], enc, n);
       fail_msg("golden vector '%s' differs from PROTOCOL.md", fx_golden_names[i]);
     }
@@ -135,7 +138,8 @@ static void test_proto_golden_vectors_match_doc(void** state) {
   }
 }
 
-static int write_file(const char* dir, const char* sub, const char* name, const uint8_t* b, size_t n) {
+static int write_file(const char* dir, const char* sub, const char* name, const uint8_t* b,
+                      size_t n) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, sub);
   mkdir(path, 0777);

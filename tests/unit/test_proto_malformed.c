@@ -49,7 +49,8 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     rc = arb_proto_decode_snapshot(p, n, &part, &err);
     if (!rc) {
       again = arb_proto_encode_snapshot(&part, scratch, sizeof scratch);
-      arb_snapshot_entity items[40] = {{12, ARB_SNAPSHOT_BODY, 0, {0}}, {40, ARB_SNAPSHOT_PARTICLE, 0, {0}}};
+      arb_snapshot_entity items[40] = {{12, ARB_SNAPSHOT_BODY, 0, {0}},
+                                       {40, ARB_SNAPSHOT_PARTICLE, 0, {0}}};
       arb_snapshot_set view = {items, 2, 40};
       arb_proto_error aerr;
       int a = arb_snapshot_set_apply(&view, &part, &aerr);
@@ -69,8 +70,9 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
       memcpy(file + 8, hdr + 8, (size_t)h - 8);
       f = (size_t)h;
       if (!strcmp(name, "replay_end")) f += (size_t)fx_golden_encode(8, file + f, sizeof file - f);
-      uint8_t kind = !strncmp(name, "replay_tick", 11) ? ARB_REPLAY_TICK
-                     : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT : ARB_REPLAY_END;
+      uint8_t kind = !strncmp(name, "replay_tick", 11)    ? ARB_REPLAY_TICK
+                     : !strcmp(name, "replay_checkpoint") ? ARB_REPLAY_CHECKPOINT
+                                                          : ARB_REPLAY_END;
       f += fx_frame_record(file + f, p, n, kind);
     }
     arb_replay_reader r;
@@ -99,7 +101,8 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
     decoded_ok++;
     assert_int_equal(rc, 0);
     // Whatever a decoder accepts is a valid message.
-    if (again <= 0) fail_msg("%s: decoded a message the encoder refuses (%lld)", name, (long long)again);
+    if (again <= 0)
+      fail_msg("%s: decoded a message the encoder refuses (%lld)", name, (long long)again);
   }
   return rc;
 }
@@ -133,13 +136,20 @@ static size_t walk(const uint8_t* p, size_t pos, node* nodes, int* n) {
   me->array = 0;
   uint8_t b = p[pos];
   size_t len;
-  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) len = 1;
-  else if (b >= 0xa0 && b <= 0xbf) len = 1 + (size_t)(b & 0x1f);
-  else if (b == 0xcc || b == 0xd0) len = 2;
-  else if (b == 0xcd || b == 0xd1) len = 3;
-  else if (b == 0xce || b == 0xd2 || b == 0xca) len = 5;
-  else if (b == 0xcf || b == 0xd3 || b == 0xcb) len = 9;
-  else if (b == 0xd9 || b == 0xc4) len = 2 + (size_t)p[pos + 1];
+  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+    len = 1;
+  else if (b >= 0xa0 && b <= 0xbf)
+    len = 1 + (size_t)(b & 0x1f);
+  else if (b == 0xcc || b == 0xd0)
+    len = 2;
+  else if (b == 0xcd || b == 0xd1)
+    len = 3;
+  else if (b == 0xce || b == 0xd2 || b == 0xca)
+    len = 5;
+  else if (b == 0xcf || b == 0xd3 || b == 0xcb)
+    len = 9;
+  else if (b == 0xd9 || b == 0xc4)
+    len = 2 + (size_t)p[pos + 1];
   else if ((b >= 0x90 && b <= 0x9f) || b == 0xdc) {
     me->array = 1;
     me->hdr = b == 0xdc ? 3 : 1;
@@ -188,7 +198,8 @@ static void test_proto_malformed_truncated(void** state) {
     size_t n = golden_input(g, in);
     assert_int_equal(decode_any(g, in, n), 0);
     for (size_t cut = 0; cut < n; cut++)
-      if (decode_any(g, in, cut) == 0) fail_msg("%s cut to %zu bytes decoded", fx_golden_names[g], cut);
+      if (decode_any(g, in, cut) == 0)
+        fail_msg("%s cut to %zu bytes decoded", fx_golden_names[g], cut);
   }
 }
 
@@ -215,7 +226,8 @@ static void test_proto_malformed_wrong_types(void** state) {
         int rc = decode_any(g, out, m);
         tried++;
         if (rc == 0 && rp->never_valid)
-          fail_msg("%s: value %d at offset %zu replaced by %s still decodes", fx_golden_names[g], k, nd->off, rp->name);
+          fail_msg("%s: value %d at offset %zu replaced by %s still decodes", fx_golden_names[g], k,
+                   nd->off, rp->name);
       }
       if (nd->array) {
         // Counts that lie: one more than present, and 2^32-1 (array32), 65535 (array16).
@@ -241,7 +253,8 @@ static void test_proto_malformed_wrong_types(void** state) {
           memcpy(out + m, in + nd->off + nd->hdr, n - nd->off - nd->hdr);
           m += n - nd->off - nd->hdr;
           if (decode_any(g, out, m) == 0)
-            fail_msg("%s: array at offset %zu with a false count still decodes", fx_golden_names[g], nd->off);
+            fail_msg("%s: array at offset %zu with a false count still decodes", fx_golden_names[g],
+                     nd->off);
         }
       }
     }
@@ -272,7 +285,9 @@ static void test_proto_malformed_deep_nesting(void** state) {
 }
 
 static uint64_t rs = 0x243f6a8885a308d3ull;
-static uint32_t rnd(void) { return (uint32_t)(xorshift64_next(&rs) >> 24); }
+static uint32_t rnd(void) {
+  return (uint32_t)(xorshift64_next(&rs) >> 24);
+}
 
 static void test_proto_malformed_random(void** state) {
   (void)state;

@@ -14,5 +14,9 @@ static inline void tmp_init(tmp_buf* t) {
   msgpack_sbuffer_init(&t->sb);
   msgpack_packer_init(&t->pk, &t->sb, msgpack_sbuffer_write);
 }
-static inline void tmp_free(tmp_buf* t) { msgpack_sbuffer_destroy(&t->sb); }
-static inline void tmp_str(tmp_buf* t, const char* s) { msgpack_pack_str_with_body(&t->pk, s, strlen(s)); }
+static inline void tmp_free(tmp_buf* t) {
+  msgpack_sbuffer_destroy(&t->sb);
+}
+static inline void tmp_str(tmp_buf* t, const char* s) {
+  msgpack_pack_str_with_body(&t->pk, s, strlen(s));
+}

@@ -21,7 +21,7 @@
 
 static uint8_t log_buf[256 * 1024];
 static size_t log_len;
-static size_t rec_start[TICKS + 4];  // start offset of each record (0 = header)
+static size_t rec_start[TICKS + 4];   // start offset of each record (0 = header)
 static uint64_t rec_tick[TICKS + 4];  // tick reached after each record
 static int rec_count;
 static arb_replay_tick tick_rec, tick_out;
@@ -116,13 +116,15 @@ static void test_proto_replay_roundtrip(void** state) {
         assert_int_equal(tick_out.joins[i].entity_id, tick_rec.joins[i].entity_id);
         assert_string_equal(tick_out.joins[i].name, tick_rec.joins[i].name);
       }
-      for (int i = 0; i < tick_rec.leave_count; i++) assert_int_equal(tick_out.leaves[i], tick_rec.leaves[i]);
+      for (int i = 0; i < tick_rec.leave_count; i++)
+        assert_int_equal(tick_out.leaves[i], tick_rec.leaves[i]);
       for (int i = 0; i < tick_rec.input_count; i++) {
         assert_int_equal(tick_out.inputs[i].client_id, tick_rec.inputs[i].client_id);
         assert_int_equal(tick_out.inputs[i].seq, tick_rec.inputs[i].seq);
         assert_int_equal(tick_out.inputs[i].controls.move_x, tick_rec.inputs[i].controls.move_x);
         assert_int_equal(tick_out.inputs[i].controls.aim, tick_rec.inputs[i].controls.aim);
-        assert_int_equal(tick_out.inputs[i].controls.throttle, tick_rec.inputs[i].controls.throttle);
+        assert_int_equal(tick_out.inputs[i].controls.throttle,
+                         tick_rec.inputs[i].controls.throttle);
       }
       assert_true(tick_out.world_hash == tick_rec.world_hash);
       expect++;
@@ -149,7 +151,8 @@ static void test_proto_replay_roundtrip(void** state) {
   char msg[256];
   arb_replay_reader_describe(&r, msg, sizeof msg);
   char want[128];
-  snprintf(want, sizeof want, "clean end: %d tick records, last tick %d, %zu bytes", TICKS, TICKS, log_len);
+  snprintf(want, sizeof want, "clean end: %d tick records, last tick %d, %zu bytes", TICKS, TICKS,
+           log_len);
   assert_string_equal(msg, want);
   // A decode of the wrong kind is refused.
   assert_int_equal(arb_replay_decode_tick(&rec, &tick_out, &err), ARB_E_INVAL);
@@ -203,7 +206,8 @@ static void test_proto_replay_truncated(void** state) {
   char msg[256], want[256];
   arb_replay_reader_describe(&r, msg, sizeof msg);
   snprintf(want, sizeof want,
-           "truncated: stopped at offset %zu after tick 10 (10 tick records; last good byte %zu of %zu): record cut short: "
+           "truncated: stopped at offset %zu after tick 10 (10 tick records; last good byte %zu of "
+           "%zu): record cut short: "
            "5 bytes, a frame needs at least 12",
            rec_start[11], rec_start[11], cut);
   assert_string_equal(msg, want);
@@ -245,7 +249,8 @@ static void test_proto_replay_bitflip(void** state) {
   char msg[256];
   arb_replay_reader_describe(&r, msg, sizeof msg);
   char want[96];
-  snprintf(want, sizeof want, "checksum: stopped at offset %zu after tick 6 (6 tick records;", rec_start[7]);
+  snprintf(want, sizeof want, "checksum: stopped at offset %zu after tick 6 (6 tick records;",
+           rec_start[7]);
   assert_true(strncmp(msg, want, strlen(want)) == 0);
   assert_non_null(strstr(msg, "record checksum mismatch (stored 0x"));
 }
@@ -293,7 +298,8 @@ static void test_proto_replay_bad_content(void** state) {
   assert_int_equal(r.stop, ARB_REPLAY_STOP_CORRUPT);
   assert_non_null(strstr(r.error.reason, "over the limit"));
   // 6. not a log at all; empty; another format version
-  assert_int_equal(arb_replay_reader_open(&r, (const uint8_t*)"hello world", 11, &err), ARB_E_CORRUPT);
+  assert_int_equal(arb_replay_reader_open(&r, (const uint8_t*)"hello world", 11, &err),
+                   ARB_E_CORRUPT);
   assert_string_equal(err.reason, "not an .arbrec file (bad magic)");
   assert_int_equal(arb_replay_reader_open(&r, NULL, 0, &err), ARB_E_TRUNCATED);
   arb_replay_header h = fx_replay_header();
@@ -303,7 +309,8 @@ static void test_proto_replay_bad_content(void** state) {
   memcpy(copy, ARB_REPLAY_MAGIC, 8);
   n = 8 + fx_frame_record(copy + 8, v2, sizeof v2, ARB_REPLAY_HEADER);
   assert_int_equal(arb_replay_reader_open(&r, copy, n, &err), ARB_E_VERSION);
-  assert_string_equal(err.reason, "replay header: field 'format_version': format version 2, this reader reads 1");
+  assert_string_equal(
+      err.reason, "replay header: field 'format_version': format version 2, this reader reads 1");
   arb_replay_reader_describe(&r, msg, sizeof msg);
   assert_non_null(strstr(msg, "format version 2"));
   // 7. encoders refuse invalid records

@@ -94,7 +94,8 @@ static void test_token_refusals(void** state) {
     // The last character carries only some bits: a change there may not alter the bytes.
     if (rc == 0 && i != n - 1) fail_msg("changed character %d still opens", i);
   }
-  for (int cut = 0; cut < n; ++cut) assert_int_not_equal(arb_token_open(text, (size_t)cut, key, &back), 0);
+  for (int cut = 0; cut < n; ++cut)
+    assert_int_not_equal(arb_token_open(text, (size_t)cut, key, &back), 0);
   assert_int_equal(arb_token_open("not a token!", 12, key, &back), ARB_E_CORRUPT);
   char big[400];
   memset(big, 'A', sizeof big);

@@ -114,10 +114,8 @@ static void test_ray_segment(void** state) {
   expect_hit(arb_ray_cast_segment(&in, &s), 0.5f, 1.0f, 0.0f);
   // Past the end, behind, too short, parallel, collinear.
   const arb_ray_input misses_segment[] = {
-      ray(0.0f, 1.5f, 2.0f, 0.0f, 1.0f),
-      ray(2.0f, 0.0f, 2.0f, 0.0f, 1.0f),
-      ray(0.0f, 0.0f, 2.0f, 0.0f, 0.49f),
-      ray(0.0f, -5.0f, 0.0f, 10.0f, 1.0f),
+      ray(0.0f, 1.5f, 2.0f, 0.0f, 1.0f),   ray(2.0f, 0.0f, 2.0f, 0.0f, 1.0f),
+      ray(0.0f, 0.0f, 2.0f, 0.0f, 0.49f),  ray(0.0f, -5.0f, 0.0f, 10.0f, 1.0f),
       ray(1.0f, -5.0f, 0.0f, 10.0f, 1.0f),
   };
   for (size_t i = 0; i < sizeof misses_segment / sizeof misses_segment[0]; ++i)
@@ -179,7 +177,9 @@ static void test_ray_transformed_consistency(void** state) {
 }
 
 static uint32_t rng_state = 4242u;
-static float rnd(float lo, float hi) { return lcg_uniform(&rng_state, lo, hi); }
+static float rnd(float lo, float hi) {
+  return lcg_uniform(&rng_state, lo, hi);
+}
 
 // Random convex polygons and rays: a hit lies on the boundary and nothing before it is
 // inside; a miss has no sampled point inside.
@@ -198,7 +198,8 @@ static void test_ray_polygon_random(void** state) {
     // Half the rays aim roughly at the polygon, half go anywhere.
     arb_vec2 o = arb_v2(rnd(-5, 5), rnd(-5, 5));
     arb_vec2 d = iter % 2 ? arb_v2(rnd(-8, 8), rnd(-8, 8))
-                          : arb_scale(rnd(1.0f, 2.0f), arb_sub(arb_v2(1.0f + rnd(-1, 1), -0.5f + rnd(-1, 1)), o));
+                          : arb_scale(rnd(1.0f, 2.0f),
+                                      arb_sub(arb_v2(1.0f + rnd(-1, 1), -0.5f + rnd(-1, 1)), o));
     arb_ray_input in = {o, d, rnd(0.2f, 1.0f)};
     arb_cast_output out = arb_ray_cast_polygon(&in, &p);
     float limit = out.hit ? out.fraction : in.max_fraction;
@@ -210,7 +211,8 @@ static void test_ray_polygon_random(void** state) {
       for (int i = 0; i < p.count; ++i) {
         if (arb_dot(p.normals[i], arb_sub(q, p.vertices[i])) > -1e-4f) deep = false;
       }
-      if (deep && !(out.hit && out.fraction == 0.0f)) fail_msg("iter %d: inside at t=%g before the hit", iter, (double)t);
+      if (deep && !(out.hit && out.fraction == 0.0f))
+        fail_msg("iter %d: inside at t=%g before the hit", iter, (double)t);
     }
     if (out.hit && out.fraction > 0.0f) {
       ++hits;
@@ -218,7 +220,8 @@ static void test_ray_polygon_random(void** state) {
       near(arb_length(out.normal), 1.0f, 1e-5f);
       assert_true(arb_dot(out.normal, in.translation) < 0.0f);
       float worst = -1.0f;  // the hit point is on the boundary: max face distance ~ 0
-      for (int i = 0; i < p.count; ++i) worst = fmaxf(worst, arb_dot(p.normals[i], arb_sub(out.point, p.vertices[i])));
+      for (int i = 0; i < p.count; ++i)
+        worst = fmaxf(worst, arb_dot(p.normals[i], arb_sub(out.point, p.vertices[i])));
       near(worst, 0.0f, 1e-4f);
     }
   }

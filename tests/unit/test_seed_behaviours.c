@@ -136,7 +136,8 @@ static void test_elastic_collisions(void** state) {
   const float ma = 1.0f, mb = 3.0f, ua = 0.6f, ub = -0.1f;
   collide_head_on(ma, mb, ua, ub, &va, &vb);
   float p0 = ma * ua + mb * ub, p1 = ma * va + mb * vb;
-  float e0 = 0.5f * ma * ua * ua + 0.5f * mb * ub * ub, e1 = 0.5f * ma * va * va + 0.5f * mb * vb * vb;
+  float e0 = 0.5f * ma * ua * ua + 0.5f * mb * ub * ub,
+        e1 = 0.5f * ma * va * va + 0.5f * mb * vb * vb;
   assert_true(fabsf(p1 - p0) <= 1e-5f * fabsf(p0) + 1e-7f);
   assert_true(fabsf(e1 - e0) <= 1e-3f * e0);
   float exact_va = ((ma - mb) * ua + 2.0f * mb * ub) / (ma + mb);
@@ -205,7 +206,8 @@ static void test_box_stack_stands(void** state) {
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   wt_ground(w, 10.0f);
   arb_body_id ids[10];
-  for (int i = 0; i < 10; ++i) ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);
+  for (int i = 0; i < 10; ++i)
+    ids[i] = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f + (float)i, 0.5f, 0.5f);
   for (int i = 0; i < 600; ++i) arb_world_step(w, DT);
   // 10 s later every box is still on its level (sinking < 5 cm in total at the top,
   // horizontal drift < 1 cm, rotation < 0.01 rad).
@@ -289,7 +291,6 @@ static void test_damping_rate(void** state) {
   assert_float_equal(arb_body_get_linear_velocity(w, b).x, expect, 1e-4f);
   arb_world_destroy(w);
 }
-
 
 // A box on a static ramp: it stays when tan(angle) < friction and slides with
 // a = g (sin - mu cos) when tan(angle) > friction (mu = sqrt(0.6 * 0.6) = 0.6).

@@ -2,10 +2,10 @@
 // all-or-nothing apply, and the builder's core property: whatever packets and acks are
 // lost, a client that completes tick T holds exactly the view the server recorded as sent
 // for T, and that view is within the tolerances of the true quantized state.
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
+#include <arbiter/snapshot.h>
 #include <arbiter/snapshot_priority.h>
 #include <arbiter/snapshot_rate.h>
-#include <arbiter/snapshot.h>
 
 #include "priority_fixture.h"
 #include "test_rng.h"
@@ -64,7 +64,8 @@ static void prediction_formula(void** state) {
   memset(&s, 0, sizeof s);
   s.x = INT32_MAX - 1;
   s.vx = INT32_MAX;
-  assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, ARB_SNAPSHOT_MAX_DT, 1, 0, 0).x, INT32_MAX);
+  assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, ARB_SNAPSHOT_MAX_DT, 1, 0, 0).x,
+                   INT32_MAX);
   assert_int_equal(arb_snapshot_quantize_angvel(6.283185307f), 65536);
 }
 
@@ -158,7 +159,8 @@ static void fill_variety_part(void) {
 static int encode_link(uint8_t kind, uint32_t a, uint32_t b) {
   memset(&part1, 0, sizeof part1);
   part1.h = (arb_snapshot_header){20, 0, 0, 0, 1, 60, 0, 0};
-  part1.records[0] = (arb_snapshot_record){.id = 7, .op = ARB_SNAPSHOT_ENTER, .cls = ARB_SNAPSHOT_LINK};
+  part1.records[0] =
+      (arb_snapshot_record){.id = 7, .op = ARB_SNAPSHOT_ENTER, .cls = ARB_SNAPSHOT_LINK};
   part1.record_count = 1;
   part1.descs[0] = make_desc(ARB_SNAPSHOT_LINK, 7);
   part1.descs[0].link_kind = kind;
@@ -328,7 +330,8 @@ static viewslot* ring_find(viewslot* ring, uint32_t tick) {
 }
 
 /* What the client draws at the tick (its origins evaluated there) is within the tolerances. */
-static void check_within_tolerance(const arb_snapshot_set* sent, const arb_snapshot_tolerance* tol, const arb_snapshot_header* h) {
+static void check_within_tolerance(const arb_snapshot_set* sent, const arb_snapshot_tolerance* tol,
+                                   const arb_snapshot_header* h) {
   for (int i = 0; i < truth.count; ++i) {
     const arb_snapshot_entity* t = &truth.items[i];
     const arb_snapshot_entity* held = arb_snapshot_set_find(sent, t->id);
@@ -689,11 +692,14 @@ static void rate_control(void** state) {
   for (int i = 0; i < 90; ++i) arb_snapshot_rate_update(&r, 0.0f, 40.0f, dt);
   assert_true(r.kbps == 256.0f);
   assert_int_equal(arb_snapshot_rate_budget(&r, 30), 1066);
-  for (int i = 0; i < 300; ++i) arb_snapshot_rate_update(&r, 0.10f, 40.0f, dt);  // 10 s of 10 % random loss
+  for (int i = 0; i < 300; ++i)
+    arb_snapshot_rate_update(&r, 0.10f, 40.0f, dt);  // 10 s of 10 % random loss
   assert_true(r.kbps == 256.0f);  // a steady round trip: loss alone is not congestion
   for (int i = 0; i < 30; ++i) arb_snapshot_rate_update(&r, 0.30f, 40.0f, dt);  // 1 s of 30 % loss
-  assert_true(r.kbps < 256.0f * 0.75f * 0.75f * 0.75f + 0.01f && r.kbps > 256.0f * 0.75f * 0.75f * 0.75f * 0.75f * 0.76f);
-  for (int i = 0; i < 300; ++i) arb_snapshot_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
+  assert_true(r.kbps < 256.0f * 0.75f * 0.75f * 0.75f + 0.01f &&
+              r.kbps > 256.0f * 0.75f * 0.75f * 0.75f * 0.75f * 0.76f);
+  for (int i = 0; i < 300; ++i)
+    arb_snapshot_rate_update(&r, 0.5f, 40.0f, dt);  // 10 s of heavy loss
   assert_true(r.kbps == (float)ARB_SNAPSHOT_RATE_FLOOR_KBPS);
   float before = r.kbps;
   for (int i = 0; i < 25; ++i) arb_snapshot_rate_update(&r, 0.0f, 40.0f, dt);  // < 1 s clear: holds
@@ -717,11 +723,15 @@ static void rate_control(void** state) {
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) return write_corpus(argv[2]);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(prediction_formula),           cmocka_unit_test(message_round_trip),
-      cmocka_unit_test(apply_is_all_or_nothing),      cmocka_unit_test(converges_under_loss),
+      cmocka_unit_test(prediction_formula),
+      cmocka_unit_test(message_round_trip),
+      cmocka_unit_test(apply_is_all_or_nothing),
+      cmocka_unit_test(converges_under_loss),
       cmocka_unit_test(budget_defers_then_converges),
-      cmocka_unit_test(small_budget_describes_only_what_it_sends), cmocka_unit_test(priority_accumulator),
-      cmocka_unit_test(rate_control),                 cmocka_unit_test(link_ends),
+      cmocka_unit_test(small_budget_describes_only_what_it_sends),
+      cmocka_unit_test(priority_accumulator),
+      cmocka_unit_test(rate_control),
+      cmocka_unit_test(link_ends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

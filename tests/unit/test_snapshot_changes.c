@@ -23,9 +23,9 @@
 #include "../common/test_main.h"
 // clang-format on
 
+#include <arbiter/snapshot.h>
 #include <arbiter/snapshot_drawn.h>
 #include <arbiter/snapshot_priority.h>
-#include <arbiter/snapshot.h>
 
 #include "priority_fixture.h"
 #include "test_rng.h"
@@ -202,7 +202,7 @@ typedef struct rank_ctx {
 static void rank(void* user, int j, float* priority, float* weight) {
   rank_ctx* r = user;
   r->s->acc[j] = arb_snapshot_priority_next(&r->s->prio, &r->q->in, r->q->view.items[j].id,
-                                         r->q->pos[j], r->q->speed[j], 1.0f / 30.0f, weight);
+                                            r->q->pos[j], r->q->speed[j], 1.0f / 30.0f, weight);
   *priority = r->s->acc[j];
 }
 
@@ -216,7 +216,7 @@ static int build(side* s, const snap_in* q, arb_snapshot_build_result* out) {
   arb_snapshot_build_args a;
   memset(&a, 0, sizeof a);
   a.h = (arb_snapshot_header){q->tick, base >= 0 ? s->ring_tick[base] : 0, 7, 0, 0, RATE, q->w->gx,
-                           q->w->gy};
+                              q->w->gy};
   a.baseline = base >= 0 ? &s->ring[base] : &empty;
   a.current = &q->view;
   rank_ctx rc = {s, q};
@@ -226,7 +226,7 @@ static int build(side* s, const snap_in* q, arb_snapshot_build_result* out) {
     a.rank_user = &rc;
   } else {
     arb_snapshot_priority_update(&s->prio, &q->view, q->pos, q->speed, &q->in, 1.0f / 30.0f, s->acc,
-                              s->weight);
+                                 s->weight);
     a.priority = s->acc;
     a.weight = s->weight;
   }
@@ -262,9 +262,10 @@ static int build(side* s, const snap_in* q, arb_snapshot_build_result* out) {
   s->ring_tick[write] = q->tick;
   s->ring_base[write] = a.h.baseline_tick;
   int bs = slot_of(s, a.h.baseline_tick);
-  assert_int_equal(arb_snapshot_drawn_apply(&s->drawn, &s->ring[write], bs >= 0 ? &s->ring[bs] : NULL,
-                                         a.h.baseline_tick, &s->drawn_tmp),
-                   0);
+  assert_int_equal(
+      arb_snapshot_drawn_apply(&s->drawn, &s->ring[write], bs >= 0 ? &s->ring[bs] : NULL,
+                               a.h.baseline_tick, &s->drawn_tmp),
+      0);
   arb_snapshot_set t = s->drawn;
   s->drawn = s->drawn_tmp;
   s->drawn_tmp = t;
@@ -335,7 +336,8 @@ static void client_snapshot(client* c, const snap_in* shared, int perturb) {
   q->view.items = items;
   memcpy(items, shared->view.items, (size_t)shared->view.count * sizeof *items);
   for (int j = 0; perturb && j < q->view.count; ++j)
-    if (items[j].cls == ARB_SNAPSHOT_BODY && (items[j].s.vx != 0 || items[j].s.vy != 0) && chance(30))
+    if (items[j].cls == ARB_SNAPSHOT_BODY && (items[j].s.vx != 0 || items[j].s.vy != 0) &&
+        chance(30))
       items[j].s.x += 1 + (int32_t)(rnd() % 3u);
   // Acks: each snapshot arrives with 80 %, acknowledged 1..3 snapshots later.
   for (int k = 0; k < RING; ++k)
@@ -503,7 +505,7 @@ static void fit_bound_is_exact_when_tight(void** state) {
       // Tick 2: everything enters (no budget). Tick 4: each body moved 5 units, acked and
       // drawn as sent at tick 2.
       arb_snapshot_set sent0 = {sent_items[s][0], 0, 2 * COUNT},
-                    sent1 = {sent_items[s][1], 0, 2 * COUNT};
+                       sent1 = {sent_items[s][1], 0, 2 * COUNT};
       arb_snapshot_build_args a;
       memset(&a, 0, sizeof a);
       a.h = (arb_snapshot_header){2, 0, 0, 0, 0, RATE, 0, 0};

@@ -16,9 +16,9 @@
 #include "../common/test_main.h"
 // clang-format on
 
+#include <arbiter/snapshot.h>
 #include <arbiter/snapshot_drawn.h>
 #include <arbiter/snapshot_rate.h>
-#include <arbiter/snapshot.h>
 
 static arb_snapshot_entity ent(uint32_t id, uint32_t t0, int32_t x) {
   arb_snapshot_entity e;
@@ -33,7 +33,7 @@ static arb_snapshot_entity ent(uint32_t id, uint32_t t0, int32_t x) {
 static void drawn_keeps_the_freshest_origin(void** state) {
   (void)state;
   arb_snapshot_entity d[] = {ent(1, 10, 100), ent(2, 4, 200), ent(4, 12, 400), ent(5, 12, 500),
-                          ent(6, 7, 600)};
+                             ent(6, 7, 600)};
   arb_snapshot_entity v[] = {ent(1, 6, 101), ent(2, 14, 201), ent(3, 14, 301)};
   arb_snapshot_entity b[] = {ent(1, 6, 101), ent(2, 4, 200), ent(4, 2, 400)};
   arb_snapshot_entity o[16];
@@ -77,7 +77,7 @@ static arb_snapshot_entity base_items[N], cur_items[N], drawn_items[N], sent_ite
 /* N bodies at rest at the origin tick 10; at tick 20 body i has moved i units in x
  * (body 0 not at all). */
 static arb_snapshot_build_args moved_world(arb_snapshot_set* base, arb_snapshot_set* cur,
-                                        arb_snapshot_set* drawn, arb_snapshot_set* sent) {
+                                           arb_snapshot_set* drawn, arb_snapshot_set* sent) {
   for (int i = 0; i < N; ++i) {
     base_items[i] = ent((uint32_t)(i + 1), 10, 1000 * i);
     cur_items[i] = ent((uint32_t)(i + 1), 10, 1000 * i + i * 3);
@@ -207,8 +207,8 @@ static void budget_holds_with_the_drawn_model(void** state) {
     ring_base[slot] = h.baseline_tick;
     bytes[n] = r.bytes + 40L * r.packet_count;
     if (n < 300) deferred += r.deferred;
-    assert_int_equal(arb_snapshot_drawn_apply(&model, &ring[slot], a.baseline, ring_base[slot], &tmp),
-                     0);
+    assert_int_equal(
+        arb_snapshot_drawn_apply(&model, &ring[slot], a.baseline, ring_base[slot], &tmp), 0);
     arb_snapshot_set t = model;
     model = tmp;
     tmp = t;

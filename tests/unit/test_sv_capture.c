@@ -1,6 +1,6 @@
 // Snapshots from a real game (server/src/sv_capture.c + the protocol's builder): the
-// extras scene's bodies, particles, ropes, springs, joints and vehicle wheels go server world -> wire ->
-// client view, and what the client holds at each snapshot tick equals the server's
+// extras scene's bodies, particles, ropes, springs, joints and vehicle wheels go server world ->
+// wire -> client view, and what the client holds at each snapshot tick equals the server's
 // quantized capture exactly (tolerances 0); and under a rate-controlled budget no second
 // of snapshots exceeds its rate by more than one packet. A compound body (compound.json
 // beside the scene) is described with every one of its shapes, in order.
@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include <arbiter/scene.h>
-#include <arbiter/vehicle.h>
 #include <arbiter/game.h>
+#include <arbiter/scene.h>
 #include <arbiter/snapshot_rate.h>
+#include <arbiter/vehicle.h>
 
 #include "../common/test_main.h"
 #include "game_fixture.h"
@@ -54,8 +54,9 @@ static int teardown(void** state) {
 
 /* Steps to the next snapshot tick (every 2nd), captures, and returns build args against
  * `baseline` (of baseline_tick) writing `sent`. */
-static arb_snapshot_build_args next_snapshot(uint32_t* tick, uint32_t baseline_tick, const arb_snapshot_set* baseline,
-                                          arb_snapshot_set* sent) {
+static arb_snapshot_build_args next_snapshot(uint32_t* tick, uint32_t baseline_tick,
+                                             const arb_snapshot_set* baseline,
+                                             arb_snapshot_set* sent) {
   do {
     arb_game_step(world.game);
   } while (++*tick % 2);
@@ -203,7 +204,8 @@ static void compound_bodies_describe_every_shape(void** state) {
   (void)state;
   char path[1024];
   const char* slash = strrchr(scene_path, '/');
-  snprintf(path, sizeof path, "%.*scompound.json", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
+  snprintf(path, sizeof path, "%.*scompound.json", slash ? (int)(slash - scene_path + 1) : 0,
+           scene_path);
   arb_scene* sc = NULL;
   arb_game* g = NULL;
   arb_scene_error err;
@@ -261,7 +263,8 @@ static int check_capture(sv_capture* c, arb_game* game) {
     assert_int_equal(e->s.y, arb_proto_quantize_pos(p.y));
     assert_int_equal(e->s.vx, arb_proto_quantize_vel(v.x));
     assert_int_equal(e->s.vy, arb_proto_quantize_vel(v.y));
-    assert_int_equal(e->s.w, arb_snapshot_quantize_angvel(arb_body_get_angular_velocity(w, ent.body)));
+    assert_int_equal(e->s.w,
+                     arb_snapshot_quantize_angvel(arb_body_get_angular_velocity(w, ent.body)));
     assert_true(c->speeds[i] == sqrtf(v.x * v.x + v.y * v.y));
     assert_true(c->positions[i].x == p.x && c->positions[i].y == p.y);
     ++checked;

@@ -12,9 +12,9 @@
 
 #include <arbiter/scene.h>
 
-#include "sv_snap_workers.h"
 #include "../common/test_main.h"
 #include "game_fixture.h"
+#include "sv_snap_workers.h"
 
 #define MAX_E 4096
 #define PLAYERS 12
@@ -274,7 +274,8 @@ static void snapshots_spread_over_the_ticks(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL)) return 2;
+  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
+    return 2;
   return ARB_RUN_TESTS(
       NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown),

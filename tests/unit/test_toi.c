@@ -73,8 +73,8 @@ static void test_distance(void** state) {
 
 static void test_sweep_transform(void** state) {
   (void)state;
-  arb_sweep s = {arb_v2(0.5f, 0.0f), arb_v2(1.0f, 1.0f), arb_v2(3.0f, 1.0f), arb_rot_from_angle(0.0f),
-                 arb_rot_from_angle(0.5f * ARB_PI)};
+  arb_sweep s = {arb_v2(0.5f, 0.0f), arb_v2(1.0f, 1.0f), arb_v2(3.0f, 1.0f),
+                 arb_rot_from_angle(0.0f), arb_rot_from_angle(0.5f * ARB_PI)};
   arb_transform x0 = arb_get_sweep_transform(&s, 0.0f);
   near(x0.p.x, 0.5f, 1e-6f);  // origin = centre - R * local_center
   near(x0.p.y, 1.0f, 1e-6f);
@@ -220,7 +220,9 @@ static void test_toi_rotation(void** state) {
 }
 
 static uint32_t rng_state = 777u;
-static float rnd(float lo, float hi) { return lcg_uniform(&rng_state, lo, hi); }
+static float rnd(float lo, float hi) {
+  return lcg_uniform(&rng_state, lo, hi);
+}
 
 // Conservative: no sampled time before the TOI has the shapes touching, and a HIT
 // leaves them separated by at most about two slops.
@@ -245,14 +247,17 @@ static void test_toi_random_conservative(void** state) {
     assert_true(out.fraction >= 0.0f && out.fraction <= 1.0f);
     for (int k = 0; k <= 40; ++k) {
       float t = out.fraction * (float)k / 40.0f;
-      arb_distance_output d = arb_shape_distance(&in.proxy_a, arb_get_sweep_transform(&in.sweep_a, t),
-                                                 &in.proxy_b, arb_get_sweep_transform(&in.sweep_b, t));
-      if (!(d.distance > 0.0f)) fail_msg("iter %d: touching at t=%g before toi %g", iter, (double)t, (double)out.fraction);
+      arb_distance_output d =
+          arb_shape_distance(&in.proxy_a, arb_get_sweep_transform(&in.sweep_a, t), &in.proxy_b,
+                             arb_get_sweep_transform(&in.sweep_b, t));
+      if (!(d.distance > 0.0f))
+        fail_msg("iter %d: touching at t=%g before toi %g", iter, (double)t, (double)out.fraction);
     }
     if (out.state == ARB_TOI_HIT) {
       ++hits;
-      arb_distance_output d = arb_shape_distance(&in.proxy_a, arb_get_sweep_transform(&in.sweep_a, out.fraction),
-                                                 &in.proxy_b, arb_get_sweep_transform(&in.sweep_b, out.fraction));
+      arb_distance_output d =
+          arb_shape_distance(&in.proxy_a, arb_get_sweep_transform(&in.sweep_a, out.fraction),
+                             &in.proxy_b, arb_get_sweep_transform(&in.sweep_b, out.fraction));
       assert_true(d.distance <= 2.0f * ARB_LINEAR_SLOP);
     }
   }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "../common/test_main.h"  // cmocka
-#include "world.h"  // shared/src: the pool pointer (were its threads started?)
+#include "world.h"                // shared/src: the pool pointer (were its threads started?)
 #include "world_test_util.h"
 
 #define DT (1.0f / 60.0f)
@@ -28,7 +28,8 @@ static void build_pyramid(arb_world* w) {
   wt_ground(w, 60.0f);
   for (int i = 0; i < 40; ++i) {
     for (int j = i; j < 40; ++j) {
-      wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 20.0f, 0.5f + (float)i, 0.5f, 0.5f);
+      wt_box(w, ARB_BODY_DYNAMIC, (float)i * 0.5f + (float)(j - i) - 20.0f, 0.5f + (float)i, 0.5f,
+             0.5f);
     }
   }
   for (int k = 0; k < 40; ++k) {
@@ -66,7 +67,8 @@ static void check_same_hashes(bool sleep) {
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k) {
     run(counts[k], sleep, many);
     for (int t = 0; t < TICKS; ++t) {
-      if (one[t] != many[t]) fail_msg("%d workers: hash differs from 1 worker at tick %d", counts[k], t);
+      if (one[t] != many[t])
+        fail_msg("%d workers: hash differs from 1 worker at tick %d", counts[k], t);
     }
   }
 }

@@ -172,7 +172,8 @@ static void test_mass_properties(void** state) {
   float wv = arb_body_get_angular_velocity(w, box);
   assert_float_equal(wv, DT * 12.0f / arb_body_get_rotational_inertia(w, box), 1e-5f);
   assert_float_equal(arb_body_get_linear_velocity(w, box).y, DT * 12.0f / 2.0f, 1e-6f);
-  arb_vec2 pv = arb_body_get_point_velocity(w, box, arb_add(arb_body_get_world_center(w, box), arb_v2(1.0f, 0.0f)));
+  arb_vec2 pv = arb_body_get_point_velocity(
+      w, box, arb_add(arb_body_get_world_center(w, box), arb_v2(1.0f, 0.0f)));
   assert_float_equal(pv.y, arb_body_get_linear_velocity(w, box).y + wv, 1e-6f);
   // Accumulators are cleared by the step.
   arb_world_step(w, DT);
@@ -224,7 +225,8 @@ static void test_memory_accounting(void** state) {
       wt_box(w, ARB_BODY_DYNAMIC, -5.0f + (float)j + 0.5f * (float)i, 0.5f + (float)i, 0.5f, 0.5f);
     }
   }
-  for (int k = 0; k < 30; ++k) wt_circle(w, ARB_BODY_DYNAMIC, -7.0f + 0.5f * (float)k, 14.0f + (float)(k % 3), 0.2f);
+  for (int k = 0; k < 30; ++k)
+    wt_circle(w, ARB_BODY_DYNAMIC, -7.0f + 0.5f * (float)k, 14.0f + (float)(k % 3), 0.2f);
   // Warm-up: the arena and the contact arrays reach their working size.
   for (int i = 0; i < 120; ++i) arb_world_step(w, DT);
   int64_t warm = arb_world_get_byte_count(w);

@@ -83,7 +83,8 @@ static inline arb_body_def wt_box_def(arb_body_type type, float x, float y, floa
   return bd;
 }
 
-static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
+static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw,
+                                 float hh) {
   arb_body_def bd = wt_box_def(type, x, y, hw, hh);
   return arb_body_create(w, &bd);
 }

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int tool_parse_u64(const char* s, unsigned long long lo, unsigned long long hi, unsigned long long* out) {
+int tool_parse_u64(const char* s, unsigned long long lo, unsigned long long hi,
+                   unsigned long long* out) {
   if (!s || !*s || *s == '-' || *s == '+') return -1;
   char* end = NULL;
   errno = 0;

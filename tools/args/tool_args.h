@@ -4,7 +4,8 @@
 #pragma once
 
 /// Unsigned decimal in [lo, hi]: no sign, nothing after the digits. 0, or -1 when invalid.
-int tool_parse_u64(const char* s, unsigned long long lo, unsigned long long hi, unsigned long long* out);
+int tool_parse_u64(const char* s, unsigned long long lo, unsigned long long hi,
+                   unsigned long long* out);
 /// A number in [lo, hi] (strtod syntax), nothing after it. 0, or -1 when invalid.
 int tool_parse_double(const char* s, double lo, double hi, double* out);
 /// Prints "PROG: " + fmt (with arg) + "\n(see PROG --help)" on stderr; returns status.

@@ -13,36 +13,37 @@
 #include "tool_args.h"
 
 static void usage(FILE* f) {
-  fprintf(f,
-          "usage: arbiter-netem --server HOST:PORT [options]\n"
-          "\n"
-          "A UDP proxy between clients and a server that applies network impairments.\n"
-          "Clients connect to --listen instead of the server. Every setting applies to both\n"
-          "directions; --up-X sets it for client->server only, --down-X for server->client only.\n"
-          "\n"
-          "  --server HOST:PORT     where to forward to (required; numeric IPv4/IPv6 address)\n"
-          "  --listen HOST:PORT     where clients send to (default 127.0.0.1:0 = ephemeral port;\n"
-          "                         the bound port is printed as 'listening on HOST:PORT')\n"
-          "  --loss PCT             drop this percentage of datagrams (0..100, default 0)\n"
-          "  --latency MS           one-way delay in milliseconds (default 0)\n"
-          "  --jitter MS            +- uniform variation of the delay (default 0); datagrams whose\n"
-          "                         delays cross overtake each other, as on real links\n"
-          "  --dup PCT              send a second copy of this percentage (own delay draw)\n"
-          "  --reorder PCT          hold this percentage back by --reorder-delay (default 0)\n"
-          "  --reorder-delay MS     extra delay of a reordered datagram (default 2*jitter + 10)\n"
-          "  --rate KBIT            bandwidth cap in kbit/s (default 0 = unlimited)\n"
-          "  --queue MS             bottleneck queue: drop datagrams that would wait longer\n"
-          "                         (default 200)\n"
-          "  --up-loss, --down-loss, --up-latency, ... per-direction versions of the above\n"
-          "  --seed N               random seed (default 1): same seed + same traffic = same fate\n"
-          "  --duration S           exit after S seconds (default 0 = run until SIGINT/SIGTERM)\n"
-          "  --stats S              print a counters line to stderr every S seconds (default 0)\n"
-          "  --port-file FILE       also write the bound listen port to FILE\n"
-          "  --help                 this text\n"
-          "\n"
-          "On exit a JSON summary of the per-direction counters goes to stdout.\n"
-          "Example: arbiter-netem --server 127.0.0.1:7777 --listen 127.0.0.1:7778 \\\n"
-          "           --loss 10 --latency 60 --jitter 20 --dup 2 --reorder 2 --seed 7\n");
+  fprintf(
+      f,
+      "usage: arbiter-netem --server HOST:PORT [options]\n"
+      "\n"
+      "A UDP proxy between clients and a server that applies network impairments.\n"
+      "Clients connect to --listen instead of the server. Every setting applies to both\n"
+      "directions; --up-X sets it for client->server only, --down-X for server->client only.\n"
+      "\n"
+      "  --server HOST:PORT     where to forward to (required; numeric IPv4/IPv6 address)\n"
+      "  --listen HOST:PORT     where clients send to (default 127.0.0.1:0 = ephemeral port;\n"
+      "                         the bound port is printed as 'listening on HOST:PORT')\n"
+      "  --loss PCT             drop this percentage of datagrams (0..100, default 0)\n"
+      "  --latency MS           one-way delay in milliseconds (default 0)\n"
+      "  --jitter MS            +- uniform variation of the delay (default 0); datagrams whose\n"
+      "                         delays cross overtake each other, as on real links\n"
+      "  --dup PCT              send a second copy of this percentage (own delay draw)\n"
+      "  --reorder PCT          hold this percentage back by --reorder-delay (default 0)\n"
+      "  --reorder-delay MS     extra delay of a reordered datagram (default 2*jitter + 10)\n"
+      "  --rate KBIT            bandwidth cap in kbit/s (default 0 = unlimited)\n"
+      "  --queue MS             bottleneck queue: drop datagrams that would wait longer\n"
+      "                         (default 200)\n"
+      "  --up-loss, --down-loss, --up-latency, ... per-direction versions of the above\n"
+      "  --seed N               random seed (default 1): same seed + same traffic = same fate\n"
+      "  --duration S           exit after S seconds (default 0 = run until SIGINT/SIGTERM)\n"
+      "  --stats S              print a counters line to stderr every S seconds (default 0)\n"
+      "  --port-file FILE       also write the bound listen port to FILE\n"
+      "  --help                 this text\n"
+      "\n"
+      "On exit a JSON summary of the per-direction counters goes to stdout.\n"
+      "Example: arbiter-netem --server 127.0.0.1:7777 --listen 127.0.0.1:7778 \\\n"
+      "           --loss 10 --latency 60 --jitter 20 --dup 2 --reorder 2 --seed 7\n");
 }
 
 static int parse_hostport(const char* s, struct sockaddr_storage* out) {
@@ -81,23 +82,28 @@ static void on_signal(uv_signal_t* s, int signum) {
 
 static void print_dir(const char* name, const netem_dir* d, int last) {
   const netem_counters* c = &d->c;
-  printf("  \"%s\": {\"packets_in\": %llu, \"bytes_in\": %llu, \"packets_out\": %llu, \"bytes_out\": %llu, "
-         "\"lost\": %llu, \"queue_drops\": %llu, \"duplicated\": %llu, \"reordered\": %llu, \"send_errors\": %llu, "
-         "\"loss_pct\": %g, \"latency_ms\": %g, \"jitter_ms\": %g, \"dup_pct\": %g, \"reorder_pct\": %g, "
-         "\"rate_kbps\": %g}%s\n",
-         name, (unsigned long long)c->packets_in, (unsigned long long)c->bytes_in,
-         (unsigned long long)c->packets_out, (unsigned long long)c->bytes_out, (unsigned long long)c->lost,
-         (unsigned long long)c->queue_drops, (unsigned long long)c->duplicated, (unsigned long long)c->reordered,
-         (unsigned long long)c->send_errors, d->p.loss * 100.0, d->p.latency_ms, d->p.jitter_ms, d->p.dup * 100.0,
-         d->p.reorder * 100.0, d->p.rate_kbps, last ? "" : ",");
+  printf(
+      "  \"%s\": {\"packets_in\": %llu, \"bytes_in\": %llu, \"packets_out\": %llu, \"bytes_out\": "
+      "%llu, "
+      "\"lost\": %llu, \"queue_drops\": %llu, \"duplicated\": %llu, \"reordered\": %llu, "
+      "\"send_errors\": %llu, "
+      "\"loss_pct\": %g, \"latency_ms\": %g, \"jitter_ms\": %g, \"dup_pct\": %g, \"reorder_pct\": "
+      "%g, "
+      "\"rate_kbps\": %g}%s\n",
+      name, (unsigned long long)c->packets_in, (unsigned long long)c->bytes_in,
+      (unsigned long long)c->packets_out, (unsigned long long)c->bytes_out,
+      (unsigned long long)c->lost, (unsigned long long)c->queue_drops,
+      (unsigned long long)c->duplicated, (unsigned long long)c->reordered,
+      (unsigned long long)c->send_errors, d->p.loss * 100.0, d->p.latency_ms, d->p.jitter_ms,
+      d->p.dup * 100.0, d->p.reorder * 100.0, d->p.rate_kbps, last ? "" : ",");
 }
 
 // The per-direction impairment flags: --NAME, --up-NAME, --down-NAME.
 typedef struct impairment {
   const char* name;
-  double max;    ///< largest accepted value (the smallest is 0)
+  double max;      ///< largest accepted value (the smallest is 0)
   double divisor;  ///< value stored = flag value / divisor (percent -> probability)
-  size_t field;  ///< offsetof(netem_params, ...)
+  size_t field;    ///< offsetof(netem_params, ...)
 } impairment;
 
 static const impairment impairments[] = {
@@ -152,16 +158,26 @@ static int parse_flag(netem_options* o, const char* a, const char* v) {
     return 0;
   }
   int bad = 0;
-  if (prefixed) bad = -2;
-  else if (!strcmp(a, "--server")) o->server = v;
-  else if (!strcmp(a, "--listen")) o->listen_at = v;
-  else if (!strcmp(a, "--port-file")) o->port_file = v;
-  else if (!strcmp(a, "--seed")) bad = tool_parse_double(v, 0, 1e18, &o->seed);
-  else if (!strcmp(a, "--duration")) bad = tool_parse_double(v, 0, 1e9, &o->duration);
-  else if (!strcmp(a, "--stats")) bad = tool_parse_double(v, 0, 1e9, &o->stats);
-  else bad = -2;
-  if (bad == -2) fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
-  else if (bad) fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
+  if (prefixed)
+    bad = -2;
+  else if (!strcmp(a, "--server"))
+    o->server = v;
+  else if (!strcmp(a, "--listen"))
+    o->listen_at = v;
+  else if (!strcmp(a, "--port-file"))
+    o->port_file = v;
+  else if (!strcmp(a, "--seed"))
+    bad = tool_parse_double(v, 0, 1e18, &o->seed);
+  else if (!strcmp(a, "--duration"))
+    bad = tool_parse_double(v, 0, 1e9, &o->duration);
+  else if (!strcmp(a, "--stats"))
+    bad = tool_parse_double(v, 0, 1e9, &o->stats);
+  else
+    bad = -2;
+  if (bad == -2)
+    fprintf(stderr, "arbiter-netem: unknown flag %s (see --help)\n", a);
+  else if (bad)
+    fprintf(stderr, "arbiter-netem: %s: invalid value '%s'\n", a, v);
   return bad ? 2 : 0;
 }
 
@@ -189,12 +205,15 @@ static int parse_options(int argc, char** argv, netem_options* o, struct sockadd
     return 2;
   }
   if (parse_hostport(o->server, srv) != 0) {
-    fprintf(stderr, "arbiter-netem: --server '%s': expected a numeric address and port, e.g. 127.0.0.1:7777\n",
-            o->server);
+    fprintf(
+        stderr,
+        "arbiter-netem: --server '%s': expected a numeric address and port, e.g. 127.0.0.1:7777\n",
+        o->server);
     return 2;
   }
   if (parse_hostport(o->listen_at, lst) != 0) {
-    fprintf(stderr, "arbiter-netem: --listen '%s': expected a numeric address and port, e.g. 127.0.0.1:0\n",
+    fprintf(stderr,
+            "arbiter-netem: --listen '%s': expected a numeric address and port, e.g. 127.0.0.1:0\n",
             o->listen_at);
     return 2;
   }
@@ -240,8 +259,8 @@ int main(int argc, char** argv) {
   uv_loop_t* loop = uv_default_loop();
   proxy.duration_s = o.duration;
   proxy.stats_interval_s = o.stats;
-  int rc = netem_proxy_start(&proxy, loop, (const struct sockaddr*)&lst, (const struct sockaddr*)&srv, &o.dir[0],
-                             &o.dir[1], (uint64_t)o.seed);
+  int rc = netem_proxy_start(&proxy, loop, (const struct sockaddr*)&lst,
+                             (const struct sockaddr*)&srv, &o.dir[0], &o.dir[1], (uint64_t)o.seed);
   if (rc != 0) {
     fprintf(stderr, "arbiter-netem: cannot listen on %s: %s\n", o.listen_at, uv_strerror(rc));
     return 1;
@@ -250,8 +269,8 @@ int main(int argc, char** argv) {
   watch_signals(loop);
   uv_run(loop, UV_RUN_DEFAULT);
 
-  printf("{\n  \"sessions\": %llu,\n  \"sessions_refused\": %llu,\n", (unsigned long long)proxy.sessions_opened,
-         (unsigned long long)proxy.session_refused);
+  printf("{\n  \"sessions\": %llu,\n  \"sessions_refused\": %llu,\n",
+         (unsigned long long)proxy.sessions_opened, (unsigned long long)proxy.session_refused);
   print_dir("up", &proxy.up, 0);
   print_dir("down", &proxy.down, 1);
   printf("}\n");

@@ -14,7 +14,9 @@ static uint64_t rng_next(netem_dir* d) {
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-static double rng_unit(netem_dir* d) { return (double)(rng_next(d) >> 11) * (1.0 / 9007199254740992.0); }
+static double rng_unit(netem_dir* d) {
+  return (double)(rng_next(d) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 void netem_dir_init(netem_dir* d, const netem_params* p, uint64_t seed) {
   memset(d, 0, sizeof *d);
@@ -71,7 +73,9 @@ int netem_dir_decide(netem_dir* d, double now_ms, size_t size, double out[2]) {
 
 // ---- queue -----------------------------------------------------------------------------
 
-void netem_queue_init(netem_queue* q) { memset(q, 0, sizeof *q); }
+void netem_queue_init(netem_queue* q) {
+  memset(q, 0, sizeof *q);
+}
 
 void netem_queue_free(netem_queue* q) {
   for (int i = 0; i < q->count; i++) free(q->items[i].data);
@@ -83,7 +87,8 @@ static int before(const netem_item* a, const netem_item* b) {
   return a->due_ms < b->due_ms || (a->due_ms == b->due_ms && a->order < b->order);
 }
 
-int netem_queue_push(netem_queue* q, double due_ms, int session, int dir, const uint8_t* data, size_t len) {
+int netem_queue_push(netem_queue* q, double due_ms, int session, int dir, const uint8_t* data,
+                     size_t len) {
   if (q->count == q->cap) {
     int cap = q->cap ? q->cap * 2 : 256;
     netem_item* items = (netem_item*)realloc(q->items, (size_t)cap * sizeof *items);
@@ -107,7 +112,9 @@ int netem_queue_push(netem_queue* q, double due_ms, int session, int dir, const 
   return 0;
 }
 
-const netem_item* netem_queue_peek(const netem_queue* q) { return q->count ? &q->items[0] : NULL; }
+const netem_item* netem_queue_peek(const netem_queue* q) {
+  return q->count ? &q->items[0] : NULL;
+}
 
 int netem_queue_pop(netem_queue* q, netem_item* out) {
   if (q->count == 0) return -1;

@@ -7,7 +7,9 @@
 
 #define NETEM_IDLE_MS 60000
 
-static double now_ms(void) { return (double)uv_hrtime() / 1e6; }
+static double now_ms(void) {
+  return (double)uv_hrtime() / 1e6;
+}
 
 static bool same_addr(const struct sockaddr_storage* a, const struct sockaddr* b) {
   if (a->ss_family != b->sa_family) return false;
@@ -19,7 +21,8 @@ static bool same_addr(const struct sockaddr_storage* a, const struct sockaddr* b
   if (b->sa_family == AF_INET6) {
     const struct sockaddr_in6* x = (const struct sockaddr_in6*)a;
     const struct sockaddr_in6* y = (const struct sockaddr_in6*)b;
-    return x->sin6_port == y->sin6_port && memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
+    return x->sin6_port == y->sin6_port &&
+           memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
   }
   return false;
 }
@@ -72,8 +75,10 @@ static void deliver_cb(uv_timer_t* t) {
     if (s->used) {
       uv_buf_t b = uv_buf_init((char*)it.data, it.len);
       int rc;
-      if (it.dir == 0) rc = uv_udp_try_send(&s->upstream, &b, 1, (const struct sockaddr*)&p->server);
-      else rc = uv_udp_try_send(&p->listen, &b, 1, (const struct sockaddr*)&s->client);
+      if (it.dir == 0)
+        rc = uv_udp_try_send(&s->upstream, &b, 1, (const struct sockaddr*)&p->server);
+      else
+        rc = uv_udp_try_send(&p->listen, &b, 1, (const struct sockaddr*)&s->client);
       if (rc >= 0) {
         d->c.packets_out++;
         d->c.bytes_out += it.len;
@@ -86,8 +91,8 @@ static void deliver_cb(uv_timer_t* t) {
   arm_timer(p);
 }
 
-static void upstream_recv_cb(uv_udp_t* h, ssize_t nread, const uv_buf_t* buf, const struct sockaddr* addr,
-                             unsigned flags) {
+static void upstream_recv_cb(uv_udp_t* h, ssize_t nread, const uv_buf_t* buf,
+                             const struct sockaddr* addr, unsigned flags) {
   (void)buf;
   (void)flags;
   netem_session* s = (netem_session*)((char*)h - offsetof(netem_session, upstream));
@@ -123,8 +128,10 @@ static netem_session* open_session(netem_proxy* p, const struct sockaddr* client
   s->proxy = p;
   struct sockaddr_storage any;
   memset(&any, 0, sizeof any);
-  if (p->server.ss_family == AF_INET6) uv_ip6_addr("::", 0, (struct sockaddr_in6*)&any);
-  else uv_ip4_addr("0.0.0.0", 0, (struct sockaddr_in*)&any);
+  if (p->server.ss_family == AF_INET6)
+    uv_ip6_addr("::", 0, (struct sockaddr_in6*)&any);
+  else
+    uv_ip4_addr("0.0.0.0", 0, (struct sockaddr_in*)&any);
   if (uv_udp_bind(&s->upstream, (const struct sockaddr*)&any, 0) != 0 ||
       uv_udp_recv_start(&s->upstream, alloc_cb, upstream_recv_cb) != 0) {
     s->used = false;
@@ -145,8 +152,8 @@ static void close_session(netem_proxy* p, netem_session* s) {
   uv_close((uv_handle_t*)&s->upstream, session_closed_cb);
 }
 
-static void listen_recv_cb(uv_udp_t* h, ssize_t nread, const uv_buf_t* buf, const struct sockaddr* addr,
-                           unsigned flags) {
+static void listen_recv_cb(uv_udp_t* h, ssize_t nread, const uv_buf_t* buf,
+                           const struct sockaddr* addr, unsigned flags) {
   (void)buf;
   (void)flags;
   netem_proxy* p = (netem_proxy*)h->data;
@@ -166,7 +173,8 @@ static void listen_recv_cb(uv_udp_t* h, ssize_t nread, const uv_buf_t* buf, cons
 
 static void print_stats_line(netem_proxy* p, double elapsed) {
   fprintf(stderr,
-          "arbiter-netem: t=%.0fs sessions=%d in-flight=%d | up in=%llu out=%llu lost=%llu dup=%llu reord=%llu qdrop=%llu"
+          "arbiter-netem: t=%.0fs sessions=%d in-flight=%d | up in=%llu out=%llu lost=%llu "
+          "dup=%llu reord=%llu qdrop=%llu"
           " | down in=%llu out=%llu lost=%llu dup=%llu reord=%llu qdrop=%llu\n",
           elapsed, p->session_count, p->queue.count, (unsigned long long)p->up.c.packets_in,
           (unsigned long long)p->up.c.packets_out, (unsigned long long)p->up.c.lost,
@@ -181,7 +189,8 @@ static void housekeeping_cb(uv_timer_t* t) {
   netem_proxy* p = (netem_proxy*)t->data;
   uint64_t now = (uint64_t)now_ms();
   for (int i = 0; i < NETEM_MAX_SESSIONS; i++)
-    if (p->sessions[i].used && now - p->sessions[i].last_active_ms > NETEM_IDLE_MS) close_session(p, &p->sessions[i]);
+    if (p->sessions[i].used && now - p->sessions[i].last_active_ms > NETEM_IDLE_MS)
+      close_session(p, &p->sessions[i]);
   double elapsed = (double)(now - p->start_ms) / 1000.0;
   if (p->stats_interval_s > 0.0 && elapsed - p->last_stats_s >= p->stats_interval_s) {
     p->last_stats_s = elapsed;
@@ -191,8 +200,8 @@ static void housekeeping_cb(uv_timer_t* t) {
 }
 
 int netem_proxy_start(netem_proxy* p, uv_loop_t* loop, const struct sockaddr* listen_addr,
-                      const struct sockaddr* server_addr, const netem_params* up, const netem_params* down,
-                      uint64_t seed) {
+                      const struct sockaddr* server_addr, const netem_params* up,
+                      const netem_params* down, uint64_t seed) {
   // p is caller-zeroed except for duration/stats settings.
   p->loop = loop;
   memset(&p->server, 0, sizeof p->server);

@@ -29,27 +29,27 @@ typedef struct netem_session {
 typedef struct netem_proxy {
   uv_loop_t* loop;
   uv_udp_t listen;
-  uv_timer_t timer;        ///< next delivery
-  uv_timer_t housekeeping; ///< idle sessions, stats line, duration
+  uv_timer_t timer;         ///< next delivery
+  uv_timer_t housekeeping;  ///< idle sessions, stats line, duration
   struct sockaddr_storage server;
-  netem_dir up, down;      ///< up = client -> server
+  netem_dir up, down;  ///< up = client -> server
   netem_queue queue;
-  netem_session* sessions; ///< NETEM_MAX_SESSIONS
+  netem_session* sessions;  ///< NETEM_MAX_SESSIONS
   int session_count;
   uint64_t sessions_opened, session_refused;
   uint64_t start_ms;
-  double duration_s;       ///< stop after this long (0 = never)
-  double stats_interval_s; ///< print a stats line this often (0 = never)
+  double duration_s;        ///< stop after this long (0 = never)
+  double stats_interval_s;  ///< print a stats line this often (0 = never)
   double last_stats_s;
   bool stopping;
-  uint8_t buf[65536];      ///< receive buffer (libuv hands out one at a time per loop)
+  uint8_t buf[65536];  ///< receive buffer (libuv hands out one at a time per loop)
 } netem_proxy;
 
 /// Bind the listen socket (port 0 = ephemeral) and prepare; the loop runs the proxy.
 /// Returns 0 or a libuv error code.
 int netem_proxy_start(netem_proxy* p, uv_loop_t* loop, const struct sockaddr* listen_addr,
-                      const struct sockaddr* server_addr, const netem_params* up, const netem_params* down,
-                      uint64_t seed);
+                      const struct sockaddr* server_addr, const netem_params* up,
+                      const netem_params* down, uint64_t seed);
 /// The bound listen port.
 int netem_proxy_port(netem_proxy* p);
 /// Close every handle (the loop then finishes); datagrams in flight are dropped.

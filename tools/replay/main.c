@@ -17,7 +17,8 @@
 static const char usage[] =
     "usage: arbiter-replay verify LOG [--allow-truncated] [--quiet] [--max-bodies N]\n"
     "       arbiter-replay info   LOG [--allow-truncated]\n"
-    "       arbiter-replay dump   LOG [--from A] [--to B] [--every K] [--hash-only] [--allow-truncated]\n"
+    "       arbiter-replay dump   LOG [--from A] [--to B] [--every K] [--hash-only] "
+    "[--allow-truncated]\n"
     "       arbiter-replay seek   LOG --tick T [--hash-only] [--allow-truncated]\n"
     "       arbiter-replay --help | --version      (LOG may be - for stdin)\n"
     "\n"
@@ -34,7 +35,8 @@ static const char usage[] =
     "        tick range and duration, checkpoints, every client with its join and leave\n"
     "        ticks, and the file's integrity (how and where reading stopped).\n"
     "dump    the re-simulated state of ticks A..B (default: the whole log) as JSON lines,\n"
-    "        the format arbiter-sim prints: {\"tick\":N,\"hash\":\"...\",\"bodies\":[...]} and the\n"
+    "        the format arbiter-sim prints: {\"tick\":N,\"hash\":\"...\",\"bodies\":[...]} and "
+    "the\n"
     "        particles, vehicles, springs and joints when there are any.\n"
     "        (\"hash\" is arb_world_hash). Starts from the nearest checkpoint at or before A.\n"
     "seek    the state at tick T as one JSON line, re-simulated from the nearest checkpoint\n"
@@ -75,11 +77,16 @@ int main(int argc, char** argv) {
   }
   rp_opts o = rp_default_opts();
   const char* cmd = argv[1];
-  if (strcmp(cmd, "verify") == 0) o.cmd = RP_CMD_VERIFY;
-  else if (strcmp(cmd, "info") == 0) o.cmd = RP_CMD_INFO;
-  else if (strcmp(cmd, "dump") == 0) o.cmd = RP_CMD_DUMP;
-  else if (strcmp(cmd, "seek") == 0) o.cmd = RP_CMD_SEEK;
-  else return bad_usage("unknown command \"%s\" (verify, info, dump or seek)", cmd);
+  if (strcmp(cmd, "verify") == 0)
+    o.cmd = RP_CMD_VERIFY;
+  else if (strcmp(cmd, "info") == 0)
+    o.cmd = RP_CMD_INFO;
+  else if (strcmp(cmd, "dump") == 0)
+    o.cmd = RP_CMD_DUMP;
+  else if (strcmp(cmd, "seek") == 0)
+    o.cmd = RP_CMD_SEEK;
+  else
+    return bad_usage("unknown command \"%s\" (verify, info, dump or seek)", cmd);
 
   const char* path = NULL;
   bool have_tick = false;
@@ -94,7 +101,8 @@ int main(int argc, char** argv) {
     } else if (strcmp(a, "--hash-only") == 0 && (o.cmd == RP_CMD_DUMP || o.cmd == RP_CMD_SEEK)) {
       o.hash_only = true;
     } else if (strcmp(a, "--max-bodies") == 0 && o.cmd == RP_CMD_VERIFY) {
-      if (tool_parse_u64(value, 0, 1000000, &v) != 0) return bad_usage("--max-bodies needs a count, got \"%s\"", value ? value : "");
+      if (tool_parse_u64(value, 0, 1000000, &v) != 0)
+        return bad_usage("--max-bodies needs a count, got \"%s\"", value ? value : "");
       o.max_bodies = (int)v;
       i++;
     } else if (strcmp(a, "--perturb-gravity") == 0 && o.cmd == RP_CMD_VERIFY) {
@@ -104,11 +112,16 @@ int main(int argc, char** argv) {
       i++;
     } else if ((strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0 || strcmp(a, "--every") == 0) &&
                o.cmd == RP_CMD_DUMP) {
-      if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick count", a);
-      if (a[2] == 'f') o.from = v;
-      else if (a[2] == 't') o.to = v;
-      else if (v == 0) return bad_usage("%s must be >= 1", a);
-      else o.every = v;
+      if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0)
+        return bad_usage("%s needs a tick count", a);
+      if (a[2] == 'f')
+        o.from = v;
+      else if (a[2] == 't')
+        o.to = v;
+      else if (v == 0)
+        return bad_usage("%s must be >= 1", a);
+      else
+        o.every = v;
       i++;
     } else if (strcmp(a, "--tick") == 0 && o.cmd == RP_CMD_SEEK) {
       if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick", a);

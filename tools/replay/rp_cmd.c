@@ -36,7 +36,8 @@ static double tick_seconds(const rp_log* log, uint64_t tick) {
 static void print_rate(FILE* out, const rp_log* log, uint64_t ticks, double secs) {
   double rate = secs > 0 ? (double)ticks / secs : 0.0;
   unsigned hz = log->start.header.tick_rate ? log->start.header.tick_rate : 1;
-  fprintf(out, "re-simulated %" PRIu64 " ticks in %.3f s: %.0f ticks/s (%.0fx real time at %u Hz)\n",
+  fprintf(out,
+          "re-simulated %" PRIu64 " ticks in %.3f s: %.0f ticks/s (%.0fx real time at %u Hz)\n",
           ticks, secs, rate, rate / hz, hz);
 }
 
@@ -52,7 +53,8 @@ static int start_sim(rp_sim* sim, const rp_log* log, uint64_t target, bool prefe
     cp = rp_log_checkpoint_at_or_before(log, log->first_tick - 1);
     if (!cp) {
       snprintf(sim->why, sizeof sim->why,
-               "the log starts at tick %" PRIu64 " with no checkpoint before it: nothing to start from",
+               "the log starts at tick %" PRIu64
+               " with no checkpoint before it: nothing to start from",
                log->first_tick);
       return ARB_E_STATE;
     }
@@ -106,20 +108,25 @@ static int load_recorded(const rp_sim* sim, const uint8_t* state, size_t len, ar
   return rc;
 }
 
-static void compare_at(rp_sim* sim, const uint8_t* state, size_t len, uint64_t tick, uint64_t diverged,
-                       const rp_opts* o, FILE* out) {
+static void compare_at(rp_sim* sim, const uint8_t* state, size_t len, uint64_t tick,
+                       uint64_t diverged, const rp_opts* o, FILE* out) {
   arb_game* rec = NULL;
   int rc = load_recorded(sim, state, len, &rec);
   if (rc != ARB_OK) {
-    fprintf(out, "  the checkpoint of tick %" PRIu64 " does not restore: %s\n", tick, arb_strerror(rc));
+    fprintf(out, "  the checkpoint of tick %" PRIu64 " does not restore: %s\n", tick,
+            arb_strerror(rc));
     return;
   }
   if (tick == diverged)
-    fprintf(out, "  at tick %" PRIu64 " (a checkpoint), which entities differ (field recorded -> re-simulated):\n", tick);
+    fprintf(out,
+            "  at tick %" PRIu64
+            " (a checkpoint), which entities differ (field recorded -> re-simulated):\n",
+            tick);
   else
     fprintf(out,
             "  at tick %" PRIu64 " (the next checkpoint, %" PRIu64
-            " ticks after the divergence; differences spread by then), which entities differ (field recorded -> re-simulated):\n",
+            " ticks after the divergence; differences spread by then), which entities differ "
+            "(field recorded -> re-simulated):\n",
             tick, tick - diverged);
   rp_diff_games(rec, sim->game, o->max_bodies, "    ", out);
   arb_game_destroy(rec);
@@ -130,7 +137,8 @@ static void compare_at(rp_sim* sim, const uint8_t* state, size_t len, uint64_t t
 static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const verify_ctx* v,
                      const rp_opts* o, FILE* out) {
   if (v->last_identical)
-    fprintf(out, "  last state identical to the recording bit for bit: tick %" PRIu64 " (checkpoint)\n",
+    fprintf(out,
+            "  last state identical to the recording bit for bit: tick %" PRIu64 " (checkpoint)\n",
             v->last_identical);
   if (log->cp_count == 0) {
     fprintf(out,
@@ -158,13 +166,16 @@ static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const ve
     }
   }
   if (cp->tick > diverged)
-    fprintf(out, "  the hashes differ on %" PRIu64 " of the %" PRIu64 " ticks %" PRIu64 "..%" PRIu64
-            " (the last at tick %" PRIu64 ")\n", differing, cp->tick - diverged + 1, diverged, cp->tick,
-            last_differing);
+    fprintf(out,
+            "  the hashes differ on %" PRIu64 " of the %" PRIu64 " ticks %" PRIu64 "..%" PRIu64
+            " (the last at tick %" PRIu64 ")\n",
+            differing, cp->tick - diverged + 1, diverged, cp->tick, last_differing);
   if (last_differing < cp->tick)
-    fprintf(out, "  the re-simulation agrees with the recording again from tick %" PRIu64
-            ": the difference lived in state that was later overwritten (a contact, a sleeping body)\n",
-            last_differing + 1);
+    fprintf(
+        out,
+        "  the re-simulation agrees with the recording again from tick %" PRIu64
+        ": the difference lived in state that was later overwritten (a contact, a sleeping body)\n",
+        last_differing + 1);
   compare_at(sim, cp->state, cp->state_len, cp->tick, diverged, o, out);
 }
 
@@ -181,7 +192,8 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
   }
   uint64_t start_tick = arb_game_get_tick(sim.game);
   if (!o->quiet && start)
-    fprintf(out, "starting from the checkpoint of tick %" PRIu64 " (the log begins there)\n", start_tick);
+    fprintf(out, "starting from the checkpoint of tick %" PRIu64 " (the log begins there)\n",
+            start_tick);
   verify_ctx v;
   memset(&v, 0, sizeof v);
   int status = RP_EXIT_OK;
@@ -194,8 +206,10 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
     tick = arb_game_get_tick(sim.game);
     if (rc == RP_STEP_STOPPED) {
       fprintf(out,
-              "DIVERGED at tick %" PRIu64 " (%.2f s): the tick hash matched but the checkpoint state "
-              "differs from the recording (recorded hash %016" PRIx64 ", re-simulated %016" PRIx64 ")\n",
+              "DIVERGED at tick %" PRIu64
+              " (%.2f s): the tick hash matched but the checkpoint state "
+              "differs from the recording (recorded hash %016" PRIx64 ", re-simulated %016" PRIx64
+              ")\n",
               tick, tick_seconds(log, tick), v.bad_cp->world_hash, arb_game_hash(sim.game));
       compare_at(&sim, v.bad_cp->state, v.bad_cp->state_len, tick, tick, o, out);
       status = RP_EXIT_DIVERGED;
@@ -210,7 +224,8 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
     uint64_t h = arb_game_hash(sim.game);
     if (rc == RP_STEP_JOIN_MISMATCH || h != sim.recorded_hash) {
       fprintf(out,
-              "DIVERGED at tick %" PRIu64 " (%.2f s): expected hash %016" PRIx64 ", actual %016" PRIx64 "\n",
+              "DIVERGED at tick %" PRIu64 " (%.2f s): expected hash %016" PRIx64
+              ", actual %016" PRIx64 "\n",
               tick, tick_seconds(log, tick), sim.recorded_hash, h);
       if (rc == RP_STEP_JOIN_MISMATCH) fprintf(out, "  %s\n", sim.why);
       localise(&sim, log, tick, &v, o, out);
@@ -224,10 +239,11 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
     fprintf(out,
             "OK: %" PRIu64 " ticks verified (%" PRIu64 "..%" PRIu64 "), %" PRIu64
             " checkpoints identical bit for bit; final tick %" PRIu64 " hash %016" PRIx64 "\n",
-            checked, checked ? start_tick + 1 : start_tick, last, v.cps_matched, last, arb_game_hash(sim.game));
+            checked, checked ? start_tick + 1 : start_tick, last, v.cps_matched, last,
+            arb_game_hash(sim.game));
     if (!rp_log_is_clean(log))
-      fprintf(out, "the log ends early, verified its readable prefix up to tick %" PRIu64 ": %s\n", last,
-              log->stop_text);
+      fprintf(out, "the log ends early, verified its readable prefix up to tick %" PRIu64 ": %s\n",
+              last, log->stop_text);
   }
   // Every tick simulated, the ones after a divergence (localising it) included.
   if (status != RP_EXIT_UNREADABLE && !o->quiet)
@@ -240,10 +256,14 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
 
 static const char* avatar_kind_name(unsigned k) {
   switch (k) {
-    case 0: return "scene default";
-    case 1: return "force";
-    case 2: return "vehicle";
-    default: return "unknown";
+    case 0:
+      return "scene default";
+    case 1:
+      return "force";
+    case 2:
+      return "vehicle";
+    default:
+      return "unknown";
   }
 }
 
@@ -270,45 +290,57 @@ static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
   int src = arb_scene_load_string(h->scene_text, h->scene_len, "recorded scene", &scene, &serr);
   if (src == ARB_OK) {
     bool hash_ok = arb_scene_get_hash(scene) == h->scene_hash;
-    fprintf(out, "scene:       \"%s\", %zu bytes, hash %016" PRIx64 " (%s)\n", arb_scene_get_name(scene),
-            h->scene_len, h->scene_hash, hash_ok ? "matches the text" : "DOES NOT match the text");
+    fprintf(out, "scene:       \"%s\", %zu bytes, hash %016" PRIx64 " (%s)\n",
+            arb_scene_get_name(scene), h->scene_len, h->scene_hash,
+            hash_ok ? "matches the text" : "DOES NOT match the text");
     if (!hash_ok) src = ARB_E_CORRUPT;
   } else {
     char msg[320];
     arb_scene_error_format(&serr, msg, sizeof msg);
-    fprintf(out, "scene:       %zu bytes, hash %016" PRIx64 ", DOES NOT LOAD: %s\n", h->scene_len, h->scene_hash, msg);
+    fprintf(out, "scene:       %zu bytes, hash %016" PRIx64 ", DOES NOT LOAD: %s\n", h->scene_len,
+            h->scene_hash, msg);
   }
   fprintf(out, "tick rate:   %u Hz", h->tick_rate);
   if (scene && arb_scene_get_tick_rate(scene) != h->tick_rate)
-    fprintf(out, " (the scene file says %d Hz: the server overrode it with --tick-rate)", arb_scene_get_tick_rate(scene));
+    fprintf(out, " (the scene file says %d Hz: the server overrode it with --tick-rate)",
+            arb_scene_get_tick_rate(scene));
   fprintf(out, "\nseed:        %" PRIu64 "\nstarted:     ", h->seed);
   print_utc(out, h->start_time_ms);
   fputc('\n', out);
   if (log->tick_count) {
-    fprintf(out, "ticks:       %" PRIu64 "..%" PRIu64 " (%" PRIu64 " tick records), %.2f s of game time\n",
+    fprintf(out,
+            "ticks:       %" PRIu64 "..%" PRIu64 " (%" PRIu64
+            " tick records), %.2f s of game time\n",
             log->first_tick, log->last_tick, log->tick_count, tick_seconds(log, log->tick_count));
-    fprintf(out, "recorded:    final tick %" PRIu64 " hash %016" PRIx64 " (as the server computed it)\n",
+    fprintf(out,
+            "recorded:    final tick %" PRIu64 " hash %016" PRIx64 " (as the server computed it)\n",
             log->last_tick, log->last_hash);
   } else
     fprintf(out, "ticks:       none\n");
   fprintf(out, "checkpoints: %d", log->cp_count);
-  for (int i = 0; i < log->cp_count && i < 12; i++) fprintf(out, "%s%" PRIu64, i ? ", " : " at ticks ", log->cps[i].tick);
+  for (int i = 0; i < log->cp_count && i < 12; i++)
+    fprintf(out, "%s%" PRIu64, i ? ", " : " at ticks ", log->cps[i].tick);
   if (log->cp_count > 12) fprintf(out, ", ... %" PRIu64, log->cps[log->cp_count - 1].tick);
-  if (log->cp_count) fprintf(out, " (%zu bytes of state each, the last)", log->cps[log->cp_count - 1].state_len);
+  if (log->cp_count)
+    fprintf(out, " (%zu bytes of state each, the last)", log->cps[log->cp_count - 1].state_len);
   fprintf(out, "\nclients:     %d\n", log->client_count);
   for (int i = 0; i < log->client_count; i++) {
     const rp_client* c = &log->clients[i];
-    fprintf(out, "  client %u \"%s\", %s avatar, entity %u: joined tick %" PRIu64 " (%.2f s)", c->client_id,
-            c->name, avatar_kind_name(c->avatar_kind), c->entity_id, c->join_tick, tick_seconds(log, c->join_tick));
+    fprintf(out, "  client %u \"%s\", %s avatar, entity %u: joined tick %" PRIu64 " (%.2f s)",
+            c->client_id, c->name, avatar_kind_name(c->avatar_kind), c->entity_id, c->join_tick,
+            tick_seconds(log, c->join_tick));
     if (c->leave_tick)
-      fprintf(out, ", left tick %" PRIu64 " (%.2f s)\n", c->leave_tick, tick_seconds(log, c->leave_tick));
+      fprintf(out, ", left tick %" PRIu64 " (%.2f s)\n", c->leave_tick,
+              tick_seconds(log, c->leave_tick));
     else
       fprintf(out, ", still there at the end\n");
   }
   fprintf(out, "integrity:   ");
   if (rp_log_is_clean(log)) {
-    fprintf(out, "clean: every record's checksum verified; end record (last tick %" PRIu64 ", %" PRIu64
-            " tick records, ended ", log->end.last_tick, log->end.tick_count);
+    fprintf(out,
+            "clean: every record's checksum verified; end record (last tick %" PRIu64 ", %" PRIu64
+            " tick records, ended ",
+            log->end.last_tick, log->end.tick_count);
     print_utc(out, log->end.end_time_ms);
     fprintf(out, ")\n");
   } else {
@@ -324,15 +356,20 @@ static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
 
 // ---- dump and seek ------------------------------------------------------------------------
 
-static void write_to(const char* data, size_t len, void* user) { fwrite(data, 1, len, (FILE*)user); }
+static void write_to(const char* data, size_t len, void* user) {
+  fwrite(data, 1, len, (FILE*)user);
+}
 
 static int cmd_dump(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
   uint64_t from = o->cmd == RP_CMD_SEEK ? o->tick : o->from;
   uint64_t to = o->cmd == RP_CMD_SEEK ? o->tick : (o->to == UINT64_MAX ? log->last_tick : o->to);
   uint64_t lowest = log->first_tick ? log->first_tick - 1 : 0;
-  if (log->first_tick > 1 && !rp_log_checkpoint_at_or_before(log, log->first_tick - 1)) lowest = log->first_tick;
+  if (log->first_tick > 1 && !rp_log_checkpoint_at_or_before(log, log->first_tick - 1))
+    lowest = log->first_tick;
   if (from > to || to > log->last_tick || from < lowest) {
-    fprintf(err, "arbiter-replay: %s: tick range %" PRIu64 "..%" PRIu64 " is outside the log (%" PRIu64 "..%" PRIu64 ")\n",
+    fprintf(err,
+            "arbiter-replay: %s: tick range %" PRIu64 "..%" PRIu64 " is outside the log (%" PRIu64
+            "..%" PRIu64 ")\n",
             o->name, from, to, lowest, log->last_tick);
     return RP_EXIT_UNREADABLE;
   }
@@ -361,17 +398,22 @@ static int cmd_dump(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
       break;
     }
     stepped++;
-    if (!mismatch && (rc == RP_STEP_JOIN_MISMATCH || arb_game_hash(sim.game) != sim.recorded_hash)) {
+    if (!mismatch &&
+        (rc == RP_STEP_JOIN_MISMATCH || arb_game_hash(sim.game) != sim.recorded_hash)) {
       mismatch = arb_game_get_tick(sim.game);
       sim.strict = false;
-      fprintf(err, "arbiter-replay: %s: WARNING: the re-simulation diverges from the recording at tick %" PRIu64
-              " (run verify); the states printed from there on are this build's\n", o->name, mismatch);
+      fprintf(err,
+              "arbiter-replay: %s: WARNING: the re-simulation diverges from the recording at tick "
+              "%" PRIu64 " (run verify); the states printed from there on are this build's\n",
+              o->name, mismatch);
       status = RP_EXIT_DIVERGED;
     }
   }
   fflush(out);
-  if (cp) fprintf(err, "started from the checkpoint of tick %" PRIu64 "; ", start);
-  else fprintf(err, "started from tick %" PRIu64 "; ", start);
+  if (cp)
+    fprintf(err, "started from the checkpoint of tick %" PRIu64 "; ", start);
+  else
+    fprintf(err, "started from tick %" PRIu64 "; ", start);
   print_rate(err, log, stepped, now_s() - t0);
   rp_sim_deinit(&sim);
   return status;
@@ -392,7 +434,9 @@ int rp_run(const rp_opts* o, uint8_t* data, size_t len, FILE* out, FILE* err) {
   if (o->cmd == RP_CMD_INFO) {
     status = cmd_info(&log, o, out, err);
     if (status == RP_EXIT_OK && !rp_log_is_clean(&log) && !o->allow_truncated) {
-      fprintf(err, "arbiter-replay: %s: the log does not end cleanly (see integrity; --allow-truncated accepts it)\n",
+      fprintf(err,
+              "arbiter-replay: %s: the log does not end cleanly (see integrity; --allow-truncated "
+              "accepts it)\n",
               o->name);
       status = RP_EXIT_UNREADABLE;
     }

@@ -16,15 +16,15 @@ typedef enum rp_command { RP_CMD_VERIFY = 1, RP_CMD_INFO, RP_CMD_DUMP, RP_CMD_SE
 
 typedef struct rp_opts {
   rp_command cmd;
-  const char* name;       ///< the file name, for messages
-  bool allow_truncated;   ///< use the readable prefix of a log that stops early
-  bool quiet;             ///< verify: only the result line(s)
-  uint64_t from, to;      ///< dump: tick range (to = UINT64_MAX: the last tick)
-  uint64_t every;         ///< dump: print every K-th tick of the range (>= 1)
-  bool hash_only;         ///< dump/seek: {"tick","hash"} only
-  uint64_t tick;          ///< seek: target tick
-  int64_t perturb_tick;   ///< self-test: change gravity before this tick's step; -1 = off
-  int max_bodies;         ///< verify: differing entities listed at most
+  const char* name;      ///< the file name, for messages
+  bool allow_truncated;  ///< use the readable prefix of a log that stops early
+  bool quiet;            ///< verify: only the result line(s)
+  uint64_t from, to;     ///< dump: tick range (to = UINT64_MAX: the last tick)
+  uint64_t every;        ///< dump: print every K-th tick of the range (>= 1)
+  bool hash_only;        ///< dump/seek: {"tick","hash"} only
+  uint64_t tick;         ///< seek: target tick
+  int64_t perturb_tick;  ///< self-test: change gravity before this tick's step; -1 = off
+  int max_bodies;        ///< verify: differing entities listed at most
 } rp_opts;
 
 rp_opts rp_default_opts(void);

@@ -86,8 +86,10 @@ static int scan(rp_log* log, char* err, size_t cap) {
   log->end_state = r;
   log->last_tick = r.last_tick;
   log->tick_count = r.tick_count;
-  if (r.stop == ARB_REPLAY_STOP_CLEAN) snprintf(log->stop_text, sizeof log->stop_text, "clean");
-  else arb_replay_reader_describe(&r, log->stop_text, sizeof log->stop_text);
+  if (r.stop == ARB_REPLAY_STOP_CLEAN)
+    snprintf(log->stop_text, sizeof log->stop_text, "clean");
+  else
+    arb_replay_reader_describe(&r, log->stop_text, sizeof log->stop_text);
   return rc;
 }
 
@@ -113,7 +115,9 @@ void rp_log_close(rp_log* log) {
   memset(log, 0, sizeof *log);
 }
 
-bool rp_log_is_clean(const rp_log* log) { return log->end_state.stop == ARB_REPLAY_STOP_CLEAN; }
+bool rp_log_is_clean(const rp_log* log) {
+  return log->end_state.stop == ARB_REPLAY_STOP_CLEAN;
+}
 
 const rp_checkpoint* rp_log_checkpoint_at_or_before(const rp_log* log, uint64_t tick) {
   const rp_checkpoint* best = NULL;

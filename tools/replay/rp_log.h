@@ -15,8 +15,8 @@
 
 typedef struct rp_checkpoint {
   uint64_t tick;
-  uint64_t world_hash;       ///< recorded arb_game_hash at that tick
-  const uint8_t* state;      ///< arb_game_save blob, a view into the log buffer
+  uint64_t world_hash;   ///< recorded arb_game_hash at that tick
+  const uint8_t* state;  ///< arb_game_save blob, a view into the log buffer
   size_t state_len;
   arb_replay_reader reader;  ///< positioned right after this checkpoint record
 } rp_checkpoint;

@@ -28,8 +28,8 @@ int rp_sim_init(rp_sim* sim, const rp_log* log) {
   // The server may run a scene at another rate (--tick-rate): the header has the one used.
   rc = arb_scene_set_tick_rate(sim->scene, h->tick_rate);
   if (rc != ARB_OK) {
-    snprintf(sim->why, sizeof sim->why, "the header's tick rate %u Hz can not be applied: %s", h->tick_rate,
-             arb_strerror(rc));
+    snprintf(sim->why, sizeof sim->why, "the header's tick rate %u Hz can not be applied: %s",
+             h->tick_rate, arb_strerror(rc));
     return rc;
   }
   rc = arb_game_create(sim->scene, h->seed, &sim->game);
@@ -84,7 +84,8 @@ static int apply(rp_sim* sim, const arb_replay_tick* t) {
   arb_game_apply_tick(sim->game, &sim->inputs->inputs);
   sim->recorded_hash = t->world_hash;
   char why[200];
-  if (!sim->strict || arb_replay_inputs_check_joins(t, sim->inputs, why, sizeof why) == ARB_OK) return RP_STEP_OK;
+  if (!sim->strict || arb_replay_inputs_check_joins(t, sim->inputs, why, sizeof why) == ARB_OK)
+    return RP_STEP_OK;
   snprintf(sim->why, sizeof sim->why, "tick %llu: %s", (unsigned long long)t->tick, why);
   return RP_STEP_JOIN_MISMATCH;
 }
@@ -224,13 +225,15 @@ int rp_diff_games(const arb_game* a, const arb_game* b, int limit, const char* i
     // Entities are in id order on both sides: walk them like a merge.
     if (k >= nb || (i < na && ea[i].id < eb[k].id)) {
       if (differing++ < limit)
-        fprintf(out, "%sentity %u \"%s\": only in the recording\n", indent, ea[i].id, entity_name(a, &ea[i]));
+        fprintf(out, "%sentity %u \"%s\": only in the recording\n", indent, ea[i].id,
+                entity_name(a, &ea[i]));
       i++;
       continue;
     }
     if (i >= na || eb[k].id < ea[i].id) {
       if (differing++ < limit)
-        fprintf(out, "%sentity %u \"%s\": only in the re-simulation\n", indent, eb[k].id, entity_name(b, &eb[k]));
+        fprintf(out, "%sentity %u \"%s\": only in the re-simulation\n", indent, eb[k].id,
+                entity_name(b, &eb[k]));
       k++;
       continue;
     }
@@ -249,14 +252,17 @@ int rp_diff_games(const arb_game* a, const arb_game* b, int limit, const char* i
       }
       long long u = ulps(fa.v[f], fb.v[f]);
       fprintf(out, " %s %.9g -> %.9g", field_names[f], (double)fa.v[f], (double)fb.v[f]);
-      if (u >= 0) fprintf(out, " (%lld ulp)", u);
-      else fprintf(out, " (0x%08x -> 0x%08x)", bits_of(fa.v[f]), bits_of(fb.v[f]));
+      if (u >= 0)
+        fprintf(out, " (%lld ulp)", u);
+      else
+        fprintf(out, " (0x%08x -> 0x%08x)", bits_of(fa.v[f]), bits_of(fb.v[f]));
     }
     if (head && differing <= limit) fputc('\n', out);
     i++;
     k++;
   }
-  if (differing > limit) fprintf(out, "%s... and %d more entities differ\n", indent, differing - limit);
+  if (differing > limit)
+    fprintf(out, "%s... and %d more entities differ\n", indent, differing - limit);
   if (differing == 0) diff_state_bytes(a, b, indent, out);
   free(ea);
   free(eb);

@@ -22,12 +22,12 @@ typedef struct rp_sim {
   const rp_log* log;
   arb_scene* scene;
   arb_game* game;
-  arb_replay_reader reader;  ///< the next record to apply
-  arb_replay_tick* rec;      ///< decode space for one tick record (large)
-  arb_replay_inputs* inputs; ///< the record as the game applies it (large)
-  uint64_t recorded_hash;    ///< world_hash of the last applied tick record
-  bool strict;               ///< joins must give the recorded entity ids (off after a divergence)
-  char why[400];             ///< the reason of the last failure
+  arb_replay_reader reader;   ///< the next record to apply
+  arb_replay_tick* rec;       ///< decode space for one tick record (large)
+  arb_replay_inputs* inputs;  ///< the record as the game applies it (large)
+  uint64_t recorded_hash;     ///< world_hash of the last applied tick record
+  bool strict;                ///< joins must give the recorded entity ids (off after a divergence)
+  char why[400];              ///< the reason of the last failure
 } rp_sim;
 
 /// Load the log's scene (checking its recorded hash) and create the game at tick 0.

@@ -60,22 +60,22 @@ typedef void arb_client_log_fn(void* user, arb_client_log_level level, const cha
 #define ARB_CLIENT_MAX_TOKEN_TEXT 256
 
 typedef struct arb_client_config {
-  const char* host;          ///< server address or name (IPv4); default "127.0.0.1"; copied
-  uint16_t port;             ///< UDP port; default 7777
-  const char* name;          ///< player name shown to others; default "player"; copied
-  const char* token;         ///< connect token text from the game's backend (arbiter-token mint,
-                             ///< at most ARB_CLIENT_MAX_TOKEN_TEXT bytes), NULL = none; copied
-  arb_avatar_kind avatar;    ///< requested avatar kind; default ARB_AVATAR_DEFAULT
-  bool spectate;             ///< watch without an avatar: the whole world, no commands sent
-                             ///< (`avatar` and prediction unused); default false
+  const char* host;        ///< server address or name (IPv4); default "127.0.0.1"; copied
+  uint16_t port;           ///< UDP port; default 7777
+  const char* name;        ///< player name shown to others; default "player"; copied
+  const char* token;       ///< connect token text from the game's backend (arbiter-token mint,
+                           ///< at most ARB_CLIENT_MAX_TOKEN_TEXT bytes), NULL = none; copied
+  arb_avatar_kind avatar;  ///< requested avatar kind; default ARB_AVATAR_DEFAULT
+  bool spectate;           ///< watch without an avatar: the whole world, no commands sent
+                           ///< (`avatar` and prediction unused); default false
 
   // Interpolation (seconds). The delay starts at 2 snapshot intervals and adapts to the
   // observed snapshot interval and arrival jitter within [min, max].
-  float interp_delay_min;       ///< default 0.010
-  float interp_delay_max;       ///< default 0.500
-  float extrapolation_limit;    ///< at most this long past the newest snapshot; default 0.25
-  float blend_time;             ///< a correction after a gap fades out over this; default 0.2
-  float teleport_distance;      ///< meters; larger corrections snap; default 2
+  float interp_delay_min;     ///< default 0.010
+  float interp_delay_max;     ///< default 0.500
+  float extrapolation_limit;  ///< at most this long past the newest snapshot; default 0.25
+  float blend_time;           ///< a correction after a gap fades out over this; default 0.2
+  float teleport_distance;    ///< meters; larger corrections snap; default 2
   /// Keep each entity's recent states for arb_client_sample; default true. false: a
   /// headless client (a bot, a recorder) that only decodes, acknowledges and reads the
   /// newest snapshot (arb_client_get_latest, ARB_CLIENT_AT_LATEST) skips the per-entity
@@ -90,12 +90,12 @@ typedef struct arb_client_config {
   float input_margin;           ///< s, lead over rtt/2 + 2 rtt variance for commands; default 0.005
 
   // Connection.
-  float connect_timeout;        ///< seconds to get welcomed; default 5
-  float timeout;                ///< seconds of silence before the link counts as lost; default 3
-  bool auto_reconnect;          ///< reconnect after a lost link (never after a reject); default true
-  float reconnect_delay_min;    ///< first backoff delay, doubling each attempt; default 0.25
-  float reconnect_delay_max;    ///< backoff cap; default 4
-  int input_redundancy;         ///< inputs repeated per packet, 1..8; default 8
+  float connect_timeout;      ///< seconds to get welcomed; default 5
+  float timeout;              ///< seconds of silence before the link counts as lost; default 3
+  bool auto_reconnect;        ///< reconnect after a lost link (never after a reject); default true
+  float reconnect_delay_min;  ///< first backoff delay, doubling each attempt; default 0.25
+  float reconnect_delay_max;  ///< backoff cap; default 4
+  int input_redundancy;       ///< inputs repeated per packet, 1..8; default 8
   /// Input packets per second at most, 0..10000; 0 = one per server tick (default). Below
   /// the tick rate a packet goes every k = ceil(tick_rate / input_rate) ticks (at most 8)
   /// with the k commands made since the last one, each still applied at its own tick:
@@ -103,14 +103,14 @@ typedef struct arb_client_config {
   /// made k - 1 ticks further ahead (the lead grows by that much). Snapshot acks then ride
   /// the batches too (by default each completed snapshot is acknowledged at once).
   int input_rate;
-  int max_kbps;                 ///< snapshot kbit/s to ask the server for at most; 0 = its default (default)
+  int max_kbps;  ///< snapshot kbit/s to ask the server for at most; 0 = its default (default)
 
-  int max_entities;             ///< safety limit on tracked entities; default 16384
+  int max_entities;  ///< safety limit on tracked entities; default 16384
 
   arb_client_alloc_fn* alloc;
   arb_client_free_fn* free;
   void* alloc_user;
-  arb_client_log_fn* log;       ///< NULL = silent
+  arb_client_log_fn* log;  ///< NULL = silent
   void* log_user;
   arb_client_log_level log_level;  ///< lines below this level are not formatted; default INFO
 
@@ -152,11 +152,11 @@ ARB_API int arb_client_get_fd(const arb_client* client);
 
 /// What the server said in its welcome (valid while connected; zeroed otherwise).
 typedef struct arb_client_session {
-  uint32_t client_id;         ///< our client id on the server
-  uint32_t avatar_entity;     ///< our avatar's entity id (0 = none)
-  int tick_rate;              ///< server ticks per second
-  int snapshot_rate;          ///< snapshots per second
-  uint64_t welcome_tick;      ///< server tick when the welcome was sent
+  uint32_t client_id;      ///< our client id on the server
+  uint32_t avatar_entity;  ///< our avatar's entity id (0 = none)
+  int tick_rate;           ///< server ticks per second
+  int snapshot_rate;       ///< snapshots per second
+  uint64_t welcome_tick;   ///< server tick when the welcome was sent
   char scene_name[64];
   uint64_t scene_hash;
 } arb_client_session;
@@ -167,15 +167,19 @@ ARB_API const arb_client_session* arb_client_get_session(const arb_client* clien
 
 typedef enum arb_client_event_type {
   ARB_CLIENT_EVENT_NONE = 0,
-  ARB_CLIENT_EVENT_CONNECTED,       ///< welcomed (client_id = ours, entity_id = our avatar, text = scene)
+  ARB_CLIENT_EVENT_CONNECTED,       ///< welcomed (client_id = ours, entity_id = our avatar, text =
+                                    ///< scene)
   ARB_CLIENT_EVENT_REJECTED,        ///< code = server reject code, text = server's reason
-  ARB_CLIENT_EVENT_DISCONNECTED,    ///< text = reason (server's, ours, or a timeout); see will_reconnect
-  ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available); client_id = owner
+  ARB_CLIENT_EVENT_DISCONNECTED,    ///< text = reason (server's, ours, or a timeout); see
+                                    ///< will_reconnect
+  ARB_CLIENT_EVENT_ENTITY_ENTERED,  ///< entity_id is now known (description available); client_id =
+                                    ///< owner
   ARB_CLIENT_EVENT_ENTITY_LEFT,     ///< entity_id is gone
   ARB_CLIENT_EVENT_NOTICE,          ///< text = server notice
   ARB_CLIENT_EVENT_PLAYER_JOINED,   ///< client_id, entity_id (their avatar), text = name
   ARB_CLIENT_EVENT_PLAYER_LEFT,     ///< client_id, text = name or reason
-  ARB_CLIENT_EVENT_HIT,             ///< a shot hit (to the shooter and the one hit): client_id = shooter, entity_id = avatar hit
+  ARB_CLIENT_EVENT_HIT,  ///< a shot hit (to the shooter and the one hit): client_id = shooter,
+                         ///< entity_id = avatar hit
 } arb_client_event_type;
 
 typedef struct arb_client_event {
@@ -220,18 +224,19 @@ typedef arb_shape_geometry arb_client_shape;
 
 /// Everything needed to draw an entity (from its "entered" record).
 typedef struct arb_client_entity_desc {
-  uint32_t id;            ///< entity id, > 0
-  int body_type;          ///< arb_body_type of the body (dynamic, static, kinematic)
-  uint32_t owner;         ///< client id of the avatar's player, 0 = world
-  int avatar_kind;        ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
+  uint32_t id;             ///< entity id, > 0
+  int body_type;           ///< arb_body_type of the body (dynamic, static, kinematic)
+  uint32_t owner;          ///< client id of the avatar's player, 0 = world
+  int avatar_kind;         ///< arb_avatar_kind of a player's avatar; 0 = not an avatar
   arb_client_shape shape;  ///< the first shape
-  int shape_count;        ///< 1..8: a compound body has several (arb_client_get_entity_shape)
+  int shape_count;         ///< 1..8: a compound body has several (arb_client_get_entity_shape)
 } arb_client_entity_desc;
 
 /// Known entities' descriptions, in id order. Writes up to cap, returns the total count.
 ARB_API int arb_client_get_entities(const arb_client* client, arb_client_entity_desc* out, int cap);
 /// ARB_E_NOT_FOUND if the entity is not known.
-ARB_API int arb_client_get_entity(const arb_client* client, uint32_t entity_id, arb_client_entity_desc* out);
+ARB_API int arb_client_get_entity(const arb_client* client, uint32_t entity_id,
+                                  arb_client_entity_desc* out);
 
 /// Shape i (0..shape_count-1) of a known entity, in its body frame. ARB_E_NOT_FOUND for an
 /// unknown entity or shape. A chain arrives only as static geometry (drawn unknown here).
@@ -240,15 +245,16 @@ ARB_API int arb_client_get_entity_shape(const arb_client* client, uint32_t entit
 
 /// Static geometry sent in the welcome (the level), placed in the world.
 typedef struct arb_client_static_body {
-  arb_vec2 position;  ///< meters
-  float angle;        ///< radians
-  arb_client_shape shape;  ///< a chain arrives in pieces of up to 8 points, one body each
+  arb_vec2 position;         ///< meters
+  float angle;               ///< radians
+  arb_client_shape shape;    ///< a chain arrives in pieces of up to 8 points, one body each
   arb_vec2 chain_points[8];  ///< a chain piece's points (shape.chain.points points here)
 } arb_client_static_body;
 
 /// The welcome's static geometry; *count receives the number of bodies. Valid until the
 /// next welcome (reconnect) or destroy. NULL with *count = 0 before the first welcome.
-ARB_API const arb_client_static_body* arb_client_get_static_geometry(const arb_client* client, int* count);
+ARB_API const arb_client_static_body* arb_client_get_static_geometry(const arb_client* client,
+                                                                     int* count);
 
 #define ARB_CLIENT_SAMPLE_INTERPOLATED 0u  ///< between two snapshots
 #define ARB_CLIENT_SAMPLE_EXTRAPOLATED 1u  ///< past the newest snapshot (<= extrapolation_limit)
@@ -259,17 +265,17 @@ ARB_API const arb_client_static_body* arb_client_get_static_geometry(const arb_c
 /// One entity's state at the sampled time.
 typedef struct arb_client_entity_state {
   uint32_t id;
-  uint32_t owner;            ///< as in the description
-  arb_vec2 position;         ///< meters
-  float angle;               ///< radians, (-pi, pi]
-  arb_rot rotation;          ///< same as angle
+  uint32_t owner;     ///< as in the description
+  arb_vec2 position;  ///< meters
+  float angle;        ///< radians, (-pi, pi]
+  arb_rot rotation;   ///< same as angle
   /// m/s of the motion as sampled: the chord between the two bracketing snapshots, the
   /// newest snapshot's velocity while extrapolating, 0 while held, plus the rate of a
   /// fading correction. (The server's own velocity is in the snapshots: the chord is
   /// what makes position(t + dt) ~= position(t) + velocity * dt hold for drawing.)
   arb_vec2 linear_velocity;
-  float angular_velocity;    ///< rad/s, same rules
-  uint32_t flags;            ///< ARB_CLIENT_SAMPLE_*
+  float angular_velocity;  ///< rad/s, same rules
+  uint32_t flags;          ///< ARB_CLIENT_SAMPLE_*
 } arb_client_entity_state;
 
 /// Every known entity's position and rotation interpolated at (estimated server time at
@@ -277,7 +283,8 @@ typedef struct arb_client_entity_state {
 /// the predicted one instead (flag PREDICTED): ahead of the server by the input lead. Writes up to
 /// max, returns the total number of entities (may exceed max). render_time must not go backwards
 /// between calls (an earlier time is treated as the previous one). 0 before the first snapshot.
-ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client_entity_state* out, int max);
+ARB_API int arb_client_sample(arb_client* client, double render_time, arb_client_entity_state* out,
+                              int max);
 /// The raw states of the newest complete snapshot (dequantized, not interpolated; flags
 /// 0, velocities as the server sent them), in id order: for debug views that draw the
 /// latest authoritative state next to the interpolated one ("ghosts"). Writes up to max,
@@ -332,8 +339,8 @@ typedef enum arb_client_link_kind {
 typedef struct arb_client_link {
   uint32_t id;
   arb_client_link_kind kind;
-  int joint_type;               ///< ARB_CLIENT_LINK_JOINT: the arb_joint_type (arbiter/joint.h)
-  uint32_t a, b;                ///< the entities joined; 0 = the world (a static body or a fixed point)
+  int joint_type;  ///< ARB_CLIENT_LINK_JOINT: the arb_joint_type (arbiter/joint.h)
+  uint32_t a, b;   ///< the entities joined; 0 = the world (a static body or a fixed point)
   arb_vec2 anchor_a, anchor_b;  ///< meters, the two ends in world coordinates
 } arb_client_link;
 
@@ -352,41 +359,42 @@ typedef struct arb_client_wheel {
 
 ARB_API int arb_client_get_particles(const arb_client* client, arb_client_when when,
                                      arb_client_particle* out, int max);
-ARB_API int arb_client_get_links(const arb_client* client, arb_client_when when, arb_client_link* out,
-                                 int max);
-ARB_API int arb_client_get_wheels(const arb_client* client, arb_client_when when, arb_client_wheel* out,
-                                  int max);
+ARB_API int arb_client_get_links(const arb_client* client, arb_client_when when,
+                                 arb_client_link* out, int max);
+ARB_API int arb_client_get_wheels(const arb_client* client, arb_client_when when,
+                                  arb_client_wheel* out, int max);
 
 // ---- statistics ------------------------------------------------------------------------
 
 typedef struct arb_client_stats {
-  float rtt;                    ///< seconds, smoothed round-trip time (ping/pong, PROTOCOL.md
-                                ///< §4.7; ENet's estimate until the first pong)
-  float rtt_variance;           ///< seconds
-  float packet_loss;            ///< [0,1] fraction of snapshots that never arrived (recent)
-  float snapshots_per_second;   ///< complete snapshots received, last second
-  float bytes_in_per_second;    ///< UDP payload + ENet headers, last second
+  float rtt;                   ///< seconds, smoothed round-trip time (ping/pong, PROTOCOL.md
+                               ///< §4.7; ENet's estimate until the first pong)
+  float rtt_variance;          ///< seconds
+  float packet_loss;           ///< [0,1] fraction of snapshots that never arrived (recent)
+  float snapshots_per_second;  ///< complete snapshots received, last second
+  float bytes_in_per_second;   ///< UDP payload + ENet headers, last second
   float bytes_out_per_second;
-  float interp_delay;           ///< seconds, current interpolation delay
-  float interp_delay_target;    ///< seconds, what the delay is converging to
-  float snapshot_interval;      ///< seconds, smoothed interval between received snapshots
-  float jitter;                 ///< seconds, smoothed arrival jitter
-  int buffer_depth;             ///< snapshots newer than the sampled time
-  float extrapolation_time;     ///< seconds past the newest snapshot at the last sample (0 = interpolating)
-  uint64_t bytes_in, bytes_out;       ///< totals since create
-  uint64_t packets_in, packets_out;   ///< totals since create
-  uint64_t snapshots_received;  ///< complete snapshots accepted
-  uint64_t snapshot_parts;      ///< snapshot packets accepted
-  uint64_t snapshots_duplicate; ///< parts for a snapshot already complete
-  uint64_t snapshots_late;      ///< older than the newest complete one (still used for interpolation)
-  uint64_t snapshots_lost;      ///< expected snapshots never completed
-  uint64_t baseline_missing;    ///< deltas against a baseline we no longer have
-  uint64_t decode_errors;       ///< packets that failed to decode (all kinds)
-  uint64_t inputs_sent;         ///< input packets
-  uint64_t events_dropped;      ///< event queue overflows
-  uint32_t connects;            ///< times welcomed
-  uint32_t reconnects;          ///< reconnect attempts after a lost link
-  int entity_count;             ///< known entities
+  float interp_delay;                ///< seconds, current interpolation delay
+  float interp_delay_target;         ///< seconds, what the delay is converging to
+  float snapshot_interval;           ///< seconds, smoothed interval between received snapshots
+  float jitter;                      ///< seconds, smoothed arrival jitter
+  int buffer_depth;                  ///< snapshots newer than the sampled time
+  float extrapolation_time;          ///< seconds past the newest snapshot at the last sample (0 =
+                                     ///< interpolating)
+  uint64_t bytes_in, bytes_out;      ///< totals since create
+  uint64_t packets_in, packets_out;  ///< totals since create
+  uint64_t snapshots_received;       ///< complete snapshots accepted
+  uint64_t snapshot_parts;           ///< snapshot packets accepted
+  uint64_t snapshots_duplicate;      ///< parts for a snapshot already complete
+  uint64_t snapshots_late;    ///< older than the newest complete one (still used for interpolation)
+  uint64_t snapshots_lost;    ///< expected snapshots never completed
+  uint64_t baseline_missing;  ///< deltas against a baseline we no longer have
+  uint64_t decode_errors;     ///< packets that failed to decode (all kinds)
+  uint64_t inputs_sent;       ///< input packets
+  uint64_t events_dropped;    ///< event queue overflows
+  uint32_t connects;          ///< times welcomed
+  uint32_t reconnects;        ///< reconnect attempts after a lost link
+  int entity_count;           ///< known entities
   // prediction (docs/CLIENT.md, "Prediction")
   bool predicting;          ///< the own avatar is predicted now
   float input_lead;         ///< s, how far ahead of the estimated server time commands are made

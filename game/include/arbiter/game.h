@@ -24,7 +24,8 @@ typedef struct arb_entity {
   uint32_t id;  ///< entity id, > 0, assigned in creation order
   arb_body_id body;
   uint32_t owner;  ///< client id of the avatar's player, 0 = world
-  arb_avatar_kind kind;  ///< ARB_AVATAR_FORCE or _VEHICLE for avatars (never DEFAULT); DEFAULT for world bodies
+  arb_avatar_kind
+      kind;  ///< ARB_AVATAR_FORCE or _VEHICLE for avatars (never DEFAULT); DEFAULT for world bodies
 } arb_entity;
 
 /// The game owns its world. The scene must outlive the game.

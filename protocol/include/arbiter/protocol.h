@@ -30,7 +30,7 @@ ARB_C_BEGIN
 /// Unsequenced = ENET_PACKET_FLAG_UNSEQUENCED: ENet's plain unreliable delivery drops a
 /// packet older than one already received on the channel, which would lose parts of a
 /// split snapshot that arrive out of order; ticks and sequence numbers order things instead.
-#define ARB_PROTO_CHANNEL_CONTROL 0  ///< reliable: hello, welcome, reject, event, scene, view
+#define ARB_PROTO_CHANNEL_CONTROL 0   ///< reliable: hello, welcome, reject, event, scene, view
 #define ARB_PROTO_CHANNEL_INPUT 1     ///< unsequenced: input, ping (client), pong (server)
 #define ARB_PROTO_CHANNEL_SNAPSHOT 2  ///< unsequenced: snapshot
 #define ARB_PROTO_CHANNEL_COUNT 3
@@ -38,28 +38,30 @@ ARB_C_BEGIN
 /// Largest snapshot packet the builder produces by default (bytes). ENet's largest
 /// unfragmented payload at MTU 1400 is 1372.
 #define ARB_PROTO_DEFAULT_PAYLOAD 1200
-#define ARB_PROTO_MIN_PAYLOAD 256           ///< smallest payload limit the builder accepts
-#define ARB_PROTO_MAX_PAYLOAD 4096          ///< largest unreliable packet (input, snapshot, ping, pong)
+#define ARB_PROTO_MIN_PAYLOAD 256   ///< smallest payload limit the builder accepts
+#define ARB_PROTO_MAX_PAYLOAD 4096  ///< largest unreliable packet (input, snapshot, ping, pong)
 #define ARB_PROTO_MAX_RELIABLE (1024 * 1024)  ///< largest reliable message (welcome with geometry)
 
-#define ARB_PROTO_MAX_NAME 32         ///< bytes of a client name (UTF-8, no control chars), without NUL
-#define ARB_PROTO_MAX_TEXT 200        ///< bytes of a reject/notice/disconnect text, without NUL
-#define ARB_PROTO_MAX_TOKEN 256       ///< bytes of an opaque connect token
+#define ARB_PROTO_MAX_NAME 32    ///< bytes of a client name (UTF-8, no control chars), without NUL
+#define ARB_PROTO_MAX_TEXT 200   ///< bytes of a reject/notice/disconnect text, without NUL
+#define ARB_PROTO_MAX_TOKEN 256  ///< bytes of an opaque connect token
 #define ARB_PROTO_MAX_SCENE_NAME 64   ///< bytes of a scene name, without NUL
 #define ARB_PROTO_MAX_INPUTS 8        ///< redundant inputs per input packet
 #define ARB_PROTO_MAX_DEPTH 6         ///< msgpack nesting (arrays in arrays) any message may use
 #define ARB_PROTO_MAX_STATIC 4096     ///< static bodies in a welcome
 #define ARB_PROTO_MAX_ENTITIES 65536  ///< entities in one snapshot (all parts together)
 #define ARB_PROTO_MAX_PARTS 255       ///< packets one snapshot may be split into
-#define ARB_PROTO_MAX_CLIENTS 4096    ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
-#define ARB_PROTO_MAX_COORD 1.0e6f    ///< |float| in shapes and static geometry, meters
+#define ARB_PROTO_MAX_CLIENTS \
+  4096  ///< clients of one server (ENet: 4095 peers); also joins/leaves/inputs per replay tick
+#define ARB_PROTO_MAX_COORD 1.0e6f       ///< |float| in shapes and static geometry, meters
 #define ARB_PROTO_MAX_VIEW_SIDE 1000.0f  ///< largest side of a view box, meters
-#define ARB_PROTO_MAX_BUTTONS 0xFFFFu ///< buttons are 16 bits on the wire
+#define ARB_PROTO_MAX_BUTTONS 0xFFFFu    ///< buttons are 16 bits on the wire
 /// Largest scene message accepted: a scene of 10 000 bodies is about 1.4 MB of JSON, more
 /// than the other reliable messages may be, so the scene has its own limit.
 #define ARB_PROTO_MAX_SCENE_MESSAGE (16 * 1024 * 1024)
-#define ARB_PROTO_MAX_SCENE_TEXT (ARB_PROTO_MAX_SCENE_MESSAGE - 256)  ///< bytes of scene text in a scene message
-#define ARB_PROTO_MAX_KBPS 1000000u   ///< largest snapshot rate a hello may ask for (kbit/s)
+#define ARB_PROTO_MAX_SCENE_TEXT \
+  (ARB_PROTO_MAX_SCENE_MESSAGE - 256)  ///< bytes of scene text in a scene message
+#define ARB_PROTO_MAX_KBPS 1000000u    ///< largest snapshot rate a hello may ask for (kbit/s)
 
 /// Message type codes: element 0 of every message array (rows of arbiter/messages.def).
 typedef enum arb_proto_msg_type {
@@ -152,7 +154,8 @@ ARB_API arb_controls arb_proto_snap_controls(const arb_controls* c);
 /// Wire codes of shape kinds (rows of arbiter/shapes.def); not arb_shape_type values.
 typedef enum arb_proto_shape_kind {
   ARB_PROTO_SHAPE_NONE = 0,  ///< never sent
-#define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) ARB_PROTO_SHAPE_##NAME = code,
+#define ARB_PROTO_SHAPE(NAME, name, code, type, min_points, max_points, has_radius) \
+  ARB_PROTO_SHAPE_##NAME = code,
 #include <arbiter/shapes.def>
 #undef ARB_PROTO_SHAPE
   ARB_PROTO_SHAPE_KIND_COUNT
@@ -207,13 +210,13 @@ typedef struct arb_proto_static_body {
 
 /// Client -> server, first message after the ENet connect.
 typedef struct arb_proto_hello {
-  uint32_t version;                     ///< ARB_PROTO_VERSION
-  char name[ARB_PROTO_MAX_NAME + 1];    ///< 1..32 bytes UTF-8, no control characters
-  uint8_t token[ARB_PROTO_MAX_TOKEN];   ///< opaque connect token
-  uint16_t token_len;                   ///< 0 = no token
-  uint8_t avatar_kind;                  ///< requested arb_avatar_kind (0 = scene default), or ARB_PROTO_SPECTATOR
-  uint32_t max_kbps;  ///< most snapshot kbit/s the client wants, 0 = the server's default
-  uint32_t flags;     ///< ARB_PROTO_HELLO_* bits; 0 (the default) is encoded as 6 elements
+  uint32_t version;                    ///< ARB_PROTO_VERSION
+  char name[ARB_PROTO_MAX_NAME + 1];   ///< 1..32 bytes UTF-8, no control characters
+  uint8_t token[ARB_PROTO_MAX_TOKEN];  ///< opaque connect token
+  uint16_t token_len;                  ///< 0 = no token
+  uint8_t avatar_kind;  ///< requested arb_avatar_kind (0 = scene default), or ARB_PROTO_SPECTATOR
+  uint32_t max_kbps;    ///< most snapshot kbit/s the client wants, 0 = the server's default
+  uint32_t flags;       ///< ARB_PROTO_HELLO_* bits; 0 (the default) is encoded as 6 elements
 } arb_proto_hello;
 
 /// Server -> client: accepted. The static geometry is referenced, not copied: the encoder
@@ -226,10 +229,10 @@ typedef struct arb_proto_welcome {
   uint16_t snapshot_rate;  ///< snapshots per second, 1..tick_rate
   uint32_t server_tick;    ///< tick at the time of the welcome
   char scene_name[ARB_PROTO_MAX_SCENE_NAME + 1];
-  uint64_t scene_hash;     ///< XXH3-64 of the scene text
+  uint64_t scene_hash;  ///< XXH3-64 of the scene text
   arb_proto_static_body* statics;
-  int static_count;        ///< 0..ARB_PROTO_MAX_STATIC
-  int static_cap;          ///< decoder only: capacity of statics
+  int static_count;  ///< 0..ARB_PROTO_MAX_STATIC
+  int static_cap;    ///< decoder only: capacity of statics
 } arb_proto_welcome;
 
 /// Server -> client: refused; the server disconnects right after.
@@ -252,8 +255,8 @@ typedef struct arb_proto_input_cmd {
 /// packet costs nothing.
 typedef struct arb_proto_input {
   uint32_t packet_seq;  ///< per client, starts at 1, +1 per input packet (loss/duplicate stats)
-  uint32_t ack_tick;  ///< newest snapshot tick the client received completely; 0 = none
-  int count;          ///< 0..ARB_PROTO_MAX_INPUTS
+  uint32_t ack_tick;    ///< newest snapshot tick the client received completely; 0 = none
+  int count;            ///< 0..ARB_PROTO_MAX_INPUTS
   arb_proto_input_cmd cmds[ARB_PROTO_MAX_INPUTS];  ///< newest first, seq strictly decreasing
 } arb_proto_input;
 
@@ -263,8 +266,9 @@ typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_LEFT = 2,        ///< client_id, code = arb_proto_reason, text = name
   ARB_PROTO_EVENT_NOTICE = 3,      ///< text from the server operator
   ARB_PROTO_EVENT_DISCONNECT = 4,  ///< to the client being dropped: code, text
-  ARB_PROTO_EVENT_HIT = 5,         ///< to the shooter and to the one hit: client_id = shooter, entity_id = avatar hit
-  ARB_PROTO_EVENT_REJOIN = 6,      ///< to a welcomed client: client_id, entity_id, text = rejoin token
+  ARB_PROTO_EVENT_HIT =
+      5,  ///< to the shooter and to the one hit: client_id = shooter, entity_id = avatar hit
+  ARB_PROTO_EVENT_REJOIN = 6,  ///< to a welcomed client: client_id, entity_id, text = rejoin token
   ARB_PROTO_EVENT_KIND_COUNT
 } arb_proto_event_kind;
 
@@ -333,8 +337,9 @@ typedef struct arb_snapshot_part arb_proto_snapshot;
 /// - decode_welcome: set out->statics / out->static_cap before calling (statics may be
 ///   NULL with cap 0).
 #define ARB_PROTO_MSG(NAME, name, code, channel, direction)                                  \
-  ARB_API int arb_proto_encode_##name(const arb_proto_##name* m, uint8_t* buf, size_t cap); \
-  ARB_API int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, arb_proto_error* err);
+  ARB_API int arb_proto_encode_##name(const arb_proto_##name* m, uint8_t* buf, size_t cap);  \
+  ARB_API int arb_proto_decode_##name(const uint8_t* buf, size_t len, arb_proto_##name* out, \
+                                      arb_proto_error* err);
 #include <arbiter/messages.def>
 #undef ARB_PROTO_MSG
 

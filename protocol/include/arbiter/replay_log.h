@@ -14,7 +14,9 @@ ARB_C_BEGIN
 
 #define ARB_REPLAY_FORMAT_VERSION 1u
 /// First 8 bytes of every .arbrec file.
-#define ARB_REPLAY_MAGIC "\x89" "ARBREC\n"
+#define ARB_REPLAY_MAGIC \
+  "\x89"                 \
+  "ARBREC\n"
 #define ARB_REPLAY_MAGIC_LEN 8
 /// Frame around every record: u32 body length, u8 kind, 3 zero bytes, body, u32 XXH32.
 #define ARB_REPLAY_FRAME_OVERHEAD 12
@@ -36,28 +38,28 @@ typedef enum arb_replay_kind {
 /// reader's buffer, valid as long as that buffer).
 typedef struct arb_replay_header {
   uint32_t format_version;  ///< ARB_REPLAY_FORMAT_VERSION
-  const char* build_id;     ///< ARB_BUILD_ID of the recording server, <= ARB_REPLAY_MAX_BUILD_ID bytes
+  const char* build_id;  ///< ARB_BUILD_ID of the recording server, <= ARB_REPLAY_MAX_BUILD_ID bytes
   size_t build_id_len;
-  const char* scene_text;   ///< the full scene file, so the log is self-contained
+  const char* scene_text;  ///< the full scene file, so the log is self-contained
   size_t scene_len;
-  uint64_t scene_hash;      ///< XXH3-64 of scene_text
-  uint16_t tick_rate;       ///< ticks per second, 1..1000
-  uint64_t seed;            ///< game seed given to arb_game_create
-  int64_t start_time_ms;    ///< wall clock at start, Unix milliseconds (informational)
+  uint64_t scene_hash;    ///< XXH3-64 of scene_text
+  uint16_t tick_rate;     ///< ticks per second, 1..1000
+  uint64_t seed;          ///< game seed given to arb_game_create
+  int64_t start_time_ms;  ///< wall clock at start, Unix milliseconds (informational)
 } arb_replay_header;
 
 typedef struct arb_replay_join {
-  uint32_t client_id;      ///< > 0
-  uint8_t avatar_kind;     ///< what the client asked for (arb_avatar_kind)
-  uint32_t entity_id;      ///< the avatar entity arb_game_join returned (a check on replay)
+  uint32_t client_id;   ///< > 0
+  uint8_t avatar_kind;  ///< what the client asked for (arb_avatar_kind)
+  uint32_t entity_id;   ///< the avatar entity arb_game_join returned (a check on replay)
   char name[ARB_PROTO_MAX_NAME + 1];
 } arb_replay_join;
 
 typedef struct arb_replay_input {
   uint32_t client_id;
-  uint32_t seq;  ///< the input's sequence number
+  uint32_t seq;                   ///< the input's sequence number
   arb_proto_controls_q controls;  ///< exactly what was applied (dequantize to replay)
-  uint64_t view_time;  ///< the command's view time (1/256 ticks), 0 = none (not written)
+  uint64_t view_time;             ///< the command's view time (1/256 ticks), 0 = none (not written)
 } arb_replay_input;
 
 /// One tick: apply joins, then leaves, then inputs (arb_game_set_controls, in this order),
@@ -74,8 +76,8 @@ typedef struct arb_replay_tick {
 /// Game state (arb_game_save) after the step of `tick`.
 typedef struct arb_replay_checkpoint {
   uint64_t tick;
-  uint64_t world_hash;  ///< arb_game_hash at that point
-  const uint8_t* state; ///< view; <= ARB_REPLAY_MAX_CHECKPOINT bytes
+  uint64_t world_hash;   ///< arb_game_hash at that point
+  const uint8_t* state;  ///< view; <= ARB_REPLAY_MAX_CHECKPOINT bytes
   size_t state_len;
 } arb_replay_checkpoint;
 
@@ -91,16 +93,18 @@ typedef struct arb_replay_end {
 /// Magic + header record: the first bytes of a file.
 ARB_API int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_t cap);
 ARB_API int64_t arb_replay_encode_tick(const arb_replay_tick* t, uint8_t* buf, size_t cap);
-ARB_API int64_t arb_replay_encode_checkpoint(const arb_replay_checkpoint* c, uint8_t* buf, size_t cap);
+ARB_API int64_t arb_replay_encode_checkpoint(const arb_replay_checkpoint* c, uint8_t* buf,
+                                             size_t cap);
 ARB_API int64_t arb_replay_encode_end(const arb_replay_end* e, uint8_t* buf, size_t cap);
 
 // ---- reading ----------------------------------------------------------------------------
 
 /// Why the reader stopped.
 typedef enum arb_replay_stop {
-  ARB_REPLAY_STOP_NONE = 0,     ///< not stopped yet
-  ARB_REPLAY_STOP_CLEAN = 1,    ///< end record read, nothing after it
-  ARB_REPLAY_STOP_EOF = 2,      ///< data ends exactly after a whole record but no end record (crash or still recording)
+  ARB_REPLAY_STOP_NONE = 0,   ///< not stopped yet
+  ARB_REPLAY_STOP_CLEAN = 1,  ///< end record read, nothing after it
+  ARB_REPLAY_STOP_EOF =
+      2,  ///< data ends exactly after a whole record but no end record (crash or still recording)
   ARB_REPLAY_STOP_TRUNCATED = 3,  ///< the last record is cut short
   ARB_REPLAY_STOP_CHECKSUM = 4,   ///< a record's checksum does not match (torn write, bit flip)
   ARB_REPLAY_STOP_CORRUPT = 5,    ///< bad frame, bad record body, or records out of order
@@ -108,20 +112,20 @@ typedef enum arb_replay_stop {
 
 /// One record as the reader returns it.
 typedef struct arb_replay_record {
-  uint8_t kind;            ///< arb_replay_kind
-  uint64_t offset;         ///< file offset of the frame
-  uint32_t size;           ///< frame size in bytes (body + ARB_REPLAY_FRAME_OVERHEAD)
-  const uint8_t* body;     ///< msgpack body, a view into the reader's buffer
+  uint8_t kind;         ///< arb_replay_kind
+  uint64_t offset;      ///< file offset of the frame
+  uint32_t size;        ///< frame size in bytes (body + ARB_REPLAY_FRAME_OVERHEAD)
+  const uint8_t* body;  ///< msgpack body, a view into the reader's buffer
   uint32_t body_len;
-  uint64_t tick;           ///< TICK/CHECKPOINT: its tick; END: last_tick; HEADER: 0
+  uint64_t tick;  ///< TICK/CHECKPOINT: its tick; END: last_tick; HEADER: 0
 } arb_replay_record;
 
 /// Reader state; fields are readable, set them only through the functions.
 typedef struct arb_replay_reader {
   const uint8_t* data;
   size_t len;
-  size_t offset;              ///< start of the next record
-  arb_replay_header header;   ///< valid after a successful open
+  size_t offset;             ///< start of the next record
+  arb_replay_header header;  ///< valid after a successful open
   arb_replay_stop stop;
   uint64_t last_good_offset;  ///< end of the last valid record (a safe truncation point)
   uint64_t last_tick;         ///< tick of the last valid tick record, 0 if none
@@ -141,7 +145,8 @@ ARB_API int arb_replay_read_file(const char* path, uint8_t** data, size_t* len, 
 
 /// Check the magic and the header record. The buffer must outlive the reader. Returns
 /// ARB_OK, or an error (err filled) when the file is not a readable .arbrec.
-ARB_API int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len, arb_proto_error* err);
+ARB_API int arb_replay_reader_open(arb_replay_reader* r, const uint8_t* data, size_t len,
+                                   arb_proto_error* err);
 /// Next validated record after the header: 1 = *rec filled, 0 = stopped (see r->stop and
 /// arb_replay_reader_describe; 0 again on every later call). Never fails otherwise.
 ARB_API int arb_replay_reader_next(arb_replay_reader* r, arb_replay_record* rec);
@@ -151,9 +156,12 @@ ARB_API const char* arb_replay_reader_describe(const arb_replay_reader* r, char*
 
 /// Decode a record's body (the reader already validated it, so these only fail on a
 /// record that did not come from the reader).
-ARB_API int arb_replay_decode_tick(const arb_replay_record* rec, arb_replay_tick* out, arb_proto_error* err);
-ARB_API int arb_replay_decode_checkpoint(const arb_replay_record* rec, arb_replay_checkpoint* out, arb_proto_error* err);
-ARB_API int arb_replay_decode_end(const arb_replay_record* rec, arb_replay_end* out, arb_proto_error* err);
+ARB_API int arb_replay_decode_tick(const arb_replay_record* rec, arb_replay_tick* out,
+                                   arb_proto_error* err);
+ARB_API int arb_replay_decode_checkpoint(const arb_replay_record* rec, arb_replay_checkpoint* out,
+                                         arb_proto_error* err);
+ARB_API int arb_replay_decode_end(const arb_replay_record* rec, arb_replay_end* out,
+                                  arb_proto_error* err);
 
 ARB_API const char* arb_replay_stop_name(int stop);
 ARB_API const char* arb_replay_kind_name(int kind);

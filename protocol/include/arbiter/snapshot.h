@@ -154,14 +154,15 @@ typedef struct arb_snapshot_set {
 
 ARB_API const arb_snapshot_entity* arb_snapshot_set_find(const arb_snapshot_set* set, uint32_t id);
 /// The state both sides predict for `base` after dt ticks (integer formula of the spec).
-ARB_API arb_snapshot_state arb_snapshot_predict(const arb_snapshot_state* base, uint8_t cls, uint32_t dt,
-                                          uint16_t tick_rate, int32_t gravity_x, int32_t gravity_y);
+ARB_API arb_snapshot_state arb_snapshot_predict(const arb_snapshot_state* base, uint8_t cls,
+                                                uint32_t dt, uint16_t tick_rate, int32_t gravity_x,
+                                                int32_t gravity_y);
 /// Longest prediction: ticks since the origin are clamped to this.
 #define ARB_SNAPSHOT_MAX_AGE 65535
 /// An origin-form state evaluated at `tick` with the part header's rate and gravity
 /// (predict over tick - t0, clamped to [0, ARB_SNAPSHOT_MAX_AGE]); the result's t0 is tick.
-ARB_API arb_snapshot_state arb_snapshot_eval(const arb_snapshot_state* s, uint8_t cls, uint32_t tick,
-                                       const arb_snapshot_header* h);
+ARB_API arb_snapshot_state arb_snapshot_eval(const arb_snapshot_state* s, uint8_t cls,
+                                             uint32_t tick, const arb_snapshot_header* h);
 /// dst = src (a tick's work view starts as a copy of its baseline; empty when the part is
 /// a full snapshot). ARB_E_NOSPACE when dst is too small.
 ARB_API int arb_snapshot_set_copy(arb_snapshot_set* dst, const arb_snapshot_set* src);
@@ -169,7 +170,7 @@ ARB_API int arb_snapshot_set_copy(arb_snapshot_set* dst, const arb_snapshot_set*
 /// or the view is unchanged and an error names the record (update/remove of an id the
 /// view lacks, an update of a field the entity's class does not have, no room).
 ARB_API int arb_snapshot_set_apply(arb_snapshot_set* view, const arb_snapshot_part* part,
-                                arb_proto_error* err);
+                                   arb_proto_error* err);
 
 ARB_C_END
 
@@ -263,7 +264,7 @@ typedef struct arb_snapshot_build_result {
   int sizes[ARB_PROTO_MAX_PARTS];
   int bytes;  ///< sum of sizes
   int entered, updated, removed;
-  int deferred;  ///< records left for a later snapshot (budget or max_parts)
+  int deferred;     ///< records left for a later snapshot (budget or max_parts)
   int stale_count;  ///< indexes written to arb_snapshot_build_args.stale
 } arb_snapshot_build_result;
 
@@ -271,9 +272,10 @@ typedef struct arb_snapshot_builder arb_snapshot_builder;
 
 /// payload_limit: bytes per packet (0 = ARB_PROTO_DEFAULT_PAYLOAD); max_entities: the
 /// largest baseline/current set. Allocates everything here; builds never allocate.
-ARB_API int arb_snapshot_builder_create(int payload_limit, int max_entities, arb_snapshot_builder** out);
+ARB_API int arb_snapshot_builder_create(int payload_limit, int max_entities,
+                                        arb_snapshot_builder** out);
 ARB_API void arb_snapshot_builder_destroy(arb_snapshot_builder* b);
 ARB_API int arb_snapshot_build(arb_snapshot_builder* b, const arb_snapshot_build_args* a,
-                            arb_snapshot_build_result* out);
+                               arb_snapshot_build_result* out);
 
 ARB_C_END

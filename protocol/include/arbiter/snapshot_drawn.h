@@ -22,15 +22,15 @@ ARB_C_BEGIN
 /// out must not alias drawn or view; out->cap >= drawn->count + view->count, else
 /// ARB_E_NOSPACE and out is empty.
 ARB_API int arb_snapshot_drawn_apply(const arb_snapshot_set* drawn, const arb_snapshot_set* view,
-                                  const arb_snapshot_set* baseline, uint32_t baseline_tick,
-                                  arb_snapshot_set* out);
+                                     const arb_snapshot_set* baseline, uint32_t baseline_tick,
+                                     arb_snapshot_set* out);
 
 /// The same result written over `drawn` itself (the server's model of each client: the
 /// set it just read stays in the cache, and no second set is written). inserts: room for
 /// view->count ints, scratch. ARB_E_NOSPACE, drawn unchanged, when drawn->cap <
 /// drawn->count + view->count (the condition of arb_snapshot_drawn_apply).
 ARB_API int arb_snapshot_drawn_apply_in_place(arb_snapshot_set* drawn, const arb_snapshot_set* view,
-                                           const arb_snapshot_set* baseline, uint32_t baseline_tick,
-                                           int* inserts);
+                                              const arb_snapshot_set* baseline,
+                                              uint32_t baseline_tick, int* inserts);
 
 ARB_C_END

@@ -32,8 +32,8 @@ typedef struct arb_snapshot_priority {
 ARB_API int arb_snapshot_priority_init(arb_snapshot_priority* p, int max_entities);
 ARB_API void arb_snapshot_priority_free(arb_snapshot_priority* p);
 /// Relevance of one entity per second (own avatar: 1e6).
-ARB_API float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
-                                  float speed);
+ARB_API float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id,
+                                     arb_vec2 position, float speed);
 /// Weight of one entity's error when ordering by what the client draws wrong
 /// (arb_snapshot_build_args.weight): own avatar 1e6, else 1 / (1 + (distance / near_radius)^2),
 /// times 4 inside the camera box. Speed is left out: the error already says it.
@@ -42,9 +42,9 @@ ARB_API float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, 
 /// relevance × dt, and write them to out[i] (one per current item) for the builder.
 /// weight: NULL, or one arb_snapshot_weight per current item is written there too.
 ARB_API void arb_snapshot_priority_update(arb_snapshot_priority* p, const arb_snapshot_set* current,
-                                       const arb_vec2* positions, const float* speeds,
-                                       const arb_snapshot_interest* in, float dt, float* out,
-                                       float* weight);
+                                          const arb_vec2* positions, const float* speeds,
+                                          const arb_snapshot_interest* in, float dt, float* out,
+                                          float* weight);
 /// After a build: entities the client is now up to date on start from zero.
 ARB_API void arb_snapshot_priority_sent(arb_snapshot_priority* p, const uint8_t* up_to_date);
 
@@ -59,15 +59,16 @@ ARB_API void arb_snapshot_priority_begin(arb_snapshot_priority* p);
 /// Entity `id`'s accumulator (0 without one) plus its relevance × dt; weight: NULL or its
 /// arb_snapshot_weight. Ids must increase between arb_snapshot_priority_begin calls.
 ARB_API float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in,
-                                      uint32_t id, arb_vec2 position, float speed, float dt,
-                                      float* weight);
+                                         uint32_t id, arb_vec2 position, float speed, float dt,
+                                         float* weight);
 /// After the build: keep acc[j] for the items of `current` not up to date (each one asked
 /// with arb_snapshot_priority_next, its value in acc[j]), drop every other accumulator.
 ARB_API void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current,
-                                     const float* acc, const uint8_t* up_to_date);
+                                        const float* acc, const uint8_t* up_to_date);
 /// The same from the list of items not up to date (arb_snapshot_build_args.stale, increasing):
 /// keep acc[stale[k]] for each, drop every other accumulator. Reads only those items.
-ARB_API void arb_snapshot_priority_keep_stale(arb_snapshot_priority* p, const arb_snapshot_set* current,
-                                           const float* acc, const int* stale, int count);
+ARB_API void arb_snapshot_priority_keep_stale(arb_snapshot_priority* p,
+                                              const arb_snapshot_set* current, const float* acc,
+                                              const int* stale, int count);
 
 ARB_C_END

@@ -4,10 +4,10 @@
 // client's queueing delay rises, or its packet loss gets heavy, the rate drops by a quarter
 // (at most once per 250 ms, never below the floor). Moderate loss alone is not taken for
 // congestion: on wireless and long paths packets are lost at random, and cutting the rate
-// for that only delays corrections; a queue filling up shows first as a rising round trip; after a second without congestion it climbs back by
-// 5 % of the ceiling per second. Budgets are per snapshot, so the bytes of any second of
-// snapshots stay within that second's rate, plus at most one packet (a snapshot always
-// sends at least one, however small its budget).
+// for that only delays corrections; a queue filling up shows first as a rising round trip; after a
+// second without congestion it climbs back by 5 % of the ceiling per second. Budgets are per
+// snapshot, so the bytes of any second of snapshots stay within that second's rate, plus at most
+// one packet (a snapshot always sends at least one, however small its budget).
 #pragma once
 
 #include <arbiter/base.h>

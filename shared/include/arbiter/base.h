@@ -24,21 +24,21 @@ ARB_C_BEGIN
 
 // Every fallible function returns 0 on success or one of these negative codes.
 // XX(name, message): the code is ARB_E_<name>.
-#define ARB_ERROR_MAP(XX)                                                   \
-  XX(INVAL, "invalid argument")                                            \
-  XX(NOMEM, "out of memory")                                               \
-  XX(RANGE, "value out of range")                                          \
-  XX(NOSPACE, "buffer too small")                                          \
-  XX(TRUNCATED, "input ends early")                                        \
-  XX(CORRUPT, "input is malformed")                                        \
-  XX(CHECKSUM, "checksum mismatch")                                        \
-  XX(VERSION, "unsupported version")                                       \
-  XX(TOO_BIG, "size or count over the limit")                              \
-  XX(NONFINITE, "value is NaN or infinite")                                \
-  XX(STALE_ID, "id refers to a destroyed object")                          \
-  XX(FULL, "capacity reached")                                             \
-  XX(NOT_FOUND, "not found")                                               \
-  XX(IO, "input/output error")                                             \
+#define ARB_ERROR_MAP(XX)                         \
+  XX(INVAL, "invalid argument")                   \
+  XX(NOMEM, "out of memory")                      \
+  XX(RANGE, "value out of range")                 \
+  XX(NOSPACE, "buffer too small")                 \
+  XX(TRUNCATED, "input ends early")               \
+  XX(CORRUPT, "input is malformed")               \
+  XX(CHECKSUM, "checksum mismatch")               \
+  XX(VERSION, "unsupported version")              \
+  XX(TOO_BIG, "size or count over the limit")     \
+  XX(NONFINITE, "value is NaN or infinite")       \
+  XX(STALE_ID, "id refers to a destroyed object") \
+  XX(FULL, "capacity reached")                    \
+  XX(NOT_FOUND, "not found")                      \
+  XX(IO, "input/output error")                    \
   XX(STATE, "operation not allowed in the current state")
 
 typedef enum arb_error {

@@ -91,12 +91,14 @@ typedef struct arb_shape_geometry {
 static inline bool arb_shape_has_area(arb_shape_type t) {
   switch (t) {  // no default: a new kind must say (-Wswitch)
     case ARB_SHAPE_SEGMENT:
-    case ARB_SHAPE_CHAIN: return false;
+    case ARB_SHAPE_CHAIN:
+      return false;
     case ARB_SHAPE_NONE:
     case ARB_SHAPE_CIRCLE:
     case ARB_SHAPE_POLYGON:
     case ARB_SHAPE_CAPSULE:
-    case ARB_SHAPE_TYPE_COUNT: break;
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
   }
   return true;
 }
@@ -121,7 +123,8 @@ ARB_API int arb_make_polygon(const arb_vec2* points, int count, arb_polygon* out
 /// polygon with count 0, which has no mass and collides with nothing.
 ARB_API arb_polygon arb_make_box(float half_width, float half_height);
 /// Box centred at `center`, rotated by `rotation`, in the body frame.
-ARB_API arb_polygon arb_make_offset_box(float half_width, float half_height, arb_vec2 center, arb_rot rotation);
+ARB_API arb_polygon arb_make_offset_box(float half_width, float half_height, arb_vec2 center,
+                                        arb_rot rotation);
 /// The polygon grown by `radius` (> 0: corners become arcs of that radius). The result of
 /// arb_make_polygon or arb_make_box, as it is; radius finite, 0..ARB_MAX_POLYGON_RADIUS.
 ARB_API arb_polygon arb_make_rounded_polygon(const arb_polygon* core, float radius);
@@ -254,7 +257,7 @@ ARB_API arb_cast_output arb_ray_cast_aabb(const arb_ray_input* input, arb_aabb b
 /// A ray against a shape of any kind: the function of its kind above (a miss for
 /// ARB_SHAPE_NONE or a value outside the enum).
 ARB_API arb_cast_output arb_ray_cast_shape(const arb_ray_input* input,
-                                          const arb_shape_geometry* shape);
+                                           const arb_shape_geometry* shape);
 
 // ---- distance and time of impact (continuous collision) --------------------------------
 
@@ -304,7 +307,7 @@ typedef struct arb_toi_input {
   arb_shape_proxy proxy_b;  ///< B's shape in B's body frame
   arb_sweep sweep_a;
   arb_sweep sweep_b;
-  float max_fraction;       ///< only look in [0, max_fraction], max_fraction <= 1
+  float max_fraction;  ///< only look in [0, max_fraction], max_fraction <= 1
 } arb_toi_input;
 
 typedef enum arb_toi_state {

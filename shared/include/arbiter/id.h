@@ -14,7 +14,9 @@ typedef struct arb_body_id {
 
 static const arb_body_id arb_null_body_id = {0, 0};
 
-static inline bool arb_body_id_is_null(arb_body_id id) { return id.index1 == 0; }
+static inline bool arb_body_id_is_null(arb_body_id id) {
+  return id.index1 == 0;
+}
 static inline bool arb_body_id_equals(arb_body_id a, arb_body_id b) {
   return a.index1 == b.index1 && a.generation == b.generation;
 }

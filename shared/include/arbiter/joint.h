@@ -59,9 +59,9 @@ ARB_API int arb_spring_get_bodies(const arb_world* world, arb_extra_id id, arb_b
 
 typedef enum arb_joint_type {
   ARB_JOINT_NONE = 0,
-  ARB_JOINT_DISTANCE,   ///< keeps the anchors `length` apart (rigid rod, soft spring, or a rope
-                        ///< between min and max length)
-  ARB_JOINT_REVOLUTE,   ///< pins the anchors together; rotation about the pin (limit, motor, spring)
+  ARB_JOINT_DISTANCE,  ///< keeps the anchors `length` apart (rigid rod, soft spring, or a rope
+                       ///< between min and max length)
+  ARB_JOINT_REVOLUTE,  ///< pins the anchors together; rotation about the pin (limit, motor, spring)
   ARB_JOINT_PRISMATIC,  ///< B slides along A's axis through the anchor, no relative rotation
                         ///< (limit, motor, spring along the axis)
   ARB_JOINT_WELD,       ///< glues B to A (rigid, or soft with hertz > 0)
@@ -89,8 +89,8 @@ typedef struct arb_joint_def {
   arb_vec2 local_axis_a;    ///< prismatic, wheel: slide axis in A's frame (normalized; default +x)
   float reference_angle;    ///< revolute, prismatic, weld, motor: B's angle minus A's at rest
   bool enable_limit;        ///< revolute: angle in [lower, upper]; prismatic, wheel: translation
-                            ///< along the axis in [lower, upper]; distance: length in [lower, upper]
-                            ///< (free in between unless hertz > 0 pulls towards `length`)
+                      ///< along the axis in [lower, upper]; distance: length in [lower, upper]
+                      ///< (free in between unless hertz > 0 pulls towards `length`)
   float lower, upper;       ///< the limit (radians or meters), lower <= upper
   bool enable_motor;        ///< revolute, wheel: relative spin; prismatic: speed along the axis
   float motor_speed;        ///< rad/s (revolute, wheel) or m/s (prismatic)
@@ -147,7 +147,8 @@ typedef struct arb_joint_break_event {
 /// Break events of the last step in joint slot order (deterministic). Valid until the next
 /// step or restore. Returns the count. Joints break at the end of the solver, so a broken
 /// joint held its bodies during that step and is gone from the next one.
-ARB_API int arb_world_get_joint_break_events(const arb_world* world, const arb_joint_break_event** out);
+ARB_API int arb_world_get_joint_break_events(const arb_world* world,
+                                             const arb_joint_break_event** out);
 
 /// Live joints in slot order (as arb_world_get_springs). Writes up to cap ids, returns the
 /// total count.

@@ -16,7 +16,8 @@
 // bits than SSE2, NEON and wasm32; the determinism matrix shows the divergence by defining
 // ARB_ALLOW_EXCESS_PRECISION, which nothing else may do (docs/DETERMINISM.md).
 #if FLT_EVAL_METHOD != 0 && !defined(ARB_ALLOW_EXCESS_PRECISION)
-#error "arbiter needs FLT_EVAL_METHOD == 0: on 32-bit x86 build with -msse2 -mfpmath=sse (x87 arithmetic breaks bit-exact replays)"
+#error \
+    "arbiter needs FLT_EVAL_METHOD == 0: on 32-bit x86 build with -msse2 -mfpmath=sse (x87 arithmetic breaks bit-exact replays)"
 #endif
 
 ARB_C_BEGIN
@@ -60,15 +61,30 @@ static const arb_vec2 arb_vec2_zero = {0.0f, 0.0f};
 static const arb_rot arb_rot_identity = {1.0f, 0.0f};
 static const arb_transform arb_transform_identity = {{0.0f, 0.0f}, {1.0f, 0.0f}};
 
-static inline bool arb_is_valid_float(float a) { return isfinite(a); }
-static inline bool arb_vec2_is_valid(arb_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+static inline bool arb_is_valid_float(float a) {
+  return isfinite(a);
+}
+static inline bool arb_vec2_is_valid(arb_vec2 v) {
+  return isfinite(v.x) && isfinite(v.y);
+}
 
-static inline arb_vec2 arb_v2(float x, float y) { arb_vec2 v = {x, y}; return v; }
-static inline arb_vec2 arb_add(arb_vec2 a, arb_vec2 b) { return arb_v2(a.x + b.x, a.y + b.y); }
-static inline arb_vec2 arb_sub(arb_vec2 a, arb_vec2 b) { return arb_v2(a.x - b.x, a.y - b.y); }
-static inline arb_vec2 arb_neg(arb_vec2 a) { return arb_v2(-a.x, -a.y); }
+static inline arb_vec2 arb_v2(float x, float y) {
+  arb_vec2 v = {x, y};
+  return v;
+}
+static inline arb_vec2 arb_add(arb_vec2 a, arb_vec2 b) {
+  return arb_v2(a.x + b.x, a.y + b.y);
+}
+static inline arb_vec2 arb_sub(arb_vec2 a, arb_vec2 b) {
+  return arb_v2(a.x - b.x, a.y - b.y);
+}
+static inline arb_vec2 arb_neg(arb_vec2 a) {
+  return arb_v2(-a.x, -a.y);
+}
 /// s * v
-static inline arb_vec2 arb_scale(float s, arb_vec2 v) { return arb_v2(s * v.x, s * v.y); }
+static inline arb_vec2 arb_scale(float s, arb_vec2 v) {
+  return arb_v2(s * v.x, s * v.y);
+}
 /// a + s * b
 static inline arb_vec2 arb_mul_add(arb_vec2 a, float s, arb_vec2 b) {
   return arb_v2(a.x + s * b.x, a.y + s * b.y);
@@ -77,21 +93,41 @@ static inline arb_vec2 arb_mul_add(arb_vec2 a, float s, arb_vec2 b) {
 static inline arb_vec2 arb_mul_sub(arb_vec2 a, float s, arb_vec2 b) {
   return arb_v2(a.x - s * b.x, a.y - s * b.y);
 }
-static inline float arb_dot(arb_vec2 a, arb_vec2 b) { return a.x * b.x + a.y * b.y; }
+static inline float arb_dot(arb_vec2 a, arb_vec2 b) {
+  return a.x * b.x + a.y * b.y;
+}
 /// 2D cross product a x b (the z of the 3D cross product).
-static inline float arb_cross(arb_vec2 a, arb_vec2 b) { return a.x * b.y - a.y * b.x; }
+static inline float arb_cross(arb_vec2 a, arb_vec2 b) {
+  return a.x * b.y - a.y * b.x;
+}
 /// v x s: vector crossed with a scalar (z axis), = (s*v.y, -s*v.x).
-static inline arb_vec2 arb_cross_vs(arb_vec2 v, float s) { return arb_v2(s * v.y, -s * v.x); }
+static inline arb_vec2 arb_cross_vs(arb_vec2 v, float s) {
+  return arb_v2(s * v.y, -s * v.x);
+}
 /// s x v: scalar (z axis) crossed with a vector, = (-s*v.y, s*v.x).
-static inline arb_vec2 arb_cross_sv(float s, arb_vec2 v) { return arb_v2(-s * v.y, s * v.x); }
+static inline arb_vec2 arb_cross_sv(float s, arb_vec2 v) {
+  return arb_v2(-s * v.y, s * v.x);
+}
 /// Counter-clockwise perpendicular (-y, x).
-static inline arb_vec2 arb_left_perp(arb_vec2 v) { return arb_v2(-v.y, v.x); }
+static inline arb_vec2 arb_left_perp(arb_vec2 v) {
+  return arb_v2(-v.y, v.x);
+}
 /// Clockwise perpendicular (y, -x).
-static inline arb_vec2 arb_right_perp(arb_vec2 v) { return arb_v2(v.y, -v.x); }
-static inline float arb_length_sq(arb_vec2 v) { return v.x * v.x + v.y * v.y; }
-static inline float arb_length(arb_vec2 v) { return sqrtf(v.x * v.x + v.y * v.y); }
-static inline float arb_distance(arb_vec2 a, arb_vec2 b) { return arb_length(arb_sub(b, a)); }
-static inline float arb_distance_sq(arb_vec2 a, arb_vec2 b) { return arb_length_sq(arb_sub(b, a)); }
+static inline arb_vec2 arb_right_perp(arb_vec2 v) {
+  return arb_v2(v.y, -v.x);
+}
+static inline float arb_length_sq(arb_vec2 v) {
+  return v.x * v.x + v.y * v.y;
+}
+static inline float arb_length(arb_vec2 v) {
+  return sqrtf(v.x * v.x + v.y * v.y);
+}
+static inline float arb_distance(arb_vec2 a, arb_vec2 b) {
+  return arb_length(arb_sub(b, a));
+}
+static inline float arb_distance_sq(arb_vec2 a, arb_vec2 b) {
+  return arb_length_sq(arb_sub(b, a));
+}
 /// Unit vector along v, or the zero vector when v is (nearly) zero.
 static inline arb_vec2 arb_normalize(arb_vec2 v) {
   float len = arb_length(v);
@@ -116,12 +152,24 @@ static inline arb_vec2 arb_vmin(arb_vec2 a, arb_vec2 b) {
 static inline arb_vec2 arb_vmax(arb_vec2 a, arb_vec2 b) {
   return arb_v2(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y);
 }
-static inline float arb_minf(float a, float b) { return a < b ? a : b; }
-static inline float arb_maxf(float a, float b) { return a > b ? a : b; }
-static inline float arb_absf(float a) { return a < 0.0f ? -a : a; }
-static inline float arb_clampf(float a, float lo, float hi) { return a < lo ? lo : (a > hi ? hi : a); }
-static inline int arb_mini(int a, int b) { return a < b ? a : b; }
-static inline int arb_maxi(int a, int b) { return a > b ? a : b; }
+static inline float arb_minf(float a, float b) {
+  return a < b ? a : b;
+}
+static inline float arb_maxf(float a, float b) {
+  return a > b ? a : b;
+}
+static inline float arb_absf(float a) {
+  return a < 0.0f ? -a : a;
+}
+static inline float arb_clampf(float a, float lo, float hi) {
+  return a < lo ? lo : (a > hi ? hi : a);
+}
+static inline int arb_mini(int a, int b) {
+  return a < b ? a : b;
+}
+static inline int arb_maxi(int a, int b) {
+  return a > b ? a : b;
+}
 
 // ---- rotations -------------------------------------------------------------------------
 
@@ -133,7 +181,9 @@ static inline arb_rot arb_rot_normalize(arb_rot q) {
   return mag > 0.0f ? r : arb_rot_identity;
 }
 /// Angle of q in radians, in [-pi, pi].
-static inline float arb_rot_angle(arb_rot q) { return arb_atan2(q.s, q.c); }
+static inline float arb_rot_angle(arb_rot q) {
+  return arb_atan2(q.s, q.c);
+}
 /// Compose: rotate by r first, then by q (q * r as complex numbers).
 static inline arb_rot arb_rot_mul(arb_rot q, arb_rot r) {
   arb_rot qr = {q.c * r.c - q.s * r.s, q.s * r.c + q.c * r.s};
@@ -145,7 +195,9 @@ static inline arb_rot arb_rot_inv_mul(arb_rot q, arb_rot r) {
   return qr;
 }
 /// Relative angle from a to b in radians, in [-pi, pi].
-static inline float arb_rot_relative_angle(arb_rot a, arb_rot b) { return arb_rot_angle(arb_rot_inv_mul(a, b)); }
+static inline float arb_rot_relative_angle(arb_rot a, arb_rot b) {
+  return arb_rot_angle(arb_rot_inv_mul(a, b));
+}
 /// Rotate v by q (complex multiplication).
 static inline arb_vec2 arb_rotate(arb_rot q, arb_vec2 v) {
   return arb_v2(q.c * v.x - q.s * v.y, q.s * v.x + q.c * v.y);

@@ -73,7 +73,7 @@ typedef struct arb_codec {
   /// Feeds bytes to hash_state: XXH3's portable or AVX2 build, chosen by
   /// arb_codec_init_hash (the same hash either way).
   void (*hash_update)(void* xxh3_state, const void* bytes, size_t n);
-  int err;           ///< sticky: 0 or the first ARB_E_* met
+  int err;  ///< sticky: 0 or the first ARB_E_* met
   uint8_t chunk[4096];
 } arb_codec;
 
@@ -97,8 +97,12 @@ static inline size_t arb_codec_pos(const arb_codec* c) {
   if (c->mode == ARB_CODEC_READ) return c->in_pos;
   return c->flushed + (size_t)(c->cur - c->base);
 }
-static inline bool arb_codec_reading(const arb_codec* c) { return c->mode == ARB_CODEC_READ; }
-static inline bool arb_codec_hashing(const arb_codec* c) { return c->mode == ARB_CODEC_HASH; }
+static inline bool arb_codec_reading(const arb_codec* c) {
+  return c->mode == ARB_CODEC_READ;
+}
+static inline bool arb_codec_hashing(const arb_codec* c) {
+  return c->mode == ARB_CODEC_HASH;
+}
 /// Bytes left to read (0 when not reading or after an error).
 static inline size_t arb_codec_left(const arb_codec* c) {
   return c->mode == ARB_CODEC_READ && !c->err ? c->in_len - c->in_pos : 0;
@@ -180,7 +184,9 @@ ARB_CODEC_INLINE void arb_codec_bytes(arb_codec* c, void* v, size_t n) {
     arb__codec_put(c, v, n);
   }
 }
-ARB_CODEC_INLINE void arb_codec_u8(arb_codec* c, uint8_t* v) { arb_codec_bytes(c, v, 1); }
+ARB_CODEC_INLINE void arb_codec_u8(arb_codec* c, uint8_t* v) {
+  arb_codec_bytes(c, v, 1);
+}
 ARB_CODEC_INLINE void arb_codec_u16(arb_codec* c, uint16_t* v) {
   uint8_t b[2];
   if (arb_codec_reading(c)) {
@@ -202,7 +208,9 @@ ARB_CODEC_INLINE void arb_codec_u32(arb_codec* c, uint32_t* v) {
     arb__codec_put(c, b, 4);
   }
 }
-ARB_CODEC_INLINE void arb_codec_i32(arb_codec* c, int32_t* v) { arb_codec_u32(c, (uint32_t*)(void*)v); }
+ARB_CODEC_INLINE void arb_codec_i32(arb_codec* c, int32_t* v) {
+  arb_codec_u32(c, (uint32_t*)(void*)v);
+}
 ARB_CODEC_INLINE void arb_codec_u64(arb_codec* c, uint64_t* v) {
   uint32_t lo = 0, hi = 0;
   if (!arb_codec_reading(c)) {
@@ -268,9 +276,10 @@ ARB_CODEC_INLINE void arb_codec_vec2s(arb_codec* c, arb_vec2* const* fields, siz
   }
   for (size_t i = 0; i < n; ++i) arb_codec_vec2(c, fields[i]);
 }
-#define ARB_CODEC_F32S(c, ...) \
-  arb_codec_f32s((c), (float* const[]){__VA_ARGS__}, sizeof((float* const[]){__VA_ARGS__}) / sizeof(float*))
-#define ARB_CODEC_VEC2S(c, ...)                           \
+#define ARB_CODEC_F32S(c, ...)                       \
+  arb_codec_f32s((c), (float* const[]){__VA_ARGS__}, \
+                 sizeof((float* const[]){__VA_ARGS__}) / sizeof(float*))
+#define ARB_CODEC_VEC2S(c, ...)                          \
   arb_codec_vec2s((c), (arb_vec2* const[]){__VA_ARGS__}, \
                   sizeof((arb_vec2* const[]){__VA_ARGS__}) / sizeof(arb_vec2*))
 /// A body id as (i32 index1, u32 generation); reading refuses a negative index.

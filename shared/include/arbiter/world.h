@@ -23,48 +23,48 @@ typedef void* arb_alloc_fn(size_t size, void* user);
 typedef void arb_free_fn(void* ptr, void* user);
 
 typedef struct arb_world_def {
-  arb_vec2 gravity;              ///< m/s^2; default (0, -9.81)
-  int substeps;                  ///< solver substeps per step (1..64); default 4. Each substep
-                                 ///< runs `solve_iterations` soft solve passes and
-                                 ///< `relax_iterations` relax passes over joints and contacts.
-  int solve_iterations;          ///< soft (biased) solve passes per substep (1..8); default 1.
-                                 ///< More passes converge tall stacks: measured, a 14-box
-                                 ///< column keeps about 1/5 of the residual jitter with 8.
-  int relax_iterations;          ///< relax (no-bias) passes per substep (1..8); default 1.
-                                 ///< Measured: more passes do not reduce stack sink or
-                                 ///< jitter in this design (they slightly increase it).
-  float restitution_threshold;   ///< m/s; slower impacts do not bounce; default 1. A bounce
-                                 ///< never leaves two bodies with more kinetic energy than
-                                 ///< they met with (docs/ARCHITECTURE.md, "Bounces and energy")
-  float contact_hertz;           ///< contact softness (stiffness) in Hz; default 30
-  float contact_damping_ratio;   ///< contact bounciness damping; default 10
-  float max_contact_push_speed;  ///< m/s cap on penetration recovery; default 3
-  float max_linear_speed;        ///< m/s clamp (keeps the step finite), in every substep and
-                                 ///< after restitution: no body is ever faster; default 400
-  bool enable_continuous;        ///< default true: fast dynamic bodies do not pass through
-                                 ///< static bodies (time of impact) nor through each other
-                                 ///< (speculative contacts widened by the relative motion).
-                                 ///< false: only `bullet` bodies are swept.
-  bool continuous_dynamic;       ///< with enable_continuous: default true, also between
-                                 ///< dynamic bodies (their broad-phase boxes cover the motion
-                                 ///< ahead and fast pairs get wider speculative contacts).
-                                 ///< false: against static bodies only, as Box2D v3's
-                                 ///< enableContinuous (bullets still against everything):
-                                 ///< cheaper where many bodies move fast, and two fast dynamic
-                                 ///< bodies may pass through each other
-  bool enable_sleep;             ///< islands at rest fall asleep (see "Sleeping"); default true
+  arb_vec2 gravity;               ///< m/s^2; default (0, -9.81)
+  int substeps;                   ///< solver substeps per step (1..64); default 4. Each substep
+                                  ///< runs `solve_iterations` soft solve passes and
+                                  ///< `relax_iterations` relax passes over joints and contacts.
+  int solve_iterations;           ///< soft (biased) solve passes per substep (1..8); default 1.
+                                  ///< More passes converge tall stacks: measured, a 14-box
+                                  ///< column keeps about 1/5 of the residual jitter with 8.
+  int relax_iterations;           ///< relax (no-bias) passes per substep (1..8); default 1.
+                                  ///< Measured: more passes do not reduce stack sink or
+                                  ///< jitter in this design (they slightly increase it).
+  float restitution_threshold;    ///< m/s; slower impacts do not bounce; default 1. A bounce
+                                  ///< never leaves two bodies with more kinetic energy than
+                                  ///< they met with (docs/ARCHITECTURE.md, "Bounces and energy")
+  float contact_hertz;            ///< contact softness (stiffness) in Hz; default 30
+  float contact_damping_ratio;    ///< contact bounciness damping; default 10
+  float max_contact_push_speed;   ///< m/s cap on penetration recovery; default 3
+  float max_linear_speed;         ///< m/s clamp (keeps the step finite), in every substep and
+                                  ///< after restitution: no body is ever faster; default 400
+  bool enable_continuous;         ///< default true: fast dynamic bodies do not pass through
+                                  ///< static bodies (time of impact) nor through each other
+                                  ///< (speculative contacts widened by the relative motion).
+                                  ///< false: only `bullet` bodies are swept.
+  bool continuous_dynamic;        ///< with enable_continuous: default true, also between
+                                  ///< dynamic bodies (their broad-phase boxes cover the motion
+                                  ///< ahead and fast pairs get wider speculative contacts).
+                                  ///< false: against static bodies only, as Box2D v3's
+                                  ///< enableContinuous (bullets still against everything):
+                                  ///< cheaper where many bodies move fast, and two fast dynamic
+                                  ///< bodies may pass through each other
+  bool enable_sleep;              ///< islands at rest fall asleep (see "Sleeping"); default true
   bool enable_contact_recycling;  ///< default true: a contact whose two bodies moved less
                                   ///< than ARB_CONTACT_RECYCLE_DISTANCE relative to each
                                   ///< other since its manifold was computed keeps that
                                   ///< manifold (points, normal, anchors) and only updates
                                   ///< its separations from the bodies' motion, instead of
                                   ///< colliding the shapes again (see "Contact recycling")
-  float hit_event_threshold;     ///< m/s: a touching contact whose points had to stop an
-                                 ///< approach faster than this reports a hit event; default
-                                 ///< 1. An output setting: not state, not hashed or saved.
-  int body_capacity;             ///< initial capacity hint (grows as needed)
-  int worker_count;              ///< threads that step this world (1..64); default 1. The
-                                 ///< results are the same bits for any count (not saved)
+  float hit_event_threshold;      ///< m/s: a touching contact whose points had to stop an
+                                  ///< approach faster than this reports a hit event; default
+                                  ///< 1. An output setting: not state, not hashed or saved.
+  int body_capacity;              ///< initial capacity hint (grows as needed)
+  int worker_count;               ///< threads that step this world (1..64); default 1. The
+                                  ///< results are the same bits for any count (not saved)
   arb_alloc_fn* alloc;
   arb_free_fn* free;
   void* alloc_user;
@@ -92,9 +92,9 @@ typedef struct arb_shape_def {
     arb_capsule capsule;
     arb_chain chain;  ///< static and kinematic bodies only; never a sensor
   };
-  float density;      ///< kg/m^2; default 1
-  float friction;     ///< default 0.6; mixed as sqrt(fa*fb)
-  float restitution;  ///< default 0; mixed as max(ra, rb)
+  float density;           ///< kg/m^2; default 1
+  float friction;          ///< default 0.6; mixed as sqrt(fa*fb)
+  float restitution;       ///< default 0; mixed as max(ra, rb)
   uint32_t category_bits;  ///< default 1
   uint32_t mask_bits;      ///< default all bits
   int32_t group;           ///< same positive group: always collide; same negative: never
@@ -124,13 +124,14 @@ typedef struct arb_body_def {
   float gravity_scale;       ///< default 1
   float mass;                ///< kg; > 0 overrides the shapes' densities (scales them)
   bool fixed_rotation;
-  bool bullet;               ///< also swept against dynamic bodies (both moving), not only
-                             ///< statics; on even when the world's continuous is off
-  bool enable_sleep;         ///< may fall asleep with its island; default true
-  bool is_awake;             ///< false: created asleep (alone, until touched); default true
-  float sleep_threshold;     ///< m/s (speed of its farthest point) below which it may sleep; default 0.05
-  uint64_t user_data;        ///< not simulated, not hashed
-  arb_shape_def shape;        ///< the body's shape when shape_count is 0
+  bool bullet;            ///< also swept against dynamic bodies (both moving), not only
+                          ///< statics; on even when the world's continuous is off
+  bool enable_sleep;      ///< may fall asleep with its island; default true
+  bool is_awake;          ///< false: created asleep (alone, until touched); default true
+  float sleep_threshold;  ///< m/s (speed of its farthest point) below which it may sleep; default
+                          ///< 0.05
+  uint64_t user_data;     ///< not simulated, not hashed
+  arb_shape_def shape;    ///< the body's shape when shape_count is 0
   /// A compound body: shape_count (1..ARB_MAX_BODY_SHAPES) shapes, copied at creation
   /// (`shape` is then ignored). Mass, centre of mass and rotational inertia come from all
   /// of them (parallel axis); sensor shapes add no mass unless every shape is a sensor.
@@ -138,7 +139,7 @@ typedef struct arb_body_def {
   /// points, own friction and restitution mix). A chain must be a body's only shape.
   const arb_shape_def* shapes;
   int shape_count;
-  int internal_value;        ///< set by arb_default_body_def; DO NOT SET
+  int internal_value;  ///< set by arb_default_body_def; DO NOT SET
 } arb_body_def;
 
 ARB_API arb_world_def arb_default_world_def(void);
@@ -212,7 +213,8 @@ ARB_API arb_rot arb_body_get_rotation(const arb_world* world, arb_body_id id);
 ARB_API float arb_body_get_angle(const arb_world* world, arb_body_id id);
 ARB_API arb_transform arb_body_get_transform(const arb_world* world, arb_body_id id);
 /// Teleport. Wakes the body's island, keeps velocity.
-ARB_API void arb_body_set_transform(arb_world* world, arb_body_id id, arb_vec2 position, float angle);
+ARB_API void arb_body_set_transform(arb_world* world, arb_body_id id, arb_vec2 position,
+                                    float angle);
 ARB_API arb_vec2 arb_body_get_world_center(const arb_world* world, arb_body_id id);
 ARB_API arb_vec2 arb_body_get_linear_velocity(const arb_world* world, arb_body_id id);
 ARB_API void arb_body_set_linear_velocity(arb_world* world, arb_body_id id, arb_vec2 v);
@@ -229,14 +231,17 @@ typedef struct arb_body_motion {
 /// Returns false (and leaves *out alone) for a stale or null id.
 ARB_API bool arb_body_get_motion(const arb_world* world, arb_body_id id, arb_body_motion* out);
 /// Velocity of a world point attached to the body.
-ARB_API arb_vec2 arb_body_get_point_velocity(const arb_world* world, arb_body_id id, arb_vec2 world_point);
+ARB_API arb_vec2 arb_body_get_point_velocity(const arb_world* world, arb_body_id id,
+                                             arb_vec2 world_point);
 
 /// Forces and torques accumulate until the next step, which applies and clears them.
-ARB_API void arb_body_apply_force(arb_world* world, arb_body_id id, arb_vec2 force, arb_vec2 world_point);
+ARB_API void arb_body_apply_force(arb_world* world, arb_body_id id, arb_vec2 force,
+                                  arb_vec2 world_point);
 ARB_API void arb_body_apply_force_to_center(arb_world* world, arb_body_id id, arb_vec2 force);
 ARB_API void arb_body_apply_torque(arb_world* world, arb_body_id id, float torque);
 /// Impulses change velocity immediately.
-ARB_API void arb_body_apply_linear_impulse(arb_world* world, arb_body_id id, arb_vec2 impulse, arb_vec2 world_point);
+ARB_API void arb_body_apply_linear_impulse(arb_world* world, arb_body_id id, arb_vec2 impulse,
+                                           arb_vec2 world_point);
 ARB_API void arb_body_apply_angular_impulse(arb_world* world, arb_body_id id, float impulse);
 
 ARB_API float arb_body_get_mass(const arb_world* world, arb_body_id id);
@@ -277,7 +282,8 @@ typedef struct arb_contact_data {
 
 /// Touching contacts of a body after the last step (deterministic order), one per pair of
 /// shapes that touch. Returns total count.
-ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out, int cap);
+ARB_API int arb_body_get_contacts(const arb_world* world, arb_body_id id, arb_contact_data* out,
+                                  int cap);
 
 /// A pair of shapes of two bodies that started or stopped touching (a point within
 /// ARB_SPECULATIVE_DISTANCE) during the last step. Two compound bodies may report several
@@ -344,7 +350,8 @@ ARB_API int arb_world_get_sensor_end_events(const arb_world* world, const arb_se
 /// Bodies overlapping a sensor body after the last step, in id order (a stale id for a
 /// visitor destroyed since). Writes up to cap ids (out may be NULL), returns the total count
 /// (0 for a body without sensor shapes).
-ARB_API int arb_sensor_get_overlaps(const arb_world* world, arb_body_id sensor, arb_body_id* out, int cap);
+ARB_API int arb_sensor_get_overlaps(const arb_world* world, arb_body_id sensor, arb_body_id* out,
+                                    int cap);
 
 /// Bodies whose AABB overlaps `box`, in slot order. Writes up to cap ids, returns the total.
 ARB_API int arb_world_query_aabb(const arb_world* world, arb_aabb box, arb_body_id* out, int cap);
@@ -356,7 +363,8 @@ typedef struct arb_ray_result {
   arb_vec2 point, normal;
   float fraction;
 } arb_ray_result;
-ARB_API arb_ray_result arb_world_cast_ray(const arb_world* world, arb_vec2 origin, arb_vec2 translation);
+ARB_API arb_ray_result arb_world_cast_ray(const arb_world* world, arb_vec2 origin,
+                                          arb_vec2 translation);
 
 /// Sizes of the world after the last step, for metrics and benchmarks (not state).
 typedef struct arb_world_counters {
@@ -366,9 +374,9 @@ typedef struct arb_world_counters {
   int touching_count;      ///< contacts with manifold points (solved)
   int static_tree_height;  ///< broad-phase tree heights (balance check)
   int dynamic_tree_height;
-  int64_t byte_count;      ///< same as arb_world_get_byte_count
-  int64_t arena_bytes;     ///< per-step arena capacity (part of byte_count)
-  int awake_body_count;    ///< dynamic and kinematic bodies not asleep
+  int64_t byte_count;    ///< same as arb_world_get_byte_count
+  int64_t arena_bytes;   ///< per-step arena capacity (part of byte_count)
+  int awake_body_count;  ///< dynamic and kinematic bodies not asleep
   int sleeping_body_count;
   // Work done by the last step (what sleeping saves):
   int step_collided_contacts;  ///< contacts whose manifold was recomputed
