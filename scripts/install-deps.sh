@@ -20,7 +20,7 @@ core_pkgs=(
   libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev libsodium-dev
 )
 build_pkgs=("${core_pkgs[@]}"
-  libcmocka-dev clang libclang-rt-14-dev
+  libcmocka-dev clang libclang-rt-14-dev clang-format
   libsdl2-dev zlib1g-dev
   python3 python3-yaml  # lifecycle/Agones test drivers, the docker/k8s manifest check
 )
