@@ -7,7 +7,8 @@
 #   make check       the fast loop: release build + unit tests only (seconds once built)
 #   make build       release build only          make bench   run the benchmarks
 #   make fuzz-long   run every fuzz target for FUZZ_SECONDS (default 600) each
-#   make soak        the long tests left out of `make test` (10 min at 20 % loss, release)
+#   make soak        the long tests left out of `make test` (10 min at 20 % loss; the energy
+#                    stress suite with 4x the ticks and seeds; release)
 #   make clean       make test-docker   build docker/Dockerfile with podman, run the image (root)
 # Extra arguments for the server: make run ARGS="--port 7000"
 
@@ -20,7 +21,7 @@ BIN := build/release/bin
 all: build
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,13p' Makefile
 
 deps:
 	@scripts/install-deps.sh
