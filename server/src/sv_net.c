@@ -56,15 +56,97 @@ static int on_gate_datagram(sv_net* n, ENetHost* host) {
 // take a free peer: start it from a round trip typical of the internet, so the
 // VERIFY_CONNECT is resent after 0.25 s and 0.75 s. ENet measures the real round trip
 // from the first acknowledgement on. ENet gives a new connection the first free peer in
-// array order, so only that one is seeded (a resent CONNECT finds it already seeded).
-static void seed_free_peer_rtt(ENetHost* host) {
+// array order, so only that one is seeded (a resent CONNECT finds it already seeded), and
+// stamped as new: not greeted, born now.
+static void prepare_free_peer(sv_net* n, ENetHost* host) {
   for (size_t i = 0; i < host->peerCount; ++i) {
     ENetPeer* p = &host->peers[i];
     if (p->state != ENET_PEER_STATE_DISCONNECTED) continue;
     p->roundTripTime = SV_NET_FIRST_RTT_MS;
     p->roundTripTimeVariance = SV_NET_FIRST_RTT_VARIANCE_MS;
+    n->born_ms[i] = now_ms();
+    n->greeted[i] = false;
+    n->half_open_since[i] = 0;
+    n->last_datagram_ms[i] = 0;
     return;
   }
+}
+
+// Eviction candidates packed for sorting: address (32 bits), then a rank that grows as the
+// peer gets younger (20 bits of ms: peers older than 17 minutes all rank as oldest), then
+// the peer index (12 bits, < 4096). Sorted, each address's peers are together, oldest
+// first.
+#define SV_NET_AGE_BITS 20u
+#define SV_NET_INDEX_BITS 12u
+static int cmp_u64(const void* a, const void* b) {
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+// An admitted CONNECT from `ip` with `connect_id` arrives: true when ENet will find a free
+// peer for it, making one if the table is full (see sv_net.h); false when it is refused.
+static bool make_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
+  const ENetAddress* from = &host->receivedAddress;
+  uint64_t now = now_ms();
+  size_t own = 0, count = 0;
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    const ENetPeer* p = &host->peers[i];
+    if (p->state == ENET_PEER_STATE_DISCONNECTED) return true;  // room (ENet takes the first)
+    if (p->address.host != from->host) continue;
+    if (p->address.port == from->port && p->connectID == connect_id) return true;  // a resend
+    own++;
+  }
+  // ENet refuses an address at its cap whatever we free.
+  if (n->limits.peers_per_address > 0 && own >= (size_t)n->limits.peers_per_address) return true;
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    if (n->greeted[i]) continue;
+    uint64_t age = now - n->born_ms[i];
+    uint64_t max_age = (1u << SV_NET_AGE_BITS) - 1u;
+    uint64_t rank = max_age - (age < max_age ? age : max_age);  // smaller = older
+    n->scratch[count++] =
+        (uint64_t)host->peers[i].address.host << 32 | rank << SV_NET_INDEX_BITS | (uint64_t)i;
+  }
+  qsort(n->scratch, count, sizeof *n->scratch, cmp_u64);
+  // The address with the most candidates; among equals, the one whose oldest is oldest.
+  size_t best = 0, best_len = 0, own_len = 0;
+  uint64_t index_mask = (1u << SV_NET_INDEX_BITS) - 1u;
+  uint64_t age_mask = ((1u << SV_NET_AGE_BITS) - 1u) << SV_NET_INDEX_BITS;
+  for (size_t i = 0; i < count;) {
+    size_t j = i;
+    while (j < count && n->scratch[j] >> 32 == n->scratch[i] >> 32) j++;
+    if (n->scratch[i] >> 32 == from->host) own_len = j - i;
+    if (j - i > best_len ||
+        (j - i == best_len && (n->scratch[i] & age_mask) < (n->scratch[best] & age_mask))) {
+      best = i;
+      best_len = j - i;
+    }
+    i = j;
+  }
+  if (best_len == 0 || own_len >= best_len) {
+    count_drop(n, SV_DGRAM_TABLE_FULL);
+    return false;
+  }
+  size_t victim_index = (size_t)(n->scratch[best] & index_mask);
+  ENetPeer* victim = &host->peers[victim_index];
+  bool reported = victim->state == ENET_PEER_STATE_CONNECTED ||
+                  victim->state == ENET_PEER_STATE_DISCONNECT_LATER ||
+                  victim->state == ENET_PEER_STATE_DISCONNECTING ||
+                  victim->state == ENET_PEER_STATE_ZOMBIE;
+  // One DISCONNECT datagram (to an address that passed the gate), then the peer is free.
+  // Inside ENet's receive loop this is safe: the flush sends from its own buffers, not
+  // the received datagram's.
+  enet_peer_disconnect_now(victim, ARB_PROTO_REASON_FULL);
+  n->half_open_since[victim_index] = 0;
+  if (n->metrics) n->metrics->peers_evicted_total++;
+  if (reported) {  // the server knows this peer: tell it, as ENet would have
+    ENetEvent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = ENET_EVENT_TYPE_DISCONNECT;
+    ev.peer = victim;
+    ev.data = ARB_PROTO_REASON_FULL;
+    n->on_event(n->user, &ev);
+  }
+  return true;
 }
 
 // Every datagram, before ENet parses it. 1 = consumed (dropped or answered), 0 = ENet's.
@@ -92,13 +174,14 @@ static int intercept(ENetHost* host, ENetEvent* event) {
         count_drop(n, SV_DGRAM_STOPPING);
         return 1;
       }
-      if (sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port,
-                               connect_id, now_ms())) {
-        seed_free_peer_rtt(host);
-        return 0;
+      if (!sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port,
+                                connect_id, now_ms())) {
+        count_drop(n, SV_DGRAM_NOT_ADMITTED);
+        return 1;
       }
-      count_drop(n, SV_DGRAM_NOT_ADMITTED);
-      return 1;
+      if (!make_room(n, host, connect_id)) return 1;
+      prepare_free_peer(n, host);
+      return 0;
     case SV_ENET_DROP_FRAGMENT:
       count_drop(n, SV_DGRAM_ENET_FRAGMENT);
       return 1;
@@ -192,6 +275,12 @@ static void destroy_host(sv_net* n) {
   n->half_open_since = NULL;
   free(n->last_datagram_ms);
   n->last_datagram_ms = NULL;
+  free(n->born_ms);
+  n->born_ms = NULL;
+  free(n->greeted);
+  n->greeted = NULL;
+  free(n->scratch);
+  n->scratch = NULL;
 }
 
 int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count,
@@ -230,7 +319,11 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->host->intercept = intercept;
   n->half_open_since = calloc(n->host->peerCount, sizeof *n->half_open_since);
   n->last_datagram_ms = calloc(n->host->peerCount, sizeof *n->last_datagram_ms);
-  if (n->half_open_since == NULL || n->last_datagram_ms == NULL) {
+  n->born_ms = calloc(n->host->peerCount, sizeof *n->born_ms);
+  n->greeted = calloc(n->host->peerCount, sizeof *n->greeted);
+  n->scratch = calloc(n->host->peerCount, sizeof *n->scratch);
+  if (n->half_open_since == NULL || n->last_datagram_ms == NULL || n->born_ms == NULL ||
+      n->greeted == NULL || n->scratch == NULL) {
     snprintf(err, err_cap, "out of memory");
     destroy_host(n);
     return -1;
@@ -309,6 +402,12 @@ uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
   if (i >= n->host->peerCount || n->last_datagram_ms[i] == 0) return 0;
   uint64_t now = now_ms();
   return now > n->last_datagram_ms[i] ? now - n->last_datagram_ms[i] : 0;
+}
+
+void sv_net_set_greeted(sv_net* n, const ENetPeer* peer) {
+  if (n->host == NULL || n->greeted == NULL) return;
+  size_t i = (size_t)(peer - n->host->peers);
+  if (i < n->host->peerCount) n->greeted[i] = true;
 }
 
 bool sv_net_reliable_idle(const ENetPeer* peer) {

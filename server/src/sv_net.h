@@ -12,6 +12,12 @@
 // Every datagram first goes through ENet's intercept hook (sv_net.c): gate datagrams are
 // answered there (sv_gate.h), a CONNECT only reaches ENet from an admitted address, and
 // every other datagram is checked (sv_enet_check.h) before ENet may allocate for it.
+// When the peer table is full, an admitted CONNECT makes room: the peer that has not said
+// hello (sv_net_set_greeted) from the address holding the most such peers, its oldest,
+// is disconnected and reported as an ENet DISCONNECT event (data ARB_PROTO_REASON_FULL),
+// unless the newcomer's own address holds as many (the CONNECT is then dropped,
+// `table_full`). So neither one address nor many, each holding a few idle peers, can keep
+// a new address out (docs/SECURITY.md).
 // Channels: 0 reliable control (hello/welcome/reject/bye), 1 unsequenced inputs,
 // 2 unreliable snapshots (+ snapshot acks from clients).
 #pragma once
@@ -67,6 +73,9 @@ struct sv_net {
   sv_bans bans;                ///< operator bans, checked first for every datagram
   uint64_t* half_open_since;   ///< per peer: ms when first seen half-open, 0 = not
   uint64_t* last_datagram_ms;  ///< per peer: ms of its last datagram that passed the checks
+  uint64_t* born_ms;           ///< per peer: ms when the CONNECT that took it was admitted
+  bool* greeted;               ///< per peer: its session said hello (never evicted for room)
+  uint64_t* scratch;           ///< per peer: eviction candidates, sorted (no allocation then)
   uint64_t last_expiry_ms;
 };
 
@@ -93,6 +102,9 @@ uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer);
 bool sv_net_ban(sv_net* n, uint32_t ip, uint64_t ms);
 /// Bans in force now.
 int sv_net_ban_count(const sv_net* n);
+/// The peer's session said hello: a full table no longer evicts it (until the peer is
+/// reused by a new connection).
+void sv_net_set_greeted(sv_net* n, const ENetPeer* peer);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
 /// True when everything sent to the peer has left and every reliable message was acked.

@@ -44,8 +44,16 @@ typedef enum sv_session_state {
   SV_SESSION_AWAIT_HELLO,  ///< connected, no valid hello yet (bounded by hello_timeout_ms)
   SV_SESSION_JOINING,      ///< hello accepted; avatar spawns at the next tick boundary
   SV_SESSION_ACTIVE,       ///< welcomed, has an avatar
-  SV_SESSION_CLOSING,      ///< rejected or kicked: waiting for ENet to finish the disconnect
+  SV_SESSION_CLOSING,  ///< rejected or kicked: ENet's graceful disconnect, for SV_CLOSE_GRACE_MS
 } sv_session_state;
+
+/// A closing session's ENet peer is reset (its slot freed) this long after the kick or
+/// reject, whether or not the client acknowledged the goodbye: a peer that never
+/// acknowledges anything would otherwise hold its slot until ENet's own timeout (minutes
+/// to an hour, SV_ENET_TIMEOUT_* in sv_session.c). On loopback the goodbye is acknowledged
+/// in about a millisecond, over the internet in one round trip, with a retransmission or
+/// two to spare at 20 % loss; the reset itself still sends one DISCONNECT with the reason.
+#define SV_CLOSE_GRACE_MS 1000
 
 typedef struct sv_session {
   sv_session_state state;
@@ -71,6 +79,8 @@ typedef struct sv_session {
   uint32_t scene_tick;       ///< the welcome's tick: the avatar state below is from it
   float scene_avatar[6];     ///< x, y, angle, vx, vy, w at scene_tick
   char rejoin_token[40];     ///< the token sent in the rejoin event ("" before the welcome)
+  uint64_t closing_ns;       ///< uv_hrtime when it became CLOSING (SV_CLOSE_GRACE_MS from it)
+  uint8_t close_reason;      ///< the arb_proto_reason it was kicked or rejected with
   bool has_token;            ///< the hello carried a valid connect token (--auth-key)
   uint64_t token_client_id;  ///< the backend's player id from that token
 } sv_session;

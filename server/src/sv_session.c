@@ -94,6 +94,16 @@ static void send_event(sv_server* s, sv_session* ss, const arb_proto_event* ev) 
   if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
 }
 
+// The goodbye (event or reject) is queued: ENet sends the DISCONNECT once it is delivered,
+// and the peer is reset SV_CLOSE_GRACE_MS from now if that has not finished by then
+// (sv_session_check_timeouts), so its slot never waits for ENet's own timeout.
+static void start_closing(sv_session* ss, arb_proto_reason reason) {
+  ss->state = SV_SESSION_CLOSING;
+  ss->closing_ns = uv_hrtime();
+  ss->close_reason = (uint8_t)reason;
+  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+}
+
 void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text) {
   if (ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
   arb_proto_event ev;
@@ -108,8 +118,7 @@ void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, cons
          SV_LS("text", text));
   if (reason != ARB_PROTO_REASON_SHUTDOWN) s->metrics.clients_kicked_total++;
   release_slot(s, ss, reason);
-  ss->state = SV_SESSION_CLOSING;
-  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+  start_closing(ss, reason);
 }
 
 static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text) {
@@ -124,8 +133,7 @@ static void reject(sv_server* s, sv_session* ss, arb_proto_reason reason, const 
   SV_LOG(&s->log, SV_LOG_INFO, "client_rejected", SV_LS("addr", ss->addr),
          SV_LS("reason", arb_proto_reason_name(reason)), SV_LS("text", text));
   release_slot(s, ss, reason);
-  ss->state = SV_SESSION_CLOSING;
-  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+  start_closing(ss, reason);
 }
 
 // A malformed or out-of-place message: counted, logged at debug, and a strike.
@@ -249,6 +257,7 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
     ss->has_token = r->has_token;
     ss->token_client_id = r->token_client_id;
     ss->state = SV_SESSION_ACTIVE;
+    sv_net_set_greeted(&s->net, ss->peer);
     r->used = false;
     s->metrics.clients_connected++;
     s->metrics.rejoins_pending--;
@@ -342,6 +351,7 @@ static void admit_spectator(sv_server* s, sv_session* ss, const arb_proto_hello*
   ss->spectator = true;
   snprintf(ss->name, sizeof ss->name, "%s", h->name);
   ss->state = SV_SESSION_ACTIVE;
+  sv_net_set_greeted(&s->net, ss->peer);
   s->spectator_count++;
   s->metrics.spectators_connected++;
   uint32_t tick = (uint32_t)arb_game_get_tick(s->game);
@@ -413,6 +423,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
   ss->avatar_kind = h.avatar_kind;
   snprintf(ss->name, sizeof ss->name, "%s", h.name);
   ss->state = SV_SESSION_JOINING;
+  sv_net_set_greeted(&s->net, ss->peer);
   s->active_count++;
   s->join_queue[s->join_count++] = idx;
   SV_LOG(&s->log, SV_LOG_DEBUG, "hello_accepted", SV_LU("client", ss->client_id),
@@ -542,6 +553,20 @@ static void drop_silent(sv_server* s, sv_session* ss) {
   on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
 }
 
+// A closing session whose goodbye was not acknowledged within SV_CLOSE_GRACE_MS: reset its
+// peer (one more DISCONNECT with the reason if ENet had not sent its own yet) and free the
+// session the way ENet's DISCONNECT event would have; no such event follows a reset. The
+// session released its player slot and avatar when it started closing.
+static void close_now(sv_server* s, sv_session* ss) {
+  ENetPeer* peer = ss->peer;
+  uint8_t reason = ss->close_reason;
+  enet_peer_disconnect_now(peer, reason);
+  s->metrics.closing_peers_reset_total++;
+  SV_LOG(&s->log, SV_LOG_DEBUG, "peer_reset", SV_LU("client", ss->client_id),
+         SV_LS("addr", ss->addr), SV_LS("reason", arb_proto_reason_name((arb_proto_reason)reason)));
+  on_disconnect(s, peer, reason);
+}
+
 // Time from `then` to `now`, 0 when `then` is later: the tick reads the clock before its
 // own service call, so a client connected or heard during that call has a later stamp.
 static uint64_t elapsed_ns(uint64_t now_ns, uint64_t then_ns) {
@@ -563,6 +588,10 @@ void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
                sv_net_silent_ms(&s->net, ss->peer) * 1000000u > silence_limit) {
       drop_silent(s, ss);
     }
+    // Not else: a session kicked just above is closing from now on.
+    if (ss->state == SV_SESSION_CLOSING &&
+        elapsed_ns(now_ns, ss->closing_ns) > (uint64_t)SV_CLOSE_GRACE_MS * 1000000u)
+      close_now(s, ss);
   }
 }
 

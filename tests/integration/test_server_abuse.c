@@ -111,23 +111,24 @@ static void pump_joined(honest* h, int ms) {
   drive(h->c, h->joined, NULL, ms);
 }
 
-// Join the next honest client while the others play; returns the join time in ms.
-static uint64_t join_one(honest* h, const tc_server* s) {
+// Join the next honest client while the others play, within limit_ms; returns the join
+// time in ms.
+static uint64_t join_one(honest* h, const tc_server* s, uint64_t limit_ms) {
   char name[32];
   snprintf(name, sizeof name, "honest-%d", h->joined);
   tc_client* c = h->c[h->joined];
   uint64_t t0 = tc_now_ms();
   assert_int_equal(tc_start(c, (uint16_t)s->port, name, ARB_PROTO_VERSION), 0);
   while (c->state != TC_WELCOMED && c->state != TC_REJECTED && c->state != TC_DISCONNECTED &&
-         tc_now_ms() - t0 < 3u * JOIN_LIMIT_MS) {
+         tc_now_ms() - t0 < 3u * limit_ms) {
     tc_service(c, 1);
     for (int i = 0; i < h->joined; ++i) tc_service(h->c[i], 0);
   }
   uint64_t took = tc_now_ms() - t0;
-  if (c->state != TC_WELCOMED || took > JOIN_LIMIT_MS)
+  if (c->state != TC_WELCOMED || took > limit_ms)
     print_error("%s: state %d after %llu ms\n", name, (int)c->state, (unsigned long long)took);
   assert_int_equal(c->state, TC_WELCOMED);
-  assert_true(took <= JOIN_LIMIT_MS);
+  assert_true(took <= limit_ms);
   h->joined++;
   if (took > h->worst_join_ms) h->worst_join_ms = took;
   // Snapshot accounting starts at the client's first complete snapshot.
@@ -179,7 +180,7 @@ static void run_attack(const char* name, attack_fn* attack, const char* const* e
   honest h;
   honest_init(&h);
   // Settle: one client plays for a moment, then measure the server's RSS.
-  join_one(&h, &s);
+  join_one(&h, &s, JOIN_LIMIT_MS);
   pump_joined(&h, 500);
   long idle_kb = rss_kb(s.pid);
   assert_true(idle_kb > 0);
@@ -192,7 +193,7 @@ static void run_attack(const char* name, attack_fn* attack, const char* const* e
   }
   pump_joined(&h, 300);  // the attack is under way
   while (h.joined < HONEST) {
-    join_one(&h, &s);
+    join_one(&h, &s, JOIN_LIMIT_MS);
     play_and_check_snapshots(&h, 400);
   }
   play_and_check_snapshots(&h, 1000);
@@ -431,8 +432,188 @@ static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
   stop_server(&s);
 }
 
+// ---- lock-outs: slots held by peers that never say hello (issue 48, W1 and W3) ---------
+
+#define LOCKOUT_JOIN_LIMIT_MS 1000
+#define SILENT_PEERS 124     // the issue's cost: 124 handshakes from 8 addresses, sent once
+#define SILENT_ADDRESSES 8   // 127.0.0.70 ..
+#define HOSTAGE_ADDRESSES 8  // 127.0.0.80 .. ; 16 peers each (the per-address cap)
+#define HOSTAGE_PEERS (HOSTAGE_ADDRESSES * 16)
+
+static ENetHost* gated_host(const char* local_ip, int port) {
+  ENetAddress local = {.port = 0};
+  enet_address_set_host_ip(&local, local_ip);
+  ENetHost* host = enet_host_create(&local, 1, ARB_PROTO_CHANNEL_COUNT, 0, 0);
+  if (host == NULL) return NULL;
+  if (tc_gate(host, (uint16_t)port, 2000) != 0) {
+    enet_host_destroy(host);
+    return NULL;
+  }
+  ENetAddress server;
+  enet_address_set_host_ip(&server, "127.0.0.1");
+  server.port = (uint16_t)port;
+  enet_host_connect(host, &server, ARB_PROTO_CHANNEL_COUNT, 0);
+  enet_host_flush(host);
+  return host;
+}
+
+// Raw ENet peers that pass the gate (PROTOCOL.md §1.1) like a real client, from `addresses`
+// loopback addresses, finish ENet's handshake with its one ACK and from then on are never
+// serviced: they send nothing, not even acknowledgements. Returns how many connected.
+static int open_silent_peers(ENetHost** hosts, int count, int addresses, int port) {
+  bool done[SILENT_PEERS] = {false};
+  int connected = 0;
+  for (int i = 0; i < count; ++i) {
+    char ip[32];
+    snprintf(ip, sizeof ip, "127.0.0.%d", 70 + i % addresses);
+    hosts[i] = gated_host(ip, port);
+  }
+  uint64_t end = tc_now_ms() + 3000;
+  while (connected < count && tc_now_ms() < end) {
+    for (int i = 0; i < count; ++i) {
+      ENetEvent ev;
+      if (done[i] || hosts[i] == NULL || enet_host_service(hosts[i], &ev, 0) <= 0) continue;
+      if (ev.type != ENET_EVENT_TYPE_CONNECT) continue;
+      enet_host_flush(hosts[i]);  // the ACK of VERIFY_CONNECT: the last thing it ever sends
+      done[i] = true;
+      connected++;
+    }
+    tc_sleep_ms(1);
+  }
+  return connected;
+}
+
+// W1: 124 peers from 8 addresses finish the handshake and fall silent. The hello timeout
+// (5 s) kicks each; its goodbye is never acknowledged, and the peer must still be reset
+// SV_CLOSE_GRACE_MS (1 s) later instead of holding its slot until ENet's own timeout
+// (~164 s on loopback before). Honest clients join within 1 s meanwhile, and the peer
+// count is back to the honest clients within hello timeout + grace (+ 1.5 s of slack for
+// the tick and a loaded machine).
+static void test_abuse_silent_peers_free_their_slots(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  static ENetHost* silent[SILENT_PEERS];
+  uint64_t t0 = tc_now_ms();
+  int connected = open_silent_peers(silent, SILENT_PEERS, SILENT_ADDRESSES, s.port);
+  uint64_t t_connected = tc_now_ms();
+  print_message("silent peers: %d of %d connected in %llu ms\n", connected, SILENT_PEERS,
+                (unsigned long long)(t_connected - t0));
+  assert_int_equal(connected, SILENT_PEERS);
+  honest h;
+  honest_init(&h);
+  while (h.joined < HONEST) {
+    join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
+    pump_joined(&h, 100);
+  }
+  assert_true(metric(&s, "arbiter_peers_connected") == (double)(SILENT_PEERS + HONEST));
+  // Wait for the slots to come back, playing meanwhile; bounded.
+  uint64_t deadline = t_connected + 5000 + 1000 + 1500;
+  double peers = NAN;
+  while (tc_now_ms() < deadline + 500) {
+    pump_joined(&h, 100);
+    peers = metric(&s, "arbiter_peers_connected");
+    if (peers == (double)HONEST) break;
+  }
+  uint64_t freed_after = tc_now_ms() - t_connected;
+  print_message(
+      "silent peers: honest joins <= %llu ms; peers back to %.0f %llu ms after the "
+      "handshakes (hello timeout 5000 + grace 1000)\n",
+      (unsigned long long)h.worst_join_ms, peers, (unsigned long long)freed_after);
+  assert_true(peers == (double)HONEST);
+  assert_true(tc_now_ms() <= deadline);
+  assert_true(metric(&s, "arbiter_closing_peers_reset_total") >= (double)SILENT_PEERS);
+  // The freed slots take new players at once, and the honest ones kept playing.
+  play_and_check_snapshots(&h, 500);
+  for (int i = 0; i < SILENT_PEERS; ++i)
+    if (silent[i]) enet_host_destroy(silent[i]);
+  honest_free(&h);
+  stop_server(&s);
+}
+
+// W3's attacker, in a child: 16 peers from each of 8 addresses, so the 128-entry peer
+// table (64 players + 32 spectators + 32) is full; each connects, acknowledges what it
+// gets, never says hello, and reconnects as soon as it is dropped (hello timeout, or
+// evicted for a newcomer).
+static void attack_full_table(int port, int seconds) {
+  static ENetHost* hosts[HOSTAGE_PEERS];
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < HOSTAGE_PEERS; ++i) {
+      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
+        ENetEvent ev;
+        while (enet_host_service(hosts[i], &ev, 0) > 0)
+          if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+        continue;
+      }
+      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
+      char ip[32];
+      snprintf(ip, sizeof ip, "127.0.0.%d", 80 + i % HOSTAGE_ADDRESSES);
+      hosts[i] = gated_host(ip, port);  // NULL when rate-limited: try again next round
+    }
+    tc_sleep_ms(2);
+  }
+  for (int i = 0; i < HOSTAGE_PEERS; ++i)
+    if (hosts[i]) enet_host_destroy(hosts[i]);
+}
+
+// W3: with the table held full by hostages, each honest newcomer still joins within 1 s
+// (a peer without a hello from the busiest address makes room) and plays.
+static void test_abuse_full_table_makes_room(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack_full_table(s.port, 9);
+    _exit(0);
+  }
+  // Bounded wait for the table to fill (handshakes in progress count too).
+  double held = 0;
+  uint64_t end = tc_now_ms() + 4000;
+  while (tc_now_ms() < end) {
+    tc_sleep_ms(100);
+    held = metric(&s, "arbiter_peers_connected") + metric(&s, "arbiter_half_open_peers");
+    if (held >= (double)HOSTAGE_PEERS) break;
+  }
+  print_message("full table: %.0f hostage peers held\n", held);
+  assert_true(held >= (double)HOSTAGE_PEERS);
+  honest h;
+  honest_init(&h);
+  while (h.joined < HONEST) {
+    join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
+    play_and_check_snapshots(&h, 400);
+  }
+  double evicted = metric(&s, "arbiter_peers_evicted_total");
+  print_message("full table: honest joins <= %llu ms, %.0f hostages evicted\n",
+                (unsigned long long)h.worst_join_ms, evicted);
+  assert_true(evicted >= (double)HONEST);
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) pump_joined(&h, 50);
+  assert_true(WIFEXITED(status));
+  // The hostages vanished with the child: their sessions end (hello timeout, then the
+  // close grace) and every count comes back to the honest clients alone, evicted and
+  // reset peers counted once.
+  double peers = NAN;
+  end = tc_now_ms() + 5000 + 1000 + 1500;
+  while (tc_now_ms() < end) {
+    pump_joined(&h, 100);
+    peers = metric(&s, "arbiter_peers_connected");
+    if (peers == (double)HONEST) break;
+  }
+  print_message("full table: peers back to %.0f after the attack\n", peers);
+  assert_true(peers == (double)HONEST);
+  assert_true(metric(&s, "arbiter_clients_connected") == (double)HONEST);
+  play_and_check_snapshots(&h, 500);
+  honest_free(&h);
+  stop_server(&s);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
                  cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
                  cmocka_unit_test(test_abuse_connect_flood),
                  cmocka_unit_test(test_abuse_hostage_peers),
-                 cmocka_unit_test(test_abuse_fragment_bomb))
+                 cmocka_unit_test(test_abuse_fragment_bomb),
+                 cmocka_unit_test(test_abuse_silent_peers_free_their_slots),
+                 cmocka_unit_test(test_abuse_full_table_makes_room))
