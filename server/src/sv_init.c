@@ -159,6 +159,7 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
                   sv_session_on_net_event, s, &s->metrics, err, err_cap) != 0)
     return ARB_E_IO;
   sv_net_set_receive_interval(&s->net, cfg->receive_interval_ms);
+  sv_net_set_budget_hook(&s->net, sv_session_on_connect_budget);
   sv_auth_set_port(&s->auth, s->net.port);
   if (!s->auth.enabled)
     SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled",

@@ -149,6 +149,23 @@ static bool make_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
   return true;
 }
 
+// A new (not resent) CONNECT that ENet will accept: the caller may release what else its
+// address holds so that the newcomer fits in the per-address budget.
+static void budget_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
+  if (n->on_budget == NULL) return;
+  const ENetAddress* from = &host->receivedAddress;
+  int own = 0;
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    const ENetPeer* p = &host->peers[i];
+    if (p->state == ENET_PEER_STATE_DISCONNECTED || p->address.host != from->host) continue;
+    if (p->address.port == from->port && p->connectID == connect_id) return;  // a resend
+    own++;
+  }
+  // At the cap ENet refuses it: nothing is released for a newcomer that is not let in.
+  if (n->limits.peers_per_address > 0 && own >= n->limits.peers_per_address) return;
+  n->on_budget(n->user, from->host, own);
+}
+
 // Every datagram, before ENet parses it. 1 = consumed (dropped or answered), 0 = ENet's.
 static int intercept(ENetHost* host, ENetEvent* event) {
   (void)event;
@@ -181,6 +198,7 @@ static int intercept(ENetHost* host, ENetEvent* event) {
       }
       if (!make_room(n, host, connect_id)) return 1;
       prepare_free_peer(n, host);
+      budget_room(n, host, connect_id);
       return 0;
     case SV_ENET_DROP_FRAGMENT:
       count_drop(n, SV_DGRAM_ENET_FRAGMENT);
@@ -413,6 +431,24 @@ void sv_net_set_greeted(sv_net* n, const ENetPeer* peer) {
 bool sv_net_reliable_idle(const ENetPeer* peer) {
   return peer->reliableDataInTransit == 0 && enet_list_empty(&peer->outgoingCommands) &&
          enet_list_empty(&peer->sentReliableCommands);
+}
+
+void sv_net_set_budget_hook(sv_net* n, sv_net_budget_fn* fn) {
+  n->on_budget = fn;
+}
+
+int sv_net_peers_of(const sv_net* n, uint32_t ip) {
+  if (n->host == NULL) return 0;
+  int count = 0;
+  for (size_t i = 0; i < n->host->peerCount; ++i)
+    if (n->host->peers[i].state != ENET_PEER_STATE_DISCONNECTED &&
+        n->host->peers[i].address.host == ip)
+      count++;
+  return count;
+}
+
+bool sv_net_peer_live(const ENetPeer* peer) {
+  return peer != NULL && peer->state != ENET_PEER_STATE_DISCONNECTED;
 }
 
 void sv_net_flush(sv_net* n) {

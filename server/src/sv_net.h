@@ -54,6 +54,9 @@ typedef struct sv_net sv_net;
 /// One ENet event. For RECEIVE the packet is destroyed by sv_net after the callback
 /// returns: do not keep pointers into it.
 typedef void sv_net_event_fn(void* user, const ENetEvent* ev);
+/// An admitted CONNECT from `ip` (network order) will take a peer; its address holds
+/// `peers` peers now (handshakes included), under the per-address cap.
+typedef void sv_net_budget_fn(void* user, uint32_t ip, int peers);
 
 struct sv_net {
   ENetHost* host;
@@ -64,6 +67,7 @@ struct sv_net {
   uint64_t wakeups;         ///< drains started by the poll (not by the tick)
   uint16_t port;            ///< the bound UDP port (useful with --port 0)
   sv_net_event_fn* on_event;
+  sv_net_budget_fn* on_budget;  ///< NULL = none; called with `user` (sv_net_set_budget_hook)
   void* user;
   sv_metrics* metrics;  ///< not owned
   bool in_service;      ///< guards re-entrant service from inside a callback
@@ -105,6 +109,13 @@ int sv_net_ban_count(const sv_net* n);
 /// The peer's session said hello: a full table no longer evicts it (until the peer is
 /// reused by a new connection).
 void sv_net_set_greeted(sv_net* n, const ENetPeer* peer);
+/// Call `fn` (with the user pointer of sv_net_init) for each admitted new CONNECT, so the
+/// caller can make room in what else the address holds (rejoin holds).
+void sv_net_set_budget_hook(sv_net* n, sv_net_budget_fn* fn);
+/// Peers of an address (network order) that are not free: handshakes, connected, closing.
+int sv_net_peers_of(const sv_net* n, uint32_t ip);
+/// True while the peer is in any state but free (ENet's DISCONNECTED).
+bool sv_net_peer_live(const ENetPeer* peer);
 /// Send queued packets now.
 void sv_net_flush(sv_net* n);
 /// True when everything sent to the peer has left and every reliable message was acked.

@@ -64,6 +64,8 @@ typedef struct sv_session {
   bool spectator;       ///< watches without an avatar (hello avatar kind ARB_PROTO_SPECTATOR)
   char name[ARB_PROTO_MAX_NAME + 1];
   char addr[32];           ///< "a.b.c.d:port"
+  uint32_t ip;             ///< the peer's IPv4 address (network order), for per-address budgets
+  uint32_t played_ticks;   ///< ticks at which one of its inputs was applied (SV_REJOIN_MIN_PLAY_MS)
   uint64_t connected_ns;   ///< uv_hrtime at connect
   uint64_t last_heard_ns;  ///< uv_hrtime of the last packet from the client (silence timeout)
   sv_input_state input;
@@ -106,6 +108,7 @@ typedef struct sv_rejoin {
   bool has_token;
   uint64_t token_client_id;
   uint64_t expires_ns;
+  uint32_t ip;  ///< the lost client's address: the hold counts against its peer budget
 } sv_rejoin;
 
 typedef struct sv_server {
@@ -208,6 +211,10 @@ void sv_session_send_scenes(sv_server* s);
 /// Disconnect a session with a reason (event DISCONNECT, then ENet disconnect). Queues the
 /// avatar's despawn when it has one.
 void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text);
+/// sv_net's budget hook: an admitted CONNECT from `ip` (network order), whose address holds
+/// `peers` peers now, is about to take a peer; avatars held for a rejoin from that address
+/// are released, oldest first, until the newcomer fits in --peers-per-address.
+void sv_session_on_connect_budget(void* user, uint32_t ip, int peers);
 /// Welcome the queued joins after they were applied to the game.
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick);
 sv_session* sv_session_by_client(sv_server* s, uint32_t client_id);

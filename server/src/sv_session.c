@@ -161,6 +161,7 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
   memset(ss, 0, sizeof *ss);
   ss->state = SV_SESSION_AWAIT_HELLO;
   ss->peer = peer;
+  ss->ip = peer->address.host;
   peer->data = ss;
   snprintf(ss->addr, sizeof ss->addr, "%s:%u", ip, (unsigned)peer->address.port);
   ss->connected_ns = uv_hrtime();
@@ -197,11 +198,75 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
 
 #define SV_REJOIN_PREFIX "rj1."
 
+// A lost session's avatar is held for a rejoin only if its inputs were applied for this
+// long (in ticks at the configured rate). A real client sends an input every tick from
+// its welcome on, so 2 s of play is 2 s of a live, input-sending connection per hold,
+// where connect, hello, welcome and a disconnect with code 0 took a few milliseconds and
+// held a slot for the whole window (issue 48, W2). A player lost within its first 2 s
+// loses a freshly spawned avatar and joins again as a new player.
+#define SV_REJOIN_MIN_PLAY_MS 2000
+
+static bool played_enough(const sv_server* s, const sv_session* ss) {
+  return (uint64_t)ss->played_ticks * 1000u >=
+         (uint64_t)SV_REJOIN_MIN_PLAY_MS * (uint64_t)s->tick_rate;
+}
+
+// The avatar leaves now: expired, or its address needed the room.
+static void release_hold(sv_server* s, sv_rejoin* r, arb_proto_reason why, const char* event) {
+  r->used = false;
+  queue_leave(s, r->client_id, why, r->name);  // lost, never came back
+  s->active_count--;
+  s->metrics.rejoins_pending--;
+  s->metrics.clients_left_total++;
+  SV_LOG(&s->log, SV_LOG_INFO, event, SV_LU("client", r->client_id));
+}
+
+// Holds of avatars lost from `ip`, and the oldest of them (the first to expire).
+static int holds_of(sv_server* s, uint32_t ip, sv_rejoin** oldest) {
+  int n = 0;
+  *oldest = NULL;
+  for (int i = 0; i < s->cfg.max_clients; ++i) {
+    sv_rejoin* r = &s->rejoins[i];
+    if (!r->used || r->ip != ip) continue;
+    n++;
+    if (*oldest == NULL || r->expires_ns < (*oldest)->expires_ns) *oldest = r;
+  }
+  return n;
+}
+
+// What an address holds (peers, half-open handshakes and avatars held for a rejoin) counts
+// against one budget, --peers-per-address: release the oldest holds of `ip` until `peers`
+// of its peers plus `extra` more fit beside the holds. The present player wins over the
+// absent one: a newcomer is never refused for a hold, and a released player that does
+// come back joins again as a new one.
+static void make_budget_room(sv_server* s, uint32_t ip, int peers, int extra) {
+  int budget = s->cfg.peers_per_address;
+  if (budget <= 0) return;
+  sv_rejoin* oldest = NULL;
+  for (int held = holds_of(s, ip, &oldest); held > 0 && peers + held + extra > budget;
+       held = holds_of(s, ip, &oldest)) {
+    release_hold(s, oldest, ARB_PROTO_REASON_FULL, "rejoin_released");
+    s->metrics.rejoin_holds_released_total++;
+  }
+}
+
+void sv_session_on_connect_budget(void* user, uint32_t ip, int peers) {
+  make_budget_room(user, ip, peers, 1);
+}
+
 // Keep a lost client's avatar and player slot for the rejoin window. False when the
-// session has no avatar yet, rejoining is off, or the table is full.
+// session has no avatar yet, did not play long enough, rejoining is off, or the table is
+// full.
 static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
   if (ss->state != SV_SESSION_ACTIVE || s->cfg.rejoin_window_ms <= 0 || ss->rejoin_token[0] == '\0')
     return false;
+  if (!played_enough(s, ss)) {
+    s->metrics.rejoin_holds_skipped_total++;
+    return false;
+  }
+  // The hold takes the place of its peer in the address's budget.
+  int peers = sv_net_peers_of(&s->net, ss->ip) - (sv_net_peer_live(ss->peer) ? 1 : 0);
+  make_budget_room(s, ss->ip, peers, 1);
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
     if (r->used) continue;
@@ -215,6 +280,7 @@ static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
     r->has_token = ss->has_token;
     r->token_client_id = ss->token_client_id;
     r->expires_ns = uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u;
+    r->ip = ss->ip;
     s->metrics.clients_connected--;  // the slot (active_count) stays taken
     s->metrics.rejoins_pending++;
     SV_LOG(&s->log, SV_LOG_INFO, "client_lost", SV_LU("client", ss->client_id),
@@ -257,6 +323,8 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
     ss->has_token = r->has_token;
     ss->token_client_id = r->token_client_id;
     ss->state = SV_SESSION_ACTIVE;
+    // The same player: lost again, it is held again without a new stretch of play.
+    ss->played_ticks = (uint32_t)((uint64_t)SV_REJOIN_MIN_PLAY_MS * (uint64_t)s->tick_rate / 1000u);
     sv_net_set_greeted(&s->net, ss->peer);
     r->used = false;
     s->metrics.clients_connected++;
@@ -274,12 +342,7 @@ static void expire_rejoins(sv_server* s, uint64_t now_ns) {
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
     if (!r->used || r->expires_ns >= now_ns) continue;
-    r->used = false;
-    queue_leave(s, r->client_id, ARB_PROTO_REASON_TIMEOUT, r->name);  // lost, never came back
-    s->active_count--;
-    s->metrics.rejoins_pending--;
-    s->metrics.clients_left_total++;
-    SV_LOG(&s->log, SV_LOG_INFO, "rejoin_expired", SV_LU("client", r->client_id));
+    release_hold(s, r, ARB_PROTO_REASON_TIMEOUT, "rejoin_expired");
   }
 }
 
@@ -297,8 +360,10 @@ static void send_rejoin_token(sv_server* s, sv_session* ss, uint32_t tick) {
 static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   sv_session* ss = session_of(s, peer);
   if (ss == NULL || ss->state == SV_SESSION_FREE) return;
-  // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while.
-  // code 0: ENet gave up on a reliable command, or the client closed without a reason.
+  // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while,
+  // if it played (hold_for_rejoin). code 0: ENet gave up on a reliable command, or the
+  // client closed without a reason. Any other code (PROTOCOL.md §4.5: a client that ends
+  // the session itself says why) leaves at once.
   if (code == 0 && hold_for_rejoin(s, ss, "enet")) {
   } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id),

@@ -43,6 +43,7 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
     bool got = sv_input_take(&ss->input, tick, &cmd);
     s->metrics.inputs_late_total += ss->input.late - late;
     if (!got) continue;  // the game holds the previous controls
+    ss->played_ticks++;
     // The view time matters (and is recorded) only where the fire button shoots.
     uint64_t view = fire ? cmd.view_time : 0;
     rec->inputs[rec->input_count++] =

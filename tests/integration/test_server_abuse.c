@@ -610,10 +610,170 @@ static void test_abuse_full_table_makes_room(void** state) {
   stop_server(&s);
 }
 
+// ---- lock-out by rejoin holds (issue 48, W2) ---------------------------------------------
+
+#define W2_ATTACK_SECONDS 10
+#define W2_ATTACKER_IP "127.0.0.90"
+#define W2_HONEST 8  // from 127.0.0.91 .. 98
+
+// One W2 cycle from `ip`: gate, connect, hello, welcome, then ENet disconnect with code 0
+// (what a lost connection looks like) and nothing more. True when it was welcomed.
+static bool w2_cycle(const char* ip, int port) {
+  tc_client* c = tc_create();
+  bool welcomed = false;
+  if (c != NULL && tc_start_from(c, ip, (uint16_t)port, "w2", ARB_PROTO_VERSION) == 0) {
+    uint64_t end = tc_now_ms() + 2000;
+    while (c->state != TC_WELCOMED && c->state != TC_REJECTED && c->state != TC_DISCONNECTED &&
+           tc_now_ms() < end)
+      tc_service(c, 1);
+    welcomed = c->state == TC_WELCOMED;
+    if (c->peer != NULL && c->state != TC_DISCONNECTED) {
+      enet_peer_disconnect(c->peer, 0);
+      end = tc_now_ms() + 300;
+      while (c->peer != NULL && c->state != TC_DISCONNECTED && tc_now_ms() < end) tc_service(c, 1);
+    }
+  }
+  if (c != NULL) tc_destroy(c);
+  return welcomed;
+}
+
+static void attack_rejoin_holds(int port, int seconds) {
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) w2_cycle(W2_ATTACKER_IP, port);
+}
+
+// W2: one address cycles connect, hello, welcome, disconnect-with-0 as fast as the gate
+// lets it for 10 s (each cycle used to hold an avatar and a player slot for the 10 s
+// rejoin window: 60 of 60 free slots full within ~6 s, honest joins refused "server
+// full"). A session that never played is not held, so 8 honest clients from other
+// addresses, joining in the second half of the attack, each get in within 1 s, and the
+// avatars in the world (players connected + held) stay at the honest clients plus the
+// attacker's one live session. The attacker's own address is not tested for honest joins:
+// the attacker spends that address's whole gate budget (10 connections/s), which every
+// client behind it shares by design (the per-address rate limit, not a rejoin hold).
+static void test_abuse_rejoin_holds_bounded(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  uint64_t t0 = tc_now_ms();
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack_rejoin_holds(s.port, W2_ATTACK_SECONDS);
+    _exit(0);
+  }
+  tc_client* c[W2_HONEST];
+  for (int i = 0; i < W2_HONEST; ++i) assert_non_null(c[i] = tc_create());
+  double peak_avatars = 0, peak_held = 0;
+  uint64_t next_sample = 0;
+  // Let the attack run half its time (the slots used to be full after ~6 s), sampling.
+  while (tc_now_ms() - t0 < 5000) {
+    tc_sleep_ms(100);
+    double held = metric(&s, "arbiter_rejoins_pending");
+    double avatars = metric(&s, "arbiter_clients_connected") + held;
+    if (held > peak_held) peak_held = held;
+    if (avatars > peak_avatars) peak_avatars = avatars;
+  }
+  uint64_t worst = 0;
+  for (int joined = 0; joined < W2_HONEST; ++joined) {
+    char ip[32], name[32];
+    snprintf(ip, sizeof ip, "127.0.0.%d", 91 + joined);
+    snprintf(name, sizeof name, "honest-%d", joined);
+    uint64_t start = tc_now_ms();
+    assert_int_equal(tc_start_from(c[joined], ip, (uint16_t)s.port, name, ARB_PROTO_VERSION), 0);
+    while (c[joined]->state != TC_WELCOMED && c[joined]->state != TC_REJECTED &&
+           c[joined]->state != TC_DISCONNECTED && tc_now_ms() - start < 3000) {
+      tc_service(c[joined], 1);
+      for (int i = 0; i < joined; ++i) tc_service(c[i], 0);
+    }
+    uint64_t took = tc_now_ms() - start;
+    if (c[joined]->state != TC_WELCOMED || took > LOCKOUT_JOIN_LIMIT_MS)
+      print_error("%s: state %d (reject \"%s\") after %llu ms\n", name, (int)c[joined]->state,
+                  c[joined]->reject.text, (unsigned long long)took);
+    assert_int_equal(c[joined]->state, TC_WELCOMED);
+    assert_true(took <= LOCKOUT_JOIN_LIMIT_MS);
+    if (took > worst) worst = took;
+    // Play a moment before the next join, sampling the avatars.
+    uint64_t until = tc_now_ms() + 400;
+    while (tc_now_ms() < until) {
+      drive(c, joined + 1, NULL, 50);
+      if (tc_now_ms() >= next_sample) {
+        double held = metric(&s, "arbiter_rejoins_pending");
+        double avatars = metric(&s, "arbiter_clients_connected") + held;
+        if (held > peak_held) peak_held = held;
+        if (avatars > peak_avatars) peak_avatars = avatars;
+        next_sample = tc_now_ms() + 100;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) drive(c, W2_HONEST, NULL, 50);
+  assert_true(WIFEXITED(status));
+  double cycles = metric(&s, "arbiter_clients_joined_total") - W2_HONEST;
+  print_message(
+      "rejoin holds: %.0f attacker cycles from one address in %d s; honest joins <= %llu ms; "
+      "peak avatars %.0f (held %.0f)\n",
+      cycles, W2_ATTACK_SECONDS, (unsigned long long)worst, peak_avatars, peak_held);
+  assert_true(cycles >= 20.0);  // the attack ran at its cost
+  assert_true(peak_held == 0.0);
+  assert_true(peak_avatars <= W2_HONEST + 2.0);  // + the attacker's live session (or two)
+  for (int i = 0; i < W2_HONEST; ++i) assert_int_equal(c[i]->state, TC_WELCOMED);
+  close_all(c, W2_HONEST);
+  stop_server(&s);
+}
+
+// What an address holds counts against one budget (--peers-per-address, 4 here): players
+// from one address that played (3 s) and then disconnect with code 0 are held, at most as
+// many as the budget; a newcomer from that address is not refused for the holds: the
+// oldest hold leaves to make room for it.
+#define BUDGET_IP "127.0.0.89"
+static void test_abuse_rejoin_holds_count_against_address(void** state) {
+  (void)state;
+  tc_server s;
+  const char* extra[] = {"--peers-per-address", "4", NULL};
+  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  tc_client* c[4];
+  for (int i = 0; i < 4; ++i) {
+    char name[32];
+    snprintf(name, sizeof name, "player-%d", i);
+    assert_non_null(c[i] = tc_create());
+    assert_int_equal(tc_start_from(c[i], BUDGET_IP, (uint16_t)s.port, name, ARB_PROTO_VERSION), 0);
+  }
+  assert_int_equal(tc_wait_settled(c, 4, 3000), 4);
+  drive(c, 4, NULL, 3000);  // played: past SV_REJOIN_MIN_PLAY_MS
+  for (int i = 0; i < 4; ++i) {
+    enet_peer_disconnect(c[i]->peer, 0);  // "lost": code 0
+    uint64_t end = tc_now_ms() + 500;
+    while (c[i]->peer != NULL && c[i]->state != TC_DISCONNECTED && tc_now_ms() < end)
+      tc_service(c[i], 1);
+    tc_destroy(c[i]);
+  }
+  tc_sleep_ms(100);
+  double held = metric(&s, "arbiter_rejoins_pending");
+  print_message("address budget 4: %.0f avatars held after 4 players lost\n", held);
+  assert_true(held == 4.0);
+  tc_client* late = tc_create();
+  uint64_t t0 = tc_now_ms();
+  assert_int_equal(tc_start_from(late, BUDGET_IP, (uint16_t)s.port, "late", ARB_PROTO_VERSION), 0);
+  assert_int_equal(tc_wait_settled(&late, 1, 2000), 1);
+  uint64_t took = tc_now_ms() - t0;
+  held = metric(&s, "arbiter_rejoins_pending");
+  double released = metric(&s, "arbiter_rejoin_holds_released_total");
+  print_message("address budget 4: newcomer joined in %llu ms; %.0f held, %.0f released\n",
+                (unsigned long long)took, held, released);
+  assert_true(took <= LOCKOUT_JOIN_LIMIT_MS);
+  assert_true(held == 3.0);
+  assert_true(released == 1.0);
+  close_all(&late, 1);
+  stop_server(&s);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
                  cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
                  cmocka_unit_test(test_abuse_connect_flood),
                  cmocka_unit_test(test_abuse_hostage_peers),
                  cmocka_unit_test(test_abuse_fragment_bomb),
                  cmocka_unit_test(test_abuse_silent_peers_free_their_slots),
-                 cmocka_unit_test(test_abuse_full_table_makes_room))
+                 cmocka_unit_test(test_abuse_full_table_makes_room),
+                 cmocka_unit_test(test_abuse_rejoin_holds_bounded),
+                 cmocka_unit_test(test_abuse_rejoin_holds_count_against_address))

@@ -1,7 +1,8 @@
 // Rejoin (PROTOCOL.md §4.6): a client whose connection is lost without a goodbye comes
 // back with the rejoin token from its welcome and gets the same client id and avatar,
 // while the others never see it leave; each token works once; after the rejoin window
-// the avatar leaves and the old token gets a new avatar (open server).
+// the avatar leaves and the old token gets a new avatar (open server). Only a session that
+// played (inputs applied for 2 s) is held.
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,9 @@ static void start_and_lose_ada(lost_ada* t, const char* window_ms) {
   t->port = (uint16_t)t->s.port;
   t->watcher = join(t->port, "watcher", NULL);
   tc_client* a = join(t->port, "ada", NULL);
+  // A session is held for a rejoin only once it has played 2 s (SV_REJOIN_MIN_PLAY_MS).
+  tc_client* both[2] = {t->watcher, a};
+  drive(both, 2, NULL, 3000);
   t->client_id = a->welcome.client_id;
   t->entity_id = a->welcome.entity_id;
   snprintf(t->token, sizeof t->token, "%s", a->rejoin_token);
@@ -113,6 +117,17 @@ static void test_server_rejoin_window_expires(void** state) {
   tc_destroy(b);
   drive(&t.watcher, 1, NULL, 300);
   assert_int_equal(t.watcher->left_events, 3);
+  // A client lost before it played 2 s is not held: it leaves once its silence is noticed
+  // (500 ms), not after the window.
+  tc_client* brief = join(port, "brief", NULL);
+  lose(brief);
+  drive(&t.watcher, 1, NULL, 900);
+  assert_int_equal(t.watcher->left_events, 4);
+  char* body = NULL;
+  assert_int_equal(tc_http_get(t.s.http_port, "/metrics", &body), 200);
+  assert_true(tc_metric(body, "arbiter_rejoins_pending") == 0.0);
+  assert_true(tc_metric(body, "arbiter_rejoin_holds_skipped_total") == 1.0);
+  free(body);
   finish(&t);
 }
 
