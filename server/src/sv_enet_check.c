@@ -136,3 +136,87 @@ sv_enet_verdict sv_enet_check(const ENetHost* host, size_t max_packet, uint32_t*
   *peer_index = (int)peer_id;
   return SV_ENET_PASS;
 }
+
+// ENet allocates a fragmented packet's whole length when the first of its fragments
+// arrives (any fragment, not only number 0), as an incoming command whose
+// fragmentsRemaining counts down; complete packets are bounded by maximumWaitingData.
+static size_t incomplete_bytes(const ENetList* list) {
+  size_t sum = 0;
+  for (const ENetListNode* it = list->sentinel.next; it != &list->sentinel; it = it->next) {
+    const ENetIncomingCommand* ic = (const ENetIncomingCommand*)it;
+    if (ic->fragmentsRemaining > 0 && ic->packet != NULL) sum += ic->packet->dataLength;
+  }
+  return sum;
+}
+
+size_t sv_enet_fragment_buffered(const ENetPeer* peer) {
+  size_t sum = 0;
+  if (peer->channels == NULL) return 0;
+  for (size_t c = 0; c < peer->channelCount; ++c) {
+    sum += incomplete_bytes(&peer->channels[c].incomingReliableCommands);
+    sum += incomplete_bytes(&peer->channels[c].incomingUnreliableCommands);
+  }
+  return sum;
+}
+
+// True when ENet already assembles the packet this fragment belongs to. ENet keys a
+// reliable fragmented packet by its start sequence number, an unreliable one by its
+// start (unreliable) sequence number under the reliable one it follows.
+static bool assembling(const ENetChannel* ch, const ENetProtocol* cmd, int number) {
+  uint16_t start = ENET_NET_TO_HOST_16(cmd->sendFragment.startSequenceNumber);
+  uint16_t reliable = ENET_NET_TO_HOST_16(cmd->header.reliableSequenceNumber);
+  bool is_reliable = number == ENET_PROTOCOL_COMMAND_SEND_FRAGMENT;
+  const ENetList* list =
+      is_reliable ? &ch->incomingReliableCommands : &ch->incomingUnreliableCommands;
+  for (const ENetListNode* it = list->sentinel.next; it != &list->sentinel; it = it->next) {
+    const ENetIncomingCommand* ic = (const ENetIncomingCommand*)it;
+    if ((ic->command.header.command & ENET_PROTOCOL_COMMAND_MASK) != number) continue;
+    if (is_reliable
+            ? ic->reliableSequenceNumber == start
+            : ic->unreliableSequenceNumber == start && ic->reliableSequenceNumber == reliable)
+      return true;
+  }
+  return false;
+}
+
+// Packets started earlier in the same datagram (ENet has not seen them yet). Past this
+// many, a start is counted again: an overestimate, never an underestimate.
+#define SV_ENET_STARTS_SEEN 8
+
+size_t sv_enet_fragment_starts(const ENetHost* host, const ENetPeer* peer, size_t* buffered) {
+  *buffered = 0;
+  const uint8_t* data = host->receivedData;
+  size_t len = host->receivedDataLength;
+  uint16_t raw = (uint16_t)((data[0] << 8) | data[1]);
+  size_t pos = (raw & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) ? sizeof(ENetProtocolHeader) : 2;
+  uint64_t seen[SV_ENET_STARTS_SEEN];
+  int seen_count = 0;
+  size_t starts = 0;
+  // The datagram passed sv_enet_check: every command and its data are in bounds.
+  while (pos < len) {
+    const ENetProtocol* cmd = (const ENetProtocol*)(data + pos);
+    int number = cmd->header.command & ENET_PROTOCOL_COMMAND_MASK;
+    pos += enet_protocol_command_size((enet_uint8)number);
+    if (!is_send(number)) continue;
+    pos += send_data_length(cmd, number);
+    if (number != ENET_PROTOCOL_COMMAND_SEND_FRAGMENT &&
+        number != ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT)
+      continue;
+    const ENetChannel* ch = &peer->channels[cmd->header.channelID];
+    uint16_t start = ENET_NET_TO_HOST_16(cmd->sendFragment.startSequenceNumber);
+    if (number == ENET_PROTOCOL_COMMAND_SEND_FRAGMENT) {
+      uint16_t ahead = (uint16_t)(start - ch->incomingReliableSequenceNumber);
+      if (ahead == 0 || ahead >= 0x8000u) continue;  // a duplicate: ENet discards it
+    }
+    if (assembling(ch, cmd, number)) continue;
+    uint64_t key = (uint64_t)cmd->header.channelID << 40 | (uint64_t)(number & 0xFF) << 32 |
+                   (uint64_t)cmd->header.reliableSequenceNumber << 16 | start;
+    bool again = false;
+    for (int i = 0; i < seen_count; ++i) again = again || seen[i] == key;
+    if (again) continue;
+    if (seen_count < SV_ENET_STARTS_SEEN) seen[seen_count++] = key;
+    starts += ENET_NET_TO_HOST_32(cmd->sendFragment.totalLength);
+  }
+  if (starts > 0) *buffered = sv_enet_fragment_buffered(peer);  // inputs never pay for a walk
+  return starts;
+}

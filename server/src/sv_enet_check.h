@@ -28,6 +28,14 @@ typedef enum sv_enet_verdict {
   SV_ENET_DROP_PEER,       ///< for a peer slot that is free or belongs to another address
 } sv_enet_verdict;
 
+/// Bytes of the fragmented packets ENet is assembling for `peer` (started, not complete).
+size_t sv_enet_fragment_buffered(const ENetPeer* peer);
+/// For a datagram sv_enet_check passed for `peer`: the bytes ENet would allocate for the
+/// packets it starts (the total length of each fragment command that belongs to no packet
+/// ENet is assembling and is not a duplicate ENet discards). When that is not 0, *buffered receives
+/// sv_enet_fragment_buffered(peer), else 0.
+size_t sv_enet_fragment_starts(const ENetHost* host, const ENetPeer* peer, size_t* buffered);
+
 /// Check the datagram in host->receivedData from host->receivedAddress. For
 /// SV_ENET_CONNECT, *connect_id receives the CONNECT's connectID; for SV_ENET_PASS,
 /// *peer_index is the peer it is for (-1: none).

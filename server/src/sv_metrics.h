@@ -51,6 +51,7 @@ typedef enum sv_datagram_drop {
   SV_DGRAM_STOPPING,            ///< a connection attempt while the server stops
   SV_DGRAM_BANNED,              ///< from an address the operator banned (POST /admin/ban)
   SV_DGRAM_TABLE_FULL,          ///< a CONNECT to a full table that no busier address makes room for
+  SV_DGRAM_FRAGMENT_BUDGET,     ///< a fragment starting a packet over the peer's or server's budget
   SV_DGRAM_DROP_COUNT
 } sv_datagram_drop;
 

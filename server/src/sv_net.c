@@ -68,6 +68,7 @@ static void prepare_free_peer(sv_net* n, ENetHost* host) {
     n->greeted[i] = false;
     n->half_open_since[i] = 0;
     n->last_datagram_ms[i] = 0;
+    n->proven_bytes[i] = 0;
     return;
   }
 }
@@ -166,6 +167,28 @@ static void budget_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
   n->on_budget(n->user, from->host, own);
 }
 
+static void set_frag_bytes(sv_net* n, size_t peer, size_t bytes) {
+  n->frag_total = n->frag_total - n->frag_bytes[peer] + bytes;
+  n->frag_bytes[peer] = bytes;
+  if (n->metrics) n->metrics->fragment_bytes_buffered = (int64_t)n->frag_total;
+}
+
+// A datagram that passed the checks, for `peer`: false when a packet it starts is over
+// the fragment budget (sv_net.h).
+static bool fragments_paid(sv_net* n, ENetHost* host, int peer) {
+  size_t buffered = 0;
+  size_t starts = sv_enet_fragment_starts(host, &host->peers[peer], &buffered);
+  set_frag_bytes(n, (size_t)peer, buffered);
+  if (starts == 0) return true;
+  uint64_t allowance = SV_NET_FRAG_FREE + n->proven_bytes[peer];
+  if (allowance > SV_NET_FRAG_PEER_MAX) allowance = SV_NET_FRAG_PEER_MAX;
+  if (buffered + starts > allowance) return false;
+  if (n->frag_total + starts > SV_NET_FRAG_TOTAL_MAX && !(n->greeted[peer] && buffered == 0))
+    return false;
+  set_frag_bytes(n, (size_t)peer, buffered + starts);
+  return true;
+}
+
 // Every datagram, before ENet parses it. 1 = consumed (dropped or answered), 0 = ENet's.
 static int intercept(ENetHost* host, ENetEvent* event) {
   (void)event;
@@ -184,7 +207,13 @@ static int intercept(ENetHost* host, ENetEvent* event) {
     case SV_ENET_PASS:
       // Any datagram counts as a sign of life, acknowledgements included: a client that
       // is still receiving a large welcome sends nothing else.
-      if (peer >= 0) n->last_datagram_ms[peer] = now_ms();
+      if (peer < 0) return 0;
+      if (!fragments_paid(n, host, peer)) {
+        count_drop(n, SV_DGRAM_FRAGMENT_BUDGET);
+        return 1;
+      }
+      n->last_datagram_ms[peer] = now_ms();
+      n->proven_bytes[peer] += host->receivedDataLength;
       return 0;
     case SV_ENET_CONNECT:
       if (n->closed_to_new) {
@@ -234,7 +263,8 @@ static bool half_open(const ENetPeer* p) {
 // DISCONNECT datagram goes out (the address passed the gate, so this reflects nothing):
 // when only the client's acknowledgement of VERIFY_CONNECT was lost, its ENet host
 // believes it is connected and would otherwise resend its hello into the void until its
-// connect timeout.
+// connect timeout. The same pass recounts each peer's incomplete fragmented packets, so
+// the fragment budget gets back what completed packets and freed peers released.
 static void expire_half_open(sv_net* n) {
   uint64_t now = now_ms();
   if (now - n->last_expiry_ms < 50) return;
@@ -242,6 +272,8 @@ static void expire_half_open(sv_net* n) {
   int64_t count = 0;
   for (size_t i = 0; i < n->host->peerCount; ++i) {
     ENetPeer* p = &n->host->peers[i];
+    // Packets completed or freed with their peer since last counted.
+    set_frag_bytes(n, i, sv_enet_fragment_buffered(p));
     if (!half_open(p)) {
       n->half_open_since[i] = 0;
       continue;
@@ -299,6 +331,10 @@ static void destroy_host(sv_net* n) {
   n->greeted = NULL;
   free(n->scratch);
   n->scratch = NULL;
+  free(n->proven_bytes);
+  n->proven_bytes = NULL;
+  free(n->frag_bytes);
+  n->frag_bytes = NULL;
 }
 
 int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count,
@@ -340,8 +376,11 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->born_ms = calloc(n->host->peerCount, sizeof *n->born_ms);
   n->greeted = calloc(n->host->peerCount, sizeof *n->greeted);
   n->scratch = calloc(n->host->peerCount, sizeof *n->scratch);
+  n->proven_bytes = calloc(n->host->peerCount, sizeof *n->proven_bytes);
+  n->frag_bytes = calloc(n->host->peerCount, sizeof *n->frag_bytes);
   if (n->half_open_since == NULL || n->last_datagram_ms == NULL || n->born_ms == NULL ||
-      n->greeted == NULL || n->scratch == NULL) {
+      n->greeted == NULL || n->scratch == NULL || n->proven_bytes == NULL ||
+      n->frag_bytes == NULL) {
     snprintf(err, err_cap, "out of memory");
     destroy_host(n);
     return -1;

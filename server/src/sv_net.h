@@ -39,6 +39,20 @@
 
 /// Largest packet a peer may send us; inputs and control messages are far smaller.
 #define SV_NET_MAX_INCOMING 4096
+/// Fragmented packets cost memory in proportion to what a peer has proven it can send
+/// (docs/SECURITY.md, W6). ENet allocates a fragmented packet's whole length on its first
+/// fragment and holds it until the last arrives, so a fragment that would start a packet
+/// is dropped (`fragment_budget`) unless both hold:
+/// - the peer's incomplete packets, this one included, fit in SV_NET_FRAG_FREE plus the
+///   bytes of its datagrams that reached ENet so far, and in SV_NET_FRAG_PEER_MAX;
+/// - all peers' incomplete packets fit in SV_NET_FRAG_TOTAL_MAX, unless the peer said
+///   hello and is assembling nothing (an honest client is never kept waiting by others).
+/// ENet resends a dropped reliable fragment, so a client over its budget is slowed, not
+/// broken. arbiter clients send nothing larger than one datagram; every peer may start
+/// one packet of the largest size without proof.
+#define SV_NET_FRAG_FREE SV_NET_MAX_INCOMING
+#define SV_NET_FRAG_PEER_MAX (4 * SV_NET_MAX_INCOMING)
+#define SV_NET_FRAG_TOTAL_MAX (256 * 1024)
 /// Round trip and variance a new peer's handshake starts from (ENet's own: 500, 0).
 #define SV_NET_FIRST_RTT_MS 150
 #define SV_NET_FIRST_RTT_VARIANCE_MS 25
@@ -80,6 +94,9 @@ struct sv_net {
   uint64_t* born_ms;           ///< per peer: ms when the CONNECT that took it was admitted
   bool* greeted;               ///< per peer: its session said hello (never evicted for room)
   uint64_t* scratch;           ///< per peer: eviction candidates, sorted (no allocation then)
+  uint64_t* proven_bytes;      ///< per peer: bytes of its datagrams that reached ENet
+  size_t* frag_bytes;  ///< per peer: incomplete fragmented bytes as last counted (>= ENet's)
+  size_t frag_total;   ///< sum of frag_bytes: never below what ENet holds
   uint64_t last_expiry_ms;
 };
 

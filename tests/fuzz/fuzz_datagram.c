@@ -29,6 +29,10 @@ static void setup(void) {
   p->address.port = 40000;
   p->channels = g_channels;
   p->channelCount = 3;
+  for (int c = 0; c < 3; ++c) {  // as ENet sets up a connecting peer's channels
+    enet_list_clear(&g_channels[c].incomingReliableCommands);
+    enet_list_clear(&g_channels[c].incomingUnreliableCommands);
+  }
   g_host->receivedAddress = p->address;
 }
 
@@ -57,6 +61,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sv_enet_verdict v = sv_enet_check(g_host, 4096, &id, &peer);
   if (v == SV_ENET_PASS && peer != 1) abort();  // only peer 1 is connected
   if ((unsigned)v > SV_ENET_DROP_PEER) abort();
+  // The fragment budget walks what passed again: it stays in bounds, and each fragment
+  // command starts at most one packet of <= 4096 bytes (peer 1 buffers nothing here).
+  if (v == SV_ENET_PASS) {
+    size_t buffered = 0;
+    size_t starts = sv_enet_fragment_starts(g_host, &g_host->peers[1], &buffered);
+    if (starts > (size_t)4096 * size || buffered != 0) abort();
+  }
   // A lone fragment command that passes must respect the declared-count bound.
   if (v == SV_ENET_PASS && size >= 4 + sizeof(ENetProtocolSendFragment)) {
     const ENetProtocol* cmd = (const ENetProtocol*)(copy + ((copy[0] & 0x80) ? 4 : 2));

@@ -293,7 +293,7 @@ static void attack_hostages(int port, int seconds) {
 // 90 connected peers from 6 addresses, each sending 20 fragment starts that declare
 // 1 000 000 fragments of a 4096-byte packet (what made ENet allocate ~2 MB per peer).
 #define BOMBERS 90
-static void send_fragment_bomb(ENetHost* host, uint16_t seq) {
+static void send_fragment_start(ENetHost* host, uint16_t seq, uint32_t fragment_count) {
   ENetPeer* p = &host->peers[0];
   uint8_t buf[256];
   uint16_t peer =
@@ -309,7 +309,7 @@ static void send_fragment_bomb(ENetHost* host, uint16_t seq) {
   f.header.reliableSequenceNumber = ENET_HOST_TO_NET_16(seq);
   f.startSequenceNumber = ENET_HOST_TO_NET_16(seq);
   f.dataLength = ENET_HOST_TO_NET_16(100);
-  f.fragmentCount = ENET_HOST_TO_NET_32(1000000);
+  f.fragmentCount = ENET_HOST_TO_NET_32(fragment_count);
   f.fragmentNumber = 0;
   f.totalLength = ENET_HOST_TO_NET_32(4096);
   f.fragmentOffset = 0;
@@ -341,7 +341,7 @@ static void attack_fragment_bomb(int port, int seconds) {
       while (enet_host_service(hosts[i], &ev, 0) > 0)
         if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
       if (!bombed[i] && hosts[i]->peers[0].state == ENET_PEER_STATE_CONNECTED) {
-        for (uint16_t k = 1; k <= 20; ++k) send_fragment_bomb(hosts[i], k);
+        for (uint16_t k = 1; k <= 20; ++k) send_fragment_start(hosts[i], k, 1000000);
         bombed[i] = true;
       }
     }
@@ -768,6 +768,107 @@ static void test_abuse_rejoin_holds_count_against_address(void** state) {
   stop_server(&s);
 }
 
+// ---- fragment starts that pass the datagram check (issue 48, W6) --------------------------
+
+#define W6_PEERS 124    // the issue's cost: 124 peers
+#define W6_ADDRESSES 8  // 127.0.0.100 .. ; at most 16 peers each (the per-address cap)
+#define W6_STARTS 20    // packets started per connection (ENet's 64 KiB waiting cap: 16)
+#define W6_SECONDS 9    // past the hello timeout (5 s) + close grace (1 s): peers recycle
+#define W6_ATTACKER_BASE 100
+
+// W6's attacker, in a child: 124 peers pass the gate and connect like a real client, keep
+// acknowledging what they get (never a hello), and on each connection start W6_STARTS
+// packets of 4096 bytes announced in 2 fragments, sending only fragment 0 (100 bytes of
+// it): fields the datagram check accepts. A peer dropped by the hello timeout connects
+// again and starts over, so the attack lasts as long as the child does.
+static void attack_fragment_starts(int port, int seconds) {
+  static ENetHost* hosts[W6_PEERS];
+  static bool started[W6_PEERS];
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < W6_PEERS; ++i) {
+      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
+        ENetEvent ev;
+        while (enet_host_service(hosts[i], &ev, 0) > 0)
+          if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+        if (!started[i] && hosts[i]->peers[0].state == ENET_PEER_STATE_CONNECTED) {
+          for (uint16_t k = 1; k <= W6_STARTS; ++k) send_fragment_start(hosts[i], k, 2);
+          started[i] = true;
+        }
+        continue;
+      }
+      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
+      char ip[32];
+      snprintf(ip, sizeof ip, "127.0.0.%d", W6_ATTACKER_BASE + i % W6_ADDRESSES);
+      hosts[i] = gated_host(ip, port);  // NULL when rate-limited: try again next round
+      started[i] = false;
+    }
+    tc_sleep_ms(2);
+  }
+  for (int i = 0; i < W6_PEERS; ++i)
+    if (hosts[i]) enet_host_destroy(hosts[i]);
+}
+
+// W6: ENet allocates a whole packet on its first fragment, so 124 peers each starting
+// 4096-byte packets took the server from 3.9 to 12.8 MB (ENet's 64 KiB waiting cap per
+// peer). Fragment starts are now paid for (sv_net.h): the server's RSS stays under twice
+// its idle value through the attack, while honest clients join within 1 s each and keep
+// their snapshots.
+static void test_abuse_fragment_starts_bounded(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  honest h;
+  honest_init(&h);
+  join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
+  pump_joined(&h, 500);
+  long idle_kb = rss_kb(s.pid);
+  assert_true(idle_kb > 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack_fragment_starts(s.port, W6_SECONDS);
+    _exit(0);
+  }
+  // Bounded wait for the attackers to be in (and their fragments sent).
+  double peers = 0;
+  long peak_kb = idle_kb;
+  uint64_t end = tc_now_ms() + 4000;
+  while (tc_now_ms() < end && peers < (double)W6_PEERS) {
+    pump_joined(&h, 100);
+    peers = metric(&s, "arbiter_peers_connected");
+  }
+  pump_joined(&h, 300);
+  long held_kb = rss_kb(s.pid);  // while the first wave of attackers is held
+  print_message("fragment starts: %.0f peers connected, RSS idle %ld KiB, held %ld KiB\n", peers,
+                idle_kb, held_kb);
+  assert_true(peers >= (double)(W6_PEERS - W6_ADDRESSES));
+  while (h.joined < HONEST) {
+    join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
+    play_and_check_snapshots(&h, 400);
+  }
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    play_and_check_snapshots(&h, 400);
+    long kb = rss_kb(s.pid);
+    if (kb > peak_kb) peak_kb = kb;
+  }
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  long after_kb = rss_kb(s.pid);
+  if (held_kb > peak_kb) peak_kb = held_kb;
+  if (after_kb > peak_kb) peak_kb = after_kb;
+  print_message(
+      "fragment starts: honest joins <= %llu ms; RSS idle %ld KiB, peak %ld KiB (%.2fx), after "
+      "%ld KiB; %.0f datagrams dropped over the fragment budget\n",
+      (unsigned long long)h.worst_join_ms, idle_kb, peak_kb, (double)peak_kb / (double)idle_kb,
+      after_kb, metric(&s, "arbiter_datagrams_dropped_total{reason=\"fragment_budget\"}"));
+  assert_true(peak_kb < 2 * idle_kb);
+  play_and_check_snapshots(&h, 500);
+  honest_free(&h);
+  stop_server(&s);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
                  cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
                  cmocka_unit_test(test_abuse_connect_flood),
@@ -776,4 +877,5 @@ SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplificatio
                  cmocka_unit_test(test_abuse_silent_peers_free_their_slots),
                  cmocka_unit_test(test_abuse_full_table_makes_room),
                  cmocka_unit_test(test_abuse_rejoin_holds_bounded),
-                 cmocka_unit_test(test_abuse_rejoin_holds_count_against_address))
+                 cmocka_unit_test(test_abuse_rejoin_holds_count_against_address),
+                 cmocka_unit_test(test_abuse_fragment_starts_bounded))

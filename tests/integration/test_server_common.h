@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -20,6 +21,7 @@ static const char* g_server_exe;
 #define SERVER_TEST_MAIN(...)                                                                \
   int main(int argc, char** argv) {                                                          \
     if (!arb_test_args(argc, argv, "PATH-TO-arbiter-server", &g_server_exe, NULL)) return 2; \
+    if (getenv("ARB_TEST_FILTER")) cmocka_set_test_filter(getenv("ARB_TEST_FILTER"));        \
     return ARB_RUN_TESTS(enet_group_setup, enet_group_teardown, __VA_ARGS__);                \
   }
 

@@ -43,6 +43,10 @@ static void fixture_init(fixture* f) {
   p->address.port = PEER_PORT;
   p->channels = calloc(3, sizeof(ENetChannel));
   p->channelCount = 3;
+  for (int c = 0; c < 3; ++c) {  // as ENet sets up a connecting peer's channels
+    enet_list_clear(&p->channels[c].incomingReliableCommands);
+    enet_list_clear(&p->channels[c].incomingUnreliableCommands);
+  }
   f->host->receivedAddress = p->address;
 }
 
@@ -156,6 +160,57 @@ static void test_guard_fragments(void** state) {
                  cases[i].total, cases[i].offset, cases[i].len);
     if (check(f) != cases[i].want) fail_msg("fragment case %zu: got %d", i, (int)check(f));
   }
+}
+
+static size_t starts(fixture* f, size_t* buffered) {
+  assert_int_equal(check(f), SV_ENET_PASS);
+  return sv_enet_fragment_starts(f->host, &f->host->peers[1], buffered);
+}
+
+// What the fragment budget (sv_net.h) charges: the whole length of each packet a datagram
+// starts, once, and nothing for fragments of a packet ENet is assembling or duplicates.
+static void test_guard_fragment_starts(void** state) {
+  fixture* f = *state;
+  size_t buffered = 99;
+  header(f, 1);
+  add_send(f, ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED, 1, 0, 40);  // an input: no fragment
+  assert_int_equal(starts(f, &buffered), 0);
+  assert_int_equal(buffered, 0);
+  // W6: a 4096-byte packet announced in 2 fragments, fragment 0 only.
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 2, 0, 4096, 0, 100);
+  assert_int_equal(starts(f, &buffered), 4096);
+  // Two fragments of one packet in a datagram start it once; two packets, twice.
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 2, 1, 4096, 2048, 100);
+  assert_int_equal(starts(f, &buffered), 4096);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 2, 2, 0, 3000, 0, 100);
+  assert_int_equal(starts(f, &buffered), 4096 + 3000);
+  // A resent fragment of a packet already delivered (sequence 0 is the last one in).
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 0, 2, 0, 4096, 0, 100);
+  assert_int_equal(starts(f, &buffered), 0);
+  // ENet assembles packet 1 (one fragment of 2 in): its second fragment costs nothing,
+  // and what the peer holds is counted.
+  ENetChannel* ch = &f->host->peers[1].channels[0];
+  ENetIncomingCommand ic;
+  memset(&ic, 0, sizeof ic);
+  ic.reliableSequenceNumber = 1;
+  ic.command.header.command = ENET_PROTOCOL_COMMAND_SEND_FRAGMENT;
+  ic.fragmentCount = 2;
+  ic.fragmentsRemaining = 1;
+  ENetPacket packet = {.dataLength = 4096};
+  ic.packet = &packet;
+  enet_list_insert(enet_list_end(&ch->incomingReliableCommands), &ic);
+  assert_int_equal(sv_enet_fragment_buffered(&f->host->peers[1]), 4096);
+  header(f, 1);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 1, 2, 1, 4096, 2048, 100);
+  assert_int_equal(starts(f, &buffered), 0);
+  add_fragment(f, ENET_PROTOCOL_COMMAND_SEND_FRAGMENT, 2, 2, 0, 4096, 0, 100);
+  assert_int_equal(starts(f, &buffered), 4096);
+  assert_int_equal(buffered, 4096);
+  ic.fragmentsRemaining = 0;  // complete: ENet's waiting-data cap covers it from now on
+  assert_int_equal(sv_enet_fragment_buffered(&f->host->peers[1]), 0);
+  enet_list_remove(&ic.incomingCommandList);
 }
 
 static void test_guard_windows_channels_lengths(void** state) {
@@ -391,7 +446,7 @@ static void test_auth_golden_checks(void** state) {
 int main(void) {
   return ARB_RUN_TESTS(
       enet_group_setup, enet_group_teardown, FIXTURE_TEST(test_guard_fragments),
-      FIXTURE_TEST(test_guard_windows_channels_lengths), FIXTURE_TEST(test_guard_peers_and_connect),
-      cmocka_unit_test(test_gate_cookie_admission_rate),
+      FIXTURE_TEST(test_guard_fragment_starts), FIXTURE_TEST(test_guard_windows_channels_lengths),
+      FIXTURE_TEST(test_guard_peers_and_connect), cmocka_unit_test(test_gate_cookie_admission_rate),
       cmocka_unit_test(test_gate_cookie_every_byte), cmocka_unit_test(test_auth_golden_checks));
 }
