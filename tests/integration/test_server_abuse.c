@@ -768,6 +768,88 @@ static void test_abuse_rejoin_holds_count_against_address(void** state) {
   stop_server(&s);
 }
 
+// ---- forged gate requests (issue 48, W5) ------------------------------------------------
+
+// On loopback any process may send from any 127.0.0.x address, so a child sending from the
+// victim's IP and never reading what comes back is a forger (it sees none of the
+// challenges, as a spoofer would not).
+#define W5_VICTIM_IP "127.0.0.77"
+#define W5_ATTACK_SECONDS 7
+#define W5_HONEST 5
+
+static void attack_forged_requests(int port, int seconds) {
+  int fds[8];
+  for (int i = 0; i < 8; ++i)
+    if ((fds[i] = udp_socket_from(W5_VICTIM_IP)) < 0) _exit(2);
+  uint8_t buf[ARB_GATE_REQUEST_SIZE];
+  arb_gate_msg m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_GATE_REQUEST;
+  m.proto_version = ARB_PROTO_VERSION;
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  for (uint64_t k = 0; tc_now_ms() < end; ++k) {  // 40 a second (2.5 KB/s), the issue's cost
+    m.nonce = 0xF0F0000000000000ull + k;
+    int len = arb_gate_encode(&m, buf, sizeof buf);
+    send_to_server(fds[k % 8], port, buf, (size_t)len);
+    tc_sleep_ms(25);
+  }
+  for (int i = 0; i < 8; ++i) close(fds[i]);
+}
+
+// W5: 40 gate requests a second forged "from" the victim's address used to spend its gate
+// budget (4 of 5 honest joins from it failed). Requests now cost no address anything, so
+// 5 clients from that address, joining during the attack, each get in within 1 s, and no
+// datagram is dropped for the address's rate.
+static void test_abuse_forged_requests_spend_no_budget(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack_forged_requests(s.port, W5_ATTACK_SECONDS);
+    _exit(0);
+  }
+  tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now
+  tc_client* c[W5_HONEST];
+  uint64_t worst = 0;
+  for (int joined = 0; joined < W5_HONEST; ++joined) {
+    char name[32];
+    snprintf(name, sizeof name, "behind-nat-%d", joined);
+    assert_non_null(c[joined] = tc_create());
+    uint64_t start = tc_now_ms();
+    assert_int_equal(
+        tc_start_from(c[joined], W5_VICTIM_IP, (uint16_t)s.port, name, ARB_PROTO_VERSION), 0);
+    while (c[joined]->state != TC_WELCOMED && c[joined]->state != TC_REJECTED &&
+           c[joined]->state != TC_DISCONNECTED && tc_now_ms() - start < 3000) {
+      tc_service(c[joined], 1);
+      for (int i = 0; i < joined; ++i) tc_service(c[i], 0);
+    }
+    uint64_t took = tc_now_ms() - start;
+    if (c[joined]->state != TC_WELCOMED || took > LOCKOUT_JOIN_LIMIT_MS)
+      print_error("%s: state %d after %llu ms\n", name, (int)c[joined]->state,
+                  (unsigned long long)took);
+    assert_int_equal(c[joined]->state, TC_WELCOMED);
+    assert_true(took <= LOCKOUT_JOIN_LIMIT_MS);
+    if (took > worst) worst = took;
+    drive(c, joined + 1, NULL, 600);
+  }
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) drive(c, W5_HONEST, NULL, 50);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  double challenges = metric(&s, "arbiter_gate_challenges_total");
+  double limited = metric(&s, "arbiter_datagrams_dropped_total{reason=\"rate_limited\"}");
+  print_message(
+      "forged requests: %d joins from the forged address <= %llu ms; %.0f challenges "
+      "sent, %.0f datagrams dropped for the address's rate\n",
+      W5_HONEST, (unsigned long long)worst, challenges, limited);
+  assert_true(challenges >= 40.0 * (W5_ATTACK_SECONDS - 1));  // the attack ran at its cost
+  assert_true(limited == 0.0);
+  for (int i = 0; i < W5_HONEST; ++i) assert_int_equal(c[i]->state, TC_WELCOMED);
+  close_all(c, W5_HONEST);
+  stop_server(&s);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
                  cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
                  cmocka_unit_test(test_abuse_connect_flood),
@@ -776,4 +858,5 @@ SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplificatio
                  cmocka_unit_test(test_abuse_silent_peers_free_their_slots),
                  cmocka_unit_test(test_abuse_full_table_makes_room),
                  cmocka_unit_test(test_abuse_rejoin_holds_bounded),
-                 cmocka_unit_test(test_abuse_rejoin_holds_count_against_address))
+                 cmocka_unit_test(test_abuse_rejoin_holds_count_against_address),
+                 cmocka_unit_test(test_abuse_forged_requests_spend_no_budget))
