@@ -36,11 +36,28 @@ int sv_gate_init(sv_gate* g, int attempts_per_second) {
   if (sodium_init() < 0) return -1;
   randombytes_buf(g->key, sizeof g->key);
   g->attempts_per_second = (float)attempts_per_second;
+  g->challenge_tokens = (float)SV_GATE_CHALLENGES_PER_SECOND;
   return 0;
 }
 
-// Token bucket per source IP: refills attempts_per_second, holds 2 s worth.
-static bool attempt_allowed(sv_gate* g, uint32_t ip, uint64_t now_ms) {
+// The server-wide token bucket for challenges: refills SV_GATE_CHALLENGES_PER_SECOND,
+// holds 1 s worth. It is shared by everyone on purpose: a budget per destination address
+// (or /24) is one a forger spends for the victim by sending requests "from" it (W5).
+static bool challenge_allowed(sv_gate* g, uint64_t now_ms) {
+  const float rate = (float)SV_GATE_CHALLENGES_PER_SECOND;
+  if (now_ms > g->challenge_stamp_ms) {
+    float refill = (float)(now_ms - g->challenge_stamp_ms) * rate / 1000.0f;
+    g->challenge_tokens = g->challenge_tokens + refill > rate ? rate : g->challenge_tokens + refill;
+    g->challenge_stamp_ms = now_ms;
+  }
+  if (g->challenge_tokens < 1.0f) return false;
+  g->challenge_tokens -= 1.0f;
+  return true;
+}
+
+// Token bucket per proven source IP: refills attempts_per_second, holds 2 s worth; an
+// admission takes `cost`.
+static bool attempt_allowed(sv_gate* g, uint32_t ip, uint64_t now_ms, float cost) {
   uint64_t key = (uint64_t)ip | (1ull << 40);  // never 0
   bool found;
   float burst = 2.0f * g->attempts_per_second;
@@ -54,8 +71,8 @@ static bool attempt_allowed(sv_gate* g, uint32_t ip, uint64_t now_ms) {
   float refill = (float)(now_ms - s->stamp_ms) * g->attempts_per_second / 1000.0f;
   s->tokens = s->tokens + refill > burst ? burst : s->tokens + refill;
   s->stamp_ms = now_ms;
-  if (s->tokens < 1.0f) return false;
-  s->tokens -= 1.0f;
+  if (s->tokens < cost) return false;
+  s->tokens -= cost;
   return true;
 }
 
@@ -93,16 +110,22 @@ static bool cookie_valid(const sv_gate* g, uint32_t ip, uint16_t port, uint64_t 
   return sodium_memcmp(want, cookie, sizeof want) == 0;
 }
 
-static void admit(sv_gate* g, uint32_t ip, uint16_t port, uint64_t now_ms) {
+// Admits ip:port for the exchange `nonce`, charging ip's budget unless this exchange was
+// admitted already (the client resends its response until `admitted` arrives, and someone
+// on the path may replay it: neither spends the budget again nor reopens the admission).
+static bool admit(sv_gate* g, uint32_t ip, uint16_t port, uint64_t nonce, uint64_t now_ms) {
   uint64_t key = ((uint64_t)ip << 16 | port) | (1ull << 56);
   bool found;
   sv_gate_slot* s = find_slot(g->admit, SV_GATE_ADMIT_SLOTS, key, now_ms, &found);
-  (void)found;
+  if (found && s->stamp_ms >= now_ms && s->nonce == nonce) return true;
+  if (!attempt_allowed(g, ip, now_ms, SV_GATE_ADMISSION_COST)) return false;
   // A fresh admission is for a new connection: a client that gave up on its previous
   // CONNECT (lost handshake) and passed the gate again connects with a new connectID.
   s->key = key;
   s->stamp_ms = now_ms + SV_GATE_ADMIT_MS;
+  s->nonce = nonce;
   s->connect_id = 0;
+  return true;
 }
 
 sv_gate_result sv_gate_on_datagram(sv_gate* g, uint32_t ip, uint16_t port, const uint8_t* data,
@@ -111,16 +134,16 @@ sv_gate_result sv_gate_on_datagram(sv_gate* g, uint32_t ip, uint16_t port, const
   arb_gate_msg m;
   if (arb_gate_decode(data, len, &m) != 0) return SV_GATE_BAD;
   if (m.kind != ARB_GATE_REQUEST && m.kind != ARB_GATE_RESPONSE) return SV_GATE_BAD;
-  if (!attempt_allowed(g, ip, now_ms)) return SV_GATE_RATE_LIMITED;
   arb_gate_msg out;
   memset(&out, 0, sizeof out);
   out.nonce = m.nonce;
   if (m.kind == ARB_GATE_REQUEST) {
+    if (!challenge_allowed(g, now_ms)) return SV_GATE_BUSY;
     out.kind = ARB_GATE_CHALLENGE;
     make_cookie(g, ip, port, now_ms, m.nonce, out.cookie);
   } else {
     if (!cookie_valid(g, ip, port, now_ms, m.nonce, m.cookie)) return SV_GATE_BAD;
-    admit(g, ip, port, now_ms);
+    if (!admit(g, ip, port, m.nonce, now_ms)) return SV_GATE_RATE_LIMITED;
     out.kind = ARB_GATE_ADMITTED;
   }
   int n = arb_gate_encode(&out, reply, ARB_GATE_REQUEST_SIZE);

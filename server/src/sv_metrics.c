@@ -68,10 +68,10 @@ const char* sv_drop_reason_name(sv_drop_reason r) {
 }
 
 const char* sv_datagram_drop_name(sv_datagram_drop r) {
-  static const char* const names[] = {"gate_malformed", "gate_cookie",    "rate_limited",
-                                      "not_admitted",   "enet_malformed", "enet_fragment",
-                                      "enet_window",    "enet_peer",      "stopping",
-                                      "banned",         "table_full",     "fragment_budget"};
+  static const char* const names[] = {
+      "gate_malformed", "gate_cookie",     "rate_limited",    "not_admitted", "enet_malformed",
+      "enet_fragment",  "enet_window",     "enet_peer",       "stopping",     "banned",
+      "table_full",     "fragment_budget", "challenge_budget"};
   _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT,
                  "one name per sv_datagram_drop");
   return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";

@@ -42,7 +42,7 @@ typedef enum sv_drop_reason {
 typedef enum sv_datagram_drop {
   SV_DGRAM_GATE_MALFORMED = 0,  ///< a gate datagram that does not decode, or a reply kind
   SV_DGRAM_GATE_COOKIE,         ///< a gate response whose cookie does not verify (spoofed, expired)
-  SV_DGRAM_RATE_LIMITED,        ///< over the per-address connection-attempt rate
+  SV_DGRAM_RATE_LIMITED,        ///< a verified gate response over its address's connection rate
   SV_DGRAM_NOT_ADMITTED,        ///< an ENet CONNECT from an address that has not passed the gate
   SV_DGRAM_ENET_MALFORMED,      ///< not a well-formed ENet datagram
   SV_DGRAM_ENET_FRAGMENT,       ///< fragment count/length beyond the packet limit
@@ -52,6 +52,7 @@ typedef enum sv_datagram_drop {
   SV_DGRAM_BANNED,              ///< from an address the operator banned (POST /admin/ban)
   SV_DGRAM_TABLE_FULL,          ///< a CONNECT to a full table that no busier address makes room for
   SV_DGRAM_FRAGMENT_BUDGET,     ///< a fragment starting a packet over the peer's or server's budget
+  SV_DGRAM_CHALLENGE_BUDGET,    ///< a gate request beyond the server-wide challenge budget
   SV_DGRAM_DROP_COUNT
 } sv_datagram_drop;
 

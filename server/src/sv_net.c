@@ -33,6 +33,8 @@ static int on_gate_datagram(sv_net* n, ENetHost* host) {
                                          host->receivedDataLength, now_ms(), reply, &reply_len);
   if (r == SV_GATE_RATE_LIMITED)
     count_drop(n, SV_DGRAM_RATE_LIMITED);
+  else if (r == SV_GATE_BUSY)
+    count_drop(n, SV_DGRAM_CHALLENGE_BUDGET);
   else if (r == SV_GATE_BAD)
     count_drop(n, arb_gate_is_gate(host->receivedData, host->receivedDataLength) &&
                           host->receivedDataLength == ARB_GATE_RESPONSE_SIZE

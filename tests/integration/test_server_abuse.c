@@ -869,6 +869,97 @@ static void test_abuse_fragment_starts_bounded(void** state) {
   stop_server(&s);
 }
 
+// ---- forged gate requests (issue 48, W5) ------------------------------------------------
+
+// On loopback any process may send from any 127.0.0.x address, so a child sending from the
+// victim's IP and never reading what comes back is a forger (it sees none of the
+// challenges, as a spoofer would not).
+#define W5_VICTIM_IP "127.0.0.77"
+#define W5_ATTACK_SECONDS 60  // at most: the test stops it when its joins are done
+#define W5_HONEST 5
+
+static void attack_forged_requests(int port, int seconds) {
+  int fds[8];
+  for (int i = 0; i < 8; ++i)
+    if ((fds[i] = udp_socket_from(W5_VICTIM_IP)) < 0) _exit(2);
+  uint8_t buf[ARB_GATE_REQUEST_SIZE];
+  arb_gate_msg m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_GATE_REQUEST;
+  m.proto_version = ARB_PROTO_VERSION;
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  for (uint64_t k = 0; tc_now_ms() < end; ++k) {  // 40 a second (2.5 KB/s), the issue's cost
+    m.nonce = 0xF0F0000000000000ull + k;
+    int len = arb_gate_encode(&m, buf, sizeof buf);
+    send_to_server(fds[k % 8], port, buf, (size_t)len);
+    tc_sleep_ms(25);
+  }
+  for (int i = 0; i < 8; ++i) close(fds[i]);
+}
+
+// W5: 40 gate requests a second forged "from" the victim's address used to spend its gate
+// budget (4 of 5 honest joins from it failed). Requests now cost no address anything, so
+// 5 clients from that address, joining one after another during the attack, each get in
+// within 1 s, and no datagram is dropped for the address's rate. (Against the old gate: 2
+// of 5, the other 3 did not pass the gate in 3 s.) The forger runs until the joins are done.
+static void test_abuse_forged_requests_spend_no_budget(void** state) {
+  (void)state;
+  tc_server s;
+  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  uint64_t t0 = tc_now_ms();
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack_forged_requests(s.port, W5_ATTACK_SECONDS);
+    _exit(0);
+  }
+  tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now
+  tc_client* c[W5_HONEST];
+  int in = 0;
+  uint64_t worst = 0;
+  for (int attempt = 0; attempt < W5_HONEST; ++attempt) {
+    char name[32];
+    snprintf(name, sizeof name, "behind-nat-%d", attempt);
+    tc_client* x = tc_create();
+    assert_non_null(x);
+    uint64_t start = tc_now_ms();
+    bool started = tc_start_from(x, W5_VICTIM_IP, (uint16_t)s.port, name, ARB_PROTO_VERSION) == 0;
+    while (started && x->state != TC_WELCOMED && x->state != TC_REJECTED &&
+           x->state != TC_DISCONNECTED && tc_now_ms() - start < 3000) {
+      tc_service(x, 1);
+      for (int i = 0; i < in; ++i) tc_service(c[i], 0);
+    }
+    uint64_t took = tc_now_ms() - start;
+    if (took > worst) worst = took;
+    if (started && x->state == TC_WELCOMED && took <= LOCKOUT_JOIN_LIMIT_MS) {
+      c[in++] = x;
+    } else {
+      print_error("%s: %s, state %d after %llu ms\n", name,
+                  started ? "connected" : "gate not passed", (int)x->state,
+                  (unsigned long long)took);
+      close_all(&x, 1);
+    }
+    drive(c, in, NULL, 600);
+  }
+  uint64_t attacked_ms = tc_now_ms() - t0;
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  double challenges = metric(&s, "arbiter_gate_challenges_total");
+  double limited = metric(&s, "arbiter_datagrams_dropped_total{reason=\"rate_limited\"}");
+  print_message(
+      "forged requests: %d of %d joins from the forged address within %d ms (slowest "
+      "%llu ms); %.0f challenges sent in %.1f s, %.0f datagrams dropped for the "
+      "address's rate\n",
+      in, W5_HONEST, LOCKOUT_JOIN_LIMIT_MS, (unsigned long long)worst, challenges,
+      (double)attacked_ms / 1000.0, limited);
+  assert_true(challenges >= 40.0 * ((double)attacked_ms / 1000.0 - 1.0) * 0.8);  // at its cost
+  assert_int_equal(in, W5_HONEST);
+  assert_true(limited == 0.0);
+  close_all(c, in);
+  stop_server(&s);
+}
+
 SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplification),
                  cmocka_unit_test(test_abuse_half_open_expire_and_per_address_cap),
                  cmocka_unit_test(test_abuse_connect_flood),
@@ -878,4 +969,5 @@ SERVER_TEST_MAIN(cmocka_unit_test(test_abuse_spoofed_source_gets_no_amplificatio
                  cmocka_unit_test(test_abuse_full_table_makes_room),
                  cmocka_unit_test(test_abuse_rejoin_holds_bounded),
                  cmocka_unit_test(test_abuse_rejoin_holds_count_against_address),
-                 cmocka_unit_test(test_abuse_fragment_starts_bounded))
+                 cmocka_unit_test(test_abuse_fragment_starts_bounded),
+                 cmocka_unit_test(test_abuse_forged_requests_spend_no_budget))

@@ -359,22 +359,140 @@ static void test_gate_cookie_admission_rate(void** state) {
   assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 100));
   assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT + 1, 77, later));
   assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 77, later + SV_GATE_ADMIT_MS + 1));
-  // Passing the gate again (the client gave up on that connection) admits a new one.
+  // The response resent (its `admitted` was lost) is answered again, and neither reopens
+  // the admission for another connection nor costs the address anything.
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, later + 200, &ad), SV_GATE_REPLY);
+  assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 200));
+  // Passing the gate again (the client gave up on that connection: a new nonce) admits a
+  // new one.
+  req.nonce = 10;
   ch = challenge_for(g, &req, later + 200);
   arb_gate_msg resp2 = response_to(&ch);
   assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
   assert_true(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 400));
-  // The attempt limiter: burst 10 then 5 per second, per IP; other IPs are unaffected.
+  // The connection limiter: an admission costs 2 of the 5 per second (burst 10), per IP:
+  // 5 admissions at once, then one per 400 ms; other IPs are unaffected. Requests cost the
+  // address nothing: all 30 are answered.
   uint64_t t = later + 10000;
+  arb_gate_msg chs[30];
   int replies = 0;
-  for (int i = 0; i < 30; ++i)
-    if (gate_send(g, 0x0200007Fu, 1, &req, t, &ch) == SV_GATE_REPLY) replies++;
-  assert_int_equal(replies, 10);
-  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &req, t, &ch), SV_GATE_RATE_LIMITED);
-  assert_int_equal(gate_send(g, 0x0300007Fu, 1, &req, t, &ch), SV_GATE_REPLY);
-  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &req, t + 200, &ch), SV_GATE_REPLY);
+  for (int i = 0; i < 30; ++i) {
+    arb_gate_msg r = {.kind = ARB_GATE_REQUEST, .nonce = 100u + (uint64_t)i, .proto_version = 1};
+    if (gate_send(g, 0x0200007Fu, 1, &r, t, &chs[i]) == SV_GATE_REPLY) replies++;
+  }
+  assert_int_equal(replies, 30);
+  int admitted = 0;
+  for (int i = 0; i < 6; ++i) {
+    arb_gate_msg r = response_to(&chs[i]);
+    if (gate_send(g, 0x0200007Fu, 1, &r, t, &ad) == SV_GATE_REPLY) admitted++;
+  }
+  assert_int_equal(admitted, 5);
+  arb_gate_msg r6 = response_to(&chs[6]);
+  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &r6, t + 100, &ad), SV_GATE_RATE_LIMITED);
+  assert_int_equal(gate_send(g, 0x0200007Fu, 1, &r6, t + 400, &ad), SV_GATE_REPLY);
+  req.nonce = 11;
+  ch = challenge_for(g, &req, t);
+  resp = response_to(&ch);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, t, &ad), SV_GATE_REPLY);
   // Replies are not sent for kinds only a server sends.
   assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &ch, t, &ad), SV_GATE_BAD);
+}
+
+// The server-wide challenge budget: SV_GATE_CHALLENGES_PER_SECOND at once from anywhere,
+// then as many per second; a proven address's response is not affected by it.
+static void test_gate_challenge_budget(void** state) {
+  (void)state;
+  sv_gate* g = fresh_gate();
+  uint64_t t = 3000000;
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 1, .proto_version = 1}, ch, ad;
+  arb_gate_msg mine = challenge_for(g, &req, t);
+  int answered = 0;
+  for (int i = 0; i < SV_GATE_CHALLENGES_PER_SECOND + 100; ++i)
+    if (gate_send(g, 0x0A000000u + (uint32_t)i, 9, &req, t, &ch) == SV_GATE_REPLY) answered++;
+  assert_int_equal(answered, SV_GATE_CHALLENGES_PER_SECOND - 1);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &req, t, &ch), SV_GATE_BUSY);
+  arb_gate_msg resp = response_to(&mine);
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, t, &ad), SV_GATE_REPLY);
+  assert_int_equal(ad.kind, ARB_GATE_ADMITTED);
+  // 10 ms refill 1 % of the budget.
+  answered = 0;
+  for (int i = 0; i < 1000; ++i)
+    if (gate_send(g, 0x0B000000u + (uint32_t)i, 9, &req, t + 10, &ch) == SV_GATE_REPLY) answered++;
+  assert_int_equal(answered, SV_GATE_CHALLENGES_PER_SECOND / 100);
+}
+
+// W5 (issue 48): a forger sends gate requests "from" the victim's address (other ports,
+// its own nonces; it never sees the challenges), 40 a second, plus as many responses with
+// made-up cookies, for 14 s, while 6 clients behind that address (a NAT: a new port each
+// time) join at 2, 4, ... 12 s like arbiter's client: a request every 200 ms until the challenge,
+// then the response every 200 ms until `admitted`, then the CONNECT. Each must be
+// admitted within 1 s (against the old gate: 0 of 6; the forged datagrams spent the address's
+// budget).
+#define W5_FORGED_PER_SECOND 40
+#define W5_JOINS 6
+static void test_gate_forged_requests_spend_nothing(void** state) {
+  (void)state;
+  static sv_gate gate;
+  sv_gate* g = &gate;
+  assert_int_equal(sv_gate_init(g, 20), 0);  // the default --connect-rate
+  const uint32_t victim = 0x4D00007Fu;       // 127.0.0.77
+  const uint64_t t0 = 5000000, step = 1000 / (2 * W5_FORGED_PER_SECOND);  // requests + responses
+  uint64_t forged = 0, forged_admitted = 0;
+  int admitted = 0, worst_ms = 0, join = -1;
+  uint32_t rng = 12345;
+  arb_gate_msg req = {0}, resp = {0}, reply;
+  bool have_cookie = false, in = true;
+  uint64_t start = 0, next_send = 0, next_join = t0 + 2000u;
+  for (uint64_t t = t0; t < t0 + 2000u * (W5_JOINS + 1); t += step) {
+    rng = rng * 1664525u + 1013904223u;
+    arb_gate_msg f = {.kind = (rng >> 8) & 1 ? ARB_GATE_REQUEST : ARB_GATE_RESPONSE,
+                      .nonce = rng,
+                      .proto_version = 1};
+    for (int i = 0; i < ARB_GATE_COOKIE_SIZE; ++i) f.cookie[i] = (uint8_t)(rng >> (i % 24));
+    uint32_t issued = (uint32_t)(t / 1000u);  // a plausible issue time, zeros, a made-up MAC
+    memcpy(f.cookie, &issued, 4);
+    memset(f.cookie + 4, 0, 4);
+    if (gate_send(g, victim, (uint16_t)(1024 + (rng >> 16) % 60000), &f, t, &reply) ==
+            SV_GATE_REPLY &&
+        f.kind == ARB_GATE_RESPONSE)
+      forged_admitted++;
+    forged++;
+    if (t >= next_join) {        // the next client behind the address starts
+      if (!in) worst_ms = 2000;  // the previous one never got in
+      next_join += 2000u;
+      join++;
+      if (join == W5_JOINS) break;
+      req = (arb_gate_msg){
+          .kind = ARB_GATE_REQUEST, .nonce = 0x7700u + (uint64_t)join, .proto_version = 1};
+      have_cookie = in = false;
+      start = next_send = t;
+    }
+    if (in || join < 0 || t < next_send) continue;
+    uint16_t port = (uint16_t)(50000 + join);
+    next_send = t + ARB_GATE_RETRY_MS;
+    if (!have_cookie) {
+      if (gate_send(g, victim, port, &req, t, &reply) == SV_GATE_REPLY &&
+          reply.kind == ARB_GATE_CHALLENGE && reply.nonce == req.nonce) {
+        resp = response_to(&reply);
+        have_cookie = true;
+        next_send = t;  // the client answers at once
+      }
+    } else if (gate_send(g, victim, port, &resp, t, &reply) == SV_GATE_REPLY &&
+               reply.kind == ARB_GATE_ADMITTED &&
+               sv_gate_take_connect(g, victim, port, 1000u + (uint32_t)join, t)) {
+      in = true;
+      int took = (int)(t - start);
+      if (took <= 1000) admitted++;
+      if (took > worst_ms) worst_ms = took;
+    }
+  }
+  print_message(
+      "W5: %d of %d joins from the forged address admitted within 1 s (slowest %d ms; "
+      "%llu forged datagrams, %llu forged responses admitted)\n",
+      admitted, W5_JOINS, worst_ms, (unsigned long long)forged,
+      (unsigned long long)forged_admitted);
+  assert_int_equal(forged_admitted, 0);
+  assert_int_equal(admitted, W5_JOINS);
 }
 
 // The documented checks of the golden token (PROTOCOL.md §3.1).
@@ -448,5 +566,7 @@ int main(void) {
       enet_group_setup, enet_group_teardown, FIXTURE_TEST(test_guard_fragments),
       FIXTURE_TEST(test_guard_fragment_starts), FIXTURE_TEST(test_guard_windows_channels_lengths),
       FIXTURE_TEST(test_guard_peers_and_connect), cmocka_unit_test(test_gate_cookie_admission_rate),
-      cmocka_unit_test(test_gate_cookie_every_byte), cmocka_unit_test(test_auth_golden_checks));
+      cmocka_unit_test(test_gate_cookie_every_byte), cmocka_unit_test(test_gate_challenge_budget),
+      cmocka_unit_test(test_gate_forged_requests_spend_nothing),
+      cmocka_unit_test(test_auth_golden_checks));
 }
