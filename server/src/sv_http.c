@@ -1,10 +1,12 @@
 // Minimal HTTP responder (see sv_http.h).
 #include "sv_http.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 typedef struct http_conn {
   struct http_conn *prev, *next;  ///< in sv_http.conn_list, so a stop can close them all
@@ -189,15 +191,9 @@ static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
   *buf = uv_buf_init(c->req + c->len, (unsigned)(room + 1));
 }
 
-static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
-  http_conn* c = stream->data;
-  (void)buf;
-  if (c->responding) return;
-  if (nread < 0) {
-    conn_close(c);
-    return;
-  }
-  c->len += (size_t)nread;
+// Bytes that arrived in c->req + c->len: answer once the header is whole.
+static void took(http_conn* c, size_t n) {
+  c->len += n;
   if (c->len > SV_HTTP_MAX_REQUEST) {
     c->len = SV_HTTP_MAX_REQUEST;
     c->req[c->len] = '\0';
@@ -211,6 +207,44 @@ static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
     arm_timer(c);
 }
 
+static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  http_conn* c = stream->data;
+  (void)buf;
+  if (c->responding) return;
+  if (nread < 0) {
+    conn_close(c);
+    return;
+  }
+  took(c, (size_t)nread);
+}
+
+// Reads what the kernel already holds for c without waiting for the loop to report it
+// (libuv has no try-read for TCP; its own reads then see EAGAIN, which they handle). A
+// probe's request is usually there by the time it is accepted, or by the time its
+// connection would be evicted: answered at once, it never waits in a slot. Returns true
+// while c is still waiting for its header.
+static bool read_now(http_conn* c) {
+  uv_os_fd_t fd;
+  if (c->closing || c->responding || uv_fileno((uv_handle_t*)&c->tcp, &fd) != 0)
+    return !c->closing && !c->responding;
+  ssize_t n;
+  do {
+    n = recv(fd, c->req + c->len, SV_HTTP_MAX_REQUEST - c->len + 1, MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+    conn_close(c);
+  else if (n > 0)
+    took(c, (size_t)n);
+  return !c->closing && !c->responding;
+}
+
+static int from_address(const sv_http* h, uint32_t ip, const http_conn* skip) {
+  int n = 0;
+  for (const http_conn* c = h->conn_list; c; c = c->next)
+    if (c != skip && !c->closing && c->ip == ip) n++;
+  return n;
+}
+
 static int waiting_from(const sv_http* h, uint32_t ip, const http_conn* skip) {
   int n = 0;
   for (const http_conn* c = h->conn_list; c; c = c->next)
@@ -218,41 +252,46 @@ static int waiting_from(const sv_http* h, uint32_t ip, const http_conn* skip) {
   return n;
 }
 
-// Admission of a new connection (see sv_http.h): the per-address cap, then room among
-// the connections still waiting for their header. When that room is used up, the address
-// holding the most waiting connections gives one up (its oldest), unless the newcomer's
-// own address already holds as many: then the newcomer is refused. So one address, or
-// many addresses each holding a few, cannot keep a new address (a health probe) out.
-static bool admit(sv_http* h, http_conn* fresh) {
-  int same_address = 0, waiting = 0;
-  for (http_conn* c = h->conn_list; c; c = c->next) {
-    if (c == fresh || c->closing) continue;
-    if (c->ip == fresh->ip) same_address++;
-    if (!c->responding) waiting++;
-  }
-  if (same_address >= SV_HTTP_MAX_PER_ADDRESS) {
-    h->refused_per_address++;
-    return false;
-  }
-  if (waiting < SV_HTTP_MAX_CONNS - SV_HTTP_RESERVED) return true;
-  http_conn* victim = NULL;
-  int victim_count = 0;
-  for (http_conn* c = h->conn_list; c; c = c->next) {
-    if (c == fresh || c->closing || c->responding) continue;
-    int n = waiting_from(h, c->ip, fresh);
-    if (n > victim_count ||
-        (n == victim_count && victim != NULL && c->accepted_ms < victim->accepted_ms)) {
-      victim = c;
-      victim_count = n;
+// Room among the connections still waiting for their header, for a newcomer that is
+// waiting too (see sv_http.h). When that room is used up, the address holding the most
+// waiting connections gives one up: one that has sent nothing before one that has sent
+// part of a header, the oldest first; unless the newcomer's own address already holds as
+// many: then the newcomer is refused. Before a connection is given up, what it has sent
+// is read: a request that is whole by then is answered instead. So one address, or many
+// addresses each holding a few, cannot keep a new address (a health probe) out, and a
+// probe's connection is never closed for another while its request is in.
+static bool admit_waiting(sv_http* h, http_conn* fresh) {
+  for (;;) {
+    int waiting = 0;
+    for (http_conn* c = h->conn_list; c; c = c->next)
+      if (c != fresh && !c->closing && !c->responding) waiting++;
+    if (waiting < SV_HTTP_MAX_CONNS - SV_HTTP_RESERVED) return true;
+    http_conn* victim = NULL;
+    int victim_count = 0;
+    for (http_conn* c = h->conn_list; c; c = c->next) {
+      if (c == fresh || c->closing || c->responding) continue;
+      int n = waiting_from(h, c->ip, fresh);
+      bool better = n > victim_count;
+      if (!better && n == victim_count && victim != NULL) {
+        if ((c->len == 0) != (victim->len == 0))
+          better = c->len == 0;
+        else
+          better = c->accepted_ms < victim->accepted_ms;
+      }
+      if (better) {
+        victim = c;
+        victim_count = n;
+      }
+    }
+    if (victim == NULL || waiting_from(h, fresh->ip, fresh) >= victim_count) {
+      h->refused_full++;
+      return false;
+    }
+    if (read_now(victim)) {
+      h->evicted++;
+      conn_close(victim);
     }
   }
-  if (victim == NULL || waiting_from(h, fresh->ip, fresh) >= victim_count) {
-    h->refused_full++;
-    return false;
-  }
-  h->evicted++;
-  conn_close(victim);
-  return true;
 }
 
 static uint32_t peer_ip(uv_tcp_t* tcp) {
@@ -263,11 +302,23 @@ static uint32_t peer_ip(uv_tcp_t* tcp) {
   return ((struct sockaddr_in*)&ss)->sin_addr.s_addr;
 }
 
+static void on_resume(uv_prepare_t* prepare);
+
 static void on_connection(uv_stream_t* listener, int status) {
   sv_http* h = listener->data;
   if (status < 0) return;
-  http_conn* c = calloc(1, sizeof *c);
-  if (c == NULL) return;
+  // Closed connections count in conns until libuv's close callbacks run (end of the loop
+  // iteration, after a whole backlog of accepts). At the hard cap the connection is left
+  // unaccepted: libuv then stops watching the listener until uv_accept, which on_resume
+  // calls once there is room again (usually the next iteration). Refusing it instead
+  // would refuse a probe that arrives after a burst of evicted connections.
+  // (Out of memory: the same, tried again before the next poll.)
+  http_conn* c = NULL;
+  if (h->conns >= SV_HTTP_MAX_CONNS + SV_HTTP_MAX_CLOSING || (c = calloc(1, sizeof *c)) == NULL) {
+    if (!h->paused) uv_prepare_start(&h->resume, on_resume);
+    h->paused = true;
+    return;
+  }
   c->server = h;
   uv_tcp_init(listener->loop, &c->tcp);
   uv_timer_init(listener->loop, &c->timer);
@@ -284,14 +335,29 @@ static void on_connection(uv_stream_t* listener, int status) {
   }
   c->ip = peer_ip(&c->tcp);
   c->accepted_ms = uv_now(listener->loop);
-  // Closed connections count in conns until libuv's close callbacks run (end of the loop
-  // iteration, after a whole backlog of accepts): the hard cap leaves room for a backlog.
-  if (!admit(h, c) || h->conns > SV_HTTP_MAX_CONNS + 256) {
+  if (from_address(h, c->ip, c) >= SV_HTTP_MAX_PER_ADDRESS) {
+    h->refused_per_address++;
     conn_close(c);
     return;
   }
-  arm_timer(c);
+  arm_timer(c);  // also bounds how long an answer may take to be written
+  // A request already whole is answered without taking a waiting slot.
+  if (!read_now(c)) return;
+  if (!admit_waiting(h, c)) {
+    conn_close(c);
+    return;
+  }
   uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
+}
+
+// Runs before each poll while accepting is paused: accepts the connection left waiting,
+// which makes libuv watch the listener again.
+static void on_resume(uv_prepare_t* prepare) {
+  sv_http* h = prepare->data;
+  if (h->conns >= SV_HTTP_MAX_CONNS + SV_HTTP_MAX_CLOSING || !h->open) return;
+  h->paused = false;
+  uv_prepare_stop(&h->resume);
+  on_connection((uv_stream_t*)&h->listener, 0);
 }
 
 int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_http_handler* handler,
@@ -307,6 +373,8 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
   }
   uv_tcp_init(loop, &h->listener);
   h->listener.data = h;
+  uv_prepare_init(loop, &h->resume);
+  h->resume.data = h;
   h->open = true;
   rc = uv_tcp_bind(&h->listener, (const struct sockaddr*)&addr, 0);
   if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, 256, on_connection);
@@ -323,8 +391,10 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
 }
 
 void sv_http_close(sv_http* h) {
-  if (h->open && !uv_is_closing((uv_handle_t*)&h->listener))
+  if (h->open && !uv_is_closing((uv_handle_t*)&h->listener)) {
     uv_close((uv_handle_t*)&h->listener, NULL);
+    uv_close((uv_handle_t*)&h->resume, NULL);
+  }
   h->open = false;
   // A slow client must not hold the shutdown for its header timeout.
   for (http_conn* c = h->conn_list; c; c = c->next) conn_close(c);

@@ -7,11 +7,19 @@
 // - a connection is closed when its whole header has not arrived within
 //   SV_HTTP_HEADER_TIMEOUT_MS, or when it sends nothing for SV_HTTP_IDLE_TIMEOUT_MS;
 // - one IP address holds at most SV_HTTP_MAX_PER_ADDRESS connections (more are closed);
+// - what a connection has sent is read as soon as it is accepted: a whole request (a
+//   probe's usually is) is answered at once and never waits for a slot;
 // - at most SV_HTTP_MAX_CONNS are open; connections still waiting for their header may
 //   use all but SV_HTTP_RESERVED of them (so an answer always has a slot). When those are
 //   used up, a new connection from an address holding fewer waiting connections than
-//   the busiest address takes the place of that address's oldest; otherwise it is
-//   refused. A health probe from an address that holds nothing always gets in.
+//   the busiest address takes the place of one of that address's (one that has sent
+//   nothing first, then the oldest; read once more first, and answered instead if its
+//   request is whole by then); otherwise it is refused. A health probe from an address
+//   that holds nothing always gets in, and is answered rather than evicted once its
+//   request has arrived;
+// - closed connections are freed at the end of a loop iteration; while more than
+//   SV_HTTP_MAX_CLOSING wait for that, the next connection waits in the kernel's backlog
+//   (for the next iteration) instead of being refused.
 #pragma once
 
 #include <stdbool.h>
@@ -24,6 +32,9 @@
 #define SV_HTTP_MAX_CONNS 64
 #define SV_HTTP_RESERVED 4
 #define SV_HTTP_MAX_PER_ADDRESS 8
+// Connections closed but not yet freed (libuv frees them at the end of a loop iteration):
+// beyond this many, accepting waits for the next iteration.
+#define SV_HTTP_MAX_CLOSING 256
 // Room for GET /admin/sessions at the largest peer count (4095 sessions of up to ~510
 // bytes each: escaped names, a view box); allocated per request, touched only as written.
 #define SV_HTTP_MAX_BODY (4 * 1024 * 1024)
@@ -58,7 +69,9 @@ typedef struct sv_http {
   uv_tcp_t listener;
   bool open;
   int port;                     ///< bound TCP port
-  int conns;                    ///< open connections
+  int conns;                    ///< open connections, closing ones included
+  uv_prepare_t resume;          ///< started while accepting is paused at the hard cap
+  bool paused;                  ///< a connection is left unaccepted until there is room
   struct http_conn* conn_list;  ///< the open connections (internal)
   sv_http_handler* handler;
   void* user;
