@@ -202,7 +202,7 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
 // long (in ticks at the configured rate). A real client sends an input every tick from
 // its welcome on, so 2 s of play is 2 s of a live, input-sending connection per hold,
 // where connect, hello, welcome and a disconnect with code 0 took a few milliseconds and
-// held a slot for the whole window (issue 48, W2). A player lost within its first 2 s
+// held a slot for the whole window. A player lost within its first 2 s
 // loses a freshly spawned avatar and joins again as a new player.
 #define SV_REJOIN_MIN_PLAY_MS 2000
 

@@ -2,8 +2,8 @@
 // a forked child process for a few seconds from its own loopback addresses (127.0.0.x:
 // "other machines"), while the test process connects 4 honest clients from 127.0.0.1 one
 // after another and plays. For every attack: each honest join (gate + ENet + hello ->
-// welcome) completes within 2 s (1 s for the attacks of issue 48, W1-W6), the honest
-// clients see >= 99 % of the snapshots sent while they play, /healthz from 127.0.0.1 (no
+// welcome) completes within 2 s (1 s for the lock-out attacks W1-W6 of docs/SECURITY.md), the
+// honest clients see >= 99 % of the snapshots sent while they play, /healthz from 127.0.0.1 (no
 // attacker uses it) answers 200 within 1 s to every probe spread over the attack, and the
 // server's RSS stays under twice its value before the attack (test_server_attack.h).
 // Also: what a spoofed source gets back (nothing for a CONNECT; one datagram no larger
@@ -341,7 +341,7 @@ static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
   stop_server(&s);
 }
 
-// ---- lock-outs: slots held by peers that never say hello (issue 48, W1 and W3) ---------
+// ---- lock-outs: slots held by peers that never say hello (W1 and W3) ---------
 
 #define LOCKOUT_JOIN_LIMIT_MS 1000
 #define SILENT_PEERS 124     // the issue's cost: 124 handshakes from 8 addresses, sent once
@@ -535,7 +535,7 @@ static void test_abuse_full_table_makes_room(void** state) {
   stop_server(&s);
 }
 
-// ---- lock-out by rejoin holds (issue 48, W2) ---------------------------------------------
+// ---- lock-out by rejoin holds (W2) ---------------------------------------------
 
 #define W2_ATTACK_SECONDS 10
 #define W2_ATTACKER_IP "127.0.0.90"
@@ -684,7 +684,7 @@ static void test_abuse_rejoin_holds_count_against_address(void** state) {
   stop_server(&s);
 }
 
-// ---- fragment starts that pass the datagram check (issue 48, W6) --------------------------
+// ---- fragment starts that pass the datagram check (W6) --------------------------
 
 #define W6_PEERS 124    // the issue's cost: 124 peers
 #define W6_ADDRESSES 8  // 127.0.0.100 .. ; at most 16 peers each (the per-address cap)
@@ -780,7 +780,7 @@ static void test_abuse_fragment_starts_bounded(void** state) {
   stop_server(&s);
 }
 
-// ---- forged gate requests (issue 48, W5) ------------------------------------------------
+// ---- forged gate requests (W5) ------------------------------------------------
 
 // On loopback any process may send from any 127.0.0.x address, so a child sending from the
 // victim's IP and never reading what comes back is a forger (it sees none of the

@@ -421,7 +421,7 @@ static void test_gate_challenge_budget(void** state) {
   assert_int_equal(answered, SV_GATE_CHALLENGES_PER_SECOND / 100);
 }
 
-// W5 (issue 48): a forger sends gate requests "from" the victim's address (other ports,
+// W5 (docs/SECURITY.md): a forger sends gate requests "from" the victim's address (other ports,
 // its own nonces; it never sees the challenges), 40 a second, plus as many responses with
 // made-up cookies, for 14 s, while 6 clients behind that address (a NAT: a new port each
 // time) join at 2, 4, ... 12 s like arbiter's client: a request every 200 ms until the challenge,

@@ -347,7 +347,7 @@ static void test_server_http_healthz_survives_slowloris(void** state) {
   stop_server(&s);
 }
 
-// W4 of issue 48: slowloris from many addresses holding few connections each. 200
+// W4 (docs/SECURITY.md): slowloris from many addresses holding few connections each. 200
 // addresses (127.0.6.x) hold 2 connections each, one that sends nothing and one that sends
 // a request header a byte every 400 ms, and reconnect as soon as the server hangs up: 400
 // connections against 60 waiting slots, most addresses holding one, like the probe's. A
