@@ -5,6 +5,17 @@
 // after test_server_common.h).
 #pragma once
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTACK_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTACK_UNDER_ASAN 1
+#endif
+#endif
+#ifndef ATTACK_UNDER_ASAN
+#define ATTACK_UNDER_ASAN 0
+#endif
+
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -270,7 +281,13 @@ static inline void watch_stop(watch* w, const char* name, int min_probes) {
   assert_true(w->r.probes >= min_probes);
   assert_int_equal(w->r.ok, w->r.probes);
   assert_true(w->r.peak_kb > 0);
+  // Under AddressSanitizer the RSS is the sanitizer's: freed memory waits in its quarantine
+  // and every allocation carries shadow bytes, so a connection churn of thousands a second
+  // shows as growth that the release build does not have. The ratio is printed there and
+  // asserted in the other builds.
+#if !ATTACK_UNDER_ASAN
   assert_true(w->r.peak_kb < 2 * w->idle_kb);
+#endif
 }
 
 /// The line every attack test ends with: the four figures.
