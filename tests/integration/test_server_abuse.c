@@ -92,6 +92,17 @@ static int replies_within(int fd, int ms, size_t* largest) {
 // and checks memory. baseline_kb: server RSS before the attack.
 typedef void attack_fn(int port, int seconds);
 
+// Starts an attack in a child process, which ends itself after `seconds`; its pid.
+static pid_t start_attack(attack_fn* attack, int port, int seconds) {
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack(port, seconds);
+    _exit(0);
+  }
+  return child;
+}
+
 static void run_attack(const char* name, attack_fn* attack, const char* const* extra, int seconds) {
   tc_server s;
   assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
@@ -103,12 +114,7 @@ static void run_attack(const char* name, attack_fn* attack, const char* const* e
   watch w;
   watch_start(&w, &s, rss_kb(s.pid), 200);
 
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack(s.port, seconds);
-    _exit(0);
-  }
+  pid_t child = start_attack(attack, s.port, seconds);
   pump_joined(&h, 300);  // the attack is under way
   while (h.joined < HONEST) {
     join_one(&h, &s, JOIN_LIMIT_MS);
@@ -483,12 +489,7 @@ static void test_abuse_full_table_makes_room(void** state) {
   tc_sleep_ms(300);
   watch w;
   watch_start(&w, &s, rss_kb(s.pid), 200);
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack_full_table(s.port, 9);
-    _exit(0);
-  }
+  pid_t child = start_attack(attack_full_table, s.port, 9);
   // Bounded wait for the table to fill (handshakes in progress count too).
   double held = 0;
   uint64_t end = tc_now_ms() + 4000;
@@ -584,12 +585,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
   watch w;
   watch_start(&w, &s, rss_kb(s.pid), 200);
   uint64_t t0 = tc_now_ms();
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack_rejoin_holds(s.port, W2_ATTACK_SECONDS);
-    _exit(0);
-  }
+  pid_t child = start_attack(attack_rejoin_holds, s.port, W2_ATTACK_SECONDS);
   honest h;
   honest_init_n(&h, W2_HONEST, NULL);
   double peak_avatars = 0, peak_held = 0;
@@ -741,12 +737,7 @@ static void test_abuse_fragment_starts_bounded(void** state) {
   long idle_kb = rss_kb(s.pid);
   watch w;
   watch_start(&w, &s, idle_kb, 200);
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack_fragment_starts(s.port, W6_SECONDS);
-    _exit(0);
-  }
+  pid_t child = start_attack(attack_fragment_starts, s.port, W6_SECONDS);
   // Bounded wait for the attackers to be in (and their fragments sent).
   double peers = 0;
   uint64_t end = tc_now_ms() + 4000;
@@ -821,12 +812,7 @@ static void test_abuse_forged_requests_spend_no_budget(void** state) {
   watch w;
   watch_start(&w, &s, rss_kb(s.pid), 200);
   uint64_t t0 = tc_now_ms();
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack_forged_requests(s.port, W5_ATTACK_SECONDS);
-    _exit(0);
-  }
+  pid_t child = start_attack(attack_forged_requests, s.port, W5_ATTACK_SECONDS);
   tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now
   honest h;
   honest_init_n(&h, W5_HONEST, W5_VICTIM_IP);
