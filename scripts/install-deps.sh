@@ -18,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 core_pkgs=(
   build-essential cmake ninja-build pkg-config git
   libuv1-dev libenet-dev libmsgpack-dev libjansson-dev libxxhash-dev libsodium-dev
+  libwslay-dev nettle-dev
 )
 build_pkgs=("${core_pkgs[@]}"
   libcmocka-dev clang libclang-rt-14-dev clang-format
@@ -31,11 +32,12 @@ matrix_pkgs=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static libjansson-dev:arm64
   gcc-i686-linux-gnu libc6-dev-i386-cross libjansson-dev:i386
   emscripten nodejs dpkg-dev xz-utils
+  chromium  # the web client's browser tests (npm: see below)
 )
 docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)
 # What the programs link (ldd, checked by make test-docker); msgpack-c's packer and xxHash
 # are used header-only (static inline), so libmsgpackc2 and libxxhash0 are not needed.
-runtime_pkgs=(libuv1 libenet7 libjansson4 libsodium23)
+runtime_pkgs=(libuv1 libenet7 libjansson4 libsodium23 libwslay1 libnettle8)
 
 want=("${build_pkgs[@]}" "${bench_pkgs[@]}")
 matrix=0
@@ -55,10 +57,22 @@ for p in "${want[@]}"; do
     missing+=("$p")
   fi
 done
+# NodeSource's nodejs ships npm inside and conflicts with Debian's npm package: ask for that
+# only when no npm is on the PATH.
+if [ $matrix -eq 1 ] && ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 wasm_jansson=/opt/arbiter/wasm32/lib/libjansson.a
 need_wasm_jansson=0
 [ $matrix -eq 1 ] && [ ! -f "$wasm_jansson" ] && need_wasm_jansson=1
-[ ${#missing[@]} -eq 0 ] && [ $need_wasm_jansson -eq 0 ] && exit 0
+# The web client's npm packages (client/web/package-lock.json), from the npm registry only:
+# playwright-core drives Debian's chromium and downloads no browser.
+npm_ci() {
+  local web="$here/../client/web"
+  [ $matrix -eq 1 ] || return 0
+  [ -f "$web/node_modules/.package-lock.json" ] && [ "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ] && return 0
+  command -v npm >/dev/null 2>&1 || { echo "install-deps.sh: npm is missing" >&2; return 1; }
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+}
+if [ ${#missing[@]} -eq 0 ] && [ $need_wasm_jansson -eq 0 ]; then npm_ci; exit 0; fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: missing packages (${missing[*]}) and no apt-get on this machine;" \
@@ -95,3 +109,4 @@ fi
 if [ $need_wasm_jansson -eq 1 ]; then
   $sudo "$here/build-wasm-jansson.sh" /opt/arbiter/wasm32
 fi
+npm_ci
