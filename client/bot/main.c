@@ -116,6 +116,29 @@ static float percentile(float* v, int n, double p) {
   return v[i];
 }
 
+// The other players the bots saw join (and leave), by client id: the first 64, each once.
+#define BOT_MAX_SEEN 64
+typedef struct bot_seen {
+  uint32_t client_id;
+  char name[64];
+  bool left;
+} bot_seen;
+static bot_seen g_seen[BOT_MAX_SEEN];
+static int g_seen_count;
+
+static void saw_player(uint32_t client_id, const char* name, bool left) {
+  for (int i = 0; i < g_seen_count; i++) {
+    if (g_seen[i].client_id != client_id) continue;
+    g_seen[i].left = g_seen[i].left || left;
+    return;
+  }
+  if (left || g_seen_count == BOT_MAX_SEEN) return;
+  bot_seen* s = &g_seen[g_seen_count++];
+  s->client_id = client_id;
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->left = false;
+}
+
 static void drain_events(bot* b, double now) {
   arb_client_event ev;
   while (arb_client_poll_event(b->client, &ev) > 0) {
@@ -143,6 +166,10 @@ static void drain_events(bot* b, double now) {
           b->streaming_since = -1.0;
         }
         snprintf(b->reason, sizeof b->reason, "%s", ev.text);
+        break;
+      case ARB_CLIENT_EVENT_PLAYER_JOINED:
+      case ARB_CLIENT_EVENT_PLAYER_LEFT:
+        saw_player(ev.client_id, ev.text, ev.type == ARB_CLIENT_EVENT_PLAYER_LEFT);
         break;
       default:
         break;
@@ -532,6 +559,13 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   print_prediction(r->bots, o->nclients);
+  printf("  \"players_seen\": [");
+  for (int i = 0; i < g_seen_count; i++) {
+    printf("%s{\"client_id\": %u, \"name\": ", i ? ", " : "", g_seen[i].client_id);
+    json_escape(stdout, g_seen[i].name);
+    printf(", \"left\": %s}", g_seen[i].left ? "true" : "false");
+  }
+  printf("],\n");
   printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
          (unsigned long long)tot.long_frames);
   printf(

@@ -18,7 +18,7 @@ export interface Vec2 {
 
 /** A circle in its body's frame. */
 export interface CircleShape {
-  kind: "circle";
+  kind: 'circle';
   center: Vec2;
   radius: number;
 }
@@ -27,19 +27,19 @@ export interface CircleShape {
  * radius > 0: a rounded polygon (every point within `radius` of the polygon).
  */
 export interface PolygonShape {
-  kind: "polygon";
+  kind: 'polygon';
   vertices: Vec2[];
   radius: number;
 }
 /** A two-sided line segment (static geometry). */
 export interface SegmentShape {
-  kind: "segment";
+  kind: 'segment';
   a: Vec2;
   b: Vec2;
 }
 /** Two circle centres joined by their tangents (a stadium). */
 export interface CapsuleShape {
-  kind: "capsule";
+  kind: 'capsule';
   center1: Vec2;
   center2: Vec2;
   radius: number;
@@ -49,26 +49,20 @@ export interface CapsuleShape {
  * a static body of its own (Frame.statics); `loop` joins the last point to the first.
  */
 export interface ChainShape {
-  kind: "chain";
+  kind: 'chain';
   points: Vec2[];
   loop: boolean;
 }
 /** A shape kind this version does not know how to draw. */
 export interface UnknownShape {
-  kind: "unknown";
+  kind: 'unknown';
 }
-export type Shape =
-  | CircleShape
-  | PolygonShape
-  | SegmentShape
-  | CapsuleShape
-  | ChainShape
-  | UnknownShape;
+export type Shape =|CircleShape|PolygonShape|SegmentShape|CapsuleShape|ChainShape|UnknownShape;
 
 // ---- the frame sample() returns --------------------------------------------------------
 
-export type BodyType = "dynamic" | "static" | "kinematic";
-export type AvatarKind = "default" | "force" | "vehicle";
+export type BodyType = 'dynamic'|'static'|'kinematic';
+export type AvatarKind = 'default'|'force'|'vehicle';
 
 /** Bit flags of Body.flags (ARB_CLIENT_SAMPLE_*). */
 export declare const SAMPLE_INTERPOLATED: 0;
@@ -84,7 +78,7 @@ export interface Body {
   owner: number;
   bodyType: BodyType;
   /** a player's avatar: its kind; null for other bodies */
-  avatarKind: AvatarKind | null;
+  avatarKind: AvatarKind|null;
   /** the own avatar (Session.avatarEntity) */
   own: boolean;
   /** the own avatar, predicted (not interpolated): flags & SAMPLE_PREDICTED */
@@ -118,22 +112,15 @@ export interface Particle {
   pinned: boolean;
 }
 
-export type LinkKind = "rope" | "spring" | "joint";
-export type JointType =
-  | "distance"
-  | "revolute"
-  | "prismatic"
-  | "weld"
-  | "wheel"
-  | "motor"
-  | "mouse";
+export type LinkKind = 'rope'|'spring'|'joint';
+export type JointType =|'distance'|'revolute'|'prismatic'|'weld'|'wheel'|'motor'|'mouse';
 
 /** A rope segment (between particles), a spring or a joint (between bodies). */
 export interface Link {
   id: number;
   kind: LinkKind;
   /** kind "joint": its type; null otherwise */
-  jointType: JointType | null;
+  jointType: JointType|null;
   /** the entities (rope: particles) joined; 0 = the world */
   a: number;
   b: number;
@@ -178,7 +165,7 @@ export interface Frame {
   links: Link[];
   wheels: Wheel[];
   /** the correction still fading out of the drawn own avatar (null: not predicting) */
-  correction: Vec2 | null;
+  correction: Vec2|null;
 }
 
 // ---- controls, events, stats ------------------------------------------------------------
@@ -200,16 +187,8 @@ export interface Controls {
   brake?: number;
 }
 
-export type EventType =
-  | "connected"
-  | "rejected"
-  | "disconnected"
-  | "entity_entered"
-  | "entity_left"
-  | "notice"
-  | "player_joined"
-  | "player_left"
-  | "hit";
+export type EventType =|'connected'|'rejected'|'disconnected'|'entity_entered'|'entity_left'|
+    'notice'|'player_joined'|'player_left'|'hit';
 
 export interface ArbiterEvent {
   type: EventType;
@@ -229,7 +208,7 @@ export interface ArbiterEvent {
   closeCode: number;
 }
 
-export type ClientState = "disconnected" | "connecting" | "connected" | "reconnect-wait";
+export type ClientState = 'disconnected'|'connecting'|'connected'|'reconnect-wait';
 
 /** What the server said in its welcome (zeros while not connected). */
 export interface Session {
@@ -318,13 +297,13 @@ export interface PredictionCheck {
 // ---- loading and connecting ------------------------------------------------------------
 
 /** A WebSocket class: the browser's global WebSocket or the `ws` package's default export. */
-export type WebSocketClass = new (url: string, protocols?: string | string[]) => any;
+export type WebSocketClass = new (url: string, protocols?: string|string[]) => any;
 
 export interface LoadOptions {
   /** browser: URL of arbiter_web.wasm (default: next to arbiter.js, via import.meta.url) */
-  wasmUrl?: string | URL;
+  wasmUrl?: string|URL;
   /** Node or a bundler: the module's bytes (default in Node: read from dist/ next to lib/) */
-  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmBinary?: ArrayBuffer|Uint8Array;
   /** WebSocket class (default: globalThis.WebSocket, else in Node the `ws` package) */
   WebSocket?: WebSocketClass;
 }
@@ -348,7 +327,7 @@ export interface ConnectOptions {
    * pump the network and prediction by itself every this many ms (setInterval); 0 / false
    * = call update() yourself (default: 0)
    */
-  autoPump?: number | false;
+  autoPump?: number|false;
   /** seconds to get welcomed (default 5) */
   connectTimeout?: number;
   /** seconds of silence before the link counts as lost (default 3) */
@@ -358,7 +337,7 @@ export interface ConnectOptions {
   /** snapshot kbit/s to ask the server for; 0 = its default */
   maxKbps?: number;
   /** "debug" | "info" | "warn" | "error" log lines, to `log` (default: none) */
-  logLevel?: "debug" | "info" | "warn" | "error";
+  logLevel?: 'debug'|'info'|'warn'|'error';
   log?: (level: string, message: string) => void;
   /** WebSocket class for this client (default: the one of loadArbiter) */
   WebSocket?: WebSocketClass;
@@ -377,7 +356,7 @@ export interface Client {
   /** the controls as the server will apply them (quantized) */
   getControls(): Required<Controls>;
   /** report the camera rectangle (world meters), or null to stop */
-  setViewBox(min: Vec2 | null, max?: Vec2): void;
+  setViewBox(min: Vec2|null, max?: Vec2): void;
   /**
    * Do all network work due at nowMs: deliver received messages, send inputs at the tick
    * rate, advance the prediction, time out, reconnect. Call once per frame (or use
