@@ -120,7 +120,7 @@ static float percentile(float* v, int n, double p) {
 #define BOT_MAX_SEEN 64
 typedef struct bot_seen {
   uint32_t client_id;
-  char name[64];
+  char name[128];
   bool left;
 } bot_seen;
 static bot_seen g_seen[BOT_MAX_SEEN];
