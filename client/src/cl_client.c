@@ -867,10 +867,14 @@ const char* arb_client_event_name(arb_client_event_type type) {
 
 int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
   if (!c || !controls) return ARB_E_INVAL;
-  arb_proto_controls_q before = c->input.current;
+  arb_proto_controls_q a = c->input.current;
   int rc = cl_input_set(&c->input, controls);
-  if (rc == 0 && memcmp(&before, &c->input.current, sizeof before) != 0)
-    cl_predict_note_change(&c->predict, c->now);
+  const arb_proto_controls_q* b = &c->input.current;
+  // Field by field: the struct's padding is not part of the value.
+  bool same = a.move_x == b->move_x && a.move_y == b->move_y && a.aim == b->aim &&
+              a.buttons == b->buttons && a.steer == b->steer && a.throttle == b->throttle &&
+              a.brake == b->brake;
+  if (rc == 0 && !same) cl_predict_note_change(&c->predict, c->now);
   return rc;
 }
 
