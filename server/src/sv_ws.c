@@ -452,10 +452,12 @@ static void on_connection(uv_stream_t* server, int status) {
   uv_timer_start(&c->timer, on_timer, SV_WS_HANDSHAKE_MS, 0);
   uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
   // Handshakes hold memory before anything is proven about them: bounded per address and
-  // in total (the request is not read; it gets the 503 at once).
+  // in total (the request is not read; it gets the 503 at once). A refused connection
+  // waiting out its last second is counted in the total only, so that a client whose
+  // request was refused may retry at once.
   int same = 0;
   for (const sv_ws_conn* o = w->conns; o; o = o->next)
-    if (o->ip == c->ip && o->phase != WS_CLOSED) same++;
+    if (o->ip == c->ip && o->phase != WS_CLOSED && o->phase != WS_REFUSING) same++;
   if (w->closed_to_new)
     refuse(c, 503, SV_WS_REFUSED_503, "server stopping");
   else if (w->pending > SV_WS_MAX_PENDING)

@@ -3,15 +3,16 @@
 # Two run side by side (ephemeral ports, mostly waiting: cmake/ArbiterTesting.cmake), but
 # for those that assert rates.
 if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
-  add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c)
+  add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c
+              ${CMAKE_CURRENT_LIST_DIR}/tc_ws.c)
   target_include_directories(arbiter_testclient PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
   target_compile_definitions(arbiter_testclient PUBLIC _POSIX_C_SOURCE=200809L)
 
   # These assert rates (snapshots per second, a flood dropped over the input rate limit),
   # which a process busy on the other core skews: each runs alone (CORES 2).
-  set(_rate_tests snapshots capacity malformed abuse)
-  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate)
+  set(_rate_tests snapshots capacity malformed abuse ws)
+  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate ws)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c)
       continue()
     endif()

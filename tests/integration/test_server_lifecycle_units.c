@@ -376,6 +376,7 @@ static void test_admin_sessions_of_the_largest_server(void** state) {
   memset(&s, 0, sizeof s);
   snprintf(s.life.admin_token, sizeof s.life.admin_token, "%s", "0123456789abcdef-token");
   s.peer_capacity = 4095;
+  s.session_count = s.peer_capacity;
   s.cfg.max_clients = 1024;
   s.sessions = calloc((size_t)s.peer_capacity, sizeof *s.sessions);
   s.rejoins = calloc((size_t)s.cfg.max_clients, sizeof *s.rejoins);
@@ -386,7 +387,7 @@ static void test_admin_sessions_of_the_largest_server(void** state) {
   for (int i = 0; i < s.peer_capacity; ++i) {
     sv_session* ss = &s.sessions[i];
     ss->state = SV_SESSION_ACTIVE;
-    ss->peer = &peers[i];
+    ss->link = sv_link_enet(NULL, &peers[i]);
     peers[i].roundTripTime = 4000000000u;
     ss->client_id = 4000000000u + (uint32_t)i;
     ss->entity_id = 4000000000u;
