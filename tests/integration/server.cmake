@@ -37,6 +37,9 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
       LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-token>)
   endif()
+  # The WebSocket transport's parser and frame layer in-process, against PROTOCOL.md §1.2.
+  arb_add_test(test_server_ws_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_golden.c
+    LIBS arbiter_server LABELS unit TIMEOUT 60 ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)
   # The datagram guards (ENet command checks, connection gate) in-process, no traffic.
   arb_add_test(test_server_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_guard.c
     LIBS arbiter_server LABELS unit TIMEOUT 60)

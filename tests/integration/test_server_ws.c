@@ -242,6 +242,8 @@ static void test_ws_frames(void** state) {
   n = tc_ws_frame(f, sizeof f, 2, true, k_mask, payload, 10);
   f[0] |= 0x40;
   expect_close(&s, f, n, 1002);
+  n = tc_ws_frame(f, sizeof f, 9, false, k_mask, payload, 4);  // a fragmented ping
+  expect_close(&s, f, n, 1002);
 
   // A hello in three fragments (with a WebSocket ping between them) is one message:
   // welcomed. The ping gets its pong, and arbiter's ping gets its pong message.
@@ -281,7 +283,7 @@ static void test_ws_frames(void** state) {
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
   assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1003\"}") == 1.0);
   assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1009\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1002\"}") == 2.0);
+  assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1002\"}") == 3.0);
   free(body);
   char code[16];
   assert_true(tc_log_find(s.log_path, "ws_protocol_error", "code", code, sizeof code));
