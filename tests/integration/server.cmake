@@ -37,6 +37,12 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
       LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-token>)
   endif()
+  # The WebSocket transport with another implementation of RFC 6455: Node's ws package.
+  add_test(NAME test_server_ws_node
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_node.sh $<TARGET_FILE:arbiter-server>
+                   ${PROJECT_SOURCE_DIR}/client/web/node_modules)
+  set_tests_properties(test_server_ws_node PROPERTIES LABELS integration TIMEOUT 60
+                       SKIP_RETURN_CODE 77)
   # The WebSocket transport's parser and frame layer in-process, against PROTOCOL.md §1.2.
   arb_add_test(test_server_ws_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_golden.c
     LIBS arbiter_server LABELS unit TIMEOUT 60 ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)
