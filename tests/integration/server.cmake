@@ -43,6 +43,12 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
                    ${PROJECT_SOURCE_DIR}/client/web/node_modules)
   set_tests_properties(test_server_ws_node PROPERTIES LABELS integration TIMEOUT 60
                        SKIP_RETURN_CODE 77)
+  # wss:// through the nginx block docs/SERVER.md gives (TLS by a reverse proxy).
+  add_test(NAME test_server_ws_tls
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_tls.sh $<TARGET_FILE:arbiter-server>
+                   ${PROJECT_SOURCE_DIR}/client/web/node_modules ${PROJECT_SOURCE_DIR}/docs/SERVER.md)
+  set_tests_properties(test_server_ws_tls PROPERTIES LABELS integration TIMEOUT 60
+                       SKIP_RETURN_CODE 77)
   # The WebSocket transport's parser and frame layer in-process, against PROTOCOL.md §1.2.
   arb_add_test(test_server_ws_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_golden.c
     LIBS arbiter_server LABELS unit TIMEOUT 60 ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)
