@@ -8,6 +8,7 @@
 #include <string.h>
 
 static int buf_append(sv_ws_buf* b, const void* data, size_t len) {
+  if (len == 0) return 0;  // also: no arithmetic on a buffer not allocated yet
   if (len > b->cap - b->len) {
     size_t cap = b->cap ? b->cap : 4096;
     while (cap - b->len < len) {
