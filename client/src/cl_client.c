@@ -800,6 +800,13 @@ int arb_client_update(arb_client* c, double now) {
     if (rc <= 0) break;
     if (c->state == ARB_CLIENT_DISCONNECTED || c->state == ARB_CLIENT_RECONNECT_WAIT) continue;
     if (ev.type == CL_NET_CONNECTED) {
+      // A transport without a round-trip estimate of its own (WebSocket: none before the
+      // first pong) starts from the handshake, two round trips (TCP's, then the HTTP
+      // upgrade): the commands' lead is then right from the first one.
+      float rtt, var;
+      cl_net_rtt(&c->net, &rtt, &var);
+      if (rtt <= 0.0f && c->state_since >= 0.0 && c->now > c->state_since)
+        cl_net_rtt_sample(&c->net, (float)(0.5 * (c->now - c->state_since)));
       c->last_receive = c->now;
       c->ping_epoch = c->next_ping = c->now;
       c->ping_id = 0;

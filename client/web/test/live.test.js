@@ -8,7 +8,8 @@
 // snapshots the server sent it, moves while a control is held and stays when none is, that
 // its predicted avatar equals the server's avatar at the same ticks bit for bit (the
 // library's own comparisons, both quantized as on the wire, checked field by field here),
-// that the bots saw it join and leave, and that it leaves with close 1000.
+// that it rejoins by itself after its connection is cut, that the bots saw it join and
+// leave, and that it leaves with close 1000.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { loadArbiter, SAMPLE_PREDICTED } from "../lib/arbiter.js";
@@ -177,6 +178,23 @@ assert.ok(free.length >= 60, "enough comparisons before any contact");
 assert.ok(moving.length >= 15, "comparisons while moving (falling after the join, running)");
 assert.equal(differing.length, 0, "the predicted avatar is the server's, bit for bit");
 assert.ok(free.every((c) => c.agree));
+
+// A lost connection (the TCP stream ends without a close frame): the library reconnects
+// by itself and rejoins with the server's rejoin token: the same client and avatar.
+events.length = 0;
+for (const entry of arbiter.host.sockets.values()) entry.ws.terminate();
+for (let i = 0; i < 150 && !events.some((e) => e.type === "connected"); i++) await pump(20);
+const lost = events.find((e) => e.type === "disconnected");
+const back = events.find((e) => e.type === "connected");
+console.log(`link lost: ${JSON.stringify(lost)}; back: client ${back && back.clientId}, ` +
+            `avatar ${back && back.entityId}`);
+assert.ok(lost && lost.willReconnect && lost.closeCode === 1006, "the loss is reported");
+assert.ok(back, "reconnected");
+assert.equal(back.clientId, session.clientId, "rejoined as the same client");
+assert.equal(back.entityId, session.avatarEntity, "with the same avatar");
+for (let i = 0; i < 100 && !(own() && own().predicted); i++) await pump(20);
+assert.ok(own() && own().predicted, "predicting again");
+assert.equal(client.stats().reconnects, 1);
 
 // Leaving: close 1000.
 const closed = await client.close();
