@@ -243,7 +243,7 @@ export interface Stats {
   extrapolationTime: number;
   /** complete snapshots accepted */
   snapshotsReceived: number;
-  /** snapshots the server's rate promised since the first one (as arbiter-bot counts) */
+  /** snapshots received + snapshots lost: what the snapshot ticks seen promised */
   snapshotsExpected: number;
   /** expected snapshots never completed */
   snapshotsLost: number;
