@@ -12,6 +12,9 @@
 // leave, and that it leaves with close 1000.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { loadArbiter, SAMPLE_PREDICTED } from "../lib/arbiter.js";
 
 const [serverExe, botExe] = process.argv.slice(2);
@@ -24,10 +27,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const children = [];
 process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
 
-// The server, on ephemeral ports; its server_started log line names them.
+// The server, on ephemeral ports (its server_started log line names them), with the
+// operator endpoints on (/admin/sessions counts the snapshots sent to each session).
+const adminToken = "web-client-live-test-token";
+const tokenFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "arbiter-web-")), "admin-token");
+fs.writeFileSync(tokenFile, adminToken + "\n");
 function startServer() {
-  const srv = spawn(serverExe, ["--port", "0", "--bind", "127.0.0.1", "--http-port", "0",
-                                "--ws-port", "-1"], { stdio: ["ignore", "ignore", "pipe"] });
+  const srv = spawn(serverExe, ["--port", "0", "--bind", "127.0.0.1", "--http-port", "-1",
+                                "--ws-port", "-1", "--admin-token", tokenFile],
+                    { stdio: ["ignore", "ignore", "pipe"] });
   children.push(srv);
   let log = "";
   return new Promise((resolve, reject) => {
@@ -38,9 +46,10 @@ function startServer() {
       if (!line) return;
       const port = Number((line.match(/\bport=(\d+)/) || [])[1]);
       const wsPort = Number((line.match(/\bws_port=(\d+)/) || [])[1]);
-      if (!(port > 0 && wsPort > 0)) return;
+      const httpPort = Number((line.match(/\bhttp_port=(\d+)/) || [])[1]);
+      if (!(port > 0 && wsPort > 0 && httpPort > 0)) return;
       clearTimeout(timer);
-      resolve({ srv, port, wsPort, log: () => log });
+      resolve({ srv, port, wsPort, httpPort, log: () => log });
     });
     srv.on("exit", (code) => reject(new Error(`server exited (${code}):\n${log}`)));
   });
@@ -58,7 +67,7 @@ function runBots(port, clients, seconds) {
     bot.on("exit", (code) => resolve({ code, summary: out ? JSON.parse(out) : null, err })));
 }
 
-const { srv, port, wsPort } = await startServer();
+const { srv, port, wsPort, httpPort } = await startServer();
 console.log(`server: udp ${port}, ws ${wsPort}`);
 const bots = runBots(port, 2, 16);
 await sleep(1000);
@@ -146,8 +155,20 @@ const stopMove = Math.hypot(stopB.x - stopA.x, stopB.y - stopA.y);
 console.log(`released, then 1 s: moved ${stopMove.toFixed(4)} m`);
 assert.ok(stopMove < 0.01, "the avatar stays after the control is released");
 
-// Snapshots: received against what the server's rate sent since the first one.
+// Snapshots: received against what the server says it sent this session, and against
+// what the snapshot ticks since the first one promise.
+const sessions = await (await fetch(`http://127.0.0.1:${httpPort}/admin/sessions`, {
+  headers: { Authorization: `Bearer ${adminToken}` },
+})).json();
+const mine = sessions.sessions.find((x) => x.client === session.clientId);
 const stats = client.stats();
+console.log(`server: session ${JSON.stringify(mine)}; received ${stats.snapshotsReceived} of the ` +
+            `${mine && mine.snapshots_sent} snapshots it sent`);
+assert.ok(mine, "the server lists the session");
+assert.equal(mine.transport, "ws");
+assert.ok(mine.snapshots_sent > 100);
+assert.ok(stats.snapshotsReceived >= 0.95 * mine.snapshots_sent,
+          `${stats.snapshotsReceived} of the ${mine.snapshots_sent} snapshots the server sent`);
 const lastTick = client.sample().snapshotTick;
 const expected = Math.floor((lastTick - firstTick) / ticksPerSnapshot) + 1;
 const received = stats.snapshotsReceived - firstReceived + 1;
@@ -214,4 +235,5 @@ assert.ok(seen.left, "the bots saw it leave");
 srv.kill("SIGTERM");
 const code = await new Promise((r) => srv.on("exit", (c) => r(c)));
 assert.equal(code, 0, "the server stops cleanly");
+fs.rmSync(path.dirname(tokenFile), { recursive: true, force: true });
 console.log("live.test.js: all checks passed");
