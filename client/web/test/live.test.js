@@ -1,7 +1,7 @@
 // The npm package against a live arbiter-server, from Node (no browser): the `ws` package
 // is the WebSocket, the wasm module is dist/ (built by the arbiter_web target).
 //
-//   node test/live.test.js ARBITER-SERVER ARBITER-BOT
+//   node test/live.test.js ARBITER-SERVER ARBITER-BOT [WEB-STREAM-REPLAY]
 //
 // Starts the server with a WebSocket port and two native arbiter-bots (ENet), connects one
 // client through the package, and checks that it is welcomed, receives >= 95 % of the
@@ -9,7 +9,10 @@
 // its predicted avatar equals the server's avatar at the same ticks bit for bit (the
 // library's own comparisons, both quantized as on the wire, checked field by field here),
 // that it rejoins by itself after its connection is cut, that the bots saw it join and
-// leave, and that it leaves with close 1000.
+// leave, and that it leaves with close 1000. With WEB-STREAM-REPLAY (test/stream_replay.c)
+// the session up to the cut is recorded (every update, sample, control change and socket
+// event, in order) and replayed through the native build of the client library: its
+// prediction checks must be the module's, integer for integer.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -17,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadArbiter, SAMPLE_PREDICTED } from "../lib/arbiter.js";
 
-const [serverExe, botExe] = process.argv.slice(2);
+const [serverExe, botExe, replayExe] = process.argv.slice(2);
 if (!serverExe || !botExe) {
   console.error("usage: node test/live.test.js ARBITER-SERVER ARBITER-BOT");
   process.exit(2);
@@ -73,7 +76,44 @@ const bots = runBots(port, 2, 16);
 await sleep(1000);
 
 const arbiter = await loadArbiter();
+// The recording for WEB-STREAM-REPLAY: the sockets' events as they reach the module.
+const stream = [];
+const hostOpen = arbiter.host.open.bind(arbiter.host);
+arbiter.host.open = (net, url) => {
+  const id = hostOpen(net, url);
+  const entry = arbiter.host.sockets.get(id);
+  if (!entry) return id;
+  const { onopen, onmessage, onclose } = entry.ws;
+  entry.ws.onopen = (ev) => {
+    if (entry.live) stream.push("O");
+    onopen(ev);
+  };
+  entry.ws.onmessage = (ev) => {
+    if (entry.live) stream.push(`M ${Buffer.from(ev.data).toString("base64")}`);
+    onmessage(ev);
+  };
+  entry.ws.onclose = (ev) => {
+    if (entry.live) stream.push(`C ${ev.code}`);
+    onclose(ev);
+  };
+  return id;
+};
 const client = arbiter.connect(`ws://127.0.0.1:${wsPort}/`, { name: "webnode" });
+const f32 = (x) => Math.fround(x || 0);
+const seconds = (ms) => (ms / 1000).toPrecision(17);
+for (const [name, record] of [
+  ["update", (nowMs) => `U ${seconds(nowMs)}`],
+  ["sample", (nowMs) => `S ${seconds(nowMs)}`],
+  ["setControls", (c) => `K ${[c.moveX, c.moveY, c.aim].map((v) => f32(v).toPrecision(9)).join(" ")} ` +
+                         `${(c.jump ? 1 : 0) | (c.fire ? 2 : 0) | (c.use ? 4 : 0)} ` +
+                         `${[c.steer, c.throttle, c.brake].map((v) => f32(v).toPrecision(9)).join(" ")}`],
+]) {
+  const method = client[name].bind(client);
+  client[name] = (arg = name === "setControls" ? {} : performance.now()) => {
+    stream.push(record(arg));
+    return method(arg);
+  };
+}
 const events = [];
 const allChecks = new Map(); // tick -> the library's comparison, gathered as the run goes
 let checksAt = 0;
@@ -81,7 +121,7 @@ const pump = (ms) => {
   const until = performance.now() + ms;
   return new Promise((resolve) => {
     const step = () => {
-      client.update();
+      client.update(performance.now());
       events.push(...client.events());
       if (performance.now() - checksAt > 500) {
         checksAt = performance.now();
@@ -199,6 +239,28 @@ assert.ok(free.length >= 60, "enough comparisons before any contact");
 assert.ok(moving.length >= 15, "comparisons while moving (falling after the join, running)");
 assert.equal(differing.length, 0, "the predicted avatar is the server's, bit for bit");
 assert.ok(free.every((c) => c.agree));
+
+// The same session through the native library: the same predictions.
+if (replayExe) {
+  const file = path.join(path.dirname(tokenFile), "stream");
+  fs.writeFileSync(file, stream.join("\n") + "\n");
+  const native = await new Promise((resolve, reject) => {
+    const p = spawn(replayExe, [file], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`replay exited ${code}`))));
+  });
+  const line = (c) => [c.tick, c.agree ? 1 : 0, c.touching ? 1 : 0,
+                       ...fields.map((f) => c.predicted[f]), ...fields.map((f) => c.server[f])]
+                        .join(" ");
+  for (const c of client.predictionChecks()) allChecks.set(c.tick, c);
+  const wasm = [...allChecks.values()].sort((a, b) => a.tick - b.tick).map(line);
+  const nat = native.trim().split("\n");
+  console.log(`native replay of the recorded session (${stream.length} steps): ` +
+              `${nat.length} checks, ${nat.filter((l, i) => l === wasm[i]).length} equal to the module's`);
+  assert.ok(nat.length >= 100);
+  assert.deepEqual(nat, wasm, "the native library predicts what the module predicted");
+}
 
 // A lost connection (the TCP stream ends without a close frame): the library reconnects
 // by itself and rejoins with the server's rejoin token: the same client and avatar.
