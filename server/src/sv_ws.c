@@ -102,6 +102,7 @@ static void hard_close(sv_ws_conn* c) {
 }
 
 static void on_timer(uv_timer_t* t);
+static void refuse(sv_ws_conn* c, int status, sv_ws_refusal why_metric, const char* why);
 
 // Torn down from the loop, not now: the caller may be the session layer in the middle of
 // sending, which must not see its session freed under it by on_closed.
@@ -119,22 +120,7 @@ static void on_timer(uv_timer_t* t) {
     return;
   }
   if (c->phase == WS_HANDSHAKE) {
-    c->ws->metrics->ws_refused_total[SV_WS_REFUSED_408]++;
-    SV_LOG(c->ws->log, SV_LOG_DEBUG, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", 408),
-           SV_LS("why", "request head not complete in time"));
-    // 408 is written, then the connection closes (the refusal path); the timer closes it
-    // if even that does not finish.
-    int n = sv_ws_response_error(408, "request head not complete in time", c->refusal,
-                                 sizeof c->refusal);
-    c->phase = WS_REFUSING;
-    uv_read_stop((uv_stream_t*)&c->tcp);
-    uv_buf_t b = uv_buf_init(c->refusal, (unsigned)(n > 0 ? n : 0));
-    if (n <= 0 || uv_write(&c->wreq, (uv_stream_t*)&c->tcp, &b, 1, NULL) != 0) {
-      hard_close(c);
-      return;
-    }
-    c->ws->metrics->ws_bytes_out_total += (uint64_t)n;
-    uv_timer_start(&c->timer, on_timer, 1000, 0);
+    refuse(c, 408, SV_WS_REFUSED_408, "request head not complete in time");
     return;
   }
   if (c->phase != WS_CLOSED) {
