@@ -171,7 +171,10 @@ static void on_written(uv_write_t* req, int status) {
     hard_close(c);
     return;
   }
-  if (c->read_stopped && c->st.in.len - c->st.in_pos < SV_WS_IN_MAX) {
+  // Input held back while the output was over its limit is read now (the socket may have
+  // nothing more to say, so no read callback would come for it).
+  if (c->st.in.len > c->st.in_pos) sv_ws_stream_pump(&c->st);
+  if (c->phase == WS_OPEN && c->read_stopped && c->st.in.len - c->st.in_pos < SV_WS_IN_MAX) {
     c->read_stopped = false;
     uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
   }
@@ -431,6 +434,13 @@ static void on_connection(uv_stream_t* server, int status) {
     snprintf(c->addr, sizeof c->addr, "%s:%u", ip, (unsigned)c->port);
   }
   uv_tcp_nodelay(&c->tcp, 1);  // snapshots are small and late ones are worthless
+  // The kernel keeps at most this much unsent (beyond what is in flight): otherwise it
+  // takes megabytes (tcp_wmem autotuning) from a client that does not read, seconds of
+  // stale snapshots, before the backlog the snapshot sender looks at grows at all.
+  uv_os_fd_t fd;
+  int lowat = SV_WS_KERNEL_UNSENT;
+  if (uv_fileno((const uv_handle_t*)&c->tcp, &fd) == 0)
+    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
   c->last_heard_ms = now_ms(w);
   c->head = malloc(SV_WS_MAX_HEAD);
   if (c->head == NULL) {

@@ -32,6 +32,9 @@
 #define SV_WS_DRAIN_MS 2000
 /// No snapshot is sent to a client while more than this is unsent (PROTOCOL.md §1.2).
 #define SV_WS_SNAPSHOT_BACKLOG (64u * 1024u)
+/// Unsent bytes the kernel may hold for a connection (TCP_NOTSENT_LOWAT), beyond those in
+/// flight: the rest waits in the connection's own output, where the backlog is measured.
+#define SV_WS_KERNEL_UNSENT (16 * 1024)
 /// Unsent bytes a connection may hold: the largest message (a 16 MiB scene) and more.
 #define SV_WS_OUT_MAX (24u * 1024u * 1024u)
 /// Unread input over this stops reading from the socket until wslay has taken it.

@@ -436,6 +436,44 @@ static void test_ws_reset_held_and_rejoined(void** state) {
   stop_server(&s);
 }
 
+// A client that stops reading (a slow link) gets no snapshots queued behind the 64 KiB of
+// backlog: they are skipped and counted, the session stays, and once it reads again fresh
+// snapshots arrive and apply (deltas against what it acknowledged). The scene has 204
+// bodies in motion, so snapshots are kilobytes and the backlog builds within seconds.
+static void test_ws_backlog_skips_snapshots(void** state) {
+  (void)state;
+  tc_server s;
+  const char* args[] = {"--scene", ARB_SCENES_DIR "/bouncy.json", NULL};
+  start_ws_server(&s, args);
+  tc_client* c = tc_create();
+  c->ws_rcvbuf = 4096;  // the kernel holds little on our side: the server's backlog builds
+  assert_int_equal(tc_start_ws(c, NULL, (uint16_t)s.ws_port, "slow", ARB_PROTO_VERSION), 0);
+  assert_int_equal(tc_wait_settled(&c, 1, 5000), 1);
+  drive(&c, 1, NULL, 500);
+  arb_controls none;
+  memset(&none, 0, sizeof none);
+  double skipped = 0.0;
+  uint64_t end = tc_now_ms() + 15000;
+  while (skipped < 10.0 && tc_now_ms() < end) {  // inputs go out, nothing is read
+    tc_send_input(c, &none);
+    tc_sleep_ms(16);
+    skipped = metric(&s, "arbiter_ws_snapshots_skipped_total");
+  }
+  print_message("skipped %.0f snapshots while the client did not read\n", skipped);
+  assert_true(skipped >= 10.0);
+  uint64_t snaps0 = c->snapshots_complete;
+  drive(&c, 1, NULL, 3000);  // reading again
+  print_message("then %llu snapshots in 3 s, %llu errors\n",
+                (unsigned long long)(c->snapshots_complete - snaps0),
+                (unsigned long long)c->snapshot_errors);
+  assert_int_equal(c->state, TC_WELCOMED);
+  assert_true(c->snapshots_complete - snaps0 >= 30);
+  assert_int_equal(c->snapshot_errors, 0);
+  tc_close(c);
+  tc_destroy(c);
+  stop_server(&s);
+}
+
 // 1 000 idle connections from 1 000 loopback addresses hold their slots while one client
 // keeps getting its snapshots and /healthz answers.
 #define IDLE_CONNECTIONS 1000
@@ -483,4 +521,5 @@ SERVER_TEST_MAIN(cmocka_unit_test(test_ws_handshake_accepted), cmocka_unit_test(
                  cmocka_unit_test(test_ws_address_budget_both_transports),
                  cmocka_unit_test(test_ws_kick_closes_4007_after_event),
                  cmocka_unit_test(test_ws_reset_held_and_rejoined),
+                 cmocka_unit_test(test_ws_backlog_skips_snapshots),
                  cmocka_unit_test(test_ws_thousand_idle_connections))
