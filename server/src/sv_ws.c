@@ -52,6 +52,26 @@ static uint64_t now_ms(const sv_ws* w) {
   return uv_now(w->loop);
 }
 
+// Refusals and protocol errors are logged at most SV_WS_LOG_PER_SECOND a second, so that
+// a flood of bad connections cannot flood the log (each is counted in the metrics all
+// the same). Returns whether this one may be logged; *suppressed is how many were not
+// since the last one that was.
+static bool log_allowed(sv_ws* w, uint64_t* suppressed) {
+  uint64_t now = now_ms(w);
+  if (now - w->log_window_ms >= 1000) {
+    w->log_window_ms = now;
+    w->log_count = 0;
+  }
+  if (w->log_count >= SV_WS_LOG_PER_SECOND) {
+    w->log_suppressed++;
+    return false;
+  }
+  w->log_count++;
+  *suppressed = w->log_suppressed;
+  w->log_suppressed = 0;
+  return true;
+}
+
 static void settle(sv_ws_conn* c);
 
 // ---- teardown --------------------------------------------------------------------------
@@ -226,8 +246,10 @@ static void settle(sv_ws_conn* c) {
     end_session(c, ARB_PROTO_REASON_OTHER);
   } else if (sent && c->attached && (sent < 4000 || sent > 4999)) {
     // wslay (or the text check) refused a frame: the client broke the transport's rules.
-    SV_LOG(w->log, SV_LOG_WARN, "ws_protocol_error", SV_LS("addr", c->addr), SV_LI("code", sent),
-           SV_LS("why", close_why(sent)));
+    uint64_t suppressed;
+    if (log_allowed(w, &suppressed))
+      SV_LOG(w->log, SV_LOG_WARN, "ws_protocol_error", SV_LS("addr", c->addr), SV_LI("code", sent),
+             SV_LS("why", close_why(sent)), SV_LU("suppressed", suppressed));
     end_session(c, ARB_PROTO_REASON_MALFORMED);
   }
   flush(c);
@@ -251,8 +273,10 @@ static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf) {
 static void refuse(sv_ws_conn* c, int status, sv_ws_refusal why_metric, const char* why) {
   sv_ws* w = c->ws;
   w->metrics->ws_refused_total[why_metric]++;
-  SV_LOG(w->log, SV_LOG_INFO, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", status),
-         SV_LS("why", why));
+  uint64_t suppressed;
+  if (log_allowed(w, &suppressed))
+    SV_LOG(w->log, SV_LOG_INFO, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", status),
+           SV_LS("why", why), SV_LU("suppressed", suppressed));
   int n = sv_ws_response_error(status, why, c->refusal, sizeof c->refusal);
   c->phase = WS_REFUSING;
   uv_read_stop((uv_stream_t*)&c->tcp);

@@ -42,6 +42,8 @@
 /// Connections still in their handshake, all addresses together (the per-address limit
 /// applies to them as well).
 #define SV_WS_MAX_PENDING 256
+/// Refusal and protocol-error log lines a second, at most (the rest are counted only).
+#define SV_WS_LOG_PER_SECOND 20
 /// --ws-origin values kept; each at most SV_WS_MAX_ORIGIN - 1 bytes.
 #define SV_WS_MAX_ORIGINS 16
 
@@ -81,6 +83,9 @@ typedef struct sv_ws {
   sv_ws_conn* conns;    ///< every connection (a list: stop closes them all)
   sv_ws_conn** slots;   ///< limits.max entries: the open connection holding each slot
   int pending;          ///< connections in their handshake
+  uint64_t log_window_ms;   ///< start of the second the log limit counts in
+  int log_count;            ///< refusal/error lines logged in it
+  uint64_t log_suppressed;  ///< lines not logged since the last one that was
 } sv_ws;
 
 /// Bind and listen. 0, or -1 with a message in err.

@@ -46,6 +46,16 @@ static double metric(const tc_server* s, const char* name) {
   return v;
 }
 
+// Lines of a file containing `needle`.
+static int count_lines(const char* path, const char* needle) {
+  char* text = NULL;
+  if (tc_read_file(path, &text) < 0) return -1;
+  int n = 0;
+  for (const char* p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+  free(text);
+  return n;
+}
+
 // A raw connection past the upgrade, with its reader.
 typedef struct raw_ws {
   int fd;
@@ -202,9 +212,23 @@ static void test_ws_refusals(void** state) {
   assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"503\"}") == 2.0);
   assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"408\"}") == 1.0);
   free(body);
-  // Each refusal is a log line with the address and why.
+  // Each refusal is a log line with the address and why, at most 20 a second: a flood of
+  // 60 bad requests logs at most two seconds' worth, and the next line says how many
+  // were left out (all are counted).
   char why[128];
   assert_true(tc_log_find(s.log_path, "ws_refused", "why", why, sizeof why));
+  int before = count_lines(s.log_path, "\"event\":\"ws_refused\"");
+  for (int i = 0; i < 60; ++i)
+    assert_int_equal(upgrade(&s, NULL, "X: y\r\n", NULL, resp, sizeof resp), 403);
+  int flood = count_lines(s.log_path, "\"event\":\"ws_refused\"") - before;
+  tc_sleep_ms(1100);
+  assert_int_equal(upgrade(&s, NULL, NULL, NULL, resp, sizeof resp), 403);
+  char suppressed[32];
+  assert_true(tc_log_find(s.log_path, "ws_refused", "suppressed", suppressed, sizeof suppressed));
+  print_message("60 refusals: %d log lines, then suppressed=%s\n", flood, suppressed);
+  assert_true(flood <= 40);
+  assert_true(atoi(suppressed) + flood >= 60);
+  assert_true(metric(&s, "arbiter_ws_refused_total{status=\"403\"}") == 64.0);
   stop_server(&s);
 }
 
