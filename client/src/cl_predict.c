@@ -263,6 +263,12 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
     // its tick holding the controls, as the server does for ticks without a command, and
     // compare there. The state stays the server's exactly; taking the snapshot's instead
     // would start the prediction from quantized values it then never leaves.
+    // The proxies just taken from this snapshot get their bodies first: stepping places
+    // every proxy, and one new since the last re-simulation has none yet.
+    if (cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar) != ARB_OK) {
+      fail(p, ARB_E_NOMEM, "other avatars");
+      return;
+    }
     if (cl_predict_advance(p, tick, NULL) != ARB_OK) return;
     s = find_tick(p, tick);
   }
