@@ -63,10 +63,10 @@ typedef struct bot {
   uint64_t seen_motion, seen_checks;
 
   // the link, measured from the snapshots as they arrive
-  double move_since;          ///< toggle: when the last move started (0 = confirmed or standing)
-  uint32_t move_after_tick;   ///< ... newest prediction check then: a later one must show it
-  bot_samples confirm_ms;     ///< toggle: move started -> a snapshot shows the server's avatar moving
-  uint64_t seen_snapshots;    ///< snapshots_received when last looked
+  double move_since;         ///< toggle: when the last move started (0 = confirmed or standing)
+  uint32_t move_after_tick;  ///< ... newest prediction check then: a later one must show it
+  bot_samples confirm_ms;   ///< toggle: move started -> a snapshot shows the server's avatar moving
+  uint64_t seen_snapshots;  ///< snapshots_received when last looked
   double last_snapshot_time;  ///< when snapshots_received last grew (0 = never)
   float worst_stall_ms;       ///< longest time between two complete snapshots
 } bot;

@@ -191,10 +191,11 @@ static void print_link(const bot* bots, long n) {
     for (int k = 0; k < b->confirm_ms.n; k++) bot_samples_push(&confirm, b->confirm_ms.v[k]);
     if (b->worst_stall_ms > worst_stall) worst_stall = b->worst_stall_ms;
   }
-  printf("  \"worst_stall_ms\": %.1f,\n  \"confirm_samples\": %d,\n  \"confirm_ms_p50\": %.1f,\n"
-         "  \"confirm_ms_p95\": %.1f,\n",
-         worst_stall, confirm.n, percentile(confirm.v, confirm.n, 0.50),
-         percentile(confirm.v, confirm.n, 0.95));
+  printf(
+      "  \"worst_stall_ms\": %.1f,\n  \"confirm_samples\": %d,\n  \"confirm_ms_p50\": %.1f,\n"
+      "  \"confirm_ms_p95\": %.1f,\n",
+      worst_stall, confirm.n, percentile(confirm.v, confirm.n, 0.50),
+      percentile(confirm.v, confirm.n, 0.95));
   bot_samples_free(&confirm);
 }
 
