@@ -144,6 +144,14 @@ static void drain_events(bot* b, double now) {
         }
         snprintf(b->reason, sizeof b->reason, "%s", ev.text);
         break;
+      case ARB_CLIENT_EVENT_PLAYER_JOINED:
+      case ARB_CLIENT_EVENT_PLAYER_LEFT:
+        bot_note_player(b, &ev);
+        if (b->index == 0)
+          fprintf(stderr, "arbiter-bot: player %s: client %u \"%s\"\n",
+                  ev.type == ARB_CLIENT_EVENT_PLAYER_JOINED ? "joined" : "left", ev.client_id,
+                  ev.text);
+        break;
       default:
         break;
     }
@@ -493,6 +501,21 @@ static void print_client_json(const bot* b, bool last) {
       (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
 }
 
+// "players_seen": the players the first bot saw join after it, whether they left, and
+// how far each one's avatar moved from where it was first sampled.
+static void print_players_seen(const bot* b) {
+  printf("  \"players_seen\": [");
+  for (int k = 0; b && k < b->seen_count; k++) {
+    const bot_seen_player* p = &b->seen[k];
+    printf("%s\n    {\"client_id\": %u, \"avatar\": %u, \"name\": ", k ? "," : "", p->client_id,
+           p->avatar);
+    json_escape(stdout, p->name);
+    printf(", \"left\": %s, \"sampled\": %s, \"moved_m\": %.3f}", p->left ? "true" : "false",
+           p->placed ? "true" : "false", p->moved);
+  }
+  printf("%s],\n", b && b->seen_count ? "\n  " : "");
+}
+
 // The JSON summary on stdout; returns whether the run passed.
 static bool print_summary(bot_run* r, double t_end) {
   const bot_options* o = &r->opt;
@@ -532,6 +555,7 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   print_prediction(r->bots, o->nclients);
+  print_players_seen(o->nclients > 0 ? &r->bots[0] : NULL);
   printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
          (unsigned long long)tot.long_frames);
   printf(

@@ -53,6 +53,7 @@ typedef struct sv_config {
                              ///< 10000
   char auth_key[1024];       ///< connect-token key file; "" = open server (a warning is logged)
   char public_address[64];   ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
+  char web_root[1024];       ///< the web page's files (HTTP port); "" = the bundle found by default
 } sv_config;
 
 sv_config sv_default_config(void);

@@ -32,7 +32,9 @@ const state = {
   avatarSeen: false,
   events: [],
   stats: null,
-  prediction: { checks: 0, agree: 0, disagree: 0, touching: 0, lastTick: 0, lastDisagreement: null },
+  // predicted vs server own avatar at the same tick (the library's checks, quantized as
+  // on the wire: agree = the same integers); "free": the avatar touched only the level
+  prediction: { checks: 0, agree: 0, disagree: 0, touching: 0, free: 0, freeAgree: 0, lastTick: 0, last: null, lastDisagreement: null },
   lastError: "",
   // replay
   replay: null,
@@ -218,7 +220,7 @@ async function startLive() {
   avatarKind = spectate ? "default" : $("avatar-kind").value;
   client = arbiterLib.connect(url, { name: $("player-name").value || "browser", avatar: avatarKind, spectate });
   Object.assign(state, { joined: false, clientId: 0, ownEntity: 0, avatar: null, avatarSeen: false, events: [] });
-  state.prediction = { checks: 0, agree: 0, disagree: 0, touching: 0, lastTick: 0, lastDisagreement: null };
+  state.prediction = { checks: 0, agree: 0, disagree: 0, touching: 0, free: 0, freeAgree: 0, lastTick: 0, last: null, lastDisagreement: null };
   lastViewBox = null;
   camera.reset();
   $("connect").disabled = true;
@@ -276,7 +278,12 @@ function liveTick(now) {
     if (chk.tick <= p.lastTick) continue;
     p.lastTick = chk.tick;
     p.checks++;
+    p.last = chk;
     if (chk.touching) p.touching++;
+    else {
+      p.free++;
+      if (chk.agree) p.freeAgree++;
+    }
     if (chk.agree) p.agree++;
     else {
       p.disagree++;
@@ -462,6 +469,8 @@ function loop(now) {
 // ---- start ---------------------------------------------------------------------------
 
 setMode(["play", "spectate", "replay"].includes(params.get("mode")) ? params.get("mode") : "play");
+if (params.get("name")) $("player-name").value = params.get("name");
+if (["default", "force", "vehicle"].includes(params.get("avatar"))) $("avatar-kind").value = params.get("avatar");
 defaultServerUrl().then((url) => {
   $("server-url").value = url;
   if (url && params.get("autoconnect") === "1" && mode !== "replay") startLive();

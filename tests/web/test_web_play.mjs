@@ -1,0 +1,124 @@
+// The play page in headless Chromium against a live server (docs/WEB.md): arbiter-server
+// with --ws-port serves the page, which learns the WebSocket port from /config.json;
+// three native arbiter-bots (idle) join first, then the page connects as a player:
+//   - it joined and received >= 95 % of the snapshots the server's rate promised;
+//   - its avatar stayed while no key was held, moved while D was held, stayed again after;
+//   - the library's checks of the predicted avatar against the server's at the same tick
+//     agree bit for bit (the quantized integers) whenever the avatar touched only the
+//     level, and there were plenty of them;
+//   - the canvas is not blank;
+//   - after it leaves, the bots' summary says they saw it join, move and leave, and the
+//     bots themselves received >= 95 % of their snapshots.
+//   node test_web_play.mjs ARBITER_SERVER ARBITER_BOT WEB_BUNDLE
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { check, countNonBackground, finish, launch, loadPlaywright, skip, startServer, stop } from "./browser_util.mjs";
+
+const [serverBin, botBin, bundle] = process.argv.slice(2);
+if (!serverBin || !botBin || !bundle) {
+  console.log("usage: test_web_play.mjs ARBITER_SERVER ARBITER_BOT WEB_BUNDLE");
+  process.exit(2);
+}
+const help = execFileSync(serverBin, ["--help"], { encoding: "utf8" });
+if (!help.includes("--ws-port")) skip("arbiter-server has no --ws-port (no WebSocket listener in this build)");
+if (!existsSync(path.join(bundle, "arbiter.js"))) skip(`no client library (arbiter.js) in ${bundle} (emcc missing when it was built?)`);
+const pw = loadPlaywright();
+
+const NAME = "browser-test";
+const BOTS = 3;
+const BOT_SECONDS = 24;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const dist = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
+
+const server = await startServer(serverBin, ["--ws-port", "0", "--web-root", bundle]);
+const ws = server.log().match(/\bws_port=(\d+)/);
+check("the server logs its WebSocket port", !!ws, server.log());
+check("the server logs the page's URL", /web_page url="?http:\/\/127\.0\.0\.1:\d+\//.test(server.log()), server.log());
+
+let botOut = "", botErr = "";
+const bots = spawn(botBin, ["--port", String(server.port), "--clients", String(BOTS), "--duration", String(BOT_SECONDS), "--behaviour", "idle"], { stdio: ["ignore", "pipe", "pipe"] });
+bots.stdout.on("data", (d) => (botOut += d));
+bots.stderr.on("data", (d) => (botErr += d));
+const botsDone = new Promise((resolve) => bots.on("exit", (code) => resolve(code)));
+const browser = await launch(pw);
+try {
+  await sleep(1500);  // the bots are in before the browser joins: they see it join
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await page.goto(`http://127.0.0.1:${server.httpPort}/?mode=play&autoconnect=1&name=${NAME}&avatar=force`);
+  const st = () => page.evaluate(() => JSON.parse(JSON.stringify(window.arbiter.state)));
+  await page.waitForFunction(() => window.arbiter.state.joined && window.arbiter.state.avatar, null, { timeout: 15000 });
+  let s = await st();
+  check("joined as a player", s.joined && s.clientId > 0 && s.ownEntity > 0, JSON.stringify({ c: s.clientId, e: s.ownEntity }));
+  check("the server URL came from /config.json", (await page.inputValue("#server-url")).includes(`:${ws ? ws[1] : "?"}`));
+  await page.focus("#view");
+
+  // Settle (spawn drop), then no keys: it stays.
+  await sleep(2500);
+  const p0 = (await st()).avatar;
+  await sleep(1500);
+  const p1 = (await st()).avatar;
+  console.log(`idle: (${p0.x.toFixed(3)}, ${p0.y.toFixed(3)}) -> (${p1.x.toFixed(3)}, ${p1.y.toFixed(3)})`);
+  check("no key held: the avatar stays", dist(p0, p1) < 0.05, `${dist(p0, p1)} m`);
+
+  // D held: it moves right.
+  await page.keyboard.down("KeyD");
+  await sleep(1500);
+  await page.keyboard.up("KeyD");
+  const p2 = (await st()).avatar;
+  console.log(`D held 1.5 s: (${p1.x.toFixed(3)}, ${p1.y.toFixed(3)}) -> (${p2.x.toFixed(3)}, ${p2.y.toFixed(3)})`);
+  check("D held: the avatar moved right", p2.x - p1.x > 1.0, `${p2.x - p1.x} m`);
+
+  // Released: it comes to rest and stays.
+  await sleep(2500);
+  const p3 = (await st()).avatar;
+  await sleep(1500);
+  const p4 = (await st()).avatar;
+  check("keys released: the avatar stays", dist(p3, p4) < 0.05, `${dist(p3, p4)} m`);
+
+  s = await st();
+  const ratio = s.snapshotsExpected > 0 ? s.snapshotsReceived / s.snapshotsExpected : 0;
+  console.log(`snapshots ${s.snapshotsReceived}/${s.snapshotsExpected} (${(100 * ratio).toFixed(1)} %), rtt ${(s.stats.rtt * 1000).toFixed(1)} ms`);
+  check("received >= 95 % of the snapshots", ratio >= 0.95 && s.snapshotsExpected > 100, `${ratio}`);
+  const p = s.prediction;
+  console.log(`prediction: ${p.checks} checks, ${p.agree} agree, ${p.touching} touching, ${p.freeAgree}/${p.free} agree among the level-only ones`);
+  check("prediction checked many ticks", p.free >= 100, `${p.free}`);
+  check("predicted == server, bit for bit (level-only ticks)", p.freeAgree === p.free, JSON.stringify(p.lastDisagreement));
+  check("the last check is of quantized integers", p.last && Number.isInteger(p.last.predicted.x) && Number.isInteger(p.last.server.x), JSON.stringify(p.last));
+
+  const shot = await page.locator("#view").screenshot();
+  const px = await countNonBackground(page, shot);
+  console.log(`screenshot: ${px.n} of ${px.total} pixels not background`);
+  check("screenshot is not blank", px.n > 0.01 * px.total, `${px.n}`);
+  const own = await countNonBackground(page, shot, [0x38, 0xd8, 0x60]);
+  check("the own avatar is drawn in its colour", own.total - own.n > 20, `${own.total - own.n} px`);
+
+  await page.click("#disconnect");
+  await page.waitForFunction(() => !window.arbiter.state.joined && window.arbiter.state.connection === "disconnected");
+  check("no page errors", errors.length === 0, errors.join("; "));
+
+  const code = await botsDone;
+  let summary = null;
+  try {
+    summary = JSON.parse(botOut);
+  } catch (e) {
+    check("the bots' summary is JSON", false, botOut + botErr);
+  }
+  if (summary) {
+    check("the bots ran fine", code === 0 && summary.ok, `exit ${code}`);
+    check("the bots received >= 95 % of their snapshots", summary.snapshot_ratio >= 0.95, `${summary.snapshot_ratio}`);
+    const seen = summary.players_seen.find((q) => q.name === NAME);
+    console.log(`bots saw: ${JSON.stringify(seen)}`);
+    check("the bots saw the browser player join", !!seen && seen.client_id === s.clientId);
+    check("the bots saw it move", !!seen && seen.sampled && seen.moved_m > 1.0, JSON.stringify(seen));
+    check("the bots saw it leave", !!seen && seen.left);
+  }
+} finally {
+  await browser.close();
+  bots.kill();
+  await stop(server.proc);
+}
+finish();
