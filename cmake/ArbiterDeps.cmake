@@ -45,6 +45,13 @@ arb_pkg(jansson jansson)
 # libsodium: the server's connection-gate cookies and connect tokens (docs/SECURITY.md).
 arb_pkg(sodium libsodium)
 arb_pkg(xxhash libxxhash)
+# The server's WebSocket transport (PROTOCOL.md §1.2): wslay frames the messages, nettle's
+# SHA-1 and base64 make the handshake's Sec-WebSocket-Accept. libwslay-dev ships no
+# pkg-config file, only a CMake package whose imported target is `wslay`.
+find_package(wslay REQUIRED)
+set_target_properties(wslay PROPERTIES IMPORTED_GLOBAL TRUE)
+add_library(arb::wslay ALIAS wslay)
+arb_pkg(nettle nettle)
 
 if(ARB_BUILD_TESTS)
   arb_pkg(cmocka cmocka)

@@ -113,7 +113,7 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
   uint64_t now = uv_hrtime();
   put(&o, "{\"tick\":%llu,\"sessions\":[", (unsigned long long)s->metrics.tick);
   int listed = 0;
-  for (int i = 0; i < s->peer_capacity && !o.full; ++i) {
+  for (int i = 0; i < s->session_count && !o.full; ++i) {
     const sv_session* ss = &s->sessions[i];
     if (ss->state == SV_SESSION_FREE) continue;
     put(&o, "%s{\"client\":%u,\"entity\":%u,\"name\":", listed++ ? "," : "", ss->client_id,
@@ -123,7 +123,7 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
         ",\"addr\":\"%s\",\"state\":\"%s\",\"spectator\":%s,\"connected_s\":%.1f,\"rtt_ms\":%u,"
         "\"snapshots_sent\":%llu",
         ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false",
-        (double)(now - ss->connected_ns) / 1e9, (unsigned)ss->peer->roundTripTime,
+        (double)(now - ss->connected_ns) / 1e9, (unsigned)sv_link_rtt_ms(&ss->link),
         (unsigned long long)ss->snapshots_sent);
     // The camera box the client reported (the `view` message), or null.
     if (ss->has_view)
@@ -206,10 +206,9 @@ static void ban(sv_server* s, const char* arg, sv_http_reply* reply) {
   s->metrics.admin_actions_total[SV_ADMIN_BAN]++;
   bool was = sv_net_ban(&s->net, ip_net, (uint64_t)seconds * 1000u);
   int kicked = 0;
-  for (int i = 0; seconds > 0 && i < s->peer_capacity; ++i) {
+  for (int i = 0; seconds > 0 && i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING ||
-        ss->peer->address.host != ip_net)
+    if (ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING || ss->ip != ip_net)
       continue;
     sv_session_kick(s, ss, ARB_PROTO_REASON_KICKED, "address banned by the operator");
     ++kicked;

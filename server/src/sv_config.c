@@ -21,7 +21,8 @@ typedef enum opt_kind {
   OPT_LEVEL,
   OPT_FORMAT,
   OPT_U64,
-  OPT_BOOL
+  OPT_BOOL,
+  OPT_LIST  ///< a string option that may repeat: the values are joined with commas
 } opt_kind;
 
 typedef struct opt {
@@ -160,6 +161,23 @@ static const opt opts[] = {
     {"half-open-timeout-ms", "ARBITER_HALF_OPEN_TIMEOUT_MS", "MS", OPT_INT,
      OFF(half_open_timeout_ms), 0, 100, 60000, "1000",
      "A connection whose ENet handshake is not finished within MS is dropped. Default 1000."},
+    // ---- WebSocket transport (PROTOCOL.md §1.2, docs/SERVER.md) ----
+    {"ws-port", "ARBITER_WS_PORT", "N", OPT_INT, OFF(ws_port), 0, -1, 65535, NULL,
+     "TCP port for WebSocket clients (browsers): ws://ADDR:N/ (any path); 0 = off (default), -1 = "
+     "any free port (logged)."},
+    {"ws-bind", "ARBITER_WS_BIND", "ADDR", OPT_STR, OFF(ws_bind), SZ(ws_bind), 0, 0, NULL,
+     "IPv4 address for the WebSocket listener. Default: the --bind address."},
+    {"ws-origin", "ARBITER_WS_ORIGIN", "ORIGIN", OPT_LIST, OFF(ws_origin), SZ(ws_origin), 0, 0,
+     NULL,
+     "Accept WebSocket upgrades only with this exact Origin header (e.g. https://game.example); "
+     "repeat for more (the variable takes a comma-separated list; at most 16). Default: any "
+     "origin."},
+    {"ws-per-address", "ARBITER_WS_PER_ADDRESS", "N", OPT_INT, OFF(ws_per_address), 0, 1, 4095,
+     "16",
+     "WebSocket connections (handshakes included) one IP address may hold; more get 503. "
+     "--peers-per-address also counts them with its ENet peers. Default 16."},
+    {"ws-max", "ARBITER_WS_MAX", "N", OPT_INT, OFF(ws_max), 0, 1, 16384, "256",
+     "WebSocket connections in total (each holds a session slot); more get 503. Default 256."},
     {"receive-interval-ms", "ARBITER_RECEIVE_INTERVAL_MS", "MS", OPT_INT, OFF(receive_interval_ms),
      0, 0, 100, "1",
      "Between ticks, read the UDP socket at most once per MS (each tick reads it too); 0 = "
@@ -236,6 +254,19 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
       *(float*)base = v;
       return 0;
     }
+    case OPT_LIST:
+      if (base[0] != '\0') {  // a repeat: append
+        if (strlen(base) + 1 + strlen(value) >= o->size)
+          return fail(err, cap, "%s: values are longer than %zu characters together", source,
+                      o->size - 1);
+        strcat(base, ",");
+        strcat(base, value);
+        return 0;
+      }
+      if (strlen(value) >= o->size)
+        return fail(err, cap, "%s: value is longer than %zu characters", source, o->size - 1);
+      memcpy(base, value, strlen(value) + 1);
+      return 0;
     case OPT_STR:
       if (strlen(value) >= o->size)
         return fail(err, cap, "%s: value is longer than %zu characters", source, o->size - 1);
@@ -341,6 +372,9 @@ int sv_config_parse(sv_config* cfg, int argc, char** argv, char* err, size_t err
   }
   if (check_ipv4(cfg->bind, "--bind", err, err_cap) != 0) return -1;
   if (check_ipv4(cfg->http_bind, "--http-bind", err, err_cap) != 0) return -1;
+  if (cfg->ws_bind[0] && check_ipv4(cfg->ws_bind, "--ws-bind", err, err_cap) != 0) return -1;
+  if (cfg->ws_port > 0 && cfg->ws_port == cfg->http_port)
+    return fail(err, err_cap, "--ws-port %d is the same as --http-port", cfg->ws_port);
   if (cfg->http_port > 0 && cfg->http_port == cfg->port && cfg->port != 0) {
     // UDP and TCP could share a number, but it is almost always a typo in a config.
     return fail(err, err_cap, "--http-port %d is the same as --port", cfg->http_port);

@@ -53,7 +53,13 @@ typedef struct sv_config {
                              ///< 10000
   char auth_key[1024];       ///< connect-token key file; "" = open server (a warning is logged)
   char public_address[64];   ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
-  char web_root[1024];       ///< the web page's files (HTTP port); "" = the bundle found by default
+  // WebSocket transport (PROTOCOL.md §1.2)
+  int ws_port;           ///< TCP port for WebSocket clients; 0 = off (default); -1 = any free port
+  char ws_bind[64];      ///< address for it; "" = --bind
+  char ws_origin[1024];  ///< allowed Origin values, comma-separated (--ws-origin repeats); "" = any
+  int ws_per_address;    ///< WebSocket connections one IP address may hold; default 16
+  int ws_max;            ///< WebSocket connections in total; default 256
+  char web_root[1024];   ///< the web page's files (HTTP port); "" = the bundle found by default
 } sv_config;
 
 sv_config sv_default_config(void);

@@ -31,6 +31,7 @@ static void init_basics(sv_server* s, uv_loop_t* loop, const sv_config* cfg) {
   s->limits.bytes_per_second = cfg->byte_rate_limit;
   s->peer_capacity = cfg->max_clients + cfg->max_spectators + SV_PEER_MARGIN;
   if (s->peer_capacity > 4095) s->peer_capacity = 4095;
+  s->session_count = s->peer_capacity + (cfg->ws_port != 0 ? cfg->ws_max : 0);
 }
 
 static int load_scene(sv_server* s, char* err, size_t err_cap) {
@@ -86,15 +87,15 @@ static int create_game(sv_server* s, char* err, size_t err_cap) {
 
 // Everything the tick reuses, allocated once.
 static int alloc_tick_state(sv_server* s, char* err, size_t err_cap) {
-  s->sessions = calloc((size_t)s->peer_capacity, sizeof *s->sessions);
-  s->join_queue = calloc((size_t)s->peer_capacity, sizeof *s->join_queue);
-  s->leave_queue = calloc((size_t)s->peer_capacity, sizeof *s->leave_queue);
-  s->leave_reason = calloc((size_t)s->peer_capacity, sizeof *s->leave_reason);
-  s->leave_name = calloc((size_t)s->peer_capacity, sizeof *s->leave_name);
+  s->sessions = calloc((size_t)s->session_count, sizeof *s->sessions);
+  s->join_queue = calloc((size_t)s->session_count, sizeof *s->join_queue);
+  s->leave_queue = calloc((size_t)s->session_count, sizeof *s->leave_queue);
+  s->leave_reason = calloc((size_t)s->session_count, sizeof *s->leave_reason);
+  s->leave_name = calloc((size_t)s->session_count, sizeof *s->leave_name);
   s->tick_rec = calloc(1, sizeof *s->tick_rec);
   s->tick_inputs = calloc(1, sizeof *s->tick_inputs);
   s->rejoins = calloc((size_t)s->cfg.max_clients, sizeof *s->rejoins);
-  s->snap_jobs = calloc((size_t)s->peer_capacity, sizeof *s->snap_jobs);
+  s->snap_jobs = calloc((size_t)s->session_count, sizeof *s->snap_jobs);
   s->msg_buf_cap = ARB_PROTO_MAX_RELIABLE;
   s->msg_buf = malloc(s->msg_buf_cap);
   // The scene message is the scene text and 52 bytes around it; a text over the limit is
@@ -151,6 +152,42 @@ static int start_auth(sv_server* s, char* err, size_t err_cap) {
   return 0;
 }
 
+// The --ws-origin list (comma-separated) into the transport's limits.
+static int parse_origins(const char* list, sv_ws_limits* l, char* err, size_t err_cap) {
+  l->origin_count = 0;
+  for (const char* p = list; *p;) {
+    const char* end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == 0 || n >= SV_WS_MAX_ORIGIN || l->origin_count == SV_WS_MAX_ORIGINS) {
+      snprintf(err, err_cap, "--ws-origin: at most %d origins of 1..%d characters each",
+               SV_WS_MAX_ORIGINS, SV_WS_MAX_ORIGIN - 1);
+      return -1;
+    }
+    memcpy(l->origins[l->origin_count], p, n);
+    l->origins[l->origin_count++][n] = '\0';
+    p = end ? end + 1 : p + n;
+  }
+  return 0;
+}
+
+// The WebSocket listener (--ws-port), its sessions after the ENet peers' (sv_session.c).
+static int start_ws(sv_server* s, char* err, size_t err_cap) {
+  const sv_config* cfg = &s->cfg;
+  sv_ws_limits limits;
+  memset(&limits, 0, sizeof limits);
+  limits.per_address = cfg->ws_per_address;
+  limits.max = cfg->ws_max;
+  if (parse_origins(cfg->ws_origin, &limits, err, err_cap) != 0) return -1;
+  sv_ws_hooks hooks = sv_session_ws_hooks;
+  hooks.user = s;
+  if (sv_ws_init(&s->ws, s->loop, cfg->ws_bind[0] ? cfg->ws_bind : cfg->bind,
+                 cfg->ws_port < 0 ? 0 : cfg->ws_port, &limits, &hooks, &s->metrics, &s->log, err,
+                 err_cap) != 0)
+    return -1;
+  s->ws_on = true;
+  return 0;
+}
+
 // UDP, HTTP, the ticker and the signal handlers; on failure the ones already open are closed.
 static int start_io(sv_server* s, char* err, size_t err_cap) {
   const sv_config* cfg = &s->cfg;
@@ -160,6 +197,13 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
     return ARB_E_IO;
   sv_net_set_receive_interval(&s->net, cfg->receive_interval_ms);
   sv_net_set_budget_hook(&s->net, sv_session_on_connect_budget);
+  if (cfg->ws_port != 0) {
+    if (start_ws(s, err, err_cap) != 0) {
+      sv_net_close(&s->net);
+      return ARB_E_IO;
+    }
+    sv_net_set_other_count(&s->net, sv_session_ws_count);
+  }
   sv_auth_set_port(&s->auth, s->net.port);
   if (!s->auth.enabled)
     SV_LOG(&s->log, SV_LOG_WARN, "auth_disabled",
@@ -168,12 +212,17 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
     if (sv_http_init(&s->http, s->loop, cfg->http_bind, cfg->http_port < 0 ? 0 : cfg->http_port,
                      sv_status_on_http, s, err, err_cap) != 0) {
       sv_net_close(&s->net);
+      if (s->ws_on) sv_ws_close(&s->ws);
+      s->ws_on = false;
       return ARB_E_IO;
     }
     s->http_on = true;
     // The web page; it learns the WebSocket port from /config.json (0: none).
-    if (sv_http_start_web(&s->http, cfg->web_root, 0, cfg->http_bind, &s->log, err, err_cap) != 0) {
+    if (sv_http_start_web(&s->http, cfg->web_root, s->ws_on ? s->ws.port : 0, cfg->http_bind,
+                          &s->log, err, err_cap) != 0) {
       sv_net_close(&s->net);
+      if (s->ws_on) sv_ws_close(&s->ws);
+      s->ws_on = false;
       sv_http_close(&s->http);
       s->http_on = false;
       return ARB_E_INVAL;
@@ -184,6 +233,8 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
                      s) != 0) {
     snprintf(err, err_cap, "cannot create the tick timer");
     sv_net_close(&s->net);
+    if (s->ws_on) sv_ws_close(&s->ws);
+    s->ws_on = false;
     if (s->http_on) sv_http_close(&s->http);
     s->http_on = false;
     return ARB_E_IO;
@@ -195,6 +246,8 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
 // What start_io opened, closed again (the loop finishes the closes on its next run).
 static void close_io(sv_server* s) {
   sv_net_close(&s->net);
+  if (s->ws_on) sv_ws_close(&s->ws);
+  s->ws_on = false;
   if (s->http_on) sv_http_close(&s->http);
   s->http_on = false;
   sv_ticker_close(&s->ticker);
@@ -212,9 +265,15 @@ static int start_lifecycle(sv_server* s, char* err, size_t err_cap) {
 
 static void log_started(sv_server* s) {
   const sv_config* cfg = &s->cfg;
+  // What a browser connects to ("" when the WebSocket transport is off).
+  char ws_url[96] = "";
+  if (s->ws_on)
+    snprintf(ws_url, sizeof ws_url, "ws://%s:%u/", cfg->ws_bind[0] ? cfg->ws_bind : cfg->bind,
+             (unsigned)s->ws.port);
   SV_LOG(&s->log, SV_LOG_INFO, "server_started", SV_LS("build", ARB_BUILD_ID),
          SV_LS("bind", cfg->bind), SV_LI("port", s->net.port),
          SV_LI("http_port", s->http_on ? s->http.port : 0),
+         SV_LI("ws_port", s->ws_on ? s->ws.port : 0), SV_LS("ws_url", ws_url),
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
          SV_LI("physics_threads", cfg->physics_threads),
@@ -230,7 +289,7 @@ static void free_state(sv_server* s) {
   if (s->recording) sv_record_close(&s->record);
   s->recording = false;
   if (s->sessions) {
-    for (int i = 0; i < s->peer_capacity; ++i)
+    for (int i = 0; i < s->session_count; ++i)
       if (s->sessions[i].snap_ready) sv_snap_client_free(&s->sessions[i].snap);
   }
   sv_snap_workers_destroy(s->snap_workers);

@@ -33,7 +33,7 @@ static void notify_all(sv_server* s, const char* text) {
   snprintf(ev.text, sizeof ev.text, "%s", text);
   int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
   if (n <= 0 || (size_t)n > s->msg_buf_cap) return;
-  for (int i = 0; i < s->peer_capacity; ++i)
+  for (int i = 0; i < s->session_count; ++i)
     if (s->sessions[i].state == SV_SESSION_ACTIVE)
       sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
   sv_net_flush(&s->net);

@@ -49,6 +49,8 @@ void sv_metrics_init(sv_metrics* m) {
 #define SV_INIT_COUNTER_BY_DATAGRAM(field, extra)
 #define SV_INIT_COUNTER_BY_ADMIN_ACTION(field, extra)
 #define SV_INIT_COUNTER_BY_HTTP_CLOSE(field, extra)
+#define SV_INIT_COUNTER_BY_WS_REFUSAL(field, extra)
+#define SV_INIT_COUNTER_BY_WS_CLOSE(field, extra)
 #include "sv_metrics.def"
 #undef SV_METRIC
 }
@@ -69,9 +71,9 @@ const char* sv_drop_reason_name(sv_drop_reason r) {
 
 const char* sv_datagram_drop_name(sv_datagram_drop r) {
   static const char* const names[] = {
-      "gate_malformed", "gate_cookie",     "rate_limited",    "not_admitted", "enet_malformed",
-      "enet_fragment",  "enet_window",     "enet_peer",       "stopping",     "banned",
-      "table_full",     "fragment_budget", "challenge_budget"};
+      "gate_malformed", "gate_cookie",     "rate_limited",     "not_admitted", "enet_malformed",
+      "enet_fragment",  "enet_window",     "enet_peer",        "stopping",     "banned",
+      "table_full",     "fragment_budget", "challenge_budget", "address_full"};
   _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT,
                  "one name per sv_datagram_drop");
   return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
@@ -82,6 +84,42 @@ const char* sv_http_closed_name(sv_http_closed r) {
   _Static_assert(sizeof names / sizeof names[0] == SV_HTTP_CLOSED_COUNT,
                  "one name per sv_http_closed");
   return (unsigned)r < SV_HTTP_CLOSED_COUNT ? names[r] : "unknown";
+}
+
+const char* sv_ws_refusal_name(sv_ws_refusal r) {
+  static const char* const names[] = {"400", "403", "408", "426", "431", "503"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_WS_REFUSED_COUNT,
+                 "one name per sv_ws_refusal");
+  return (unsigned)r < SV_WS_REFUSED_COUNT ? names[r] : "unknown";
+}
+
+const char* sv_ws_close_kind_name(sv_ws_close_kind k) {
+  static const char* const names[] = {"1000", "1002", "1003",  "1007", "1009",
+                                      "1011", "4xxx", "other", "none"};
+  _Static_assert(sizeof names / sizeof names[0] == SV_WS_CLOSE_KIND_COUNT,
+                 "one name per sv_ws_close_kind");
+  return (unsigned)k < SV_WS_CLOSE_KIND_COUNT ? names[k] : "unknown";
+}
+
+sv_ws_close_kind sv_ws_close_kind_of(unsigned code) {
+  switch (code) {
+    case 0:
+      return SV_WS_CLOSE_NONE;
+    case 1000:
+      return SV_WS_CLOSE_1000;
+    case 1002:
+      return SV_WS_CLOSE_1002;
+    case 1003:
+      return SV_WS_CLOSE_1003;
+    case 1007:
+      return SV_WS_CLOSE_1007;
+    case 1009:
+      return SV_WS_CLOSE_1009;
+    case 1011:
+      return SV_WS_CLOSE_1011;
+    default:
+      return code >= 4000 && code <= 4999 ? SV_WS_CLOSE_SESSION : SV_WS_CLOSE_OTHER;
+  }
 }
 
 typedef struct out_buf {
@@ -163,6 +201,12 @@ static const char* datagram_name(int r) {
 static const char* http_close_name(int r) {
   return sv_http_closed_name((sv_http_closed)r);
 }
+static const char* ws_refusal_name(int r) {
+  return sv_ws_refusal_name((sv_ws_refusal)r);
+}
+static const char* ws_close_name(int k) {
+  return sv_ws_close_kind_name((sv_ws_close_kind)k);
+}
 
 // A counter with one line per value of a label.
 static void by_label(out_buf* o, const char* name, const char* help, const char* key,
@@ -202,6 +246,10 @@ int sv_metrics_render(const sv_metrics* m, char* buf, size_t cap) {
   by_label(&o, name, help, "action", v, SV_ADMIN_ACTION_COUNT, admin_action_name)
 #define SV_RENDER_COUNTER_BY_HTTP_CLOSE(v, name, help) \
   by_label(&o, name, help, "reason", v, SV_HTTP_CLOSED_COUNT, http_close_name)
+#define SV_RENDER_COUNTER_BY_WS_REFUSAL(v, name, help) \
+  by_label(&o, name, help, "status", v, SV_WS_REFUSED_COUNT, ws_refusal_name)
+#define SV_RENDER_COUNTER_BY_WS_CLOSE(v, name, help) \
+  by_label(&o, name, help, "code", v, SV_WS_CLOSE_KIND_COUNT, ws_close_name)
 #include "sv_metrics.def"
 #undef SV_METRIC
   return o.overflow ? -1 : (int)o.len;

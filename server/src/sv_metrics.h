@@ -53,6 +53,8 @@ typedef enum sv_datagram_drop {
   SV_DGRAM_TABLE_FULL,          ///< a CONNECT to a full table that no busier address makes room for
   SV_DGRAM_FRAGMENT_BUDGET,     ///< a fragment starting a packet over the peer's or server's budget
   SV_DGRAM_CHALLENGE_BUDGET,    ///< a gate request beyond the server-wide challenge budget
+  SV_DGRAM_ADDRESS_FULL,  ///< a CONNECT from an address whose ENet and WebSocket connections fill
+                          ///< its budget
   SV_DGRAM_DROP_COUNT
 } sv_datagram_drop;
 
@@ -74,6 +76,31 @@ typedef enum sv_http_closed {
   SV_HTTP_CLOSED_COUNT
 } sv_http_closed;
 
+/// Why a WebSocket upgrade was refused: the HTTP status it got (arbiter_ws_refused_total).
+typedef enum sv_ws_refusal {
+  SV_WS_REFUSED_400 = 0,  ///< not a valid WebSocket upgrade request
+  SV_WS_REFUSED_403,      ///< Origin not in the --ws-origin list
+  SV_WS_REFUSED_408,      ///< request head not complete within the handshake timeout
+  SV_WS_REFUSED_426,      ///< Sec-WebSocket-Version other than 13
+  SV_WS_REFUSED_431,      ///< request head over 8192 bytes
+  SV_WS_REFUSED_503,      ///< a connection limit (address, total, stopping)
+  SV_WS_REFUSED_COUNT
+} sv_ws_refusal;
+
+/// The close frame a WebSocket connection ended with (arbiter_ws_closes_total).
+typedef enum sv_ws_close_kind {
+  SV_WS_CLOSE_1000 = 0,  ///< the client closed; the server echoed
+  SV_WS_CLOSE_1002,      ///< a frame that breaks RFC 6455
+  SV_WS_CLOSE_1003,      ///< a text frame
+  SV_WS_CLOSE_1007,      ///< invalid UTF-8 in a close reason
+  SV_WS_CLOSE_1009,      ///< a client message over 4096 bytes
+  SV_WS_CLOSE_1011,      ///< the server could not go on (out of memory, backlog over its cap)
+  SV_WS_CLOSE_SESSION,   ///< 4000 + a reason: the session ended (kick, reject, shutdown, ...)
+  SV_WS_CLOSE_OTHER,     ///< any other code echoed back to the client
+  SV_WS_CLOSE_NONE,      ///< the TCP connection ended without a close frame from the client
+  SV_WS_CLOSE_KIND_COUNT
+} sv_ws_close_kind;
+
 // One member per row of sv_metrics.def.
 #define SV_FIELD_COUNTER(field) uint64_t field;
 #define SV_FIELD_COUNTER_SECONDS(field) uint64_t field;
@@ -92,6 +119,8 @@ typedef enum sv_http_closed {
 #define SV_FIELD_COUNTER_BY_DATAGRAM(field) uint64_t field[SV_DGRAM_DROP_COUNT];
 #define SV_FIELD_COUNTER_BY_ADMIN_ACTION(field) uint64_t field[SV_ADMIN_ACTION_COUNT];
 #define SV_FIELD_COUNTER_BY_HTTP_CLOSE(field) uint64_t field[SV_HTTP_CLOSED_COUNT];
+#define SV_FIELD_COUNTER_BY_WS_REFUSAL(field) uint64_t field[SV_WS_REFUSED_COUNT];
+#define SV_FIELD_COUNTER_BY_WS_CLOSE(field) uint64_t field[SV_WS_CLOSE_KIND_COUNT];
 
 typedef struct sv_metrics {
 #define SV_METRIC(KIND, field, name, extra, help) SV_FIELD_##KIND(field)
@@ -109,3 +138,7 @@ const char* sv_reject_reason_name(sv_reject_reason r);
 const char* sv_drop_reason_name(sv_drop_reason r);
 const char* sv_datagram_drop_name(sv_datagram_drop r);
 const char* sv_http_closed_name(sv_http_closed r);
+const char* sv_ws_refusal_name(sv_ws_refusal r);
+const char* sv_ws_close_kind_name(sv_ws_close_kind k);
+/// The counter a close frame's status code (0 = none) belongs to.
+sv_ws_close_kind sv_ws_close_kind_of(unsigned code);

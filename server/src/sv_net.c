@@ -152,6 +152,25 @@ static bool make_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
   return true;
 }
 
+// With other transports on (WebSocket), an address's connections there count against
+// --peers-per-address too: a new CONNECT from an address whose ENet peers and other
+// connections fill its budget is dropped (`address_full`). ENet's own cap
+// (duplicatePeers) only sees its peers.
+static bool address_full(sv_net* n, ENetHost* host, uint32_t connect_id) {
+  if (n->other_of == NULL || n->limits.peers_per_address <= 0) return false;
+  const ENetAddress* from = &host->receivedAddress;
+  int other = n->other_of(n->user, from->host);
+  if (other == 0) return false;
+  int own = 0;
+  for (size_t i = 0; i < host->peerCount; ++i) {
+    const ENetPeer* p = &host->peers[i];
+    if (p->state == ENET_PEER_STATE_DISCONNECTED || p->address.host != from->host) continue;
+    if (p->address.port == from->port && p->connectID == connect_id) return false;  // a resend
+    own++;
+  }
+  return own + other >= n->limits.peers_per_address;
+}
+
 // A new (not resent) CONNECT that ENet will accept: the caller may release what else its
 // address holds so that the newcomer fits in the per-address budget.
 static void budget_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
@@ -225,6 +244,10 @@ static int intercept(ENetHost* host, ENetEvent* event) {
       if (!sv_gate_take_connect(n->gate, host->receivedAddress.host, host->receivedAddress.port,
                                 connect_id, now_ms())) {
         count_drop(n, SV_DGRAM_NOT_ADMITTED);
+        return 1;
+      }
+      if (address_full(n, host, connect_id)) {
+        count_drop(n, SV_DGRAM_ADDRESS_FULL);
         return 1;
       }
       if (!make_room(n, host, connect_id)) return 1;
@@ -476,6 +499,10 @@ bool sv_net_reliable_idle(const ENetPeer* peer) {
 
 void sv_net_set_budget_hook(sv_net* n, sv_net_budget_fn* fn) {
   n->on_budget = fn;
+}
+
+void sv_net_set_other_count(sv_net* n, sv_net_other_fn* fn) {
+  n->other_of = fn;
 }
 
 int sv_net_peers_of(const sv_net* n, uint32_t ip) {

@@ -71,6 +71,8 @@ typedef void sv_net_event_fn(void* user, const ENetEvent* ev);
 /// An admitted CONNECT from `ip` (network order) will take a peer; its address holds
 /// `peers` peers now (handshakes included), under the per-address cap.
 typedef void sv_net_budget_fn(void* user, uint32_t ip, int peers);
+/// Connections `ip` (network order) holds over other transports (WebSocket).
+typedef int sv_net_other_fn(void* user, uint32_t ip);
 
 struct sv_net {
   ENetHost* host;
@@ -82,6 +84,7 @@ struct sv_net {
   uint16_t port;            ///< the bound UDP port (useful with --port 0)
   sv_net_event_fn* on_event;
   sv_net_budget_fn* on_budget;  ///< NULL = none; called with `user` (sv_net_set_budget_hook)
+  sv_net_other_fn* other_of;    ///< NULL = ENet only (sv_net_set_other_count)
   void* user;
   sv_metrics* metrics;  ///< not owned
   bool in_service;      ///< guards re-entrant service from inside a callback
@@ -129,6 +132,10 @@ void sv_net_set_greeted(sv_net* n, const ENetPeer* peer);
 /// Call `fn` (with the user pointer of sv_net_init) for each admitted new CONNECT, so the
 /// caller can make room in what else the address holds (rejoin holds).
 void sv_net_set_budget_hook(sv_net* n, sv_net_budget_fn* fn);
+/// Count what `fn` (with the user pointer of sv_net_init) says an address holds over other
+/// transports against --peers-per-address as well: a CONNECT that would pass it is dropped
+/// (`address_full`).
+void sv_net_set_other_count(sv_net* n, sv_net_other_fn* fn);
 /// Peers of an address (network order) that are not free: handshakes, connected, closing.
 int sv_net_peers_of(const sv_net* n, uint32_t ip);
 /// True while the peer is in any state but free (ENet's DISCONNECTED).

@@ -31,6 +31,7 @@
 #include "sv_http.h"
 #include "sv_input.h"
 #include "sv_lifecycle.h"
+#include "sv_link.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
 #include "sv_net.h"
@@ -38,6 +39,7 @@
 #include "sv_snap_workers.h"
 #include "sv_snapshot.h"
 #include "sv_ticker.h"
+#include "sv_ws.h"
 
 typedef enum sv_session_state {
   SV_SESSION_FREE = 0,
@@ -57,14 +59,14 @@ typedef enum sv_session_state {
 
 typedef struct sv_session {
   sv_session_state state;
-  ENetPeer* peer;
+  sv_link link;         ///< the client's connection (ENet peer or WebSocket), sv_link.h
   uint32_t client_id;   ///< > 0 once the hello is accepted; never reused
   uint32_t entity_id;   ///< the avatar, once ACTIVE
   uint8_t avatar_kind;  ///< as requested in the hello
   bool spectator;       ///< watches without an avatar (hello avatar kind ARB_PROTO_SPECTATOR)
   char name[ARB_PROTO_MAX_NAME + 1];
   char addr[32];           ///< "a.b.c.d:port"
-  uint32_t ip;             ///< the peer's IPv4 address (network order), for per-address budgets
+  uint32_t ip;             ///< the client's IPv4 address (network order), for per-address budgets
   uint32_t played_ticks;   ///< ticks at which one of its inputs was applied (SV_REJOIN_MIN_PLAY_MS)
   uint64_t connected_ns;   ///< uv_hrtime at connect
   uint64_t last_heard_ns;  ///< uv_hrtime of the last packet from the client (silence timeout)
@@ -125,6 +127,8 @@ typedef struct sv_server {
   int static_count;
 
   sv_net net;
+  sv_ws ws;  ///< the WebSocket transport (--ws-port)
+  bool ws_on;
   sv_auth auth;  ///< connect tokens (--auth-key); disabled = open server
   sv_http http;
   bool http_on;
@@ -136,7 +140,9 @@ typedef struct sv_server {
   uint64_t grace_start_ns;
 
   int peer_capacity;     ///< ENet peers (player slots + margin for "server full")
-  sv_session* sessions;  ///< peer_capacity, indexed by ENet peer index
+  int session_count;     ///< peer_capacity + WebSocket slots (--ws-max, when --ws-port is set)
+  sv_session* sessions;  ///< session_count: ENet peer index i at i, WebSocket slot k at
+                         ///< peer_capacity + k
   int active_count;      ///< JOINING + ACTIVE sessions + held rejoins (the player slots in use)
   int spectator_count;   ///< ACTIVE spectator sessions (not in active_count)
   sv_rejoin* rejoins;    ///< max_clients entries: avatars waiting for their client
@@ -200,8 +206,12 @@ void sv_status_on_http(void* user, const sv_http_request* req, sv_http_reply* re
 /// The welcome's static bodies into s->statics (sv_server.c): one entry per body, one per
 /// piece of a chain. 0, or ARB_E_* with the reason (naming the body) in err.
 int sv_build_statics(sv_server* s, char* err, size_t err_cap);
-/// Snapshot builder callback: the description of an entity entering a client's view.
+/// ENet events (sv_net's callback).
 void sv_session_on_net_event(void* user, const ENetEvent* ev);
+/// The WebSocket transport's hooks (sv_ws.h), with the server as their user pointer.
+extern const sv_ws_hooks sv_session_ws_hooks;
+/// sv_net's count of an address's WebSocket connections (--peers-per-address covers both).
+int sv_session_ws_count(void* user, uint32_t ip);
 /// Hello timeouts (called every tick).
 void sv_session_check_timeouts(sv_server* s, uint64_t now_ns);
 /// Queue a reliable message on the control channel.

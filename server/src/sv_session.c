@@ -1,5 +1,5 @@
-// Sessions: ENet connect -> hello (bounded time) -> version and capacity checks ->
-// queued join (applied at the next tick boundary) -> inputs -> leave queued on
+// Sessions: connect (ENet or WebSocket, through sv_link.h) -> hello (bounded time) -> version and
+// capacity checks -> queued join (applied at the next tick boundary) -> inputs -> leave queued on
 // disconnect, timeout or kick. Everything a client sends is validated here; a client
 // can only ever touch its own input slot.
 #include <sodium.h>
@@ -24,9 +24,23 @@ static sv_session* session_of(sv_server* s, const ENetPeer* peer) {
   return &s->sessions[idx];
 }
 
+// A WebSocket connection's session: its slot after the ENet peers.
+static sv_session* ws_session(sv_server* s, const sv_ws_conn* c) {
+  int slot = sv_ws_slot(c);
+  if (slot < 0 || slot >= s->session_count - s->peer_capacity) return NULL;
+  return &s->sessions[s->peer_capacity + slot];
+}
+
+// WebSocket connections of an address: they count against --peers-per-address with its
+// ENet peers.
+int sv_session_ws_count(void* user, uint32_t ip) {
+  sv_server* s = user;
+  return s->ws_on ? sv_ws_open_of(&s->ws, ip) : 0;
+}
+
 sv_session* sv_session_by_client(sv_server* s, uint32_t client_id) {
   if (client_id == 0) return NULL;
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
         ss->client_id == client_id)
@@ -36,8 +50,7 @@ sv_session* sv_session_by_client(sv_server* s, uint32_t client_id) {
 }
 
 int sv_session_send_control(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
-  return sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_CONTROL, data, len,
-                     ENET_PACKET_FLAG_RELIABLE);
+  return sv_link_send(&ss->link, ARB_PROTO_CHANNEL_CONTROL, data, len);
 }
 
 static void remove_from_join_queue(sv_server* s, int idx) {
@@ -94,14 +107,15 @@ static void send_event(sv_server* s, sv_session* ss, const arb_proto_event* ev) 
   if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
 }
 
-// The goodbye (event or reject) is queued: ENet sends the DISCONNECT once it is delivered,
-// and the peer is reset SV_CLOSE_GRACE_MS from now if that has not finished by then
-// (sv_session_check_timeouts), so its slot never waits for ENet's own timeout.
+// The goodbye (event or reject) is queued: ENet sends the DISCONNECT once it is delivered
+// (a WebSocket connection its close frame after it), and the connection is reset
+// SV_CLOSE_GRACE_MS from now if that has not finished by then (sv_session_check_timeouts),
+// so its slot never waits for ENet's own timeout.
 static void start_closing(sv_session* ss, arb_proto_reason reason) {
   ss->state = SV_SESSION_CLOSING;
   ss->closing_ns = uv_hrtime();
   ss->close_reason = (uint8_t)reason;
-  enet_peer_disconnect_later(ss->peer, (enet_uint32)reason);
+  sv_link_close(&ss->link, (uint8_t)reason);
 }
 
 void sv_session_kick(sv_server* s, sv_session* ss, arb_proto_reason reason, const char* text) {
@@ -150,6 +164,19 @@ static void strike(sv_server* s, sv_session* ss, sv_reject_reason why, const cha
   }
 }
 
+// A new connection's session, waiting for its hello (either transport).
+static void open_session(sv_server* s, sv_session* ss, sv_link link, uint32_t ip,
+                         const char* addr) {
+  memset(ss, 0, sizeof *ss);
+  ss->state = SV_SESSION_AWAIT_HELLO;
+  ss->link = link;
+  ss->ip = ip;
+  snprintf(ss->addr, sizeof ss->addr, "%s", addr);
+  ss->connected_ns = uv_hrtime();
+  ss->last_heard_ns = ss->connected_ns;
+  sv_input_init(&ss->input, &s->limits, ss->connected_ns);
+}
+
 static void on_connect(sv_server* s, ENetPeer* peer) {
   sv_session* ss = session_of(s, peer);
   char ip[20];
@@ -158,15 +185,10 @@ static void on_connect(sv_server* s, ENetPeer* peer) {
     enet_peer_disconnect_now(peer, ARB_PROTO_REASON_SHUTDOWN);
     return;
   }
-  memset(ss, 0, sizeof *ss);
-  ss->state = SV_SESSION_AWAIT_HELLO;
-  ss->peer = peer;
-  ss->ip = peer->address.host;
+  char addr[32];
+  snprintf(addr, sizeof addr, "%s:%u", ip, (unsigned)peer->address.port);
+  open_session(s, ss, sv_link_enet(&s->net, peer), peer->address.host, addr);
   peer->data = ss;
-  snprintf(ss->addr, sizeof ss->addr, "%s:%u", ip, (unsigned)peer->address.port);
-  ss->connected_ns = uv_hrtime();
-  ss->last_heard_ns = ss->connected_ns;
-  sv_input_init(&ss->input, &s->limits, ss->connected_ns);
   // ENet gives up on a peer when one reliable command stays unacknowledged too long. At
   // 20 % loss each way with 100 +- 100 ms jitter, a 3 s limit left time for only two
   // retransmissions (13 % of reliable messages failed), so ENet gets generous limits and
@@ -251,7 +273,7 @@ static void make_budget_room(sv_server* s, uint32_t ip, int peers, int extra) {
 }
 
 void sv_session_on_connect_budget(void* user, uint32_t ip, int peers) {
-  make_budget_room(user, ip, peers, 1);
+  make_budget_room(user, ip, peers + sv_session_ws_count(user, ip), 1);
 }
 
 // Keep a lost client's avatar and player slot for the rejoin window. False when the
@@ -265,7 +287,8 @@ static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
     return false;
   }
   // The hold takes the place of its peer in the address's budget.
-  int peers = sv_net_peers_of(&s->net, ss->ip) - (sv_net_peer_live(ss->peer) ? 1 : 0);
+  int peers = sv_net_peers_of(&s->net, ss->ip) + sv_session_ws_count(s, ss->ip) -
+              (sv_link_live(&ss->link) ? 1 : 0);
   make_budget_room(s, ss->ip, peers, 1);
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
@@ -325,7 +348,7 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
     ss->state = SV_SESSION_ACTIVE;
     // The same player: lost again, it is held again without a new stretch of play.
     ss->played_ticks = (uint32_t)((uint64_t)SV_REJOIN_MIN_PLAY_MS * (uint64_t)s->tick_rate / 1000u);
-    sv_net_set_greeted(&s->net, ss->peer);
+    sv_link_set_greeted(&ss->link);
     r->used = false;
     s->metrics.clients_connected++;
     s->metrics.rejoins_pending--;
@@ -357,14 +380,14 @@ static void send_rejoin_token(sv_server* s, sv_session* ss, uint32_t tick) {
   send_event(s, ss, &ev);
 }
 
-static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
-  sv_session* ss = session_of(s, peer);
-  if (ss == NULL || ss->state == SV_SESSION_FREE) return;
+// The connection is gone (`code` as an ENet DISCONNECT's data; PROTOCOL.md §1.2 maps a
+// WebSocket end onto it): the session is freed.
+static void session_gone(sv_server* s, sv_session* ss, uint32_t code) {
   // Lost (timeout, code 0) rather than ended by the client: keep the avatar for a while,
   // if it played (hold_for_rejoin). code 0: ENet gave up on a reliable command, or the
   // client closed without a reason. Any other code (PROTOCOL.md §4.5: a client that ends
   // the session itself says why) leaves at once.
-  if (code == 0 && hold_for_rejoin(s, ss, "enet")) {
+  if (code == 0 && hold_for_rejoin(s, ss, sv_link_kind_name(&ss->link))) {
   } else if (ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_disconnected", SV_LU("client", ss->client_id),
            SV_LS("addr", ss->addr), SV_LU("snapshots_sent", ss->snapshots_sent));
@@ -372,8 +395,29 @@ static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
   release_slot(s, ss, ARB_PROTO_REASON_NONE);  // the client disconnected itself
   if (ss->snap_ready) sv_snap_client_free(&ss->snap);
   memset(ss, 0, sizeof *ss);
-  peer->data = NULL;
-  s->metrics.peers_connected--;
+}
+
+// The session's connection ended (reported by its transport, or reset by the session).
+static void link_gone(sv_server* s, sv_session* ss, uint32_t code) {
+  sv_link link = ss->link;
+  switch (link.kind) {
+    case SV_LINK_NONE:
+      return;
+    case SV_LINK_ENET:
+      session_gone(s, ss, code);
+      link.peer->data = NULL;
+      s->metrics.peers_connected--;
+      return;
+    case SV_LINK_WS:
+      session_gone(s, ss, code);
+      return;
+  }
+}
+
+static void on_disconnect(sv_server* s, ENetPeer* peer, uint32_t code) {
+  sv_session* ss = session_of(s, peer);
+  if (ss == NULL || ss->state == SV_SESSION_FREE) return;
+  link_gone(s, ss, code);
 }
 
 // --auth-key: the hello's token must be valid, unexpired, for this server and unused.
@@ -416,7 +460,7 @@ static void admit_spectator(sv_server* s, sv_session* ss, const arb_proto_hello*
   ss->spectator = true;
   snprintf(ss->name, sizeof ss->name, "%s", h->name);
   ss->state = SV_SESSION_ACTIVE;
-  sv_net_set_greeted(&s->net, ss->peer);
+  sv_link_set_greeted(&ss->link);
   s->spectator_count++;
   s->metrics.spectators_connected++;
   uint32_t tick = (uint32_t)arb_game_get_tick(s->game);
@@ -488,7 +532,7 @@ static void on_hello(sv_server* s, sv_session* ss, const uint8_t* data, size_t l
   ss->avatar_kind = h.avatar_kind;
   snprintf(ss->name, sizeof ss->name, "%s", h.name);
   ss->state = SV_SESSION_JOINING;
-  sv_net_set_greeted(&s->net, ss->peer);
+  sv_link_set_greeted(&ss->link);
   s->active_count++;
   s->join_queue[s->join_count++] = idx;
   SV_LOG(&s->log, SV_LOG_DEBUG, "hello_accepted", SV_LU("client", ss->client_id),
@@ -530,8 +574,7 @@ static void on_ping(sv_server* s, sv_session* ss, const uint8_t* data, size_t le
   uint8_t buf[64];
   int n = arb_proto_encode_pong(&pong, buf, sizeof buf);
   if (n > 0 && (size_t)n <= sizeof buf)
-    sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n,
-                ENET_PACKET_FLAG_UNSEQUENCED);
+    sv_link_send(&ss->link, ARB_PROTO_CHANNEL_INPUT, buf, (size_t)n);
 }
 
 // The client's camera box: kept for its snapshots until changed or cleared. A bad one is
@@ -559,11 +602,9 @@ static sv_msg_handler* const handlers[ARB_PROTO_MSG_TYPE_COUNT] = {
 #undef ARB_PROTO_MSG
 };
 
-static void on_receive(sv_server* s, ENetPeer* peer, const ENetPacket* packet) {
-  sv_session* ss = session_of(s, peer);
+// One message from a client, whichever transport carried it.
+static void on_receive(sv_server* s, sv_session* ss, const uint8_t* data, size_t len) {
   if (ss == NULL || ss->state == SV_SESSION_FREE || ss->state == SV_SESSION_CLOSING) return;
-  const uint8_t* data = packet->data;
-  size_t len = packet->dataLength;
   ss->last_heard_ns = uv_hrtime();
   // Rate limits come first and cost no decoding; over-limit packets are dropped, not struck.
   sv_admit a = sv_input_admit(&ss->input, &s->limits, len, uv_hrtime());
@@ -599,7 +640,7 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev) {
       on_disconnect(s, ev->peer, ev->data);
       break;
     case ENET_EVENT_TYPE_RECEIVE:
-      on_receive(s, ev->peer, ev->packet);
+      on_receive(s, session_of(s, ev->peer), ev->packet->data, ev->packet->dataLength);
       break;
     default:
       break;
@@ -607,15 +648,14 @@ void sv_session_on_net_event(void* user, const ENetEvent* ev) {
 }
 
 // A client that has gone silent is gone: tell it (in case only its uplink died), free
-// its ENet peer at once, and let its avatar leave at the next tick.
+// its connection at once, and let its avatar leave at the next tick.
 static void drop_silent(sv_server* s, sv_session* ss) {
   char text[64];
   snprintf(text, sizeof text, "nothing received for %d ms", s->cfg.peer_timeout_ms);
-  ENetPeer* peer = ss->peer;
   if (!hold_for_rejoin(s, ss, "silence")) sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
-  enet_peer_disconnect_now(peer, ARB_PROTO_REASON_TIMEOUT);  // no DISCONNECT event follows
+  sv_link_close_now(&ss->link, ARB_PROTO_REASON_TIMEOUT);  // no close event follows
   s->metrics.clients_timed_out_total++;
-  on_disconnect(s, peer, ARB_PROTO_REASON_TIMEOUT);
+  link_gone(s, ss, ARB_PROTO_REASON_TIMEOUT);
 }
 
 // A closing session whose goodbye was not acknowledged within SV_CLOSE_GRACE_MS: reset its
@@ -623,13 +663,12 @@ static void drop_silent(sv_server* s, sv_session* ss) {
 // session the way ENet's DISCONNECT event would have; no such event follows a reset. The
 // session released its player slot and avatar when it started closing.
 static void close_now(sv_server* s, sv_session* ss) {
-  ENetPeer* peer = ss->peer;
   uint8_t reason = ss->close_reason;
-  enet_peer_disconnect_now(peer, reason);
+  sv_link_close_now(&ss->link, reason);
   s->metrics.closing_peers_reset_total++;
   SV_LOG(&s->log, SV_LOG_DEBUG, "peer_reset", SV_LU("client", ss->client_id),
          SV_LS("addr", ss->addr), SV_LS("reason", arb_proto_reason_name((arb_proto_reason)reason)));
-  on_disconnect(s, peer, reason);
+  link_gone(s, ss, reason);
 }
 
 // Time from `then` to `now`, 0 when `then` is later: the tick reads the clock before its
@@ -642,7 +681,7 @@ void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
   uint64_t hello_limit = (uint64_t)s->cfg.hello_timeout_ms * 1000000u;
   uint64_t silence_limit = (uint64_t)s->cfg.peer_timeout_ms * 1000000u;
   expire_rejoins(s, now_ns);
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state == SV_SESSION_AWAIT_HELLO && elapsed_ns(now_ns, ss->connected_ns) > hello_limit) {
       char text[64];
@@ -650,7 +689,7 @@ void sv_session_check_timeouts(sv_server* s, uint64_t now_ns) {
       sv_session_kick(s, ss, ARB_PROTO_REASON_TIMEOUT, text);
     } else if ((ss->state == SV_SESSION_ACTIVE || ss->state == SV_SESSION_JOINING) &&
                elapsed_ns(now_ns, ss->last_heard_ns) > silence_limit &&
-               sv_net_silent_ms(&s->net, ss->peer) * 1000000u > silence_limit) {
+               sv_link_silent_ms(&ss->link) * 1000000u > silence_limit) {
       drop_silent(s, ss);
     }
     // Not else: a session kicked just above is closing from now on.
@@ -705,16 +744,16 @@ static void send_scene(sv_server* s, sv_session* ss) {
 void sv_session_send_scenes(sv_server* s) {
   int sending = 0;
   uint64_t now = uv_hrtime();
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     // Acknowledged, or on the way for so long that the client is too slow or never
     // acknowledges: ENet goes on delivering it, without holding a slot from the others.
     if (ss->scene_state == SV_SCENE_SENDING &&
-        (sv_net_reliable_idle(ss->peer) || now - ss->scene_sent_ns > SV_SCENE_SLOT_NS))
+        (sv_link_reliable_idle(&ss->link) || now - ss->scene_sent_ns > SV_SCENE_SLOT_NS))
       ss->scene_state = SV_SCENE_NONE;
     sending += ss->scene_state == SV_SCENE_SENDING;
   }
-  for (int i = 0; i < s->peer_capacity && sending < SV_SCENES_IN_FLIGHT; ++i) {
+  for (int i = 0; i < s->session_count && sending < SV_SCENES_IN_FLIGHT; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state != SV_SESSION_ACTIVE || ss->scene_state != SV_SCENE_PENDING) continue;
     send_scene(s, ss);
@@ -749,10 +788,53 @@ void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick) {
   arb_proto_event ev = session_event(ss, ARB_PROTO_EVENT_JOINED, tick, ss->name);
   int en = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
   if (en > 0 && (size_t)en <= s->msg_buf_cap) {
-    for (int i = 0; i < s->peer_capacity; ++i) {
+    for (int i = 0; i < s->session_count; ++i) {
       sv_session* o = &s->sessions[i];
       if (o != ss && o->state == SV_SESSION_ACTIVE)
         sv_session_send_control(s, o, s->msg_buf, (size_t)en);
     }
   }
 }
+
+// ---- the WebSocket transport's hooks (sv_ws.h) ------------------------------------------
+
+// One more connection from `ip`: the same per-address budget as an ENet CONNECT (its ENet
+// peers, WebSocket connections and rejoin holds; the holds give way to the newcomer).
+static bool ws_admit(void* user, uint32_t ip) {
+  sv_server* s = user;
+  if (s->stopping) return false;
+  int budget = s->cfg.peers_per_address;
+  int peers = sv_net_peers_of(&s->net, ip) + sv_session_ws_count(s, ip);
+  make_budget_room(s, ip, peers, 1);
+  sv_rejoin* oldest = NULL;
+  return budget <= 0 || peers + holds_of(s, ip, &oldest) + 1 <= budget;
+}
+
+static void ws_open(void* user, sv_ws_conn* c) {
+  sv_server* s = user;
+  sv_session* ss = ws_session(s, c);
+  if (ss == NULL) return;
+  char ip[20];
+  uint32_t host = sv_ws_ip(c);
+  const uint8_t* b = (const uint8_t*)&host;
+  snprintf(ip, sizeof ip, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+  char addr[32];
+  snprintf(addr, sizeof addr, "%s:%u", ip, (unsigned)sv_ws_port(c));
+  open_session(s, ss, sv_link_ws(c), host, addr);
+  SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr),
+         SV_LS("transport", "ws"));
+}
+
+static void ws_message(void* user, sv_ws_conn* c, const uint8_t* data, size_t len) {
+  sv_server* s = user;
+  on_receive(s, ws_session(s, c), data, len);
+}
+
+static void ws_closed(void* user, sv_ws_conn* c, uint32_t code) {
+  sv_server* s = user;
+  sv_session* ss = ws_session(s, c);
+  if (ss == NULL || ss->state == SV_SESSION_FREE) return;
+  link_gone(s, ss, code);
+}
+
+const sv_ws_hooks sv_session_ws_hooks = {ws_admit, ws_open, ws_message, ws_closed, NULL};

@@ -30,11 +30,14 @@ static void on_grace_tick(uv_timer_t* t) {
   // Retransmits and the disconnect handshakes only happen inside service calls.
   sv_net_service(&s->net);
   sv_net_flush(&s->net);
-  if (s->metrics.peers_connected > 0 &&
+  // WebSocket connections flush and close on the loop by themselves.
+  if ((s->metrics.peers_connected > 0 || s->metrics.ws_connections > 0) &&
       uv_hrtime() - s->grace_start_ns < (uint64_t)SV_GRACE_MS * 1000000u)
     return;
   uv_timer_stop(t);
   sv_net_close(&s->net);
+  if (s->ws_on) sv_ws_close(&s->ws);
+  s->ws_on = false;
   if (s->http_on) sv_http_close(&s->http);
   sv_ticker_close(&s->ticker);
   close_handle((uv_handle_t*)&s->sig_int);
@@ -61,12 +64,13 @@ void sv_server_stop(sv_server* s, const char* why) {
   if (s->stopping) return;
   s->stopping = true;
   sv_net_close_to_new(&s->net);
+  if (s->ws_on) sv_ws_close_to_new(&s->ws);
   // Signals arrive between ticks, so the last tick is complete here.
   sv_ticker_stop(&s->ticker);
   sv_lifecycle_stop(s);
   SV_LOG(&s->log, SV_LOG_INFO, "server_stopping", SV_LS("why", why), SV_LU("tick", s->metrics.tick),
          SV_LI("clients", s->metrics.clients_connected));
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state == SV_SESSION_AWAIT_HELLO || ss->state == SV_SESSION_JOINING ||
         ss->state == SV_SESSION_ACTIVE)

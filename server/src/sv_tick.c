@@ -34,7 +34,7 @@ static void describe_tick(sv_server* s, arb_replay_tick* rec) {
     rec->leaves[rec->leave_count++] = s->leave_queue[q];
   uint32_t tick = (uint32_t)(arb_game_get_tick(s->game) + 1);  // the tick this step reaches
   bool fire = arb_scene_get_avatar(arb_game_get_scene(s->game))->fire.enabled;
-  for (int i = 0; i < s->peer_capacity && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
+  for (int i = 0; i < s->session_count && rec->input_count < ARB_PROTO_MAX_CLIENTS; ++i) {
     sv_session* ss = &s->sessions[i];
     if ((ss->state != SV_SESSION_ACTIVE && ss->state != SV_SESSION_JOINING) || ss->spectator)
       continue;
@@ -125,7 +125,7 @@ static void send_left_events(sv_server* s, const arb_replay_tick* rec) {
     }
     int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
     if (n <= 0 || (size_t)n > s->msg_buf_cap) continue;
-    for (int i = 0; i < s->peer_capacity; ++i)
+    for (int i = 0; i < s->session_count; ++i)
       if (s->sessions[i].state == SV_SESSION_ACTIVE)
         sv_session_send_control(s, &s->sessions[i], s->msg_buf, (size_t)n);
   }
@@ -172,6 +172,13 @@ static bool snapshot_due(const sv_server* s, int i, uint32_t tick) {
   return s->sessions[i].state == SV_SESSION_ACTIVE && sv_snapshot_due(tick, s->snapshot_every, i);
 }
 
+// A WebSocket client that has not taken what was sent before gets no snapshot now (none is
+// built): a queue of stale snapshots would only delay the fresh ones (PROTOCOL.md §1.2).
+// Its deltas stay against its acknowledged baseline, so the next one it gets is complete.
+static bool backlogged(const sv_session* ss) {
+  return sv_link_backlog(&ss->link) > SV_WS_SNAPSHOT_BACKLOG;
+}
+
 // Capture once, build the snapshot of every active client due this tick (on the tick
 // thread and the --snapshot-threads workers), then send them in session order from the
 // tick thread.
@@ -179,10 +186,15 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
   if (s->active_count == 0 && s->spectator_count == 0) return;  // nobody to send to
   int snapshot_rate = (s->tick_rate + s->snapshot_every / 2) / s->snapshot_every;
   int n = 0;
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     if (!snapshot_due(s, i, tick)) continue;
-    // ENet's own loss and RTT estimates of the peer drive the client's congestion response.
+    if (backlogged(ss)) {
+      s->metrics.ws_snapshots_skipped_total++;
+      continue;
+    }
+    // The link's loss and RTT estimates (ENet's own; TCP's round trip) drive the client's
+    // congestion response.
     sv_snap_job* j = &s->snap_jobs[n++];
     j->client = &ss->snap;
     j->req = (sv_snap_request){tick,
@@ -191,8 +203,8 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
                                s->cfg.view_radius,
                                (uint16_t)s->tick_rate,
                                snapshot_rate,
-                               (float)ss->peer->packetLoss / (float)ENET_PEER_PACKET_LOSS_SCALE,
-                               (float)ss->peer->roundTripTime,
+                               sv_link_loss(&ss->link),
+                               (float)sv_link_rtt_ms(&ss->link),
                                ss->has_view,
                                ss->view};
   }
@@ -200,21 +212,18 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
   sv_snapshot_capture(&s->snapshot, s->game, s->cfg.view_radius);
   sv_snap_workers_run(s->snap_workers, &s->snapshot, s->snap_jobs, n);
   n = 0;
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
-    if (!snapshot_due(s, i, tick)) continue;
+    if (!snapshot_due(s, i, tick) || backlogged(ss)) continue;
     const sv_snap_job* j = &s->snap_jobs[n++];
     if (j->rc != 0) {
       SV_LOG(&s->log, SV_LOG_WARN, "snapshot_build_failed", SV_LU("client", ss->client_id),
              SV_LS("error", arb_strerror(j->rc)));
       continue;
     }
-    // Unsequenced, not ENet's plain unreliable mode: that one drops any packet older than
-    // one already received on the channel, which would lose reordered parts of a split
-    // snapshot (PROTOCOL.md, "Channels").
     for (int p = 0; p < j->res.packet_count; ++p) {
-      if (sv_net_send(&s->net, ss->peer, ARB_PROTO_CHANNEL_SNAPSHOT, j->res.packets[p],
-                      (size_t)j->res.sizes[p], ENET_PACKET_FLAG_UNSEQUENCED) == 0) {
+      if (sv_link_send(&ss->link, ARB_PROTO_CHANNEL_SNAPSHOT, j->res.packets[p],
+                       (size_t)j->res.sizes[p]) == 0) {
         s->metrics.snapshots_sent_total++;
         sv_histogram_observe(&s->metrics.snapshot_bytes, j->res.sizes[p]);
         ss->bytes_sent += (uint64_t)j->res.sizes[p];
@@ -236,10 +245,10 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
 static void ping_peers(sv_server* s, uint64_t tick) {
   uint64_t every = (uint64_t)s->tick_rate * SV_RTT_PING_MS / 1000;
   if (every < 1) every = 1;
-  for (int i = 0; i < s->peer_capacity; ++i) {
+  for (int i = 0; i < s->session_count; ++i) {
     sv_session* ss = &s->sessions[i];
     if (ss->state == SV_SESSION_ACTIVE && (tick + (uint64_t)i) % every == 0)
-      enet_peer_ping(ss->peer);
+      sv_link_refresh_rtt(&ss->link);
   }
 }
 

@@ -31,7 +31,7 @@ const BOT_SECONDS = 24;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dist = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
 
-const server = await startServer(serverBin, ["--ws-port", "0", "--web-root", bundle]);
+const server = await startServer(serverBin, ["--ws-port", "-1", "--web-root", bundle]);
 const ws = server.log().match(/\bws_port=(\d+)/);
 check("the server logs its WebSocket port", !!ws, server.log());
 check("the server logs the page's URL", /web_page url="?http:\/\/127\.0\.0\.1:\d+\//.test(server.log()), server.log());
