@@ -214,7 +214,7 @@ void bot_note_player(bot* b, const arb_client_event* ev) {
     memset(p, 0, sizeof *p);
     p->client_id = ev->client_id;
     p->avatar = ev->entity_id;
-    snprintf(p->name, sizeof p->name, "%s", ev->text);
+    snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, ev->text);
   } else if (ev->type == ARB_CLIENT_EVENT_PLAYER_LEFT) {
     for (int k = 0; k < b->seen_count; k++)
       if (b->seen[k].client_id == ev->client_id) b->seen[k].left = true;
