@@ -560,7 +560,7 @@ int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bin
       exe[n] = '\0';
       char* slash = strrchr(exe, '/');
       if (slash) *slash = '\0';
-      static const char* const rel[] = {"/../web", "/../share/arbiter/web"};
+      static const char* const rel[] = {"/../share/arbiter/web"};
       char dir[PATH_MAX];
       for (size_t i = 0; i < sizeof rel / sizeof rel[0] && !h->web_root[0]; i++) {
         if (snprintf(dir, sizeof dir, "%s%s", exe, rel[i]) < (int)sizeof dir &&

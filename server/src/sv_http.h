@@ -107,9 +107,9 @@ void sv_http_close(sv_http* h);
 
 #define SV_HTTP_MAX_STATIC SV_HTTP_MAX_BODY
 
-/// Serve the page from `root` ("" = the default: <dir of the executable>/../web, the
-/// build tree's bundle, else <dir>/../share/arbiter/web, an install's; none there: no
-/// page, logged at info). ws_port > 0: the page connects there, and its URL is logged.
+/// Serve the page from `root` ("" = the default: <dir of the executable>/../share/arbiter/
+/// web, where both a build tree and an install keep the bundle; none there: no page,
+/// logged at info). ws_port > 0: the page connects there, and its URL is logged.
 /// Returns 0, or -1 with a message in err when an explicit root is not a directory.
 int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bind, sv_log* log,
                       char* err, size_t err_cap);

@@ -2,7 +2,7 @@
 // with --ws-port serves the page, which learns the WebSocket port from /config.json;
 // three native arbiter-bots (idle) join first, then the page connects as a player:
 //   - it joined and received >= 95 % of the snapshots the server's rate promised;
-//   - its avatar stayed while no key was held, moved while D was held, stayed again after;
+//   - its avatar stayed while no key was held, moved while A was held, stayed again after;
 //   - the library's checks of the predicted avatar against the server's at the same tick
 //     agree bit for bit (the quantized integers) whenever the avatar touched only the
 //     level, and there were plenty of them;
@@ -22,7 +22,8 @@ if (!serverBin || !botBin || !bundle) {
 }
 const help = execFileSync(serverBin, ["--help"], { encoding: "utf8" });
 if (!help.includes("--ws-port")) skip("arbiter-server has no --ws-port (no WebSocket listener in this build)");
-if (!existsSync(path.join(bundle, "arbiter.js"))) skip(`no client library (arbiter.js) in ${bundle} (emcc missing when it was built?)`);
+if (!existsSync(path.join(bundle, "dist/arbiter_web.wasm")))
+  skip(`no WebAssembly module in ${bundle}/dist (emcc missing when it was built: scripts/install-deps.sh --matrix)`);
 const pw = loadPlaywright();
 
 const NAME = "browser-test";
@@ -48,7 +49,7 @@ try {
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(`http://127.0.0.1:${server.httpPort}/?mode=play&autoconnect=1&name=${NAME}&avatar=force`);
+  await page.goto(`http://127.0.0.1:${server.httpPort}/?mode=play&autoconnect=1&name=${NAME}&avatar=${process.env.ARB_TEST_AVATAR || "force"}`);
   const st = () => page.evaluate(() => JSON.parse(JSON.stringify(window.arbiter.state)));
   await page.waitForFunction(() => window.arbiter.state.joined && window.arbiter.state.avatar, null, { timeout: 15000 });
   let s = await st();
@@ -56,21 +57,23 @@ try {
   check("the server URL came from /config.json", (await page.inputValue("#server-url")).includes(`:${ws ? ws[1] : "?"}`));
   await page.focus("#view");
 
-  // Settle (spawn drop), then no keys: it stays.
+  // Settle (spawn drop), then no keys: it stays. Prediction checks count from here.
   await sleep(2500);
+  await page.evaluate(() => window.arbiter.resetPrediction());
   const p0 = (await st()).avatar;
   await sleep(1500);
   const p1 = (await st()).avatar;
   console.log(`idle: (${p0.x.toFixed(3)}, ${p0.y.toFixed(3)}) -> (${p1.x.toFixed(3)}, ${p1.y.toFixed(3)})`);
   check("no key held: the avatar stays", dist(p0, p1) < 0.05, `${dist(p0, p1)} m`);
 
-  // D held: it moves right.
-  await page.keyboard.down("KeyD");
+  // A held: it moves left (into the open floor of the built-in scene, away from the
+  // pyramid, so most checks are of an avatar touching only the level).
+  await page.keyboard.down("KeyA");
   await sleep(1500);
-  await page.keyboard.up("KeyD");
+  await page.keyboard.up("KeyA");
   const p2 = (await st()).avatar;
-  console.log(`D held 1.5 s: (${p1.x.toFixed(3)}, ${p1.y.toFixed(3)}) -> (${p2.x.toFixed(3)}, ${p2.y.toFixed(3)})`);
-  check("D held: the avatar moved right", p2.x - p1.x > 1.0, `${p2.x - p1.x} m`);
+  console.log(`A held 1.5 s: (${p1.x.toFixed(3)}, ${p1.y.toFixed(3)}) -> (${p2.x.toFixed(3)}, ${p2.y.toFixed(3)})`);
+  check("A held: the avatar moved left", p1.x - p2.x > 1.0, `${p1.x - p2.x} m`);
 
   // Released: it comes to rest and stays.
   await sleep(2500);
@@ -84,9 +87,12 @@ try {
   console.log(`snapshots ${s.snapshotsReceived}/${s.snapshotsExpected} (${(100 * ratio).toFixed(1)} %), rtt ${(s.stats.rtt * 1000).toFixed(1)} ms`);
   check("received >= 95 % of the snapshots", ratio >= 0.95 && s.snapshotsExpected > 100, `${ratio}`);
   const p = s.prediction;
+  const ps = s.stats;
+  console.log(`prediction stats: lead ${ps.inputLead}, late inputs ${ps.inputsLate}, corrections ${ps.predictCorrections}, snaps ${ps.predictSnaps}, error max ${ps.predictErrorMax}`);
   console.log(`prediction: ${p.checks} checks, ${p.agree} agree, ${p.touching} touching, ${p.freeAgree}/${p.free} agree among the level-only ones`);
-  check("prediction checked many ticks", p.free >= 100, `${p.free}`);
-  check("predicted == server, bit for bit (level-only ticks)", p.freeAgree === p.free, JSON.stringify(p.lastDisagreement));
+  check("prediction checked many ticks", p.free >= 60, `${p.free}`);
+  check("predicted == server, bit for bit (level-only ticks)", p.freeAgree === p.free, JSON.stringify(p.freeDisagreements));
+  check("some of them while moving", p.movingFree > 0, `${p.movingFree}`);
   check("the last check is of quantized integers", p.last && Number.isInteger(p.last.predicted.x) && Number.isInteger(p.last.server.x), JSON.stringify(p.last));
 
   const shot = await page.locator("#view").screenshot();

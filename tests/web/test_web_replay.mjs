@@ -17,8 +17,8 @@ if (!serverBin || !bundle || !logs.length) {
   console.log("usage: test_web_replay.mjs ARBITER_SERVER ARBITER_REPLAY WEB_BUNDLE LOG...");
   process.exit(2);
 }
-if (!existsSync(path.join(bundle, "arbiter-replay-web.wasm")))
-  skip(`no WebAssembly replay player in ${bundle} (emcc missing when it was built: scripts/install-deps.sh --matrix)`);
+if (!existsSync(path.join(bundle, "dist/arbiter_web.wasm")))
+  skip(`no WebAssembly module in ${bundle}/dist (emcc missing when it was built: scripts/install-deps.sh --matrix)`);
 const pw = loadPlaywright();
 
 // XXH32 (seed 0), as the replay log's record checksums use it.

@@ -5,7 +5,8 @@
 #   (.., percent-escapes, hidden files, a symbolic link out of the root, "//", a file over
 #   the size bound), POST refused, /config.json, /healthz and /metrics still the server's;
 #   the startup log names the page's URL; --web-root on a missing directory fails to start;
-#   and without --web-root the build tree's bundle (<build>/web) is served when it exists.
+#   and without --web-root the build tree's bundle (<build>/share/arbiter/web) is served
+#   when it exists.
 #   test_web_static.sh ARBITER_SERVER
 set -uo pipefail
 server=$1
@@ -38,7 +39,8 @@ head -c $((4 * 1024 * 1024)) /dev/zero >"$root/max.bin"
 start_server() {
   local log=$1
   shift
-  "$server" --port 0 --http-port -1 --http-bind 127.0.0.1 "$@" >"$log" 2>&1 &
+  : >"$log"
+  "$server" --port 0 --http-port -1 --http-bind 127.0.0.1 "$@" >>"$log" 2>&1 &
   pids+=($!)
   port=
   for _ in $(seq 100); do
@@ -97,14 +99,14 @@ rc=$?
 check "missing --web-root fails" 1 "$([ $rc -ne 0 ] && echo 1 || echo 0)"
 check "missing --web-root says why" 1 "$(grep -c 'web-root.*is not a directory' "$tmp/b.log")"
 
-# The default: the bundle next to the executable (<build>/bin/../web).
-bundle=$(dirname "$server")/../web
+# The default: the bundle next to the executable (<build>/bin/../share/arbiter/web).
+bundle=$(dirname "$server")/../share/arbiter/web
 if [ -f "$bundle/index.html" ]; then
   start_server "$tmp/c.log"
   check "default root: index" 200 "$(status "http://127.0.0.1:$port/")"
   check "default root: renderer" 200 "$(status "http://127.0.0.1:$port/render.js")"
-  if [ -f "$bundle/arbiter-replay-web.wasm" ]; then
-    check "default root: wasm type" "application/wasm" "$(ctype "http://127.0.0.1:$port/arbiter-replay-web.wasm")"
+  if [ -f "$bundle/dist/arbiter_web.wasm" ]; then
+    check "default root: wasm type" "application/wasm" "$(ctype "http://127.0.0.1:$port/dist/arbiter_web.wasm")"
   fi
 else
   echo "note: no bundle at $bundle (the default web root is not checked)"

@@ -29,7 +29,7 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-server)
   if(TARGET arbiter-replay AND _arb_web_logs)
     add_test(NAME web_replay_page
              COMMAND ${_arb_web_node} ${CMAKE_CURRENT_LIST_DIR}/test_web_replay.mjs
-                     $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-replay> ${CMAKE_BINARY_DIR}/web
+                     $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-replay> ${CMAKE_BINARY_DIR}/share/arbiter/web
                      ${_arb_web_logs})
     set_tests_properties(web_replay_page PROPERTIES LABELS "integration;web" TIMEOUT 300
                          SKIP_RETURN_CODE 77)
@@ -37,7 +37,7 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-server)
   if(TARGET arbiter-bot)
     add_test(NAME web_play_page
              COMMAND ${_arb_web_node} ${CMAKE_CURRENT_LIST_DIR}/test_web_play.mjs
-                     $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> ${CMAKE_BINARY_DIR}/web)
+                     $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-bot> ${CMAKE_BINARY_DIR}/share/arbiter/web)
     # The snapshot ratio is a rate: alone on the 2 cores.
     set_tests_properties(web_play_page PROPERTIES LABELS "integration;web" TIMEOUT 180
                          SKIP_RETURN_CODE 77 PROCESSORS 2)

@@ -2,15 +2,15 @@
 // with the server's game rules, the recorded world hash checked after every tick. Frames
 // are the live client's Frame (arbiter.d.ts) with a few replay fields added.
 
-import type { Frame, Vec2 } from "./arbiter.js";
+import type { Frame, LoadOptions, Vec2 } from "./arbiter.js";
 
-export interface ReplayLoadOptions {
-  /** emscripten's factory (createArbiterReplay); default: the global one, else loaded */
+/**
+ * How to load the WebAssembly module: by default the client library's (loadArbiter in
+ * arbiter.js: dist/arbiter_web.js, which holds the replay player too), loaded once.
+ */
+export interface ReplayLoadOptions extends LoadOptions {
+  /** an emscripten factory to use instead (called with { wasmBinary }) */
   factory?: (init: object) => Promise<any>;
-  /** URL of arbiter-replay-web.js (default: next to replay.js) */
-  scriptUrl?: string | URL;
-  /** the .wasm bytes (Node; default there: read next to the .js) */
-  wasmBinary?: ArrayBuffer | Uint8Array;
 }
 
 /** A Frame of a replay: what the native viewer draws of the re-simulated world. */

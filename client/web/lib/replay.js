@@ -24,51 +24,24 @@ const FRAME_VERSION = 1;
 const HEADER_LEN = 14;
 
 let modulePromise = null;
-let fileCounter = 0;
-
-function defaultScriptUrl() {
-  return new URL("./arbiter-replay-web.js", import.meta.url).href;
-}
-
-function loadScript(url) {
-  return new Promise((resolve, reject) => {
-    const s = document.createElement("script");
-    s.src = url;
-    s.onload = () => resolve();
-    s.onerror = () => reject(new Error(`cannot load ${url}`));
-    document.head.appendChild(s);
-  });
-}
 
 /**
- * Load the WebAssembly module once (every replay shares it). Options: factory (the
- * emscripten factory, createArbiterReplay), scriptUrl (where arbiter-replay-web.js is;
- * default next to this file), wasmBinary (the .wasm bytes: Node).
+ * The WebAssembly module, loaded once and shared with the client library (one module,
+ * dist/arbiter_web.js, holds both). Options: factory (an emscripten factory to use
+ * instead, e.g. in tests), or loadArbiter's options (wasmUrl, moduleUrl, wasmBinary).
  */
 export function loadReplayModule(options = {}) {
-  if (modulePromise && !options.factory && !options.wasmBinary) return modulePromise;
-  const p = (async () => {
-    let factory = options.factory || globalThis.createArbiterReplay;
-    if (!factory && typeof document !== "undefined") {
-      await loadScript(options.scriptUrl || defaultScriptUrl());
-      factory = globalThis.createArbiterReplay;
-    }
-    if (!factory && typeof process !== "undefined" && process.versions && process.versions.node) {
-      const { createRequire } = await import("node:module");
-      const { readFileSync } = await import("node:fs");
-      const { fileURLToPath } = await import("node:url");
-      const glue = fileURLToPath(options.scriptUrl || defaultScriptUrl());
-      factory = createRequire(import.meta.url)(glue);
-      if (!options.wasmBinary) options = { ...options, wasmBinary: readFileSync(glue.replace(/\.js$/, ".wasm")) };
-    }
-    if (!factory) throw new Error("arbiter replay: the WebAssembly module (arbiter-replay-web.js) is not loaded");
-    const init = {};
-    if (options.wasmBinary) init.wasmBinary = options.wasmBinary;
-    if (options.scriptUrl) init.locateFile = (f) => new URL(f, options.scriptUrl).href;
-    return factory(init);
-  })();
-  if (!options.factory && !options.wasmBinary) modulePromise = p;
-  return p;
+  if (options.factory) return options.factory({ wasmBinary: options.wasmBinary });
+  if (!modulePromise) {
+    modulePromise = import("./arbiter.js")
+      .then((lib) => lib.loadArbiter(options))
+      .then((arbiter) => arbiter.module)
+      .catch((e) => {
+        modulePromise = null;
+        throw e;
+      });
+  }
+  return modulePromise;
 }
 
 function vec(x, y) {
@@ -261,15 +234,12 @@ class Replay {
 export async function openReplay(bytes, options = {}) {
   const M = await loadReplayModule(options);
   const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  const path = `/replay-${++fileCounter}.arbrec`;
-  M.FS.writeFile(path, data);
-  const cpath = M._malloc(path.length + 1);
-  for (let k = 0; k < path.length; k++) M.HEAPU8[cpath + k] = path.charCodeAt(k);
-  M.HEAPU8[cpath + path.length] = 0;
-  const h = M._wr_open(cpath);
-  M._free(cpath);
-  M.FS.unlink(path);  // the driver keeps its own copy of the bytes
-  if (!h) throw new Error(M.UTF8ToString(M._wr_open_error()).replace(`${path}: `, ""));
+  const p = M._malloc(Math.max(data.length, 1));
+  if (!p) throw new Error("arbiter replay: out of memory for the log");
+  M.HEAPU8.set(data, p);  // HEAPU8 read after the malloc, which may grow memory
+  const h = M._wr_open_bytes(p, data.length);
+  M._free(p);
+  if (!h) throw new Error(M.UTF8ToString(M._wr_open_error()));
   return new Replay(M, h);
 }
 

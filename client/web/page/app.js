@@ -19,6 +19,11 @@ let lastFrameMs = performance.now();
 
 // ---- what the page exposes -----------------------------------------------------------
 
+// Counts of the library's predicted-vs-server checks newer than tick `after`.
+function newPredictionCounts(after) {
+  return { checks: 0, agree: 0, disagree: 0, touching: 0, free: 0, freeAgree: 0, movingFree: 0, lastTick: after, last: null, lastDisagreement: null, freeDisagreements: [] };
+}
+
 const state = {
   mode: null,
   // live
@@ -34,7 +39,7 @@ const state = {
   stats: null,
   // predicted vs server own avatar at the same tick (the library's checks, quantized as
   // on the wire: agree = the same integers); "free": the avatar touched only the level
-  prediction: { checks: 0, agree: 0, disagree: 0, touching: 0, free: 0, freeAgree: 0, lastTick: 0, last: null, lastDisagreement: null },
+  prediction: newPredictionCounts(0),
   lastError: "",
   // replay
   replay: null,
@@ -53,6 +58,8 @@ window.arbiter = {
   disconnect: stopLive,
   openReplayBytes,
   replayControl: (what, arg) => replayControl(what, arg),
+  /** count prediction checks afresh from now on */
+  resetPrediction: () => (state.prediction = newPredictionCounts(state.prediction.lastTick)),
 };
 
 function setStatus(text, cls = "") {
@@ -208,7 +215,7 @@ async function startLive() {
   }
   try {
     if (!arbiterLib) {
-      const mod = await import("./arbiter.js");
+      const mod = await import("./lib/arbiter.js");
       arbiterLib = await (mod.loadArbiter || mod.default)();
     }
   } catch (e) {
@@ -220,7 +227,7 @@ async function startLive() {
   avatarKind = spectate ? "default" : $("avatar-kind").value;
   client = arbiterLib.connect(url, { name: $("player-name").value || "browser", avatar: avatarKind, spectate });
   Object.assign(state, { joined: false, clientId: 0, ownEntity: 0, avatar: null, avatarSeen: false, events: [] });
-  state.prediction = { checks: 0, agree: 0, disagree: 0, touching: 0, free: 0, freeAgree: 0, lastTick: 0, last: null, lastDisagreement: null };
+  state.prediction = newPredictionCounts(0);
   lastViewBox = null;
   camera.reset();
   $("connect").disabled = true;
@@ -282,7 +289,9 @@ function liveTick(now) {
     if (chk.touching) p.touching++;
     else {
       p.free++;
+      if (chk.server.vx !== 0 || chk.server.vy !== 0) p.movingFree++;
       if (chk.agree) p.freeAgree++;
+      else if (p.freeDisagreements.length < 8) p.freeDisagreements.push(chk);
     }
     if (chk.agree) p.agree++;
     else {
@@ -315,7 +324,7 @@ let replay = null;  // { r, playing, speed, acc, ended }
 
 async function openReplayBytes(bytes, name = "log") {
   setMode("replay");
-  if (!replayLib) replayLib = await import("./replay.js");
+  if (!replayLib) replayLib = await import("./lib/replay.js");
   if (replay) replay.r.close();
   replay = null;
   state.replay = null;

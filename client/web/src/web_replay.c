@@ -5,8 +5,8 @@
 // (client/view/view_world.c) flattened into one float array for JavaScript
 // (client/web/lib/replay.js decodes it; the layout is written out below).
 //
-// JavaScript puts the log's bytes into the module's file system and opens it by path,
-// then steps, seeks and asks for frames. Every function here runs to completion within
+// JavaScript hands over the log's bytes (wr_open_bytes), then steps, seeks and asks for
+// frames. Every function here runs to completion within
 // the time it is given: seeks are finished over several calls so the page never freezes.
 #include <stdint.h>
 #include <stdio.h>
@@ -135,6 +135,29 @@ WR_API web_replay* wr_open(const char* path) {
   }
   // Playback time is kept by the page; here only steps and seeks move the game.
   view_replay_set_paused(w->replay, true);
+  return w;
+}
+
+WR_API web_replay* wr_open_bytes(const uint8_t* data, size_t len) {
+  // The driver reads a file: the bytes go to the module's in-memory file system for the
+  // time it takes to read them.
+  static unsigned counter;
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/replay-%u.arbrec", ++counter);
+  FILE* f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, len, f) != len) {
+    if (f) fclose(f);
+    remove(path);
+    snprintf(open_error, sizeof open_error, "cannot hold the log in memory");
+    return NULL;
+  }
+  fclose(f);
+  web_replay* w = wr_open(path);
+  remove(path);
+  // The reason names the log, not the temporary file.
+  size_t pl = strlen(path);
+  if (!w && strncmp(open_error, path, pl) == 0 && open_error[pl] == ':')
+    memmove(open_error, open_error + pl + 2, strlen(open_error + pl + 2) + 1);
   return w;
 }
 

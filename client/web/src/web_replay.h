@@ -2,6 +2,7 @@
 // (client/web/lib/replay.js is the only caller).
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct web_replay web_replay;
@@ -9,6 +10,8 @@ typedef struct web_replay web_replay;
 /// Open a log written into the module's file system. NULL on failure: wr_open_error()
 /// says why.
 web_replay* wr_open(const char* path);
+/// The same from the log's bytes (copied).
+web_replay* wr_open_bytes(const uint8_t* data, size_t len);
 const char* wr_open_error(void);
 void wr_close(web_replay* w);
 /// Up to n ticks forward, each checked against its recorded hash; returns how many were

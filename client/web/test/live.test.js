@@ -1,0 +1,177 @@
+// The npm package against a live arbiter-server, from Node (no browser): the `ws` package
+// is the WebSocket, the wasm module is dist/ (built by the arbiter_web target).
+//
+//   node test/live.test.js ARBITER-SERVER ARBITER-BOT
+//
+// Starts the server with a WebSocket port and two native arbiter-bots (ENet), connects one
+// client through the package, and checks that it is welcomed, receives >= 95 % of the
+// snapshots the server sent it, moves while a control is held and stays when none is, that
+// its predicted avatar equals the server's avatar at the same ticks bit for bit (the
+// library's own comparisons, both quantized as on the wire, checked field by field here),
+// that the bots saw it join and leave, and that it leaves with close 1000.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { loadArbiter, SAMPLE_PREDICTED } from "../lib/arbiter.js";
+
+const [serverExe, botExe] = process.argv.slice(2);
+if (!serverExe || !botExe) {
+  console.error("usage: node test/live.test.js ARBITER-SERVER ARBITER-BOT");
+  process.exit(2);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const children = [];
+process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
+
+// The server, on ephemeral ports; its server_started log line names them.
+function startServer() {
+  const srv = spawn(serverExe, ["--port", "0", "--bind", "127.0.0.1", "--http-port", "0",
+                                "--ws-port", "-1"], { stdio: ["ignore", "ignore", "pipe"] });
+  children.push(srv);
+  let log = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 10000);
+    srv.stderr.on("data", (d) => {
+      log += d;
+      const line = log.split("\n").find((l) => l.includes("server_started"));
+      if (!line) return;
+      const port = Number((line.match(/\bport=(\d+)/) || [])[1]);
+      const wsPort = Number((line.match(/\bws_port=(\d+)/) || [])[1]);
+      if (!(port > 0 && wsPort > 0)) return;
+      clearTimeout(timer);
+      resolve({ srv, port, wsPort, log: () => log });
+    });
+    srv.on("exit", (code) => reject(new Error(`server exited (${code}):\n${log}`)));
+  });
+}
+
+function runBots(port, clients, seconds) {
+  const bot = spawn(botExe, ["--host", "127.0.0.1", "--port", String(port), "--clients",
+                             String(clients), "--duration", String(seconds), "--behaviour", "idle"],
+                    { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(bot);
+  let out = "", err = "";
+  bot.stdout.on("data", (d) => (out += d));
+  bot.stderr.on("data", (d) => (err += d));
+  return new Promise((resolve) =>
+    bot.on("exit", (code) => resolve({ code, summary: out ? JSON.parse(out) : null, err })));
+}
+
+const { srv, port, wsPort } = await startServer();
+console.log(`server: udp ${port}, ws ${wsPort}`);
+const bots = runBots(port, 2, 16);
+await sleep(1000);
+
+const arbiter = await loadArbiter();
+const client = arbiter.connect(`ws://127.0.0.1:${wsPort}/`, { name: "webnode" });
+const events = [];
+const pump = (ms) => {
+  const until = performance.now() + ms;
+  return new Promise((resolve) => {
+    const step = () => {
+      client.update();
+      events.push(...client.events());
+      if (performance.now() >= until) resolve();
+      else setTimeout(step, 4);
+    };
+    step();
+  });
+};
+const own = () => client.sample().bodies.find((b) => b.own);
+
+// Welcomed, and the own avatar predicted.
+for (let i = 0; i < 250 && !(own() && own().predicted); i++) await pump(20);
+const connected = events.find((e) => e.type === "connected");
+assert.ok(connected, `no welcome: ${JSON.stringify(events)} ${client.lastError()}`);
+const session = client.session();
+console.log(`welcomed: client ${session.clientId}, avatar ${session.avatarEntity}, scene ` +
+            `${session.sceneName} (${session.sceneHash}), ${session.tickRate} Hz, ` +
+            `${session.snapshotRate} snapshots/s`);
+assert.ok(session.avatarEntity > 0);
+assert.ok(own(), "the own avatar is in the frame");
+assert.ok(own().flags & SAMPLE_PREDICTED, "the own avatar is predicted");
+
+// The frame: the level and every body with its shapes.
+const frame = client.sample();
+assert.ok(frame.statics.length > 0, "the level's static bodies");
+assert.ok(frame.bodies.length >= 3, "the avatars of the bots and ours");
+for (const b of frame.bodies) assert.ok(b.shapes.length >= 1 && b.shapes[0].kind !== "unknown");
+const kinds = new Set(frame.bodies.flatMap((b) => b.shapes.map((s) => s.kind)));
+console.log(`frame: ${frame.bodies.length} bodies (${[...kinds].join(", ")}), ` +
+            `${frame.statics.length} static pieces, tick ${frame.snapshotTick}`);
+
+const ticksPerSnapshot = session.tickRate / session.snapshotRate;
+const firstTick = client.sample().snapshotTick;
+const firstReceived = client.stats().snapshotsReceived;
+
+// At rest: no control, the avatar stays.
+await pump(1000);
+const restA = own().position;
+await pump(1000);
+const restB = own().position;
+const restMove = Math.hypot(restB.x - restA.x, restB.y - restA.y);
+console.log(`no control for 1 s: moved ${restMove.toFixed(4)} m`);
+assert.ok(restMove < 0.01, "the avatar stays when no control is held");
+
+// Held right: it moves right.
+client.setControls({ moveX: 1 });
+await pump(1500);
+const held = own().position;
+console.log(`right held for 1.5 s: moved ${(held.x - restB.x).toFixed(3)} m right`);
+assert.ok(held.x - restB.x > 0.5, "the avatar moves while a control is held");
+
+// Released: it comes to rest and stays.
+client.setControls({});
+await pump(1500);
+const stopA = own().position;
+await pump(1000);
+const stopB = own().position;
+const stopMove = Math.hypot(stopB.x - stopA.x, stopB.y - stopA.y);
+console.log(`released, then 1 s: moved ${stopMove.toFixed(4)} m`);
+assert.ok(stopMove < 0.01, "the avatar stays after the control is released");
+
+// Snapshots: received against what the server's rate sent since the first one.
+const stats = client.stats();
+const lastTick = client.sample().snapshotTick;
+const expected = Math.floor((lastTick - firstTick) / ticksPerSnapshot) + 1;
+const received = stats.snapshotsReceived - firstReceived + 1;
+console.log(`snapshots: ${received} of ${expected} (${(received / expected * 100).toFixed(1)} %), ` +
+            `${stats.snapshotsPerSecond.toFixed(1)}/s, rtt ${(stats.rtt * 1000).toFixed(2)} ms, ` +
+            `in ${stats.kbitInPerSecond.toFixed(1)} kbit/s, out ${stats.kbitOutPerSecond.toFixed(1)} kbit/s, ` +
+            `decode errors ${stats.decodeErrors}`);
+assert.ok(received >= 0.95 * expected, "at least 95 % of the snapshots");
+assert.equal(stats.decodeErrors, 0);
+
+// Prediction: every comparison in free space has the same integers on both sides.
+const checks = client.predictionChecks();
+const free = checks.filter((c) => !c.touching);
+const fields = ["x", "y", "angle", "vx", "vy", "w"];
+const differing = free.filter((c) => fields.some((f) => c.predicted[f] !== c.server[f]));
+console.log(`prediction: ${stats.predictChecks} checks, ${stats.predictCorrections} corrections; ` +
+            `of the last ${checks.length}, ${free.length} in free space, ${differing.length} differ`);
+if (differing.length) console.log(JSON.stringify(differing.slice(0, 3)));
+assert.ok(free.length >= 30, "enough comparisons in free space");
+assert.equal(differing.length, 0, "the predicted avatar is the server's, bit for bit");
+assert.ok(free.every((c) => c.agree));
+// The moving part of the run is among them: the comparisons span a motion.
+assert.ok(checks.some((c) => c.server.vx !== 0), "comparisons while moving");
+
+// Leaving: close 1000.
+const closed = await client.close();
+console.log(`closed: ${JSON.stringify(closed)}`);
+assert.equal(closed.code, 1000);
+assert.equal(closed.wasClean, true);
+
+// The bots saw it join and leave.
+const botRun = await bots;
+assert.equal(botRun.code, 0, botRun.err);
+const seen = (botRun.summary.players_seen || []).find((p) => p.name === "webnode");
+console.log(`bots: ${JSON.stringify(seen)}, their snapshot ratio ${botRun.summary.snapshot_ratio}`);
+assert.ok(seen, "the bots saw it join");
+assert.equal(seen.client_id, session.clientId);
+assert.ok(seen.left, "the bots saw it leave");
+
+srv.kill("SIGTERM");
+const code = await new Promise((r) => srv.on("exit", (c) => r(c)));
+assert.equal(code, 0, "the server stops cleanly");
+console.log("live.test.js: all checks passed");
