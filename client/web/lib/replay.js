@@ -81,22 +81,11 @@ function readShape(a, i) {
 export function decodeFrame(a, tick, tickRate, nowMs) {
   if (a[0] !== FRAME_VERSION) throw new Error(`arbiter replay: frame version ${a[0]}, expected ${FRAME_VERSION}`);
   const [nb, nl, np, nw] = [a[1], a[2], a[3], a[4]];
-  const frame = {
-    nowMs,
-    serverTime: tick / tickRate,
-    snapshotTick: tick,
-    tick,
-    ownEntity: 0,
-    ownClient: a[13],
-    bodies: [],
-    statics: [],
-    particles: [],
-    links: [],
-    wheels: [],
-    correction: null,
-    focus: a[5] ? vec(a[6], a[7]) : null,
-    bounds: a[8] ? { lower: vec(a[9], a[10]), upper: vec(a[11], a[12]) } : null,
-  };
+  const frame = { nowMs, serverTime: tick / tickRate, snapshotTick: tick, tick, ownEntity: 0, ownClient: a[13] };
+  for (const list of ["bodies", "statics", "particles", "links", "wheels"]) frame[list] = [];
+  frame.correction = null;  // nothing is predicted in a replay
+  frame.focus = a[5] ? vec(a[6], a[7]) : null;
+  frame.bounds = a[8] ? { lower: vec(a[9], a[10]), upper: vec(a[11], a[12]) } : null;
   let i = HEADER_LEN;
   let last = null;
   for (let k = 0; k < nb; k++) {

@@ -299,7 +299,7 @@ function liveTick(now) {
       p.lastDisagreement = chk;
     }
   }
-  state.lastError = client.lastError();
+  state.lastError = typeof client.lastError === "function" ? client.lastError() : "";
 }
 
 // Spectators (and players whose camera shows more than their surroundings) report the
