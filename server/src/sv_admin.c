@@ -120,11 +120,11 @@ static void list_sessions(sv_server* s, sv_http_reply* reply) {
         ss->entity_id);
     put_string(&o, ss->name);
     put(&o,
-        ",\"addr\":\"%s\",\"state\":\"%s\",\"spectator\":%s,\"connected_s\":%.1f,\"rtt_ms\":%u,"
-        "\"snapshots_sent\":%llu",
-        ss->addr, session_state_name(ss->state), ss->spectator ? "true" : "false",
-        (double)(now - ss->connected_ns) / 1e9, (unsigned)sv_link_rtt_ms(&ss->link),
-        (unsigned long long)ss->snapshots_sent);
+        ",\"addr\":\"%s\",\"transport\":\"%s\",\"state\":\"%s\",\"spectator\":%s,"
+        "\"connected_s\":%.1f,\"rtt_ms\":%u,\"snapshots_sent\":%llu",
+        ss->addr, sv_link_kind_name(&ss->link), session_state_name(ss->state),
+        ss->spectator ? "true" : "false", (double)(now - ss->connected_ns) / 1e9,
+        (unsigned)sv_link_rtt_ms(&ss->link), (unsigned long long)ss->snapshots_sent);
     // The camera box the client reported (the `view` message), or null.
     if (ss->has_view)
       put(&o, ",\"view\":[%.2f,%.2f,%.2f,%.2f]}", (double)ss->view.lower.x,

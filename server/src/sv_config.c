@@ -176,7 +176,7 @@ static const opt opts[] = {
      "16",
      "WebSocket connections (handshakes included) one IP address may hold; more get 503. "
      "--peers-per-address also counts them with its ENet peers. Default 16."},
-    {"ws-max", "ARBITER_WS_MAX", "N", OPT_INT, OFF(ws_max), 0, 1, 16384, "256",
+    {"ws-max", "ARBITER_WS_MAX", "N", OPT_INT, OFF(ws_max), 0, 1, SV_CONFIG_WS_MAX, "256",
      "WebSocket connections in total (each holds a session slot); more get 503. Default 256."},
     {"receive-interval-ms", "ARBITER_RECEIVE_INTERVAL_MS", "MS", OPT_INT, OFF(receive_interval_ms),
      0, 0, 100, "1",

@@ -9,6 +9,10 @@
 
 #include "sv_log.h"
 
+/// The largest --ws-max: with 4095 ENet peers, GET /admin/sessions of a server this large
+/// still fits its 4 MiB reply (test_admin_sessions_of_the_largest_server).
+#define SV_CONFIG_WS_MAX 3500
+
 typedef struct sv_config {
   char bind[64];    ///< IPv4 address to bind (ENet 1.3 is IPv4 only); default 0.0.0.0
   int port;         ///< UDP port, 0 = any free port (logged); default 7777

@@ -66,7 +66,9 @@ static void on_handle_closed(uv_handle_t* h) {
     w->conns = c->next;
   if (c->next) c->next->prev = c->prev;
   if (c->slot >= 0) {
-    w->slots[c->slot] = NULL;
+    // At shutdown libuv may run the listener's close callback (which frees the slot
+    // table) before the connections' own.
+    if (w->slots) w->slots[c->slot] = NULL;
     w->metrics->ws_connections--;
   }
   if (c->st_ready) sv_ws_stream_free(&c->st);
@@ -452,10 +454,12 @@ static void on_connection(uv_stream_t* server, int status) {
   uv_timer_start(&c->timer, on_timer, SV_WS_HANDSHAKE_MS, 0);
   uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
   // Handshakes hold memory before anything is proven about them: bounded per address and
-  // in total (the request is not read; it gets the 503 at once).
+  // in total (the request is not read; it gets the 503 at once). A refused connection
+  // waiting out its last second is counted in the total only, so that a client whose
+  // request was refused may retry at once.
   int same = 0;
   for (const sv_ws_conn* o = w->conns; o; o = o->next)
-    if (o->ip == c->ip && o->phase != WS_CLOSED) same++;
+    if (o->ip == c->ip && o->phase != WS_CLOSED && o->phase != WS_REFUSING) same++;
   if (w->closed_to_new)
     refuse(c, 503, SV_WS_REFUSED_503, "server stopping");
   else if (w->pending > SV_WS_MAX_PENDING)
@@ -524,12 +528,6 @@ void sv_ws_close(sv_ws* w) {
   }
 }
 
-int sv_ws_live(const sv_ws* w) {
-  int n = 0;
-  for (const sv_ws_conn* c = w->conns; c; c = c->next) n++;
-  return n;
-}
-
 int sv_ws_send(sv_ws_conn* c, const void* data, size_t len) {
   if (c->phase != WS_OPEN || c->doomed) return -1;
   if (sv_ws_backlog(c) + len > SV_WS_OUT_MAX) {
@@ -591,8 +589,4 @@ int sv_ws_open_of(const sv_ws* w, uint32_t ip) {
   for (int i = 0; i < w->limits.max; ++i)
     if (w->slots[i] != NULL && w->slots[i]->ip == ip) n++;
   return n;
-}
-
-sv_ws_conn* sv_ws_by_slot(const sv_ws* w, int slot) {
-  return slot >= 0 && slot < w->limits.max ? w->slots[slot] : NULL;
 }

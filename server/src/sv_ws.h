@@ -89,8 +89,6 @@ void sv_ws_close_to_new(sv_ws* w);
 /// Close the listener and every connection at once (the shutdown's last step); the
 /// memory goes when the loop has run the closes. Safe to call twice.
 void sv_ws_close(sv_ws* w);
-/// Connections not yet fully closed (handshaking, open or closing).
-int sv_ws_live(const sv_ws* w);
 
 /// Send one binary message (copied). 0, or -1 when the connection is closing, or its
 /// backlog would pass SV_WS_OUT_MAX (the connection is then dropped: on_closed with 0).
@@ -113,5 +111,3 @@ size_t sv_ws_backlog(const sv_ws_conn* c);
 uint32_t sv_ws_rtt_ms(const sv_ws_conn* c);
 /// Open connections of an address (network order), closing ones included.
 int sv_ws_open_of(const sv_ws* w, uint32_t ip);
-/// The connection in a slot, NULL when the slot is free.
-sv_ws_conn* sv_ws_by_slot(const sv_ws* w, int slot);

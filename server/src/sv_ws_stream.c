@@ -8,6 +8,7 @@
 #include <string.h>
 
 static int buf_append(sv_ws_buf* b, const void* data, size_t len) {
+  if (len == 0) return 0;  // also: no arithmetic on a buffer not allocated yet
   if (len > b->cap - b->len) {
     size_t cap = b->cap ? b->cap : 4096;
     while (cap - b->len < len) {
@@ -44,6 +45,7 @@ static ssize_t send_cb(wslay_event_context_ptr ctx, const uint8_t* data, size_t 
   (void)flags;
   sv_ws_stream* st = user;
   if (buf_append(&st->out, data, len) != 0) {
+    st->failed = true;  // the only way a callback of ours fails
     wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
     return -1;
   }
@@ -100,14 +102,29 @@ int sv_ws_stream_feed(sv_ws_stream* st, const void* data, size_t len) {
   return buf_append(&st->in, data, len);
 }
 
+// wslay's frame layer refuses some headers (a control frame over 125 bytes or fragmented,
+// a 64-bit length with its top bit set) by returning CALLBACK_FAILURE from
+// wslay_event_recv with a close frame queued that has no status code. The client is owed
+// 1002 (PROTOCOL.md §1.2): that close is never sent; ours is written instead and wslay is
+// not used again (nothing more is read after a protocol error, RFC 6455 §7.1.7).
+static void fail_frame(sv_ws_stream* st) {
+  static const uint8_t close_1002[4] = {0x88, 0x02, 0x03, 0xea};
+  st->frame_error = true;
+  if (buf_append(&st->out, close_1002, sizeof close_1002) != 0) st->failed = true;
+}
+
 int sv_ws_stream_pump(sv_ws_stream* st) {
+  if (st->frame_error || st->failed) return st->failed ? -1 : 0;
   st->in_pump = true;
   int rc = 0;
   if (wslay_event_want_read(st->ctx)) rc = wslay_event_recv(st->ctx);
-  // A protocol error makes wslay queue its close and return an error here: the close
-  // still has to be sent, so only out-of-memory and callback failures end the stream.
-  if (rc == WSLAY_ERR_NOMEM || rc == WSLAY_ERR_CALLBACK_FAILURE) st->failed = true;
   st->in_pump = false;
+  // Other protocol errors make wslay queue its own close (1002, 1007, 1009) and return 0.
+  if (rc == WSLAY_ERR_NOMEM) st->failed = true;
+  if (rc == WSLAY_ERR_CALLBACK_FAILURE && !st->failed) {
+    fail_frame(st);
+    return 0;
+  }
   if (!st->failed && wslay_event_want_write(st->ctx)) {
     int sr = wslay_event_send(st->ctx);
     if (sr == WSLAY_ERR_NOMEM || sr == WSLAY_ERR_CALLBACK_FAILURE) st->failed = true;
@@ -117,7 +134,8 @@ int sv_ws_stream_pump(sv_ws_stream* st) {
 }
 
 int sv_ws_stream_send(sv_ws_stream* st, const void* data, size_t len) {
-  if (st->failed || wslay_event_get_close_sent(st->ctx) || st->refused != 0) return -1;
+  if (st->failed || st->frame_error || wslay_event_get_close_sent(st->ctx) || st->refused != 0)
+    return -1;
   struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, data, len};
   if (wslay_event_queue_msg(st->ctx, &msg) != 0) return -1;
   // Inside a pump (a reply from on_message) the pump's own send step writes it.
@@ -129,6 +147,7 @@ int sv_ws_stream_send(sv_ws_stream* st, const void* data, size_t len) {
 }
 
 void sv_ws_stream_close(sv_ws_stream* st, uint16_t code, const char* reason) {
+  if (st->frame_error || st->failed) return;
   size_t n = reason ? strlen(reason) : 0;
   if (n > 123) n = 123;  // a control frame's payload is at most 125 bytes, the code included
   wslay_event_queue_close(st->ctx, code, (const uint8_t*)reason, n);
@@ -136,7 +155,7 @@ void sv_ws_stream_close(sv_ws_stream* st, uint16_t code, const char* reason) {
 }
 
 bool sv_ws_stream_done(const sv_ws_stream* st) {
-  return !wslay_event_want_read(st->ctx) && !wslay_event_want_write(st->ctx);
+  return st->frame_error || (!wslay_event_want_read(st->ctx) && !wslay_event_want_write(st->ctx));
 }
 
 bool sv_ws_stream_close_received(const sv_ws_stream* st, uint16_t* code) {
@@ -146,6 +165,7 @@ bool sv_ws_stream_close_received(const sv_ws_stream* st, uint16_t* code) {
 }
 
 uint16_t sv_ws_stream_close_sent(const sv_ws_stream* st) {
+  if (st->frame_error) return 1002;
   return wslay_event_get_close_sent(st->ctx) ? wslay_event_get_status_code_sent(st->ctx) : 0;
 }
 

@@ -35,6 +35,7 @@ typedef struct sv_ws_stream {
   sv_ws_message_fn* on_message;
   void* user;
   uint16_t refused;  ///< the close code queued for a text frame (1003), 0 = none
+  bool frame_error;  ///< a frame header wslay's frame layer refused: 1002 written, done
   bool failed;       ///< wslay reported an error other than a protocol close (memory)
   bool in_pump;      ///< inside sv_ws_stream_pump: sends wait for its own send step
 } sv_ws_stream;

@@ -3,15 +3,16 @@
 # Two run side by side (ephemeral ports, mostly waiting: cmake/ArbiterTesting.cmake), but
 # for those that assert rates.
 if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
-  add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c)
+  add_library(arbiter_testclient STATIC ${CMAKE_CURRENT_LIST_DIR}/testclient.c
+              ${CMAKE_CURRENT_LIST_DIR}/tc_ws.c)
   target_include_directories(arbiter_testclient PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
   target_compile_definitions(arbiter_testclient PUBLIC _POSIX_C_SOURCE=200809L)
 
   # These assert rates (snapshots per second, a flood dropped over the input rate limit),
   # which a process busy on the other core skews: each runs alone (CORES 2).
-  set(_rate_tests snapshots capacity malformed abuse)
-  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate)
+  set(_rate_tests snapshots capacity malformed abuse ws)
+  foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate ws)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c)
       continue()
     endif()
@@ -36,6 +37,21 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
       LABELS integration TIMEOUT 120
       ARGS $<TARGET_FILE:arbiter-server> $<TARGET_FILE:arbiter-token>)
   endif()
+  # The WebSocket transport with another implementation of RFC 6455: Node's ws package.
+  add_test(NAME test_server_ws_node
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_node.sh $<TARGET_FILE:arbiter-server>
+                   ${PROJECT_SOURCE_DIR}/client/web/node_modules)
+  set_tests_properties(test_server_ws_node PROPERTIES LABELS integration TIMEOUT 60
+                       SKIP_RETURN_CODE 77)
+  # wss:// through the nginx block docs/SERVER.md gives (TLS by a reverse proxy).
+  add_test(NAME test_server_ws_tls
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_tls.sh $<TARGET_FILE:arbiter-server>
+                   ${PROJECT_SOURCE_DIR}/client/web/node_modules ${PROJECT_SOURCE_DIR}/docs/SERVER.md)
+  set_tests_properties(test_server_ws_tls PROPERTIES LABELS integration TIMEOUT 60
+                       SKIP_RETURN_CODE 77)
+  # The WebSocket transport's parser and frame layer in-process, against PROTOCOL.md §1.2.
+  arb_add_test(test_server_ws_golden SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_ws_golden.c
+    LIBS arbiter_server LABELS unit TIMEOUT 60 ARGS ${PROJECT_SOURCE_DIR}/protocol/PROTOCOL.md)
   # The datagram guards (ENet command checks, connection gate) in-process, no traffic.
   arb_add_test(test_server_guard SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_guard.c
     LIBS arbiter_server LABELS unit TIMEOUT 60)

@@ -19,7 +19,7 @@
 
 // ---- a strict-enough Prometheus text parser ------------------------------------------
 
-#define MAX_FAMILIES 64
+#define MAX_FAMILIES 96
 
 typedef struct family {
   char name[96];

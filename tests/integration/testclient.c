@@ -48,6 +48,8 @@ tc_client* tc_create(void) {
 void tc_destroy(tc_client* c) {
   if (c == NULL) return;
   if (c->host) enet_host_destroy(c->host);
+  if (c->ws && c->ws_fd >= 0) close(c->ws_fd);
+  tc_ws_reader_free(&c->ws_reader);
   free(c);
 }
 
@@ -203,7 +205,68 @@ static void on_control(tc_client* c, const uint8_t* data, size_t len) {
   }
 }
 
+int tc_start_ws(tc_client* c, const char* local_ip, uint16_t ws_port, const char* name,
+                uint32_t version) {
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->ws = true;
+  c->ws_fd = tc_ws_connect(local_ip, ws_port);
+  if (c->ws_fd < 0 || tc_ws_reader_init(&c->ws_reader) != 0) return -1;
+  char req[512], resp[1024];
+  tc_ws_request(req, sizeof req, ws_port, "Sec-WebSocket-Protocol: arbiter\r\n");
+  if (tc_ws_handshake(c->ws_fd, req, 3000, resp, sizeof resp) != 101) {
+    close(c->ws_fd);
+    c->ws_fd = -1;
+    return -1;
+  }
+  c->state = TC_CONNECTED;
+  c->hello_version = version;
+  return version != 0 ? send_hello(c, version) : 0;
+}
+
+// The server's close frame: answered, then the socket is closed (the server ended it).
+static void ws_closed(tc_client* c) {
+  if (c->ws_fd >= 0) {
+    if (c->ws_reader.close_code != 0) {
+      static const uint8_t mask[4] = {1, 2, 3, 4};
+      uint8_t f[16],
+          code[2] = {(uint8_t)(c->ws_reader.close_code >> 8), (uint8_t)c->ws_reader.close_code};
+      size_t n = tc_ws_frame(f, sizeof f, 8, true, mask, code, 2);
+      tc_ws_send_all(c->ws_fd, f, n);
+      uint8_t drain[256];
+      struct pollfd p = {c->ws_fd, POLLIN, 0};
+      while (poll(&p, 1, 200) > 0 && recv(c->ws_fd, drain, sizeof drain, 0) > 0) {
+      }
+    }
+    close(c->ws_fd);
+    c->ws_fd = -1;
+  }
+  c->ws_close_code = c->ws_reader.close_code;
+  if (c->state != TC_REJECTED) c->state = TC_DISCONNECTED;
+}
+
+static void ws_service(tc_client* c, int timeout_ms) {
+  if (c->ws_fd < 0) return;
+  for (int wait = timeout_ms;; wait = 0) {
+    const uint8_t* d;
+    size_t n;
+    int op = tc_ws_read(&c->ws_reader, c->ws_fd, wait, &d, &n);
+    if (op == 0) return;
+    if (op < 0 || op == 8) {
+      ws_closed(c);
+      return;
+    }
+    if (op == 2) {
+      c->bytes_received += n;
+      on_control(c, d, n);  // every message type, snapshots included
+    }
+  }
+}
+
 void tc_service(tc_client* c, int timeout_ms) {
+  if (c->ws) {
+    ws_service(c, timeout_ms);
+    return;
+  }
   if (c->host == NULL) return;
   ENetEvent ev;
   int rc = enet_host_service(c->host, &ev, (enet_uint32)timeout_ms);
@@ -259,6 +322,7 @@ int tc_wait_settled(tc_client** cs, int n, int timeout_ms) {
 }
 
 int tc_send_raw(tc_client* c, uint8_t channel, const void* data, size_t len, bool reliable) {
+  if (c->ws) return c->ws_fd >= 0 ? tc_ws_send_binary(c->ws_fd, data, len) : -1;
   if (c->peer == NULL) return -1;
   ENetPacket* p = enet_packet_create(
       data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : ENET_PACKET_FLAG_UNSEQUENCED);
@@ -301,6 +365,17 @@ bool tc_entity(const tc_client* c, uint32_t entity_id, arb_snapshot_state* out) 
 }
 
 void tc_close(tc_client* c) {
+  if (c->ws) {
+    if (c->ws_fd < 0) return;
+    static const uint8_t mask[4] = {9, 8, 7, 6};
+    uint8_t f[16], code[2] = {0x03, 0xe8};  // 1000: leaving (reason other, no rejoin hold)
+    size_t n = tc_ws_frame(f, sizeof f, 8, true, mask, code, 2);
+    tc_ws_send_all(c->ws_fd, f, n);
+    tc_ws_wait_close(&c->ws_reader, c->ws_fd, 300);
+    close(c->ws_fd);
+    c->ws_fd = -1;
+    return;
+  }
   if (c->host == NULL) return;
   if (c->peer) {
     enet_peer_disconnect(c->peer, ARB_PROTO_REASON_OTHER);  // non-zero: leaving, not lost
@@ -421,6 +496,8 @@ int tc_server_start(tc_server* s, const char* exe, const char* const* extra_args
       s->port = atoi(value);
       if (tc_log_find(s->log_path, "server_started", "http_port", value, sizeof value))
         s->http_port = atoi(value);
+      if (tc_log_find(s->log_path, "server_started", "ws_port", value, sizeof value))
+        s->ws_port = atoi(value);
       return 0;
     }
     int status;

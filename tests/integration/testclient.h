@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tc_ws.h"
+
 #define TC_MAX_ENTITIES 512
 #define TC_VIEW_RING 16
 #define TC_MAX_STATICS 512
@@ -70,6 +72,12 @@ typedef struct tc_client {
   uint64_t snapshot_errors;  ///< parts that did not decode or apply (missing baseline)
   uint64_t bytes_received;
 
+  // WebSocket mode (tc_start_ws): the same session over PROTOCOL.md §1.2 instead of ENet.
+  bool ws;                 ///< this client uses WebSocket
+  int ws_fd;               ///< its TCP socket, -1 once closed
+  tc_ws_reader ws_reader;  ///< messages from the server
+  int ws_close_code;       ///< the server's close code, 0 = none yet
+
   uint32_t input_seq;                                 ///< last seq sent
   uint32_t packet_seq;                                ///< last input packet sent
   arb_proto_input_cmd history[ARB_PROTO_MAX_INPUTS];  ///< newest first
@@ -86,6 +94,11 @@ int tc_start(tc_client* c, uint16_t port, const char* name, uint32_t version);
 /// test can play several "machines".
 int tc_start_from(tc_client* c, const char* local_ip, uint16_t port, const char* name,
                   uint32_t version);
+/// Connect over WebSocket to 127.0.0.1:ws_port from local_ip (NULL = any), complete the
+/// upgrade and send hello (c->avatar_kind) with this version (0 = none). Then tc_service,
+/// tc_send_input, tc_send_raw (channel ignored) and tc_close work as over ENet.
+int tc_start_ws(tc_client* c, const char* local_ip, uint16_t ws_port, const char* name,
+                uint32_t version);
 /// Run the server's connection gate (PROTOCOL.md §1.1) on host's socket towards
 /// 127.0.0.1:port; bounded by timeout_ms. 0 when admitted, -1 otherwise.
 int tc_gate(ENetHost* host, uint16_t port, int timeout_ms);
@@ -111,6 +124,7 @@ typedef struct tc_server {
   pid_t pid;
   char log_path[256];  ///< the server's stderr
   int port, http_port;
+  int ws_port;  ///< the WebSocket port (server_started's ws_port), 0 = off
 } tc_server;
 
 /// Start `exe` with --port 0 --http-port -1 --log-format json plus extra args (NULL
