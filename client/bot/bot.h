@@ -27,7 +27,7 @@ void bot_samples_free(bot_samples* s);
 typedef struct bot_seen_player {
   uint32_t client_id;
   uint32_t avatar;  ///< their avatar entity
-  char name[32];
+  char name[128];
   bool left;       ///< PLAYER_LEFT seen
   bool placed;     ///< the avatar was sampled at least once
   arb_vec2 first;  ///< where it was first sampled

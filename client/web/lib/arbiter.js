@@ -144,7 +144,7 @@ class SocketHost {
     try {
       ws = new WS(url, 'arbiter');
     } catch (e) {
-      if (client) client.lastError = String(e && e.message ? e.message : e);
+      if (client) client.openError = String(e && e.message ? e.message : e);
       return 0;
     }
     ws.binaryType = 'arraybuffer';
@@ -343,7 +343,7 @@ class ArbiterClient {
     this.WebSocketClass = options.WebSocket || null;
     this.logFn = options.log || null;
     this.lastClose = null;
-    this.lastError = '';
+    this.openError = '';
     this.socket = null;
     this.queue = [];
     this.descs = new Map();
@@ -372,7 +372,7 @@ class ArbiterClient {
     }
     const rc = this.host.call(this, () => M._arb_web_connect(this.w));
     if (rc !== 0) {
-      const why = this.lastError || 'cannot open a WebSocket';
+      const why = this.openError || 'cannot open a WebSocket';
       this.host.call(this, () => M._arb_web_destroy(this.w));
       this.w = 0;
       this.host.clients.delete(this.id);
