@@ -7,7 +7,8 @@
 //   - the library's checks of the predicted avatar against the server's at the same tick
 //     agree bit for bit (the quantized integers) whenever the avatar touched only the
 //     level (here: always), at rest and while moving, and there were plenty of them;
-//   - the canvas is not blank;
+//   - the canvas is not blank; a spectator page beside it joins without an avatar and the
+//     server holds the camera box it reported;
 //   - after it leaves, the bots' summary says they saw it join, move and leave, and the
 //     bots themselves received >= 95 % of their snapshots.
 //   node test_web_play.mjs ARBITER_SERVER ARBITER_BOT WEB_BUNDLE
@@ -46,7 +47,14 @@ writeFileSync(scene, JSON.stringify({
   bodies: [box(40, 0.5, 0, -0.5), box(0.5, 5, -40.5, 4.5), box(0.5, 5, 40.5, 4.5)],
   spawn_points: [[-18, 1], [-6, 1], [6, 1], [18, 1]],
 }));
-const server = await startServer(serverBin, ["--ws-port", "-1", "--web-root", bundle, "--scene", scene]);
+const TOKEN = "web-play-test-admin-token-0123456789";
+writeFileSync(path.join(tmp, "admin-token"), `${TOKEN}\n`);
+const server = await startServer(serverBin, ["--ws-port", "-1", "--web-root", bundle, "--scene", scene,
+  "--admin-token", path.join(tmp, "admin-token")]);
+const sessions = async () => {
+  const res = await fetch(`http://127.0.0.1:${server.httpPort}/admin/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  return (await res.json()).sessions;
+};
 const ws = server.log().match(/\bws_port=(\d+)/);
 check("the server logs its WebSocket port", !!ws, server.log());
 check("the server logs the page's URL", /web_page url="?http:\/\/127\.0\.0\.1:\d+\//.test(server.log()), server.log());
@@ -114,6 +122,28 @@ try {
   check("screenshot is not blank", px.n > 0.01 * px.total, `${px.n}`);
   const own = await countNonBackground(page, shot, [0x38, 0xd8, 0x60]);
   check("the own avatar is drawn in its colour", own.total - own.n > 20, `${own.total - own.n} px`);
+
+  // A spectator page beside it: joined without an avatar, and the server holds the camera
+  // box it reported (the canvas's view with a quarter added on each side).
+  const spec = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  spec.on("pageerror", (e) => errors.push(e.message));
+  await spec.goto(`http://127.0.0.1:${server.httpPort}/?mode=spectate&autoconnect=1&name=${NAME}-spectator`);
+  await spec.waitForFunction(() => window.arbiter.state.joined && window.arbiter.state.snapshotsReceived > 10, null, { timeout: 15000 });
+  await sleep(1000);
+  const sp = await spec.evaluate(() => ({ s: JSON.parse(JSON.stringify(window.arbiter.state)), box: window.arbiter.camera.viewBox() }));
+  check("spectator: joined without an avatar", sp.s.joined && sp.s.ownEntity === 0 && !sp.s.avatar, JSON.stringify({ e: sp.s.ownEntity }));
+  const list = await sessions();
+  const specSession = list.find((q) => q.name === `${NAME}-spectator`);
+  const playSession = list.find((q) => q.name === NAME);
+  console.log(`server sessions: player ${JSON.stringify(playSession)}; spectator ${JSON.stringify(specSession)}`);
+  check("the player is a WebSocket session", !!playSession && playSession.transport === "ws" && !playSession.spectator);
+  const v = specSession && specSession.view;
+  check("spectator: a WebSocket spectator session", !!specSession && specSession.spectator && specSession.transport === "ws");
+  check("spectator: the server holds its camera box, around what the canvas shows",
+    !!v && v[0] <= sp.box.min.x + 0.01 && v[1] <= sp.box.min.y + 0.01 && v[2] >= sp.box.max.x - 0.01 && v[3] >= sp.box.max.y - 0.01 &&
+    v[2] - v[0] <= 1.6 * (sp.box.max.x - sp.box.min.x), JSON.stringify({ v, box: sp.box }));
+  await spec.click("#disconnect");
+  await spec.close();
 
   await page.click("#disconnect");
   await page.waitForFunction(() => !window.arbiter.state.joined && window.arbiter.state.connection === "disconnected");

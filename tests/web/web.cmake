@@ -7,7 +7,8 @@
 #    tick's hash; a falsified hash is reported at its tick.
 #  - web_play_page: the play page in Chromium against a live arbiter-server --ws-port with
 #    native arbiter-bots: joined, >= 95 % of snapshots, moves with keys and only then,
-#    prediction equal to the server bit for bit, the bots saw it join, move and leave.
+#    prediction equal to the server bit for bit, the bots saw it join, move and leave; a
+#    spectator page's camera box reaches the server.
 # The browser tests are SKIPPED (exit 77) when node, Chromium, playwright-core (npm ci in
 # client/web) or the bundle's WebAssembly (emcc) are missing, unless
 # ARBITER_REQUIRE_MATRIX=1, which makes that a failure.
