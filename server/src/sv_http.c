@@ -553,6 +553,11 @@ int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bin
       snprintf(err, err_cap, "--web-root: \"%s\" is not a directory", root);
       return -1;
     }
+    if (strcmp(h->web_root, "/") == 0) {
+      h->web_root[0] = '\0';
+      snprintf(err, err_cap, "--web-root: \"%s\" is the whole file system", root);
+      return -1;
+    }
   } else {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -99,6 +99,11 @@ rc=$?
 check "missing --web-root fails" 1 "$([ $rc -ne 0 ] && echo 1 || echo 0)"
 check "missing --web-root says why" 1 "$(grep -c 'web-root.*is not a directory' "$tmp/b.log")"
 
+"$server" --port 0 --http-port -1 --web-root / >"$tmp/d.log" 2>&1
+rc=$?
+check "--web-root / fails" 1 "$([ $rc -ne 0 ] && echo 1 || echo 0)"
+check "--web-root / says why" 1 "$(grep -c 'web-root.*whole file system' "$tmp/d.log")"
+
 # The default: the bundle next to the executable (<build>/bin/../share/arbiter/web).
 bundle=$(dirname "$server")/../share/arbiter/web
 if [ -f "$bundle/index.html" ]; then

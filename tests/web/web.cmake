@@ -1,4 +1,6 @@
 # The web page (docs/WEB.md).
+#  - test_web_paths: which request paths reach which files below a web root, which are
+#    refused (.., escapes, hidden files, symbolic links out of it), the content types.
 #  - web_static_serving: arbiter-server's HTTP port serves the page's files (content types,
 #    HEAD, 404, refused paths: .., escapes, hidden files, symbolic links out of the root,
 #    the size bound; POST refused; /config.json; the page's URL in the startup log).
@@ -13,6 +15,9 @@
 # client/web) or the bundle's WebAssembly (emcc) are missing, unless
 # ARBITER_REQUIRE_MATRIX=1, which makes that a failure.
 if(ARB_BUILD_TESTS AND TARGET arbiter-server)
+  # The path rules in-process (no sockets).
+  arb_add_test(test_web_paths SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_web_paths.c
+    LIBS arbiter_server LABELS "unit;web" TIMEOUT 30)
   add_test(NAME web_static_serving
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_web_static.sh $<TARGET_FILE:arbiter-server>)
   set_tests_properties(web_static_serving PROPERTIES LABELS "integration;web" TIMEOUT 60
