@@ -336,6 +336,7 @@ async function openReplayBytes(bytes, name = "log") {
     state.replay = { error: e.message, loaded: false };
     return false;
   }
+  if (Number(params.get("follow")) > 0) replay.r.follow(Number(params.get("follow")));
   $("replay-seek").max = String(replay.r.ticks);
   camera.reset();
   frame = replay.r.frame();
