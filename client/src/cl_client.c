@@ -800,6 +800,13 @@ int arb_client_update(arb_client* c, double now) {
     if (rc <= 0) break;
     if (c->state == ARB_CLIENT_DISCONNECTED || c->state == ARB_CLIENT_RECONNECT_WAIT) continue;
     if (ev.type == CL_NET_CONNECTED) {
+      // A transport without a round-trip estimate of its own (WebSocket: none before the
+      // first pong) starts from the handshake, two round trips (TCP's, then the HTTP
+      // upgrade): the commands' lead is then right from the first one.
+      float rtt, var;
+      cl_net_rtt(&c->net, &rtt, &var);
+      if (rtt <= 0.0f && c->state_since >= 0.0 && c->now > c->state_since)
+        cl_net_rtt_sample(&c->net, (float)(0.5 * (c->now - c->state_since)));
       c->last_receive = c->now;
       c->ping_epoch = c->next_ping = c->now;
       c->ping_id = 0;
@@ -867,10 +874,14 @@ const char* arb_client_event_name(arb_client_event_type type) {
 
 int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
   if (!c || !controls) return ARB_E_INVAL;
-  arb_proto_controls_q before = c->input.current;
+  arb_proto_controls_q a = c->input.current;
   int rc = cl_input_set(&c->input, controls);
-  if (rc == 0 && memcmp(&before, &c->input.current, sizeof before) != 0)
-    cl_predict_note_change(&c->predict, c->now);
+  const arb_proto_controls_q* b = &c->input.current;
+  // Field by field: the struct's padding is not part of the value.
+  bool same = a.move_x == b->move_x && a.move_y == b->move_y && a.aim == b->aim &&
+              a.buttons == b->buttons && a.steer == b->steer && a.throttle == b->throttle &&
+              a.brake == b->brake;
+  if (rc == 0 && !same) cl_predict_note_change(&c->predict, c->now);
   return rc;
 }
 

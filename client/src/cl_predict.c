@@ -32,6 +32,10 @@ void cl_predict_stop(cl_predict* p) {
   memcpy(p->error, saved.error, sizeof p->error);
 }
 
+// Ticks the prediction steps by itself to catch up with a snapshot ahead of it (more: it
+// takes the snapshot's state instead).
+#define CL_PREDICT_CATCH_UP (CL_PREDICT_HISTORY / 2)
+
 // Whether anything but the level touches the avatar now (its error is then not only ours).
 static bool touches_dynamic(const arb_world* w, arb_body_id avatar) {
   arb_contact_data cd[8];
@@ -253,10 +257,19 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   float sangle = me->angle, sw = me->angular_velocity;
   if (desc_of) cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
   cl_predict_tick* s = find_tick(p, tick);
+  if (!s && tick > p->tick && tick - p->tick <= CL_PREDICT_CATCH_UP) {
+    // The server is a few ticks ahead of the prediction (our clock started late, as when
+    // the round trip is not known yet, or the application's loop stalled): simulate up to
+    // its tick holding the controls, as the server does for ticks without a command, and
+    // compare there. The state stays the server's exactly; taking the snapshot's instead
+    // would start the prediction from quantized values it then never leaves.
+    if (cl_predict_advance(p, tick, NULL) != ARB_OK) return;
+    s = find_tick(p, tick);
+  }
   if (!s) {
     if (tick > p->tick) {
-      // The server is ahead of the prediction (our clock started late): move the
-      // timeline forward to the server's tick and its state; the drawing fades over.
+      // The server is far ahead of the prediction: move the timeline forward to the
+      // server's tick and its state; the drawing fades over.
       cl_predict_tick* newest = find_tick(p, p->tick);
       arb_vec2 before = newest ? newest->position : spos;
       take_world(p, view, avatar_entity);

@@ -243,7 +243,7 @@ export interface Stats {
   extrapolationTime: number;
   /** complete snapshots accepted */
   snapshotsReceived: number;
-  /** snapshots the server's rate promised since the first one (as arbiter-bot counts) */
+  /** snapshots received + snapshots lost: what the snapshot ticks seen promised */
   snapshotsExpected: number;
   /** expected snapshots never completed */
   snapshotsLost: number;
@@ -300,7 +300,12 @@ export interface PredictionCheck {
 export type WebSocketClass = new (url: string, protocols?: string|string[]) => any;
 
 export interface LoadOptions {
-  /** browser: URL of arbiter_web.wasm (default: next to arbiter.js, via import.meta.url) */
+  /**
+   * browser: URL of the module's loader arbiter_web.js, added as a classic script (default:
+   * ../dist/arbiter_web.js relative to arbiter.js, via import.meta.url)
+   */
+  moduleUrl?: string|URL;
+  /** browser: URL of arbiter_web.wasm (default: next to the loader, in dist/) */
   wasmUrl?: string|URL;
   /** Node or a bundler: the module's bytes (default in Node: read from dist/ next to lib/) */
   wasmBinary?: ArrayBuffer|Uint8Array;
