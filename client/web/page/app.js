@@ -302,9 +302,10 @@ function liveTick(now) {
   state.lastError = typeof client.lastError === "function" ? client.lastError() : "";
 }
 
-// Spectators (and players whose camera shows more than their surroundings) report the
-// rectangle the canvas shows, with a quarter of its size added on each side, again only
-// when the view leaves it or zooms in to less than half of it (as arbiter-view does).
+// Live, the page reports the rectangle the canvas shows as its camera box, with a quarter
+// of its size added on each side, again only when the view leaves it or zooms in to less
+// than half of it (as arbiter-view does): with the server's --view-radius a player gets
+// what it pans or zooms to as well, and a spectator gets exactly its box.
 function reportViewBox() {
   if (!client || !state.joined) return;
   const { min, max } = camera.viewBox();
@@ -465,7 +466,7 @@ function loop(now) {
     camera.update(frame, dt);
     renderFrame(ctx, camera, frame, debug);
     state.bodies = frame.bodies.length + frame.statics.length;
-    if (mode === "spectate" || (mode === "play" && camera.free)) reportViewBox();
+    if (mode === "spectate" || mode === "play") reportViewBox();
   } else {
     ctx.fillStyle = PALETTE.background;
     ctx.fillRect(0, 0, canvas.width, canvas.height);
