@@ -78,11 +78,11 @@ typedef struct sv_ws {
   uint16_t port;  ///< the bound port (useful with port 0)
   sv_ws_limits limits;
   sv_ws_hooks hooks;
-  sv_metrics* metrics;  ///< not owned
-  sv_log* log;          ///< not owned
-  sv_ws_conn* conns;    ///< every connection (a list: stop closes them all)
-  sv_ws_conn** slots;   ///< limits.max entries: the open connection holding each slot
-  int pending;          ///< connections in their handshake
+  sv_metrics* metrics;      ///< not owned
+  sv_log* log;              ///< not owned
+  sv_ws_conn* conns;        ///< every connection (a list: stop closes them all)
+  sv_ws_conn** slots;       ///< limits.max entries: the open connection holding each slot
+  int pending;              ///< connections in their handshake
   uint64_t log_window_ms;   ///< start of the second the log limit counts in
   int log_count;            ///< refusal/error lines logged in it
   uint64_t log_suppressed;  ///< lines not logged since the last one that was
