@@ -232,7 +232,6 @@ static void settle(sv_ws_conn* c) {
   if (c->st.failed) {
     SV_LOG(w->log, SV_LOG_WARN, "ws_dropped", SV_LS("addr", c->addr),
            SV_LS("why", "out of memory"));
-    count_end(c, 1011);
     drop_soon(c);
     return;
   }
@@ -554,7 +553,6 @@ int sv_ws_send(sv_ws_conn* c, const void* data, size_t len) {
     SV_LOG(c->ws->log, SV_LOG_WARN, "ws_dropped", SV_LS("addr", c->addr),
            SV_LS("why", "unsent output over its cap (the client does not read)"),
            SV_LU("backlog", sv_ws_backlog(c)));
-    count_end(c, 1011);
     drop_soon(c);
     return -1;
   }
