@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <arbiter/client.h>
+#include <sodium.h>
 
 #include "cl_net.h"
 
@@ -38,32 +39,6 @@ int arb_js_ws_send(int socket, const uint8_t* data, size_t len) {
 void arb_js_ws_close(int socket, int code) {
   (void)socket;
   (void)code;
-}
-
-static int b64(int ch) {
-  if (ch >= 'A' && ch <= 'Z') return ch - 'A';
-  if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
-  if (ch >= '0' && ch <= '9') return ch - '0' + 52;
-  if (ch == '+') return 62;
-  if (ch == '/') return 63;
-  return -1;
-}
-
-static size_t unbase64(const char* s, uint8_t* out, size_t cap) {
-  size_t n = 0;
-  unsigned acc = 0;
-  int bits = 0;
-  for (; *s; s++) {
-    int v = b64((unsigned char)*s);
-    if (v < 0) continue;
-    acc = (acc << 6) | (unsigned)v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      if (n < cap) out[n++] = (uint8_t)(acc >> bits);
-    }
-  }
-  return n;
 }
 
 // Prints the comparisons made since `printed` of them were; returns how many there are.
@@ -125,7 +100,11 @@ int main(int argc, char** argv) {
         cl_net_ws_on_open(g_net);
         break;
       case 'M': {
-        size_t n = unbase64(line + 2, msg, cap);
+        size_t n = 0;
+        const char* text = line + 2;
+        if (sodium_base642bin(msg, cap, text, strcspn(text, "\n"), NULL, &n, NULL,
+                              sodium_base64_VARIANT_ORIGINAL) != 0)
+          return 2;
         uint8_t* p = cl_net_ws_on_message(g_net, n);
         if (p) memcpy(p, msg, n);
         break;
