@@ -208,11 +208,36 @@ void bot_sample(bot* b, double now) {
       b->samples++;
     }
   }
+  for (int k = 0; k < b->seen_count; k++) {
+    bot_seen_player* p = &b->seen[k];
+    const arb_client_entity_state* st = p->left ? NULL : find_state(b->states, b->count, p->avatar);
+    if (!st) continue;
+    if (!p->placed) {
+      p->first = st->position;
+      p->placed = true;
+    }
+    float dx = st->position.x - p->first.x, dy = st->position.y - p->first.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (d > p->moved) p->moved = d;
+  }
   if (b->count > 0) memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
   b->prev_count = b->count;
   b->prev_T = T;
   b->prev_now = now;
   b->prev_correction = correction;
+}
+
+void bot_note_player(bot* b, const arb_client_event* ev) {
+  if (ev->type == ARB_CLIENT_EVENT_PLAYER_JOINED && b->seen_count < BOT_MAX_SEEN) {
+    bot_seen_player* p = &b->seen[b->seen_count++];
+    memset(p, 0, sizeof *p);
+    p->client_id = ev->client_id;
+    p->avatar = ev->entity_id;
+    snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, ev->text);
+  } else if (ev->type == ARB_CLIENT_EVENT_PLAYER_LEFT) {
+    for (int k = 0; k < b->seen_count; k++)
+      if (b->seen[k].client_id == ev->client_id) b->seen[k].left = true;
+  }
 }
 
 void bot_samples_push(bot_samples* s, float x) {

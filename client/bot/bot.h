@@ -21,6 +21,20 @@ typedef struct bot_samples {
 void bot_samples_push(bot_samples* s, float x);
 void bot_samples_free(bot_samples* s);
 
+#define BOT_MAX_SEEN 64
+
+/// Another player this bot saw join (PLAYER_JOINED), and what it saw of them afterwards:
+/// the summary's "players_seen".
+typedef struct bot_seen_player {
+  uint32_t client_id;
+  uint32_t avatar;  ///< their avatar entity
+  char name[128];
+  bool left;       ///< PLAYER_LEFT seen
+  bool placed;     ///< the avatar was sampled at least once
+  arb_vec2 first;  ///< where it was first sampled
+  float moved;     ///< m, the farthest it was sampled from there
+} bot_seen_player;
+
 typedef struct bot {
   int index;
   arb_client* client;
@@ -69,6 +83,10 @@ typedef struct bot {
   uint64_t seen_snapshots;  ///< snapshots_received when last looked
   double last_snapshot_time;  ///< when snapshots_received last grew (0 = never)
   float worst_stall_ms;       ///< longest time between two complete snapshots
+
+  // other players (up to BOT_MAX_SEEN; more are not followed)
+  bot_seen_player seen[BOT_MAX_SEEN];
+  int seen_count;
 } bot;
 
 /// Seeded xorshift per bot: the same --seed replays the same inputs.
@@ -77,6 +95,8 @@ double bot_rand(bot* b);
 void bot_behave(bot* b, double now);
 /// Sample the interpolated world and update the continuity counters.
 void bot_sample(bot* b, double now);
+/// Note a PLAYER_JOINED or PLAYER_LEFT event (others are ignored).
+void bot_note_player(bot* b, const arb_client_event* ev);
 /// Collect the prediction figures the client measured since the last call.
 void bot_observe_prediction(bot* b);
 /// Track snapshot arrivals (stalls) and, for toggle, the server confirming a move.

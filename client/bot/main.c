@@ -120,29 +120,6 @@ static float percentile(float* v, int n, double p) {
   return v[i];
 }
 
-// The other players the bots saw join (and leave), by client id: the first 64, each once.
-#define BOT_MAX_SEEN 64
-typedef struct bot_seen {
-  uint32_t client_id;
-  char name[128];
-  bool left;
-} bot_seen;
-static bot_seen g_seen[BOT_MAX_SEEN];
-static int g_seen_count;
-
-static void saw_player(uint32_t client_id, const char* name, bool left) {
-  for (int i = 0; i < g_seen_count; i++) {
-    if (g_seen[i].client_id != client_id) continue;
-    g_seen[i].left = g_seen[i].left || left;
-    return;
-  }
-  if (left || g_seen_count == BOT_MAX_SEEN) return;
-  bot_seen* s = &g_seen[g_seen_count++];
-  s->client_id = client_id;
-  snprintf(s->name, sizeof s->name, "%s", name);
-  s->left = false;
-}
-
 static void drain_events(bot* b, double now) {
   arb_client_event ev;
   while (arb_client_poll_event(b->client, &ev) > 0) {
@@ -173,7 +150,11 @@ static void drain_events(bot* b, double now) {
         break;
       case ARB_CLIENT_EVENT_PLAYER_JOINED:
       case ARB_CLIENT_EVENT_PLAYER_LEFT:
-        saw_player(ev.client_id, ev.text, ev.type == ARB_CLIENT_EVENT_PLAYER_LEFT);
+        bot_note_player(b, &ev);
+        if (b->index == 0)
+          fprintf(stderr, "arbiter-bot: player %s: client %u \"%s\"\n",
+                  ev.type == ARB_CLIENT_EVENT_PLAYER_JOINED ? "joined" : "left", ev.client_id,
+                  ev.text);
         break;
       default:
         break;
@@ -543,6 +524,21 @@ static void print_client_json(const bot* b, bool last) {
       (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
 }
 
+// "players_seen": the players the first bot saw join after it, whether they left, and
+// how far each one's avatar moved from where it was first sampled.
+static void print_players_seen(const bot* b) {
+  printf("  \"players_seen\": [");
+  for (int k = 0; b && k < b->seen_count; k++) {
+    const bot_seen_player* p = &b->seen[k];
+    printf("%s\n    {\"client_id\": %u, \"avatar\": %u, \"name\": ", k ? "," : "", p->client_id,
+           p->avatar);
+    json_escape(stdout, p->name);
+    printf(", \"left\": %s, \"sampled\": %s, \"moved_m\": %.3f}", p->left ? "true" : "false",
+           p->placed ? "true" : "false", p->moved);
+  }
+  printf("%s],\n", b && b->seen_count ? "\n  " : "");
+}
+
 // The JSON summary on stdout; returns whether the run passed.
 static bool print_summary(bot_run* r, double t_end) {
   const bot_options* o = &r->opt;
@@ -583,13 +579,7 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
   print_link(r->bots, o->nclients);
   print_prediction(r->bots, o->nclients);
-  printf("  \"players_seen\": [");
-  for (int i = 0; i < g_seen_count; i++) {
-    printf("%s{\"client_id\": %u, \"name\": ", i ? ", " : "", g_seen[i].client_id);
-    json_escape(stdout, g_seen[i].name);
-    printf(", \"left\": %s}", g_seen[i].left ? "true" : "false");
-  }
-  printf("],\n");
+  print_players_seen(o->nclients > 0 ? &r->bots[0] : NULL);
   printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
          (unsigned long long)tot.long_frames);
   printf(
