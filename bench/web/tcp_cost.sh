@@ -63,6 +63,7 @@ wait_line() {  # $1 = file, $2 = pattern: the port after "listening on HOST:"
 }
 
 enet() {
+  rm -f "$TMP/netem.port"  # a new proxy per round: wait for its own port
   ip netns exec "$NSB" "$BIN/arbiter-netem" --server 10.231.0.1:7777 --listen 127.0.0.1:0 \
     --latency "$DELAY" --jitter "$JITTER" --seed "$1" --port-file "$TMP/netem.port" \
     > "$TMP/netem.json" 2> "$TMP/netem.err" &
@@ -82,6 +83,7 @@ PY
 }
 
 websocket() {
+  : > "$TMP/proxy.out"
   ip netns exec "$NSB" node "$HERE/delay_proxy.mjs" 127.0.0.1:0 10.231.0.1:7780 "$DELAY" "$JITTER" "$1" \
     > "$TMP/proxy.out" 2> "$TMP/proxy.err" &
   PP=$!; echo $PP >> "$TMP/pids"
