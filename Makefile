@@ -1,7 +1,8 @@
 # The front door. `make run` and `make test` work from a fresh clone on Debian:
 # both install missing packages first (scripts/install-deps.sh; `make test` adds --matrix:
 # the cross compilers, qemu and emscripten of the determinism matrix).
-#   make run         build (release) and start arbiter-server on the built-in scene
+#   make run         build (release) and start arbiter-server on the built-in scene (and
+#                    its web page: the URL is in the log)
 #   make demo        server + 4 bots + arbiter-view; closing the window stops them all
 #   make test        release + ASan/UBSan + debug builds, ctest on each, short fuzz runs
 #   make check       the fast loop: release build + unit tests only (seconds once built)
@@ -21,7 +22,7 @@ BIN := build/release/bin
 all: build
 
 help:
-	@sed -n '1,13p' Makefile
+	@sed -n '1,14p' Makefile
 
 deps:
 	@scripts/install-deps.sh
@@ -34,9 +35,12 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
+# The WebSocket port lets the browser page play (its URL is in the startup log); ARGS come
+# after it, so ARGS="--ws-port 0" turns it off.
+WS_PORT ?= 7778
 run: build
 	@if [ -x $(BIN)/arbiter-server ]; then \
-	  exec $(BIN)/arbiter-server $(ARGS); \
+	  exec $(BIN)/arbiter-server --ws-port $(WS_PORT) $(ARGS); \
 	else \
 	  exec $(BIN)/arbiter-sim --ticks 600 --every 60 $(ARGS); \
 	fi

@@ -10,8 +10,8 @@ macro(arb_pkg name module)
   add_library(arb::${name} ALIAS PkgConfig::${_arb_pkg_prefix})
 endmacro()
 
-if(ARB_REPLAY_ONLY)
-  # arbiter-replay links jansson (the scene parser) and uses msgpack-c's packer and xxHash
+if(ARB_REPLAY_ONLY OR ARB_WEB_ONLY)
+  # arbiter-replay (and the WebAssembly client) links jansson (the scene parser) and uses msgpack-c's packer and xxHash
   # header-only. Cross builds find the headers in /usr/include (the same files for every
   # Debian architecture); a wasm32 build passes ARB_MSGPACK_INCLUDE_DIR and
   # XXHASH_INCLUDE_DIRS pointing at a directory holding only those headers.

@@ -33,6 +33,7 @@ matrix_pkgs=(
   gcc-i686-linux-gnu libc6-dev-i386-cross libjansson-dev:i386
   emscripten nodejs dpkg-dev xz-utils
   chromium  # the web client's browser tests (npm: see below)
+  nginx-light openssl  # test_server_ws_tls: wss:// through the reverse proxy docs/SERVER.md gives
 )
 docker_pkgs=(podman debootstrap iproute2 uidmap fuse-overlayfs curl python3-yaml)
 # What the programs link (ldd, checked by make test-docker); msgpack-c's packer and xxHash

@@ -25,12 +25,14 @@ const char* bot_behaviour_name(bot_behaviour k) {
       return "circle";
     case BOT_SEEK:
       return "seek";
+    case BOT_TOGGLE:
+      return "toggle";
   }
   return "?";
 }
 
 int bot_parse_behaviour(const char* s, bot_behaviour* out) {
-  static const bot_behaviour all[] = {BOT_IDLE, BOT_RANDOM, BOT_CIRCLE, BOT_SEEK};
+  static const bot_behaviour all[] = {BOT_IDLE, BOT_RANDOM, BOT_CIRCLE, BOT_SEEK, BOT_TOGGLE};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     if (strcmp(s, bot_behaviour_name(all[i])) == 0) {
       *out = all[i];
@@ -53,6 +55,13 @@ static const arb_client_entity_state* find_state(const arb_client_entity_state* 
   return (lo < n && s[lo].id == id) ? &s[lo] : NULL;
 }
 
+// The tick of the client's newest prediction check (0 = none yet).
+static uint32_t newest_check_tick(const arb_client* client) {
+  arb_client_predict_check k[64];
+  int n = arb_client_get_predict_checks(client, k, 64);
+  return n > 0 ? k[n - 1].tick : 0u;
+}
+
 void bot_behave(bot* b, double now) {
   arb_controls* c = &b->controls;
   switch (b->behaviour) {
@@ -70,6 +79,16 @@ void bot_behave(bot* b, double now) {
         c->steer = (float)(2.0 * bot_rand(b) - 1.0);
         c->throttle = (float)bot_rand(b);
         b->next_change = now + 0.5 + bot_rand(b);
+      }
+      break;
+    case BOT_TOGGLE:
+      if (now >= b->next_change) {
+        bool start = c->move_x == 0.0f;
+        memset(c, 0, sizeof *c);
+        c->move_x = start ? 1.0f : 0.0f;
+        b->next_change = now + 1.0;
+        b->move_since = start ? now : 0.0;
+        b->move_after_tick = newest_check_tick(b->client);
       }
       break;
     case BOT_CIRCLE: {
@@ -189,11 +208,36 @@ void bot_sample(bot* b, double now) {
       b->samples++;
     }
   }
+  for (int k = 0; k < b->seen_count; k++) {
+    bot_seen_player* p = &b->seen[k];
+    const arb_client_entity_state* st = p->left ? NULL : find_state(b->states, b->count, p->avatar);
+    if (!st) continue;
+    if (!p->placed) {
+      p->first = st->position;
+      p->placed = true;
+    }
+    float dx = st->position.x - p->first.x, dy = st->position.y - p->first.y;
+    float d = sqrtf(dx * dx + dy * dy);
+    if (d > p->moved) p->moved = d;
+  }
   if (b->count > 0) memcpy(b->prev, b->states, sizeof *b->states * (size_t)b->count);
   b->prev_count = b->count;
   b->prev_T = T;
   b->prev_now = now;
   b->prev_correction = correction;
+}
+
+void bot_note_player(bot* b, const arb_client_event* ev) {
+  if (ev->type == ARB_CLIENT_EVENT_PLAYER_JOINED && b->seen_count < BOT_MAX_SEEN) {
+    bot_seen_player* p = &b->seen[b->seen_count++];
+    memset(p, 0, sizeof *p);
+    p->client_id = ev->client_id;
+    p->avatar = ev->entity_id;
+    snprintf(p->name, sizeof p->name, "%.*s", (int)sizeof p->name - 1, ev->text);
+  } else if (ev->type == ARB_CLIENT_EVENT_PLAYER_LEFT) {
+    for (int k = 0; k < b->seen_count; k++)
+      if (b->seen[k].client_id == ev->client_id) b->seen[k].left = true;
+  }
 }
 
 void bot_samples_push(bot_samples* s, float x) {
@@ -223,5 +267,29 @@ void bot_observe_prediction(bot* b) {
     b->seen_checks = st.predict_checks;
     bot_samples_push(&b->error_m, st.predict_error);
     if (st.predict_error_free) bot_samples_push(&b->error_free_m, st.predict_error);
+  }
+}
+
+void bot_observe_link(bot* b, double now) {
+  arb_client_stats st;
+  arb_client_get_stats(b->client, &st);
+  if (st.snapshots_received != b->seen_snapshots) {
+    if (b->last_snapshot_time > 0.0) {
+      float gap = (float)((now - b->last_snapshot_time) * 1000.0);
+      if (gap > b->worst_stall_ms) b->worst_stall_ms = gap;
+    }
+    b->seen_snapshots = st.snapshots_received;
+    b->last_snapshot_time = now;
+  }
+  if (b->move_since <= 0.0) return;
+  // Every prediction check carries the server's avatar state of its snapshot.
+  arb_client_predict_check k[64];
+  int n = arb_client_get_predict_checks(b->client, k, 64);
+  for (int i = 0; i < n; i++) {
+    if (k[i].tick > b->move_after_tick && k[i].server[3] > 0) {
+      bot_samples_push(&b->confirm_ms, (float)((now - b->move_since) * 1000.0));
+      b->move_since = 0.0;
+      return;
+    }
   }
 }

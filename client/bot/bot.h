@@ -9,6 +9,7 @@ typedef enum bot_behaviour {
   BOT_RANDOM,    ///< a random direction (and sometimes jump) every 0.5..1.5 s
   BOT_CIRCLE,    ///< move axes turning at 1 rad/s: the avatar runs in circles
   BOT_SEEK,      ///< move towards the nearest other entity's interpolated position
+  BOT_TOGGLE,    ///< move right for 1 s, stand for 1 s, ...: input-to-confirmed-motion samples
 } bot_behaviour;
 
 /// A growing list of measurements (percentiles at the end).
@@ -19,6 +20,20 @@ typedef struct bot_samples {
 
 void bot_samples_push(bot_samples* s, float x);
 void bot_samples_free(bot_samples* s);
+
+#define BOT_MAX_SEEN 64
+
+/// Another player this bot saw join (PLAYER_JOINED), and what it saw of them afterwards:
+/// the summary's "players_seen".
+typedef struct bot_seen_player {
+  uint32_t client_id;
+  uint32_t avatar;  ///< their avatar entity
+  char name[128];
+  bool left;       ///< PLAYER_LEFT seen
+  bool placed;     ///< the avatar was sampled at least once
+  arb_vec2 first;  ///< where it was first sampled
+  float moved;     ///< m, the farthest it was sampled from there
+} bot_seen_player;
 
 typedef struct bot {
   int index;
@@ -60,6 +75,18 @@ typedef struct bot {
   bot_samples error_m;       ///< predicted vs server avatar at each snapshot check
   bot_samples error_free_m;  ///< ... of the checks where the avatar touched only the level
   uint64_t seen_motion, seen_checks;
+
+  // the link, measured from the snapshots as they arrive
+  double move_since;         ///< toggle: when the last move started (0 = confirmed or standing)
+  uint32_t move_after_tick;  ///< ... newest prediction check then: a later one must show it
+  bot_samples confirm_ms;   ///< toggle: move started -> a snapshot shows the server's avatar moving
+  uint64_t seen_snapshots;  ///< snapshots_received when last looked
+  double last_snapshot_time;  ///< when snapshots_received last grew (0 = never)
+  float worst_stall_ms;       ///< longest time between two complete snapshots
+
+  // other players (up to BOT_MAX_SEEN; more are not followed)
+  bot_seen_player seen[BOT_MAX_SEEN];
+  int seen_count;
 } bot;
 
 /// Seeded xorshift per bot: the same --seed replays the same inputs.
@@ -68,7 +95,11 @@ double bot_rand(bot* b);
 void bot_behave(bot* b, double now);
 /// Sample the interpolated world and update the continuity counters.
 void bot_sample(bot* b, double now);
+/// Note a PLAYER_JOINED or PLAYER_LEFT event (others are ignored).
+void bot_note_player(bot* b, const arb_client_event* ev);
 /// Collect the prediction figures the client measured since the last call.
 void bot_observe_prediction(bot* b);
+/// Track snapshot arrivals (stalls) and, for toggle, the server confirming a move.
+void bot_observe_link(bot* b, double now);
 const char* bot_behaviour_name(bot_behaviour k);
 int bot_parse_behaviour(const char* s, bot_behaviour* out);

@@ -36,8 +36,9 @@ static double mono_now(void) {
 static void usage(FILE* f) {
   fprintf(f,
           "usage: arbiter-bot [--host H] [--port P] [--clients N] [--duration S]\n"
-          "                   [--behaviour idle|random|circle|seek] [--seed X] [--per-client]\n"
-          "                   [--no-predict] [--no-interp] [--spectate] [--tokens FILE]\n"
+          "                   [--behaviour idle|random|circle|seek|toggle] [--seed X]\n"
+          "                   [--per-client] [--no-predict] [--no-interp] [--spectate]\n"
+          "                   [--tokens FILE]"
           "                   [--input-rate N]\n"
           "\n"
           "Runs N headless clients of arbiter-server in one process, each sending scripted\n"
@@ -49,7 +50,10 @@ static void usage(FILE* f) {
           "  --clients N     number of clients, 1..%d (default 1)\n"
           "  --duration S    seconds to run, > 0 (default 10)\n"
           "  --behaviour B   idle: no input; random: a new random direction every 0.5-1.5 s;\n"
-          "                  circle: run in circles; seek: chase the nearest other body\n"
+          "                  circle: run in circles; seek: chase the nearest other body;\n"
+          "                  toggle: move right 1 s, stand 1 s, ... (the summary's\n"
+          "                  confirm_ms: from a move's start to the first snapshot that\n"
+          "                  shows the server's avatar moving; needs prediction)\n"
           "                  (default random)\n"
           "  --seed X        seed of the scripted inputs (default 1); client i uses X + i\n"
           "  --per-client    add one JSON object per client to the summary\n"
@@ -144,10 +148,36 @@ static void drain_events(bot* b, double now) {
         }
         snprintf(b->reason, sizeof b->reason, "%s", ev.text);
         break;
+      case ARB_CLIENT_EVENT_PLAYER_JOINED:
+      case ARB_CLIENT_EVENT_PLAYER_LEFT:
+        bot_note_player(b, &ev);
+        if (b->index == 0)
+          fprintf(stderr, "arbiter-bot: player %s: client %u \"%s\"\n",
+                  ev.type == ARB_CLIENT_EVENT_PLAYER_JOINED ? "joined" : "left", ev.client_id,
+                  ev.text);
+        break;
       default:
         break;
     }
   }
+}
+
+// The link as the bots saw it: the longest wait for a snapshot, and (toggle) how long the
+// server took to show a move in its snapshots.
+static void print_link(const bot* bots, long n) {
+  bot_samples confirm = {0};
+  float worst_stall = 0.0f;
+  for (long i = 0; i < n; i++) {
+    const bot* b = &bots[i];
+    for (int k = 0; k < b->confirm_ms.n; k++) bot_samples_push(&confirm, b->confirm_ms.v[k]);
+    if (b->worst_stall_ms > worst_stall) worst_stall = b->worst_stall_ms;
+  }
+  printf(
+      "  \"worst_stall_ms\": %.1f,\n  \"confirm_samples\": %d,\n  \"confirm_ms_p50\": %.1f,\n"
+      "  \"confirm_ms_p95\": %.1f,\n",
+      worst_stall, confirm.n, percentile(confirm.v, confirm.n, 0.50),
+      percentile(confirm.v, confirm.n, 0.95));
+  bot_samples_free(&confirm);
 }
 
 // The "prediction" object of the summary: what the bots' clients measured themselves.
@@ -409,6 +439,7 @@ static double run_clients(bot_run* r) {
       arb_client_update(b->client, now);
       drain_events(b, now);
       bot_observe_prediction(b);
+      bot_observe_link(b, now - r->t0);  // the clock bot_behave runs on
       if (b->streaming_since < 0.0 && b->connected_since >= 0.0 &&
           arb_client_get_snapshot_tick(b->client) != 0)
         b->streaming_since = now;
@@ -493,6 +524,21 @@ static void print_client_json(const bot* b, bool last) {
       (unsigned long long)b->discontinuities, b->worst_step, last ? "" : ",");
 }
 
+// "players_seen": the players the first bot saw join after it, whether they left, and
+// how far each one's avatar moved from where it was first sampled.
+static void print_players_seen(const bot* b) {
+  printf("  \"players_seen\": [");
+  for (int k = 0; b && k < b->seen_count; k++) {
+    const bot_seen_player* p = &b->seen[k];
+    printf("%s\n    {\"client_id\": %u, \"avatar\": %u, \"name\": ", k ? "," : "", p->client_id,
+           p->avatar);
+    json_escape(stdout, p->name);
+    printf(", \"left\": %s, \"sampled\": %s, \"moved_m\": %.3f}", p->left ? "true" : "false",
+           p->placed ? "true" : "false", p->moved);
+  }
+  printf("%s],\n", b && b->seen_count ? "\n  " : "");
+}
+
 // The JSON summary on stdout; returns whether the run passed.
 static bool print_summary(bot_run* r, double t_end) {
   const bot_options* o = &r->opt;
@@ -531,7 +577,9 @@ static bool print_summary(bot_run* r, double t_end) {
   printf("  \"inputs_per_client_per_s\": %.2f,\n", tot.inputs / ct);
   printf("  \"rtt_ms_p50\": %.2f,\n  \"rtt_ms_p99\": %.2f,\n", p50, p99);
   printf("  \"decode_errors\": %llu,\n", (unsigned long long)tot.decode_errors);
+  print_link(r->bots, o->nclients);
   print_prediction(r->bots, o->nclients);
+  print_players_seen(o->nclients > 0 ? &r->bots[0] : NULL);
   printf("  \"frames\": %llu,\n  \"long_frames\": %llu,\n", (unsigned long long)tot.frames,
          (unsigned long long)tot.long_frames);
   printf(
@@ -570,6 +618,7 @@ static void close_client(bot* b) {
   free(b->states);
   free(b->prev);
   bot_samples_free(&b->motion_ms);
+  bot_samples_free(&b->confirm_ms);
   bot_samples_free(&b->error_m);
   bot_samples_free(&b->error_free_m);
 }

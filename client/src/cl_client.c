@@ -65,6 +65,10 @@ static int validate_config(const arb_client_config* cfg) {
   if (cfg->internal_value != CL_CONFIG_MAGIC) return ARB_E_INVAL;
   if (!cfg->host || !cfg->host[0] || strlen(cfg->host) >= 256) return ARB_E_INVAL;
   if (!cfg->name || !cfg->name[0] || strlen(cfg->name) > ARB_PROTO_MAX_NAME) return ARB_E_INVAL;
+  if (cfg->url && strlen(cfg->url) > ARB_CLIENT_MAX_URL) return ARB_E_INVAL;
+#ifdef ARB_CLIENT_WEBSOCKET
+  if (!cfg->url || !cfg->url[0]) return ARB_E_INVAL;
+#endif
   if (cfg->token && strlen(cfg->token) > ARB_PROTO_MAX_TOKEN) return ARB_E_INVAL;
   if ((int)cfg->avatar < 0 || cfg->avatar >= ARB_AVATAR_KIND_COUNT) return ARB_E_INVAL;
   if (!positive(cfg->interp_delay_max) || !isfinite(cfg->interp_delay_min) ||
@@ -101,12 +105,14 @@ int arb_client_create(const arb_client_config* config, arb_client** out) {
   c->mem = mem;
   c->cfg = *config;
   fmt(c->host, sizeof c->host, "%s", config->host);
+  fmt(c->url, sizeof c->url, "%s", config->url ? config->url : "");
   fmt(c->name, sizeof c->name, "%s", config->name);
   if (config->token) {
     c->token_len = (int)strlen(config->token);
     memcpy(c->token, config->token, (size_t)c->token_len);
   }
   c->cfg.host = c->host;
+  c->cfg.url = c->url;
   c->cfg.name = c->name;
   c->cfg.token = NULL;
   c->backoff = config->reconnect_delay_min;
@@ -179,16 +185,20 @@ static int start_connect(arb_client* c) {
   // The handshake gets the whole connect_timeout: on a lossy link ENet's first connect
   // retransmissions are 0.5 s, 1 s, 2 s apart.
   float t = c->cfg.connect_timeout > c->cfg.timeout ? c->cfg.connect_timeout : c->cfg.timeout;
-  int rc = cl_net_connect(&c->net, c->host, c->cfg.port, (uint32_t)(t * 1000.0f));
+  int rc = cl_net_connect(&c->net, c->host, c->cfg.port, c->url, (uint32_t)(t * 1000.0f));
   if (rc) {
-    fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s", c->host,
-        arb_strerror(rc));
+    fmt(c->last_error, sizeof c->last_error, "connect: cannot resolve or reach '%s': %s",
+        c->url[0] ? c->url : c->host, arb_strerror(rc));
     cl_log(c, ARB_CLIENT_LOG_WARN, "%s", c->last_error);
     return rc;
   }
   set_state(c, ARB_CLIENT_CONNECTING);
+#ifdef ARB_CLIENT_WEBSOCKET
+  cl_log(c, ARB_CLIENT_LOG_INFO, "connecting to %s as '%s'", c->url, c->name);
+#else
   cl_log(c, ARB_CLIENT_LOG_INFO, "connecting to %s:%u as '%s'", c->host, (unsigned)c->cfg.port,
          c->name);
+#endif
   return 0;
 }
 
@@ -798,6 +808,13 @@ int arb_client_update(arb_client* c, double now) {
     if (rc <= 0) break;
     if (c->state == ARB_CLIENT_DISCONNECTED || c->state == ARB_CLIENT_RECONNECT_WAIT) continue;
     if (ev.type == CL_NET_CONNECTED) {
+      // A transport without a round-trip estimate of its own (WebSocket: none before the
+      // first pong) starts from the handshake, two round trips (TCP's, then the HTTP
+      // upgrade): the commands' lead is then right from the first one.
+      float rtt, var;
+      cl_net_rtt(&c->net, &rtt, &var);
+      if (rtt <= 0.0f && c->state_since >= 0.0 && c->now > c->state_since)
+        cl_net_rtt_sample(&c->net, (float)(0.5 * (c->now - c->state_since)));
       c->last_receive = c->now;
       c->ping_epoch = c->next_ping = c->now;
       c->ping_id = 0;
@@ -865,10 +882,14 @@ const char* arb_client_event_name(arb_client_event_type type) {
 
 int arb_client_set_controls(arb_client* c, const arb_controls* controls) {
   if (!c || !controls) return ARB_E_INVAL;
-  arb_proto_controls_q before = c->input.current;
+  arb_proto_controls_q a = c->input.current;
   int rc = cl_input_set(&c->input, controls);
-  if (rc == 0 && memcmp(&before, &c->input.current, sizeof before) != 0)
-    cl_predict_note_change(&c->predict, c->now);
+  const arb_proto_controls_q* b = &c->input.current;
+  // Field by field: the struct's padding is not part of the value.
+  bool same = a.move_x == b->move_x && a.move_y == b->move_y && a.aim == b->aim &&
+              a.buttons == b->buttons && a.steer == b->steer && a.throttle == b->throttle &&
+              a.brake == b->brake;
+  if (rc == 0 && !same) cl_predict_note_change(&c->predict, c->now);
   return rc;
 }
 
@@ -1020,6 +1041,31 @@ void arb_client_get_stats(const arb_client* c, arb_client_stats* o) {
   o->predict_offset = arb_length(p->offset);
   o->input_to_motion_count = p->stats.motion_count;
   o->input_to_motion = p->stats.motion_last;
+}
+
+static void check_fields(const arb_snapshot_state* q, int32_t out[6]) {
+  out[0] = q->x;
+  out[1] = q->y;
+  out[2] = q->angle;
+  out[3] = q->vx;
+  out[4] = q->vy;
+  out[5] = q->w;
+}
+
+int arb_client_get_predict_checks(const arb_client* c, arb_client_predict_check* out, int max) {
+  if (!c) return 0;
+  uint64_t total = c->predict.stats.checks;
+  int kept = total < CL_PREDICT_CHECKS ? (int)total : CL_PREDICT_CHECKS;
+  for (int i = 0; i < kept && i < max; i++) {
+    const cl_predict_check* k =
+        &c->predict.checks[(total - (uint64_t)kept + (uint64_t)i) % CL_PREDICT_CHECKS];
+    out[i].tick = k->tick;
+    out[i].agree = k->agree;
+    out[i].touching = k->touching;
+    check_fields(&k->predicted, out[i].predicted);
+    check_fields(&k->server, out[i].server);
+  }
+  return kept;
 }
 
 const char* arb_client_get_last_error(const arb_client* c) {

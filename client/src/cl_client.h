@@ -32,6 +32,7 @@
 struct arb_client {
   arb_client_config cfg;  ///< strings point into the copies below
   char host[256];
+  char url[ARB_CLIENT_MAX_URL + 1];
   char name[ARB_PROTO_MAX_NAME + 1];
   uint8_t token[ARB_PROTO_MAX_TOKEN];
   int token_len;

@@ -64,7 +64,9 @@ static uint64_t make_nonce(const cl_net* n) {
   return x ^ (x >> 29);
 }
 
-int cl_net_connect(cl_net* n, const char* host, uint16_t port, uint32_t timeout_ms) {
+int cl_net_connect(cl_net* n, const char* host, uint16_t port, const char* url,
+                   uint32_t timeout_ms) {
+  (void)url;
   if (!n->host) return ARB_E_STATE;
   release_packet(n);
   if (n->peer) {
@@ -242,20 +244,6 @@ void cl_net_rtt(const cl_net* n, float* rtt, float* variance) {
   }
   *rtt = (float)n->peer->roundTripTime / 1000.0f;
   *variance = (float)n->peer->roundTripTimeVariance / 1000.0f;
-}
-
-// Smoothed as TCP does (RFC 6298): the first sample sets it, each later one moves the
-// mean by 1/8 and the mean deviation by 1/4 of the difference.
-void cl_net_rtt_sample(cl_net* n, float rtt) {
-  if (!(rtt >= 0.0f)) return;
-  if (n->rtt_samples++ == 0) {
-    n->rtt = rtt;
-    n->rtt_var = 0.5f * rtt;
-    return;
-  }
-  float dev = rtt > n->rtt ? rtt - n->rtt : n->rtt - rtt;
-  n->rtt_var += 0.25f * (dev - n->rtt_var);
-  n->rtt += 0.125f * (rtt - n->rtt);
 }
 
 void cl_net_account(cl_net* n) {

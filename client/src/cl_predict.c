@@ -28,8 +28,13 @@ void cl_predict_stop(cl_predict* p) {
   p->mem = saved.mem;
   p->params = saved.params;
   p->stats = saved.stats;  // statistics survive a reconnect
+  memcpy(p->checks, saved.checks, sizeof p->checks);
   memcpy(p->error, saved.error, sizeof p->error);
 }
+
+// Ticks the prediction steps by itself to catch up with a snapshot ahead of it (more: it
+// takes the snapshot's state instead).
+#define CL_PREDICT_CATCH_UP (CL_PREDICT_HISTORY / 2)
 
 // Whether anything but the level touches the avatar now (its error is then not only ours).
 static bool touches_dynamic(const arb_world* w, arb_body_id avatar) {
@@ -163,13 +168,21 @@ int cl_predict_advance(cl_predict* p, uint32_t tick, const arb_controls* cmd) {
 // The predicted avatar quantized as the server quantizes its bodies for the snapshot
 // stream equals the server's state (every field, the angular velocity at the wire's
 // 1/65536 turn per second).
-static bool same_quantized(const cl_predict_tick* s, const arb_snapshot_state* q) {
-  return arb_proto_quantize_pos(s->position.x) == q->x &&
-         arb_proto_quantize_pos(s->position.y) == q->y &&
-         arb_proto_quantize_angle(s->angle) == q->angle &&
-         arb_proto_quantize_vel(s->velocity.x) == q->vx &&
-         arb_proto_quantize_vel(s->velocity.y) == q->vy &&
-         arb_snapshot_quantize_angvel(s->angular_velocity) == q->w;
+static arb_snapshot_state quantized(const cl_predict_tick* s) {
+  arb_snapshot_state q;
+  memset(&q, 0, sizeof q);
+  q.x = arb_proto_quantize_pos(s->position.x);
+  q.y = arb_proto_quantize_pos(s->position.y);
+  q.angle = arb_proto_quantize_angle(s->angle);
+  q.vx = arb_proto_quantize_vel(s->velocity.x);
+  q.vy = arb_proto_quantize_vel(s->velocity.y);
+  q.w = arb_snapshot_quantize_angvel(s->angular_velocity);
+  return q;
+}
+
+static bool same_quantized(const arb_snapshot_state* a, const arb_snapshot_state* q) {
+  return a->x == q->x && a->y == q->y && a->angle == q->angle && a->vx == q->vx && a->vy == q->vy &&
+         a->w == q->w;
 }
 
 // `mine` moved into the quantization cell of `q` (value q / scale, rounded half away from
@@ -244,10 +257,25 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   float sangle = me->angle, sw = me->angular_velocity;
   if (desc_of) cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
   cl_predict_tick* s = find_tick(p, tick);
+  if (!s && tick > p->tick && tick - p->tick <= CL_PREDICT_CATCH_UP) {
+    // The server is a few ticks ahead of the prediction (our clock started late, as when
+    // the round trip is not known yet, or the application's loop stalled): simulate up to
+    // its tick holding the controls, as the server does for ticks without a command, and
+    // compare there. The state stays the server's exactly; taking the snapshot's instead
+    // would start the prediction from quantized values it then never leaves.
+    // The proxies just taken from this snapshot get their bodies first: stepping places
+    // every proxy, and one new since the last re-simulation has none yet.
+    if (cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar) != ARB_OK) {
+      fail(p, ARB_E_NOMEM, "other avatars");
+      return;
+    }
+    if (cl_predict_advance(p, tick, NULL) != ARB_OK) return;
+    s = find_tick(p, tick);
+  }
   if (!s) {
     if (tick > p->tick) {
-      // The server is ahead of the prediction (our clock started late): move the
-      // timeline forward to the server's tick and its state; the drawing fades over.
+      // The server is far ahead of the prediction: move the timeline forward to the
+      // server's tick and its state; the drawing fades over.
       cl_predict_tick* newest = find_tick(p, p->tick);
       arb_vec2 before = newest ? newest->position : spos;
       take_world(p, view, avatar_entity);
@@ -266,12 +294,15 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   }
   // A command made for this tick that the server had not applied by then arrived late.
   if (s->has_command && last_input_seq != tick) p->stats.late_commands++;
+  arb_snapshot_state mine = quantized(s);
+  bool agrees = same_quantized(&mine, &me->q);
+  cl_predict_check* check = &p->checks[p->stats.checks % CL_PREDICT_CHECKS];
+  *check = (cl_predict_check){tick, agrees, s->touching, mine, me->q};
   p->stats.checks++;
   float err = arb_length(arb_sub(s->position, spos));
   p->stats.last_error = err;
   p->stats.last_error_free = !s->touching;
   if (err > p->stats.max_error) p->stats.max_error = err;
-  bool agrees = same_quantized(s, &me->q);
 
   cl_predict_tick* newest = find_tick(p, p->tick);
   arb_vec2 before = newest->position;

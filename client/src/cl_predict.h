@@ -44,6 +44,14 @@ typedef struct cl_predict_tick {
   int image_len, image_cap;
 } cl_predict_tick;
 
+#define CL_PREDICT_CHECKS 64  ///< comparisons with the server kept (arb_client_get_predict_checks)
+
+typedef struct cl_predict_check {
+  uint32_t tick;
+  bool agree, touching;
+  arb_snapshot_state predicted, server;  ///< quantized as on the wire
+} cl_predict_check;
+
 typedef struct cl_predict_params {
   float smoothing;      ///< s, time constant of the drawn error fade
   float snap_distance;  ///< m, corrections larger than this are drawn as a jump
@@ -78,8 +86,10 @@ typedef struct cl_predict {
   bool change_pending;   ///< a change not drawn yet
   uint32_t change_tick;  ///< first tick simulated with the changed controls; 0 = not yet
   double change_time;
-  cl_predict_stats stats;  ///< kept across a reconnect (cl_predict_stop)
-  char error[256];         ///< why prediction is off, "" when on
+  cl_predict_stats stats;  ///< kept across a reconnect (cl_predict_stop), as are the checks
+  /// The last comparisons with the server, the newest at (stats.checks - 1) % size.
+  cl_predict_check checks[CL_PREDICT_CHECKS];
+  char error[256];  ///< why prediction is off, "" when on
 } cl_predict;
 
 void cl_predict_init(cl_predict* p, const cl_mem* mem, const cl_predict_params* params);

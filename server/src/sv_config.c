@@ -78,6 +78,9 @@ static const opt opts[] = {
      "TCP port for GET /healthz and /metrics; 0 = off, -1 = any free port. Default 8080."},
     {"http-bind", "ARBITER_HTTP_BIND", "ADDR", OPT_STR, OFF(http_bind), SZ(http_bind), 0, 0,
      "127.0.0.1", "Address for the HTTP listener. Default 127.0.0.1."},
+    {"web-root", "ARBITER_WEB_ROOT", "DIR", OPT_STR, OFF(web_root), SZ(web_root), 0, 0, NULL,
+     "The web page's files, served on the HTTP port (docs/WEB.md). Default: the bundle next to "
+     "the executable (../share/arbiter/web, in a build tree and in an install), if there."},
     {"view-radius", "ARBITER_VIEW_RADIUS", "M|auto", OPT_RADIUS, OFF(view_radius), 0, 0, 0, "auto",
      "Send each client only entities within M meters of its avatar or in the camera box it reports "
      "(a spectator: only its box); 0 = everything. Default auto: everything in a scene of at most "

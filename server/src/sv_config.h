@@ -81,6 +81,7 @@ typedef struct sv_config {
   char ws_origin[1024];  ///< allowed Origin values, comma-separated (--ws-origin repeats); "" = any
   int ws_per_address;    ///< WebSocket connections one IP address may hold; default 16
   int ws_max;            ///< WebSocket connections in total; default 256
+  char web_root[1024];   ///< the web page's files (HTTP port); "" = the bundle found by default
 } sv_config;
 
 sv_config sv_default_config(void);

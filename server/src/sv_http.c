@@ -1,12 +1,16 @@
 // Minimal HTTP responder (see sv_http.h).
+#define _XOPEN_SOURCE 700  // realpath
 #include "sv_http.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct http_conn {
   struct http_conn *prev, *next;  ///< in sv_http.conn_list, so a stop can close them all
@@ -89,15 +93,16 @@ static const char* reason_phrase(int status) {
   }
 }
 
+// extra: more header lines, each ending in \r\n ("" = none).
 static void respond(http_conn* c, int status, const char* content_type, const char* body,
-                    size_t body_len, bool head_only) {
+                    size_t body_len, bool head_only, const char* extra) {
   c->responding = true;
   uv_read_stop((uv_stream_t*)&c->tcp);
-  char header[256];
-  int hl = snprintf(
-      header, sizeof header,
-      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-      status, reason_phrase(status), content_type, body_len);
+  char header[384];
+  int hl = snprintf(header, sizeof header,
+                    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: "
+                    "close\r\n\r\n",
+                    status, reason_phrase(status), content_type, body_len, extra);
   size_t send_body = head_only ? 0 : body_len;
   c->out = malloc((size_t)hl + send_body);
   if (c->out == NULL) {
@@ -112,7 +117,7 @@ static void respond(http_conn* c, int status, const char* content_type, const ch
 }
 
 static void respond_text(http_conn* c, int status, const char* text) {
-  respond(c, status, "text/plain; charset=utf-8", text, strlen(text), false);
+  respond(c, status, "text/plain; charset=utf-8", text, strlen(text), false, "");
 }
 
 // Value of header `name` (case-insensitive) with surrounding blanks removed; "" when absent,
@@ -159,6 +164,8 @@ int sv_http_parse_request(const char* header, sv_http_request* out) {
   return 0;
 }
 
+static bool serve_web(http_conn* c, const sv_http_request* req, char* body);
+
 static void handle_request(http_conn* c) {
   sv_http_request req;
   int bad = sv_http_parse_request(c->req, &req);
@@ -175,11 +182,15 @@ static void handle_request(http_conn* c) {
     conn_close(c);
     return;
   }
+  if (serve_web(c, &req, body)) {
+    free(body);
+    return;
+  }
   sv_http_reply reply = {404, "text/plain; charset=utf-8", body, 0};
   c->server->handler(c->server->user, &req, &reply);
   if (reply.body_len > SV_HTTP_MAX_BODY) reply.body_len = SV_HTTP_MAX_BODY;
   c->server->requests++;
-  respond(c, reply.status, reply.content_type, body, reply.body_len, req.head);
+  respond(c, reply.status, reply.content_type, body, reply.body_len, req.head, "");
   free(body);
 }
 
@@ -398,4 +409,184 @@ void sv_http_close(sv_http* h) {
   h->open = false;
   // A slow client must not hold the shutdown for its header timeout.
   for (http_conn* c = h->conn_list; c; c = c->next) conn_close(c);
+}
+
+// ---- the web page's static files (see sv_http.h) ---------------------------------------
+
+const char* sv_http_mime_type(const char* name) {
+  static const struct {
+    const char* ext;
+    const char* type;
+  } types[] = {
+      {".html", "text/html; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".mjs", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".wasm", "application/wasm"},
+      {".json", "application/json"},
+      {".map", "application/json"},
+      {".ts", "text/plain; charset=utf-8"},
+      {".txt", "text/plain; charset=utf-8"},
+      {".md", "text/plain; charset=utf-8"},
+      {".png", "image/png"},
+      {".svg", "image/svg+xml"},
+      {".ico", "image/x-icon"},
+  };
+  const char* dot = strrchr(name, '.');
+  const char* slash = strrchr(name, '/');
+  if (dot && (!slash || dot > slash)) {
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+      if (strcasecmp(dot, types[i].ext) == 0) return types[i].type;
+  }
+  return "application/octet-stream";
+}
+
+// Every segment: [A-Za-z0-9._-]+, not starting with '.' or '-'; no empty segment but a
+// trailing one (a directory: its index.html).
+static bool safe_path(const char* path) {
+  if (path[0] != '/') return false;
+  const char* seg = path + 1;
+  for (const char* p = seg;; p++) {
+    char ch = *p;
+    if (ch == '/' || ch == '\0') {
+      if (p == seg) return ch == '\0';  // "//" is refused; a trailing '/' is a directory
+      if (seg[0] == '.' || seg[0] == '-') return false;
+      if (ch == '\0') return true;
+      seg = p + 1;
+      continue;
+    }
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-';
+    if (!ok) return false;
+  }
+}
+
+int sv_http_static_path(const char* root, const char* path, char* out, size_t out_cap) {
+  if (!root[0] || !safe_path(path)) return 404;
+  char joined[PATH_MAX];
+  size_t n = strlen(path);
+  int len =
+      snprintf(joined, sizeof joined, "%s%s%s", root, path, path[n - 1] == '/' ? "index.html" : "");
+  if (len < 0 || (size_t)len >= sizeof joined) return 404;
+  char resolved[PATH_MAX];
+  if (!realpath(joined, resolved)) return 404;
+  size_t rl = strlen(root);
+  // Below the root even after symbolic links are followed.
+  if (strncmp(resolved, root, rl) != 0 || resolved[rl] != '/') return 404;
+  struct stat st;
+  if (stat(resolved, &st) != 0 || !S_ISREG(st.st_mode)) return 404;
+  if (strlen(resolved) >= out_cap) return 404;
+  memcpy(out, resolved, strlen(resolved) + 1);
+  return 0;
+}
+
+// Whole file into body (SV_HTTP_MAX_STATIC bytes of room): its length, or -1.
+static long read_file(const char* path, char* body) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  struct stat st;
+  long total = -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SV_HTTP_MAX_STATIC) {
+    total = 0;
+    while (total < (long)st.st_size) {
+      ssize_t r = read(fd, body + total, (size_t)st.st_size - (size_t)total);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        total = -1;
+        break;
+      }
+      total += (long)r;
+    }
+  }
+  close(fd);
+  return total;
+}
+
+// The server's own paths are never files.
+static bool own_path(const char* path) {
+  return strcmp(path, "/healthz") == 0 || strcmp(path, "/metrics") == 0 ||
+         strcmp(path, "/admin") == 0 || strncmp(path, "/admin/", 7) == 0;
+}
+
+// Answers a GET or HEAD for the page's files; false: not one (the handler answers).
+static bool serve_web(http_conn* c, const sv_http_request* req, char* body) {
+  sv_http* h = c->server;
+  if (!h->web_root[0] || strcmp(req->method, "POST") == 0 || own_path(req->path)) return false;
+  static const char nosniff[] = "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n";
+  h->requests++;
+  if (strcmp(req->path, "/config.json") == 0) {
+    int n = snprintf(body, SV_HTTP_MAX_BODY, "{\"wsPort\":%d,\"wsPath\":\"/\"}\n", h->ws_port);
+    respond(c, 200, "application/json", body, (size_t)n, req->head, nosniff);
+    return true;
+  }
+  char file[PATH_MAX];
+  long len = -1;
+  if (sv_http_static_path(h->web_root, req->path, file, sizeof file) == 0)
+    len = read_file(file, body);
+  if (len < 0) {
+    static const char nf[] = "not found\n";
+    respond(c, 404, "text/plain; charset=utf-8", nf, sizeof nf - 1, req->head, nosniff);
+    return true;
+  }
+  h->web_files++;
+  respond(c, 200, sv_http_mime_type(file), body, (size_t)len, req->head, nosniff);
+  return true;
+}
+
+// A directory holding index.html, resolved into out (PATH_MAX bytes); false otherwise.
+static bool web_dir(const char* dir, char* out) {
+  char index[PATH_MAX];
+  struct stat st;
+  if (!realpath(dir, out)) return false;
+  if (snprintf(index, sizeof index, "%s/index.html", out) >= (int)sizeof index) return false;
+  return stat(index, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bind, sv_log* log,
+                      char* err, size_t err_cap) {
+  h->ws_port = ws_port > 0 ? ws_port : 0;
+  h->web_root[0] = '\0';
+  if (root && root[0]) {
+    struct stat st;
+    if (!realpath(root, h->web_root) || stat(h->web_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      h->web_root[0] = '\0';
+      snprintf(err, err_cap, "--web-root: \"%s\" is not a directory", root);
+      return -1;
+    }
+    if (strcmp(h->web_root, "/") == 0) {
+      h->web_root[0] = '\0';
+      snprintf(err, err_cap, "--web-root: \"%s\" is the whole file system", root);
+      return -1;
+    }
+  } else {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+      exe[n] = '\0';
+      char* slash = strrchr(exe, '/');
+      if (slash) *slash = '\0';
+      static const char* const rel[] = {"/../share/arbiter/web"};
+      char dir[PATH_MAX];
+      for (size_t i = 0; i < sizeof rel / sizeof rel[0] && !h->web_root[0]; i++) {
+        if (snprintf(dir, sizeof dir, "%s%s", exe, rel[i]) < (int)sizeof dir &&
+            !web_dir(dir, h->web_root))
+          h->web_root[0] = '\0';
+      }
+    }
+  }
+  if (!h->web_root[0]) {
+    SV_LOG(log, SV_LOG_INFO, "web_page_off",
+           SV_LS("detail", "no web page bundle found next to the executable (--web-root DIR)"));
+    return 0;
+  }
+  char url[128];
+  const char* host = strcmp(bind, "0.0.0.0") == 0 ? "127.0.0.1" : bind;
+  snprintf(url, sizeof url, "http://%s:%d/", host, h->port);
+  if (h->ws_port > 0)
+    SV_LOG(log, SV_LOG_INFO, "web_page", SV_LS("url", url), SV_LS("root", h->web_root),
+           SV_LI("ws_port", h->ws_port));
+  else
+    SV_LOG(log, SV_LOG_INFO, "web_page", SV_LS("url", url), SV_LS("root", h->web_root),
+           SV_LS("detail", "replay only: no --ws-port, so the page cannot play"));
+  return 0;
 }

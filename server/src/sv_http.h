@@ -1,4 +1,5 @@
-// A deliberately tiny HTTP/1.x responder on libuv TCP for /healthz and /metrics.
+// A deliberately tiny HTTP/1.x responder on libuv TCP for /healthz and /metrics, and the
+// web page's static files (sv_http_start_web; docs/WEB.md).
 //
 // One request per connection (Connection: close). GET and HEAD, and POST for the operator
 // endpoints (a request body is not read); the handler decides status and body. Built to keep
@@ -22,9 +23,12 @@
 //   (for the next iteration) instead of being refused.
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <uv.h>
+
+#include "sv_log.h"
 
 #define SV_HTTP_MAX_REQUEST 2048
 #define SV_HTTP_HEADER_TIMEOUT_MS 2000
@@ -80,6 +84,9 @@ typedef struct sv_http {
   unsigned long long evicted;              ///< waiting connections closed to make room
   unsigned long long refused_full;  ///< new connections refused: no room, own address busiest
   unsigned long long timed_out;     ///< closed by the header or idle timeout
+  char web_root[PATH_MAX];          ///< the page's files (resolved, no trailing '/'); "" = none
+  int ws_port;                      ///< WebSocket port told to the page (/config.json); 0 = none
+  unsigned long long web_files;     ///< static files served
 } sv_http;
 
 /// Listen on bind:port (port 0 = any free port). Returns 0 or -1 with a message in err.
@@ -87,3 +94,30 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
                  void* user, char* err, size_t err_cap);
 /// Stop listening and close every open connection; the loop must run until they are closed.
 void sv_http_close(sv_http* h);
+
+// ---- the web page's static files (docs/WEB.md) ------------------------------------------
+//
+// GET and HEAD only, for any path that is not one of the server's own (/healthz, /metrics,
+// /admin/...): "/" is index.html, "/config.json" tells the page the WebSocket port, and
+// anything else is a regular file below the web root. A path is refused (404) unless
+// every segment is made of letters, digits, '-', '_' and '.' and starts with neither '.'
+// nor '-' ("..", hidden files and percent-escapes never reach the file system); the file's
+// resolved path (symbolic links followed) must still lie below the root. Files are read
+// whole, at most SV_HTTP_MAX_STATIC bytes (larger: 404), never written.
+
+#define SV_HTTP_MAX_STATIC SV_HTTP_MAX_BODY
+
+/// Serve the page from `root` ("" = the default: <dir of the executable>/../share/arbiter/
+/// web, where both a build tree and an install keep the bundle; none there: no page,
+/// logged at info). ws_port > 0: the page connects there, and its URL is logged.
+/// Returns 0, or -1 with a message in err when an explicit root is not a directory.
+int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bind, sv_log* log,
+                      char* err, size_t err_cap);
+
+/// The content type served for a file name (by its extension).
+const char* sv_http_mime_type(const char* name);
+
+/// Map a request path onto a file below root (resolved, as sv_http_start_web keeps it):
+/// 0 and the file's resolved path in out, or 404 when the path is refused or names no
+/// regular file there.
+int sv_http_static_path(const char* root, const char* path, char* out, size_t out_cap);

@@ -218,6 +218,16 @@ static int start_io(sv_server* s, char* err, size_t err_cap) {
       return ARB_E_IO;
     }
     s->http_on = true;
+    // The web page; it learns the WebSocket port from /config.json (0: none).
+    if (sv_http_start_web(&s->http, cfg->web_root, s->ws_on ? s->ws.port : 0, cfg->http_bind,
+                          &s->log, err, err_cap) != 0) {
+      sv_net_close(&s->net);
+      if (s->ws_on) sv_ws_close(&s->ws);
+      s->ws_on = false;
+      sv_http_close(&s->http);
+      s->http_on = false;
+      return ARB_E_INVAL;
+    }
   }
   uint64_t period = 1000000000u / (uint64_t)s->tick_rate;
   if (sv_ticker_init(&s->ticker, s->loop, period, cfg->max_catchup_ticks, sv_tick, sv_tick_on_lag,

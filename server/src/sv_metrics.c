@@ -94,8 +94,8 @@ const char* sv_ws_refusal_name(sv_ws_refusal r) {
 }
 
 const char* sv_ws_close_kind_name(sv_ws_close_kind k) {
-  static const char* const names[] = {"1000", "1002", "1003",  "1007", "1009",
-                                      "1011", "4xxx", "other", "none"};
+  static const char* const names[] = {"1000", "1002", "1003",  "1007",
+                                      "1009", "4xxx", "other", "none"};
   _Static_assert(sizeof names / sizeof names[0] == SV_WS_CLOSE_KIND_COUNT,
                  "one name per sv_ws_close_kind");
   return (unsigned)k < SV_WS_CLOSE_KIND_COUNT ? names[k] : "unknown";
@@ -115,8 +115,6 @@ sv_ws_close_kind sv_ws_close_kind_of(unsigned code) {
       return SV_WS_CLOSE_1007;
     case 1009:
       return SV_WS_CLOSE_1009;
-    case 1011:
-      return SV_WS_CLOSE_1011;
     default:
       return code >= 4000 && code <= 4999 ? SV_WS_CLOSE_SESSION : SV_WS_CLOSE_OTHER;
   }

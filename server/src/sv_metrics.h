@@ -94,10 +94,9 @@ typedef enum sv_ws_close_kind {
   SV_WS_CLOSE_1003,      ///< a text frame
   SV_WS_CLOSE_1007,      ///< invalid UTF-8 in a close reason
   SV_WS_CLOSE_1009,      ///< a client message over 4096 bytes
-  SV_WS_CLOSE_1011,      ///< the server could not go on (out of memory, backlog over its cap)
   SV_WS_CLOSE_SESSION,   ///< 4000 + a reason: the session ended (kick, reject, shutdown, ...)
   SV_WS_CLOSE_OTHER,     ///< any other code echoed back to the client
-  SV_WS_CLOSE_NONE,      ///< the TCP connection ended without a close frame from the client
+  SV_WS_CLOSE_NONE,      ///< no close frame was exchanged: reset, end of stream, or dropped
   SV_WS_CLOSE_KIND_COUNT
 } sv_ws_close_kind;
 

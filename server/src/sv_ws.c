@@ -52,6 +52,26 @@ static uint64_t now_ms(const sv_ws* w) {
   return uv_now(w->loop);
 }
 
+// Refusals and protocol errors are logged at most SV_WS_LOG_PER_SECOND a second, so that
+// a flood of bad connections cannot flood the log (each is counted in the metrics all
+// the same). Returns whether this one may be logged; *suppressed is how many were not
+// since the last one that was.
+static bool log_allowed(sv_ws* w, uint64_t* suppressed) {
+  uint64_t now = now_ms(w);
+  if (now - w->log_window_ms >= 1000) {
+    w->log_window_ms = now;
+    w->log_count = 0;
+  }
+  if (w->log_count >= SV_WS_LOG_PER_SECOND) {
+    w->log_suppressed++;
+    return false;
+  }
+  w->log_count++;
+  *suppressed = w->log_suppressed;
+  w->log_suppressed = 0;
+  return true;
+}
+
 static void settle(sv_ws_conn* c);
 
 // ---- teardown --------------------------------------------------------------------------
@@ -102,6 +122,7 @@ static void hard_close(sv_ws_conn* c) {
 }
 
 static void on_timer(uv_timer_t* t);
+static void refuse(sv_ws_conn* c, int status, sv_ws_refusal why_metric, const char* why);
 
 // Torn down from the loop, not now: the caller may be the session layer in the middle of
 // sending, which must not see its session freed under it by on_closed.
@@ -119,22 +140,7 @@ static void on_timer(uv_timer_t* t) {
     return;
   }
   if (c->phase == WS_HANDSHAKE) {
-    c->ws->metrics->ws_refused_total[SV_WS_REFUSED_408]++;
-    SV_LOG(c->ws->log, SV_LOG_DEBUG, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", 408),
-           SV_LS("why", "request head not complete in time"));
-    // 408 is written, then the connection closes (the refusal path); the timer closes it
-    // if even that does not finish.
-    int n = sv_ws_response_error(408, "request head not complete in time", c->refusal,
-                                 sizeof c->refusal);
-    c->phase = WS_REFUSING;
-    uv_read_stop((uv_stream_t*)&c->tcp);
-    uv_buf_t b = uv_buf_init(c->refusal, (unsigned)(n > 0 ? n : 0));
-    if (n <= 0 || uv_write(&c->wreq, (uv_stream_t*)&c->tcp, &b, 1, NULL) != 0) {
-      hard_close(c);
-      return;
-    }
-    c->ws->metrics->ws_bytes_out_total += (uint64_t)n;
-    uv_timer_start(&c->timer, on_timer, 1000, 0);
+    refuse(c, 408, SV_WS_REFUSED_408, "request head not complete in time");
     return;
   }
   if (c->phase != WS_CLOSED) {
@@ -185,7 +191,10 @@ static void on_written(uv_write_t* req, int status) {
     hard_close(c);
     return;
   }
-  if (c->read_stopped && c->st.in.len - c->st.in_pos < SV_WS_IN_MAX) {
+  // Input held back while the output was over its limit is read now (the socket may have
+  // nothing more to say, so no read callback would come for it).
+  if (c->st.in.len > c->st.in_pos) sv_ws_stream_pump(&c->st);
+  if (c->phase == WS_OPEN && c->read_stopped && c->st.in.len - c->st.in_pos < SV_WS_IN_MAX) {
     c->read_stopped = false;
     uv_read_start((uv_stream_t*)&c->tcp, on_alloc, on_read);
   }
@@ -223,7 +232,6 @@ static void settle(sv_ws_conn* c) {
   if (c->st.failed) {
     SV_LOG(w->log, SV_LOG_WARN, "ws_dropped", SV_LS("addr", c->addr),
            SV_LS("why", "out of memory"));
-    count_end(c, 1011);
     drop_soon(c);
     return;
   }
@@ -237,8 +245,10 @@ static void settle(sv_ws_conn* c) {
     end_session(c, ARB_PROTO_REASON_OTHER);
   } else if (sent && c->attached && (sent < 4000 || sent > 4999)) {
     // wslay (or the text check) refused a frame: the client broke the transport's rules.
-    SV_LOG(w->log, SV_LOG_WARN, "ws_protocol_error", SV_LS("addr", c->addr), SV_LI("code", sent),
-           SV_LS("why", close_why(sent)));
+    uint64_t suppressed;
+    if (log_allowed(w, &suppressed))
+      SV_LOG(w->log, SV_LOG_WARN, "ws_protocol_error", SV_LS("addr", c->addr), SV_LI("code", sent),
+             SV_LS("why", close_why(sent)), SV_LU("suppressed", suppressed));
     end_session(c, ARB_PROTO_REASON_MALFORMED);
   }
   flush(c);
@@ -262,8 +272,10 @@ static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf) {
 static void refuse(sv_ws_conn* c, int status, sv_ws_refusal why_metric, const char* why) {
   sv_ws* w = c->ws;
   w->metrics->ws_refused_total[why_metric]++;
-  SV_LOG(w->log, SV_LOG_INFO, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", status),
-         SV_LS("why", why));
+  uint64_t suppressed;
+  if (log_allowed(w, &suppressed))
+    SV_LOG(w->log, SV_LOG_INFO, "ws_refused", SV_LS("addr", c->addr), SV_LI("status", status),
+           SV_LS("why", why), SV_LU("suppressed", suppressed));
   int n = sv_ws_response_error(status, why, c->refusal, sizeof c->refusal);
   c->phase = WS_REFUSING;
   uv_read_stop((uv_stream_t*)&c->tcp);
@@ -445,6 +457,13 @@ static void on_connection(uv_stream_t* server, int status) {
     snprintf(c->addr, sizeof c->addr, "%s:%u", ip, (unsigned)c->port);
   }
   uv_tcp_nodelay(&c->tcp, 1);  // snapshots are small and late ones are worthless
+  // The kernel keeps at most this much unsent (beyond what is in flight): otherwise it
+  // takes megabytes (tcp_wmem autotuning) from a client that does not read, seconds of
+  // stale snapshots, before the backlog the snapshot sender looks at grows at all.
+  uv_os_fd_t fd;
+  int lowat = SV_WS_KERNEL_UNSENT;
+  if (uv_fileno((const uv_handle_t*)&c->tcp, &fd) == 0)
+    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
   c->last_heard_ms = now_ms(w);
   c->head = malloc(SV_WS_MAX_HEAD);
   if (c->head == NULL) {
@@ -534,7 +553,6 @@ int sv_ws_send(sv_ws_conn* c, const void* data, size_t len) {
     SV_LOG(c->ws->log, SV_LOG_WARN, "ws_dropped", SV_LS("addr", c->addr),
            SV_LS("why", "unsent output over its cap (the client does not read)"),
            SV_LU("backlog", sv_ws_backlog(c)));
-    count_end(c, 1011);
     drop_soon(c);
     return -1;
   }

@@ -32,6 +32,9 @@
 #define SV_WS_DRAIN_MS 2000
 /// No snapshot is sent to a client while more than this is unsent (PROTOCOL.md §1.2).
 #define SV_WS_SNAPSHOT_BACKLOG (64u * 1024u)
+/// Unsent bytes the kernel may hold for a connection (TCP_NOTSENT_LOWAT), beyond those in
+/// flight: the rest waits in the connection's own output, where the backlog is measured.
+#define SV_WS_KERNEL_UNSENT (16 * 1024)
 /// Unsent bytes a connection may hold: the largest message (a 16 MiB scene) and more.
 #define SV_WS_OUT_MAX (24u * 1024u * 1024u)
 /// Unread input over this stops reading from the socket until wslay has taken it.
@@ -39,6 +42,8 @@
 /// Connections still in their handshake, all addresses together (the per-address limit
 /// applies to them as well).
 #define SV_WS_MAX_PENDING 256
+/// Refusal and protocol-error log lines a second, at most (the rest are counted only).
+#define SV_WS_LOG_PER_SECOND 20
 /// --ws-origin values kept; each at most SV_WS_MAX_ORIGIN - 1 bytes.
 #define SV_WS_MAX_ORIGINS 16
 
@@ -73,11 +78,14 @@ typedef struct sv_ws {
   uint16_t port;  ///< the bound port (useful with port 0)
   sv_ws_limits limits;
   sv_ws_hooks hooks;
-  sv_metrics* metrics;  ///< not owned
-  sv_log* log;          ///< not owned
-  sv_ws_conn* conns;    ///< every connection (a list: stop closes them all)
-  sv_ws_conn** slots;   ///< limits.max entries: the open connection holding each slot
-  int pending;          ///< connections in their handshake
+  sv_metrics* metrics;      ///< not owned
+  sv_log* log;              ///< not owned
+  sv_ws_conn* conns;        ///< every connection (a list: stop closes them all)
+  sv_ws_conn** slots;       ///< limits.max entries: the open connection holding each slot
+  int pending;              ///< connections in their handshake
+  uint64_t log_window_ms;   ///< start of the second the log limit counts in
+  int log_count;            ///< refusal/error lines logged in it
+  uint64_t log_suppressed;  ///< lines not logged since the last one that was
 } sv_ws;
 
 /// Bind and listen. 0, or -1 with a message in err.

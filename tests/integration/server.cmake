@@ -26,6 +26,9 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
       LABELS integration TIMEOUT 120 CORES ${_cores}
       ARGS $<TARGET_FILE:arbiter-server>)
   endforeach()
+  if(TARGET test_server_ws)
+    target_compile_definitions(test_server_ws PRIVATE ARB_SCENES_DIR="${PROJECT_SOURCE_DIR}/tests/scenes")
+  endif()
   # The building blocks in-process (no sockets, well under a second).
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_modules.c)
     arb_add_test(test_server_modules SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_server_modules.c

@@ -20,8 +20,13 @@ static uint64_t now_ms(void) {
 }
 
 int tc_ws_connect(const char* local_ip, uint16_t port) {
+  return tc_ws_connect_buf(local_ip, port, 0);
+}
+
+int tc_ws_connect_buf(const char* local_ip, uint16_t port, int rcvbuf) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
+  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   if (local_ip) {
     struct sockaddr_in l;
     memset(&l, 0, sizeof l);

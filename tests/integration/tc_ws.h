@@ -12,6 +12,9 @@
 
 /// A TCP connection to 127.0.0.1:port from local_ip (NULL = any). fd, or -1.
 int tc_ws_connect(const char* local_ip, uint16_t port);
+/// The same with a receive buffer of rcvbuf bytes set before connecting (0 = the
+/// kernel's): a small one makes a client that does not read push back on the server soon.
+int tc_ws_connect_buf(const char* local_ip, uint16_t port, int rcvbuf);
 /// The usual upgrade request with `extra` header lines (each ending in \r\n; NULL = none).
 int tc_ws_request(char* out, size_t cap, uint16_t port, const char* extra);
 /// Send bytes (all of them). 0 or -1.

@@ -46,6 +46,16 @@ static double metric(const tc_server* s, const char* name) {
   return v;
 }
 
+// Lines of a file containing `needle`.
+static int count_lines(const char* path, const char* needle) {
+  char* text = NULL;
+  if (tc_read_file(path, &text) < 0) return -1;
+  int n = 0;
+  for (const char* p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+  free(text);
+  return n;
+}
+
 // A raw connection past the upgrade, with its reader.
 typedef struct raw_ws {
   int fd;
@@ -202,9 +212,23 @@ static void test_ws_refusals(void** state) {
   assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"503\"}") == 2.0);
   assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"408\"}") == 1.0);
   free(body);
-  // Each refusal is a log line with the address and why.
+  // Each refusal is a log line with the address and why, at most 20 a second: a flood of
+  // 60 bad requests logs at most two seconds' worth, and the next line says how many
+  // were left out (all are counted).
   char why[128];
   assert_true(tc_log_find(s.log_path, "ws_refused", "why", why, sizeof why));
+  int before = count_lines(s.log_path, "\"event\":\"ws_refused\"");
+  for (int i = 0; i < 60; ++i)
+    assert_int_equal(upgrade(&s, NULL, "X: y\r\n", NULL, resp, sizeof resp), 403);
+  int flood = count_lines(s.log_path, "\"event\":\"ws_refused\"") - before;
+  tc_sleep_ms(1100);
+  assert_int_equal(upgrade(&s, NULL, NULL, NULL, resp, sizeof resp), 403);
+  char suppressed[32];
+  assert_true(tc_log_find(s.log_path, "ws_refused", "suppressed", suppressed, sizeof suppressed));
+  print_message("60 refusals: %d log lines, then suppressed=%s\n", flood, suppressed);
+  assert_true(flood <= 40);
+  assert_true(atoi(suppressed) + flood >= 60);
+  assert_true(metric(&s, "arbiter_ws_refused_total{status=\"403\"}") == 64.0);
   stop_server(&s);
 }
 
@@ -436,6 +460,44 @@ static void test_ws_reset_held_and_rejoined(void** state) {
   stop_server(&s);
 }
 
+// A client that stops reading (a slow link) gets no snapshots queued behind the 64 KiB of
+// backlog: they are skipped and counted, the session stays, and once it reads again fresh
+// snapshots arrive and apply (deltas against what it acknowledged). The scene has 204
+// bodies in motion, so snapshots are kilobytes and the backlog builds within seconds.
+static void test_ws_backlog_skips_snapshots(void** state) {
+  (void)state;
+  tc_server s;
+  const char* args[] = {"--scene", ARB_SCENES_DIR "/bouncy.json", NULL};
+  start_ws_server(&s, args);
+  tc_client* c = tc_create();
+  c->ws_rcvbuf = 4096;  // the kernel holds little on our side: the server's backlog builds
+  assert_int_equal(tc_start_ws(c, NULL, (uint16_t)s.ws_port, "slow", ARB_PROTO_VERSION), 0);
+  assert_int_equal(tc_wait_settled(&c, 1, 5000), 1);
+  drive(&c, 1, NULL, 500);
+  arb_controls none;
+  memset(&none, 0, sizeof none);
+  double skipped = 0.0;
+  uint64_t end = tc_now_ms() + 15000;
+  while (skipped < 10.0 && tc_now_ms() < end) {  // inputs go out, nothing is read
+    tc_send_input(c, &none);
+    tc_sleep_ms(16);
+    skipped = metric(&s, "arbiter_ws_snapshots_skipped_total");
+  }
+  print_message("skipped %.0f snapshots while the client did not read\n", skipped);
+  assert_true(skipped >= 10.0);
+  uint64_t snaps0 = c->snapshots_complete;
+  drive(&c, 1, NULL, 3000);  // reading again
+  print_message("then %llu snapshots in 3 s, %llu errors\n",
+                (unsigned long long)(c->snapshots_complete - snaps0),
+                (unsigned long long)c->snapshot_errors);
+  assert_int_equal(c->state, TC_WELCOMED);
+  assert_true(c->snapshots_complete - snaps0 >= 30);
+  assert_int_equal(c->snapshot_errors, 0);
+  tc_close(c);
+  tc_destroy(c);
+  stop_server(&s);
+}
+
 // 1 000 idle connections from 1 000 loopback addresses hold their slots while one client
 // keeps getting its snapshots and /healthz answers.
 #define IDLE_CONNECTIONS 1000
@@ -483,4 +545,5 @@ SERVER_TEST_MAIN(cmocka_unit_test(test_ws_handshake_accepted), cmocka_unit_test(
                  cmocka_unit_test(test_ws_address_budget_both_transports),
                  cmocka_unit_test(test_ws_kick_closes_4007_after_event),
                  cmocka_unit_test(test_ws_reset_held_and_rejoined),
+                 cmocka_unit_test(test_ws_backlog_skips_snapshots),
                  cmocka_unit_test(test_ws_thousand_idle_connections))

@@ -209,7 +209,7 @@ int tc_start_ws(tc_client* c, const char* local_ip, uint16_t ws_port, const char
                 uint32_t version) {
   snprintf(c->name, sizeof c->name, "%s", name);
   c->ws = true;
-  c->ws_fd = tc_ws_connect(local_ip, ws_port);
+  c->ws_fd = tc_ws_connect_buf(local_ip, ws_port, c->ws_rcvbuf);
   if (c->ws_fd < 0 || tc_ws_reader_init(&c->ws_reader) != 0) return -1;
   char req[512], resp[1024];
   tc_ws_request(req, sizeof req, ws_port, "Sec-WebSocket-Protocol: arbiter\r\n");

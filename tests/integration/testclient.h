@@ -77,6 +77,7 @@ typedef struct tc_client {
   int ws_fd;               ///< its TCP socket, -1 once closed
   tc_ws_reader ws_reader;  ///< messages from the server
   int ws_close_code;       ///< the server's close code, 0 = none yet
+  int ws_rcvbuf;  ///< receive buffer to connect with (0 = the kernel's); set before tc_start_ws
 
   uint32_t input_seq;                                 ///< last seq sent
   uint32_t packet_seq;                                ///< last input packet sent

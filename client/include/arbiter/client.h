@@ -56,12 +56,19 @@ typedef void arb_client_free_fn(void* ptr, void* user);
 /// One log line (no trailing newline); `message` is valid during the call only.
 typedef void arb_client_log_fn(void* user, arb_client_log_level level, const char* message);
 
+/// Longest WebSocket URL the client accepts (arb_client_config.url).
+#define ARB_CLIENT_MAX_URL 1023
+
 /// Longest connect token the client accepts (the hello's token field, PROTOCOL.md §4.1).
 #define ARB_CLIENT_MAX_TOKEN_TEXT 256
 
 typedef struct arb_client_config {
-  const char* host;        ///< server address or name (IPv4); default "127.0.0.1"; copied
-  uint16_t port;           ///< UDP port; default 7777
+  const char* host;  ///< server address or name (IPv4); default "127.0.0.1"; copied
+  uint16_t port;     ///< UDP port; default 7777
+  /// The WebSocket transport (the library compiled to WebAssembly, client/web): the
+  /// server's ws:// or wss:// URL (its --ws-port, PROTOCOL.md §1.2), which replaces host
+  /// and port; required there. Unused by the ENet transport of native builds. Copied.
+  const char* url;
   const char* name;        ///< player name shown to others; default "player"; copied
   const char* token;       ///< connect token text from the game's backend (arbiter-token mint,
                            ///< at most ARB_CLIENT_MAX_TOKEN_TEXT bytes), NULL = none; copied
@@ -414,6 +421,22 @@ typedef struct arb_client_stats {
 } arb_client_stats;
 
 ARB_API void arb_client_get_stats(const arb_client* client, arb_client_stats* out);
+
+/// One comparison of the predicted own avatar with the server's state of the same tick,
+/// as prediction makes it for each complete snapshot: both quantized exactly as on the
+/// wire (PROTOCOL.md §5), so `agree` means the same integers, not a tolerance.
+typedef struct arb_client_predict_check {
+  uint32_t tick;
+  bool agree;     ///< every field equal: no correction
+  bool touching;  ///< the predicted avatar touched a non-static body (predicted approximately)
+  /// x, y, angle, vx, vy, angular velocity: the predicted avatar's and the server's
+  int32_t predicted[6], server[6];
+} arb_client_predict_check;
+
+/// The most recent comparisons (at most 64 are kept, across reconnects), oldest first.
+/// Writes up to max, returns how many are kept.
+ARB_API int arb_client_get_predict_checks(const arb_client* client, arb_client_predict_check* out,
+                                          int max);
 
 /// The reason of the last decode error ("snapshot: entity 12 field 'x': ..."), or "".
 ARB_API const char* arb_client_get_last_error(const arb_client* client);
