@@ -151,13 +151,7 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, vo
   return 0;
 }
 
-int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->springs = arb__sx_list(ctx, value, scene, "springs", ARB_SCENE_MAX_SPRINGS,
-                              sizeof *x->springs, &x->spring_count, parse_spring);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(springs, spring_count, ARB_SCENE_MAX_SPRINGS, parse_spring)
 
 // ---- particles and constraints ----------------------------------------------------------
 
@@ -183,13 +177,7 @@ static int parse_particle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, 
   return ctx->code;
 }
 
-int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->particles = arb__sx_list(ctx, value, scene, "particles", ARB_SCENE_MAX_PARTICLES,
-                                sizeof *x->particles, &x->particle_count, parse_particle);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(particles, particle_count, ARB_SCENE_MAX_PARTICLES, parse_particle)
 
 static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
   arb_constraint_def* d = slot;
@@ -211,13 +199,7 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene* scene
   return ctx->code;
 }
 
-int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->constraints = arb__sx_list(ctx, value, scene, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
-                                  sizeof *x->constraints, &x->constraint_count, parse_constraint);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(constraints, constraint_count, ARB_SCENE_MAX_CONSTRAINTS, parse_constraint)
 
 int arb__scene_parse_constraint_iterations(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
@@ -295,13 +277,7 @@ static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, v
   return 0;
 }
 
-int arb__scene_parse_vehicles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->vehicles = arb__sx_list(ctx, value, scene, "vehicles", ARB_SCENE_MAX_VEHICLES,
-                               sizeof *x->vehicles, &x->vehicle_count, parse_vehicle);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(vehicles, vehicle_count, ARB_SCENE_MAX_VEHICLES, parse_vehicle)
 
 // ---- vehicle avatar ---------------------------------------------------------------------
 

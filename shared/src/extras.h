@@ -256,6 +256,32 @@ void* arb__extra_stale(void);
     }                                                                                         \
   } while (0)
 
+/// The lookups of one kind of extra kept in x->arr (x->slots slots, lowest free slot hint
+/// x->free_hint), written once for joints, springs and vehicles:
+///   arb__<kind>_get      the live object an id names, or arb__extra_stale()
+///   arb__<kind>_release  destroy's common part: frees the slot of the live object the id
+///                        names and returns it (its fields still readable), or NULL with
+///                        *err the arb__extra_release error
+///   arb__<kind>_ids      the ids of the live objects in slot order, as ARB__EXTRA_IDS
+#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, free_hint)                  \
+  static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {         \
+    const arb__extras* x = w ? w->extras : NULL;                                \
+    return ARB__EXTRA_GET(x, arr, slots, id);                                   \
+  }                                                                             \
+  static type* arb__##kind##_release(arb_world* w, arb_extra_id id, int* err) { \
+    type* o = w && !w->locked ? arb__##kind##_get(w, id) : NULL;                \
+    *err = arb__extra_release(w, o ? &o->in_use : NULL);                        \
+    if (*err) return NULL;                                                      \
+    arb__extra_freed(&w->extras->free_hint, (int)(o - w->extras->arr));         \
+    return o;                                                                   \
+  }                                                                             \
+  static int arb__##kind##_ids(const arb_world* w, arb_extra_id* out, int cap) { \
+    int n;                                                                      \
+    const arb__extras* x = w ? w->extras : NULL;                                \
+    ARB__EXTRA_IDS(x, arr, slots, out, cap, n);                                 \
+    return n;                                                                   \
+  }
+
 // island.c: a constraint was added or removed between these bodies (either may be null):
 // wake both islands and restart their sleep timers.
 void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b);

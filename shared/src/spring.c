@@ -51,18 +51,14 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   return id;
 }
 
-static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
-  const arb__extras* x = w ? w->extras : NULL;
-  return ARB__EXTRA_GET(x, springs, spring_slots, id);
-}
+ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_free)
 
 int arb_spring_destroy(arb_world* w, arb_extra_id id) {
   ARB__CHECK_WORLD(w);
   ARB__CHECK_MUTABLE(w);
-  arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
-  int err = arb__extra_release(w, s ? &s->in_use : NULL);
-  if (err) return err;
-  arb__extra_freed(&w->extras->spring_free, (int)(s - w->extras->springs));
+  int err;
+  arb__spring* s = arb__spring_release(w, id, &err);
+  if (!s) return err;
   arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
   arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
   return 0;
@@ -70,11 +66,7 @@ int arb_spring_destroy(arb_world* w, arb_extra_id id) {
 
 int arb_world_get_spring_count(const arb_world* w) {
   ARB__CHECK_WORLD(w);
-  int n = 0;
-  if (w && w->extras) {
-    for (int i = 0; i < w->extras->spring_slots; ++i) n += w->extras->springs[i].in_use;
-  }
-  return n;
+  return arb__spring_ids(w, NULL, 0);
 }
 
 // World anchor points and their velocities; false when body A is gone.
@@ -129,10 +121,7 @@ int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body
 
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
   ARB__CHECK_WORLD(w);
-  int n;
-  const arb__extras* x = w ? w->extras : NULL;
-  ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);
-  return n;
+  return arb__spring_ids(w, out, cap);
 }
 
 static void arb__add_force(arb_world* w, int slot, arb_vec2 f, arb_vec2 point) {

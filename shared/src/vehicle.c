@@ -98,18 +98,14 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
   return id;
 }
 
-static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
-  const arb__extras* x = w ? w->extras : NULL;
-  return ARB__EXTRA_GET(x, vehicles, vehicle_slots, id);
-}
+ARB__EXTRA_LOOKUPS(arb__vehicle, vehicle, vehicles, vehicle_slots, vehicle_free)
 
 int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
   ARB__CHECK_WORLD(w);
   ARB__CHECK_MUTABLE(w);
-  arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
-  int err = arb__extra_release(w, v ? &v->in_use : NULL);
-  if (err) return err;
-  arb__extra_freed(&w->extras->vehicle_free, (int)(v - w->extras->vehicles));
+  int err;
+  arb__vehicle* v = arb__vehicle_release(w, id, &err);
+  if (!v) return err;
   arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
   return 0;
 }
@@ -212,10 +208,7 @@ arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis
 
 int arb_world_get_vehicles(const arb_world* w, arb_extra_id* out, int cap) {
   ARB__CHECK_WORLD(w);
-  int n;
-  const arb__extras* x = w ? w->extras : NULL;
-  ARB__EXTRA_IDS(x, vehicles, vehicle_slots, out, cap, n);
-  return n;
+  return arb__vehicle_ids(w, out, cap);
 }
 
 // ---- step -------------------------------------------------------------------------------
