@@ -263,6 +263,8 @@ void* arb__extra_stale(void);
 ///                        names and returns it (its fields still readable), or NULL with
 ///                        *err the arb__extra_release error
 ///   arb__<kind>_ids      the ids of the live objects in slot order, as ARB__EXTRA_IDS
+///   arb_<kind>_destroy   the public destroy: release, then arb__<kind>_destroyed(w, o),
+///                        which the kind defines before this (what else goes with it)
 #define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, free_hint)                  \
   static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {         \
     const arb__extras* x = w ? w->extras : NULL;                                \
@@ -280,6 +282,15 @@ void* arb__extra_stale(void);
     const arb__extras* x = w ? w->extras : NULL;                                \
     ARB__EXTRA_IDS(x, arr, slots, out, cap, n);                                 \
     return n;                                                                   \
+  } \
+  int arb_##kind##_destroy(arb_world* w, arb_extra_id id) {                     \
+    ARB__CHECK_WORLD(w);                                                        \
+    ARB__CHECK_MUTABLE(w);                                                      \
+    int err;                                                                    \
+    type* o = arb__##kind##_release(w, id, &err);                               \
+    if (!o) return err;                                                         \
+    arb__##kind##_destroyed(w, o);                                              \
+    return 0;                                                                   \
   }
 
 // island.c: a constraint was added or removed between these bodies (either may be null):

@@ -128,18 +128,12 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   return id;
 }
 
-ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_free)
-
-int arb_joint_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  int err;
-  arb__joint* j = arb__joint_release(w, id, &err);
-  if (!j) return err;
+static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
   arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
   arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
-  return 0;
 }
+ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_free)
+
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {
   const arb__joint* j = arb__joint_get(w, id);

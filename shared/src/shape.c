@@ -1,8 +1,9 @@
 // DETERMINISM-CRITICAL: results must be bit-identical on server and client.
 //
 // The shape module (shape.h): each question the world asks of a shape, answered per kind
-// by one switch without a default arm; then the same questions for all the shapes of a
-// body together, in shape order.
+// by one switch without a default arm (generated from ARB_SHAPE_KINDS, collision.h, where
+// every kind answers through a function of the same form: the bounding box and the ray
+// cast); then the same questions for all the shapes of a body together, in shape order.
 #include "shape.h"
 
 #include "arbiter/query.h"
@@ -114,17 +115,11 @@ arb_mass_data arb__shape_mass(const arb_shape_def* s) {
 }
 
 arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf) {
+#define ARB__AABB_CASE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                     \
+    return arb_compute_##name##_aabb(&s->name, xf);
   switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_compute_circle_aabb(&s->circle, xf);
-    case ARB_SHAPE_POLYGON:
-      return arb_compute_polygon_aabb(&s->polygon, xf);
-    case ARB_SHAPE_SEGMENT:
-      return arb_compute_segment_aabb(&s->segment, xf);
-    case ARB_SHAPE_CAPSULE:
-      return arb_compute_capsule_aabb(&s->capsule, xf);
-    case ARB_SHAPE_CHAIN:
-      return arb_compute_chain_aabb(&s->chain, xf);
+    ARB_SHAPE_KINDS(ARB__AABB_CASE)
     case ARB_SHAPE_NONE:
     case ARB_SHAPE_TYPE_COUNT:
       break;
@@ -231,17 +226,11 @@ float arb__shape_max_extent(const arb_shape_def* s, arb_vec2 center) {
 }
 
 arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local) {
+#define ARB__RAY_CAST_CASE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                         \
+    return arb_ray_cast_##name(local, &s->name);
   switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_ray_cast_circle(local, &s->circle);
-    case ARB_SHAPE_POLYGON:
-      return arb_ray_cast_polygon(local, &s->polygon);
-    case ARB_SHAPE_SEGMENT:
-      return arb_ray_cast_segment(local, &s->segment);
-    case ARB_SHAPE_CAPSULE:
-      return arb_ray_cast_capsule(local, &s->capsule);
-    case ARB_SHAPE_CHAIN:
-      return arb_ray_cast_chain(local, &s->chain);
+    ARB_SHAPE_KINDS(ARB__RAY_CAST_CASE)
     case ARB_SHAPE_NONE:
     case ARB_SHAPE_TYPE_COUNT:
       break;
@@ -317,7 +306,7 @@ static arb_shape_def arb__geometry_def(const arb_shape_geometry* g) {
   arb_shape_def d;
   memset(&d, 0, sizeof d);
   d.type = g->type;
-  // Both unions list the same members and the polygon is the largest (arb_shape_def_geometry).
+  // Both unions are ARB_SHAPE_GEOMETRY_UNION, and the polygon is its largest member.
   memcpy(&d.polygon, &g->polygon, sizeof d.polygon);
   return d;
 }

@@ -51,18 +51,12 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   return id;
 }
 
-ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_free)
-
-int arb_spring_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  int err;
-  arb__spring* s = arb__spring_release(w, id, &err);
-  if (!s) return err;
+static void arb__spring_destroyed(arb_world* w, const arb__spring* s) {
   arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
   arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
-  return 0;
 }
+ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_free)
+
 
 int arb_world_get_spring_count(const arb_world* w) {
   ARB__CHECK_WORLD(w);

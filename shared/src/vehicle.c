@@ -98,17 +98,11 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
   return id;
 }
 
+static void arb__vehicle_destroyed(arb_world* w, const arb__vehicle* v) {
+  arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
+}
 ARB__EXTRA_LOOKUPS(arb__vehicle, vehicle, vehicles, vehicle_slots, vehicle_free)
 
-int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  int err;
-  arb__vehicle* v = arb__vehicle_release(w, id, &err);
-  if (!v) return err;
-  arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
-  return 0;
-}
 
 static float arb__clamp_input(float v, float lo, float hi) {
   if (!arb_is_valid_float(v)) return 0.0f;

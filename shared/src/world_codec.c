@@ -60,6 +60,10 @@ static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) 
 }
 
 // A shape. `compound` (a body's first shape only, else NULL): whether more shapes follow.
+// After the material and filter (snapshot.c), the kind's fields: circle (vec2 centre, f32
+// radius) | polygon (u8 n, n vec2 vertices, n vec2 normals, vec2 centroid, with flag 2
+// then f32 radius > 0) | segment (vec2 a, vec2 b) | capsule (vec2 centre1, vec2 centre2,
+// f32 radius) | chain (u16 n 2..256, u8 loop, n vec2 points).
 static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, bool* compound) {
   bool rounded = s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f;
   bool more = compound && *compound;
