@@ -160,7 +160,7 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 // ---- the collide function of each pair of shape kinds -----------------------------------
 
 // One registration per pair of kinds (Box2D's s_registers), one per row of
-// ARB__CONVEX_MANIFOLDS and ARB__CHAIN_MANIFOLDS (manifold.h), under the kind the function
+// ARB_COLLIDE_PAIRS and ARB_COLLIDE_CHAIN_PAIRS (collision.h), under the kind the function
 // takes first: the table is also the order of the two bodies of a contact (body A has the
 // kind registered first; arb__contact_kind_order). A pair without a registration
 // (segment/segment) never gets a contact. Two different kinds are registered one way only.
@@ -179,14 +179,14 @@ typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa,
                                      const arb_shape_def* b, arb_transform xfb, float margin) { \
     return arb__collide_##name(&a->ka, arb__chain_tree(&a->ka), xfa, &b->kb, xfb, margin);    \
   }
-ARB__CONVEX_MANIFOLDS(ARB__COLLIDER)
-ARB__CHAIN_MANIFOLDS(ARB__CHAIN_COLLIDER)
+ARB_COLLIDE_PAIRS(ARB__COLLIDER)
+ARB_COLLIDE_CHAIN_PAIRS(ARB__CHAIN_COLLIDER)
 #undef ARB__COLLIDER
 #undef ARB__CHAIN_COLLIDER
 
 #define ARB__REGISTER(name, KA, ka, KB, kb) [ARB_SHAPE_##KA][ARB_SHAPE_##KB] = collide_##name,
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
-    ARB__CONVEX_MANIFOLDS(ARB__REGISTER) ARB__CHAIN_MANIFOLDS(ARB__REGISTER)};
+    ARB_COLLIDE_PAIRS(ARB__REGISTER) ARB_COLLIDE_CHAIN_PAIRS(ARB__REGISTER)};
 #undef ARB__REGISTER
 
 // The registered function for kinds (a, b) in contact order (rank of a <= rank of b).

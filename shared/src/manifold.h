@@ -5,41 +5,22 @@
 
 #include "arbiter/collision.h"
 
-// One row per pair of shape kinds that collide: XX(name, KIND_A, a, KIND_B, b), the kinds
-// as in ARB_SHAPE_KINDS (collision.h: ARB_SHAPE_<KIND>, arb_<kind>). Each row has
-// arb__collide_<name> (margin given, declared here) and the public arb_collide_<name>
-// (ARB_SPECULATIVE_DISTANCE, defined by ARB__DEFINE_PUBLIC_COLLIDE); the narrow phase's
-// table of collide functions is made from these rows (contact.c). Kind A is the one the
-// function takes first, which is also the contact order (body A has kind A). A pair with no
-// row (segment/segment) never collides. Convex pairs are in manifold.c, chain pairs in
-// chain_manifold.c.
-#define ARB__CONVEX_MANIFOLDS(XX)                               \
-  XX(circles, CIRCLE, circle, CIRCLE, circle)                   \
-  XX(polygon_and_circle, POLYGON, polygon, CIRCLE, circle)      \
-  XX(polygons, POLYGON, polygon, POLYGON, polygon)              \
-  XX(segment_and_circle, SEGMENT, segment, CIRCLE, circle)      \
-  XX(segment_and_polygon, SEGMENT, segment, POLYGON, polygon)   \
-  XX(capsules, CAPSULE, capsule, CAPSULE, capsule)              \
-  XX(capsule_and_circle, CAPSULE, capsule, CIRCLE, circle)      \
-  XX(polygon_and_capsule, POLYGON, polygon, CAPSULE, capsule)   \
-  XX(segment_and_capsule, SEGMENT, segment, CAPSULE, capsule)
-
-#define ARB__CHAIN_MANIFOLDS(XX)                          \
-  XX(chain_and_circle, CHAIN, chain, CIRCLE, circle)      \
-  XX(chain_and_polygon, CHAIN, chain, POLYGON, polygon)   \
-  XX(chain_and_capsule, CHAIN, chain, CAPSULE, capsule)
-
+// Each row of ARB_COLLIDE_PAIRS and ARB_COLLIDE_CHAIN_PAIRS (collision.h) has
+// arb__collide_<name>, its margin given (declared here), and the public arb_collide_<name>
+// with ARB_SPECULATIVE_DISTANCE (defined by ARB__DEFINE_PUBLIC_COLLIDE); the narrow
+// phase's table of collide functions is made from the rows too (contact.c). Convex pairs
+// are in manifold.c, chain pairs in chain_manifold.c.
 #define ARB__DECLARE_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                              \
   arb_manifold arb__collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
                                    arb_transform xfb, float margin);
-ARB__CONVEX_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
+ARB_COLLIDE_PAIRS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
 
 // A chain pair takes the chain's link tree too: arb__chain_tree of a world's chain
 // (chain.h), or NULL to test every link's box.
 #define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                          \
   arb_manifold arb__collide_##name(const arb_##ka* a, const arb_aabb* tree, arb_transform xfa, \
                                    const arb_##kb* b, arb_transform xfb, float margin);
-ARB__CHAIN_MANIFOLDS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
+ARB_COLLIDE_CHAIN_PAIRS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
 
 // Whether point p (world) lies farther than `reach` outside a shape of a body at xf. Each
 // answers from a lower bound on the distance (the largest face distance of a polygon, the

@@ -235,8 +235,7 @@ arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input*
     case ARB_SHAPE_TYPE_COUNT:
       break;
   }
-  arb_cast_output miss;
-  memset(&miss, 0, sizeof miss);
+  static const arb_cast_output miss = {0};
   return miss;
 }
 
@@ -294,9 +293,7 @@ arb_manifold arb__shape_collide_circle(const arb_shape_def* s, arb_transform xf,
     case ARB_SHAPE_TYPE_COUNT:
       break;
   }
-  arb_manifold m;
-  memset(&m, 0, sizeof m);
-  return m;
+  return arb__empty_manifold();
 }
 
 // ---- any kind, for callers outside the world (game rules, the viewer) ------------------

@@ -83,7 +83,7 @@ static shape random_shape(int kind) {
 }
 
 // The manifold of a and b through the convex collide function of their kinds (a row of
-// ARB__CONVEX_MANIFOLDS), with A the kind the world would put first (the row's order, as
+// ARB_COLLIDE_PAIRS), with A the kind the world would put first (the row's order, as
 // in contact.c's table), so every row is reached.
 static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, arb_transform xb,
                             float margin) {
@@ -94,7 +94,7 @@ static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, ar
   case PAIR(KA, KB):               \
     return arb__collide_##name(&a->def.ka, xa, &b->def.kb, xb, margin);
   switch (PAIR(a->kind, b->kind)) {
-    ARB__CONVEX_MANIFOLDS(CASE)
+    ARB_COLLIDE_PAIRS(CASE)
     default:  // segment-segment has no collide function (two static shapes)
       return arb__empty_manifold();
   }

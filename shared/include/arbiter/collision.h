@@ -210,6 +210,27 @@ typedef struct arb_manifold {
 /// ARB_SPECULATIVE_DISTANCE) and neither body turned more than about 11.5 degrees.
 #define ARB_CONTACT_RECYCLE_DISTANCE (10.0f * ARB_LINEAR_SLOP)
 
+/// Every pair of shape kinds that collide, one row each: XX(name, KIND_A, a, KIND_B, b)
+/// with the kinds as in ARB_SHAPE_KINDS (ARB_SHAPE_<KIND>, arb_<kind>). Each row has its
+/// function arb_collide_<name>(const arb_<a>*, xfa, const arb_<b>*, xfb) below. Kind A is
+/// the one the function takes first, which is also the order of a contact's two bodies in
+/// a world (body A has kind A). A pair with no row (segment/segment) never collides. Chain
+/// pairs are listed apart: a world's chain brings its own link tree.
+#define ARB_COLLIDE_PAIRS(XX)                                   \
+  XX(circles, CIRCLE, circle, CIRCLE, circle)                   \
+  XX(polygon_and_circle, POLYGON, polygon, CIRCLE, circle)      \
+  XX(polygons, POLYGON, polygon, POLYGON, polygon)              \
+  XX(segment_and_circle, SEGMENT, segment, CIRCLE, circle)      \
+  XX(segment_and_polygon, SEGMENT, segment, POLYGON, polygon)   \
+  XX(capsules, CAPSULE, capsule, CAPSULE, capsule)              \
+  XX(capsule_and_circle, CAPSULE, capsule, CIRCLE, circle)      \
+  XX(polygon_and_capsule, POLYGON, polygon, CAPSULE, capsule)   \
+  XX(segment_and_capsule, SEGMENT, segment, CAPSULE, capsule)
+#define ARB_COLLIDE_CHAIN_PAIRS(XX)                       \
+  XX(chain_and_circle, CHAIN, chain, CIRCLE, circle)      \
+  XX(chain_and_polygon, CHAIN, chain, POLYGON, polygon)   \
+  XX(chain_and_capsule, CHAIN, chain, CAPSULE, capsule)
+
 ARB_API arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa,
                                          const arb_circle* b, arb_transform xfb);
 ARB_API arb_manifold arb_collide_polygon_and_circle(const arb_polygon* a, arb_transform xfa,
