@@ -14,7 +14,7 @@
 //       shape: u8 type (bit 7: u8 flags follow, 1 = sensor, 2 = rounded polygon, 4 =
 //       more shapes follow: first shape of a compound body only), f32
 //       density, friction, restitution, u32 category, u32 mask, i32 group, then the
-//       kind's fields (their layout per kind: world_codec.c, arb__shape_fields); the type
+//       kind's fields (their layout per kind: arb__<kind>_fields, shape_<kind>.c); the type
 //       codes are those of arb_shape_type, and a new kind only adds a code (older images
 //       read unchanged); with flag 4: u8 n (1..7) and n more shapes
 //       (same layout, without flag 4; no chain in a compound body)
