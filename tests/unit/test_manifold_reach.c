@@ -89,11 +89,11 @@ static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, ar
                             float margin) {
   static const int rank[KINDS] = {[SEGMENT] = 0, [POLYGON] = 1, [CAPSULE] = 2, [CIRCLE] = 3};
   if (rank[a->kind] > rank[b->kind]) return collide(b, xb, a, xa, margin);
-#define PAIR(ka, kb) ((ka)*KINDS + (kb))
-#define CASE(name, KA, ka, KB, kb) \
-  case PAIR(KA, KB):               \
+#define PAIR(ka, kb) ((ka)*ARB_SHAPE_TYPE_COUNT + (kb))
+#define CASE(name, KA, ka, KB, kb)             \
+  case PAIR(ARB_SHAPE_##KA, ARB_SHAPE_##KB): \
     return arb__collide_##name(&a->def.ka, xa, &b->def.kb, xb, margin);
-  switch (PAIR(a->kind, b->kind)) {
+  switch (PAIR(a->def.type, b->def.type)) {
     ARB_COLLIDE_PAIRS(CASE)
     default:  // segment-segment has no collide function (two static shapes)
       return arb__empty_manifold();
