@@ -1,6 +1,8 @@
 // DETERMINISM-CRITICAL: a capsule's answers to the shape module (shape.h).
 #include "shape_kind.h"
 
+ARB__AREA_KIND_ANSWERS(capsule)
+
 bool arb__capsule_valid(const arb_shape_def* s, const char** why) {
   if (!arb_vec2_is_valid(s->capsule.center1) || !arb_vec2_is_valid(s->capsule.center2)) {
     return *why = "capsule center not finite", false;
@@ -15,14 +17,6 @@ bool arb__capsule_valid(const arb_shape_def* s, const char** why) {
   return true;
 }
 
-arb_mass_data arb__capsule_mass(const arb_capsule* g, float density) {
-  return arb_compute_capsule_mass(g, density);
-}
-
-arb_shape_proxy arb__capsule_proxy(const arb_capsule* g) {
-  return arb_make_capsule_proxy(g);
-}
-
 arb_vec2 arb__capsule_center(const arb_capsule* g) {
   return arb_lerp(g->center1, g->center2, 0.5f);
 }
@@ -35,10 +29,6 @@ float arb__capsule_min_extent(const arb_capsule* g, arb_vec2 center) {
 
 float arb__capsule_max_extent(const arb_capsule* g, arb_vec2 center) {
   return arb_maxf(arb_distance(g->center1, center), arb_distance(g->center2, center)) + g->radius;
-}
-
-bool arb__capsule_contains(const arb_capsule* g, arb_vec2 local) {
-  return arb_point_in_capsule(local, g);
 }
 
 bool arb__capsule_out_of_reach(const arb_capsule* g, arb_transform xf, arb_vec2 p, float reach) {

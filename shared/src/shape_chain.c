@@ -3,15 +3,12 @@
 #include "chain.h"
 #include "shape_kind.h"
 
+ARB__LINE_KIND_ANSWERS(chain)
+
 bool arb__chain_valid(const arb_shape_def* s, const char** why) {
   // Sensors find their visitors by one convex distance; a chain has many links.
   if (s->sensor) return *why = "a chain cannot be a sensor", false;
   return arb_validate_chain(&s->chain, why);
-}
-
-arb_mass_data arb__chain_mass(const arb_chain* g, float density) {
-  (void)g, (void)density;
-  return arb__no_mass();
 }
 
 // Callers that meet chains (ccd.c, sensor.c) go link by link; this is the first.
@@ -19,25 +16,10 @@ arb_shape_proxy arb__chain_proxy(const arb_chain* g) {
   return arb_make_proxy(g->points, 2, 0.0f);
 }
 
-arb_vec2 arb__chain_center(const arb_chain* g) {
-  (void)g;
-  return arb_vec2_zero;
-}
-
-float arb__chain_min_extent(const arb_chain* g, arb_vec2 center) {
-  (void)g, (void)center;
-  return 0.0f;
-}
-
 float arb__chain_max_extent(const arb_chain* g, arb_vec2 center) {
   float ext = 0.0f;
   for (int i = 0; i < g->count; ++i) ext = arb_maxf(ext, arb_distance(g->points[i], center));
   return ext;
-}
-
-bool arb__chain_contains(const arb_chain* g, arb_vec2 local) {
-  (void)g, (void)local;
-  return false;
 }
 
 // The links have their own test in the chain collide.

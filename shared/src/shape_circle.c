@@ -1,20 +1,14 @@
 // DETERMINISM-CRITICAL: a circle's answers to the shape module (shape.h).
 #include "shape_kind.h"
 
+ARB__AREA_KIND_ANSWERS(circle)
+
 bool arb__circle_valid(const arb_shape_def* s, const char** why) {
   if (!arb_vec2_is_valid(s->circle.center)) return *why = "circle center not finite", false;
   if (!arb_is_valid_float(s->circle.radius) || s->circle.radius <= 0.0f) {
     return *why = "circle radius must be > 0", false;
   }
   return true;
-}
-
-arb_mass_data arb__circle_mass(const arb_circle* g, float density) {
-  return arb_compute_circle_mass(g, density);
-}
-
-arb_shape_proxy arb__circle_proxy(const arb_circle* g) {
-  return arb_make_circle_proxy(g);
 }
 
 arb_vec2 arb__circle_center(const arb_circle* g) {
@@ -29,10 +23,6 @@ float arb__circle_min_extent(const arb_circle* g, arb_vec2 center) {
 
 float arb__circle_max_extent(const arb_circle* g, arb_vec2 center) {
   return arb_distance(g->center, center) + g->radius;
-}
-
-bool arb__circle_contains(const arb_circle* g, arb_vec2 local) {
-  return arb_point_in_circle(local, g);
 }
 
 bool arb__circle_out_of_reach(const arb_circle* g, arb_transform xf, arb_vec2 p, float reach) {

@@ -49,3 +49,35 @@ static inline arb_mass_data arb__no_mass(void) {
   void arb__##name##_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec* how);
 ARB_SHAPE_KINDS(ARB__SHAPE_KIND_ANSWERS)
 #undef ARB__SHAPE_KIND_ANSWERS
+
+// The answers that follow from a kind having area or not, written once:
+// a kind with area forwards to its public functions of collision.h (arb_compute_<name>_mass,
+// arb_make_<name>_proxy, arb_point_in_<name>); a line (segment, chain) has no mass, no
+// centre of its own, no inside and no thickness.
+#define ARB__AREA_KIND_ANSWERS(name)                                          \
+  arb_mass_data arb__##name##_mass(const arb_##name* g, float density) {     \
+    return arb_compute_##name##_mass(g, density);                            \
+  }                                                                          \
+  arb_shape_proxy arb__##name##_proxy(const arb_##name* g) {                 \
+    return arb_make_##name##_proxy(g);                                       \
+  }                                                                          \
+  bool arb__##name##_contains(const arb_##name* g, arb_vec2 local) {         \
+    return arb_point_in_##name(local, g);                                    \
+  }
+#define ARB__LINE_KIND_ANSWERS(name)                                          \
+  arb_mass_data arb__##name##_mass(const arb_##name* g, float density) {     \
+    (void)g, (void)density;                                                  \
+    return arb__no_mass();                                                   \
+  }                                                                          \
+  arb_vec2 arb__##name##_center(const arb_##name* g) {                       \
+    (void)g;                                                                 \
+    return arb_vec2_zero;                                                    \
+  }                                                                          \
+  float arb__##name##_min_extent(const arb_##name* g, arb_vec2 center) {     \
+    (void)g, (void)center;                                                   \
+    return 0.0f;                                                             \
+  }                                                                          \
+  bool arb__##name##_contains(const arb_##name* g, arb_vec2 local) {         \
+    (void)g, (void)local;                                                    \
+    return false;                                                            \
+  }

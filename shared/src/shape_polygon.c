@@ -2,6 +2,8 @@
 // polygons included.
 #include "shape_kind.h"
 
+ARB__AREA_KIND_ANSWERS(polygon)
+
 bool arb__polygon_valid(const arb_shape_def* s, const char** why) {
   const arb_polygon* p = &s->polygon;
   if (p->count < 3 || p->count > ARB_MAX_POLYGON_VERTICES)
@@ -32,14 +34,6 @@ bool arb__polygon_valid(const arb_shape_def* s, const char** why) {
   return true;
 }
 
-arb_mass_data arb__polygon_mass(const arb_polygon* g, float density) {
-  return arb_compute_polygon_mass(g, density);
-}
-
-arb_shape_proxy arb__polygon_proxy(const arb_polygon* g) {
-  return arb_make_polygon_proxy(g);
-}
-
 arb_vec2 arb__polygon_center(const arb_polygon* g) {
   return g->centroid;
 }
@@ -59,10 +53,6 @@ float arb__polygon_max_extent(const arb_polygon* g, arb_vec2 center) {
   for (int i = 0; i < g->count; ++i) ext = arb_maxf(ext, arb_distance(g->vertices[i], center));
   if (g->radius > 0.0f) ext += g->radius;
   return ext;
-}
-
-bool arb__polygon_contains(const arb_polygon* g, arb_vec2 local) {
-  return arb_point_in_polygon(local, g);
 }
 
 bool arb__polygon_out_of_reach(const arb_polygon* g, arb_transform xf, arb_vec2 p, float reach) {

@@ -2,6 +2,8 @@
 // line: no mass, no inside.
 #include "shape_kind.h"
 
+ARB__LINE_KIND_ANSWERS(segment)
+
 bool arb__segment_valid(const arb_shape_def* s, const char** why) {
   if (!arb_vec2_is_valid(s->segment.a) || !arb_vec2_is_valid(s->segment.b)) {
     return *why = "segment end not finite", false;
@@ -12,32 +14,12 @@ bool arb__segment_valid(const arb_shape_def* s, const char** why) {
   return true;
 }
 
-arb_mass_data arb__segment_mass(const arb_segment* g, float density) {
-  (void)g, (void)density;
-  return arb__no_mass();
-}
-
 arb_shape_proxy arb__segment_proxy(const arb_segment* g) {
   return arb_make_segment_proxy(g);
 }
 
-arb_vec2 arb__segment_center(const arb_segment* g) {
-  (void)g;
-  return arb_vec2_zero;
-}
-
-float arb__segment_min_extent(const arb_segment* g, arb_vec2 center) {
-  (void)g, (void)center;
-  return 0.0f;
-}
-
 float arb__segment_max_extent(const arb_segment* g, arb_vec2 center) {
   return arb_maxf(arb_distance(g->a, center), arb_distance(g->b, center));
-}
-
-bool arb__segment_contains(const arb_segment* g, arb_vec2 local) {
-  (void)g, (void)local;
-  return false;
 }
 
 bool arb__segment_out_of_reach(const arb_segment* g, arb_transform xf, arb_vec2 p, float reach) {
