@@ -18,10 +18,7 @@
 #include "shape.h"     // shared/src: the world's per-kind dispatch
 #include "test_rng.h"
 
-static uint32_t rng_state = 777u;
-static float rnd(float lo, float hi) {
-  return lcg_uniform(&rng_state, lo, hi);
-}
+TEST_LCG_STREAM(777u)
 
 enum { CIRCLE, POLYGON, SEGMENT, CAPSULE, KINDS };
 
