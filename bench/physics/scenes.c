@@ -114,10 +114,10 @@ typedef struct own_scene_row {
   int sleeping;
 } own_scene_row;
 static const own_scene_row own_scenes[] = {
-    {"rain", 1000, 1},     // ragdoll rain: bodies appear and vanish while it runs (scene_rain.c)
-    {"tumbler", 750, 1},   // a motor-driven drum, one body of four walls (scene_tumbler.c)
-    {"washer", 500, 1},    // a turning kinematic drum of 40 quads (scene_washer.c)
-    {"spinner", 500, 1},   // a motor-driven bar inside a chain loop (scene_spinner.c)
+    {"rain", 1000, 1},       // ragdoll rain: bodies appear and vanish while it runs (scene_rain.c)
+    {"tumbler", 750, 1},     // a motor-driven drum, one body of four walls (scene_tumbler.c)
+    {"washer", 500, 1},      // a turning kinematic drum of 40 quads (scene_washer.c)
+    {"spinner", 500, 1},     // a motor-driven bar inside a chain loop (scene_spinner.c)
     {"joint_grid", 500, 0},  // 100 x 100 circles, 19 800 revolute joints (6 of them between two
                              // static bodies), no contacts, sleeping off (scene_joint_grid.c)
 };

@@ -314,10 +314,14 @@ static bool* toggled_by(app* a, SDL_Keycode k) {
     SDL_Keycode key;
     bool* flag;
   } toggles[] = {
-      {SDLK_F1, &a->show_help},           {SDLK_F2, &a->show_stats},
-      {SDLK_F3, &a->opt.debug.aabbs},     {SDLK_F4, &a->opt.debug.contacts},
-      {SDLK_F5, &a->opt.debug.velocities}, {SDLK_F6, &a->opt.debug.ghosts},
-      {SDLK_F7, &a->opt.debug.corrections}, {SDLK_g, &a->opt.debug.grid},
+      {SDLK_F1, &a->show_help},
+      {SDLK_F2, &a->show_stats},
+      {SDLK_F3, &a->opt.debug.aabbs},
+      {SDLK_F4, &a->opt.debug.contacts},
+      {SDLK_F5, &a->opt.debug.velocities},
+      {SDLK_F6, &a->opt.debug.ghosts},
+      {SDLK_F7, &a->opt.debug.corrections},
+      {SDLK_g, &a->opt.debug.grid},
       {SDLK_c, &a->cam.free},
   };
   for (size_t i = 0; i < sizeof toggles / sizeof toggles[0]; ++i)

@@ -49,13 +49,13 @@ bool arb__sx_is_dynamic(const arb_scene* scene, int index);
 
 /// Defines the section parser arb__scene_parse_<items>: the array of up to `limit` objects
 /// at the section `items`, each parsed by item_fn into x->items (x->count of them).
-#define ARB__SX_LIST_SECTION(items, count, limit, item_fn)                                  \
-  int arb__scene_parse_##items(sj_ctx* ctx, const json_t* value, arb_scene* scene) {        \
-    arb_scene_extras* x = arb__sx_extras(ctx, scene);                                       \
-    if (x)                                                                                  \
-      x->items = arb__sx_list(ctx, value, scene, #items, limit, sizeof *x->items, &x->count, \
-                              item_fn);                                                     \
-    return ctx->code;                                                                       \
+#define ARB__SX_LIST_SECTION(items, count, limit, item_fn)                                      \
+  int arb__scene_parse_##items(sj_ctx* ctx, const json_t* value, arb_scene* scene) {            \
+    arb_scene_extras* x = arb__sx_extras(ctx, scene);                                           \
+    if (x)                                                                                      \
+      x->items =                                                                                \
+          arb__sx_list(ctx, value, scene, #items, limit, sizeof *x->items, &x->count, item_fn); \
+    return ctx->code;                                                                           \
   }
 
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene);

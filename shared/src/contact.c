@@ -169,15 +169,15 @@ typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa,
 
 // Adapts a collide function of manifold.h (with its speculative margin) to shape
 // definitions; a world's chain brings its link tree (chain.h).
-#define ARB__COLLIDER(name, KA, ka, KB, kb)                                                  \
-  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,              \
+#define ARB__COLLIDER(name, KA, ka, KB, kb)                                                     \
+  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,                 \
                                      const arb_shape_def* b, arb_transform xfb, float margin) { \
-    return arb__collide_##name(&a->ka, xfa, &b->kb, xfb, margin);                             \
+    return arb__collide_##name(&a->ka, xfa, &b->kb, xfb, margin);                               \
   }
-#define ARB__CHAIN_COLLIDER(name, KA, ka, KB, kb)                                             \
-  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,              \
+#define ARB__CHAIN_COLLIDER(name, KA, ka, KB, kb)                                               \
+  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,                 \
                                      const arb_shape_def* b, arb_transform xfb, float margin) { \
-    return arb__collide_##name(&a->ka, arb__chain_tree(&a->ka), xfa, &b->kb, xfb, margin);    \
+    return arb__collide_##name(&a->ka, arb__chain_tree(&a->ka), xfa, &b->kb, xfb, margin);      \
   }
 ARB_COLLIDE_PAIRS(ARB__COLLIDER)
 ARB_COLLIDE_CHAIN_PAIRS(ARB__CHAIN_COLLIDER)

@@ -8,10 +8,9 @@
 static const struct {
   const char* name;
   const char* text;
-} arb__errors[] = {
-    {"ARB_OK", "success"},
+} arb__errors[] = {{"ARB_OK", "success"},
 #define ARB__ERR_ROW(name, msg) {"ARB_E_" #name, msg},
-    ARB_ERROR_MAP(ARB__ERR_ROW)
+                   ARB_ERROR_MAP(ARB__ERR_ROW)
 #undef ARB__ERR_ROW
 };
 #define ARB__ERROR_ROWS ((int)(sizeof arb__errors / sizeof arb__errors[0]))

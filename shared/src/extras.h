@@ -265,32 +265,32 @@ void* arb__extra_stale(void);
 ///   arb__<kind>_ids      the ids of the live objects in slot order, as ARB__EXTRA_IDS
 ///   arb_<kind>_destroy   the public destroy: release, then arb__<kind>_destroyed(w, o),
 ///                        which the kind defines before this (what else goes with it)
-#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, free_hint)                  \
-  static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {         \
-    const arb__extras* x = w ? w->extras : NULL;                                \
-    return ARB__EXTRA_GET(x, arr, slots, id);                                   \
-  }                                                                             \
-  static type* arb__##kind##_release(arb_world* w, arb_extra_id id, int* err) { \
-    type* o = w && !w->locked ? arb__##kind##_get(w, id) : NULL;                \
-    *err = arb__extra_release(w, o ? &o->in_use : NULL);                        \
-    if (*err) return NULL;                                                      \
-    arb__extra_freed(&w->extras->free_hint, (int)(o - w->extras->arr));         \
-    return o;                                                                   \
-  }                                                                             \
+#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, free_hint)                    \
+  static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {          \
+    const arb__extras* x = w ? w->extras : NULL;                                 \
+    return ARB__EXTRA_GET(x, arr, slots, id);                                    \
+  }                                                                              \
+  static type* arb__##kind##_release(arb_world* w, arb_extra_id id, int* err) {  \
+    type* o = w && !w->locked ? arb__##kind##_get(w, id) : NULL;                 \
+    *err = arb__extra_release(w, o ? &o->in_use : NULL);                         \
+    if (*err) return NULL;                                                       \
+    arb__extra_freed(&w->extras->free_hint, (int)(o - w->extras->arr));          \
+    return o;                                                                    \
+  }                                                                              \
   static int arb__##kind##_ids(const arb_world* w, arb_extra_id* out, int cap) { \
-    int n;                                                                      \
-    const arb__extras* x = w ? w->extras : NULL;                                \
-    ARB__EXTRA_IDS(x, arr, slots, out, cap, n);                                 \
-    return n;                                                                   \
-  } \
-  int arb_##kind##_destroy(arb_world* w, arb_extra_id id) {                     \
-    ARB__CHECK_WORLD(w);                                                        \
-    ARB__CHECK_MUTABLE(w);                                                      \
-    int err;                                                                    \
-    type* o = arb__##kind##_release(w, id, &err);                               \
-    if (!o) return err;                                                         \
-    arb__##kind##_destroyed(w, o);                                              \
-    return 0;                                                                   \
+    int n;                                                                       \
+    const arb__extras* x = w ? w->extras : NULL;                                 \
+    ARB__EXTRA_IDS(x, arr, slots, out, cap, n);                                  \
+    return n;                                                                    \
+  }                                                                              \
+  int arb_##kind##_destroy(arb_world* w, arb_extra_id id) {                      \
+    ARB__CHECK_WORLD(w);                                                         \
+    ARB__CHECK_MUTABLE(w);                                                       \
+    int err;                                                                     \
+    type* o = arb__##kind##_release(w, id, &err);                                \
+    if (!o) return err;                                                          \
+    arb__##kind##_destroyed(w, o);                                               \
+    return 0;                                                                    \
   }
 
 // island.c: a constraint was added or removed between these bodies (either may be null):

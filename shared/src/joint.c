@@ -134,7 +134,6 @@ static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
 }
 ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_free)
 
-
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {
   const arb__joint* j = arb__joint_get(w, id);
   arb_vec2 pa = arb_vec2_zero, pb = arb_vec2_zero;

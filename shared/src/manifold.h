@@ -17,7 +17,7 @@ ARB_COLLIDE_PAIRS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
 
 // A chain pair takes the chain's link tree too: arb__chain_tree of a world's chain
 // (chain.h), or NULL to test every link's box.
-#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                          \
+#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                           \
   arb_manifold arb__collide_##name(const arb_##ka* a, const arb_aabb* tree, arb_transform xfa, \
                                    const arb_##kb* b, arb_transform xfb, float margin);
 ARB_COLLIDE_CHAIN_PAIRS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
@@ -55,14 +55,14 @@ static inline bool arb__core_beyond(arb_vec2 c1, arb_vec2 c2, float radius, arb_
 
 #define ARB__DEFINE_PUBLIC_COLLIDE(name, KA, ka, KB, kb)                                   \
   arb_manifold arb_collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
-                                  arb_transform xfb) {                                   \
-    return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                \
+                                  arb_transform xfb) {                                     \
+    return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                  \
   }
 
 #define ARB__DEFINE_PUBLIC_CHAIN_COLLIDE(name, KA, ka, KB, kb)                             \
   arb_manifold arb_collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
-                                  arb_transform xfb) {                                   \
-    return arb__collide_##name(a, NULL, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);          \
+                                  arb_transform xfb) {                                     \
+    return arb__collide_##name(a, NULL, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);            \
   }
 
 // ---- pieces shared with the chain manifolds (chain_manifold.c) -------------------------

@@ -44,12 +44,12 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
 
 // Each question below goes to the kind's own answer (shape_kind.h); a value outside the
 // enum falls out of the switch to the answer after it.
-#define ARB__ASK(question)                                      \
-  switch (s->type) {                                            \
-    ARB_SHAPE_KINDS(ARB__ASK_##question)                        \
-    case ARB_SHAPE_NONE:                                        \
-    case ARB_SHAPE_TYPE_COUNT:                                  \
-      break;                                                    \
+#define ARB__ASK(question)               \
+  switch (s->type) {                     \
+    ARB_SHAPE_KINDS(ARB__ASK_##question) \
+    case ARB_SHAPE_NONE:                 \
+    case ARB_SHAPE_TYPE_COUNT:           \
+      break;                             \
   }
 #define ARB__ASK_MASS(NAME, name, has_area) \
   case ARB_SHAPE_##NAME:                    \

@@ -30,8 +30,7 @@ bool arb__chain_out_of_reach(const arb_chain* g, arb_transform xf, arb_vec2 p, f
 
 arb_manifold arb__chain_collide_circle(const arb_chain* g, arb_transform xf, const arb_circle* c,
                                        arb_transform xc) {
-  return arb__collide_chain_and_circle(g, arb__chain_tree(g), xf, c, xc,
-                                       ARB_SPECULATIVE_DISTANCE);
+  return arb__collide_chain_and_circle(g, arb__chain_tree(g), xf, c, xc, ARB_SPECULATIVE_DISTANCE);
 }
 
 // u16 count, u8 loop, count vec2 points. Reading allocates the world's copy of the points

@@ -57,7 +57,6 @@ static void arb__spring_destroyed(arb_world* w, const arb__spring* s) {
 }
 ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_free)
 
-
 int arb_world_get_spring_count(const arb_world* w) {
   ARB__CHECK_WORLD(w);
   return arb__spring_ids(w, NULL, 0);

@@ -103,7 +103,6 @@ static void arb__vehicle_destroyed(arb_world* w, const arb__vehicle* v) {
 }
 ARB__EXTRA_LOOKUPS(arb__vehicle, vehicle, vehicles, vehicle_slots, vehicle_free)
 
-
 static float arb__clamp_input(float v, float lo, float hi) {
   if (!arb_is_valid_float(v)) return 0.0f;
   v = arb_clampf(v, lo, hi);

@@ -94,8 +94,11 @@ static void arb__stack_prepare(arb_world* w) {
 // ---- defs -------------------------------------------------------------------------------
 
 // The defaults as data: a def starts as one of these, every field not named zero.
-#define ARB__SHAPE_DEFAULTS \
-  {.type = ARB_SHAPE_NONE, .density = 1.0f, .friction = 0.6f, .category_bits = 1u, .mask_bits = 0xffffffffu}
+#define ARB__SHAPE_DEFAULTS                                                         \
+  {                                                                                 \
+    .type = ARB_SHAPE_NONE, .density = 1.0f, .friction = 0.6f, .category_bits = 1u, \
+    .mask_bits = 0xffffffffu                                                        \
+  }
 static const arb_world_def arb__world_defaults = {
     .gravity = {0.0f, -9.81f},
     .substeps = 4,

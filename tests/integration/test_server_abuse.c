@@ -88,7 +88,6 @@ static int replies_within(int fd, int ms, size_t* largest) {
   return count;
 }
 
-
 // Starts a server with no options and, once it has settled, the watch on it (RSS from
 // that idle value, /healthz probes every 200 ms).
 static void start_watched_server(tc_server* s, watch* w) {

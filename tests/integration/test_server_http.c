@@ -270,10 +270,10 @@ static int loris_connect(const char* local_ip, int port) {
 
 // How a loris holds its connections: which drip, what they send, how soon they come back.
 typedef struct loris_style {
-  int drip_stride;      // connections i with i % drip_stride == drip_stride - 1 drip bytes
-  char drip_byte;       // sent every 400 ms by a dripping connection
-  char reopen_byte;     // sent at once by a reopened connection, or 0: nothing
-  uint64_t reopen_ms;   // how long after the server hangs up the connection is reopened
+  int drip_stride;     // connections i with i % drip_stride == drip_stride - 1 drip bytes
+  char drip_byte;      // sent every 400 ms by a dripping connection
+  char reopen_byte;    // sent at once by a reopened connection, or 0: nothing
+  uint64_t reopen_ms;  // how long after the server hangs up the connection is reopened
 } loris_style;
 
 // Holds `count` HTTP connections from ips[i] (fds: their storage) for `seconds`.
@@ -324,7 +324,7 @@ static void slowloris(int port, int seconds) {
   for (int i = 0; i < LORIS + 50; ++i)
     snprintf(ips[i], sizeof ips[i], i < LORIS ? "127.0.3.%d" : "127.0.4.1", 1 + i / 8);
   loris_style style = {.drip_stride = 1, .drip_byte = 'E', .reopen_byte = 'G', .reopen_ms = 100};
-  loris_hold(port, seconds, LORIS + 50, (const char (*)[24])ips, fds, style);
+  loris_hold(port, seconds, LORIS + 50, (const char(*)[24])ips, fds, style);
 }
 
 static void test_server_http_healthz_survives_slowloris(void** state) {
@@ -384,7 +384,7 @@ static void slowloris_many_addresses(int port, int seconds) {
   for (int i = 0; i < W4_CONNS; ++i) snprintf(ips[i], sizeof ips[i], "127.0.6.%d", 1 + i / 2);
   // Every second connection drips; the others send nothing. Both come back at once.
   loris_style style = {.drip_stride = 2, .drip_byte = 'G', .reopen_byte = 0, .reopen_ms = 0};
-  loris_hold(port, seconds, W4_CONNS, (const char (*)[24])ips, fds, style);
+  loris_hold(port, seconds, W4_CONNS, (const char(*)[24])ips, fds, style);
 }
 
 static void test_server_http_healthz_survives_slowloris_many_addresses(void** state) {

@@ -87,7 +87,7 @@ static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, ar
   static const int rank[KINDS] = {[SEGMENT] = 0, [POLYGON] = 1, [CAPSULE] = 2, [CIRCLE] = 3};
   if (rank[a->kind] > rank[b->kind]) return collide(b, xb, a, xa, margin);
 #define PAIR(ka, kb) ((ka)*ARB_SHAPE_TYPE_COUNT + (kb))
-#define CASE(name, KA, ka, KB, kb)             \
+#define CASE(name, KA, ka, KB, kb)           \
   case PAIR(ARB_SHAPE_##KA, ARB_SHAPE_##KB): \
     return arb__collide_##name(&a->def.ka, xa, &b->def.kb, xb, margin);
   switch (PAIR(a->def.type, b->def.type)) {

@@ -389,10 +389,10 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
 /* Golden vectors: one encoder each, listed in fx_golden (the order is the vectors' index).
    A message's own fixture encoded as it is makes a plain vector. */
 typedef int64_t fx_golden_fn(uint8_t* buf, size_t cap);
-#define FX_PLAIN_GOLDEN(name)                                              \
-  static inline int64_t fx_golden_##name(uint8_t* buf, size_t cap) {       \
-    arb_proto_##name m = fx_##name();                                      \
-    return arb_proto_encode_##name(&m, buf, cap);                          \
+#define FX_PLAIN_GOLDEN(name)                                        \
+  static inline int64_t fx_golden_##name(uint8_t* buf, size_t cap) { \
+    arb_proto_##name m = fx_##name();                                \
+    return arb_proto_encode_##name(&m, buf, cap);                    \
   }
 FX_PLAIN_GOLDEN(hello)
 FX_PLAIN_GOLDEN(welcome)
@@ -481,19 +481,24 @@ static inline int64_t fx_golden_hello_no_scene(uint8_t* buf, size_t cap) {
   return arb_proto_encode_hello(&m, buf, cap);
 }
 
-#define FX_GOLDEN(name) {#name, fx_golden_##name}
+#define FX_GOLDEN(name) \
+  { #name, fx_golden_##name }
 static const struct {
   const char* name;
   fx_golden_fn* encode;
 } fx_golden[] = {
-    FX_GOLDEN(hello),          FX_GOLDEN(welcome),           FX_GOLDEN(reject),
-    FX_GOLDEN(input),          FX_GOLDEN(event),             FX_GOLDEN(ping),
-    FX_GOLDEN(pong),           FX_GOLDEN(replay_header),     FX_GOLDEN(replay_tick),
-    FX_GOLDEN(replay_checkpoint), FX_GOLDEN(replay_end),     FX_GOLDEN(snapshot_delta),
-    FX_GOLDEN(scene),          FX_GOLDEN(input_fire),        FX_GOLDEN(event_hit),
-    FX_GOLDEN(replay_tick_fire), FX_GOLDEN(hello_spectate),  FX_GOLDEN(snapshot_capsule),
-    FX_GOLDEN(view),           FX_GOLDEN(view_clear),        FX_GOLDEN(welcome_chain),
-    FX_GOLDEN(snapshot_compound), FX_GOLDEN(hello_no_scene),
+    FX_GOLDEN(hello),          FX_GOLDEN(welcome),
+    FX_GOLDEN(reject),         FX_GOLDEN(input),
+    FX_GOLDEN(event),          FX_GOLDEN(ping),
+    FX_GOLDEN(pong),           FX_GOLDEN(replay_header),
+    FX_GOLDEN(replay_tick),    FX_GOLDEN(replay_checkpoint),
+    FX_GOLDEN(replay_end),     FX_GOLDEN(snapshot_delta),
+    FX_GOLDEN(scene),          FX_GOLDEN(input_fire),
+    FX_GOLDEN(event_hit),      FX_GOLDEN(replay_tick_fire),
+    FX_GOLDEN(hello_spectate), FX_GOLDEN(snapshot_capsule),
+    FX_GOLDEN(view),           FX_GOLDEN(view_clear),
+    FX_GOLDEN(welcome_chain),  FX_GOLDEN(snapshot_compound),
+    FX_GOLDEN(hello_no_scene),
 };
 #define FX_GOLDEN_COUNT ((int)(sizeof fx_golden / sizeof fx_golden[0]))
 

@@ -102,10 +102,10 @@ static void test_any_kind_functions_match_the_kinds(void** state) {
     arb_aabb box;
     arb_cast_output hit;
     // Each kind's own functions, named by the kinds list (a new row is tested here too).
-#define KIND_CASE(NAME, name, has_area)             \
-  case ARB_SHAPE_##NAME:                            \
-    box = arb_compute_##name##_aabb(&g.name, xf);   \
-    hit = arb_ray_cast_##name(&ray, &g.name);       \
+#define KIND_CASE(NAME, name, has_area)           \
+  case ARB_SHAPE_##NAME:                          \
+    box = arb_compute_##name##_aabb(&g.name, xf); \
+    hit = arb_ray_cast_##name(&ray, &g.name);     \
     break;
     switch (g.type) {
       ARB_SHAPE_KINDS(KIND_CASE)

@@ -95,9 +95,9 @@ typedef struct arb_chain {
 /// The geometry of one shape of any kind, a member per kind named as the kind (shared by
 /// arb_shape_geometry and arb_shape_def, so both lay out the same).
 #define ARB__SHAPE_MEMBER(NAME, name, has_area) arb_##name name;
-#define ARB_SHAPE_GEOMETRY_UNION         \
-  union {                                \
-    ARB_SHAPE_KINDS(ARB__SHAPE_MEMBER)   \
+#define ARB_SHAPE_GEOMETRY_UNION       \
+  union {                              \
+    ARB_SHAPE_KINDS(ARB__SHAPE_MEMBER) \
   }
 
 /// One shape's geometry tagged with its kind: what a shape is, without material or
@@ -216,19 +216,19 @@ typedef struct arb_manifold {
 /// the one the function takes first, which is also the order of a contact's two bodies in
 /// a world (body A has kind A). A pair with no row (segment/segment) never collides. Chain
 /// pairs are listed apart: a world's chain brings its own link tree.
-#define ARB_COLLIDE_PAIRS(XX)                                   \
-  XX(circles, CIRCLE, circle, CIRCLE, circle)                   \
-  XX(polygon_and_circle, POLYGON, polygon, CIRCLE, circle)      \
-  XX(polygons, POLYGON, polygon, POLYGON, polygon)              \
-  XX(segment_and_circle, SEGMENT, segment, CIRCLE, circle)      \
-  XX(segment_and_polygon, SEGMENT, segment, POLYGON, polygon)   \
-  XX(capsules, CAPSULE, capsule, CAPSULE, capsule)              \
-  XX(capsule_and_circle, CAPSULE, capsule, CIRCLE, circle)      \
-  XX(polygon_and_capsule, POLYGON, polygon, CAPSULE, capsule)   \
+#define ARB_COLLIDE_PAIRS(XX)                                 \
+  XX(circles, CIRCLE, circle, CIRCLE, circle)                 \
+  XX(polygon_and_circle, POLYGON, polygon, CIRCLE, circle)    \
+  XX(polygons, POLYGON, polygon, POLYGON, polygon)            \
+  XX(segment_and_circle, SEGMENT, segment, CIRCLE, circle)    \
+  XX(segment_and_polygon, SEGMENT, segment, POLYGON, polygon) \
+  XX(capsules, CAPSULE, capsule, CAPSULE, capsule)            \
+  XX(capsule_and_circle, CAPSULE, capsule, CIRCLE, circle)    \
+  XX(polygon_and_capsule, POLYGON, polygon, CAPSULE, capsule) \
   XX(segment_and_capsule, SEGMENT, segment, CAPSULE, capsule)
-#define ARB_COLLIDE_CHAIN_PAIRS(XX)                       \
-  XX(chain_and_circle, CHAIN, chain, CIRCLE, circle)      \
-  XX(chain_and_polygon, CHAIN, chain, POLYGON, polygon)   \
+#define ARB_COLLIDE_CHAIN_PAIRS(XX)                     \
+  XX(chain_and_circle, CHAIN, chain, CIRCLE, circle)    \
+  XX(chain_and_polygon, CHAIN, chain, POLYGON, polygon) \
   XX(chain_and_capsule, CHAIN, chain, CAPSULE, capsule)
 
 ARB_API arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa,
