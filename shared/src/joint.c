@@ -86,19 +86,15 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
   return arb__joint_params_ok(d);
 }
 
-arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
-  ARB__CHECK_DEF(def, ARB__JOINT_COOKIE);
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb_extra_id none = {0, 0};
-  if (!w || w->locked || !def || !arb__joint_def_ok(w, def)) return none;
-  arb__extras* x = arb__extras_get(w);
-  if (!x) return none;
-  int slot;
-  ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, x->joint_free, slot);
-  if (slot < 0) return none;
-  arb__constraint_ends_created(x);
-  arb__joint* j = &x->joints[slot];
+static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
+  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
+  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
+}
+ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_cap, joint_free)
+
+// Fills a claimed joint from its def.
+static void arb__joint_created(arb_world* w, arb__joint* j, const arb_joint_def* def) {
+  arb__constraint_ends_created(w->extras);
   j->type = (uint8_t)def->type;
   j->body_a = def->body_a;
   j->body_b = def->body_b;
@@ -124,15 +120,8 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   j->correction = def->correction_factor;
   j->break_force = def->break_force;
   arb__wake_ids(w, def->body_a, def->body_b);
-  arb_extra_id id = {slot + 1, j->generation};
-  return id;
 }
-
-static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
-  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
-  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
-}
-ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_free)
+ARB__EXTRA_CREATE(arb__joint, joint, ARB__JOINT_COOKIE)
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {
   const arb__joint* j = arb__joint_get(w, id);
