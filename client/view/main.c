@@ -357,6 +357,17 @@ static void on_key(app* a, SDL_Keycode k) {
   }
   if (a->replay) {
     view_replay* r = a->replay;
+    // The keys that jump through a replay, and by how many seconds.
+    static const struct {
+      SDL_Keycode key;
+      double seconds;
+    } jumps[] = {{SDLK_LEFT, -5.0}, {SDLK_RIGHT, 5.0}, {SDLK_PAGEUP, -60.0}, {SDLK_PAGEDOWN, 60.0}};
+    for (size_t i = 0; i < sizeof jumps / sizeof jumps[0]; ++i) {
+      if (jumps[i].key == k) {
+        seek_seconds(a, jumps[i].seconds);
+        return;
+      }
+    }
     switch (k) {
       case SDLK_SPACE:
       case SDLK_p:
@@ -374,18 +385,6 @@ static void on_key(app* a, SDL_Keycode k) {
         break;
       case SDLK_RIGHTBRACKET:
         view_replay_set_speed(r, view_replay_speed(r) * 2.0f);
-        break;
-      case SDLK_LEFT:
-        seek_seconds(a, -5.0);
-        break;
-      case SDLK_RIGHT:
-        seek_seconds(a, 5.0);
-        break;
-      case SDLK_PAGEUP:
-        seek_seconds(a, -60.0);
-        break;
-      case SDLK_PAGEDOWN:
-        seek_seconds(a, 60.0);
         break;
       case SDLK_HOME:
         view_replay_seek(r, 0);

@@ -362,20 +362,19 @@ int arb__scene_build_extras(const arb_scene* scene, arb_world* world, sj_ctx* ct
     }
   }
   int rc = 0;
-  for (int i = 0; i < x->spring_count && !rc; ++i) {  // DET: scene order
-    arb_spring_def d = x->springs[i];
-    d.body_a = resolve(d.body_a, ids);
-    d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_spring_create(world, &d)))
-      rc = build_fail(ctx, "springs", i, "invalid spring");
+  // Springs and joints, in scene order (DET), each with its two bodies' scene indices
+  // resolved to the built ids.
+#define BUILD_BETWEEN_BODIES(kind, items, count)              \
+  for (int i = 0; i < x->count && !rc; ++i) {                 \
+    arb_##kind##_def d = x->items[i];                         \
+    d.body_a = resolve(d.body_a, ids);                        \
+    d.body_b = resolve(d.body_b, ids);                        \
+    if (arb_extra_id_is_null(arb_##kind##_create(world, &d))) \
+      rc = build_fail(ctx, #items, i, "invalid " #kind);      \
   }
-  for (int i = 0; i < x->joint_count && !rc; ++i) {
-    arb_joint_def d = x->joints[i];
-    d.body_a = resolve(d.body_a, ids);
-    d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_joint_create(world, &d)))
-      rc = build_fail(ctx, "joints", i, "invalid joint");
-  }
+  BUILD_BETWEEN_BODIES(spring, springs, spring_count)
+  BUILD_BETWEEN_BODIES(joint, joints, joint_count)
+#undef BUILD_BETWEEN_BODIES
   for (int i = 0; i < x->particle_count && !rc; ++i) {
     if (arb_particle_create(world, &x->particles[i]) < 0)
       rc = build_fail(ctx, "particles", i, "invalid particle");
