@@ -268,13 +268,13 @@ void* arb__extra_stale(void);
 ///   arb__<kind>_ids      the ids of the live objects in slot order, as ARB__EXTRA_IDS
 ///   arb_<kind>_destroy   the public destroy: release, then arb__<kind>_destroyed(w, o),
 ///                        which the kind defines before this (what else goes with it)
-#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, cap, free_hint)                    \
-  static type* arb__##kind##_claim(arb_world* w, int* slot) {                  \
-    arb__extras* x = arb__extras_get(w);                                        \
-    if (!x) return NULL;                                                        \
-    ARB__EXTRA_CLAIM(w, x->arr, x->slots, x->cap, x->free_hint, *slot);         \
-    return *slot < 0 ? NULL : &x->arr[*slot];                                   \
-  }                                                                             \
+#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, cap, free_hint)               \
+  static type* arb__##kind##_claim(arb_world* w, int* slot) {                    \
+    arb__extras* x = arb__extras_get(w);                                         \
+    if (!x) return NULL;                                                         \
+    ARB__EXTRA_CLAIM(w, x->arr, x->slots, x->cap, x->free_hint, *slot);          \
+    return *slot < 0 ? NULL : &x->arr[*slot];                                    \
+  }                                                                              \
   static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {          \
     const arb__extras* x = w ? w->extras : NULL;                                 \
     return ARB__EXTRA_GET(x, arr, slots, id);                                    \
@@ -306,19 +306,19 @@ void* arb__extra_stale(void);
 /// arb_default_<kind>_def and pass arb__<kind>_def_ok, then the lowest free slot is claimed
 /// (arb__<kind>_claim) and the kind fills the zeroed object from the def with
 /// arb__<kind>_created (defined before this). The null id when refused or full.
-#define ARB__EXTRA_CREATE(type, kind, cookie)                                      \
-  arb_extra_id arb_##kind##_create(arb_world* w, const arb_##kind##_def* def) {    \
-    ARB__CHECK_DEF(def, cookie);                                                   \
-    ARB__CHECK_WORLD(w);                                                           \
-    ARB__CHECK_MUTABLE(w);                                                         \
-    arb_extra_id none = {0, 0};                                                    \
-    if (!w || w->locked || !def || !arb__##kind##_def_ok(w, def)) return none;     \
-    int slot;                                                                      \
-    type* o = arb__##kind##_claim(w, &slot);                                       \
-    if (!o) return none;                                                           \
-    arb__##kind##_created(w, o, def);                                              \
-    arb_extra_id id = {slot + 1, o->generation};                                   \
-    return id;                                                                     \
+#define ARB__EXTRA_CREATE(type, kind, cookie)                                   \
+  arb_extra_id arb_##kind##_create(arb_world* w, const arb_##kind##_def* def) { \
+    ARB__CHECK_DEF(def, cookie);                                                \
+    ARB__CHECK_WORLD(w);                                                        \
+    ARB__CHECK_MUTABLE(w);                                                      \
+    arb_extra_id none = {0, 0};                                                 \
+    if (!w || w->locked || !def || !arb__##kind##_def_ok(w, def)) return none;  \
+    int slot;                                                                   \
+    type* o = arb__##kind##_claim(w, &slot);                                    \
+    if (!o) return none;                                                        \
+    arb__##kind##_created(w, o, def);                                           \
+    arb_extra_id id = {slot + 1, o->generation};                                \
+    return id;                                                                  \
   }
 
 // island.c: a constraint was added or removed between these bodies (either may be null):
