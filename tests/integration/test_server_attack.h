@@ -45,6 +45,21 @@ static inline long rss_kb(pid_t pid) {
 
 /// Snapshots honest clients completed vs. the ticks the server snapshotted for them (every
 /// other tick at 60/30 Hz), summed over every window checked.
+// An attack runs in a child for `seconds` against `port` while the parent plays honest
+// clients and watches the server.
+typedef void attack_fn(int port, int seconds);
+
+// Starts an attack in a child process, which ends itself after `seconds`; its pid.
+static inline pid_t start_attack(attack_fn* attack, int port, int seconds) {
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack(port, seconds);
+    _exit(0);
+  }
+  return child;
+}
+
 typedef struct snap_tally {
   double got, expected;
   double worst_pct;  // the worst client in any one window (100 when none checked)
@@ -260,6 +275,18 @@ static inline void watch_start(watch* w, const tc_server* s, long idle_kb, int p
   close(result[1]);
   w->stop_fd = stop[1];
   w->result_fd = result[0];
+}
+
+/// Starts a server (options `extra`, NULL: none) with one honest client that joins within
+/// join_limit_ms and plays 500 ms; then watches it from that RSS, probing /healthz every
+/// probe_every_ms. h is initialised here (HONEST clients, the rest join later).
+static inline void start_played_server(tc_server* s, honest* h, watch* w, const char* const* extra,
+                                       uint64_t join_limit_ms, int probe_every_ms) {
+  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
+  honest_init(h);
+  join_one(h, s, join_limit_ms);
+  play_and_check_snapshots(h, 500);
+  watch_start(w, s, rss_kb(s->pid), probe_every_ms);
 }
 
 /// Stop the watch and check: at least min_probes probes, every one 200 within 1 s; peak
