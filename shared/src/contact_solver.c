@@ -416,18 +416,10 @@ void arb__solve(arb_world* w, float dt) {
 
 static int arb__forced_width;  // arb__contact_lanes_force (tests, before any step); 0: auto
 
-static bool arb__avx2_lanes_available(void) {
-#if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
-}
-
 static const arb__contact_lanes* arb__lanes_of_width(int width) {
 #if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
-  if (width == 8 && arb__avx2_lanes_available()) return &arb__contact_lanes_8;
+  __builtin_cpu_init();
+  if (width == 8 && __builtin_cpu_supports("avx2")) return &arb__contact_lanes_8;
 #endif
   (void)width;
   return &arb__contact_lanes_4;
