@@ -27,7 +27,15 @@
 
 #define HONEST 4
 #define HONEST_MAX 16
+// A /healthz probe must be answered within this (a Kubernetes probe's timeout); under
+// AddressSanitizer the server runs about 3x slower, and on a loaded 2-core machine its
+// slowest answer during the many-address slowloris reached 1065 ms: the promise is
+// checked in the other builds, a stall in the sanitized one.
+#if ATTACK_UNDER_ASAN
+#define HEALTHZ_DEADLINE_MS 3000
+#else
 #define HEALTHZ_DEADLINE_MS 1000
+#endif
 
 static inline long rss_kb(pid_t pid) {
   char path[64], line[256];
