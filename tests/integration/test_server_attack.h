@@ -1,8 +1,8 @@
 // What every lock-out attack test (W1-W6, docs/SECURITY.md) checks while its attack runs: honest
 // game clients join within a limit and keep >= 99 % of their snapshots, /healthz from an address
-// the attacker does not use (127.0.0.1) answers 200 within 1 s to every probe, and the server's RSS
-// stays under twice its idle value. Shared by test_server_abuse.c and test_server_http.c (include
-// after test_server_common.h).
+// the attacker does not use (127.0.0.1) answers 200 within 1 s (3 s under ASan) to every probe, and
+// the server's RSS stays under twice its idle value. Shared by test_server_abuse.c and
+// test_server_http.c (include after test_server_common.h).
 #pragma once
 
 #if defined(__SANITIZE_ADDRESS__)
