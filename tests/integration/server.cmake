@@ -9,9 +9,10 @@ if(TARGET arbiter-server AND TARGET arbiter_protocol AND TARGET arbiter_game)
   target_link_libraries(arbiter_testclient PUBLIC arbiter_protocol arbiter_shared arb::enet)
   target_compile_definitions(arbiter_testclient PUBLIC _POSIX_C_SOURCE=200809L)
 
-  # These assert rates (snapshots per second, a flood dropped over the input rate limit),
-  # which a process busy on the other core skews: each runs alone (CORES 2).
-  set(_rate_tests snapshots capacity malformed abuse ws)
+  # These assert rates or latencies under load (snapshots per second, a flood dropped over
+  # the input rate limit, /healthz within 1 s during an attack), which a process busy on the
+  # other core skews: each runs alone (CORES 2).
+  set(_rate_tests snapshots capacity malformed abuse ws http)
   foreach(t config snapshots capacity malformed shutdown http replay drain abuse rejoin spectate ws)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.c)
       continue()
