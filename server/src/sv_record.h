@@ -102,6 +102,10 @@ int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char
 /// buffer out when due (or retry a failed write when its backoff has passed) and switch to
 /// a new file when due (see above). No allocation besides the new file's name.
 void sv_record_tick(sv_record* r, const arb_replay_tick* t, const arb_game* game, uint64_t now_ns);
+/// The game was replaced by another one (a match moved in from another server): end the
+/// current file and start the next with the header (its seed set to `seed`) and a
+/// checkpoint of `game`, from which the ticks that follow replay.
+void sv_record_restart(sv_record* r, const arb_game* game, uint64_t seed, uint64_t now_ns);
 /// A clean end: append the end record, then sv_record_close.
 int sv_record_finish(sv_record* r);
 /// Flush (one attempt), fsync, close and free. Without an end record the log reads as cut

@@ -34,6 +34,7 @@
 #include "sv_link.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
+#include "sv_migrate.h"
 #include "sv_net.h"
 #include "sv_record.h"
 #include "sv_snap_workers.h"
@@ -134,6 +135,7 @@ typedef struct sv_server {
   bool http_on;
   sv_ticker ticker;
   sv_lifecycle life;  ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
+  sv_migrate mig;     ///< moving the match to another server (sv_migrate.h)
   uv_signal_t sig_int, sig_term;
   uv_timer_t grace_timer;  ///< shutdown: lets the goodbyes go out
   bool grace_open;
