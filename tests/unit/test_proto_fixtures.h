@@ -386,7 +386,7 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
   return m;
 }
 
-#define FX_GOLDEN_COUNT 23
+#define FX_GOLDEN_COUNT 24
 static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "welcome",
                                                              "reject",         "input",
                                                              "event",          "ping",
@@ -398,7 +398,7 @@ static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "
                                                              "hello_spectate", "snapshot_capsule",
                                                              "view",           "view_clear",
                                                              "welcome_chain",  "snapshot_compound",
-                                                             "hello_no_scene"};
+                                                             "hello_no_scene", "event_moved"};
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
@@ -506,6 +506,16 @@ static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
       arb_proto_hello m = fx_hello();
       m.flags = ARB_PROTO_HELLO_NO_SCENE;
       return arb_proto_encode_hello(&m, buf, cap);
+    }
+    case 23: {  // the match moved after tick 1000: client 7 rejoins at 203.0.113.9:7777
+      arb_proto_event m;
+      memset(&m, 0, sizeof m);
+      m.kind = ARB_PROTO_EVENT_MOVED;
+      m.tick = 1000;
+      m.client_id = 7;
+      m.entity_id = 301;
+      snprintf(m.text, sizeof m.text, "203.0.113.9:7777");
+      return arb_proto_encode_event(&m, buf, cap);
     }
     default:
       return ARB_E_INVAL;
