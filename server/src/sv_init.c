@@ -128,6 +128,7 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
   h.scene_hash = arb_scene_get_hash(s->scene);
   h.tick_rate = (uint16_t)s->tick_rate;
   h.seed = s->cfg.seed;
+  h.sim_version = arb_game_sim_version();
   sv_record_def def = {s->cfg.record,
                        &h,
                        s->peer_capacity,

@@ -387,7 +387,7 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
   s->last_hash = hash;
   s->metrics.tick = img->tick;
   s->mig.adopted = true;
-  if (s->recording) sv_record_restart(&s->record, s->game, img->seed, now);
+  if (s->recording) sv_record_restart(&s->record, s->game, img->seed, img->record_path, now);
   SV_LOG(&s->log, SV_LOG_INFO, "migrate_adopted", SV_LU("tick", img->tick),
          SV_LI("players", img->player_count), SV_LX("hash", hash),
          SV_LS("predecessor_log", img->record_path));

@@ -128,6 +128,10 @@ def test_migrate_mid_play(work):
         assert "starting from the checkpoint of tick %d" % stopped["tick"] in out_b, out_b
         first = re.search(r"\((\d+)\.\.(\d+)\)", out_b)
         assert first and int(first.group(1)) == stopped["tick"] + 1, out_b
+        info = subprocess.run([os.path.join(BIN, "arbiter-replay"), "info", os.path.join(work, files[0])],
+                              capture_output=True, text=True, timeout=60).stdout
+        assert "continues:   %s" % os.path.join(work, "a.arbrec") in info, info
+        assert "this build's" in info, info
         final_b = b.find("server_stopped")[-1]
         assert ("hash %s" % final_b["hash"]) in out_b, (out_b, final_b)
         print("  A: %s\n  B: %s" % (out_a.splitlines()[0], " / ".join(out_b.splitlines()[:2])))

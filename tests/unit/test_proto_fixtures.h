@@ -256,11 +256,15 @@ static inline arb_replay_header fx_replay_header_for_scene(const char* scene_tex
   h.tick_rate = 60;
   h.seed = 42;
   h.start_time_ms = 1763700000000ll;
+  h.sim_version = 0x0102030405060708ull;
   return h;
 }
 
 static inline arb_replay_header fx_replay_header(void) {
-  return fx_replay_header_for_scene(fx_scene_text, 0x1122334455667788ull);
+  arb_replay_header h = fx_replay_header_for_scene(fx_scene_text, 0x1122334455667788ull);
+  h.predecessor = "a.arbrec";  // a log that continues a.arbrec's match
+  h.predecessor_len = strlen(h.predecessor);
+  return h;
 }
 
 /* Fills a tick record (heap-allocated by the caller: it is large). */
