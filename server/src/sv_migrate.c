@@ -368,18 +368,9 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
   int window = s->cfg.rejoin_window_ms > 0 ? s->cfg.rejoin_window_ms : 10000;
   for (int p = 0, i = 0; p < img->player_count; ++p) {
     while (s->rejoins[i].used) ++i;  // the table is empty: checked before
-    sv_rejoin* r = &s->rejoins[i];
     const sv_mig_player* pl = &img->players[p];
-    memset(r, 0, sizeof *r);
-    r->used = true;
-    snprintf(r->token, sizeof r->token, "%s", pl->rejoin_token);
-    r->client_id = pl->client_id;
-    r->entity_id = pl->entity_id;
-    r->avatar_kind = pl->avatar_kind;
-    snprintf(r->name, sizeof r->name, "%s", pl->name);
-    r->has_token = pl->has_token;
-    r->token_client_id = pl->token_client_id;
-    r->expires_ns = now + ms_ns((uint64_t)window);
+    sv_rejoin_fill(&s->rejoins[i], pl->rejoin_token, pl->client_id, pl->entity_id, pl->avatar_kind,
+                   pl->name, pl->has_token, pl->token_client_id, now + ms_ns((uint64_t)window));
     s->active_count++;
     s->metrics.rejoins_pending++;
   }

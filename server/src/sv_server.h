@@ -230,3 +230,7 @@ void sv_session_on_connect_budget(void* user, uint32_t ip, int peers);
 /// Welcome the queued joins after they were applied to the game.
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick);
 sv_session* sv_session_by_client(sv_server* s, uint32_t client_id);
+/// An avatar held for a rejoin: every field of r set (ip 0: counted against no address).
+void sv_rejoin_fill(sv_rejoin* r, const char* token, uint32_t client_id, uint32_t entity_id,
+                    uint8_t avatar_kind, const char* name, bool has_token, uint64_t token_client_id,
+                    uint64_t expires_ns);
