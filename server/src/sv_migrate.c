@@ -16,6 +16,9 @@
 #include "sv_migrate_image.h"
 #include "sv_server.h"
 
+_Static_assert(SV_MIG_MATCH_READY == SV_MATCH_READY && SV_MIG_MATCH_DRAINING == SV_MATCH_DRAINING,
+               "the image's match states are sv_match_state's");
+
 #define WIRE_HEADER 8
 #define WIRE_MAX_CREDENTIAL 512
 #define WIRE_PREFIX_MAX (WIRE_HEADER + 2 + WIRE_MAX_CREDENTIAL + 4)
@@ -185,6 +188,18 @@ static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
   if (!strcmp(s->cfg.test_migrate_fault, "hash")) img.game_hash ^= 1;
   img.tick_rate = (uint16_t)s->tick_rate;
   img.next_client_id = s->next_client_id;
+  // The match's lifecycle travels with it: its state, how long it has run (and drained),
+  // and the limits it runs under (from the command line or the allocation).
+  const sv_match* mt = &s->life.match;
+  uint64_t now = uv_hrtime();
+  img.match_state = mt->state == SV_MATCH_ALLOCATED || mt->state == SV_MATCH_DRAINING
+                        ? (uint8_t)mt->state
+                        : (uint8_t)SV_MATCH_READY;
+  img.match_age_ns = img.match_state >= SV_MATCH_ALLOCATED ? now - mt->allocated_ns : 0;
+  img.drain_age_ns = img.match_state == SV_MATCH_DRAINING ? now - mt->drain_ns : 0;
+  img.max_duration_ns = mt->limits.max_duration_ns;
+  img.exit_when_empty_ns = mt->limits.exit_when_empty_ns;
+  img.drain_timeout_ns = mt->limits.drain_timeout_ns;
   // The predecessor log is named by path; a longer path than the image holds is left out.
   if (s->recording && strlen(s->record.path) <= SV_MIG_MAX_PATH)
     memcpy(img.record_path, s->record.path, strlen(s->record.path) + 1);
@@ -375,12 +390,26 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
     s->metrics.rejoins_pending++;
   }
   if (img->next_client_id > s->next_client_id) s->next_client_id = img->next_client_id;
+  // The match goes on under the sender's lifecycle: the same state, age and limits.
+  sv_match* mt = &s->life.match;
+  sv_match_limits limits = {img->max_duration_ns, img->exit_when_empty_ns, img->drain_timeout_ns};
+  sv_match_set_limits(mt, &limits);
+  if (img->match_state >= SV_MATCH_ALLOCATED) {
+    sv_match_allocate(mt, now);
+    mt->allocated_ns = now - img->match_age_ns;
+  }
+  if (img->match_state == SV_MATCH_DRAINING) {
+    sv_match_drain(mt, now);
+    mt->drain_ns = now - img->drain_age_ns;
+  }
   s->last_hash = hash;
   s->metrics.tick = img->tick;
   s->mig.adopted = true;
   if (s->recording) sv_record_restart(&s->record, s->game, img->seed, img->record_path, now);
   SV_LOG(&s->log, SV_LOG_INFO, "migrate_adopted", SV_LU("tick", img->tick),
          SV_LI("players", img->player_count), SV_LX("hash", hash),
+         SV_LS("match", sv_match_state_name(mt->state)),
+         SV_LU("match_age_ms", img->match_age_ns / 1000000u),
          SV_LS("predecessor_log", img->record_path));
 }
 

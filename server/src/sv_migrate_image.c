@@ -45,6 +45,12 @@ static void write_all(wr* w, const sv_mig_image* m) {
   put_u(w, m->game_hash, 8);
   put_u(w, m->tick_rate, 2);
   put_u(w, m->next_client_id, 4);
+  put_u(w, m->match_state, 1);
+  put_u(w, m->match_age_ns, 8);
+  put_u(w, m->drain_age_ns, 8);
+  put_u(w, m->max_duration_ns, 8);
+  put_u(w, m->exit_when_empty_ns, 8);
+  put_u(w, m->drain_timeout_ns, 8);
   size_t pl = strlen(m->record_path);
   put_u(w, pl, 2);
   put(w, m->record_path, pl);
@@ -142,6 +148,15 @@ int sv_mig_image_decode(const uint8_t* buf, size_t len, sv_mig_image* out, char*
   out->game_hash = get_u(&r, 8);
   out->tick_rate = (uint16_t)get_u(&r, 2);
   out->next_client_id = (uint32_t)get_u(&r, 4);
+  out->match_state = (uint8_t)get_u(&r, 1);
+  out->match_age_ns = get_u(&r, 8);
+  out->drain_age_ns = get_u(&r, 8);
+  out->max_duration_ns = get_u(&r, 8);
+  out->exit_when_empty_ns = get_u(&r, 8);
+  out->drain_timeout_ns = get_u(&r, 8);
+  if (!r.short_ &&
+      (out->match_state < SV_MIG_MATCH_READY || out->match_state > SV_MIG_MATCH_DRAINING))
+    return fail(ARB_E_CORRUPT, err, err_cap, "bad match state");
   size_t pl = (size_t)get_u(&r, 2);
   if (pl > SV_MIG_MAX_PATH || !get_text(&r, pl, out->record_path))
     return fail(r.short_ ? ARB_E_TRUNCATED : ARB_E_CORRUPT, err, err_cap, "bad recording path");

@@ -7,6 +7,9 @@
 //   u64 simulation version (arb_game_sim_version)    u64 scene hash   u64 seed
 //   u64 tick                       u64 game hash (arb_game_hash at that tick)
 //   u16 tick rate                  u32 next client id
+//   u8 match state (sv_match_state: 1 ready, 2 allocated, 3 draining)
+//   u64 match age, u64 drain age (ns since the allocation and the drain; 0 = not yet)
+//   u64 max duration, u64 exit when empty, u64 drain timeout (sv_match_limits, ns)
 //   u16 recording path length, bytes (the sender's replay log, "" = not recording)
 //   u32 player count (<= SV_MIG_MAX_PLAYERS), per player:
 //     u32 client id, u32 entity id, u8 avatar kind, u8 flags (1 = connect token),
@@ -29,6 +32,8 @@
 #define SV_MIG_MAX_IMAGE (SV_MIG_MAX_GAME + 1024u * 1024u)
 #define SV_MIG_MAX_PATH 1024
 #define SV_MIG_TOKEN_MAX 39
+#define SV_MIG_MATCH_READY 1  ///< the values of sv_match_state a moving match can be in
+#define SV_MIG_MATCH_DRAINING 3
 
 typedef struct sv_mig_player {
   uint32_t client_id, entity_id;
@@ -43,6 +48,9 @@ typedef struct sv_mig_image {
   uint64_t sim_version, scene_hash, seed, tick, game_hash;
   uint16_t tick_rate;
   uint32_t next_client_id;
+  uint8_t match_state;  ///< sv_match_state: SV_MIG_MATCH_READY .. SV_MIG_MATCH_DRAINING
+  uint64_t match_age_ns, drain_age_ns;
+  uint64_t max_duration_ns, exit_when_empty_ns, drain_timeout_ns;
   char record_path[SV_MIG_MAX_PATH + 1];
   int player_count;
   sv_mig_player* players;  ///< encode: the caller's; decode: allocated (sv_mig_image_free)

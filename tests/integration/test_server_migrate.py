@@ -192,6 +192,31 @@ def test_refused_version_and_hash(work):
             b.kill()
 
 
+def test_lifecycle_moves_along(work):
+    """The match's lifecycle state and limits travel: A runs with --match-max-duration 6;
+    the match moves at about 3 s to B (no limit of its own), which ends it at about 6 s of
+    match time, as A would have."""
+    a, b = pair(work, a_args=["--match-max-duration", "6"])
+    try:
+        run = bots(a.port, 2, 10, 11)
+        a.wait_event("match_allocated", 5)
+        t0 = time.monotonic()
+        time.sleep(3)
+        migrate(a, b)
+        adopted = b.wait_event("migrate_adopted", 5)
+        assert adopted["match"] == "allocated" and 2500 <= adopted["match_age_ms"] <= 4500, adopted
+        assert a.wait_exit(10) == 0
+        over = b.wait_event("match_over", 8)
+        assert over["why"] == "max_duration", over
+        assert 5.0 <= time.monotonic() - t0 <= 7.5, time.monotonic() - t0
+        assert b.wait_exit(10) == 0
+        run.kill()
+        run.wait()
+    finally:
+        a.kill()
+        b.kill()
+
+
 def transfer(port, payload, close_early=False):
     """Send bytes to a --migrate-port; returns the answer line ("" when none)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
@@ -285,4 +310,4 @@ def test_no_confirmation(work):
 
 if __name__ == "__main__":
     sys.exit(run_tests([test_migrate_mid_play, test_migrate_through_netem, test_refused_version_and_hash,
-                        test_refused_transfers, test_no_confirmation]))
+                        test_lifecycle_moves_along, test_refused_transfers, test_no_confirmation]))
