@@ -135,6 +135,16 @@ def test_migrate_mid_play(work):
         final_b = b.find("server_stopped")[-1]
         assert ("hash %s" % final_b["hash"]) in out_b, (out_b, final_b)
         print("  A: %s\n  B: %s" % (out_a.splitlines()[0], " / ".join(out_b.splitlines()[:2])))
+        # The pair as one match: B's log continues A's at the hand-off tick and hash.
+        both = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", os.path.join(work, "a.arbrec"),
+                               os.path.join(work, files[0])], capture_output=True, text=True, timeout=120)
+        assert both.returncode == 0, both.stdout + both.stderr
+        assert "OK: 2 logs verified as one match, ticks to %d, final hash %s" % (
+            final_b["tick"], final_b["hash"]) in both.stdout, both.stdout
+        print("  " + both.stdout.strip().splitlines()[-1])
+        swapped = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", os.path.join(work, files[0]),
+                                  os.path.join(work, "a.arbrec")], capture_output=True, text=True, timeout=120)
+        assert swapped.returncode == 1 and "does not continue" in swapped.stdout, swapped.stdout
     finally:
         a.kill()
         b.kill()
