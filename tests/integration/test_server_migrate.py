@@ -6,6 +6,7 @@ Prints each client's gap (the longest time without a snapshot) for docs/SCALING.
 import json
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
@@ -227,6 +228,29 @@ def test_lifecycle_moves_along(work):
         b.kill()
 
 
+def test_sigusr2(work):
+    """SIGUSR2 moves the match to --migrate-to; --migrate-port without --admin-token is
+    refused at start."""
+    tok = token_file(work)
+    b = Server(BIN, work, "b", ["--admin-token", tok, "--migrate-port", "-1"])
+    a = Server(BIN, work, "a", ["--admin-token", tok, "--migrate-to",
+                                "127.0.0.1:%d" % b.wait_event("server_started", 5)["migrate_port"]])
+    try:
+        run = bots(a.port, 2, 5, 13)
+        time.sleep(2.5)
+        a.proc.send_signal(signal.SIGUSR2)
+        a.wait_event("migrate_confirmed", 5)
+        assert a.wait_exit(10) == 0
+        assert summary(run)["connected_at_end"] == 2
+        assert len(b.find("client_rejoined")) == 2
+    finally:
+        a.kill()
+        b.kill()
+    r = subprocess.run([os.path.join(BIN, "arbiter-server"), "--port", "0", "--http-port", "-1",
+                        "--migrate-port", "-1"], capture_output=True, text=True, timeout=10)
+    assert r.returncode != 0 and "--migrate-port needs --admin-token" in r.stderr, (r.returncode, r.stderr)
+
+
 def transfer(port, payload, close_early=False):
     """Send bytes to a --migrate-port; returns the answer line ("" when none)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
@@ -320,4 +344,4 @@ def test_no_confirmation(work):
 
 if __name__ == "__main__":
     sys.exit(run_tests([test_migrate_mid_play, test_migrate_through_netem, test_refused_version_and_hash,
-                        test_lifecycle_moves_along, test_refused_transfers, test_no_confirmation]))
+                        test_lifecycle_moves_along, test_sigusr2, test_refused_transfers, test_no_confirmation]))
