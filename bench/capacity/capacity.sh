@@ -10,7 +10,8 @@
 #
 # usage: bench/capacity/capacity.sh [BIN_DIR] [SECONDS] [COUNTS...]
 #   BIN_DIR  default build/release/bin; SECONDS default 10; COUNTS default "1 64 256 512"
-# environment: BODIES (10000), MIXERS (100), VIEW_RADIUS (30 m; 0 = whole world),
+# environment: BODIES (10000), MIXERS (100), VIEW_RADIUS (30 m; 0 = whole world; auto = the
+#   server's default),
 #   PIN=1 (server on CPU 0, bots on CPU 1: only on an otherwise idle machine, pinning on a
 #   loaded one starves both), PERF_AT / PERF_OUT, WARMUP (default 5) as for
 #   bench/clients.sh.

@@ -107,6 +107,27 @@ static void own_construction(bench_scene* s, const char* name, int steps, int sl
   s->own_construction = 1;
 }
 
+// The Box2D v3 scenes that build themselves, with their run length and sleeping.
+typedef struct own_scene_row {
+  const char* name;
+  int steps;
+  int sleeping;
+} own_scene_row;
+static const own_scene_row own_scenes[] = {
+    {"rain", 1000, 1},       // ragdoll rain: bodies appear and vanish while it runs (scene_rain.c)
+    {"tumbler", 750, 1},     // a motor-driven drum, one body of four walls (scene_tumbler.c)
+    {"washer", 500, 1},      // a turning kinematic drum of 40 quads (scene_washer.c)
+    {"spinner", 500, 1},     // a motor-driven bar inside a chain loop (scene_spinner.c)
+    {"joint_grid", 500, 0},  // 100 x 100 circles, 19 800 revolute joints (6 of them between two
+                             // static bodies), no contacts, sleeping off (scene_joint_grid.c)
+};
+
+static const own_scene_row* own_scene(const char* name) {
+  for (size_t i = 0; i < sizeof own_scenes / sizeof own_scenes[0]; ++i)
+    if (strcmp(own_scenes[i].name, name) == 0) return &own_scenes[i];
+  return NULL;
+}
+
 int bench_scene_build(const char* name, bench_scene* s) {
   memset(s, 0, sizeof *s);
   builder bl = {0};
@@ -219,22 +240,9 @@ int bench_scene_build(const char* name, bench_scene* s) {
     }
   } else if (strcmp(name, "smash") == 0) {
     build_smash(&bl, s);
-  } else if (strcmp(name, "rain") == 0) {
-    // Box2D v3's ragdoll rain: bodies appear and vanish while it runs (scene_rain.c).
-    own_construction(s, "rain", 1000, 1);
-  } else if (strcmp(name, "tumbler") == 0) {
-    // Box2D v3's tumbler: a motor-driven drum, one body of four walls (scene_tumbler.c).
-    own_construction(s, "tumbler", 750, 1);
-  } else if (strcmp(name, "washer") == 0) {
-    // Box2D v3's washer: a turning kinematic drum of 40 quads (scene_washer.c).
-    own_construction(s, "washer", 500, 1);
-  } else if (strcmp(name, "spinner") == 0) {
-    // Box2D v3's spinner: a motor-driven bar inside a chain loop (scene_spinner.c).
-    own_construction(s, "spinner", 500, 1);
-  } else if (strcmp(name, "joint_grid") == 0) {
-    // Box2D v3's joint grid: 100 x 100 circles, 19 800 revolute joints (6 of them between
-    // two static bodies), no contacts, sleeping off (scene_joint_grid.c).
-    own_construction(s, "joint_grid", 500, 0);
+  } else if (own_scene(name)) {
+    const own_scene_row* o = own_scene(name);
+    own_construction(s, o->name, o->steps, o->sleeping);
   } else if (strcmp(name, "arena") == 0) {
     // The capacity benchmark's world (scenes_shared.h, scene_arena.c): 10 000 bodies, top
     // down, most asleep; sleeping on; 60 untimed steps (the mixers' balls and the walkers

@@ -13,9 +13,10 @@
 # (a retransmission timeout is at least 200 ms on Linux whatever the path).
 #
 # Per transport CLIENTS clients run SECONDS with the "toggle" behaviour (move 1 s, stand
-# 1 s): kbit/s in per client, input-to-motion p50/p95 (from setControls to the server's
-# snapshot showing the motion, the client library's own measurement), snapshot ratio and
-# the worst stall (longest time without a complete snapshot). ROUNDS alternate the two.
+# 1 s): kbit/s in per client, input-to-confirmed-motion p50/p95 (from the controls that
+# start a move to the first snapshot showing the server's avatar moving: arbiter-bot's and
+# ws_bots.mjs's confirm_ms), snapshot ratio and the worst stall (longest time without a
+# complete snapshot). ROUNDS alternate the two.
 #
 # usage (root): bench/web/tcp_cost.sh [BIN_DIR] [SECONDS] [CLIENTS]   (build/release/bin 30 4)
 # environment: LOSS (2), DELAY (50), JITTER (10), ROUNDS (2)
@@ -62,23 +63,27 @@ wait_line() {  # $1 = file, $2 = pattern: the port after "listening on HOST:"
 }
 
 enet() {
+  rm -f "$TMP/netem.port"  # a new proxy per round: wait for its own port
   ip netns exec "$NSB" "$BIN/arbiter-netem" --server 10.231.0.1:7777 --listen 127.0.0.1:0 \
-    --latency "$DELAY" --jitter "$JITTER" --seed "$1" > "$TMP/netem.json" 2> "$TMP/netem.err" &
+    --latency "$DELAY" --jitter "$JITTER" --seed "$1" --port-file "$TMP/netem.port" \
+    > "$TMP/netem.json" 2> "$TMP/netem.err" &
   NP=$!; echo $NP >> "$TMP/pids"
-  NPORT=$(wait_line "$TMP/netem.err" "listening on")
+  for _ in $(seq 100); do [ -s "$TMP/netem.port" ] && break; sleep 0.1; done
+  NPORT=$(cat "$TMP/netem.port")
   ip netns exec "$NSB" "$BIN/arbiter-bot" --host 127.0.0.1 --port "$NPORT" --clients "$CLIENTS" \
     --duration "$SECONDS_RUN" --behaviour toggle --seed "$1" > "$TMP/enet.json" 2> "$TMP/enet.err" || true
   kill "$NP" 2>/dev/null || true; wait "$NP" 2>/dev/null || true
   python3 - "$TMP/enet.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); p = j["prediction"]
-print("| ENet | %.1f | %.1f / %.1f | %.3f | %.0f | %d/%d |" % (j["bytes_in_per_client_per_s"] * 8 / 1000,
-      p["input_to_motion_ms_p50"], p["input_to_motion_ms_p95"], j["snapshot_ratio"],
+print("| ENet | %.1f | %.0f / %.0f | %.3f | %.0f | %d/%d |" % (j["bytes_in_per_client_per_s"] * 8 / 1000,
+      j["confirm_ms_p50"], j["confirm_ms_p95"], j["snapshot_ratio"],
       j["worst_stall_ms"], j["connected_at_end"], j["clients"]))
 PY
 }
 
 websocket() {
+  : > "$TMP/proxy.out"
   ip netns exec "$NSB" node "$HERE/delay_proxy.mjs" 127.0.0.1:0 10.231.0.1:7780 "$DELAY" "$JITTER" "$1" \
     > "$TMP/proxy.out" 2> "$TMP/proxy.err" &
   PP=$!; echo $PP >> "$TMP/pids"
@@ -89,14 +94,14 @@ websocket() {
   python3 - "$TMP/ws.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print("| WebSocket | %.1f | %.1f / %.1f | %.3f | %.0f | %d/%d |" % (j["kbit_in_per_client"],
-      j["input_to_motion_ms_p50"], j["input_to_motion_ms_p95"], j["snapshot_ratio_mean"],
+print("| WebSocket | %.1f | %.0f / %.0f | %.3f | %.0f | %d/%d |" % (j["kbit_in_per_client"],
+      j["confirm_ms_p50"] or 0, j["confirm_ms_p95"] or 0, j["snapshot_ratio_mean"],
       j["worst_stall_ms"], j["connected_at_end"], j["clients"]))
 PY
 }
 
 echo "link: $LOSS % loss each way (IP level), $DELAY ± $JITTER ms each way; $CLIENTS clients, ${SECONDS_RUN} s, default scene"
-echo "| transport | kbit/s in per client | input→motion p50 / p95 ms | snapshot ratio | worst stall ms | connected |"
+echo "| transport | kbit/s in per client | input→confirmed motion p50 / p95 ms | snapshot ratio | worst stall ms | connected |"
 echo "|---|---:|---:|---:|---:|---:|"
 for r in $(seq "$ROUNDS"); do
   enet "$r"

@@ -5,7 +5,7 @@
 // usage: node bench/web/ws_bots.mjs --url ws://HOST:PORT [--clients N] [--duration S]
 //          [--behaviour random|toggle|idle] [--seed X] [--no-interp] [--pump-ms MS]
 //   random  a new random direction every 0.5-1.5 s (as arbiter-bot's)
-//   toggle  move right for 1 s, stand still for 1 s, ... (input-to-motion samples)
+//   toggle  right 1 s, stand 1 s, left 1 s, stand 1 s, ... (confirmed-motion samples)
 // Progress goes to stderr once a second; a JSON summary to stdout at the end:
 // per-client snapshot ratio (received against the snapshot rate since each client's
 // first snapshot), kbit/s in and out per client, input-to-confirmed-motion p50/p95 (toggle:
@@ -58,8 +58,8 @@ const start = performance.now();
 const bots = [];
 for (let i = 0; i < clients; ++i) {
   const client = arbiter.connect(url, { name: `ws-bot-${i}`, interpolate: interp, predict: interp });
-  bots.push({ client, nextTurn: 0, moving: false, seenSnapshots: 0, lastSnapshotMs: 0,
-              firstSnapshotMs: 0, worstStallMs: 0, moveSince: 0, moveTick: 0, confirmMs: [],
+  bots.push({ client, nextTurn: 0, seenSnapshots: 0, lastSnapshotMs: 0,
+              firstSnapshotMs: 0, worstStallMs: 0, step: 0, dir: 0, moveSince: 0, moveTick: 0, confirmMs: [],
               failed: "" });
 }
 
@@ -70,11 +70,12 @@ function steer(b, now) {
     b.client.setControls({ moveX: Math.cos(a), moveY: Math.sin(a) });
     b.nextTurn = now + 500 + uniform() * 1000;
   } else {
-    b.moving = !b.moving;
-    b.client.setControls({ moveX: b.moving ? 1 : 0 });
+    // Right 1 s, stand 1 s, left 1 s, stand 1 s (as arbiter-bot's toggle).
+    b.dir = [1, 0, -1, 0][b.step++ % 4];
+    b.client.setControls({ moveX: b.dir });
     b.nextTurn = now + 1000;
-    // Confirmed when a snapshot after this one shows the server's avatar moving right.
-    b.moveSince = b.moving ? now : 0;
+    // Confirmed when a snapshot after this one shows the server's avatar moving that way.
+    b.moveSince = b.dir !== 0 ? now : 0;
     b.moveTick = b.client.stats().snapshotsReceived > 0 ? newestCheckTick(b.client) : 0;
   }
 }
@@ -88,7 +89,7 @@ function newestCheckTick(client) {
 function watchConfirm(b, now) {
   if (b.moveSince === 0) return;
   for (const c of b.client.predictionChecks()) {
-    if (c.tick > b.moveTick && c.server.vx > 0) {
+    if (c.tick > b.moveTick && c.server.vx * b.dir > 0) {
       b.confirmMs.push(now - b.moveSince);
       b.moveSince = 0;
       return;

@@ -82,12 +82,15 @@ void bot_behave(bot* b, double now) {
       }
       break;
     case BOT_TOGGLE:
+      // Right 1 s, stand 1 s, left 1 s, stand 1 s: the avatar stays near where it started
+      // (always right would pin it to a wall, where no move shows).
       if (now >= b->next_change) {
-        bool start = c->move_x == 0.0f;
+        static const float dirs[4] = {1.0f, 0.0f, -1.0f, 0.0f};
+        b->toggle_dir = dirs[b->toggle_step++ % 4u];
         memset(c, 0, sizeof *c);
-        c->move_x = start ? 1.0f : 0.0f;
+        c->move_x = b->toggle_dir;
         b->next_change = now + 1.0;
-        b->move_since = start ? now : 0.0;
+        b->move_since = b->toggle_dir != 0.0f ? now : 0.0;
         b->move_after_tick = newest_check_tick(b->client);
       }
       break;
@@ -286,7 +289,7 @@ void bot_observe_link(bot* b, double now) {
   arb_client_predict_check k[64];
   int n = arb_client_get_predict_checks(b->client, k, 64);
   for (int i = 0; i < n; i++) {
-    if (k[i].tick > b->move_after_tick && k[i].server[3] > 0) {
+    if (k[i].tick > b->move_after_tick && (float)k[i].server[3] * b->toggle_dir > 0.0f) {
       bot_samples_push(&b->confirm_ms, (float)((now - b->move_since) * 1000.0));
       b->move_since = 0.0;
       return;

@@ -77,6 +77,8 @@ typedef struct bot {
   uint64_t seen_motion, seen_checks;
 
   // the link, measured from the snapshots as they arrive
+  unsigned toggle_step;      ///< toggle: which quarter of the cycle comes next
+  float toggle_dir;          ///< toggle: the move now (+1 right, -1 left, 0 standing)
   double move_since;         ///< toggle: when the last move started (0 = confirmed or standing)
   uint32_t move_after_tick;  ///< ... newest prediction check then: a later one must show it
   bot_samples confirm_ms;   ///< toggle: move started -> a snapshot shows the server's avatar moving

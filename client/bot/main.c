@@ -51,7 +51,7 @@ static void usage(FILE* f) {
           "  --duration S    seconds to run, > 0 (default 10)\n"
           "  --behaviour B   idle: no input; random: a new random direction every 0.5-1.5 s;\n"
           "                  circle: run in circles; seek: chase the nearest other body;\n"
-          "                  toggle: move right 1 s, stand 1 s, ... (the summary's\n"
+          "                  toggle: right 1 s, stand 1 s, left 1 s, stand 1 s (the summary's\n"
           "                  confirm_ms: from a move's start to the first snapshot that\n"
           "                  shows the server's avatar moving; needs prediction)\n"
           "                  (default random)\n"

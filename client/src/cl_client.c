@@ -168,8 +168,8 @@ static void set_state(arb_client* c, arb_client_state s) {
 // Everything learned from one connection goes; entities leave visibly.
 static void forget_world(arb_client* c) {
   for (int i = 0; i < c->interp.count; i++)
-    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, c->interp.ents[i].desc.id, 0,
-                   0, false, NULL);
+    cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now,
+                   cl_interp_at(&c->interp, i)->desc.id, 0, 0, false, NULL);
   cl_interp_reset(&c->interp);
   cl_predict_stop(&c->predict);
   cl_snapshots_reset(&c->snaps);
@@ -570,16 +570,24 @@ static void remove_entity(arb_client* c, uint32_t id, uint32_t tick) {
   cl_events_push(&c->events, ARB_CLIENT_EVENT_ENTITY_LEFT, c->now, id, 0, 0, false, NULL);
 }
 
-// The newest complete view decides who exists; older parts only add history.
+// The newest complete view decides who exists; older parts only add history. Both lists
+// are in id order and are merged (a search per entity cost a client of a large world
+// more than decoding its snapshot): from the end for removals, which leave the positions
+// before them as they were, then from the start, where an entity added at the cursor
+// sits before every later body's id.
 static void reconcile(arb_client* c, const cl_slot* sl) {
+  int j = sl->bodies.count - 1;
   for (int i = c->interp.count - 1; i >= 0; i--) {
-    uint32_t id = c->interp.ents[i].desc.id;
-    if (!cl_body_set_find(&sl->bodies, id)) remove_entity(c, id, sl->tick);
+    uint32_t id = cl_interp_at(&c->interp, i)->desc.id;
+    while (j >= 0 && sl->bodies.items[j].id > id) j--;
+    if (j < 0 || sl->bodies.items[j].id != id) remove_entity(c, id, sl->tick);
   }
+  int k = 0;
   for (int i = 0; i < sl->bodies.count; i++) {
     uint32_t id = sl->bodies.items[i].id;
-    cl_entity* e = cl_interp_find(&c->interp, id);
-    if (e) {
+    while (k < c->interp.count && cl_interp_at(&c->interp, k)->desc.id < id) k++;
+    if (k < c->interp.count && cl_interp_at(&c->interp, k)->desc.id == id) {
+      cl_entity* e = cl_interp_at(&c->interp, k);
       if (sl->tick > e->tag) e->tag = sl->tick;
       continue;
     }
@@ -927,7 +935,8 @@ uint32_t arb_client_get_input_sequence(const arb_client* c) {
 
 int arb_client_get_entities(const arb_client* c, arb_client_entity_desc* out, int cap) {
   if (!c) return 0;
-  for (int i = 0; out && i < c->interp.count && i < cap; i++) out[i] = c->interp.ents[i].desc;
+  for (int i = 0; out && i < c->interp.count && i < cap; i++)
+    out[i] = cl_interp_at(&c->interp, i)->desc;
   return c->interp.count;
 }
 

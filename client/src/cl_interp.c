@@ -48,8 +48,10 @@ int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem) 
 
 void cl_interp_deinit(cl_interp* in) {
   cl_free(&in->mem, in->ents);
+  cl_free(&in->mem, in->order);
   in->ents = NULL;
-  in->count = in->cap = 0;
+  in->order = NULL;
+  in->count = in->cap = in->order_cap = 0;
 }
 
 void cl_interp_set_nominal_interval(cl_interp* in, float interval) {
@@ -73,35 +75,45 @@ void cl_interp_reset(cl_interp* in) {
   cl_interp_set_nominal_interval(in, in->p.nominal_interval);
 }
 
-// ---- entity table (sorted by id) -------------------------------------------------------
+// ---- entity table (indexed by id) ------------------------------------------------------
 
+// The first position in id order whose entity's id is >= id.
 static int lower_bound(const cl_interp* in, uint32_t id) {
-  return arb_lower_bound_u32(in->ents, in->count, sizeof *in->ents, offsetof(cl_entity, desc.id),
-                             id);
+  int lo = 0, hi = in->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (in->ents[in->order[mid]].desc.id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 cl_entity* cl_interp_find(cl_interp* in, uint32_t id) {
   int i = lower_bound(in, id);
-  return (i < in->count && in->ents[i].desc.id == id) ? &in->ents[i] : NULL;
+  return (i < in->count && cl_interp_at(in, i)->desc.id == id) ? cl_interp_at(in, i) : NULL;
 }
 
 const cl_entity* cl_interp_find_const(const cl_interp* in, uint32_t id) {
   int i = lower_bound(in, id);
-  return (i < in->count && in->ents[i].desc.id == id) ? &in->ents[i] : NULL;
+  return (i < in->count && cl_interp_at(in, i)->desc.id == id) ? cl_interp_at(in, i) : NULL;
 }
 
 int cl_interp_add(cl_interp* in, const arb_client_entity_desc* desc) {
   int i = lower_bound(in, desc->id);
-  if (i < in->count && in->ents[i].desc.id == desc->id) {
-    in->ents[i].desc = *desc;
+  if (i < in->count && cl_interp_at(in, i)->desc.id == desc->id) {
+    cl_interp_at(in, i)->desc = *desc;
     return 0;
   }
   if (in->count >= in->p.max_entities) return ARB_E_FULL;
   int rc = cl_grow(&in->mem, (void**)&in->ents, &in->cap, in->count + 1, sizeof(cl_entity));
+  if (rc == 0)
+    rc = cl_grow(&in->mem, (void**)&in->order, &in->order_cap, in->count + 1, sizeof(int));
   if (rc) return rc;
-  memmove(&in->ents[i + 1], &in->ents[i], (size_t)(in->count - i) * sizeof(cl_entity));
-  in->count++;
-  cl_entity* e = &in->ents[i];
+  memmove(&in->order[i + 1], &in->order[i], (size_t)(in->count - i) * sizeof(int));
+  in->order[i] = in->count;
+  cl_entity* e = &in->ents[in->count++];
   memset(e, 0, sizeof *e);
   e->desc = *desc;
   return 0;
@@ -109,9 +121,14 @@ int cl_interp_add(cl_interp* in, const arb_client_entity_desc* desc) {
 
 int cl_interp_remove(cl_interp* in, uint32_t id) {
   int i = lower_bound(in, id);
-  if (i >= in->count || in->ents[i].desc.id != id) return ARB_E_NOT_FOUND;
-  memmove(&in->ents[i], &in->ents[i + 1], (size_t)(in->count - i - 1) * sizeof(cl_entity));
-  in->count--;
+  if (i >= in->count || cl_interp_at(in, i)->desc.id != id) return ARB_E_NOT_FOUND;
+  int slot = in->order[i];
+  memmove(&in->order[i], &in->order[i + 1], (size_t)(in->count - i - 1) * sizeof(int));
+  int last = --in->count;
+  if (slot != last) {  // the last entity fills the hole
+    in->ents[slot] = in->ents[last];
+    in->order[lower_bound(in, in->ents[slot].desc.id)] = slot;
+  }
   return 0;
 }
 
@@ -139,16 +156,26 @@ static bool is_teleport(const cl_interp* in, const cl_sample* a, const cl_sample
   return d > 2.0f * vmax * (float)(b->t - a->t) + 0.1f;
 }
 
+_Static_assert((CL_HISTORY & (CL_HISTORY - 1)) == 0, "the history ring wraps by a mask");
+
+// Sample k of e's history (0 = oldest).
+static cl_sample* at(cl_entity* e, int k) {
+  return &e->hist[(e->first + k) & (CL_HISTORY - 1)];
+}
+static const cl_sample* at_const(const cl_entity* e, int k) {
+  return &e->hist[(e->first + k) & (CL_HISTORY - 1)];
+}
+
 static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
-  const cl_sample* h = e->hist;
+#define h(k) (*at_const(e, (k)))
   int n = e->count;
-  if (T < h[0].t) {  // before its first snapshot: shown where it entered, still
-    cl_eval r = from_sample(&h[0], ARB_CLIENT_SAMPLE_HELD);
+  if (T < h(0).t) {  // before its first snapshot: shown where it entered, still
+    cl_eval r = from_sample(&h(0), ARB_CLIENT_SAMPLE_HELD);
     r.v = arb_vec2_zero;
     r.w = 0.0f;
     return r;
   }
-  const cl_sample* last = &h[n - 1];
+  const cl_sample* last = &h(n - 1);
   if (T >= last->t) {
     double dt = T - last->t;
     if (dt == 0.0) return from_sample(last, 0u);
@@ -171,13 +198,14 @@ static cl_eval eval_curve(const cl_interp* in, const cl_entity* e, double T) {
   int lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     int mid = lo + (hi - lo) / 2;
-    if (h[mid].t <= T)
+    if (h(mid).t <= T)
       lo = mid;
     else
       hi = mid;
   }
-  const cl_sample* a = &h[lo];
-  const cl_sample* b = &h[lo + 1];
+  const cl_sample* a = &h(lo);
+  const cl_sample* b = &h(lo + 1);
+#undef h
   cl_eval r = from_sample(a, 0u);
   if (is_teleport(in, a, b)) {  // stays at a until b's time
     r.v = arb_vec2_zero;
@@ -239,7 +267,7 @@ int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
   float guess = 0.0f, guess_speed = 0.0f;
   float fading = 0.0f;  // what is left of an earlier correction at out_t
   if (e->has_out && e->count > 0) {
-    const cl_sample* last = &e->hist[e->count - 1];
+    const cl_sample* last = at(e, e->count - 1);
     double ex = e->out_t - last->t;
     if (ex > in->p.extrapolation_limit) ex = in->p.extrapolation_limit;
     if (ex > 0.0) guess = (float)ex;
@@ -253,17 +281,20 @@ int cl_interp_push(cl_interp* in, uint32_t id, const cl_sample* s_in) {
 
   // Find the insertion point (histories are short; the common case is "append").
   int i = e->count;
-  while (i > 0 && e->hist[i - 1].t > s.t) i--;
-  if (i > 0 && e->hist[i - 1].t == s.t) return 0;  // duplicate
+  while (i > 0 && at(e, i - 1)->t > s.t) i--;
+  if (i > 0 && at(e, i - 1)->t == s.t) return 0;  // duplicate
   if (e->count == CL_HISTORY) {
     if (i == 0) return 0;  // older than everything we keep
-    memmove(&e->hist[0], &e->hist[1], (size_t)(i - 1) * sizeof(cl_sample));
+    // The oldest is dropped: sample k is now the one that was k + 1. Those from the
+    // insertion point on move back up by one (none when appending, the common case).
+    e->first = (e->first + 1) & (CL_HISTORY - 1);
     i--;
+    for (int k = e->count - 1; k > i; k--) *at(e, k) = *at(e, k - 1);
   } else {
-    memmove(&e->hist[i + 1], &e->hist[i], (size_t)(e->count - i) * sizeof(cl_sample));
+    for (int k = e->count; k > i; k--) *at(e, k) = *at(e, k - 1);
     e->count++;
   }
-  e->hist[i] = s;
+  *at(e, i) = s;
 
   // Keep the rendered path continuous: whatever the new sample changed at the last
   // rendered time becomes a fading offset (or a snap when it is a teleport).
@@ -382,7 +413,7 @@ static void fill_state(const cl_entity* e, const cl_eval* r, arb_client_entity_s
 int cl_interp_sample(cl_interp* in, double T, arb_client_entity_state* out, int max, bool commit) {
   int n = 0;
   for (int i = 0; i < in->count; i++) {
-    cl_entity* e = &in->ents[i];
+    cl_entity* e = cl_interp_at(in, i);
     if (e->count == 0) continue;
     cl_eval r = eval_output(in, e, T);
     if (commit) {

@@ -59,7 +59,12 @@ typedef struct cl_sample {
 
 typedef struct cl_entity {
   arb_client_entity_desc desc;
-  cl_sample hist[CL_HISTORY];  ///< ascending t, no duplicates
+  /// A ring: sample k (0 = oldest, ascending t, no duplicates) is
+  /// hist[(first + k) % CL_HISTORY]. A full history takes a new sample by dropping its
+  /// oldest in place: every body gets one per snapshot, and shifting 31 samples for each
+  /// was most of a client's snapshot cost in a world of thousands of bodies.
+  cl_sample hist[CL_HISTORY];
+  int first;
   int count;
   bool has_out;    ///< an output was committed
   double out_t;    ///< server time of the last committed output
@@ -85,8 +90,13 @@ typedef struct cl_interp_params {
 typedef struct cl_interp {
   cl_interp_params p;
   cl_mem mem;
-  cl_entity* ents;  ///< sorted by desc.id
-  int count, cap;
+  /// The entities in no order, [0, count), and their indexes by increasing desc.id in
+  /// order[0, count): adding or removing one of thousands moves a few kB of indexes, not
+  /// the kilobyte-sized entities after it (a client joining a large world is sent
+  /// thousands of them, a few dozen a snapshot).
+  cl_entity* ents;
+  int* order;
+  int count, cap, order_cap;
 
   // delay controller
   bool have_newest;
@@ -106,6 +116,11 @@ typedef struct cl_interp {
   int ntimes;
   float extrapolation;  ///< seconds past newest_t at the last frame (0 = inside)
 } cl_interp;
+
+/// The entity i-th in id order (i < count).
+static inline cl_entity* cl_interp_at(const cl_interp* in, int i) {
+  return &in->ents[in->order[i]];
+}
 
 int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem);
 void cl_interp_deinit(cl_interp* in);

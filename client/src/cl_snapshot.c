@@ -21,6 +21,7 @@ void cl_snapshots_deinit(cl_snapshots* s) {
   cl_free(&s->mem, s->drawn.items);
   cl_free(&s->mem, s->drawn_tmp.items);
   cl_free(&s->mem, s->descs);
+  cl_free(&s->mem, s->desc_index);
   cl_free(&s->mem, s->part);
   memset(s, 0, sizeof *s);
 }
@@ -35,6 +36,7 @@ void cl_snapshots_reset(cl_snapshots* s) {
   s->newest_complete = 0;
   s->drawn.count = 0;
   s->ndescs = 0;
+  if (s->desc_index) memset(s->desc_index, 0, (size_t)s->desc_index_cap * sizeof *s->desc_index);
 }
 
 static cl_slot* find_slot(cl_snapshots* s, uint32_t tick) {
@@ -159,24 +161,41 @@ static int update_drawn(cl_snapshots* s, const cl_slot* sl) {
 
 // ---- descriptions ----------------------------------------------------------------------
 
-// Index of the first entry at or after (id, cls) in the table's order.
-static int desc_lower_bound(const cl_snapshots* s, uint32_t id, uint8_t cls) {
-  int lo = 0, hi = s->ndescs;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    const cl_desc_entry* m = &s->descs[mid];
-    if (m->id < id || (m->id == id && m->extra.cls < cls))
-      lo = mid + 1;
-    else
-      hi = mid;
+static uint32_t desc_hash(uint32_t id, uint8_t cls) {
+  uint32_t h = id * 0x9E3779B1u ^ (uint32_t)cls * 0x85EBCA6Bu;
+  return h ^ h >> 15;
+}
+
+// The index slot of (id, cls): the one naming its entry, or the empty one where it goes.
+// -1 without an index. Ends: the index is at most half full.
+static int desc_slot(const cl_snapshots* s, uint32_t id, uint8_t cls) {
+  if (s->desc_index_cap == 0) return -1;
+  uint32_t mask = (uint32_t)s->desc_index_cap - 1;
+  for (uint32_t i = desc_hash(id, cls) & mask;; i = (i + 1) & mask) {
+    int v = s->desc_index[i];
+    if (v == 0 || (s->descs[v - 1].id == id && s->descs[v - 1].extra.cls == cls)) return (int)i;
   }
-  return lo;
 }
 
 static const cl_desc_entry* find_desc(const cl_snapshots* s, uint32_t id, uint8_t cls) {
-  int i = desc_lower_bound(s, id, cls);
-  bool found = i < s->ndescs && s->descs[i].id == id && s->descs[i].extra.cls == cls;
-  return found ? &s->descs[i] : NULL;
+  int i = desc_slot(s, id, cls);
+  return i >= 0 && s->desc_index[i] != 0 ? &s->descs[s->desc_index[i] - 1] : NULL;
+}
+
+// Indexes descs[0..ndescs) (distinct keys) in an index of `cap` slots; 0 or ARB_E_NOMEM
+// (the old index kept).
+static int reindex_descs(cl_snapshots* s, int cap) {
+  if (cap != s->desc_index_cap) {
+    int* t = (int*)cl_alloc(&s->mem, (size_t)cap * sizeof *t);
+    if (!t) return ARB_E_NOMEM;
+    cl_free(&s->mem, s->desc_index);
+    s->desc_index = t;
+    s->desc_index_cap = cap;
+  }
+  memset(s->desc_index, 0, (size_t)cap * sizeof *s->desc_index);
+  for (int k = 0; k < s->ndescs; k++)
+    s->desc_index[desc_slot(s, s->descs[k].id, s->descs[k].extra.cls)] = k + 1;
+  return 0;
 }
 
 const cl_body_desc* cl_snapshots_desc(const cl_snapshots* s, uint32_t id) {
@@ -221,19 +240,25 @@ static void prune_descs(cl_snapshots* s) {
   for (int r = 0; r < s->ndescs; r++)
     if (in_any_view(s, s->descs[r].id, s->descs[r].extra.cls)) s->descs[w++] = s->descs[r];
   s->ndescs = w;
+  reindex_descs(s, s->desc_index_cap);  // the same size: never fails
 }
 
 static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
-  int i = desc_lower_bound(s, e->id, e->extra.cls);
-  if (i < s->ndescs && s->descs[i].id == e->id && s->descs[i].extra.cls == e->extra.cls) {
-    s->descs[i] = *e;
+  int i = desc_slot(s, e->id, e->extra.cls);
+  if (i >= 0 && s->desc_index[i] != 0) {
+    s->descs[s->desc_index[i] - 1] = *e;
     return 0;
   }
   int rc = cl_grow(&s->mem, (void**)&s->descs, &s->desc_cap, s->ndescs + 1, sizeof(cl_desc_entry));
   if (rc) return rc;
-  memmove(&s->descs[i + 1], &s->descs[i], (size_t)(s->ndescs - i) * sizeof(cl_desc_entry));
-  s->descs[i] = *e;
-  s->ndescs++;
+  if (2 * (s->ndescs + 1) > s->desc_index_cap) {
+    int cap = s->desc_index_cap > 0 ? s->desc_index_cap : 64;
+    while (2 * (s->ndescs + 1) > cap) cap *= 2;
+    if ((rc = reindex_descs(s, cap)) != 0) return rc;
+    i = desc_slot(s, e->id, e->extra.cls);
+  }
+  s->descs[s->ndescs++] = *e;
+  s->desc_index[i] = s->ndescs;
   return 0;
 }
 

@@ -111,8 +111,13 @@ typedef struct cl_snapshots {
   /// What is drawn: every entity's freshest origin over the views received
   /// (arbiter/snapshot_drawn.h); the newest view's `bodies` are evaluated from it.
   arb_snapshot_set drawn, drawn_tmp;
-  cl_desc_entry* descs;  ///< sorted by (id, class)
+  cl_desc_entry* descs;  ///< in the order they came (pruned: compacted)
   int ndescs, desc_cap;
+  /// Open addressing over descs by (id, class), at most half full: entry + 1, 0 = empty.
+  /// Finding or adding a description costs the same however many the client holds (a
+  /// client joining a large world is sent thousands).
+  int* desc_index;
+  int desc_index_cap;       ///< a power of two, or 0
   arb_snapshot_part* part;  ///< decode scratch (large; allocated once)
   // counters (the client's stats read them)
   uint64_t parts, completed, duplicates, late, baseline_missing, errors;

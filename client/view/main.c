@@ -308,38 +308,37 @@ static void seek_seconds(app* a, double s) {
   view_replay_seek(a->replay, t);
 }
 
+// The keys that switch one view option on and off (the help text lists them).
+static bool* toggled_by(app* a, SDL_Keycode k) {
+  const struct {
+    SDL_Keycode key;
+    bool* flag;
+  } toggles[] = {
+      {SDLK_F1, &a->show_help},
+      {SDLK_F2, &a->show_stats},
+      {SDLK_F3, &a->opt.debug.aabbs},
+      {SDLK_F4, &a->opt.debug.contacts},
+      {SDLK_F5, &a->opt.debug.velocities},
+      {SDLK_F6, &a->opt.debug.ghosts},
+      {SDLK_F7, &a->opt.debug.corrections},
+      {SDLK_g, &a->opt.debug.grid},
+      {SDLK_c, &a->cam.free},
+  };
+  for (size_t i = 0; i < sizeof toggles / sizeof toggles[0]; ++i)
+    if (toggles[i].key == k) return toggles[i].flag;
+  return NULL;
+}
+
 static void on_key(app* a, SDL_Keycode k) {
+  bool* flag = toggled_by(a, k);
+  if (flag) {
+    *flag = !*flag;
+    return;
+  }
   switch (k) {
     case SDLK_ESCAPE:
     case SDLK_q:
       a->quit = true;
-      return;
-    case SDLK_F1:
-      a->show_help = !a->show_help;
-      return;
-    case SDLK_F2:
-      a->show_stats = !a->show_stats;
-      return;
-    case SDLK_F3:
-      a->opt.debug.aabbs = !a->opt.debug.aabbs;
-      return;
-    case SDLK_F4:
-      a->opt.debug.contacts = !a->opt.debug.contacts;
-      return;
-    case SDLK_F5:
-      a->opt.debug.velocities = !a->opt.debug.velocities;
-      return;
-    case SDLK_F6:
-      a->opt.debug.ghosts = !a->opt.debug.ghosts;
-      return;
-    case SDLK_F7:
-      a->opt.debug.corrections = !a->opt.debug.corrections;
-      return;
-    case SDLK_g:
-      a->opt.debug.grid = !a->opt.debug.grid;
-      return;
-    case SDLK_c:
-      a->cam.free = !a->cam.free;
       return;
     case SDLK_f:
       view_camera_reset(&a->cam);
@@ -358,6 +357,17 @@ static void on_key(app* a, SDL_Keycode k) {
   }
   if (a->replay) {
     view_replay* r = a->replay;
+    // The keys that jump through a replay, and by how many seconds.
+    static const struct {
+      SDL_Keycode key;
+      double seconds;
+    } jumps[] = {{SDLK_LEFT, -5.0}, {SDLK_RIGHT, 5.0}, {SDLK_PAGEUP, -60.0}, {SDLK_PAGEDOWN, 60.0}};
+    for (size_t i = 0; i < sizeof jumps / sizeof jumps[0]; ++i) {
+      if (jumps[i].key == k) {
+        seek_seconds(a, jumps[i].seconds);
+        return;
+      }
+    }
     switch (k) {
       case SDLK_SPACE:
       case SDLK_p:
@@ -375,18 +385,6 @@ static void on_key(app* a, SDL_Keycode k) {
         break;
       case SDLK_RIGHTBRACKET:
         view_replay_set_speed(r, view_replay_speed(r) * 2.0f);
-        break;
-      case SDLK_LEFT:
-        seek_seconds(a, -5.0);
-        break;
-      case SDLK_RIGHT:
-        seek_seconds(a, 5.0);
-        break;
-      case SDLK_PAGEUP:
-        seek_seconds(a, -60.0);
-        break;
-      case SDLK_PAGEDOWN:
-        seek_seconds(a, 60.0);
         break;
       case SDLK_HOME:
         view_replay_seek(r, 0);

@@ -151,13 +151,7 @@ static int parse_spring(sj_ctx* ctx, const json_t* v, const arb_scene* scene, vo
   return 0;
 }
 
-int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->springs = arb__sx_list(ctx, value, scene, "springs", ARB_SCENE_MAX_SPRINGS,
-                              sizeof *x->springs, &x->spring_count, parse_spring);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(springs, spring_count, ARB_SCENE_MAX_SPRINGS, parse_spring)
 
 // ---- particles and constraints ----------------------------------------------------------
 
@@ -183,13 +177,7 @@ static int parse_particle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, 
   return ctx->code;
 }
 
-int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->particles = arb__sx_list(ctx, value, scene, "particles", ARB_SCENE_MAX_PARTICLES,
-                                sizeof *x->particles, &x->particle_count, parse_particle);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(particles, particle_count, ARB_SCENE_MAX_PARTICLES, parse_particle)
 
 static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, void* slot) {
   arb_constraint_def* d = slot;
@@ -211,13 +199,7 @@ static int parse_constraint(sj_ctx* ctx, const json_t* v, const arb_scene* scene
   return ctx->code;
 }
 
-int arb__scene_parse_constraints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->constraints = arb__sx_list(ctx, value, scene, "constraints", ARB_SCENE_MAX_CONSTRAINTS,
-                                  sizeof *x->constraints, &x->constraint_count, parse_constraint);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(constraints, constraint_count, ARB_SCENE_MAX_CONSTRAINTS, parse_constraint)
 
 int arb__scene_parse_constraint_iterations(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
   arb_scene_extras* x = arb__sx_extras(ctx, scene);
@@ -295,13 +277,7 @@ static int parse_vehicle(sj_ctx* ctx, const json_t* v, const arb_scene* scene, v
   return 0;
 }
 
-int arb__scene_parse_vehicles(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->vehicles = arb__sx_list(ctx, value, scene, "vehicles", ARB_SCENE_MAX_VEHICLES,
-                               sizeof *x->vehicles, &x->vehicle_count, parse_vehicle);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(vehicles, vehicle_count, ARB_SCENE_MAX_VEHICLES, parse_vehicle)
 
 // ---- vehicle avatar ---------------------------------------------------------------------
 
@@ -386,20 +362,19 @@ int arb__scene_build_extras(const arb_scene* scene, arb_world* world, sj_ctx* ct
     }
   }
   int rc = 0;
-  for (int i = 0; i < x->spring_count && !rc; ++i) {  // DET: scene order
-    arb_spring_def d = x->springs[i];
-    d.body_a = resolve(d.body_a, ids);
-    d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_spring_create(world, &d)))
-      rc = build_fail(ctx, "springs", i, "invalid spring");
+  // Springs and joints, in scene order (DET), each with its two bodies' scene indices
+  // resolved to the built ids.
+#define BUILD_BETWEEN_BODIES(kind, items, count)              \
+  for (int i = 0; i < x->count && !rc; ++i) {                 \
+    arb_##kind##_def d = x->items[i];                         \
+    d.body_a = resolve(d.body_a, ids);                        \
+    d.body_b = resolve(d.body_b, ids);                        \
+    if (arb_extra_id_is_null(arb_##kind##_create(world, &d))) \
+      rc = build_fail(ctx, #items, i, "invalid " #kind);      \
   }
-  for (int i = 0; i < x->joint_count && !rc; ++i) {
-    arb_joint_def d = x->joints[i];
-    d.body_a = resolve(d.body_a, ids);
-    d.body_b = resolve(d.body_b, ids);
-    if (arb_extra_id_is_null(arb_joint_create(world, &d)))
-      rc = build_fail(ctx, "joints", i, "invalid joint");
-  }
+  BUILD_BETWEEN_BODIES(spring, springs, spring_count)
+  BUILD_BETWEEN_BODIES(joint, joints, joint_count)
+#undef BUILD_BETWEEN_BODIES
   for (int i = 0; i < x->particle_count && !rc; ++i) {
     if (arb_particle_create(world, &x->particles[i]) < 0)
       rc = build_fail(ctx, "particles", i, "invalid particle");

@@ -47,6 +47,17 @@ arb_transform arb__sx_body_xf(const arb_scene* scene, int index);  // pose as wr
 int arb__sx_fail_at(sj_ctx* ctx, const char* key, int code, const char* msg);
 bool arb__sx_is_dynamic(const arb_scene* scene, int index);
 
+/// Defines the section parser arb__scene_parse_<items>: the array of up to `limit` objects
+/// at the section `items`, each parsed by item_fn into x->items (x->count of them).
+#define ARB__SX_LIST_SECTION(items, count, limit, item_fn)                                      \
+  int arb__scene_parse_##items(sj_ctx* ctx, const json_t* value, arb_scene* scene) {            \
+    arb_scene_extras* x = arb__sx_extras(ctx, scene);                                           \
+    if (x)                                                                                      \
+      x->items =                                                                                \
+          arb__sx_list(ctx, value, scene, #items, limit, sizeof *x->items, &x->count, item_fn); \
+    return ctx->code;                                                                           \
+  }
+
 int arb__scene_parse_springs(sj_ctx* ctx, const json_t* value, arb_scene* scene);
 int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene);
 int arb__scene_parse_particles(sj_ctx* ctx, const json_t* value, arb_scene* scene);

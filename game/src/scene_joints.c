@@ -296,10 +296,4 @@ static int parse_joint(sj_ctx* ctx, const json_t* v, const arb_scene* scene, voi
   return ctx->code;
 }
 
-int arb__scene_parse_joints(sj_ctx* ctx, const json_t* value, arb_scene* scene) {
-  arb_scene_extras* x = arb__sx_extras(ctx, scene);
-  if (x)
-    x->joints = arb__sx_list(ctx, value, scene, "joints", ARB_SCENE_MAX_JOINTS, sizeof *x->joints,
-                             &x->joint_count, parse_joint);
-  return ctx->code;
-}
+ARB__SX_LIST_SECTION(joints, joint_count, ARB_SCENE_MAX_JOINTS, parse_joint)

@@ -18,7 +18,13 @@ int sv_capture_init(sv_capture* c, int max_entities) {
   c->positions = calloc(n, sizeof *c->positions);
   c->speeds = calloc(n, sizeof *c->speeds);
   c->memo = calloc(n, sizeof *c->memo);
-  if (!c->entities || !c->items || !c->positions || !c->speeds || !c->memo) {
+  c->changed = calloc(n, sizeof *c->changed);
+  c->entered = calloc(n, sizeof *c->entered);
+  c->left = calloc(n, sizeof *c->left);
+  c->prev_items = calloc(n, sizeof *c->prev_items);
+  c->prev_positions = calloc(n, sizeof *c->prev_positions);
+  if (!c->entities || !c->items || !c->positions || !c->speeds || !c->memo || !c->changed ||
+      !c->entered || !c->left || !c->prev_items || !c->prev_positions) {
     sv_capture_free(c);
     return ARB_E_NOMEM;
   }
@@ -33,6 +39,11 @@ void sv_capture_free(sv_capture* c) {
   free(c->positions);
   free(c->speeds);
   free(c->memo);
+  free(c->changed);
+  free(c->entered);
+  free(c->left);
+  free(c->prev_items);
+  free(c->prev_positions);
   memset(c, 0, sizeof *c);
 }
 
@@ -173,9 +184,50 @@ static void capture_links(sv_capture* c, const arb_world* world) {
   }
 }
 
+// Equal in every field a client is sent or that decides what it is sent (id, class,
+// description version, state) and in position. Fields, not bytes: the padding of an
+// arb_snapshot_entity is not part of what it says.
+static bool same_entity(const arb_snapshot_entity* x, arb_vec2 px, const arb_snapshot_entity* y,
+                        arb_vec2 py) {
+  const arb_snapshot_state *a = &x->s, *b = &y->s;
+  return x->id == y->id && x->cls == y->cls && x->desc_version == y->desc_version && a->x == b->x &&
+         a->y == b->y && a->vx == b->vx && a->vy == b->vy && a->w == b->w && a->angle == b->angle &&
+         a->aux == b->aux && a->flags == b->flags && a->t0 == b->t0 &&
+         memcmp(&px, &py, sizeof px) == 0;
+}
+
+// The change set of this capture against the previous one: a merge of the two id-ordered
+// sets, once per capture whatever the number of clients.
+static void find_changes(sv_capture* c) {
+  const arb_snapshot_entity *now = c->items, *was = c->prev_items;
+  int n = c->set.count, m = c->prev_count, i = 0, j = 0;
+  c->changed_count = c->entered_count = c->left_count = 0;
+  while (i < n || j < m) {
+    uint32_t a = i < n ? now[i].id : UINT32_MAX, b = j < m ? was[j].id : UINT32_MAX;
+    if (a == b) {
+      if (!same_entity(&now[i], c->positions[i], &was[j], c->prev_positions[j]))
+        c->changed[c->changed_count++] = i;
+      ++i;
+      ++j;
+    } else if (a < b) {
+      c->entered[c->entered_count++] = i++;
+    } else {
+      c->left[c->left_count++] = was[j++].id;
+    }
+  }
+}
+
 void sv_capture_run(sv_capture* c, arb_game* game) {
   const arb_world* world = arb_game_get_world(game);
   c->game = game;
+  // The last capture becomes the previous one; this one is written over the older buffers.
+  arb_snapshot_entity* items = c->prev_items;
+  arb_vec2* positions = c->prev_positions;
+  c->prev_items = c->items;
+  c->prev_positions = c->positions;
+  c->prev_count = c->set.count;
+  c->items = c->set.items = items;
+  c->positions = positions;
   c->set.count = 0;
   c->truncated = 0;
   arb_vec2 g = arb_world_get_gravity(world);
@@ -185,6 +237,7 @@ void sv_capture_run(sv_capture* c, arb_game* game) {
   capture_particles(c, world);
   capture_wheels(c, world);
   capture_links(c, world);
+  find_changes(c);
 }
 
 // ---- descriptions -------------------------------------------------------------------------

@@ -43,6 +43,22 @@ typedef struct sv_capture {
   /// rest keeps its transform and velocities bit for bit, and its quantized state (the
   /// angle's atan2 the dearest part) and speed are then reused. index1 = 0: empty.
   sv_capture_memo* memo;
+  /// This capture against the previous one (sv_capture_run), found once per capture for
+  /// every client: `changed` holds the indexes (into items, increasing) of the entities
+  /// whose captured record (class, description version, quantized state) or position
+  /// differs, `entered` those new since the previous capture, and `left` the ids (increasing)
+  /// of the previous capture's entities no longer captured. A body at rest keeps its
+  /// record and position bit for bit, so it is in none of them.
+  int* changed;
+  int changed_count;
+  int* entered;
+  int entered_count;
+  uint32_t* left;
+  int left_count;
+  /// The previous capture's items and positions (the buffers swap every capture).
+  arb_snapshot_entity* prev_items;
+  arb_vec2* prev_positions;
+  int prev_count;
 } sv_capture;
 
 int sv_capture_init(sv_capture* c, int max_entities);

@@ -17,6 +17,7 @@
 typedef enum opt_kind {
   OPT_INT,
   OPT_FLOAT,
+  OPT_RADIUS,  ///< a float in [0, 1e6] or "auto" (stored as SV_VIEW_RADIUS_AUTO)
   OPT_STR,
   OPT_LEVEL,
   OPT_FORMAT,
@@ -80,9 +81,10 @@ static const opt opts[] = {
     {"web-root", "ARBITER_WEB_ROOT", "DIR", OPT_STR, OFF(web_root), SZ(web_root), 0, 0, NULL,
      "The web page's files, served on the HTTP port (docs/WEB.md). Default: the bundle next to "
      "the executable (../share/arbiter/web, in a build tree and in an install), if there."},
-    {"view-radius", "ARBITER_VIEW_RADIUS", "M", OPT_FLOAT, OFF(view_radius), 0, 0, 0, NULL,
+    {"view-radius", "ARBITER_VIEW_RADIUS", "M|auto", OPT_RADIUS, OFF(view_radius), 0, 0, 0, "auto",
      "Send each client only entities within M meters of its avatar or in the camera box it reports "
-     "(a spectator: only its box); 0 = everything (default)."},
+     "(a spectator: only its box); 0 = everything. Default auto: everything in a scene of at most "
+     "2000 bodies, 30 m in a larger one."},
     {"client-kbps", "ARBITER_CLIENT_KBPS", "N", OPT_INT, OFF(client_kbps), 0, 16, 1000000, "1000",
      "Snapshot bandwidth per client, kbit/s (payload and packet headers); a client may ask for "
      "less in its hello, and loss or rising round trip lowers it for a while. Default 1000."},
@@ -254,6 +256,12 @@ static int set_value(sv_config* cfg, const opt* o, const char* value, const char
       *(uint64_t*)base = (uint64_t)v;
       return 0;
     }
+    case OPT_RADIUS:
+      if (strcmp(value, "auto") == 0) {
+        *(float*)base = SV_VIEW_RADIUS_AUTO;
+        return 0;
+      }
+      __attribute__((fallthrough));  // a number, as a float option's
     case OPT_FLOAT: {
       errno = 0;
       float v = strtof(value, &end);

@@ -13,6 +13,23 @@
 /// still fits its 4 MiB reply (test_admin_sessions_of_the_largest_server).
 #define SV_CONFIG_WS_MAX 3500
 
+/// --view-radius auto: every client sees the whole world of a scene of at most
+/// SV_VIEW_AUTO_BODIES bodies, and SV_VIEW_AUTO_RADIUS meters around its avatar (plus its
+/// camera box) in a larger one. A client's snapshot costs the server about what changes in
+/// its view: in a 10 000-body world with a few thousand bodies moving, whole-world views
+/// for a few hundred clients take several times a tick's budget (docs/BENCHMARKS.md,
+/// "Capacity").
+#define SV_VIEW_RADIUS_AUTO (-1.0f)
+#define SV_VIEW_AUTO_BODIES 2000
+#define SV_VIEW_AUTO_RADIUS 30.0f
+
+/// The view radius a server with --view-radius `configured` uses for a scene of `bodies`
+/// bodies.
+static inline float sv_view_radius_for(float configured, int bodies) {
+  if (configured >= 0.0f) return configured;
+  return bodies > SV_VIEW_AUTO_BODIES ? SV_VIEW_AUTO_RADIUS : 0.0f;
+}
+
 typedef struct sv_config {
   char bind[64];    ///< IPv4 address to bind (ENet 1.3 is IPv4 only); default 0.0.0.0
   int port;         ///< UDP port, 0 = any free port (logged); default 7777
@@ -27,7 +44,8 @@ typedef struct sv_config {
   char record[1024];     ///< replay log file or directory; "" = no recording
   int http_port;         ///< TCP port for /healthz and /metrics; 0 = off; -1 = any free port
   char http_bind[64];    ///< address for the HTTP listener; default 127.0.0.1
-  float view_radius;     ///< meters; 0 = everything
+  float view_radius;     ///< meters; 0 = everything; SV_VIEW_RADIUS_AUTO (default) until
+                         ///< the scene is loaded, then what sv_view_radius_for chose
   int client_kbps;       ///< snapshot kbit/s ceiling per client; default 1000
   sv_log_level log_level;  ///< default info
   sv_log_format log_format;

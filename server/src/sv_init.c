@@ -50,6 +50,7 @@ static int load_scene(sv_server* s, char* err, size_t err_cap) {
   // and every re-simulation applies it the same way.
   if (cfg->tick_rate != 0) arb_scene_set_tick_rate(s->scene, cfg->tick_rate);
   s->tick_rate = arb_scene_get_tick_rate(s->scene);
+  s->cfg.view_radius = sv_view_radius_for(cfg->view_radius, arb_scene_get_body_count(s->scene));
   arb_scene_set_worker_count(s->scene, cfg->physics_threads);  // same results for any count
   if (cfg->snapshot_rate > s->tick_rate) {
     snprintf(err, err_cap, "--snapshot-rate %d is higher than the tick rate %d", cfg->snapshot_rate,

@@ -379,4 +379,4 @@ arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, const arb_aabb* 
   return arb__collide_chain(a, tree, xfa, &o, xfb, margin, 2);
 }
 
-ARB__CHAIN_MANIFOLDS(ARB__DEFINE_PUBLIC_CHAIN_COLLIDE)
+ARB_COLLIDE_CHAIN_PAIRS(ARB__DEFINE_PUBLIC_CHAIN_COLLIDE)

@@ -159,56 +159,35 @@ static void arb__contact_relink(arb_world* w, int from, int to) {
 
 // ---- the collide function of each pair of shape kinds -----------------------------------
 
-// One registration per pair of kinds (Box2D's s_registers), under the kind the function
+// One registration per pair of kinds (Box2D's s_registers), one per row of
+// ARB_COLLIDE_PAIRS and ARB_COLLIDE_CHAIN_PAIRS (collision.h), under the kind the function
 // takes first: the table is also the order of the two bodies of a contact (body A has the
 // kind registered first; arb__contact_kind_order). A pair without a registration
-// (segment/segment) never gets a contact. Two different kinds are registered one way
-// only. A new shape kind adds, per kind it collides with, one adapter and one entry.
+// (segment/segment) never gets a contact. Two different kinds are registered one way only.
 typedef arb_manifold arb__collide_fn(const arb_shape_def* a, arb_transform xfa,
                                      const arb_shape_def* b, arb_transform xfb, float margin);
 
 // Adapts a collide function of manifold.h (with its speculative margin) to shape
-// definitions: REGISTER_COLLIDER(name, function, member of A, member of B).
-#define REGISTER_COLLIDER(name, fn, ma, mb)                                                   \
-  static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
-                           arb_transform xfb, float margin) {                                 \
-    return fn(&a->ma, xfa, &b->mb, xfb, margin);                                              \
+// definitions; a world's chain brings its link tree (chain.h).
+#define ARB__COLLIDER(name, KA, ka, KB, kb)                                                     \
+  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,                 \
+                                     const arb_shape_def* b, arb_transform xfb, float margin) { \
+    return arb__collide_##name(&a->ka, xfa, &b->kb, xfb, margin);                               \
   }
-REGISTER_COLLIDER(collide_circles, arb__collide_circles, circle, circle)
-REGISTER_COLLIDER(collide_polygon_circle, arb__collide_polygon_and_circle, polygon, circle)
-REGISTER_COLLIDER(collide_polygons, arb__collide_polygons, polygon, polygon)
-REGISTER_COLLIDER(collide_segment_circle, arb__collide_segment_and_circle, segment, circle)
-REGISTER_COLLIDER(collide_segment_polygon, arb__collide_segment_and_polygon, segment, polygon)
-REGISTER_COLLIDER(collide_capsules, arb__collide_capsules, capsule, capsule)
-REGISTER_COLLIDER(collide_capsule_circle, arb__collide_capsule_and_circle, capsule, circle)
-REGISTER_COLLIDER(collide_polygon_capsule, arb__collide_polygon_and_capsule, polygon, capsule)
-REGISTER_COLLIDER(collide_segment_capsule, arb__collide_segment_and_capsule, segment, capsule)
-#undef REGISTER_COLLIDER
-// A world's chain brings its link tree (chain.h).
-#define REGISTER_CHAIN_COLLIDER(name, fn, mb)                                                 \
-  static arb_manifold name(const arb_shape_def* a, arb_transform xfa, const arb_shape_def* b, \
-                           arb_transform xfb, float margin) {                                 \
-    return fn(&a->chain, arb__chain_tree(&a->chain), xfa, &b->mb, xfb, margin);               \
+#define ARB__CHAIN_COLLIDER(name, KA, ka, KB, kb)                                               \
+  static arb_manifold collide_##name(const arb_shape_def* a, arb_transform xfa,                 \
+                                     const arb_shape_def* b, arb_transform xfb, float margin) { \
+    return arb__collide_##name(&a->ka, arb__chain_tree(&a->ka), xfa, &b->kb, xfb, margin);      \
   }
-REGISTER_CHAIN_COLLIDER(collide_chain_circle, arb__collide_chain_and_circle, circle)
-REGISTER_CHAIN_COLLIDER(collide_chain_polygon, arb__collide_chain_and_polygon, polygon)
-REGISTER_CHAIN_COLLIDER(collide_chain_capsule, arb__collide_chain_and_capsule, capsule)
-#undef REGISTER_CHAIN_COLLIDER
+ARB_COLLIDE_PAIRS(ARB__COLLIDER)
+ARB_COLLIDE_CHAIN_PAIRS(ARB__CHAIN_COLLIDER)
+#undef ARB__COLLIDER
+#undef ARB__CHAIN_COLLIDER
 
+#define ARB__REGISTER(name, KA, ka, KB, kb) [ARB_SHAPE_##KA][ARB_SHAPE_##KB] = collide_##name,
 static arb__collide_fn* const collide_registers[ARB_SHAPE_TYPE_COUNT][ARB_SHAPE_TYPE_COUNT] = {
-    [ARB_SHAPE_CIRCLE][ARB_SHAPE_CIRCLE] = collide_circles,
-    [ARB_SHAPE_POLYGON][ARB_SHAPE_CIRCLE] = collide_polygon_circle,
-    [ARB_SHAPE_POLYGON][ARB_SHAPE_POLYGON] = collide_polygons,
-    [ARB_SHAPE_SEGMENT][ARB_SHAPE_CIRCLE] = collide_segment_circle,
-    [ARB_SHAPE_SEGMENT][ARB_SHAPE_POLYGON] = collide_segment_polygon,
-    [ARB_SHAPE_CAPSULE][ARB_SHAPE_CAPSULE] = collide_capsules,
-    [ARB_SHAPE_CAPSULE][ARB_SHAPE_CIRCLE] = collide_capsule_circle,
-    [ARB_SHAPE_POLYGON][ARB_SHAPE_CAPSULE] = collide_polygon_capsule,
-    [ARB_SHAPE_SEGMENT][ARB_SHAPE_CAPSULE] = collide_segment_capsule,
-    [ARB_SHAPE_CHAIN][ARB_SHAPE_CIRCLE] = collide_chain_circle,
-    [ARB_SHAPE_CHAIN][ARB_SHAPE_POLYGON] = collide_chain_polygon,
-    [ARB_SHAPE_CHAIN][ARB_SHAPE_CAPSULE] = collide_chain_capsule,
-};
+    ARB_COLLIDE_PAIRS(ARB__REGISTER) ARB_COLLIDE_CHAIN_PAIRS(ARB__REGISTER)};
+#undef ARB__REGISTER
 
 // The registered function for kinds (a, b) in contact order (rank of a <= rank of b).
 static arb__collide_fn* collider_of(arb_shape_type a, arb_shape_type b) {

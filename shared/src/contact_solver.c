@@ -46,51 +46,8 @@
 
 #if defined(__SSE2__) && !defined(ARB_NO_SIMD)
 #include <emmintrin.h>
-typedef __m128 fw;
-static inline fw fw_set(float a) {
-  return _mm_set1_ps(a);
-}
-static inline fw fw_zero(void) {
-  return _mm_setzero_ps();
-}
-static inline fw fw_add(fw a, fw b) {
-  return _mm_add_ps(a, b);
-}
-static inline fw fw_sub(fw a, fw b) {
-  return _mm_sub_ps(a, b);
-}
-static inline fw fw_mul(fw a, fw b) {
-  return _mm_mul_ps(a, b);
-}
-/// a > b ? a : b per lane (also the scalar definition below).
-static inline fw fw_max(fw a, fw b) {
-  return _mm_max_ps(a, b);
-}
-/// a < b ? a : b per lane.
-static inline fw fw_min(fw a, fw b) {
-  return _mm_min_ps(a, b);
-}
-static inline fw fw_gt(fw a, fw b) {
-  return _mm_cmpgt_ps(a, b);
-}
-static inline fw fw_le(fw a, fw b) {
-  return _mm_cmple_ps(a, b);
-}
-static inline fw fw_and(fw a, fw b) {
-  return _mm_and_ps(a, b);
-}
-/// mask ? a : b per lane.
-static inline fw fw_select(fw mask, fw a, fw b) {
-  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
-}
-static inline bool fw_any(fw mask) {
-  return _mm_movemask_ps(mask) != 0;
-}
-static inline float fw_lane(fw a, int i) {
-  float t[4];
-  _mm_storeu_ps(t, a);
-  return t[i];
-}
+#define ARB__FW_LANES 4
+#include "lanes_x86.h"
 #else
 typedef struct fw {
   float v[4];
@@ -102,17 +59,17 @@ static inline fw fw_set(float a) {
 static inline fw fw_zero(void) {
   return fw_set(0.0f);
 }
-#define ARB__F4_OP(name, expr)                   \
+#define ARB__FW_OP(name, expr)                   \
   static inline fw name(fw a, fw b) {            \
     fw r;                                        \
     for (int i = 0; i < 4; ++i) r.v[i] = (expr); \
     return r;                                    \
   }
-ARB__F4_OP(fw_add, a.v[i] + b.v[i])
-ARB__F4_OP(fw_sub, a.v[i] - b.v[i])
-ARB__F4_OP(fw_mul, a.v[i] * b.v[i])
-ARB__F4_OP(fw_max, a.v[i] > b.v[i] ? a.v[i] : b.v[i])
-ARB__F4_OP(fw_min, a.v[i] < b.v[i] ? a.v[i] : b.v[i])
+ARB__FW_OP(fw_add, a.v[i] + b.v[i])
+ARB__FW_OP(fw_sub, a.v[i] - b.v[i])
+ARB__FW_OP(fw_mul, a.v[i] * b.v[i])
+ARB__FW_OP(fw_max, a.v[i] > b.v[i] ? a.v[i] : b.v[i])
+ARB__FW_OP(fw_min, a.v[i] < b.v[i] ? a.v[i] : b.v[i])
 static inline float arb__mask(bool m) {
   uint32_t u = m ? 0xffffffffu : 0u;
   float f;
@@ -124,9 +81,9 @@ static inline bool arb__is_set(float m) {
   memcpy(&u, &m, 4);
   return u != 0u;
 }
-ARB__F4_OP(fw_gt, arb__mask(a.v[i] > b.v[i]))
-ARB__F4_OP(fw_le, arb__mask(a.v[i] <= b.v[i]))
-ARB__F4_OP(fw_and, arb__mask(arb__is_set(a.v[i]) && arb__is_set(b.v[i])))
+ARB__FW_OP(fw_gt, arb__mask(a.v[i] > b.v[i]))
+ARB__FW_OP(fw_le, arb__mask(a.v[i] <= b.v[i]))
+ARB__FW_OP(fw_and, arb__mask(arb__is_set(a.v[i]) && arb__is_set(b.v[i])))
 static inline fw fw_select(fw m, fw a, fw b) {
   fw r;
   for (int i = 0; i < 4; ++i) r.v[i] = arb__is_set(m.v[i]) ? a.v[i] : b.v[i];
@@ -459,18 +416,10 @@ void arb__solve(arb_world* w, float dt) {
 
 static int arb__forced_width;  // arb__contact_lanes_force (tests, before any step); 0: auto
 
-static bool arb__avx2_lanes_available(void) {
-#if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
-}
-
 static const arb__contact_lanes* arb__lanes_of_width(int width) {
 #if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
-  if (width == 8 && arb__avx2_lanes_available()) return &arb__contact_lanes_8;
+  __builtin_cpu_init();
+  if (width == 8 && __builtin_cpu_supports("avx2")) return &arb__contact_lanes_8;
 #endif
   (void)width;
   return &arb__contact_lanes_4;

@@ -1,8 +1,9 @@
 // DETERMINISM-CRITICAL: the contact solver's wide part with 8 lanes (AVX2), chosen at run
 // time where the CPU has AVX2 (arb__contact_lanes_select). Only this file is compiled
 // with -mavx2 (shared/CMakeLists.txt, x86-64 only), which brings no fused multiply-add:
-// each operation below is the 8-lane form of the 4-lane one in contact_solver.c, lane for
-// lane the same IEEE result, so both give the same bits (tested: test_solver_lanes).
+// each wide operation (lanes_x86.h, shared with contact_solver.c's 4 lanes) is lane for
+// lane the same IEEE result at both widths, so both give the same bits (tested:
+// test_solver_lanes).
 #include "contact_lanes.h"
 
 #if defined(ARB_AVX2_LANES) && !defined(ARB_NO_SIMD)
@@ -10,52 +11,8 @@
 #include <immintrin.h>
 #include <string.h>
 
-typedef __m256 fw;
-static inline fw fw_set(float a) {
-  return _mm256_set1_ps(a);
-}
-static inline fw fw_zero(void) {
-  return _mm256_setzero_ps();
-}
-static inline fw fw_add(fw a, fw b) {
-  return _mm256_add_ps(a, b);
-}
-static inline fw fw_sub(fw a, fw b) {
-  return _mm256_sub_ps(a, b);
-}
-static inline fw fw_mul(fw a, fw b) {
-  return _mm256_mul_ps(a, b);
-}
-/// a > b ? a : b per lane, as _mm_max_ps.
-static inline fw fw_max(fw a, fw b) {
-  return _mm256_max_ps(a, b);
-}
-/// a < b ? a : b per lane, as _mm_min_ps.
-static inline fw fw_min(fw a, fw b) {
-  return _mm256_min_ps(a, b);
-}
-// Ordered comparisons, false for NaN, as _mm_cmpgt_ps and _mm_cmple_ps.
-static inline fw fw_gt(fw a, fw b) {
-  return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
-}
-static inline fw fw_le(fw a, fw b) {
-  return _mm256_cmp_ps(a, b, _CMP_LE_OQ);
-}
-static inline fw fw_and(fw a, fw b) {
-  return _mm256_and_ps(a, b);
-}
-/// mask ? a : b per lane.
-static inline fw fw_select(fw mask, fw a, fw b) {
-  return _mm256_or_ps(_mm256_and_ps(mask, a), _mm256_andnot_ps(mask, b));
-}
-static inline bool fw_any(fw mask) {
-  return _mm256_movemask_ps(mask) != 0;
-}
-static inline float fw_lane(fw a, int i) {
-  float t[8];
-  _mm256_storeu_ps(t, a);
-  return t[i];
-}
+#define ARB__FW_LANES 8
+#include "lanes_x86.h"
 
 // Four words of lanes i and i + 4 side by side: the 4x4 transposes run in both halves at once.
 static inline __m256 arb__row_pair(const arb__body_state* st, const int32_t idx[8], int i,

@@ -256,6 +256,71 @@ void* arb__extra_stale(void);
     }                                                                                         \
   } while (0)
 
+/// The lookups of one kind of extra kept in x->arr (x->slots slots of x->cap, lowest free
+/// slot hint x->free_hint), written once for joints, springs and vehicles:
+///   arb__<kind>_claim    create's common part: the zeroed object in the lowest free slot
+///                        (*slot its index; ARB__EXTRA_CLAIM), or NULL when full or out of
+///                        memory
+///   arb__<kind>_get      the live object an id names, or arb__extra_stale()
+///   arb__<kind>_release  destroy's common part: frees the slot of the live object the id
+///                        names and returns it (its fields still readable), or NULL with
+///                        *err the arb__extra_release error
+///   arb__<kind>_ids      the ids of the live objects in slot order, as ARB__EXTRA_IDS
+///   arb_<kind>_destroy   the public destroy: release, then arb__<kind>_destroyed(w, o),
+///                        which the kind defines before this (what else goes with it)
+#define ARB__EXTRA_LOOKUPS(type, kind, arr, slots, cap, free_hint)               \
+  static type* arb__##kind##_claim(arb_world* w, int* slot) {                    \
+    arb__extras* x = arb__extras_get(w);                                         \
+    if (!x) return NULL;                                                         \
+    ARB__EXTRA_CLAIM(w, x->arr, x->slots, x->cap, x->free_hint, *slot);          \
+    return *slot < 0 ? NULL : &x->arr[*slot];                                    \
+  }                                                                              \
+  static type* arb__##kind##_get(const arb_world* w, arb_extra_id id) {          \
+    const arb__extras* x = w ? w->extras : NULL;                                 \
+    return ARB__EXTRA_GET(x, arr, slots, id);                                    \
+  }                                                                              \
+  static type* arb__##kind##_release(arb_world* w, arb_extra_id id, int* err) {  \
+    type* o = w && !w->locked ? arb__##kind##_get(w, id) : NULL;                 \
+    *err = arb__extra_release(w, o ? &o->in_use : NULL);                         \
+    if (*err) return NULL;                                                       \
+    arb__extra_freed(&w->extras->free_hint, (int)(o - w->extras->arr));          \
+    return o;                                                                    \
+  }                                                                              \
+  static int arb__##kind##_ids(const arb_world* w, arb_extra_id* out, int cap) { \
+    int n;                                                                       \
+    const arb__extras* x = w ? w->extras : NULL;                                 \
+    ARB__EXTRA_IDS(x, arr, slots, out, cap, n);                                  \
+    return n;                                                                    \
+  }                                                                              \
+  int arb_##kind##_destroy(arb_world* w, arb_extra_id id) {                      \
+    ARB__CHECK_WORLD(w);                                                         \
+    ARB__CHECK_MUTABLE(w);                                                       \
+    int err;                                                                     \
+    type* o = arb__##kind##_release(w, id, &err);                                \
+    if (!o) return err;                                                          \
+    arb__##kind##_destroyed(w, o);                                               \
+    return 0;                                                                    \
+  }
+
+/// The public create of a kind of extra, written once: the def must come from
+/// arb_default_<kind>_def and pass arb__<kind>_def_ok, then the lowest free slot is claimed
+/// (arb__<kind>_claim) and the kind fills the zeroed object from the def with
+/// arb__<kind>_created (defined before this). The null id when refused or full.
+#define ARB__EXTRA_CREATE(type, kind, cookie)                                   \
+  arb_extra_id arb_##kind##_create(arb_world* w, const arb_##kind##_def* def) { \
+    ARB__CHECK_DEF(def, cookie);                                                \
+    ARB__CHECK_WORLD(w);                                                        \
+    ARB__CHECK_MUTABLE(w);                                                      \
+    arb_extra_id none = {0, 0};                                                 \
+    if (!w || w->locked || !def || !arb__##kind##_def_ok(w, def)) return none;  \
+    int slot;                                                                   \
+    type* o = arb__##kind##_claim(w, &slot);                                    \
+    if (!o) return none;                                                        \
+    arb__##kind##_created(w, o, def);                                           \
+    arb_extra_id id = {slot + 1, o->generation};                                \
+    return id;                                                                  \
+  }
+
 // island.c: a constraint was added or removed between these bodies (either may be null):
 // wake both islands and restart their sleep timers.
 void arb__wake_ids(arb_world* w, arb_body_id a, arb_body_id b);

@@ -86,19 +86,15 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
   return arb__joint_params_ok(d);
 }
 
-arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
-  ARB__CHECK_DEF(def, ARB__JOINT_COOKIE);
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb_extra_id none = {0, 0};
-  if (!w || w->locked || !def || !arb__joint_def_ok(w, def)) return none;
-  arb__extras* x = arb__extras_get(w);
-  if (!x) return none;
-  int slot;
-  ARB__EXTRA_CLAIM(w, x->joints, x->joint_slots, x->joint_cap, x->joint_free, slot);
-  if (slot < 0) return none;
-  arb__constraint_ends_created(x);
-  arb__joint* j = &x->joints[slot];
+static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
+  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
+  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
+}
+ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_cap, joint_free)
+
+// Fills a claimed joint from its def.
+static void arb__joint_created(arb_world* w, arb__joint* j, const arb_joint_def* def) {
+  arb__constraint_ends_created(w->extras);
   j->type = (uint8_t)def->type;
   j->body_a = def->body_a;
   j->body_b = def->body_b;
@@ -124,26 +120,8 @@ arb_extra_id arb_joint_create(arb_world* w, const arb_joint_def* def) {
   j->correction = def->correction_factor;
   j->break_force = def->break_force;
   arb__wake_ids(w, def->body_a, def->body_b);
-  arb_extra_id id = {slot + 1, j->generation};
-  return id;
 }
-
-static arb__joint* arb__joint_get(const arb_world* w, arb_extra_id id) {
-  const arb__extras* x = w ? w->extras : NULL;
-  return ARB__EXTRA_GET(x, joints, joint_slots, id);
-}
-
-int arb_joint_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb__joint* j = w && !w->locked ? arb__joint_get(w, id) : NULL;
-  int err = arb__extra_release(w, j ? &j->in_use : NULL);
-  if (err) return err;
-  arb__extra_freed(&w->extras->joint_free, (int)(j - w->extras->joints));
-  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
-  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
-  return 0;
-}
+ARB__EXTRA_CREATE(arb__joint, joint, ARB__JOINT_COOKIE)
 
 void arb_joint_get_anchors(const arb_world* w, arb_extra_id id, arb_vec2* a, arb_vec2* b) {
   const arb__joint* j = arb__joint_get(w, id);
@@ -162,13 +140,21 @@ int arb_joint_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body_
   return ARB__ATTACHMENT_OUT(j, body_a, body_b, local_a, local_b);
 }
 
-int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
+// The joint a setter changes: NULL with *err ARB_E_INVAL (no world), ARB_E_STATE (inside
+// a step) or ARB_E_STALE_ID.
+static arb__joint* arb__joint_to_change(arb_world* w, arb_extra_id id, int* err) {
   ARB__CHECK_WORLD(w);
   ARB__CHECK_MUTABLE(w);
-  if (!w) return ARB_E_INVAL;
-  if (w->locked) return ARB_E_STATE;
-  arb__joint* j = arb__joint_get(w, id);
-  if (!j) return ARB_E_STALE_ID;
+  *err = !w ? ARB_E_INVAL : w->locked ? ARB_E_STATE : 0;
+  arb__joint* j = *err ? NULL : arb__joint_get(w, id);
+  if (!*err && !j) *err = ARB_E_STALE_ID;
+  return j;
+}
+
+int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
+  int err;
+  arb__joint* j = arb__joint_to_change(w, id, &err);
+  if (!j) return err;
   if (j->type != ARB_JOINT_MOUSE || !arb_vec2_is_valid(target)) return ARB_E_INVAL;
   j->local_b = target;
   arb__wake_ids(w, j->body_a, j->body_b);
@@ -176,12 +162,9 @@ int arb_joint_set_target(arb_world* w, arb_extra_id id, arb_vec2 target) {
 }
 
 int arb_joint_set_motor_speed(arb_world* w, arb_extra_id id, float speed) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  if (!w) return ARB_E_INVAL;
-  if (w->locked) return ARB_E_STATE;
-  arb__joint* j = arb__joint_get(w, id);
-  if (!j) return ARB_E_STALE_ID;
+  int err;
+  arb__joint* j = arb__joint_to_change(w, id, &err);
+  if (!j) return err;
   bool motors =
       j->type == ARB_JOINT_REVOLUTE || j->type == ARB_JOINT_PRISMATIC || j->type == ARB_JOINT_WHEEL;
   if (!motors || !arb_is_valid_float(speed)) return ARB_E_INVAL;
@@ -226,11 +209,7 @@ float arb_joint_get_position(const arb_world* w, arb_extra_id id) {
 
 int arb_world_get_joint_count(const arb_world* w) {
   ARB__CHECK_WORLD(w);
-  int n = 0;
-  if (w && w->extras) {
-    for (int i = 0; i < w->extras->joint_slots; ++i) n += w->extras->joints[i].in_use;
-  }
-  return n;
+  return arb__joint_ids(w, NULL, 0);
 }
 
 arb_joint_type arb_joint_get_type(const arb_world* w, arb_extra_id id) {
@@ -240,10 +219,7 @@ arb_joint_type arb_joint_get_type(const arb_world* w, arb_extra_id id) {
 
 int arb_world_get_joints(const arb_world* w, arb_extra_id* out, int cap) {
   ARB__CHECK_WORLD(w);
-  int n;
-  const arb__extras* x = w ? w->extras : NULL;
-  ARB__EXTRA_IDS(x, joints, joint_slots, out, cap, n);
-  return n;
+  return arb__joint_ids(w, out, cap);
 }
 
 // ---- breaking -------------------------------------------------------------------------------

@@ -491,4 +491,4 @@ arb_manifold arb__collide_capsules(const arb_capsule* a, arb_transform xfa, cons
 
 // ---- public functions: the fixed speculative margin ------------------------------------
 
-ARB__CONVEX_MANIFOLDS(ARB__DEFINE_PUBLIC_COLLIDE)
+ARB_COLLIDE_PAIRS(ARB__DEFINE_PUBLIC_COLLIDE)

@@ -5,37 +5,22 @@
 
 #include "arbiter/collision.h"
 
-// One row per pair of shape kinds: XX(name, shape of A, shape of B). Each row has
-// arb__collide_<name> (margin given, declared here) and the public arb_collide_<name>
-// (ARB_SPECULATIVE_DISTANCE, defined by ARB__DEFINE_PUBLIC_COLLIDE). Convex pairs are in
-// manifold.c, chain pairs in chain_manifold.c.
-#define ARB__CONVEX_MANIFOLDS(XX)                   \
-  XX(circles, arb_circle, arb_circle)               \
-  XX(polygon_and_circle, arb_polygon, arb_circle)   \
-  XX(polygons, arb_polygon, arb_polygon)            \
-  XX(segment_and_circle, arb_segment, arb_circle)   \
-  XX(segment_and_polygon, arb_segment, arb_polygon) \
-  XX(capsules, arb_capsule, arb_capsule)            \
-  XX(capsule_and_circle, arb_capsule, arb_circle)   \
-  XX(polygon_and_capsule, arb_polygon, arb_capsule) \
-  XX(segment_and_capsule, arb_segment, arb_capsule)
-
-#define ARB__CHAIN_MANIFOLDS(XX)                \
-  XX(chain_and_circle, arb_chain, arb_circle)   \
-  XX(chain_and_polygon, arb_chain, arb_polygon) \
-  XX(chain_and_capsule, arb_chain, arb_capsule)
-
-#define ARB__DECLARE_COLLIDE_WITH_MARGIN(name, shape_a, shape_b)                          \
-  arb_manifold arb__collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
+// Each row of ARB_COLLIDE_PAIRS and ARB_COLLIDE_CHAIN_PAIRS (collision.h) has
+// arb__collide_<name>, its margin given (declared here), and the public arb_collide_<name>
+// with ARB_SPECULATIVE_DISTANCE (defined by ARB__DEFINE_PUBLIC_COLLIDE); the narrow
+// phase's table of collide functions is made from the rows too (contact.c). Convex pairs
+// are in manifold.c, chain pairs in chain_manifold.c.
+#define ARB__DECLARE_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                              \
+  arb_manifold arb__collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
                                    arb_transform xfb, float margin);
-ARB__CONVEX_MANIFOLDS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
+ARB_COLLIDE_PAIRS(ARB__DECLARE_COLLIDE_WITH_MARGIN)
 
 // A chain pair takes the chain's link tree too: arb__chain_tree of a world's chain
 // (chain.h), or NULL to test every link's box.
-#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, shape_a, shape_b)                        \
-  arb_manifold arb__collide_##name(const shape_a* a, const arb_aabb* tree, arb_transform xfa, \
-                                   const shape_b* b, arb_transform xfb, float margin);
-ARB__CHAIN_MANIFOLDS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
+#define ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN(name, KA, ka, KB, kb)                           \
+  arb_manifold arb__collide_##name(const arb_##ka* a, const arb_aabb* tree, arb_transform xfa, \
+                                   const arb_##kb* b, arb_transform xfb, float margin);
+ARB_COLLIDE_CHAIN_PAIRS(ARB__DECLARE_CHAIN_COLLIDE_WITH_MARGIN)
 
 // Whether point p (world) lies farther than `reach` outside a shape of a body at xf. Each
 // answers from a lower bound on the distance (the largest face distance of a polygon, the
@@ -68,16 +53,16 @@ static inline bool arb__core_beyond(arb_vec2 c1, arb_vec2 c2, float radius, arb_
   return arb_distance_sq(q, arb_mul_add(c1, t, e)) > limit * limit;
 }
 
-#define ARB__DEFINE_PUBLIC_COLLIDE(name, shape_a, shape_b)                               \
-  arb_manifold arb_collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
-                                  arb_transform xfb) {                                   \
-    return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                \
+#define ARB__DEFINE_PUBLIC_COLLIDE(name, KA, ka, KB, kb)                                   \
+  arb_manifold arb_collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
+                                  arb_transform xfb) {                                     \
+    return arb__collide_##name(a, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);                  \
   }
 
-#define ARB__DEFINE_PUBLIC_CHAIN_COLLIDE(name, shape_a, shape_b)                         \
-  arb_manifold arb_collide_##name(const shape_a* a, arb_transform xfa, const shape_b* b, \
-                                  arb_transform xfb) {                                   \
-    return arb__collide_##name(a, NULL, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);          \
+#define ARB__DEFINE_PUBLIC_CHAIN_COLLIDE(name, KA, ka, KB, kb)                             \
+  arb_manifold arb_collide_##name(const arb_##ka* a, arb_transform xfa, const arb_##kb* b, \
+                                  arb_transform xfb) {                                     \
+    return arb__collide_##name(a, NULL, xfa, b, xfb, ARB_SPECULATIVE_DISTANCE);            \
   }
 
 // ---- pieces shared with the chain manifolds (chain_manifold.c) -------------------------

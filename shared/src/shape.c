@@ -1,9 +1,13 @@
 // DETERMINISM-CRITICAL: results must be bit-identical on server and client.
 //
-// The shape module (shape.h): each question the world asks of a shape, answered per kind
-// by one switch without a default arm; then the same questions for all the shapes of a
-// body together, in shape order.
+// The shape module (shape.h): each question the world asks of a shape goes to the kind's
+// own answer (shape_kind.h, shape_<kind>.c; the bounding box and ray cast: collision.h's
+// functions of the kind) through one switch without a default arm, made from the kinds
+// list (ARB_SHAPE_KINDS, collision.h); then the same questions for all the shapes of a body
+// together, in shape order.
 #include "shape.h"
+
+#include "shape_kind.h"
 
 #include "arbiter/query.h"
 #include "chain.h"
@@ -16,35 +20,6 @@ static bool arb__finite_nonneg(float x) {
   return arb_is_valid_float(x) && x >= 0.0f;
 }
 
-static bool arb__validate_polygon(const arb_polygon* p, const char** why) {
-  if (p->count < 3 || p->count > ARB_MAX_POLYGON_VERTICES)
-    return *why = "polygon vertex count", false;
-  for (int i = 0; i < p->count; ++i) {
-    if (!arb_vec2_is_valid(p->vertices[i]) || !arb_vec2_is_valid(p->normals[i])) {
-      return *why = "polygon vertex not finite", false;
-    }
-    float len = arb_length(p->normals[i]);
-    if (len < 0.999f || len > 1.001f) return *why = "polygon normal not unit length", false;
-  }
-  if (!arb_vec2_is_valid(p->centroid)) return *why = "polygon centroid not finite", false;
-  if (!(p->radius >= 0.0f && p->radius <= ARB_MAX_POLYGON_RADIUS)) {
-    return *why = "polygon radius must be finite, >= 0 and <= ARB_MAX_POLYGON_RADIUS", false;
-  }
-  // Convex and counter-clockwise: every vertex lies behind every edge.
-  for (int i = 0; i < p->count; ++i) {
-    int i2 = i + 1 < p->count ? i + 1 : 0;
-    arb_vec2 e = arb_sub(p->vertices[i2], p->vertices[i]);
-    if (arb_cross(e, p->normals[i]) > 0.0f) return *why = "polygon normal points inwards", false;
-    for (int j = 0; j < p->count; ++j) {
-      if (arb_dot(p->normals[i], arb_sub(p->vertices[j], p->vertices[i])) > ARB_LINEAR_SLOP) {
-        return *why = "polygon not convex", false;
-      }
-    }
-    if (arb_length(e) < ARB_LINEAR_SLOP) return *why = "polygon has coincident vertices", false;
-  }
-  return true;
-}
-
 bool arb__validate_shape(const arb_shape_def* s, const char** why) {
   const char* dummy;
   if (!why) why = &dummy;
@@ -52,39 +27,11 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
   if (!arb__finite_nonneg(s->friction)) return *why = "friction must be finite and >= 0", false;
   if (!arb__finite_nonneg(s->restitution))
     return *why = "restitution must be finite and >= 0", false;
+#define ARB__VALID_CASE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                      \
+    return arb__##name##_valid(s, why);
   switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      if (!arb_vec2_is_valid(s->circle.center)) return *why = "circle center not finite", false;
-      if (!arb_is_valid_float(s->circle.radius) || s->circle.radius <= 0.0f) {
-        return *why = "circle radius must be > 0", false;
-      }
-      return true;
-    case ARB_SHAPE_POLYGON:
-      return arb__validate_polygon(&s->polygon, why);
-    case ARB_SHAPE_SEGMENT:
-      if (!arb_vec2_is_valid(s->segment.a) || !arb_vec2_is_valid(s->segment.b)) {
-        return *why = "segment end not finite", false;
-      }
-      if (arb_distance(s->segment.a, s->segment.b) < ARB_LINEAR_SLOP) {
-        return *why = "segment too short", false;
-      }
-      return true;
-    case ARB_SHAPE_CAPSULE:
-      if (!arb_vec2_is_valid(s->capsule.center1) || !arb_vec2_is_valid(s->capsule.center2)) {
-        return *why = "capsule center not finite", false;
-      }
-      if (!arb_is_valid_float(s->capsule.radius) || s->capsule.radius <= 0.0f) {
-        return *why = "capsule radius must be > 0", false;
-      }
-      // A shorter core has no direction to collide along: that shape is a circle.
-      if (arb_distance(s->capsule.center1, s->capsule.center2) < ARB_LINEAR_SLOP) {
-        return *why = "capsule centers closer than ARB_LINEAR_SLOP (use a circle)", false;
-      }
-      return true;
-    case ARB_SHAPE_CHAIN:
-      // Sensors find their visitors by one convex distance; a chain has many links.
-      if (s->sensor) return *why = "a chain cannot be a sensor", false;
-      return arb_validate_chain(&s->chain, why);
+    ARB_SHAPE_KINDS(ARB__VALID_CASE)
     case ARB_SHAPE_NONE:
     case ARB_SHAPE_TYPE_COUNT:
       break;
@@ -95,219 +42,97 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
 
 // ---- geometry per kind ------------------------------------------------------------------
 
-arb_mass_data arb__shape_mass(const arb_shape_def* s) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_compute_circle_mass(&s->circle, s->density);
-    case ARB_SHAPE_POLYGON:
-      return arb_compute_polygon_mass(&s->polygon, s->density);
-    case ARB_SHAPE_CAPSULE:
-      return arb_compute_capsule_mass(&s->capsule, s->density);
-    case ARB_SHAPE_SEGMENT:  // lines have no mass
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
+// Each question below goes to the kind's own answer (shape_kind.h); a value outside the
+// enum falls out of the switch to the answer after it.
+#define ARB__ASK(question)               \
+  switch (s->type) {                     \
+    ARB_SHAPE_KINDS(ARB__ASK_##question) \
+    case ARB_SHAPE_NONE:                 \
+    case ARB_SHAPE_TYPE_COUNT:           \
+      break;                             \
   }
-  arb_mass_data md = {0.0f, {0.0f, 0.0f}, 0.0f};
-  return md;
+#define ARB__ASK_MASS(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                    \
+    return arb__##name##_mass(&s->name, s->density);
+#define ARB__ASK_AABB(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                    \
+    return arb_compute_##name##_aabb(&s->name, xf);
+#define ARB__ASK_PROXY(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                     \
+    return arb__##name##_proxy(&s->name);
+#define ARB__ASK_CENTER(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                      \
+    return arb__##name##_center(&s->name);
+#define ARB__ASK_MIN_EXTENT(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                          \
+    return arb__##name##_min_extent(&s->name, center);
+#define ARB__ASK_MAX_EXTENT(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                          \
+    return arb__##name##_max_extent(&s->name, center);
+#define ARB__ASK_RAY_CAST(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                        \
+    return arb_ray_cast_##name(local, &s->name);
+#define ARB__ASK_CONTAINS(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                        \
+    return arb__##name##_contains(&s->name, local);
+#define ARB__ASK_BEYOND(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                      \
+    return arb__##name##_out_of_reach(&s->name, xf, p, reach);
+#define ARB__ASK_COLLIDE_CIRCLE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                              \
+    return arb__##name##_collide_circle(&s->name, xf, c, xc);
+
+arb_mass_data arb__shape_mass(const arb_shape_def* s) {
+  ARB__ASK(MASS)
+  return arb__no_mass();
 }
 
 arb_aabb arb__shape_aabb(const arb_shape_def* s, arb_transform xf) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_compute_circle_aabb(&s->circle, xf);
-    case ARB_SHAPE_POLYGON:
-      return arb_compute_polygon_aabb(&s->polygon, xf);
-    case ARB_SHAPE_SEGMENT:
-      return arb_compute_segment_aabb(&s->segment, xf);
-    case ARB_SHAPE_CAPSULE:
-      return arb_compute_capsule_aabb(&s->capsule, xf);
-    case ARB_SHAPE_CHAIN:
-      return arb_compute_chain_aabb(&s->chain, xf);
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(AABB)
   arb_aabb a = {xf.p, xf.p};
   return a;
 }
 
 arb_shape_proxy arb__shape_proxy(const arb_shape_def* s) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_make_circle_proxy(&s->circle);
-    case ARB_SHAPE_POLYGON:
-      return arb_make_polygon_proxy(&s->polygon);
-    case ARB_SHAPE_CAPSULE:
-      return arb_make_capsule_proxy(&s->capsule);
-    // Callers that meet chains (ccd.c, sensor.c) go link by link; this is the first.
-    case ARB_SHAPE_CHAIN:
-      return arb_make_proxy(s->chain.points, 2, 0.0f);
-    case ARB_SHAPE_SEGMENT:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(PROXY)
   return arb_make_segment_proxy(&s->segment);
 }
 
 arb_vec2 arb__shape_center(const arb_shape_def* s) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return s->circle.center;
-    case ARB_SHAPE_POLYGON:
-      return s->polygon.centroid;
-    case ARB_SHAPE_CAPSULE:
-      return arb_lerp(s->capsule.center1, s->capsule.center2, 0.5f);
-    case ARB_SHAPE_SEGMENT:
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(CENTER)
   return arb_vec2_zero;
 }
 
-static float arb__polygon_min_extent(const arb_polygon* p, arb_vec2 center) {
-  float min_e = 3.4e38f;
-  for (int i = 0; i < p->count; ++i) {
-    float face = arb_dot(p->normals[i], arb_sub(p->vertices[i], center));
-    if (face < min_e) min_e = face;
-  }
-  if (p->radius > 0.0f) min_e += p->radius;  // the rim
-  return min_e < 0.0f ? 0.0f : min_e;
-}
-
 float arb__shape_min_extent(const arb_shape_def* s, arb_vec2 center) {
-  switch (s->type) {
-    // A circle body's centre of mass is the circle's centre.
-    case ARB_SHAPE_CIRCLE:
-      return s->circle.radius;
-    // A capsule's centre of mass is the middle of its core.
-    case ARB_SHAPE_CAPSULE:
-      return s->capsule.radius;
-    case ARB_SHAPE_POLYGON:
-      return arb__polygon_min_extent(&s->polygon, center);
-    case ARB_SHAPE_SEGMENT:  // no inside
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(MIN_EXTENT)
   return 0.0f;
 }
 
 float arb__shape_max_extent(const arb_shape_def* s, arb_vec2 center) {
-  float ext = 0.0f;
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      ext = arb_distance(s->circle.center, center) + s->circle.radius;
-      break;
-    case ARB_SHAPE_POLYGON:
-      for (int i = 0; i < s->polygon.count; ++i) {
-        ext = arb_maxf(ext, arb_distance(s->polygon.vertices[i], center));
-      }
-      if (s->polygon.radius > 0.0f) ext += s->polygon.radius;
-      break;
-    case ARB_SHAPE_SEGMENT:
-      ext = arb_maxf(arb_distance(s->segment.a, center), arb_distance(s->segment.b, center));
-      break;
-    case ARB_SHAPE_CAPSULE:
-      ext = arb_maxf(arb_distance(s->capsule.center1, center),
-                     arb_distance(s->capsule.center2, center)) +
-            s->capsule.radius;
-      break;
-    case ARB_SHAPE_CHAIN:
-      for (int i = 0; i < s->chain.count; ++i) {
-        ext = arb_maxf(ext, arb_distance(s->chain.points[i], center));
-      }
-      break;
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
-  return ext;
+  ARB__ASK(MAX_EXTENT)
+  return 0.0f;
 }
 
 arb_cast_output arb__shape_ray_cast(const arb_shape_def* s, const arb_ray_input* local) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_ray_cast_circle(local, &s->circle);
-    case ARB_SHAPE_POLYGON:
-      return arb_ray_cast_polygon(local, &s->polygon);
-    case ARB_SHAPE_SEGMENT:
-      return arb_ray_cast_segment(local, &s->segment);
-    case ARB_SHAPE_CAPSULE:
-      return arb_ray_cast_capsule(local, &s->capsule);
-    case ARB_SHAPE_CHAIN:
-      return arb_ray_cast_chain(local, &s->chain);
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
-  arb_cast_output miss;
-  memset(&miss, 0, sizeof miss);
+  ARB__ASK(RAY_CAST)
+  static const arb_cast_output miss = {0};
   return miss;
 }
 
 bool arb__shape_contains_point(const arb_shape_def* s, arb_vec2 local) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_point_in_circle(local, &s->circle);
-    case ARB_SHAPE_POLYGON:
-      return arb_point_in_polygon(local, &s->polygon);
-    case ARB_SHAPE_CAPSULE:
-      return arb_point_in_capsule(local, &s->capsule);
-    case ARB_SHAPE_SEGMENT:  // no inside
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(CONTAINS)
   return false;
 }
 
 bool arb__shape_beyond(const arb_shape_def* s, arb_transform xf, arb_vec2 p, float reach) {
-  switch (s->type) {
-    case ARB_SHAPE_POLYGON:
-      return arb__polygon_beyond(&s->polygon, xf, p, reach);
-    case ARB_SHAPE_CIRCLE:
-      return arb__circle_beyond(&s->circle, xf, p, reach);
-    case ARB_SHAPE_CAPSULE:
-      return arb__core_beyond(s->capsule.center1, s->capsule.center2, s->capsule.radius, xf, p,
-                              reach);
-    case ARB_SHAPE_SEGMENT:
-      return arb__core_beyond(s->segment.a, s->segment.b, 0.0f, xf, p, reach);
-    case ARB_SHAPE_CHAIN:
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  ARB__ASK(BEYOND)
   return false;
 }
 
 arb_manifold arb__shape_collide_circle(const arb_shape_def* s, arb_transform xf,
                                        const arb_circle* c, arb_transform xc) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      return arb_collide_circles(&s->circle, xf, c, xc);
-    case ARB_SHAPE_POLYGON:
-      return arb_collide_polygon_and_circle(&s->polygon, xf, c, xc);
-    case ARB_SHAPE_SEGMENT:
-      return arb_collide_segment_and_circle(&s->segment, xf, c, xc);
-    case ARB_SHAPE_CAPSULE:
-      return arb_collide_capsule_and_circle(&s->capsule, xf, c, xc);
-    case ARB_SHAPE_CHAIN:
-      return arb__collide_chain_and_circle(&s->chain, arb__chain_tree(&s->chain), xf, c, xc,
-                                           ARB_SPECULATIVE_DISTANCE);
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
-  arb_manifold m;
-  memset(&m, 0, sizeof m);
-  return m;
+  ARB__ASK(COLLIDE_CIRCLE)
+  return arb__empty_manifold();
 }
 
 // ---- any kind, for callers outside the world (game rules, the viewer) ------------------
@@ -317,7 +142,7 @@ static arb_shape_def arb__geometry_def(const arb_shape_geometry* g) {
   arb_shape_def d;
   memset(&d, 0, sizeof d);
   d.type = g->type;
-  // Both unions list the same members and the polygon is the largest (arb_shape_def_geometry).
+  // Both unions are ARB_SHAPE_GEOMETRY_UNION, and the polygon is its largest member.
   memcpy(&d.polygon, &g->polygon, sizeof d.polygon);
   return d;
 }

@@ -1,17 +1,21 @@
 // arbiter — the shape module: everything the world asks of a shape that depends on its
 // kind. Not a public header.
 //
-// One home per kind (the way Box2D v3's shape.c holds b2ComputeShapeAABB,
+// One home per question (the way Box2D v3's shape.c holds b2ComputeShapeAABB,
 // b2ComputeShapeMass, b2ComputeShapeExtent, b2RayCastShape and b2MakeShapeDistanceProxy):
-// shape.c turns an arb_shape_def into the kind's own function of geometry.c, raycast.c,
-// distance.c or manifold.c. Every such dispatch is a `switch` over arb_shape_type without
-// a `default:` arm, so a new kind is a -Wswitch error at each place that must handle it.
-// A value outside the enum (a hostile save image, an unset def) falls out of the switch
-// to the answer after it; arb__validate_shape refuses it wherever a shape enters the world.
+// shape.c turns an arb_shape_def into the kind's own answer, arb__<kind>_<question>
+// (shape_kind.h; each kind's file shape_<kind>.c, which calls its functions of
+// geometry.c, raycast.c, distance.c or manifold.c). Every such dispatch is a `switch` over
+// arb_shape_type without a `default:` arm, made from the kinds list (ARB_SHAPE_KINDS,
+// collision.h): a new row needs no case anywhere, and a kind missing an answer fails to
+// link. A value outside the enum (a hostile save image, an unset def) falls out of the
+// switch to the answer after it; arb__validate_shape refuses it wherever a shape enters
+// the world.
 //
 // What is not here: which kinds collide with which, and which of the two a contact puts
-// first (the collide registration table in contact.c); how a shape is saved and hashed
-// (arb__shape_fields in world_codec.c); a chain's link-by-link work (chain.h).
+// first (ARB_COLLIDE_PAIRS, collision.h, and the table contact.c makes from it); how a
+// shape is saved and hashed (arb__shape_fields in world_codec.c, with each kind's
+// arb__<kind>_fields); a chain's link-by-link work (chain.h).
 //
 // The second half works on all the shapes of a body together (compound bodies: mass by
 // the parallel axis theorem, the union of boxes, the thinnest and farthest extents, the

@@ -13,12 +13,10 @@
 //       vec2 fat_lower, fat_upper; u64 user_data;
 //       shape: u8 type (bit 7: u8 flags follow, 1 = sensor, 2 = rounded polygon, 4 =
 //       more shapes follow: first shape of a compound body only), f32
-//       density, friction, restitution, u32 category, u32 mask, i32 group, then circle
-//       (vec2 centre, f32 radius) | polygon (u8 n, n vec2 vertices, n vec2 normals, vec2
-//       centroid, with flag 2 then f32 radius > 0) | segment (vec2 a, vec2 b) | capsule
-//       (vec2 centre1, vec2 centre2, f32 radius) | chain (u16 n 2..256, u8 loop, n vec2
-//       points); the type codes are those of arb_shape_type, and a new kind only adds a
-//       code (older images read unchanged); with flag 4: u8 n (1..7) and n more shapes
+//       density, friction, restitution, u32 category, u32 mask, i32 group, then the
+//       kind's fields (their layout per kind: arb__<kind>_fields, shape_<kind>.c); the type
+//       codes are those of arb_shape_type, and a new kind only adds a code (older images
+//       read unchanged); with flag 4: u8 n (1..7) and n more shapes
 //       (same layout, without flag 4; no chain in a compound body)
 //     i32 contact_count; per contact (solver order): i32 body_a, body_b, u32 flags (1 =
 //       touching; 2 = recycling cache follows; bits 8-11 the shape of body_a, bits 12-15

@@ -26,19 +26,15 @@ static bool arb__spring_def_ok(const arb_world* w, const arb_spring_def* d) {
   return true;
 }
 
-arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
-  ARB__CHECK_DEF(def, ARB__SPRING_COOKIE);
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb_extra_id none = {0, 0};
-  if (!w || w->locked || !def || !arb__spring_def_ok(w, def)) return none;
-  arb__extras* x = arb__extras_get(w);
-  if (!x) return none;
-  int slot;
-  ARB__EXTRA_CLAIM(w, x->springs, x->spring_slots, x->spring_cap, x->spring_free, slot);
-  if (slot < 0) return none;
-  arb__constraint_ends_created(x);
-  arb__spring* s = &x->springs[slot];
+static void arb__spring_destroyed(arb_world* w, const arb__spring* s) {
+  arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
+  arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
+}
+ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_cap, spring_free)
+
+// Fills a claimed spring from its def.
+static void arb__spring_created(arb_world* w, arb__spring* s, const arb_spring_def* def) {
+  arb__constraint_ends_created(w->extras);
   s->body_a = def->body_a;
   s->body_b = def->body_b;
   s->local_a = def->local_anchor_a;
@@ -47,34 +43,12 @@ arb_extra_id arb_spring_create(arb_world* w, const arb_spring_def* def) {
   s->stiffness = def->stiffness;
   s->damping = def->damping;
   arb__wake_ids(w, def->body_a, def->body_b);
-  arb_extra_id id = {slot + 1, s->generation};
-  return id;
 }
-
-static arb__spring* arb__spring_get(const arb_world* w, arb_extra_id id) {
-  const arb__extras* x = w ? w->extras : NULL;
-  return ARB__EXTRA_GET(x, springs, spring_slots, id);
-}
-
-int arb_spring_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb__spring* s = w && !w->locked ? arb__spring_get(w, id) : NULL;
-  int err = arb__extra_release(w, s ? &s->in_use : NULL);
-  if (err) return err;
-  arb__extra_freed(&w->extras->spring_free, (int)(s - w->extras->springs));
-  arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
-  arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
-  return 0;
-}
+ARB__EXTRA_CREATE(arb__spring, spring, ARB__SPRING_COOKIE)
 
 int arb_world_get_spring_count(const arb_world* w) {
   ARB__CHECK_WORLD(w);
-  int n = 0;
-  if (w && w->extras) {
-    for (int i = 0; i < w->extras->spring_slots; ++i) n += w->extras->springs[i].in_use;
-  }
-  return n;
+  return arb__spring_ids(w, NULL, 0);
 }
 
 // World anchor points and their velocities; false when body A is gone.
@@ -129,10 +103,7 @@ int arb_spring_get_bodies(const arb_world* w, arb_extra_id id, arb_body_id* body
 
 int arb_world_get_springs(const arb_world* w, arb_extra_id* out, int cap) {
   ARB__CHECK_WORLD(w);
-  int n;
-  const arb__extras* x = w ? w->extras : NULL;
-  ARB__EXTRA_IDS(x, springs, spring_slots, out, cap, n);
-  return n;
+  return arb__spring_ids(w, out, cap);
 }
 
 static void arb__add_force(arb_world* w, int slot, arb_vec2 f, arb_vec2 point) {

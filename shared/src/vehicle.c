@@ -68,18 +68,13 @@ static bool arb__vehicle_def_ok(const arb_world* w, const arb_vehicle_def* d) {
   return d->max_steer_angle <= 1.2f && d->friction > 0.0f && d->ground_gravity > 0.0f;
 }
 
-arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
-  ARB__CHECK_DEF(def, ARB__VEHICLE_COOKIE);
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb_extra_id none = {0, 0};
-  if (!w || w->locked || !def || !arb__vehicle_def_ok(w, def)) return none;
-  arb__extras* x = arb__extras_get(w);
-  if (!x) return none;
-  int slot;
-  ARB__EXTRA_CLAIM(w, x->vehicles, x->vehicle_slots, x->vehicle_cap, x->vehicle_free, slot);
-  if (slot < 0) return none;
-  arb__vehicle* v = &x->vehicles[slot];
+static void arb__vehicle_destroyed(arb_world* w, const arb__vehicle* v) {
+  arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
+}
+ARB__EXTRA_LOOKUPS(arb__vehicle, vehicle, vehicles, vehicle_slots, vehicle_cap, vehicle_free)
+
+// Fills a claimed vehicle from its def.
+static void arb__vehicle_created(arb_world* w, arb__vehicle* v, const arb_vehicle_def* def) {
   v->chassis = def->chassis;
   arb__wake_ids(w, def->chassis, arb_null_body_id);
   v->wheel_count = def->wheel_count;
@@ -94,25 +89,8 @@ arb_extra_id arb_vehicle_create(arb_world* w, const arb_vehicle_def* def) {
     v->wheels[i].def.steerable = def->wheels[i].steerable ? 1 : 0;
     v->wheels[i].def.driven = def->wheels[i].driven ? 1 : 0;
   }
-  arb_extra_id id = {slot + 1, v->generation};
-  return id;
 }
-
-static arb__vehicle* arb__vehicle_get(const arb_world* w, arb_extra_id id) {
-  const arb__extras* x = w ? w->extras : NULL;
-  return ARB__EXTRA_GET(x, vehicles, vehicle_slots, id);
-}
-
-int arb_vehicle_destroy(arb_world* w, arb_extra_id id) {
-  ARB__CHECK_WORLD(w);
-  ARB__CHECK_MUTABLE(w);
-  arb__vehicle* v = w && !w->locked ? arb__vehicle_get(w, id) : NULL;
-  int err = arb__extra_release(w, v ? &v->in_use : NULL);
-  if (err) return err;
-  arb__extra_freed(&w->extras->vehicle_free, (int)(v - w->extras->vehicles));
-  arb__wake_ids(w, v->chassis, arb_null_body_id);  // no longer driven
-  return 0;
-}
+ARB__EXTRA_CREATE(arb__vehicle, vehicle, ARB__VEHICLE_COOKIE)
 
 static float arb__clamp_input(float v, float lo, float hi) {
   if (!arb_is_valid_float(v)) return 0.0f;
@@ -212,10 +190,7 @@ arb_extra_id arb_vehicle_find_by_chassis(const arb_world* w, arb_body_id chassis
 
 int arb_world_get_vehicles(const arb_world* w, arb_extra_id* out, int cap) {
   ARB__CHECK_WORLD(w);
-  int n;
-  const arb__extras* x = w ? w->extras : NULL;
-  ARB__EXTRA_IDS(x, vehicles, vehicle_slots, out, cap, n);
-  return n;
+  return arb__vehicle_ids(w, out, cap);
 }
 
 // ---- step -------------------------------------------------------------------------------

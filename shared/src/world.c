@@ -93,53 +93,50 @@ static void arb__stack_prepare(arb_world* w) {
 
 // ---- defs -------------------------------------------------------------------------------
 
+// The defaults as data: a def starts as one of these, every field not named zero.
+#define ARB__SHAPE_DEFAULTS                                                         \
+  {                                                                                 \
+    .type = ARB_SHAPE_NONE, .density = 1.0f, .friction = 0.6f, .category_bits = 1u, \
+    .mask_bits = 0xffffffffu                                                        \
+  }
+static const arb_world_def arb__world_defaults = {
+    .gravity = {0.0f, -9.81f},
+    .substeps = 4,
+    .solve_iterations = 1,
+    .relax_iterations = 1,
+    .restitution_threshold = 1.0f,
+    .contact_hertz = 30.0f,
+    .contact_damping_ratio = 10.0f,
+    .max_contact_push_speed = 3.0f,
+    .max_linear_speed = 400.0f,
+    .enable_continuous = true,
+    .continuous_dynamic = true,
+    .enable_sleep = true,
+    .enable_contact_recycling = true,
+    .hit_event_threshold = 1.0f,
+    .body_capacity = 16,
+    .worker_count = 1,
+    .internal_value = ARB__DEF_COOKIE,
+};
+static const arb_shape_def arb__shape_defaults = ARB__SHAPE_DEFAULTS;
+static const arb_body_def arb__body_defaults = {
+    .type = ARB_BODY_DYNAMIC,
+    .gravity_scale = 1.0f,
+    .enable_sleep = true,
+    .is_awake = true,
+    .sleep_threshold = 0.05f,
+    .shape = ARB__SHAPE_DEFAULTS,
+    .internal_value = ARB__DEF_COOKIE,
+};
+
 arb_world_def arb_default_world_def(void) {
-  arb_world_def d;
-  memset(&d, 0, sizeof d);
-  d.gravity = arb_v2(0.0f, -9.81f);
-  d.substeps = 4;
-  d.solve_iterations = 1;
-  d.relax_iterations = 1;
-  d.restitution_threshold = 1.0f;
-  d.contact_hertz = 30.0f;
-  d.contact_damping_ratio = 10.0f;
-  d.max_contact_push_speed = 3.0f;
-  d.max_linear_speed = 400.0f;
-  d.enable_continuous = true;
-  d.continuous_dynamic = true;
-  d.enable_sleep = true;
-  d.enable_contact_recycling = true;
-  d.hit_event_threshold = 1.0f;
-  d.body_capacity = 16;
-  d.worker_count = 1;
-  d.internal_value = ARB__DEF_COOKIE;
-  return d;
+  return arb__world_defaults;
 }
-
 arb_shape_def arb_default_shape_def(void) {
-  arb_shape_def s;
-  memset(&s, 0, sizeof s);
-  s.type = ARB_SHAPE_NONE;
-  s.density = 1.0f;
-  s.friction = 0.6f;
-  s.restitution = 0.0f;
-  s.category_bits = 1u;
-  s.mask_bits = 0xffffffffu;
-  s.group = 0;
-  return s;
+  return arb__shape_defaults;
 }
-
 arb_body_def arb_default_body_def(void) {
-  arb_body_def d;
-  memset(&d, 0, sizeof d);
-  d.type = ARB_BODY_DYNAMIC;
-  d.gravity_scale = 1.0f;
-  d.enable_sleep = true;
-  d.is_awake = true;
-  d.sleep_threshold = 0.05f;
-  d.shape = arb_default_shape_def();
-  d.internal_value = ARB__DEF_COOKIE;
-  return d;
+  return arb__body_defaults;
 }
 
 static bool arb__world_def_valid(const arb_world_def* d) {

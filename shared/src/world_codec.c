@@ -6,8 +6,8 @@
 // Reading is restore's first half: it fills a staging image (arrays allocated from the
 // world's allocator), checking each record as it goes. Cross-record checks that need the
 // whole image (free list, pair map) and the commit are in snapshot.c.
-#include "chain.h"
 #include "extras.h"
+#include "shape_kind.h"
 #include "world.h"
 
 // ---- records ----------------------------------------------------------------------------
@@ -33,33 +33,9 @@ static void arb__settings_fields(arb_codec* c, arb_world_def* d) {
 #define ARB__SHAPE_ROUNDED 2u
 #define ARB__SHAPE_COMPOUND 4u
 
-// A chain: u16 count, u8 loop, count vec2 points. Reading allocates the world's copy of
-// the points from `owner` (the shape owns it from then on, even if a later check fails).
-static void arb__chain_fields(arb_codec* c, arb_shape_def* s, arb_world* owner) {
-  arb_chain* ch = &s->chain;
-  uint16_t count = (uint16_t)ch->count;
-  arb_codec_u16(c, &count);
-  arb_codec_bool(c, &ch->loop);
-  ARB_CODEC_CHECK(
-      c, count >= 2 && count <= ARB_MAX_CHAIN_POINTS && (size_t)count * 8 <= arb_codec_left(c));
-  if (c->err) return;
-  if (arb_codec_reading(c)) {
-    ch->count = count;
-    arb_vec2* points = arb__alloc(owner, arb__chain_points_size(count, ch->loop));
-    ch->points = points;
-    if (!points) {
-      arb_codec_fail(c, ARB_E_NOMEM);
-      return;
-    }
-    for (int i = 0; i < count; ++i) arb_codec_vec2(c, &points[i]);
-    if (!c->err) arb__chain_build_tree(points, count, ch->loop);  // derived (chain.h), not read
-  } else {
-    // Writing never stores: the points are only read.
-    for (int i = 0; i < count; ++i) arb_codec_vec2(c, (arb_vec2*)&ch->points[i]);
-  }
-}
-
 // A shape. `compound` (a body's first shape only, else NULL): whether more shapes follow.
+// After the material and filter (layout: snapshot.c), the kind's own fields: its
+// arb__<kind>_fields (shared/src/shape_<kind>.c, which documents the layout).
 static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, bool* compound) {
   bool rounded = s->type == ARB_SHAPE_POLYGON && s->polygon.radius != 0.0f;
   bool more = compound && *compound;
@@ -91,43 +67,18 @@ static void arb__shape_fields(arb_codec* c, arb_shape_def* s, arb_world* owner, 
   // before the switch, which has no default arm so that a new kind cannot be missed.
   ARB_CODEC_CHECK(c,
                   (int)s->type > (int)ARB_SHAPE_NONE && (int)s->type < (int)ARB_SHAPE_TYPE_COUNT);
+  const arb__shape_codec how = {owner, rounded};
+#define ARB__FIELDS_CASE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                       \
+    arb__##name##_fields(c, s, &how);          \
+    break;
   switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      arb_codec_vec2(c, &s->circle.center);
-      arb_codec_f32(c, &s->circle.radius);
-      break;
-    case ARB_SHAPE_POLYGON: {
-      arb_polygon* p = &s->polygon;
-      arb_codec_int_u8(c, &p->count);
-      ARB_CODEC_CHECK(c, p->count >= 3 && p->count <= ARB_MAX_POLYGON_VERTICES);
-      if (c->err) return;
-      for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->vertices[i]);
-      for (int i = 0; i < p->count; ++i) arb_codec_vec2(c, &p->normals[i]);
-      arb_codec_vec2(c, &p->centroid);
-      if (rounded) {
-        arb_codec_f32(c, &p->radius);
-        ARB_CODEC_CHECK(c, p->radius > 0.0f);
-      } else if (arb_codec_reading(c)) {
-        p->radius = 0.0f;
-      }
-      break;
-    }
-    case ARB_SHAPE_SEGMENT:
-      arb_codec_vec2(c, &s->segment.a);
-      arb_codec_vec2(c, &s->segment.b);
-      break;
-    case ARB_SHAPE_CAPSULE:
-      arb_codec_vec2(c, &s->capsule.center1);
-      arb_codec_vec2(c, &s->capsule.center2);
-      arb_codec_f32(c, &s->capsule.radius);
-      break;
-    case ARB_SHAPE_CHAIN:
-      arb__chain_fields(c, s, owner);
-      break;
+    ARB_SHAPE_KINDS(ARB__FIELDS_CASE)
     case ARB_SHAPE_NONE:
     case ARB_SHAPE_TYPE_COUNT:
       return;  // refused above
   }
+#undef ARB__FIELDS_CASE
   ARB_CODEC_CHECK(c, c->err || arb__validate_shape(s, NULL));
 }
 

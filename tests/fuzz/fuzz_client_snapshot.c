@@ -126,20 +126,27 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
     total += o->count;
   }
   if (s->newest_complete != 0) CHECK(cl_snapshots_get(s, s->newest_complete) != NULL);
-  for (int k = 1; k < s->ndescs; k++) {
-    const cl_desc_entry *a = &s->descs[k - 1], *b = &s->descs[k];
-    CHECK(a->id < b->id || (a->id == b->id && a->extra.cls < b->extra.cls));
+  // Every description is found by its key, as itself: the keys are distinct and the index
+  // is consistent with the table.
+  for (int k = 0; k < s->ndescs; k++) {
+    const cl_desc_entry* a = &s->descs[k];
+    CHECK(a->id > 0);
+    if (a->extra.cls == ARB_SNAPSHOT_BODY)
+      CHECK(cl_snapshots_desc(s, a->id) == &a->desc);
+    else
+      CHECK(cl_snapshots_extra(s, a->id, a->extra.cls) == &a->extra);
   }
   // Descriptions of entities no view holds any more are swept once the table is twice
   // the views (+ slack): the table cannot grow without bound.
   CHECK(s->ndescs <= 2 * total + 256);
   // Bytes: the decode scratch, each slot's views (doubling growth: at most twice the limit),
-  // the description table (doubling growth over its bound).
+  // the description table (doubling growth over its bound) and its index (a power of two
+  // at most four times the table's entries, at least 64).
+  size_t descs = (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16);
   size_t bound =
       sizeof(arb_snapshot_part) +
       (size_t)CL_SLOTS * 2u * (size_t)view_limit * (sizeof(arb_snapshot_entity) + sizeof(cl_body)) +
-      2u * (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16) *
-          sizeof(cl_desc_entry);
+      2u * descs * sizeof(cl_desc_entry) + (4u * descs + 64u) * sizeof(int);
   CHECK(heap->live <= bound);
 }
 

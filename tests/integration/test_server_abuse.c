@@ -88,31 +88,19 @@ static int replies_within(int fd, int ms, size_t* largest) {
   return count;
 }
 
-// The attack runs in a child for `seconds`; the parent joins the honest clients during it
-// and checks memory. baseline_kb: server RSS before the attack.
-typedef void attack_fn(int port, int seconds);
-
-// Starts an attack in a child process, which ends itself after `seconds`; its pid.
-static pid_t start_attack(attack_fn* attack, int port, int seconds) {
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    attack(port, seconds);
-    _exit(0);
-  }
-  return child;
+// Starts a server with no options and, once it has settled, the watch on it (RSS from
+// that idle value, /healthz probes every 200 ms).
+static void start_watched_server(tc_server* s, watch* w) {
+  assert_int_equal(tc_server_start(s, g_server_exe, NULL), 0);
+  tc_sleep_ms(300);
+  watch_start(w, s, rss_kb(s->pid), 200);
 }
 
 static void run_attack(const char* name, attack_fn* attack, const char* const* extra, int seconds) {
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
   honest h;
-  honest_init(&h);
-  // Settle: one client plays for a moment, then measure the server's RSS.
-  join_one(&h, &s, JOIN_LIMIT_MS);
-  pump_joined(&h, 500);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), 200);
+  start_played_server(&s, &h, &w, extra, JOIN_LIMIT_MS, 200);
 
   pid_t child = start_attack(attack, s.port, seconds);
   pump_joined(&h, 300);  // the attack is under way
@@ -372,6 +360,41 @@ static ENetHost* gated_host(const char* local_ip, int port) {
   return host;
 }
 
+// Keeps `count` peers connected from the loopback addresses 127.0.0.<base + i % addresses>
+// for `seconds`, acknowledging what they get and never saying hello: a peer the server
+// drops connects again next round, so the slots stay held as long as the attack lasts.
+// `on_connected`, if not NULL, runs once per connection, when the peer is connected.
+#define HELD_PEERS_MAX 128
+static void hold_peers(int port, int seconds, int count, int base, int addresses,
+                       void (*on_connected)(ENetHost* host)) {
+  static ENetHost* hosts[HELD_PEERS_MAX];
+  static bool seen[HELD_PEERS_MAX];
+  if (count > HELD_PEERS_MAX) count = HELD_PEERS_MAX;
+  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
+  while (tc_now_ms() < end) {
+    for (int i = 0; i < count; ++i) {
+      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
+        ENetEvent ev;
+        while (enet_host_service(hosts[i], &ev, 0) > 0)
+          if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+        if (!seen[i] && hosts[i]->peers[0].state == ENET_PEER_STATE_CONNECTED) {
+          if (on_connected != NULL) on_connected(hosts[i]);
+          seen[i] = true;
+        }
+        continue;
+      }
+      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
+      char ip[32];
+      snprintf(ip, sizeof ip, "127.0.0.%d", base + i % addresses);
+      hosts[i] = gated_host(ip, port);  // NULL when rate-limited: try again next round
+      seen[i] = false;
+    }
+    tc_sleep_ms(2);
+  }
+  for (int i = 0; i < count; ++i)
+    if (hosts[i]) enet_host_destroy(hosts[i]);
+}
+
 // Raw ENet peers that pass the gate (PROTOCOL.md §1.1) like a real client, from `addresses`
 // loopback addresses, finish ENet's handshake with its one ACK and from then on are never
 // serviced: they send nothing, not even acknowledgements. Returns how many connected.
@@ -407,10 +430,8 @@ static int open_silent_peers(ENetHost** hosts, int count, int addresses, int por
 static void test_abuse_silent_peers_free_their_slots(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
-  tc_sleep_ms(300);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), 200);
+  start_watched_server(&s, &w);
   static ENetHost* silent[SILENT_PEERS];
   uint64_t t0 = tc_now_ms();
   int connected = open_silent_peers(silent, SILENT_PEERS, SILENT_ADDRESSES, s.port);
@@ -459,25 +480,7 @@ static void test_abuse_silent_peers_free_their_slots(void** state) {
 // gets, never says hello, and reconnects as soon as it is dropped (hello timeout, or
 // evicted for a newcomer).
 static void attack_full_table(int port, int seconds) {
-  static ENetHost* hosts[HOSTAGE_PEERS];
-  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
-  while (tc_now_ms() < end) {
-    for (int i = 0; i < HOSTAGE_PEERS; ++i) {
-      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
-        ENetEvent ev;
-        while (enet_host_service(hosts[i], &ev, 0) > 0)
-          if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
-        continue;
-      }
-      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
-      char ip[32];
-      snprintf(ip, sizeof ip, "127.0.0.%d", 80 + i % HOSTAGE_ADDRESSES);
-      hosts[i] = gated_host(ip, port);  // NULL when rate-limited: try again next round
-    }
-    tc_sleep_ms(2);
-  }
-  for (int i = 0; i < HOSTAGE_PEERS; ++i)
-    if (hosts[i]) enet_host_destroy(hosts[i]);
+  hold_peers(port, seconds, HOSTAGE_PEERS, 80, HOSTAGE_ADDRESSES, NULL);
 }
 
 // W3: with the table held full by hostages, each honest newcomer still joins within 1 s
@@ -485,10 +488,8 @@ static void attack_full_table(int port, int seconds) {
 static void test_abuse_full_table_makes_room(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
-  tc_sleep_ms(300);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), 200);
+  start_watched_server(&s, &w);
   pid_t child = start_attack(attack_full_table, s.port, 9);
   // Bounded wait for the table to fill (handshakes in progress count too).
   double held = 0;
@@ -580,10 +581,8 @@ static void attack_rejoin_holds(int port, int seconds) {
 static void test_abuse_rejoin_holds_bounded(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
-  tc_sleep_ms(300);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), 200);
+  start_watched_server(&s, &w);
   uint64_t t0 = tc_now_ms();
   pid_t child = start_attack(attack_rejoin_holds, s.port, W2_ATTACK_SECONDS);
   honest h;
@@ -693,32 +692,11 @@ static void test_abuse_rejoin_holds_count_against_address(void** state) {
 // packets of 4096 bytes announced in 2 fragments, sending only fragment 0 (100 bytes of
 // it): fields the datagram check accepts. A peer dropped by the hello timeout connects
 // again and starts over, so the attack lasts as long as the child does.
+static void start_fragments(ENetHost* host) {
+  for (uint16_t k = 1; k <= W6_STARTS; ++k) send_fragment_start(host, k, 2);
+}
 static void attack_fragment_starts(int port, int seconds) {
-  static ENetHost* hosts[W6_PEERS];
-  static bool started[W6_PEERS];
-  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
-  while (tc_now_ms() < end) {
-    for (int i = 0; i < W6_PEERS; ++i) {
-      if (hosts[i] != NULL && hosts[i]->peers[0].state != ENET_PEER_STATE_DISCONNECTED) {
-        ENetEvent ev;
-        while (enet_host_service(hosts[i], &ev, 0) > 0)
-          if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
-        if (!started[i] && hosts[i]->peers[0].state == ENET_PEER_STATE_CONNECTED) {
-          for (uint16_t k = 1; k <= W6_STARTS; ++k) send_fragment_start(hosts[i], k, 2);
-          started[i] = true;
-        }
-        continue;
-      }
-      if (hosts[i] != NULL) enet_host_destroy(hosts[i]);
-      char ip[32];
-      snprintf(ip, sizeof ip, "127.0.0.%d", W6_ATTACKER_BASE + i % W6_ADDRESSES);
-      hosts[i] = gated_host(ip, port);  // NULL when rate-limited: try again next round
-      started[i] = false;
-    }
-    tc_sleep_ms(2);
-  }
-  for (int i = 0; i < W6_PEERS; ++i)
-    if (hosts[i]) enet_host_destroy(hosts[i]);
+  hold_peers(port, seconds, W6_PEERS, W6_ATTACKER_BASE, W6_ADDRESSES, start_fragments);
 }
 
 // W6: ENet allocates a whole packet on its first fragment, so 124 peers each starting
@@ -729,14 +707,10 @@ static void attack_fragment_starts(int port, int seconds) {
 static void test_abuse_fragment_starts_bounded(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
   honest h;
-  honest_init(&h);
-  join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
-  play_and_check_snapshots(&h, 500);
-  long idle_kb = rss_kb(s.pid);
   watch w;
-  watch_start(&w, &s, idle_kb, 200);
+  start_played_server(&s, &h, &w, NULL, LOCKOUT_JOIN_LIMIT_MS, 200);
+  long idle_kb = w.idle_kb;
   pid_t child = start_attack(attack_fragment_starts, s.port, W6_SECONDS);
   // Bounded wait for the attackers to be in (and their fragments sent).
   double peers = 0;
@@ -807,10 +781,8 @@ static void attack_forged_requests(int port, int seconds) {
 static void test_abuse_forged_requests_spend_no_budget(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
-  tc_sleep_ms(300);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), 200);
+  start_watched_server(&s, &w);
   uint64_t t0 = tc_now_ms();
   pid_t child = start_attack(attack_forged_requests, s.port, W5_ATTACK_SECONDS);
   tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now

@@ -1,8 +1,8 @@
 // What every lock-out attack test (W1-W6, docs/SECURITY.md) checks while its attack runs: honest
 // game clients join within a limit and keep >= 99 % of their snapshots, /healthz from an address
-// the attacker does not use (127.0.0.1) answers 200 within 1 s to every probe, and the server's RSS
-// stays under twice its idle value. Shared by test_server_abuse.c and test_server_http.c (include
-// after test_server_common.h).
+// the attacker does not use (127.0.0.1) answers 200 within 1 s (3 s under ASan) to every probe, and
+// the server's RSS stays under twice its idle value. Shared by test_server_abuse.c and
+// test_server_http.c (include after test_server_common.h).
 #pragma once
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -27,7 +27,15 @@
 
 #define HONEST 4
 #define HONEST_MAX 16
+// A /healthz probe must be answered within this (a Kubernetes probe's timeout); under
+// AddressSanitizer the server runs about 3x slower, and on a loaded 2-core machine its
+// slowest answer during the many-address slowloris reached 1065 ms: the promise is
+// checked in the other builds, a stall in the sanitized one.
+#if ATTACK_UNDER_ASAN
+#define HEALTHZ_DEADLINE_MS 3000
+#else
 #define HEALTHZ_DEADLINE_MS 1000
+#endif
 
 static inline long rss_kb(pid_t pid) {
   char path[64], line[256];
@@ -45,6 +53,21 @@ static inline long rss_kb(pid_t pid) {
 
 /// Snapshots honest clients completed vs. the ticks the server snapshotted for them (every
 /// other tick at 60/30 Hz), summed over every window checked.
+// An attack runs in a child for `seconds` against `port` while the parent plays honest
+// clients and watches the server.
+typedef void attack_fn(int port, int seconds);
+
+// Starts an attack in a child process, which ends itself after `seconds`; its pid.
+static inline pid_t start_attack(attack_fn* attack, int port, int seconds) {
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    attack(port, seconds);
+    _exit(0);
+  }
+  return child;
+}
+
 typedef struct snap_tally {
   double got, expected;
   double worst_pct;  // the worst client in any one window (100 when none checked)
@@ -260,6 +283,18 @@ static inline void watch_start(watch* w, const tc_server* s, long idle_kb, int p
   close(result[1]);
   w->stop_fd = stop[1];
   w->result_fd = result[0];
+}
+
+/// Starts a server (options `extra`, NULL: none) with one honest client that joins within
+/// join_limit_ms and plays 500 ms; then watches it from that RSS, probing /healthz every
+/// probe_every_ms. h is initialised here (HONEST clients, the rest join later).
+static inline void start_played_server(tc_server* s, honest* h, watch* w, const char* const* extra,
+                                       uint64_t join_limit_ms, int probe_every_ms) {
+  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
+  honest_init(h);
+  join_one(h, s, join_limit_ms);
+  play_and_check_snapshots(h, 500);
+  watch_start(w, s, rss_kb(s->pid), probe_every_ms);
 }
 
 /// Stop the watch and check: at least min_probes probes, every one 200 within 1 s; peak

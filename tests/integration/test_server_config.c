@@ -141,6 +141,8 @@ static const invalid_case invalid_cases[] = {
     {{"--no-such-flag", NULL}, "--no-such-flag"},
     {{"--max-clients", "0", NULL}, "--max-clients"},
     {{"--view-radius", "nan", NULL}, "--view-radius"},
+    {{"--view-radius", "-1", NULL}, "--view-radius"},
+    {{"--view-radius", "automatic", NULL}, "--view-radius"},
     {{"--bind", "localhost", NULL}, "--bind"},
     {{"--port", NULL}, "--port"},
     {{"--port", "0", "--http-port", "0", "--scene", "/nonexistent/scene.json", NULL}, "scene"},

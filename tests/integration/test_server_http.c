@@ -252,6 +252,7 @@ static void test_server_http_healthz_and_metrics(void** state) {
 // ---- slowloris --------------------------------------------------------------------------
 
 #define LORIS 200
+#define LORIS_MAX_CONNS 512  // the most connections one loris_hold keeps
 
 static int loris_connect(const char* local_ip, int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -268,15 +269,21 @@ static int loris_connect(const char* local_ip, int port) {
   return fd;
 }
 
-// LORIS connections from 25 addresses (8 each) plus 50 more from one address, each
-// sending a request header one byte every 400 ms and reconnecting 100 ms after the server
-// hangs up, for `seconds`.
-static void slowloris(int port, int seconds) {
-  int fds[LORIS + 50];
-  uint64_t retry_at[LORIS + 50] = {0};
-  char ips[LORIS + 50][24];
-  for (int i = 0; i < LORIS + 50; ++i) {
-    snprintf(ips[i], sizeof ips[i], i < LORIS ? "127.0.3.%d" : "127.0.4.1", 1 + i / 8);
+// How a loris holds its connections: which drip, what they send, how soon they come back.
+typedef struct loris_style {
+  int drip_stride;     // connections i with i % drip_stride == drip_stride - 1 drip bytes
+  char drip_byte;      // sent every 400 ms by a dripping connection
+  char reopen_byte;    // sent at once by a reopened connection, or 0: nothing
+  uint64_t reopen_ms;  // how long after the server hangs up the connection is reopened
+} loris_style;
+
+// Holds `count` HTTP connections from ips[i] (fds: their storage) for `seconds`.
+static void loris_hold(int port, int seconds, int count, const char (*ips)[24], int* fds,
+                       loris_style style) {
+  static uint64_t retry_at[LORIS_MAX_CONNS];
+  if (count > LORIS_MAX_CONNS) count = LORIS_MAX_CONNS;
+  for (int i = 0; i < count; ++i) {
+    retry_at[i] = 0;
     fds[i] = loris_connect(ips[i], port);
   }
   uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
@@ -284,7 +291,7 @@ static void slowloris(int port, int seconds) {
   while (tc_now_ms() < end) {
     bool drip = tc_now_ms() >= next_byte;
     if (drip) next_byte = tc_now_ms() + 400;
-    for (int i = 0; i < LORIS + 50; ++i) {
+    for (int i = 0; i < count; ++i) {
       char buf[256];
       ssize_t r = fds[i] >= 0 ? recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) : 0;
       if (fds[i] < 0 || r == 0 ||
@@ -292,31 +299,40 @@ static void slowloris(int port, int seconds) {
         if (fds[i] >= 0) {
           close(fds[i]);
           fds[i] = -1;
-          retry_at[i] = tc_now_ms() + 100;
+          retry_at[i] = tc_now_ms() + style.reopen_ms;
         }
         if (tc_now_ms() < retry_at[i]) continue;
         fds[i] = loris_connect(ips[i], port);
-        if (fds[i] >= 0) send(fds[i], "G", 1, MSG_NOSIGNAL);
+        if (fds[i] >= 0 && style.reopen_byte != 0)
+          send(fds[i], &style.reopen_byte, 1, MSG_NOSIGNAL);
         continue;
       }
-      if (drip) send(fds[i], "E", 1, MSG_NOSIGNAL);
+      if (drip && i % style.drip_stride == style.drip_stride - 1)
+        send(fds[i], &style.drip_byte, 1, MSG_NOSIGNAL);
     }
     tc_sleep_ms(5);
   }
-  for (int i = 0; i < LORIS + 50; ++i)
+  for (int i = 0; i < count; ++i)
     if (fds[i] >= 0) close(fds[i]);
+}
+
+// LORIS connections from 25 addresses (8 each) plus 50 more from one address, each
+// sending a request header one byte every 400 ms and reconnecting 100 ms after the server
+// hangs up, for `seconds`.
+static void slowloris(int port, int seconds) {
+  static int fds[LORIS + 50];
+  static char ips[LORIS + 50][24];
+  for (int i = 0; i < LORIS + 50; ++i)
+    snprintf(ips[i], sizeof ips[i], i < LORIS ? "127.0.3.%d" : "127.0.4.1", 1 + i / 8);
+  loris_style style = {.drip_stride = 1, .drip_byte = 'E', .reopen_byte = 'G', .reopen_ms = 100};
+  loris_hold(port, seconds, LORIS + 50, (const char(*)[24])ips, fds, style);
 }
 
 static void test_server_http_healthz_survives_slowloris(void** state) {
   (void)state;
   tc_server s;
   assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    slowloris(s.http_port, 8);
-    _exit(0);
-  }
+  pid_t child = start_attack(slowloris, s.http_port, 8);
   tc_sleep_ms(1000);  // the connections are up and dripping
   int answered = 0, ok = 0;
   for (int i = 0; i < 100; ++i) {
@@ -366,50 +382,21 @@ static void test_server_http_healthz_survives_slowloris(void** state) {
 static void slowloris_many_addresses(int port, int seconds) {
   static int fds[W4_CONNS];
   static char ips[W4_CONNS][24];
-  for (int i = 0; i < W4_CONNS; ++i) {
-    snprintf(ips[i], sizeof ips[i], "127.0.6.%d", 1 + i / 2);
-    fds[i] = loris_connect(ips[i], port);
-  }
-  uint64_t end = tc_now_ms() + (uint64_t)seconds * 1000u;
-  uint64_t next_byte = 0;
-  while (tc_now_ms() < end) {
-    bool drip = tc_now_ms() >= next_byte;
-    if (drip) next_byte = tc_now_ms() + 400;
-    for (int i = 0; i < W4_CONNS; ++i) {
-      char buf[256];
-      ssize_t r = fds[i] >= 0 ? recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) : 0;
-      if (fds[i] < 0 || r == 0 ||
-          (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
-        if (fds[i] >= 0) close(fds[i]);
-        fds[i] = loris_connect(ips[i], port);
-        continue;
-      }
-      if (drip && i % 2 == 1) send(fds[i], "G", 1, MSG_NOSIGNAL);
-    }
-    tc_sleep_ms(5);
-  }
-  for (int i = 0; i < W4_CONNS; ++i)
-    if (fds[i] >= 0) close(fds[i]);
+  for (int i = 0; i < W4_CONNS; ++i) snprintf(ips[i], sizeof ips[i], "127.0.6.%d", 1 + i / 2);
+  // Every second connection drips; the others send nothing. Both come back at once.
+  loris_style style = {.drip_stride = 2, .drip_byte = 'G', .reopen_byte = 0, .reopen_ms = 0};
+  loris_hold(port, seconds, W4_CONNS, (const char(*)[24])ips, fds, style);
 }
 
 static void test_server_http_healthz_survives_slowloris_many_addresses(void** state) {
   (void)state;
-  tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
   // An honest game client plays; then the server's idle RSS, and the watch (probes of
   // /healthz from 127.0.0.1 every 60 ms, RSS) starts with the attack.
+  tc_server s;
   honest h;
-  honest_init(&h);
-  join_one(&h, &s, W4_JOIN_LIMIT_MS);
-  play_and_check_snapshots(&h, 500);
   watch w;
-  watch_start(&w, &s, rss_kb(s.pid), W4_PROBE_EVERY_MS);
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    slowloris_many_addresses(s.http_port, 8);
-    _exit(0);
-  }
+  start_played_server(&s, &h, &w, NULL, W4_JOIN_LIMIT_MS, W4_PROBE_EVERY_MS);
+  pid_t child = start_attack(slowloris_many_addresses, s.http_port, 8);
   play_and_check_snapshots(&h, 1000);  // the connections are up
   char* body = NULL;
   assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);

@@ -374,6 +374,63 @@ static void init_one_entity(cl_interp* in, uint32_t id) {
   assert_int_equal(cl_interp_add(in, &d), 0);
 }
 
+// The entity table against a brute-force list over random adds and removes: found by id,
+// in id order, each keeping its own history (a ring: more samples than it holds, some out
+// of order, evaluate to exactly the newest CL_HISTORY of them).
+static void test_client_interp_table_and_history(void** state) {
+  (void)state;
+  enum { IDS = 500 };
+  cl_mem mem = {NULL, NULL, NULL};
+  cl_interp_params prm = default_params();
+  prm.max_entities = IDS;
+  cl_interp in;
+  assert_int_equal(cl_interp_init(&in, &prm, &mem), 0);
+  static bool present[IDS + 1];
+  memset(present, 0, sizeof present);
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  for (int step = 0; step < 20000; step++) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    uint32_t id = 1 + (uint32_t)(rng % IDS);
+    if (rng >> 32 & 1) {
+      arb_client_entity_desc d;
+      memset(&d, 0, sizeof d);
+      d.id = id;
+      bool was = present[id];
+      assert_int_equal(cl_interp_add(&in, &d), 0);
+      present[id] = true;
+      cl_entity* e = cl_interp_find(&in, id);
+      assert_non_null(e);
+      if (!was) {  // a new entity: its own samples, t = id + k / 64
+        for (int k = 0; k < CL_HISTORY + 9; k++) {
+          // Two out of order: one while the history fills, one once it is full.
+          int kk = k == 20 ? 21 : k == 21 ? 20 : k == 35 ? 36 : k == 36 ? 35 : k;
+          cl_sample smp = {(double)id + kk / 64.0, {(float)kk, (float)id}, 0.0f, {0, 0}, 0.0f};
+          assert_int_equal(cl_interp_push(&in, id, &smp), 0);
+        }
+      }
+    } else {
+      assert_int_equal(cl_interp_remove(&in, id), present[id] ? 0 : ARB_E_NOT_FOUND);
+      present[id] = false;
+    }
+  }
+  int n = 0;
+  for (uint32_t id = 1; id <= IDS; id++) {
+    const cl_entity* e = cl_interp_find_const(&in, id);
+    assert_true((e != NULL) == present[id]);
+    if (!e) continue;
+    assert_int_equal(cl_interp_at(&in, n)->desc.id, id);  // id order
+    n++;
+    assert_int_equal(e->count, CL_HISTORY);
+    for (int k = 9; k < CL_HISTORY + 9; k++) {  // the newest CL_HISTORY, exactly
+      arb_client_entity_state o;
+      assert_int_equal(cl_interp_eval(&in, id, (double)id + k / 64.0, &o), 0);
+      assert_true(o.position.x == (float)k && o.position.y == (float)id);
+    }
+  }
+  assert_int_equal(n, in.count);
+  cl_interp_deinit(&in);
+}
+
 // Past the newest snapshot: extrapolate with its velocity for at most the limit, then hold.
 static void test_client_interp_extrapolation_bounded(void** state) {
   (void)state;
@@ -473,4 +530,5 @@ ARB_TEST_MAIN(cmocka_unit_test(test_client_interp_continuous_and_exact),
               cmocka_unit_test(test_client_interp_delay_adapts_to_jitter),
               cmocka_unit_test(test_client_interp_extrapolation_bounded),
               cmocka_unit_test(test_client_interp_teleport_snaps_small_error_blends),
-              cmocka_unit_test(test_client_clock_monotonic))
+              cmocka_unit_test(test_client_clock_monotonic),
+              cmocka_unit_test(test_client_interp_table_and_history))

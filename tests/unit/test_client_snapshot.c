@@ -3,7 +3,8 @@
 // late parts are recognised, deltas apply against the baseline they name, a baseline the
 // client no longer has is reported, contradicting parts are refused, the ring keeps the
 // newest complete view as ticks roll by, and descriptions follow the entities (of each
-// class: an id may change class between ticks); a compound body keeps every shape; a view
+// class: an id may change class between ticks; thousands of them in any id order, swept
+// once their entities left); a compound body keeps every shape; a view
 // completing late reads the fresher origins drawn from its siblings.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,50 @@ static void test_client_snapshot_id_changes_class(void** state) {
   assert_non_null(cl_snapshots_extra(s, 7, ARB_SNAPSHOT_PARTICLE));
 }
 
+// Thousands of descriptions arriving in no particular id order (a client joining a large
+// world) are each found; once their entities left every view the sweep drops them and
+// keeps those still drawn.
+static void test_client_snapshot_many_descriptions(void** state) {
+  (void)state;
+  static cl_mem mem = {NULL, NULL, NULL};
+  static cl_snapshots big;
+  enum { N = 3000, PER = 30 };
+  assert_int_equal(cl_snapshots_init(&big, N, &mem), 0);
+  cl_snap_result res;
+  uint32_t tick = 1;
+  for (int k = 0; k < N / PER; k++, tick++) {
+    begin(tick, k == 0 ? 0 : tick - 1, 0, 1);
+    // Snapshot k enters ids k+1, k+1+100, k+1+200, ...: every snapshot spans the range.
+    for (int j = 0; j < PER; j++) enter((uint32_t)(k + 1 + j * (N / PER)), j);
+    encode();
+    assert_int_equal(receive(&big, &res), 1);
+    assert_true(res.completed);
+  }
+  for (uint32_t id = 1; id <= N; id++) {
+    const cl_body_desc* d = cl_snapshots_desc(&big, id);
+    assert_non_null(d);
+    assert_int_equal(d->owner, id * 10);
+  }
+  assert_null(cl_snapshots_desc(&big, N + 1));
+  // All but the first 100 leave, 100 a snapshot; then the ring rolls past every view that
+  // held them.
+  for (uint32_t id = 101; id <= N; tick++) {
+    begin(tick, tick - 1, 0, 1);
+    for (int j = 0; j < 100 && id <= N; j++, id++)
+      snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_REMOVE, 0);
+    encode();
+    assert_int_equal(receive(&big, &res), 1);
+  }
+  for (int k = 0; k < 2 * CL_SLOTS; k++, tick++) {
+    begin(tick, tick - 1, 0, 1);
+    encode();
+    assert_int_equal(receive(&big, &res), 1);
+  }
+  assert_true(big.ndescs <= 2 * 100 * (CL_SLOTS + 1) + 256);
+  for (uint32_t id = 1; id <= 100; id++) assert_non_null(cl_snapshots_desc(&big, id));
+  cl_snapshots_deinit(&big);
+}
+
 // A view completing late (older than the newest) is evaluated against what is drawn: a
 // body takes a sibling's fresher origin when it is not after the view's tick, and one
 // whose drawn origin is after the tick is left out unless the view wrote it itself.
@@ -311,4 +356,5 @@ ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_ord
               cmocka_unit_test_setup_teardown(test_client_snapshot_late_view_reads_the_drawn_set,
                                               ring_setup, ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_compound_keeps_every_shape,
-                                              ring_setup, ring_teardown))
+                                              ring_setup, ring_teardown),
+              cmocka_unit_test(test_client_snapshot_many_descriptions))

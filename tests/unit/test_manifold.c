@@ -364,10 +364,7 @@ static void test_segment_polygon(void** state) {
 
 // ---- randomized invariants ---------------------------------------------------------------
 
-static uint32_t rng_state = 12345u;
-static float rnd(float lo, float hi) {
-  return lcg_uniform(&rng_state, lo, hi);
-}
+TEST_LCG_STREAM(12345u)
 
 static arb_polygon random_polygon(void) {
   for (;;) {

@@ -15,21 +15,22 @@
 
 #include "../common/test_main.h"
 #include "manifold.h"  // shared/src: the collide functions with a margin
+#include "shape.h"     // shared/src: the world's per-kind dispatch
 #include "test_rng.h"
 
-static uint32_t rng_state = 777u;
-static float rnd(float lo, float hi) {
-  return lcg_uniform(&rng_state, lo, hi);
-}
+TEST_LCG_STREAM(777u)
 
 enum { CIRCLE, POLYGON, SEGMENT, CAPSULE, KINDS };
 
+// The kinds drawn here, by the world's kinds.
+static const arb_shape_type type_of[KINDS] = {[CIRCLE] = ARB_SHAPE_CIRCLE,
+                                              [POLYGON] = ARB_SHAPE_POLYGON,
+                                              [SEGMENT] = ARB_SHAPE_SEGMENT,
+                                              [CAPSULE] = ARB_SHAPE_CAPSULE};
+
 typedef struct shape {
   int kind;
-  arb_circle circle;
-  arb_polygon polygon;
-  arb_segment segment;
-  arb_capsule capsule;
+  arb_shape_def def;  // of type type_of[kind]
   arb_shape_proxy proxy;
   float extent;  // farthest surface point from the local origin
 } shape;
@@ -54,22 +55,23 @@ static arb_polygon random_polygon(float radius) {
 
 static shape random_shape(int kind) {
   shape s = {.kind = kind};
+  s.def.type = type_of[kind];
   if (kind == CIRCLE) {
-    s.circle = (arb_circle){{rnd(-0.3f, 0.3f), rnd(-0.3f, 0.3f)}, rnd(0.05f, 1.0f)};
-    s.proxy = arb_make_circle_proxy(&s.circle);
+    s.def.circle = (arb_circle){{rnd(-0.3f, 0.3f), rnd(-0.3f, 0.3f)}, rnd(0.05f, 1.0f)};
+    s.proxy = arb_make_circle_proxy(&s.def.circle);
   } else if (kind == POLYGON) {
-    s.polygon = random_polygon(rnd(0.0f, 1.0f) < 0.5f ? 0.0f : rnd(0.01f, 0.3f));
-    s.proxy = arb_make_polygon_proxy(&s.polygon);
+    s.def.polygon = random_polygon(rnd(0.0f, 1.0f) < 0.5f ? 0.0f : rnd(0.01f, 0.3f));
+    s.proxy = arb_make_polygon_proxy(&s.def.polygon);
   } else {
     arb_vec2 p = {rnd(-2.0f, 2.0f), rnd(-2.0f, 2.0f)};
     arb_vec2 q = arb_add(p, arb_v2(rnd(-3.0f, 3.0f), rnd(-3.0f, 3.0f)));
     if (arb_distance(p, q) < 0.05f) q = arb_add(p, arb_v2(0.5f, 0.0f));
     if (kind == SEGMENT) {
-      s.segment = (arb_segment){p, q};
-      s.proxy = arb_make_segment_proxy(&s.segment);
+      s.def.segment = (arb_segment){p, q};
+      s.proxy = arb_make_segment_proxy(&s.def.segment);
     } else {
-      s.capsule = (arb_capsule){p, q, rnd(0.05f, 0.6f)};
-      s.proxy = arb_make_capsule_proxy(&s.capsule);
+      s.def.capsule = (arb_capsule){p, q, rnd(0.05f, 0.6f)};
+      s.proxy = arb_make_capsule_proxy(&s.def.capsule);
     }
   }
   for (int i = 0; i < s.proxy.count; ++i)
@@ -77,36 +79,23 @@ static shape random_shape(int kind) {
   return s;
 }
 
-// The manifold of a and b through the convex collide function of their kinds, with A the
-// kind the world would put first (the same order as contact.c's table), so every row of
-// ARB__CONVEX_MANIFOLDS is reached.
+// The manifold of a and b through the convex collide function of their kinds (a row of
+// ARB_COLLIDE_PAIRS), with A the kind the world would put first (the row's order, as
+// in contact.c's table), so every row is reached.
 static arb_manifold collide(const shape* a, arb_transform xa, const shape* b, arb_transform xb,
                             float margin) {
   static const int rank[KINDS] = {[SEGMENT] = 0, [POLYGON] = 1, [CAPSULE] = 2, [CIRCLE] = 3};
   if (rank[a->kind] > rank[b->kind]) return collide(b, xb, a, xa, margin);
-#define PAIR(ka, kb) ((ka)*KINDS + (kb))
-  switch (PAIR(a->kind, b->kind)) {
-    case PAIR(SEGMENT, CIRCLE):
-      return arb__collide_segment_and_circle(&a->segment, xa, &b->circle, xb, margin);
-    case PAIR(SEGMENT, POLYGON):
-      return arb__collide_segment_and_polygon(&a->segment, xa, &b->polygon, xb, margin);
-    case PAIR(SEGMENT, CAPSULE):
-      return arb__collide_segment_and_capsule(&a->segment, xa, &b->capsule, xb, margin);
-    case PAIR(CAPSULE, CAPSULE):
-      return arb__collide_capsules(&a->capsule, xa, &b->capsule, xb, margin);
-    case PAIR(CAPSULE, CIRCLE):
-      return arb__collide_capsule_and_circle(&a->capsule, xa, &b->circle, xb, margin);
-    case PAIR(POLYGON, POLYGON):
-      return arb__collide_polygons(&a->polygon, xa, &b->polygon, xb, margin);
-    case PAIR(POLYGON, CAPSULE):
-      return arb__collide_polygon_and_capsule(&a->polygon, xa, &b->capsule, xb, margin);
-    case PAIR(POLYGON, CIRCLE):
-      return arb__collide_polygon_and_circle(&a->polygon, xa, &b->circle, xb, margin);
-    case PAIR(CIRCLE, CIRCLE):
-      return arb__collide_circles(&a->circle, xa, &b->circle, xb, margin);
+#define PAIR(ka, kb) ((ka)*ARB_SHAPE_TYPE_COUNT + (kb))
+#define CASE(name, KA, ka, KB, kb)           \
+  case PAIR(ARB_SHAPE_##KA, ARB_SHAPE_##KB): \
+    return arb__collide_##name(&a->def.ka, xa, &b->def.kb, xb, margin);
+  switch (PAIR(a->def.type, b->def.type)) {
+    ARB_COLLIDE_PAIRS(CASE)
     default:  // segment-segment has no collide function (two static shapes)
       return arb__empty_manifold();
   }
+#undef CASE
 #undef PAIR
 }
 
@@ -177,17 +166,7 @@ static void test_no_points_beyond_reach(void** state) {
 // must give no point; the sampling must reach pairs it rules out while the bounding circles
 // still meet (what it is for), and pairs just past its reach.
 static bool shape_beyond(const shape* a, arb_transform xa, arb_vec2 p, float reach) {
-  switch (a->kind) {
-    case POLYGON:
-      return arb__polygon_beyond(&a->polygon, xa, p, reach);
-    case CIRCLE:
-      return arb__circle_beyond(&a->circle, xa, p, reach);
-    case CAPSULE:
-      return arb__core_beyond(a->capsule.center1, a->capsule.center2, a->capsule.radius, xa, p,
-                              reach);
-    default:
-      return arb__core_beyond(a->segment.a, a->segment.b, 0.0f, xa, p, reach);
-  }
+  return arb__shape_beyond(&a->def, xa, p, reach);
 }
 
 static void test_no_points_beyond_shape_reach(void** state) {
@@ -239,11 +218,11 @@ static void test_no_chain_points_beyond_reach(void** state) {
     random_poses(extent + b.extent + margin, &xa, &xb);
     arb_manifold m;
     if (b.kind == CIRCLE)
-      m = arb__collide_chain_and_circle(&chain, NULL, xa, &b.circle, xb, margin);
+      m = arb__collide_chain_and_circle(&chain, NULL, xa, &b.def.circle, xb, margin);
     else if (b.kind == POLYGON)
-      m = arb__collide_chain_and_polygon(&chain, NULL, xa, &b.polygon, xb, margin);
+      m = arb__collide_chain_and_polygon(&chain, NULL, xa, &b.def.polygon, xb, margin);
     else
-      m = arb__collide_chain_and_capsule(&chain, NULL, xa, &b.capsule, xb, margin);
+      m = arb__collide_chain_and_capsule(&chain, NULL, xa, &b.def.capsule, xb, margin);
     float d = 1.0e30f;
     int links = chain.loop ? n : n - 1;
     for (int i = 0; i < links; ++i) {

@@ -608,9 +608,9 @@ static void test_proto_every_message_has_a_golden_vector(void** state) {
     int rc = -1;
     int64_t m = -1;
     if (!fx_reencode_type(t, buf, (size_t)n, again, sizeof again, &err, &rc, &m))
-      fail_msg("golden '%s': type %d is not a row of messages.def", fx_golden_names[i], (int)t);
+      fail_msg("golden '%s': type %d is not a row of messages.def", fx_golden[i].name, (int)t);
     if (rc != 0)
-      fail_msg("golden '%s' does not decode as %s: %s", fx_golden_names[i], arb_proto_msg_name(t),
+      fail_msg("golden '%s' does not decode as %s: %s", fx_golden[i].name, arb_proto_msg_name(t),
                err.reason);
     assert_int_equal(m, n);
     assert_memory_equal(again, buf, (size_t)n);

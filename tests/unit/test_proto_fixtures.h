@@ -390,138 +390,134 @@ static inline arb_proto_welcome fx_welcome_chain(void) {
   return m;
 }
 
-#define FX_GOLDEN_COUNT 24
-static const char* const fx_golden_names[FX_GOLDEN_COUNT] = {"hello",          "welcome",
-                                                             "reject",         "input",
-                                                             "event",          "ping",
-                                                             "pong",           "replay_header",
-                                                             "replay_tick",    "replay_checkpoint",
-                                                             "replay_end",     "snapshot_delta",
-                                                             "scene",          "input_fire",
-                                                             "event_hit",      "replay_tick_fire",
-                                                             "hello_spectate", "snapshot_capsule",
-                                                             "view",           "view_clear",
-                                                             "welcome_chain",  "snapshot_compound",
-                                                             "hello_no_scene", "event_moved"};
+/* Golden vectors: one encoder each, listed in fx_golden (the order is the vectors' index).
+   A message's own fixture encoded as it is makes a plain vector. */
+typedef int64_t fx_golden_fn(uint8_t* buf, size_t cap);
+#define FX_PLAIN_GOLDEN(name)                                        \
+  static inline int64_t fx_golden_##name(uint8_t* buf, size_t cap) { \
+    arb_proto_##name m = fx_##name();                                \
+    return arb_proto_encode_##name(&m, buf, cap);                    \
+  }
+FX_PLAIN_GOLDEN(hello)
+FX_PLAIN_GOLDEN(welcome)
+FX_PLAIN_GOLDEN(reject)
+FX_PLAIN_GOLDEN(input)
+FX_PLAIN_GOLDEN(event)
+FX_PLAIN_GOLDEN(ping)
+FX_PLAIN_GOLDEN(pong)
+FX_PLAIN_GOLDEN(scene)
+FX_PLAIN_GOLDEN(view)
+static inline int64_t fx_golden_replay_header(uint8_t* buf, size_t cap) {
+  arb_replay_header h = fx_replay_header();
+  return arb_replay_encode_header(&h, buf, cap);
+}
+static inline int64_t fx_golden_replay_tick(uint8_t* buf, size_t cap) {
+  static arb_replay_tick tick;
+  memset(&tick, 0, sizeof tick);
+  fx_replay_tick(&tick, 1001);
+  return arb_replay_encode_tick(&tick, buf, cap);
+}
+static inline int64_t fx_golden_replay_checkpoint(uint8_t* buf, size_t cap) {
+  arb_replay_checkpoint c = fx_replay_checkpoint(1001);
+  return arb_replay_encode_checkpoint(&c, buf, cap);
+}
+static inline int64_t fx_golden_replay_end(uint8_t* buf, size_t cap) {
+  arb_replay_end e = fx_replay_end(1001, 1);
+  return arb_replay_encode_end(&e, buf, cap);
+}
+/* A snapshot part made by fill (fx_snapshot_delta, _capsule, _compound). */
+static inline int64_t fx_golden_part(void (*fill)(arb_snapshot_part*), uint8_t* buf, size_t cap) {
+  static arb_snapshot_part part;
+  fill(&part);
+  return arb_proto_encode_snapshot(&part, buf, cap);
+}
+static inline int64_t fx_golden_snapshot_delta(uint8_t* buf, size_t cap) {
+  return fx_golden_part(fx_snapshot_delta, buf, cap);
+}
+static inline int64_t fx_golden_snapshot_capsule(uint8_t* buf, size_t cap) {
+  return fx_golden_part(fx_snapshot_capsule, buf, cap);
+}
+static inline int64_t fx_golden_snapshot_compound(uint8_t* buf, size_t cap) {
+  return fx_golden_part(fx_snapshot_compound, buf, cap);
+}
+/* A shot at tick 501 by a player who saw tick 489 and a half. */
+static inline int64_t fx_golden_input_fire(uint8_t* buf, size_t cap) {
+  arb_proto_input m = fx_input();
+  m.cmds[0].view_time = 489 * 256 + 128;
+  return arb_proto_encode_input(&m, buf, cap);
+}
+static inline int64_t fx_golden_event_hit(uint8_t* buf, size_t cap) {
+  arb_proto_event m = fx_event();
+  m.kind = ARB_PROTO_EVENT_HIT;
+  m.entity_id = 301;
+  memset(m.text, 0, sizeof m.text);  // a hit names no one
+  return arb_proto_encode_event(&m, buf, cap);
+}
+static inline int64_t fx_golden_replay_tick_fire(uint8_t* buf, size_t cap) {
+  static arb_replay_tick tick;
+  memset(&tick, 0, sizeof tick);
+  fx_replay_tick(&tick, 1001);
+  tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
+  tick.inputs[0].view_time = 489 * 256 + 128;
+  return arb_replay_encode_tick(&tick, buf, cap);
+}
+/* Watch without an avatar. */
+static inline int64_t fx_golden_hello_spectate(uint8_t* buf, size_t cap) {
+  arb_proto_hello m = fx_hello();
+  m.token_len = 0;
+  m.avatar_kind = ARB_PROTO_SPECTATOR;
+  m.max_kbps = 0;
+  return arb_proto_encode_hello(&m, buf, cap);
+}
+static inline int64_t fx_golden_view_clear(uint8_t* buf, size_t cap) {
+  arb_proto_view m;
+  memset(&m, 0, sizeof m);
+  return arb_proto_encode_view(&m, buf, cap);
+}
+static inline int64_t fx_golden_welcome_chain(uint8_t* buf, size_t cap) {
+  arb_proto_welcome m = fx_welcome_chain();
+  return arb_proto_encode_welcome(&m, buf, cap);
+}
+/* A player that does not predict: no scene message. */
+static inline int64_t fx_golden_hello_no_scene(uint8_t* buf, size_t cap) {
+  arb_proto_hello m = fx_hello();
+  m.flags = ARB_PROTO_HELLO_NO_SCENE;
+  return arb_proto_encode_hello(&m, buf, cap);
+}
+/* The match moved after tick 1000: client 7 rejoins at 203.0.113.9:7777. */
+static inline int64_t fx_golden_event_moved(uint8_t* buf, size_t cap) {
+  arb_proto_event m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_PROTO_EVENT_MOVED;
+  m.tick = 1000;
+  m.client_id = 7;
+  m.entity_id = 301;
+  snprintf(m.text, sizeof m.text, "203.0.113.9:7777");
+  return arb_proto_encode_event(&m, buf, cap);
+}
+
+#define FX_GOLDEN(name) \
+  { #name, fx_golden_##name }
+static const struct {
+  const char* name;
+  fx_golden_fn* encode;
+} fx_golden[] = {
+    FX_GOLDEN(hello),          FX_GOLDEN(welcome),
+    FX_GOLDEN(reject),         FX_GOLDEN(input),
+    FX_GOLDEN(event),          FX_GOLDEN(ping),
+    FX_GOLDEN(pong),           FX_GOLDEN(replay_header),
+    FX_GOLDEN(replay_tick),    FX_GOLDEN(replay_checkpoint),
+    FX_GOLDEN(replay_end),     FX_GOLDEN(snapshot_delta),
+    FX_GOLDEN(scene),          FX_GOLDEN(input_fire),
+    FX_GOLDEN(event_hit),      FX_GOLDEN(replay_tick_fire),
+    FX_GOLDEN(hello_spectate), FX_GOLDEN(snapshot_capsule),
+    FX_GOLDEN(view),           FX_GOLDEN(view_clear),
+    FX_GOLDEN(welcome_chain),  FX_GOLDEN(snapshot_compound),
+    FX_GOLDEN(hello_no_scene), FX_GOLDEN(event_moved),
+};
+#define FX_GOLDEN_COUNT ((int)(sizeof fx_golden / sizeof fx_golden[0]))
 
 /* Encode golden vector i into buf; returns bytes needed or a negative ARB_E_*. */
 static inline int64_t fx_golden_encode(int i, uint8_t* buf, size_t cap) {
-  static arb_replay_tick tick;
-  static arb_snapshot_part part;
-  switch (i) {
-    case 0: {
-      arb_proto_hello m = fx_hello();
-      return arb_proto_encode_hello(&m, buf, cap);
-    }
-    case 1: {
-      arb_proto_welcome m = fx_welcome();
-      return arb_proto_encode_welcome(&m, buf, cap);
-    }
-    case 2: {
-      arb_proto_reject m = fx_reject();
-      return arb_proto_encode_reject(&m, buf, cap);
-    }
-    case 3: {
-      arb_proto_input m = fx_input();
-      return arb_proto_encode_input(&m, buf, cap);
-    }
-    case 4: {
-      arb_proto_event m = fx_event();
-      return arb_proto_encode_event(&m, buf, cap);
-    }
-    case 5: {
-      arb_proto_ping m = fx_ping();
-      return arb_proto_encode_ping(&m, buf, cap);
-    }
-    case 6: {
-      arb_proto_pong m = fx_pong();
-      return arb_proto_encode_pong(&m, buf, cap);
-    }
-    case 7: {
-      arb_replay_header h = fx_replay_header();
-      return arb_replay_encode_header(&h, buf, cap);
-    }
-    case 8:
-      memset(&tick, 0, sizeof tick);
-      fx_replay_tick(&tick, 1001);
-      return arb_replay_encode_tick(&tick, buf, cap);
-    case 9: {
-      arb_replay_checkpoint c = fx_replay_checkpoint(1001);
-      return arb_replay_encode_checkpoint(&c, buf, cap);
-    }
-    case 10: {
-      arb_replay_end e = fx_replay_end(1001, 1);
-      return arb_replay_encode_end(&e, buf, cap);
-    }
-    case 11:
-      fx_snapshot_delta(&part);
-      return arb_proto_encode_snapshot(&part, buf, cap);
-    case 12: {
-      arb_proto_scene m = fx_scene();
-      return arb_proto_encode_scene(&m, buf, cap);
-    }
-    case 13: {  // a shot at tick 501 by a player who saw tick 489 and a half
-      arb_proto_input m = fx_input();
-      m.cmds[0].view_time = 489 * 256 + 128;
-      return arb_proto_encode_input(&m, buf, cap);
-    }
-    case 14: {
-      arb_proto_event m;
-      memset(&m, 0, sizeof m);
-      m.kind = ARB_PROTO_EVENT_HIT;
-      m.tick = 1000;
-      m.client_id = 7;
-      m.entity_id = 301;
-      return arb_proto_encode_event(&m, buf, cap);
-    }
-    case 16: {  // watch without an avatar
-      arb_proto_hello m = fx_hello();
-      m.token_len = 0;
-      m.avatar_kind = ARB_PROTO_SPECTATOR;
-      m.max_kbps = 0;
-      return arb_proto_encode_hello(&m, buf, cap);
-    }
-    case 15:
-      memset(&tick, 0, sizeof tick);
-      fx_replay_tick(&tick, 1001);
-      tick.inputs[0].controls.buttons = ARB_BUTTON_FIRE;
-      tick.inputs[0].view_time = 489 * 256 + 128;
-      return arb_replay_encode_tick(&tick, buf, cap);
-    case 17:
-      fx_snapshot_capsule(&part);
-      return arb_proto_encode_snapshot(&part, buf, cap);
-    case 18: {
-      arb_proto_view m = fx_view();
-      return arb_proto_encode_view(&m, buf, cap);
-    }
-    case 19: {
-      arb_proto_view m;
-      memset(&m, 0, sizeof m);
-      return arb_proto_encode_view(&m, buf, cap);
-    }
-    case 20: {
-      arb_proto_welcome m = fx_welcome_chain();
-      return arb_proto_encode_welcome(&m, buf, cap);
-    }
-    case 21:
-      fx_snapshot_compound(&part);
-      return arb_proto_encode_snapshot(&part, buf, cap);
-    case 22: {  // a player that does not predict: no scene message
-      arb_proto_hello m = fx_hello();
-      m.flags = ARB_PROTO_HELLO_NO_SCENE;
-      return arb_proto_encode_hello(&m, buf, cap);
-    }
-    case 23: {  // the match moved after tick 1000: client 7 rejoins at 203.0.113.9:7777
-      arb_proto_event m;
-      memset(&m, 0, sizeof m);
-      m.kind = ARB_PROTO_EVENT_MOVED;
-      m.tick = 1000;
-      m.client_id = 7;
-      m.entity_id = 301;
-      snprintf(m.text, sizeof m.text, "203.0.113.9:7777");
-      return arb_proto_encode_event(&m, buf, cap);
-    }
-    default:
-      return ARB_E_INVAL;
-  }
+  return i >= 0 && i < FX_GOLDEN_COUNT ? fx_golden[i].encode(buf, cap) : ARB_E_INVAL;
 }

@@ -69,7 +69,7 @@ static void redecode(int i, const uint8_t* b, int n) {
   static uint8_t again[8192];
   arb_proto_error err;
   int64_t m = -1;
-  const char* name = fx_golden_names[i];
+  const char* name = fx_golden[i].name;
   int rc = -1;
   if (fx_reencode_plain(name, b, (size_t)n, again, sizeof again, &err, &rc, &m)) {
     assert_int_equal(rc, 0);  // hello, reject, input, event, ping, pong, scene, view
@@ -124,15 +124,15 @@ static void test_proto_golden_vectors_match_doc(void** state) {
   static uint8_t from_doc[8192];
   for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
     int n = encode(i, enc, sizeof enc);
-    int d = doc_block(fx_golden_names[i], from_doc, sizeof from_doc);
+    int d = doc_block(fx_golden[i].name, from_doc, sizeof from_doc);
     if (d < 0)
-      fail_msg("PROTOCOL.md: golden block '%s' %s", fx_golden_names[i],
+      fail_msg("PROTOCOL.md: golden block '%s' %s", fx_golden[i].name,
                d == -2 ? "appears twice" : "missing or bad hex");
     if (d != n || memcmp(enc, from_doc, (size_t)n) != 0) {
       fprintf(stderr, "PROTOCOL.md is out of date for '%s'; the code encodes:\n",
-              fx_golden_names[i]);
-      print_block(fx_golden_names[i], enc, n);
-      fail_msg("golden vector '%s' differs from PROTOCOL.md", fx_golden_names[i]);
+              fx_golden[i].name);
+      print_block(fx_golden[i].name, enc, n);
+      fail_msg("golden vector '%s' differs from PROTOCOL.md", fx_golden[i].name);
     }
     redecode(i, from_doc, d);
   }
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
       int64_t n = fx_golden_encode(i, enc, sizeof enc);
       if (n <= 0) return 1;
-      print_block(fx_golden_names[i], enc, (int)n);
+      print_block(fx_golden[i].name, enc, (int)n);
     }
     return 0;
   }
@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < FX_GOLDEN_COUNT; i++) {
       int64_t n = fx_golden_encode(i, enc, sizeof enc);
       if (n <= 0) return 1;
-      const char* c = corpus_of(fx_golden_names[i]);
+      const char* c = corpus_of(fx_golden[i].name);
       if (strcmp(c, "replay") != 0) {
-        bad |= write_file(argv[2], c, fx_golden_names[i], enc, (size_t)n);
+        bad |= write_file(argv[2], c, fx_golden[i].name, enc, (size_t)n);
       } else {
         memcpy(file + flen, enc, (size_t)n);
         flen += (size_t)n;

@@ -31,7 +31,7 @@ static int decode_any(int g, const uint8_t* b, size_t n) {
   memset(&err, 0, sizeof err);
   int rc;
   int64_t again = 1;
-  const char* name = fx_golden_names[g];
+  const char* name = fx_golden[g].name;
   // A heap copy of exactly n bytes so ASan catches any read past the end.
   uint8_t* p = malloc(n ? n : 1);
   memcpy(p, b, n);
@@ -112,11 +112,11 @@ static size_t golden_input(int g, uint8_t* out) {
   static uint8_t enc[8192];
   int64_t n = fx_golden_encode(g, enc, sizeof enc);
   assert_true(n > 0);
-  if (strncmp(fx_golden_names[g], "replay", 6) != 0) {
+  if (strncmp(fx_golden[g].name, "replay", 6) != 0) {
     memcpy(out, enc, (size_t)n);
     return (size_t)n;
   }
-  size_t off = !strcmp(fx_golden_names[g], "replay_header") ? 8 : 0;
+  size_t off = !strcmp(fx_golden[g].name, "replay_header") ? 8 : 0;
   size_t blen = (size_t)enc[off] | (size_t)enc[off + 1] << 8;
   memcpy(out, enc + off + 8, blen);
   return blen;
@@ -199,7 +199,7 @@ static void test_proto_malformed_truncated(void** state) {
     assert_int_equal(decode_any(g, in, n), 0);
     for (size_t cut = 0; cut < n; cut++)
       if (decode_any(g, in, cut) == 0)
-        fail_msg("%s cut to %zu bytes decoded", fx_golden_names[g], cut);
+        fail_msg("%s cut to %zu bytes decoded", fx_golden[g].name, cut);
   }
 }
 
@@ -226,7 +226,7 @@ static void test_proto_malformed_wrong_types(void** state) {
         int rc = decode_any(g, out, m);
         tried++;
         if (rc == 0 && rp->never_valid)
-          fail_msg("%s: value %d at offset %zu replaced by %s still decodes", fx_golden_names[g], k,
+          fail_msg("%s: value %d at offset %zu replaced by %s still decodes", fx_golden[g].name, k,
                    nd->off, rp->name);
       }
       if (nd->array) {
@@ -253,7 +253,7 @@ static void test_proto_malformed_wrong_types(void** state) {
           memcpy(out + m, in + nd->off + nd->hdr, n - nd->off - nd->hdr);
           m += n - nd->off - nd->hdr;
           if (decode_any(g, out, m) == 0)
-            fail_msg("%s: array at offset %zu with a false count still decodes", fx_golden_names[g],
+            fail_msg("%s: array at offset %zu with a false count still decodes", fx_golden[g].name,
                      nd->off);
         }
       }
@@ -269,7 +269,7 @@ static void test_proto_malformed_deep_nesting(void** state) {
   for (size_t i = 0; i < n - 1; i++) deep[i] = 0x91;
   deep[n - 1] = 0x01;
   for (int g = 0; g < FX_GOLDEN_COUNT; g++) {
-    if (!strncmp(fx_golden_names[g], "welcome", 7) || !strncmp(fx_golden_names[g], "replay", 6)) {
+    if (!strncmp(fx_golden[g].name, "welcome", 7) || !strncmp(fx_golden[g].name, "replay", 6)) {
       // reliable/replay sizes allow this much input; the schema still refuses at once
     }
     assert_true(decode_any(g, deep, n) < 0);

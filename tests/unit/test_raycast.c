@@ -176,10 +176,7 @@ static void test_ray_transformed_consistency(void** state) {
   }
 }
 
-static uint32_t rng_state = 4242u;
-static float rnd(float lo, float hi) {
-  return lcg_uniform(&rng_state, lo, hi);
-}
+TEST_LCG_STREAM(4242u)
 
 // Random convex polygons and rays: a hit lies on the boundary and nothing before it is
 // inside; a miss has no sampled point inside.

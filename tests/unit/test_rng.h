@@ -24,4 +24,12 @@ static inline float lcg_uniform(uint32_t* state, float lo, float hi) {
   return lo + (hi - lo) * (float)(*state >> 8) / 16777216.0f;
 }
 
+// A file's own stream: `rng_state` seeded with `seed` and rnd(lo, hi) drawing from it with
+// lcg_uniform. One use per file, at file scope.
+#define TEST_LCG_STREAM(seed)               \
+  static uint32_t rng_state = (seed);       \
+  static float rnd(float lo, float hi) {    \
+    return lcg_uniform(&rng_state, lo, hi); \
+  }
+
 #endif

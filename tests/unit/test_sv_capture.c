@@ -309,6 +309,87 @@ static void body_states_follow_their_motion(void** state) {
   sv_capture_free(&small);
 }
 
+/* The change set of cap's last capture against `was` (the capture before, copied), found
+ * the slow way: every id of both, field by field. */
+static void check_changes(const sv_capture* c, const arb_snapshot_entity* was,
+                          const arb_vec2* was_at, int was_count) {
+  int changed = 0, entered = 0, left = 0;
+  for (int i = 0; i < c->set.count; ++i) {
+    const arb_snapshot_entity* e = &c->items[i];
+    int j = 0;
+    while (j < was_count && was[j].id != e->id) ++j;
+    if (j == was_count) {
+      assert_true(entered < c->entered_count);
+      assert_int_equal(c->entered[entered++], i);
+      continue;
+    }
+    const arb_snapshot_entity* o = &was[j];
+    int same = o->cls == e->cls && o->desc_version == e->desc_version && o->s.x == e->s.x &&
+               o->s.y == e->s.y && o->s.vx == e->s.vx && o->s.vy == e->s.vy && o->s.w == e->s.w &&
+               o->s.angle == e->s.angle && o->s.aux == e->s.aux && o->s.flags == e->s.flags &&
+               was_at[j].x == c->positions[i].x && was_at[j].y == c->positions[i].y;
+    if (!same) {
+      assert_true(changed < c->changed_count);
+      assert_int_equal(c->changed[changed++], i);
+    }
+  }
+  for (int j = 0; j < was_count; ++j) {
+    if (arb_snapshot_set_find(&c->set, was[j].id)) continue;
+    assert_true(left < c->left_count);
+    assert_int_equal(c->left[left++], was[j].id);
+  }
+  assert_int_equal(changed, c->changed_count);
+  assert_int_equal(entered, c->entered_count);
+  assert_int_equal(left, c->left_count);
+}
+
+/* Over random players joining, walking and leaving, captured every 1-4 ticks: each
+ * capture's change set equals the brute-force comparison with the capture before, and a
+ * world at rest changes nothing. */
+static void change_set_equals_brute_force(void** state) {
+  (void)state;
+  static arb_snapshot_entity was[MAX_E];
+  static arb_vec2 was_at[MAX_E];
+  uint64_t rng = 0x2545F4914F6CDD1Dull;
+  int joined[8] = {0}, captures = 0, moved = 0, came = 0, went = 0;
+  sv_capture_run(&cap, world.game);
+  for (int tick = 1; tick <= 1200; ++tick) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    int who = (int)(rng % 8);
+    if ((rng >> 8) % 16 == 0) {
+      uint32_t id;
+      if (!joined[who] &&
+          arb_game_join(world.game, 100u + (uint32_t)who, ARB_AVATAR_DEFAULT, &id) == 0)
+        joined[who] = 1;
+      else if (joined[who] && arb_game_leave(world.game, 100u + (uint32_t)who) == 0)
+        joined[who] = 0;
+    }
+    if (joined[who]) {
+      arb_controls ctl = {0};
+      ctl.move_x = (float)((int)(rng >> 20 & 255) - 128) / 128.0f;
+      ctl.move_y = (float)((int)(rng >> 28 & 255) - 128) / 128.0f;
+      arb_game_set_controls(world.game, 100u + (uint32_t)who, &ctl);
+    }
+    arb_game_step(world.game);
+    if (rng >> 40 & 3) continue;  // captured every 1-4 ticks on average
+    int n = cap.set.count;
+    memcpy(was, cap.items, (size_t)n * sizeof *was);
+    memcpy(was_at, cap.positions, (size_t)n * sizeof *was_at);
+    sv_capture_run(&cap, world.game);
+    check_changes(&cap, was, was_at, n);
+    moved += cap.changed_count > 0;
+    came += cap.entered_count;
+    went += cap.left_count;
+    ++captures;
+  }
+  assert_true(captures > 200);
+  assert_true(moved > 50);
+  assert_true(came > 0 && went > 0);
+  // Two captures of one state: nothing changed.
+  sv_capture_run(&cap, world.game);
+  assert_int_equal(cap.changed_count + cap.entered_count + cap.left_count, 0);
+}
+
 int main(int argc, char** argv) {
   if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
     return 2;
@@ -316,5 +397,6 @@ int main(int argc, char** argv) {
       NULL, NULL, cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
       cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
       cmocka_unit_test(compound_bodies_describe_every_shape),
-      cmocka_unit_test_setup_teardown(body_states_follow_their_motion, setup, teardown));
+      cmocka_unit_test_setup_teardown(body_states_follow_their_motion, setup, teardown),
+      cmocka_unit_test_setup_teardown(change_set_equals_brute_force, setup, teardown));
 }

@@ -219,10 +219,7 @@ static void test_toi_rotation(void** state) {
   assert_true(angle < 0.5f * ARB_PI && angle > 0.5f * ARB_PI - 0.1f);
 }
 
-static uint32_t rng_state = 777u;
-static float rnd(float lo, float hi) {
-  return lcg_uniform(&rng_state, lo, hi);
-}
+TEST_LCG_STREAM(777u)
 
 // Conservative: no sampled time before the TOI has the shapes touching, and a HIT
 // leaves them separated by at most about two slops.

@@ -16,15 +16,33 @@ ARB_C_BEGIN
 /// Polygon vertices must lie within this distance (per axis, meters) of the body origin.
 #define ARB_MAX_POLYGON_COORD 1.0e4f
 
+/// Every shape kind, one row each: the one list the kind enum, the geometry unions of
+/// arb_shape_geometry and arb_shape_def, arb_shape_has_area and the uniform per-kind
+/// dispatch (shape.c: bounding box, ray cast) are generated from. A new kind is appended:
+/// its value is the kind's record code in the world state.
+///
+///   X(NAME, name, has_area)
+///     NAME      ARB_SHAPE_<NAME>
+///     name      the geometry struct arb_<name>, the union member <name>, and the functions
+///               arb_compute_<name>_aabb and arb_ray_cast_<name>
+///     has_area  false for lines: no mass, no inside, static or kinematic bodies only
+///
+/// circle; polygon: convex (boxes are polygons); segment: two-sided, for static geometry;
+/// capsule: two circle centres joined by their tangents (a stadium); chain: one-sided
+/// polyline for terrain.
+#define ARB_SHAPE_KINDS(X)   \
+  X(CIRCLE, circle, true)    \
+  X(POLYGON, polygon, true)  \
+  X(SEGMENT, segment, false) \
+  X(CAPSULE, capsule, true)  \
+  X(CHAIN, chain, false)
+
+#define ARB__SHAPE_ENUM(NAME, name, has_area) ARB_SHAPE_##NAME,
 typedef enum arb_shape_type {
   ARB_SHAPE_NONE = 0,  ///< invalid / unset
-  ARB_SHAPE_CIRCLE,
-  ARB_SHAPE_POLYGON,  ///< convex polygon; boxes are polygons
-  ARB_SHAPE_SEGMENT,  ///< two-sided line segment, for static geometry
-  ARB_SHAPE_CAPSULE,  ///< two circle centres joined by their tangents (a stadium)
-  ARB_SHAPE_CHAIN,    ///< one-sided polyline for terrain, static or kinematic bodies only
-  ARB_SHAPE_TYPE_COUNT
+  ARB_SHAPE_KINDS(ARB__SHAPE_ENUM) ARB_SHAPE_TYPE_COUNT
 } arb_shape_type;
+#undef ARB__SHAPE_ENUM
 
 typedef struct arb_circle {
   arb_vec2 center;  ///< local center, meters
@@ -74,32 +92,33 @@ typedef struct arb_chain {
   bool loop;               ///< the last point joins the first
 } arb_chain;
 
+/// The geometry of one shape of any kind, a member per kind named as the kind (shared by
+/// arb_shape_geometry and arb_shape_def, so both lay out the same).
+#define ARB__SHAPE_MEMBER(NAME, name, has_area) arb_##name name;
+#define ARB_SHAPE_GEOMETRY_UNION       \
+  union {                              \
+    ARB_SHAPE_KINDS(ARB__SHAPE_MEMBER) \
+  }
+
 /// One shape's geometry tagged with its kind: what a shape is, without material or
 /// collision filter (arb_shape_def adds those). Used where shapes travel or are drawn.
 typedef struct arb_shape_geometry {
   arb_shape_type type;
-  union {
-    arb_circle circle;
-    arb_polygon polygon;
-    arb_segment segment;
-    arb_capsule capsule;
-    arb_chain chain;
-  };
+  ARB_SHAPE_GEOMETRY_UNION;
 } arb_shape_geometry;
 
 /// Segments and chains are lines: no mass, no inside, static or kinematic bodies only.
 static inline bool arb_shape_has_area(arb_shape_type t) {
-  switch (t) {  // no default: a new kind must say (-Wswitch)
-    case ARB_SHAPE_SEGMENT:
-    case ARB_SHAPE_CHAIN:
-      return false;
+#define ARB__SHAPE_HAS_AREA(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                          \
+    return has_area;
+  switch (t) {
+    ARB_SHAPE_KINDS(ARB__SHAPE_HAS_AREA)
     case ARB_SHAPE_NONE:
-    case ARB_SHAPE_CIRCLE:
-    case ARB_SHAPE_POLYGON:
-    case ARB_SHAPE_CAPSULE:
     case ARB_SHAPE_TYPE_COUNT:
       break;
   }
+#undef ARB__SHAPE_HAS_AREA
   return true;
 }
 
@@ -190,6 +209,27 @@ typedef struct arb_manifold {
 /// computed stays below this distance (a contact that does not touch: below
 /// ARB_SPECULATIVE_DISTANCE) and neither body turned more than about 11.5 degrees.
 #define ARB_CONTACT_RECYCLE_DISTANCE (10.0f * ARB_LINEAR_SLOP)
+
+/// Every pair of shape kinds that collide, one row each: XX(name, KIND_A, a, KIND_B, b)
+/// with the kinds as in ARB_SHAPE_KINDS (ARB_SHAPE_<KIND>, arb_<kind>). Each row has its
+/// function arb_collide_<name>(const arb_<a>*, xfa, const arb_<b>*, xfb) below. Kind A is
+/// the one the function takes first, which is also the order of a contact's two bodies in
+/// a world (body A has kind A). A pair with no row (segment/segment) never collides. Chain
+/// pairs are listed apart: a world's chain brings its own link tree.
+#define ARB_COLLIDE_PAIRS(XX)                                 \
+  XX(circles, CIRCLE, circle, CIRCLE, circle)                 \
+  XX(polygon_and_circle, POLYGON, polygon, CIRCLE, circle)    \
+  XX(polygons, POLYGON, polygon, POLYGON, polygon)            \
+  XX(segment_and_circle, SEGMENT, segment, CIRCLE, circle)    \
+  XX(segment_and_polygon, SEGMENT, segment, POLYGON, polygon) \
+  XX(capsules, CAPSULE, capsule, CAPSULE, capsule)            \
+  XX(capsule_and_circle, CAPSULE, capsule, CIRCLE, circle)    \
+  XX(polygon_and_capsule, POLYGON, polygon, CAPSULE, capsule) \
+  XX(segment_and_capsule, SEGMENT, segment, CAPSULE, capsule)
+#define ARB_COLLIDE_CHAIN_PAIRS(XX)                     \
+  XX(chain_and_circle, CHAIN, chain, CIRCLE, circle)    \
+  XX(chain_and_polygon, CHAIN, chain, POLYGON, polygon) \
+  XX(chain_and_capsule, CHAIN, chain, CAPSULE, capsule)
 
 ARB_API arb_manifold arb_collide_circles(const arb_circle* a, arb_transform xfa,
                                          const arb_circle* b, arb_transform xfb);

@@ -85,21 +85,16 @@ typedef enum arb_body_type {
 /// body frame: the shapes of a compound body sit where their vertices and centres put them.
 typedef struct arb_shape_def {
   arb_shape_type type;
-  union {
-    arb_circle circle;
-    arb_polygon polygon;
-    arb_segment segment;
-    arb_capsule capsule;
-    arb_chain chain;  ///< static and kinematic bodies only; never a sensor
-  };
-  float density;           ///< kg/m^2; default 1
-  float friction;          ///< default 0.6; mixed as sqrt(fa*fb)
-  float restitution;       ///< default 0; mixed as max(ra, rb)
-  uint32_t category_bits;  ///< default 1
-  uint32_t mask_bits;      ///< default all bits
-  int32_t group;           ///< same positive group: always collide; same negative: never
-  bool sensor;             ///< no contact response: reports overlaps as sensor events
-                           ///< (see "Sensors"); default false. Its density still counts.
+  ARB_SHAPE_GEOMETRY_UNION;  ///< the member the type names; a chain: static and kinematic
+                             ///< bodies only, never a sensor
+  float density;             ///< kg/m^2; default 1
+  float friction;            ///< default 0.6; mixed as sqrt(fa*fb)
+  float restitution;         ///< default 0; mixed as max(ra, rb)
+  uint32_t category_bits;    ///< default 1
+  uint32_t mask_bits;        ///< default all bits
+  int32_t group;             ///< same positive group: always collide; same negative: never
+  bool sensor;               ///< no contact response: reports overlaps as sensor events
+                             ///< (see "Sensors"); default false. Its density still counts.
 } arb_shape_def;
 
 /// The geometry of a shape definition (type + circle/polygon/segment/capsule/chain), without
@@ -107,8 +102,8 @@ typedef struct arb_shape_def {
 static inline arb_shape_geometry arb_shape_def_geometry(const arb_shape_def* def) {
   arb_shape_geometry g;
   g.type = def->type;
-  // Both unions list the same members and the polygon is the largest: copying its bytes
-  // copies whichever member is in use.
+  // Both unions are ARB_SHAPE_GEOMETRY_UNION, whose largest member is the polygon: copying its
+  // bytes copies whichever member is in use.
   memcpy(&g.polygon, &def->polygon, sizeof g.polygon);
   return g;
 }
