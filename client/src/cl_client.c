@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define CL_CONFIG_MAGIC 0x41524243  // "ARBC": arb_client_default_config was used
 #define CL_MAX_LEAD 0.3             // s: commands are never stamped further ahead
@@ -466,6 +467,34 @@ static bool reason_allows_reconnect(int code) {
            code == ARB_PROTO_REASON_FULL);
 }
 
+// The match moved to another server (PROTOCOL.md §4.5, event `moved`): go there at once
+// with the rejoin token, which the new server holds our avatar for. A WebSocket client
+// keeps its URL: the text names the new server's UDP address only.
+static void moved(arb_client* c, const char* where) {
+  const char* colon = strrchr(where, ':');
+  char* end = NULL;
+  long port = colon ? strtol(colon + 1, &end, 10) : 0;
+  if (colon == NULL || colon == where || *end != '\0' || port < 1 || port > 65535 ||
+      (size_t)(colon - where) >= sizeof c->host || c->rejoin[0] == '\0') {
+    count_error(c, NULL, "event moved: bad address or no rejoin token");
+    return;
+  }
+#ifdef ARB_CLIENT_WEBSOCKET
+  (void)port;
+  count_error(c, NULL, "event moved: not supported over WebSocket yet");
+#else
+  fmt(c->host, sizeof c->host, "%.*s", (int)(colon - where), where);
+  c->cfg.port = (uint16_t)port;
+  cl_log(c, ARB_CLIENT_LOG_INFO, "the match moved to %s: rejoining there", where);
+  cl_net_drop(&c->net, 0);
+  cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE,
+                 true, "the match moved to another server");
+  set_state(c, ARB_CLIENT_RECONNECT_WAIT);
+  c->backoff = c->cfg.reconnect_delay_min;
+  c->reconnect_at = c->now;
+#endif
+}
+
 static void on_event(arb_client* c, const uint8_t* data, size_t len) {
   arb_proto_event e;
   arb_proto_error err;
@@ -491,6 +520,9 @@ static void on_event(arb_client* c, const uint8_t* data, size_t len) {
       break;
     case ARB_PROTO_EVENT_REJOIN:
       fmt(c->rejoin, sizeof c->rejoin, "%s", e.text);
+      break;
+    case ARB_PROTO_EVENT_MOVED:
+      moved(c, e.text);
       break;
     case ARB_PROTO_EVENT_DISCONNECT: {
       char text[128];

@@ -261,3 +261,11 @@ int arb_game_restore(arb_game* game, const uint8_t* buf, int len) {
   game->join_count = s.join_count;
   return ARB_OK;
 }
+
+uint64_t arb_game_sim_version(void) {
+  uint64_t parts[3] = {ARB_GAME_SIM_REVISION, GAME_IMAGE_VERSION, arb_world_image_layout()};
+  uint8_t bytes[sizeof parts];
+  for (int i = 0; i < 3; ++i)  // little-endian, whatever the host
+    for (int b = 0; b < 8; ++b) bytes[8 * i + b] = (uint8_t)(parts[i] >> (8 * b));
+  return XXH3_64bits(bytes, sizeof bytes);
+}

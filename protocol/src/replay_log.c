@@ -5,8 +5,8 @@
 //            the checksum (seed 0) covers everything from body_len to the end of body
 //
 //   header     [format_version, build_id:str, scene_text:bin, scene_hash, tick_rate, seed,
-//   start_time_ms] tick       [tick, [[client_id, avatar_kind, entity_id, name:str], ...],
-//   [client_id, ...],
+//   start_time_ms, (version 2:) sim_version, predecessor:str] tick       [tick, [[client_id,
+//   avatar_kind, entity_id, name:str], ...], [client_id, ...],
 //               [[client_id, seq, mx, my, aim, buttons, steer, throttle, brake], ...], world_hash]
 //   checkpoint [tick, world_hash, state:bin]
 //   end        [last_tick, tick_count, end_time_ms]
@@ -63,8 +63,15 @@ static int64_t frame_end(frame* f, uint8_t kind) {
 // ---- encoders ----------------------------------------------------------------------------
 
 int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_t cap) {
-  if (!h || h->format_version != ARB_REPLAY_FORMAT_VERSION) return ARB_E_VERSION;
+  // Version 1 is still written on request (tests of old logs), without the new fields.
+  if (!h || (h->format_version != ARB_REPLAY_FORMAT_VERSION && h->format_version != 1))
+    return ARB_E_VERSION;
+  bool v1 = h->format_version == 1;
   if (h->build_id_len > ARB_REPLAY_MAX_BUILD_ID || (h->build_id_len && !h->build_id))
+    return ARB_E_INVAL;
+  if (h->predecessor_len > ARB_REPLAY_MAX_PREDECESSOR || (h->predecessor_len && !h->predecessor) ||
+      (v1 && (h->predecessor_len || h->sim_version)) ||
+      !arb__utf8_valid((const uint8_t*)h->predecessor, h->predecessor_len, true))
     return ARB_E_INVAL;
   if (h->scene_len > ARB_REPLAY_MAX_SCENE_TEXT || (h->scene_len && !h->scene_text))
     return ARB_E_TOO_BIG;
@@ -72,7 +79,7 @@ int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_
   if (!arb__utf8_valid((const uint8_t*)h->build_id, h->build_id_len, true)) return ARB_E_INVAL;
   frame f;
   frame_begin(&f, buf, cap, ARB_REPLAY_MAGIC_LEN);
-  msgpack_pack_array(&f.pk, 7);
+  msgpack_pack_array(&f.pk, v1 ? 7 : 9);
   msgpack_pack_uint32(&f.pk, h->format_version);
   msgpack_pack_str_with_body(&f.pk, h->build_id, h->build_id_len);
   msgpack_pack_bin_with_body(&f.pk, h->scene_text, h->scene_len);
@@ -80,6 +87,10 @@ int64_t arb_replay_encode_header(const arb_replay_header* h, uint8_t* buf, size_
   msgpack_pack_uint16(&f.pk, h->tick_rate);
   msgpack_pack_uint64(&f.pk, h->seed);
   msgpack_pack_int64(&f.pk, h->start_time_ms);
+  if (!v1) {
+    msgpack_pack_uint64(&f.pk, h->sim_version);
+    msgpack_pack_str_with_body(&f.pk, h->predecessor, h->predecessor_len);
+  }
   int64_t total = frame_end(&f, ARB_REPLAY_HEADER);
   if (total > 0 && buf && (size_t)total <= cap) memcpy(buf, ARB_REPLAY_MAGIC, ARB_REPLAY_MAGIC_LEN);
   return total;
@@ -167,13 +178,15 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   memset(h, 0, sizeof *h);
   size_t at = d.pos;
   ARB__TRY(arb__dec_u32(&d, "format_version", 0, UINT32_MAX, &h->format_version));
-  if (h->format_version != ARB_REPLAY_FORMAT_VERSION) {
+  if (h->format_version != ARB_REPLAY_FORMAT_VERSION && h->format_version != 1) {
     d.pos = at;
     return arb__dec_fail(&d, ARB_E_VERSION, "format_version",
-                         "format version %u, this reader reads %u", h->format_version,
+                         "format version %u, this reader reads 1 to %u", h->format_version,
                          ARB_REPLAY_FORMAT_VERSION);
   }
-  if (n != 7) return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "header of %u elements, expected 7", n);
+  uint32_t want = h->format_version == 1 ? 7 : 9;
+  if (n != want)
+    return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "header of %u elements, expected %u", n, want);
   const uint8_t* s;
   uint32_t sl;
   at = d.pos;
@@ -193,6 +206,18 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   h->tick_rate = (uint16_t)u;
   ARB__TRY(arb__dec_uint(&d, "seed", 0, UINT64_MAX, &h->seed));
   ARB__TRY(arb__dec_int(&d, "start_time_ms", INT64_MIN, INT64_MAX, &h->start_time_ms));
+  if (want == 9) {
+    ARB__TRY(arb__dec_uint(&d, "sim_version", 0, UINT64_MAX, &h->sim_version));
+    at = d.pos;
+    ARB__TRY(arb__dec_str(&d, "predecessor", ARB_REPLAY_MAX_PREDECESSOR, &s, &sl));
+    if (!arb__utf8_valid(s, sl, true)) {
+      d.pos = at;
+      return arb__dec_fail(&d, ARB_E_CORRUPT, "predecessor",
+                           "not valid UTF-8 without control characters");
+    }
+    h->predecessor = (const char*)s;
+    h->predecessor_len = sl;
+  }
   return arb__dec_end(&d);
 }
 

@@ -236,7 +236,26 @@ static void drain(sv_server* s, sv_http_reply* reply) {
 
 #define ENDPOINTS                                                        \
   "operator endpoints: GET /admin/sessions, POST /admin/kick/<client>, " \
-  "POST /admin/ban/<ip>/<seconds>, POST /admin/drain\n"
+  "POST /admin/ban/<ip>/<seconds>, POST /admin/drain, POST /admin/migrate/<ip>:<port>\n"
+
+// POST /admin/migrate/<ip>:<port>[/<ip>:<port>]: the match moves to the server whose
+// --migrate-port the first address is (the second: where its clients reach it). 202 once the
+// transfer started; the outcome is logged (migrate_confirmed: the clients were told where to go and
+// this server stops; migrate_failed: the match goes on here).
+static void migrate(sv_server* s, const char* target, sv_http_reply* reply) {
+  char err[192];
+  if (sv_migrate_begin(s, target, err, sizeof err) != 0) {
+    reply->status = 409;
+    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "cannot migrate: %s\n", err);
+    return;
+  }
+  SV_LOG(&s->log, SV_LOG_INFO, "admin_migrate", SV_LS("target", target));
+  reply->status = 202;
+  reply->content_type = "application/json";
+  reply->body_len =
+      (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "{\"state\":\"migrating\",\"tick\":%llu}\n",
+                       (unsigned long long)s->mig.tick);
+}
 
 bool sv_admin_handle(sv_server* s, const sv_http_request* req, sv_http_reply* reply) {
   if (strncmp(req->path, "/admin/", 7) != 0) return false;
@@ -254,7 +273,7 @@ bool sv_admin_handle(sv_server* s, const sv_http_request* req, sv_http_reply* re
   bool post = strcmp(req->method, "POST") == 0;
   bool get = strcmp(req->method, "GET") == 0 || req->head;
   bool known = !strcmp(what, "sessions") || !strcmp(what, "drain") || !strncmp(what, "kick/", 5) ||
-               !strncmp(what, "ban/", 4);
+               !strncmp(what, "ban/", 4) || !strncmp(what, "migrate/", 8);
   if (!known) {
     text(reply, 404, "not found; " ENDPOINTS);
     return true;
@@ -270,6 +289,8 @@ bool sv_admin_handle(sv_server* s, const sv_http_request* req, sv_http_reply* re
     list_sessions(s, reply);
   } else if (!strcmp(what, "drain")) {
     drain(s, reply);
+  } else if (!strncmp(what, "migrate/", 8)) {
+    migrate(s, what + 8, reply);
   } else if (!strncmp(what, "kick/", 5)) {
     kick(s, what + 5, reply);
   } else {

@@ -153,6 +153,16 @@ static const opt opts[] = {
      600000, "10000",
      "A client whose connection is lost gets its own avatar back if it rejoins within MS; 0 = off. "
      "Default 10000."},
+    {"migrate-port", "ARBITER_MIGRATE_PORT", "PORT", OPT_INT, OFF(migrate_port), 0, -1, 65535, NULL,
+     "TCP port on which this server takes over a match moved from another one (needs "
+     "--admin-token, the credential the sender presents); -1 = any free port; 0 = off "
+     "(default). docs/SCALING.md."},
+    {"migrate-to", "ARBITER_MIGRATE_TO", "IP:PORT", OPT_STR, OFF(migrate_to), SZ(migrate_to), 0, 0,
+     NULL, "Where SIGUSR2 moves the match: the receiving server's --migrate-port. Default none."},
+    {"test-migrate-fault", "ARBITER_TEST_MIGRATE_FAULT", "WHAT", OPT_STR, OFF(test_migrate_fault),
+     SZ(test_migrate_fault), 0, 0, NULL,
+     "Testing only: send a state image with a wrong simulation version (version) or game hash "
+     "(hash), which the receiver must refuse. Default off."},
     {"auth-key", "ARBITER_AUTH_KEY", "FILE", OPT_STR, OFF(auth_key), SZ(auth_key), 0, 0, NULL,
      "Require connect tokens minted with this key (arbiter-token keygen/mint; docs/SECURITY.md). "
      "Default: open server."},

@@ -74,7 +74,10 @@ typedef struct sv_config {
   int rejoin_window_ms;      ///< a dropped client may rejoin its avatar this long; 0 = off; default
                              ///< 10000
   char auth_key[1024];       ///< connect-token key file; "" = open server (a warning is logged)
-  char public_address[64];   ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
+  int migrate_port;          ///< TCP port taking a moved match; 0 = off; -1 = any free port
+  char migrate_to[64];       ///< "IPV4:PORT" SIGUSR2 moves the match to; "" = none
+  char test_migrate_fault[16];  ///< testing: "version"/"hash" spoils the image sent
+  char public_address[64];      ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
   // WebSocket transport (PROTOCOL.md §1.2)
   int ws_port;           ///< TCP port for WebSocket clients; 0 = off (default); -1 = any free port
   char ws_bind[64];      ///< address for it; "" = --bind

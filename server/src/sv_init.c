@@ -129,6 +129,7 @@ static int start_recording(sv_server* s, char* err, size_t err_cap) {
   h.scene_hash = arb_scene_get_hash(s->scene);
   h.tick_rate = (uint16_t)s->tick_rate;
   h.seed = s->cfg.seed;
+  h.sim_version = arb_game_sim_version();
   sv_record_def def = {s->cfg.record,
                        &h,
                        s->peer_capacity,
@@ -264,6 +265,15 @@ static int start_lifecycle(sv_server* s, char* err, size_t err_cap) {
   return ARB_E_INVAL;
 }
 
+// --migrate-port and SIGUSR2, after the lifecycle has read the admin token they rely on.
+static int start_migrate(sv_server* s, char* err, size_t err_cap) {
+  if (sv_migrate_start(s, err, err_cap) == 0) return 0;
+  sv_migrate_close(s);
+  sv_lifecycle_stop(s);
+  close_io(s);
+  return ARB_E_INVAL;
+}
+
 static void log_started(sv_server* s) {
   const sv_config* cfg = &s->cfg;
   // What a browser connects to ("" when the WebSocket transport is off).
@@ -275,6 +285,7 @@ static void log_started(sv_server* s) {
          SV_LS("bind", cfg->bind), SV_LI("port", s->net.port),
          SV_LI("http_port", s->http_on ? s->http.port : 0),
          SV_LI("ws_port", s->ws_on ? s->ws.port : 0), SV_LS("ws_url", ws_url),
+         SV_LI("migrate_port", s->mig.listening ? s->mig.port : 0),
          SV_LS("scene", arb_scene_get_name(s->scene)),
          SV_LX("scene_hash", arb_scene_get_hash(s->scene)), SV_LI("tick_rate", s->tick_rate),
          SV_LI("physics_threads", cfg->physics_threads),
@@ -325,6 +336,7 @@ int sv_server_init(sv_server* s, uv_loop_t* loop, const sv_config* cfg, char* er
   if (rc == 0) rc = start_auth(s, err, err_cap);
   if (rc == 0) rc = start_io(s, err, err_cap);
   if (rc == 0) rc = start_lifecycle(s, err, err_cap);
+  if (rc == 0) rc = start_migrate(s, err, err_cap);
   if (rc != 0) {
     free_state(s);
     return rc;

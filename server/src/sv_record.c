@@ -446,6 +446,31 @@ void sv_record_tick(sv_record* r, const arb_replay_tick* t, const arb_game* game
     start_next_file(r, t, game, now_ns);
 }
 
+void sv_record_restart(sv_record* r, const arb_game* game, uint64_t seed, const char* predecessor,
+                       uint64_t now_ns) {
+  if (!r->active) return;
+  if (!r->ended && r->fd >= 0) end_file(r);
+  if (r->fd >= 0) flush_file(r, now_ns);
+  r->header.seed = seed;
+  size_t pl = strlen(predecessor);
+  if (pl > ARB_REPLAY_MAX_PREDECESSOR) pl = 0;  // a name cut short would name another file
+  memcpy(r->predecessor, predecessor, pl);
+  r->predecessor[pl] = '\0';
+  r->header.predecessor = r->predecessor;
+  r->header.predecessor_len = pl;
+  arb_replay_tick* t = calloc(1, sizeof *t);  // only its tick and hash are read
+  if (t == NULL) {
+    note_error(r, "restart", ARB_E_NOMEM);
+    return;
+  }
+  t->tick = arb_game_get_tick(game);
+  t->world_hash = arb_game_hash(game);
+  // A failed write keeps its bytes: the new file then starts when they are out, with the
+  // checkpoint of that later tick (sv_record_tick).
+  if (r->len == 0) start_next_file(r, t, game, now_ns);
+  free(t);
+}
+
 int sv_record_finish(sv_record* r) {
   if (!r->active) return 0;
   if (!r->ended && r->fd >= 0) end_file(r);

@@ -70,6 +70,7 @@ typedef struct sv_record {
   uint64_t retry_at_ns, backoff_ns;
   uint64_t max_bytes;
   arb_replay_header header;  ///< views (build id, scene text) owned by the caller
+  char predecessor[ARB_REPLAY_MAX_PREDECESSOR + 1];  ///< header.predecessor points here
   size_t header_bytes, max_tick_bytes;
   uint64_t file_ticks, file_last_tick;                      ///< tick records in the current file
   uint64_t dropped_ticks, drop_first_tick, drop_last_tick;  ///< the gap being dropped now
@@ -102,6 +103,12 @@ int sv_record_open(sv_record* r, const sv_record_def* def, uint64_t now_ns, char
 /// buffer out when due (or retry a failed write when its backoff has passed) and switch to
 /// a new file when due (see above). No allocation besides the new file's name.
 void sv_record_tick(sv_record* r, const arb_replay_tick* t, const arb_game* game, uint64_t now_ns);
+/// The game was replaced by another one (a match moved in from another server): end the
+/// current file and start the next with the header (its seed set to `seed`, naming the
+/// log the match continues, `predecessor`, "" = none) and a checkpoint of `game`, from
+/// which the ticks that follow replay.
+void sv_record_restart(sv_record* r, const arb_game* game, uint64_t seed, const char* predecessor,
+                       uint64_t now_ns);
 /// A clean end: append the end record, then sv_record_close.
 int sv_record_finish(sv_record* r);
 /// Flush (one attempt), fsync, close and free. Without an end record the log reads as cut

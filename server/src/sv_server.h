@@ -34,6 +34,7 @@
 #include "sv_link.h"
 #include "sv_log.h"
 #include "sv_metrics.h"
+#include "sv_migrate.h"
 #include "sv_net.h"
 #include "sv_record.h"
 #include "sv_snap_workers.h"
@@ -134,6 +135,7 @@ typedef struct sv_server {
   bool http_on;
   sv_ticker ticker;
   sv_lifecycle life;  ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
+  sv_migrate mig;     ///< moving the match to another server (sv_migrate.h)
   uv_signal_t sig_int, sig_term;
   uv_timer_t grace_timer;  ///< shutdown: lets the goodbyes go out
   bool grace_open;
@@ -228,3 +230,7 @@ void sv_session_on_connect_budget(void* user, uint32_t ip, int peers);
 /// Welcome the queued joins after they were applied to the game.
 void sv_session_send_welcome(sv_server* s, sv_session* ss, uint32_t tick);
 sv_session* sv_session_by_client(sv_server* s, uint32_t client_id);
+/// An avatar held for a rejoin: every field of r set (ip 0: counted against no address).
+void sv_rejoin_fill(sv_rejoin* r, const char* token, uint32_t client_id, uint32_t entity_id,
+                    uint8_t avatar_kind, const char* name, bool has_token, uint64_t token_client_id,
+                    uint64_t expires_ns);

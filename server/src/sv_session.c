@@ -276,6 +276,21 @@ void sv_session_on_connect_budget(void* user, uint32_t ip, int peers) {
   make_budget_room(user, ip, peers + sv_session_ws_count(user, ip), 1);
 }
 
+void sv_rejoin_fill(sv_rejoin* r, const char* token, uint32_t client_id, uint32_t entity_id,
+                    uint8_t avatar_kind, const char* name, bool has_token, uint64_t token_client_id,
+                    uint64_t expires_ns) {
+  memset(r, 0, sizeof *r);
+  r->used = true;
+  snprintf(r->token, sizeof r->token, "%s", token);
+  r->client_id = client_id;
+  r->entity_id = entity_id;
+  r->avatar_kind = avatar_kind;
+  snprintf(r->name, sizeof r->name, "%s", name);
+  r->has_token = has_token;
+  r->token_client_id = token_client_id;
+  r->expires_ns = expires_ns;
+}
+
 // Keep a lost client's avatar and player slot for the rejoin window. False when the
 // session has no avatar yet, did not play long enough, rejoining is off, or the table is
 // full.
@@ -293,16 +308,9 @@ static bool hold_for_rejoin(sv_server* s, sv_session* ss, const char* cause) {
   for (int i = 0; i < s->cfg.max_clients; ++i) {
     sv_rejoin* r = &s->rejoins[i];
     if (r->used) continue;
-    memset(r, 0, sizeof *r);
-    r->used = true;
-    snprintf(r->token, sizeof r->token, "%s", ss->rejoin_token);
-    r->client_id = ss->client_id;
-    r->entity_id = ss->entity_id;
-    r->avatar_kind = ss->avatar_kind;
-    snprintf(r->name, sizeof r->name, "%s", ss->name);
-    r->has_token = ss->has_token;
-    r->token_client_id = ss->token_client_id;
-    r->expires_ns = uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u;
+    sv_rejoin_fill(r, ss->rejoin_token, ss->client_id, ss->entity_id, ss->avatar_kind, ss->name,
+                   ss->has_token, ss->token_client_id,
+                   uv_hrtime() + (uint64_t)s->cfg.rejoin_window_ms * 1000000u);
     r->ip = ss->ip;
     s->metrics.clients_connected--;  // the slot (active_count) stays taken
     s->metrics.rejoins_pending++;

@@ -39,6 +39,7 @@ static void on_grace_tick(uv_timer_t* t) {
   if (s->ws_on) sv_ws_close(&s->ws);
   s->ws_on = false;
   if (s->http_on) sv_http_close(&s->http);
+  sv_migrate_close(s);
   sv_ticker_close(&s->ticker);
   close_handle((uv_handle_t*)&s->sig_int);
   close_handle((uv_handle_t*)&s->sig_term);

@@ -281,6 +281,7 @@ void sv_tick(void* user) {
   sv_server* s = user;
   uint64_t t0 = uv_hrtime();
   uint64_t c0 = thread_cpu_ns();
+  if (sv_migrate_paused(s, t0)) return;  // the match is on its way to another server
   sv_net_service(&s->net);
   sv_session_check_timeouts(s, t0);
 

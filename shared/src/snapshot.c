@@ -69,6 +69,10 @@ static uint64_t arb__layout_hash(void) {
   return arb__hash_bytes(arb__layout, sizeof arb__layout - 1);
 }
 
+uint64_t arb_world_image_layout(void) {
+  return arb__layout_hash();
+}
+
 int arb_world_save(const arb_world* w, uint8_t* buf, int cap) {
   ARB__CHECK_WORLD(w);
   if (!w || cap < 0) return ARB_E_INVAL;

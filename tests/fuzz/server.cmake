@@ -14,3 +14,6 @@ arb_fuzz_target(agones-response TEST agones_response SOURCE ${CMAKE_CURRENT_LIST
 arb_fuzz_target(datagram SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_datagram.c LIBS arbiter_server)
 # The WebSocket input path: the upgrade parser, then the frames through wslay.
 arb_fuzz_target(ws SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_ws.c LIBS arbiter_server)
+# The state image a server receives when a match moves to it (--migrate-port).
+arb_fuzz_target(migrate-image TEST migrate_image SOURCE ${CMAKE_CURRENT_LIST_DIR}/fuzz_migrate_image.c
+                LIBS arbiter_server)

@@ -187,6 +187,9 @@ static void test_live_and_logged_ticks_apply_to_the_same_hashes(void** state) {
                          arb_scene_get_hash(scene),
                          (uint16_t)arb_scene_get_tick_rate(scene),
                          5,
+                         0,
+                         0,
+                         "",
                          0};
   h.scene_text = arb_scene_get_text(scene, &h.scene_len);
   sv_metrics metrics;

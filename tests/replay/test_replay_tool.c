@@ -306,8 +306,8 @@ static void test_replay_tool_wrong_version_is_exit_2(void** state) {
   log_buffer* b = *state;
   // Header body at 16: fixarray, then format_version as a positive fixint. Re-seal the
   // record's checksum so only the version is wrong.
-  assert_int_equal(b->p[17], 1);
-  b->p[17] = 2;
+  assert_int_equal(b->p[17], ARB_REPLAY_FORMAT_VERSION);
+  b->p[17] = ARB_REPLAY_FORMAT_VERSION + 1;
   uint32_t body_len = (uint32_t)b->p[8] | (uint32_t)b->p[9] << 8 | (uint32_t)b->p[10] << 16 |
                       (uint32_t)b->p[11] << 24;
   uint32_t sum = XXH32(b->p + 8, 8 + body_len, 0);

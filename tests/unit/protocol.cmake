@@ -30,6 +30,8 @@ arb_add_test(test_snapshot_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapsh
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  arb_add_test(test_sv_migrate_image SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_migrate_image.c
+               LIBS arbiter_server LABELS unit)
   arb_add_test(test_sv_ban SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_ban.c
                LIBS arbiter_server LABELS unit)
   arb_add_test(test_sv_snap_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_workers.c

@@ -256,11 +256,15 @@ static inline arb_replay_header fx_replay_header_for_scene(const char* scene_tex
   h.tick_rate = 60;
   h.seed = 42;
   h.start_time_ms = 1763700000000ll;
+  h.sim_version = 0x0102030405060708ull;
   return h;
 }
 
 static inline arb_replay_header fx_replay_header(void) {
-  return fx_replay_header_for_scene(fx_scene_text, 0x1122334455667788ull);
+  arb_replay_header h = fx_replay_header_for_scene(fx_scene_text, 0x1122334455667788ull);
+  h.predecessor = "a.arbrec";  // a log that continues a.arbrec's match
+  h.predecessor_len = strlen(h.predecessor);
+  return h;
 }
 
 /* Fills a tick record (heap-allocated by the caller: it is large). */
@@ -480,6 +484,17 @@ static inline int64_t fx_golden_hello_no_scene(uint8_t* buf, size_t cap) {
   m.flags = ARB_PROTO_HELLO_NO_SCENE;
   return arb_proto_encode_hello(&m, buf, cap);
 }
+/* The match moved after tick 1000: client 7 rejoins at 203.0.113.9:7777. */
+static inline int64_t fx_golden_event_moved(uint8_t* buf, size_t cap) {
+  arb_proto_event m;
+  memset(&m, 0, sizeof m);
+  m.kind = ARB_PROTO_EVENT_MOVED;
+  m.tick = 1000;
+  m.client_id = 7;
+  m.entity_id = 301;
+  snprintf(m.text, sizeof m.text, "203.0.113.9:7777");
+  return arb_proto_encode_event(&m, buf, cap);
+}
 
 #define FX_GOLDEN(name) \
   { #name, fx_golden_##name }
@@ -498,7 +513,7 @@ static const struct {
     FX_GOLDEN(hello_spectate), FX_GOLDEN(snapshot_capsule),
     FX_GOLDEN(view),           FX_GOLDEN(view_clear),
     FX_GOLDEN(welcome_chain),  FX_GOLDEN(snapshot_compound),
-    FX_GOLDEN(hello_no_scene),
+    FX_GOLDEN(hello_no_scene), FX_GOLDEN(event_moved),
 };
 #define FX_GOLDEN_COUNT ((int)(sizeof fx_golden / sizeof fx_golden[0]))
 

@@ -303,16 +303,34 @@ static void test_proto_replay_bad_content(void** state) {
   assert_string_equal(err.reason, "not an .arbrec file (bad magic)");
   assert_int_equal(arb_replay_reader_open(&r, NULL, 0, &err), ARB_E_TRUNCATED);
   arb_replay_header h = fx_replay_header();
-  h.format_version = 2;
+  h.format_version = 3;
   assert_int_equal(arb_replay_encode_header(&h, copy, sizeof copy), ARB_E_VERSION);
-  const uint8_t v2[] = {0x97, 0x02, 0xa0, 0xc4, 0x00, 0x00, 0x01, 0x00, 0x00};
+  const uint8_t v3[] = {0x97, 0x03, 0xa0, 0xc4, 0x00, 0x00, 0x01, 0x00, 0x00};
   memcpy(copy, ARB_REPLAY_MAGIC, 8);
-  n = 8 + fx_frame_record(copy + 8, v2, sizeof v2, ARB_REPLAY_HEADER);
+  n = 8 + fx_frame_record(copy + 8, v3, sizeof v3, ARB_REPLAY_HEADER);
   assert_int_equal(arb_replay_reader_open(&r, copy, n, &err), ARB_E_VERSION);
   assert_string_equal(
-      err.reason, "replay header: field 'format_version': format version 2, this reader reads 1");
+      err.reason,
+      "replay header: field 'format_version': format version 3, this reader reads 1 to 2");
   arb_replay_reader_describe(&r, msg, sizeof msg);
-  assert_non_null(strstr(msg, "format version 2"));
+  assert_non_null(strstr(msg, "format version 3"));
+  // Version 1 (7 elements, no simulation version or predecessor) still reads; version 2
+  // needs its 9 elements.
+  h = fx_replay_header();
+  h.format_version = 1;
+  assert_int_equal(arb_replay_encode_header(&h, copy, sizeof copy), ARB_E_INVAL);
+  h.predecessor_len = 0;
+  h.sim_version = 0;
+  int64_t v1n = arb_replay_encode_header(&h, copy, sizeof copy);
+  assert_true(v1n > 0 && (size_t)v1n <= sizeof copy);
+  assert_int_equal(arb_replay_reader_open(&r, copy, (size_t)v1n, &err), ARB_OK);
+  assert_int_equal(r.header.format_version, 1);
+  assert_int_equal(r.header.sim_version, 0);
+  assert_int_equal(r.header.predecessor_len, 0);
+  const uint8_t v2short[] = {0x97, 0x02, 0xa0, 0xc4, 0x00, 0x00, 0x01, 0x00, 0x00};
+  n = 8 + fx_frame_record(copy + 8, v2short, sizeof v2short, ARB_REPLAY_HEADER);
+  assert_int_equal(arb_replay_reader_open(&r, copy, n, &err), ARB_E_CORRUPT);
+  assert_non_null(strstr(err.reason, "header of 7 elements, expected 9"));
   // 7. encoders refuse invalid records
   memset(&tick_rec, 0, sizeof tick_rec);
   assert_int_equal(arb_replay_encode_tick(&tick_rec, copy, sizeof copy), ARB_E_INVAL);  // tick 0

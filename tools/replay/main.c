@@ -15,7 +15,7 @@
 #endif
 
 static const char usage[] =
-    "usage: arbiter-replay verify LOG [--allow-truncated] [--quiet] [--max-bodies N]\n"
+    "usage: arbiter-replay verify LOG [NEXT...] [--allow-truncated] [--quiet] [--max-bodies N]\n"
     "       arbiter-replay info   LOG [--allow-truncated]\n"
     "       arbiter-replay dump   LOG [--from A] [--to B] [--every K] [--hash-only] "
     "[--allow-truncated]\n"
@@ -60,6 +60,88 @@ static const char usage[] =
     "2 unreadable or unusable log, a log that does not end cleanly (without\n"
     "--allow-truncated), or bad arguments (one line on stderr says why).\n";
 
+// The logs of one match that moved between servers, verified as one: each NEXT log starts
+// with a checkpoint at the tick the log before it ends, holding the game hash it ends
+// with, and every log re-simulates on its own. Stops at the first failure.
+#define RP_MAX_CHAIN 64
+
+// The last tick record of a log (tick, hash) and its first record when it is a
+// checkpoint. 0, or RP_EXIT_UNREADABLE with the reason on stderr.
+static int chain_ends(const char* path, const uint8_t* data, size_t len, uint64_t* last_tick,
+                      uint64_t* last_hash, bool* starts_with_cp, uint64_t* cp_tick,
+                      uint64_t* cp_hash) {
+  arb_replay_reader r;
+  arb_proto_error perr;
+  if (arb_replay_reader_open(&r, data, len, &perr) != ARB_OK) {
+    fprintf(stderr, "arbiter-replay: %s: %s\n", path, perr.reason);
+    return RP_EXIT_UNREADABLE;
+  }
+  arb_replay_record rec;
+  bool first = true;
+  *starts_with_cp = false;
+  *last_tick = *last_hash = 0;
+  static arb_replay_tick t;
+  while (arb_replay_reader_next(&r, &rec) == 1) {
+    if (first && rec.kind == ARB_REPLAY_CHECKPOINT) {
+      arb_replay_checkpoint c;
+      if (arb_replay_decode_checkpoint(&rec, &c, &perr) == ARB_OK) {
+        *starts_with_cp = true;
+        *cp_tick = c.tick;
+        *cp_hash = c.world_hash;
+      }
+    }
+    first = false;
+    if (rec.kind == ARB_REPLAY_TICK && arb_replay_decode_tick(&rec, &t, &perr) == ARB_OK) {
+      *last_tick = t.tick;
+      *last_hash = t.world_hash;
+    }
+  }
+  return 0;
+}
+
+static int verify_chain(const rp_opts* base, const char* path, const char* const* next, int count) {
+  uint64_t prev_tick = 0, prev_hash = 0;
+  for (int k = 0; k <= count; ++k) {
+    const char* p = k == 0 ? path : next[k - 1];
+    uint8_t* data = NULL;
+    size_t len = 0;
+    char err[512];
+    if (arb_replay_read_file(p, &data, &len, err, sizeof err) != ARB_OK) {
+      fprintf(stderr, "arbiter-replay: %s\n", err);
+      return RP_EXIT_UNREADABLE;
+    }
+    uint64_t last_tick, last_hash, cp_tick = 0, cp_hash = 0;
+    bool cp = false;
+    int status = chain_ends(p, data, len, &last_tick, &last_hash, &cp, &cp_tick, &cp_hash);
+    if (status == 0 && k > 0 && (!cp || cp_tick != prev_tick || cp_hash != prev_hash)) {
+      fprintf(stdout,
+              "DIVERGED: %s does not continue the log before it: it starts %s%llu (hash "
+              "%016llx), the log before ends at tick %llu (hash %016llx)\n",
+              p, cp ? "with a checkpoint at tick " : "without a checkpoint, tick ",
+              (unsigned long long)cp_tick, (unsigned long long)cp_hash,
+              (unsigned long long)prev_tick, (unsigned long long)prev_hash);
+      status = RP_EXIT_DIVERGED;
+    }
+    if (status != 0) {
+      free(data);
+      return status;
+    }
+    rp_opts o = *base;
+    o.name = p;
+    status = rp_run(&o, data, len, stdout, stderr);  // takes the buffer
+    if (status != 0) return status;
+    if (k > 0)
+      fprintf(stdout, "continues the log before it at tick %llu (hash %016llx)\n",
+              (unsigned long long)prev_tick, (unsigned long long)prev_hash);
+    prev_tick = last_tick;
+    prev_hash = last_hash;
+  }
+  fprintf(stdout, "OK: %d logs verified as one match, ticks to %llu, final hash %016llx\n",
+          count + 1, (unsigned long long)prev_tick, (unsigned long long)prev_hash);
+  fflush(stdout);
+  return RP_EXIT_OK;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -89,6 +171,8 @@ int main(int argc, char** argv) {
     return bad_usage("unknown command \"%s\" (verify, info, dump or seek)", cmd);
 
   const char* path = NULL;
+  const char* next[RP_MAX_CHAIN];
+  int next_count = 0;
   bool have_tick = false;
   for (int i = 2; i < argc; i++) {
     const char* a = argv[i];
@@ -128,6 +212,8 @@ int main(int argc, char** argv) {
       o.tick = v;
       have_tick = true;
       i++;
+    } else if (path && o.cmd == RP_CMD_VERIFY && a[0] != '-' && next_count < RP_MAX_CHAIN) {
+      next[next_count++] = a;
     } else if (tool_take_operand("arbiter-replay", RP_EXIT_UNREADABLE, a, "LOG", &path) != 0) {
       return RP_EXIT_UNREADABLE;
     }
@@ -136,6 +222,7 @@ int main(int argc, char** argv) {
   if (o.cmd == RP_CMD_SEEK && !have_tick) return bad_usage("%s needs --tick T", cmd);
   o.name = path;
 
+  if (next_count > 0) return verify_chain(&o, path, next, next_count);
   uint8_t* data = NULL;
   size_t len = 0;
   char err[512];

@@ -284,6 +284,15 @@ static int cmd_info(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
   fprintf(out, "file:        %s (%zu bytes)\n", o->name, log->len);
   fprintf(out, "format:      .arbrec version %u\n", h->format_version);
   fprintf(out, "build id:    %.*s\n", (int)h->build_id_len, h->build_id);
+  uint64_t here = arb_game_sim_version();
+  if (h->sim_version == 0)
+    fprintf(out, "simulation:  not recorded (format version 1)\n");
+  else
+    fprintf(out, "simulation:  version %016" PRIx64 " (%s)\n", h->sim_version,
+            h->sim_version == here ? "this build's" : "NOT this build's: results may differ");
+  if (h->predecessor_len > 0)
+    fprintf(out, "continues:   %.*s (the match moved here from that log's server)\n",
+            (int)h->predecessor_len, h->predecessor);
   arb_scene* scene = NULL;
   arb_scene_error serr;
   memset(&serr, 0, sizeof serr);

@@ -61,6 +61,14 @@ ARB_API int arb_game_find_entity(const arb_game* game, uint32_t entity_id, arb_e
 /// Whole game state (world + avatars), for checkpoints. Same contract as arb_world_save.
 ARB_API int arb_game_save(const arb_game* game, uint8_t* buf, int cap);
 ARB_API int arb_game_restore(arb_game* game, const uint8_t* buf, int len);
+/// The simulation version: a hash of what determines a game's results from its state and
+/// inputs (ARB_GAME_SIM_REVISION, the game image's version, the world image's layout). Two
+/// builds with the same version step the same state to the same hashes; a state image or
+/// replay log names it, and a migration between different versions is refused.
+ARB_API uint64_t arb_game_sim_version(void);
+/// Raised whenever a change makes the same inputs give different results (the golden
+/// hashes and committed replay logs change in the same commit).
+#define ARB_GAME_SIM_REVISION 1u
 
 /// Most avatars a game holds at once (joins beyond fail with ARB_E_FULL).
 #define ARB_GAME_MAX_AVATARS 4096

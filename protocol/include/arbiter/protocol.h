@@ -269,6 +269,8 @@ typedef enum arb_proto_event_kind {
   ARB_PROTO_EVENT_HIT =
       5,  ///< to the shooter and to the one hit: client_id = shooter, entity_id = avatar hit
   ARB_PROTO_EVENT_REJOIN = 6,  ///< to a welcomed client: client_id, entity_id, text = rejoin token
+  ARB_PROTO_EVENT_MOVED = 7,   ///< the match moved: text = "ipv4:port" to rejoin at, tick = last
+                               ///< tick simulated here
   ARB_PROTO_EVENT_KIND_COUNT
 } arb_proto_event_kind;
 

@@ -12,7 +12,9 @@
 
 ARB_C_BEGIN
 
-#define ARB_REPLAY_FORMAT_VERSION 1u
+/// 2: the header names the simulation version and the log a moved match continues. A
+/// version-1 log (7 header elements) still reads, with both unknown (0 and "").
+#define ARB_REPLAY_FORMAT_VERSION 2u
 /// First 8 bytes of every .arbrec file.
 #define ARB_REPLAY_MAGIC \
   "\x89"                 \
@@ -24,6 +26,7 @@ ARB_C_BEGIN
 #define ARB_REPLAY_MAX_BUILD_ID 96                ///< bytes, without NUL
 #define ARB_REPLAY_MAX_SCENE_TEXT (64 * 1024 * 1024)
 #define ARB_REPLAY_MAX_CHECKPOINT (64 * 1024 * 1024)  ///< bytes of a game-state blob
+#define ARB_REPLAY_MAX_PREDECESSOR 1024               ///< bytes of the predecessor's name
 
 typedef enum arb_replay_kind {
   ARB_REPLAY_NONE = 0,
@@ -46,6 +49,12 @@ typedef struct arb_replay_header {
   uint16_t tick_rate;     ///< ticks per second, 1..1000
   uint64_t seed;          ///< game seed given to arb_game_create
   int64_t start_time_ms;  ///< wall clock at start, Unix milliseconds (informational)
+  /// Version 2: arb_game_sim_version of the recording build (0 = unknown, version 1).
+  uint64_t sim_version;
+  /// Version 2: the log this one continues, the match having moved here from another
+  /// server (its path there); "" = none. <= ARB_REPLAY_MAX_PREDECESSOR bytes, a view.
+  const char* predecessor;
+  size_t predecessor_len;
 } arb_replay_header;
 
 typedef struct arb_replay_join {

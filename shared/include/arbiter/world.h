@@ -181,6 +181,9 @@ ARB_API uint64_t arb_world_hash(const arb_world* world);
 /// writes nothing when buf is NULL or cap is too small. The image carries a format
 /// version and layout hash (format: shared/src/snapshot.c). User data is saved too.
 ARB_API int arb_world_save(const arb_world* world, uint8_t* buf, int cap);
+/// XXH3-64 of the world image's layout description (in every image, checked by restore):
+/// part of the simulation version (arb_game_sim_version).
+ARB_API uint64_t arb_world_image_layout(void);
 /// Replace the world's state with a saved image. Restore then step gives bit-identical
 /// results to never having saved. Returns 0 or ARB_E_* (image untrusted, fully checked).
 ARB_API int arb_world_restore(arb_world* world, const uint8_t* buf, int len);

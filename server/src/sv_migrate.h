@@ -1,0 +1,77 @@
+// Moving a running match to another server (docs/SCALING.md, "Moving a match").
+//
+// The sending server (POST /admin/migrate/<ip>:<port>[/<clients' ip>:<port>], or SIGUSR2
+// with --migrate-to)
+// stops simulating at a tick boundary, encodes the state image (sv_migrate_image.h) and
+// sends it, from a libuv worker thread, to the receiving server's --migrate-port:
+//
+//   "ARBMOVE1" | u16 credential length | credential (the admin token) | u32 image length |
+//   image
+//
+// The receiver reads at most SV_MIG_MAX_IMAGE bytes within SV_MIG_RECEIVE_MS, checks the
+// credential, decodes the image, checks the simulation version, the scene and the tick
+// rate, restores the game into a scratch game first and compares its hash with the one
+// sent, and only then takes the match over: the game is restored, every player is held
+// for a rejoin with its own token, and the next tick is the one after the image's. It
+// answers one line: "ok tick=<T> port=<udp port>\n" or "refused <reason>\n". A connection
+// that ends or stalls before the whole image arrived is discarded.
+//
+// On "ok" the sender tells every client where to go (event `moved`, PROTOCOL.md §4.5) and
+// stops once they have gone (at most SV_MIG_LINGER_MS), ending its replay log at the
+// hand-off tick. On anything else, or no answer within SV_MIG_CONFIRM_MS, it logs why
+// and resumes the match where it paused: nothing is lost.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define SV_MIG_CONFIRM_MS 5000   ///< the sender waits this long for the receiver's answer
+#define SV_MIG_RECEIVE_MS 10000  ///< the receiver drops a transfer unfinished after this
+#define SV_MIG_LINGER_MS 2000    ///< the sender stays this long for its clients to leave
+#define SV_MIG_WIRE_MAGIC "ARBMOVE1"
+
+struct sv_server;
+
+typedef enum sv_mig_state {
+  SV_MIG_IDLE = 0,
+  SV_MIG_SENDING,  ///< paused at a tick boundary, the image on its way
+  SV_MIG_MOVED,    ///< the receiver took the match: clients told, stopping
+} sv_mig_state;
+
+typedef struct sv_migrate {
+  sv_mig_state state;
+  char target[24];       ///< "ip:port" of the receiver's --migrate-port
+  char client_addr[64];  ///< "ip:port" where the clients go
+  uint8_t* image;        ///< the encoded transfer (header + image)
+  size_t image_len;
+  uv_work_t work;
+  char answer[256];  ///< the receiver's line, or why there was none
+  bool answered_ok;
+  uint64_t pause_ns, moved_ns, tick;
+  // receiving
+  uv_tcp_t listener;
+  bool listening;
+  int port;
+  uv_tcp_t conn;
+  bool conn_open;
+  uv_timer_t conn_timer;
+  uint8_t* in;
+  size_t in_len, in_cap;
+  bool adopted;  ///< this server took a match over (it takes one at most)
+  uv_signal_t sig_usr2;
+  bool sig_on;
+} sv_migrate;
+
+/// Open --migrate-port (needs --admin-token) and watch SIGUSR2. 0, or -1 with err.
+int sv_migrate_start(struct sv_server* s, char* err, size_t err_cap);
+/// Close the listener, a transfer in progress and the signal handler.
+void sv_migrate_close(struct sv_server* s);
+/// Begin moving the match to `spec`: "ipv4:port" of the receiver's --migrate-port, then
+/// optionally "/ipv4:port" where the clients reach it (default: that host at the UDP port
+/// the receiver reports). 0, or -1 with why in err.
+int sv_migrate_begin(struct sv_server* s, const char* spec, char* err, size_t err_cap);
+/// Called at the start of every tick: true while the match is paused for a hand-off (the
+/// network is serviced, nothing is simulated).
+bool sv_migrate_paused(struct sv_server* s, uint64_t now_ns);

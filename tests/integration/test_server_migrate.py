@@ -1,0 +1,347 @@
+"""Moving a running match to another server (docs/SCALING.md, "Moving a match"): two live
+arbiter-server processes on 127.0.0.1, arbiter-bot clients (some through arbiter-netem at
+50 ms and 2 % loss), the hand-off mid-play, then the recordings re-simulated; and every
+transfer the receiver must refuse. Usage: test_server_migrate.py <dir of arbiter-server>.
+Prints each client's gap (the longest time without a snapshot) for docs/SCALING.md."""
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lifecycle_util import Server, run_tests, verify_recording  # noqa: E402
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "build/release/bin"
+TOKEN = "migrate-test-token-0123456789"
+
+
+def token_file(work):
+    path = os.path.join(work, "admin.token")
+    with open(path, "w") as f:
+        f.write(TOKEN + "\n")
+    return path
+
+
+def pair(work, a_args=(), b_args=()):
+    """Server A (the match) and server B (empty, --migrate-port), both recording."""
+    tok = token_file(work)
+    a = Server(BIN, work, "a", ["--http-port", "-1", "--admin-token", tok, "--record",
+                                os.path.join(work, "a.arbrec"), *a_args])
+    b = Server(BIN, work, "b", ["--http-port", "-1", "--admin-token", tok, "--migrate-port", "-1",
+                                "--record", os.path.join(work, "b.arbrec"), *b_args])
+    b.migrate_port = b.wait_event("server_started", 5)["migrate_port"]
+    assert b.migrate_port > 0
+    return a, b
+
+
+def bots(port, clients, duration, seed):
+    return subprocess.Popen([os.path.join(BIN, "arbiter-bot"), "--host", "127.0.0.1", "--port", str(port),
+                             "--clients", str(clients), "--duration", str(duration), "--seed", str(seed),
+                             "--behaviour", "random", "--per-client"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def netem(port, work, name):
+    """arbiter-netem in front of 127.0.0.1:port at 50 ms each way and 2 % loss; returns (proc, its port)."""
+    port_file = os.path.join(work, name + ".port")
+    p = subprocess.Popen([os.path.join(BIN, "arbiter-netem"), "--server", "127.0.0.1:%d" % port,
+                          "--latency", "50", "--loss", "2", "--seed", "3", "--port-file", port_file],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        if os.path.exists(port_file) and open(port_file).read().strip():
+            return p, int(open(port_file).read().strip())
+        time.sleep(0.05)
+    p.kill()
+    raise AssertionError("arbiter-netem did not start")
+
+
+def summary(proc, timeout=60):
+    out, _ = proc.communicate(timeout=timeout)
+    return json.loads(out)
+
+
+def percentile(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+
+def verify(path):
+    """arbiter-replay verify of a whole log (one that starts at a checkpoint included)."""
+    r = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", path], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0 or "\nOK: " not in "\n" + r.stdout:
+        raise AssertionError("arbiter-replay verify %s failed (%d):\n%s%s" % (path, r.returncode, r.stdout, r.stderr))
+    return r.stdout.strip()
+
+
+def migrate(a, b, clients_to=None):
+    path = "/admin/migrate/127.0.0.1:%d" % b.migrate_port + ("/" + clients_to if clients_to else "")
+    status, body = a.http("POST", path, token=TOKEN)
+    assert status == 202, (status, body)
+    return json.loads(body)
+
+
+def b_log_files(work):
+    return sorted(f for f in os.listdir(work) if f.startswith("b.") and f.endswith(".arbrec") and f != "b.arbrec")
+
+
+def test_migrate_mid_play(work):
+    """6 bots on loopback: the match moves at about 3 s; every bot ends on B; A's log ends at
+    the hand-off tick, B's next log starts with a checkpoint there; both re-simulate, and
+    the hash A stopped at is the hash B took over with."""
+    a, b = pair(work)
+    try:
+        run = bots(a.port, 6, 8, 1)
+        time.sleep(3)
+        migrate(a, b)
+        confirmed = a.wait_event("migrate_confirmed", 5)
+        adopted = b.wait_event("migrate_adopted", 5)
+        assert a.wait_exit(10) == 0
+        s = summary(run)
+        stopped = a.find("server_stopped")[-1]
+        assert adopted["tick"] == confirmed["tick"] == stopped["tick"], (adopted, confirmed, stopped)
+        assert adopted["hash"] == stopped["hash"], (adopted, stopped)
+        assert adopted["players"] == 6, adopted
+        assert s["connected_at_end"] == 6 and s["rejected"] == 0, s
+        for c in s["per_client"]:
+            assert c["reconnects"] == 1, c
+        gaps = [c["worst_stall_ms"] for c in s["per_client"]]
+        print("  loopback: pause %d ms, gap per client (ms): %s; p95 %.1f ms" %
+              (confirmed["pause_ms"], " ".join("%.1f" % g for g in sorted(gaps)), percentile(gaps, 0.95)))
+        assert percentile(gaps, 0.95) <= 100.0, gaps
+        # B goes on simulating the match with the same players.
+        rejoined = b.find("client_rejoined")
+        assert len(rejoined) == 6, rejoined
+        b.proc.send_signal(2)
+        assert b.wait_exit(10) == 0
+        out_a = verify_recording(BIN, os.path.join(work, "a.arbrec"))
+        assert ("final tick %d hash %s" % (stopped["tick"], stopped["hash"])) in out_a, out_a
+        files = b_log_files(work)
+        assert len(files) == 1, files
+        out_b = verify(os.path.join(work, files[0]))
+        assert "starting from the checkpoint of tick %d" % stopped["tick"] in out_b, out_b
+        first = re.search(r"\((\d+)\.\.(\d+)\)", out_b)
+        assert first and int(first.group(1)) == stopped["tick"] + 1, out_b
+        info = subprocess.run([os.path.join(BIN, "arbiter-replay"), "info", os.path.join(work, files[0])],
+                              capture_output=True, text=True, timeout=60).stdout
+        assert "continues:   %s" % os.path.join(work, "a.arbrec") in info, info
+        assert "this build's" in info, info
+        final_b = b.find("server_stopped")[-1]
+        assert ("hash %s" % final_b["hash"]) in out_b, (out_b, final_b)
+        print("  A: %s\n  B: %s" % (out_a.splitlines()[0], " / ".join(out_b.splitlines()[:2])))
+        # The pair as one match: B's log continues A's at the hand-off tick and hash.
+        both = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", os.path.join(work, "a.arbrec"),
+                               os.path.join(work, files[0])], capture_output=True, text=True, timeout=120)
+        assert both.returncode == 0, both.stdout + both.stderr
+        assert "OK: 2 logs verified as one match, ticks to %d, final hash %s" % (
+            final_b["tick"], final_b["hash"]) in both.stdout, both.stdout
+        print("  " + both.stdout.strip().splitlines()[-1])
+        swapped = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", os.path.join(work, files[0]),
+                                  os.path.join(work, "a.arbrec")], capture_output=True, text=True, timeout=120)
+        assert swapped.returncode == 1 and "does not continue" in swapped.stdout, swapped.stdout
+    finally:
+        a.kill()
+        b.kill()
+
+
+def test_migrate_through_netem(work):
+    """4 bots reach A through arbiter-netem (50 ms, 2 % loss) and are sent on to B through
+    another netem proxy (the clients' address given with the migrate request)."""
+    a, b = pair(work)
+    pa, port_a = netem(a.port, work, "netem-a")
+    pb, port_b = netem(b.wait_event("server_started", 5)["port"], work, "netem-b")
+    try:
+        run = bots(port_a, 4, 9, 7)
+        time.sleep(3.5)
+        migrate(a, b, "127.0.0.1:%d" % port_b)
+        a.wait_event("migrate_confirmed", 5)
+        b.wait_event("migrate_adopted", 5)
+        assert a.wait_exit(10) == 0
+        s = summary(run)
+        assert s["connected_at_end"] == 4 and s["rejected"] == 0, s
+        gaps = [c["worst_stall_ms"] for c in s["per_client"]]
+        print("  netem 50 ms / 2 %%: gap per client (ms): %s" % " ".join("%.1f" % g for g in sorted(gaps)))
+        assert len(b.find("client_rejoined")) == 4
+    finally:
+        for p in (pa, pb):
+            p.kill()
+            p.wait()
+        a.kill()
+        b.kill()
+
+
+def test_refused_version_and_hash(work):
+    """A state image naming another simulation version, or a game hash its state does not
+    have, is refused by B; A says why and the match goes on there, clients connected."""
+    for fault, why in (("version", "simulation version differs"), ("hash", "does not hash")):
+        os.makedirs(os.path.join(work, fault), exist_ok=True)
+        a, b = pair(os.path.join(work, fault), a_args=["--test-migrate-fault", fault])
+        try:
+            run = bots(a.port, 2, 5, 3)
+            time.sleep(2.5)
+            migrate(a, b)
+            failed = a.wait_event("migrate_failed", 8)
+            assert why in failed["why"], failed
+            assert why in b.wait_event("migrate_refused", 5)["why"]
+            s = summary(run)
+            assert s["connected_at_end"] == 2 and s["reconnects"] == 0, s
+            assert a.proc.poll() is None  # still running the match
+            ticks = [e["tick"] for e in a.find("migrate_failed")]
+            a.proc.send_signal(2)
+            assert a.wait_exit(10) == 0
+            assert a.find("server_stopped")[-1]["tick"] > ticks[-1] + 60  # it kept ticking
+            verify_recording(BIN, os.path.join(work, fault, "a.arbrec"))
+        finally:
+            a.kill()
+            b.kill()
+
+
+def test_lifecycle_moves_along(work):
+    """The match's lifecycle state and limits travel: A runs with --match-max-duration 6;
+    the match moves at about 3 s to B (no limit of its own), which ends it at about 6 s of
+    match time, as A would have."""
+    a, b = pair(work, a_args=["--match-max-duration", "6"])
+    try:
+        run = bots(a.port, 2, 10, 11)
+        a.wait_event("match_allocated", 5)
+        t0 = time.monotonic()
+        time.sleep(3)
+        migrate(a, b)
+        adopted = b.wait_event("migrate_adopted", 5)
+        assert adopted["match"] == "allocated" and 2500 <= adopted["match_age_ms"] <= 4500, adopted
+        assert a.wait_exit(10) == 0
+        over = b.wait_event("match_over", 8)
+        assert over["why"] == "max_duration", over
+        assert 5.0 <= time.monotonic() - t0 <= 7.5, time.monotonic() - t0
+        assert b.wait_exit(10) == 0
+        run.kill()
+        run.wait()
+    finally:
+        a.kill()
+        b.kill()
+
+
+def test_sigusr2(work):
+    """SIGUSR2 moves the match to --migrate-to; --migrate-port without --admin-token is
+    refused at start."""
+    tok = token_file(work)
+    b = Server(BIN, work, "b", ["--admin-token", tok, "--migrate-port", "-1"])
+    a = Server(BIN, work, "a", ["--admin-token", tok, "--migrate-to",
+                                "127.0.0.1:%d" % b.wait_event("server_started", 5)["migrate_port"]])
+    try:
+        run = bots(a.port, 2, 5, 13)
+        time.sleep(2.5)
+        a.proc.send_signal(signal.SIGUSR2)
+        a.wait_event("migrate_confirmed", 5)
+        assert a.wait_exit(10) == 0
+        assert summary(run)["connected_at_end"] == 2
+        assert len(b.find("client_rejoined")) == 2
+    finally:
+        a.kill()
+        b.kill()
+    r = subprocess.run([os.path.join(BIN, "arbiter-server"), "--port", "0", "--http-port", "-1",
+                        "--migrate-port", "-1"], capture_output=True, text=True, timeout=10)
+    assert r.returncode != 0 and "--migrate-port needs --admin-token" in r.stderr, (r.returncode, r.stderr)
+
+
+def transfer(port, payload, close_early=False):
+    """Send bytes to a --migrate-port; returns the answer line ("" when none)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    try:
+        s.sendall(payload)
+        if close_early:
+            return ""
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(256)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode()
+    finally:
+        s.close()
+
+
+def frame(token, image, declared=None):
+    t = token.encode()
+    return b"ARBMOVE1" + struct.pack("<H", len(t)) + t + struct.pack("<I", len(image) if declared is None
+                                                                       else declared) + image
+
+
+def test_refused_transfers(work):
+    """Wrong credentials, a truncated or damaged image, one larger than the limit, a sender
+    that dies mid-transfer: each refused or discarded, and B still takes a real match after."""
+    a, b = pair(work)
+    try:
+        mp = b.migrate_port
+        assert transfer(mp, frame("wrong-token-wrong-token", b"x" * 64)).startswith("refused wrong credentials")
+        assert transfer(mp, b"GET / HTTP/1.0\r\n\r\n").startswith("refused not a match transfer")
+        assert "larger than the limit" in transfer(mp, frame(TOKEN, b"", declared=0x7fffffff))
+        assert "shorter than its header" in transfer(mp, frame(TOKEN, b"ARBMIGR\n"))
+        damaged = b"ARBMIGR\n" + struct.pack("<I", 1) + b"\0" * 200
+        assert "checksum mismatch" in transfer(mp, frame(TOKEN, damaged))
+        # The sender goes away with half of what it announced: B discards the partial state.
+        transfer(mp, frame(TOKEN, b"ARBMIGR\n" * 10, declared=4096), close_early=True)
+        assert "went away" in b.wait_event("migrate_transfer_dropped", 5)["why"]
+        assert not b.find("migrate_adopted")
+        # Still free: the real match moves in.
+        run = bots(a.port, 2, 5, 5)
+        time.sleep(2.5)
+        migrate(a, b)
+        b.wait_event("migrate_adopted", 5)
+        assert summary(run)["connected_at_end"] == 2
+    finally:
+        a.kill()
+        b.kill()
+
+
+def test_no_confirmation(work):
+    """The target takes the bytes and never answers: after the confirmation timeout A says
+    why and goes on with the match."""
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    port = lst.getsockname()[1]
+    held = []
+
+    def swallow():
+        c, _ = lst.accept()
+        held.append(c)
+        while c.recv(65536):
+            pass
+
+    threading.Thread(target=swallow, daemon=True).start()
+    tok = token_file(work)
+    a = Server(BIN, work, "a", ["--http-port", "-1", "--admin-token", tok])
+    try:
+        run = bots(a.port, 2, 9, 9)
+        time.sleep(2)
+        status, body = a.http("POST", "/admin/migrate/127.0.0.1:%d" % port, token=TOKEN)
+        assert status == 202, body
+        failed = a.wait_event("migrate_failed", 8)
+        assert "no confirmation in time" in failed["why"], failed
+        s = summary(run)
+        assert s["connected_at_end"] == 2 and s["reconnects"] == 0, s
+        assert a.proc.poll() is None
+        # Refused at once: no admin token, a bad target.
+        status, body = a.http("POST", "/admin/migrate/not-an-address", token=TOKEN)
+        assert status == 409 and "target" in body, (status, body)
+        status, _ = a.http("POST", "/admin/migrate/127.0.0.1:%d" % port)
+        assert status == 401
+    finally:
+        a.kill()
+        lst.close()
+        for c in held:
+            c.close()
+
+
+if __name__ == "__main__":
+    sys.exit(run_tests([test_migrate_mid_play, test_migrate_through_netem, test_refused_version_and_hash,
+                        test_lifecycle_moves_along, test_sigusr2, test_refused_transfers, test_no_confirmation]))
