@@ -402,6 +402,7 @@ int arb__dec_text(arb__dec* d, const char* field, uint32_t min, uint32_t max, bo
 
 static int wbuf_write(void* data, const char* buf, size_t len) {
   arb__wbuf* w = (arb__wbuf*)data;
+  if (len == 0) return 0;  // an empty str/bin body: buf may be NULL (memcpy must not see it)
   if (w->buf && len <= w->cap && w->len <= w->cap - len) memcpy(w->buf + w->len, buf, len);
   w->len += len;
   return 0;
