@@ -196,9 +196,8 @@ static bool same_entity(const arb_snapshot_entity* x, arb_vec2 px, const arb_sna
          memcmp(&px, &py, sizeof px) == 0;
 }
 
-// The change set of this capture against the previous one: a merge of the two id-ordered
-// sets, once per capture whatever the number of clients.
-static void find_changes(sv_capture* c) {
+// A merge of the two id-ordered sets, once per capture whatever the number of clients.
+void sv_capture_find_changes(sv_capture* c) {
   const arb_snapshot_entity *now = c->items, *was = c->prev_items;
   int n = c->set.count, m = c->prev_count, i = 0, j = 0;
   c->changed_count = c->entered_count = c->left_count = 0;
@@ -237,7 +236,6 @@ void sv_capture_run(sv_capture* c, arb_game* game) {
   capture_particles(c, world);
   capture_wheels(c, world);
   capture_links(c, world);
-  find_changes(c);
 }
 
 // ---- descriptions -------------------------------------------------------------------------
