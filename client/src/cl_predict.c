@@ -255,7 +255,15 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
   if (!me) return;
   arb_vec2 spos = me->position, svel = me->velocity;
   float sangle = me->angle, sw = me->angular_velocity;
-  if (desc_of) cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
+  if (desc_of) {
+    cl_proxy_take(&p->proxies, tick, view, avatar_entity, spos, desc_of, ctx);
+    // A proxy new in this snapshot gets its body now: every later step places every proxy,
+    // whichever path below (or the next clock tick) steps first.
+    if (cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar) != ARB_OK) {
+      fail(p, ARB_E_NOMEM, "other avatars");
+      return;
+    }
+  }
   cl_predict_tick* s = find_tick(p, tick);
   if (!s && tick > p->tick && tick - p->tick <= CL_PREDICT_CATCH_UP) {
     // The server is a few ticks ahead of the prediction (our clock started late, as when
@@ -263,12 +271,6 @@ void cl_predict_on_snapshot(cl_predict* p, uint32_t tick, uint32_t last_input_se
     // its tick holding the controls, as the server does for ticks without a command, and
     // compare there. The state stays the server's exactly; taking the snapshot's instead
     // would start the prediction from quantized values it then never leaves.
-    // The proxies just taken from this snapshot get their bodies first: stepping places
-    // every proxy, and one new since the last re-simulation has none yet.
-    if (cl_proxy_sync(&p->proxies, arb_game_get_world(p->game), p->avatar) != ARB_OK) {
-      fail(p, ARB_E_NOMEM, "other avatars");
-      return;
-    }
     if (cl_predict_advance(p, tick, NULL) != ARB_OK) return;
     s = find_tick(p, tick);
   }
