@@ -388,7 +388,11 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
   h->resume.data = h;
   h->open = true;
   rc = uv_tcp_bind(&h->listener, (const struct sockaddr*)&addr, 0);
-  if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, 256, on_connection);
+  // A deep accept queue (the kernel caps it at net.core.somaxconn): under a flood of
+  // connections a full queue drops the SYN of a /healthz probe, whose retry comes a whole
+  // second later (TCP's first retransmission timeout); with 256 a many-address slowloris
+  // at ~20 000 connections/s filled it between two loop turns and probes took 1.02-1.06 s.
+  if (rc == 0) rc = uv_listen((uv_stream_t*)&h->listener, SV_HTTP_ACCEPT_BACKLOG, on_connection);
   if (rc != 0) {
     snprintf(err, err_cap, "cannot listen on TCP %s:%d: %s", bind, port, uv_strerror(rc));
     sv_http_close(h);

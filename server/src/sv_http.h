@@ -39,6 +39,8 @@
 // Connections closed but not yet freed (libuv frees them at the end of a loop iteration):
 // beyond this many, accepting waits for the next iteration.
 #define SV_HTTP_MAX_CLOSING 256
+/// Connections the kernel may hold accepted but not yet taken by the loop (uv_listen).
+#define SV_HTTP_ACCEPT_BACKLOG 4096
 // Room for GET /admin/sessions at the largest peer count (4095 sessions of up to ~510
 // bytes each: escaped names, a view box); allocated per request, touched only as written.
 #define SV_HTTP_MAX_BODY (4 * 1024 * 1024)
