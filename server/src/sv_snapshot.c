@@ -149,6 +149,8 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   c->drawn.count = 0;
   c->priority.count = 0;
   arb_snapshot_rate_init(&c->rate, ceiling_kbps);
+  c->full_unacked = false;
+  c->debt = 0;
 }
 
 void sv_snap_client_free(sv_snap_client* c) {
@@ -185,6 +187,7 @@ void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
   int slot = find_slot(c, tick);
   if (slot < 0) return;
   c->ring_acked[slot] = 1;
+  c->full_unacked = false;
   if (tick > c->acked_tick) c->acked_tick = tick;
 }
 
@@ -379,6 +382,15 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
     index = x->picked;
   }
   float dt = 1.0f / (float)(req->snapshot_rate > 0 ? req->snapshot_rate : 1);
+  arb_snapshot_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
+  int budget = arb_snapshot_rate_budget(&c->rate, req->snapshot_rate);
+  if (c->debt >= budget) {  // this snapshot's bytes pay back a whole view sent before
+    c->debt -= budget;
+    memset(out, 0, sizeof *out);
+    return 0;
+  }
+  budget -= c->debt;
+  c->debt = 0;
   arb_snapshot_interest in = {0};
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
@@ -388,7 +400,6 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   arb_snapshot_priority_begin(&c->priority);
   sv_rank_ctx rank = {&c->priority, &in, current, cap, index, dt, x->prio};
   drawn_settle(c, x->drawn_inserts);
-  arb_snapshot_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
 
   int write = slot_to_write(c);
   int base = find_slot(c, c->acked_tick);
@@ -418,13 +429,19 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.stable_classes = 1u << ARB_SNAPSHOT_BODY | 1u << ARB_SNAPSHOT_PARTICLE;
   a.tol = arb_snapshot_default_tolerance();
   a.exact_id = in.avatar_id;
-  a.byte_budget = arb_snapshot_rate_budget(&c->rate, req->snapshot_rate);
+  bool whole_view = base < 0 && c->full_unacked;
+  a.byte_budget = whole_view ? 0 : budget;
   a.packet_overhead = SV_SNAP_PACKET_OVERHEAD;
   a.sent = &c->ring[write];
   a.stale = x->stale;
   c->ring_tick[write] = 0;  // invalid until the build succeeds
   int rc = arb_snapshot_build(x->builder, &a, out);
   if (rc != 0) return rc;
+  if (base < 0) {
+    long cost = out->bytes + (long)out->packet_count * SV_SNAP_PACKET_OVERHEAD;
+    if (cost > budget) c->debt = (int)(cost - budget);
+    c->full_unacked = true;
+  }
   arb_snapshot_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
   c->ring_tick[write] = req->tick;
   c->ring_base[write] = a.h.baseline_tick;

@@ -66,6 +66,15 @@ typedef struct sv_snap_client {
   arb_snapshot_entity* drawn_storage;
   arb_snapshot_priority priority;
   arb_snapshot_rate rate;
+  /// A full snapshot was sent and nothing has been acknowledged since. The next full one
+  /// then carries the whole view whatever the budget: a full snapshot replaces the
+  /// client's view (PROTOCOL.md §6), so a client that never acknowledges would otherwise
+  /// only ever hold the part of its view one budget fits.
+  bool full_unacked;
+  /// Bytes such a whole view cost over its budget, paid back from the client's next
+  /// snapshots: one is skipped while the debt is at least its budget, the rest comes off
+  /// the next budget. The client's rate holds on average.
+  int debt;
 } sv_snap_client;
 
 /// Captured entities bucketed by position: cell (cx, cy) holds the capture indexes
@@ -137,6 +146,7 @@ typedef struct sv_snap_request {
 
 /// Build one client's snapshot packets from the last capture, using the calling thread's
 /// scratch x. The result's packets are views into x's builder,
-/// valid until its next build. Only reads s. Returns 0 or ARB_E_*.
+/// valid until its next build; none (packet_count 0) when the client is paying back a
+/// whole view sent over its budget. Only reads s. Returns 0 or ARB_E_*.
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
                       const sv_snap_request* req, arb_snapshot_build_result* out);

@@ -221,6 +221,10 @@ static void send_snapshots(sv_server* s, uint32_t tick) {
              SV_LS("error", arb_strerror(j->rc)));
       continue;
     }
+    if (j->res.packet_count == 0) {  // paying back a whole view (sv_snapshot_build)
+      s->metrics.snapshots_repaid_total++;
+      continue;
+    }
     for (int p = 0; p < j->res.packet_count; ++p) {
       if (sv_link_send(&ss->link, ARB_PROTO_CHANNEL_SNAPSHOT, j->res.packets[p],
                        (size_t)j->res.sizes[p]) == 0) {

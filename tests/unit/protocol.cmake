@@ -36,6 +36,12 @@ if(TARGET arbiter_server)
                LIBS arbiter_server LABELS unit)
   arb_add_test(test_sv_snap_workers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_workers.c
                LIBS arbiter_server LABELS unit CORES 2 ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  if(TARGET arbiter_client)
+    arb_add_test(test_sv_snap_converge SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_snap_converge.c
+                 LIBS arbiter_server arbiter_client LABELS unit
+                 INCLUDES ${PROJECT_SOURCE_DIR}/client/src
+                 ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
+  endif()
   if(TARGET arbiter-replay)
     arb_add_test(test_sv_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_record.c
                  LIBS arbiter_server LABELS unit
