@@ -105,15 +105,12 @@ static void test_server_auth_tokens(void** state) {
   tc_client* tool = try_join(port, NULL, line);
   assert_int_equal(tool->state, TC_WELCOMED);
 
-  char* body = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_tokens_accepted_total") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"reused\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"invalid\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"missing\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"expired\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"wrong_server\"}") == 1.0);
-  free(body);
+  EXPECT_METRICS(&s, {"arbiter_tokens_accepted_total", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"reused\"}", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"invalid\"}", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"missing\"}", 1},
+                 {"arbiter_tokens_rejected_total{reason=\"expired\"}", 1},
+                 {"arbiter_tokens_rejected_total{reason=\"wrong_server\"}", 1});
   char value[64];
   assert_true(tc_log_find(s.log_path, "token_accepted", "token_client", value, sizeof value));
   assert_string_equal(value, "99");

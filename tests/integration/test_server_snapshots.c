@@ -26,18 +26,11 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   assert_int_not_equal(a->welcome.entity_id, b->welcome.entity_id);
   assert_int_not_equal(a->welcome.client_id, b->welcome.client_id);
 
-  // Let the avatars fall onto the ground and settle.
-  drive(cs, 2, NULL, 1500);
-  arb_snapshot_state a0, b0;
-  assert_true(tc_entity(a, a->welcome.entity_id, &a0));
-  assert_true(tc_entity(a, b->welcome.entity_id, &b0));
-  assert_true(tc_entity(b, a->welcome.entity_id, &a0));
-
-  // A walks away from B (towards the open side), B stays still; 5 s measured.
-  float ax = arb_proto_dequantize_pos(a0.x), bx = arb_proto_dequantize_pos(b0.x);
-  arb_controls ctl[2];
-  memset(ctl, 0, sizeof ctl);
-  ctl[0].move_x = ax < bx ? -1.0f : 1.0f;
+  // The avatars settle, then A walks away from B (towards the open side), B stays still;
+  // 5 s measured.
+  walk_away walk = settle_then_walk_away(cs, 0);
+  float ax = walk.x[0], bx = walk.x[1];
+  const arb_controls* ctl = walk.ctl;
   uint64_t snaps0 = a->snapshots_complete;
   uint32_t tick0 = a->latest_tick;
   uint64_t t0 = tc_now_ms();

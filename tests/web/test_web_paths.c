@@ -74,15 +74,32 @@ static const char* maps_to(const char* path) {
   return out + rl + 1;
 }
 
+// An input and the string a rule must give for it.
+typedef struct mapping {
+  const char* in;
+  const char* want;
+} mapping;
+
+// Checks rule(in) == want for each case, naming the input that fails.
+static void expect_mappings(const char* (*rule)(const char*), const mapping* cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const char* got = rule(cases[i].in);
+    if (strcmp(got, cases[i].want) != 0) print_error("\"%s\" gave \"%s\"\n", cases[i].in, got);
+    assert_string_equal(got, cases[i].want);
+  }
+}
+
 static void test_served(void** state) {
   (void)state;
-  assert_string_equal(maps_to("/"), "index.html");
-  assert_string_equal(maps_to("/index.html"), "index.html");
-  assert_string_equal(maps_to("/app.js"), "app.js");
-  assert_string_equal(maps_to("/sub/"), "sub/index.html");
-  assert_string_equal(maps_to("/sub/deeper/a.wasm"), "sub/deeper/a.wasm");
-  // A symbolic link that stays inside the root resolves to its target.
-  assert_string_equal(maps_to("/inside-link.js"), "app.js");
+  static const mapping served[] = {
+      {"/", "index.html"},
+      {"/index.html", "index.html"},
+      {"/app.js", "app.js"},
+      {"/sub/", "sub/index.html"},
+      {"/sub/deeper/a.wasm", "sub/deeper/a.wasm"},
+      {"/inside-link.js", "app.js"},  // a symbolic link that stays inside the root: its target
+  };
+  expect_mappings(maps_to, served, sizeof served / sizeof served[0]);
 }
 
 static void test_refused(void** state) {
@@ -126,16 +143,19 @@ static void test_refused(void** state) {
 
 static void test_mime_types(void** state) {
   (void)state;
-  assert_string_equal(sv_http_mime_type("/x/index.html"), "text/html; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/app.js"), "text/javascript; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/APP.JS"), "text/javascript; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/page.css"), "text/css; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/dist/arbiter_web.wasm"), "application/wasm");
-  assert_string_equal(sv_http_mime_type("/x/package.json"), "application/json");
-  assert_string_equal(sv_http_mime_type("/x/icon.png"), "image/png");
-  assert_string_equal(sv_http_mime_type("/x/log.arbrec"), "application/octet-stream");
-  assert_string_equal(sv_http_mime_type("/x.d/README"), "application/octet-stream");
-  assert_string_equal(sv_http_mime_type("/x/noext"), "application/octet-stream");
+  static const mapping types[] = {
+      {"/x/index.html", "text/html; charset=utf-8"},
+      {"/x/app.js", "text/javascript; charset=utf-8"},
+      {"/x/APP.JS", "text/javascript; charset=utf-8"},
+      {"/x/page.css", "text/css; charset=utf-8"},
+      {"/x/dist/arbiter_web.wasm", "application/wasm"},
+      {"/x/package.json", "application/json"},
+      {"/x/icon.png", "image/png"},
+      {"/x/log.arbrec", "application/octet-stream"},
+      {"/x.d/README", "application/octet-stream"},
+      {"/x/noext", "application/octet-stream"},
+  };
+  expect_mappings(sv_http_mime_type, types, sizeof types / sizeof types[0]);
 }
 
 int main(void) {
