@@ -91,7 +91,7 @@ static int replies_within(int fd, int ms, size_t* largest) {
 // Starts a server with no options and, once it has settled, the watch on it (RSS from
 // that idle value, /healthz probes every 200 ms).
 static void start_watched_server(tc_server* s, watch* w) {
-  assert_int_equal(tc_server_start(s, g_server_exe, NULL), 0);
+  start_server(s, NULL);
   tc_sleep_ms(300);
   watch_start(w, s, rss_kb(s->pid), 200);
 }
@@ -274,7 +274,7 @@ ARB_TEST_CASE(test_abuse_fragment_bomb, run_attack, "fragment bomb", attack_frag
 static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   int fd = udp_socket_from("127.0.0.50");
   assert_true(fd >= 0);
   size_t largest;
@@ -319,8 +319,7 @@ static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
 static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--peers-per-address", "4", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--peers-per-address", "4");
   ENetAddress server;
   enet_address_set_host_ip(&server, "127.0.0.1");
   server.port = (uint16_t)s.port;
@@ -651,8 +650,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
 static void test_abuse_rejoin_holds_count_against_address(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--peers-per-address", "4", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--peers-per-address", "4");
   tc_client* c[4];
   for (int i = 0; i < 4; ++i) {
     char name[32];

@@ -66,8 +66,7 @@ static void test_server_auth_tokens(void** state) {
   assert_int_equal(arb_token_load_key(key_path, key, err, sizeof err), 0);
 
   tc_server s;
-  const char* extra[] = {"--auth-key", key_path, "--bind", "127.0.0.1", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--auth-key", key_path, "--bind", "127.0.0.1");
   uint16_t port = (uint16_t)s.port;
   char tok[ARB_PROTO_MAX_TOKEN + 1];
 
@@ -127,7 +126,7 @@ static void test_server_auth_tokens(void** state) {
 static void test_server_auth_open_server_warns(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   char value[128];
   assert_true(tc_log_find(s.log_path, "auth_disabled", "level", value, sizeof value));
   tc_client* c = try_join((uint16_t)s.port, NULL, "anything");

@@ -46,6 +46,15 @@ static inline void close_all(tc_client** cs, int n) {
   }
 }
 
+/// Start the server under test with these command-line options (NULL terminated; NULL: its
+/// defaults), or fail the test. stop_server is its counterpart.
+static inline void start_server(tc_server* s, const char* const* extra) {
+  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
+}
+
+/// start_server with the options listed: START_SERVER(&s, "--view-radius", "4").
+#define START_SERVER(s, ...) start_server((s), (const char* const[]){__VA_ARGS__, NULL})
+
 /// Stop the server with SIGTERM, expecting a clean exit within 5 s, and remove its log.
 static inline void stop_server(tc_server* s) {
   assert_int_equal(tc_server_stop(s, SIGTERM, 5000), 0);

@@ -18,9 +18,8 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   tc_server s;
   // LONGNAME and BADKIND say hello 300 ms after they connect: well within the hello
   // timeout, which SILENT (no hello at all) is waited for below.
-  const char* extra[] = {
-      "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit", "120", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit",
+               "120");
   double ticks0 = server_metric(&s, "arbiter_ticks_total");
 
   enum { GOOD, MANGLER, FLOODER, RANDOM, SILENT, OLD, LONGNAME, BADKIND, N };
@@ -156,8 +155,7 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
 static void test_server_hello_timeout_counts_from_the_connect(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--hello-timeout-ms", "5000", "--receive-interval-ms", "100", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--hello-timeout-ms", "5000", "--receive-interval-ms", "100");
   // Clients that connect and say hello 300 ms later (well within the timeout).
   enum { N = 8 };
   tc_client* cs[N];

@@ -40,7 +40,7 @@ typedef struct lost_ada {
 
 static void start_and_lose_ada(lost_ada* t, const char* window_ms) {
   const char* extra[] = {"--peer-timeout-ms", "500", "--rejoin-window-ms", window_ms, NULL};
-  assert_int_equal(tc_server_start(&t->s, g_server_exe, extra), 0);
+  start_server(&t->s, extra);
   t->port = (uint16_t)t->s.port;
   t->watcher = join(t->port, "watcher", NULL);
   tc_client* a = join(t->port, "ada", NULL);

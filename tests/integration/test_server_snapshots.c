@@ -14,8 +14,7 @@
 static void test_server_snapshots_rate_and_own_avatar(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--snapshot-rate", "30", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--snapshot-rate", "30");
   tc_client* cs[2] = {tc_create(), tc_create()};
   cs[1]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;  // b does not predict: no scene message
   connect_all(cs, 2, (uint16_t)s.port, "snap");
@@ -69,8 +68,7 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
 static void test_server_snapshots_view_radius(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--view-radius", "4", "--tick-rate", "30", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--view-radius", "4", "--tick-rate", "30");
   tc_client* cs[1] = {tc_create()};
   connect_all(cs, 1, (uint16_t)s.port, "radius");
   tc_client* c = cs[0];
@@ -124,8 +122,7 @@ static void test_server_snapshots_round_trip_measured(void** state) {
   fprintf(f, "%s\n", token);
   fclose(f);
   tc_server s;
-  const char* extra[] = {"--admin-token", token_path, NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--admin-token", token_path);
   tc_client* cs[1] = {tc_create()};
   cs[0]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;
   connect_all(cs, 1, (uint16_t)s.port, "rtt");

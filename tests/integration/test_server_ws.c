@@ -19,7 +19,7 @@ static void start_ws_server(tc_server* s, const char* const* extra) {
   int n = 2;
   for (int i = 0; extra && extra[i] && n < 31; ++i) args[n++] = extra[i];
   args[n] = NULL;
-  assert_int_equal(tc_server_start(s, g_server_exe, args), 0);
+  start_server(s, args);
   assert_true(s->ws_port > 0);
 }
 
