@@ -8,6 +8,8 @@
 // Prints "listening on HOST:PORT" once bound (PORT 0 = ephemeral).
 import net from "node:net";
 
+import { xorshift32 } from "./xorshift32.mjs";
+
 function usage(msg) {
   if (msg) process.stderr.write(`delay_proxy: ${msg}\n`);
   process.stderr.write(
@@ -29,13 +31,7 @@ const jitter = Number(process.argv[5]);
 if (!(delay >= 0) || !(jitter >= 0) || jitter > delay) usage("need 0 <= JITTER_MS <= DELAY_MS");
 
 // xorshift32: the same seed gives the same delays for the same traffic.
-let seed = (Number(process.argv[6] ?? 1) >>> 0) || 1;
-function uniform() {
-  seed ^= seed << 13; seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
-  return seed / 4294967296;
-}
+const uniform = xorshift32(process.argv[6] ?? 1);
 
 // One direction: chunks wait in a FIFO until their release time.
 function pipe(from, to) {

@@ -15,6 +15,7 @@
 // the clients still connected at the end. With prediction the own avatar moves on screen
 // at once whatever the link; the confirmed motion is what the link costs.
 import { loadArbiter } from "../../client/web/lib/arbiter.js";
+import { xorshift32 } from "./xorshift32.mjs";
 
 const args = process.argv.slice(2);
 function flag(name, fallback) {
@@ -36,18 +37,12 @@ const clients = Number(flag("--clients", "1"));
 const duration = Number(flag("--duration", "10"));
 const behaviour = flag("--behaviour", "random");
 const pumpMs = Number(flag("--pump-ms", "8"));
-let seed = (Number(flag("--seed", "1")) >>> 0) || 1;
+const uniform = xorshift32(flag("--seed", "1"));
 const interp = !args.includes("--no-interp");
 if (!(clients >= 1 && clients <= 4000)) usage("--clients must be 1..4000");
 if (!(duration > 0)) usage("--duration must be > 0");
 if (!["random", "toggle", "idle"].includes(behaviour)) usage(`unknown behaviour '${behaviour}'`);
 
-function uniform() {
-  seed ^= seed << 13; seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
-  return seed / 4294967296;
-}
 function quantile(sorted, q) {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

@@ -3,7 +3,8 @@
 //
 //   ARB_TEST_MAIN(cmocka_unit_test(test_a), cmocka_unit_test(test_b))
 //
-// A program that first reads arguments or needs a group fixture writes its own main:
+// A program that reads one argument first uses ARB_TEST_MAIN_ARG (below); one that reads
+// more, or needs a group fixture, writes its own main:
 //
 //   int main(int argc, char** argv) {
 //     if (!arb_test_args(argc, argv, "ARBITER-SERVER", &g_server, NULL)) return 2;
@@ -31,6 +32,15 @@
 #define ARB_TEST_MAIN(...)                         \
   int main(void) {                                 \
     return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__); \
+  }
+
+// A test program whose one command-line argument (described by `usage`, e.g. "PROTOCOL.md")
+// goes into the const char* `arg` before it runs its tests:
+//   ARB_TEST_MAIN_ARG("SCENE.json", scene_path, cmocka_unit_test(test_a), ...)
+#define ARB_TEST_MAIN_ARG(usage, arg, ...)                           \
+  int main(int argc, char** argv) {                                  \
+    if (!arb_test_args(argc, argv, (usage), &(arg), NULL)) return 2; \
+    return ARB_RUN_TESTS(NULL, NULL, __VA_ARGS__);                   \
   }
 
 // A test `name` that only calls fn(args...): one check run with several arguments, each

@@ -91,9 +91,18 @@ static int replies_within(int fd, int ms, size_t* largest) {
 // Starts a server with no options and, once it has settled, the watch on it (RSS from
 // that idle value, /healthz probes every 200 ms).
 static void start_watched_server(tc_server* s, watch* w) {
-  assert_int_equal(tc_server_start(s, g_server_exe, NULL), 0);
+  start_server(s, NULL);
   tc_sleep_ms(300);
   watch_start(w, s, rss_kb(s->pid), 200);
+}
+
+// A watched server (start_watched_server) with `attack` on it from now for `seconds`:
+// the attacker's pid, and the time it started in *t0 (t0 may be NULL).
+static pid_t start_watched_attack(tc_server* s, watch* w, attack_fn* attack, int seconds,
+                                  uint64_t* t0) {
+  start_watched_server(s, w);
+  if (t0) *t0 = tc_now_ms();
+  return start_attack(attack, s->port, seconds);
 }
 
 static void run_attack(const char* name, attack_fn* attack, const char* const* extra, int seconds) {
@@ -265,7 +274,7 @@ ARB_TEST_CASE(test_abuse_fragment_bomb, run_attack, "fragment bomb", attack_frag
 static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   int fd = udp_socket_from("127.0.0.50");
   assert_true(fd >= 0);
   size_t largest;
@@ -310,8 +319,7 @@ static void test_abuse_spoofed_source_gets_no_amplification(void** state) {
 static void test_abuse_half_open_expire_and_per_address_cap(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--peers-per-address", "4", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--peers-per-address", "4");
   ENetAddress server;
   enet_address_set_host_ip(&server, "127.0.0.1");
   server.port = (uint16_t)s.port;
@@ -489,8 +497,7 @@ static void test_abuse_full_table_makes_room(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  start_watched_server(&s, &w);
-  pid_t child = start_attack(attack_full_table, s.port, 9);
+  pid_t child = start_watched_attack(&s, &w, attack_full_table, 9, NULL);
   // Bounded wait for the table to fill (handshakes in progress count too).
   double held = 0;
   uint64_t end = tc_now_ms() + 4000;
@@ -569,6 +576,15 @@ static void attack_rejoin_holds(int port, int seconds) {
   while (tc_now_ms() < end) w2_cycle(W2_ATTACKER_IP, port);
 }
 
+// Raises *peak_held to the rejoin holds the server keeps now and *peak_avatars to its
+// avatars (connected clients plus held ones).
+static void sample_avatars(const tc_server* s, double* peak_avatars, double* peak_held) {
+  double held = metric(s, "arbiter_rejoins_pending");
+  double avatars = metric(s, "arbiter_clients_connected") + held;
+  if (held > *peak_held) *peak_held = held;
+  if (avatars > *peak_avatars) *peak_avatars = avatars;
+}
+
 // W2: one address cycles connect, hello, welcome, disconnect-with-0 as fast as the gate
 // lets it for 10 s (each cycle used to hold an avatar and a player slot for the 10 s
 // rejoin window: 60 of 60 free slots full within ~6 s, honest joins refused "server
@@ -582,9 +598,8 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  start_watched_server(&s, &w);
-  uint64_t t0 = tc_now_ms();
-  pid_t child = start_attack(attack_rejoin_holds, s.port, W2_ATTACK_SECONDS);
+  uint64_t t0;
+  pid_t child = start_watched_attack(&s, &w, attack_rejoin_holds, W2_ATTACK_SECONDS, &t0);
   honest h;
   honest_init_n(&h, W2_HONEST, NULL);
   double peak_avatars = 0, peak_held = 0;
@@ -592,10 +607,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
   // Let the attack run half its time (the slots used to be full after ~6 s), sampling.
   while (tc_now_ms() - t0 < 5000) {
     tc_sleep_ms(100);
-    double held = metric(&s, "arbiter_rejoins_pending");
-    double avatars = metric(&s, "arbiter_clients_connected") + held;
-    if (held > peak_held) peak_held = held;
-    if (avatars > peak_avatars) peak_avatars = avatars;
+    sample_avatars(&s, &peak_avatars, &peak_held);
   }
   while (h.joined < W2_HONEST) {
     char ip[32];
@@ -608,10 +620,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
     while (tc_now_ms() < until) {
       pump_joined(&h, 50);
       if (tc_now_ms() >= next_sample) {
-        double held = metric(&s, "arbiter_rejoins_pending");
-        double avatars = metric(&s, "arbiter_clients_connected") + held;
-        if (held > peak_held) peak_held = held;
-        if (avatars > peak_avatars) peak_avatars = avatars;
+        sample_avatars(&s, &peak_avatars, &peak_held);
         next_sample = tc_now_ms() + 100;
       }
     }
@@ -641,8 +650,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
 static void test_abuse_rejoin_holds_count_against_address(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--peers-per-address", "4", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--peers-per-address", "4");
   tc_client* c[4];
   for (int i = 0; i < 4; ++i) {
     char name[32];
@@ -782,9 +790,8 @@ static void test_abuse_forged_requests_spend_no_budget(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  start_watched_server(&s, &w);
-  uint64_t t0 = tc_now_ms();
-  pid_t child = start_attack(attack_forged_requests, s.port, W5_ATTACK_SECONDS);
+  uint64_t t0;
+  pid_t child = start_watched_attack(&s, &w, attack_forged_requests, W5_ATTACK_SECONDS, &t0);
   tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now
   honest h;
   honest_init_n(&h, W5_HONEST, W5_VICTIM_IP);

@@ -282,7 +282,7 @@ static inline void watch_start(watch* w, const tc_server* s, long idle_kb, int p
 /// probe_every_ms. h is initialised here (HONEST clients, the rest join later).
 static inline void start_played_server(tc_server* s, honest* h, watch* w, const char* const* extra,
                                        uint64_t join_limit_ms, int probe_every_ms) {
-  assert_int_equal(tc_server_start(s, g_server_exe, extra), 0);
+  start_server(s, extra);
   honest_init(h);
   join_one(h, s, join_limit_ms);
   play_and_check_snapshots(h, 500);

@@ -66,8 +66,7 @@ static void test_server_auth_tokens(void** state) {
   assert_int_equal(arb_token_load_key(key_path, key, err, sizeof err), 0);
 
   tc_server s;
-  const char* extra[] = {"--auth-key", key_path, "--bind", "127.0.0.1", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--auth-key", key_path, "--bind", "127.0.0.1");
   uint16_t port = (uint16_t)s.port;
   char tok[ARB_PROTO_MAX_TOKEN + 1];
 
@@ -105,15 +104,12 @@ static void test_server_auth_tokens(void** state) {
   tc_client* tool = try_join(port, NULL, line);
   assert_int_equal(tool->state, TC_WELCOMED);
 
-  char* body = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_tokens_accepted_total") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"reused\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"invalid\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"missing\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"expired\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_tokens_rejected_total{reason=\"wrong_server\"}") == 1.0);
-  free(body);
+  EXPECT_METRICS(&s, {"arbiter_tokens_accepted_total", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"reused\"}", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"invalid\"}", 2},
+                 {"arbiter_tokens_rejected_total{reason=\"missing\"}", 1},
+                 {"arbiter_tokens_rejected_total{reason=\"expired\"}", 1},
+                 {"arbiter_tokens_rejected_total{reason=\"wrong_server\"}", 1});
   char value[64];
   assert_true(tc_log_find(s.log_path, "token_accepted", "token_client", value, sizeof value));
   assert_string_equal(value, "99");
@@ -130,7 +126,7 @@ static void test_server_auth_tokens(void** state) {
 static void test_server_auth_open_server_warns(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   char value[128];
   assert_true(tc_log_find(s.log_path, "auth_disabled", "level", value, sizeof value));
   tc_client* c = try_join((uint16_t)s.port, NULL, "anything");

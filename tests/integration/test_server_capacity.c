@@ -14,9 +14,7 @@ static void test_server_capacity_16_clients_then_full(void** state) {
   (void)state;
   tc_server s;
   // Every test client shares 127.0.0.1: lift the per-address limits (tested elsewhere).
-  const char* extra[] = {"--max-clients", "64", "--peers-per-address", "128", "--connect-rate",
-                         "1000",          NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--max-clients", "64", "--peers-per-address", "128", "--connect-rate", "1000");
   tc_client* cs[SLOTS + 1];
   for (int i = 0; i <= SLOTS; ++i) assert_non_null(cs[i] = tc_create());
 

@@ -15,8 +15,7 @@ static void test_server_drain_tells_the_players(void** state) {
   char path[128];
   snprintf(path, sizeof path, "/tmp/arbiter-test-drain-%d.arbrec", (int)getpid());
   tc_server s;
-  const char* extra[] = {"--record", path, "--drain-timeout", "1", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--record", path, "--drain-timeout", "1");
   tc_client* cs[2] = {tc_create(), tc_create()};
   connect_all(cs, 2, (uint16_t)s.port, "drain");
   drive(cs, 2, NULL, 300);

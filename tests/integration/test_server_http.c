@@ -133,7 +133,7 @@ static void check_histogram(const char* text, const char* name) {
 static void test_server_http_healthz_and_metrics(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   assert_true(s.http_port > 0);
   tc_client* cs[1] = {tc_create()};
   connect_all(cs, 1, (uint16_t)s.port, "http");
@@ -331,7 +331,7 @@ static void slowloris(int port, int seconds) {
 static void test_server_http_healthz_survives_slowloris(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   pid_t child = start_attack(slowloris, s.http_port, 8);
   tc_sleep_ms(1000);  // the connections are up and dripping
   int answered = 0, ok = 0;
@@ -439,7 +439,7 @@ static void test_server_http_healthz_survives_slowloris_many_addresses(void** st
 static void test_server_http_per_address_and_timeouts(void** state) {
   (void)state;
   tc_server s;
-  assert_int_equal(tc_server_start(&s, g_server_exe, NULL), 0);
+  start_server(&s, NULL);
   int fds[10];
   for (int i = 0; i < 10; ++i) assert_true((fds[i] = loris_connect("127.0.5.1", s.http_port)) >= 0);
   int drip = loris_connect("127.0.5.2", s.http_port);

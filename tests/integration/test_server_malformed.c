@@ -13,24 +13,14 @@
 
 #include "test_server_common.h"
 
-static double metric(int port, const char* name) {
-  char* text = NULL;
-  int status = tc_http_get(port, "/metrics", &text);
-  assert_int_equal(status, 200);
-  double v = tc_metric(text, name);
-  free(text);
-  return v;
-}
-
 static void test_server_malformed_traffic_is_counted_and_survived(void** state) {
   (void)state;
   tc_server s;
   // LONGNAME and BADKIND say hello 300 ms after they connect: well within the hello
   // timeout, which SILENT (no hello at all) is waited for below.
-  const char* extra[] = {
-      "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit", "120", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
-  double ticks0 = metric(s.http_port, "arbiter_ticks_total");
+  START_SERVER(&s, "--strike-limit", "20", "--hello-timeout-ms", "2000", "--input-rate-limit",
+               "120");
+  double ticks0 = server_metric(&s, "arbiter_ticks_total");
 
   enum { GOOD, MANGLER, FLOODER, RANDOM, SILENT, OLD, LONGNAME, BADKIND, N };
   tc_client* cs[N];
@@ -135,12 +125,12 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
   assert_int_equal(cs[BADKIND]->state, TC_REJECTED);
   assert_int_equal(cs[BADKIND]->reject.reason, ARB_PROTO_REASON_MALFORMED);
 
-  double decode = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"decode\"}");
-  double unexpected = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"unexpected\"}");
-  double version = metric(s.http_port, "arbiter_messages_rejected_total{reason=\"version\"}");
-  double rate = metric(s.http_port, "arbiter_inputs_dropped_total{reason=\"rate_packets\"}");
-  double kicked = metric(s.http_port, "arbiter_clients_kicked_total");
-  double ticks1 = metric(s.http_port, "arbiter_ticks_total");
+  double decode = server_metric(&s, "arbiter_messages_rejected_total{reason=\"decode\"}");
+  double unexpected = server_metric(&s, "arbiter_messages_rejected_total{reason=\"unexpected\"}");
+  double version = server_metric(&s, "arbiter_messages_rejected_total{reason=\"version\"}");
+  double rate = server_metric(&s, "arbiter_inputs_dropped_total{reason=\"rate_packets\"}");
+  double kicked = server_metric(&s, "arbiter_clients_kicked_total");
+  double ticks1 = server_metric(&s, "arbiter_ticks_total");
   print_message(
       "decode %.0f unexpected %.0f version %.0f rate-dropped %.0f kicked %.0f ticks %.0f -> %.0f\n",
       decode, unexpected, version, rate, kicked, ticks0, ticks1);
@@ -165,8 +155,7 @@ static void test_server_malformed_traffic_is_counted_and_survived(void** state) 
 static void test_server_hello_timeout_counts_from_the_connect(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--hello-timeout-ms", "5000", "--receive-interval-ms", "100", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--hello-timeout-ms", "5000", "--receive-interval-ms", "100");
   // Clients that connect and say hello 300 ms later (well within the timeout).
   enum { N = 8 };
   tc_client* cs[N];

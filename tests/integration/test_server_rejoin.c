@@ -40,7 +40,7 @@ typedef struct lost_ada {
 
 static void start_and_lose_ada(lost_ada* t, const char* window_ms) {
   const char* extra[] = {"--peer-timeout-ms", "500", "--rejoin-window-ms", window_ms, NULL};
-  assert_int_equal(tc_server_start(&t->s, g_server_exe, extra), 0);
+  start_server(&t->s, extra);
   t->port = (uint16_t)t->s.port;
   t->watcher = join(t->port, "watcher", NULL);
   tc_client* a = join(t->port, "ada", NULL);
@@ -88,11 +88,7 @@ static void test_server_rejoin_same_avatar(void** state) {
   assert_int_not_equal(reuse->welcome.client_id, client_id);
   assert_int_not_equal(reuse->welcome.entity_id, entity_id);
 
-  char* body = NULL;
-  assert_int_equal(tc_http_get(t.s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_rejoins_total") == 1.0);
-  assert_true(tc_metric(body, "arbiter_clients_connected") == 3.0);
-  free(body);
+  EXPECT_METRICS(&t.s, {"arbiter_rejoins_total", 1}, {"arbiter_clients_connected", 3});
   tc_close(back);
   tc_destroy(back);
   tc_close(reuse);
@@ -123,11 +119,7 @@ static void test_server_rejoin_window_expires(void** state) {
   lose(brief);
   drive(&t.watcher, 1, NULL, 900);
   assert_int_equal(t.watcher->left_events, 4);
-  char* body = NULL;
-  assert_int_equal(tc_http_get(t.s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_rejoins_pending") == 0.0);
-  assert_true(tc_metric(body, "arbiter_rejoin_holds_skipped_total") == 1.0);
-  free(body);
+  EXPECT_METRICS(&t.s, {"arbiter_rejoins_pending", 0}, {"arbiter_rejoin_holds_skipped_total", 1});
   finish(&t);
 }
 

@@ -45,8 +45,7 @@ static void test_server_replay_resimulates_to_the_live_hash(void** state) {
   char path[128];
   snprintf(path, sizeof path, "/tmp/arbiter-test-replay-%d.arbrec", (int)getpid());
   tc_server s;
-  const char* extra[] = {"--record", path, "--seed", "77", "--checkpoint-every", "120", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--record", path, "--seed", "77", "--checkpoint-every", "120");
   tc_client* cs[CLIENTS];
   for (int i = 0; i < CLIENTS; ++i) cs[i] = tc_create();
   connect_all(cs, CLIENTS, (uint16_t)s.port, "replay");

@@ -68,7 +68,7 @@ typedef struct recording {
 static void start_recording(recording* r, const char* tag) {
   snprintf(r->path, sizeof r->path, "/tmp/arbiter-test-%s-%d.arbrec", tag, (int)getpid());
   const char* extra[] = {"--record", r->path, NULL};
-  assert_int_equal(tc_server_start(&r->s, g_server_exe, extra), 0);
+  start_server(&r->s, extra);
   r->cs[0] = tc_create();
   r->cs[1] = tc_create();
   connect_all(r->cs, 2, (uint16_t)r->s.port, tag);

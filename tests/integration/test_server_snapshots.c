@@ -14,8 +14,7 @@
 static void test_server_snapshots_rate_and_own_avatar(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--snapshot-rate", "30", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--snapshot-rate", "30");
   tc_client* cs[2] = {tc_create(), tc_create()};
   cs[1]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;  // b does not predict: no scene message
   connect_all(cs, 2, (uint16_t)s.port, "snap");
@@ -26,18 +25,11 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
   assert_int_not_equal(a->welcome.entity_id, b->welcome.entity_id);
   assert_int_not_equal(a->welcome.client_id, b->welcome.client_id);
 
-  // Let the avatars fall onto the ground and settle.
-  drive(cs, 2, NULL, 1500);
-  arb_snapshot_state a0, b0;
-  assert_true(tc_entity(a, a->welcome.entity_id, &a0));
-  assert_true(tc_entity(a, b->welcome.entity_id, &b0));
-  assert_true(tc_entity(b, a->welcome.entity_id, &a0));
-
-  // A walks away from B (towards the open side), B stays still; 5 s measured.
-  float ax = arb_proto_dequantize_pos(a0.x), bx = arb_proto_dequantize_pos(b0.x);
-  arb_controls ctl[2];
-  memset(ctl, 0, sizeof ctl);
-  ctl[0].move_x = ax < bx ? -1.0f : 1.0f;
+  // The avatars settle, then A walks away from B (towards the open side), B stays still;
+  // 5 s measured.
+  walk_away walk = settle_then_walk_away(cs, 0);
+  float ax = walk.x[0], bx = walk.x[1];
+  const arb_controls* ctl = walk.ctl;
   uint64_t snaps0 = a->snapshots_complete;
   uint32_t tick0 = a->latest_tick;
   uint64_t t0 = tc_now_ms();
@@ -76,8 +68,7 @@ static void test_server_snapshots_rate_and_own_avatar(void** state) {
 static void test_server_snapshots_view_radius(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--view-radius", "4", "--tick-rate", "30", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--view-radius", "4", "--tick-rate", "30");
   tc_client* cs[1] = {tc_create()};
   connect_all(cs, 1, (uint16_t)s.port, "radius");
   tc_client* c = cs[0];
@@ -131,8 +122,7 @@ static void test_server_snapshots_round_trip_measured(void** state) {
   fprintf(f, "%s\n", token);
   fclose(f);
   tc_server s;
-  const char* extra[] = {"--admin-token", token_path, NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--admin-token", token_path);
   tc_client* cs[1] = {tc_create()};
   cs[0]->hello_flags = ARB_PROTO_HELLO_NO_SCENE;
   connect_all(cs, 1, (uint16_t)s.port, "rtt");

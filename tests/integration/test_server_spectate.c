@@ -79,10 +79,8 @@ static void test_server_spectator_watches_without_playing(void** state) {
   fputs(ADMIN_TOKEN "\n", f);
   fclose(f);
   tc_server s;
-  const char* extra[] = {
-      "--record", path, "--max-clients", "2", "--max-spectators", "1", "--admin-token",
-      token_path, NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--record", path, "--max-clients", "2", "--max-spectators", "1", "--admin-token",
+               token_path);
   uint16_t port = (uint16_t)s.port;
 
   tc_client* cs[3];
@@ -176,8 +174,7 @@ static void look_at(tc_client** cs, arb_vec2 p) {
 static void test_server_spectator_sees_its_view_box(void** state) {
   (void)state;
   tc_server s;
-  const char* extra[] = {"--view-radius", "1", NULL};
-  assert_int_equal(tc_server_start(&s, g_server_exe, extra), 0);
+  START_SERVER(&s, "--view-radius", "1");
   uint16_t port = (uint16_t)s.port;
   tc_client* cs[3];
   cs[0] = connect_one(port, "watcher", ARB_PROTO_SPECTATOR);

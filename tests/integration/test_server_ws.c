@@ -19,7 +19,7 @@ static void start_ws_server(tc_server* s, const char* const* extra) {
   int n = 2;
   for (int i = 0; extra && extra[i] && n < 31; ++i) args[n++] = extra[i];
   args[n] = NULL;
-  assert_int_equal(tc_server_start(s, g_server_exe, args), 0);
+  start_server(s, args);
   assert_true(s->ws_port > 0);
 }
 
@@ -36,14 +36,6 @@ static int upgrade(const tc_server* s, const char* ip, const char* extra, int* f
   else
     close(fd);
   return status;
-}
-
-static double metric(const tc_server* s, const char* name) {
-  char* body = NULL;
-  assert_int_equal(tc_http_get(s->http_port, "/metrics", &body), 200);
-  double v = tc_metric(body, name);
-  free(body);
-  return v;
 }
 
 // Lines of a file containing `needle`.
@@ -125,7 +117,7 @@ static void test_ws_handshake_accepted(void** state) {
   snprintf(want, sizeof want, "ws://0.0.0.0:%d/", s.ws_port);
   assert_string_equal(url, want);
   tc_sleep_ms(100);
-  assert_true(metric(&s, "arbiter_ws_handshakes_total") == 2.0);
+  assert_true(server_metric(&s, "arbiter_ws_handshakes_total") == 2.0);
   stop_server(&s);
 }
 
@@ -203,15 +195,12 @@ static void test_ws_refusals(void** state) {
   assert_true(waited >= 4500 && waited < 7000);
   close(fd);
 
-  char* body = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"400\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"426\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"403\"}") == 3.0);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"431\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"503\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_ws_refused_total{status=\"408\"}") == 1.0);
-  free(body);
+  EXPECT_METRICS(&s, {"arbiter_ws_refused_total{status=\"400\"}", 2},
+                 {"arbiter_ws_refused_total{status=\"426\"}", 1},
+                 {"arbiter_ws_refused_total{status=\"403\"}", 3},
+                 {"arbiter_ws_refused_total{status=\"431\"}", 1},
+                 {"arbiter_ws_refused_total{status=\"503\"}", 2},
+                 {"arbiter_ws_refused_total{status=\"408\"}", 1});
   // Each refusal is a log line with the address and why, at most 20 a second: a flood of
   // 60 bad requests logs at most two seconds' worth, and the next line says how many
   // were left out (all are counted).
@@ -228,7 +217,7 @@ static void test_ws_refusals(void** state) {
   print_message("60 refusals: %d log lines, then suppressed=%s\n", flood, suppressed);
   assert_true(flood <= 40);
   assert_true(atoi(suppressed) + flood >= 60);
-  assert_true(metric(&s, "arbiter_ws_refused_total{status=\"403\"}") == 64.0);
+  assert_true(server_metric(&s, "arbiter_ws_refused_total{status=\"403\"}") == 64.0);
   stop_server(&s);
 }
 
@@ -303,15 +292,13 @@ static void test_ws_frames(void** state) {
   raw_close(&w);
 
   tc_sleep_ms(200);
-  char* body = NULL;
-  assert_int_equal(tc_http_get(s.http_port, "/metrics", &body), 200);
-  assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1003\"}") == 1.0);
-  assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1009\"}") == 2.0);
-  assert_true(tc_metric(body, "arbiter_ws_closes_total{code=\"1002\"}") == 3.0);
-  free(body);
+  EXPECT_METRICS(&s, {"arbiter_ws_closes_total{code=\"1003\"}", 1},
+                 {"arbiter_ws_closes_total{code=\"1009\"}", 2},
+                 {"arbiter_ws_closes_total{code=\"1002\"}", 3});
   char code[16];
   assert_true(tc_log_find(s.log_path, "ws_protocol_error", "code", code, sizeof code));
   // The server is still serving.
+  char* body = NULL;
   assert_int_equal(tc_http_get(s.http_port, "/healthz", &body), 200);
   free(body);
   stop_server(&s);
@@ -334,15 +321,9 @@ static void test_ws_session_beside_enet(void** state) {
   assert_true(web->welcome.static_count > 0);
   assert_int_not_equal(web->welcome.entity_id, udp->welcome.entity_id);
 
-  drive(cs, 2, NULL, 1500);  // the avatars settle
-  arb_snapshot_state w0, u0;
-  assert_true(tc_entity(web, web->welcome.entity_id, &w0));
-  assert_true(tc_entity(web, udp->welcome.entity_id, &u0));
-  assert_true(tc_entity(udp, web->welcome.entity_id, &w0));
-  float wx = arb_proto_dequantize_pos(w0.x), ux = arb_proto_dequantize_pos(u0.x);
-  arb_controls ctl[2];
-  memset(ctl, 0, sizeof ctl);
-  ctl[1].move_x = wx < ux ? -1.0f : 1.0f;  // away from the other avatar
+  walk_away walk = settle_then_walk_away(cs, 1);  // the web client's avatar walks
+  float wx = walk.x[1];
+  const arb_controls* ctl = walk.ctl;
   uint64_t snaps0 = web->snapshots_complete;
   uint64_t t0 = tc_now_ms();
   drive(cs, 2, ctl, 3000);
@@ -367,7 +348,7 @@ static void test_ws_session_beside_enet(void** state) {
   while (udp->left_events == left0 && tc_now_ms() < end) tc_pump(&udp, 1, 20);
   assert_int_equal(udp->left_events, left0 + 1);
   assert_int_equal(udp->last_left.client_id, web->welcome.client_id);
-  assert_true(metric(&s, "arbiter_rejoins_pending") == 0.0);
+  assert_true(server_metric(&s, "arbiter_rejoins_pending") == 0.0);
   close_all(cs, 2);
   stop_server(&s);
 }
@@ -438,8 +419,8 @@ static void test_ws_reset_held_and_rejoined(void** state) {
   tc_ws_reset(c->ws_fd);
   c->ws_fd = -1;
   uint64_t end = tc_now_ms() + 3000;
-  while (metric(&s, "arbiter_rejoins_pending") != 1.0 && tc_now_ms() < end) tc_sleep_ms(50);
-  assert_true(metric(&s, "arbiter_rejoins_pending") == 1.0);
+  while (server_metric(&s, "arbiter_rejoins_pending") != 1.0 && tc_now_ms() < end) tc_sleep_ms(50);
+  assert_true(server_metric(&s, "arbiter_rejoins_pending") == 1.0);
   char cause[32];
   assert_true(tc_log_find(s.log_path, "client_lost", "cause", cause, sizeof cause));
   assert_string_equal(cause, "ws");
@@ -452,8 +433,8 @@ static void test_ws_reset_held_and_rejoined(void** state) {
   assert_int_equal(again->welcome.entity_id, entity_id);
   drive(&again, 1, NULL, 500);
   assert_true(again->snapshots_complete > 5);
-  assert_true(metric(&s, "arbiter_rejoins_total") == 1.0);
-  assert_true(metric(&s, "arbiter_ws_closes_total{code=\"none\"}") >= 1.0);
+  assert_true(server_metric(&s, "arbiter_rejoins_total") == 1.0);
+  assert_true(server_metric(&s, "arbiter_ws_closes_total{code=\"none\"}") >= 1.0);
   tc_close(again);
   tc_destroy(again);
   tc_destroy(c);
@@ -481,7 +462,7 @@ static void test_ws_backlog_skips_snapshots(void** state) {
   while (skipped < 10.0 && tc_now_ms() < end) {  // inputs go out, nothing is read
     tc_send_input(c, &none);
     tc_sleep_ms(16);
-    skipped = metric(&s, "arbiter_ws_snapshots_skipped_total");
+    skipped = server_metric(&s, "arbiter_ws_snapshots_skipped_total");
   }
   print_message("skipped %.0f snapshots while the client did not read\n", skipped);
   assert_true(skipped >= 10.0);
@@ -533,7 +514,7 @@ static void test_ws_thousand_idle_connections(void** state) {
   print_message("player: %.1f snapshots/s with %d idle connections\n", rate, IDLE_CONNECTIONS);
   assert_int_equal(healthy, 4);
   assert_true(rate >= 25.0);
-  assert_true(metric(&s, "arbiter_ws_connections") == (double)(IDLE_CONNECTIONS + 1));
+  assert_true(server_metric(&s, "arbiter_ws_connections") == (double)(IDLE_CONNECTIONS + 1));
   for (int i = 0; i < IDLE_CONNECTIONS; ++i) close(fds[i]);
   tc_close(player);
   tc_destroy(player);

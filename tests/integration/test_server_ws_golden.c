@@ -278,9 +278,6 @@ static void test_frame_rules(void** state) {
   assert_int_equal(g.count, 0);
 }
 
-int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "PATH-TO-PROTOCOL.md", &g_protocol_md, NULL)) return 2;
-  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_golden_handshake),
-                       cmocka_unit_test(test_golden_frames), cmocka_unit_test(test_parser_refusals),
-                       cmocka_unit_test(test_frame_rules));
-}
+ARB_TEST_MAIN_ARG("PATH-TO-PROTOCOL.md", g_protocol_md, cmocka_unit_test(test_golden_handshake),
+                  cmocka_unit_test(test_golden_frames), cmocka_unit_test(test_parser_refusals),
+                  cmocka_unit_test(test_frame_rules))

@@ -363,8 +363,8 @@ static void test_client_interp_delay_adapts_to_jitter(void** state) {
 }
 
 // An interpolator with the default parameters and the default allocator, tracking one
-// entity `id` that has no samples yet.
-static void init_one_entity(cl_interp* in, uint32_t id) {
+// entity `id` whose one sample so far is `first`.
+static void init_one_entity(cl_interp* in, uint32_t id, const cl_sample* first) {
   cl_mem mem = {NULL, NULL, NULL};
   cl_interp_params prm = default_params();
   assert_int_equal(cl_interp_init(in, &prm, &mem), 0);
@@ -372,6 +372,7 @@ static void init_one_entity(cl_interp* in, uint32_t id) {
   memset(&d, 0, sizeof d);
   d.id = id;
   assert_int_equal(cl_interp_add(in, &d), 0);
+  assert_int_equal(cl_interp_push(in, id, first), 0);
 }
 
 // The entity table against a brute-force list over random adds and removes: found by id,
@@ -434,10 +435,9 @@ static void test_client_interp_table_and_history(void** state) {
 // Past the newest snapshot: extrapolate with its velocity for at most the limit, then hold.
 static void test_client_interp_extrapolation_bounded(void** state) {
   (void)state;
-  cl_interp in;
-  init_one_entity(&in, 1);
   cl_sample s = {1.0, {0.0f, 0.0f}, 0.0f, {2.0f, 0.0f}, 0.0f};
-  assert_int_equal(cl_interp_push(&in, 1, &s), 0);
+  cl_interp in;
+  init_one_entity(&in, 1, &s);
   arb_client_entity_state o;
   cl_interp_sample(&in, 1.1, &o, 1, true);
   assert_true(o.flags & ARB_CLIENT_SAMPLE_EXTRAPOLATED);
@@ -461,10 +461,9 @@ static void test_client_interp_extrapolation_bounded(void** state) {
 // A large correction snaps (teleport); a small one fades in over blend_time.
 static void test_client_interp_teleport_snaps_small_error_blends(void** state) {
   (void)state;
-  cl_interp in;
-  init_one_entity(&in, 7);
   cl_sample s0 = {1.0, {0.0f, 0.0f}, 0.0f, {1.0f, 0.0f}, 0.0f};
-  cl_interp_push(&in, 7, &s0);
+  cl_interp in;
+  init_one_entity(&in, 7, &s0);
   arb_client_entity_state o;
   cl_interp_sample(&in, 1.5, &o, 1, true);  // held at 0.25
   assert_true(fabsf(o.position.x - 0.25f) < 1e-5f);

@@ -57,12 +57,19 @@ static void encode(void) {
   g_len = (size_t)n;
 }
 
-static int receive(cl_snapshots* s, cl_snap_result* res) {
+// The bytes in g_buf, received by s.
+static int receive_bytes(cl_snapshots* s, cl_snap_result* res) {
   arb_proto_error err;
   memset(&err, 0, sizeof err);
   int rc = cl_snapshots_receive(s, g_buf, g_len, res, &err);
   if (rc < 0) assert_true(err.reason[0] != '\0');  // every refusal says why
   return rc;
+}
+
+// The part built so far, encoded as a server sends it, received by s.
+static int receive(cl_snapshots* s, cl_snap_result* res) {
+  encode();
+  return receive_bytes(s, res);
 }
 
 static int32_t x_of(const cl_slot* sl, uint32_t id) {
@@ -95,41 +102,36 @@ static void test_client_snapshot_parts_any_order(void** state) {
   // A full snapshot of tick 10 in 3 parts, arriving 2, 0, (0 again), 1.
   begin(10, 0, 2, 3);
   enter(5, 500);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_false(res.completed);
   assert_int_equal(s->newest_complete, 0u);
   begin(10, 0, 0, 3);
   enter(1, 100);
   enter(2, 200);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_false(res.completed);
-  assert_int_equal(receive(s, &res), 0);  // the same part again
+  assert_int_equal(receive_bytes(s, &res), 0);  // the same part again
   assert_int_equal(s->duplicates, 1u);
   begin(10, 0, 1, 3);
   enter(3, 300);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   assert_int_equal(s->newest_complete, 10u);
   assert_int_equal(res.slot->bodies.count, 4);
   assert_int_equal(x_of(res.slot, 5), 500);
   assert_int_equal(cl_snapshots_desc(s, 2)->owner, 20u);
-  assert_int_equal(receive(s, &res), 0);  // a part of a complete tick
+  assert_int_equal(receive_bytes(s, &res), 0);  // a part of a complete tick
   assert_int_equal(s->duplicates, 2u);
 
   // Deltas of 12 and 14 against 10; 14 arrives first, 12 is still used (late, complete).
   begin(14, 10, 0, 1);
   change(1, 40);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   assert_int_equal(x_of(res.slot, 1), 140);
   assert_int_equal(x_of(res.slot, 2), 200);  // unchanged: from the baseline
   begin(12, 10, 0, 1);
   change(1, 20);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed);
   assert_false(res.newest);
@@ -141,23 +143,18 @@ static void test_client_snapshot_parts_any_order(void** state) {
   // that disagree about their snapshot.
   begin(20, 11, 0, 1);
   change(1, 1);
-  encode();
   assert_int_equal(receive(s, &res), ARB_E_NOT_FOUND);
   assert_int_equal(s->baseline_missing, 1u);
   begin(21, 14, 0, 1);
   change(99, 1);
-  encode();
   assert_true(receive(s, &res) < 0);
   begin(22, 14, 0, 2);
   change(1, 1);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   begin(22, 12, 1, 2);  // same tick, other baseline
   change(2, 1);
-  encode();
   assert_int_equal(receive(s, &res), ARB_E_CORRUPT);
   begin(22, 14, 1, 3);  // same tick, other part count
-  encode();
   assert_int_equal(receive(s, &res), ARB_E_CORRUPT);
   assert_true(s->errors >= 3);
   // Nothing of that touched the good views.
@@ -173,12 +170,10 @@ static void test_client_snapshot_ring_rolls(void** state) {
   cl_snap_result res;
   begin(2, 0, 0, 1);
   enter(7, 0);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   for (uint32_t t = 4; t <= 400; t += 2) {
     begin(t, t - 2, 0, 1);
     change(7, 1);
-    encode();
     assert_int_equal(receive(s, &res), 1);
     assert_true(res.completed && res.newest);
   }
@@ -188,14 +183,13 @@ static void test_client_snapshot_ring_rolls(void** state) {
   assert_null(cl_snapshots_get(s, 4));  // long recycled
   begin(6, 0, 0, 1);                    // a straggler from the distant past
   enter(8, 0);
-  encode();
   assert_int_equal(receive(s, &res), 0);
   assert_int_equal(s->late, 1u);
   assert_int_equal(s->newest_complete, 400u);
   // Random bytes are an error with a reason, never a crash.
   for (size_t i = 0; i < sizeof g_buf; i++) g_buf[i] = (uint8_t)(i * 37u + 11u);
   g_len = 100;
-  assert_true(receive(s, &res) < 0);
+  assert_true(receive_bytes(s, &res) < 0);
   cl_snapshots_reset(s);
   assert_int_equal(s->newest_complete, 0u);
   assert_null(cl_snapshots_get(s, 400));
@@ -208,11 +202,9 @@ static void test_client_snapshot_id_changes_class(void** state) {
   cl_snap_result res;
   begin(10, 0, 0, 1);
   enter(7, 100);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   begin(11, 0, 0, 1);
   enter_particle(7, 200);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed && res.newest);
   const cl_slot* older = cl_snapshots_get(s, 10);
@@ -228,7 +220,6 @@ static void test_client_snapshot_id_changes_class(void** state) {
   // particle's.
   for (uint32_t t = 12; t < 12 + 4 * CL_SLOTS; t++) {
     begin(t, t - 1, 0, 1);
-    encode();
     assert_int_equal(receive(s, &res), 1);
   }
   assert_null(cl_snapshots_get(s, 10));
@@ -250,7 +241,6 @@ static void test_client_snapshot_many_descriptions(void** state) {
     begin(tick, k == 0 ? 0 : tick - 1, 0, 1);
     // Snapshot k enters ids k+1, k+1+100, k+1+200, ...: every snapshot spans the range.
     for (int j = 0; j < PER; j++) enter((uint32_t)(k + 1 + j * (N / PER)), j);
-    encode();
     assert_int_equal(receive(&big, &res), 1);
     assert_true(res.completed);
   }
@@ -266,12 +256,10 @@ static void test_client_snapshot_many_descriptions(void** state) {
     begin(tick, tick - 1, 0, 1);
     for (int j = 0; j < 100 && id <= N; j++, id++)
       snapshot_part_record(&g_snap, id, ARB_SNAPSHOT_REMOVE, 0);
-    encode();
     assert_int_equal(receive(&big, &res), 1);
   }
   for (int k = 0; k < 2 * CL_SLOTS; k++, tick++) {
     begin(tick, tick - 1, 0, 1);
-    encode();
     assert_int_equal(receive(&big, &res), 1);
   }
   assert_true(big.ndescs <= 2 * 100 * (CL_SLOTS + 1) + 256);
@@ -289,22 +277,18 @@ static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
   enter(1, 100);
   enter(2, 200);
   enter(3, 300);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   begin(13, 10, 0, 1);  // corrects 1
   change(1, 30);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   begin(15, 10, 0, 1);  // corrects 2 and 3
   change(2, 50);
   change(3, 50);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.newest);
   assert_int_equal(x_of(res.slot, 1), 130);  // drawn from 13's origin
   begin(14, 10, 0, 1);                       // late; corrects 3 only
   change(3, 40);
-  encode();
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.completed);
   assert_false(res.newest);
@@ -335,7 +319,6 @@ static void test_client_snapshot_compound_keeps_every_shape(void** state) {
     d->shapes[k].radius = 0.25f * (float)k;
     d->shapes[k].points[0] = (arb_vec2){k == 1 ? -1.0f : 1.0f, -0.75f};
   }
-  encode();
   assert_int_equal(receive(s, &res), 1);
   const arb_proto_shape* more = NULL;
   assert_int_equal(cl_snapshots_more_shapes(s, 1, &more), 0);

@@ -16,6 +16,7 @@
 
 #include "../common/test_main.h"
 #include "extras_test_util.h"
+#include "joint_kinds_world.h"
 
 #define DEG (3.14159265f / 180.0f)
 
@@ -400,65 +401,10 @@ static void test_distance_min_max(void** state) {
 
 // ---- determinism ------------------------------------------------------------------------
 
-// Every joint kind in one world, in motion.
-static arb_world* jt_all_kinds(void) {
-  arb_world* w = xt_world(arb_v2(0.0f, -10.0f), 0.0f);
-  wt_segment(w, -30.0f, 0.0f, 60.0f, 0.0f);
-  wt_circle(w, ARB_BODY_STATIC, 6.0f, -0.35f, 0.5f);
-  jt_make_car(w, 0.0f, 1.0f);
-  arb_body_id bar = jt_box(w, -5.0f, 5.0f, 1.0f, 0.05f, 1.0f);
-  arb_joint_def d = jt_def(ARB_JOINT_REVOLUTE, bar, arb_null_body_id);
-  d.local_anchor_a = arb_v2(-1.0f, 0.0f);
-  d.enable_limit = d.enable_motor = d.enable_spring = true;
-  d.lower = -0.5f;
-  d.upper = 0.5f;
-  d.motor_speed = 1.0f;
-  d.max_motor_torque = 2.0f;
-  d.hertz = 1.0f;
-  arb_joint_create(w, &d);
-  arb_body_id tip = jt_box(w, -3.5f, 5.0f, 0.5f, 0.05f, 1.0f);
-  d = jt_def(ARB_JOINT_WELD, bar, tip);
-  d.local_anchor_a = arb_v2(1.0f, 0.0f);
-  d.local_anchor_b = arb_v2(-0.5f, 0.0f);
-  d.hertz = 3.0f;
-  arb_joint_create(w, &d);
-  arb_body_id slider = jt_box(w, -10.0f, 3.0f, 0.3f, 0.3f, 1.0f);
-  d = jt_def(ARB_JOINT_PRISMATIC, slider, arb_null_body_id);
-  d.local_axis_a = arb_v2(1.0f, 1.0f);
-  d.enable_limit = d.enable_motor = true;
-  d.lower = -1.0f;
-  d.upper = 1.0f;
-  d.motor_speed = 0.5f;
-  d.max_motor_torque = 5.0f;
-  arb_joint_create(w, &d);
-  arb_body_id dragged = jt_box(w, 10.0f, 0.5f, 0.5f, 0.5f, 1.0f);
-  d = jt_def(ARB_JOINT_MOUSE, dragged, arb_null_body_id);
-  d.local_anchor_b = arb_v2(12.0f, 4.0f);
-  d.hertz = 3.0f;
-  d.max_force = 100.0f;
-  arb_joint_create(w, &d);
-  arb_body_id driven = jt_box(w, 15.0f, 3.0f, 0.5f, 0.5f, 1.0f);
-  d = jt_def(ARB_JOINT_MOTOR, driven, arb_null_body_id);
-  d.local_anchor_b = arb_v2(16.0f, 5.0f);
-  d.max_force = 50.0f;
-  d.max_torque = 5.0f;
-  arb_joint_create(w, &d);
-  arb_body_id ball = wt_circle(w, ARB_BODY_DYNAMIC, 20.0f, 4.0f, 0.2f);
-  d = jt_def(ARB_JOINT_DISTANCE, ball, arb_null_body_id);
-  d.local_anchor_b = arb_v2(20.0f, 6.0f);
-  d.enable_limit = true;
-  d.lower = 1.0f;
-  d.upper = 3.0f;
-  d.hertz = 2.0f;
-  d.length = 2.0f;
-  arb_joint_create(w, &d);
-  return w;
-}
-
 static void test_joints_save_restore_mid_motion(void** state) {
   (void)state;
-  arb_world* w = jt_all_kinds();
-  arb_world* twin = jt_all_kinds();
+  arb_world* w = jk_world();
+  arb_world* twin = jk_world();
   assert_int_equal(arb_world_get_joint_count(w), 8);
   xt_steps(w, 90);
   xt_steps(twin, 90);

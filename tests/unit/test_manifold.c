@@ -39,6 +39,14 @@ static void check_manifold(const arb_manifold* m, arb_transform xfa, arb_transfo
   if (m->point_count == 2) assert_true(m->points[0].id != m->points[1].id);
 }
 
+// The manifold of shape a at xa against shape b at xb by `collide` (one of arb_collide_*),
+// checked against the invariants above before the test reads it.
+#define CHECKED(collide, a, xa, b, xb) checked((collide)((a), (xa), (b), (xb)), (xa), (xb))
+static arb_manifold checked(arb_manifold m, arb_transform xa, arb_transform xb) {
+  check_manifold(&m, xa, xb);
+  return m;
+}
+
 // A manifold with one point: its normal (within normal_tol) and separation (within 1e-5).
 static void expect_one_point(const arb_manifold* m, float nx, float ny, float normal_tol,
                              float separation) {
@@ -54,14 +62,12 @@ static void test_circles(void** state) {
   // Far from the origin: a circle test that adds positions instead of subtracting them
   // would see a distance of ~200 here.
   arb_transform xa = xf_at(100.0f, 50.0f, 0.3f), xb = xf_at(100.7f, 50.0f, -1.0f);
-  arb_manifold m = arb_collide_circles(&a, xa, &b, xb);
-  check_manifold(&m, xa, xb);
+  arb_manifold m = CHECKED(arb_collide_circles, &a, xa, &b, xb);
   expect_one_point(&m, 1.0f, 0.0f, 1e-6f, -0.05f);
   // Midpoint between the surfaces: A's surface at 100.5, B's at 100.45.
   near(m.points[0].point.x, 100.475f, 1e-4f);
   // Swapped: normal still from A (now the small circle) to B.
-  m = arb_collide_circles(&b, xb, &a, xa);
-  check_manifold(&m, xb, xa);
+  m = CHECKED(arb_collide_circles, &b, xb, &a, xa);
   near(m.normal.x, -1.0f, 1e-6f);
   // Offset centres in the body frame are honoured.
   arb_circle off = {{0.0f, 1.0f}, 0.5f};
@@ -83,8 +89,7 @@ static void test_circles_coincident(void** state) {
   (void)state;
   arb_circle a = {{0.0f, 0.0f}, 0.5f}, b = {{0.0f, 0.0f}, 0.3f};
   arb_transform x = xf_at(3.0f, 4.0f, 0.0f);
-  arb_manifold m = arb_collide_circles(&a, x, &b, x);
-  check_manifold(&m, x, x);
+  arb_manifold m = CHECKED(arb_collide_circles, &a, x, &b, x);
   assert_int_equal(m.point_count, 1);
   near(m.points[0].separation, -0.8f, 1e-6f);
   // Deterministic choice: world up.
@@ -98,15 +103,13 @@ static void test_polygon_circle(void** state) {
   arb_transform xa = xf_at(10.0f, -3.0f, 0.0f);
   // Face region, above the top face.
   arb_transform xb = xf_at(10.3f, -3.0f + 0.5f + 0.2f, 0.0f);
-  arb_manifold m = arb_collide_polygon_and_circle(&box, xa, &c, xb);
-  check_manifold(&m, xa, xb);
+  arb_manifold m = CHECKED(arb_collide_polygon_and_circle, &box, xa, &c, xb);
   expect_one_point(&m, 0.0f, 1.0f, 1e-6f, -0.05f);
   near(m.points[0].point.x, 10.3f, 1e-5f);
   near(m.points[0].point.y, -3.0f + 0.5f - 0.025f, 1e-5f);
   // Vertex region: the normal points from the corner to the centre.
   xb = xf_at(10.0f + 1.0f + 0.15f, -3.0f + 0.5f + 0.15f, 0.0f);
-  m = arb_collide_polygon_and_circle(&box, xa, &c, xb);
-  check_manifold(&m, xa, xb);
+  m = CHECKED(arb_collide_polygon_and_circle, &box, xa, &c, xb);
   expect_one_point(&m, sqrtf(0.5f), sqrtf(0.5f), 1e-5f, 0.15f * sqrtf(2.0f) - 0.25f);
   // Rotated polygon: the box turned 90 degrees has its long side vertical.
   arb_transform xr = xf_at(0.0f, 0.0f, 0.5f * ARB_PI);
@@ -131,20 +134,17 @@ static void test_polygon_circle_center_inside(void** state) {
   arb_transform xa = xf_at(0.0f, 0.0f, 0.0f);
   // Centre inside, nearest to the top face (0.1 below it).
   arb_transform xb = xf_at(0.3f, 0.4f, 0.0f);
-  arb_manifold m = arb_collide_polygon_and_circle(&box, xa, &c, xb);
-  check_manifold(&m, xa, xb);
+  arb_manifold m = CHECKED(arb_collide_polygon_and_circle, &box, xa, &c, xb);
   assert_int_equal(m.point_count, 1);
   near(m.normal.y, 1.0f, 1e-6f);
   near(m.points[0].separation, -0.3f, 1e-6f);
   // Exactly at the polygon's centre: still a valid unit normal and full depth.
-  m = arb_collide_polygon_and_circle(&box, xa, &c, xa);
-  check_manifold(&m, xa, xa);
+  m = CHECKED(arb_collide_polygon_and_circle, &box, xa, &c, xa);
   assert_int_equal(m.point_count, 1);
   near(m.points[0].separation, -0.7f, 1e-6f);
   // Centre exactly on a vertex.
   arb_transform xv = xf_at(1.0f, 0.5f, 0.0f);
-  m = arb_collide_polygon_and_circle(&box, xa, &c, xv);
-  check_manifold(&m, xa, xv);
+  m = CHECKED(arb_collide_polygon_and_circle, &box, xa, &c, xv);
   assert_int_equal(m.point_count, 1);
   near(m.points[0].separation, -0.2f, 1e-6f);
   // Centre outside by less than normalizing can resolve (1e-10 m beyond a vertex at the
@@ -154,8 +154,7 @@ static void test_polygon_circle_center_inside(void** state) {
   arb_polygon tri;
   assert_int_equal(arb_make_polygon(tri_pts, 3, &tri, NULL), 0);
   arb_transform xt = xf_at(-1e-10f, -1e-10f, 0.0f);
-  m = arb_collide_polygon_and_circle(&tri, xa, &c, xt);
-  check_manifold(&m, xa, xt);
+  m = CHECKED(arb_collide_polygon_and_circle, &tri, xa, &c, xt);
   assert_int_equal(m.point_count, 1);
   near(arb_length(m.normal), 1.0f, 1e-6f);
 }
@@ -165,8 +164,7 @@ static void test_box_resting_on_box(void** state) {
   arb_polygon ground = arb_make_box(10.0f, 1.0f), box = arb_make_box(0.5f, 0.5f);
   arb_transform xg = xf_at(0.0f, -1.0f, 0.0f);
   arb_transform xb = xf_at(0.2f, 0.49f, 0.0f);  // 1 cm into the ground
-  arb_manifold m = arb_collide_polygons(&ground, xg, &box, xb);
-  check_manifold(&m, xg, xb);
+  arb_manifold m = CHECKED(arb_collide_polygons, &ground, xg, &box, xb);
   expect_normal(&m, 2, 0.0f, 1.0f, 1e-6f);
   float xs[2];
   for (int i = 0; i < 2; ++i) {
@@ -225,8 +223,7 @@ static void test_parallel_edges(void** state) {
   // reference face's ends. Two points at x = -0.5 and x = +0.5.
   arb_polygon box = arb_make_box(0.5f, 0.5f);
   arb_transform xa = xf_at(0.0f, 0.0f, 0.0f), xb = xf_at(0.0f, 0.99f, 0.0f);
-  arb_manifold m = arb_collide_polygons(&box, xa, &box, xb);
-  check_manifold(&m, xa, xb);
+  arb_manifold m = CHECKED(arb_collide_polygons, &box, xa, &box, xb);
   assert_int_equal(m.point_count, 2);
   near(m.normal.y, 1.0f, 1e-6f);
   near(fminf(m.points[0].point.x, m.points[1].point.x), -0.5f, 1e-6f);
@@ -240,16 +237,14 @@ static void test_parallel_edges(void** state) {
   // Corner facing corner within the margin, faces aligned: a single point (the clipped
   // incident edge collapses to its end), not two coincident ones.
   xb = xf_at(1.0f, 1.004f, 0.0f);
-  m = arb_collide_polygons(&box, xa, &box, xb);
-  check_manifold(&m, xa, xb);
+  m = CHECKED(arb_collide_polygons, &box, xa, &box, xb);
   assert_int_equal(m.point_count, 1);
   // Thin sliver polygons at grazing angles keep finite output.
   arb_polygon plank = arb_make_box(5.0f, 0.01f);
   for (int i = 0; i < 100; ++i) {
     float a = 1e-4f * (float)(i - 50);
     arb_transform xp = xf_at(0.1f * (float)i, 0.019f, a);
-    m = arb_collide_polygons(&plank, xa, &plank, xp);
-    check_manifold(&m, xa, xp);
+    m = CHECKED(arb_collide_polygons, &plank, xa, &plank, xp);
     assert_true(m.point_count >= 1);
   }
 }
@@ -261,8 +256,7 @@ static void test_rotated_boxes(void** state) {
   // Standing on a corner (45 degrees): one point at the corner.
   float h = 0.5f * sqrtf(2.0f);
   arb_transform xb = xf_at(0.0f, h - 0.02f, 0.25f * ARB_PI);
-  arb_manifold m = arb_collide_polygons(&ground, xg, &box, xb);
-  check_manifold(&m, xg, xb);
+  arb_manifold m = CHECKED(arb_collide_polygons, &ground, xg, &box, xb);
   assert_int_equal(m.point_count, 1);
   near(m.normal.y, 1.0f, 1e-6f);
   near(m.points[0].separation, -0.02f, 1e-5f);
@@ -272,8 +266,7 @@ static void test_rotated_boxes(void** state) {
   arb_transform tg = xf_at(0.0f, 0.0f, tilt);
   arb_vec2 up = arb_rotate(tg.q, arb_v2(0.0f, 1.0f));
   arb_transform tb = {arb_mul_add(tg.p, 1.0f + 0.5f - 0.01f, up), tg.q};
-  m = arb_collide_polygons(&ground, tg, &box, tb);
-  check_manifold(&m, tg, tb);
+  m = CHECKED(arb_collide_polygons, &ground, tg, &box, tb);
   expect_normal(&m, 2, up.x, up.y, 1e-5f);
   near(m.points[0].separation, -0.01f, 1e-4f);
   near(m.points[1].separation, -0.01f, 1e-4f);
@@ -283,8 +276,7 @@ static void test_rotated_boxes(void** state) {
   m = arb_collide_polygons(&box, xf_at(0, 0, 0), &box, xf_at(1.0f + gap, 1.0f + gap, 0));
   expect_one_point(&m, sqrtf(0.5f), sqrtf(0.5f), 1e-5f, gap * sqrtf(2.0f));
   // Coincident polygons: deep overlap, still a valid manifold.
-  m = arb_collide_polygons(&box, xf_at(2, 2, 0.1f), &box, xf_at(2, 2, 0.1f));
-  check_manifold(&m, xf_at(2, 2, 0.1f), xf_at(2, 2, 0.1f));
+  m = CHECKED(arb_collide_polygons, &box, xf_at(2, 2, 0.1f), &box, xf_at(2, 2, 0.1f));
   assert_true(m.point_count >= 1);
   near(m.points[0].separation, -1.0f, 1e-5f);
 }
@@ -294,8 +286,7 @@ static void test_segment_circle(void** state) {
   arb_segment seg = {{-5.0f, 0.0f}, {5.0f, 0.0f}};
   arb_circle c = {{0.0f, 0.0f}, 0.5f};
   arb_transform xs = xf_at(0.0f, 2.0f, 0.0f);
-  arb_manifold m = arb_collide_segment_and_circle(&seg, xs, &c, xf_at(1.0f, 2.45f, 0.0f));
-  check_manifold(&m, xs, xf_at(1.0f, 2.45f, 0.0f));
+  arb_manifold m = CHECKED(arb_collide_segment_and_circle, &seg, xs, &c, xf_at(1.0f, 2.45f, 0.0f));
   assert_int_equal(m.point_count, 1);
   near(m.normal.y, 1.0f, 1e-6f);
   near(m.points[0].separation, -0.05f, 1e-5f);
@@ -328,22 +319,19 @@ static void test_segment_polygon(void** state) {
   arb_polygon box = arb_make_box(0.5f, 0.5f);
   arb_transform xs = xf_at(0.0f, 0.0f, 0.0f);
   arb_transform xb = xf_at(1.0f, 0.49f, 0.0f);
-  arb_manifold m = arb_collide_segment_and_polygon(&seg, xs, &box, xb);
-  check_manifold(&m, xs, xb);
+  arb_manifold m = CHECKED(arb_collide_segment_and_polygon, &seg, xs, &box, xb);
   assert_int_equal(m.point_count, 2);
   near(m.normal.y, 1.0f, 1e-6f);
   near(m.points[0].separation, -0.01f, 1e-5f);
   near(m.points[1].separation, -0.01f, 1e-5f);
   // Below the segment.
   xb = xf_at(1.0f, -0.49f, 0.0f);
-  m = arb_collide_segment_and_polygon(&seg, xs, &box, xb);
-  check_manifold(&m, xs, xb);
+  m = CHECKED(arb_collide_segment_and_polygon, &seg, xs, &box, xb);
   assert_int_equal(m.point_count, 2);
   near(m.normal.y, -1.0f, 1e-6f);
   // Hanging over the end: one clipped point at the end of the segment, one inside.
   xb = xf_at(5.2f, 0.49f, 0.0f);
-  m = arb_collide_segment_and_polygon(&seg, xs, &box, xb);
-  check_manifold(&m, xs, xb);
+  m = CHECKED(arb_collide_segment_and_polygon, &seg, xs, &box, xb);
   assert_int_equal(m.point_count, 2);
   // Box tipped onto its corner in the middle of the segment.
   xb = xf_at(0.0f, 0.5f * sqrtf(2.0f) - 0.01f, 0.25f * ARB_PI);
@@ -355,8 +343,7 @@ static void test_segment_polygon(void** state) {
   assert_int_equal(m.point_count, 0);
   // Box touching the end point with its side face (the segment end pokes the side).
   xb = xf_at(5.49f, 0.0f, 0.0f);
-  m = arb_collide_segment_and_polygon(&seg, xs, &box, xb);
-  check_manifold(&m, xs, xb);
+  m = CHECKED(arb_collide_segment_and_polygon, &seg, xs, &box, xb);
   assert_int_equal(m.point_count, 1);
   near(m.normal.x, 1.0f, 1e-5f);
   near(m.points[0].separation, -0.01f, 1e-5f);

@@ -158,9 +158,7 @@ static void test_gate_client_exchange(void** state) {
   assert_int_equal(arb_gate_client_next(&c, 5000, out, sizeof out), 0);
 }
 
-int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "PROTOCOL.md", &g_protocol_md, NULL)) return 2;
-  return ARB_RUN_TESTS(NULL, NULL, cmocka_unit_test(test_gate_examples_match_protocol_md),
-                       cmocka_unit_test(test_gate_refuses_every_broken_layout),
-                       cmocka_unit_test(test_gate_client_exchange));
-}
+ARB_TEST_MAIN_ARG("PROTOCOL.md", g_protocol_md,
+                  cmocka_unit_test(test_gate_examples_match_protocol_md),
+                  cmocka_unit_test(test_gate_refuses_every_broken_layout),
+                  cmocka_unit_test(test_gate_client_exchange))

@@ -392,13 +392,9 @@ static void change_set_equals_brute_force(void** state) {
   assert_int_equal(cap.changed_count + cap.entered_count + cap.left_count, 0);
 }
 
-int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
-    return 2;
-  return ARB_RUN_TESTS(
-      NULL, NULL, cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
-      cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
-      cmocka_unit_test(compound_bodies_describe_every_shape),
-      cmocka_unit_test_setup_teardown(body_states_follow_their_motion, setup, teardown),
-      cmocka_unit_test_setup_teardown(change_set_equals_brute_force, setup, teardown));
-}
+ARB_TEST_MAIN_ARG("SCENE.json (tests/scenes/extras.json)", scene_path,
+                  cmocka_unit_test_setup_teardown(extras_reach_the_client_exactly, setup, teardown),
+                  cmocka_unit_test_setup_teardown(budget_holds_over_every_second, setup, teardown),
+                  cmocka_unit_test(compound_bodies_describe_every_shape),
+                  cmocka_unit_test_setup_teardown(body_states_follow_their_motion, setup, teardown),
+                  cmocka_unit_test_setup_teardown(change_set_equals_brute_force, setup, teardown))

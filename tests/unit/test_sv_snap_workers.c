@@ -273,12 +273,10 @@ static void snapshots_spread_over_the_ticks(void** state) {
   }
 }
 
-int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
-    return 2;
-  return ARB_RUN_TESTS(
-      NULL, NULL, cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
-      cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup, teardown),
-      cmocka_unit_test_setup_teardown(view_box_adds_what_the_camera_sees, setup, teardown),
-      cmocka_unit_test(snapshots_spread_over_the_ticks));
-}
+ARB_TEST_MAIN_ARG("SCENE.json (tests/scenes/extras.json)", scene_path,
+                  cmocka_unit_test_setup_teardown(threads_send_the_same_bytes, setup, teardown),
+                  cmocka_unit_test_setup_teardown(view_radius_picks_exactly_what_is_near, setup,
+                                                  teardown),
+                  cmocka_unit_test_setup_teardown(view_box_adds_what_the_camera_sees, setup,
+                                                  teardown),
+                  cmocka_unit_test(snapshots_spread_over_the_ticks))

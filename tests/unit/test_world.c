@@ -35,8 +35,7 @@ static void test_ids_create_destroy_stale(void** state) {
   arb_body_set_linear_velocity(w, a, arb_v2(5.0f, 0.0f));
   assert_true(arb_body_get_linear_velocity(w, a).x == 0.0f);
   assert_true(arb_body_get_mass(w, a) == 0.0f);
-  assert_int_equal(wt_assert_count, WT_ASSERTS(4));
-  arb_set_assert_handler(NULL);
+  wt_expect_asserts(4);
   // The slot is reused with a new generation: the old id stays stale.
   arb_body_id c = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 5.0f, 0.5f, 0.5f);
   assert_int_equal(c.index1, a.index1);
@@ -97,8 +96,7 @@ static void test_invalid_defs_rejected(void** state) {
   memset(&raw, 0, sizeof raw);  // not from arb_default_world_def: a programmer error
   wt_soft_asserts();
   assert_null(arb_world_create(&raw));
-  assert_int_equal(wt_assert_count, WT_ASSERTS(1));
-  arb_set_assert_handler(NULL);
+  wt_expect_asserts(1);
 
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   arb_body_def bd = arb_default_body_def();

@@ -30,6 +30,12 @@ static inline void wt_soft_asserts(void) {
 }
 /// The number of asserts the n deliberate programmer errors made (0 without asserts).
 #define WT_ASSERTS(n) (ARB_ASSERT_ENABLED ? (n) : 0)
+/// Ends wt_soft_asserts: asserts abort again, and the n deliberate programmer errors made
+/// since must have made WT_ASSERTS(n) asserts.
+static inline void wt_expect_asserts(int n) {
+  arb_set_assert_handler(NULL);
+  assert_int_equal(wt_assert_count, WT_ASSERTS(n));
+}
 
 static inline arb_world* wt_world(arb_vec2 gravity) {
   arb_world_def wd = arb_default_world_def();

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "../common/test_main.h"
 #include "sv_http.h"
 
 static char base[PATH_MAX];  // a temporary directory: root/ and outside/ in it
@@ -74,16 +75,31 @@ static const char* maps_to(const char* path) {
   return out + rl + 1;
 }
 
-static void test_served(void** state) {
-  (void)state;
-  assert_string_equal(maps_to("/"), "index.html");
-  assert_string_equal(maps_to("/index.html"), "index.html");
-  assert_string_equal(maps_to("/app.js"), "app.js");
-  assert_string_equal(maps_to("/sub/"), "sub/index.html");
-  assert_string_equal(maps_to("/sub/deeper/a.wasm"), "sub/deeper/a.wasm");
-  // A symbolic link that stays inside the root resolves to its target.
-  assert_string_equal(maps_to("/inside-link.js"), "app.js");
+// An input and the string a rule must give for it.
+typedef struct mapping {
+  const char* in;
+  const char* want;
+} mapping;
+
+// Checks rule(in) == want for each case, naming the input that fails.
+static void expect_mappings(const char* (*rule)(const char*), const mapping* cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const char* got = rule(cases[i].in);
+    if (strcmp(got, cases[i].want) != 0) print_error("\"%s\" gave \"%s\"\n", cases[i].in, got);
+    assert_string_equal(got, cases[i].want);
+  }
 }
+
+// Request paths that are served, and the file below the root each one reaches.
+static const mapping served[] = {
+    {"/", "index.html"},
+    {"/index.html", "index.html"},
+    {"/app.js", "app.js"},
+    {"/sub/", "sub/index.html"},
+    {"/sub/deeper/a.wasm", "sub/deeper/a.wasm"},
+    {"/inside-link.js", "app.js"},  // a symbolic link that stays inside the root: its target
+};
+ARB_TEST_CASE(test_served, expect_mappings, maps_to, served, sizeof served / sizeof served[0])
 
 static void test_refused(void** state) {
   (void)state;
@@ -124,25 +140,23 @@ static void test_refused(void** state) {
   assert_int_equal(sv_http_static_path(root, "/app.js", out, 4), 404);
 }
 
-static void test_mime_types(void** state) {
-  (void)state;
-  assert_string_equal(sv_http_mime_type("/x/index.html"), "text/html; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/app.js"), "text/javascript; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/APP.JS"), "text/javascript; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/page.css"), "text/css; charset=utf-8");
-  assert_string_equal(sv_http_mime_type("/x/dist/arbiter_web.wasm"), "application/wasm");
-  assert_string_equal(sv_http_mime_type("/x/package.json"), "application/json");
-  assert_string_equal(sv_http_mime_type("/x/icon.png"), "image/png");
-  assert_string_equal(sv_http_mime_type("/x/log.arbrec"), "application/octet-stream");
-  assert_string_equal(sv_http_mime_type("/x.d/README"), "application/octet-stream");
-  assert_string_equal(sv_http_mime_type("/x/noext"), "application/octet-stream");
-}
+// File names and the Content-Type each one is served with.
+static const mapping mime_types[] = {
+    {"/x/index.html", "text/html; charset=utf-8"},
+    {"/x/app.js", "text/javascript; charset=utf-8"},
+    {"/x/APP.JS", "text/javascript; charset=utf-8"},
+    {"/x/page.css", "text/css; charset=utf-8"},
+    {"/x/dist/arbiter_web.wasm", "application/wasm"},
+    {"/x/package.json", "application/json"},
+    {"/x/icon.png", "image/png"},
+    {"/x/log.arbrec", "application/octet-stream"},
+    {"/x.d/README", "application/octet-stream"},
+    {"/x/noext", "application/octet-stream"},
+};
+ARB_TEST_CASE(test_mime_types, expect_mappings, sv_http_mime_type, mime_types,
+              sizeof mime_types / sizeof mime_types[0])
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_served),
-      cmocka_unit_test(test_refused),
-      cmocka_unit_test(test_mime_types),
-  };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return ARB_RUN_TESTS(setup, teardown, cmocka_unit_test(test_served),
+                       cmocka_unit_test(test_refused), cmocka_unit_test(test_mime_types));
 }
