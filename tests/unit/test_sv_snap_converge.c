@@ -21,8 +21,7 @@
 
 #include "../common/test_main.h"
 #include "cl_snapshot.h"
-#include "game_fixture.h"
-#include "sv_snapshot.h"
+#include "snap_world.h"
 
 #define MAX_E 4096
 #define PLAYERS 8
@@ -59,17 +58,18 @@ typedef struct session {
 static int setup(void** state) {
   (void)state;
   tick = 0;
-  if (game_fixture_open(&world, scene_path, PLAYERS, avatars) != 0 ||
-      sv_snapshot_init(&snap, MAX_E) != 0 || sv_snap_scratch_init(&scratch, MAX_E) != 0)
+  if (snap_world_open(&world, &snap, scene_path, PLAYERS, avatars, MAX_E) != 0) return -1;
+  if (sv_snap_scratch_init(&scratch, MAX_E) != 0) {
+    snap_world_close(&world, &snap);
     return -1;
+  }
   return 0;
 }
 
 static int teardown(void** state) {
   (void)state;
   sv_snap_scratch_free(&scratch);
-  sv_snapshot_free(&snap);
-  game_fixture_close(&world);
+  snap_world_close(&world, &snap);
   return 0;
 }
 
@@ -280,12 +280,9 @@ static void acknowledges_nothing(void** state) {
   session_close(&tight);
 }
 
-int main(int argc, char** argv) {
-  if (!arb_test_args(argc, argv, "SCENE.json (tests/scenes/extras.json)", &scene_path, NULL))
-    return 2;
-  return ARB_RUN_TESTS(
-      NULL, NULL, cmocka_unit_test_setup_teardown(total_loss_for_two_seconds, setup, teardown),
-      cmocka_unit_test_setup_teardown(joins_late, setup, teardown),
-      cmocka_unit_test_setup_teardown(spectator_view_jumps_across_the_world, setup, teardown),
-      cmocka_unit_test_setup_teardown(acknowledges_nothing, setup, teardown));
-}
+ARB_TEST_MAIN_ARG("SCENE.json (tests/scenes/extras.json)", scene_path,
+                  cmocka_unit_test_setup_teardown(total_loss_for_two_seconds, setup, teardown),
+                  cmocka_unit_test_setup_teardown(joins_late, setup, teardown),
+                  cmocka_unit_test_setup_teardown(spectator_view_jumps_across_the_world, setup,
+                                                  teardown),
+                  cmocka_unit_test_setup_teardown(acknowledges_nothing, setup, teardown))

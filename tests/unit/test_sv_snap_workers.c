@@ -13,7 +13,7 @@
 #include <arbiter/scene.h>
 
 #include "../common/test_main.h"
-#include "game_fixture.h"
+#include "snap_world.h"
 #include "sv_snap_workers.h"
 
 #define MAX_E 4096
@@ -28,16 +28,12 @@ static sv_snapshot snap;
 
 static int setup(void** state) {
   (void)state;
-  if (game_fixture_open(&world, scene_path, PLAYERS, avatars) != 0 ||
-      sv_snapshot_init(&snap, MAX_E) != 0)
-    return -1;
-  return 0;
+  return snap_world_open(&world, &snap, scene_path, PLAYERS, avatars, MAX_E);
 }
 
 static int teardown(void** state) {
   (void)state;
-  sv_snapshot_free(&snap);
-  game_fixture_close(&world);
+  snap_world_close(&world, &snap);
   return 0;
 }
 
