@@ -343,6 +343,13 @@ def test_refused_transfers(work):
         transfer(mp, frame(TOKEN, b"ARBMIGR\n" * 10, declared=4096), close_early=True)
         assert "went away" in b.wait_event("migrate_transfer_dropped", 5)["why"]
         assert not b.find("migrate_adopted")
+        # The WebSocket clients' URL in the request: only ?ws= with a ws:// or wss:// URL.
+        base = "/admin/migrate/127.0.0.1:%d" % mp
+        for query, status, why in (("?ws=http%3A%2F%2Fb%2F", 409, "ws:// or wss://"), ("?port=1", 400, "ws=<url>"),
+                                   ("?ws=ws%3A%2F%2Fb%2F%zz", 400, "ws=<url>"),
+                                   ("?ws=wss://" + "b" * 200, 400, "at most 200 bytes")):
+            got = a.http("POST", base + query, token=TOKEN)
+            assert got[0] == status and why in got[1], (query, got)
         # Still free: the real match moves in.
         run = bots(a.port, 2, 5, 5)
         time.sleep(2.5)
