@@ -15,22 +15,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lifecycle_util import Server, run_tests, verify_recording  # noqa: E402
+from lifecycle_util import Server, admin_token_file, run_tests, verify_recording  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/release/bin"
 TOKEN = "migrate-test-token-0123456789"
 
 
-def token_file(work):
-    path = os.path.join(work, "admin.token")
-    with open(path, "w") as f:
-        f.write(TOKEN + "\n")
-    return path
-
-
 def pair(work, a_args=(), b_args=()):
     """Server A (the match) and server B (empty, --migrate-port), both recording."""
-    tok = token_file(work)
+    tok = admin_token_file(work, TOKEN)
     a = Server(BIN, work, "a", ["--http-port", "-1", "--admin-token", tok, "--record",
                                 os.path.join(work, "a.arbrec"), *a_args])
     b = Server(BIN, work, "b", ["--http-port", "-1", "--admin-token", tok, "--migrate-port", "-1",
@@ -70,15 +63,6 @@ def summary(proc, timeout=60):
 def percentile(values, q):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
-
-
-def verify(path):
-    """arbiter-replay verify of a whole log (one that starts at a checkpoint included)."""
-    r = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", path], capture_output=True, text=True,
-                       timeout=120)
-    if r.returncode != 0 or "\nOK: " not in "\n" + r.stdout:
-        raise AssertionError("arbiter-replay verify %s failed (%d):\n%s%s" % (path, r.returncode, r.stdout, r.stderr))
-    return r.stdout.strip()
 
 
 def migrate(a, b, clients_to=None):
@@ -154,7 +138,7 @@ def test_migrate_mid_play(work):
         assert ("final tick %d hash %s" % (stopped["tick"], stopped["hash"])) in out_a, out_a
         files = b_log_files(work)
         assert len(files) == 1, files
-        out_b = verify(os.path.join(work, files[0]))
+        out_b = verify_recording(BIN, os.path.join(work, files[0]))
         assert "starting from the checkpoint of tick %d" % stopped["tick"] in out_b, out_b
         first = re.search(r"\((\d+)\.\.(\d+)\)", out_b)
         assert first and int(first.group(1)) == stopped["tick"] + 1, out_b
@@ -283,7 +267,7 @@ def test_lifecycle_moves_along(work):
 def test_sigusr2(work):
     """SIGUSR2 moves the match to --migrate-to; --migrate-port without --admin-token is
     refused at start."""
-    tok = token_file(work)
+    tok = admin_token_file(work, TOKEN)
     b = Server(BIN, work, "b", ["--admin-token", tok, "--migrate-port", "-1"])
     a = Server(BIN, work, "a", ["--admin-token", tok, "--migrate-to",
                                 "127.0.0.1:%d" % b.wait_event("server_started", 5)["migrate_port"]])
@@ -377,7 +361,7 @@ def test_no_confirmation(work):
             pass
 
     threading.Thread(target=swallow, daemon=True).start()
-    tok = token_file(work)
+    tok = admin_token_file(work, TOKEN)
     a = Server(BIN, work, "a", ["--http-port", "-1", "--admin-token", tok])
     try:
         run = bots(a.port, 2, 9, 9)

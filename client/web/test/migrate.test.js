@@ -17,15 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import {loadArbiter} from '../lib/arbiter.js';
+import {programs, pumper, sleep, track} from './live_util.js';
 
-const [serverExe, botExe] = process.argv.slice(2);
-if (!serverExe || !botExe) {
-  console.error('usage: node test/migrate.test.js ARBITER-SERVER ARBITER-BOT');
-  process.exit(2);
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const children = [];
-process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
+const [serverExe, botExe] = programs('migrate.test.js', 'ARBITER-SERVER ARBITER-BOT');
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-web-migrate-'));
 const adminToken = 'web-client-migrate-test-token-0123';
@@ -41,7 +35,7 @@ function startServer(name, extra) {
         '--admin-token', tokenFile, ...extra
       ],
       {stdio: ['ignore', 'ignore', 'pipe']});
-  children.push(srv);
+  track(srv);
   const s = {name, srv, log: ''};
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${s.log}`)), 10000);
@@ -78,7 +72,7 @@ const bot = spawn(
       '--behaviour', 'random', '--per-client'
     ],
     {stdio: ['ignore', 'pipe', 'ignore']});
-children.push(bot);
+track(bot);
 let botOut = '';
 bot.stdout.on('data', (d) => (botOut += d));
 const botDone = new Promise((resolve) => bot.on('exit', (code) => resolve(code)));
@@ -92,20 +86,7 @@ arbiter.host.open = (net, url) => {
 };
 const client = arbiter.connect(`ws://127.0.0.1:${a.wsPort}/`, {name: 'webmove'});
 const events = [];
-const pump = (ms) => {
-  const until = performance.now() + ms;
-  return new Promise((resolve) => {
-    const step = () => {
-      client.update(performance.now());
-      events.push(...client.events());
-      if (performance.now() >= until)
-        resolve();
-      else
-        setTimeout(step, 4);
-    };
-    step();
-  });
-};
+const pump = pumper(client, events);
 const own = () => client.sample().bodies.find((x) => x.own);
 const predicting = async () => {
   for (let i = 0; i < 250 && !(own() && own().predicted); i++) await pump(20);
