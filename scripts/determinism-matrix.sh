@@ -42,9 +42,9 @@
 #   at TICK to a server of that platform; the continuations must be byte-identical, and
 #   the one made on each platform is verified by every build like the other logs (columns
 #   continue-NAME): a state made on aarch64, i386 or wasm32 continues on x86-64 and the
-#   reverse. Build trees go to
-# DIR/<name> (default build/determinism-matrix) and are reused, so a second run only
-# rebuilds what changed. Prints one line per build and log, then the table build x log ->
+#   reverse.
+# Build trees go to DIR/<name> (default build/determinism-matrix) and are reused, so a
+# second run only rebuilds what changed. Prints one line per build and log, then the table build x log ->
 # final tick:hash, then each divergence as arbiter-replay verify localised it (tick,
 # entity, field). Exit status: 0 all identical, 1 a build failed or a log did not verify
 # identically (or a toolchain is missing), 2 usage, the --skip-status when toolchains are
@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
     --skip-status) skip_status=$2; shift 2 ;;
     --continue) continue_spec=$2; shift 2 ;;
     --check) check_only=1; shift ;;
-    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,52p' "$0" | sed '/^set -euo/d'; exit 0 ;;
     -*) echo "determinism-matrix: unknown option $1" >&2; exit 2 ;;
     *) logs+=("$(abs_spec "$1")"); shift ;;
   esac

@@ -5,8 +5,8 @@
 # of them), review `arbiter-replay info` of the new files and commit them.
 #
 #   scripts/record-replays.sh [--bin DIR] [--out DIR]
-#       all committed sessions (about 2.5 minutes): default.arbrec, extras.arbrec,
-#       joinleave.arbrec, compound.arbrec, bouncy.arbrec
+#       all committed sessions (about 2.7 minutes): default.arbrec, extras.arbrec,
+#       joinleave.arbrec, compound.arbrec, bouncy.arbrec, migrate-a.arbrec + migrate-b.arbrec
 #   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
 #       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
 #   scripts/record-replays.sh [--bin DIR] [--out DIR] --soak
@@ -108,30 +108,37 @@ if [ ${#session[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out"
-if [ $migrate -eq 1 ]; then
-  # B first (empty, listening for the match), then A with the bots; the hand-off through
-  # A's admin endpoint. The servers' last arguments override start_server's --http-port 0.
-  # Relative names: B's log names A's as its predecessor as given to A's --record.
-  cd "$work"
-  echo "record-replays-migrate-token-0123456789" >"$work/admin.token"
-  start_server migrate-b.arbrec 3 "" "$work/b.log" --admin-token "$work/admin.token" \
-    --migrate-port -1
-  b_pid=$srv_pid
-  migrate_port=$(grep -o ' migrate_port=[0-9]*' "$work/b.log" | head -1 | cut -d= -f2)
-  start_server migrate-a.arbrec 3 "" "$work/a.log" --admin-token "$work/admin.token" \
-    --http-port -1
-  http_port=$(grep -o ' http_port=[0-9]*' "$work/a.log" | head -1 | cut -d= -f2)
-  bots 0 8 3 11
-  sleep 4
-  curl -sf -X POST -H "Authorization: Bearer $(cat "$work/admin.token")" \
-    "http://127.0.0.1:$http_port/admin/migrate/127.0.0.1:$migrate_port" >/dev/null ||
-    { cat "$work/a.log" >&2; echo "record-replays: the migrate request failed" >&2; exit 1; }
-  wait "$srv_pid" || { cat "$work/a.log" >&2; echo "record-replays: server A failed" >&2; exit 1; }
-  srv_pid=$b_pid
-  finish "$work/migrate-b.1.arbrec"
+# record_migrate: the migration pair (--migrate). B first (empty, listening for the match),
+# then A with the bots; the hand-off through A's admin endpoint. The servers' last
+# arguments override start_server's --http-port 0. Relative names: B's log names A's as
+# its predecessor as given to A's --record.
+record_migrate() {
+  (
+    cd "$work"
+    echo "record-replays-migrate-token-0123456789" >"$work/admin.token"
+    start_server migrate-b.arbrec 3 "" "$work/b.log" --admin-token "$work/admin.token" \
+      --migrate-port -1
+    b_pid=$srv_pid
+    migrate_port=$(grep -o ' migrate_port=[0-9]*' "$work/b.log" | head -1 | cut -d= -f2)
+    start_server migrate-a.arbrec 3 "" "$work/a.log" --admin-token "$work/admin.token" \
+      --http-port -1
+    http_port=$(grep -o ' http_port=[0-9]*' "$work/a.log" | head -1 | cut -d= -f2)
+    bots 0 8 3 11
+    sleep 4
+    curl -sf -X POST -H "Authorization: Bearer $(cat "$work/admin.token")" \
+      "http://127.0.0.1:$http_port/admin/migrate/127.0.0.1:$migrate_port" >/dev/null ||
+      { cat "$work/a.log" >&2; echo "record-replays: the migrate request failed" >&2; exit 1; }
+    wait "$srv_pid" || { cat "$work/a.log" >&2; echo "record-replays: server A failed" >&2; exit 1; }
+    srv_pid=$b_pid
+    finish "$work/migrate-b.1.arbrec"
+  )
   cp "$work/migrate-a.arbrec" "$out/migrate-a.arbrec"
   cp "$work/migrate-b.1.arbrec" "$out/migrate-b.arbrec"
   "$bin/arbiter-replay" verify "$out/migrate-a.arbrec" "$out/migrate-b.arbrec" --quiet
+}
+
+if [ $migrate -eq 1 ]; then
+  record_migrate
   exit 0
 fi
 if [ $soak -eq 1 ]; then
@@ -180,3 +187,6 @@ finish "$out/compound.arbrec"
 start_server "$out/bouncy.arbrec" 5 "$root/tests/scenes/bouncy.json"
 bots 0 15 2 1
 finish "$out/bouncy.arbrec"
+
+# 6. A match moved between two servers: migrate-a.arbrec and migrate-b.arbrec (--migrate).
+record_migrate
