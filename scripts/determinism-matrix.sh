@@ -7,7 +7,7 @@
 #
 #   scripts/determinism-matrix.sh [--work DIR] [--jobs N] [--only NAME,...]
 #                                 [--column SPEC]... [--allow-missing] [--skip-status N]
-#                                 [--check] LOG...
+#                                 [--continue LOG@TICK] [--check] LOG...
 #
 # Builds (NAME: platform, compiler and flags; -ffp-contract=off etc. come from CMakeLists.txt):
 #   gcc-O0       x86-64  gcc -O0
@@ -34,9 +34,17 @@
 #   project's own on every compile line, so they can override -ffp-contract=off and
 #   -fno-fast-math: the tests that show what breaks determinism use this.
 # --jobs N (default 2): parallel compile jobs, and logs verified at once by each build.
-# LOG may be .arbrec or .arbrec.xz (unpacked once into DIR/logs). Build trees go to
-# DIR/<name> (default build/determinism-matrix) and are reused, so a second run only
-# rebuilds what changed. Prints one line per build and log, then the table build x log ->
+# LOG may be .arbrec or .arbrec.xz (unpacked once into DIR/logs), or A+B[+C...]: the logs
+# of one match that moved between servers, verified as one (arbiter-replay verify A B: B's
+# ticks applied to the state re-simulated from A, its checkpoint compared bit for bit).
+# --continue LOG@TICK: every build re-simulates LOG to TICK and writes a continuation log
+#   starting with its own state there (arbiter-replay continue), as if the match had moved
+#   at TICK to a server of that platform; the continuations must be byte-identical, and
+#   the one made on each platform is verified by every build like the other logs (columns
+#   continue-NAME): a state made on aarch64, i386 or wasm32 continues on x86-64 and the
+#   reverse.
+# Build trees go to DIR/<name> (default build/determinism-matrix) and are reused, so a
+# second run only rebuilds what changed. Prints one line per build and log, then the table build x log ->
 # final tick:hash, then each divergence as arbiter-replay verify localised it (tick,
 # entity, field). Exit status: 0 all identical, 1 a build failed or a log did not verify
 # identically (or a toolchain is missing), 2 usage, the --skip-status when toolchains are
@@ -50,7 +58,15 @@ only=
 allow_missing=0
 skip_status=
 check_only=0
+continue_spec=
 logs=()
+# abs_spec LOG[+LOG...]: the same with absolute paths.
+abs_spec() {
+  local part out=() parts
+  IFS='+' read -r -a parts <<<"$1"
+  for part in "${parts[@]}"; do out+=("$(cd "$(dirname "$part")" && pwd)/$(basename "$part")"); done
+  (IFS='+'; echo "${out[*]}")
+}
 columns=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -60,10 +76,11 @@ while [ $# -gt 0 ]; do
     --column) columns+=("$2"); shift 2 ;;
     --allow-missing) allow_missing=1; shift ;;
     --skip-status) skip_status=$2; shift 2 ;;
+    --continue) continue_spec=$2; shift 2 ;;
     --check) check_only=1; shift ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,52p' "$0" | sed '/^set -euo/d'; exit 0 ;;
     -*) echo "determinism-matrix: unknown option $1" >&2; exit 2 ;;
-    *) logs+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
+    *) logs+=("$(abs_spec "$1")"); shift ;;
   esac
 done
 [ ${#logs[@]} -gt 0 ] || [ $check_only -eq 1 ] || { echo "determinism-matrix: no LOG given (see --help)" >&2; exit 2; }
@@ -152,8 +169,16 @@ build() {
     && cmake --build "$dir" -j "$jobs" --target arbiter-replay
 }
 
-# local_log LOG: the .arbrec to verify (an .xz is unpacked once into $work/logs).
+# local_log LOG: the .arbrec to verify (an .xz is unpacked once into $work/logs); for a
+# chain A+B, each of its logs so.
 local_log() {
+  if [[ $1 == *+* ]]; then
+    local part out=() parts
+    IFS='+' read -r -a parts <<<"$1"
+    for part in "${parts[@]}"; do out+=("$(local_log "$part")"); done
+    (IFS='+'; echo "${out[*]}")
+    return
+  fi
   case $1 in
     *.xz)
       local out=$work/logs/$(basename "$1" .xz)
@@ -162,18 +187,25 @@ local_log() {
     *) echo "$1" ;;
   esac
 }
-logname() { local b; b=$(basename "$1"); echo "${b%%.*}"; }
+logname() {
+  local b part names=() parts
+  IFS='+' read -r -a parts <<<"$1"
+  for part in "${parts[@]}"; do b=$(basename "$part"); names+=("${b%%.*}"); done
+  (IFS='+'; echo "${names[*]}")
+}
 
 # verify_all: verifies every log with every build, up to $jobs at once (qemu and node are
 # single-threaded), the most expensive first (log size x a factor for emulation or -O0) so
 # the long ones run side by side and never last and alone. Leaves each output in
 # $work/out.<name>.<i>, with its exit status and wall seconds in .rc and .sec.
 verify_all() {
-  local name i cost running=() cmd
+  local name i cost running=() cmd chain f
   for name in "${names[@]}"; do
     [ -n "${bin[$name]:-}" ] || continue
     for i in "${!vlogs[@]}"; do
-      cost=$(stat -c %s "${vlogs[$i]}")
+      cost=0
+      IFS='+' read -r -a chain <<<"${vlogs[$i]}"
+      for f in "${chain[@]}"; do cost=$((cost + $(stat -c %s "$f"))); done
       case "${runner[$name]} $name" in
         qemu*) cost=$((cost * 40)) ;;
         node*) cost=$((cost * 4)) ;;
@@ -184,8 +216,9 @@ verify_all() {
   done | sort -rn >"$work/jobs.$$"
   while read -r cost name i; do
     read -r -a cmd <<<"${runner[$name]} ${bin[$name]}"
+    IFS='+' read -r -a chain <<<"${vlogs[$i]}"
     { t=$(date +%s) rc=0
-      "${cmd[@]}" verify "${vlogs[$i]}" --quiet --max-bodies 3 >"$work/out.$name.$i" 2>&1 || rc=$?
+      "${cmd[@]}" verify "${chain[@]}" --quiet --max-bodies 3 >"$work/out.$name.$i" 2>&1 || rc=$?
       echo $rc >"$work/out.$name.$i.rc"
       echo $(( $(date +%s) - t )) >"$work/out.$name.$i.sec"; } &
     running+=($!)
@@ -223,7 +256,7 @@ vlogs=()
 for log in "${logs[@]}"; do vlogs+=("$(local_log "$log")"); done
 
 names=()
-declare -A bin=() runner=()
+declare -A bin=() runner=() platform_of=()
 for entry in "${columns[@]}"; do
   IFS='|' read -r name platform cc flags appended <<<"$entry"
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
@@ -235,6 +268,7 @@ for entry in "${columns[@]}"; do
     continue
   fi
   names+=("$name")
+  platform_of[$name]=$platform
   platform_setup "$name" "$platform"
   t0=$(date +%s)
   if ! build "$name" "$cc" "$flags" "$appended" >"$work/$name.log" 2>&1; then
@@ -251,6 +285,37 @@ for entry in "${columns[@]}"; do
   runner[$name]=${run[*]}
   echo "determinism-matrix: $name: built in $(( $(date +%s) - t0 )) s ($cc $flags${appended:+, then $appended}${run:+; runs under ${run[*]}})"
 done
+
+# --continue: every build writes its continuation; they must be byte-identical; the one
+# of each platform is then verified by every build as one more log.
+if [ -n "$continue_spec" ] && [ ${#bin[@]} -gt 0 ]; then
+  cont_log=$(local_log "$(abs_spec "${continue_spec%@*}")") cont_tick=${continue_spec##*@}
+  first_cont=
+  declare -A platform_done=()
+  for name in "${names[@]}"; do
+    [ -n "${bin[$name]:-}" ] || continue
+    read -r -a cmd <<<"${runner[$name]} ${bin[$name]}"
+    out=$work/logs/continue-$name.arbrec
+    rm -f "$out"
+    if ! "${cmd[@]}" continue "$cont_log" --tick "$cont_tick" --out "$out" >"$work/out.continue.$name" 2>&1; then
+      echo "determinism-matrix: $name: continue $(logname "$cont_log")@$cont_tick FAILED: $(head -2 "$work/out.continue.$name")"
+      status=1
+      continue
+    fi
+    if [ -z "$first_cont" ]; then
+      first_cont=$out
+    elif ! cmp -s "$first_cont" "$out"; then
+      echo "determinism-matrix: $name: its continuation of $(logname "$cont_log") at tick $cont_tick differs from $(basename "$first_cont"): $(cmp "$first_cont" "$out" | head -1)"
+      status=1
+    fi
+    if [ -z "${platform_done[${platform_of[$name]}]:-}" ]; then
+      platform_done[${platform_of[$name]}]=1
+      logs+=("$out")
+      vlogs+=("$out")
+    fi
+  done
+  [ $status -ne 0 ] || echo "determinism-matrix: every build's state at tick $cont_tick of $(logname "$cont_log") is byte-identical (continue-NAME: the continuation of each platform)"
+fi
 
 t0=$(date +%s)
 verify_all
@@ -283,7 +348,8 @@ for log in "${logs[@]}"; do
     first=${names[0]}
     for n in "${names[@]}"; do [ -z "${bin[$n]:-}" ] || { first=$n; break; }; done
     read -r -a info_tool <<<"${runner[$first]} ${bin[$first]}"
-    rec=$("${info_tool[@]}" info "$(local_log "$log")" 2>/dev/null \
+    local_last=$(local_log "$log")
+    rec=$("${info_tool[@]}" info "${local_last##*+}" 2>/dev/null \
           | sed -n 's/^recorded: *final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1:\2/p' || true)
   fi
   result[server,$log]=${rec:-unknown}

@@ -5,13 +5,20 @@
 # of them), review `arbiter-replay info` of the new files and commit them.
 #
 #   scripts/record-replays.sh [--bin DIR] [--out DIR]
-#       all committed sessions (about 2.5 minutes): default.arbrec, extras.arbrec,
-#       joinleave.arbrec, compound.arbrec, bouncy.arbrec
+#       all committed sessions (about 2.7 minutes): default.arbrec, extras.arbrec,
+#       joinleave.arbrec, compound.arbrec, bouncy.arbrec, migrate-a.arbrec + migrate-b.arbrec
 #   scripts/record-replays.sh [--bin DIR] --session FILE SECONDS BOTS [SCENE]
 #       one session: BOTS random bots for SECONDS seconds (the live-equals-offline test)
 #   scripts/record-replays.sh [--bin DIR] [--out DIR] --soak
 #       the long soak log (10 minutes, 16 bots on the default arena), stored xz-compressed
 #       as soak.arbrec.xz; re-record it too when the physics changes on purpose
+#   scripts/record-replays.sh [--bin DIR] [--out DIR] --migrate
+#       a match that moves between two live servers (docs/SCALING.md, "Moving a match"):
+#       3 bots on server A; at about 4 s A hands the match to server B, the bots follow and
+#       play 4 s more there: migrate-a.arbrec (A's log, to the hand-off tick) and
+#       migrate-b.arbrec (B's, starting with B's checkpoint there). The determinism matrix
+#       verifies them as one match and continues migrate-a.arbrec from every platform's
+#       own state; re-record them too when the physics changes on purpose
 #
 # --bin defaults to build/release/bin (arbiter-server, arbiter-bot, arbiter-replay).
 # Only 127.0.0.1 and a port the server picks itself (--port 0) are used.
@@ -22,13 +29,15 @@ bin=$root/build/release/bin
 out=$root/tests/replay
 session=()
 soak=0
+migrate=0
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) bin=$(cd "$2" && pwd); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --session) session=("$2" "$3" "$4" "${5:-}"); shift $(($# >= 5 ? 5 : 4)) ;;
     --soak) soak=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --migrate) migrate=1; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "record-replays: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -46,22 +55,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server FILE SEED [SCENE]: sets srv_pid and port.
+# start_server FILE SEED [SCENE [LOG [ARG...]]]: sets srv_pid and port (the server's
+# events go to LOG, default $work/server.log).
 start_server() {
-  local file=$1 seed=$2 scene=${3:-}
+  local file=$1 seed=$2 scene=${3:-} log=${4:-$work/server.log}
   local args=(--bind 127.0.0.1 --port 0 --http-port 0 --record "$file" --checkpoint-every 600 --seed "$seed")
   [ -n "$scene" ] && args+=(--scene "$scene")
-  "$bin/arbiter-server" "${args[@]}" 2>"$work/server.log" &
+  [ $# -gt 4 ] && args+=("${@:5}")
+  "$bin/arbiter-server" "${args[@]}" 2>"$log" &
   srv_pid=$!
   pids+=("$srv_pid")
   port=
   for _ in $(seq 100); do
-    port=$(grep -o ' port=[0-9]*' "$work/server.log" | head -1 | cut -d= -f2 || true)
+    port=$(grep -o ' port=[0-9]*' "$log" | head -1 | cut -d= -f2 || true)
     [ -n "$port" ] && return 0
     kill -0 "$srv_pid" 2>/dev/null || break
     sleep 0.05
   done
-  cat "$work/server.log" >&2
+  cat "$log" >&2
   echo "record-replays: the server did not start" >&2
   exit 1
 }
@@ -97,6 +108,39 @@ if [ ${#session[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out"
+# record_migrate: the migration pair (--migrate). B first (empty, listening for the match),
+# then A with the bots; the hand-off through A's admin endpoint. The servers' last
+# arguments override start_server's --http-port 0. Relative names: B's log names A's as
+# its predecessor as given to A's --record.
+record_migrate() {
+  (
+    cd "$work"
+    echo "record-replays-migrate-token-0123456789" >"$work/admin.token"
+    start_server migrate-b.arbrec 3 "" "$work/b.log" --admin-token "$work/admin.token" \
+      --migrate-port -1
+    b_pid=$srv_pid
+    migrate_port=$(grep -o ' migrate_port=[0-9]*' "$work/b.log" | head -1 | cut -d= -f2)
+    start_server migrate-a.arbrec 3 "" "$work/a.log" --admin-token "$work/admin.token" \
+      --http-port -1
+    http_port=$(grep -o ' http_port=[0-9]*' "$work/a.log" | head -1 | cut -d= -f2)
+    bots 0 8 3 11
+    sleep 4
+    curl -sf -X POST -H "Authorization: Bearer $(cat "$work/admin.token")" \
+      "http://127.0.0.1:$http_port/admin/migrate/127.0.0.1:$migrate_port" >/dev/null ||
+      { cat "$work/a.log" >&2; echo "record-replays: the migrate request failed" >&2; exit 1; }
+    wait "$srv_pid" || { cat "$work/a.log" >&2; echo "record-replays: server A failed" >&2; exit 1; }
+    srv_pid=$b_pid
+    finish "$work/migrate-b.1.arbrec"
+  )
+  cp "$work/migrate-a.arbrec" "$out/migrate-a.arbrec"
+  cp "$work/migrate-b.1.arbrec" "$out/migrate-b.arbrec"
+  "$bin/arbiter-replay" verify "$out/migrate-a.arbrec" "$out/migrate-b.arbrec" --quiet
+}
+
+if [ $migrate -eq 1 ]; then
+  record_migrate
+  exit 0
+fi
 if [ $soak -eq 1 ]; then
   # 16 clients for 10 minutes (36 000 ticks): 10 wandering at random, 3 chasing the nearest
   # body, 3 running in circles; everyone joins at once and leaves at the end.
@@ -143,3 +187,6 @@ finish "$out/compound.arbrec"
 start_server "$out/bouncy.arbrec" 5 "$root/tests/scenes/bouncy.json"
 bots 0 15 2 1
 finish "$out/bouncy.arbrec"
+
+# 6. A match moved between two servers: migrate-a.arbrec and migrate-b.arbrec (--migrate).
+record_migrate

@@ -149,11 +149,47 @@ void bot_behave(bot* b, double now) {
 // the same or adjacent interpolated segments, whose velocities are the sampled ones. A
 // longer frame (a process starved of CPU) can skip a whole segment, a bounce or a burst
 // of speed neither end shows; it is counted in long_frames and not checked.
+// The own avatar's step across a reconnect, allowed as a frame as long as the server time
+// between the two samples (B continues A's ticks, so that is the simulated time between).
+static void check_across(bot* b, double T, float correction) {
+  uint32_t avatar = arb_client_get_session(b->client)->avatar_entity;
+  const arb_client_entity_state* cur = find_state(b->states, b->count, avatar);
+  if (!cur || cur->id != b->across_from.id) return;
+  const arb_client_entity_state* old = &b->across_from;
+  b->across_pending = false;
+  float dT = (float)(T - b->across_T);
+  if (dT < 0.0f) dT = 0.0f;
+  float v0 = sqrtf(old->linear_velocity.x * old->linear_velocity.x +
+                   old->linear_velocity.y * old->linear_velocity.y);
+  float v1 = sqrtf(cur->linear_velocity.x * cur->linear_velocity.x +
+                   cur->linear_velocity.y * cur->linear_velocity.y);
+  float dx = cur->position.x - old->position.x, dy = cur->position.y - old->position.y;
+  float step = sqrtf(dx * dx + dy * dy);
+  float ratio = step / (2.0f * (v0 > v1 ? v0 : v1) * dT + 0.1f + correction);
+  b->rejoin_checks++;
+  if (step > b->rejoin_jump_m) b->rejoin_jump_m = step;
+  if (ratio > b->rejoin_jump_ratio) b->rejoin_jump_ratio = ratio;
+}
+
 void bot_sample(bot* b, double now) {
-  if (arb_client_get_state(b->client) != ARB_CLIENT_CONNECTED) {
+  // A reconnect on loopback can complete between two frames: the counter tells.
+  arb_client_stats stats;
+  arb_client_get_stats(b->client, &stats);
+  bool connected = arb_client_get_state(b->client) == ARB_CLIENT_CONNECTED;
+  if (!connected || stats.reconnects != b->sampled_reconnects) {
+    b->sampled_reconnects = stats.reconnects;
+    if (b->prev_T >= 0.0 && b->prev_count > 0) {
+      uint32_t avatar = arb_client_get_session(b->client)->avatar_entity;
+      const arb_client_entity_state* own = find_state(b->prev, b->prev_count, avatar);
+      if (own) {
+        b->across_from = *own;
+        b->across_T = b->prev_T;
+        b->across_pending = true;
+      }
+    }
     b->prev_T = -1.0;
     b->prev_count = 0;
-    return;
+    if (!connected) return;
   }
   int n = arb_client_sample(b->client, now, b->states, b->cap);
   bot_observe_prediction(b);
@@ -178,6 +214,7 @@ void bot_sample(bot* b, double now) {
                          : 0.0f;
   double interval = b->snapshot_rate > 0 ? 1.0 / b->snapshot_rate : 0.0;
   bool long_frame = interval > 0.0 && T - b->prev_T > interval;
+  if (b->across_pending && b->count > 0) check_across(b, T, correction);
   if (b->prev_T >= 0.0 && b->prev_count > 0) {
     b->frames++;
     if (long_frame) b->long_frames++;

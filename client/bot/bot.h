@@ -70,6 +70,17 @@ typedef struct bot {
   uint64_t discontinuities;  ///< entity-frames with a step the velocities cannot explain
   float worst_step;          ///< largest step / allowed step seen
 
+  // the own avatar across a reconnect (a rejoin, a match moved to another server): the
+  // step between the last frame drawn before and the first after, against the same
+  // allowance as a frame of that length (server time between the two samples)
+  uint32_t sampled_reconnects;          ///< the client's reconnect count at the last frame
+  bool across_pending;                  ///< a state from before the connection ended is held
+  arb_client_entity_state across_from;  ///< the own avatar at the last frame before
+  double across_T;                      ///< its server time
+  uint32_t rejoin_checks;               ///< reconnects whose first frame was compared
+  float rejoin_jump_m;                  ///< largest such step, m
+  float rejoin_jump_ratio;              ///< largest step / allowed
+
   // prediction, measured from the client's statistics as they change
   bot_samples motion_ms;     ///< input-to-motion times
   bot_samples error_m;       ///< predicted vs server avatar at each snapshot check

@@ -514,7 +514,8 @@ static void print_client_json(const bot* b, bool last) {
       "\"duplicates\": %llu, \"late\": %llu, \"baseline_missing\": %llu, \"decode_errors\": %llu, "
       "\"reconnects\": %u, \"drops\": %u, \"bytes_in_per_s\": %.1f, \"bytes_out_per_s\": %.1f, "
       "\"rtt_ms\": %.2f, \"interp_delay_ms\": %.2f, \"frames\": %llu, \"long_frames\": %llu, "
-      "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f, \"worst_stall_ms\": %.1f}%s\n",
+      "\"discontinuities\": %llu, \"worst_step_ratio\": %.3f, \"worst_stall_ms\": %.1f, "
+      "\"rejoin_checks\": %u, \"rejoin_jump_m\": %.3f, \"rejoin_jump_ratio\": %.3f}%s\n",
       b->connected_time, (unsigned long long)st.snapshots_received,
       b->streaming_time * b->snapshot_rate, (unsigned long long)st.snapshots_lost,
       (unsigned long long)st.snapshots_duplicate, (unsigned long long)st.snapshots_late,
@@ -522,7 +523,7 @@ static void print_client_json(const bot* b, bool last) {
       b->drops, (double)st.bytes_in / ctime, (double)st.bytes_out / ctime, st.rtt * 1000.0f,
       st.interp_delay * 1000.0f, (unsigned long long)b->frames, (unsigned long long)b->long_frames,
       (unsigned long long)b->discontinuities, b->worst_step, (double)b->worst_stall_ms,
-      last ? "" : ",");
+      b->rejoin_checks, b->rejoin_jump_m, b->rejoin_jump_ratio, last ? "" : ",");
 }
 
 // "players_seen": the players the first bot saw join after it, whether they left, and

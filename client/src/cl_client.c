@@ -468,23 +468,32 @@ static bool reason_allows_reconnect(int code) {
 }
 
 // The match moved to another server (PROTOCOL.md §4.5, event `moved`): go there at once
-// with the rejoin token, which the new server holds our avatar for. A WebSocket client
-// keeps its URL: the text names the new server's UDP address only.
+// with the rejoin token, which the new server holds our avatar for. An ENet client is told
+// the new server's "ip:port", a WebSocket client its ws:// or wss:// URL.
 static void moved(arb_client* c, const char* where) {
+  if (c->rejoin[0] == '\0') {
+    count_error(c, NULL, "event moved: no rejoin token");
+    return;
+  }
+#ifdef ARB_CLIENT_WEBSOCKET
+  if ((strncmp(where, "ws://", 5) != 0 && strncmp(where, "wss://", 6) != 0) ||
+      strlen(where) >= sizeof c->url) {
+    count_error(c, NULL, "event moved: not a ws:// or wss:// URL (the new server has none)");
+    return;
+  }
+  fmt(c->url, sizeof c->url, "%s", where);
+#else
   const char* colon = strrchr(where, ':');
   char* end = NULL;
   long port = colon ? strtol(colon + 1, &end, 10) : 0;
   if (colon == NULL || colon == where || *end != '\0' || port < 1 || port > 65535 ||
-      (size_t)(colon - where) >= sizeof c->host || c->rejoin[0] == '\0') {
-    count_error(c, NULL, "event moved: bad address or no rejoin token");
+      (size_t)(colon - where) >= sizeof c->host) {
+    count_error(c, NULL, "event moved: bad address");
     return;
   }
-#ifdef ARB_CLIENT_WEBSOCKET
-  (void)port;
-  count_error(c, NULL, "event moved: not supported over WebSocket yet");
-#else
   fmt(c->host, sizeof c->host, "%.*s", (int)(colon - where), where);
   c->cfg.port = (uint16_t)port;
+#endif
   cl_log(c, ARB_CLIENT_LOG_INFO, "the match moved to %s: rejoining there", where);
   cl_net_drop(&c->net, 0);
   cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE,
@@ -492,7 +501,6 @@ static void moved(arb_client* c, const char* where) {
   set_state(c, ARB_CLIENT_RECONNECT_WAIT);
   c->backoff = c->cfg.reconnect_delay_min;
   c->reconnect_at = c->now;
-#endif
 }
 
 static void on_event(arb_client* c, const uint8_t* data, size_t len) {

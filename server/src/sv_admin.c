@@ -2,6 +2,7 @@
 #include "sv_admin.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -236,15 +237,53 @@ static void drain(sv_server* s, sv_http_reply* reply) {
 
 #define ENDPOINTS                                                        \
   "operator endpoints: GET /admin/sessions, POST /admin/kick/<client>, " \
-  "POST /admin/ban/<ip>/<seconds>, POST /admin/drain, POST /admin/migrate/<ip>:<port>\n"
+  "POST /admin/ban/<ip>/<seconds>, POST /admin/drain, POST "             \
+  "/admin/migrate/<ip>:<port>[/<ip>:<port>][?ws=<url>]\n"
 
-// POST /admin/migrate/<ip>:<port>[/<ip>:<port>]: the match moves to the server whose
-// --migrate-port the first address is (the second: where its clients reach it). 202 once the
-// transfer started; the outcome is logged (migrate_confirmed: the clients were told where to go and
-// this server stops; migrate_failed: the match goes on here).
-static void migrate(sv_server* s, const char* target, sv_http_reply* reply) {
-  char err[192];
-  if (sv_migrate_begin(s, target, err, sizeof err) != 0) {
+// Percent-decodes the value of `name` in a query string into out; false when absent,
+// malformed or too long.
+static bool query_value(const char* query, const char* name, char* out, size_t cap) {
+  size_t nl = strlen(name);
+  for (const char* p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+    if (strncmp(p, name, nl) != 0 || p[nl] != '=') continue;
+    size_t n = 0;
+    for (const char* v = p + nl + 1; *v && *v != '&'; v++) {
+      unsigned hex = 0;
+      char c = *v;
+      if (c == '%') {
+        if (!isxdigit((unsigned char)v[1]) || !isxdigit((unsigned char)v[2]) ||
+            sscanf(v + 1, "%2x", &hex) != 1)
+          return false;
+        c = (char)hex;
+        v += 2;
+      }
+      if (n + 1 >= cap || c == '\0') return false;
+      out[n++] = c;
+    }
+    out[n] = '\0';
+    return true;
+  }
+  return false;
+}
+
+// POST /admin/migrate/<ip>:<port>[/<ip>:<port>][?ws=<url>]: the match moves to the server
+// whose --migrate-port the first address is (the second: where its ENet clients reach it;
+// ws: the ws:// or wss:// URL its WebSocket clients reach it at, percent-encoded or not).
+// 202 once the transfer started; the outcome is logged (migrate_confirmed: the clients
+// were told where to go and this server stops; migrate_failed: the match goes on here).
+static void migrate(sv_server* s, const char* target, const char* query, sv_http_reply* reply) {
+  char err[192], spec[sizeof s->cfg.migrate_to], ws[ARB_PROTO_MAX_TEXT + 1] = "";
+  if (query[0] && !query_value(query, "ws", ws, sizeof ws)) {
+    reply->status = 400;
+    reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY,
+                                       "cannot migrate: the query may only be ws=<url>, a "
+                                       "ws:// or wss:// URL of at most %d bytes\n",
+                                       ARB_PROTO_MAX_TEXT);
+    return;
+  }
+  if ((size_t)snprintf(spec, sizeof spec, "%s%s%s", target, ws[0] ? "?ws=" : "", ws) >= sizeof spec)
+    spec[0] = '\0';  // refused below as a malformed target
+  if (sv_migrate_begin(s, spec, err, sizeof err) != 0) {
     reply->status = 409;
     reply->body_len = (size_t)snprintf(reply->body, SV_HTTP_MAX_BODY, "cannot migrate: %s\n", err);
     return;
@@ -290,7 +329,7 @@ bool sv_admin_handle(sv_server* s, const sv_http_request* req, sv_http_reply* re
   } else if (!strcmp(what, "drain")) {
     drain(s, reply);
   } else if (!strncmp(what, "migrate/", 8)) {
-    migrate(s, what + 8, reply);
+    migrate(s, what + 8, req->query, reply);
   } else if (!strncmp(what, "kick/", 5)) {
     kick(s, what + 5, reply);
   } else {

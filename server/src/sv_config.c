@@ -157,8 +157,11 @@ static const opt opts[] = {
      "TCP port on which this server takes over a match moved from another one (needs "
      "--admin-token, the credential the sender presents); -1 = any free port; 0 = off "
      "(default). docs/SCALING.md."},
-    {"migrate-to", "ARBITER_MIGRATE_TO", "IP:PORT", OPT_STR, OFF(migrate_to), SZ(migrate_to), 0, 0,
-     NULL, "Where SIGUSR2 moves the match: the receiving server's --migrate-port. Default none."},
+    {"migrate-to", "ARBITER_MIGRATE_TO", "IP:PORT[/IP:PORT][?ws=URL]", OPT_STR, OFF(migrate_to),
+     SZ(migrate_to), 0, 0, NULL,
+     "Where SIGUSR2 moves the match: the receiving server's --migrate-port, then optionally "
+     "where its ENet clients and its WebSocket clients (a ws:// or wss:// URL) reach it. "
+     "Default none."},
     {"test-migrate-fault", "ARBITER_TEST_MIGRATE_FAULT", "WHAT", OPT_STR, OFF(test_migrate_fault),
      SZ(test_migrate_fault), 0, 0, NULL,
      "Testing only: send a state image with a wrong simulation version (version) or game hash "

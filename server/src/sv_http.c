@@ -159,7 +159,10 @@ int sv_http_parse_request(const char* header, sv_http_request* out) {
   out->head = strcmp(out->method, "HEAD") == 0;
   if (!out->head && strcmp(out->method, "GET") != 0 && strcmp(out->method, "POST") != 0) return 405;
   char* q = strchr(out->path, '?');
-  if (q) *q = '\0';
+  if (q) {
+    snprintf(out->query, sizeof out->query, "%s", q + 1);
+    *q = '\0';
+  }
   find_header(header, "Authorization", out->authorization, sizeof out->authorization);
   return 0;
 }

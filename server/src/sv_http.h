@@ -58,6 +58,7 @@ typedef struct sv_http_reply {
 typedef struct sv_http_request {
   char method[8];
   char path[512];                        ///< query string removed
+  char query[512];                       ///< what followed '?' in the target, "" if nothing
   bool head;                             ///< HEAD: answer without a body
   char authorization[SV_HTTP_MAX_AUTH];  ///< the Authorization header's value, "" if absent or too
                                          ///< long

@@ -127,7 +127,10 @@ static void send_moved(sv_server* s) {
     ev.tick = (uint32_t)s->mig.tick;
     ev.client_id = ss->client_id;
     ev.entity_id = ss->entity_id;
-    snprintf(ev.text, sizeof ev.text, "%s", s->mig.client_addr);
+    // A WebSocket client goes to a URL; without one it is told the UDP address it cannot
+    // follow (and reconnects to its own URL when this server is gone).
+    bool ws = ss->link.kind == SV_LINK_WS && s->mig.ws_url[0] != '\0';
+    snprintf(ev.text, sizeof ev.text, "%s", ws ? s->mig.ws_url : s->mig.client_addr);
     int n = arb_proto_encode_event(&ev, s->msg_buf, s->msg_buf_cap);
     if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
   }
@@ -140,19 +143,22 @@ static void send_done(uv_work_t* w, int status) {
   free(m->image);
   m->image = NULL;
   uint64_t now = uv_hrtime();
-  unsigned port = 0;
-  if (status == 0 && m->answered_ok && sscanf(m->answer, "ok tick=%*u port=%u", &port) == 1 &&
-      port > 0 && port <= 65535) {
-    // Unless the operator named the clients' address, they go to the receiver's host (the
-    // target's) at its UDP port.
+  unsigned port = 0, ws_port = 0;
+  if (status == 0 && m->answered_ok &&
+      sscanf(m->answer, "ok tick=%*u port=%u ws_port=%u", &port, &ws_port) >= 1 && port > 0 &&
+      port <= 65535) {
+    // Unless the operator named the clients' addresses, they go to the receiver's host (the
+    // target's) at its UDP port, and at its WebSocket port when it has one.
     size_t host_len = strcspn(m->target, ":");
     if (m->client_addr[0] == '\0')
       snprintf(m->client_addr, sizeof m->client_addr, "%.*s:%u", (int)host_len, m->target, port);
+    if (m->ws_url[0] == '\0' && ws_port > 0 && ws_port <= 65535)
+      snprintf(m->ws_url, sizeof m->ws_url, "ws://%.*s:%u/", (int)host_len, m->target, ws_port);
     m->state = SV_MIG_MOVED;
     m->moved_ns = now;
     SV_LOG(&s->log, SV_LOG_INFO, "migrate_confirmed", SV_LS("target", m->target),
-           SV_LS("clients_to", m->client_addr), SV_LU("tick", m->tick),
-           SV_LU("pause_ms", (now - m->pause_ns) / 1000000u));
+           SV_LS("clients_to", m->client_addr), SV_LS("ws_clients_to", m->ws_url),
+           SV_LU("tick", m->tick), SV_LU("pause_ms", (now - m->pause_ns) / 1000000u));
     send_moved(s);
     return;
   }
@@ -257,20 +263,37 @@ static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
   return 0;
 }
 
+// A WebSocket URL for the clients' `moved` event: ws:// or wss://, printable ASCII, fits.
+static bool valid_ws_url(const char* url, char* out, size_t cap) {
+  size_t n = strlen(url);
+  if (n >= cap || (strncmp(url, "ws://", 5) != 0 && strncmp(url, "wss://", 6) != 0)) return false;
+  for (size_t i = 0; i < n; i++)
+    if (url[i] <= ' ' || url[i] > '~') return false;
+  memcpy(out, url, n + 1);
+  return true;
+}
+
 int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) {
   sv_migrate* m = &s->mig;
   struct sockaddr_in addr;
-  // "<migrate address>[/<clients' address>]"
-  char target[64], clients[64] = "";
-  const char* slash = strchr(spec, '/');
-  size_t tl = slash ? (size_t)(slash - spec) : strlen(spec);
-  if (tl >= sizeof target || (slash && strlen(slash + 1) >= sizeof clients)) {
+  // "<migrate address>[/<clients' address>][?ws=<WebSocket clients' URL>]"
+  char target[64], clients[64] = "", ws_url[sizeof m->ws_url] = "";
+  const char* query = strstr(spec, "?ws=");
+  size_t sl = query ? (size_t)(query - spec) : strlen(spec);
+  if (query && !valid_ws_url(query + 4, ws_url, sizeof ws_url)) {
+    snprintf(err, err_cap, "?ws= needs a ws:// or wss:// URL of at most %d printable bytes",
+             ARB_PROTO_MAX_TEXT);
+    return -1;
+  }
+  const char* slash = memchr(spec, '/', sl);
+  size_t tl = slash ? (size_t)(slash - spec) : sl;
+  if (tl >= sizeof target || (slash && (size_t)(spec + sl - slash - 1) >= sizeof clients)) {
     snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
     return -1;
   }
   memcpy(target, spec, tl);
   target[tl] = '\0';
-  if (slash) snprintf(clients, sizeof clients, "%s", slash + 1);
+  if (slash) snprintf(clients, sizeof clients, "%.*s", (int)(spec + sl - slash - 1), slash + 1);
   if (m->state != SV_MIG_IDLE || s->stopping) {
     snprintf(err, err_cap, "a hand-off is already under way or the server is stopping");
     return -1;
@@ -281,6 +304,7 @@ int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) 
     return -1;
   }
   snprintf(m->client_addr, sizeof m->client_addr, "%s", clients);
+  memcpy(m->ws_url, ws_url, sizeof ws_url);
   if (s->life.admin_token[0] == '\0') {
     snprintf(err, err_cap,
              "moving a match needs --admin-token (the credential both servers share)");
@@ -456,7 +480,10 @@ static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   }
   take_over(s, &img, arb_game_hash(s->game));
   char line[96];
-  snprintf(line, sizeof line, "ok tick=%llu port=%d", (unsigned long long)img.tick, s->net.port);
+  int n = snprintf(line, sizeof line, "ok tick=%llu port=%d", (unsigned long long)img.tick,
+                   s->net.port);
+  if (s->ws_on && n > 0 && (size_t)n < sizeof line)
+    snprintf(line + n, sizeof line - (size_t)n, " ws_port=%d", s->ws.port);
   sv_mig_image_free(&img);
   answer(s, line);
 }

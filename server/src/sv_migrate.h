@@ -13,7 +13,8 @@
 // rate, restores the game into a scratch game first and compares its hash with the one
 // sent, and only then takes the match over: the game is restored, every player is held
 // for a rejoin with its own token, and the next tick is the one after the image's. It
-// answers one line: "ok tick=<T> port=<udp port>\n" or "refused <reason>\n". A connection
+// answers one line: "ok tick=<T> port=<udp port>[ ws_port=<WebSocket port>]\n" or
+// "refused <reason>\n". A connection
 // that ends or stalls before the whole image arrived is discarded.
 //
 // On "ok" the sender tells every client where to go (event `moved`, PROTOCOL.md §4.5) and
@@ -26,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
+
+#include <arbiter/protocol.h>
 
 #define SV_MIG_CONFIRM_MS 5000   ///< the sender waits this long for the receiver's answer
 #define SV_MIG_RECEIVE_MS 10000  ///< the receiver drops a transfer unfinished after this
@@ -42,9 +45,10 @@ typedef enum sv_mig_state {
 
 typedef struct sv_migrate {
   sv_mig_state state;
-  char target[24];       ///< "ip:port" of the receiver's --migrate-port
-  char client_addr[64];  ///< "ip:port" where the clients go
-  uint8_t* image;        ///< the encoded transfer (header + image)
+  char target[24];                      ///< "ip:port" of the receiver's --migrate-port
+  char client_addr[64];                 ///< "ip:port" where the clients go
+  char ws_url[ARB_PROTO_MAX_TEXT + 1];  ///< where WebSocket clients go ("": B's ws port, or none)
+  uint8_t* image;                       ///< the encoded transfer (header + image)
   size_t image_len;
   uv_work_t work;
   char answer[256];  ///< the receiver's line, or why there was none
@@ -70,7 +74,9 @@ int sv_migrate_start(struct sv_server* s, char* err, size_t err_cap);
 void sv_migrate_close(struct sv_server* s);
 /// Begin moving the match to `spec`: "ipv4:port" of the receiver's --migrate-port, then
 /// optionally "/ipv4:port" where the clients reach it (default: that host at the UDP port
-/// the receiver reports). 0, or -1 with why in err.
+/// the receiver reports), then optionally "?ws=<ws:// or wss:// URL>" where WebSocket
+/// clients reach it (default: ws://<that host>:<the receiver's --ws-port>/ when it has
+/// one). 0, or -1 with why in err.
 int sv_migrate_begin(struct sv_server* s, const char* spec, char* err, size_t err_cap);
 /// Called at the start of every tick: true while the match is paused for a hand-off (the
 /// network is serviced, nothing is simulated).

@@ -35,22 +35,29 @@ static bool fits_fields(const sv_mig_image* m) {
   return true;
 }
 
+// The fixed fields after the format version, in their order in the image; each takes its
+// width in the struct, little-endian (sv_migrate_image.h lists them with their widths).
+#define SV_MIG_FIXED_FIELDS(X) \
+  X(sim_version);              \
+  X(scene_hash);               \
+  X(seed);                     \
+  X(tick);                     \
+  X(game_hash);                \
+  X(tick_rate);                \
+  X(next_client_id);           \
+  X(match_state);              \
+  X(match_age_ns);             \
+  X(drain_age_ns);             \
+  X(max_duration_ns);          \
+  X(exit_when_empty_ns);       \
+  X(drain_timeout_ns)
+
 static void write_all(wr* w, const sv_mig_image* m) {
   put(w, SV_MIG_MAGIC, 8);
   put_u(w, SV_MIG_IMAGE_VERSION, 4);
-  put_u(w, m->sim_version, 8);
-  put_u(w, m->scene_hash, 8);
-  put_u(w, m->seed, 8);
-  put_u(w, m->tick, 8);
-  put_u(w, m->game_hash, 8);
-  put_u(w, m->tick_rate, 2);
-  put_u(w, m->next_client_id, 4);
-  put_u(w, m->match_state, 1);
-  put_u(w, m->match_age_ns, 8);
-  put_u(w, m->drain_age_ns, 8);
-  put_u(w, m->max_duration_ns, 8);
-  put_u(w, m->exit_when_empty_ns, 8);
-  put_u(w, m->drain_timeout_ns, 8);
+#define PUT_FIELD(f) put_u(w, m->f, (int)sizeof m->f)
+  SV_MIG_FIXED_FIELDS(PUT_FIELD);
+#undef PUT_FIELD
   size_t pl = strlen(m->record_path);
   put_u(w, pl, 2);
   put(w, m->record_path, pl);
@@ -141,19 +148,9 @@ int sv_mig_image_decode(const uint8_t* buf, size_t len, sv_mig_image* out, char*
   for (int i = 0; i < 8; ++i) stored |= (uint64_t)buf[len - 8 + (size_t)i] << (8 * i);
   if (XXH3_64bits(buf, len - 8) != stored)
     return fail(ARB_E_CHECKSUM, err, err_cap, "checksum mismatch (damaged or cut short)");
-  out->sim_version = get_u(&r, 8);
-  out->scene_hash = get_u(&r, 8);
-  out->seed = get_u(&r, 8);
-  out->tick = get_u(&r, 8);
-  out->game_hash = get_u(&r, 8);
-  out->tick_rate = (uint16_t)get_u(&r, 2);
-  out->next_client_id = (uint32_t)get_u(&r, 4);
-  out->match_state = (uint8_t)get_u(&r, 1);
-  out->match_age_ns = get_u(&r, 8);
-  out->drain_age_ns = get_u(&r, 8);
-  out->max_duration_ns = get_u(&r, 8);
-  out->exit_when_empty_ns = get_u(&r, 8);
-  out->drain_timeout_ns = get_u(&r, 8);
+#define GET_FIELD(f) out->f = get_u(&r, (int)sizeof out->f)
+  SV_MIG_FIXED_FIELDS(GET_FIELD);
+#undef GET_FIELD
   if (!r.short_ &&
       (out->match_state < SV_MIG_MATCH_READY || out->match_state > SV_MIG_MATCH_DRAINING))
     return fail(ARB_E_CORRUPT, err, err_cap, "bad match state");

@@ -143,11 +143,20 @@ def metric(text, name):
     return float(m.group(1)) if m else None
 
 
+def admin_token_file(work, token):
+    """The --admin-token file (work/admin.token) holding token; returns its path."""
+    path = os.path.join(work, "admin.token")
+    with open(path, "w") as f:
+        f.write(token + "\n")
+    return path
+
+
 def verify_recording(bin_dir, path):
-    """arbiter-replay verify: every tick hash re-simulated; returns its output."""
+    """arbiter-replay verify: every tick hash re-simulated (from the checkpoint the log
+    starts with, when it does); returns its output."""
     r = subprocess.run([os.path.join(bin_dir, "arbiter-replay"), "verify", path], capture_output=True, text=True,
                        timeout=120)
-    if r.returncode != 0 or not r.stdout.startswith("OK"):
+    if r.returncode != 0 or "\nOK: " not in "\n" + r.stdout:
         raise AssertionError("arbiter-replay verify %s failed (%d):\n%s%s" % (path, r.returncode, r.stdout, r.stderr))
     return r.stdout.strip()
 

@@ -11,16 +11,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lifecycle_util import Server, bots, metric, run_tests, verify_recording  # noqa: E402
+from lifecycle_util import Server, admin_token_file, bots, metric, run_tests, verify_recording  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/release/bin"
 TOKEN = "t0ken-for-the-lifecycle-test-0123456789"
 
 
 def test_http_drain_lets_the_match_finish(work):
-    token_file = os.path.join(work, "admin.token")
-    with open(token_file, "w") as f:
-        f.write(TOKEN + "\n")
+    token_file = admin_token_file(work, TOKEN)
     rec = os.path.join(work, "drain.arbrec")
     srv = Server(BIN, work, "server", ["--admin-token", token_file, "--drain-timeout", "30", "--record", rec])
     try:

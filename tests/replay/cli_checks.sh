@@ -29,7 +29,7 @@ expect() {
   fi
 }
 
-for cmd in verify info dump seek; do
+for cmd in verify info dump seek continue; do
   expect 0 "usage: arbiter-replay verify" "$tool" "$cmd" --help
 done
 expect 0 "^arbiter-replay arbiter-" "$tool" --version
@@ -63,6 +63,34 @@ if [ -n "$sim" ]; then
   else echo "FAIL: dump --to 0 differs from arbiter-sim --ticks 0: ${a:0:80} / ${b:0:80}"; fails=$((fails + 1)); fi
 fi
 expect 2 "outside the log" "$tool" seek "$log" --tick 99999999
+
+# The committed pair of a match that moved between servers: one re-simulation from A's
+# first tick through B's last, B's checkpoint compared with it, not restored.
+ma=$here/migrate-a.arbrec mb=$here/migrate-b.arbrec
+if [ -f "$ma" ] && [ -f "$mb" ]; then
+  b_final=$("$tool" info "$mb" | sed -n 's/^recorded: *final tick \([0-9]*\) hash \([0-9a-f]*\).*/\1 hash \2/p')
+  a_last=$("$tool" info "$ma" | sed -n 's/^recorded: *final tick \([0-9]*\) .*/\1/p')
+  expect 0 "OK: 2 logs verified as one match, re-simulated from tick 0 of the first .*final tick ${b_final:-none}$" \
+    "$tool" verify "$ma" "$mb"
+  expect 0 "continues at tick ${a_last:-none} .*its checkpoint equals the re-simulated state bit for bit" \
+    "$tool" verify "$ma" "$mb"
+  expect 1 "migrate-a.arbrec does not continue the log before it" "$tool" verify "$mb" "$ma"
+  expect 1 "does not continue the log before it \(another seed\)" "$tool" verify "$log" "$mb"
+  # A continuation of A from this build's own state, verified alone and with B after it.
+  expect 0 "continues .*migrate-a.arbrec at tick 100 from this build's state" \
+    "$tool" continue "$ma" --tick 100 --out "$tmp/cont.arbrec"
+  expect 0 "starting from the checkpoint of tick 100.*
+OK: [0-9]+ ticks verified \(101\.\.${a_last:-none}\)" "$tool" verify "$tmp/cont.arbrec"
+  expect 0 "continues.*its checkpoint equals" "$tool" verify "$tmp/cont.arbrec" "$mb"
+  # B's log continued at its own first tick is B's log: the server wrote the same
+  # checkpoint bytes this tool makes (only the header's predecessor name, migrate-b for
+  # migrate-a, and so the header's checksum differ).
+  (cd "$here" && "$tool" continue migrate-b.arbrec --tick "${a_last:-0}" --out "$tmp/b-again.arbrec") >/dev/null 2>&1
+  if [ "$(cmp -l "$tmp/b-again.arbrec" "$mb" 2>/dev/null | wc -l)" -le 5 ]; then passes=$((passes + 1))
+  else echo "FAIL: continue of migrate-b at its first tick differs from it beyond the header"; fails=$((fails + 1)); fi
+  expect 2 "is outside" "$tool" continue "$ma" --tick 999999 --out "$tmp/x.arbrec"
+  expect 2 "needs --out" "$tool" continue "$ma" --tick 100
+fi
 
 # A changed physics constant must be caught, at the tick it takes effect or later.
 expect 1 "DIVERGED at tick 1000 .*expected hash [0-9a-f]{16}, actual [0-9a-f]{16}" \

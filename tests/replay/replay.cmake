@@ -7,7 +7,10 @@
 #    tool built with gcc -O0/-O2, clang -O2, gcc -O3 -march=x86-64-v3, for aarch64 (qemu),
 #    i386 with SSE2 and wasm32 (node) verifies every committed log with the final hashes
 #    the recording server computed (the soak log in replay_determinism_matrix_soak, on the
-#    same builds). Needs scripts/install-deps.sh --matrix (make test); without it the
+#    same builds). The pair migrate-a/migrate-b (a match moved between two live servers)
+#    is verified as one match, and every build continues migrate-a from its own state at
+#    tick 120: the continuations must be byte-identical and each platform's is verified by
+#    every build (--continue; docs/DETERMINISM.md, "Moving a match across platforms"). Needs scripts/install-deps.sh --matrix (make test); without it the
 #    builds that can run still verify, and the test reports SKIPPED (exit 77, ctest's
 #    SKIP_RETURN_CODE) unless ARBITER_REQUIRE_MATRIX=1 (.ci/run), which makes it a failure.
 #  - replay_broken_builds_diverge (release build only): x87 arithmetic is refused by the
@@ -49,14 +52,21 @@ if(ARB_BUILD_TESTS AND TARGET arbiter-replay)
   # COST puts both first, so the soak runs while the rest of the suite does.
   if(CMAKE_BUILD_TYPE STREQUAL "Release" AND NOT CMAKE_C_FLAGS MATCHES "sanitize" AND _arb_replay_logs)
     set(_arb_matrix_logs ${_arb_replay_logs})
-    list(FILTER _arb_matrix_logs EXCLUDE REGEX "/soak[.]arbrec")
+    list(FILTER _arb_matrix_logs EXCLUDE REGEX "/(soak|migrate-[ab])[.]arbrec")
+    set(_arb_migrate_a ${CMAKE_CURRENT_LIST_DIR}/migrate-a.arbrec)
+    set(_arb_migrate_b ${CMAKE_CURRENT_LIST_DIR}/migrate-b.arbrec)
+    set(_arb_matrix_continue)
+    if(EXISTS ${_arb_migrate_a} AND EXISTS ${_arb_migrate_b})
+      list(APPEND _arb_matrix_logs ${_arb_migrate_a}+${_arb_migrate_b})
+      set(_arb_matrix_continue --continue ${_arb_migrate_a}@120)
+    endif()
     set(_arb_soak_logs ${_arb_replay_logs})
     list(FILTER _arb_soak_logs INCLUDE REGEX "/soak[.]arbrec")
     if(_arb_matrix_logs)
       add_test(NAME replay_determinism_matrix
                COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/determinism-matrix.sh
                        --work ${CMAKE_BINARY_DIR}/determinism-matrix --jobs 2 --skip-status 77
-                       ${_arb_matrix_logs})
+                       ${_arb_matrix_continue} ${_arb_matrix_logs})
       # The timeout is a cap for a machine shared with other work; the time on an idle CI
       # machine is in DETERMINISM.md.
       set_tests_properties(replay_determinism_matrix PROPERTIES LABELS "replay;determinism"

@@ -39,6 +39,8 @@ typedef struct log_spec {
   int sim_rate;            ///< the rate the session ran at (0 = the scene's, 60)
   int header_rate;         ///< the rate the header claims (0 = sim_rate)
   int ticks;               ///< session length (0 = TICKS)
+  uint64_t from_tick;      ///< > 0: the log of a server the match moved to at this tick: its
+                           ///< checkpoint there, then the ticks after it only
 } log_spec;
 
 // Bodies asleep in the last checkpoint make_log wrote (sleeping must survive seeks).
@@ -93,8 +95,8 @@ static log_buffer make_log(const log_spec* spec) {
     assert_int_equal(arb_game_apply_tick(game, &in->inputs), ARB_OK);
     arb_replay_tick_keep_applied(t, in);
     t->world_hash = arb_game_hash(game) ^ (tick == spec->bad_hash_tick ? 1u : 0u);
-    log_put(&b, log_tick, t);
-    if (tick % CP_EVERY == 0) {
+    if (tick > spec->from_tick) log_put(&b, log_tick, t);
+    if (tick % CP_EVERY == 0 && tick >= spec->from_tick) {
       int n = arb_game_save(game, state, state_cap);
       assert_true(n > 0 && n <= state_cap);
       // A byte near the end: avatar/controller state, not a header field restore checks.
@@ -105,7 +107,7 @@ static log_buffer make_log(const log_spec* spec) {
       log_put(&b, log_checkpoint, &cp);
     }
   }
-  arb_replay_end end = {ticks, ticks, h.start_time_ms + 1000};
+  arb_replay_end end = {ticks, ticks - spec->from_tick, h.start_time_ms + 1000};
   log_put(&b, log_end, &end);
   free(state);
   free(t);
@@ -347,6 +349,93 @@ static void test_replay_tool_tick_rate_comes_from_the_header(void** state) {
   free(b.p);
 }
 
+// verify A B (rp_run_chain) over copies of the logs; the status must be `want`.
+static void run_chain(const log_buffer* logs, int count, int want, result* r) {
+  rp_chain_link links[4];
+  static const char* names[] = {"a.arbrec", "b.arbrec", "c.arbrec", "d.arbrec"};
+  assert_true(count <= 4);
+  for (int k = 0; k < count; k++) {
+    links[k] = (rp_chain_link){names[k], malloc(logs[k].len), logs[k].len};
+    assert_non_null(links[k].data);
+    memcpy(links[k].data, logs[k].p, logs[k].len);
+  }
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  assert_non_null(out);
+  assert_non_null(err);
+  rp_opts o = opts(RP_CMD_VERIFY);
+  r->status = rp_run_chain(&o, links, count, out, err);
+  slurp(out, r->out, sizeof r->out);
+  slurp(err, r->err, sizeof r->err);
+  assert_int_equal(r->status, want);
+}
+
+// A match that moved at tick 20: A's log to tick 20, B's from its checkpoint there. The
+// pair verifies as one re-simulation; B's checkpoint is compared with A's re-simulated
+// state, so a checkpoint whose hash is right but whose bytes are not is caught, and B's
+// log written by `continue` from this build's state is B's log.
+static void test_replay_tool_chain_is_one_resimulation(void** state) {
+  (void)state;
+  log_spec a_spec = {.ticks = 20}, b_spec = {.from_tick = 20},
+           doctored_spec = {.from_tick = 20, .bad_cp_tick = 20};
+  log_buffer logs[2] = {make_log(&a_spec), make_log(&b_spec)};
+  static result r;
+  run_chain(logs, 2, RP_EXIT_OK, &r);
+  ARB_ASSERT_HAS(r.out, "b.arbrec continues at tick 20 (hash ",
+                 "its checkpoint equals the re-simulated state bit for bit",
+                 "OK: 2 logs verified as one match, re-simulated from tick 0 of the first "
+                 "through the last (40 ticks, 5 checkpoints identical bit for bit); final tick 40");
+  log_buffer swapped[2] = {logs[1], logs[0]};
+  run_chain(swapped, 2, RP_EXIT_DIVERGED, &r);
+  ARB_ASSERT_HAS(r.out, "b.arbrec does not continue the log before it", "checkpoint at tick 10 ");
+  log_buffer doctored[2] = {logs[0], make_log(&doctored_spec)};
+  run_chain(doctored, 2, RP_EXIT_DIVERGED, &r);
+  ARB_ASSERT_HAS(r.out, "DIVERGED at tick 20: b.arbrec starts with a checkpoint that differs");
+  free(doctored[1].p);
+
+  // continue: the whole 40-tick log continued at 20 from this build's state.
+  log_buffer whole = make_log(&clean_log);
+  FILE* file = tmpfile();
+  FILE* out = tmpfile();
+  assert_non_null(file);
+  assert_non_null(out);
+  rp_opts o = opts(RP_CMD_CONTINUE);
+  o.tick = 20;
+  uint8_t* copy = malloc(whole.len);
+  assert_non_null(copy);
+  memcpy(copy, whole.p, whole.len);
+  assert_int_equal(rp_run_continue(&o, copy, whole.len, file, out, stderr), RP_EXIT_OK);
+  slurp(out, r.out, sizeof r.out);
+  ARB_ASSERT_HAS(r.out, "continues test.arbrec at tick 20 from this build's state",
+                 "then 20 recorded ticks to tick 40");
+  log_buffer cont = {0};
+  cont.cap = cont.len = (size_t)ftell(file);
+  cont.p = malloc(cont.len);
+  assert_non_null(cont.p);
+  rewind(file);
+  assert_int_equal(fread(cont.p, 1, cont.len, file), cont.len);
+  fclose(file);
+  logs[1] = cont;
+  run_chain(logs, 2, RP_EXIT_OK, &r);
+  ARB_ASSERT_HAS(r.out, "final tick 40");
+  run_expect(RP_CMD_VERIFY, &cont, RP_EXIT_OK, &r);
+  ARB_ASSERT_HAS(r.out, "starting from the checkpoint of tick 20",
+                 "OK: 20 ticks verified (21..40)");
+  o.tick = 40;  // nothing after it to continue with
+  copy = malloc(whole.len);
+  assert_non_null(copy);
+  memcpy(copy, whole.p, whole.len);
+  FILE* sink = tmpfile();
+  assert_non_null(sink);
+  assert_int_equal(rp_run_continue(&o, copy, whole.len, sink, sink, sink), RP_EXIT_UNREADABLE);
+  slurp(sink, r.err, sizeof r.err);
+  ARB_ASSERT_HAS(r.err, "--tick 40 is outside");
+  free(cont.p);
+  free(whole.p);
+  free(logs[0].p);
+  free(swapped[0].p);
+}
+
 ARB_TEST_MAIN(LOG_TEST(test_replay_tool_clean_log_verifies, clean_log),
               LOG_TEST(test_replay_tool_wrong_hash_diverges_at_its_tick, wrong_hash_at_17),
               LOG_TEST(test_replay_tool_changed_gravity_is_caught, clean_log),
@@ -357,4 +446,5 @@ ARB_TEST_MAIN(LOG_TEST(test_replay_tool_clean_log_verifies, clean_log),
               LOG_TEST(test_replay_tool_every_bit_flip_is_exit_2, clean_log),
               LOG_TEST(test_replay_tool_wrong_version_is_exit_2, clean_log),
               LOG_TEST(test_replay_tool_bad_scene_is_exit_2, bad_scene),
-              cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header))
+              cmocka_unit_test(test_replay_tool_tick_rate_comes_from_the_header),
+              cmocka_unit_test(test_replay_tool_chain_is_one_resimulation))

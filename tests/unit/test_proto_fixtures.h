@@ -484,16 +484,24 @@ static inline int64_t fx_golden_hello_no_scene(uint8_t* buf, size_t cap) {
   m.flags = ARB_PROTO_HELLO_NO_SCENE;
   return arb_proto_encode_hello(&m, buf, cap);
 }
-/* The match moved after tick 1000: client 7 rejoins at 203.0.113.9:7777. */
-static inline int64_t fx_golden_event_moved(uint8_t* buf, size_t cap) {
+/* The match moved after tick 1000: client 7 (avatar 301) is told where it went. */
+static inline int64_t fx_event_moved(const char* where, uint8_t* buf, size_t cap) {
   arb_proto_event m;
   memset(&m, 0, sizeof m);
   m.kind = ARB_PROTO_EVENT_MOVED;
   m.tick = 1000;
   m.client_id = 7;
   m.entity_id = 301;
-  snprintf(m.text, sizeof m.text, "203.0.113.9:7777");
+  snprintf(m.text, sizeof m.text, "%s", where);
   return arb_proto_encode_event(&m, buf, cap);
+}
+/* ... an ENet client: B's UDP address. */
+static inline int64_t fx_golden_event_moved(uint8_t* buf, size_t cap) {
+  return fx_event_moved("203.0.113.9:7777", buf, cap);
+}
+/* ... a WebSocket client: B's URL. */
+static inline int64_t fx_golden_event_moved_ws(uint8_t* buf, size_t cap) {
+  return fx_event_moved("wss://b.example.com/play", buf, cap);
 }
 
 #define FX_GOLDEN(name) \
@@ -514,6 +522,7 @@ static const struct {
     FX_GOLDEN(view),           FX_GOLDEN(view_clear),
     FX_GOLDEN(welcome_chain),  FX_GOLDEN(snapshot_compound),
     FX_GOLDEN(hello_no_scene), FX_GOLDEN(event_moved),
+    FX_GOLDEN(event_moved_ws),
 };
 #define FX_GOLDEN_COUNT ((int)(sizeof fx_golden / sizeof fx_golden[0]))
 

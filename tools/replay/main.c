@@ -1,4 +1,5 @@
 // arbiter-replay: verify and inspect .arbrec replay logs (docs/DETERMINISM.md).
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static const char usage[] =
     "       arbiter-replay dump   LOG [--from A] [--to B] [--every K] [--hash-only] "
     "[--allow-truncated]\n"
     "       arbiter-replay seek   LOG --tick T [--hash-only] [--allow-truncated]\n"
+    "       arbiter-replay continue LOG --tick T --out FILE\n"
     "       arbiter-replay --help | --version      (LOG may be - for stdin)\n"
     "\n"
     "Re-simulates a replay log recorded by arbiter-server --record from the scene text the\n"
@@ -31,6 +33,10 @@ static const char usage[] =
     "        log has checkpoints, which bodies differ in which fields (recorded state of the\n"
     "        first checkpoint at or after the divergent tick vs the re-simulation). Prints the\n"
     "        final tick and hash and the re-simulation speed (ticks/s).\n"
+    "        With NEXT logs (a match that moved to another server and on): one re-simulation\n"
+    "        of the whole match. Each NEXT log must start with a checkpoint at the tick and\n"
+    "        hash the log before it ends with, equal bit for bit to the state re-simulated so\n"
+    "        far; its ticks are applied to that state, never restored from its checkpoint.\n"
     "info    header (format, build id, scene name and hash, tick rate, seed, start time),\n"
     "        tick range and duration, checkpoints, every client with its join and leave\n"
     "        ticks, and the file's integrity (how and where reading stopped).\n"
@@ -41,6 +47,11 @@ static const char usage[] =
     "        (\"hash\" is arb_world_hash). Starts from the nearest checkpoint at or before A.\n"
     "seek    the state at tick T as one JSON line, re-simulated from the nearest checkpoint\n"
     "        at or before T instead of from tick 0.\n"
+    "continue  re-simulate LOG to tick T (every hash compared) and write FILE: the log a\n"
+    "        server built like this program would have written had the match moved to it\n"
+    "        at T: LOG's header naming LOG as its predecessor, a checkpoint of this build's\n"
+    "        own state at T, LOG's records after T as they are, an end record. `verify FILE`\n"
+    "        on another platform proves this platform's state continues there bit for bit.\n"
     "\n"
     "options:\n"
     "  --allow-truncated  use the readable prefix of a log that does not end cleanly (server\n"
@@ -49,7 +60,8 @@ static const char usage[] =
     "  --max-bodies N     verify: list at most N differing entities (default 12)\n"
     "  --from A, --to B   dump: tick range, inclusive (0 = the state before the first tick)\n"
     "  --every K          dump: print every K-th tick of the range and always the last one\n"
-    "  --tick T           seek: the tick to show\n"
+    "  --tick T           seek: the tick to show; continue: the tick to continue from\n"
+    "  --out FILE         continue: the continuation log to write\n"
     "  --hash-only        dump/seek: print only {\"tick\":N,\"hash\":\"...\"}\n"
     "\n"
     "self-test (proves verification can fail):\n"
@@ -60,86 +72,53 @@ static const char usage[] =
     "2 unreadable or unusable log, a log that does not end cleanly (without\n"
     "--allow-truncated), or bad arguments (one line on stderr says why).\n";
 
-// The logs of one match that moved between servers, verified as one: each NEXT log starts
-// with a checkpoint at the tick the log before it ends, holding the game hash it ends
-// with, and every log re-simulates on its own. Stops at the first failure.
+// The logs of one match that moved between servers, verified as one (rp_run_chain).
 #define RP_MAX_CHAIN 64
 
-// The last tick record of a log (tick, hash) and its first record when it is a
-// checkpoint. 0, or RP_EXIT_UNREADABLE with the reason on stderr.
-static int chain_ends(const char* path, const uint8_t* data, size_t len, uint64_t* last_tick,
-                      uint64_t* last_hash, bool* starts_with_cp, uint64_t* cp_tick,
-                      uint64_t* cp_hash) {
-  arb_replay_reader r;
-  arb_proto_error perr;
-  if (arb_replay_reader_open(&r, data, len, &perr) != ARB_OK) {
-    fprintf(stderr, "arbiter-replay: %s: %s\n", path, perr.reason);
-    return RP_EXIT_UNREADABLE;
-  }
-  arb_replay_record rec;
-  bool first = true;
-  *starts_with_cp = false;
-  *last_tick = *last_hash = 0;
-  static arb_replay_tick t;
-  while (arb_replay_reader_next(&r, &rec) == 1) {
-    if (first && rec.kind == ARB_REPLAY_CHECKPOINT) {
-      arb_replay_checkpoint c;
-      if (arb_replay_decode_checkpoint(&rec, &c, &perr) == ARB_OK) {
-        *starts_with_cp = true;
-        *cp_tick = c.tick;
-        *cp_hash = c.world_hash;
-      }
-    }
-    first = false;
-    if (rec.kind == ARB_REPLAY_TICK && arb_replay_decode_tick(&rec, &t, &perr) == ARB_OK) {
-      *last_tick = t.tick;
-      *last_hash = t.world_hash;
-    }
-  }
-  return 0;
-}
-
-static int verify_chain(const rp_opts* base, const char* path, const char* const* next, int count) {
-  uint64_t prev_tick = 0, prev_hash = 0;
+static int verify_chain(const rp_opts* o, const char* path, const char* const* next, int count) {
+  rp_chain_link links[RP_MAX_CHAIN + 1];
+  memset(links, 0, sizeof links);
   for (int k = 0; k <= count; ++k) {
-    const char* p = k == 0 ? path : next[k - 1];
-    uint8_t* data = NULL;
-    size_t len = 0;
+    links[k].name = k == 0 ? path : next[k - 1];
     char err[512];
-    if (arb_replay_read_file(p, &data, &len, err, sizeof err) != ARB_OK) {
+    if (arb_replay_read_file(links[k].name, &links[k].data, &links[k].len, err, sizeof err) !=
+        ARB_OK) {
       fprintf(stderr, "arbiter-replay: %s\n", err);
+      for (int j = 0; j < k; j++) free(links[j].data);
       return RP_EXIT_UNREADABLE;
     }
-    uint64_t last_tick, last_hash, cp_tick = 0, cp_hash = 0;
-    bool cp = false;
-    int status = chain_ends(p, data, len, &last_tick, &last_hash, &cp, &cp_tick, &cp_hash);
-    if (status == 0 && k > 0 && (!cp || cp_tick != prev_tick || cp_hash != prev_hash)) {
-      fprintf(stdout,
-              "DIVERGED: %s does not continue the log before it: it starts %s%llu (hash "
-              "%016llx), the log before ends at tick %llu (hash %016llx)\n",
-              p, cp ? "with a checkpoint at tick " : "without a checkpoint, tick ",
-              (unsigned long long)cp_tick, (unsigned long long)cp_hash,
-              (unsigned long long)prev_tick, (unsigned long long)prev_hash);
-      status = RP_EXIT_DIVERGED;
-    }
-    if (status != 0) {
-      free(data);
-      return status;
-    }
-    rp_opts o = *base;
-    o.name = p;
-    status = rp_run(&o, data, len, stdout, stderr);  // takes the buffer
-    if (status != 0) return status;
-    if (k > 0)
-      fprintf(stdout, "continues the log before it at tick %llu (hash %016llx)\n",
-              (unsigned long long)prev_tick, (unsigned long long)prev_hash);
-    prev_tick = last_tick;
-    prev_hash = last_hash;
   }
-  fprintf(stdout, "OK: %d logs verified as one match, ticks to %llu, final hash %016llx\n",
-          count + 1, (unsigned long long)prev_tick, (unsigned long long)prev_hash);
+  int status = rp_run_chain(o, links, count + 1, stdout, stderr);
   fflush(stdout);
-  return RP_EXIT_OK;
+  return status;
+}
+
+// continue: the file is written in full under a temporary name and renamed, so a failed
+// run leaves no partial log behind.
+static int write_continuation(const rp_opts* o, uint8_t* data, size_t len, const char* path) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+    free(data);
+    return bad_usage("--out %s: the name is too long", path);
+  }
+  FILE* f = fopen(tmp, "wb");
+  if (!f) {
+    free(data);
+    fprintf(stderr, "arbiter-replay: %s: cannot create: %s\n", tmp, strerror(errno));
+    return RP_EXIT_UNREADABLE;
+  }
+  int status = rp_run_continue(o, data, len, f, stdout, stderr);
+  if (fclose(f) != 0 && status == RP_EXIT_OK) {
+    fprintf(stderr, "arbiter-replay: %s: write failed: %s\n", tmp, strerror(errno));
+    status = RP_EXIT_UNREADABLE;
+  }
+  if (status == RP_EXIT_OK && rename(tmp, path) != 0) {
+    fprintf(stderr, "arbiter-replay: %s: cannot rename to %s: %s\n", tmp, path, strerror(errno));
+    status = RP_EXIT_UNREADABLE;
+  }
+  if (status != RP_EXIT_OK) remove(tmp);
+  fflush(stdout);
+  return status;
 }
 
 int main(int argc, char** argv) {
@@ -167,12 +146,15 @@ int main(int argc, char** argv) {
     o.cmd = RP_CMD_DUMP;
   else if (strcmp(cmd, "seek") == 0)
     o.cmd = RP_CMD_SEEK;
+  else if (strcmp(cmd, "continue") == 0)
+    o.cmd = RP_CMD_CONTINUE;
   else
-    return bad_usage("unknown command \"%s\" (verify, info, dump or seek)", cmd);
+    return bad_usage("unknown command \"%s\" (verify, info, dump, seek or continue)", cmd);
 
   const char* path = NULL;
   const char* next[RP_MAX_CHAIN];
   int next_count = 0;
+  const char* out_path = NULL;
   bool have_tick = false;
   for (int i = 2; i < argc; i++) {
     const char* a = argv[i];
@@ -207,7 +189,11 @@ int main(int argc, char** argv) {
       else
         o.every = v;
       i++;
-    } else if (strcmp(a, "--tick") == 0 && o.cmd == RP_CMD_SEEK) {
+    } else if (strcmp(a, "--out") == 0 && o.cmd == RP_CMD_CONTINUE) {
+      if (!value) return bad_usage("%s needs a file name", a);
+      out_path = value;
+      i++;
+    } else if (strcmp(a, "--tick") == 0 && (o.cmd == RP_CMD_SEEK || o.cmd == RP_CMD_CONTINUE)) {
       if (tool_parse_u64(value, 0, UINT64_MAX - 1, &v) != 0) return bad_usage("%s needs a tick", a);
       o.tick = v;
       have_tick = true;
@@ -219,7 +205,9 @@ int main(int argc, char** argv) {
     }
   }
   if (!path) return bad_usage("%s needs a LOG file", cmd);
-  if (o.cmd == RP_CMD_SEEK && !have_tick) return bad_usage("%s needs --tick T", cmd);
+  if ((o.cmd == RP_CMD_SEEK || o.cmd == RP_CMD_CONTINUE) && !have_tick)
+    return bad_usage("%s needs --tick T", cmd);
+  if (o.cmd == RP_CMD_CONTINUE && !out_path) return bad_usage("%s needs --out FILE", cmd);
   o.name = path;
 
   if (next_count > 0) return verify_chain(&o, path, next, next_count);
@@ -230,6 +218,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "arbiter-replay: %s\n", err);
     return RP_EXIT_UNREADABLE;
   }
+  if (o.cmd == RP_CMD_CONTINUE) return write_continuation(&o, data, len, out_path);
   int status = rp_run(&o, data, len, stdout, stderr);
   fflush(stdout);
   return status;

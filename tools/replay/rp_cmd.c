@@ -41,29 +41,6 @@ static void print_rate(FILE* out, const rp_log* log, uint64_t ticks, double secs
           ticks, secs, rate, rate / hz, hz);
 }
 
-// Put a sim at the state before tick `first` of the log: tick 0 when the log starts at
-// tick 1, else the latest checkpoint at or before first - 1. With prefer_checkpoint, the
-// latest checkpoint at or before `target` (seek/dump skip the ticks before it).
-static int start_sim(rp_sim* sim, const rp_log* log, uint64_t target, bool prefer_checkpoint,
-                     const rp_checkpoint** used) {
-  *used = NULL;
-  const rp_checkpoint* cp = prefer_checkpoint ? rp_log_checkpoint_at_or_before(log, target) : NULL;
-  bool from_zero = log->first_tick <= 1;  // 0: a log with no tick records
-  if (!cp && !from_zero) {
-    cp = rp_log_checkpoint_at_or_before(log, log->first_tick - 1);
-    if (!cp) {
-      snprintf(sim->why, sizeof sim->why,
-               "the log starts at tick %" PRIu64
-               " with no checkpoint before it: nothing to start from",
-               log->first_tick);
-      return ARB_E_STATE;
-    }
-  }
-  if (!cp) return ARB_OK;
-  *used = cp;
-  return rp_sim_start_at(sim, cp);
-}
-
 // ---- verify -------------------------------------------------------------------------------
 
 typedef struct verify_ctx {
@@ -179,60 +156,72 @@ static void localise(rp_sim* sim, const rp_log* log, uint64_t diverged, const ve
   compare_at(sim, cp->state, cp->state_len, cp->tick, diverged, o, out);
 }
 
-static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
-  rp_sim sim;
-  double t0 = now_s();
-  int rc = rp_sim_init(&sim, log);
-  const rp_checkpoint* start = NULL;
-  if (rc == ARB_OK) rc = start_sim(&sim, log, 0, false, &start);
-  if (rc != ARB_OK) {
-    fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
-    rp_sim_deinit(&sim);
-    return RP_EXIT_UNREADABLE;
-  }
-  uint64_t start_tick = arb_game_get_tick(sim.game);
-  if (!o->quiet && start)
-    fprintf(out, "starting from the checkpoint of tick %" PRIu64 " (the log begins there)\n",
-            start_tick);
-  verify_ctx v;
-  memset(&v, 0, sizeof v);
-  int status = RP_EXIT_OK;
-  uint64_t checked = 0;
+// Steps the sim through the rest of `log`, comparing the hash after every tick and every
+// checkpoint's whole state; prints a divergence and localises it. Adds the ticks compared to
+// *checked. RP_EXIT_OK at the log's end, or the exit status.
+static int verify_steps(rp_sim* sim, const rp_log* log, verify_ctx* v, uint64_t* checked,
+                        const rp_opts* o, FILE* out, FILE* err) {
   for (;;) {
-    uint64_t tick = arb_game_get_tick(sim.game);
-    if (o->perturb_tick >= 0 && tick + 1 == (uint64_t)o->perturb_tick) rp_sim_perturb_gravity(&sim);
-    rc = rp_sim_step(&sim, on_verify_checkpoint, &v);
-    if (rc == RP_STEP_END) break;
-    tick = arb_game_get_tick(sim.game);
+    uint64_t tick = arb_game_get_tick(sim->game);
+    if (o->perturb_tick >= 0 && tick + 1 == (uint64_t)o->perturb_tick) rp_sim_perturb_gravity(sim);
+    int rc = rp_sim_step(sim, on_verify_checkpoint, v);
+    if (rc == RP_STEP_END) return RP_EXIT_OK;
+    tick = arb_game_get_tick(sim->game);
     if (rc == RP_STEP_STOPPED) {
       fprintf(out,
               "DIVERGED at tick %" PRIu64
               " (%.2f s): the tick hash matched but the checkpoint state "
               "differs from the recording (recorded hash %016" PRIx64 ", re-simulated %016" PRIx64
               ")\n",
-              tick, tick_seconds(log, tick), v.bad_cp->world_hash, arb_game_hash(sim.game));
-      compare_at(&sim, v.bad_cp->state, v.bad_cp->state_len, tick, tick, o, out);
-      status = RP_EXIT_DIVERGED;
-      break;
+              tick, tick_seconds(log, tick), v->bad_cp->world_hash, arb_game_hash(sim->game));
+      compare_at(sim, v->bad_cp->state, v->bad_cp->state_len, tick, tick, o, out);
+      return RP_EXIT_DIVERGED;
     }
     if (rc < 0 && rc != RP_STEP_JOIN_MISMATCH) {
-      fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
-      status = RP_EXIT_UNREADABLE;
-      break;
+      fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim->why);
+      return RP_EXIT_UNREADABLE;
     }
-    checked++;
-    uint64_t h = arb_game_hash(sim.game);
-    if (rc == RP_STEP_JOIN_MISMATCH || h != sim.recorded_hash) {
+    (*checked)++;
+    uint64_t h = arb_game_hash(sim->game);
+    if (rc == RP_STEP_JOIN_MISMATCH || h != sim->recorded_hash) {
       fprintf(out,
               "DIVERGED at tick %" PRIu64 " (%.2f s): expected hash %016" PRIx64
               ", actual %016" PRIx64 "\n",
-              tick, tick_seconds(log, tick), sim.recorded_hash, h);
-      if (rc == RP_STEP_JOIN_MISMATCH) fprintf(out, "  %s\n", sim.why);
-      localise(&sim, log, tick, &v, o, out);
-      status = RP_EXIT_DIVERGED;
-      break;
+              tick, tick_seconds(log, tick), sim->recorded_hash, h);
+      if (rc == RP_STEP_JOIN_MISMATCH) fprintf(out, "  %s\n", sim->why);
+      localise(sim, log, tick, v, o, out);
+      return RP_EXIT_DIVERGED;
     }
   }
+}
+
+// The start of a re-simulation: the sim at the log's first state, or the reason on err.
+static int verify_start(rp_sim* sim, const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
+  int rc = rp_sim_init(sim, log);
+  const rp_checkpoint* start = NULL;
+  if (rc == ARB_OK) rc = rp_sim_start(sim, log, 0, false, &start);
+  if (rc != ARB_OK) {
+    fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim->why);
+    return RP_EXIT_UNREADABLE;
+  }
+  if (!o->quiet && start)
+    fprintf(out, "starting from the checkpoint of tick %" PRIu64 " (the log begins there)\n",
+            arb_game_get_tick(sim->game));
+  return RP_EXIT_OK;
+}
+
+static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
+  rp_sim sim;
+  double t0 = now_s();
+  if (verify_start(&sim, log, o, out, err) != RP_EXIT_OK) {
+    rp_sim_deinit(&sim);
+    return RP_EXIT_UNREADABLE;
+  }
+  uint64_t start_tick = arb_game_get_tick(sim.game);
+  verify_ctx v;
+  memset(&v, 0, sizeof v);
+  uint64_t checked = 0;
+  int status = verify_steps(&sim, log, &v, &checked, o, out, err);
   double secs = now_s() - t0;
   if (status == RP_EXIT_OK) {
     uint64_t last = arb_game_get_tick(sim.game);
@@ -249,6 +238,117 @@ static int cmd_verify(const rp_log* log, const rp_opts* o, FILE* out, FILE* err)
   if (status != RP_EXIT_UNREADABLE && !o->quiet)
     print_rate(out, log, arb_game_get_tick(sim.game) - start_tick, secs);
   rp_sim_deinit(&sim);
+  return status;
+}
+
+// ---- verify a chain -----------------------------------------------------------------------
+
+// Whether `next` continues the re-simulation where `prev` ended: the same scene, seed and
+// tick rate, and a first checkpoint at the current tick with the hash `prev`'s server
+// ended with. Says why not on out. Then the checkpoint's whole state must equal the
+// re-simulated one (checked by the caller through on_verify_checkpoint).
+static bool continues(const rp_sim* sim, const rp_log* prev, const rp_log* next, const char* name,
+                      FILE* out) {
+  const arb_replay_header* a = &prev->start.header;
+  const arb_replay_header* b = &next->start.header;
+  uint64_t tick = arb_game_get_tick(sim->game);
+  const rp_checkpoint* cp = next->cp_count ? &next->cps[0] : NULL;
+  const char* why = NULL;
+  if (b->scene_hash != a->scene_hash)
+    why = "another scene";
+  else if (b->seed != a->seed)
+    why = "another seed";
+  else if (b->tick_rate != a->tick_rate)
+    why = "another tick rate";
+  else if (!cp || cp->tick != tick || cp->world_hash != prev->last_hash ||
+           (next->first_tick && next->first_tick != tick + 1))
+    why = "no checkpoint at the tick and hash the log before ends with";
+  if (!why) return true;
+  fprintf(out,
+          "DIVERGED: %s does not continue the log before it (%s): it starts %s%" PRIu64
+          " (hash %016" PRIx64 "), the log before ends at tick %" PRIu64 " (hash %016" PRIx64 ")\n",
+          name, why, cp ? "with a checkpoint at tick " : "without a checkpoint, tick ",
+          cp ? cp->tick : next->first_tick, cp ? cp->world_hash : 0, tick, prev->last_hash);
+  return false;
+}
+
+int rp_run_chain(const rp_opts* o, rp_chain_link* links, int count, FILE* out, FILE* err) {
+  rp_log* logs = calloc((size_t)count, sizeof *logs);
+  if (!logs) {
+    for (int k = 0; k < count; k++) free(links[k].data);
+    fprintf(err, "arbiter-replay: out of memory\n");
+    return RP_EXIT_UNREADABLE;
+  }
+  int opened = 0, status = RP_EXIT_OK;
+  rp_opts lo = *o;
+  for (; opened < count; opened++) {
+    char why[512];
+    rp_chain_link* l = &links[opened];
+    int rc = rp_log_open(&logs[opened], l->data, l->len, why, sizeof why);
+    l->data = NULL;  // the log owns it now
+    if (rc != ARB_OK || (!rp_log_is_clean(&logs[opened]) && !o->allow_truncated)) {
+      fprintf(err, "arbiter-replay: %s: %s%s\n", l->name,
+              rc != ARB_OK ? why : logs[opened].stop_text,
+              rc != ARB_OK ? "" : " (the log does not end cleanly; --allow-truncated accepts it)");
+      opened++;
+      status = RP_EXIT_UNREADABLE;
+      break;
+    }
+  }
+  rp_sim sim;
+  memset(&sim, 0, sizeof sim);
+  verify_ctx v;
+  memset(&v, 0, sizeof v);
+  uint64_t checked = 0, start_tick = 0;
+  double t0 = now_s();
+  lo.name = links[0].name;
+  for (int k = opened; k < count; k++) free(links[k].data);
+  if (status == RP_EXIT_OK) status = verify_start(&sim, &logs[0], &lo, out, err);
+  if (status == RP_EXIT_OK) {
+    start_tick = arb_game_get_tick(sim.game);
+    status = verify_steps(&sim, &logs[0], &v, &checked, &lo, out, err);
+  }
+  // Each later log carries on from the state re-simulated so far, never from its own
+  // checkpoint: its checkpoint is only compared with that state, bit for bit.
+  for (int k = 1; k < count && status == RP_EXIT_OK; k++) {
+    lo.name = links[k].name;
+    if (!continues(&sim, &logs[k - 1], &logs[k], links[k].name, out)) {
+      status = RP_EXIT_DIVERGED;
+      break;
+    }
+    const rp_checkpoint* cp = &logs[k].cps[0];
+    arb_replay_checkpoint rec = {cp->tick, cp->world_hash, cp->state, cp->state_len};
+    if (on_verify_checkpoint(&sim, &rec, &v) != 0) {
+      fprintf(out,
+              "DIVERGED at tick %" PRIu64
+              ": %s starts with a checkpoint that differs from the state re-simulated from the "
+              "logs before it\n",
+              cp->tick, links[k].name);
+      compare_at(&sim, cp->state, cp->state_len, cp->tick, cp->tick, &lo, out);
+      status = RP_EXIT_DIVERGED;
+      break;
+    }
+    sim.log = &logs[k];
+    sim.reader = cp->reader;
+    if (!o->quiet)
+      fprintf(out,
+              "%s continues at tick %" PRIu64 " (hash %016" PRIx64
+              "): its checkpoint equals the re-simulated state bit for bit\n",
+              links[k].name, cp->tick, cp->world_hash);
+    status = verify_steps(&sim, &logs[k], &v, &checked, &lo, out, err);
+  }
+  if (status == RP_EXIT_OK) {
+    uint64_t last = arb_game_get_tick(sim.game);
+    fprintf(out,
+            "OK: %d logs verified as one match, re-simulated from tick %" PRIu64
+            " of the first through the last (%" PRIu64 " ticks, %" PRIu64
+            " checkpoints identical bit for bit); final tick %" PRIu64 " hash %016" PRIx64 "\n",
+            count, start_tick, checked, v.cps_matched, last, arb_game_hash(sim.game));
+    if (!o->quiet) print_rate(out, &logs[0], checked, now_s() - t0);
+  }
+  if (sim.game) rp_sim_deinit(&sim);
+  for (int k = 0; k < opened; k++) rp_log_close(&logs[k]);
+  free(logs);
   return status;
 }
 
@@ -386,7 +486,7 @@ static int cmd_dump(const rp_log* log, const rp_opts* o, FILE* out, FILE* err) {
   double t0 = now_s();
   int rc = rp_sim_init(&sim, log);
   const rp_checkpoint* cp = NULL;
-  if (rc == ARB_OK) rc = start_sim(&sim, log, from, true, &cp);
+  if (rc == ARB_OK) rc = rp_sim_start(&sim, log, from, true, &cp);
   if (rc != ARB_OK) {
     fprintf(err, "arbiter-replay: %s: %s\n", o->name, sim.why);
     rp_sim_deinit(&sim);

@@ -1,6 +1,7 @@
 // arbiter-replay — re-simulation driver and state comparison (see rp_sim.h).
 #include "rp_sim.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,29 @@ int rp_sim_start_at(rp_sim* sim, const rp_checkpoint* cp) {
   sim->reader = cp->reader;
   sim->recorded_hash = cp->world_hash;
   return ARB_OK;
+}
+
+// Put a sim at the state before tick `first` of the log: tick 0 when the log starts at
+// tick 1, else the latest checkpoint at or before first - 1. With prefer_checkpoint, the
+// latest checkpoint at or before `target` (seek/dump skip the ticks before it).
+int rp_sim_start(rp_sim* sim, const rp_log* log, uint64_t target, bool prefer_checkpoint,
+                 const rp_checkpoint** used) {
+  *used = NULL;
+  const rp_checkpoint* cp = prefer_checkpoint ? rp_log_checkpoint_at_or_before(log, target) : NULL;
+  bool from_zero = log->first_tick <= 1;  // 0: a log with no tick records
+  if (!cp && !from_zero) {
+    cp = rp_log_checkpoint_at_or_before(log, log->first_tick - 1);
+    if (!cp) {
+      snprintf(sim->why, sizeof sim->why,
+               "the log starts at tick %" PRIu64
+               " with no checkpoint before it: nothing to start from",
+               log->first_tick);
+      return ARB_E_STATE;
+    }
+  }
+  if (!cp) return ARB_OK;
+  *used = cp;
+  return rp_sim_start_at(sim, cp);
 }
 
 // Apply one decoded tick record (through the game's tick applier) and step.

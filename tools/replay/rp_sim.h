@@ -39,6 +39,13 @@ void rp_sim_deinit(rp_sim* sim);
 /// game hashes to the recorded value. ARB_OK or an error (reason in sim->why).
 int rp_sim_start_at(rp_sim* sim, const rp_checkpoint* cp);
 
+/// Put the sim at the state before the log's first tick record: tick 0 when the log starts
+/// at tick 1, else its checkpoint before that tick. With prefer_checkpoint, at the latest
+/// checkpoint at or before `target` instead (seek/dump skip the ticks before it). *used is
+/// the checkpoint restored (NULL: tick 0). ARB_OK or an error (reason in sim->why).
+int rp_sim_start(rp_sim* sim, const rp_log* log, uint64_t target, bool prefer_checkpoint,
+                 const rp_checkpoint** used);
+
 /// What rp_sim_step did.
 enum {
   RP_STEP_JOIN_MISMATCH = -1,  ///< stepped, but a recorded join was not reproduced (reason in why)

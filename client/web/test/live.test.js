@@ -19,16 +19,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadArbiter, SAMPLE_PREDICTED } from "../lib/arbiter.js";
+import { programs, pumper, sleep, track } from "./live_util.js";
 
-const [serverExe, botExe, replayExe] = process.argv.slice(2);
-if (!serverExe || !botExe) {
-  console.error("usage: node test/live.test.js ARBITER-SERVER ARBITER-BOT");
-  process.exit(2);
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const children = [];
-process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
+const [serverExe, botExe, replayExe] =
+    programs("live.test.js", "ARBITER-SERVER ARBITER-BOT [WEB-STREAM-REPLAY]");
 
 // The server, on ephemeral ports (its server_started log line names them), with the
 // operator endpoints on (/admin/sessions counts the snapshots sent to each session).
@@ -39,7 +33,7 @@ function startServer() {
   const srv = spawn(serverExe, ["--port", "0", "--bind", "127.0.0.1", "--http-port", "-1",
                                 "--ws-port", "-1", "--admin-token", tokenFile],
                     { stdio: ["ignore", "ignore", "pipe"] });
-  children.push(srv);
+  track(srv);
   let log = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 10000);
@@ -62,7 +56,7 @@ function runBots(port, clients, seconds) {
   const bot = spawn(botExe, ["--host", "127.0.0.1", "--port", String(port), "--clients",
                              String(clients), "--duration", String(seconds), "--behaviour", "idle"],
                     { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(bot);
+  track(bot);
   let out = "", err = "";
   bot.stdout.on("data", (d) => (out += d));
   bot.stderr.on("data", (d) => (err += d));
@@ -117,22 +111,12 @@ for (const [name, record] of [
 const events = [];
 const allChecks = new Map(); // tick -> the library's comparison, gathered as the run goes
 let checksAt = 0;
-const pump = (ms) => {
-  const until = performance.now() + ms;
-  return new Promise((resolve) => {
-    const step = () => {
-      client.update(performance.now());
-      events.push(...client.events());
-      if (performance.now() - checksAt > 500) {
-        checksAt = performance.now();
-        for (const c of client.predictionChecks()) allChecks.set(c.tick, c);
-      }
-      if (performance.now() >= until) resolve();
-      else setTimeout(step, 4);
-    };
-    step();
-  });
-};
+const pump = pumper(client, events, () => {
+  if (performance.now() - checksAt > 500) {
+    checksAt = performance.now();
+    for (const c of client.predictionChecks()) allChecks.set(c.tick, c);
+  }
+});
 const own = () => client.sample().bodies.find((b) => b.own);
 
 // Welcomed, and the own avatar predicted.
