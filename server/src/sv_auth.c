@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sv_names.h"
+
 #define PROBES 16
 
 int sv_auth_init(sv_auth* a, const char* key_path, const char* public_address, const char* bind,
@@ -81,11 +83,8 @@ sv_auth_result sv_auth_check(sv_auth* a, const uint8_t* token, size_t len, uint6
 }
 
 const char* sv_auth_result_name(sv_auth_result r) {
-  static const char* const names[] = {"ok",           "missing", "invalid", "expired",
-                                      "wrong_server", "reused",  "busy"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_AUTH_RESULT_COUNT,
-                 "one name per sv_auth_result");
-  return (unsigned)r < SV_AUTH_RESULT_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_AUTH_RESULT_COUNT, "ok", "missing", "invalid", "expired", "wrong_server",
+                 "reused", "busy");
 }
 
 const char* sv_auth_result_text(sv_auth_result r) {
