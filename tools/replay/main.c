@@ -99,17 +99,23 @@ static int chain_ends(const char* path, const uint8_t* data, size_t len, uint64_
   return 0;
 }
 
+// The whole file at `path` in *data (malloc'd); false after saying why on stderr.
+static bool read_log(const char* path, uint8_t** data, size_t* len) {
+  char err[512];
+  *data = NULL;
+  *len = 0;
+  if (arb_replay_read_file(path, data, len, err, sizeof err) == ARB_OK) return true;
+  fprintf(stderr, "arbiter-replay: %s\n", err);
+  return false;
+}
+
 static int verify_chain(const rp_opts* base, const char* path, const char* const* next, int count) {
   uint64_t prev_tick = 0, prev_hash = 0;
   for (int k = 0; k <= count; ++k) {
     const char* p = k == 0 ? path : next[k - 1];
-    uint8_t* data = NULL;
-    size_t len = 0;
-    char err[512];
-    if (arb_replay_read_file(p, &data, &len, err, sizeof err) != ARB_OK) {
-      fprintf(stderr, "arbiter-replay: %s\n", err);
-      return RP_EXIT_UNREADABLE;
-    }
+    uint8_t* data;
+    size_t len;
+    if (!read_log(p, &data, &len)) return RP_EXIT_UNREADABLE;
     uint64_t last_tick, last_hash, cp_tick = 0, cp_hash = 0;
     bool cp = false;
     int status = chain_ends(p, data, len, &last_tick, &last_hash, &cp, &cp_tick, &cp_hash);
@@ -223,13 +229,9 @@ int main(int argc, char** argv) {
   o.name = path;
 
   if (next_count > 0) return verify_chain(&o, path, next, next_count);
-  uint8_t* data = NULL;
-  size_t len = 0;
-  char err[512];
-  if (arb_replay_read_file(path, &data, &len, err, sizeof err) != ARB_OK) {
-    fprintf(stderr, "arbiter-replay: %s\n", err);
-    return RP_EXIT_UNREADABLE;
-  }
+  uint8_t* data;
+  size_t len;
+  if (!read_log(path, &data, &len)) return RP_EXIT_UNREADABLE;
   int status = rp_run(&o, data, len, stdout, stderr);
   fflush(stdout);
   return status;
