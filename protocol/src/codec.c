@@ -208,6 +208,21 @@ void arb__pack_header(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap
   msgpack_pack_uint8(pk, (uint8_t)type);
 }
 
+int arb__dec_message(arb__dec* d, const arb__msg_frame* m, const uint8_t* buf, size_t len,
+                     arb_proto_error* err) {
+  arb__dec_init(d, buf, len, err, m->name);
+  return arb__dec_header(d, m->type, m->fields, m->max_len);
+}
+
+void arb__pack_message(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
+                       const arb__msg_frame* m) {
+  arb__pack_header(pk, w, buf, cap, m->type, m->fields);
+}
+
+int arb__pack_message_result(const arb__wbuf* w, const arb__msg_frame* m) {
+  return w->len > m->max_len ? ARB_E_TOO_BIG : arb__wbuf_result(w);
+}
+
 int arb_proto_peek_type(const uint8_t* buf, size_t len, arb_proto_msg_type* type) {
   arb__dec d;
   arb__dec_init(&d, buf, len, NULL, "message");
@@ -308,6 +323,8 @@ enum {
   WELCOME_LEN = 9,      // [2, client_id, ... scene_hash, statics]
   STATIC_BODY_LEN = 4,  // [x, y, angle, shape]
 };
+static const arb__msg_frame welcome_msg = {ARB_PROTO_MSG_WELCOME, "welcome", WELCOME_LEN,
+                                           ARB_PROTO_MAX_RELIABLE};
 
 static int check_static(const arb_proto_static_body* b) {
   if (!isfinite(b->position.x) || !isfinite(b->position.y) || !isfinite(b->angle))
@@ -330,7 +347,7 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
   for (int i = 0; i < m->static_count; i++) ARB__TRY(check_static(&m->statics[i]));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_WELCOME, WELCOME_LEN);
+  arb__pack_message(&pk, &w, buf, cap, &welcome_msg);
   msgpack_pack_uint32(&pk, m->client_id);
   msgpack_pack_uint32(&pk, m->entity_id);
   msgpack_pack_uint16(&pk, m->tick_rate);
@@ -347,14 +364,13 @@ int arb_proto_encode_welcome(const arb_proto_welcome* m, uint8_t* buf, size_t ca
     msgpack_pack_float(&pk, b->angle);
     arb__pack_shape(&pk, &b->shape);
   }
-  return w.len > ARB_PROTO_MAX_RELIABLE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+  return arb__pack_message_result(&w, &welcome_msg);
 }
 
 int arb_proto_decode_welcome(const uint8_t* buf, size_t len, arb_proto_welcome* out,
                              arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, "welcome");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_WELCOME, WELCOME_LEN, ARB_PROTO_MAX_RELIABLE));
+  ARB__TRY(arb__dec_message(&d, &welcome_msg, buf, len, err));
   arb_proto_static_body* statics = out->statics;
   int cap = out->static_cap;
   if (cap < 0 || (cap > 0 && !statics))
@@ -414,6 +430,8 @@ enum {
 };
 _Static_assert(INPUT_CMD_LEN == 1 + CONTROLS_FIELD_COUNT,
                "an input command is its seq and the controls");
+static const arb__msg_frame input_msg = {ARB_PROTO_MSG_INPUT, "input", INPUT_LEN,
+                                         ARB_PROTO_MAX_PAYLOAD};
 
 int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   if (!m || m->count < 0 || m->count > ARB_PROTO_MAX_INPUTS) return ARB_E_TOO_BIG;
@@ -423,7 +441,7 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_INPUT, INPUT_LEN);
+  arb__pack_message(&pk, &w, buf, cap, &input_msg);
   msgpack_pack_uint32(&pk, m->packet_seq);
   msgpack_pack_uint32(&pk, m->ack_tick);
   msgpack_pack_array(&pk, (size_t)m->count);
@@ -434,14 +452,13 @@ int arb_proto_encode_input(const arb_proto_input* m, uint8_t* buf, size_t cap) {
     arb__pack_controls(&pk, &m->cmds[i].controls);
     if (view) msgpack_pack_uint64(&pk, m->cmds[i].view_time);
   }
-  return arb__wbuf_result(&w);
+  return arb__pack_message_result(&w, &input_msg);
 }
 
 int arb_proto_decode_input(const uint8_t* buf, size_t len, arb_proto_input* out,
                            arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, "input");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_INPUT, INPUT_LEN, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_message(&d, &input_msg, buf, len, err));
   out->count = 0;
   ARB__TRY(arb__dec_u32(&d, "packet_seq", 0, UINT32_MAX, &out->packet_seq));
   ARB__TRY(arb__dec_u32(&d, "ack_tick", 0, UINT32_MAX, &out->ack_tick));
@@ -517,6 +534,8 @@ enum {
 };
 static const char* const scene_avatar_field[SCENE_AVATAR_LEN] = {"x",  "y",  "angle",
                                                                  "vx", "vy", "w"};
+static const arb__msg_frame scene_msg = {ARB_PROTO_MSG_SCENE, "scene", SCENE_LEN,
+                                         ARB_PROTO_MAX_SCENE_MESSAGE};
 
 int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   if (!m || !m->text || m->text_len == 0) return ARB_E_INVAL;
@@ -530,20 +549,19 @@ int arb_proto_encode_scene(const arb_proto_scene* m, uint8_t* buf, size_t cap) {
   }
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_SCENE, SCENE_LEN);
+  arb__pack_message(&pk, &w, buf, cap, &scene_msg);
   msgpack_pack_uint32(&pk, m->tick);
   msgpack_pack_uint64(&pk, m->scene_hash);
   msgpack_pack_bin_with_body(&pk, m->text, m->text_len);
   msgpack_pack_array(&pk, SCENE_AVATAR_LEN);
   for (int i = 0; i < SCENE_AVATAR_LEN; i++) msgpack_pack_float(&pk, v[i]);
-  return w.len > ARB_PROTO_MAX_SCENE_MESSAGE ? ARB_E_TOO_BIG : arb__wbuf_result(&w);
+  return arb__pack_message_result(&w, &scene_msg);
 }
 
 int arb_proto_decode_scene(const uint8_t* buf, size_t len, arb_proto_scene* out,
                            arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, "scene");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_SCENE, SCENE_LEN, ARB_PROTO_MAX_SCENE_MESSAGE));
+  ARB__TRY(arb__dec_message(&d, &scene_msg, buf, len, err));
   memset(out, 0, sizeof *out);
   ARB__TRY(arb__dec_u32(&d, "tick", 0, UINT32_MAX, &out->tick));
   ARB__TRY(arb__dec_uint(&d, "scene_hash", 0, UINT64_MAX, &out->scene_hash));
@@ -573,6 +591,8 @@ enum {
   VIEW_LEN = 2 + VIEW_BOX_LEN,  // [11, active, the box]
 };
 static const char* const view_box_field[VIEW_BOX_LEN] = {"min_x", "min_y", "max_x", "max_y"};
+static const arb__msg_frame view_msg = {ARB_PROTO_MSG_VIEW, "view", VIEW_LEN,
+                                        ARB_PROTO_MAX_PAYLOAD};
 
 // 0 or the ARB_E_* a view box breaks: finite corners within the coordinate range, min <=
 // max, and no side longer than ARB_PROTO_MAX_VIEW_SIDE; a cleared box is all zeros.
@@ -602,20 +622,19 @@ int arb_proto_encode_view(const arb_proto_view* m, uint8_t* buf, size_t cap) {
   ARB__TRY(check_view(m, &why));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, ARB_PROTO_MSG_VIEW, VIEW_LEN);
+  arb__pack_message(&pk, &w, buf, cap, &view_msg);
   msgpack_pack_uint8(&pk, m->active ? 1 : 0);
   msgpack_pack_float(&pk, m->min.x);
   msgpack_pack_float(&pk, m->min.y);
   msgpack_pack_float(&pk, m->max.x);
   msgpack_pack_float(&pk, m->max.y);
-  return arb__wbuf_result(&w);
+  return arb__pack_message_result(&w, &view_msg);
 }
 
 int arb_proto_decode_view(const uint8_t* buf, size_t len, arb_proto_view* out,
                           arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, "view");
-  ARB__TRY(arb__dec_header(&d, ARB_PROTO_MSG_VIEW, VIEW_LEN, ARB_PROTO_MAX_PAYLOAD));
+  ARB__TRY(arb__dec_message(&d, &view_msg, buf, len, err));
   memset(out, 0, sizeof *out);
   uint32_t active;
   ARB__TRY(arb__dec_u32(&d, "active", 0, 1, &active));

@@ -43,6 +43,23 @@ int arb__dec_header(arb__dec* d, arb_proto_msg_type type, uint32_t fields, size_
 void arb__pack_header(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
                       arb_proto_msg_type type, uint32_t fields);
 
+/// What a message's encoder and decoder agree on besides its fields, stated once.
+typedef struct arb__msg_frame {
+  arb_proto_msg_type type;
+  const char* name;  ///< as in decode errors ("welcome")
+  uint32_t fields;   ///< array elements, the type included
+  size_t max_len;    ///< the largest encoding, in bytes
+} arb__msg_frame;
+
+/// Starts decoding message `m` from buf[0..len): arb__dec_init, then arb__dec_header.
+int arb__dec_message(arb__dec* d, const arb__msg_frame* m, const uint8_t* buf, size_t len,
+                     arb_proto_error* err);
+/// Starts encoding message `m` (arb__pack_header with its type and element count).
+void arb__pack_message(msgpack_packer* pk, arb__wbuf* w, uint8_t* buf, size_t cap,
+                       const arb__msg_frame* m);
+/// The encoder's result: the length of message `m`, or ARB_E_TOO_BIG past m->max_len.
+int arb__pack_message_result(const arb__wbuf* w, const arb__msg_frame* m);
+
 // ---- flat messages: [type, field, ...] of unsigned integers and texts ----------------------
 // One field list per message drives both its encoder and its decoder (codec_flat.c), so a
 // field cannot be written and forgotten when read.
@@ -60,10 +77,8 @@ typedef struct arb__flat_field {
 } arb__flat_field;
 
 typedef struct arb__flat_msg {
-  arb_proto_msg_type type;
-  const char* name;    ///< "ping", ... (decode errors)
-  size_t max_len;      ///< ARB_PROTO_MAX_PAYLOAD or ARB_PROTO_MAX_RELIABLE
-  size_t struct_size;  ///< sizeof the message struct
+  arb__msg_frame frame;  ///< its fields: the type and one element per field
+  size_t struct_size;    ///< sizeof the message struct
   int field_count;
   const arb__flat_field* fields;
 } arb__flat_msg;
@@ -73,10 +88,11 @@ typedef struct arb__flat_msg {
 #define ARB__FLAT_TEXT(type, member, most) \
   { #member, ARB__FLAT_KIND_TEXT, offsetof(type, member), sizeof(((type*)0)->member), 0, (most) }
 
-#define ARB__FLAT_MSG(type, name, max_len, msg_struct, fields)                                  \
-  {                                                                                             \
-    (type), (name), (max_len), sizeof(msg_struct), (int)(sizeof(fields) / sizeof((fields)[0])), \
-        (fields)                                                                                \
+#define ARB__FLAT_COUNT(fields) (sizeof(fields) / sizeof((fields)[0]))
+#define ARB__FLAT_MSG(type, name, max_len, msg_struct, fields)                              \
+  {                                                                                         \
+    {(type), (name), (uint32_t)ARB__FLAT_COUNT(fields) + 1, (max_len)}, sizeof(msg_struct), \
+        (int)ARB__FLAT_COUNT(fields), (fields)                                              \
   }
 
 /// Defines arb_proto_encode_<name> and arb_proto_decode_<name> over <name>_msg (an

@@ -69,7 +69,7 @@ int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t
   ARB__TRY(check_flat(f, bytes));
   msgpack_packer pk;
   arb__wbuf w;
-  arb__pack_header(&pk, &w, buf, cap, f->type, (uint32_t)f->field_count + 1);
+  arb__pack_message(&pk, &w, buf, cap, &f->frame);
   for (int i = 0; i < f->field_count; ++i) {
     const arb__flat_field* fd = &f->fields[i];
     if (fd->kind == ARB__FLAT_KIND_UINT) {
@@ -79,14 +79,13 @@ int arb__encode_flat(const arb__flat_msg* f, const void* m, uint8_t* buf, size_t
       msgpack_pack_str_with_body(&pk, text, arb__strnlen(text, fd->size));
     }
   }
-  return arb__wbuf_result(&w);
+  return arb__pack_message_result(&w, &f->frame);
 }
 
 int arb__decode_flat(const arb__flat_msg* f, const uint8_t* buf, size_t len, void* out,
                      arb_proto_error* err) {
   arb__dec d;
-  arb__dec_init(&d, buf, len, err, f->name);
-  ARB__TRY(arb__dec_header(&d, f->type, (uint32_t)f->field_count + 1, f->max_len));
+  ARB__TRY(arb__dec_message(&d, &f->frame, buf, len, err));
   uint8_t* bytes = out;
   memset(out, 0, f->struct_size);
   for (int i = 0; i < f->field_count; ++i) {

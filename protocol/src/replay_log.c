@@ -169,6 +169,23 @@ int64_t arb_replay_encode_end(const arb_replay_end* e, uint8_t* buf, size_t cap)
 
 // ---- body decoders -----------------------------------------------------------------------
 
+// A str of at most `max` bytes that must be UTF-8 without control characters; *text points
+// into the input (no NUL).
+static int dec_plain_text(arb__dec* d, const char* field, uint32_t max, const char** text,
+                          size_t* len) {
+  size_t at = d->pos;
+  const uint8_t* s;
+  uint32_t n;
+  ARB__TRY(arb__dec_str(d, field, max, &s, &n));
+  if (!arb__utf8_valid(s, n, true)) {
+    d->pos = at;
+    return arb__dec_fail(d, ARB_E_CORRUPT, field, "not valid UTF-8 without control characters");
+  }
+  *text = (const char*)s;
+  *len = n;
+  return 0;
+}
+
 static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h,
                            arb_proto_error* err) {
   arb__dec d;
@@ -187,17 +204,9 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   uint32_t want = h->format_version == 1 ? 7 : 9;
   if (n != want)
     return arb__dec_fail(&d, ARB_E_CORRUPT, NULL, "header of %u elements, expected %u", n, want);
+  ARB__TRY(dec_plain_text(&d, "build_id", ARB_REPLAY_MAX_BUILD_ID, &h->build_id, &h->build_id_len));
   const uint8_t* s;
   uint32_t sl;
-  at = d.pos;
-  ARB__TRY(arb__dec_str(&d, "build_id", ARB_REPLAY_MAX_BUILD_ID, &s, &sl));
-  if (!arb__utf8_valid(s, sl, true)) {
-    d.pos = at;
-    return arb__dec_fail(&d, ARB_E_CORRUPT, "build_id",
-                         "not valid UTF-8 without control characters");
-  }
-  h->build_id = (const char*)s;
-  h->build_id_len = sl;
   ARB__TRY(arb__dec_bin(&d, "scene_text", ARB_REPLAY_MAX_SCENE_TEXT, &s, &sl));
   h->scene_text = (const char*)s;
   h->scene_len = sl;
@@ -208,15 +217,8 @@ static int dec_header_body(const uint8_t* body, size_t len, arb_replay_header* h
   ARB__TRY(arb__dec_int(&d, "start_time_ms", INT64_MIN, INT64_MAX, &h->start_time_ms));
   if (want == 9) {
     ARB__TRY(arb__dec_uint(&d, "sim_version", 0, UINT64_MAX, &h->sim_version));
-    at = d.pos;
-    ARB__TRY(arb__dec_str(&d, "predecessor", ARB_REPLAY_MAX_PREDECESSOR, &s, &sl));
-    if (!arb__utf8_valid(s, sl, true)) {
-      d.pos = at;
-      return arb__dec_fail(&d, ARB_E_CORRUPT, "predecessor",
-                           "not valid UTF-8 without control characters");
-    }
-    h->predecessor = (const char*)s;
-    h->predecessor_len = sl;
+    ARB__TRY(dec_plain_text(&d, "predecessor", ARB_REPLAY_MAX_PREDECESSOR, &h->predecessor,
+                            &h->predecessor_len));
   }
   return arb__dec_end(&d);
 }

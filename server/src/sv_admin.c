@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sv_lifecycle.h"
+#include "sv_names.h"
 #include "sv_server.h"
 
 #define TOKEN_MIN 16
@@ -102,10 +103,7 @@ static void put_string(json_out* o, const char* v) {
 }
 
 static const char* session_state_name(sv_session_state st) {
-  static const char* const names[] = {"free", "await_hello", "joining", "active", "closing"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_SESSION_CLOSING + 1,
-                 "one name per sv_session_state");
-  return (unsigned)st <= SV_SESSION_CLOSING ? names[st] : "unknown";
+  SV_RETURN_NAME(st, SV_SESSION_CLOSING + 1, "free", "await_hello", "joining", "active", "closing");
 }
 
 // GET /admin/sessions: every connection with a session, and the avatars held for a rejoin.

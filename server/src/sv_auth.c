@@ -80,29 +80,26 @@ sv_auth_result sv_auth_check(sv_auth* a, const uint8_t* token, size_t len, uint6
   return mark_used(a, out, now_s);
 }
 
+// Each result's name (metrics labels, logs) and the text a refused client is shown.
+static const struct {
+  const char* name;
+  const char* text;
+} results[] = {
+    [SV_AUTH_OK] = {"ok", "ok"},
+    [SV_AUTH_MISSING] = {"missing", "this server requires a connect token"},
+    [SV_AUTH_INVALID] = {"invalid", "connect token is not valid"},
+    [SV_AUTH_EXPIRED] = {"expired", "connect token has expired"},
+    [SV_AUTH_WRONG_SERVER] = {"wrong_server", "connect token is not for this server"},
+    [SV_AUTH_REUSED] = {"reused", "connect token was already used"},
+    [SV_AUTH_BUSY] = {"busy", "too many connect tokens in use; try again"},
+};
+_Static_assert(sizeof results / sizeof results[0] == SV_AUTH_RESULT_COUNT,
+               "one row per sv_auth_result");
+
 const char* sv_auth_result_name(sv_auth_result r) {
-  static const char* const names[] = {"ok",           "missing", "invalid", "expired",
-                                      "wrong_server", "reused",  "busy"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_AUTH_RESULT_COUNT,
-                 "one name per sv_auth_result");
-  return (unsigned)r < SV_AUTH_RESULT_COUNT ? names[r] : "unknown";
+  return (unsigned)r < SV_AUTH_RESULT_COUNT ? results[r].name : "unknown";
 }
 
 const char* sv_auth_result_text(sv_auth_result r) {
-  switch (r) {
-    case SV_AUTH_MISSING:
-      return "this server requires a connect token";
-    case SV_AUTH_INVALID:
-      return "connect token is not valid";
-    case SV_AUTH_EXPIRED:
-      return "connect token has expired";
-    case SV_AUTH_WRONG_SERVER:
-      return "connect token is not for this server";
-    case SV_AUTH_REUSED:
-      return "connect token was already used";
-    case SV_AUTH_BUSY:
-      return "too many connect tokens in use; try again";
-    default:
-      return "ok";
-  }
+  return (unsigned)r < SV_AUTH_RESULT_COUNT ? results[r].text : "ok";
 }

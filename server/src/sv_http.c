@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sv_conn_list.h"
+#include "sv_tcp.h"
+
 typedef struct http_conn {
   struct http_conn *prev, *next;  ///< in sv_http.conn_list, so a stop can close them all
   uv_tcp_t tcp;
@@ -32,11 +35,7 @@ static void on_handle_closed(uv_handle_t* handle) {
   http_conn* c = handle->data;
   if (--c->handles_open == 0) {
     sv_http* h = c->server;
-    if (c->prev)
-      c->prev->next = c->next;
-    else
-      h->conn_list = c->next;
-    if (c->next) c->next->prev = c->prev;
+    SV_CONN_LIST_REMOVE(h->conn_list, c);
     h->conns--;
     free(c->out);
     free(c);
@@ -70,20 +69,26 @@ static void on_written(uv_write_t* req, int status) {
   conn_close(req->data);
 }
 
-static const char* reason_phrase(int status) {
+const char* sv_http_reason_phrase(int status) {
   switch (status) {
     case 200:
       return "OK";
     case 202:
       return "Accepted";
-    case 401:
-      return "Unauthorized";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 426:
+      return "Upgrade Required";
     case 431:
       return "Request Header Fields Too Large";
     case 503:
@@ -102,7 +107,7 @@ static void respond(http_conn* c, int status, const char* content_type, const ch
   int hl = snprintf(header, sizeof header,
                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: "
                     "close\r\n\r\n",
-                    status, reason_phrase(status), content_type, body_len, extra);
+                    status, sv_http_reason_phrase(status), content_type, body_len, extra);
   size_t send_body = head_only ? 0 : body_len;
   c->out = malloc((size_t)hl + send_body);
   if (c->out == NULL) {
@@ -339,9 +344,7 @@ static void on_connection(uv_stream_t* listener, int status) {
   c->tcp.data = c;
   c->timer.data = c;
   c->handles_open = 2;
-  c->next = h->conn_list;
-  if (c->next) c->next->prev = c;
-  h->conn_list = c;
+  SV_CONN_LIST_PUSH(h->conn_list, c);
   h->conns++;
   if (uv_accept(listener, (uv_stream_t*)&c->tcp) != 0) {
     conn_close(c);
@@ -401,10 +404,7 @@ int sv_http_init(sv_http* h, uv_loop_t* loop, const char* bind, int port, sv_htt
     sv_http_close(h);
     return -1;
   }
-  struct sockaddr_storage ss;
-  int len = (int)sizeof ss;
-  if (uv_tcp_getsockname(&h->listener, (struct sockaddr*)&ss, &len) == 0)
-    h->port = ntohs(((struct sockaddr_in*)&ss)->sin_port);
+  h->port = sv_tcp_bound_port(&h->listener);
   return 0;
 }
 

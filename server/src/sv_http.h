@@ -117,6 +117,10 @@ void sv_http_close(sv_http* h);
 int sv_http_start_web(sv_http* h, const char* root, int ws_port, const char* bind, sv_log* log,
                       char* err, size_t err_cap);
 
+/// The reason phrase of an HTTP status the server answers with (this listener and the
+/// WebSocket handshake); "Internal Server Error" for one it never sends.
+const char* sv_http_reason_phrase(int status);
+
 /// The content type served for a file name (by its extension).
 const char* sv_http_mime_type(const char* name);
 

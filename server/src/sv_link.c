@@ -29,38 +29,36 @@ int sv_link_send(const sv_link* l, uint8_t channel, const void* data, size_t len
   return -1;
 }
 
-static void close_text(uint8_t reason, char* out, size_t cap) {
-  snprintf(out, cap, "%s", arb_proto_reason_name((arb_proto_reason)reason));
+// Both closes: `now` abandons what is still queued (ENet's disconnect_now; a WebSocket
+// close frame in a bounded drain), otherwise it goes out first. WebSocket carries the
+// reason as close code 4000 + reason with its name as the text.
+static void close_link(const sv_link* l, uint8_t reason, bool now) {
+  char text[32];
+  switch (l->kind) {
+    case SV_LINK_NONE:
+      return;
+    case SV_LINK_ENET:
+      if (now)
+        enet_peer_disconnect_now(l->peer, (enet_uint32)reason);
+      else
+        enet_peer_disconnect_later(l->peer, (enet_uint32)reason);
+      return;
+    case SV_LINK_WS:
+      snprintf(text, sizeof text, "%s", arb_proto_reason_name((arb_proto_reason)reason));
+      if (now)
+        sv_ws_abandon(l->ws, (uint16_t)(4000u + reason), text);
+      else
+        sv_ws_close_conn(l->ws, (uint16_t)(4000u + reason), text);
+      return;
+  }
 }
 
 void sv_link_close(const sv_link* l, uint8_t reason) {
-  char text[32];
-  switch (l->kind) {
-    case SV_LINK_NONE:
-      return;
-    case SV_LINK_ENET:
-      enet_peer_disconnect_later(l->peer, (enet_uint32)reason);
-      return;
-    case SV_LINK_WS:
-      close_text(reason, text, sizeof text);
-      sv_ws_close_conn(l->ws, (uint16_t)(4000u + reason), text);
-      return;
-  }
+  close_link(l, reason, false);
 }
 
 void sv_link_close_now(const sv_link* l, uint8_t reason) {
-  char text[32];
-  switch (l->kind) {
-    case SV_LINK_NONE:
-      return;
-    case SV_LINK_ENET:
-      enet_peer_disconnect_now(l->peer, (enet_uint32)reason);
-      return;
-    case SV_LINK_WS:
-      close_text(reason, text, sizeof text);
-      sv_ws_abandon(l->ws, (uint16_t)(4000u + reason), text);
-      return;
-  }
+  close_link(l, reason, true);
 }
 
 uint64_t sv_link_silent_ms(const sv_link* l) {

@@ -64,32 +64,20 @@ static void putc_(line_buf* b, char c) {
 }
 
 static void put_json_string(line_buf* b, const char* s) {
+  // The bytes with a two-character escape in JSON, and the letter after the backslash.
+  static const char short_escaped[] = "\"\\\n\r\t", short_escape[] = "\"\\nrt";
   putc_(b, '"');
   for (const unsigned char* q = (const unsigned char*)(s ? s : ""); *q; ++q) {
-    char esc[8];
-    switch (*q) {
-      case '"':
-        puts_(b, "\\\"");
-        break;
-      case '\\':
-        puts_(b, "\\\\");
-        break;
-      case '\n':
-        puts_(b, "\\n");
-        break;
-      case '\r':
-        puts_(b, "\\r");
-        break;
-      case '\t':
-        puts_(b, "\\t");
-        break;
-      default:
-        if (*q < 0x20) {
-          snprintf(esc, sizeof esc, "\\u%04x", *q);
-          puts_(b, esc);
-        } else {
-          putc_(b, (char)*q);
-        }
+    const char* named = strchr(short_escaped, *q);
+    if (named) {
+      putc_(b, '\\');
+      putc_(b, short_escape[named - short_escaped]);
+    } else if (*q < 0x20) {
+      char esc[8];
+      snprintf(esc, sizeof esc, "\\u%04x", *q);
+      puts_(b, esc);
+    } else {
+      putc_(b, (char)*q);
     }
   }
   putc_(b, '"');

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "sv_names.h"
+
 void sv_match_init(sv_match* m, const sv_match_limits* limits) {
   memset(m, 0, sizeof *m);
   m->state = SV_MATCH_STARTING;
@@ -98,8 +100,5 @@ bool sv_match_accepting(const sv_match* m) {
 }
 
 const char* sv_match_state_name(sv_match_state state) {
-  static const char* const names[] = {"starting", "ready", "allocated", "draining", "done"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_MATCH_STATE_COUNT,
-                 "one name per sv_match_state");
-  return (unsigned)state < SV_MATCH_STATE_COUNT ? names[state] : "unknown";
+  SV_RETURN_NAME(state, SV_MATCH_STATE_COUNT, "starting", "ready", "allocated", "draining", "done");
 }

@@ -2,6 +2,7 @@
 #include "sv_metrics.h"
 
 #include "sv_match.h"
+#include "sv_names.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -56,49 +57,31 @@ void sv_metrics_init(sv_metrics* m) {
 }
 
 const char* sv_reject_reason_name(sv_reject_reason r) {
-  static const char* const names[] = {"decode", "unexpected", "nonfinite", "version"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_REJECT_REASON_COUNT,
-                 "one name per sv_reject_reason");
-  return (unsigned)r < SV_REJECT_REASON_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_REJECT_REASON_COUNT, "decode", "unexpected", "nonfinite", "version");
 }
 
 const char* sv_drop_reason_name(sv_drop_reason r) {
-  static const char* const names[] = {"rate_packets", "rate_bytes", "stale"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_DROP_REASON_COUNT,
-                 "one name per sv_drop_reason");
-  return (unsigned)r < SV_DROP_REASON_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_DROP_REASON_COUNT, "rate_packets", "rate_bytes", "stale");
 }
 
 const char* sv_datagram_drop_name(sv_datagram_drop r) {
-  static const char* const names[] = {
-      "gate_malformed", "gate_cookie",     "rate_limited",     "not_admitted", "enet_malformed",
-      "enet_fragment",  "enet_window",     "enet_peer",        "stopping",     "banned",
-      "table_full",     "fragment_budget", "challenge_budget", "address_full"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_DGRAM_DROP_COUNT,
-                 "one name per sv_datagram_drop");
-  return (unsigned)r < SV_DGRAM_DROP_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_DGRAM_DROP_COUNT, "gate_malformed", "gate_cookie", "rate_limited",
+                 "not_admitted", "enet_malformed", "enet_fragment", "enet_window", "enet_peer",
+                 "stopping", "banned", "table_full", "fragment_budget", "challenge_budget",
+                 "address_full");
 }
 
 const char* sv_http_closed_name(sv_http_closed r) {
-  static const char* const names[] = {"per_address", "evicted", "full", "timeout"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_HTTP_CLOSED_COUNT,
-                 "one name per sv_http_closed");
-  return (unsigned)r < SV_HTTP_CLOSED_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_HTTP_CLOSED_COUNT, "per_address", "evicted", "full", "timeout");
 }
 
 const char* sv_ws_refusal_name(sv_ws_refusal r) {
-  static const char* const names[] = {"400", "403", "408", "426", "431", "503"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_WS_REFUSED_COUNT,
-                 "one name per sv_ws_refusal");
-  return (unsigned)r < SV_WS_REFUSED_COUNT ? names[r] : "unknown";
+  SV_RETURN_NAME(r, SV_WS_REFUSED_COUNT, "400", "403", "408", "426", "431", "503");
 }
 
 const char* sv_ws_close_kind_name(sv_ws_close_kind k) {
-  static const char* const names[] = {"1000", "1002", "1003",  "1007",
-                                      "1009", "4xxx", "other", "none"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_WS_CLOSE_KIND_COUNT,
-                 "one name per sv_ws_close_kind");
-  return (unsigned)k < SV_WS_CLOSE_KIND_COUNT ? names[k] : "unknown";
+  SV_RETURN_NAME(k, SV_WS_CLOSE_KIND_COUNT, "1000", "1002", "1003", "1007", "1009", "4xxx", "other",
+                 "none");
 }
 
 sv_ws_close_kind sv_ws_close_kind_of(unsigned code) {
@@ -181,10 +164,7 @@ static const char* admin_result_name(int r) {
   return r == 0 ? "refused" : "accepted";
 }
 static const char* admin_action_name(int a) {
-  static const char* const names[] = {"sessions", "kick", "ban", "drain"};
-  _Static_assert(sizeof names / sizeof names[0] == SV_ADMIN_ACTION_COUNT,
-                 "one name per sv_admin_action");
-  return (unsigned)a < SV_ADMIN_ACTION_COUNT ? names[a] : "unknown";
+  SV_RETURN_NAME(a, SV_ADMIN_ACTION_COUNT, "sessions", "kick", "ban", "drain");
 }
 static const char* match_state_name(int s) {
   return sv_match_state_name((sv_match_state)s);

@@ -66,11 +66,13 @@ static void prepare_free_peer(sv_net* n, ENetHost* host) {
     if (p->state != ENET_PEER_STATE_DISCONNECTED) continue;
     p->roundTripTime = SV_NET_FIRST_RTT_MS;
     p->roundTripTimeVariance = SV_NET_FIRST_RTT_VARIANCE_MS;
-    n->born_ms[i] = now_ms();
-    n->greeted[i] = false;
-    n->half_open_since[i] = 0;
-    n->last_datagram_ms[i] = 0;
-    n->proven_bytes[i] = 0;
+    // frag_bytes is left to set_frag_bytes, which keeps frag_total its sum.
+    sv_net_peer_state* st = &n->peer_state[i];
+    st->born_ms = now_ms();
+    st->greeted = false;
+    st->half_open_since = 0;
+    st->last_datagram_ms = 0;
+    st->proven_bytes = 0;
     return;
   }
 }
@@ -102,8 +104,8 @@ static bool make_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
   // ENet refuses an address at its cap whatever we free.
   if (n->limits.peers_per_address > 0 && own >= (size_t)n->limits.peers_per_address) return true;
   for (size_t i = 0; i < host->peerCount; ++i) {
-    if (n->greeted[i]) continue;
-    uint64_t age = now - n->born_ms[i];
+    if (n->peer_state[i].greeted) continue;
+    uint64_t age = now - n->peer_state[i].born_ms;
     uint64_t max_age = (1u << SV_NET_AGE_BITS) - 1u;
     uint64_t rank = max_age - (age < max_age ? age : max_age);  // smaller = older
     n->scratch[count++] =
@@ -139,7 +141,7 @@ static bool make_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
   // Inside ENet's receive loop this is safe: the flush sends from its own buffers, not
   // the received datagram's.
   enet_peer_disconnect_now(victim, ARB_PROTO_REASON_FULL);
-  n->half_open_since[victim_index] = 0;
+  n->peer_state[victim_index].half_open_since = 0;
   if (n->metrics) n->metrics->peers_evicted_total++;
   if (reported) {  // the server knows this peer: tell it, as ENet would have
     ENetEvent ev;
@@ -189,8 +191,8 @@ static void budget_room(sv_net* n, ENetHost* host, uint32_t connect_id) {
 }
 
 static void set_frag_bytes(sv_net* n, size_t peer, size_t bytes) {
-  n->frag_total = n->frag_total - n->frag_bytes[peer] + bytes;
-  n->frag_bytes[peer] = bytes;
+  n->frag_total = n->frag_total - n->peer_state[peer].frag_bytes + bytes;
+  n->peer_state[peer].frag_bytes = bytes;
   if (n->metrics) n->metrics->fragment_bytes_buffered = (int64_t)n->frag_total;
 }
 
@@ -201,10 +203,11 @@ static bool fragments_paid(sv_net* n, ENetHost* host, int peer) {
   size_t starts = sv_enet_fragment_starts(host, &host->peers[peer], &buffered);
   set_frag_bytes(n, (size_t)peer, buffered);
   if (starts == 0) return true;
-  uint64_t allowance = SV_NET_FRAG_FREE + n->proven_bytes[peer];
+  uint64_t allowance = SV_NET_FRAG_FREE + n->peer_state[peer].proven_bytes;
   if (allowance > SV_NET_FRAG_PEER_MAX) allowance = SV_NET_FRAG_PEER_MAX;
   if (buffered + starts > allowance) return false;
-  if (n->frag_total + starts > SV_NET_FRAG_TOTAL_MAX && !(n->greeted[peer] && buffered == 0))
+  if (n->frag_total + starts > SV_NET_FRAG_TOTAL_MAX &&
+      !(n->peer_state[peer].greeted && buffered == 0))
     return false;
   set_frag_bytes(n, (size_t)peer, buffered + starts);
   return true;
@@ -233,8 +236,8 @@ static int intercept(ENetHost* host, ENetEvent* event) {
         count_drop(n, SV_DGRAM_FRAGMENT_BUDGET);
         return 1;
       }
-      n->last_datagram_ms[peer] = now_ms();
-      n->proven_bytes[peer] += host->receivedDataLength;
+      n->peer_state[peer].last_datagram_ms = now_ms();
+      n->peer_state[peer].proven_bytes += host->receivedDataLength;
       return 0;
     case SV_ENET_CONNECT:
       if (n->closed_to_new) {
@@ -299,14 +302,15 @@ static void expire_half_open(sv_net* n) {
     ENetPeer* p = &n->host->peers[i];
     // Packets completed or freed with their peer since last counted.
     set_frag_bytes(n, i, sv_enet_fragment_buffered(p));
+    uint64_t* since = &n->peer_state[i].half_open_since;
     if (!half_open(p)) {
-      n->half_open_since[i] = 0;
+      *since = 0;
       continue;
     }
-    if (n->half_open_since[i] == 0) n->half_open_since[i] = now;
-    if (now - n->half_open_since[i] >= (uint64_t)n->limits.half_open_timeout_ms) {
+    if (*since == 0) *since = now;
+    if (now - *since >= (uint64_t)n->limits.half_open_timeout_ms) {
       enet_peer_disconnect_now(p, ARB_PROTO_REASON_TIMEOUT);
-      n->half_open_since[i] = 0;
+      *since = 0;
       if (n->metrics) n->metrics->half_open_expired_total++;
       continue;
     }
@@ -346,20 +350,10 @@ static void destroy_host(sv_net* n) {
   }
   free(n->gate);
   n->gate = NULL;
-  free(n->half_open_since);
-  n->half_open_since = NULL;
-  free(n->last_datagram_ms);
-  n->last_datagram_ms = NULL;
-  free(n->born_ms);
-  n->born_ms = NULL;
-  free(n->greeted);
-  n->greeted = NULL;
+  free(n->peer_state);
+  n->peer_state = NULL;
   free(n->scratch);
   n->scratch = NULL;
-  free(n->proven_bytes);
-  n->proven_bytes = NULL;
-  free(n->frag_bytes);
-  n->frag_bytes = NULL;
 }
 
 int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer_count,
@@ -396,16 +390,9 @@ int sv_net_init(sv_net* n, uv_loop_t* loop, const char* bind, int port, int peer
   n->host->maximumWaitingData = 64 * 1024;
   n->host->duplicatePeers = (size_t)limits->peers_per_address;
   n->host->intercept = intercept;
-  n->half_open_since = calloc(n->host->peerCount, sizeof *n->half_open_since);
-  n->last_datagram_ms = calloc(n->host->peerCount, sizeof *n->last_datagram_ms);
-  n->born_ms = calloc(n->host->peerCount, sizeof *n->born_ms);
-  n->greeted = calloc(n->host->peerCount, sizeof *n->greeted);
+  n->peer_state = calloc(n->host->peerCount, sizeof *n->peer_state);
   n->scratch = calloc(n->host->peerCount, sizeof *n->scratch);
-  n->proven_bytes = calloc(n->host->peerCount, sizeof *n->proven_bytes);
-  n->frag_bytes = calloc(n->host->peerCount, sizeof *n->frag_bytes);
-  if (n->half_open_since == NULL || n->last_datagram_ms == NULL || n->born_ms == NULL ||
-      n->greeted == NULL || n->scratch == NULL || n->proven_bytes == NULL ||
-      n->frag_bytes == NULL) {
+  if (n->peer_state == NULL || n->scratch == NULL) {
     snprintf(err, err_cap, "out of memory");
     destroy_host(n);
     return -1;
@@ -479,17 +466,18 @@ void sv_net_close_to_new(sv_net* n) {
 }
 
 uint64_t sv_net_silent_ms(const sv_net* n, const ENetPeer* peer) {
-  if (n->host == NULL || n->last_datagram_ms == NULL) return 0;
+  if (n->host == NULL || n->peer_state == NULL) return 0;
   size_t i = (size_t)(peer - n->host->peers);
-  if (i >= n->host->peerCount || n->last_datagram_ms[i] == 0) return 0;
+  if (i >= n->host->peerCount || n->peer_state[i].last_datagram_ms == 0) return 0;
   uint64_t now = now_ms();
-  return now > n->last_datagram_ms[i] ? now - n->last_datagram_ms[i] : 0;
+  uint64_t last = n->peer_state[i].last_datagram_ms;
+  return now > last ? now - last : 0;
 }
 
 void sv_net_set_greeted(sv_net* n, const ENetPeer* peer) {
-  if (n->host == NULL || n->greeted == NULL) return;
+  if (n->host == NULL || n->peer_state == NULL) return;
   size_t i = (size_t)(peer - n->host->peers);
-  if (i < n->host->peerCount) n->greeted[i] = true;
+  if (i < n->host->peerCount) n->peer_state[i].greeted = true;
 }
 
 bool sv_net_reliable_idle(const ENetPeer* peer) {

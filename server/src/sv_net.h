@@ -64,6 +64,16 @@ typedef struct sv_net_limits {
   int half_open_timeout_ms;  ///< an unfinished ENet handshake is reset after this
 } sv_net_limits;
 
+/// What sv_net keeps of one ENet peer beyond ENet's own state.
+typedef struct sv_net_peer_state {
+  uint64_t half_open_since;   ///< ms when first seen half-open, 0 = not
+  uint64_t last_datagram_ms;  ///< ms of its last datagram that passed the checks
+  uint64_t born_ms;           ///< ms when the CONNECT that took it was admitted
+  bool greeted;               ///< its session said hello (never evicted for room)
+  uint64_t proven_bytes;      ///< bytes of its datagrams that reached ENet
+  size_t frag_bytes;          ///< incomplete fragmented bytes as last counted (>= ENet's)
+} sv_net_peer_state;
+
 typedef struct sv_net sv_net;
 /// One ENet event. For RECEIVE the packet is destroyed by sv_net after the callback
 /// returns: do not keep pointers into it.
@@ -90,16 +100,11 @@ struct sv_net {
   bool in_service;      ///< guards re-entrant service from inside a callback
   bool closed_to_new;   ///< stopping: no more gate admissions or CONNECTs
   sv_net_limits limits;
-  sv_gate* gate;               ///< owned (large fixed tables)
-  sv_bans bans;                ///< operator bans, checked first for every datagram
-  uint64_t* half_open_since;   ///< per peer: ms when first seen half-open, 0 = not
-  uint64_t* last_datagram_ms;  ///< per peer: ms of its last datagram that passed the checks
-  uint64_t* born_ms;           ///< per peer: ms when the CONNECT that took it was admitted
-  bool* greeted;               ///< per peer: its session said hello (never evicted for room)
-  uint64_t* scratch;           ///< per peer: eviction candidates, sorted (no allocation then)
-  uint64_t* proven_bytes;      ///< per peer: bytes of its datagrams that reached ENet
-  size_t* frag_bytes;  ///< per peer: incomplete fragmented bytes as last counted (>= ENet's)
-  size_t frag_total;   ///< sum of frag_bytes: never below what ENet holds
+  sv_gate* gate;                  ///< owned (large fixed tables)
+  sv_bans bans;                   ///< operator bans, checked first for every datagram
+  sv_net_peer_state* peer_state;  ///< owned; one per ENet peer, in ENet's order
+  uint64_t* scratch;  ///< one per ENet peer: eviction candidates, sorted (no allocation then)
+  size_t frag_total;  ///< sum of the peers' frag_bytes: never below what ENet holds
   uint64_t last_expiry_ms;
 };
 

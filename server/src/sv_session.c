@@ -822,13 +822,7 @@ static void ws_open(void* user, sv_ws_conn* c) {
   sv_server* s = user;
   sv_session* ss = ws_session(s, c);
   if (ss == NULL) return;
-  char ip[20];
-  uint32_t host = sv_ws_ip(c);
-  const uint8_t* b = (const uint8_t*)&host;
-  snprintf(ip, sizeof ip, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
-  char addr[32];
-  snprintf(addr, sizeof addr, "%s:%u", ip, (unsigned)sv_ws_port(c));
-  open_session(s, ss, sv_link_ws(c), host, addr);
+  open_session(s, ss, sv_link_ws(c), sv_ws_ip(c), sv_ws_addr(c));
   SV_LOG(&s->log, SV_LOG_DEBUG, "peer_connected", SV_LS("addr", ss->addr),
          SV_LS("transport", "ws"));
 }

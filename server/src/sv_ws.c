@@ -12,6 +12,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "sv_conn_list.h"
+#include "sv_tcp.h"
+
 typedef enum ws_phase {
   WS_HANDSHAKE,  ///< reading the request head
   WS_REFUSING,   ///< writing an HTTP error, then closed
@@ -42,9 +45,8 @@ struct sv_ws_conn {
   char refusal[512];  ///< the HTTP error response being written
   sv_ws_stream st;
   bool st_ready;
-  uint32_t ip;
-  uint16_t port;
-  char addr[32];
+  uint32_t ip;    ///< network order; 0 when unknown
+  char addr[32];  ///< "a.b.c.d:port" or "?" (sv_ws_addr)
   uint64_t last_heard_ms;
 };
 
@@ -80,11 +82,7 @@ static void on_handle_closed(uv_handle_t* h) {
   sv_ws_conn* c = h->data;
   if (--c->handles_open > 0) return;
   sv_ws* w = c->ws;
-  if (c->prev)
-    c->prev->next = c->next;
-  else
-    w->conns = c->next;
-  if (c->next) c->next->prev = c->prev;
+  SV_CONN_LIST_REMOVE(w->conns, c);
   if (c->slot >= 0) {
     // At shutdown libuv may run the listener's close callback (which frees the slot
     // table) before the connections' own.
@@ -436,9 +434,7 @@ static void on_connection(uv_stream_t* server, int status) {
   uv_timer_init(w->loop, &c->timer);
   c->tcp.data = c->timer.data = c;
   c->handles_open = 2;
-  c->next = w->conns;
-  if (w->conns) w->conns->prev = c;
-  w->conns = c;
+  SV_CONN_LIST_PUSH(w->conns, c);
   w->pending++;
   c->phase = WS_HANDSHAKE;
   if (uv_accept(server, (uv_stream_t*)&c->tcp) != 0) {
@@ -451,10 +447,9 @@ static void on_connection(uv_stream_t* server, int status) {
   if (uv_tcp_getpeername(&c->tcp, (struct sockaddr*)&ss, &len) == 0 && ss.ss_family == AF_INET) {
     const struct sockaddr_in* sin = (const struct sockaddr_in*)&ss;
     c->ip = sin->sin_addr.s_addr;
-    c->port = ntohs(sin->sin_port);
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof ip);
-    snprintf(c->addr, sizeof c->addr, "%s:%u", ip, (unsigned)c->port);
+    snprintf(c->addr, sizeof c->addr, "%s:%u", ip, (unsigned)ntohs(sin->sin_port));
   }
   uv_tcp_nodelay(&c->tcp, 1);  // snapshots are small and late ones are worthless
   // The kernel keeps at most this much unsent (beyond what is in flight): otherwise it
@@ -521,10 +516,7 @@ int sv_ws_init(sv_ws* w, uv_loop_t* loop, const char* bind, int port, const sv_w
     sv_ws_close(w);
     return -1;
   }
-  struct sockaddr_storage bound;
-  int len = sizeof bound;
-  uv_tcp_getsockname(&w->listener, (struct sockaddr*)&bound, &len);
-  w->port = ntohs(((struct sockaddr_in*)&bound)->sin_port);
+  w->port = sv_tcp_bound_port(&w->listener);
   return 0;
 }
 
@@ -579,8 +571,8 @@ int sv_ws_slot(const sv_ws_conn* c) {
 uint32_t sv_ws_ip(const sv_ws_conn* c) {
   return c->ip;
 }
-uint16_t sv_ws_port(const sv_ws_conn* c) {
-  return c->port;
+const char* sv_ws_addr(const sv_ws_conn* c) {
+  return c->addr;
 }
 
 uint64_t sv_ws_silent_ms(const sv_ws_conn* c) {

@@ -110,7 +110,8 @@ void sv_ws_abandon(sv_ws_conn* c, uint16_t code, const char* reason);
 /// 0 .. limits.max - 1 for an open connection.
 int sv_ws_slot(const sv_ws_conn* c);
 uint32_t sv_ws_ip(const sv_ws_conn* c);  ///< network order
-uint16_t sv_ws_port(const sv_ws_conn* c);
+/// The client's address as logs show it: "a.b.c.d:port", or "?" when unknown.
+const char* sv_ws_addr(const sv_ws_conn* c);
 /// Milliseconds since bytes last arrived on the connection.
 uint64_t sv_ws_silent_ms(const sv_ws_conn* c);
 /// Bytes sent but not yet written to the socket.

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sv_http.h"
+
 #define SV_WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 static int refuse(sv_ws_request* req, int status, const char* why) {
@@ -159,25 +161,6 @@ int sv_ws_response_101(const sv_ws_request* req, char* buf, size_t cap) {
   return n > 0 && (size_t)n < cap ? n : -1;
 }
 
-static const char* phrase(int status) {
-  switch (status) {
-    case 400:
-      return "Bad Request";
-    case 403:
-      return "Forbidden";
-    case 408:
-      return "Request Timeout";
-    case 426:
-      return "Upgrade Required";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Error";
-  }
-}
-
 int sv_ws_response_error(int status, const char* why, char* buf, size_t cap) {
   int n = snprintf(buf, cap,
                    "HTTP/1.1 %d %s\r\n"
@@ -187,7 +170,7 @@ int sv_ws_response_error(int status, const char* why, char* buf, size_t cap) {
                    "Connection: close\r\n"
                    "\r\n"
                    "%s\n",
-                   status, phrase(status), strlen(why) + 1,
+                   status, sv_http_reason_phrase(status), strlen(why) + 1,
                    status == 426 ? "Sec-WebSocket-Version: 13\r\n" : "", why);
   return n > 0 && (size_t)n < cap ? n : -1;
 }

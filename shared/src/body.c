@@ -455,19 +455,21 @@ arb_vec2 arb_body_get_point_velocity(const arb_world* w, arb_body_id id, arb_vec
   return arb_add(st->v, arb_cross_sv(st->w, arb_sub(p, b->center)));
 }
 
+// Whether a force or impulse v moves body `index`: a dynamic body and a finite, non-zero v.
+static bool arb__pushes(const arb_world* w, int index, arb_vec2 v) {
+  return w->sims[index].type == ARB_BODY_DYNAMIC && arb_vec2_is_valid(v) && !arb__is_zero(v);
+}
+
 void arb_body_apply_force(arb_world* w, arb_body_id id, arb_vec2 f, arb_vec2 p) {
   ARB__BODY_OR();
-  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f) || !arb_vec2_is_valid(p))
-    return;
-  if (arb__is_zero(f)) return;
+  if (!arb__pushes(w, index, f) || !arb_vec2_is_valid(p)) return;
   arb__touch(w, index);
   b->force = arb_add(b->force, f);
   b->torque += arb_cross(arb_sub(p, b->center), f);
 }
 void arb_body_apply_force_to_center(arb_world* w, arb_body_id id, arb_vec2 f) {
   ARB__BODY_OR();
-  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(f)) return;
-  if (arb__is_zero(f)) return;
+  if (!arb__pushes(w, index, f)) return;
   arb__touch(w, index);
   b->force = arb_add(b->force, f);
 }
@@ -480,9 +482,7 @@ void arb_body_apply_torque(arb_world* w, arb_body_id id, float torque) {
 }
 void arb_body_apply_linear_impulse(arb_world* w, arb_body_id id, arb_vec2 j, arb_vec2 p) {
   ARB__BODY_OR();
-  if (w->sims[index].type != ARB_BODY_DYNAMIC || !arb_vec2_is_valid(j) || !arb_vec2_is_valid(p))
-    return;
-  if (arb__is_zero(j)) return;
+  if (!arb__pushes(w, index, j) || !arb_vec2_is_valid(p)) return;
   arb__touch(w, index);
   arb__body_state* st = &w->states[index];
   const arb__body_sim* sim = &w->sims[index];

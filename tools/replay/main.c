@@ -75,15 +75,22 @@ static const char usage[] =
 // The logs of one match that moved between servers, verified as one (rp_run_chain).
 #define RP_MAX_CHAIN 64
 
+// The whole file at `path` in *data (malloc'd); false after saying why on stderr.
+static bool read_log(const char* path, uint8_t** data, size_t* len) {
+  char err[512];
+  *data = NULL;
+  *len = 0;
+  if (arb_replay_read_file(path, data, len, err, sizeof err) == ARB_OK) return true;
+  fprintf(stderr, "arbiter-replay: %s\n", err);
+  return false;
+}
+
 static int verify_chain(const rp_opts* o, const char* path, const char* const* next, int count) {
   rp_chain_link links[RP_MAX_CHAIN + 1];
   memset(links, 0, sizeof links);
   for (int k = 0; k <= count; ++k) {
     links[k].name = k == 0 ? path : next[k - 1];
-    char err[512];
-    if (arb_replay_read_file(links[k].name, &links[k].data, &links[k].len, err, sizeof err) !=
-        ARB_OK) {
-      fprintf(stderr, "arbiter-replay: %s\n", err);
+    if (!read_log(links[k].name, &links[k].data, &links[k].len)) {
       for (int j = 0; j < k; j++) free(links[j].data);
       return RP_EXIT_UNREADABLE;
     }
@@ -211,13 +218,9 @@ int main(int argc, char** argv) {
   o.name = path;
 
   if (next_count > 0) return verify_chain(&o, path, next, next_count);
-  uint8_t* data = NULL;
-  size_t len = 0;
-  char err[512];
-  if (arb_replay_read_file(path, &data, &len, err, sizeof err) != ARB_OK) {
-    fprintf(stderr, "arbiter-replay: %s\n", err);
-    return RP_EXIT_UNREADABLE;
-  }
+  uint8_t* data;
+  size_t len;
+  if (!read_log(path, &data, &len)) return RP_EXIT_UNREADABLE;
   if (o.cmd == RP_CMD_CONTINUE) return write_continuation(&o, data, len, out_path);
   int status = rp_run(&o, data, len, stdout, stderr);
   fflush(stdout);

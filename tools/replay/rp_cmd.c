@@ -355,16 +355,10 @@ int rp_run_chain(const rp_opts* o, rp_chain_link* links, int count, FILE* out, F
 // ---- info ---------------------------------------------------------------------------------
 
 static const char* avatar_kind_name(unsigned k) {
-  switch (k) {
-    case 0:
-      return "scene default";
-    case 1:
-      return "force";
-    case 2:
-      return "vehicle";
-    default:
-      return "unknown";
-  }
+  static const char* const names[] = {"scene default", "force", "vehicle"};
+  _Static_assert(sizeof names / sizeof names[0] == ARB_AVATAR_KIND_COUNT,
+                 "one name per arb_avatar_kind");
+  return k < ARB_AVATAR_KIND_COUNT ? names[k] : "unknown";
 }
 
 static void print_utc(FILE* out, int64_t ms) {
