@@ -114,7 +114,12 @@ static void send_work(uv_work_t* w) {
     m->answer[strcspn(m->answer, "\n")] = '\0';
     m->answered_ok = strncmp(m->answer, "ok ", 3) == 0;
   }
-  close(fd);
+  // The connection stays open while the move settles (the receiver reports the first
+  // arrival on it).
+  if (m->answered_ok)
+    m->fd = fd;
+  else
+    close(fd);
 }
 
 static void send_moved(sv_server* s) {
@@ -132,6 +137,123 @@ static void send_moved(sv_server* s) {
     if (n > 0 && (size_t)n <= s->msg_buf_cap) sv_session_send_control(s, ss, s->msg_buf, (size_t)n);
   }
   sv_net_flush(&s->net);
+}
+
+// ---- settling: the first arrival commits the move, none within SV_MIG_ARRIVE_MS cancels it
+
+static void settle_fd_closed(uv_handle_t* h) {
+  sv_server* s = h->data;
+  if (s->mig.fd >= 0) close(s->mig.fd);
+  s->mig.fd = -1;
+}
+
+static void settle_end(sv_server* s) {
+  sv_migrate* m = &s->mig;
+  uv_timer_stop(&m->settle_timer);
+  if (m->settle_polling) {
+    m->settle_polling = false;
+    uv_poll_stop(&m->settle_poll);
+    uv_close((uv_handle_t*)&m->settle_poll, settle_fd_closed);
+  } else if (m->fd >= 0) {
+    close(m->fd);
+    m->fd = -1;
+  }
+}
+
+// The move did not happen: the match goes on here, or (a drain that tried to move first)
+// the server stops as it would have without the move.
+static void resume(sv_server* s) {
+  s->mig.state = SV_MIG_IDLE;
+  if (s->mig.stop_if_failed != NULL) sv_server_stop(s, s->mig.stop_if_failed);
+}
+
+static void commit(sv_server* s) {
+  sv_migrate* m = &s->mig;
+  settle_end(s);
+  m->state = SV_MIG_COMMITTED;
+  m->commit_ns = uv_hrtime();
+  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("target", m->target),
+         SV_LU("tick", m->tick),
+         SV_LU("first_arrival_ms", (m->commit_ns - m->moved_ns) / 1000000u));
+}
+
+static void cancelled(sv_server* s, const char* why) {
+  sv_migrate* m = &s->mig;
+  settle_end(s);
+  SV_LOG(&s->log, SV_LOG_WARN, "migrate_cancelled", SV_LS("target", m->target), SV_LS("why", why),
+         SV_LU("tick", m->tick),
+         SV_LS("detail", m->stop_if_failed ? "stopping as without the move"
+                                           : "the match goes on here; its clients come back"));
+  resume(s);
+}
+
+static void on_settle_timer(uv_timer_t* t) {
+  sv_server* s = t->data;
+  sv_migrate* m = &s->mig;
+  if (m->state != SV_MIG_MOVED) {
+    cancelled(s, "the receiver did not answer the cancel in time");
+    return;
+  }
+  if (send(m->fd, "cancel\n", 7, MSG_NOSIGNAL) != 7) {
+    cancelled(s, "no player reached the receiver in time, and the cancel could not be sent");
+    return;
+  }
+  m->state = SV_MIG_CANCELLING;
+  SV_LOG(&s->log, SV_LOG_WARN, "migrate_cancelling", SV_LS("target", m->target),
+         SV_LS("why", "no player reached the receiver in time"),
+         SV_LI("arrive_ms", SV_MIG_ARRIVE_MS));
+  uv_timer_start(&m->settle_timer, on_settle_timer, SV_MIG_CANCEL_MS, 0);
+}
+
+// A line from the receiver: "arrived" commits; "cancelled", the end of the connection or
+// anything unreadable leaves the match here.
+static void on_settle_readable(uv_poll_t* p, int status, int events) {
+  (void)events;
+  sv_server* s = p->data;
+  sv_migrate* m = &s->mig;
+  if (status < 0) {
+    cancelled(s, "the connection to the receiver failed before a player arrived");
+    return;
+  }
+  for (;;) {
+    ssize_t n =
+        recv(m->fd, m->settle_line + m->settle_len, sizeof m->settle_line - m->settle_len, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      cancelled(s, "the receiver closed the connection before a player arrived");
+      return;
+    }
+    m->settle_len += (size_t)n;
+    char* nl = memchr(m->settle_line, '\n', m->settle_len);
+    if (nl == NULL) {
+      if (m->settle_len == sizeof m->settle_line)
+        cancelled(s, "the receiver sent an unreadable line");
+      continue;
+    }
+    *nl = '\0';
+    if (strcmp(m->settle_line, "arrived") == 0)
+      commit(s);
+    else if (strcmp(m->settle_line, "cancelled") == 0)
+      cancelled(s, m->state == SV_MIG_CANCELLING ? "no player reached the receiver in time"
+                                                 : "the receiver dropped the match");
+    else
+      cancelled(s, "the receiver sent an unknown line");
+    return;
+  }
+}
+
+static void settle_start(sv_server* s) {
+  sv_migrate* m = &s->mig;
+  m->settle_len = 0;
+  if (uv_poll_init_socket(s->loop, &m->settle_poll, m->fd) != 0) {
+    cancelled(s, "cannot watch the connection to the receiver");
+    return;
+  }
+  m->settle_poll.data = s;
+  m->settle_polling = true;
+  uv_poll_start(&m->settle_poll, UV_READABLE | UV_DISCONNECT, on_settle_readable);
+  uv_timer_start(&m->settle_timer, on_settle_timer, SV_MIG_ARRIVE_MS, 0);
 }
 
 static void send_done(uv_work_t* w, int status) {
@@ -154,12 +276,17 @@ static void send_done(uv_work_t* w, int status) {
            SV_LS("clients_to", m->client_addr), SV_LU("tick", m->tick),
            SV_LU("pause_ms", (now - m->pause_ns) / 1000000u));
     send_moved(s);
+    settle_start(s);
     return;
   }
+  if (m->fd >= 0) close(m->fd);
+  m->fd = -1;
   SV_LOG(&s->log, SV_LOG_ERROR, "migrate_failed", SV_LS("target", m->target),
          SV_LS("why", status != 0 ? "the transfer could not run" : m->answer),
-         SV_LU("tick", m->tick), SV_LS("detail", "the match goes on here"));
-  m->state = SV_MIG_IDLE;
+         SV_LU("tick", m->tick),
+         SV_LS("detail",
+               m->stop_if_failed ? "stopping as without the move" : "the match goes on here"));
+  resume(s);
 }
 
 static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
@@ -275,6 +402,7 @@ int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) 
     snprintf(err, err_cap, "a hand-off is already under way or the server is stopping");
     return -1;
   }
+  m->stop_if_failed = NULL;
   if (!parse_target(target, &addr) || strlen(target) >= sizeof m->target ||
       (clients[0] && !parse_target(clients, &addr))) {
     snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
@@ -313,8 +441,8 @@ bool sv_migrate_paused(sv_server* s, uint64_t now_ns) {
   if (m->state == SV_MIG_IDLE) return false;
   sv_net_service(&s->net);
   sv_net_flush(&s->net);
-  if (m->state == SV_MIG_MOVED && !s->stopping &&
-      (!any_active(s) || now_ns - m->moved_ns > ms_ns(SV_MIG_LINGER_MS)))
+  if (m->state == SV_MIG_COMMITTED && !s->stopping &&
+      (!any_active(s) || now_ns - m->commit_ns > ms_ns(SV_MIG_LINGER_MS)))
     sv_server_stop(s, "migrated");
   return true;
 }
@@ -322,6 +450,8 @@ bool sv_migrate_paused(sv_server* s, uint64_t now_ns) {
 // ---- receiving ------------------------------------------------------------------------
 
 static void answer(sv_server* s, const char* line);
+static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
+static void on_conn_timeout(uv_timer_t* t);
 
 static void conn_closed(uv_handle_t* h) {
   sv_server* s = h->data;
@@ -344,17 +474,20 @@ static void drop_conn(sv_server* s, const char* why) {
 
 typedef struct answer_req {
   uv_write_t req;
+  bool keep_open;
   char line[256];
 } answer_req;
 
 static void answer_written(uv_write_t* req, int status) {
-  (void)status;
   sv_server* s = req->data;
+  bool keep = ((answer_req*)req)->keep_open && status == 0;
   free(req);
-  drop_conn(s, NULL);
+  if (!keep) drop_conn(s, NULL);
 }
 
-static void answer(sv_server* s, const char* line) {
+static void write_line(sv_server* s, const char* line, bool keep_open) {
+  sv_migrate* m = &s->mig;
+  if (!m->conn_open || uv_is_closing((uv_handle_t*)&m->conn)) return;
   answer_req* a = malloc(sizeof *a);
   if (a == NULL) {
     drop_conn(s, "out of memory");
@@ -362,12 +495,18 @@ static void answer(sv_server* s, const char* line) {
   }
   snprintf(a->line, sizeof a->line, "%s\n", line);
   a->req.data = s;
-  uv_read_stop((uv_stream_t*)&s->mig.conn);
+  a->keep_open = keep_open;
+  if (!keep_open) uv_read_stop((uv_stream_t*)&m->conn);
   uv_buf_t b = uv_buf_init(a->line, (unsigned)strlen(a->line));
-  if (uv_write(&a->req, (uv_stream_t*)&s->mig.conn, &b, 1, answer_written) != 0) {
+  if (uv_write(&a->req, (uv_stream_t*)&m->conn, &b, 1, answer_written) != 0) {
     free(a);
     drop_conn(s, "cannot answer");
   }
+}
+
+// The last line on the connection: it closes once written.
+static void answer(sv_server* s, const char* line) {
+  write_line(s, line, false);
 }
 
 static void refuse(sv_server* s, const char* why) {
@@ -413,6 +552,74 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
          SV_LS("predecessor_log", img->record_path));
 }
 
+// The sender cancelled the move, or went away, before any player arrived: this server
+// goes back to its own game, empty, ready for a match (a moved one too). Its log of the
+// abandoned continuation is closed; a new file starts from its own game.
+static void drop_adopted(sv_server* s, const char* why) {
+  sv_migrate* m = &s->mig;
+  if (!m->provisional) return;
+  m->provisional = false;
+  m->adopted = false;
+  for (int i = 0; i < s->cfg.max_clients; ++i) {  // every hold is the moved match's
+    if (!s->rejoins[i].used) continue;
+    s->rejoins[i].used = false;
+    s->active_count--;
+    s->metrics.rejoins_pending--;
+  }
+  int rc = arb_game_restore(s->game, m->before, m->before_len);
+  free(m->before);
+  m->before = NULL;
+  sv_lifecycle_reset_match(s);
+  s->last_hash = arb_game_hash(s->game);
+  s->metrics.tick = arb_game_get_tick(s->game);
+  uint64_t now = uv_hrtime();
+  if (s->recording) sv_record_restart(&s->record, s->game, s->cfg.seed, "", now);
+  SV_LOG(&s->log, rc == 0 ? SV_LOG_WARN : SV_LOG_ERROR, "migrate_dropped", SV_LS("why", why),
+         SV_LU("tick", s->metrics.tick), SV_LS("restore", rc == 0 ? "ok" : arb_strerror(rc)),
+         SV_LS("detail", "the moved match is discarded; this server is empty again"));
+}
+
+// After "ok": the sender's "cancel", or the end of the connection.
+static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
+  (void)buf;
+  sv_server* s = st->data;
+  sv_migrate* m = &s->mig;
+  if (n < 0) {
+    drop_adopted(s, "the sender went away before a player arrived");
+    drop_conn(s, NULL);
+    return;
+  }
+  m->in_len += (size_t)n;
+  if (memchr(m->in, '\n', m->in_len) == NULL) {
+    if (m->in_len > 64) drop_conn(s, "an unreadable line from the sender");
+    return;
+  }
+  if (m->in_len == 7 && memcmp(m->in, "cancel\n", 7) == 0 && m->provisional) {
+    drop_adopted(s, "the sender cancelled: no player arrived in time");
+    answer(s, "cancelled");
+  } else if (!m->provisional) {
+    // "arrived" is already on its way: the sender reads it before any answer to this.
+    uv_read_stop(st);
+  } else {
+    drop_adopted(s, "an unknown line from the sender");
+    drop_conn(s, NULL);
+  }
+}
+
+void sv_migrate_player_arrived(sv_server* s) {
+  sv_migrate* m = &s->mig;
+  if (!m->provisional) return;
+  m->provisional = false;
+  free(m->before);
+  m->before = NULL;
+  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("by", "first arrival"),
+         SV_LU("tick", s->metrics.tick));
+  if (m->conn_open) {
+    uv_timer_stop(&m->conn_timer);
+    answer(s, "arrived");
+  }
+}
+
 static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   sv_mig_image img;
   char err[192], why[256];
@@ -445,11 +652,22 @@ static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   else if (arb_game_hash(scratch) != img.game_hash || arb_game_get_tick(scratch) != img.tick)
     snprintf(why, sizeof why, "the restored game does not hash to what was sent");
   if (scratch) arb_game_destroy(scratch);
+  // This server's own game, kept until a player arrives: a cancelled move restores it.
+  free(s->mig.before);
+  s->mig.before = NULL;
+  int before_len = why[0] == '\0' ? arb_game_save(s->game, NULL, 0) : 0;
+  if (before_len > 0) s->mig.before = malloc((size_t)before_len);
+  if (why[0] == '\0' &&
+      (s->mig.before == NULL || arb_game_save(s->game, s->mig.before, before_len) != before_len))
+    snprintf(why, sizeof why, "cannot keep this server's own game");
+  s->mig.before_len = before_len;
   // The scratch restore proved the image; the live game (which the snapshot capture
   // holds) takes the same bytes.
   if (why[0] == '\0' && (rc = arb_game_restore(s->game, img.game, (int)img.game_len)) != 0)
     snprintf(why, sizeof why, "restore failed: %s", arb_strerror(rc));
   if (why[0] != '\0') {
+    free(s->mig.before);
+    s->mig.before = NULL;
     sv_mig_image_free(&img);
     refuse(s, why);
     return;
@@ -458,7 +676,14 @@ static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   char line[96];
   snprintf(line, sizeof line, "ok tick=%llu port=%d", (unsigned long long)img.tick, s->net.port);
   sv_mig_image_free(&img);
-  answer(s, line);
+  // The connection stays open until the move settles: the sender may still cancel it.
+  sv_migrate* m = &s->mig;
+  m->provisional = true;
+  m->in_len = 0;
+  uv_timer_start(&m->conn_timer, on_conn_timeout, SV_MIG_SETTLE_MS, 0);
+  uv_read_stop((uv_stream_t*)&m->conn);
+  uv_read_start((uv_stream_t*)&m->conn, on_alloc, on_settle_read);
+  write_line(s, line, true);
 }
 
 // The prefix (magic, credential, length) once whole: -1 refused (answered), 0 wait for
@@ -534,7 +759,13 @@ static void on_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
 }
 
 static void on_conn_timeout(uv_timer_t* t) {
-  drop_conn(t->data, "the transfer did not finish in time");
+  sv_server* s = t->data;
+  if (s->mig.provisional) {
+    drop_adopted(s, "no player arrived and the sender did not settle the move in time");
+    drop_conn(s, NULL);
+    return;
+  }
+  drop_conn(s, "the transfer did not finish in time");
 }
 
 static void on_connection(uv_stream_t* listener, int status) {
@@ -579,12 +810,24 @@ static void on_usr2(uv_signal_t* h, int signum) {
 
 int sv_migrate_start(sv_server* s, char* err, size_t err_cap) {
   sv_migrate* m = &s->mig;
+  m->fd = -1;
+  if (sv_migrate_drain_check(s, err, err_cap) != 0) return -1;
+  if ((s->cfg.migrate_on_drain[0] || s->cfg.migrate_allocator[0]) &&
+      s->life.admin_token[0] == '\0') {
+    snprintf(err, err_cap,
+             "--migrate-on-drain and --migrate-allocator need --admin-token (the credential the "
+             "receiving server checks)");
+    return -1;
+  }
   uv_signal_init(s->loop, &m->sig_usr2);
   m->sig_usr2.data = s;
   uv_signal_start(&m->sig_usr2, on_usr2, SIGUSR2);
   m->sig_on = true;
   uv_timer_init(s->loop, &m->conn_timer);
   m->conn_timer.data = s;
+  uv_timer_init(s->loop, &m->settle_timer);
+  m->settle_timer.data = s;
+  m->fd = -1;
   if (s->cfg.migrate_port == 0) return 0;
   if (s->life.admin_token[0] == '\0') {
     snprintf(err, err_cap, "--migrate-port needs --admin-token (the credential senders present)");
@@ -619,8 +862,12 @@ void sv_migrate_close(sv_server* s) {
   m->listening = false;
   drop_conn(s, NULL);
   if (m->sig_on) {
+    settle_end(s);
     close_handle((uv_handle_t*)&m->sig_usr2);
     close_handle((uv_handle_t*)&m->conn_timer);
+    close_handle((uv_handle_t*)&m->settle_timer);
   }
+  free(m->before);
+  m->before = NULL;
   m->sig_on = false;
 }
