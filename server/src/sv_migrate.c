@@ -14,6 +14,7 @@
 
 #include "sv_admin.h"
 #include "sv_migrate_image.h"
+#include "sv_migrate_settle.h"
 #include "sv_server.h"
 
 _Static_assert(SV_MIG_MATCH_READY == SV_MATCH_READY && SV_MIG_MATCH_DRAINING == SV_MATCH_DRAINING,
@@ -139,123 +140,6 @@ static void send_moved(sv_server* s) {
   sv_net_flush(&s->net);
 }
 
-// ---- settling: the first arrival commits the move, none within SV_MIG_ARRIVE_MS cancels it
-
-static void settle_fd_closed(uv_handle_t* h) {
-  sv_server* s = h->data;
-  if (s->mig.fd >= 0) close(s->mig.fd);
-  s->mig.fd = -1;
-}
-
-static void settle_end(sv_server* s) {
-  sv_migrate* m = &s->mig;
-  uv_timer_stop(&m->settle_timer);
-  if (m->settle_polling) {
-    m->settle_polling = false;
-    uv_poll_stop(&m->settle_poll);
-    uv_close((uv_handle_t*)&m->settle_poll, settle_fd_closed);
-  } else if (m->fd >= 0) {
-    close(m->fd);
-    m->fd = -1;
-  }
-}
-
-// The move did not happen: the match goes on here, or (a drain that tried to move first)
-// the server stops as it would have without the move.
-static void resume(sv_server* s) {
-  s->mig.state = SV_MIG_IDLE;
-  if (s->mig.stop_if_failed != NULL) sv_server_stop(s, s->mig.stop_if_failed);
-}
-
-static void commit(sv_server* s) {
-  sv_migrate* m = &s->mig;
-  settle_end(s);
-  m->state = SV_MIG_COMMITTED;
-  m->commit_ns = uv_hrtime();
-  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("target", m->target),
-         SV_LU("tick", m->tick),
-         SV_LU("first_arrival_ms", (m->commit_ns - m->moved_ns) / 1000000u));
-}
-
-static void cancelled(sv_server* s, const char* why) {
-  sv_migrate* m = &s->mig;
-  settle_end(s);
-  SV_LOG(&s->log, SV_LOG_WARN, "migrate_cancelled", SV_LS("target", m->target), SV_LS("why", why),
-         SV_LU("tick", m->tick),
-         SV_LS("detail", m->stop_if_failed ? "stopping as without the move"
-                                           : "the match goes on here; its clients come back"));
-  resume(s);
-}
-
-static void on_settle_timer(uv_timer_t* t) {
-  sv_server* s = t->data;
-  sv_migrate* m = &s->mig;
-  if (m->state != SV_MIG_MOVED) {
-    cancelled(s, "the receiver did not answer the cancel in time");
-    return;
-  }
-  if (send(m->fd, "cancel\n", 7, MSG_NOSIGNAL) != 7) {
-    cancelled(s, "no player reached the receiver in time, and the cancel could not be sent");
-    return;
-  }
-  m->state = SV_MIG_CANCELLING;
-  SV_LOG(&s->log, SV_LOG_WARN, "migrate_cancelling", SV_LS("target", m->target),
-         SV_LS("why", "no player reached the receiver in time"),
-         SV_LI("arrive_ms", SV_MIG_ARRIVE_MS));
-  uv_timer_start(&m->settle_timer, on_settle_timer, SV_MIG_CANCEL_MS, 0);
-}
-
-// A line from the receiver: "arrived" commits; "cancelled", the end of the connection or
-// anything unreadable leaves the match here.
-static void on_settle_readable(uv_poll_t* p, int status, int events) {
-  (void)events;
-  sv_server* s = p->data;
-  sv_migrate* m = &s->mig;
-  if (status < 0) {
-    cancelled(s, "the connection to the receiver failed before a player arrived");
-    return;
-  }
-  for (;;) {
-    ssize_t n =
-        recv(m->fd, m->settle_line + m->settle_len, sizeof m->settle_line - m->settle_len, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    if (n <= 0) {
-      cancelled(s, "the receiver closed the connection before a player arrived");
-      return;
-    }
-    m->settle_len += (size_t)n;
-    char* nl = memchr(m->settle_line, '\n', m->settle_len);
-    if (nl == NULL) {
-      if (m->settle_len == sizeof m->settle_line)
-        cancelled(s, "the receiver sent an unreadable line");
-      continue;
-    }
-    *nl = '\0';
-    if (strcmp(m->settle_line, "arrived") == 0)
-      commit(s);
-    else if (strcmp(m->settle_line, "cancelled") == 0)
-      cancelled(s, m->state == SV_MIG_CANCELLING ? "no player reached the receiver in time"
-                                                 : "the receiver dropped the match");
-    else
-      cancelled(s, "the receiver sent an unknown line");
-    return;
-  }
-}
-
-static void settle_start(sv_server* s) {
-  sv_migrate* m = &s->mig;
-  m->settle_len = 0;
-  if (uv_poll_init_socket(s->loop, &m->settle_poll, m->fd) != 0) {
-    cancelled(s, "cannot watch the connection to the receiver");
-    return;
-  }
-  m->settle_poll.data = s;
-  m->settle_polling = true;
-  uv_poll_start(&m->settle_poll, UV_READABLE | UV_DISCONNECT, on_settle_readable);
-  uv_timer_start(&m->settle_timer, on_settle_timer, SV_MIG_ARRIVE_MS, 0);
-}
-
 static void send_done(uv_work_t* w, int status) {
   sv_server* s = w->data;
   sv_migrate* m = &s->mig;
@@ -276,7 +160,7 @@ static void send_done(uv_work_t* w, int status) {
            SV_LS("clients_to", m->client_addr), SV_LU("tick", m->tick),
            SV_LU("pause_ms", (now - m->pause_ns) / 1000000u));
     send_moved(s);
-    settle_start(s);
+    sv_mig_settle_start(s);
     return;
   }
   if (m->fd >= 0) close(m->fd);
@@ -286,7 +170,7 @@ static void send_done(uv_work_t* w, int status) {
          SV_LU("tick", m->tick),
          SV_LS("detail",
                m->stop_if_failed ? "stopping as without the move" : "the match goes on here"));
-  resume(s);
+  sv_mig_resume(s);
 }
 
 static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
@@ -579,7 +463,9 @@ static void drop_adopted(sv_server* s, const char* why) {
          SV_LS("detail", "the moved match is discarded; this server is empty again"));
 }
 
-// After "ok": the sender's "cancel", or the end of the connection.
+static void keep_match(sv_server* s, const char* by);
+
+// After "ok": the sender's "cancel" or "commit", or the end of the connection.
 static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
   (void)buf;
   sv_server* s = st->data;
@@ -597,6 +483,8 @@ static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
   if (m->in_len == 7 && memcmp(m->in, "cancel\n", 7) == 0 && m->provisional) {
     drop_adopted(s, "the sender cancelled: no player arrived in time");
     answer(s, "cancelled");
+  } else if (m->in_len == 7 && memcmp(m->in, "commit\n", 7) == 0 && m->provisional) {
+    keep_match(s, "the sender stopping");
   } else if (!m->provisional) {
     // "arrived" is already on its way: the sender reads it before any answer to this.
     uv_read_stop(st);
@@ -606,18 +494,23 @@ static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
   }
 }
 
-void sv_migrate_player_arrived(sv_server* s) {
+// The moved match stays here: a player arrived, or the sender is stopping.
+static void keep_match(sv_server* s, const char* by) {
   sv_migrate* m = &s->mig;
   if (!m->provisional) return;
   m->provisional = false;
   free(m->before);
   m->before = NULL;
-  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("by", "first arrival"),
+  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("by", by),
          SV_LU("tick", s->metrics.tick));
   if (m->conn_open) {
     uv_timer_stop(&m->conn_timer);
     answer(s, "arrived");
   }
+}
+
+void sv_migrate_player_arrived(sv_server* s) {
+  keep_match(s, "first arrival");
 }
 
 static void adopt(sv_server* s, const uint8_t* data, size_t len) {
@@ -862,7 +755,7 @@ void sv_migrate_close(sv_server* s) {
   m->listening = false;
   drop_conn(s, NULL);
   if (m->sig_on) {
-    settle_end(s);
+    sv_mig_settle_close(s);
     close_handle((uv_handle_t*)&m->sig_usr2);
     close_handle((uv_handle_t*)&m->conn_timer);
     close_handle((uv_handle_t*)&m->settle_timer);

@@ -145,6 +145,8 @@ bool sv_migrate_drain(sv_server* s) {
   sv_mig_drain* d = &s->mig_drain;
   if (s->stopping) return false;
   if (d->active || s->mig.state != SV_MIG_IDLE) {
+    // A move already under way (this drain's, or an operator's) ends the server either way.
+    if (s->mig.state != SV_MIG_IDLE) s->mig.stop_if_failed = stop_why;
     SV_LOG(&s->log, SV_LOG_INFO, "migrate_on_drain_busy",
            SV_LS("detail", "a move is under way; the server stops when it ends"));
     return true;
