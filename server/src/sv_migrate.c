@@ -477,7 +477,10 @@ static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
   }
   m->in_len += (size_t)n;
   if (memchr(m->in, '\n', m->in_len) == NULL) {
-    if (m->in_len > 64) drop_conn(s, "an unreadable line from the sender");
+    if (m->in_len > 64) {
+      drop_adopted(s, "an unreadable line from the sender");
+      drop_conn(s, "an unreadable line from the sender");
+    }
     return;
   }
   if (m->in_len == 7 && memcmp(m->in, "cancel\n", 7) == 0 && m->provisional) {
@@ -720,7 +723,6 @@ int sv_migrate_start(sv_server* s, char* err, size_t err_cap) {
   m->conn_timer.data = s;
   uv_timer_init(s->loop, &m->settle_timer);
   m->settle_timer.data = s;
-  m->fd = -1;
   if (s->cfg.migrate_port == 0) return 0;
   if (s->life.admin_token[0] == '\0') {
     snprintf(err, err_cap, "--migrate-port needs --admin-token (the credential senders present)");

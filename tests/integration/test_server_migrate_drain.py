@@ -12,6 +12,7 @@ file) and arbiter-bot clients.
   1.5 s, B drops the match and is empty again, the bots come back to A with their rejoin
   tokens and keep playing, and a later real move to the same B succeeds; every recording
   verifies.
+- A killed after B took the match and before anyone arrived: B drops it and takes the next.
 
 Usage: test_server_migrate_drain.py <dir of arbiter-server, arbiter-bot, arbiter-replay>."""
 import json
@@ -37,6 +38,16 @@ def receiver(work, name="b", args=()):
     b.migrate_port = b.wait_event("server_started", 5)["migrate_port"]
     assert b.migrate_port > 0
     return b
+
+
+def wait_count(server, event, n, timeout):
+    """The first n `event`s in the server's log, waiting up to timeout s for them."""
+    end = time.monotonic() + timeout
+    while len(server.find(event)) < n and time.monotonic() < end:
+        time.sleep(0.05)
+    found = server.find(event)
+    assert len(found) >= n, (event, n, found)
+    return found[:n]
 
 
 def replay(*paths):
@@ -193,11 +204,7 @@ def test_unreachable_receiver_comes_back(work):
         dropped = b.wait_event("migrate_dropped", 5)
         assert "cancelled" in dropped["why"], dropped
         # Every bot comes back to A with its own avatar, within A's rejoin window.
-        end = time.monotonic() + 8
-        while len(a.find("client_rejoined")) < 4 and time.monotonic() < end:
-            time.sleep(0.1)
-        back = a.find("client_rejoined")
-        assert len(back) == 4, back
+        back = wait_count(a, "client_rejoined", 4, 8)
         moved_at = log_time(confirmed["ts"])
         cancel_s = log_time(cancelled["ts"]) - moved_at
         back_s = [log_time(e["ts"]) - moved_at for e in back]
@@ -211,7 +218,7 @@ def test_unreachable_receiver_comes_back(work):
         # B is free again: the real move goes through.
         status, body = a.http("POST", "/admin/migrate/127.0.0.1:%d" % b.migrate_port, token=TOKEN)
         assert status == 202, (status, body)
-        adopted = b.wait_event("migrate_adopted", 5)
+        adopted = wait_count(b, "migrate_adopted", 2, 5)[1]
         assert adopted["players"] == 4, adopted
         assert a.wait_exit(10) == 0
         s = summary(run)
@@ -239,6 +246,39 @@ def test_unreachable_receiver_comes_back(work):
         b.kill()
 
 
+def test_sender_dies_while_settling(work):
+    """A is killed (SIGKILL) after B took the match and before anyone arrived: B drops the
+    match and takes the next one, from another server."""
+    b = receiver(work)
+    a = Server(BIN, work, "a", ["--admin-token", token_file(work)])
+    a2 = None
+    dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    dead.bind(("127.0.0.1", 0))
+    try:
+        run = bots(a.port, 2, 6, 27)
+        time.sleep(2.5)
+        path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
+        assert a.http("POST", path, token=TOKEN)[0] == 202
+        a.wait_event("migrate_confirmed", 5)
+        a.kill()
+        dropped = b.wait_event("migrate_dropped", 5)
+        assert "went away" in dropped["why"], dropped
+        run.kill()
+        run.wait()
+        a2 = Server(BIN, work, "a2", ["--admin-token", token_file(work)])
+        run = bots(a2.port, 3, 6, 29)
+        time.sleep(2.5)
+        assert a2.http("POST", "/admin/migrate/127.0.0.1:%d" % b.migrate_port, token=TOKEN)[0] == 202
+        assert [e["players"] for e in wait_count(b, "migrate_adopted", 2, 5)] == [2, 3]
+        assert a2.wait_exit(10) == 0
+        assert summary(run)["connected_at_end"] == 3
+    finally:
+        dead.close()
+        for srv in (a, a2, b):
+            if srv:
+                srv.kill()
+
+
 if __name__ == "__main__":
     sys.exit(run_tests([test_sigterm_moves_through_the_allocator, test_sigterm_move_fails_then_stops,
-                        test_unreachable_receiver_comes_back]))
+                        test_unreachable_receiver_comes_back, test_sender_dies_while_settling]))
