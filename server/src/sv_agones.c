@@ -302,6 +302,10 @@ void sv_agones_health(sv_agones* a, uint64_t now_ns) {
   if (!enqueue(a, "POST", "/health", "{}")) a->health_queued = false;
 }
 
+void sv_agones_ready_again(sv_agones* a) {
+  if (!a->shutting_down) enqueue(a, "POST", "/ready", "{}");
+}
+
 void sv_agones_allocate(sv_agones* a) {
   if (!a->shutting_down) enqueue(a, "POST", "/allocate", "{}");
 }

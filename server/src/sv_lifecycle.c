@@ -123,6 +123,15 @@ void sv_lifecycle_reset_match(sv_server* s) {
   note_state(s);
 }
 
+void sv_lifecycle_moved_in(sv_server* s, bool allocated) {
+  note_state(s);
+  if (!s->life.agones_on) return;
+  if (allocated)
+    sv_agones_allocate(&s->life.agones);
+  else
+    sv_agones_ready_again(&s->life.agones);
+}
+
 int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
   sv_lifecycle* l = &s->life;
   l->started_ns = uv_hrtime();

@@ -425,6 +425,8 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
     sv_match_drain(mt, now);
     mt->drain_ns = now - img->drain_age_ns;
   }
+  if (mt->state == SV_MATCH_ALLOCATED || mt->state == SV_MATCH_DRAINING)
+    sv_lifecycle_moved_in(s, true);
   s->last_hash = hash;
   s->metrics.tick = img->tick;
   s->mig.adopted = true;
@@ -454,6 +456,7 @@ static void drop_adopted(sv_server* s, const char* why) {
   free(m->before);
   m->before = NULL;
   sv_lifecycle_reset_match(s);
+  sv_lifecycle_moved_in(s, false);
   s->last_hash = arb_game_hash(s->game);
   s->metrics.tick = arb_game_get_tick(s->game);
   uint64_t now = uv_hrtime();

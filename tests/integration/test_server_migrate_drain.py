@@ -31,10 +31,13 @@ from test_server_agones import log_time  # noqa: E402
 from test_server_migrate import BIN, TOKEN, bots, summary, token_file  # noqa: E402
 
 
-def receiver(work, name="b", args=()):
-    """An empty server taking moved matches on a --migrate-port, recording."""
+def receiver(work, name="b", args=(), sdk=None):
+    """An empty server taking moved matches on a --migrate-port, recording; with sdk (a
+    FakeAgones), under --agones."""
+    agones = ["--agones"] if sdk else []
     b = Server(BIN, work, name, ["--admin-token", token_file(work), "--migrate-port", "-1", "--record",
-                                 os.path.join(work, name + ".arbrec"), *args])
+                                 os.path.join(work, name + ".arbrec"), *agones, *args],
+               env={"AGONES_SDK_HTTP_PORT": str(sdk.port)} if sdk else None)
     b.migrate_port = b.wait_event("server_started", 5)["migrate_port"]
     assert b.migrate_port > 0
     return b
@@ -105,7 +108,8 @@ def agones_sender(work, fake, args):
 
 
 def test_sigterm_moves_through_the_allocator(work):
-    b = receiver(work)
+    fake_b = FakeAgones(work, "sdk-b")
+    b = receiver(work, sdk=fake_b)
     alloc = Allocator(200, {"migrate": "127.0.0.1:%d" % b.migrate_port})
     fake = FakeAgones(work, "sdk")
     a = agones_sender(work, fake, ["--migrate-allocator", "http://localhost:%d/arbiter/move" % alloc.port])
@@ -131,6 +135,8 @@ def test_sigterm_moves_through_the_allocator(work):
         s = summary(run)
         assert s["connected_at_end"] == 4 and s["rejected"] == 0, s
         assert len(b.find("client_rejoined")) == 4
+        # B tells its fleet it holds a match now.
+        fake_b.wait_call("/allocate", 5)
         print("  SIGTERM to exit: %.2f s; first player on B %d ms after the moved event" %
               (took, committed["first_arrival_ms"]))
         b.proc.send_signal(signal.SIGINT)
@@ -142,6 +148,7 @@ def test_sigterm_moves_through_the_allocator(work):
         a.kill()
         b.kill()
         fake.stop()
+        fake_b.stop()
         alloc.close()
 
 
@@ -187,8 +194,10 @@ def test_sigterm_move_fails_then_stops(work):
 
 def test_unreachable_receiver_comes_back(work):
     """The clients are sent to an address where nobody answers: A cancels the move, B drops
-    it, every bot rejoins A and plays on; then a real move to the same B succeeds."""
-    b = receiver(work)
+    it (under --agones: Allocated, then Ready again), every bot rejoins A and plays on; then a
+    real move to the same B succeeds."""
+    fake_b = FakeAgones(work, "sdk-b")
+    b = receiver(work, sdk=fake_b)
     a = Server(BIN, work, "a", ["--admin-token", token_file(work), "--record", os.path.join(work, "a.arbrec")])
     dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # bound, never read: nobody answers
     dead.bind(("127.0.0.1", 0))
@@ -211,6 +220,8 @@ def test_unreachable_receiver_comes_back(work):
         assert a.proc.poll() is None and not b.find("client_rejoined")
         status, body = b.http("GET", "/healthz")
         assert status == 200 and '"state":"ready"' in body, body
+        calls = [c["path"] for c in fake_b.calls() if c["path"] in ("/ready", "/allocate")]
+        assert calls == ["/ready", "/allocate", "/ready"], calls
         # A kept ticking from where it paused.
         time.sleep(1.5)
         status, body = a.http("GET", "/healthz")
@@ -244,6 +255,7 @@ def test_unreachable_receiver_comes_back(work):
         dead.close()
         a.kill()
         b.kill()
+        fake_b.stop()
 
 
 def test_sender_dies_while_settling(work):
