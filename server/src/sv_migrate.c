@@ -268,27 +268,27 @@ static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
   return 0;
 }
 
-int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) {
-  sv_migrate* m = &s->mig;
+// "<migrate address>[/<clients' address>]", both "ipv4:port": false when it is not that.
+static bool split_spec(const char* spec, char target[24], char clients[64]) {
   struct sockaddr_in addr;
-  // "<migrate address>[/<clients' address>]"
-  char target[64], clients[64] = "";
   const char* slash = strchr(spec, '/');
   size_t tl = slash ? (size_t)(slash - spec) : strlen(spec);
-  if (tl >= sizeof target || (slash && strlen(slash + 1) >= sizeof clients)) {
-    snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
-    return -1;
-  }
+  if (tl >= 24 || (slash && strlen(slash + 1) >= 64)) return false;
   memcpy(target, spec, tl);
   target[tl] = '\0';
-  if (slash) snprintf(clients, sizeof clients, "%s", slash + 1);
+  snprintf(clients, 64, "%s", slash ? slash + 1 : "");
+  return parse_target(target, &addr) && (clients[0] == '\0' || parse_target(clients, &addr));
+}
+
+int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) {
+  sv_migrate* m = &s->mig;
+  char target[sizeof m->target], clients[sizeof m->client_addr];
   if (m->state != SV_MIG_IDLE || s->stopping) {
     snprintf(err, err_cap, "a hand-off is already under way or the server is stopping");
     return -1;
   }
   m->stop_if_failed = NULL;
-  if (!parse_target(target, &addr) || strlen(target) >= sizeof m->target ||
-      (clients[0] && !parse_target(clients, &addr))) {
+  if (!split_spec(spec, target, clients)) {
     snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
     return -1;
   }
@@ -711,6 +711,16 @@ int sv_migrate_start(sv_server* s, char* err, size_t err_cap) {
   sv_migrate* m = &s->mig;
   m->fd = -1;
   if (sv_migrate_drain_check(s, err, err_cap) != 0) return -1;
+  char target[sizeof m->target], clients[sizeof m->client_addr];
+  const char* flag = NULL;
+  if (s->cfg.migrate_to[0] && !split_spec(s->cfg.migrate_to, target, clients))
+    flag = "--migrate-to";
+  else if (s->cfg.migrate_on_drain[0] && !split_spec(s->cfg.migrate_on_drain, target, clients))
+    flag = "--migrate-on-drain";
+  if (flag != NULL) {
+    snprintf(err, err_cap, "%s: not <IPv4 address>:<migrate port>[/<IPv4 address>:<port>]", flag);
+    return -1;
+  }
   if ((s->cfg.migrate_on_drain[0] || s->cfg.migrate_allocator[0]) &&
       s->life.admin_token[0] == '\0') {
     snprintf(err, err_cap,
