@@ -24,9 +24,13 @@
 // arrives within SV_MIG_ARRIVE_MS the sender writes "cancel\n": a receiver that has had no
 // arrival yet drops the match (it restores its own game and is empty again) and answers
 // "cancelled\n"; one that had, already wrote "arrived\n", which the sender reads first
-// and commits. A connection that ends without "arrived" cancels on both sides. So the
-// receiver runs the match only if a player reached it, and the sender resumes otherwise;
-// clients that cannot reach the receiver come back to the sender with their rejoin token.
+// and commits. A connection that ends without "arrived" cancels on both sides (the
+// receiver also gives up after SV_MIG_SETTLE_MS), but for a sender that stops while it
+// waits: it writes "commit\n" first, and the match stays with the receiver. So the
+// receiver runs the match only if a player reached it (or the sender is gone), and the
+// sender resumes otherwise; clients that cannot reach the receiver come back to the
+// sender with their rejoin token (the client library, CL_MOVE_FALLBACK_S).
+// The sender's side of this settling is sv_migrate_settle.c.
 // On anything but "ok", or no answer within SV_MIG_CONFIRM_MS, the sender logs why and
 // resumes the match where it paused: nothing is lost.
 #pragma once
