@@ -12,7 +12,8 @@ file) and arbiter-bot clients.
   1.5 s, B drops the match and is empty again, the bots come back to A with their rejoin
   tokens and keep playing, and a later real move to the same B succeeds; every recording
   verifies.
-- A killed after B took the match and before anyone arrived: B drops it and takes the next.
+- A killed after B took the match and before anyone arrived: B drops it and takes the next;
+  A stopped cleanly then: it commits on its way out and B keeps the match.
 
 Usage: test_server_migrate_drain.py <dir of arbiter-server, arbiter-bot, arbiter-replay>."""
 import json
@@ -41,6 +42,9 @@ def receiver(work, name="b", args=(), sdk=None):
     b.migrate_port = b.wait_event("server_started", 5)["migrate_port"]
     assert b.migrate_port > 0
     return b
+
+
+SETTLE_S = 4.5  # SV_MIG_SETTLE_MS: a receiver drops a match nobody settled after this
 
 
 def wait_count(server, event, n, timeout):
@@ -291,6 +295,36 @@ def test_sender_dies_while_settling(work):
                 srv.kill()
 
 
+def test_sender_stopping_while_settling_commits(work):
+    """A stops cleanly (SIGINT) after B took the match and before anyone arrived: it commits
+    the move on its way out, and B keeps the match for the clients on their way."""
+    b = receiver(work)
+    a = Server(BIN, work, "a", ["--admin-token", token_file(work)])
+    dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    dead.bind(("127.0.0.1", 0))
+    try:
+        run = bots(a.port, 2, 5, 31)
+        time.sleep(2.5)
+        path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
+        assert a.http("POST", path, token=TOKEN)[0] == 202
+        a.wait_event("migrate_confirmed", 5)
+        a.proc.send_signal(signal.SIGINT)
+        assert a.wait_exit(10) == 0
+        assert a.find("migrate_committed", by="this server stopping"), a.events()[-6:]
+        assert b.wait_event("migrate_committed", 5)["by"] == "the sender stopping"
+        time.sleep(SETTLE_S)
+        assert not b.find("migrate_dropped")
+        status, body = b.http("GET", "/healthz")
+        assert status == 200 and '"state":"allocated"' in body, body
+        run.kill()
+        run.wait()
+    finally:
+        dead.close()
+        a.kill()
+        b.kill()
+
+
 if __name__ == "__main__":
     sys.exit(run_tests([test_sigterm_moves_through_the_allocator, test_sigterm_move_fails_then_stops,
-                        test_unreachable_receiver_comes_back, test_sender_dies_while_settling]))
+                        test_unreachable_receiver_comes_back, test_sender_dies_while_settling,
+                        test_sender_stopping_while_settling_commits]))
