@@ -208,12 +208,15 @@ int arb_client_connect(arb_client* c) {
   if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
   c->backoff = c->cfg.reconnect_delay_min;
   c->rejoin[0] = '\0';  // a new session, not a rejoin
+  c->moved_from_host[0] = '\0';
   int rc = start_connect(c);
   // We do not know the time here (the application may not have called update for a
   // while): the connect timeout starts at the next update.
   if (rc == 0) c->state_since = -1.0;
   return rc;
 }
+
+static void move_back(arb_client* c, const char* why);
 
 // The link is gone (for any reason but our own request). Decide whether to come back.
 static void link_lost(arb_client* c, int code, const char* why, bool may_reconnect) {
@@ -239,6 +242,7 @@ int arb_client_disconnect(arb_client* c, const char* reason) {
   if (c->state == ARB_CLIENT_DISCONNECTED) return ARB_E_STATE;
   cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
   forget_world(c);
+  c->moved_from_host[0] = '\0';
   cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE,
                  false, reason ? reason : "disconnected by the application");
   set_state(c, ARB_CLIENT_DISCONNECTED);
@@ -378,6 +382,14 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   }
   cl_free(&c->mem, w.statics);
 
+  if (c->moved_from_host[0] != '\0' && w.client_id != c->moved_client_id) {
+    // Welcomed as someone new: the new server no longer held our avatar (the move was
+    // called off there), so the match goes on where it was.
+    cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
+    move_back(c, "welcomed as a new player");
+    return;
+  }
+  c->moved_from_host[0] = '\0';
   forget_world(c);
   c->session.client_id = w.client_id;
   c->session.avatar_entity = w.entity_id;
@@ -448,6 +460,10 @@ static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
   fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(r.reason), r.text[0] ? ": " : "", r.text);
   cl_net_drop(&c->net, 0);
   forget_world(c);
+  if (c->moved_from_host[0] != '\0') {
+    move_back(c, text);
+    return;
+  }
   if (c->rejoin[0] != '\0' && r.reason == ARB_PROTO_REASON_BAD_TOKEN) {
     // Our rejoin token had expired: come back with the connect token instead.
     c->rejoin[0] = '\0';
@@ -465,6 +481,25 @@ static bool reason_allows_reconnect(int code) {
   return !(code == ARB_PROTO_REASON_VERSION || code == ARB_PROTO_REASON_BAD_TOKEN ||
            code == ARB_PROTO_REASON_BAD_NAME || code == ARB_PROTO_REASON_KICKED ||
            code == ARB_PROTO_REASON_FULL);
+}
+
+// After `moved`, a client not welcomed back by the new server within this many seconds
+// returns to the old one, which resumes the match when nobody reached the new one
+// (docs/SCALING.md, "Moving a match": the old server decides within 1.5 s and holds the
+// avatars for its rejoin window).
+#define CL_MOVE_FALLBACK_S 3.0
+
+// The new server could not be reached, or no longer held our avatar: back to the server
+// the match came from, with the same rejoin token.
+static void move_back(arb_client* c, const char* why) {
+  cl_log(c, ARB_CLIENT_LOG_WARN, "could not rejoin at %s:%u (%s): back to %s:%u", c->host,
+         (unsigned)c->cfg.port, why, c->moved_from_host, (unsigned)c->moved_from_port);
+  fmt(c->host, sizeof c->host, "%s", c->moved_from_host);
+  c->cfg.port = c->moved_from_port;
+  c->moved_from_host[0] = '\0';
+  set_state(c, ARB_CLIENT_RECONNECT_WAIT);
+  c->backoff = c->cfg.reconnect_delay_min;
+  c->reconnect_at = c->now;
 }
 
 // The match moved to another server (PROTOCOL.md §4.5, event `moved`): go there at once
@@ -491,6 +526,10 @@ static void moved(arb_client* c, const char* where) {
     count_error(c, NULL, "event moved: bad address");
     return;
   }
+  fmt(c->moved_from_host, sizeof c->moved_from_host, "%s", c->host);
+  c->moved_from_port = c->cfg.port;
+  c->moved_at = c->now;
+  c->moved_client_id = c->session.client_id;
   fmt(c->host, sizeof c->host, "%.*s", (int)(colon - where), where);
   c->cfg.port = (uint16_t)port;
 #endif
@@ -836,6 +875,11 @@ int arb_client_update(arb_client* c, double now) {
   }
 
   if (c->state_since < 0.0) c->state_since = c->now;
+  if (c->moved_from_host[0] != '\0' && c->state != ARB_CLIENT_CONNECTED &&
+      c->now - c->moved_at > CL_MOVE_FALLBACK_S) {
+    cl_net_drop(&c->net, 0);
+    move_back(c, "not welcomed in time");
+  }
   if (c->state == ARB_CLIENT_RECONNECT_WAIT && c->now >= c->reconnect_at) {
     c->reconnects++;
     if (start_connect(c) != 0) link_lost(c, ARB_PROTO_REASON_OTHER, c->last_error, true);

@@ -38,6 +38,12 @@ struct arb_client {
   int token_len;
   char rejoin[ARB_PROTO_MAX_TEXT + 1];  ///< rejoin token from the server ("" = none): sent
                                         ///< instead of `token` when reconnecting
+  // After an event `moved`, until the new server welcomes us back as ourselves: where the
+  // match was, to go back to if the new server cannot be reached (CL_MOVE_FALLBACK_S).
+  char moved_from_host[256];  ///< "" = not moving
+  uint16_t moved_from_port;
+  double moved_at;
+  uint32_t moved_client_id;
   cl_mem mem;
   arb_proto_view view;  ///< the camera box to report (arb_client_set_view_box); kept
                         ///< across reconnects and re-sent after each welcome

@@ -194,8 +194,8 @@ static void pump(sv_agones* a) {
   }
   if (a->in_flight || a->retry_pending) return;
   sv_agones_call* c = &a->queue[a->head];
-  sv_httpc_request req = {a->port,         c->method, c->path,   c->body,
-                          CALL_TIMEOUT_MS, NULL,      call_done, a};
+  sv_httpc_request req = {a->port, c->method, c->path, c->body, CALL_TIMEOUT_MS,
+                          NULL,    call_done, a,       NULL};
   a->in_flight = sv_httpc_start(a->loop, &req);
   if (a->in_flight == NULL) {
     a->metrics->agones_errors_total++;
@@ -231,7 +231,8 @@ static void watch_done(void* user, int status, const char* body, size_t len) {
 
 static void start_watch(sv_agones* a) {
   if (!a->watching || a->closed || a->watch) return;
-  sv_httpc_request req = {a->port, "GET", "/watch/gameserver", NULL, 0, watch_line, watch_done, a};
+  sv_httpc_request req = {a->port, "GET", "/watch/gameserver", NULL, 0, watch_line, watch_done,
+                          a,       NULL};
   a->watch = sv_httpc_start(a->loop, &req);
   if (a->watch == NULL) uv_timer_start(&a->watch_timer, on_watch_timer, WATCH_RETRY_MS, 0);
 }
@@ -299,6 +300,10 @@ void sv_agones_health(sv_agones* a, uint64_t now_ns) {
   // Set before the call: pump may answer it (and clear the flag) before enqueue returns.
   a->health_queued = true;
   if (!enqueue(a, "POST", "/health", "{}")) a->health_queued = false;
+}
+
+void sv_agones_ready_again(sv_agones* a) {
+  if (!a->shutting_down) enqueue(a, "POST", "/ready", "{}");
 }
 
 void sv_agones_allocate(sv_agones* a) {

@@ -89,6 +89,9 @@ void sv_agones_ready(sv_agones* a, const char* scene, const char* build);
 void sv_agones_set_annotation(sv_agones* a, const char* key, const char* value);
 /// From the tick: POST /health when the last ping is health_ms old.
 void sv_agones_health(sv_agones* a, uint64_t now_ns);
+/// POST /ready again: a GameServer that was Allocated for a match that did not happen here
+/// (a moved-in match dropped) is Ready for another.
+void sv_agones_ready_again(sv_agones* a);
 /// POST /allocate: mark the GameServer Allocated ourselves (a player joined without a
 /// GameServerAllocation, so a scale-down must not delete this server).
 void sv_agones_allocate(sv_agones* a);

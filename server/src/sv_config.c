@@ -162,6 +162,15 @@ static const opt opts[] = {
      "Where SIGUSR2 moves the match: the receiving server's --migrate-port, then optionally "
      "where its ENet clients and its WebSocket clients (a ws:// or wss:// URL) reach it. "
      "Default none."},
+    {"migrate-on-drain", "ARBITER_MIGRATE_ON_DRAIN", "IP:PORT[/IP:PORT][?ws=URL]", OPT_STR,
+     OFF(migrate_on_drain), SZ(migrate_on_drain), 0, 0, NULL,
+     "SIGTERM (a node drain) first moves a match with players to this --migrate-port (then "
+     "optionally where its clients reach it, as for --migrate-to), and stops once a player got "
+     "there; if the move fails the server stops as without it. Default none."},
+    {"migrate-allocator", "ARBITER_MIGRATE_ALLOCATOR", "URL", OPT_STR, OFF(migrate_allocator),
+     SZ(migrate_allocator), 0, 0, NULL,
+     "SIGTERM first asks this http:// endpoint where to move the match (POST, JSON; "
+     "docs/SCALING.md), then moves it there; --migrate-on-drain is the fallback. Default none."},
     {"test-migrate-fault", "ARBITER_TEST_MIGRATE_FAULT", "WHAT", OPT_STR, OFF(test_migrate_fault),
      SZ(test_migrate_fault), 0, 0, NULL,
      "Testing only: send a state image with a wrong simulation version (version) or game hash "
@@ -218,6 +227,8 @@ void sv_config_print_help(FILE* out, const char* prog) {
           "  %-28s Show the build id and exit.\n\n"
           "Signals: SIGINT/SIGTERM stop the server cleanly (clients are told, the log is closed);\n"
           "SIGUSR1 drains it (no new players; the match finishes, then the server exits 0).\n"
+          "SIGUSR2 moves the match to --migrate-to; with --migrate-on-drain or\n"
+          "--migrate-allocator, SIGTERM moves a match with players before stopping.\n"
           "Exit status: 0 clean stop, 1 runtime failure, 2 invalid configuration.\n",
           "--help", "--version");
 }

@@ -329,7 +329,8 @@ sv_httpc* sv_httpc_start(uv_loop_t* loop, const sv_httpc_request* req) {
   sv_httpc* c = calloc(1, sizeof *c);
   if (c == NULL) return NULL;
   size_t body_len = req->body ? strlen(req->body) : 0;
-  size_t cap = strlen(req->method) + strlen(req->path) + body_len + 256;
+  size_t cap = strlen(req->method) + strlen(req->path) + body_len + 256 +
+               (req->host ? strlen(req->host) : 0);
   c->out = malloc(cap);
   if (c->out == NULL || sv_httpc_response_init(&c->resp, req->on_line, req->user) != 0) {
     free(c->out);
@@ -338,9 +339,10 @@ sv_httpc* sv_httpc_start(uv_loop_t* loop, const sv_httpc_request* req) {
     return NULL;
   }
   snprintf(c->out, cap,
-           "%s %s HTTP/1.1\r\nHost: localhost:%d\r\nAccept: application/json\r\n"
+           "%s %s HTTP/1.1\r\nHost: %s:%d\r\nAccept: application/json\r\n"
            "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-           req->method, req->path, req->port, body_len, req->body ? req->body : "");
+           req->method, req->path, req->host ? req->host : "localhost", req->port, body_len,
+           req->body ? req->body : "");
   c->on_done = req->on_done;
   c->user = req->user;
   c->timeout_ms = req->timeout_ms;
@@ -349,8 +351,9 @@ sv_httpc* sv_httpc_start(uv_loop_t* loop, const sv_httpc_request* req) {
   c->tcp.data = c->timer.data = c->connect_req.data = c;
   c->handles_open = 2;
   struct sockaddr_in addr;
-  uv_ip4_addr("127.0.0.1", req->port, &addr);
-  int rc = uv_tcp_connect(&c->connect_req, &c->tcp, (const struct sockaddr*)&addr, on_connected);
+  int rc = uv_ip4_addr(req->host ? req->host : "127.0.0.1", req->port, &addr);
+  if (rc == 0)
+    rc = uv_tcp_connect(&c->connect_req, &c->tcp, (const struct sockaddr*)&addr, on_connected);
   if (rc != 0) {
     c->finished = true;
     close_all(c);
@@ -366,4 +369,50 @@ void sv_httpc_cancel(sv_httpc* c) {
   uv_read_stop((uv_stream_t*)&c->tcp);
   uv_timer_stop(&c->timer);
   close_all(c);
+}
+
+int sv_httpc_parse_url(const char* url, char* host, size_t host_cap, int* port, char* path,
+                       size_t path_cap, char* err, size_t err_cap) {
+  static const char scheme[] = "http://";
+  if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
+    snprintf(err, err_cap, "'%s' is not an http:// URL", url);
+    return -1;
+  }
+  const char* h = url + sizeof scheme - 1;
+  size_t hl = strcspn(h, ":/");
+  if (hl == 0 || hl >= host_cap || memchr(h, '@', strcspn(h, "/")) != NULL) {
+    snprintf(err, err_cap, "'%s': no host, a host too long, or user info", url);
+    return -1;
+  }
+  for (size_t i = 0; i < hl; ++i)
+    if (!isalnum((unsigned char)h[i]) && h[i] != '-' && h[i] != '.') {
+      snprintf(err, err_cap, "'%s': the host is not a name or an IPv4 address", url);
+      return -1;
+    }
+  memcpy(host, h, hl);
+  host[hl] = '\0';
+  const char* p = h + hl;
+  *port = 80;
+  if (*p == ':') {
+    char* end = NULL;
+    long v = strtol(p + 1, &end, 10);
+    if (end == p + 1 || v < 1 || v > 65535 || (*end != '\0' && *end != '/')) {
+      snprintf(err, err_cap, "'%s': the port is not in [1, 65535]", url);
+      return -1;
+    }
+    *port = (int)v;
+    p = end;
+  }
+  const char* rest = *p ? p : "/";
+  if (strlen(rest) >= path_cap) {
+    snprintf(err, err_cap, "'%s': the path is too long", url);
+    return -1;
+  }
+  for (const char* q = rest; *q; ++q)
+    if ((unsigned char)*q <= ' ' || *q == 0x7f) {
+      snprintf(err, err_cap, "'%s': a space or control character in the path", url);
+      return -1;
+    }
+  snprintf(path, path_cap, "%s", rest);
+  return 0;
 }

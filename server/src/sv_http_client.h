@@ -1,8 +1,9 @@
 // A small HTTP/1.1 client on libuv TCP, for talking to a local sidecar (the Agones SDK
-// server on 127.0.0.1). One request per connection ("Connection: close"), a deadline per
-// request, and a bounded response parser that accepts Content-Length, chunked and
-// close-delimited bodies. A streaming request hands its body over line by line (newline
-// delimited JSON, as the Agones watch endpoint sends) instead of collecting it.
+// server on 127.0.0.1) or an IPv4 address given (the --migrate-allocator endpoint). One request per
+// connection ("Connection: close"), a deadline per request, and a bounded response parser that
+// accepts Content-Length, chunked and close-delimited bodies. A streaming request hands its body
+// over line by line (newline delimited JSON, as the Agones watch endpoint sends) instead of
+// collecting it.
 //
 // The parser is separate from the socket so it can be tested and fuzzed on its own: every
 // byte the other side sends is untrusted (bounded lines, bounded body, strict framing).
@@ -67,7 +68,7 @@ typedef void sv_httpc_done_fn(void* user, int status, const char* body, size_t l
 typedef struct sv_httpc sv_httpc;  ///< one request in flight (owned by the client module)
 
 typedef struct sv_httpc_request {
-  int port;            ///< on 127.0.0.1
+  int port;            ///< on `host`
   const char* method;  ///< "GET", "POST", "PUT"
   const char* path;
   const char* body;           ///< JSON, or NULL for none
@@ -75,7 +76,13 @@ typedef struct sv_httpc_request {
   sv_httpc_line_fn* on_line;  ///< non-NULL: stream the body line by line
   sv_httpc_done_fn* on_done;  ///< called exactly once unless the request is cancelled
   void* user;
+  const char* host;  ///< an IPv4 address; NULL = 127.0.0.1
 } sv_httpc_request;
+
+/// Split "http://HOST[:PORT][/PATH]" (HOST a name or an IPv4 address; PORT default 80,
+/// PATH default "/"). 0, or -1 with why in err. No https, no user info, no IPv6.
+int sv_httpc_parse_url(const char* url, char* host, size_t host_cap, int* port, char* path,
+                       size_t path_cap, char* err, size_t err_cap);
 
 /// Start a request. Returns the request (for sv_httpc_cancel) or NULL when it could not be
 /// started (on_done is then never called).

@@ -95,6 +95,8 @@ static void on_gameserver(void* user, const sv_agones_gameserver* gs) {
            SV_LS("state", gs->state));
     snprintf(s->life.gameserver_state, sizeof s->life.gameserver_state, "%s", gs->state);
   }
+  if (gs->name[0] != '\0')
+    snprintf(s->life.gameserver_name, sizeof s->life.gameserver_name, "%s", gs->name);
   apply_annotations(s, gs);
   if (strcmp(gs->state, "Allocated") == 0 && sv_match_allocate(&s->life.match, uv_hrtime())) {
     note_state(s);
@@ -112,18 +114,31 @@ static void on_sigusr1(uv_signal_t* h, int signum) {
 
 // ---- hooks -----------------------------------------------------------------------------------
 
+void sv_lifecycle_reset_match(sv_server* s) {
+  sv_match_limits limits = {seconds_ns(s->cfg.match_max_duration_s),
+                            seconds_ns(s->cfg.exit_when_empty_s),
+                            seconds_ns(s->cfg.drain_timeout_s)};
+  sv_match_init(&s->life.match, &limits);
+  sv_match_ready(&s->life.match, uv_hrtime());
+  note_state(s);
+}
+
+void sv_lifecycle_moved_in(sv_server* s, bool allocated) {
+  note_state(s);
+  if (!s->life.agones_on) return;
+  if (allocated)
+    sv_agones_allocate(&s->life.agones);
+  else
+    sv_agones_ready_again(&s->life.agones);
+}
+
 int sv_lifecycle_start(sv_server* s, char* err, size_t err_cap) {
   sv_lifecycle* l = &s->life;
   l->started_ns = uv_hrtime();
   if (s->cfg.admin_token[0] && sv_admin_load_token(s->cfg.admin_token, l->admin_token,
                                                    sizeof l->admin_token, err, err_cap) != 0)
     return -1;
-  sv_match_limits limits = {seconds_ns(s->cfg.match_max_duration_s),
-                            seconds_ns(s->cfg.exit_when_empty_s),
-                            seconds_ns(s->cfg.drain_timeout_s)};
-  sv_match_init(&l->match, &limits);
-  sv_match_ready(&l->match, l->started_ns);
-  note_state(s);
+  sv_lifecycle_reset_match(s);
   uv_signal_init(s->loop, &l->sig_usr1);
   l->sig_usr1.data = s;
   l->sig_usr1_open = true;

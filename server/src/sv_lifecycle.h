@@ -26,6 +26,7 @@ typedef struct sv_lifecycle {
   bool agones_on;
   sv_agones agones;
   char gameserver_state[32];  ///< last status.state seen from Agones
+  char gameserver_name[64];   ///< its name, as the SDK reports it
   uv_signal_t sig_usr1;
   bool sig_usr1_open;
   char admin_token[513];  ///< "" = operator endpoints off
@@ -42,5 +43,10 @@ void sv_lifecycle_after_tick(struct sv_server* s, const arb_replay_tick* rec, ui
 bool sv_lifecycle_accepting(const struct sv_server* s);
 /// Begin a drain (who: "SIGUSR1", "http"). Returns true if it started one now.
 bool sv_lifecycle_drain(struct sv_server* s, const char* who);
+/// Ready, with this server's own limits: at start, and when a moved-in match was dropped.
+void sv_lifecycle_reset_match(struct sv_server* s);
+/// A match moved in (allocated = true: Agones is told, so the fleet neither hands this
+/// server to another match nor scales it down), or was dropped (false: Ready again).
+void sv_lifecycle_moved_in(struct sv_server* s, bool allocated);
 /// The server is stopping: tell Agones (POST /shutdown) and close this module's handles.
 void sv_lifecycle_stop(struct sv_server* s);

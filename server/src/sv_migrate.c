@@ -14,6 +14,7 @@
 
 #include "sv_admin.h"
 #include "sv_migrate_image.h"
+#include "sv_migrate_settle.h"
 #include "sv_server.h"
 
 _Static_assert(SV_MIG_MATCH_READY == SV_MATCH_READY && SV_MIG_MATCH_DRAINING == SV_MATCH_DRAINING,
@@ -114,7 +115,12 @@ static void send_work(uv_work_t* w) {
     m->answer[strcspn(m->answer, "\n")] = '\0';
     m->answered_ok = strncmp(m->answer, "ok ", 3) == 0;
   }
-  close(fd);
+  // The connection stays open while the move settles (the receiver reports the first
+  // arrival on it).
+  if (m->answered_ok)
+    m->fd = fd;
+  else
+    close(fd);
 }
 
 static void send_moved(sv_server* s) {
@@ -160,12 +166,17 @@ static void send_done(uv_work_t* w, int status) {
            SV_LS("clients_to", m->client_addr), SV_LS("ws_clients_to", m->ws_url),
            SV_LU("tick", m->tick), SV_LU("pause_ms", (now - m->pause_ns) / 1000000u));
     send_moved(s);
+    sv_mig_settle_start(s);
     return;
   }
+  if (m->fd >= 0) close(m->fd);
+  m->fd = -1;
   SV_LOG(&s->log, SV_LOG_ERROR, "migrate_failed", SV_LS("target", m->target),
          SV_LS("why", status != 0 ? "the transfer could not run" : m->answer),
-         SV_LU("tick", m->tick), SV_LS("detail", "the match goes on here"));
-  m->state = SV_MIG_IDLE;
+         SV_LU("tick", m->tick),
+         SV_LS("detail",
+               m->stop_if_failed ? "stopping as without the move" : "the match goes on here"));
+  sv_mig_resume(s);
 }
 
 static int encode_transfer(sv_server* s, char* err, size_t err_cap) {
@@ -273,36 +284,41 @@ static bool valid_ws_url(const char* url, char* out, size_t cap) {
   return true;
 }
 
-int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) {
-  sv_migrate* m = &s->mig;
+// "<migrate address>[/<clients' address>][?ws=<WebSocket clients' URL>]", the addresses
+// "ipv4:port", into its parts (ws_url "" when not given); false with the reason in err.
+static bool split_spec(const char* spec, char target[24], char clients[64],
+                       char ws_url[ARB_PROTO_MAX_TEXT + 1], char* err, size_t err_cap) {
   struct sockaddr_in addr;
-  // "<migrate address>[/<clients' address>][?ws=<WebSocket clients' URL>]"
-  char target[64], clients[64] = "", ws_url[sizeof m->ws_url] = "";
   const char* query = strstr(spec, "?ws=");
   size_t sl = query ? (size_t)(query - spec) : strlen(spec);
-  if (query && !valid_ws_url(query + 4, ws_url, sizeof ws_url)) {
+  ws_url[0] = '\0';
+  if (query && !valid_ws_url(query + 4, ws_url, ARB_PROTO_MAX_TEXT + 1)) {
     snprintf(err, err_cap, "?ws= needs a ws:// or wss:// URL of at most %d printable bytes",
              ARB_PROTO_MAX_TEXT);
-    return -1;
+    return false;
   }
   const char* slash = memchr(spec, '/', sl);
   size_t tl = slash ? (size_t)(slash - spec) : sl;
-  if (tl >= sizeof target || (slash && (size_t)(spec + sl - slash - 1) >= sizeof clients)) {
-    snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
-    return -1;
+  if (tl < 24 && (!slash || (size_t)(spec + sl - slash - 1) < 64)) {
+    memcpy(target, spec, tl);
+    target[tl] = '\0';
+    snprintf(clients, 64, "%.*s", slash ? (int)(spec + sl - slash - 1) : 0, slash ? slash + 1 : "");
+    if (parse_target(target, &addr) && (clients[0] == '\0' || parse_target(clients, &addr)))
+      return true;
   }
-  memcpy(target, spec, tl);
-  target[tl] = '\0';
-  if (slash) snprintf(clients, sizeof clients, "%.*s", (int)(spec + sl - slash - 1), slash + 1);
+  snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
+  return false;
+}
+
+int sv_migrate_begin(sv_server* s, const char* spec, char* err, size_t err_cap) {
+  sv_migrate* m = &s->mig;
+  char target[sizeof m->target], clients[sizeof m->client_addr], ws_url[sizeof m->ws_url];
   if (m->state != SV_MIG_IDLE || s->stopping) {
     snprintf(err, err_cap, "a hand-off is already under way or the server is stopping");
     return -1;
   }
-  if (!parse_target(target, &addr) || strlen(target) >= sizeof m->target ||
-      (clients[0] && !parse_target(clients, &addr))) {
-    snprintf(err, err_cap, "the target must be <IPv4 address>:<migrate port>[/<ip>:<port>]");
-    return -1;
-  }
+  m->stop_if_failed = NULL;
+  if (!split_spec(spec, target, clients, ws_url, err, err_cap)) return -1;
   snprintf(m->client_addr, sizeof m->client_addr, "%s", clients);
   memcpy(m->ws_url, ws_url, sizeof ws_url);
   if (s->life.admin_token[0] == '\0') {
@@ -337,8 +353,8 @@ bool sv_migrate_paused(sv_server* s, uint64_t now_ns) {
   if (m->state == SV_MIG_IDLE) return false;
   sv_net_service(&s->net);
   sv_net_flush(&s->net);
-  if (m->state == SV_MIG_MOVED && !s->stopping &&
-      (!any_active(s) || now_ns - m->moved_ns > ms_ns(SV_MIG_LINGER_MS)))
+  if (m->state == SV_MIG_COMMITTED && !s->stopping &&
+      (!any_active(s) || now_ns - m->commit_ns > ms_ns(SV_MIG_LINGER_MS)))
     sv_server_stop(s, "migrated");
   return true;
 }
@@ -346,6 +362,8 @@ bool sv_migrate_paused(sv_server* s, uint64_t now_ns) {
 // ---- receiving ------------------------------------------------------------------------
 
 static void answer(sv_server* s, const char* line);
+static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
+static void on_conn_timeout(uv_timer_t* t);
 
 static void conn_closed(uv_handle_t* h) {
   sv_server* s = h->data;
@@ -368,17 +386,20 @@ static void drop_conn(sv_server* s, const char* why) {
 
 typedef struct answer_req {
   uv_write_t req;
+  bool keep_open;
   char line[256];
 } answer_req;
 
 static void answer_written(uv_write_t* req, int status) {
-  (void)status;
   sv_server* s = req->data;
+  bool keep = ((answer_req*)req)->keep_open && status == 0;
   free(req);
-  drop_conn(s, NULL);
+  if (!keep) drop_conn(s, NULL);
 }
 
-static void answer(sv_server* s, const char* line) {
+static void write_line(sv_server* s, const char* line, bool keep_open) {
+  sv_migrate* m = &s->mig;
+  if (!m->conn_open || uv_is_closing((uv_handle_t*)&m->conn)) return;
   answer_req* a = malloc(sizeof *a);
   if (a == NULL) {
     drop_conn(s, "out of memory");
@@ -386,12 +407,18 @@ static void answer(sv_server* s, const char* line) {
   }
   snprintf(a->line, sizeof a->line, "%s\n", line);
   a->req.data = s;
-  uv_read_stop((uv_stream_t*)&s->mig.conn);
+  a->keep_open = keep_open;
+  if (!keep_open) uv_read_stop((uv_stream_t*)&m->conn);
   uv_buf_t b = uv_buf_init(a->line, (unsigned)strlen(a->line));
-  if (uv_write(&a->req, (uv_stream_t*)&s->mig.conn, &b, 1, answer_written) != 0) {
+  if (uv_write(&a->req, (uv_stream_t*)&m->conn, &b, 1, answer_written) != 0) {
     free(a);
     drop_conn(s, "cannot answer");
   }
+}
+
+// The last line on the connection: it closes once written.
+static void answer(sv_server* s, const char* line) {
+  write_line(s, line, false);
 }
 
 static void refuse(sv_server* s, const char* why) {
@@ -426,6 +453,8 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
     sv_match_drain(mt, now);
     mt->drain_ns = now - img->drain_age_ns;
   }
+  if (mt->state == SV_MATCH_ALLOCATED || mt->state == SV_MATCH_DRAINING)
+    sv_lifecycle_moved_in(s, true);
   s->last_hash = hash;
   s->metrics.tick = img->tick;
   s->mig.adopted = true;
@@ -435,6 +464,87 @@ static void take_over(sv_server* s, const sv_mig_image* img, uint64_t hash) {
          SV_LS("match", sv_match_state_name(mt->state)),
          SV_LU("match_age_ms", img->match_age_ns / 1000000u),
          SV_LS("predecessor_log", img->record_path));
+}
+
+// The sender cancelled the move, or went away, before any player arrived: this server
+// goes back to its own game, empty, ready for a match (a moved one too). Its log of the
+// abandoned continuation is closed; a new file starts from its own game.
+static void drop_adopted(sv_server* s, const char* why) {
+  sv_migrate* m = &s->mig;
+  if (!m->provisional) return;
+  m->provisional = false;
+  m->adopted = false;
+  for (int i = 0; i < s->cfg.max_clients; ++i) {  // every hold is the moved match's
+    if (!s->rejoins[i].used) continue;
+    s->rejoins[i].used = false;
+    s->active_count--;
+    s->metrics.rejoins_pending--;
+  }
+  int rc = arb_game_restore(s->game, m->before, m->before_len);
+  free(m->before);
+  m->before = NULL;
+  sv_lifecycle_reset_match(s);
+  sv_lifecycle_moved_in(s, false);
+  s->last_hash = arb_game_hash(s->game);
+  s->metrics.tick = arb_game_get_tick(s->game);
+  uint64_t now = uv_hrtime();
+  if (s->recording) sv_record_restart(&s->record, s->game, s->cfg.seed, "", now);
+  SV_LOG(&s->log, rc == 0 ? SV_LOG_WARN : SV_LOG_ERROR, "migrate_dropped", SV_LS("why", why),
+         SV_LU("tick", s->metrics.tick), SV_LS("restore", rc == 0 ? "ok" : arb_strerror(rc)),
+         SV_LS("detail", "the moved match is discarded; this server is empty again"));
+}
+
+static void keep_match(sv_server* s, const char* by);
+
+// After "ok": the sender's "cancel" or "commit", or the end of the connection.
+static void on_settle_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
+  (void)buf;
+  sv_server* s = st->data;
+  sv_migrate* m = &s->mig;
+  if (n < 0) {
+    drop_adopted(s, "the sender went away before a player arrived");
+    drop_conn(s, NULL);
+    return;
+  }
+  m->in_len += (size_t)n;
+  if (memchr(m->in, '\n', m->in_len) == NULL) {
+    if (m->in_len > 64) {
+      drop_adopted(s, "an unreadable line from the sender");
+      drop_conn(s, "an unreadable line from the sender");
+    }
+    return;
+  }
+  if (m->in_len == 7 && memcmp(m->in, "cancel\n", 7) == 0 && m->provisional) {
+    drop_adopted(s, "the sender cancelled: no player arrived in time");
+    answer(s, "cancelled");
+  } else if (m->in_len == 7 && memcmp(m->in, "commit\n", 7) == 0 && m->provisional) {
+    keep_match(s, "the sender stopping");
+  } else if (!m->provisional) {
+    // "arrived" is already on its way: the sender reads it before any answer to this.
+    uv_read_stop(st);
+  } else {
+    drop_adopted(s, "an unknown line from the sender");
+    drop_conn(s, NULL);
+  }
+}
+
+// The moved match stays here: a player arrived, or the sender is stopping.
+static void keep_match(sv_server* s, const char* by) {
+  sv_migrate* m = &s->mig;
+  if (!m->provisional) return;
+  m->provisional = false;
+  free(m->before);
+  m->before = NULL;
+  SV_LOG(&s->log, SV_LOG_INFO, "migrate_committed", SV_LS("by", by),
+         SV_LU("tick", s->metrics.tick));
+  if (m->conn_open) {
+    uv_timer_stop(&m->conn_timer);
+    answer(s, "arrived");
+  }
+}
+
+void sv_migrate_player_arrived(sv_server* s) {
+  keep_match(s, "first arrival");
 }
 
 static void adopt(sv_server* s, const uint8_t* data, size_t len) {
@@ -469,11 +579,22 @@ static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   else if (arb_game_hash(scratch) != img.game_hash || arb_game_get_tick(scratch) != img.tick)
     snprintf(why, sizeof why, "the restored game does not hash to what was sent");
   if (scratch) arb_game_destroy(scratch);
+  // This server's own game, kept until a player arrives: a cancelled move restores it.
+  free(s->mig.before);
+  s->mig.before = NULL;
+  int before_len = why[0] == '\0' ? arb_game_save(s->game, NULL, 0) : 0;
+  if (before_len > 0) s->mig.before = malloc((size_t)before_len);
+  if (why[0] == '\0' &&
+      (s->mig.before == NULL || arb_game_save(s->game, s->mig.before, before_len) != before_len))
+    snprintf(why, sizeof why, "cannot keep this server's own game");
+  s->mig.before_len = before_len;
   // The scratch restore proved the image; the live game (which the snapshot capture
   // holds) takes the same bytes.
   if (why[0] == '\0' && (rc = arb_game_restore(s->game, img.game, (int)img.game_len)) != 0)
     snprintf(why, sizeof why, "restore failed: %s", arb_strerror(rc));
   if (why[0] != '\0') {
+    free(s->mig.before);
+    s->mig.before = NULL;
     sv_mig_image_free(&img);
     refuse(s, why);
     return;
@@ -485,7 +606,14 @@ static void adopt(sv_server* s, const uint8_t* data, size_t len) {
   if (s->ws_on && n > 0 && (size_t)n < sizeof line)
     snprintf(line + n, sizeof line - (size_t)n, " ws_port=%d", s->ws.port);
   sv_mig_image_free(&img);
-  answer(s, line);
+  // The connection stays open until the move settles: the sender may still cancel it.
+  sv_migrate* m = &s->mig;
+  m->provisional = true;
+  m->in_len = 0;
+  uv_timer_start(&m->conn_timer, on_conn_timeout, SV_MIG_SETTLE_MS, 0);
+  uv_read_stop((uv_stream_t*)&m->conn);
+  uv_read_start((uv_stream_t*)&m->conn, on_alloc, on_settle_read);
+  write_line(s, line, true);
 }
 
 // The prefix (magic, credential, length) once whole: -1 refused (answered), 0 wait for
@@ -561,7 +689,13 @@ static void on_read(uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
 }
 
 static void on_conn_timeout(uv_timer_t* t) {
-  drop_conn(t->data, "the transfer did not finish in time");
+  sv_server* s = t->data;
+  if (s->mig.provisional) {
+    drop_adopted(s, "no player arrived and the sender did not settle the move in time");
+    drop_conn(s, NULL);
+    return;
+  }
+  drop_conn(s, "the transfer did not finish in time");
 }
 
 static void on_connection(uv_stream_t* listener, int status) {
@@ -606,12 +740,36 @@ static void on_usr2(uv_signal_t* h, int signum) {
 
 int sv_migrate_start(sv_server* s, char* err, size_t err_cap) {
   sv_migrate* m = &s->mig;
+  m->fd = -1;
+  if (sv_migrate_drain_check(s, err, err_cap) != 0) return -1;
+  char target[sizeof m->target], clients[sizeof m->client_addr], ws_url[sizeof m->ws_url];
+  char why[160];
+  const char* flag = NULL;
+  if (s->cfg.migrate_to[0] &&
+      !split_spec(s->cfg.migrate_to, target, clients, ws_url, why, sizeof why))
+    flag = "--migrate-to";
+  else if (s->cfg.migrate_on_drain[0] &&
+           !split_spec(s->cfg.migrate_on_drain, target, clients, ws_url, why, sizeof why))
+    flag = "--migrate-on-drain";
+  if (flag != NULL) {
+    snprintf(err, err_cap, "%s: %s", flag, why);
+    return -1;
+  }
+  if ((s->cfg.migrate_on_drain[0] || s->cfg.migrate_allocator[0]) &&
+      s->life.admin_token[0] == '\0') {
+    snprintf(err, err_cap,
+             "--migrate-on-drain and --migrate-allocator need --admin-token (the credential the "
+             "receiving server checks)");
+    return -1;
+  }
   uv_signal_init(s->loop, &m->sig_usr2);
   m->sig_usr2.data = s;
   uv_signal_start(&m->sig_usr2, on_usr2, SIGUSR2);
   m->sig_on = true;
   uv_timer_init(s->loop, &m->conn_timer);
   m->conn_timer.data = s;
+  uv_timer_init(s->loop, &m->settle_timer);
+  m->settle_timer.data = s;
   if (s->cfg.migrate_port == 0) return 0;
   if (s->life.admin_token[0] == '\0') {
     snprintf(err, err_cap, "--migrate-port needs --admin-token (the credential senders present)");
@@ -646,8 +804,12 @@ void sv_migrate_close(sv_server* s) {
   m->listening = false;
   drop_conn(s, NULL);
   if (m->sig_on) {
+    sv_mig_settle_close(s);
     close_handle((uv_handle_t*)&m->sig_usr2);
     close_handle((uv_handle_t*)&m->conn_timer);
+    close_handle((uv_handle_t*)&m->settle_timer);
   }
+  free(m->before);
+  m->before = NULL;
   m->sig_on = false;
 }

@@ -18,9 +18,22 @@
 // that ends or stalls before the whole image arrived is discarded.
 //
 // On "ok" the sender tells every client where to go (event `moved`, PROTOCOL.md §4.5) and
-// stops once they have gone (at most SV_MIG_LINGER_MS), ending its replay log at the
-// hand-off tick. On anything else, or no answer within SV_MIG_CONFIRM_MS, it logs why
-// and resumes the match where it paused: nothing is lost.
+// keeps the connection open, still paused: the move is not settled until a player got
+// there. The receiver writes "arrived\n" when the first moved player rejoins it; the move
+// is then committed, and the sender stops once its clients have gone (at most
+// SV_MIG_LINGER_MS later), ending its replay log at the hand-off tick. When nobody
+// arrives within SV_MIG_ARRIVE_MS the sender writes "cancel\n": a receiver that has had no
+// arrival yet drops the match (it restores its own game and is empty again) and answers
+// "cancelled\n"; one that had, already wrote "arrived\n", which the sender reads first
+// and commits. A connection that ends without "arrived" cancels on both sides (the
+// receiver also gives up after SV_MIG_SETTLE_MS), but for a sender that stops while it
+// waits: it writes "commit\n" first, and the match stays with the receiver. So the
+// receiver runs the match only if a player reached it (or the sender is gone), and the
+// sender resumes otherwise; clients that cannot reach the receiver come back to the
+// sender with their rejoin token (the client library, CL_MOVE_FALLBACK_S).
+// The sender's side of this settling is sv_migrate_settle.c.
+// On anything but "ok", or no answer within SV_MIG_CONFIRM_MS, the sender logs why and
+// resumes the match where it paused: nothing is lost.
 #pragma once
 
 #include <stdbool.h>
@@ -32,15 +45,21 @@
 
 #define SV_MIG_CONFIRM_MS 5000   ///< the sender waits this long for the receiver's answer
 #define SV_MIG_RECEIVE_MS 10000  ///< the receiver drops a transfer unfinished after this
-#define SV_MIG_LINGER_MS 2000    ///< the sender stays this long for its clients to leave
+#define SV_MIG_LINGER_MS 2000    ///< after the commit, the sender stays this long for its clients
+#define SV_MIG_ARRIVE_MS 1500    ///< after "ok", the first player must reach the receiver this soon
+#define SV_MIG_CANCEL_MS 1000    ///< the sender waits this long for "cancelled" (or "arrived")
+/// The receiver drops a match no player reached and no sender settled after this.
+#define SV_MIG_SETTLE_MS (SV_MIG_ARRIVE_MS + SV_MIG_CANCEL_MS + 2000)
 #define SV_MIG_WIRE_MAGIC "ARBMOVE1"
 
 struct sv_server;
 
 typedef enum sv_mig_state {
   SV_MIG_IDLE = 0,
-  SV_MIG_SENDING,  ///< paused at a tick boundary, the image on its way
-  SV_MIG_MOVED,    ///< the receiver took the match: clients told, stopping
+  SV_MIG_SENDING,     ///< paused at a tick boundary, the image on its way
+  SV_MIG_MOVED,       ///< the receiver took the match, clients told: waiting for one to arrive
+  SV_MIG_CANCELLING,  ///< nobody arrived in time: the receiver is asked to drop the match
+  SV_MIG_COMMITTED,   ///< a player reached the receiver: stopping
 } sv_mig_state;
 
 typedef struct sv_migrate {
@@ -53,7 +72,15 @@ typedef struct sv_migrate {
   uv_work_t work;
   char answer[256];  ///< the receiver's line, or why there was none
   bool answered_ok;
-  uint64_t pause_ns, moved_ns, tick;
+  uint64_t pause_ns, moved_ns, commit_ns, tick;
+  int fd;                 ///< the connection to the receiver while the move settles; -1 none
+  uv_poll_t settle_poll;  ///< readable: a line from the receiver
+  bool settle_polling;
+  uv_timer_t settle_timer;  ///< the arrival window, then the wait for "cancelled"
+  char settle_line[32];
+  size_t settle_len;
+  /// Stop the server when the move does not happen (a drain that tried to move first).
+  const char* stop_if_failed;
   // receiving
   uv_tcp_t listener;
   bool listening;
@@ -63,7 +90,10 @@ typedef struct sv_migrate {
   uv_timer_t conn_timer;
   uint8_t* in;
   size_t in_len, in_cap;
-  bool adopted;  ///< this server took a match over (it takes one at most)
+  bool adopted;      ///< this server took a match over (it takes one at most)
+  bool provisional;  ///< ... and no player of it has arrived yet: the sender may cancel
+  uint8_t* before;   ///< this server's own game before it took the match (for a cancel)
+  int before_len;
   uv_signal_t sig_usr2;
   bool sig_on;
 } sv_migrate;
@@ -81,3 +111,5 @@ int sv_migrate_begin(struct sv_server* s, const char* spec, char* err, size_t er
 /// Called at the start of every tick: true while the match is paused for a hand-off (the
 /// network is serviced, nothing is simulated).
 bool sv_migrate_paused(struct sv_server* s, uint64_t now_ns);
+/// A player of a moved-in match rejoined here: the first one commits the move.
+void sv_migrate_player_arrived(struct sv_server* s);

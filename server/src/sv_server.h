@@ -35,6 +35,7 @@
 #include "sv_log.h"
 #include "sv_metrics.h"
 #include "sv_migrate.h"
+#include "sv_migrate_drain.h"
 #include "sv_net.h"
 #include "sv_record.h"
 #include "sv_snap_workers.h"
@@ -134,8 +135,9 @@ typedef struct sv_server {
   sv_http http;
   bool http_on;
   sv_ticker ticker;
-  sv_lifecycle life;  ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
-  sv_migrate mig;     ///< moving the match to another server (sv_migrate.h)
+  sv_lifecycle life;       ///< match lifecycle, Agones, operator token (sv_lifecycle.h)
+  sv_migrate mig;          ///< moving the match to another server (sv_migrate.h)
+  sv_mig_drain mig_drain;  ///< SIGTERM moves the match first (sv_migrate_drain.h)
   uv_signal_t sig_int, sig_term;
   uv_timer_t grace_timer;  ///< shutdown: lets the goodbyes go out
   bool grace_open;

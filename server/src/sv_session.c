@@ -364,6 +364,7 @@ static bool try_rejoin(sv_server* s, sv_session* ss, const arb_proto_hello* h) {
     SV_LOG(&s->log, SV_LOG_INFO, "client_rejoined", SV_LU("client", ss->client_id),
            SV_LU("entity", ss->entity_id), SV_LS("addr", ss->addr));
     sv_session_send_welcome(s, ss, (uint32_t)arb_game_get_tick(s->game));
+    sv_migrate_player_arrived(s);  // the first player of a moved-in match commits the move
     return true;
   }
   return false;

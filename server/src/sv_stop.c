@@ -10,6 +10,8 @@
 
 static void on_signal(uv_signal_t* handle, int signum) {
   sv_server* s = handle->data;
+  // A node drain (SIGTERM) with somewhere to move the match moves it first.
+  if (signum == SIGTERM && sv_migrate_drain(s)) return;
   sv_server_stop(s, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
@@ -40,6 +42,7 @@ static void on_grace_tick(uv_timer_t* t) {
   s->ws_on = false;
   if (s->http_on) sv_http_close(&s->http);
   sv_migrate_close(s);
+  sv_migrate_drain_close(s);
   sv_ticker_close(&s->ticker);
   close_handle((uv_handle_t*)&s->sig_int);
   close_handle((uv_handle_t*)&s->sig_term);

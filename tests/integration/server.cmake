@@ -73,7 +73,7 @@ endif()
 if(ARB_BUILD_TESTS AND TARGET arbiter-server)
   find_program(ARB_PYTHON3 python3 REQUIRED)
   if(TARGET arbiter-bot AND TARGET arbiter-replay)
-    foreach(t agones lifecycle fleet admin migrate)
+    foreach(t agones lifecycle fleet admin migrate migrate_drain)
       add_test(NAME test_server_${t}
                COMMAND ${ARB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_server_${t}.py $<TARGET_FILE_DIR:arbiter-server>)
       set_tests_properties(test_server_${t} PROPERTIES LABELS integration TIMEOUT 180)

@@ -31,6 +31,10 @@ BREAKAGES = [
     ("fleet.yaml", "initialCapacity: 64", "initialCapacity: 32", "!= ARBITER_MAX_CLIENTS"),
     ("gameserverallocation.yaml", "agones.dev/fleet: arbiter", "agones.dev/fleet: arbitre", "names fleet"),
     ("fleet.yaml", "claimName: arbiter-recordings", "claimName: recordings", "which no manifest defines"),
+    ("fleet-movable.yaml", "containerPort: 7800", "containerPort: 7801", "migrate port 7800/TCP is not"),
+    ("fleet-movable.yaml", "terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 10",
+     "twice the longest move"),
+    ("fleet-movable.yaml", "safe: Always", "safe: Never", "Never blocks the eviction"),
 ]
 
 

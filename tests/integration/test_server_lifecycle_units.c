@@ -292,6 +292,46 @@ static void test_http_response_random(void** state) {
 // ---- GameServer JSON, labels, token
 // ----------------------------------------------------------------
 
+// --migrate-allocator: "http://HOST[:PORT][/PATH]" and every way it can be wrong.
+static void test_http_url(void** state) {
+  (void)state;
+  char host[32], path[32], err[160];
+  int port = 0;
+  assert_int_equal(sv_httpc_parse_url("http://alloc.arbiter.svc:8080/move", host, sizeof host,
+                                      &port, path, sizeof path, err, sizeof err),
+                   0);
+  assert_string_equal(host, "alloc.arbiter.svc");
+  assert_int_equal(port, 8080);
+  assert_string_equal(path, "/move");
+  assert_int_equal(sv_httpc_parse_url("http://10.0.0.7", host, sizeof host, &port, path,
+                                      sizeof path, err, sizeof err),
+                   0);
+  assert_string_equal(host, "10.0.0.7");
+  assert_int_equal(port, 80);
+  assert_string_equal(path, "/");
+  static const char* const bad[] = {"https://a/x",
+                                    "http://",
+                                    "http://:80/x",
+                                    "http://a:0/x",
+                                    "http://a:65536",
+                                    "http://a:8x/y",
+                                    "http://u@a/x",
+                                    "http://a b/x",
+                                    "http://a/x y",
+                                    "a:80/x",
+                                    "http://[::1]/",
+                                    "http://a:80/\x7f",
+                                    "",
+                                    "http://a/0123456789012345678901234567890"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    err[0] = '\0';
+    assert_int_equal(
+        sv_httpc_parse_url(bad[i], host, sizeof host, &port, path, sizeof path, err, sizeof err),
+        -1);
+    assert_true(err[0] != '\0');
+  }
+}
+
 static void test_agones_gameserver_json(void** state) {
   (void)state;
   sv_agones_gameserver gs;
@@ -428,7 +468,7 @@ ARB_TEST_MAIN(cmocka_unit_test(test_match_first_join_allocates_and_empty_ends),
               cmocka_unit_test(test_match_max_duration), cmocka_unit_test(test_match_drain),
               cmocka_unit_test(test_http_response_framings),
               cmocka_unit_test(test_http_response_errors),
-              cmocka_unit_test(test_http_response_random),
+              cmocka_unit_test(test_http_response_random), cmocka_unit_test(test_http_url),
               cmocka_unit_test(test_agones_gameserver_json),
               cmocka_unit_test(test_agones_label_values),
               cmocka_unit_test(test_admin_token_and_auth_header),

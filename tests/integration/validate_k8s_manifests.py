@@ -12,7 +12,9 @@
 2. What the manifests must agree on with each other and with arbiter-server: every
    ARBITER_* variable exists (`arbiter-server --help`), two health pings per Agones health
    period, player capacity = ARBITER_MAX_CLIENTS, the Prometheus port is a container port,
-   the autoscaler and the allocation name the fleet, the volume claim exists.
+   the autoscaler and the allocation name the fleet, the volume claim exists; a server that
+   moves matches (ARBITER_MIGRATE_*) has the admin token, its migrate port as a container
+   port, and a grace period its move fits in.
 
 Usage: validate_k8s_manifests.py K8S_DIR [ARBITER_SERVER]   (python3-yaml)
 Exit: 0 valid, 1 problems (one line each), 2 bad usage or unreadable file."""
@@ -66,6 +68,7 @@ CONTAINER = obj({
                                                      "readOnly": B}, ["name", "mountPath"])},
 }, ["name"])
 VOLUME = obj({"name": S, "emptyDir": obj({"medium": S, "sizeLimit": QUANTITY}),
+              "secret": obj({"secretName": S, "defaultMode": I, "optional": B}, ["secretName"]),
               "persistentVolumeClaim": obj({"claimName": S, "readOnly": B}, ["claimName"])}, ["name"])
 POD_TEMPLATE = obj({
     "metadata": OBJECT_META,
@@ -237,10 +240,34 @@ def check_gameserver_spec(spec, where, server_vars, claims, problems):
                         (where, http_port))
     if not any(str(p.get("containerPort")) == http_port for p in c.get("ports", [])):
         problems.append("%s: the HTTP port %s (metrics) is not a container port" % (where, http_port))
+    check_migrate(spec, c, env, where, problems)
     for v in spec["template"]["spec"].get("volumes", []):
         pvc = v.get("persistentVolumeClaim")
         if pvc and pvc["claimName"] not in claims:
             problems.append("%s: volume %s claims %r, which no manifest defines" % (where, v["name"], pvc["claimName"]))
+
+
+# The longest a move on SIGTERM takes (docs/SCALING.md, "Draining a node"): the pod must not
+# be killed before it is over.
+MOVE_BOUND_S = 15
+
+
+def check_migrate(spec, c, env, where, problems):
+    """Moving matches: the token, the migrate port reachable in the pod, the grace period."""
+    port = env.get("ARBITER_MIGRATE_PORT")
+    moves = env.get("ARBITER_MIGRATE_ALLOCATOR") or env.get("ARBITER_MIGRATE_ON_DRAIN")
+    if (port or moves) and not env.get("ARBITER_ADMIN_TOKEN"):
+        problems.append("%s: ARBITER_MIGRATE_* needs ARBITER_ADMIN_TOKEN (the credential of a transfer)" % where)
+    if port and not any(str(p.get("containerPort")) == port and p.get("protocol", "TCP") == "TCP"
+                        for p in c.get("ports", [])):
+        problems.append("%s: the migrate port %s/TCP is not a container port" % (where, port))
+    grace = spec["template"]["spec"].get("terminationGracePeriodSeconds", 30)
+    if moves and grace < 2 * MOVE_BOUND_S:
+        problems.append("%s: terminationGracePeriodSeconds %d is under %d s, twice the longest move on SIGTERM" %
+                        (where, grace, 2 * MOVE_BOUND_S))
+    if moves and spec.get("eviction", {}).get("safe") not in ("Always", "OnUpgrade"):
+        problems.append("%s: moving matches on a drain needs eviction.safe Always or OnUpgrade "
+                        "(Never blocks the eviction)" % where)
 
 
 def server_variables(server):
