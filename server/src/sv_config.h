@@ -75,9 +75,9 @@ typedef struct sv_config {
                              ///< 10000
   char auth_key[1024];       ///< connect-token key file; "" = open server (a warning is logged)
   int migrate_port;          ///< TCP port taking a moved match; 0 = off; -1 = any free port
-  char migrate_to[320];          ///< sv_migrate_begin's spec for SIGUSR2; "" = none
-  char migrate_on_drain[320];    ///< sv_migrate_begin's spec SIGTERM moves the match to; "" = none
-  char migrate_allocator[256];   ///< "http://HOST:PORT/PATH" SIGTERM asks for a target; "" = none
+  char migrate_to[320];      ///< sv_migrate_begin's spec for SIGUSR2; "" = none
+  char migrate_on_drain[320];   ///< sv_migrate_begin's spec SIGTERM moves the match to; "" = none
+  char migrate_allocator[256];  ///< "http://HOST:PORT/PATH" SIGTERM asks for a target; "" = none
   char test_migrate_fault[16];  ///< testing: "version"/"hash" spoils the image sent
   char public_address[64];      ///< "IPV4:PORT" tokens must name; "" = --bind and the bound port
   // WebSocket transport (PROTOCOL.md §1.2)
