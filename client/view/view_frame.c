@@ -66,9 +66,9 @@ void view_frame_free(view_frame* f) {
 }
 
 arb_aabb view_shape_aabb(const view_shape* s, arb_transform xf) {
-  bool known = s->type > ARB_SHAPE_NONE && s->type < ARB_SHAPE_TYPE_COUNT;
-  bool no_points = s->type == ARB_SHAPE_CHAIN && (s->chain.points == NULL || s->chain.count < 1);
-  if (known && !no_points) return arb_compute_shape_aabb(s, xf);
+  arb_shape_outline o;
+  if (arb_compute_shape_outline(s, &o, NULL, 0) > 0) return arb_compute_shape_aabb(s, xf);
+  // No outline (no kind, a chain without its points): the marker draw_shape shows instead.
   arb_aabb b = {arb_sub(xf.p, arb_v2(0.1f, 0.1f)), arb_add(xf.p, arb_v2(0.1f, 0.1f))};
   return b;
 }

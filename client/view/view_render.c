@@ -75,6 +75,7 @@ static void draw_rounded(SDL_Renderer* r, const view_camera* c, const arb_vec2* 
                          float radius, uint32_t fill, uint32_t edge, bool filled) {
   enum { ARC = 6 };  // 8 corners x 7 points stay within MAX_POLY
   SDL_FPoint pts[ARB_MAX_POLYGON_VERTICES * (ARC + 1)];
+  if (n > ARB_MAX_POLYGON_VERTICES) n = ARB_MAX_POLYGON_VERTICES;
   int k = 0;
   for (int i = 0; i < n; i++) {
     arb_vec2 prev = p[(i + n - 1) % n], next = p[(i + 1) % n];
@@ -157,75 +158,59 @@ static void role_colours(view_role role, uint32_t* fill, uint32_t* edge) {
   }
 }
 
-// A chain: its links as thick segments, and a short tick from the middle of each link
-// towards its front (the side bodies collide with).
-static void draw_chain(SDL_Renderer* r, const view_camera* c, const arb_chain* ch, arb_transform xf,
-                       uint32_t fill, uint32_t edge, bool filled) {
-  if (ch->points == NULL || ch->count < 2 || ch->count > ARB_MAX_CHAIN_POINTS) return;
-  int links = arb_chain_link_count(ch);
+// The links of a line (a segment, a chain): thick when filled (static walls must show
+// their fill), grown by the radius if it has one, and for a one-sided line a short tick
+// from the middle of each link towards its front (the side bodies collide with).
+static void draw_line(SDL_Renderer* r, const view_camera* c, const arb_shape_outline* o,
+                      const arb_vec2* p, uint32_t fill, uint32_t edge, bool filled) {
+  int links = o->closed ? o->count : o->count - 1;
   for (int i = 0; i < links; i++) {
-    arb_vec2 a = arb_transform_point(xf, ch->points[i]);
-    arb_vec2 b = arb_transform_point(xf, ch->points[i + 1 < ch->count ? i + 1 : 0]);
-    if (filled)
+    arb_vec2 a = p[i], b = p[(i + 1) % o->count];
+    if (o->radius > 0.0f) {
+      arb_vec2 ends[2] = {a, b};
+      draw_rounded(r, c, ends, 2, o->radius, fill, edge, filled);
+    } else if (filled) {
       draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
-    else
+    } else {
       view_draw_segment(r, c, a, b, edge);
+    }
+    if (!o->one_sided) continue;
     arb_vec2 mid = arb_lerp(a, b, 0.5f);
     arb_vec2 front = arb_normalize(arb_left_perp(arb_sub(b, a)));
     view_draw_segment(r, c, mid, arb_mul_add(mid, 8.0f / arb_maxf(c->zoom, 1e-3f), front), edge);
   }
 }
 
+// A shape of any kind from its outline (arb_compute_shape_outline): one point is a circle
+// with a line showing the rotation; a closed outline with area a (rounded) polygon; an
+// open one with area each link grown by the radius, and the core line; else a line.
 static void draw_shape(SDL_Renderer* r, const view_camera* c, const view_shape* s, arb_transform xf,
                        uint32_t fill, uint32_t edge, bool filled) {
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE: {
-      arb_vec2 p = arb_transform_point(xf, s->circle.center);
-      view_draw_circle(r, c, p, s->circle.radius, fill, edge, filled);
-      // The radius line shows the rotation.
-      arb_vec2 rim = arb_add(p, arb_rotate(xf.q, arb_v2(s->circle.radius, 0.0f)));
-      view_draw_segment(r, c, p, rim, edge);
-      return;
+  arb_vec2 p[ARB_MAX_OUTLINE_POINTS];
+  arb_shape_outline o;
+  int n = arb_compute_shape_outline(s, &o, p, ARB_MAX_OUTLINE_POINTS);
+  for (int i = 0; i < n; i++) p[i] = arb_transform_point(xf, p[i]);
+  if (n == 0) {  // a shape without an outline: a small marker
+    arb_vec2 d = arb_v2(0.1f, 0.1f);
+    arb_vec2 box[4] = {arb_sub(xf.p, d), arb_add(xf.p, arb_v2(d.x, -d.y)), arb_add(xf.p, d),
+                       arb_add(xf.p, arb_v2(-d.x, d.y))};
+    view_draw_polygon(r, c, box, 4, fill, edge, filled);
+  } else if (n == 1) {
+    view_draw_circle(r, c, p[0], o.radius, fill, edge, filled);
+    view_draw_segment(r, c, p[0], arb_add(p[0], arb_rotate(xf.q, arb_v2(o.radius, 0.0f))), edge);
+  } else if (o.has_area && o.closed) {
+    if (n < 3) return;
+    if (o.radius > 0.0f) {
+      draw_rounded(r, c, p, n, o.radius, fill, edge, filled);
+    } else {
+      view_draw_polygon(r, c, p, n, fill, edge, filled);
     }
-    case ARB_SHAPE_POLYGON: {
-      arb_vec2 pts[ARB_MAX_POLYGON_VERTICES];
-      int n = s->polygon.count;
-      if (n < 3 || n > ARB_MAX_POLYGON_VERTICES) return;
-      for (int i = 0; i < n; i++) pts[i] = arb_transform_point(xf, s->polygon.vertices[i]);
-      if (s->polygon.radius > 0.0f) {
-        draw_rounded(r, c, pts, n, s->polygon.radius, fill, edge, filled);
-      } else {
-        view_draw_polygon(r, c, pts, n, fill, edge, filled);
-      }
-      return;
-    }
-    case ARB_SHAPE_SEGMENT: {
-      arb_vec2 a = arb_transform_point(xf, s->segment.a), b = arb_transform_point(xf, s->segment.b);
-      if (filled)
-        draw_thick_segment(r, c, a, b, arb_maxf(3.0f, 0.08f * c->zoom), fill, edge);
-      else
-        view_draw_segment(r, c, a, b, edge);
-      return;
-    }
-    case ARB_SHAPE_CHAIN:
-      draw_chain(r, c, &s->chain, xf, fill, edge, filled);
-      return;
-    case ARB_SHAPE_CAPSULE: {
-      arb_vec2 a = arb_transform_point(xf, s->capsule.center1);
-      arb_vec2 b = arb_transform_point(xf, s->capsule.center2);
-      arb_vec2 ends[2] = {a, b};
-      draw_rounded(r, c, ends, 2, s->capsule.radius, fill, edge, filled);
-      view_draw_segment(r, c, a, b, edge);  // the core shows the rotation
-      return;
-    }
-    case ARB_SHAPE_NONE:  // an unknown shape: a small marker
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
+  } else if (o.has_area) {
+    for (int i = 0; i + 1 < n; i++) draw_rounded(r, c, &p[i], 2, o.radius, fill, edge, filled);
+    for (int i = 0; i + 1 < n; i++) view_draw_segment(r, c, p[i], p[i + 1], edge);  // the core
+  } else {
+    draw_line(r, c, &o, p, fill, edge, filled);
   }
-  arb_vec2 d = arb_v2(0.1f, 0.1f);
-  arb_vec2 box[4] = {arb_sub(xf.p, d), arb_add(xf.p, arb_v2(d.x, -d.y)), arb_add(xf.p, d),
-                     arb_add(xf.p, arb_v2(-d.x, d.y))};
-  view_draw_polygon(r, c, box, 4, fill, edge, filled);
 }
 
 static void draw_grid(SDL_Renderer* r, const view_camera* c) {

@@ -78,6 +78,9 @@ bool arb__validate_shape(const arb_shape_def* s, const char** why) {
 #define ARB__ASK_BEYOND(NAME, name, has_area) \
   case ARB_SHAPE_##NAME:                      \
     return arb__##name##_out_of_reach(&s->name, xf, p, reach);
+#define ARB__ASK_OUTLINE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                       \
+    return arb__##name##_outline(&s->name, out, points, capacity);
 #define ARB__ASK_COLLIDE_CIRCLE(NAME, name, has_area) \
   case ARB_SHAPE_##NAME:                              \
     return arb__##name##_collide_circle(&s->name, xf, c, xc);
@@ -160,6 +163,36 @@ float arb_compute_shape_extent(const arb_shape_geometry* shape, arb_vec2 center)
 arb_cast_output arb_ray_cast_shape(const arb_ray_input* input, const arb_shape_geometry* shape) {
   arb_shape_def d = arb__geometry_def(shape);
   return arb__shape_ray_cast(&d, input);
+}
+
+const char* arb_shape_type_name(arb_shape_type type) {
+#define ARB__NAME_CASE(NAME, name, has_area) \
+  case ARB_SHAPE_##NAME:                     \
+    return #name;
+  switch (type) {
+    ARB_SHAPE_KINDS(ARB__NAME_CASE)
+    case ARB_SHAPE_NONE:
+    case ARB_SHAPE_TYPE_COUNT:
+      break;
+  }
+#undef ARB__NAME_CASE
+  return "none";
+}
+
+static int arb__shape_outline(const arb_shape_def* s, arb_shape_outline* out, arb_vec2* points,
+                              int capacity) {
+  ARB__ASK(OUTLINE)
+  return 0;
+}
+
+int arb_compute_shape_outline(const arb_shape_geometry* shape, arb_shape_outline* out,
+                              arb_vec2* points, int capacity) {
+  arb_shape_def d = arb__geometry_def(shape);
+  memset(out, 0, sizeof *out);
+  out->kind = arb_shape_type_name(shape->type);
+  out->count = arb__shape_outline(&d, out, points, points ? arb_maxi(capacity, 0) : 0);
+  out->has_area = out->count > 0 && arb_shape_has_area(shape->type);
+  return out->count;
 }
 
 // ---- filters ----------------------------------------------------------------------------

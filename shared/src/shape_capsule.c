@@ -47,3 +47,11 @@ void arb__capsule_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec*
   arb_codec_vec2(c, &s->capsule.center2);
   arb_codec_f32(c, &s->capsule.radius);
 }
+
+// Its two centres, grown by its radius.
+int arb__capsule_outline(const arb_capsule* g, arb_shape_outline* out, arb_vec2* points,
+                         int capacity) {
+  out->radius = g->radius;
+  arb_vec2 centers[2] = {g->center1, g->center2};
+  return arb__outline_points(points, capacity, centers, 2);
+}

@@ -58,3 +58,12 @@ void arb__chain_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec* h
     for (int i = 0; i < count; ++i) arb_codec_vec2(c, (arb_vec2*)&ch->points[i]);
   }
 }
+
+// Its points, closed when it loops; its links collide from the left only. A shape whose
+// points are missing (a chain described without them) has none.
+int arb__chain_outline(const arb_chain* g, arb_shape_outline* out, arb_vec2* points, int capacity) {
+  out->closed = g->loop;
+  out->one_sided = true;
+  int n = g->points && g->count >= 0 && g->count <= ARB_MAX_CHAIN_POINTS ? g->count : 0;
+  return arb__outline_points(points, capacity, g->points, n);
+}

@@ -40,3 +40,10 @@ void arb__circle_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec* 
   arb_codec_vec2(c, &s->circle.center);
   arb_codec_f32(c, &s->circle.radius);
 }
+
+// Its centre, grown by its radius.
+int arb__circle_outline(const arb_circle* g, arb_shape_outline* out, arb_vec2* points,
+                        int capacity) {
+  out->radius = g->radius;
+  return arb__outline_points(points, capacity, &g->center, 1);
+}

@@ -34,6 +34,8 @@ static inline arb_mass_data arb__no_mass(void) {
 //   out_of_reach   point p (world) surely farther than `reach` outside, body at xf
 //   collide_circle the manifold against a circle (particles)
 //   fields         its record in the state (save image, hash, restore): world_codec.c
+//   outline        its outline (arb_shape_outline): radius, closed and one_sided into
+//                  *out, the first `capacity` points into `points`; returns the count
 #define ARB__SHAPE_KIND_ANSWERS(NAME, name, has_area)                                              \
   bool arb__##name##_valid(const arb_shape_def* s, const char** why);                              \
   arb_mass_data arb__##name##_mass(const arb_##name* g, float density);                            \
@@ -45,7 +47,9 @@ static inline arb_mass_data arb__no_mass(void) {
   bool arb__##name##_out_of_reach(const arb_##name* g, arb_transform xf, arb_vec2 p, float reach); \
   arb_manifold arb__##name##_collide_circle(const arb_##name* g, arb_transform xf,                 \
                                             const arb_circle* c, arb_transform xc);                \
-  void arb__##name##_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec* how);
+  void arb__##name##_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec* how);          \
+  int arb__##name##_outline(const arb_##name* g, arb_shape_outline* out, arb_vec2* points,         \
+                            int capacity);
 ARB_SHAPE_KINDS(ARB__SHAPE_KIND_ANSWERS)
 #undef ARB__SHAPE_KIND_ANSWERS
 
@@ -80,3 +84,9 @@ ARB_SHAPE_KINDS(ARB__SHAPE_KIND_ANSWERS)
     (void)g, (void)local;                                                \
     return false;                                                        \
   }
+
+// An outline answer's points: the first `capacity` of `n` copied, n returned.
+static inline int arb__outline_points(arb_vec2* points, int capacity, const arb_vec2* from, int n) {
+  for (int i = 0; i < n && i < capacity; ++i) points[i] = from[i];
+  return n;
+}

@@ -80,3 +80,12 @@ void arb__polygon_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec*
     p->radius = 0.0f;
   }
 }
+
+// Its vertices, closed, grown by its rounding radius.
+int arb__polygon_outline(const arb_polygon* g, arb_shape_outline* out, arb_vec2* points,
+                         int capacity) {
+  out->radius = g->radius;
+  out->closed = true;
+  int n = g->count >= 0 && g->count <= ARB_MAX_POLYGON_VERTICES ? g->count : 0;
+  return arb__outline_points(points, capacity, g->vertices, n);
+}

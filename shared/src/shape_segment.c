@@ -37,3 +37,11 @@ void arb__segment_fields(arb_codec* c, arb_shape_def* s, const arb__shape_codec*
   arb_codec_vec2(c, &s->segment.a);
   arb_codec_vec2(c, &s->segment.b);
 }
+
+// Its two ends.
+int arb__segment_outline(const arb_segment* g, arb_shape_outline* out, arb_vec2* points,
+                         int capacity) {
+  (void)out;
+  arb_vec2 ends[2] = {g->a, g->b};
+  return arb__outline_points(points, capacity, ends, 2);
+}

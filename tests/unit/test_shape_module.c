@@ -134,6 +134,46 @@ static void test_any_kind_functions_match_the_kinds(void** state) {
   assert_true(hits >= 4);  // the ray crosses every kind but one-sided links from behind
 }
 
+// The outline covers exactly the shape's box: its points grown by its radius reach the
+// box's sides and no further; the name is the kinds list's; a short buffer gets a prefix.
+static void test_outline_of_every_kind(void** state) {
+  (void)state;
+  static const char* const names[] = {"none",
+#define KIND_NAME(NAME, name, has_area) #name,
+                                      ARB_SHAPE_KINDS(KIND_NAME)
+#undef KIND_NAME
+  };
+  for (int k = ARB_SHAPE_NONE + 1; k < ARB_SHAPE_TYPE_COUNT; ++k) {
+    arb_shape_geometry g = geometry((arb_shape_type)k);
+    arb_vec2 points[ARB_MAX_OUTLINE_POINTS];
+    arb_shape_outline o;
+    int n = arb_compute_shape_outline(&g, &o, points, ARB_MAX_OUTLINE_POINTS);
+    assert_string_equal(o.kind, names[k]);
+    assert_string_equal(arb_shape_type_name(g.type), names[k]);
+    assert_int_equal(n, o.count);
+    assert_true(n >= 1 && o.radius >= 0.0f);
+    assert_int_equal(o.has_area, arb_shape_has_area(g.type));
+    arb_aabb box = {{3.4e38f, 3.4e38f}, {-3.4e38f, -3.4e38f}};
+    for (int i = 0; i < n; ++i) {
+      arb_vec2 r = {o.radius, o.radius};
+      box.lower = arb_vmin(box.lower, arb_sub(points[i], r));
+      box.upper = arb_vmax(box.upper, arb_add(points[i], r));
+    }
+    arb_aabb want = arb_compute_shape_aabb(&g, arb_transform_identity);
+    assert_float_equal(box.lower.x, want.lower.x, 1e-5f);
+    assert_float_equal(box.lower.y, want.lower.y, 1e-5f);
+    assert_float_equal(box.upper.x, want.upper.x, 1e-5f);
+    assert_float_equal(box.upper.y, want.upper.y, 1e-5f);
+    // The count alone, and a buffer of one point: only that one written.
+    arb_shape_outline c;
+    assert_int_equal(arb_compute_shape_outline(&g, &c, NULL, 0), n);
+    arb_vec2 two[2] = {{-9.0f, -9.0f}, {-9.0f, -9.0f}};
+    assert_int_equal(arb_compute_shape_outline(&g, &c, two, 1), n);
+    assert_memory_equal(&two[0], &points[0], sizeof two[0]);
+    assert_true(two[1].x == -9.0f && two[1].y == -9.0f);
+  }
+}
+
 static void test_unknown_kinds(void** state) {
   (void)state;
   const int bad[] = {ARB_SHAPE_NONE, ARB_SHAPE_TYPE_COUNT, ARB_SHAPE_TYPE_COUNT + 7, 0x7f};
@@ -154,9 +194,14 @@ static void test_unknown_kinds(void** state) {
     assert_true(arb__shape_mass(&d).mass == 0.0f);
     assert_int_equal(arb__contact_kind_order(d.type, ARB_SHAPE_CIRCLE), 0);
     assert_false(arb__contact_has_collider(d.type, ARB_SHAPE_CIRCLE));
+    arb_shape_outline o;
+    arb_vec2 p[1];
+    assert_int_equal(arb_compute_shape_outline(&g, &o, p, 1), 0);
+    assert_string_equal(o.kind, "none");
+    assert_false(o.has_area);
   }
 }
 
 ARB_TEST_MAIN(cmocka_unit_test(test_contact_order_from_the_table),
               cmocka_unit_test(test_any_kind_functions_match_the_kinds),
-              cmocka_unit_test(test_unknown_kinds))
+              cmocka_unit_test(test_outline_of_every_kind), cmocka_unit_test(test_unknown_kinds))

@@ -16,48 +16,27 @@ export interface Vec2 {
 
 // ---- shapes -----------------------------------------------------------------------------
 
-/** A circle in its body's frame. */
-export interface CircleShape {
-  kind: 'circle';
-  center: Vec2;
-  radius: number;
-}
 /**
- * A convex polygon in its body's frame (a box is a polygon), vertices counter-clockwise.
- * radius > 0: a rounded polygon (every point within `radius` of the polygon).
+ * One shape of any kind, in its body's frame, as its outline: every point within `radius`
+ * of the polyline `points` (the last point joined to the first when `closed`). A circle is
+ * its centre and radius; a polygon its vertices (counter-clockwise), closed, with its
+ * rounding radius; a segment its two ends; a capsule its two centres and radius; a chain
+ * its points (closed when it loops). Level chains arrive as pieces of up to 8 points, each
+ * a static body of its own (Frame.statics). A shape the module cannot describe has kind
+ * 'none' and no points.
  */
-export interface PolygonShape {
-  kind: 'polygon';
-  vertices: Vec2[];
-  radius: number;
-}
-/** A two-sided line segment (static geometry). */
-export interface SegmentShape {
-  kind: 'segment';
-  a: Vec2;
-  b: Vec2;
-}
-/** Two circle centres joined by their tangents (a stadium). */
-export interface CapsuleShape {
-  kind: 'capsule';
-  center1: Vec2;
-  center2: Vec2;
-  radius: number;
-}
-/**
- * A one-sided polyline (terrain). Level chains arrive as pieces of up to 8 points, each
- * a static body of its own (Frame.statics); `loop` joins the last point to the first.
- */
-export interface ChainShape {
-  kind: 'chain';
+export interface Shape {
+  /** the kind's name: 'circle', 'polygon', 'segment', 'capsule', 'chain', ... */
+  kind: string;
   points: Vec2[];
-  loop: boolean;
+  /** meters, >= 0 */
+  radius: number;
+  closed: boolean;
+  /** an inside to fill (false: a line, static geometry only) */
+  hasArea: boolean;
+  /** a line whose links collide from their left side only (a chain's) */
+  oneSided: boolean;
 }
-/** A shape kind this version does not know how to draw. */
-export interface UnknownShape {
-  kind: 'unknown';
-}
-export type Shape =|CircleShape|PolygonShape|SegmentShape|CapsuleShape|ChainShape|UnknownShape;
 
 // ---- the frame sample() returns --------------------------------------------------------
 

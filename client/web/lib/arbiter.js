@@ -241,57 +241,37 @@ class Words {
   }
 }
 
-// The words a shape takes (see put_shape in web_client.c), reading from `u` at `i`.
+// The words a shape takes (put_shape in web_client.c), reading from `u` at `i`.
 function shapeWords(u, i) {
-  switch (u[i]) {
-    case 1:
-      return 4;
-    case 2:
-      return 3 + 2 * u[i + 1];
-    case 3:
-      return 5;
-    case 4:
-      return 6;
-    case 5:
-      return 3 + 2 * u[i + 1];
-    default:
-      return 1;
-  }
+  return 4 + 2 * u[i + 3];
 }
 
-function readShape(w) {
-  const kind = w.u32();
-  switch (kind) {
-    case 1: {
-      const center = w.vec();
-      return {kind: 'circle', center, radius: w.f32()};
-    }
-    case 2: {
-      const n = w.u32();
-      const radius = w.f32();
-      const vertices = [];
-      for (let k = 0; k < n; k++) vertices.push(w.vec());
-      return {kind: 'polygon', vertices, radius};
-    }
-    case 3: {
-      const a = w.vec();
-      return {kind: 'segment', a, b: w.vec()};
-    }
-    case 4: {
-      const center1 = w.vec();
-      const center2 = w.vec();
-      return {kind: 'capsule', center1, center2, radius: w.f32()};
-    }
-    case 5: {
-      const n = w.u32();
-      const loop = w.u32() !== 0;
-      const points = [];
-      for (let k = 0; k < n; k++) points.push(w.vec());
-      return {kind: 'chain', points, loop};
-    }
-    default:
-      return {kind: 'unknown'};
+// The shape kinds' names by arb_shape_type (0: 'none'), read from the module once.
+const kindNamesOf = new WeakMap();
+function kindNames(M) {
+  let names = kindNamesOf.get(M);
+  if (!names) {
+    names = [];
+    const n = M._arb_web_shape_kind_count();
+    for (let k = 0; k < n; k++) names.push(M.UTF8ToString(M._arb_web_shape_kind_name(k)));
+    kindNamesOf.set(M, names);
   }
+  return names;
+}
+
+// A shape: its outline, the same words for every kind (put_shape in web_client.c).
+function readShape(w, kinds) {
+  const type = w.u32(), flags = w.u32(), radius = w.f32(), n = w.u32();
+  const points = [];
+  for (let k = 0; k < n; k++) points.push(w.vec());
+  return {
+    kind: kinds[type] || 'none',
+    points,
+    radius,
+    closed: (flags & 1) !== 0,
+    hasArea: (flags & 2) !== 0,
+    oneSided: (flags & 4) !== 0,
+  };
 }
 
 // Copies of buffers whose length is only known by walking them: the description of an
@@ -472,7 +452,7 @@ class ArbiterClient {
     const kind = w.u32();
     const count = w.u32();
     const shapes = [];
-    for (let k = 0; k < count; k++) shapes.push(readShape(w));
+    for (let k = 0; k < count; k++) shapes.push(readShape(w, kindNames(this.M)));
     d = {bodyType, owner, avatarKind: kind ? AVATAR_KINDS[kind] || 'default' : null, shapes};
     this.descs.set(id, d);
     return d;
@@ -488,7 +468,7 @@ class ArbiterClient {
       for (let k = 0; k < n; k++) {
         const position = w.vec();
         const angle = w.f32();
-        out.push({position, angle, shape: readShape(w)});
+        out.push({position, angle, shape: readShape(w, kindNames(this.M))});
       }
     }
     this.statics = out;

@@ -70,11 +70,15 @@ export declare function openReplay(
   bytes: ArrayBuffer | Uint8Array,
   options?: ReplayLoadOptions,
 ): Promise<Replay>;
-/** Decode the module's flat frame (web_replay.c) into a ReplayFrame. */
+/**
+ * Decode the module's flat frame (web_replay.c) into a ReplayFrame. kinds: the shape
+ * kinds' names by number (Shape.kind; without them every kind is "none").
+ */
 export declare function decodeFrame(
   floats: Float32Array,
   tick: number,
   tickRate: number,
   nowMs: number,
+  kinds?: string[],
 ): ReplayFrame;
 export default openReplay;

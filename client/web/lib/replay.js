@@ -7,7 +7,6 @@
 //   const r = await openReplay(new Uint8Array(await file.arrayBuffer()));
 //   r.step(60); r.seek(0); const frame = r.frame(); r.verified; r.mismatch;
 
-const SHAPE_KINDS = ["unknown", "circle", "polygon", "segment", "capsule", "chain"];
 const BODY_ROLES = ["world", "static", "own", "other"];
 const AVATAR_KINDS = ["default", "force", "vehicle"];
 // view_link_kind -> (Link.kind, Link.jointType)
@@ -20,7 +19,7 @@ const LINK_KINDS = [
   ["joint", "weld"],
   ["joint", "motor"],
 ];
-const FRAME_VERSION = 1;
+const FRAME_VERSION = 2;
 const HEADER_LEN = 14;
 
 let modulePromise = null;
@@ -48,37 +47,30 @@ function vec(x, y) {
   return { x, y };
 }
 
-// One shape from the float array at i; returns [shape, next i].
-function readShape(a, i) {
-  const kind = SHAPE_KINDS[a[i++]] || "unknown";
-  switch (kind) {
-    case "circle":
-      return [{ kind, center: vec(a[i], a[i + 1]), radius: a[i + 2] }, i + 3];
-    case "polygon": {
-      const n = a[i], radius = a[i + 1];
-      i += 2;
-      const vertices = [];
-      for (let k = 0; k < n; k++, i += 2) vertices.push(vec(a[i], a[i + 1]));
-      return [{ kind, vertices, radius }, i];
-    }
-    case "segment":
-      return [{ kind, a: vec(a[i], a[i + 1]), b: vec(a[i + 2], a[i + 3]) }, i + 4];
-    case "capsule":
-      return [{ kind, center1: vec(a[i], a[i + 1]), center2: vec(a[i + 2], a[i + 3]), radius: a[i + 4] }, i + 5];
-    case "chain": {
-      const n = a[i], loop = a[i + 1] !== 0;
-      i += 2;
-      const points = [];
-      for (let k = 0; k < n; k++, i += 2) points.push(vec(a[i], a[i + 1]));
-      return [{ kind, points, loop }, i];
-    }
-    default:
-      return [{ kind: "unknown" }, i];
-  }
+// The shape kinds' names by arb_shape_type (0: "none"), from the module (as arbiter.js).
+function kindNames(M) {
+  const names = [];
+  const n = M._arb_web_shape_kind_count();
+  for (let k = 0; k < n; k++) names.push(M.UTF8ToString(M._arb_web_shape_kind_name(k)));
+  return names;
 }
 
-/** Decode the flat frame (layout in web_replay.c) into a Frame. */
-export function decodeFrame(a, tick, tickRate, nowMs) {
+// One shape (its outline, the same for every kind) from the float array at i; returns
+// [shape, next i].
+function readShape(a, i, kinds) {
+  const type = a[i], flags = a[i + 1], radius = a[i + 2], n = a[i + 3];
+  i += 4;
+  const points = [];
+  for (let k = 0; k < n; k++, i += 2) points.push(vec(a[i], a[i + 1]));
+  const shape = { kind: kinds[type] || "none", points, radius, closed: (flags & 1) !== 0, hasArea: (flags & 2) !== 0, oneSided: (flags & 4) !== 0 };
+  return [shape, i];
+}
+
+/**
+ * Decode the flat frame (layout in web_replay.c) into a Frame; kinds: the shape kinds'
+ * names by number (a Replay passes its module's).
+ */
+export function decodeFrame(a, tick, tickRate, nowMs, kinds = []) {
   if (a[0] !== FRAME_VERSION) throw new Error(`arbiter replay: frame version ${a[0]}, expected ${FRAME_VERSION}`);
   const [nb, nl, np, nw] = [a[1], a[2], a[3], a[4]];
   const frame = { nowMs, serverTime: tick / tickRate, snapshotTick: tick, tick, ownEntity: 0, ownClient: a[13] };
@@ -96,7 +88,7 @@ export function decodeFrame(a, tick, tickRate, nowMs) {
     const angle = Math.atan2(a[i + 9], a[i + 8]);
     const velocity = vec(a[i + 10], a[i + 11]);
     let shape;
-    [shape, i] = readShape(a, i + 12);
+    [shape, i] = readShape(a, i + 12, kinds);
     if (sensor) shape.sensor = true;
     if (role === "static") {
       frame.statics.push({ position, angle, shape });
@@ -148,6 +140,7 @@ class Replay {
     this.ticks = M._wr_last_tick(handle);
     this.tickRate = M._wr_tick_rate(handle);
     this.logEnd = M.UTF8ToString(M._wr_log_end(handle));
+    this.kinds = kindNames(M);
   }
   /** the tick the game is at (0 = before the first recorded tick) */
   get tick() {
@@ -211,7 +204,7 @@ class Replay {
     if (!p) throw new Error("arbiter replay: out of memory building a frame");
     const n = this.M._wr_frame_len(this.h);
     const a = this.M.HEAPF32.subarray(p >> 2, (p >> 2) + n);  // read before anything allocates
-    return decodeFrame(a, this.tick, this.tickRate, nowMs);
+    return decodeFrame(a, this.tick, this.tickRate, nowMs, this.kinds);
   }
   close() {
     if (this.h) this.M._wr_close(this.h);

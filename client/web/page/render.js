@@ -1,9 +1,9 @@
 // The canvas renderer of the web page: draws one Frame (client/web/lib/arbiter.d.ts; a
 // replay's frames are the same objects) the way the native viewer does
 // (client/view/view_render.c): static geometry, world bodies, other players' avatars and
-// the own avatar on top, every shape kind, vehicle wheels, springs, joints, ropes and
-// particles, the same colours (client/view/view_palette.h); a camera that fits the level,
-// follows the own avatar and zooms; and the overlay text boxes.
+// the own avatar on top, shapes of any kind from their outlines (Shape), vehicle wheels,
+// springs, joints, ropes and particles, the same colours (client/view/view_palette.h); a
+// camera that fits the level, follows the own avatar and zooms; and the overlay text boxes.
 //
 // Fills are opaque and drawn without anti-aliasing where the canvas allows, so a fill
 // colour lands in the image exactly (the browser test counts pixels by colour).
@@ -49,14 +49,8 @@ function shapeBounds(shape, pos, angle, box) {
     box.ux = Math.max(box.ux, w.x + r);
     box.uy = Math.max(box.uy, w.y + r);
   };
-  switch (shape.kind) {
-    case "circle": add(shape.center, shape.radius); break;
-    case "polygon": for (const v of shape.vertices) add(v, shape.radius || 0); break;
-    case "segment": add(shape.a); add(shape.b); break;
-    case "capsule": add(shape.center1, shape.radius); add(shape.center2, shape.radius); break;
-    case "chain": for (const p of shape.points) add(p); break;
-    default: add({ x: 0, y: 0 }, 0.1);
-  }
+  for (const p of shape.points) add(p, shape.radius);
+  if (!shape.points.length) add({ x: 0, y: 0 }, 0.1);
 }
 
 /** The extent of the level: the static geometry, or everything when there is none. */
@@ -217,58 +211,51 @@ function thickSegment(ctx, cam, a, b, fill, edge) {
   fillStroke(ctx, fill, edge, true);
 }
 
-/** One shape of a body at (pos, angle). */
+/**
+ * One shape of a body at (pos, angle), from its outline alone (any kind): one point is a
+ * circle with a line showing the rotation; a closed outline with area a (rounded)
+ * polygon; an open one with area each link grown by the radius, and the core line; a
+ * line its links (thick when filled), with a tick towards the front of one-sided links.
+ */
 export function drawShape(ctx, cam, shape, pos, angle, fill, edge, filled) {
   const T = (p) => transform(pos, angle, p);
-  switch (shape.kind) {
-    case "circle": {
-      const c = T(shape.center);
-      circle(ctx, cam, c, shape.radius, fill, edge, filled);
-      // The radius line shows the rotation.
-      segment(ctx, cam, c, T({ x: shape.center.x + shape.radius, y: shape.center.y }), edge);
-      return;
-    }
-    case "polygon": {
-      const pts = shape.vertices.map(T);
-      if (pts.length < 3) return;
-      if (shape.radius > 0) rounded(ctx, cam, pts, shape.radius, fill, edge, filled);
-      else {
-        path(ctx, cam, pts);
-        fillStroke(ctx, fill, edge, filled);
-      }
-      return;
-    }
-    case "segment":
-      if (filled) thickSegment(ctx, cam, T(shape.a), T(shape.b), fill, edge);
-      else segment(ctx, cam, T(shape.a), T(shape.b), edge);
-      return;
-    case "capsule": {
-      const a = T(shape.center1), b = T(shape.center2);
-      rounded(ctx, cam, [a, b], shape.radius, fill, edge, filled);
-      segment(ctx, cam, a, b, edge);  // the core shows the rotation
-      return;
-    }
-    case "chain": {
-      // Its links as thick segments, and a short tick from the middle of each link
-      // towards its front (the side bodies collide with).
-      const pts = shape.points.map(T), n = pts.length;
-      const links = shape.loop ? n : n - 1;
-      for (let i = 0; i < links; i++) {
-        const a = pts[i], b = pts[(i + 1) % n];
-        if (filled) thickSegment(ctx, cam, a, b, fill, edge);
-        else segment(ctx, cam, a, b, edge);
-        const mid = { x: 0.5 * (a.x + b.x), y: 0.5 * (a.y + b.y) };
-        const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
-        const k = 8 / Math.max(cam.zoom, 1e-3);
-        segment(ctx, cam, mid, { x: mid.x - ((b.y - a.y) / len) * k, y: mid.y + ((b.x - a.x) / len) * k }, edge);
-      }
-      return;
-    }
-    default: {  // an unknown shape: a small marker
-      const d = 0.1;
-      path(ctx, cam, [{ x: pos.x - d, y: pos.y - d }, { x: pos.x + d, y: pos.y - d }, { x: pos.x + d, y: pos.y + d }, { x: pos.x - d, y: pos.y + d }]);
+  const pts = shape.points.map(T), n = pts.length, r = shape.radius;
+  if (n === 0) {  // a shape without an outline: a small marker
+    const d = 0.1;
+    path(ctx, cam, [{ x: pos.x - d, y: pos.y - d }, { x: pos.x + d, y: pos.y - d }, { x: pos.x + d, y: pos.y + d }, { x: pos.x - d, y: pos.y + d }]);
+    fillStroke(ctx, fill, edge, filled);
+    return;
+  }
+  if (n === 1) {
+    circle(ctx, cam, pts[0], r, fill, edge, filled);
+    segment(ctx, cam, pts[0], T({ x: shape.points[0].x + r, y: shape.points[0].y }), edge);
+    return;
+  }
+  const links = shape.closed ? n : n - 1;
+  if (shape.hasArea && shape.closed) {
+    if (n < 3) return;
+    if (r > 0) rounded(ctx, cam, pts, r, fill, edge, filled);
+    else {
+      path(ctx, cam, pts);
       fillStroke(ctx, fill, edge, filled);
     }
+    return;
+  }
+  if (shape.hasArea) {
+    for (let i = 0; i < links; i++) rounded(ctx, cam, [pts[i], pts[i + 1]], r, fill, edge, filled);
+    for (let i = 0; i < links; i++) segment(ctx, cam, pts[i], pts[i + 1], edge);  // the core shows the rotation
+    return;
+  }
+  for (let i = 0; i < links; i++) {
+    const a = pts[i], b = pts[(i + 1) % n];
+    if (r > 0) rounded(ctx, cam, [a, b], r, fill, edge, filled);
+    else if (filled) thickSegment(ctx, cam, a, b, fill, edge);
+    else segment(ctx, cam, a, b, edge);
+    if (!shape.oneSided) continue;
+    const mid = { x: 0.5 * (a.x + b.x), y: 0.5 * (a.y + b.y) };
+    const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+    const k = 8 / Math.max(cam.zoom, 1e-3);
+    segment(ctx, cam, mid, { x: mid.x - ((b.y - a.y) / len) * k, y: mid.y + ((b.x - a.x) / len) * k }, edge);
   }
 }
 

@@ -24,6 +24,8 @@ typedef struct web_client {
   arb_client_event event;
   double doubles[64];  ///< stats(), session()
   char text[80];       ///< session(): scene name, then hash
+  /// put_shape's points
+  arb_vec2 outline[ARB_MAX_OUTLINE_POINTS];
 } web_client;
 
 // ---- the word buffer --------------------------------------------------------------------
@@ -53,45 +55,29 @@ static void put_v(web_client* w, arb_vec2 v) {
   put_f(w, v.y);
 }
 
-// A shape: kind (arb_shape_type), then
-//   circle:  cx cy radius                 polygon: count radius (x y)*count
-//   segment: ax ay bx by                  capsule: c1x c1y c2x c2y radius
-//   chain:   count loop (x y)*count       anything else: nothing
+// A shape as its outline (arb_compute_shape_outline), the same words for every kind:
+//   kind (arb_shape_type; its name: arb_web_shape_kind_name), flags (1 closed, 2 has_area,
+//   4 one_sided), radius, count, then count points (x y).
 static bool put_shape(web_client* w, const arb_shape_geometry* s) {
-  int points = s->type == ARB_SHAPE_POLYGON ? s->polygon.count
-               : s->type == ARB_SHAPE_CHAIN ? s->chain.count
-                                            : 0;
-  if (!reserve(w, 6 + 2 * (size_t)points)) return false;
+  arb_shape_outline o;
+  int n = arb_compute_shape_outline(s, &o, w->outline, ARB_MAX_OUTLINE_POINTS);
+  if (!reserve(w, 4 + 2 * (size_t)n)) return false;
   put_u(w, (uint32_t)s->type);
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      put_v(w, s->circle.center);
-      put_f(w, s->circle.radius);
-      break;
-    case ARB_SHAPE_POLYGON:
-      put_u(w, (uint32_t)s->polygon.count);
-      put_f(w, s->polygon.radius);
-      for (int i = 0; i < s->polygon.count; i++) put_v(w, s->polygon.vertices[i]);
-      break;
-    case ARB_SHAPE_SEGMENT:
-      put_v(w, s->segment.a);
-      put_v(w, s->segment.b);
-      break;
-    case ARB_SHAPE_CAPSULE:
-      put_v(w, s->capsule.center1);
-      put_v(w, s->capsule.center2);
-      put_f(w, s->capsule.radius);
-      break;
-    case ARB_SHAPE_CHAIN:
-      put_u(w, (uint32_t)s->chain.count);
-      put_u(w, s->chain.loop ? 1u : 0u);
-      for (int i = 0; i < s->chain.count; i++) put_v(w, s->chain.points[i]);
-      break;
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  put_u(w, (o.closed ? 1u : 0u) | (o.has_area ? 2u : 0u) | (o.one_sided ? 4u : 0u));
+  put_f(w, o.radius);
+  put_u(w, (uint32_t)n);
+  for (int i = 0; i < n; i++) put_v(w, w->outline[i]);
   return true;
+}
+
+/// The name of shape kind `type` (arb_shape_type), "none" for none or an unknown value.
+EMSCRIPTEN_KEEPALIVE const char* arb_web_shape_kind_name(uint32_t type) {
+  return arb_shape_type_name((arb_shape_type)type);
+}
+
+/// How many shape kinds there are, ARB_SHAPE_NONE included (names 0..count-1).
+EMSCRIPTEN_KEEPALIVE int arb_web_shape_kind_count(void) {
+  return ARB_SHAPE_TYPE_COUNT;
 }
 
 // ---- lifetime ---------------------------------------------------------------------------

@@ -33,18 +33,14 @@
 //           [13] followed client id (0 = none)
 //   body    body slot (the same for every shape of a compound body), entity id (0 = not
 //           an entity), owner client id (0 = the world), avatar kind (arb_avatar_kind),
-//           role (view_role), sensor, p.x, p.y, q.c, q.s, v.x, v.y, shape type
-//           (arb_shape_type), then by type:
-//             circle   center.x, center.y, radius
-//             polygon  count, radius, count x (x, y)
-//             segment  a.x, a.y, b.x, b.y
-//             capsule  center1.x, center1.y, center2.x, center2.y, radius
-//             chain    count, loop, count x (x, y)
-//             none     nothing
+//           role (view_role), sensor, p.x, p.y, q.c, q.s, v.x, v.y, then the shape as
+//           its outline (arb_compute_shape_outline), the same for every kind: type
+//           (arb_shape_type), flags (1 closed, 2 has_area, 4 one_sided), radius, count,
+//           count x (x, y)
 //   link    kind (view_link_kind), a.x, a.y, b.x, b.y, axis.x, axis.y
 //   particle p.x, p.y, radius, pinned
 //   wheel   center.x, center.y, rot.c, rot.s, half_length, half_width
-#define WR_FRAME_VERSION 1
+#define WR_FRAME_VERSION 2
 #define WR_HEADER_LEN 14
 
 struct web_replay {
@@ -58,6 +54,8 @@ struct web_replay {
   int entity_cap;
   int* entity_of_slot;  ///< body slot (1-based) -> index into entities, -1 = none
   int slot_cap;
+  /// put_shape's points
+  arb_vec2 outline[ARB_MAX_OUTLINE_POINTS];
 };
 
 static char open_error[400];
@@ -82,42 +80,13 @@ static void put_vec(web_replay* w, arb_vec2 v) {
 }
 
 static void put_shape(web_replay* w, const view_shape* s) {
+  arb_shape_outline o;
+  int n = arb_compute_shape_outline(s, &o, w->outline, ARB_MAX_OUTLINE_POINTS);
   put(w, (float)s->type);
-  switch (s->type) {
-    case ARB_SHAPE_CIRCLE:
-      put_vec(w, s->circle.center);
-      put(w, s->circle.radius);
-      return;
-    case ARB_SHAPE_POLYGON: {
-      int n = s->polygon.count;
-      if (n < 0 || n > ARB_MAX_POLYGON_VERTICES) n = 0;
-      put(w, (float)n);
-      put(w, s->polygon.radius);
-      for (int i = 0; i < n; i++) put_vec(w, s->polygon.vertices[i]);
-      return;
-    }
-    case ARB_SHAPE_SEGMENT:
-      put_vec(w, s->segment.a);
-      put_vec(w, s->segment.b);
-      return;
-    case ARB_SHAPE_CAPSULE:
-      put_vec(w, s->capsule.center1);
-      put_vec(w, s->capsule.center2);
-      put(w, s->capsule.radius);
-      return;
-    case ARB_SHAPE_CHAIN: {
-      int n = s->chain.points && s->chain.count > 0 && s->chain.count <= ARB_MAX_CHAIN_POINTS
-                  ? s->chain.count
-                  : 0;
-      put(w, (float)n);
-      put(w, s->chain.loop ? 1.0f : 0.0f);
-      for (int i = 0; i < n; i++) put_vec(w, s->chain.points[i]);
-      return;
-    }
-    case ARB_SHAPE_NONE:
-    case ARB_SHAPE_TYPE_COUNT:
-      break;
-  }
+  put(w, (float)((o.closed ? 1 : 0) | (o.has_area ? 2 : 0) | (o.one_sided ? 4 : 0)));
+  put(w, o.radius);
+  put(w, (float)n);
+  for (int i = 0; i < n; i++) put_vec(w, w->outline[i]);
 }
 
 /// Open a log written into the module's file system. NULL on failure: wr_open_error()

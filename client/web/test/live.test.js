@@ -135,7 +135,7 @@ assert.ok(own().flags & SAMPLE_PREDICTED, "the own avatar is predicted");
 const frame = client.sample();
 assert.ok(frame.statics.length > 0, "the level's static bodies");
 assert.ok(frame.bodies.length >= 3, "the avatars of the bots and ours");
-for (const b of frame.bodies) assert.ok(b.shapes.length >= 1 && b.shapes[0].kind !== "unknown");
+for (const b of frame.bodies) assert.ok(b.shapes.length >= 1 && b.shapes[0].kind !== "none");
 const kinds = new Set(frame.bodies.flatMap((b) => b.shapes.map((s) => s.kind)));
 console.log(`frame: ${frame.bodies.length} bodies (${[...kinds].join(", ")}), ` +
             `${frame.statics.length} static pieces, tick ${frame.snapshotTick}`);

@@ -168,6 +168,33 @@ ARB_API arb_aabb arb_compute_shape_aabb(const arb_shape_geometry* shape, arb_tra
 /// kind, rounding radius included (0 for ARB_SHAPE_NONE or a value outside the enum).
 ARB_API float arb_compute_shape_extent(const arb_shape_geometry* shape, arb_vec2 center);
 
+/// The kind's name as in ARB_SHAPE_KINDS ("circle", "polygon", ...); "none" for
+/// ARB_SHAPE_NONE or a value outside the enum.
+ARB_API const char* arb_shape_type_name(arb_shape_type type);
+
+/// Most points an outline has (a chain's).
+#define ARB_MAX_OUTLINE_POINTS ARB_MAX_CHAIN_POINTS
+
+/// A shape of any kind described so that it can be drawn without knowing its kind: every
+/// point within `radius` of a polyline (body frame). A circle is its centre (1 point) and
+/// radius; a polygon its vertices, closed, and its rounding radius; a segment its two ends;
+/// a capsule its two centres and radius; a chain its points, closed when it loops.
+typedef struct arb_shape_outline {
+  const char* kind;  ///< arb_shape_type_name of the shape's kind
+  int count;         ///< points of the polyline, 0..ARB_MAX_OUTLINE_POINTS (0: no kind)
+  float radius;      ///< meters, >= 0
+  bool closed;       ///< the last point joins the first (a closed outline with area is convex)
+  bool has_area;     ///< an inside to fill (arb_shape_has_area); false: a line
+  bool one_sided;    ///< a line that collides only from the left of each link (a chain)
+} arb_shape_outline;
+
+/// The outline of a shape of any kind into *out, and its first min(out->count, capacity)
+/// points into `points` (NULL with capacity 0 asks for the count). Returns out->count. A
+/// caller that draws long chains gives ARB_MAX_OUTLINE_POINTS of room, which never
+/// truncates. The points are copies: the outline stays valid after the shape is gone.
+ARB_API int arb_compute_shape_outline(const arb_shape_geometry* shape, arb_shape_outline* out,
+                                      arb_vec2* points, int capacity);
+
 /// Number of links of a valid chain (count - 1, or count for a loop).
 ARB_API int arb_chain_link_count(const arb_chain* shape);
 /// Check a chain: points present and finite, within ARB_MAX_CHAIN_COORD, 2..
