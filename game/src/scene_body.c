@@ -232,11 +232,18 @@ static int parse_shape_material(sj_ctx* ctx, const json_t* v, arb_shape_def* sha
   return ctx->code;
 }
 
+// The keys of a shape object that name its kind, in the order messages list them (a new
+// kind is a row here and a branch in parse_shape), then the material keys an element of
+// `shapes` may have beside it.
+#define SHAPE_KIND_KEYS "circle", "box", "polygon", "capsule", "segment", "chain"
+static const char* const kind_keys[] = {SHAPE_KIND_KEYS, NULL};
+static const char* const kind_and_material_keys[] = {SHAPE_KIND_KEYS, "density",  "friction",
+                                                     "restitution",   "category", "mask",
+                                                     "group",         "sensor",   NULL};
+
 static bool is_shape_kind(const char* key) {
-  static const char* const kinds[] = {"circle",  "box",   "polygon", "capsule",
-                                      "segment", "chain", NULL};
-  for (int i = 0; kinds[i]; ++i) {
-    if (strcmp(kinds[i], key) == 0) return true;
+  for (int i = 0; kind_keys[i]; ++i) {
+    if (strcmp(kind_keys[i], key) == 0) return true;
   }
   return false;
 }
@@ -247,12 +254,7 @@ static bool is_shape_kind(const char* key) {
 // chains are not allowed) receives a chain's points.
 static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool allow_segment,
                        arb_vec2** chain_points, bool with_material) {
-  static const char* const keys[] = {"circle", "box",     "polygon",  "capsule",     "segment",
-                                     "chain",  "density", "friction", "restitution", "category",
-                                     "mask",   "group",   "sensor",   NULL};
-  static const char* const kind_keys[] = {"circle",  "box",   "polygon", "capsule",
-                                          "segment", "chain", NULL};
-  if (sj_check_keys(ctx, v, with_material ? keys : kind_keys)) return ctx->code;
+  if (sj_check_keys(ctx, v, with_material ? kind_and_material_keys : kind_keys)) return ctx->code;
   const char* kind = NULL;
   json_t* body = NULL;
   size_t kinds = 0;
@@ -264,10 +266,9 @@ static int parse_shape(sj_ctx* ctx, const json_t* v, arb_shape_def* shape, bool 
     if (!kind) kind = key, body = value;
   }
   if (kinds != 1) {
-    return sj_fail(ctx, ARB_E_INVAL,
-                   "must hold exactly one of circle, box, polygon, capsule, segment, chain (has "
-                   "%zu)",
-                   kinds);
+    char list[128];
+    return sj_fail(ctx, ARB_E_INVAL, "must hold exactly one shape kind (has %zu) of: %s", kinds,
+                   sj_join_keys(kind_keys, list, sizeof list));
   }
   size_t mark = sj_push_key(ctx, kind);
   if (sj_expect_object(ctx, body)) {

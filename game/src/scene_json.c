@@ -107,20 +107,25 @@ int sj_check_keys(sj_ctx* ctx, const json_t* obj, const char* const* allowed) {
     }
     if (!known) {
       char list[200];
-      size_t n = 0;
-      list[0] = '\0';
-      for (const char* const* a = allowed; *a && n < sizeof list; a++) {
-        int w = snprintf(list + n, sizeof list - n, "%s%s", a == allowed ? "" : ", ", *a);
-        if (w < 0) break;
-        n += (size_t)w;
-      }
       size_t mark = sj_push_key(ctx, key);
-      sj_fail(ctx, ARB_E_INVAL, "unknown key (expected one of: %s)", list);
+      sj_fail(ctx, ARB_E_INVAL, "unknown key (expected one of: %s)",
+              sj_join_keys(allowed, list, sizeof list));
       sj_pop(ctx, mark);
       return ctx->code;
     }
   }
   return 0;
+}
+
+const char* sj_join_keys(const char* const* keys, char* out, size_t cap) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (const char* const* k = keys; *k && n < cap; k++) {
+    int w = snprintf(out + n, cap - n, "%s%s", k == keys ? "" : ", ", *k);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  return out;
 }
 
 static int range_fail(sj_ctx* ctx, double v, sj_bounds b) {

@@ -38,6 +38,8 @@ const char* sj_type_name(const json_t* v);
 /// v must be an object whose keys are all in `allowed` (NULL-terminated list).
 int sj_expect_object(sj_ctx* ctx, const json_t* v);
 int sj_check_keys(sj_ctx* ctx, const json_t* obj, const char* const* allowed);
+/// "a, b, c": the NULL-terminated `keys` joined for a message, cut to fit `cap`.
+const char* sj_join_keys(const char* const* keys, char* out, size_t cap);
 
 /// Bounds for sj_float: a value must satisfy lo <(=) v <(=) hi.
 typedef struct sj_bounds {

@@ -47,7 +47,7 @@ static const bad_case bad_cases[] = {
     {"bad_missing_shape.json", ARB_E_INVAL, "bodies[2].shape", "missing (required)"},
     {"bad_missing_radius.json", ARB_E_INVAL, "bodies[0].shape.circle.radius", "missing (required)"},
     {"bad_two_shapes.json", ARB_E_INVAL, "bodies[0].shape",
-     "exactly one of circle, box, polygon, capsule, segment, chain (has 2)"},
+     "exactly one shape kind (has 2) of: circle, box, polygon, capsule, segment, chain"},
     {"bad_chain_dynamic.json", ARB_E_INVAL, "bodies[0].shape.chain",
      "chains have no mass: only static or kinematic bodies may use them"},
     {"bad_chain_link.json", ARB_E_INVAL, "bodies[0].shape.chain.points[2]",
