@@ -208,7 +208,7 @@ int arb_client_connect(arb_client* c) {
   if (c->state == ARB_CLIENT_CONNECTING || c->state == ARB_CLIENT_CONNECTED) return ARB_E_STATE;
   c->backoff = c->cfg.reconnect_delay_min;
   c->rejoin[0] = '\0';  // a new session, not a rejoin
-  c->moved_from_host[0] = '\0';
+  c->moving = false;
   int rc = start_connect(c);
   // We do not know the time here (the application may not have called update for a
   // while): the connect timeout starts at the next update.
@@ -242,7 +242,7 @@ int arb_client_disconnect(arb_client* c, const char* reason) {
   if (c->state == ARB_CLIENT_DISCONNECTED) return ARB_E_STATE;
   cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
   forget_world(c);
-  c->moved_from_host[0] = '\0';
+  c->moving = false;
   cl_events_push(&c->events, ARB_CLIENT_EVENT_DISCONNECTED, c->now, 0, 0, ARB_PROTO_REASON_NONE,
                  false, reason ? reason : "disconnected by the application");
   set_state(c, ARB_CLIENT_DISCONNECTED);
@@ -382,14 +382,14 @@ static void on_welcome(arb_client* c, const uint8_t* data, size_t len) {
   }
   cl_free(&c->mem, w.statics);
 
-  if (c->moved_from_host[0] != '\0' && w.client_id != c->moved_client_id) {
+  if (c->moving && w.client_id != c->moved_client_id) {
     // Welcomed as someone new: the new server no longer held our avatar (the move was
     // called off there), so the match goes on where it was.
     cl_net_drop(&c->net, ARB_PROTO_REASON_OTHER);
     move_back(c, "welcomed as a new player");
     return;
   }
-  c->moved_from_host[0] = '\0';
+  c->moving = false;
   forget_world(c);
   c->session.client_id = w.client_id;
   c->session.avatar_entity = w.entity_id;
@@ -460,7 +460,7 @@ static void on_reject(arb_client* c, const uint8_t* data, size_t len) {
   fmt(text, sizeof text, "%s%s%s", arb_proto_reason_name(r.reason), r.text[0] ? ": " : "", r.text);
   cl_net_drop(&c->net, 0);
   forget_world(c);
-  if (c->moved_from_host[0] != '\0') {
+  if (c->moving) {
     move_back(c, text);
     return;
   }
@@ -492,11 +492,17 @@ static bool reason_allows_reconnect(int code) {
 // The new server could not be reached, or no longer held our avatar: back to the server
 // the match came from, with the same rejoin token.
 static void move_back(arb_client* c, const char* why) {
+#ifdef ARB_CLIENT_WEBSOCKET
+  cl_log(c, ARB_CLIENT_LOG_WARN, "could not rejoin at %s (%s): back to %s", c->url, why,
+         c->moved_from_url);
+#else
   cl_log(c, ARB_CLIENT_LOG_WARN, "could not rejoin at %s:%u (%s): back to %s:%u", c->host,
          (unsigned)c->cfg.port, why, c->moved_from_host, (unsigned)c->moved_from_port);
+#endif
   fmt(c->host, sizeof c->host, "%s", c->moved_from_host);
   c->cfg.port = c->moved_from_port;
-  c->moved_from_host[0] = '\0';
+  fmt(c->url, sizeof c->url, "%s", c->moved_from_url);
+  c->moving = false;
   set_state(c, ARB_CLIENT_RECONNECT_WAIT);
   c->backoff = c->cfg.reconnect_delay_min;
   c->reconnect_at = c->now;
@@ -516,7 +522,6 @@ static void moved(arb_client* c, const char* where) {
     count_error(c, NULL, "event moved: not a ws:// or wss:// URL (the new server has none)");
     return;
   }
-  fmt(c->url, sizeof c->url, "%s", where);
 #else
   const char* colon = strrchr(where, ':');
   char* end = NULL;
@@ -526,10 +531,16 @@ static void moved(arb_client* c, const char* where) {
     count_error(c, NULL, "event moved: bad address");
     return;
   }
+#endif
+  c->moving = true;
   fmt(c->moved_from_host, sizeof c->moved_from_host, "%s", c->host);
   c->moved_from_port = c->cfg.port;
+  fmt(c->moved_from_url, sizeof c->moved_from_url, "%s", c->url);
   c->moved_at = c->now;
   c->moved_client_id = c->session.client_id;
+#ifdef ARB_CLIENT_WEBSOCKET
+  fmt(c->url, sizeof c->url, "%s", where);
+#else
   fmt(c->host, sizeof c->host, "%.*s", (int)(colon - where), where);
   c->cfg.port = (uint16_t)port;
 #endif
@@ -875,7 +886,7 @@ int arb_client_update(arb_client* c, double now) {
   }
 
   if (c->state_since < 0.0) c->state_since = c->now;
-  if (c->moved_from_host[0] != '\0' && c->state != ARB_CLIENT_CONNECTED &&
+  if (c->moving && c->state != ARB_CLIENT_CONNECTED &&
       c->now - c->moved_at > CL_MOVE_FALLBACK_S) {
     cl_net_drop(&c->net, 0);
     move_back(c, "not welcomed in time");

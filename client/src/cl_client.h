@@ -39,9 +39,12 @@ struct arb_client {
   char rejoin[ARB_PROTO_MAX_TEXT + 1];  ///< rejoin token from the server ("" = none): sent
                                         ///< instead of `token` when reconnecting
   // After an event `moved`, until the new server welcomes us back as ourselves: where the
-  // match was, to go back to if the new server cannot be reached (CL_MOVE_FALLBACK_S).
-  char moved_from_host[256];  ///< "" = not moving
+  // match was (ENet host and port, or the WebSocket URL: both kept, whichever the
+  // transport uses), to go back to if the new server cannot be reached (CL_MOVE_FALLBACK_S).
+  bool moving;
+  char moved_from_host[256];
   uint16_t moved_from_port;
+  char moved_from_url[ARB_CLIENT_MAX_URL + 1];
   double moved_at;
   uint32_t moved_client_id;
   cl_mem mem;

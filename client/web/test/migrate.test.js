@@ -9,7 +9,7 @@
 // request (?ws=, percent-encoded), then B -> C without it (C's own ws port, which C reports
 // to B). After each move the package's client is on the new server with the same client
 // id and avatar, predicting again; the bot followed over ENet; the servers' logs say who
-// rejoined.
+// rejoined. First a move nobody can follow: both come back to A, which resumes.
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
@@ -68,7 +68,7 @@ console.log(
 const bot = spawn(
     botExe,
     [
-      '--host', '127.0.0.1', '--port', String(a.port), '--clients', '1', '--duration', '12',
+      '--host', '127.0.0.1', '--port', String(a.port), '--clients', '1', '--duration', '18',
       '--behaviour', 'random', '--per-client'
     ],
     {stdio: ['ignore', 'pipe', 'ignore']});
@@ -129,6 +129,38 @@ async function move(from, to, query) {
   assert.equal(opened.at(-1), `ws://127.0.0.1:${to.wsPort}/`);
 }
 
+// A move nobody can follow (both client addresses lead nowhere): A calls it off 1.5 s after
+// `moved` and resumes, B drops what it restored, and 3 s after `moved` the clients, not
+// welcomed anywhere, come back to A with their rejoin tokens (PROTOCOL.md §4.5).
+async function moveNowhere(from, to) {
+  events.length = 0;
+  const dead = '127.0.0.1:1';
+  const res = await fetch(
+      `http://127.0.0.1:${from.httpPort}/admin/migrate/127.0.0.1:${to.migratePort}/${dead}` +
+          `?ws=${encodeURIComponent(`ws://${dead}/`)}`,
+      {method: 'POST', headers: {Authorization: `Bearer ${adminToken}`}});
+  assert.equal(res.status, 202, await res.text());
+  const t0 = performance.now();
+  for (let i = 0; i < 800 && !events.some((e) => e.type === 'connected'); i++) await pump(10);
+  const backMs = performance.now() - t0;
+  const back = events.find((e) => e.type === 'connected');
+  assert.ok(back, `not back on ${from.name}: ${JSON.stringify(events)} ${client.lastError()}`);
+  assert.equal(back.clientId, session.clientId, `the same client:\n${from.log}`);
+  assert.equal(back.entityId, session.avatarEntity, 'the same avatar');
+  assert.ok(opened.includes(`ws://${dead}/`), 'tried the new server first');
+  assert.equal(opened.at(-1), `ws://127.0.0.1:${from.wsPort}/`);
+  assert.ok(await predicting(), 'predicting again');
+  console.log(
+      `${from.name} -> nowhere: back on ${from.name} ${backMs.toFixed(0)} ms after the ` +
+      `request as client ${back.clientId}, avatar ${back.entityId}`);
+}
+
+// A server holds an avatar for a rejoin only after 2 s of play (docs/SERVER.md).
+await pump(1000);
+await moveNowhere(a, b);
+await pump(1000);
+const reconnectsBefore = client.stats().reconnects;
+
 // A -> B: the URL named by the operator (percent-encoded in the query).
 await move(a, b, `?ws=${encodeURIComponent(`ws://127.0.0.1:${b.wsPort}/`)}`);
 await pump(1500);
@@ -146,14 +178,16 @@ assert.equal(count(b, 'client_rejoined'), 2, b.log);
 assert.equal(count(c, 'client_rejoined'), 2, c.log);
 assert.ok(/ws_clients_to="?ws:\/\/127\.0\.0\.1/.test(a.log), 'A names the URL it sent');
 assert.equal(client.stats().decodeErrors, 0);
-assert.equal(client.stats().reconnects, 2);
+assert.equal(client.stats().reconnects - reconnectsBefore, 2);
+assert.equal(count(a, 'migrate_cancelled'), 1, a.log);
 
 const closed = await client.close();
 assert.equal(closed.code, 1000);
 const botCode = await botDone;
 const summary = JSON.parse(botOut);
 assert.equal(botCode, 0, botOut);
-assert.equal(summary.per_client[0].reconnects, 2, 'the ENet bot followed both moves');
+assert.ok(summary.per_client[0].reconnects >= 4,
+          'the ENet bot went to nowhere and back, then followed both moves');
 c.srv.kill('SIGTERM');
 assert.equal(await new Promise((r) => c.srv.on('exit', r)), 0);
 fs.rmSync(work, {recursive: true, force: true});
