@@ -99,32 +99,42 @@ console.log(`welcomed by A: client ${session.clientId}, avatar ${session.avatarE
 client.setControls({moveX: 1});
 await pump(1500);
 
-// One move: the operator's request to `from`, the client follows to `to`.
-async function move(from, to, query) {
+// The operator asks `from` to move the match to `to`'s migrate port (`rest`: the clients'
+// addresses, path and query); then the client is told `moved` and must be welcomed again
+// within waitMs, wherever, as the same client with the same avatar, and predict again.
+// Returns the welcome's delay after the request, in ms.
+async function requestMove(from, to, rest, waitMs) {
   events.length = 0;
-  const received = client.stats().snapshotsReceived;
   const res = await fetch(
-      `http://127.0.0.1:${from.httpPort}/admin/migrate/127.0.0.1:` +
-          `${to.migratePort}${query}`,
+      `http://127.0.0.1:${from.httpPort}/admin/migrate/127.0.0.1:${to.migratePort}${rest}`,
       {method: 'POST', headers: {Authorization: `Bearer ${adminToken}`}});
   assert.equal(res.status, 202, await res.text());
   const t0 = performance.now();
-  for (let i = 0; i < 250 && !events.some((e) => e.type === 'connected'); i++) await pump(5);
+  for (let i = 0; i < waitMs / 5 && !events.some((e) => e.type === 'connected'); i++)
+    await pump(5);
   const welcomedMs = performance.now() - t0;
   const gone = events.find((e) => e.type === 'disconnected');
   const back = events.find((e) => e.type === 'connected');
   assert.ok(gone && gone.willReconnect && /moved/.test(gone.text), JSON.stringify(events));
   assert.ok(back, `not reconnected: ${JSON.stringify(events)} ${client.lastError()}`);
-  assert.equal(back.clientId, session.clientId, 'the same client');
+  assert.equal(back.clientId, session.clientId, `the same client:\n${from.log}`);
   assert.equal(back.entityId, session.avatarEntity, 'the same avatar');
   assert.ok(await predicting(), 'predicting again');
+  return welcomedMs;
+}
+
+// One move: the operator's request to `from`, the client follows to `to`.
+async function move(from, to, query) {
+  const received = client.stats().snapshotsReceived;
+  const welcomedMs = await requestMove(from, to, query, 1250);
   const before = client.stats().snapshotsReceived;
   await pump(500);
   assert.ok(client.stats().snapshotsReceived > before, 'snapshots from the new server');
   console.log(
       `${from.name} -> ${to.name}${query ? ` (${query})` : ''}: opened ${opened.at(-1)}, ` +
       `welcomed back ${welcomedMs.toFixed(0)} ms after the request as client ` +
-      `${back.clientId}, avatar ${back.entityId}; ${client.stats().snapshotsReceived - received} ` +
+      `${session.clientId}, avatar ${session.avatarEntity}; ` +
+      `${client.stats().snapshotsReceived - received} ` +
       'snapshots since the request');
   assert.equal(opened.at(-1), `ws://127.0.0.1:${to.wsPort}/`);
 }
@@ -133,26 +143,14 @@ async function move(from, to, query) {
 // `moved` and resumes, B drops what it restored, and 3 s after `moved` the clients, not
 // welcomed anywhere, come back to A with their rejoin tokens (PROTOCOL.md §4.5).
 async function moveNowhere(from, to) {
-  events.length = 0;
   const dead = '127.0.0.1:1';
-  const res = await fetch(
-      `http://127.0.0.1:${from.httpPort}/admin/migrate/127.0.0.1:${to.migratePort}/${dead}` +
-          `?ws=${encodeURIComponent(`ws://${dead}/`)}`,
-      {method: 'POST', headers: {Authorization: `Bearer ${adminToken}`}});
-  assert.equal(res.status, 202, await res.text());
-  const t0 = performance.now();
-  for (let i = 0; i < 800 && !events.some((e) => e.type === 'connected'); i++) await pump(10);
-  const backMs = performance.now() - t0;
-  const back = events.find((e) => e.type === 'connected');
-  assert.ok(back, `not back on ${from.name}: ${JSON.stringify(events)} ${client.lastError()}`);
-  assert.equal(back.clientId, session.clientId, `the same client:\n${from.log}`);
-  assert.equal(back.entityId, session.avatarEntity, 'the same avatar');
+  const backMs =
+      await requestMove(from, to, `/${dead}?ws=${encodeURIComponent(`ws://${dead}/`)}`, 8000);
   assert.ok(opened.includes(`ws://${dead}/`), 'tried the new server first');
   assert.equal(opened.at(-1), `ws://127.0.0.1:${from.wsPort}/`);
-  assert.ok(await predicting(), 'predicting again');
   console.log(
-      `${from.name} -> nowhere: back on ${from.name} ${backMs.toFixed(0)} ms after the ` +
-      `request as client ${back.clientId}, avatar ${back.entityId}`);
+      `${from.name} -> nowhere: back on ${from.name}, the same client and avatar, ` +
+      `${backMs.toFixed(0)} ms after the request`);
 }
 
 // A server holds an avatar for a rejoin only after 2 s of play (docs/SERVER.md).
