@@ -46,7 +46,8 @@ static void allocator_failed(sv_server* s, const char* why) {
     stop_now(s, "the allocator named no target and there is no --migrate-on-drain");
 }
 
-// The allocator's answer: {"migrate": "IP:PORT", "clients": "IP:PORT"}.
+// The allocator's answer: {"migrate": "IP:PORT", "clients": "IP:PORT", "ws": "URL"}, the
+// last two optional (sv_migrate_begin checks the values).
 static void on_answer(void* user, int status, const char* body, size_t len) {
   sv_server* s = user;
   char why[160];
@@ -62,18 +63,22 @@ static void on_answer(void* user, int status, const char* body, size_t len) {
   json_t* root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
   json_t* migrate = json_is_object(root) ? json_object_get(root, "migrate") : NULL;
   json_t* clients = json_is_object(root) ? json_object_get(root, "clients") : NULL;
-  char spec[130];
+  json_t* ws = json_is_object(root) ? json_object_get(root, "ws") : NULL;
+  char spec[sizeof s->cfg.migrate_on_drain];
   if (!json_is_string(migrate) || (clients != NULL && !json_is_string(clients)) ||
-      strlen(json_string_value(migrate)) > 63 ||
-      (clients != NULL && strlen(json_string_value(clients)) > 63)) {
+      (ws != NULL && !json_is_string(ws)) || strlen(json_string_value(migrate)) > 63 ||
+      (clients != NULL && strlen(json_string_value(clients)) > 63) ||
+      (ws != NULL && strlen(json_string_value(ws)) > ARB_PROTO_MAX_TEXT)) {
     snprintf(why, sizeof why,
-             "the answer is not {\"migrate\": \"IP:PORT\", \"clients\": \"IP:PORT\"}");
+             "the answer is not {\"migrate\": \"IP:PORT\", \"clients\": \"IP:PORT\", "
+             "\"ws\": \"URL\"}");
     json_decref(root);
     allocator_failed(s, why);
     return;
   }
-  snprintf(spec, sizeof spec, "%s%s%s", json_string_value(migrate), clients ? "/" : "",
-           clients ? json_string_value(clients) : "");
+  snprintf(spec, sizeof spec, "%s%s%s%s%s", json_string_value(migrate), clients ? "/" : "",
+           clients ? json_string_value(clients) : "", ws ? "?ws=" : "",
+           ws ? json_string_value(ws) : "");
   json_decref(root);
   allocator_done(s);
   move_to(s, spec, "allocator");

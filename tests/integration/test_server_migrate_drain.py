@@ -27,9 +27,14 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lifecycle_util import FakeAgones, Server, run_tests, verify_recording  # noqa: E402
+from lifecycle_util import FakeAgones, Server, admin_token_file, run_tests, verify_recording  # noqa: E402
 from test_server_agones import log_time  # noqa: E402
-from test_server_migrate import BIN, TOKEN, bots, summary, token_file  # noqa: E402
+from test_server_migrate import BIN, TOKEN, bots, summary  # noqa: E402
+
+
+def token_file(work):
+    """The admin token file every server of these tests shares (the move's credential)."""
+    return admin_token_file(work, TOKEN)
 
 
 def receiver(work, name="b", args=(), sdk=None):
@@ -114,7 +119,8 @@ def agones_sender(work, fake, args):
 def test_sigterm_moves_through_the_allocator(work):
     fake_b = FakeAgones(work, "sdk-b")
     b = receiver(work, sdk=fake_b)
-    alloc = Allocator(200, {"migrate": "127.0.0.1:%d" % b.migrate_port})
+    ws_url = "wss://b.example.com/play"  # where browser clients would be sent
+    alloc = Allocator(200, {"migrate": "127.0.0.1:%d" % b.migrate_port, "ws": ws_url})
     fake = FakeAgones(work, "sdk")
     a = agones_sender(work, fake, ["--migrate-allocator", "http://localhost:%d/arbiter/move" % alloc.port])
     try:
@@ -127,6 +133,7 @@ def test_sigterm_moves_through_the_allocator(work):
         took = time.monotonic() - t0
         assert a.find("migrate_on_drain", source="allocator"), a.events()[-10:]
         committed = a.wait_event("migrate_committed", 1)
+        assert a.find("migrate_confirmed")[-1]["ws_clients_to"] == ws_url, a.events()[-10:]
         assert a.find("server_stopping")[-1]["why"] == "migrated"
         assert len(fake.calls("/shutdown")) == 1, fake.calls()
         adopted = b.wait_event("migrate_adopted", 1)
