@@ -149,7 +149,7 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   c->drawn.count = 0;
   c->priority.count = 0;
   arb_snapshot_rate_init(&c->rate, ceiling_kbps);
-  c->full_unacked = false;
+  c->unacked_full_since = 0;
   c->debt = 0;
 }
 
@@ -187,7 +187,7 @@ void sv_snap_client_ack(sv_snap_client* c, uint32_t tick) {
   int slot = find_slot(c, tick);
   if (slot < 0) return;
   c->ring_acked[slot] = 1;
-  c->full_unacked = false;
+  c->unacked_full_since = 0;
   if (tick > c->acked_tick) c->acked_tick = tick;
 }
 
@@ -429,7 +429,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   a.stable_classes = 1u << ARB_SNAPSHOT_BODY | 1u << ARB_SNAPSHOT_PARTICLE;
   a.tol = arb_snapshot_default_tolerance();
   a.exact_id = in.avatar_id;
-  bool whole_view = base < 0 && c->full_unacked;
+  if (base < 0 && c->unacked_full_since == 0) c->unacked_full_since = req->tick;
+  bool whole_view = base < 0 && req->tick - c->unacked_full_since >= req->tick_rate;
   a.byte_budget = whole_view ? 0 : budget;
   a.packet_overhead = SV_SNAP_PACKET_OVERHEAD;
   a.sent = &c->ring[write];
@@ -440,7 +441,6 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   if (base < 0) {
     long cost = out->bytes + (long)out->packet_count * SV_SNAP_PACKET_OVERHEAD;
     if (cost > budget) c->debt = (int)(cost - budget);
-    c->full_unacked = true;
   }
   arb_snapshot_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
   c->ring_tick[write] = req->tick;

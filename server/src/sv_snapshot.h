@@ -66,11 +66,12 @@ typedef struct sv_snap_client {
   arb_snapshot_entity* drawn_storage;
   arb_snapshot_priority priority;
   arb_snapshot_rate rate;
-  /// A full snapshot was sent and nothing has been acknowledged since. The next full one
-  /// then carries the whole view whatever the budget: a full snapshot replaces the
-  /// client's view (PROTOCOL.md §6), so a client that never acknowledges would otherwise
-  /// only ever hold the part of its view one budget fits.
-  bool full_unacked;
+  /// Tick of the first full snapshot sent since the client last acknowledged anything, 0 =
+  /// none. Once that is a second old, full snapshots carry the whole view whatever the
+  /// budget: a full snapshot replaces the client's view (PROTOCOL.md §6), so a client that
+  /// never acknowledges would otherwise only ever hold the part of its view one budget
+  /// fits. (Within the second, an acknowledgement on its way is the usual reason.)
+  uint32_t unacked_full_since;
   /// Bytes such a whole view cost over its budget, paid back from the client's next
   /// snapshots: one is skipped while the debt is at least its budget, the rest comes off
   /// the next budget. The client's rate holds on average.
