@@ -336,12 +336,18 @@ static arb_aabb arb__grown_box(const arb_vec2* v, int count, float grow) {
   return box;
 }
 
+// Clears `o` for shape B; returns the transform from B's frame into the chain's.
+static arb_transform arb__chain_other_clear(arb__chain_other* o, arb_transform xfa,
+                                            arb_transform xfb) {
+  memset(o, 0, sizeof *o);
+  return arb_inv_transform_mul(xfa, xfb);
+}
+
 arb_manifold arb__collide_chain_and_circle(const arb_chain* a, const arb_aabb* tree,
                                            arb_transform xfa, const arb_circle* b,
                                            arb_transform xfb, float margin) {
   arb__chain_other o;
-  memset(&o, 0, sizeof o);
-  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb_transform xf = arb__chain_other_clear(&o, xfa, xfb);
   o.circle.center = o.center = arb_transform_point(xf, b->center);
   o.circle.radius = b->radius;
   o.box = arb__grown_box(&o.center, 1, b->radius + margin);
@@ -353,8 +359,7 @@ arb_manifold arb__collide_chain_and_polygon(const arb_chain* a, const arb_aabb* 
                                             arb_transform xfb, float margin) {
   if (b->count < 3) return arb__empty_manifold();
   arb__chain_other o;
-  memset(&o, 0, sizeof o);
-  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb_transform xf = arb__chain_other_clear(&o, xfa, xfb);
   arb__polygon_hull(b, xf, &o.hull);
   o.center = arb_transform_point(xf, b->centroid);
   o.box = arb__grown_box(o.hull.v, o.hull.count, b->radius + margin);
@@ -365,8 +370,7 @@ arb_manifold arb__collide_chain_and_capsule(const arb_chain* a, const arb_aabb* 
                                             arb_transform xfa, const arb_capsule* b,
                                             arb_transform xfb, float margin) {
   arb__chain_other o;
-  memset(&o, 0, sizeof o);
-  arb_transform xf = arb_inv_transform_mul(xfa, xfb);
+  arb_transform xf = arb__chain_other_clear(&o, xfa, xfb);
   o.is_capsule = true;
   o.capsule.center1 = arb_transform_point(xf, b->center1);
   o.capsule.center2 = arb_transform_point(xf, b->center2);

@@ -118,13 +118,15 @@ bool arb__constraint_may_name(arb_world* w, int body) {
   return body < x->end_refs_count && x->end_refs[body] > 0;
 }
 
-void arb__constraint_ends_created(arb__extras* x) {
-  x->end_refs_count = 0;
+void arb__constraint_ends_created(arb_world* w, arb_body_id a, arb_body_id b) {
+  w->extras->end_refs_count = 0;
+  arb__wake_ids(w, a, b);
 }
 
-void arb__constraint_ends_released(arb__extras* x, arb_body_id a, arb_body_id b) {
-  arb__count_end(x, a, -1);
-  arb__count_end(x, b, -1);
+void arb__constraint_ends_released(arb_world* w, arb_body_id a, arb_body_id b) {
+  arb__count_end(w->extras, a, -1);
+  arb__count_end(w->extras, b, -1);
+  arb__wake_ids(w, a, b);  // each may now sleep on its own
 }
 
 static void arb__insert_sorted(int32_t* out, int* count, int32_t v) {

@@ -330,9 +330,9 @@ int arb__body_slot(const arb_world* w, arb_body_id id);  // live slot or -1
 /// Whether a live joint or spring may name body slot `body` as an end (false: surely none).
 bool arb__constraint_may_name(arb_world* w, int body);
 /// A joint or spring with ends a and b was created (drops the end counts) or released
-/// (lowers them).
-void arb__constraint_ends_created(arb__extras* x);
-void arb__constraint_ends_released(arb__extras* x, arb_body_id a, arb_body_id b);
+/// (lowers them); either way both ends wake (arb__wake_ids).
+void arb__constraint_ends_created(arb_world* w, arb_body_id a, arb_body_id b);
+void arb__constraint_ends_released(arb_world* w, arb_body_id a, arb_body_id b);
 void arb__collect_bodies(const arb_world* w, arb_aabb box, int32_t* out, int* count, int cap);
 
 // extras_io.c: the extras section of the canonical state, one visitor per record kind

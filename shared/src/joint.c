@@ -87,14 +87,12 @@ static bool arb__joint_def_ok(const arb_world* w, const arb_joint_def* d) {
 }
 
 static void arb__joint_destroyed(arb_world* w, const arb__joint* j) {
-  arb__constraint_ends_released(w->extras, j->body_a, j->body_b);
-  arb__wake_ids(w, j->body_a, j->body_b);  // each may now sleep on its own
+  arb__constraint_ends_released(w, j->body_a, j->body_b);
 }
 ARB__EXTRA_LOOKUPS(arb__joint, joint, joints, joint_slots, joint_cap, joint_free)
 
 // Fills a claimed joint from its def.
 static void arb__joint_created(arb_world* w, arb__joint* j, const arb_joint_def* def) {
-  arb__constraint_ends_created(w->extras);
   j->type = (uint8_t)def->type;
   j->body_a = def->body_a;
   j->body_b = def->body_b;
@@ -119,7 +117,7 @@ static void arb__joint_created(arb_world* w, arb__joint* j, const arb_joint_def*
   j->max_torque = def->max_torque;
   j->correction = def->correction_factor;
   j->break_force = def->break_force;
-  arb__wake_ids(w, def->body_a, def->body_b);
+  arb__constraint_ends_created(w, def->body_a, def->body_b);
 }
 ARB__EXTRA_CREATE(arb__joint, joint, ARB__JOINT_COOKIE)
 

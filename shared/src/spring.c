@@ -27,14 +27,12 @@ static bool arb__spring_def_ok(const arb_world* w, const arb_spring_def* d) {
 }
 
 static void arb__spring_destroyed(arb_world* w, const arb__spring* s) {
-  arb__constraint_ends_released(w->extras, s->body_a, s->body_b);
-  arb__wake_ids(w, s->body_a, s->body_b);  // each may now sleep on its own
+  arb__constraint_ends_released(w, s->body_a, s->body_b);
 }
 ARB__EXTRA_LOOKUPS(arb__spring, spring, springs, spring_slots, spring_cap, spring_free)
 
 // Fills a claimed spring from its def.
 static void arb__spring_created(arb_world* w, arb__spring* s, const arb_spring_def* def) {
-  arb__constraint_ends_created(w->extras);
   s->body_a = def->body_a;
   s->body_b = def->body_b;
   s->local_a = def->local_anchor_a;
@@ -42,7 +40,7 @@ static void arb__spring_created(arb_world* w, arb__spring* s, const arb_spring_d
   s->rest_length = def->rest_length;
   s->stiffness = def->stiffness;
   s->damping = def->damping;
-  arb__wake_ids(w, def->body_a, def->body_b);
+  arb__constraint_ends_created(w, def->body_a, def->body_b);
 }
 ARB__EXTRA_CREATE(arb__spring, spring, ARB__SPRING_COOKIE)
 
