@@ -18,6 +18,17 @@ static inline arb_world* xt_world(arb_vec2 gravity, float max_speed) {
   return arb_world_create(&wd);
 }
 
+// Fixtures (see wt_world_teardown): a world without gravity, or under (0, -9.81), in *state.
+static inline int xt_zero_g_setup(void** state) {
+  return wt_fixture_world(state, xt_world(arb_v2(0.0f, 0.0f), 0.0f));
+}
+static inline int xt_earth_setup(void** state) {
+  return wt_fixture_world(state, xt_world(arb_v2(0.0f, -9.81f), 0.0f));
+}
+#define XT_ZERO_G_TEST(test) \
+  cmocka_unit_test_setup_teardown(test, xt_zero_g_setup, wt_world_teardown)
+#define XT_EARTH_TEST(test) cmocka_unit_test_setup_teardown(test, xt_earth_setup, wt_world_teardown)
+
 static inline void xt_steps(arb_world* w, int n) {
   for (int i = 0; i < n; ++i) arb_world_step(w, XT_DT);
 }

@@ -43,18 +43,31 @@ static arb_extra_id joint(arb_world* w, arb_joint_type type, arb_body_id a, arb_
   return id;
 }
 
-// A world under gravity with two boxes for springs and joints to join: *a at the origin,
-// *b 3 m to its right.
-static arb_world* world_of_two_boxes(arb_body_id* a, arb_body_id* b) {
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
-  *a = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
-  *b = wt_box(w, ARB_BODY_DYNAMIC, 3.0f, 0.0f, 0.5f, 0.5f);
-  return w;
+// cmocka fixture: a world under gravity with two boxes for springs and joints to join, a
+// at the origin, b 3 m to its right, as *state (destroyed after the test).
+typedef struct two_boxes {
+  arb_world* w;
+  arb_body_id a, b;
+} two_boxes;
+
+static int two_boxes_setup(void** state) {
+  static two_boxes t;
+  t.w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  t.a = wt_box(t.w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
+  t.b = wt_box(t.w, ARB_BODY_DYNAMIC, 3.0f, 0.0f, 0.5f, 0.5f);
+  *state = &t;
+  return t.w ? 0 : -1;
 }
 
+static int two_boxes_teardown(void** state) {
+  arb_world_destroy(((two_boxes*)*state)->w);
+  return 0;
+}
+#define TWO_BOXES_TEST(test) \
+  cmocka_unit_test_setup_teardown(test, two_boxes_setup, two_boxes_teardown)
+
 static void test_empty_world_lists_nothing(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   arb_extra_id out[4];
   assert_int_equal(arb_world_get_springs(w, out, 4), 0);
   assert_int_equal(arb_world_get_joints(w, out, 4), 0);
@@ -63,13 +76,12 @@ static void test_empty_world_lists_nothing(void** state) {
   assert_int_equal(arb_world_get_springs(NULL, out, 4), 0);
   assert_int_equal(arb_world_get_joints(NULL, NULL, 0), 0);
   wt_expect_asserts(2);
-  arb_world_destroy(w);
 }
 
 static void test_springs_listed_in_slot_order_without_stale(void** state) {
-  (void)state;
-  arb_body_id a, b;
-  arb_world* w = world_of_two_boxes(&a, &b);
+  const two_boxes* t = *state;
+  arb_world* w = t->w;
+  const arb_body_id a = t->a, b = t->b;
   arb_extra_id s[4];
   for (int i = 0; i < 4; ++i) s[i] = spring(w, a, (i & 1) ? b : arb_null_body_id, 0.1f * (float)i);
   assert_int_equal(arb_spring_destroy(w, s[1]), 0);
@@ -106,12 +118,10 @@ static void test_springs_listed_in_slot_order_without_stale(void** state) {
   // until the spring itself is destroyed.
   assert_int_equal(arb_body_destroy(w, b), 0);
   assert_int_equal(arb_spring_get_anchors(w, s[3], &pa, &pb), ARB_E_STALE_ID);
-  arb_world_destroy(w);
 }
 
 static void test_joints_listed_in_slot_order_with_type(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 1.0f, 2.0f, 0.5f, 0.5f);
   arb_extra_id j0 = joint(w, ARB_JOINT_DISTANCE, a, arb_null_body_id);
   arb_extra_id j1 = joint(w, ARB_JOINT_REVOLUTE, a, arb_null_body_id);
@@ -134,12 +144,10 @@ static void test_joints_listed_in_slot_order_with_type(void** state) {
   arb_vec2 pa, pb;
   arb_joint_get_anchors(w, j2, &pa, &pb);
   assert_true(pb.x == 0.0f && pb.y == 3.0f);
-  arb_world_destroy(w);
 }
 
 static void test_wheel_radius(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_def bd = arb_default_body_def();
   bd.mass = 800.0f;
   bd.shape.type = ARB_SHAPE_POLYGON;
@@ -161,16 +169,15 @@ static void test_wheel_radius(void** state) {
   wt_soft_asserts();  // a stale id: an assert in debug builds, then the soft failure
   assert_true(arb_vehicle_get_wheel_radius(w, v, 0) == 0.0f);
   wt_expect_asserts(1);
-  arb_world_destroy(w);
 }
 
 // A create takes the lowest free slot, however the slots were freed (destroy in any
 // order, a joint breaking in a step) and after a restore, which starts the search for it
 // afresh (the worlds' ids must not depend on which of them was restored).
 static void test_freed_slots_reused_lowest_first(void** state) {
-  (void)state;
-  arb_body_id a, b;
-  arb_world* w = world_of_two_boxes(&a, &b);
+  const two_boxes* t = *state;
+  arb_world* w = t->w;
+  const arb_body_id a = t->a, b = t->b;
   arb_extra_id j[48], s[48];
   for (int i = 0; i < 48; ++i) {
     j[i] = joint(w, ARB_JOINT_DISTANCE, a, b);
@@ -213,11 +220,10 @@ static void test_freed_slots_reused_lowest_first(void** state) {
     assert_int_equal(joint(x, ARB_JOINT_DISTANCE, a, b).index1, 50);
   }
   arb_world_destroy(r);
-  arb_world_destroy(w);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_empty_world_lists_nothing),
-              cmocka_unit_test(test_freed_slots_reused_lowest_first),
-              cmocka_unit_test(test_springs_listed_in_slot_order_without_stale),
-              cmocka_unit_test(test_joints_listed_in_slot_order_with_type),
-              cmocka_unit_test(test_wheel_radius))
+ARB_TEST_MAIN(XT_EARTH_TEST(test_empty_world_lists_nothing),
+              TWO_BOXES_TEST(test_freed_slots_reused_lowest_first),
+              TWO_BOXES_TEST(test_springs_listed_in_slot_order_without_stale),
+              XT_EARTH_TEST(test_joints_listed_in_slot_order_with_type),
+              XT_ZERO_G_TEST(test_wheel_radius))

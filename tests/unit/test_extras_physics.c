@@ -44,8 +44,7 @@ static arb_extra_id spring_to_origin(arb_world* w, arb_body_id b, float k, float
 }
 
 static void test_spring_period(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id b = spring_bob(w, 1.2f);
   const float k = 50.0f, m = 2.0f;
   assert_false(arb_extra_id_is_null(spring_to_origin(w, b, k, 0.0f)));
@@ -74,12 +73,10 @@ static void test_spring_period(void** state) {
     if (x > amp) amp = x;
   }
   assert_true(amp > 0.195f && amp < 0.205f);
-  arb_world_destroy(w);
 }
 
 static void test_spring_damped_decay(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id b = spring_bob(w, 1.3f);
   const float k = 50.0f, m = 2.0f, c = 1.0f;
   spring_to_origin(w, b, k, c);
@@ -106,12 +103,10 @@ static void test_spring_damped_decay(void** state) {
   printf("damped decay rate %.5f 1/s, analytic %.5f 1/s (%.2f %%)\n", rate, expected,
          100.0 * (rate - expected) / expected);
   assert_true(xt_abs(rate - expected) / expected < 0.05);
-  arb_world_destroy(w);
 }
 
 static void test_spring_between_bodies(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id a = spring_bob(w, -1.0f), b = spring_bob(w, 1.0f);
   arb_spring_def sd = arb_default_spring_def();
   sd.body_a = a;
@@ -139,14 +134,12 @@ static void test_spring_between_bodies(void** state) {
   assert_int_equal(arb_spring_destroy(w, s), ARB_E_STALE_ID);
   wt_expect_asserts(1);
   assert_int_equal(arb_world_get_spring_count(w), 0);
-  arb_world_destroy(w);
 }
 
 // ---- particles --------------------------------------------------------------------------
 
 static void test_rope_holds_length(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   assert_int_equal(arb_world_set_constraint_iterations(w, 16), 0);
   xt_rope(w, 0.0f, 10.0f, 20, 0.1f, 0.0f);
   assert_int_equal(arb_world_get_particle_count(w), 20);
@@ -167,12 +160,10 @@ static void test_rope_holds_length(void** state) {
   assert_true(arb_particle_get_position(w, 0).x == 0.0f &&
               arb_particle_get_position(w, 0).y == 10.0f);
   assert_true(arb_particle_get_position(w, 19).y < 8.5f);
-  arb_world_destroy(w);
 }
 
 static void test_braced_box_keeps_shape(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 10.0f, 0.5f);
   const arb_vec2 corners[4] = {{-0.5f, 3.0f}, {0.5f, 3.0f}, {0.5f, 4.0f}, {-0.5f, 4.0f}};
   for (int i = 0; i < 4; ++i) {
@@ -215,12 +206,10 @@ static void test_braced_box_keeps_shape(void** state) {
   }
   area *= 0.5f;
   assert_true(area > 0.95f && area < 1.05f);
-  arb_world_destroy(w);
 }
 
 static void test_particles_collide_with_bodies(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   wt_segment(w, -5.0f, 0.0f, 5.0f, 0.0f);
   arb_body_id ball = wt_circle(w, ARB_BODY_STATIC, 2.0f, 1.0f, 0.5f);
   (void)ball;
@@ -239,7 +228,6 @@ static void test_particles_collide_with_bodies(void** state) {
   assert_true(arb_distance(b, arb_v2(2.0f, 1.0f)) > 0.54f);  // resting on / rolled off the ball
   assert_true(arb_particle_get_position(w, p2).y < -1.0f);   // fell through
   assert_true(arb_length(arb_particle_get_velocity(w, p0)) < 0.1f);
-  arb_world_destroy(w);
 }
 
 // ---- joints -----------------------------------------------------------------------------
@@ -298,8 +286,7 @@ static arb_body_id chain_link(arb_world* w, float x, float y, float half) {
 }
 
 static void test_chain_does_not_stretch(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   const float half = 0.25f;
   const int n = 10;
   arb_body_id links[10];
@@ -345,7 +332,6 @@ static void test_chain_does_not_stretch(void** state) {
   assert_true(worst < 0.01f);
   // It swung through the bottom: the last link came down to about a chain length below.
   assert_true(lowest < 5.5f);
-  arb_world_destroy(w);
 }
 
 // A ragdoll (torso, head, two-part arms and legs, 9 revolute joints) dropped onto the
@@ -360,8 +346,7 @@ static arb_body_id rag_box(arb_world* w, float x, float y, float hw, float hh) {
 }
 
 static void test_ragdoll_holds(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);
   const float y = 4.0f;
   arb_body_id torso = rag_box(w, 0.0f, y, 0.2f, 0.4f);
@@ -414,12 +399,10 @@ static void test_ragdoll_holds(void** state) {
   float ty = arb_body_get_position(w, torso).y;
   assert_true(ty > 0.0f && ty < 1.0f);  // on the ground, not through it
   assert_true(arb_length(arb_body_get_linear_velocity(w, torso)) < 0.1f);  // at rest
-  arb_world_destroy(w);
 }
 
 static void test_distance_joints(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, -9.81f), 0.0f);
+  arb_world* w = *state;
   arb_body_id anchor = wt_box(w, ARB_BODY_STATIC, 0.0f, 5.0f, 0.1f, 0.1f);
   arb_body_id rigid = wt_circle(w, ARB_BODY_DYNAMIC, 2.0f, 5.0f, 0.1f);
   arb_body_id soft = wt_circle(w, ARB_BODY_DYNAMIC, 0.0f, 3.5f, 0.1f);  // 1.5 m below the anchor
@@ -465,7 +448,6 @@ static void test_distance_joints(void** state) {
   assert_int_equal(arb_body_destroy(w, rigid), 0);
   xt_steps(w, 10);
   assert_int_equal(arb_joint_destroy(w, jr), 0);
-  arb_world_destroy(w);
 }
 
 // ---- vehicles ---------------------------------------------------------------------------
@@ -475,8 +457,7 @@ static float car_speed(arb_world* w, arb_body_id c) {
 }
 
 static void test_vehicle_top_speed(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id c;
   arb_extra_id car = xt_car(w, 0.0f, 0.0f, 0.0f, &c);
   assert_false(arb_extra_id_is_null(car));
@@ -494,7 +475,6 @@ static void test_vehicle_top_speed(void** state) {
   // The driven wheels roll at the ground speed (no wheelspin once at speed).
   float spin = arb_vehicle_get_wheel_spin(w, car, 2);
   assert_true(arb_absf(spin * 0.35f - v2) / v2 < 0.01f);
-  arb_world_destroy(w);
 }
 
 static float turn_radius(float steer) {
@@ -525,13 +505,18 @@ static void test_vehicle_turns(void** state) {
   assert_true(r3 > 2.0f && r1 < 40.0f);
 }
 
-static void test_vehicle_skids_when_oversteered(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
-  arb_body_id c;
-  arb_extra_id car = xt_car(w, 0.0f, 0.0f, 0.0f, &c);
+// A car from rest at the origin, heading +x, on full throttle until it reaches `speed`.
+static arb_extra_id car_up_to_speed(arb_world* w, arb_body_id* chassis, float speed) {
+  arb_extra_id car = xt_car(w, 0.0f, 0.0f, 0.0f, chassis);
   arb_vehicle_set_input(w, car, 0.0f, 1.0f, 0.0f);
-  while (arb_vehicle_get_forward_speed(w, car) < 20.0f) arb_world_step(w, XT_DT);
+  while (arb_vehicle_get_forward_speed(w, car) < speed) arb_world_step(w, XT_DT);
+  return car;
+}
+
+static void test_vehicle_skids_when_oversteered(void** state) {
+  arb_world* w = *state;
+  arb_body_id c;
+  arb_extra_id car = car_up_to_speed(w, &c, 20.0f);
   bool skid_before = false;
   for (int i = 0; i < 4; ++i) skid_before = skid_before || arb_vehicle_is_wheel_skidding(w, car, i);
   assert_false(skid_before);
@@ -550,16 +535,12 @@ static void test_vehicle_skids_when_oversteered(void** state) {
          (double)ratio);
   assert_true(skid);
   assert_true(ratio < 0.5f);  // the tyres slide: it turns far wider than the wheels point
-  arb_world_destroy(w);
 }
 
 static void test_vehicle_brakes_and_coasts(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id c;
-  arb_extra_id car = xt_car(w, 0.0f, 0.0f, 0.0f, &c);
-  arb_vehicle_set_input(w, car, 0.0f, 1.0f, 0.0f);
-  while (arb_vehicle_get_forward_speed(w, car) < 20.0f) arb_world_step(w, XT_DT);
+  arb_extra_id car = car_up_to_speed(w, &c, 20.0f);
   float x0 = arb_body_get_position(w, c).x;
   arb_vehicle_set_input(w, car, 0.0f, 0.0f, 1.0f);
   int steps = 0;
@@ -591,12 +572,10 @@ static void test_vehicle_brakes_and_coasts(void** state) {
   assert_true(steps < 60 * 120);
   xt_steps(w, 60);
   assert_true(car_speed(w, c) < 0.01f);
-  arb_world_destroy(w);
 }
 
 static void test_vehicle_api(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id c;
   arb_extra_id car = xt_car(w, 3.0f, 1.0f, 0.5f, &c);
   assert_true(arb_body_id_equals(arb_vehicle_get_chassis(w, car), c));
@@ -624,7 +603,6 @@ static void test_vehicle_api(void** state) {
   assert_int_equal(arb_vehicle_set_input(w, car, 0, 0, 0), ARB_E_STALE_ID);
   wt_expect_asserts(1);
   assert_int_equal(arb_world_get_vehicles(w, NULL, 0), 0);
-  arb_world_destroy(w);
 }
 
 // ---- bullets ----------------------------------------------------------------------------
@@ -715,8 +693,7 @@ static void test_bullet_vs_moving_body(void** state) {
 // ---- queries and filtering --------------------------------------------------------------
 
 static void test_world_ray_casts(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id circle = wt_circle(w, ARB_BODY_STATIC, 5.0f, 0.0f, 1.0f);
   arb_body_id box = wt_box(w, ARB_BODY_STATIC, 10.0f, 0.0f, 0.5f, 0.5f);
   arb_body_id seg = wt_segment(w, 15.0f, -1.0f, 15.0f, 1.0f);
@@ -779,12 +756,10 @@ static void test_world_ray_casts(void** state) {
   assert_true(arb_world_ray_cast_closest(w, arb_v2(-5.0f, 10.0f), arb_v2(10.0f, 0.0f), f, &h));
   assert_true(arb_body_id_equals(h.body, diamond));
   assert_true(arb_absf(h.point.x + 1.41421356f) < 1e-4f);
-  arb_world_destroy(w);
 }
 
 static void test_world_overlap_and_point(void** state) {
-  (void)state;
-  arb_world* w = xt_world(arb_v2(0.0f, 0.0f), 0.0f);
+  arb_world* w = *state;
   arb_body_id a = wt_circle(w, ARB_BODY_STATIC, 0.0f, 0.0f, 1.0f);
   arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, 1.5f, 0.0f, 1.0f, 1.0f);
   wt_segment(w, -1.0f, 3.0f, 1.0f, 3.0f);
@@ -810,7 +785,6 @@ static void test_world_overlap_and_point(void** state) {
   g.group = 3;
   g.mask_bits = 0;
   assert_true(arb_query_filter_accepts(g, &s));  // same positive group: seen whatever the bits
-  arb_world_destroy(w);
 }
 
 // A world with a static ground (category 1) and *bd a small circle to drop on it.
@@ -926,16 +900,17 @@ static void test_time_scale_clock(void** state) {
   assert_true(hashes[0] == hashes[1]);
 }
 
-ARB_TEST_MAIN(
-    cmocka_unit_test(test_spring_period), cmocka_unit_test(test_spring_damped_decay),
-    cmocka_unit_test(test_spring_between_bodies), cmocka_unit_test(test_rope_holds_length),
-    cmocka_unit_test(test_braced_box_keeps_shape),
-    cmocka_unit_test(test_particles_collide_with_bodies), cmocka_unit_test(test_pendulum_period),
-    cmocka_unit_test(test_chain_does_not_stretch), cmocka_unit_test(test_ragdoll_holds),
-    cmocka_unit_test(test_distance_joints), cmocka_unit_test(test_vehicle_top_speed),
-    cmocka_unit_test(test_vehicle_turns), cmocka_unit_test(test_vehicle_skids_when_oversteered),
-    cmocka_unit_test(test_vehicle_brakes_and_coasts), cmocka_unit_test(test_vehicle_api),
-    cmocka_unit_test(test_bullet_thin_wall), cmocka_unit_test(test_bullet_vs_moving_body),
-    cmocka_unit_test(test_world_ray_casts), cmocka_unit_test(test_world_overlap_and_point),
-    cmocka_unit_test(test_collision_filtering), cmocka_unit_test(test_collision_filtering_unions),
-    cmocka_unit_test(test_time_scale_clock))
+ARB_TEST_MAIN(XT_ZERO_G_TEST(test_spring_period), XT_ZERO_G_TEST(test_spring_damped_decay),
+              XT_ZERO_G_TEST(test_spring_between_bodies), XT_EARTH_TEST(test_rope_holds_length),
+              XT_EARTH_TEST(test_braced_box_keeps_shape),
+              XT_EARTH_TEST(test_particles_collide_with_bodies),
+              cmocka_unit_test(test_pendulum_period), XT_EARTH_TEST(test_chain_does_not_stretch),
+              XT_EARTH_TEST(test_ragdoll_holds), XT_EARTH_TEST(test_distance_joints),
+              XT_ZERO_G_TEST(test_vehicle_top_speed), cmocka_unit_test(test_vehicle_turns),
+              XT_ZERO_G_TEST(test_vehicle_skids_when_oversteered),
+              XT_ZERO_G_TEST(test_vehicle_brakes_and_coasts), XT_ZERO_G_TEST(test_vehicle_api),
+              cmocka_unit_test(test_bullet_thin_wall), cmocka_unit_test(test_bullet_vs_moving_body),
+              XT_ZERO_G_TEST(test_world_ray_casts), XT_ZERO_G_TEST(test_world_overlap_and_point),
+              cmocka_unit_test(test_collision_filtering),
+              cmocka_unit_test(test_collision_filtering_unions),
+              cmocka_unit_test(test_time_scale_clock))

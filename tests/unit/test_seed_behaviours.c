@@ -177,8 +177,7 @@ static void test_bounce_height_ratio(void** state) {
 }
 
 static void test_box_rests_without_drift(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id ground = wt_ground(w, 10.0f);
   arb_body_id b = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.5f, 0.5f, 0.5f);
   for (int i = 0; i < 60; ++i) arb_world_step(w, DT);
@@ -198,12 +197,10 @@ static void test_box_rests_without_drift(void** state) {
   assert_true(max_speed < 1e-3f);
   assert_float_equal(arb_body_get_angle(w, b), 0.0f, 1e-4f);
   assert_float_equal(arb_body_get_position(w, ground).y, -1.0f, 0.0f);
-  arb_world_destroy(w);
 }
 
 static void test_box_stack_stands(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   wt_ground(w, 10.0f);
   arb_body_id ids[10];
   for (int i = 0; i < 10; ++i)
@@ -217,12 +214,10 @@ static void test_box_stack_stands(void** state) {
     assert_float_equal(p.y, 0.5f + (float)i, 0.05f);
     assert_float_equal(arb_body_get_angle(w, ids[i]), 0.0f, 0.01f);
   }
-  arb_world_destroy(w);
 }
 
 static void test_pyramid_stands(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id ground = wt_ground(w, 40.0f);
   enum { BASE = 20, COUNT = BASE * (BASE + 1) / 2 };
   arb_body_id ids[COUNT];
@@ -248,12 +243,10 @@ static void test_pyramid_stands(void** state) {
   assert_true(arb_body_get_position(w, ground).x == 0.0f);
   assert_true(arb_body_get_position(w, ground).y == -1.0f);
   assert_true(arb_body_get_angle(w, ground) == 0.0f);
-  arb_world_destroy(w);
 }
 
 static void test_static_and_kinematic(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id s = wt_box(w, ARB_BODY_STATIC, 0.0f, 0.0f, 1.0f, 1.0f);
   // Forces, impulses and velocities on a static body change nothing.
   arb_body_apply_force_to_center(w, s, arb_v2(100.0f, 100.0f));
@@ -273,7 +266,6 @@ static void test_static_and_kinematic(void** state) {
   assert_float_equal(arb_body_get_position(w, k).x, 5.0f, 1e-3f);
   assert_float_equal(arb_body_get_position(w, k).y, 0.0f, 1e-6f);
   assert_float_equal(arb_body_get_linear_velocity(w, k).x, 2.0f, 0.0f);
-  arb_world_destroy(w);
 }
 
 static void test_damping_rate(void** state) {
@@ -366,8 +358,7 @@ static void test_restitution_threshold(void** state) {
 ARB_TEST_MAIN(cmocka_unit_test(test_constant_velocity), cmocka_unit_test(test_projectile),
               cmocka_unit_test(test_spring_through_force_accumulator),
               cmocka_unit_test(test_elastic_collisions), cmocka_unit_test(test_bounce_height_ratio),
-              cmocka_unit_test(test_box_rests_without_drift),
-              cmocka_unit_test(test_box_stack_stands), cmocka_unit_test(test_pyramid_stands),
-              cmocka_unit_test(test_static_and_kinematic), cmocka_unit_test(test_damping_rate),
-              cmocka_unit_test(test_friction_on_a_ramp),
+              WT_GRAVITY_TEST(test_box_rests_without_drift), WT_GRAVITY_TEST(test_box_stack_stands),
+              WT_GRAVITY_TEST(test_pyramid_stands), WT_GRAVITY_TEST(test_static_and_kinematic),
+              cmocka_unit_test(test_damping_rate), cmocka_unit_test(test_friction_on_a_ramp),
               cmocka_unit_test(test_restitution_threshold))

@@ -16,8 +16,7 @@
 #define DT (1.0f / 60.0f)
 
 static void test_ids_create_destroy_stale(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id a = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 0.5f, 0.5f);
   arb_body_id b = wt_circle(w, ARB_BODY_DYNAMIC, 3.0f, 0.0f, 0.5f);
   assert_false(arb_body_id_is_null(a));
@@ -49,14 +48,12 @@ static void test_ids_create_destroy_stale(void** state) {
   assert_int_equal(arb_world_get_bodies(w, list, 4), 2);
   assert_true(arb_body_id_equals(list[0], c));  // slot order
   assert_true(arb_body_id_equals(list[1], b));
-  arb_world_destroy(w);
 }
 
 // arb_body_get_motion gives what the single getters give, bit for bit, and refuses a stale
 // id without touching its output (and without the stale-id assert: it is a validity check).
 static void test_body_motion(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id ground = wt_ground(w, 20.0f);
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 2.0f, 0.5f, 0.5f);
   arb_body_set_angular_velocity(w, box, 3.0f);
@@ -81,7 +78,6 @@ static void test_body_motion(void** state) {
   assert_false(arb_body_get_motion(w, box, &m));
   assert_false(arb_body_get_motion(w, arb_null_body_id, &m));
   assert_memory_equal(&m, &untouched, sizeof m);
-  arb_world_destroy(w);
 }
 
 static void test_invalid_defs_rejected(void** state) {
@@ -145,8 +141,7 @@ static void test_invalid_defs_rejected(void** state) {
 }
 
 static void test_mass_properties(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 0.0f, 1.0f, 0.5f);  // 2 x 1, density 1
   assert_float_equal(arb_body_get_mass(w, box), 2.0f, 1e-5f);
   assert_float_equal(arb_body_get_rotational_inertia(w, box), 2.0f * (4.0f + 1.0f) / 12.0f, 1e-5f);
@@ -176,7 +171,6 @@ static void test_mass_properties(void** state) {
   // Accumulators are cleared by the step.
   arb_world_step(w, DT);
   assert_float_equal(arb_body_get_angular_velocity(w, box), wv, 1e-6f);
-  arb_world_destroy(w);
 }
 
 typedef struct counting_alloc {
@@ -245,8 +239,7 @@ static void test_memory_accounting(void** state) {
 }
 
 static void test_contacts_and_events(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   arb_body_id ground = wt_ground(w, 10.0f);
   arb_body_id box = wt_box(w, ARB_BODY_DYNAMIC, 0.0f, 2.0f, 0.5f, 0.5f);
   arb_contact_event ev[4];
@@ -279,12 +272,10 @@ static void test_contacts_and_events(void** state) {
   assert_int_equal(arb_body_destroy(w, box), 0);
   assert_int_equal(arb_body_get_contacts(w, ground, cd, 4), 0);
   arb_world_step(w, DT);
-  arb_world_destroy(w);
 }
 
 static void test_filtering(void** state) {
-  (void)state;
-  arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
+  arb_world* w = *state;
   wt_ground(w, 10.0f);
   arb_body_def bd = arb_default_body_def();
   bd.position = arb_v2(0.0f, 0.5f);
@@ -294,10 +285,9 @@ static void test_filtering(void** state) {
   arb_body_id ghost = arb_body_create(w, &bd);
   for (int i = 0; i < 60; ++i) arb_world_step(w, DT);
   assert_true(arb_body_get_position(w, ghost).y < -3.0f);
-  arb_world_destroy(w);
 }
 
-ARB_TEST_MAIN(cmocka_unit_test(test_ids_create_destroy_stale), cmocka_unit_test(test_body_motion),
-              cmocka_unit_test(test_invalid_defs_rejected), cmocka_unit_test(test_mass_properties),
-              cmocka_unit_test(test_memory_accounting), cmocka_unit_test(test_contacts_and_events),
-              cmocka_unit_test(test_filtering))
+ARB_TEST_MAIN(WT_GRAVITY_TEST(test_ids_create_destroy_stale), WT_GRAVITY_TEST(test_body_motion),
+              cmocka_unit_test(test_invalid_defs_rejected), WT_GRAVITY_TEST(test_mass_properties),
+              cmocka_unit_test(test_memory_accounting), WT_GRAVITY_TEST(test_contacts_and_events),
+              WT_GRAVITY_TEST(test_filtering))

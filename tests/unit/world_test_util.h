@@ -43,6 +43,23 @@ static inline arb_world* wt_world(arb_vec2 gravity) {
   return arb_world_create(&wd);
 }
 
+// cmocka fixtures for a test that gets its world in *state (`arb_world* w = *state;`): the
+// setup makes it, the teardown destroys it after the test, whether it passed or failed.
+static inline int wt_world_teardown(void** state) {
+  arb_world_destroy(*state);
+  return 0;
+}
+static inline int wt_fixture_world(void** state, arb_world* w) {
+  *state = w;
+  return w ? 0 : -1;
+}
+/// A world under (0, -10) in *state.
+static inline int wt_gravity_world_setup(void** state) {
+  return wt_fixture_world(state, wt_world(arb_v2(0.0f, -10.0f)));
+}
+#define WT_GRAVITY_TEST(test) \
+  cmocka_unit_test_setup_teardown(test, wt_gravity_world_setup, wt_world_teardown)
+
 /// A world under (0, -10) stepped by `workers` threads, sleeping or not (never NULL).
 static inline arb_world* wt_worker_world(int workers, bool sleep) {
   arb_world_def wd = arb_default_world_def();
