@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../tests/common/particle_cloth.h"
 #include "bench_clock.h"
 #include "scenes.h"          // bench_arbiter_sleep_all, bench_arbiter_continuous
 #include "scenes_arbiter.h"  // bench_arbiter_max_joint_gap
@@ -62,26 +63,8 @@ static arb_world* build_cloth(int* count) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 1.0f;
   arb_body_create(w, &bd);
-  const int n = 50;
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      arb_particle_def pd = arb_default_particle_def();
-      pd.position = arb_v2(-2.0f + 0.1f * (float)i, 3.5f + 0.1f * (float)j);
-      pd.radius = 0.04f;
-      pd.damping = 0.2f;
-      pd.pinned = j == n - 1 && i % 7 == 0;
-      arb_particle_create(w, &pd);
-    }
-  }
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      int k = j * n + i;
-      arb_constraint_def cd = {k, k + 1, -1.0f, 1.0f};
-      if (i + 1 < n) arb_constraint_create(w, &cd);
-      cd.b = k + n;
-      if (j + 1 < n) arb_constraint_create(w, &cd);
-    }
-  }
+  const particle_cloth cloth = {50, {-2.0f, 3.5f}, 0.1f, 0.04f, 0.2f, 7};
+  particle_cloth_create(w, &cloth);
   *count = arb_world_get_particle_count(w);
   return w;
 }

@@ -22,6 +22,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "../common/particle_cloth.h"
 #include "determinism_check.h"
 #include "extras_test_util.h"
 #include "joint_kinds_world.h"
@@ -106,28 +107,9 @@ static arb_world* scene_particles(void) {
   wt_circle(w, ARB_BODY_STATIC, 0.0f, 2.0f, 1.0f);
   wt_box(w, ARB_BODY_DYNAMIC, 3.0f, 0.5f, 0.5f, 0.5f);
   arb_world_set_constraint_iterations(w, 6);
-  // Cloth 10 x 10, top corners pinned, falling over the circle.
-  const int n = 10;
-  int base = arb_world_get_particle_count(w);
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      arb_particle_def pd = arb_default_particle_def();
-      pd.position = arb_v2(-1.5f + 0.3f * (float)i, 3.2f + 0.3f * (float)j);
-      pd.radius = 0.05f;
-      pd.damping = 0.1f;
-      pd.pinned = j == n - 1 && (i == 0 || i == n - 1);
-      arb_particle_create(w, &pd);
-    }
-  }
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < n; ++i) {
-      int k = base + j * n + i;
-      arb_constraint_def cd = {k, k + 1, -1.0f, 1.0f};
-      if (i + 1 < n) arb_constraint_create(w, &cd);
-      cd.b = k + n;
-      if (j + 1 < n) arb_constraint_create(w, &cd);
-    }
-  }
+  // Cloth 10 x 10, top corners pinned (every 9th of the top row), falling over the circle.
+  const particle_cloth cloth = {10, {-1.5f, 3.2f}, 0.3f, 0.05f, 0.1f, 9};
+  particle_cloth_create(w, &cloth);
   xt_rope(w, 5.0f, 6.0f, 12, 0.15f, 0.04f);
   // Braced box landing on the dynamic box.
   int b0 = arb_world_get_particle_count(w);
