@@ -313,12 +313,18 @@ static sv_gate* fresh_gate(void) {
   return &g;
 }
 
-// The peer's request at `now` must get a challenge for the request's nonce.
-static arb_gate_msg challenge_for(sv_gate* g, const arb_gate_msg* req, uint64_t now) {
-  arb_gate_msg ch;
-  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, req, now, &ch), SV_GATE_REPLY);
+// A client's gate request with `nonce`.
+static arb_gate_msg gate_request(uint64_t nonce) {
+  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = nonce, .proto_version = 1};
+  return req;
+}
+
+// The peer's request with `nonce` at `now` must get a challenge for that nonce.
+static arb_gate_msg challenge_for(sv_gate* g, uint64_t nonce, uint64_t now) {
+  arb_gate_msg req = gate_request(nonce), ch;
+  assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &req, now, &ch), SV_GATE_REPLY);
   assert_int_equal(ch.kind, ARB_GATE_CHALLENGE);
-  assert_int_equal(ch.nonce, req->nonce);
+  assert_int_equal(ch.nonce, nonce);
   return ch;
 }
 
@@ -333,8 +339,7 @@ static void test_gate_cookie_admission_rate(void** state) {
   (void)state;
   sv_gate* g = fresh_gate();
   uint64_t now = 1000000;
-  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 9, .proto_version = 1}, ad;
-  arb_gate_msg ch = challenge_for(g, &req, now);
+  arb_gate_msg ch = challenge_for(g, 9, now), ad;
   // No admission without a response; a CONNECT is refused.
   assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 1, now));
   arb_gate_msg resp = response_to(&ch);
@@ -365,8 +370,7 @@ static void test_gate_cookie_admission_rate(void** state) {
   assert_false(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 200));
   // Passing the gate again (the client gave up on that connection: a new nonce) admits a
   // new one.
-  req.nonce = 10;
-  ch = challenge_for(g, &req, later + 200);
+  ch = challenge_for(g, 10, later + 200);
   arb_gate_msg resp2 = response_to(&ch);
   assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp2, later + 300, &ad), SV_GATE_REPLY);
   assert_true(sv_gate_take_connect(g, PEER_IP, PEER_PORT, 78, later + 400));
@@ -377,7 +381,7 @@ static void test_gate_cookie_admission_rate(void** state) {
   arb_gate_msg chs[30];
   int replies = 0;
   for (int i = 0; i < 30; ++i) {
-    arb_gate_msg r = {.kind = ARB_GATE_REQUEST, .nonce = 100u + (uint64_t)i, .proto_version = 1};
+    arb_gate_msg r = gate_request(100u + (uint64_t)i);
     if (gate_send(g, 0x0200007Fu, 1, &r, t, &chs[i]) == SV_GATE_REPLY) replies++;
   }
   assert_int_equal(replies, 30);
@@ -390,8 +394,7 @@ static void test_gate_cookie_admission_rate(void** state) {
   arb_gate_msg r6 = response_to(&chs[6]);
   assert_int_equal(gate_send(g, 0x0200007Fu, 1, &r6, t + 100, &ad), SV_GATE_RATE_LIMITED);
   assert_int_equal(gate_send(g, 0x0200007Fu, 1, &r6, t + 400, &ad), SV_GATE_REPLY);
-  req.nonce = 11;
-  ch = challenge_for(g, &req, t);
+  ch = challenge_for(g, 11, t);
   resp = response_to(&ch);
   assert_int_equal(gate_send(g, PEER_IP, PEER_PORT, &resp, t, &ad), SV_GATE_REPLY);
   // Replies are not sent for kinds only a server sends.
@@ -404,8 +407,8 @@ static void test_gate_challenge_budget(void** state) {
   (void)state;
   sv_gate* g = fresh_gate();
   uint64_t t = 3000000;
-  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 1, .proto_version = 1}, ch, ad;
-  arb_gate_msg mine = challenge_for(g, &req, t);
+  arb_gate_msg req = gate_request(1), ch, ad;
+  arb_gate_msg mine = challenge_for(g, 1, t);
   int answered = 0;
   for (int i = 0; i < SV_GATE_CHALLENGES_PER_SECOND + 100; ++i)
     if (gate_send(g, 0x0A000000u + (uint32_t)i, 9, &req, t, &ch) == SV_GATE_REPLY) answered++;
@@ -518,8 +521,7 @@ static void test_gate_cookie_every_byte(void** state) {
   (void)state;
   sv_gate* g = fresh_gate();
   uint64_t now = 2000000;
-  arb_gate_msg req = {.kind = ARB_GATE_REQUEST, .nonce = 5, .proto_version = 1}, ad;
-  arb_gate_msg ch = challenge_for(g, &req, now);
+  arb_gate_msg ch = challenge_for(g, 5, now), ad;
   arb_gate_msg resp = response_to(&ch);
   for (int i = 0; i < ARB_GATE_COOKIE_SIZE; ++i) {
     now += 250;
