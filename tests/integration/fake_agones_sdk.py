@@ -84,20 +84,22 @@ def error_body(code, message):
     return {"code": code, "message": message, "details": []}
 
 
+def reply_json(handler, status, obj):
+    """Answers an http.server request with `status` and `obj` as a JSON body."""
+    data = json.dumps(obj).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     state = None  # set in main
 
     def log_message(self, fmt, *args):  # keep the test output quiet
         pass
-
-    def reply(self, status, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def read_body(self):
         n = int(self.headers.get("Content-Length") or 0)
@@ -123,7 +125,7 @@ class Handler(BaseHTTPRequestHandler):
             status, answer = self.route(method, path, body)
         st.record(method, path, body, status)
         if answer is not None:
-            self.reply(status, answer)
+            reply_json(self, status, answer)
 
     def route(self, method, path, body):
         st = self.state

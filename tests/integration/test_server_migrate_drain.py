@@ -28,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lifecycle_util import FakeAgones, Server, admin_token_file, run_tests, verify_recording  # noqa: E402
+from fake_agones_sdk import reply_json  # noqa: E402
 from test_server_agones import log_time  # noqa: E402
 from test_server_migrate import BIN, TOKEN, bots, summary  # noqa: E402
 
@@ -62,6 +63,18 @@ def wait_count(server, event, n, timeout):
     return found[:n]
 
 
+def move_to_nobody(a, b, dead, clients, duration, seed, play_s=2.5):
+    """Starts `clients` bots on A and, after `play_s` of play, moves the match to B with the
+    clients sent to `dead` (a bound UDP socket nobody reads). Returns the bots' run and A's
+    migrate_confirmed event."""
+    run = bots(a.port, clients, duration, seed)
+    time.sleep(play_s)
+    path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
+    status, body = a.http("POST", path, token=TOKEN)
+    assert status == 202, (status, body)
+    return run, a.wait_event("migrate_confirmed", 5)
+
+
 def replay(*paths):
     r = subprocess.run([os.path.join(BIN, "arbiter-replay"), "verify", *paths], capture_output=True, text=True,
                        timeout=120)
@@ -93,12 +106,7 @@ class Allocator:
             def do_POST(self):
                 n = int(self.headers.get("Content-Length") or 0)
                 outer.requests.append({"path": self.path, "body": json.loads(self.rfile.read(n) or b"null")})
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                reply_json(self, status, answer)
 
         self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.http.daemon_threads = True
@@ -213,12 +221,7 @@ def test_unreachable_receiver_comes_back(work):
     dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # bound, never read: nobody answers
     dead.bind(("127.0.0.1", 0))
     try:
-        run = bots(a.port, 4, 14, 25)
-        time.sleep(3)
-        path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
-        status, body = a.http("POST", path, token=TOKEN)
-        assert status == 202, (status, body)
-        confirmed = a.wait_event("migrate_confirmed", 5)
+        run, confirmed = move_to_nobody(a, b, dead, 4, 14, 25, play_s=3)
         cancelled = a.wait_event("migrate_cancelled", 5)
         assert "no player reached the receiver" in cancelled["why"], cancelled
         dropped = b.wait_event("migrate_dropped", 5)
@@ -278,11 +281,7 @@ def test_sender_dies_while_settling(work):
     dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     dead.bind(("127.0.0.1", 0))
     try:
-        run = bots(a.port, 2, 6, 27)
-        time.sleep(2.5)
-        path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
-        assert a.http("POST", path, token=TOKEN)[0] == 202
-        a.wait_event("migrate_confirmed", 5)
+        run, _ = move_to_nobody(a, b, dead, 2, 6, 27)
         a.kill()
         dropped = b.wait_event("migrate_dropped", 5)
         assert "went away" in dropped["why"], dropped
@@ -310,11 +309,7 @@ def test_sender_stopping_while_settling_commits(work):
     dead = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     dead.bind(("127.0.0.1", 0))
     try:
-        run = bots(a.port, 2, 5, 31)
-        time.sleep(2.5)
-        path = "/admin/migrate/127.0.0.1:%d/127.0.0.1:%d" % (b.migrate_port, dead.getsockname()[1])
-        assert a.http("POST", path, token=TOKEN)[0] == 202
-        a.wait_event("migrate_confirmed", 5)
+        run, _ = move_to_nobody(a, b, dead, 2, 5, 31)
         a.proc.send_signal(signal.SIGINT)
         assert a.wait_exit(10) == 0
         assert a.find("migrate_committed", by="this server stopping"), a.events()[-6:]
