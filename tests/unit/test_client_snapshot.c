@@ -72,6 +72,21 @@ static int receive(cl_snapshots* s, cl_snap_result* res) {
   return receive_bytes(s, res);
 }
 
+// A one-part full snapshot of `tick` in which body `id` enters at x: s must take it.
+static void take_full(cl_snapshots* s, cl_snap_result* res, uint32_t tick, uint32_t id, int32_t x) {
+  begin(tick, 0, 0, 1);
+  enter(id, x);
+  assert_int_equal(receive(s, res), 1);
+}
+
+// A one-part delta of `tick` against `baseline` that moves body `id` by dx: s must take it.
+static void take_delta(cl_snapshots* s, cl_snap_result* res, uint32_t tick, uint32_t baseline,
+                       uint32_t id, int32_t dx) {
+  begin(tick, baseline, 0, 1);
+  change(id, dx);
+  assert_int_equal(receive(s, res), 1);
+}
+
 static int32_t x_of(const cl_slot* sl, uint32_t id) {
   const cl_body* e = cl_body_set_find(&sl->bodies, id);
   assert_non_null(e);
@@ -124,15 +139,11 @@ static void test_client_snapshot_parts_any_order(void** state) {
   assert_int_equal(s->duplicates, 2u);
 
   // Deltas of 12 and 14 against 10; 14 arrives first, 12 is still used (late, complete).
-  begin(14, 10, 0, 1);
-  change(1, 40);
-  assert_int_equal(receive(s, &res), 1);
+  take_delta(s, &res, 14, 10, 1, 40);
   assert_true(res.completed && res.newest);
   assert_int_equal(x_of(res.slot, 1), 140);
   assert_int_equal(x_of(res.slot, 2), 200);  // unchanged: from the baseline
-  begin(12, 10, 0, 1);
-  change(1, 20);
-  assert_int_equal(receive(s, &res), 1);
+  take_delta(s, &res, 12, 10, 1, 20);
   assert_true(res.completed);
   assert_false(res.newest);
   assert_int_equal(x_of(res.slot, 1), 120);
@@ -168,13 +179,9 @@ static void test_client_snapshot_parts_any_order(void** state) {
 static void test_client_snapshot_ring_rolls(void** state) {
   cl_snapshots* s = *state;
   cl_snap_result res;
-  begin(2, 0, 0, 1);
-  enter(7, 0);
-  assert_int_equal(receive(s, &res), 1);
+  take_full(s, &res, 2, 7, 0);
   for (uint32_t t = 4; t <= 400; t += 2) {
-    begin(t, t - 2, 0, 1);
-    change(7, 1);
-    assert_int_equal(receive(s, &res), 1);
+    take_delta(s, &res, t, t - 2, 7, 1);
     assert_true(res.completed && res.newest);
   }
   const cl_slot* last = cl_snapshots_get(s, 400);
@@ -200,9 +207,7 @@ static void test_client_snapshot_ring_rolls(void** state) {
 static void test_client_snapshot_id_changes_class(void** state) {
   cl_snapshots* s = *state;
   cl_snap_result res;
-  begin(10, 0, 0, 1);
-  enter(7, 100);
-  assert_int_equal(receive(s, &res), 1);
+  take_full(s, &res, 10, 7, 100);
   begin(11, 0, 0, 1);
   enter_particle(7, 200);
   assert_int_equal(receive(s, &res), 1);
@@ -278,18 +283,14 @@ static void test_client_snapshot_late_view_reads_the_drawn_set(void** state) {
   enter(2, 200);
   enter(3, 300);
   assert_int_equal(receive(s, &res), 1);
-  begin(13, 10, 0, 1);  // corrects 1
-  change(1, 30);
-  assert_int_equal(receive(s, &res), 1);
-  begin(15, 10, 0, 1);  // corrects 2 and 3
+  take_delta(s, &res, 13, 10, 1, 30);  // corrects 1
+  begin(15, 10, 0, 1);                 // corrects 2 and 3
   change(2, 50);
   change(3, 50);
   assert_int_equal(receive(s, &res), 1);
   assert_true(res.newest);
   assert_int_equal(x_of(res.slot, 1), 130);  // drawn from 13's origin
-  begin(14, 10, 0, 1);                       // late; corrects 3 only
-  change(3, 40);
-  assert_int_equal(receive(s, &res), 1);
+  take_delta(s, &res, 14, 10, 3, 40);        // late; corrects 3 only
   assert_true(res.completed);
   assert_false(res.newest);
   assert_int_equal(res.slot->bodies.count, 2);

@@ -193,9 +193,7 @@ static void test_proto_hello_version(void** state) {
   (void)state;
   // A future client's hello with more fields: we must still see its version.
   tmp_buf t;
-  tmp_init(&t);
-  msgpack_pack_array(&t.pk, 7);
-  msgpack_pack_uint8(&t.pk, 1);
+  tmp_message(&t, 7, ARB_PROTO_MSG_HELLO);
   msgpack_pack_uint32(&t.pk, 99);
   tmp_str(&t, "x");
   msgpack_pack_nil(&t.pk);
@@ -487,9 +485,7 @@ static void test_proto_view_malformed(void** state) {
 
 static int welcome_with_x(int how, double v, arb_proto_static_body* got, arb_proto_error* err) {
   tmp_buf t;
-  tmp_init(&t);
-  msgpack_pack_array(&t.pk, 9);
-  msgpack_pack_uint8(&t.pk, 2);
+  tmp_message(&t, 9, ARB_PROTO_MSG_WELCOME);
   msgpack_pack_uint8(&t.pk, 1);
   msgpack_pack_uint8(&t.pk, 1);
   msgpack_pack_uint8(&t.pk, 60);
@@ -560,9 +556,7 @@ static void test_proto_reason_strings(void** state) {
   assert_int_equal(arb_proto_decode_ping(NULL, 0, &po, NULL), ARB_E_TRUNCATED);
 
   // An input packet with its commands out of order says which one.
-  tmp_init(&t);
-  msgpack_pack_array(&t.pk, 4);
-  msgpack_pack_uint8(&t.pk, 4);
+  tmp_message(&t, 4, ARB_PROTO_MSG_INPUT);
   msgpack_pack_uint8(&t.pk, 1);
   msgpack_pack_uint8(&t.pk, 0);
   msgpack_pack_array(&t.pk, 2);
