@@ -118,14 +118,7 @@ int arb_client_create(const arb_client_config* config, arb_client** out) {
   c->cfg.token = NULL;
   c->backoff = config->reconnect_delay_min;
 
-  cl_interp_params ip;
-  ip.nominal_interval = 1.0f / 30.0f;
-  ip.delay_min = config->interp_delay_min;
-  ip.delay_max = config->interp_delay_max;
-  ip.extrapolation_limit = config->extrapolation_limit;
-  ip.blend_time = config->blend_time;
-  ip.teleport_distance = config->teleport_distance;
-  ip.max_entities = config->max_entities;
+  cl_interp_params ip = cl_interp_params_of(config, 1.0f / 30.0f);
   cl_interp_init(&c->interp, &ip, &mem);
   cl_clock_reset(&c->clock);
   cl_input_init(&c->input, config->input_redundancy);

@@ -37,6 +37,16 @@ static double clampd(double x, double lo, double hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }
 
+cl_interp_params cl_interp_params_of(const arb_client_config* config, float nominal_interval) {
+  return (cl_interp_params){.nominal_interval = nominal_interval,
+                            .delay_min = config->interp_delay_min,
+                            .delay_max = config->interp_delay_max,
+                            .extrapolation_limit = config->extrapolation_limit,
+                            .blend_time = config->blend_time,
+                            .teleport_distance = config->teleport_distance,
+                            .max_entities = config->max_entities};
+}
+
 int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem) {
   memset(in, 0, sizeof *in);
   in->p = *p;

@@ -122,6 +122,8 @@ static inline cl_entity* cl_interp_at(const cl_interp* in, int i) {
   return &in->ents[in->order[i]];
 }
 
+/// The interpolation a client's config asks for, at `nominal_interval` s between snapshots.
+cl_interp_params cl_interp_params_of(const arb_client_config* config, float nominal_interval);
 int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem);
 void cl_interp_deinit(cl_interp* in);
 /// Drop all entities and timing (a new connection).

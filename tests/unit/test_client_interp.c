@@ -174,16 +174,11 @@ typedef struct run_result {
   float target_min_late, target_max_late;  // target range over the last 3 s
 } run_result;
 
+// The client's default interpolation (arb_client_default_config) for this stream.
 static cl_interp_params default_params(void) {
-  cl_interp_params p;
-  p.nominal_interval = (float)SNAP_EVERY / TICK_RATE;
-  p.delay_min = 0.010f;
-  p.delay_max = 0.5f;
-  p.extrapolation_limit = 0.25f;
-  p.blend_time = 0.2f;
-  p.teleport_distance = 2.0f;
-  p.max_entities = 64;
-  return p;
+  arb_client_config config = arb_client_default_config();
+  config.max_entities = 64;
+  return cl_interp_params_of(&config, (float)SNAP_EVERY / TICK_RATE);
 }
 
 // Plays the stream of network n (drawing from rng_state) into a client's interpolation
