@@ -96,13 +96,18 @@ static void start_watched_server(tc_server* s, watch* w) {
   watch_start(w, s, rss_kb(s->pid), 200);
 }
 
-// A watched server (start_watched_server) with `attack` on it from now for `seconds`:
-// the attacker's pid, and the time it started in *t0 (t0 may be NULL).
-static pid_t start_watched_attack(tc_server* s, watch* w, attack_fn* attack, int seconds,
-                                  uint64_t* t0) {
+// An attack under way: the attacker's pid and when it started (tc_now_ms).
+typedef struct attack_run {
+  pid_t child;
+  uint64_t t0;
+} attack_run;
+
+// A watched server (start_watched_server) with `attack` on it from now for `seconds`.
+static attack_run start_watched_attack(tc_server* s, watch* w, attack_fn* attack, int seconds) {
   start_watched_server(s, w);
-  if (t0) *t0 = tc_now_ms();
-  return start_attack(attack, s->port, seconds);
+  attack_run run = {0, tc_now_ms()};
+  run.child = start_attack(attack, s->port, seconds);
+  return run;
 }
 
 static void run_attack(const char* name, attack_fn* attack, const char* const* extra, int seconds) {
@@ -497,7 +502,7 @@ static void test_abuse_full_table_makes_room(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  pid_t child = start_watched_attack(&s, &w, attack_full_table, 9, NULL);
+  attack_run run = start_watched_attack(&s, &w, attack_full_table, 9);
   // Bounded wait for the table to fill (handshakes in progress count too).
   double held = 0;
   uint64_t end = tc_now_ms() + 4000;
@@ -518,7 +523,7 @@ static void test_abuse_full_table_makes_room(void** state) {
   print_message("full table: honest joins <= %llu ms, %.0f hostages evicted\n",
                 (unsigned long long)h.worst_join_ms, evicted);
   assert_true(evicted >= (double)HONEST);
-  int status = play_until_exit(&h, child);
+  int status = play_until_exit(&h, run.child);
   assert_true(WIFEXITED(status));
   // The hostages vanished with the child: their sessions end (hello timeout, then the
   // close grace) and every count comes back to the honest clients alone, evicted and
@@ -598,14 +603,13 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  uint64_t t0;
-  pid_t child = start_watched_attack(&s, &w, attack_rejoin_holds, W2_ATTACK_SECONDS, &t0);
+  attack_run run = start_watched_attack(&s, &w, attack_rejoin_holds, W2_ATTACK_SECONDS);
   honest h;
   honest_init_n(&h, W2_HONEST, NULL);
   double peak_avatars = 0, peak_held = 0;
   uint64_t next_sample = 0;
   // Let the attack run half its time (the slots used to be full after ~6 s), sampling.
-  while (tc_now_ms() - t0 < 5000) {
+  while (tc_now_ms() - run.t0 < 5000) {
     tc_sleep_ms(100);
     sample_avatars(&s, &peak_avatars, &peak_held);
   }
@@ -626,7 +630,7 @@ static void test_abuse_rejoin_holds_bounded(void** state) {
     }
     snap_check(&h.snaps, &m, h.c, h.joined);
   }
-  int status = play_until_exit(&h, child);
+  int status = play_until_exit(&h, run.child);
   assert_true(WIFEXITED(status));
   double cycles = metric(&s, "arbiter_clients_joined_total") - W2_HONEST;
   print_message(
@@ -790,8 +794,7 @@ static void test_abuse_forged_requests_spend_no_budget(void** state) {
   (void)state;
   tc_server s;
   watch w;
-  uint64_t t0;
-  pid_t child = start_watched_attack(&s, &w, attack_forged_requests, W5_ATTACK_SECONDS, &t0);
+  attack_run run = start_watched_attack(&s, &w, attack_forged_requests, W5_ATTACK_SECONDS);
   tc_sleep_ms(2000);  // the old budget (burst 40) is spent by now
   honest h;
   honest_init_n(&h, W5_HONEST, W5_VICTIM_IP);
@@ -799,10 +802,10 @@ static void test_abuse_forged_requests_spend_no_budget(void** state) {
     join_one(&h, &s, LOCKOUT_JOIN_LIMIT_MS);
     play_and_check_snapshots(&h, 600);
   }
-  uint64_t attacked_ms = tc_now_ms() - t0;
-  kill(child, SIGTERM);
+  uint64_t attacked_ms = tc_now_ms() - run.t0;
+  kill(run.child, SIGTERM);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(run.child, &status, 0);
   double challenges = metric(&s, "arbiter_gate_challenges_total");
   double limited = metric(&s, "arbiter_datagrams_dropped_total{reason=\"rate_limited\"}");
   print_message(
