@@ -4,6 +4,7 @@
 // top-down force controller's force before every step, as the game gives its avatars.
 #include <stdlib.h>
 
+#include "../../tests/common/body_defs.h"
 #include "scenes_arbiter.h"
 #include "scenes_shared.h"
 
@@ -35,11 +36,8 @@ static void add_walls(arb_world* w) {
                              {h + t, 0.0f, t, h + t},
                              {-h - t, 0.0f, t, h + t}};
   for (int k = 0; k < 4; ++k) {
-    arb_body_def bd = arb_default_body_def();
-    bd.type = ARB_BODY_STATIC;
-    bd.position = arb_v2(place[k][0], place[k][1]);
-    bd.shape.type = ARB_SHAPE_POLYGON;
-    bd.shape.polygon = arb_make_box(place[k][2], place[k][3]);
+    arb_body_def bd =
+        box_body_def(ARB_BODY_STATIC, place[k][0], place[k][1], place[k][2], place[k][3]);
     add(w, &bd);
   }
 }
@@ -54,12 +52,9 @@ static void add_mixer(arb_world* w, float cx, float cy) {
                              &bd.shape.segment.b.y);
     add(w, &bd);
   }
-  arb_body_def rotor = arb_default_body_def();
-  rotor.type = ARB_BODY_KINEMATIC;
-  rotor.position = arb_v2(cx, cy);
+  arb_body_def rotor =
+      box_body_def(ARB_BODY_KINEMATIC, cx, cy, BENCH_ARENA_ROTOR_HW, BENCH_ARENA_ROTOR_HH);
   rotor.angular_velocity = BENCH_ARENA_ROTOR_SPEED;
-  rotor.shape.type = ARB_SHAPE_POLYGON;
-  rotor.shape.polygon = arb_make_box(BENCH_ARENA_ROTOR_HW, BENCH_ARENA_ROTOR_HH);
   add(w, &rotor);
   for (int k = 0; k < BENCH_ARENA_MIXER_BALLS; ++k) {
     float x, y;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../tests/common/body_defs.h"
 #include "../../tests/common/particle_cloth.h"
 #include "bench_clock.h"
 #include "scenes.h"          // bench_arbiter_sleep_all, bench_arbiter_continuous
@@ -35,11 +36,7 @@ static arb_world* make_world(arb_vec2 g, float max_speed) {
 }
 
 static void add_box(arb_world* w, arb_body_type type, float x, float y, float hw, float hh) {
-  arb_body_def bd = arb_default_body_def();
-  bd.type = type;
-  bd.position = arb_v2(x, y);
-  bd.shape.type = ARB_SHAPE_POLYGON;
-  bd.shape.polygon = arb_make_box(hw, hh);
+  arb_body_def bd = box_body_def(type, x, y, hw, hh);
   arb_body_create(w, &bd);
 }
 

@@ -391,7 +391,7 @@ static arb_world* pair_twin(wt_body_list* l, int workers, uint32_t seed) {
   wt_body_list_add(w, l, wt_ground(w, 20.0f));
   wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, -21.0f, 10.0f, 1.0f, 12.0f));
   wt_body_list_add(w, l, wt_box(w, ARB_BODY_STATIC, 21.0f, 10.0f, 1.0f, 12.0f));
-  arb_body_def bar = wt_box_def(ARB_BODY_KINEMATIC, 0.0f, 3.0f, 7.0f, 0.3f);
+  arb_body_def bar = box_body_def(ARB_BODY_KINEMATIC, 0.0f, 3.0f, 7.0f, 0.3f);
   bar.angular_velocity = 3.0f;
   wt_body_list_add(w, l, arb_body_create(w, &bar));
   for (int k = 0; k < 220; ++k) wt_body_list_add(w, l, random_pair_body(w, &rng));

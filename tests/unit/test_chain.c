@@ -113,7 +113,7 @@ static void test_one_sided(void** state) {
   bd.shape.type = ARB_SHAPE_CIRCLE;
   bd.shape.circle.radius = 0.2f;
   arb_body_id up = arb_body_create(w, &bd);
-  arb_body_def box = wt_box_def(ARB_BODY_DYNAMIC, 3.5f, -1.0f, 0.3f, 0.3f);
+  arb_body_def box = box_body_def(ARB_BODY_DYNAMIC, 3.5f, -1.0f, 0.3f, 0.3f);
   box.linear_velocity = arb_v2(0.0f, 5.0f);
   arb_body_id box_up = arb_body_create(w, &box);
   for (int s = 0; s < 60; ++s) arb_world_step(w, DT);

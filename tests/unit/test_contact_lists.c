@@ -36,8 +36,8 @@
 // push wakes it.
 static void add_column(arb_world* w, uint32_t* rng, float x, int height, bool asleep) {
   for (int k = 0; k < height; ++k) {
-    arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, x + wt_rng_range(rng, -0.1f, 0.1f),
-                                 (asleep ? 3.5f : 0.5f) + (float)k * 0.98f, 0.5f, 0.5f);
+    arb_body_def bd = box_body_def(ARB_BODY_DYNAMIC, x + wt_rng_range(rng, -0.1f, 0.1f),
+                                   (asleep ? 3.5f : 0.5f) + (float)k * 0.98f, 0.5f, 0.5f);
     if (wt_rng_next(rng) % 3u == 0u) {
       bd.shape.type = ARB_SHAPE_CIRCLE;
       bd.shape.circle.radius = 0.5f;

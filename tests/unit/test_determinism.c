@@ -30,7 +30,7 @@ static arb_world* pyramid_in(arb_world* w) {
              0.5f);
     }
   }
-  arb_body_def bd = wt_box_def(ARB_BODY_KINEMATIC, -12.0f, 1.0f, 1.0f, 0.25f);
+  arb_body_def bd = box_body_def(ARB_BODY_KINEMATIC, -12.0f, 1.0f, 1.0f, 0.25f);
   bd.linear_velocity = arb_v2(1.5f, 0.0f);
   bd.angular_velocity = 0.3f;
   arb_body_create(w, &bd);

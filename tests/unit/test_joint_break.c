@@ -24,7 +24,7 @@
 // A 10 kg box hanging 1 m under a static anchor on a `type` joint breaking at `limit`.
 static arb_extra_id hang(arb_world* w, arb_joint_type type, float limit, arb_body_id* weight) {
   arb_body_id anchor = wt_box(w, ARB_BODY_STATIC, 0.0f, 5.0f, 0.2f, 0.2f);
-  arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, 0.0f, 4.0f, 0.25f, 0.25f);
+  arb_body_def bd = box_body_def(ARB_BODY_DYNAMIC, 0.0f, 4.0f, 0.25f, 0.25f);
   bd.shape.density = 40.0f;
   *weight = arb_body_create(w, &bd);
   arb_joint_def d = arb_default_joint_def();

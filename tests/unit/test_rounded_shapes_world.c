@@ -241,7 +241,7 @@ static void test_rounded_box_rests_and_restores(void** state) {
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   arb_world_enable_sleep(w, false);
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 10.0f, 0.5f);
-  arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, 2.0f, 0.52f, 0.4f, 0.4f);
+  arb_body_def bd = box_body_def(ARB_BODY_DYNAMIC, 2.0f, 0.52f, 0.4f, 0.4f);
   bd.shape.polygon = arb_make_rounded_polygon(&bd.shape.polygon, 0.1f);
   arb_body_id id = arb_body_create(w, &bd);
   expect_rests(w, id, 1e-3f);

@@ -150,7 +150,7 @@ static void test_bounce_height_ratio(void** state) {
   (void)state;
   const float e = 0.7f, r = 0.25f, h0 = 5.0f;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
-  arb_body_def gd = wt_box_def(ARB_BODY_STATIC, 0.0f, -1.0f, 5.0f, 1.0f);
+  arb_body_def gd = box_body_def(ARB_BODY_STATIC, 0.0f, -1.0f, 5.0f, 1.0f);
   arb_body_create(w, &gd);
   arb_body_def bd = arb_default_body_def();
   bd.position = arb_v2(0.0f, h0 + r);
@@ -254,7 +254,7 @@ static void test_static_and_kinematic(void** state) {
   arb_body_set_linear_velocity(w, s, arb_v2(3.0f, 0.0f));
   // A dynamic body lands on it, a kinematic one passes through it.
   wt_circle(w, ARB_BODY_DYNAMIC, 0.0f, 3.0f, 0.5f);
-  arb_body_def kd = wt_box_def(ARB_BODY_KINEMATIC, -5.0f, 0.0f, 0.5f, 0.5f);
+  arb_body_def kd = box_body_def(ARB_BODY_KINEMATIC, -5.0f, 0.0f, 0.5f, 0.5f);
   kd.linear_velocity = arb_v2(2.0f, 0.0f);
   kd.angular_velocity = 1.0f;
   arb_body_id k = arb_body_create(w, &kd);

@@ -26,7 +26,7 @@
 
 static arb_body_id sensor_box(arb_world* w, arb_body_type type, float x, float y, float hw,
                               float hh) {
-  arb_body_def bd = wt_box_def(type, x, y, hw, hh);
+  arb_body_def bd = box_body_def(type, x, y, hw, hh);
   bd.shape.sensor = true;
   return arb_body_create(w, &bd);
 }
@@ -197,7 +197,7 @@ static void test_what_sensors_see(void** state) {
   (void)state;
   arb_world* w = wt_world(arb_v2(0.0f, -10.0f));
   wt_box(w, ARB_BODY_STATIC, 0.0f, -0.5f, 20.0f, 0.5f);  // ground: overlapped, not seen
-  arb_body_def kd = wt_box_def(ARB_BODY_KINEMATIC, -12.0f, 0.5f, 1.0f, 1.0f);
+  arb_body_def kd = box_body_def(ARB_BODY_KINEMATIC, -12.0f, 0.5f, 1.0f, 1.0f);
   kd.shape.sensor = true;
   kd.linear_velocity = arb_v2(4.0f, 0.0f);
   arb_body_id s = arb_body_create(w, &kd);
@@ -206,7 +206,7 @@ static void test_what_sensors_see(void** state) {
   arb_body_id boxes[3];
   for (int k = 0; k < 3; ++k)
     boxes[k] = wt_box(w, ARB_BODY_DYNAMIC, -6.0f + 6.0f * (float)k, 0.5f, 0.4f, 0.4f);
-  arb_body_def hidden = wt_box_def(ARB_BODY_DYNAMIC, 3.0f, 0.5f, 0.4f, 0.4f);
+  arb_body_def hidden = box_body_def(ARB_BODY_DYNAMIC, 3.0f, 0.5f, 0.4f, 0.4f);
   hidden.shape.category_bits = 2u;
   hidden.shape.mask_bits = ~1u;  // does not collide with (or show to) category 1
   arb_body_id h = arb_body_create(w, &hidden);

@@ -34,15 +34,15 @@ static void build_scene(arb_world* w, uint32_t seed) {
     arb_body_create(w, &cd);
   }
   for (int k = 0; k < 60; ++k) {
-    arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, wt_rng_range(&rng, 15.0f, 60.0f),
-                                 wt_rng_range(&rng, 1.0f, 25.0f), wt_rng_range(&rng, 0.2f, 0.8f),
-                                 wt_rng_range(&rng, 0.2f, 0.8f));
+    arb_body_def bd = box_body_def(ARB_BODY_DYNAMIC, wt_rng_range(&rng, 15.0f, 60.0f),
+                                   wt_rng_range(&rng, 1.0f, 25.0f), wt_rng_range(&rng, 0.2f, 0.8f),
+                                   wt_rng_range(&rng, 0.2f, 0.8f));
     bd.linear_velocity = arb_v2(wt_rng_range(&rng, -15.0f, 15.0f), wt_rng_range(&rng, -5.0f, 5.0f));
     bd.angular_velocity = wt_rng_range(&rng, -3.0f, 3.0f);
     bd.shape.restitution = wt_rng_range(&rng, 0.0f, 0.8f);
     arb_body_create(w, &bd);
   }
-  arb_body_def kd = wt_box_def(ARB_BODY_KINEMATIC, 10.0f, 0.6f, 1.5f, 0.5f);
+  arb_body_def kd = box_body_def(ARB_BODY_KINEMATIC, 10.0f, 0.6f, 1.5f, 0.5f);
   kd.linear_velocity = arb_v2(3.0f, 0.0f);
   arb_body_create(w, &kd);
   for (int k = 0; k < 2; ++k) {

@@ -85,7 +85,7 @@ static void build_mixed(arb_world* w) {
   }
   arb_body_id prev = arb_null_body_id;
   for (int i = 0; i < 30; ++i) {  // planks from (-15, 30) to (15, 30), pinned at both ends
-    arb_body_def bd = wt_box_def(ARB_BODY_DYNAMIC, -14.5f + (float)i, 30.0f, 0.5f, 0.1f);
+    arb_body_def bd = box_body_def(ARB_BODY_DYNAMIC, -14.5f + (float)i, 30.0f, 0.5f, 0.1f);
     bd.shape.group = -1;
     arb_body_id b = arb_body_create(w, &bd);
     arb_joint_def jd = arb_default_joint_def();

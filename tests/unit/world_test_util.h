@@ -13,6 +13,8 @@
 
 #include <arbiter/world.h>
 
+#include "../common/body_defs.h"
+
 // A test that passes a stale id on purpose (to check the soft failure) installs this
 // handler: ARB_ASSERT then counts instead of aborting in builds with asserts.
 static int wt_assert_count;
@@ -96,19 +98,9 @@ static inline uint8_t* wt_save(const arb_world* w, int* size) {
   return image;
 }
 
-// A box body's definition, for callers that set more (velocities...) before creating it.
-static inline arb_body_def wt_box_def(arb_body_type type, float x, float y, float hw, float hh) {
-  arb_body_def bd = arb_default_body_def();
-  bd.type = type;
-  bd.position = arb_v2(x, y);
-  bd.shape.type = ARB_SHAPE_POLYGON;
-  bd.shape.polygon = arb_make_box(hw, hh);
-  return bd;
-}
-
 static inline arb_body_id wt_box(arb_world* w, arb_body_type type, float x, float y, float hw,
                                  float hh) {
-  arb_body_def bd = wt_box_def(type, x, y, hw, hh);
+  arb_body_def bd = box_body_def(type, x, y, hw, hh);
   return arb_body_create(w, &bd);
 }
 
