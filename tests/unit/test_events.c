@@ -100,22 +100,23 @@ typedef struct run_result {
   int count;
 } run_result;
 
-// restore_at > 0: save after that tick, step on to 200 as a detour, restore, continue.
+// One tick of the scene, its events folded into the run_result `run`.
+static void run_tick(arb_world* w, int tick, void* run) {
+  run_result* r = run;
+  rain(w, tick);
+  churn(w, tick);
+  arb_world_step(w, DT);
+  int c = 0;
+  r->events = fold_events(w, r->events, &c);
+  if (tick > 200) r->events_after = fold_events(w, r->events_after, &c);
+  r->count += c;
+}
+
+// restore_at > 0: save after that tick, step on 20 steps as a detour, restore, continue.
 static run_result run(float hit_threshold, int restore_at) {
   arb_world* w = make_scene(hit_threshold);
   run_result r = {1469598103934665603ull, 1469598103934665603ull, 0, 0};
-  for (int tick = 1; tick <= TICKS; ++tick) {
-    rain(w, tick);
-    churn(w, tick);
-    arb_world_step(w, DT);
-    int c = 0;
-    r.events = fold_events(w, r.events, &c);
-    if (tick > 200) r.events_after = fold_events(w, r.events_after, &c);
-    r.count += c;
-    if (tick == restore_at) wt_detour_and_restore(w, 20, DT);
-  }
-  r.world_hash = arb_world_hash(w);
-  arb_world_destroy(w);
+  r.world_hash = wt_run_with_detour(w, TICKS, run_tick, &r, restore_at, 20, DT);
   return r;
 }
 

@@ -283,19 +283,20 @@ typedef struct run_out {
   int count;
 } run_out;
 
+// One tick of the rain, its sensor events folded into the run_out `run`.
+static void rain_tick(arb_world* w, int tick, void* run) {
+  run_out* r = run;
+  rain_step(w, tick);
+  r->count += arb_world_get_sensor_begin_events(w, NULL) + arb_world_get_sensor_end_events(w, NULL);
+  r->events = fold_events(w, r->events);
+  if (tick > 60) r->events_after = fold_events(w, r->events_after);
+}
+
+// save_at > 0: save after that tick, step on 30 steps as a detour, restore, continue.
 static run_out run_rain(int save_at) {
   arb_world* w = make_rain();
   run_out r = {14695981039346656037ull, 14695981039346656037ull, 0, 0};
-  for (int tick = 1; tick <= 240; ++tick) {
-    rain_step(w, tick);
-    r.count +=
-        arb_world_get_sensor_begin_events(w, NULL) + arb_world_get_sensor_end_events(w, NULL);
-    r.events = fold_events(w, r.events);
-    if (tick > 60) r.events_after = fold_events(w, r.events_after);
-    if (tick == save_at) wt_detour_and_restore(w, 30, DT);
-  }
-  r.hash = arb_world_hash(w);
-  arb_world_destroy(w);
+  r.hash = wt_run_with_detour(w, 240, rain_tick, &r, save_at, 30, DT);
   return r;
 }
 

@@ -193,6 +193,22 @@ static inline void wt_detour_and_restore(arb_world* w, int steps, float dt) {
   free(image);
 }
 
+/// Runs a scene for `ticks` ticks, each one `tick_fn(w, tick, ctx)` (the scene's step and
+/// whatever the test records of it), with a detour (wt_detour_and_restore, `detour_steps`
+/// steps by dt) after tick `detour_at` (0: none). Destroys the world; returns its hash at
+/// the end.
+static inline uint64_t wt_run_with_detour(arb_world* w, int ticks,
+                                          void (*tick_fn)(arb_world* w, int tick, void* ctx),
+                                          void* ctx, int detour_at, int detour_steps, float dt) {
+  for (int tick = 1; tick <= ticks; ++tick) {
+    tick_fn(w, tick, ctx);
+    if (tick == detour_at) wt_detour_and_restore(w, detour_steps, dt);
+  }
+  uint64_t hash = arb_world_hash(w);
+  arb_world_destroy(w);
+  return hash;
+}
+
 // How many of the n bodies are awake (sleeping tests).
 /// A world with this gravity and continuous collision on or off (the tunnelling tests).
 static inline arb_world* wt_world_continuous(bool continuous, arb_vec2 gravity) {
