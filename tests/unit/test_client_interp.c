@@ -357,17 +357,36 @@ static void test_client_interp_delay_adapts_to_jitter(void** state) {
   assert_true(b.extrapolated_frames * 20 < b.stream_frames);
 }
 
-// An interpolator with the default parameters and the default allocator, tracking one
-// entity `id` whose one sample so far is `first`.
-static void init_one_entity(cl_interp* in, uint32_t id, const cl_sample* first) {
+// cmocka fixture: an interpolator with the default parameters and the default allocator,
+// as *state (deinitialized after the test, whether it passed or failed).
+static int interp_setup(void** state) {
+  static cl_interp in;
   cl_mem mem = {NULL, NULL, NULL};
   cl_interp_params prm = default_params();
-  assert_int_equal(cl_interp_init(in, &prm, &mem), 0);
+  if (cl_interp_init(&in, &prm, &mem) != 0) return -1;
+  *state = &in;
+  return 0;
+}
+
+static int interp_teardown(void** state) {
+  cl_interp_deinit(*state);
+  return 0;
+}
+
+// Tracks entity `id`, whose one sample so far is `first`.
+static void track_one(cl_interp* in, uint32_t id, const cl_sample* first) {
   arb_client_entity_desc d;
   memset(&d, 0, sizeof d);
   d.id = id;
   assert_int_equal(cl_interp_add(in, &d), 0);
   assert_int_equal(cl_interp_push(in, id, first), 0);
+}
+
+// The one tracked entity at time t (extrapolated past its newest sample).
+static arb_client_entity_state sample_one(cl_interp* in, double t) {
+  arb_client_entity_state o;
+  cl_interp_sample(in, t, &o, 1, true);
+  return o;
 }
 
 // The entity table against a brute-force list over random adds and removes: found by id,
@@ -429,60 +448,54 @@ static void test_client_interp_table_and_history(void** state) {
 
 // Past the newest snapshot: extrapolate with its velocity for at most the limit, then hold.
 static void test_client_interp_extrapolation_bounded(void** state) {
-  (void)state;
   cl_sample s = {1.0, {0.0f, 0.0f}, 0.0f, {2.0f, 0.0f}, 0.0f};
-  cl_interp in;
-  init_one_entity(&in, 1, &s);
-  arb_client_entity_state o;
-  cl_interp_sample(&in, 1.1, &o, 1, true);
+  cl_interp* in = *state;
+  track_one(in, 1, &s);
+  arb_client_entity_state o = sample_one(in, 1.1);
   assert_true(o.flags & ARB_CLIENT_SAMPLE_EXTRAPOLATED);
   assert_true(fabsf(o.position.x - 0.2f) < 1e-5f);
-  cl_interp_sample(&in, 1.25, &o, 1, true);
+  o = sample_one(in, 1.25);
   assert_true(fabsf(o.position.x - 0.5f) < 1e-5f);
-  cl_interp_sample(&in, 3.0, &o, 1, true);
+  o = sample_one(in, 3.0);
   assert_true(o.flags & ARB_CLIENT_SAMPLE_HELD);
   assert_true(fabsf(o.position.x - 0.5f) < 1e-5f);  // 0.25 s at 2 m/s, then still
   // Duplicates and non-finite samples are refused without harm.
-  assert_int_equal(cl_interp_push(&in, 1, &s), 0);
-  assert_int_equal(in.ents[0].count, 1);
+  assert_int_equal(cl_interp_push(in, 1, &s), 0);
+  assert_int_equal(in->ents[0].count, 1);
   cl_sample bad = s;
   bad.t = 2.0;
   bad.p.x = NAN;
-  assert_int_equal(cl_interp_push(&in, 1, &bad), ARB_E_NONFINITE);
-  assert_int_equal(cl_interp_push(&in, 99, &s), ARB_E_NOT_FOUND);
-  cl_interp_deinit(&in);
+  assert_int_equal(cl_interp_push(in, 1, &bad), ARB_E_NONFINITE);
+  assert_int_equal(cl_interp_push(in, 99, &s), ARB_E_NOT_FOUND);
 }
 
 // A large correction snaps (teleport); a small one fades in over blend_time.
 static void test_client_interp_teleport_snaps_small_error_blends(void** state) {
-  (void)state;
   cl_sample s0 = {1.0, {0.0f, 0.0f}, 0.0f, {1.0f, 0.0f}, 0.0f};
-  cl_interp in;
-  init_one_entity(&in, 7, &s0);
-  arb_client_entity_state o;
-  cl_interp_sample(&in, 1.5, &o, 1, true);  // held at 0.25
+  cl_interp* in = *state;
+  track_one(in, 7, &s0);
+  arb_client_entity_state o = sample_one(in, 1.5);  // held at 0.25
   assert_true(fabsf(o.position.x - 0.25f) < 1e-5f);
   // The truth arrives: at 1.5 the body was at x = 0.5 (0.25 off): blend from 0.25.
   cl_sample s1 = {1.5, {0.5f, 0.0f}, 0.0f, {1.0f, 0.0f}, 0.0f};
-  cl_interp_push(&in, 7, &s1);
-  cl_interp_sample(&in, 1.5, &o, 1, true);
+  cl_interp_push(in, 7, &s1);
+  o = sample_one(in, 1.5);
   assert_true(fabsf(o.position.x - 0.25f) < 1e-5f);  // no jump at the moment of arrival
   assert_true(o.flags & ARB_CLIENT_SAMPLE_BLENDING);
   // The body moves at 1 m/s, so the 0.25 m correction fades over 0.25 s (never faster
   // than the body): at 1.6, 40 % of it is gone: 0.6 - 0.25 * 0.6.
-  cl_interp_sample(&in, 1.6, &o, 1, true);
+  o = sample_one(in, 1.6);
   assert_true(fabsf(o.position.x - 0.45f) < 1e-4f);
-  cl_interp_sample(&in, 1.75, &o, 1, true);  // blend over: exactly the curve
+  o = sample_one(in, 1.75);  // blend over: exactly the curve
   assert_false(o.flags & ARB_CLIENT_SAMPLE_BLENDING);
   assert_true(fabsf(o.position.x - 0.75f) < 1e-5f);
   // A teleport: 50 m away at the next snapshot: no sliding, no blend.
   cl_sample s2 = {2.0, {50.0f, 0.0f}, 0.0f, {0.0f, 0.0f}, 0.0f};
-  cl_interp_push(&in, 7, &s2);
-  cl_interp_sample(&in, 1.9, &o, 1, true);
+  cl_interp_push(in, 7, &s2);
+  o = sample_one(in, 1.9);
   assert_true(o.position.x < 1.5f);  // still near the old place, not half-way to 50
-  cl_interp_sample(&in, 2.0, &o, 1, true);
+  o = sample_one(in, 2.0);
   assert_true(o.position.x == 50.0f);
-  cl_interp_deinit(&in);
 }
 
 // The clock estimate never goes backwards, even when samples say it should.
@@ -522,7 +535,9 @@ ARB_TEST_MAIN(cmocka_unit_test(test_client_interp_continuous_and_exact),
               cmocka_unit_test(test_client_interp_clean_stream_never_blends),
               cmocka_unit_test(test_client_interp_delay_converges),
               cmocka_unit_test(test_client_interp_delay_adapts_to_jitter),
-              cmocka_unit_test(test_client_interp_extrapolation_bounded),
-              cmocka_unit_test(test_client_interp_teleport_snaps_small_error_blends),
+              cmocka_unit_test_setup_teardown(test_client_interp_extrapolation_bounded,
+                                              interp_setup, interp_teardown),
+              cmocka_unit_test_setup_teardown(test_client_interp_teleport_snaps_small_error_blends,
+                                              interp_setup, interp_teardown),
               cmocka_unit_test(test_client_clock_monotonic),
               cmocka_unit_test(test_client_interp_table_and_history))
