@@ -879,8 +879,7 @@ int arb_client_update(arb_client* c, double now) {
   }
 
   if (c->state_since < 0.0) c->state_since = c->now;
-  if (c->moving && c->state != ARB_CLIENT_CONNECTED &&
-      c->now - c->moved_at > CL_MOVE_FALLBACK_S) {
+  if (c->moving && c->state != ARB_CLIENT_CONNECTED && c->now - c->moved_at > CL_MOVE_FALLBACK_S) {
     cl_net_drop(&c->net, 0);
     move_back(c, "not welcomed in time");
   }
