@@ -9,6 +9,7 @@ void arb_snapshot_rate_init(arb_snapshot_rate* r, int ceiling_kbps) {
   r->min_rtt_ms = 0.0f;
   r->since_cut_s = 1.0e9f;
   r->clear_s = 0.0f;
+  r->owed = 0;
 }
 
 void arb_snapshot_rate_update(arb_snapshot_rate* r, float loss, float rtt_ms, float dt) {
@@ -35,4 +36,19 @@ void arb_snapshot_rate_update(arb_snapshot_rate* r, float loss, float rtt_ms, fl
 int arb_snapshot_rate_budget(const arb_snapshot_rate* r, int snapshot_rate) {
   if (snapshot_rate < 1) snapshot_rate = 1;
   return (int)(r->kbps * 1000.0f / 8.0f / (float)snapshot_rate);
+}
+
+int arb_snapshot_rate_take(arb_snapshot_rate* r, int snapshot_rate) {
+  int budget = arb_snapshot_rate_budget(r, snapshot_rate);
+  if (r->owed >= budget) {
+    r->owed -= budget;
+    return 0;
+  }
+  budget -= r->owed;
+  r->owed = 0;
+  return budget;
+}
+
+void arb_snapshot_rate_spent(arb_snapshot_rate* r, int budget, long bytes) {
+  if (bytes > budget) r->owed += (int)(bytes - budget);
 }

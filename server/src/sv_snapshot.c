@@ -150,7 +150,6 @@ void sv_snap_client_reset(sv_snap_client* c, int ceiling_kbps) {
   c->priority.count = 0;
   arb_snapshot_rate_init(&c->rate, ceiling_kbps);
   c->unacked_full_since = 0;
-  c->debt = 0;
 }
 
 void sv_snap_client_free(sv_snap_client* c) {
@@ -383,14 +382,11 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   }
   float dt = 1.0f / (float)(req->snapshot_rate > 0 ? req->snapshot_rate : 1);
   arb_snapshot_rate_update(&c->rate, req->loss, req->rtt_ms, dt);
-  int budget = arb_snapshot_rate_budget(&c->rate, req->snapshot_rate);
-  if (c->debt >= budget) {  // this snapshot's bytes pay back a whole view sent before
-    c->debt -= budget;
+  int budget = arb_snapshot_rate_take(&c->rate, req->snapshot_rate);
+  if (budget == 0) {  // this snapshot's bytes pay back a whole view sent before
     memset(out, 0, sizeof *out);
     return 0;
   }
-  budget -= c->debt;
-  c->debt = 0;
   arb_snapshot_interest in = {0};
   in.avatar_id = avatar >= 0 ? req->avatar_entity : 0;
   if (avatar >= 0) in.avatar = cap->positions[avatar];
@@ -438,10 +434,9 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   c->ring_tick[write] = 0;  // invalid until the build succeeds
   int rc = arb_snapshot_build(x->builder, &a, out);
   if (rc != 0) return rc;
-  if (base < 0) {
-    long cost = out->bytes + (long)out->packet_count * SV_SNAP_PACKET_OVERHEAD;
-    if (cost > budget) c->debt = (int)(cost - budget);
-  }
+  if (whole_view)  // the one snapshot allowed over its budget: owed to the rate
+    arb_snapshot_rate_spent(&c->rate, budget,
+                            out->bytes + (long)out->packet_count * SV_SNAP_PACKET_OVERHEAD);
   arb_snapshot_priority_keep_stale(&c->priority, current, x->prio, x->stale, out->stale_count);
   c->ring_tick[write] = req->tick;
   c->ring_base[write] = a.h.baseline_tick;

@@ -70,12 +70,9 @@ typedef struct sv_snap_client {
   /// none. Once that is a second old, full snapshots carry the whole view whatever the
   /// budget: a full snapshot replaces the client's view (PROTOCOL.md §6), so a client that
   /// never acknowledges would otherwise only ever hold the part of its view one budget
-  /// fits. (Within the second, an acknowledgement on its way is the usual reason.)
+  /// fits. (Within the second, an acknowledgement on its way is the usual reason.) What a
+  /// whole view costs over the budget the rate controller takes back from later snapshots.
   uint32_t unacked_full_since;
-  /// Bytes such a whole view cost over its budget, paid back from the client's next
-  /// snapshots: one is skipped while the debt is at least its budget, the rest comes off
-  /// the next budget. The client's rate holds on average.
-  int debt;
 } sv_snap_client;
 
 /// Captured entities bucketed by position: cell (cx, cy) holds the capture indexes

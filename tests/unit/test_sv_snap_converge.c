@@ -23,6 +23,7 @@
 #include "../common/test_main.h"
 #include "cl_snapshot.h"
 #include "snap_world.h"
+#include "snapshot_tolerance.h"
 
 #define MAX_E 4096
 #define PLAYERS 8
@@ -102,30 +103,15 @@ static void step_world(void) {
   arb_game_step(world.game);
 }
 
-static bool within(int32_t a, int32_t b, int32_t tol) {
-  return llabs((long long)a - (long long)b) <= tol;
-}
-
 /* The client's drawn state of entity t evaluated at the view's tick is t's captured state
- * within the tolerance, for the fields its class carries (as the builder decides). */
+ * within the tolerance. */
 static bool drawn_matches(const cl_snapshots* c, const cl_slot* view,
                           const arb_snapshot_entity* t) {
   const arb_snapshot_tolerance tol = arb_snapshot_default_tolerance();
   const arb_snapshot_entity* d = arb_snapshot_set_find(&c->drawn, t->id);
   if (d == NULL || d->cls != t->cls) return false;
   arb_snapshot_state s = arb_snapshot_eval(&d->s, d->cls, view->tick, &view->h);
-  bool moves = t->cls == ARB_SNAPSHOT_BODY || t->cls == ARB_SNAPSHOT_PARTICLE;
-  bool turns = t->cls == ARB_SNAPSHOT_BODY || t->cls == ARB_SNAPSHOT_WHEEL;
-  if (moves && !(within(s.x, t->s.x, tol.pos) && within(s.y, t->s.y, tol.pos) &&
-                 within(s.vx, t->s.vx, tol.vel) && within(s.vy, t->s.vy, tol.vel)))
-    return false;
-  if (turns) {
-    int da = (uint16_t)(s.angle - t->s.angle);
-    if (!(da <= tol.angle || 65536 - da <= tol.angle) || !within(s.w, t->s.w, tol.angvel))
-      return false;
-  }
-  if (t->cls == ARB_SNAPSHOT_WHEEL && s.aux != t->s.aux) return false;
-  return (s.flags & ~ARB_SNAPSHOT_FLAG_BALLISTIC) == (t->s.flags & ~ARB_SNAPSHOT_FLAG_BALLISTIC);
+  return snapshot_within_tolerance(&s, t, &tol);
 }
 
 /* Whether the client holds the true state of tick `tick`: the relevant set the build just

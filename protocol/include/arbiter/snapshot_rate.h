@@ -7,7 +7,9 @@
 // for that only delays corrections; a queue filling up shows first as a rising round trip; after a
 // second without congestion it climbs back by 5 % of the ceiling per second. Budgets are per
 // snapshot, so the bytes of any second of snapshots stay within that second's rate, plus at most
-// one packet (a snapshot always sends at least one, however small its budget).
+// one packet (a snapshot always sends at least one, however small its budget) and a snapshot
+// that had to go over its budget (a whole view, PROTOCOL.md §6), which is owed: the next
+// budgets pay it back first, skipping snapshots while it is at least one budget.
 #pragma once
 
 #include <arbiter/base.h>
@@ -24,6 +26,7 @@ typedef struct arb_snapshot_rate {
   float min_rtt_ms;    ///< lowest RTT seen (0 = none yet): the link's delay without queues
   float since_cut_s;   ///< seconds since the last decrease
   float clear_s;       ///< seconds without congestion
+  int owed;            ///< bytes sent over budgets, not paid back yet
 } arb_snapshot_rate;
 
 /// ceiling_kbps >= ARB_SNAPSHOT_RATE_FLOOR_KBPS (smaller values are raised to it).
@@ -32,7 +35,13 @@ ARB_API void arb_snapshot_rate_init(arb_snapshot_rate* r, int ceiling_kbps);
 /// input sequence gaps), rtt_ms = its current round trip (0 = unknown), dt = seconds since
 /// the previous call.
 ARB_API void arb_snapshot_rate_update(arb_snapshot_rate* r, float loss, float rtt_ms, float dt);
-/// Bytes (payload + per-packet overhead) the next snapshot may use at `snapshot_rate` per second.
+/// Bytes (payload + per-packet overhead) a snapshot may use at `snapshot_rate` per second.
 ARB_API int arb_snapshot_rate_budget(const arb_snapshot_rate* r, int snapshot_rate);
+/// Once per snapshot due: its budget less what is owed (paid back from it), or 0 when the
+/// whole budget went to the debt: send nothing this time.
+ARB_API int arb_snapshot_rate_take(arb_snapshot_rate* r, int snapshot_rate);
+/// A snapshot spent `bytes` against the `budget` arb_snapshot_rate_take gave it: what it
+/// spent over is owed.
+ARB_API void arb_snapshot_rate_spent(arb_snapshot_rate* r, int budget, long bytes);
 
 ARB_C_END
