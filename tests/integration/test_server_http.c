@@ -137,7 +137,9 @@ static void test_server_http_healthz_and_metrics(void** state) {
   assert_true(s.http_port > 0);
   tc_client* cs[1] = {tc_create()};
   connect_all(cs, 1, (uint16_t)s.port, "http");
-  drive(cs, 1, NULL, 500);
+  // A second of play: about 60 ticks, twice what the checks below need, so a stalled tick
+  // on a loaded machine (the suite runs two tests at a time) does not fail them.
+  drive(cs, 1, NULL, 1000);
 
   // 200 while ticking normally (a shared machine can stall a tick now and then: allow a
   // few tries before calling it a failure).
