@@ -155,10 +155,9 @@ PER_ENTITY uint8_t choose_flags(const arb_snapshot_state* cur, const arb_snapsho
   if ((cls != ARB_SNAPSHOT_BODY && cls != ARB_SNAPSHOT_PARTICLE) ||
       (h->gravity_x == 0 && h->gravity_y == 0))
     return f;
-  arb_snapshot_state nb = *base, g;
-  nb.flags = ARB_SNAPSHOT_FLAG_BALLISTIC;
-  arb__snapshot_eval_into(&g, &nb, cls, h->tick, h);
-  int64_t eg = (int64_t)iabs32((int64_t)cur->vx - g.vx) + iabs32((int64_t)cur->vy - g.vy);
+  int32_t gvx, gvy;  // base's velocity predicted as if ballistic
+  arb__snapshot_gravity_velocity(base, h->tick, h, &gvx, &gvy);
+  int64_t eg = (int64_t)iabs32((int64_t)cur->vx - gvx) + iabs32((int64_t)cur->vy - gvy);
   int64_t e0 = (int64_t)iabs32((int64_t)cur->vx - base->vx) + iabs32((int64_t)cur->vy - base->vy);
   return eg < e0 ? (uint8_t)(f | ARB_SNAPSHOT_FLAG_BALLISTIC) : f;
 }

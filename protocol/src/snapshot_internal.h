@@ -34,6 +34,10 @@ int arb__snapshot_desc_encode(const arb_snapshot_desc* d, uint8_t* buf, size_t c
 /// arb_snapshot_eval written to *out (the builder's form: no state copied through the stack).
 void arb__snapshot_eval_into(arb_snapshot_state* out, const arb_snapshot_state* s, uint8_t cls,
                              uint32_t tick, const arb_snapshot_header* h);
+/// The velocity arb__snapshot_eval_into gives a body or particle whose flags are
+/// ballistic alone (gravity applied, not pinned), without evaluating the rest.
+void arb__snapshot_gravity_velocity(const arb_snapshot_state* s, uint32_t tick,
+                                    const arb_snapshot_header* h, int32_t* vx, int32_t* vy);
 /// Add an update record's residuals to a state (wrapping, as the client does).
 void arb__snapshot_apply_update(arb_snapshot_state* s, const arb_snapshot_record* r);
 /// The builder's sort of candidate keys (tmp: n more; snapshot_keys.c): ascending, for keys

@@ -21,7 +21,8 @@ endif()
 arb_add_test(test_bitstream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_bitstream.c
              LIBS arbiter_protocol LABELS unit)
 arb_add_test(test_snapshot SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot.c
-             LIBS arbiter_protocol LABELS unit)
+             LIBS arbiter_protocol LABELS unit
+             INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../protocol/src)
 arb_add_test(test_snapshot_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_drawn.c
              LIBS arbiter_protocol LABELS unit)
 arb_add_test(test_snapshot_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_changes.c

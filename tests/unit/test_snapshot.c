@@ -21,6 +21,8 @@
 #include "snapshot_tolerance.h"
 #include "test_rng.h"
 
+#include "snapshot_internal.h"
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void) {
   return (uint32_t)(xorshift64_next(&rng) >> 16);
@@ -68,6 +70,80 @@ static void prediction_formula(void** state) {
   assert_int_equal(arb_snapshot_predict(&s, ARB_SNAPSHOT_BODY, ARB_SNAPSHOT_MAX_DT, 1, 0, 0).x,
                    INT32_MAX);
   assert_int_equal(arb_snapshot_quantize_angvel(6.283185307f), 65536);
+}
+
+/* PROTOCOL.md §6.3 as written there, in 128-bit-safe steps: position + (2 v t r + g t^2) /
+ * 4r^2, velocity + g t / r, angle + w t / r, each rounded half away from zero, saturated
+ * to int32 (the angle wraps). The implementation takes shortcuts (no gravity, a rate of 60
+ * compiled apart, the ballistic velocity alone): they must give these integers. */
+static int64_t spec_div(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b);
+}
+static int32_t spec_sat(int64_t v) {
+  return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+static arb_snapshot_state spec_predict(const arb_snapshot_state* s, uint8_t cls, int64_t t,
+                                       int64_t r, int64_t gx, int64_t gy) {
+  arb_snapshot_state p = *s;
+  int moves = cls == ARB_SNAPSHOT_BODY ||
+              (cls == ARB_SNAPSHOT_PARTICLE && !(s->flags & ARB_SNAPSHOT_FLAG_PINNED));
+  if (!(s->flags & ARB_SNAPSHOT_FLAG_BALLISTIC)) gx = gy = 0;
+  if (moves) {
+    p.x = spec_sat(s->x + spec_div(2 * (int64_t)s->vx * t * r + gx * t * t, 4 * r * r));
+    p.y = spec_sat(s->y + spec_div(2 * (int64_t)s->vy * t * r + gy * t * t, 4 * r * r));
+    p.vx = spec_sat(s->vx + spec_div(gx * t, r));
+    p.vy = spec_sat(s->vy + spec_div(gy * t, r));
+  }
+  if (cls == ARB_SNAPSHOT_BODY || cls == ARB_SNAPSHOT_WHEEL)
+    p.angle = (uint16_t)((uint64_t)((int64_t)s->angle + spec_div((int64_t)s->w * t, r)) & 0xFFFFu);
+  return p;
+}
+
+static int32_t any_value(void) {
+  switch (rnd() % 4u) {
+    case 0:
+      return srnd(300);
+    case 1:
+      return srnd(1 << 20);
+    case 2:
+      return (int32_t)(rnd() << 16 ^ rnd());
+    default:
+      return chance(50) ? INT32_MAX - srnd(3) - 3 : INT32_MIN + srnd(3) + 3;
+  }
+}
+
+static void prediction_matches_the_formula(void** state) {
+  (void)state;
+  static const uint16_t rates[] = {1, 30, 60, 64, 144, 1000};
+  for (int n = 0; n < 200000; ++n) {
+    arb_snapshot_state s;
+    memset(&s, 0, sizeof s);
+    s.x = any_value();
+    s.y = any_value();
+    s.vx = any_value();
+    s.vy = any_value();
+    s.w = any_value();
+    s.angle = (uint16_t)rnd();
+    s.flags = (uint8_t)(rnd() % 8u);
+    uint8_t cls = (uint8_t)(1 + rnd() % 4u);
+    uint32_t dt = chance(50) ? rnd() % 8u : rnd() % (ARB_SNAPSHOT_MAX_DT + 1u);
+    uint16_t rate = rates[rnd() % 6u];
+    int32_t gx = chance(50) ? 0 : srnd(ARB_SNAPSHOT_MAX_GRAVITY);
+    int32_t gy = chance(30) ? 0 : srnd(ARB_SNAPSHOT_MAX_GRAVITY);
+    arb_snapshot_state want = spec_predict(&s, cls, dt, rate, gx, gy);
+    arb_snapshot_state got = arb_snapshot_predict(&s, cls, dt, rate, gx, gy);
+    assert_true(same_state(&got, &want));
+    // The builder's ballistic check evaluates only the velocity (origin at t0 = 0).
+    arb_snapshot_header h = {dt, 0, 0, 0, 1, rate, gx, gy};
+    arb_snapshot_state ballistic = s;
+    ballistic.flags = ARB_SNAPSHOT_FLAG_BALLISTIC;
+    ballistic.t0 = 0;
+    want = spec_predict(&ballistic, ARB_SNAPSHOT_BODY, dt, rate, gx, gy);
+    int32_t vx, vy;
+    arb__snapshot_gravity_velocity(&ballistic, dt, &h, &vx, &vy);
+    assert_int_equal(vx, want.vx);
+    assert_int_equal(vy, want.vy);
+  }
 }
 
 static arb_snapshot_desc make_desc(uint8_t cls, uint32_t id) {
@@ -724,6 +800,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0) return write_corpus(argv[2]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(prediction_formula),
+      cmocka_unit_test(prediction_matches_the_formula),
       cmocka_unit_test(message_round_trip),
       cmocka_unit_test(apply_is_all_or_nothing),
       cmocka_unit_test(converges_under_loss),
