@@ -57,11 +57,10 @@ int cl_interp_init(cl_interp* in, const cl_interp_params* p, const cl_mem* mem) 
 }
 
 void cl_interp_deinit(cl_interp* in) {
-  cl_free(&in->mem, in->ents);
+  cl_blocks_free(&in->mem, &in->ents);
   cl_free(&in->mem, in->order);
-  in->ents = NULL;
   in->order = NULL;
-  in->count = in->cap = in->order_cap = 0;
+  in->count = in->order_cap = 0;
 }
 
 void cl_interp_set_nominal_interval(cl_interp* in, float interval) {
@@ -92,7 +91,7 @@ static int lower_bound(const cl_interp* in, uint32_t id) {
   int lo = 0, hi = in->count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (in->ents[in->order[mid]].desc.id < id)
+    if (cl_interp_at(in, mid)->desc.id < id)
       lo = mid + 1;
     else
       hi = mid;
@@ -117,13 +116,12 @@ int cl_interp_add(cl_interp* in, const arb_client_entity_desc* desc) {
     return 0;
   }
   if (in->count >= in->p.max_entities) return ARB_E_FULL;
-  int rc = cl_grow(&in->mem, (void**)&in->ents, &in->cap, in->count + 1, sizeof(cl_entity));
-  if (rc == 0)
-    rc = cl_grow(&in->mem, (void**)&in->order, &in->order_cap, in->count + 1, sizeof(int));
+  int rc = cl_grow(&in->mem, (void**)&in->order, &in->order_cap, in->count + 1, sizeof(int));
+  if (rc == 0) rc = cl_blocks_room(&in->mem, &in->ents, in->count + 1, sizeof(cl_entity));
   if (rc) return rc;
   memmove(&in->order[i + 1], &in->order[i], (size_t)(in->count - i) * sizeof(int));
   in->order[i] = in->count;
-  cl_entity* e = &in->ents[in->count++];
+  cl_entity* e = cl_interp_ent(in, in->count++);
   memset(e, 0, sizeof *e);
   e->desc = *desc;
   return 0;
@@ -136,8 +134,8 @@ int cl_interp_remove(cl_interp* in, uint32_t id) {
   memmove(&in->order[i], &in->order[i + 1], (size_t)(in->count - i - 1) * sizeof(int));
   int last = --in->count;
   if (slot != last) {  // the last entity fills the hole
-    in->ents[slot] = in->ents[last];
-    in->order[lower_bound(in, in->ents[slot].desc.id)] = slot;
+    *cl_interp_ent(in, slot) = *cl_interp_ent(in, last);
+    in->order[lower_bound(in, cl_interp_ent(in, slot)->desc.id)] = slot;
   }
   return 0;
 }

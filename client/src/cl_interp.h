@@ -93,10 +93,11 @@ typedef struct cl_interp {
   /// The entities in no order, [0, count), and their indexes by increasing desc.id in
   /// order[0, count): adding or removing one of thousands moves a few kB of indexes, not
   /// the kilobyte-sized entities after it (a client joining a large world is sent
-  /// thousands of them, a few dozen a snapshot).
-  cl_entity* ents;
+  /// thousands of them, a few dozen a snapshot). The entities sit in blocks (cl_blocks):
+  /// the table grows without moving them.
+  cl_blocks ents;
   int* order;
-  int count, cap, order_cap;
+  int count, order_cap;
 
   // delay controller
   bool have_newest;
@@ -117,9 +118,14 @@ typedef struct cl_interp {
   float extrapolation;  ///< seconds past newest_t at the last frame (0 = inside)
 } cl_interp;
 
+/// Entity k of the table (k < count), in no order.
+static inline cl_entity* cl_interp_ent(const cl_interp* in, int k) {
+  return (cl_entity*)cl_blocks_at(&in->ents, k, sizeof(cl_entity));
+}
+
 /// The entity i-th in id order (i < count).
 static inline cl_entity* cl_interp_at(const cl_interp* in, int i) {
-  return &in->ents[in->order[i]];
+  return cl_interp_ent(in, in->order[i]);
 }
 
 /// The interpolation a client's config asks for, at `nominal_interval` s between snapshots.

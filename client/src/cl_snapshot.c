@@ -18,9 +18,10 @@ void cl_snapshots_deinit(cl_snapshots* s) {
     cl_free(&s->mem, s->slots[i].bodies.items);
     cl_free(&s->mem, s->slots[i].origins.items);
   }
+  cl_free(&s->mem, s->spare_bodies.items);
   cl_free(&s->mem, s->drawn.items);
   cl_free(&s->mem, s->drawn_tmp.items);
-  cl_free(&s->mem, s->descs);
+  cl_blocks_free(&s->mem, &s->descs);
   cl_free(&s->mem, s->desc_index);
   cl_free(&s->mem, s->part);
   memset(s, 0, sizeof *s);
@@ -115,8 +116,34 @@ bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, cl_body* out) {
 // corrections its siblings carried: a body is taken from the drawn set when that origin is
 // fresher and not after the view's tick; when the drawn one is after it, the view's own is
 // kept only if this view wrote it (else newer views already gave its history).
+// Bodies are read from the newest complete view (the entity table, prediction, the latest
+// state) and from a view as it completes (the interpolation's history); never from an older
+// one. So only those two hold a body array: the others give theirs to the view completing,
+// and one more is kept spare. A client of a 10 000-body world holds three arrays of 0.6 MB
+// instead of one per view, and stops touching fresh pages once they have grown.
+static void collect_bodies(cl_snapshots* s, cl_slot* sl, const cl_slot* keep) {
+  for (int i = 0; i < CL_SLOTS; i++) {
+    cl_slot* o = &s->slots[i];
+    if (o == sl || o == keep || o->bodies.items == NULL) continue;
+    cl_body_set* to = sl->bodies.items == NULL        ? &sl->bodies
+                      : s->spare_bodies.items == NULL ? &s->spare_bodies
+                                                      : NULL;
+    if (to)
+      *to = o->bodies;
+    else
+      cl_free(&s->mem, o->bodies.items);
+    o->bodies = (cl_body_set){NULL, 0, 0};
+  }
+  if (sl->bodies.items == NULL) {
+    sl->bodies = s->spare_bodies;
+    s->spare_bodies = (cl_body_set){NULL, 0, 0};
+  }
+  sl->bodies.count = 0;
+}
+
 static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
   const arb_snapshot_set* from = newest ? &s->drawn : &sl->origins;
+  collect_bodies(s, sl, newest ? NULL : cl_snapshots_get(s, s->newest_complete));
   int rc = ensure_cap(s, &sl->bodies, from->count);
   if (rc) return rc;
   sl->bodies.count = 0;
@@ -173,13 +200,15 @@ static int desc_slot(const cl_snapshots* s, uint32_t id, uint8_t cls) {
   uint32_t mask = (uint32_t)s->desc_index_cap - 1;
   for (uint32_t i = desc_hash(id, cls) & mask;; i = (i + 1) & mask) {
     int v = s->desc_index[i];
-    if (v == 0 || (s->descs[v - 1].id == id && s->descs[v - 1].extra.cls == cls)) return (int)i;
+    if (v == 0) return (int)i;
+    const cl_desc_entry* e = cl_desc_at(s, v - 1);
+    if (e->id == id && e->extra.cls == cls) return (int)i;
   }
 }
 
 static const cl_desc_entry* find_desc(const cl_snapshots* s, uint32_t id, uint8_t cls) {
   int i = desc_slot(s, id, cls);
-  return i >= 0 && s->desc_index[i] != 0 ? &s->descs[s->desc_index[i] - 1] : NULL;
+  return i >= 0 && s->desc_index[i] != 0 ? cl_desc_at(s, s->desc_index[i] - 1) : NULL;
 }
 
 // Indexes descs[0..ndescs) (distinct keys) in an index of `cap` slots; 0 or ARB_E_NOMEM
@@ -193,8 +222,10 @@ static int reindex_descs(cl_snapshots* s, int cap) {
     s->desc_index_cap = cap;
   }
   memset(s->desc_index, 0, (size_t)cap * sizeof *s->desc_index);
-  for (int k = 0; k < s->ndescs; k++)
-    s->desc_index[desc_slot(s, s->descs[k].id, s->descs[k].extra.cls)] = k + 1;
+  for (int k = 0; k < s->ndescs; k++) {
+    const cl_desc_entry* e = cl_desc_at(s, k);
+    s->desc_index[desc_slot(s, e->id, e->extra.cls)] = k + 1;
+  }
   return 0;
 }
 
@@ -237,8 +268,10 @@ static void prune_descs(cl_snapshots* s) {
     if (s->slots[i].used) held += s->slots[i].origins.count;
   if (s->ndescs <= 2 * held + 256) return;
   int w = 0;
-  for (int r = 0; r < s->ndescs; r++)
-    if (in_any_view(s, s->descs[r].id, s->descs[r].extra.cls)) s->descs[w++] = s->descs[r];
+  for (int r = 0; r < s->ndescs; r++) {
+    const cl_desc_entry* e = cl_desc_at(s, r);
+    if (in_any_view(s, e->id, e->extra.cls)) *cl_desc_at(s, w++) = *e;
+  }
   s->ndescs = w;
   reindex_descs(s, s->desc_index_cap);  // the same size: never fails
 }
@@ -246,10 +279,10 @@ static void prune_descs(cl_snapshots* s) {
 static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
   int i = desc_slot(s, e->id, e->extra.cls);
   if (i >= 0 && s->desc_index[i] != 0) {
-    s->descs[s->desc_index[i] - 1] = *e;
+    *cl_desc_at(s, s->desc_index[i] - 1) = *e;
     return 0;
   }
-  int rc = cl_grow(&s->mem, (void**)&s->descs, &s->desc_cap, s->ndescs + 1, sizeof(cl_desc_entry));
+  int rc = cl_blocks_room(&s->mem, &s->descs, s->ndescs + 1, sizeof(cl_desc_entry));
   if (rc) return rc;
   if (2 * (s->ndescs + 1) > s->desc_index_cap) {
     int cap = s->desc_index_cap > 0 ? s->desc_index_cap : 64;
@@ -257,7 +290,7 @@ static int put_desc(cl_snapshots* s, const cl_desc_entry* e) {
     if ((rc = reindex_descs(s, cap)) != 0) return rc;
     i = desc_slot(s, e->id, e->extra.cls);
   }
-  s->descs[s->ndescs++] = *e;
+  *cl_desc_at(s, s->ndescs++) = *e;
   s->desc_index[i] = s->ndescs;
   return 0;
 }

@@ -14,8 +14,9 @@
 // for about a second (the server deltas against the last ack it received).
 //
 // A view holds every entity as an *origin* (its state at the tick of the record that last
-// set it, §6.2); a complete view also holds its bodies evaluated at its tick (`bodies`,
-// cl_body: the wire state and its floats) that interpolation and prediction read. For the
+// set it, §6.2); the newest complete view, and a view as it completes, also hold their
+// bodies evaluated at their tick (`bodies`, cl_body: the wire state and its floats) that
+// interpolation and prediction read (older views give the array up). For the
 // newest view those come from the drawn set (every entity's freshest origin over all
 // views received, so a correction that travelled in a sibling snapshot is not undone by
 // the next view).
@@ -81,7 +82,9 @@ typedef struct cl_slot {
   uint8_t seen[32];          ///< bitmap of part indexes received (256 bits)
   arb_snapshot_header h;     ///< of the first part received (the others must agree)
   arb_snapshot_set origins;  ///< the view: baseline + the parts received so far
-  cl_body_set bodies;        ///< complete views: the bodies evaluated at `tick`
+  /// The bodies evaluated at `tick`: held by the newest complete view and by a view as it
+  /// completes (cl_snap_result.slot); older views give their array up (empty).
+  cl_body_set bodies;
 } cl_slot;
 
 /// How to draw a particle, link or wheel (its snapshot description without the body parts).
@@ -111,8 +114,9 @@ typedef struct cl_snapshots {
   /// What is drawn: every entity's freshest origin over the views received
   /// (arbiter/snapshot_drawn.h); the newest view's `bodies` are evaluated from it.
   arb_snapshot_set drawn, drawn_tmp;
-  cl_desc_entry* descs;  ///< in the order they came (pruned: compacted)
-  int ndescs, desc_cap;
+  cl_body_set spare_bodies;  ///< a body array no view holds, for the next view to complete
+  cl_blocks descs;  ///< cl_desc_entry, in the order they came (pruned: compacted); cl_desc_at
+  int ndescs;
   /// Open addressing over descs by (id, class), at most half full: entry + 1, 0 = empty.
   /// Finding or adding a description costs the same however many the client holds (a
   /// client joining a large world is sent thousands).
@@ -131,6 +135,11 @@ typedef struct cl_snap_result {
   const cl_slot* slot;            ///< the view of `tick` (complete or not)
   const arb_snapshot_part* part;  ///< the decoded part (valid until the next receive)
 } cl_snap_result;
+
+/// Description k of the table (k < ndescs).
+static inline cl_desc_entry* cl_desc_at(const cl_snapshots* s, int k) {
+  return (cl_desc_entry*)cl_blocks_at(&s->descs, k, sizeof(cl_desc_entry));
+}
 
 int cl_snapshots_init(cl_snapshots* s, int max_entities, const cl_mem* mem);
 void cl_snapshots_deinit(cl_snapshots* s);

@@ -129,7 +129,7 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
   // Every description is found by its key, as itself: the keys are distinct and the index
   // is consistent with the table.
   for (int k = 0; k < s->ndescs; k++) {
-    const cl_desc_entry* a = &s->descs[k];
+    const cl_desc_entry* a = cl_desc_at(s, k);
     CHECK(a->id > 0);
     if (a->extra.cls == ARB_SNAPSHOT_BODY)
       CHECK(cl_snapshots_desc(s, a->id) == &a->desc);
@@ -140,7 +140,8 @@ static void check_invariants(const cl_snapshots* s, const fz_heap* heap) {
   // the views (+ slack): the table cannot grow without bound.
   CHECK(s->ndescs <= 2 * total + 256);
   // Bytes: the decode scratch, each slot's views (doubling growth: at most twice the limit),
-  // the description table (doubling growth over its bound) and its index (a power of two
+  // the description table (blocks of CL_BLOCK: at most one block over its bound) and its
+  // index (a power of two
   // at most four times the table's entries, at least 64).
   size_t descs = (size_t)(2 * CL_SLOTS * view_limit + 256 + ARB_SNAPSHOT_MAX_PART_RECORDS + 16);
   size_t bound =

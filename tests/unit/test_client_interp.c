@@ -461,7 +461,7 @@ static void test_client_interp_extrapolation_bounded(void** state) {
   assert_true(fabsf(o.position.x - 0.5f) < 1e-5f);  // 0.25 s at 2 m/s, then still
   // Duplicates and non-finite samples are refused without harm.
   assert_int_equal(cl_interp_push(in, 1, &s), 0);
-  assert_int_equal(in->ents[0].count, 1);
+  assert_int_equal(cl_interp_ent(in, 0)->count, 1);
   cl_sample bad = s;
   bad.t = 2.0;
   bad.p.x = NAN;
