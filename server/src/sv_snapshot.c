@@ -374,24 +374,22 @@ static int find_avatar(const sv_capture* c, uint32_t id) {
 }
 
 // What the builder's rank callback needs: priorities are computed only for the entities
-// that changed in the client's view (the builder asks in increasing id order).
+// that changed in the client's view (the builder asks in increasing id order); the
+// client's interest and dt are in the accumulator (arb_snapshot_priority_begin).
 typedef struct sv_rank_ctx {
   arb_snapshot_priority* priority;
-  const arb_snapshot_interest* in;
-  const arb_snapshot_set* current;
-  const sv_capture* capture;  ///< positions and speeds, by capture index
-  const int* index;           ///< capture index of each current item, NULL = the same
-  float dt;
+  const arb_snapshot_entity* current;  ///< the view's items
+  const arb_vec2* positions;           ///< by capture index
+  const float* speeds;                 ///< by capture index
+  const int* index;                    ///< capture index of each current item, NULL = the same
   float* acc;  ///< per current item, kept for arb_snapshot_priority_keep_stale
 } sv_rank_ctx;
 
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
   int item = r->index ? r->index[j] : j;
-  r->acc[j] = arb_snapshot_priority_next(r->priority, r->in, r->current->items[j].id,
-                                         r->capture->positions[item], r->capture->speeds[item],
-                                         r->dt, weight);
-  *priority = r->acc[j];
+  *priority = r->acc[j] = arb_snapshot_priority_next(r->priority, r->current[j].id,
+                                                     r->positions[item], r->speeds[item], weight);
 }
 
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
@@ -419,8 +417,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.has_view = req->has_view;
   in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snapshot_priority_begin(&c->priority);
-  sv_rank_ctx rank = {&c->priority, &in, current, cap, index, dt, x->prio};
+  arb_snapshot_priority_begin(&c->priority, &in, dt);
+  sv_rank_ctx rank = {&c->priority, current->items, cap->positions, cap->speeds, index, x->prio};
   drawn_settle(c, x->drawn_inserts);
 
   int write = slot_to_write(c);
