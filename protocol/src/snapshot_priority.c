@@ -47,7 +47,7 @@ static arb_snapshot_interest_scales scales_of(const arb_snapshot_interest* in) {
 }
 
 // arb_snapshot_weight of an entity other than the avatar.
-static float weight_apart(const arb_snapshot_interest* in, const arb_snapshot_interest_scales* k,
+static inline float weight_apart(const arb_snapshot_interest* in, const arb_snapshot_interest_scales* k,
                           arb_vec2 position) {
   float w = 1.0f;
   if (in->avatar_id != 0) w = nearness(arb_distance_sq(position, in->avatar), k->near_sq);
