@@ -49,8 +49,9 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   }
   s->grid.start = calloc((size_t)SV_SNAP_GRID_SIDE * SV_SNAP_GRID_SIDE + 1, sizeof *s->grid.start);
   s->grid.items = calloc((size_t)max_entities, sizeof *s->grid.items);
+  s->grid.at = calloc((size_t)max_entities, sizeof *s->grid.at);
   s->grid.cell_of = calloc((size_t)max_entities, sizeof *s->grid.cell_of);
-  if (!s->grid.start || !s->grid.items || !s->grid.cell_of) {
+  if (!s->grid.start || !s->grid.items || !s->grid.at || !s->grid.cell_of) {
     sv_snapshot_free(s);
     return ARB_E_NOMEM;
   }
@@ -61,6 +62,7 @@ void sv_snapshot_free(sv_snapshot* s) {
   sv_capture_free(&s->capture);
   free(s->grid.start);
   free(s->grid.items);
+  free(s->grid.at);
   free(s->grid.cell_of);
   memset(s, 0, sizeof *s);
 }
@@ -75,7 +77,8 @@ static int cell_of(float v, float x0, float cell, int n) {
 // A counting sort of the captured positions into cells of about half the view radius
 // (a radius query then reads at most 5 x 5 cells), larger when the world is wider than
 // SV_SNAP_GRID_SIDE such cells. Items go in in capture order, so each cell's list is
-// increasing.
+// increasing. Their positions are copied beside them: every client's query reads a cell's
+// positions in a row instead of looking each one up by capture index.
 static void build_grid(sv_snap_grid* g, const sv_capture* c, float view_radius) {
   int n = c->set.count;
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
@@ -104,8 +107,11 @@ static void build_grid(sv_snap_grid* g, const sv_capture* c, float view_radius) 
     g->start[k + 1]++;
   }
   for (int k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
-  for (int i = 0; i < n; ++i)  // start[k] runs ahead while cell k fills, then is restored
-    g->items[g->start[g->cell_of[i]]++] = i;
+  for (int i = 0; i < n; ++i) {  // start[k] runs ahead while cell k fills, then is restored
+    int j = g->start[g->cell_of[i]]++;
+    g->items[j] = i;
+    g->at[j] = c->positions[i];
+  }
   for (int k = cells; k > 0; --k) g->start[k] = g->start[k - 1];
   g->start[0] = 0;
 }
@@ -237,8 +243,8 @@ typedef struct pick_marks {
   int lo, hi;  ///< every marked index lies in [lo, hi]; lo > hi: none marked
 } pick_marks;
 
-static void mark(pick_marks* m, int item) {
-  m->bits[item >> 6] |= (uint64_t)1 << (item & 63);
+static void mark(uint64_t* bits, int item) {
+  bits[item >> 6] |= (uint64_t)1 << (item & 63);
 }
 
 // Widens the marks' bounds to grid cell k's items (each cell's list is increasing: its
@@ -305,13 +311,13 @@ static axis_reach reach(float x0, float cell, int i, int n, float c) {
 // its column's plus its row's, each computed once per client instead of once per cell;
 // the radius is narrowed (for inside) and widened (for outside) by 1e-4, far beyond the
 // rounding of within(), so a cell's answer is never wrong.
-static void pick_radius(const sv_snap_grid* g, const arb_vec2* positions, arb_vec2 center,
-                        float r, pick_marks* m) {
+static void pick_radius(const sv_snap_grid* g, arb_vec2 center, float r, pick_marks* m) {
   cell_span s = cells_touched(g, (arb_vec2){center.x - r, center.y - r},
                               (arb_vec2){center.x + r, center.y + r});
   axis_reach col[SV_SNAP_GRID_SIDE];
   for (int cx = s.x0; cx <= s.x1; ++cx) col[cx - s.x0] = reach(g->x0, g->cell, cx, g->nx, center.x);
   double r_sq = (double)r * r, inside = r_sq * (1.0 - 1.0e-4), outside = r_sq * (1.0 + 1.0e-4);
+  uint64_t* bits = m->bits;
   for (int cy = s.y0; cy <= s.y1; ++cy) {
     axis_reach row = reach(g->y0, g->cell, cy, g->ny, center.y);
     for (int cx = s.x0; cx <= s.x1; ++cx) {
@@ -325,18 +331,17 @@ static void pick_radius(const sv_snap_grid* g, const arb_vec2* positions, arb_ve
       }
       cover_cell(m, g, k);
       if (whole) {
-        for (int j = j0; j < j1; ++j) mark(m, g->items[j]);
+        for (int j = j0; j < j1; ++j) mark(bits, g->items[j]);
       } else {
         for (int j = j0; j < j1; ++j)
-          if (within(positions[g->items[j]], center, r)) mark(m, g->items[j]);
+          if (within(g->at[j], center, r)) mark(bits, g->items[j]);
       }
     }
   }
 }
 
 // Marks the captured items in the box from the grid cells it touches.
-static void pick_box(const sv_snap_grid* g, const arb_vec2* positions, const arb_aabb* box,
-                     pick_marks* m) {
+static void pick_box(const sv_snap_grid* g, const arb_aabb* box, pick_marks* m) {
   cell_span s = cells_touched(g, box->lower, box->upper);
   for (int cy = s.y0; cy <= s.y1; ++cy) {
     for (int cx = s.x0; cx <= s.x1; ++cx) {
@@ -344,7 +349,7 @@ static void pick_box(const sv_snap_grid* g, const arb_vec2* positions, const arb
       if (j0 == j1) continue;
       cover_cell(m, g, k);
       for (int j = j0; j < j1; ++j)
-        if (in_box(positions[g->items[j]], box)) mark(m, g->items[j]);
+        if (in_box(g->at[j], box)) mark(m->bits, g->items[j]);
     }
   }
 }
@@ -358,12 +363,12 @@ static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, 
   const sv_capture* c = &s->capture;
   pick_marks m = {x->picked_bits, INT_MAX, -1};
   if (avatar >= 0) {
-    pick_radius(&s->grid, c->positions, c->positions[avatar], r, &m);
-    mark(&m, avatar);
+    pick_radius(&s->grid, c->positions[avatar], r, &m);
+    mark(m.bits, avatar);
     m.lo = avatar < m.lo ? avatar : m.lo;
     m.hi = avatar > m.hi ? avatar : m.hi;
   }
-  if (box != NULL) pick_box(&s->grid, c->positions, box, &m);
+  if (box != NULL) pick_box(&s->grid, box, &m);
   x->view.count = gather(c, x, &m);
 }
 
