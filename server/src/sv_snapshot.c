@@ -249,7 +249,7 @@ static void mark(uint64_t* bits, int item) {
 
 // Widens the marks' bounds to grid cell k's items (each cell's list is increasing: its
 // first and last are its bounds), once per cell instead of once per mark.
-static void cover_cell(pick_marks* m, const sv_snap_grid* g, int k) {
+static inline void cover_cell(pick_marks* m, const sv_snap_grid* g, int k) {
   int first = g->items[g->start[k]], last = g->items[g->start[k + 1] - 1];
   m->lo = first < m->lo ? first : m->lo;
   m->hi = last > m->hi ? last : m->hi;
@@ -258,20 +258,53 @@ static void cover_cell(pick_marks* m, const sv_snap_grid* g, int k) {
 // Reads the marks back in increasing order into x->picked (capture indexes) and x->view
 // (their entities, copied as they are found), clearing them; returns how many.
 static int gather(const sv_capture* c, sv_snap_scratch* x, pick_marks* m) {
-  int n = 0;
+  // Locals: an entity's copy may write any memory as far as the compiler knows, which
+  // would reload every pointer once per entity.
+  const arb_snapshot_entity* from = c->items;
+  arb_snapshot_entity* to = x->view.items;
+  int *picked = x->picked, n = 0;
+  uint64_t* bits = m->bits;
   for (int wi = m->lo >> 6; m->lo <= m->hi && wi <= m->hi >> 6; ++wi) {
-    for (uint64_t word = m->bits[wi]; word != 0; word &= word - 1) {
+    for (uint64_t word = bits[wi]; word != 0; word &= word - 1) {
       int item = wi * 64 + arb_lowest_bit(word);
-      x->picked[n] = item;
-      x->view.items[n++] = c->items[item];
+      picked[n] = item;
+      to[n++] = from[item];
     }
-    m->bits[wi] = 0;
+    bits[wi] = 0;
   }
   return n;
 }
 
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
   return arb_distance_sq(p, center) <= r * r;
+}
+
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+#include <emmintrin.h>
+#define SV_SNAP_SSE2 1
+#endif
+
+// Marks the items of grid slots [j0, j1) within r of center. With SSE2, four at a time:
+// within()'s operations per lane (center - p, squares, their sum, <= r * r, false for
+// NaN), the same IEEE operations as one by one, so the same answers; the rest one by one.
+// Most of what a client's view costs to pick is this test, for the cells the radius's
+// edge crosses.
+static void mark_within(const sv_snap_grid* g, int j0, int j1, arb_vec2 center, float r,
+                        uint64_t* bits) {
+  int j = j0;
+#ifdef SV_SNAP_SSE2
+  __m128 cx = _mm_set1_ps(center.x), cy = _mm_set1_ps(center.y), r_sq = _mm_set1_ps(r * r);
+  for (; j + 4 <= j1; j += 4) {
+    __m128 a = _mm_loadu_ps(&g->at[j].x), b = _mm_loadu_ps(&g->at[j + 2].x);  // x y x y
+    __m128 dx = _mm_sub_ps(cx, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128 dy = _mm_sub_ps(cy, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    __m128 d_sq = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    for (int hit = _mm_movemask_ps(_mm_cmple_ps(d_sq, r_sq)); hit != 0; hit &= hit - 1)
+      mark(bits, g->items[j + arb_lowest_bit((uint64_t)hit)]);
+  }
+#endif
+  for (; j < j1; ++j)
+    if (within(g->at[j], center, r)) mark(bits, g->items[j]);
 }
 
 static bool in_box(arb_vec2 p, const arb_aabb* b) {
@@ -333,8 +366,7 @@ static void pick_radius(const sv_snap_grid* g, arb_vec2 center, float r, pick_ma
       if (whole) {
         for (int j = j0; j < j1; ++j) mark(bits, g->items[j]);
       } else {
-        for (int j = j0; j < j1; ++j)
-          if (within(g->at[j], center, r)) mark(bits, g->items[j]);
+        mark_within(g, j0, j1, center, r, bits);
       }
     }
   }
