@@ -47,8 +47,8 @@ static arb_snapshot_interest_scales scales_of(const arb_snapshot_interest* in) {
 }
 
 // arb_snapshot_weight of an entity other than the avatar.
-static inline float weight_apart(const arb_snapshot_interest* in, const arb_snapshot_interest_scales* k,
-                          arb_vec2 position) {
+static inline float weight_apart(const arb_snapshot_interest* in,
+                                 const arb_snapshot_interest_scales* k, arb_vec2 position) {
   float w = 1.0f;
   if (in->avatar_id != 0) w = nearness(arb_distance_sq(position, in->avatar), k->near_sq);
   if (in->has_view && position.x >= in->view.lower.x && position.x <= in->view.upper.x &&
@@ -82,8 +82,9 @@ float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_v
 }
 
 /* arb_snapshot_relevance, with the weight (*w) computed once for both uses. */
-static float relevance_weight(const arb_snapshot_interest* in, const arb_snapshot_interest_scales* k,
-                              uint32_t id, arb_vec2 position, float speed, float* w) {
+static float relevance_weight(const arb_snapshot_interest* in,
+                              const arb_snapshot_interest_scales* k, uint32_t id, arb_vec2 position,
+                              float speed, float* w) {
   if (is_avatar(in, id)) return *w = 1.0e6f;
   *w = weight_apart(in, k, position);
   return *w * (1.0f + speed);

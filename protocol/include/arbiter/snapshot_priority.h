@@ -33,8 +33,8 @@ typedef struct arb_snapshot_priority {
   int count, cap;
   uint32_t* spare_ids;  ///< merge scratch
   float* spare_acc;
-  int cursor;  ///< arb_snapshot_priority_next: where the last id was looked up
-  arb_snapshot_interest in;             ///< this snapshot's (arb_snapshot_priority_begin)
+  int cursor;                ///< arb_snapshot_priority_next: where the last id was looked up
+  arb_snapshot_interest in;  ///< this snapshot's (arb_snapshot_priority_begin)
   arb_snapshot_interest_scales scales;  ///< of `in`
   float dt;                             ///< this snapshot's seconds
 } arb_snapshot_priority;
