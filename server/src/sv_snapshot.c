@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+#include <emmintrin.h>  // mark_within: four radius tests at a time
+#define SV_SNAP_SSE2 1
+#endif
+
 int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   memset(x, 0, sizeof *x);
   int rc = arb_snapshot_builder_create(ARB_PROTO_DEFAULT_PAYLOAD, 2 * max_entities, &x->builder);
@@ -278,11 +283,6 @@ static int gather(const sv_capture* c, sv_snap_scratch* x, pick_marks* m) {
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
   return arb_distance_sq(p, center) <= r * r;
 }
-
-#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
-#include <emmintrin.h>
-#define SV_SNAP_SSE2 1
-#endif
 
 // Marks the items of grid slots [j0, j1) within r of center. With SSE2, four at a time:
 // within()'s operations per lane (center - p, squares, their sum, <= r * r, false for
