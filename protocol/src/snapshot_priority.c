@@ -34,36 +34,60 @@ static float nearness(float d2, float s2) {
   return d2 > 0.0f ? s2 / (s2 + d2) : 1.0f;
 }
 
-float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position) {
-  if (in->avatar_id != 0 && id == in->avatar_id) return 1.0e6f;
+/* What an interest's weights share: computed once per snapshot (arb_snapshot_priority_begin)
+ * rather than once per entity, with the same float operations, so every weight is the same
+ * to the bit either way. */
+static arb_snapshot_interest_scales scales_of(const arb_snapshot_interest* in) {
+  arb_snapshot_interest_scales k;
   float r = in->near_radius > 0.0f ? in->near_radius : 10.0f;
+  k.near_sq = r * r;
+  k.view_centre = arb_scale(0.5f, arb_add(in->view.lower, in->view.upper));
+  k.view_half_sq = 0.25f * arb_length_sq(arb_sub(in->view.upper, in->view.lower));
+  return k;
+}
+
+// arb_snapshot_weight of an entity other than the avatar.
+static inline float weight_apart(const arb_snapshot_interest* in,
+                                 const arb_snapshot_interest_scales* k, arb_vec2 position) {
   float w = 1.0f;
-  if (in->avatar_id != 0) w = nearness(arb_distance_sq(position, in->avatar), r * r);
+  if (in->avatar_id != 0) w = nearness(arb_distance_sq(position, in->avatar), k->near_sq);
   if (in->has_view && position.x >= in->view.lower.x && position.x <= in->view.upper.x &&
       position.y >= in->view.lower.y && position.y <= in->view.upper.y) {
     // On the player's screen: as near as the avatar's surroundings even when the camera
     // looks far from the avatar (nearness to the box's centre, on the scale of half the
     // box's diagonal).
-    arb_vec2 centre = arb_scale(0.5f, arb_add(in->view.lower, in->view.upper));
-    float half_sq = 0.25f * arb_length_sq(arb_sub(in->view.upper, in->view.lower));
-    float near = half_sq > 0.0f ? nearness(arb_distance_sq(position, centre), half_sq) : 1.0f;
+    float near = k->view_half_sq > 0.0f
+                     ? nearness(arb_distance_sq(position, k->view_centre), k->view_half_sq)
+                     : 1.0f;
     w = 4.0f * arb_maxf(w, near);
   }
   return w;
 }
 
+static bool is_avatar(const arb_snapshot_interest* in, uint32_t id) {
+  return in->avatar_id != 0 && id == in->avatar_id;
+}
+
+float arb_snapshot_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position) {
+  if (is_avatar(in, id)) return 1.0e6f;
+  arb_snapshot_interest_scales k = scales_of(in);
+  return weight_apart(in, &k, position);
+}
+
 float arb_snapshot_relevance(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
                              float speed) {
   float w = arb_snapshot_weight(in, id, position);
-  if (in->avatar_id != 0 && id == in->avatar_id) return w;
+  if (is_avatar(in, id)) return w;
   return w * (1.0f + speed);  // fast things drift from the prediction sooner
 }
 
 /* arb_snapshot_relevance, with the weight (*w) computed once for both uses. */
-static float relevance_weight(const arb_snapshot_interest* in, uint32_t id, arb_vec2 position,
+static float relevance_weight(const arb_snapshot_interest* in,
+                              const arb_snapshot_interest_scales* k, uint32_t id, arb_vec2 position,
                               float speed, float* w) {
-  *w = arb_snapshot_weight(in, id, position);
-  return in->avatar_id != 0 && id == in->avatar_id ? *w : *w * (1.0f + speed);
+  if (is_avatar(in, id)) return *w = 1.0e6f;
+  *w = weight_apart(in, k, position);
+  return *w * (1.0f + speed);
 }
 
 // The n entries just written to the spare arrays become the accumulators; the old arrays
@@ -83,12 +107,13 @@ void arb_snapshot_priority_update(arb_snapshot_priority* p, const arb_snapshot_s
                                   const arb_snapshot_interest* in, float dt, float* out,
                                   float* weight) {
   int i = 0, n = current->count < p->cap ? current->count : p->cap;
+  arb_snapshot_interest_scales k = scales_of(in);
   for (int j = 0; j < n; ++j) {
     uint32_t id = current->items[j].id;
     while (i < p->count && p->ids[i] < id) ++i;  // gone from the view: dropped
     float acc = i < p->count && p->ids[i] == id ? p->acc[i] : 0.0f;
     float w;
-    acc += relevance_weight(in, id, positions[j], speeds[j], &w) * dt;
+    acc += relevance_weight(in, &k, id, positions[j], speeds[j], &w) * dt;
     p->spare_ids[j] = id;
     p->spare_acc[j] = acc;
     out[j] = acc;
@@ -102,17 +127,22 @@ void arb_snapshot_priority_sent(arb_snapshot_priority* p, const uint8_t* up_to_d
     if (up_to_date[i]) p->acc[i] = 0.0f;
 }
 
-void arb_snapshot_priority_begin(arb_snapshot_priority* p) {
+void arb_snapshot_priority_begin(arb_snapshot_priority* p, const arb_snapshot_interest* in,
+                                 float dt) {
   p->cursor = 0;
+  p->in = *in;
+  p->scales = scales_of(in);
+  p->dt = dt;
 }
 
-float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in,
-                                 uint32_t id, arb_vec2 position, float speed, float dt,
-                                 float* weight) {
-  while (p->cursor < p->count && p->ids[p->cursor] < id) ++p->cursor;
-  float acc = p->cursor < p->count && p->ids[p->cursor] == id ? p->acc[p->cursor] : 0.0f;
+float arb_snapshot_priority_next(arb_snapshot_priority* p, uint32_t id, arb_vec2 position,
+                                 float speed, float* weight) {
+  int i = p->cursor;
+  while (i < p->count && p->ids[i] < id) ++i;
+  p->cursor = i;
+  float acc = i < p->count && p->ids[i] == id ? p->acc[i] : 0.0f;
   float w;
-  acc += relevance_weight(in, id, position, speed, &w) * dt;
+  acc += relevance_weight(&p->in, &p->scales, id, position, speed, &w) * p->dt;
   if (weight) *weight = w;
   return acc;
 }

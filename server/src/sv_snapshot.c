@@ -3,8 +3,14 @@
 
 #include <arbiter/bits.h>
 #include <arbiter/snapshot_drawn.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(ARB_NO_SIMD)
+#include <emmintrin.h>  // mark_within: four radius tests at a time
+#define SV_SNAP_SSE2 1
+#endif
 
 int sv_snap_scratch_init(sv_snap_scratch* x, int max_entities) {
   memset(x, 0, sizeof *x);
@@ -48,8 +54,9 @@ int sv_snapshot_init(sv_snapshot* s, int max_entities) {
   }
   s->grid.start = calloc((size_t)SV_SNAP_GRID_SIDE * SV_SNAP_GRID_SIDE + 1, sizeof *s->grid.start);
   s->grid.items = calloc((size_t)max_entities, sizeof *s->grid.items);
+  s->grid.at = calloc((size_t)max_entities, sizeof *s->grid.at);
   s->grid.cell_of = calloc((size_t)max_entities, sizeof *s->grid.cell_of);
-  if (!s->grid.start || !s->grid.items || !s->grid.cell_of) {
+  if (!s->grid.start || !s->grid.items || !s->grid.at || !s->grid.cell_of) {
     sv_snapshot_free(s);
     return ARB_E_NOMEM;
   }
@@ -60,6 +67,7 @@ void sv_snapshot_free(sv_snapshot* s) {
   sv_capture_free(&s->capture);
   free(s->grid.start);
   free(s->grid.items);
+  free(s->grid.at);
   free(s->grid.cell_of);
   memset(s, 0, sizeof *s);
 }
@@ -74,7 +82,8 @@ static int cell_of(float v, float x0, float cell, int n) {
 // A counting sort of the captured positions into cells of about half the view radius
 // (a radius query then reads at most 5 x 5 cells), larger when the world is wider than
 // SV_SNAP_GRID_SIDE such cells. Items go in in capture order, so each cell's list is
-// increasing.
+// increasing. Their positions are copied beside them: every client's query reads a cell's
+// positions in a row instead of looking each one up by capture index.
 static void build_grid(sv_snap_grid* g, const sv_capture* c, float view_radius) {
   int n = c->set.count;
   float lo_x = 0.0f, lo_y = 0.0f, hi_x = 0.0f, hi_y = 0.0f;
@@ -103,8 +112,11 @@ static void build_grid(sv_snap_grid* g, const sv_capture* c, float view_radius) 
     g->start[k + 1]++;
   }
   for (int k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
-  for (int i = 0; i < n; ++i)  // start[k] runs ahead while cell k fills, then is restored
-    g->items[g->start[g->cell_of[i]]++] = i;
+  for (int i = 0; i < n; ++i) {  // start[k] runs ahead while cell k fills, then is restored
+    int j = g->start[g->cell_of[i]]++;
+    g->items[j] = i;
+    g->at[j] = c->positions[i];
+  }
   for (int k = cells; k > 0; --k) g->start[k] = g->start[k - 1];
   g->start[0] = 0;
 }
@@ -225,120 +237,171 @@ static void drawn_settle(sv_snap_client* c, int* inserts) {
   }
 }
 
-// Capture indexes (>= 0, below the capture's cap) in increasing order; returns how many.
-// A bit each, then the bits read back word by word from the lowest to the highest: a
-// client's view is a few hundred items over a few thousand indexes, so this reads a few
-// dozen words where a sort moved every item several times. Leaves the bits zero.
-static int sort_items(int* v, uint64_t* bits, int n) {
-  if (n == 0) return 0;
-  int lo = v[0], hi = v[0];
-  for (int i = 0; i < n; ++i) {
-    bits[v[i] >> 6] |= (uint64_t)1 << (v[i] & 63);
-    lo = v[i] < lo ? v[i] : lo;
-    hi = v[i] > hi ? v[i] : hi;
-  }
-  int k = 0;
-  for (int wi = lo >> 6; wi <= hi >> 6; ++wi) {
-    for (uint64_t word = bits[wi]; word != 0; word &= word - 1)
-      v[k++] = wi * 64 + arb_lowest_bit(word);
+// A client's relevant set is gathered as a bit per capture index (x->picked_bits, all zero
+// between builds): the radius and the box mark what they take, an item both take (or the
+// avatar, taken apart too) is simply marked twice, and the bits read back word by word are
+// the view in id (= capture) order. A view is a few hundred items over a few thousand
+// indexes, so the read-back visits a few dozen words where a sort moved every item
+// several times, and no list of picks is written and read again before it.
+typedef struct pick_marks {
+  uint64_t* bits;
+  int lo, hi;  ///< every marked index lies in [lo, hi]; lo > hi: none marked
+} pick_marks;
+
+static void mark(uint64_t* bits, int item) {
+  bits[item >> 6] |= (uint64_t)1 << (item & 63);
+}
+
+// Widens the marks' bounds to grid cell k's items (each cell's list is increasing: its
+// first and last are its bounds), once per cell instead of once per mark.
+static inline void cover_cell(pick_marks* m, const sv_snap_grid* g, int k) {
+  int first = g->items[g->start[k]], last = g->items[g->start[k + 1] - 1];
+  m->lo = first < m->lo ? first : m->lo;
+  m->hi = last > m->hi ? last : m->hi;
+}
+
+// Reads the marks back in increasing order into x->picked (capture indexes) and x->view
+// (their entities, copied as they are found), clearing them; returns how many.
+static int gather(const sv_capture* c, sv_snap_scratch* x, pick_marks* m) {
+  // Locals: an entity's copy may write any memory as far as the compiler knows, which
+  // would reload every pointer once per entity.
+  const arb_snapshot_entity* from = c->items;
+  arb_snapshot_entity* to = x->view.items;
+  int *picked = x->picked, n = 0;
+  uint64_t* bits = m->bits;
+  for (int wi = m->lo >> 6; m->lo <= m->hi && wi <= m->hi >> 6; ++wi) {
+    for (uint64_t word = bits[wi]; word != 0; word &= word - 1) {
+      int item = wi * 64 + arb_lowest_bit(word);
+      picked[n] = item;
+      to[n++] = from[item];
+    }
     bits[wi] = 0;
   }
-  return k;  // n: pick_relevant picks no index twice
+  return n;
 }
 
 static bool within(arb_vec2 p, arb_vec2 center, float r) {
   return arb_distance_sq(p, center) <= r * r;
 }
 
+// Marks the items of grid slots [j0, j1) within r of center. With SSE2, four at a time:
+// within()'s operations per lane (center - p, squares, their sum, <= r * r, false for
+// NaN), the same IEEE operations as one by one, so the same answers; the rest one by one.
+// Most of what a client's view costs to pick is this test, for the cells the radius's
+// edge crosses.
+static void mark_within(const sv_snap_grid* g, int j0, int j1, arb_vec2 center, float r,
+                        uint64_t* bits) {
+  int j = j0;
+#ifdef SV_SNAP_SSE2
+  __m128 cx = _mm_set1_ps(center.x), cy = _mm_set1_ps(center.y), r_sq = _mm_set1_ps(r * r);
+  for (; j + 4 <= j1; j += 4) {
+    __m128 a = _mm_loadu_ps(&g->at[j].x), b = _mm_loadu_ps(&g->at[j + 2].x);  // x y x y
+    __m128 dx = _mm_sub_ps(cx, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128 dy = _mm_sub_ps(cy, _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    __m128 d_sq = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    for (int hit = _mm_movemask_ps(_mm_cmple_ps(d_sq, r_sq)); hit != 0; hit &= hit - 1)
+      mark(bits, g->items[j + arb_lowest_bit((uint64_t)hit)]);
+  }
+#endif
+  for (; j < j1; ++j)
+    if (within(g->at[j], center, r)) mark(bits, g->items[j]);
+}
+
 static bool in_box(arb_vec2 p, const arb_aabb* b) {
   return p.x >= b->lower.x && p.x <= b->upper.x && p.y >= b->lower.y && p.y <= b->upper.y;
 }
 
-typedef struct pick_query {
-  int avatar;       ///< capture index, -1 = none
-  arb_vec2 center;  ///< the avatar's position
-  float r;
-  const arb_aabb* box;  ///< NULL = none
-} pick_query;
+// The grid cells the rectangle [lo, hi] touches: columns x0..x1, rows y0..y1.
+typedef struct cell_span {
+  int x0, x1, y0, y1;
+} cell_span;
 
-// Within r of the avatar, or else in the box (each item once; the avatar is added apart).
-static bool picks(const sv_capture* c, const pick_query* q, int item, bool box_pass) {
-  if (item == q->avatar) return false;
-  bool near = q->avatar >= 0 && within(c->positions[item], q->center, q->r);
-  return box_pass ? !near && in_box(c->positions[item], q->box) : near;
+static cell_span cells_touched(const sv_snap_grid* g, arb_vec2 lo, arb_vec2 hi) {
+  return (cell_span){cell_of(lo.x, g->x0, g->cell, g->nx), cell_of(hi.x, g->x0, g->cell, g->nx),
+                     cell_of(lo.y, g->y0, g->cell, g->ny), cell_of(hi.y, g->y0, g->cell, g->ny)};
 }
 
-enum { CELL_MIXED, CELL_INSIDE, CELL_OUTSIDE };
+// How far along one axis the points of cell i (of n, from x0, side `cell`) lie from c, as
+// squares: the farthest and the nearest (0 when c is within the cell's extent). The extent
+// is widened by a thousandth of a cell, far beyond the float rounding of cell_of(). A
+// border cell also holds the items clamped into it (outliers, NaN): no bound holds there.
+typedef struct axis_reach {
+  double far_sq, near_sq;
+  bool border;
+} axis_reach;
 
-// Where grid cell (cx, cy) lies against the radius: wholly inside it (every item within r
-// by within()'s float arithmetic), wholly outside, or mixed. Only cells off the grid's
-// border are classified: a border cell also holds the items clamped into it (outliers,
-// NaN). The cell's bounds are widened by a thousandth of a cell and r narrowed by 1e-4,
-// far beyond the float rounding of cell_of() and within(), so the answer is never wrong.
-static int classify_cell(const sv_snap_grid* g, int cx, int cy, const pick_query* q) {
-  if (cx == 0 || cy == 0 || cx == g->nx - 1 || cy == g->ny - 1) return CELL_MIXED;
-  double slack = 1.0e-3 * g->cell, r = q->r;
-  double lx = g->x0 + (double)cx * g->cell - slack - q->center.x;
-  double hx = g->x0 + (double)(cx + 1) * g->cell + slack - q->center.x;
-  double ly = g->y0 + (double)cy * g->cell - slack - q->center.y;
-  double hy = g->y0 + (double)(cy + 1) * g->cell + slack - q->center.y;
-  double fx = -lx > hx ? -lx : hx, fy = -ly > hy ? -ly : hy;  // farthest corner
-  double nx = lx > 0.0 ? lx : hx < 0.0 ? -hx : 0.0, ny = ly > 0.0 ? ly : hy < 0.0 ? -hy : 0.0;
-  if (fx * fx + fy * fy <= r * r * (1.0 - 1.0e-4)) return CELL_INSIDE;
-  if (nx * nx + ny * ny >= r * r * (1.0 + 1.0e-4)) return CELL_OUTSIDE;
-  return CELL_MIXED;
+static axis_reach reach(float x0, float cell, int i, int n, float c) {
+  double slack = 1.0e-3 * cell;
+  double l = x0 + (double)i * cell - slack - c;
+  double h = x0 + (double)(i + 1) * cell + slack - c;
+  double f = -l > h ? -l : h, near = l > 0.0 ? l : h < 0.0 ? -h : 0.0;
+  return (axis_reach){f * f, near * near, i == 0 || i == n - 1};
 }
 
-// Appends to x->picked (from n) the capture indexes in the grid cells the rectangle
-// [lo, hi] touches that picks() takes in this pass; returns the new count. In the radius
-// pass a cell wholly inside the radius is taken without a test per item, one wholly
-// outside is skipped.
-static int pick_cells(const sv_snapshot* s, sv_snap_scratch* x, int n, arb_vec2 lo, arb_vec2 hi,
-                      const pick_query* q, bool box_pass) {
-  const sv_snap_grid* g = &s->grid;
-  int x0 = cell_of(lo.x, g->x0, g->cell, g->nx), x1 = cell_of(hi.x, g->x0, g->cell, g->nx);
-  int y0 = cell_of(lo.y, g->y0, g->cell, g->ny), y1 = cell_of(hi.y, g->y0, g->cell, g->ny);
-  int own = cell_of(q->center.y, g->y0, g->cell, g->ny) * g->nx +
-            cell_of(q->center.x, g->x0, g->cell, g->nx);  // holds the avatar, added apart
-  for (int cy = y0; cy <= y1; ++cy) {
-    for (int cx = x0; cx <= x1; ++cx) {
-      int k = cy * g->nx + cx, where = box_pass ? CELL_MIXED : classify_cell(g, cx, cy, q);
-      if (where == CELL_OUTSIDE) continue;
-      if (where == CELL_INSIDE && k != own) {  // the whole cell, as it is
-        int m = g->start[k + 1] - g->start[k];
-        memcpy(x->picked + n, g->items + g->start[k], (size_t)m * sizeof *x->picked);
-        n += m;
-        continue;
+// Marks the captured items within r of center (by within()'s float arithmetic) from the
+// grid cells the radius touches. A cell wholly inside the radius is taken without a test
+// per item, one wholly outside is skipped; the others test each item. A cell's reach is
+// its column's plus its row's, each computed once per client instead of once per cell;
+// the radius is narrowed (for inside) and widened (for outside) by 1e-4, far beyond the
+// rounding of within(), so a cell's answer is never wrong.
+static void pick_radius(const sv_snap_grid* g, arb_vec2 center, float r, pick_marks* m) {
+  cell_span s = cells_touched(g, (arb_vec2){center.x - r, center.y - r},
+                              (arb_vec2){center.x + r, center.y + r});
+  axis_reach col[SV_SNAP_GRID_SIDE];
+  for (int cx = s.x0; cx <= s.x1; ++cx) col[cx - s.x0] = reach(g->x0, g->cell, cx, g->nx, center.x);
+  double r_sq = (double)r * r, inside = r_sq * (1.0 - 1.0e-4), outside = r_sq * (1.0 + 1.0e-4);
+  uint64_t* bits = m->bits;
+  for (int cy = s.y0; cy <= s.y1; ++cy) {
+    axis_reach row = reach(g->y0, g->cell, cy, g->ny, center.y);
+    for (int cx = s.x0; cx <= s.x1; ++cx) {
+      const axis_reach* c = &col[cx - s.x0];
+      int k = cy * g->nx + cx, j0 = g->start[k], j1 = g->start[k + 1];
+      if (j0 == j1) continue;
+      bool whole = false;
+      if (!row.border && !c->border) {
+        if (c->near_sq + row.near_sq >= outside) continue;
+        whole = c->far_sq + row.far_sq <= inside;
       }
-      for (int j = g->start[k]; j < g->start[k + 1]; ++j) {
-        int item = g->items[j];
-        if (where == CELL_INSIDE ? item != q->avatar : picks(&s->capture, q, item, box_pass))
-          x->picked[n++] = item;
+      cover_cell(m, g, k);
+      if (whole) {
+        for (int j = j0; j < j1; ++j) mark(bits, g->items[j]);
+      } else {
+        mark_within(g, j0, j1, center, r, bits);
       }
     }
   }
-  return n;
 }
 
-// The captured entities within r of the avatar and those in the view box (every class:
-// bodies, particles, ropes at their first particle, wheels at their chassis) from the grid
-// cells the radius and the box touch, copied to x->view in id (= capture) order; x->picked[j]
-// is view item j's capture index. An item in both is taken by the radius pass only, so none
-// is picked twice.
+// Marks the captured items in the box from the grid cells it touches.
+static void pick_box(const sv_snap_grid* g, const arb_aabb* box, pick_marks* m) {
+  cell_span s = cells_touched(g, box->lower, box->upper);
+  for (int cy = s.y0; cy <= s.y1; ++cy) {
+    for (int cx = s.x0; cx <= s.x1; ++cx) {
+      int k = cy * g->nx + cx, j0 = g->start[k], j1 = g->start[k + 1];
+      if (j0 == j1) continue;
+      cover_cell(m, g, k);
+      for (int j = j0; j < j1; ++j)
+        if (in_box(g->at[j], box)) mark(m->bits, g->items[j]);
+    }
+  }
+}
+
+// The captured entities within r of the avatar (with one), those in the view box (with
+// one) and the avatar itself (every class: bodies, particles, ropes at their first
+// particle, wheels at their chassis), from the grid cells the radius and the box touch,
+// copied to x->view in id (= capture) order; x->picked[j] is view item j's capture index.
 static void pick_relevant(const sv_snapshot* s, sv_snap_scratch* x, int avatar, float r,
                           const arb_aabb* box) {
   const sv_capture* c = &s->capture;
-  pick_query q = {avatar, avatar >= 0 ? c->positions[avatar] : (arb_vec2){0.0f, 0.0f}, r, box};
-  int n = 0;
+  pick_marks m = {x->picked_bits, INT_MAX, -1};
   if (avatar >= 0) {
-    arb_vec2 lo = {q.center.x - r, q.center.y - r}, hi = {q.center.x + r, q.center.y + r};
-    n = pick_cells(s, x, n, lo, hi, &q, false);
+    pick_radius(&s->grid, c->positions[avatar], r, &m);
+    mark(m.bits, avatar);
+    m.lo = avatar < m.lo ? avatar : m.lo;
+    m.hi = avatar > m.hi ? avatar : m.hi;
   }
-  if (box != NULL) n = pick_cells(s, x, n, box->lower, box->upper, &q, true);
-  if (avatar >= 0) x->picked[n++] = avatar;
-  n = sort_items(x->picked, x->picked_bits, n);
-  for (int i = 0; i < n; ++i) x->view.items[i] = c->items[x->picked[i]];
-  x->view.count = n;
+  if (box != NULL) pick_box(&s->grid, box, &m);
+  x->view.count = gather(c, x, &m);
 }
 
 static int find_avatar(const sv_capture* c, uint32_t id) {
@@ -348,24 +411,22 @@ static int find_avatar(const sv_capture* c, uint32_t id) {
 }
 
 // What the builder's rank callback needs: priorities are computed only for the entities
-// that changed in the client's view (the builder asks in increasing id order).
+// that changed in the client's view (the builder asks in increasing id order); the
+// client's interest and dt are in the accumulator (arb_snapshot_priority_begin).
 typedef struct sv_rank_ctx {
   arb_snapshot_priority* priority;
-  const arb_snapshot_interest* in;
-  const arb_snapshot_set* current;
-  const sv_capture* capture;  ///< positions and speeds, by capture index
-  const int* index;           ///< capture index of each current item, NULL = the same
-  float dt;
+  const arb_snapshot_entity* current;  ///< the view's items
+  const arb_vec2* positions;           ///< by capture index
+  const float* speeds;                 ///< by capture index
+  const int* index;                    ///< capture index of each current item, NULL = the same
   float* acc;  ///< per current item, kept for arb_snapshot_priority_keep_stale
 } sv_rank_ctx;
 
 static void rank_item(void* user, int j, float* priority, float* weight) {
   sv_rank_ctx* r = user;
   int item = r->index ? r->index[j] : j;
-  r->acc[j] = arb_snapshot_priority_next(r->priority, r->in, r->current->items[j].id,
-                                         r->capture->positions[item], r->capture->speeds[item],
-                                         r->dt, weight);
-  *priority = r->acc[j];
+  *priority = r->acc[j] = arb_snapshot_priority_next(r->priority, r->current[j].id,
+                                                     r->positions[item], r->speeds[item], weight);
 }
 
 int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* c,
@@ -393,8 +454,8 @@ int sv_snapshot_build(const sv_snapshot* s, sv_snap_scratch* x, sv_snap_client* 
   in.has_view = req->has_view;
   in.view = req->view;
   in.near_radius = req->view_radius > 0.0f ? req->view_radius * 0.25f : 10.0f;
-  arb_snapshot_priority_begin(&c->priority);
-  sv_rank_ctx rank = {&c->priority, &in, current, cap, index, dt, x->prio};
+  arb_snapshot_priority_begin(&c->priority, &in, dt);
+  sv_rank_ctx rank = {&c->priority, current->items, cap->positions, cap->speeds, index, x->prio};
   drawn_settle(c, x->drawn_inserts);
 
   int write = slot_to_write(c);

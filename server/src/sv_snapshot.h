@@ -82,6 +82,7 @@ typedef struct sv_snap_grid {
   int nx, ny;
   int* start;    ///< SV_SNAP_GRID_CELLS + 1
   int* items;    ///< cap
+  arb_vec2* at;  ///< cap: at[j] = the position of items[j], read in a row by every client
   int* cell_of;  ///< cap: the cell of each captured item (scratch of the build)
 } sv_snap_grid;
 

@@ -201,8 +201,8 @@ typedef struct rank_ctx {
 
 static void rank(void* user, int j, float* priority, float* weight) {
   rank_ctx* r = user;
-  r->s->acc[j] = arb_snapshot_priority_next(&r->s->prio, &r->q->in, r->q->view.items[j].id,
-                                            r->q->pos[j], r->q->speed[j], 1.0f / 30.0f, weight);
+  r->s->acc[j] = arb_snapshot_priority_next(&r->s->prio, r->q->view.items[j].id, r->q->pos[j],
+                                            r->q->speed[j], weight);
   *priority = r->s->acc[j];
 }
 
@@ -221,7 +221,7 @@ static int build(side* s, const snap_in* q, arb_snapshot_build_result* out) {
   a.current = &q->view;
   rank_ctx rc = {s, q};
   if (s->lazy) {
-    arb_snapshot_priority_begin(&s->prio);
+    arb_snapshot_priority_begin(&s->prio, &q->in, 1.0f / 30.0f);
     a.rank = rank;
     a.rank_user = &rc;
   } else {
@@ -554,17 +554,17 @@ static void lazy_priorities_match(void** state) {
   uint8_t up[3][4] = {{1, 0, 1, 0}, {1, 0, 1, 0}, {0, 1, 1, 1}};
   for (int round = 0; round < 3; ++round) {
     arb_snapshot_priority_update(&p, &f.set, f.pos, f.speed, &in, 0.1f, eager, weight);
-    arb_snapshot_priority_begin(&q);
-    arb_snapshot_priority_begin(&r);
+    arb_snapshot_priority_begin(&q, &in, 0.1f);
+    arb_snapshot_priority_begin(&r, &in, 0.1f);
     int stale[4], stale_count = 0;
     for (int j = 0; j < 4; ++j) {
       if (!up[round][j]) stale[stale_count++] = j;
       if (round > 0 && up[round - 1][j] && up[round][j]) continue;  // at rest: never asked
-      lazy[j] = arb_snapshot_priority_next(&q, &in, f.items[j].id, f.pos[j], f.speed[j], 0.1f, &w);
+      lazy[j] = arb_snapshot_priority_next(&q, f.items[j].id, f.pos[j], f.speed[j], &w);
       assert_true(lazy[j] == eager[j]);
       assert_true(w == weight[j]);
-      assert_true(arb_snapshot_priority_next(&r, &in, f.items[j].id, f.pos[j], f.speed[j], 0.1f,
-                                             NULL) == lazy[j]);
+      assert_true(arb_snapshot_priority_next(&r, f.items[j].id, f.pos[j], f.speed[j], NULL) ==
+                  lazy[j]);
     }
     arb_snapshot_priority_sent(&p, up[round]);
     arb_snapshot_priority_keep(&q, &f.set, lazy, up[round]);

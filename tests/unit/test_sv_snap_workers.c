@@ -230,6 +230,9 @@ static void view_box_adds_what_the_camera_sees(void** state) {
   assert_non_null(arb_snapshot_set_find(&x.view, cap->items[far2].id));
   if (!in_box(cap->positions[far1], box2))
     assert_null(arb_snapshot_set_find(&x.view, cap->items[far1].id));
+  // A box over the radius: what both take is in the view once.
+  arb_aabb over = box_around(me, 1.5f * r);
+  assert_true(check_view_box(&x, &c, tick++, avatars[0], r, &over) > 0);
   // Cleared: back to the surroundings alone.
   assert_int_equal(check_view_box(&x, &c, tick++, avatars[0], r, NULL), 0);
 

@@ -20,13 +20,23 @@ typedef struct arb_snapshot_interest {
   float near_radius;   ///< meters at which relevance halves from nearness alone (> 0)
 } arb_snapshot_interest;
 
+/// What the weights of one interest share (arb_snapshot_priority_begin computes it once).
+typedef struct arb_snapshot_interest_scales {
+  float near_sq;         ///< near_radius squared (10 m when not positive)
+  arb_vec2 view_centre;  ///< of the camera box
+  float view_half_sq;    ///< half the camera box's diagonal, squared
+} arb_snapshot_interest_scales;
+
 typedef struct arb_snapshot_priority {
   uint32_t* ids;  ///< entities with an accumulator, increasing
   float* acc;
   int count, cap;
   uint32_t* spare_ids;  ///< merge scratch
   float* spare_acc;
-  int cursor;  ///< arb_snapshot_priority_next: where the last id was looked up
+  int cursor;                ///< arb_snapshot_priority_next: where the last id was looked up
+  arb_snapshot_interest in;  ///< this snapshot's (arb_snapshot_priority_begin)
+  arb_snapshot_interest_scales scales;  ///< of `in`
+  float dt;                             ///< this snapshot's seconds
 } arb_snapshot_priority;
 
 ARB_API int arb_snapshot_priority_init(arb_snapshot_priority* p, int max_entities);
@@ -54,13 +64,14 @@ ARB_API void arb_snapshot_priority_sent(arb_snapshot_priority* p, const uint8_t*
 // arb_snapshot_priority_next for entities by increasing id, then arb_snapshot_priority_keep.
 // The values equal arb_snapshot_priority_update's (then _sent) for the same inputs.
 
-/// Start a snapshot's lookups.
-ARB_API void arb_snapshot_priority_begin(arb_snapshot_priority* p);
+/// Start a snapshot's lookups, for the client's interest `in` over dt seconds (what the
+/// entities' weights share is computed here once, not per entity).
+ARB_API void arb_snapshot_priority_begin(arb_snapshot_priority* p, const arb_snapshot_interest* in,
+                                         float dt);
 /// Entity `id`'s accumulator (0 without one) plus its relevance × dt; weight: NULL or its
 /// arb_snapshot_weight. Ids must increase between arb_snapshot_priority_begin calls.
-ARB_API float arb_snapshot_priority_next(arb_snapshot_priority* p, const arb_snapshot_interest* in,
-                                         uint32_t id, arb_vec2 position, float speed, float dt,
-                                         float* weight);
+ARB_API float arb_snapshot_priority_next(arb_snapshot_priority* p, uint32_t id, arb_vec2 position,
+                                         float speed, float* weight);
 /// After the build: keep acc[j] for the items of `current` not up to date (each one asked
 /// with arb_snapshot_priority_next, its value in acc[j]), drop every other accumulator.
 ARB_API void arb_snapshot_priority_keep(arb_snapshot_priority* p, const arb_snapshot_set* current,
