@@ -26,7 +26,8 @@ static const arb_bit_buckets VEL_ABS = {4, {8, 12, 16, 32}};
 static const arb_bit_buckets ANGVEL_ABS = {3, {8, 16, 32}};
 static const arb_bit_buckets DESC_REF = {3, {2, 4, 7}};
 
-unsigned arb__snapshot_class_fields(uint8_t cls) {
+/* Inlined where a class is a constant (the stream writer's enter records), a call elsewhere. */
+static inline unsigned class_fields(uint8_t cls) {
   switch (cls) {
     case ARB_SNAPSHOT_BODY:
       return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL |
@@ -41,6 +42,10 @@ unsigned arb__snapshot_class_fields(uint8_t cls) {
     default:
       return 0;
   }
+}
+
+unsigned arb__snapshot_class_fields(uint8_t cls) {
+  return class_fields(cls);
 }
 
 arb_snapshot_state arb__snapshot_class_state(const arb_snapshot_state* s, uint8_t cls) {
@@ -152,18 +157,32 @@ WRITE_INLINE int update_fields(sink* s, const arb_snapshot_state* v, unsigned ma
   return n;
 }
 
+/* An update with a mask that has no short code: '0' '000' bits:6, then the fields. */
+WRITE_INLINE int update_long(sink* s, const arb_snapshot_state* v, unsigned mask) {
+  return put(s, (uint64_t)mask << 4, 10) + update_fields(s, v, mask);
+}
+
 /* An update record after its gap: op '0' and the mask code in one put (first bit lowest),
- * then the fields. */
+ * then the fields. The masks frequent in a crowd (bench-capacity: the short-coded ones, a
+ * body's velocity alone or with its spin, with or without its angle) each get a copy with
+ * the mask constant. */
 WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r) {
+  const arb_snapshot_state* v = &r->v;
   switch (r->mask) {
     case MASK_MOVE:  // '0' '1'
-      return put(s, 2, 2) + update_fields(s, &r->v, MASK_MOVE);
+      return put(s, 2, 2) + update_fields(s, v, MASK_MOVE);
     case MASK_TURN:  // '0' '01'
-      return put(s, 4, 3) + update_fields(s, &r->v, MASK_TURN);
+      return put(s, 4, 3) + update_fields(s, v, MASK_TURN);
     case ARB_SNAPSHOT_M_POS:  // '0' '001'
-      return put(s, 8, 4) + update_fields(s, &r->v, ARB_SNAPSHOT_M_POS);
-    default:  // '0' '000' bits:6 (r->mask is a byte, not an enum)
-      return put(s, (uint64_t)r->mask << 4, 10) + update_fields(s, &r->v, r->mask);
+      return put(s, 8, 4) + update_fields(s, v, ARB_SNAPSHOT_M_POS);
+    case ARB_SNAPSHOT_M_VEL:
+      return update_long(s, v, ARB_SNAPSHOT_M_VEL);
+    case ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
+      return update_long(s, v, ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+    case ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
+      return update_long(s, v, ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+    default:  // r->mask is a byte, not an enum
+      return update_long(s, v, r->mask);
   }
 }
 
@@ -177,20 +196,34 @@ WRITE_INLINE int desc_ref(sink* s, const arb_snapshot_record* r, int* named) {
   return put(s, 1, 1) + put_u(s, r->desc, &DESC_REF);
 }
 
-/* An enter record after its gap. named: descriptions named by the part's enter records so
- * far (updated), or NULL to leave the description reference out (a size only). */
-WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named) {
-  const arb_snapshot_state* v = &r->v;
-  unsigned f = arb__snapshot_class_fields(r->cls);
-  // op '10', class-1:2, flags:3 in one put (first bit lowest)
-  int n = put(s, 1u | (uint32_t)(r->cls - 1u) << 2 | (uint32_t)v->flags << 4, 7);
-  if (named) n += desc_ref(s, r, named);
+/* An enter record's fields (f: its class's, a constant where inlined). */
+WRITE_INLINE int enter_fields(sink* s, const arb_snapshot_state* v, unsigned f) {
+  int n = 0;
   if (f & ARB_SNAPSHOT_M_POS) n += put_s(s, v->x, &POS_ABS) + put_s(s, v->y, &POS_ABS);
   if (f & ARB_SNAPSHOT_M_ANGLE) n += put(s, v->angle, 16);
   if (f & ARB_SNAPSHOT_M_VEL) n += put_s(s, v->vx, &VEL_ABS) + put_s(s, v->vy, &VEL_ABS);
   if (f & ARB_SNAPSHOT_M_ANGVEL) n += put_s(s, v->w, &ANGVEL_ABS);
   if (f & ARB_SNAPSHOT_M_AUX) n += put(s, v->aux, 16);
   return n;
+}
+
+/* An enter record after its gap. named: descriptions named by the part's enter records so
+ * far (updated), or NULL to leave the description reference out (a size only). */
+WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named) {
+  const arb_snapshot_state* v = &r->v;
+  // op '10', class-1:2, flags:3 in one put (first bit lowest)
+  int n = put(s, 1u | (uint32_t)(r->cls - 1u) << 2 | (uint32_t)v->flags << 4, 7);
+  if (named) n += desc_ref(s, r, named);
+  switch (r->cls) {  // the class constant in each copy
+    case ARB_SNAPSHOT_BODY:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_BODY));
+    case ARB_SNAPSHOT_PARTICLE:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_PARTICLE));
+    case ARB_SNAPSHOT_WHEEL:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_WHEEL));
+    default:  // a link (no state), or no class (r->cls is a byte: the writer refuses it)
+      return n;
+  }
 }
 
 /* A record after its gap (named as for enter_body). */
