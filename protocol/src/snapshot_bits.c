@@ -117,25 +117,42 @@ WRITE_INLINE int put(sink* s, uint64_t bits, int len) {
 
 /* v in bucket code b (this file's tables, constants after inlining: 1..8 buckets, all but
  * the last < 32 bits wide): the prefix (k ones, then a 0 unless k is the last bucket) and v
- * minus the values of the buckets before k, as one put when they fit in 32 bits. */
-WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+ * minus the values of the buckets before k; then the then_len bits of `then` (a record's
+ * op code after its gap). One put when they fit in 32 bits. */
+WRITE_INLINE int put_u_then(sink* s, uint32_t v, const arb_bit_buckets* b, uint64_t then,
+                            int then_len) {
   int last = b->count - 1;
 #pragma GCC unroll 8  // with the constant table: a compare and a subtraction per bucket
   for (int k = 0; k < last; ++k) {
-    int width = b->widths[k];
-    if (v < (1u << width)) return put(s, ((uint64_t)v << (k + 1)) | ((1u << k) - 1u), k + 1 + width);
+    int width = b->widths[k], len = k + 1 + width;
+    if (v < (1u << width)) {
+      if (len + then_len <= 32)
+        return put(s, then << len | (uint64_t)v << (k + 1) | ((1u << k) - 1u), len + then_len);
+      return put(s, (uint64_t)v << (k + 1) | ((1u << k) - 1u), len) + put(s, then, then_len);
+    }
     v -= 1u << width;
   }
-  int width = b->widths[last];
+  int width = b->widths[last], len = last + width;
   if (width < 32 && v >= (1u << width)) {  // past the last bucket: cannot be written
     s->overflow = 1;
     return 0;
   }
-  if (last + width <= 32) return put(s, ((uint64_t)v << last) | ((1u << last) - 1u), last + width);
-  return put(s, (1u << last) - 1u, last) + put(s, v, width);
+  if (len + then_len <= 32)
+    return put(s, then << len | (uint64_t)v << last | ((1u << last) - 1u), len + then_len);
+  int n = put(s, (1u << last) - 1u, last) + put(s, v, width);
+  return then_len ? n + put(s, then, then_len) : n;
+}
+WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+  return put_u_then(s, v, b, 0, 0);
 }
 WRITE_INLINE int put_s(sink* s, int32_t v, const arb_bit_buckets* b) {
   return put_u(s, arb_zigzag(v), b);
+}
+
+/* A record's first bits: its gap when `gap` is not NULL (a stream's record; a size leaves
+ * it out), then `code`, its op and mask or class (len bits). */
+WRITE_INLINE int head(sink* s, const uint32_t* gap, uint64_t code, int len) {
+  return gap ? put_u_then(s, *gap, &GAP, code, len) : put(s, code, len);
 }
 
 /* Update masks: the three common ones have short codes (a moving body corrected after a
@@ -158,31 +175,32 @@ WRITE_INLINE int update_fields(sink* s, const arb_snapshot_state* v, unsigned ma
 }
 
 /* An update with a mask that has no short code: '0' '000' bits:6, then the fields. */
-WRITE_INLINE int update_long(sink* s, const arb_snapshot_state* v, unsigned mask) {
-  return put(s, (uint64_t)mask << 4, 10) + update_fields(s, v, mask);
+WRITE_INLINE int update_long(sink* s, const uint32_t* gap, const arb_snapshot_state* v,
+                             unsigned mask) {
+  return head(s, gap, (uint64_t)mask << 4, 10) + update_fields(s, v, mask);
 }
 
-/* An update record after its gap: op '0' and the mask code in one put (first bit lowest),
- * then the fields. The masks frequent in a crowd (bench-capacity: the short-coded ones, a
+/* An update record after its gap (gap as for head): op '0' and the mask code in one put
+ * (first bit lowest), then the fields. The masks frequent in a crowd (bench-capacity: the short-coded ones, a
  * body's velocity alone or with its spin, with or without its angle) each get a copy with
  * the mask constant. */
-WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r) {
+WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r, const uint32_t* gap) {
   const arb_snapshot_state* v = &r->v;
   switch (r->mask) {
     case MASK_MOVE:  // '0' '1'
-      return put(s, 2, 2) + update_fields(s, v, MASK_MOVE);
+      return head(s, gap, 2, 2) + update_fields(s, v, MASK_MOVE);
     case MASK_TURN:  // '0' '01'
-      return put(s, 4, 3) + update_fields(s, v, MASK_TURN);
+      return head(s, gap, 4, 3) + update_fields(s, v, MASK_TURN);
     case ARB_SNAPSHOT_M_POS:  // '0' '001'
-      return put(s, 8, 4) + update_fields(s, v, ARB_SNAPSHOT_M_POS);
+      return head(s, gap, 8, 4) + update_fields(s, v, ARB_SNAPSHOT_M_POS);
     case ARB_SNAPSHOT_M_VEL:
-      return update_long(s, v, ARB_SNAPSHOT_M_VEL);
+      return update_long(s, gap, v, ARB_SNAPSHOT_M_VEL);
     case ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
-      return update_long(s, v, ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+      return update_long(s, gap, v, ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
     case ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
-      return update_long(s, v, ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+      return update_long(s, gap, v, ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
     default:  // r->mask is a byte, not an enum
-      return update_long(s, v, r->mask);
+      return update_long(s, gap, v, r->mask);
   }
 }
 
@@ -207,12 +225,14 @@ WRITE_INLINE int enter_fields(sink* s, const arb_snapshot_state* v, unsigned f) 
   return n;
 }
 
-/* An enter record after its gap. named: descriptions named by the part's enter records so
- * far (updated), or NULL to leave the description reference out (a size only). */
-WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named) {
+/* An enter record after its gap (gap as for head). named: descriptions named by the part's
+ * enter records so far (updated), or NULL to leave the description reference out (a size
+ * only). */
+WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named,
+                            const uint32_t* gap) {
   const arb_snapshot_state* v = &r->v;
   // op '10', class-1:2, flags:3 in one put (first bit lowest)
-  int n = put(s, 1u | (uint32_t)(r->cls - 1u) << 2 | (uint32_t)v->flags << 4, 7);
+  int n = head(s, gap, 1u | (uint32_t)(r->cls - 1u) << 2 | (uint32_t)v->flags << 4, 7);
   if (named) n += desc_ref(s, r, named);
   switch (r->cls) {  // the class constant in each copy
     case ARB_SNAPSHOT_BODY:
@@ -226,25 +246,22 @@ WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named) {
   }
 }
 
-/* A record after its gap (named as for enter_body). */
-WRITE_INLINE int record_rest(sink* s, const arb_snapshot_record* r, int* named) {
-  if (r->op == ARB_SNAPSHOT_UPDATE) return update_body(s, r);
-  if (r->op == ARB_SNAPSHOT_ENTER) return enter_body(s, r, named);
-  return put(s, 3, 2);  // remove: '11'
-}
-
-WRITE_INLINE int gap(sink* s, uint32_t id, uint32_t prev_id) {
-  return put_u(s, id - prev_id - 1u, &GAP);
+/* A record, with its gap when `gap` is not NULL (named as for enter_body). */
+WRITE_INLINE int record(sink* s, const arb_snapshot_record* r, int* named, const uint32_t* gap) {
+  if (r->op == ARB_SNAPSHOT_UPDATE) return update_body(s, r, gap);
+  if (r->op == ARB_SNAPSHOT_ENTER) return enter_body(s, r, named, gap);
+  return head(s, gap, 3, 2);  // remove: '11'
 }
 
 int arb__snapshot_record_bits(const arb_snapshot_record* r, uint32_t prev_id, int named) {
   sink count_only = {0};
-  return gap(&count_only, r->id, prev_id) + record_rest(&count_only, r, &named);
+  uint32_t gap = r->id - prev_id - 1u;
+  return record(&count_only, r, &named, &gap);
 }
 
 int arb__snapshot_gap_bits(uint32_t id, uint32_t prev_id) {
   sink count_only = {0};
-  return gap(&count_only, id, prev_id);
+  return put_u(&count_only, id - prev_id - 1u, &GAP);
 }
 
 int arb__snapshot_desc_ref_bits(const arb_snapshot_record* r, int named) {
@@ -255,7 +272,7 @@ int arb__snapshot_desc_ref_bits(const arb_snapshot_record* r, int named) {
 
 int arb__snapshot_fixed_bits(const arb_snapshot_record* r) {
   sink count_only = {0};
-  return record_rest(&count_only, r, NULL);
+  return record(&count_only, r, NULL, NULL);
 }
 
 /* What the stream can carry after a record with id prev_id, when `named` descriptions were
@@ -292,8 +309,8 @@ int arb__snapshot_write_stream(arb_bit_writer* w, const arb_snapshot_record* rec
   for (int i = 0; i < count; ++i) {
     const arb_snapshot_record* r = &recs[i];
     if (!record_valid(r, prev, named)) return ARB_E_INVAL;
-    gap(&s, r->id, prev);
-    record_rest(&s, r, &named);
+    uint32_t gap = r->id - prev - 1u;
+    record(&s, r, &named, &gap);
     prev = r->id;
   }
   // The last partial word, its top byte's unused bits zero (the padding).
