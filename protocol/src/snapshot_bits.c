@@ -181,9 +181,9 @@ WRITE_INLINE int update_long(sink* s, const uint32_t* gap, const arb_snapshot_st
 }
 
 /* An update record after its gap (gap as for head): op '0' and the mask code in one put
- * (first bit lowest), then the fields. The masks frequent in a crowd (bench-capacity: the short-coded ones, a
- * body's velocity alone or with its spin, with or without its angle) each get a copy with
- * the mask constant. */
+ * (first bit lowest), then the fields. The masks frequent in a crowd (bench-capacity: the
+ * short-coded ones, a body's velocity alone or with its spin, with or without its angle)
+ * each get a copy with the mask constant. */
 WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r, const uint32_t* gap) {
   const arb_snapshot_state* v = &r->v;
   switch (r->mask) {
@@ -198,7 +198,8 @@ WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r, const uint32
     case ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
       return update_long(s, gap, v, ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
     case ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
-      return update_long(s, gap, v, ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+      return update_long(s, gap, v,
+                         ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
     default:  // r->mask is a byte, not an enum
       return update_long(s, gap, v, r->mask);
   }
