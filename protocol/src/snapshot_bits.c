@@ -145,8 +145,24 @@ WRITE_INLINE int put_u_then(sink* s, uint32_t v, const arb_bit_buckets* b, uint6
 WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
   return put_u_then(s, v, b, 0, 0);
 }
+/* Bits of zigzag(v) in bucket code b, without the zigzag: zigzag(v) < E, for an even E, is
+ * -E/2 <= v < E/2, and E (the values of the buckets up to k) is even in every signed code
+ * of this file (their buckets all have 8 values or more). Sizes are asked for far more
+ * often than values are written: this saves a few instructions on each. */
+WRITE_INLINE int signed_bits(int32_t v, const arb_bit_buckets* b) {
+  int last = b->count - 1;
+  int64_t end = 0;
+#pragma GCC unroll 8  // with the constant table: an addition and a compare per bucket
+  for (int k = 0; k <= last; ++k) {
+    int width = b->widths[k];
+    if (width >= 32) return k + (k < last) + width;  // every int32 is in it
+    end += (int64_t)1 << width;
+    if ((uint64_t)((int64_t)v + end / 2) < (uint64_t)end) return k + (k < last) + width;
+  }
+  return 0;  // past the last bucket
+}
 WRITE_INLINE int put_s(sink* s, int32_t v, const arb_bit_buckets* b) {
-  return put_u(s, arb_zigzag(v), b);
+  return s->writing ? put_u(s, arb_zigzag(v), b) : signed_bits(v, b);
 }
 
 /* A record's first bits: its gap when `gap` is not NULL (a stream's record; a size leaves
