@@ -26,7 +26,8 @@ static const arb_bit_buckets VEL_ABS = {4, {8, 12, 16, 32}};
 static const arb_bit_buckets ANGVEL_ABS = {3, {8, 16, 32}};
 static const arb_bit_buckets DESC_REF = {3, {2, 4, 7}};
 
-unsigned arb__snapshot_class_fields(uint8_t cls) {
+/* Inlined where a class is a constant (the stream writer's enter records), a call elsewhere. */
+static inline unsigned class_fields(uint8_t cls) {
   switch (cls) {
     case ARB_SNAPSHOT_BODY:
       return ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL |
@@ -41,6 +42,10 @@ unsigned arb__snapshot_class_fields(uint8_t cls) {
     default:
       return 0;
   }
+}
+
+unsigned arb__snapshot_class_fields(uint8_t cls) {
+  return class_fields(cls);
 }
 
 arb_snapshot_state arb__snapshot_class_state(const arb_snapshot_state* s, uint8_t cls) {
@@ -64,71 +69,106 @@ int arb__snapshot_count_bits(int count) {
   return arb_bits_bucketed_size((uint32_t)count, &COUNT);
 }
 
-/* One function writes and sizes a record, so the builder's sizes are the encoder's. The
- * bits gather in a 64-bit accumulator and go to the writer 32 at a time (the same bits, LSB
- * first, as one arb_bits_write per value: every server snapshot writes every record, and a
- * call per value was a large share of its CPU). With w == NULL it only counts. */
-/* The writer's pieces are inlined into record(), and record() into its two callers (one
- * sizes, one writes): the bucket tables are constants there and fold into compares. */
+/* One set of functions writes and sizes a record, so the builder's sizes are the encoder's:
+ * a sink either writes (writing = 1) or only counts (0). Every server snapshot writes every
+ * record and the builder sizes each candidate, so both are a large share of the server's
+ * CPU; the pieces below are inlined into their few callers with `writing` and the bucket
+ * tables constant, and fold into compares and shifts (no branch on the mode, no loop over
+ * the buckets, no per-put masking). */
 #define WRITE_INLINE static inline __attribute__((always_inline))
 
 typedef struct sink {
-  arb_bit_writer* w;
-  uint64_t acc;  ///< bits not yet written, the oldest lowest
-  int n;         ///< how many (< 32 between calls)
+  int writing;   ///< 0: only count (put returns the length and stores nothing)
+  uint64_t acc;  ///< bits not yet stored, the oldest lowest
+  int n;         ///< how many (< 32 between puts)
+  uint8_t* at;   ///< where acc's first byte goes (whole bytes before it are written)
+  size_t room;   ///< bytes of the writer's buffer from `at` on
+  int overflow;  ///< 1 once a store did not fit, or a value was past its code's last bucket
 } sink;
 
-/* 32 bits of the accumulator to the writer: stored directly as 4 little-endian bytes when
- * the writer is on a byte boundary with room (always, in a stream that starts on one). */
-WRITE_INLINE void put_word(arb_bit_writer* w, uint32_t word) {
-  if ((w->pos & 7u) != 0 || w->overflow || w->cap_bits - w->pos < 32) {
-    arb_bits_write(w, word, 32);
-    return;
+/* The low 32 bits of the accumulator, as 4 little-endian bytes (a compiler merges them into
+ * one store where that is the same). A store that does not fit is dropped and marks the
+ * overflow, like arb_bits_write. */
+WRITE_INLINE void store_word(sink* s) {
+  if (s->room >= 4) {
+    s->at[0] = (uint8_t)s->acc;
+    s->at[1] = (uint8_t)(s->acc >> 8);
+    s->at[2] = (uint8_t)(s->acc >> 16);
+    s->at[3] = (uint8_t)(s->acc >> 24);
+    s->at += 4;
+    s->room -= 4;
+  } else {
+    s->overflow = 1;
   }
-  uint8_t* p = w->buf + (w->pos >> 3);
-  p[0] = (uint8_t)word;
-  p[1] = (uint8_t)(word >> 8);
-  p[2] = (uint8_t)(word >> 16);
-  p[3] = (uint8_t)(word >> 24);
-  w->pos += 32;
+  s->acc >>= 32;
+  s->n -= 32;
 }
-WRITE_INLINE int put(sink* s, uint32_t v, int n) {
-  if (!s->w) return n;
-  s->acc |= (uint64_t)(n < 32 ? v & ((1u << n) - 1u) : v) << s->n;
-  s->n += n;
-  if (s->n >= 32) {
-    put_word(s->w, (uint32_t)s->acc);
-    s->acc >>= 32;
-    s->n -= 32;
-  }
-  return n;
+/* Appends the len (<= 32) bits of `bits`, which has nothing above them: every caller passes
+ * a bucket's payload (below 2^width by construction) or a field the stream writer checked
+ * (record_valid), so no mask is needed. The accumulator holds < 32 bits before, so <= 63
+ * after. Returns len. */
+WRITE_INLINE int put(sink* s, uint64_t bits, int len) {
+  if (!s->writing) return len;
+  s->acc |= bits << s->n;
+  s->n += len;
+  if (s->n >= 32) store_word(s);
+  return len;
 }
-static void flush(sink* s) {
-  if (s->w && s->n > 0) arb_bits_write(s->w, (uint32_t)s->acc, s->n);
-  s->acc = 0;
-  s->n = 0;
-}
-/* arb_bits_write_bucketed and arb_bits_bucketed_size in one pass over the buckets (this
- * file's tables: 1..8 buckets of 0..32 bits): the prefix (k ones, then a 0 unless k is the
- * last bucket), then v minus the values of the buckets before k. */
-WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+
+/* v in bucket code b (this file's tables, constants after inlining: 1..8 buckets, all but
+ * the last < 32 bits wide): the prefix (k ones, then a 0 unless k is the last bucket) and v
+ * minus the values of the buckets before k; then the then_len bits of `then` (a record's
+ * op code after its gap). One put when they fit in 32 bits. */
+WRITE_INLINE int put_u_then(sink* s, uint32_t v, const arb_bit_buckets* b, uint64_t then,
+                            int then_len) {
   int last = b->count - 1;
-#pragma GCC unroll 8  // with the constant table: a compare and a shift per bucket
-  for (int k = 0; k <= last; ++k) {
-    int width = b->widths[k];
-    if (width >= 32 || v < (1u << width)) {
-      int prefix = k + (k < last ? 1 : 0);
-      put(s, (1u << k) - 1u, prefix);
-      put(s, v, width);
-      return prefix + width;
+#pragma GCC unroll 8  // with the constant table: a compare and a subtraction per bucket
+  for (int k = 0; k < last; ++k) {
+    int width = b->widths[k], len = k + 1 + width;
+    if (v < (1u << width)) {
+      if (len + then_len <= 32)
+        return put(s, then << len | (uint64_t)v << (k + 1) | ((1u << k) - 1u), len + then_len);
+      return put(s, (uint64_t)v << (k + 1) | ((1u << k) - 1u), len) + put(s, then, then_len);
     }
     v -= 1u << width;
   }
-  if (s->w) s->w->overflow = 1;  // past the last bucket
-  return 0;
+  int width = b->widths[last], len = last + width;
+  if (width < 32 && v >= (1u << width)) {  // past the last bucket: cannot be written
+    s->overflow = 1;
+    return 0;
+  }
+  if (len + then_len <= 32)
+    return put(s, then << len | (uint64_t)v << last | ((1u << last) - 1u), len + then_len);
+  int n = put(s, (1u << last) - 1u, last) + put(s, v, width);
+  return then_len ? n + put(s, then, then_len) : n;
 }
-WRITE_INLINE int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
-  return put_u(w, arb_zigzag(v), b);
+WRITE_INLINE int put_u(sink* s, uint32_t v, const arb_bit_buckets* b) {
+  return put_u_then(s, v, b, 0, 0);
+}
+/* Bits of zigzag(v) in bucket code b, without the zigzag: zigzag(v) < E, for an even E, is
+ * -E/2 <= v < E/2, and E (the values of the buckets up to k) is even in every signed code
+ * of this file (their buckets all have 8 values or more). Sizes are asked for far more
+ * often than values are written: this saves a few instructions on each. */
+WRITE_INLINE int signed_bits(int32_t v, const arb_bit_buckets* b) {
+  int last = b->count - 1;
+  int64_t end = 0;
+#pragma GCC unroll 8  // with the constant table: an addition and a compare per bucket
+  for (int k = 0; k <= last; ++k) {
+    int width = b->widths[k];
+    if (width >= 32) return k + (k < last) + width;  // every int32 is in it
+    end += (int64_t)1 << width;
+    if ((uint64_t)((int64_t)v + end / 2) < (uint64_t)end) return k + (k < last) + width;
+  }
+  return 0;  // past the last bucket
+}
+WRITE_INLINE int put_s(sink* s, int32_t v, const arb_bit_buckets* b) {
+  return s->writing ? put_u(s, arb_zigzag(v), b) : signed_bits(v, b);
+}
+
+/* A record's first bits: its gap when `gap` is not NULL (a stream's record; a size leaves
+ * it out), then `code`, its op and mask or class (len bits). */
+WRITE_INLINE int head(sink* s, const uint32_t* gap, uint64_t code, int len) {
+  return gap ? put_u_then(s, *gap, &GAP, code, len) : put(s, code, len);
 }
 
 /* Update masks: the three common ones have short codes (a moving body corrected after a
@@ -136,99 +176,169 @@ WRITE_INLINE int put_s(sink* w, int32_t v, const arb_bit_buckets* b) {
 #define MASK_MOVE (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_VEL)
 #define MASK_TURN \
   (ARB_SNAPSHOT_M_POS | ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL)
-WRITE_INLINE int put_mask(sink* w, uint8_t mask) {
-  if (mask == MASK_MOVE) return put(w, 1, 1);
-  if (mask == MASK_TURN) return put(w, 2, 2);           // bits 0, 1
-  if (mask == ARB_SNAPSHOT_M_POS) return put(w, 4, 3);  // bits 0, 0, 1
-  return put(w, 0, 3) + put(w, mask, 6);
+
+/* An update's fields in mask order; `mask` is a constant where the mask has a short code,
+ * so the tests fold away. */
+WRITE_INLINE int update_fields(sink* s, const arb_snapshot_state* v, unsigned mask) {
+  int n = 0;
+  if (mask & ARB_SNAPSHOT_M_POS) n += put_s(s, v->x, &POS) + put_s(s, v->y, &POS);
+  if (mask & ARB_SNAPSHOT_M_ANGLE) n += put_s(s, angle_delta(v->angle), &ANGLE);
+  if (mask & ARB_SNAPSHOT_M_VEL) n += put_s(s, v->vx, &VEL) + put_s(s, v->vy, &VEL);
+  if (mask & ARB_SNAPSHOT_M_ANGVEL) n += put_s(s, v->w, &ANGVEL);
+  if (mask & ARB_SNAPSHOT_M_AUX) n += put_s(s, angle_delta(v->aux), &ANGLE);
+  if (mask & ARB_SNAPSHOT_M_FLAGS) n += put(s, v->flags, 3);
+  return n;
+}
+
+/* An update with a mask that has no short code: '0' '000' bits:6, then the fields. */
+WRITE_INLINE int update_long(sink* s, const uint32_t* gap, const arb_snapshot_state* v,
+                             unsigned mask) {
+  return head(s, gap, (uint64_t)mask << 4, 10) + update_fields(s, v, mask);
+}
+
+/* An update record after its gap (gap as for head): op '0' and the mask code in one put
+ * (first bit lowest), then the fields. The masks frequent in a crowd (bench-capacity: the
+ * short-coded ones, a body's velocity alone or with its spin, with or without its angle)
+ * each get a copy with the mask constant. */
+WRITE_INLINE int update_body(sink* s, const arb_snapshot_record* r, const uint32_t* gap) {
+  const arb_snapshot_state* v = &r->v;
+  switch (r->mask) {
+    case MASK_MOVE:  // '0' '1'
+      return head(s, gap, 2, 2) + update_fields(s, v, MASK_MOVE);
+    case MASK_TURN:  // '0' '01'
+      return head(s, gap, 4, 3) + update_fields(s, v, MASK_TURN);
+    case ARB_SNAPSHOT_M_POS:  // '0' '001'
+      return head(s, gap, 8, 4) + update_fields(s, v, ARB_SNAPSHOT_M_POS);
+    case ARB_SNAPSHOT_M_VEL:
+      return update_long(s, gap, v, ARB_SNAPSHOT_M_VEL);
+    case ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
+      return update_long(s, gap, v, ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+    case ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL:
+      return update_long(s, gap, v,
+                         ARB_SNAPSHOT_M_ANGLE | ARB_SNAPSHOT_M_VEL | ARB_SNAPSHOT_M_ANGVEL);
+    default:  // r->mask is a byte, not an enum
+      return update_long(s, gap, v, r->mask);
+  }
 }
 
 /* An enter record's description: the part's next new one, or a reference to an earlier
  * one (named: descriptions named by the part's enter records so far, updated). */
-WRITE_INLINE int desc_ref(sink* w, const arb_snapshot_record* r, int* named) {
-  int n = r->desc == *named ? put(w, 0, 1) : put(w, 1, 1) + put_u(w, r->desc, &DESC_REF);
-  if (r->desc == *named) ++*named;
-  return n;
-}
-
-/* A record after its gap. named: descriptions named by the part's enter records so far
- * (updated), or NULL to leave an enter's description reference out (a size only). */
-WRITE_INLINE int record_rest(sink* w, const arb_snapshot_record* r, int* named) {
-  const arb_snapshot_state* v = &r->v;
-  if (r->op == ARB_SNAPSHOT_REMOVE) return put(w, 3, 2);
-  int n = 0;
-  if (r->op == ARB_SNAPSHOT_UPDATE) {
-    n += put(w, 0, 1) + put_mask(w, r->mask);
-    if (r->mask & ARB_SNAPSHOT_M_POS) n += put_s(w, v->x, &POS) + put_s(w, v->y, &POS);
-    if (r->mask & ARB_SNAPSHOT_M_ANGLE) n += put_s(w, angle_delta(v->angle), &ANGLE);
-    if (r->mask & ARB_SNAPSHOT_M_VEL) n += put_s(w, v->vx, &VEL) + put_s(w, v->vy, &VEL);
-    if (r->mask & ARB_SNAPSHOT_M_ANGVEL) n += put_s(w, v->w, &ANGVEL);
-    if (r->mask & ARB_SNAPSHOT_M_AUX) n += put_s(w, angle_delta(v->aux), &ANGLE);
-    if (r->mask & ARB_SNAPSHOT_M_FLAGS) n += put(w, v->flags, 3);
-    return n;
+WRITE_INLINE int desc_ref(sink* s, const arb_snapshot_record* r, int* named) {
+  if (r->desc == *named) {
+    ++*named;
+    return put(s, 0, 1);
   }
-  unsigned f = arb__snapshot_class_fields(r->cls);
-  n += put(w, 1, 2) + put(w, (uint32_t)(r->cls - 1u), 2) + put(w, v->flags, 3);
-  if (named) n += desc_ref(w, r, named);
-  if (f & ARB_SNAPSHOT_M_POS) n += put_s(w, v->x, &POS_ABS) + put_s(w, v->y, &POS_ABS);
-  if (f & ARB_SNAPSHOT_M_ANGLE) n += put(w, v->angle, 16);
-  if (f & ARB_SNAPSHOT_M_VEL) n += put_s(w, v->vx, &VEL_ABS) + put_s(w, v->vy, &VEL_ABS);
-  if (f & ARB_SNAPSHOT_M_ANGVEL) n += put_s(w, v->w, &ANGVEL_ABS);
-  if (f & ARB_SNAPSHOT_M_AUX) n += put(w, v->aux, 16);
+  return put(s, 1, 1) + put_u(s, r->desc, &DESC_REF);
+}
+
+/* An enter record's fields (f: its class's, a constant where inlined). */
+WRITE_INLINE int enter_fields(sink* s, const arb_snapshot_state* v, unsigned f) {
+  int n = 0;
+  if (f & ARB_SNAPSHOT_M_POS) n += put_s(s, v->x, &POS_ABS) + put_s(s, v->y, &POS_ABS);
+  if (f & ARB_SNAPSHOT_M_ANGLE) n += put(s, v->angle, 16);
+  if (f & ARB_SNAPSHOT_M_VEL) n += put_s(s, v->vx, &VEL_ABS) + put_s(s, v->vy, &VEL_ABS);
+  if (f & ARB_SNAPSHOT_M_ANGVEL) n += put_s(s, v->w, &ANGVEL_ABS);
+  if (f & ARB_SNAPSHOT_M_AUX) n += put(s, v->aux, 16);
   return n;
 }
 
-/* named: descriptions named by the part's enter records so far (updated). */
-WRITE_INLINE int record(sink* w, const arb_snapshot_record* r, uint32_t prev_id, int* named) {
-  int n = put_u(w, r->id - prev_id - 1u, &GAP);
-  return n + record_rest(w, r, named);
+/* An enter record after its gap (gap as for head). named: descriptions named by the part's
+ * enter records so far (updated), or NULL to leave the description reference out (a size
+ * only). */
+WRITE_INLINE int enter_body(sink* s, const arb_snapshot_record* r, int* named,
+                            const uint32_t* gap) {
+  const arb_snapshot_state* v = &r->v;
+  // op '10', class-1:2, flags:3 in one put (first bit lowest)
+  int n = head(s, gap, 1u | (uint32_t)(r->cls - 1u) << 2 | (uint32_t)v->flags << 4, 7);
+  if (named) n += desc_ref(s, r, named);
+  switch (r->cls) {  // the class constant in each copy
+    case ARB_SNAPSHOT_BODY:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_BODY));
+    case ARB_SNAPSHOT_PARTICLE:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_PARTICLE));
+    case ARB_SNAPSHOT_WHEEL:
+      return n + enter_fields(s, v, class_fields(ARB_SNAPSHOT_WHEEL));
+    default:  // a link (no state), or no class (r->cls is a byte: the writer refuses it)
+      return n;
+  }
+}
+
+/* A record, with its gap when `gap` is not NULL (named as for enter_body). */
+WRITE_INLINE int record(sink* s, const arb_snapshot_record* r, int* named, const uint32_t* gap) {
+  if (r->op == ARB_SNAPSHOT_UPDATE) return update_body(s, r, gap);
+  if (r->op == ARB_SNAPSHOT_ENTER) return enter_body(s, r, named, gap);
+  return head(s, gap, 3, 2);  // remove: '11'
 }
 
 int arb__snapshot_record_bits(const arb_snapshot_record* r, uint32_t prev_id, int named) {
-  sink count_only = {NULL, 0, 0};
-  return record(&count_only, r, prev_id, &named);
+  sink count_only = {0};
+  uint32_t gap = r->id - prev_id - 1u;
+  return record(&count_only, r, &named, &gap);
 }
 
 int arb__snapshot_gap_bits(uint32_t id, uint32_t prev_id) {
-  sink count_only = {NULL, 0, 0};
+  sink count_only = {0};
   return put_u(&count_only, id - prev_id - 1u, &GAP);
 }
 
 int arb__snapshot_desc_ref_bits(const arb_snapshot_record* r, int named) {
   if (r->op != ARB_SNAPSHOT_ENTER) return 0;
-  sink count_only = {NULL, 0, 0};
+  sink count_only = {0};
   return desc_ref(&count_only, r, &named);
 }
 
 int arb__snapshot_fixed_bits(const arb_snapshot_record* r) {
-  sink count_only = {NULL, 0, 0};
-  return record_rest(&count_only, r, NULL);
+  sink count_only = {0};
+  return record(&count_only, r, NULL, NULL);
 }
 
-static int record_ok(const arb_snapshot_record* r, uint32_t prev_id) {
+/* What the stream can carry after a record with id prev_id, when `named` descriptions were
+ * introduced before it: ids increase; an update has a mask within M_ALL, an enter a class
+ * with a state and a description at most the next new one, and both flags that fit their 3
+ * bits (a removal carries none). The writer relies on it: put() does not mask the fields. */
+WRITE_INLINE int record_valid(const arb_snapshot_record* r, uint32_t prev_id, int named) {
   if (r->id <= prev_id) return 0;
   if (r->op == ARB_SNAPSHOT_UPDATE)
     return r->mask != 0 && r->mask <= ARB_SNAPSHOT_M_ALL && r->v.flags <= ARB_SNAPSHOT_FLAGS_ALL;
   if (r->op == ARB_SNAPSHOT_ENTER)
-    return r->cls >= ARB_SNAPSHOT_BODY && r->cls <= ARB_SNAPSHOT_WHEEL &&
+    return r->cls >= ARB_SNAPSHOT_BODY && r->cls <= ARB_SNAPSHOT_WHEEL && r->desc <= named &&
            r->v.flags <= ARB_SNAPSHOT_FLAGS_ALL;
   return r->op == ARB_SNAPSHOT_REMOVE;
 }
 
 int arb__snapshot_write_stream(arb_bit_writer* w, const arb_snapshot_record* recs, int count) {
   if (count < 0 || count > ARB_SNAPSHOT_MAX_PART_RECORDS) return ARB_E_TOO_BIG;
-  sink s = {w, 0, 0};
+  // The sink stores whole bytes from the writer's current byte on; a partly written byte's
+  // bits start the accumulator and are stored again as they were.
+  // (The stream is at least the count's 7 bits: a writer with no byte left overflows.)
+  size_t at = w->pos / 8u, cap = w->buf ? w->cap_bits / 8u : 0;
+  int off = (int)(w->pos % 8u);
+  sink s = {1, 0, 0, NULL, 0, w->overflow || at >= cap};
+  if (!s.overflow) {
+    s.at = w->buf + at;
+    s.room = cap - at;
+    s.acc = *s.at & ((1u << off) - 1u);
+    s.n = off;
+  }
   put_u(&s, (uint32_t)count, &COUNT);
   uint32_t prev = 0;
   int named = 0;
   for (int i = 0; i < count; ++i) {
-    if (!record_ok(&recs[i], prev)) return ARB_E_INVAL;
-    if (recs[i].op == ARB_SNAPSHOT_ENTER && recs[i].desc > named) return ARB_E_INVAL;
-    record(&s, &recs[i], prev, &named);
-    prev = recs[i].id;
+    const arb_snapshot_record* r = &recs[i];
+    if (!record_valid(r, prev, named)) return ARB_E_INVAL;
+    uint32_t gap = r->id - prev - 1u;
+    record(&s, r, &named, &gap);
+    prev = r->id;
   }
-  flush(&s);
-  return w->overflow ? ARB_E_TOO_BIG : 0;
+  // The last partial word, its top byte's unused bits zero (the padding).
+  size_t tail = (size_t)(s.n + 7) / 8u;
+  if (s.overflow || s.room < tail) {
+    w->overflow = 1;
+    return ARB_E_TOO_BIG;
+  }
+  for (size_t k = 0; k < tail; ++k) s.at[k] = (uint8_t)(s.acc >> (8u * k));
+  w->pos = (size_t)(s.at - w->buf) * 8u + (size_t)s.n;
+  return 0;
 }
 
 static int fail(arb_bit_reader* r, arb_proto_error* err, int index, const char* why) {

@@ -28,6 +28,9 @@ arb_add_test(test_snapshot_drawn SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot
 arb_add_test(test_snapshot_changes SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_changes.c
              LIBS arbiter_protocol LABELS unit
              INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../protocol/src)
+arb_add_test(test_snapshot_stream SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_stream.c
+             LIBS arbiter_protocol LABELS unit
+             INCLUDES ${CMAKE_CURRENT_LIST_DIR}/../../protocol/src)
 if(TARGET arbiter_server)
   arb_add_test(test_sv_capture SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sv_capture.c
                LIBS arbiter_server LABELS unit ARGS ${CMAKE_CURRENT_LIST_DIR}/../scenes/extras.json)
