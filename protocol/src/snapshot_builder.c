@@ -366,6 +366,27 @@ PER_ENTITY int same_head(const arb_snapshot_entity* x, const arb_snapshot_entity
 #endif
 }
 
+/* same_head(x, c) && same_head(y, c), reading c once. */
+PER_ENTITY int same_heads(const arb_snapshot_entity* x, const arb_snapshot_entity* y,
+                          const arb_snapshot_entity* c) {
+#if defined(__SSE2__)
+  const char *p = (const char*)x, *q = (const char*)y, *r = (const char*)c;
+  __m128i c0 = _mm_loadu_si128((const __m128i*)r), c1 = _mm_loadu_si128((const __m128i*)(r + 16));
+  __m128i c2 = _mm_loadl_epi64((const __m128i*)(r + 32));
+  __m128i ex = _mm_and_si128(
+      _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), c0),
+                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)), c1)),
+      _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(p + 32)), c2));
+  __m128i ey = _mm_and_si128(
+      _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)q), c0),
+                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(q + 16)), c1)),
+      _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(q + 32)), c2));
+  return _mm_movemask_epi8(_mm_and_si128(ex, ey)) == 0xFFFF;
+#else
+  return same_head(x, c) && same_head(y, c);
+#endif
+}
+
 /* The common case of a world mostly asleep: cur, the baseline's origin of it and the
  * client's drawn origin all hold the same values at rest (a body asleep since before the
  * baseline). Then diff() finds nothing against either, so cur is no candidate and up to
@@ -386,11 +407,15 @@ static void skip_unchanged(const arb_snapshot_build_args* a, const arb_snapshot_
   for (; i < bn && j < cn; ++i, ++j) {
     const arb_snapshot_entity *b = &bi[i], *c = &ci[j];
     if ((c->s.vx | c->s.vy | c->s.w) != 0 || (c->s.flags & ARB_SNAPSHOT_FLAG_BALLISTIC) ||
-        !same_head(b, c) || tick - b->s.t0 > ARB_SNAPSHOT_MAX_DT)
+        tick - b->s.t0 > ARB_SNAPSHOT_MAX_DT)
       break;
-    if (!di) continue;
+    if (!di) {
+      if (!same_head(b, c)) break;
+      continue;
+    }
     while (k < dn && di[k].id < c->id) ++k;
-    if (k == dn || !same_head(&di[k], c)) break;
+    if (k == dn || !same_heads(b, &di[k], c)) break;
+    ++k;  // the next entity's id is larger: its drawn entry, if any, is after this one
   }
   *pi = i;
   *pj = j;
