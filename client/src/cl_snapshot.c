@@ -111,16 +111,11 @@ bool cl_snapshots_body_at(const cl_slot* sl, uint32_t id, cl_body* out) {
   return true;
 }
 
-// A complete view's bodies at its tick: what interpolation and prediction read. The newest
-// view's come from the drawn set. A view completing late (older than the newest) may lack
-// corrections its siblings carried: a body is taken from the drawn set when that origin is
-// fresher and not after the view's tick; when the drawn one is after it, the view's own is
-// kept only if this view wrote it (else newer views already gave its history).
 // Bodies are read from the newest complete view (the entity table, prediction, the latest
 // state) and from a view as it completes (the interpolation's history); never from an older
 // one. So only those two hold a body array: the others give theirs to the view completing,
-// and one more is kept spare. A client of a 10 000-body world holds three arrays of 0.6 MB
-// instead of one per view, and stops touching fresh pages once they have grown.
+// and one more is kept spare. A client of a 10 000-body world holds at most three arrays
+// of 0.6 MB instead of one per view, and stops touching fresh pages once they have grown.
 static void collect_bodies(cl_snapshots* s, cl_slot* sl, const cl_slot* keep) {
   for (int i = 0; i < CL_SLOTS; i++) {
     cl_slot* o = &s->slots[i];
@@ -141,9 +136,16 @@ static void collect_bodies(cl_snapshots* s, cl_slot* sl, const cl_slot* keep) {
   sl->bodies.count = 0;
 }
 
+// A complete view's bodies at its tick: what interpolation and prediction read. The newest
+// view's come from the drawn set. A view completing late (older than the newest) may lack
+// corrections its siblings carried: a body is taken from the drawn set when that origin is
+// fresher and not after the view's tick; when the drawn one is after it, the view's own is
+// kept only if this view wrote it (else newer views already gave its history).
 static int evaluate_view(cl_snapshots* s, cl_slot* sl, bool newest) {
   const arb_snapshot_set* from = newest ? &s->drawn : &sl->origins;
-  collect_bodies(s, sl, newest ? NULL : cl_snapshots_get(s, s->newest_complete));
+  // The newest keeps its array even when this view is about to replace it: if this one
+  // fails (a view over max_entities), the newest is still what the client draws.
+  collect_bodies(s, sl, cl_snapshots_get(s, s->newest_complete));
   int rc = ensure_cap(s, &sl->bodies, from->count);
   if (rc) return rc;
   sl->bodies.count = 0;

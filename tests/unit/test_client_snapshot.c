@@ -214,10 +214,9 @@ static void test_client_snapshot_id_changes_class(void** state) {
   assert_true(res.completed && res.newest);
   const cl_slot* older = cl_snapshots_get(s, 10);
   assert_non_null(older);
-  cl_body b;  // an older view keeps its origins (its body array went to the newest)
+  cl_body b;  // an older view keeps its origins (its body array goes to a newer one)
   assert_true(cl_snapshots_body_at(older, 7, &b));
   assert_int_equal(b.q.x, 100);
-  assert_int_equal(older->bodies.count, 0);
   assert_non_null(cl_snapshots_desc(s, 7));  // tick 10 still draws body 7
   assert_int_equal(cl_snapshots_desc(s, 7)->owner, 70u);
   const cl_extra_desc* p = cl_snapshots_extra(s, 7, ARB_SNAPSHOT_PARTICLE);
@@ -334,6 +333,31 @@ static void test_client_snapshot_compound_keeps_every_shape(void** state) {
   assert_int_equal(cl_snapshots_more_shapes(s, 99, NULL), 0);
 }
 
+// Body arrays are held by the newest complete view and the view completing (one more is
+// kept spare), not by every view: however many views roll by, at most three exist, and the
+// newest always has its bodies, even when a view that would replace it fails.
+static void test_client_snapshot_body_arrays(void** state) {
+  cl_snapshots* s = *state;
+  cl_snap_result res;
+  take_full(s, &res, 2, 7, 0);
+  for (uint32_t t = 4; t <= 200; t += 2) {
+    take_delta(s, &res, t, t - 2, 7, 1);
+    int arrays = s->spare_bodies.items != NULL;
+    for (int i = 0; i < CL_SLOTS; i++) arrays += s->slots[i].bodies.items != NULL;
+    assert_true(arrays <= 3);
+    const cl_slot* newest = cl_snapshots_get(s, t);
+    assert_int_equal(newest->bodies.count, 1);
+    assert_int_equal(x_of(newest, 7), (int32_t)(t / 2 - 1));
+  }
+  // A full view over max_entities (100) entities is refused when its bodies are evaluated:
+  // the newest view keeps drawing.
+  begin(202, 0, 0, 1);
+  for (uint32_t id = 1000; id < 1120; id++) enter_particle(id, 0);
+  assert_int_equal(receive(s, &res), ARB_E_TOO_BIG);
+  assert_int_equal(s->newest_complete, 200u);
+  assert_int_equal(x_of(cl_snapshots_get(s, 200), 7), 99);
+}
+
 ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_order, ring_setup,
                                               ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_id_changes_class, ring_setup,
@@ -344,4 +368,6 @@ ARB_TEST_MAIN(cmocka_unit_test_setup_teardown(test_client_snapshot_parts_any_ord
                                               ring_setup, ring_teardown),
               cmocka_unit_test_setup_teardown(test_client_snapshot_compound_keeps_every_shape,
                                               ring_setup, ring_teardown),
+              cmocka_unit_test_setup_teardown(test_client_snapshot_body_arrays, ring_setup,
+                                              ring_teardown),
               cmocka_unit_test(test_client_snapshot_many_descriptions))
