@@ -373,14 +373,14 @@ PER_ENTITY int same_heads(const arb_snapshot_entity* x, const arb_snapshot_entit
   const char *p = (const char*)x, *q = (const char*)y, *r = (const char*)c;
   __m128i c0 = _mm_loadu_si128((const __m128i*)r), c1 = _mm_loadu_si128((const __m128i*)(r + 16));
   __m128i c2 = _mm_loadl_epi64((const __m128i*)(r + 32));
-  __m128i ex = _mm_and_si128(
-      _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), c0),
-                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)), c1)),
-      _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(p + 32)), c2));
-  __m128i ey = _mm_and_si128(
-      _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)q), c0),
-                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(q + 16)), c1)),
-      _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(q + 32)), c2));
+  __m128i ex =
+      _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), c0),
+                                  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)), c1)),
+                    _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(p + 32)), c2));
+  __m128i ey =
+      _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)q), c0),
+                                  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(q + 16)), c1)),
+                    _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i*)(q + 32)), c2));
   return _mm_movemask_epi8(_mm_and_si128(ex, ey)) == 0xFFFF;
 #else
   return same_head(x, c) && same_head(y, c);
