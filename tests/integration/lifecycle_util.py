@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.request
 
@@ -172,6 +173,12 @@ def run_tests(tests):
                 print("PASS %s (%.1f s)" % (t.__name__, time.monotonic() - t0), flush=True)
             except Exception as e:  # noqa: BLE001 - report every failure the same way
                 failed += 1
-                print("FAIL %s: %s: %s" % (t.__name__, type(e).__name__, e), flush=True)
+                print("FAIL %s after %.1f s: %s: %s" % (t.__name__, time.monotonic() - t0, type(e).__name__, e),
+                      flush=True)
+                print(traceback.format_exc(), end="", flush=True)
+                for name in sorted(os.listdir(work)):  # the servers' logs, before they are deleted
+                    if name.endswith(".log"):
+                        with open(os.path.join(work, name), errors="replace") as f:
+                            print("--- %s (last 3000 bytes)\n%s" % (name, f.read()[-3000:]), flush=True)
     print("%d passed, %d failed" % (len(tests) - failed, failed))
     return 1 if failed else 0
