@@ -126,7 +126,15 @@ static void respond(http_conn* c, int status, const char* content_type, const ch
   if (send_body) memcpy(c->out + hl, body, send_body);
   uv_buf_t buf = uv_buf_init(c->out, (unsigned)((size_t)hl + send_body));
   c->write_req.data = c;
-  if (uv_write(&c->write_req, (uv_stream_t*)&c->tcp, &buf, 1, on_written) != 0) conn_close(c);
+  if (uv_write(&c->write_req, (uv_stream_t*)&c->tcp, &buf, 1, on_written) != 0) {
+    conn_close(c);
+    return;
+  }
+  // All of it is in the kernel already (libuv calls on_written only on the next loop
+  // iteration): close now. A connection kept open until then still counts against its
+  // address's limit, and a client asking one request after another on fresh connections
+  // can bring the next ones in within the same iteration, past the limit, and be refused.
+  if (uv_stream_get_write_queue_size((uv_stream_t*)&c->tcp) == 0) conn_close(c);
 }
 
 static void respond_text(http_conn* c, int status, const char* text) {
