@@ -53,17 +53,16 @@ static inline __attribute__((always_inline)) void predict_at(arb_snapshot_state*
     /* position 1/128 m, velocity 1/256 m/s, gravity 1/256 m/s^2, dt/r seconds. */
     if ((gx | gy) == 0) {
       // (2 v t r) / (4 r^2) with numerator and divisor over 2r: the same quotient, the same
-      // rounding (both sides of rdiv's division are scaled alike), by a smaller constant.
+      // rounding (both sides of rdiv's division are scaled alike), by a smaller constant;
+      // the velocity stays.
       p->x = clamp32(base->x + rdiv((int64_t)base->vx * t, 2 * r));
       p->y = clamp32(base->y + rdiv((int64_t)base->vy * t, 2 * r));
-      if (cls == ARB_SNAPSHOT_BODY)
-        p->angle = (uint16_t)((uint64_t)((int64_t)base->angle + rdiv(base->w * t, r)) & 0xFFFFu);
-      return;
+    } else {
+      p->x = clamp32(base->x + rdiv(2 * (int64_t)base->vx * t * r + gx * t * t, 4 * r * r));
+      p->y = clamp32(base->y + rdiv(2 * (int64_t)base->vy * t * r + gy * t * t, 4 * r * r));
+      p->vx = clamp32(base->vx + rdiv(gx * t, r));
+      p->vy = clamp32(base->vy + rdiv(gy * t, r));
     }
-    p->x = clamp32(base->x + rdiv(2 * (int64_t)base->vx * t * r + gx * t * t, 4 * r * r));
-    p->y = clamp32(base->y + rdiv(2 * (int64_t)base->vy * t * r + gy * t * t, 4 * r * r));
-    p->vx = clamp32(base->vx + rdiv(gx * t, r));
-    p->vy = clamp32(base->vy + rdiv(gy * t, r));
   }
   if (cls == ARB_SNAPSHOT_BODY || cls == ARB_SNAPSHOT_WHEEL)
     p->angle = (uint16_t)((uint64_t)((int64_t)base->angle + rdiv(base->w * t, r)) & 0xFFFFu);
@@ -98,19 +97,21 @@ const arb_snapshot_entity* arb_snapshot_set_find(const arb_snapshot_set* set, ui
   return NULL;
 }
 
+/* Ticks from the origin s to `tick`, clamped to [0, ARB_SNAPSHOT_MAX_AGE]. */
+static uint32_t age_at(const arb_snapshot_state* s, uint32_t tick) {
+  uint32_t age = tick - s->t0;
+  return age > ARB_SNAPSHOT_MAX_AGE ? (tick < s->t0 ? 0 : ARB_SNAPSHOT_MAX_AGE) : age;
+}
+
 void arb__snapshot_eval_into(arb_snapshot_state* out, const arb_snapshot_state* s, uint8_t cls,
                              uint32_t tick, const arb_snapshot_header* h) {
-  uint32_t age = tick - s->t0;
-  if (age > ARB_SNAPSHOT_MAX_AGE) age = tick < s->t0 ? 0 : ARB_SNAPSHOT_MAX_AGE;
-  predict_into(out, s, cls, age, h->tick_rate, h->gravity_x, h->gravity_y);
+  predict_into(out, s, cls, age_at(s, tick), h->tick_rate, h->gravity_x, h->gravity_y);
   out->t0 = tick;
 }
 
 void arb__snapshot_gravity_velocity(const arb_snapshot_state* s, uint32_t tick,
                                     const arb_snapshot_header* h, int32_t* vx, int32_t* vy) {
-  uint32_t age = tick - s->t0;
-  if (age > ARB_SNAPSHOT_MAX_AGE) age = tick < s->t0 ? 0 : ARB_SNAPSHOT_MAX_AGE;
-  int64_t r = h->tick_rate ? h->tick_rate : 1, t = age;
+  int64_t r = h->tick_rate ? h->tick_rate : 1, t = age_at(s, tick);
   *vx = clamp32(s->vx + rdiv((int64_t)h->gravity_x * t, r));
   *vy = clamp32(s->vy + rdiv((int64_t)h->gravity_y * t, r));
 }

@@ -48,16 +48,8 @@ static void conn_close(http_conn* c) {
   if (!uv_is_closing((uv_handle_t*)&c->timer)) uv_close((uv_handle_t*)&c->timer, on_handle_closed);
 }
 
-static bool read_now(http_conn* c);
-
-// A connection still waiting for its header when its deadline passes is closed; but first
-// what the kernel holds for it is read. libuv runs the timers that are due before it polls
-// for input, so after a callback that kept the loop busy past a deadline the request may
-// be there unread: it is answered instead (closing with it unread would reset the
-// connection, and the client would see neither an answer nor a clean close).
 static void on_timeout(uv_timer_t* timer) {
   http_conn* c = timer->data;
-  if (!c->responding && !read_now(c)) return;  // answered now, or closed by the peer
   if (!c->responding) c->server->timed_out++;
   conn_close(c);
 }
@@ -367,9 +359,6 @@ static void on_connection(uv_stream_t* listener, int status) {
     return;
   }
   c->ip = peer_ip(&c->tcp);
-  // The loop's clock is read when its poll returned; callbacks before this one may have run
-  // long since. Deadlines count from now.
-  uv_update_time(listener->loop);
   c->accepted_ms = uv_now(listener->loop);
   if (from_address(h, c->ip, c) >= SV_HTTP_MAX_PER_ADDRESS) {
     h->refused_per_address++;
